@@ -1,0 +1,1 @@
+// kernels for aligned: filled in by its issue

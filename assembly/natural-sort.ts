@@ -1,0 +1,139 @@
+// Natural order of device IDs. Each ID is a list of alternating runs, starting with a (possibly
+// empty) non-digit run: non-digit runs compare ASCII-case-insensitively, digit runs by numeric value
+// of any length, a run list that is a prefix of another sorts first; equal keys fall back to plain
+// code-unit order, then to input position, so the order is total.
+
+// @ts-ignore: decorator
+@inline function unitAt(units: usize, k: i32): i32 {
+  return <i32>load<u16>(units + (<usize>k << 1));
+}
+
+// @ts-ignore: decorator
+@inline function isDigit(c: i32): bool {
+  return <u32>(c - 48) < 10;
+}
+
+// @ts-ignore: decorator
+@inline function foldCase(c: i32): i32 {
+  return <u32>(c - 65) < 26 ? c + 32 : c;
+}
+
+/** Compares IDs a and b (indices into offsets); negative, zero or positive. Never returns 0 for a != b. */
+export function compareNatural(units: usize, offsets: usize, a: i32, b: i32): i32 {
+  const aStart = load<i32>(offsets + (<usize>a << 2));
+  const aEnd = load<i32>(offsets + (<usize>a << 2), 4);
+  const bStart = load<i32>(offsets + (<usize>b << 2));
+  const bEnd = load<i32>(offsets + (<usize>b << 2), 4);
+  let i = aStart;
+  let j = bStart;
+  while (true) {
+    // Non-digit run.
+    let i2 = i;
+    while (i2 < aEnd && !isDigit(unitAt(units, i2))) i2++;
+    let j2 = j;
+    while (j2 < bEnd && !isDigit(unitAt(units, j2))) j2++;
+    const la = i2 - i;
+    const lb = j2 - j;
+    const m = la < lb ? la : lb;
+    for (let k = 0; k < m; k++) {
+      const ca = foldCase(unitAt(units, i + k));
+      const cb = foldCase(unitAt(units, j + k));
+      if (ca != cb) return ca - cb;
+    }
+    if (la != lb) return la - lb;
+    const aDone = i2 == aEnd;
+    const bDone = j2 == bEnd;
+    if (aDone || bDone) {
+      if (aDone && !bDone) return -1;
+      if (bDone && !aDone) return 1;
+      break;
+    }
+    // Digit run: skip leading zeros, then longer is larger, then digit by digit.
+    let i3 = i2;
+    while (i3 < aEnd && isDigit(unitAt(units, i3))) i3++;
+    let j3 = j2;
+    while (j3 < bEnd && isDigit(unitAt(units, j3))) j3++;
+    let za = i2;
+    while (za < i3 && unitAt(units, za) == 48) za++;
+    let zb = j2;
+    while (zb < j3 && unitAt(units, zb) == 48) zb++;
+    const da = i3 - za;
+    const db = j3 - zb;
+    if (da != db) return da - db;
+    for (let k = 0; k < da; k++) {
+      const d = unitAt(units, za + k) - unitAt(units, zb + k);
+      if (d != 0) return d;
+    }
+    i = i3;
+    j = j3;
+    if (i == aEnd || j == bEnd) {
+      if (i == aEnd && j != bEnd) return -1;
+      if (j == bEnd && i != aEnd) return 1;
+      break;
+    }
+  }
+  // Equal keys: plain code-unit order, then position.
+  const la = aEnd - aStart;
+  const lb = bEnd - bStart;
+  const m = la < lb ? la : lb;
+  for (let k = 0; k < m; k++) {
+    const d = unitAt(units, aStart + k) - unitAt(units, bStart + k);
+    if (d != 0) return d;
+  }
+  if (la != lb) return la - lb;
+  return a - b;
+}
+
+/**
+ * Writes the natural-order permutation of `count` IDs to `out` (i32 each). `units` holds the IDs'
+ * UTF-16 code units back to back, `offsets` count + 1 i32 bounds, `scratch` room for count i32.
+ * Bottom-up merge sort: O(n log n) comparisons, no allocation.
+ */
+export function naturalOrder(units: usize, offsets: usize, count: i32, out: usize, scratch: usize): void {
+  for (let k = 0; k < count; k++) store<i32>(out + (<usize>k << 2), k);
+  // Insertion-sort runs of 8 first: fewer passes, good on short lists.
+  const RUN = 8;
+  for (let lo = 0; lo < count; lo += RUN) {
+    const hi = lo + RUN < count ? lo + RUN : count;
+    for (let k = lo + 1; k < hi; k++) {
+      const v = load<i32>(out + (<usize>k << 2));
+      let p = k - 1;
+      while (p >= lo) {
+        const w = load<i32>(out + (<usize>p << 2));
+        if (compareNatural(units, offsets, w, v) <= 0) break;
+        store<i32>(out + (<usize>(p + 1) << 2), w);
+        p--;
+      }
+      store<i32>(out + (<usize>(p + 1) << 2), v);
+    }
+  }
+  let src = out;
+  let dst = scratch;
+  for (let width = RUN; width < count; width <<= 1) {
+    for (let lo = 0; lo < count; lo += width << 1) {
+      const mid = lo + width < count ? lo + width : count;
+      const hi = lo + (width << 1) < count ? lo + (width << 1) : count;
+      let p = lo;
+      let q = mid;
+      let k = lo;
+      while (p < mid && q < hi) {
+        const x = load<i32>(src + (<usize>p << 2));
+        const y = load<i32>(src + (<usize>q << 2));
+        if (compareNatural(units, offsets, x, y) <= 0) {
+          store<i32>(dst + (<usize>k << 2), x);
+          p++;
+        } else {
+          store<i32>(dst + (<usize>k << 2), y);
+          q++;
+        }
+        k++;
+      }
+      if (p < mid) memory.copy(dst + (<usize>k << 2), src + (<usize>p << 2), <usize>(mid - p) << 2);
+      else if (q < hi) memory.copy(dst + (<usize>k << 2), src + (<usize>q << 2), <usize>(hi - q) << 2);
+    }
+    const t = src;
+    src = dst;
+    dst = t;
+  }
+  if (src != out) memory.copy(out, src, <usize>count << 2);
+}

@@ -1,0 +1,1 @@
+// kernels for placement: filled in by its issue

@@ -1,0 +1,1 @@
+// kernels for replicas: filled in by its issue

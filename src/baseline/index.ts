@@ -1,0 +1,18 @@
+// The pure-TypeScript implementation of Kernels: the benchmark peer and the test oracle.
+import type { Kernels } from '../kernels.js';
+import { sortTsKernels } from './natural-sort.js';
+import { replicaTsKernels } from './replicas.js';
+import { alignedTsKernels } from './aligned.js';
+import { placementTsKernels } from './placement.js';
+
+/** Kernels in plain TypeScript. */
+export function createTsKernels(): Kernels {
+  return {
+    backend: 'ts',
+    memoryPages: () => 0,
+    ...sortTsKernels(),
+    ...replicaTsKernels(),
+    ...alignedTsKernels(),
+    ...placementTsKernels(),
+  };
+}

@@ -1,0 +1,82 @@
+#!/usr/bin/env node
+// The gpualloc command line: dispatches to one module per subcommand.
+import { EXIT, reportError, type Command, type Io } from './common.js';
+import { command as demo } from './demo.js';
+import { command as split } from './split.js';
+import { command as replicas } from './replicas.js';
+import { command as aligned } from './aligned.js';
+import { command as topo } from './topo.js';
+import { command as presets } from './presets.js';
+import { command as plan } from './plan.js';
+import { command as estimate } from './estimate.js';
+import { command as discover } from './discover.js';
+
+/** Every subcommand, in the order `--help` lists them. */
+export const COMMANDS: Command[] = [demo, split, replicas, aligned, plan, estimate, discover, presets, topo];
+
+/** Top-level help text. */
+export function mainHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return `gpualloc: GPU and device allocation engine
+
+Usage: gpualloc <command> [options]
+
+Commands:
+${COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
+
+Run \`gpualloc <command> --help\` for a command's options.
+Most commands take --inventory FILE; without it they read this host's GPUs through NVML and,
+where there is none, use a built-in preset (a one-line notice on stderr says which).
+
+Exit codes:
+  0  success
+  1  infeasible request (well-formed, but nothing fits)
+  2  usage or input error
+  3  hardware / NVML error (or an internal fault)
+
+Messages go to stderr, results to stdout; with --json, stdout is JSON even on error:
+{"error": {"code": "...", "message": "..."}}.
+`;
+}
+
+/** Runs the CLI with `argv` (without node and script); returns the exit code. */
+export async function main(argv: string[], io: Io): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    if (name === undefined) {
+      io.err(mainHelp());
+      return EXIT.USAGE;
+    }
+    io.out(mainHelp());
+    return EXIT.OK;
+  }
+  if (name === '--version' || name === '-v') {
+    io.out('gpualloc 0.1.0\n');
+    return EXIT.OK;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (command === undefined) {
+    io.err(`gpualloc: unknown command ${JSON.stringify(name)}\n\n${mainHelp()}`);
+    return EXIT.USAGE;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.out(command.help.endsWith('\n') ? command.help : command.help + '\n');
+    return EXIT.OK;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (error) {
+    return reportError(error, io, rest.includes('--json'));
+  }
+}
+
+const isEntry = typeof process !== 'undefined' && process.argv[1] !== undefined && (await import('node:url')).fileURLToPath(import.meta.url) === (await import('node:fs')).realpathSync(process.argv[1]);
+if (isEntry) {
+  const io: Io = {
+    out: (t) => void process.stdout.write(t),
+    err: (t) => void process.stderr.write(t),
+    env: process.env,
+    cwd: process.cwd(),
+  };
+  process.exitCode = await main(process.argv.slice(2), io);
+}

@@ -1,0 +1,91 @@
+// createEngine: one API over either backend's kernels.
+import { AllocationError } from './errors.js';
+import type { Backend, Kernels } from './kernels.js';
+import { createTsKernels } from './baseline/index.js';
+import { loadCore, type CoreBuild, type WasmCore } from './wasm/core.js';
+import { createWasmKernels } from './wasm/index.js';
+import { naturalSort } from './natural-sort.js';
+import { splitDevices, type SplitRequest, type SplitResult } from './split.js';
+import { allocateReplicas, type ReplicaRequest, type ReplicaResult } from './replicas.js';
+import { allocateAligned, type AlignedRequest, type AlignedResult } from './aligned.js';
+import { planPlacement, type PlacementPlan, type PlacementRequest } from './placement.js';
+import { ClusterState, type ClusterInit } from './state.js';
+
+/** Options of createEngine. */
+export type EngineOptions = {
+  /** 'wasm' (default): the WebAssembly core; 'ts': the pure-TypeScript baseline. */
+  backend?: Backend;
+  /** Which wasm build to load (default 'release'; 'debug' keeps bounds checks and names). */
+  build?: CoreBuild;
+  /** Wasm bytes or a URL to load instead of the packaged build/release.wasm. */
+  wasm?: BufferSource | URL | string;
+};
+
+/** The allocation engine: every capability over one backend. */
+export class Engine {
+  /** Which backend answers. */
+  readonly backend: Backend;
+  /** The kernels in use (exposed for benchmarks and parity tests). */
+  readonly kernels: Kernels;
+  /** The WebAssembly core, when backend is 'wasm'. */
+  readonly core?: WasmCore;
+
+  /** Use createEngine. */
+  constructor(kernels: Kernels, core?: WasmCore) {
+    this.backend = kernels.backend;
+    this.kernels = kernels;
+    if (core !== undefined) this.core = core;
+  }
+
+  /** IDs in natural order (cuda1, cuda2, cuda10). */
+  naturalSort(ids: string[]): string[] {
+    return naturalSort(this.kernels, ids);
+  }
+
+  /** Splits a host's devices between agents (Backend.AI multi-agent device split). */
+  splitDevices(request: SplitRequest): SplitResult {
+    return splitDevices(this.kernels, request);
+  }
+
+  /** Picks replicas, MIG slices or plain devices for a container (device plugin policies). */
+  allocateReplicas(request: ReplicaRequest): ReplicaResult {
+    return allocateReplicas(this.kernels, request);
+  }
+
+  /** Picks whole GPUs by topology (besteffort or topology policy). */
+  allocateAligned(request: AlignedRequest): AlignedResult {
+    return allocateAligned(this.kernels, request);
+  }
+
+  /** Every viable placement of a model on a node's GPUs, ranked, with per-GPU rejections. */
+  planPlacement(request: PlacementRequest): PlacementPlan {
+    return planPlacement(this.kernels, request);
+  }
+
+  /** A mutable state of one or many nodes for plan / commit / release. */
+  createClusterState(init: ClusterInit): ClusterState {
+    return ClusterState.create(this.kernels, init);
+  }
+
+  /** Restores a ClusterState from its toJSON() output (object or JSON text). */
+  restoreClusterState(json: unknown): ClusterState {
+    return ClusterState.restore(this.kernels, json);
+  }
+
+  /** WebAssembly memory in 64 KiB pages (0 on the ts backend). */
+  memoryPages(): number {
+    return this.kernels.memoryPages();
+  }
+}
+
+/** Creates an engine; the wasm core is compiled once per process and instantiated per engine. */
+export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
+  if (options === null || typeof options !== 'object') throw new AllocationError('INVALID_ARGUMENT', `options: expected an object, got ${String(options)}`, { field: 'options' });
+  const backend = options.backend ?? 'wasm';
+  if (backend === 'ts') return new Engine(createTsKernels());
+  if (backend !== 'wasm') throw new AllocationError('INVALID_ARGUMENT', `options.backend: expected 'wasm' or 'ts', got ${JSON.stringify(backend)}`, { field: 'options.backend' });
+  const build = options.build ?? 'release';
+  if (build !== 'release' && build !== 'debug') throw new AllocationError('INVALID_ARGUMENT', `options.build: expected 'release' or 'debug', got ${JSON.stringify(build)}`, { field: 'options.build' });
+  const core = await loadCore({ build, wasm: options.wasm });
+  return new Engine(createWasmKernels(core), core);
+}

@@ -1,0 +1,18 @@
+// The Kernels interface: every numeric kernel the capabilities call. Two implementations exist,
+// the WebAssembly core (src/wasm/) and the pure-TypeScript baseline (src/baseline/); both must
+// return identical results for identical inputs.
+import type { SortKernels } from './natural-sort.js';
+import type { ReplicaKernels } from './replicas.js';
+import type { AlignedKernels } from './aligned.js';
+import type { PlacementKernels } from './placement.js';
+
+/** Which implementation of the kernels an engine uses. */
+export type Backend = 'wasm' | 'ts';
+
+/** Every kernel, over flat typed arrays. */
+export interface Kernels extends SortKernels, ReplicaKernels, AlignedKernels, PlacementKernels {
+  /** Which implementation this is. */
+  readonly backend: Backend;
+  /** WebAssembly memory in 64 KiB pages (0 for the TypeScript baseline). */
+  memoryPages(): number;
+}

@@ -1,0 +1,21 @@
+/** Documented input limits: anything larger is an AllocationError('LIMIT_EXCEEDED'), never a hang. */
+export const LIMITS = {
+  /** Most IDs in one naturalSort or device list. */
+  maxIds: 1_000_000,
+  /** Most UTF-16 code units in one ID. */
+  maxIdLength: 1_000_000,
+  /** Most UTF-16 code units across all IDs of one call (128 Mi units = 256 MiB). */
+  maxTotalIdUnits: 1 << 27,
+  /** Most GPUs in one node (GPU sets are 64-bit masks in the core). */
+  maxGpus: 64,
+  /** Largest node for which aligned and placement searches are exact. */
+  maxExactGpus: 16,
+  /** Most agents in one split. */
+  maxAgents: 100_000,
+  /** Most slots on one node. */
+  maxSlotsPerNode: 100_000,
+  /** Most nodes in one ClusterState. */
+  maxNodes: 100_000,
+  /** Largest memory figure accepted, in bytes (2^53 - 1). */
+  maxBytes: Number.MAX_SAFE_INTEGER,
+} as const;

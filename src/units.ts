@@ -1,0 +1,36 @@
+// Byte sizes: parse "140GiB", "80GB", "512MiB", "1234" and print them back.
+import { AllocationError } from './errors.js';
+
+const UNITS: Record<string, number> = {
+  b: 1,
+  kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12,
+  kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40,
+  k: 2 ** 10, m: 2 ** 20, g: 2 ** 30, t: 2 ** 40,
+};
+
+/** Parses a byte size: a plain integer, or a number with a B/KB/MB/GB/TB (decimal) or KiB/MiB/GiB/TiB (binary) suffix. */
+export function parseBytes(text: string, field = 'size'): number {
+  const m = /^\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*$/.exec(String(text));
+  if (m === null) throw new AllocationError('INVALID_ARGUMENT', `${field}: expected a size such as 80GiB, 512MiB or 1073741824, got ${JSON.stringify(text)}`, { field });
+  const unit = m[2].toLowerCase();
+  const factor = unit === '' ? 1 : UNITS[unit];
+  if (factor === undefined) throw new AllocationError('INVALID_ARGUMENT', `${field}: unknown unit ${JSON.stringify(m[2])} in ${JSON.stringify(text)} (use B, KB, MB, GB, TB, KiB, MiB, GiB or TiB)`, { field });
+  const value = Math.round(Number(m[1]) * factor);
+  if (!Number.isSafeInteger(value)) throw new AllocationError('LIMIT_EXCEEDED', `${field}: ${JSON.stringify(text)} is more bytes than can be represented exactly`, { field });
+  return value;
+}
+
+/** Formats bytes with a binary unit: 85899345920 → "80 GiB", 1536 → "1.5 KiB". */
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes)) return String(bytes);
+  const sign = bytes < 0 ? '-' : '';
+  let v = Math.abs(bytes);
+  const names = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+  let u = 0;
+  while (v >= 1024 && u < names.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  const text = u === 0 ? String(v) : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1).replace(/\.0$/, '') : v.toFixed(2).replace(/\.?0+$/, '');
+  return `${sign}${text} ${names[u]}`;
+}

@@ -1,0 +1,147 @@
+// Loading the WebAssembly core and moving flat arrays in and out of its memory.
+import { instantiateSync } from '@assemblyscript/loader';
+import { AllocationError } from '../errors.js';
+
+/** The raw exports of build/release.wasm (see assembly/index.ts). Kernel modules cast to their own signatures. */
+export type CoreExports = {
+  memory: WebAssembly.Memory;
+  reserve(bytes: number): number;
+  reservedBytes(): number;
+  debugTrap(kind: number): number;
+  loadPairScores(ptr: number, n: number): number;
+  [kernel: string]: unknown;
+};
+
+/** Which build of the core to load. */
+export type CoreBuild = 'release' | 'debug';
+
+const compiled = new Map<CoreBuild, Promise<WebAssembly.Module>>();
+
+function isNode(): boolean {
+  return typeof process !== 'undefined' && typeof process.versions?.node === 'string' && typeof window === 'undefined';
+}
+
+function wasmUrl(build: CoreBuild): URL {
+  // The same relative path holds from src/wasm/ (sources, Vite) and from dist/src/wasm/ (dist/build/ holds a copy).
+  return build === 'release' ? new URL('../../build/release.wasm', import.meta.url) : new URL('../../build/debug.wasm', import.meta.url);
+}
+
+async function compile(build: CoreBuild, source?: BufferSource | URL | string): Promise<WebAssembly.Module> {
+  if (source !== undefined && typeof source !== 'string' && !(source instanceof URL)) return WebAssembly.compile(source);
+  const url = source === undefined ? wasmUrl(build) : source instanceof URL ? source : new URL(source, import.meta.url);
+  if (isNode() && url.protocol === 'file:') {
+    const fs = await import(/* @vite-ignore */ 'node:fs/promises');
+    let bytes: Uint8Array;
+    try {
+      bytes = await fs.readFile(url);
+    } catch (cause) {
+      throw new AllocationError('INTERNAL', `cannot read the WebAssembly core at ${url.pathname}: run \`npm run build:wasm\` first`, { cause });
+    }
+    return WebAssembly.compile(bytes as unknown as BufferSource);
+  }
+  const response = await fetch(url);
+  if (!response.ok) throw new AllocationError('INTERNAL', `cannot fetch the WebAssembly core from ${url.href}: HTTP ${response.status}`);
+  return WebAssembly.compile(await response.arrayBuffer());
+}
+
+/** Compiles the core once per process (per build); later engines reuse the compiled module. */
+export function compiledCore(build: CoreBuild = 'release', source?: BufferSource | URL | string): Promise<WebAssembly.Module> {
+  if (source !== undefined) return compile(build, source);
+  let p = compiled.get(build);
+  if (p === undefined) {
+    p = compile(build);
+    compiled.set(build, p);
+    p.catch(() => compiled.delete(build));
+  }
+  return p;
+}
+
+function abortMessage(): Record<string, unknown> {
+  return {};
+}
+
+/**
+ * One instance of the core. Calls go through `call`, which turns a trap into
+ * AllocationError('INTERNAL') and re-instantiates the core so the next call starts clean.
+ */
+export class WasmCore {
+  /** Current exports; replaced when the core is re-instantiated after a trap. */
+  exports: CoreExports;
+  /** How many times the core was re-instantiated after a trap. */
+  restarts = 0;
+  /** Bumped on every (re-)instantiation: kernels that cache state in the core compare it. */
+  generation = 0;
+  private readonly module: WebAssembly.Module;
+
+  constructor(module: WebAssembly.Module) {
+    this.module = module;
+    this.exports = this.instantiate();
+  }
+
+  private instantiate(): CoreExports {
+    const result = instantiateSync<CoreExports>(this.module, { env: abortMessage() });
+    this.generation++;
+    return result.exports as unknown as CoreExports;
+  }
+
+  /** WebAssembly memory size in 64 KiB pages. */
+  pages(): number {
+    return this.exports.memory.buffer.byteLength >>> 16;
+  }
+
+  /**
+   * Reserves scratch space for one call: `sizes` in bytes, each region 16-byte aligned; returns
+   * each region's pointer. Any view made before this call is stale afterwards.
+   */
+  reserve(sizes: readonly number[]): number[] {
+    let total = 0;
+    const offsets: number[] = [];
+    for (const s of sizes) {
+      offsets.push(total);
+      total += (s + 15) & ~15;
+    }
+    if (total > 0x7fff0000) throw new AllocationError('LIMIT_EXCEEDED', `input needs ${total} bytes of core memory, more than the 2 GiB the core can address`);
+    const base = this.call(() => this.exports.reserve(total));
+    return offsets.map((o) => base + o);
+  }
+
+  /** A fresh Int32Array view of `length` items at `ptr`. */
+  i32(ptr: number, length: number): Int32Array {
+    return new Int32Array(this.exports.memory.buffer, ptr, length);
+  }
+  /** A fresh Uint32Array view of `length` items at `ptr`. */
+  u32(ptr: number, length: number): Uint32Array {
+    return new Uint32Array(this.exports.memory.buffer, ptr, length);
+  }
+  /** A fresh Float64Array view of `length` items at `ptr`. */
+  f64(ptr: number, length: number): Float64Array {
+    return new Float64Array(this.exports.memory.buffer, ptr, length);
+  }
+  /** A fresh Uint16Array view of `length` items at `ptr`. */
+  u16(ptr: number, length: number): Uint16Array {
+    return new Uint16Array(this.exports.memory.buffer, ptr, length);
+  }
+  /** A fresh Uint8Array view of `length` items at `ptr`. */
+  u8(ptr: number, length: number): Uint8Array {
+    return new Uint8Array(this.exports.memory.buffer, ptr, length);
+  }
+
+  /** Runs `fn` against the core; a trap becomes AllocationError('INTERNAL') and the core restarts. */
+  call<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (error) {
+      if (error instanceof AllocationError) throw error;
+      const message = error instanceof Error ? error.message : String(error);
+      this.exports = this.instantiate();
+      this.restarts++;
+      throw new AllocationError('INTERNAL', `the WebAssembly core trapped (${message}); it was re-instantiated, and the next call starts clean`, { cause: error });
+    }
+  }
+}
+
+/** Compiles (once) and instantiates the core. */
+export async function loadCore(options: { build?: CoreBuild; wasm?: BufferSource | URL | string } = {}): Promise<WasmCore> {
+  const module = await compiledCore(options.build ?? 'release', options.wasm);
+  return new WasmCore(module);
+}

@@ -1,0 +1,29 @@
+// Marshaling for the natural-order kernel: IDs go in as UTF-16 units plus offsets, a permutation comes back.
+import type { SortKernels } from '../natural-sort.js';
+import type { WasmCore } from './core.js';
+
+type SortExports = { naturalOrder(units: number, offsets: number, count: number, out: number, scratch: number): void };
+
+/** The sort kernels over the WebAssembly core. */
+export function sortWasmKernels(core: WasmCore): SortKernels {
+  return {
+    naturalOrder(ids: readonly string[]): Int32Array {
+      const count = ids.length;
+      let total = 0;
+      for (let k = 0; k < count; k++) total += ids[k].length;
+      const [pUnits, pOffsets, pOut, pScratch] = core.reserve([total * 2, (count + 1) * 4, count * 4, count * 4]);
+      const units = core.u16(pUnits, total);
+      const offsets = core.i32(pOffsets, count + 1);
+      let p = 0;
+      for (let k = 0; k < count; k++) {
+        offsets[k] = p;
+        const id = ids[k];
+        for (let c = 0; c < id.length; c++) units[p++] = id.charCodeAt(c);
+      }
+      offsets[count] = p;
+      const exports = core.exports as unknown as SortExports;
+      core.call(() => exports.naturalOrder(pUnits, pOffsets, count, pOut, pScratch));
+      return core.i32(pOut, count).slice();
+    },
+  };
+}
