@@ -16,6 +16,7 @@ export const ERROR_CODES = {
   OVERALLOCATED: 'splitDevices manual mode: shared amounts add up to more than is available',
   INVALID_AMOUNT: 'an amount is negative, fractional or not a number',
   REQUIRED_NOT_AVAILABLE: 'a required device is not among the available ones',
+  TOO_MANY_REQUIRED: '`required` lists more devices than the request size',
   INVALID_TOPOLOGY: 'a topology or inventory is malformed (unknown indices, duplicates, asymmetric links)',
   INVALID_INVENTORY: 'an inventory file does not match the schema (the message names the path of the bad field)',
   INVALID_STATE: 'a saved cluster state is corrupted, truncated or inconsistent',
