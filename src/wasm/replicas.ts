@@ -1,8 +1,27 @@
-// Marshaling for the replicas kernels (placeholder until its issue lands).
+// Marshaling for the replica kernels: candidate and GPU integer arrays go in, picked candidate indices come back.
 import type { ReplicaKernels } from '../replicas.js';
 import type { WasmCore } from './core.js';
 
-/** The replicas kernels over the WebAssembly core. */
-export function replicaWasmKernels(_core: WasmCore): ReplicaKernels {
-  return {};
+type ReplicaExports = {
+  pickReplicas(policy: number, candidates: number, candidateGpu: number, candidateRank: number, gpus: number, gpuAllocated: number, gpuKeyRank: number, count: number, out: number, scratch: number): number;
+};
+
+/** The replica kernels over the WebAssembly core. */
+export function replicaWasmKernels(core: WasmCore): ReplicaKernels {
+  return {
+    pickReplicas(policy, candidateGpu, candidateRank, gpuAllocated, gpuKeyRank, count): Int32Array {
+      const n = candidateGpu.length;
+      const g = gpuAllocated.length;
+      const picks = Math.max(0, Math.min(count, n));
+      // Scratch layout: see replicaScratchBytes in assembly/replicas.ts.
+      const [pGpu, pRank, pAllocated, pKeyRank, pOut, pScratch] = core.reserve([n * 4, n * 4, g * 4, g * 4, picks * 4, (5 * g + 1 + 2 * n) * 4]);
+      core.i32(pGpu, n).set(candidateGpu);
+      core.i32(pRank, n).set(candidateRank);
+      core.i32(pAllocated, g).set(gpuAllocated);
+      core.i32(pKeyRank, g).set(gpuKeyRank);
+      const exports = core.exports as unknown as ReplicaExports;
+      const made = core.call(() => exports.pickReplicas(policy, n, pGpu, pRank, g, pAllocated, pKeyRank, picks, pOut, pScratch));
+      return core.i32(pOut, made).slice();
+    },
+  };
 }
