@@ -16,6 +16,11 @@ export function loadPairScores(ptr: usize, n: i32): i32 {
   return ++pairVersion;
 }
 
+/** Version of the loaded matrix (what the last loadPairScores returned): callers that cache a load compare it. */
+export function pairScoreVersion(): i32 {
+  return pairVersion;
+}
+
 /** GPU count of the loaded matrix. */
 export function pairScoreGpus(): i32 {
   return pairGpus;

@@ -25,6 +25,8 @@ export const ERROR_CODES = {
   UNKNOWN_PRESET: 'a preset name that is not built in',
   UNKNOWN_SLOT: 'ClusterState: a slot ID that is not in the state',
   UNKNOWN_NODE: 'ClusterState: a node ID that is not in the state',
+  DUPLICATE_SLOT: 'a slot ID appears twice (slot IDs are unique across a node or a ClusterState)',
+  OVERSCHEDULED: 'ClusterState: the given slots put more memory on a GPU than it has',
   CONFLICT: 'ClusterState.commit: the option no longer fits the current state; nothing was changed',
   INTERNAL: 'the WebAssembly core trapped; the core was re-instantiated and the next call works',
 } as const;
