@@ -29,7 +29,7 @@ export function reservedBytes(): i32 {
 export function debugTrap(kind: i32): i32 {
   if (kind == 1) return load<i32>(<usize>0xfffffff0);
   if (kind == 2) {
-    heap.alloc(<usize>0x7ff00000);
+    heap.alloc(<usize>0xfff00000);
     return 0;
   }
   unreachable();

@@ -72,6 +72,17 @@ export class Engine {
     return ClusterState.restore(this.kernels, json);
   }
 
+  /**
+   * Test-only hook: makes the WebAssembly core trap (0: unreachable, 1: out-of-bounds load, 2: out
+   * of memory) to exercise recovery. Throws AllocationError('INTERNAL'); the next call works.
+   */
+  _debugTrap(kind: 0 | 1 | 2): never {
+    if (this.core === undefined) throw new AllocationError('INVALID_ARGUMENT', 'backend: the ts backend has no WebAssembly core to trap', { field: 'backend' });
+    const core = this.core;
+    core.call(() => core.exports.debugTrap(kind));
+    throw new AllocationError('INTERNAL', `debugTrap(${kind}) did not trap`);
+  }
+
   /** WebAssembly memory in 64 KiB pages (0 on the ts backend). */
   memoryPages(): number {
     return this.kernels.memoryPages();
