@@ -1,0 +1,227 @@
+// Draws one node as SVG: GPU cards on a ring (memory bar, MIG slices, replicas), links as chords.
+import { formatBytes, type Inventory, type InventoryGpu, type Link } from '../src/index.ts';
+import type { Workload } from './planner.ts';
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+/** Workload colours (colour-blind friendly, muted); index -1 is inventory "in use" memory. */
+export const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#b07aa1', '#edc948', '#76b7b2', '#ff9da7', '#9c755f', '#e15759', '#bab0ac'];
+const IN_USE_COLOR = '#9aa5b1';
+
+/** The colour of a workload. */
+export function workloadColor(color: number): string {
+  return color < 0 ? IN_USE_COLOR : PALETTE[color % PALETTE.length];
+}
+
+/** What to draw on top of the node. */
+export type Overlay = {
+  workloads: Workload[];
+  /** GPUs of the selected decision. */
+  chosen: number[];
+  /** Memory per chosen GPU of a planned (not yet committed) model, in bytes. */
+  plannedPerGpu?: number;
+  /** Per-GPU rejections of the last plan. */
+  rejected: Map<number, { code: string; message: string }>;
+  /** Replica view: per GPU, the devices (MIG slices or replicas) and which workload holds each. */
+  replicas?: { perGpu: Map<number, string[]>; holder: Map<string, Workload>; chosen: Set<string> };
+  showPcie: boolean;
+};
+
+type Card = { gpu: InventoryGpu; x: number; y: number };
+
+function el<K extends keyof SVGElementTagNameMap>(name: K, attrs: Record<string, string | number>, parent?: Element): SVGElementTagNameMap[K] {
+  const node = document.createElementNS(SVG_NS, name);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  parent?.appendChild(node);
+  return node;
+}
+
+function text(parent: Element, x: number, y: number, content: string, attrs: Record<string, string | number> = {}): SVGTextElement {
+  const t = el('text', { x, y, ...attrs }, parent);
+  t.textContent = content;
+  return t;
+}
+
+function title(parent: Element, content: string): void {
+  el('title', {}, parent).textContent = content;
+}
+
+/** Short GPU name: "NVIDIA A100-SXM4-80GB" → "A100-SXM4-80GB". */
+function shortName(name: string | undefined): string {
+  return (name ?? 'GPU').replace(/^(NVIDIA|Tesla|Quadro)\s+/i, '');
+}
+
+/** Layout by GPU count: card size and the ellipse the cards sit on. */
+function layout(n: number): { w: number; h: number; width: number; height: number; rx: number; ry: number } {
+  if (n <= 2) return { w: 200, h: 104, width: 900, height: 200, rx: 180, ry: 0 };
+  if (n <= 4) return { w: 190, h: 104, width: 900, height: 420, rx: 250, ry: 130 };
+  if (n <= 8) return { w: 170, h: 100, width: 900, height: 540, rx: 325, ry: 205 };
+  if (n <= 16) return { w: 132, h: 100, width: 960, height: 700, rx: 380, ry: 275 };
+  return { w: 84, h: 70, width: 1000, height: 800, rx: 430, ry: 330 };
+}
+
+function linkStyle(link: Link): { stroke: string; width: number; dash: string; kind: 'nvlink' | 'pcie' } {
+  const nv = link.nvlink ?? 0;
+  if (nv > 0) return { stroke: '#76b900', width: Math.min(1.2 + nv * 0.55, 11), dash: '', kind: 'nvlink' };
+  const level = link.pcie ?? 'SYS';
+  const dash = level === 'INTERNAL' || level === 'PIX' || level === 'PXB' ? '' : level === 'PHB' ? '6 4' : '2 4';
+  const width = level === 'INTERNAL' || level === 'PIX' ? 2.4 : level === 'PXB' ? 1.8 : 1.3;
+  return { stroke: '#8795a8', width, dash, kind: 'pcie' };
+}
+
+/** Renders the node; every GPU card carries data-testid="gpu-card" and data-gpu, data-chosen, data-rejected. */
+export function drawNode(inventory: Inventory, overlay: Overlay): SVGSVGElement {
+  const gpus = [...inventory.gpus].sort((a, b) => a.index - b.index);
+  const n = gpus.length;
+  const L = layout(n);
+  const svg = el('svg', { viewBox: `0 0 ${L.width} ${L.height}`, width: '100%', role: 'img', 'aria-label': `node with ${n} GPUs`, 'data-testid': 'node-svg', class: 'node-svg' });
+  const defs = el('defs', {}, svg);
+  const hatch = el('pattern', { id: 'planned-hatch', width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' }, defs);
+  el('rect', { width: 6, height: 6, fill: '#dbe7ff' }, hatch);
+  el('line', { x1: 0, y1: 0, x2: 0, y2: 6, stroke: '#2563eb', 'stroke-width': 3 }, hatch);
+
+  const cx = L.width / 2;
+  const cy = L.height / 2;
+  const cards = new Map<number, Card>();
+  gpus.forEach((gpu, k) => {
+    let x: number;
+    let y: number;
+    if (n <= 2) {
+      x = n === 1 ? cx : cx + (k === 0 ? -L.rx : L.rx);
+      y = cy;
+    } else {
+      const angle = -Math.PI / 2 + (2 * Math.PI * k) / n + Math.PI / n;
+      x = cx + L.rx * Math.cos(angle);
+      y = cy + L.ry * Math.sin(angle);
+    }
+    cards.set(gpu.index, { gpu, x, y });
+  });
+
+  const chosen = new Set(overlay.chosen);
+  const hasNvlink = inventory.links.some((l) => (l.nvlink ?? 0) > 0);
+  const showPcie = overlay.showPcie || !hasNvlink;
+  const linkLayer = el('g', { class: 'links', 'data-testid': 'links' }, svg);
+  const hotLayer = el('g', { class: 'links-chosen' }, svg);
+  for (const link of inventory.links) {
+    const a = cards.get(link.a);
+    const b = cards.get(link.b);
+    if (a === undefined || b === undefined) continue;
+    const s = linkStyle(link);
+    const hot = chosen.has(link.a) && chosen.has(link.b);
+    if (s.kind === 'pcie' && !showPcie && !hot) continue;
+    const line = el('line', { x1: a.x, y1: a.y, x2: b.x, y2: b.y, stroke: hot ? '#2563eb' : s.stroke, 'stroke-width': s.width, 'stroke-dasharray': s.dash, 'stroke-linecap': 'round', opacity: hot ? 0.95 : s.kind === 'nvlink' ? 0.55 : 0.7, 'data-testid': 'link', 'data-a': link.a, 'data-b': link.b, 'data-nvlink': link.nvlink ?? 0, 'data-pcie': link.pcie ?? '' }, hot ? hotLayer : linkLayer);
+    title(line, `GPU ${link.a} ↔ GPU ${link.b}: ${(link.nvlink ?? 0) > 0 ? `${link.nvlink} NVLink${link.nvlink === 1 ? '' : 's'}, ` : ''}PCIe ${link.pcie ?? 'unknown'}`);
+  }
+
+  const used = new Map<number, Array<{ w: Workload; bytes: number }>>();
+  for (const w of overlay.workloads) {
+    if (w.slotId === undefined) continue;
+    for (const g of w.gpus) {
+      const list = used.get(g) ?? [];
+      list.push({ w, bytes: w.memoryPerGpu });
+      used.set(g, list);
+    }
+  }
+
+  const small = n > 16;
+  for (const card of cards.values()) drawCard(svg, card, L.w, L.h, small, used.get(card.gpu.index) ?? [], overlay, chosen);
+  return svg;
+}
+
+function drawCard(svg: SVGSVGElement, card: Card, w: number, h: number, small: boolean, segments: Array<{ w: Workload; bytes: number }>, overlay: Overlay, chosen: Set<number>): void {
+  const { gpu } = card;
+  const isChosen = chosen.has(gpu.index);
+  const rejection = overlay.rejected.get(gpu.index);
+  const x0 = card.x - w / 2;
+  const y0 = card.y - h / 2;
+  const g = el('g', { class: `gpu-card${isChosen ? ' chosen' : ''}${gpu.lost === true ? ' lost' : ''}`, 'data-testid': 'gpu-card', 'data-gpu': gpu.index, 'data-chosen': String(isChosen), 'data-rejected': rejection?.code ?? '' }, svg);
+  title(g, `GPU ${gpu.index}: ${gpu.name ?? ''}${gpu.uuid ? `\n${gpu.uuid}` : ''}${gpu.pciBusId ? `\nPCI ${gpu.pciBusId}` : ''}${gpu.numaNode !== undefined ? `, NUMA ${gpu.numaNode}` : ''}${rejection ? `\n${rejection.code}: ${rejection.message}` : ''}`);
+  if (isChosen) el('rect', { x: x0 - 5, y: y0 - 5, width: w + 10, height: h + 10, rx: 12, fill: 'none', stroke: '#2563eb', 'stroke-opacity': 0.25, 'stroke-width': 8 }, g);
+  el('rect', { x: x0, y: y0, width: w, height: h, rx: 9, fill: gpu.lost === true ? '#fbeaea' : '#ffffff', stroke: isChosen ? '#2563eb' : rejection ? '#d64545' : '#c9d2dd', 'stroke-width': isChosen ? 2.5 : 1.2 }, g);
+  const pad = small ? 6 : 10;
+  const fs = small ? 10 : 13;
+  text(g, x0 + pad, y0 + pad + fs - 2, `GPU ${gpu.index}`, { class: 'gpu-title', 'font-size': fs, 'font-weight': 600 });
+  if (!small) text(g, x0 + w - pad, y0 + pad + fs - 3, shortName(gpu.name), { class: 'gpu-name', 'font-size': 10, 'text-anchor': 'end', fill: '#5b6776' });
+
+  // Memory bar: committed work, then the planned share (hatched), then free.
+  const total = gpu.memoryTotal;
+  const barX = x0 + pad;
+  const barY = y0 + (small ? 22 : 30);
+  const barW = w - 2 * pad;
+  const barH = small ? 9 : 13;
+  const bar = el('g', { 'data-testid': 'memory-bar' }, g);
+  el('rect', { x: barX, y: barY, width: barW, height: barH, rx: 3, fill: '#eef2f6', stroke: '#d5dce5' }, bar);
+  let usedBytes = 0;
+  for (const s of segments) {
+    const sw = total > 0 ? (barW * s.bytes) / total : 0;
+    const xs = barX + (total > 0 ? (barW * usedBytes) / total : 0);
+    const seg = el('rect', { x: xs, y: barY, width: Math.max(sw, 0), height: barH, fill: workloadColor(s.w.color), 'data-testid': 'memory-segment' }, bar);
+    title(seg, `${s.w.label}: ${formatBytes(s.bytes)}`);
+    usedBytes += s.bytes;
+  }
+  if (isChosen && overlay.plannedPerGpu !== undefined && overlay.plannedPerGpu > 0) {
+    const sw = total > 0 ? Math.min((barW * overlay.plannedPerGpu) / total, barW) : 0;
+    const xs = barX + Math.min((barW * usedBytes) / total, barW - sw);
+    el('rect', { x: xs, y: barY, width: sw, height: barH, fill: 'url(#planned-hatch)', stroke: '#2563eb', 'stroke-width': 1, 'data-testid': 'memory-planned' }, bar);
+  }
+  const free = total - usedBytes;
+  text(g, barX, barY + barH + (small ? 10 : 14), `${formatBytes(usedBytes)} / ${formatBytes(total)}`, { 'font-size': small ? 8 : 11, fill: '#334155', 'data-testid': 'memory-text', 'data-used': usedBytes, 'data-total': total });
+  if (!small) text(g, barX + barW, barY + barH + 14, `${formatBytes(free)} free`, { 'font-size': 11, fill: free <= 0 ? '#d64545' : '#5b6776', 'text-anchor': 'end' });
+
+  // MIG slices (always), or time-sliced replicas (when the replica view is on).
+  const rowY = barY + barH + (small ? 16 : 24);
+  const rowH = small ? 10 : 16;
+  const replicaIds = overlay.replicas?.perGpu.get(gpu.index);
+  if (gpu.mig !== undefined && gpu.mig.length > 0) {
+    const mig = el('g', { 'data-testid': 'mig-slices' }, g);
+    const sum = gpu.mig.reduce((s, m) => s + m.memoryTotal, 0);
+    const scale = Math.max(sum, total);
+    let xs = barX;
+    for (const m of gpu.mig) {
+      const sw = Math.max((barW * m.memoryTotal) / scale - 2, 3);
+      const holder = overlay.replicas?.holder.get(m.uuid);
+      const picked = overlay.replicas?.chosen.has(m.uuid) ?? false;
+      const r = el('rect', { x: xs, y: rowY, width: sw, height: rowH, rx: 2, fill: holder ? workloadColor(holder.color) : picked ? '#dbe7ff' : '#f4f7fa', stroke: picked ? '#2563eb' : '#9fb0c3', 'stroke-width': picked ? 2 : 1, 'data-testid': 'mig-slice', 'data-uuid': m.uuid, 'data-chosen': String(picked) }, mig);
+      title(r, `${m.profile} (${formatBytes(m.memoryTotal)})${holder ? ` · ${holder.label}` : ''}\n${m.uuid}`);
+      if (!small && sw > 26) text(mig, xs + sw / 2, rowY + rowH - 4, m.profile.replace(/\.\d+gb$/, ''), { 'font-size': 9, 'text-anchor': 'middle', fill: '#334155' });
+      xs += sw + 2;
+    }
+  } else if (replicaIds !== undefined && replicaIds.length > 0) {
+    const row = el('g', { 'data-testid': 'replicas' }, g);
+    const size = Math.min(rowH, (barW - 2 * (replicaIds.length - 1)) / replicaIds.length);
+    replicaIds.forEach((id, k) => {
+      const holder = overlay.replicas?.holder.get(id);
+      const picked = overlay.replicas?.chosen.has(id) ?? false;
+      const r = el('rect', { x: barX + k * (size + 2), y: rowY, width: size, height: size, rx: 2, fill: holder ? workloadColor(holder.color) : picked ? '#dbe7ff' : '#f4f7fa', stroke: picked ? '#2563eb' : '#9fb0c3', 'stroke-width': picked ? 2 : 1, 'data-testid': 'replica', 'data-id': id, 'data-chosen': String(picked) }, row);
+      title(r, `${id}${holder ? ` · ${holder.label}` : ''}`);
+    });
+  }
+
+  if (rejection !== undefined) {
+    const tagY = y0 + h - (small ? 12 : 16);
+    const label = rejection.code.replace(/_/g, ' ').toLowerCase();
+    const tw = Math.min(label.length * (small ? 4.6 : 5.6) + 10, w - 2 * pad);
+    el('rect', { x: barX, y: tagY - 1, width: tw, height: small ? 11 : 14, rx: 3, fill: '#fdecec', stroke: '#e3a1a1' }, g);
+    text(g, barX + 5, tagY + (small ? 7 : 9.5), label, { 'font-size': small ? 7 : 9, fill: '#b42318', 'data-testid': 'gpu-rejection' });
+  } else if (isChosen) {
+    const tagY = y0 + h - 16;
+    el('rect', { x: barX, y: tagY - 1, width: 54, height: 14, rx: 3, fill: '#2563eb' }, g);
+    text(g, barX + 27, tagY + 9.5, 'chosen', { 'font-size': 9, fill: '#ffffff', 'text-anchor': 'middle', 'font-weight': 600 });
+  }
+}
+
+/** The legend under the drawing. */
+export function legendHtml(inventory: Inventory): string {
+  const nv = [...new Set(inventory.links.map((l) => l.nvlink ?? 0).filter((x) => x > 0))].sort((a, b) => a - b);
+  const parts: string[] = [];
+  for (const count of nv) {
+    const width = Math.min(1.2 + count * 0.55, 11);
+    parts.push(`<span class="key"><svg width="34" height="12"><line x1="2" y1="6" x2="32" y2="6" stroke="#76b900" stroke-width="${width}" stroke-linecap="round"/></svg>NV${count}</span>`);
+  }
+  parts.push('<span class="key"><svg width="34" height="12"><line x1="2" y1="6" x2="32" y2="6" stroke="#8795a8" stroke-width="2.4"/></svg>PCIe PIX/PXB</span>');
+  parts.push('<span class="key"><svg width="34" height="12"><line x1="2" y1="6" x2="32" y2="6" stroke="#8795a8" stroke-width="1.3" stroke-dasharray="6 4"/></svg>PHB</span>');
+  parts.push('<span class="key"><svg width="34" height="12"><line x1="2" y1="6" x2="32" y2="6" stroke="#8795a8" stroke-width="1.3" stroke-dasharray="2 4"/></svg>NODE/SYS</span>');
+  parts.push('<span class="key"><svg width="18" height="12"><rect x="1" y="1" width="16" height="10" fill="url(#legend-hatch)" stroke="#2563eb"/><defs><pattern id="legend-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#dbe7ff"/><line x1="0" y1="0" x2="0" y2="6" stroke="#2563eb" stroke-width="3"/></pattern></defs></svg>planned</span>');
+  parts.push('<span class="key"><svg width="18" height="12"><rect x="1" y="1" width="16" height="10" rx="2" fill="#fff" stroke="#2563eb" stroke-width="2"/></svg>chosen GPU</span>');
+  return parts.join('');
+}
