@@ -1,7 +1,39 @@
-// gpualloc/nvml: this host's GPUs through NVML (issue 7; placeholder).
-import type { Inventory } from '../src/inventory.js';
+// gpualloc/nvml: this host's GPUs and topology through NVML (Node only; koffi is imported lazily).
+import { cpus, hostname, totalmem } from 'node:os';
+import { validateInventory, type Inventory } from '../src/inventory.js';
+import { readInventory } from './discover.js';
+import { loadNvml } from './library.js';
 
-/** Discovers this host's GPUs (placeholder: always reports no library). */
-export async function discoverDevices(_options: { refresh?: boolean; library?: string } = {}): Promise<Inventory> {
-  throw new Error('NVML discovery is not built yet (issue 7)');
+export { NvmlError, NVML_RETURN, nvmlName } from './errors.js';
+export { NVML_SEARCH_PATHS } from './library.js';
+export { normalizeBusId, migProfile } from './discover.js';
+
+/** Options of discoverDevices. */
+export type DiscoverOptions = {
+  /** Read NVML again instead of returning this process's cached inventory. */
+  refresh?: boolean;
+  /** Path of libnvidia-ml to try first (before $GPUALLOC_NVML_LIBRARY, the soname and the distro paths). */
+  library?: string;
+};
+
+const cache = new Map<string, Inventory>();
+
+/**
+ * Discovers this host's GPUs through NVML: per GPU index, UUID, name, memory (bytes), PCI bus ID,
+ * NUMA node, minor number, MIG devices and compute processes; PCIe level and NVLink count per pair.
+ * The result is cached per process and per library (`refresh: true` re-reads). Throws NvmlError
+ * when NVML cannot be loaded or initialised; a GPU that answers GPU_IS_LOST comes back `lost: true`.
+ */
+export async function discoverDevices(options: DiscoverOptions = {}): Promise<Inventory> {
+  const key = options.library ?? process.env.GPUALLOC_NVML_LIBRARY ?? '';
+  let inventory = options.refresh === true ? undefined : cache.get(key);
+  if (inventory === undefined) {
+    const api = await loadNvml(options.library, process.env);
+    const raw = readInventory(api, { host: hostname(), cpus: cpus().map((_, i) => String(i)), memory: totalmem() });
+    inventory = validateInventory(raw, `NVML (${api.path})`);
+    cache.set(key, inventory);
+  }
+  return structuredClone(inventory);
 }
+
+export type { Inventory, InventoryGpu, MigDevice, GpuProcess } from '../src/inventory.js';
