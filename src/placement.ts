@@ -373,12 +373,12 @@ export function planPlacement(kernels: Kernels, request: PlacementRequest): Plac
   for (let c = 0; c < found.count; c++) options.push(optionOf(found, c, node.index, req.memory, stale, req.model));
   const rejected = rejectionsFor(node.index, total, free, evictable, req.memory, sizes);
   const plan: PlacementPlan = { options, rejected };
-  if (options.length === 0) plan.reason = noOptionReason(req.memory, sizes, n, rejected.length);
+  if (options.length === 0) plan.reason = noOptionReason(req.memory, sizes.length === 0 ? null : sizes.join(', '), n, rejected.length);
   return plan;
 }
 
 /** The reason of an empty plan. */
-export function noOptionReason(memory: number, sizes: readonly number[], gpus: number, rejectedCount: number): Reason {
-  if (sizes.length === 0) return { code: 'INSUFFICIENT_DEVICES', message: `no allowed tensor-parallel size fits a node of ${gpus} GPUs` };
-  return { code: 'NO_VIABLE_OPTION', message: `no set of ${sizes.join(', ')} GPUs has room for ${formatBytes(memory)}, even after allowed evictions (${rejectedCount}/${gpus} GPUs cannot take their share)` };
+export function noOptionReason(memory: number, sizes: string | null, gpus: number, rejectedCount: number): Reason {
+  if (sizes === null) return { code: 'INSUFFICIENT_DEVICES', message: `no allowed tensor-parallel size fits ${gpus} GPUs` };
+  return { code: 'NO_VIABLE_OPTION', message: `no set of ${sizes} GPUs has room for ${formatBytes(memory)}, even after allowed evictions (${rejectedCount}/${gpus} GPUs cannot take their share)` };
 }
