@@ -14,6 +14,8 @@ export type DiscoverOptions = {
   refresh?: boolean;
   /** Path of libnvidia-ml to try first (before $GPUALLOC_NVML_LIBRARY, the soname and the distro paths). */
   library?: string;
+  /** When false, try only `library` (or $GPUALLOC_NVML_LIBRARY), not the soname and distro paths. Default true. */
+  fallback?: boolean;
 };
 
 const cache = new Map<string, Inventory>();
@@ -28,7 +30,7 @@ export async function discoverDevices(options: DiscoverOptions = {}): Promise<In
   const key = options.library ?? process.env.GPUALLOC_NVML_LIBRARY ?? '';
   let inventory = options.refresh === true ? undefined : cache.get(key);
   if (inventory === undefined) {
-    const api = await loadNvml(options.library, process.env);
+    const api = await loadNvml(options.library, process.env, options.fallback ?? true);
     const raw = readInventory(api, { host: hostname(), cpus: cpus().map((_, i) => String(i)), memory: totalmem() });
     inventory = validateInventory(raw, `NVML (${api.path})`);
     cache.set(key, inventory);

@@ -111,10 +111,10 @@ function message(cause: unknown): string {
  * Loads NVML: the `library` option, then $GPUALLOC_NVML_LIBRARY, then the soname, then the distro
  * paths. The first that loads wins; where none does, the error lists what was tried.
  */
-export async function loadNvml(library: string | undefined, env: Record<string, string | undefined>): Promise<NvmlApi> {
+export async function loadNvml(library: string | undefined, env: Record<string, string | undefined>, fallback = true): Promise<NvmlApi> {
   const koffi = await loadKoffi();
   const candidates: string[] = [];
-  for (const c of [library, env.GPUALLOC_NVML_LIBRARY, ...NVML_SEARCH_PATHS]) if (c !== undefined && c !== '' && !candidates.includes(c)) candidates.push(c);
+  for (const c of [library, env.GPUALLOC_NVML_LIBRARY, ...(fallback ? NVML_SEARCH_PATHS : [])]) if (c !== undefined && c !== '' && !candidates.includes(c)) candidates.push(c);
   const tried: string[] = [];
   for (const path of candidates) {
     const cached = apis.get(path);
@@ -130,6 +130,7 @@ export async function loadNvml(library: string | undefined, env: Record<string, 
     apis.set(path, api);
     return api;
   }
+  if (tried.length === 0) tried.push('nothing (no library given and fallback off)');
   throw new NvmlError(
     NVML.LIBRARY_NOT_FOUND,
     'dlopen',
