@@ -1,1 +1,377 @@
-// kernels for aligned: filled in by its issue
+// Topology-aware picks of whole GPUs over the pair-score matrix loaded by loadPairScores
+// (topology.ts). Two searches, each mirrored step for step by src/baseline/aligned.ts:
+//  - alignedBestEffort: go-gpuallocator's BestEffort without enumerating partitions: a memoised DP
+//    over subsets of positions that keeps the lexicographically first optimal partition;
+//  - alignedTopology: the best-connected size-subset (then best-connected remainder, then lowest
+//    indices), exact by enumeration, or multi-start greedy with best swaps above the exact range.
+import { pairRow, pairScore } from './topology';
+
+/** Most available GPUs for besteffort's DP (src/aligned.ts BESTEFFORT_MAX_AVAILABLE). */
+const BE_MAX: i32 = 20;
+const BE_UNKNOWN: i32 = -1;
+const BE_NONE: i32 = -0x7fffffff;
+/** Rounds of swap search per greedy start (src/baseline/aligned.ts SWAP_ROUNDS). */
+const SWAP_ROUNDS: i32 = 64;
+
+const bePos: usize = memory.data(BE_MAX * BE_MAX * 4);
+const beBestValue: usize = memory.data(32 * 4);
+const beBestGroup: usize = memory.data(32 * 4);
+let beN: i32 = 0;
+let beSize: i32 = 0;
+let beTail: i32 = 0;
+let beReq: u32 = 0;
+let beBest: usize = 0;
+let beChoice: usize = 0;
+
+// @ts-ignore: decorator
+@inline function posScore(p: i32, q: i32): i32 {
+  return load<i32>(bePos + (<usize>(p * beN + q) << 2));
+}
+
+/** Sum of pair scores inside a set of positions. */
+function beGroupScore(g: u32): i32 {
+  let s: i32 = 0;
+  let a = g;
+  while (a != 0) {
+    const i = <i32>ctz(a);
+    a &= a - 1;
+    let b = a;
+    while (b != 0) {
+      s += posScore(i, <i32>ctz(b));
+      b &= b - 1;
+    }
+  }
+  return s;
+}
+
+/** Adds `need` more positions from `from` to `group`, lowest first: groups come in lexicographic order. */
+function beExtend(set: u32, depth: i32, from: u32, need: i32, group: u32, score: i32, padded: bool): void {
+  if (need == 0) {
+    const hit = group & beReq;
+    if (hit != 0 && (padded || hit != beReq)) return;
+    const sub = beSolve(set ^ group, depth + 1);
+    if (sub == BE_NONE) return;
+    const v = score + sub;
+    const slot = <usize>depth << 2;
+    const b = load<i32>(beBestValue + slot);
+    const bg = load<u32>(beBestGroup + slot);
+    const d = group ^ bg;
+    // Equal sums: the lexicographically first group wins (its lowest differing member is its own).
+    if (v > b || (v == b && (d & (0 - d) & group) != 0)) {
+      store<i32>(beBestValue + slot, v);
+      store<u32>(beBestGroup + slot, group);
+    }
+    return;
+  }
+  let avail = from;
+  while (avail != 0 && <i32>popcnt(avail) >= need) {
+    const bit = avail & (0 - avail);
+    avail ^= bit;
+    const p = <i32>ctz(bit);
+    let gain: i32 = 0;
+    let g = group;
+    while (g != 0) {
+      gain += posScore(p, <i32>ctz(g));
+      g &= g - 1;
+    }
+    beExtend(set, depth, avail, need - 1, group | bit, score + gain, padded);
+  }
+}
+
+/** Best sum of group scores over the partitions of `set` (positions not yet grouped); memoised. */
+function beSolve(set: u32, depth: i32): i32 {
+  if (set == 0) return 0;
+  const known = load<i32>(beBest + (<usize>set << 2));
+  if (known != BE_UNKNOWN) return known;
+  const m = <i32>popcnt(set);
+  const lo = set & (0 - set);
+  const rest = set ^ lo;
+  const slot = <usize>depth << 2;
+  store<i32>(beBestValue + slot, BE_NONE);
+  store<u32>(beBestGroup + slot, 0);
+  if (m >= beSize) beExtend(set, depth, rest, beSize - 1, lo, 0, false);
+  // The padded group: padding sorts after every GPU, so it is the first position plus tail-1 others.
+  if (beTail != 0 && m % beSize != 0) beExtend(set, depth, rest, beTail - 1, lo, 0, true);
+  const v = load<i32>(beBestValue + slot);
+  store<i32>(beBest + (<usize>set << 2), v);
+  store<u32>(beChoice + (<usize>set << 2), load<u32>(beBestGroup + slot));
+  return v;
+}
+
+/** Writes the GPUs of a u64 mask to `out` in ascending order; returns how many. */
+function writeMask(mask: u64, out: usize): i32 {
+  let k: i32 = 0;
+  let m = mask;
+  while (m != 0) {
+    store<i32>(out + (<usize>k << 2), <i32>ctz(m));
+    m &= m - 1;
+    k++;
+  }
+  return k;
+}
+
+/**
+ * go-gpuallocator's BestEffort. `available` holds n GPU indices in the caller's order, `required` r
+ * of them; `best` and `choice` are scratch tables of 2^n i32 each (only needed when 1 < size < n).
+ * Writes the chosen GPU indices to `out` ascending; returns their count (0: no valid partition).
+ */
+export function alignedBestEffort(available: usize, n: i32, required: usize, r: i32, size: i32, best: usize, choice: usize, out: usize): i32 {
+  if (size == 1) {
+    store<i32>(out, r > 0 ? load<i32>(required) : load<i32>(available));
+    return 1;
+  }
+  if (size == n) {
+    let all: u64 = 0;
+    for (let p = 0; p < n; p++) all |= (<u64>1) << <u64>load<i32>(available + (<usize>p << 2));
+    return writeMask(all, out);
+  }
+  if (n > BE_MAX || size < 1 || size > n) unreachable();
+  beN = n;
+  beSize = size;
+  beTail = n % size;
+  beBest = best;
+  beChoice = choice;
+  for (let p = 0; p < n; p++) {
+    const gp = load<i32>(available + (<usize>p << 2));
+    for (let q = 0; q < n; q++) store<i32>(bePos + (<usize>(p * n + q) << 2), pairScore(gp, load<i32>(available + (<usize>q << 2))));
+  }
+  let req: u32 = 0;
+  for (let k = 0; k < r; k++) {
+    const g = load<i32>(required + (<usize>k << 2));
+    for (let p = 0; p < n; p++) {
+      if (load<i32>(available + (<usize>p << 2)) == g) {
+        req |= (<u32>1) << <u32>p;
+        break;
+      }
+    }
+  }
+  beReq = req;
+  const full: u32 = n == 32 ? 0xffffffff : ((<u32>1) << <u32>n) - 1;
+  memory.fill(best, 0xff, (<usize>1 << <usize>n) << 2);
+  if (beSolve(full, 0) == BE_NONE) return 0;
+  // The winner's first unpadded group holding every required GPU with the strictly highest score.
+  let chosen: u32 = 0;
+  let chosenScore: i32 = -1;
+  let rest = full;
+  while (rest != 0) {
+    const g = load<u32>(choice + (<usize>rest << 2));
+    rest ^= g;
+    if (<i32>popcnt(g) != size || (g & req) != req) continue;
+    const s = beGroupScore(g);
+    if (s > chosenScore) {
+      chosen = g;
+      chosenScore = s;
+    }
+  }
+  let gpuMask: u64 = 0;
+  while (chosen != 0) {
+    gpuMask |= (<u64>1) << <u64>load<i32>(available + (<usize>ctz(chosen) << 2));
+    chosen &= chosen - 1;
+  }
+  return writeMask(gpuMask, out);
+}
+
+// The 'topology' search. free: available minus required, ascending; rowA[i]: i's pair scores to every
+// available GPU; base[i]: to every required GPU.
+const tpFree: usize = memory.data(64 * 4);
+const tpRowA: usize = memory.data(64 * 4);
+const tpBase: usize = memory.data(64 * 4);
+const tpGain: usize = memory.data(64 * 4);
+let tpF: i32 = 0;
+let tpFound: bool = false;
+let tpBestScore: i32 = 0;
+let tpBestComplement: i32 = 0;
+let tpBestSet: u64 = 0;
+
+// @ts-ignore: decorator
+@inline function freeAt(k: i32): i32 {
+  return load<i32>(tpFree + (<usize>k << 2));
+}
+
+// @ts-ignore: decorator
+@inline function rowAOf(g: i32): i32 {
+  return load<i32>(tpRowA + (<usize>g << 2));
+}
+
+/** C(n, k) in f64, as src/baseline/aligned.ts computes it. */
+function binomial(n: i32, k: i32): f64 {
+  if (k < 0 || k > n) return 0;
+  let c: f64 = 1;
+  for (let i = 1; i <= k; i++) c = (c * <f64>(n - k + i)) / <f64>i;
+  return Math.round(c);
+}
+
+/** Every need-subset of free[from..] in lexicographic order; the first of equal keys stays. */
+function tpExact(from: i32, need: i32, score: i32, rowSum: i32, picked: u64): void {
+  if (need == 0) {
+    const complement = score - rowSum;
+    if (!tpFound || score > tpBestScore || (score == tpBestScore && complement > tpBestComplement)) {
+      tpFound = true;
+      tpBestScore = score;
+      tpBestComplement = complement;
+      tpBestSet = picked;
+    }
+    return;
+  }
+  const last = tpF - need;
+  for (let k = from; k <= last; k++) {
+    const v = freeAt(k);
+    const row = pairRow(v);
+    let gain = load<i32>(tpBase + (<usize>v << 2));
+    let p = picked;
+    while (p != 0) {
+      gain += load<i32>(row + (<usize>ctz(p) << 2));
+      p &= p - 1;
+    }
+    tpExact(k + 1, need - 1, score + gain, rowSum + rowAOf(v), picked | ((<u64>1) << <u64>v));
+  }
+}
+
+/** Above the exact range: from each free GPU, grow greedily, then apply the best swap while one improves. */
+function tpGreedy(need: i32, reqScore: i32, reqRow: i32): void {
+  const f = tpF;
+  for (let seed = 0; seed < f; seed++) {
+    for (let i = 0; i < f; i++) store<i32>(tpGain + (<usize>i << 2), load<i32>(tpBase + (<usize>freeAt(i) << 2)));
+    let inX: u64 = 0; // bit i: free[i] is chosen
+    let score = reqScore;
+    let rowSum = reqRow;
+    let count = 0;
+    let add = seed;
+    while (true) {
+      const v = freeAt(add);
+      inX |= (<u64>1) << <u64>add;
+      score += load<i32>(tpGain + (<usize>add << 2));
+      rowSum += rowAOf(v);
+      count++;
+      const rowV = pairRow(v);
+      for (let i = 0; i < f; i++) {
+        const gp = tpGain + (<usize>i << 2);
+        store<i32>(gp, load<i32>(gp) + load<i32>(rowV + (<usize>freeAt(i) << 2)));
+      }
+      if (count == need) break;
+      add = -1;
+      for (let i = 0; i < f; i++) {
+        if (((inX >> <u64>i) & 1) != 0) continue;
+        if (add < 0) {
+          add = i;
+          continue;
+        }
+        const gi = load<i32>(tpGain + (<usize>i << 2));
+        const ga = load<i32>(tpGain + (<usize>add << 2));
+        if (gi > ga || (gi == ga && rowAOf(freeAt(i)) < rowAOf(freeAt(add)))) add = i;
+      }
+    }
+    for (let round = 0; round < SWAP_ROUNDS; round++) {
+      let bu = -1;
+      let bv = -1;
+      let bds: i32 = 0;
+      let bdc: i32 = 0;
+      for (let u = 0; u < f; u++) {
+        if (((inX >> <u64>u) & 1) == 0) continue;
+        const gu = freeAt(u);
+        const rowU = pairRow(gu);
+        const gainU = load<i32>(tpGain + (<usize>u << 2));
+        const rowAU = rowAOf(gu);
+        for (let v = 0; v < f; v++) {
+          if (((inX >> <u64>v) & 1) != 0) continue;
+          const gv = freeAt(v);
+          const ds = load<i32>(tpGain + (<usize>v << 2)) - load<i32>(rowU + (<usize>gv << 2)) - gainU;
+          const dc = ds - rowAOf(gv) + rowAU;
+          if (ds > bds || (ds == bds && dc > bdc)) {
+            bu = u;
+            bv = v;
+            bds = ds;
+            bdc = dc;
+          }
+        }
+      }
+      if (bu < 0) break;
+      const gu = freeAt(bu);
+      const gv = freeAt(bv);
+      inX ^= ((<u64>1) << <u64>bu) | ((<u64>1) << <u64>bv);
+      score += bds;
+      rowSum += rowAOf(gv) - rowAOf(gu);
+      const rowGv = pairRow(gv);
+      const rowGu = pairRow(gu);
+      for (let i = 0; i < f; i++) {
+        const fi = <usize>freeAt(i) << 2;
+        const gp = tpGain + (<usize>i << 2);
+        store<i32>(gp, load<i32>(gp) + load<i32>(rowGv + fi) - load<i32>(rowGu + fi));
+      }
+    }
+    let set: u64 = 0;
+    let bits = inX;
+    while (bits != 0) {
+      set |= (<u64>1) << <u64>freeAt(<i32>ctz(bits));
+      bits &= bits - 1;
+    }
+    const complement = score - rowSum;
+    let better = !tpFound || score > tpBestScore || (score == tpBestScore && complement > tpBestComplement);
+    if (!better && score == tpBestScore && complement == tpBestComplement) {
+      const d = set ^ tpBestSet;
+      better = (d & (0 - d) & set) != 0;
+    }
+    if (better) {
+      tpFound = true;
+      tpBestScore = score;
+      tpBestComplement = complement;
+      tpBestSet = set;
+    }
+  }
+}
+
+/**
+ * The 'topology' policy. `masks` holds four i32: available (low, high half) and required (low,
+ * high half) as GPU masks over the loaded matrix. Writes the chosen GPUs ascending to `out`; returns
+ * their count. Exact when C(free, size - required) ≤ exactSubsets.
+ */
+export function alignedTopology(masks: usize, size: i32, exactSubsets: f64, out: usize): i32 {
+  const avail: u64 = (<u64>load<u32>(masks)) | ((<u64>load<u32>(masks, 4)) << 32);
+  const req: u64 = (<u64>load<u32>(masks, 8)) | ((<u64>load<u32>(masks, 12)) << 32);
+  const need = size - <i32>popcnt(req);
+  if (need == 0) return writeMask(req, out);
+  let f = 0;
+  let a = avail;
+  while (a != 0) {
+    const i = <i32>ctz(a);
+    a &= a - 1;
+    const row = pairRow(i);
+    let ra: i32 = 0;
+    let rb: i32 = 0;
+    let x = avail;
+    while (x != 0) {
+      ra += load<i32>(row + (<usize>ctz(x) << 2));
+      x &= x - 1;
+    }
+    x = req;
+    while (x != 0) {
+      rb += load<i32>(row + (<usize>ctz(x) << 2));
+      x &= x - 1;
+    }
+    store<i32>(tpRowA + (<usize>i << 2), ra);
+    store<i32>(tpBase + (<usize>i << 2), rb);
+    if (((req >> <u64>i) & 1) == 0) {
+      store<i32>(tpFree + (<usize>f << 2), i);
+      f++;
+    }
+  }
+  tpF = f;
+  let reqScore: i32 = 0;
+  let reqRow: i32 = 0;
+  let x = req;
+  while (x != 0) {
+    const i = <i32>ctz(x);
+    x &= x - 1;
+    reqRow += rowAOf(i);
+    let y = x;
+    while (y != 0) {
+      reqScore += pairScore(i, <i32>ctz(y));
+      y &= y - 1;
+    }
+  }
+  tpFound = false;
+  tpBestSet = 0;
+  if (binomial(f, need) <= exactSubsets) tpExact(0, need, reqScore, reqRow, 0);
+  else tpGreedy(need, reqScore, reqRow);
+  return writeMask(tpBestSet | req, out);
+}

@@ -1,7 +1,323 @@
-// The aligned kernels in TypeScript (placeholder until its issue lands).
+// The aligned kernels in TypeScript: the same searches as assembly/aligned.ts, step for step, so
+// both backends return the same GPUs. Sets of positions are 32-bit masks here (besteffort runs on at
+// most 20 available GPUs); the 'topology' search works on index lists (nodes have up to 64 GPUs).
 import type { AlignedKernels } from '../aligned.js';
+
+/** Marks a DP entry not computed yet. */
+const _UNKNOWN = -1;
+/** Marks a set with no valid partition. */
+const _NONE = -0x7fffffff;
+/** Rounds of swap search per greedy start above the exact range (same constant in assembly/aligned.ts). */
+export const SWAP_ROUNDS = 64;
+
+function _popcount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
+}
+
+function _ctz(x: number): number {
+  return 31 - Math.clz32(x & -x);
+}
+
+/** a before b in lexicographic order of their sorted members (same-size sets): the lowest differing member is a's. */
+function _lexFirst(a: number, b: number): boolean {
+  const d = a ^ b;
+  return (d & -d & a) !== 0;
+}
+
+/** C(n, k) as a float (exact up to 2^53, saturates above). */
+export function binomial(n: number, k: number): number {
+  if (k < 0 || k > n) return 0;
+  let c = 1;
+  for (let i = 1; i <= k; i++) c = (c * (n - k + i)) / i;
+  return Math.round(c);
+}
+
+/** BestEffort's subset DP over positions, with its scratch tables reused between calls. */
+class _BestEffortSearch {
+  private best = new Int32Array(0);
+  private choice = new Int32Array(0);
+  private pos = new Int32Array(0);
+  private n = 0;
+  private size = 0;
+  private tail = 0;
+  private req = 0;
+  // The running best of the set being solved, per DP depth.
+  private bestValue = new Int32Array(24);
+  private bestGroup = new Int32Array(24);
+
+  run(matrix: Int32Array, gpus: number, available: Int32Array, required: Int32Array, size: number): Int32Array {
+    const n = available.length;
+    if (size === 1) return Int32Array.of(required.length > 0 ? required[0] : available[0]);
+    if (size === n) return Int32Array.from(available).sort();
+    if (this.best.length < 1 << n) {
+      this.best = new Int32Array(1 << n);
+      this.choice = new Int32Array(1 << n);
+    }
+    if (this.pos.length < n * n) this.pos = new Int32Array(n * n);
+    for (let p = 0; p < n; p++) for (let q = 0; q < n; q++) this.pos[p * n + q] = matrix[available[p] * gpus + available[q]];
+    this.best.fill(_UNKNOWN, 0, 1 << n);
+    this.n = n;
+    this.size = size;
+    this.tail = n % size;
+    let req = 0;
+    for (const g of required) req |= 1 << available.indexOf(g);
+    this.req = req;
+    const full = n === 32 ? -1 : (1 << n) - 1;
+    if (this.solve(full, 0) === _NONE) return new Int32Array(0);
+    // Upstream's last step: the first group of the winning partition, unpadded and holding every
+    // required GPU, with the strictly highest score.
+    let chosen = 0;
+    let chosenScore = -1;
+    for (let rest = full; rest !== 0; ) {
+      const g = this.choice[rest];
+      rest ^= g;
+      if (_popcount(g) !== size || (g & req) !== req) continue;
+      const s = this.groupScore(g);
+      if (s > chosenScore) {
+        chosen = g;
+        chosenScore = s;
+      }
+    }
+    const out: number[] = [];
+    for (let m = chosen; m !== 0; m &= m - 1) out.push(available[_ctz(m)]);
+    return Int32Array.from(out).sort();
+  }
+
+  private groupScore(g: number): number {
+    let s = 0;
+    const n = this.n;
+    for (let a = g; a !== 0; a &= a - 1) {
+      const i = _ctz(a);
+      for (let b = a & (a - 1); b !== 0; b &= b - 1) s += this.pos[i * n + _ctz(b)];
+    }
+    return s;
+  }
+
+  /** Best sum of group scores over partitions of `set` (the positions still unassigned). */
+  private solve(set: number, depth: number): number {
+    if (set === 0) return 0;
+    const known = this.best[set];
+    if (known !== _UNKNOWN) return known;
+    const m = _popcount(set);
+    const lo = set & -set;
+    const rest = set ^ lo;
+    this.bestValue[depth] = _NONE;
+    this.bestGroup[depth] = 0;
+    // An unpadded group: the first position plus size-1 later ones.
+    if (m >= this.size) this.extend(set, depth, rest, this.size - 1, lo, 0, false);
+    // The padded group (padding sorts last): the first position plus tail-1 later ones.
+    if (this.tail !== 0 && m % this.size !== 0) this.extend(set, depth, rest, this.tail - 1, lo, 0, true);
+    const v = this.bestValue[depth];
+    this.best[set] = v;
+    this.choice[set] = this.bestGroup[depth];
+    return v;
+  }
+
+  /** Adds `need` more positions from `from` to `group` (lowest first, so groups come in lexicographic order). */
+  private extend(set: number, depth: number, from: number, need: number, group: number, score: number, padded: boolean): void {
+    if (need === 0) {
+      const hit = group & this.req;
+      if (hit !== 0 && (padded || hit !== this.req)) return;
+      const sub = this.solve(set ^ group, depth + 1);
+      if (sub === _NONE) return;
+      const v = score + sub;
+      const b = this.bestValue[depth];
+      if (v > b || (v === b && _lexFirst(group, this.bestGroup[depth]))) {
+        this.bestValue[depth] = v;
+        this.bestGroup[depth] = group;
+      }
+      return;
+    }
+    const n = this.n;
+    let avail = from;
+    // Keep at least need-1 positions after the one picked.
+    while (avail !== 0 && _popcount(avail) >= need) {
+      const bit = avail & -avail;
+      avail ^= bit;
+      const p = _ctz(bit);
+      let gain = 0;
+      for (let g = group; g !== 0; g &= g - 1) gain += this.pos[p * n + _ctz(g)];
+      this.extend(set, depth, avail, need - 1, group | bit, score + gain, padded);
+    }
+  }
+}
+
+/** The 'topology' search: exact enumeration or multi-start greedy with swaps, over index lists. */
+class _TopologySearch {
+  private matrix: Int32Array = new Int32Array(0);
+  private gpus = 0;
+  private free: number[] = [];
+  private base: Int32Array = new Int32Array(0);
+  private rowA: Int32Array = new Int32Array(0);
+  private bestScore = 0;
+  private bestComplement = 0;
+  private bestSet: number[] = [];
+  private found = false;
+  private picked: number[] = [];
+
+  run(matrix: Int32Array, gpus: number, available: Int32Array, required: Int32Array, size: number, exactSubsets: number): Int32Array {
+    const n = gpus;
+    const inA = new Uint8Array(n);
+    const inR = new Uint8Array(n);
+    for (const g of available) inA[g] = 1;
+    for (const g of required) inR[g] = 1;
+    const need = size - required.length;
+    const reqSorted = Array.from(required).sort((a, b) => a - b);
+    if (need === 0) return Int32Array.from(reqSorted);
+    this.matrix = matrix;
+    this.gpus = n;
+    // rowA[i]: i's pair scores to every available GPU; base[i]: to every required GPU.
+    const rowA = new Int32Array(n);
+    const base = new Int32Array(n);
+    const free: number[] = [];
+    for (let i = 0; i < n; i++) {
+      if (inA[i] === 0) continue;
+      let ra = 0;
+      let rb = 0;
+      for (let j = 0; j < n; j++) {
+        const s = matrix[i * n + j];
+        if (inA[j] !== 0) ra += s;
+        if (inR[j] !== 0) rb += s;
+      }
+      rowA[i] = ra;
+      base[i] = rb;
+      if (inR[i] === 0) free.push(i);
+    }
+    let reqScore = 0;
+    let reqRow = 0;
+    for (let a = 0; a < reqSorted.length; a++) {
+      reqRow += rowA[reqSorted[a]];
+      for (let b = a + 1; b < reqSorted.length; b++) reqScore += matrix[reqSorted[a] * n + reqSorted[b]];
+    }
+    this.free = free;
+    this.base = base;
+    this.rowA = rowA;
+    this.found = false;
+    this.bestSet = [];
+    if (binomial(free.length, need) <= exactSubsets) {
+      this.picked = [];
+      this.exact(0, need, reqScore, reqRow);
+    } else {
+      this.greedy(need, reqScore, reqRow);
+    }
+    const out = reqSorted.concat(this.bestSet).sort((a, b) => a - b);
+    return Int32Array.from(out);
+  }
+
+  /** Records a candidate when its key (score, remainder score, then lowest indices) is better. */
+  private offer(score: number, complement: number, set: number[]): void {
+    if (this.found) {
+      if (score < this.bestScore || (score === this.bestScore && complement < this.bestComplement)) return;
+      if (score === this.bestScore && complement === this.bestComplement && !_lexBefore(set, this.bestSet)) return;
+    }
+    this.found = true;
+    this.bestScore = score;
+    this.bestComplement = complement;
+    this.bestSet = set.slice().sort((a, b) => a - b);
+  }
+
+  /** Every need-subset of free[from..], in lexicographic order; score and row sums are running totals. */
+  private exact(from: number, need: number, score: number, rowSum: number): void {
+    const { free, matrix, gpus: n } = this;
+    if (need === 0) {
+      const complement = score - rowSum;
+      if (!this.found || score > this.bestScore || (score === this.bestScore && complement > this.bestComplement)) {
+        this.found = true;
+        this.bestScore = score;
+        this.bestComplement = complement;
+        this.bestSet = this.picked.slice();
+      }
+      return;
+    }
+    const picked = this.picked;
+    for (let k = from; k <= free.length - need; k++) {
+      const v = free[k];
+      let gain = this.base[v];
+      for (let t = 0; t < picked.length; t++) gain += matrix[v * n + picked[t]];
+      picked.push(v);
+      this.exact(k + 1, need - 1, score + gain, rowSum + this.rowA[v]);
+      picked.pop();
+    }
+  }
+
+  /** Above the exact range: from each free GPU, grow greedily, then apply best swaps. */
+  private greedy(need: number, reqScore: number, reqRow: number): void {
+    const { free, matrix, gpus: n, rowA } = this;
+    const f = free.length;
+    const gain = new Int32Array(f);
+    const inX = new Uint8Array(f);
+    for (let seed = 0; seed < f; seed++) {
+      inX.fill(0);
+      for (let i = 0; i < f; i++) gain[i] = this.base[free[i]];
+      let score = reqScore;
+      let rowSum = reqRow;
+      let count = 0;
+      let add = seed;
+      for (;;) {
+        const v = free[add];
+        inX[add] = 1;
+        score += gain[add];
+        rowSum += rowA[v];
+        count++;
+        for (let i = 0; i < f; i++) gain[i] += matrix[free[i] * n + v];
+        if (count === need) break;
+        // Next: the highest gain, then the least connected to the rest, then the lowest index.
+        add = -1;
+        for (let i = 0; i < f; i++) {
+          if (inX[i] !== 0) continue;
+          if (add < 0 || gain[i] > gain[add] || (gain[i] === gain[add] && rowA[free[i]] < rowA[free[add]])) add = i;
+        }
+      }
+      for (let round = 0; round < SWAP_ROUNDS; round++) {
+        let bu = -1;
+        let bv = -1;
+        let bds = 0;
+        let bdc = 0;
+        for (let u = 0; u < f; u++) {
+          if (inX[u] === 0) continue;
+          const gu = free[u];
+          for (let v = 0; v < f; v++) {
+            if (inX[v] !== 0) continue;
+            const ds = gain[v] - matrix[gu * n + free[v]] - gain[u];
+            const dc = ds - rowA[free[v]] + rowA[gu];
+            if (ds > bds || (ds === bds && dc > bdc)) {
+              bu = u;
+              bv = v;
+              bds = ds;
+              bdc = dc;
+            }
+          }
+        }
+        if (bu < 0) break;
+        const gu = free[bu];
+        const gv = free[bv];
+        inX[bu] = 0;
+        inX[bv] = 1;
+        score += bds;
+        rowSum += rowA[gv] - rowA[gu];
+        for (let i = 0; i < f; i++) gain[i] += matrix[free[i] * n + gv] - matrix[free[i] * n + gu];
+      }
+      const set: number[] = [];
+      for (let i = 0; i < f; i++) if (inX[i] !== 0) set.push(free[i]);
+      this.offer(score, score - rowSum, set);
+    }
+  }
+}
+
+/** a before b: sorted lists of equal length, lexicographic. */
+function _lexBefore(a: readonly number[], b: readonly number[]): boolean {
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return a[k] < b[k];
+  return false;
+}
 
 /** The aligned kernels in plain TypeScript. */
 export function alignedTsKernels(): AlignedKernels {
-  return {};
+  const bestEffort = new _BestEffortSearch();
+  const topology = new _TopologySearch();
+  return {
+    alignedBestEffort: (matrix, gpus, available, required, size) => bestEffort.run(matrix, gpus, available, required, size),
+    alignedTopology: (matrix, gpus, available, required, size, exactSubsets) => topology.run(matrix, gpus, available, required, size, exactSubsets),
+  };
 }
