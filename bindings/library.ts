@@ -123,7 +123,9 @@ export async function loadNvml(library: string | undefined, env: Record<string, 
     try {
       lib = koffi.load(path);
     } catch (cause) {
-      tried.push(`${path} (${message(cause).replace(/^Failed to load shared library: /, '')})`);
+      // Only a reason other than "not there" (wrong architecture, missing dependency) is worth printing.
+      const reason = message(cause).replace(/^Failed to load shared library: /, '');
+      tried.push(/No such file or directory/.test(reason) ? path : `${path} (${reason})`);
       continue;
     }
     const api = bind(koffi, lib, path);
@@ -134,7 +136,7 @@ export async function loadNvml(library: string | undefined, env: Record<string, 
   throw new NvmlError(
     NVML.LIBRARY_NOT_FOUND,
     'dlopen',
-    `NVML library not found: no NVIDIA driver library (libnvidia-ml.so.1) on this host. Tried ${tried.join('; ')}. Install the NVIDIA driver, or set GPUALLOC_NVML_LIBRARY (or --library) to the library's path.`,
+    `NVML library not found: libnvidia-ml.so.1 could not be loaded (is the NVIDIA driver installed?). Tried: ${tried.join(', ')}. Install the NVIDIA driver, or set GPUALLOC_NVML_LIBRARY (or --library) to the library's path.`,
   );
 }
 

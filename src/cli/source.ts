@@ -11,10 +11,12 @@ export const DEFAULT_PRESET = 'dgx-a100';
 export type InventorySource = { inventory: Inventory; notice: string };
 
 /**
- * Resolves `--inventory FILE` / `--preset NAME`; with neither, discovers this host's GPUs through
- * NVML and falls back to the default preset. Prints the notice to stderr unless `quiet`.
+ * Resolves `--inventory FILE` (validated; errors name the file and the bad field) or `--preset NAME`;
+ * with neither, discovers this host's GPUs through NVML (`library`, else $GPUALLOC_NVML_LIBRARY, else
+ * the usual paths) and, where there is no NVML or no GPU, falls back to the default preset. Prints a
+ * one-line notice saying which it used to stderr unless `quiet`.
  */
-export async function resolveInventory(options: { inventory?: string; preset?: string; quiet?: boolean }, io: Io): Promise<InventorySource> {
+export async function resolveInventory(options: { inventory?: string; preset?: string; quiet?: boolean; library?: string }, io: Io): Promise<InventorySource> {
   let source: InventorySource;
   if (options.inventory !== undefined && options.preset !== undefined) throw new AllocationError('INVALID_ARGUMENT', 'give either --inventory or --preset, not both');
   if (options.inventory !== undefined) {
@@ -37,17 +39,34 @@ export async function resolveInventory(options: { inventory?: string; preset?: s
   } else if (options.preset !== undefined) {
     source = { inventory: getPreset(options.preset), notice: `using preset ${options.preset}` };
   } else {
-    let discovered: Inventory | undefined;
-    let why = '';
-    try {
-      const nvml = await import('../../bindings/index.js');
-      discovered = await nvml.discoverDevices();
-    } catch (error) {
-      why = error instanceof Error ? error.message : String(error);
-    }
-    if (discovered !== undefined && discovered.gpus.length > 0) source = { inventory: discovered, notice: `using this host's ${discovered.gpus.length} GPUs (NVML)` };
-    else source = { inventory: getPreset(DEFAULT_PRESET), notice: `no GPU found through NVML${why ? ` (${why.split('\n')[0]})` : ''}; using preset ${DEFAULT_PRESET}` };
+    source = await discoverOrPreset(options.library ?? io.env.GPUALLOC_NVML_LIBRARY);
   }
   if (!options.quiet) io.err(`gpualloc: ${source.notice}\n`);
   return source;
+}
+
+/** NVML discovery, or the default preset with the reason discovery gave nothing. */
+async function discoverOrPreset(library: string | undefined): Promise<InventorySource> {
+  let why: string;
+  try {
+    const nvml = await import('../../bindings/index.js');
+    const discovered = await nvml.discoverDevices({ library });
+    if (discovered.gpus.length > 0) {
+      const lost = discovered.gpus.filter((g) => g.lost === true).length;
+      return { inventory: discovered, notice: `using this host's ${discovered.gpus.length} GPUs (NVML)${lost > 0 ? `, ${lost} reported lost` : ''}` };
+    }
+    why = 'NVML found no GPU';
+  } catch (error) {
+    why = shortReason(error);
+  }
+  return { inventory: getPreset(DEFAULT_PRESET), notice: `no GPU through NVML (${why}); using preset ${DEFAULT_PRESET}` };
+}
+
+/** A short reason for the notice: NVML's messages can list every path that was tried. */
+function shortReason(error: unknown): string {
+  const nvmlName = error instanceof Error && error.name === 'NvmlError' ? (error as Error & { nvmlName?: string }).nvmlName : undefined;
+  if (nvmlName === 'NVML_ERROR_LIBRARY_NOT_FOUND') return 'NVML library not found';
+  if (nvmlName === 'NVML_ERROR_DRIVER_NOT_LOADED') return 'NVIDIA driver not loaded';
+  const text = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }
