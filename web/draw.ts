@@ -46,11 +46,6 @@ function title(parent: Element, content: string): void {
   el('title', {}, parent).textContent = content;
 }
 
-/** Short GPU name: "NVIDIA A100-SXM4-80GB" → "A100-SXM4-80GB". */
-function shortName(name: string | undefined): string {
-  return (name ?? 'GPU').replace(/^(NVIDIA|Tesla|Quadro)\s+/i, '');
-}
-
 /** Layout by GPU count: card size and the ellipse the cards sit on. */
 function layout(n: number): { w: number; h: number; width: number; height: number; rx: number; ry: number } {
   if (n <= 2) return { w: 200, h: 104, width: 900, height: 200, rx: 180, ry: 0 };
@@ -141,8 +136,6 @@ function drawCard(svg: SVGSVGElement, card: Card, w: number, h: number, small: b
   const pad = small ? 6 : 10;
   const fs = small ? 10 : 13;
   text(g, x0 + pad, y0 + pad + fs - 2, `GPU ${gpu.index}`, { class: 'gpu-title', 'font-size': fs, 'font-weight': 600 });
-  if (!small) text(g, x0 + w - pad, y0 + pad + fs - 3, shortName(gpu.name), { class: 'gpu-name', 'font-size': 10, 'text-anchor': 'end', fill: '#5b6776' });
-
   // Memory bar: committed work, then the planned share (hatched), then free.
   const total = gpu.memoryTotal;
   const barX = x0 + pad;
@@ -165,8 +158,9 @@ function drawCard(svg: SVGSVGElement, card: Card, w: number, h: number, small: b
     el('rect', { x: xs, y: barY, width: sw, height: barH, fill: 'url(#planned-hatch)', stroke: '#2563eb', 'stroke-width': 1, 'data-testid': 'memory-planned' }, bar);
   }
   const free = total - usedBytes;
-  text(g, barX, barY + barH + (small ? 10 : 14), `${formatBytes(usedBytes)} / ${formatBytes(total)}`, { 'font-size': small ? 8 : 11, fill: '#334155', 'data-testid': 'memory-text', 'data-used': usedBytes, 'data-total': total });
-  if (!small) text(g, barX + barW, barY + barH + 14, `${formatBytes(free)} free`, { 'font-size': 11, fill: free <= 0 ? '#d64545' : '#5b6776', 'text-anchor': 'end' });
+  // Free memory sits on the title row; used / total under the bar (the model name is in the tooltip and the node title).
+  text(g, x0 + w - pad, y0 + pad + fs - 2, `${formatBytes(Math.max(free, 0))} free`, { 'font-size': small ? 8 : 11, fill: free <= 0 ? '#d64545' : '#4b5a6b', 'text-anchor': 'end', 'font-weight': 500, 'data-testid': 'memory-free', 'data-free': free });
+  text(g, barX, barY + barH + (small ? 10 : 14), `${formatBytes(usedBytes)} / ${formatBytes(total)} used`, { 'font-size': small ? 8 : 11, fill: '#5b6776', 'data-testid': 'memory-text', 'data-used': usedBytes, 'data-total': total });
 
   // MIG slices (always), or time-sliced replicas (when the replica view is on).
   const rowY = barY + barH + (small ? 16 : 24);

@@ -50,7 +50,9 @@ function esc(value: unknown): string {
 }
 
 /** Milliseconds with a sensible number of digits. */
-function formatMs(ms: number): string {
+function formatMs(ms: number, runs = 2): string {
+  // One run is only as precise as the browser's clock (often 0.1 ms): do not print digits it lacks.
+  if (runs === 1) return ms < 0.1 ? '< 0.1 ms' : `${ms.toFixed(1)} ms`;
   if (ms >= 100) return `${ms.toFixed(0)} ms`;
   if (ms >= 1) return `${ms.toFixed(2)} ms`;
   if (ms >= 0.001) return `${(ms * 1000).toFixed(1)} µs`;
@@ -160,7 +162,7 @@ function logDecision(call: string, timed: { backend: Backend; ms: number; runs: 
   logCount++;
   const row = document.createElement('tr');
   row.dataset.testid = 'log-row';
-  row.innerHTML = `<td>${logCount}</td><td><code>${esc(call)}</code></td><td>${esc(timed?.backend ?? backend ?? requirePlanner().backend)}</td><td class="num">${timed ? esc(formatMs(timed.ms)) : '—'}</td><td>${esc(outcome)}</td>`;
+  row.innerHTML = `<td>${logCount}</td><td><code>${esc(call)}</code></td><td>${esc(timed?.backend ?? backend ?? requirePlanner().backend)}</td><td class="num">${timed ? esc(formatMs(timed.ms, timed.runs)) : '—'}</td><td>${esc(outcome)}</td>`;
   const body = $('decision-log');
   body.prepend(row);
   while (body.children.length > 12) body.lastElementChild?.remove();
@@ -207,8 +209,8 @@ function commitDecision(): void {
   if (decision.kind === 'model') {
     const option = decision.timed.value.options[decision.selected];
     if (option === undefined) throw new Error('nothing to commit: the plan has no option');
-    const w = p.commitOption(option, decision.label);
-    outcome = `${w.label} on GPUs ${w.gpus.join(',')}${option.evict.length > 0 ? `, evicted ${option.evict.join(', ')}` : ''}`;
+    const slot = p.commitOption(option, decision.label);
+    outcome = `${decision.label} → ${slot} on GPUs ${option.gpus.join(',')}${option.evict.length > 0 ? `, evicted ${option.evict.join(', ')}` : ''}`;
   } else if (decision.kind === 'replicas') {
     const devices = decision.timed.value.devices;
     if (devices.length === 0) throw new Error('nothing to commit: no devices were picked');
@@ -217,8 +219,8 @@ function commitDecision(): void {
   } else {
     const { devices, score } = decision.timed.value;
     if (devices.length === 0) throw new Error('nothing to commit: no GPUs were picked');
-    const w = p.commitWholeGpus(devices, score, decision.label);
-    outcome = `GPUs ${w.gpus.join(',')}`;
+    const slot = p.commitWholeGpus(devices, score, decision.label);
+    outcome = `${slot}: GPUs ${devices.join(',')}`;
   }
   const ms = performance.now() - t0;
   logDecision('commit', { backend: p.backend, ms, runs: 1 }, outcome);
@@ -277,7 +279,9 @@ function render(): void {
   const usedMem = [...used.values()].reduce((s, x) => s + x, 0);
   const nvPairs = inventory.links.filter((l) => (l.nvlink ?? 0) > 0).length;
   const migCount = inventory.gpus.reduce((s, g) => s + (g.mig?.length ?? 0), 0);
-  $('node-title').textContent = `${inventory.host ?? 'node'} · ${inventory.gpus.length} GPU${inventory.gpus.length === 1 ? '' : 's'}`;
+  const models = new Map<string, number>();
+  for (const g of inventory.gpus) models.set(g.name ?? 'GPU', (models.get(g.name ?? 'GPU') ?? 0) + 1);
+  $('node-title').textContent = `${inventory.host ?? 'node'} · ${[...models].map(([name, count]) => `${count} × ${name}`).join(' + ')}`;
   $('node-summary').innerHTML = `<dl>
     <dt>source</dt><dd data-testid="node-source">${esc(p.source)}</dd>
     <dt>GPUs</dt><dd data-testid="node-gpus">${inventory.gpus.length}${migCount > 0 ? ` (${migCount} MIG slices)` : ''}</dd>
@@ -293,7 +297,7 @@ function render(): void {
       overlay.chosen = option.gpus;
       overlay.plannedPerGpu = option.memoryPerGpu;
     }
-    for (const r of decision.timed.value.rejected) if (r.node === undefined || r.node === 'node') if (!overlay.rejected.has(r.gpu)) overlay.rejected.set(r.gpu, r);
+    for (const r of decision.timed.value.rejected) if ((r.node === undefined || r.node === p.node) && !overlay.rejected.has(r.gpu)) overlay.rejected.set(r.gpu, r);
   } else if (decision?.kind === 'gpus') {
     overlay.chosen = decision.timed.value.devices;
   }
@@ -336,7 +340,7 @@ function renderResult(): void {
     return;
   }
   const t = decision.timed;
-  timing.innerHTML = `<span class="badge backend-${t.backend}" data-testid="decision-backend">${t.backend}</span> <span data-testid="decision-ms" data-ms="${t.ms}">${esc(formatMs(t.ms))}</span> <span class="muted">per decision, mean of ${t.runs} run${t.runs === 1 ? '' : 's'}</span>`;
+  timing.innerHTML = `<span class="badge backend-${t.backend}" data-testid="decision-backend">${t.backend}</span> <span data-testid="decision-ms" data-ms="${t.ms}">${esc(formatMs(t.ms, t.runs))}</span> <span class="muted">per decision, mean of ${t.runs} run${t.runs === 1 ? '' : 's'}</span>`;
   if (decision.kind === 'model') renderPlan(body, decision);
   else if (decision.kind === 'replicas') renderReplicas(body, decision);
   else renderAligned(body, decision);
@@ -410,14 +414,25 @@ function renderWorkloads(): void {
   list.innerHTML = p.workloads
     .map((w) => {
       const what = w.kind === 'replicas' ? `${w.devices?.length ?? 0} devices` : `${formatBytes(w.memoryPerGpu)} / GPU`;
-      const release = w.kind === 'in-use' ? '' : `<button type="button" class="link" data-release="${esc(w.id)}" data-testid="release-${esc(w.id)}">release</button>`;
-      return `<li data-testid="workload" data-kind="${w.kind}" data-gpus="${w.gpus.join(',')}" data-slot="${esc(w.slotId ?? '')}"><span class="swatch" style="background:${workloadColor(w.color)}"></span><span class="wl-label">${esc(w.label)}</span><span class="muted">GPUs ${w.gpus.join(',')} · ${esc(what)}</span>${release}</li>`;
+      const stale = w.kind === 'model' ? `<button type="button" class="link" data-stale="${esc(w.id)}" data-testid="stale-${esc(w.id)}" title="a stale model may be evicted by another model">${w.stale ? 'mark active' : 'mark stale'}</button>` : '';
+      const release = `<button type="button" class="link" data-release="${esc(w.id)}" data-testid="release-${esc(w.id)}">release</button>`;
+      return `<li data-testid="workload" data-kind="${w.kind}" data-gpus="${w.gpus.join(',')}" data-slot="${esc(w.slotId ?? '')}" data-stale="${w.stale === true}"><span class="swatch" style="background:${workloadColor(w.color)}"></span><span class="wl-label">${esc(w.label)}</span>${w.stale ? '<span class="badge stale">stale</span>' : ''}<span class="muted">${esc(w.slotId ?? '')} · GPUs ${w.gpus.join(',')} · ${esc(what)}</span><span class="wl-actions">${stale}${release}</span></li>`;
     })
     .join('');
   for (const b of list.querySelectorAll<HTMLButtonElement>('[data-release]')) {
     b.addEventListener('click', guard('release', () => {
       p.release(b.dataset.release as string);
       logDecision('release', undefined, b.dataset.release as string);
+      decision = undefined;
+      render();
+    }));
+  }
+  for (const b of list.querySelectorAll<HTMLButtonElement>('[data-stale]')) {
+    b.addEventListener('click', guard('markStale', () => {
+      const id = b.dataset.stale as string;
+      const stale = !(p.workloads.find((w) => w.id === id)?.stale ?? false);
+      p.setStale(id, stale);
+      logDecision('markStale', undefined, `${id} ${stale ? 'stale' : 'active'}`);
       decision = undefined;
       render();
     }));

@@ -10,6 +10,7 @@ import {
   type Inventory,
   type PlacementOption,
   type PlacementPlan,
+  type PlacementRequest,
   type ReplicaPolicy,
   type ReplicaResult,
   type Topology,
@@ -31,6 +32,8 @@ export type Workload = {
   devices?: string[];
   /** Palette index. */
   color: number;
+  /** Whether the slot is marked stale (evictable by other models). */
+  stale?: boolean;
 };
 
 /** A decision's result and how long the engine took for it. */
@@ -43,8 +46,10 @@ export type ReplicaDevices = { devices: string[]; gpuOf: Map<string, number>; pa
 const TIMING_BUDGET_MS = 20;
 const TIMING_MAX_RUNS = 2000;
 
-/** The node ID the page uses in its one-node ClusterState. */
-export const NODE_ID = 'node';
+/** The node ID of an inventory in the page's one-node ClusterState: its host name, or 'node'. */
+export function nodeId(inventory: Inventory): string {
+  return typeof inventory.host === 'string' && inventory.host !== '' ? inventory.host : 'node';
+}
 
 /** Formats any thrown value as { title, message } for the error banner. */
 export function describeError(error: unknown): { title: string; message: string } {
@@ -73,7 +78,15 @@ export class Planner {
   /** Where the inventory came from, for the page. */
   source = '';
   state: ClusterState | undefined;
-  workloads: Workload[] = [];
+  /** The node ID in the state. */
+  node = 'node';
+  /** The node's GPUs (not lost) and topology, as planPlacement takes them (one object: its pair-score matrix is cached). */
+  private nodeGpus: Array<{ index: number; memoryTotal: number }> = [];
+  private nodeTopology: Topology = { gpus: 0, links: [] };
+  /** Labels and colours of committed work, by slot ID (the slots themselves live in the state). */
+  private slotMeta = new Map<string, { kind: WorkloadKind; label: string; color: number }>();
+  /** Replica work: it holds devices, not memory, so it lives here and not in the state. */
+  private replicaWork: Workload[] = [];
   private nextId = 1;
   private nextColor = 0;
 
@@ -114,17 +127,23 @@ export class Planner {
    * slot. The node is kept even when the cluster state cannot be built (the error is rethrown).
    */
   setInventory(inventory: Inventory, source: string): void {
-    const gpus = inventory.gpus.map((g) => ({ index: g.index, memoryTotal: g.memoryTotal }));
-    const inUse = inventory.gpus.filter((g) => (g.memoryUsed ?? 0) > 0);
+    const lost = new Set(inventory.gpus.filter((g) => g.lost === true).map((g) => g.index));
+    const gpus = inventory.gpus.filter((g) => !lost.has(g.index)).map((g) => ({ index: g.index, memoryTotal: g.memoryTotal }));
+    const links = inventory.links.filter((l) => !lost.has(l.a) && !lost.has(l.b)).map((l) => ({ ...l }));
+    const width = inventory.gpus.reduce((w, g) => Math.max(w, g.index + 1), 0);
+    const inUse = inventory.gpus.filter((g) => !lost.has(g.index) && (g.memoryUsed ?? 0) > 0);
     const slots = inUse.map((g) => ({ id: `in-use-gpu${g.index}`, model: '(in use)', gpus: [g.index], memoryPerGpu: g.memoryUsed as number }));
     this.inventory = inventory;
     this.source = source;
+    this.node = nodeId(inventory);
     this.state = undefined;
-    this.workloads = [];
+    this.slotMeta = new Map(slots.map((x) => [x.id, { kind: 'in-use' as const, label: 'in use (inventory)', color: -1 }]));
+    this.replicaWork = [];
     this.nextId = 1;
     this.nextColor = 0;
-    for (const s of slots) this.workloads.push({ id: s.id, kind: 'in-use', label: 'in use (inventory)', gpus: s.gpus, memoryPerGpu: s.memoryPerGpu, slotId: s.id, color: -1 });
-    this.state = this.engine().createClusterState({ nodes: [{ id: NODE_ID, gpus, topology: inventoryTopology(inventory), slots }] });
+    this.nodeGpus = gpus;
+    this.nodeTopology = { gpus: width, links };
+    this.state = this.engine().createClusterState({ nodes: [{ id: this.node, gpus, topology: this.nodeTopology, slots }] });
   }
 
   /** Drops all committed work, keeping the node. */
@@ -158,28 +177,50 @@ export class Planner {
     return this.inventory;
   }
 
-  /** Plans a model on the node (ClusterState.plan: pure). */
+  /**
+   * The planPlacement request for a model on the node as the state holds it now. planPlacement (not
+   * ClusterState.plan) because it gives per-GPU rejections even when some option exists.
+   */
+  placementRequest(request: { memory: number; model: string; tensorParallelSizes: number[]; policy: 'spread' | 'pack'; allowEviction: boolean }): PlacementRequest {
+    const state = this.requireState();
+    return { gpus: this.nodeGpus, slots: state.listSlots(this.node), topology: this.nodeTopology, ...request, limit: 16 };
+  }
+
+  /** Plans a model on the node (pure). */
   planModel(request: { memory: number; model: string; tensorParallelSizes: number[]; policy: 'spread' | 'pack'; allowEviction: boolean }): Timed<PlacementPlan> {
-    const state = this.requireState();
-    return this.timed(() => state.plan({ ...request, limit: 16 }));
+    const req = this.placementRequest(request);
+    return this.timed((e) => e.planPlacement(req));
   }
 
-  /** Commits a planned option; evicted slots leave the page's work list. */
-  commitOption(option: PlacementOption, label: string): Workload {
-    const state = this.requireState();
-    const slotId = state.commit(option);
-    const evicted = new Set(option.evict);
-    this.workloads = this.workloads.filter((w) => w.slotId === undefined || !evicted.has(w.slotId));
-    const w: Workload = { id: `w${this.nextId++}`, kind: 'model', label, gpus: [...option.gpus], memoryPerGpu: option.memoryPerGpu, slotId, color: this.nextColor++ };
-    this.workloads.push(w);
-    return w;
+  /** Commits a planned option (evicting what it lists); returns the new slot ID. */
+  commitOption(option: PlacementOption, label: string): string {
+    const slotId = this.requireState().commit({ ...option, node: this.node });
+    this.slotMeta.set(slotId, { kind: 'model', label, color: this.nextColor++ });
+    return slotId;
   }
 
-  /** Memory committed on each GPU, by GPU index, in bytes. */
+  /** Committed work: the state's slots (with their labels) and the replica work. */
+  get workloads(): Workload[] {
+    const out: Workload[] = [];
+    if (this.state !== undefined) {
+      for (const slot of this.state.listSlots(this.node)) {
+        const meta = this.slotMeta.get(slot.id) ?? { kind: 'model' as const, label: slot.model ?? slot.id, color: -1 };
+        out.push({ id: slot.id, kind: meta.kind, label: meta.label, gpus: slot.gpus, memoryPerGpu: slot.memoryPerGpu, slotId: slot.id, color: meta.color, stale: slot.stale === true });
+      }
+    }
+    return [...out, ...this.replicaWork];
+  }
+
+  /** Memory allocated on each GPU according to the state, by GPU index, in bytes. */
   usedMemory(): Map<number, number> {
     const used = new Map<number, number>();
-    for (const w of this.workloads) if (w.slotId !== undefined) for (const g of w.gpus) used.set(g, (used.get(g) ?? 0) + w.memoryPerGpu);
+    for (const u of this.state?.usage() ?? []) if (u.node === this.node) used.set(u.gpu, u.allocated);
     return used;
+  }
+
+  /** Marks a committed model stale (other models may evict it) or active again. */
+  setStale(slotId: string, stale: boolean): void {
+    this.requireState().markStale(slotId, stale);
   }
 
   /** Every replica / MIG device of the node: MIG slices where a GPU has them, else `replicasPerGpu` time-sliced replicas. */
@@ -234,8 +275,8 @@ export class Planner {
   commitReplicas(devices: string[], replicasPerGpu: number, label: string): Workload {
     const view = this.replicaDevices(replicasPerGpu);
     const gpus = [...new Set(devices.map((d) => view.gpuOf.get(d) as number))].sort((a, b) => a - b);
-    const w: Workload = { id: `w${this.nextId++}`, kind: 'replicas', label, gpus, memoryPerGpu: 0, devices: [...devices], color: this.nextColor++ };
-    this.workloads.push(w);
+    const w: Workload = { id: `replicas-${this.nextId++}`, kind: 'replicas', label, gpus, memoryPerGpu: 0, devices: [...devices], color: this.nextColor++ };
+    this.replicaWork.push(w);
     return w;
   }
 
@@ -260,21 +301,22 @@ export class Planner {
   }
 
   /** Commits whole GPUs: each GPU's full memory becomes one slot, so model planning sees them as taken. */
-  commitWholeGpus(gpus: number[], score: number, label: string): Workload {
+  commitWholeGpus(gpus: number[], score: number, label: string): string {
     const inventory = this.requireInventory();
-    const state = this.requireState();
     const memoryPerGpu = Math.min(...gpus.map((g) => inventory.gpus.find((x) => x.index === g)?.memoryTotal ?? 0));
-    const slotId = state.commit({ node: NODE_ID, model: label, gpus: [...gpus], memoryPerGpu, evict: [], score });
-    const w: Workload = { id: `w${this.nextId++}`, kind: 'gpus', label, gpus: [...gpus], memoryPerGpu, slotId, color: this.nextColor++ };
-    this.workloads.push(w);
-    return w;
+    const slotId = this.requireState().commit({ node: this.node, model: label, gpus: [...gpus], memoryPerGpu, evict: [], score });
+    this.slotMeta.set(slotId, { kind: 'gpus', label, color: this.nextColor++ });
+    return slotId;
   }
 
   /** Releases committed work. */
   release(id: string): void {
-    const w = this.workloads.find((x) => x.id === id);
-    if (w === undefined) return;
-    if (w.slotId !== undefined) this.requireState().release(w.slotId);
-    this.workloads = this.workloads.filter((x) => x !== w);
+    const replica = this.replicaWork.find((x) => x.id === id);
+    if (replica !== undefined) {
+      this.replicaWork = this.replicaWork.filter((x) => x !== replica);
+      return;
+    }
+    this.requireState().release(id);
+    this.slotMeta.delete(id);
   }
 }
