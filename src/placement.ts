@@ -301,10 +301,10 @@ export function optionOf(found: PlacementFound, c: number, index: readonly numbe
   for (let p = 0; p < index.length; p++) if (((p < 32 ? lo >>> p : hi >>> (p - 32)) & 1) !== 0) gpus.push(index[p]);
   const evict: string[] = [];
   for (let k = found.evictStart[c]; k < found.evictStart[c + 1]; k++) evict.push(stale[found.evictions[k]].id);
-  const option: PlacementOption = { gpus, memoryPerGpu: shareOf(memory, gpus.length), evict, score: found.score[c] };
-  if (node !== undefined) option.node = node;
-  if (model !== undefined) option.model = model;
-  return option;
+  const head: { node?: string; model?: string } = {};
+  if (node !== undefined) head.node = node;
+  if (model !== undefined) head.model = model;
+  return { ...head, gpus, memoryPerGpu: shareOf(memory, gpus.length), evict, score: found.score[c] };
 }
 
 /** Runs the kernel and turns a budget overflow into LIMIT_EXCEEDED. */

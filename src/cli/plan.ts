@@ -1,13 +1,167 @@
-// gpualloc plan (issue 5; placeholder until it lands).
-import { EXIT, type Command } from './common.js';
+// gpualloc plan: ranked placement options for a model on a host (or a saved cluster state), and
+// --commit to apply the best one to the state file (written to a temporary file, then renamed).
+import { parseArgs } from 'node:util';
+import { readFile, rename, writeFile, unlink } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { createEngine, type Engine } from '../engine.js';
+import { AllocationError } from '../errors.js';
+import { estimateMemory } from '../estimate.js';
+import type { PlacementPlan, Rejection } from '../placement.js';
+import { nodeFromInventory, type ClusterPlanRequest, type ClusterState } from '../state.js';
+import { formatBytes, parseBytes } from '../units.js';
+import { EXIT, parseIntList, parsePositiveInt, table, UsageError, type Command, type Io } from './common.js';
+import { resolveInventory } from './source.js';
+
+const HELP = `gpualloc plan: every viable way to place a model on GPUs by memory, ranked, with per-GPU rejections
+
+Usage: gpualloc plan (--memory SIZE | --gguf FILE [--context N]) [--inventory FILE | --preset NAME]
+                     [--tp 1,2,4,8] [--policy spread|pack] [--model NAME] [--no-evict] [--limit N]
+                     [--state state.json [--commit]] [--backend wasm|ts] [--json]
+
+Options:
+  --memory SIZE      memory the model needs in total: bytes or 140GiB, 80GB, 512MiB
+  --gguf FILE        estimate the memory from a GGUF file instead (Ollama's estimate, total)
+  --context N        context length for --gguf (default 4096)
+  --inventory FILE   the host's GPUs from an inventory file
+  --preset NAME      the host's GPUs from a built-in preset (see \`gpualloc presets\`)
+  --tp LIST          allowed tensor-parallel sizes (default 1 .. GPU count)
+  --policy NAME      spread (default: balance load) or pack (keep whole GPUs free)
+  --model NAME       the model's name: its own slots are never evicted for it
+  --no-evict         do not plan evictions of stale slots
+  --limit N          how many options to print (default 16)
+  --state FILE       plan against a saved cluster state (created from the inventory if missing)
+  --commit           apply the best option to --state FILE and print the new slot's ID
+  --backend NAME     wasm (default) or ts
+  --json             print { options, rejected, reason?, committed? } as JSON
+
+Options are ranked by: fewer evictions (then fewer evicted bytes), fewer GPUs, higher topology
+score, then spread (most free left on the fullest chosen GPU) or pack (least left over), then
+lowest GPU indices; across nodes, then the least loaded node, then node ID.
+Exit codes: 0 an option was found (and committed), 1 nothing fits, 2 bad input.
+`;
+
+/** Reads a state file; a missing file is `undefined`, a corrupt one INVALID_STATE (and is left untouched). */
+async function readState(engine: Engine, path: string, name: string): Promise<ClusterState | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new AllocationError('INVALID_STATE', `--state: cannot read ${name}: ${(error as Error).message}`, { field: 'state', cause: error });
+  }
+  try {
+    return engine.restoreClusterState(text);
+  } catch (error) {
+    if (error instanceof AllocationError) throw new AllocationError('INVALID_STATE', `--state ${name}: ${error.message.replace(/^state: /, '')} (the file was left untouched)`, { field: 'state', cause: error });
+    throw error;
+  }
+}
+
+/** Writes the state next to its file, then renames it over the file: readers never see half a file. */
+async function writeState(state: ClusterState, path: string): Promise<void> {
+  const tmp = `${path}.${process.pid}.tmp`;
+  try {
+    await writeFile(tmp, JSON.stringify(state.toJSON(), null, 2) + '\n', 'utf8');
+    await rename(tmp, path);
+  } catch (error) {
+    await unlink(tmp).catch(() => undefined);
+    throw error;
+  }
+}
+
+function render(plan: PlacementPlan, memory: number, committed?: string): string {
+  const lines: string[] = [];
+  const multiNode = plan.options.some((o) => o.node !== undefined && o.node !== plan.options[0].node);
+  if (plan.options.length > 0) {
+    const header = ['#', ...(multiNode ? ['NODE'] : []), 'GPUS', 'MEMORY/GPU', 'EVICT', 'SCORE'];
+    const rows = plan.options.map((o, k) => [k + 1, ...(multiNode ? [o.node ?? ''] : []), o.gpus.join(','), formatBytes(o.memoryPerGpu), o.evict.length === 0 ? '-' : o.evict.join(','), o.score]);
+    lines.push(`${plan.options.length} option${plan.options.length === 1 ? '' : 's'} for ${formatBytes(memory)}${plan.options[0].node !== undefined && !multiNode ? ` on ${plan.options[0].node}` : ''}:`);
+    lines.push(table(header, rows).trimEnd());
+  } else {
+    lines.push(`no option for ${formatBytes(memory)}: ${plan.reason?.message ?? 'nothing fits'}`);
+  }
+  if (plan.rejected.length > 0) {
+    const byCode = new Map<string, number>();
+    for (const r of plan.rejected) byCode.set(r.code, (byCode.get(r.code) ?? 0) + 1);
+    lines.push('');
+    lines.push(`rejected GPUs (${[...byCode].map(([c, n]) => `${n} ${c}`).join(', ')}):`);
+    for (const r of plan.rejected) lines.push(`  ${r.message}`);
+  }
+  if (committed !== undefined) {
+    lines.push('');
+    lines.push(`committed option 1 as slot ${committed}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** Per-GPU rejections of every node, for display when the plan has options (ClusterState.plan lists them only when it has none). */
+function explain(engine: Engine, state: ClusterState, request: ClusterPlanRequest): Rejection[] {
+  const json = state.toJSON();
+  if (json.nodes.length > 64) return [];
+  const out: Rejection[] = [];
+  for (const node of json.nodes) {
+    const p = engine.planPlacement({ ...request, gpus: node.gpus, slots: node.slots, ...(node.topology ? { topology: node.topology } : {}), limit: 1 });
+    for (const r of p.rejected) out.push({ node: node.id, ...r, message: r.message.replace(/^GPU (\d+)/, `GPU $1 on node ${node.id}`) });
+  }
+  return out;
+}
 
 /** The `plan` subcommand. */
 export const command: Command = {
   name: 'plan',
-  summary: '(not built yet: issue 5)',
-  help: 'gpualloc plan: not built yet (issue 5)',
-  async run(_argv, io) {
-    io.err('gpualloc plan: not built yet\n');
-    return EXIT.USAGE;
+  summary: 'rank every viable placement of a model by memory (evicting stale work), optionally commit it',
+  help: HELP,
+  async run(argv: string[], io: Io): Promise<number> {
+    const { values } = parseArgs({
+      args: argv,
+      options: {
+        memory: { type: 'string' }, gguf: { type: 'string' }, context: { type: 'string' },
+        inventory: { type: 'string' }, preset: { type: 'string' },
+        tp: { type: 'string' }, policy: { type: 'string' }, model: { type: 'string' }, 'no-evict': { type: 'boolean' }, limit: { type: 'string' },
+        state: { type: 'string' }, commit: { type: 'boolean' }, backend: { type: 'string' }, json: { type: 'boolean' },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+    const backend = values.backend ?? 'wasm';
+    if (backend !== 'wasm' && backend !== 'ts') throw new UsageError(`--backend: expected wasm or ts, got ${JSON.stringify(backend)}`);
+    if (values.memory !== undefined && values.gguf !== undefined) throw new UsageError('give either --memory or --gguf, not both');
+    if (values.memory === undefined && values.gguf === undefined) throw new UsageError('--memory SIZE (or --gguf FILE) is required');
+    if (values.context !== undefined && values.gguf === undefined) throw new UsageError('--context needs --gguf');
+    if (values.commit && values.state === undefined) throw new UsageError('--commit needs --state FILE');
+    let memory: number;
+    if (values.memory !== undefined) memory = parseBytes(values.memory, '--memory');
+    else {
+      const contextLength = parsePositiveInt(values.context, '--context', 4096);
+      const estimate = await estimateMemory(resolve(io.cwd, values.gguf!), { contextLength });
+      memory = estimate.total;
+      if (!values.json) io.err(`gpualloc: ${values.gguf} needs ${formatBytes(memory)} at context ${contextLength} (weights ${formatBytes(estimate.weights)}, KV cache ${formatBytes(estimate.kvCache)}, graph ${formatBytes(estimate.graph)})\n`);
+    }
+    const request: ClusterPlanRequest = { memory };
+    if (values.tp !== undefined) request.tensorParallelSizes = parseIntList(values.tp, '--tp');
+    if (values.policy !== undefined) request.policy = values.policy as 'spread' | 'pack';
+    if (values.model !== undefined) request.model = values.model;
+    if (values['no-evict']) request.allowEviction = false;
+    if (values.limit !== undefined) request.limit = parsePositiveInt(values.limit, '--limit');
+
+    const engine = await createEngine({ backend });
+    const statePath = values.state === undefined ? undefined : resolve(io.cwd, values.state);
+    let state = statePath === undefined ? undefined : await readState(engine, statePath, values.state!);
+    if (state === undefined) {
+      const { inventory } = await resolveInventory({ inventory: values.inventory, preset: values.preset, quiet: values.json === true }, io);
+      state = engine.createClusterState({ nodes: [nodeFromInventory(inventory)] });
+    } else if (values.inventory !== undefined || values.preset !== undefined) {
+      if (!values.json) io.err(`gpualloc: using the nodes of ${values.state}; --inventory/--preset only seed a new state file\n`);
+    }
+    const plan = state.plan(request);
+    if (plan.options.length > 0 && plan.rejected.length === 0) plan.rejected = explain(engine, state, request);
+    let committed: string | undefined;
+    if (values.commit && plan.options.length > 0) {
+      committed = state.commit(plan.options[0]);
+      await writeState(state, statePath!);
+    }
+    if (values.json) io.out(JSON.stringify(committed === undefined ? plan : { ...plan, committed }, null, 2) + '\n');
+    else io.out(render(plan, memory, committed));
+    return plan.options.length > 0 ? EXIT.OK : EXIT.INFEASIBLE;
   },
 };
