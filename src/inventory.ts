@@ -165,7 +165,7 @@ export function validateInventory(value: unknown, origin = 'inventory'): Invento
   if (cpus !== undefined) out.cpus = r.array('cpus', cpus, INVENTORY_LIMITS.maxCpus).map((c, i) => r.string(`cpus[${i}]`, c));
   const memory = at(root, 'memory');
   if (memory !== undefined) out.memory = r.integer('memory', memory, INVENTORY_LIMITS.maxHostMemory);
-  return out;
+  return ordered(out, INVENTORY_KEYS);
 }
 
 /** "00000000:07:00.0" and "0000:07:00.0" name the same device. */
@@ -225,7 +225,17 @@ function readGpu(r: _Reader, p: string, raw: unknown): InventoryGpu {
       return { pid: r.integer(`${pp}.pid`, at(proc, 'pid'), 2 ** 32 - 1), usedMemory: r.integer(`${pp}.usedMemory`, at(proc, 'usedMemory'), INVENTORY_LIMITS.maxGpuMemory) };
     });
   }
-  return gpu;
+  return ordered(gpu, GPU_KEYS);
+}
+
+/** A copy with keys in schema order and undefined ones left out, so written files read the same every time. */
+function ordered<T extends object>(value: T, keys: readonly string[]): T {
+  const out: Record<string, unknown> = {};
+  for (const key of keys) {
+    const v = (value as Record<string, unknown>)[key];
+    if (v !== undefined) out[key] = v;
+  }
+  return out as T;
 }
 
 function readLinks(r: _Reader, raw: unknown, indices: Map<number, string>, gpus: InventoryGpu[]): Link[] {
