@@ -76,3 +76,9 @@ it('reads $GPUALLOC_NVML_LIBRARY when no library option is given', async () => {
     delete process.env.GPUALLOC_NVML_LIBRARY;
   }
 });
+
+it('refuses a library that is not NVML, naming the missing entry point', async () => {
+  const e = await failure(discoverDevices({ library: 'libc.so.6', fallback: false, refresh: true }));
+  expect(e).toMatchObject({ name: 'NvmlError', nvmlName: 'NVML_ERROR_FUNCTION_NOT_FOUND', code: 13, function: 'nvmlInit_v2' });
+  expect(e.message).toContain('not a usable NVML library');
+});
