@@ -101,52 +101,66 @@ export function allocateReplicas(kernels: Kernels, request: ReplicaRequest): Rep
   }
 
   const deviceIndex = _indexOf('devices', devices);
-  const availableIndex = _indexOf('available', available);
+  // Per device: its position in `available` (-1 if absent) and whether it is required; marks, not string maps.
+  const availableAt = new Int32Array(devices.length).fill(-1);
+  const availableDevice = new Int32Array(available.length);
   for (let k = 0; k < available.length; k++) {
-    if (!deviceIndex.has(available[k])) fail('UNKNOWN_DEVICE_ID', `available[${k}]`, 'an ID listed in devices', available[k]);
+    const d = deviceIndex.get(available[k]);
+    if (d === undefined) fail('UNKNOWN_DEVICE_ID', `available[${k}]`, 'an ID listed in devices', available[k]);
+    if (availableAt[d] >= 0) fail('DUPLICATE_DEVICE', `available[${k}]`, `an ID not already at available[${availableAt[d]}]`, available[k]);
+    availableAt[d] = k;
+    availableDevice[k] = d;
   }
-  const requiredIndex = _indexOf('required', required);
+  const requiredAt = new Int32Array(devices.length).fill(-1);
   for (let k = 0; k < required.length; k++) {
     const id = required[k];
-    if (!deviceIndex.has(id)) fail('UNKNOWN_DEVICE_ID', `required[${k}]`, 'an ID listed in devices', id);
-    if (!availableIndex.has(id)) fail('REQUIRED_NOT_AVAILABLE', `required[${k}]`, 'an ID listed in available', id);
+    const d = deviceIndex.get(id);
+    if (d === undefined) fail('UNKNOWN_DEVICE_ID', `required[${k}]`, 'an ID listed in devices', id);
+    if (requiredAt[d] >= 0) fail('DUPLICATE_DEVICE', `required[${k}]`, `an ID not already at required[${requiredAt[d]}]`, id);
+    if (availableAt[d] < 0) fail('REQUIRED_NOT_AVAILABLE', `required[${k}]`, 'an ID listed in available', id);
+    requiredAt[d] = k;
   }
   if (required.length > size) fail('TOO_MANY_REQUIRED', 'required', `at most size = ${size} IDs`, required);
 
   const needed = size - required.length;
-  const candidates: string[] = [];
-  for (const id of available) if (!requiredIndex.has(id)) candidates.push(id);
-  if (candidates.length < needed) {
+  const candidateCount = available.length - required.length;
+  if (candidateCount < needed) {
     return {
       devices: [],
       reason: {
         code: 'INSUFFICIENT_DEVICES',
-        message: `size ${size} needs ${needed} devices beyond the ${required.length} required, but only ${candidates.length} candidates are available`,
+        message: `size ${size} needs ${needed} devices beyond the ${required.length} required, but only ${candidateCount} candidates are available`,
       },
     };
   }
   if (needed === 0) return { devices: required.slice() };
 
-  // GPUs are the physical keys that still have candidates; every other key can never be picked.
+  // Candidates in `available` order. GPUs are the physical keys that have candidates; other keys can never be picked.
+  const candidates = new Array<string>(candidateCount);
+  const candidateGpu = new Int32Array(candidateCount);
   const gpuOfKey = new Map<string, number>();
   const keys: string[] = [];
-  const candidateGpu = new Int32Array(candidates.length);
-  for (let c = 0; c < candidates.length; c++) {
-    const key = physicalKey(candidates[c], parents);
+  let c = 0;
+  for (let k = 0; k < available.length; k++) {
+    if (requiredAt[availableDevice[k]] >= 0) continue;
+    const id = available[k];
+    const key = physicalKey(id, parents);
     let g = gpuOfKey.get(key);
     if (g === undefined) {
       g = keys.length;
       gpuOfKey.set(key, g);
       keys.push(key);
     }
-    candidateGpu[c] = g;
+    candidates[c] = id;
+    candidateGpu[c++] = g;
   }
+  // Allocated = devices of the key that are not candidates (required ones included).
   const gpuAllocated = new Int32Array(keys.length);
-  for (const id of devices) {
-    const g = gpuOfKey.get(physicalKey(id, parents));
+  for (let d = 0; d < devices.length; d++) {
+    if (availableAt[d] >= 0 && requiredAt[d] < 0) continue;
+    const g = gpuOfKey.get(physicalKey(devices[d], parents));
     if (g !== undefined) gpuAllocated[g]++;
   }
-  for (let c = 0; c < candidates.length; c++) gpuAllocated[candidateGpu[c]]--;
   const gpuKeyRank = _ranks(kernels.naturalOrder(keys));
   const candidateRank = _ranks(kernels.naturalOrder(candidates));
 
