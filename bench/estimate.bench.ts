@@ -1,0 +1,32 @@
+// Workload 7: memory estimate of a 70B-shaped GGUF header (llama 3 70B: 80 blocks, 8192 wide,
+// 64 heads, 8 KV heads, 128,256-token vocabulary, Q4_K) across 4 GPUs, header built in memory.
+// estimateMemory has no kernels: it is the same TypeScript on both backends, so it is timed once.
+import type { Suite } from './harness.js';
+import { estimateMemory } from '../src/estimate.js';
+import { llamaSpec, writeGguf } from '../test/fixtures/gguf-writer.js';
+
+const GIB = 2 ** 30;
+
+/** The model shape (llama 3 70B). */
+export const SEVENTY_B = { blocks: 80, embedding: 8192, heads: 64, kvHeads: 8, ffn: 28672, vocab: 128_256, contextLength: 131_072, dtype: 12 } as const;
+
+/** Free bytes on each of the 4 GPUs (4 × 24 GiB cards). */
+export const FOUR_GPUS: readonly number[] = [24 * GIB, 24 * GIB, 24 * GIB, 24 * GIB];
+
+/** Estimate suite. */
+export const suite: Suite = {
+  family: 'estimate',
+  description: 'estimateMemory from GGUF header bytes (parse + Ollama estimate), 70B shape, 4 GPUs; backend-independent',
+  cases() {
+    const header = writeGguf(llamaSpec({ ...SEVENTY_B }));
+    const options = { contextLength: 8192, gpus: [...FOUR_GPUS] };
+    return [
+      {
+        family: 'estimate',
+        name: `70B GGUF header (${(header.length / 2 ** 20).toFixed(1)} MiB), 4 GPUs`,
+        run: { ts: () => estimateMemory(header, options) },
+        note: 'no kernels: the same TypeScript serves both backends, timed once (ts column)',
+      },
+    ];
+  },
+};

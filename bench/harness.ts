@@ -1,0 +1,218 @@
+// The benchmark harness: suites describe cases (one workload, a function per backend, optionally
+// the upstream reference); the harness times them with tinybench and reduces the statistics.
+import { Bench, type Fn, type Task } from 'tinybench';
+import type { Engine } from '../src/engine.js';
+
+/** The two backends every case is timed on. */
+export type BackendName = 'wasm' | 'ts';
+
+/** Both backends. */
+export const BACKENDS: readonly BackendName[] = ['wasm', 'ts'];
+
+/** What a suite gets: one engine per backend and the run mode. */
+export type SuiteContext = {
+  /** One engine per backend, shared by every suite of a run. */
+  engines: Record<BackendName, Engine>;
+  /** Quick mode: few iterations, for the smoke test and a first look. */
+  quick: boolean;
+};
+
+/** How the upstream reference algorithm of a case is timed. */
+export type ReferenceSpec = {
+  /** What the reference is, e.g. "go-gpuallocator BestEffort (partition enumeration)". */
+  name: string;
+} & (
+  | {
+      /** Timed directly with tinybench, like the backends. */
+      method: 'measured';
+      fn: Fn;
+    }
+  | {
+      /** Too slow to run in full: time `sample()` (which enumerates a bounded prefix) and scale up. */
+      method: 'extrapolated';
+      /** Runs the bounded prefix; returns how many units it did and how many the full run has. */
+      sample: () => { done: number; total: number; unit: string };
+    }
+);
+
+/** One workload. `run[backend]` performs one operation (or one batch, see opsPerCall). */
+export type Case = {
+  /** The suite it belongs to, e.g. 'aligned'. */
+  family: string;
+  /** The workload within the family, e.g. 'dgx2 besteffort size=3'. */
+  name: string;
+  /**
+   * One operation on each backend (sync or async). May return tinybench's `{ overriddenDuration }`
+   * (ms) to leave setup out. A case with one entry is backend-independent code, timed once.
+   */
+  run: Partial<Record<BackendName, Fn>>;
+  /** One line shown under the table (for example why a backend is missing). */
+  note?: string;
+  /** Operations done by one call of `run` (default 1); ops/s and latencies are per operation. */
+  opsPerCall?: number;
+  /** Unit of one operation in the table ('op' unless told). */
+  unit?: string;
+  /** Per-operation latencies in ms, when a call does many operations and records each one. */
+  perOpLatencies?: Record<BackendName, number[]>;
+  /** The upstream algorithm doing the same job, when there is one. */
+  reference?: ReferenceSpec;
+  /** Tinybench limits for this case when the defaults would take too long. */
+  limits?: { time?: number; iterations?: number; warmupIterations?: number };
+};
+
+/** Statistics of one backend (or the reference) on one case. Latencies in microseconds. */
+export type Timing = {
+  /** Operations per second (mean). */
+  opsPerSec: number;
+  /** Median latency of one operation, in microseconds. */
+  medianUs: number;
+  /** 99th-percentile latency of one operation, in microseconds. */
+  p99Us: number;
+  /** Relative margin of error of the mean, in percent. */
+  rme: number;
+  /** How many timed calls the statistics come from. */
+  samples: number;
+};
+
+/** The reference's timing: measured like a backend, or extrapolated from a bounded sample. */
+export type ReferenceTiming = {
+  /** What the reference is. */
+  name: string;
+  /** Operations per second of the full reference run (extrapolated where method says so). */
+  opsPerSec: number;
+  /** Seconds one full reference run takes (extrapolated where method says so). */
+  secondsPerOp: number;
+  /** 'measured' or 'extrapolated' from `sampled` of `total` units. */
+  method: 'measured' | 'extrapolated';
+  /** Units (e.g. partitions) timed, when extrapolated. */
+  sampled?: number;
+  /** Units of the full run, when extrapolated. */
+  total?: number;
+  /** What a unit is ('partitions'). */
+  unit?: string;
+  /** Seconds the sample took, when extrapolated. */
+  sampleSeconds?: number;
+};
+
+/** Result of one case. */
+export type CaseResult = {
+  family: string;
+  name: string;
+  unit: string;
+  /** Per backend; absent when that backend errored (see `errors`). */
+  backends: Partial<Record<BackendName, Timing>>;
+  /** wasm ops/s ÷ ts ops/s: above 1 means the wasm core is faster. */
+  wasmOverTs: number | null;
+  /** The upstream reference and our speedup over it (ops/s ÷ reference ops/s), when there is one. */
+  reference: (ReferenceTiming & { wasmSpeedup: number | null; tsSpeedup: number | null }) | null;
+  /** The case's note, if any. */
+  note?: string;
+  /** Error messages by backend, when a backend threw. */
+  errors?: Partial<Record<BackendName | 'reference', string>>;
+};
+
+/** Tinybench options for the whole run. */
+export function benchOptions(quick: boolean): { time: number; iterations: number; warmupTime: number; warmupIterations: number } {
+  return quick ? { time: 20, iterations: 2, warmupTime: 0, warmupIterations: 1 } : { time: 800, iterations: 10, warmupTime: 150, warmupIterations: 5 };
+}
+
+function _gc(): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc !== undefined) gc();
+}
+
+function _percentile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return NaN;
+  const pos = (sorted.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
+}
+
+function _timing(task: Task, opsPerCall: number, perOp: number[] | undefined): Timing | string {
+  const r = task.result;
+  if (r.state === 'errored') return r.error.message;
+  if (r.state !== 'completed') return `task ${r.state}`;
+  const meanMs = r.latency.mean;
+  let medianUs = (r.latency.p50 * 1000) / opsPerCall;
+  let p99Us = (r.latency.p99 * 1000) / opsPerCall;
+  if (perOp !== undefined && perOp.length > 0) {
+    const sorted = Float64Array.from(perOp).sort();
+    medianUs = _percentile(Array.from(sorted), 0.5) * 1000;
+    p99Us = _percentile(Array.from(sorted), 0.99) * 1000;
+  }
+  return { opsPerSec: (1000 / meanMs) * opsPerCall, medianUs, p99Us, rme: r.latency.rme, samples: r.latency.samplesCount };
+}
+
+/** Times the reference of a case. */
+export async function timeReference(ref: ReferenceSpec, quick: boolean): Promise<ReferenceTiming> {
+  if (ref.method === 'extrapolated') {
+    _gc();
+    const t0 = performance.now();
+    const { done, total, unit } = ref.sample();
+    const sampleSeconds = (performance.now() - t0) / 1000;
+    const secondsPerOp = (sampleSeconds / done) * total;
+    return { name: ref.name, opsPerSec: 1 / secondsPerOp, secondsPerOp, method: 'extrapolated', sampled: done, total, unit, sampleSeconds };
+  }
+  const bench = new Bench({ ...benchOptions(quick), setup: _gc });
+  bench.add('reference', ref.fn);
+  await bench.run();
+  const t = _timing(bench.tasks[0], 1, undefined);
+  if (typeof t === 'string') throw new Error(t);
+  return { name: ref.name, opsPerSec: t.opsPerSec, secondsPerOp: 1 / t.opsPerSec, method: 'measured' };
+}
+
+/** Times one case on both backends (and its reference); never throws, errors are recorded. */
+export async function runCase(c: Case, quick: boolean): Promise<CaseResult> {
+  const opsPerCall = c.opsPerCall ?? 1;
+  const options = benchOptions(quick);
+  if (c.limits !== undefined && !quick) Object.assign(options, c.limits);
+  const bench = new Bench({ ...options, setup: _gc });
+  for (const b of BACKENDS) {
+    const fn = c.run[b];
+    if (fn === undefined) continue;
+    bench.add(b, fn, {
+      beforeAll(mode) {
+        if (mode === 'run' && c.perOpLatencies !== undefined) c.perOpLatencies[b].length = 0;
+      },
+    });
+  }
+  await bench.run();
+  const result: CaseResult = { family: c.family, name: c.name, unit: c.unit ?? 'op', backends: {}, wasmOverTs: null, reference: null };
+  if (c.note !== undefined) result.note = c.note;
+  const errors: Partial<Record<BackendName | 'reference', string>> = {};
+  for (const task of bench.tasks) {
+    const b = task.name as BackendName;
+    const t = _timing(task, opsPerCall, c.perOpLatencies?.[b]);
+    if (typeof t === 'string') errors[b] = t;
+    else result.backends[b] = t;
+  }
+  const w = result.backends.wasm;
+  const s = result.backends.ts;
+  if (w !== undefined && s !== undefined) result.wasmOverTs = w.opsPerSec / s.opsPerSec;
+  if (c.reference !== undefined) {
+    try {
+      const ref = await timeReference(c.reference, quick);
+      result.reference = { ...ref, wasmSpeedup: w === undefined ? null : w.opsPerSec / ref.opsPerSec, tsSpeedup: s === undefined ? null : s.opsPerSec / ref.opsPerSec };
+    } catch (error) {
+      errors.reference = error instanceof Error ? error.message : String(error);
+    }
+  }
+  if (Object.keys(errors).length > 0) result.errors = errors;
+  return result;
+}
+
+/** True when `error` is a capability placeholder that has not landed yet. */
+export function isNotBuilt(error: unknown): boolean {
+  return error instanceof Error && /not built yet/.test(error.message);
+}
+
+/** One workload family: a file `bench/<family>.bench.ts` exports one of these as `suite`. */
+export type Suite = {
+  /** Family name, e.g. 'natural-sort'. */
+  family: string;
+  /** One line: what the family measures. */
+  description: string;
+  /** Builds the cases (inputs generated here, outside the timing); throws "not built yet" while the capability is a placeholder. */
+  cases(ctx: SuiteContext): Case[] | Promise<Case[]>;
+};

@@ -1,0 +1,38 @@
+// Workload 5: placement on one node of 8 GPUs and one of 16 with 20 running slots, TP sizes 1, 2, 4, 8.
+import type { Case, Suite } from './harness.js';
+import { presetGpus, presetTopology, runningSlots } from './inputs.js';
+import type { PlacementRequest } from '../src/placement.js';
+
+const GIB = 2 ** 30;
+
+/** The two nodes: an 8-GPU DGX A100 (80 GB) and a 16-GPU DGX-2 (32 GB), each with 20 running slots. */
+export const PLACEMENT_NODES = [
+  { label: '8 GPUs (dgx-a100)', preset: 'dgx-a100', model: 96 * GIB },
+  { label: '16 GPUs (dgx2)', preset: 'dgx2', model: 48 * GIB },
+] as const;
+
+/** Tensor-parallel sizes timed on each node. */
+export const PLACEMENT_TP_SIZES: readonly number[] = [1, 2, 4, 8];
+
+/** Placement suite. */
+export const suite: Suite = {
+  family: 'placement',
+  description: 'engine.planPlacement with eviction of stale slots, topology scores, every TP size separately',
+  cases({ engines }) {
+    const cases: Case[] = [];
+    for (const node of PLACEMENT_NODES) {
+      const gpus = presetGpus(node.preset);
+      const topology = presetTopology(node.preset);
+      const slots = runningSlots(gpus.length, 20, gpus[0].memoryTotal);
+      for (const tp of PLACEMENT_TP_SIZES) {
+        const request: PlacementRequest = { gpus, slots, topology, memory: node.model, model: 'llama3-70b', tensorParallelSizes: [tp], allowEviction: true, policy: 'spread' };
+        cases.push({
+          family: 'placement',
+          name: `${node.label}, 20 slots, TP ${tp}`,
+          run: { wasm: () => engines.wasm.planPlacement(request), ts: () => engines.ts.planPlacement(request) },
+        });
+      }
+    }
+    return cases;
+  },
+};

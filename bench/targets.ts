@@ -1,0 +1,80 @@
+// The issue's performance targets, checked against one run's report (ratios, so they hold on a noisy machine).
+import type { BenchReport } from './run.js';
+import type { CaseResult } from './harness.js';
+
+/** One target: met, missed, or not measurable in this run (null: its workload did not run). */
+export type TargetResult = { target: string; met: boolean | null; detail: string };
+
+/** Sizes at 16 GPUs whose besteffort search must beat the reference enumeration by 1000×. */
+export const BESTEFFORT_TARGET_SIZES: readonly number[] = [2, 3, 4];
+
+/** Minimum speedup of besteffort over the reference at those sizes. */
+export const REFERENCE_SPEEDUP_TARGET = 1000;
+
+/** Minimum wasm ÷ ts on the aligned and placement searches at 16 GPUs. */
+export const SEARCH_SPEEDUP_TARGET = 3;
+
+/** Minimum plan-and-commit decisions per second on the 5,000-node cluster. */
+export const CLUSTER_DECISIONS_TARGET = 10_000;
+
+function _fmt(x: number | null | undefined, digits = 2): string {
+  if (x === null || x === undefined || !Number.isFinite(x)) return 'n/a';
+  return x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(digits);
+}
+
+/** Is this case a 16-GPU aligned or placement search? (Their names carry the GPU count.) */
+export function isSixteenGpuSearch(w: CaseResult): boolean {
+  return (w.family === 'aligned' || w.family === 'placement') && /\b16 GPUs\b/.test(w.name);
+}
+
+/** Checks every target of issue 9 against `report`. */
+export function evaluateTargets(report: Pick<BenchReport, 'workloads' | 'wasm'>): TargetResult[] {
+  const out: TargetResult[] = [];
+  const ws = report.workloads;
+
+  const be = ws.filter((w) => w.family === 'aligned' && /\b16 GPUs\b/.test(w.name) && /besteffort/.test(w.name) && BESTEFFORT_TARGET_SIZES.some((k) => new RegExp(`size=${k}\\b`).test(w.name)));
+  if (be.length === 0) out.push({ target: `besteffort at 16 GPUs, sizes ${BESTEFFORT_TARGET_SIZES.join(', ')}: ≥ ${REFERENCE_SPEEDUP_TARGET}× the reference enumeration`, met: null, detail: 'not measured in this run' });
+  else {
+    const parts = be.map((w) => `${w.name}: wasm ${_fmt(w.reference?.wasmSpeedup)}×, ts ${_fmt(w.reference?.tsSpeedup)}×${w.reference?.method === 'extrapolated' ? ' (reference extrapolated)' : ''}`);
+    const met = be.length === BESTEFFORT_TARGET_SIZES.length && be.every((w) => (w.reference?.wasmSpeedup ?? 0) >= REFERENCE_SPEEDUP_TARGET);
+    out.push({ target: `besteffort at 16 GPUs, sizes ${BESTEFFORT_TARGET_SIZES.join(', ')}: ≥ ${REFERENCE_SPEEDUP_TARGET}× the reference enumeration`, met, detail: parts.join('; ') });
+  }
+
+  const both = ws.filter((w) => w.wasmOverTs !== null);
+  if (both.length === 0) out.push({ target: 'wasm ≥ ts on every workload', met: null, detail: 'no workload ran on both backends' });
+  else {
+    const slower = both.filter((w) => (w.wasmOverTs as number) < 1);
+    out.push({
+      target: 'wasm ≥ ts on every workload',
+      met: slower.length === 0,
+      detail: slower.length === 0 ? `all ${both.length} workloads (lowest ${_fmt(Math.min(...both.map((w) => w.wasmOverTs as number)))}×)` : `slower on ${slower.length} of ${both.length}: ${slower.map((w) => `${w.family} / ${w.name} ${_fmt(w.wasmOverTs)}×`).join('; ')}`,
+    });
+  }
+
+  const search = ws.filter((w) => isSixteenGpuSearch(w) && w.wasmOverTs !== null);
+  if (search.length === 0) out.push({ target: `wasm ≥ ${SEARCH_SPEEDUP_TARGET}× ts on the aligned and placement searches at 16 GPUs`, met: null, detail: 'not measured in this run' });
+  else {
+    const low = search.filter((w) => (w.wasmOverTs as number) < SEARCH_SPEEDUP_TARGET);
+    out.push({
+      target: `wasm ≥ ${SEARCH_SPEEDUP_TARGET}× ts on the aligned and placement searches at 16 GPUs`,
+      met: low.length === 0 && ws.some((w) => w.family === 'aligned') && ws.some((w) => w.family === 'placement'),
+      detail: low.length === 0 ? `all ${search.length} (lowest ${_fmt(Math.min(...search.map((w) => w.wasmOverTs as number)))}×)` : `below on ${low.length} of ${search.length}: ${low.map((w) => `${w.family} / ${w.name} ${_fmt(w.wasmOverTs)}×`).join('; ')}`,
+    });
+  }
+
+  const cl = ws.filter((w) => w.family === 'cluster');
+  if (cl.length === 0) out.push({ target: `cluster: ≥ ${CLUSTER_DECISIONS_TARGET.toLocaleString('en-US')} plan-and-commit decisions/s`, met: null, detail: 'not measured in this run' });
+  else {
+    const wasm = cl.map((w) => w.backends.wasm?.opsPerSec ?? 0);
+    out.push({
+      target: `cluster: ≥ ${CLUSTER_DECISIONS_TARGET.toLocaleString('en-US')} plan-and-commit decisions/s`,
+      met: wasm.every((x) => x >= CLUSTER_DECISIONS_TARGET),
+      detail: cl.map((w) => `wasm ${_fmt(w.backends.wasm?.opsPerSec)}/s, ts ${_fmt(w.backends.ts?.opsPerSec)}/s`).join('; '),
+    });
+  }
+
+  const bytes = report.wasm.releaseBytes;
+  out.push({ target: 'release wasm ≤ 64 KiB', met: bytes === null ? null : bytes <= report.wasm.limitBytes, detail: bytes === null ? 'build/release.wasm missing' : `${bytes.toLocaleString('en-US')} bytes of ${report.wasm.limitBytes.toLocaleString('en-US')}` });
+  out.push({ target: 'wasm memory pages after the suite = after warm-up', met: report.wasm.pagesAfterSuite === report.wasm.pagesAfterWarmup, detail: `${report.wasm.pagesAfterWarmup} after warm-up, ${report.wasm.pagesAfterSuite} after the suite` });
+  return out;
+}
