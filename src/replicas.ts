@@ -96,7 +96,9 @@ export function allocateReplicas(kernels: Kernels, request: ReplicaRequest): Rep
   let parents: Record<string, string> | undefined;
   if (parentsValue !== undefined) {
     const record = requireObject('parents', parentsValue);
-    for (const key of ownKeys(record)) requireString(`parents[${JSON.stringify(key)}]`, record[key], LIMITS.maxIdLength);
+    const parentIds = ownKeys(record);
+    if (parentIds.length > LIMITS.maxIds) fail('LIMIT_EXCEEDED', 'parents', `at most ${LIMITS.maxIds} entries`, `${parentIds.length} entries`);
+    for (const key of parentIds) requireString(`parents[${JSON.stringify(key)}]`, record[key], LIMITS.maxIdLength);
     parents = record as Record<string, string>;
   }
 
