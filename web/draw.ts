@@ -46,13 +46,57 @@ function title(parent: Element, content: string): void {
   el('title', {}, parent).textContent = content;
 }
 
-/** Layout by GPU count: card size and the ellipse the cards sit on. */
-function layout(n: number): { w: number; h: number; width: number; height: number; rx: number; ry: number } {
-  if (n <= 2) return { w: 200, h: 104, width: 900, height: 200, rx: 180, ry: 0 };
-  if (n <= 4) return { w: 190, h: 104, width: 900, height: 420, rx: 250, ry: 130 };
-  if (n <= 8) return { w: 170, h: 100, width: 900, height: 540, rx: 325, ry: 205 };
-  if (n <= 16) return { w: 132, h: 100, width: 960, height: 700, rx: 380, ry: 275 };
-  return { w: 84, h: 70, width: 1000, height: 800, rx: 430, ry: 330 };
+/** The NVLink count of an NVSwitch-like node (more than 4 GPUs, every pair linked with the same count), else undefined. */
+export function switchFabric(inventory: Inventory): number | undefined {
+  const n = inventory.gpus.length;
+  if (n <= 4 || inventory.links.length !== (n * (n - 1)) / 2) return undefined;
+  const first = inventory.links[0]?.nvlink ?? 0;
+  if (first <= 0) return undefined;
+  return inventory.links.every((l) => (l.nvlink ?? 0) === first) ? first : undefined;
+}
+
+/** Card size by GPU count, and each card's centre: a ring up to 8 GPUs, the perimeter of a rectangle above. */
+function layout(n: number): { w: number; h: number; width: number; height: number; centres: Array<{ x: number; y: number }> } {
+  const w = n <= 16 ? 170 : 104;
+  const h = n <= 16 ? 108 : 70;
+  const margin = 20;
+  const centres: Array<{ x: number; y: number }> = [];
+  if (n <= 2) {
+    const width = 900;
+    const height = h + 2 * margin + 40;
+    for (let k = 0; k < n; k++) centres.push({ x: n === 1 ? width / 2 : width / 2 + (k === 0 ? -200 : 200), y: height / 2 });
+    return { w, h, width, height, centres };
+  }
+  if (n <= 8) {
+    const rx = n <= 4 ? 250 : 325;
+    const ry = n <= 4 ? 130 : 210;
+    const width = 900;
+    const height = 2 * ry + h + 2 * margin;
+    for (let k = 0; k < n; k++) {
+      const angle = -Math.PI / 2 + (2 * Math.PI * k) / n + Math.PI / n;
+      centres.push({ x: width / 2 + rx * Math.cos(angle), y: height / 2 + ry * Math.sin(angle) });
+    }
+    return { w, h, width, height, centres };
+  }
+  // Clockwise from the top-left: top row, right column, bottom row, left column.
+  const top = Math.ceil(n / 4) + 1;
+  const bottom = Math.min(top, n - top);
+  const sides = n - top - bottom;
+  const right = Math.ceil(sides / 2);
+  const left = sides - right;
+  const gapX = n <= 16 ? 34 : 14;
+  const gapY = n <= 16 ? 28 : 14;
+  const rows = Math.max(right, left) + 2;
+  const width = top * (w + gapX) - gapX + 2 * margin;
+  const height = rows * (h + gapY) - gapY + 2 * margin;
+  const colX = (c: number): number => margin + w / 2 + c * (w + gapX);
+  const rowY = (r: number): number => margin + h / 2 + r * (h + gapY);
+  const sideY = (k: number, count: number): number => rowY(0) + ((k + 1) * (rowY(rows - 1) - rowY(0))) / (count + 1);
+  for (let c = 0; c < top; c++) centres.push({ x: colX(c), y: rowY(0) });
+  for (let k = 0; k < right; k++) centres.push({ x: colX(top - 1), y: sideY(k, right) });
+  for (let c = 0; c < bottom; c++) centres.push({ x: colX(top - 1) - (c * (colX(top - 1) - colX(0))) / Math.max(bottom - 1, 1), y: rowY(rows - 1) });
+  for (let k = left - 1; k >= 0; k--) centres.push({ x: colX(0), y: sideY(k, left) });
+  return { w, h, width, height, centres };
 }
 
 function linkStyle(link: Link): { stroke: string; width: number; dash: string; kind: 'nvlink' | 'pcie' } {
@@ -60,8 +104,8 @@ function linkStyle(link: Link): { stroke: string; width: number; dash: string; k
   if (nv > 0) return { stroke: '#76b900', width: Math.min(1.2 + nv * 0.55, 11), dash: '', kind: 'nvlink' };
   const level = link.pcie ?? 'SYS';
   const dash = level === 'INTERNAL' || level === 'PIX' || level === 'PXB' ? '' : level === 'PHB' ? '6 4' : '2 4';
-  const width = level === 'INTERNAL' || level === 'PIX' ? 2.4 : level === 'PXB' ? 1.8 : 1.3;
-  return { stroke: '#8795a8', width, dash, kind: 'pcie' };
+  const width = level === 'INTERNAL' || level === 'PIX' ? 3 : level === 'PXB' ? 2.2 : 1.3;
+  return { stroke: '#7b8a9e', width, dash, kind: 'pcie' };
 }
 
 /** Renders the node; every GPU card carries data-testid="gpu-card" and data-gpu, data-chosen, data-rejected. */
@@ -78,31 +122,34 @@ export function drawNode(inventory: Inventory, overlay: Overlay): SVGSVGElement 
   const cx = L.width / 2;
   const cy = L.height / 2;
   const cards = new Map<number, Card>();
-  gpus.forEach((gpu, k) => {
-    let x: number;
-    let y: number;
-    if (n <= 2) {
-      x = n === 1 ? cx : cx + (k === 0 ? -L.rx : L.rx);
-      y = cy;
-    } else {
-      const angle = -Math.PI / 2 + (2 * Math.PI * k) / n + Math.PI / n;
-      x = cx + L.rx * Math.cos(angle);
-      y = cy + L.ry * Math.sin(angle);
-    }
-    cards.set(gpu.index, { gpu, x, y });
-  });
+  gpus.forEach((gpu, k) => cards.set(gpu.index, { gpu, x: L.centres[k].x, y: L.centres[k].y }));
 
   const chosen = new Set(overlay.chosen);
   const hasNvlink = inventory.links.some((l) => (l.nvlink ?? 0) > 0);
   const showPcie = overlay.showPcie || !hasNvlink;
   const linkLayer = el('g', { class: 'links', 'data-testid': 'links' }, svg);
   const hotLayer = el('g', { class: 'links-chosen' }, svg);
+  const fabric = switchFabric(inventory);
+  if (fabric !== undefined) {
+    // NVSwitch: every pair has the same NVLink count, so draw one switch and a spoke per GPU, not n(n-1)/2 chords.
+    const s = linkStyle({ a: 0, b: 1, nvlink: fabric });
+    for (const card of cards.values()) {
+      const hot = chosen.has(card.gpu.index) && chosen.size > 1;
+      const spoke = el('line', { x1: cx, y1: cy, x2: card.x, y2: card.y, stroke: hot ? '#2563eb' : s.stroke, 'stroke-width': s.width, 'stroke-linecap': 'round', opacity: hot ? 0.95 : 0.55, 'data-testid': 'switch-spoke', 'data-gpu': card.gpu.index, 'data-nvlink': fabric }, hot ? hotLayer : linkLayer);
+      title(spoke, `GPU ${card.gpu.index} ↔ NVSwitch: NV${fabric} to every other GPU`);
+    }
+    const hub = el('g', { 'data-testid': 'nvswitch', 'data-nvlink': fabric }, svg);
+    el('rect', { x: cx - 78, y: cy - 24, width: 156, height: 48, rx: 8, fill: '#f3f9e6', stroke: '#76b900', 'stroke-width': 1.5 }, hub);
+    text(hub, cx, cy - 3, 'NVSwitch', { 'font-size': 13, 'font-weight': 600, 'text-anchor': 'middle', fill: '#3d6600' });
+    text(hub, cx, cy + 13, `NV${fabric} between every pair`, { 'font-size': 10, 'text-anchor': 'middle', fill: '#4b5a6b' });
+  }
   for (const link of inventory.links) {
     const a = cards.get(link.a);
     const b = cards.get(link.b);
     if (a === undefined || b === undefined) continue;
     const s = linkStyle(link);
-    const hot = chosen.has(link.a) && chosen.has(link.b);
+    if (fabric !== undefined && s.kind === 'nvlink') continue;
+    const hot = chosen.has(link.a) && chosen.has(link.b) && fabric === undefined;
     if (s.kind === 'pcie' && !showPcie && !hot) continue;
     const line = el('line', { x1: a.x, y1: a.y, x2: b.x, y2: b.y, stroke: hot ? '#2563eb' : s.stroke, 'stroke-width': s.width, 'stroke-dasharray': s.dash, 'stroke-linecap': 'round', opacity: hot ? 0.95 : s.kind === 'nvlink' ? 0.55 : 0.7, 'data-testid': 'link', 'data-a': link.a, 'data-b': link.b, 'data-nvlink': link.nvlink ?? 0, 'data-pcie': link.pcie ?? '' }, hot ? hotLayer : linkLayer);
     title(line, `GPU ${link.a} ↔ GPU ${link.b}: ${(link.nvlink ?? 0) > 0 ? `${link.nvlink} NVLink${link.nvlink === 1 ? '' : 's'}, ` : ''}PCIe ${link.pcie ?? 'unknown'}`);
@@ -212,9 +259,9 @@ export function legendHtml(inventory: Inventory): string {
     const width = Math.min(1.2 + count * 0.55, 11);
     parts.push(`<span class="key"><svg width="34" height="12"><line x1="2" y1="6" x2="32" y2="6" stroke="#76b900" stroke-width="${width}" stroke-linecap="round"/></svg>NV${count}</span>`);
   }
-  parts.push('<span class="key"><svg width="34" height="12"><line x1="2" y1="6" x2="32" y2="6" stroke="#8795a8" stroke-width="2.4"/></svg>PCIe PIX/PXB</span>');
-  parts.push('<span class="key"><svg width="34" height="12"><line x1="2" y1="6" x2="32" y2="6" stroke="#8795a8" stroke-width="1.3" stroke-dasharray="6 4"/></svg>PHB</span>');
-  parts.push('<span class="key"><svg width="34" height="12"><line x1="2" y1="6" x2="32" y2="6" stroke="#8795a8" stroke-width="1.3" stroke-dasharray="2 4"/></svg>NODE/SYS</span>');
+  parts.push('<span class="key"><svg width="34" height="12"><line x1="2" y1="6" x2="32" y2="6" stroke="#7b8a9e" stroke-width="3"/></svg>PCIe PIX/PXB</span>');
+  parts.push('<span class="key"><svg width="34" height="12"><line x1="2" y1="6" x2="32" y2="6" stroke="#7b8a9e" stroke-width="1.3" stroke-dasharray="6 4"/></svg>PHB</span>');
+  parts.push('<span class="key"><svg width="34" height="12"><line x1="2" y1="6" x2="32" y2="6" stroke="#7b8a9e" stroke-width="1.3" stroke-dasharray="2 4"/></svg>NODE/SYS</span>');
   parts.push('<span class="key"><svg width="18" height="12"><rect x="1" y="1" width="16" height="10" fill="url(#legend-hatch)" stroke="#2563eb"/><defs><pattern id="legend-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#dbe7ff"/><line x1="0" y1="0" x2="0" y2="6" stroke="#2563eb" stroke-width="3"/></pattern></defs></svg>planned</span>');
   parts.push('<span class="key"><svg width="18" height="12"><rect x="1" y="1" width="16" height="10" rx="2" fill="#fff" stroke="#2563eb" stroke-width="2"/></svg>chosen GPU</span>');
   return parts.join('');

@@ -235,6 +235,7 @@ async function estimateFromGguf(file: File): Promise<void> {
     contextLength: parseCount('gguf-context', 'context length', 1, 10_000_000),
     parallel: parseCount('gguf-parallel', 'parallel', 1, 1024),
     kvCacheType: select('gguf-kv').value as 'f16' | 'q8_0' | 'q4_0',
+    flashAttention: input('gguf-flash').checked,
   };
   let estimate: MemoryEstimate | undefined;
   let lastError: unknown;
@@ -416,7 +417,7 @@ function renderWorkloads(): void {
       const what = w.kind === 'replicas' ? `${w.devices?.length ?? 0} devices` : `${formatBytes(w.memoryPerGpu)} / GPU`;
       const stale = w.kind === 'model' ? `<button type="button" class="link" data-stale="${esc(w.id)}" data-testid="stale-${esc(w.id)}" title="a stale model may be evicted by another model">${w.stale ? 'mark active' : 'mark stale'}</button>` : '';
       const release = `<button type="button" class="link" data-release="${esc(w.id)}" data-testid="release-${esc(w.id)}">release</button>`;
-      return `<li data-testid="workload" data-kind="${w.kind}" data-gpus="${w.gpus.join(',')}" data-slot="${esc(w.slotId ?? '')}" data-stale="${w.stale === true}"><span class="swatch" style="background:${workloadColor(w.color)}"></span><span class="wl-label">${esc(w.label)}</span>${w.stale ? '<span class="badge stale">stale</span>' : ''}<span class="muted">${esc(w.slotId ?? '')} · GPUs ${w.gpus.join(',')} · ${esc(what)}</span><span class="wl-actions">${stale}${release}</span></li>`;
+      return `<li data-testid="workload" data-kind="${w.kind}" data-gpus="${w.gpus.join(',')}" data-slot="${esc(w.slotId ?? '')}" data-stale="${w.stale === true}"><span class="swatch" style="background:${workloadColor(w.color)}"></span><span class="wl-label">${esc(w.label)}</span>${w.stale ? '<span class="badge stale">stale</span>' : ''}<span class="muted">${w.slotId !== undefined ? `${esc(w.slotId)} · ` : ''}GPUs ${w.gpus.join(',')} · ${esc(what)}</span><span class="wl-actions">${stale}${release}</span></li>`;
     })
     .join('');
   for (const b of list.querySelectorAll<HTMLButtonElement>('[data-release]')) {
@@ -488,11 +489,26 @@ function wire(): void {
   }));
   input('inventory-file').addEventListener('change', guard('inventory file', async () => {
     const file = input('inventory-file').files?.[0];
-    if (file !== undefined) await loadInventoryFile(file);
+    if (file === undefined) return;
+    try {
+      await loadInventoryFile(file);
+    } finally {
+      // Clear the picker so choosing the same (fixed) file again fires a new change event.
+      input('inventory-file').value = '';
+    }
   }));
   input('gguf-file').addEventListener('change', guard('GGUF estimate', async () => {
     const file = input('gguf-file').files?.[0];
-    if (file !== undefined) await estimateFromGguf(file);
+    if (file === undefined) return;
+    $('gguf-estimate').innerHTML = '<p class="hint">Reading the header…</p>';
+    try {
+      await estimateFromGguf(file);
+    } catch (error) {
+      $('gguf-estimate').innerHTML = '';
+      throw error;
+    } finally {
+      input('gguf-file').value = '';
+    }
   }));
   $('reset-node').addEventListener('click', guard('clear', () => {
     requirePlanner().reset();

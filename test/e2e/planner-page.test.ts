@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AllocationError, createEngine, formatBytes, getPreset, validateInventory, type ClusterState, type Engine, type Inventory, type PlacementOption, type PlacementPlan } from '../../src/index.js';
+import { AllocationError, createEngine, estimateMemory, formatBytes, getPreset, validateInventory, type ClusterState, type Engine, type Inventory, type PlacementOption, type PlacementPlan } from '../../src/index.js';
+import { llamaSpec, writeGguf } from '../fixtures/gguf-writer.js';
 import { launchChromium } from './browser.js';
 import { serveStatic, type StaticServer } from './serve.js';
 
@@ -254,6 +255,45 @@ describe('planning page', () => {
     expect(await page.getAttribute('[data-testid="aligned-result"]', 'data-gpus')).toBe(aligned.devices.join(','));
     expect(await page.getAttribute('[data-testid="aligned-result"]', 'data-score')).toBe(String(aligned.score));
     expect(await chosenGpus()).toEqual([...aligned.devices].sort((a, b) => a - b));
+  });
+
+  it('estimates a GGUF file read in the browser as estimateMemory does in Node, and plans with that exact size', async () => {
+    await pickPreset('dgx-h100');
+    const inventory = getPreset('dgx-h100');
+    // llama-3-8B's shape with a tiny vocabulary: a header-only GGUF (no tensor data).
+    const gguf = writeGguf(llamaSpec({ blocks: 32, embedding: 4096, heads: 32, kvHeads: 8, ffn: 14336, vocab: 128, contextLength: 131072 }));
+    const options = { contextLength: 32768, parallel: 4, kvCacheType: 'q8_0' as const, flashAttention: true };
+    const estimate = await estimateMemory(gguf, options);
+    await page.click('[data-testid="tab-model"]');
+    await page.click('[data-testid="gguf-box"] summary');
+    await page.fill('[data-testid="gguf-context"]', String(options.contextLength));
+    await page.fill('[data-testid="gguf-parallel"]', String(options.parallel));
+    await page.selectOption('[data-testid="gguf-kv"]', options.kvCacheType);
+    await page.check('[data-testid="gguf-flash"]');
+    await page.setInputFiles('[data-testid="gguf-file"]', { name: 'llama-3-8b-q4.gguf', mimeType: 'application/octet-stream', buffer: Buffer.from(gguf) });
+    await page.waitForSelector('[data-testid="gguf-total"]');
+    expect(Number(await page.getAttribute('[data-testid="gguf-total"]', 'data-bytes'))).toBe(estimate.total);
+    expect(await page.textContent('[data-testid="gguf-total"]')).toBe(formatBytes(estimate.total));
+    expect(await page.textContent('[data-testid="gguf-table"]')).toContain(formatBytes(estimate.kvCache));
+    expect(await page.inputValue('[data-testid="model-name"]')).toBe('llama-3-8b-q4');
+
+    await setTp([1, 2]);
+    await page.click('[data-testid="plan-button"]');
+    await page.waitForSelector('[data-testid="option-row"]');
+    const state = nodeState(engine, inventory);
+    const plan = nodePlan(state, inventory, { name: 'llama-3-8b-q4', memory: '', memoryBytes: estimate.total, tp: [1, 2] });
+    expectOptionsMatch(await shownOptions(), plan.options);
+
+    // A file that is not GGUF: the page shows estimateMemory's own message.
+    const junk = new TextEncoder().encode('this is not a gguf file at all, just text');
+    let expected = '';
+    await estimateMemory(junk, options).catch((error: Error) => {
+      expected = error.message;
+    });
+    expect(expected).not.toBe('');
+    await page.setInputFiles('[data-testid="gguf-file"]', { name: 'junk.gguf', mimeType: 'application/octet-stream', buffer: Buffer.from(junk) });
+    await expect.poll(() => page.textContent('[data-testid="error-message"]')).toBe(expected);
+    expect(await page.textContent('[data-testid="error-title"]')).toContain('GGUF');
   });
 
   it('shows a broken inventory file\'s error on the page and keeps the node', async () => {
