@@ -14,8 +14,13 @@ const BE_NONE: i32 = -0x7fffffff;
 const SWAP_ROUNDS: i32 = 64;
 
 const bePos: usize = memory.data(BE_MAX * BE_MAX * 4);
+// partners[p * n + k]: positions other than p, best pair score first (ties: lower position).
+const bePartners: usize = memory.data(BE_MAX * BE_MAX * 4);
 const beBestValue: usize = memory.data(32 * 4);
 const beBestGroup: usize = memory.data(32 * 4);
+// Per DP depth: top[depth * BE_MAX + p] = p's size-1 best pair scores inside the set being solved; topSum their sum.
+const beTop: usize = memory.data(32 * BE_MAX * 4);
+const beTopSum: usize = memory.data(32 * 4);
 let beN: i32 = 0;
 let beSize: i32 = 0;
 let beTail: i32 = 0;
@@ -45,11 +50,20 @@ function beGroupScore(g: u32): i32 {
 }
 
 /** Adds `need` more positions from `from` to `group`, lowest first: groups come in lexicographic order. */
-function beExtend(set: u32, depth: i32, from: u32, need: i32, group: u32, score: i32, padded: bool): void {
+function beExtend(set: u32, depth: i32, from: u32, need: i32, group: u32, score: i32, groupTop: i32, padded: bool): void {
   if (need == 0) {
     const hit = group & beReq;
     if (hit != 0 && (padded || hit != beReq)) return;
-    const sub = beSolve(set ^ group, depth + 1);
+    const remaining = set ^ group;
+    const slot0 = <usize>depth << 2;
+    // Not solved yet: skip it when even its bound cannot beat the best so far (a tie only wins when lexicographically first).
+    if (remaining != 0 && load<i32>(beBest + (<usize>remaining << 2)) == BE_UNKNOWN && load<i32>(beBestValue + slot0) != BE_NONE) {
+      const bound = 2 * score + load<i32>(beTopSum + slot0) - groupTop;
+      const best = 2 * load<i32>(beBestValue + slot0);
+      const d0 = group ^ load<u32>(beBestGroup + slot0);
+      if (bound < best || (bound == best && (d0 & (0 - d0) & group) == 0)) return;
+    }
+    const sub = beSolve(remaining, depth + 1);
     if (sub == BE_NONE) return;
     const v = score + sub;
     const slot = <usize>depth << 2;
@@ -74,7 +88,7 @@ function beExtend(set: u32, depth: i32, from: u32, need: i32, group: u32, score:
       gain += posScore(p, <i32>ctz(g));
       g &= g - 1;
     }
-    beExtend(set, depth, avail, need - 1, group | bit, score + gain, padded);
+    beExtend(set, depth, avail, need - 1, group | bit, score + gain, groupTop + load<i32>(beTop + (<usize>(depth * BE_MAX + p) << 2)), padded);
   }
 }
 
@@ -89,9 +103,30 @@ function beSolve(set: u32, depth: i32): i32 {
   const slot = <usize>depth << 2;
   store<i32>(beBestValue + slot, BE_NONE);
   store<u32>(beBestGroup + slot, 0);
-  if (m >= beSize) beExtend(set, depth, rest, beSize - 1, lo, 0, false);
+  // Bound: each position scores at most its size-1 best pairs inside the set (twice-counted sums).
+  const n = beN;
+  let topSum: i32 = 0;
+  let b = set;
+  while (b != 0) {
+    const p = <i32>ctz(b);
+    b &= b - 1;
+    let t: i32 = 0;
+    let found: i32 = 0;
+    for (let k = 0; k < n - 1 && found < beSize - 1; k++) {
+      const q = load<i32>(bePartners + (<usize>(p * n + k) << 2));
+      if (((set >> <u32>q) & 1) != 0) {
+        t += posScore(p, q);
+        found++;
+      }
+    }
+    store<i32>(beTop + (<usize>(depth * BE_MAX + p) << 2), t);
+    topSum += t;
+  }
+  store<i32>(beTopSum + slot, topSum);
+  const topLo = load<i32>(beTop + (<usize>(depth * BE_MAX + <i32>ctz(lo)) << 2));
+  if (m >= beSize) beExtend(set, depth, rest, beSize - 1, lo, 0, topLo, false);
   // The padded group: padding sorts after every GPU, so it is the first position plus tail-1 others.
-  if (beTail != 0 && m % beSize != 0) beExtend(set, depth, rest, beTail - 1, lo, 0, true);
+  if (beTail != 0 && m % beSize != 0) beExtend(set, depth, rest, beTail - 1, lo, 0, topLo, true);
   const v = load<i32>(beBestValue + slot);
   store<i32>(beBest + (<usize>set << 2), v);
   store<u32>(beChoice + (<usize>set << 2), load<u32>(beBestGroup + slot));
@@ -134,6 +169,20 @@ export function alignedBestEffort(available: usize, n: i32, required: usize, r: 
   for (let p = 0; p < n; p++) {
     const gp = load<i32>(available + (<usize>p << 2));
     for (let q = 0; q < n; q++) store<i32>(bePos + (<usize>(p * n + q) << 2), pairScore(gp, load<i32>(available + (<usize>q << 2))));
+  }
+  for (let p = 0; p < n; p++) {
+    // Insertion sort by score, descending; ties by position.
+    let len = 0;
+    for (let q = 0; q < n; q++) {
+      if (q == p) continue;
+      const sc = posScore(p, q);
+      let k = len++;
+      while (k > 0 && posScore(p, load<i32>(bePartners + (<usize>(p * n + k - 1) << 2))) < sc) {
+        store<i32>(bePartners + (<usize>(p * n + k) << 2), load<i32>(bePartners + (<usize>(p * n + k - 1) << 2)));
+        k--;
+      }
+      store<i32>(bePartners + (<usize>(p * n + k) << 2), q);
+    }
   }
   let req: u32 = 0;
   for (let k = 0; k < r; k++) {

@@ -46,6 +46,11 @@ class _BestEffortSearch {
   // The running best of the set being solved, per DP depth.
   private bestValue = new Int32Array(24);
   private bestGroup = new Int32Array(24);
+  // Per DP depth: top[depth * n + p] = p's size-1 best pair scores inside the set being solved, and their sum over the set.
+  private top = new Int32Array(0);
+  private topSum = new Int32Array(24);
+  // partners[p * n + k]: the positions other than p, best pair score first.
+  private partners = new Int32Array(0);
 
   run(matrix: Int32Array, gpus: number, available: Int32Array, required: Int32Array, size: number): Int32Array {
     const n = available.length;
@@ -55,8 +60,26 @@ class _BestEffortSearch {
       this.best = new Int32Array(1 << n);
       this.choice = new Int32Array(1 << n);
     }
-    if (this.pos.length < n * n) this.pos = new Int32Array(n * n);
+    if (this.pos.length < n * n) {
+      this.pos = new Int32Array(n * n);
+      this.partners = new Int32Array(n * n);
+      this.top = new Int32Array(24 * n);
+    }
     for (let p = 0; p < n; p++) for (let q = 0; q < n; q++) this.pos[p * n + q] = matrix[available[p] * gpus + available[q]];
+    for (let p = 0; p < n; p++) {
+      // Insertion sort by score, descending; ties by position.
+      let len = 0;
+      for (let q = 0; q < n; q++) {
+        if (q === p) continue;
+        const s = this.pos[p * n + q];
+        let k = len++;
+        while (k > 0 && this.pos[p * n + this.partners[p * n + k - 1]] < s) {
+          this.partners[p * n + k] = this.partners[p * n + k - 1];
+          k--;
+        }
+        this.partners[p * n + k] = q;
+      }
+    }
     this.best.fill(_UNKNOWN, 0, 1 << n);
     this.n = n;
     this.size = size;
@@ -105,10 +128,29 @@ class _BestEffortSearch {
     const rest = set ^ lo;
     this.bestValue[depth] = _NONE;
     this.bestGroup[depth] = 0;
+    // Bound: each position scores at most its size-1 best pairs inside the set (twice-counted sums).
+    const n = this.n;
+    let topSum = 0;
+    for (let b = set; b !== 0; b &= b - 1) {
+      const p = _ctz(b);
+      let t = 0;
+      let found = 0;
+      for (let k = 0; k < n - 1 && found < this.size - 1; k++) {
+        const q = this.partners[p * n + k];
+        if ((set >>> q) & 1) {
+          t += this.pos[p * n + q];
+          found++;
+        }
+      }
+      this.top[depth * n + p] = t;
+      topSum += t;
+    }
+    this.topSum[depth] = topSum;
     // An unpadded group: the first position plus size-1 later ones.
-    if (m >= this.size) this.extend(set, depth, rest, this.size - 1, lo, 0, false);
+    const topLo = this.top[depth * n + _ctz(lo)];
+    if (m >= this.size) this.extend(set, depth, rest, this.size - 1, lo, 0, topLo, false);
     // The padded group (padding sorts last): the first position plus tail-1 later ones.
-    if (this.tail !== 0 && m % this.size !== 0) this.extend(set, depth, rest, this.tail - 1, lo, 0, true);
+    if (this.tail !== 0 && m % this.size !== 0) this.extend(set, depth, rest, this.tail - 1, lo, 0, topLo, true);
     const v = this.bestValue[depth];
     this.best[set] = v;
     this.choice[set] = this.bestGroup[depth];
@@ -116,11 +158,18 @@ class _BestEffortSearch {
   }
 
   /** Adds `need` more positions from `from` to `group` (lowest first, so groups come in lexicographic order). */
-  private extend(set: number, depth: number, from: number, need: number, group: number, score: number, padded: boolean): void {
+  private extend(set: number, depth: number, from: number, need: number, group: number, score: number, groupTop: number, padded: boolean): void {
     if (need === 0) {
       const hit = group & this.req;
       if (hit !== 0 && (padded || hit !== this.req)) return;
-      const sub = this.solve(set ^ group, depth + 1);
+      const remaining = set ^ group;
+      // Not solved yet: skip it when even its bound cannot beat the best so far (a tie only wins when lexicographically first).
+      if (remaining !== 0 && this.best[remaining] === _UNKNOWN && this.bestValue[depth] !== _NONE) {
+        const bound = 2 * score + this.topSum[depth] - groupTop;
+        const best = 2 * this.bestValue[depth];
+        if (bound < best || (bound === best && !_lexFirst(group, this.bestGroup[depth]))) return;
+      }
+      const sub = this.solve(remaining, depth + 1);
       if (sub === _NONE) return;
       const v = score + sub;
       const b = this.bestValue[depth];
@@ -139,7 +188,7 @@ class _BestEffortSearch {
       const p = _ctz(bit);
       let gain = 0;
       for (let g = group; g !== 0; g &= g - 1) gain += this.pos[p * n + _ctz(g)];
-      this.extend(set, depth, avail, need - 1, group | bit, score + gain, padded);
+      this.extend(set, depth, avail, need - 1, group | bit, score + gain, groupTop + this.top[depth * n + p], padded);
     }
   }
 }

@@ -1,0 +1,46 @@
+// Quick timing of allocateAligned on 16-GPU nodes, every size, both policies and backends:
+// node dist/bench/reference/aligned-timing.js (after npm run build:ts). Prints microseconds per call.
+import { createEngine } from '../../src/engine.js';
+import { getPreset } from '../../src/presets.js';
+import { inventoryTopology } from '../../src/inventory.js';
+import type { AlignedPolicy } from '../../src/aligned.js';
+import type { Topology } from '../../src/topology.js';
+
+function randomTopology(gpus: number, seed: number): Topology {
+  let s = seed >>> 0;
+  const next = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  const levels = ['PIX', 'PXB', 'PHB', 'NODE', 'SYS'] as const;
+  const links = [];
+  for (let a = 0; a < gpus; a++) for (let b = a + 1; b < gpus; b++) links.push({ a, b, pcie: levels[Math.floor(next() * 5)], nvlink: Math.floor(next() * 3) });
+  return { gpus, links };
+}
+
+const nodes: Array<[string, Topology]> = [
+  ['dgx2', inventoryTopology(getPreset('dgx2'))],
+  ['random16', randomTopology(16, 42)],
+];
+const engines = [await createEngine({ backend: 'wasm' }), await createEngine({ backend: 'ts' })];
+const rows: string[] = [];
+for (const [name, topology] of nodes) {
+  const available = Array.from({ length: topology.gpus }, (_, g) => g);
+  for (const policy of ['besteffort', 'topology'] as AlignedPolicy[]) {
+    const cells: string[] = [];
+    for (const e of engines) {
+      const times: string[] = [];
+      for (let size = 1; size <= 16; size++) {
+        const req = { topology, available, size, policy };
+        for (let k = 0; k < 5; k++) e.allocateAligned(req);
+        let reps = 0;
+        const t0 = performance.now();
+        while (performance.now() - t0 < 40) {
+          e.allocateAligned(req);
+          reps++;
+        }
+        times.push(((1000 * (performance.now() - t0)) / reps).toFixed(0));
+      }
+      cells.push(`${e.backend}: ${times.join(' ')}`);
+    }
+    rows.push(`${name} ${policy} (µs per call, sizes 1..16)\n  ${cells.join('\n  ')}`);
+  }
+}
+console.log(rows.join('\n'));
