@@ -195,8 +195,8 @@ function drawCard(svg: SVGSVGElement, card: Card, w: number, h: number, small: b
   for (const s of segments) {
     const sw = total > 0 ? (barW * s.bytes) / total : 0;
     const xs = barX + (total > 0 ? (barW * usedBytes) / total : 0);
-    const seg = el('rect', { x: xs, y: barY, width: Math.max(sw, 0), height: barH, fill: workloadColor(s.w.color), 'data-testid': 'memory-segment' }, bar);
-    title(seg, `${s.w.label}: ${formatBytes(s.bytes)}`);
+    const seg = el('rect', { x: xs, y: barY, width: Math.max(sw, 0), height: barH, fill: workloadColor(s.w.color), opacity: s.w.stale === true ? 0.4 : 1, stroke: '#ffffff', 'stroke-width': 0.75, 'data-testid': 'memory-segment', 'data-slot': s.w.slotId ?? '' }, bar);
+    title(seg, `${s.w.label}${s.w.stale === true ? ' (stale: may be evicted)' : ''}: ${formatBytes(s.bytes)}`);
     usedBytes += s.bytes;
   }
   if (isChosen && overlay.plannedPerGpu !== undefined && overlay.plannedPerGpu > 0) {

@@ -341,7 +341,7 @@ function renderResult(): void {
     return;
   }
   const t = decision.timed;
-  timing.innerHTML = `<span class="badge backend-${t.backend}" data-testid="decision-backend">${t.backend}</span> <span data-testid="decision-ms" data-ms="${t.ms}">${esc(formatMs(t.ms, t.runs))}</span> <span class="muted">per decision, mean of ${t.runs} run${t.runs === 1 ? '' : 's'}</span>`;
+  timing.innerHTML = `<span class="badge backend-${t.backend}" data-testid="decision-backend">${t.backend}</span> <span data-testid="decision-ms" data-ms="${t.ms}">${esc(formatMs(t.ms, t.runs))}</span> <span class="muted">per decision, mean of ${t.runs} run${t.runs === 1 ? '' : 's'}</span>${t.other ? ` <span class="muted" data-testid="decision-other" data-backend="${t.other.backend}" data-ms="${t.other.ms}">· ${t.other.backend}: ${esc(formatMs(t.other.ms, t.other.runs))}</span>` : ''}`;
   if (decision.kind === 'model') renderPlan(body, decision);
   else if (decision.kind === 'replicas') renderReplicas(body, decision);
   else renderAligned(body, decision);

@@ -36,8 +36,8 @@ export type Workload = {
   stale?: boolean;
 };
 
-/** A decision's result and how long the engine took for it. */
-export type Timed<T> = { value: T; backend: Backend; ms: number; runs: number };
+/** A decision's result and how long the engine took for it (ms: mean per run, in milliseconds). */
+export type Timed<T> = { value: T; backend: Backend; ms: number; runs: number; other?: { backend: Backend; ms: number; runs: number } };
 
 /** The replica view of the node: every device ID, the GPU it lives on, its parent key. */
 export type ReplicaDevices = { devices: string[]; gpuOf: Map<string, number>; parents: Record<string, string> };
@@ -151,20 +151,37 @@ export class Planner {
     if (this.inventory !== undefined) this.setInventory(this.inventory, this.source);
   }
 
-  /** Runs a pure decision once for its result, then repeats it within a small budget for a stable time. */
+  /**
+   * Runs a pure decision once for its result, then repeats it within a small budget for a stable
+   * time; the other backend (when loaded) is timed on the same request for comparison.
+   */
   timed<T>(decide: (engine: Engine) => T): Timed<T> {
     const engine = this.engine();
     const t0 = performance.now();
     const value = decide(engine);
-    let total = performance.now() - t0;
-    let runs = 1;
-    while (total < TIMING_BUDGET_MS && runs < TIMING_MAX_RUNS) {
+    const first = performance.now() - t0;
+    const mine = Planner.measure(engine, decide, first);
+    const result: Timed<T> = { value, backend: this.backend, ...mine };
+    const otherBackend: Backend = this.backend === 'wasm' ? 'ts' : 'wasm';
+    const other = this.engines[otherBackend];
+    if (other !== undefined) {
+      try {
+        result.other = { backend: otherBackend, ...Planner.measure(other, decide, 0, 0) };
+      } catch {
+        // The comparison is informative only; the decision itself came from the selected backend.
+      }
+    }
+    return result;
+  }
+
+  private static measure<T>(engine: Engine, decide: (engine: Engine) => T, total: number, runs = 1): { ms: number; runs: number } {
+    while (runs === 0 || (total < TIMING_BUDGET_MS && runs < TIMING_MAX_RUNS)) {
       const t = performance.now();
       decide(engine);
       total += performance.now() - t;
       runs++;
     }
-    return { value, backend: this.backend, ms: total / runs, runs };
+    return { ms: total / runs, runs };
   }
 
   private requireState(): ClusterState {

@@ -177,6 +177,8 @@ describe('planning page', () => {
     expect(await chosenGpus()).toEqual([...plan1.options[0].gpus].sort((a, b) => a - b));
     expect(await page.textContent('[data-testid="decision-backend"]')).toBe('wasm');
     expect(Number(await page.getAttribute('[data-testid="decision-ms"]', 'data-ms'))).toBeGreaterThanOrEqual(0);
+    // The same request is timed on the other backend for comparison.
+    expect(await page.getAttribute('[data-testid="decision-other"]', 'data-backend')).toBe('ts');
     await page.click('[data-testid="commit-button"]');
     nodeCommit(state, inventory, plan1.options[0]);
 
