@@ -1,6 +1,6 @@
 // The browser planning page, built (web/dist) and driven in headless Chromium. Every number the page
 // shows is checked against what the engine returns in Node for the same input.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
@@ -18,6 +18,7 @@ let browser: Browser;
 let page: Page;
 let engine: Engine;
 const pageErrors: string[] = [];
+const wasmResponses: Array<{ url: string; status: number; body: Promise<Buffer> }> = [];
 
 /** What the page sends for a model: the same request goes to the Node engine. */
 type ModelInput = { name: string; memory: string; memoryBytes: number; tp: number[] };
@@ -120,6 +121,9 @@ beforeAll(async () => {
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
   page.on('pageerror', (e) => pageErrors.push(e.message));
+  page.on('response', (r) => {
+    if (new URL(r.url()).pathname.endsWith('.wasm')) wasmResponses.push({ url: r.url(), status: r.status(), body: r.body() });
+  });
   await page.goto(server.url);
   await page.waitForSelector('body[data-ready="true"]');
 });
@@ -136,6 +140,15 @@ describe('planning page', () => {
     expect(await page.getAttribute('[data-testid="backend-wasm"]', 'class')).toContain('active');
     const inventory = getPreset('dgx-a100');
     expect(await page.locator('[data-testid="gpu-card"]').count()).toBe(inventory.gpus.length);
+  });
+
+  it('runs the bundled copy of build/release.wasm, served by the static server, and bundles no Node-only code', async () => {
+    expect(wasmResponses.length).toBe(1);
+    expect(wasmResponses[0].status).toBe(200);
+    expect(new URL(wasmResponses[0].url).pathname).toMatch(/^\/assets\/release-[\w-]+\.wasm$/);
+    expect(Buffer.compare(await wasmResponses[0].body, readFileSync(join(root, 'build', 'release.wasm')))).toBe(0);
+    const js = readdirSync(join(root, 'web', 'dist', 'assets')).filter((f) => f.endsWith('.js')).map((f) => readFileSync(join(root, 'web', 'dist', 'assets', f), 'utf8')).join('\n');
+    for (const nodeOnly of ['koffi', 'nvmlInit', 'node:child_process', 'process.argv']) expect(js).not.toContain(nodeOnly);
   });
 
   it('draws a preset as the engine describes it: every GPU, every NVLink pair with its count', async () => {
