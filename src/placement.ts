@@ -124,7 +124,7 @@ export function compareMasks(aLo: number, aHi: number, bLo: number, bHi: number)
  * score, then spread (larger smallest remaining free) or pack (smaller total leftover), then lowest
  * indices. Negative when candidate a of `fa` ranks before candidate b of `fb`. The kernels use the same key.
  */
-export function compareCandidates(fa: PlacementFound, a: number, fb: PlacementFound, b: number, pack: boolean): number {
+export function compareCandidates(fa: PlacementFound, a: number, fb: PlacementFound, b: number, pack: boolean, indices = true): number {
   if (fa.evictCount[a] !== fb.evictCount[b]) return fa.evictCount[a] - fb.evictCount[b];
   if (fa.evictedBytes[a] !== fb.evictedBytes[b]) return fa.evictedBytes[a] < fb.evictedBytes[b] ? -1 : 1;
   const na = popcount(fa.masks[2 * a]) + popcount(fa.masks[2 * a + 1]);
@@ -134,7 +134,7 @@ export function compareCandidates(fa: PlacementFound, a: number, fb: PlacementFo
   if (pack) {
     if (fa.remainSum[a] !== fb.remainSum[b]) return fa.remainSum[a] < fb.remainSum[b] ? -1 : 1;
   } else if (fa.remainMin[a] !== fb.remainMin[b]) return fa.remainMin[a] > fb.remainMin[b] ? -1 : 1;
-  return compareMasks(fa.masks[2 * a], fa.masks[2 * a + 1], fb.masks[2 * b], fb.masks[2 * b + 1]);
+  return indices ? compareMasks(fa.masks[2 * a], fa.masks[2 * a + 1], fb.masks[2 * b], fb.masks[2 * b + 1]) : 0;
 }
 
 /** Bits set in a 32-bit integer. */

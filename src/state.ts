@@ -39,6 +39,9 @@ type SlotRecord = { slot: Slot; node: number; positions: number[]; lo: number; h
 
 type Candidate = { node: number; found: PlacementFound; c: number; stale: Slot[]; load: number };
 
+/** Shared empty slot list. */
+const NO_SLOTS: Slot[] = [];
+
 /** Node used when an inventory has no host name. */
 const DEFAULT_NODE = 'node0';
 
@@ -56,8 +59,18 @@ export class ClusterState {
   private freeViews: Float64Array[] = [];
   private totalViews: Float64Array[] = [];
   private nodeTotal!: Float64Array;
-  private nodeMaxFree!: Float64Array;
+  private nodeAllocated!: Float64Array;
+  /** allocated / total memory of each node (the node tie-break). */
+  private nodeLoad!: Float64Array;
+  /** Per-plan scratch: each node's bound (evictions, GPUs, score, policy metric). */
+  private bounds!: { bEv: Int32Array; bN: Int32Array; bScore: Float64Array; bMetric: Float64Array };
   private nodeStale!: Int32Array;
+  /** Each node's free memory per GPU, largest first (same offsets as `free`): bounds a node's best option without a search. */
+  private sortedFree!: Float64Array;
+  /** Position of each node ID in natural order (the last tie-break across nodes). */
+  private nodeRank!: Int32Array;
+  /** 1 where the node has a topology (its options' scores are not known without a search). */
+  private hasTopology!: Uint8Array;
   private readonly slots = new Map<string, SlotRecord>();
   private readonly nodeSlots: Array<Set<string>> = [];
   private readonly staleOrder: Array<Slot[] | undefined> = [];
@@ -123,7 +136,13 @@ export class ClusterState {
     this.total = new Float64Array(gpuCount);
     this.free = new Float64Array(gpuCount);
     this.nodeTotal = new Float64Array(models.length);
-    this.nodeMaxFree = new Float64Array(models.length);
+    this.nodeAllocated = new Float64Array(models.length);
+    this.nodeLoad = new Float64Array(models.length);
+    this.bounds = { bEv: new Int32Array(models.length), bN: new Int32Array(models.length), bScore: new Float64Array(models.length), bMetric: new Float64Array(models.length) };
+    this.sortedFree = new Float64Array(gpuCount);
+    this.nodeRank = new Int32Array(models.length);
+    this.hasTopology = Uint8Array.from(models, (m) => (m.topology === undefined ? 0 : 1));
+    this.nodeIds.map((_, k) => k).sort((a, b) => compareNatural(this.nodeIds[a], this.nodeIds[b])).forEach((k, r) => (this.nodeRank[k] = r));
     this.nodeStale = new Int32Array(models.length);
     models.forEach((m, k) => {
       const start = this.gpuStart[k];
@@ -193,11 +212,16 @@ export class ClusterState {
     if (r.slot.stale === true) this.staleOrder[r.node] = undefined;
   }
 
-  /** Recomputes a node's summary: largest free memory on one GPU and the count of stale slots. */
+  /** Recomputes a node's summary: free memory per GPU largest first, allocated memory, stale slots. */
   private refreshNode(node: number): void {
-    let max = -Infinity;
-    for (let g = this.gpuStart[node]; g < this.gpuStart[node + 1]; g++) if (this.free[g] > max) max = this.free[g];
-    this.nodeMaxFree[node] = max;
+    const start = this.gpuStart[node];
+    const end = this.gpuStart[node + 1];
+    const sorted = this.sortedFree.subarray(start, end);
+    sorted.set(this.freeViews[node]);
+    sorted.sort();
+    sorted.reverse();
+    this.nodeAllocated[node] = this.nodeTotal[node] - sum(this.freeViews[node]);
+    this.nodeLoad[node] = this.nodeTotal[node] > 0 ? this.nodeAllocated[node] / this.nodeTotal[node] : 0;
     let stale = 0;
     for (const id of this.nodeSlots[node]) if (this.slots.get(id)!.slot.stale === true) stale++;
     this.nodeStale[node] = stale;
@@ -227,23 +251,101 @@ export class ClusterState {
   }
 
   /**
-   * Plans across every node: options ranked by planPlacement's key, then the least loaded node
-   * (lowest allocated / total memory), then node ID in natural order. `rejected` lists every node's
-   * per-GPU rejections when there is no option (empty otherwise, to keep planning cheap).
+   * Plans across every node: options ranked by planPlacement's key up to the policy metric, then
+   * the least loaded node (lowest allocated / total memory), then node ID in natural order, then
+   * lowest GPU indices (indices only order GPUs of one node). `rejected` lists every node's per-GPU
+   * rejections when there is no option (empty otherwise, to keep planning cheap).
    */
   plan(request: ClusterPlanRequest): PlacementPlan {
     const req = validatePlanRequest(requireObject('request', request));
     const limit = req.limit;
-    const best: Candidate[] = [];
+    const pack = req.pack;
     const nodeCount = this.nodeIds.length;
+    // Sizes and shares per node width, computed once per plan.
+    const perWidth = new Map<number, { sizes: Int32Array; shares: Float64Array; smallest: number }>();
+    // Bound of each node's best option (exact for a node without topology that fits without eviction).
+    const { bEv, bN, bScore, bMetric } = this.bounds;
+    const bLoad = this.nodeLoad;
+    const candidates: number[] = [];
+    const exactBest: number[] = []; // up to `limit` exact nodes with the best bounds, best first
+    const boundBefore = (x: number, y: number): number => {
+      if (bEv[x] !== bEv[y]) return bEv[x] - bEv[y];
+      if (bN[x] !== bN[y]) return bN[x] - bN[y];
+      if (bScore[x] !== bScore[y]) return bScore[x] > bScore[y] ? -1 : 1;
+      if (bMetric[x] !== bMetric[y]) return (pack ? bMetric[x] < bMetric[y] : bMetric[x] > bMetric[y]) ? -1 : 1;
+      if (bLoad[x] !== bLoad[y]) return bLoad[x] < bLoad[y] ? -1 : 1;
+      return this.nodeRank[x] - this.nodeRank[y];
+    };
+    const gpuStart = this.gpuStart;
+    const sorted = this.sortedFree;
+    const nodeStale = this.nodeStale;
+    const hasTopology = this.hasTopology;
+    let lastWidth = -1;
+    let w: { sizes: Int32Array; shares: Float64Array; smallest: number } | undefined;
     for (let k = 0; k < nodeCount; k++) {
+      const start = gpuStart[k];
+      const N = gpuStart[k + 1] - start;
+      if (N !== lastWidth) {
+        w = perWidth.get(N);
+        if (w === undefined) {
+          const sizes = sizesFor(req, N);
+          w = { sizes: Int32Array.from(sizes), shares: Float64Array.from(sizes, (n) => shareOf(req.memory, n)), smallest: sizes.length === 0 ? Infinity : shareOf(req.memory, sizes[sizes.length - 1]) };
+          perWidth.set(N, w);
+        }
+        lastWidth = N;
+      }
+      const canEvict = req.allowEviction && nodeStale[k] > 0;
+      // Not even the smallest share fits on the emptiest GPU: nothing to search.
+      if (!canEvict && !(sorted[start] >= w!.smallest)) continue;
+      const sizes = w!.sizes;
+      const shares = w!.shares;
+      let fits = false;
+      for (let si = 0; si < sizes.length; si++) {
+        const n = sizes[si];
+        const share = shares[si];
+        if (sorted[start + n - 1] < share) continue;
+        fits = true;
+        bN[k] = n;
+        if (pack) {
+          // The n smallest GPUs that fit leave the least over.
+          let j = n - 1;
+          while (j + 1 < N && sorted[start + j + 1] >= share) j++;
+          let left = 0;
+          for (let t = j - n + 1; t <= j; t++) left += sorted[start + t] - share;
+          bMetric[k] = left;
+        } else bMetric[k] = sorted[start + n - 1] - share;
+        break;
+      }
+      const topo = hasTopology[k] === 1;
+      if (fits) bEv[k] = 0;
+      else if (canEvict) {
+        bEv[k] = 1;
+        bN[k] = sizes[0];
+        bMetric[k] = pack ? -Infinity : Infinity;
+      } else continue; // no GPU set fits, even after evictions
+      bScore[k] = topo ? Infinity : 0;
+      // Bounded below the current threshold: never contributes (the threshold only improves).
+      if (exactBest.length === limit && boundBefore(k, exactBest[limit - 1]) > 0) continue;
+      candidates.push(k);
+      if (fits && !topo) {
+        // Keep the `limit` best exact bounds: each such node has an option exactly at its bound.
+        if (exactBest.length < limit || boundBefore(k, exactBest[exactBest.length - 1]) < 0) {
+          let at = exactBest.length;
+          while (at > 0 && boundBefore(k, exactBest[at - 1]) < 0) at--;
+          exactBest.splice(at, 0, k);
+          if (exactBest.length > limit) exactBest.pop();
+        }
+      }
+    }
+    // `limit` options at least as good as the threshold exist, so nodes bounded below it cannot contribute.
+    const threshold = exactBest.length === limit ? exactBest[limit - 1] : -1;
+    const best: Candidate[] = [];
+    for (const k of candidates) {
+      if (threshold >= 0 && boundBefore(k, threshold) > 0) continue;
       const N = this.indices[k].length;
-      const sizes = sizesFor(req, N);
-      if (sizes.length === 0) continue;
+      const w = perWidth.get(N)!;
       const canEvict = req.allowEviction && this.nodeStale[k] > 0;
-      // No GPU of this node has room for even the smallest share: nothing to search.
-      if (!canEvict && this.nodeMaxFree[k] < shareOf(req.memory, sizes[sizes.length - 1])) continue;
-      const stale = canEvict ? this.staleSlots(k).filter((s) => isEvictable(s, req.model)) : [];
+      const stale = canEvict ? this.staleSlots(k).filter((s) => isEvictable(s, req.model)) : NO_SLOTS;
       const staleMasks = new Int32Array(2 * stale.length);
       const staleBytes = new Float64Array(stale.length);
       for (let j = 0; j < stale.length; j++) {
@@ -256,21 +358,19 @@ export class ClusterState {
         gpus: N,
         free: this.freeViews[k],
         total: this.totalViews[k],
-        sizes: Int32Array.from(sizes),
-        shares: Float64Array.from(sizes, (n) => shareOf(req.memory, n)),
+        sizes: w.sizes,
+        shares: w.shares,
         staleMasks,
         staleBytes,
         pairScores: this.matrix(k),
-        pack: req.pack,
+        pack,
         limit,
         budget: PLACEMENT_BUDGET,
       });
-      if (found.count === 0) continue;
-      const load = this.nodeTotal[k] > 0 ? (this.nodeTotal[k] - sum(this.freeViews[k])) / this.nodeTotal[k] : 0;
       for (let c = 0; c < found.count; c++) {
-        const cand: Candidate = { node: k, found, c, stale, load };
+        const cand: Candidate = { node: k, found, c, stale, load: bLoad[k] };
         let at = best.length;
-        while (at > 0 && this.ranksBefore(cand, best[at - 1], req.pack)) at--;
+        while (at > 0 && this.ranksBefore(cand, best[at - 1], pack)) at--;
         if (at >= limit) break; // the node's later candidates rank lower still
         best.splice(at, 0, cand);
         if (best.length > limit) best.pop();
@@ -300,10 +400,11 @@ export class ClusterState {
   }
 
   private ranksBefore(a: Candidate, b: Candidate, pack: boolean): boolean {
-    const d = compareCandidates(a.found, a.c, b.found, b.c, pack);
+    const d = compareCandidates(a.found, a.c, b.found, b.c, pack, false);
     if (d !== 0) return d < 0;
     if (a.load !== b.load) return a.load < b.load;
-    return compareNatural(this.nodeIds[a.node], this.nodeIds[b.node]) < 0;
+    if (a.node !== b.node) return this.nodeRank[a.node] < this.nodeRank[b.node];
+    return compareCandidates(a.found, a.c, b.found, b.c, pack) < 0;
   }
 
   /**

@@ -86,14 +86,15 @@ describe.each([['wasm', wasm], ['ts', ts]] as Array<[string, Engine]>)('ClusterS
     expect(codeOf(() => state.release('y-1'))).toBe('UNKNOWN_SLOT');
   });
 
-  it('across nodes: the same key, then the least loaded node, then node ID', () => {
+  it('across nodes: the key up to the policy metric, then the least loaded node, then node ID, then GPU indices', () => {
     const state = engine.createClusterState({ nodes: [
       { id: 'b', gpus: gpus(80, 80) },
       { id: 'a', gpus: gpus(80, 80) },
       { id: 'c', gpus: gpus(80, 80), slots: [{ id: 's', gpus: [1], memoryPerGpu: 10 * G }] },
     ] });
     // c's GPU 0 has as much free as any GPU of a or b, but c is more loaded; a and b tie on load: a before b (natural order).
-    expect(state.plan({ memory: 30 * G, tensorParallelSizes: [1], limit: 5 }).options.map((o) => [o.node, o.gpus])).toEqual([['a', [0]], ['b', [0]], ['c', [0]], ['a', [1]], ['b', [1]]]);
+    expect(state.plan({ memory: 30 * G, tensorParallelSizes: [1], limit: 5 }).options.map((o) => [o.node, o.gpus])).toEqual([['a', [0]], ['a', [1]], ['b', [0]], ['b', [1]], ['c', [0]]]);
+    expect(state.plan({ memory: 30 * G, tensorParallelSizes: [1], limit: 2 }).options.map((o) => [o.node, o.gpus])).toEqual([['a', [0]], ['a', [1]]]);
     // pack prefers c's GPU 1 (smallest leftover) whatever the load.
     expect(state.plan({ memory: 30 * G, tensorParallelSizes: [1], policy: 'pack', limit: 1 }).options.map((o) => [o.node, o.gpus])).toEqual([['c', [1]]]);
   });
