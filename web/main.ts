@@ -366,9 +366,17 @@ function renderPlan(body: HTMLElement, d: Extract<Decision, { kind: 'model' }>):
   html += renderRejections(rejected);
   body.innerHTML = html;
   for (const row of body.querySelectorAll<HTMLTableRowElement>('[data-testid="option-row"]')) {
-    row.addEventListener('click', () => {
+    const pick = (): void => {
       d.selected = Number(row.dataset.rank) - 1;
       render();
+      body.querySelector<HTMLElement>(`[data-testid="option-row"][data-rank="${d.selected + 1}"]`)?.focus();
+    };
+    row.addEventListener('click', pick);
+    row.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' || e.key === ' ') {
+        e.preventDefault();
+        pick();
+      }
     });
   }
 }

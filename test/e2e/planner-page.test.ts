@@ -311,6 +311,29 @@ describe('planning page', () => {
     expect(await page.textContent('[data-testid="error-title"]')).toContain('GGUF');
   });
 
+  it('loads a valid inventory file: memory already in use shows on the GPUs and counts in planning', async () => {
+    const raw = getPreset('4x-rtx8000') as unknown as Record<string, unknown> & { gpus: Array<Record<string, unknown>> };
+    raw.host = 'ws-lab-07';
+    raw.source = 'file';
+    raw.gpus[2].memoryUsed = 20 * 2 ** 30;
+    const inventory = validateInventory(structuredClone(raw), 'ws-lab-07.json');
+    await page.setInputFiles('[data-testid="inventory-file"]', { name: 'ws-lab-07.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(raw)) });
+    await expect.poll(() => page.textContent('[data-testid="node-source"]')).toBe('file ws-lab-07.json');
+    expect(await page.isVisible('[data-testid="error-banner"]')).toBe(false);
+    expect(await page.locator('[data-testid="gpu-card"]').count()).toBe(inventory.gpus.length);
+    const shown = await usedPerGpu();
+    for (const g of inventory.gpus) expect(shown.get(g.index)?.used).toBe(g.memoryUsed ?? 0);
+    // The in-use memory is a slot of the state: planning sees it.
+    const state = engine.createClusterState({
+      nodes: [{ id: 'ws-lab-07', gpus: inventory.gpus.map((g) => ({ index: g.index, memoryTotal: g.memoryTotal })), topology: { gpus: inventory.gpus.length, links: inventory.links }, slots: [{ id: 'in-use-gpu2', model: '(in use)', gpus: [2], memoryPerGpu: 20 * 2 ** 30 }] }],
+    });
+    const m: ModelInput = { name: 'qwen-32b', memory: '70GiB', memoryBytes: 70 * 2 ** 30, tp: [2] };
+    await planOnPage(m);
+    const plan = nodePlan(state, inventory, m);
+    expectOptionsMatch(await shownOptions(), plan.options);
+    expect(plan.options.some((o) => o.gpus.includes(2))).toBe(false);
+  });
+
   it('shows a broken inventory file\'s error on the page and keeps the node', async () => {
     await pickPreset('dgx-a100');
     const broken = getPreset('dgx-a100') as unknown as { gpus: Array<Record<string, unknown>> };
