@@ -41,13 +41,13 @@ export function renderTable(header: string[], rows: string[][]): string {
 
 /** The whole printout of a report: the table, the reference notes, pending families, wasm facts, targets. */
 export function formatTable(report: BenchReport): string {
-  const header = ['family', 'workload', 'wasm ops/s', 'wasm p50 / p99', 'ts ops/s', 'ts p50 / p99', 'wasm/ts', 'reference ops/s', 'wasm/ref', 'ts/ref'];
+  const header = ['family', 'workload', 'wasm ops/s', 'wasm p50 / p99', 'ts ops/s', 'ts p50 / p99', 'wasm/ts', 'reference', 'wasm/ref', 'ts/ref'];
   const notes: string[] = [];
   const rows = report.workloads.map((w) => {
     const ref = w.reference;
     let refCell = '–';
     if (ref !== null) {
-      refCell = formatRate(ref.opsPerSec) + (ref.method === 'extrapolated' ? '*' : '');
+      refCell = formatLatency(ref.secondsPerOp * 1e6) + (ref.method === 'extrapolated' ? '*' : '');
       if (ref.method === 'extrapolated') {
         notes.push(`* ${w.family} / ${w.name}: ${ref.name} timed on ${ref.sampled?.toLocaleString('en-US')} of ${ref.total?.toLocaleString('en-US')} ${ref.unit} (${ref.sampleSeconds?.toFixed(2)} s) and extrapolated to the full count: ${ref.secondsPerOp.toPrecision(3)} s per call.`);
       }
@@ -59,7 +59,8 @@ export function formatTable(report: BenchReport): string {
   });
   const out = [renderTable(header, rows)];
   const refs = [...new Set(report.workloads.filter((w) => w.reference !== null).map((w) => w.reference!.name))];
-  if (refs.length > 0) out.push('', `reference: ${refs.join('; ')}. wasm/ref and ts/ref: how many times faster than the reference.`);
+  out.push('', 'ops/s: mean throughput; p50 / p99: latency of one operation; wasm/ts: ts median ÷ wasm median (above 1: wasm is faster).');
+  if (refs.length > 0) out.push(`reference: ${refs.join('; ')}, time per call (median). wasm/ref, ts/ref: reference time ÷ our median.`);
   if (notes.length > 0) out.push('', ...notes);
   if (report.pending.length > 0) out.push('', 'not measured:', ...report.pending.map((p) => `  ${p.family}: ${p.reason}`));
   const w = report.wasm;
