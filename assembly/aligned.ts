@@ -21,6 +21,9 @@ const beBestGroup: usize = memory.data(32 * 4);
 // Per DP depth: top[depth * BE_MAX + p] = p's size-1 best pair scores inside the set being solved; topSum their sum.
 const beTop: usize = memory.data(32 * BE_MAX * 4);
 const beTopSum: usize = memory.data(32 * 4);
+// Per DP depth: rowIn[depth * BE_MAX + p] = p's pair scores to the set being solved; setScore the set's own score.
+const beRowIn: usize = memory.data(32 * BE_MAX * 4);
+const beSetScore: usize = memory.data(32 * 4);
 let beN: i32 = 0;
 let beSize: i32 = 0;
 let beTail: i32 = 0;
@@ -31,6 +34,13 @@ let beChoice: usize = 0;
 // @ts-ignore: decorator
 @inline function posScore(p: i32, q: i32): i32 {
   return load<i32>(bePos + (<usize>(p * beN + q) << 2));
+}
+
+/** A set that is exactly one group: the last unpadded one, or the padded one. */
+// @ts-ignore: decorator
+@inline function beIsLastGroup(set: u32): bool {
+  const c = <i32>popcnt(set);
+  return c == beSize || (beTail != 0 && c == beTail);
 }
 
 /** Sum of pair scores inside a set of positions. */
@@ -50,21 +60,28 @@ function beGroupScore(g: u32): i32 {
 }
 
 /** Adds `need` more positions from `from` to `group`, lowest first: groups come in lexicographic order. */
-function beExtend(set: u32, depth: i32, from: u32, need: i32, group: u32, score: i32, groupTop: i32, padded: bool): void {
+function beExtend(set: u32, depth: i32, from: u32, need: i32, group: u32, score: i32, groupTop: i32, groupRow: i32, padded: bool): void {
   if (need == 0) {
     const hit = group & beReq;
     if (hit != 0 && (padded || hit != beReq)) return;
     const remaining = set ^ group;
     const slot0 = <usize>depth << 2;
-    // Not solved yet: skip it when even its bound cannot beat the best so far (a tie only wins when lexicographically first).
-    if (remaining != 0 && load<i32>(beBest + (<usize>remaining << 2)) == BE_UNKNOWN && load<i32>(beBestValue + slot0) != BE_NONE) {
-      const bound = 2 * score + load<i32>(beTopSum + slot0) - groupTop;
-      const best = 2 * load<i32>(beBestValue + slot0);
-      const d0 = group ^ load<u32>(beBestGroup + slot0);
-      if (bound < best || (bound == best && (d0 & (0 - d0) & group) == 0)) return;
+    let sub: i32;
+    if (remaining != 0 && beIsLastGroup(remaining)) {
+      // One group left: its score is the set's minus this group's pairs to the rest, no recursion.
+      if ((remaining & beReq) != 0 && <i32>popcnt(remaining) != beSize) return;
+      sub = load<i32>(beSetScore + slot0) + score - groupRow;
+    } else {
+      // Not solved yet: skip it when even its bound cannot beat the best so far (a tie only wins when lexicographically first).
+      if (remaining != 0 && load<i32>(beBest + (<usize>remaining << 2)) == BE_UNKNOWN && load<i32>(beBestValue + slot0) != BE_NONE) {
+        const bound = 2 * score + load<i32>(beTopSum + slot0) - groupTop;
+        const best = 2 * load<i32>(beBestValue + slot0);
+        const d0 = group ^ load<u32>(beBestGroup + slot0);
+        if (bound < best || (bound == best && (d0 & (0 - d0) & group) == 0)) return;
+      }
+      sub = beSolve(remaining, depth + 1);
+      if (sub == BE_NONE) return;
     }
-    const sub = beSolve(remaining, depth + 1);
-    if (sub == BE_NONE) return;
     const v = score + sub;
     const slot = <usize>depth << 2;
     const b = load<i32>(beBestValue + slot);
@@ -88,7 +105,8 @@ function beExtend(set: u32, depth: i32, from: u32, need: i32, group: u32, score:
       gain += posScore(p, <i32>ctz(g));
       g &= g - 1;
     }
-    beExtend(set, depth, avail, need - 1, group | bit, score + gain, groupTop + load<i32>(beTop + (<usize>(depth * BE_MAX + p) << 2)), padded);
+    const at = <usize>(depth * BE_MAX + p) << 2;
+    beExtend(set, depth, avail, need - 1, group | bit, score + gain, groupTop + load<i32>(beTop + at), groupRow + load<i32>(beRowIn + at), padded);
   }
 }
 
@@ -106,10 +124,19 @@ function beSolve(set: u32, depth: i32): i32 {
   // Bound: each position scores at most its size-1 best pairs inside the set (twice-counted sums).
   const n = beN;
   let topSum: i32 = 0;
+  let twice: i32 = 0;
   let b = set;
   while (b != 0) {
     const p = <i32>ctz(b);
     b &= b - 1;
+    let row: i32 = 0;
+    let c = set;
+    while (c != 0) {
+      row += posScore(p, <i32>ctz(c));
+      c &= c - 1;
+    }
+    store<i32>(beRowIn + (<usize>(depth * BE_MAX + p) << 2), row);
+    twice += row;
     let t: i32 = 0;
     let found: i32 = 0;
     for (let k = 0; k < n - 1 && found < beSize - 1; k++) {
@@ -123,10 +150,13 @@ function beSolve(set: u32, depth: i32): i32 {
     topSum += t;
   }
   store<i32>(beTopSum + slot, topSum);
-  const topLo = load<i32>(beTop + (<usize>(depth * BE_MAX + <i32>ctz(lo)) << 2));
-  if (m >= beSize) beExtend(set, depth, rest, beSize - 1, lo, 0, topLo, false);
+  store<i32>(beSetScore + slot, twice / 2);
+  const atLo = <usize>(depth * BE_MAX + <i32>ctz(lo)) << 2;
+  const topLo = load<i32>(beTop + atLo);
+  const rowLo = load<i32>(beRowIn + atLo);
+  if (m >= beSize) beExtend(set, depth, rest, beSize - 1, lo, 0, topLo, rowLo, false);
   // The padded group: padding sorts after every GPU, so it is the first position plus tail-1 others.
-  if (beTail != 0 && m % beSize != 0) beExtend(set, depth, rest, beTail - 1, lo, 0, topLo, true);
+  if (beTail != 0 && m % beSize != 0) beExtend(set, depth, rest, beTail - 1, lo, 0, topLo, rowLo, true);
   const v = load<i32>(beBestValue + slot);
   store<i32>(beBest + (<usize>set << 2), v);
   store<u32>(beChoice + (<usize>set << 2), load<u32>(beBestGroup + slot));
@@ -166,9 +196,19 @@ export function alignedBestEffort(available: usize, n: i32, required: usize, r: 
   beTail = n % size;
   beBest = best;
   beChoice = choice;
+  // Every partition has the same number of scored pairs, so subtracting the smallest pair score
+  // from every pair keeps each comparison (and tie) while tightening the bound a lot.
+  let floor: i32 = 0x7fffffff;
   for (let p = 0; p < n; p++) {
     const gp = load<i32>(available + (<usize>p << 2));
-    for (let q = 0; q < n; q++) store<i32>(bePos + (<usize>(p * n + q) << 2), pairScore(gp, load<i32>(available + (<usize>q << 2))));
+    for (let q = p + 1; q < n; q++) {
+      const sc = pairScore(gp, load<i32>(available + (<usize>q << 2)));
+      if (sc < floor) floor = sc;
+    }
+  }
+  for (let p = 0; p < n; p++) {
+    const gp = load<i32>(available + (<usize>p << 2));
+    for (let q = 0; q < n; q++) store<i32>(bePos + (<usize>(p * n + q) << 2), p == q ? 0 : pairScore(gp, load<i32>(available + (<usize>q << 2))) - floor);
   }
   for (let p = 0; p < n; p++) {
     // Insertion sort by score, descending; ties by position.
@@ -203,7 +243,7 @@ export function alignedBestEffort(available: usize, n: i32, required: usize, r: 
   let chosenScore: i32 = -1;
   let rest = full;
   while (rest != 0) {
-    const g = load<u32>(choice + (<usize>rest << 2));
+    const g = beIsLastGroup(rest) ? rest : load<u32>(choice + (<usize>rest << 2));
     rest ^= g;
     if (<i32>popcnt(g) != size || (g & req) != req) continue;
     const s = beGroupScore(g);

@@ -49,6 +49,9 @@ class _BestEffortSearch {
   // Per DP depth: top[depth * n + p] = p's size-1 best pair scores inside the set being solved, and their sum over the set.
   private top = new Int32Array(0);
   private topSum = new Int32Array(24);
+  // Per DP depth: rowIn[depth * n + p] = p's pair scores to the set being solved; setScore the set's own score.
+  private rowIn = new Int32Array(0);
+  private setScore = new Int32Array(24);
   // partners[p * n + k]: the positions other than p, best pair score first.
   private partners = new Int32Array(0);
 
@@ -64,8 +67,13 @@ class _BestEffortSearch {
       this.pos = new Int32Array(n * n);
       this.partners = new Int32Array(n * n);
       this.top = new Int32Array(24 * n);
+      this.rowIn = new Int32Array(24 * n);
     }
-    for (let p = 0; p < n; p++) for (let q = 0; q < n; q++) this.pos[p * n + q] = matrix[available[p] * gpus + available[q]];
+    // Every partition has the same number of scored pairs, so subtracting the smallest pair score
+    // from every pair keeps each comparison (and tie) while tightening the bound below a lot.
+    let floor = 0x7fffffff;
+    for (let p = 0; p < n; p++) for (let q = p + 1; q < n; q++) floor = Math.min(floor, matrix[available[p] * gpus + available[q]]);
+    for (let p = 0; p < n; p++) for (let q = 0; q < n; q++) this.pos[p * n + q] = p === q ? 0 : matrix[available[p] * gpus + available[q]] - floor;
     for (let p = 0; p < n; p++) {
       // Insertion sort by score, descending; ties by position.
       let len = 0;
@@ -94,7 +102,7 @@ class _BestEffortSearch {
     let chosen = 0;
     let chosenScore = -1;
     for (let rest = full; rest !== 0; ) {
-      const g = this.choice[rest];
+      const g = this.isLastGroup(rest) ? rest : this.choice[rest];
       rest ^= g;
       if (_popcount(g) !== size || (g & req) !== req) continue;
       const s = this.groupScore(g);
@@ -106,6 +114,12 @@ class _BestEffortSearch {
     const out: number[] = [];
     for (let m = chosen; m !== 0; m &= m - 1) out.push(available[_ctz(m)]);
     return Int32Array.from(out).sort();
+  }
+
+  /** A set that is exactly one group: the last unpadded one, or the padded one. */
+  private isLastGroup(set: number): boolean {
+    const c = _popcount(set);
+    return c === this.size || (this.tail !== 0 && c === this.tail);
   }
 
   private groupScore(g: number): number {
@@ -131,8 +145,13 @@ class _BestEffortSearch {
     // Bound: each position scores at most its size-1 best pairs inside the set (twice-counted sums).
     const n = this.n;
     let topSum = 0;
+    let twice = 0;
     for (let b = set; b !== 0; b &= b - 1) {
       const p = _ctz(b);
+      let row = 0;
+      for (let c = set; c !== 0; c &= c - 1) row += this.pos[p * n + _ctz(c)];
+      this.rowIn[depth * n + p] = row;
+      twice += row;
       let t = 0;
       let found = 0;
       for (let k = 0; k < n - 1 && found < this.size - 1; k++) {
@@ -146,11 +165,13 @@ class _BestEffortSearch {
       topSum += t;
     }
     this.topSum[depth] = topSum;
+    this.setScore[depth] = twice / 2;
     // An unpadded group: the first position plus size-1 later ones.
     const topLo = this.top[depth * n + _ctz(lo)];
-    if (m >= this.size) this.extend(set, depth, rest, this.size - 1, lo, 0, topLo, false);
+    const rowLo = this.rowIn[depth * n + _ctz(lo)];
+    if (m >= this.size) this.extend(set, depth, rest, this.size - 1, lo, 0, topLo, rowLo, false);
     // The padded group (padding sorts last): the first position plus tail-1 later ones.
-    if (this.tail !== 0 && m % this.size !== 0) this.extend(set, depth, rest, this.tail - 1, lo, 0, topLo, true);
+    if (this.tail !== 0 && m % this.size !== 0) this.extend(set, depth, rest, this.tail - 1, lo, 0, topLo, rowLo, true);
     const v = this.bestValue[depth];
     this.best[set] = v;
     this.choice[set] = this.bestGroup[depth];
@@ -158,19 +179,26 @@ class _BestEffortSearch {
   }
 
   /** Adds `need` more positions from `from` to `group` (lowest first, so groups come in lexicographic order). */
-  private extend(set: number, depth: number, from: number, need: number, group: number, score: number, groupTop: number, padded: boolean): void {
+  private extend(set: number, depth: number, from: number, need: number, group: number, score: number, groupTop: number, groupRow: number, padded: boolean): void {
     if (need === 0) {
       const hit = group & this.req;
       if (hit !== 0 && (padded || hit !== this.req)) return;
       const remaining = set ^ group;
-      // Not solved yet: skip it when even its bound cannot beat the best so far (a tie only wins when lexicographically first).
-      if (remaining !== 0 && this.best[remaining] === _UNKNOWN && this.bestValue[depth] !== _NONE) {
-        const bound = 2 * score + this.topSum[depth] - groupTop;
-        const best = 2 * this.bestValue[depth];
-        if (bound < best || (bound === best && !_lexFirst(group, this.bestGroup[depth]))) return;
+      let sub: number;
+      if (remaining !== 0 && this.isLastGroup(remaining)) {
+        // One group left: its score is the set's minus this group's pairs to the rest, no recursion.
+        if ((remaining & this.req) !== 0 && _popcount(remaining) !== this.size) return;
+        sub = this.setScore[depth] + score - groupRow;
+      } else {
+        // Not solved yet: skip it when even its bound cannot beat the best so far (a tie only wins when lexicographically first).
+        if (remaining !== 0 && this.best[remaining] === _UNKNOWN && this.bestValue[depth] !== _NONE) {
+          const bound = 2 * score + this.topSum[depth] - groupTop;
+          const best = 2 * this.bestValue[depth];
+          if (bound < best || (bound === best && !_lexFirst(group, this.bestGroup[depth]))) return;
+        }
+        sub = this.solve(remaining, depth + 1);
+        if (sub === _NONE) return;
       }
-      const sub = this.solve(remaining, depth + 1);
-      if (sub === _NONE) return;
       const v = score + sub;
       const b = this.bestValue[depth];
       if (v > b || (v === b && _lexFirst(group, this.bestGroup[depth]))) {
@@ -188,7 +216,7 @@ class _BestEffortSearch {
       const p = _ctz(bit);
       let gain = 0;
       for (let g = group; g !== 0; g &= g - 1) gain += this.pos[p * n + _ctz(g)];
-      this.extend(set, depth, avail, need - 1, group | bit, score + gain, groupTop + this.top[depth * n + p], padded);
+      this.extend(set, depth, avail, need - 1, group | bit, score + gain, groupTop + this.top[depth * n + p], groupRow + this.rowIn[depth * n + p], padded);
     }
   }
 }
