@@ -4,7 +4,7 @@
 import { AllocationError, type Reason } from './errors.js';
 import type { Kernels } from './kernels.js';
 import { LIMITS } from './limits.js';
-import { linkScore, setScore, validateTopology, type Topology } from './topology.js';
+import { linkScore, PCIE_LEVELS, setScore, validateTopology, type Topology } from './topology.js';
 import { fail, requireArray, requireInteger, requireObject, requireOneOf } from './validate.js';
 
 /** besteffort: go-gpuallocator's BestEffort, exactly; topology: the default, see the README. */
@@ -48,28 +48,50 @@ export interface AlignedKernels {
   alignedTopology(matrix: Int32Array, gpus: number, available: Int32Array, required: Int32Array, size: number, exactSubsets: number): Int32Array;
 }
 
-const _matrices = new WeakMap<object, Int32Array>();
+type _CachedTopology = { gpus: number; snapshot: Int32Array; matrix: Int32Array };
+const _topologies = new WeakMap<object, _CachedTopology>();
+
+/** The fields of each link as numbers (pcie: index in PCIE_LEVELS, or -1; nvlink: -1 when absent), to spot in-place edits. */
+function _snapshot(links: readonly unknown[]): Int32Array | null {
+  const out = new Int32Array(links.length * 4);
+  for (let k = 0; k < links.length; k++) {
+    const l = links[k] as Record<string, unknown> | null;
+    if (l === null || typeof l !== 'object') return null;
+    const { a, b, pcie, nvlink } = l;
+    if (typeof a !== 'number' || typeof b !== 'number' || (nvlink !== undefined && typeof nvlink !== 'number')) return null;
+    out[k * 4] = a;
+    out[k * 4 + 1] = b;
+    out[k * 4 + 2] = pcie === undefined ? -1 : (PCIE_LEVELS as readonly unknown[]).indexOf(pcie);
+    out[k * 4 + 3] = nvlink === undefined ? -1 : nvlink;
+    if (out[k * 4] !== a || out[k * 4 + 1] !== b || (nvlink !== undefined && out[k * 4 + 3] !== nvlink)) return null;
+  }
+  return out;
+}
 
 /**
- * The pair-score matrix of a validated topology, cached per caller's topology object: the same
- * Int32Array comes back while the links give the same scores, so the core can skip reloading it.
+ * Validates a topology and returns its pair-score matrix. Cached per caller's topology object: while
+ * its links read the same, the same Int32Array comes back (no re-validation) and the core skips
+ * reloading it; an edit in place is noticed and validated afresh.
  */
-function _matrixFor(original: object, topology: Topology): Int32Array {
+function _matrixFor(value: unknown): { gpus: number; matrix: Int32Array } {
+  const key = value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : null;
+  const cached = key === null ? undefined : _topologies.get(key);
+  if (cached !== undefined && key !== null && key.gpus === cached.gpus && Array.isArray(key.links) && key.links.length * 4 === cached.snapshot.length) {
+    const now = _snapshot(key.links);
+    if (now !== null && now.every((v, k) => v === cached.snapshot[k])) return cached;
+  }
+  const topology = validateTopology(value, 'topology');
   const n = topology.gpus;
-  const m = new Int32Array(n * n);
+  const matrix = new Int32Array(n * n);
   for (const l of topology.links) {
     const s = linkScore(l);
-    m[l.a * n + l.b] = s;
-    m[l.b * n + l.a] = s;
+    matrix[l.a * n + l.b] = s;
+    matrix[l.b * n + l.a] = s;
   }
-  const cached = _matrices.get(original);
-  if (cached !== undefined && cached.length === m.length) {
-    let same = true;
-    for (let k = 0; k < m.length && same; k++) same = cached[k] === m[k];
-    if (same) return cached;
-  }
-  _matrices.set(original, m);
-  return m;
+  const links = key === null ? undefined : key.links;
+  const snapshot = Array.isArray(links) ? _snapshot(links) : links === undefined ? new Int32Array(0) : null;
+  if (key !== null && snapshot !== null) _topologies.set(key, { gpus: n, snapshot, matrix });
+  return { gpus: n, matrix };
 }
 
 /** A list of distinct GPU indices inside the topology. */
@@ -97,8 +119,7 @@ function _empty(code: 'INSUFFICIENT_DEVICES' | 'TOO_MANY_REQUIRED' | 'REQUIRED_N
  */
 export function allocateAligned(kernels: Kernels, request: AlignedRequest): AlignedResult {
   const req = requireObject('request', request);
-  const topology = validateTopology(req.topology, 'topology');
-  const n = topology.gpus;
+  const { gpus: n, matrix } = _matrixFor(req.topology);
   const size = requireInteger('size', req.size, 1, LIMITS.maxGpus);
   const policy = req.policy === undefined ? 'topology' : requireOneOf('policy', req.policy, ALIGNED_POLICIES, 'UNKNOWN_POLICY');
   const available = _indexList('available', req.available, n);
@@ -114,7 +135,6 @@ export function allocateAligned(kernels: Kernels, request: AlignedRequest): Alig
     fail('LIMIT_EXCEEDED', 'available', `at most ${BESTEFFORT_MAX_AVAILABLE} GPUs for policy 'besteffort' (use 'topology' on larger nodes)`, req.available);
   }
 
-  const matrix = _matrixFor(req.topology as object, topology);
   const avail = Int32Array.from(available);
   const reqd = Int32Array.from(required);
   const chosen = policy === 'besteffort' ? kernels.alignedBestEffort(matrix, n, avail, reqd, size) : kernels.alignedTopology(matrix, n, avail, reqd, size, TOPOLOGY_EXACT_SUBSETS);

@@ -74,6 +74,15 @@ describe('allocateAligned: malformed input throws, infeasible returns a reason',
     expect(wasm.allocateAligned({ topology: t, available: [0, 1, 2, 3], size: 2 }).devices).toEqual([2, 3]);
     t.links = t.links.map((l) => (l.a === 0 && l.b === 1 ? { ...l, nvlink: 4 } : l));
     expect(wasm.allocateAligned({ topology: t, available: [0, 1, 2, 3], size: 2 }).devices).toEqual([0, 1]);
+    // An edit inside a link object is noticed too, and so is one that makes the topology invalid.
+    for (const e of [wasm, ts]) {
+      const u = structuredClone(volta);
+      expect(e.allocateAligned({ topology: u, available: [0, 1, 2, 3], size: 2 }).devices).toEqual([2, 3]);
+      u.links.find((l) => l.a === 1 && l.b === 3)!.nvlink = 5;
+      expect(e.allocateAligned({ topology: u, available: [0, 1, 2, 3], size: 2 }).devices).toEqual([1, 3]);
+      u.links[0].b = 99;
+      expect(code(() => e.allocateAligned({ topology: u, available: [0, 1, 2, 3], size: 2 }))).toBe('INVALID_TOPOLOGY');
+    }
   });
 
   it('keeps WASM memory stable over many calls after warm-up', () => {
