@@ -20,3 +20,23 @@ describe('besteffort equals the naive partition enumeration', () => {
     );
   });
 });
+
+describe('besteffort on full nodes of 6 to 10 GPUs', () => {
+  it('every GPU available, in a random order, up to two required', () => {
+    const arb = arbTopology(6, 10).chain((t) =>
+      fc.record({
+        available: fc.shuffledSubarray(Array.from({ length: t.gpus }, (_, g) => g), { minLength: t.gpus, maxLength: t.gpus }),
+        size: fc.integer({ min: 2, max: t.gpus - 1 }),
+        requiredCount: fc.integer({ min: 0, max: 2 }),
+      }).chain((r) => fc.shuffledSubarray(r.available, { minLength: r.requiredCount, maxLength: r.requiredCount }).map((required) => ({ t, ...r, required }))),
+    );
+    fc.assert(
+      fc.property(arb, ({ t, available, required, size }) => {
+        const expected = naiveBestEffort(t, available, required, size);
+        expect(expected.length).toBe(required.length > size ? 0 : size);
+        for (const e of [ts, wasm]) expect(e.allocateAligned({ topology: t, available, required, size, policy: 'besteffort' }).devices).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
