@@ -36,11 +36,16 @@ let beChoice: usize = 0;
   return load<i32>(bePos + (<usize>(p * beN + q) << 2));
 }
 
-/** A set that is exactly one group: the last unpadded one, or the padded one. */
+/** A set of `count` positions is exactly one group: the last unpadded one, or the padded one. */
+// @ts-ignore: decorator
+@inline function beLastCount(count: i32): bool {
+  return count == beSize || (beTail != 0 && count == beTail);
+}
+
+/** A set that is exactly one group. */
 // @ts-ignore: decorator
 @inline function beIsLastGroup(set: u32): bool {
-  const c = <i32>popcnt(set);
-  return c == beSize || (beTail != 0 && c == beTail);
+  return beLastCount(<i32>popcnt(set));
 }
 
 /** Sum of pair scores inside a set of positions. */
@@ -121,22 +126,32 @@ function beSolve(set: u32, depth: i32): i32 {
   const slot = <usize>depth << 2;
   store<i32>(beBestValue + slot, BE_NONE);
   store<u32>(beBestGroup + slot, 0);
-  // Bound: each position scores at most its size-1 best pairs inside the set (twice-counted sums).
+  // Remainders of m - size (an unpadded group) or m - tail (the padded group, from a padded set):
+  // row sums score those that are one last group; the bound prunes the others.
   const n = beN;
+  const padded = beTail != 0 && m % beSize != 0;
+  const unpaddedRest = m - beSize;
+  const paddedRest = padded ? m - beTail : -1;
+  const needRows = beLastCount(unpaddedRest) || beLastCount(paddedRest);
+  const needTop = (unpaddedRest > 0 && !beLastCount(unpaddedRest)) || (paddedRest > 0 && !beLastCount(paddedRest));
   let topSum: i32 = 0;
   let twice: i32 = 0;
   let b = set;
   while (b != 0) {
     const p = <i32>ctz(b);
     b &= b - 1;
-    let row: i32 = 0;
-    let c = set;
-    while (c != 0) {
-      row += posScore(p, <i32>ctz(c));
-      c &= c - 1;
+    if (needRows) {
+      let row: i32 = 0;
+      let c = set;
+      while (c != 0) {
+        row += posScore(p, <i32>ctz(c));
+        c &= c - 1;
+      }
+      store<i32>(beRowIn + (<usize>(depth * BE_MAX + p) << 2), row);
+      twice += row;
     }
-    store<i32>(beRowIn + (<usize>(depth * BE_MAX + p) << 2), row);
-    twice += row;
+    if (!needTop) continue;
+    // Bound: each position scores at most its size-1 best pairs inside the set (twice-counted sums).
     let t: i32 = 0;
     let found: i32 = 0;
     for (let k = 0; k < n - 1 && found < beSize - 1; k++) {
@@ -156,7 +171,7 @@ function beSolve(set: u32, depth: i32): i32 {
   const rowLo = load<i32>(beRowIn + atLo);
   if (m >= beSize) beExtend(set, depth, rest, beSize - 1, lo, 0, topLo, rowLo, false);
   // The padded group: padding sorts after every GPU, so it is the first position plus tail-1 others.
-  if (beTail != 0 && m % beSize != 0) beExtend(set, depth, rest, beTail - 1, lo, 0, topLo, rowLo, true);
+  if (padded) beExtend(set, depth, rest, beTail - 1, lo, 0, topLo, rowLo, true);
   const v = load<i32>(beBestValue + slot);
   store<i32>(beBest + (<usize>set << 2), v);
   store<u32>(beChoice + (<usize>set << 2), load<u32>(beBestGroup + slot));

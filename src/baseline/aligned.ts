@@ -118,8 +118,12 @@ class _BestEffortSearch {
 
   /** A set that is exactly one group: the last unpadded one, or the padded one. */
   private isLastGroup(set: number): boolean {
-    const c = _popcount(set);
-    return c === this.size || (this.tail !== 0 && c === this.tail);
+    return this.lastCount(_popcount(set));
+  }
+
+  /** A set of `count` positions is exactly one group. */
+  private lastCount(count: number): boolean {
+    return count === this.size || (this.tail !== 0 && count === this.tail);
   }
 
   private groupScore(g: number): number {
@@ -142,16 +146,26 @@ class _BestEffortSearch {
     const rest = set ^ lo;
     this.bestValue[depth] = _NONE;
     this.bestGroup[depth] = 0;
-    // Bound: each position scores at most its size-1 best pairs inside the set (twice-counted sums).
+    // Remainders of m - size (an unpadded group) or m - tail (the padded group, from a padded set):
+    // row sums score those that are one last group; the bound prunes the others.
     const n = this.n;
+    const padded = this.tail !== 0 && m % this.size !== 0;
+    const unpaddedRest = m - this.size;
+    const paddedRest = padded ? m - this.tail : -1;
+    const needRows = this.lastCount(unpaddedRest) || this.lastCount(paddedRest);
+    const needTop = (unpaddedRest > 0 && !this.lastCount(unpaddedRest)) || (paddedRest > 0 && !this.lastCount(paddedRest));
     let topSum = 0;
     let twice = 0;
     for (let b = set; b !== 0; b &= b - 1) {
       const p = _ctz(b);
-      let row = 0;
-      for (let c = set; c !== 0; c &= c - 1) row += this.pos[p * n + _ctz(c)];
-      this.rowIn[depth * n + p] = row;
-      twice += row;
+      if (needRows) {
+        let row = 0;
+        for (let c = set; c !== 0; c &= c - 1) row += this.pos[p * n + _ctz(c)];
+        this.rowIn[depth * n + p] = row;
+        twice += row;
+      }
+      if (!needTop) continue;
+      // Bound: each position scores at most its size-1 best pairs inside the set (twice-counted sums).
       let t = 0;
       let found = 0;
       for (let k = 0; k < n - 1 && found < this.size - 1; k++) {
@@ -171,7 +185,7 @@ class _BestEffortSearch {
     const rowLo = this.rowIn[depth * n + _ctz(lo)];
     if (m >= this.size) this.extend(set, depth, rest, this.size - 1, lo, 0, topLo, rowLo, false);
     // The padded group (padding sorts last): the first position plus tail-1 later ones.
-    if (this.tail !== 0 && m % this.size !== 0) this.extend(set, depth, rest, this.tail - 1, lo, 0, topLo, rowLo, true);
+    if (padded) this.extend(set, depth, rest, this.tail - 1, lo, 0, topLo, rowLo, true);
     const v = this.bestValue[depth];
     this.best[set] = v;
     this.choice[set] = this.bestGroup[depth];
