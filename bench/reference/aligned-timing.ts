@@ -30,13 +30,18 @@ for (const [name, topology] of nodes) {
       for (let size = 1; size <= 16; size++) {
         const req = { topology, available, size, policy };
         for (let k = 0; k < 5; k++) e.allocateAligned(req);
-        let reps = 0;
-        const t0 = performance.now();
-        while (performance.now() - t0 < 40) {
-          e.allocateAligned(req);
-          reps++;
+        // The fastest of five 30 ms batches: the machine is shared, the minimum is the steadiest figure.
+        let best = Number.POSITIVE_INFINITY;
+        for (let batch = 0; batch < 5; batch++) {
+          let reps = 0;
+          const t0 = performance.now();
+          while (performance.now() - t0 < 30 || reps < 2) {
+            e.allocateAligned(req);
+            reps++;
+          }
+          best = Math.min(best, (1000 * (performance.now() - t0)) / reps);
         }
-        times.push(((1000 * (performance.now() - t0)) / reps).toFixed(0));
+        times.push(best.toFixed(0));
       }
       cells.push(`${e.backend}: ${times.join(' ')}`);
     }
