@@ -18,7 +18,11 @@
   return <u32>(c - 65) < 26 ? c + 32 : c;
 }
 
-/** Compares IDs a and b (indices into offsets); negative, zero or positive. Never returns 0 for a != b. */
+/**
+ * Compares IDs a and b (indices into offsets); negative, zero or positive (only the sign means
+ * anything). Never returns 0 for a != b. Same order as src/baseline/natural-sort.ts, but each run
+ * is walked once on both sides (no separate scan for the run's end first).
+ */
 export function compareNatural(units: usize, offsets: usize, a: i32, b: i32): i32 {
   const aStart = load<i32>(offsets + (<usize>a << 2));
   const aEnd = load<i32>(offsets + (<usize>a << 2), 4);
@@ -27,45 +31,49 @@ export function compareNatural(units: usize, offsets: usize, a: i32, b: i32): i3
   let i = aStart;
   let j = bStart;
   while (true) {
-    // Non-digit run.
-    let i2 = i;
-    while (i2 < aEnd && !isDigit(unitAt(units, i2))) i2++;
-    let j2 = j;
-    while (j2 < bEnd && !isDigit(unitAt(units, j2))) j2++;
-    const la = i2 - i;
-    const lb = j2 - j;
-    const m = la < lb ? la : lb;
-    for (let k = 0; k < m; k++) {
-      const ca = foldCase(unitAt(units, i + k));
-      const cb = foldCase(unitAt(units, j + k));
+    // Non-digit run, case-folded; a run that ends first (equal so far) sorts first.
+    while (true) {
+      const ua = i < aEnd ? unitAt(units, i) : 48;
+      const ub = j < bEnd ? unitAt(units, j) : 48;
+      const aIn = !isDigit(ua);
+      const bIn = !isDigit(ub);
+      if (!aIn || !bIn) {
+        if (aIn) return 1;
+        if (bIn) return -1;
+        break;
+      }
+      const ca = foldCase(ua);
+      const cb = foldCase(ub);
       if (ca != cb) return ca - cb;
+      i++;
+      j++;
     }
-    if (la != lb) return la - lb;
-    const aDone = i2 == aEnd;
-    const bDone = j2 == bEnd;
+    const aDone = i == aEnd;
+    const bDone = j == bEnd;
     if (aDone || bDone) {
       if (aDone && !bDone) return -1;
       if (bDone && !aDone) return 1;
       break;
     }
-    // Digit run: skip leading zeros, then longer is larger, then digit by digit.
-    let i3 = i2;
-    while (i3 < aEnd && isDigit(unitAt(units, i3))) i3++;
-    let j3 = j2;
-    while (j3 < bEnd && isDigit(unitAt(units, j3))) j3++;
-    let za = i2;
-    while (za < i3 && unitAt(units, za) == 48) za++;
-    let zb = j2;
-    while (zb < j3 && unitAt(units, zb) == 48) zb++;
-    const da = i3 - za;
-    const db = j3 - zb;
-    if (da != db) return da - db;
-    for (let k = 0; k < da; k++) {
-      const d = unitAt(units, za + k) - unitAt(units, zb + k);
-      if (d != 0) return d;
+    // Digit run: skip leading zeros, then the longer run is larger, else the first differing digit decides.
+    while (i < aEnd && unitAt(units, i) == 48) i++;
+    while (j < bEnd && unitAt(units, j) == 48) j++;
+    let firstDiff: i32 = 0;
+    while (true) {
+      const ua = i < aEnd ? unitAt(units, i) : 0;
+      const ub = j < bEnd ? unitAt(units, j) : 0;
+      const aIn = isDigit(ua);
+      const bIn = isDigit(ub);
+      if (!aIn || !bIn) {
+        if (aIn) return 1;
+        if (bIn) return -1;
+        break;
+      }
+      if (firstDiff == 0) firstDiff = ua - ub;
+      i++;
+      j++;
     }
-    i = i3;
-    j = j3;
+    if (firstDiff != 0) return firstDiff;
     if (i == aEnd || j == bEnd) {
       if (i == aEnd && j != bEnd) return -1;
       if (j == bEnd && i != aEnd) return 1;
