@@ -30,6 +30,12 @@ let beTail: i32 = 0;
 let beReq: u32 = 0;
 let beBest: usize = 0;
 let beChoice: usize = 0;
+// Best score of one unpadded group, and of the padded group, anywhere among the positions.
+let beBestFull: i32 = 0;
+let beBestTail: i32 = 0;
+let beSubsetBest: i32 = 0;
+let beSubsetCount: i32 = 0;
+const beTops: usize = memory.data(BE_MAX * 4);
 
 // @ts-ignore: decorator
 @inline function posScore(p: i32, q: i32): i32 {
@@ -46,6 +52,47 @@ let beChoice: usize = 0;
 // @ts-ignore: decorator
 @inline function beIsLastGroup(set: u32): bool {
   return beLastCount(<i32>popcnt(set));
+}
+
+function beSubsetVisit(from: i32, picked: u32, taken: i32, score: i32): void {
+  if (taken == beSubsetCount) {
+    if (score > beSubsetBest) beSubsetBest = score;
+    return;
+  }
+  for (let p = from; p <= beN - (beSubsetCount - taken); p++) {
+    let gain: i32 = 0;
+    let q = picked;
+    while (q != 0) {
+      gain += posScore(p, <i32>ctz(q));
+      q &= q - 1;
+    }
+    beSubsetVisit(p + 1, picked | ((<u32>1) << <u32>p), taken + 1, score + gain);
+  }
+}
+
+/** The highest score of any `count` positions (exact below 2^15 candidates, else a top-pairs bound). */
+function beBestSubset(count: i32): i32 {
+  const n = beN;
+  if (binomial(n, count) > <f64>(1 << 15)) {
+    // Each member scores at most its count-1 best pairs: the count largest such sums, halved.
+    for (let p = 0; p < n; p++) {
+      let t: i32 = 0;
+      for (let k = 0; k < count - 1; k++) t += posScore(p, load<i32>(bePartners + (<usize>(p * n + k) << 2)));
+      let k = p;
+      while (k > 0 && load<i32>(beTops + (<usize>(k - 1) << 2)) < t) {
+        store<i32>(beTops + (<usize>k << 2), load<i32>(beTops + (<usize>(k - 1) << 2)));
+        k--;
+      }
+      store<i32>(beTops + (<usize>k << 2), t);
+    }
+    let sum: i32 = 0;
+    for (let k = 0; k < count; k++) sum += load<i32>(beTops + (<usize>k << 2));
+    return sum / 2;
+  }
+  beSubsetBest = 0;
+  beSubsetCount = count;
+  beSubsetVisit(0, 0, 0, 0);
+  return beSubsetBest;
 }
 
 /** Sum of pair scores inside a set of positions. */
@@ -79,7 +126,11 @@ function beExtend(set: u32, depth: i32, from: u32, need: i32, group: u32, score:
     } else {
       // Not solved yet: skip it when even its bound cannot beat the best so far (a tie only wins when lexicographically first).
       if (remaining != 0 && load<i32>(beBest + (<usize>remaining << 2)) == BE_UNKNOWN && load<i32>(beBestValue + slot0) != BE_NONE) {
-        const bound = 2 * score + load<i32>(beTopSum + slot0) - groupTop;
+        const left = <i32>popcnt(remaining);
+        const paddedLeft = beTail != 0 && left % beSize != 0;
+        const groups = beBestFull * ((left - (paddedLeft ? beTail : 0)) / beSize) + (paddedLeft ? beBestTail : 0);
+        const tops = load<i32>(beTopSum + slot0) - groupTop;
+        const bound = 2 * score + (tops < 2 * groups ? tops : 2 * groups);
         const best = 2 * load<i32>(beBestValue + slot0);
         const d0 = group ^ load<u32>(beBestGroup + slot0);
         if (bound < best || (bound == best && (d0 & (0 - d0) & group) == 0)) return;
@@ -251,6 +302,14 @@ export function alignedBestEffort(available: usize, n: i32, required: usize, r: 
   }
   beReq = req;
   const full: u32 = n == 32 ? 0xffffffff : ((<u32>1) << <u32>n) - 1;
+  // With three or more groups, a remainder of j groups scores at most j times the best single group.
+  if (n >= 2 * size + (beTail == 0 ? size : beTail)) {
+    beBestFull = beBestSubset(size);
+    beBestTail = beTail > 1 ? beBestSubset(beTail) : 0;
+  } else {
+    beBestFull = 1 << 24;
+    beBestTail = 1 << 24;
+  }
   memory.fill(best, 0xff, (<usize>1 << <usize>n) << 2);
   if (beSolve(full, 0) == BE_NONE) return 0;
   // The winner's first unpadded group holding every required GPU with the strictly highest score.

@@ -54,6 +54,9 @@ class _BestEffortSearch {
   private setScore = new Int32Array(24);
   // partners[p * n + k]: the positions other than p, best pair score first.
   private partners = new Int32Array(0);
+  // Best score of one unpadded group, and of the padded group, anywhere among the positions.
+  private bestFull = 0;
+  private bestTail = 0;
 
   run(matrix: Int32Array, gpus: number, available: Int32Array, required: Int32Array, size: number): Int32Array {
     const n = available.length;
@@ -96,6 +99,14 @@ class _BestEffortSearch {
     for (const g of required) req |= 1 << available.indexOf(g);
     this.req = req;
     const full = n === 32 ? -1 : (1 << n) - 1;
+    // With three or more groups, a remainder of j groups scores at most j times the best single group.
+    if (n >= 2 * size + (this.tail === 0 ? size : this.tail)) {
+      this.bestFull = this.bestSubset(size);
+      this.bestTail = this.tail > 1 ? this.bestSubset(this.tail) : 0;
+    } else {
+      this.bestFull = 1 << 24;
+      this.bestTail = 1 << 24;
+    }
     if (this.solve(full, 0) === _NONE) return new Int32Array(0);
     // Upstream's last step: the first group of the winning partition, unpadded and holding every
     // required GPU, with the strictly highest score.
@@ -124,6 +135,41 @@ class _BestEffortSearch {
   /** A set of `count` positions is exactly one group. */
   private lastCount(count: number): boolean {
     return count === this.size || (this.tail !== 0 && count === this.tail);
+  }
+
+  /** The highest score of any `count` positions (exact below 2^15 candidates, else a top-pairs bound). */
+  private bestSubset(count: number): number {
+    const n = this.n;
+    if (binomial(n, count) > 1 << 15) {
+      // Each member scores at most its count-1 best pairs: the count largest such sums, halved.
+      const tops: number[] = [];
+      for (let p = 0; p < n; p++) {
+        let t = 0;
+        for (let k = 0; k < count - 1; k++) t += this.pos[p * n + this.partners[p * n + k]];
+        tops.push(t);
+      }
+      tops.sort((a, b) => b - a);
+      let sum = 0;
+      for (let k = 0; k < count; k++) sum += tops[k];
+      return Math.floor(sum / 2);
+    }
+    let best = 0;
+    const picked: number[] = [];
+    const visit = (from: number, score: number): void => {
+      if (picked.length === count) {
+        if (score > best) best = score;
+        return;
+      }
+      for (let p = from; p <= n - (count - picked.length); p++) {
+        let gain = 0;
+        for (const q of picked) gain += this.pos[p * n + q];
+        picked.push(p);
+        visit(p + 1, score + gain);
+        picked.pop();
+      }
+    };
+    visit(0, 0);
+    return best;
   }
 
   private groupScore(g: number): number {
@@ -206,7 +252,10 @@ class _BestEffortSearch {
       } else {
         // Not solved yet: skip it when even its bound cannot beat the best so far (a tie only wins when lexicographically first).
         if (remaining !== 0 && this.best[remaining] === _UNKNOWN && this.bestValue[depth] !== _NONE) {
-          const bound = 2 * score + this.topSum[depth] - groupTop;
+          const left = _popcount(remaining);
+          const padded = this.tail !== 0 && left % this.size !== 0;
+          const groups = this.bestFull * ((left - (padded ? this.tail : 0)) / this.size) + (padded ? this.bestTail : 0);
+          const bound = 2 * score + Math.min(this.topSum[depth] - groupTop, 2 * groups);
           const best = 2 * this.bestValue[depth];
           if (bound < best || (bound === best && !_lexFirst(group, this.bestGroup[depth]))) return;
         }
