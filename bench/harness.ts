@@ -60,6 +60,8 @@ export type Case = {
   perOpLatencies?: Record<BackendName, number[]>;
   /** The upstream algorithm doing the same job, when there is one. */
   reference?: ReferenceSpec;
+  /** false when the two backends' return values are not comparable (timings, not answers). Default true. */
+  compareAnswers?: boolean;
   /** Tinybench limits for this case when the defaults would take too long. */
   limits?: { time?: number; iterations?: number; warmupIterations?: number };
 };

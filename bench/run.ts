@@ -71,6 +71,11 @@ export function packageRoot(): string {
   return process.cwd();
 }
 
+/** A call's answer as text, for comparing the backends (typed arrays and plain data). */
+function _answer(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (ArrayBuffer.isView(v) ? Array.from(v as unknown as ArrayLike<number>) : v)) ?? 'undefined';
+}
+
 function _message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -98,19 +103,23 @@ export async function runBench(options: RunOptions = {}): Promise<BenchReport> {
   }
 
   // Warm-up: one call of every case on each backend, so the arena reaches its working size before
-  // pages are counted; a case whose capability is still a placeholder moves to `pending`.
+  // pages are counted; a case whose capability is still a placeholder moves to `pending`. The two
+  // backends' answers are compared on the way: a speed ratio means nothing if they differ.
   const runnable: Case[] = [];
+  const mismatched = new Set<Case>();
   for (const c of cases) {
     let notBuilt: unknown;
+    const answers: string[] = [];
     for (const b of BACKENDS) {
       const fn = c.run[b];
       if (fn === undefined) continue;
       try {
-        await fn();
+        answers.push(_answer(await fn()));
       } catch (error) {
         if (isNotBuilt(error)) notBuilt = error;
       }
     }
+    if (c.compareAnswers !== false && answers.length === 2 && answers[0] !== answers[1]) mismatched.add(c);
     if (notBuilt !== undefined) {
       if (!pending.some((p) => p.family === c.family)) pending.push({ family: c.family, reason: _message(notBuilt) });
     } else runnable.push(c);
@@ -120,6 +129,7 @@ export async function runBench(options: RunOptions = {}): Promise<BenchReport> {
   const workloads: CaseResult[] = [];
   for (const c of runnable) {
     const r = await runCase(c, quick);
+    if (mismatched.has(c)) r.errors = { ...r.errors, ts: 'the wasm and ts backends returned different answers' };
     workloads.push(r);
     options.onCase?.(r);
   }
