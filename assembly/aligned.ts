@@ -1,7 +1,10 @@
 // Topology-aware picks of whole GPUs over the pair-score matrix loaded by loadPairScores
 // (topology.ts). Two searches, each mirrored step for step by src/baseline/aligned.ts:
 //  - alignedBestEffort: go-gpuallocator's BestEffort without enumerating partitions: a memoised DP
-//    over subsets of positions that keeps the lexicographically first optimal partition;
+//    over subsets of positions (best[set] = best sum of group scores over partitions of set, the
+//    group holding the set's first position chosen in upstream's order) that keeps the
+//    lexicographically first optimal partition. Exact; subsets whose upper bound (best pairs per
+//    position, or j times the best single group) cannot beat the incumbent are never solved;
 //  - alignedTopology: the best-connected size-subset (then best-connected remainder, then lowest
 //    indices), exact by enumeration, or multi-start greedy with best swaps above the exact range.
 import { pairRow, pairScore } from './topology';
