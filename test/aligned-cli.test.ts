@@ -53,3 +53,22 @@ describe('gpualloc topo', () => {
     expect(s.stdout).toMatch(/^GPU0\s+X\s+150\s+130\s+230\s+210\s+10\s+10\s+10\s/m);
   });
 });
+
+describe('--inventory FILE', () => {
+  it('topo and aligned read an inventory file', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { getPreset } = await import('../src/presets.js');
+    const dir = mkdtempSync(join(tmpdir(), 'gpualloc-aligned-'));
+    const file = join(dir, 'rtx.json');
+    writeFileSync(file, JSON.stringify(getPreset('4x-rtx8000')));
+    const topo = await cli(['topo', '--inventory', file]);
+    expect(topo.code).toBe(0);
+    expect(topo.stdout).toMatch(/^GPU0\s+X\s+NV2\s+PHB\s+PHB\s+0$/m);
+    const r = await cli(['aligned', '--inventory', file, '--size', '2', '--required', '3', '--json']);
+    expect(JSON.parse(r.stdout).rounds[0]).toEqual({ request: 1, devices: [2, 3], score: 250 });
+    const missing = await cli(['topo', '--inventory', join(dir, 'nope.json')]);
+    expect(missing.code).toBe(2);
+  });
+});
