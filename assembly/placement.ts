@@ -1,10 +1,19 @@
 // Model placement: enumerate every allowed-size GPU subset (Gosper's hack over the GPUs that can
 // take the share), validate each chosen GPU (free + evicted >= share), plan stale-slot evictions,
 // score by topology, and keep the best `limit` by the ranking key of src/placement.ts.
-import { maskScore } from './topology';
+// One call searches one node (placementSearch) or every candidate node of a cluster plan
+// (clusterSearch, merging the best `limit` across nodes with the node tie-break in the core).
+import { pairRow } from './topology';
 
-// Kept-candidate record layout (bytes): lo i32, hi i32, ev i32, n i32, score i32, pad, bytes f64, min f64, sum f64.
-const REC: usize = 48;
+// Kept-candidate record layout (bytes): mask u64 @0, ev i32 @8, n i32 @12, score i32 @16,
+// candidate i32 @20, bytes f64 @24, min f64 @32, sum f64 @40, load f64 @48, rank i32 @56, pad @60.
+const REC: usize = 64;
+
+// Per-candidate record of clusterSearch's `info` (i32 × 8): gpus, free/total offset (items),
+// stale offset (items), stale count, matrix offset (items, -1 without topology), node rank,
+// bound evictions, bound GPU count. `bounds` (f64 × 4): load, bound score, bound metric, unused.
+const INFO: i32 = 8;
+const FB: i32 = 4;
 
 // @ts-ignore: decorator
 @inline function f64At(base: usize, k: i32): f64 {
@@ -60,9 +69,12 @@ function evictionPlan(chosen: u64, share: f64, free: usize, staleMasks: usize, s
   return lacking != 0 ? -1 : ev;
 }
 
-/** True when candidate (ev, bytes, n, score, min, sum, mask) ranks before the kept record at `r`. */
+/**
+ * True when candidate (ev, bytes, n, score, min, sum, load, rank, mask) ranks before the kept
+ * record at `r`: the key of src/placement.ts, then the node tie-break (load, rank), then indices.
+ */
 // @ts-ignore: decorator
-@inline function ranksBefore(ev: i32, bytes: f64, n: i32, score: i32, rMin: f64, rSum: f64, mask: u64, pack: bool, r: usize): bool {
+@inline function ranksBefore(ev: i32, bytes: f64, n: i32, score: i32, rMin: f64, rSum: f64, nodeLoad: f64, rank: i32, mask: u64, pack: bool, r: usize): bool {
   const kEv = load<i32>(r, 8);
   if (ev != kEv) return ev < kEv;
   const kBytes = load<f64>(r, 24);
@@ -78,8 +90,33 @@ function evictionPlan(chosen: u64, share: f64, free: usize, staleMasks: usize, s
     const kMin = load<f64>(r, 32);
     if (rMin != kMin) return rMin > kMin;
   }
+  const kLoad = load<f64>(r, 48);
+  if (nodeLoad != kLoad) return nodeLoad < kLoad;
+  const kRank = load<i32>(r, 56);
+  if (rank != kRank) return rank < kRank;
   const x = mask ^ load<u64>(r);
   return (mask & x & (~x + 1)) != 0;
+}
+
+/** True when the kept record at `r` ranks strictly before every option a node bounded by (ev, n, score, metric, load, rank) can have. */
+function recordBeatsBound(r: usize, ev: i32, n: i32, score: f64, metric: f64, nodeLoad: f64, rank: i32, pack: bool): bool {
+  const kEv = load<i32>(r, 8);
+  if (kEv != ev) return kEv < ev;
+  if (load<f64>(r, 24) > 0) return false; // the bound evicts nothing more than 0 bytes
+  const kN = load<i32>(r, 12);
+  if (kN != n) return kN < n;
+  const kScore = <f64>load<i32>(r, 16);
+  if (kScore != score) return kScore > score;
+  if (pack) {
+    const kSum = load<f64>(r, 40);
+    if (kSum != metric) return kSum < metric;
+  } else {
+    const kMin = load<f64>(r, 32);
+    if (kMin != metric) return kMin > metric;
+  }
+  const kLoad = load<f64>(r, 48);
+  if (kLoad != nodeLoad) return kLoad < nodeLoad;
+  return load<i32>(r, 56) < rank;
 }
 
 /** Binomial coefficient as a float (only compared against the budget). */
@@ -89,23 +126,44 @@ function choose(m: i32, n: i32): f64 {
   return c;
 }
 
+/** Sum of pair scores over every pair in `mask`, from a row-major matrix of `stride` columns at `matrix`. */
+function scoreOf(mask: u64, matrix: usize, stride: i32): i32 {
+  let s: i32 = 0;
+  let rest = mask;
+  while (rest != 0) {
+    const i = <i32>ctz(rest);
+    rest &= rest - 1;
+    let others = rest;
+    const row = matrix + (<usize>(i * stride) << 2);
+    while (others != 0) {
+      const j = <i32>ctz(others);
+      others &= others - 1;
+      s += load<i32>(row + (<usize>j << 2));
+    }
+  }
+  return s;
+}
+
+// The kept list of the current call: `keptCount` records of REC bytes at `kept`, best first.
+let kept: usize = 0;
+let keptCount: i32 = 0;
+let keptLimit: i32 = 0;
+let packMode: bool = false;
+
 /**
- * One node's search. Inputs: `free`, `total` (f64 per position), `sizes` (i32, ascending) with
- * `shares` (f64), `staleMasks` (u64 per evictable slot, in eviction order) and `staleBytes` (f64),
- * the pair matrix already loaded (when useScores != 0). Outputs: `kept` (limit records of REC bytes,
- * best first), `evictStart` (limit + 1 i32) and `evictions` (evictCap i32). `scratch` holds 3 × 64 f64.
- * `result` (3 i32): kept count, overflow size (0 or the size that passed the budget), evictions needed.
+ * Searches one node and merges its candidates into the kept list. Sizes ascending (those above
+ * `gpus` are skipped); matrix = 0 scores every set 0. `scratch` holds 3 × 64 f64. Returns 0, or the
+ * size whose enumeration would pass the budget.
  */
-export function placementSearch(
-  gpus: i32, free: usize, total: usize, sizes: usize, shares: usize, sizeCount: i32,
-  staleMasks: usize, staleBytes: usize, staleCount: i32,
-  useScores: i32, pack: i32, limit: i32, budget: f64,
-  kept: usize, evictStart: usize, evictions: usize, evictCap: i32, scratch: usize, result: usize,
-): void {
+function searchNode(
+  cand: i32, gpus: i32, free: usize, total: usize, sizes: usize, shares: usize, sizeCount: i32,
+  staleMasks: usize, staleBytes: usize, staleCount: i32, matrix: usize, nodeLoad: f64, rank: i32, budget: f64, scratch: usize,
+): i32 {
   const potential = scratch;
   const avail = scratch + 64 * 8;
   const eligible = scratch + 128 * 8; // i32 × 64
-  const isPack = pack != 0;
+  const isPack = packMode;
+  const limit = keptLimit;
   for (let p = 0; p < gpus; p++) store<f64>(potential + (<usize>p << 3), f64At(free, p));
   for (let k = 0; k < staleCount; k++) {
     let sm = maskAt(staleMasks, k);
@@ -116,14 +174,16 @@ export function placementSearch(
       store<f64>(potential + (<usize>p << 3), f64At(potential, p) + bytes);
     }
   }
-  let count: i32 = 0;
+  let count = keptCount;
   let enumerated: f64 = 0;
   let overflow: i32 = 0;
   const lastRec = kept + <usize>(limit - 1) * REC;
   for (let si = 0; si < sizeCount; si++) {
     const n = i32At(sizes, si);
+    if (n > gpus) break;
     const share = f64At(shares, si);
-    if (count == limit && load<i32>(lastRec, 8) == 0) break;
+    // Every later candidate has more GPUs than the worst kept one, which evicts nothing: none ranks before it.
+    if (count == limit && load<i32>(lastRec, 8) == 0 && load<i32>(lastRec, 12) < n) break;
     let m: i32 = 0;
     let freeMask: u64 = 0; // eligible GPUs that fit without eviction
     for (let p = 0; p < gpus; p++) {
@@ -171,7 +231,7 @@ export function placementSearch(
           }
         }
         if (ev >= 0) {
-          const score = useScores != 0 ? maskScore(mask) : 0;
+          const score = matrix != 0 ? scoreOf(mask, matrix, gpus) : 0;
           let rMin: f64 = Infinity;
           let rSum: f64 = 0;
           let rest = mask;
@@ -184,7 +244,7 @@ export function placementSearch(
           }
           let at = count;
           while (at > 0) {
-            if (!ranksBefore(ev, bytes, n, score, rMin, rSum, mask, isPack, kept + <usize>(at - 1) * REC)) break;
+            if (!ranksBefore(ev, bytes, n, score, rMin, rSum, nodeLoad, rank, mask, isPack, kept + <usize>(at - 1) * REC)) break;
             at--;
           }
           if (at < limit) {
@@ -195,9 +255,12 @@ export function placementSearch(
             store<i32>(r, ev, 8);
             store<i32>(r, n, 12);
             store<i32>(r, score, 16);
+            store<i32>(r, cand, 20);
             store<f64>(r, bytes, 24);
             store<f64>(r, rMin, 32);
             store<f64>(r, rSum, 40);
+            store<f64>(r, nodeLoad, 48);
+            store<i32>(r, rank, 56);
             if (count < limit) count++;
           }
         }
@@ -210,23 +273,117 @@ export function placementSearch(
       if (stop != 0 && c >= stop) break;
     }
   }
-  if (overflow > 0) count = 0;
+  keptCount = count;
+  return overflow;
+}
+
+/** ceil-share of size n from the (sizes, shares) table. */
+function shareOfSize(sizes: usize, shares: usize, sizeCount: i32, n: i32): f64 {
+  for (let si = 0; si < sizeCount; si++) if (i32At(sizes, si) == n) return f64At(shares, si);
+  return 0;
+}
+
+/**
+ * Every candidate node of a cluster plan in one call. `info` (INFO i32 per candidate) and `bounds`
+ * (FB f64 per candidate) describe each node (see INFO); `free`/`total` (f64), `staleMasks` (u64),
+ * `staleBytes` (f64) and `matrices` (i32) are indexed by the offsets in `info`. A candidate whose
+ * bound ranks after the `limit` kept records is skipped (pass candidates best bound first).
+ * Outputs as placementSearch, each record naming its candidate (offset 20), evictions as indices
+ * into that candidate's stale list. `result` (4 i32): kept count, overflow size, evictions needed,
+ * candidate that overflowed.
+ */
+export function clusterSearch(
+  count: i32, info: usize, bounds: usize, free: usize, total: usize, staleMasks: usize, staleBytes: usize, matrices: usize,
+  sizes: usize, shares: usize, sizeCount: i32, pack: i32, limit: i32, budget: f64,
+  keptOut: usize, evictStart: usize, evictions: usize, evictCap: i32, scratch: usize, result: usize,
+): void {
+  kept = keptOut;
+  keptCount = 0;
+  keptLimit = limit;
+  packMode = pack != 0;
+  let overflow: i32 = 0;
+  let overflowCand: i32 = -1;
+  const lastRec = keptOut + <usize>(limit - 1) * REC;
+  for (let i = 0; i < count; i++) {
+    const rec = info + <usize>(i * INFO) * 4;
+    const fb = bounds + <usize>(i * FB) * 8;
+    const nodeLoad = load<f64>(fb);
+    const rank = load<i32>(rec, 20);
+    if (keptCount == limit && recordBeatsBound(lastRec, load<i32>(rec, 24), load<i32>(rec, 28), load<f64>(fb, 8), load<f64>(fb, 16), nodeLoad, rank, packMode)) continue;
+    const gpus = load<i32>(rec);
+    const off = <usize>load<i32>(rec, 4) << 3;
+    const staleOff = <usize>load<i32>(rec, 8);
+    const mOff = load<i32>(rec, 16);
+    const o = searchNode(
+      i, gpus, free + off, total + off, sizes, shares, sizeCount,
+      staleMasks + (staleOff << 3), staleBytes + (staleOff << 3), load<i32>(rec, 12),
+      mOff < 0 ? 0 : matrices + (<usize>mOff << 2), nodeLoad, rank, budget, scratch,
+    );
+    if (o > 0) {
+      overflow = o;
+      overflowCand = i;
+      break;
+    }
+  }
+  if (overflow > 0) keptCount = 0;
+  const n = keptCount;
+  let need: i32 = 0;
+  store<i32>(evictStart, 0);
+  for (let k = 0; k < n; k++) {
+    need += load<i32>(keptOut + <usize>k * REC, 8);
+    store<i32>(evictStart + (<usize>(k + 1) << 2), need);
+  }
+  store<i32>(result, n);
+  store<i32>(result, overflow, 4);
+  store<i32>(result, need, 8);
+  store<i32>(result, overflowCand, 12);
+  if (need > evictCap) return;
+  const avail = scratch + 64 * 8;
+  for (let k = 0; k < n; k++) {
+    const r = keptOut + <usize>k * REC;
+    if (load<i32>(r, 8) == 0) continue;
+    const rec = info + <usize>(load<i32>(r, 20) * INFO) * 4;
+    const off = <usize>load<i32>(rec, 4) << 3;
+    const staleOff = <usize>load<i32>(rec, 8);
+    const share = shareOfSize(sizes, shares, sizeCount, load<i32>(r, 12));
+    evictionPlan(load<u64>(r), share, free + off, staleMasks + (staleOff << 3), staleBytes + (staleOff << 3), load<i32>(rec, 12), avail, evictions + (<usize>i32At(evictStart, k) << 2));
+  }
+}
+
+/**
+ * One node's search. Inputs: `free`, `total` (f64 per position), `sizes` (i32, ascending) with
+ * `shares` (f64), `staleMasks` (u64 per evictable slot, in eviction order) and `staleBytes` (f64),
+ * the pair matrix already loaded (when useScores != 0). Outputs: `kept` (limit records of REC bytes,
+ * best first), `evictStart` (limit + 1 i32) and `evictions` (evictCap i32). `scratch` holds 3 × 64 f64.
+ * `result` (3 i32): kept count, overflow size (0 or the size that passed the budget), evictions needed.
+ */
+export function placementSearch(
+  gpus: i32, free: usize, total: usize, sizes: usize, shares: usize, sizeCount: i32,
+  staleMasks: usize, staleBytes: usize, staleCount: i32,
+  useScores: i32, pack: i32, limit: i32, budget: f64,
+  keptOut: usize, evictStart: usize, evictions: usize, evictCap: i32, scratch: usize, result: usize,
+): void {
+  kept = keptOut;
+  keptCount = 0;
+  keptLimit = limit;
+  packMode = pack != 0;
+  let overflow = searchNode(0, gpus, free, total, sizes, shares, sizeCount, staleMasks, staleBytes, staleCount, useScores != 0 ? pairRow(0) : 0, 0, 0, budget, scratch);
+  if (overflow > 0) keptCount = 0;
+  const count = keptCount;
   let need: i32 = 0;
   store<i32>(evictStart, 0);
   for (let k = 0; k < count; k++) {
-    need += load<i32>(kept + <usize>k * REC, 8);
+    need += load<i32>(keptOut + <usize>k * REC, 8);
     store<i32>(evictStart + (<usize>(k + 1) << 2), need);
   }
   store<i32>(result, count);
   store<i32>(result, overflow, 4);
   store<i32>(result, need, 8);
   if (need > evictCap) return;
+  const avail = scratch + 64 * 8;
   for (let k = 0; k < count; k++) {
-    const r = kept + <usize>k * REC;
+    const r = keptOut + <usize>k * REC;
     if (load<i32>(r, 8) == 0) continue;
-    const n = load<i32>(r, 12);
-    let share: f64 = 0;
-    for (let si = 0; si < sizeCount; si++) if (i32At(sizes, si) == n) share = f64At(shares, si);
-    evictionPlan(load<u64>(r), share, free, staleMasks, staleBytes, staleCount, avail, evictions + (<usize>i32At(evictStart, k) << 2));
+    evictionPlan(load<u64>(r), shareOfSize(sizes, shares, sizeCount, load<i32>(r, 12)), free, staleMasks, staleBytes, staleCount, avail, evictions + (<usize>i32At(evictStart, k) << 2));
   }
 }

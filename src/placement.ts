@@ -85,6 +85,57 @@ export type PlacementFound = {
   overflowSize: number;
 };
 
+/**
+ * Several nodes' searches in one kernel call (ClusterState.plan): the best `limit` candidates over
+ * every node, by the ranking key, then the node tie-break (load, then rank), then lowest indices.
+ * Memory in bytes.
+ */
+export type ClusterSearch = {
+  /** Candidate nodes (entries 0..count-1 of the per-candidate arrays are read). */
+  count: number;
+  /** GPUs of each candidate. */
+  gpus: Int32Array;
+  /** Where each candidate's GPUs start in `free` and `total`. */
+  offset: Int32Array;
+  /** memoryTotal − allocated per GPU, all candidates' GPUs at their offsets. */
+  free: Float64Array;
+  /** memoryTotal per GPU, at the same offsets. */
+  total: Float64Array;
+  /** Candidate i's evictable slots are entries staleStart[i] .. staleStart[i + 1] of staleMasks (pairs) and staleBytes. */
+  staleStart: Int32Array;
+  staleMasks: Int32Array;
+  staleBytes: Float64Array;
+  /** Each candidate's pair-score matrix over its positions, or null (every score 0). */
+  matrices: ReadonlyArray<Int32Array | null>;
+  /** Node tie-break: lower load, then lower rank, ranks first. */
+  load: Float64Array;
+  rank: Int32Array;
+  /**
+   * Each candidate's bound: no option of the node ranks before (bEv evictions, 0 bytes, bN GPUs,
+   * bScore, bMetric, load, rank). A candidate whose bound ranks after the `limit` kept candidates is
+   * skipped, so pass candidates best bound first.
+   */
+  bEv: Int32Array;
+  bN: Int32Array;
+  bScore: Float64Array;
+  bMetric: Float64Array;
+  /** Allowed sizes, ascending (a node uses those up to its GPU count), and ceil(memory / size). */
+  sizes: Int32Array;
+  shares: Float64Array;
+  pack: boolean;
+  limit: number;
+  /** Most subsets one node's search may enumerate. */
+  budget: number;
+};
+
+/** Best candidates over the nodes of a ClusterSearch, best first; evictions index each candidate node's stale list. */
+export type ClusterFound = PlacementFound & {
+  /** Candidate node (index into the ClusterSearch arrays) of each kept candidate. */
+  node: Int32Array;
+  /** With overflowSize > 0: the candidate node whose search would have passed the budget. */
+  overflowNode: number;
+};
+
 /** Kernels this capability needs. */
 export interface PlacementKernels {
   /**
@@ -93,6 +144,8 @@ export interface PlacementKernels {
    * on such a GPU), and keeps the best `limit` by the ranking key (see compareCandidates).
    */
   placementSearch(search: PlacementSearch): PlacementFound;
+  /** The same search over several nodes at once, merged across nodes (see ClusterSearch). */
+  clusterSearch(search: ClusterSearch): ClusterFound;
 }
 
 /** Default number of options returned. */
@@ -267,25 +320,38 @@ export function isEvictable(slot: Slot, model: string | undefined): boolean {
   return slot.stale === true && (model === undefined || slot.model !== model);
 }
 
-/** Per-position availability used by rejections: free memory and what eviction could add. */
-export function rejectionsFor(index: readonly number[], total: ArrayLike<number>, free: ArrayLike<number>, evictable: ArrayLike<number>, memory: number, sizes: readonly number[], node?: string): Rejection[] {
-  const out: Rejection[] = [];
+/** formatBytes with a memo (for the many repeated sizes of one cluster plan's rejections). */
+export function memoFormatBytes(): (bytes: number) => string {
+  const memo = new Map<number, string>();
+  return (bytes) => {
+    let text = memo.get(bytes);
+    if (text === undefined) {
+      text = formatBytes(bytes);
+      memo.set(bytes, text);
+    }
+    return text;
+  };
+}
+
+/** Per-position availability used by rejections: free memory and what eviction could add (null: nothing). */
+export function rejectionsFor(index: readonly number[], total: ArrayLike<number>, free: ArrayLike<number>, evictable: ArrayLike<number> | null, memory: number, sizes: readonly number[], node?: string, format: (bytes: number) => string = formatBytes, out: Rejection[] = []): Rejection[] {
   if (sizes.length === 0) return out;
   const n = sizes[sizes.length - 1];
   const share = shareOf(memory, n);
   const where = node === undefined ? '' : ` on node ${node}`;
+  const need = `${format(share)} (1/${n} of ${format(memory)})`;
   for (let p = 0; p < index.length; p++) {
-    const need = `${formatBytes(share)} (1/${n} of ${formatBytes(memory)})`;
     if (total[p] < share) {
-      const r: Rejection = { gpu: index[p], code: 'GPU_TOO_SMALL', message: `GPU ${index[p]}${where}: has ${formatBytes(total[p])} in all, less than its share ${need}`, shortBy: share - total[p] };
+      const r: Rejection = { gpu: index[p], code: 'GPU_TOO_SMALL', message: `GPU ${index[p]}${where}: has ${format(total[p])} in all, less than its share ${need}`, shortBy: share - total[p] };
       if (node !== undefined) r.node = node;
       out.push(r);
       continue;
     }
-    const avail = free[p] + evictable[p];
+    const e = evictable === null ? 0 : evictable[p];
+    const avail = free[p] + e;
     if (avail < share) {
-      const ev = evictable[p] > 0 ? ` (${formatBytes(evictable[p])} of it by evicting stale slots)` : '';
-      const r: Rejection = { gpu: index[p], code: 'INSUFFICIENT_MEMORY', message: `GPU ${index[p]}${where}: can free ${formatBytes(avail)}${ev}, less than its share ${need}; short by ${formatBytes(share - avail)}`, shortBy: share - avail };
+      const ev = e > 0 ? ` (${format(e)} of it by evicting stale slots)` : '';
+      const r: Rejection = { gpu: index[p], code: 'INSUFFICIENT_MEMORY', message: `GPU ${index[p]}${where}: can free ${format(avail)}${ev}, less than its share ${need}; short by ${format(share - avail)}`, shortBy: share - avail };
       if (node !== undefined) r.node = node;
       out.push(r);
     }
@@ -301,19 +367,23 @@ export function optionOf(found: PlacementFound, c: number, index: readonly numbe
   for (let p = 0; p < index.length; p++) if (((p < 32 ? lo >>> p : hi >>> (p - 32)) & 1) !== 0) gpus.push(index[p]);
   const evict: string[] = [];
   for (let k = found.evictStart[c]; k < found.evictStart[c + 1]; k++) evict.push(stale[found.evictions[k]].id);
-  const head: { node?: string; model?: string } = {};
-  if (node !== undefined) head.node = node;
-  if (model !== undefined) head.model = model;
-  return { ...head, gpus, memoryPerGpu: shareOf(memory, gpus.length), evict, score: found.score[c] };
+  const memoryPerGpu = shareOf(memory, gpus.length);
+  const score = found.score[c];
+  // Literals, not a spread of a built-up head: V8 clones such objects on a slow path (microseconds each).
+  if (node !== undefined) return model !== undefined ? { node, model, gpus, memoryPerGpu, evict, score } : { node, gpus, memoryPerGpu, evict, score };
+  return model !== undefined ? { model, gpus, memoryPerGpu, evict, score } : { gpus, memoryPerGpu, evict, score };
 }
 
 /** Runs the kernel and turns a budget overflow into LIMIT_EXCEEDED. */
 export function runSearch(kernels: Kernels, search: PlacementSearch): PlacementFound {
   const found = kernels.placementSearch(search);
-  if (found.overflowSize > 0) {
-    throw new AllocationError('LIMIT_EXCEEDED', `tensorParallelSizes: size ${found.overflowSize} on a node of ${search.gpus} GPUs needs more than ${PLACEMENT_BUDGET} GPU subsets; restrict tensorParallelSizes`, { field: 'tensorParallelSizes' });
-  }
+  if (found.overflowSize > 0) throw budgetError(found.overflowSize, search.gpus);
   return found;
+}
+
+/** LIMIT_EXCEEDED for a search whose size `size` on a node of `gpus` GPUs passed the budget. */
+export function budgetError(size: number, gpus: number): AllocationError {
+  return new AllocationError('LIMIT_EXCEEDED', `tensorParallelSizes: size ${size} on a node of ${gpus} GPUs needs more than ${PLACEMENT_BUDGET} GPU subsets; restrict tensorParallelSizes`, { field: 'tensorParallelSizes' });
 }
 
 /** Mask halves of a list of positions. */

@@ -5,9 +5,9 @@ import type { Inventory } from './inventory.js';
 import type { Kernels } from './kernels.js';
 import { LIMITS } from './limits.js';
 import {
-  compareCandidates, compareEvictionOrder, isEvictable, maskOf, noOptionReason, optionOf, PLACEMENT_BUDGET, positionMatrix,
-  rejectionsFor, runSearch, shareOf, sizesFor, validateNode, validatePlanRequest, validateSlot,
-  type PlacementFound, type PlacementOption, type PlacementPlan, type PlacementRequest, type Slot,
+  budgetError, compareEvictionOrder, isEvictable, maskOf, memoFormatBytes, noOptionReason, optionOf, PLACEMENT_BUDGET, positionMatrix,
+  rejectionsFor, shareOf, sizesFor, validateNode, validatePlanRequest, validateSlot,
+  type ClusterSearch, type PlacementOption, type PlacementPlan, type PlacementRequest, type Slot,
 } from './placement.js';
 import { compareNatural } from './baseline/natural-sort.js';
 import type { Topology } from './topology.js';
@@ -36,8 +36,6 @@ export type GpuUsage = { node: string; gpu: number; memoryTotal: number; allocat
 export const CLUSTER_STATE_VERSION = 1;
 
 type SlotRecord = { slot: Slot; node: number; positions: number[]; lo: number; hi: number };
-
-type Candidate = { node: number; found: PlacementFound; c: number; stale: Slot[]; load: number };
 
 /** Shared empty slot list. */
 const NO_SLOTS: Slot[] = [];
@@ -75,6 +73,32 @@ export class ClusterState {
   private readonly nodeSlots: Array<Set<string>> = [];
   private readonly staleOrder: Array<Slot[] | undefined> = [];
   private nextSlot = 1;
+  /**
+   * Index of the nodes whose best option is known without a search (no topology, no stale slot):
+   * for position j, a tournament tree over nodes whose winner has the largest j-th largest free
+   * memory (then the lower load, then the node ID). Built on first use, kept up to date on every
+   * change. Other nodes are scanned (`scanned`).
+   */
+  private readonly trees: Array<Int32Array | undefined> = [];
+  /** Leaves of each tree (a power of two ≥ the node count). */
+  private leaves = 1;
+  /** Most GPUs of a node. */
+  private maxWidth = 0;
+  /** 1 where the node has a topology or stale slots: not in the trees, scanned by every plan. */
+  private scannedFlag!: Uint8Array;
+  /** The scanned nodes in index order (rebuilt when a flag changes). */
+  private scanned: Int32Array | null = null;
+  /** Per-plan marks (plan number) of nodes already taken from the trees. */
+  private taken!: Int32Array;
+  private planNumber = 0;
+  /** Per-plan scratch of the kernel input, grown on demand. */
+  private readonly search: ClusterSearch = {
+    count: 0, gpus: new Int32Array(16), offset: new Int32Array(16), free: new Float64Array(0), total: new Float64Array(0),
+    staleStart: new Int32Array(17), staleMasks: new Int32Array(0), staleBytes: new Float64Array(0), matrices: [],
+    load: new Float64Array(16), rank: new Int32Array(16), bEv: new Int32Array(16), bN: new Int32Array(16),
+    bScore: new Float64Array(16), bMetric: new Float64Array(16), sizes: new Int32Array(0), shares: new Float64Array(0),
+    pack: false, limit: 1, budget: PLACEMENT_BUDGET,
+  };
 
   private constructor(kernels: Kernels) {
     this.kernels = kernels;
@@ -144,6 +168,10 @@ export class ClusterState {
     this.hasTopology = Uint8Array.from(models, (m) => (m.topology === undefined ? 0 : 1));
     this.nodeIds.map((_, k) => k).sort((a, b) => compareNatural(this.nodeIds[a], this.nodeIds[b])).forEach((k, r) => (this.nodeRank[k] = r));
     this.nodeStale = new Int32Array(models.length);
+    this.scannedFlag = Uint8Array.from(this.hasTopology);
+    this.taken = new Int32Array(models.length);
+    while (this.leaves < models.length) this.leaves *= 2;
+    for (const m of models) if (m.index.length > this.maxWidth) this.maxWidth = m.index.length;
     models.forEach((m, k) => {
       const start = this.gpuStart[k];
       for (let p = 0; p < m.index.length; p++) {
@@ -225,6 +253,75 @@ export class ClusterState {
     let stale = 0;
     for (const id of this.nodeSlots[node]) if (this.slots.get(id)!.slot.stale === true) stale++;
     this.nodeStale[node] = stale;
+    const scanned = this.hasTopology[node] === 1 || stale > 0 ? 1 : 0;
+    if (scanned !== this.scannedFlag[node]) {
+      this.scannedFlag[node] = scanned;
+      this.scanned = null;
+    }
+    for (let j = 0; j < this.trees.length; j++) {
+      const tree = this.trees[j];
+      if (tree !== undefined) this.updateLeaf(tree, j, node);
+    }
+  }
+
+  /** True when node a ranks before node b in tree j (b may be -1: none). */
+  private treeBefore(j: number, a: number, b: number): boolean {
+    if (b < 0) return true;
+    const fa = this.sortedFree[this.gpuStart[a] + j];
+    const fb = this.sortedFree[this.gpuStart[b] + j];
+    if (fa !== fb) return fa > fb;
+    const la = this.nodeLoad[a];
+    const lb = this.nodeLoad[b];
+    if (la !== lb) return la < lb;
+    return this.nodeRank[a] < this.nodeRank[b];
+  }
+
+  /** Whether node k is a leaf of tree j: indexed (not scanned) and has a j-th GPU. */
+  private inTree(j: number, k: number): boolean {
+    return this.scannedFlag[k] === 0 && this.gpuStart[k + 1] - this.gpuStart[k] > j;
+  }
+
+  /** Sets node k's leaf of tree j (present, or -1 when `absent`) and replays the matches above it. */
+  private updateLeaf(tree: Int32Array, j: number, k: number, absent = false): void {
+    let t = this.leaves + k;
+    tree[t] = !absent && this.inTree(j, k) ? k : -1;
+    for (t >>= 1; t >= 1; t >>= 1) {
+      const a = tree[2 * t];
+      const b = tree[2 * t + 1];
+      tree[t] = a < 0 ? b : this.treeBefore(j, a, b) ? a : b;
+    }
+  }
+
+  /** Tree of position j, built on first use. */
+  private tree(j: number): Int32Array {
+    let tree = this.trees[j];
+    if (tree === undefined) {
+      const L = this.leaves;
+      tree = new Int32Array(2 * L).fill(-1);
+      const nodeCount = this.nodeIds.length;
+      for (let k = 0; k < nodeCount; k++) if (this.inTree(j, k)) tree[L + k] = k;
+      for (let t = L - 1; t >= 1; t--) {
+        const a = tree[2 * t];
+        const b = tree[2 * t + 1];
+        tree[t] = a < 0 ? b : this.treeBefore(j, a, b) ? a : b;
+      }
+      while (this.trees.length <= j) this.trees.push(undefined);
+      this.trees[j] = tree;
+    }
+    return tree;
+  }
+
+  /** Nodes with a topology or stale slots, in index order. */
+  private scannedNodes(): Int32Array {
+    if (this.scanned === null) {
+      let n = 0;
+      for (let k = 0; k < this.scannedFlag.length; k++) n += this.scannedFlag[k];
+      const list = new Int32Array(n);
+      n = 0;
+      for (let k = 0; k < this.scannedFlag.length; k++) if (this.scannedFlag[k] === 1) list[n++] = k;
+      this.scanned = list;
+    }
+    return this.scanned;
   }
 
   private staleSlots(node: number): Slot[] {
@@ -261,47 +358,86 @@ export class ClusterState {
     const limit = req.limit;
     const pack = req.pack;
     const nodeCount = this.nodeIds.length;
-    // Sizes and shares per node width, computed once per plan.
-    const perWidth = new Map<number, { sizes: Int32Array; shares: Float64Array; smallest: number }>();
-    // Bound of each node's best option (exact for a node without topology that fits without eviction).
+    // Sizes up to the widest node (a node uses those up to its GPU count) and their shares.
+    const allSizes = req.sizes === undefined ? Array.from({ length: this.maxWidth }, (_, k) => k + 1) : req.sizes.filter((n) => n <= this.maxWidth);
+    const sizes = Int32Array.from(allSizes);
+    const shares = Float64Array.from(allSizes, (n) => shareOf(req.memory, n));
+    // smallest[N]: share of the largest size a node of N GPUs may use (Infinity: none).
+    const smallest = new Float64Array(this.maxWidth + 1).fill(Infinity);
+    for (let si = 0; si < sizes.length; si++) for (let N = sizes[si]; N <= this.maxWidth; N++) smallest[N] = shares[si];
+    // Bound of each candidate node's best option (exact for a node without topology that fits without eviction).
     const { bEv, bN, bScore, bMetric } = this.bounds;
     const bLoad = this.nodeLoad;
-    const candidates: number[] = [];
-    const exactBest: number[] = []; // up to `limit` exact nodes with the best bounds, best first
+    const nodeRank = this.nodeRank;
     const boundBefore = (x: number, y: number): number => {
       if (bEv[x] !== bEv[y]) return bEv[x] - bEv[y];
       if (bN[x] !== bN[y]) return bN[x] - bN[y];
       if (bScore[x] !== bScore[y]) return bScore[x] > bScore[y] ? -1 : 1;
       if (bMetric[x] !== bMetric[y]) return (pack ? bMetric[x] < bMetric[y] : bMetric[x] > bMetric[y]) ? -1 : 1;
       if (bLoad[x] !== bLoad[y]) return bLoad[x] < bLoad[y] ? -1 : 1;
-      return this.nodeRank[x] - this.nodeRank[y];
+      return nodeRank[x] - nodeRank[y];
+    };
+    const candidates: number[] = [];
+    const exactBest: number[] = []; // up to `limit` exact nodes with the best bounds, best first
+    const keepExact = (k: number): void => {
+      if (exactBest.length < limit || boundBefore(k, exactBest[exactBest.length - 1]) < 0) {
+        let at = exactBest.length;
+        while (at > 0 && boundBefore(k, exactBest[at - 1]) < 0) at--;
+        exactBest.splice(at, 0, k);
+        if (exactBest.length > limit) exactBest.pop();
+      }
     };
     const gpuStart = this.gpuStart;
     const sorted = this.sortedFree;
+    // Spread: the indexed nodes' best options, best first, come from the trees: for each size in
+    // ascending order, the nodes whose n-th largest free memory takes the share, most free first.
+    // Nodes that fit a smaller size were taken before (an option with fewer GPUs ranks first), and
+    // the first `limit` nodes are all that can contribute (each has an option exactly at its bound).
+    // Pack ranks by a sum that no tree orders, so it scans every node.
+    const plan = ++this.planNumber;
+    if (!pack && nodeCount > 0) {
+      let taken = 0;
+      for (let si = 0; si < sizes.length && taken < limit; si++) {
+        const n = sizes[si];
+        const share = shares[si];
+        const j = n - 1;
+        const tree = this.tree(j);
+        const removed: number[] = [];
+        while (taken < limit) {
+          const k = tree[1];
+          if (k < 0 || !(sorted[gpuStart[k] + j] >= share)) break;
+          this.updateLeaf(tree, j, k, true);
+          removed.push(k);
+          if (this.taken[k] === plan) continue;
+          this.taken[k] = plan;
+          taken++;
+          bEv[k] = 0;
+          bN[k] = n;
+          bScore[k] = 0;
+          bMetric[k] = sorted[gpuStart[k] + j] - share;
+          candidates.push(k);
+          keepExact(k);
+        }
+        for (const k of removed) this.updateLeaf(tree, j, k);
+      }
+    }
+    const scan = pack ? null : this.scannedNodes();
+    const scanCount = scan === null ? nodeCount : scan.length;
     const nodeStale = this.nodeStale;
     const hasTopology = this.hasTopology;
-    let lastWidth = -1;
-    let w: { sizes: Int32Array; shares: Float64Array; smallest: number } | undefined;
-    for (let k = 0; k < nodeCount; k++) {
+    for (let q = 0; q < scanCount; q++) {
+      const k = scan === null ? q : scan[q];
       const start = gpuStart[k];
       const N = gpuStart[k + 1] - start;
-      if (N !== lastWidth) {
-        w = perWidth.get(N);
-        if (w === undefined) {
-          const sizes = sizesFor(req, N);
-          w = { sizes: Int32Array.from(sizes), shares: Float64Array.from(sizes, (n) => shareOf(req.memory, n)), smallest: sizes.length === 0 ? Infinity : shareOf(req.memory, sizes[sizes.length - 1]) };
-          perWidth.set(N, w);
-        }
-        lastWidth = N;
-      }
       const canEvict = req.allowEviction && nodeStale[k] > 0;
       // Not even the smallest share fits on the emptiest GPU: nothing to search.
-      if (!canEvict && !(sorted[start] >= w!.smallest)) continue;
-      const sizes = w!.sizes;
-      const shares = w!.shares;
+      if (!canEvict && !(sorted[start] >= smallest[N])) continue;
       let fits = false;
+      let first = 0;
       for (let si = 0; si < sizes.length; si++) {
         const n = sizes[si];
+        if (n > N) break;
+        if (si === 0) first = n;
         const share = shares[si];
         if (sorted[start + n - 1] < share) continue;
         fits = true;
@@ -318,93 +454,133 @@ export class ClusterState {
       }
       const topo = hasTopology[k] === 1;
       if (fits) bEv[k] = 0;
-      else if (canEvict) {
+      else if (canEvict && first > 0) {
         bEv[k] = 1;
-        bN[k] = sizes[0];
+        bN[k] = first;
         bMetric[k] = pack ? -Infinity : Infinity;
       } else continue; // no GPU set fits, even after evictions
       bScore[k] = topo ? Infinity : 0;
       // Bounded below the current threshold: never contributes (the threshold only improves).
       if (exactBest.length === limit && boundBefore(k, exactBest[limit - 1]) > 0) continue;
       candidates.push(k);
-      if (fits && !topo) {
-        // Keep the `limit` best exact bounds: each such node has an option exactly at its bound.
-        if (exactBest.length < limit || boundBefore(k, exactBest[exactBest.length - 1]) < 0) {
-          let at = exactBest.length;
-          while (at > 0 && boundBefore(k, exactBest[at - 1]) < 0) at--;
-          exactBest.splice(at, 0, k);
-          if (exactBest.length > limit) exactBest.pop();
-        }
-      }
+      // Each exact node has an option exactly at its bound.
+      if (fits && !topo) keepExact(k);
     }
     // `limit` options at least as good as the threshold exist, so nodes bounded below it cannot contribute.
     const threshold = exactBest.length === limit ? exactBest[limit - 1] : -1;
-    const best: Candidate[] = [];
-    for (const k of candidates) {
-      if (threshold >= 0 && boundBefore(k, threshold) > 0) continue;
-      const N = this.indices[k].length;
-      const w = perWidth.get(N)!;
-      const canEvict = req.allowEviction && this.nodeStale[k] > 0;
-      const stale = canEvict ? this.staleSlots(k).filter((s) => isEvictable(s, req.model)) : NO_SLOTS;
-      const staleMasks = new Int32Array(2 * stale.length);
-      const staleBytes = new Float64Array(stale.length);
-      for (let j = 0; j < stale.length; j++) {
-        const r = this.slots.get(stale[j].id)!;
-        staleMasks[2 * j] = r.lo;
-        staleMasks[2 * j + 1] = r.hi;
-        staleBytes[j] = stale[j].memoryPerGpu;
-      }
-      const found = runSearch(this.kernels, {
-        gpus: N,
-        free: this.freeViews[k],
-        total: this.totalViews[k],
-        sizes: w.sizes,
-        shares: w.shares,
-        staleMasks,
-        staleBytes,
-        pairScores: this.matrix(k),
-        pack,
-        limit,
-        budget: PLACEMENT_BUDGET,
-      });
-      for (let c = 0; c < found.count; c++) {
-        const cand: Candidate = { node: k, found, c, stale, load: bLoad[k] };
-        let at = best.length;
-        while (at > 0 && this.ranksBefore(cand, best[at - 1], pack)) at--;
-        if (at >= limit) break; // the node's later candidates rank lower still
-        best.splice(at, 0, cand);
-        if (best.length > limit) best.pop();
-      }
+    let count = 0;
+    for (const k of candidates) if (threshold < 0 || boundBefore(k, threshold) <= 0) candidates[count++] = k;
+    candidates.length = count;
+    candidates.sort(boundBefore);
+    const found = this.kernels.clusterSearch(this.fillSearch(candidates, req.allowEviction, req.model, sizes, shares, pack, limit));
+    if (found.overflowSize > 0) throw budgetError(found.overflowSize, this.search.gpus[found.overflowNode]);
+    const options: PlacementOption[] = [];
+    for (let c = 0; c < found.count; c++) {
+      const i = found.node[c];
+      const k = candidates[i];
+      options.push(optionOf(found, c, this.indices[k], req.memory, this.candidateStale[i], req.model, this.nodeIds[k]));
     }
-    const options = best.map((b) => optionOf(b.found, b.c, this.indices[b.node], req.memory, b.stale, req.model, this.nodeIds[b.node]));
-    const plan: PlacementPlan = { options, rejected: [] };
+    this.candidateStale.length = 0;
+    const result: PlacementPlan = { options, rejected: [] };
     if (options.length === 0) {
       let gpus = 0;
       let noSizes = true;
+      const format = memoFormatBytes();
+      const sizesOf = new Map<number, number[]>();
+      const evictable = new Float64Array(this.maxWidth);
       for (let k = 0; k < nodeCount; k++) {
-        const sizes = sizesFor(req, this.indices[k].length);
-        gpus += this.indices[k].length;
+        const N = this.indices[k].length;
+        let sizes = sizesOf.get(N);
+        if (sizes === undefined) {
+          sizes = sizesFor(req, N);
+          sizesOf.set(N, sizes);
+        }
+        gpus += N;
         if (sizes.length > 0) noSizes = false;
-        const evictable = new Float64Array(this.indices[k].length);
-        if (req.allowEviction) {
+        let anyEvictable = false;
+        if (req.allowEviction && this.nodeStale[k] > 0) {
+          evictable.fill(0);
           for (const s of this.staleSlots(k)) {
             if (!isEvictable(s, req.model)) continue;
+            anyEvictable = true;
             for (const p of this.slots.get(s.id)!.positions) evictable[p] += s.memoryPerGpu;
           }
         }
-        plan.rejected.push(...rejectionsFor(this.indices[k], this.totalViews[k], this.freeViews[k], evictable, req.memory, sizes, this.nodeIds[k]));
+        rejectionsFor(this.indices[k], this.totalViews[k], this.freeViews[k], anyEvictable ? evictable : null, req.memory, sizes, this.nodeIds[k], format, result.rejected);
       }
-      plan.reason = noOptionReason(req.memory, noSizes ? null : req.sizes === undefined ? '1..n' : req.sizes.join(', '), gpus, plan.rejected.length);
+      result.reason = noOptionReason(req.memory, noSizes ? null : req.sizes === undefined ? '1..n' : req.sizes.join(', '), gpus, result.rejected.length);
     }
-    return plan;
+    return result;
   }
 
-  private ranksBefore(a: Candidate, b: Candidate, pack: boolean): boolean {
-    const d = compareCandidates(a.found, a.c, b.found, b.c, pack, false);
-    if (d !== 0) return d < 0;
-    if (a.load !== b.load) return a.load < b.load;
-    if (a.node !== b.node) return this.nodeRank[a.node] < this.nodeRank[b.node];
-    return compareCandidates(a.found, a.c, b.found, b.c, pack) < 0;
+  /** Each candidate's evictable slots (in eviction order) for the plan in progress. */
+  private readonly candidateStale: Slot[][] = [];
+
+  /** Fills the reusable kernel input with the candidate nodes (best bound first). */
+  private fillSearch(candidates: readonly number[], allowEviction: boolean, model: string | undefined, sizes: Int32Array, shares: Float64Array, pack: boolean, limit: number): ClusterSearch {
+    const s = this.search;
+    const C = candidates.length;
+    if (s.gpus.length < C) {
+      let cap = s.gpus.length;
+      while (cap < C) cap *= 2;
+      s.gpus = new Int32Array(cap);
+      s.offset = new Int32Array(cap);
+      s.staleStart = new Int32Array(cap + 1);
+      s.load = new Float64Array(cap);
+      s.rank = new Int32Array(cap);
+      s.bEv = new Int32Array(cap);
+      s.bN = new Int32Array(cap);
+      s.bScore = new Float64Array(cap);
+      s.bMetric = new Float64Array(cap);
+    }
+    const matrices = s.matrices as Array<Int32Array | null>;
+    matrices.length = C;
+    const staleLists = this.candidateStale;
+    staleLists.length = C;
+    let S = 0;
+    for (let i = 0; i < C; i++) {
+      const k = candidates[i];
+      const stale = allowEviction && this.nodeStale[k] > 0 ? this.staleSlots(k).filter((x) => isEvictable(x, model)) : NO_SLOTS;
+      staleLists[i] = stale;
+      S += stale.length;
+    }
+    if (s.staleBytes.length < S) {
+      let cap = Math.max(16, s.staleBytes.length);
+      while (cap < S) cap *= 2;
+      s.staleMasks = new Int32Array(2 * cap);
+      s.staleBytes = new Float64Array(cap);
+    }
+    const { bEv, bN, bScore, bMetric } = this.bounds;
+    S = 0;
+    for (let i = 0; i < C; i++) {
+      const k = candidates[i];
+      s.gpus[i] = this.gpuStart[k + 1] - this.gpuStart[k];
+      s.offset[i] = this.gpuStart[k];
+      s.staleStart[i] = S;
+      for (const slot of staleLists[i]) {
+        const r = this.slots.get(slot.id)!;
+        s.staleMasks[2 * S] = r.lo;
+        s.staleMasks[2 * S + 1] = r.hi;
+        s.staleBytes[S] = slot.memoryPerGpu;
+        S++;
+      }
+      matrices[i] = this.hasTopology[k] === 1 ? this.matrix(k) : null;
+      s.load[i] = this.nodeLoad[k];
+      s.rank[i] = this.nodeRank[k];
+      s.bEv[i] = bEv[k];
+      s.bN[i] = bN[k];
+      s.bScore[i] = bScore[k];
+      s.bMetric[i] = bMetric[k];
+    }
+    s.staleStart[C] = S;
+    s.count = C;
+    s.free = this.free;
+    s.total = this.total;
+    s.sizes = sizes;
+    s.shares = shares;
+    s.pack = pack;
+    s.limit = limit;
+    return s;
   }
 
   /**

@@ -1,6 +1,8 @@
 // The placement kernels in TypeScript: the same enumeration, per-GPU validation, eviction and
-// ranking as assembly/placement.ts, with GPU sets as two 32-bit halves.
-import type { PlacementFound, PlacementKernels, PlacementSearch } from '../placement.js';
+// ranking as assembly/placement.ts, with GPU sets as two 32-bit halves. One node's search and a
+// cluster plan's search over many nodes share one routine that merges into one kept list; scratch
+// arrays live as long as the kernels and grow on demand (no allocation per node).
+import type { ClusterFound, ClusterSearch, PlacementFound, PlacementKernels, PlacementSearch } from '../placement.js';
 
 function bitOf(lo: number, hi: number, p: number): number {
   return p < 32 ? (lo >>> p) & 1 : (hi >>> (p - 32)) & 1;
@@ -19,201 +21,298 @@ function choose(m: number, n: number): number {
   return c;
 }
 
+function shareOfSize(sizes: Int32Array, shares: Float64Array, n: number): number {
+  for (let si = 0; si < sizes.length; si++) if (sizes[si] === n) return shares[si];
+  return 0;
+}
+
+const NO_MASKS = new Int32Array(0);
+const NO_BYTES = new Float64Array(0);
+
 /** The placement kernels in plain TypeScript. */
 export function placementTsKernels(): PlacementKernels {
+  // Kept candidates of the current call, best first (capacity `cap`).
+  let cap = 0;
+  let kLo = new Int32Array(0);
+  let kHi = new Int32Array(0);
+  let kEv = new Int32Array(0);
+  let kN = new Int32Array(0);
+  let kScore = new Int32Array(0);
+  let kCand = new Int32Array(0);
+  let kRank = new Int32Array(0);
+  let kBytes = new Float64Array(0);
+  let kMin = new Float64Array(0);
+  let kSum = new Float64Array(0);
+  let kLoad = new Float64Array(0);
+  let count = 0;
+  let limit = 0;
+  let pack = false;
+  // Per-position scratch of one node (at most 64 GPUs).
+  const potential = new Float64Array(64);
+  const avail = new Float64Array(64);
+  const eligible = new Int32Array(64);
+  const pick = new Int32Array(64);
+  const chosen = new Int32Array(64);
+  /** Bytes evicted by the last planEvictions call. */
+  let evBytes = 0;
+
+  function reset(l: number, p: boolean): void {
+    if (l > cap) {
+      cap = l;
+      kLo = new Int32Array(l);
+      kHi = new Int32Array(l);
+      kEv = new Int32Array(l);
+      kN = new Int32Array(l);
+      kScore = new Int32Array(l);
+      kCand = new Int32Array(l);
+      kRank = new Int32Array(l);
+      kBytes = new Float64Array(l);
+      kMin = new Float64Array(l);
+      kSum = new Float64Array(l);
+      kLoad = new Float64Array(l);
+    }
+    count = 0;
+    limit = l;
+    pack = p;
+  }
+
+  /**
+   * Plans evictions of the set chosen[0..n) for `share` into `avail`; writes evicted stale indices
+   * to `out` from `at` when out is not null. Returns how many slots it evicts, or -1 when it cannot fit.
+   */
+  function planEvictions(n: number, share: number, free: Float64Array, fo: number, masks: Int32Array, bytesOf: Float64Array, so: number, S: number, out: Int32Array | null, at: number): number {
+    let lackLo = 0;
+    let lackHi = 0;
+    for (let j = 0; j < n; j++) {
+      const p = chosen[j];
+      avail[p] = free[fo + p];
+      if (avail[p] < share) {
+        if (p < 32) lackLo |= 1 << p;
+        else lackHi |= 1 << (p - 32);
+      }
+    }
+    evBytes = 0;
+    let ev = 0;
+    for (let k = 0; k < S && (lackLo | lackHi) !== 0; k++) {
+      const slo = masks[2 * (so + k)];
+      const shi = masks[2 * (so + k) + 1];
+      const bytes = bytesOf[so + k];
+      if (((slo & lackLo) | (shi & lackHi)) === 0 || bytes <= 0) continue;
+      if (out !== null) out[at + ev] = k;
+      ev++;
+      evBytes += bytes * (popcount(slo) + popcount(shi));
+      for (let j = 0; j < n; j++) {
+        const p = chosen[j];
+        if (!bitOf(slo, shi, p)) continue;
+        avail[p] += bytes;
+        if (avail[p] >= share) {
+          if (p < 32) lackLo &= ~(1 << p);
+          else lackHi &= ~(1 << (p - 32));
+        }
+      }
+    }
+    return (lackLo | lackHi) !== 0 ? -1 : ev;
+  }
+
+  /** True when kept record q ranks strictly before every option of a node bounded by (ev, 0 bytes, n, score, metric, load, rank). */
+  function keptBeatsBound(q: number, ev: number, n: number, score: number, metric: number, load: number, rank: number): boolean {
+    if (kEv[q] !== ev) return kEv[q] < ev;
+    if (kBytes[q] > 0) return false;
+    if (kN[q] !== n) return kN[q] < n;
+    if (kScore[q] !== score) return kScore[q] > score;
+    if (pack) {
+      if (kSum[q] !== metric) return kSum[q] < metric;
+    } else if (kMin[q] !== metric) return kMin[q] > metric;
+    if (kLoad[q] !== load) return kLoad[q] < load;
+    return kRank[q] < rank;
+  }
+
+  /**
+   * Searches one node (GPUs at `fo` in free/total, evictable slots at `so`) and merges its
+   * candidates into the kept list. Returns 0, or the size whose enumeration would pass the budget.
+   */
+  function searchNode(cand: number, N: number, free: Float64Array, total: Float64Array, fo: number, sizes: Int32Array, shares: Float64Array, masks: Int32Array, bytesOf: Float64Array, so: number, S: number, m2: Int32Array | null, load: number, rank: number, budget: number): number {
+    for (let p = 0; p < N; p++) potential[p] = free[fo + p];
+    for (let k = 0; k < S; k++) {
+      const lo = masks[2 * (so + k)];
+      const hi = masks[2 * (so + k) + 1];
+      const b = bytesOf[so + k];
+      for (let p = 0; p < N; p++) if (bitOf(lo, hi, p)) potential[p] += b;
+    }
+    let enumerated = 0;
+    for (let si = 0; si < sizes.length; si++) {
+      const n = sizes[si];
+      if (n > N) break;
+      const share = shares[si];
+      // Every later candidate has more GPUs than the worst kept one, which evicts nothing: none ranks before it.
+      if (count === limit && kEv[limit - 1] === 0 && kN[limit - 1] < n) break;
+      let m = 0;
+      for (let p = 0; p < N; p++) if (total[fo + p] >= share && potential[p] >= share) eligible[m++] = p;
+      if (m < n) continue;
+      enumerated += choose(m, n);
+      if (enumerated > budget) return n;
+      for (let j = 0; j < n; j++) pick[j] = j;
+      for (;;) {
+        let lo = 0;
+        let hi = 0;
+        let lacking = false;
+        for (let j = 0; j < n; j++) {
+          const p = eligible[pick[j]];
+          chosen[j] = p;
+          if (p < 32) lo |= 1 << p;
+          else hi |= 1 << (p - 32);
+          if (free[fo + p] < share) lacking = true;
+        }
+        if (!(lacking && count === limit && kEv[limit - 1] === 0)) {
+          let ev = 0;
+          if (lacking) ev = planEvictions(n, share, free, fo, masks, bytesOf, so, S, null, 0);
+          else {
+            evBytes = 0;
+            for (let j = 0; j < n; j++) avail[chosen[j]] = free[fo + chosen[j]];
+          }
+          if (ev >= 0) {
+            let score = 0;
+            if (m2 !== null) for (let a = 0; a < n; a++) for (let b = a + 1; b < n; b++) score += m2[chosen[a] * N + chosen[b]];
+            let rMin = Infinity;
+            let rSum = 0;
+            for (let j = 0; j < n; j++) {
+              const r = avail[chosen[j]] - share;
+              if (r < rMin) rMin = r;
+              rSum += r;
+            }
+            // Position among the kept: first kept entry this candidate beats.
+            let at = count;
+            while (at > 0) {
+              const q = at - 1;
+              let better: boolean;
+              if (ev !== kEv[q]) better = ev < kEv[q];
+              else if (evBytes !== kBytes[q]) better = evBytes < kBytes[q];
+              else if (n !== kN[q]) better = n < kN[q];
+              else if (score !== kScore[q]) better = score > kScore[q];
+              else if (pack && rSum !== kSum[q]) better = rSum < kSum[q];
+              else if (!pack && rMin !== kMin[q]) better = rMin > kMin[q];
+              else if (load !== kLoad[q]) better = load < kLoad[q];
+              else if (rank !== kRank[q]) better = rank < kRank[q];
+              else {
+                let x = lo ^ kLo[q];
+                if (x !== 0) better = (lo & x & -x) !== 0;
+                else {
+                  x = hi ^ kHi[q];
+                  better = (hi & x & -x) !== 0;
+                }
+              }
+              if (!better) break;
+              at = q;
+            }
+            if (at < limit) {
+              const last = count < limit ? count : limit - 1;
+              if (last > at) {
+                kLo.copyWithin(at + 1, at, last);
+                kHi.copyWithin(at + 1, at, last);
+                kEv.copyWithin(at + 1, at, last);
+                kN.copyWithin(at + 1, at, last);
+                kScore.copyWithin(at + 1, at, last);
+                kCand.copyWithin(at + 1, at, last);
+                kRank.copyWithin(at + 1, at, last);
+                kBytes.copyWithin(at + 1, at, last);
+                kMin.copyWithin(at + 1, at, last);
+                kSum.copyWithin(at + 1, at, last);
+                kLoad.copyWithin(at + 1, at, last);
+              }
+              kLo[at] = lo;
+              kHi[at] = hi;
+              kEv[at] = ev;
+              kN[at] = n;
+              kScore[at] = score;
+              kCand[at] = cand;
+              kRank[at] = rank;
+              kBytes[at] = evBytes;
+              kMin[at] = rMin;
+              kSum[at] = rSum;
+              kLoad[at] = load;
+              if (count < limit) count++;
+            }
+          }
+        }
+        // Next n-combination of 0..m-1 in lexicographic order.
+        let j = n - 1;
+        while (j >= 0 && pick[j] === m - n + j) j--;
+        if (j < 0) break;
+        pick[j]++;
+        for (let t = j + 1; t < n; t++) pick[t] = pick[t - 1] + 1;
+      }
+    }
+    return 0;
+  }
+
+  /** The kept list as a result; `evictionsOf(c, out, at)` writes candidate c's evicted slots. */
+  function result(overflowSize: number, evictionsOf: (c: number, out: Int32Array, at: number) => void): PlacementFound {
+    if (overflowSize > 0) count = 0;
+    const evictStart = new Int32Array(count + 1);
+    for (let c = 0; c < count; c++) evictStart[c + 1] = evictStart[c] + kEv[c];
+    const evictions = new Int32Array(evictStart[count]);
+    for (let c = 0; c < count; c++) if (kEv[c] > 0) evictionsOf(c, evictions, evictStart[c]);
+    const masks = new Int32Array(2 * count);
+    for (let c = 0; c < count; c++) {
+      masks[2 * c] = kLo[c];
+      masks[2 * c + 1] = kHi[c];
+    }
+    return {
+      count,
+      masks,
+      evictCount: kEv.slice(0, count),
+      evictedBytes: kBytes.slice(0, count),
+      score: kScore.slice(0, count),
+      remainMin: kMin.slice(0, count),
+      remainSum: kSum.slice(0, count),
+      evictStart,
+      evictions,
+      overflowSize,
+    };
+  }
+
+  /** Fills chosen[] with the positions of kept candidate c; returns how many. */
+  function positionsOf(c: number, N: number): number {
+    let n = 0;
+    for (let p = 0; p < N; p++) if (bitOf(kLo[c], kHi[c], p)) chosen[n++] = p;
+    return n;
+  }
+
   return {
     placementSearch(s: PlacementSearch): PlacementFound {
-      const N = s.gpus;
+      reset(s.limit, s.pack);
       const S = s.staleBytes.length;
-      const limit = s.limit;
-      const potential = new Float64Array(N);
-      for (let p = 0; p < N; p++) potential[p] = s.free[p];
-      for (let k = 0; k < S; k++) {
-        const lo = s.staleMasks[2 * k];
-        const hi = s.staleMasks[2 * k + 1];
-        for (let p = 0; p < N; p++) if (bitOf(lo, hi, p)) potential[p] += s.staleBytes[k];
-      }
-      // Kept candidates, best first.
-      const kLo = new Int32Array(limit);
-      const kHi = new Int32Array(limit);
-      const kEv = new Int32Array(limit);
-      const kBytes = new Float64Array(limit);
-      const kN = new Int32Array(limit);
-      const kScore = new Int32Array(limit);
-      const kMin = new Float64Array(limit);
-      const kSum = new Float64Array(limit);
-      let count = 0;
-      const avail = new Float64Array(N);
-      const eligible = new Int32Array(N);
-      const pick = new Int32Array(N);
-      const chosen = new Int32Array(N);
-      const pack = s.pack;
-      const m2 = s.pairScores;
-      let enumerated = 0;
-      let overflowSize = 0;
+      const overflow = searchNode(0, s.gpus, s.free, s.total, 0, s.sizes, s.shares, s.staleMasks, s.staleBytes, 0, S, s.pairScores, 0, 0, s.budget);
+      return result(overflow, (c, out, at) => {
+        const n = positionsOf(c, s.gpus);
+        planEvictions(n, shareOfSize(s.sizes, s.shares, n), s.free, 0, s.staleMasks, s.staleBytes, 0, S, out, at);
+      });
+    },
 
-      // Plans evictions of the set (chosen[0..n)) for `share`; returns -1 when it cannot fit.
-      let evBytes = 0;
-      const planEvictions = (n: number, lo: number, hi: number, share: number, out: Int32Array | null, at: number): number => {
-        let lackLo = 0;
-        let lackHi = 0;
-        for (let j = 0; j < n; j++) {
-          const p = chosen[j];
-          avail[p] = s.free[p];
-          if (avail[p] < share) {
-            if (p < 32) lackLo |= 1 << p;
-            else lackHi |= 1 << (p - 32);
-          }
-        }
-        evBytes = 0;
-        let ev = 0;
-        for (let k = 0; k < S && (lackLo | lackHi) !== 0; k++) {
-          const slo = s.staleMasks[2 * k];
-          const shi = s.staleMasks[2 * k + 1];
-          const bytes = s.staleBytes[k];
-          if (((slo & lackLo) | (shi & lackHi)) === 0 || bytes <= 0) continue;
-          if (out !== null) out[at + ev] = k;
-          ev++;
-          evBytes += bytes * (popcount(slo) + popcount(shi));
-          for (let j = 0; j < n; j++) {
-            const p = chosen[j];
-            if (!bitOf(slo, shi, p)) continue;
-            avail[p] += bytes;
-            if (avail[p] >= share) {
-              if (p < 32) lackLo &= ~(1 << p);
-              else lackHi &= ~(1 << (p - 32));
-            }
-          }
-        }
-        return (lackLo | lackHi) !== 0 ? -1 : ev;
-      };
-
-      for (let si = 0; si < s.sizes.length; si++) {
-        const n = s.sizes[si];
-        const share = s.shares[si];
-        if (count === limit && kEv[limit - 1] === 0) break; // every later candidate ranks after the kept ones
-        let m = 0;
-        for (let p = 0; p < N; p++) if (s.total[p] >= share && potential[p] >= share) eligible[m++] = p;
-        if (m < n) continue;
-        enumerated += choose(m, n);
-        if (enumerated > s.budget) {
-          overflowSize = n;
+    clusterSearch(s: ClusterSearch): ClusterFound {
+      reset(s.limit, s.pack);
+      let overflow = 0;
+      let overflowNode = -1;
+      const masks = s.staleMasks.length === 0 ? NO_MASKS : s.staleMasks;
+      const bytesOf = s.staleBytes.length === 0 ? NO_BYTES : s.staleBytes;
+      for (let i = 0; i < s.count; i++) {
+        if (count === limit && keptBeatsBound(limit - 1, s.bEv[i], s.bN[i], s.bScore[i], s.bMetric[i], s.load[i], s.rank[i])) continue;
+        const so = s.staleStart[i];
+        const o = searchNode(i, s.gpus[i], s.free, s.total, s.offset[i], s.sizes, s.shares, masks, bytesOf, so, s.staleStart[i + 1] - so, s.matrices[i], s.load[i], s.rank[i], s.budget);
+        if (o > 0) {
+          overflow = o;
+          overflowNode = i;
           break;
         }
-        for (let j = 0; j < n; j++) pick[j] = j;
-        for (;;) {
-          let lo = 0;
-          let hi = 0;
-          let lacking = false;
-          for (let j = 0; j < n; j++) {
-            const p = eligible[pick[j]];
-            chosen[j] = p;
-            if (p < 32) lo |= 1 << p;
-            else hi |= 1 << (p - 32);
-            if (s.free[p] < share) lacking = true;
-          }
-          const full = count === limit;
-          if (!(lacking && full && kEv[limit - 1] === 0)) {
-            const ev = lacking ? planEvictions(n, lo, hi, share, null, 0) : 0;
-            if (!lacking) {
-              evBytes = 0;
-              for (let j = 0; j < n; j++) avail[chosen[j]] = s.free[chosen[j]];
-            }
-            if (ev >= 0) {
-              let score = 0;
-              if (m2 !== null) for (let a = 0; a < n; a++) for (let b = a + 1; b < n; b++) score += m2[chosen[a] * N + chosen[b]];
-              let rMin = Infinity;
-              let rSum = 0;
-              for (let j = 0; j < n; j++) {
-                const r = avail[chosen[j]] - share;
-                if (r < rMin) rMin = r;
-                rSum += r;
-              }
-              // Position among the kept: first kept entry this candidate beats.
-              let at = count;
-              while (at > 0) {
-                const q = at - 1;
-                let better: boolean;
-                if (ev !== kEv[q]) better = ev < kEv[q];
-                else if (evBytes !== kBytes[q]) better = evBytes < kBytes[q];
-                else if (n !== kN[q]) better = n < kN[q];
-                else if (score !== kScore[q]) better = score > kScore[q];
-                else if (pack && rSum !== kSum[q]) better = rSum < kSum[q];
-                else if (!pack && rMin !== kMin[q]) better = rMin > kMin[q];
-                else {
-                  let x = lo ^ kLo[q];
-                  if (x !== 0) better = (lo & x & -x) !== 0;
-                  else {
-                    x = hi ^ kHi[q];
-                    better = (hi & x & -x) !== 0;
-                  }
-                }
-                if (!better) break;
-                at = q;
-              }
-              if (at < limit) {
-                const last = count < limit ? count : limit - 1;
-                for (let q = last; q > at; q--) {
-                  kLo[q] = kLo[q - 1];
-                  kHi[q] = kHi[q - 1];
-                  kEv[q] = kEv[q - 1];
-                  kBytes[q] = kBytes[q - 1];
-                  kN[q] = kN[q - 1];
-                  kScore[q] = kScore[q - 1];
-                  kMin[q] = kMin[q - 1];
-                  kSum[q] = kSum[q - 1];
-                }
-                kLo[at] = lo;
-                kHi[at] = hi;
-                kEv[at] = ev;
-                kBytes[at] = evBytes;
-                kN[at] = n;
-                kScore[at] = score;
-                kMin[at] = rMin;
-                kSum[at] = rSum;
-                if (count < limit) count++;
-              }
-            }
-          }
-          // Next n-combination of 0..m-1 in lexicographic order.
-          let j = n - 1;
-          while (j >= 0 && pick[j] === m - n + j) j--;
-          if (j < 0) break;
-          pick[j]++;
-          for (let t = j + 1; t < n; t++) pick[t] = pick[t - 1] + 1;
-        }
       }
-      if (overflowSize > 0) count = 0;
-      const evictStart = new Int32Array(count + 1);
-      for (let c = 0; c < count; c++) evictStart[c + 1] = evictStart[c] + kEv[c];
-      const evictions = new Int32Array(evictStart[count]);
-      const share = (n: number): number => {
-        for (let si = 0; si < s.sizes.length; si++) if (s.sizes[si] === n) return s.shares[si];
-        return 0;
-      };
-      for (let c = 0; c < count; c++) {
-        if (kEv[c] === 0) continue;
-        let n = 0;
-        for (let p = 0; p < N; p++) if (bitOf(kLo[c], kHi[c], p)) chosen[n++] = p;
-        planEvictions(n, kLo[c], kHi[c], share(n), evictions, evictStart[c]);
-      }
-      const masks = new Int32Array(2 * count);
-      for (let c = 0; c < count; c++) {
-        masks[2 * c] = kLo[c];
-        masks[2 * c + 1] = kHi[c];
-      }
-      return {
-        count,
-        masks,
-        evictCount: kEv.slice(0, count),
-        evictedBytes: kBytes.slice(0, count),
-        score: kScore.slice(0, count),
-        remainMin: kMin.slice(0, count),
-        remainSum: kSum.slice(0, count),
-        evictStart,
-        evictions,
-        overflowSize,
-      };
+      const node = kCand.slice(0, overflow > 0 ? 0 : count);
+      const found = result(overflow, (c, out, at) => {
+        const i = kCand[c];
+        const n = positionsOf(c, s.gpus[i]);
+        const so = s.staleStart[i];
+        planEvictions(n, shareOfSize(s.sizes, s.shares, n), s.free, s.offset[i], masks, bytesOf, so, s.staleStart[i + 1] - so, out, at);
+      });
+      return { ...found, node, overflowNode };
     },
   };
 }

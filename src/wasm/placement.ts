@@ -1,13 +1,21 @@
-// Marshaling for the placement kernel: per-GPU memory as f64, GPU sets as u64 masks (two i32
-// halves), the pair matrix loaded once per topology; the best candidates come back as records.
-import type { PlacementFound, PlacementKernels, PlacementSearch } from '../placement.js';
+// Marshaling for the placement kernels: per-GPU memory as f64, GPU sets as u64 masks (two i32
+// halves), the pair matrix loaded once per topology (one node) or passed with the nodes (cluster);
+// the best candidates come back as records. Views over core memory are cached and re-created only
+// when the memory buffer changed (it grew, or the core was re-instantiated).
+import type { ClusterFound, ClusterSearch, PlacementFound, PlacementKernels, PlacementSearch } from '../placement.js';
 import type { WasmCore } from './core.js';
 
 type PlacementExports = {
+  memory: WebAssembly.Memory;
   placementSearch(
     gpus: number, free: number, total: number, sizes: number, shares: number, sizeCount: number,
     staleMasks: number, staleBytes: number, staleCount: number,
     useScores: number, pack: number, limit: number, budget: number,
+    kept: number, evictStart: number, evictions: number, evictCap: number, scratch: number, result: number,
+  ): void;
+  clusterSearch(
+    count: number, info: number, bounds: number, free: number, total: number, staleMasks: number, staleBytes: number, matrices: number,
+    sizes: number, shares: number, sizeCount: number, pack: number, limit: number, budget: number,
     kept: number, evictStart: number, evictions: number, evictCap: number, scratch: number, result: number,
   ): void;
   loadPairScores(ptr: number, n: number): number;
@@ -15,7 +23,12 @@ type PlacementExports = {
 };
 
 /** Kept-candidate record size in bytes (see assembly/placement.ts). */
-const REC = 48;
+const REC = 64;
+/** i32 per candidate in clusterSearch's info, f64 per candidate in its bounds (see assembly/placement.ts). */
+const INFO = 8;
+const FB = 4;
+/** Bytes of the kernels' per-node scratch (3 × 64 f64). */
+const SCRATCH = 192 * 8;
 
 /** The placement kernels over the WebAssembly core. */
 export function placementWasmKernels(core: WasmCore): PlacementKernels {
@@ -24,6 +37,53 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
   let loadedGeneration = -1;
   let loadedVersion = -1;
   let evictCap = 64;
+  // Views over the whole core memory, re-created when its buffer changes.
+  let buffer: ArrayBuffer | null = null;
+  let I32 = new Int32Array(0);
+  let F64 = new Float64Array(0);
+  const views = (): void => {
+    const b = (core.exports as unknown as PlacementExports).memory.buffer;
+    if (b !== buffer) {
+      buffer = b;
+      I32 = new Int32Array(b);
+      F64 = new Float64Array(b);
+    }
+  };
+
+  /** Reads `count` kept records at `pKept` (views current) into a PlacementFound's arrays. */
+  const readKept = (pKept: number, count: number, pStart: number, pEv: number, need: number, overflowSize: number): PlacementFound => {
+    const masks = new Int32Array(2 * count);
+    const evictCount = new Int32Array(count);
+    const score = new Int32Array(count);
+    const evictedBytes = new Float64Array(count);
+    const remainMin = new Float64Array(count);
+    const remainSum = new Float64Array(count);
+    const i0 = pKept >> 2;
+    const f0 = pKept >> 3;
+    for (let c = 0; c < count; c++) {
+      const i = i0 + c * (REC >> 2);
+      const f = f0 + c * (REC >> 3);
+      masks[2 * c] = I32[i];
+      masks[2 * c + 1] = I32[i + 1];
+      evictCount[c] = I32[i + 2];
+      score[c] = I32[i + 4];
+      evictedBytes[c] = F64[f + 3];
+      remainMin[c] = F64[f + 4];
+      remainSum[c] = F64[f + 5];
+    }
+    return {
+      count,
+      masks,
+      evictCount,
+      evictedBytes,
+      score,
+      remainMin,
+      remainSum,
+      evictStart: I32.slice(pStart >> 2, (pStart >> 2) + count + 1),
+      evictions: I32.slice(pEv >> 2, (pEv >> 2) + need),
+      overflowSize,
+    };
+  };
 
   return {
     placementSearch(s: PlacementSearch): PlacementFound {
@@ -31,9 +91,8 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
       const S = s.staleBytes.length;
       const sizeCount = s.sizes.length;
       const limit = s.limit;
-      const exports = core.exports as unknown as PlacementExports;
       const m2 = s.pairScores;
-      if (m2 !== null && (m2 !== loadedMatrix || loadedGeneration !== core.generation || exports.pairScoreVersion() !== loadedVersion)) {
+      if (m2 !== null && (m2 !== loadedMatrix || loadedGeneration !== core.generation || (core.exports as unknown as PlacementExports).pairScoreVersion() !== loadedVersion)) {
         const [pm] = core.reserve([N * N * 4]);
         core.i32(pm, N * N).set(m2);
         loadedVersion = core.call(() => (core.exports as unknown as PlacementExports).loadPairScores(pm, N));
@@ -42,55 +101,101 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
       }
       for (;;) {
         const [pFree, pTotal, pSizes, pShares, pMasks, pBytes, pKept, pStart, pEv, pScratch, pResult] = core.reserve([
-          N * 8, N * 8, sizeCount * 4, sizeCount * 8, S * 8, S * 8, limit * REC, (limit + 1) * 4, evictCap * 4, 192 * 8, 16,
+          N * 8, N * 8, sizeCount * 4, sizeCount * 8, S * 8, S * 8, limit * REC, (limit + 1) * 4, evictCap * 4, SCRATCH, 16,
         ]);
-        core.f64(pFree, N).set(s.free);
-        core.f64(pTotal, N).set(s.total);
-        core.i32(pSizes, sizeCount).set(s.sizes);
-        core.f64(pShares, sizeCount).set(s.shares);
-        core.i32(pMasks, 2 * S).set(s.staleMasks);
-        core.f64(pBytes, S).set(s.staleBytes);
+        views();
+        F64.set(s.free, pFree >> 3);
+        F64.set(s.total, pTotal >> 3);
+        I32.set(s.sizes, pSizes >> 2);
+        F64.set(s.shares, pShares >> 3);
+        I32.set(s.staleMasks, pMasks >> 2);
+        F64.set(s.staleBytes, pBytes >> 3);
         const ex = core.exports as unknown as PlacementExports;
         core.call(() => ex.placementSearch(N, pFree, pTotal, pSizes, pShares, sizeCount, pMasks, pBytes, S, m2 === null ? 0 : 1, s.pack ? 1 : 0, limit, s.budget, pKept, pStart, pEv, evictCap, pScratch, pResult));
-        const result = core.i32(pResult, 3);
-        const count = result[0];
-        const overflowSize = result[1];
-        const need = result[2];
+        views();
+        const r = pResult >> 2;
+        const count = I32[r];
+        const overflowSize = I32[r + 1];
+        const need = I32[r + 2];
         if (need > evictCap) {
           while (evictCap < need) evictCap *= 2;
           continue;
         }
-        const rec = core.i32(pKept, (count * REC) >> 2);
-        const recF = core.f64(pKept, (count * REC) >> 3);
-        const masks = new Int32Array(2 * count);
-        const evictCount = new Int32Array(count);
-        const score = new Int32Array(count);
-        const evictedBytes = new Float64Array(count);
-        const remainMin = new Float64Array(count);
-        const remainSum = new Float64Array(count);
-        for (let c = 0; c < count; c++) {
-          const i = c * (REC >> 2);
-          const f = c * (REC >> 3);
-          masks[2 * c] = rec[i];
-          masks[2 * c + 1] = rec[i + 1];
-          evictCount[c] = rec[i + 2];
-          score[c] = rec[i + 4];
-          evictedBytes[c] = recF[f + 3];
-          remainMin[c] = recF[f + 4];
-          remainSum[c] = recF[f + 5];
+        return readKept(pKept, count, pStart, pEv, need, overflowSize);
+      }
+    },
+
+    clusterSearch(s: ClusterSearch): ClusterFound {
+      const C = s.count;
+      const sizeCount = s.sizes.length;
+      const limit = s.limit;
+      let G = 0;
+      let M = 0;
+      for (let i = 0; i < C; i++) {
+        G += s.gpus[i];
+        const m = s.matrices[i];
+        if (m !== null) M += m.length;
+      }
+      const S = s.staleStart[C] - s.staleStart[0];
+      for (;;) {
+        const [pInfo, pBounds, pFree, pTotal, pMasks, pBytes, pMat, pSizes, pShares, pKept, pStart, pEv, pScratch, pResult] = core.reserve([
+          C * INFO * 4, C * FB * 8, G * 8, G * 8, S * 8, S * 8, M * 4, sizeCount * 4, sizeCount * 8, limit * REC, (limit + 1) * 4, evictCap * 4, SCRATCH, 16,
+        ]);
+        views();
+        // Each candidate's GPUs, slots and matrix go in packed, one after another.
+        let g = 0;
+        let m = 0;
+        const s0 = s.staleStart[0];
+        const info = pInfo >> 2;
+        const fb = pBounds >> 3;
+        for (let i = 0; i < C; i++) {
+          const N = s.gpus[i];
+          const at = s.offset[i];
+          F64.set(s.free.subarray(at, at + N), (pFree >> 3) + g);
+          F64.set(s.total.subarray(at, at + N), (pTotal >> 3) + g);
+          const mat = s.matrices[i];
+          const k = info + i * INFO;
+          I32[k] = N;
+          I32[k + 1] = g;
+          I32[k + 2] = s.staleStart[i] - s0;
+          I32[k + 3] = s.staleStart[i + 1] - s.staleStart[i];
+          I32[k + 4] = mat === null ? -1 : m;
+          I32[k + 5] = s.rank[i];
+          I32[k + 6] = s.bEv[i];
+          I32[k + 7] = s.bN[i];
+          const f = fb + i * FB;
+          F64[f] = s.load[i];
+          F64[f + 1] = s.bScore[i];
+          F64[f + 2] = s.bMetric[i];
+          if (mat !== null) {
+            I32.set(mat, (pMat >> 2) + m);
+            m += mat.length;
+          }
+          g += N;
         }
-        return {
-          count,
-          masks,
-          evictCount,
-          evictedBytes,
-          score,
-          remainMin,
-          remainSum,
-          evictStart: core.i32(pStart, count + 1).slice(),
-          evictions: core.i32(pEv, need).slice(),
-          overflowSize,
-        };
+        if (S > 0) {
+          I32.set(s.staleMasks.subarray(2 * s0, 2 * (s0 + S)), pMasks >> 2);
+          F64.set(s.staleBytes.subarray(s0, s0 + S), pBytes >> 3);
+        }
+        I32.set(s.sizes, pSizes >> 2);
+        F64.set(s.shares, pShares >> 3);
+        const ex = core.exports as unknown as PlacementExports;
+        core.call(() => ex.clusterSearch(C, pInfo, pBounds, pFree, pTotal, pMasks, pBytes, pMat, pSizes, pShares, sizeCount, s.pack ? 1 : 0, limit, s.budget, pKept, pStart, pEv, evictCap, pScratch, pResult));
+        views();
+        const r = pResult >> 2;
+        const count = I32[r];
+        const overflowSize = I32[r + 1];
+        const need = I32[r + 2];
+        const overflowNode = I32[r + 3];
+        if (need > evictCap) {
+          while (evictCap < need) evictCap *= 2;
+          continue;
+        }
+        const found = readKept(pKept, count, pStart, pEv, need, overflowSize);
+        const node = new Int32Array(count);
+        const i0 = pKept >> 2;
+        for (let c = 0; c < count; c++) node[c] = I32[i0 + c * (REC >> 2) + 5];
+        return { ...found, node, overflowNode };
       }
     },
   };

@@ -1,0 +1,126 @@
+// ClusterState.plan (node index + one kernel call over the candidate nodes) equals a brute-force
+// merge of every node's planPlacement, on random clusters after random commit / release / markStale
+// sequences, on both backends.
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { engines } from './engines.js';
+import { compareNatural } from '../src/baseline/natural-sort.js';
+import type { PlacementOption, Slot } from '../src/placement.js';
+import type { ClusterNode, ClusterPlanRequest, ClusterState, ClusterStateJSON } from '../src/state.js';
+import type { Engine } from '../src/engine.js';
+
+const { wasm, ts } = await engines();
+const G = 2 ** 30;
+
+/** Every node planned alone with no limit, merged by the documented cross-node key, top `limit`. */
+function reference(engine: Engine, json: ClusterStateJSON, req: ClusterPlanRequest): PlacementOption[] {
+  type Row = { o: PlacementOption; ev: number; bytes: number; min: number; sum: number; load: number };
+  const rows: Row[] = [];
+  for (const node of json.nodes) {
+    const total = node.gpus.reduce((a, g) => a + g.memoryTotal, 0);
+    const alloc = node.slots.reduce((a, s) => a + s.memoryPerGpu * s.gpus.length, 0);
+    const p = engine.planPlacement({ ...req, gpus: node.gpus, slots: node.slots, ...(node.topology ? { topology: node.topology } : {}), limit: 10_000 });
+    const totalOf = new Map(node.gpus.map((g) => [g.index, g.memoryTotal]));
+    for (const o of p.options) {
+      const kept = node.slots.filter((s) => !o.evict.includes(s.id));
+      const rem = o.gpus.map((g) => totalOf.get(g)! - kept.filter((s) => s.gpus.includes(g)).reduce((a, s) => a + s.memoryPerGpu, 0) - o.memoryPerGpu);
+      const bytes = node.slots.filter((s) => o.evict.includes(s.id)).reduce((a, s) => a + s.memoryPerGpu * s.gpus.length, 0);
+      rows.push({ o: { node: node.id, ...o }, ev: o.evict.length, bytes, min: Math.min(...rem), sum: rem.reduce((a, b) => a + b, 0), load: total > 0 ? alloc / total : 0 });
+    }
+  }
+  const pack = req.policy === 'pack';
+  rows.sort((a, b) => a.ev - b.ev || a.bytes - b.bytes || a.o.gpus.length - b.o.gpus.length || b.o.score - a.o.score || (pack ? a.sum - b.sum : b.min - a.min)
+    || a.load - b.load || compareNatural(a.o.node!, b.o.node!) || a.o.gpus.map((g, k) => g - b.o.gpus[k]).find((d) => d !== 0)!);
+  return rows.slice(0, req.limit ?? 16).map((r) => r.o);
+}
+
+const arbNode = (id: string) => fc.record({
+  width: fc.integer({ min: 1, max: 8 }),
+  total: fc.constantFrom(16, 40, 80),
+  topo: fc.integer({ min: 0, max: 5 }),
+}).map((r): ClusterNode => {
+  const node: ClusterNode = { id, gpus: Array.from({ length: r.width }, (_, index) => ({ index, memoryTotal: r.total * G })) };
+  if (r.topo === 0 && r.width > 1) node.topology = { gpus: r.width, links: [{ a: 0, b: r.width - 1, nvlink: 2 }] };
+  return node;
+});
+
+const arbCluster = fc.integer({ min: 1, max: 24 }).chain((k) => fc.tuple(...Array.from({ length: k }, (_, j) => arbNode(`node-${(j * 7) % 13}-${j}`))));
+
+const arbRequest: fc.Arbitrary<ClusterPlanRequest> = fc.record({
+  memory: fc.integer({ min: 1, max: 200 }).map((x) => x * G),
+  model: fc.constantFrom('a', 'b', 'c'),
+  policy: fc.constantFrom<'spread' | 'pack'>('spread', 'pack', 'spread'),
+  limit: fc.integer({ min: 1, max: 20 }),
+  allowEviction: fc.boolean(),
+  tensorParallelSizes: fc.option(fc.uniqueArray(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 3 }), { nil: undefined }),
+}).map((r) => {
+  const out: ClusterPlanRequest = { memory: r.memory, model: r.model, policy: r.policy, limit: r.limit, allowEviction: r.allowEviction };
+  if (r.tensorParallelSizes !== undefined) out.tensorParallelSizes = r.tensorParallelSizes;
+  return out;
+});
+
+type Op = { kind: 'commit'; req: ClusterPlanRequest; pick: number; stale: boolean } | { kind: 'release'; pick: number } | { kind: 'stale'; pick: number; stale: boolean };
+const arbOp: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 5, arbitrary: fc.record({ kind: fc.constant('commit' as const), req: arbRequest, pick: fc.nat(), stale: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('release' as const), pick: fc.nat() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('stale' as const), pick: fc.nat(), stale: fc.boolean() }) },
+);
+
+function apply(state: ClusterState, op: Op, at: number): void {
+  if (op.kind === 'commit') {
+    const options = state.plan(op.req).options;
+    if (options.length === 0) return;
+    const id = state.commit(options[op.pick % options.length], { lastActivity: at });
+    if (op.stale) state.markStale(id);
+    return;
+  }
+  const slots = state.listSlots();
+  if (slots.length === 0) return;
+  const id = slots[op.pick % slots.length].id;
+  if (op.kind === 'release') state.release(id);
+  else state.markStale(id, op.stale);
+}
+
+describe('ClusterState.plan with its node index', () => {
+  it('equals the brute-force merge of per-node plans after random commit / release / markStale sequences (wasm and ts)', () => {
+    fc.assert(fc.property(arbCluster, fc.array(arbOp, { minLength: 1, maxLength: 25 }), fc.array(arbRequest, { minLength: 1, maxLength: 3 }), (nodes, ops, probes) => {
+      const states = [wasm.createClusterState({ nodes }), ts.createClusterState({ nodes })];
+      ops.forEach((op, t) => {
+        for (const state of states) apply(state, op, t);
+        // Both backends made the same decisions.
+        expect(states[0].toJSON()).toEqual(states[1].toJSON());
+        const json = states[1].toJSON();
+        const req = op.kind === 'commit' ? op.req : probes[t % probes.length];
+        const expected = reference(ts, json, req);
+        for (const state of states) expect(state.plan(req).options).toEqual(expected);
+      });
+      for (const req of probes) {
+        const expected = reference(ts, states[1].toJSON(), req);
+        for (const state of states) expect(state.plan(req).options).toEqual(expected);
+      }
+    }), { numRuns: 120 });
+  });
+
+  it('a 300-node cluster filled by the best option each time matches the brute-force merge at every step (spread, default limit)', () => {
+    const nodes: ClusterNode[] = Array.from({ length: 300 }, (_, k) => ({ id: `n${k + 1}`, gpus: Array.from({ length: 1 + (k % 8) }, (_, index) => ({ index, memoryTotal: (k % 3 === 0 ? 40 : 80) * G })) }));
+    const states = [wasm.createClusterState({ nodes }), ts.createClusterState({ nodes })];
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return (seed >>> 8) % n;
+    };
+    for (let t = 0; t < 120; t++) {
+      const tp = [1, 1, 1, 2, 2, 4, 8][rand(7)];
+      const req: ClusterPlanRequest = { memory: (4 + rand(72)) * tp * G, model: `m${rand(5)}`, tensorParallelSizes: [tp] };
+      const plans = states.map((s) => s.plan(req).options);
+      if (t % 10 === 0) expect(plans[1]).toEqual(reference(ts, states[1].toJSON(), req));
+      expect(plans[0]).toEqual(plans[1]);
+      if (plans[0].length > 0) for (const s of states) s.commit(plans[0][0]);
+      if (t % 7 === 3) {
+        const slots = states[1].listSlots();
+        const id = slots[rand(slots.length)].id;
+        for (const s of states) s.release(id);
+      }
+    }
+  });
+});
