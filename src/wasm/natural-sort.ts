@@ -2,7 +2,7 @@
 import type { SortKernels } from '../natural-sort.js';
 import type { WasmCore } from './core.js';
 
-type SortExports = { naturalOrder(units: number, offsets: number, count: number, out: number, scratch: number): void };
+type SortExports = { naturalOrder(units: number, offsets: number, count: number, out: number, scratch: number, keys: number): void };
 
 /** The sort kernels over the WebAssembly core. */
 export function sortWasmKernels(core: WasmCore): SortKernels {
@@ -11,7 +11,7 @@ export function sortWasmKernels(core: WasmCore): SortKernels {
       const count = ids.length;
       let total = 0;
       for (let k = 0; k < count; k++) total += ids[k].length;
-      const [pUnits, pOffsets, pOut, pScratch] = core.reserve([total * 2, (count + 1) * 4, count * 4, count * 4]);
+      const [pUnits, pOffsets, pOut, pScratch, pKeys] = core.reserve([total * 2, (count + 1) * 4, count * 4, count * 4, count * 8]);
       const units = core.u16(pUnits, total);
       const offsets = core.i32(pOffsets, count + 1);
       let p = 0;
@@ -22,7 +22,7 @@ export function sortWasmKernels(core: WasmCore): SortKernels {
       }
       offsets[count] = p;
       const exports = core.exports as unknown as SortExports;
-      core.call(() => exports.naturalOrder(pUnits, pOffsets, count, pOut, pScratch));
+      core.call(() => exports.naturalOrder(pUnits, pOffsets, count, pOut, pScratch, pKeys));
       return core.i32(pOut, count).slice();
     },
   };
