@@ -128,7 +128,11 @@ export type ClusterSearch = {
   budget: number;
 };
 
-/** Best candidates over the nodes of a ClusterSearch, best first; evictions index each candidate node's stale list. */
+/**
+ * Best candidates over the nodes of a ClusterSearch, best first; evictions index each candidate
+ * node's stale list. Entries past `count` are undefined, and the arrays belong to the kernels: they
+ * are valid until the next clusterSearch call (ClusterState.plan reads them at once).
+ */
 export type ClusterFound = PlacementFound & {
   /** Candidate node (index into the ClusterSearch arrays) of each kept candidate. */
   node: Int32Array;

@@ -55,6 +55,8 @@ export function placementTsKernels(): PlacementKernels {
   const chosen = new Int32Array(64);
   /** Bytes evicted by the last planEvictions call. */
   let evBytes = 0;
+  /** clusterSearch's result arrays, reused from call to call (grown on demand). */
+  let out: ClusterFound | null = null;
 
   function reset(l: number, p: boolean): void {
     if (l > cap) {
@@ -305,14 +307,41 @@ export function placementTsKernels(): PlacementKernels {
           break;
         }
       }
-      const node = kCand.slice(0, overflow > 0 ? 0 : count);
-      const found = result(overflow, (c, out, at) => {
+      if (overflow > 0) count = 0;
+      // Into the reusable result (valid until the next call).
+      if (out === null || out.score.length < count) {
+        const c = Math.max(16, count);
+        out = {
+          count: 0, masks: new Int32Array(2 * c), evictCount: new Int32Array(c), evictedBytes: new Float64Array(c), score: new Int32Array(c),
+          remainMin: new Float64Array(c), remainSum: new Float64Array(c), evictStart: new Int32Array(c + 1),
+          evictions: out === null ? new Int32Array(64) : out.evictions, overflowSize: 0, node: new Int32Array(c), overflowNode: -1,
+        };
+      }
+      const o = out;
+      o.count = count;
+      o.overflowSize = overflow;
+      o.overflowNode = overflowNode;
+      o.evictStart[0] = 0;
+      for (let c = 0; c < count; c++) {
+        o.masks[2 * c] = kLo[c];
+        o.masks[2 * c + 1] = kHi[c];
+        o.evictCount[c] = kEv[c];
+        o.evictedBytes[c] = kBytes[c];
+        o.score[c] = kScore[c];
+        o.remainMin[c] = kMin[c];
+        o.remainSum[c] = kSum[c];
+        o.node[c] = kCand[c];
+        o.evictStart[c + 1] = o.evictStart[c] + kEv[c];
+      }
+      if (o.evictions.length < o.evictStart[count]) o.evictions = new Int32Array(Math.max(o.evictStart[count], 2 * o.evictions.length));
+      for (let c = 0; c < count; c++) {
+        if (kEv[c] === 0) continue;
         const i = kCand[c];
         const n = positionsOf(c, s.gpus[i]);
         const so = s.staleStart[i];
-        planEvictions(n, shareOfSize(s.sizes, s.shares, n), s.free, s.offset[i], masks, bytesOf, so, s.staleStart[i + 1] - so, out, at);
-      });
-      return { ...found, node, overflowNode };
+        planEvictions(n, shareOfSize(s.sizes, s.shares, n), s.free, s.offset[i], masks, bytesOf, so, s.staleStart[i + 1] - so, o.evictions, o.evictStart[c]);
+      }
+      return o;
     },
   };
 }

@@ -50,6 +50,21 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
     }
   };
 
+  // clusterSearch's result arrays, reused from call to call (grown on demand).
+  let out: ClusterFound | null = null;
+  const clusterOut = (count: number, need: number): ClusterFound => {
+    if (out === null || out.score.length < count) {
+      const cap = Math.max(16, count);
+      out = {
+        count: 0, masks: new Int32Array(2 * cap), evictCount: new Int32Array(cap), evictedBytes: new Float64Array(cap), score: new Int32Array(cap),
+        remainMin: new Float64Array(cap), remainSum: new Float64Array(cap), evictStart: new Int32Array(cap + 1),
+        evictions: out === null ? new Int32Array(64) : out.evictions, overflowSize: 0, node: new Int32Array(cap), overflowNode: -1,
+      };
+    }
+    if (out.evictions.length < need) out.evictions = new Int32Array(Math.max(need, 2 * out.evictions.length));
+    return out;
+  };
+
   /** Reads `count` kept records at `pKept` (views current) into a PlacementFound's arrays. */
   const readKept = (pKept: number, count: number, pStart: number, pEv: number, need: number, overflowSize: number): PlacementFound => {
     const masks = new Int32Array(2 * count);
@@ -142,17 +157,24 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
           C * INFO * 4, C * FB * 8, G * 8, G * 8, S * 8, S * 8, M * 4, sizeCount * 4, sizeCount * 8, limit * REC, (limit + 1) * 4, evictCap * 4, SCRATCH, 16,
         ]);
         views();
-        // Each candidate's GPUs, slots and matrix go in packed, one after another.
+        // Each candidate's GPUs, slots and matrix go in packed, one after another (element loops:
+        // a subarray per node costs more than copying its few GPUs).
         let g = 0;
         let m = 0;
         const s0 = s.staleStart[0];
         const info = pInfo >> 2;
         const fb = pBounds >> 3;
+        const free = s.free;
+        const total = s.total;
+        const fFree = pFree >> 3;
+        const fTotal = pTotal >> 3;
         for (let i = 0; i < C; i++) {
           const N = s.gpus[i];
           const at = s.offset[i];
-          F64.set(s.free.subarray(at, at + N), (pFree >> 3) + g);
-          F64.set(s.total.subarray(at, at + N), (pTotal >> 3) + g);
+          for (let p = 0; p < N; p++) {
+            F64[fFree + g + p] = free[at + p];
+            F64[fTotal + g + p] = total[at + p];
+          }
           const mat = s.matrices[i];
           const k = info + i * INFO;
           I32[k] = N;
@@ -173,12 +195,15 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
           }
           g += N;
         }
-        if (S > 0) {
-          I32.set(s.staleMasks.subarray(2 * s0, 2 * (s0 + S)), pMasks >> 2);
-          F64.set(s.staleBytes.subarray(s0, s0 + S), pBytes >> 3);
+        for (let k = 0; k < S; k++) {
+          I32[(pMasks >> 2) + 2 * k] = s.staleMasks[2 * (s0 + k)];
+          I32[(pMasks >> 2) + 2 * k + 1] = s.staleMasks[2 * (s0 + k) + 1];
+          F64[(pBytes >> 3) + k] = s.staleBytes[s0 + k];
         }
-        I32.set(s.sizes, pSizes >> 2);
-        F64.set(s.shares, pShares >> 3);
+        for (let k = 0; k < sizeCount; k++) {
+          I32[(pSizes >> 2) + k] = s.sizes[k];
+          F64[(pShares >> 3) + k] = s.shares[k];
+        }
         const ex = core.exports as unknown as PlacementExports;
         core.call(() => ex.clusterSearch(C, pInfo, pBounds, pFree, pTotal, pMasks, pBytes, pMat, pSizes, pShares, sizeCount, s.pack ? 1 : 0, limit, s.budget, pKept, pStart, pEv, evictCap, pScratch, pResult));
         views();
@@ -191,11 +216,28 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
           while (evictCap < need) evictCap *= 2;
           continue;
         }
-        const found = readKept(pKept, count, pStart, pEv, need, overflowSize);
-        const node = new Int32Array(count);
+        // Into the reusable result (valid until the next call).
+        const out = clusterOut(count, need);
+        out.count = count;
+        out.overflowSize = overflowSize;
+        out.overflowNode = overflowNode;
         const i0 = pKept >> 2;
-        for (let c = 0; c < count; c++) node[c] = I32[i0 + c * (REC >> 2) + 5];
-        return { ...found, node, overflowNode };
+        const f0 = pKept >> 3;
+        for (let c = 0; c < count; c++) {
+          const i = i0 + c * (REC >> 2);
+          const f = f0 + c * (REC >> 3);
+          out.masks[2 * c] = I32[i];
+          out.masks[2 * c + 1] = I32[i + 1];
+          out.evictCount[c] = I32[i + 2];
+          out.score[c] = I32[i + 4];
+          out.node[c] = I32[i + 5];
+          out.evictedBytes[c] = F64[f + 3];
+          out.remainMin[c] = F64[f + 4];
+          out.remainSum[c] = F64[f + 5];
+        }
+        for (let c = 0; c <= count; c++) out.evictStart[c] = I32[(pStart >> 2) + c];
+        for (let k = 0; k < need; k++) out.evictions[k] = I32[(pEv >> 2) + k];
+        return out;
       }
     },
   };
