@@ -1,8 +1,10 @@
 // Workload 7: memory estimate of a 70B-shaped GGUF header (llama 3 70B: 80 blocks, 8192 wide,
 // 64 heads, 8 KV heads, 128,256-token vocabulary, Q4_K) across 4 GPUs, header built in memory.
-// estimateMemory has no kernels: it is the same TypeScript on both backends, so it is timed once.
+// estimateMemory has no kernels: it is the same TypeScript on both backends, so it is timed once;
+// a second case starts from already-parsed metadata, to separate the parse from the estimate.
 import type { Suite } from './harness.js';
 import { estimateMemory } from '../src/estimate.js';
+import { readGgufHeaderFromBytes } from '../src/gguf.js';
 import { llamaSpec, writeGguf } from '../test/fixtures/gguf-writer.js';
 
 const GIB = 2 ** 30;
@@ -17,8 +19,9 @@ export const FOUR_GPUS: readonly number[] = [24 * GIB, 24 * GIB, 24 * GIB, 24 * 
 export const suite: Suite = {
   family: 'estimate',
   description: 'estimateMemory from GGUF header bytes (parse + Ollama estimate), 70B shape, 4 GPUs; backend-independent',
-  cases() {
+  async cases() {
     const header = writeGguf(llamaSpec({ ...SEVENTY_B }));
+    const parsed = await readGgufHeaderFromBytes(header);
     const options = { contextLength: 8192, gpus: [...FOUR_GPUS] };
     return [
       {
@@ -26,6 +29,12 @@ export const suite: Suite = {
         name: `70B GGUF header (${(header.length / 2 ** 20).toFixed(1)} MiB), 4 GPUs`,
         run: { ts: () => estimateMemory(header, options) },
         note: 'no kernels: the same TypeScript serves both backends, timed once (ts column)',
+      },
+      {
+        family: 'estimate',
+        name: '70B, already-parsed metadata, 4 GPUs',
+        run: { ts: () => estimateMemory(parsed, options) },
+        note: 'the estimate alone, from { metadata, tensorInfos } parsed once (ts column)',
       },
     ];
   },
