@@ -286,7 +286,8 @@ function shareOfSize(sizes: usize, shares: usize, sizeCount: i32, n: i32): f64 {
 /**
  * Every candidate node of a cluster plan in one call. `info` (INFO i32 per candidate) and `bounds`
  * (FB f64 per candidate) describe each node (see INFO); `free`/`total` (f64), `staleMasks` (u64),
- * `staleBytes` (f64) and `matrices` (i32) are indexed by the offsets in `info`. A candidate whose
+ * `staleBytes` (f64) and `matrices` (i32) are indexed by the offsets in `info`; `total` is only read
+ * for candidates with stale slots (free <= total always holds in a cluster state). A candidate whose
  * bound ranks after the `limit` kept records is skipped (pass candidates best bound first).
  * Outputs as placementSearch, each record naming its candidate (offset 20), evictions as indices
  * into that candidate's stale list. `result` (4 i32): kept count, overflow size, evictions needed,
@@ -314,9 +315,11 @@ export function clusterSearch(
     const off = <usize>load<i32>(rec, 4) << 3;
     const staleOff = <usize>load<i32>(rec, 8);
     const mOff = load<i32>(rec, 16);
+    const staleCount = load<i32>(rec, 12);
+    // Without stale slots, free <= total decides eligibility alone: the caller need not copy `total`.
     const o = searchNode(
-      i, gpus, free + off, total + off, sizes, shares, sizeCount,
-      staleMasks + (staleOff << 3), staleBytes + (staleOff << 3), load<i32>(rec, 12),
+      i, gpus, free + off, staleCount == 0 ? free + off : total + off, sizes, shares, sizeCount,
+      staleMasks + (staleOff << 3), staleBytes + (staleOff << 3), staleCount,
       mOff < 0 ? 0 : matrices + (<usize>mOff << 2), nodeLoad, rank, budget, scratch,
     );
     if (o > 0) {

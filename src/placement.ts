@@ -99,7 +99,7 @@ export type ClusterSearch = {
   offset: Int32Array;
   /** memoryTotal − allocated per GPU, all candidates' GPUs at their offsets. */
   free: Float64Array;
-  /** memoryTotal per GPU, at the same offsets. */
+  /** memoryTotal per GPU, at the same offsets (free ≤ total must hold; read only for nodes with evictable slots). */
   total: Float64Array;
   /** Candidate i's evictable slots are entries staleStart[i] .. staleStart[i + 1] of staleMasks (pairs) and staleBytes. */
   staleStart: Int32Array;

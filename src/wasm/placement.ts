@@ -171,10 +171,9 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
         for (let i = 0; i < C; i++) {
           const N = s.gpus[i];
           const at = s.offset[i];
-          for (let p = 0; p < N; p++) {
-            F64[fFree + g + p] = free[at + p];
-            F64[fTotal + g + p] = total[at + p];
-          }
+          for (let p = 0; p < N; p++) F64[fFree + g + p] = free[at + p];
+          // The kernel reads `total` only for nodes with stale slots (free <= total decides otherwise).
+          if (s.staleStart[i + 1] > s.staleStart[i]) for (let p = 0; p < N; p++) F64[fTotal + g + p] = total[at + p];
           const mat = s.matrices[i];
           const k = info + i * INFO;
           I32[k] = N;
@@ -205,8 +204,8 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
           F64[(pShares >> 3) + k] = s.shares[k];
         }
         const ex = core.exports as unknown as PlacementExports;
+        // The kernel allocates nothing, so the views stay valid across the call.
         core.call(() => ex.clusterSearch(C, pInfo, pBounds, pFree, pTotal, pMasks, pBytes, pMat, pSizes, pShares, sizeCount, s.pack ? 1 : 0, limit, s.budget, pKept, pStart, pEv, evictCap, pScratch, pResult));
-        views();
         const r = pResult >> 2;
         const count = I32[r];
         const overflowSize = I32[r + 1];
