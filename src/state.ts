@@ -472,6 +472,7 @@ export class ClusterState {
     for (const k of candidates) if (threshold < 0 || boundBefore(k, threshold) <= 0) candidates[count++] = k;
     candidates.length = count;
     candidates.sort(boundBefore);
+    if (!pack) candidates.length = this.enoughCandidates(candidates, limit, sizes, shares);
     const found = this.kernels.clusterSearch(this.fillSearch(candidates, req.allowEviction, req.model, sizes, shares, pack, limit));
     if (found.overflowSize > 0) throw budgetError(found.overflowSize, this.search.gpus[found.overflowNode]);
     const options: PlacementOption[] = [];
@@ -511,6 +512,44 @@ export class ClusterState {
       result.reason = noOptionReason(req.memory, noSizes ? null : req.sizes === undefined ? '1..n' : req.sizes.join(', '), gpus, result.rejected.length);
     }
     return result;
+  }
+
+  /**
+   * Spread only: how many of the candidates (sorted by bound) can contribute. Cut after candidate m
+   * when m is exact (no eviction, no topology) and `limit` options are known to rank at or before
+   * its bound T: every exact candidate i ≤ m of fewer GPUs contributes all its options without
+   * eviction (C(c, n) of its c GPUs that take the share), one of T's GPU count contributes the sets
+   * whose fullest GPU keeps more than T's metric (or as much, when its node ranks before T's), and
+   * T is its own best option. Later candidates are bounded strictly after T, so cannot contribute.
+   */
+  private enoughCandidates(candidates: readonly number[], limit: number, sizes: Int32Array, shares: Float64Array): number {
+    const { bEv, bN, bScore, bMetric } = this.bounds;
+    const sorted = this.sortedFree;
+    for (let m = 0; m < candidates.length; m++) {
+      const t = candidates[m];
+      if (bEv[t] !== 0 || bScore[t] !== 0) continue;
+      let known = 1;
+      for (let i = 0; i < m && known < limit; i++) {
+        const k = candidates[i];
+        if (bEv[k] !== 0 || bScore[k] !== 0) continue;
+        const n = bN[k];
+        let share = 0;
+        for (let si = 0; si < sizes.length; si++) if (sizes[si] === n) share = shares[si];
+        const start = this.gpuStart[k];
+        const N = this.gpuStart[k + 1] - start;
+        let c = 0;
+        if (n < bN[t]) {
+          while (c < N && sorted[start + c] >= share) c++;
+        } else {
+          const orEqual = this.nodeLoad[k] < this.nodeLoad[t] || (this.nodeLoad[k] === this.nodeLoad[t] && this.nodeRank[k] < this.nodeRank[t]);
+          const x = bMetric[t];
+          while (c < N && (sorted[start + c] - share > x || (orEqual && sorted[start + c] - share === x))) c++;
+        }
+        known += binomial(c, n);
+      }
+      if (known >= limit) return m + 1;
+    }
+    return candidates.length;
   }
 
   /** Each candidate's evictable slots (in eviction order) for the plan in progress. */
@@ -716,6 +755,14 @@ function copySlot(s: Slot): Slot {
   if (s.model !== undefined) c.model = s.model;
   if (s.lastActivity !== undefined) c.lastActivity = s.lastActivity;
   if (s.stale !== undefined) c.stale = s.stale;
+  return c;
+}
+
+/** C(m, n) as a float (only compared against a limit of at most 10,000). */
+function binomial(m: number, n: number): number {
+  if (n > m) return 0;
+  let c = 1;
+  for (let k = 0; k < n; k++) c = (c * (m - k)) / (k + 1);
   return c;
 }
 
