@@ -2,6 +2,7 @@
 //   npm run bench                      full run (builds first)
 //   npm run bench -- --quick           a few iterations per case
 //   npm run bench -- --only=aligned,placement --out=/tmp/r.json
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -51,6 +52,8 @@ export type BenchReport = {
   /** ISO date and time the run started. */
   date: string;
   quick: boolean;
+  /** The commit measured (BENCH_COMMIT, else git rev-parse), `+dirty` when tracked files differ from it; null if unknown. */
+  commit: string | null;
   machine: { cpu: string; cores: number; memoryBytes: number; node: string; platform: string; arch: string; loadavgStart: number[]; loadavgEnd: number[] };
   wasm: WasmReport;
   workloads: CaseResult[];
@@ -74,6 +77,19 @@ export function packageRoot(): string {
 /** A call's answer as text, for comparing the backends (typed arrays and plain data). */
 function _answer(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => (ArrayBuffer.isView(v) ? Array.from(v as unknown as ArrayLike<number>) : v)) ?? 'undefined';
+}
+
+/** Which commit is being measured: BENCH_COMMIT (for a run from an exported tree), else git. */
+function _commit(root: string): string | null {
+  const fromEnv = process.env.BENCH_COMMIT;
+  if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() !== '';
+    return dirty ? `${head}+dirty` : head;
+  } catch {
+    return null;
+  }
 }
 
 function _message(error: unknown): string {
@@ -142,6 +158,7 @@ export async function runBench(options: RunOptions = {}): Promise<BenchReport> {
     schema: 1,
     date: new Date(Date.now() - (performance.now() - started)).toISOString(),
     quick,
+    commit: _commit(root),
     machine: {
       cpu: cpuList[0]?.model ?? 'unknown',
       cores: cpuList.length,

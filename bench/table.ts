@@ -67,6 +67,6 @@ export function formatTable(report: BenchReport): string {
   out.push('', `release wasm: ${w.releaseBytes === null ? 'missing' : `${w.releaseBytes.toLocaleString('en-US')} bytes`}; wasm memory: ${w.pagesAfterWarmup} pages after warm-up, ${w.pagesAfterSuite} after the suite`);
   out.push('', 'targets:', ...report.targets.map((t) => `  [${t.met === null ? ' n/a ' : t.met ? ' met ' : 'MISSED'}] ${t.target} — ${t.detail}`));
   const m = report.machine;
-  out.push('', `${report.date} · ${m.cpu} × ${m.cores} · Node ${m.node} · load ${m.loadavgStart[0]} → ${m.loadavgEnd[0]} · ${report.quick ? 'quick mode, ' : ''}${report.seconds} s`);
+  out.push('', `${report.date} · ${report.commit === null ? '' : `commit ${report.commit} · `}${m.cpu} × ${m.cores} · Node ${m.node} · load ${m.loadavgStart[0]} → ${m.loadavgEnd[0]} · ${report.quick ? 'quick mode, ' : ''}${report.seconds} s`);
   return out.join('\n');
 }
