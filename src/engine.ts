@@ -10,6 +10,7 @@ import { allocateReplicas, type ReplicaRequest, type ReplicaResult } from './rep
 import { allocateAligned, type AlignedRequest, type AlignedResult } from './aligned.js';
 import { planPlacement, type PlacementPlan, type PlacementRequest } from './placement.js';
 import { ClusterState, type ClusterInit } from './state.js';
+import { describeValue, readInput } from './validate.js';
 
 /** Options of createEngine. */
 export type EngineOptions = {
@@ -21,7 +22,10 @@ export type EngineOptions = {
   wasm?: BufferSource | URL | string;
 };
 
-/** The allocation engine: every capability over one backend. */
+/**
+ * The allocation engine: every capability over one backend. Each method reads its input once into
+ * engine-owned data (validate.ts readInput), so hostile getters, proxies and cycles are AllocationErrors.
+ */
 export class Engine {
   /** Which backend answers. */
   readonly backend: Backend;
@@ -39,37 +43,37 @@ export class Engine {
 
   /** IDs in natural order (cuda1, cuda2, cuda10). */
   naturalSort(ids: string[]): string[] {
-    return naturalSort(this.kernels, ids);
+    return naturalSort(this.kernels, readInput('ids', ids) as string[]);
   }
 
   /** Splits a host's devices between agents (Backend.AI multi-agent device split). */
   splitDevices(request: SplitRequest): SplitResult {
-    return splitDevices(this.kernels, request);
+    return splitDevices(this.kernels, readInput('request', request, false) as SplitRequest);
   }
 
   /** Picks replicas, MIG slices or plain devices for a container (device plugin policies). */
   allocateReplicas(request: ReplicaRequest): ReplicaResult {
-    return allocateReplicas(this.kernels, request);
+    return allocateReplicas(this.kernels, readInput('request', request, false) as ReplicaRequest);
   }
 
   /** Picks whole GPUs by topology (besteffort or topology policy). */
   allocateAligned(request: AlignedRequest): AlignedResult {
-    return allocateAligned(this.kernels, request);
+    return allocateAligned(this.kernels, readInput('request', request, false) as AlignedRequest);
   }
 
   /** Every viable placement of a model on a node's GPUs, ranked, with per-GPU rejections. */
   planPlacement(request: PlacementRequest): PlacementPlan {
-    return planPlacement(this.kernels, request);
+    return planPlacement(this.kernels, readInput('request', request, false) as PlacementRequest);
   }
 
   /** A mutable state of one or many nodes for plan / commit / release. */
   createClusterState(init: ClusterInit): ClusterState {
-    return ClusterState.create(this.kernels, init);
+    return ClusterState.create(this.kernels, readInput('init', init, false) as ClusterInit);
   }
 
   /** Restores a ClusterState from its toJSON() output (object or JSON text). */
   restoreClusterState(json: unknown): ClusterState {
-    return ClusterState.restore(this.kernels, json);
+    return ClusterState.restore(this.kernels, readInput('state', json));
   }
 
   /**
@@ -91,12 +95,16 @@ export class Engine {
 
 /** Creates an engine; the wasm core is compiled once per process and instantiated per engine. */
 export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
-  if (options === null || typeof options !== 'object') throw new AllocationError('INVALID_ARGUMENT', `options: expected an object, got ${String(options)}`, { field: 'options' });
-  const backend = options.backend ?? 'wasm';
+  if (options === null || typeof options !== 'object') throw new AllocationError('INVALID_ARGUMENT', `options: expected an object, got ${describeValue(options)}`, { field: 'options' });
+  let backend: unknown, build: unknown, wasm: EngineOptions['wasm'];
+  try {
+    ({ backend = 'wasm', build = 'release', wasm } = options);
+  } catch (cause) {
+    throw new AllocationError('INVALID_ARGUMENT', `options: reading a field threw (${cause instanceof Error ? cause.message : 'an unreadable error'})`, { field: 'options', cause });
+  }
   if (backend === 'ts') return new Engine(createTsKernels());
-  if (backend !== 'wasm') throw new AllocationError('INVALID_ARGUMENT', `options.backend: expected 'wasm' or 'ts', got ${JSON.stringify(backend)}`, { field: 'options.backend' });
-  const build = options.build ?? 'release';
-  if (build !== 'release' && build !== 'debug') throw new AllocationError('INVALID_ARGUMENT', `options.build: expected 'release' or 'debug', got ${JSON.stringify(build)}`, { field: 'options.build' });
-  const core = await loadCore({ build, wasm: options.wasm });
+  if (backend !== 'wasm') throw new AllocationError('INVALID_ARGUMENT', `options.backend: expected 'wasm' or 'ts', got ${describeValue(backend)}`, { field: 'options.backend' });
+  if (build !== 'release' && build !== 'debug') throw new AllocationError('INVALID_ARGUMENT', `options.build: expected 'release' or 'debug', got ${describeValue(build)}`, { field: 'options.build' });
+  const core = await loadCore({ build, wasm });
   return new Engine(createWasmKernels(core), core);
 }

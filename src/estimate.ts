@@ -3,7 +3,7 @@
 import { AllocationError } from './errors.js';
 import { groupLayers, layerBytes, isKnownTensorType, readGgufHeaderFromBytes, readGgufHeaderFromFile, type GgufHeader, type GgufTensorInfo } from './gguf.js';
 import { LIMITS } from './limits.js';
-import { describeValue, fail, own, requireArray, requireBoolean, requireInteger, requireObject, requireOneOf } from './validate.js';
+import { describeValue, fail, own, readInput, requireArray, requireBoolean, requireInteger, requireObject, requireOneOf } from './validate.js';
 
 /** Memory a model needs, in bytes (see DESIGN.md). */
 export type MemoryEstimate = {
@@ -144,7 +144,9 @@ function _checkParsed(value: Record<string, unknown>): GgufHeader {
       const ok = (typeof d === 'number' && Number.isSafeInteger(d) && d >= 0) || (typeof d === 'bigint' && d >= 0n);
       if (!ok) fail('INVALID_ARGUMENT', `source.tensorInfos[${i}].shape[${k}]`, 'a non-negative integer', d);
     });
-    const dtype = requireInteger(`source.tensorInfos[${i}].dtype`, Number(own(t, 'dtype')), 0, 2 ** 32 - 1);
+    const rawType = own(t, 'dtype');
+    // A bigint dtype is fine; any other non-number is rejected without coercing it (coercion runs caller code).
+    const dtype = requireInteger(`source.tensorInfos[${i}].dtype`, typeof rawType === 'bigint' && rawType >= 0n && rawType < 2n ** 32n ? Number(rawType) : rawType, 0, 2 ** 32 - 1);
     return { name, shape: shape as Array<number | bigint>, dtype };
   });
   return { metadata, tensorInfos };
@@ -328,8 +330,9 @@ function _supportsFlashAttention(m: _ModelKeys, metadata: Record<string, unknown
  * With `options.gpus` (free bytes per CUDA GPU) the layers are placed as Ollama places them.
  */
 export async function estimateMemory(source: string | Uint8Array | ArrayBuffer | ParsedGguf, options: EstimateOptions = {}): Promise<MemoryEstimate> {
-  const opts = _checkOptions(options);
-  const { metadata, tensorInfos } = await _readSource(source);
+  // Read the caller's objects once (getters, proxies, cycles become AllocationError; nothing is mutated).
+  const opts = _checkOptions(readInput('options', options));
+  const { metadata, tensorInfos } = await _readSource(readInput('source', source));
   const warnings: string[] = [];
   const m = _modelKeys(metadata, warnings);
 

@@ -3,7 +3,7 @@
 import { AllocationError } from './errors.js';
 import { LIMITS } from './limits.js';
 import { MAX_NVLINKS, PCIE_LEVELS, validateTopology, type Link, type PcieLevel } from './topology.js';
-import { describeValue } from './validate.js';
+import { describeValue, readInput } from './validate.js';
 
 /** Current inventory schema version. */
 export const INVENTORY_VERSION = 1;
@@ -128,7 +128,15 @@ function at(record: Record<string, unknown>, key: string): unknown {
  */
 export function validateInventory(value: unknown, origin = 'inventory'): Inventory {
   const r = new _Reader(origin);
-  const root = r.object('', value, INVENTORY_KEYS);
+  let input: unknown;
+  try {
+    input = readInput('inventory', value, false);
+  } catch (cause) {
+    // Same code as every other inventory problem, and the same origin prefix.
+    if (cause instanceof AllocationError) throw new AllocationError('INVALID_INVENTORY', `${origin}: ${cause.message}`, { field: cause.field, cause });
+    throw cause;
+  }
+  const root = r.object('', input, INVENTORY_KEYS);
   const version = at(root, 'version');
   if (version === undefined) r.problem('version', `missing (this gpualloc reads inventory version ${INVENTORY_VERSION})`);
   if (version !== INVENTORY_VERSION) r.fail('version', `${INVENTORY_VERSION} (the inventory version this gpualloc reads)`, version);

@@ -1,5 +1,6 @@
 // Built-in presets named after real machines: full inventories (GPUs, MIG, links, CPUs, memory).
 import { AllocationError } from './errors.js';
+import { describeValue } from './validate.js';
 import { INVENTORY_VERSION, type Inventory, type InventoryGpu, type MigDevice } from './inventory.js';
 import type { Link, PcieLevel } from './topology.js';
 
@@ -243,6 +244,6 @@ export function listPresets(): Array<{ name: string; description: string }> {
 /** A fresh copy of one preset's inventory. */
 export function getPreset(name: string): Inventory {
   const p = PRESETS.find((x) => x.name === name);
-  if (p === undefined) throw new AllocationError('UNKNOWN_PRESET', `preset: expected one of ${PRESETS.map((x) => x.name).join(', ')}, got ${JSON.stringify(name)}`, { field: 'preset' });
+  if (p === undefined) throw new AllocationError('UNKNOWN_PRESET', `preset: expected one of ${PRESETS.map((x) => x.name).join(', ')}, got ${describeValue(name)}`, { field: 'preset' });
   return structuredClone(p.inventory);
 }

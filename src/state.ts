@@ -12,7 +12,7 @@ import {
 import { compareNatural } from './baseline/natural-sort.js';
 import type { Topology } from './topology.js';
 import { formatBytes } from './units.js';
-import { describeValue, fail, requireArray, requireInteger, requireObject, requireString } from './validate.js';
+import { describeValue, fail, readInput, requireArray, requireInteger, requireObject, requireString } from './validate.js';
 
 /** One node of a cluster state. Memory in bytes. */
 export type ClusterNode = { id: string; gpus: Array<{ index: number; memoryTotal: number }>; topology?: Topology; slots?: Slot[] };
@@ -354,7 +354,7 @@ export class ClusterState {
    * rejections when there is no option (empty otherwise, to keep planning cheap).
    */
   plan(request: ClusterPlanRequest): PlacementPlan {
-    const req = validatePlanRequest(requireObject('request', request));
+    const req = validatePlanRequest(requireObject('request', readInput('request', request, false)));
     const limit = req.limit;
     const pack = req.pack;
     const nodeCount = this.nodeIds.length;
@@ -628,7 +628,7 @@ export class ClusterState {
    * the option no longer fits (memory taken since planning, an evicted slot gone or no longer stale).
    */
   commit(option: PlacementOption, options: CommitOptions = {}): string {
-    const o = requireObject('option', option);
+    const o = requireObject('option', readInput('option', option));
     const nodeId = requireString('option.node', o.node, LIMITS.maxIdLength);
     const node = this.nodeOf.get(nodeId);
     if (node === undefined) throw new AllocationError('UNKNOWN_NODE', `option.node: node ${describeValue(nodeId)} is not in the state`, { field: 'option.node' });
@@ -645,7 +645,7 @@ export class ClusterState {
     const perGpu = requireInteger('option.memoryPerGpu', o.memoryPerGpu, 1, LIMITS.maxBytes);
     const model = o.model === undefined ? undefined : requireString('option.model', o.model, LIMITS.maxIdLength);
     const evict = o.evict === undefined ? [] : requireArray('option.evict', o.evict, LIMITS.maxSlotsPerNode);
-    const opts = requireObject('options', options);
+    const opts = requireObject('options', readInput('options', options));
     let id: string | undefined;
     if (opts.id !== undefined) {
       id = requireString('options.id', opts.id, LIMITS.maxIdLength);

@@ -1,7 +1,7 @@
 // Topology: links between GPU pairs and the pair-score table every topology-aware policy uses.
 import { AllocationError } from './errors.js';
 import { LIMITS } from './limits.js';
-import { describeValue, fail, requireArray, requireInteger, requireObject } from './validate.js';
+import { describeValue, fail, readInput, requireArray, requireInteger, requireObject } from './validate.js';
 
 /** PCIe path between two GPUs, nearest first (nvidia-smi topo -m names). */
 export type PcieLevel = 'INTERNAL' | 'PIX' | 'PXB' | 'PHB' | 'NODE' | 'SYS';
@@ -38,7 +38,7 @@ export function linkScore(link: { pcie?: PcieLevel; nvlink?: number } | undefine
  * self-links, unknown PCIe levels, bad NVLink counts and pairs listed twice are errors.
  */
 export function validateTopology(value: unknown, field = 'topology'): Topology {
-  const t = requireObject(field, value);
+  const t = requireObject(field, readInput(field, value));
   const gpus = requireInteger(`${field}.gpus`, t.gpus, 0, LIMITS.maxGpus);
   const rawLinks = t.links === undefined ? [] : requireArray(`${field}.links`, t.links, (gpus * (gpus - 1)) / 2);
   const seen = new Map<number, number>();

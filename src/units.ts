@@ -1,5 +1,6 @@
 // Byte sizes: parse "140GiB", "80GB", "512MiB", "1234" and print them back.
 import { AllocationError } from './errors.js';
+import { describeValue } from './validate.js';
 
 const UNITS: Record<string, number> = {
   b: 1,
@@ -10,13 +11,14 @@ const UNITS: Record<string, number> = {
 
 /** Parses a byte size: a plain integer, or a number with a B/KB/MB/GB/TB (decimal) or KiB/MiB/GiB/TiB (binary) suffix. */
 export function parseBytes(text: string, field = 'size'): number {
-  const m = /^\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*$/.exec(String(text));
-  if (m === null) throw new AllocationError('INVALID_ARGUMENT', `${field}: expected a size such as 80GiB, 512MiB or 1073741824, got ${JSON.stringify(text)}`, { field });
+  // Never coerce a non-string (String(x) runs the caller's toString); show values bounded.
+  const m = typeof text === 'string' && text.length <= 100 ? /^\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*$/.exec(text) : null;
+  if (m === null) throw new AllocationError('INVALID_ARGUMENT', `${field}: expected a size such as 80GiB, 512MiB or 1073741824, got ${describeValue(text)}`, { field });
   const unit = m[2].toLowerCase();
   const factor = unit === '' ? 1 : UNITS[unit];
-  if (factor === undefined) throw new AllocationError('INVALID_ARGUMENT', `${field}: unknown unit ${JSON.stringify(m[2])} in ${JSON.stringify(text)} (use B, KB, MB, GB, TB, KiB, MiB, GiB or TiB)`, { field });
+  if (factor === undefined) throw new AllocationError('INVALID_ARGUMENT', `${field}: unknown unit ${JSON.stringify(m[2])} in ${describeValue(text)} (use B, KB, MB, GB, TB, KiB, MiB, GiB or TiB)`, { field });
   const value = Math.round(Number(m[1]) * factor);
-  if (!Number.isSafeInteger(value)) throw new AllocationError('LIMIT_EXCEEDED', `${field}: ${JSON.stringify(text)} is more bytes than can be represented exactly`, { field });
+  if (!Number.isSafeInteger(value)) throw new AllocationError('LIMIT_EXCEEDED', `${field}: ${describeValue(text)} is more bytes than can be represented exactly`, { field });
   return value;
 }
 

@@ -1,5 +1,6 @@
 // Input checks shared by every capability. Each failure names the field and shows the value.
 import { AllocationError, type AllocationErrorCode } from './errors.js';
+import { LIMITS } from './limits.js';
 
 /** Renders any value for an error message: bounded length, safe on cycles, symbols and lone surrogates. */
 export function describeValue(value: unknown, max = 80): string {
@@ -24,7 +25,11 @@ export function describeValue(value: unknown, max = 80): string {
       }) ?? String(value);
     }
   } catch {
-    text = Object.prototype.toString.call(value);
+    try {
+      text = Object.prototype.toString.call(value);
+    } catch {
+      text = 'an unreadable object'; // a proxy whose traps throw
+    }
   }
   return text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text;
 }
@@ -91,4 +96,64 @@ export function dict<T>(): Record<string, T> {
 /** Sets a key on a result object as an own, enumerable data property (safe for `__proto__`). */
 export function setOwn<T>(target: Record<string, T>, key: string, value: T): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** Most levels of nesting read from a caller's input (requests are a few levels deep). */
+const MAX_INPUT_DEPTH = 64;
+
+/**
+ * Reads a caller's input once into plain data the engine owns: arrays and plain objects are copied
+ * (own enumerable string keys, each getter invoked exactly once; any other object is read the same
+ * way, into a plain object), typed arrays, ArrayBuffers and primitives pass through. Whatever the caller's getters, proxies or toJSON do, validation then sees
+ * one consistent value that the caller can neither change underneath nor have mutated. A getter or
+ * proxy trap that throws, a cycle, nesting deeper than 64 levels or an array over LIMITS.maxIds
+ * items becomes AllocationError naming the path (children named without `field.` when `prefix` is
+ * false, as a request's fields are); objects shared by several fields stay shared.
+ */
+export function readInput(field: string, value: unknown, prefix = true): unknown {
+  const copies = new Map<object, unknown>();
+  const open = new Set<object>();
+  let at = field;
+  const read = (v: unknown, path: string, depth: number): unknown => {
+    at = path;
+    if (v === null || typeof v !== 'object') return v;
+    if (ArrayBuffer.isView(v) || v instanceof ArrayBuffer) return v;
+    const done = copies.get(v);
+    if (done !== undefined) return done;
+    if (open.has(v)) fail('INVALID_ARGUMENT', path, 'plain data (the value refers back to itself)', '[cycle]');
+    if (depth >= MAX_INPUT_DEPTH) fail('INVALID_ARGUMENT', path, `at most ${MAX_INPUT_DEPTH} levels of nesting`, '[deeper]');
+    open.add(v);
+    let copy: unknown;
+    if (Array.isArray(v)) {
+      const length = v.length;
+      if (length > LIMITS.maxIds) fail('LIMIT_EXCEEDED', path, `at most ${LIMITS.maxIds} items`, `an array of ${length}`);
+      const out = new Array<unknown>(length);
+      for (let k = 0; k < length; k++) out[k] = read(v[k], `${path === field && !prefix ? '' : path}[${k}]`, depth + 1);
+      copy = out;
+    } else {
+      // Any other object is read as a record of its own enumerable keys (a Map or a class instance
+      // becomes a plain object, which validation then judges like any other), so no inherited getter runs later.
+      const keys = Object.keys(v);
+      if (keys.length > LIMITS.maxIds) fail('LIMIT_EXCEEDED', path, `an object of at most ${LIMITS.maxIds} keys`, `${keys.length} keys`);
+      const out: Record<string, unknown> = {};
+      for (const key of keys) setOwn(out, key, read((v as Record<string, unknown>)[key], path === field && !prefix ? key : `${path}.${key}`, depth + 1));
+      copy = out;
+    }
+    open.delete(v);
+    copies.set(v, copy);
+    return copy;
+  };
+  try {
+    return read(value, field, 0);
+  } catch (error) {
+    if (error instanceof AllocationError) throw error;
+    // A getter, a proxy trap or a revoked proxy threw (or the input is too deep for the stack).
+    let why: string;
+    try {
+      why = error instanceof Error ? `${error.name}: ${error.message}` : describeValue(error);
+    } catch {
+      why = 'an unreadable error';
+    }
+    throw new AllocationError('INVALID_ARGUMENT', `${at.slice(0, 200)}: reading the value threw (${why.slice(0, 200)})`, { field: at.slice(0, 200), cause: error });
+  }
 }

@@ -1,6 +1,7 @@
 // Loading the WebAssembly core and moving flat arrays in and out of its memory.
 import { instantiateSync } from '@assemblyscript/loader';
 import { AllocationError } from '../errors.js';
+import { describeValue } from '../validate.js';
 
 /** The raw exports of build/release.wasm (see assembly/index.ts). Kernel modules cast to their own signatures. */
 export type CoreExports = {
@@ -142,6 +143,20 @@ export class WasmCore {
 
 /** Compiles (once) and instantiates the core. */
 export async function loadCore(options: { build?: CoreBuild; wasm?: BufferSource | URL | string } = {}): Promise<WasmCore> {
-  const module = await compiledCore(options.build ?? 'release', options.wasm);
-  return new WasmCore(module);
+  const source = options.wasm;
+  let core: WasmCore;
+  try {
+    if (source !== undefined && typeof source !== 'string' && !(source instanceof URL) && !(source instanceof ArrayBuffer) && !ArrayBuffer.isView(source)) {
+      throw new AllocationError('INVALID_ARGUMENT', `options.wasm: expected wasm bytes (ArrayBuffer or a typed array), a URL or a path, got ${describeValue(source)}`, { field: 'options.wasm' });
+    }
+    core = new WasmCore(await compiledCore(options.build ?? 'release', options.wasm));
+  } catch (error) {
+    if (error instanceof AllocationError) throw error;
+    // Bytes that are not wasm, a module that needs other imports, a URL that cannot be read.
+    throw new AllocationError('INVALID_ARGUMENT', `options.wasm: not a loadable gpualloc core (${error instanceof Error ? error.message : String(error)})`, { field: 'options.wasm', cause: error });
+  }
+  // A module that loads but is not this core would fail every call later: say so now.
+  const missing = ['memory', 'reserve', 'reservedBytes', 'debugTrap', 'naturalOrder'].filter((name) => core.exports[name] === undefined);
+  if (missing.length > 0) throw new AllocationError('INVALID_ARGUMENT', `options.wasm: not a gpualloc core (missing exports: ${missing.join(', ')})`, { field: 'options.wasm' });
+  return core;
 }
