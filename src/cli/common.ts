@@ -48,8 +48,14 @@ export function reportError(error: unknown, io: Io, json: boolean): number {
     code = (error as Error & { nvmlName?: string }).nvmlName ?? 'NVML_ERROR';
     message = error.message;
     exit = EXIT.HARDWARE;
-  } else if (error instanceof Error && error.name === 'TypeError' && /argument|option/i.test(error.message) && (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+  } else if (error instanceof Error && typeof (error as { code?: unknown }).code === 'string' && (error as { code: string }).code.startsWith('ERR_PARSE_ARGS')) {
+    // node:util parseArgs: unknown option, missing value, unexpected positional.
     code = 'USAGE';
+    message = error.message;
+    exit = EXIT.USAGE;
+  } else if (error instanceof Error && typeof (error as { syscall?: unknown }).syscall === 'string') {
+    // A file the user named cannot be read or written (ENOENT, EACCES, EISDIR, …): an input error.
+    code = 'IO_ERROR';
     message = error.message;
     exit = EXIT.USAGE;
   } else {

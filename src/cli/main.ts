@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The gpualloc command line: dispatches to one module per subcommand.
-import { EXIT, reportError, type Command, type Io } from './common.js';
+import { EXIT, reportError, UsageError, type Command, type Io } from './common.js';
 import { command as demo } from './demo.js';
 import { command as split } from './split.js';
 import { command as replicas } from './replicas.js';
@@ -56,6 +56,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
   }
   const command = COMMANDS.find((c) => c.name === name);
   if (command === undefined) {
+    // With --json, even this answer is JSON on stdout.
+    if (rest.includes('--json')) return reportError(new UsageError(`unknown command ${JSON.stringify(name)} (see gpualloc --help)`), io, true);
     io.err(`gpualloc: unknown command ${JSON.stringify(name)}\n\n${mainHelp()}`);
     return EXIT.USAGE;
   }
