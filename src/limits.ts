@@ -16,6 +16,8 @@ export const LIMITS = {
   maxSlotsPerNode: 100_000,
   /** Most nodes in one ClusterState. */
   maxNodes: 100_000,
+  /** Most levels of nesting read from one input (requests are a few levels deep). */
+  maxDepth: 64,
   /** Largest memory figure accepted, in bytes (2^53 - 1). */
   maxBytes: Number.MAX_SAFE_INTEGER,
 } as const;

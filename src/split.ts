@@ -65,7 +65,8 @@ function requireAmount(field: string, value: unknown): number {
 }
 
 function listIds(ids: readonly string[]): string {
-  const shown = ids.slice(0, 20).join(', ');
+  // Bounded: at most 20 IDs of at most 40 characters each, whatever their length.
+  const shown = ids.slice(0, 20).map((id) => (id.length > 40 ? `${id.slice(0, 40)}… (${id.length} chars)` : id)).join(', ');
   return ids.length > 20 ? `${shown}, … (${ids.length} in all)` : shown;
 }
 

@@ -98,8 +98,8 @@ export function setOwn<T>(target: Record<string, T>, key: string, value: T): voi
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-/** Most levels of nesting read from a caller's input (requests are a few levels deep). */
-const MAX_INPUT_DEPTH = 64;
+/** Most levels of nesting read from a caller's input (LIMITS.maxDepth). */
+const MAX_INPUT_DEPTH = LIMITS.maxDepth;
 
 /**
  * Reads a caller's input once into plain data the engine owns: arrays and plain objects are copied

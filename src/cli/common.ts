@@ -48,7 +48,7 @@ export function reportError(error: unknown, io: Io, json: boolean): number {
     code = (error as Error & { nvmlName?: string }).nvmlName ?? 'NVML_ERROR';
     message = error.message;
     exit = EXIT.HARDWARE;
-  } else if (error instanceof Error && typeof (error as { code?: unknown }).code === 'string' && (error as { code: string }).code.startsWith('ERR_PARSE_ARGS')) {
+  } else if (error instanceof Error && typeof (error as { code?: unknown }).code === 'string' && ((error as unknown as { code: string }).code).startsWith('ERR_PARSE_ARGS')) {
     // node:util parseArgs: unknown option, missing value, unexpected positional.
     code = 'USAGE';
     message = error.message;
