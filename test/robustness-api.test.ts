@@ -20,7 +20,8 @@ import { applyEdit, materialize, attempt, attemptAsync, deepFreeze, expectResult
 import { alignedRequest, byteText, clusterInit, manualSplitRequest, placementRequest, replicaRequest, sortIds, splitRequest, topologyInput } from './fuzz/requests.js';
 
 const { wasm, ts } = await engines();
-const RUNS = 150;
+// ROBUSTNESS_RUNS=2000 npx vitest run test/robustness-api for a deeper search than CI's.
+const RUNS = Number(process.env.ROBUSTNESS_RUNS ?? 150);
 
 /** The comparable part of an outcome: the result as JSON, or the error code. */
 function key(o: Outcome<unknown>): string {
@@ -205,6 +206,10 @@ describe('hostile arguments of the standalone functions', () => {
       const flipped = bytes.slice();
       for (let k = 0; k < 6; k++) flipped[(seed * 7919 * (k + 1)) % flipped.length] ^= 1 << (k % 8);
       expectResultOrAllocationError(await attemptAsync(() => estimateMemory(flipped, options as never)), `bit flips seed ${seed}`);
+    }
+    // Paths that are not files, cannot be opened, or hold nothing.
+    for (const path of ['/', '.', '/dev/null', '/dev/zero', 'a\u0000b', '\uD800', 'x'.repeat(5000), 'no/such/model.gguf']) {
+      expectResultOrAllocationError(await attemptAsync(() => estimateMemory(path)), `estimateMemory(${JSON.stringify(path).slice(0, 40)})`);
     }
     expect(await estimateMemory(bytes, options as never)).toEqual(expected);
   });

@@ -185,6 +185,12 @@ describe('corrupted and truncated state', () => {
       const after = ts.restoreClusterState(readFileSync(file, 'utf8'));
       expect(after.listSlots().map((s) => s.id)).toContain(committed);
       expect(readdirSync(dir)).toEqual(['state.json']);
+      // A state file that cannot be written (its folder does not exist): IO_ERROR, exit 2, nothing left behind.
+      const nowhere = join(dir, 'no-such-folder', 'state.json');
+      const failed = await cli(['plan', '--memory', '10GiB', '--preset', 'dgx-a100', '--state', nowhere, '--commit', '--json']);
+      expect(failed.code).toBe(2);
+      expect(JSON.parse(failed.stdout).error.code).toBe('IO_ERROR');
+      expect(readdirSync(dir)).toEqual(['state.json']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,7 +1,7 @@
 // gpualloc plan: ranked placement options for a model on a host (or a saved cluster state), and
 // --commit to apply the best one to the state file (written to a temporary file, then renamed).
 import { parseArgs } from 'node:util';
-import { readFile, rename, writeFile, unlink } from 'node:fs/promises';
+import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createEngine, type Engine } from '../engine.js';
 import { AllocationError } from '../errors.js';
@@ -59,9 +59,17 @@ async function readState(engine: Engine, path: string, name: string): Promise<Cl
 
 /** Writes the state next to its file, then renames it over the file: readers never see half a file. */
 async function writeState(state: ClusterState, path: string): Promise<void> {
-  const tmp = `${path}.${process.pid}.tmp`;
+  // A name no other writer uses (pid + random), created exclusively, flushed to disk before the rename:
+  // after a crash the file is either the old state or the new one, never a prefix of either.
+  const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`;
   try {
-    await writeFile(tmp, JSON.stringify(state.toJSON(), null, 2) + '\n', 'utf8');
+    const handle = await open(tmp, 'wx');
+    try {
+      await handle.writeFile(JSON.stringify(state.toJSON(), null, 2) + '\n', 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
     await rename(tmp, path);
   } catch (error) {
     await unlink(tmp).catch(() => undefined);

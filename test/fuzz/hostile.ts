@@ -235,7 +235,9 @@ export function expectAllocationError(error: unknown, context: string): Allocati
   const cause = (error as Error & { cause?: unknown }).cause;
   if (cause !== undefined && !(cause instanceof AllocationError) && error.code !== 'INTERNAL' && !(cause instanceof HostileReadError)) {
     // Causes that are ordinary I/O or parse errors (JSON.parse, fs) are fine; TypeErrors and RangeErrors from our own code are not.
-    if (cause instanceof TypeError || cause instanceof RangeError || cause instanceof ReferenceError) {
+    // Node's own argument checks (fs: a path with a NUL byte) carry an ERR_* code: those are input errors.
+    const nodeCode = (cause as { code?: unknown }).code;
+    if ((cause instanceof TypeError || cause instanceof RangeError || cause instanceof ReferenceError) && !(typeof nodeCode === 'string' && nodeCode.startsWith('ERR_'))) {
       expect.fail(`${context}: an engine bug was wrapped as ${error.code}: ${cause.name}: ${cause.message}\n${cause.stack}`);
     }
   }
