@@ -113,30 +113,50 @@ const MAX_INPUT_DEPTH = LIMITS.maxDepth;
 export function readInput(field: string, value: unknown, prefix = true): unknown {
   const copies = new Map<object, unknown>();
   const open = new Set<object>();
-  let at = field;
-  const read = (v: unknown, path: string, depth: number): unknown => {
-    at = path;
+  // The path of the value being read, as keys; rendered only for an error message (hot path: no strings).
+  const keys: Array<string | number> = [];
+  const pathOf = (): string => {
+    let path = field;
+    keys.forEach((key, k) => {
+      const bare = k === 0 && !prefix;
+      if (typeof key === 'number') path = `${bare ? '' : path}[${key}]`;
+      else path = bare ? key : `${path}.${key}`;
+    });
+    return path;
+  };
+  const read = (v: unknown, depth: number): unknown => {
     if (v === null || typeof v !== 'object') return v;
     if (ArrayBuffer.isView(v) || v instanceof ArrayBuffer) return v;
     const done = copies.get(v);
     if (done !== undefined) return done;
-    if (open.has(v)) fail('INVALID_ARGUMENT', path, 'plain data (the value refers back to itself)', '[cycle]');
-    if (depth >= MAX_INPUT_DEPTH) fail('INVALID_ARGUMENT', path, `at most ${MAX_INPUT_DEPTH} levels of nesting`, '[deeper]');
+    if (open.has(v)) fail('INVALID_ARGUMENT', pathOf(), 'plain data (the value refers back to itself)', '[cycle]');
+    if (depth >= MAX_INPUT_DEPTH) fail('INVALID_ARGUMENT', pathOf(), `at most ${MAX_INPUT_DEPTH} levels of nesting`, '[deeper]');
     open.add(v);
     let copy: unknown;
     if (Array.isArray(v)) {
       const length = v.length;
-      if (length > LIMITS.maxIds) fail('LIMIT_EXCEEDED', path, `at most ${LIMITS.maxIds} items`, `an array of ${length}`);
+      if (length > LIMITS.maxIds) fail('LIMIT_EXCEEDED', pathOf(), `at most ${LIMITS.maxIds} items`, `an array of ${length}`);
       const out = new Array<unknown>(length);
-      for (let k = 0; k < length; k++) out[k] = read(v[k], `${path === field && !prefix ? '' : path}[${k}]`, depth + 1);
+      for (let k = 0; k < length; k++) {
+        keys.push(k);
+        out[k] = read(v[k], depth + 1);
+        keys.pop();
+      }
       copy = out;
     } else {
       // Any other object is read as a record of its own enumerable keys (a Map or a class instance
       // becomes a plain object, which validation then judges like any other), so no inherited getter runs later.
-      const keys = Object.keys(v);
-      if (keys.length > LIMITS.maxIds) fail('LIMIT_EXCEEDED', path, `an object of at most ${LIMITS.maxIds} keys`, `${keys.length} keys`);
+      const own = Object.keys(v);
+      if (own.length > LIMITS.maxIds) fail('LIMIT_EXCEEDED', pathOf(), `an object of at most ${LIMITS.maxIds} keys`, `${own.length} keys`);
       const out: Record<string, unknown> = {};
-      for (const key of keys) setOwn(out, key, read((v as Record<string, unknown>)[key], path === field && !prefix ? key : `${path}.${key}`, depth + 1));
+      for (const key of own) {
+        keys.push(key);
+        const item = read((v as Record<string, unknown>)[key], depth + 1);
+        // Plain assignment is several times faster than defineProperty; only `__proto__` needs the latter.
+        if (key === '__proto__') setOwn(out, key, item);
+        else out[key] = item;
+        keys.pop();
+      }
       copy = out;
     }
     open.delete(v);
@@ -144,7 +164,7 @@ export function readInput(field: string, value: unknown, prefix = true): unknown
     return copy;
   };
   try {
-    return read(value, field, 0);
+    return read(value, 0);
   } catch (error) {
     if (error instanceof AllocationError) throw error;
     // A getter, a proxy trap or a revoked proxy threw (or the input is too deep for the stack).
@@ -154,6 +174,7 @@ export function readInput(field: string, value: unknown, prefix = true): unknown
     } catch {
       why = 'an unreadable error';
     }
-    throw new AllocationError('INVALID_ARGUMENT', `${at.slice(0, 200)}: reading the value threw (${why.slice(0, 200)})`, { field: at.slice(0, 200), cause: error });
+    const at = pathOf().slice(0, 200);
+    throw new AllocationError('INVALID_ARGUMENT', `${at}: reading the value threw (${why.slice(0, 200)})`, { field: at, cause: error });
   }
 }
