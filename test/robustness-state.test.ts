@@ -124,6 +124,44 @@ describe('ClusterState under random interleavings', () => {
   }
 });
 
+describe('concurrent gpualloc plan --commit on one state file', () => {
+  it('8 commits at once: each lands, none is lost, the file stays valid, the lock is released', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gpualloc-race-'));
+    try {
+      const file = join(dir, 'state.json');
+      const first = await cli(['plan', '--memory', '1GiB', '--preset', 'dgx-a100', '--state', file, '--commit', '--json']);
+      expect(first.code).toBe(0);
+      const runs = await Promise.all(Array.from({ length: 8 }, () => cli(['plan', '--memory', '1GiB', '--state', file, '--commit', '--json'])));
+      for (const r of runs) expect(r.code, r.stderr).toBe(0);
+      const ids = [first, ...runs].map((r) => JSON.parse(r.stdout).committed as string);
+      expect(new Set(ids).size).toBe(9);
+      const saved = ts.restoreClusterState(readFileSync(file, 'utf8'));
+      expect(saved.listSlots().map((s) => s.id).sort()).toEqual([...ids].sort());
+      expect(readdirSync(dir)).toEqual(['state.json']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a lock left by a process that is gone is taken over, and released after the commit', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gpualloc-lock-'));
+    try {
+      const file = join(dir, 'state.json');
+      const stale = await cli(['plan', '--memory', '1GiB', '--preset', 'dgx-a100', '--state', file, '--commit', '--json']);
+      expect(stale.code).toBe(0);
+      const before = readFileSync(file, 'utf8');
+      // A pid that no process has (above the kernel's pid_max): a stale lock.
+      writeFileSync(`${file}.lock`, '99999999');
+      const taken = await cli(['plan', '--memory', '1GiB', '--state', file, '--commit', '--json']);
+      expect(taken.code, taken.stderr).toBe(0);
+      expect(readFileSync(file, 'utf8')).not.toBe(before);
+      expect(readdirSync(dir)).toEqual(['state.json']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('corrupted and truncated state', () => {
   const state = ts.createClusterState(init);
   state.commit(state.plan({ memory: 100 * G, model: 'm1' }).options[0]);

@@ -114,6 +114,55 @@ function explain(engine: Engine, state: ClusterState, request: ClusterPlanReques
   return out;
 }
 
+/** How long a --commit waits for another gpualloc's lock on the same state file, in milliseconds. */
+const LOCK_WAIT_MS = 10_000;
+
+/** Whether a process is running (a lock whose holder is gone is stale). */
+function _alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Runs `fn` holding FILE.lock (created exclusively, holding our pid), so concurrent `--commit` runs on
+ * one state file take turns: each reads the state the previous one wrote, and no commit is lost.
+ */
+async function withStateLock<T>(path: string, name: string, fn: () => Promise<T>): Promise<T> {
+  const lock = `${path}.lock`;
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      const handle = await open(lock, 'wx');
+      try {
+        await handle.writeFile(String(process.pid));
+      } finally {
+        await handle.close();
+      }
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
+      if (Number.isSafeInteger(holder) && holder > 0 && !_alive(holder)) {
+        await unlink(lock).catch(() => undefined); // left by a process that is gone
+        continue;
+      }
+      if (Date.now() > deadline) {
+        throw new AllocationError('STATE_LOCKED', `--state ${name}: locked by process ${holder > 0 ? holder : '?'} (${name}.lock); nothing was written. If no gpualloc is running, remove the lock file`, { field: 'state' });
+      }
+      await new Promise((done) => setTimeout(done, 5 + Math.random() * 20));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    await unlink(lock).catch(() => undefined);
+  }
+}
+
 /** The `plan` subcommand. */
 export const command: Command = {
   name: 'plan',
@@ -154,20 +203,23 @@ export const command: Command = {
 
     const engine = await createEngine({ backend });
     const statePath = values.state === undefined ? undefined : resolve(io.cwd, values.state);
-    let state = statePath === undefined ? undefined : await readState(engine, statePath, values.state!);
-    if (state === undefined) {
-      const { inventory } = await resolveInventory({ inventory: values.inventory, preset: values.preset, quiet: values.json === true }, io);
-      state = engine.createClusterState({ nodes: [nodeFromInventory(inventory)] });
-    } else if (values.inventory !== undefined || values.preset !== undefined) {
-      if (!values.json) io.err(`gpualloc: using the nodes of ${values.state}; --inventory/--preset only seed a new state file\n`);
-    }
-    const plan = state.plan(request);
-    if (plan.options.length > 0 && plan.rejected.length === 0) plan.rejected = explain(engine, state, request);
-    let committed: string | undefined;
-    if (values.commit && plan.options.length > 0) {
-      committed = state.commit(plan.options[0]);
+    const planAndCommit = async (): Promise<{ plan: PlacementPlan; committed?: string }> => {
+      let state = statePath === undefined ? undefined : await readState(engine, statePath, values.state!);
+      if (state === undefined) {
+        const { inventory } = await resolveInventory({ inventory: values.inventory, preset: values.preset, quiet: values.json === true }, io);
+        state = engine.createClusterState({ nodes: [nodeFromInventory(inventory)] });
+      } else if (values.inventory !== undefined || values.preset !== undefined) {
+        if (!values.json) io.err(`gpualloc: using the nodes of ${values.state}; --inventory/--preset only seed a new state file\n`);
+      }
+      const plan = state.plan(request);
+      if (plan.options.length > 0 && plan.rejected.length === 0) plan.rejected = explain(engine, state, request);
+      if (!values.commit || plan.options.length === 0) return { plan };
+      const committed = state.commit(plan.options[0]);
       await writeState(state, statePath!);
-    }
+      return { plan, committed };
+    };
+    // Read, plan, commit and write under the state file's lock, so concurrent commits never lose one another.
+    const { plan, committed } = values.commit ? await withStateLock(statePath!, values.state!, planAndCommit) : await planAndCommit();
     if (values.json) io.out(JSON.stringify(committed === undefined ? plan : { ...plan, committed }, null, 2) + '\n');
     else io.out(render(plan, memory, committed));
     return plan.options.length > 0 ? EXIT.OK : EXIT.INFEASIBLE;
