@@ -11,7 +11,16 @@ import { pairRow, pairScore } from './topology';
 
 /** Most available GPUs for besteffort's DP (src/aligned.ts BESTEFFORT_MAX_AVAILABLE). */
 const BE_MAX: i32 = 20;
-const BE_UNKNOWN: i32 = -1;
+// The memo table (kernel-owned, reused between calls): 8 bytes per set of positions, the best sum
+// over its partitions then a tag (epoch << 20) | chosen group. An entry is known in this call only
+// when its epoch is the current one, so the table is never cleared per call (epochs 1..4095, then
+// one clear). src/baseline/aligned.ts keeps the same layout.
+const BE_EPOCH_SHIFT: u32 = 20;
+const BE_GROUP_MASK: u32 = (1 << BE_EPOCH_SHIFT) - 1;
+const BE_EPOCH_MAX: u32 = 4095;
+let beMemo: usize = 0;
+let beMemoBytes: usize = 0;
+let beEpoch: u32 = 0;
 const BE_NONE: i32 = -0x7fffffff;
 /** Rounds of swap search per greedy start (src/baseline/aligned.ts SWAP_ROUNDS). */
 const SWAP_ROUNDS: i32 = 64;
@@ -31,8 +40,6 @@ let beN: i32 = 0;
 let beSize: i32 = 0;
 let beTail: i32 = 0;
 let beReq: u32 = 0;
-let beBest: usize = 0;
-let beChoice: usize = 0;
 // Best score of one unpadded group, and of the padded group, anywhere among the positions.
 let beBestFull: i32 = 0;
 let beBestTail: i32 = 0;
@@ -128,7 +135,7 @@ function beExtend(set: u32, depth: i32, from: u32, need: i32, group: u32, score:
       sub = load<i32>(beSetScore + slot0) + score - groupRow;
     } else {
       // Not solved yet: skip it when even its bound cannot beat the best so far (a tie only wins when lexicographically first).
-      if (remaining != 0 && load<i32>(beBest + (<usize>remaining << 2)) == BE_UNKNOWN && load<i32>(beBestValue + slot0) != BE_NONE) {
+      if (remaining != 0 && (load<u32>(beMemo + (<usize>remaining << 3), 4) >> BE_EPOCH_SHIFT) != beEpoch && load<i32>(beBestValue + slot0) != BE_NONE) {
         const left = <i32>popcnt(remaining);
         const paddedLeft = beTail != 0 && left % beSize != 0;
         const groups = beBestFull * ((left - (paddedLeft ? beTail : 0)) / beSize) + (paddedLeft ? beBestTail : 0);
@@ -172,8 +179,8 @@ function beExtend(set: u32, depth: i32, from: u32, need: i32, group: u32, score:
 /** Best sum of group scores over the partitions of `set` (positions not yet grouped); memoised. */
 function beSolve(set: u32, depth: i32): i32 {
   if (set == 0) return 0;
-  const known = load<i32>(beBest + (<usize>set << 2));
-  if (known != BE_UNKNOWN) return known;
+  const entry = beMemo + (<usize>set << 3);
+  if ((load<u32>(entry, 4) >> BE_EPOCH_SHIFT) == beEpoch) return load<i32>(entry);
   const m = <i32>popcnt(set);
   const lo = set & (0 - set);
   const rest = set ^ lo;
@@ -227,8 +234,8 @@ function beSolve(set: u32, depth: i32): i32 {
   // The padded group: padding sorts after every GPU, so it is the first position plus tail-1 others.
   if (padded) beExtend(set, depth, rest, beTail - 1, lo, 0, topLo, rowLo, true);
   const v = load<i32>(beBestValue + slot);
-  store<i32>(beBest + (<usize>set << 2), v);
-  store<u32>(beChoice + (<usize>set << 2), load<u32>(beBestGroup + slot));
+  store<i32>(entry, v);
+  store<u32>(entry, (beEpoch << BE_EPOCH_SHIFT) | load<u32>(beBestGroup + slot), 4);
   return v;
 }
 
@@ -246,10 +253,10 @@ function writeMask(mask: u64, out: usize): i32 {
 
 /**
  * go-gpuallocator's BestEffort. `available` holds n GPU indices in the caller's order, `required` r
- * of them; `best` and `choice` are scratch tables of 2^n i32 each (only needed when 1 < size < n).
+ * of them; the memo table (2^n entries of 8 bytes) is the kernel's own, grown on demand and reused.
  * Writes the chosen GPU indices to `out` ascending; returns their count (0: no valid partition).
  */
-export function alignedBestEffort(available: usize, n: i32, required: usize, r: i32, size: i32, best: usize, choice: usize, out: usize): i32 {
+export function alignedBestEffort(available: usize, n: i32, required: usize, r: i32, size: i32, out: usize): i32 {
   if (size == 1) {
     store<i32>(out, r > 0 ? load<i32>(required) : load<i32>(available));
     return 1;
@@ -263,8 +270,19 @@ export function alignedBestEffort(available: usize, n: i32, required: usize, r: 
   beN = n;
   beSize = size;
   beTail = n % size;
-  beBest = best;
-  beChoice = choice;
+  const memoBytes = (<usize>1 << <usize>n) << 3;
+  if (memoBytes > beMemoBytes) {
+    // Grows once to the largest n seen (the stub runtime reuses the block when it is the last one).
+    if (beMemo != 0) heap.free(beMemo);
+    beMemo = heap.alloc(memoBytes);
+    beMemoBytes = memoBytes;
+    memory.fill(beMemo, 0, memoBytes);
+    beEpoch = 0;
+  }
+  if (++beEpoch > BE_EPOCH_MAX) {
+    memory.fill(beMemo, 0, beMemoBytes);
+    beEpoch = 1;
+  }
   // Every partition has the same number of scored pairs, so subtracting the smallest pair score
   // from every pair keeps each comparison (and tie) while tightening the bound a lot.
   let floor: i32 = 0x7fffffff;
@@ -313,14 +331,13 @@ export function alignedBestEffort(available: usize, n: i32, required: usize, r: 
     beBestFull = 1 << 24;
     beBestTail = 1 << 24;
   }
-  memory.fill(best, 0xff, (<usize>1 << <usize>n) << 2);
   if (beSolve(full, 0) == BE_NONE) return 0;
   // The winner's first unpadded group holding every required GPU with the strictly highest score.
   let chosen: u32 = 0;
   let chosenScore: i32 = -1;
   let rest = full;
   while (rest != 0) {
-    const g = beIsLastGroup(rest) ? rest : load<u32>(choice + (<usize>rest << 2));
+    const g = beIsLastGroup(rest) ? rest : load<u32>(beMemo + (<usize>rest << 3), 4) & BE_GROUP_MASK;
     rest ^= g;
     if (<i32>popcnt(g) != size || (g & req) != req) continue;
     const s = beGroupScore(g);

@@ -4,7 +4,7 @@
 import { AllocationError, type Reason } from './errors.js';
 import type { Kernels } from './kernels.js';
 import { LIMITS } from './limits.js';
-import { linkScore, PCIE_LEVELS, setScore, validateTopology, type Topology } from './topology.js';
+import { setScore, topologyFor, type Topology } from './topology.js';
 import { fail, requireArray, requireInteger, requireObject, requireOneOf } from './validate.js';
 
 /** besteffort: go-gpuallocator's BestEffort, exactly; topology: the default, see the README. */
@@ -48,64 +48,30 @@ export interface AlignedKernels {
   alignedTopology(matrix: Int32Array, gpus: number, available: Int32Array, required: Int32Array, size: number, exactSubsets: number): Int32Array;
 }
 
-type _CachedTopology = { gpus: number; snapshot: Int32Array; matrix: Int32Array };
-const _topologies = new WeakMap<object, _CachedTopology>();
-
-/** The fields of each link as numbers (pcie: index in PCIE_LEVELS, or -1; nvlink: -1 when absent), to spot in-place edits. */
-function _snapshot(links: readonly unknown[]): Int32Array | null {
-  const out = new Int32Array(links.length * 4);
-  for (let k = 0; k < links.length; k++) {
-    const l = links[k] as Record<string, unknown> | null;
-    if (l === null || typeof l !== 'object') return null;
-    const { a, b, pcie, nvlink } = l;
-    if (typeof a !== 'number' || typeof b !== 'number' || (nvlink !== undefined && typeof nvlink !== 'number')) return null;
-    out[k * 4] = a;
-    out[k * 4 + 1] = b;
-    out[k * 4 + 2] = pcie === undefined ? -1 : (PCIE_LEVELS as readonly unknown[]).indexOf(pcie);
-    out[k * 4 + 3] = nvlink === undefined ? -1 : nvlink;
-    if (out[k * 4] !== a || out[k * 4 + 1] !== b || (nvlink !== undefined && out[k * 4 + 3] !== nvlink)) return null;
+/** A list of distinct GPU indices inside the topology (at most 64 GPUs: seen as two 32-bit halves). */
+function _indexList(field: string, value: unknown, gpus: number): number[] {
+  const list = requireArray(field, value, LIMITS.maxGpus);
+  const out = new Array<number>(list.length);
+  let lo = 0;
+  let hi = 0;
+  for (let k = 0; k < list.length; k++) {
+    const raw = list[k];
+    // The common case (an in-range integer) without building the field name.
+    const g = typeof raw === 'number' && raw >= 0 && raw < gpus && Number.isInteger(raw) ? raw | 0 : _checkIndex(`${field}[${k}]`, raw, gpus);
+    const bit = 1 << (g & 31);
+    if (((g < 32 ? lo : hi) & bit) !== 0) throw new AllocationError('DUPLICATE_DEVICE', `${field}[${k}]: GPU index ${g} appears twice in ${field}`, { field: `${field}[${k}]` });
+    if (g < 32) lo |= bit;
+    else hi |= bit;
+    out[k] = g;
   }
   return out;
 }
 
-/**
- * Validates a topology and returns its pair-score matrix. Cached per caller's topology object: while
- * its links read the same, the same Int32Array comes back (no re-validation) and the core skips
- * reloading it; an edit in place is noticed and validated afresh.
- */
-function _matrixFor(value: unknown): { gpus: number; matrix: Int32Array } {
-  const key = value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : null;
-  const cached = key === null ? undefined : _topologies.get(key);
-  if (cached !== undefined && key !== null && key.gpus === cached.gpus && Array.isArray(key.links) && key.links.length * 4 === cached.snapshot.length) {
-    const now = _snapshot(key.links);
-    if (now !== null && now.every((v, k) => v === cached.snapshot[k])) return cached;
-  }
-  const topology = validateTopology(value, 'topology');
-  const n = topology.gpus;
-  const matrix = new Int32Array(n * n);
-  for (const l of topology.links) {
-    const s = linkScore(l);
-    matrix[l.a * n + l.b] = s;
-    matrix[l.b * n + l.a] = s;
-  }
-  const links = key === null ? undefined : key.links;
-  const snapshot = Array.isArray(links) ? _snapshot(links) : links === undefined ? new Int32Array(0) : null;
-  if (key !== null && snapshot !== null) _topologies.set(key, { gpus: n, snapshot, matrix });
-  return { gpus: n, matrix };
-}
-
-/** A list of distinct GPU indices inside the topology. */
-function _indexList(field: string, value: unknown, gpus: number): number[] {
-  const list = requireArray(field, value, LIMITS.maxGpus);
-  const seen = new Set<number>();
-  return list.map((raw, k) => {
-    const f = `${field}[${k}]`;
-    const g = requireInteger(f, raw, 0, Number.MAX_SAFE_INTEGER);
-    if (g >= gpus) throw new AllocationError('UNKNOWN_DEVICE_ID', `${f}: GPU index ${g} is outside the topology of ${gpus} GPUs`, { field: f });
-    if (seen.has(g)) throw new AllocationError('DUPLICATE_DEVICE', `${f}: GPU index ${g} appears twice in ${field}`, { field: f });
-    seen.add(g);
-    return g;
-  });
+/** The checks of one index that is not a plain in-range integer: throws the error naming it. */
+function _checkIndex(f: string, raw: unknown, gpus: number): number {
+  const g = requireInteger(f, raw, 0, Number.MAX_SAFE_INTEGER);
+  if (g >= gpus) throw new AllocationError('UNKNOWN_DEVICE_ID', `${f}: GPU index ${g} is outside the topology of ${gpus} GPUs`, { field: f });
+  return g;
 }
 
 function _empty(code: 'INSUFFICIENT_DEVICES' | 'TOO_MANY_REQUIRED' | 'REQUIRED_NOT_AVAILABLE', message: string): AlignedResult {
@@ -119,7 +85,8 @@ function _empty(code: 'INSUFFICIENT_DEVICES' | 'TOO_MANY_REQUIRED' | 'REQUIRED_N
  */
 export function allocateAligned(kernels: Kernels, request: AlignedRequest): AlignedResult {
   const req = requireObject('request', request);
-  const { gpus: n, matrix } = _matrixFor(req.topology);
+  const { topology, matrix } = topologyFor(req.topology, 'topology');
+  const n = topology.gpus;
   const size = requireInteger('size', req.size, 1, LIMITS.maxGpus);
   const policy = req.policy === undefined ? 'topology' : requireOneOf('policy', req.policy, ALIGNED_POLICIES, 'UNKNOWN_POLICY');
   const available = _indexList('available', req.available, n);
@@ -127,11 +94,18 @@ export function allocateAligned(kernels: Kernels, request: AlignedRequest): Alig
 
   if (available.length < size) return _empty('INSUFFICIENT_DEVICES', `size ${size}: only ${available.length} GPUs are available`);
   if (required.length > size) return _empty('TOO_MANY_REQUIRED', `required: ${required.length} GPUs are required but size is ${size}`);
-  const availableSet = new Set(available);
-  const missing = required.filter((g) => !availableSet.has(g));
-  if (missing.length > 0) return _empty('REQUIRED_NOT_AVAILABLE', `required: GPU ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not available`);
+  let missing: number[] | undefined;
+  for (const g of required) if (!available.includes(g)) (missing ??= []).push(g);
+  if (missing !== undefined) return _empty('REQUIRED_NOT_AVAILABLE', `required: GPU ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not available`);
 
-  if (policy === 'besteffort' && available.length > BESTEFFORT_MAX_AVAILABLE && size > 1 && size < available.length) {
+  // No search needed: every available GPU, or a single GPU (the same answers as the kernels give).
+  if (size === available.length) {
+    const devices = available.slice().sort((a, b) => a - b);
+    return { devices, score: setScore(matrix, n, devices) };
+  }
+  if (size === 1) return { devices: [required.length > 0 ? required[0] : policy === 'besteffort' ? available[0] : _leastConnected(matrix, n, available)], score: 0 };
+
+  if (policy === 'besteffort' && available.length > BESTEFFORT_MAX_AVAILABLE) {
     fail('LIMIT_EXCEEDED', 'available', `at most ${BESTEFFORT_MAX_AVAILABLE} GPUs for policy 'besteffort' (use 'topology' on larger nodes)`, req.available);
   }
 
@@ -141,4 +115,23 @@ export function allocateAligned(kernels: Kernels, request: AlignedRequest): Alig
   if (chosen.length !== size) throw new AllocationError('INTERNAL', `allocateAligned: the ${kernels.backend} kernel returned ${chosen.length} GPUs for size ${size}`);
   const devices = Array.from(chosen);
   return { devices, score: setScore(matrix, n, devices) };
+}
+
+/**
+ * 'topology' at size 1 without required GPUs: the available GPU with the lowest sum of pair scores to
+ * the available GPUs (it leaves the best-connected remainder), ties to the lowest index.
+ */
+function _leastConnected(matrix: Int32Array, n: number, available: readonly number[]): number {
+  let best = -1;
+  let bestSum = 0;
+  for (const g of available) {
+    let sum = 0;
+    const row = g * n;
+    for (const h of available) sum += matrix[row + h];
+    if (best < 0 || sum < bestSum || (sum === bestSum && g < best)) {
+      best = g;
+      bestSum = sum;
+    }
+  }
+  return best;
 }

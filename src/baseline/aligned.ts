@@ -3,8 +3,11 @@
 // most 20 available GPUs); the 'topology' search works on index lists (nodes have up to 64 GPUs).
 import type { AlignedKernels } from '../aligned.js';
 
-/** Marks a DP entry not computed yet. */
-const _UNKNOWN = -1;
+/** A DP entry's tag: the call's epoch above bit 20, the chosen group (at most 20 positions) below. */
+const _EPOCH_SHIFT = 20;
+const _GROUP_MASK = (1 << _EPOCH_SHIFT) - 1;
+/** Epochs run 1..4095 (12 bits), then the table is cleared once and they start again. */
+const _EPOCH_MAX = 4095;
 /** Marks a set with no valid partition. */
 const _NONE = -0x7fffffff;
 /** Rounds of swap search per greedy start above the exact range (same constant in assembly/aligned.ts). */
@@ -36,8 +39,10 @@ export function binomial(n: number, k: number): number {
 
 /** BestEffort's subset DP over positions, with its scratch tables reused between calls. */
 class _BestEffortSearch {
-  private best = new Int32Array(0);
-  private choice = new Int32Array(0);
+  // memo[2 * set] = best sum over partitions of set, memo[2 * set + 1] = (epoch << 20) | chosen group:
+  // an entry is known in this call only when its epoch is the current one, so no per-call clearing.
+  private memo = new Int32Array(0);
+  private epoch = 0;
   private pos = new Int32Array(0);
   private n = 0;
   private size = 0;
@@ -62,9 +67,13 @@ class _BestEffortSearch {
     const n = available.length;
     if (size === 1) return Int32Array.of(required.length > 0 ? required[0] : available[0]);
     if (size === n) return Int32Array.from(available).sort();
-    if (this.best.length < 1 << n) {
-      this.best = new Int32Array(1 << n);
-      this.choice = new Int32Array(1 << n);
+    if (this.memo.length < 2 << n) {
+      this.memo = new Int32Array(2 << n);
+      this.epoch = 0;
+    }
+    if (++this.epoch > _EPOCH_MAX) {
+      this.memo.fill(0);
+      this.epoch = 1;
     }
     if (this.pos.length < n * n) {
       this.pos = new Int32Array(n * n);
@@ -91,7 +100,6 @@ class _BestEffortSearch {
         this.partners[p * n + k] = q;
       }
     }
-    this.best.fill(_UNKNOWN, 0, 1 << n);
     this.n = n;
     this.size = size;
     this.tail = n % size;
@@ -113,7 +121,7 @@ class _BestEffortSearch {
     let chosen = 0;
     let chosenScore = -1;
     for (let rest = full; rest !== 0; ) {
-      const g = this.isLastGroup(rest) ? rest : this.choice[rest];
+      const g = this.isLastGroup(rest) ? rest : this.memo[2 * rest + 1] & _GROUP_MASK;
       rest ^= g;
       if (_popcount(g) !== size || (g & req) !== req) continue;
       const s = this.groupScore(g);
@@ -185,8 +193,8 @@ class _BestEffortSearch {
   /** Best sum of group scores over partitions of `set` (the positions still unassigned). */
   private solve(set: number, depth: number): number {
     if (set === 0) return 0;
-    const known = this.best[set];
-    if (known !== _UNKNOWN) return known;
+    const memo = this.memo;
+    if (memo[2 * set + 1] >>> _EPOCH_SHIFT === this.epoch) return memo[2 * set];
     const m = _popcount(set);
     const lo = set & -set;
     const rest = set ^ lo;
@@ -233,8 +241,8 @@ class _BestEffortSearch {
     // The padded group (padding sorts last): the first position plus tail-1 later ones.
     if (padded) this.extend(set, depth, rest, this.tail - 1, lo, 0, topLo, rowLo, true);
     const v = this.bestValue[depth];
-    this.best[set] = v;
-    this.choice[set] = this.bestGroup[depth];
+    memo[2 * set] = v;
+    memo[2 * set + 1] = (this.epoch << _EPOCH_SHIFT) | this.bestGroup[depth];
     return v;
   }
 
@@ -251,7 +259,7 @@ class _BestEffortSearch {
         sub = this.setScore[depth] + score - groupRow;
       } else {
         // Not solved yet: skip it when even its bound cannot beat the best so far (a tie only wins when lexicographically first).
-        if (remaining !== 0 && this.best[remaining] === _UNKNOWN && this.bestValue[depth] !== _NONE) {
+        if (remaining !== 0 && this.memo[2 * remaining + 1] >>> _EPOCH_SHIFT !== this.epoch && this.bestValue[depth] !== _NONE) {
           const left = _popcount(remaining);
           const padded = this.tail !== 0 && left % this.size !== 0;
           const groups = this.bestFull * ((left - (padded ? this.tail : 0)) / this.size) + (padded ? this.bestTail : 0);

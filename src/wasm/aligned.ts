@@ -6,7 +6,7 @@ import type { WasmCore } from './core.js';
 type AlignedExports = {
   loadPairScores(ptr: number, n: number): number;
   pairScoreVersion(): number;
-  alignedBestEffort(available: number, n: number, required: number, r: number, size: number, best: number, choice: number, out: number): number;
+  alignedBestEffort(available: number, n: number, required: number, r: number, size: number, out: number): number;
   alignedTopology(masks: number, size: number, exactSubsets: number, out: number): number;
 };
 
@@ -32,12 +32,11 @@ export function alignedWasmKernels(core: WasmCore): AlignedKernels {
     alignedBestEffort(matrix, gpus, available, required, size) {
       ensureMatrix(matrix, gpus);
       const n = available.length;
-      // The DP tables (2^n i32 each) are only touched when 1 < size < n.
-      const table = size > 1 && size < n ? (2 ** n) * 4 : 0;
-      const [pAvail, pReq, pBest, pChoice, pOut] = core.reserve([n * 4, required.length * 4, table, table, 64 * 4]);
+      // The DP's memo table is the core's own (grown once, reused across calls).
+      const [pAvail, pReq, pOut] = core.reserve([n * 4, required.length * 4, 64 * 4]);
       core.i32(pAvail, n).set(available);
       core.i32(pReq, required.length).set(required);
-      const count = core.call(() => exportsOf().alignedBestEffort(pAvail, n, pReq, required.length, size, pBest, pChoice, pOut));
+      const count = core.call(() => exportsOf().alignedBestEffort(pAvail, n, pReq, required.length, size, pOut));
       return core.i32(pOut, count).slice();
     },
     alignedTopology(matrix, gpus, available, required, size, exactSubsets) {
