@@ -66,17 +66,125 @@ function _ranks(order: Int32Array): Int32Array {
   return rank;
 }
 
-/** Positions of IDs in `list`, rejecting duplicates (DUPLICATE_DEVICE naming the second position). */
-function _indexOf(field: string, list: readonly string[]): Map<string, number> {
-  const index = new Map<string, number>();
-  for (let k = 0; k < list.length; k++) {
-    const id = list[k];
-    const first = index.get(id);
-    if (first !== undefined) fail('DUPLICATE_DEVICE', `${field}[${k}]`, `an ID not already at ${field}[${first}]`, id);
-    index.set(id, k);
+/** The interned-ID table is dropped (at the start of a call) once it holds more IDs or characters than this. */
+const _INTERN_MAX_IDS = 1 << 16;
+const _INTERN_MAX_CHARS = 1 << 22;
+
+/**
+ * Device IDs seen by recent calls, interned to numbers, with each ID's default physical key (text
+ * before `::`, else the ID) interned too. Callers pass the same ID strings again and again, so an ID
+ * costs one Map lookup of a string whose hash V8 has cached, instead of a fresh substring hashed on
+ * every call; per-call marks are epoch-stamped typed arrays indexed by those numbers (no per-call Map).
+ * Bounded: cleared at the start of a call once over _INTERN_MAX_IDS IDs or _INTERN_MAX_CHARS characters.
+ */
+class _Interned {
+  private idNum = new Map<string, number>();
+  private chars = 0;
+  /** Per ID number: its default key's number. */
+  private idKey: Int32Array = new Int32Array(1024);
+  private keyNum = new Map<string, number>();
+  /** Per key number: the key. */
+  readonly keyText: string[] = [];
+  /** Per ID number: the call's epoch when the ID was seen in this call's `devices`, and its position there. */
+  private idStamp: Int32Array = new Int32Array(1024);
+  private idPos: Int32Array = new Int32Array(1024);
+  /** Per key number: the call's epoch when the key got a GPU in this call, and that GPU. */
+  private keyStamp: Int32Array = new Int32Array(1024);
+  private keyGpu: Int32Array = new Int32Array(1024);
+  private epoch = 0;
+
+  /** Starts a call: a new epoch (and a cleared table when it grew past its bounds). */
+  begin(): void {
+    if (this.idNum.size > _INTERN_MAX_IDS || this.chars > _INTERN_MAX_CHARS || this.keyText.length > 2 * _INTERN_MAX_IDS) {
+      this.idNum = new Map();
+      this.keyNum = new Map();
+      this.keyText.length = 0;
+      this.chars = 0;
+      this.idStamp.fill(0);
+      this.keyStamp.fill(0);
+      this.epoch = 0;
+    }
+    if (++this.epoch === 0x40000000) {
+      this.idStamp.fill(0);
+      this.keyStamp.fill(0);
+      this.epoch = 1;
+    }
   }
-  return index;
+
+  /** The number of a key string. */
+  key(text: string): number {
+    let k = this.keyNum.get(text);
+    if (k === undefined) {
+      k = this.keyText.length;
+      this.keyNum.set(text, k);
+      this.keyText.push(text);
+      this.chars += text.length;
+      if (k >= this.keyStamp.length) {
+        this.keyStamp = _grow(this.keyStamp, k);
+        this.keyGpu = _grow(this.keyGpu, k);
+      }
+    }
+    return k;
+  }
+
+  /** The number of an ID. */
+  id(text: string): number {
+    let n = this.idNum.get(text);
+    if (n === undefined) {
+      n = this.idNum.size;
+      this.idNum.set(text, n);
+      this.chars += text.length;
+      if (n >= this.idKey.length) {
+        this.idKey = _grow(this.idKey, n);
+        this.idStamp = _grow(this.idStamp, n);
+        this.idPos = _grow(this.idPos, n);
+      }
+      const cut = text.indexOf('::');
+      this.idKey[n] = this.key(cut >= 0 ? text.slice(0, cut) : text);
+    }
+    return n;
+  }
+
+  /** Default key number of ID number n. */
+  defaultKey(n: number): number {
+    return this.idKey[n];
+  }
+
+  /** Marks ID number n at position k of `devices`; returns the earlier position when it is already marked in this call, else -1. */
+  markDevice(n: number, k: number): number {
+    if (this.idStamp[n] === this.epoch) return this.idPos[n];
+    this.idStamp[n] = this.epoch;
+    this.idPos[n] = k;
+    return -1;
+  }
+
+  /** Position in `devices` of ID `text` in this call, or -1. */
+  deviceOf(text: string): number {
+    const n = this.idNum.get(text);
+    return n !== undefined && this.idStamp[n] === this.epoch ? this.idPos[n] : -1;
+  }
+
+  /** GPU of key number k in this call, or -1. */
+  gpuOf(k: number): number {
+    return this.keyStamp[k] === this.epoch ? this.keyGpu[k] : -1;
+  }
+
+  /** Gives key number k GPU g in this call. */
+  setGpu(k: number, g: number): void {
+    this.keyStamp[k] = this.epoch;
+    this.keyGpu[k] = g;
+  }
 }
+
+function _grow(a: Int32Array, index: number): Int32Array {
+  let size = a.length;
+  while (size <= index) size *= 2;
+  const out = new Int32Array(size);
+  out.set(a);
+  return out;
+}
+
+const _interned = new _Interned();
 
 /**
  * Picks `size` devices: the required ones in the order given, then `size − |required|` picks by the
@@ -102,13 +210,23 @@ export function allocateReplicas(kernels: Kernels, request: ReplicaRequest): Rep
     parents = record as Record<string, string>;
   }
 
-  const deviceIndex = _indexOf('devices', devices);
+  const ids = _interned;
+  ids.begin();
+  // Per device: its physical key's number (one pass; a substring only for IDs not seen before).
+  const deviceKey = new Int32Array(devices.length);
+  for (let d = 0; d < devices.length; d++) {
+    const id = devices[d];
+    const n = ids.id(id);
+    const first = ids.markDevice(n, d);
+    if (first >= 0) fail('DUPLICATE_DEVICE', `devices[${d}]`, `an ID not already at devices[${first}]`, id);
+    deviceKey[d] = parents !== undefined && Object.prototype.hasOwnProperty.call(parents, id) ? ids.key(parents[id]) : ids.defaultKey(n);
+  }
   // Per device: its position in `available` (-1 if absent) and whether it is required; marks, not string maps.
   const availableAt = new Int32Array(devices.length).fill(-1);
   const availableDevice = new Int32Array(available.length);
   for (let k = 0; k < available.length; k++) {
-    const d = deviceIndex.get(available[k]);
-    if (d === undefined) fail('UNKNOWN_DEVICE_ID', `available[${k}]`, 'an ID listed in devices', available[k]);
+    const d = ids.deviceOf(available[k]);
+    if (d < 0) fail('UNKNOWN_DEVICE_ID', `available[${k}]`, 'an ID listed in devices', available[k]);
     if (availableAt[d] >= 0) fail('DUPLICATE_DEVICE', `available[${k}]`, `an ID not already at available[${availableAt[d]}]`, available[k]);
     availableAt[d] = k;
     availableDevice[k] = d;
@@ -116,8 +234,8 @@ export function allocateReplicas(kernels: Kernels, request: ReplicaRequest): Rep
   const requiredAt = new Int32Array(devices.length).fill(-1);
   for (let k = 0; k < required.length; k++) {
     const id = required[k];
-    const d = deviceIndex.get(id);
-    if (d === undefined) fail('UNKNOWN_DEVICE_ID', `required[${k}]`, 'an ID listed in devices', id);
+    const d = ids.deviceOf(id);
+    if (d < 0) fail('UNKNOWN_DEVICE_ID', `required[${k}]`, 'an ID listed in devices', id);
     if (requiredAt[d] >= 0) fail('DUPLICATE_DEVICE', `required[${k}]`, `an ID not already at required[${requiredAt[d]}]`, id);
     if (availableAt[d] < 0) fail('REQUIRED_NOT_AVAILABLE', `required[${k}]`, 'an ID listed in available', id);
     requiredAt[d] = k;
@@ -140,28 +258,27 @@ export function allocateReplicas(kernels: Kernels, request: ReplicaRequest): Rep
   // Candidates in `available` order. GPUs are the physical keys that have candidates; other keys can never be picked.
   const candidates = new Array<string>(candidateCount);
   const candidateGpu = new Int32Array(candidateCount);
-  const gpuOfKey = new Map<string, number>();
   const keys: string[] = [];
   let c = 0;
   for (let k = 0; k < available.length; k++) {
-    if (requiredAt[availableDevice[k]] >= 0) continue;
-    const id = available[k];
-    const key = physicalKey(id, parents);
-    let g = gpuOfKey.get(key);
-    if (g === undefined) {
+    const d = availableDevice[k];
+    if (requiredAt[d] >= 0) continue;
+    const key = deviceKey[d];
+    let g = ids.gpuOf(key);
+    if (g < 0) {
       g = keys.length;
-      gpuOfKey.set(key, g);
-      keys.push(key);
+      ids.setGpu(key, g);
+      keys.push(ids.keyText[key]);
     }
-    candidates[c] = id;
+    candidates[c] = available[k];
     candidateGpu[c++] = g;
   }
   // Allocated = devices of the key that are not candidates (required ones included).
   const gpuAllocated = new Int32Array(keys.length);
   for (let d = 0; d < devices.length; d++) {
     if (availableAt[d] >= 0 && requiredAt[d] < 0) continue;
-    const g = gpuOfKey.get(physicalKey(devices[d], parents));
-    if (g !== undefined) gpuAllocated[g]++;
+    const g = ids.gpuOf(deviceKey[d]);
+    if (g >= 0) gpuAllocated[g]++;
   }
   const gpuKeyRank = _ranks(kernels.naturalOrder(keys));
   const candidateRank = _ranks(kernels.naturalOrder(candidates));
