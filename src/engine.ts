@@ -58,12 +58,12 @@ export class Engine {
 
   /** Picks whole GPUs by topology (besteffort or topology policy). */
   allocateAligned(request: AlignedRequest): AlignedResult {
-    return allocateAligned(this.kernels, readInput('request', request, false) as AlignedRequest);
+    return allocateAligned(this.kernels, readInput('request', request, false, true) as AlignedRequest);
   }
 
   /** Every viable placement of a model on a node's GPUs, ranked, with per-GPU rejections. */
   planPlacement(request: PlacementRequest): PlacementPlan {
-    return planPlacement(this.kernels, readInput('request', request, false) as PlacementRequest);
+    return planPlacement(this.kernels, readInput('request', request, false, true) as PlacementRequest);
   }
 
   /** A mutable state of one or many nodes for plan / commit / release. */
