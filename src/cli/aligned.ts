@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { ALIGNED_POLICIES, type AlignedPolicy, type AlignedResult } from '../aligned.js';
 import { createEngine } from '../engine.js';
 import { inventoryTopology } from '../inventory.js';
-import { EXIT, parseIntList, parsePositiveInt, table, UsageError, type Command, type Io } from './common.js';
+import { EXIT, parseIntList, parsePositiveInt, table, UsageError, type Command, type Io, parseBackend } from './common.js';
 import { resolveInventory } from './source.js';
 
 const HELP = `gpualloc aligned: pick whole GPUs that talk over the best links
@@ -52,8 +52,7 @@ export const command: Command = {
       allowPositionals: false,
     });
     const json = values.json === true;
-    const backend = values.backend ?? 'wasm';
-    if (backend !== 'wasm' && backend !== 'ts') throw new UsageError(`--backend: expected wasm or ts, got ${JSON.stringify(backend)}`);
+    const backend = parseBackend(values.backend);
     const size = parsePositiveInt(values.size, '--size');
     const repeat = parsePositiveInt(values.repeat, '--repeat', 1);
     const policy = (values.policy ?? 'topology') as AlignedPolicy;

@@ -1,5 +1,6 @@
 // Shared CLI plumbing: exit codes, output streams, tables, and error reporting.
 import { AllocationError } from '../errors.js';
+import type { Backend } from '../kernels.js';
 
 /** Exit codes, documented in `gpualloc --help` and the README. */
 export const EXIT = { OK: 0, INFEASIBLE: 1, USAGE: 2, HARDWARE: 3 } as const;
@@ -86,4 +87,11 @@ export function parsePositiveInt(text: string | undefined, option: string, fallb
   }
   if (!/^[0-9]+$/.test(text.trim()) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) throw new UsageError(`${option}: expected a positive integer, got ${JSON.stringify(text)}`);
   return Number(text);
+}
+
+/** The --backend option: wasm (default) or ts. */
+export function parseBackend(text: string | undefined): Backend {
+  const backend = text ?? 'wasm';
+  if (backend !== 'wasm' && backend !== 'ts') throw new UsageError(`--backend: expected wasm or ts, got ${JSON.stringify(backend)}`);
+  return backend;
 }

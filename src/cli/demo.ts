@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { createEngine } from '../engine.js';
 import { formatBytes } from '../units.js';
-import { EXIT, table, UsageError, type Command, type Io } from './common.js';
+import { EXIT, table, type Command, type Io, parseBackend } from './common.js';
 import { resolveInventory } from './source.js';
 import { inventoryDevices } from './split.js';
 import { expandInventory } from './replicas.js';
@@ -26,8 +26,7 @@ export const command: Command = {
   help: HELP,
   async run(argv: string[], io: Io): Promise<number> {
     const { values } = parseArgs({ args: argv, options: { inventory: { type: 'string' }, preset: { type: 'string' }, backend: { type: 'string' } }, strict: true });
-    const backend = values.backend ?? 'wasm';
-    if (backend !== 'wasm' && backend !== 'ts') throw new UsageError(`--backend: expected wasm or ts, got ${JSON.stringify(backend)}`);
+    const backend = parseBackend(values.backend);
     const { inventory, notice } = await resolveInventory({ inventory: values.inventory, preset: values.preset, quiet: true }, io);
     const engine = await createEngine({ backend });
     const say = (t: string) => io.out(t);

@@ -9,7 +9,7 @@ import { estimateMemory } from '../estimate.js';
 import type { PlacementPlan, Rejection } from '../placement.js';
 import { nodeFromInventory, type ClusterPlanRequest, type ClusterState } from '../state.js';
 import { formatBytes, parseBytes } from '../units.js';
-import { EXIT, parseIntList, parsePositiveInt, table, UsageError, type Command, type Io } from './common.js';
+import { EXIT, parseIntList, parsePositiveInt, table, UsageError, type Command, type Io, parseBackend } from './common.js';
 import { resolveInventory } from './source.js';
 
 const HELP = `gpualloc plan: every viable way to place a model on GPUs by memory, ranked, with per-GPU rejections
@@ -180,8 +180,7 @@ export const command: Command = {
       strict: true,
       allowPositionals: false,
     });
-    const backend = values.backend ?? 'wasm';
-    if (backend !== 'wasm' && backend !== 'ts') throw new UsageError(`--backend: expected wasm or ts, got ${JSON.stringify(backend)}`);
+    const backend = parseBackend(values.backend);
     if (values.memory !== undefined && values.gguf !== undefined) throw new UsageError('give either --memory or --gguf, not both');
     if (values.memory === undefined && values.gguf === undefined) throw new UsageError('--memory SIZE (or --gguf FILE) is required');
     if (values.context !== undefined && values.gguf === undefined) throw new UsageError('--context needs --gguf');

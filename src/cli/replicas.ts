@@ -6,7 +6,7 @@ import { AllocationError } from '../errors.js';
 import type { Inventory } from '../inventory.js';
 import { resolveAllocationPolicy, POLICY_ENV_VAR, type PolicySettings } from '../policy-config.js';
 import type { ReplicaRequest, ReplicaResult } from '../replicas.js';
-import { EXIT, parsePositiveInt, table, UsageError, type Command, type Io } from './common.js';
+import { EXIT, parsePositiveInt, table, UsageError, type Command, type Io, parseBackend } from './common.js';
 import { resolveInventory } from './source.js';
 
 const HELP = `gpualloc replicas: pick replicas / MIG slices for a container (NVIDIA device plugin policies)
@@ -135,8 +135,7 @@ export const command: Command = {
       allowPositionals: false,
     });
     const json = values.json === true;
-    const backend = values.backend ?? 'wasm';
-    if (backend !== 'wasm' && backend !== 'ts') throw new UsageError(`--backend: expected wasm or ts, got ${JSON.stringify(backend)}`);
+    const backend = parseBackend(values.backend);
     const size = _size(values.size);
     const replicas = parsePositiveInt(values.replicas, '--replicas', 1);
 

@@ -8,7 +8,7 @@ import { AllocationError } from '../errors.js';
 import type { Inventory } from '../inventory.js';
 import { SPLIT_MODES, type SplitDevice, type SplitMode, type SplitRequest, type SplitResult } from '../split.js';
 import { formatBytes, parseBytes } from '../units.js';
-import { EXIT, table, UsageError, type Command, type Io } from './common.js';
+import { EXIT, table, UsageError, type Command, type Io, parseBackend } from './common.js';
 import { resolveInventory } from './source.js';
 
 const HELP = `gpualloc split: split one host's devices between several agents (Backend.AI multi-agent device split)
@@ -164,8 +164,7 @@ export const command: Command = {
       strict: true,
     });
     if (values.config === undefined) throw new UsageError('split: --config FILE is required (see gpualloc split --help)');
-    const backend = values.backend ?? 'wasm';
-    if (backend !== 'wasm' && backend !== 'ts') throw new UsageError(`--backend: expected wasm or ts, got ${JSON.stringify(backend)}`);
+    const backend = parseBackend(values.backend);
     let text: string;
     try {
       text = await readFile(resolve(io.cwd, values.config), 'utf8');
