@@ -330,15 +330,7 @@ export function clusterSearch(
   }
   if (overflow > 0) keptCount = 0;
   const n = keptCount;
-  let need: i32 = 0;
-  store<i32>(evictStart, 0);
-  for (let k = 0; k < n; k++) {
-    need += load<i32>(keptOut + <usize>k * REC, 8);
-    store<i32>(evictStart + (<usize>(k + 1) << 2), need);
-  }
-  store<i32>(result, n);
-  store<i32>(result, overflow, 4);
-  store<i32>(result, need, 8);
+  const need = writeCounts(n, keptOut, evictStart, overflow, result);
   store<i32>(result, overflowCand, 12);
   if (need > evictCap) return;
   const avail = scratch + 64 * 8;
@@ -351,6 +343,20 @@ export function clusterSearch(
     const share = shareOfSize(sizes, shares, sizeCount, load<i32>(r, 12));
     evictionPlan(load<u64>(r), share, free + off, staleMasks + (staleOff << 3), staleBytes + (staleOff << 3), load<i32>(rec, 12), avail, evictions + (<usize>i32At(evictStart, k) << 2));
   }
+}
+
+/** Writes each kept option's first eviction index (prefix sums) and the result header; returns the evictions needed. */
+function writeCounts(count: i32, keptOut: usize, evictStart: usize, overflow: i32, result: usize): i32 {
+  let need: i32 = 0;
+  store<i32>(evictStart, 0);
+  for (let k = 0; k < count; k++) {
+    need += load<i32>(keptOut + <usize>k * REC, 8);
+    store<i32>(evictStart + (<usize>(k + 1) << 2), need);
+  }
+  store<i32>(result, count);
+  store<i32>(result, overflow, 4);
+  store<i32>(result, need, 8);
+  return need;
 }
 
 /**
@@ -373,15 +379,7 @@ export function placementSearch(
   let overflow = searchNode(0, gpus, free, total, sizes, shares, sizeCount, staleMasks, staleBytes, staleCount, useScores != 0 ? pairRow(0) : 0, 0, 0, budget, scratch);
   if (overflow > 0) keptCount = 0;
   const count = keptCount;
-  let need: i32 = 0;
-  store<i32>(evictStart, 0);
-  for (let k = 0; k < count; k++) {
-    need += load<i32>(keptOut + <usize>k * REC, 8);
-    store<i32>(evictStart + (<usize>(k + 1) << 2), need);
-  }
-  store<i32>(result, count);
-  store<i32>(result, overflow, 4);
-  store<i32>(result, need, 8);
+  const need = writeCounts(count, keptOut, evictStart, overflow, result);
   if (need > evictCap) return;
   const avail = scratch + 64 * 8;
   for (let k = 0; k < count; k++) {
