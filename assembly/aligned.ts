@@ -12,12 +12,16 @@ import { pairRow, pairScore } from './topology';
 /** Most available GPUs for besteffort's DP (src/aligned.ts BESTEFFORT_MAX_AVAILABLE). */
 const BE_MAX: i32 = 20;
 // The memo table (kernel-owned, reused between calls): 8 bytes per set of positions, the best sum
-// over its partitions then a tag (epoch << 20) | chosen group. An entry is known in this call only
-// when its epoch is the current one, so the table is never cleared per call (epochs 1..4095, then
-// one clear). src/baseline/aligned.ts keeps the same layout.
-const BE_EPOCH_SHIFT: u32 = 20;
-const BE_GROUP_MASK: u32 = (1 << BE_EPOCH_SHIFT) - 1;
-const BE_EPOCH_MAX: u32 = 4095;
+// over its partitions (or an upper bound of it) then a tag: epoch from bit 21, bit 20 set when the
+// value is only an upper bound, the chosen group below. An entry is known in this call only when its
+// epoch is the current one, so the table is never cleared per call (epochs 1..2047, then one clear).
+// src/baseline/aligned.ts keeps the same layout.
+const BE_EPOCH_SHIFT: u32 = 21;
+const BE_UPPER: u32 = 1 << 20;
+const BE_GROUP_MASK: u32 = BE_UPPER - 1;
+const BE_EPOCH_MAX: u32 = 2047;
+/** A need below every partition's value (values are at least 0 and far below 2^28; twice it still fits an i32): solve exactly. */
+const BE_NEED_ANY: i32 = -(1 << 28);
 let beMemo: usize = 0;
 let beMemoBytes: usize = 0;
 let beEpoch: u32 = 0;
@@ -30,6 +34,10 @@ const bePos: usize = memory.data(BE_MAX * BE_MAX * 4);
 const bePartners: usize = memory.data(BE_MAX * BE_MAX * 4);
 const beBestValue: usize = memory.data(32 * 4);
 const beBestGroup: usize = memory.data(32 * 4);
+// Per DP depth: the value the set must reach to matter to its caller, and the highest bound of its
+// children that cannot reach it (the set's upper bound when none can).
+const beNeedAt: usize = memory.data(32 * 4);
+const beUpperAt: usize = memory.data(32 * 4);
 // Per DP depth: top[depth * BE_MAX + p] = p's size-1 best pair scores inside the set being solved; topSum their sum.
 const beTop: usize = memory.data(32 * BE_MAX * 4);
 const beTopSum: usize = memory.data(32 * 4);
@@ -127,37 +135,56 @@ function beExtend(set: u32, depth: i32, from: u32, need: i32, group: u32, score:
     const hit = group & beReq;
     if (hit != 0 && (padded || hit != beReq)) return;
     const remaining = set ^ group;
-    const slot0 = <usize>depth << 2;
-    let sub: i32;
+    const slot = <usize>depth << 2;
+    // What this group's partitions must reach to matter: the set's need, and beating the best so far
+    // (a tie only wins when this group is lexicographically first).
+    const b = load<i32>(beBestValue + slot);
+    let target = load<i32>(beNeedAt + slot);
+    if (b != BE_NONE) {
+      const d = group ^ load<u32>(beBestGroup + slot);
+      const beat = (d & (0 - d) & group) != 0 ? b : b + 1;
+      if (beat > target) target = beat;
+    }
+    let v: i32;
     if (remaining != 0 && beIsLastGroup(remaining)) {
       // One group left: its score is the set's minus this group's pairs to the rest, no recursion.
       if ((remaining & beReq) != 0 && <i32>popcnt(remaining) != beSize) return;
-      sub = load<i32>(beSetScore + slot0) + score - groupRow;
+      v = score + load<i32>(beSetScore + slot) + score - groupRow;
+    } else if (remaining == 0) {
+      v = score;
     } else {
-      // Not solved yet: skip it when even its bound cannot beat the best so far (a tie only wins when lexicographically first).
-      if (remaining != 0 && (load<u32>(beMemo + (<usize>remaining << 3), 4) >> BE_EPOCH_SHIFT) != beEpoch && load<i32>(beBestValue + slot0) != BE_NONE) {
+      // Skip it when even its bound cannot reach the target: the bound of what is left, or the bound
+      // an earlier solve of it memoised.
+      const entry = beMemo + (<usize>remaining << 3);
+      const tag = load<u32>(entry, 4);
+      const known = (tag >> BE_EPOCH_SHIFT) == beEpoch;
+      if (!known || (tag & BE_UPPER) != 0) {
         const left = <i32>popcnt(remaining);
         const paddedLeft = beTail != 0 && left % beSize != 0;
         const groups = beBestFull * ((left - (paddedLeft ? beTail : 0)) / beSize) + (paddedLeft ? beBestTail : 0);
-        const tops = load<i32>(beTopSum + slot0) - groupTop;
-        const bound = 2 * score + (tops < 2 * groups ? tops : 2 * groups);
-        const best = 2 * load<i32>(beBestValue + slot0);
-        const d0 = group ^ load<u32>(beBestGroup + slot0);
-        if (bound < best || (bound == best && (d0 & (0 - d0) & group) == 0)) return;
+        const tops = load<i32>(beTopSum + slot) - groupTop;
+        let twiceBound = tops < 2 * groups ? tops : 2 * groups;
+        if (known) {
+          const memoised = 2 * load<i32>(entry);
+          if (memoised < twiceBound) twiceBound = memoised;
+        }
+        if (2 * (target - score) > twiceBound) {
+          // An upper bound of this child for the set's own bound (sums are integers, bounds are >= 0).
+          const u = score + (twiceBound >> 1);
+          if (u > load<i32>(beUpperAt + slot)) store<i32>(beUpperAt + slot, u);
+          return;
+        }
       }
-      sub = beSolve(remaining, depth + 1);
+      const sub = beSolve(remaining, depth + 1, target - score);
       if (sub == BE_NONE) return;
+      v = score + sub;
     }
-    const v = score + sub;
-    const slot = <usize>depth << 2;
-    const b = load<i32>(beBestValue + slot);
-    const bg = load<u32>(beBestGroup + slot);
-    const d = group ^ bg;
-    // Equal sums: the lexicographically first group wins (its lowest differing member is its own).
-    if (v > b || (v == b && (d & (0 - d) & group) != 0)) {
-      store<i32>(beBestValue + slot, v);
-      store<u32>(beBestGroup + slot, group);
+    if (v < target) {
+      if (v > load<i32>(beUpperAt + slot)) store<i32>(beUpperAt + slot, v);
+      return;
     }
+    store<i32>(beBestValue + slot, v);
+    store<u32>(beBestGroup + slot, group);
     return;
   }
   let avail = from;
@@ -176,17 +203,25 @@ function beExtend(set: u32, depth: i32, from: u32, need: i32, group: u32, score:
   }
 }
 
-/** Best sum of group scores over the partitions of `set` (positions not yet grouped); memoised. */
-function beSolve(set: u32, depth: i32): i32 {
+/**
+ * Best sum of group scores over the partitions of `set` (positions not yet grouped) when it is at
+ * least `need`: then exact, and the memo keeps the set's winning group. Below `need` the caller cannot
+ * use it, and an upper bound below `need` comes back instead (memoised as a bound, so a later caller
+ * with a lower need solves the set again). BE_NONE: no valid partition.
+ */
+function beSolve(set: u32, depth: i32, need: i32): i32 {
   if (set == 0) return 0;
   const entry = beMemo + (<usize>set << 3);
-  if ((load<u32>(entry, 4) >> BE_EPOCH_SHIFT) == beEpoch) return load<i32>(entry);
+  const tag = load<u32>(entry, 4);
+  if ((tag >> BE_EPOCH_SHIFT) == beEpoch && ((tag & BE_UPPER) == 0 || load<i32>(entry) < need)) return load<i32>(entry);
   const m = <i32>popcnt(set);
   const lo = set & (0 - set);
   const rest = set ^ lo;
   const slot = <usize>depth << 2;
   store<i32>(beBestValue + slot, BE_NONE);
   store<u32>(beBestGroup + slot, 0);
+  store<i32>(beNeedAt + slot, need);
+  store<i32>(beUpperAt + slot, BE_NONE);
   // Remainders of m - size (an unpadded group) or m - tail (the padded group, from a padded set):
   // row sums score those that are one last group; the bound prunes the others.
   const n = beN;
@@ -234,9 +269,16 @@ function beSolve(set: u32, depth: i32): i32 {
   // The padded group: padding sorts after every GPU, so it is the first position plus tail-1 others.
   if (padded) beExtend(set, depth, rest, beTail - 1, lo, 0, topLo, rowLo, true);
   const v = load<i32>(beBestValue + slot);
-  store<i32>(entry, v);
-  store<u32>(entry, (beEpoch << BE_EPOCH_SHIFT) | load<u32>(beBestGroup + slot), 4);
-  return v;
+  const upper = load<i32>(beUpperAt + slot);
+  if (v != BE_NONE || upper == BE_NONE) {
+    // Exact: the best child reached `need` (or no child has a valid partition at all).
+    store<i32>(entry, v);
+    store<u32>(entry, (beEpoch << BE_EPOCH_SHIFT) | load<u32>(beBestGroup + slot), 4);
+    return v;
+  }
+  store<i32>(entry, upper);
+  store<u32>(entry, (beEpoch << BE_EPOCH_SHIFT) | BE_UPPER, 4);
+  return upper;
 }
 
 /** Writes the GPUs of a u64 mask to `out` in ascending order; returns how many. */
@@ -331,7 +373,7 @@ export function alignedBestEffort(available: usize, n: i32, required: usize, r: 
     beBestFull = 1 << 24;
     beBestTail = 1 << 24;
   }
-  if (beSolve(full, 0) == BE_NONE) return 0;
+  if (beSolve(full, 0, BE_NEED_ANY) == BE_NONE) return 0;
   // The winner's first unpadded group holding every required GPU with the strictly highest score.
   let chosen: u32 = 0;
   let chosenScore: i32 = -1;

@@ -3,13 +3,19 @@
 // most 20 available GPUs); the 'topology' search works on index lists (nodes have up to 64 GPUs).
 import type { AlignedKernels } from '../aligned.js';
 
-/** A DP entry's tag: the call's epoch above bit 20, the chosen group (at most 20 positions) below. */
-const _EPOCH_SHIFT = 20;
-const _GROUP_MASK = (1 << _EPOCH_SHIFT) - 1;
-/** Epochs run 1..4095 (12 bits), then the table is cleared once and they start again. */
-const _EPOCH_MAX = 4095;
+/**
+ * A DP entry's tag: the call's epoch from bit 21, bit 20 set when the value is only an upper bound (the
+ * set was solved against a threshold it cannot reach), the chosen group (at most 20 positions) below.
+ */
+const _EPOCH_SHIFT = 21;
+const _UPPER = 1 << 20;
+const _GROUP_MASK = _UPPER - 1;
+/** Epochs run 1..2047 (11 bits), then the table is cleared once and they start again. */
+const _EPOCH_MAX = 2047;
 /** Marks a set with no valid partition. */
 const _NONE = -0x7fffffff;
+/** A need below every partition's value (values are at least 0 and far below 2^28; twice it still fits an i32): solve exactly. */
+const _NEED_ANY = -(1 << 28);
 /** Rounds of swap search per greedy start above the exact range (same constant in assembly/aligned.ts). */
 export const SWAP_ROUNDS = 64;
 
@@ -39,8 +45,9 @@ export function binomial(n: number, k: number): number {
 
 /** BestEffort's subset DP over positions, with its scratch tables reused between calls. */
 class _BestEffortSearch {
-  // memo[2 * set] = best sum over partitions of set, memo[2 * set + 1] = (epoch << 20) | chosen group:
-  // an entry is known in this call only when its epoch is the current one, so no per-call clearing.
+  // memo[2 * set] = best sum over partitions of set (or an upper bound of it), memo[2 * set + 1] = its
+  // tag (see _EPOCH_SHIFT): an entry is known in this call only when its epoch is the current one, so
+  // the table is never cleared per call.
   private memo = new Int32Array(0);
   private epoch = 0;
   private pos = new Int32Array(0);
@@ -51,6 +58,10 @@ class _BestEffortSearch {
   // The running best of the set being solved, per DP depth.
   private bestValue = new Int32Array(24);
   private bestGroup = new Int32Array(24);
+  // Per DP depth: the value the set must reach to matter to its caller, and the highest bound of its
+  // children that cannot reach it (the set's upper bound when none can).
+  private needAt = new Int32Array(24);
+  private upperAt = new Int32Array(24);
   // Per DP depth: top[depth * n + p] = p's size-1 best pair scores inside the set being solved, and their sum over the set.
   private top = new Int32Array(0);
   private topSum = new Int32Array(24);
@@ -115,7 +126,7 @@ class _BestEffortSearch {
       this.bestFull = 1 << 24;
       this.bestTail = 1 << 24;
     }
-    if (this.solve(full, 0) === _NONE) return new Int32Array(0);
+    if (this.solve(full, 0, _NEED_ANY) === _NONE) return new Int32Array(0);
     // Upstream's last step: the first group of the winning partition, unpadded and holding every
     // required GPU, with the strictly highest score.
     let chosen = 0;
@@ -190,16 +201,24 @@ class _BestEffortSearch {
     return s;
   }
 
-  /** Best sum of group scores over partitions of `set` (the positions still unassigned). */
-  private solve(set: number, depth: number): number {
+  /**
+   * Best sum of group scores over partitions of `set` (the positions still unassigned) when it is at
+   * least `need`: then exact, and the memo keeps the set's winning group. Below `need` the caller cannot
+   * use it, and any upper bound below `need` comes back instead (memoised as a bound, so that a later
+   * caller with a lower need solves the set again). _NONE: no valid partition.
+   */
+  private solve(set: number, depth: number, need: number): number {
     if (set === 0) return 0;
     const memo = this.memo;
-    if (memo[2 * set + 1] >>> _EPOCH_SHIFT === this.epoch) return memo[2 * set];
+    const tag = memo[2 * set + 1];
+    if (tag >>> _EPOCH_SHIFT === this.epoch && ((tag & _UPPER) === 0 || memo[2 * set] < need)) return memo[2 * set];
     const m = _popcount(set);
     const lo = set & -set;
     const rest = set ^ lo;
     this.bestValue[depth] = _NONE;
     this.bestGroup[depth] = 0;
+    this.needAt[depth] = need;
+    this.upperAt[depth] = _NONE;
     // Remainders of m - size (an unpadded group) or m - tail (the padded group, from a padded set):
     // row sums score those that are one last group; the bound prunes the others.
     const n = this.n;
@@ -241,9 +260,16 @@ class _BestEffortSearch {
     // The padded group (padding sorts last): the first position plus tail-1 later ones.
     if (padded) this.extend(set, depth, rest, this.tail - 1, lo, 0, topLo, rowLo, true);
     const v = this.bestValue[depth];
-    memo[2 * set] = v;
-    memo[2 * set + 1] = (this.epoch << _EPOCH_SHIFT) | this.bestGroup[depth];
-    return v;
+    if (v !== _NONE || this.upperAt[depth] === _NONE) {
+      // Exact: the best child reached `need` (or no child has a valid partition at all).
+      memo[2 * set] = v;
+      memo[2 * set + 1] = (this.epoch << _EPOCH_SHIFT) | this.bestGroup[depth];
+      return v;
+    }
+    const upper = this.upperAt[depth];
+    memo[2 * set] = upper;
+    memo[2 * set + 1] = (this.epoch << _EPOCH_SHIFT) | _UPPER;
+    return upper;
   }
 
   /** Adds `need` more positions from `from` to `group` (lowest first, so groups come in lexicographic order). */
@@ -252,30 +278,46 @@ class _BestEffortSearch {
       const hit = group & this.req;
       if (hit !== 0 && (padded || hit !== this.req)) return;
       const remaining = set ^ group;
-      let sub: number;
+      // What this group's partitions must reach to matter: the set's need, and beating the best so far
+      // (a tie only wins when this group is lexicographically first).
+      const b = this.bestValue[depth];
+      let target = this.needAt[depth];
+      if (b !== _NONE) target = Math.max(target, _lexFirst(group, this.bestGroup[depth]) ? b : b + 1);
+      let v: number;
       if (remaining !== 0 && this.isLastGroup(remaining)) {
         // One group left: its score is the set's minus this group's pairs to the rest, no recursion.
         if ((remaining & this.req) !== 0 && _popcount(remaining) !== this.size) return;
-        sub = this.setScore[depth] + score - groupRow;
+        v = score + this.setScore[depth] + score - groupRow;
+      } else if (remaining === 0) {
+        v = score;
       } else {
-        // Not solved yet: skip it when even its bound cannot beat the best so far (a tie only wins when lexicographically first).
-        if (remaining !== 0 && this.memo[2 * remaining + 1] >>> _EPOCH_SHIFT !== this.epoch && this.bestValue[depth] !== _NONE) {
+        // Skip it when even its bound cannot reach the target: the bound of what is left, or the bound
+        // an earlier solve of it memoised.
+        const memo = this.memo;
+        const tag = memo[2 * remaining + 1];
+        const known = tag >>> _EPOCH_SHIFT === this.epoch;
+        if (!known || (tag & _UPPER) !== 0) {
           const left = _popcount(remaining);
-          const padded = this.tail !== 0 && left % this.size !== 0;
-          const groups = this.bestFull * ((left - (padded ? this.tail : 0)) / this.size) + (padded ? this.bestTail : 0);
-          const bound = 2 * score + Math.min(this.topSum[depth] - groupTop, 2 * groups);
-          const best = 2 * this.bestValue[depth];
-          if (bound < best || (bound === best && !_lexFirst(group, this.bestGroup[depth]))) return;
+          const paddedLeft = this.tail !== 0 && left % this.size !== 0;
+          const groups = this.bestFull * ((left - (paddedLeft ? this.tail : 0)) / this.size) + (paddedLeft ? this.bestTail : 0);
+          let twiceBound = Math.min(this.topSum[depth] - groupTop, 2 * groups);
+          if (known) twiceBound = Math.min(twiceBound, 2 * memo[2 * remaining]);
+          if (2 * (target - score) > twiceBound) {
+            // An upper bound of this child for the set's own bound (sums are integers).
+            this.upperAt[depth] = Math.max(this.upperAt[depth], score + Math.floor(twiceBound / 2));
+            return;
+          }
         }
-        sub = this.solve(remaining, depth + 1);
+        const sub = this.solve(remaining, depth + 1, target - score);
         if (sub === _NONE) return;
+        v = score + sub;
       }
-      const v = score + sub;
-      const b = this.bestValue[depth];
-      if (v > b || (v === b && _lexFirst(group, this.bestGroup[depth]))) {
-        this.bestValue[depth] = v;
-        this.bestGroup[depth] = group;
+      if (v < target) {
+        this.upperAt[depth] = Math.max(this.upperAt[depth], v);
+        return;
       }
+      this.bestValue[depth] = v;
+      this.bestGroup[depth] = group;
       return;
     }
     const n = this.n;
