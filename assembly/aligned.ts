@@ -72,6 +72,13 @@ const beTops: usize = memory.data(BE_MAX * 4);
   return beLastCount(<i32>popcnt(set));
 }
 
+/** At most this much for `count` positions: their groups (the padded one last) each score at most the best single group of their size. */
+// @ts-ignore: decorator
+@inline function beGroupsBound(count: i32): i32 {
+  const paddedLeft = beTail != 0 && count % beSize != 0;
+  return beBestFull * ((count - (paddedLeft ? beTail : 0)) / beSize) + (paddedLeft ? beBestTail : 0);
+}
+
 function beSubsetVisit(from: i32, picked: u32, taken: i32, score: i32): void {
   if (taken == beSubsetCount) {
     if (score > beSubsetBest) beSubsetBest = score;
@@ -159,11 +166,9 @@ function beExtend(set: u32, depth: i32, from: u32, need: i32, group: u32, score:
       const tag = load<u32>(entry, 4);
       const known = (tag >> BE_EPOCH_SHIFT) == beEpoch;
       if (!known || (tag & BE_UPPER) != 0) {
-        const left = <i32>popcnt(remaining);
-        const paddedLeft = beTail != 0 && left % beSize != 0;
-        const groups = beBestFull * ((left - (paddedLeft ? beTail : 0)) / beSize) + (paddedLeft ? beBestTail : 0);
+        const groups2 = 2 * beGroupsBound(<i32>popcnt(remaining));
         const tops = load<i32>(beTopSum + slot) - groupTop;
-        let twiceBound = tops < 2 * groups ? tops : 2 * groups;
+        let twiceBound = tops < groups2 ? tops : groups2;
         if (known) {
           const memoised = 2 * load<i32>(entry);
           if (memoised < twiceBound) twiceBound = memoised;
@@ -262,6 +267,16 @@ function beSolve(set: u32, depth: i32, need: i32): i32 {
   }
   store<i32>(beTopSum + slot, topSum);
   store<i32>(beSetScore + slot, twice / 2);
+  if (needTop) {
+    // The whole set's bound (each position's best pairs in it, or its groups' best scores) below need: done.
+    const groups2 = 2 * beGroupsBound(m);
+    const twiceBound = topSum < groups2 ? topSum : groups2;
+    if (twiceBound < 2 * need) {
+      store<i32>(entry, twiceBound >> 1);
+      store<u32>(entry, (beEpoch << BE_EPOCH_SHIFT) | BE_UPPER, 4);
+      return twiceBound >> 1;
+    }
+  }
   const atLo = <usize>(depth * BE_MAX + <i32>ctz(lo)) << 2;
   const topLo = load<i32>(beTop + atLo);
   const rowLo = load<i32>(beRowIn + atLo);

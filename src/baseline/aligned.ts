@@ -146,6 +146,12 @@ class _BestEffortSearch {
     return Int32Array.from(out).sort();
   }
 
+  /** At most this much for `count` positions: their groups (the padded one last) each score at most the best single group of their size. */
+  private groupsBound(count: number): number {
+    const paddedLeft = this.tail !== 0 && count % this.size !== 0;
+    return this.bestFull * ((count - (paddedLeft ? this.tail : 0)) / this.size) + (paddedLeft ? this.bestTail : 0);
+  }
+
   /** A set that is exactly one group: the last unpadded one, or the padded one. */
   private isLastGroup(set: number): boolean {
     return this.lastCount(_popcount(set));
@@ -253,6 +259,15 @@ class _BestEffortSearch {
     }
     this.topSum[depth] = topSum;
     this.setScore[depth] = twice / 2;
+    if (needTop) {
+      // The whole set's bound (each position's best pairs in it, or its groups' best scores) below need: done.
+      const twiceBound = Math.min(topSum, 2 * this.groupsBound(m));
+      if (twiceBound < 2 * need) {
+        memo[2 * set] = twiceBound >> 1;
+        memo[2 * set + 1] = (this.epoch << _EPOCH_SHIFT) | _UPPER;
+        return twiceBound >> 1;
+      }
+    }
     // An unpadded group: the first position plus size-1 later ones.
     const topLo = this.top[depth * n + _ctz(lo)];
     const rowLo = this.rowIn[depth * n + _ctz(lo)];
@@ -297,10 +312,7 @@ class _BestEffortSearch {
         const tag = memo[2 * remaining + 1];
         const known = tag >>> _EPOCH_SHIFT === this.epoch;
         if (!known || (tag & _UPPER) !== 0) {
-          const left = _popcount(remaining);
-          const paddedLeft = this.tail !== 0 && left % this.size !== 0;
-          const groups = this.bestFull * ((left - (paddedLeft ? this.tail : 0)) / this.size) + (paddedLeft ? this.bestTail : 0);
-          let twiceBound = Math.min(this.topSum[depth] - groupTop, 2 * groups);
+          let twiceBound = Math.min(this.topSum[depth] - groupTop, 2 * this.groupsBound(_popcount(remaining)));
           if (known) twiceBound = Math.min(twiceBound, 2 * memo[2 * remaining]);
           if (2 * (target - score) > twiceBound) {
             // An upper bound of this child for the set's own bound (sums are integers).
