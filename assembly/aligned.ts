@@ -136,6 +136,55 @@ function beGroupScore(g: u32): i32 {
   return s;
 }
 
+let beGreedyScore: i32 = -1;
+let beGreedyGroup: u32 = 0;
+
+/** The best valid group extending `group` by `need` positions of `from` (beGreedyValue's step). */
+function beGreedyPick(from: u32, need: i32, group: u32, score: i32, padded: bool): void {
+  if (need == 0) {
+    const hit = group & beReq;
+    if ((hit == 0 || (!padded && hit == beReq)) && score > beGreedyScore) {
+      beGreedyScore = score;
+      beGreedyGroup = group;
+    }
+    return;
+  }
+  let avail = from;
+  while (avail != 0 && <i32>popcnt(avail) >= need) {
+    const bit = avail & (0 - avail);
+    avail ^= bit;
+    const p = <i32>ctz(bit);
+    let gain: i32 = 0;
+    let g = group;
+    while (g != 0) {
+      gain += posScore(p, <i32>ctz(g));
+      g &= g - 1;
+    }
+    beGreedyPick(avail, need - 1, group | bit, score + gain, padded);
+  }
+}
+
+/**
+ * The value of one valid partition of `set`, built greedily (each step: the highest-scoring valid
+ * group holding the set's first position), or BE_NEED_ANY when the walk ends in an invalid last group.
+ */
+function beGreedyValue(set: u32): i32 {
+  let total: i32 = 0;
+  let s = set;
+  while (s != 0) {
+    const m = <i32>popcnt(s);
+    if (beLastCount(m)) return (s & beReq) != 0 && m != beSize ? BE_NEED_ANY : total + beGroupScore(s);
+    const lo = s & (0 - s);
+    beGreedyScore = -1;
+    if (m >= beSize) beGreedyPick(s ^ lo, beSize - 1, lo, 0, false);
+    if (beTail != 0 && m % beSize != 0) beGreedyPick(s ^ lo, beTail - 1, lo, 0, true);
+    if (beGreedyScore < 0) return BE_NEED_ANY;
+    total += beGreedyScore;
+    s ^= beGreedyGroup;
+  }
+  return total;
+}
+
 /** Adds `need` more positions from `from` to `group`, lowest first: groups come in lexicographic order. */
 function beExtend(set: u32, depth: i32, from: u32, need: i32, group: u32, score: i32, groupTop: i32, groupRow: i32, padded: bool): void {
   if (need == 0) {
@@ -234,7 +283,9 @@ function beSolve(set: u32, depth: i32, need: i32): i32 {
   const unpaddedRest = m - beSize;
   const paddedRest = padded ? m - beTail : -1;
   const needRows = beLastCount(unpaddedRest) || beLastCount(paddedRest);
-  const needTop = (unpaddedRest > 0 && !beLastCount(unpaddedRest)) || (paddedRest > 0 && !beLastCount(paddedRest));
+  // Best pairs per position: the bound of remainders that are not one last group, and the set's own
+  // bound whenever it has a need to reach (then it may be skipped before enumerating its groups).
+  const needTop = (unpaddedRest > 0 && !beLastCount(unpaddedRest)) || (paddedRest > 0 && !beLastCount(paddedRest)) || (need > BE_NEED_ANY && m > beSize);
   let topSum: i32 = 0;
   let twice: i32 = 0;
   let b = set;
@@ -388,7 +439,10 @@ export function alignedBestEffort(available: usize, n: i32, required: usize, r: 
     beBestFull = 1 << 24;
     beBestTail = 1 << 24;
   }
-  if (beSolve(full, 0, BE_NEED_ANY) == BE_NONE) return 0;
+  // With three or more groups, one valid partition found greedily: the optimum reaches its value, so
+  // the search prunes from the start (with two, every group is a leaf and the walk would cost as much).
+  const start = n >= 2 * size + (beTail == 0 ? size : beTail) ? beGreedyValue(full) : BE_NEED_ANY;
+  if (beSolve(full, 0, start) == BE_NONE) return 0;
   // The winner's first unpadded group holding every required GPU with the strictly highest score.
   let chosen: u32 = 0;
   let chosenScore: i32 = -1;

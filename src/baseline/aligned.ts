@@ -126,7 +126,10 @@ class _BestEffortSearch {
       this.bestFull = 1 << 24;
       this.bestTail = 1 << 24;
     }
-    if (this.solve(full, 0, _NEED_ANY) === _NONE) return new Int32Array(0);
+    // With three or more groups, one valid partition found greedily: the optimum reaches its value, so
+    // the search prunes from the start (with two, every group is a leaf and the walk would cost as much).
+    const start = n >= 2 * size + (this.tail === 0 ? size : this.tail) ? this.greedyValue(full) : _NEED_ANY;
+    if (this.solve(full, 0, start) === _NONE) return new Int32Array(0);
     // Upstream's last step: the first group of the winning partition, unpadded and holding every
     // required GPU, with the strictly highest score.
     let chosen = 0;
@@ -150,6 +153,50 @@ class _BestEffortSearch {
   private groupsBound(count: number): number {
     const paddedLeft = this.tail !== 0 && count % this.size !== 0;
     return this.bestFull * ((count - (paddedLeft ? this.tail : 0)) / this.size) + (paddedLeft ? this.bestTail : 0);
+  }
+
+  /**
+   * The value of one valid partition of `set`, built greedily (each step: the highest-scoring valid
+   * group holding the set's first position), or _NEED_ANY when the walk ends in an invalid last group.
+   */
+  private greedyValue(set: number): number {
+    let total = 0;
+    while (set !== 0) {
+      const m = _popcount(set);
+      if (this.lastCount(m)) return (set & this.req) !== 0 && m !== this.size ? _NEED_ANY : total + this.groupScore(set);
+      const lo = set & -set;
+      this.greedyScore = -1;
+      if (m >= this.size) this.greedyPick(set ^ lo, this.size - 1, lo, 0, false);
+      if (this.tail !== 0 && m % this.size !== 0) this.greedyPick(set ^ lo, this.tail - 1, lo, 0, true);
+      if (this.greedyScore < 0) return _NEED_ANY;
+      total += this.greedyScore;
+      set ^= this.greedyGroup;
+    }
+    return total;
+  }
+
+  private greedyScore = -1;
+  private greedyGroup = 0;
+
+  /** The best valid group extending `group` by `need` positions of `from` (greedyValue's step). */
+  private greedyPick(from: number, need: number, group: number, score: number, padded: boolean): void {
+    if (need === 0) {
+      const hit = group & this.req;
+      if ((hit === 0 || (!padded && hit === this.req)) && score > this.greedyScore) {
+        this.greedyScore = score;
+        this.greedyGroup = group;
+      }
+      return;
+    }
+    const n = this.n;
+    for (let avail = from; avail !== 0 && _popcount(avail) >= need; ) {
+      const bit = avail & -avail;
+      avail ^= bit;
+      const p = _ctz(bit);
+      let gain = 0;
+      for (let g = group; g !== 0; g &= g - 1) gain += this.pos[p * n + _ctz(g)];
+      this.greedyPick(avail, need - 1, group | bit, score + gain, padded);
+    }
   }
 
   /** A set that is exactly one group: the last unpadded one, or the padded one. */
@@ -232,7 +279,9 @@ class _BestEffortSearch {
     const unpaddedRest = m - this.size;
     const paddedRest = padded ? m - this.tail : -1;
     const needRows = this.lastCount(unpaddedRest) || this.lastCount(paddedRest);
-    const needTop = (unpaddedRest > 0 && !this.lastCount(unpaddedRest)) || (paddedRest > 0 && !this.lastCount(paddedRest));
+    // Best pairs per position: the bound of remainders that are not one last group, and the set's own
+    // bound whenever it has a need to reach (then it may be skipped before enumerating its groups).
+    const needTop = (unpaddedRest > 0 && !this.lastCount(unpaddedRest)) || (paddedRest > 0 && !this.lastCount(paddedRest)) || (need > _NEED_ANY && m > this.size);
     let topSum = 0;
     let twice = 0;
     for (let b = set; b !== 0; b &= b - 1) {
