@@ -40,3 +40,22 @@ describe('besteffort on full nodes of 6 to 10 GPUs', () => {
     );
   });
 });
+
+describe('besteffort on full nodes of 11 and 12 GPUs (three or more groups: greedy start, bounds, memoised upper bounds)', () => {
+  it('every GPU available in a random order, sizes 2 to 5, up to three required', () => {
+    const arb = arbTopology(11, 12).chain((t) =>
+      fc.record({
+        available: fc.shuffledSubarray(Array.from({ length: t.gpus }, (_, g) => g), { minLength: t.gpus, maxLength: t.gpus }),
+        size: fc.integer({ min: 2, max: 5 }),
+        requiredCount: fc.integer({ min: 0, max: 3 }),
+      }).chain((r) => fc.shuffledSubarray(r.available, { minLength: r.requiredCount, maxLength: r.requiredCount }).map((required) => ({ t, ...r, required }))),
+    );
+    fc.assert(
+      fc.property(arb, ({ t, available, required, size }) => {
+        const expected = naiveBestEffort(t, available, required, size);
+        for (const e of [ts, wasm]) expect(e.allocateAligned({ topology: t, available, required, size, policy: 'besteffort' }).devices).toEqual(expected);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
