@@ -7,7 +7,7 @@
 //    position, or j times the best single group) cannot beat the incumbent are never solved;
 //  - alignedTopology: the best-connected size-subset (then best-connected remainder, then lowest
 //    indices), exact by enumeration, or multi-start greedy with best swaps above the exact range.
-import { pairRow, pairScore } from './topology';
+import { pairRow, pairScore, pairScoreGpus } from './topology';
 
 /** Most available GPUs for besteffort's DP (src/aligned.ts BESTEFFORT_MAX_AVAILABLE). */
 const BE_MAX: i32 = 20;
@@ -472,6 +472,7 @@ const tpRowA: usize = memory.data(64 * 4);
 const tpBase: usize = memory.data(64 * 4);
 const tpGain: usize = memory.data(64 * 4);
 let tpF: i32 = 0;
+let tpN: i32 = 0;
 let tpFound: bool = false;
 let tpBestScore: i32 = 0;
 let tpBestComplement: i32 = 0;
@@ -495,30 +496,48 @@ function binomial(n: i32, k: i32): f64 {
   return Math.round(c);
 }
 
-/** Every need-subset of free[from..] in lexicographic order; the first of equal keys stays. */
-function tpExact(from: i32, need: i32, score: i32, rowSum: i32, picked: u64): void {
-  if (need == 0) {
-    const complement = score - rowSum;
-    if (!tpFound || score > tpBestScore || (score == tpBestScore && complement > tpBestComplement)) {
-      tpFound = true;
-      tpBestScore = score;
-      tpBestComplement = complement;
-      tpBestSet = picked;
-    }
-    return;
-  }
+// Per depth of the exact enumeration: each GPU's pair scores to the required GPUs and to the GPUs
+// picked so far (64 i32 per depth, so v128 loads past n stay inside the row).
+const tpGains: usize = memory.data(65 * 64 * 4, 16);
+
+/**
+ * Every need-subset of free[from..] in lexicographic order; the first of equal keys stays. Where the
+ * TS twin sums a candidate's pairs to the picked GPUs, this keeps them per depth: picking v adds v's
+ * matrix row to the gains with v128 adds (four GPUs per instruction), so a candidate costs one load.
+ */
+function tpExact(from: i32, need: i32, score: i32, rowSum: i32, depth: i32): u64 {
+  const gains = tpGains + (<usize>depth << 8);
   const last = tpF - need;
+  if (need == 1) {
+    let bestK = -1;
+    for (let k = from; k <= last; k++) {
+      const v = freeAt(k);
+      const s = score + load<i32>(gains + (<usize>v << 2));
+      const complement = s - rowSum - rowAOf(v);
+      if (!tpFound || s > tpBestScore || (s == tpBestScore && complement > tpBestComplement)) {
+        tpFound = true;
+        tpBestScore = s;
+        tpBestComplement = complement;
+        bestK = k;
+      }
+    }
+    return bestK < 0 ? 0 : (<u64>1) << <u64>freeAt(bestK);
+  }
+  const next = gains + 256;
+  const lanes = (tpN + 3) >> 2;
+  let found: u64 = 0;
   for (let k = from; k <= last; k++) {
     const v = freeAt(k);
     const row = pairRow(v);
-    let gain = load<i32>(tpBase + (<usize>v << 2));
-    let p = picked;
-    while (p != 0) {
-      gain += load<i32>(row + (<usize>ctz(p) << 2));
-      p &= p - 1;
+    for (let w = 0; w < lanes; w++) {
+      const o = <usize>w << 4;
+      v128.store(next + o, i32x4.add(v128.load(gains + o), v128.load(row + o)));
     }
-    tpExact(k + 1, need - 1, score + gain, rowSum + rowAOf(v), picked | ((<u64>1) << <u64>v));
+    const sub = tpExact(k + 1, need - 1, score + load<i32>(gains + (<usize>v << 2)), rowSum + rowAOf(v), depth + 1);
+    // A better set was found below: it holds v (and what the levels below picked).
+    if (sub != 0) found = sub | ((<u64>1) << <u64>v);
   }
+  return found;
 }
 
 /** Above the exact range: from each free GPU, grow greedily, then apply the best swap while one improves. */
@@ -665,7 +684,11 @@ export function alignedTopology(masks: usize, size: i32, exactSubsets: f64, out:
   }
   tpFound = false;
   tpBestSet = 0;
-  if (binomial(f, need) <= exactSubsets) tpExact(0, need, reqScore, reqRow, 0);
+  if (binomial(f, need) <= exactSubsets) {
+    tpN = pairScoreGpus();
+    memory.copy(tpGains, tpBase, <usize>tpN << 2);
+    tpBestSet = tpExact(0, need, reqScore, reqRow, 0);
+  }
   else tpGreedy(need, reqScore, reqRow);
   return writeMask(tpBestSet | req, out);
 }
