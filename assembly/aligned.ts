@@ -29,7 +29,13 @@ const BE_NONE: i32 = -0x7fffffff;
 /** Rounds of swap search per greedy start (src/baseline/aligned.ts SWAP_ROUNDS). */
 const SWAP_ROUNDS: i32 = 64;
 
-const bePos: usize = memory.data(BE_MAX * BE_MAX * 4);
+// pos[p * n + q]: pair score of positions p and q less the smallest pair score (v128 loads of a row
+// may read up to 3 entries past the last row, inside the next table: harmless, never used).
+const bePos: usize = memory.data(BE_MAX * BE_MAX * 4, 16);
+// Gains of the group being built, one vector of 32 i32 per grouped position count (the positions
+// grouped on the DP path so far plus the group's own), so nested groups never share one.
+const beGains: usize = memory.data((BE_MAX + 2) * 32 * 4, 16);
+let beLanes: i32 = 0;
 // partners[p * n + k]: positions other than p, best pair score first (ties: lower position).
 const bePartners: usize = memory.data(BE_MAX * BE_MAX * 4);
 const beBestValue: usize = memory.data(32 * 4);
@@ -185,75 +191,82 @@ function beGreedyValue(set: u32): i32 {
   return total;
 }
 
-/** Adds `need` more positions from `from` to `group`, lowest first: groups come in lexicographic order. */
-function beExtend(set: u32, depth: i32, from: u32, need: i32, group: u32, score: i32, groupTop: i32, groupRow: i32, padded: bool): void {
-  if (need == 0) {
-    const hit = group & beReq;
-    if (hit != 0 && (padded || hit != beReq)) return;
-    const remaining = set ^ group;
-    const slot = <usize>depth << 2;
-    // What this group's partitions must reach to matter: the set's need, and beating the best so far
-    // (a tie only wins when this group is lexicographically first).
-    const b = load<i32>(beBestValue + slot);
-    let target = load<i32>(beNeedAt + slot);
-    if (b != BE_NONE) {
-      const d = group ^ load<u32>(beBestGroup + slot);
-      const beat = (d & (0 - d) & group) != 0 ? b : b + 1;
-      if (beat > target) target = beat;
-    }
-    let v: i32;
-    if (remaining != 0 && beIsLastGroup(remaining)) {
-      // One group left: its score is the set's minus this group's pairs to the rest, no recursion.
-      if ((remaining & beReq) != 0 && <i32>popcnt(remaining) != beSize) return;
-      v = score + load<i32>(beSetScore + slot) + score - groupRow;
-    } else if (remaining == 0) {
-      v = score;
-    } else {
-      // Skip it when even its bound cannot reach the target: the bound of what is left, or the bound
-      // an earlier solve of it memoised.
+/** A complete group: scores it with the best partition of what is left (inlined into beExtend's last level). */
+// @ts-ignore: decorator
+@inline function beLeaf(set: u32, depth: i32, group: u32, score: i32, groupTop: i32, groupRow: i32, padded: bool): void {
+  const hit = group & beReq;
+  if (hit != 0 && (padded || hit != beReq)) return;
+  const remaining = set ^ group;
+  const slot = <usize>depth << 2;
+  // What this group's partitions must reach to matter: the set's need, and beating the best so far
+  // (a tie only wins when this group is lexicographically first).
+  const b = load<i32>(beBestValue + slot);
+  let target = load<i32>(beNeedAt + slot);
+  if (b != BE_NONE) {
+    const d = group ^ load<u32>(beBestGroup + slot);
+    const beat = (d & (0 - d) & group) != 0 ? b : b + 1;
+    if (beat > target) target = beat;
+  }
+  let v: i32;
+  if (remaining != 0 && beIsLastGroup(remaining)) {
+    // One group left: its score is the set's minus this group's pairs to the rest, no recursion.
+    if ((remaining & beReq) != 0 && <i32>popcnt(remaining) != beSize) return;
+    v = score + load<i32>(beSetScore + slot) + score - groupRow;
+  } else if (remaining == 0) {
+    v = score;
+  } else {
+    // Skip it when even its bound cannot reach the target: first the bound of what is left (no memo
+    // read: the table is large and read at random), then the bound an earlier solve of it memoised.
+    const twiceNeed = 2 * (target - score);
+    const groups2 = 2 * beGroupsBound(<i32>popcnt(remaining));
+    const tops = load<i32>(beTopSum + slot) - groupTop;
+    let twiceBound = tops < groups2 ? tops : groups2;
+    if (twiceNeed <= twiceBound) {
       const entry = beMemo + (<usize>remaining << 3);
       const tag = load<u32>(entry, 4);
-      const known = (tag >> BE_EPOCH_SHIFT) == beEpoch;
-      if (!known || (tag & BE_UPPER) != 0) {
-        const groups2 = 2 * beGroupsBound(<i32>popcnt(remaining));
-        const tops = load<i32>(beTopSum + slot) - groupTop;
-        let twiceBound = tops < groups2 ? tops : groups2;
-        if (known) {
-          const memoised = 2 * load<i32>(entry);
-          if (memoised < twiceBound) twiceBound = memoised;
-        }
-        if (2 * (target - score) > twiceBound) {
-          // An upper bound of this child for the set's own bound (sums are integers, bounds are >= 0).
-          const u = score + (twiceBound >> 1);
-          if (u > load<i32>(beUpperAt + slot)) store<i32>(beUpperAt + slot, u);
-          return;
-        }
-      }
-      const sub = beSolve(remaining, depth + 1, target - score);
-      if (sub == BE_NONE) return;
-      v = score + sub;
+      if ((tag >> BE_EPOCH_SHIFT) == beEpoch && (tag & BE_UPPER) != 0) twiceBound = 2 * load<i32>(entry);
     }
-    if (v < target) {
-      if (v > load<i32>(beUpperAt + slot)) store<i32>(beUpperAt + slot, v);
+    if (twiceNeed > twiceBound) {
+      // An upper bound of this child for the set's own bound (sums are integers, bounds are >= 0).
+      const u = score + (twiceBound >> 1);
+      if (u > load<i32>(beUpperAt + slot)) store<i32>(beUpperAt + slot, u);
       return;
     }
-    store<i32>(beBestValue + slot, v);
-    store<u32>(beBestGroup + slot, group);
+    const sub = beSolve(remaining, depth + 1, target - score);
+    if (sub == BE_NONE) return;
+    v = score + sub;
+  }
+  if (v < target) {
+    if (v > load<i32>(beUpperAt + slot)) store<i32>(beUpperAt + slot, v);
     return;
   }
+  store<i32>(beBestValue + slot, v);
+  store<u32>(beBestGroup + slot, group);
+  return;
+}
+
+/** Adds `need` more positions from `from` to `group`, lowest first: groups come in lexicographic order. */
+function beExtend(set: u32, depth: i32, from: u32, need: i32, group: u32, score: i32, groupTop: i32, groupRow: i32, padded: bool, gains: usize): void {
   let avail = from;
   while (avail != 0 && <i32>popcnt(avail) >= need) {
     const bit = avail & (0 - avail);
     avail ^= bit;
     const p = <i32>ctz(bit);
-    let gain: i32 = 0;
-    let g = group;
-    while (g != 0) {
-      gain += posScore(p, <i32>ctz(g));
-      g &= g - 1;
-    }
+    const gain = load<i32>(gains + (<usize>p << 2));
     const at = <usize>(depth * BE_MAX + p) << 2;
-    beExtend(set, depth, avail, need - 1, group | bit, score + gain, groupTop + load<i32>(beTop + at), groupRow + load<i32>(beRowIn + at), padded);
+    let childGains: usize = 0;
+    if (need > 1) {
+      // The grown group's pairs to every position: these gains plus p's row (v128, four per add).
+      childGains = beGains + (<usize>(beN - <i32>popcnt(set) + <i32>popcnt(group) + 1) << 7);
+      const row = bePos + (<usize>(p * beN) << 2);
+      for (let w = 0; w < beLanes; w++) {
+        const o = <usize>w << 4;
+        v128.store(childGains + o, i32x4.add(v128.load(gains + o), v128.load(row + o)));
+      }
+    }
+    // The last member: score the complete group here rather than in one more call.
+    if (need == 1) beLeaf(set, depth, group | bit, score + gain, groupTop + load<i32>(beTop + at), groupRow + load<i32>(beRowIn + at), padded);
+    else beExtend(set, depth, avail, need - 1, group | bit, score + gain, groupTop + load<i32>(beTop + at), groupRow + load<i32>(beRowIn + at), padded, childGains);
   }
 }
 
@@ -331,9 +344,14 @@ function beSolve(set: u32, depth: i32, need: i32): i32 {
   const atLo = <usize>(depth * BE_MAX + <i32>ctz(lo)) << 2;
   const topLo = load<i32>(beTop + atLo);
   const rowLo = load<i32>(beRowIn + atLo);
-  if (m >= beSize) beExtend(set, depth, rest, beSize - 1, lo, 0, topLo, rowLo, false);
+  // Pair scores of the group {lo} to every position: lo's row (the TS twin sums over the group instead).
+  const loGains = bePos + (<usize>(<i32>ctz(lo) * n) << 2);
+  if (m >= beSize) beExtend(set, depth, rest, beSize - 1, lo, 0, topLo, rowLo, false, loGains);
   // The padded group: padding sorts after every GPU, so it is the first position plus tail-1 others.
-  if (padded) beExtend(set, depth, rest, beTail - 1, lo, 0, topLo, rowLo, true);
+  if (padded) {
+    if (beTail == 1) beLeaf(set, depth, lo, 0, topLo, rowLo, true);
+    else beExtend(set, depth, rest, beTail - 1, lo, 0, topLo, rowLo, true, loGains);
+  }
   const v = load<i32>(beBestValue + slot);
   const upper = load<i32>(beUpperAt + slot);
   if (v != BE_NONE || upper == BE_NONE) {
@@ -376,6 +394,7 @@ export function alignedBestEffort(available: usize, n: i32, required: usize, r: 
   }
   if (n > BE_MAX || size < 1 || size > n) unreachable();
   beN = n;
+  beLanes = (n + 3) >> 2;
   beSize = size;
   beTail = n % size;
   const memoBytes = (<usize>1 << <usize>n) << 3;

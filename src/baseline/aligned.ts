@@ -355,19 +355,18 @@ class _BestEffortSearch {
       } else if (remaining === 0) {
         v = score;
       } else {
-        // Skip it when even its bound cannot reach the target: the bound of what is left, or the bound
-        // an earlier solve of it memoised.
-        const memo = this.memo;
-        const tag = memo[2 * remaining + 1];
-        const known = tag >>> _EPOCH_SHIFT === this.epoch;
-        if (!known || (tag & _UPPER) !== 0) {
-          let twiceBound = Math.min(this.topSum[depth] - groupTop, 2 * this.groupsBound(_popcount(remaining)));
-          if (known) twiceBound = Math.min(twiceBound, 2 * memo[2 * remaining]);
-          if (2 * (target - score) > twiceBound) {
-            // An upper bound of this child for the set's own bound (sums are integers).
-            this.upperAt[depth] = Math.max(this.upperAt[depth], score + Math.floor(twiceBound / 2));
-            return;
-          }
+        // Skip it when even its bound cannot reach the target: first the bound of what is left (no memo
+        // read: the table is large and read at random), then the bound an earlier solve of it memoised.
+        const twiceNeed = 2 * (target - score);
+        let twiceBound = Math.min(this.topSum[depth] - groupTop, 2 * this.groupsBound(_popcount(remaining)));
+        if (twiceNeed <= twiceBound) {
+          const tag = this.memo[2 * remaining + 1];
+          if (tag >>> _EPOCH_SHIFT === this.epoch && (tag & _UPPER) !== 0) twiceBound = 2 * this.memo[2 * remaining];
+        }
+        if (twiceNeed > twiceBound) {
+          // An upper bound of this child for the set's own bound (sums are integers, bounds are >= 0).
+          this.upperAt[depth] = Math.max(this.upperAt[depth], score + (twiceBound >> 1));
+          return;
         }
         const sub = this.solve(remaining, depth + 1, target - score);
         if (sub === _NONE) return;
