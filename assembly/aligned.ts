@@ -78,11 +78,13 @@ const beTops: usize = memory.data(BE_MAX * 4);
   return beLastCount(<i32>popcnt(set));
 }
 
-/** At most this much for `count` positions: their groups (the padded one last) each score at most the best single group of their size. */
+// beGroupsBoundOf[count]: at most this much for `count` positions (their groups, the padded one last,
+// each score at most the best single group of their size); a table, so no division per group tried.
+const beGroupsBoundOf: usize = memory.data((BE_MAX + 1) * 4);
+
 // @ts-ignore: decorator
 @inline function beGroupsBound(count: i32): i32 {
-  const paddedLeft = beTail != 0 && count % beSize != 0;
-  return beBestFull * ((count - (paddedLeft ? beTail : 0)) / beSize) + (paddedLeft ? beBestTail : 0);
+  return load<i32>(beGroupsBoundOf + (<usize>count << 2));
 }
 
 function beSubsetVisit(from: i32, picked: u32, taken: i32, score: i32): void {
@@ -457,6 +459,10 @@ export function alignedBestEffort(available: usize, n: i32, required: usize, r: 
   } else {
     beBestFull = 1 << 24;
     beBestTail = 1 << 24;
+  }
+  for (let count = 0; count <= n; count++) {
+    const paddedLeft = beTail != 0 && count % size != 0;
+    store<i32>(beGroupsBoundOf + (<usize>count << 2), beBestFull * ((count - (paddedLeft ? beTail : 0)) / size) + (paddedLeft ? beBestTail : 0));
   }
   // With three or more groups, one valid partition found greedily: the optimum reaches its value, so
   // the search prunes from the start (with two, every group is a leaf and the walk would cost as much).

@@ -73,6 +73,9 @@ class _BestEffortSearch {
   // Best score of one unpadded group, and of the padded group, anywhere among the positions.
   private bestFull = 0;
   private bestTail = 0;
+  // groupsBoundOf[count]: at most this much for `count` positions (their groups, the padded one last,
+  // each score at most the best single group of their size); a table, so no division per group tried.
+  private groupsBoundOf = new Int32Array(33);
 
   run(matrix: Int32Array, gpus: number, available: Int32Array, required: Int32Array, size: number): Int32Array {
     const n = available.length;
@@ -126,6 +129,10 @@ class _BestEffortSearch {
       this.bestFull = 1 << 24;
       this.bestTail = 1 << 24;
     }
+    for (let count = 0; count <= n; count++) {
+      const paddedLeft = this.tail !== 0 && count % size !== 0;
+      this.groupsBoundOf[count] = this.bestFull * ((count - (paddedLeft ? this.tail : 0)) / size) + (paddedLeft ? this.bestTail : 0);
+    }
     // With three or more groups, one valid partition found greedily: the optimum reaches its value, so
     // the search prunes from the start (with two, every group is a leaf and the walk would cost as much).
     const start = n >= 2 * size + (this.tail === 0 ? size : this.tail) ? this.greedyValue(full) : _NEED_ANY;
@@ -149,10 +156,9 @@ class _BestEffortSearch {
     return Int32Array.from(out).sort();
   }
 
-  /** At most this much for `count` positions: their groups (the padded one last) each score at most the best single group of their size. */
+  /** At most this much for `count` positions (see groupsBoundOf). */
   private groupsBound(count: number): number {
-    const paddedLeft = this.tail !== 0 && count % this.size !== 0;
-    return this.bestFull * ((count - (paddedLeft ? this.tail : 0)) / this.size) + (paddedLeft ? this.bestTail : 0);
+    return this.groupsBoundOf[count];
   }
 
   /**
