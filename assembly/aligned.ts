@@ -247,9 +247,64 @@ function beGreedyValue(set: u32): i32 {
   return;
 }
 
+/**
+ * The last member's candidates whose group beLeaf would not skip by the structural bound, found four at a
+ * time (v128): p stays when 2 (target - score - gain[p]) fits both top pairs left (topSum - groupTop -
+ * top[p]) and the groups bound, with the target the set's need or its best so far (the weaker of the
+ * two tie rules: beLeaf checks the survivors exactly). The others' bounds go into the set's upper bound,
+ * as beLeaf would add them. (The TS twin lets each leaf decide; results are the same.)
+ */
+function beLastFilter(set: u32, depth: i32, avail: u32, score: i32, groupTop: i32, gains: usize, left: i32): u32 {
+  const slot = <usize>depth << 2;
+  let target = load<i32>(beNeedAt + slot);
+  const b = load<i32>(beBestValue + slot);
+  if (b != BE_NONE && b > target) target = b;
+  const groups2 = 2 * beGroupsBound(left);
+  const tops0 = load<i32>(beTopSum + slot) - groupTop;
+  const twiceNeed = 2 * (target - score);
+  const ka = i32x4.splat(twiceNeed - tops0);
+  const kb = i32x4.splat(twiceNeed - groups2);
+  const tops0v = i32x4.splat(tops0);
+  const groups2v = i32x4.splat(groups2);
+  const scorev = i32x4.splat(score);
+  const none = i32x4.splat(BE_NONE);
+  const laneBits = i32x4(1, 2, 4, 8);
+  const topRow = beTop + (<usize>(depth * BE_MAX) << 2);
+  let keep: u32 = 0;
+  let upper = none;
+  for (let w = 0; w < beLanes; w++) {
+    const o = <usize>w << 4;
+    const g = v128.load(gains + o);
+    const t = v128.load(topRow + o);
+    const g2 = i32x4.shl(g, 1);
+    const ok = v128.and(i32x4.ge_s(i32x4.sub(g2, t), ka), i32x4.ge_s(g2, kb));
+    const bits = <u32>i32x4.bitmask(ok);
+    keep |= bits << <u32>(w << 2);
+    const skipped = ((avail >> <u32>(w << 2)) & 0xf) & ~bits;
+    if (skipped != 0) {
+      const u = i32x4.add(i32x4.add(scorev, g), i32x4.shr_s(i32x4.min_s(i32x4.sub(tops0v, t), groups2v), 1));
+      const lanes = i32x4.ne(v128.and(i32x4.splat(<i32>skipped), laneBits), i32x4.splat(0));
+      upper = i32x4.max_s(upper, v128.bitselect(u, none, lanes));
+    }
+  }
+  let u = i32x4.extract_lane(upper, 0);
+  const u1 = i32x4.extract_lane(upper, 1);
+  const u2 = i32x4.extract_lane(upper, 2);
+  const u3 = i32x4.extract_lane(upper, 3);
+  if (u1 > u) u = u1;
+  if (u2 > u) u = u2;
+  if (u3 > u) u = u3;
+  if (u > load<i32>(beUpperAt + slot)) store<i32>(beUpperAt + slot, u);
+  return avail & keep;
+}
+
 /** Adds `need` more positions from `from` to `group`, lowest first: groups come in lexicographic order. */
 function beExtend(set: u32, depth: i32, from: u32, need: i32, group: u32, score: i32, groupTop: i32, groupRow: i32, padded: bool, gains: usize): void {
   let avail = from;
+  if (need == 1) {
+    const left = <i32>popcnt(set) - <i32>popcnt(group) - 1;
+    if (left > 0 && !beLastCount(left)) avail = beLastFilter(set, depth, avail, score, groupTop, gains, left);
+  }
   while (avail != 0 && <i32>popcnt(avail) >= need) {
     const bit = avail & (0 - avail);
     avail ^= bit;
