@@ -298,12 +298,51 @@ function beLastFilter(set: u32, depth: i32, avail: u32, score: i32, groupTop: i3
   return avail & keep;
 }
 
+/**
+ * As beLastFilter when what is left is one last group: its partition value is known exactly,
+ * 2 (score + gain[p]) + setScore - groupRow - rowIn[p]; p stays when it reaches the weaker target.
+ * The others' values go into the set's upper bound.
+ */
+function beLastGroupFilter(depth: i32, avail: u32, score: i32, groupRow: i32, gains: usize): u32 {
+  const slot = <usize>depth << 2;
+  let target = load<i32>(beNeedAt + slot);
+  const b = load<i32>(beBestValue + slot);
+  if (b != BE_NONE && b > target) target = b;
+  const base = i32x4.splat(2 * score + load<i32>(beSetScore + slot) - groupRow);
+  const targetv = i32x4.splat(target - 1);
+  const none = i32x4.splat(BE_NONE);
+  const laneBits = i32x4(1, 2, 4, 8);
+  const rowRow = beRowIn + (<usize>(depth * BE_MAX) << 2);
+  let keep: u32 = 0;
+  let upper = none;
+  for (let w = 0; w < beLanes; w++) {
+    const o = <usize>w << 4;
+    const v = i32x4.sub(i32x4.add(base, i32x4.shl(v128.load(gains + o), 1)), v128.load(rowRow + o));
+    const bits = <u32>i32x4.bitmask(i32x4.gt_s(v, targetv));
+    keep |= bits << <u32>(w << 2);
+    const skipped = ((avail >> <u32>(w << 2)) & 0xf) & ~bits;
+    if (skipped != 0) {
+      const lanes = i32x4.ne(v128.and(i32x4.splat(<i32>skipped), laneBits), i32x4.splat(0));
+      upper = i32x4.max_s(upper, v128.bitselect(v, none, lanes));
+    }
+  }
+  let u = i32x4.extract_lane(upper, 0);
+  const u1 = i32x4.extract_lane(upper, 1);
+  const u2 = i32x4.extract_lane(upper, 2);
+  const u3 = i32x4.extract_lane(upper, 3);
+  if (u1 > u) u = u1;
+  if (u2 > u) u = u2;
+  if (u3 > u) u = u3;
+  if (u > load<i32>(beUpperAt + slot)) store<i32>(beUpperAt + slot, u);
+  return avail & keep;
+}
+
 /** Adds `need` more positions from `from` to `group`, lowest first: groups come in lexicographic order. */
 function beExtend(set: u32, depth: i32, from: u32, need: i32, group: u32, score: i32, groupTop: i32, groupRow: i32, padded: bool, gains: usize): void {
   let avail = from;
   if (need == 1) {
     const left = <i32>popcnt(set) - <i32>popcnt(group) - 1;
-    if (left > 0 && !beLastCount(left)) avail = beLastFilter(set, depth, avail, score, groupTop, gains, left);
+    if (left > 0) avail = beLastCount(left) ? beLastGroupFilter(depth, avail, score, groupRow, gains) : beLastFilter(set, depth, avail, score, groupTop, gains, left);
   }
   while (avail != 0 && <i32>popcnt(avail) >= need) {
     const bit = avail & (0 - avail);
