@@ -3,7 +3,7 @@
 import { AllocationError, type Reason } from './errors.js';
 import type { Kernels } from './kernels.js';
 import { LIMITS } from './limits.js';
-import { pairScoreMatrix, validateTopology, type Topology } from './topology.js';
+import { pairScoreMatrix, topologyFor, type Topology } from './topology.js';
 import { formatBytes } from './units.js';
 import { compareNatural } from './baseline/natural-sort.js';
 import { describeValue, fail, requireArray, requireBoolean, requireInteger, requireObject, requireOneOf, requireString } from './validate.js';
@@ -259,7 +259,7 @@ export function validateNode(gpusValue: unknown, slotsValue: unknown, topologyVa
   list.sort((a, b) => a.index - b.index);
   let topology: Topology | undefined;
   if (topologyValue !== undefined) {
-    topology = validateTopology(topologyValue, `${prefix}topology`);
+    topology = topologyFor(topologyValue, `${prefix}topology`).topology;
     for (const g of list) {
       if (g.index >= topology.gpus) throw new AllocationError('INVALID_TOPOLOGY', `${prefix}topology: GPU index ${g.index} is outside the topology of ${topology.gpus} GPUs`, { field: `${prefix}topology.gpus` });
     }
