@@ -25,6 +25,15 @@ describe('WebAssembly core faults', () => {
     });
   }
 
+  it('loads the debug build, which answers as the release build does', async () => {
+    const [debug, release] = await Promise.all([createEngine({ build: 'debug' }), createEngine({ build: 'release' })]);
+    const ids = ['nvme0n1p10', 'cuda10', 'cuda2', 'nvme0n1p2', 'GPU-1', 'gpu-01'];
+    expect(debug.naturalSort(ids)).toEqual(release.naturalSort(ids));
+    const request = { agents: ['a', 'b', 'c'], mode: 'auto-split' as const, devices: { cuda: ['cuda4', 'cuda0', 'cuda3', 'cuda1', 'cuda2'] } };
+    expect(debug.splitDevices(request)).toEqual(release.splitDevices(request));
+    await expect(createEngine({ build: 'fast' as never })).rejects.toThrow(/options\.build/);
+  });
+
   it('the ts backend has no core to trap', async () => {
     const engine = await createEngine({ backend: 'ts' });
     expect(() => engine._debugTrap(0)).toThrow(/ts backend has no WebAssembly core/);

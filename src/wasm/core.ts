@@ -24,7 +24,11 @@ function isNode(): boolean {
 
 function wasmUrl(build: CoreBuild): URL {
   // The same relative path holds from src/wasm/ (sources, Vite) and from dist/src/wasm/ (dist/build/ holds a copy).
-  return build === 'release' ? new URL('../../build/release.wasm', import.meta.url) : new URL('../../build/debug.wasm', import.meta.url);
+  if (build === 'release') return new URL('../../build/release.wasm', import.meta.url);
+  // Resolved against a variable, not import.meta.url itself, so bundlers (Vite) do not ship the
+  // debug build (several times the release's size) with every page.
+  const here = import.meta.url;
+  return new URL('../../build/debug.wasm', here);
 }
 
 async function compile(build: CoreBuild, source?: BufferSource | URL | string): Promise<WebAssembly.Module> {
