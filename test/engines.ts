@@ -1,5 +1,6 @@
 // Both engines, created once per test file: parity tests run every input through each.
 import { createEngine, type Engine } from '../src/engine.js';
+import { AllocationError } from '../src/errors.js';
 
 let pair: Promise<{ wasm: Engine; ts: Engine }> | undefined;
 
@@ -7,4 +8,15 @@ let pair: Promise<{ wasm: Engine; ts: Engine }> | undefined;
 export function engines(): Promise<{ wasm: Engine; ts: Engine }> {
   pair ??= Promise.all([createEngine({ backend: 'wasm' }), createEngine({ backend: 'ts' })]).then(([wasm, ts]) => ({ wasm, ts }));
   return pair;
+}
+
+/** The AllocationError code `fn` throws, or undefined when it returns; any other error is rethrown. */
+export function codeOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof AllocationError) return error.code;
+    throw error;
+  }
+  return undefined;
 }

@@ -2,22 +2,12 @@
 // 10^5-character and lone-surrogate IDs work on both backends alike, huge sparse arrays and deep
 // nesting are refused without hanging.
 import { describe, expect, it } from 'vitest';
-import { engines } from './engines.js';
+import { engines, codeOf } from './engines.js';
 import { AllocationError } from '../src/errors.js';
 import { LIMITS } from '../src/limits.js';
 import { longId } from './fuzz/hostile.js';
 
 const { wasm, ts } = await engines();
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof AllocationError) return error.code;
-    throw error;
-  }
-  return undefined;
-}
 
 describe('arrays of 10^6 and more', () => {
   it('naturalSort of exactly LIMITS.maxIds IDs: both backends agree; one more is LIMIT_EXCEEDED', () => {

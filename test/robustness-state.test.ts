@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { engines } from './engines.js';
+import { engines, codeOf } from './engines.js';
 import { cli } from './cli-helpers.js';
 import { AllocationError } from '../src/errors.js';
 import type { ClusterState } from '../src/state.js';
@@ -51,16 +51,6 @@ function checkInvariant(state: ClusterState, live: Set<string>): void {
   }
   expect(new Set(ids).size, 'a slot is duplicated').toBe(ids.length);
   expect(new Set(ids), 'a slot was lost or appeared').toEqual(live);
-}
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof AllocationError) return error.code;
-    throw error;
-  }
-  return undefined;
 }
 
 describe('ClusterState under random interleavings', () => {

@@ -1,7 +1,7 @@
 // ClusterState: plan across nodes, atomic commit, release, round-trip, and the no-over-scheduling invariant.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { engines } from './engines.js';
+import { engines, codeOf } from './engines.js';
 import { AllocationError } from '../src/errors.js';
 import type { ClusterState } from '../src/state.js';
 import type { Engine } from '../src/engine.js';
@@ -20,16 +20,6 @@ function checkInvariant(state: ClusterState): void {
       expect(state.usage().find((u) => u.node === node.id && u.gpu === g.index)!.allocated).toBe(sum);
     }
   }
-}
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof AllocationError) return error.code;
-    throw error;
-  }
-  return undefined;
 }
 
 describe.each([['wasm', wasm], ['ts', ts]] as Array<[string, Engine]>)('ClusterState (%s)', (_name, engine) => {
