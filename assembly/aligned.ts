@@ -4,7 +4,8 @@
 //    over subsets of positions (best[set] = best sum of group scores over partitions of set, the
 //    group holding the set's first position chosen in upstream's order) that keeps the
 //    lexicographically first optimal partition. Exact; subsets whose upper bound (best pairs per
-//    position, or j times the best single group) cannot beat the incumbent are never solved;
+//    position, or j times the best single group) cannot beat the incumbent are never solved, and
+//    partial groups whose best completion bound cannot reach it are never completed;
 //  - alignedTopology: the best-connected size-subset (then best-connected remainder, then lowest
 //    indices), exact by enumeration, or multi-start greedy with best swaps above the exact range.
 import { pairRow, pairScore, pairScoreGpus } from './topology';
@@ -47,6 +48,10 @@ const beUpperAt: usize = memory.data(32 * 4);
 // Per DP depth: top[depth * BE_MAX + p] = p's size-1 best pair scores inside the set being solved; topSum their sum.
 const beTop: usize = memory.data(32 * BE_MAX * 4);
 const beTopSum: usize = memory.data(32 * 4);
+// Per DP depth: best1[depth * BE_MAX + p] = p's best pair score inside the set being solved (0 alone).
+const beBest1: usize = memory.data(32 * BE_MAX * 4, 16);
+// The completion bound's values per candidate position (beCompletionCut).
+const beCut: usize = memory.data(64 * 4, 16);
 // Per DP depth: rowIn[depth * BE_MAX + p] = p's pair scores to the set being solved; setScore the set's own score.
 const beRowIn: usize = memory.data(32 * BE_MAX * 4);
 const beSetScore: usize = memory.data(32 * 4);
@@ -337,8 +342,68 @@ function beLastGroupFilter(depth: i32, avail: u32, score: i32, groupRow: i32, ga
   return avail & keep;
 }
 
+/**
+ * A partial group none of whose completions can reach the target (the set's need, or its best so far:
+ * the weaker of the two tie rules): true, and the bound goes into the set's upper bound. Per candidate
+ * q (v128, four at a time): c = 2 gain[q] - own[q] + min((need-1) best1[q], own[q] - gain[q]), own the
+ * row in the set when the complete group leaves one last group (value setScore + 2 score - groupRow,
+ * exactly), else the top pairs (twice the value at most 2 score + topSum - groupTop); the bound adds the
+ * `need` largest c. q's pairs to the other added members are at most need-1 best pairs, and at most
+ * what its row or top pairs leave after its gain. Same as completionCut in src/baseline/aligned.ts.
+ */
+function beCompletionCut(set: u32, depth: i32, from: u32, need: i32, group: u32, score: i32, groupTop: i32, groupRow: i32, gains: usize): bool {
+  const left = <i32>popcnt(set) - <i32>popcnt(group) - need;
+  if (left <= 0) return false;
+  const last = beLastCount(left);
+  const slot = <usize>depth << 2;
+  let target = load<i32>(beNeedAt + slot);
+  const b = load<i32>(beBestValue + slot);
+  if (b != BE_NONE && b > target) target = b;
+  const ownRow = (last ? beRowIn : beTop) + (<usize>(depth * BE_MAX) << 2);
+  const bestRow = beBest1 + (<usize>(depth * BE_MAX) << 2);
+  const k = i32x4.splat(need - 1);
+  for (let w = 0; w < beLanes; w++) {
+    const o = <usize>w << 4;
+    const g = v128.load(gains + o);
+    const own = v128.load(ownRow + o);
+    const pairs = i32x4.min_s(i32x4.mul(k, v128.load(bestRow + o)), i32x4.sub(own, g));
+    v128.store(beCut + o, i32x4.add(i32x4.sub(i32x4.shl(g, 1), own), pairs));
+  }
+  // The `need` largest, highest first (beCut's tail past the last lane holds them).
+  const picks = beCut + (BE_MAX << 2);
+  let len: i32 = 0;
+  let a = from;
+  while (a != 0) {
+    const q = <i32>ctz(a);
+    a &= a - 1;
+    const c = load<i32>(beCut + (<usize>q << 2));
+    if (len == need && c <= load<i32>(picks + (<usize>(need - 1) << 2))) continue;
+    let j = len < need ? len++ : need - 1;
+    while (j > 0 && load<i32>(picks + (<usize>(j - 1) << 2)) < c) {
+      store<i32>(picks + (<usize>j << 2), load<i32>(picks + (<usize>(j - 1) << 2)));
+      j--;
+    }
+    store<i32>(picks + (<usize>j << 2), c);
+  }
+  if (len < need) return false;
+  let sum: i32 = 0;
+  for (let j = 0; j < need; j++) sum += load<i32>(picks + (<usize>j << 2));
+  let u: i32;
+  if (last) {
+    u = 2 * score + load<i32>(beSetScore + slot) - groupRow + sum;
+    if (u >= target) return false;
+  } else {
+    const twiceBound = 2 * score + load<i32>(beTopSum + slot) - groupTop + sum;
+    if (twiceBound >= 2 * target) return false;
+    u = twiceBound >> 1;
+  }
+  if (u > load<i32>(beUpperAt + slot)) store<i32>(beUpperAt + slot, u);
+  return true;
+}
+
 /** Adds `need` more positions from `from` to `group`, lowest first: groups come in lexicographic order. */
 function beExtend(set: u32, depth: i32, from: u32, need: i32, group: u32, score: i32, groupTop: i32, groupRow: i32, padded: bool, gains: usize): void {
+  if (need >= 2 && beCompletionCut(set, depth, from, need, group, score, groupTop, groupRow, gains)) return;
   let avail = from;
   if (need == 1) {
     const left = <i32>popcnt(set) - <i32>popcnt(group) - 1;
@@ -401,6 +466,16 @@ function beSolve(set: u32, depth: i32, need: i32): i32 {
   while (b != 0) {
     const p = <i32>ctz(b);
     b &= b - 1;
+    // p's best pair in the set (0 when alone): the completion bound's pairs among added members.
+    let best1: i32 = 0;
+    for (let k = 0; k < n - 1; k++) {
+      const q = load<i32>(bePartners + (<usize>(p * n + k) << 2));
+      if (((set >> <u32>q) & 1) != 0) {
+        best1 = posScore(p, q);
+        break;
+      }
+    }
+    store<i32>(beBest1 + (<usize>(depth * BE_MAX + p) << 2), best1);
     if (needRows) {
       let row: i32 = 0;
       let c = set;

@@ -65,6 +65,10 @@ class _BestEffortSearch {
   // Per DP depth: top[depth * n + p] = p's size-1 best pair scores inside the set being solved, and their sum over the set.
   private top = new Int32Array(0);
   private topSum = new Int32Array(24);
+  // Per DP depth: best1[depth * n + p] = p's best pair score inside the set being solved (0 alone).
+  private best1 = new Int32Array(0);
+  // The completion bound's candidate values, highest first (see completionCut).
+  private picks = new Int32Array(24);
   // Per DP depth: rowIn[depth * n + p] = p's pair scores to the set being solved; setScore the set's own score.
   private rowIn = new Int32Array(0);
   private setScore = new Int32Array(24);
@@ -94,6 +98,7 @@ class _BestEffortSearch {
       this.partners = new Int32Array(n * n);
       this.top = new Int32Array(24 * n);
       this.rowIn = new Int32Array(24 * n);
+      this.best1 = new Int32Array(24 * n);
     }
     // Every partition has the same number of scored pairs, so subtracting the smallest pair score
     // from every pair keeps each comparison (and tie) while tightening the bound below a lot.
@@ -292,6 +297,16 @@ class _BestEffortSearch {
     let twice = 0;
     for (let b = set; b !== 0; b &= b - 1) {
       const p = _ctz(b);
+      // p's best pair in the set (0 when alone): the completion bound's pairs among added members.
+      let best1 = 0;
+      for (let k = 0; k < n - 1; k++) {
+        const q = this.partners[p * n + k];
+        if ((set >>> q) & 1) {
+          best1 = this.pos[p * n + q];
+          break;
+        }
+      }
+      this.best1[depth * n + p] = best1;
       if (needRows) {
         let row = 0;
         for (let c = set; c !== 0; c &= c - 1) row += this.pos[p * n + _ctz(c)];
@@ -342,6 +357,59 @@ class _BestEffortSearch {
     return upper;
   }
 
+  /**
+   * A partial group none of whose completions can reach the target (the set's need, or its best so
+   * far: the weaker of the two tie rules): true, and the bound goes into the set's upper bound.
+   * Per added member q, c = 2 gain[q] - own[q] + its pairs to the other added members, where own is
+   * q's row in the set when the complete group leaves one last group (the value is then exactly
+   * setScore + 2 score - groupRow) and its top pairs otherwise (twice the value is at most
+   * 2 score + topSum - groupTop). Those pairs are at most need-1 times q's best pair in the set, and
+   * at most own[q] - gain[q]; the bound adds the `need` largest c over the candidates.
+   */
+  private completionCut(set: number, depth: number, from: number, need: number, group: number, score: number, groupTop: number, groupRow: number): boolean {
+    const left = _popcount(set) - _popcount(group) - need;
+    if (left <= 0) return false;
+    // One last group left: the value is setScore + 2 score - groupRow, exactly (see extend).
+    const last = this.lastCount(left);
+    const b = this.bestValue[depth];
+    let target = this.needAt[depth];
+    if (b !== _NONE && b > target) target = b;
+    const n = this.n;
+    const picks = this.picks;
+    let len = 0;
+    for (let a = from; a !== 0; a &= a - 1) {
+      const q = _ctz(a);
+      let gain = 0;
+      for (let g = group; g !== 0; g &= g - 1) gain += this.pos[q * n + _ctz(g)];
+      const pairs = (need - 1) * this.best1[depth * n + q];
+      // q's pairs to the other added members: at most need-1 best pairs, and at most what its row
+      // (last) or its best pairs (top) leave after its gain.
+      const own = last ? this.rowIn[depth * n + q] : this.top[depth * n + q];
+      const c = 2 * gain - own + Math.min(pairs, own - gain);
+      // Keep the `need` largest, highest first.
+      if (len === need && c <= picks[need - 1]) continue;
+      let k = len < need ? len++ : need - 1;
+      while (k > 0 && picks[k - 1] < c) {
+        picks[k] = picks[k - 1];
+        k--;
+      }
+      picks[k] = c;
+    }
+    if (len < need) return false;
+    let sum = 0;
+    for (let k = 0; k < need; k++) sum += picks[k];
+    if (last) {
+      const bound = 2 * score + this.setScore[depth] - groupRow + sum;
+      if (bound >= target) return false;
+      this.upperAt[depth] = Math.max(this.upperAt[depth], bound);
+      return true;
+    }
+    const twiceBound = 2 * score + this.topSum[depth] - groupTop + sum;
+    if (twiceBound >= 2 * target) return false;
+    this.upperAt[depth] = Math.max(this.upperAt[depth], twiceBound >> 1);
+    return true;
+  }
+
   /** Adds `need` more positions from `from` to `group` (lowest first, so groups come in lexicographic order). */
   private extend(set: number, depth: number, from: number, need: number, group: number, score: number, groupTop: number, groupRow: number, padded: boolean): void {
     if (need === 0) {
@@ -387,6 +455,7 @@ class _BestEffortSearch {
       return;
     }
     const n = this.n;
+    if (need >= 2 && this.completionCut(set, depth, from, need, group, score, groupTop, groupRow)) return;
     let avail = from;
     // Keep at least need-1 positions after the one picked.
     while (avail !== 0 && _popcount(avail) >= need) {
