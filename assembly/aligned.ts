@@ -52,6 +52,7 @@ const beTopSum: usize = memory.data(32 * 4);
 const beBest1: usize = memory.data(32 * BE_MAX * 4, 16);
 // The completion bound's values per candidate position (beCompletionCut).
 const beCut: usize = memory.data(64 * 4, 16);
+const beCut2: usize = memory.data(64 * 4, 16);
 // Per DP depth: rowIn[depth * BE_MAX + p] = p's pair scores to the set being solved; setScore the set's own score.
 const beRowIn: usize = memory.data(32 * BE_MAX * 4);
 const beSetScore: usize = memory.data(32 * 4);
@@ -348,7 +349,8 @@ function beLastGroupFilter(depth: i32, avail: u32, score: i32, groupRow: i32, ga
  * q (v128, four at a time): c = 2 gain[q] - own[q] + min((need-1) best1[q], own[q] - gain[q]), own the
  * row in the set when the complete group leaves one last group (value setScore + 2 score - groupRow,
  * exactly), else the top pairs (twice the value at most 2 score + topSum - groupTop); the bound adds the
- * `need` largest c. q's pairs to the other added members are at most need-1 best pairs, and at most
+ * `need` largest c. Else also twice the value is at most 2 score + 2 groupsBound(left) plus the `need`
+ * largest c + own. q's pairs to the other added members are at most need-1 best pairs, and at most
  * what its row or top pairs leave after its gain. Same as completionCut in src/baseline/aligned.ts.
  */
 function beCompletionCut(set: u32, depth: i32, from: u32, need: i32, group: u32, score: i32, groupTop: i32, groupRow: i32, gains: usize): bool {
@@ -367,16 +369,31 @@ function beCompletionCut(set: u32, depth: i32, from: u32, need: i32, group: u32,
     const g = v128.load(gains + o);
     const own = v128.load(ownRow + o);
     const pairs = i32x4.min_s(i32x4.mul(k, v128.load(bestRow + o)), i32x4.sub(own, g));
-    v128.store(beCut + o, i32x4.add(i32x4.sub(i32x4.shl(g, 1), own), pairs));
+    const d = i32x4.add(i32x4.shl(g, 1), pairs);
+    v128.store(beCut + o, i32x4.sub(d, own));
+    v128.store(beCut2 + o, d);
   }
   // The `need` largest, highest first (beCut's tail past the last lane holds them).
   const picks = beCut + (BE_MAX << 2);
+  const picks2 = beCut2 + (BE_MAX << 2);
   let len: i32 = 0;
   let a = from;
   while (a != 0) {
     const q = <i32>ctz(a);
     a &= a - 1;
     const c = load<i32>(beCut + (<usize>q << 2));
+    if (!last) {
+      // Without own: 2 gain plus pairs, for the bound by the groups left (beGroupsBound).
+      const d = load<i32>(beCut2 + (<usize>q << 2));
+      if (len < need || d > load<i32>(picks2 + (<usize>(need - 1) << 2))) {
+        let j = len < need ? len : need - 1;
+        while (j > 0 && load<i32>(picks2 + (<usize>(j - 1) << 2)) < d) {
+          store<i32>(picks2 + (<usize>j << 2), load<i32>(picks2 + (<usize>(j - 1) << 2)));
+          j--;
+        }
+        store<i32>(picks2 + (<usize>j << 2), d);
+      }
+    }
     if (len == need && c <= load<i32>(picks + (<usize>(need - 1) << 2))) continue;
     let j = len < need ? len++ : need - 1;
     while (j > 0 && load<i32>(picks + (<usize>(j - 1) << 2)) < c) {
@@ -393,7 +410,11 @@ function beCompletionCut(set: u32, depth: i32, from: u32, need: i32, group: u32,
     u = 2 * score + load<i32>(beSetScore + slot) - groupRow + sum;
     if (u >= target) return false;
   } else {
-    const twiceBound = 2 * score + load<i32>(beTopSum + slot) - groupTop + sum;
+    let sum2: i32 = 0;
+    for (let j = 0; j < need; j++) sum2 += load<i32>(picks2 + (<usize>j << 2));
+    const byTops = load<i32>(beTopSum + slot) - groupTop + sum;
+    const byGroups = sum2 + 2 * beGroupsBound(left);
+    const twiceBound = 2 * score + (byTops < byGroups ? byTops : byGroups);
     if (twiceBound >= 2 * target) return false;
     u = twiceBound >> 1;
   }

@@ -69,6 +69,8 @@ class _BestEffortSearch {
   private best1 = new Int32Array(0);
   // The completion bound's candidate values, highest first (see completionCut).
   private picks = new Int32Array(24);
+  // The same for the bound by the groups left (c + own, see completionCut).
+  private picks2 = new Int32Array(24);
   // Per DP depth: rowIn[depth * n + p] = p's pair scores to the set being solved; setScore the set's own score.
   private rowIn = new Int32Array(0);
   private setScore = new Int32Array(24);
@@ -364,7 +366,9 @@ class _BestEffortSearch {
    * q's row in the set when the complete group leaves one last group (the value is then exactly
    * setScore + 2 score - groupRow) and its top pairs otherwise (twice the value is at most
    * 2 score + topSum - groupTop). Those pairs are at most need-1 times q's best pair in the set, and
-   * at most own[q] - gain[q]; the bound adds the `need` largest c over the candidates.
+   * at most own[q] - gain[q]; the bound adds the `need` largest c over the candidates. Without one
+   * last group, twice the value is also at most 2 score + 2 groupsBound(left) plus the `need` largest
+   * c + own[q] (the group's own pairs, with the groups left at their best).
    */
   private completionCut(set: number, depth: number, from: number, need: number, group: number, score: number, groupTop: number, groupRow: number): boolean {
     const left = _popcount(set) - _popcount(group) - need;
@@ -376,6 +380,7 @@ class _BestEffortSearch {
     if (b !== _NONE && b > target) target = b;
     const n = this.n;
     const picks = this.picks;
+    const picks2 = this.picks2;
     let len = 0;
     for (let a = from; a !== 0; a &= a - 1) {
       const q = _ctz(a);
@@ -386,6 +391,17 @@ class _BestEffortSearch {
       // (last) or its best pairs (top) leave after its gain.
       const own = last ? this.rowIn[depth * n + q] : this.top[depth * n + q];
       const c = 2 * gain - own + Math.min(pairs, own - gain);
+      const d = 2 * gain + Math.min(pairs, own - gain);
+      if (!last) {
+        let j = len < need ? len : need - 1;
+        if (len < need || d > picks2[need - 1]) {
+          while (j > 0 && picks2[j - 1] < d) {
+            picks2[j] = picks2[j - 1];
+            j--;
+          }
+          picks2[j] = d;
+        }
+      }
       // Keep the `need` largest, highest first.
       if (len === need && c <= picks[need - 1]) continue;
       let k = len < need ? len++ : need - 1;
@@ -404,7 +420,9 @@ class _BestEffortSearch {
       this.upperAt[depth] = Math.max(this.upperAt[depth], bound);
       return true;
     }
-    const twiceBound = 2 * score + this.topSum[depth] - groupTop + sum;
+    let sum2 = 0;
+    for (let k = 0; k < need; k++) sum2 += picks2[k];
+    const twiceBound = 2 * score + Math.min(this.topSum[depth] - groupTop + sum, sum2 + 2 * this.groupsBound(left));
     if (twiceBound >= 2 * target) return false;
     this.upperAt[depth] = Math.max(this.upperAt[depth], twiceBound >> 1);
     return true;
