@@ -3,7 +3,7 @@
 // score by topology, and keep the best `limit` by the ranking key of src/placement.ts.
 // One call searches one node (placementSearch) or every candidate node of a cluster plan
 // (clusterSearch, merging the best `limit` across nodes with the node tie-break in the core).
-import { pairRow } from './topology';
+import { pairRow, scoreOf } from './topology';
 
 // Kept-candidate record layout (bytes): mask u64 @0, ev i32 @8, n i32 @12, score i32 @16,
 // candidate i32 @20, bytes f64 @24, min f64 @32, sum f64 @40, load f64 @48, rank i32 @56, pad @60.
@@ -124,24 +124,6 @@ function choose(m: i32, n: i32): f64 {
   let c: f64 = 1;
   for (let k = 0; k < n; k++) c = (c * <f64>(m - k)) / <f64>(k + 1);
   return c;
-}
-
-/** Sum of pair scores over every pair in `mask`, from a row-major matrix of `stride` columns at `matrix`. */
-function scoreOf(mask: u64, matrix: usize, stride: i32): i32 {
-  let s: i32 = 0;
-  let rest = mask;
-  while (rest != 0) {
-    const i = <i32>ctz(rest);
-    rest &= rest - 1;
-    let others = rest;
-    const row = matrix + (<usize>(i * stride) << 2);
-    while (others != 0) {
-      const j = <i32>ctz(others);
-      others &= others - 1;
-      s += load<i32>(row + (<usize>j << 2));
-    }
-  }
-  return s;
 }
 
 // The kept list of the current call: `keptCount` records of REC bytes at `kept`, best first.

@@ -38,15 +38,15 @@ export function pairScoreGpus(): i32 {
   return pairMatrix + ((<usize>(i * pairGpus)) << 2);
 }
 
-/** Sum of pair scores over every pair in the set `mask`. */
-export function maskScore(mask: u64): i32 {
+/** Sum of pair scores over every pair in `mask`, from a row-major matrix of `stride` columns at `matrix`. */
+export function scoreOf(mask: u64, matrix: usize, stride: i32): i32 {
   let s: i32 = 0;
   let rest = mask;
   while (rest != 0) {
     const i = <i32>ctz(rest);
     rest &= rest - 1;
     let others = rest;
-    const row = pairRow(i);
+    const row = matrix + (<usize>(i * stride) << 2);
     while (others != 0) {
       const j = <i32>ctz(others);
       others &= others - 1;
@@ -54,4 +54,9 @@ export function maskScore(mask: u64): i32 {
     }
   }
   return s;
+}
+
+/** Sum of pair scores over every pair in the set `mask`, from the loaded matrix. */
+export function maskScore(mask: u64): i32 {
+  return scoreOf(mask, pairMatrix, pairGpus);
 }
