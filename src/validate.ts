@@ -153,8 +153,10 @@ export function readInput(field: string, value: unknown, prefix = true, reuse = 
   };
   // A leaf (an object or array holding primitives only) cannot take part in a cycle and costs no
   // more to copy twice than to look up: it enters `open` / `copies` only once a child is an object.
-  const enter = (v: object): void => {
-    open.add(v);
+  const readChild = (parent: object, item: unknown, depth: number): unknown => {
+    if (item === null || typeof item !== 'object') return item;
+    open.add(parent);
+    return read(item, depth + 1);
   };
   const read = (v: unknown, depth: number): unknown => {
     if (v === null || typeof v !== 'object') return v;
@@ -170,7 +172,6 @@ export function readInput(field: string, value: unknown, prefix = true, reuse = 
       const earlier = reused.get(v);
       if (earlier !== undefined && sameData(v, earlier, depth)) return earlier;
     }
-    let entered = false;
     let copy: unknown;
     if (Array.isArray(v)) {
       const length = v.length;
@@ -178,16 +179,8 @@ export function readInput(field: string, value: unknown, prefix = true, reuse = 
       const out = new Array<unknown>(length);
       for (let k = 0; k < length; k++) {
         keys.push(k);
-        let item: unknown = v[k];
-        if (item !== null && typeof item === 'object') {
-          if (!entered) {
-            enter(v);
-            entered = true;
-          }
-          item = read(item, depth + 1);
-        }
+        out[k] = readChild(v, v[k], depth);
         keys.pop();
-        out[k] = item;
       }
       copy = out;
     } else {
@@ -198,14 +191,7 @@ export function readInput(field: string, value: unknown, prefix = true, reuse = 
       const out: Record<string, unknown> = {};
       for (const key of own) {
         keys.push(key);
-        let item = (v as Record<string, unknown>)[key];
-        if (item !== null && typeof item === 'object') {
-          if (!entered) {
-            enter(v);
-            entered = true;
-          }
-          item = read(item, depth + 1);
-        }
+        const item = readChild(v, (v as Record<string, unknown>)[key], depth);
         keys.pop();
         // Plain assignment is several times faster than defineProperty; only `__proto__` needs the latter.
         if (key === '__proto__') setOwn(out, key, item);
@@ -213,8 +199,7 @@ export function readInput(field: string, value: unknown, prefix = true, reuse = 
       }
       copy = out;
     }
-    if (entered) {
-      open.delete(v);
+    if (open.delete(v)) {
       copies.set(v, copy);
       if (reuse) reused.set(v, copy as object);
     }
