@@ -483,6 +483,9 @@ function beSolve(set: u32, depth: i32, need: i32): i32 {
   const needTop = (unpaddedRest > 0 && !beLastCount(unpaddedRest)) || (paddedRest > 0 && !beLastCount(paddedRest)) || (need > BE_NEED_ANY && m > beSize);
   let topSum: i32 = 0;
   let twice: i32 = 0;
+  // The smallest gap, over the set, between a position's size-1 and tail-1 best pairs: the padded
+  // group's tail positions score at most their tail-1 best pairs, so each gives up at least this much.
+  let minGap: i32 = 0x7fffffff;
   let b = set;
   while (b != 0) {
     const p = <i32>ctz(b);
@@ -510,23 +513,27 @@ function beSolve(set: u32, depth: i32, need: i32): i32 {
     if (!needTop) continue;
     // Bound: each position scores at most its size-1 best pairs inside the set (twice-counted sums).
     let t: i32 = 0;
+    let tt: i32 = 0;
     let found: i32 = 0;
     for (let k = 0; k < n - 1 && found < beSize - 1; k++) {
       const q = load<i32>(bePartners + (<usize>(p * n + k) << 2));
       if (((set >> <u32>q) & 1) != 0) {
         t += posScore(p, q);
         found++;
+        if (found == beTail - 1) tt = t;
       }
     }
     store<i32>(beTop + (<usize>(depth * BE_MAX + p) << 2), t);
     topSum += t;
+    if (padded && t - tt < minGap) minGap = t - tt;
   }
   store<i32>(beTopSum + slot, topSum);
   store<i32>(beSetScore + slot, twice / 2);
   if (needTop) {
     // The whole set's bound (each position's best pairs in it, or its groups' best scores) below need: done.
     const groups2 = 2 * beGroupsBound(m);
-    const twiceBound = topSum < groups2 ? topSum : groups2;
+    const tops = padded ? topSum - beTail * minGap : topSum;
+    const twiceBound = tops < groups2 ? tops : groups2;
     if (twiceBound < 2 * need) {
       store<i32>(entry, twiceBound >> 1);
       store<u32>(entry, (beEpoch << BE_EPOCH_SHIFT) | BE_UPPER, 4);

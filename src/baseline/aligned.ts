@@ -297,6 +297,9 @@ class _BestEffortSearch {
     const needTop = (unpaddedRest > 0 && !this.lastCount(unpaddedRest)) || (paddedRest > 0 && !this.lastCount(paddedRest)) || (need > _NEED_ANY && m > this.size);
     let topSum = 0;
     let twice = 0;
+    // The smallest gap, over the set, between a position's size-1 and tail-1 best pairs: the padded
+    // group's tail positions score at most their tail-1 best pairs, so each gives up at least this much.
+    let minGap = 0x7fffffff;
     for (let b = set; b !== 0; b &= b - 1) {
       const p = _ctz(b);
       // p's best pair in the set (0 when alone): the completion bound's pairs among added members.
@@ -318,22 +321,25 @@ class _BestEffortSearch {
       if (!needTop) continue;
       // Bound: each position scores at most its size-1 best pairs inside the set (twice-counted sums).
       let t = 0;
+      let tt = 0;
       let found = 0;
       for (let k = 0; k < n - 1 && found < this.size - 1; k++) {
         const q = this.partners[p * n + k];
         if ((set >>> q) & 1) {
           t += this.pos[p * n + q];
           found++;
+          if (found === this.tail - 1) tt = t;
         }
       }
       this.top[depth * n + p] = t;
       topSum += t;
+      if (padded) minGap = Math.min(minGap, t - tt);
     }
     this.topSum[depth] = topSum;
     this.setScore[depth] = twice / 2;
     if (needTop) {
       // The whole set's bound (each position's best pairs in it, or its groups' best scores) below need: done.
-      const twiceBound = Math.min(topSum, 2 * this.groupsBound(m));
+      const twiceBound = Math.min(padded ? topSum - this.tail * minGap : topSum, 2 * this.groupsBound(m));
       if (twiceBound < 2 * need) {
         memo[2 * set] = twiceBound >> 1;
         memo[2 * set + 1] = (this.epoch << _EPOCH_SHIFT) | _UPPER;
