@@ -253,6 +253,18 @@ function beGreedyValue(set: u32): i32 {
   return;
 }
 
+/** Raises the set's recorded upper bound at `slot` to the largest lane of `upper` (the skipped candidates' values). */
+function beRaiseUpper(slot: usize, upper: v128): void {
+  let u = i32x4.extract_lane(upper, 0);
+  const u1 = i32x4.extract_lane(upper, 1);
+  const u2 = i32x4.extract_lane(upper, 2);
+  const u3 = i32x4.extract_lane(upper, 3);
+  if (u1 > u) u = u1;
+  if (u2 > u) u = u2;
+  if (u3 > u) u = u3;
+  if (u > load<i32>(beUpperAt + slot)) store<i32>(beUpperAt + slot, u);
+}
+
 /**
  * The last member's candidates whose group beLeaf would not skip by the structural bound, found four at a
  * time (v128): p stays when 2 (target - score - gain[p]) fits both top pairs left (topSum - groupTop -
@@ -293,14 +305,7 @@ function beLastFilter(set: u32, depth: i32, avail: u32, score: i32, groupTop: i3
       upper = i32x4.max_s(upper, v128.bitselect(u, none, lanes));
     }
   }
-  let u = i32x4.extract_lane(upper, 0);
-  const u1 = i32x4.extract_lane(upper, 1);
-  const u2 = i32x4.extract_lane(upper, 2);
-  const u3 = i32x4.extract_lane(upper, 3);
-  if (u1 > u) u = u1;
-  if (u2 > u) u = u2;
-  if (u3 > u) u = u3;
-  if (u > load<i32>(beUpperAt + slot)) store<i32>(beUpperAt + slot, u);
+  beRaiseUpper(slot, upper);
   return avail & keep;
 }
 
@@ -332,14 +337,7 @@ function beLastGroupFilter(depth: i32, avail: u32, score: i32, groupRow: i32, ga
       upper = i32x4.max_s(upper, v128.bitselect(v, none, lanes));
     }
   }
-  let u = i32x4.extract_lane(upper, 0);
-  const u1 = i32x4.extract_lane(upper, 1);
-  const u2 = i32x4.extract_lane(upper, 2);
-  const u3 = i32x4.extract_lane(upper, 3);
-  if (u1 > u) u = u1;
-  if (u2 > u) u = u2;
-  if (u3 > u) u = u3;
-  if (u > load<i32>(beUpperAt + slot)) store<i32>(beUpperAt + slot, u);
+  beRaiseUpper(slot, upper);
   return avail & keep;
 }
 
