@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { ALIGNED_POLICIES, type AlignedPolicy, type AlignedResult } from '../aligned.js';
 import { createEngine } from '../engine.js';
 import { inventoryTopology } from '../inventory.js';
-import { EXIT, parseIntList, parsePositiveInt, table, UsageError, type Command, type Io, parseBackend } from './common.js';
+import { EXIT, parseIntList, parsePositiveInt, table, UsageError, type Command, type Io, parseBackend, ENGINE_OPTIONS } from './common.js';
 import { resolveInventory } from './source.js';
 
 const HELP = `gpualloc aligned: pick whole GPUs that talk over the best links
@@ -38,15 +38,12 @@ export const command: Command = {
     const { values } = parseArgs({
       args: argv,
       options: {
-        inventory: { type: 'string' },
-        preset: { type: 'string' },
+        ...ENGINE_OPTIONS,
         size: { type: 'string' },
         required: { type: 'string' },
         available: { type: 'string' },
         policy: { type: 'string' },
         repeat: { type: 'string' },
-        backend: { type: 'string' },
-        json: { type: 'boolean' },
       },
       strict: true,
       allowPositionals: false,

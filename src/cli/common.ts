@@ -95,3 +95,9 @@ export function parseBackend(text: string | undefined): Backend {
   if (backend !== 'wasm' && backend !== 'ts') throw new UsageError(`--backend: expected wasm or ts, got ${JSON.stringify(backend)}`);
   return backend;
 }
+
+/** parseArgs options every inventory-reading command takes: where the GPUs come from. */
+export const SOURCE_OPTIONS = { inventory: { type: 'string' }, preset: { type: 'string' } } as const;
+
+/** parseArgs options of the commands that run the engine and can print JSON. */
+export const ENGINE_OPTIONS = { ...SOURCE_OPTIONS, backend: { type: 'string' }, json: { type: 'boolean' } } as const;

@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { createEngine } from '../engine.js';
 import { formatBytes } from '../units.js';
-import { EXIT, table, type Command, type Io, parseBackend } from './common.js';
+import { EXIT, table, type Command, type Io, parseBackend, SOURCE_OPTIONS } from './common.js';
 import { resolveInventory } from './source.js';
 import { inventoryDevices } from './split.js';
 import { expandInventory } from './replicas.js';
@@ -25,7 +25,7 @@ export const command: Command = {
   summary: "a short tour on this host's GPUs, or on a preset (what npm start runs)",
   help: HELP,
   async run(argv: string[], io: Io): Promise<number> {
-    const { values } = parseArgs({ args: argv, options: { inventory: { type: 'string' }, preset: { type: 'string' }, backend: { type: 'string' } }, strict: true });
+    const { values } = parseArgs({ args: argv, options: { ...SOURCE_OPTIONS, backend: { type: 'string' } }, strict: true });
     const backend = parseBackend(values.backend);
     const { inventory, notice } = await resolveInventory({ inventory: values.inventory, preset: values.preset, quiet: true }, io);
     const engine = await createEngine({ backend });

@@ -9,7 +9,7 @@ import { estimateMemory } from '../estimate.js';
 import type { PlacementPlan, Rejection } from '../placement.js';
 import { nodeFromInventory, type ClusterPlanRequest, type ClusterState } from '../state.js';
 import { formatBytes, parseBytes } from '../units.js';
-import { EXIT, parseIntList, parsePositiveInt, table, UsageError, type Command, type Io, parseBackend } from './common.js';
+import { EXIT, parseIntList, parsePositiveInt, table, UsageError, type Command, type Io, parseBackend, ENGINE_OPTIONS } from './common.js';
 import { resolveInventory } from './source.js';
 
 const HELP = `gpualloc plan: every viable way to place a model on GPUs by memory, ranked, with per-GPU rejections
@@ -173,9 +173,9 @@ export const command: Command = {
       args: argv,
       options: {
         memory: { type: 'string' }, gguf: { type: 'string' }, context: { type: 'string' },
-        inventory: { type: 'string' }, preset: { type: 'string' },
+        ...ENGINE_OPTIONS,
         tp: { type: 'string' }, policy: { type: 'string' }, model: { type: 'string' }, 'no-evict': { type: 'boolean' }, limit: { type: 'string' },
-        state: { type: 'string' }, commit: { type: 'boolean' }, backend: { type: 'string' }, json: { type: 'boolean' },
+        state: { type: 'string' }, commit: { type: 'boolean' },
       },
       strict: true,
       allowPositionals: false,

@@ -6,7 +6,7 @@ import { AllocationError } from '../errors.js';
 import type { Inventory } from '../inventory.js';
 import { resolveAllocationPolicy, POLICY_ENV_VAR, type PolicySettings } from '../policy-config.js';
 import type { ReplicaRequest, ReplicaResult } from '../replicas.js';
-import { EXIT, parsePositiveInt, table, UsageError, type Command, type Io, parseBackend } from './common.js';
+import { EXIT, parsePositiveInt, table, UsageError, type Command, type Io, parseBackend, ENGINE_OPTIONS } from './common.js';
 import { resolveInventory } from './source.js';
 
 const HELP = `gpualloc replicas: pick replicas / MIG slices for a container (NVIDIA device plugin policies)
@@ -119,8 +119,7 @@ export const command: Command = {
     const { values } = parseArgs({
       args: argv,
       options: {
-        inventory: { type: 'string' },
-        preset: { type: 'string' },
+        ...ENGINE_OPTIONS,
         size: { type: 'string' },
         replicas: { type: 'string' },
         policy: { type: 'string' },
@@ -128,8 +127,6 @@ export const command: Command = {
         config: { type: 'string' },
         available: { type: 'string' },
         required: { type: 'string' },
-        backend: { type: 'string' },
-        json: { type: 'boolean' },
       },
       strict: true,
       allowPositionals: false,

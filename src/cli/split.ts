@@ -8,7 +8,7 @@ import { AllocationError } from '../errors.js';
 import type { Inventory } from '../inventory.js';
 import { SPLIT_MODES, type SplitDevice, type SplitMode, type SplitRequest, type SplitResult } from '../split.js';
 import { formatBytes, parseBytes } from '../units.js';
-import { EXIT, table, UsageError, type Command, type Io, parseBackend } from './common.js';
+import { EXIT, table, UsageError, type Command, type Io, parseBackend, ENGINE_OPTIONS } from './common.js';
 import { resolveInventory } from './source.js';
 
 const HELP = `gpualloc split: split one host's devices between several agents (Backend.AI multi-agent device split)
@@ -159,7 +159,7 @@ export const command: Command = {
   async run(argv: string[], io: Io): Promise<number> {
     const { values } = parseArgs({
       args: argv,
-      options: { config: { type: 'string' }, inventory: { type: 'string' }, preset: { type: 'string' }, backend: { type: 'string' }, json: { type: 'boolean' } },
+      options: { config: { type: 'string' }, ...ENGINE_OPTIONS },
       allowPositionals: false,
       strict: true,
     });

@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { inventoryTopology, type Inventory } from '../inventory.js';
 import { linkScore, validateTopology, type Link } from '../topology.js';
-import { EXIT, type Command, type Io } from './common.js';
+import { EXIT, type Command, type Io, SOURCE_OPTIONS } from './common.js';
 import { resolveInventory } from './source.js';
 
 const HELP = `gpualloc topo: print the GPU pair matrix like \`nvidia-smi topo -m\`
@@ -62,7 +62,7 @@ export const command: Command = {
   async run(argv: string[], io: Io): Promise<number> {
     const { values } = parseArgs({
       args: argv,
-      options: { inventory: { type: 'string' }, preset: { type: 'string' }, scores: { type: 'boolean' }, json: { type: 'boolean' } },
+      options: { ...SOURCE_OPTIONS, scores: { type: 'boolean' }, json: { type: 'boolean' } },
       strict: true,
       allowPositionals: false,
     });
