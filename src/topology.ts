@@ -1,7 +1,7 @@
 // Topology: links between GPU pairs and the pair-score table every topology-aware policy uses.
 import { AllocationError } from './errors.js';
 import { LIMITS } from './limits.js';
-import { describeValue, fail, readInput, requireArray, requireInteger, requireObject } from './validate.js';
+import { describeValue, fail, isSnapshot, readInput, requireArray, requireInteger, requireObject } from './validate.js';
 
 /** PCIe path between two GPUs, nearest first (nvidia-smi topo -m names). */
 export type PcieLevel = 'INTERNAL' | 'PIX' | 'PXB' | 'PHB' | 'NODE' | 'SYS';
@@ -100,6 +100,8 @@ type _TopologyEntry = CachedTopology & {
   readonly b: Int32Array;
   readonly pcie: ReadonlyArray<string | undefined>;
   readonly nvlink: ReadonlyArray<number | undefined>;
+  /** A frozen readInput copy (isSnapshot) that reads as this entry's raw input: the same object is a hit without a compare. */
+  snapshot: object | null;
 };
 
 /** How many distinct topologies topologyFor remembers (most recently used first). */
@@ -125,6 +127,15 @@ function _sameTopology(value: unknown, e: _TopologyEntry): boolean {
   return true;
 }
 
+/** Moves entry `e` (at `i` in the recent list) to the front; returns it. */
+function _touch(e: _TopologyEntry, i: number): _TopologyEntry {
+  if (i > 0) {
+    _recent.copyWithin(1, 0, i);
+    _recent[0] = e;
+  }
+  return e;
+}
+
 /**
  * Validates a topology (as validateTopology, errors naming `field`) and returns it with its pair-score
  * matrix. Content-based cache: a value whose gpus and links read the same, field for field, as one of
@@ -133,15 +144,21 @@ function _sameTopology(value: unknown, e: _TopologyEntry): boolean {
  * build, and kernels that keep the matrix loaded see the same object. Callers must not modify either.
  */
 export function topologyFor(value: unknown, field = 'topology'): CachedTopology {
+  // A frozen copy from readInput (an unchanged request's topology read again) cannot have changed
+  // since it matched: found by identity.
+  const snapshot = isSnapshot(value);
+  if (snapshot) {
+    for (let i = 0; i < _recent.length; i++) {
+      const e = _recent[i];
+      if (e.snapshot === value) return _touch(e, i);
+    }
+  }
   try {
     for (let i = 0; i < _recent.length; i++) {
       const e = _recent[i];
       if (_sameTopology(value, e)) {
-        if (i > 0) {
-          _recent.copyWithin(1, 0, i);
-          _recent[0] = e;
-        }
-        return e;
+        if (snapshot) e.snapshot = value as object;
+        return _touch(e, i);
       }
     }
   } catch {
@@ -168,7 +185,7 @@ export function topologyFor(value: unknown, field = 'topology'): CachedTopology 
   Object.freeze(topology.links);
   Object.freeze(topology);
   const matrix = pairScoreMatrix(topology);
-  const entry: _TopologyEntry = { topology, matrix, key: _nextKey++, gpus: topology.gpus, hasLinks: raw.links !== undefined, a, b, pcie, nvlink };
+  const entry: _TopologyEntry = { topology, matrix, key: _nextKey++, gpus: topology.gpus, hasLinks: raw.links !== undefined, a, b, pcie, nvlink, snapshot: snapshot ? (value as object) : null };
   if (_recent.length >= TOPOLOGY_CACHE_SIZE) _recent.pop();
   _recent.unshift(entry);
   return entry;

@@ -98,31 +98,155 @@ export function setOwn<T>(target: Record<string, T>, key: string, value: T): voi
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
+/**
+ * A copy made by readInput with `reuse`, and its tape: the copy flattened in reading order, built on
+ * the first comparison (see tapeOf). Every object of such a copy is frozen: the engine never changes
+ * a copy it may hand out again, and topologyFor may trust one by identity (isSnapshot).
+ */
+type Reused = { copy: object; tape: unknown[] | null };
+
 /** Copies made by readInput with `reuse`, by the caller's object (see sameData). */
-const reused = new WeakMap<object, object>();
+const reused = new WeakMap<object, Reused>();
+
+/** Frozen copies made by readInput with `reuse` (each with everything below it). */
+const snapshots = new WeakSet<object>();
+
+/**
+ * True for a copy readInput made with `reuse`: it and everything reachable from it are frozen
+ * (typed arrays and ArrayBuffers excepted, which pass through uncopied), so equal identity means equal data.
+ */
+export function isSnapshot(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && snapshots.has(value);
+}
+
+// Tape marks: the only objects a tape holds, apart from the value after OPAQUE_MARK.
+const ARRAY_MARK = Object.freeze({ mark: 'array' });
+const OBJECT_MARK = Object.freeze({ mark: 'object' });
+/** An object whose values are all primitives (say, a topology link): compared in one flat loop. */
+const LEAF_MARK = Object.freeze({ mark: 'leaf' });
+const OPAQUE_MARK = Object.freeze({ mark: 'opaque' });
+
+/**
+ * Flattens a copy (plain data readInput made) in the order sameAt reads it: a primitive is itself;
+ * an array is ARRAY_MARK, its length, then its items; an object is OBJECT_MARK (LEAF_MARK when every
+ * value is a primitive), its key count, then each key and its value; a typed array or ArrayBuffer is
+ * OPAQUE_MARK and the object itself.
+ */
+function tapeOf(copy: unknown, tape: unknown[]): unknown[] {
+  if (copy === null || typeof copy !== 'object') tape.push(copy);
+  else if (ArrayBuffer.isView(copy) || copy instanceof ArrayBuffer) tape.push(OPAQUE_MARK, copy);
+  else if (Array.isArray(copy)) {
+    tape.push(ARRAY_MARK, copy.length);
+    for (let k = 0; k < copy.length; k++) tapeOf(copy[k], tape);
+  } else {
+    const keys = Object.keys(copy);
+    const values = keys.map((key) => (copy as Record<string, unknown>)[key]);
+    tape.push(values.every((v) => v === null || typeof v !== 'object') ? LEAF_MARK : OBJECT_MARK, keys.length);
+    keys.forEach((key, k) => {
+      tape.push(key);
+      tapeOf(values[k], tape);
+    });
+  }
+  return tape;
+}
+
+/** True when Object.prototype has no enumerable property (so for-in over a plain object lists its own keys only). */
+function objectPrototypeClean(): boolean {
+  for (const _key in Object.prototype) return false;
+  return true;
+}
+
+/**
+ * True when `value` is an object sameLeaf may read with for-in: not an array, prototype
+ * Object.prototype, and nothing enumerable inherited (`plain`).
+ */
+function isPlainObject(value: object, plain: boolean): boolean {
+  return plain && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
+}
+
+/**
+ * sameAt for a plain object (isPlainObject) whose tape at `pos` is LEAF_MARK: its own keys (for-in
+ * lists exactly Object.keys here, without an array per object) and primitive values, in one loop.
+ */
+function sameLeaf(value: object, tape: unknown[], pos: number): number {
+  const count = tape[pos + 1] as number;
+  pos += 2;
+  let seen = 0;
+  for (const key in value) {
+    if (seen === count || key !== tape[pos] || !Object.is((value as Record<string, unknown>)[key], tape[pos + 1])) return -1;
+    seen++;
+    pos += 2;
+  }
+  return seen === count ? pos : -1;
+}
+
+/**
+ * Whether `value` still holds the data whose tape starts at `tape[pos]` (`value` at nesting `depth`):
+ * the position after that data, or -1 at the first difference. Reads what a copy would read, each
+ * getter once: array items 0..length-1; an object's own enumerable string keys in order, with their
+ * values. A plain object is listed with for-in while `plain` (nothing enumerable is inherited, so
+ * for-in lists exactly Object.keys); any other object with Object.keys.
+ */
+function sameAt(value: unknown, tape: unknown[], pos: number, depth: number, plain: boolean): number {
+  const t = tape[pos];
+  if (t === null || typeof t !== 'object') return Object.is(value, t) ? pos + 1 : -1;
+  if (value === null || typeof value !== 'object' || depth >= MAX_INPUT_DEPTH) return -1;
+  if (t === LEAF_MARK && isPlainObject(value, plain)) return sameLeaf(value, tape, pos);
+  if (t === OPAQUE_MARK) return value === tape[pos + 1] ? pos + 2 : -1;
+  if (t === ARRAY_MARK) {
+    if (!Array.isArray(value)) return -1;
+    const length = tape[pos + 1] as number;
+    if (value.length !== length) return -1;
+    pos += 2;
+    for (let k = 0; k < length; k++) {
+      const c = tape[pos];
+      const item: unknown = value[k];
+      if (c === null || typeof c !== 'object') {
+        if (!Object.is(item, c)) return -1;
+        pos++;
+      } else if (c === LEAF_MARK && item !== null && typeof item === 'object' && depth + 1 < MAX_INPUT_DEPTH && isPlainObject(item, plain)) {
+        // The common array of flat records (topology links, GPUs): no call per item through sameAt.
+        if ((pos = sameLeaf(item, tape, pos)) < 0) return -1;
+      } else if ((pos = sameAt(item, tape, pos, depth + 1, plain)) < 0) return -1;
+    }
+    return pos;
+  }
+  // OBJECT_MARK, or LEAF_MARK for an object that is not plain.
+  if (Array.isArray(value)) return -1;
+  const count = tape[pos + 1] as number;
+  pos += 2;
+  if (plain && Object.getPrototypeOf(value) === Object.prototype) {
+    let seen = 0;
+    for (const key in value) {
+      if (seen === count || key !== tape[pos]) return -1;
+      seen++;
+      const c = tape[pos + 1];
+      const item: unknown = (value as Record<string, unknown>)[key];
+      if (c === null || typeof c !== 'object') {
+        if (!Object.is(item, c)) return -1;
+        pos += 2;
+      } else if ((pos = sameAt(item, tape, pos + 1, depth + 1, plain)) < 0) return -1;
+    }
+    return seen === count ? pos : -1;
+  }
+  if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return -1;
+  const keys = Object.keys(value);
+  if (keys.length !== count) return -1;
+  for (let k = 0; k < count; k++) {
+    const key = keys[k];
+    if (key !== tape[pos]) return -1;
+    if ((pos = sameAt((value as Record<string, unknown>)[key], tape, pos + 1, depth + 1, plain)) < 0) return -1;
+  }
+  return pos;
+}
 
 /**
  * Whether a caller's value still holds exactly the data of an earlier copy: the copy's shape bounds
  * the walk (a cycle added since cannot loop), each getter runs once, and any difference says no.
  */
-function sameData(value: unknown, copy: unknown, depth: number): boolean {
-  if (copy === null || typeof copy !== 'object') return Object.is(value, copy);
-  if (value === null || typeof value !== 'object' || depth >= MAX_INPUT_DEPTH) return false;
-  if (ArrayBuffer.isView(copy) || copy instanceof ArrayBuffer) return value === copy;
-  if (Array.isArray(copy)) {
-    if (!Array.isArray(value) || value.length !== copy.length) return false;
-    for (let k = 0; k < copy.length; k++) if (!sameData(value[k], copy[k], depth + 1)) return false;
-    return true;
-  }
-  if (Array.isArray(value) || ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return false;
-  const keys = Object.keys(value);
-  const copyKeys = Object.keys(copy);
-  if (keys.length !== copyKeys.length) return false;
-  for (let k = 0; k < keys.length; k++) {
-    const key = keys[k];
-    if (key !== copyKeys[k] || !sameData((value as Record<string, unknown>)[key], (copy as Record<string, unknown>)[key], depth + 1)) return false;
-  }
-  return true;
+function sameData(value: object, earlier: Reused, depth: number): boolean {
+  const tape = earlier.tape ?? (earlier.tape = tapeOf(earlier.copy, []));
+  return sameAt(value, tape, 0, depth, objectPrototypeClean()) === tape.length;
 }
 
 /** Most levels of nesting read from a caller's input (LIMITS.maxDepth). */
@@ -135,9 +259,45 @@ const MAX_INPUT_DEPTH = LIMITS.maxDepth;
  * one consistent value that the caller can neither change underneath nor have mutated. A getter or
  * proxy trap that throws, a cycle, nesting deeper than 64 levels or an array over LIMITS.maxIds
  * items becomes AllocationError naming the path (children named without `field.` when `prefix` is
- * false, as a request's fields are); objects shared by several fields stay shared.
+ * false, as a request's fields are); objects shared by several fields stay shared. With `reuse`,
+ * the copies are frozen, and an object read before whose data is unchanged (same keys and values,
+ * each getter read once) gives back the same copy (see sameData).
  */
 export function readInput(field: string, value: unknown, prefix = true, reuse = false): unknown {
+  // The hot case of `reuse` (the same request again, unchanged): its copy, without setting up a read.
+  let compared: object | null = null;
+  if (reuse && value !== null && typeof value === 'object') {
+    try {
+      if (!(ArrayBuffer.isView(value) || value instanceof ArrayBuffer)) {
+        const earlier = reused.get(value);
+        if (earlier !== undefined) {
+          if (sameData(value, earlier, 0)) return earlier.copy;
+          compared = value; // changed: copied below, without comparing again
+        }
+      }
+    } catch (error) {
+      throw readError(field, error);
+    }
+  }
+  return readFresh(field, value, prefix, reuse, compared);
+}
+
+/** The AllocationError for a getter, proxy trap or revoked proxy that threw while reading at `path`. */
+function readError(path: string, error: unknown): AllocationError {
+  if (error instanceof AllocationError) return error;
+  // A getter, a proxy trap or a revoked proxy threw (or the input is too deep for the stack).
+  let why: string;
+  try {
+    why = error instanceof Error ? `${error.name}: ${error.message}` : describeValue(error);
+  } catch {
+    why = 'an unreadable error';
+  }
+  const at = path.slice(0, 200);
+  return new AllocationError('INVALID_ARGUMENT', `${at}: reading the value threw (${why.slice(0, 200)})`, { field: at, cause: error });
+}
+
+/** readInput's copy; `compared` is the root when readInput already found it changed since its last copy. */
+function readFresh(field: string, value: unknown, prefix: boolean, reuse: boolean, compared: object | null): unknown {
   const copies = new Map<object, unknown>();
   const open = new Set<object>();
   // The path of the value being read, as keys; rendered only for an error message (hot path: no strings).
@@ -160,17 +320,17 @@ export function readInput(field: string, value: unknown, prefix = true, reuse = 
   };
   const read = (v: unknown, depth: number): unknown => {
     if (v === null || typeof v !== 'object') return v;
-    if (ArrayBuffer.isView(v) || v instanceof ArrayBuffer) return v;
+    if (v !== compared && (ArrayBuffer.isView(v) || v instanceof ArrayBuffer)) return v;
     const done = copies.get(v);
     if (done !== undefined) return done;
     if (open.has(v)) fail('INVALID_ARGUMENT', pathOf(), 'plain data (the value refers back to itself)', '[cycle]');
     if (depth >= MAX_INPUT_DEPTH) fail('INVALID_ARGUMENT', pathOf(), `at most ${MAX_INPUT_DEPTH} levels of nesting`, '[deeper]');
-    if (reuse) {
+    if (reuse && v !== compared) {
       // The same object as last time with the same data (say, a request's unchanged topology): the
       // same copy again, so the identity caches behind it (validated topology, the pair-score matrix
       // loaded in the core) still hit. sameData reads each getter once, like a copy would.
       const earlier = reused.get(v);
-      if (earlier !== undefined && sameData(v, earlier, depth)) return earlier;
+      if (earlier !== undefined && sameData(v, earlier, depth)) return earlier.copy;
     }
     let copy: unknown;
     if (Array.isArray(v)) {
@@ -199,24 +359,19 @@ export function readInput(field: string, value: unknown, prefix = true, reuse = 
       }
       copy = out;
     }
+    if (reuse) Object.freeze(copy); // it may be handed out again: nothing may change it (see Reused)
     if (open.delete(v)) {
       copies.set(v, copy);
-      if (reuse) reused.set(v, copy as object);
+      if (reuse) {
+        reused.set(v, { copy: copy as object, tape: null });
+        snapshots.add(copy as object);
+      }
     }
     return copy;
   };
   try {
     return read(value, 0);
   } catch (error) {
-    if (error instanceof AllocationError) throw error;
-    // A getter, a proxy trap or a revoked proxy threw (or the input is too deep for the stack).
-    let why: string;
-    try {
-      why = error instanceof Error ? `${error.name}: ${error.message}` : describeValue(error);
-    } catch {
-      why = 'an unreadable error';
-    }
-    const at = pathOf().slice(0, 200);
-    throw new AllocationError('INVALID_ARGUMENT', `${at}: reading the value threw (${why.slice(0, 200)})`, { field: at, cause: error });
+    throw readError(error instanceof AllocationError ? '' : pathOf(), error);
   }
 }

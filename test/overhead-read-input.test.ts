@@ -1,0 +1,216 @@
+// readInput's reuse path (the same object read again: its earlier copy back after one compare) against
+// the compare it replaced (Object.keys and keyed reads at every level): on random data and random
+// in-place edits, the earlier copy comes back exactly when the old compare said "same", and whatever
+// comes back reads as a fresh copy would.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { isSnapshot, readInput } from '../src/validate.js';
+import { AllocationError } from '../src/errors.js';
+import { LIMITS } from '../src/limits.js';
+import { topologyFor } from '../src/topology.js';
+
+/** The compare readInput used before its tape (commit cf3b161), as the oracle. */
+function oldSameData(value: unknown, copy: unknown, depth: number): boolean {
+  if (copy === null || typeof copy !== 'object') return Object.is(value, copy);
+  if (value === null || typeof value !== 'object' || depth >= LIMITS.maxDepth) return false;
+  if (ArrayBuffer.isView(copy) || copy instanceof ArrayBuffer) return value === copy;
+  if (Array.isArray(copy)) {
+    if (!Array.isArray(value) || value.length !== copy.length) return false;
+    for (let k = 0; k < copy.length; k++) if (!oldSameData(value[k], copy[k], depth + 1)) return false;
+    return true;
+  }
+  if (Array.isArray(value) || ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return false;
+  const keys = Object.keys(value);
+  const copyKeys = Object.keys(copy);
+  if (keys.length !== copyKeys.length) return false;
+  for (let k = 0; k < keys.length; k++) {
+    const key = keys[k];
+    if (key !== copyKeys[k] || !oldSameData((value as Record<string, unknown>)[key], (copy as Record<string, unknown>)[key], depth + 1)) return false;
+  }
+  return true;
+}
+
+/** A text picture of plain data: key order, prototypes, -0, NaN, undefined, typed arrays by identity. */
+function canon(value: unknown, ids = new Map<object, number>()): string {
+  if (typeof value === 'number') return Object.is(value, -0) ? '-0' : String(value);
+  if (typeof value === 'bigint') return `${value}n`;
+  if (value === undefined) return 'undefined';
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) {
+    if (!ids.has(value)) ids.set(value, ids.size);
+    return `opaque#${ids.get(value)}`;
+  }
+  if (Array.isArray(value)) return `[${Array.from({ length: value.length }, (_, k) => canon(value[k], ids)).join(',')}]`;
+  const proto = Object.getPrototypeOf(value);
+  const tag = proto === Object.prototype ? '' : proto === null ? 'null:' : 'other:';
+  return `${tag}{${Object.keys(value).map((k) => `${JSON.stringify(k)}:${canon((value as Record<string, unknown>)[k], ids)}`).join(',')}}`;
+}
+
+const SHARED_VIEW = new Int32Array([1, 2, 3]);
+const INHERITED = { b: 1, pcie: 'PIX' }; // enumerable fields an object may inherit
+
+const primitive = fc.oneof(
+  fc.constantFrom<unknown>(0, -0, NaN, 1, -1, 2.5, Infinity, '', 'a', 'b', 'PIX', 'SYS', true, false, null, undefined, 10n, SHARED_VIEW),
+  fc.integer({ min: -3, max: 20 }),
+);
+const key = fc.constantFrom('a', 'b', 'pcie', 'nvlink', 'gpus', 'links', '0', '1', '__proto__', 'x');
+
+/** Random plain-ish data: plain objects (mostly), arrays, null-prototype objects, objects inheriting fields. */
+const data = fc.letrec<{ value: unknown }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    primitive,
+    fc.array(tie('value'), { maxLength: 5 }),
+    fc.array(fc.tuple(key, tie('value')), { maxLength: 5 }).chain((entries) =>
+      fc.constantFrom('plain', 'plain', 'plain', 'null', 'inherit').map((kind) => {
+        const o: Record<string, unknown> = kind === 'null' ? Object.create(null) : kind === 'inherit' ? Object.create(INHERITED) : {};
+        for (const [k, v] of entries) Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+        return o;
+      }),
+    ),
+  ),
+})).value;
+
+type Edit = { path: number[]; op: 'set' | 'delete' | 'add' | 'push' | 'proto' | 'none'; key: string; value: unknown };
+const edit: fc.Arbitrary<Edit> = fc.record({
+  path: fc.array(fc.nat(), { maxLength: 4 }),
+  op: fc.constantFrom('set', 'delete', 'add', 'push', 'proto', 'none'),
+  key: key,
+  value: fc.oneof(primitive, data),
+});
+
+/** Applies `e` in place somewhere inside `root` (objects picked along `path` by child index). */
+function applyEdit(root: unknown, e: Edit): void {
+  let target = root;
+  for (const step of e.path) {
+    if (target === null || typeof target !== 'object' || ArrayBuffer.isView(target)) break;
+    const children = Object.keys(target).map((k) => (target as Record<string, unknown>)[k]).filter((c) => c !== null && typeof c === 'object' && !ArrayBuffer.isView(c));
+    if (children.length === 0) break;
+    target = children[step % children.length];
+  }
+  if (target === null || typeof target !== 'object' || ArrayBuffer.isView(target)) return;
+  const t = target as Record<string, unknown>;
+  const keys = Object.keys(t);
+  const existing = keys.length > 0 ? keys[e.key.length % keys.length] : e.key;
+  switch (e.op) {
+    case 'set':
+      Object.defineProperty(t, existing, { value: e.value, enumerable: true, writable: true, configurable: true });
+      break;
+    case 'delete':
+      if (Array.isArray(t)) t.pop();
+      else delete t[existing];
+      break;
+    case 'add':
+      if (!Array.isArray(t)) Object.defineProperty(t, e.key, { value: e.value, enumerable: true, writable: true, configurable: true });
+      break;
+    case 'push':
+      if (Array.isArray(t)) t.push(e.value);
+      break;
+    case 'proto':
+      // A deleted own field that the new prototype supplies, enumerable: for-in would list it.
+      if (!Array.isArray(t)) {
+        delete t.b;
+        Object.setPrototypeOf(t, INHERITED);
+      }
+      break;
+    case 'none':
+      break;
+  }
+}
+
+/** What readInput gives (a copy or an error message). */
+function outcome(fn: () => unknown): { ok: true; value: unknown } | { ok: false; message: string } {
+  try {
+    return { ok: true, value: fn() };
+  } catch (error) {
+    if (!(error instanceof AllocationError)) throw error;
+    return { ok: false, message: error.message };
+  }
+}
+
+describe('readInput reuse: the tape compare', () => {
+  it('hands back the earlier copy exactly when the old compare says unchanged, and always reads as a fresh copy', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.array(data, { maxLength: 4 }), fc.dictionary(key, data, { maxKeys: 5 })), fc.array(edit, { maxLength: 3 }), (value, edits) => {
+        const first = outcome(() => readInput('request', value, false, true));
+        const fresh0 = outcome(() => readInput('request', value, false, false));
+        expect(first.ok).toBe(fresh0.ok);
+        if (!first.ok || !fresh0.ok) return;
+        expect(canon(first.value)).toBe(canon(fresh0.value));
+        for (const e of edits) applyEdit(value, e);
+        const expectSame = oldSameData(value, first.value, 0);
+        const again = outcome(() => readInput('request', value, false, true));
+        const fresh = outcome(() => readInput('request', value, false, false));
+        expect(again.ok).toBe(fresh.ok);
+        if (!again.ok || !fresh.ok) {
+          if (!again.ok && !fresh.ok) expect(again.message).toBe(fresh.message);
+          return;
+        }
+        // Only copies that hold objects are kept for reuse (a flat one costs no more to copy than to compare).
+        expect(again.value === first.value).toBe(expectSame && isSnapshot(first.value));
+        expect(canon(again.value)).toBe(canon(fresh.value));
+      }),
+      { numRuns: 600 },
+    );
+  });
+
+  it('an inherited enumerable field on Object.prototype turns the for-in path off (same answers)', () => {
+    const value = { links: [{ a: 0, b: 1 }, { a: 1, b: 2 }], gpus: 3 };
+    const first = readInput('topology', value, true, true);
+    expect(readInput('topology', value, true, true)).toBe(first);
+    Object.defineProperty(Object.prototype, 'polluted', { value: 1, enumerable: true, configurable: true, writable: true });
+    try {
+      expect(readInput('topology', value, true, true)).toBe(first);
+      delete (value.links[1] as Record<string, unknown>).b;
+      const second = readInput('topology', value, true, true) as typeof value;
+      expect(second).not.toBe(first);
+      expect(Object.keys(second.links[1])).toEqual(['a']);
+    } finally {
+      delete (Object.prototype as Record<string, unknown>).polluted;
+    }
+  });
+
+  it('an own field deleted and inherited instead is a change', () => {
+    const link: Record<string, unknown> = { a: 0, b: 1, pcie: 'PIX' };
+    const value = { gpus: 2, links: [link] };
+    const first = readInput('topology', value, true, true);
+    delete link.pcie;
+    Object.setPrototypeOf(link, { pcie: 'PIX' });
+    const second = readInput('topology', value, true, true) as { links: Array<Record<string, unknown>> };
+    expect(second).not.toBe(first);
+    expect(Object.keys(second.links[0])).toEqual(['a', 'b']);
+  });
+
+  it('reads each getter once per compare, and a getter that throws on the compare names the reused object', () => {
+    let reads = 0;
+    let boom = false;
+    const link = { a: 0, get b() { reads++; if (boom) throw new Error('boom'); return 1; } };
+    const value = { gpus: 2, links: [link] };
+    readInput('topology', value, true, true);
+    expect(reads).toBe(1);
+    const copy = readInput('topology', value, true, true);
+    expect(reads).toBe(2);
+    expect(readInput('topology', value, true, true)).toBe(copy);
+    boom = true;
+    expect(() => readInput('topology', value, true, true)).toThrow(/^topology: reading the value threw \(Error: boom\)/);
+  });
+
+  it('freezes its copies and marks them (isSnapshot); topologyFor finds a marked copy by identity', () => {
+    const value = { gpus: 3, links: [{ a: 0, b: 1, nvlink: 2 }, { a: 1, b: 2, pcie: 'PIX' }] };
+    const request = { topology: value, size: 1 };
+    const copy = readInput('request', request, false, true) as { topology: typeof value };
+    expect(Object.isFrozen(copy) && Object.isFrozen(copy.topology) && Object.isFrozen(copy.topology.links) && Object.isFrozen(copy.topology.links[0])).toBe(true);
+    expect(isSnapshot(copy)).toBe(true);
+    expect(isSnapshot(copy.topology)).toBe(true);
+    expect(isSnapshot(value)).toBe(false);
+    expect(isSnapshot(readInput('request', request, false, false))).toBe(false);
+    const entry = topologyFor(copy.topology);
+    expect(topologyFor(copy.topology)).toBe(entry);
+    expect(topologyFor(value)).toBe(entry);
+    value.links[0].nvlink = 4;
+    const changed = readInput('request', request, false, true) as { topology: typeof value };
+    expect(changed).not.toBe(copy);
+    expect(topologyFor(changed.topology)).not.toBe(entry);
+    expect(topologyFor(changed.topology).matrix[1]).toBe(400);
+  });
+});
