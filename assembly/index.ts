@@ -5,4 +5,5 @@ export * from './natural-sort';
 export * from './topology';
 export * from './replicas';
 export * from './aligned';
+export * from './besteffort';
 export * from './placement';

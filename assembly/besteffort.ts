@@ -1,0 +1,882 @@
+// go-gpuallocator's BestEffort, exactly, without enumerating partitions. Mirrored step for step by
+// the _BestEffortSearch class in src/baseline/aligned.ts; the method is written up in
+// docs/besteffort.md.
+//
+// Positions 0..n-1 are the available GPUs in the caller's order; a partition has floor(n/size)
+// "full" groups of `size` positions and, when size does not divide n, one padded group of
+// tail = n % size positions (its padding sorts after every GPU). The answer is the first partition,
+// in upstream's depth-first order, with the highest sum of group scores.
+//  - Two groups or fewer: every first group is tried (incremental scores, no tables).
+//  - Three or more: every group is enumerated once with its score, and potentials ku (scaled by
+//    size) are fitted so that every valid full group scores at most the sum of its members' ku
+//    (an LP-dual bound: the best group through each position, then one Gauss-Seidel sweep), with
+//    `delta` the same for the padded group. A group's slack is its members' ku less size times its
+//    score; a partition of value v has total slack KU(all) + delta - size * v, so a partition
+//    reaching a target T only uses groups whose slack fits that budget ("live" groups).
+//    A dive along the least-slack groups, improved by swaps, gives a first target; then the search
+//    finds the first partition in upstream's order reaching the target (depth first, live groups
+//    of each set's first position in lexicographic order, upper bounds memoised per set) and raises
+//    the target past it until none is found: the last one found is the answer.
+import { pairScore } from './topology';
+
+/** Most available GPUs (src/aligned.ts BESTEFFORT_MAX_AVAILABLE). */
+const BE_MAX: i32 = 20;
+/** Slack of an invalid group (one that splits the required GPUs or pads them): never a candidate. */
+const BE_INF: i32 = 0x3fffffff;
+const BE_FAIL: i32 = -0x7fffffff;
+
+// pos[p * n + q]: pair score of positions p and q less the smallest pair score (0 when p == q).
+const bePos: usize = memory.data(BE_MAX * BE_MAX * 4, 16);
+// row[p]: p's pair scores to every position (the two-group search's complement score).
+const beRow: usize = memory.data(BE_MAX * 4);
+// ku[p]: p's potential, scaled by size.
+const beKu: usize = memory.data(BE_MAX * 4);
+// First full / padded group (list index) with each first position; the live list's likewise.
+const beGStart: usize = memory.data((BE_MAX + 2) * 4);
+const beTStart: usize = memory.data((BE_MAX + 2) * 4);
+const beLiveStart: usize = memory.data((BE_MAX + 2) * 4);
+// The group chosen per depth on the current search path, and on the best partition found.
+const bePath: usize = memory.data(32 * 4);
+const beBest: usize = memory.data(32 * 4);
+// Gains per depth of the enumerations: gains[d * 32 + q] = pair scores of q to the first d+1 members.
+const beGains: usize = memory.data(24 * 32 * 4, 16);
+// The swap search: group of each position, and conn[p * 32 + j] = p's pair scores to group j.
+const beGrp: usize = memory.data(BE_MAX * 4);
+const beConn: usize = memory.data(BE_MAX * 32 * 4);
+
+let beN: i32 = 0;
+let beK: i32 = 0;
+let beR: i32 = 0;
+let beReq: u32 = 0;
+let beDelta: i32 = 0;
+let beEpoch: i32 = 0;
+let beNF: i32 = 0;
+let beNT: i32 = 0;
+
+// Per set of positions (2^n entries of 16 bytes): the group score (sets of size or tail positions),
+// the group's slack (BE_INF when invalid), then an upper bound of the set's partitions and the call
+// (epoch) it belongs to. Grown once to the largest n seen, never cleared per call.
+let beTable: usize = 0;
+let beTableBytes: usize = 0;
+// Group lists (mask, score, slack; full then padded) and the live list, in one block.
+let beLists: usize = 0;
+let beListsBytes: usize = 0;
+let beGMask: usize = 0;
+let beGScore: usize = 0;
+let beGSlack: usize = 0;
+let beTMask: usize = 0;
+let beTScore: usize = 0;
+let beTSlack: usize = 0;
+let beLive: usize = 0;
+
+// @ts-ignore: decorator
+@inline function posScore(p: i32, q: i32): i32 {
+  return load<i32>(bePos + (<usize>(p * beN + q) << 2));
+}
+
+// @ts-ignore: decorator
+@inline function tableAt(set: u32): usize {
+  return beTable + (<usize>set << 4);
+}
+
+// @ts-ignore: decorator
+@inline function at(base: usize, i: i32): usize {
+  return base + (<usize>i << 2);
+}
+
+/** The set still owes the padded group. */
+// @ts-ignore: decorator
+@inline function bePending(set: u32): bool {
+  return beR != 0 && <i32>popcnt(set) % beK != 0;
+}
+
+/** The set is exactly one group (the last full one, or the padded one). */
+// @ts-ignore: decorator
+@inline function beIsLast(set: u32): bool {
+  const m = <i32>popcnt(set);
+  return bePending(set) ? m == beR : m == beK;
+}
+
+/** A full group may hold required GPUs only all of them; the padded group none. */
+// @ts-ignore: decorator
+@inline function beValid(set: u32, full: bool): bool {
+  const hit = set & beReq;
+  return hit == 0 || (full && hit == beReq);
+}
+
+function groupScore(set: u32): i32 {
+  let s: i32 = 0;
+  let a = set;
+  while (a != 0) {
+    const i = <i32>ctz(a);
+    a &= a - 1;
+    let b = a;
+    while (b != 0) {
+      s += posScore(i, <i32>ctz(b));
+      b &= b - 1;
+    }
+  }
+  return s;
+}
+
+/** C(n, k) (exact in f64 for these sizes). */
+function choose(n: i32, k: i32): i32 {
+  if (k < 0 || k > n) return 0;
+  let c: f64 = 1;
+  for (let i = 1; i <= k; i++) c = (c * <f64>(n - k + i)) / <f64>i;
+  return <i32>Math.round(c);
+}
+
+// The gains of the group grown so far plus p, for the next depth (v128, four positions per add).
+// @ts-ignore: decorator
+@inline function growGains(depth: i32, p: i32): void {
+  const from = beGains + (<usize>(depth * 32) << 2);
+  const to = from + (32 << 2);
+  const row = bePos + (<usize>(p * beN) << 2);
+  for (let w = 0; w < beN; w += 4) {
+    const o = <usize>w << 2;
+    v128.store(to + o, i32x4.add(v128.load(from + o), v128.load(row + o)));
+  }
+}
+
+let enC: i32 = 0;
+let enFull: bool = false;
+let enMask: usize = 0;
+let enScore: usize = 0;
+let enCount: i32 = 0;
+
+/**
+ * The enC-subsets extending `mask` (depth members, the last one `last`) by positions from `from`,
+ * in lexicographic order: score and BE_INF slack into the table, the valid ones into the list.
+ * Returns the best valid score below (-1: none) and raises ku[p] of each last member to it (the
+ * caller raises the earlier members: ku starts as each position's best valid full group).
+ */
+function enumerate(from: i32, depth: i32, mask: u32, score: i32, last: i32): i32 {
+  // gains of the members before `last` (depth - 1 of them), then last's row.
+  const gains = beGains + (<usize>((depth - 2) * 32) << 2);
+  const row = bePos + (<usize>(last * beN) << 2);
+  let best: i32 = -1;
+  if (depth == enC - 1) {
+    for (let p = from; p < beN; p++) {
+      const s = score + (depth >= 2 ? load<i32>(gains + (<usize>p << 2)) : 0) + load<i32>(row + (<usize>p << 2));
+      const m = mask | ((<u32>1) << <u32>p);
+      const t = tableAt(m);
+      store<i32>(t, s);
+      store<i32>(t, BE_INF, 4);
+      if (beValid(m, enFull)) {
+        store<u32>(at(enMask, enCount), m);
+        store<i32>(at(enScore, enCount), s);
+        enCount++;
+        if (enFull) {
+          const u = at(beKu, p);
+          if (s > load<i32>(u)) store<i32>(u, s);
+          if (s > best) best = s;
+        }
+      }
+    }
+    return best;
+  }
+  // The gains of mask (all depth members) for the next level.
+  const next = beGains + (<usize>((depth - 1) * 32) << 2);
+  for (let w = 0; w < beN; w += 4) {
+    const o = <usize>w << 2;
+    v128.store(next + o, depth >= 2 ? i32x4.add(v128.load(gains + o), v128.load(row + o)) : v128.load(row + o));
+  }
+  for (let p = from; p <= beN - (enC - depth); p++) {
+    const s = score + load<i32>(next + (<usize>p << 2));
+    const b = enumerate(p + 1, depth + 1, mask | ((<u32>1) << <u32>p), s, p);
+    if (b >= 0 && enFull) {
+      const u = at(beKu, p);
+      if (b > load<i32>(u)) store<i32>(u, b);
+      if (b > best) best = b;
+    }
+  }
+  return best;
+}
+
+/** The c-subsets into the list at mask/score (start per first position); returns the count. */
+function enumerateGroups(c: i32, full: bool, mask: usize, score: usize, start: usize): i32 {
+  enC = c;
+  enFull = full;
+  enMask = mask;
+  enScore = score;
+  enCount = 0;
+  const n = beN;
+  for (let p = 0; p <= n - c; p++) {
+    store<i32>(at(start, p), enCount);
+    const m = (<u32>1) << <u32>p;
+    if (c == 1) {
+      const t = tableAt(m);
+      store<i32>(t, 0);
+      store<i32>(t, BE_INF, 4);
+      if (beValid(m, full)) {
+        store<u32>(at(mask, enCount), m);
+        store<i32>(at(score, enCount), 0);
+        enCount++;
+      }
+      continue;
+    }
+    const b = enumerate(p + 1, 1, m, 0, p);
+    if (b >= 0 && full && b > load<i32>(at(beKu, p))) store<i32>(at(beKu, p), b);
+  }
+  for (let p = n - c + 1; p <= n; p++) store<i32>(at(start, p), enCount);
+  // Pad the list to a multiple of four with empty groups (the sweep reads it four at a time).
+  for (let i = enCount; i < ((enCount + 3) & ~3); i++) {
+    store<u32>(at(mask, i), 0);
+    store<i32>(at(score, i), 0);
+  }
+  return enCount;
+}
+
+// Sums of the potentials over the bits of each byte of a set (three bytes: n <= 20 < 24).
+const beKuBytes: usize = memory.data(3 * 256 * 4);
+
+function fillKuBytes(): void {
+  for (let j = 0; j < 3; j++) {
+    const table = beKuBytes + (<usize>(j * 256) << 2);
+    store<i32>(table, 0);
+    for (let b = 1; b < 256; b++) {
+      const p = j * 8 + <i32>ctz(b);
+      store<i32>(table + (<usize>b << 2), load<i32>(table + (<usize>(b & (b - 1)) << 2)) + (p < beN ? load<i32>(at(beKu, p)) : 0));
+    }
+  }
+}
+
+/** Sum of the potentials over a set (fillKuBytes first). */
+// @ts-ignore: decorator
+@inline function kuOf(set: u32): i32 {
+  return load<i32>(beKuBytes + (<usize>(set & 0xff) << 2)) + load<i32>(beKuBytes + (<usize>(256 + ((set >> 8) & 0xff)) << 2)) + load<i32>(beKuBytes + (<usize>(512 + (set >> 16)) << 2));
+}
+
+/**
+ * Fits the potentials (ku starts as each position's best valid full group, from the enumeration) and
+ * writes every valid group's slack (lists and table).
+ */
+function fitPotentials(): void {
+  const n = beN;
+  const k = beK;
+  const nf = beNF;
+  fillKuBytes();
+  const padded = (nf + 3) & ~3;
+  for (let i = 0; i < padded; i++) store<i32>(at(beGSlack, i), kuOf(load<u32>(at(beGMask, i))) - k * load<i32>(at(beGScore, i)));
+  // One Gauss-Seidel sweep: lower each potential by the least slack of the groups through it (each
+  // pass also takes the previous position's decrease off its groups' slacks).
+  const inf = i32x4.splat(BE_INF);
+  const zero = i32x4.splat(0);
+  let prevBit = i32x4.splat(0);
+  let prevD = i32x4.splat(0);
+  for (let p = 0; p <= n; p++) {
+    const bit = i32x4.splat(p < n ? 1 << p : 0);
+    let mn = inf;
+    for (let i = 0; i < padded; i += 4) {
+      const masks = v128.load(at(beGMask, i));
+      const sl = at(beGSlack, i);
+      const cur = i32x4.sub(v128.load(sl), v128.and(i32x4.ne(v128.and(masks, prevBit), zero), prevD));
+      v128.store(sl, cur);
+      mn = i32x4.min_s(mn, v128.bitselect(cur, inf, i32x4.ne(v128.and(masks, bit), zero)));
+    }
+    if (p == n) break;
+    let d = i32x4.extract_lane(mn, 0);
+    const d1 = i32x4.extract_lane(mn, 1);
+    const d2 = i32x4.extract_lane(mn, 2);
+    const d3 = i32x4.extract_lane(mn, 3);
+    if (d1 < d) d = d1;
+    if (d2 < d) d = d2;
+    if (d3 < d) d = d3;
+    if (d == BE_INF) d = 0;
+    store<i32>(at(beKu, p), load<i32>(at(beKu, p)) - d);
+    prevBit = bit;
+    prevD = i32x4.splat(d);
+  }
+  fillKuBytes();
+  for (let i = 0; i < nf; i++) store<i32>(tableAt(load<u32>(at(beGMask, i))), load<i32>(at(beGSlack, i)), 4);
+  // The padded group: delta is its largest excess over its members' potentials.
+  const nt = beNT;
+  let delta: i32 = 0;
+  if (nt > 0) {
+    delta = -BE_INF;
+    for (let i = 0; i < nt; i++) {
+      const e = k * load<i32>(at(beTScore, i)) - kuOf(load<u32>(at(beTMask, i)));
+      store<i32>(at(beTSlack, i), -e);
+      if (e > delta) delta = e;
+    }
+    for (let i = 0; i < nt; i++) {
+      const sl = load<i32>(at(beTSlack, i)) + delta;
+      store<i32>(at(beTSlack, i), sl);
+      store<i32>(tableAt(load<u32>(at(beTMask, i))), sl, 4);
+    }
+  }
+  beDelta = delta;
+}
+
+/** A first partition: from each set, its first position's least-slack group; returns its value or -1. */
+function dive(full: u32): i32 {
+  let set = full;
+  let total: i32 = 0;
+  let d = 0;
+  while (!beIsLast(set)) {
+    const m = <i32>ctz(set);
+    let pick: u32 = 0;
+    let pickScore: i32 = 0;
+    let least = BE_INF;
+    for (let i = load<i32>(at(beGStart, m)), end = load<i32>(at(beGStart, m + 1)); i < end; i++) {
+      const g = load<u32>(at(beGMask, i));
+      if ((g & ~set) == 0 && load<i32>(at(beGSlack, i)) < least) {
+        least = load<i32>(at(beGSlack, i));
+        pick = g;
+        pickScore = load<i32>(at(beGScore, i));
+      }
+    }
+    if (bePending(set) && <i32>popcnt(set) > beR) {
+      for (let i = load<i32>(at(beTStart, m)), end = load<i32>(at(beTStart, m + 1)); i < end; i++) {
+        const g = load<u32>(at(beTMask, i));
+        if ((g & ~set) == 0 && load<i32>(at(beTSlack, i)) < least) {
+          least = load<i32>(at(beTSlack, i));
+          pick = g;
+          pickScore = load<i32>(at(beTScore, i));
+        }
+      }
+    }
+    if (pick == 0) return -1;
+    store<u32>(at(bePath, d++), pick);
+    total += pickScore;
+    set ^= pick;
+  }
+  const t = tableAt(set);
+  if (load<i32>(t, 4) >= BE_INF) return -1;
+  store<u32>(at(bePath, d), set);
+  return total + load<i32>(t);
+}
+
+/** Best-improvement swaps between the dive's groups (required GPUs stay); returns the new value. */
+function improve(full: u32, value: i32): i32 {
+  const n = beN;
+  let set = full;
+  let groups = 0;
+  while (set != 0) {
+    const g = load<u32>(at(bePath, groups));
+    let a = g;
+    while (a != 0) {
+      store<i32>(at(beGrp, <i32>ctz(a)), groups);
+      a &= a - 1;
+    }
+    set ^= g;
+    groups++;
+  }
+  for (let p = 0; p < n; p++) {
+    for (let j = 0; j < groups; j++) store<i32>(at(beConn, p * 32 + j), 0);
+    for (let q = 0; q < n; q++) {
+      if (q == p) continue;
+      const c = at(beConn, p * 32 + load<i32>(at(beGrp, q)));
+      store<i32>(c, load<i32>(c) + posScore(p, q));
+    }
+  }
+  let v = value;
+  for (let round = 0; round < 64; round++) {
+    let bd: i32 = 0;
+    let bp = -1;
+    let bq = -1;
+    for (let p = 0; p < n; p++) {
+      if (((beReq >> <u32>p) & 1) != 0) continue;
+      const a = load<i32>(at(beGrp, p));
+      for (let q = p + 1; q < n; q++) {
+        if (((beReq >> <u32>q) & 1) != 0) continue;
+        const b = load<i32>(at(beGrp, q));
+        if (a == b) continue;
+        const pq = posScore(p, q);
+        const d = load<i32>(at(beConn, q * 32 + a)) - pq - load<i32>(at(beConn, p * 32 + a)) + load<i32>(at(beConn, p * 32 + b)) - pq - load<i32>(at(beConn, q * 32 + b));
+        if (d > bd) {
+          bd = d;
+          bp = p;
+          bq = q;
+        }
+      }
+    }
+    if (bp < 0) break;
+    const a = load<i32>(at(beGrp, bp));
+    const b = load<i32>(at(beGrp, bq));
+    for (let x = 0; x < n; x++) {
+      const ca = at(beConn, x * 32 + a);
+      const cb = at(beConn, x * 32 + b);
+      const dx = posScore(x, bq) - posScore(x, bp);
+      store<i32>(ca, load<i32>(ca) + dx);
+      store<i32>(cb, load<i32>(cb) - dx);
+    }
+    store<i32>(at(beGrp, bp), b);
+    store<i32>(at(beGrp, bq), a);
+    v += bd;
+  }
+  return v;
+}
+
+/** The live list: per first position, full and padded groups with slack at most `budget`, merged in lexicographic order. */
+function buildLive(budget: i32): void {
+  const n = beN;
+  let i: i32 = 0;
+  let j: i32 = 0;
+  let c: i32 = 0;
+  for (let m = 0; m < n; m++) {
+    store<i32>(at(beLiveStart, m), c);
+    const iEnd = load<i32>(at(beGStart, m + 1));
+    const jEnd = beNT > 0 ? load<i32>(at(beTStart, m + 1)) : 0;
+    while (true) {
+      while (i < iEnd && load<i32>(at(beGSlack, i)) > budget) i++;
+      while (j < jEnd && load<i32>(at(beTSlack, j)) > budget) j++;
+      if (i < iEnd) {
+        const g = load<u32>(at(beGMask, i));
+        if (j < jEnd) {
+          const t = load<u32>(at(beTMask, j));
+          const d = g ^ t;
+          if ((d & (0 - d) & t) != 0) {
+            store<u32>(at(beLive, c++), t);
+            j++;
+            continue;
+          }
+        }
+        store<u32>(at(beLive, c++), g);
+        i++;
+      } else if (j < jEnd) {
+        store<u32>(at(beLive, c++), load<u32>(at(beTMask, j++)));
+      } else break;
+    }
+  }
+  store<i32>(at(beLiveStart, n), c);
+}
+
+/** Records an upper bound of the set's partitions (keeps the lower of two). */
+// @ts-ignore: decorator
+@inline function setUpper(set: u32, v: i32): void {
+  const t = tableAt(set);
+  if (load<i32>(t, 12) != beEpoch || v < load<i32>(t, 8)) {
+    store<i32>(t, v, 8);
+    store<i32>(t, beEpoch, 12);
+  }
+}
+
+// Candidates of the sets on the search path (masks and slacks), a stack: the sets' first positions
+// grow along the path, so their live segments are disjoint and the stack never outgrows the live list.
+let beCandMask: usize = 0;
+let beCandSlack: usize = 0;
+// Slack of the groups left out of the live list: above this budget.
+let beBudget: i32 = 0;
+
+/** Sorts candidates [from, to) by slack, then lexicographically (Shell sort, Ciura's gaps). */
+function sortBySlack(from: i32, to: i32): void {
+  const count = to - from;
+  let gi = 0;
+  while (gi < 8 && load<i32>(at(beGaps, gi)) >= count) gi++;
+  for (; gi < 8; gi++) {
+    const gap = load<i32>(at(beGaps, gi));
+    for (let i = from + gap; i < to; i++) {
+      const m = load<u32>(at(beCandMask, i));
+      const sl = load<i32>(at(beCandSlack, i));
+      let j = i;
+      while (j - gap >= from) {
+        const pm = load<u32>(at(beCandMask, j - gap));
+        const ps = load<i32>(at(beCandSlack, j - gap));
+        const d = pm ^ m;
+        if (ps < sl || (ps == sl && (d & (0 - d) & pm) != 0)) break;
+        store<u32>(at(beCandMask, j), pm);
+        store<i32>(at(beCandSlack, j), ps);
+        j -= gap;
+      }
+      store<u32>(at(beCandMask, j), m);
+      store<i32>(at(beCandSlack, j), sl);
+    }
+  }
+}
+const beGaps: usize = memory.data<i32>([701, 301, 132, 57, 23, 10, 4, 1]);
+
+/**
+ * The first partition of `set` whose value reaches `need`, in upstream's order (or, bySlack, least
+ * slack first: any partition reaching it, found fast): its value (the groups on bePath from
+ * `depth`), or BE_FAIL with an upper bound of the set memoised. ku: the potentials summed over the
+ * set; top: the candidate stack's top.
+ */
+function lexFirst(set: u32, ku: i32, need: i32, depth: i32, bySlack: bool, top: i32): i32 {
+  const t = tableAt(set);
+  if (load<i32>(t, 12) == beEpoch && load<i32>(t, 8) < need) return BE_FAIL;
+  const k = beK;
+  const count = <i32>popcnt(set);
+  const pending = beR != 0 && count % k != 0;
+  const bound = pending ? ku + beDelta : ku;
+  if (bound < k * need) {
+    setUpper(set, bound >= 0 ? bound / k : -1);
+    return BE_FAIL;
+  }
+  const gap = bound - k * need;
+  const twoLeft = count == (pending ? k + beR : 2 * k);
+  const tailOk = pending && count > beR;
+  // Groups outside the live list (slack above the budget) bound their partitions by this.
+  let upper = (bound - beBudget - 1) / k;
+  let least = BE_INF;
+  const m = <i32>ctz(set);
+  let end = top;
+  for (let i = load<i32>(at(beLiveStart, m)), last = load<i32>(at(beLiveStart, m + 1)); i < last; i++) {
+    const g = load<u32>(at(beLive, i));
+    if ((g & ~set) != 0) continue;
+    if (<i32>popcnt(g) != k && !tailOk) continue;
+    const slack = load<i32>(tableAt(g), 4);
+    if (slack > gap) {
+      if (slack < least) least = slack;
+      continue;
+    }
+    store<u32>(at(beCandMask, end), g);
+    store<i32>(at(beCandSlack, end), slack);
+    end++;
+  }
+  // Live groups over this set's budget: each bounds its partitions by (bound - slack) / size.
+  if (least != BE_INF) {
+    const b = (bound - least) / k;
+    if (b > upper) upper = b;
+  }
+  if (bySlack && end - top > 1) sortBySlack(top, end);
+  for (let c = top; c < end; c++) {
+    const g = load<u32>(at(beCandMask, c));
+    const slack = load<i32>(at(beCandSlack, c));
+    const s = load<i32>(tableAt(g));
+    const rest = set ^ g;
+    if (twoLeft) {
+      // What is left is one group: the partition's value is known.
+      const tr = tableAt(rest);
+      if (load<i32>(tr, 4) >= BE_INF) continue;
+      const v = s + load<i32>(tr);
+      if (v >= need) {
+        store<u32>(at(bePath, depth), g);
+        return v;
+      }
+      if (v > upper) upper = v;
+      continue;
+    }
+    const kuG = (<i32>popcnt(g) != k ? slack - beDelta : slack) + k * s;
+    const sub = lexFirst(rest, ku - kuG, need - s, depth + 1, bySlack, end);
+    if (sub != BE_FAIL) {
+      store<u32>(at(bePath, depth), g);
+      return s + sub;
+    }
+    const tr = tableAt(rest);
+    const b = s + (load<i32>(tr, 12) == beEpoch ? load<i32>(tr, 8) : need - s - 1);
+    if (b > upper) upper = b;
+  }
+  setUpper(set, upper);
+  return BE_FAIL;
+}
+
+// The best value found so far (bestOf), and its partition's groups on beBest (bestGroups of them).
+let beBestValue: i32 = -1;
+let beBestGroups: i32 = 0;
+// Bound of the whole set (potentials plus delta); the live list is rebuilt for a better value.
+let beRoot: i32 = 0;
+let beLiveStale: bool = false;
+
+/** Records the path to `depth`, then g and the last group `rest`, as the best partition (value v). */
+function keepBest(depth: i32, g: u32, rest: u32, v: i32): void {
+  for (let d = 0; d < depth; d++) store<u32>(at(beBest, d), load<u32>(at(bePath, d)));
+  store<u32>(at(beBest, depth), g);
+  store<u32>(at(beBest, depth + 1), rest);
+  beBestGroups = depth + 2;
+  beBestValue = v;
+  beLiveStale = true;
+}
+
+/**
+ * Branch and bound for the best value, least slack first: explores the partitions of `set` (the
+ * groups on bePath before `depth` score `acc`), raises beBestValue (and beBest) on every better
+ * partition, and returns an upper bound of the set's partitions (memoised). ku: the potentials
+ * summed over the set; top: the candidate stack's top.
+ */
+function bestValue(set: u32, ku: i32, acc: i32, depth: i32, top: i32): i32 {
+  if (beLiveStale) {
+    // A better partition: only groups within the smaller budget can beat it (candidates already
+    // collected on the path keep their own copies).
+    beLiveStale = false;
+    beBudget = beRoot - beK * (beBestValue + 1);
+    buildLive(beBudget);
+  }
+  const budget = beBudget;
+  const t = tableAt(set);
+  if (load<i32>(t, 12) == beEpoch && acc + load<i32>(t, 8) <= beBestValue) return load<i32>(t, 8);
+  const k = beK;
+  const count = <i32>popcnt(set);
+  const pending = beR != 0 && count % k != 0;
+  const bound = pending ? ku + beDelta : ku;
+  if (bound < k * (beBestValue + 1 - acc)) {
+    const b = bound >= 0 ? bound / k : -1;
+    setUpper(set, b);
+    return b;
+  }
+  const twoLeft = count == (pending ? k + beR : 2 * k);
+  const tailOk = pending && count > beR;
+  let upper = (bound - budget - 1) / k;
+  const m = <i32>ctz(set);
+  let end = top;
+  let gap = bound - k * (beBestValue + 1 - acc);
+  for (let i = load<i32>(at(beLiveStart, m)), last = load<i32>(at(beLiveStart, m + 1)); i < last; i++) {
+    const g = load<u32>(at(beLive, i));
+    if ((g & ~set) != 0) continue;
+    if (<i32>popcnt(g) != k && !tailOk) continue;
+    const slack = load<i32>(tableAt(g), 4);
+    if (slack > gap) {
+      const b = (bound - slack) / k;
+      if (b > upper) upper = b;
+      continue;
+    }
+    store<u32>(at(beCandMask, end), g);
+    store<i32>(at(beCandSlack, end), slack);
+    end++;
+  }
+  if (!twoLeft && end - top > 1) sortBySlack(top, end);
+  for (let c = top; c < end; c++) {
+    const g = load<u32>(at(beCandMask, c));
+    const slack = load<i32>(at(beCandSlack, c));
+    // The best so far may have risen since the candidates were collected.
+    gap = bound - k * (beBestValue + 1 - acc);
+    if (slack > gap) {
+      const b = (bound - slack) / k;
+      if (b > upper) upper = b;
+      if (twoLeft) continue;
+      // Sorted by slack: every later candidate is over the gap too.
+      for (let d = c + 1; d < end; d++) {
+        const b2 = (bound - load<i32>(at(beCandSlack, d))) / k;
+        if (b2 > upper) upper = b2;
+      }
+      break;
+    }
+    const s = load<i32>(tableAt(g));
+    const rest = set ^ g;
+    if (twoLeft) {
+      const tr = tableAt(rest);
+      if (load<i32>(tr, 4) >= BE_INF) continue;
+      const v = s + load<i32>(tr);
+      if (v > upper) upper = v;
+      if (acc + v > beBestValue) keepBest(depth, g, rest, acc + v);
+      continue;
+    }
+    store<u32>(at(bePath, depth), g);
+    const kuG = (<i32>popcnt(g) != k ? slack - beDelta : slack) + k * s;
+    const sub = bestValue(rest, ku - kuG, acc + s, depth + 1, end);
+    if (s + sub > upper) upper = s + sub;
+  }
+  setUpper(set, upper);
+  return upper;
+}
+
+let twBest: i32 = BE_FAIL;
+let twGroup: u32 = 0;
+let twSetScore: i32 = 0;
+let twSet: u32 = 0;
+
+/** Offers a first group of a two-group partition (value 2 score + setScore - rowSum). */
+// @ts-ignore: decorator
+@inline function twOffer(g: u32, score: i32, rowSum: i32): void {
+  const full = <i32>popcnt(g) == beK;
+  if (!beValid(g, full)) return;
+  const rest = twSet ^ g;
+  if (!beValid(rest, <i32>popcnt(rest) == beK)) return;
+  const v = 2 * score + twSetScore - rowSum;
+  if (v > twBest) {
+    twBest = v;
+    twGroup = g;
+  }
+}
+
+/** Groups through position 0 in lexicographic order (the padded one after its full extensions). */
+function twoGroupsFrom(from: i32, chosen: i32, g: u32, score: i32, rowSum: i32): void {
+  const left = beK - 1 - chosen;
+  const tailLeft = beR > 0 && beR - 1 > chosen ? beR - 1 - chosen : left;
+  const gains = beGains + (<usize>(chosen * 32) << 2);
+  for (let p = from; p <= beN - tailLeft; p++) {
+    const s = score + load<i32>(gains + (<usize>p << 2));
+    const bit = (<u32>1) << <u32>p;
+    const rs = rowSum + load<i32>(at(beRow, p));
+    if (left == 1) {
+      twOffer(g | bit, s, rs);
+    } else {
+      growGains(chosen, p);
+      twoGroupsFrom(p + 1, chosen + 1, g | bit, s, rs);
+    }
+  }
+  // The padded group (position 0 and `chosen` others): after every full group extending it.
+  if (beR > 0 && chosen == beR - 1) twOffer(g, score, rowSum);
+}
+
+/** At most two groups: the best first group (0: none valid). */
+function twoGroups(full: u32): u32 {
+  const n = beN;
+  let total: i32 = 0;
+  for (let p = 0; p < n; p++) {
+    let row: i32 = 0;
+    for (let q = 0; q < n; q++) row += posScore(p, q);
+    store<i32>(at(beRow, p), row);
+    total += row;
+  }
+  twSet = full;
+  twSetScore = total / 2;
+  twBest = BE_FAIL;
+  twGroup = 0;
+  for (let w = 0; w < n; w += 4) v128.store(beGains + (<usize>w << 2), v128.load(bePos + (<usize>w << 2)));
+  twoGroupsFrom(1, 0, 1, 0, load<i32>(beRow));
+  if (twBest == BE_FAIL) return 0;
+  const a = twGroup;
+  const b = full ^ a;
+  // The winner's first unpadded group holding every required GPU with the strictly highest score.
+  let chosen: u32 = 0;
+  let chosenScore: i32 = -1;
+  if (<i32>popcnt(a) == beK && (a & beReq) == beReq) {
+    chosen = a;
+    chosenScore = groupScore(a);
+  }
+  if (<i32>popcnt(b) == beK && (b & beReq) == beReq && groupScore(b) > chosenScore) chosen = b;
+  return chosen;
+}
+
+/** Grows the table and list blocks for n positions and the group counts (memory only grows). */
+function reserveBlocks(n: i32, nf: i32, nt: i32): void {
+  const tableBytes = (<usize>1 << <usize>n) << 4;
+  if (tableBytes > beTableBytes) {
+    if (beTable != 0) heap.free(beTable);
+    beTable = heap.alloc(tableBytes);
+    beTableBytes = tableBytes;
+    memory.fill(beTable, 0, tableBytes);
+    beEpoch = 0;
+  }
+  const capF = <usize>((nf + 3) & ~3);
+  const capT = <usize>((nt + 3) & ~3);
+  const listBytes = ((capF * 3 + capT * 3 + (capF + capT) * 3) << 2) + 16;
+  if (listBytes > beListsBytes) {
+    if (beLists != 0) heap.free(beLists);
+    beLists = heap.alloc(listBytes);
+    beListsBytes = listBytes;
+  }
+  const base = (beLists + 15) & ~(<usize>15);
+  beGMask = base;
+  beGScore = beGMask + (capF << 2);
+  beGSlack = beGScore + (capF << 2);
+  beTMask = beGSlack + (capF << 2);
+  beTScore = beTMask + (capT << 2);
+  beTSlack = beTScore + (capT << 2);
+  beLive = beTSlack + (capT << 2);
+  beCandMask = beLive + ((capF + capT) << 2);
+  beCandSlack = beCandMask + ((capF + capT) << 2);
+}
+
+/** Writes the GPUs of a u64 mask to `out` in ascending order; returns how many. */
+function writeGpus(mask: u64, out: usize): i32 {
+  let k: i32 = 0;
+  let m = mask;
+  while (m != 0) {
+    store<i32>(out + (<usize>k << 2), <i32>ctz(m));
+    m &= m - 1;
+    k++;
+  }
+  return k;
+}
+
+/**
+ * go-gpuallocator's BestEffort. `available` holds n GPU indices in the caller's order, `required` r
+ * of them. Writes the chosen GPU indices to `out` ascending; returns their count (0: no valid partition).
+ */
+export function alignedBestEffort(available: usize, n: i32, required: usize, r: i32, size: i32, out: usize): i32 {
+  if (size == 1) {
+    store<i32>(out, r > 0 ? load<i32>(required) : load<i32>(available));
+    return 1;
+  }
+  if (size == n) {
+    let all: u64 = 0;
+    for (let p = 0; p < n; p++) all |= (<u64>1) << <u64>load<i32>(available + (<usize>p << 2));
+    return writeGpus(all, out);
+  }
+  if (n > BE_MAX || size < 1 || size > n) unreachable();
+  beN = n;
+  beK = size;
+  beR = n % size;
+  // Every partition has the same number of scored pairs, so subtracting the smallest pair score
+  // from every pair keeps each comparison (and tie) and makes every score non-negative.
+  let floor: i32 = 0x7fffffff;
+  for (let p = 0; p < n; p++) {
+    const gp = load<i32>(available + (<usize>p << 2));
+    for (let q = p + 1; q < n; q++) {
+      const sc = pairScore(gp, load<i32>(available + (<usize>q << 2)));
+      if (sc < floor) floor = sc;
+    }
+  }
+  // (v128 adds of a row read up to three entries of the next row: those lanes are never used.)
+  for (let p = 0; p < n; p++) {
+    const gp = load<i32>(available + (<usize>p << 2));
+    for (let q = 0; q < n; q++) store<i32>(bePos + (<usize>(p * n + q) << 2), p == q ? 0 : pairScore(gp, load<i32>(available + (<usize>q << 2))) - floor);
+  }
+  let req: u32 = 0;
+  for (let k = 0; k < r; k++) {
+    const g = load<i32>(required + (<usize>k << 2));
+    for (let p = 0; p < n; p++) {
+      if (load<i32>(available + (<usize>p << 2)) == g) {
+        req |= (<u32>1) << <u32>p;
+        break;
+      }
+    }
+  }
+  beReq = req;
+  const full: u32 = n == 32 ? 0xffffffff : ((<u32>1) << <u32>n) - 1;
+  let chosen: u32 = 0;
+  if (n / size + (beR > 0 ? 1 : 0) <= 2) {
+    chosen = twoGroups(full);
+  } else {
+    reserveBlocks(n, choose(n, size), beR > 0 ? choose(n, beR) : 0);
+    if (++beEpoch > 0x3fffffff) {
+      memory.fill(beTable, 0, beTableBytes);
+      beEpoch = 1;
+    }
+    for (let p = 0; p < n; p++) store<i32>(at(beKu, p), 0);
+    beNF = enumerateGroups(size, true, beGMask, beGScore, beGStart);
+    beNT = beR > 0 ? enumerateGroups(beR, false, beTMask, beTScore, beTStart) : 0;
+    fitPotentials();
+    const ku = kuOf(full);
+    const root = ku + (beR > 0 ? beDelta : 0);
+    let value: i32 = dive(full);
+    if (value >= 0) value = improve(full, value);
+    // The best value: branch and bound, least slack first, above the first partition's value.
+    beBestValue = value;
+    beBestGroups = 0;
+    beRoot = root;
+    beLiveStale = false;
+    beBudget = root - size * (value + 1);
+    buildLive(beBudget);
+    bestValue(full, ku, 0, 0, 0);
+    value = beBestValue;
+    let found = false;
+    let groups = 0;
+    if (value >= 0) {
+      // The first partition in upstream's order with that value.
+      beBudget = root - size * value;
+      buildLive(beBudget);
+      if (lexFirst(full, ku, value, 0, false, 0) == BE_FAIL) unreachable();
+      found = true;
+      let set = full;
+      while (!beIsLast(set)) {
+        const g = load<u32>(at(bePath, groups));
+        store<u32>(at(beBest, groups++), g);
+        set ^= g;
+      }
+      store<u32>(at(beBest, groups++), set);
+    }
+    if (!found) return 0;
+    // The winner's first unpadded group holding every required GPU with the strictly highest score.
+    let chosenScore: i32 = -1;
+    for (let d = 0; d < groups; d++) {
+      const g = load<u32>(at(beBest, d));
+      if (<i32>popcnt(g) != size || (g & req) != req) continue;
+      const s = load<i32>(tableAt(g));
+      if (s > chosenScore) {
+        chosen = g;
+        chosenScore = s;
+      }
+    }
+  }
+  if (chosen == 0) return 0;
+  let gpuMask: u64 = 0;
+  while (chosen != 0) {
+    gpuMask |= (<u64>1) << <u64>load<i32>(available + (<usize>ctz(chosen) << 2));
+    chosen &= chosen - 1;
+  }
+  return writeGpus(gpuMask, out);
+}
