@@ -1,21 +1,9 @@
-// The aligned kernels in TypeScript: the same searches as assembly/aligned.ts, step for step, so
+// The aligned kernels in TypeScript: the same searches as assembly/aligned.ts and
+// assembly/besteffort.ts, step for step, so
 // both backends return the same GPUs. Sets of positions are 32-bit masks here (besteffort runs on at
 // most 20 available GPUs); the 'topology' search works on index lists (nodes have up to 64 GPUs).
 import type { AlignedKernels } from '../aligned.js';
 
-/**
- * A DP entry's tag: the call's epoch from bit 21, bit 20 set when the value is only an upper bound (the
- * set was solved against a threshold it cannot reach), the chosen group (at most 20 positions) below.
- */
-const _EPOCH_SHIFT = 21;
-const _UPPER = 1 << 20;
-const _GROUP_MASK = _UPPER - 1;
-/** Epochs run 1..2047 (11 bits), then the table is cleared once and they start again. */
-const _EPOCH_MAX = 2047;
-/** Marks a set with no valid partition. */
-const _NONE = -0x7fffffff;
-/** A need below every partition's value (values are at least 0 and far below 2^28; twice it still fits an i32): solve exactly. */
-const _NEED_ANY = -(1 << 28);
 /** Rounds of swap search per greedy start above the exact range (same constant in assembly/aligned.ts). */
 export const SWAP_ROUNDS = 64;
 
@@ -43,453 +31,625 @@ export function binomial(n: number, k: number): number {
   return Math.round(c);
 }
 
-/** BestEffort's subset DP over positions, with its scratch tables reused between calls. */
+/** Slack of an invalid group (it splits the required GPUs or pads them): never a candidate. */
+const _INF = 0x3fffffff;
+const _FAIL = -0x7fffffff;
+/** Shell sort gaps (Ciura), as in assembly/besteffort.ts. */
+const _GAPS = [701, 301, 132, 57, 23, 10, 4, 1];
+
+/**
+ * BestEffort (go-gpuallocator's, exactly) without enumerating partitions: assembly/besteffort.ts
+ * step for step (the method is described there and in docs/besteffort.md). Scratch tables are kept
+ * between calls and only grow.
+ */
 class _BestEffortSearch {
-  // memo[2 * set] = best sum over partitions of set (or an upper bound of it), memo[2 * set + 1] = its
-  // tag (see _EPOCH_SHIFT): an entry is known in this call only when its epoch is the current one, so
-  // the table is never cleared per call.
-  private memo = new Int32Array(0);
-  private epoch = 0;
-  private pos = new Int32Array(0);
   private n = 0;
-  private size = 0;
-  private tail = 0;
+  private k = 0;
+  private r = 0;
   private req = 0;
-  // The running best of the set being solved, per DP depth.
-  private bestValue = new Int32Array(24);
-  private bestGroup = new Int32Array(24);
-  // Per DP depth: the value the set must reach to matter to its caller, and the highest bound of its
-  // children that cannot reach it (the set's upper bound when none can).
-  private needAt = new Int32Array(24);
-  private upperAt = new Int32Array(24);
-  // Per DP depth: top[depth * n + p] = p's size-1 best pair scores inside the set being solved, and their sum over the set.
-  private top = new Int32Array(0);
-  private topSum = new Int32Array(24);
-  // Per DP depth: best1[depth * n + p] = p's best pair score inside the set being solved (0 alone).
-  private best1 = new Int32Array(0);
-  // The completion bound's candidate values, highest first (see completionCut).
-  private picks = new Int32Array(24);
-  // The same for the bound by the groups left (c + own, see completionCut).
-  private picks2 = new Int32Array(24);
-  // Per DP depth: rowIn[depth * n + p] = p's pair scores to the set being solved; setScore the set's own score.
-  private rowIn = new Int32Array(0);
-  private setScore = new Int32Array(24);
-  // partners[p * n + k]: the positions other than p, best pair score first.
-  private partners = new Int32Array(0);
-  // Best score of one unpadded group, and of the padded group, anywhere among the positions.
-  private bestFull = 0;
-  private bestTail = 0;
-  // groupsBoundOf[count]: at most this much for `count` positions (their groups, the padded one last,
-  // each score at most the best single group of their size); a table, so no division per group tried.
-  private groupsBoundOf = new Int32Array(33);
+  private delta = 0;
+  private epoch = 0;
+  private nf = 0;
+  private nt = 0;
+  private root = 0;
+  private budget = 0;
+  private liveStale = false;
+  private bestValue = -1;
+  private bestGroups = 0;
+  private pos = new Int32Array(0);
+  private ku = new Int32Array(20);
+  private kuBytes = new Int32Array(3 * 256);
+  // Per set of positions: score, slack (groups of size or tail positions), upper bound, its epoch.
+  private table = new Int32Array(0);
+  private gMask = new Int32Array(0);
+  private gScore = new Int32Array(0);
+  private gSlack = new Int32Array(0);
+  private tMask = new Int32Array(0);
+  private tScore = new Int32Array(0);
+  private tSlack = new Int32Array(0);
+  private live = new Int32Array(0);
+  private candMask = new Int32Array(0);
+  private candSlack = new Int32Array(0);
+  private gStart = new Int32Array(22);
+  private tStart = new Int32Array(22);
+  private liveStart = new Int32Array(22);
+  private path = new Int32Array(32);
+  private best = new Int32Array(32);
+  private grp = new Int32Array(20);
+  private conn = new Int32Array(20 * 32);
+  private row = new Int32Array(20);
+  // Enumeration state.
+  private enC = 0;
+  private enFull = false;
+  private enCount = 0;
+  private enMask: Int32Array = new Int32Array(0);
+  private enScore: Int32Array = new Int32Array(0);
+  // Two-group state.
+  private twBest = _FAIL;
+  private twGroup = 0;
+  private twSet = 0;
+  private twSetScore = 0;
 
   run(matrix: Int32Array, gpus: number, available: Int32Array, required: Int32Array, size: number): Int32Array {
     const n = available.length;
     if (size === 1) return Int32Array.of(required.length > 0 ? required[0] : available[0]);
     if (size === n) return Int32Array.from(available).sort();
-    if (this.memo.length < 2 << n) {
-      this.memo = new Int32Array(2 << n);
-      this.epoch = 0;
-    }
-    if (++this.epoch > _EPOCH_MAX) {
-      this.memo.fill(0);
-      this.epoch = 1;
-    }
-    if (this.pos.length < n * n) {
-      this.pos = new Int32Array(n * n);
-      this.partners = new Int32Array(n * n);
-      this.top = new Int32Array(24 * n);
-      this.rowIn = new Int32Array(24 * n);
-      this.best1 = new Int32Array(24 * n);
-    }
-    // Every partition has the same number of scored pairs, so subtracting the smallest pair score
-    // from every pair keeps each comparison (and tie) while tightening the bound below a lot.
+    this.n = n;
+    this.k = size;
+    this.r = n % size;
     let floor = 0x7fffffff;
     for (let p = 0; p < n; p++) for (let q = p + 1; q < n; q++) floor = Math.min(floor, matrix[available[p] * gpus + available[q]]);
+    if (this.pos.length < n * n) this.pos = new Int32Array(n * n);
     for (let p = 0; p < n; p++) for (let q = 0; q < n; q++) this.pos[p * n + q] = p === q ? 0 : matrix[available[p] * gpus + available[q]] - floor;
-    for (let p = 0; p < n; p++) {
-      // Insertion sort by score, descending; ties by position.
-      let len = 0;
-      for (let q = 0; q < n; q++) {
-        if (q === p) continue;
-        const s = this.pos[p * n + q];
-        let k = len++;
-        while (k > 0 && this.pos[p * n + this.partners[p * n + k - 1]] < s) {
-          this.partners[p * n + k] = this.partners[p * n + k - 1];
-          k--;
-        }
-        this.partners[p * n + k] = q;
-      }
-    }
-    this.n = n;
-    this.size = size;
-    this.tail = n % size;
     let req = 0;
     for (const g of required) req |= 1 << available.indexOf(g);
     this.req = req;
-    const full = n === 32 ? -1 : (1 << n) - 1;
-    // With three or more groups, a remainder of j groups scores at most j times the best single group.
-    if (n >= 2 * size + (this.tail === 0 ? size : this.tail)) {
-      this.bestFull = this.bestSubset(size);
-      this.bestTail = this.tail > 1 ? this.bestSubset(this.tail) : 0;
-    } else {
-      this.bestFull = 1 << 24;
-      this.bestTail = 1 << 24;
-    }
-    for (let count = 0; count <= n; count++) {
-      const paddedLeft = this.tail !== 0 && count % size !== 0;
-      this.groupsBoundOf[count] = this.bestFull * ((count - (paddedLeft ? this.tail : 0)) / size) + (paddedLeft ? this.bestTail : 0);
-    }
-    // With three or more groups, one valid partition found greedily: the optimum reaches its value, so
-    // the search prunes from the start (with two, every group is a leaf and the walk would cost as much).
-    const start = n >= 2 * size + (this.tail === 0 ? size : this.tail) ? this.greedyValue(full) : _NEED_ANY;
-    if (this.solve(full, 0, start) === _NONE) return new Int32Array(0);
-    // Upstream's last step: the first group of the winning partition, unpadded and holding every
-    // required GPU, with the strictly highest score.
+    const full = (1 << n) - 1;
     let chosen = 0;
-    let chosenScore = -1;
-    for (let rest = full; rest !== 0; ) {
-      const g = this.isLastGroup(rest) ? rest : this.memo[2 * rest + 1] & _GROUP_MASK;
-      rest ^= g;
-      if (_popcount(g) !== size || (g & req) !== req) continue;
-      const s = this.groupScore(g);
-      if (s > chosenScore) {
-        chosen = g;
-        chosenScore = s;
+    if (Math.floor(n / size) + (this.r > 0 ? 1 : 0) <= 2) {
+      chosen = this.twoGroups(full);
+    } else {
+      this.reserve(n, binomial(n, size), this.r > 0 ? binomial(n, this.r) : 0);
+      if (++this.epoch > 0x3fffffff) {
+        this.table.fill(0);
+        this.epoch = 1;
+      }
+      this.ku.fill(0, 0, n);
+      this.nf = this.enumerateGroups(size, true, this.gMask, this.gScore, this.gStart);
+      this.nt = this.r > 0 ? this.enumerateGroups(this.r, false, this.tMask, this.tScore, this.tStart) : 0;
+      this.fitPotentials();
+      const ku = this.kuOf(full);
+      const root = ku + (this.r > 0 ? this.delta : 0);
+      let value = this.dive(full);
+      if (value >= 0) value = this.improve(full, value);
+      this.bestValue = value;
+      this.bestGroups = 0;
+      this.root = root;
+      this.liveStale = false;
+      this.budget = root - size * (value + 1);
+      this.buildLive(this.budget);
+      this.bestValueOf(full, ku, 0, 0, 0);
+      value = this.bestValue;
+      if (value < 0) return new Int32Array(0);
+      this.budget = root - size * value;
+      this.buildLive(this.budget);
+      if (this.lexFirst(full, ku, value, 0, 0) === _FAIL) throw new Error('besteffort: the best value has no partition');
+      let groups = 0;
+      let set = full;
+      while (!this.isLast(set)) {
+        const g = this.path[groups];
+        this.best[groups++] = g;
+        set ^= g;
+      }
+      this.best[groups++] = set;
+      let chosenScore = -1;
+      for (let d = 0; d < groups; d++) {
+        const g = this.best[d];
+        if (_popcount(g) !== size || (g & req) !== req) continue;
+        const s = this.table[4 * g];
+        if (s > chosenScore) {
+          chosen = g;
+          chosenScore = s;
+        }
       }
     }
+    if (chosen === 0) return new Int32Array(0);
     const out: number[] = [];
-    for (let m = chosen; m !== 0; m &= m - 1) out.push(available[_ctz(m)]);
+    for (let a = chosen; a !== 0; a &= a - 1) out.push(available[_ctz(a)]);
     return Int32Array.from(out).sort();
   }
 
-  /** At most this much for `count` positions (see groupsBoundOf). */
-  private groupsBound(count: number): number {
-    return this.groupsBoundOf[count];
+  private pending(set: number): boolean {
+    return this.r !== 0 && _popcount(set) % this.k !== 0;
   }
 
-  /**
-   * The value of one valid partition of `set`, built greedily (each step: the highest-scoring valid
-   * group holding the set's first position), or _NEED_ANY when the walk ends in an invalid last group.
-   */
-  private greedyValue(set: number): number {
-    let total = 0;
-    while (set !== 0) {
-      const m = _popcount(set);
-      if (this.lastCount(m)) return (set & this.req) !== 0 && m !== this.size ? _NEED_ANY : total + this.groupScore(set);
-      const lo = set & -set;
-      this.greedyScore = -1;
-      if (m >= this.size) this.greedyPick(set ^ lo, this.size - 1, lo, 0, false);
-      if (this.tail !== 0 && m % this.size !== 0) this.greedyPick(set ^ lo, this.tail - 1, lo, 0, true);
-      if (this.greedyScore < 0) return _NEED_ANY;
-      total += this.greedyScore;
-      set ^= this.greedyGroup;
-    }
-    return total;
+  private isLast(set: number): boolean {
+    const m = _popcount(set);
+    return this.pending(set) ? m === this.r : m === this.k;
   }
 
-  private greedyScore = -1;
-  private greedyGroup = 0;
-
-  /** The best valid group extending `group` by `need` positions of `from` (greedyValue's step). */
-  private greedyPick(from: number, need: number, group: number, score: number, padded: boolean): void {
-    if (need === 0) {
-      const hit = group & this.req;
-      if ((hit === 0 || (!padded && hit === this.req)) && score > this.greedyScore) {
-        this.greedyScore = score;
-        this.greedyGroup = group;
-      }
-      return;
-    }
-    const n = this.n;
-    for (let avail = from; avail !== 0 && _popcount(avail) >= need; ) {
-      const bit = avail & -avail;
-      avail ^= bit;
-      const p = _ctz(bit);
-      let gain = 0;
-      for (let g = group; g !== 0; g &= g - 1) gain += this.pos[p * n + _ctz(g)];
-      this.greedyPick(avail, need - 1, group | bit, score + gain, padded);
-    }
+  private valid(set: number, full: boolean): boolean {
+    const hit = set & this.req;
+    return hit === 0 || (full && hit === this.req);
   }
 
-  /** A set that is exactly one group: the last unpadded one, or the padded one. */
-  private isLastGroup(set: number): boolean {
-    return this.lastCount(_popcount(set));
-  }
-
-  /** A set of `count` positions is exactly one group. */
-  private lastCount(count: number): boolean {
-    return count === this.size || (this.tail !== 0 && count === this.tail);
-  }
-
-  /** The highest score of any `count` positions (exact below 2^15 candidates, else a top-pairs bound). */
-  private bestSubset(count: number): number {
-    const n = this.n;
-    if (binomial(n, count) > 1 << 15) {
-      // Each member scores at most its count-1 best pairs: the count largest such sums, halved.
-      const tops: number[] = [];
-      for (let p = 0; p < n; p++) {
-        let t = 0;
-        for (let k = 0; k < count - 1; k++) t += this.pos[p * n + this.partners[p * n + k]];
-        tops.push(t);
-      }
-      tops.sort((a, b) => b - a);
-      let sum = 0;
-      for (let k = 0; k < count; k++) sum += tops[k];
-      return Math.floor(sum / 2);
-    }
-    let best = 0;
-    const picked: number[] = [];
-    const visit = (from: number, score: number): void => {
-      if (picked.length === count) {
-        if (score > best) best = score;
-        return;
-      }
-      for (let p = from; p <= n - (count - picked.length); p++) {
-        let gain = 0;
-        for (const q of picked) gain += this.pos[p * n + q];
-        picked.push(p);
-        visit(p + 1, score + gain);
-        picked.pop();
-      }
-    };
-    visit(0, 0);
-    return best;
-  }
-
-  private groupScore(g: number): number {
+  private groupScore(set: number): number {
+    const { pos, n } = this;
     let s = 0;
-    const n = this.n;
-    for (let a = g; a !== 0; a &= a - 1) {
+    for (let a = set; a !== 0; ) {
       const i = _ctz(a);
-      for (let b = a & (a - 1); b !== 0; b &= b - 1) s += this.pos[i * n + _ctz(b)];
+      a &= a - 1;
+      for (let b = a; b !== 0; b &= b - 1) s += pos[i * n + _ctz(b)];
     }
     return s;
   }
 
-  /**
-   * Best sum of group scores over partitions of `set` (the positions still unassigned) when it is at
-   * least `need`: then exact, and the memo keeps the set's winning group. Below `need` the caller cannot
-   * use it, and any upper bound below `need` comes back instead (memoised as a bound, so that a later
-   * caller with a lower need solves the set again). _NONE: no valid partition.
-   */
-  private solve(set: number, depth: number, need: number): number {
-    if (set === 0) return 0;
-    const memo = this.memo;
-    const tag = memo[2 * set + 1];
-    if (tag >>> _EPOCH_SHIFT === this.epoch && ((tag & _UPPER) === 0 || memo[2 * set] < need)) return memo[2 * set];
-    const m = _popcount(set);
-    const lo = set & -set;
-    const rest = set ^ lo;
-    this.bestValue[depth] = _NONE;
-    this.bestGroup[depth] = 0;
-    this.needAt[depth] = need;
-    this.upperAt[depth] = _NONE;
-    // Remainders of m - size (an unpadded group) or m - tail (the padded group, from a padded set):
-    // row sums score those that are one last group; the bound prunes the others.
-    const n = this.n;
-    const padded = this.tail !== 0 && m % this.size !== 0;
-    const unpaddedRest = m - this.size;
-    const paddedRest = padded ? m - this.tail : -1;
-    const needRows = this.lastCount(unpaddedRest) || this.lastCount(paddedRest);
-    // Best pairs per position: the bound of remainders that are not one last group, and the set's own
-    // bound whenever it has a need to reach (then it may be skipped before enumerating its groups).
-    const needTop = (unpaddedRest > 0 && !this.lastCount(unpaddedRest)) || (paddedRest > 0 && !this.lastCount(paddedRest)) || (need > _NEED_ANY && m > this.size);
-    let topSum = 0;
-    let twice = 0;
-    // The smallest gap, over the set, between a position's size-1 and tail-1 best pairs: the padded
-    // group's tail positions score at most their tail-1 best pairs, so each gives up at least this much.
-    let minGap = 0x7fffffff;
-    for (let b = set; b !== 0; b &= b - 1) {
-      const p = _ctz(b);
-      // p's best pair in the set (0 when alone): the completion bound's pairs among added members.
-      let best1 = 0;
-      for (let k = 0; k < n - 1; k++) {
-        const q = this.partners[p * n + k];
-        if ((set >>> q) & 1) {
-          best1 = this.pos[p * n + q];
-          break;
+  private reserve(n: number, nf: number, nt: number): void {
+    if (this.table.length < 4 << n) {
+      this.table = new Int32Array(4 << n);
+      this.epoch = 0;
+    }
+    const capF = (nf + 3) & ~3;
+    const capT = (nt + 3) & ~3;
+    if (this.gMask.length < capF) {
+      this.gMask = new Int32Array(capF);
+      this.gScore = new Int32Array(capF);
+      this.gSlack = new Int32Array(capF);
+    }
+    if (this.tMask.length < capT) {
+      this.tMask = new Int32Array(capT);
+      this.tScore = new Int32Array(capT);
+      this.tSlack = new Int32Array(capT);
+    }
+    if (this.live.length < capF + capT) {
+      this.live = new Int32Array(capF + capT);
+      this.candMask = new Int32Array(capF + capT);
+      this.candSlack = new Int32Array(capF + capT);
+    }
+  }
+
+  /** The enC-subsets extending `mask` in lexicographic order (see assembly/besteffort.ts enumerate); gains: pair scores to mask's members. */
+  private enumerate(from: number, depth: number, mask: number, score: number, gains: Int32Array): number {
+    const { n, pos, table, ku, enFull } = this;
+    let best = -1;
+    const lastLevel = depth === this.enC - 1;
+    for (let p = from; p <= n - (this.enC - depth); p++) {
+      const s = score + gains[p];
+      const m = mask | (1 << p);
+      if (lastLevel) {
+        table[4 * m] = s;
+        table[4 * m + 1] = _INF;
+        if (this.valid(m, enFull)) {
+          this.enMask[this.enCount] = m;
+          this.enScore[this.enCount] = s;
+          this.enCount++;
+          if (enFull) {
+            if (s > ku[p]) ku[p] = s;
+            if (s > best) best = s;
+          }
+        }
+        continue;
+      }
+      const next = new Int32Array(n);
+      for (let q = 0; q < n; q++) next[q] = gains[q] + pos[p * n + q];
+      const b = this.enumerate(p + 1, depth + 1, m, s, next);
+      if (b >= 0 && enFull) {
+        if (b > ku[p]) ku[p] = b;
+        if (b > best) best = b;
+      }
+    }
+    return best;
+  }
+
+  private enumerateGroups(c: number, full: boolean, mask: Int32Array, score: Int32Array, start: Int32Array): number {
+    const { n, pos, table, ku } = this;
+    this.enC = c;
+    this.enFull = full;
+    this.enMask = mask;
+    this.enScore = score;
+    this.enCount = 0;
+    for (let p = 0; p <= n - c; p++) {
+      start[p] = this.enCount;
+      const m = 1 << p;
+      if (c === 1) {
+        table[4 * m] = 0;
+        table[4 * m + 1] = _INF;
+        if (this.valid(m, full)) {
+          mask[this.enCount] = m;
+          score[this.enCount] = 0;
+          this.enCount++;
+        }
+        continue;
+      }
+      const b = this.enumerate(p + 1, 1, m, 0, pos.subarray(p * n, p * n + n));
+      if (b >= 0 && full && b > ku[p]) ku[p] = b;
+    }
+    for (let p = n - c + 1; p <= n; p++) start[p] = this.enCount;
+    for (let i = this.enCount; i < ((this.enCount + 3) & ~3); i++) {
+      mask[i] = 0;
+      score[i] = 0;
+    }
+    return this.enCount;
+  }
+
+  private fillKuBytes(): void {
+    const { kuBytes, ku, n } = this;
+    for (let j = 0; j < 3; j++) {
+      kuBytes[j * 256] = 0;
+      for (let b = 1; b < 256; b++) {
+        const p = j * 8 + _ctz(b);
+        kuBytes[j * 256 + b] = kuBytes[j * 256 + (b & (b - 1))] + (p < n ? ku[p] : 0);
+      }
+    }
+  }
+
+  private kuOf(set: number): number {
+    const t = this.kuBytes;
+    return t[set & 0xff] + t[256 + ((set >>> 8) & 0xff)] + t[512 + (set >>> 16)];
+  }
+
+  private fitPotentials(): void {
+    const { n, k, nf, gMask, gScore, gSlack, ku, table } = this;
+    this.fillKuBytes();
+    const padded = (nf + 3) & ~3;
+    for (let i = 0; i < padded; i++) gSlack[i] = this.kuOf(gMask[i]) - k * gScore[i];
+    // One Gauss-Seidel sweep: lower each potential by the least slack of the groups through it.
+    for (let p = 0; p < n; p++) {
+      const bit = 1 << p;
+      let d = _INF;
+      for (let i = 0; i < padded; i++) if ((gMask[i] & bit) !== 0 && gSlack[i] < d) d = gSlack[i];
+      if (d === _INF) d = 0;
+      ku[p] -= d;
+      if (d !== 0) for (let i = 0; i < padded; i++) if ((gMask[i] & bit) !== 0) gSlack[i] -= d;
+    }
+    this.fillKuBytes();
+    for (let i = 0; i < nf; i++) table[4 * gMask[i] + 1] = gSlack[i];
+    const { nt, tMask, tScore, tSlack } = this;
+    let delta = 0;
+    if (nt > 0) {
+      delta = -_INF;
+      for (let i = 0; i < nt; i++) {
+        const e = k * tScore[i] - this.kuOf(tMask[i]);
+        tSlack[i] = -e;
+        if (e > delta) delta = e;
+      }
+      for (let i = 0; i < nt; i++) {
+        tSlack[i] += delta;
+        table[4 * tMask[i] + 1] = tSlack[i];
+      }
+    }
+    this.delta = delta;
+  }
+
+  private dive(full: number): number {
+    const { gStart, gMask, gSlack, gScore, tStart, tMask, tSlack, tScore } = this;
+    let set = full;
+    let total = 0;
+    let d = 0;
+    while (!this.isLast(set)) {
+      const m = _ctz(set);
+      let pick = 0;
+      let pickScore = 0;
+      let least = _INF;
+      for (let i = gStart[m], end = gStart[m + 1]; i < end; i++) {
+        if ((gMask[i] & ~set) === 0 && gSlack[i] < least) {
+          least = gSlack[i];
+          pick = gMask[i];
+          pickScore = gScore[i];
         }
       }
-      this.best1[depth * n + p] = best1;
-      if (needRows) {
-        let row = 0;
-        for (let c = set; c !== 0; c &= c - 1) row += this.pos[p * n + _ctz(c)];
-        this.rowIn[depth * n + p] = row;
-        twice += row;
-      }
-      if (!needTop) continue;
-      // Bound: each position scores at most its size-1 best pairs inside the set (twice-counted sums).
-      let t = 0;
-      let tt = 0;
-      let found = 0;
-      for (let k = 0; k < n - 1 && found < this.size - 1; k++) {
-        const q = this.partners[p * n + k];
-        if ((set >>> q) & 1) {
-          t += this.pos[p * n + q];
-          found++;
-          if (found === this.tail - 1) tt = t;
+      if (this.pending(set) && _popcount(set) > this.r) {
+        for (let i = tStart[m], end = tStart[m + 1]; i < end; i++) {
+          if ((tMask[i] & ~set) === 0 && tSlack[i] < least) {
+            least = tSlack[i];
+            pick = tMask[i];
+            pickScore = tScore[i];
+          }
         }
       }
-      this.top[depth * n + p] = t;
-      topSum += t;
-      if (padded) minGap = Math.min(minGap, t - tt);
+      if (pick === 0) return -1;
+      this.path[d++] = pick;
+      total += pickScore;
+      set ^= pick;
     }
-    this.topSum[depth] = topSum;
-    this.setScore[depth] = twice / 2;
-    if (needTop) {
-      // The whole set's bound (each position's best pairs in it, or its groups' best scores) below need: done.
-      const twiceBound = Math.min(padded ? topSum - this.tail * minGap : topSum, 2 * this.groupsBound(m));
-      if (twiceBound < 2 * need) {
-        memo[2 * set] = twiceBound >> 1;
-        memo[2 * set + 1] = (this.epoch << _EPOCH_SHIFT) | _UPPER;
-        return twiceBound >> 1;
+    if (this.table[4 * set + 1] >= _INF) return -1;
+    this.path[d] = set;
+    return total + this.table[4 * set];
+  }
+
+  private improve(full: number, value: number): number {
+    const { n, pos, grp, conn, req } = this;
+    let set = full;
+    let groups = 0;
+    while (set !== 0) {
+      const g = this.path[groups];
+      for (let a = g; a !== 0; a &= a - 1) grp[_ctz(a)] = groups;
+      set ^= g;
+      groups++;
+    }
+    for (let p = 0; p < n; p++) {
+      for (let j = 0; j < groups; j++) conn[p * 32 + j] = 0;
+      for (let q = 0; q < n; q++) if (q !== p) conn[p * 32 + grp[q]] += pos[p * n + q];
+    }
+    let v = value;
+    for (let round = 0; round < 64; round++) {
+      let bd = 0;
+      let bp = -1;
+      let bq = -1;
+      for (let p = 0; p < n; p++) {
+        if (((req >>> p) & 1) !== 0) continue;
+        const a = grp[p];
+        for (let q = p + 1; q < n; q++) {
+          if (((req >>> q) & 1) !== 0) continue;
+          const b = grp[q];
+          if (a === b) continue;
+          const pq = pos[p * n + q];
+          const d = conn[q * 32 + a] - pq - conn[p * 32 + a] + conn[p * 32 + b] - pq - conn[q * 32 + b];
+          if (d > bd) {
+            bd = d;
+            bp = p;
+            bq = q;
+          }
+        }
+      }
+      if (bp < 0) break;
+      const a = grp[bp];
+      const b = grp[bq];
+      for (let x = 0; x < n; x++) {
+        const dx = pos[x * n + bq] - pos[x * n + bp];
+        conn[x * 32 + a] += dx;
+        conn[x * 32 + b] -= dx;
+      }
+      grp[bp] = b;
+      grp[bq] = a;
+      v += bd;
+    }
+    return v;
+  }
+
+  private buildLive(budget: number): void {
+    const { n, gStart, gMask, gSlack, tStart, tMask, tSlack, live, liveStart } = this;
+    let i = 0;
+    let j = 0;
+    let c = 0;
+    for (let m = 0; m < n; m++) {
+      liveStart[m] = c;
+      const iEnd = gStart[m + 1];
+      const jEnd = this.nt > 0 ? tStart[m + 1] : 0;
+      for (;;) {
+        while (i < iEnd && gSlack[i] > budget) i++;
+        while (j < jEnd && tSlack[j] > budget) j++;
+        if (i < iEnd) {
+          if (j < jEnd && _lexFirst(tMask[j], gMask[i])) live[c++] = tMask[j++];
+          else live[c++] = gMask[i++];
+        } else if (j < jEnd) live[c++] = tMask[j++];
+        else break;
       }
     }
-    // An unpadded group: the first position plus size-1 later ones.
-    const topLo = this.top[depth * n + _ctz(lo)];
-    const rowLo = this.rowIn[depth * n + _ctz(lo)];
-    if (m >= this.size) this.extend(set, depth, rest, this.size - 1, lo, 0, topLo, rowLo, false);
-    // The padded group (padding sorts last): the first position plus tail-1 later ones.
-    if (padded) this.extend(set, depth, rest, this.tail - 1, lo, 0, topLo, rowLo, true);
-    const v = this.bestValue[depth];
-    if (v !== _NONE || this.upperAt[depth] === _NONE) {
-      // Exact: the best child reached `need` (or no child has a valid partition at all).
-      memo[2 * set] = v;
-      memo[2 * set + 1] = (this.epoch << _EPOCH_SHIFT) | this.bestGroup[depth];
-      return v;
+    liveStart[n] = c;
+  }
+
+  private setUpper(set: number, v: number): void {
+    const t = this.table;
+    if (t[4 * set + 3] !== this.epoch || v < t[4 * set + 2]) {
+      t[4 * set + 2] = v;
+      t[4 * set + 3] = this.epoch;
     }
-    const upper = this.upperAt[depth];
-    memo[2 * set] = upper;
-    memo[2 * set + 1] = (this.epoch << _EPOCH_SHIFT) | _UPPER;
+  }
+
+  private sortBySlack(from: number, to: number): void {
+    const { candMask, candSlack } = this;
+    const count = to - from;
+    let gi = 0;
+    while (gi < 8 && _GAPS[gi] >= count) gi++;
+    for (; gi < 8; gi++) {
+      const gap = _GAPS[gi];
+      for (let i = from + gap; i < to; i++) {
+        const m = candMask[i];
+        const sl = candSlack[i];
+        let j = i;
+        while (j - gap >= from) {
+          const pm = candMask[j - gap];
+          const ps = candSlack[j - gap];
+          if (ps < sl || (ps === sl && _lexFirst(pm, m))) break;
+          candMask[j] = pm;
+          candSlack[j] = ps;
+          j -= gap;
+        }
+        candMask[j] = m;
+        candSlack[j] = sl;
+      }
+    }
+  }
+
+  /** Collects the live candidates of `set` within `gap` at the stack's top; returns [end, highest bound of those over it]. */
+  private collect(set: number, bound: number, gap: number, top: number, upper: number): number {
+    const { k, live, table, candMask, candSlack } = this;
+    const tailOk = this.pending(set) && _popcount(set) > this.r;
+    const m = _ctz(set);
+    let end = top;
+    for (let i = this.liveStart[m], last = this.liveStart[m + 1]; i < last; i++) {
+      const g = live[i];
+      if ((g & ~set) !== 0) continue;
+      if (_popcount(g) !== k && !tailOk) continue;
+      const slack = table[4 * g + 1];
+      if (slack > gap) {
+        const b = Math.trunc((bound - slack) / k);
+        if (b > upper) upper = b;
+        continue;
+      }
+      candMask[end] = g;
+      candSlack[end] = slack;
+      end++;
+    }
+    this.collectedUpper = upper;
+    return end;
+  }
+  private collectedUpper = 0;
+
+  private keepBest(depth: number, g: number, rest: number, v: number): void {
+    for (let d = 0; d < depth; d++) this.best[d] = this.path[d];
+    this.best[depth] = g;
+    this.best[depth + 1] = rest;
+    this.bestGroups = depth + 2;
+    this.bestValue = v;
+    this.liveStale = true;
+  }
+
+  /** Branch and bound for the best value, least slack first (assembly/besteffort.ts bestValue). */
+  private bestValueOf(set: number, ku: number, acc: number, depth: number, top: number): number {
+    if (this.liveStale) {
+      this.liveStale = false;
+      this.budget = this.root - this.k * (this.bestValue + 1);
+      this.buildLive(this.budget);
+    }
+    const budget = this.budget;
+    const { k, table, candMask, candSlack } = this;
+    if (table[4 * set + 3] === this.epoch && acc + table[4 * set + 2] <= this.bestValue) return table[4 * set + 2];
+    const count = _popcount(set);
+    const pending = this.r !== 0 && count % k !== 0;
+    const bound = pending ? ku + this.delta : ku;
+    if (bound < k * (this.bestValue + 1 - acc)) {
+      const b = bound >= 0 ? Math.trunc(bound / k) : -1;
+      this.setUpper(set, b);
+      return b;
+    }
+    const twoLeft = count === (pending ? k + this.r : 2 * k);
+    let gap = bound - k * (this.bestValue + 1 - acc);
+    const end = this.collect(set, bound, gap, top, Math.trunc((bound - budget - 1) / k));
+    let upper = this.collectedUpper;
+    if (!twoLeft && end - top > 1) this.sortBySlack(top, end);
+    for (let c = top; c < end; c++) {
+      const g = candMask[c];
+      const slack = candSlack[c];
+      gap = bound - k * (this.bestValue + 1 - acc);
+      if (slack > gap) {
+        const b = Math.trunc((bound - slack) / k);
+        if (b > upper) upper = b;
+        if (twoLeft) continue;
+        for (let d = c + 1; d < end; d++) {
+          const b2 = Math.trunc((bound - candSlack[d]) / k);
+          if (b2 > upper) upper = b2;
+        }
+        break;
+      }
+      const s = table[4 * g];
+      const rest = set ^ g;
+      if (twoLeft) {
+        if (table[4 * rest + 1] >= _INF) continue;
+        const v = s + table[4 * rest];
+        if (v > upper) upper = v;
+        if (acc + v > this.bestValue) this.keepBest(depth, g, rest, acc + v);
+        continue;
+      }
+      this.path[depth] = g;
+      const kuG = (_popcount(g) !== k ? slack - this.delta : slack) + k * s;
+      const sub = this.bestValueOf(rest, ku - kuG, acc + s, depth + 1, end);
+      if (s + sub > upper) upper = s + sub;
+    }
+    this.setUpper(set, upper);
     return upper;
   }
 
-  /**
-   * A partial group none of whose completions can reach the target (the set's need, or its best so
-   * far: the weaker of the two tie rules): true, and the bound goes into the set's upper bound.
-   * Per added member q, c = 2 gain[q] - own[q] + its pairs to the other added members, where own is
-   * q's row in the set when the complete group leaves one last group (the value is then exactly
-   * setScore + 2 score - groupRow) and its top pairs otherwise (twice the value is at most
-   * 2 score + topSum - groupTop). Those pairs are at most need-1 times q's best pair in the set, and
-   * at most own[q] - gain[q]; the bound adds the `need` largest c over the candidates. Without one
-   * last group, twice the value is also at most 2 score + 2 groupsBound(left) plus the `need` largest
-   * c + own[q] (the group's own pairs, with the groups left at their best).
-   */
-  private completionCut(set: number, depth: number, from: number, need: number, group: number, score: number, groupTop: number, groupRow: number): boolean {
-    const left = _popcount(set) - _popcount(group) - need;
-    if (left <= 0) return false;
-    // One last group left: the value is setScore + 2 score - groupRow, exactly (see extend).
-    const last = this.lastCount(left);
-    const b = this.bestValue[depth];
-    let target = this.needAt[depth];
-    if (b !== _NONE && b > target) target = b;
-    const n = this.n;
-    const picks = this.picks;
-    const picks2 = this.picks2;
-    let len = 0;
-    for (let a = from; a !== 0; a &= a - 1) {
-      const q = _ctz(a);
-      let gain = 0;
-      for (let g = group; g !== 0; g &= g - 1) gain += this.pos[q * n + _ctz(g)];
-      const pairs = (need - 1) * this.best1[depth * n + q];
-      // q's pairs to the other added members: at most need-1 best pairs, and at most what its row
-      // (last) or its best pairs (top) leave after its gain.
-      const own = last ? this.rowIn[depth * n + q] : this.top[depth * n + q];
-      const c = 2 * gain - own + Math.min(pairs, own - gain);
-      const d = 2 * gain + Math.min(pairs, own - gain);
-      if (!last) {
-        let j = len < need ? len : need - 1;
-        if (len < need || d > picks2[need - 1]) {
-          while (j > 0 && picks2[j - 1] < d) {
-            picks2[j] = picks2[j - 1];
-            j--;
-          }
-          picks2[j] = d;
+  /** The first partition of `set` in upstream's order reaching `need` (assembly/besteffort.ts lexFirst). */
+  private lexFirst(set: number, ku: number, need: number, depth: number, top: number): number {
+    const { k, table, candMask, candSlack } = this;
+    if (table[4 * set + 3] === this.epoch && table[4 * set + 2] < need) return _FAIL;
+    const count = _popcount(set);
+    const pending = this.r !== 0 && count % k !== 0;
+    const bound = pending ? ku + this.delta : ku;
+    if (bound < k * need) {
+      this.setUpper(set, bound >= 0 ? Math.trunc(bound / k) : -1);
+      return _FAIL;
+    }
+    const gap = bound - k * need;
+    const twoLeft = count === (pending ? k + this.r : 2 * k);
+    const end = this.collect(set, bound, gap, top, Math.trunc((bound - this.budget - 1) / k));
+    let upper = this.collectedUpper;
+    for (let c = top; c < end; c++) {
+      const g = candMask[c];
+      const slack = candSlack[c];
+      const s = table[4 * g];
+      const rest = set ^ g;
+      if (twoLeft) {
+        if (table[4 * rest + 1] >= _INF) continue;
+        const v = s + table[4 * rest];
+        if (v >= need) {
+          this.path[depth] = g;
+          return v;
         }
+        if (v > upper) upper = v;
+        continue;
       }
-      // Keep the `need` largest, highest first.
-      if (len === need && c <= picks[need - 1]) continue;
-      let k = len < need ? len++ : need - 1;
-      while (k > 0 && picks[k - 1] < c) {
-        picks[k] = picks[k - 1];
-        k--;
+      const kuG = (_popcount(g) !== k ? slack - this.delta : slack) + k * s;
+      const sub = this.lexFirst(rest, ku - kuG, need - s, depth + 1, end);
+      if (sub !== _FAIL) {
+        this.path[depth] = g;
+        return s + sub;
       }
-      picks[k] = c;
+      const b = s + (table[4 * rest + 3] === this.epoch ? table[4 * rest + 2] : need - s - 1);
+      if (b > upper) upper = b;
     }
-    if (len < need) return false;
-    let sum = 0;
-    for (let k = 0; k < need; k++) sum += picks[k];
-    if (last) {
-      const bound = 2 * score + this.setScore[depth] - groupRow + sum;
-      if (bound >= target) return false;
-      this.upperAt[depth] = Math.max(this.upperAt[depth], bound);
-      return true;
-    }
-    let sum2 = 0;
-    for (let k = 0; k < need; k++) sum2 += picks2[k];
-    const twiceBound = 2 * score + Math.min(this.topSum[depth] - groupTop + sum, sum2 + 2 * this.groupsBound(left));
-    if (twiceBound >= 2 * target) return false;
-    this.upperAt[depth] = Math.max(this.upperAt[depth], twiceBound >> 1);
-    return true;
+    this.setUpper(set, upper);
+    return _FAIL;
   }
 
-  /** Adds `need` more positions from `from` to `group` (lowest first, so groups come in lexicographic order). */
-  private extend(set: number, depth: number, from: number, need: number, group: number, score: number, groupTop: number, groupRow: number, padded: boolean): void {
-    if (need === 0) {
-      const hit = group & this.req;
-      if (hit !== 0 && (padded || hit !== this.req)) return;
-      const remaining = set ^ group;
-      // What this group's partitions must reach to matter: the set's need, and beating the best so far
-      // (a tie only wins when this group is lexicographically first).
-      const b = this.bestValue[depth];
-      let target = this.needAt[depth];
-      if (b !== _NONE) target = Math.max(target, _lexFirst(group, this.bestGroup[depth]) ? b : b + 1);
-      let v: number;
-      if (remaining !== 0 && this.isLastGroup(remaining)) {
-        // One group left: its score is the set's minus this group's pairs to the rest, no recursion.
-        if ((remaining & this.req) !== 0 && _popcount(remaining) !== this.size) return;
-        v = score + this.setScore[depth] + score - groupRow;
-      } else if (remaining === 0) {
-        v = score;
-      } else {
-        // Skip it when even its bound cannot reach the target: first the bound of what is left (no memo
-        // read: the table is large and read at random), then the bound an earlier solve of it memoised.
-        const twiceNeed = 2 * (target - score);
-        let twiceBound = Math.min(this.topSum[depth] - groupTop, 2 * this.groupsBound(_popcount(remaining)));
-        if (twiceNeed <= twiceBound) {
-          const tag = this.memo[2 * remaining + 1];
-          if (tag >>> _EPOCH_SHIFT === this.epoch && (tag & _UPPER) !== 0) twiceBound = 2 * this.memo[2 * remaining];
-        }
-        if (twiceNeed > twiceBound) {
-          // An upper bound of this child for the set's own bound (sums are integers, bounds are >= 0).
-          this.upperAt[depth] = Math.max(this.upperAt[depth], score + (twiceBound >> 1));
-          return;
-        }
-        const sub = this.solve(remaining, depth + 1, target - score);
-        if (sub === _NONE) return;
-        v = score + sub;
-      }
-      if (v < target) {
-        this.upperAt[depth] = Math.max(this.upperAt[depth], v);
-        return;
-      }
-      this.bestValue[depth] = v;
-      this.bestGroup[depth] = group;
-      return;
+  /** At most two groups: every first group through position 0, lexicographically (assembly/besteffort.ts twoGroups). */
+  private twoGroups(full: number): number {
+    const { n, pos, row } = this;
+    let total = 0;
+    for (let p = 0; p < n; p++) {
+      let s = 0;
+      for (let q = 0; q < n; q++) s += pos[p * n + q];
+      row[p] = s;
+      total += s;
     }
-    const n = this.n;
-    if (need >= 2 && this.completionCut(set, depth, from, need, group, score, groupTop, groupRow)) return;
-    let avail = from;
-    // Keep at least need-1 positions after the one picked.
-    while (avail !== 0 && _popcount(avail) >= need) {
-      const bit = avail & -avail;
-      avail ^= bit;
-      const p = _ctz(bit);
-      let gain = 0;
-      for (let g = group; g !== 0; g &= g - 1) gain += this.pos[p * n + _ctz(g)];
-      this.extend(set, depth, avail, need - 1, group | bit, score + gain, groupTop + this.top[depth * n + p], groupRow + this.rowIn[depth * n + p], padded);
+    this.twSet = full;
+    this.twSetScore = total / 2;
+    this.twBest = _FAIL;
+    this.twGroup = 0;
+    this.twoGroupsFrom(1, 0, 1, 0, row[0], pos.subarray(0, n));
+    if (this.twBest === _FAIL) return 0;
+    const a = this.twGroup;
+    const b = full ^ a;
+    let chosen = 0;
+    let chosenScore = -1;
+    if (_popcount(a) === this.k && (a & this.req) === this.req) {
+      chosen = a;
+      chosenScore = this.groupScore(a);
     }
+    if (_popcount(b) === this.k && (b & this.req) === this.req && this.groupScore(b) > chosenScore) chosen = b;
+    return chosen;
+  }
+
+  private twOffer(g: number, score: number, rowSum: number): void {
+    if (!this.valid(g, _popcount(g) === this.k)) return;
+    const rest = this.twSet ^ g;
+    if (!this.valid(rest, _popcount(rest) === this.k)) return;
+    const v = 2 * score + this.twSetScore - rowSum;
+    if (v > this.twBest) {
+      this.twBest = v;
+      this.twGroup = g;
+    }
+  }
+
+  private twoGroupsFrom(from: number, chosen: number, g: number, score: number, rowSum: number, gains: Int32Array): void {
+    const { n, k, r, pos, row } = this;
+    const left = k - 1 - chosen;
+    const tailLeft = r > 0 && r - 1 > chosen ? r - 1 - chosen : left;
+    for (let p = from; p <= n - tailLeft; p++) {
+      const s = score + gains[p];
+      const bit = 1 << p;
+      const rs = rowSum + row[p];
+      if (left === 1) this.twOffer(g | bit, s, rs);
+      else {
+        const next = new Int32Array(n);
+        for (let q = 0; q < n; q++) next[q] = gains[q] + pos[p * n + q];
+        this.twoGroupsFrom(p + 1, chosen + 1, g | bit, s, rs, next);
+      }
+    }
+    // The padded group (position 0 and `chosen` others): after every full group extending it.
+    if (r > 0 && chosen === r - 1) this.twOffer(g, score, rowSum);
   }
 }
 
