@@ -20,8 +20,9 @@ export type AlignedResult = { devices: number[]; score: number; reason?: Reason 
 export const ALIGNED_POLICIES: readonly AlignedPolicy[] = ['topology', 'besteffort'];
 
 /**
- * Most available GPUs for which 'besteffort' runs (its subset DP keeps a table of 2^available
- * entries). Upstream needs billions of partitions long before this; larger requests get LIMIT_EXCEEDED.
+ * Most available GPUs for which 'besteffort' runs (its search keeps a table of 2^available entries
+ * and enumerates every group once). Upstream needs billions of partitions long before this; larger
+ * requests get LIMIT_EXCEEDED.
  */
 export const BESTEFFORT_MAX_AVAILABLE = 20;
 
@@ -35,7 +36,8 @@ export const TOPOLOGY_EXACT_SUBSETS = 1 << 20;
 export interface AlignedKernels {
   /**
    * BestEffort over `available` (GPU indices, caller's order, at most BESTEFFORT_MAX_AVAILABLE):
-   * subset DP over positions that keeps the first optimal partition in upstream's enumeration order.
+   * the first optimal partition in upstream's enumeration order, found with LP-dual bounds over sets
+   * of positions (docs/besteffort.md).
    * Preconditions (checked by allocateAligned): size ≤ available.length, required ⊆ available,
    * required.length ≤ size. Returns the chosen GPU indices, ascending.
    */
