@@ -145,7 +145,9 @@ export interface PlacementKernels {
   /**
    * Enumerates every allowed-size subset of GPUs whose every member can take its share (after
    * evicting stale slots in order, each only while a chosen GPU lacks room and the slot frees memory
-   * on such a GPU), and keeps the best `limit` by the ranking key (see compareCandidates).
+   * on such a GPU), and keeps the best `limit` by the ranking key (see compareCandidates). Entries
+   * past `count` are undefined, and the arrays belong to the kernels: they are valid until the next
+   * placementSearch call (planPlacement reads them at once).
    */
   placementSearch(search: PlacementSearch): PlacementFound;
   /** The same search over several nodes at once, merged across nodes (see ClusterSearch). */
@@ -243,20 +245,45 @@ export type NodeModel = {
   topology?: Topology;
 };
 
+/** A non-negative integer up to `max` (what requireInteger(…, 0, max) accepts), -0 read as 0. */
+function _isCount(v: unknown, max: number): v is number {
+  return typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= max;
+}
+
+/** A plain record (what requireObject accepts). */
+function _isRecord(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** One GPU entry of a node, checked in order; the error names its field. */
+function _checkGpu(raw: unknown, f: string, seen: Set<number>): { index: number; memoryTotal: number } {
+  const g = requireObject(f, raw);
+  const index = requireInteger(`${f}.index`, g.index, 0, 0x7fffffff);
+  if (seen.has(index)) throw new AllocationError('DUPLICATE_DEVICE', `${f}.index: GPU index ${index} appears twice`, { field: `${f}.index` });
+  seen.add(index);
+  return { index, memoryTotal: requireInteger(`${f}.memoryTotal`, g.memoryTotal, 0, LIMITS.maxBytes) };
+}
+
 /** Validates GPUs, slots and topology of one node (field names prefixed by `prefix`). */
 export function validateNode(gpusValue: unknown, slotsValue: unknown, topologyValue: unknown, prefix: string): NodeModel {
   const rawGpus = requireArray(`${prefix}gpus`, gpusValue, LIMITS.maxGpus);
-  const list: Array<{ index: number; memoryTotal: number }> = [];
+  const list: Array<{ index: number; memoryTotal: number }> = new Array(rawGpus.length);
   const seen = new Set<number>();
-  rawGpus.forEach((raw, k) => {
-    const f = `${prefix}gpus[${k}]`;
-    const g = requireObject(f, raw);
-    const index = requireInteger(`${f}.index`, g.index, 0, 0x7fffffff);
-    if (seen.has(index)) throw new AllocationError('DUPLICATE_DEVICE', `${f}.index: GPU index ${index} appears twice`, { field: `${f}.index` });
-    seen.add(index);
-    list.push({ index, memoryTotal: requireInteger(`${f}.memoryTotal`, g.memoryTotal, 0, LIMITS.maxBytes) });
-  });
-  list.sort((a, b) => a.index - b.index);
+  let sorted = true;
+  for (let k = 0; k < rawGpus.length; k++) {
+    const raw = rawGpus[k];
+    let gpu: { index: number; memoryTotal: number };
+    // The common entry (a record of an in-range index not seen yet and a byte count) without building
+    // field names; anything else goes through the checks in order, which name the field.
+    if (_isRecord(raw) && _isCount(raw.index, 0x7fffffff) && !seen.has(raw.index) && _isCount(raw.memoryTotal, LIMITS.maxBytes)) {
+      const index = raw.index | 0;
+      seen.add(index);
+      gpu = { index, memoryTotal: raw.memoryTotal === 0 ? 0 : raw.memoryTotal };
+    } else gpu = _checkGpu(raw, `${prefix}gpus[${k}]`, seen);
+    if (k > 0 && list[k - 1].index > gpu.index) sorted = false;
+    list[k] = gpu;
+  }
+  if (!sorted) list.sort((a, b) => a.index - b.index);
   let topology: Topology | undefined;
   if (topologyValue !== undefined) {
     topology = topologyFor(topologyValue, `${prefix}topology`).topology;
@@ -271,7 +298,42 @@ export function validateNode(gpusValue: unknown, slotsValue: unknown, topologyVa
 /** Validates a slot list against the node's GPU indices; returns copies. */
 export function validateSlots(value: unknown, field: string, indices: ReadonlySet<number>, ids: Set<string> = new Set()): Slot[] {
   const raw = requireArray(field, value, LIMITS.maxSlotsPerNode);
-  return raw.map((v, k) => validateSlot(v, `${field}[${k}]`, indices, ids));
+  const out: Slot[] = new Array(raw.length);
+  for (let k = 0; k < raw.length; k++) out[k] = _plainSlot(raw[k], indices, ids) ?? validateSlot(raw[k], `${field}[${k}]`, indices, ids);
+  return out;
+}
+
+/**
+ * validateSlot's answer for a slot that passes every check, without building a field name; null for
+ * any other value (validateSlot then runs the checks in order and names the field that fails).
+ */
+function _plainSlot(value: unknown, indices: ReadonlySet<number>, ids: Set<string>): Slot | null {
+  if (!_isRecord(value)) return null;
+  const { id, gpus: gpusRaw, memoryPerGpu, model, lastActivity, stale } = value;
+  if (typeof id !== 'string' || id.length > LIMITS.maxIdLength || ids.has(id)) return null;
+  if (!Array.isArray(gpusRaw) || gpusRaw.length === 0 || gpusRaw.length > LIMITS.maxGpus) return null;
+  const gpus: number[] = new Array(gpusRaw.length);
+  let sorted = true;
+  for (let j = 0; j < gpusRaw.length; j++) {
+    const g = gpusRaw[j];
+    if (!_isCount(g, 0x7fffffff) || !indices.has(g)) return null;
+    const idx = g | 0;
+    for (let i = 0; i < j; i++) if (gpus[i] === idx) return null;
+    if (j > 0 && gpus[j - 1] > idx) sorted = false;
+    gpus[j] = idx;
+  }
+  if (!_isCount(memoryPerGpu, LIMITS.maxBytes)) return null;
+  if (model !== undefined && (typeof model !== 'string' || model.length > LIMITS.maxIdLength)) return null;
+  if (lastActivity !== undefined && (typeof lastActivity !== 'number' || !Number.isFinite(lastActivity))) return null;
+  if (stale !== undefined && typeof stale !== 'boolean') return null;
+  if (!sorted) gpus.sort((a, b) => a - b);
+  ids.add(id);
+  // The same fields in the same order as validateSlot's copy.
+  const slot: Slot = { id, gpus, memoryPerGpu: memoryPerGpu === 0 ? 0 : memoryPerGpu };
+  if (model !== undefined) slot.model = model;
+  if (lastActivity !== undefined) slot.lastActivity = lastActivity;
+  if (stale !== undefined) slot.stale = stale;
+  return slot;
 }
 
 /** Validates one slot; `ids` collects slot IDs to catch duplicates. */
@@ -343,10 +405,12 @@ export function rejectionsFor(index: readonly number[], total: ArrayLike<number>
   const n = sizes[sizes.length - 1];
   const share = shareOf(memory, n);
   const where = node === undefined ? '' : ` on node ${node}`;
-  const need = `${format(share)} (1/${n} of ${format(memory)})`;
+  // Formatted at the first rejection (most plans that find options have none).
+  let needText: string | undefined;
+  const needOf = (): string => (needText ??= `${format(share)} (1/${n} of ${format(memory)})`);
   for (let p = 0; p < index.length; p++) {
     if (total[p] < share) {
-      const r: Rejection = { gpu: index[p], code: 'GPU_TOO_SMALL', message: `GPU ${index[p]}${where}: has ${format(total[p])} in all, less than its share ${need}`, shortBy: share - total[p] };
+      const r: Rejection = { gpu: index[p], code: 'GPU_TOO_SMALL', message: `GPU ${index[p]}${where}: has ${format(total[p])} in all, less than its share ${needOf()}`, shortBy: share - total[p] };
       if (node !== undefined) r.node = node;
       out.push(r);
       continue;
@@ -355,7 +419,7 @@ export function rejectionsFor(index: readonly number[], total: ArrayLike<number>
     const avail = free[p] + e;
     if (avail < share) {
       const ev = e > 0 ? ` (${format(e)} of it by evicting stale slots)` : '';
-      const r: Rejection = { gpu: index[p], code: 'INSUFFICIENT_MEMORY', message: `GPU ${index[p]}${where}: can free ${format(avail)}${ev}, less than its share ${need}; short by ${format(share - avail)}`, shortBy: share - avail };
+      const r: Rejection = { gpu: index[p], code: 'INSUFFICIENT_MEMORY', message: `GPU ${index[p]}${where}: can free ${format(avail)}${ev}, less than its share ${needOf()}; short by ${format(share - avail)}`, shortBy: share - avail };
       if (node !== undefined) r.node = node;
       out.push(r);
     }
@@ -401,54 +465,165 @@ export function maskOf(positions: Iterable<number>): [number, number] {
   return [lo, hi];
 }
 
+/**
+ * Typed arrays of one exact length, reused from call to call by planPlacement (a typed array of more
+ * than 64 bytes costs a separate allocation of its memory: several hundred ns each). planPlacement
+ * runs no caller code and keeps none of them past its return, so one set serves every call.
+ */
+class _Scratch {
+  private readonly f64s = new Map<number, Float64Array>();
+  private readonly i32s = new Map<number, Int32Array>();
+  constructor(private readonly keep: number) {}
+
+  /** A Float64Array of `length` items (contents undefined unless `zero`). */
+  f64(length: number, zero = false): Float64Array {
+    let a = this.f64s.get(length);
+    if (a === undefined) {
+      a = new Float64Array(length);
+      if (length <= this.keep) this.f64s.set(length, a);
+    } else if (zero) a.fill(0);
+    return a;
+  }
+
+  /** An Int32Array of `length` items (contents undefined). */
+  i32(length: number): Int32Array {
+    let a = this.i32s.get(length);
+    if (a === undefined) {
+      a = new Int32Array(length);
+      if (length <= this.keep) this.i32s.set(length, a);
+    }
+    return a;
+  }
+}
+
+// One per role (a role's array must not be another's), lengths up to 256 kept.
+const _potential = new _Scratch(256);
+const _free = new _Scratch(256);
+const _total = new _Scratch(256);
+const _evictable = new _Scratch(256);
+const _stale = new _Scratch(256);
+const _sizes = new _Scratch(256);
+
+/** formatBytes, remembered for the last few hundred byte counts (a plan formats the same sizes again and again). */
+const _formatted = new Map<number, string>();
+function _format(bytes: number): string {
+  let text = _formatted.get(bytes);
+  if (text === undefined) {
+    if (_formatted.size >= 512) _formatted.clear();
+    text = formatBytes(bytes);
+    _formatted.set(bytes, text);
+  }
+  return text;
+}
+
+/** What a search that enumerates nothing finds. */
+const NOTHING_FOUND: PlacementFound = Object.freeze({
+  count: 0, masks: new Int32Array(0), evictCount: new Int32Array(0), evictedBytes: new Float64Array(0), score: new Int32Array(0),
+  remainMin: new Float64Array(0), remainSum: new Float64Array(0), evictStart: new Int32Array(1), evictions: new Int32Array(0), overflowSize: 0,
+});
+
 /** Plans every viable option on one node, best first, with per-GPU rejections. */
 export function planPlacement(kernels: Kernels, request: PlacementRequest): PlacementPlan {
   const r = requireObject('request', request);
   const node = validateNode(r.gpus, r.slots, r.topology, '');
   const req = validatePlanRequest(r);
   const n = node.index.length;
-  const pos = new Map<number, number>();
-  node.index.forEach((idx, p) => pos.set(idx, p));
-  const free = new Float64Array(n);
-  const total = new Float64Array(node.total);
-  for (let p = 0; p < n; p++) free[p] = node.total[p];
-  for (const s of node.slots) {
+  const index = node.index;
+  const free = _free.f64(n);
+  const total = _total.f64(n);
+  for (let p = 0; p < n; p++) free[p] = total[p] = node.total[p];
+  const slots = node.slots;
+  for (let k = 0; k < slots.length; k++) {
+    const s = slots[k];
     for (const g of s.gpus) {
-      const p = pos.get(g)!;
+      const p = _position(index, g);
       free[p] -= s.memoryPerGpu;
       if (node.total[p] - free[p] > LIMITS.maxBytes) fail('LIMIT_EXCEEDED', `slots`, `at most ${LIMITS.maxBytes} bytes allocated on GPU ${g}`, node.total[p] - free[p]);
     }
   }
-  const stale = req.allowEviction ? node.slots.filter((s) => isEvictable(s, req.model)).sort(compareEvictionOrder) : [];
-  const staleMasks = new Int32Array(2 * stale.length);
-  const staleBytes = new Float64Array(stale.length);
-  const evictable = new Float64Array(n);
-  stale.forEach((s, k) => {
-    const positions = s.gpus.map((g) => pos.get(g)!);
-    [staleMasks[2 * k], staleMasks[2 * k + 1]] = maskOf(positions);
+  const stale = req.allowEviction ? slots.filter((s) => isEvictable(s, req.model)).sort(compareEvictionOrder) : [];
+  const S = stale.length;
+  const staleMasks = _stale.i32(2 * S);
+  const staleBytes = _stale.f64(S);
+  const evictable = _evictable.f64(n, true);
+  for (let k = 0; k < S; k++) {
+    const s = stale[k];
+    let lo = 0;
+    let hi = 0;
+    for (const g of s.gpus) {
+      const p = _position(index, g);
+      if (p < 32) lo |= 1 << p;
+      else hi |= 1 << (p - 32);
+      evictable[p] += s.memoryPerGpu;
+    }
+    staleMasks[2 * k] = lo;
+    staleMasks[2 * k + 1] = hi;
     staleBytes[k] = s.memoryPerGpu;
-    for (const p of positions) evictable[p] += s.memoryPerGpu;
-  });
-  const sizes = sizesFor(req, n);
-  const found = runSearch(kernels, {
+  }
+  const sizeList = sizesFor(req, n);
+  const sizes = _sizes.i32(sizeList.length);
+  const shares = _sizes.f64(sizeList.length);
+  for (let k = 0; k < sizeList.length; k++) {
+    sizes[k] = sizeList[k];
+    shares[k] = shareOf(req.memory, sizeList[k]);
+  }
+  const search: PlacementSearch = {
     gpus: n,
     free,
     total,
-    sizes: Int32Array.from(sizes),
-    shares: Float64Array.from(sizes, (k) => shareOf(req.memory, k)),
+    sizes,
+    shares,
     staleMasks,
     staleBytes,
-    pairScores: positionMatrix(node.topology, node.index),
+    pairScores: positionMatrix(node.topology, index),
     pack: req.pack,
     limit: req.limit,
     budget: PLACEMENT_BUDGET,
-  });
-  const options: PlacementOption[] = [];
-  for (let c = 0; c < found.count; c++) options.push(optionOf(found, c, node.index, req.memory, stale, req.model));
-  const rejected = rejectionsFor(node.index, total, free, evictable, req.memory, sizes);
+  };
+  // Nothing to enumerate (no GPU can take any size's share): the same empty result on both backends, without a kernel call.
+  const found = anyGpuEligible(search) ? runSearch(kernels, search) : NOTHING_FOUND;
+  const options: PlacementOption[] = new Array(found.count);
+  for (let c = 0; c < found.count; c++) options[c] = optionOf(found, c, index, req.memory, stale, req.model);
+  const rejected = rejectionsFor(index, total, free, evictable, req.memory, sizeList, undefined, _format);
   const plan: PlacementPlan = { options, rejected };
-  if (options.length === 0) plan.reason = noOptionReason(req.memory, sizes.length === 0 ? null : sizes.join(', '), n, rejected.length);
+  if (options.length === 0) plan.reason = noOptionReason(req.memory, sizeList.length === 0 ? null : sizeList.join(', '), n, rejected.length);
   return plan;
+}
+
+/**
+ * False when no GPU of a search can take its share of any allowed size (total ≥ share, and free plus
+ * the bytes of every evictable slot on it ≥ share, summed in the kernels' order): every GPU is then
+ * rejected, the kernels would enumerate nothing and find nothing (count 0, no overflow), and
+ * planPlacement does not call them.
+ */
+export function anyGpuEligible(search: PlacementSearch): boolean {
+  const { gpus: n, free, total, sizes, shares, staleMasks, staleBytes } = search;
+  const potential = _potential.f64(n);
+  for (let p = 0; p < n; p++) potential[p] = free[p];
+  for (let k = 0; k < staleBytes.length; k++) {
+    const lo = staleMasks[2 * k];
+    const hi = staleMasks[2 * k + 1];
+    for (let p = 0; p < n; p++) if (((p < 32 ? lo >>> p : hi >>> (p - 32)) & 1) !== 0) potential[p] += staleBytes[k];
+  }
+  for (let si = 0; si < sizes.length; si++) {
+    const size = sizes[si];
+    if (size > n) break;
+    const share = shares[si];
+    for (let p = 0; p < n; p++) if (total[p] >= share && potential[p] >= share) return true;
+  }
+  return false;
+}
+
+/** Position of GPU index `g` in the ascending `index` (it is there: slots were validated against it). */
+function _position(index: readonly number[], g: number): number {
+  let lo = 0;
+  let hi = index.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (index[mid] < g) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** The reason of an empty plan. */

@@ -247,30 +247,37 @@ export function placementTsKernels(): PlacementKernels {
     return 0;
   }
 
-  /** The kept list as a result; `evictionsOf(c, out, at)` writes candidate c's evicted slots. */
+  /** placementSearch's result arrays, reused from call to call (grown on demand). */
+  let found: PlacementFound | null = null;
+
+  /** The kept list as a result (valid until the next call); `evictionsOf(c, out, at)` writes candidate c's evicted slots. */
   function result(overflowSize: number, evictionsOf: (c: number, out: Int32Array, at: number) => void): PlacementFound {
     if (overflowSize > 0) count = 0;
-    const evictStart = new Int32Array(count + 1);
-    for (let c = 0; c < count; c++) evictStart[c + 1] = evictStart[c] + kEv[c];
-    const evictions = new Int32Array(evictStart[count]);
-    for (let c = 0; c < count; c++) if (kEv[c] > 0) evictionsOf(c, evictions, evictStart[c]);
-    const masks = new Int32Array(2 * count);
-    for (let c = 0; c < count; c++) {
-      masks[2 * c] = kLo[c];
-      masks[2 * c + 1] = kHi[c];
+    if (found === null || found.score.length < count) {
+      const c = Math.max(16, count);
+      found = {
+        count: 0, masks: new Int32Array(2 * c), evictCount: new Int32Array(c), evictedBytes: new Float64Array(c), score: new Int32Array(c),
+        remainMin: new Float64Array(c), remainSum: new Float64Array(c), evictStart: new Int32Array(c + 1),
+        evictions: found === null ? new Int32Array(64) : found.evictions, overflowSize: 0,
+      };
     }
-    return {
-      count,
-      masks,
-      evictCount: kEv.slice(0, count),
-      evictedBytes: kBytes.slice(0, count),
-      score: kScore.slice(0, count),
-      remainMin: kMin.slice(0, count),
-      remainSum: kSum.slice(0, count),
-      evictStart,
-      evictions,
-      overflowSize,
-    };
+    const o = found;
+    o.count = count;
+    o.overflowSize = overflowSize;
+    o.evictStart[0] = 0;
+    for (let c = 0; c < count; c++) {
+      o.masks[2 * c] = kLo[c];
+      o.masks[2 * c + 1] = kHi[c];
+      o.evictCount[c] = kEv[c];
+      o.evictedBytes[c] = kBytes[c];
+      o.score[c] = kScore[c];
+      o.remainMin[c] = kMin[c];
+      o.remainSum[c] = kSum[c];
+      o.evictStart[c + 1] = o.evictStart[c] + kEv[c];
+    }
+    if (o.evictions.length < o.evictStart[count]) o.evictions = new Int32Array(Math.max(o.evictStart[count], 2 * o.evictions.length));
+    for (let c = 0; c < count; c++) if (kEv[c] > 0) evictionsOf(c, o.evictions, o.evictStart[c]);
+    return o;
   }
 
   /** Fills chosen[] with the positions of kept candidate c; returns how many. */

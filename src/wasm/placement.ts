@@ -65,14 +65,24 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
     return out;
   };
 
-  /** Reads `count` kept records at `pKept` (views current) into a PlacementFound's arrays. */
+  // placementSearch's result arrays, reused from call to call (grown on demand).
+  let found: PlacementFound | null = null;
+
+  /** Reads `count` kept records at `pKept` (views current) into the reusable PlacementFound (valid until the next call). */
   const readKept = (pKept: number, count: number, pStart: number, pEv: number, need: number, overflowSize: number): PlacementFound => {
-    const masks = new Int32Array(2 * count);
-    const evictCount = new Int32Array(count);
-    const score = new Int32Array(count);
-    const evictedBytes = new Float64Array(count);
-    const remainMin = new Float64Array(count);
-    const remainSum = new Float64Array(count);
+    if (found === null || found.score.length < count) {
+      const cap = Math.max(16, count);
+      found = {
+        count: 0, masks: new Int32Array(2 * cap), evictCount: new Int32Array(cap), evictedBytes: new Float64Array(cap), score: new Int32Array(cap),
+        remainMin: new Float64Array(cap), remainSum: new Float64Array(cap), evictStart: new Int32Array(cap + 1),
+        evictions: found === null ? new Int32Array(64) : found.evictions, overflowSize: 0,
+      };
+    }
+    const o = found;
+    if (o.evictions.length < need) o.evictions = new Int32Array(Math.max(need, 2 * o.evictions.length));
+    o.count = count;
+    o.overflowSize = overflowSize;
+    const { masks, evictCount, score, evictedBytes, remainMin, remainSum, evictStart, evictions } = o;
     const i0 = pKept >> 2;
     const f0 = pKept >> 3;
     for (let c = 0; c < count; c++) {
@@ -86,18 +96,9 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
       remainMin[c] = F64[f + 4];
       remainSum[c] = F64[f + 5];
     }
-    return {
-      count,
-      masks,
-      evictCount,
-      evictedBytes,
-      score,
-      remainMin,
-      remainSum,
-      evictStart: I32.slice(pStart >> 2, (pStart >> 2) + count + 1),
-      evictions: I32.slice(pEv >> 2, (pEv >> 2) + need),
-      overflowSize,
-    };
+    for (let c = 0; c <= count; c++) evictStart[c] = I32[(pStart >> 2) + c];
+    for (let k = 0; k < need; k++) evictions[k] = I32[(pEv >> 2) + k];
+    return o;
   };
 
   return {

@@ -1,0 +1,177 @@
+// planPlacement's cheaper shared work (validation without field names on the common path, reused
+// scratch arrays, kernels' results reused, no kernel call when nothing can be enumerated) against the
+// code it replaced (commit cf3b161), on random valid and hostile-edited requests: same plans, same errors.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { AllocationError } from '../src/errors.js';
+import type { Kernels } from '../src/kernels.js';
+import { LIMITS } from '../src/limits.js';
+import {
+  PLACEMENT_BUDGET, compareEvictionOrder, anyGpuEligible, isEvictable, maskOf, noOptionReason, optionOf, planPlacement, positionMatrix,
+  rejectionsFor, runSearch, shareOf, sizesFor, validatePlanRequest, validateSlot, type NodeModel, type PlacementOption, type PlacementPlan,
+  type PlacementRequest, type PlacementSearch,
+} from '../src/placement.js';
+import { topologyFor, type Topology } from '../src/topology.js';
+import { fail, readInput, requireArray, requireInteger, requireObject } from '../src/validate.js';
+import { engines } from './engines.js';
+import { applyEdit, hostileEdit } from './fuzz/hostile.js';
+import { placementRequest } from './fuzz/requests.js';
+
+const { wasm, ts } = await engines();
+
+/** validateNode as it was (every field name built, then checked). */
+function oldValidateNode(gpusValue: unknown, slotsValue: unknown, topologyValue: unknown, prefix: string): NodeModel {
+  const rawGpus = requireArray(`${prefix}gpus`, gpusValue, LIMITS.maxGpus);
+  const list: Array<{ index: number; memoryTotal: number }> = [];
+  const seen = new Set<number>();
+  rawGpus.forEach((raw, k) => {
+    const f = `${prefix}gpus[${k}]`;
+    const g = requireObject(f, raw);
+    const index = requireInteger(`${f}.index`, g.index, 0, 0x7fffffff);
+    if (seen.has(index)) throw new AllocationError('DUPLICATE_DEVICE', `${f}.index: GPU index ${index} appears twice`, { field: `${f}.index` });
+    seen.add(index);
+    list.push({ index, memoryTotal: requireInteger(`${f}.memoryTotal`, g.memoryTotal, 0, LIMITS.maxBytes) });
+  });
+  list.sort((a, b) => a.index - b.index);
+  let topology: Topology | undefined;
+  if (topologyValue !== undefined) {
+    topology = topologyFor(topologyValue, `${prefix}topology`).topology;
+    for (const g of list) {
+      if (g.index >= topology.gpus) throw new AllocationError('INVALID_TOPOLOGY', `${prefix}topology: GPU index ${g.index} is outside the topology of ${topology.gpus} GPUs`, { field: `${prefix}topology.gpus` });
+    }
+  }
+  // validateSlot (unchanged) on every slot, with its field name.
+  const ids = new Set<string>();
+  const slots = slotsValue === undefined ? [] : requireArray(`${prefix}slots`, slotsValue, LIMITS.maxSlotsPerNode).map((v, k) => validateSlot(v, `${prefix}slots[${k}]`, seen, ids));
+  return { index: list.map((g) => g.index), total: list.map((g) => g.memoryTotal), slots, topology };
+}
+
+/** planPlacement as it was: fresh typed arrays, formatBytes each time, every search sent to the kernels. */
+function oldPlanPlacement(kernels: Kernels, request: PlacementRequest): PlacementPlan {
+  const r = requireObject('request', request);
+  const node = oldValidateNode(r.gpus, r.slots, r.topology, '');
+  const req = validatePlanRequest(r);
+  const n = node.index.length;
+  const pos = new Map<number, number>();
+  node.index.forEach((idx, p) => pos.set(idx, p));
+  const free = new Float64Array(n);
+  const total = new Float64Array(node.total);
+  for (let p = 0; p < n; p++) free[p] = node.total[p];
+  for (const s of node.slots) {
+    for (const g of s.gpus) {
+      const p = pos.get(g)!;
+      free[p] -= s.memoryPerGpu;
+      if (node.total[p] - free[p] > LIMITS.maxBytes) fail('LIMIT_EXCEEDED', `slots`, `at most ${LIMITS.maxBytes} bytes allocated on GPU ${g}`, node.total[p] - free[p]);
+    }
+  }
+  const stale = req.allowEviction ? node.slots.filter((s) => isEvictable(s, req.model)).sort(compareEvictionOrder) : [];
+  const staleMasks = new Int32Array(2 * stale.length);
+  const staleBytes = new Float64Array(stale.length);
+  const evictable = new Float64Array(n);
+  stale.forEach((s, k) => {
+    const positions = s.gpus.map((g) => pos.get(g)!);
+    [staleMasks[2 * k], staleMasks[2 * k + 1]] = maskOf(positions);
+    staleBytes[k] = s.memoryPerGpu;
+    for (const p of positions) evictable[p] += s.memoryPerGpu;
+  });
+  const sizes = sizesFor(req, n);
+  const found = runSearch(kernels, {
+    gpus: n, free, total, sizes: Int32Array.from(sizes), shares: Float64Array.from(sizes, (k) => shareOf(req.memory, k)), staleMasks, staleBytes,
+    pairScores: positionMatrix(node.topology, node.index), pack: req.pack, limit: req.limit, budget: PLACEMENT_BUDGET,
+  });
+  const options: PlacementOption[] = [];
+  for (let c = 0; c < found.count; c++) options.push(optionOf(found, c, node.index, req.memory, stale, req.model));
+  const rejected = rejectionsFor(node.index, total, free, evictable, req.memory, sizes);
+  const plan: PlacementPlan = { options, rejected };
+  if (options.length === 0) plan.reason = noOptionReason(req.memory, sizes.length === 0 ? null : sizes.join(', '), n, rejected.length);
+  return plan;
+}
+
+/** A plan or the error (code, message, field), as text. */
+function outcome(fn: () => unknown): string {
+  try {
+    return JSON.stringify(fn());
+  } catch (error) {
+    if (!(error instanceof AllocationError)) throw error;
+    return `error ${error.code} ${error.message} @${error.field}`;
+  }
+}
+
+/** Requests as planPlacement sees them (readInput's copy), valid or with one hostile edit. */
+const requests = placementRequest.chain((valid) =>
+  fc.oneof(
+    { weight: 2, arbitrary: fc.constant(valid as unknown) },
+    { weight: 3, arbitrary: hostileEdit(valid).map((edit) => applyEdit(valid, edit)) },
+    { weight: 1, arbitrary: fc.constantFrom(1, 2, 4, 8).map((tp) => ({ ...valid, tensorParallelSizes: [tp], memory: valid.memory * 4 }) as unknown) },
+    // GPUs and slot GPUs out of order (the sorting paths), with -0 for 0.
+    { weight: 1, arbitrary: fc.constant({ ...valid, gpus: valid.gpus.slice().reverse().map((g) => (g.index === 0 ? { ...g, index: -0 } : g)), slots: valid.slots?.map((sl) => ({ ...sl, gpus: sl.gpus.slice().reverse() })) } as unknown) },
+  ),
+);
+
+describe('planPlacement shared work', () => {
+  it('gives the plans and errors of the code it replaced, on both backends', () => {
+    fc.assert(
+      fc.property(requests, (request) => {
+        let copy: PlacementRequest;
+        try {
+          copy = readInput('request', request, false) as PlacementRequest;
+        } catch {
+          return; // readInput's own errors are the same either way
+        }
+        for (const engine of [wasm, ts]) {
+          const expected = outcome(() => oldPlanPlacement(engine.kernels, copy));
+          expect(outcome(() => planPlacement(engine.kernels, copy))).toBe(expected);
+          expect(outcome(() => engine.planPlacement(request as PlacementRequest))).toBe(expected);
+        }
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('skips the kernels only when no GPU can take any share, where they find nothing (count 0, no overflow)', () => {
+    const search = fc.integer({ min: 0, max: 16 }).chain((n) =>
+      fc.record({
+        free: fc.array(fc.integer({ min: -40, max: 80 }), { minLength: n, maxLength: n }),
+        extra: fc.array(fc.integer({ min: 0, max: 40 }), { minLength: n, maxLength: n }),
+        stale: fc.array(fc.record({ lo: fc.integer({ min: 0, max: (1 << n) - 1 }), bytes: fc.integer({ min: 0, max: 30 }) }), { maxLength: 5 }),
+        sizes: fc.uniqueArray(fc.integer({ min: 1, max: Math.max(1, n) }), { minLength: 1, maxLength: 4 }),
+        memory: fc.integer({ min: 1, max: 400 }),
+      }).map(({ free, extra, stale, sizes, memory }): PlacementSearch => {
+        const sorted = sizes.sort((a, b) => a - b);
+        return {
+          gpus: n, free: Float64Array.from(free), total: Float64Array.from(free, (f, p) => Math.max(f, 0) + extra[p]),
+          sizes: Int32Array.from(sorted), shares: Float64Array.from(sorted, (k) => shareOf(memory, k)),
+          staleMasks: Int32Array.from(stale.flatMap((s) => [s.lo, 0])), staleBytes: Float64Array.from(stale, (s) => s.bytes),
+          pairScores: null, pack: false, limit: 16, budget: PLACEMENT_BUDGET,
+        };
+      }),
+    );
+    let skipped = 0;
+    fc.assert(
+      fc.property(search, (s) => {
+        const any = anyGpuEligible(s);
+        for (const engine of [wasm, ts]) {
+          const found = engine.kernels.placementSearch(s);
+          if (!any) {
+            expect(found.count).toBe(0);
+            expect(found.overflowSize).toBe(0);
+          }
+        }
+        if (!any) skipped++;
+      }),
+      { numRuns: 500 },
+    );
+    expect(skipped).toBeGreaterThan(20);
+  });
+
+  it('placementSearch results are reused arrays: planPlacement copies what it returns', () => {
+    const request: PlacementRequest = { gpus: [0, 1, 2, 3].map((index) => ({ index, memoryTotal: 80 * 2 ** 30 })), memory: 40 * 2 ** 30 };
+    for (const engine of [wasm, ts]) {
+      const a = engine.planPlacement(request);
+      const b = engine.planPlacement({ ...request, memory: 100 * 2 ** 30 });
+      expect(a).toEqual(oldPlanPlacement(engine.kernels, request));
+      expect(b.options[0].gpus.length).toBeGreaterThan(1);
+      expect(a.options[0].gpus).toEqual([0]);
+    }
+  });
+});
