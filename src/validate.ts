@@ -204,9 +204,17 @@ function sameAt(value: unknown, tape: unknown[], pos: number, depth: number, pla
       if (c === null || typeof c !== 'object') {
         if (!Object.is(item, c)) return -1;
         pos++;
-      } else if (c === LEAF_MARK && item !== null && typeof item === 'object' && depth + 1 < MAX_INPUT_DEPTH && isPlainObject(item, plain)) {
-        // The common array of flat records (topology links, GPUs): no call per item through sameAt.
-        if ((pos = sameLeaf(item, tape, pos)) < 0) return -1;
+      } else if (c === LEAF_MARK && plain && item !== null && typeof item === 'object' && depth + 1 < MAX_INPUT_DEPTH && !Array.isArray(item) && Object.getPrototypeOf(item) === Object.prototype) {
+        // The common array of flat records (topology links, GPUs), inline: sameLeaf's loop.
+        const count = tape[pos + 1] as number;
+        pos += 2;
+        let seen = 0;
+        for (const key in item) {
+          if (seen === count || key !== tape[pos] || !Object.is((item as Record<string, unknown>)[key], tape[pos + 1])) return -1;
+          seen++;
+          pos += 2;
+        }
+        if (seen !== count) return -1;
       } else if ((pos = sameAt(item, tape, pos, depth + 1, plain)) < 0) return -1;
     }
     return pos;
