@@ -251,7 +251,7 @@ function searchNode(
       const low = c & (~c + 1);
       const ripple = c + low;
       if (ripple == 0 || ripple >= stop && stop != 0) break;
-      c = (((ripple ^ c) >> 2) / low) | ripple;
+      c = (((ripple ^ c) >> 2) >> ctz(low)) | ripple; // low is a power of two: a shift, not a 64-bit division
       if (stop != 0 && c >= stop) break;
     }
   }

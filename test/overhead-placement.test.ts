@@ -164,6 +164,42 @@ describe('planPlacement shared work', () => {
     expect(skipped).toBeGreaterThan(20);
   });
 
+  it('the wasm marshaling (one reserved block, element copies) and the ts kernel agree on random 16-GPU searches', () => {
+    const search = fc.integer({ min: 1, max: 16 }).chain((n) =>
+      fc.record({
+        free: fc.array(fc.integer({ min: -10, max: 80 }), { minLength: n, maxLength: n }),
+        stale: fc.array(fc.record({ lo: fc.integer({ min: 1, max: (1 << n) - 1 }), bytes: fc.integer({ min: 0, max: 30 }) }), { maxLength: 70 }),
+        sizes: fc.uniqueArray(fc.integer({ min: 1, max: n }), { minLength: 1, maxLength: 3 }),
+        memory: fc.integer({ min: 1, max: 200 }),
+        scores: fc.option(fc.array(fc.integer({ min: 0, max: 700 }), { minLength: n * n, maxLength: n * n }), { nil: null }),
+        pack: fc.boolean(),
+        limit: fc.integer({ min: 1, max: 20 }),
+      }).map(({ free, stale, sizes, memory, scores, pack, limit }): PlacementSearch => {
+        const sorted = sizes.sort((a, b) => a - b);
+        const m = scores === null ? null : Int32Array.from(scores, (v, k) => (Math.floor(k / n) === k % n ? 0 : v));
+        if (m !== null) for (let a = 0; a < n; a++) for (let b = 0; b < a; b++) m[a * n + b] = m[b * n + a];
+        return {
+          gpus: n, free: Float64Array.from(free), total: Float64Array.from(free, (f) => Math.max(f, 0) + 40),
+          sizes: Int32Array.from(sorted), shares: Float64Array.from(sorted, (k) => shareOf(memory, k)),
+          staleMasks: Int32Array.from(stale.flatMap((s) => [s.lo, 0])), staleBytes: Float64Array.from(stale, (s) => s.bytes),
+          pairScores: m, pack, limit, budget: PLACEMENT_BUDGET,
+        };
+      }),
+    );
+    const picture = (f: ReturnType<typeof ts.kernels.placementSearch>): string => {
+      const c = f.count;
+      return JSON.stringify([c, f.overflowSize, Array.from(f.masks.subarray(0, 2 * c)), Array.from(f.evictCount.subarray(0, c)), Array.from(f.evictedBytes.subarray(0, c)),
+        Array.from(f.score.subarray(0, c)), Array.from(f.remainMin.subarray(0, c)), Array.from(f.remainSum.subarray(0, c)), Array.from(f.evictStart.subarray(0, c + 1)),
+        Array.from(f.evictions.subarray(0, f.evictStart[c]))]);
+    };
+    fc.assert(
+      fc.property(search, (s) => {
+        expect(picture(wasm.kernels.placementSearch(s))).toBe(picture(ts.kernels.placementSearch(s)));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('placementSearch results are reused arrays: planPlacement copies what it returns', () => {
     const request: PlacementRequest = { gpus: [0, 1, 2, 3].map((index) => ({ index, memoryTotal: 80 * 2 ** 30 })), memory: 40 * 2 ** 30 };
     for (const engine of [wasm, ts]) {

@@ -105,9 +105,17 @@ export class WasmCore {
       offsets.push(total);
       total += (s + 15) & ~15;
     }
-    if (total > 0x7fff0000) throw new AllocationError('LIMIT_EXCEEDED', `input needs ${total} bytes of core memory, more than the 2 GiB the core can address`);
-    const base = this.call(() => this.exports.reserve(total));
+    const base = this.reserveBlock(total);
     return offsets.map((o) => base + o);
+  }
+
+  /**
+   * reserve() for a caller that lays out its own regions (each rounded up to 16 bytes, as reserve
+   * does): reserves `bytes` and returns the base, without an array per call.
+   */
+  reserveBlock(bytes: number): number {
+    if (bytes > 0x7fff0000) throw new AllocationError('LIMIT_EXCEEDED', `input needs ${bytes} bytes of core memory, more than the 2 GiB the core can address`);
+    return this.call(() => this.exports.reserve(bytes));
   }
 
   /** A fresh Int32Array view of `length` items at `ptr`. */

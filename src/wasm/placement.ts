@@ -30,6 +30,11 @@ const FB = 4;
 /** Bytes of the kernels' per-node scratch (3 × 64 f64). */
 const SCRATCH = 192 * 8;
 
+/** `bytes` rounded up to a multiple of 16 (core.reserve's region alignment). */
+function _a16(bytes: number): number {
+  return (bytes + 15) & ~15;
+}
+
 /** The placement kernels over the WebAssembly core. */
 export function placementWasmKernels(core: WasmCore): PlacementKernels {
   // The matrix last loaded by this module, and the core generation and load version it went in with.
@@ -116,19 +121,54 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
         loadedGeneration = core.generation;
       }
       for (;;) {
-        const [pFree, pTotal, pSizes, pShares, pMasks, pBytes, pKept, pStart, pEv, pScratch, pResult] = core.reserve([
-          N * 8, N * 8, sizeCount * 4, sizeCount * 8, S * 8, S * 8, limit * REC, (limit + 1) * 4, evictCap * 4, SCRATCH, 16,
-        ]);
+        // The regions core.reserve would lay out (each rounded up to 16 bytes), in one block.
+        const oFree = 0;
+        const oTotal = oFree + _a16(N * 8);
+        const oSizes = oTotal + _a16(N * 8);
+        const oShares = oSizes + _a16(sizeCount * 4);
+        const oMasks = oShares + _a16(sizeCount * 8);
+        const oBytes = oMasks + _a16(S * 8);
+        const oKept = oBytes + _a16(S * 8);
+        const oStart = oKept + _a16(limit * REC);
+        const oEv = oStart + _a16((limit + 1) * 4);
+        const oScratch = oEv + _a16(evictCap * 4);
+        const oResult = oScratch + SCRATCH;
+        const base = core.reserveBlock(oResult + 16);
+        const pFree = base + oFree;
+        const pTotal = base + oTotal;
+        const pSizes = base + oSizes;
+        const pShares = base + oShares;
+        const pMasks = base + oMasks;
+        const pBytes = base + oBytes;
+        const pKept = base + oKept;
+        const pStart = base + oStart;
+        const pEv = base + oEv;
+        const pScratch = base + oScratch;
+        const pResult = base + oResult;
         views();
-        F64.set(s.free, pFree >> 3);
-        F64.set(s.total, pTotal >> 3);
-        I32.set(s.sizes, pSizes >> 2);
-        F64.set(s.shares, pShares >> 3);
-        I32.set(s.staleMasks, pMasks >> 2);
-        F64.set(s.staleBytes, pBytes >> 3);
+        // Element loops: these arrays hold at most 64 GPUs' or a few sizes' entries (set() costs more per call).
+        const { free, total, sizes, shares, staleMasks, staleBytes } = s;
+        for (let p = 0, f = pFree >> 3, t = pTotal >> 3; p < N; p++) {
+          F64[f + p] = free[p];
+          F64[t + p] = total[p];
+        }
+        for (let k = 0, i = pSizes >> 2, f = pShares >> 3; k < sizeCount; k++) {
+          I32[i + k] = sizes[k];
+          F64[f + k] = shares[k];
+        }
+        if (S > 64) {
+          I32.set(staleMasks.subarray(0, 2 * S), pMasks >> 2);
+          F64.set(staleBytes.subarray(0, S), pBytes >> 3);
+        } else {
+          for (let k = 0, i = pMasks >> 2, f = pBytes >> 3; k < S; k++) {
+            I32[i + 2 * k] = staleMasks[2 * k];
+            I32[i + 2 * k + 1] = staleMasks[2 * k + 1];
+            F64[f + k] = staleBytes[k];
+          }
+        }
         const ex = core.exports as unknown as PlacementExports;
+        // The kernel allocates nothing, so the views stay valid across the call.
         core.call(() => ex.placementSearch(N, pFree, pTotal, pSizes, pShares, sizeCount, pMasks, pBytes, S, m2 === null ? 0 : 1, s.pack ? 1 : 0, limit, s.budget, pKept, pStart, pEv, evictCap, pScratch, pResult));
-        views();
         const r = pResult >> 2;
         const count = I32[r];
         const overflowSize = I32[r + 1];
