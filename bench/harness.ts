@@ -115,6 +115,11 @@ export type CaseResult = {
   reference: (ReferenceTiming & { wasmSpeedup: number | null; tsSpeedup: number | null }) | null;
   /** The case's note, if any. */
   note?: string;
+  /**
+   * Kernel calls one call of the case made on each backend (counted on the warm-up call). 0 on both:
+   * both backends ran the same TypeScript and no kernel, so their ratio is a tie by construction.
+   */
+  kernelCalls?: Partial<Record<BackendName, number>>;
   /** Error messages by backend, when a backend threw. */
   errors?: Partial<Record<BackendName | 'reference', string>>;
 };
@@ -220,6 +225,11 @@ export async function runCase(c: Case, quick: boolean): Promise<CaseResult> {
   }
   if (Object.keys(errors).length > 0) result.errors = errors;
   return result;
+}
+
+/** True when neither backend called a kernel in the case (see CaseResult.kernelCalls): a tie by construction. */
+export function noKernelCall(w: CaseResult): boolean {
+  return w.kernelCalls?.wasm === 0 && w.kernelCalls?.ts === 0;
 }
 
 /** True when `error` is a capability placeholder that has not landed yet. */

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createEngine } from '../src/engine.js';
+import { createEngine, type Engine } from '../src/engine.js';
 import { BACKENDS, isNotBuilt, runCase, type BackendName, type Case, type CaseResult, type Suite, type SuiteContext } from './harness.js';
 import { formatTable } from './table.js';
 import { evaluateTargets, type TargetResult } from './targets.js';
@@ -79,6 +79,31 @@ function _answer(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => (ArrayBuffer.isView(v) ? Array.from(v as unknown as ArrayLike<number>) : v)) ?? 'undefined';
 }
 
+/**
+ * Counts the calls of every kernel of `engine` (every function of engine.kernels but memoryPages)
+ * until `restore()` puts the kernels back: used on the warm-up call only, never while timing.
+ */
+function _countKernelCalls(engine: Engine): { calls: () => number; restore: () => void } {
+  const kernels = engine.kernels as unknown as Record<string, unknown>;
+  const originals = new Map<string, (...args: unknown[]) => unknown>();
+  let calls = 0;
+  for (const name of Object.keys(kernels)) {
+    const fn = kernels[name];
+    if (typeof fn !== 'function' || name === 'memoryPages') continue;
+    originals.set(name, fn as (...args: unknown[]) => unknown);
+    kernels[name] = function (this: unknown, ...args: unknown[]): unknown {
+      calls++;
+      return (fn as (...a: unknown[]) => unknown).apply(this, args);
+    };
+  }
+  return {
+    calls: () => calls,
+    restore: () => {
+      for (const [name, fn] of originals) kernels[name] = fn;
+    },
+  };
+}
+
 /** Which commit is being measured: BENCH_COMMIT (for a run from an exported tree), else git. */
 function _commit(root: string): string | null {
   const fromEnv = process.env.BENCH_COMMIT;
@@ -121,30 +146,44 @@ export async function runBench(options: RunOptions = {}): Promise<BenchReport> {
   // Warm-up: one call of every case on each backend, so the arena reaches its working size before
   // pages are counted; a case whose capability is still a placeholder moves to `pending`. The two
   // backends' answers are compared on the way: a speed ratio means nothing if they differ.
+  // Each backend's kernel calls are counted on this call (see CaseResult.kernelCalls).
   const runnable: Case[] = [];
   const mismatched = new Set<Case>();
-  for (const c of cases) {
-    let notBuilt: unknown;
-    const answers: string[] = [];
-    for (const b of BACKENDS) {
-      const fn = c.run[b];
-      if (fn === undefined) continue;
-      try {
-        answers.push(_answer(await fn()));
-      } catch (error) {
-        if (isNotBuilt(error)) notBuilt = error;
+  const kernelCalls = new Map<Case, Partial<Record<BackendName, number>>>();
+  const counters = { wasm: _countKernelCalls(wasm), ts: _countKernelCalls(ts) };
+  try {
+    for (const c of cases) {
+      let notBuilt: unknown;
+      const answers: string[] = [];
+      const calls: Partial<Record<BackendName, number>> = {};
+      for (const b of BACKENDS) {
+        const fn = c.run[b];
+        if (fn === undefined) continue;
+        const before = counters[b].calls();
+        try {
+          answers.push(_answer(await fn()));
+          calls[b] = counters[b].calls() - before;
+        } catch (error) {
+          if (isNotBuilt(error)) notBuilt = error;
+        }
       }
+      kernelCalls.set(c, calls);
+      if (c.compareAnswers !== false && answers.length === 2 && answers[0] !== answers[1]) mismatched.add(c);
+      if (notBuilt !== undefined) {
+        if (!pending.some((p) => p.family === c.family)) pending.push({ family: c.family, reason: _message(notBuilt) });
+      } else runnable.push(c);
     }
-    if (c.compareAnswers !== false && answers.length === 2 && answers[0] !== answers[1]) mismatched.add(c);
-    if (notBuilt !== undefined) {
-      if (!pending.some((p) => p.family === c.family)) pending.push({ family: c.family, reason: _message(notBuilt) });
-    } else runnable.push(c);
+  } finally {
+    counters.wasm.restore();
+    counters.ts.restore();
   }
   const pagesAfterWarmup = wasm.memoryPages();
 
   const workloads: CaseResult[] = [];
   for (const c of runnable) {
     const r = await runCase(c, quick);
+    const calls = kernelCalls.get(c);
+    if (calls !== undefined && Object.keys(calls).length > 0) r.kernelCalls = calls;
     if (mismatched.has(c)) r.errors = { ...r.errors, ts: 'the wasm and ts backends returned different answers' };
     workloads.push(r);
     options.onCase?.(r);

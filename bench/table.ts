@@ -1,6 +1,6 @@
 // The one table `npm run bench` prints, plus the notes and targets under it.
 import type { BenchReport } from './run.js';
-import type { Timing } from './harness.js';
+import { noKernelCall, type Timing } from './harness.js';
 
 /** Operations per second with a k/M suffix, three significant digits. */
 export function formatRate(x: number | undefined | null): string {
@@ -55,11 +55,13 @@ export function formatTable(report: BenchReport): string {
     const unit = w.unit === 'op' ? '' : ` (per ${w.unit})`;
     if (w.note !== undefined) notes.push(`- ${w.family} / ${w.name}: ${w.note}`);
     if (w.errors !== undefined) notes.push(`! ${w.family} / ${w.name}: ${Object.entries(w.errors).map(([k, v]) => `${k} failed: ${v}`).join('; ')}`);
-    return [w.family, w.name + unit, formatRate(w.backends.wasm?.opsPerSec), _lat(w.backends.wasm), formatRate(w.backends.ts?.opsPerSec), _lat(w.backends.ts), formatRatio(w.wasmOverTs), refCell, formatRatio(ref?.wasmSpeedup), formatRatio(ref?.tsSpeedup)];
+    const ratio = formatRatio(w.wasmOverTs) + (noKernelCall(w) ? '=' : '');
+    return [w.family, w.name + unit, formatRate(w.backends.wasm?.opsPerSec), _lat(w.backends.wasm), formatRate(w.backends.ts?.opsPerSec), _lat(w.backends.ts), ratio, refCell, formatRatio(ref?.wasmSpeedup), formatRatio(ref?.tsSpeedup)];
   });
   const out = [renderTable(header, rows)];
   const refs = [...new Set(report.workloads.filter((w) => w.reference !== null).map((w) => w.reference!.name))];
   out.push('', 'ops/s: mean throughput; p50 / p99: latency of one operation; wasm/ts: ts median ÷ wasm median (above 1: wasm is faster).');
+  if (report.workloads.some(noKernelCall)) out.push('=: no kernel call on either backend (answered by the same TypeScript on both, without a search): a tie by construction, the ratio is noise.');
   if (refs.length > 0) out.push(`reference: ${refs.join('; ')}, time per call (median). wasm/ref, ts/ref: reference time ÷ our median.`);
   if (notes.length > 0) out.push('', ...notes);
   if (report.pending.length > 0) out.push('', 'not measured:', ...report.pending.map((p) => `  ${p.family}: ${p.reason}`));
