@@ -150,48 +150,21 @@ function tapeOf(copy: unknown, tape: unknown[]): unknown[] {
   return tape;
 }
 
-/** True when Object.prototype has no enumerable property (so for-in over a plain object lists its own keys only). */
-function objectPrototypeClean(): boolean {
-  for (const _key in Object.prototype) return false;
-  return true;
-}
-
-/**
- * True when `value` is an object sameLeaf may read with for-in: not an array, prototype
- * Object.prototype, and nothing enumerable inherited (`plain`).
- */
-function isPlainObject(value: object, plain: boolean): boolean {
-  return plain && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
-}
-
-/**
- * sameAt for a plain object (isPlainObject) whose tape at `pos` is LEAF_MARK: its own keys (for-in
- * lists exactly Object.keys here, without an array per object) and primitive values, in one loop.
- */
-function sameLeaf(value: object, tape: unknown[], pos: number): number {
-  const count = tape[pos + 1] as number;
-  pos += 2;
-  let seen = 0;
-  for (const key in value) {
-    if (seen === count || key !== tape[pos] || !Object.is((value as Record<string, unknown>)[key], tape[pos + 1])) return -1;
-    seen++;
-    pos += 2;
-  }
-  return seen === count ? pos : -1;
-}
+const hasOwn = Object.prototype.hasOwnProperty;
 
 /**
  * Whether `value` still holds the data whose tape starts at `tape[pos]` (`value` at nesting `depth`):
  * the position after that data, or -1 at the first difference. Reads what a copy would read, each
  * getter once: array items 0..length-1; an object's own enumerable string keys in order, with their
- * values. A plain object is listed with for-in while `plain` (nothing enumerable is inherited, so
- * for-in lists exactly Object.keys); any other object with Object.keys.
+ * values. Objects are listed with for-in, which gives exactly Object.keys' list without an array per
+ * object: own enumerable keys first, in Object.keys' order, then inherited ones, where the first key
+ * that is not own ends the list. Arrays, typed arrays and ArrayBuffers only ever match their own
+ * kind, as a copy would make them.
  */
-function sameAt(value: unknown, tape: unknown[], pos: number, depth: number, plain: boolean): number {
+function sameAt(value: unknown, tape: unknown[], pos: number, depth: number): number {
   const t = tape[pos];
   if (t === null || typeof t !== 'object') return Object.is(value, t) ? pos + 1 : -1;
   if (value === null || typeof value !== 'object' || depth >= MAX_INPUT_DEPTH) return -1;
-  if (t === LEAF_MARK && isPlainObject(value, plain)) return sameLeaf(value, tape, pos);
   if (t === OPAQUE_MARK) return value === tape[pos + 1] ? pos + 2 : -1;
   if (t === ARRAY_MARK) {
     if (!Array.isArray(value)) return -1;
@@ -204,48 +177,41 @@ function sameAt(value: unknown, tape: unknown[], pos: number, depth: number, pla
       if (c === null || typeof c !== 'object') {
         if (!Object.is(item, c)) return -1;
         pos++;
-      } else if (c === LEAF_MARK && plain && item !== null && typeof item === 'object' && depth + 1 < MAX_INPUT_DEPTH && !Array.isArray(item) && Object.getPrototypeOf(item) === Object.prototype) {
-        // The common array of flat records (topology links, GPUs), inline: sameLeaf's loop.
+      } else if (c === LEAF_MARK && item !== null && typeof item === 'object' && depth + 1 < MAX_INPUT_DEPTH && (tape[pos + 1] as number) > 0 && !Array.isArray(item) && !ArrayBuffer.isView(item)) {
+        // The common array of flat records (topology links, GPUs), inline: keys and primitive
+        // values in one loop. (An ArrayBuffer has no own enumerable key: it cannot match count > 0.)
         const count = tape[pos + 1] as number;
         pos += 2;
         let seen = 0;
         for (const key in item) {
+          if (!hasOwn.call(item, key)) break;
           if (seen === count || key !== tape[pos] || !Object.is((item as Record<string, unknown>)[key], tape[pos + 1])) return -1;
           seen++;
           pos += 2;
         }
         if (seen !== count) return -1;
-      } else if ((pos = sameAt(item, tape, pos, depth + 1, plain)) < 0) return -1;
+      } else if ((pos = sameAt(item, tape, pos, depth + 1)) < 0) return -1;
     }
     return pos;
   }
-  // OBJECT_MARK, or LEAF_MARK for an object that is not plain.
-  if (Array.isArray(value)) return -1;
+  // OBJECT_MARK or LEAF_MARK: a copied object.
+  if (Array.isArray(value) || ArrayBuffer.isView(value)) return -1;
   const count = tape[pos + 1] as number;
+  if (count === 0 && value instanceof ArrayBuffer) return -1;
   pos += 2;
-  if (plain && Object.getPrototypeOf(value) === Object.prototype) {
-    let seen = 0;
-    for (const key in value) {
-      if (seen === count || key !== tape[pos]) return -1;
-      seen++;
-      const c = tape[pos + 1];
-      const item: unknown = (value as Record<string, unknown>)[key];
-      if (c === null || typeof c !== 'object') {
-        if (!Object.is(item, c)) return -1;
-        pos += 2;
-      } else if ((pos = sameAt(item, tape, pos + 1, depth + 1, plain)) < 0) return -1;
-    }
-    return seen === count ? pos : -1;
+  let seen = 0;
+  for (const key in value) {
+    if (!hasOwn.call(value, key)) break;
+    if (seen === count || key !== tape[pos]) return -1;
+    seen++;
+    const c = tape[pos + 1];
+    const item: unknown = (value as Record<string, unknown>)[key];
+    if (c === null || typeof c !== 'object') {
+      if (!Object.is(item, c)) return -1;
+      pos += 2;
+    } else if ((pos = sameAt(item, tape, pos + 1, depth + 1)) < 0) return -1;
   }
-  if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return -1;
-  const keys = Object.keys(value);
-  if (keys.length !== count) return -1;
-  for (let k = 0; k < count; k++) {
-    const key = keys[k];
-    if (key !== tape[pos]) return -1;
-    if ((pos = sameAt((value as Record<string, unknown>)[key], tape, pos + 1, depth + 1, plain)) < 0) return -1;
-  }
-  return pos;
+  return seen === count ? pos : -1;
 }
 
 /**
@@ -254,7 +220,7 @@ function sameAt(value: unknown, tape: unknown[], pos: number, depth: number, pla
  */
 function sameData(value: object, earlier: Reused, depth: number): boolean {
   const tape = earlier.tape ?? (earlier.tape = tapeOf(earlier.copy, []));
-  return sameAt(value, tape, 0, depth, objectPrototypeClean()) === tape.length;
+  return sameAt(value, tape, 0, depth) === tape.length;
 }
 
 /** Most levels of nesting read from a caller's input (LIMITS.maxDepth). */

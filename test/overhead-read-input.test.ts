@@ -154,7 +154,7 @@ describe('readInput reuse: the tape compare', () => {
     );
   });
 
-  it('an inherited enumerable field on Object.prototype turns the for-in path off (same answers)', () => {
+  it('an enumerable field inherited from Object.prototype is not taken for an own one', () => {
     const value = { links: [{ a: 0, b: 1 }, { a: 1, b: 2 }], gpus: 3 };
     const first = readInput('topology', value, true, true);
     expect(readInput('topology', value, true, true)).toBe(first);
@@ -167,6 +167,28 @@ describe('readInput reuse: the tape compare', () => {
       expect(Object.keys(second.links[1])).toEqual(['a']);
     } finally {
       delete (Object.prototype as Record<string, unknown>).polluted;
+    }
+  });
+
+  it('an object never matches an array, a typed array or an ArrayBuffer with the same keys', () => {
+    const holder: Record<string, unknown> = { list: [{ 0: 1, 1: 2 }, {}], one: { 0: 1, 1: 2 }, none: {} };
+    const first = readInput('request', holder, false, true) as typeof holder;
+    expect(readInput('request', holder, false, true)).toBe(first);
+    const swaps: Array<[string, (h: Record<string, unknown>) => void]> = [
+      ['typed array in an array', (h) => ((h.list as unknown[])[0] = new Int32Array([1, 2]))],
+      ['array in an array', (h) => ((h.list as unknown[])[0] = [1, 2])],
+      ['ArrayBuffer for {} in an array', (h) => ((h.list as unknown[])[1] = new ArrayBuffer(8))],
+      ['typed array', (h) => (h.one = new Int32Array([1, 2]))],
+      ['array', (h) => (h.one = [1, 2])],
+      ['ArrayBuffer for {}', (h) => (h.none = new ArrayBuffer(8))],
+    ];
+    for (const [what, swap] of swaps) {
+      const value = { list: [{ 0: 1, 1: 2 }, {}], one: { 0: 1, 1: 2 }, none: {} } as Record<string, unknown>;
+      const before = readInput('request', value, false, true);
+      swap(value);
+      const after = readInput('request', value, false, true);
+      expect(after, what).not.toBe(before);
+      expect(canon(after), what).toBe(canon(readInput('request', value, false, false)));
     }
   });
 
