@@ -533,12 +533,13 @@ export function planPlacement(kernels: Kernels, request: PlacementRequest): Plac
   const total = _total.f64(n);
   for (let p = 0; p < n; p++) free[p] = total[p] = node.total[p];
   const slots = node.slots;
+  const maxBytes = LIMITS.maxBytes;
   for (let k = 0; k < slots.length; k++) {
     const s = slots[k];
     for (const g of s.gpus) {
       const p = _position(index, g);
       free[p] -= s.memoryPerGpu;
-      if (node.total[p] - free[p] > LIMITS.maxBytes) fail('LIMIT_EXCEEDED', `slots`, `at most ${LIMITS.maxBytes} bytes allocated on GPU ${g}`, node.total[p] - free[p]);
+      if (total[p] - free[p] > maxBytes) fail('LIMIT_EXCEEDED', `slots`, `at most ${maxBytes} bytes allocated on GPU ${g}`, total[p] - free[p]);
     }
   }
   const stale = req.allowEviction ? slots.filter((s) => isEvictable(s, req.model)).sort(compareEvictionOrder) : [];

@@ -97,21 +97,25 @@ function outcome(fn: () => unknown): string {
   }
 }
 
-/** Requests as planPlacement sees them (readInput's copy), valid or with one hostile edit. */
+/**
+ * Requests, valid or with one hostile edit. The edit stays a recipe until the property builds the
+ * request (fast-check inspects generated values; a hostile proxy must not meet it).
+ */
 const requests = placementRequest.chain((valid) =>
   fc.oneof(
-    { weight: 2, arbitrary: fc.constant(valid as unknown) },
-    { weight: 3, arbitrary: hostileEdit(valid).map((edit) => applyEdit(valid, edit)) },
-    { weight: 1, arbitrary: fc.constantFrom(1, 2, 4, 8).map((tp) => ({ ...valid, tensorParallelSizes: [tp], memory: valid.memory * 4 }) as unknown) },
+    { weight: 2, arbitrary: fc.constant(() => valid as unknown) },
+    { weight: 3, arbitrary: hostileEdit(valid).map((edit) => () => applyEdit(valid, edit)) },
+    { weight: 1, arbitrary: fc.constantFrom(1, 2, 4, 8).map((tp) => () => ({ ...valid, tensorParallelSizes: [tp], memory: valid.memory * 4 }) as unknown) },
     // GPUs and slot GPUs out of order (the sorting paths), with -0 for 0.
-    { weight: 1, arbitrary: fc.constant({ ...valid, gpus: valid.gpus.slice().reverse().map((g) => (g.index === 0 ? { ...g, index: -0 } : g)), slots: valid.slots?.map((sl) => ({ ...sl, gpus: sl.gpus.slice().reverse() })) } as unknown) },
+    { weight: 1, arbitrary: fc.constant(() => ({ ...valid, gpus: valid.gpus.slice().reverse().map((g) => (g.index === 0 ? { ...g, index: -0 } : g)), slots: valid.slots?.map((sl) => ({ ...sl, gpus: sl.gpus.slice().reverse() })) }) as unknown) },
   ),
 );
 
 describe('planPlacement shared work', () => {
   it('gives the plans and errors of the code it replaced, on both backends', () => {
     fc.assert(
-      fc.property(requests, (request) => {
+      fc.property(requests, (build) => {
+        const request = build();
         let copy: PlacementRequest;
         try {
           copy = readInput('request', request, false) as PlacementRequest;
