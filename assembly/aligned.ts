@@ -2,22 +2,11 @@
 // mirrored step for step by src/baseline/aligned.ts: the best-connected size-subset (then the
 // best-connected remainder, then the lowest indices), exact by enumeration, or multi-start greedy
 // with best swaps above the exact range. BestEffort is in besteffort.ts.
+import { binomial, writeMask } from './bits';
 import { pairRow, pairScore, pairScoreGpus } from './topology';
 
 /** Rounds of swap search per greedy start (src/baseline/aligned.ts SWAP_ROUNDS). */
 const SWAP_ROUNDS: i32 = 64;
-
-/** Writes the GPUs of a u64 mask to `out` in ascending order; returns how many. */
-function writeMask(mask: u64, out: usize): i32 {
-  let k: i32 = 0;
-  let m = mask;
-  while (m != 0) {
-    store<i32>(out + (<usize>k << 2), <i32>ctz(m));
-    m &= m - 1;
-    k++;
-  }
-  return k;
-}
 
 // The 'topology' search. free: available minus required, ascending; rowA[i]: i's pair scores to every
 // available GPU; base[i]: to every required GPU.
@@ -40,14 +29,6 @@ let tpBestSet: u64 = 0;
 // @ts-ignore: decorator
 @inline function rowAOf(g: i32): i32 {
   return load<i32>(tpRowA + (<usize>g << 2));
-}
-
-/** C(n, k) in f64, as src/baseline/aligned.ts computes it. */
-function binomial(n: i32, k: i32): f64 {
-  if (k < 0 || k > n) return 0;
-  let c: f64 = 1;
-  for (let i = 1; i <= k; i++) c = (c * <f64>(n - k + i)) / <f64>i;
-  return Math.round(c);
 }
 
 // Per depth of the exact enumeration: each GPU's pair scores to the required GPUs and to the GPUs

@@ -17,6 +17,7 @@
 //    finds the first partition in upstream's order reaching the target (depth first, live groups
 //    of each set's first position in lexicographic order, upper bounds memoised per set) and raises
 //    the target past it until none is found: the last one found is the answer.
+import { binomial, writeMask } from './bits';
 import { pairScore } from './topology';
 
 /** Most available GPUs (src/aligned.ts BESTEFFORT_MAX_AVAILABLE). */
@@ -35,9 +36,8 @@ const beKu: usize = memory.data(BE_MAX * 4);
 const beGStart: usize = memory.data((BE_MAX + 2) * 4);
 const beTStart: usize = memory.data((BE_MAX + 2) * 4);
 const beLiveStart: usize = memory.data((BE_MAX + 2) * 4);
-// The group chosen per depth on the current search path, and on the best partition found.
+// The group chosen per depth on the current search path.
 const bePath: usize = memory.data(32 * 4);
-const beBest: usize = memory.data(32 * 4);
 // Gains per depth of the enumerations: gains[d * 32 + q] = pair scores of q to the first d+1 members.
 const beGains: usize = memory.data(24 * 32 * 4, 16);
 // The swap search: group of each position, and conn[p * 32 + j] = p's pair scores to group j.
@@ -117,14 +117,6 @@ function groupScore(set: u32): i32 {
     }
   }
   return s;
-}
-
-/** C(n, k) (exact in f64 for these sizes). */
-function choose(n: i32, k: i32): i32 {
-  if (k < 0 || k > n) return 0;
-  let c: f64 = 1;
-  for (let i = 1; i <= k; i++) c = (c * <f64>(n - k + i)) / <f64>i;
-  return <i32>Math.round(c);
 }
 
 // The gains of the group grown so far plus p, for the next depth (v128, four positions per add).
@@ -487,29 +479,20 @@ function sortBySlack(from: i32, to: i32): void {
 }
 const beGaps: usize = memory.data<i32>([701, 301, 132, 57, 23, 10, 4, 1]);
 
+// The upper bound of the set's partitions through candidates collect() left out (the groups off the
+// live list, and the live ones over the set's gap).
+let beCollectedUpper: i32 = 0;
+
 /**
- * The first partition of `set` whose value reaches `need`, in upstream's order (or, bySlack, least
- * slack first: any partition reaching it, found fast): its value (the groups on bePath from
- * `depth`), or BE_FAIL with an upper bound of the set memoised. ku: the potentials summed over the
- * set; top: the candidate stack's top.
+ * Pushes the live groups through `set`'s first position that fit in `set` and within `gap` onto the
+ * candidate stack from `top`, in lexicographic order; returns the new top. Each group left out
+ * bounds its partitions by (bound - slack) / size; beCollectedUpper is the highest such bound.
  */
-function lexFirst(set: u32, ku: i32, need: i32, depth: i32, bySlack: bool, top: i32): i32 {
-  const t = tableAt(set);
-  if (load<i32>(t, 12) == beEpoch && load<i32>(t, 8) < need) return BE_FAIL;
+function collect(set: u32, bound: i32, gap: i32, top: i32): i32 {
   const k = beK;
-  const count = <i32>popcnt(set);
-  const pending = beR != 0 && count % k != 0;
-  const bound = pending ? ku + beDelta : ku;
-  if (bound < k * need) {
-    setUpper(set, bound >= 0 ? bound / k : -1);
-    return BE_FAIL;
-  }
-  const gap = bound - k * need;
-  const twoLeft = count == (pending ? k + beR : 2 * k);
-  const tailOk = pending && count > beR;
-  // Groups outside the live list (slack above the budget) bound their partitions by this.
+  const tailOk = bePending(set) && <i32>popcnt(set) > beR;
+  // Groups off the live list have slack above the budget.
   let upper = (bound - beBudget - 1) / k;
-  let least = BE_INF;
   const m = <i32>ctz(set);
   let end = top;
   for (let i = load<i32>(at(beLiveStart, m)), last = load<i32>(at(beLiveStart, m + 1)); i < last; i++) {
@@ -518,29 +501,64 @@ function lexFirst(set: u32, ku: i32, need: i32, depth: i32, bySlack: bool, top: 
     if (<i32>popcnt(g) != k && !tailOk) continue;
     const slack = load<i32>(tableAt(g), 4);
     if (slack > gap) {
-      if (slack < least) least = slack;
+      const b = (bound - slack) / k;
+      if (b > upper) upper = b;
       continue;
     }
     store<u32>(at(beCandMask, end), g);
     store<i32>(at(beCandSlack, end), slack);
     end++;
   }
-  // Live groups over this set's budget: each bounds its partitions by (bound - slack) / size.
-  if (least != BE_INF) {
-    const b = (bound - least) / k;
-    if (b > upper) upper = b;
+  beCollectedUpper = upper;
+  return end;
+}
+
+/** Score of g plus the last group `set ^ g`, or BE_FAIL when that group is invalid. */
+// @ts-ignore: decorator
+@inline function withLastGroup(set: u32, g: u32): i32 {
+  const tr = tableAt(set ^ g);
+  return load<i32>(tr, 4) >= BE_INF ? BE_FAIL : load<i32>(tableAt(g)) + load<i32>(tr);
+}
+
+/** The bound of a set from its potentials (ku summed over it), with delta while it owes the padded group. */
+// @ts-ignore: decorator
+@inline function boundOf(set: u32, ku: i32): i32 {
+  return bePending(set) ? ku + beDelta : ku;
+}
+
+/** The set holds exactly two groups. */
+// @ts-ignore: decorator
+@inline function twoLeft(set: u32): bool {
+  return <i32>popcnt(set) == (bePending(set) ? beK + beR : 2 * beK);
+}
+
+/** Sums of the potentials over a group (slack plus size times score; the padded group's slack includes delta). */
+// @ts-ignore: decorator
+@inline function kuOfGroup(g: u32, slack: i32): i32 {
+  return (<i32>popcnt(g) != beK ? slack - beDelta : slack) + beK * load<i32>(tableAt(g));
+}
+
+/**
+ * The first partition of `set` whose value reaches `need`, in upstream's order: its value (the
+ * groups on bePath from `depth`), or BE_FAIL with an upper bound of the set memoised. ku: the
+ * potentials summed over the set; top: the candidate stack's top.
+ */
+function lexFirst(set: u32, ku: i32, need: i32, depth: i32, top: i32): i32 {
+  const t = tableAt(set);
+  if (load<i32>(t, 12) == beEpoch && load<i32>(t, 8) < need) return BE_FAIL;
+  const k = beK;
+  const bound = boundOf(set, ku);
+  if (bound < k * need) {
+    setUpper(set, bound >= 0 ? bound / k : -1);
+    return BE_FAIL;
   }
-  if (bySlack && end - top > 1) sortBySlack(top, end);
+  const end = collect(set, bound, bound - k * need, top);
+  let upper = beCollectedUpper;
+  const two = twoLeft(set);
   for (let c = top; c < end; c++) {
     const g = load<u32>(at(beCandMask, c));
-    const slack = load<i32>(at(beCandSlack, c));
-    const s = load<i32>(tableAt(g));
-    const rest = set ^ g;
-    if (twoLeft) {
-      // What is left is one group: the partition's value is known.
-      const tr = tableAt(rest);
-      if (load<i32>(tr, 4) >= BE_INF) continue;
-      const v = s + load<i32>(tr);
+    if (two) {
+      const v = withLastGroup(set, g);
       if (v >= need) {
         store<u32>(at(bePath, depth), g);
         return v;
@@ -548,8 +566,9 @@ function lexFirst(set: u32, ku: i32, need: i32, depth: i32, bySlack: bool, top: 
       if (v > upper) upper = v;
       continue;
     }
-    const kuG = (<i32>popcnt(g) != k ? slack - beDelta : slack) + k * s;
-    const sub = lexFirst(rest, ku - kuG, need - s, depth + 1, bySlack, end);
+    const s = load<i32>(tableAt(g));
+    const rest = set ^ g;
+    const sub = lexFirst(rest, ku - kuOfGroup(g, load<i32>(at(beCandSlack, c))), need - s, depth + 1, end);
     if (sub != BE_FAIL) {
       store<u32>(at(bePath, depth), g);
       return s + sub;
@@ -562,99 +581,62 @@ function lexFirst(set: u32, ku: i32, need: i32, depth: i32, bySlack: bool, top: 
   return BE_FAIL;
 }
 
-// The best value found so far (bestOf), and its partition's groups on beBest (bestGroups of them).
+// The best value found so far; the live list is rebuilt (for the smaller budget) after it rises.
 let beBestValue: i32 = -1;
-let beBestGroups: i32 = 0;
-// Bound of the whole set (potentials plus delta); the live list is rebuilt for a better value.
+// Bound of the whole set (potentials plus delta).
 let beRoot: i32 = 0;
 let beLiveStale: bool = false;
 
-/** Records the path to `depth`, then g and the last group `rest`, as the best partition (value v). */
-function keepBest(depth: i32, g: u32, rest: u32, v: i32): void {
-  for (let d = 0; d < depth; d++) store<u32>(at(beBest, d), load<u32>(at(bePath, d)));
-  store<u32>(at(beBest, depth), g);
-  store<u32>(at(beBest, depth + 1), rest);
-  beBestGroups = depth + 2;
-  beBestValue = v;
-  beLiveStale = true;
-}
-
 /**
  * Branch and bound for the best value, least slack first: explores the partitions of `set` (the
- * groups on bePath before `depth` score `acc`), raises beBestValue (and beBest) on every better
- * partition, and returns an upper bound of the set's partitions (memoised). ku: the potentials
- * summed over the set; top: the candidate stack's top.
+ * groups chosen before it score `acc`), raises beBestValue on every better partition, and returns
+ * an upper bound of the set's partitions (memoised). ku: the potentials summed over the set; top:
+ * the candidate stack's top.
  */
-function bestValue(set: u32, ku: i32, acc: i32, depth: i32, top: i32): i32 {
+function bestValue(set: u32, ku: i32, acc: i32, top: i32): i32 {
   if (beLiveStale) {
-    // A better partition: only groups within the smaller budget can beat it (candidates already
-    // collected on the path keep their own copies).
+    // Only groups within the smaller budget can beat the better value (candidates already collected
+    // on the path keep their own copies).
     beLiveStale = false;
     beBudget = beRoot - beK * (beBestValue + 1);
     buildLive(beBudget);
   }
-  const budget = beBudget;
   const t = tableAt(set);
   if (load<i32>(t, 12) == beEpoch && acc + load<i32>(t, 8) <= beBestValue) return load<i32>(t, 8);
   const k = beK;
-  const count = <i32>popcnt(set);
-  const pending = beR != 0 && count % k != 0;
-  const bound = pending ? ku + beDelta : ku;
+  const bound = boundOf(set, ku);
   if (bound < k * (beBestValue + 1 - acc)) {
     const b = bound >= 0 ? bound / k : -1;
     setUpper(set, b);
     return b;
   }
-  const twoLeft = count == (pending ? k + beR : 2 * k);
-  const tailOk = pending && count > beR;
-  let upper = (bound - budget - 1) / k;
-  const m = <i32>ctz(set);
-  let end = top;
-  let gap = bound - k * (beBestValue + 1 - acc);
-  for (let i = load<i32>(at(beLiveStart, m)), last = load<i32>(at(beLiveStart, m + 1)); i < last; i++) {
-    const g = load<u32>(at(beLive, i));
-    if ((g & ~set) != 0) continue;
-    if (<i32>popcnt(g) != k && !tailOk) continue;
-    const slack = load<i32>(tableAt(g), 4);
-    if (slack > gap) {
-      const b = (bound - slack) / k;
-      if (b > upper) upper = b;
-      continue;
-    }
-    store<u32>(at(beCandMask, end), g);
-    store<i32>(at(beCandSlack, end), slack);
-    end++;
-  }
-  if (!twoLeft && end - top > 1) sortBySlack(top, end);
+  const end = collect(set, bound, bound - k * (beBestValue + 1 - acc), top);
+  let upper = beCollectedUpper;
+  const two = twoLeft(set);
+  if (!two && end - top > 1) sortBySlack(top, end);
   for (let c = top; c < end; c++) {
     const g = load<u32>(at(beCandMask, c));
     const slack = load<i32>(at(beCandSlack, c));
     // The best so far may have risen since the candidates were collected.
-    gap = bound - k * (beBestValue + 1 - acc);
-    if (slack > gap) {
+    if (slack > bound - k * (beBestValue + 1 - acc)) {
       const b = (bound - slack) / k;
       if (b > upper) upper = b;
-      if (twoLeft) continue;
-      // Sorted by slack: every later candidate is over the gap too.
-      for (let d = c + 1; d < end; d++) {
-        const b2 = (bound - load<i32>(at(beCandSlack, d))) / k;
-        if (b2 > upper) upper = b2;
-      }
+      // Sorted by slack: no later candidate bounds higher (the two-group set is in upstream's order).
+      if (two) continue;
       break;
     }
-    const s = load<i32>(tableAt(g));
-    const rest = set ^ g;
-    if (twoLeft) {
-      const tr = tableAt(rest);
-      if (load<i32>(tr, 4) >= BE_INF) continue;
-      const v = s + load<i32>(tr);
+    if (two) {
+      const v = withLastGroup(set, g);
+      if (v == BE_FAIL) continue;
       if (v > upper) upper = v;
-      if (acc + v > beBestValue) keepBest(depth, g, rest, acc + v);
+      if (acc + v > beBestValue) {
+        beBestValue = acc + v;
+        beLiveStale = true;
+      }
       continue;
     }
-    store<u32>(at(bePath, depth), g);
-    const kuG = (<i32>popcnt(g) != k ? slack - beDelta : slack) + k * s;
-    const sub = bestValue(rest, ku - kuG, acc + s, depth + 1, end);
+    const s = load<i32>(tableAt(g));
+    const sub = bestValue(set ^ g, ku - kuOfGroup(g, slack), acc + s, end);
     if (s + sub > upper) upper = s + sub;
   }
   setUpper(set, upper);
@@ -700,8 +682,8 @@ function twoGroupsFrom(from: i32, chosen: i32, g: u32, score: i32, rowSum: i32):
   if (beR > 0 && chosen == beR - 1) twOffer(g, score, rowSum);
 }
 
-/** At most two groups: the best first group (0: none valid). */
-function twoGroups(full: u32): u32 {
+/** At most two groups: the best first group on bePath; false when no partition is valid. */
+function twoGroups(full: u32): bool {
   const n = beN;
   let total: i32 = 0;
   for (let p = 0; p < n; p++) {
@@ -716,18 +698,9 @@ function twoGroups(full: u32): u32 {
   twGroup = 0;
   for (let w = 0; w < n; w += 4) v128.store(beGains + (<usize>w << 2), v128.load(bePos + (<usize>w << 2)));
   twoGroupsFrom(1, 0, 1, 0, load<i32>(beRow));
-  if (twBest == BE_FAIL) return 0;
-  const a = twGroup;
-  const b = full ^ a;
-  // The winner's first unpadded group holding every required GPU with the strictly highest score.
-  let chosen: u32 = 0;
-  let chosenScore: i32 = -1;
-  if (<i32>popcnt(a) == beK && (a & beReq) == beReq) {
-    chosen = a;
-    chosenScore = groupScore(a);
-  }
-  if (<i32>popcnt(b) == beK && (b & beReq) == beReq && groupScore(b) > chosenScore) chosen = b;
-  return chosen;
+  if (twBest == BE_FAIL) return false;
+  store<u32>(bePath, twGroup);
+  return true;
 }
 
 /** Grows the table and list blocks for n positions and the group counts (memory only grows). */
@@ -760,18 +733,6 @@ function reserveBlocks(n: i32, nf: i32, nt: i32): void {
   beCandSlack = beCandMask + ((capF + capT) << 2);
 }
 
-/** Writes the GPUs of a u64 mask to `out` in ascending order; returns how many. */
-function writeGpus(mask: u64, out: usize): i32 {
-  let k: i32 = 0;
-  let m = mask;
-  while (m != 0) {
-    store<i32>(out + (<usize>k << 2), <i32>ctz(m));
-    m &= m - 1;
-    k++;
-  }
-  return k;
-}
-
 /**
  * go-gpuallocator's BestEffort. `available` holds n GPU indices in the caller's order, `required` r
  * of them. Writes the chosen GPU indices to `out` ascending; returns their count (0: no valid partition).
@@ -784,7 +745,7 @@ export function alignedBestEffort(available: usize, n: i32, required: usize, r: 
   if (size == n) {
     let all: u64 = 0;
     for (let p = 0; p < n; p++) all |= (<u64>1) << <u64>load<i32>(available + (<usize>p << 2));
-    return writeGpus(all, out);
+    return writeMask(all, out);
   }
   if (n > BE_MAX || size < 1 || size > n) unreachable();
   beN = n;
@@ -817,11 +778,10 @@ export function alignedBestEffort(available: usize, n: i32, required: usize, r: 
   }
   beReq = req;
   const full: u32 = n == 32 ? 0xffffffff : ((<u32>1) << <u32>n) - 1;
-  let chosen: u32 = 0;
   if (n / size + (beR > 0 ? 1 : 0) <= 2) {
-    chosen = twoGroups(full);
+    if (!twoGroups(full)) return 0;
   } else {
-    reserveBlocks(n, choose(n, size), beR > 0 ? choose(n, beR) : 0);
+    reserveBlocks(n, <i32>binomial(n, size), beR > 0 ? <i32>binomial(n, beR) : 0);
     if (++beEpoch > 0x3fffffff) {
       memory.fill(beTable, 0, beTableBytes);
       beEpoch = 1;
@@ -836,47 +796,36 @@ export function alignedBestEffort(available: usize, n: i32, required: usize, r: 
     if (value >= 0) value = improve(full, value);
     // The best value: branch and bound, least slack first, above the first partition's value.
     beBestValue = value;
-    beBestGroups = 0;
     beRoot = root;
     beLiveStale = false;
     beBudget = root - size * (value + 1);
     buildLive(beBudget);
-    bestValue(full, ku, 0, 0, 0);
+    bestValue(full, ku, 0, 0);
     value = beBestValue;
-    let found = false;
-    let groups = 0;
-    if (value >= 0) {
-      // The first partition in upstream's order with that value.
-      beBudget = root - size * value;
-      buildLive(beBudget);
-      if (lexFirst(full, ku, value, 0, false, 0) == BE_FAIL) unreachable();
-      found = true;
-      let set = full;
-      while (!beIsLast(set)) {
-        const g = load<u32>(at(bePath, groups));
-        store<u32>(at(beBest, groups++), g);
-        set ^= g;
-      }
-      store<u32>(at(beBest, groups++), set);
-    }
-    if (!found) return 0;
-    // The winner's first unpadded group holding every required GPU with the strictly highest score.
-    let chosenScore: i32 = -1;
-    for (let d = 0; d < groups; d++) {
-      const g = load<u32>(at(beBest, d));
-      if (<i32>popcnt(g) != size || (g & req) != req) continue;
-      const s = load<i32>(tableAt(g));
-      if (s > chosenScore) {
-        chosen = g;
-        chosenScore = s;
-      }
+    if (value < 0) return 0;
+    // The first partition in upstream's order with that value.
+    beBudget = root - size * value;
+    buildLive(beBudget);
+    if (lexFirst(full, ku, value, 0, 0) == BE_FAIL) unreachable();
+  }
+  // The winner's first unpadded group holding every required GPU with the strictly highest score.
+  let chosen: u32 = 0;
+  let chosenScore: i32 = -1;
+  let set = full;
+  for (let d = 0; set != 0; d++) {
+    const g = beIsLast(set) ? set : load<u32>(at(bePath, d));
+    set ^= g;
+    if (<i32>popcnt(g) != size || (g & req) != req) continue;
+    const s = groupScore(g);
+    if (s > chosenScore) {
+      chosen = g;
+      chosenScore = s;
     }
   }
-  if (chosen == 0) return 0;
   let gpuMask: u64 = 0;
   while (chosen != 0) {
     gpuMask |= (<u64>1) << <u64>load<i32>(available + (<usize>ctz(chosen) << 2));
     chosen &= chosen - 1;
   }
-  return writeGpus(gpuMask, out);
+  return writeMask(gpuMask, out);
 }

@@ -3,6 +3,7 @@
 // score by topology, and keep the best `limit` by the ranking key of src/placement.ts.
 // One call searches one node (placementSearch) or every candidate node of a cluster plan
 // (clusterSearch, merging the best `limit` across nodes with the node tie-break in the core).
+import { binomial } from './bits';
 import { pairRow, scoreOf } from './topology';
 
 // Kept-candidate record layout (bytes): mask u64 @0, ev i32 @8, n i32 @12, score i32 @16,
@@ -119,13 +120,6 @@ function recordBeatsBound(r: usize, ev: i32, n: i32, score: f64, metric: f64, no
   return load<i32>(r, 56) < rank;
 }
 
-/** Binomial coefficient as a float (only compared against the budget). */
-function choose(m: i32, n: i32): f64 {
-  let c: f64 = 1;
-  for (let k = 0; k < n; k++) c = (c * <f64>(m - k)) / <f64>(k + 1);
-  return c;
-}
-
 // The kept list of the current call: `keptCount` records of REC bytes at `kept`, best first.
 let kept: usize = 0;
 let keptCount: i32 = 0;
@@ -176,7 +170,7 @@ function searchNode(
       }
     }
     if (m < n) continue;
-    enumerated += choose(m, n);
+    enumerated += binomial(m, n);
     if (enumerated > budget) {
       overflow = n;
       break;

@@ -7,6 +7,7 @@ import type { Case, ReferenceSpec, Suite } from './harness.js';
 import { presetTopology } from './inputs.js';
 import { bestEffortReference } from './reference/gpuallocator.js';
 import { pairScoreMatrix } from '../src/topology.js';
+import { binomial } from '../src/limits.js';
 import type { AlignedPolicy, AlignedRequest } from '../src/aligned.js';
 
 /** The two nodes. */
@@ -35,12 +36,6 @@ function _factorial(n: number): number {
   return f;
 }
 
-function _binomial(n: number, k: number): number {
-  let c = 1;
-  for (let j = 1; j <= k; j++) c = (c * (n - k + j)) / j;
-  return Math.round(c);
-}
-
 /** Partitions of m items into m/k unordered groups of k. */
 function _groupings(m: number, k: number): number {
   const groups = m / k;
@@ -56,7 +51,7 @@ export function referencePartitions(n: number, size: number): number {
   const padding = (size - (n % size)) % size;
   if (padding === 0) return _groupings(n, size);
   const real = size - padding;
-  return _binomial(n, real) * _groupings(n - real, size);
+  return binomial(n, real) * _groupings(n - real, size);
 }
 
 function _reference(matrix: Int32Array, gpus: number, available: number[], size: number, quick: boolean): ReferenceSpec {

@@ -3,7 +3,7 @@
 import { AllocationError } from './errors.js';
 import type { Inventory } from './inventory.js';
 import type { Kernels } from './kernels.js';
-import { LIMITS } from './limits.js';
+import { binomial, LIMITS } from './limits.js';
 import {
   budgetError, compareEvictionOrder, isEvictable, maskOf, memoFormatBytes, noOptionReason, optionOf, PLACEMENT_BUDGET, positionMatrix,
   rejectionsFor, shareOf, sizesFor, validateNode, validatePlanRequest, validateSlot,
@@ -755,14 +755,6 @@ function copySlot(s: Slot): Slot {
   if (s.model !== undefined) c.model = s.model;
   if (s.lastActivity !== undefined) c.lastActivity = s.lastActivity;
   if (s.stale !== undefined) c.stale = s.stale;
-  return c;
-}
-
-/** C(m, n) as a float (only compared against a limit of at most 10,000). */
-function binomial(m: number, n: number): number {
-  if (n > m) return 0;
-  let c = 1;
-  for (let k = 0; k < n; k++) c = (c * (m - k)) / (k + 1);
   return c;
 }
 

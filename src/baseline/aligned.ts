@@ -3,6 +3,7 @@
 // both backends return the same GPUs. Sets of positions are 32-bit masks here (besteffort runs on at
 // most 20 available GPUs); the 'topology' search works on index lists (nodes have up to 64 GPUs).
 import type { AlignedKernels } from '../aligned.js';
+import { binomial } from '../limits.js';
 
 /** Rounds of swap search per greedy start above the exact range (same constant in assembly/aligned.ts). */
 export const SWAP_ROUNDS = 64;
@@ -21,14 +22,6 @@ function _ctz(x: number): number {
 function _lexFirst(a: number, b: number): boolean {
   const d = a ^ b;
   return (d & -d & a) !== 0;
-}
-
-/** C(n, k) as a float (exact up to 2^53, saturates above). */
-export function binomial(n: number, k: number): number {
-  if (k < 0 || k > n) return 0;
-  let c = 1;
-  for (let i = 1; i <= k; i++) c = (c * (n - k + i)) / i;
-  return Math.round(c);
 }
 
 /** Slack of an invalid group (it splits the required GPUs or pads them): never a candidate. */
@@ -55,7 +48,6 @@ class _BestEffortSearch {
   private budget = 0;
   private liveStale = false;
   private bestValue = -1;
-  private bestGroups = 0;
   private pos = new Int32Array(0);
   private ku = new Int32Array(20);
   private kuBytes = new Int32Array(3 * 256);
@@ -74,7 +66,8 @@ class _BestEffortSearch {
   private tStart = new Int32Array(22);
   private liveStart = new Int32Array(22);
   private path = new Int32Array(32);
-  private best = new Int32Array(32);
+  // gains[d * 32 + q]: pair scores of q to the first d + 1 members of the group being enumerated.
+  private gains = new Int32Array(24 * 32);
   private grp = new Int32Array(20);
   private conn = new Int32Array(20 * 32);
   private row = new Int32Array(20);
@@ -105,9 +98,8 @@ class _BestEffortSearch {
     for (const g of required) req |= 1 << available.indexOf(g);
     this.req = req;
     const full = (1 << n) - 1;
-    let chosen = 0;
     if (Math.floor(n / size) + (this.r > 0 ? 1 : 0) <= 2) {
-      chosen = this.twoGroups(full);
+      if (!this.twoGroups(full)) return new Int32Array(0);
     } else {
       this.reserve(n, binomial(n, size), this.r > 0 ? binomial(n, this.r) : 0);
       if (++this.epoch > 0x3fffffff) {
@@ -122,38 +114,34 @@ class _BestEffortSearch {
       const root = ku + (this.r > 0 ? this.delta : 0);
       let value = this.dive(full);
       if (value >= 0) value = this.improve(full, value);
+      // The best value: branch and bound, least slack first, above the first partition's value.
       this.bestValue = value;
-      this.bestGroups = 0;
       this.root = root;
       this.liveStale = false;
       this.budget = root - size * (value + 1);
       this.buildLive(this.budget);
-      this.bestValueOf(full, ku, 0, 0, 0);
+      this.bestValueOf(full, ku, 0, 0);
       value = this.bestValue;
       if (value < 0) return new Int32Array(0);
+      // The first partition in upstream's order with that value.
       this.budget = root - size * value;
       this.buildLive(this.budget);
       if (this.lexFirst(full, ku, value, 0, 0) === _FAIL) throw new Error('besteffort: the best value has no partition');
-      let groups = 0;
-      let set = full;
-      while (!this.isLast(set)) {
-        const g = this.path[groups];
-        this.best[groups++] = g;
-        set ^= g;
-      }
-      this.best[groups++] = set;
-      let chosenScore = -1;
-      for (let d = 0; d < groups; d++) {
-        const g = this.best[d];
-        if (_popcount(g) !== size || (g & req) !== req) continue;
-        const s = this.table[4 * g];
-        if (s > chosenScore) {
-          chosen = g;
-          chosenScore = s;
-        }
+    }
+    // The winner's first unpadded group holding every required GPU with the strictly highest score.
+    let chosen = 0;
+    let chosenScore = -1;
+    let set = full;
+    for (let d = 0; set !== 0; d++) {
+      const g = this.isLast(set) ? set : this.path[d];
+      set ^= g;
+      if (_popcount(g) !== size || (g & req) !== req) continue;
+      const s = this.groupScore(g);
+      if (s > chosenScore) {
+        chosen = g;
+        chosenScore = s;
       }
     }
-    if (chosen === 0) return new Int32Array(0);
     const out: number[] = [];
     for (let a = chosen; a !== 0; a &= a - 1) out.push(available[_ctz(a)]);
     return Int32Array.from(out).sort();
@@ -208,13 +196,17 @@ class _BestEffortSearch {
     }
   }
 
-  /** The enC-subsets extending `mask` in lexicographic order (see assembly/besteffort.ts enumerate); gains: pair scores to mask's members. */
-  private enumerate(from: number, depth: number, mask: number, score: number, gains: Int32Array): number {
-    const { n, pos, table, ku, enFull } = this;
+  /**
+   * The enC-subsets extending `mask` (depth members) by positions from `from`, in lexicographic order
+   * (assembly/besteffort.ts enumerate): the score of mask ∪ {p} is score + gains[(depth - 1) * 32 + p].
+   */
+  private enumerate(from: number, depth: number, mask: number, score: number): number {
+    const { n, pos, table, ku, enFull, gains } = this;
+    const at = (depth - 1) * 32;
     let best = -1;
     const lastLevel = depth === this.enC - 1;
     for (let p = from; p <= n - (this.enC - depth); p++) {
-      const s = score + gains[p];
+      const s = score + gains[at + p];
       const m = mask | (1 << p);
       if (lastLevel) {
         table[4 * m] = s;
@@ -230,9 +222,8 @@ class _BestEffortSearch {
         }
         continue;
       }
-      const next = new Int32Array(n);
-      for (let q = 0; q < n; q++) next[q] = gains[q] + pos[p * n + q];
-      const b = this.enumerate(p + 1, depth + 1, m, s, next);
+      for (let q = 0; q < n; q++) gains[at + 32 + q] = gains[at + q] + pos[p * n + q];
+      const b = this.enumerate(p + 1, depth + 1, m, s);
       if (b >= 0 && enFull) {
         if (b > ku[p]) ku[p] = b;
         if (b > best) best = b;
@@ -261,7 +252,8 @@ class _BestEffortSearch {
         }
         continue;
       }
-      const b = this.enumerate(p + 1, 1, m, 0, pos.subarray(p * n, p * n + n));
+      for (let q = 0; q < n; q++) this.gains[q] = pos[p * n + q];
+      const b = this.enumerate(p + 1, 1, m, 0);
       if (b >= 0 && full && b > ku[p]) ku[p] = b;
     }
     for (let p = n - c + 1; p <= n; p++) start[p] = this.enCount;
@@ -462,10 +454,15 @@ class _BestEffortSearch {
     }
   }
 
-  /** Collects the live candidates of `set` within `gap` at the stack's top; returns [end, highest bound of those over it]. */
-  private collect(set: number, bound: number, gap: number, top: number, upper: number): number {
+  /**
+   * Pushes the live groups through `set`'s first position that fit in `set` and within `gap` onto the
+   * candidate stack from `top` (lexicographic order); returns the new top. collectedUpper: the highest
+   * bound, (bound - slack) / size, of the groups left out (assembly/besteffort.ts collect).
+   */
+  private collect(set: number, bound: number, gap: number, top: number): number {
     const { k, live, table, candMask, candSlack } = this;
     const tailOk = this.pending(set) && _popcount(set) > this.r;
+    let upper = Math.trunc((bound - this.budget - 1) / k);
     const m = _ctz(set);
     let end = top;
     for (let i = this.liveStart[m], last = this.liveStart[m + 1]; i < last; i++) {
@@ -487,64 +484,65 @@ class _BestEffortSearch {
   }
   private collectedUpper = 0;
 
-  private keepBest(depth: number, g: number, rest: number, v: number): void {
-    for (let d = 0; d < depth; d++) this.best[d] = this.path[d];
-    this.best[depth] = g;
-    this.best[depth + 1] = rest;
-    this.bestGroups = depth + 2;
-    this.bestValue = v;
-    this.liveStale = true;
+  /** Score of g plus the last group `set ^ g`, or _FAIL when that group is invalid. */
+  private withLastGroup(set: number, g: number): number {
+    const rest = set ^ g;
+    return this.table[4 * rest + 1] >= _INF ? _FAIL : this.table[4 * g] + this.table[4 * rest];
+  }
+
+  private boundOf(set: number, ku: number): number {
+    return this.pending(set) ? ku + this.delta : ku;
+  }
+
+  private twoLeft(set: number): boolean {
+    return _popcount(set) === (this.pending(set) ? this.k + this.r : 2 * this.k);
+  }
+
+  /** Potentials summed over a group: slack plus size times score (the padded group's slack includes delta). */
+  private kuOfGroup(g: number, slack: number): number {
+    return (_popcount(g) !== this.k ? slack - this.delta : slack) + this.k * this.table[4 * g];
   }
 
   /** Branch and bound for the best value, least slack first (assembly/besteffort.ts bestValue). */
-  private bestValueOf(set: number, ku: number, acc: number, depth: number, top: number): number {
+  private bestValueOf(set: number, ku: number, acc: number, top: number): number {
     if (this.liveStale) {
       this.liveStale = false;
       this.budget = this.root - this.k * (this.bestValue + 1);
       this.buildLive(this.budget);
     }
-    const budget = this.budget;
     const { k, table, candMask, candSlack } = this;
     if (table[4 * set + 3] === this.epoch && acc + table[4 * set + 2] <= this.bestValue) return table[4 * set + 2];
-    const count = _popcount(set);
-    const pending = this.r !== 0 && count % k !== 0;
-    const bound = pending ? ku + this.delta : ku;
+    const bound = this.boundOf(set, ku);
     if (bound < k * (this.bestValue + 1 - acc)) {
       const b = bound >= 0 ? Math.trunc(bound / k) : -1;
       this.setUpper(set, b);
       return b;
     }
-    const twoLeft = count === (pending ? k + this.r : 2 * k);
-    let gap = bound - k * (this.bestValue + 1 - acc);
-    const end = this.collect(set, bound, gap, top, Math.trunc((bound - budget - 1) / k));
+    const end = this.collect(set, bound, bound - k * (this.bestValue + 1 - acc), top);
     let upper = this.collectedUpper;
-    if (!twoLeft && end - top > 1) this.sortBySlack(top, end);
+    const two = this.twoLeft(set);
+    if (!two && end - top > 1) this.sortBySlack(top, end);
     for (let c = top; c < end; c++) {
       const g = candMask[c];
       const slack = candSlack[c];
-      gap = bound - k * (this.bestValue + 1 - acc);
-      if (slack > gap) {
+      if (slack > bound - k * (this.bestValue + 1 - acc)) {
         const b = Math.trunc((bound - slack) / k);
         if (b > upper) upper = b;
-        if (twoLeft) continue;
-        for (let d = c + 1; d < end; d++) {
-          const b2 = Math.trunc((bound - candSlack[d]) / k);
-          if (b2 > upper) upper = b2;
-        }
+        if (two) continue;
         break;
       }
-      const s = table[4 * g];
-      const rest = set ^ g;
-      if (twoLeft) {
-        if (table[4 * rest + 1] >= _INF) continue;
-        const v = s + table[4 * rest];
+      if (two) {
+        const v = this.withLastGroup(set, g);
+        if (v === _FAIL) continue;
         if (v > upper) upper = v;
-        if (acc + v > this.bestValue) this.keepBest(depth, g, rest, acc + v);
+        if (acc + v > this.bestValue) {
+          this.bestValue = acc + v;
+          this.liveStale = true;
+        }
         continue;
       }
-      this.path[depth] = g;
-      const kuG = (_popcount(g) !== k ? slack - this.delta : slack) + k * s;
-      const sub = this.bestValueOf(rest, ku - kuG, acc + s, depth + 1, end);
+      const s = table[4 * g];
+      const sub = this.bestValueOf(set ^ g, ku - this.kuOfGroup(g, slack), acc + s, end);
       if (s + sub > upper) upper = s + sub;
     }
     this.setUpper(set, upper);
@@ -555,25 +553,18 @@ class _BestEffortSearch {
   private lexFirst(set: number, ku: number, need: number, depth: number, top: number): number {
     const { k, table, candMask, candSlack } = this;
     if (table[4 * set + 3] === this.epoch && table[4 * set + 2] < need) return _FAIL;
-    const count = _popcount(set);
-    const pending = this.r !== 0 && count % k !== 0;
-    const bound = pending ? ku + this.delta : ku;
+    const bound = this.boundOf(set, ku);
     if (bound < k * need) {
       this.setUpper(set, bound >= 0 ? Math.trunc(bound / k) : -1);
       return _FAIL;
     }
-    const gap = bound - k * need;
-    const twoLeft = count === (pending ? k + this.r : 2 * k);
-    const end = this.collect(set, bound, gap, top, Math.trunc((bound - this.budget - 1) / k));
+    const end = this.collect(set, bound, bound - k * need, top);
     let upper = this.collectedUpper;
+    const two = this.twoLeft(set);
     for (let c = top; c < end; c++) {
       const g = candMask[c];
-      const slack = candSlack[c];
-      const s = table[4 * g];
-      const rest = set ^ g;
-      if (twoLeft) {
-        if (table[4 * rest + 1] >= _INF) continue;
-        const v = s + table[4 * rest];
+      if (two) {
+        const v = this.withLastGroup(set, g);
         if (v >= need) {
           this.path[depth] = g;
           return v;
@@ -581,8 +572,9 @@ class _BestEffortSearch {
         if (v > upper) upper = v;
         continue;
       }
-      const kuG = (_popcount(g) !== k ? slack - this.delta : slack) + k * s;
-      const sub = this.lexFirst(rest, ku - kuG, need - s, depth + 1, end);
+      const s = table[4 * g];
+      const rest = set ^ g;
+      const sub = this.lexFirst(rest, ku - this.kuOfGroup(g, candSlack[c]), need - s, depth + 1, end);
       if (sub !== _FAIL) {
         this.path[depth] = g;
         return s + sub;
@@ -594,9 +586,9 @@ class _BestEffortSearch {
     return _FAIL;
   }
 
-  /** At most two groups: every first group through position 0, lexicographically (assembly/besteffort.ts twoGroups). */
-  private twoGroups(full: number): number {
-    const { n, pos, row } = this;
+  /** At most two groups: the best first group on path[0]; false when no partition is valid (assembly/besteffort.ts twoGroups). */
+  private twoGroups(full: number): boolean {
+    const { n, pos, row, gains } = this;
     let total = 0;
     for (let p = 0; p < n; p++) {
       let s = 0;
@@ -608,18 +600,11 @@ class _BestEffortSearch {
     this.twSetScore = total / 2;
     this.twBest = _FAIL;
     this.twGroup = 0;
-    this.twoGroupsFrom(1, 0, 1, 0, row[0], pos.subarray(0, n));
-    if (this.twBest === _FAIL) return 0;
-    const a = this.twGroup;
-    const b = full ^ a;
-    let chosen = 0;
-    let chosenScore = -1;
-    if (_popcount(a) === this.k && (a & this.req) === this.req) {
-      chosen = a;
-      chosenScore = this.groupScore(a);
-    }
-    if (_popcount(b) === this.k && (b & this.req) === this.req && this.groupScore(b) > chosenScore) chosen = b;
-    return chosen;
+    for (let q = 0; q < n; q++) gains[q] = pos[q];
+    this.twoGroupsFrom(1, 0, 1, 0, row[0]);
+    if (this.twBest === _FAIL) return false;
+    this.path[0] = this.twGroup;
+    return true;
   }
 
   private twOffer(g: number, score: number, rowSum: number): void {
@@ -633,19 +618,19 @@ class _BestEffortSearch {
     }
   }
 
-  private twoGroupsFrom(from: number, chosen: number, g: number, score: number, rowSum: number, gains: Int32Array): void {
-    const { n, k, r, pos, row } = this;
+  private twoGroupsFrom(from: number, chosen: number, g: number, score: number, rowSum: number): void {
+    const { n, k, r, pos, row, gains } = this;
+    const at = chosen * 32;
     const left = k - 1 - chosen;
     const tailLeft = r > 0 && r - 1 > chosen ? r - 1 - chosen : left;
     for (let p = from; p <= n - tailLeft; p++) {
-      const s = score + gains[p];
+      const s = score + gains[at + p];
       const bit = 1 << p;
       const rs = rowSum + row[p];
       if (left === 1) this.twOffer(g | bit, s, rs);
       else {
-        const next = new Int32Array(n);
-        for (let q = 0; q < n; q++) next[q] = gains[q] + pos[p * n + q];
-        this.twoGroupsFrom(p + 1, chosen + 1, g | bit, s, rs, next);
+        for (let q = 0; q < n; q++) gains[at + 32 + q] = gains[at + q] + pos[p * n + q];
+        this.twoGroupsFrom(p + 1, chosen + 1, g | bit, s, rs);
       }
     }
     // The padded group (position 0 and `chosen` others): after every full group extending it.

@@ -1,0 +1,24 @@
+// Small helpers the searches share. Not exported from the module (index.ts does not list it).
+
+/**
+ * C(n, k) as f64 (0 outside 0 <= k <= n): exact while it fits 2^53, and only ever compared with
+ * search limits and budgets beyond that. src/limits.ts binomial computes it the same way.
+ */
+export function binomial(n: i32, k: i32): f64 {
+  if (k < 0 || k > n) return 0;
+  let c: f64 = 1;
+  for (let i = 1; i <= k; i++) c = (c * <f64>(n - k + i)) / <f64>i;
+  return Math.round(c);
+}
+
+/** Writes the GPUs of a u64 mask to `out` in ascending order; returns how many. */
+export function writeMask(mask: u64, out: usize): i32 {
+  let k: i32 = 0;
+  let m = mask;
+  while (m != 0) {
+    store<i32>(out + (<usize>k << 2), <i32>ctz(m));
+    m &= m - 1;
+    k++;
+  }
+  return k;
+}
