@@ -2,6 +2,7 @@
 // ranking as assembly/placement.ts, with GPU sets as two 32-bit halves. One node's search and a
 // cluster plan's search over many nodes share one routine that merges into one kept list; scratch
 // arrays live as long as the kernels and grow on demand (no allocation per node).
+import { binomial } from '../limits.js';
 import type { ClusterFound, ClusterSearch, PlacementFound, PlacementKernels, PlacementSearch } from '../placement.js';
 
 function bitOf(lo: number, hi: number, p: number): number {
@@ -12,13 +13,6 @@ function popcount(x: number): number {
   x = x - ((x >>> 1) & 0x55555555);
   x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
   return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
-}
-
-/** Binomial coefficient as a float (only compared against the budget). */
-function choose(m: number, n: number): number {
-  let c = 1;
-  for (let k = 0; k < n; k++) c = (c * (m - k)) / (k + 1);
-  return c;
 }
 
 function shareOfSize(sizes: Int32Array, shares: Float64Array, n: number): number {
@@ -151,7 +145,7 @@ export function placementTsKernels(): PlacementKernels {
       let m = 0;
       for (let p = 0; p < N; p++) if (total[fo + p] >= share && potential[p] >= share) eligible[m++] = p;
       if (m < n) continue;
-      enumerated += choose(m, n);
+      enumerated += binomial(m, n);
       if (enumerated > budget) return n;
       for (let j = 0; j < n; j++) pick[j] = j;
       for (;;) {
@@ -250,18 +244,21 @@ export function placementTsKernels(): PlacementKernels {
   /** placementSearch's result arrays, reused from call to call (grown on demand). */
   let found: PlacementFound | null = null;
 
-  /** The kept list as a result (valid until the next call); `evictionsOf(c, out, at)` writes candidate c's evicted slots. */
-  function result(overflowSize: number, evictionsOf: (c: number, out: Int32Array, at: number) => void): PlacementFound {
-    if (overflowSize > 0) count = 0;
-    if (found === null || found.score.length < count) {
-      const c = Math.max(16, count);
-      found = {
-        count: 0, masks: new Int32Array(2 * c), evictCount: new Int32Array(c), evictedBytes: new Float64Array(c), score: new Int32Array(c),
-        remainMin: new Float64Array(c), remainSum: new Float64Array(c), evictStart: new Int32Array(c + 1),
-        evictions: found === null ? new Int32Array(64) : found.evictions, overflowSize: 0,
-      };
-    }
-    const o = found;
+  /** Result arrays for `c` candidates (at least 16), keeping the evictions array of `prev`. */
+  function newFound(c: number, prev: PlacementFound | null): PlacementFound {
+    c = Math.max(16, c);
+    return {
+      count: 0, masks: new Int32Array(2 * c), evictCount: new Int32Array(c), evictedBytes: new Float64Array(c), score: new Int32Array(c),
+      remainMin: new Float64Array(c), remainSum: new Float64Array(c), evictStart: new Int32Array(c + 1),
+      evictions: prev === null ? new Int32Array(64) : prev.evictions, overflowSize: 0,
+    };
+  }
+
+  /**
+   * The kept list into `o` (valid until the next call; o has room for `count`, see newFound);
+   * `evictionsOf(c, out, at)` writes candidate c's evicted slots.
+   */
+  function fill<T extends PlacementFound>(o: T, overflowSize: number, evictionsOf: (c: number, out: Int32Array, at: number) => void): T {
     o.count = count;
     o.overflowSize = overflowSize;
     o.evictStart[0] = 0;
@@ -292,7 +289,9 @@ export function placementTsKernels(): PlacementKernels {
       reset(s.limit, s.pack);
       const S = s.staleBytes.length;
       const overflow = searchNode(0, s.gpus, s.free, s.total, 0, s.sizes, s.shares, s.staleMasks, s.staleBytes, 0, S, s.pairScores, 0, 0, s.budget);
-      return result(overflow, (c, out, at) => {
+      if (overflow > 0) count = 0;
+      if (found === null || found.score.length < count) found = newFound(count, found);
+      return fill(found, overflow, (c, out, at) => {
         const n = positionsOf(c, s.gpus);
         planEvictions(n, shareOfSize(s.sizes, s.shares, n), s.free, 0, s.staleMasks, s.staleBytes, 0, S, out, at);
       });
@@ -316,38 +315,15 @@ export function placementTsKernels(): PlacementKernels {
       }
       if (overflow > 0) count = 0;
       // Into the reusable result (valid until the next call).
-      if (out === null || out.score.length < count) {
-        const c = Math.max(16, count);
-        out = {
-          count: 0, masks: new Int32Array(2 * c), evictCount: new Int32Array(c), evictedBytes: new Float64Array(c), score: new Int32Array(c),
-          remainMin: new Float64Array(c), remainSum: new Float64Array(c), evictStart: new Int32Array(c + 1),
-          evictions: out === null ? new Int32Array(64) : out.evictions, overflowSize: 0, node: new Int32Array(c), overflowNode: -1,
-        };
-      }
-      const o = out;
-      o.count = count;
-      o.overflowSize = overflow;
-      o.overflowNode = overflowNode;
-      o.evictStart[0] = 0;
-      for (let c = 0; c < count; c++) {
-        o.masks[2 * c] = kLo[c];
-        o.masks[2 * c + 1] = kHi[c];
-        o.evictCount[c] = kEv[c];
-        o.evictedBytes[c] = kBytes[c];
-        o.score[c] = kScore[c];
-        o.remainMin[c] = kMin[c];
-        o.remainSum[c] = kSum[c];
-        o.node[c] = kCand[c];
-        o.evictStart[c + 1] = o.evictStart[c] + kEv[c];
-      }
-      if (o.evictions.length < o.evictStart[count]) o.evictions = new Int32Array(Math.max(o.evictStart[count], 2 * o.evictions.length));
-      for (let c = 0; c < count; c++) {
-        if (kEv[c] === 0) continue;
+      if (out === null || out.score.length < count) out = { ...newFound(count, out), node: new Int32Array(Math.max(16, count)), overflowNode: -1 };
+      const o = fill(out, overflow, (c, evictions, at) => {
         const i = kCand[c];
         const n = positionsOf(c, s.gpus[i]);
         const so = s.staleStart[i];
-        planEvictions(n, shareOfSize(s.sizes, s.shares, n), s.free, s.offset[i], masks, bytesOf, so, s.staleStart[i + 1] - so, o.evictions, o.evictStart[c]);
-      }
+        planEvictions(n, shareOfSize(s.sizes, s.shares, n), s.free, s.offset[i], masks, bytesOf, so, s.staleStart[i + 1] - so, evictions, at);
+      });
+      o.overflowNode = overflowNode;
+      for (let c = 0; c < count; c++) o.node[c] = kCand[c];
       return o;
     },
   };
