@@ -143,6 +143,20 @@ export function presetTopology(name: string): Topology {
   return inventoryTopology(getPreset(name));
 }
 
+/**
+ * An unstructured node: every pair gets a random PCIe level and 0–2 NVLinks (a linear congruential
+ * sequence from `seed`). The hard case for besteffort's bounds: the timings in docs/besteffort.md
+ * and the README use seeds 42, 7 and 1234.
+ */
+export function unstructuredTopology(gpus: number, seed: number): Topology {
+  let s = seed >>> 0;
+  const next = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  const levels = ['PIX', 'PXB', 'PHB', 'NODE', 'SYS'] as const;
+  const links = [];
+  for (let a = 0; a < gpus; a++) for (let b = a + 1; b < gpus; b++) links.push({ a, b, pcie: levels[Math.floor(next() * 5)], nvlink: Math.floor(next() * 3) });
+  return { gpus, links };
+}
+
 /** GPUs of a preset as placement wants them (index, memoryTotal in bytes). */
 export function presetGpus(name: string): Array<{ index: number; memoryTotal: number }> {
   return getPreset(name).gpus.map((g) => ({ index: g.index, memoryTotal: g.memoryTotal }));

@@ -1,23 +1,13 @@
 // Quick timing of allocateAligned on 16-GPU nodes, every size, both policies and backends:
 // node dist/bench/reference/aligned-timing.js (after npm run build:ts). Prints microseconds per call.
 import { createEngine } from '../../src/engine.js';
-import { getPreset } from '../../src/presets.js';
-import { inventoryTopology } from '../../src/inventory.js';
+import { presetTopology, unstructuredTopology } from '../inputs.js';
 import type { AlignedPolicy } from '../../src/aligned.js';
 import type { Topology } from '../../src/topology.js';
 
-function randomTopology(gpus: number, seed: number): Topology {
-  let s = seed >>> 0;
-  const next = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
-  const levels = ['PIX', 'PXB', 'PHB', 'NODE', 'SYS'] as const;
-  const links = [];
-  for (let a = 0; a < gpus; a++) for (let b = a + 1; b < gpus; b++) links.push({ a, b, pcie: levels[Math.floor(next() * 5)], nvlink: Math.floor(next() * 3) });
-  return { gpus, links };
-}
-
 const nodes: Array<[string, Topology]> = [
-  ['dgx2', inventoryTopology(getPreset('dgx2'))],
-  ['random16', randomTopology(16, 42)],
+  ['dgx2', presetTopology('dgx2')],
+  ['random16', unstructuredTopology(16, 42)],
 ];
 const engines = [await createEngine({ backend: 'wasm' }), await createEngine({ backend: 'ts' })];
 const rows: string[] = [];
