@@ -5,6 +5,16 @@
 import { binomial, writeMask } from './bits';
 import { pairRow, pairScore, pairScoreGpus } from './topology';
 
+// The aligned kernels' inputs and outputs, at a fixed address (alignedIO): 64 i32 of available GPUs,
+// 64 of required GPUs, four i32 of masks, then 64 i32 of output. Calls pass pointers into it, so
+// the TypeScript side writes a request without reserving scratch space first.
+const alIO: usize = memory.data(4 * (64 + 64 + 4 + 64), 16);
+
+/** Address of the aligned kernels' fixed input/output block (see alIO). */
+export function alignedIO(): usize {
+  return alIO;
+}
+
 /** Rounds of swap search per greedy start (src/baseline/aligned.ts SWAP_ROUNDS). */
 const SWAP_ROUNDS: i32 = 64;
 

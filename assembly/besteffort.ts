@@ -68,6 +68,8 @@ let beTMask: usize = 0;
 let beTScore: usize = 0;
 let beTSlack: usize = 0;
 let beLive: usize = 0;
+let beLiveSlack: usize = 0;
+let beLiveFull: usize = 0;
 
 // @ts-ignore: decorator
 @inline function posScore(p: i32, q: i32): i32 {
@@ -401,7 +403,12 @@ function improve(full: u32, value: i32): i32 {
   return v;
 }
 
-/** The live list: per first position, full and padded groups with slack at most `budget`, merged in lexicographic order. */
+/**
+ * The live list: per first position, full and padded groups with slack at most `budget`, merged in
+ * lexicographic order. Beside each mask: its slack, and -1 for a full group (0 for the padded one),
+ * so collect() reads four entries per v128 load. Each position's segment starts 16-byte aligned and
+ * is padded to a multiple of four with masks of every bit (never inside a set: n <= 20).
+ */
 function buildLive(budget: i32): void {
   const n = beN;
   let i: i32 = 0;
@@ -420,19 +427,28 @@ function buildLive(budget: i32): void {
           const t = load<u32>(at(beTMask, j));
           const d = g ^ t;
           if ((d & (0 - d) & t) != 0) {
-            store<u32>(at(beLive, c++), t);
+            liveAdd(c++, t, load<i32>(at(beTSlack, j)), 0);
             j++;
             continue;
           }
         }
-        store<u32>(at(beLive, c++), g);
+        liveAdd(c++, g, load<i32>(at(beGSlack, i)), -1);
         i++;
       } else if (j < jEnd) {
-        store<u32>(at(beLive, c++), load<u32>(at(beTMask, j++)));
+        liveAdd(c++, load<u32>(at(beTMask, j)), load<i32>(at(beTSlack, j)), 0);
+        j++;
       } else break;
     }
+    while ((c & 3) != 0) liveAdd(c++, 0xffffffff, BE_INF, 0);
   }
   store<i32>(at(beLiveStart, n), c);
+}
+
+// @ts-ignore: decorator
+@inline function liveAdd(c: i32, mask: u32, slack: i32, full: i32): void {
+  store<u32>(at(beLive, c), mask);
+  store<i32>(at(beLiveSlack, c), slack);
+  store<i32>(at(beLiveFull, c), full);
 }
 
 /** Records an upper bound of the set's partitions (keeps the lower of two). */
@@ -495,19 +511,38 @@ function collect(set: u32, bound: i32, gap: i32, top: i32): i32 {
   let upper = (bound - beBudget - 1) / k;
   const m = <i32>ctz(set);
   let end = top;
-  for (let i = load<i32>(at(beLiveStart, m)), last = load<i32>(at(beLiveStart, m + 1)); i < last; i++) {
-    const g = load<u32>(at(beLive, i));
-    if ((g & ~set) != 0) continue;
-    if (<i32>popcnt(g) != k && !tailOk) continue;
-    const slack = load<i32>(tableAt(g), 4);
-    if (slack > gap) {
-      const b = (bound - slack) / k;
-      if (b > upper) upper = b;
-      continue;
+  // Four live groups per step: inside the set, full or allowed padded ("ok"); within the gap
+  // (candidates, kept in order) or not (their least slack bounds the rest).
+  const outside = i32x4.splat(~set);
+  const allowTail = i32x4.splat(tailOk ? -1 : 0);
+  const gapV = i32x4.splat(gap);
+  const zero = i32x4.splat(0);
+  let least = i32x4.splat(BE_INF);
+  for (let i = load<i32>(at(beLiveStart, m)), last = load<i32>(at(beLiveStart, m + 1)); i < last; i += 4) {
+    const g = v128.load(at(beLive, i));
+    const slack = v128.load(at(beLiveSlack, i));
+    const ok = v128.and(i32x4.eq(v128.and(g, outside), zero), v128.or(v128.load(at(beLiveFull, i)), allowTail));
+    const within = i32x4.le_s(slack, gapV);
+    least = i32x4.min_s(least, v128.bitselect(slack, i32x4.splat(BE_INF), v128.andnot(ok, within)));
+    let lanes = i32x4.bitmask(v128.and(ok, within));
+    while (lanes != 0) {
+      const lane = <i32>ctz(lanes);
+      lanes &= lanes - 1;
+      store<u32>(at(beCandMask, end), load<u32>(at(beLive, i + lane)));
+      store<i32>(at(beCandSlack, end), load<i32>(at(beLiveSlack, i + lane)));
+      end++;
     }
-    store<u32>(at(beCandMask, end), g);
-    store<i32>(at(beCandSlack, end), slack);
-    end++;
+  }
+  let mn = i32x4.extract_lane(least, 0);
+  const l1 = i32x4.extract_lane(least, 1);
+  const l2 = i32x4.extract_lane(least, 2);
+  const l3 = i32x4.extract_lane(least, 3);
+  if (l1 < mn) mn = l1;
+  if (l2 < mn) mn = l2;
+  if (l3 < mn) mn = l3;
+  if (mn < BE_INF) {
+    const b = (bound - mn) / k;
+    if (b > upper) upper = b;
   }
   beCollectedUpper = upper;
   return end;
@@ -715,7 +750,9 @@ function reserveBlocks(n: i32, nf: i32, nt: i32): void {
   }
   const capF = <usize>((nf + 3) & ~3);
   const capT = <usize>((nt + 3) & ~3);
-  const listBytes = ((capF * 3 + capT * 3 + (capF + capT) * 3) << 2) + 16;
+  // The live list pads each position's segment to a multiple of four.
+  const capL = capF + capT + <usize>(4 * (n + 1));
+  const listBytes = ((capF * 3 + capT * 3 + capL * 3 + (capF + capT) * 2) << 2) + 16;
   if (listBytes > beListsBytes) {
     if (beLists != 0) heap.free(beLists);
     beLists = heap.alloc(listBytes);
@@ -729,7 +766,9 @@ function reserveBlocks(n: i32, nf: i32, nt: i32): void {
   beTScore = beTMask + (capT << 2);
   beTSlack = beTScore + (capT << 2);
   beLive = beTSlack + (capT << 2);
-  beCandMask = beLive + ((capF + capT) << 2);
+  beLiveSlack = beLive + (capL << 2);
+  beLiveFull = beLiveSlack + (capL << 2);
+  beCandMask = beLiveFull + (capL << 2);
   beCandSlack = beCandMask + ((capF + capT) << 2);
 }
 

@@ -39,15 +39,15 @@ export interface AlignedKernels {
    * the first optimal partition in upstream's enumeration order, found with LP-dual bounds over sets
    * of positions (docs/besteffort.md).
    * Preconditions (checked by allocateAligned): size ≤ available.length, required ⊆ available,
-   * required.length ≤ size. Returns the chosen GPU indices, ascending.
+   * required.length ≤ size. Returns the chosen GPU indices, ascending, in a new array.
    */
-  alignedBestEffort(matrix: Int32Array, gpus: number, available: Int32Array, required: Int32Array, size: number): Int32Array;
+  alignedBestEffort(matrix: Int32Array, gpus: number, available: ArrayLike<number>, required: ArrayLike<number>, size: number): number[];
   /**
    * The 'topology' policy: the size-subset of `available` containing `required` with the highest set
    * score, then the best-connected remainder, then the lowest sorted indices. Exact when the candidate
    * count is at most `exactSubsets`, else multi-start greedy plus best-swap search. Same preconditions.
    */
-  alignedTopology(matrix: Int32Array, gpus: number, available: Int32Array, required: Int32Array, size: number, exactSubsets: number): Int32Array;
+  alignedTopology(matrix: Int32Array, gpus: number, available: ArrayLike<number>, required: ArrayLike<number>, size: number, exactSubsets: number): number[];
 }
 
 /** A list of distinct GPU indices inside the topology (at most 64 GPUs: seen as two 32-bit halves). */
@@ -97,7 +97,7 @@ export function allocateAligned(kernels: Kernels, request: AlignedRequest): Alig
   if (available.length < size) return _empty('INSUFFICIENT_DEVICES', `size ${size}: only ${available.length} GPUs are available`);
   if (required.length > size) return _empty('TOO_MANY_REQUIRED', `required: ${required.length} GPUs are required but size is ${size}`);
   let missing: number[] | undefined;
-  for (const g of required) if (!available.includes(g)) (missing ??= []).push(g);
+  for (let k = 0; k < required.length; k++) if (!available.includes(required[k])) (missing ??= []).push(required[k]);
   if (missing !== undefined) return _empty('REQUIRED_NOT_AVAILABLE', `required: GPU ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not available`);
 
   // No search needed: every available GPU, or a single GPU (the same answers as the kernels give).
@@ -111,11 +111,8 @@ export function allocateAligned(kernels: Kernels, request: AlignedRequest): Alig
     fail('LIMIT_EXCEEDED', 'available', `at most ${BESTEFFORT_MAX_AVAILABLE} GPUs for policy 'besteffort' (use 'topology' on larger nodes)`, req.available);
   }
 
-  const avail = Int32Array.from(available);
-  const reqd = Int32Array.from(required);
-  const chosen = policy === 'besteffort' ? kernels.alignedBestEffort(matrix, n, avail, reqd, size) : kernels.alignedTopology(matrix, n, avail, reqd, size, TOPOLOGY_EXACT_SUBSETS);
-  if (chosen.length !== size) throw new AllocationError('INTERNAL', `allocateAligned: the ${kernels.backend} kernel returned ${chosen.length} GPUs for size ${size}`);
-  const devices = Array.from(chosen);
+  const devices = policy === 'besteffort' ? kernels.alignedBestEffort(matrix, n, available, required, size) : kernels.alignedTopology(matrix, n, available, required, size, TOPOLOGY_EXACT_SUBSETS);
+  if (devices.length !== size) throw new AllocationError('INTERNAL', `allocateAligned: the ${kernels.backend} kernel returned ${devices.length} GPUs for size ${size}`);
   return { devices, score: setScore(matrix, n, devices) };
 }
 

@@ -1,7 +1,7 @@
 // Topology: links between GPU pairs and the pair-score table every topology-aware policy uses.
 import { AllocationError } from './errors.js';
 import { LIMITS } from './limits.js';
-import { describeValue, fail, isSnapshot, readInput, requireArray, requireInteger, requireObject } from './validate.js';
+import { describeValue, fail, isSnapshot, makeSnapshot, readInput, requireArray, requireInteger, requireObject } from './validate.js';
 
 /** PCIe path between two GPUs, nearest first (nvidia-smi topo -m names). */
 export type PcieLevel = 'INTERNAL' | 'PIX' | 'PXB' | 'PHB' | 'NODE' | 'SYS';
@@ -35,7 +35,9 @@ export function linkScore(link: { pcie?: PcieLevel; nvlink?: number } | undefine
 
 /**
  * Checks a topology and returns a normalised copy (links with a < b, sorted). Unknown indices,
- * self-links, unknown PCIe levels, bad NVLink counts and pairs listed twice are errors.
+ * self-links, unknown PCIe levels, bad NVLink counts and pairs listed twice are errors. The copy is
+ * frozen: a service that validates a node's topology once and passes the result in its requests
+ * saves re-reading it (every link) on each call, since the engine takes it by identity.
  */
 export function validateTopology(value: unknown, field = 'topology'): Topology {
   const t = requireObject(field, readInput(field, value));
@@ -66,7 +68,8 @@ export function validateTopology(value: unknown, field = 'topology'): Topology {
     links.push(link);
   });
   links.sort((x, y) => x.a - y.a || x.b - y.b);
-  return { gpus, links };
+  // Frozen and a snapshot: passed back in a request, it is taken by identity, not read again.
+  return makeSnapshot({ gpus, links });
 }
 
 const matrixCache = new WeakMap<object, Int32Array>();
@@ -150,7 +153,7 @@ export function topologyFor(value: unknown, field = 'topology'): CachedTopology 
   if (snapshot) {
     for (let i = 0; i < _recent.length; i++) {
       const e = _recent[i];
-      if (e.snapshot === value) return _touch(e, i);
+      if (e.snapshot === value || e.topology === value) return _touch(e, i);
     }
   }
   try {
@@ -181,9 +184,6 @@ export function topologyFor(value: unknown, field = 'topology'): CachedTopology 
     pcie[k] = l.pcie as string | undefined;
     nvlink[k] = l.nvlink as number | undefined;
   }
-  for (const l of topology.links) Object.freeze(l);
-  Object.freeze(topology.links);
-  Object.freeze(topology);
   const matrix = pairScoreMatrix(topology);
   const entry: _TopologyEntry = { topology, matrix, key: _nextKey++, gpus: topology.gpus, hasLinks: raw.links !== undefined, a, b, pcie, nvlink, snapshot: snapshot ? (value as object) : null };
   if (_recent.length >= TOPOLOGY_CACHE_SIZE) _recent.pop();

@@ -119,6 +119,28 @@ export function isSnapshot(value: unknown): boolean {
   return value !== null && typeof value === 'object' && snapshots.has(value);
 }
 
+/**
+ * Snapshots a caller passed in (inside a request) that readInput with `reuse` took as they are: an
+ * earlier copy holding one compares it by identity (it cannot have changed), without reading it.
+ */
+const passedIn = new WeakSet<object>();
+
+/**
+ * Freezes plain data the engine built (objects, arrays and primitives only, no cycles) and everything
+ * below it, and makes it a snapshot: readInput with `reuse` takes it as it is, by identity, wherever it
+ * appears in a request, instead of reading it again on every call (validateTopology's result is one).
+ */
+export function makeSnapshot<T extends object>(value: T): T {
+  const freeze = (v: unknown): void => {
+    if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return;
+    for (const key of Object.keys(v)) freeze((v as Record<string, unknown>)[key]);
+    Object.freeze(v);
+  };
+  freeze(value);
+  snapshots.add(value);
+  return value;
+}
+
 // Tape marks: the only objects a tape holds, apart from the value after OPAQUE_MARK.
 const ARRAY_MARK = Object.freeze({ mark: 'array' });
 const OBJECT_MARK = Object.freeze({ mark: 'object' });
@@ -129,12 +151,13 @@ const OPAQUE_MARK = Object.freeze({ mark: 'opaque' });
 /**
  * Flattens a copy (plain data readInput made) in the order sameAt reads it: a primitive is itself;
  * an array is ARRAY_MARK, its length, then its items; an object is OBJECT_MARK (LEAF_MARK when every
- * value is a primitive), its key count, then each key and its value; a typed array or ArrayBuffer is
- * OPAQUE_MARK and the object itself.
+ * value is a primitive), its key count, then each key and its value; a typed array, an ArrayBuffer or
+ * a snapshot the caller passed in (see makeSnapshot) is OPAQUE_MARK and the object itself (compared
+ * by identity).
  */
 function tapeOf(copy: unknown, tape: unknown[]): unknown[] {
   if (copy === null || typeof copy !== 'object') tape.push(copy);
-  else if (ArrayBuffer.isView(copy) || copy instanceof ArrayBuffer) tape.push(OPAQUE_MARK, copy);
+  else if (ArrayBuffer.isView(copy) || copy instanceof ArrayBuffer || passedIn.has(copy)) tape.push(OPAQUE_MARK, copy);
   else if (Array.isArray(copy)) {
     tape.push(ARRAY_MARK, copy.length);
     for (let k = 0; k < copy.length; k++) tapeOf(copy[k], tape);
@@ -241,6 +264,7 @@ export function readInput(field: string, value: unknown, prefix = true, reuse = 
   // The hot case of `reuse` (the same request again, unchanged): its copy, without setting up a read.
   let compared: object | null = null;
   if (reuse && value !== null && typeof value === 'object') {
+    if (snapshots.has(value)) return value;
     try {
       if (!(ArrayBuffer.isView(value) || value instanceof ArrayBuffer)) {
         const earlier = reused.get(value);
@@ -295,6 +319,11 @@ function readFresh(field: string, value: unknown, prefix: boolean, reuse: boolea
   const read = (v: unknown, depth: number): unknown => {
     if (v === null || typeof v !== 'object') return v;
     if (v !== compared && (ArrayBuffer.isView(v) || v instanceof ArrayBuffer)) return v;
+    if (reuse && snapshots.has(v)) {
+      // Frozen data the engine made (an earlier copy, validateTopology's result): nothing can change it.
+      passedIn.add(v);
+      return v;
+    }
     const done = copies.get(v);
     if (done !== undefined) return done;
     if (open.has(v)) fail('INVALID_ARGUMENT', pathOf(), 'plain data (the value refers back to itself)', '[cycle]');

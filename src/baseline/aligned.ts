@@ -83,10 +83,10 @@ class _BestEffortSearch {
   private twSet = 0;
   private twSetScore = 0;
 
-  run(matrix: Int32Array, gpus: number, available: Int32Array, required: Int32Array, size: number): Int32Array {
+  run(matrix: Int32Array, gpus: number, available: ArrayLike<number>, required: ArrayLike<number>, size: number): number[] {
     const n = available.length;
-    if (size === 1) return Int32Array.of(required.length > 0 ? required[0] : available[0]);
-    if (size === n) return Int32Array.from(available).sort();
+    if (size === 1) return [required.length > 0 ? required[0] : available[0]];
+    if (size === n) return Array.from(available).sort((a, b) => a - b);
     this.n = n;
     this.k = size;
     this.r = n % size;
@@ -95,11 +95,11 @@ class _BestEffortSearch {
     if (this.pos.length < n * n) this.pos = new Int32Array(n * n);
     for (let p = 0; p < n; p++) for (let q = 0; q < n; q++) this.pos[p * n + q] = p === q ? 0 : matrix[available[p] * gpus + available[q]] - floor;
     let req = 0;
-    for (const g of required) req |= 1 << available.indexOf(g);
+    for (let k = 0; k < required.length; k++) req |= 1 << Array.prototype.indexOf.call(available, required[k]);
     this.req = req;
     const full = (1 << n) - 1;
     if (Math.floor(n / size) + (this.r > 0 ? 1 : 0) <= 2) {
-      if (!this.twoGroups(full)) return new Int32Array(0);
+      if (!this.twoGroups(full)) return [];
     } else {
       this.reserve(n, binomial(n, size), this.r > 0 ? binomial(n, this.r) : 0);
       if (++this.epoch > 0x3fffffff) {
@@ -122,7 +122,7 @@ class _BestEffortSearch {
       this.buildLive(this.budget);
       this.bestValueOf(full, ku, 0, 0);
       value = this.bestValue;
-      if (value < 0) return new Int32Array(0);
+      if (value < 0) return [];
       // The first partition in upstream's order with that value.
       this.budget = root - size * value;
       this.buildLive(this.budget);
@@ -144,7 +144,7 @@ class _BestEffortSearch {
     }
     const out: number[] = [];
     for (let a = chosen; a !== 0; a &= a - 1) out.push(available[_ctz(a)]);
-    return Int32Array.from(out).sort();
+    return out.sort((a, b) => a - b);
   }
 
   private pending(set: number): boolean {
@@ -651,15 +651,15 @@ class _TopologySearch {
   private found = false;
   private picked: number[] = [];
 
-  run(matrix: Int32Array, gpus: number, available: Int32Array, required: Int32Array, size: number, exactSubsets: number): Int32Array {
+  run(matrix: Int32Array, gpus: number, available: ArrayLike<number>, required: ArrayLike<number>, size: number, exactSubsets: number): number[] {
     const n = gpus;
     const inA = new Uint8Array(n);
     const inR = new Uint8Array(n);
-    for (const g of available) inA[g] = 1;
-    for (const g of required) inR[g] = 1;
+    for (let k = 0; k < available.length; k++) inA[available[k]] = 1;
+    for (let k = 0; k < required.length; k++) inR[required[k]] = 1;
     const need = size - required.length;
     const reqSorted = Array.from(required).sort((a, b) => a - b);
-    if (need === 0) return Int32Array.from(reqSorted);
+    if (need === 0) return reqSorted;
     this.matrix = matrix;
     this.gpus = n;
     // rowA[i]: i's pair scores to every available GPU; base[i]: to every required GPU.
@@ -696,8 +696,7 @@ class _TopologySearch {
     } else {
       this.greedy(need, reqScore, reqRow);
     }
-    const out = reqSorted.concat(this.bestSet).sort((a, b) => a - b);
-    return Int32Array.from(out);
+    return reqSorted.concat(this.bestSet).sort((a, b) => a - b);
   }
 
   /** Records a candidate when its key (score, remainder score, then lowest indices) is better. */

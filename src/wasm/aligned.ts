@@ -1,53 +1,81 @@
 // Marshaling for the aligned kernels: the pair matrix is loaded into the core once per topology
-// (and again only after a core restart or another load); a request passes positions or masks.
+// (core.ensurePairScores); a request writes its GPU lists (besteffort) or masks (topology) into the
+// core's fixed input/output block (alignedIO) and reads the chosen GPUs back from it. No scratch
+// reservation, no view per call.
 import type { AlignedKernels } from '../aligned.js';
 import type { WasmCore } from './core.js';
 
 type AlignedExports = {
-  loadPairScores(ptr: number, n: number): number;
-  pairScoreVersion(): number;
+  alignedIO(): number;
   alignedBestEffort(available: number, n: number, required: number, r: number, size: number, out: number): number;
   alignedTopology(masks: number, size: number, exactSubsets: number, out: number): number;
 };
 
+// The block's layout (assembly/aligned.ts alIO), in bytes from its start.
+const AVAILABLE = 0;
+const REQUIRED = 256;
+const MASKS = 512;
+const OUT = 528;
+
 /** The aligned kernels over the WebAssembly core. */
 export function alignedWasmKernels(core: WasmCore): AlignedKernels {
-  let loadedMatrix: Int32Array | null = null;
-  let loadedGeneration = -1;
-  let loadedVersion = -1;
-
+  let io = 0;
+  let ioGeneration = -1;
   const exportsOf = () => core.exports as unknown as AlignedExports;
-
-  /** Makes `matrix` the core's pair matrix unless it already is. */
-  const ensureMatrix = (matrix: Int32Array, gpus: number): void => {
-    if (matrix === loadedMatrix && core.generation === loadedGeneration && core.call(() => exportsOf().pairScoreVersion()) === loadedVersion) return;
-    const [ptr] = core.reserve([matrix.length * 4]);
-    core.i32(ptr, matrix.length).set(matrix);
-    loadedVersion = core.call(() => exportsOf().loadPairScores(ptr, gpus));
-    loadedMatrix = matrix;
-    loadedGeneration = core.generation;
+  /** The block's address (asked once per core instance). */
+  const block = (): number => {
+    if (ioGeneration !== core.generation) {
+      io = core.call(() => exportsOf().alignedIO());
+      ioGeneration = core.generation;
+    }
+    return io;
+  };
+  /** The chosen GPUs the kernel wrote (memory may have grown during the call: a fresh heap view). */
+  const result = (base: number, count: number): number[] => {
+    const heap = core.heap32();
+    const at = (base + OUT) >> 2;
+    const out = new Array<number>(count);
+    for (let k = 0; k < count; k++) out[k] = heap[at + k];
+    return out;
   };
 
   return {
     alignedBestEffort(matrix, gpus, available, required, size) {
-      ensureMatrix(matrix, gpus);
+      core.ensurePairScores(matrix, gpus);
+      const base = block();
+      const heap = core.heap32();
       const n = available.length;
-      // The DP's memo table is the core's own (grown once, reused across calls).
-      const [pAvail, pReq, pOut] = core.reserve([n * 4, required.length * 4, 64 * 4]);
-      core.i32(pAvail, n).set(available);
-      core.i32(pReq, required.length).set(required);
-      const count = core.call(() => exportsOf().alignedBestEffort(pAvail, n, pReq, required.length, size, pOut));
-      return core.i32(pOut, count).slice();
+      const r = required.length;
+      heap.set(available, (base + AVAILABLE) >> 2);
+      heap.set(required, (base + REQUIRED) >> 2);
+      const count = core.call(() => exportsOf().alignedBestEffort(base + AVAILABLE, n, base + REQUIRED, r, size, base + OUT));
+      return result(base, count);
     },
     alignedTopology(matrix, gpus, available, required, size, exactSubsets) {
-      ensureMatrix(matrix, gpus);
-      const [pMasks, pOut] = core.reserve([16, 64 * 4]);
-      const masks = core.i32(pMasks, 4);
-      masks.fill(0);
-      for (const g of available) masks[g >>> 5] |= 1 << (g & 31);
-      for (const g of required) masks[2 + (g >>> 5)] |= 1 << (g & 31);
-      const count = core.call(() => exportsOf().alignedTopology(pMasks, size, exactSubsets, pOut));
-      return core.i32(pOut, count).slice();
+      core.ensurePairScores(matrix, gpus);
+      const base = block();
+      const heap = core.heap32();
+      let a0 = 0;
+      let a1 = 0;
+      let r0 = 0;
+      let r1 = 0;
+      for (let k = 0; k < available.length; k++) {
+        const g = available[k];
+        if (g < 32) a0 |= 1 << g;
+        else a1 |= 1 << (g - 32);
+      }
+      for (let k = 0; k < required.length; k++) {
+        const g = required[k];
+        if (g < 32) r0 |= 1 << g;
+        else r1 |= 1 << (g - 32);
+      }
+      const m = (base + MASKS) >> 2;
+      heap[m] = a0;
+      heap[m + 1] = a1;
+      heap[m + 2] = r0;
+      heap[m + 3] = r1;
+      const count = core.call(() => exportsOf().alignedTopology(base + MASKS, size, exactSubsets, base + OUT));
+      return result(base, count);
     },
   };
 }

@@ -77,6 +77,9 @@ export class WasmCore {
   /** Bumped on every (re-)instantiation: kernels that cache state in the core compare it. */
   generation = 0;
   private readonly module: WebAssembly.Module;
+  private heap: Int32Array = new Int32Array(0);
+  private pairs: Int32Array | null = null;
+  private pairsGeneration = -1;
 
   constructor(module: WebAssembly.Module) {
     this.module = module;
@@ -116,6 +119,31 @@ export class WasmCore {
   reserveBlock(bytes: number): number {
     if (bytes > 0x7fff0000) throw new AllocationError('LIMIT_EXCEEDED', `input needs ${bytes} bytes of core memory, more than the 2 GiB the core can address`);
     return this.call(() => this.exports.reserve(bytes));
+  }
+
+  /**
+   * An Int32Array over the whole of the core's memory, made again only when the memory has grown
+   * (or the core restarted) since the last call: index it with `ptr >> 2`. Stale after any call
+   * into the core that may grow memory; ask again.
+   */
+  heap32(): Int32Array {
+    const buffer = this.exports.memory.buffer;
+    if (this.heap.buffer !== buffer) this.heap = new Int32Array(buffer);
+    return this.heap;
+  }
+
+  /**
+   * Makes `matrix` (n×n, row-major) the core's pair-score matrix unless it already is: every kernel
+   * module loads it through here, so the last load is known without asking the core. Callers must
+   * not change a matrix after passing it (topologyFor's matrices are never changed).
+   */
+  ensurePairScores(matrix: Int32Array, n: number): void {
+    if (matrix === this.pairs && this.pairsGeneration === this.generation) return;
+    const ptr = this.reserveBlock(matrix.length * 4);
+    this.heap32().set(matrix, ptr >> 2);
+    this.call(() => (this.exports.loadPairScores as (ptr: number, n: number) => number)(ptr, n));
+    this.pairs = matrix;
+    this.pairsGeneration = this.generation;
   }
 
   /** A fresh Int32Array view of `length` items at `ptr`. */

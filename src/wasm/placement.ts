@@ -18,8 +18,6 @@ type PlacementExports = {
     sizes: number, shares: number, sizeCount: number, pack: number, limit: number, budget: number,
     kept: number, evictStart: number, evictions: number, evictCap: number, scratch: number, result: number,
   ): void;
-  loadPairScores(ptr: number, n: number): number;
-  pairScoreVersion(): number;
 };
 
 /** Kept-candidate record size in bytes (see assembly/placement.ts). */
@@ -37,10 +35,6 @@ function _a16(bytes: number): number {
 
 /** The placement kernels over the WebAssembly core. */
 export function placementWasmKernels(core: WasmCore): PlacementKernels {
-  // The matrix last loaded by this module, and the core generation and load version it went in with.
-  let loadedMatrix: Int32Array | null = null;
-  let loadedGeneration = -1;
-  let loadedVersion = -1;
   let evictCap = 64;
   // Views over the whole core memory, re-created when its buffer changes.
   let buffer: ArrayBuffer | null = null;
@@ -113,13 +107,7 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
       const sizeCount = s.sizes.length;
       const limit = s.limit;
       const m2 = s.pairScores;
-      if (m2 !== null && (m2 !== loadedMatrix || loadedGeneration !== core.generation || (core.exports as unknown as PlacementExports).pairScoreVersion() !== loadedVersion)) {
-        const [pm] = core.reserve([N * N * 4]);
-        core.i32(pm, N * N).set(m2);
-        loadedVersion = core.call(() => (core.exports as unknown as PlacementExports).loadPairScores(pm, N));
-        loadedMatrix = m2;
-        loadedGeneration = core.generation;
-      }
+      if (m2 !== null) core.ensurePairScores(m2, N);
       for (;;) {
         // The regions core.reserve would lay out (each rounded up to 16 bytes), in one block.
         const oFree = 0;
