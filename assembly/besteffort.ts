@@ -54,7 +54,7 @@ let beNF: i32 = 0;
 let beNT: i32 = 0;
 
 // Per set of positions (2^n entries of 16 bytes): the group score (sets of size or tail positions),
-// the group's slack (BE_INF when invalid), then an upper bound of the set's partitions and the call
+// 0 for a valid group, BE_INF for an invalid one (the slacks live in the lists), then an upper bound of the set's partitions and the call
 // (epoch) it belongs to. Grown once to the largest n seen, never cleared per call.
 let beTable: usize = 0;
 let beTableBytes: usize = 0;
@@ -141,7 +141,7 @@ let enCount: i32 = 0;
 
 /**
  * The enC-subsets extending `mask` (depth members, the last one `last`) by positions from `from`,
- * in lexicographic order: score and BE_INF slack into the table, the valid ones into the list.
+ * in lexicographic order: score and validity (0, or BE_INF) into the table, the valid ones into the list.
  * Returns the best valid score below (-1: none) and raises ku[p] of each last member to it (the
  * caller raises the earlier members: ku starts as each position's best valid full group).
  */
@@ -155,9 +155,10 @@ function enumerate(from: i32, depth: i32, mask: u32, score: i32, last: i32): i32
       const s = score + (depth >= 2 ? load<i32>(gains + (<usize>p << 2)) : 0) + load<i32>(row + (<usize>p << 2));
       const m = mask | ((<u32>1) << <u32>p);
       const t = tableAt(m);
+      const valid = beValid(m, enFull);
       store<i32>(t, s);
-      store<i32>(t, BE_INF, 4);
-      if (beValid(m, enFull)) {
+      store<i32>(t, valid ? 0 : BE_INF, 4);
+      if (valid) {
         store<u32>(at(enMask, enCount), m);
         store<i32>(at(enScore, enCount), s);
         enCount++;
@@ -201,9 +202,10 @@ function enumerateGroups(c: i32, full: bool, mask: usize, score: usize, start: u
     const m = (<u32>1) << <u32>p;
     if (c == 1) {
       const t = tableAt(m);
+      const valid = beValid(m, full);
       store<i32>(t, 0);
-      store<i32>(t, BE_INF, 4);
-      if (beValid(m, full)) {
+      store<i32>(t, valid ? 0 : BE_INF, 4);
+      if (valid) {
         store<u32>(at(mask, enCount), m);
         store<i32>(at(score, enCount), 0);
         enCount++;
@@ -225,10 +227,16 @@ function enumerateGroups(c: i32, full: bool, mask: usize, score: usize, start: u
 // Sums of the potentials over the bits of each byte of a set (three bytes: n <= 20 < 24).
 const beKuBytes: usize = memory.data(3 * 256 * 4);
 
+// Small groups (size <= 3) sum their members' potentials directly: cheaper than filling the tables.
+let beKuDirect: bool = false;
+
 function fillKuBytes(): void {
+  if (beKuDirect) return;
   for (let j = 0; j < 3; j++) {
     const table = beKuBytes + (<usize>(j * 256) << 2);
     store<i32>(table, 0);
+    // Only the bytes that hold positions (a set's higher bytes are zero).
+    if (j * 8 >= beN) continue;
     for (let b = 1; b < 256; b++) {
       const p = j * 8 + <i32>ctz(b);
       store<i32>(table + (<usize>b << 2), load<i32>(table + (<usize>(b & (b - 1)) << 2)) + (p < beN ? load<i32>(at(beKu, p)) : 0));
@@ -239,6 +247,15 @@ function fillKuBytes(): void {
 /** Sum of the potentials over a set (fillKuBytes first). */
 // @ts-ignore: decorator
 @inline function kuOf(set: u32): i32 {
+  if (beKuDirect) {
+    let sum: i32 = 0;
+    let a = set;
+    while (a != 0) {
+      sum += load<i32>(at(beKu, <i32>ctz(a)));
+      a &= a - 1;
+    }
+    return sum;
+  }
   return load<i32>(beKuBytes + (<usize>(set & 0xff) << 2)) + load<i32>(beKuBytes + (<usize>(256 + ((set >> 8) & 0xff)) << 2)) + load<i32>(beKuBytes + (<usize>(512 + (set >> 16)) << 2));
 }
 
@@ -250,6 +267,7 @@ function fitPotentials(): void {
   const n = beN;
   const k = beK;
   const nf = beNF;
+  beKuDirect = k <= 3;
   fillKuBytes();
   const padded = (nf + 3) & ~3;
   for (let i = 0; i < padded; i++) store<i32>(at(beGSlack, i), kuOf(load<u32>(at(beGMask, i))) - k * load<i32>(at(beGScore, i)));
@@ -283,7 +301,6 @@ function fitPotentials(): void {
     prevD = i32x4.splat(d);
   }
   fillKuBytes();
-  for (let i = 0; i < nf; i++) store<i32>(tableAt(load<u32>(at(beGMask, i))), load<i32>(at(beGSlack, i)), 4);
   // The padded group: delta is its largest excess over its members' potentials.
   const nt = beNT;
   let delta: i32 = 0;
@@ -297,7 +314,6 @@ function fitPotentials(): void {
     for (let i = 0; i < nt; i++) {
       const sl = load<i32>(at(beTSlack, i)) + delta;
       store<i32>(at(beTSlack, i), sl);
-      store<i32>(tableAt(load<u32>(at(beTMask, i))), sl, 4);
     }
   }
   beDelta = delta;

@@ -2,7 +2,7 @@
 // (and the wasm and ts backends within a run) time exactly the same requests.
 import { getPreset } from '../src/presets.js';
 import { inventoryTopology } from '../src/inventory.js';
-import type { Topology } from '../src/topology.js';
+import { validateTopology, type Topology } from '../src/topology.js';
 import type { SplitRequest } from '../src/split.js';
 import type { ReplicaPolicy, ReplicaRequest } from '../src/replicas.js';
 import type { Slot } from '../src/placement.js';
@@ -140,7 +140,10 @@ export function replicaRequest(policy: ReplicaPolicy, gpus = 8, replicas = 16, t
 
 /** The topology (GPU count and links) of a built-in preset. */
 export function presetTopology(name: string): Topology {
-  return inventoryTopology(getPreset(name));
+  // Validated once, as a service holding a node's topology would: validateTopology's frozen result
+  // is taken by identity in every request (a caller-built plain object is compared link by link on
+  // each call instead; bench/README.md gives that cost).
+  return validateTopology(inventoryTopology(getPreset(name)));
 }
 
 /**
