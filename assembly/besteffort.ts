@@ -18,7 +18,7 @@
 //    of each set's first position in lexicographic order, upper bounds memoised per set) and raises
 //    the target past it until none is found: the last one found is the answer.
 import { binomial, writeMask } from './bits';
-import { pairScore } from './topology';
+import { pairRow, pairScore, pairScoreGpus } from './topology';
 
 /** Most available GPUs (src/aligned.ts BESTEFFORT_MAX_AVAILABLE). */
 const BE_MAX: i32 = 20;
@@ -40,7 +40,7 @@ const beLiveStart: usize = memory.data((BE_MAX + 2) * 4);
 const bePath: usize = memory.data(32 * 4);
 // Gains per depth of the enumerations: gains[d * 32 + q] = pair scores of q to the first d+1 members.
 const beGains: usize = memory.data(24 * 32 * 4, 16);
-// The swap search: group of each position, and conn[p * 32 + j] = p's pair scores to group j.
+// The swap search: group of each position, and conn[j * 32 + p] = p's pair scores to group j.
 const beGrp: usize = memory.data(BE_MAX * 4);
 const beConn: usize = memory.data(BE_MAX * 32 * 4);
 
@@ -280,7 +280,10 @@ function fitPotentials(): void {
   for (let p = 0; p <= n; p++) {
     const bit = i32x4.splat(p < n ? 1 << p : 0);
     let mn = inf;
-    for (let i = 0; i < padded; i += 4) {
+    // Groups through p (or p - 1, whose decrease this pass applies) start at p or lower: the list is
+    // in lexicographic order, so they all lie before the first group starting after p.
+    const end = p < n ? (load<i32>(at(beGStart, p + 1)) + 3) & ~3 : padded;
+    for (let i = 0; i < end; i += 4) {
       const masks = v128.load(at(beGMask, i));
       const sl = at(beGSlack, i);
       const cur = i32x4.sub(v128.load(sl), v128.and(i32x4.ne(v128.and(masks, prevBit), zero), prevD));
@@ -373,12 +376,16 @@ function improve(full: u32, value: i32): i32 {
     set ^= g;
     groups++;
   }
-  for (let p = 0; p < n; p++) {
-    for (let j = 0; j < groups; j++) store<i32>(at(beConn, p * 32 + j), 0);
-    for (let q = 0; q < n; q++) {
-      if (q == p) continue;
-      const c = at(beConn, p * 32 + load<i32>(at(beGrp, q)));
-      store<i32>(c, load<i32>(c) + posScore(p, q));
+  // conn[j * 32 + p]: p's pair scores to group j, a sum of position rows (the matrix is symmetric
+  // with a zero diagonal), four positions per v128 add.
+  const zero = i32x4.splat(0);
+  for (let j = 0; j < groups; j++) for (let w = 0; w < n; w += 4) v128.store(at(beConn, j * 32 + w), zero);
+  for (let q = 0; q < n; q++) {
+    const c = at(beConn, load<i32>(at(beGrp, q)) * 32);
+    const row = bePos + (<usize>(q * n) << 2);
+    for (let w = 0; w < n; w += 4) {
+      const o = <usize>w << 2;
+      v128.store(c + o, i32x4.add(v128.load(c + o), v128.load(row + o)));
     }
   }
   let v = value;
@@ -394,7 +401,7 @@ function improve(full: u32, value: i32): i32 {
         const b = load<i32>(at(beGrp, q));
         if (a == b) continue;
         const pq = posScore(p, q);
-        const d = load<i32>(at(beConn, q * 32 + a)) - pq - load<i32>(at(beConn, p * 32 + a)) + load<i32>(at(beConn, p * 32 + b)) - pq - load<i32>(at(beConn, q * 32 + b));
+        const d = load<i32>(at(beConn, a * 32 + q)) - pq - load<i32>(at(beConn, a * 32 + p)) + load<i32>(at(beConn, b * 32 + p)) - pq - load<i32>(at(beConn, b * 32 + q));
         if (d > bd) {
           bd = d;
           bp = p;
@@ -405,12 +412,15 @@ function improve(full: u32, value: i32): i32 {
     if (bp < 0) break;
     const a = load<i32>(at(beGrp, bp));
     const b = load<i32>(at(beGrp, bq));
-    for (let x = 0; x < n; x++) {
-      const ca = at(beConn, x * 32 + a);
-      const cb = at(beConn, x * 32 + b);
-      const dx = posScore(x, bq) - posScore(x, bp);
-      store<i32>(ca, load<i32>(ca) + dx);
-      store<i32>(cb, load<i32>(cb) - dx);
+    const ca = at(beConn, a * 32);
+    const cb = at(beConn, b * 32);
+    const rq = bePos + (<usize>(bq * n) << 2);
+    const rp = bePos + (<usize>(bp * n) << 2);
+    for (let w = 0; w < n; w += 4) {
+      const o = <usize>w << 2;
+      const dx = i32x4.sub(v128.load(rq + o), v128.load(rp + o));
+      v128.store(ca + o, i32x4.add(v128.load(ca + o), dx));
+      v128.store(cb + o, i32x4.sub(v128.load(cb + o), dx));
     }
     store<i32>(at(beGrp, bp), b);
     store<i32>(at(beGrp, bq), a);
@@ -788,6 +798,46 @@ function reserveBlocks(n: i32, nf: i32, nt: i32): void {
   beCandSlack = beCandMask + ((capF + capT) << 2);
 }
 
+/** available[p] == p for every position: the positions are the node's GPUs in index order. */
+function isIdentity(available: usize, n: i32): bool {
+  for (let p = 0; p < n; p++) if (load<i32>(available + (<usize>p << 2)) != p) return false;
+  return true;
+}
+
+/**
+ * The position matrix when the positions are every GPU of the loaded matrix, in order (every GPU
+ * available, the common request): the smallest off-diagonal score, then each row less it, four
+ * entries per v128 step (lanes past n are never read), diagonal 0.
+ */
+function positionsOfAll(n: i32): void {
+  const big = i32x4.splat(0x7fffffff);
+  let least = big;
+  const lane = v128(0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0);
+  for (let p = 0; p < n; p++) {
+    const row = pairRow(p);
+    for (let w = 0; w < n; w += 4) {
+      // Off the diagonal and inside the row: lanes w..w+3 below n, other than p.
+      const q = i32x4.add(i32x4.splat(w), lane);
+      const use = v128.and(i32x4.lt_s(q, i32x4.splat(n)), i32x4.ne(q, i32x4.splat(p)));
+      least = i32x4.min_s(least, v128.bitselect(v128.load(row + (<usize>w << 2)), big, use));
+    }
+  }
+  let floor = i32x4.extract_lane(least, 0);
+  const f1 = i32x4.extract_lane(least, 1);
+  const f2 = i32x4.extract_lane(least, 2);
+  const f3 = i32x4.extract_lane(least, 3);
+  if (f1 < floor) floor = f1;
+  if (f2 < floor) floor = f2;
+  if (f3 < floor) floor = f3;
+  const f = i32x4.splat(floor);
+  for (let p = 0; p < n; p++) {
+    const row = pairRow(p);
+    const to = bePos + (<usize>(p * n) << 2);
+    for (let w = 0; w < n; w += 4) v128.store(to + (<usize>w << 2), i32x4.sub(v128.load(row + (<usize>w << 2)), f));
+    store<i32>(to + (<usize>p << 2), 0);
+  }
+}
+
 /**
  * go-gpuallocator's BestEffort. `available` holds n GPU indices in the caller's order, `required` r
  * of them. Writes the chosen GPU indices to `out` ascending; returns their count (0: no valid partition).
@@ -808,18 +858,21 @@ export function alignedBestEffort(available: usize, n: i32, required: usize, r: 
   beR = n % size;
   // Every partition has the same number of scored pairs, so subtracting the smallest pair score
   // from every pair keeps each comparison (and tie) and makes every score non-negative.
-  let floor: i32 = 0x7fffffff;
-  for (let p = 0; p < n; p++) {
-    const gp = load<i32>(available + (<usize>p << 2));
-    for (let q = p + 1; q < n; q++) {
-      const sc = pairScore(gp, load<i32>(available + (<usize>q << 2)));
-      if (sc < floor) floor = sc;
-    }
-  }
   // (v128 adds of a row read up to three entries of the next row: those lanes are never used.)
-  for (let p = 0; p < n; p++) {
-    const gp = load<i32>(available + (<usize>p << 2));
-    for (let q = 0; q < n; q++) store<i32>(bePos + (<usize>(p * n + q) << 2), p == q ? 0 : pairScore(gp, load<i32>(available + (<usize>q << 2))) - floor);
+  if (n == pairScoreGpus() && isIdentity(available, n)) positionsOfAll(n);
+  else {
+    let floor: i32 = 0x7fffffff;
+    for (let p = 0; p < n; p++) {
+      const gp = load<i32>(available + (<usize>p << 2));
+      for (let q = p + 1; q < n; q++) {
+        const sc = pairScore(gp, load<i32>(available + (<usize>q << 2)));
+        if (sc < floor) floor = sc;
+      }
+    }
+    for (let p = 0; p < n; p++) {
+      const gp = load<i32>(available + (<usize>p << 2));
+      for (let q = 0; q < n; q++) store<i32>(bePos + (<usize>(p * n + q) << 2), p == q ? 0 : pairScore(gp, load<i32>(available + (<usize>q << 2))) - floor);
+    }
   }
   let req: u32 = 0;
   for (let k = 0; k < r; k++) {
@@ -847,17 +900,22 @@ export function alignedBestEffort(available: usize, n: i32, required: usize, r: 
     fitPotentials();
     const ku = kuOf(full);
     const root = ku + (beR > 0 ? beDelta : 0);
+    // A partition of value v has total slack root - size * v >= 0: once the first partition reaches
+    // the bound (root < size * (value + 1)), no partition is better, and neither the swaps nor the
+    // branch and bound run.
     let value: i32 = dive(full);
-    if (value >= 0) value = improve(full, value);
-    // The best value: branch and bound, least slack first, above the first partition's value.
-    beBestValue = value;
-    beRoot = root;
-    beLiveStale = false;
-    beBudget = root - size * (value + 1);
-    buildLive(beBudget);
-    bestValue(full, ku, 0, 0);
-    value = beBestValue;
-    if (value < 0) return 0;
+    if (value >= 0 && root >= size * (value + 1)) value = improve(full, value);
+    if (value < 0 || root >= size * (value + 1)) {
+      // The best value: branch and bound, least slack first, above the first partition's value.
+      beBestValue = value;
+      beRoot = root;
+      beLiveStale = false;
+      beBudget = root - size * (value + 1);
+      buildLive(beBudget);
+      bestValue(full, ku, 0, 0);
+      value = beBestValue;
+      if (value < 0) return 0;
+    }
     // The first partition in upstream's order with that value.
     beBudget = root - size * value;
     buildLive(beBudget);

@@ -60,6 +60,9 @@ class _BestEffortSearch {
   private tScore = new Int32Array(0);
   private tSlack = new Int32Array(0);
   private live = new Int32Array(0);
+  private liveSlack = new Int32Array(0);
+  // Groups of up to three sum their members' potentials directly (no byte tables).
+  private kuDirect = false;
   private candMask = new Int32Array(0);
   private candSlack = new Int32Array(0);
   private gStart = new Int32Array(22);
@@ -112,17 +115,20 @@ class _BestEffortSearch {
       this.fitPotentials();
       const ku = this.kuOf(full);
       const root = ku + (this.r > 0 ? this.delta : 0);
+      // Once the first partition reaches the bound, no partition is better: no swaps, no branch and bound.
       let value = this.dive(full);
-      if (value >= 0) value = this.improve(full, value);
-      // The best value: branch and bound, least slack first, above the first partition's value.
-      this.bestValue = value;
-      this.root = root;
-      this.liveStale = false;
-      this.budget = root - size * (value + 1);
-      this.buildLive(this.budget);
-      this.bestValueOf(full, ku, 0, 0);
-      value = this.bestValue;
-      if (value < 0) return [];
+      if (value >= 0 && root >= size * (value + 1)) value = this.improve(full, value);
+      if (value < 0 || root >= size * (value + 1)) {
+        // The best value: branch and bound, least slack first, above the first partition's value.
+        this.bestValue = value;
+        this.root = root;
+        this.liveStale = false;
+        this.budget = root - size * (value + 1);
+        this.buildLive(this.budget);
+        this.bestValueOf(full, ku, 0, 0);
+        value = this.bestValue;
+        if (value < 0) return [];
+      }
       // The first partition in upstream's order with that value.
       this.budget = root - size * value;
       this.buildLive(this.budget);
@@ -191,6 +197,7 @@ class _BestEffortSearch {
     }
     if (this.live.length < capF + capT) {
       this.live = new Int32Array(capF + capT);
+      this.liveSlack = new Int32Array(capF + capT);
       this.candMask = new Int32Array(capF + capT);
       this.candSlack = new Int32Array(capF + capT);
     }
@@ -209,9 +216,10 @@ class _BestEffortSearch {
       const s = score + gains[at + p];
       const m = mask | (1 << p);
       if (lastLevel) {
+        const valid = this.valid(m, enFull);
         table[4 * m] = s;
-        table[4 * m + 1] = _INF;
-        if (this.valid(m, enFull)) {
+        table[4 * m + 1] = valid ? 0 : _INF;
+        if (valid) {
           this.enMask[this.enCount] = m;
           this.enScore[this.enCount] = s;
           this.enCount++;
@@ -243,9 +251,10 @@ class _BestEffortSearch {
       start[p] = this.enCount;
       const m = 1 << p;
       if (c === 1) {
+        const valid = this.valid(m, full);
         table[4 * m] = 0;
-        table[4 * m + 1] = _INF;
-        if (this.valid(m, full)) {
+        table[4 * m + 1] = valid ? 0 : _INF;
+        if (valid) {
           mask[this.enCount] = m;
           score[this.enCount] = 0;
           this.enCount++;
@@ -265,9 +274,11 @@ class _BestEffortSearch {
   }
 
   private fillKuBytes(): void {
+    if (this.kuDirect) return;
     const { kuBytes, ku, n } = this;
     for (let j = 0; j < 3; j++) {
       kuBytes[j * 256] = 0;
+      if (j * 8 >= n) continue;
       for (let b = 1; b < 256; b++) {
         const p = j * 8 + _ctz(b);
         kuBytes[j * 256 + b] = kuBytes[j * 256 + (b & (b - 1))] + (p < n ? ku[p] : 0);
@@ -276,26 +287,33 @@ class _BestEffortSearch {
   }
 
   private kuOf(set: number): number {
+    if (this.kuDirect) {
+      let sum = 0;
+      for (let a = set; a !== 0; a &= a - 1) sum += this.ku[_ctz(a)];
+      return sum;
+    }
     const t = this.kuBytes;
     return t[set & 0xff] + t[256 + ((set >>> 8) & 0xff)] + t[512 + (set >>> 16)];
   }
 
   private fitPotentials(): void {
-    const { n, k, nf, gMask, gScore, gSlack, ku, table } = this;
+    const { n, k, nf, gMask, gScore, gSlack, gStart, ku } = this;
+    this.kuDirect = k <= 3;
     this.fillKuBytes();
     const padded = (nf + 3) & ~3;
     for (let i = 0; i < padded; i++) gSlack[i] = this.kuOf(gMask[i]) - k * gScore[i];
-    // One Gauss-Seidel sweep: lower each potential by the least slack of the groups through it.
+    // One Gauss-Seidel sweep: lower each potential by the least slack of the groups through it
+    // (those whose first position is p or lower: the lists are in lexicographic order).
     for (let p = 0; p < n; p++) {
       const bit = 1 << p;
+      const end = gStart[p + 1];
       let d = _INF;
-      for (let i = 0; i < padded; i++) if ((gMask[i] & bit) !== 0 && gSlack[i] < d) d = gSlack[i];
+      for (let i = 0; i < end; i++) if ((gMask[i] & bit) !== 0 && gSlack[i] < d) d = gSlack[i];
       if (d === _INF) d = 0;
       ku[p] -= d;
-      if (d !== 0) for (let i = 0; i < padded; i++) if ((gMask[i] & bit) !== 0) gSlack[i] -= d;
+      if (d !== 0) for (let i = 0; i < end; i++) if ((gMask[i] & bit) !== 0) gSlack[i] -= d;
     }
     this.fillKuBytes();
-    for (let i = 0; i < nf; i++) table[4 * gMask[i] + 1] = gSlack[i];
     const { nt, tMask, tScore, tSlack } = this;
     let delta = 0;
     if (nt > 0) {
@@ -305,10 +323,7 @@ class _BestEffortSearch {
         tSlack[i] = -e;
         if (e > delta) delta = e;
       }
-      for (let i = 0; i < nt; i++) {
-        tSlack[i] += delta;
-        table[4 * tMask[i] + 1] = tSlack[i];
-      }
+      for (let i = 0; i < nt; i++) tSlack[i] += delta;
     }
     this.delta = delta;
   }
@@ -400,7 +415,7 @@ class _BestEffortSearch {
   }
 
   private buildLive(budget: number): void {
-    const { n, gStart, gMask, gSlack, tStart, tMask, tSlack, live, liveStart } = this;
+    const { n, gStart, gMask, gSlack, tStart, tMask, tSlack, live, liveSlack, liveStart } = this;
     let i = 0;
     let j = 0;
     let c = 0;
@@ -411,11 +426,13 @@ class _BestEffortSearch {
       for (;;) {
         while (i < iEnd && gSlack[i] > budget) i++;
         while (j < jEnd && tSlack[j] > budget) j++;
-        if (i < iEnd) {
-          if (j < jEnd && _lexFirst(tMask[j], gMask[i])) live[c++] = tMask[j++];
-          else live[c++] = gMask[i++];
-        } else if (j < jEnd) live[c++] = tMask[j++];
-        else break;
+        if (i < iEnd && !(j < jEnd && _lexFirst(tMask[j], gMask[i]))) {
+          liveSlack[c] = gSlack[i];
+          live[c++] = gMask[i++];
+        } else if (j < jEnd) {
+          liveSlack[c] = tSlack[j];
+          live[c++] = tMask[j++];
+        } else break;
       }
     }
     liveStart[n] = c;
@@ -460,7 +477,7 @@ class _BestEffortSearch {
    * bound, (bound - slack) / size, of the groups left out (assembly/besteffort.ts collect).
    */
   private collect(set: number, bound: number, gap: number, top: number): number {
-    const { k, live, table, candMask, candSlack } = this;
+    const { k, live, liveSlack, candMask, candSlack } = this;
     const tailOk = this.pending(set) && _popcount(set) > this.r;
     let upper = Math.trunc((bound - this.budget - 1) / k);
     const m = _ctz(set);
@@ -469,7 +486,7 @@ class _BestEffortSearch {
       const g = live[i];
       if ((g & ~set) !== 0) continue;
       if (_popcount(g) !== k && !tailOk) continue;
-      const slack = table[4 * g + 1];
+      const slack = liveSlack[i];
       if (slack > gap) {
         const b = Math.trunc((bound - slack) / k);
         if (b > upper) upper = b;
