@@ -133,6 +133,17 @@ function groupScore(set: u32): i32 {
   }
 }
 
+// bits[p] = 1 << p (v128 loads of four masks at once; lanes past 31 are never used).
+const beBits: usize = memory.data<i32>([1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576, 2097152, 4194304, 8388608]);
+
+/** A valid group's table entry: its score, and 0 (valid). */
+// @ts-ignore: decorator
+@inline function tableGroup(m: i32, s: i32): void {
+  const t = tableAt(<u32>m);
+  store<i32>(t, s);
+  store<i32>(t, 0, 4);
+}
+
 let enC: i32 = 0;
 let enFull: bool = false;
 let enMask: usize = 0;
@@ -151,7 +162,42 @@ function enumerate(from: i32, depth: i32, mask: u32, score: i32, last: i32): i32
   const row = bePos + (<usize>(last * beN) << 2);
   let best: i32 = -1;
   if (depth == enC - 1) {
-    for (let p = from; p < beN; p++) {
+    let p = from;
+    if (beReq == 0) {
+      // Every group is valid: four last members per v128 step (scores, masks, list entries and
+      // potentials), the table entries one by one.
+      const sv = i32x4.splat(score);
+      const mv = i32x4.splat(mask);
+      let bv = i32x4.splat(-1);
+      for (; p + 4 <= beN; p += 4) {
+        const o = <usize>p << 2;
+        let s4 = i32x4.add(sv, v128.load(row + o));
+        if (depth >= 2) s4 = i32x4.add(s4, v128.load(gains + o));
+        const m4 = v128.or(mv, v128.load(beBits + o));
+        v128.store(at(enMask, enCount), m4);
+        v128.store(at(enScore, enCount), s4);
+        enCount += 4;
+        tableGroup(i32x4.extract_lane(m4, 0), i32x4.extract_lane(s4, 0));
+        tableGroup(i32x4.extract_lane(m4, 1), i32x4.extract_lane(s4, 1));
+        tableGroup(i32x4.extract_lane(m4, 2), i32x4.extract_lane(s4, 2));
+        tableGroup(i32x4.extract_lane(m4, 3), i32x4.extract_lane(s4, 3));
+        if (enFull) {
+          const u = beKu + o;
+          v128.store(u, i32x4.max_s(v128.load(u), s4));
+          bv = i32x4.max_s(bv, s4);
+        }
+      }
+      if (enFull) {
+        best = i32x4.extract_lane(bv, 0);
+        const b1 = i32x4.extract_lane(bv, 1);
+        const b2 = i32x4.extract_lane(bv, 2);
+        const b3 = i32x4.extract_lane(bv, 3);
+        if (b1 > best) best = b1;
+        if (b2 > best) best = b2;
+        if (b3 > best) best = b3;
+      }
+    }
+    for (; p < beN; p++) {
       const s = score + (depth >= 2 ? load<i32>(gains + (<usize>p << 2)) : 0) + load<i32>(row + (<usize>p << 2));
       const m = mask | ((<u32>1) << <u32>p);
       const t = tableAt(m);
@@ -270,7 +316,25 @@ function fitPotentials(): void {
   beKuDirect = k <= 3;
   fillKuBytes();
   const padded = (nf + 3) & ~3;
-  for (let i = 0; i < padded; i++) store<i32>(at(beGSlack, i), kuOf(load<u32>(at(beGMask, i))) - k * load<i32>(at(beGScore, i)));
+  if (k == 2 && nf == (n * (n - 1)) >> 1) {
+    // Every pair is listed: pairs with first position p are (p, p+1..n-1), so their slacks are
+    // ku[p] + ku[q] - 2 score, four per v128 step (the last few of a segment one by one).
+    for (let p = 0; p < n - 1; p++) {
+      const base = load<i32>(at(beGStart, p));
+      const len = n - 1 - p;
+      const kp = load<i32>(at(beKu, p));
+      const kv = i32x4.splat(kp);
+      let j = 0;
+      for (; j + 4 <= len; j += 4) {
+        const i = base + j;
+        v128.store(at(beGSlack, i), i32x4.sub(i32x4.add(kv, v128.load(at(beKu, p + 1 + j))), i32x4.shl(v128.load(at(beGScore, i)), 1)));
+      }
+      for (; j < len; j++) store<i32>(at(beGSlack, base + j), kp + load<i32>(at(beKu, p + 1 + j)) - 2 * load<i32>(at(beGScore, base + j)));
+    }
+    for (let i = nf; i < padded; i++) store<i32>(at(beGSlack, i), 0);
+  } else {
+    for (let i = 0; i < padded; i++) store<i32>(at(beGSlack, i), kuOf(load<u32>(at(beGMask, i))) - k * load<i32>(at(beGScore, i)));
+  }
   // One Gauss-Seidel sweep: lower each potential by the least slack of the groups through it (each
   // pass also takes the previous position's decrease off its groups' slacks).
   const inf = i32x4.splat(BE_INF);

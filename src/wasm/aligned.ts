@@ -46,8 +46,9 @@ export function alignedWasmKernels(core: WasmCore): AlignedKernels {
       const heap = core.heap32();
       const n = available.length;
       const r = required.length;
-      heap.set(available, (base + AVAILABLE) >> 2);
-      heap.set(required, (base + REQUIRED) >> 2);
+      // (A loop: cheaper than set() from a plain array of at most 64 items.)
+      for (let k = 0, a = (base + AVAILABLE) >> 2; k < n; k++) heap[a + k] = available[k];
+      for (let k = 0, q = (base + REQUIRED) >> 2; k < r; k++) heap[q + k] = required[k];
       const count = core.call(() => exportsOf().alignedBestEffort(base + AVAILABLE, n, base + REQUIRED, r, size, base + OUT));
       return result(base, count);
     },

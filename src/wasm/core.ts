@@ -78,6 +78,7 @@ export class WasmCore {
   generation = 0;
   private readonly module: WebAssembly.Module;
   private heap: Int32Array = new Int32Array(0);
+  private heapGeneration = -1;
   private pairs: Int32Array | null = null;
   private pairsGeneration = -1;
 
@@ -127,8 +128,12 @@ export class WasmCore {
    * into the core that may grow memory; ask again.
    */
   heap32(): Int32Array {
-    const buffer = this.exports.memory.buffer;
-    if (this.heap.buffer !== buffer) this.heap = new Int32Array(buffer);
+    // Growing the memory detaches the old buffer (a view over it reads as length 0); a restart
+    // brings a new memory (a new generation). Either way: a new view.
+    if (this.heap.length === 0 || this.heapGeneration !== this.generation) {
+      this.heap = new Int32Array(this.exports.memory.buffer);
+      this.heapGeneration = this.generation;
+    }
     return this.heap;
   }
 
