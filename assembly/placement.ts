@@ -161,12 +161,14 @@ function searchNode(
     // Every later candidate has more GPUs than the worst kept one, which evicts nothing: none ranks before it.
     if (count == limit && load<i32>(lastRec, 8) == 0 && load<i32>(lastRec, 12) < n) break;
     let m: i32 = 0;
-    let freeMask: u64 = 0; // eligible GPUs that fit without eviction
+    // Eligible GPUs that fit without eviction, as indices into the eligible list (Gosper's subsets
+    // are of those indices: a subset that lacks room is known before its GPU mask is built).
+    let freeIdx: u64 = 0;
     for (let p = 0; p < gpus; p++) {
       if (f64At(total, p) >= share && f64At(potential, p) >= share) {
         store<i32>(eligible + (<usize>m << 2), p);
+        if (f64At(free, p) >= share) freeIdx |= (<u64>1) << m;
         m++;
-        if (f64At(free, p) >= share) freeMask |= (<u64>1) << p;
       }
     }
     if (m < n) continue;
@@ -180,19 +182,19 @@ function searchNode(
     let c: u64 = n == 64 ? <u64>-1 : ((<u64>1) << n) - 1;
     const stop: u64 = m == 64 ? 0 : (<u64>1) << m;
     while (true) {
-      let mask: u64;
-      if (dense) mask = c;
-      else {
-        mask = 0;
-        let bits = c;
-        while (bits != 0) {
-          const j = <i32>ctz(bits);
-          bits &= bits - 1;
-          mask |= (<u64>1) << i32At(eligible, j);
-        }
-      }
-      const lacking = (mask & ~freeMask) != 0;
+      const lacking = (c & ~freeIdx) != 0;
       if (!(lacking && count == limit && load<i32>(lastRec, 8) == 0)) {
+        let mask: u64;
+        if (dense) mask = c;
+        else {
+          mask = 0;
+          let bits = c;
+          while (bits != 0) {
+            const j = <i32>ctz(bits);
+            bits &= bits - 1;
+            mask |= (<u64>1) << i32At(eligible, j);
+          }
+        }
         let ev: i32 = 0;
         let bytes: f64 = 0;
         if (lacking) {
