@@ -62,6 +62,12 @@ export type Case = {
   reference?: ReferenceSpec;
   /** false when the two backends' return values are not comparable (timings, not answers). Default true. */
   compareAnswers?: boolean;
+  /**
+   * The search alone: the kernel call that one call of `run` makes, on the same input (each backend's
+   * marshaling into its kernels included), without reading and validating the request or building
+   * the public result. Timed like `run`, to show how much of an end-to-end call the search is.
+   */
+  search?: Partial<Record<BackendName, Fn>>;
   /** Tinybench limits for this case when the defaults would take too long. */
   limits?: { time?: number; iterations?: number; warmupIterations?: number };
 };
@@ -120,6 +126,8 @@ export type CaseResult = {
    * both backends ran the same TypeScript and no kernel, so their ratio is a tie by construction.
    */
   kernelCalls?: Partial<Record<BackendName, number>>;
+  /** The case's search alone (see Case.search), per backend, and ts median ÷ wasm median. */
+  search?: { backends: Partial<Record<BackendName, Timing>>; wasmOverTs: number | null };
   /** Error messages by backend, when a backend threw. */
   errors?: Partial<Record<BackendName | 'reference', string>>;
 };
@@ -198,16 +206,29 @@ export async function runCase(c: Case, quick: boolean): Promise<CaseResult> {
       },
     });
   }
+  for (const b of BACKENDS) {
+    const fn = c.search?.[b];
+    if (fn !== undefined) bench.add(`search:${b}`, fn);
+  }
   await bench.run();
   const result: CaseResult = { family: c.family, name: c.name, unit: c.unit ?? 'op', backends: {}, wasmOverTs: null, wasmOverTsMean: null, reference: null };
   if (c.note !== undefined) result.note = c.note;
   const errors: Partial<Record<BackendName | 'reference', string>> = {};
+  const search: Partial<Record<BackendName, Timing>> = {};
   for (const task of bench.tasks) {
+    if (task.name.startsWith('search:')) {
+      const b = task.name.slice('search:'.length) as BackendName;
+      const t = _timing(task, 1, undefined);
+      if (typeof t === 'string') errors[b] = `search: ${t}`;
+      else search[b] = t;
+      continue;
+    }
     const b = task.name as BackendName;
     const t = _timing(task, opsPerCall, c.perOpLatencies?.[b]);
     if (typeof t === 'string') errors[b] = t;
     else result.backends[b] = t;
   }
+  if (c.search !== undefined) result.search = { backends: search, wasmOverTs: search.wasm !== undefined && search.ts !== undefined ? search.ts.medianUs / search.wasm.medianUs : null };
   const w = result.backends.wasm;
   const s = result.backends.ts;
   if (w !== undefined && s !== undefined) {

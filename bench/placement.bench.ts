@@ -1,7 +1,8 @@
 // Workload 5: placement on one node of 8 GPUs and one of 16 with 20 running slots, TP sizes 1, 2, 4, 8.
 import type { Case, Suite } from './harness.js';
 import { presetGpus, presetTopology, runningSlots } from './inputs.js';
-import type { PlacementRequest } from '../src/placement.js';
+import type { PlacementRequest, PlacementSearch } from '../src/placement.js';
+import type { Engine } from '../src/engine.js';
 
 const GIB = 2 ** 30;
 
@@ -13,6 +14,26 @@ export const PLACEMENT_NODES = [
 
 /** Tensor-parallel sizes timed on each node. */
 export const PLACEMENT_TP_SIZES: readonly number[] = [1, 2, 4, 8];
+
+/**
+ * The kernel input planPlacement builds for `request` (a copy: planPlacement reuses its arrays), or
+ * null when it answers without a search (no GPU can take its share of any allowed size).
+ */
+export function searchOf(engine: Engine, request: PlacementRequest): PlacementSearch | null {
+  const kernels = engine.kernels;
+  const real = kernels.placementSearch;
+  let seen: PlacementSearch | null = null;
+  kernels.placementSearch = (s) => {
+    seen = { ...s, free: s.free.slice(), total: s.total.slice(), sizes: s.sizes.slice(), shares: s.shares.slice(), staleMasks: s.staleMasks.slice(), staleBytes: s.staleBytes.slice() };
+    return real.call(kernels, s);
+  };
+  try {
+    engine.planPlacement(request);
+  } finally {
+    kernels.placementSearch = real;
+  }
+  return seen;
+}
 
 /** Placement suite. */
 export const suite: Suite = {
@@ -26,10 +47,12 @@ export const suite: Suite = {
       const slots = runningSlots(gpus.length, 20, gpus[0].memoryTotal);
       for (const tp of PLACEMENT_TP_SIZES) {
         const request: PlacementRequest = { gpus, slots, topology, memory: node.model, model: 'llama3-70b', tensorParallelSizes: [tp], allowEviction: true, policy: 'spread' };
+        const search = searchOf(engines.ts, request);
         cases.push({
           family: 'placement',
           name: `${node.label}, 20 slots, TP ${tp}`,
           run: { wasm: () => engines.wasm.planPlacement(request), ts: () => engines.ts.planPlacement(request) },
+          search: search === null ? undefined : { wasm: () => engines.wasm.kernels.placementSearch(search), ts: () => engines.ts.kernels.placementSearch(search) },
         });
       }
     }

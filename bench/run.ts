@@ -166,6 +166,12 @@ export async function runBench(options: RunOptions = {}): Promise<BenchReport> {
         } catch (error) {
           if (isNotBuilt(error)) notBuilt = error;
         }
+        // The search alone, once (its scratch space reaches its size before pages are counted).
+        try {
+          await c.search?.[b]?.();
+        } catch (error) {
+          if (isNotBuilt(error)) notBuilt = error;
+        }
       }
       kernelCalls.set(c, calls);
       if (c.compareAnswers !== false && answers.length === 2 && answers[0] !== answers[1]) mismatched.add(c);

@@ -32,6 +32,13 @@ function _lat(t: Timing | undefined): string {
   return t === undefined ? '–' : `${formatLatency(t.medianUs)} / ${formatLatency(t.p99Us)}`;
 }
 
+/** The search-alone cell: wasm and ts medians and their ratio, or – without one. */
+function _search(w: BenchReport['workloads'][number]): string {
+  const s = w.search;
+  if (s === undefined || s.backends.wasm === undefined || s.backends.ts === undefined) return '–';
+  return `${formatLatency(s.backends.wasm.medianUs)} / ${formatLatency(s.backends.ts.medianUs)} ${formatRatio(s.wasmOverTs)}`;
+}
+
 /** Renders rows as an aligned plain-text table (first column left, the rest right-aligned). */
 export function renderTable(header: string[], rows: string[][]): string {
   const widths = header.map((h, k) => Math.max(h.length, ...rows.map((r) => r[k].length)));
@@ -41,7 +48,7 @@ export function renderTable(header: string[], rows: string[][]): string {
 
 /** The whole printout of a report: the table, the reference notes, pending families, wasm facts, targets. */
 export function formatTable(report: BenchReport): string {
-  const header = ['family', 'workload', 'wasm ops/s', 'wasm p50 / p99', 'ts ops/s', 'ts p50 / p99', 'wasm/ts', 'reference', 'wasm/ref', 'ts/ref'];
+  const header = ['family', 'workload', 'wasm ops/s', 'wasm p50 / p99', 'ts ops/s', 'ts p50 / p99', 'wasm/ts', 'search w / ts', 'reference', 'wasm/ref', 'ts/ref'];
   const notes: string[] = [];
   const rows = report.workloads.map((w) => {
     const ref = w.reference;
@@ -56,11 +63,12 @@ export function formatTable(report: BenchReport): string {
     if (w.note !== undefined) notes.push(`- ${w.family} / ${w.name}: ${w.note}`);
     if (w.errors !== undefined) notes.push(`! ${w.family} / ${w.name}: ${Object.entries(w.errors).map(([k, v]) => `${k} failed: ${v}`).join('; ')}`);
     const ratio = formatRatio(w.wasmOverTs) + (noKernelCall(w) ? '=' : '');
-    return [w.family, w.name + unit, formatRate(w.backends.wasm?.opsPerSec), _lat(w.backends.wasm), formatRate(w.backends.ts?.opsPerSec), _lat(w.backends.ts), ratio, refCell, formatRatio(ref?.wasmSpeedup), formatRatio(ref?.tsSpeedup)];
+    return [w.family, w.name + unit, formatRate(w.backends.wasm?.opsPerSec), _lat(w.backends.wasm), formatRate(w.backends.ts?.opsPerSec), _lat(w.backends.ts), ratio, _search(w), refCell, formatRatio(ref?.wasmSpeedup), formatRatio(ref?.tsSpeedup)];
   });
   const out = [renderTable(header, rows)];
   const refs = [...new Set(report.workloads.filter((w) => w.reference !== null).map((w) => w.reference!.name))];
   out.push('', 'ops/s: mean throughput; p50 / p99: latency of one operation; wasm/ts: ts median ÷ wasm median (above 1: wasm is faster).');
+  if (report.workloads.some((w) => w.search !== undefined)) out.push('search w / ts: the kernel call alone (marshaling included, no request reading, validation or result building), wasm median / ts median, and their ratio.');
   if (report.workloads.some(noKernelCall)) out.push('=: no kernel call on either backend (answered by the same TypeScript on both, without a search): a tie by construction, the ratio is noise.');
   if (refs.length > 0) out.push(`reference: ${refs.join('; ')}, time per call (median). wasm/ref, ts/ref: reference time ÷ our median.`);
   if (notes.length > 0) out.push('', ...notes);

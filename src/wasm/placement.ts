@@ -36,16 +36,17 @@ function _a16(bytes: number): number {
 /** The placement kernels over the WebAssembly core. */
 export function placementWasmKernels(core: WasmCore): PlacementKernels {
   let evictCap = 64;
-  // Views over the whole core memory, re-created when its buffer changes.
-  let buffer: ArrayBuffer | null = null;
+  // Views over the whole core memory, re-created after it grew (the old buffer is detached: a view
+  // over it reads as length 0) or the core restarted (a new generation).
+  let generation = -1;
   let I32 = new Int32Array(0);
   let F64 = new Float64Array(0);
   const views = (): void => {
-    const b = (core.exports as unknown as PlacementExports).memory.buffer;
-    if (b !== buffer) {
-      buffer = b;
+    if (I32.length === 0 || generation !== core.generation) {
+      const b = (core.exports as unknown as PlacementExports).memory.buffer;
       I32 = new Int32Array(b);
       F64 = new Float64Array(b);
+      generation = core.generation;
     }
   };
 
