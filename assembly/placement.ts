@@ -1,5 +1,5 @@
-// Model placement: enumerate every allowed-size GPU subset (Gosper's hack over the GPUs that can
-// take the share), validate each chosen GPU (free + evicted >= share), plan stale-slot evictions,
+// Model placement: enumerate every allowed-size GPU subset (in lexicographic order, over the GPUs
+// that can take the share), validate each chosen GPU (free + evicted >= share), plan stale-slot evictions,
 // score by topology, and keep the best `limit` by the ranking key of src/placement.ts.
 // One call searches one node (placementSearch) or every candidate node of a cluster plan
 // (clusterSearch, merging the best `limit` across nodes with the node tie-break in the core).
@@ -30,6 +30,12 @@ const FB: i32 = 4;
 @inline function maskAt(masks: usize, k: i32): u64 {
   return load<u64>(masks + (<usize>k << 3));
 }
+
+// The subset enumeration's state (searchNode): chosen indices into the eligible list, and the index
+// and GPU masks of each prefix of them.
+const plPick: usize = memory.data(64 * 4, 16);
+const plIdx: usize = memory.data(64 * 8, 16);
+const plGpu: usize = memory.data(64 * 8, 16);
 
 /** Bytes evicted by the last evictionPlan call. */
 let lastEvictedBytes: f64 = 0;
@@ -161,8 +167,8 @@ function searchNode(
     // Every later candidate has more GPUs than the worst kept one, which evicts nothing: none ranks before it.
     if (count == limit && load<i32>(lastRec, 8) == 0 && load<i32>(lastRec, 12) < n) break;
     let m: i32 = 0;
-    // Eligible GPUs that fit without eviction, as indices into the eligible list (Gosper's subsets
-    // are of those indices: a subset that lacks room is known before its GPU mask is built).
+    // Eligible GPUs that fit without eviction, as indices into the eligible list (the subsets are of
+    // those indices: a subset that lacks room is known from its index mask).
     let freeIdx: u64 = 0;
     for (let p = 0; p < gpus; p++) {
       if (f64At(total, p) >= share && f64At(potential, p) >= share) {
@@ -177,24 +183,25 @@ function searchNode(
       overflow = n;
       break;
     }
-    const dense = m == gpus;
-    // Gosper's hack over m bits: every n-subset of the eligible GPUs.
-    let c: u64 = n == 64 ? <u64>-1 : ((<u64>1) << n) - 1;
-    const stop: u64 = m == 64 ? 0 : (<u64>1) << m;
+    // Every n-subset of the eligible GPUs, in lexicographic order of their indices into the eligible
+    // list (the TypeScript twin's order: both backends visit the same subsets and plan the same
+    // evictions). plPick[j]: the j-th chosen index; plIdx[j] / plGpu[j]: the index and GPU masks of
+    // picks 0..j, brought up to date from the first pick that changed.
+    for (let j = 0; j < n; j++) store<i32>(plPick + (<usize>j << 2), j);
+    let from = 0;
     while (true) {
-      const lacking = (c & ~freeIdx) != 0;
+      let pIdx: u64 = from == 0 ? 0 : load<u64>(plIdx + (<usize>(from - 1) << 3));
+      let pGpu: u64 = from == 0 ? 0 : load<u64>(plGpu + (<usize>(from - 1) << 3));
+      for (let j = from; j < n; j++) {
+        const e = load<i32>(plPick + (<usize>j << 2));
+        pIdx |= (<u64>1) << e;
+        pGpu |= (<u64>1) << i32At(eligible, e);
+        store<u64>(plIdx + (<usize>j << 3), pIdx);
+        store<u64>(plGpu + (<usize>j << 3), pGpu);
+      }
+      const lacking = (pIdx & ~freeIdx) != 0;
       if (!(lacking && count == limit && load<i32>(lastRec, 8) == 0)) {
-        let mask: u64;
-        if (dense) mask = c;
-        else {
-          mask = 0;
-          let bits = c;
-          while (bits != 0) {
-            const j = <i32>ctz(bits);
-            bits &= bits - 1;
-            mask |= (<u64>1) << i32At(eligible, j);
-          }
-        }
+        const mask = pGpu;
         let ev: i32 = 0;
         let bytes: f64 = 0;
         if (lacking) {
@@ -243,12 +250,13 @@ function searchNode(
           }
         }
       }
-      // Gosper: next larger integer with the same number of set bits.
-      const low = c & (~c + 1);
-      const ripple = c + low;
-      if (ripple == 0 || ripple >= stop && stop != 0) break;
-      c = (((ripple ^ c) >> 2) >> ctz(low)) | ripple; // low is a power of two: a shift, not a 64-bit division
-      if (stop != 0 && c >= stop) break;
+      // The next n-combination of 0..m-1 in lexicographic order.
+      let j = n - 1;
+      while (j >= 0 && load<i32>(plPick + (<usize>j << 2)) == m - n + j) j--;
+      if (j < 0) break;
+      const v = load<i32>(plPick + (<usize>j << 2)) + 1;
+      for (let t = j; t < n; t++) store<i32>(plPick + (<usize>t << 2), v + t - j);
+      from = j;
     }
   }
   keptCount = count;
