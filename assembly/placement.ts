@@ -34,6 +34,8 @@ const FB: i32 = 4;
 // The subset enumeration's state (searchNode): chosen indices into the eligible list, and the index
 // and GPU masks of each prefix of them.
 const plPick: usize = memory.data(64 * 4, 16);
+// The eligible GPUs that fit without eviction (searchNode's first pass).
+const plFits: usize = memory.data(64 * 4, 16);
 const plIdx: usize = memory.data(64 * 8, 16);
 const plGpu: usize = memory.data(64 * 8, 16);
 
@@ -167,13 +169,18 @@ function searchNode(
     // Every later candidate has more GPUs than the worst kept one, which evicts nothing: none ranks before it.
     if (count == limit && load<i32>(lastRec, 8) == 0 && load<i32>(lastRec, 12) < n) break;
     let m: i32 = 0;
-    // Eligible GPUs that fit without eviction, as indices into the eligible list (the subsets are of
-    // those indices: a subset that lacks room is known from its index mask).
+    // The eligible GPUs; those that fit without eviction also in fits, and as indices into the
+    // eligible list in freeIdx (a subset of indices that lacks room is known from its index mask).
+    let f: i32 = 0;
     let freeIdx: u64 = 0;
     for (let p = 0; p < gpus; p++) {
       if (f64At(total, p) >= share && f64At(potential, p) >= share) {
         store<i32>(eligible + (<usize>m << 2), p);
-        if (f64At(free, p) >= share) freeIdx |= (<u64>1) << m;
+        if (f64At(free, p) >= share) {
+          freeIdx |= (<u64>1) << m;
+          store<i32>(plFits + (<usize>f << 2), p);
+          f++;
+        }
         m++;
       }
     }
@@ -183,80 +190,89 @@ function searchNode(
       overflow = n;
       break;
     }
-    // Every n-subset of the eligible GPUs, in lexicographic order of their indices into the eligible
-    // list (the TypeScript twin's order: both backends visit the same subsets and plan the same
-    // evictions). plPick[j]: the j-th chosen index; plIdx[j] / plGpu[j]: the index and GPU masks of
-    // picks 0..j, brought up to date from the first pick that changed.
-    for (let j = 0; j < n; j++) store<i32>(plPick + (<usize>j << 2), j);
-    let from = 0;
-    while (true) {
-      let pIdx: u64 = from == 0 ? 0 : load<u64>(plIdx + (<usize>(from - 1) << 3));
-      let pGpu: u64 = from == 0 ? 0 : load<u64>(plGpu + (<usize>(from - 1) << 3));
-      for (let j = from; j < n; j++) {
-        const e = load<i32>(plPick + (<usize>j << 2));
-        pIdx |= (<u64>1) << e;
-        pGpu |= (<u64>1) << i32At(eligible, e);
-        store<u64>(plIdx + (<usize>j << 3), pIdx);
-        store<u64>(plGpu + (<usize>j << 3), pGpu);
-      }
-      const lacking = (pIdx & ~freeIdx) != 0;
-      if (!(lacking && count == limit && load<i32>(lastRec, 8) == 0)) {
-        const mask = pGpu;
-        let ev: i32 = 0;
-        let bytes: f64 = 0;
-        if (lacking) {
-          ev = evictionPlan(mask, share, free, staleMasks, staleBytes, staleCount, avail, 0);
-          bytes = lastEvictedBytes;
-        } else {
-          let rest = mask;
-          while (rest != 0) {
-            const p = <i32>ctz(rest);
-            rest &= rest - 1;
-            store<f64>(avail + (<usize>p << 3), f64At(free, p));
+    // Two passes over the n-subsets, each in lexicographic order of indices into its list (the
+    // TypeScript twin's order: both backends visit the same subsets and plan the same evictions).
+    // Pass 0: the subsets of the GPUs that fit without eviction. Pass 1: the subsets of the eligible
+    // GPUs that need an eviction; none of them ranks before an option that evicts nothing, so the
+    // pass is skipped when the kept list already holds `limit` of those. plPick[j]: the j-th chosen
+    // index; plIdx[j] / plGpu[j]: the index and GPU masks of picks 0..j, brought up to date from the
+    // first pick that changed.
+    for (let pass = 0; pass < 2; pass++) {
+      const list = pass == 0 ? plFits : eligible;
+      const len = pass == 0 ? f : m;
+      if (len < n || (pass == 1 && count == limit && load<i32>(lastRec, 8) == 0)) continue;
+      for (let j = 0; j < n; j++) store<i32>(plPick + (<usize>j << 2), j);
+      let from = 0;
+      while (true) {
+        let pIdx: u64 = from == 0 ? 0 : load<u64>(plIdx + (<usize>(from - 1) << 3));
+        let pGpu: u64 = from == 0 ? 0 : load<u64>(plGpu + (<usize>(from - 1) << 3));
+        for (let j = from; j < n; j++) {
+          const e = load<i32>(plPick + (<usize>j << 2));
+          pIdx |= (<u64>1) << e;
+          pGpu |= (<u64>1) << i32At(list, e);
+          store<u64>(plIdx + (<usize>j << 3), pIdx);
+          store<u64>(plGpu + (<usize>j << 3), pGpu);
+        }
+        // (Pass 0 lists only GPUs that fit; pass 1 leaves out the subsets pass 0 saw.)
+        const lacking = pass == 1 && (pIdx & ~freeIdx) != 0;
+        if (pass == 0 || (lacking && !(count == limit && load<i32>(lastRec, 8) == 0))) {
+          const mask = pGpu;
+          let ev: i32 = 0;
+          let bytes: f64 = 0;
+          if (lacking) {
+            ev = evictionPlan(mask, share, free, staleMasks, staleBytes, staleCount, avail, 0);
+            bytes = lastEvictedBytes;
+          } else {
+            let rest = mask;
+            while (rest != 0) {
+              const p = <i32>ctz(rest);
+              rest &= rest - 1;
+              store<f64>(avail + (<usize>p << 3), f64At(free, p));
+            }
+          }
+          if (ev >= 0) {
+            const score = matrix != 0 ? scoreOf(mask, matrix, gpus) : 0;
+            let rMin: f64 = Infinity;
+            let rSum: f64 = 0;
+            let rest = mask;
+            while (rest != 0) {
+              const p = <i32>ctz(rest);
+              rest &= rest - 1;
+              const r = f64At(avail, p) - share;
+              if (r < rMin) rMin = r;
+              rSum += r;
+            }
+            let at = count;
+            while (at > 0) {
+              if (!ranksBefore(ev, bytes, n, score, rMin, rSum, nodeLoad, rank, mask, isPack, kept + <usize>(at - 1) * REC)) break;
+              at--;
+            }
+            if (at < limit) {
+              const last = count < limit ? count : limit - 1;
+              if (last > at) memory.copy(kept + <usize>(at + 1) * REC, kept + <usize>at * REC, <usize>(last - at) * REC);
+              const r = kept + <usize>at * REC;
+              store<u64>(r, mask);
+              store<i32>(r, ev, 8);
+              store<i32>(r, n, 12);
+              store<i32>(r, score, 16);
+              store<i32>(r, cand, 20);
+              store<f64>(r, bytes, 24);
+              store<f64>(r, rMin, 32);
+              store<f64>(r, rSum, 40);
+              store<f64>(r, nodeLoad, 48);
+              store<i32>(r, rank, 56);
+              if (count < limit) count++;
+            }
           }
         }
-        if (ev >= 0) {
-          const score = matrix != 0 ? scoreOf(mask, matrix, gpus) : 0;
-          let rMin: f64 = Infinity;
-          let rSum: f64 = 0;
-          let rest = mask;
-          while (rest != 0) {
-            const p = <i32>ctz(rest);
-            rest &= rest - 1;
-            const r = f64At(avail, p) - share;
-            if (r < rMin) rMin = r;
-            rSum += r;
-          }
-          let at = count;
-          while (at > 0) {
-            if (!ranksBefore(ev, bytes, n, score, rMin, rSum, nodeLoad, rank, mask, isPack, kept + <usize>(at - 1) * REC)) break;
-            at--;
-          }
-          if (at < limit) {
-            const last = count < limit ? count : limit - 1;
-            if (last > at) memory.copy(kept + <usize>(at + 1) * REC, kept + <usize>at * REC, <usize>(last - at) * REC);
-            const r = kept + <usize>at * REC;
-            store<u64>(r, mask);
-            store<i32>(r, ev, 8);
-            store<i32>(r, n, 12);
-            store<i32>(r, score, 16);
-            store<i32>(r, cand, 20);
-            store<f64>(r, bytes, 24);
-            store<f64>(r, rMin, 32);
-            store<f64>(r, rSum, 40);
-            store<f64>(r, nodeLoad, 48);
-            store<i32>(r, rank, 56);
-            if (count < limit) count++;
-          }
-        }
+        // The next n-combination of 0..len-1 in lexicographic order.
+        let j = n - 1;
+        while (j >= 0 && load<i32>(plPick + (<usize>j << 2)) == len - n + j) j--;
+        if (j < 0) break;
+        const v = load<i32>(plPick + (<usize>j << 2)) + 1;
+        for (let t = j; t < n; t++) store<i32>(plPick + (<usize>t << 2), v + t - j);
+        from = j;
       }
-      // The next n-combination of 0..m-1 in lexicographic order.
-      let j = n - 1;
-      while (j >= 0 && load<i32>(plPick + (<usize>j << 2)) == m - n + j) j--;
-      if (j < 0) break;
-      const v = load<i32>(plPick + (<usize>j << 2)) + 1;
-      for (let t = j; t < n; t++) store<i32>(plPick + (<usize>t << 2), v + t - j);
-      from = j;
     }
   }
   keptCount = count;

@@ -45,6 +45,7 @@ export function placementTsKernels(): PlacementKernels {
   const potential = new Float64Array(64);
   const avail = new Float64Array(64);
   const eligible = new Int32Array(64);
+  const fits = new Int32Array(64);
   const pick = new Int32Array(64);
   const chosen = new Int32Array(64);
   /** Bytes evicted by the last planEvictions call. */
@@ -143,99 +144,113 @@ export function placementTsKernels(): PlacementKernels {
       // Every later candidate has more GPUs than the worst kept one, which evicts nothing: none ranks before it.
       if (count === limit && kEv[limit - 1] === 0 && kN[limit - 1] < n) break;
       let m = 0;
-      for (let p = 0; p < N; p++) if (total[fo + p] >= share && potential[p] >= share) eligible[m++] = p;
+      let f = 0;
+      for (let p = 0; p < N; p++) {
+        if (total[fo + p] >= share && potential[p] >= share) {
+          eligible[m++] = p;
+          if (free[fo + p] >= share) fits[f++] = p;
+        }
+      }
       if (m < n) continue;
       enumerated += binomial(m, n);
       if (enumerated > budget) return n;
-      for (let j = 0; j < n; j++) pick[j] = j;
-      for (;;) {
-        let lo = 0;
-        let hi = 0;
-        let lacking = false;
-        for (let j = 0; j < n; j++) {
-          const p = eligible[pick[j]];
-          chosen[j] = p;
-          if (p < 32) lo |= 1 << p;
-          else hi |= 1 << (p - 32);
-          if (free[fo + p] < share) lacking = true;
-        }
-        if (!(lacking && count === limit && kEv[limit - 1] === 0)) {
-          let ev = 0;
-          if (lacking) ev = planEvictions(n, share, free, fo, masks, bytesOf, so, S, null, 0);
-          else {
-            evBytes = 0;
-            for (let j = 0; j < n; j++) avail[chosen[j]] = free[fo + chosen[j]];
+      // Pass 0: the subsets of the GPUs that fit without eviction; pass 1: the subsets of the eligible
+      // GPUs that need an eviction, skipped when the kept list already holds `limit` options that
+      // evict nothing (none of them ranks before those). Each in lexicographic order (as the core).
+      for (let pass = 0; pass < 2; pass++) {
+        const list = pass === 0 ? fits : eligible;
+        const len = pass === 0 ? f : m;
+        if (len < n || (pass === 1 && count === limit && kEv[limit - 1] === 0)) continue;
+        for (let j = 0; j < n; j++) pick[j] = j;
+        for (;;) {
+          let lo = 0;
+          let hi = 0;
+          let lacking = false;
+          for (let j = 0; j < n; j++) {
+            const p = list[pick[j]];
+            chosen[j] = p;
+            if (p < 32) lo |= 1 << p;
+            else hi |= 1 << (p - 32);
+            if (free[fo + p] < share) lacking = true;
           }
-          if (ev >= 0) {
-            let score = 0;
-            if (m2 !== null) for (let a = 0; a < n; a++) for (let b = a + 1; b < n; b++) score += m2[chosen[a] * N + chosen[b]];
-            let rMin = Infinity;
-            let rSum = 0;
-            for (let j = 0; j < n; j++) {
-              const r = avail[chosen[j]] - share;
-              if (r < rMin) rMin = r;
-              rSum += r;
+          if (pass === 0 || (lacking && !(count === limit && kEv[limit - 1] === 0))) {
+            let ev = 0;
+            if (lacking) ev = planEvictions(n, share, free, fo, masks, bytesOf, so, S, null, 0);
+            else {
+              evBytes = 0;
+              for (let j = 0; j < n; j++) avail[chosen[j]] = free[fo + chosen[j]];
             }
-            // Position among the kept: first kept entry this candidate beats.
-            let at = count;
-            while (at > 0) {
-              const q = at - 1;
-              let better: boolean;
-              if (ev !== kEv[q]) better = ev < kEv[q];
-              else if (evBytes !== kBytes[q]) better = evBytes < kBytes[q];
-              else if (n !== kN[q]) better = n < kN[q];
-              else if (score !== kScore[q]) better = score > kScore[q];
-              else if (pack && rSum !== kSum[q]) better = rSum < kSum[q];
-              else if (!pack && rMin !== kMin[q]) better = rMin > kMin[q];
-              else if (load !== kLoad[q]) better = load < kLoad[q];
-              else if (rank !== kRank[q]) better = rank < kRank[q];
-              else {
-                let x = lo ^ kLo[q];
-                if (x !== 0) better = (lo & x & -x) !== 0;
+            if (ev >= 0) {
+              let score = 0;
+              if (m2 !== null) for (let a = 0; a < n; a++) for (let b = a + 1; b < n; b++) score += m2[chosen[a] * N + chosen[b]];
+              let rMin = Infinity;
+              let rSum = 0;
+              for (let j = 0; j < n; j++) {
+                const r = avail[chosen[j]] - share;
+                if (r < rMin) rMin = r;
+                rSum += r;
+              }
+              // Position among the kept: first kept entry this candidate beats.
+              let at = count;
+              while (at > 0) {
+                const q = at - 1;
+                let better: boolean;
+                if (ev !== kEv[q]) better = ev < kEv[q];
+                else if (evBytes !== kBytes[q]) better = evBytes < kBytes[q];
+                else if (n !== kN[q]) better = n < kN[q];
+                else if (score !== kScore[q]) better = score > kScore[q];
+                else if (pack && rSum !== kSum[q]) better = rSum < kSum[q];
+                else if (!pack && rMin !== kMin[q]) better = rMin > kMin[q];
+                else if (load !== kLoad[q]) better = load < kLoad[q];
+                else if (rank !== kRank[q]) better = rank < kRank[q];
                 else {
-                  x = hi ^ kHi[q];
-                  better = (hi & x & -x) !== 0;
+                  let x = lo ^ kLo[q];
+                  if (x !== 0) better = (lo & x & -x) !== 0;
+                  else {
+                    x = hi ^ kHi[q];
+                    better = (hi & x & -x) !== 0;
+                  }
                 }
+                if (!better) break;
+                at = q;
               }
-              if (!better) break;
-              at = q;
-            }
-            if (at < limit) {
-              const last = count < limit ? count : limit - 1;
-              if (last > at) {
-                kLo.copyWithin(at + 1, at, last);
-                kHi.copyWithin(at + 1, at, last);
-                kEv.copyWithin(at + 1, at, last);
-                kN.copyWithin(at + 1, at, last);
-                kScore.copyWithin(at + 1, at, last);
-                kCand.copyWithin(at + 1, at, last);
-                kRank.copyWithin(at + 1, at, last);
-                kBytes.copyWithin(at + 1, at, last);
-                kMin.copyWithin(at + 1, at, last);
-                kSum.copyWithin(at + 1, at, last);
-                kLoad.copyWithin(at + 1, at, last);
+              if (at < limit) {
+                const last = count < limit ? count : limit - 1;
+                if (last > at) {
+                  kLo.copyWithin(at + 1, at, last);
+                  kHi.copyWithin(at + 1, at, last);
+                  kEv.copyWithin(at + 1, at, last);
+                  kN.copyWithin(at + 1, at, last);
+                  kScore.copyWithin(at + 1, at, last);
+                  kCand.copyWithin(at + 1, at, last);
+                  kRank.copyWithin(at + 1, at, last);
+                  kBytes.copyWithin(at + 1, at, last);
+                  kMin.copyWithin(at + 1, at, last);
+                  kSum.copyWithin(at + 1, at, last);
+                  kLoad.copyWithin(at + 1, at, last);
+                }
+                kLo[at] = lo;
+                kHi[at] = hi;
+                kEv[at] = ev;
+                kN[at] = n;
+                kScore[at] = score;
+                kCand[at] = cand;
+                kRank[at] = rank;
+                kBytes[at] = evBytes;
+                kMin[at] = rMin;
+                kSum[at] = rSum;
+                kLoad[at] = load;
+                if (count < limit) count++;
               }
-              kLo[at] = lo;
-              kHi[at] = hi;
-              kEv[at] = ev;
-              kN[at] = n;
-              kScore[at] = score;
-              kCand[at] = cand;
-              kRank[at] = rank;
-              kBytes[at] = evBytes;
-              kMin[at] = rMin;
-              kSum[at] = rSum;
-              kLoad[at] = load;
-              if (count < limit) count++;
             }
           }
+          // Next n-combination of 0..len-1 in lexicographic order.
+          let j = n - 1;
+          while (j >= 0 && pick[j] === len - n + j) j--;
+          if (j < 0) break;
+          pick[j]++;
+          for (let t = j + 1; t < n; t++) pick[t] = pick[t - 1] + 1;
         }
-        // Next n-combination of 0..m-1 in lexicographic order.
-        let j = n - 1;
-        while (j >= 0 && pick[j] === m - n + j) j--;
-        if (j < 0) break;
-        pick[j]++;
-        for (let t = j + 1; t < n; t++) pick[t] = pick[t - 1] + 1;
       }
     }
     return 0;
