@@ -4,7 +4,7 @@
 // One call searches one node (placementSearch) or every candidate node of a cluster plan
 // (clusterSearch, merging the best `limit` across nodes with the node tie-break in the core).
 import { binomial } from './bits';
-import { pairRow, scoreOf } from './topology';
+import { pairRow } from './topology';
 
 // Kept-candidate record layout (bytes): mask u64 @0, ev i32 @8, n i32 @12, score i32 @16,
 // candidate i32 @20, bytes f64 @24, min f64 @32, sum f64 @40, load f64 @48, rank i32 @56, pad @60.
@@ -34,6 +34,10 @@ const FB: i32 = 4;
 // The subset enumeration's state (searchNode): chosen indices into the eligible list, and the index
 // and GPU masks of each prefix of them.
 const plPick: usize = memory.data(64 * 4, 16);
+// Set scores of each prefix of the picks, and each GPU's pair scores to the picks up to each depth
+// (64 i32 per depth; reads past `gpus` in a row are never used).
+const plScore: usize = memory.data(64 * 4, 16);
+const plGains: usize = memory.data(64 * 64 * 4, 16);
 // The eligible GPUs that fit without eviction (searchNode's first pass).
 const plFits: usize = memory.data(64 * 4, 16);
 const plIdx: usize = memory.data(64 * 8, 16);
@@ -206,12 +210,29 @@ function searchNode(
       while (true) {
         let pIdx: u64 = from == 0 ? 0 : load<u64>(plIdx + (<usize>(from - 1) << 3));
         let pGpu: u64 = from == 0 ? 0 : load<u64>(plGpu + (<usize>(from - 1) << 3));
+        let pScore: i32 = from == 0 ? 0 : i32At(plScore, from - 1);
         for (let j = from; j < n; j++) {
           const e = load<i32>(plPick + (<usize>j << 2));
+          const g = i32At(list, e);
           pIdx |= (<u64>1) << e;
-          pGpu |= (<u64>1) << i32At(list, e);
+          pGpu |= (<u64>1) << g;
           store<u64>(plIdx + (<usize>j << 3), pIdx);
           store<u64>(plGpu + (<usize>j << 3), pGpu);
+          if (matrix != 0) {
+            // The set score, incrementally: plGains row j - 1 holds each GPU's pair scores to picks
+            // 0..j-1; row j adds g's matrix row to it (v128, four GPUs per add) for the next pick.
+            const prev = plGains + (<usize>(j - 1) << 8);
+            if (j > 0) pScore += load<i32>(prev + (<usize>g << 2));
+            store<i32>(plScore + (<usize>j << 2), pScore);
+            if (j < n - 1) {
+              const row = matrix + (<usize>(g * gpus) << 2);
+              const to = plGains + (<usize>j << 8);
+              for (let w = 0; w < gpus; w += 4) {
+                const o = <usize>w << 2;
+                v128.store(to + o, j > 0 ? i32x4.add(v128.load(prev + o), v128.load(row + o)) : v128.load(row + o));
+              }
+            }
+          }
         }
         // (Pass 0 lists only GPUs that fit; pass 1 leaves out the subsets pass 0 saw.)
         const lacking = pass == 1 && (pIdx & ~freeIdx) != 0;
@@ -231,7 +252,7 @@ function searchNode(
             }
           }
           if (ev >= 0) {
-            const score = matrix != 0 ? scoreOf(mask, matrix, gpus) : 0;
+            const score = pScore;
             let rMin: f64 = Infinity;
             let rSum: f64 = 0;
             let rest = mask;
