@@ -210,7 +210,7 @@ function searchNode(
       while (true) {
         let pIdx: u64 = from == 0 ? 0 : load<u64>(plIdx + (<usize>(from - 1) << 3));
         let pGpu: u64 = from == 0 ? 0 : load<u64>(plGpu + (<usize>(from - 1) << 3));
-        let pScore: i32 = from == 0 ? 0 : i32At(plScore, from - 1);
+        let pScore: i32 = from == 0 || matrix == 0 ? 0 : i32At(plScore, from - 1);
         for (let j = from; j < n; j++) {
           const e = load<i32>(plPick + (<usize>j << 2));
           const g = i32At(list, e);
