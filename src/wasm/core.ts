@@ -79,6 +79,9 @@ export class WasmCore {
   private readonly module: WebAssembly.Module;
   private heap: Int32Array = new Int32Array(0);
   private heapGeneration = -1;
+  private arenaBase = 0;
+  private arenaBytes = -1;
+  private arenaGeneration = -1;
   private pairs: Int32Array | null = null;
   private pairsGeneration = -1;
 
@@ -119,7 +122,14 @@ export class WasmCore {
    */
   reserveBlock(bytes: number): number {
     if (bytes > 0x7fff0000) throw new AllocationError('LIMIT_EXCEEDED', `input needs ${bytes} bytes of core memory, more than the 2 GiB the core can address`);
-    return this.call(() => this.exports.reserve(bytes));
+    // The arena only moves when a reservation outgrows it, and every reservation comes through here:
+    // a block that fits the arena of this instance is its base, without a call into the core.
+    if (bytes <= this.arenaBytes && this.arenaGeneration === this.generation) return this.arenaBase;
+    const base = this.call(() => this.exports.reserve(bytes));
+    this.arenaBase = base;
+    this.arenaBytes = this.exports.reservedBytes();
+    this.arenaGeneration = this.generation;
+    return base;
   }
 
   /**
