@@ -1,6 +1,8 @@
 // go-gpuallocator's BestEffort, exactly, without enumerating partitions. Mirrored step for step by
-// the _BestEffortSearch class in src/baseline/aligned.ts; the method is written up in
-// docs/besteffort.md.
+// the _BestEffortSearch class in src/baseline/aligned.ts (the same groups, bounds and visits; here
+// some steps run four lanes per v128 instruction: the position matrix of an all-GPU request, the
+// last level of the group enumeration, pair slacks, the potential sweep, the swap search's sums and
+// the live-list scan); the method is written up in docs/besteffort.md.
 //
 // Positions 0..n-1 are the available GPUs in the caller's order; a partition has floor(n/size)
 // "full" groups of `size` positions and, when size does not divide n, one padded group of

@@ -1,6 +1,6 @@
 // The aligned kernels in TypeScript: the same searches as assembly/aligned.ts and
-// assembly/besteffort.ts, step for step, so
-// both backends return the same GPUs. Sets of positions are 32-bit masks here (besteffort runs on at
+// assembly/besteffort.ts, step for step (the same groups, bounds and visits; the core computes some
+// steps four lanes at a time with v128 where this twin loops), so both backends return the same GPUs. Sets of positions are 32-bit masks here (besteffort runs on at
 // most 20 available GPUs); the 'topology' search works on index lists (nodes have up to 64 GPUs).
 import type { AlignedKernels } from '../aligned.js';
 import { binomial } from '../limits.js';
