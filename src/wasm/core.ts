@@ -78,6 +78,7 @@ export class WasmCore {
   generation = 0;
   private readonly module: WebAssembly.Module;
   private heap: Int32Array = new Int32Array(0);
+  private heapF: Float64Array = new Float64Array(0);
   private heapGeneration = -1;
   private arenaBase = 0;
   private arenaBytes = -1;
@@ -138,13 +139,25 @@ export class WasmCore {
    * into the core that may grow memory; ask again.
    */
   heap32(): Int32Array {
+    this.refreshViews();
+    return this.heap;
+  }
+
+  /** heap32() as a Float64Array (index it with `ptr >> 3`). */
+  heapF64(): Float64Array {
+    this.refreshViews();
+    return this.heapF;
+  }
+
+  private refreshViews(): void {
     // Growing the memory detaches the old buffer (a view over it reads as length 0); a restart
-    // brings a new memory (a new generation). Either way: a new view.
+    // brings a new memory (a new generation). Either way: new views.
     if (this.heap.length === 0 || this.heapGeneration !== this.generation) {
-      this.heap = new Int32Array(this.exports.memory.buffer);
+      const buffer = this.exports.memory.buffer;
+      this.heap = new Int32Array(buffer);
+      this.heapF = new Float64Array(buffer);
       this.heapGeneration = this.generation;
     }
-    return this.heap;
   }
 
   /**

@@ -1,7 +1,7 @@
 // Marshaling for the placement kernels: per-GPU memory as f64, GPU sets as u64 masks (two i32
 // halves), the pair matrix loaded once per topology (one node) or passed with the nodes (cluster);
-// the best candidates come back as records. Views over core memory are cached and re-created only
-// when the memory buffer changed (it grew, or the core was re-instantiated).
+// the best candidates come back as records. Views over core memory come from the core (heap32,
+// heapF64), which re-makes them only after the memory grew or the core was re-instantiated.
 import type { ClusterFound, ClusterSearch, PlacementFound, PlacementKernels, PlacementSearch } from '../placement.js';
 import type { WasmCore } from './core.js';
 
@@ -36,18 +36,12 @@ function _a16(bytes: number): number {
 /** The placement kernels over the WebAssembly core. */
 export function placementWasmKernels(core: WasmCore): PlacementKernels {
   let evictCap = 64;
-  // Views over the whole core memory, re-created after it grew (the old buffer is detached: a view
-  // over it reads as length 0) or the core restarted (a new generation).
-  let generation = -1;
-  let I32 = new Int32Array(0);
-  let F64 = new Float64Array(0);
+  // Views over the whole core memory (the core re-makes them after a grow or a restart).
+  let I32: Int32Array = new Int32Array(0);
+  let F64: Float64Array = new Float64Array(0);
   const views = (): void => {
-    if (I32.length === 0 || generation !== core.generation) {
-      const b = (core.exports as unknown as PlacementExports).memory.buffer;
-      I32 = new Int32Array(b);
-      F64 = new Float64Array(b);
-      generation = core.generation;
-    }
+    I32 = core.heap32();
+    F64 = core.heapF64();
   };
 
   // clusterSearch's result arrays, reused from call to call (grown on demand).
