@@ -303,6 +303,8 @@ export function validateNode(gpusValue: unknown, slotsValue: unknown, topologyVa
  * slots. planPlacement only reads the answer (it is not frozen: V8 reads frozen arrays more slowly).
  */
 const _nodes = new WeakMap<object, { slots: unknown; topology: unknown; node: NodeModel }>();
+/** The nodes in _nodes (their derived state may be kept too, see _nodeState). */
+const _cachedNodes = new WeakSet<NodeModel>();
 
 function _validatedNode(gpus: unknown, slots: unknown, topology: unknown): NodeModel {
   const cacheable = isSnapshot(gpus) && (slots === undefined || isSnapshot(slots)) && (topology === undefined || isSnapshot(topology));
@@ -311,8 +313,78 @@ function _validatedNode(gpus: unknown, slots: unknown, topology: unknown): NodeM
     if (hit !== undefined && hit.slots === slots && hit.topology === topology) return hit.node;
   }
   const node = validateNode(gpus, slots, topology, '');
-  if (cacheable) _nodes.set(gpus as object, { slots, topology, node });
+  if (cacheable) {
+    _nodes.set(gpus as object, { slots, topology, node });
+    _cachedNodes.add(node);
+  }
   return node;
+}
+
+/** What planPlacement derives from a node for one model and eviction setting. Memory in bytes. */
+type _NodeState = {
+  free: Float64Array;
+  total: Float64Array;
+  /** Evictable slots in eviction order, their position masks (two i32 halves) and memoryPerGpu. */
+  stale: Slot[];
+  staleMasks: Int32Array;
+  staleBytes: Float64Array;
+  /** Bytes eviction could free per position. */
+  evictable: Float64Array;
+  matrix: Int32Array | null;
+};
+
+/** The last state derived from each cached node (for its model and eviction setting). */
+const _states = new WeakMap<NodeModel, { model: string | undefined; allowEviction: boolean; state: _NodeState }>();
+
+/**
+ * Free memory, the eviction order and masks, and the position matrix of a node. For a node from the
+ * cache (_validatedNode) the answer is kept with it, in arrays of its own, for the same model and
+ * eviction setting; any other node uses the reusable scratch arrays. Nothing reads the state after
+ * planPlacement returns, and nothing writes to it.
+ */
+function _nodeState(node: NodeModel, model: string | undefined, allowEviction: boolean): _NodeState {
+  const cached = _cachedNodes.has(node);
+  if (cached) {
+    const hit = _states.get(node);
+    if (hit !== undefined && hit.model === model && hit.allowEviction === allowEviction) return hit.state;
+  }
+  const n = node.index.length;
+  const index = node.index;
+  const free = cached ? new Float64Array(n) : _free.f64(n);
+  const total = cached ? new Float64Array(n) : _total.f64(n);
+  for (let p = 0; p < n; p++) free[p] = total[p] = node.total[p];
+  const slots = node.slots;
+  const maxBytes = LIMITS.maxBytes;
+  for (let k = 0; k < slots.length; k++) {
+    const s = slots[k];
+    for (const g of s.gpus) {
+      const p = _position(index, g);
+      free[p] -= s.memoryPerGpu;
+      if (total[p] - free[p] > maxBytes) fail('LIMIT_EXCEEDED', `slots`, `at most ${maxBytes} bytes allocated on GPU ${g}`, total[p] - free[p]);
+    }
+  }
+  const stale = allowEviction ? slots.filter((s) => isEvictable(s, model)).sort(compareEvictionOrder) : [];
+  const S = stale.length;
+  const staleMasks = cached ? new Int32Array(2 * S) : _stale.i32(2 * S);
+  const staleBytes = cached ? new Float64Array(S) : _stale.f64(S);
+  const evictable = cached ? new Float64Array(n) : _evictable.f64(n, true);
+  for (let k = 0; k < S; k++) {
+    const s = stale[k];
+    let lo = 0;
+    let hi = 0;
+    for (const g of s.gpus) {
+      const p = _position(index, g);
+      if (p < 32) lo |= 1 << p;
+      else hi |= 1 << (p - 32);
+      evictable[p] += s.memoryPerGpu;
+    }
+    staleMasks[2 * k] = lo;
+    staleMasks[2 * k + 1] = hi;
+    staleBytes[k] = s.memoryPerGpu;
+  }
+  const state: _NodeState = { free, total, stale, staleMasks, staleBytes, evictable, matrix: positionMatrix(node.topology, index) };
+  if (cached) _states.set(node, { model, allowEviction, state });
+  return state;
 }
 
 /** Validates a slot list against the node's GPU indices; returns copies. */
@@ -549,38 +621,7 @@ export function planPlacement(kernels: Kernels, request: PlacementRequest): Plac
   const req = validatePlanRequest(r);
   const n = node.index.length;
   const index = node.index;
-  const free = _free.f64(n);
-  const total = _total.f64(n);
-  for (let p = 0; p < n; p++) free[p] = total[p] = node.total[p];
-  const slots = node.slots;
-  const maxBytes = LIMITS.maxBytes;
-  for (let k = 0; k < slots.length; k++) {
-    const s = slots[k];
-    for (const g of s.gpus) {
-      const p = _position(index, g);
-      free[p] -= s.memoryPerGpu;
-      if (total[p] - free[p] > maxBytes) fail('LIMIT_EXCEEDED', `slots`, `at most ${maxBytes} bytes allocated on GPU ${g}`, total[p] - free[p]);
-    }
-  }
-  const stale = req.allowEviction ? slots.filter((s) => isEvictable(s, req.model)).sort(compareEvictionOrder) : [];
-  const S = stale.length;
-  const staleMasks = _stale.i32(2 * S);
-  const staleBytes = _stale.f64(S);
-  const evictable = _evictable.f64(n, true);
-  for (let k = 0; k < S; k++) {
-    const s = stale[k];
-    let lo = 0;
-    let hi = 0;
-    for (const g of s.gpus) {
-      const p = _position(index, g);
-      if (p < 32) lo |= 1 << p;
-      else hi |= 1 << (p - 32);
-      evictable[p] += s.memoryPerGpu;
-    }
-    staleMasks[2 * k] = lo;
-    staleMasks[2 * k + 1] = hi;
-    staleBytes[k] = s.memoryPerGpu;
-  }
+  const { free, total, stale, staleMasks, staleBytes, evictable, matrix } = _nodeState(node, req.model, req.allowEviction);
   const sizeList = sizesFor(req, n);
   const sizes = _sizes.i32(sizeList.length);
   const shares = _sizes.f64(sizeList.length);
@@ -596,7 +637,7 @@ export function planPlacement(kernels: Kernels, request: PlacementRequest): Plac
     shares,
     staleMasks,
     staleBytes,
-    pairScores: positionMatrix(node.topology, index),
+    pairScores: matrix,
     pack: req.pack,
     limit: req.limit,
     budget: PLACEMENT_BUDGET,

@@ -1,5 +1,5 @@
 // planPlacement remembers a validated node by the identity of the engine's frozen copies of its GPUs,
-// slots and topology. Reading the same request again gives back the same copies (and so the cached
+// slots and topology, and with it the state it derives for one model and eviction setting. Reading the same request again gives back the same copies (and so the cached
 // node); any change to the caller's data gives new copies. Every plan must equal the plan of a deep
 // clone of the request (fresh objects: never a cache hit), whatever was asked before, on both backends.
 import { describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { placementRequest } from './fuzz/requests.js';
 import { engines, codeOf } from './engines.js';
 import type { PlacementRequest } from '../src/placement.js';
 
-type Edit = { kind: 'none' | 'memoryPerGpu' | 'stale' | 'dropSlot' | 'gpuMemory' | 'memory' | 'sizes'; k: number };
+type Edit = { kind: 'none' | 'memoryPerGpu' | 'stale' | 'dropSlot' | 'gpuMemory' | 'memory' | 'sizes' | 'model' | 'allowEviction'; k: number };
 
 /** Applies an in-place edit to the caller's request (the objects the engine has read before). */
 function edit(r: PlacementRequest, e: Edit): void {
@@ -32,11 +32,18 @@ function edit(r: PlacementRequest, e: Edit): void {
     case 'sizes':
       r.tensorParallelSizes = [1 + (e.k % r.gpus.length)];
       break;
+    case 'model':
+      // The same node, another model: which slots may be evicted changes.
+      r.model = [undefined, 'm1', 'm3'][e.k % 3];
+      break;
+    case 'allowEviction':
+      r.allowEviction = r.allowEviction === false;
+      break;
     default:
   }
 }
 
-const editArb: fc.Arbitrary<Edit> = fc.record({ kind: fc.constantFrom('none', 'memoryPerGpu', 'stale', 'dropSlot', 'gpuMemory', 'memory', 'sizes'), k: fc.nat(50) });
+const editArb: fc.Arbitrary<Edit> = fc.record({ kind: fc.constantFrom('none', 'memoryPerGpu', 'stale', 'dropSlot', 'gpuMemory', 'memory', 'sizes', 'model', 'allowEviction'), k: fc.nat(50) });
 
 /** A plan or an error code. */
 function outcome(fn: () => unknown): unknown {
