@@ -126,6 +126,37 @@ export function isSnapshot(value: unknown): boolean {
 const passedIn = new WeakSet<object>();
 
 /**
+ * Caller objects read with `reuse` that are frozen all the way down with plain data properties (see
+ * frozenData): their data cannot change, so the copy made of one stands without comparing it again.
+ * frozenSource maps such a copy back to the caller's object (a tape compares it by identity).
+ */
+const deepFrozen = new WeakSet<object>();
+const frozenSource = new WeakMap<object, object>();
+
+/**
+ * True when `v` is frozen, every own enumerable property (every item of an array) is a data property
+ * (no getter could answer differently next time), and every object among the values is itself
+ * deeply frozen data or an engine snapshot. A proxy answers these for its target (the invariants of
+ * frozen targets hold); a trap that throws makes the answer false.
+ */
+function frozenData(v: object): boolean {
+  try {
+    if (!Object.isFrozen(v)) return false;
+    const keys = Array.isArray(v) ? null : Object.keys(v);
+    const count = keys === null ? (v as unknown[]).length : keys.length;
+    for (let k = 0; k < count; k++) {
+      const d = Object.getOwnPropertyDescriptor(v, keys === null ? k : keys[k]);
+      if (d === undefined || !('value' in d)) return false;
+      const x: unknown = d.value;
+      if (x !== null && typeof x === 'object' && !deepFrozen.has(x) && !snapshots.has(x)) return false;
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Freezes plain data the engine built (objects, arrays and primitives only, no cycles) and everything
  * below it, and makes it a snapshot: readInput with `reuse` takes it as it is, by identity, wherever it
  * appears in a request, instead of reading it again on every call (validateTopology's result is one).
@@ -153,11 +184,12 @@ const OPAQUE_MARK = Object.freeze({ mark: 'opaque' });
  * an array is ARRAY_MARK, its length, then its items; an object is OBJECT_MARK (LEAF_MARK when every
  * value is a primitive), its key count, then each key and its value; a typed array, an ArrayBuffer or
  * a snapshot the caller passed in (see makeSnapshot) is OPAQUE_MARK and the object itself (compared
- * by identity).
+ * by identity); so is the copy of a deeply frozen caller object (see frozenData), as that object.
  */
 function tapeOf(copy: unknown, tape: unknown[]): unknown[] {
   if (copy === null || typeof copy !== 'object') tape.push(copy);
   else if (ArrayBuffer.isView(copy) || copy instanceof ArrayBuffer || passedIn.has(copy)) tape.push(OPAQUE_MARK, copy);
+  else if (frozenSource.has(copy)) tape.push(OPAQUE_MARK, frozenSource.get(copy));
   else if (Array.isArray(copy)) {
     tape.push(ARRAY_MARK, copy.length);
     for (let k = 0; k < copy.length; k++) tapeOf(copy[k], tape);
@@ -258,7 +290,9 @@ const MAX_INPUT_DEPTH = LIMITS.maxDepth;
  * items becomes AllocationError naming the path (children named without `field.` when `prefix` is
  * false, as a request's fields are); objects shared by several fields stay shared. With `reuse`,
  * the copies are frozen, and an object read before whose data is unchanged (same keys and values,
- * each getter read once) gives back the same copy (see sameData).
+ * each getter read once) gives back the same copy (see sameData). An object the caller froze all the
+ * way down (plain data properties only, see frozenData) gives back its copy without being compared,
+ * and the engine's own snapshots are taken as they are.
  */
 export function readInput(field: string, value: unknown, prefix = true, reuse = false): unknown {
   // The hot case of `reuse` (the same request again, unchanged): its copy, without setting up a read.
@@ -269,7 +303,7 @@ export function readInput(field: string, value: unknown, prefix = true, reuse = 
       if (!(ArrayBuffer.isView(value) || value instanceof ArrayBuffer)) {
         const earlier = reused.get(value);
         if (earlier !== undefined) {
-          if (sameData(value, earlier, 0)) return earlier.copy;
+          if (deepFrozen.has(value) || sameData(value, earlier, 0)) return earlier.copy;
           compared = value; // changed: copied below, without comparing again
         }
       }
@@ -333,7 +367,7 @@ function readFresh(field: string, value: unknown, prefix: boolean, reuse: boolea
       // same copy again, so the identity caches behind it (validated topology, the pair-score matrix
       // loaded in the core) still hit. sameData reads each getter once, like a copy would.
       const earlier = reused.get(v);
-      if (earlier !== undefined && sameData(v, earlier, depth)) return earlier.copy;
+      if (earlier !== undefined && (deepFrozen.has(v) || sameData(v, earlier, depth))) return earlier.copy;
     }
     let copy: unknown;
     if (Array.isArray(v)) {
@@ -362,7 +396,13 @@ function readFresh(field: string, value: unknown, prefix: boolean, reuse: boolea
       }
       copy = out;
     }
-    if (reuse) Object.freeze(copy); // it may be handed out again: nothing may change it (see Reused)
+    if (reuse) {
+      Object.freeze(copy); // it may be handed out again: nothing may change it (see Reused)
+      if (frozenData(v)) {
+        deepFrozen.add(v);
+        frozenSource.set(copy as object, v);
+      }
+    }
     if (open.delete(v)) {
       copies.set(v, copy);
       if (reuse) {

@@ -1,0 +1,92 @@
+// Input the caller froze all the way down is read once: its copy stands without a compare on later
+// calls, since frozen plain data cannot change. Anything that could still change (a getter, an
+// unfrozen child, a typed array) keeps being compared.
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { readInput } from '../src/validate.js';
+import { placementRequest } from './fuzz/requests.js';
+import { engines, codeOf } from './engines.js';
+import type { PlacementRequest } from '../src/placement.js';
+
+function deepFreeze<T>(v: T): T {
+  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
+    for (const k of Object.keys(v)) deepFreeze((v as Record<string, unknown>)[k]);
+    Object.freeze(v);
+  }
+  return v;
+}
+
+describe('readInput and frozen input', () => {
+  it('a deeply frozen request gives back the same copy; a new frozen part gives a new copy', () => {
+    const gpus = deepFreeze([{ index: 0, memoryTotal: 10 }, { index: 1, memoryTotal: 20 }]);
+    const request = { gpus, memory: 5 };
+    const first = readInput('request', request, false, true) as typeof request;
+    expect(readInput('request', request, false, true)).toBe(first);
+    expect(first.gpus).toEqual(gpus);
+    // The request itself is not frozen: replacing its frozen part is seen.
+    request.gpus = deepFreeze([{ index: 0, memoryTotal: 30 }]);
+    const second = readInput('request', request, false, true) as typeof request;
+    expect(second).not.toBe(first);
+    expect(second.gpus).toEqual([{ index: 0, memoryTotal: 30 }]);
+    // Back to the first frozen array: its earlier copy again.
+    request.gpus = gpus;
+    expect((readInput('request', request, false, true) as typeof request).gpus).toBe(first.gpus);
+  });
+
+  it('a frozen object with a getter is read again each time (a getter can answer differently)', () => {
+    let n = 0;
+    const tricky = Object.freeze({
+      get memoryTotal(): number {
+        n += 1;
+        return n;
+      },
+      index: 0,
+    });
+    const request = { gpus: Object.freeze([tricky]) };
+    const a = readInput('request', request, false, true) as { gpus: Array<{ memoryTotal: number }> };
+    const b = readInput('request', request, false, true) as { gpus: Array<{ memoryTotal: number }> };
+    expect(b).not.toBe(a);
+    expect(b.gpus[0].memoryTotal).toBeGreaterThan(a.gpus[0].memoryTotal);
+  });
+
+  it('a frozen parent with an unfrozen child sees edits of the child; a typed array child is compared by identity', () => {
+    const child = { index: 0, memoryTotal: 10 };
+    const parent = Object.freeze([child]);
+    const first = readInput('gpus', parent, true, true) as Array<typeof child>;
+    child.memoryTotal = 11;
+    const second = readInput('gpus', parent, true, true) as Array<typeof child>;
+    expect(second).not.toBe(first);
+    expect(second[0].memoryTotal).toBe(11);
+    const typed = new Int32Array([1, 2]);
+    const holder = Object.freeze({ data: typed, n: 1 });
+    const h1 = readInput('x', holder, true, true) as { data: Int32Array };
+    expect(h1.data).toBe(typed);
+    expect(readInput('x', holder, true, true)).toBe(h1);
+  });
+
+  it('planPlacement on frozen requests, with frozen parts swapped between calls, plans as a fresh clone does', async () => {
+    const { wasm, ts } = await engines();
+    await fc.assert(
+      fc.asyncProperty(placementRequest, fc.array(fc.nat(50), { minLength: 1, maxLength: 5 }), async (base, steps) => {
+        const request = { ...base } as PlacementRequest;
+        request.gpus = deepFreeze(structuredClone(base.gpus));
+        if (base.slots !== undefined) request.slots = deepFreeze(structuredClone(base.slots));
+        if (base.topology !== undefined) request.topology = deepFreeze(structuredClone(base.topology));
+        for (const k of steps) {
+          // Swap in a new frozen slot list: one slot less, or one slot's memory halved.
+          const slots = structuredClone(request.slots ?? []);
+          if (slots.length > 0) {
+            if (k % 2 === 0) slots.splice(k % slots.length, 1);
+            else slots[k % slots.length].memoryPerGpu = Math.floor(slots[k % slots.length].memoryPerGpu / 2);
+          }
+          request.slots = deepFreeze(slots);
+          for (const engine of [wasm, ts]) {
+            const again = codeOf(() => engine.planPlacement(request)) ?? engine.planPlacement(request);
+            expect(again).toEqual(codeOf(() => engine.planPlacement(structuredClone(request))) ?? engine.planPlacement(structuredClone(request)));
+          }
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
