@@ -215,3 +215,12 @@ export function clusterRequests(count = 10_000, seed: number = DEFAULT_SEED): Cl
 export function clusterNodes(nodes = 5000, gpusPerNode = 8): Array<{ id: string; gpus: Array<{ index: number; memoryTotal: number }> }> {
   return Array.from({ length: nodes }, (_, n) => ({ id: `node-${n + 1}`, gpus: Array.from({ length: gpusPerNode }, (_, index) => ({ index, memoryTotal: 80 * GIB })) }));
 }
+
+/** `value` frozen all the way down (plain data), as a caller keeping immutable state would hold it. */
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+    Object.freeze(value);
+  }
+  return value;
+}

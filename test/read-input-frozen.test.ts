@@ -7,14 +7,7 @@ import { readInput } from '../src/validate.js';
 import { placementRequest } from './fuzz/requests.js';
 import { engines, codeOf } from './engines.js';
 import type { PlacementRequest } from '../src/placement.js';
-
-function deepFreeze<T>(v: T): T {
-  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
-    for (const k of Object.keys(v)) deepFreeze((v as Record<string, unknown>)[k]);
-    Object.freeze(v);
-  }
-  return v;
-}
+import { deepFreeze } from '../bench/inputs.js';
 
 describe('readInput and frozen input', () => {
   it('a deeply frozen request gives back the same copy; a new frozen part gives a new copy', () => {
