@@ -1,8 +1,8 @@
 // go-gpuallocator's BestEffort, exactly, without enumerating partitions. Mirrored step for step by
 // the _BestEffortSearch class in src/baseline/aligned.ts (the same groups, bounds and visits; here
 // some steps run four lanes per v128 instruction: the position matrix of an all-GPU request, the
-// last level of the group enumeration, pair slacks, the potential sweep, the swap search's sums and
-// the live-list scan); the method is written up in docs/besteffort.md.
+// last level of the group enumeration, pair slacks, the potential sweep, the swap search's sums,
+// the live list's build and scan); the method is written up in docs/besteffort.md.
 //
 // Positions 0..n-1 are the available GPUs in the caller's order; a partition has floor(n/size)
 // "full" groups of `size` positions and, when size does not divide n, one padded group of
@@ -502,6 +502,10 @@ function improve(full: u32, value: i32): i32 {
  * is padded to a multiple of four with masks of every bit (never inside a set: n <= 20).
  */
 function buildLive(budget: i32): void {
+  if (beR <= 1) {
+    buildLiveSimple(budget);
+    return;
+  }
   const n = beN;
   let i: i32 = 0;
   let j: i32 = 0;
@@ -530,6 +534,53 @@ function buildLive(budget: i32): void {
         liveAdd(c++, load<u32>(at(beTMask, j)), load<i32>(at(beTSlack, j)), 0);
         j++;
       } else break;
+    }
+    while ((c & 3) != 0) liveAdd(c++, 0xffffffff, BE_INF, 0);
+  }
+  store<i32>(at(beLiveStart, n), c);
+}
+
+/**
+ * buildLive when the padded group has at most one position: {m} sorts after every full group that
+ * starts at m, so each segment is the full groups of m within the budget (four per v128 step; a
+ * step where all four fit is stored as it is), then {m} if it fits.
+ */
+function buildLiveSimple(budget: i32): void {
+  const n = beN;
+  const limit = i32x4.splat(budget);
+  const full = i32x4.splat(-1);
+  let c: i32 = 0;
+  for (let m = 0; m < n; m++) {
+    store<i32>(at(beLiveStart, m), c);
+    let i = load<i32>(at(beGStart, m));
+    const iEnd = load<i32>(at(beGStart, m + 1));
+    for (; i + 4 <= iEnd; i += 4) {
+      const slack = v128.load(at(beGSlack, i));
+      const fits = i32x4.bitmask(i32x4.le_s(slack, limit));
+      if (fits == 0xf) {
+        v128.store(at(beLive, c), v128.load(at(beGMask, i)));
+        v128.store(at(beLiveSlack, c), slack);
+        v128.store(at(beLiveFull, c), full);
+        c += 4;
+        continue;
+      }
+      let lanes = fits;
+      while (lanes != 0) {
+        const k = i + <i32>ctz(lanes);
+        lanes &= lanes - 1;
+        liveAdd(c++, load<u32>(at(beGMask, k)), load<i32>(at(beGSlack, k)), -1);
+      }
+    }
+    for (; i < iEnd; i++) {
+      const sl = load<i32>(at(beGSlack, i));
+      if (sl <= budget) liveAdd(c++, load<u32>(at(beGMask, i)), sl, -1);
+    }
+    if (beNT > 0) {
+      // The padded group {m}, when it is valid (listed) and fits.
+      for (let t = load<i32>(at(beTStart, m)), tEnd = load<i32>(at(beTStart, m + 1)); t < tEnd; t++) {
+        const sl = load<i32>(at(beTSlack, t));
+        if (sl <= budget) liveAdd(c++, load<u32>(at(beTMask, t)), sl, 0);
+      }
     }
     while ((c & 3) != 0) liveAdd(c++, 0xffffffff, BE_INF, 0);
   }
