@@ -234,9 +234,11 @@ function searchNode(
             }
           }
         }
-        // (Pass 0 lists only GPUs that fit; pass 1 leaves out the subsets pass 0 saw.)
+        // Pass 0 lists only GPUs that fit; pass 1 leaves out the subsets pass 0 saw. Pass 1 starts
+        // only while the list lacks `limit` eviction-free options, and what it adds evicts: that
+        // stays so for the whole pass, so every subset that needs an eviction is tried.
         const lacking = pass == 1 && (pIdx & ~freeIdx) != 0;
-        if (pass == 0 || (lacking && !(count == limit && load<i32>(lastRec, 8) == 0))) {
+        if (pass == 0 || lacking) {
           const mask = pGpu;
           let ev: i32 = 0;
           let bytes: f64 = 0;

@@ -140,6 +140,34 @@ export type ClusterFound = PlacementFound & {
   overflowNode: number;
 };
 
+/**
+ * The reusable result of a kernels module: `prev` when it has room for `count` candidates, else new
+ * arrays for at least that many (16 at least) keeping `prev`'s evictions; then room for `need`
+ * evictions. Both backends keep one per search kind and fill it in place.
+ */
+export function foundFor<T extends PlacementFound>(prev: T | null, count: number, need: number, extra: (capacity: number) => Omit<T, keyof PlacementFound>): T {
+  let o = prev;
+  if (o === null || o.score.length < count) {
+    const c = Math.max(16, count);
+    o = {
+      count: 0, masks: new Int32Array(2 * c), evictCount: new Int32Array(c), evictedBytes: new Float64Array(c), score: new Int32Array(c),
+      remainMin: new Float64Array(c), remainSum: new Float64Array(c), evictStart: new Int32Array(c + 1),
+      evictions: prev === null ? new Int32Array(64) : prev.evictions, overflowSize: 0, ...extra(c),
+    } as T;
+  }
+  evictionRoom(o, need);
+  return o;
+}
+
+/** Grows `o.evictions` (at least doubling) to hold `need` entries. */
+export function evictionRoom(o: PlacementFound, need: number): void {
+  if (o.evictions.length < need) o.evictions = new Int32Array(Math.max(need, 2 * o.evictions.length));
+}
+
+/** foundFor's extra fields of a PlacementFound (none) and of a ClusterFound (the node column). */
+export const NO_EXTRA = (): Omit<PlacementFound, keyof PlacementFound> => ({});
+export const CLUSTER_EXTRA = (c: number): Omit<ClusterFound, keyof PlacementFound> => ({ node: new Int32Array(c), overflowNode: -1 });
+
 /** Kernels this capability needs. */
 export interface PlacementKernels {
   /**
@@ -478,21 +506,21 @@ export function isEvictable(slot: Slot, model: string | undefined): boolean {
   return slot.stale === true && (model === undefined || slot.model !== model);
 }
 
-/** formatBytes with a memo (for the many repeated sizes of one cluster plan's rejections). */
-export function memoFormatBytes(): (bytes: number) => string {
-  const memo = new Map<number, string>();
-  return (bytes) => {
-    let text = memo.get(bytes);
-    if (text === undefined) {
-      text = formatBytes(bytes);
-      memo.set(bytes, text);
-    }
-    return text;
-  };
+/** formatBytes, remembered for the last few hundred byte counts (plans format the same sizes again and again). */
+const _formatted = new Map<number, string>();
+function formatBytesMemo(bytes: number): string {
+  let text = _formatted.get(bytes);
+  if (text === undefined) {
+    if (_formatted.size >= 512) _formatted.clear();
+    text = formatBytes(bytes);
+    _formatted.set(bytes, text);
+  }
+  return text;
 }
 
 /** Per-position availability used by rejections: free memory and what eviction could add (null: nothing). */
-export function rejectionsFor(index: readonly number[], total: ArrayLike<number>, free: ArrayLike<number>, evictable: ArrayLike<number> | null, memory: number, sizes: readonly number[], node?: string, format: (bytes: number) => string = formatBytes, out: Rejection[] = []): Rejection[] {
+export function rejectionsFor(index: readonly number[], total: ArrayLike<number>, free: ArrayLike<number>, evictable: ArrayLike<number> | null, memory: number, sizes: readonly number[], node?: string, out: Rejection[] = []): Rejection[] {
+  const format = formatBytesMemo;
   if (sizes.length === 0) return out;
   const n = sizes[sizes.length - 1];
   const share = shareOf(memory, n);
@@ -609,17 +637,6 @@ const _evictable = new _Scratch(256);
 const _stale = new _Scratch(256);
 const _sizes = new _Scratch(256);
 
-/** formatBytes, remembered for the last few hundred byte counts (a plan formats the same sizes again and again). */
-const _formatted = new Map<number, string>();
-function _format(bytes: number): string {
-  let text = _formatted.get(bytes);
-  if (text === undefined) {
-    if (_formatted.size >= 512) _formatted.clear();
-    text = formatBytes(bytes);
-    _formatted.set(bytes, text);
-  }
-  return text;
-}
 
 /** What a search that enumerates nothing finds. */
 const NOTHING_FOUND: PlacementFound = Object.freeze({
@@ -659,7 +676,7 @@ export function planPlacement(kernels: Kernels, request: PlacementRequest): Plac
   const found = anyGpuEligible(search) ? runSearch(kernels, search) : NOTHING_FOUND;
   const options: PlacementOption[] = new Array(found.count);
   for (let c = 0; c < found.count; c++) options[c] = optionOf(found, c, index, req.memory, stale, req.model);
-  const rejected = rejectionsFor(index, total, free, evictable, req.memory, sizeList, undefined, _format);
+  const rejected = rejectionsFor(index, total, free, evictable, req.memory, sizeList);
   const plan: PlacementPlan = { options, rejected };
   if (options.length === 0) plan.reason = noOptionReason(req.memory, sizeList.length === 0 ? null : sizeList.join(', '), n, rejected.length);
   return plan;

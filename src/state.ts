@@ -5,7 +5,7 @@ import type { Inventory } from './inventory.js';
 import type { Kernels } from './kernels.js';
 import { binomial, LIMITS } from './limits.js';
 import {
-  budgetError, compareEvictionOrder, isEvictable, maskOf, memoFormatBytes, noOptionReason, optionOf, PLACEMENT_BUDGET, positionMatrix,
+  budgetError, compareEvictionOrder, isEvictable, maskOf, noOptionReason, optionOf, PLACEMENT_BUDGET, positionMatrix,
   rejectionsFor, shareOf, sizesFor, validateNode, validatePlanRequest, validateSlot,
   type ClusterSearch, type PlacementOption, type PlacementPlan, type PlacementRequest, type Slot,
 } from './placement.js';
@@ -486,7 +486,6 @@ export class ClusterState {
     if (options.length === 0) {
       let gpus = 0;
       let noSizes = true;
-      const format = memoFormatBytes();
       const sizesOf = new Map<number, number[]>();
       const evictable = new Float64Array(this.maxWidth);
       for (let k = 0; k < nodeCount; k++) {
@@ -507,7 +506,7 @@ export class ClusterState {
             for (const p of this.slots.get(s.id)!.positions) evictable[p] += s.memoryPerGpu;
           }
         }
-        rejectionsFor(this.indices[k], this.totalViews[k], this.freeViews[k], anyEvictable ? evictable : null, req.memory, sizes, this.nodeIds[k], format, result.rejected);
+        rejectionsFor(this.indices[k], this.totalViews[k], this.freeViews[k], anyEvictable ? evictable : null, req.memory, sizes, this.nodeIds[k], result.rejected);
       }
       result.reason = noOptionReason(req.memory, noSizes ? null : req.sizes === undefined ? '1..n' : req.sizes.join(', '), gpus, result.rejected.length);
     }

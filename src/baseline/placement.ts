@@ -3,7 +3,7 @@
 // cluster plan's search over many nodes share one routine that merges into one kept list; scratch
 // arrays live as long as the kernels and grow on demand (no allocation per node).
 import { binomial } from '../limits.js';
-import type { ClusterFound, ClusterSearch, PlacementFound, PlacementKernels, PlacementSearch } from '../placement.js';
+import { CLUSTER_EXTRA, evictionRoom, foundFor, NO_EXTRA, type ClusterFound, type ClusterSearch, type PlacementFound, type PlacementKernels, type PlacementSearch } from '../placement.js';
 
 function bitOf(lo: number, hi: number, p: number): number {
   return p < 32 ? (lo >>> p) & 1 : (hi >>> (p - 32)) & 1;
@@ -173,7 +173,9 @@ export function placementTsKernels(): PlacementKernels {
             else hi |= 1 << (p - 32);
             if (free[fo + p] < share) lacking = true;
           }
-          if (pass === 0 || (lacking && !(count === limit && kEv[limit - 1] === 0))) {
+          // Pass 1 starts only while the list lacks `limit` eviction-free options, and what it adds
+          // evicts: that stays so for the whole pass, so every subset that needs an eviction is tried.
+          if (pass === 0 || lacking) {
             let ev = 0;
             if (lacking) ev = planEvictions(n, share, free, fo, masks, bytesOf, so, S, null, 0);
             else {
@@ -259,18 +261,8 @@ export function placementTsKernels(): PlacementKernels {
   /** placementSearch's result arrays, reused from call to call (grown on demand). */
   let found: PlacementFound | null = null;
 
-  /** Result arrays for `c` candidates (at least 16), keeping the evictions array of `prev`. */
-  function newFound(c: number, prev: PlacementFound | null): PlacementFound {
-    c = Math.max(16, c);
-    return {
-      count: 0, masks: new Int32Array(2 * c), evictCount: new Int32Array(c), evictedBytes: new Float64Array(c), score: new Int32Array(c),
-      remainMin: new Float64Array(c), remainSum: new Float64Array(c), evictStart: new Int32Array(c + 1),
-      evictions: prev === null ? new Int32Array(64) : prev.evictions, overflowSize: 0,
-    };
-  }
-
   /**
-   * The kept list into `o` (valid until the next call; o has room for `count`, see newFound);
+   * The kept list into `o` (valid until the next call; o has room for `count`, see foundFor);
    * `evictionsOf(c, out, at)` writes candidate c's evicted slots.
    */
   function fill<T extends PlacementFound>(o: T, overflowSize: number, evictionsOf: (c: number, out: Int32Array, at: number) => void): T {
@@ -287,7 +279,7 @@ export function placementTsKernels(): PlacementKernels {
       o.remainSum[c] = kSum[c];
       o.evictStart[c + 1] = o.evictStart[c] + kEv[c];
     }
-    if (o.evictions.length < o.evictStart[count]) o.evictions = new Int32Array(Math.max(o.evictStart[count], 2 * o.evictions.length));
+    evictionRoom(o, o.evictStart[count]);
     for (let c = 0; c < count; c++) if (kEv[c] > 0) evictionsOf(c, o.evictions, o.evictStart[c]);
     return o;
   }
@@ -305,7 +297,7 @@ export function placementTsKernels(): PlacementKernels {
       const S = s.staleBytes.length;
       const overflow = searchNode(0, s.gpus, s.free, s.total, 0, s.sizes, s.shares, s.staleMasks, s.staleBytes, 0, S, s.pairScores, 0, 0, s.budget);
       if (overflow > 0) count = 0;
-      if (found === null || found.score.length < count) found = newFound(count, found);
+      found = foundFor(found, count, 0, NO_EXTRA);
       return fill(found, overflow, (c, out, at) => {
         const n = positionsOf(c, s.gpus);
         planEvictions(n, shareOfSize(s.sizes, s.shares, n), s.free, 0, s.staleMasks, s.staleBytes, 0, S, out, at);
@@ -330,7 +322,7 @@ export function placementTsKernels(): PlacementKernels {
       }
       if (overflow > 0) count = 0;
       // Into the reusable result (valid until the next call).
-      if (out === null || out.score.length < count) out = { ...newFound(count, out), node: new Int32Array(Math.max(16, count)), overflowNode: -1 };
+      out = foundFor(out, count, 0, CLUSTER_EXTRA);
       const o = fill(out, overflow, (c, evictions, at) => {
         const i = kCand[c];
         const n = positionsOf(c, s.gpus[i]);

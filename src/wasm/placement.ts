@@ -2,7 +2,7 @@
 // halves), the pair matrix loaded once per topology (one node) or passed with the nodes (cluster);
 // the best candidates come back as records. Views over core memory come from the core (heap32,
 // heapF64), which re-makes them only after the memory grew or the core was re-instantiated.
-import type { ClusterFound, ClusterSearch, PlacementFound, PlacementKernels, PlacementSearch } from '../placement.js';
+import { CLUSTER_EXTRA, foundFor, NO_EXTRA, type ClusterFound, type ClusterSearch, type PlacementFound, type PlacementKernels, type PlacementSearch } from '../placement.js';
 import type { WasmCore } from './core.js';
 
 type PlacementExports = {
@@ -44,36 +44,15 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
     F64 = core.heapF64();
   };
 
-  // clusterSearch's result arrays, reused from call to call (grown on demand).
-  let out: ClusterFound | null = null;
-  const clusterOut = (count: number, need: number): ClusterFound => {
-    if (out === null || out.score.length < count) {
-      const cap = Math.max(16, count);
-      out = {
-        count: 0, masks: new Int32Array(2 * cap), evictCount: new Int32Array(cap), evictedBytes: new Float64Array(cap), score: new Int32Array(cap),
-        remainMin: new Float64Array(cap), remainSum: new Float64Array(cap), evictStart: new Int32Array(cap + 1),
-        evictions: out === null ? new Int32Array(64) : out.evictions, overflowSize: 0, node: new Int32Array(cap), overflowNode: -1,
-      };
-    }
-    if (out.evictions.length < need) out.evictions = new Int32Array(Math.max(need, 2 * out.evictions.length));
-    return out;
-  };
-
-  // placementSearch's result arrays, reused from call to call (grown on demand).
+  // Each search's result arrays, reused from call to call (grown on demand, see foundFor).
   let found: PlacementFound | null = null;
+  let out: ClusterFound | null = null;
 
-  /** Reads `count` kept records at `pKept` (views current) into the reusable PlacementFound (valid until the next call). */
-  const readKept = (pKept: number, count: number, pStart: number, pEv: number, need: number, overflowSize: number): PlacementFound => {
-    if (found === null || found.score.length < count) {
-      const cap = Math.max(16, count);
-      found = {
-        count: 0, masks: new Int32Array(2 * cap), evictCount: new Int32Array(cap), evictedBytes: new Float64Array(cap), score: new Int32Array(cap),
-        remainMin: new Float64Array(cap), remainSum: new Float64Array(cap), evictStart: new Int32Array(cap + 1),
-        evictions: found === null ? new Int32Array(64) : found.evictions, overflowSize: 0,
-      };
-    }
-    const o = found;
-    if (o.evictions.length < need) o.evictions = new Int32Array(Math.max(need, 2 * o.evictions.length));
+  /**
+   * Reads `count` kept records at `pKept` (views current), their eviction starts and `need` evictions
+   * into `o` (room made by foundFor); the node column too when `node` is given (clusterSearch).
+   */
+  const readKept = <T extends PlacementFound>(o: T, pKept: number, count: number, pStart: number, pEv: number, need: number, overflowSize: number, node: Int32Array | null): T => {
     o.count = count;
     o.overflowSize = overflowSize;
     const { masks, evictCount, score, evictedBytes, remainMin, remainSum, evictStart, evictions } = o;
@@ -86,6 +65,7 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
       masks[2 * c + 1] = I32[i + 1];
       evictCount[c] = I32[i + 2];
       score[c] = I32[i + 4];
+      if (node !== null) node[c] = I32[i + 5];
       evictedBytes[c] = F64[f + 3];
       remainMin[c] = F64[f + 4];
       remainSum[c] = F64[f + 5];
@@ -160,7 +140,8 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
           while (evictCap < need) evictCap *= 2;
           continue;
         }
-        return readKept(pKept, count, pStart, pEv, need, overflowSize);
+        found = foundFor(found, count, need, NO_EXTRA);
+        return readKept(found, pKept, count, pStart, pEv, need, overflowSize, null);
       }
     },
 
@@ -240,27 +221,9 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
           continue;
         }
         // Into the reusable result (valid until the next call).
-        const out = clusterOut(count, need);
-        out.count = count;
-        out.overflowSize = overflowSize;
+        out = foundFor(out, count, need, CLUSTER_EXTRA);
         out.overflowNode = overflowNode;
-        const i0 = pKept >> 2;
-        const f0 = pKept >> 3;
-        for (let c = 0; c < count; c++) {
-          const i = i0 + c * (REC >> 2);
-          const f = f0 + c * (REC >> 3);
-          out.masks[2 * c] = I32[i];
-          out.masks[2 * c + 1] = I32[i + 1];
-          out.evictCount[c] = I32[i + 2];
-          out.score[c] = I32[i + 4];
-          out.node[c] = I32[i + 5];
-          out.evictedBytes[c] = F64[f + 3];
-          out.remainMin[c] = F64[f + 4];
-          out.remainSum[c] = F64[f + 5];
-        }
-        for (let c = 0; c <= count; c++) out.evictStart[c] = I32[(pStart >> 2) + c];
-        for (let k = 0; k < need; k++) out.evictions[k] = I32[(pEv >> 2) + k];
-        return out;
+        return readKept(out, pKept, count, pStart, pEv, need, overflowSize, out.node);
       }
     },
   };
