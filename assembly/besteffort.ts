@@ -19,8 +19,8 @@
 //    finds the first partition in upstream's order reaching the target (depth first, live groups
 //    of each set's first position in lexicographic order, upper bounds memoised per set) and raises
 //    the target past it until none is found: the last one found is the answer.
-import { binomial, writeMask } from './bits';
-import { pairRow, pairScore, pairScoreGpus } from './topology';
+import { binomial, maxLane, minLane, writeMask } from './bits';
+import { pairRow, pairScore, pairScoreGpus, scoreOf } from './topology';
 
 /** Most available GPUs (src/aligned.ts BESTEFFORT_MAX_AVAILABLE). */
 const BE_MAX: i32 = 20;
@@ -108,19 +108,10 @@ let beLiveFull: usize = 0;
   return hit == 0 || (full && hit == beReq);
 }
 
-function groupScore(set: u32): i32 {
-  let s: i32 = 0;
-  let a = set;
-  while (a != 0) {
-    const i = <i32>ctz(a);
-    a &= a - 1;
-    let b = a;
-    while (b != 0) {
-      s += posScore(i, <i32>ctz(b));
-      b &= b - 1;
-    }
-  }
-  return s;
+/** Sum of the position matrix's pair scores over a set of positions. */
+// @ts-ignore: decorator
+@inline function groupScore(set: u32): i32 {
+  return scoreOf(<u64>set, bePos, beN);
 }
 
 // The gains of the group grown so far plus p, for the next depth (v128, four positions per add).
@@ -190,13 +181,7 @@ function enumerate(from: i32, depth: i32, mask: u32, score: i32, last: i32): i32
         }
       }
       if (enFull) {
-        best = i32x4.extract_lane(bv, 0);
-        const b1 = i32x4.extract_lane(bv, 1);
-        const b2 = i32x4.extract_lane(bv, 2);
-        const b3 = i32x4.extract_lane(bv, 3);
-        if (b1 > best) best = b1;
-        if (b2 > best) best = b2;
-        if (b3 > best) best = b3;
+        best = maxLane(bv);
       }
     }
     for (; p < beN; p++) {
@@ -357,13 +342,7 @@ function fitPotentials(): void {
       mn = i32x4.min_s(mn, v128.bitselect(cur, inf, i32x4.ne(v128.and(masks, bit), zero)));
     }
     if (p == n) break;
-    let d = i32x4.extract_lane(mn, 0);
-    const d1 = i32x4.extract_lane(mn, 1);
-    const d2 = i32x4.extract_lane(mn, 2);
-    const d3 = i32x4.extract_lane(mn, 3);
-    if (d1 < d) d = d1;
-    if (d2 < d) d = d2;
-    if (d3 < d) d = d3;
+    let d = minLane(mn);
     if (d == BE_INF) d = 0;
     store<i32>(at(beKu, p), load<i32>(at(beKu, p)) - d);
     prevBit = bit;
@@ -676,13 +655,7 @@ function collect(set: u32, bound: i32, gap: i32, top: i32): i32 {
       end++;
     }
   }
-  let mn = i32x4.extract_lane(least, 0);
-  const l1 = i32x4.extract_lane(least, 1);
-  const l2 = i32x4.extract_lane(least, 2);
-  const l3 = i32x4.extract_lane(least, 3);
-  if (l1 < mn) mn = l1;
-  if (l2 < mn) mn = l2;
-  if (l3 < mn) mn = l3;
+  const mn = minLane(least);
   if (mn < BE_INF) {
     const b = (bound - mn) / k;
     if (b > upper) upper = b;
@@ -939,14 +912,7 @@ function positionsOfAll(n: i32): void {
       least = i32x4.min_s(least, v128.bitselect(v128.load(row + (<usize>w << 2)), big, use));
     }
   }
-  let floor = i32x4.extract_lane(least, 0);
-  const f1 = i32x4.extract_lane(least, 1);
-  const f2 = i32x4.extract_lane(least, 2);
-  const f3 = i32x4.extract_lane(least, 3);
-  if (f1 < floor) floor = f1;
-  if (f2 < floor) floor = f2;
-  if (f3 < floor) floor = f3;
-  const f = i32x4.splat(floor);
+  const f = i32x4.splat(minLane(least));
   for (let p = 0; p < n; p++) {
     const row = pairRow(p);
     const to = bePos + (<usize>(p * n) << 2);

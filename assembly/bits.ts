@@ -11,6 +11,20 @@ export function binomial(n: i32, k: i32): f64 {
   return Math.round(c);
 }
 
+/** The smallest of an i32x4's four lanes. */
+// @ts-ignore: decorator
+@inline export function minLane(v: v128): i32 {
+  const m = i32x4.min_s(v, i32x4.shuffle(v, v, 2, 3, 0, 1));
+  return min<i32>(i32x4.extract_lane(m, 0), i32x4.extract_lane(m, 1));
+}
+
+/** The largest of an i32x4's four lanes. */
+// @ts-ignore: decorator
+@inline export function maxLane(v: v128): i32 {
+  const m = i32x4.max_s(v, i32x4.shuffle(v, v, 2, 3, 0, 1));
+  return max<i32>(i32x4.extract_lane(m, 0), i32x4.extract_lane(m, 1));
+}
+
 /** Writes the GPUs of a u64 mask to `out` in ascending order; returns how many. */
 export function writeMask(mask: u64, out: usize): i32 {
   let k: i32 = 0;
