@@ -174,25 +174,9 @@ export class WasmCore {
     this.pairsGeneration = this.generation;
   }
 
-  /** A fresh Int32Array view of `length` items at `ptr`. */
-  i32(ptr: number, length: number): Int32Array {
-    return new Int32Array(this.exports.memory.buffer, ptr, length);
-  }
-  /** A fresh Uint32Array view of `length` items at `ptr`. */
-  u32(ptr: number, length: number): Uint32Array {
-    return new Uint32Array(this.exports.memory.buffer, ptr, length);
-  }
-  /** A fresh Float64Array view of `length` items at `ptr`. */
-  f64(ptr: number, length: number): Float64Array {
-    return new Float64Array(this.exports.memory.buffer, ptr, length);
-  }
   /** A fresh Uint16Array view of `length` items at `ptr`. */
   u16(ptr: number, length: number): Uint16Array {
     return new Uint16Array(this.exports.memory.buffer, ptr, length);
-  }
-  /** A fresh Uint8Array view of `length` items at `ptr`. */
-  u8(ptr: number, length: number): Uint8Array {
-    return new Uint8Array(this.exports.memory.buffer, ptr, length);
   }
 
   /** Runs `fn` against the core; a trap becomes AllocationError('INTERNAL') and the core restarts. */

@@ -13,17 +13,18 @@ export function sortWasmKernels(core: WasmCore): SortKernels {
       for (let k = 0; k < count; k++) total += ids[k].length;
       const [pUnits, pOffsets, pOut, pScratch, pKeys] = core.reserve([total * 2, (count + 1) * 4, count * 4, count * 4, count * 8]);
       const units = core.u16(pUnits, total);
-      const offsets = core.i32(pOffsets, count + 1);
+      const heap = core.heap32();
+      const o = pOffsets >> 2;
       let p = 0;
       for (let k = 0; k < count; k++) {
-        offsets[k] = p;
+        heap[o + k] = p;
         const id = ids[k];
         for (let c = 0; c < id.length; c++) units[p++] = id.charCodeAt(c);
       }
-      offsets[count] = p;
+      heap[o + count] = p;
       const exports = core.exports as unknown as SortExports;
       core.call(() => exports.naturalOrder(pUnits, pOffsets, count, pOut, pScratch, pKeys));
-      return core.i32(pOut, count).slice();
+      return core.heap32().slice(pOut >> 2, (pOut >> 2) + count);
     },
   };
 }

@@ -15,13 +15,14 @@ export function replicaWasmKernels(core: WasmCore): ReplicaKernels {
       const picks = Math.max(0, Math.min(count, n));
       // Scratch layout: see replicaScratchBytes in assembly/replicas.ts.
       const [pGpu, pRank, pAllocated, pKeyRank, pOut, pScratch] = core.reserve([n * 4, n * 4, g * 4, g * 4, picks * 4, (5 * g + 1 + 2 * n) * 4]);
-      core.i32(pGpu, n).set(candidateGpu);
-      core.i32(pRank, n).set(candidateRank);
-      core.i32(pAllocated, g).set(gpuAllocated);
-      core.i32(pKeyRank, g).set(gpuKeyRank);
+      const heap = core.heap32();
+      heap.set(candidateGpu, pGpu >> 2);
+      heap.set(candidateRank, pRank >> 2);
+      heap.set(gpuAllocated, pAllocated >> 2);
+      heap.set(gpuKeyRank, pKeyRank >> 2);
       const exports = core.exports as unknown as ReplicaExports;
       const made = core.call(() => exports.pickReplicas(policy, n, pGpu, pRank, g, pAllocated, pKeyRank, picks, pOut, pScratch));
-      return core.i32(pOut, made).slice();
+      return core.heap32().slice(pOut >> 2, (pOut >> 2) + made);
     },
   };
 }
