@@ -10,7 +10,7 @@ import type { PlacementRequest } from '../src/placement.js';
 import { deepFreeze } from '../bench/inputs.js';
 
 describe('readInput and frozen input', () => {
-  it('a deeply frozen request gives back the same copy; a new frozen part gives a new copy', () => {
+  it('a deeply frozen request part gives back the same copy; a new frozen part gives a new copy', () => {
     const gpus = deepFreeze([{ index: 0, memoryTotal: 10 }, { index: 1, memoryTotal: 20 }]);
     const request = { gpus, memory: 5 };
     const first = readInput('request', request, false, true) as typeof request;
@@ -24,6 +24,25 @@ describe('readInput and frozen input', () => {
     // Back to the first frozen array: its earlier copy again.
     request.gpus = gpus;
     expect((readInput('request', request, false, true) as typeof request).gpus).toBe(first.gpus);
+  });
+
+  it('frozen input is not read again: a proxy over frozen data sees no property read on the second call', () => {
+    // A proxy may count reads, but over a frozen target it must answer with the target's values (the
+    // invariants of frozen objects), so it is frozen data too. The first read copies it (reads every
+    // field); the second must take that copy without reading; an unfrozen twin is compared (read).
+    let gets = 0;
+    const counted = <T extends object>(target: T): T => new Proxy(target, { get: (t, k, r) => ((gets += 1), Reflect.get(t, k, r)) });
+    const frozen = { gpus: Object.freeze([counted(Object.freeze({ index: 0, memoryTotal: 10 })), counted(Object.freeze({ index: 1, memoryTotal: 20 }))]) };
+    const first = readInput('request', frozen, false, true);
+    expect(gets).toBeGreaterThan(0);
+    gets = 0;
+    expect(readInput('request', frozen, false, true)).toBe(first);
+    expect(gets).toBe(0);
+    const open = { gpus: [counted({ index: 0, memoryTotal: 10 })] };
+    readInput('request', open, false, true);
+    gets = 0;
+    readInput('request', open, false, true);
+    expect(gets).toBeGreaterThan(0);
   });
 
   it('a frozen object with a getter is read again each time (a getter can answer differently)', () => {
