@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runBench, type BenchReport } from '../bench/run.js';
 import { formatTable } from '../bench/table.js';
+import { runCase } from '../bench/harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gpualloc-bench-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -45,6 +46,30 @@ describe('bench harness (quick mode, replicas only)', () => {
     expect(written.targets.map((t) => t.target)).toContain('release wasm ≤ 64 KiB');
     for (const t of written.targets) expect([true, false, null]).toContain(t.met);
     expect(formatTable(report)).toContain('8×16, 50% taken, size 8, spread');
+  });
+
+  it('times a case\'s search alone beside it: both backends, their ratio, a column in the table', async () => {
+    const calls = { run: 0, search: 0 };
+    const spin = (us: number) => {
+      const end = performance.now() + us / 1000;
+      while (performance.now() < end);
+    };
+    const r = await runCase(
+      {
+        family: 'aligned',
+        name: 'fake 16 GPUs search',
+        run: { wasm: () => ((calls.run += 1), spin(40)), ts: () => ((calls.run += 1), spin(80)) },
+        search: { wasm: () => ((calls.search += 1), spin(10)), ts: () => ((calls.search += 1), spin(50)) },
+      },
+      true,
+    );
+    expect(calls.search).toBeGreaterThan(0);
+    expect(r.search).toBeDefined();
+    const { wasm, ts } = r.search!.backends;
+    expect(wasm!.medianUs).toBeGreaterThan(0);
+    expect(r.search!.wasmOverTs).toBeCloseTo(ts!.medianUs / wasm!.medianUs, 9);
+    const report = { ...(await runBench({ quick: true, only: ['replicas'], out: null })), workloads: [r] };
+    expect(formatTable(report)).toMatch(/search w \/ ts[\s\S]*fake 16 GPUs search.*µs \/ .*µs \d+\.\d\d×/);
   });
 
   it('rejects an unknown family', async () => {
