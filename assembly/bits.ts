@@ -2,7 +2,7 @@
 
 /**
  * C(n, k) as f64 (0 outside 0 <= k <= n): exact while it fits 2^53, and only ever compared with
- * search limits and budgets beyond that. src/limits.ts binomial computes it the same way.
+ * search limits and budgets beyond that. src/bits.ts binomial computes it the same way.
  */
 export function binomial(n: i32, k: i32): f64 {
   if (k < 0 || k > n) return 0;

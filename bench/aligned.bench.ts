@@ -7,7 +7,7 @@ import type { Case, ReferenceSpec, Suite } from './harness.js';
 import { presetTopology } from './inputs.js';
 import { bestEffortReference } from './reference/gpuallocator.js';
 import { pairScoreMatrix } from '../src/topology.js';
-import { binomial } from '../src/limits.js';
+import { binomial } from '../src/bits.js';
 import { TOPOLOGY_EXACT_SUBSETS, type AlignedPolicy, type AlignedRequest } from '../src/aligned.js';
 import type { Engine } from '../src/engine.js';
 

@@ -21,14 +21,3 @@ export const LIMITS = {
   /** Largest memory figure accepted, in bytes (2^53 - 1). */
   maxBytes: Number.MAX_SAFE_INTEGER,
 } as const;
-
-/**
- * C(n, k) (0 outside 0 <= k <= n): exact while it fits 2^53, and only ever compared with search
- * limits and budgets beyond that. assembly/bits.ts binomial computes it the same way.
- */
-export function binomial(n: number, k: number): number {
-  if (k < 0 || k > n) return 0;
-  let c = 1;
-  for (let i = 1; i <= k; i++) c = (c * (n - k + i)) / i;
-  return Math.round(c);
-}

@@ -3,6 +3,7 @@
 import { AllocationError, type Reason } from './errors.js';
 import type { Kernels } from './kernels.js';
 import { LIMITS } from './limits.js';
+import { ctz, popcount } from './bits.js';
 import { pairScoreMatrix, topologyFor, type Topology } from './topology.js';
 import { formatBytes } from './units.js';
 import { compareNatural } from './baseline/natural-sort.js';
@@ -224,12 +225,6 @@ export function compareCandidates(fa: PlacementFound, a: number, fb: PlacementFo
   return indices ? compareMasks(fa.masks[2 * a], fa.masks[2 * a + 1], fb.masks[2 * b], fb.masks[2 * b + 1]) : 0;
 }
 
-/** Bits set in a 32-bit integer. */
-export function popcount(x: number): number {
-  x = x - ((x >>> 1) & 0x55555555);
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
-}
 
 /** Eviction order: lastActivity ascending (missing = oldest), then slot ID in natural order. */
 export function compareEvictionOrder(a: Slot, b: Slot): number {
@@ -563,9 +558,9 @@ function _shareFor(memory: number, n: number): number {
 /** Turns a kernel result's candidate into a public option. */
 export function optionOf(found: PlacementFound, c: number, index: readonly number[], memory: number, stale: readonly Slot[], model: string | undefined, node?: string): PlacementOption {
   const gpus: number[] = [];
-  // The set bits of the mask, lowest first (x & -x isolates the lowest; 31 - clz32 is its position).
-  for (let lo = found.masks[2 * c]; lo !== 0; lo &= lo - 1) gpus.push(index[31 - Math.clz32(lo & -lo)]);
-  for (let hi = found.masks[2 * c + 1]; hi !== 0; hi &= hi - 1) gpus.push(index[63 - Math.clz32(hi & -hi)]);
+  // The set bits of the mask, lowest first.
+  for (let lo = found.masks[2 * c]; lo !== 0; lo &= lo - 1) gpus.push(index[ctz(lo)]);
+  for (let hi = found.masks[2 * c + 1]; hi !== 0; hi &= hi - 1) gpus.push(index[32 + ctz(hi)]);
   const evict: string[] = [];
   for (let k = found.evictStart[c]; k < found.evictStart[c + 1]; k++) evict.push(stale[found.evictions[k]].id);
   const memoryPerGpu = _shareFor(memory, gpus.length);

@@ -3,7 +3,8 @@
 import { AllocationError } from './errors.js';
 import type { Inventory } from './inventory.js';
 import type { Kernels } from './kernels.js';
-import { binomial, LIMITS } from './limits.js';
+import { LIMITS } from './limits.js';
+import { binomial } from './bits.js';
 import {
   budgetError, compareEvictionOrder, isEvictable, maskOf, noOptionReason, optionOf, PLACEMENT_BUDGET, positionMatrix,
   rejectionsFor, shareOf, sizesFor, validateNode, validatePlanRequest, validateSlot,

@@ -3,20 +3,10 @@
 // steps four lanes at a time with v128 where this twin loops), so both backends return the same GPUs. Sets of positions are 32-bit masks here (besteffort runs on at
 // most 20 available GPUs); the 'topology' search works on index lists (nodes have up to 64 GPUs).
 import type { AlignedKernels } from '../aligned.js';
-import { binomial } from '../limits.js';
+import { binomial, ctz, popcount } from '../bits.js';
 
 /** Rounds of swap search per greedy start above the exact range (same constant in assembly/aligned.ts). */
 export const SWAP_ROUNDS = 64;
-
-function _popcount(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
-}
-
-function _ctz(x: number): number {
-  return 31 - Math.clz32(x & -x);
-}
 
 /** a before b in lexicographic order of their sorted members (same-size sets): the lowest differing member is a's. */
 function _lexFirst(a: number, b: number): boolean {
@@ -141,7 +131,7 @@ class _BestEffortSearch {
     for (let d = 0; set !== 0; d++) {
       const g = this.isLast(set) ? set : this.path[d];
       set ^= g;
-      if (_popcount(g) !== size || (g & req) !== req) continue;
+      if (popcount(g) !== size || (g & req) !== req) continue;
       const s = this.groupScore(g);
       if (s > chosenScore) {
         chosen = g;
@@ -149,16 +139,16 @@ class _BestEffortSearch {
       }
     }
     const out: number[] = [];
-    for (let a = chosen; a !== 0; a &= a - 1) out.push(available[_ctz(a)]);
+    for (let a = chosen; a !== 0; a &= a - 1) out.push(available[ctz(a)]);
     return out.sort((a, b) => a - b);
   }
 
   private pending(set: number): boolean {
-    return this.r !== 0 && _popcount(set) % this.k !== 0;
+    return this.r !== 0 && popcount(set) % this.k !== 0;
   }
 
   private isLast(set: number): boolean {
-    const m = _popcount(set);
+    const m = popcount(set);
     return this.pending(set) ? m === this.r : m === this.k;
   }
 
@@ -171,9 +161,9 @@ class _BestEffortSearch {
     const { pos, n } = this;
     let s = 0;
     for (let a = set; a !== 0; ) {
-      const i = _ctz(a);
+      const i = ctz(a);
       a &= a - 1;
-      for (let b = a; b !== 0; b &= b - 1) s += pos[i * n + _ctz(b)];
+      for (let b = a; b !== 0; b &= b - 1) s += pos[i * n + ctz(b)];
     }
     return s;
   }
@@ -280,7 +270,7 @@ class _BestEffortSearch {
       kuBytes[j * 256] = 0;
       if (j * 8 >= n) continue;
       for (let b = 1; b < 256; b++) {
-        const p = j * 8 + _ctz(b);
+        const p = j * 8 + ctz(b);
         kuBytes[j * 256 + b] = kuBytes[j * 256 + (b & (b - 1))] + (p < n ? ku[p] : 0);
       }
     }
@@ -289,7 +279,7 @@ class _BestEffortSearch {
   private kuOf(set: number): number {
     if (this.kuDirect) {
       let sum = 0;
-      for (let a = set; a !== 0; a &= a - 1) sum += this.ku[_ctz(a)];
+      for (let a = set; a !== 0; a &= a - 1) sum += this.ku[ctz(a)];
       return sum;
     }
     const t = this.kuBytes;
@@ -334,7 +324,7 @@ class _BestEffortSearch {
     let total = 0;
     let d = 0;
     while (!this.isLast(set)) {
-      const m = _ctz(set);
+      const m = ctz(set);
       let pick = 0;
       let pickScore = 0;
       let least = _INF;
@@ -345,7 +335,7 @@ class _BestEffortSearch {
           pickScore = gScore[i];
         }
       }
-      if (this.pending(set) && _popcount(set) > this.r) {
+      if (this.pending(set) && popcount(set) > this.r) {
         for (let i = tStart[m], end = tStart[m + 1]; i < end; i++) {
           if ((tMask[i] & ~set) === 0 && tSlack[i] < least) {
             least = tSlack[i];
@@ -370,7 +360,7 @@ class _BestEffortSearch {
     let groups = 0;
     while (set !== 0) {
       const g = this.path[groups];
-      for (let a = g; a !== 0; a &= a - 1) grp[_ctz(a)] = groups;
+      for (let a = g; a !== 0; a &= a - 1) grp[ctz(a)] = groups;
       set ^= g;
       groups++;
     }
@@ -478,14 +468,14 @@ class _BestEffortSearch {
    */
   private collect(set: number, bound: number, gap: number, top: number): number {
     const { k, live, liveSlack, candMask, candSlack } = this;
-    const tailOk = this.pending(set) && _popcount(set) > this.r;
+    const tailOk = this.pending(set) && popcount(set) > this.r;
     let upper = Math.trunc((bound - this.budget - 1) / k);
-    const m = _ctz(set);
+    const m = ctz(set);
     let end = top;
     for (let i = this.liveStart[m], last = this.liveStart[m + 1]; i < last; i++) {
       const g = live[i];
       if ((g & ~set) !== 0) continue;
-      if (_popcount(g) !== k && !tailOk) continue;
+      if (popcount(g) !== k && !tailOk) continue;
       const slack = liveSlack[i];
       if (slack > gap) {
         const b = Math.trunc((bound - slack) / k);
@@ -512,12 +502,12 @@ class _BestEffortSearch {
   }
 
   private twoLeft(set: number): boolean {
-    return _popcount(set) === (this.pending(set) ? this.k + this.r : 2 * this.k);
+    return popcount(set) === (this.pending(set) ? this.k + this.r : 2 * this.k);
   }
 
   /** Potentials summed over a group: slack plus size times score (the padded group's slack includes delta). */
   private kuOfGroup(g: number, slack: number): number {
-    return (_popcount(g) !== this.k ? slack - this.delta : slack) + this.k * this.table[4 * g];
+    return (popcount(g) !== this.k ? slack - this.delta : slack) + this.k * this.table[4 * g];
   }
 
   /** Branch and bound for the best value, least slack first (assembly/besteffort.ts bestValue). */
@@ -625,9 +615,9 @@ class _BestEffortSearch {
   }
 
   private twOffer(g: number, score: number, rowSum: number): void {
-    if (!this.valid(g, _popcount(g) === this.k)) return;
+    if (!this.valid(g, popcount(g) === this.k)) return;
     const rest = this.twSet ^ g;
-    if (!this.valid(rest, _popcount(rest) === this.k)) return;
+    if (!this.valid(rest, popcount(rest) === this.k)) return;
     const v = 2 * score + this.twSetScore - rowSum;
     if (v > this.twBest) {
       this.twBest = v;

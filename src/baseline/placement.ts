@@ -2,17 +2,11 @@
 // ranking as assembly/placement.ts, with GPU sets as two 32-bit halves. One node's search and a
 // cluster plan's search over many nodes share one routine that merges into one kept list; scratch
 // arrays live as long as the kernels and grow on demand (no allocation per node).
-import { binomial } from '../limits.js';
+import { binomial, popcount } from '../bits.js';
 import { CLUSTER_EXTRA, evictionRoom, foundFor, NO_EXTRA, type ClusterFound, type ClusterSearch, type PlacementFound, type PlacementKernels, type PlacementSearch } from '../placement.js';
 
 function bitOf(lo: number, hi: number, p: number): number {
   return p < 32 ? (lo >>> p) & 1 : (hi >>> (p - 32)) & 1;
-}
-
-function popcount(x: number): number {
-  x = x - ((x >>> 1) & 0x55555555);
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
 }
 
 function shareOfSize(sizes: Int32Array, shares: Float64Array, n: number): number {
