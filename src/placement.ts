@@ -542,19 +542,6 @@ export function rejectionsFor(index: readonly number[], total: ArrayLike<number>
   return out;
 }
 
-// shareOf for the last (memory, size) asked: the options of one plan share a handful of sizes.
-let _shareMemory = -1;
-let _shareSize = -1;
-let _share = 0;
-function _shareFor(memory: number, n: number): number {
-  if (memory !== _shareMemory || n !== _shareSize) {
-    _share = shareOf(memory, n);
-    _shareMemory = memory;
-    _shareSize = n;
-  }
-  return _share;
-}
-
 /** Turns a kernel result's candidate into a public option. */
 export function optionOf(found: PlacementFound, c: number, index: readonly number[], memory: number, stale: readonly Slot[], model: string | undefined, node?: string): PlacementOption {
   const gpus: number[] = [];
@@ -563,7 +550,7 @@ export function optionOf(found: PlacementFound, c: number, index: readonly numbe
   for (let hi = found.masks[2 * c + 1]; hi !== 0; hi &= hi - 1) gpus.push(index[32 + ctz(hi)]);
   const evict: string[] = [];
   for (let k = found.evictStart[c]; k < found.evictStart[c + 1]; k++) evict.push(stale[found.evictions[k]].id);
-  const memoryPerGpu = _shareFor(memory, gpus.length);
+  const memoryPerGpu = shareOf(memory, gpus.length);
   const score = found.score[c];
   // Literals, not a spread of a built-up head: V8 clones such objects on a slow path (microseconds each).
   if (node !== undefined) return model !== undefined ? { node, model, gpus, memoryPerGpu, evict, score } : { node, gpus, memoryPerGpu, evict, score };
