@@ -52,9 +52,8 @@ export interface ReplicaKernels {
   pickReplicas(policy: number, candidateGpu: Int32Array, candidateRank: Int32Array, gpuAllocated: Int32Array, gpuKeyRank: Int32Array, count: number): Int32Array;
 }
 
-/** The physical key of a device: `parents[id]` when given, else the text before the first `::`, else the ID. */
-export function physicalKey(id: string, parents?: Readonly<Record<string, string>>): string {
-  if (parents !== undefined && Object.prototype.hasOwnProperty.call(parents, id)) return parents[id];
+/** A device's physical key when `parents` does not name one: the text before the first `::`, else the ID. */
+function _defaultKey(id: string): string {
   const cut = id.indexOf('::');
   return cut >= 0 ? id.slice(0, cut) : id;
 }
@@ -139,8 +138,7 @@ class _Interned {
         this.idStamp = _grow(this.idStamp, n);
         this.idPos = _grow(this.idPos, n);
       }
-      const cut = text.indexOf('::');
-      this.idKey[n] = this.key(cut >= 0 ? text.slice(0, cut) : text);
+      this.idKey[n] = this.key(_defaultKey(text));
     }
     return n;
   }
@@ -212,7 +210,8 @@ export function allocateReplicas(kernels: Kernels, request: ReplicaRequest): Rep
 
   const ids = _interned;
   ids.begin();
-  // Per device: its physical key's number (one pass; a substring only for IDs not seen before).
+  // Per device: its physical key's number, parents[id] when given, else the ID's default key (one
+  // pass; a substring only for IDs not seen before).
   const deviceKey = new Int32Array(devices.length);
   for (let d = 0; d < devices.length; d++) {
     const id = devices[d];
