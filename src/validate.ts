@@ -120,15 +120,10 @@ export function isSnapshot(value: unknown): boolean {
 }
 
 /**
- * Snapshots a caller passed in (inside a request) that readInput with `reuse` took as they are: an
- * earlier copy holding one compares it by identity (it cannot have changed), without reading it.
- */
-const passedIn = new WeakSet<object>();
-
-/**
  * Caller objects read with `reuse` that are frozen all the way down with plain data properties (see
  * frozenData): their data cannot change, so the copy made of one stands without comparing it again.
- * frozenSource maps such a copy back to the caller's object (a tape compares it by identity).
+ * frozenSource maps such a copy back to the caller's object, and a snapshot the caller passed in (taken
+ * as it is) to itself: a tape compares either by identity, without reading it.
  */
 const deepFrozen = new WeakSet<object>();
 const frozenSource = new WeakMap<object, object>();
@@ -188,7 +183,7 @@ const OPAQUE_MARK = Object.freeze({ mark: 'opaque' });
  */
 function tapeOf(copy: unknown, tape: unknown[]): unknown[] {
   if (copy === null || typeof copy !== 'object') tape.push(copy);
-  else if (ArrayBuffer.isView(copy) || copy instanceof ArrayBuffer || passedIn.has(copy)) tape.push(OPAQUE_MARK, copy);
+  else if (ArrayBuffer.isView(copy) || copy instanceof ArrayBuffer) tape.push(OPAQUE_MARK, copy);
   else if (frozenSource.has(copy)) tape.push(OPAQUE_MARK, frozenSource.get(copy));
   else if (Array.isArray(copy)) {
     tape.push(ARRAY_MARK, copy.length);
@@ -355,7 +350,7 @@ function readFresh(field: string, value: unknown, prefix: boolean, reuse: boolea
     if (v !== compared && (ArrayBuffer.isView(v) || v instanceof ArrayBuffer)) return v;
     if (reuse && snapshots.has(v)) {
       // Frozen data the engine made (an earlier copy, validateTopology's result): nothing can change it.
-      passedIn.add(v);
+      frozenSource.set(v, v);
       return v;
     }
     const done = copies.get(v);
