@@ -1,5 +1,5 @@
 // Workload 5: placement on one node of 8 GPUs and one of 16 with 20 running slots, TP sizes 1, 2, 4, 8.
-import type { Case, Suite } from './harness.js';
+import type { Case, Suite, SuiteContext } from './harness.js';
 import { deepFreeze, presetGpus, presetTopology, runningSlots } from './inputs.js';
 import type { PlacementRequest, PlacementSearch } from '../src/placement.js';
 import type { Engine } from '../src/engine.js';
@@ -38,44 +38,34 @@ export function searchOf(engine: Engine, request: PlacementRequest): PlacementSe
 /** TP sizes also timed with the 16-GPU node's state frozen by the caller. */
 export const FROZEN_TP_SIZES: readonly number[] = [2, 4];
 
+/**
+ * The cases of one node: each TP size of `tpSizes` alone, with `label` in the name. `frozen`: the
+ * caller keeps the node's GPUs and slots frozen all the way down (as immutable-state libraries do),
+ * so the engine reads them once instead of comparing every field on each call; same answers.
+ */
+function nodeCases(engines: SuiteContext['engines'], node: (typeof PLACEMENT_NODES)[number], tpSizes: readonly number[], frozen: boolean): Case[] {
+  const keep = <T>(v: T): T => (frozen ? deepFreeze(v) : v);
+  const gpus = keep(presetGpus(node.preset));
+  const slots = keep(runningSlots(gpus.length, 20, gpus[0].memoryTotal));
+  const topology = presetTopology(node.preset);
+  return tpSizes.map((tp) => {
+    const request: PlacementRequest = { gpus, slots, topology, memory: node.model, model: 'llama3-70b', tensorParallelSizes: [tp], allowEviction: true, policy: 'spread' };
+    const search = searchOf(engines.ts, request);
+    return {
+      family: 'placement',
+      name: `${node.label}, 20 slots${frozen ? ' (frozen)' : ''}, TP ${tp}`,
+      run: { wasm: () => engines.wasm.planPlacement(request), ts: () => engines.ts.planPlacement(request) },
+      search: search === null ? undefined : { wasm: () => engines.wasm.kernels.placementSearch(search), ts: () => engines.ts.kernels.placementSearch(search) },
+    };
+  });
+}
+
 /** Placement suite. */
 export const suite: Suite = {
   family: 'placement',
   description: 'engine.planPlacement with eviction of stale slots, topology scores, every TP size separately',
   cases({ engines }) {
-    const cases: Case[] = [];
-    for (const node of PLACEMENT_NODES) {
-      const gpus = presetGpus(node.preset);
-      const topology = presetTopology(node.preset);
-      const slots = runningSlots(gpus.length, 20, gpus[0].memoryTotal);
-      for (const tp of PLACEMENT_TP_SIZES) {
-        const request: PlacementRequest = { gpus, slots, topology, memory: node.model, model: 'llama3-70b', tensorParallelSizes: [tp], allowEviction: true, policy: 'spread' };
-        const search = searchOf(engines.ts, request);
-        cases.push({
-          family: 'placement',
-          name: `${node.label}, 20 slots, TP ${tp}`,
-          run: { wasm: () => engines.wasm.planPlacement(request), ts: () => engines.ts.planPlacement(request) },
-          search: search === null ? undefined : { wasm: () => engines.wasm.kernels.placementSearch(search), ts: () => engines.ts.kernels.placementSearch(search) },
-        });
-      }
-    }
-    // The same 16-GPU searches when the caller keeps its node state frozen (Object.freeze all the way
-    // down, as immutable-state libraries do): the engine reads it once instead of comparing every
-    // field on each call. Same answers; only the input's mutability differs.
-    const node = PLACEMENT_NODES[1];
-    const gpus = deepFreeze(presetGpus(node.preset));
-    const slots = deepFreeze(runningSlots(gpus.length, 20, gpus[0].memoryTotal));
-    const topology = presetTopology(node.preset);
-    for (const tp of FROZEN_TP_SIZES) {
-      const request: PlacementRequest = { gpus, slots, topology, memory: node.model, model: 'llama3-70b', tensorParallelSizes: [tp], allowEviction: true, policy: 'spread' };
-      const search = searchOf(engines.ts, request);
-      cases.push({
-        family: 'placement',
-        name: `${node.label}, 20 slots (frozen), TP ${tp}`,
-        run: { wasm: () => engines.wasm.planPlacement(request), ts: () => engines.ts.planPlacement(request) },
-        search: search === null ? undefined : { wasm: () => engines.wasm.kernels.placementSearch(search), ts: () => engines.ts.kernels.placementSearch(search) },
-      });
-    }
-    return cases;
+    // Every TP size on both nodes, then the 16-GPU node's TP 2 and 4 with its state frozen by the caller.
+    return [...PLACEMENT_NODES.flatMap((node) => nodeCases(engines, node, PLACEMENT_TP_SIZES, false)), ...nodeCases(engines, PLACEMENT_NODES[1], FROZEN_TP_SIZES, true)];
   },
 };
