@@ -1,5 +1,7 @@
 // Runs the CLI in-process (fresh sources) or as a child process (the built bin, as a user would).
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../src/cli/main.js';
 
@@ -17,4 +19,14 @@ export async function cli(argv: string[], env: Record<string, string | undefined
 export function bin(argv: string[], env: Record<string, string | undefined> = {}): { code: number; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'src', 'cli', 'main.js'), ...argv], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8' });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Runs `fn` in a fresh temporary folder (named from `prefix`), removed afterwards whatever happens. */
+export async function inTempDir<T>(prefix: string, fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  try {
+    return await fn(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

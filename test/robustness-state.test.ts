@@ -3,11 +3,10 @@
 // is lost or duplicated, toJSON → restore → toJSON is byte-identical; corrupted or truncated state text
 // is INVALID_STATE; and `gpualloc plan --state FILE --commit` leaves a bad state file untouched.
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { engines, codeOf } from './engines.js';
-import { cli } from './cli-helpers.js';
+import { cli, inTempDir } from './cli-helpers.js';
 import { AllocationError } from '../src/errors.js';
 import type { ClusterState } from '../src/state.js';
 
@@ -116,8 +115,7 @@ describe('ClusterState under random interleavings', () => {
 
 describe('concurrent gpualloc plan --commit on one state file', () => {
   it('8 commits at once: each lands, none is lost, the file stays valid, the lock is released', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gpualloc-race-'));
-    try {
+    await inTempDir('gpualloc-race-', async (dir) => {
       const file = join(dir, 'state.json');
       const first = await cli(['plan', '--memory', '1GiB', '--preset', 'dgx-a100', '--state', file, '--commit', '--json']);
       expect(first.code).toBe(0);
@@ -128,14 +126,11 @@ describe('concurrent gpualloc plan --commit on one state file', () => {
       const saved = ts.restoreClusterState(readFileSync(file, 'utf8'));
       expect(saved.listSlots().map((s) => s.id).sort()).toEqual([...ids].sort());
       expect(readdirSync(dir)).toEqual(['state.json']);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('a lock left by a process that is gone is taken over, and released after the commit', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gpualloc-lock-'));
-    try {
+    await inTempDir('gpualloc-lock-', async (dir) => {
       const file = join(dir, 'state.json');
       const stale = await cli(['plan', '--memory', '1GiB', '--preset', 'dgx-a100', '--state', file, '--commit', '--json']);
       expect(stale.code).toBe(0);
@@ -146,9 +141,7 @@ describe('concurrent gpualloc plan --commit on one state file', () => {
       expect(taken.code, taken.stderr).toBe(0);
       expect(readFileSync(file, 'utf8')).not.toBe(before);
       expect(readdirSync(dir)).toEqual(['state.json']);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
 
@@ -190,8 +183,7 @@ describe('corrupted and truncated state', () => {
   });
 
   it('gpualloc plan --state FILE --commit: a corrupt or truncated file is rejected (exit 2) and left byte-identical', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gpualloc-state-'));
-    try {
+    await inTempDir('gpualloc-state-', async (dir) => {
       const file = join(dir, 'state.json');
       for (const bad of [text.slice(0, text.length >> 1), text.replace('"memoryPerGpu"', '"memoryPerGpu" x'), '', '{"version":1}']) {
         writeFileSync(file, bad);
@@ -219,8 +211,6 @@ describe('corrupted and truncated state', () => {
       expect(failed.code).toBe(2);
       expect(JSON.parse(failed.stdout).error.code).toBe('IO_ERROR');
       expect(readdirSync(dir)).toEqual(['state.json']);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
