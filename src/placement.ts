@@ -353,6 +353,8 @@ type _NodeState = {
   staleBytes: Float64Array;
   /** Bytes eviction could free per position. */
   evictable: Float64Array;
+  /** Free memory plus the bytes of every evictable slot per position, summed in the kernels' order (see anyGpuEligible). */
+  potential: Float64Array;
   matrix: Int32Array | null;
 };
 
@@ -391,6 +393,8 @@ function _nodeState(node: NodeModel, model: string | undefined, allowEviction: b
   const staleMasks = cached ? new Int32Array(2 * S) : _stale.i32(2 * S);
   const staleBytes = cached ? new Float64Array(S) : _stale.f64(S);
   const evictable = cached ? new Float64Array(n) : _evictable.f64(n, true);
+  const potential = cached ? new Float64Array(n) : _potential.f64(n);
+  for (let p = 0; p < n; p++) potential[p] = free[p];
   for (let k = 0; k < S; k++) {
     const s = stale[k];
     let lo = 0;
@@ -400,12 +404,13 @@ function _nodeState(node: NodeModel, model: string | undefined, allowEviction: b
       if (p < 32) lo |= 1 << p;
       else hi |= 1 << (p - 32);
       evictable[p] += s.memoryPerGpu;
+      potential[p] += s.memoryPerGpu;
     }
     staleMasks[2 * k] = lo;
     staleMasks[2 * k + 1] = hi;
     staleBytes[k] = s.memoryPerGpu;
   }
-  const state: _NodeState = { free, total, stale, staleMasks, staleBytes, evictable, matrix: positionMatrix(node.topology, index) };
+  const state: _NodeState = { free, total, stale, staleMasks, staleBytes, evictable, potential, matrix: positionMatrix(node.topology, index) };
   if (cached) _states.set(node, { model, allowEviction, state });
   return state;
 }
@@ -513,6 +518,19 @@ function formatBytesMemo(bytes: number): string {
   return text;
 }
 
+/**
+ * The start of a rejection message, `GPU 3: can free ` or `GPU 3: has ` (`verb`), remembered per GPU
+ * index below 1024 for rejections without a node (a message is built from a handful of parts; each
+ * concatenation is an allocation).
+ */
+const _canFree: string[] = [];
+const _has: string[] = [];
+function _messageHead(gpu: number, where: string, verb: 'can free' | 'has'): string {
+  if (where !== '' || gpu >= 1024) return `GPU ${gpu}${where}: ${verb} `;
+  const memo = verb === 'has' ? _has : _canFree;
+  return (memo[gpu] ??= `GPU ${gpu}: ${verb} `);
+}
+
 /** Per-position availability used by rejections: free memory and what eviction could add (null: nothing). */
 export function rejectionsFor(index: readonly number[], total: ArrayLike<number>, free: ArrayLike<number>, evictable: ArrayLike<number> | null, memory: number, sizes: readonly number[], node?: string, out: Rejection[] = []): Rejection[] {
   const format = formatBytesMemo;
@@ -520,12 +538,13 @@ export function rejectionsFor(index: readonly number[], total: ArrayLike<number>
   const n = sizes[sizes.length - 1];
   const share = shareOf(memory, n);
   const where = node === undefined ? '' : ` on node ${node}`;
-  // Formatted at the first rejection (most plans that find options have none).
-  let needText: string | undefined;
-  const needOf = (): string => (needText ??= `${format(share)} (1/${n} of ${format(memory)})`);
+  // The message tails that name the share, formatted at the first rejection (most plans that find options have none).
+  let inAll: string | undefined;
+  let shortBy: string | undefined;
   for (let p = 0; p < index.length; p++) {
     if (total[p] < share) {
-      const r: Rejection = { gpu: index[p], code: 'GPU_TOO_SMALL', message: `GPU ${index[p]}${where}: has ${format(total[p])} in all, less than its share ${needOf()}`, shortBy: share - total[p] };
+      inAll ??= ` in all, less than its share ${format(share)} (1/${n} of ${format(memory)})`;
+      const r: Rejection = { gpu: index[p], code: 'GPU_TOO_SMALL', message: _messageHead(index[p], where, 'has') + format(total[p]) + inAll, shortBy: share - total[p] };
       if (node !== undefined) r.node = node;
       out.push(r);
       continue;
@@ -533,8 +552,9 @@ export function rejectionsFor(index: readonly number[], total: ArrayLike<number>
     const e = evictable === null ? 0 : evictable[p];
     const avail = free[p] + e;
     if (avail < share) {
-      const ev = e > 0 ? ` (${format(e)} of it by evicting stale slots)` : '';
-      const r: Rejection = { gpu: index[p], code: 'INSUFFICIENT_MEMORY', message: `GPU ${index[p]}${where}: can free ${format(avail)}${ev}, less than its share ${needOf()}; short by ${format(share - avail)}`, shortBy: share - avail };
+      shortBy ??= `, less than its share ${format(share)} (1/${n} of ${format(memory)}); short by `;
+      const head = _messageHead(index[p], where, 'can free') + format(avail);
+      const r: Rejection = { gpu: index[p], code: 'INSUFFICIENT_MEMORY', message: (e > 0 ? `${head} (${format(e)} of it by evicting stale slots)` : head) + shortBy + format(share - avail), shortBy: share - avail };
       if (node !== undefined) r.node = node;
       out.push(r);
     }
@@ -613,6 +633,7 @@ class _Scratch {
 
 // One per role (a role's array must not be another's), lengths up to 256 kept.
 const _potential = new _Scratch(256);
+const _potentialScratch = new _Scratch(256);
 const _free = new _Scratch(256);
 const _total = new _Scratch(256);
 const _evictable = new _Scratch(256);
@@ -633,7 +654,7 @@ export function planPlacement(kernels: Kernels, request: PlacementRequest): Plac
   const req = validatePlanRequest(r);
   const n = node.index.length;
   const index = node.index;
-  const { free, total, stale, staleMasks, staleBytes, evictable, matrix } = _nodeState(node, req.model, req.allowEviction);
+  const { free, total, stale, staleMasks, staleBytes, evictable, potential, matrix } = _nodeState(node, req.model, req.allowEviction);
   const sizeList = sizesFor(req, n);
   const sizes = _sizes.i32(sizeList.length);
   const shares = _sizes.f64(sizeList.length);
@@ -655,7 +676,7 @@ export function planPlacement(kernels: Kernels, request: PlacementRequest): Plac
     budget: PLACEMENT_BUDGET,
   };
   // Nothing to enumerate (no GPU can take any size's share): the same empty result on both backends, without a kernel call.
-  const found = anyGpuEligible(search) ? runSearch(kernels, search) : NOTHING_FOUND;
+  const found = anyGpuEligible(search, potential) ? runSearch(kernels, search) : NOTHING_FOUND;
   const options: PlacementOption[] = new Array(found.count);
   for (let c = 0; c < found.count; c++) options[c] = optionOf(found, c, index, req.memory, stale, req.model);
   const rejected = rejectionsFor(index, total, free, evictable, req.memory, sizeList);
@@ -668,17 +689,12 @@ export function planPlacement(kernels: Kernels, request: PlacementRequest): Plac
  * False when no GPU of a search can take its share of any allowed size (total ≥ share, and free plus
  * the bytes of every evictable slot on it ≥ share, summed in the kernels' order): every GPU is then
  * rejected, the kernels would enumerate nothing and find nothing (count 0, no overflow), and
- * planPlacement does not call them.
+ * planPlacement does not call them. `known`: those sums per position, already made by the same rule
+ * (the node state keeps them).
  */
-export function anyGpuEligible(search: PlacementSearch): boolean {
-  const { gpus: n, free, total, sizes, shares, staleMasks, staleBytes } = search;
-  const potential = _potential.f64(n);
-  for (let p = 0; p < n; p++) potential[p] = free[p];
-  for (let k = 0; k < staleBytes.length; k++) {
-    const lo = staleMasks[2 * k];
-    const hi = staleMasks[2 * k + 1];
-    for (let p = 0; p < n; p++) if (((p < 32 ? lo >>> p : hi >>> (p - 32)) & 1) !== 0) potential[p] += staleBytes[k];
-  }
+export function anyGpuEligible(search: PlacementSearch, known?: ArrayLike<number>): boolean {
+  const { gpus: n, total, sizes, shares } = search;
+  const potential = known ?? _potentialOf(search);
   for (let si = 0; si < sizes.length; si++) {
     const size = sizes[si];
     if (size > n) break;
@@ -686,6 +702,19 @@ export function anyGpuEligible(search: PlacementSearch): boolean {
     for (let p = 0; p < n; p++) if (total[p] >= share && potential[p] >= share) return true;
   }
   return false;
+}
+
+/** Free memory plus the bytes of every evictable slot per position, in the kernels' order (stale slot by stale slot). */
+function _potentialOf(search: PlacementSearch): Float64Array {
+  const { gpus: n, free, staleMasks, staleBytes } = search;
+  const potential = _potentialScratch.f64(n);
+  for (let p = 0; p < n; p++) potential[p] = free[p];
+  for (let k = 0; k < staleBytes.length; k++) {
+    const lo = staleMasks[2 * k];
+    const hi = staleMasks[2 * k + 1];
+    for (let p = 0; p < n; p++) if (((p < 32 ? lo >>> p : hi >>> (p - 32)) & 1) !== 0) potential[p] += staleBytes[k];
+  }
+  return potential;
 }
 
 /** Position of GPU index `g` in the ascending `index` (it is there: slots were validated against it). */

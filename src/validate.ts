@@ -169,29 +169,45 @@ export function makeSnapshot<T extends object>(value: T): T {
 
 // Tape marks: the only objects a tape holds, apart from the value after OPAQUE_MARK.
 const ARRAY_MARK = Object.freeze({ mark: 'array' });
+/** An array whose items are all primitives (say, a slot's GPU indices): compared in one flat loop. */
+const PRIMS_MARK = Object.freeze({ mark: 'prims' });
 const OBJECT_MARK = Object.freeze({ mark: 'object' });
-/** An object whose values are all primitives (say, a topology link): compared in one flat loop. */
+/**
+ * A flat record: an object whose values are all primitives or PRIMS_MARK arrays (a topology link, a
+ * GPU, a slot with its GPU list); compared in one loop, inline, as an item of an array.
+ */
 const LEAF_MARK = Object.freeze({ mark: 'leaf' });
 const OPAQUE_MARK = Object.freeze({ mark: 'opaque' });
 
+/** A primitive (what a tape holds as itself). */
+function isPrimitive(v: unknown): boolean {
+  return v === null || typeof v !== 'object';
+}
+
+/** A copied array that tapeOf writes as PRIMS_MARK (every item a primitive, not compared by identity). */
+function isPrimsCopy(v: unknown): boolean {
+  return Array.isArray(v) && !frozenSource.has(v) && v.every(isPrimitive);
+}
+
 /**
  * Flattens a copy (plain data readInput made) in the order sameAt reads it: a primitive is itself;
- * an array is ARRAY_MARK, its length, then its items; an object is OBJECT_MARK (LEAF_MARK when every
- * value is a primitive), its key count, then each key and its value; a typed array, an ArrayBuffer or
- * a snapshot the caller passed in (see makeSnapshot) is OPAQUE_MARK and the object itself (compared
- * by identity); so is the copy of a deeply frozen caller object (see frozenData), as that object.
+ * an array is ARRAY_MARK (PRIMS_MARK when every item is a primitive), its length, then its items; an
+ * object is OBJECT_MARK (LEAF_MARK when every value is a primitive or a PRIMS_MARK array), its key
+ * count, then each key and its value; a typed array, an ArrayBuffer or a snapshot the caller passed
+ * in (see makeSnapshot) is OPAQUE_MARK and the object itself (compared by identity); so is the copy
+ * of a deeply frozen caller object (see frozenData), as that object.
  */
 function tapeOf(copy: unknown, tape: unknown[]): unknown[] {
   if (copy === null || typeof copy !== 'object') tape.push(copy);
   else if (ArrayBuffer.isView(copy) || copy instanceof ArrayBuffer) tape.push(OPAQUE_MARK, copy);
   else if (frozenSource.has(copy)) tape.push(OPAQUE_MARK, frozenSource.get(copy));
   else if (Array.isArray(copy)) {
-    tape.push(ARRAY_MARK, copy.length);
+    tape.push(copy.every(isPrimitive) ? PRIMS_MARK : ARRAY_MARK, copy.length);
     for (let k = 0; k < copy.length; k++) tapeOf(copy[k], tape);
   } else {
     const keys = Object.keys(copy);
     const values = keys.map((key) => (copy as Record<string, unknown>)[key]);
-    tape.push(values.every((v) => v === null || typeof v !== 'object') ? LEAF_MARK : OBJECT_MARK, keys.length);
+    tape.push(values.every((v) => isPrimitive(v) || isPrimsCopy(v)) ? LEAF_MARK : OBJECT_MARK, keys.length);
     keys.forEach((key, k) => {
       tape.push(key);
       tapeOf(values[k], tape);
@@ -201,6 +217,17 @@ function tapeOf(copy: unknown, tape: unknown[]): unknown[] {
 }
 
 const hasOwn = Object.prototype.hasOwnProperty;
+
+/**
+ * The PRIMS_MARK array of `length` items whose first item is at tape[pos], against `value`: the
+ * position after it, or -1 at the first difference (an array of the same length and items, read
+ * 0..length-1 once each, as a copy would).
+ */
+function samePrimsAt(value: unknown, tape: unknown[], pos: number, length: number): number {
+  if (!Array.isArray(value) || value.length !== length) return -1;
+  for (let k = 0; k < length; k++, pos++) if (!Object.is(value[k], tape[pos])) return -1;
+  return pos;
+}
 
 /**
  * Whether `value` still holds the data whose tape starts at `tape[pos]` (`value` at nesting `depth`):
@@ -216,6 +243,7 @@ function sameAt(value: unknown, tape: unknown[], pos: number, depth: number): nu
   if (t === null || typeof t !== 'object') return Object.is(value, t) ? pos + 1 : -1;
   if (value === null || typeof value !== 'object' || depth >= MAX_INPUT_DEPTH) return -1;
   if (t === OPAQUE_MARK) return value === tape[pos + 1] ? pos + 2 : -1;
+  if (t === PRIMS_MARK) return samePrimsAt(value, tape, pos + 2, tape[pos + 1] as number);
   if (t === ARRAY_MARK) {
     if (!Array.isArray(value)) return -1;
     const length = tape[pos + 1] as number;
@@ -227,17 +255,23 @@ function sameAt(value: unknown, tape: unknown[], pos: number, depth: number): nu
       if (c === null || typeof c !== 'object') {
         if (!Object.is(item, c)) return -1;
         pos++;
-      } else if (c === LEAF_MARK && item !== null && typeof item === 'object' && depth + 1 < MAX_INPUT_DEPTH && (tape[pos + 1] as number) > 0 && !Array.isArray(item) && !ArrayBuffer.isView(item)) {
-        // The common array of flat records (topology links, GPUs), inline: keys and primitive
-        // values in one loop. (An ArrayBuffer has no own enumerable key: it cannot match count > 0.)
+      } else if (c === LEAF_MARK && item !== null && typeof item === 'object' && depth + 2 < MAX_INPUT_DEPTH && (tape[pos + 1] as number) > 0 && !Array.isArray(item) && !ArrayBuffer.isView(item)) {
+        // The common array of flat records (topology links, GPUs, slots), inline: keys and values in
+        // one loop, a value that is an array of primitives in a nested one. (An ArrayBuffer has no
+        // own enumerable key: it cannot match count > 0.)
         const count = tape[pos + 1] as number;
         pos += 2;
         let seen = 0;
         for (const key in item) {
           if (!hasOwn.call(item, key)) break;
-          if (seen === count || key !== tape[pos] || !Object.is((item as Record<string, unknown>)[key], tape[pos + 1])) return -1;
+          if (seen === count || key !== tape[pos]) return -1;
           seen++;
-          pos += 2;
+          const v = tape[pos + 1];
+          const x: unknown = (item as Record<string, unknown>)[key];
+          if (v === PRIMS_MARK) {
+            if ((pos = samePrimsAt(x, tape, pos + 3, tape[pos + 2] as number)) < 0) return -1;
+          } else if (Object.is(x, v)) pos += 2;
+          else return -1;
         }
         if (seen !== count) return -1;
       } else if ((pos = sameAt(item, tape, pos, depth + 1)) < 0) return -1;

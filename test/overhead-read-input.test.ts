@@ -217,6 +217,52 @@ describe('readInput reuse: the tape compare', () => {
     expect(() => readInput('topology', value, true, true)).toThrow(/^topology: reading the value threw \(Error: boom\)/);
   });
 
+  it('records holding lists of primitives (slots with their GPUs): every in-place edit of a list is seen, each item read once', () => {
+    const slots = (): Array<Record<string, unknown>> => [
+      { id: 'a', gpus: [0, 1], memoryPerGpu: 5 },
+      { id: 'b', gpus: [2], memoryPerGpu: 7, stale: true },
+    ];
+    type Slots = ReturnType<typeof slots>;
+    const edits: Array<[string, (s: Slots) => void]> = [
+      ['an item set', (s) => ((s[0].gpus as unknown[])[1] = 3)],
+      ['an item pushed', (s) => (s[1].gpus as unknown[]).push(3)],
+      ['an item popped', (s) => (s[0].gpus as unknown[]).pop()],
+      ['0 made -0', (s) => ((s[0].gpus as unknown[])[0] = -0)],
+      ['an item made NaN', (s) => ((s[1].gpus as unknown[])[0] = NaN)],
+      ['an item made an object', (s) => ((s[1].gpus as unknown[])[0] = { 0: 2 })],
+      ['an item made a list', (s) => ((s[1].gpus as unknown[])[0] = [2])],
+      ['the list made an object', (s) => (s[1].gpus = { 0: 2, length: 1 })],
+      ['the list made a typed array', (s) => (s[1].gpus = new Int32Array([2]))],
+      ['the list made a string', (s) => (s[1].gpus = '2')],
+      ['a hole', (s) => delete (s[0].gpus as unknown[])[1]],
+    ];
+    for (const [what, edit] of edits) {
+      const value = { slots: slots() };
+      const first = readInput('request', value, false, true);
+      expect(readInput('request', value, false, true), what).toBe(first);
+      edit(value.slots);
+      const after = readInput('request', value, false, true);
+      expect(after, what).not.toBe(first);
+      expect(canon(after), what).toBe(canon(readInput('request', value, false, false)));
+      // The edited value is the one kept for the next compare.
+      expect(readInput('request', value, false, true), what).toBe(after);
+    }
+    // An equal list in a new array is no change.
+    const value = { slots: slots() };
+    const first = readInput('request', value, false, true);
+    value.slots[0].gpus = [0, 1];
+    expect(readInput('request', value, false, true)).toBe(first);
+    // Getters on list items run once per compare.
+    let reads = 0;
+    const gpus = [0, 1];
+    Object.defineProperty(gpus, 1, { get: () => (reads++, 1), enumerable: true });
+    const withGetter = { slots: [{ id: 'a', gpus, memoryPerGpu: 5 }] };
+    const copy = readInput('request', withGetter, false, true);
+    expect(reads).toBe(1);
+    expect(readInput('request', withGetter, false, true)).toBe(copy);
+    expect(reads).toBe(2);
+  });
+
   it('freezes its copies and marks them (isSnapshot); topologyFor finds a marked copy by identity', () => {
     const value = { gpus: 3, links: [{ a: 0, b: 1, nvlink: 2 }, { a: 1, b: 2, pcie: 'PIX' }] };
     const request = { topology: value, size: 1 };
