@@ -388,14 +388,15 @@ function writeCounts(count: i32, keptOut: usize, evictStart: usize, overflow: i3
  * One node's search. Inputs: `free`, `total` (f64 per position), `sizes` (i32, ascending) with
  * `shares` (f64), `staleMasks` (u64 per evictable slot, in eviction order) and `staleBytes` (f64),
  * the pair matrix already loaded (when useScores != 0). Outputs: `kept` (limit records of REC bytes,
- * best first), `evictStart` (limit + 1 i32) and `evictions` (evictCap i32). `scratch` holds 3 × 64 f64.
+ * best first), `evictStart` (limit + 1 i32) and `evictions` (evictCap i32), and the kept records again
+ * as columns at `columns` (limit × 40 bytes, see writeColumns). `scratch` holds 3 × 64 f64.
  * `result` (3 i32): kept count, overflow size (0 or the size that passed the budget), evictions needed.
  */
 export function placementSearch(
   gpus: i32, free: usize, total: usize, sizes: usize, shares: usize, sizeCount: i32,
   staleMasks: usize, staleBytes: usize, staleCount: i32,
   useScores: i32, pack: i32, limit: i32, budget: f64,
-  keptOut: usize, evictStart: usize, evictions: usize, evictCap: i32, scratch: usize, result: usize,
+  keptOut: usize, evictStart: usize, evictions: usize, evictCap: i32, scratch: usize, result: usize, columns: usize,
 ): void {
   kept = keptOut;
   keptCount = 0;
@@ -411,5 +412,31 @@ export function placementSearch(
     const r = keptOut + <usize>k * REC;
     if (load<i32>(r, 8) == 0) continue;
     evictionPlan(load<u64>(r), shareOfSize(sizes, shares, sizeCount, load<i32>(r, 12)), free, staleMasks, staleBytes, staleCount, avail, evictions + (<usize>i32At(evictStart, k) << 2));
+  }
+  writeColumns(count, limit, keptOut, columns);
+}
+
+/**
+ * The kept records as the columns of a PlacementFound, at `columns` (8-byte aligned), each `limit`
+ * entries long, one after another: masks (u64, as two i32 halves), evictCount (i32), score (i32),
+ * evictedBytes, remainMin, remainSum (f64). The caller reads them through views, without a copy.
+ */
+function writeColumns(count: i32, limit: i32, keptOut: usize, columns: usize): void {
+  const L = <usize>limit;
+  const cEv = columns + L * 8;
+  const cScore = cEv + L * 4;
+  const cBytes = cScore + L * 4;
+  const cMin = cBytes + L * 8;
+  const cSum = cMin + L * 8;
+  for (let k = 0; k < count; k++) {
+    const r = keptOut + <usize>k * REC;
+    const o4 = <usize>k << 2;
+    const o8 = <usize>k << 3;
+    store<u64>(columns + o8, load<u64>(r));
+    store<i32>(cEv + o4, load<i32>(r, 8));
+    store<i32>(cScore + o4, load<i32>(r, 16));
+    store<f64>(cBytes + o8, load<f64>(r, 24));
+    store<f64>(cMin + o8, load<f64>(r, 32));
+    store<f64>(cSum + o8, load<f64>(r, 40));
   }
 }

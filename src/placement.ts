@@ -249,9 +249,12 @@ export function validatePlanRequest(r: Record<string, unknown>): PlanRequest {
   if (r.tensorParallelSizes !== undefined) {
     const raw = requireArray('tensorParallelSizes', r.tensorParallelSizes, LIMITS.maxGpus);
     if (raw.length === 0) fail('INVALID_ARGUMENT', 'tensorParallelSizes', 'at least one size', raw);
-    const set = new Set<number>();
-    raw.forEach((v, k) => set.add(requireInteger(`tensorParallelSizes[${k}]`, v, 1, LIMITS.maxGpus)));
-    sizes = [...set].sort((x, y) => x - y);
+    if (raw.length === 1 && _isCount(raw[0], LIMITS.maxGpus) && raw[0] >= 1) sizes = [raw[0]];
+    else {
+      const set = new Set<number>();
+      raw.forEach((v, k) => set.add(requireInteger(`tensorParallelSizes[${k}]`, v, 1, LIMITS.maxGpus)));
+      sizes = [...set].sort((x, y) => x - y);
+    }
   }
   const allowEviction = r.allowEviction === undefined ? true : requireBoolean('allowEviction', r.allowEviction);
   const policy = r.policy === undefined ? 'spread' : requireOneOf('policy', r.policy, ['spread', 'pack'] as const, 'UNKNOWN_POLICY');
@@ -506,15 +509,20 @@ export function isEvictable(slot: Slot, model: string | undefined): boolean {
   return slot.stale === true && (model === undefined || slot.model !== model);
 }
 
-/** formatBytes, remembered for the last few hundred byte counts (plans format the same sizes again and again). */
-const _formatted = new Map<number, string>();
+/**
+ * formatBytes, remembered in a direct-mapped table of 1,024 entries (a byte count's slot comes from a
+ * hash of its two 32-bit halves; a new count takes the slot over): plans format the same sizes again
+ * and again, and a lookup here costs about half of a Map's with number keys.
+ */
+const _formattedKeys = new Float64Array(1024).fill(NaN);
+const _formattedTexts: string[] = new Array<string>(1024).fill('');
 function formatBytesMemo(bytes: number): string {
-  let text = _formatted.get(bytes);
-  if (text === undefined) {
-    if (_formatted.size >= 512) _formatted.clear();
-    text = formatBytes(bytes);
-    _formatted.set(bytes, text);
-  }
+  const slot = Math.imul((bytes >>> 0) ^ ((bytes / 4294967296) | 0), 0x9e3779b1) >>> 22;
+  // NaN never equals itself, so an empty slot (or NaN bytes) always formats.
+  if (_formattedKeys[slot] === bytes) return _formattedTexts[slot];
+  const text = formatBytes(bytes);
+  _formattedKeys[slot] = bytes;
+  _formattedTexts[slot] = text;
   return text;
 }
 
@@ -564,13 +572,19 @@ export function rejectionsFor(index: readonly number[], total: ArrayLike<number>
 
 /** Turns a kernel result's candidate into a public option. */
 export function optionOf(found: PlacementFound, c: number, index: readonly number[], memory: number, stale: readonly Slot[], model: string | undefined, node?: string): PlacementOption {
-  const gpus: number[] = [];
+  const lo0 = found.masks[2 * c];
+  const hi0 = found.masks[2 * c + 1];
+  // Arrays of their final length (growing an empty one by push costs a third more here).
+  const gpus: number[] = new Array(popcount(lo0) + popcount(hi0));
   // The set bits of the mask, lowest first.
-  for (let lo = found.masks[2 * c]; lo !== 0; lo &= lo - 1) gpus.push(index[ctz(lo)]);
-  for (let hi = found.masks[2 * c + 1]; hi !== 0; hi &= hi - 1) gpus.push(index[32 + ctz(hi)]);
-  const evict: string[] = [];
-  for (let k = found.evictStart[c]; k < found.evictStart[c + 1]; k++) evict.push(stale[found.evictions[k]].id);
-  const memoryPerGpu = shareOf(memory, gpus.length);
+  let j = 0;
+  for (let lo = lo0; lo !== 0; lo &= lo - 1) gpus[j++] = index[ctz(lo)];
+  for (let hi = hi0; hi !== 0; hi &= hi - 1) gpus[j++] = index[32 + ctz(hi)];
+  const e0 = found.evictStart[c];
+  const e1 = found.evictStart[c + 1];
+  const evict: string[] = e1 === e0 ? [] : new Array(e1 - e0);
+  for (let k = e0; k < e1; k++) evict[k - e0] = stale[found.evictions[k]].id;
+  const memoryPerGpu = shareOf(memory, j);
   const score = found.score[c];
   // Literals, not a spread of a built-up head: V8 clones such objects on a slow path (microseconds each).
   if (node !== undefined) return model !== undefined ? { node, model, gpus, memoryPerGpu, evict, score } : { node, gpus, memoryPerGpu, evict, score };

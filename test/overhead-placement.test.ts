@@ -204,6 +204,36 @@ describe('planPlacement shared work', () => {
     );
   });
 
+  it('the wasm placementSearch result (views over the core memory) follows a new limit, more evictions and a grown memory', () => {
+    const n = 16;
+    const search = (limit: number, stale: number, memory: number): PlacementSearch => {
+      const sizes = [2, 4];
+      return {
+        gpus: n, free: Float64Array.from({ length: n }, (_, p) => (p * 7) % 23), total: new Float64Array(n).fill(40),
+        sizes: Int32Array.from(sizes), shares: Float64Array.from(sizes, (k) => shareOf(memory, k)),
+        staleMasks: Int32Array.from({ length: 2 * stale }, (_, k) => (k % 2 === 0 ? 0xffff & ~(1 << (k % 16)) : 0)), staleBytes: new Float64Array(stale).fill(1),
+        pairScores: null, pack: false, limit, budget: PLACEMENT_BUDGET,
+      };
+    };
+    const picture = (f: ReturnType<typeof ts.kernels.placementSearch>): string => {
+      const c = f.count;
+      return JSON.stringify([c, Array.from(f.masks.subarray(0, 2 * c)), Array.from(f.evictCount.subarray(0, c)), Array.from(f.evictedBytes.subarray(0, c)), Array.from(f.score.subarray(0, c)),
+        Array.from(f.remainMin.subarray(0, c)), Array.from(f.remainSum.subarray(0, c)), Array.from(f.evictStart.subarray(0, c + 1)), Array.from(f.evictions.subarray(0, f.evictStart[c]))]);
+    };
+    const pagesBefore = wasm.memoryPages();
+    const cases = [search(16, 4, 40), search(3, 4, 40), search(40, 70, 60), search(16, 200, 60)];
+    for (const s of cases) expect(picture(wasm.kernels.placementSearch(s))).toBe(picture(ts.kernels.placementSearch(s)));
+    // Grow the core's memory (a big natural sort), then search again: the old views are detached.
+    wasm.naturalSort(Array.from({ length: 60_000 }, (_, k) => `gpu-${k}-${'x'.repeat(k % 40)}`));
+    expect(wasm.memoryPages()).toBeGreaterThan(pagesBefore);
+    for (const s of cases) expect(picture(wasm.kernels.placementSearch(s))).toBe(picture(ts.kernels.placementSearch(s)));
+    // One case needs more evictions than the kernels' first room for them (64).
+    expect(Math.max(...cases.map((s) => {
+      const f = wasm.kernels.placementSearch(s);
+      return f.evictStart[f.count];
+    }))).toBeGreaterThan(64);
+  });
+
   it('placementSearch results are reused arrays: planPlacement copies what it returns', () => {
     const request: PlacementRequest = { gpus: [0, 1, 2, 3].map((index) => ({ index, memoryTotal: 80 * 2 ** 30 })), memory: 40 * 2 ** 30 };
     for (const engine of [wasm, ts]) {

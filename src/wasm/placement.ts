@@ -2,7 +2,7 @@
 // halves), the pair matrix loaded once per topology (one node) or passed with the nodes (cluster);
 // the best candidates come back as records. Views over core memory come from the core (heap32,
 // heapF64), which re-makes them only after the memory grew or the core was re-instantiated.
-import { CLUSTER_EXTRA, foundFor, NO_EXTRA, type ClusterFound, type ClusterSearch, type PlacementFound, type PlacementKernels, type PlacementSearch } from '../placement.js';
+import { CLUSTER_EXTRA, foundFor, type ClusterFound, type ClusterSearch, type PlacementFound, type PlacementKernels, type PlacementSearch } from '../placement.js';
 import type { WasmCore } from './core.js';
 
 type PlacementExports = {
@@ -11,7 +11,7 @@ type PlacementExports = {
     gpus: number, free: number, total: number, sizes: number, shares: number, sizeCount: number,
     staleMasks: number, staleBytes: number, staleCount: number,
     useScores: number, pack: number, limit: number, budget: number,
-    kept: number, evictStart: number, evictions: number, evictCap: number, scratch: number, result: number,
+    kept: number, evictStart: number, evictions: number, evictCap: number, scratch: number, result: number, columns: number,
   ): void;
   clusterSearch(
     count: number, info: number, bounds: number, free: number, total: number, staleMasks: number, staleBytes: number, matrices: number,
@@ -44,9 +44,41 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
     F64 = core.heapF64();
   };
 
-  // Each search's result arrays, reused from call to call (grown on demand, see foundFor).
-  let found: PlacementFound | null = null;
+  // clusterSearch's result arrays, reused from call to call (grown on demand, see foundFor).
   let out: ClusterFound | null = null;
+
+  // placementSearch's result: views over the columns the kernel writes (see writeColumns in
+  // assembly/placement.ts), its eviction starts and its evictions, made again only when the layout
+  // (buffer, block, limit, eviction room) changes; a plan repeated on a node reads them without a copy.
+  let found: PlacementFound | null = null;
+  let foundBuffer: ArrayBufferLike | null = null;
+  let foundAt = -1;
+  let foundLimit = -1;
+  let foundCap = -1;
+  const columnsOf = (buffer: ArrayBufferLike, pColumns: number, pStart: number, pEv: number, limit: number): PlacementFound => {
+    if (found === null || buffer !== foundBuffer || pColumns !== foundAt || limit !== foundLimit || evictCap !== foundCap) {
+      const pEvCount = pColumns + limit * 8;
+      const pScore = pEvCount + limit * 4;
+      const pBytes = pScore + limit * 4;
+      found = {
+        count: 0,
+        masks: new Int32Array(buffer, pColumns, 2 * limit),
+        evictCount: new Int32Array(buffer, pEvCount, limit),
+        score: new Int32Array(buffer, pScore, limit),
+        evictedBytes: new Float64Array(buffer, pBytes, limit),
+        remainMin: new Float64Array(buffer, pBytes + limit * 8, limit),
+        remainSum: new Float64Array(buffer, pBytes + limit * 16, limit),
+        evictStart: new Int32Array(buffer, pStart, limit + 1),
+        evictions: new Int32Array(buffer, pEv, evictCap),
+        overflowSize: 0,
+      };
+      foundBuffer = buffer;
+      foundAt = pColumns;
+      foundLimit = limit;
+      foundCap = evictCap;
+    }
+    return found;
+  };
 
   /**
    * Reads `count` kept records at `pKept` (views current), their eviction starts and `need` evictions
@@ -56,22 +88,25 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
     o.count = count;
     o.overflowSize = overflowSize;
     const { masks, evictCount, score, evictedBytes, remainMin, remainSum, evictStart, evictions } = o;
+    // Locals, not the closure's views: each closure read is a context load and a check.
+    const I32v = I32;
+    const F64v = F64;
     const i0 = pKept >> 2;
     const f0 = pKept >> 3;
     for (let c = 0; c < count; c++) {
       const i = i0 + c * (REC >> 2);
       const f = f0 + c * (REC >> 3);
-      masks[2 * c] = I32[i];
-      masks[2 * c + 1] = I32[i + 1];
-      evictCount[c] = I32[i + 2];
-      score[c] = I32[i + 4];
-      if (node !== null) node[c] = I32[i + 5];
-      evictedBytes[c] = F64[f + 3];
-      remainMin[c] = F64[f + 4];
-      remainSum[c] = F64[f + 5];
+      masks[2 * c] = I32v[i];
+      masks[2 * c + 1] = I32v[i + 1];
+      evictCount[c] = I32v[i + 2];
+      score[c] = I32v[i + 4];
+      if (node !== null) node[c] = I32v[i + 5];
+      evictedBytes[c] = F64v[f + 3];
+      remainMin[c] = F64v[f + 4];
+      remainSum[c] = F64v[f + 5];
     }
-    for (let c = 0; c <= count; c++) evictStart[c] = I32[(pStart >> 2) + c];
-    for (let k = 0; k < need; k++) evictions[k] = I32[(pEv >> 2) + k];
+    for (let c = 0; c <= count; c++) evictStart[c] = I32v[(pStart >> 2) + c];
+    for (let k = 0; k < need; k++) evictions[k] = I32v[(pEv >> 2) + k];
     return o;
   };
 
@@ -96,7 +131,8 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
         const oEv = oStart + _a16((limit + 1) * 4);
         const oScratch = oEv + _a16(evictCap * 4);
         const oResult = oScratch + SCRATCH;
-        const base = core.reserveBlock(oResult + 16);
+        const oColumns = oResult + 16;
+        const base = core.reserveBlock(oColumns + limit * 40);
         const pFree = base + oFree;
         const pTotal = base + oTotal;
         const pSizes = base + oSizes;
@@ -108,6 +144,7 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
         const pEv = base + oEv;
         const pScratch = base + oScratch;
         const pResult = base + oResult;
+        const pColumns = base + oColumns;
         views();
         // Element loops: these arrays hold at most 64 GPUs' or a few sizes' entries (set() costs more per call).
         const { free, total, sizes, shares, staleMasks, staleBytes } = s;
@@ -131,7 +168,7 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
         }
         const ex = core.exports as unknown as PlacementExports;
         // The kernel allocates nothing, so the views stay valid across the call.
-        core.call(() => ex.placementSearch(N, pFree, pTotal, pSizes, pShares, sizeCount, pMasks, pBytes, S, m2 === null ? 0 : 1, s.pack ? 1 : 0, limit, s.budget, pKept, pStart, pEv, evictCap, pScratch, pResult));
+        core.call(() => ex.placementSearch(N, pFree, pTotal, pSizes, pShares, sizeCount, pMasks, pBytes, S, m2 === null ? 0 : 1, s.pack ? 1 : 0, limit, s.budget, pKept, pStart, pEv, evictCap, pScratch, pResult, pColumns));
         const r = pResult >> 2;
         const count = I32[r];
         const overflowSize = I32[r + 1];
@@ -140,8 +177,10 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
           while (evictCap < need) evictCap *= 2;
           continue;
         }
-        found = foundFor(found, count, need, NO_EXTRA);
-        return readKept(found, pKept, count, pStart, pEv, need, overflowSize, null);
+        const o = columnsOf(I32.buffer, pColumns, pStart, pEv, limit);
+        o.count = count;
+        o.overflowSize = overflowSize;
+        return o;
       }
     },
 
