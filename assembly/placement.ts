@@ -245,23 +245,34 @@ function searchNode(
           if (lacking) {
             ev = evictionPlan(mask, share, free, staleMasks, staleBytes, staleCount, avail, 0);
             bytes = lastEvictedBytes;
-          } else {
-            let rest = mask;
-            while (rest != 0) {
-              const p = <i32>ctz(rest);
-              rest &= rest - 1;
-              store<f64>(avail + (<usize>p << 3), f64At(free, p));
+          }
+          const score = pScore;
+          // With `limit` kept, a candidate already behind the last kept one on (evictions, evicted
+          // bytes, GPUs, score) cannot enter: its free-memory metric is not worked out (the result is
+          // the same; most subsets of a large search end here).
+          let behind = ev < 0;
+          if (!behind && count == limit) {
+            const kEv = load<i32>(lastRec, 8);
+            if (ev != kEv) behind = ev > kEv;
+            else {
+              const kBytes = load<f64>(lastRec, 24);
+              if (bytes != kBytes) behind = bytes > kBytes;
+              else {
+                const kN = load<i32>(lastRec, 12);
+                behind = n != kN ? n > kN : score < load<i32>(lastRec, 16);
+              }
             }
           }
-          if (ev >= 0) {
-            const score = pScore;
+          if (!behind) {
+            // Without eviction (pass 0) the memory left on a GPU is its free memory less the share.
+            const left = lacking ? avail : free;
             let rMin: f64 = Infinity;
             let rSum: f64 = 0;
             let rest = mask;
             while (rest != 0) {
               const p = <i32>ctz(rest);
               rest &= rest - 1;
-              const r = f64At(avail, p) - share;
+              const r = f64At(left, p) - share;
               if (r < rMin) rMin = r;
               rSum += r;
             }
