@@ -46,11 +46,58 @@ const plGpu: usize = memory.data(64 * 8, 16);
 /** Bytes evicted by the last evictionPlan call. */
 let lastEvictedBytes: f64 = 0;
 
+// Pass 1's eviction plans from bit sets over the stale list (at most 64 evictable slots): the slots
+// touching each position, each position's own plan for the current share (see ownPlans), and each
+// slot's bytes times its GPU count.
+// They live in the caller's scratch (searchNode sets them): 64 u64 / u64 / f64 after its first 3 × 64 f64.
+let plTouch: usize = 0;
+let plOwn: usize = 0;
+let plWeight: usize = 0;
+
+/**
+ * Each eligible position's own eviction plan for `share` into plOwn: the stale slots touching it, in
+ * order, while its free memory plus what they free stays under the share (0 for a position that
+ * fits). evictionPlan's plan for a set is exactly the union of its members' own plans: a slot is
+ * evicted while some chosen GPU it touches lacks room, and a GPU that lacks room at slot k has had
+ * every earlier slot touching it evicted, so its memory there is what its own plan reached at k.
+ * Bytes are added in the same order as evictionPlan adds them. Also fills plTouch and plWeight.
+ */
+function ownPlans(gpus: i32, share: f64, free: usize, staleMasks: usize, staleBytes: usize, staleCount: i32): void {
+  for (let p = 0; p < gpus; p++) store<u64>(plTouch + (<usize>p << 3), 0);
+  for (let k = 0; k < staleCount; k++) {
+    let sm = maskAt(staleMasks, k);
+    const bytes = f64At(staleBytes, k);
+    store<f64>(plWeight + (<usize>k << 3), bytes * <f64>(<i32>popcnt(sm)));
+    while (sm != 0) {
+      const p = <i32>ctz(sm);
+      sm &= sm - 1;
+      const at = plTouch + (<usize>p << 3);
+      store<u64>(at, load<u64>(at) | ((<u64>1) << k));
+    }
+  }
+  for (let p = 0; p < gpus; p++) {
+    let a = f64At(free, p);
+    let own: u64 = 0;
+    let touch = load<u64>(plTouch + (<usize>p << 3));
+    while (a < share && touch != 0) {
+      const k = <i32>ctz(touch);
+      touch &= touch - 1;
+      const bytes = f64At(staleBytes, k);
+      if (bytes <= 0) continue;
+      own |= (<u64>1) << k;
+      a += bytes;
+    }
+    store<u64>(plOwn + (<usize>p << 3), own);
+  }
+}
+
 /**
  * Plans evictions of `chosen` for `share` into `avail` (f64 per position); writes evicted stale
- * indices to `out` when out != 0. Returns how many slots it evicts, or -1 when the set cannot fit.
+ * indices to `out` when out != 0. Returns how many slots it evicts, or -1 when the set cannot fit,
+ * or when the plan is already behind (maxEv, maxBytes): more than maxEv evictions, or maxEv of them
+ * and more than maxBytes (evictions and bytes only grow as the plan goes on; pass maxEv = -1 for no bound).
  */
-function evictionPlan(chosen: u64, share: f64, free: usize, staleMasks: usize, staleBytes: usize, staleCount: i32, avail: usize, out: usize): i32 {
+function evictionPlan(chosen: u64, share: f64, free: usize, staleMasks: usize, staleBytes: usize, staleCount: i32, avail: usize, out: usize, maxEv: i32 = -1, maxBytes: f64 = 0): i32 {
   let lacking: u64 = 0;
   let rest = chosen;
   while (rest != 0) {
@@ -69,6 +116,7 @@ function evictionPlan(chosen: u64, share: f64, free: usize, staleMasks: usize, s
     if (out != 0) store<i32>(out + (<usize>ev << 2), k);
     ev++;
     bytesOut += bytes * <f64>(<i32>popcnt(sm));
+    if (maxEv >= 0 && (ev > maxEv || (ev == maxEv && bytesOut > maxBytes))) return -1;
     let hit = sm & chosen;
     while (hit != 0) {
       const p = <i32>ctz(hit);
@@ -140,7 +188,7 @@ let packMode: bool = false;
 
 /**
  * Searches one node and merges its candidates into the kept list. Sizes ascending (those above
- * `gpus` are skipped); matrix = 0 scores every set 0. `scratch` holds 3 × 64 f64. Returns 0, or the
+ * `gpus` are skipped); matrix = 0 scores every set 0. `scratch` holds 6 × 64 f64. Returns 0, or the
  * size whose enumeration would pass the budget.
  */
 function searchNode(
@@ -150,6 +198,9 @@ function searchNode(
   const potential = scratch;
   const avail = scratch + 64 * 8;
   const eligible = scratch + 128 * 8; // i32 × 64
+  plTouch = scratch + 192 * 8;
+  plOwn = scratch + 256 * 8;
+  plWeight = scratch + 320 * 8;
   const isPack = packMode;
   const limit = keptLimit;
   for (let p = 0; p < gpus; p++) store<f64>(potential + (<usize>p << 3), f64At(free, p));
@@ -205,6 +256,9 @@ function searchNode(
       const list = pass == 0 ? plFits : eligible;
       const len = pass == 0 ? f : m;
       if (len < n || (pass == 1 && count == limit && load<i32>(lastRec, 8) == 0)) continue;
+      // Pass 1 with at most 64 evictable slots plans from bit sets (ownPlans), else slot by slot.
+      const bitPlans = pass == 1 && staleCount <= 64;
+      if (bitPlans) ownPlans(gpus, share, free, staleMasks, staleBytes, staleCount);
       for (let j = 0; j < n; j++) store<i32>(plPick + (<usize>j << 2), j);
       let from = 0;
       while (true) {
@@ -242,9 +296,34 @@ function searchNode(
           const mask = pGpu;
           let ev: i32 = 0;
           let bytes: f64 = 0;
+          let planned: u64 = 0;
           if (lacking) {
-            ev = evictionPlan(mask, share, free, staleMasks, staleBytes, staleCount, avail, 0);
-            bytes = lastEvictedBytes;
+            if (bitPlans) {
+              // The set's plan is the union of its members' own plans; its bytes are summed (in
+              // slot order, as evictionPlan does) only when the count leaves it in the running.
+              let rest = mask;
+              while (rest != 0) {
+                const p = <i32>ctz(rest);
+                rest &= rest - 1;
+                planned |= load<u64>(plOwn + (<usize>p << 3));
+              }
+              ev = <i32>popcnt(planned);
+              if (count == limit && ev > load<i32>(lastRec, 8)) ev = -1;
+              else {
+                let e = planned;
+                while (e != 0) {
+                  const k = <i32>ctz(e);
+                  e &= e - 1;
+                  bytes += f64At(plWeight, k);
+                }
+              }
+            } else {
+              // With `limit` kept, a plan that passes the last kept one's evictions (or matches them
+              // with more bytes) cannot enter: it stops there.
+              const full = count == limit;
+              ev = evictionPlan(mask, share, free, staleMasks, staleBytes, staleCount, avail, 0, full ? load<i32>(lastRec, 8) : -1, full ? load<f64>(lastRec, 24) : 0);
+              bytes = lastEvictedBytes;
+            }
           }
           const score = pScore;
           // With `limit` kept, a candidate already behind the last kept one on (evictions, evicted
@@ -264,6 +343,22 @@ function searchNode(
             }
           }
           if (!behind) {
+            if (bitPlans) {
+              // Each chosen GPU's memory after the plan: free plus the planned slots touching it, in slot order.
+              let rest = mask;
+              while (rest != 0) {
+                const p = <i32>ctz(rest);
+                rest &= rest - 1;
+                let a = f64At(free, p);
+                let e = planned & load<u64>(plTouch + (<usize>p << 3));
+                while (e != 0) {
+                  const k = <i32>ctz(e);
+                  e &= e - 1;
+                  a += f64At(staleBytes, k);
+                }
+                store<f64>(avail + (<usize>p << 3), a);
+              }
+            }
             // Without eviction (pass 0) the memory left on a GPU is its free memory less the share.
             const left = lacking ? avail : free;
             let rMin: f64 = Infinity;
@@ -400,7 +495,7 @@ function writeCounts(count: i32, keptOut: usize, evictStart: usize, overflow: i3
  * `shares` (f64), `staleMasks` (u64 per evictable slot, in eviction order) and `staleBytes` (f64),
  * the pair matrix already loaded (when useScores != 0). Outputs: `kept` (limit records of REC bytes,
  * best first), `evictStart` (limit + 1 i32) and `evictions` (evictCap i32), and the kept records again
- * as columns at `columns` (limit × 40 bytes, see writeColumns). `scratch` holds 3 × 64 f64.
+ * as columns at `columns` (limit × 40 bytes, see writeColumns). `scratch` holds 6 × 64 f64.
  * `result` (3 i32): kept count, overflow size (0 or the size that passed the budget), evictions needed.
  */
 export function placementSearch(

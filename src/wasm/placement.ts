@@ -25,8 +25,8 @@ const REC = 64;
 /** i32 per candidate in clusterSearch's info, f64 per candidate in its bounds (see assembly/placement.ts). */
 const INFO = 8;
 const FB = 4;
-/** Bytes of the kernels' per-node scratch (3 × 64 f64). */
-const SCRATCH = 192 * 8;
+/** Bytes of the kernels' per-node scratch (6 × 64 f64). */
+const SCRATCH = 384 * 8;
 
 /** `bytes` rounded up to a multiple of 16 (core.reserve's region alignment). */
 function _a16(bytes: number): number {
