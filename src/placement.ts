@@ -359,6 +359,8 @@ type _NodeState = {
   /** Free memory plus the bytes of every evictable slot per position, summed in the kernels' order (see anyGpuEligible). */
   potential: Float64Array;
   matrix: Int32Array | null;
+  /** Rejection message heads, kept for a cached node (undefined for scratch state). */
+  heads: RejectionHeads | undefined;
 };
 
 /** The last state derived from each cached node (for its model and eviction setting). */
@@ -413,7 +415,8 @@ function _nodeState(node: NodeModel, model: string | undefined, allowEviction: b
     staleMasks[2 * k + 1] = hi;
     staleBytes[k] = s.memoryPerGpu;
   }
-  const state: _NodeState = { free, total, stale, staleMasks, staleBytes, evictable, potential, matrix: positionMatrix(node.topology, index) };
+  const heads = cached ? { has: new Array<string | undefined>(n), canFree: new Array<string | undefined>(n) } : undefined;
+  const state: _NodeState = { free, total, stale, staleMasks, staleBytes, evictable, potential, matrix: positionMatrix(node.topology, index), heads };
   if (cached) _states.set(node, { model, allowEviction, state });
   return state;
 }
@@ -539,8 +542,18 @@ function _messageHead(gpu: number, where: string, verb: 'can free' | 'has'): str
   return (memo[gpu] ??= `GPU ${gpu}: ${verb} `);
 }
 
-/** Per-position availability used by rejections: free memory and what eviction could add (null: nothing). */
-export function rejectionsFor(index: readonly number[], total: ArrayLike<number>, free: ArrayLike<number>, evictable: ArrayLike<number> | null, memory: number, sizes: readonly number[], node?: string, out: Rejection[] = []): Rejection[] {
+/**
+ * Per-position message heads of one node's rejections, up to what depends on the request: `GPU 3:
+ * has 32 GiB` and `GPU 3: can free 21.7 GiB (16 GiB of it by evicting stale slots)`. A node state
+ * that cannot change keeps one (planPlacement's cached nodes), filled as positions are rejected.
+ */
+export type RejectionHeads = { has: Array<string | undefined>; canFree: Array<string | undefined> };
+
+/**
+ * Per-position availability used by rejections: free memory and what eviction could add (null:
+ * nothing). `heads`: message heads kept for this node's total, free and evictable (see RejectionHeads).
+ */
+export function rejectionsFor(index: readonly number[], total: ArrayLike<number>, free: ArrayLike<number>, evictable: ArrayLike<number> | null, memory: number, sizes: readonly number[], node?: string, out: Rejection[] = [], heads?: RejectionHeads): Rejection[] {
   const format = formatBytesMemo;
   if (sizes.length === 0) return out;
   const n = sizes[sizes.length - 1];
@@ -552,7 +565,12 @@ export function rejectionsFor(index: readonly number[], total: ArrayLike<number>
   for (let p = 0; p < index.length; p++) {
     if (total[p] < share) {
       inAll ??= ` in all, less than its share ${format(share)} (1/${n} of ${format(memory)})`;
-      const r: Rejection = { gpu: index[p], code: 'GPU_TOO_SMALL', message: _messageHead(index[p], where, 'has') + format(total[p]) + inAll, shortBy: share - total[p] };
+      let head = heads?.has[p];
+      if (head === undefined) {
+        head = _messageHead(index[p], where, 'has') + format(total[p]);
+        if (heads !== undefined) heads.has[p] = head;
+      }
+      const r: Rejection = { gpu: index[p], code: 'GPU_TOO_SMALL', message: head + inAll, shortBy: share - total[p] };
       if (node !== undefined) r.node = node;
       out.push(r);
       continue;
@@ -561,8 +579,13 @@ export function rejectionsFor(index: readonly number[], total: ArrayLike<number>
     const avail = free[p] + e;
     if (avail < share) {
       shortBy ??= `, less than its share ${format(share)} (1/${n} of ${format(memory)}); short by `;
-      const head = _messageHead(index[p], where, 'can free') + format(avail);
-      const r: Rejection = { gpu: index[p], code: 'INSUFFICIENT_MEMORY', message: (e > 0 ? `${head} (${format(e)} of it by evicting stale slots)` : head) + shortBy + format(share - avail), shortBy: share - avail };
+      let head = heads?.canFree[p];
+      if (head === undefined) {
+        head = _messageHead(index[p], where, 'can free') + format(avail);
+        if (e > 0) head = `${head} (${format(e)} of it by evicting stale slots)`;
+        if (heads !== undefined) heads.canFree[p] = head;
+      }
+      const r: Rejection = { gpu: index[p], code: 'INSUFFICIENT_MEMORY', message: head + shortBy + format(share - avail), shortBy: share - avail };
       if (node !== undefined) r.node = node;
       out.push(r);
     }
@@ -668,7 +691,7 @@ export function planPlacement(kernels: Kernels, request: PlacementRequest): Plac
   const req = validatePlanRequest(r);
   const n = node.index.length;
   const index = node.index;
-  const { free, total, stale, staleMasks, staleBytes, evictable, potential, matrix } = _nodeState(node, req.model, req.allowEviction);
+  const { free, total, stale, staleMasks, staleBytes, evictable, potential, matrix, heads } = _nodeState(node, req.model, req.allowEviction);
   const sizeList = sizesFor(req, n);
   const sizes = _sizes.i32(sizeList.length);
   const shares = _sizes.f64(sizeList.length);
@@ -693,7 +716,7 @@ export function planPlacement(kernels: Kernels, request: PlacementRequest): Plac
   const found = anyGpuEligible(search, potential) ? runSearch(kernels, search) : NOTHING_FOUND;
   const options: PlacementOption[] = new Array(found.count);
   for (let c = 0; c < found.count; c++) options[c] = optionOf(found, c, index, req.memory, stale, req.model);
-  const rejected = rejectionsFor(index, total, free, evictable, req.memory, sizeList);
+  const rejected = rejectionsFor(index, total, free, evictable, req.memory, sizeList, undefined, [], heads);
   const plan: PlacementPlan = { options, rejected };
   if (options.length === 0) plan.reason = noOptionReason(req.memory, sizeList.length === 0 ? null : sizeList.join(', '), n, rejected.length);
   return plan;
