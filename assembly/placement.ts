@@ -7,8 +7,9 @@ import { binomial } from './bits';
 import { pairRow } from './topology';
 
 // Kept-candidate record layout (bytes): mask u64 @0, ev i32 @8, n i32 @12, score i32 @16,
-// candidate i32 @20, bytes f64 @24, min f64 @32, sum f64 @40, load f64 @48, rank i32 @56, pad @60.
-const REC: usize = 64;
+// candidate i32 @20, bytes f64 @24, min f64 @32, sum f64 @40, load f64 @48, rank i32 @56, pad @60,
+// planned evictions u64 @64 (bit k: stale slot k; 0 when planned slot by slot), pad @72.
+const REC: usize = 80;
 
 // Per-candidate record of clusterSearch's `info` (i32 × 8): gpus, free/total offset (items),
 // stale offset (items), stale count, matrix offset (items, -1 without topology), node rank,
@@ -53,6 +54,8 @@ let lastEvictedBytes: f64 = 0;
 let plTouch: usize = 0;
 let plOwn: usize = 0;
 let plWeight: usize = 0;
+/** The smallest free memory among picks 0..j (searchNode's prefix), per j: 64 f64 after those, in the scratch too. */
+let plMin: usize = 0;
 
 /**
  * Each eligible position's own eviction plan for `share` into plOwn: the stale slots touching it, in
@@ -188,7 +191,7 @@ let packMode: bool = false;
 
 /**
  * Searches one node and merges its candidates into the kept list. Sizes ascending (those above
- * `gpus` are skipped); matrix = 0 scores every set 0. `scratch` holds 6 × 64 f64. Returns 0, or the
+ * `gpus` are skipped); matrix = 0 scores every set 0. `scratch` holds 7 × 64 f64. Returns 0, or the
  * size whose enumeration would pass the budget.
  */
 function searchNode(
@@ -201,6 +204,7 @@ function searchNode(
   plTouch = scratch + 192 * 8;
   plOwn = scratch + 256 * 8;
   plWeight = scratch + 320 * 8;
+  plMin = scratch + 384 * 8;
   const isPack = packMode;
   const limit = keptLimit;
   for (let p = 0; p < gpus; p++) store<f64>(potential + (<usize>p << 3), f64At(free, p));
@@ -262,140 +266,174 @@ function searchNode(
       for (let j = 0; j < n; j++) store<i32>(plPick + (<usize>j << 2), j);
       let from = 0;
       while (true) {
+        // Picks from..n-2 (the prefix), brought up to date; the last pick runs in the loop below.
         let pIdx: u64 = from == 0 ? 0 : load<u64>(plIdx + (<usize>(from - 1) << 3));
         let pGpu: u64 = from == 0 ? 0 : load<u64>(plGpu + (<usize>(from - 1) << 3));
         let pScore: i32 = from == 0 || matrix == 0 ? 0 : i32At(plScore, from - 1);
-        for (let j = from; j < n; j++) {
+        let pMin: f64 = from == 0 ? Infinity : f64At(plMin, from - 1);
+        for (let j = from; j < n - 1; j++) {
           const e = load<i32>(plPick + (<usize>j << 2));
           const g = i32At(list, e);
           pIdx |= (<u64>1) << e;
           pGpu |= (<u64>1) << g;
+          pMin = min(pMin, f64At(free, g));
           store<u64>(plIdx + (<usize>j << 3), pIdx);
           store<u64>(plGpu + (<usize>j << 3), pGpu);
+          store<f64>(plMin + (<usize>j << 3), pMin);
           if (matrix != 0) {
             // The set score, incrementally: plGains row j - 1 holds each GPU's pair scores to picks
             // 0..j-1; row j adds g's matrix row to it (v128, four GPUs per add) for the next pick.
             const prev = plGains + (<usize>(j - 1) << 8);
             if (j > 0) pScore += load<i32>(prev + (<usize>g << 2));
             store<i32>(plScore + (<usize>j << 2), pScore);
-            if (j < n - 1) {
-              const row = matrix + (<usize>(g * gpus) << 2);
-              const to = plGains + (<usize>j << 8);
-              for (let w = 0; w < gpus; w += 4) {
-                const o = <usize>w << 2;
-                v128.store(to + o, j > 0 ? i32x4.add(v128.load(prev + o), v128.load(row + o)) : v128.load(row + o));
-              }
+            const row = matrix + (<usize>(g * gpus) << 2);
+            const to = plGains + (<usize>j << 8);
+            for (let w = 0; w < gpus; w += 4) {
+              const o = <usize>w << 2;
+              v128.store(to + o, j > 0 ? i32x4.add(v128.load(prev + o), v128.load(row + o)) : v128.load(row + o));
             }
           }
         }
-        // Pass 0 lists only GPUs that fit; pass 1 leaves out the subsets pass 0 saw. Pass 1 starts
-        // only while the list lacks `limit` eviction-free options, and what it adds evicts: that
-        // stays so for the whole pass, so every subset that needs an eviction is tried.
-        const lacking = pass == 1 && (pIdx & ~freeIdx) != 0;
-        if (pass == 0 || lacking) {
-          const mask = pGpu;
-          let ev: i32 = 0;
-          let bytes: f64 = 0;
-          let planned: u64 = 0;
-          if (lacking) {
-            if (bitPlans) {
-              // The set's plan is the union of its members' own plans; its bytes are summed (in
-              // slot order, as evictionPlan does) only when the count leaves it in the running.
+        // The last pick, from its current index to the end of the list: each set is the prefix plus
+        // one GPU, its score the prefix's plus that GPU's pair scores to the prefix (plGains row n - 2).
+        const gains = n > 1 && matrix != 0 ? plGains + (<usize>(n - 2) << 8) : 0;
+        // Pass 0 with `limit` kept: a set scoring under `bar` is behind the last kept one, and so is
+        // one scoring `bar` whose spread metric is under barMin (see scoreBar).
+        let bar = pass == 0 ? scoreBar(count, limit, lastRec, n) : i32.MIN_VALUE;
+        let barMin = load<f64>(lastRec, 32);
+        for (let e = load<i32>(plPick + (<usize>(n - 1) << 2)); e < len; e++) {
+          const g = i32At(list, e);
+          const cScore = gains != 0 ? pScore + load<i32>(gains + (<usize>g << 2)) : pScore;
+          if (bar != i32.MIN_VALUE) {
+            if (cScore < bar) continue;
+            // Without eviction the smallest memory left is the smallest free memory less the share
+            // (rounding is monotonic, so the minimum commutes with the subtraction).
+            if (cScore == bar && !isPack && min(pMin, f64At(free, g)) - share < barMin) continue;
+          }
+          const cIdx = pIdx | ((<u64>1) << e);
+          const cGpu = pGpu | ((<u64>1) << g);
+          // Pass 0 lists only GPUs that fit; pass 1 leaves out the subsets pass 0 saw. Pass 1 starts
+          // only while the list lacks `limit` eviction-free options, and what it adds evicts: that
+          // stays so for the whole pass, so every subset that needs an eviction is tried.
+          const lacking = pass == 1 && (cIdx & ~freeIdx) != 0;
+          if (pass == 0 || lacking) {
+            const mask = cGpu;
+            let ev: i32 = 0;
+            let bytes: f64 = 0;
+            let planned: u64 = 0;
+            if (lacking) {
+              if (bitPlans) {
+                // The set's plan is the union of its members' own plans; its bytes are summed (in
+                // slot order, as evictionPlan does) only when the count leaves it in the running.
+                let rest = mask;
+                while (rest != 0) {
+                  const p = <i32>ctz(rest);
+                  rest &= rest - 1;
+                  planned |= load<u64>(plOwn + (<usize>p << 3));
+                }
+                ev = <i32>popcnt(planned);
+                if (count == limit && ev > load<i32>(lastRec, 8)) ev = -1;
+                else {
+                  let e = planned;
+                  while (e != 0) {
+                    const k = <i32>ctz(e);
+                    e &= e - 1;
+                    bytes += f64At(plWeight, k);
+                  }
+                }
+              } else {
+                // With `limit` kept, a plan that passes the last kept one's evictions (or matches them
+                // with more bytes) cannot enter: it stops there.
+                const full = count == limit;
+                ev = evictionPlan(mask, share, free, staleMasks, staleBytes, staleCount, avail, 0, full ? load<i32>(lastRec, 8) : -1, full ? load<f64>(lastRec, 24) : 0);
+                bytes = lastEvictedBytes;
+              }
+            }
+            const score = cScore;
+            // With `limit` kept, a candidate already behind the last kept one on (evictions, evicted
+            // bytes, GPUs, score) cannot enter: its free-memory metric is not worked out (the result is
+            // the same; most subsets of a large search end here).
+            let behind = ev < 0;
+            if (!behind && count == limit) {
+              const kEv = load<i32>(lastRec, 8);
+              if (ev != kEv) behind = ev > kEv;
+              else {
+                const kBytes = load<f64>(lastRec, 24);
+                if (bytes != kBytes) behind = bytes > kBytes;
+                else {
+                  const kN = load<i32>(lastRec, 12);
+                  behind = n != kN ? n > kN : score < load<i32>(lastRec, 16);
+                }
+              }
+            }
+            if (!behind) {
+              if (bitPlans) {
+                // Each chosen GPU's memory after the plan: free plus the planned slots touching it, in slot order.
+                let rest = mask;
+                while (rest != 0) {
+                  const p = <i32>ctz(rest);
+                  rest &= rest - 1;
+                  let a = f64At(free, p);
+                  let e = planned & load<u64>(plTouch + (<usize>p << 3));
+                  while (e != 0) {
+                    const k = <i32>ctz(e);
+                    e &= e - 1;
+                    a += f64At(staleBytes, k);
+                  }
+                  store<f64>(avail + (<usize>p << 3), a);
+                }
+              }
+              // Without eviction (pass 0) the memory left on a GPU is its free memory less the share.
+              const left = lacking ? avail : free;
+              let rMin: f64 = Infinity;
+              let rSum: f64 = 0;
               let rest = mask;
               while (rest != 0) {
                 const p = <i32>ctz(rest);
                 rest &= rest - 1;
-                planned |= load<u64>(plOwn + (<usize>p << 3));
+                const r = f64At(left, p) - share;
+                if (r < rMin) rMin = r;
+                rSum += r;
               }
-              ev = <i32>popcnt(planned);
-              if (count == limit && ev > load<i32>(lastRec, 8)) ev = -1;
-              else {
-                let e = planned;
-                while (e != 0) {
-                  const k = <i32>ctz(e);
-                  e &= e - 1;
-                  bytes += f64At(plWeight, k);
+              // Its place: the kept records it ranks before are a tail of the sorted list (the key is a
+              // total order), found by bisection; the last record first, as most candidates lose to it.
+              let at = count;
+              if (at > 0 && ranksBefore(ev, bytes, n, score, rMin, rSum, nodeLoad, rank, mask, isPack, kept + <usize>(at - 1) * REC)) {
+                let lo = 0;
+                let hi = at - 1;
+                while (lo < hi) {
+                  const mid = (lo + hi) >>> 1;
+                  if (ranksBefore(ev, bytes, n, score, rMin, rSum, nodeLoad, rank, mask, isPack, kept + <usize>mid * REC)) hi = mid;
+                  else lo = mid + 1;
+                }
+                at = lo;
+              }
+              if (at < limit) {
+                const last = count < limit ? count : limit - 1;
+                if (last > at) shiftRecords(kept + <usize>at * REC, last - at);
+                const r = kept + <usize>at * REC;
+                store<u64>(r, mask);
+                store<i32>(r, ev, 8);
+                store<i32>(r, n, 12);
+                store<i32>(r, score, 16);
+                store<i32>(r, cand, 20);
+                store<f64>(r, bytes, 24);
+                store<f64>(r, rMin, 32);
+                store<f64>(r, rSum, 40);
+                store<f64>(r, nodeLoad, 48);
+                store<i32>(r, rank, 56);
+                store<u64>(r, planned, 64);
+                if (count < limit) count++;
+                if (pass == 0) {
+                  bar = scoreBar(count, limit, lastRec, n);
+                  barMin = load<f64>(lastRec, 32);
                 }
               }
-            } else {
-              // With `limit` kept, a plan that passes the last kept one's evictions (or matches them
-              // with more bytes) cannot enter: it stops there.
-              const full = count == limit;
-              ev = evictionPlan(mask, share, free, staleMasks, staleBytes, staleCount, avail, 0, full ? load<i32>(lastRec, 8) : -1, full ? load<f64>(lastRec, 24) : 0);
-              bytes = lastEvictedBytes;
-            }
-          }
-          const score = pScore;
-          // With `limit` kept, a candidate already behind the last kept one on (evictions, evicted
-          // bytes, GPUs, score) cannot enter: its free-memory metric is not worked out (the result is
-          // the same; most subsets of a large search end here).
-          let behind = ev < 0;
-          if (!behind && count == limit) {
-            const kEv = load<i32>(lastRec, 8);
-            if (ev != kEv) behind = ev > kEv;
-            else {
-              const kBytes = load<f64>(lastRec, 24);
-              if (bytes != kBytes) behind = bytes > kBytes;
-              else {
-                const kN = load<i32>(lastRec, 12);
-                behind = n != kN ? n > kN : score < load<i32>(lastRec, 16);
-              }
-            }
-          }
-          if (!behind) {
-            if (bitPlans) {
-              // Each chosen GPU's memory after the plan: free plus the planned slots touching it, in slot order.
-              let rest = mask;
-              while (rest != 0) {
-                const p = <i32>ctz(rest);
-                rest &= rest - 1;
-                let a = f64At(free, p);
-                let e = planned & load<u64>(plTouch + (<usize>p << 3));
-                while (e != 0) {
-                  const k = <i32>ctz(e);
-                  e &= e - 1;
-                  a += f64At(staleBytes, k);
-                }
-                store<f64>(avail + (<usize>p << 3), a);
-              }
-            }
-            // Without eviction (pass 0) the memory left on a GPU is its free memory less the share.
-            const left = lacking ? avail : free;
-            let rMin: f64 = Infinity;
-            let rSum: f64 = 0;
-            let rest = mask;
-            while (rest != 0) {
-              const p = <i32>ctz(rest);
-              rest &= rest - 1;
-              const r = f64At(left, p) - share;
-              if (r < rMin) rMin = r;
-              rSum += r;
-            }
-            let at = count;
-            while (at > 0) {
-              if (!ranksBefore(ev, bytes, n, score, rMin, rSum, nodeLoad, rank, mask, isPack, kept + <usize>(at - 1) * REC)) break;
-              at--;
-            }
-            if (at < limit) {
-              const last = count < limit ? count : limit - 1;
-              if (last > at) memory.copy(kept + <usize>(at + 1) * REC, kept + <usize>at * REC, <usize>(last - at) * REC);
-              const r = kept + <usize>at * REC;
-              store<u64>(r, mask);
-              store<i32>(r, ev, 8);
-              store<i32>(r, n, 12);
-              store<i32>(r, score, 16);
-              store<i32>(r, cand, 20);
-              store<f64>(r, bytes, 24);
-              store<f64>(r, rMin, 32);
-              store<f64>(r, rSum, 40);
-              store<f64>(r, nodeLoad, 48);
-              store<i32>(r, rank, 56);
-              if (count < limit) count++;
             }
           }
         }
-        // The next n-combination of 0..len-1 in lexicographic order.
-        let j = n - 1;
+        // The next combination of the prefix (the last pick restarts right after the prefix's last).
+        let j = n - 2;
         while (j >= 0 && load<i32>(plPick + (<usize>j << 2)) == len - n + j) j--;
         if (j < 0) break;
         const v = load<i32>(plPick + (<usize>j << 2)) + 1;
@@ -406,6 +444,36 @@ function searchNode(
   }
   keptCount = count;
   return overflow;
+}
+
+/**
+ * Moves `count` kept records starting at `from` one record up (the last of them onto the record
+ * after it), from the top down, four v128 per record: a short move here costs a fraction of
+ * memory.copy, which the engine runs as a call out of the module. Five v128 per record (REC = 80).
+ */
+function shiftRecords(from: usize, count: i32): void {
+  for (let k = count - 1; k >= 0; k--) {
+    const src = from + <usize>k * REC;
+    const dst = src + REC;
+    v128.store(dst, v128.load(src));
+    v128.store(dst, v128.load(src, 16), 16);
+    v128.store(dst, v128.load(src, 32), 32);
+    v128.store(dst, v128.load(src, 48), 48);
+    v128.store(dst, v128.load(src, 64), 64);
+  }
+}
+
+/**
+ * The lowest score an eviction-free set of n GPUs needs to rank before the last of `count` kept
+ * records: that record's score when the list is full and it evicts nothing and has n GPUs (a set
+ * scoring less is behind it on the ranking key before the free-memory metric); else i32.MIN_VALUE
+ * (no bar). A full list whose last record evicts nothing with fewer GPUs ends the size's search
+ * before this is asked.
+ */
+// @ts-ignore: decorator
+@inline function scoreBar(count: i32, limit: i32, lastRec: usize, n: i32): i32 {
+  if (count < limit || load<i32>(lastRec, 8) != 0 || load<f64>(lastRec, 24) != 0 || load<i32>(lastRec, 12) != n) return i32.MIN_VALUE;
+  return load<i32>(lastRec, 16);
 }
 
 /** ceil-share of size n from the (sizes, shares) table. */
@@ -471,9 +539,27 @@ export function clusterSearch(
     const rec = info + <usize>(load<i32>(r, 20) * INFO) * 4;
     const off = <usize>load<i32>(rec, 4) << 3;
     const staleOff = <usize>load<i32>(rec, 8);
+    const out = evictions + (<usize>i32At(evictStart, k) << 2);
+    if (writePlanned(load<u64>(r, 64), out)) continue;
     const share = shareOfSize(sizes, shares, sizeCount, load<i32>(r, 12));
-    evictionPlan(load<u64>(r), share, free + off, staleMasks + (staleOff << 3), staleBytes + (staleOff << 3), load<i32>(rec, 12), avail, evictions + (<usize>i32At(evictStart, k) << 2));
+    evictionPlan(load<u64>(r), share, free + off, staleMasks + (staleOff << 3), staleBytes + (staleOff << 3), load<i32>(rec, 12), avail, out);
   }
+}
+
+/**
+ * Writes the stale indices of a record's planned evictions (bit set, see REC) to `out`, lowest
+ * first (evictionPlan's order); false when the record was planned slot by slot (planned = 0).
+ */
+function writePlanned(planned: u64, out: usize): bool {
+  if (planned == 0) return false;
+  let e = planned;
+  let j: usize = 0;
+  while (e != 0) {
+    store<i32>(out + (j << 2), <i32>ctz(e));
+    e &= e - 1;
+    j++;
+  }
+  return true;
 }
 
 /** Writes each kept option's first eviction index (prefix sums) and the result header; returns the evictions needed. */
@@ -495,7 +581,7 @@ function writeCounts(count: i32, keptOut: usize, evictStart: usize, overflow: i3
  * `shares` (f64), `staleMasks` (u64 per evictable slot, in eviction order) and `staleBytes` (f64),
  * the pair matrix already loaded (when useScores != 0). Outputs: `kept` (limit records of REC bytes,
  * best first), `evictStart` (limit + 1 i32) and `evictions` (evictCap i32), and the kept records again
- * as columns at `columns` (limit × 40 bytes, see writeColumns). `scratch` holds 6 × 64 f64.
+ * as columns at `columns` (limit × 40 bytes, see writeColumns). `scratch` holds 7 × 64 f64.
  * `result` (3 i32): kept count, overflow size (0 or the size that passed the budget), evictions needed.
  */
 export function placementSearch(
@@ -517,7 +603,9 @@ export function placementSearch(
   for (let k = 0; k < count; k++) {
     const r = keptOut + <usize>k * REC;
     if (load<i32>(r, 8) == 0) continue;
-    evictionPlan(load<u64>(r), shareOfSize(sizes, shares, sizeCount, load<i32>(r, 12)), free, staleMasks, staleBytes, staleCount, avail, evictions + (<usize>i32At(evictStart, k) << 2));
+    const out = evictions + (<usize>i32At(evictStart, k) << 2);
+    if (writePlanned(load<u64>(r, 64), out)) continue;
+    evictionPlan(load<u64>(r), shareOfSize(sizes, shares, sizeCount, load<i32>(r, 12)), free, staleMasks, staleBytes, staleCount, avail, out);
   }
   writeColumns(count, limit, keptOut, columns);
 }

@@ -21,12 +21,12 @@ type PlacementExports = {
 };
 
 /** Kept-candidate record size in bytes (see assembly/placement.ts). */
-const REC = 64;
+const REC = 80;
 /** i32 per candidate in clusterSearch's info, f64 per candidate in its bounds (see assembly/placement.ts). */
 const INFO = 8;
 const FB = 4;
-/** Bytes of the kernels' per-node scratch (6 × 64 f64). */
-const SCRATCH = 384 * 8;
+/** Bytes of the kernels' per-node scratch (7 × 64 f64). */
+const SCRATCH = 448 * 8;
 
 /** `bytes` rounded up to a multiple of 16 (core.reserve's region alignment). */
 function _a16(bytes: number): number {
