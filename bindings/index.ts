@@ -14,7 +14,7 @@ export type DiscoverOptions = {
   refresh?: boolean;
   /** Path of libnvidia-ml to try first (before $GPUALLOC_NVML_LIBRARY, the soname and the distro paths). */
   library?: string;
-  /** When false, try only `library` (or $GPUALLOC_NVML_LIBRARY), not the soname and distro paths. Default true. */
+  /** When false, try only `library` (or $GPUALLOC_NVML_LIBRARY where no library is given), not the soname and distro paths. Default true. */
   fallback?: boolean;
 };
 

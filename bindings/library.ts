@@ -109,12 +109,14 @@ function message(cause: unknown): string {
 
 /**
  * Loads NVML: the `library` option, then $GPUALLOC_NVML_LIBRARY, then the soname, then the distro
- * paths. The first that loads wins; where none does, the error lists what was tried.
+ * paths. The first that loads wins; where none does, the error lists what was tried. Without
+ * `fallback`, only `library` is tried, or $GPUALLOC_NVML_LIBRARY where no library is given.
  */
 export async function loadNvml(library: string | undefined, env: Record<string, string | undefined>, fallback = true): Promise<NvmlApi> {
   const koffi = await loadKoffi();
   const candidates: string[] = [];
-  for (const c of [library, env.GPUALLOC_NVML_LIBRARY, ...(fallback ? NVML_SEARCH_PATHS : [])]) if (c !== undefined && c !== '' && !candidates.includes(c)) candidates.push(c);
+  const named = fallback ? [library, env.GPUALLOC_NVML_LIBRARY, ...NVML_SEARCH_PATHS] : [library ?? env.GPUALLOC_NVML_LIBRARY];
+  for (const c of named) if (c !== undefined && c !== '' && !candidates.includes(c)) candidates.push(c);
   const tried: string[] = [];
   for (const path of candidates) {
     const cached = apis.get(path);

@@ -53,3 +53,25 @@ it('exits 3 with the NVML error name on a driver that is not loaded', async () =
   expect(text.code).toBe(3);
   expect(text.err).toContain('NVML library not found');
 });
+
+it('reads the library named by --library and no other, even where another one loads', async () => {
+  // On a GPU host the driver's libnvidia-ml.so.1 would load; here a working double stands in for it
+  // through $GPUALLOC_NVML_LIBRARY, which a named library must not fall back to either.
+  h.use(configText(dgxA100()));
+  const saved = process.env.GPUALLOC_NVML_LIBRARY;
+  process.env.GPUALLOC_NVML_LIBRARY = h.current;
+  try {
+    const missing = join(h.dir, 'missing.so');
+    const r = await run(['discover', '--library', missing, '--refresh']);
+    expect(r.code).toBe(3);
+    expect(r.out).toBe('');
+    expect(r.err).toContain(`Tried: ${missing}.`);
+    // Without --library, the variable's library is read.
+    const ok = await run(['discover', '--refresh', '--json']);
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.out).gpus).toHaveLength(8);
+  } finally {
+    if (saved === undefined) delete process.env.GPUALLOC_NVML_LIBRARY;
+    else process.env.GPUALLOC_NVML_LIBRARY = saved;
+  }
+});

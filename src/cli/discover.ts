@@ -16,8 +16,9 @@ writes the inventory every other command reads with --inventory FILE.
 Options:
   --out FILE      write the inventory (JSON, schema/inventory.v1.json) to FILE
   --json          print the inventory as JSON on stdout instead of the tables
-  --library PATH  libnvidia-ml to load first (default: $GPUALLOC_NVML_LIBRARY, then
-                  libnvidia-ml.so.1, then the usual distro paths)
+  --library PATH  the libnvidia-ml to read, and no other: exit 3 if it cannot be loaded
+                  (default: $GPUALLOC_NVML_LIBRARY, then libnvidia-ml.so.1, then the usual
+                  distro paths, the first that loads)
   --refresh       ignore this process's cached discovery (only matters in long-lived callers)
 
 Exit codes: 0 success, 2 usage error, 3 NVML error (no library, driver not loaded, a call failed).
@@ -82,7 +83,8 @@ export const command: Command = {
       allowPositionals: false,
     });
     const { discoverDevices } = await import('../../bindings/index.js');
-    const inventory = await discoverDevices({ library: values.library ?? io.env.GPUALLOC_NVML_LIBRARY, refresh: values.refresh === true });
+    // A library named on the command line is the one read (no quiet fall-back to another driver's).
+    const inventory = await discoverDevices({ library: values.library ?? io.env.GPUALLOC_NVML_LIBRARY, refresh: values.refresh === true, fallback: values.library === undefined });
     const json = JSON.stringify(inventory, null, 2) + '\n';
     if (values.out !== undefined) {
       const { writeFile } = await import('node:fs/promises');

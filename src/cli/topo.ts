@@ -77,7 +77,7 @@ export const command: Command = {
     const shown = values.scores === true ? scores.map((row, a) => row.map((s, b) => (a === b ? 'X' : String(s)))) : cells;
     const width = Math.max(6, ...shown.flat().map((c) => c.length + 2), `GPU${n - 1}`.length + 2);
     const pad = (t: string) => t.padEnd(width);
-    let text = pad('') + Array.from({ length: n }, (_, b) => pad(`GPU${b}`)).join('') + 'NUMA Affinity\n';
+    let text = pad('') + Array.from({ length: n }, (_, b) => pad(`GPU${b}`)).join('') + 'GPU NUMA ID\n';
     for (let a = 0; a < n; a++) {
       const numa = inventory.gpus[a]?.numaNode;
       text += pad(`GPU${a}`) + shown[a].map(pad).join('') + (numa === undefined ? 'N/A' : String(numa)) + '\n';
