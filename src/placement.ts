@@ -281,33 +281,30 @@ function _isRecord(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** One GPU entry of a node, checked in order; the error names its field. */
-function _checkGpu(raw: unknown, f: string, seen: Set<number>): { index: number; memoryTotal: number } {
-  const g = requireObject(f, raw);
-  const index = requireInteger(`${f}.index`, g.index, 0, 0x7fffffff);
-  if (seen.has(index)) throw new AllocationError('DUPLICATE_DEVICE', `${f}.index: GPU index ${index} appears twice`, { field: `${f}.index` });
-  seen.add(index);
-  return { index, memoryTotal: requireInteger(`${f}.memoryTotal`, g.memoryTotal, 0, LIMITS.maxBytes) };
+/** `v` when it is a non-negative integer up to `max` (-0 read as 0), else requireInteger's error naming `field()`. */
+function _count(v: unknown, max: number, field: () => string): number {
+  if (_isCount(v, max)) return v === 0 ? 0 : v;
+  return requireInteger(field(), v, 0, max);
 }
 
-/** Validates GPUs, slots and topology of one node (field names prefixed by `prefix`). */
+/**
+ * Validates GPUs, slots and topology of one node (field names prefixed by `prefix`). The checks
+ * run in order and name the field that fails; names are only built for the error.
+ */
 export function validateNode(gpusValue: unknown, slotsValue: unknown, topologyValue: unknown, prefix: string): NodeModel {
   const rawGpus = requireArray(`${prefix}gpus`, gpusValue, LIMITS.maxGpus);
   const list: Array<{ index: number; memoryTotal: number }> = new Array(rawGpus.length);
   const seen = new Set<number>();
   let sorted = true;
   for (let k = 0; k < rawGpus.length; k++) {
+    const at = (): string => `${prefix}gpus[${k}]`;
     const raw = rawGpus[k];
-    let gpu: { index: number; memoryTotal: number };
-    // The common entry (a record of an in-range index not seen yet and a byte count) without building
-    // field names; anything else goes through the checks in order, which name the field.
-    if (_isRecord(raw) && _isCount(raw.index, 0x7fffffff) && !seen.has(raw.index) && _isCount(raw.memoryTotal, LIMITS.maxBytes)) {
-      const index = raw.index | 0;
-      seen.add(index);
-      gpu = { index, memoryTotal: raw.memoryTotal === 0 ? 0 : raw.memoryTotal };
-    } else gpu = _checkGpu(raw, `${prefix}gpus[${k}]`, seen);
-    if (k > 0 && list[k - 1].index > gpu.index) sorted = false;
-    list[k] = gpu;
+    const g = _isRecord(raw) ? raw : requireObject(at(), raw);
+    const index = _count(g.index, 0x7fffffff, () => `${at()}.index`);
+    if (seen.has(index)) throw new AllocationError('DUPLICATE_DEVICE', `${at()}.index: GPU index ${index} appears twice`, { field: `${at()}.index` });
+    seen.add(index);
+    if (k > 0 && list[k - 1].index > index) sorted = false;
+    list[k] = { index, memoryTotal: _count(g.memoryTotal, LIMITS.maxBytes, () => `${at()}.memoryTotal`) };
   }
   if (!sorted) list.sort((a, b) => a.index - b.index);
   let topology: Topology | undefined;
@@ -425,66 +422,41 @@ function _nodeState(node: NodeModel, model: string | undefined, allowEviction: b
 export function validateSlots(value: unknown, field: string, indices: ReadonlySet<number>, ids: Set<string> = new Set()): Slot[] {
   const raw = requireArray(field, value, LIMITS.maxSlotsPerNode);
   const out: Slot[] = new Array(raw.length);
-  for (let k = 0; k < raw.length; k++) out[k] = _plainSlot(raw[k], indices, ids) ?? validateSlot(raw[k], `${field}[${k}]`, indices, ids);
+  for (let k = 0; k < raw.length; k++) out[k] = validateSlot(raw[k], field, k, indices, ids);
   return out;
 }
 
 /**
- * validateSlot's answer for a slot that passes every check, without building a field name; null for
- * any other value (validateSlot then runs the checks in order and names the field that fails).
+ * Validates slot `k` of the list `field` against the node's GPU indices and returns a copy; `ids`
+ * collects slot IDs to catch duplicates. The checks run in order and name the field that fails
+ * (`field[k].gpus[1]`); names are only built for the error.
  */
-function _plainSlot(value: unknown, indices: ReadonlySet<number>, ids: Set<string>): Slot | null {
-  if (!_isRecord(value)) return null;
-  const { id, gpus: gpusRaw, memoryPerGpu, model, lastActivity, stale } = value;
-  if (typeof id !== 'string' || id.length > LIMITS.maxIdLength || ids.has(id)) return null;
-  if (!Array.isArray(gpusRaw) || gpusRaw.length === 0 || gpusRaw.length > LIMITS.maxGpus) return null;
+export function validateSlot(value: unknown, field: string, k: number, indices: ReadonlySet<number>, ids: Set<string>): Slot {
+  const at = (): string => `${field}[${k}]`;
+  const s = _isRecord(value) ? value : requireObject(at(), value);
+  const maxId = LIMITS.maxIdLength;
+  const id = typeof s.id === 'string' && s.id.length <= maxId ? s.id : requireString(`${at()}.id`, s.id, maxId);
+  if (ids.has(id)) throw new AllocationError('DUPLICATE_SLOT', `${at()}.id: slot ID ${describeValue(id)} appears twice`, { field: `${at()}.id` });
+  ids.add(id);
+  const gpusRaw = Array.isArray(s.gpus) && s.gpus.length <= LIMITS.maxGpus ? (s.gpus as unknown[]) : requireArray(`${at()}.gpus`, s.gpus, LIMITS.maxGpus);
+  if (gpusRaw.length === 0) fail('INVALID_ARGUMENT', `${at()}.gpus`, 'at least one GPU index', gpusRaw);
   const gpus: number[] = new Array(gpusRaw.length);
   let sorted = true;
   for (let j = 0; j < gpusRaw.length; j++) {
-    const g = gpusRaw[j];
-    if (!_isCount(g, 0x7fffffff) || !indices.has(g)) return null;
-    const idx = g | 0;
-    for (let i = 0; i < j; i++) if (gpus[i] === idx) return null;
+    const idx = _count(gpusRaw[j], 0x7fffffff, () => `${at()}.gpus[${j}]`);
+    if (!indices.has(idx)) throw new AllocationError('UNKNOWN_DEVICE_ID', `${at()}.gpus[${j}]: GPU index ${idx} is not one of the node's GPUs`, { field: `${at()}.gpus[${j}]` });
+    for (let i = 0; i < j; i++) if (gpus[i] === idx) throw new AllocationError('DUPLICATE_DEVICE', `${at()}.gpus[${j}]: GPU index ${idx} appears twice`, { field: `${at()}.gpus[${j}]` });
     if (j > 0 && gpus[j - 1] > idx) sorted = false;
     gpus[j] = idx;
   }
-  if (!_isCount(memoryPerGpu, LIMITS.maxBytes)) return null;
-  if (model !== undefined && (typeof model !== 'string' || model.length > LIMITS.maxIdLength)) return null;
-  if (lastActivity !== undefined && (typeof lastActivity !== 'number' || !Number.isFinite(lastActivity))) return null;
-  if (stale !== undefined && typeof stale !== 'boolean') return null;
   if (!sorted) gpus.sort((a, b) => a - b);
-  ids.add(id);
-  // The same fields in the same order as validateSlot's copy.
-  const slot: Slot = { id, gpus, memoryPerGpu: memoryPerGpu === 0 ? 0 : memoryPerGpu };
-  if (model !== undefined) slot.model = model;
-  if (lastActivity !== undefined) slot.lastActivity = lastActivity;
-  if (stale !== undefined) slot.stale = stale;
-  return slot;
-}
-
-/** Validates one slot; `ids` collects slot IDs to catch duplicates. */
-export function validateSlot(value: unknown, f: string, indices: ReadonlySet<number>, ids: Set<string>): Slot {
-  const s = requireObject(f, value);
-  const id = requireString(`${f}.id`, s.id, LIMITS.maxIdLength);
-  if (ids.has(id)) throw new AllocationError('DUPLICATE_SLOT', `${f}.id: slot ID ${describeValue(id)} appears twice`, { field: `${f}.id` });
-  ids.add(id);
-  const gpusRaw = requireArray(`${f}.gpus`, s.gpus, LIMITS.maxGpus);
-  if (gpusRaw.length === 0) fail('INVALID_ARGUMENT', `${f}.gpus`, 'at least one GPU index', gpusRaw);
-  const gpus: number[] = [];
-  gpusRaw.forEach((g, j) => {
-    const idx = requireInteger(`${f}.gpus[${j}]`, g, 0, 0x7fffffff);
-    if (!indices.has(idx)) throw new AllocationError('UNKNOWN_DEVICE_ID', `${f}.gpus[${j}]: GPU index ${idx} is not one of the node's GPUs`, { field: `${f}.gpus[${j}]` });
-    if (gpus.includes(idx)) throw new AllocationError('DUPLICATE_DEVICE', `${f}.gpus[${j}]: GPU index ${idx} appears twice`, { field: `${f}.gpus[${j}]` });
-    gpus.push(idx);
-  });
-  gpus.sort((a, b) => a - b);
-  const slot: Slot = { id, gpus, memoryPerGpu: requireInteger(`${f}.memoryPerGpu`, s.memoryPerGpu, 0, LIMITS.maxBytes) };
-  if (s.model !== undefined) slot.model = requireString(`${f}.model`, s.model, LIMITS.maxIdLength);
+  const slot: Slot = { id, gpus, memoryPerGpu: _count(s.memoryPerGpu, LIMITS.maxBytes, () => `${at()}.memoryPerGpu`) };
+  if (s.model !== undefined) slot.model = typeof s.model === 'string' && s.model.length <= maxId ? s.model : requireString(`${at()}.model`, s.model, maxId);
   if (s.lastActivity !== undefined) {
-    if (typeof s.lastActivity !== 'number' || !Number.isFinite(s.lastActivity)) fail('INVALID_ARGUMENT', `${f}.lastActivity`, 'a finite number (ms since the epoch)', s.lastActivity);
+    if (typeof s.lastActivity !== 'number' || !Number.isFinite(s.lastActivity)) fail('INVALID_ARGUMENT', `${at()}.lastActivity`, 'a finite number (ms since the epoch)', s.lastActivity);
     slot.lastActivity = s.lastActivity;
   }
-  if (s.stale !== undefined) slot.stale = requireBoolean(`${f}.stale`, s.stale);
+  if (s.stale !== undefined) slot.stale = typeof s.stale === 'boolean' ? s.stale : requireBoolean(`${at()}.stale`, s.stale);
   return slot;
 }
 

@@ -196,7 +196,7 @@ export class ClusterState {
       const f = `${field}[${k}].slots`;
       const list = requireArray(f, n.slots, LIMITS.maxSlotsPerNode);
       const known = new Set(this.indices[k]);
-      list.forEach((s, j) => this.addSlot(k, validateSlot(s, `${f}[${j}]`, known, ids)));
+      list.forEach((s, j) => this.addSlot(k, validateSlot(s, f, j, known, ids)));
     });
     for (let k = 0; k < models.length; k++) {
       const start = this.gpuStart[k];

@@ -8,16 +8,42 @@ import type { Kernels } from '../src/kernels.js';
 import { LIMITS } from '../src/limits.js';
 import {
   PLACEMENT_BUDGET, compareEvictionOrder, anyGpuEligible, isEvictable, maskOf, noOptionReason, optionOf, planPlacement, positionMatrix,
-  rejectionsFor, runSearch, shareOf, sizesFor, validatePlanRequest, validateSlot, type NodeModel, type PlacementOption, type PlacementPlan,
-  type PlacementRequest, type PlacementSearch,
+  rejectionsFor, runSearch, shareOf, sizesFor, validatePlanRequest, type NodeModel, type PlacementOption, type PlacementPlan,
+  type PlacementRequest, type PlacementSearch, type Slot,
 } from '../src/placement.js';
 import { topologyFor, type Topology } from '../src/topology.js';
-import { fail, readInput, requireArray, requireInteger, requireObject } from '../src/validate.js';
+import { describeValue, fail, readInput, requireArray, requireBoolean, requireInteger, requireObject, requireString } from '../src/validate.js';
 import { engines } from './engines.js';
 import { applyEdit, hostileEdit } from './fuzz/hostile.js';
 import { placementRequest } from './fuzz/requests.js';
 
 const { wasm, ts } = await engines();
+
+/** validateSlot as it was (every field name built, then checked; commit cf3b161). */
+function oldValidateSlot(value: unknown, f: string, indices: ReadonlySet<number>, ids: Set<string>): Slot {
+  const s = requireObject(f, value);
+  const id = requireString(`${f}.id`, s.id, LIMITS.maxIdLength);
+  if (ids.has(id)) throw new AllocationError('DUPLICATE_SLOT', `${f}.id: slot ID ${describeValue(id)} appears twice`, { field: `${f}.id` });
+  ids.add(id);
+  const gpusRaw = requireArray(`${f}.gpus`, s.gpus, LIMITS.maxGpus);
+  if (gpusRaw.length === 0) fail('INVALID_ARGUMENT', `${f}.gpus`, 'at least one GPU index', gpusRaw);
+  const gpus: number[] = [];
+  gpusRaw.forEach((g, j) => {
+    const idx = requireInteger(`${f}.gpus[${j}]`, g, 0, 0x7fffffff);
+    if (!indices.has(idx)) throw new AllocationError('UNKNOWN_DEVICE_ID', `${f}.gpus[${j}]: GPU index ${idx} is not one of the node's GPUs`, { field: `${f}.gpus[${j}]` });
+    if (gpus.includes(idx)) throw new AllocationError('DUPLICATE_DEVICE', `${f}.gpus[${j}]: GPU index ${idx} appears twice`, { field: `${f}.gpus[${j}]` });
+    gpus.push(idx);
+  });
+  gpus.sort((a, b) => a - b);
+  const slot: Slot = { id, gpus, memoryPerGpu: requireInteger(`${f}.memoryPerGpu`, s.memoryPerGpu, 0, LIMITS.maxBytes) };
+  if (s.model !== undefined) slot.model = requireString(`${f}.model`, s.model, LIMITS.maxIdLength);
+  if (s.lastActivity !== undefined) {
+    if (typeof s.lastActivity !== 'number' || !Number.isFinite(s.lastActivity)) fail('INVALID_ARGUMENT', `${f}.lastActivity`, 'a finite number (ms since the epoch)', s.lastActivity);
+    slot.lastActivity = s.lastActivity;
+  }
+  if (s.stale !== undefined) slot.stale = requireBoolean(`${f}.stale`, s.stale);
+  return slot;
+}
 
 /** validateNode as it was (every field name built, then checked). */
 function oldValidateNode(gpusValue: unknown, slotsValue: unknown, topologyValue: unknown, prefix: string): NodeModel {
@@ -40,9 +66,9 @@ function oldValidateNode(gpusValue: unknown, slotsValue: unknown, topologyValue:
       if (g.index >= topology.gpus) throw new AllocationError('INVALID_TOPOLOGY', `${prefix}topology: GPU index ${g.index} is outside the topology of ${topology.gpus} GPUs`, { field: `${prefix}topology.gpus` });
     }
   }
-  // validateSlot (unchanged) on every slot, with its field name.
+  // validateSlot as it was on every slot, with its field name.
   const ids = new Set<string>();
-  const slots = slotsValue === undefined ? [] : requireArray(`${prefix}slots`, slotsValue, LIMITS.maxSlotsPerNode).map((v, k) => validateSlot(v, `${prefix}slots[${k}]`, seen, ids));
+  const slots = slotsValue === undefined ? [] : requireArray(`${prefix}slots`, slotsValue, LIMITS.maxSlotsPerNode).map((v, k) => oldValidateSlot(v, `${prefix}slots[${k}]`, seen, ids));
   return { index: list.map((g) => g.index), total: list.map((g) => g.memoryTotal), slots, topology };
 }
 
