@@ -1,5 +1,6 @@
 // Deterministic benchmark inputs: every workload's data comes from one seeded PRNG, so two runs
 // (and the wasm and ts backends within a run) time exactly the same requests.
+import { types } from 'node:util';
 import { getPreset } from '../src/presets.js';
 import { inventoryTopology } from '../src/inventory.js';
 import { validateTopology, type Topology } from '../src/topology.js';
@@ -216,11 +217,21 @@ export function clusterNodes(nodes = 5000, gpusPerNode = 8): Array<{ id: string;
   return Array.from({ length: nodes }, (_, n) => ({ id: `node-${n + 1}`, gpus: Array.from({ length: gpusPerNode }, (_, index) => ({ index, memoryTotal: 80 * GIB })) }));
 }
 
-/** `value` frozen all the way down (plain data), as a caller keeping immutable state would hold it. */
-export function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
-    Object.freeze(value);
+/**
+ * `value` frozen all the way down, as a caller keeping immutable state would hold it. Safe on any
+ * input (the hostile-input tests use it too): reads descriptors, never getters; leaves proxies, typed
+ * arrays and ArrayBuffers as they are (a typed array with items cannot be frozen); follows cycles once.
+ */
+export function deepFreeze<T>(value: T, seen = new WeakSet<object>()): T {
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return value;
+  const o = value as unknown as object;
+  if (types.isProxy(o) || seen.has(o)) return value;
+  seen.add(o);
+  if (ArrayBuffer.isView(o) || o instanceof ArrayBuffer) return value;
+  for (const key of Reflect.ownKeys(o)) {
+    const d = Object.getOwnPropertyDescriptor(o, key);
+    if (d !== undefined && 'value' in d) deepFreeze(d.value, seen);
   }
+  Object.freeze(o);
   return value;
 }

@@ -27,10 +27,12 @@ const cache = new Map<string, Inventory>();
  * when NVML cannot be loaded or initialised; a GPU that answers GPU_IS_LOST comes back `lost: true`.
  */
 export async function discoverDevices(options: DiscoverOptions = {}): Promise<Inventory> {
-  const key = options.library ?? process.env.GPUALLOC_NVML_LIBRARY ?? '';
+  // The candidates loadNvml tries, in order: with and without fallback they differ for the same library.
+  const fallback = options.fallback ?? true;
+  const key = `${fallback ? 'fallback' : 'only'}:${options.library ?? process.env.GPUALLOC_NVML_LIBRARY ?? ''}`;
   let inventory = options.refresh === true ? undefined : cache.get(key);
   if (inventory === undefined) {
-    const api = await loadNvml(options.library, process.env, options.fallback ?? true);
+    const api = await loadNvml(options.library, process.env, fallback);
     const raw = readInventory(api, { host: hostname(), cpus: cpus().map((_, i) => String(i)), memory: totalmem() });
     inventory = validateInventory(raw, `NVML (${api.path})`);
     cache.set(key, inventory);

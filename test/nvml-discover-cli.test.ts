@@ -5,6 +5,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import type { Io } from '../src/cli/common.js';
 import { validateInventory } from '../src/inventory.js';
+import { discoverDevices } from '../bindings/index.js';
 import { doubleHarness, type DoubleHarness } from './fixtures/nvml-double/build.js';
 import { configText, dgxA100, driverNotLoaded, expectedGpus } from './fixtures/nvml-double/machines.js';
 
@@ -62,7 +63,10 @@ it('reads the library named by --library and no other, even where another one lo
   process.env.GPUALLOC_NVML_LIBRARY = h.current;
   try {
     const missing = join(h.dir, 'missing.so');
-    const r = await run(['discover', '--library', missing, '--refresh']);
+    // A long-lived caller asked for the same path with fallback first: that inventory (of the
+    // variable's library) is cached, and must not answer a request for that path alone.
+    expect((await discoverDevices({ library: missing, refresh: true })).gpus).toHaveLength(8);
+    const r = await run(['discover', '--library', missing]);
     expect(r.code).toBe(3);
     expect(r.out).toBe('');
     expect(r.err).toContain(`Tried: ${missing}.`);

@@ -5,7 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { placementRequest } from './fuzz/requests.js';
-import { engines, codeOf } from './engines.js';
+import { engines } from './engines.js';
+import { attempt } from './fuzz/hostile.js';
+import { AllocationError } from '../src/errors.js';
 import type { PlacementRequest } from '../src/placement.js';
 
 type Edit = { kind: 'none' | 'memoryPerGpu' | 'stale' | 'dropSlot' | 'gpuMemory' | 'memory' | 'sizes' | 'model' | 'allowEviction'; k: number };
@@ -45,14 +47,16 @@ function edit(r: PlacementRequest, e: Edit): void {
 
 const editArb: fc.Arbitrary<Edit> = fc.record({ kind: fc.constantFrom('none', 'memoryPerGpu', 'stale', 'dropSlot', 'gpuMemory', 'memory', 'sizes', 'model', 'allowEviction'), k: fc.nat(50) });
 
-/** A plan or an error code. */
+/** One call's plan, or its error (code, message and field). */
 function outcome(fn: () => unknown): unknown {
-  const code = codeOf(() => fn());
-  return code === undefined ? fn() : `error ${code}`;
+  const r = attempt(fn);
+  if (r.ok) return r.value;
+  if (!(r.error instanceof AllocationError)) throw r.error;
+  return `error ${r.error.code} ${r.error.message} @${r.error.field}`;
 }
 
 describe('planPlacement node cache', () => {
-  it('a repeated request, edited in place between calls, plans as a fresh clone does', async () => {
+  it('a repeated request, edited in place between calls, plans (or fails) as a fresh clone does, on its first call after the edit', async () => {
     const { wasm, ts } = await engines();
     await fc.assert(
       fc.asyncProperty(placementRequest, fc.array(editArb, { minLength: 1, maxLength: 6 }), async (request, edits) => {

@@ -152,20 +152,8 @@ export function hostileEdit(valid: unknown): fc.Arbitrary<Edit> {
   );
 }
 
-/** Freezes a value and everything reachable from it, without invoking getters or proxy traps. */
-export function deepFreeze<T>(value: T, seen = new WeakSet<object>()): T {
-  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return value;
-  const o = value as unknown as object;
-  if (types.isProxy(o) || seen.has(o)) return value;
-  seen.add(o);
-  if (ArrayBuffer.isView(o) || o instanceof ArrayBuffer) return value; // typed arrays with items cannot be frozen
-  for (const key of Reflect.ownKeys(o)) {
-    const d = Object.getOwnPropertyDescriptor(o, key);
-    if (d !== undefined && 'value' in d) deepFreeze(d.value, seen);
-  }
-  Object.freeze(o);
-  return value;
-}
+// deepFreeze lives with the benchmark inputs (the frozen-node rows use it too).
+export { deepFreeze } from '../../bench/inputs.js';
 
 /**
  * A text picture of a value that never invokes getters or proxy traps: every own property's
