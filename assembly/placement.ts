@@ -495,7 +495,7 @@ function shareOfSize(sizes: usize, shares: usize, sizeCount: i32, n: i32): f64 {
 export function clusterSearch(
   count: i32, info: usize, bounds: usize, free: usize, total: usize, staleMasks: usize, staleBytes: usize, matrices: usize,
   sizes: usize, shares: usize, sizeCount: i32, pack: i32, limit: i32, budget: f64,
-  keptOut: usize, evictStart: usize, evictions: usize, evictCap: i32, scratch: usize, result: usize,
+  keptOut: usize, evictStart: usize, evictions: usize, evictCap: i32, scratch: usize, result: usize, columns: usize,
 ): void {
   kept = keptOut;
   keptCount = 0;
@@ -544,6 +544,7 @@ export function clusterSearch(
     const share = shareOfSize(sizes, shares, sizeCount, load<i32>(r, 12));
     evictionPlan(load<u64>(r), share, free + off, staleMasks + (staleOff << 3), staleBytes + (staleOff << 3), load<i32>(rec, 12), avail, out);
   }
+  writeColumns(n, limit, keptOut, columns);
 }
 
 /**
@@ -581,7 +582,7 @@ function writeCounts(count: i32, keptOut: usize, evictStart: usize, overflow: i3
  * `shares` (f64), `staleMasks` (u64 per evictable slot, in eviction order) and `staleBytes` (f64),
  * the pair matrix already loaded (when useScores != 0). Outputs: `kept` (limit records of REC bytes,
  * best first), `evictStart` (limit + 1 i32) and `evictions` (evictCap i32), and the kept records again
- * as columns at `columns` (limit × 40 bytes, see writeColumns). `scratch` holds 7 × 64 f64.
+ * as columns at `columns` (limit × 44 bytes, see writeColumns). `scratch` holds 7 × 64 f64.
  * `result` (3 i32): kept count, overflow size (0 or the size that passed the budget), evictions needed.
  */
 export function placementSearch(
@@ -611,9 +612,10 @@ export function placementSearch(
 }
 
 /**
- * The kept records as the columns of a PlacementFound, at `columns` (8-byte aligned), each `limit`
+ * The kept records as the columns of a ClusterFound, at `columns` (8-byte aligned), each `limit`
  * entries long, one after another: masks (u64, as two i32 halves), evictCount (i32), score (i32),
- * evictedBytes, remainMin, remainSum (f64). The caller reads them through views, without a copy.
+ * evictedBytes, remainMin, remainSum (f64), node (i32: the candidate, 0 for placementSearch);
+ * limit × 44 bytes. The caller reads them through views, without a copy.
  */
 function writeColumns(count: i32, limit: i32, keptOut: usize, columns: usize): void {
   const L = <usize>limit;
@@ -622,6 +624,7 @@ function writeColumns(count: i32, limit: i32, keptOut: usize, columns: usize): v
   const cBytes = cScore + L * 4;
   const cMin = cBytes + L * 8;
   const cSum = cMin + L * 8;
+  const cNode = cSum + L * 8;
   for (let k = 0; k < count; k++) {
     const r = keptOut + <usize>k * REC;
     const o4 = <usize>k << 2;
@@ -632,5 +635,6 @@ function writeColumns(count: i32, limit: i32, keptOut: usize, columns: usize): v
     store<f64>(cBytes + o8, load<f64>(r, 24));
     store<f64>(cMin + o8, load<f64>(r, 32));
     store<f64>(cSum + o8, load<f64>(r, 40));
+    store<i32>(cNode + o4, load<i32>(r, 20));
   }
 }

@@ -132,7 +132,8 @@ export type ClusterSearch = {
 /**
  * Best candidates over the nodes of a ClusterSearch, best first; evictions index each candidate
  * node's stale list. Entries past `count` are undefined, and the arrays belong to the kernels: they
- * are valid until the next clusterSearch call (ClusterState.plan reads them at once).
+ * are valid until the next kernel call of any kind (the wasm kernels hand out views over the core's
+ * scratch memory; ClusterState.plan reads them at once).
  */
 export type ClusterFound = PlacementFound & {
   /** Candidate node (index into the ClusterSearch arrays) of each kept candidate. */
@@ -176,7 +177,8 @@ export interface PlacementKernels {
    * evicting stale slots in order, each only while a chosen GPU lacks room and the slot frees memory
    * on such a GPU), and keeps the best `limit` by the ranking key (see compareCandidates). Entries
    * past `count` are undefined, and the arrays belong to the kernels: they are valid until the next
-   * placementSearch call (planPlacement reads them at once).
+   * kernel call of any kind (the wasm kernels hand out views over the core's scratch memory, which
+   * the next call reuses; planPlacement reads them at once).
    */
   placementSearch(search: PlacementSearch): PlacementFound;
   /** The same search over several nodes at once, merged across nodes (see ClusterSearch). */

@@ -1,8 +1,9 @@
 // Marshaling for the placement kernels: per-GPU memory as f64, GPU sets as u64 masks (two i32
 // halves), the pair matrix loaded once per topology (one node) or passed with the nodes (cluster);
-// the best candidates come back as records. Views over core memory come from the core (heap32,
-// heapF64), which re-makes them only after the memory grew or the core was re-instantiated.
-import { CLUSTER_EXTRA, foundFor, type ClusterFound, type ClusterSearch, type PlacementFound, type PlacementKernels, type PlacementSearch } from '../placement.js';
+// the best candidates come back as columns the core writes, read through views (see resultViews).
+// Views over core memory come from the core (heap32, heapF64), which re-makes them only after the
+// memory grew or the core was re-instantiated.
+import type { ClusterFound, ClusterSearch, PlacementFound, PlacementKernels, PlacementSearch } from '../placement.js';
 import type { WasmCore } from './core.js';
 
 type PlacementExports = {
@@ -16,7 +17,7 @@ type PlacementExports = {
   clusterSearch(
     count: number, info: number, bounds: number, free: number, total: number, staleMasks: number, staleBytes: number, matrices: number,
     sizes: number, shares: number, sizeCount: number, pack: number, limit: number, budget: number,
-    kept: number, evictStart: number, evictions: number, evictCap: number, scratch: number, result: number,
+    kept: number, evictStart: number, evictions: number, evictCap: number, scratch: number, result: number, columns: number,
   ): void;
 };
 
@@ -27,6 +28,9 @@ const INFO = 8;
 const FB = 4;
 /** Bytes of the kernels' per-node scratch (7 × 64 f64). */
 const SCRATCH = 448 * 8;
+
+/** Bytes of the result columns per kept candidate (see writeColumns in assembly/placement.ts). */
+const COLUMNS = 44;
 
 /** `bytes` rounded up to a multiple of 16 (core.reserve's region alignment). */
 function _a16(bytes: number): number {
@@ -44,71 +48,9 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
     F64 = core.heapF64();
   };
 
-  // clusterSearch's result arrays, reused from call to call (grown on demand, see foundFor).
-  let out: ClusterFound | null = null;
-
-  // placementSearch's result: views over the columns the kernel writes (see writeColumns in
-  // assembly/placement.ts), its eviction starts and its evictions, made again only when the layout
-  // (buffer, block, limit, eviction room) changes; a plan repeated on a node reads them without a copy.
-  let found: PlacementFound | null = null;
-  let foundBuffer: ArrayBufferLike | null = null;
-  let foundAt = -1;
-  let foundLimit = -1;
-  let foundCap = -1;
-  const columnsOf = (buffer: ArrayBufferLike, pColumns: number, pStart: number, pEv: number, limit: number): PlacementFound => {
-    if (found === null || buffer !== foundBuffer || pColumns !== foundAt || limit !== foundLimit || evictCap !== foundCap) {
-      const pEvCount = pColumns + limit * 8;
-      const pScore = pEvCount + limit * 4;
-      const pBytes = pScore + limit * 4;
-      found = {
-        count: 0,
-        masks: new Int32Array(buffer, pColumns, 2 * limit),
-        evictCount: new Int32Array(buffer, pEvCount, limit),
-        score: new Int32Array(buffer, pScore, limit),
-        evictedBytes: new Float64Array(buffer, pBytes, limit),
-        remainMin: new Float64Array(buffer, pBytes + limit * 8, limit),
-        remainSum: new Float64Array(buffer, pBytes + limit * 16, limit),
-        evictStart: new Int32Array(buffer, pStart, limit + 1),
-        evictions: new Int32Array(buffer, pEv, evictCap),
-        overflowSize: 0,
-      };
-      foundBuffer = buffer;
-      foundAt = pColumns;
-      foundLimit = limit;
-      foundCap = evictCap;
-    }
-    return found;
-  };
-
-  /**
-   * Reads `count` kept records at `pKept` (views current), their eviction starts and `need` evictions
-   * into `o` (room made by foundFor); the node column too when `node` is given (clusterSearch).
-   */
-  const readKept = <T extends PlacementFound>(o: T, pKept: number, count: number, pStart: number, pEv: number, need: number, overflowSize: number, node: Int32Array | null): T => {
-    o.count = count;
-    o.overflowSize = overflowSize;
-    const { masks, evictCount, score, evictedBytes, remainMin, remainSum, evictStart, evictions } = o;
-    // Locals, not the closure's views: each closure read is a context load and a check.
-    const I32v = I32;
-    const F64v = F64;
-    const i0 = pKept >> 2;
-    const f0 = pKept >> 3;
-    for (let c = 0; c < count; c++) {
-      const i = i0 + c * (REC >> 2);
-      const f = f0 + c * (REC >> 3);
-      masks[2 * c] = I32v[i];
-      masks[2 * c + 1] = I32v[i + 1];
-      evictCount[c] = I32v[i + 2];
-      score[c] = I32v[i + 4];
-      if (node !== null) node[c] = I32v[i + 5];
-      evictedBytes[c] = F64v[f + 3];
-      remainMin[c] = F64v[f + 4];
-      remainSum[c] = F64v[f + 5];
-    }
-    for (let c = 0; c <= count; c++) evictStart[c] = I32v[(pStart >> 2) + c];
-    for (let k = 0; k < need; k++) evictions[k] = I32v[(pEv >> 2) + k];
-    return o;
-  };
+  // Each kernel's result: views over the columns it writes, its eviction starts and its evictions.
+  const placementResult = resultViews();
+  const clusterResult = resultViews();
 
   return {
     placementSearch(s: PlacementSearch): PlacementFound {
@@ -132,7 +74,7 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
         const oScratch = oEv + _a16(evictCap * 4);
         const oResult = oScratch + SCRATCH;
         const oColumns = oResult + 16;
-        const base = core.reserveBlock(oColumns + limit * 40);
+        const base = core.reserveBlock(oColumns + limit * COLUMNS);
         const pFree = base + oFree;
         const pTotal = base + oTotal;
         const pSizes = base + oSizes;
@@ -177,10 +119,7 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
           while (evictCap < need) evictCap *= 2;
           continue;
         }
-        const o = columnsOf(I32.buffer, pColumns, pStart, pEv, limit);
-        o.count = count;
-        o.overflowSize = overflowSize;
-        return o;
+        return placementResult(I32.buffer, pColumns, pStart, pEv, limit, evictCap, count, overflowSize, -1);
       }
     },
 
@@ -197,8 +136,8 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
       }
       const S = s.staleStart[C] - s.staleStart[0];
       for (;;) {
-        const [pInfo, pBounds, pFree, pTotal, pMasks, pBytes, pMat, pSizes, pShares, pKept, pStart, pEv, pScratch, pResult] = core.reserve([
-          C * INFO * 4, C * FB * 8, G * 8, G * 8, S * 8, S * 8, M * 4, sizeCount * 4, sizeCount * 8, limit * REC, (limit + 1) * 4, evictCap * 4, SCRATCH, 16,
+        const [pInfo, pBounds, pFree, pTotal, pMasks, pBytes, pMat, pSizes, pShares, pKept, pStart, pEv, pScratch, pResult, pColumns] = core.reserve([
+          C * INFO * 4, C * FB * 8, G * 8, G * 8, S * 8, S * 8, M * 4, sizeCount * 4, sizeCount * 8, limit * REC, (limit + 1) * 4, evictCap * 4, SCRATCH, 16, limit * COLUMNS,
         ]);
         views();
         // Each candidate's GPUs, slots and matrix go in packed, one after another (element loops:
@@ -249,7 +188,7 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
         }
         const ex = core.exports as unknown as PlacementExports;
         // The kernel allocates nothing, so the views stay valid across the call.
-        core.call(() => ex.clusterSearch(C, pInfo, pBounds, pFree, pTotal, pMasks, pBytes, pMat, pSizes, pShares, sizeCount, s.pack ? 1 : 0, limit, s.budget, pKept, pStart, pEv, evictCap, pScratch, pResult));
+        core.call(() => ex.clusterSearch(C, pInfo, pBounds, pFree, pTotal, pMasks, pBytes, pMat, pSizes, pShares, sizeCount, s.pack ? 1 : 0, limit, s.budget, pKept, pStart, pEv, evictCap, pScratch, pResult, pColumns));
         const r = pResult >> 2;
         const count = I32[r];
         const overflowSize = I32[r + 1];
@@ -259,11 +198,51 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
           while (evictCap < need) evictCap *= 2;
           continue;
         }
-        // Into the reusable result (valid until the next call).
-        out = foundFor(out, count, need, CLUSTER_EXTRA);
-        out.overflowNode = overflowNode;
-        return readKept(out, pKept, count, pStart, pEv, need, overflowSize, out.node);
+        return clusterResult(I32.buffer, pColumns, pStart, pEv, limit, evictCap, count, overflowSize, overflowNode);
       }
     },
+  };
+}
+
+/**
+ * A kernel's result as views over the core memory it was written to: the columns (writeColumns in
+ * assembly/placement.ts), the eviction starts and the evictions. The views are made again only when
+ * the layout changes (buffer, block, limit, eviction room), so a repeated search reads its result
+ * without a copy. They stay valid until the next call into the core.
+ */
+function resultViews(): (buffer: ArrayBufferLike, pColumns: number, pStart: number, pEv: number, limit: number, evictCap: number, count: number, overflowSize: number, overflowNode: number) => ClusterFound {
+  let o: ClusterFound | null = null;
+  let lastBuffer: ArrayBufferLike | null = null;
+  let lastAt = -1;
+  let lastLimit = -1;
+  let lastCap = -1;
+  return (buffer, pColumns, pStart, pEv, limit, evictCap, count, overflowSize, overflowNode) => {
+    if (o === null || buffer !== lastBuffer || pColumns !== lastAt || limit !== lastLimit || evictCap !== lastCap) {
+      const pEvCount = pColumns + limit * 8;
+      const pScore = pEvCount + limit * 4;
+      const pBytes = pScore + limit * 4;
+      o = {
+        count: 0,
+        masks: new Int32Array(buffer, pColumns, 2 * limit),
+        evictCount: new Int32Array(buffer, pEvCount, limit),
+        score: new Int32Array(buffer, pScore, limit),
+        evictedBytes: new Float64Array(buffer, pBytes, limit),
+        remainMin: new Float64Array(buffer, pBytes + limit * 8, limit),
+        remainSum: new Float64Array(buffer, pBytes + limit * 16, limit),
+        node: new Int32Array(buffer, pBytes + limit * 24, limit),
+        evictStart: new Int32Array(buffer, pStart, limit + 1),
+        evictions: new Int32Array(buffer, pEv, evictCap),
+        overflowSize: 0,
+        overflowNode: -1,
+      };
+      lastBuffer = buffer;
+      lastAt = pColumns;
+      lastLimit = limit;
+      lastCap = evictCap;
+    }
+    o.count = count;
+    o.overflowSize = overflowSize;
+    o.overflowNode = overflowNode;
+    return o;
   };
 }
