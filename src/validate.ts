@@ -107,6 +107,8 @@ type Reused = { copy: object; tape: unknown[] | null };
 
 /** Copies made by readInput with `reuse`, by the caller's object (see sameData). */
 const reused = new WeakMap<object, Reused>();
+/** The same records by their copy: a tape refers to a child's record instead of repeating its data (SUB_MARK). */
+const reusedOf = new WeakMap<object, Reused>();
 
 /** Frozen copies made by readInput with `reuse` (each with everything below it). */
 const snapshots = new WeakSet<object>();
@@ -178,6 +180,12 @@ const OBJECT_MARK = Object.freeze({ mark: 'object' });
  */
 const LEAF_MARK = Object.freeze({ mark: 'leaf' });
 const OPAQUE_MARK = Object.freeze({ mark: 'opaque' });
+/**
+ * A child copy with a record of its own (reusedOf), followed by that record: compared through the
+ * child's own tape (sameData), so a parent's tape holds only what sits between it and such children,
+ * and a parent copied again (one field changed) rebuilds a short tape, not the whole tree's.
+ */
+const SUB_MARK = Object.freeze({ mark: 'sub' });
 
 /** A primitive (what a tape holds as itself). */
 function isPrimitive(v: unknown): boolean {
@@ -195,23 +203,31 @@ function isPrimsCopy(v: unknown): boolean {
  * object is OBJECT_MARK (LEAF_MARK when every value is a primitive or a PRIMS_MARK array), its key
  * count, then each key and its value; a typed array, an ArrayBuffer or a snapshot the caller passed
  * in (see makeSnapshot) is OPAQUE_MARK and the object itself (compared by identity); so is the copy
- * of a deeply frozen caller object (see frozenData), as that object.
+ * of a deeply frozen caller object (see frozenData), as that object. A child copy other than a flat
+ * record that has a record of its own is SUB_MARK and that record (`self`, the copy being flattened,
+ * is written out).
  */
-function tapeOf(copy: unknown, tape: unknown[]): unknown[] {
+function tapeOf(copy: unknown, tape: unknown[], self: Reused | null): unknown[] {
   if (copy === null || typeof copy !== 'object') tape.push(copy);
   else if (ArrayBuffer.isView(copy) || copy instanceof ArrayBuffer) tape.push(OPAQUE_MARK, copy);
   else if (frozenSource.has(copy)) tape.push(OPAQUE_MARK, frozenSource.get(copy));
-  else if (Array.isArray(copy)) {
-    tape.push(copy.every(isPrimitive) ? PRIMS_MARK : ARRAY_MARK, copy.length);
-    for (let k = 0; k < copy.length; k++) tapeOf(copy[k], tape);
-  } else {
-    const keys = Object.keys(copy);
-    const values = keys.map((key) => (copy as Record<string, unknown>)[key]);
-    tape.push(values.every((v) => isPrimitive(v) || isPrimsCopy(v)) ? LEAF_MARK : OBJECT_MARK, keys.length);
-    keys.forEach((key, k) => {
-      tape.push(key);
-      tapeOf(values[k], tape);
-    });
+  else if (Array.isArray(copy) && copy.every(isPrimitive)) tape.push(PRIMS_MARK, copy.length, ...copy);
+  else {
+    const keys = Array.isArray(copy) ? null : Object.keys(copy);
+    const leaf = keys !== null && keys.every((key) => isPrimitive((copy as Record<string, unknown>)[key]) || isPrimsCopy((copy as Record<string, unknown>)[key]));
+    const sub = leaf ? undefined : reusedOf.get(copy);
+    if (sub !== undefined && sub !== self) tape.push(SUB_MARK, sub);
+    else if (keys === null) {
+      const items = copy as unknown[];
+      tape.push(ARRAY_MARK, items.length);
+      for (let k = 0; k < items.length; k++) tapeOf(items[k], tape, null);
+    } else {
+      tape.push(leaf ? LEAF_MARK : OBJECT_MARK, keys.length);
+      for (const key of keys) {
+        tape.push(key);
+        tapeOf((copy as Record<string, unknown>)[key], tape, null);
+      }
+    }
   }
   return tape;
 }
@@ -230,6 +246,34 @@ function samePrimsAt(value: unknown, tape: unknown[], pos: number, length: numbe
 }
 
 /**
+ * The flat record (LEAF_MARK) whose tape starts at `tape[pos]` against `item`, an object that is
+ * not an array, typed array or ArrayBuffer: keys and values in one loop, a value that is an array of
+ * primitives in a nested one. The position after it, or -1 at the first difference.
+ */
+function sameLeafAt(item: object, tape: unknown[], pos: number): number {
+  const count = tape[pos + 1] as number;
+  pos += 2;
+  let seen = 0;
+  for (const key in item) {
+    if (!hasOwn.call(item, key)) break;
+    if (seen === count || key !== tape[pos]) return -1;
+    seen++;
+    const v = tape[pos + 1];
+    const x: unknown = (item as Record<string, unknown>)[key];
+    if (v === PRIMS_MARK) {
+      if ((pos = samePrimsAt(x, tape, pos + 3, tape[pos + 2] as number)) < 0) return -1;
+    } else if (Object.is(x, v)) pos += 2;
+    else return -1;
+  }
+  return seen === count ? pos : -1;
+}
+
+/** An object that a copy would make a record of (not an array, a typed array or an ArrayBuffer, which pass as they are). */
+function isRecordLike(v: object): boolean {
+  return !Array.isArray(v) && !ArrayBuffer.isView(v) && !(v instanceof ArrayBuffer);
+}
+
+/**
  * Whether `value` still holds the data whose tape starts at `tape[pos]` (`value` at nesting `depth`):
  * the position after that data, or -1 at the first difference. Reads what a copy would read, each
  * getter once: array items 0..length-1; an object's own enumerable string keys in order, with their
@@ -243,6 +287,7 @@ function sameAt(value: unknown, tape: unknown[], pos: number, depth: number): nu
   if (t === null || typeof t !== 'object') return Object.is(value, t) ? pos + 1 : -1;
   if (value === null || typeof value !== 'object' || depth >= MAX_INPUT_DEPTH) return -1;
   if (t === OPAQUE_MARK) return value === tape[pos + 1] ? pos + 2 : -1;
+  if (t === SUB_MARK) return sameData(value, tape[pos + 1] as Reused, depth) ? pos + 2 : -1;
   if (t === PRIMS_MARK) return samePrimsAt(value, tape, pos + 2, tape[pos + 1] as number);
   if (t === ARRAY_MARK) {
     if (!Array.isArray(value)) return -1;
@@ -255,33 +300,17 @@ function sameAt(value: unknown, tape: unknown[], pos: number, depth: number): nu
       if (c === null || typeof c !== 'object') {
         if (!Object.is(item, c)) return -1;
         pos++;
-      } else if (c === LEAF_MARK && item !== null && typeof item === 'object' && depth + 2 < MAX_INPUT_DEPTH && (tape[pos + 1] as number) > 0 && !Array.isArray(item) && !ArrayBuffer.isView(item)) {
-        // The common array of flat records (topology links, GPUs, slots), inline: keys and values in
-        // one loop, a value that is an array of primitives in a nested one. (An ArrayBuffer has no
-        // own enumerable key: it cannot match count > 0.)
-        const count = tape[pos + 1] as number;
-        pos += 2;
-        let seen = 0;
-        for (const key in item) {
-          if (!hasOwn.call(item, key)) break;
-          if (seen === count || key !== tape[pos]) return -1;
-          seen++;
-          const v = tape[pos + 1];
-          const x: unknown = (item as Record<string, unknown>)[key];
-          if (v === PRIMS_MARK) {
-            if ((pos = samePrimsAt(x, tape, pos + 3, tape[pos + 2] as number)) < 0) return -1;
-          } else if (Object.is(x, v)) pos += 2;
-          else return -1;
-        }
-        if (seen !== count) return -1;
+      } else if (c === LEAF_MARK && item !== null && typeof item === 'object' && depth + 2 < MAX_INPUT_DEPTH && isRecordLike(item)) {
+        // The common array of flat records (topology links, GPUs, slots), inline.
+        if ((pos = sameLeafAt(item, tape, pos)) < 0) return -1;
       } else if ((pos = sameAt(item, tape, pos, depth + 1)) < 0) return -1;
     }
     return pos;
   }
   // OBJECT_MARK or LEAF_MARK: a copied object.
-  if (Array.isArray(value) || ArrayBuffer.isView(value)) return -1;
+  if (!isRecordLike(value)) return -1;
+  if (t === LEAF_MARK && depth + 1 < MAX_INPUT_DEPTH) return sameLeafAt(value, tape, pos);
   const count = tape[pos + 1] as number;
-  if (count === 0 && value instanceof ArrayBuffer) return -1;
   pos += 2;
   let seen = 0;
   for (const key in value) {
@@ -303,12 +332,16 @@ function sameAt(value: unknown, tape: unknown[], pos: number, depth: number): nu
  * the walk (a cycle added since cannot loop), each getter runs once, and any difference says no.
  */
 function sameData(value: object, earlier: Reused, depth: number): boolean {
-  const tape = earlier.tape ?? (earlier.tape = tapeOf(earlier.copy, []));
+  const tape = earlier.tape ?? (earlier.tape = tapeOf(earlier.copy, [], earlier));
   return sameAt(value, tape, 0, depth) === tape.length;
 }
 
 /** Most levels of nesting read from a caller's input (LIMITS.maxDepth). */
 const MAX_INPUT_DEPTH = LIMITS.maxDepth;
+
+/** The copy of every empty array and every object without keys read with `reuse` (frozen snapshots). */
+const EMPTY_ARRAY: readonly unknown[] = makeSnapshot([]);
+const EMPTY_OBJECT: Readonly<Record<string, unknown>> = makeSnapshot({});
 
 /**
  * Reads a caller's input once into plain data the engine owns: arrays and plain objects are copied
@@ -332,7 +365,8 @@ export function readInput(field: string, value: unknown, prefix = true, reuse = 
       if (!(ArrayBuffer.isView(value) || value instanceof ArrayBuffer)) {
         const earlier = reused.get(value);
         if (earlier !== undefined) {
-          if (deepFrozen.has(value) || sameData(value, earlier, 0)) return earlier.copy;
+          // A deeply frozen object's copy has the tape [OPAQUE_MARK, object]: one identity compare.
+          if (sameData(value, earlier, 0)) return earlier.copy;
           compared = value; // changed: copied below, without comparing again
         }
       }
@@ -373,15 +407,11 @@ function readFresh(field: string, value: unknown, prefix: boolean, reuse: boolea
     return path;
   };
   // A leaf (an object or array holding primitives only) cannot take part in a cycle and costs no
-  // more to copy twice than to look up: it enters `open` / `copies` only once a child is an object.
-  const readChild = (parent: object, item: unknown, depth: number): unknown => {
-    if (item === null || typeof item !== 'object') return item;
-    open.add(parent);
-    return read(item, depth + 1);
-  };
+  // more to copy twice than to look up: it enters `open` / `copies` only at its first child that is
+  // an object (`entered`).
   const read = (v: unknown, depth: number): unknown => {
     if (v === null || typeof v !== 'object') return v;
-    if (v !== compared && (ArrayBuffer.isView(v) || v instanceof ArrayBuffer)) return v;
+    if (ArrayBuffer.isView(v) || v instanceof ArrayBuffer) return v;
     if (reuse && snapshots.has(v)) {
       // Frozen data the engine made (an earlier copy, validateTopology's result): nothing can change it.
       frozenSource.set(v, v);
@@ -396,16 +426,27 @@ function readFresh(field: string, value: unknown, prefix: boolean, reuse: boolea
       // same copy again, so the identity caches behind it (validated topology, the pair-score matrix
       // loaded in the core) still hit. sameData reads each getter once, like a copy would.
       const earlier = reused.get(v);
-      if (earlier !== undefined && (deepFrozen.has(v) || sameData(v, earlier, depth))) return earlier.copy;
+      if (earlier !== undefined && sameData(v, earlier, depth)) return earlier.copy;
     }
     let copy: unknown;
+    let entered = false;
+    const child = (item: unknown): unknown => {
+      if (item === null || typeof item !== 'object') return item;
+      if (!entered) {
+        open.add(v);
+        entered = true;
+      }
+      return read(item, depth + 1);
+    };
     if (Array.isArray(v)) {
       const length = v.length;
       if (length > LIMITS.maxIds) fail('LIMIT_EXCEEDED', pathOf(), `at most ${LIMITS.maxIds} items`, `an array of ${length}`);
+      // Every empty array read with `reuse` is one snapshot, so copies that hold one keep their identity.
+      if (length === 0 && reuse) return EMPTY_ARRAY;
       const out = new Array<unknown>(length);
       for (let k = 0; k < length; k++) {
         keys.push(k);
-        out[k] = readChild(v, v[k], depth);
+        out[k] = child(v[k]);
         keys.pop();
       }
       copy = out;
@@ -414,10 +455,11 @@ function readFresh(field: string, value: unknown, prefix: boolean, reuse: boolea
       // becomes a plain object, which validation then judges like any other), so no inherited getter runs later.
       const own = Object.keys(v);
       if (own.length > LIMITS.maxIds) fail('LIMIT_EXCEEDED', pathOf(), `an object of at most ${LIMITS.maxIds} keys`, `${own.length} keys`);
+      if (own.length === 0 && reuse) return EMPTY_OBJECT;
       const out: Record<string, unknown> = {};
       for (const key of own) {
         keys.push(key);
-        const item = readChild(v, (v as Record<string, unknown>)[key], depth);
+        const item = child((v as Record<string, unknown>)[key]);
         keys.pop();
         // Plain assignment is several times faster than defineProperty; only `__proto__` needs the latter.
         if (key === '__proto__') setOwn(out, key, item);
@@ -432,10 +474,13 @@ function readFresh(field: string, value: unknown, prefix: boolean, reuse: boolea
         frozenSource.set(copy as object, v);
       }
     }
-    if (open.delete(v)) {
+    if (entered) {
+      open.delete(v);
       copies.set(v, copy);
       if (reuse) {
-        reused.set(v, { copy: copy as object, tape: null });
+        const record: Reused = { copy: copy as object, tape: null };
+        reused.set(v, record);
+        reusedOf.set(copy as object, record);
         snapshots.add(copy as object);
       }
     }

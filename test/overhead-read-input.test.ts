@@ -8,6 +8,7 @@ import { isSnapshot, readInput } from '../src/validate.js';
 import { AllocationError } from '../src/errors.js';
 import { LIMITS } from '../src/limits.js';
 import { topologyFor } from '../src/topology.js';
+import { deepFreeze } from '../bench/inputs.js';
 
 /** The compare readInput used before its tape (commit cf3b161), as the oracle. */
 function oldSameData(value: unknown, copy: unknown, depth: number): boolean {
@@ -47,10 +48,12 @@ function canon(value: unknown, ids = new Map<object, number>()): string {
 }
 
 const SHARED_VIEW = new Int32Array([1, 2, 3]);
+/** An ArrayBuffer with own enumerable keys (passes through a copy as it is, never as a record). */
+const KEYED_BUFFER = Object.assign(new ArrayBuffer(8), { 0: 1, 1: 2 });
 const INHERITED = { b: 1, pcie: 'PIX' }; // enumerable fields an object may inherit
 
 const primitive = fc.oneof(
-  fc.constantFrom<unknown>(0, -0, NaN, 1, -1, 2.5, Infinity, '', 'a', 'b', 'PIX', 'SYS', true, false, null, undefined, 10n, SHARED_VIEW),
+  fc.constantFrom<unknown>(0, -0, NaN, 1, -1, 2.5, Infinity, '', 'a', 'b', 'PIX', 'SYS', true, false, null, undefined, 10n, SHARED_VIEW, KEYED_BUFFER),
   fc.integer({ min: -3, max: 20 }),
 );
 const key = fc.constantFrom('a', 'b', 'pcie', 'nvlink', 'gpus', 'links', '0', '1', '__proto__', 'x');
@@ -62,10 +65,11 @@ const data = fc.letrec<{ value: unknown }>((tie) => ({
     primitive,
     fc.array(tie('value'), { maxLength: 5 }),
     fc.array(fc.tuple(key, tie('value')), { maxLength: 5 }).chain((entries) =>
-      fc.constantFrom('plain', 'plain', 'plain', 'null', 'inherit').map((kind) => {
+      fc.constantFrom('plain', 'plain', 'plain', 'null', 'inherit', 'frozen').map((kind) => {
         const o: Record<string, unknown> = kind === 'null' ? Object.create(null) : kind === 'inherit' ? Object.create(INHERITED) : {};
         for (const [k, v] of entries) Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
-        return o;
+        // Frozen all the way down, as immutable-state callers hold data (read once, then by identity).
+        return kind === 'frozen' ? deepFreeze(o) : o;
       }),
     ),
   ),
@@ -79,16 +83,21 @@ const edit: fc.Arbitrary<Edit> = fc.record({
   value: fc.oneof(primitive, data),
 });
 
-/** Applies `e` in place somewhere inside `root` (objects picked along `path` by child index). */
+/** A typed array or an ArrayBuffer: shared constants of the generator (SHARED_VIEW, KEYED_BUFFER) that edits leave alone. */
+function isBuffer(v: object): boolean {
+  return ArrayBuffer.isView(v) || v instanceof ArrayBuffer;
+}
+
+/** Applies `e` in place somewhere inside `root` (objects picked along `path` by child index; frozen objects and buffers are left as they are). */
 function applyEdit(root: unknown, e: Edit): void {
   let target = root;
   for (const step of e.path) {
-    if (target === null || typeof target !== 'object' || ArrayBuffer.isView(target)) break;
-    const children = Object.keys(target).map((k) => (target as Record<string, unknown>)[k]).filter((c) => c !== null && typeof c === 'object' && !ArrayBuffer.isView(c));
+    if (target === null || typeof target !== 'object' || isBuffer(target)) break;
+    const children = Object.keys(target).map((k) => (target as Record<string, unknown>)[k]).filter((c) => c !== null && typeof c === 'object' && !isBuffer(c));
     if (children.length === 0) break;
     target = children[step % children.length];
   }
-  if (target === null || typeof target !== 'object' || ArrayBuffer.isView(target)) return;
+  if (target === null || typeof target !== 'object' || isBuffer(target) || Object.isFrozen(target)) return;
   const t = target as Record<string, unknown>;
   const keys = Object.keys(t);
   const existing = keys.length > 0 ? keys[e.key.length % keys.length] : e.key;
@@ -181,6 +190,9 @@ describe('readInput reuse: the tape compare', () => {
       ['typed array', (h) => (h.one = new Int32Array([1, 2]))],
       ['array', (h) => (h.one = [1, 2])],
       ['ArrayBuffer for {}', (h) => (h.none = new ArrayBuffer(8))],
+      // An ArrayBuffer can have own enumerable keys too: still never a record.
+      ['ArrayBuffer with the same keys', (h) => (h.one = Object.assign(new ArrayBuffer(8), { 0: 1, 1: 2 }))],
+      ['ArrayBuffer with the same keys in an array', (h) => ((h.list as unknown[])[0] = Object.assign(new ArrayBuffer(8), { 0: 1, 1: 2 }))],
     ];
     for (const [what, swap] of swaps) {
       const value = { list: [{ 0: 1, 1: 2 }, {}], one: { 0: 1, 1: 2 }, none: {} } as Record<string, unknown>;
@@ -261,6 +273,31 @@ describe('readInput reuse: the tape compare', () => {
     expect(reads).toBe(1);
     expect(readInput('request', withGetter, false, true)).toBe(copy);
     expect(reads).toBe(2);
+  });
+
+  it('a request copied again for one changed field keeps its unchanged parts, empty lists included, and reads them once each', () => {
+    let linkReads = 0;
+    const link = { a: 0, b: 1 };
+    Object.defineProperty(link, 'nvlink', { get: () => (linkReads++, 2), enumerable: true });
+    const request = { memory: 1, gpus: [{ index: 0 }, { index: 1 }], slots: [] as unknown[], options: {}, topology: { gpus: 2, links: [link] } };
+    const first = readInput('request', request, false, true) as typeof request;
+    expect(isSnapshot(first.slots) && isSnapshot(first.options)).toBe(true);
+    for (let k = 2; k < 6; k++) {
+      request.memory = k;
+      const reads = linkReads;
+      const again = readInput('request', request, false, true) as typeof request;
+      expect(again).not.toBe(first);
+      expect(again.memory).toBe(k);
+      // The same copies of every unchanged part: the identity caches behind them (validated
+      // topology, planPlacement's node) keep hitting while another field changes on every call.
+      expect(again.gpus).toBe(first.gpus);
+      expect(again.slots).toBe(first.slots);
+      expect(again.options).toBe(first.options);
+      expect(again.topology).toBe(first.topology);
+      // One compare of the link per call (the root's compare refers to the topology's record, which
+      // the copy then takes as it is), not one per level.
+      expect(linkReads - reads).toBe(1);
+    }
   });
 
   it('freezes its copies and marks them (isSnapshot); topologyFor finds a marked copy by identity', () => {
