@@ -36,9 +36,11 @@ describe('core caches across arena growth, memory growth and restarts', () => {
     const check = (): void => calls.forEach((call, k) => expect(call(), `call ${k}`).toEqual(expected[k]));
     check();
     const pages = wasm.memoryPages();
+    const arena = wasm.core!.exports.reservedBytes();
     // 1. The arena outgrows its block: a sort of 100,000 IDs needs far more scratch than the calls above.
     const ids = mixedDeviceIds(100_000, 7);
     expect(wasm.naturalSort(ids)).toEqual(ts.naturalSort(ids));
+    expect(wasm.core!.exports.reservedBytes()).toBeGreaterThan(arena);
     check();
     // 2. Memory grows inside a kernel call: besteffort on 20 GPUs grows its 2^20-entry table (16 MiB)
     //    during the call, and the answer is read through a fresh view.
@@ -52,6 +54,7 @@ describe('core caches across arena growth, memory growth and restarts', () => {
     const restarts = wasm.core!.restarts;
     expect(() => wasm._debugTrap(1)).toThrow();
     expect(wasm.core!.restarts).toBe(restarts + 1);
+    expect(wasm.core!.exports.reservedBytes()).toBe(0); // a fresh instance: the arena starts over
     check();
     expect(wasm.allocateAligned(request)).toEqual(ts.allocateAligned(request));
     check();

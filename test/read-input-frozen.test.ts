@@ -69,11 +69,17 @@ describe('readInput and frozen input', () => {
     const second = readInput('gpus', parent, true, true) as Array<typeof child>;
     expect(second).not.toBe(first);
     expect(second[0].memoryTotal).toBe(11);
+    // A typed array passes through uncopied and is compared by identity: the same array gives the
+    // same copy, another with equal items gives a new one.
     const typed = new Int32Array([1, 2]);
-    const holder = Object.freeze({ data: typed, n: 1 });
-    const h1 = readInput('x', holder, true, true) as { data: Int32Array };
+    const holder: { data: Int32Array; n: number } = { data: typed, n: 1 };
+    const h1 = readInput('x', holder, true, true) as typeof holder;
     expect(h1.data).toBe(typed);
     expect(readInput('x', holder, true, true)).toBe(h1);
+    holder.data = new Int32Array([1, 2]);
+    const h2 = readInput('x', holder, true, true) as typeof holder;
+    expect(h2).not.toBe(h1);
+    expect(h2.data).toBe(holder.data);
   });
 
   it('planPlacement on frozen requests, with frozen parts swapped between calls, plans as a fresh clone does', async () => {

@@ -182,13 +182,14 @@ export class WasmCore {
   /**
    * Makes `matrix` (n×n, row-major) the core's pair-score matrix unless it already is: every kernel
    * module loads it through here, so the last load is known without asking the core. Callers must
-   * not change a matrix after passing it (topologyFor's matrices are never changed).
+   * not change a matrix after passing it (topologyFor's matrices are never changed). The matrix goes
+   * through the start of the scratch arena: call this before writing a call's inputs there.
    */
   ensurePairScores(matrix: Int32Array, n: number): void {
     if (matrix === this.pairs && this.pairsGeneration === this.generation) return;
     const ptr = this.reserveBlock(matrix.length * 4);
     this.heap32().set(matrix, ptr >> 2);
-    this.call(() => (this.exports.loadPairScores as (ptr: number, n: number) => number)(ptr, n));
+    this.call(() => this.exports.loadPairScores(ptr, n));
     this.pairs = matrix;
     this.pairsGeneration = this.generation;
   }
