@@ -3,12 +3,12 @@
 // besteffort) is the port of go-gpuallocator's partition enumeration in bench/reference/gpuallocator.ts;
 // where its full run would take seconds to minutes, a bounded prefix of its partitions is timed and
 // scaled to the full partition count.
-import type { Case, ReferenceSpec, Suite } from './harness.js';
+import { searchOf, type Case, type ReferenceSpec, type Suite } from './harness.js';
 import { presetTopology } from './inputs.js';
 import { bestEffortReference } from './reference/gpuallocator.js';
 import { pairScoreMatrix } from '../src/topology.js';
 import { binomial } from '../src/bits.js';
-import { TOPOLOGY_EXACT_SUBSETS, type AlignedPolicy, type AlignedRequest } from '../src/aligned.js';
+import type { AlignedPolicy, AlignedRequest } from '../src/aligned.js';
 import type { Engine } from '../src/engine.js';
 
 /** The two nodes. */
@@ -84,14 +84,13 @@ export const suite: Suite = {
       for (const size of ALIGNED_SIZES) {
         for (const policy of ALIGNED_POLICIES) {
           const request: AlignedRequest = { topology, available, size, policy };
-          // The kernel allocateAligned calls (none for size 1 or size = every GPU: answered without a search).
-          const n = topology.gpus;
-          const kernel = (e: Engine) => (policy === 'besteffort' ? () => e.kernels.alignedBestEffort(matrix, n, available, [], size) : () => e.kernels.alignedTopology(matrix, n, available, [], size, TOPOLOGY_EXACT_SUBSETS));
+          const run = { wasm: () => engines.wasm.allocateAligned(request), ts: () => engines.ts.allocateAligned(request) };
           cases.push({
             family: 'aligned',
             name: `${node.label} ${policy} size=${size}`,
-            run: { wasm: () => engines.wasm.allocateAligned(request), ts: () => engines.ts.allocateAligned(request) },
-            search: size > 1 && size < n ? { wasm: kernel(engines.wasm), ts: kernel(engines.ts) } : undefined,
+            run,
+            // The kernel call allocateAligned makes (none for size 1 or size = every GPU: answered without a search).
+            search: searchOf(engines, run),
             reference: policy === 'besteffort' ? _reference(matrix, topology.gpus, available, size, quick) : undefined,
           });
         }

@@ -214,18 +214,22 @@ export async function runCase(c: Case, quick: boolean): Promise<CaseResult> {
   const result: CaseResult = { family: c.family, name: c.name, unit: c.unit ?? 'op', backends: {}, wasmOverTs: null, wasmOverTsMean: null, reference: null };
   if (c.note !== undefined) result.note = c.note;
   const errors: Partial<Record<BackendName | 'reference', string>> = {};
+  // A backend's run and its search may both fail: keep both messages.
+  const addError = (b: BackendName, message: string): void => {
+    errors[b] = errors[b] === undefined ? message : `${errors[b]}; ${message}`;
+  };
   const search: Partial<Record<BackendName, Timing>> = {};
   for (const task of bench.tasks) {
     if (task.name.startsWith('search:')) {
       const b = task.name.slice('search:'.length) as BackendName;
       const t = _timing(task, 1, undefined);
-      if (typeof t === 'string') errors[b] = `search: ${t}`;
+      if (typeof t === 'string') addError(b, `search: ${t}`);
       else search[b] = t;
       continue;
     }
     const b = task.name as BackendName;
     const t = _timing(task, opsPerCall, c.perOpLatencies?.[b]);
-    if (typeof t === 'string') errors[b] = t;
+    if (typeof t === 'string') addError(b, t);
     else result.backends[b] = t;
   }
   if (c.search !== undefined) result.search = { backends: search, wasmOverTs: search.wasm !== undefined && search.ts !== undefined ? search.ts.medianUs / search.wasm.medianUs : null };
@@ -246,6 +250,70 @@ export async function runCase(c: Case, quick: boolean): Promise<CaseResult> {
   }
   if (Object.keys(errors).length > 0) result.errors = errors;
   return result;
+}
+
+/** One kernel call: the kernel's name and copies of its arguments. */
+export type KernelCall = { name: string; args: unknown[] };
+
+/** A copy of a kernel argument: typed arrays and arrays copied, plain objects copied field by field. */
+function _copyArg(v: unknown): unknown {
+  if (ArrayBuffer.isView(v)) return (v as unknown as Int32Array).slice();
+  if (Array.isArray(v)) return v.map(_copyArg);
+  if (v !== null && typeof v === 'object') {
+    const o: Record<string, unknown> = {};
+    for (const key of Object.keys(v)) o[key] = _copyArg((v as Record<string, unknown>)[key]);
+    return o;
+  }
+  return v;
+}
+
+/**
+ * Records every kernel call `engine` makes (each function of engine.kernels but memoryPages), with
+ * copies of its arguments (a capability reuses its scratch arrays from call to call), until
+ * restore() puts the kernels back. For the warm-up and for setting up cases, never while timing.
+ */
+export function watchKernels(engine: Engine): { calls: KernelCall[]; restore: () => void } {
+  const kernels = engine.kernels as unknown as Record<string, unknown>;
+  const originals = new Map<string, (...args: unknown[]) => unknown>();
+  const calls: KernelCall[] = [];
+  for (const name of Object.keys(kernels)) {
+    const fn = kernels[name];
+    if (typeof fn !== 'function' || name === 'memoryPages') continue;
+    originals.set(name, fn as (...args: unknown[]) => unknown);
+    kernels[name] = function (this: unknown, ...args: unknown[]): unknown {
+      calls.push({ name, args: args.map(_copyArg) });
+      return (fn as (...a: unknown[]) => unknown).apply(this, args);
+    };
+  }
+  return {
+    calls,
+    restore: () => {
+      for (const [name, fn] of originals) kernels[name] = fn;
+    },
+  };
+}
+
+/**
+ * A case's `search` (see Case.search): the kernel call that one call of `run[b]` makes on each
+ * backend, replayed on copies of its arguments. Undefined when it makes none (the call is answered
+ * without a search); an error when it makes more than one (the search alone would be ambiguous).
+ */
+export function searchOf(engines: Record<BackendName, Engine>, run: Record<BackendName, () => unknown>): Case['search'] {
+  const search: Partial<Record<BackendName, Fn>> = {};
+  for (const b of BACKENDS) {
+    const watch = watchKernels(engines[b]);
+    try {
+      run[b]();
+    } finally {
+      watch.restore();
+    }
+    if (watch.calls.length === 0) return undefined;
+    if (watch.calls.length > 1) throw new Error(`searchOf: one call made ${watch.calls.length} kernel calls on ${b} (${watch.calls.map((c) => c.name).join(', ')})`);
+    const { name, args } = watch.calls[0];
+    const kernels = engines[b].kernels as unknown as Record<string, (...a: unknown[]) => unknown>;
+    search[b] = () => kernels[name](...args);
+  }
+  return search;
 }
 
 /** True when neither backend called a kernel in the case (see CaseResult.kernelCalls): a tie by construction. */

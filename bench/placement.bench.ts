@@ -1,8 +1,7 @@
 // Workload 5: placement on one node of 8 GPUs and one of 16 with 20 running slots, TP sizes 1, 2, 4, 8.
-import type { Case, Suite, SuiteContext } from './harness.js';
+import { searchOf, type Case, type Suite, type SuiteContext } from './harness.js';
 import { deepFreeze, presetGpus, presetTopology, runningSlots } from './inputs.js';
-import type { PlacementRequest, PlacementSearch } from '../src/placement.js';
-import type { Engine } from '../src/engine.js';
+import type { PlacementRequest } from '../src/placement.js';
 
 const GIB = 2 ** 30;
 
@@ -14,26 +13,6 @@ export const PLACEMENT_NODES = [
 
 /** Tensor-parallel sizes timed on each node. */
 export const PLACEMENT_TP_SIZES: readonly number[] = [1, 2, 4, 8];
-
-/**
- * The kernel input planPlacement builds for `request` (a copy: planPlacement reuses its arrays), or
- * null when it answers without a search (no GPU can take its share of any allowed size).
- */
-export function searchOf(engine: Engine, request: PlacementRequest): PlacementSearch | null {
-  const kernels = engine.kernels;
-  const real = kernels.placementSearch;
-  let seen: PlacementSearch | null = null;
-  kernels.placementSearch = (s) => {
-    seen = { ...s, free: s.free.slice(), total: s.total.slice(), sizes: s.sizes.slice(), shares: s.shares.slice(), staleMasks: s.staleMasks.slice(), staleBytes: s.staleBytes.slice() };
-    return real.call(kernels, s);
-  };
-  try {
-    engine.planPlacement(request);
-  } finally {
-    kernels.placementSearch = real;
-  }
-  return seen;
-}
 
 /** TP sizes also timed with the 16-GPU node's state frozen by the caller. */
 export const FROZEN_TP_SIZES: readonly number[] = [2, 4];
@@ -50,12 +29,13 @@ function nodeCases(engines: SuiteContext['engines'], node: (typeof PLACEMENT_NOD
   const topology = presetTopology(node.preset);
   return tpSizes.map((tp) => {
     const request: PlacementRequest = { gpus, slots, topology, memory: node.model, model: 'llama3-70b', tensorParallelSizes: [tp], allowEviction: true, policy: 'spread' };
-    const search = searchOf(engines.ts, request);
+    const run = { wasm: () => engines.wasm.planPlacement(request), ts: () => engines.ts.planPlacement(request) };
     return {
       family: 'placement',
       name: `${node.label}, 20 slots${frozen ? ' (frozen)' : ''}, TP ${tp}`,
-      run: { wasm: () => engines.wasm.planPlacement(request), ts: () => engines.ts.planPlacement(request) },
-      search: search === null ? undefined : { wasm: () => engines.wasm.kernels.placementSearch(search), ts: () => engines.ts.kernels.placementSearch(search) },
+      run,
+      // The frozen rows differ only in how the request is read: their search is the plain row's.
+      search: frozen ? undefined : searchOf(engines, run),
     };
   });
 }

@@ -8,7 +8,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createEngine, type Engine } from '../src/engine.js';
-import { BACKENDS, isNotBuilt, runCase, type BackendName, type Case, type CaseResult, type Suite, type SuiteContext } from './harness.js';
+import { BACKENDS, isNotBuilt, runCase, watchKernels, type BackendName, type Case, type CaseResult, type Suite, type SuiteContext } from './harness.js';
 import { formatTable } from './table.js';
 import { evaluateTargets, type TargetResult } from './targets.js';
 import { suite as naturalSort } from './natural-sort.bench.js';
@@ -79,31 +79,6 @@ function _answer(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => (ArrayBuffer.isView(v) ? Array.from(v as unknown as ArrayLike<number>) : v)) ?? 'undefined';
 }
 
-/**
- * Counts the calls of every kernel of `engine` (every function of engine.kernels but memoryPages)
- * until `restore()` puts the kernels back: used on the warm-up call only, never while timing.
- */
-function _countKernelCalls(engine: Engine): { calls: () => number; restore: () => void } {
-  const kernels = engine.kernels as unknown as Record<string, unknown>;
-  const originals = new Map<string, (...args: unknown[]) => unknown>();
-  let calls = 0;
-  for (const name of Object.keys(kernels)) {
-    const fn = kernels[name];
-    if (typeof fn !== 'function' || name === 'memoryPages') continue;
-    originals.set(name, fn as (...args: unknown[]) => unknown);
-    kernels[name] = function (this: unknown, ...args: unknown[]): unknown {
-      calls++;
-      return (fn as (...a: unknown[]) => unknown).apply(this, args);
-    };
-  }
-  return {
-    calls: () => calls,
-    restore: () => {
-      for (const [name, fn] of originals) kernels[name] = fn;
-    },
-  };
-}
-
 /** Which commit is being measured: BENCH_COMMIT (for a run from an exported tree), else git. */
 function _commit(root: string): string | null {
   const fromEnv = process.env.BENCH_COMMIT;
@@ -150,7 +125,7 @@ export async function runBench(options: RunOptions = {}): Promise<BenchReport> {
   const runnable: Case[] = [];
   const mismatched = new Set<Case>();
   const kernelCalls = new Map<Case, Partial<Record<BackendName, number>>>();
-  const counters = { wasm: _countKernelCalls(wasm), ts: _countKernelCalls(ts) };
+  const counters = { wasm: watchKernels(wasm), ts: watchKernels(ts) };
   try {
     for (const c of cases) {
       let notBuilt: unknown;
@@ -159,10 +134,10 @@ export async function runBench(options: RunOptions = {}): Promise<BenchReport> {
       for (const b of BACKENDS) {
         const fn = c.run[b];
         if (fn === undefined) continue;
-        const before = counters[b].calls();
+        const before = counters[b].calls.length;
         try {
           answers.push(_answer(await fn()));
-          calls[b] = counters[b].calls() - before;
+          calls[b] = counters[b].calls.length - before;
         } catch (error) {
           if (isNotBuilt(error)) notBuilt = error;
         }

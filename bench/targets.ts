@@ -42,8 +42,8 @@ export function evaluateTargets(report: Pick<BenchReport, 'workloads' | 'wasm'>)
 
   // A workload where neither backend called a kernel ran the same TypeScript on both: its ratio is
   // noise around 1, a tie by construction. It counts as a tie, never as slower, and is not a search.
-  const tie = (w: CaseResult): string => `${w.family} / ${w.name} ${_fmt(w.wasmOverTs)}×`;
-  const tiesNote = (ties: CaseResult[], what = ''): string => (ties.length === 0 ? '' : `; ${what}tie (no kernel call) on ${ties.length}: ${ties.map(tie).join('; ')}`);
+  const label = (w: CaseResult): string => `${w.family} / ${w.name} ${_fmt(w.wasmOverTs)}×`;
+  const tiesNote = (ties: CaseResult[], what = ''): string => (ties.length === 0 ? '' : `; ${what}tie (no kernel call) on ${ties.length}: ${ties.map(label).join('; ')}`);
 
   const both = ws.filter((w) => w.wasmOverTs !== null);
   if (both.length === 0) out.push({ target: 'wasm ≥ ts on every workload', met: null, detail: 'no workload ran on both backends' });
@@ -55,7 +55,7 @@ export function evaluateTargets(report: Pick<BenchReport, 'workloads' | 'wasm'>)
     out.push({
       target: 'wasm ≥ ts on every workload',
       met: slower.length === 0,
-      detail: (slower.length === 0 ? `all ${timed.length} workloads that call a kernel (lowest ${lowest})` : `slower on ${slower.length} of ${timed.length} that call a kernel: ${slower.map(tie).join('; ')}`) + tiesNote(ties),
+      detail: (slower.length === 0 ? `all ${timed.length} workloads that call a kernel (lowest ${lowest})` : `slower on ${slower.length} of ${timed.length} that call a kernel: ${slower.map(label).join('; ')}`) + tiesNote(ties),
     });
   }
 
@@ -68,7 +68,7 @@ export function evaluateTargets(report: Pick<BenchReport, 'workloads' | 'wasm'>)
     out.push({
       target: `wasm ≥ ${SEARCH_SPEEDUP_TARGET}× ts on the aligned and placement searches at 16 GPUs`,
       met: low.length === 0 && ws.some((w) => w.family === 'aligned') && ws.some((w) => w.family === 'placement'),
-      detail: (low.length === 0 ? `all ${search.length} (lowest ${_fmt(Math.min(...search.map((w) => w.wasmOverTs as number)))}×)` : `below on ${low.length} of ${search.length}: ${low.map((w) => tie(w) + (w.search?.wasmOverTs != null ? ` (the search alone ${_fmt(w.search.wasmOverTs)}×)` : '')).join('; ')}`) + tiesNote(notSearches, 'not searches, '),
+      detail: (low.length === 0 ? `all ${search.length} (lowest ${_fmt(Math.min(...search.map((w) => w.wasmOverTs as number)))}×)` : `below on ${low.length} of ${search.length}: ${low.map((w) => label(w) + (w.search?.wasmOverTs != null ? ` (the search alone ${_fmt(w.search.wasmOverTs)}×)` : '')).join('; ')}`) + tiesNote(notSearches, 'not searches, '),
     });
   }
 

@@ -7,7 +7,6 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { engines, codeOf } from './engines.js';
 import { cli, inTempDir } from './cli-helpers.js';
-import { AllocationError } from '../src/errors.js';
 import type { ClusterState } from '../src/state.js';
 
 const { wasm, ts } = await engines();

@@ -2,7 +2,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { engines, codeOf } from './engines.js';
-import { AllocationError } from '../src/errors.js';
 import type { ClusterState } from '../src/state.js';
 import type { Engine } from '../src/engine.js';
 
