@@ -1,6 +1,6 @@
 // gpualloc aligned and gpualloc topo: text and JSON output, --repeat, exit codes.
 import { describe, expect, it } from 'vitest';
-import { cli } from './cli-helpers.js';
+import { cli, inTempDir } from './cli-helpers.js';
 
 describe('gpualloc aligned', () => {
   it('--repeat on DGX-1 Volta (besteffort): {0,3} {1,2} {4,7} {5,6}, then infeasible (exit 1)', async () => {
@@ -55,20 +55,19 @@ describe('gpualloc topo', () => {
 });
 
 describe('--inventory FILE', () => {
-  it('topo and aligned read an inventory file', async () => {
-    const { mkdtempSync, writeFileSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const { getPreset } = await import('../src/presets.js');
-    const dir = mkdtempSync(join(tmpdir(), 'gpualloc-aligned-'));
-    const file = join(dir, 'rtx.json');
-    writeFileSync(file, JSON.stringify(getPreset('4x-rtx8000')));
-    const topo = await cli(['topo', '--inventory', file]);
-    expect(topo.code).toBe(0);
-    expect(topo.stdout).toMatch(/^GPU0\s+X\s+NV2\s+PHB\s+PHB\s+0$/m);
-    const r = await cli(['aligned', '--inventory', file, '--size', '2', '--required', '3', '--json']);
-    expect(JSON.parse(r.stdout).rounds[0]).toEqual({ request: 1, devices: [2, 3], score: 250 });
-    const missing = await cli(['topo', '--inventory', join(dir, 'nope.json')]);
-    expect(missing.code).toBe(2);
-  });
+  it('topo and aligned read an inventory file', async () =>
+    inTempDir('gpualloc-aligned-', async (dir) => {
+      const { writeFileSync } = await import('node:fs');
+      const { join } = await import('node:path');
+      const { getPreset } = await import('../src/presets.js');
+      const file = join(dir, 'rtx.json');
+      writeFileSync(file, JSON.stringify(getPreset('4x-rtx8000')));
+      const topo = await cli(['topo', '--inventory', file]);
+      expect(topo.code).toBe(0);
+      expect(topo.stdout).toMatch(/^GPU0\s+X\s+NV2\s+PHB\s+PHB\s+0$/m);
+      const r = await cli(['aligned', '--inventory', file, '--size', '2', '--required', '3', '--json']);
+      expect(JSON.parse(r.stdout).rounds[0]).toEqual({ request: 1, devices: [2, 3], score: 250 });
+      const missing = await cli(['topo', '--inventory', join(dir, 'nope.json')]);
+      expect(missing.code).toBe(2);
+    }));
 });

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bin, cli } from './cli-helpers.js';
+import { bin, cli, inTempDir } from './cli-helpers.js';
 
 const GiB = 2 ** 30;
 
@@ -28,36 +27,36 @@ describe('gpualloc split', () => {
     expect(out.warnings).toEqual([{ code: 'UNASSIGNED_DEVICES', message: 'cuda: 1 device not given to any agent: cuda3' }]);
   });
 
-  it('reports a bad manual config with exit code 2 and a JSON error', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gpualloc-split-'));
-    const file = join(dir, 'bad.toml');
-    writeFileSync(file, `[resource]\nallocation-mode = "manual"\nmemory = "8GiB"\n[devices]\ncuda = ["cuda0", "cuda1"]\n[[agents]]\nid = "a"\n[agents.allocations]\ncuda = ["cuda0"]\n[[agents]]\nid = "b"\n[agents.allocations]\ncuda = ["cuda0"]\n`);
-    const r = await cli(['split', '--config', file, '--json']);
-    expect(r.code).toBe(2);
-    expect(JSON.parse(r.stdout)).toEqual({ error: { code: 'DEVICE_ASSIGNED_TWICE', message: expect.stringContaining('"cuda0" is given to both agent "a" and agent "b"') } });
-    expect(r.stderr).toMatch(/DEVICE_ASSIGNED_TWICE|given to both/);
-  });
+  it('reports a bad manual config with exit code 2 and a JSON error', async () =>
+    inTempDir('gpualloc-split-', async (dir) => {
+      const file = join(dir, 'bad.toml');
+      writeFileSync(file, `[resource]\nallocation-mode = "manual"\nmemory = "8GiB"\n[devices]\ncuda = ["cuda0", "cuda1"]\n[[agents]]\nid = "a"\n[agents.allocations]\ncuda = ["cuda0"]\n[[agents]]\nid = "b"\n[agents.allocations]\ncuda = ["cuda0"]\n`);
+      const r = await cli(['split', '--config', file, '--json']);
+      expect(r.code).toBe(2);
+      expect(JSON.parse(r.stdout)).toEqual({ error: { code: 'DEVICE_ASSIGNED_TWICE', message: expect.stringContaining('"cuda0" is given to both agent "a" and agent "b"') } });
+      expect(r.stderr).toMatch(/DEVICE_ASSIGNED_TWICE|given to both/);
+    }));
 
-  it('names the bad TOML field', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gpualloc-split-'));
-    const file = join(dir, 'mode.toml');
-    writeFileSync(file, `[resource]\nallocation-mode = "greedy"\n[[agents]]\nid = "a"\n`);
-    const r = await cli(['split', '--config', file]);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/resource\.allocation-mode: expected one of shared, auto-split, manual, got "greedy"/);
-  });
+  it('names the bad TOML field', async () =>
+    inTempDir('gpualloc-split-', async (dir) => {
+      const file = join(dir, 'mode.toml');
+      writeFileSync(file, `[resource]\nallocation-mode = "greedy"\n[[agents]]\nid = "a"\n`);
+      const r = await cli(['split', '--config', file]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/resource\.allocation-mode: expected one of shared, auto-split, manual, got "greedy"/);
+    }));
 
-  it('takes the host from a preset when the config has no devices', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gpualloc-split-'));
-    const file = join(dir, 'auto.toml');
-    writeFileSync(file, `[resource]\nallocation-mode = "auto-split"\n[[agents]]\nid = "a"\n[[agents]]\nid = "b"\n`);
-    const r = await cli(['split', '--config', file, '--preset', 'dgx-a100', '--json']);
-    expect(r.code).toBe(0);
-    const out = JSON.parse(r.stdout);
-    expect(out.assignments.a.cuda).toHaveLength(4);
-    expect(out.assignments.b.cuda).toHaveLength(4);
-    expect(out.slots.a['cuda.device']).toBe(4);
-  });
+  it('takes the host from a preset when the config has no devices', async () =>
+    inTempDir('gpualloc-split-', async (dir) => {
+      const file = join(dir, 'auto.toml');
+      writeFileSync(file, `[resource]\nallocation-mode = "auto-split"\n[[agents]]\nid = "a"\n[[agents]]\nid = "b"\n`);
+      const r = await cli(['split', '--config', file, '--preset', 'dgx-a100', '--json']);
+      expect(r.code).toBe(0);
+      const out = JSON.parse(r.stdout);
+      expect(out.assignments.a.cuda).toHaveLength(4);
+      expect(out.assignments.b.cuda).toHaveLength(4);
+      expect(out.slots.a['cuda.device']).toBe(4);
+    }));
 
   it('documents every option in --help', async () => {
     const r = await cli(['split', '--help']);
