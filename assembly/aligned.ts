@@ -2,7 +2,7 @@
 // mirrored step for step by src/baseline/aligned.ts: the best-connected size-subset (then the
 // best-connected remainder, then the lowest indices), exact by enumeration, or multi-start greedy
 // with best swaps above the exact range. BestEffort is in besteffort.ts.
-import { binomial, writeMask } from './bits';
+import { binomial, lexBefore, writeMask } from './bits';
 import { pairRow, pairScore, pairScoreGpus } from './topology';
 
 // The aligned kernels' inputs and outputs, at a fixed address (alignedIO): 64 i32 of available GPUs,
@@ -166,8 +166,7 @@ function tpGreedy(need: i32, reqScore: i32, reqRow: i32): void {
     const complement = score - rowSum;
     let better = !tpFound || score > tpBestScore || (score == tpBestScore && complement > tpBestComplement);
     if (!better && score == tpBestScore && complement == tpBestComplement) {
-      const d = set ^ tpBestSet;
-      better = (d & (0 - d) & set) != 0;
+      better = lexBefore(set, tpBestSet);
     }
     if (better) {
       tpFound = true;

@@ -19,7 +19,7 @@
 //    finds the first partition in upstream's order reaching the target (depth first, live groups
 //    of each set's first position in lexicographic order, upper bounds memoised per set) and raises
 //    the target past it until none is found: the last one found is the answer.
-import { binomial, maxLane, minLane, writeMask } from './bits';
+import { binomial, lexBefore, maxLane, minLane, writeMask } from './bits';
 import { pairRow, pairScore, pairScoreGpus, scoreOf } from './topology';
 
 /** Most available GPUs (src/aligned.ts BESTEFFORT_MAX_AVAILABLE). */
@@ -377,21 +377,18 @@ function dive(full: u32): i32 {
     let pick: u32 = 0;
     let pickScore: i32 = 0;
     let least = BE_INF;
-    for (let i = load<i32>(at(beGStart, m)), end = load<i32>(at(beGStart, m + 1)); i < end; i++) {
-      const g = load<u32>(at(beGMask, i));
-      if ((g & ~set) == 0 && load<i32>(at(beGSlack, i)) < least) {
-        least = load<i32>(at(beGSlack, i));
-        pick = g;
-        pickScore = load<i32>(at(beGScore, i));
-      }
-    }
-    if (bePending(set) && <i32>popcnt(set) > beR) {
-      for (let i = load<i32>(at(beTStart, m)), end = load<i32>(at(beTStart, m + 1)); i < end; i++) {
-        const g = load<u32>(at(beTMask, i));
-        if ((g & ~set) == 0 && load<i32>(at(beTSlack, i)) < least) {
-          least = load<i32>(at(beTSlack, i));
+    // The full groups, then (while the set owes it) the padded ones; a tie keeps the earlier group.
+    for (let list = 0, lists = bePending(set) ? 2 : 1; list < lists; list++) {
+      const start = list == 0 ? beGStart : beTStart;
+      const masks = list == 0 ? beGMask : beTMask;
+      const slacks = list == 0 ? beGSlack : beTSlack;
+      const scores = list == 0 ? beGScore : beTScore;
+      for (let i = load<i32>(at(start, m)), end = load<i32>(at(start, m + 1)); i < end; i++) {
+        const g = load<u32>(at(masks, i));
+        if ((g & ~set) == 0 && load<i32>(at(slacks, i)) < least) {
+          least = load<i32>(at(slacks, i));
           pick = g;
-          pickScore = load<i32>(at(beTScore, i));
+          pickScore = load<i32>(at(scores, i));
         }
       }
     }
@@ -500,8 +497,7 @@ function buildLive(budget: i32): void {
         const g = load<u32>(at(beGMask, i));
         if (j < jEnd) {
           const t = load<u32>(at(beTMask, j));
-          const d = g ^ t;
-          if ((d & (0 - d) & t) != 0) {
+          if (lexBefore(t, g)) {
             liveAdd(c++, t, load<i32>(at(beTSlack, j)), 0);
             j++;
             continue;
@@ -604,8 +600,7 @@ function sortBySlack(from: i32, to: i32): void {
       while (j - gap >= from) {
         const pm = load<u32>(at(beCandMask, j - gap));
         const ps = load<i32>(at(beCandSlack, j - gap));
-        const d = pm ^ m;
-        if (ps < sl || (ps == sl && (d & (0 - d) & pm) != 0)) break;
+        if (ps < sl || (ps == sl && lexBefore(pm, m))) break;
         store<u32>(at(beCandMask, j), pm);
         store<i32>(at(beCandSlack, j), ps);
         j -= gap;
@@ -628,7 +623,8 @@ let beCollectedUpper: i32 = 0;
  */
 function collect(set: u32, bound: i32, gap: i32, top: i32): i32 {
   const k = beK;
-  const tailOk = bePending(set) && <i32>popcnt(set) > beR;
+  // Every set searched here holds two groups or more, so a set that owes the padded group may take it.
+  const tailOk = bePending(set);
   // Groups off the live list have slack above the budget.
   let upper = (bound - beBudget - 1) / k;
   const m = <i32>ctz(set);
@@ -724,8 +720,8 @@ function lexFirst(set: u32, ku: i32, need: i32, depth: i32, top: i32): i32 {
       store<u32>(at(bePath, depth), g);
       return s + sub;
     }
-    const tr = tableAt(rest);
-    const b = s + (load<i32>(tr, 12) == beEpoch ? load<i32>(tr, 8) : need - s - 1);
+    // Every way lexFirst fails leaves the rest's upper bound memoised in this search (epoch).
+    const b = s + load<i32>(tableAt(rest), 8);
     if (b > upper) upper = b;
   }
   setUpper(set, upper);

@@ -11,6 +11,16 @@ export function binomial(n: i32, k: i32): f64 {
   return Math.round(c);
 }
 
+/**
+ * Set a before set b (of the same size) in lexicographic order of their sorted members: the lowest
+ * member in which they differ is a's. u32 or u64 masks. src/bits.ts lexBefore is the same rule.
+ */
+// @ts-ignore: decorator
+@inline export function lexBefore<T>(a: T, b: T): bool {
+  const d = a ^ b;
+  return (d & (<T>0 - d) & a) != 0;
+}
+
 /** The smallest of an i32x4's four lanes. */
 // @ts-ignore: decorator
 @inline export function minLane(v: v128): i32 {

@@ -7,6 +7,15 @@ export function popcount(x: number): number {
   return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
 }
 
+/**
+ * Set a before set b (of the same size, 32-bit masks) in lexicographic order of their sorted members:
+ * the lowest member in which they differ is a's. assembly/bits.ts lexBefore is the same rule.
+ */
+export function lexBefore(a: number, b: number): boolean {
+  const d = a ^ b;
+  return (d & -d & a) !== 0;
+}
+
 /** Position of the lowest set bit of a non-zero 32-bit integer. */
 export function ctz(x: number): number {
   return 31 - Math.clz32(x & -x);

@@ -3,7 +3,7 @@
 import { AllocationError, type Reason } from './errors.js';
 import type { Kernels } from './kernels.js';
 import { LIMITS } from './limits.js';
-import { ctz, popcount } from './bits.js';
+import { ctz, lexBefore, popcount } from './bits.js';
 import { pairScoreMatrix, topologyFor, type Topology } from './topology.js';
 import { formatBytes } from './units.js';
 import { compareNatural } from './baseline/natural-sort.js';
@@ -202,10 +202,8 @@ export function shareOf(memory: number, n: number): number {
 
 /** Lowest-index-first comparison of two equal-size GPU sets given as mask halves: negative when a ranks first. */
 export function compareMasks(aLo: number, aHi: number, bLo: number, bHi: number): number {
-  let x = (aLo ^ bLo) | 0;
-  if (x !== 0) return (aLo & x & -x) !== 0 ? -1 : 1;
-  x = (aHi ^ bHi) | 0;
-  if (x !== 0) return (aHi & x & -x) !== 0 ? -1 : 1;
+  if (aLo !== bLo) return lexBefore(aLo, bLo) ? -1 : 1;
+  if (aHi !== bHi) return lexBefore(aHi, bHi) ? -1 : 1;
   return 0;
 }
 

@@ -3,16 +3,11 @@
 // steps four lanes at a time with v128 where this twin loops), so both backends return the same GPUs. Sets of positions are 32-bit masks here (besteffort runs on at
 // most 20 available GPUs); the 'topology' search works on index lists (nodes have up to 64 GPUs).
 import type { AlignedKernels } from '../aligned.js';
-import { binomial, ctz, popcount } from '../bits.js';
+import { binomial, ctz, lexBefore, popcount } from '../bits.js';
 
 /** Rounds of swap search per greedy start above the exact range (same constant in assembly/aligned.ts). */
 export const SWAP_ROUNDS = 64;
 
-/** a before b in lexicographic order of their sorted members (same-size sets): the lowest differing member is a's. */
-function _lexFirst(a: number, b: number): boolean {
-  const d = a ^ b;
-  return (d & -d & a) !== 0;
-}
 
 /** Slack of an invalid group (it splits the required GPUs or pads them): never a candidate. */
 const _INF = 0x3fffffff;
@@ -328,19 +323,17 @@ class _BestEffortSearch {
       let pick = 0;
       let pickScore = 0;
       let least = _INF;
-      for (let i = gStart[m], end = gStart[m + 1]; i < end; i++) {
-        if ((gMask[i] & ~set) === 0 && gSlack[i] < least) {
-          least = gSlack[i];
-          pick = gMask[i];
-          pickScore = gScore[i];
-        }
-      }
-      if (this.pending(set) && popcount(set) > this.r) {
-        for (let i = tStart[m], end = tStart[m + 1]; i < end; i++) {
-          if ((tMask[i] & ~set) === 0 && tSlack[i] < least) {
-            least = tSlack[i];
-            pick = tMask[i];
-            pickScore = tScore[i];
+      // The full groups, then (while the set owes it) the padded ones; a tie keeps the earlier group.
+      for (let list = 0, lists = this.pending(set) ? 2 : 1; list < lists; list++) {
+        const start = list === 0 ? gStart : tStart;
+        const masks = list === 0 ? gMask : tMask;
+        const slacks = list === 0 ? gSlack : tSlack;
+        const scores = list === 0 ? gScore : tScore;
+        for (let i = start[m], end = start[m + 1]; i < end; i++) {
+          if ((masks[i] & ~set) === 0 && slacks[i] < least) {
+            least = slacks[i];
+            pick = masks[i];
+            pickScore = scores[i];
           }
         }
       }
@@ -416,7 +409,7 @@ class _BestEffortSearch {
       for (;;) {
         while (i < iEnd && gSlack[i] > budget) i++;
         while (j < jEnd && tSlack[j] > budget) j++;
-        if (i < iEnd && !(j < jEnd && _lexFirst(tMask[j], gMask[i]))) {
+        if (i < iEnd && !(j < jEnd && lexBefore(tMask[j], gMask[i]))) {
           liveSlack[c] = gSlack[i];
           live[c++] = gMask[i++];
         } else if (j < jEnd) {
@@ -450,7 +443,7 @@ class _BestEffortSearch {
         while (j - gap >= from) {
           const pm = candMask[j - gap];
           const ps = candSlack[j - gap];
-          if (ps < sl || (ps === sl && _lexFirst(pm, m))) break;
+          if (ps < sl || (ps === sl && lexBefore(pm, m))) break;
           candMask[j] = pm;
           candSlack[j] = ps;
           j -= gap;
@@ -468,14 +461,15 @@ class _BestEffortSearch {
    */
   private collect(set: number, bound: number, gap: number, top: number): number {
     const { k, live, liveSlack, candMask, candSlack } = this;
-    const tailOk = this.pending(set) && popcount(set) > this.r;
+    // Every set searched here holds two groups or more, so a set that owes the padded group may take it.
+    const tailOk = this.pending(set);
     let upper = Math.trunc((bound - this.budget - 1) / k);
     const m = ctz(set);
     let end = top;
     for (let i = this.liveStart[m], last = this.liveStart[m + 1]; i < last; i++) {
       const g = live[i];
       if ((g & ~set) !== 0) continue;
-      if (popcount(g) !== k && !tailOk) continue;
+      if (!tailOk && popcount(g) !== k) continue;
       const slack = liveSlack[i];
       if (slack > gap) {
         const b = Math.trunc((bound - slack) / k);
@@ -586,7 +580,8 @@ class _BestEffortSearch {
         this.path[depth] = g;
         return s + sub;
       }
-      const b = s + (table[4 * rest + 3] === this.epoch ? table[4 * rest + 2] : need - s - 1);
+      // Every way lexFirst fails leaves the rest's upper bound memoised in this search (epoch).
+      const b = s + table[4 * rest + 2];
       if (b > upper) upper = b;
     }
     this.setUpper(set, upper);
