@@ -137,6 +137,24 @@ const beBits: usize = memory.data<i32>([1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1
   store<i32>(t, 0, 4);
 }
 
+/**
+ * Group m of score s into the table (valid, or BE_INF) and, when valid, onto the list being
+ * enumerated (enMask/enScore); returns whether it is valid.
+ */
+// @ts-ignore: decorator
+@inline function recordGroup(m: u32, s: i32, full: bool): bool {
+  const t = tableAt(m);
+  const valid = beValid(m, full);
+  store<i32>(t, s);
+  store<i32>(t, valid ? 0 : BE_INF, 4);
+  if (valid) {
+    store<u32>(at(enMask, enCount), m);
+    store<i32>(at(enScore, enCount), s);
+    enCount++;
+  }
+  return valid;
+}
+
 let enC: i32 = 0;
 let enFull: bool = false;
 let enMask: usize = 0;
@@ -186,20 +204,10 @@ function enumerate(from: i32, depth: i32, mask: u32, score: i32, last: i32): i32
     }
     for (; p < beN; p++) {
       const s = score + (depth >= 2 ? load<i32>(gains + (<usize>p << 2)) : 0) + load<i32>(row + (<usize>p << 2));
-      const m = mask | ((<u32>1) << <u32>p);
-      const t = tableAt(m);
-      const valid = beValid(m, enFull);
-      store<i32>(t, s);
-      store<i32>(t, valid ? 0 : BE_INF, 4);
-      if (valid) {
-        store<u32>(at(enMask, enCount), m);
-        store<i32>(at(enScore, enCount), s);
-        enCount++;
-        if (enFull) {
-          const u = at(beKu, p);
-          if (s > load<i32>(u)) store<i32>(u, s);
-          if (s > best) best = s;
-        }
+      if (recordGroup(mask | ((<u32>1) << <u32>p), s, enFull) && enFull) {
+        const u = at(beKu, p);
+        if (s > load<i32>(u)) store<i32>(u, s);
+        if (s > best) best = s;
       }
     }
     return best;
@@ -234,15 +242,7 @@ function enumerateGroups(c: i32, full: bool, mask: usize, score: usize, start: u
     store<i32>(at(start, p), enCount);
     const m = (<u32>1) << <u32>p;
     if (c == 1) {
-      const t = tableAt(m);
-      const valid = beValid(m, full);
-      store<i32>(t, 0);
-      store<i32>(t, valid ? 0 : BE_INF, 4);
-      if (valid) {
-        store<u32>(at(mask, enCount), m);
-        store<i32>(at(score, enCount), 0);
-        enCount++;
-      }
+      recordGroup(m, 0, full);
       continue;
     }
     const b = enumerate(p + 1, 1, m, 0, p);

@@ -193,7 +193,7 @@ class _BestEffortSearch {
    * (assembly/besteffort.ts enumerate): the score of mask ∪ {p} is score + gains[(depth - 1) * 32 + p].
    */
   private enumerate(from: number, depth: number, mask: number, score: number): number {
-    const { n, pos, table, ku, enFull, gains } = this;
+    const { n, pos, ku, enFull, gains } = this;
     const at = (depth - 1) * 32;
     let best = -1;
     const lastLevel = depth === this.enC - 1;
@@ -201,17 +201,9 @@ class _BestEffortSearch {
       const s = score + gains[at + p];
       const m = mask | (1 << p);
       if (lastLevel) {
-        const valid = this.valid(m, enFull);
-        table[4 * m] = s;
-        table[4 * m + 1] = valid ? 0 : _INF;
-        if (valid) {
-          this.enMask[this.enCount] = m;
-          this.enScore[this.enCount] = s;
-          this.enCount++;
-          if (enFull) {
-            if (s > ku[p]) ku[p] = s;
-            if (s > best) best = s;
-          }
+        if (this.recordGroup(m, s, enFull) && enFull) {
+          if (s > ku[p]) ku[p] = s;
+          if (s > best) best = s;
         }
         continue;
       }
@@ -225,8 +217,22 @@ class _BestEffortSearch {
     return best;
   }
 
+  /** Group m of score s into the table (valid, or _INF) and, when valid, onto the list being enumerated; returns whether it is valid (assembly/besteffort.ts recordGroup). */
+  private recordGroup(m: number, s: number, full: boolean): boolean {
+    const { table } = this;
+    const valid = this.valid(m, full);
+    table[4 * m] = s;
+    table[4 * m + 1] = valid ? 0 : _INF;
+    if (valid) {
+      this.enMask[this.enCount] = m;
+      this.enScore[this.enCount] = s;
+      this.enCount++;
+    }
+    return valid;
+  }
+
   private enumerateGroups(c: number, full: boolean, mask: Int32Array, score: Int32Array, start: Int32Array): number {
-    const { n, pos, table, ku } = this;
+    const { n, pos, ku } = this;
     this.enC = c;
     this.enFull = full;
     this.enMask = mask;
@@ -236,14 +242,7 @@ class _BestEffortSearch {
       start[p] = this.enCount;
       const m = 1 << p;
       if (c === 1) {
-        const valid = this.valid(m, full);
-        table[4 * m] = 0;
-        table[4 * m + 1] = valid ? 0 : _INF;
-        if (valid) {
-          mask[this.enCount] = m;
-          score[this.enCount] = 0;
-          this.enCount++;
-        }
+        this.recordGroup(m, 0, full);
         continue;
       }
       for (let q = 0; q < n; q++) this.gains[q] = pos[p * n + q];
