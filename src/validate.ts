@@ -363,18 +363,26 @@ export function readInput(field: string, value: unknown, prefix = true, reuse = 
     if (snapshots.has(value)) return value;
     try {
       if (!(ArrayBuffer.isView(value) || value instanceof ArrayBuffer)) {
-        const earlier = reused.get(value);
-        if (earlier !== undefined) {
-          // A deeply frozen object's copy has the tape [OPAQUE_MARK, object]: one identity compare.
-          if (sameData(value, earlier, 0)) return earlier.copy;
-          compared = value; // changed: copied below, without comparing again
-        }
+        const copy = earlierCopy(value, 0);
+        if (copy !== undefined) return copy;
+        if (reused.has(value)) compared = value; // changed: copied below, without comparing again
       }
     } catch (error) {
       throw readError(field, error);
     }
   }
   return readFresh(field, value, prefix, reuse, compared);
+}
+
+/**
+ * The copy readInput made of `v` before, when `v` (at nesting `depth`) still holds the same data:
+ * the same copy again, so the identity caches behind it (validated topology, the pair-score matrix
+ * loaded in the core, planPlacement's node) still hit. sameData reads each getter once, like a copy
+ * would; a deeply frozen object's copy has the tape [OPAQUE_MARK, object], one identity compare.
+ */
+function earlierCopy(v: object, depth: number): object | undefined {
+  const earlier = reused.get(v);
+  return earlier !== undefined && sameData(v, earlier, depth) ? earlier.copy : undefined;
 }
 
 /** The AllocationError for a getter, proxy trap or revoked proxy that threw while reading at `path`. */
@@ -422,11 +430,8 @@ function readFresh(field: string, value: unknown, prefix: boolean, reuse: boolea
     if (open.has(v)) fail('INVALID_ARGUMENT', pathOf(), 'plain data (the value refers back to itself)', '[cycle]');
     if (depth >= MAX_INPUT_DEPTH) fail('INVALID_ARGUMENT', pathOf(), `at most ${MAX_INPUT_DEPTH} levels of nesting`, '[deeper]');
     if (reuse && v !== compared) {
-      // The same object as last time with the same data (say, a request's unchanged topology): the
-      // same copy again, so the identity caches behind it (validated topology, the pair-score matrix
-      // loaded in the core) still hit. sameData reads each getter once, like a copy would.
-      const earlier = reused.get(v);
-      if (earlier !== undefined && sameData(v, earlier, depth)) return earlier.copy;
+      const copy = earlierCopy(v, depth);
+      if (copy !== undefined) return copy;
     }
     let copy: unknown;
     let entered = false;
