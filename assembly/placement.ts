@@ -9,6 +9,8 @@ import { pairRow } from './topology';
 // Kept-candidate record layout (bytes): mask u64 @0, ev i32 @8, n i32 @12, score i32 @16,
 // candidate i32 @20, bytes f64 @24, min f64 @32, sum f64 @40, load f64 @48, rank i32 @56, pad @60,
 // planned evictions u64 @64 (bit k: stale slot k; 0 when planned slot by slot), pad @72.
+// The kept region holds `limit` records, then the rank order: i32 per rank, the record at that rank
+// (see keptAt). A candidate that enters moves the order's tail up one entry, not its records.
 const REC: usize = 80;
 
 // Per-candidate record of clusterSearch's `info` (i32 × 8): gpus, free/total offset (items),
@@ -183,11 +185,37 @@ function recordBeatsBound(r: usize, ev: i32, n: i32, score: f64, metric: f64, no
   return load<i32>(r, 56) < rank;
 }
 
-// The kept list of the current call: `keptCount` records of REC bytes at `kept`, best first.
+// The kept list of the current call: `keptCount` records of REC bytes at `kept`, in any order, and
+// at `keptOrder` (right after `keptLimit` records) the record of each rank, best first.
 let kept: usize = 0;
+let keptOrder: usize = 0;
 let keptCount: i32 = 0;
 let keptLimit: i32 = 0;
 let packMode: bool = false;
+
+/** The kept record at rank `k` (0: best). */
+// @ts-ignore: decorator
+@inline function keptAt(k: i32): usize {
+  return kept + <usize>i32At(keptOrder, k) * REC;
+}
+
+/**
+ * The record the ranking bar is read from: the last of a full list; a record of the region (its
+ * data unused, every read guarded by count == limit) before the list is full.
+ */
+// @ts-ignore: decorator
+@inline function lastKept(count: i32, limit: i32): usize {
+  return count == limit ? keptAt(limit - 1) : kept;
+}
+
+/** Starts a call's kept list of `limit` records at `keptOut` (the rank order after them). */
+function startKept(keptOut: usize, limit: i32, pack: i32): void {
+  kept = keptOut;
+  keptOrder = keptOut + <usize>limit * REC;
+  keptCount = 0;
+  keptLimit = limit;
+  packMode = pack != 0;
+}
 
 /**
  * Searches one node and merges its candidates into the kept list. Sizes ascending (those above
@@ -220,7 +248,7 @@ function searchNode(
   let count = keptCount;
   let enumerated: f64 = 0;
   let overflow: i32 = 0;
-  const lastRec = kept + <usize>(limit - 1) * REC;
+  let lastRec = lastKept(count, limit);
   for (let si = 0; si < sizeCount; si++) {
     const n = i32At(sizes, si);
     if (n > gpus) break;
@@ -398,20 +426,23 @@ function searchNode(
               // Its place: the kept records it ranks before are a tail of the sorted list (the key is a
               // total order), found by bisection; the last record first, as most candidates lose to it.
               let at = count;
-              if (at > 0 && ranksBefore(ev, bytes, n, score, rMin, rSum, nodeLoad, rank, mask, isPack, kept + <usize>(at - 1) * REC)) {
+              if (at > 0 && ranksBefore(ev, bytes, n, score, rMin, rSum, nodeLoad, rank, mask, isPack, keptAt(at - 1))) {
                 let lo = 0;
                 let hi = at - 1;
                 while (lo < hi) {
                   const mid = (lo + hi) >>> 1;
-                  if (ranksBefore(ev, bytes, n, score, rMin, rSum, nodeLoad, rank, mask, isPack, kept + <usize>mid * REC)) hi = mid;
+                  if (ranksBefore(ev, bytes, n, score, rMin, rSum, nodeLoad, rank, mask, isPack, keptAt(mid))) hi = mid;
                   else lo = mid + 1;
                 }
                 at = lo;
               }
               if (at < limit) {
+                // A new record while the list fills, else the last one's (it drops out); ranks at..last-1 move down one.
+                const slot = count < limit ? count : i32At(keptOrder, limit - 1);
                 const last = count < limit ? count : limit - 1;
-                if (last > at) shiftRecords(kept + <usize>at * REC, last - at);
-                const r = kept + <usize>at * REC;
+                for (let k = last; k > at; k--) store<i32>(keptOrder + (<usize>k << 2), i32At(keptOrder, k - 1));
+                store<i32>(keptOrder + (<usize>at << 2), slot);
+                const r = kept + <usize>slot * REC;
                 store<u64>(r, mask);
                 store<i32>(r, ev, 8);
                 store<i32>(r, n, 12);
@@ -424,6 +455,7 @@ function searchNode(
                 store<i32>(r, rank, 56);
                 store<u64>(r, planned, 64);
                 if (count < limit) count++;
+                lastRec = lastKept(count, limit);
                 if (pass == 0) {
                   bar = scoreBar(count, limit, lastRec, n);
                   barMin = load<f64>(lastRec, 32);
@@ -444,23 +476,6 @@ function searchNode(
   }
   keptCount = count;
   return overflow;
-}
-
-/**
- * Moves `count` kept records starting at `from` one record up (the last of them onto the record
- * after it), from the top down, four v128 per record: a short move here costs a fraction of
- * memory.copy, which the engine runs as a call out of the module. Five v128 per record (REC = 80).
- */
-function shiftRecords(from: usize, count: i32): void {
-  for (let k = count - 1; k >= 0; k--) {
-    const src = from + <usize>k * REC;
-    const dst = src + REC;
-    v128.store(dst, v128.load(src));
-    v128.store(dst, v128.load(src, 16), 16);
-    v128.store(dst, v128.load(src, 32), 32);
-    v128.store(dst, v128.load(src, 48), 48);
-    v128.store(dst, v128.load(src, 64), 64);
-  }
 }
 
 /**
@@ -497,19 +512,15 @@ export function clusterSearch(
   sizes: usize, shares: usize, sizeCount: i32, pack: i32, limit: i32, budget: f64,
   keptOut: usize, evictStart: usize, evictions: usize, evictCap: i32, scratch: usize, result: usize, columns: usize,
 ): void {
-  kept = keptOut;
-  keptCount = 0;
-  keptLimit = limit;
-  packMode = pack != 0;
+  startKept(keptOut, limit, pack);
   let overflow: i32 = 0;
   let overflowCand: i32 = -1;
-  const lastRec = keptOut + <usize>(limit - 1) * REC;
   for (let i = 0; i < count; i++) {
     const rec = info + <usize>(i * INFO) * 4;
     const fb = bounds + <usize>(i * FB) * 8;
     const nodeLoad = load<f64>(fb);
     const rank = load<i32>(rec, 20);
-    if (keptCount == limit && recordBeatsBound(lastRec, load<i32>(rec, 24), load<i32>(rec, 28), load<f64>(fb, 8), load<f64>(fb, 16), nodeLoad, rank, packMode)) continue;
+    if (keptCount == limit && recordBeatsBound(keptAt(limit - 1), load<i32>(rec, 24), load<i32>(rec, 28), load<f64>(fb, 8), load<f64>(fb, 16), nodeLoad, rank, packMode)) continue;
     const gpus = load<i32>(rec);
     const off = <usize>load<i32>(rec, 4) << 3;
     const staleOff = <usize>load<i32>(rec, 8);
@@ -529,12 +540,12 @@ export function clusterSearch(
   }
   if (overflow > 0) keptCount = 0;
   const n = keptCount;
-  const need = writeCounts(n, keptOut, evictStart, overflow, result);
+  const need = writeCounts(n, evictStart, overflow, result);
   store<i32>(result, overflowCand, 12);
   if (need > evictCap) return;
   const avail = scratch + 64 * 8;
   for (let k = 0; k < n; k++) {
-    const r = keptOut + <usize>k * REC;
+    const r = keptAt(k);
     if (load<i32>(r, 8) == 0) continue;
     const rec = info + <usize>(load<i32>(r, 20) * INFO) * 4;
     const off = <usize>load<i32>(rec, 4) << 3;
@@ -544,7 +555,7 @@ export function clusterSearch(
     const share = shareOfSize(sizes, shares, sizeCount, load<i32>(r, 12));
     evictionPlan(load<u64>(r), share, free + off, staleMasks + (staleOff << 3), staleBytes + (staleOff << 3), load<i32>(rec, 12), avail, out);
   }
-  writeColumns(n, limit, keptOut, columns);
+  writeColumns(n, limit, columns);
 }
 
 /**
@@ -564,11 +575,11 @@ function writePlanned(planned: u64, out: usize): bool {
 }
 
 /** Writes each kept option's first eviction index (prefix sums) and the result header; returns the evictions needed. */
-function writeCounts(count: i32, keptOut: usize, evictStart: usize, overflow: i32, result: usize): i32 {
+function writeCounts(count: i32, evictStart: usize, overflow: i32, result: usize): i32 {
   let need: i32 = 0;
   store<i32>(evictStart, 0);
   for (let k = 0; k < count; k++) {
-    need += load<i32>(keptOut + <usize>k * REC, 8);
+    need += load<i32>(keptAt(k), 8);
     store<i32>(evictStart + (<usize>(k + 1) << 2), need);
   }
   store<i32>(result, count);
@@ -580,8 +591,8 @@ function writeCounts(count: i32, keptOut: usize, evictStart: usize, overflow: i3
 /**
  * One node's search. Inputs: `free`, `total` (f64 per position), `sizes` (i32, ascending) with
  * `shares` (f64), `staleMasks` (u64 per evictable slot, in eviction order) and `staleBytes` (f64),
- * the pair matrix already loaded (when useScores != 0). Outputs: `kept` (limit records of REC bytes,
- * best first), `evictStart` (limit + 1 i32) and `evictions` (evictCap i32), and the kept records again
+ * the pair matrix already loaded (when useScores != 0). Outputs: `kept` (limit records of REC bytes and
+ * their rank order, limit i32: the kept list's working space), `evictStart` (limit + 1 i32) and `evictions` (evictCap i32), and the kept records again
  * as columns at `columns` (limit × 44 bytes, see writeColumns). `scratch` holds 7 × 64 f64.
  * `result` (3 i32): kept count, overflow size (0 or the size that passed the budget), evictions needed.
  */
@@ -591,24 +602,21 @@ export function placementSearch(
   useScores: i32, pack: i32, limit: i32, budget: f64,
   keptOut: usize, evictStart: usize, evictions: usize, evictCap: i32, scratch: usize, result: usize, columns: usize,
 ): void {
-  kept = keptOut;
-  keptCount = 0;
-  keptLimit = limit;
-  packMode = pack != 0;
+  startKept(keptOut, limit, pack);
   let overflow = searchNode(0, gpus, free, total, sizes, shares, sizeCount, staleMasks, staleBytes, staleCount, useScores != 0 ? pairRow(0) : 0, 0, 0, budget, scratch);
   if (overflow > 0) keptCount = 0;
   const count = keptCount;
-  const need = writeCounts(count, keptOut, evictStart, overflow, result);
+  const need = writeCounts(count, evictStart, overflow, result);
   if (need > evictCap) return;
   const avail = scratch + 64 * 8;
   for (let k = 0; k < count; k++) {
-    const r = keptOut + <usize>k * REC;
+    const r = keptAt(k);
     if (load<i32>(r, 8) == 0) continue;
     const out = evictions + (<usize>i32At(evictStart, k) << 2);
     if (writePlanned(load<u64>(r, 64), out)) continue;
     evictionPlan(load<u64>(r), shareOfSize(sizes, shares, sizeCount, load<i32>(r, 12)), free, staleMasks, staleBytes, staleCount, avail, out);
   }
-  writeColumns(count, limit, keptOut, columns);
+  writeColumns(count, limit, columns);
 }
 
 /**
@@ -617,7 +625,7 @@ export function placementSearch(
  * evictedBytes, remainMin, remainSum (f64), node (i32: the candidate, 0 for placementSearch);
  * limit × 44 bytes. The caller reads them through views, without a copy.
  */
-function writeColumns(count: i32, limit: i32, keptOut: usize, columns: usize): void {
+function writeColumns(count: i32, limit: i32, columns: usize): void {
   const L = <usize>limit;
   const cEv = columns + L * 8;
   const cScore = cEv + L * 4;
@@ -626,7 +634,7 @@ function writeColumns(count: i32, limit: i32, keptOut: usize, columns: usize): v
   const cSum = cMin + L * 8;
   const cNode = cSum + L * 8;
   for (let k = 0; k < count; k++) {
-    const r = keptOut + <usize>k * REC;
+    const r = keptAt(k);
     const o4 = <usize>k << 2;
     const o8 = <usize>k << 3;
     store<u64>(columns + o8, load<u64>(r));

@@ -21,8 +21,8 @@ type PlacementExports = {
   ): void;
 };
 
-/** Kept-candidate record size in bytes (see assembly/placement.ts). */
-const REC = 80;
+/** Bytes of the kept list per candidate: an 80-byte record and its i32 rank-order entry (see assembly/placement.ts). */
+const KEPT = 84;
 /** i32 per candidate in clusterSearch's info, f64 per candidate in its bounds (see assembly/placement.ts). */
 const INFO = 8;
 const FB = 4;
@@ -69,7 +69,7 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
         const oMasks = oShares + _a16(sizeCount * 8);
         const oBytes = oMasks + _a16(S * 8);
         const oKept = oBytes + _a16(S * 8);
-        const oStart = oKept + _a16(limit * REC);
+        const oStart = oKept + _a16(limit * KEPT);
         const oEv = oStart + _a16((limit + 1) * 4);
         const oScratch = oEv + _a16(evictCap * 4);
         const oResult = oScratch + SCRATCH;
@@ -137,7 +137,7 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
       const S = s.staleStart[C] - s.staleStart[0];
       for (;;) {
         const [pInfo, pBounds, pFree, pTotal, pMasks, pBytes, pMat, pSizes, pShares, pKept, pStart, pEv, pScratch, pResult, pColumns] = core.reserve([
-          C * INFO * 4, C * FB * 8, G * 8, G * 8, S * 8, S * 8, M * 4, sizeCount * 4, sizeCount * 8, limit * REC, (limit + 1) * 4, evictCap * 4, SCRATCH, 16, limit * COLUMNS,
+          C * INFO * 4, C * FB * 8, G * 8, G * 8, S * 8, S * 8, M * 4, sizeCount * 4, sizeCount * 8, limit * KEPT, (limit + 1) * 4, evictCap * 4, SCRATCH, 16, limit * COLUMNS,
         ]);
         views();
         // Each candidate's GPUs, slots and matrix go in packed, one after another (element loops:
