@@ -181,11 +181,147 @@ const OBJECT_MARK = Object.freeze({ mark: 'object' });
 const LEAF_MARK = Object.freeze({ mark: 'leaf' });
 const OPAQUE_MARK = Object.freeze({ mark: 'opaque' });
 /**
+ * A flat record compared by a function compiled for its keys (see Shape), followed by that shape,
+ * then its values in key order: a primitive as itself, a list of primitives as its length and items.
+ */
+const SHAPE_MARK = Object.freeze({ mark: 'shape' });
+/** A list of flat records of one shape: its length, the shape, then each record's values (as after SHAPE_MARK). */
+const SHAPES_MARK = Object.freeze({ mark: 'shapes' });
+/**
+ * 0 and -0 in a shaped record's values: `!==` cannot tell them apart, so a compiled compare meets a
+ * zero as one of these marks, which no value is, and asks sameZero.
+ */
+const ZERO = Object.freeze({ mark: '0' });
+const MINUS_ZERO = Object.freeze({ mark: '-0' });
+
+/** A value as a shaped record's tape holds it (zeros as their marks). */
+function zeroMark(v: unknown): unknown {
+  return v === 0 ? (1 / (v as number) > 0 ? ZERO : MINUS_ZERO) : v;
+}
+
+/** Whether `x` is the zero that the mark `v` stands for (false for any other `v`). */
+function sameZero(x: unknown, v: unknown): boolean {
+  return x === 0 && (v === ZERO ? 1 / x > 0 : v === MINUS_ZERO && 1 / x < 0);
+}
+/**
  * A child copy with a record of its own (reusedOf), followed by that record: compared through the
  * child's own tape (sameData), so a parent's tape holds only what sits between it and such children,
  * and a parent copied again (one field changed) rebuilds a short tape, not the whole tree's.
  */
 const SUB_MARK = Object.freeze({ mark: 'sub' });
+
+/**
+ * The compare of one kind of flat record, compiled: its keys in order, and for each whether the value
+ * is a primitive or a list of primitives. `same(o, tape, pos)` is sameLeafAt for such a record whose
+ * values start at `tape[pos]`: the position after them, or -1 at the first difference. It lists the
+ * keys with for-in (own enumerable string keys in order, up to the first inherited one), then reads
+ * each value once, in key order, as a copy does (the keys first, then the values). A compiled body
+ * reads each field by its name, so V8 gives every read a cache of its own: the tape loop's work at
+ * about two thirds of its cost (20 slots read again: 0.97 → 0.65 µs). Values compare as SameValue: `!==`, and 0 against -0 by their
+ * reciprocals (a record holding NaN keeps the tape loop, see shapeOf).
+ */
+type Shape = { same: (o: object, tape: unknown[], pos: number) => number; keys: readonly string[]; lists: boolean };
+
+/** Compiled shapes by signature (at most MAX_SHAPES; records of further kinds keep the tape loop). */
+const shapes = new Map<string, Shape>();
+const MAX_SHAPES = 256;
+/** Most keys of a record compiled into a shape. */
+const MAX_SHAPE_KEYS = 32;
+/** Whether this runtime compiles code from strings (a Content-Security-Policy without 'unsafe-eval' forbids it); undefined until asked. */
+let canCompile: boolean | undefined;
+/** The last shape found, with its keys and kinds: the next record of a list almost always has the same. */
+let lastShape: { keys: string[]; kinds: string; shape: Shape } | null = null;
+
+/**
+ * The shape of a flat record copy with these own `keys` (at least one, at most MAX_SHAPE_KEYS), or
+ * null where the tape loop stays: a key `__proto__` (a read by that name would not find an own
+ * field), a NaN value or item (`!==` never matches it), too many kinds seen, or a runtime that does
+ * not compile code from strings. Keys enter the compiled text only as JSON string literals.
+ */
+function shapeOf(copy: Record<string, unknown>, keys: string[]): Shape | null {
+  const n = keys.length;
+  if (n === 0 || n > MAX_SHAPE_KEYS || canCompile === false) return null;
+  let kinds = '';
+  for (let k = 0; k < n; k++) {
+    if (keys[k] === '__proto__') return null;
+    const v = copy[keys[k]];
+    if (Array.isArray(v)) {
+      for (let q = 0; q < v.length; q++) if (v[q] !== v[q]) return null;
+      kinds += 'l';
+    } else if (v !== v) return null;
+    else kinds += 'p';
+  }
+  const last = lastShape;
+  if (last !== null && last.kinds === kinds && last.keys.length === n) {
+    let k = 0;
+    while (k < n && last.keys[k] === keys[k]) k++;
+    if (k === n) return last.shape;
+  }
+  const signature = kinds + JSON.stringify(keys);
+  let shape = shapes.get(signature);
+  if (shape === undefined) {
+    if (shapes.size >= MAX_SHAPES || signature.length > 4096) return null;
+    if (canCompile === undefined) {
+      try {
+        canCompile = new Function('return 1')() === 1;
+      } catch {
+        canCompile = false;
+      }
+    }
+    if (!canCompile) return null;
+    shape = compileShape(keys.slice(), kinds);
+    shapes.set(signature, shape);
+  }
+  lastShape = { keys: keys.slice(), kinds, shape };
+  return shape;
+}
+
+/** Compiles the shape of records with `keys` whose values are primitives ('p') or lists of them ('l'), per `kinds`. */
+function compileShape(keys: string[], kinds: string): Shape {
+  const n = keys.length;
+  // for-in lists own keys first: when the last key matched is own, so are those before it, and the
+  // first key after it is either another own one (a change) or the first inherited one (the end).
+  let body = `let i = 0;
+for (const k in o) {
+  if (i === ${n - 1}) {
+    if (k !== K[i] || !h.call(o, k)) return -1;
+  } else if (i === ${n}) {
+    if (!h.call(o, k)) break;
+    return -1;
+  } else if (k !== K[i]) return -1;
+  i++;
+}
+if (i !== ${n}) return -1;
+let x, v, c, y, w;
+`;
+  for (let k = 0; k < n; k++) {
+    const read = `o[${JSON.stringify(keys[k])}]`;
+    if (kinds[k] === 'p') body += `x = ${read}; v = t[p++];
+if (x !== v && !z(x, v)) return -1;
+`;
+    else body += `x = ${read}; c = t[p++];
+if (!Array.isArray(x) || x.length !== c) return -1;
+for (let q = 0; q < c; q++, p++) { y = x[q]; w = t[p]; if (y !== w && !z(y, w)) return -1; }
+`;
+  }
+  body += 'return p;';
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- keys enter only as JSON string literals
+  const make = new Function('K', 'h', 'z', `return function sameShape(o, t, p) {\n${body}\n};`) as (K: readonly string[], h: typeof hasOwn, z: typeof sameZero) => Shape['same'];
+  // `keys` stays unfrozen (the caller's slice, never changed): V8 reads a frozen array's items several times more slowly.
+  return { same: make(keys, hasOwn, sameZero), keys, lists: kinds.includes('l') };
+}
+
+/**
+ * Test hook: `compile` false turns compiled record compares off (new tapes keep the tape loop), true
+ * turns them on, null asks the runtime again; returns how many shapes are compiled.
+ */
+export function _recordShapes(compile?: boolean | null): number {
+  if (compile !== undefined) {
+    canCompile = compile ?? undefined;
+    lastShape = null;
+  }
+  return shapes.size;
+}
 
 /** A primitive (what a tape holds as itself). */
 function isPrimitive(v: unknown): boolean {
@@ -197,6 +333,34 @@ function isPrimsCopy(v: unknown): boolean {
   return Array.isArray(v) && !frozenSource.has(v) && v.every(isPrimitive);
 }
 
+/** The shape of a copied flat record (see shapeOf), or null (not such a record, or no shape for it). */
+function recordShape(copy: unknown): Shape | null {
+  if (copy === null || typeof copy !== 'object' || Array.isArray(copy) || ArrayBuffer.isView(copy) || copy instanceof ArrayBuffer || frozenSource.has(copy)) return null;
+  const record = copy as Record<string, unknown>;
+  const keys = Object.keys(record);
+  return keys.every((key) => isPrimitive(record[key]) || isPrimsCopy(record[key])) ? shapeOf(record, keys) : null;
+}
+
+/** The one shape of every item of a copied list of flat records (see SHAPES_MARK), or null. */
+function listShape(items: unknown[]): Shape | null {
+  if (items.length === 0) return null;
+  const shape = recordShape(items[0]);
+  if (shape === null) return null;
+  for (let k = 1; k < items.length; k++) if (recordShape(items[k]) !== shape) return null;
+  return shape;
+}
+
+/** A shaped record's values in key order (see SHAPE_MARK), each zero as its mark (see ZERO). */
+function shapeValues(record: Record<string, unknown>, shape: Shape, tape: unknown[]): void {
+  for (const key of shape.keys) {
+    const v = record[key];
+    if (Array.isArray(v)) {
+      tape.push(v.length);
+      for (let q = 0; q < v.length; q++) tape.push(zeroMark(v[q]));
+    } else tape.push(zeroMark(v));
+  }
+}
+
 /**
  * Flattens a copy (plain data readInput made) in the order sameAt reads it: a primitive is itself;
  * an array is ARRAY_MARK (PRIMS_MARK when every item is a primitive), its length, then its items; an
@@ -205,7 +369,9 @@ function isPrimsCopy(v: unknown): boolean {
  * in (see makeSnapshot) is OPAQUE_MARK and the object itself (compared by identity); so is the copy
  * of a deeply frozen caller object (see frozenData), as that object. A child copy other than a flat
  * record that has a record of its own is SUB_MARK and that record (`self`, the copy being flattened,
- * is written out).
+ * is written out). A flat record with a compiled shape (see Shape) is SHAPE_MARK, the shape and its
+ * values; a list of such records, all of one shape, is SHAPES_MARK, its length, the shape and each
+ * record's values.
  */
 function tapeOf(copy: unknown, tape: unknown[], self: Reused | null): unknown[] {
   if (copy === null || typeof copy !== 'object') tape.push(copy);
@@ -219,9 +385,21 @@ function tapeOf(copy: unknown, tape: unknown[], self: Reused | null): unknown[] 
     if (sub !== undefined && sub !== self) tape.push(SUB_MARK, sub);
     else if (keys === null) {
       const items = copy as unknown[];
+      const shape = listShape(items);
+      if (shape !== null) {
+        tape.push(SHAPES_MARK, items.length, shape);
+        for (let k = 0; k < items.length; k++) shapeValues(items[k] as Record<string, unknown>, shape, tape);
+        return tape;
+      }
       tape.push(ARRAY_MARK, items.length);
       for (let k = 0; k < items.length; k++) tapeOf(items[k], tape, null);
     } else {
+      const shape = leaf ? shapeOf(copy as Record<string, unknown>, keys) : null;
+      if (shape !== null) {
+        tape.push(SHAPE_MARK, shape);
+        shapeValues(copy as Record<string, unknown>, shape, tape);
+        return tape;
+      }
       tape.push(leaf ? LEAF_MARK : OBJECT_MARK, keys.length);
       for (const key of keys) {
         tape.push(key);
@@ -289,6 +467,19 @@ function sameAt(value: unknown, tape: unknown[], pos: number, depth: number): nu
   if (t === OPAQUE_MARK) return value === tape[pos + 1] ? pos + 2 : -1;
   if (t === SUB_MARK) return sameData(value, tape[pos + 1] as Reused, depth) ? pos + 2 : -1;
   if (t === PRIMS_MARK) return samePrimsAt(value, tape, pos + 2, tape[pos + 1] as number);
+  if (t === SHAPES_MARK) {
+    const length = tape[pos + 1] as number;
+    const shape = tape[pos + 2] as Shape;
+    // Its records sit one level deeper, their lists two: past the nesting limit a copy would fail.
+    if (!Array.isArray(value) || value.length !== length || depth + (shape.lists ? 2 : 1) >= MAX_INPUT_DEPTH) return -1;
+    const same = shape.same;
+    pos += 3;
+    for (let k = 0; k < length; k++) {
+      const item: unknown = value[k];
+      if (item === null || typeof item !== 'object' || !isRecordLike(item) || (pos = same(item, tape, pos)) < 0) return -1;
+    }
+    return pos;
+  }
   if (t === ARRAY_MARK) {
     if (!Array.isArray(value)) return -1;
     const length = tape[pos + 1] as number;
@@ -300,6 +491,9 @@ function sameAt(value: unknown, tape: unknown[], pos: number, depth: number): nu
       if (c === null || typeof c !== 'object') {
         if (!Object.is(item, c)) return -1;
         pos++;
+      } else if (c === SHAPE_MARK && item !== null && typeof item === 'object' && depth + 2 < MAX_INPUT_DEPTH && isRecordLike(item)) {
+        // The common array of flat records of one kind (GPUs, slots): their compiled compare.
+        if ((pos = (tape[pos + 1] as Shape).same(item, tape, pos + 2)) < 0) return -1;
       } else if (c === LEAF_MARK && item !== null && typeof item === 'object' && depth + 2 < MAX_INPUT_DEPTH && isRecordLike(item)) {
         // The common array of flat records (topology links, GPUs, slots), inline.
         if ((pos = sameLeafAt(item, tape, pos)) < 0) return -1;
@@ -307,8 +501,13 @@ function sameAt(value: unknown, tape: unknown[], pos: number, depth: number): nu
     }
     return pos;
   }
-  // OBJECT_MARK or LEAF_MARK: a copied object.
+  // OBJECT_MARK, LEAF_MARK or SHAPE_MARK: a copied object.
   if (!isRecordLike(value)) return -1;
+  if (t === SHAPE_MARK) {
+    const shape = tape[pos + 1] as Shape;
+    // Its lists sit one level deeper: past the nesting limit a copy would fail, so it is not the same.
+    return shape.lists && depth + 1 >= MAX_INPUT_DEPTH ? -1 : shape.same(value, tape, pos + 2);
+  }
   if (t === LEAF_MARK && depth + 1 < MAX_INPUT_DEPTH) return sameLeafAt(value, tape, pos);
   const count = tape[pos + 1] as number;
   pos += 2;

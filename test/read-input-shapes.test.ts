@@ -1,0 +1,150 @@
+// readInput's compiled record compares (Shape in src/validate.ts): a list of flat records of one kind
+// (GPUs, slots) is compared by a function compiled for its keys. Each test runs with compiled compares
+// and again with them turned off (the tape loop), and every answer is checked against a fresh copy.
+import { afterAll, describe, expect, it } from 'vitest';
+import { _recordShapes, readInput } from '../src/validate.js';
+
+/** A text picture of plain data: key order, prototypes, -0 and undefined kept apart. */
+function canon(value: unknown): string {
+  if (typeof value === 'number') return Object.is(value, -0) ? '-0' : String(value);
+  if (value === undefined) return 'undefined';
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${Array.from({ length: value.length }, (_, k) => canon(value[k])).join(',')}]`;
+  const proto = Object.getPrototypeOf(value);
+  const tag = proto === Object.prototype ? '' : proto === null ? 'null:' : 'other:';
+  return `${tag}{${Object.keys(value).map((k) => `${JSON.stringify(k)}:${canon((value as Record<string, unknown>)[k])}`).join(',')}}`;
+}
+
+type Slot = Record<string, unknown>;
+
+/** A request holding a list of slot-like records, as planPlacement gets it. */
+function request(): { slots: Slot[]; memory: number } {
+  const slots: Slot[] = [];
+  for (let k = 0; k < 6; k++) slots.push({ id: `slot-${k}`, model: k % 2 === 0 ? 'a' : 'b', gpus: [k, (k + 1) % 6], memoryPerGpu: k * 2 ** 30, lastActivity: 1e12 + k, stale: k % 3 === 0 });
+  return { slots, memory: 2 ** 34 };
+}
+
+/** An in-place edit of a request that was read before: whether its copy may come back, and the edit. */
+type Edit = { name: string; same: boolean; apply: (r: { slots: Slot[] }) => void };
+
+const INHERITS = { stale: true };
+
+const EDITS: Edit[] = [
+  { name: 'nothing', same: true, apply: () => undefined },
+  { name: 'a value set to what it was', same: true, apply: (r) => (r.slots[2].id = `slot-${2}`) },
+  { name: 'a string value', same: false, apply: (r) => (r.slots[3].model = 'c') },
+  { name: 'a number value', same: false, apply: (r) => (r.slots[5].memoryPerGpu = 1) },
+  { name: 'a boolean value', same: false, apply: (r) => (r.slots[1].stale = true) },
+  { name: '0 to -0 (a value)', same: false, apply: (r) => (r.slots[0].memoryPerGpu = -0) },
+  { name: '0 to -0 (a list item)', same: false, apply: (r) => ((r.slots[0].gpus as number[])[0] = -0) },
+  { name: 'a list item', same: false, apply: (r) => ((r.slots[4].gpus as number[])[1] = 3) },
+  { name: 'a list grown', same: false, apply: (r) => (r.slots[4].gpus as number[]).push(2) },
+  { name: 'a list swapped for an object with its items', same: false, apply: (r) => (r.slots[4].gpus = { 0: 4, 1: 5, length: 2 }) },
+  { name: 'a value swapped for an equal list', same: false, apply: (r) => (r.slots[4].model = ['a']) },
+  { name: 'a key added', same: false, apply: (r) => (r.slots[2].extra = 1) },
+  { name: 'a key added with undefined', same: false, apply: (r) => (r.slots[2].extra = undefined) },
+  { name: 'a key deleted', same: false, apply: (r) => delete r.slots[2].model },
+  { name: 'the last key deleted', same: false, apply: (r) => delete r.slots[2].stale },
+  {
+    name: 'keys reordered',
+    same: false,
+    apply: (r) => {
+      const { model } = r.slots[1];
+      delete r.slots[1].model;
+      r.slots[1].model = model;
+    },
+  },
+  {
+    name: 'the last own key deleted and inherited with its value',
+    same: false,
+    apply: (r) => {
+      delete r.slots[0].stale;
+      Object.setPrototypeOf(r.slots[0], INHERITS);
+    },
+  },
+  { name: 'an enumerable key inherited after the own ones', same: true, apply: (r) => Object.setPrototypeOf(r.slots[1], { inherited: 1 }) },
+  { name: 'a key made non-enumerable', same: false, apply: (r) => Object.defineProperty(r.slots[5], 'id', { enumerable: false }) },
+  { name: 'a value behind a getter that gives it', same: true, apply: (r) => Object.defineProperty(r.slots[3], 'model', { get: () => 'b', enumerable: true }) },
+  { name: 'a record swapped for an equal copy', same: true, apply: (r) => (r.slots[3] = { ...r.slots[3], gpus: [...(r.slots[3].gpus as number[])] }) },
+  { name: 'a record swapped for an array', same: false, apply: (r) => (r.slots[3] = Object.assign([], r.slots[3])) },
+  { name: 'a record removed', same: false, apply: (r) => r.slots.pop() },
+];
+
+/** Reads `r` with reuse (twice: the tape is built on the first compare), edits it, and checks the third read. */
+function check(edit: Edit): void {
+  const r = request();
+  const first = readInput('request', r, false, true);
+  expect(readInput('request', r, false, true)).toBe(first);
+  edit.apply(r);
+  const again = readInput('request', r, false, true);
+  expect(canon(again)).toBe(canon(readInput('request', r, false, false)));
+  expect(again === first, edit.name).toBe(edit.same);
+  // Read once more: a copy made after the edit comes back while nothing else changes.
+  expect(readInput('request', r, false, true)).toBe(again);
+}
+
+describe.each([
+  ['compiled record compares', true],
+  ['the tape loop (compiled compares off)', false],
+])('readInput reuse with %s', (_label, compile) => {
+  afterAll(() => {
+    _recordShapes(null);
+  });
+
+  it.each(EDITS.map((e) => [e.name, e] as const))('in-place edit: %s', (_name, edit) => {
+    _recordShapes(compile);
+    check(edit);
+  });
+
+  it('compiles one shape per kind of record, and only when compiling is on', () => {
+    _recordShapes(compile);
+    const before = _recordShapes();
+    const kinds = { list: [{ k1: 1, k2: 'x' }, { k1: 2, k2: 'y' }], other: [{ k3: [1, 2] }] };
+    readInput('request', kinds, false, true);
+    readInput('request', kinds, false, true);
+    expect(_recordShapes() - before).toBe(compile ? 2 : 0);
+  });
+
+  it('keys that need escaping compile to the same compare', () => {
+    _recordShapes(compile);
+    const keys = ['a"b', 'back\\slash', 'line\u2028sep', "'); throw new Error('x'); ('", '}; return 0; {', '\ud800', ''];
+    const record = (v: number): Record<string, unknown> => Object.fromEntries(keys.map((k, j) => [k, v + j]));
+    const value = { list: [record(0), record(10)] };
+    const first = readInput('request', value, false, true);
+    expect(readInput('request', value, false, true)).toBe(first);
+    value.list[1]['\ud800'] = -1;
+    const again = readInput('request', value, false, true) as typeof value;
+    expect(again).not.toBe(first);
+    expect(again.list[1]['\ud800']).toBe(-1);
+  });
+
+  it('records holding NaN are read again as copies would be (NaN equals itself here)', () => {
+    _recordShapes(compile);
+    const value = { list: [{ a: NaN, b: [1, NaN] }, { a: 1, b: [2] }] };
+    const first = readInput('request', value, false, true);
+    expect(readInput('request', value, false, true)).toBe(first);
+    value.list[0].a = 0;
+    expect(readInput('request', value, false, true)).not.toBe(first);
+  });
+
+  it('reads each field once per compare, in key order, keys before values', () => {
+    _recordShapes(compile);
+    const reads: string[] = [];
+    const record = (tag: string): Record<string, unknown> => ({
+      get a() {
+        reads.push(`${tag}.a`);
+        return 1;
+      },
+      get b() {
+        reads.push(`${tag}.b`);
+        return [2, 3];
+      },
+    });
+    const value = { list: [record('x'), record('y')] };
+    const first = readInput('request', value, false, true);
+    expect(reads).toEqual(['x.a', 'x.b', 'y.a', 'y.b']);
+    reads.length = 0;
+    expect(readInput('request', value, false, true)).toBe(first);
+    expect(reads).toEqual(['x.a', 'x.b', 'y.a', 'y.b']);
+  });
+});
