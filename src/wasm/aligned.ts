@@ -49,7 +49,12 @@ export function alignedWasmKernels(core: WasmCore): AlignedKernels {
       // (A loop: cheaper than set() from a plain array of at most 64 items.)
       for (let k = 0, a = (base + AVAILABLE) >> 2; k < n; k++) heap[a + k] = available[k];
       for (let k = 0, q = (base + REQUIRED) >> 2; k < r; k++) heap[q + k] = required[k];
-      const count = core.call(() => exportsOf().alignedBestEffort(base + AVAILABLE, n, base + REQUIRED, r, size, base + OUT));
+      let count: number;
+      try {
+        count = exportsOf().alignedBestEffort(base + AVAILABLE, n, base + REQUIRED, r, size, base + OUT);
+      } catch (error) {
+        throw core.trapped(error);
+      }
       return result(base, count);
     },
     alignedTopology(matrix, gpus, available, required, size, exactSubsets) {
@@ -75,7 +80,12 @@ export function alignedWasmKernels(core: WasmCore): AlignedKernels {
       heap[m + 1] = a1;
       heap[m + 2] = r0;
       heap[m + 3] = r1;
-      const count = core.call(() => exportsOf().alignedTopology(base + MASKS, size, exactSubsets, base + OUT));
+      let count: number;
+      try {
+        count = exportsOf().alignedTopology(base + MASKS, size, exactSubsets, base + OUT);
+      } catch (error) {
+        throw core.trapped(error);
+      }
       return result(base, count);
     },
   };

@@ -204,12 +204,21 @@ export class WasmCore {
     try {
       return fn();
     } catch (error) {
-      if (error instanceof AllocationError) throw error;
-      const message = error instanceof Error ? error.message : String(error);
-      this.exports = this.instantiate();
-      this.restarts++;
-      throw new AllocationError('INTERNAL', `the WebAssembly core trapped (${message}); it was re-instantiated, and the next call starts clean`, { cause: error });
+      throw this.trapped(error);
     }
+  }
+
+  /**
+   * What `call` throws for an error out of the core: an AllocationError as it is; anything else (a
+   * trap) restarts the core and becomes AllocationError('INTERNAL'). For a hot path that calls an
+   * export inside its own try/catch instead of through `call` (no closure per call): `throw core.trapped(error)`.
+   */
+  trapped(error: unknown): AllocationError {
+    if (error instanceof AllocationError) return error;
+    const message = error instanceof Error ? error.message : String(error);
+    this.exports = this.instantiate();
+    this.restarts++;
+    return new AllocationError('INTERNAL', `the WebAssembly core trapped (${message}); it was re-instantiated, and the next call starts clean`, { cause: error });
   }
 }
 

@@ -23,7 +23,11 @@ export function sortWasmKernels(core: WasmCore): SortKernels {
       }
       heap[o + count] = p;
       const exports = core.exports as unknown as SortExports;
-      core.call(() => exports.naturalOrder(pUnits, pOffsets, count, pOut, pScratch, pKeys));
+      try {
+        exports.naturalOrder(pUnits, pOffsets, count, pOut, pScratch, pKeys);
+      } catch (error) {
+        throw core.trapped(error);
+      }
       return core.heap32().slice(pOut >> 2, (pOut >> 2) + count);
     },
   };

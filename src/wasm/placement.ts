@@ -109,8 +109,13 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
           }
         }
         const ex = core.exports as unknown as PlacementExports;
-        // The kernel allocates nothing, so the views stay valid across the call.
-        core.call(() => ex.placementSearch(N, pFree, pTotal, pSizes, pShares, sizeCount, pMasks, pBytes, S, m2 === null ? 0 : 1, s.pack ? 1 : 0, limit, s.budget, pKept, pStart, pEv, evictCap, pScratch, pResult, pColumns));
+        // The kernel allocates nothing, so the views stay valid across the call. A try/catch of its
+        // own, not core.call: a closure here would hold every variable above in a context per call.
+        try {
+          ex.placementSearch(N, pFree, pTotal, pSizes, pShares, sizeCount, pMasks, pBytes, S, m2 === null ? 0 : 1, s.pack ? 1 : 0, limit, s.budget, pKept, pStart, pEv, evictCap, pScratch, pResult, pColumns);
+        } catch (error) {
+          throw core.trapped(error);
+        }
         const r = pResult >> 2;
         const count = I32[r];
         const overflowSize = I32[r + 1];
@@ -187,8 +192,12 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
           F64[(pShares >> 3) + k] = s.shares[k];
         }
         const ex = core.exports as unknown as PlacementExports;
-        // The kernel allocates nothing, so the views stay valid across the call.
-        core.call(() => ex.clusterSearch(C, pInfo, pBounds, pFree, pTotal, pMasks, pBytes, pMat, pSizes, pShares, sizeCount, s.pack ? 1 : 0, limit, s.budget, pKept, pStart, pEv, evictCap, pScratch, pResult, pColumns));
+        // The kernel allocates nothing, so the views stay valid across the call (a try/catch of its own, as in placementSearch).
+        try {
+          ex.clusterSearch(C, pInfo, pBounds, pFree, pTotal, pMasks, pBytes, pMat, pSizes, pShares, sizeCount, s.pack ? 1 : 0, limit, s.budget, pKept, pStart, pEv, evictCap, pScratch, pResult, pColumns);
+        } catch (error) {
+          throw core.trapped(error);
+        }
         const r = pResult >> 2;
         const count = I32[r];
         const overflowSize = I32[r + 1];
