@@ -565,25 +565,47 @@ export function rejectionsFor(index: readonly number[], total: ArrayLike<number>
   return out;
 }
 
-/** Turns a kernel result's candidate into a public option. */
-export function optionOf(found: PlacementFound, c: number, index: readonly number[], memory: number, stale: readonly Slot[], model: string | undefined, node?: string): PlacementOption {
+/** The GPU indices of a kernel result's candidate `c`: the set bits of its mask, lowest first. */
+function _optionGpus(found: PlacementFound, c: number, index: readonly number[]): number[] {
   const lo0 = found.masks[2 * c];
   const hi0 = found.masks[2 * c + 1];
-  // Arrays of their final length (growing an empty one by push costs a third more here).
+  // An array of its final length (growing an empty one by push costs a third more here).
   const gpus: number[] = new Array(popcount(lo0) + popcount(hi0));
-  // The set bits of the mask, lowest first.
   let j = 0;
   for (let lo = lo0; lo !== 0; lo &= lo - 1) gpus[j++] = index[ctz(lo)];
   for (let hi = hi0; hi !== 0; hi &= hi - 1) gpus[j++] = index[32 + ctz(hi)];
+  return gpus;
+}
+
+/** The IDs of the stale slots a kernel result's candidate `c` evicts, in eviction order. */
+function _optionEvict(found: PlacementFound, c: number, stale: readonly Slot[]): string[] {
   const e0 = found.evictStart[c];
   const e1 = found.evictStart[c + 1];
   const evict: string[] = e1 === e0 ? [] : new Array(e1 - e0);
   for (let k = e0; k < e1; k++) evict[k - e0] = stale[found.evictions[k]].id;
-  const memoryPerGpu = shareOf(memory, j);
+  return evict;
+}
+
+/**
+ * Turns a kernel result's candidate into a public option (nodeOptionOf adds the node). Literals, not
+ * a spread of a built-up head: V8 clones such objects on a slow path (microseconds each); and one
+ * function per shape: one that also chose whether to name a node took a fifth longer per option.
+ */
+export function optionOf(found: PlacementFound, c: number, index: readonly number[], memory: number, stale: readonly Slot[], model: string | undefined): PlacementOption {
+  const gpus = _optionGpus(found, c, index);
+  const evict = _optionEvict(found, c, stale);
+  const memoryPerGpu = shareOf(memory, gpus.length);
   const score = found.score[c];
-  // Literals, not a spread of a built-up head: V8 clones such objects on a slow path (microseconds each).
-  if (node !== undefined) return model !== undefined ? { node, model, gpus, memoryPerGpu, evict, score } : { node, gpus, memoryPerGpu, evict, score };
   return model !== undefined ? { model, gpus, memoryPerGpu, evict, score } : { gpus, memoryPerGpu, evict, score };
+}
+
+/** optionOf for a cluster plan: the option names its node. */
+export function nodeOptionOf(found: PlacementFound, c: number, index: readonly number[], memory: number, stale: readonly Slot[], model: string | undefined, node: string): PlacementOption {
+  const gpus = _optionGpus(found, c, index);
+  const evict = _optionEvict(found, c, stale);
+  const memoryPerGpu = shareOf(memory, gpus.length);
+  const score = found.score[c];
+  return model !== undefined ? { node, model, gpus, memoryPerGpu, evict, score } : { node, gpus, memoryPerGpu, evict, score };
 }
 
 /** Runs the kernel and turns a budget overflow into LIMIT_EXCEEDED. */

@@ -6,7 +6,7 @@ import type { Kernels } from './kernels.js';
 import { LIMITS } from './limits.js';
 import { binomial } from './bits.js';
 import {
-  budgetError, compareEvictionOrder, isEvictable, maskOf, noOptionReason, optionOf, PLACEMENT_BUDGET, positionMatrix,
+  budgetError, compareEvictionOrder, isEvictable, maskOf, nodeOptionOf, noOptionReason, PLACEMENT_BUDGET, positionMatrix,
   rejectionsFor, shareOf, sizesFor, validateNode, validatePlanRequest, validateSlot,
   type ClusterSearch, type PlacementOption, type PlacementPlan, type PlacementRequest, type Slot,
 } from './placement.js';
@@ -480,7 +480,7 @@ export class ClusterState {
     for (let c = 0; c < found.count; c++) {
       const i = found.node[c];
       const k = candidates[i];
-      options.push(optionOf(found, c, this.indices[k], req.memory, this.candidateStale[i], req.model, this.nodeIds[k]));
+      options.push(nodeOptionOf(found, c, this.indices[k], req.memory, this.candidateStale[i], req.model, this.nodeIds[k]));
     }
     this.candidateStale.length = 0;
     const result: PlacementPlan = { options, rejected: [] };
