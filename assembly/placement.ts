@@ -395,23 +395,10 @@ function searchNode(
               }
             }
             if (!behind) {
-              if (bitPlans) {
-                // Each chosen GPU's memory after the plan: free plus the planned slots touching it, in slot order.
-                let rest = mask;
-                while (rest != 0) {
-                  const p = <i32>ctz(rest);
-                  rest &= rest - 1;
-                  let a = f64At(free, p);
-                  let e = planned & load<u64>(plTouch + (<usize>p << 3));
-                  while (e != 0) {
-                    const k = <i32>ctz(e);
-                    e &= e - 1;
-                    a += f64At(staleBytes, k);
-                  }
-                  store<f64>(avail + (<usize>p << 3), a);
-                }
-              }
-              // Without eviction (pass 0) the memory left on a GPU is its free memory less the share.
+              // The memory left on each chosen GPU: without eviction (pass 0) its free memory less the
+              // share; with a bit-set plan, free plus the planned slots touching it (in slot order),
+              // less the share; with a plan made slot by slot, what evictionPlan left in avail.
+              const fromBits = lacking && bitPlans;
               const left = lacking ? avail : free;
               let rMin: f64 = Infinity;
               let rSum: f64 = 0;
@@ -419,7 +406,16 @@ function searchNode(
               while (rest != 0) {
                 const p = <i32>ctz(rest);
                 rest &= rest - 1;
-                const r = f64At(left, p) - share;
+                let a = f64At(fromBits ? free : left, p);
+                if (fromBits) {
+                  let e = planned & load<u64>(plTouch + (<usize>p << 3));
+                  while (e != 0) {
+                    const k = <i32>ctz(e);
+                    e &= e - 1;
+                    a += f64At(staleBytes, k);
+                  }
+                }
+                const r = a - share;
                 if (r < rMin) rMin = r;
                 rSum += r;
               }
