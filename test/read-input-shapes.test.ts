@@ -1,8 +1,12 @@
 // readInput's compiled record compares (Shape in src/validate.ts): a list of flat records of one kind
 // (GPUs, slots) is compared by a function compiled for its keys. Each test runs with compiled compares
 // and again with them turned off (the tape loop), and every answer is checked against a fresh copy.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { _recordShapes, readInput } from '../src/validate.js';
+import { ROOT } from './cli-helpers.js';
 
 /** A text picture of plain data: key order, prototypes, -0 and undefined kept apart. */
 function canon(value: unknown): string {
@@ -146,5 +150,23 @@ describe.each([
     reads.length = 0;
     expect(readInput('request', value, false, true)).toBe(first);
     expect(reads).toEqual(['x.a', 'x.b', 'y.a', 'y.b']);
+  });
+});
+
+describe('readInput where the runtime forbids compiling code', () => {
+  it('compiles nothing, and still hands back the earlier copy exactly while nothing changed (the built engine in node --disallow-code-generation-from-strings)', () => {
+    const validate = pathToFileURL(join(ROOT, 'dist', 'src', 'validate.js')).href;
+    const script = `
+      const { _recordShapes, readInput } = await import(${JSON.stringify(validate)});
+      const r = { slots: [{ id: 'a', gpus: [0, 1], stale: true }, { id: 'b', gpus: [2], stale: false }] };
+      const first = readInput('request', r, false, true);
+      const same = readInput('request', r, false, true) === first;
+      r.slots[1].gpus[0] = 3;
+      const again = readInput('request', r, false, true);
+      console.log(JSON.stringify({ same, changed: again !== first, gpus: again.slots[1].gpus, shapes: _recordShapes() }));
+    `;
+    const run = spawnSync(process.execPath, ['--disallow-code-generation-from-strings', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual({ same: true, changed: true, gpus: [3], shapes: 0 });
   });
 });
