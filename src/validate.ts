@@ -217,8 +217,8 @@ const SUB_MARK = Object.freeze({ mark: 'sub' });
  * keys with for-in (own enumerable string keys in order, up to the first inherited one), then reads
  * each value once, in key order, as a copy does (the keys first, then the values). A compiled body
  * reads each field by its name, so V8 gives every read a cache of its own: the tape loop's work at
- * about two thirds of its cost (20 slots read again: 0.97 → 0.65 µs). Values compare as SameValue: `!==`, and 0 against -0 by their
- * reciprocals (a record holding NaN keeps the tape loop, see shapeOf).
+ * about two thirds of its cost (20 slots read again: 0.97 → 0.67 µs). Values compare as SameValue:
+ * `!==`, and a zero through its mark (see ZERO); a record holding NaN keeps the tape loop (see shapeOf).
  */
 type Shape = { same: (o: object, tape: unknown[], pos: number) => number; keys: readonly string[]; lists: boolean };
 
