@@ -3,7 +3,7 @@
 // score by topology, and keep the best `limit` by the ranking key of src/placement.ts.
 // One call searches one node (placementSearch) or every candidate node of a cluster plan
 // (clusterSearch, merging the best `limit` across nodes with the node tie-break in the core).
-import { binomial } from './bits';
+import { binomial, lexBefore } from './bits';
 import { pairRow } from './topology';
 
 // Kept-candidate record layout (bytes): mask u64 @0, ev i32 @8, n i32 @12, score i32 @16,
@@ -160,8 +160,7 @@ function evictionPlan(chosen: u64, share: f64, free: usize, staleMasks: usize, s
   if (nodeLoad != kLoad) return nodeLoad < kLoad;
   const kRank = load<i32>(r, 56);
   if (rank != kRank) return rank < kRank;
-  const x = mask ^ load<u64>(r);
-  return (mask & x & (~x + 1)) != 0;
+  return lexBefore<u64>(mask, load<u64>(r));
 }
 
 /** True when the kept record at `r` ranks strictly before every option a node bounded by (ev, n, score, metric, load, rank) can have. */

@@ -3,7 +3,7 @@
 // cluster plan's search over many nodes share one routine that merges into one kept list; scratch
 // arrays live as long as the kernels and grow on demand (no allocation per node).
 import { binomial, popcount } from '../bits.js';
-import { CLUSTER_EXTRA, evictionRoom, foundFor, NO_EXTRA, type ClusterFound, type ClusterSearch, type PlacementFound, type PlacementKernels, type PlacementSearch } from '../placement.js';
+import { CLUSTER_EXTRA, compareMasks, evictionRoom, foundFor, NO_EXTRA, type ClusterFound, type ClusterSearch, type PlacementFound, type PlacementKernels, type PlacementSearch } from '../placement.js';
 
 function bitOf(lo: number, hi: number, p: number): number {
   return p < 32 ? (lo >>> p) & 1 : (hi >>> (p - 32)) & 1;
@@ -199,14 +199,7 @@ export function placementTsKernels(): PlacementKernels {
                 else if (!pack && rMin !== kMin[q]) better = rMin > kMin[q];
                 else if (load !== kLoad[q]) better = load < kLoad[q];
                 else if (rank !== kRank[q]) better = rank < kRank[q];
-                else {
-                  let x = lo ^ kLo[q];
-                  if (x !== 0) better = (lo & x & -x) !== 0;
-                  else {
-                    x = hi ^ kHi[q];
-                    better = (hi & x & -x) !== 0;
-                  }
-                }
+                else better = compareMasks(lo, hi, kLo[q], kHi[q]) < 0;
                 if (!better) break;
                 at = q;
               }
