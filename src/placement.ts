@@ -142,34 +142,6 @@ export type ClusterFound = PlacementFound & {
   overflowNode: number;
 };
 
-/**
- * The reusable result of a kernels module: `prev` when it has room for `count` candidates, else new
- * arrays for at least that many (16 at least) keeping `prev`'s evictions; then room for `need`
- * evictions. Both backends keep one per search kind and fill it in place.
- */
-export function foundFor<T extends PlacementFound>(prev: T | null, count: number, need: number, extra: (capacity: number) => Omit<T, keyof PlacementFound>): T {
-  let o = prev;
-  if (o === null || o.score.length < count) {
-    const c = Math.max(16, count);
-    o = {
-      count: 0, masks: new Int32Array(2 * c), evictCount: new Int32Array(c), evictedBytes: new Float64Array(c), score: new Int32Array(c),
-      remainMin: new Float64Array(c), remainSum: new Float64Array(c), evictStart: new Int32Array(c + 1),
-      evictions: prev === null ? new Int32Array(64) : prev.evictions, overflowSize: 0, ...extra(c),
-    } as T;
-  }
-  evictionRoom(o, need);
-  return o;
-}
-
-/** Grows `o.evictions` (at least doubling) to hold `need` entries. */
-export function evictionRoom(o: PlacementFound, need: number): void {
-  if (o.evictions.length < need) o.evictions = new Int32Array(Math.max(need, 2 * o.evictions.length));
-}
-
-/** foundFor's extra fields of a PlacementFound (none) and of a ClusterFound (the node column). */
-export const NO_EXTRA = (): Omit<PlacementFound, keyof PlacementFound> => ({});
-export const CLUSTER_EXTRA = (c: number): Omit<ClusterFound, keyof PlacementFound> => ({ node: new Int32Array(c), overflowNode: -1 });
-
 /** Kernels this capability needs. */
 export interface PlacementKernels {
   /**
