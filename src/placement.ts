@@ -367,8 +367,6 @@ function _nodeState(node: NodeModel, model: string | undefined, allowEviction: b
   const staleMasks = cached ? new Int32Array(2 * S) : _stale.i32(2 * S);
   const staleBytes = cached ? new Float64Array(S) : _stale.f64(S);
   const evictable = cached ? new Float64Array(n) : _evictable.f64(n, true);
-  const potential = cached ? new Float64Array(n) : _potential.f64(n);
-  for (let p = 0; p < n; p++) potential[p] = free[p];
   for (let k = 0; k < S; k++) {
     const s = stale[k];
     let lo = 0;
@@ -378,12 +376,12 @@ function _nodeState(node: NodeModel, model: string | undefined, allowEviction: b
       if (p < 32) lo |= 1 << p;
       else hi |= 1 << (p - 32);
       evictable[p] += s.memoryPerGpu;
-      potential[p] += s.memoryPerGpu;
     }
     staleMasks[2 * k] = lo;
     staleMasks[2 * k + 1] = hi;
     staleBytes[k] = s.memoryPerGpu;
   }
+  const potential = potentialOf(n, free, staleMasks, staleBytes, cached ? new Float64Array(n) : _potential.f64(n));
   const heads = cached ? { has: new Array<string | undefined>(n), canFree: new Array<string | undefined>(n) } : undefined;
   const state: _NodeState = { free, total, stale, staleMasks, staleBytes, evictable, potential, matrix: positionMatrix(node.topology, index), heads };
   if (cached) _states.set(node, { model, allowEviction, state });
@@ -636,7 +634,6 @@ class _Scratch {
 
 // One per role (a role's array must not be another's), lengths up to 256 kept.
 const _potential = new _Scratch(256);
-const _potentialScratch = new _Scratch(256);
 const _free = new _Scratch(256);
 const _total = new _Scratch(256);
 const _evictable = new _Scratch(256);
@@ -692,12 +689,11 @@ export function planPlacement(kernels: Kernels, request: PlacementRequest): Plac
  * False when no GPU of a search can take its share of any allowed size (total ≥ share, and free plus
  * the bytes of every evictable slot on it ≥ share, summed in the kernels' order): every GPU is then
  * rejected, the kernels would enumerate nothing and find nothing (count 0, no overflow), and
- * planPlacement does not call them. `known`: those sums per position, already made by the same rule
- * (the node state keeps them).
+ * planPlacement does not call them. `potential`: those sums per position (potentialOf; the node
+ * state keeps them).
  */
-export function anyGpuEligible(search: PlacementSearch, known?: ArrayLike<number>): boolean {
+export function anyGpuEligible(search: PlacementSearch, potential: ArrayLike<number>): boolean {
   const { gpus: n, total, sizes, shares } = search;
-  const potential = known ?? _potentialOf(search);
   for (let si = 0; si < sizes.length; si++) {
     const size = sizes[si];
     if (size > n) break;
@@ -707,17 +703,18 @@ export function anyGpuEligible(search: PlacementSearch, known?: ArrayLike<number
   return false;
 }
 
-/** Free memory plus the bytes of every evictable slot per position, in the kernels' order (stale slot by stale slot). */
-function _potentialOf(search: PlacementSearch): Float64Array {
-  const { gpus: n, free, staleMasks, staleBytes } = search;
-  const potential = _potentialScratch.f64(n);
-  for (let p = 0; p < n; p++) potential[p] = free[p];
+/**
+ * Free memory plus the bytes of every evictable slot, per position of `n`, into `out`: summed stale
+ * slot by stale slot, the kernels' order (so anyGpuEligible and the kernels agree to the last bit).
+ */
+export function potentialOf(n: number, free: ArrayLike<number>, staleMasks: ArrayLike<number>, staleBytes: ArrayLike<number>, out: Float64Array): Float64Array {
+  for (let p = 0; p < n; p++) out[p] = free[p];
   for (let k = 0; k < staleBytes.length; k++) {
     const lo = staleMasks[2 * k];
     const hi = staleMasks[2 * k + 1];
-    for (let p = 0; p < n; p++) if (((p < 32 ? lo >>> p : hi >>> (p - 32)) & 1) !== 0) potential[p] += staleBytes[k];
+    for (let p = 0; p < n; p++) if (((p < 32 ? lo >>> p : hi >>> (p - 32)) & 1) !== 0) out[p] += staleBytes[k];
   }
-  return potential;
+  return out;
 }
 
 /** Position of GPU index `g` in the ascending `index` (it is there: slots were validated against it). */

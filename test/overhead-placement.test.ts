@@ -7,7 +7,7 @@ import { AllocationError } from '../src/errors.js';
 import type { Kernels } from '../src/kernels.js';
 import { LIMITS } from '../src/limits.js';
 import {
-  PLACEMENT_BUDGET, compareEvictionOrder, anyGpuEligible, isEvictable, maskOf, noOptionReason, optionOf, planPlacement, positionMatrix,
+  PLACEMENT_BUDGET, compareEvictionOrder, anyGpuEligible, isEvictable, maskOf, noOptionReason, optionOf, planPlacement, positionMatrix, potentialOf,
   rejectionsFor, runSearch, shareOf, sizesFor, validatePlanRequest, type NodeModel, type PlacementOption, type PlacementPlan,
   type PlacementRequest, type PlacementSearch, type Slot,
 } from '../src/placement.js';
@@ -179,7 +179,7 @@ describe('planPlacement shared work', () => {
     let skipped = 0;
     fc.assert(
       fc.property(search, (s) => {
-        const any = anyGpuEligible(s);
+        const any = anyGpuEligible(s, potentialOf(s.gpus, s.free, s.staleMasks, s.staleBytes, new Float64Array(s.gpus)));
         for (const engine of [wasm, ts]) {
           const found = engine.kernels.placementSearch(s);
           if (!any) {
