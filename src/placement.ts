@@ -472,19 +472,6 @@ function formatBytesMemo(bytes: number): string {
 }
 
 /**
- * The start of a rejection message, `GPU 3: can free ` or `GPU 3: has ` (`verb`), remembered per GPU
- * index below 1024 for rejections without a node (a message is built from a handful of parts; each
- * concatenation is an allocation).
- */
-const _canFree: string[] = [];
-const _has: string[] = [];
-function _messageHead(gpu: number, where: string, verb: 'can free' | 'has'): string {
-  if (where !== '' || gpu >= 1024) return `GPU ${gpu}${where}: ${verb} `;
-  const memo = verb === 'has' ? _has : _canFree;
-  return (memo[gpu] ??= `GPU ${gpu}: ${verb} `);
-}
-
-/**
  * Per-position message heads of one node's rejections, up to what depends on the request: `GPU 3:
  * has 32 GiB` and `GPU 3: can free 21.7 GiB (16 GiB of it by evicting stale slots)`. A node state
  * that cannot change keeps one (planPlacement's cached nodes), filled as positions are rejected.
@@ -509,7 +496,7 @@ export function rejectionsFor(index: readonly number[], total: ArrayLike<number>
       inAll ??= ` in all, less than its share ${format(share)} (1/${n} of ${format(memory)})`;
       let head = heads?.has[p];
       if (head === undefined) {
-        head = _messageHead(index[p], where, 'has') + format(total[p]);
+        head = `GPU ${index[p]}${where}: has ${format(total[p])}`;
         if (heads !== undefined) heads.has[p] = head;
       }
       const r: Rejection = { gpu: index[p], code: 'GPU_TOO_SMALL', message: head + inAll, shortBy: share - total[p] };
@@ -523,7 +510,7 @@ export function rejectionsFor(index: readonly number[], total: ArrayLike<number>
       shortBy ??= `, less than its share ${format(share)} (1/${n} of ${format(memory)}); short by `;
       let head = heads?.canFree[p];
       if (head === undefined) {
-        head = _messageHead(index[p], where, 'can free') + format(avail);
+        head = `GPU ${index[p]}${where}: can free ${format(avail)}`;
         if (e > 0) head = `${head} (${format(e)} of it by evicting stale slots)`;
         if (heads !== undefined) heads.canFree[p] = head;
       }
