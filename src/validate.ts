@@ -174,11 +174,6 @@ const ARRAY_MARK = Object.freeze({ mark: 'array' });
 /** An array whose items are all primitives (say, a slot's GPU indices): compared in one flat loop. */
 const PRIMS_MARK = Object.freeze({ mark: 'prims' });
 const OBJECT_MARK = Object.freeze({ mark: 'object' });
-/**
- * A flat record: an object whose values are all primitives or PRIMS_MARK arrays (a topology link, a
- * GPU, a slot with its GPU list); compared in one loop, inline, as an item of an array.
- */
-const LEAF_MARK = Object.freeze({ mark: 'leaf' });
 const OPAQUE_MARK = Object.freeze({ mark: 'opaque' });
 /**
  * A flat record compared by a function compiled for its keys (see Shape), followed by that shape,
@@ -212,13 +207,14 @@ const SUB_MARK = Object.freeze({ mark: 'sub' });
 
 /**
  * The compare of one kind of flat record, compiled: its keys in order, and for each whether the value
- * is a primitive or a list of primitives. `same(o, tape, pos)` is sameLeafAt for such a record whose
- * values start at `tape[pos]`: the position after them, or -1 at the first difference. It lists the
- * keys with for-in (own enumerable string keys in order, up to the first inherited one), then reads
- * each value once, in key order, as a copy does (the keys first, then the values). A compiled body
- * reads each field by its name, so V8 gives every read a cache of its own: the tape loop's work at
- * about two thirds of its cost (20 slots read again: 0.97 → 0.67 µs). Values compare as SameValue:
- * `!==`, and a zero through its mark (see ZERO); a record holding NaN keeps the tape loop (see shapeOf).
+ * is a primitive or a list of primitives. `same(o, tape, pos)` is sameAt's object loop for such a
+ * record whose values start at `tape[pos]`: the position after them, or -1 at the first difference.
+ * It lists the keys with for-in (own enumerable string keys in order, up to the first inherited
+ * one), then reads each value once, in key order, as a copy does (the keys first, then the values).
+ * A compiled body reads each field by its name, so V8 gives every read a cache of its own: 20 slots
+ * read again take 0.67 µs against 0.97 in a flat-record loop and 1.4 in sameAt's object loop, which
+ * a record without a shape goes through. Values compare as SameValue: `!==`, and a zero through its
+ * mark (see ZERO); a record holding NaN has no shape (see shapeOf).
  */
 type Shape = { same: (o: object, tape: unknown[], pos: number) => number; keys: readonly string[]; lists: boolean };
 
@@ -364,12 +360,11 @@ function shapeValues(record: Record<string, unknown>, shape: Shape, tape: unknow
 /**
  * Flattens a copy (plain data readInput made) in the order sameAt reads it: a primitive is itself;
  * an array is ARRAY_MARK (PRIMS_MARK when every item is a primitive), its length, then its items; an
- * object is OBJECT_MARK (LEAF_MARK when every value is a primitive or a PRIMS_MARK array), its key
- * count, then each key and its value; a typed array, an ArrayBuffer or a snapshot the caller passed
+ * object is OBJECT_MARK, its key count, then each key and its value; a typed array, an ArrayBuffer or a snapshot the caller passed
  * in (see makeSnapshot) is OPAQUE_MARK and the object itself (compared by identity); so is the copy
  * of a deeply frozen caller object (see frozenData), as that object. A child copy other than a flat
- * record that has a record of its own is SUB_MARK and that record (`self`, the copy being flattened,
- * is written out). A flat record with a compiled shape (see Shape) is SHAPE_MARK, the shape and its
+ * record (its values all primitives or lists of them) that has a record of its own is SUB_MARK and
+ * that record (`self`, the copy being flattened, is written out). A flat record with a compiled shape (see Shape) is SHAPE_MARK, the shape and its
  * values; a list of such records, all of one shape, is SHAPES_MARK, its length, the shape and each
  * record's values.
  */
@@ -400,7 +395,7 @@ function tapeOf(copy: unknown, tape: unknown[], self: Reused | null): unknown[] 
         shapeValues(copy as Record<string, unknown>, shape, tape);
         return tape;
       }
-      tape.push(leaf ? LEAF_MARK : OBJECT_MARK, keys.length);
+      tape.push(OBJECT_MARK, keys.length);
       for (const key of keys) {
         tape.push(key);
         tapeOf((copy as Record<string, unknown>)[key], tape, null);
@@ -421,29 +416,6 @@ function samePrimsAt(value: unknown, tape: unknown[], pos: number, length: numbe
   if (!Array.isArray(value) || value.length !== length) return -1;
   for (let k = 0; k < length; k++, pos++) if (!Object.is(value[k], tape[pos])) return -1;
   return pos;
-}
-
-/**
- * The flat record (LEAF_MARK) whose tape starts at `tape[pos]` against `item`, an object that is
- * not an array, typed array or ArrayBuffer: keys and values in one loop, a value that is an array of
- * primitives in a nested one. The position after it, or -1 at the first difference.
- */
-function sameLeafAt(item: object, tape: unknown[], pos: number): number {
-  const count = tape[pos + 1] as number;
-  pos += 2;
-  let seen = 0;
-  for (const key in item) {
-    if (!hasOwn.call(item, key)) break;
-    if (seen === count || key !== tape[pos]) return -1;
-    seen++;
-    const v = tape[pos + 1];
-    const x: unknown = (item as Record<string, unknown>)[key];
-    if (v === PRIMS_MARK) {
-      if ((pos = samePrimsAt(x, tape, pos + 3, tape[pos + 2] as number)) < 0) return -1;
-    } else if (Object.is(x, v)) pos += 2;
-    else return -1;
-  }
-  return seen === count ? pos : -1;
 }
 
 /** An object that a copy would make a record of (not an array, a typed array or an ArrayBuffer, which pass as they are). */
@@ -491,24 +463,17 @@ function sameAt(value: unknown, tape: unknown[], pos: number, depth: number): nu
       if (c === null || typeof c !== 'object') {
         if (!Object.is(item, c)) return -1;
         pos++;
-      } else if (c === SHAPE_MARK && item !== null && typeof item === 'object' && depth + 2 < MAX_INPUT_DEPTH && isRecordLike(item)) {
-        // The common array of flat records of one kind (GPUs, slots): their compiled compare.
-        if ((pos = (tape[pos + 1] as Shape).same(item, tape, pos + 2)) < 0) return -1;
-      } else if (c === LEAF_MARK && item !== null && typeof item === 'object' && depth + 2 < MAX_INPUT_DEPTH && isRecordLike(item)) {
-        // The common array of flat records (topology links, GPUs, slots), inline.
-        if ((pos = sameLeafAt(item, tape, pos)) < 0) return -1;
       } else if ((pos = sameAt(item, tape, pos, depth + 1)) < 0) return -1;
     }
     return pos;
   }
-  // OBJECT_MARK, LEAF_MARK or SHAPE_MARK: a copied object.
+  // OBJECT_MARK or SHAPE_MARK: a copied object.
   if (!isRecordLike(value)) return -1;
   if (t === SHAPE_MARK) {
     const shape = tape[pos + 1] as Shape;
     // Its lists sit one level deeper: past the nesting limit a copy would fail, so it is not the same.
     return shape.lists && depth + 1 >= MAX_INPUT_DEPTH ? -1 : shape.same(value, tape, pos + 2);
   }
-  if (t === LEAF_MARK && depth + 1 < MAX_INPUT_DEPTH) return sameLeafAt(value, tape, pos);
   const count = tape[pos + 1] as number;
   pos += 2;
   let seen = 0;
