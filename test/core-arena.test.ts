@@ -35,20 +35,23 @@ describe('core caches across arena growth, memory growth and restarts', () => {
     ];
     const check = (): void => calls.forEach((call, k) => expect(call(), `call ${k}`).toEqual(expected[k]));
     check();
-    const pages = wasm.memoryPages();
-    const arena = wasm.core!.exports.reservedBytes();
-    // 1. The arena outgrows its block: a sort of 100,000 IDs needs far more scratch than the calls above.
-    const ids = mixedDeviceIds(100_000, 7);
-    expect(wasm.naturalSort(ids)).toEqual(ts.naturalSort(ids));
-    expect(wasm.core!.exports.reservedBytes()).toBeGreaterThan(arena);
-    check();
-    // 2. Memory grows inside a kernel call: besteffort on 20 GPUs grows its 2^20-entry table (16 MiB)
+    // 1. Memory grows inside a kernel call: besteffort on 20 GPUs grows its 2^20-entry table (16 MiB)
     //    during the call, and the answer is read through a fresh view.
+    const pages = wasm.memoryPages();
     const t20 = unstructuredTopology(20, 3);
     const available = Array.from({ length: 20 }, (_, k) => 19 - k);
     const request = { topology: t20, available, size: 4, policy: 'besteffort' as const };
     expect(wasm.allocateAligned(request)).toEqual(ts.allocateAligned(request));
     expect(wasm.memoryPages()).toBeGreaterThan(pages);
+    check();
+    // 2. The arena outgrows its block and moves (past the table above): a sort of 100,000 IDs needs
+    //    far more scratch than the calls above, and every cached base must follow.
+    const arena = wasm.core!.exports.reservedBytes();
+    const base = wasm.core!.reserveBlock(0);
+    const ids = mixedDeviceIds(100_000, 7);
+    expect(wasm.naturalSort(ids)).toEqual(ts.naturalSort(ids));
+    expect(wasm.core!.exports.reservedBytes()).toBeGreaterThan(arena);
+    expect(wasm.core!.reserveBlock(0)).not.toBe(base);
     check();
     // 3. A restart (a trap): new memory, new arena, no matrix loaded; every cache must start over.
     const restarts = wasm.core!.restarts;
