@@ -66,27 +66,9 @@ function abortMessage(): Record<string, unknown> {
 }
 
 /**
- * The loader's exports with each function replaced by the WebAssembly export it wraps (`original`).
- * The loader wraps every exported function as `(...args) => { setArgumentsLength(args.length);
- * return fn(...args) }` for functions with optional parameters; the core exports none (it has no
- * `__setArgumentsLength`), so the wrapper only costs an array, a spread and a call per kernel call
- * (about 0.1 µs for placementSearch's 19 arguments). The loader still instantiates the core and
- * provides its `abort`.
- */
-function rawExports(exports: Record<string, unknown>): CoreExports {
-  if (typeof exports.__setArgumentsLength === 'function') return exports as CoreExports;
-  const raw: Record<string, unknown> = {};
-  for (const key of Object.keys(exports)) {
-    const v = exports[key];
-    const original: unknown = typeof v === 'function' ? (v as { original?: unknown }).original : undefined;
-    raw[key] = typeof original === 'function' ? original : v;
-  }
-  return raw as CoreExports;
-}
-
-/**
- * One instance of the core. Calls go through `call`, which turns a trap into
- * AllocationError('INTERNAL') and re-instantiates the core so the next call starts clean.
+ * One instance of the core. Calls go through `call` (or, on a kernel's hot path, a try/catch that
+ * throws `trapped(error)`), which turns a trap into AllocationError('INTERNAL') and re-instantiates
+ * the core so the next call starts clean.
  */
 export class WasmCore {
   /** Current exports; replaced when the core is re-instantiated after a trap. */
@@ -113,7 +95,13 @@ export class WasmCore {
   private instantiate(): CoreExports {
     const result = instantiateSync<CoreExports>(this.module, { env: abortMessage() });
     this.generation++;
-    return rawExports(result.exports as unknown as Record<string, unknown>);
+    // The instance's own exports, not the loader's: the loader wraps each function as
+    // `(...args) => { setArgumentsLength(args.length); return fn(...args) }` for optional parameters,
+    // which the core does not use (it exports no __setArgumentsLength); the wrapper would only cost an
+    // array, a spread and a call per kernel call (about 0.1 µs for placementSearch). The loader still
+    // instantiates the core and provides its `abort`.
+    const exports = result.exports as unknown as Record<string, unknown>;
+    return (typeof exports.__setArgumentsLength === 'function' ? exports : result.instance.exports) as unknown as CoreExports;
   }
 
   /** WebAssembly memory size in 64 KiB pages. */

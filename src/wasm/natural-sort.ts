@@ -23,11 +23,7 @@ export function sortWasmKernels(core: WasmCore): SortKernels {
       }
       heap[o + count] = p;
       const exports = core.exports as unknown as SortExports;
-      try {
-        exports.naturalOrder(pUnits, pOffsets, count, pOut, pScratch, pKeys);
-      } catch (error) {
-        throw core.trapped(error);
-      }
+      core.call(() => exports.naturalOrder(pUnits, pOffsets, count, pOut, pScratch, pKeys));
       return core.heap32().slice(pOut >> 2, (pOut >> 2) + count);
     },
   };

@@ -21,12 +21,7 @@ export function replicaWasmKernels(core: WasmCore): ReplicaKernels {
       heap.set(gpuAllocated, pAllocated >> 2);
       heap.set(gpuKeyRank, pKeyRank >> 2);
       const exports = core.exports as unknown as ReplicaExports;
-      let made: number;
-      try {
-        made = exports.pickReplicas(policy, n, pGpu, pRank, g, pAllocated, pKeyRank, picks, pOut, pScratch);
-      } catch (error) {
-        throw core.trapped(error);
-      }
+      const made = core.call(() => exports.pickReplicas(policy, n, pGpu, pRank, g, pAllocated, pKeyRank, picks, pOut, pScratch));
       return core.heap32().slice(pOut >> 2, (pOut >> 2) + made);
     },
   };
