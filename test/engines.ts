@@ -20,3 +20,13 @@ export function codeOf(fn: () => unknown): string | undefined {
   }
   return undefined;
 }
+
+/** What one call of `fn` gives: its value, or its AllocationError as a text (code, message, field); any other error is rethrown. */
+export function outcome(fn: () => unknown): unknown {
+  try {
+    return fn();
+  } catch (error) {
+    if (error instanceof AllocationError) return `error ${error.code} ${error.message} @${error.field}`;
+    throw error;
+  }
+}

@@ -5,9 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { placementRequest } from './fuzz/requests.js';
-import { engines } from './engines.js';
-import { attempt } from './fuzz/hostile.js';
-import { AllocationError } from '../src/errors.js';
+import { engines, outcome } from './engines.js';
 import type { PlacementRequest } from '../src/placement.js';
 
 type Edit = { kind: 'none' | 'memoryPerGpu' | 'stale' | 'dropSlot' | 'gpuMemory' | 'memory' | 'sizes' | 'model' | 'allowEviction'; k: number };
@@ -47,13 +45,6 @@ function edit(r: PlacementRequest, e: Edit): void {
 
 const editArb: fc.Arbitrary<Edit> = fc.record({ kind: fc.constantFrom('none', 'memoryPerGpu', 'stale', 'dropSlot', 'gpuMemory', 'memory', 'sizes', 'model', 'allowEviction'), k: fc.nat(50) });
 
-/** One call's plan, or its error (code, message and field). */
-function outcome(fn: () => unknown): unknown {
-  const r = attempt(fn);
-  if (r.ok) return r.value;
-  if (!(r.error instanceof AllocationError)) throw r.error;
-  return `error ${r.error.code} ${r.error.message} @${r.error.field}`;
-}
 
 describe('planPlacement node cache', () => {
   it('a repeated request, edited in place between calls, plans (or fails) as a fresh clone does, on its first call after the edit', async () => {
