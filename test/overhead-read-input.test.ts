@@ -65,11 +65,12 @@ const data = fc.letrec<{ value: unknown }>((tie) => ({
     primitive,
     fc.array(tie('value'), { maxLength: 5 }),
     fc.array(fc.tuple(key, tie('value')), { maxLength: 5 }).chain((entries) =>
-      fc.constantFrom('plain', 'plain', 'plain', 'null', 'inherit', 'frozen').map((kind) => {
+      fc.constantFrom('plain', 'plain', 'plain', 'null', 'inherit', 'frozen', 'shallow').map((kind) => {
         const o: Record<string, unknown> = kind === 'null' ? Object.create(null) : kind === 'inherit' ? Object.create(INHERITED) : {};
         for (const [k, v] of entries) Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
-        // Frozen all the way down, as immutable-state callers hold data (read once, then by identity).
-        return kind === 'frozen' ? deepFreeze(o) : o;
+        // Frozen all the way down, as immutable-state callers hold data (read once, then by identity);
+        // or frozen itself only, so that edits still reach what lies below it.
+        return kind === 'frozen' ? deepFreeze(o) : kind === 'shallow' ? Object.freeze(o) : o;
       }),
     ),
   ),

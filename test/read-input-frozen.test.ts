@@ -69,6 +69,16 @@ describe('readInput and frozen input', () => {
     const second = readInput('gpus', parent, true, true) as Array<typeof child>;
     expect(second).not.toBe(first);
     expect(second[0].memoryTotal).toBe(11);
+    // Two levels down: a frozen parent of a frozen child that holds an unfrozen grandchild is not
+    // frozen data (the child is frozen, but not all the way down), so an edit of the grandchild is seen.
+    const grandchild = { memoryTotal: 10 };
+    const outer = Object.freeze([Object.freeze({ index: 0, spec: grandchild })]);
+    const o1 = readInput('gpus', outer, true, true);
+    expect(readInput('gpus', outer, true, true)).toBe(o1);
+    grandchild.memoryTotal = 12;
+    const o2 = readInput('gpus', outer, true, true) as Array<{ spec: typeof grandchild }>;
+    expect(o2).not.toBe(o1);
+    expect(o2[0].spec.memoryTotal).toBe(12);
     // A typed array passes through uncopied and is compared by identity: the same array gives the
     // same copy, another with equal items gives a new one.
     const typed = new Int32Array([1, 2]);
