@@ -269,10 +269,11 @@ function _copyArg(v: unknown): unknown {
 
 /**
  * Records every kernel call `engine` makes (each function of engine.kernels but memoryPages), with
- * copies of its arguments (a capability reuses its scratch arrays from call to call), until
- * restore() puts the kernels back. For the warm-up and for setting up cases, never while timing.
+ * copies of its arguments (a capability reuses its scratch arrays from call to call; with
+ * `copyArgs` false, no arguments: for counting calls), until restore() puts the kernels back. For
+ * the warm-up and for setting up cases, never while timing.
  */
-export function watchKernels(engine: Engine): { calls: KernelCall[]; restore: () => void } {
+export function watchKernels(engine: Engine, copyArgs = true): { calls: KernelCall[]; restore: () => void } {
   const kernels = engine.kernels as unknown as Record<string, unknown>;
   const originals = new Map<string, (...args: unknown[]) => unknown>();
   const calls: KernelCall[] = [];
@@ -281,7 +282,7 @@ export function watchKernels(engine: Engine): { calls: KernelCall[]; restore: ()
     if (typeof fn !== 'function' || name === 'memoryPages') continue;
     originals.set(name, fn as (...args: unknown[]) => unknown);
     kernels[name] = function (this: unknown, ...args: unknown[]): unknown {
-      calls.push({ name, args: args.map(_copyArg) });
+      calls.push({ name, args: copyArgs ? args.map(_copyArg) : [] });
       return (fn as (...a: unknown[]) => unknown).apply(this, args);
     };
   }

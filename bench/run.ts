@@ -125,7 +125,8 @@ export async function runBench(options: RunOptions = {}): Promise<BenchReport> {
   const runnable: Case[] = [];
   const mismatched = new Set<Case>();
   const kernelCalls = new Map<Case, Partial<Record<BackendName, number>>>();
-  const counters = { wasm: watchKernels(wasm), ts: watchKernels(ts) };
+  // Counted only: copies of every argument (a 100,000-ID sort's, the cluster's) would stay alive through the timing.
+  const counters = { wasm: watchKernels(wasm, false), ts: watchKernels(ts, false) };
   try {
     for (const c of cases) {
       let notBuilt: unknown;
