@@ -83,6 +83,8 @@ describe('bench harness (quick mode, replicas only)', () => {
     expect(r.search).toBeDefined();
     const { wasm, ts } = r.search!.backends;
     expect(wasm!.medianUs).toBeGreaterThan(0);
+    // Each backend's own search: the wasm one spins 10 µs, the ts one 50 µs.
+    expect(wasm!.medianUs).toBeLessThan(ts!.medianUs);
     expect(r.search!.wasmOverTs).toBeCloseTo(ts!.medianUs / wasm!.medianUs, 9);
     const report: BenchReport = {
       schema: 1, date: '2026-01-01T00:00:00.000Z', quick: true, commit: null,
