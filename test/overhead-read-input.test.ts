@@ -9,6 +9,7 @@ import { AllocationError } from '../src/errors.js';
 import { LIMITS } from '../src/limits.js';
 import { topologyFor } from '../src/topology.js';
 import { deepFreeze } from '../bench/inputs.js';
+import { canon } from './fuzz/canon.js';
 
 /** The compare readInput used before its tape (commit cf3b161), as the oracle. */
 function oldSameData(value: unknown, copy: unknown, depth: number): boolean {
@@ -29,22 +30,6 @@ function oldSameData(value: unknown, copy: unknown, depth: number): boolean {
     if (key !== copyKeys[k] || !oldSameData((value as Record<string, unknown>)[key], (copy as Record<string, unknown>)[key], depth + 1)) return false;
   }
   return true;
-}
-
-/** A text picture of plain data: key order, prototypes, -0, NaN, undefined, typed arrays by identity. */
-function canon(value: unknown, ids = new Map<object, number>()): string {
-  if (typeof value === 'number') return Object.is(value, -0) ? '-0' : String(value);
-  if (typeof value === 'bigint') return `${value}n`;
-  if (value === undefined) return 'undefined';
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) {
-    if (!ids.has(value)) ids.set(value, ids.size);
-    return `opaque#${ids.get(value)}`;
-  }
-  if (Array.isArray(value)) return `[${Array.from({ length: value.length }, (_, k) => canon(value[k], ids)).join(',')}]`;
-  const proto = Object.getPrototypeOf(value);
-  const tag = proto === Object.prototype ? '' : proto === null ? 'null:' : 'other:';
-  return `${tag}{${Object.keys(value).map((k) => `${JSON.stringify(k)}:${canon((value as Record<string, unknown>)[k], ids)}`).join(',')}}`;
 }
 
 const SHARED_VIEW = new Int32Array([1, 2, 3]);

@@ -7,17 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { _recordShapes, readInput } from '../src/validate.js';
 import { ROOT } from './cli-helpers.js';
-
-/** A text picture of plain data: key order, prototypes, -0 and undefined kept apart. */
-function canon(value: unknown): string {
-  if (typeof value === 'number') return Object.is(value, -0) ? '-0' : String(value);
-  if (value === undefined) return 'undefined';
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${Array.from({ length: value.length }, (_, k) => canon(value[k])).join(',')}]`;
-  const proto = Object.getPrototypeOf(value);
-  const tag = proto === Object.prototype ? '' : proto === null ? 'null:' : 'other:';
-  return `${tag}{${Object.keys(value).map((k) => `${JSON.stringify(k)}:${canon((value as Record<string, unknown>)[k])}`).join(',')}}`;
-}
+import { canon } from './fuzz/canon.js';
 
 type Slot = Record<string, unknown>;
 
