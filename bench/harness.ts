@@ -301,6 +301,7 @@ export function watchKernels(engine: Engine, copyArgs = true): { calls: KernelCa
  */
 export function searchOf(engines: Record<BackendName, Engine>, run: Record<BackendName, () => unknown>): Case['search'] {
   const search: Partial<Record<BackendName, Fn>> = {};
+  const made: string[] = [];
   for (const b of BACKENDS) {
     const watch = watchKernels(engines[b]);
     try {
@@ -308,12 +309,17 @@ export function searchOf(engines: Record<BackendName, Engine>, run: Record<Backe
     } finally {
       watch.restore();
     }
-    if (watch.calls.length === 0) return undefined;
+    made.push(`${watch.calls.length} on ${b}`);
     if (watch.calls.length > 1) throw new Error(`searchOf: one call made ${watch.calls.length} kernel calls on ${b} (${watch.calls.map((c) => c.name).join(', ')})`);
+    if (watch.calls.length === 0) continue;
     const { name, args } = watch.calls[0];
     const kernels = engines[b].kernels as unknown as Record<string, (...a: unknown[]) => unknown>;
     search[b] = () => kernels[name](...args);
   }
+  const searched = BACKENDS.filter((b) => search[b] !== undefined).length;
+  if (searched === 0) return undefined;
+  // One backend searching where the other answers without a search would leave the row without its search column.
+  if (searched < BACKENDS.length) throw new Error(`searchOf: the backends disagree on searching (kernel calls: ${made.join(', ')})`);
   return search;
 }
 

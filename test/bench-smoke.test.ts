@@ -146,5 +146,8 @@ describe('bench: searchOf', () => {
     // 800 GiB fits no set of 8 GPUs of 80 GiB: answered without a kernel call.
     expect(searchOf({ wasm, ts }, plan(800 * 2 ** 30))).toBeUndefined();
     expect(() => searchOf({ wasm, ts }, { wasm: () => (plan(1).wasm(), plan(2).wasm()), ts: () => plan(1).ts() })).toThrow(/made 2 kernel calls on wasm/);
+    // One backend answering without a search where the other searches is a disagreement, whichever it is.
+    expect(() => searchOf({ wasm, ts }, { wasm: plan(800 * 2 ** 30).wasm, ts: plan(100 * 2 ** 30).ts })).toThrow(/disagree.*0 on wasm, 1 on ts/);
+    expect(() => searchOf({ wasm, ts }, { wasm: plan(100 * 2 ** 30).wasm, ts: plan(800 * 2 ** 30).ts })).toThrow(/disagree.*1 on wasm, 0 on ts/);
   });
 });
