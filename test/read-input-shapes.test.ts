@@ -61,6 +61,10 @@ const EDITS: Edit[] = [
   { name: 'a value behind a getter that gives it', same: true, apply: (r) => Object.defineProperty(r.slots[3], 'model', { get: () => 'b', enumerable: true }) },
   { name: 'a record swapped for an equal copy', same: true, apply: (r) => (r.slots[3] = { ...r.slots[3], gpus: [...(r.slots[3].gpus as number[])] }) },
   { name: 'a record swapped for an array', same: false, apply: (r) => (r.slots[3] = Object.assign([], r.slots[3])) },
+  // A copy passes typed arrays and ArrayBuffers through as they are: one holding a record's fields is not that record.
+  { name: 'a record swapped for an empty typed array with its fields', same: false, apply: (r) => (r.slots[3] = Object.assign(new Uint8Array(0), r.slots[3]) as unknown as Slot) },
+  { name: 'a record swapped for an ArrayBuffer with its fields', same: false, apply: (r) => (r.slots[3] = Object.assign(new ArrayBuffer(0), r.slots[3]) as unknown as Slot) },
+  { name: 'a record swapped for null', same: false, apply: (r) => (r.slots[3] = null as unknown as Slot) },
   { name: 'a record removed', same: false, apply: (r) => r.slots.pop() },
 ];
 
