@@ -142,6 +142,20 @@ export type ClusterFound = PlacementFound & {
   overflowNode: number;
 };
 
+/**
+ * A kernel result with its fields in one fixed order, node column and overflowNode included (0 and
+ * -1 for one node's search). Every result (the ts kernels', the wasm kernels' views, the empty one
+ * planPlacement uses without a kernel call) is made here, so V8 gives them one hidden class and the
+ * code that reads them stays monomorphic: with three shapes, a DGX-2 plan took 0.2-0.3 µs longer
+ * after the other placement cases had run.
+ */
+export function makeFound(
+  masks: Int32Array, evictCount: Int32Array, evictedBytes: Float64Array, score: Int32Array, remainMin: Float64Array, remainSum: Float64Array,
+  node: Int32Array, evictStart: Int32Array, evictions: Int32Array,
+): ClusterFound {
+  return { count: 0, masks, evictCount, evictedBytes, score, remainMin, remainSum, node, evictStart, evictions, overflowSize: 0, overflowNode: -1 };
+}
+
 /** Kernels this capability needs. */
 export interface PlacementKernels {
   /**
@@ -628,11 +642,11 @@ const _stale = new _Scratch(256);
 const _sizes = new _Scratch(256);
 
 
-/** What a search that enumerates nothing finds. */
-const NOTHING_FOUND: PlacementFound = Object.freeze({
-  count: 0, masks: new Int32Array(0), evictCount: new Int32Array(0), evictedBytes: new Float64Array(0), score: new Int32Array(0),
-  remainMin: new Float64Array(0), remainSum: new Float64Array(0), evictStart: new Int32Array(1), evictions: new Int32Array(0), overflowSize: 0,
-});
+/**
+ * What a search that enumerates nothing finds. Not frozen (a frozen object has a hidden class of its
+ * own, see makeFound); nothing writes to it. Exported for its shape test.
+ */
+export const NOTHING_FOUND: PlacementFound = makeFound(new Int32Array(0), new Int32Array(0), new Float64Array(0), new Int32Array(0), new Float64Array(0), new Float64Array(0), new Int32Array(0), new Int32Array(1), new Int32Array(0));
 
 /** Plans every viable option on one node, best first, with per-GPU rejections. */
 export function planPlacement(kernels: Kernels, request: PlacementRequest): PlacementPlan {

@@ -3,28 +3,23 @@
 // cluster plan's search over many nodes share one routine that merges into one kept list; scratch
 // arrays live as long as the kernels and grow on demand (no allocation per node).
 import { binomial, popcount } from '../bits.js';
-import { compareMasks, type ClusterFound, type ClusterSearch, type PlacementFound, type PlacementKernels, type PlacementSearch } from '../placement.js';
+import { compareMasks, makeFound, type ClusterFound, type ClusterSearch, type PlacementFound, type PlacementKernels, type PlacementSearch } from '../placement.js';
 
 /**
  * The kernels' reusable result: `prev` when it has room for `count` candidates, else new arrays for
  * at least that many (16 at least) keeping `prev`'s evictions (fill makes room for those). One is
- * kept per search kind and filled in place.
+ * kept per search kind and filled in place; both kinds have the node column (makeFound's one shape).
  */
-function foundFor<T extends PlacementFound>(prev: T | null, count: number, extra: (capacity: number) => Omit<T, keyof PlacementFound>): T {
+function foundFor(prev: ClusterFound | null, count: number): ClusterFound {
   if (prev === null || prev.score.length < count) {
     const c = Math.max(16, count);
-    return {
-      count: 0, masks: new Int32Array(2 * c), evictCount: new Int32Array(c), evictedBytes: new Float64Array(c), score: new Int32Array(c),
-      remainMin: new Float64Array(c), remainSum: new Float64Array(c), evictStart: new Int32Array(c + 1),
-      evictions: prev === null ? new Int32Array(64) : prev.evictions, overflowSize: 0, ...extra(c),
-    } as T;
+    return makeFound(
+      new Int32Array(2 * c), new Int32Array(c), new Float64Array(c), new Int32Array(c), new Float64Array(c), new Float64Array(c),
+      new Int32Array(c), new Int32Array(c + 1), prev === null ? new Int32Array(64) : prev.evictions,
+    );
   }
   return prev;
 }
-
-/** foundFor's extra fields of a PlacementFound (none) and of a ClusterFound (the node column). */
-const NO_EXTRA = (): Omit<PlacementFound, keyof PlacementFound> => ({});
-const CLUSTER_EXTRA = (c: number): Omit<ClusterFound, keyof PlacementFound> => ({ node: new Int32Array(c), overflowNode: -1 });
 
 function bitOf(lo: number, hi: number, p: number): number {
   return p < 32 ? (lo >>> p) & 1 : (hi >>> (p - 32)) & 1;
@@ -267,7 +262,7 @@ export function placementTsKernels(): PlacementKernels {
   }
 
   /** placementSearch's result arrays, reused from call to call (grown on demand). */
-  let found: PlacementFound | null = null;
+  let found: ClusterFound | null = null;
 
   /**
    * The kept list into `o` (valid until the next call; o has room for `count`, see foundFor);
@@ -306,7 +301,7 @@ export function placementTsKernels(): PlacementKernels {
       const S = s.staleBytes.length;
       const overflow = searchNode(0, s.gpus, s.free, s.total, 0, s.sizes, s.shares, s.staleMasks, s.staleBytes, 0, S, s.pairScores, 0, 0, s.budget);
       if (overflow > 0) count = 0;
-      found = foundFor(found, count, NO_EXTRA);
+      found = foundFor(found, count);
       return fill(found, overflow, (c, out, at) => {
         const n = positionsOf(c, s.gpus);
         planEvictions(n, shareOfSize(s.sizes, s.shares, n), s.free, 0, s.staleMasks, s.staleBytes, 0, S, out, at);
@@ -331,7 +326,7 @@ export function placementTsKernels(): PlacementKernels {
       }
       if (overflow > 0) count = 0;
       // Into the reusable result (valid until the next call).
-      out = foundFor(out, count, CLUSTER_EXTRA);
+      out = foundFor(out, count);
       const o = fill(out, overflow, (c, evictions, at) => {
         const i = kCand[c];
         const n = positionsOf(c, s.gpus[i]);

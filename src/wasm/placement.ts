@@ -3,7 +3,7 @@
 // the best candidates come back as columns the core writes, read through views (see resultViews).
 // Views over core memory come from the core (heap32, heapF64), which re-makes them only after the
 // memory grew or the core was re-instantiated.
-import type { ClusterFound, ClusterSearch, PlacementFound, PlacementKernels, PlacementSearch } from '../placement.js';
+import { makeFound, type ClusterFound, type ClusterSearch, type PlacementFound, type PlacementKernels, type PlacementSearch } from '../placement.js';
 import type { WasmCore } from './core.js';
 
 type PlacementExports = {
@@ -230,20 +230,17 @@ function resultViews(): (buffer: ArrayBufferLike, pColumns: number, pStart: numb
       const pEvCount = pColumns + limit * 8;
       const pScore = pEvCount + limit * 4;
       const pBytes = pScore + limit * 4;
-      o = {
-        count: 0,
-        masks: new Int32Array(buffer, pColumns, 2 * limit),
-        evictCount: new Int32Array(buffer, pEvCount, limit),
-        score: new Int32Array(buffer, pScore, limit),
-        evictedBytes: new Float64Array(buffer, pBytes, limit),
-        remainMin: new Float64Array(buffer, pBytes + limit * 8, limit),
-        remainSum: new Float64Array(buffer, pBytes + limit * 16, limit),
-        node: new Int32Array(buffer, pBytes + limit * 24, limit),
-        evictStart: new Int32Array(buffer, pStart, limit + 1),
-        evictions: new Int32Array(buffer, pEv, evictCap),
-        overflowSize: 0,
-        overflowNode: -1,
-      };
+      o = makeFound(
+        new Int32Array(buffer, pColumns, 2 * limit),
+        new Int32Array(buffer, pEvCount, limit),
+        new Float64Array(buffer, pBytes, limit),
+        new Int32Array(buffer, pScore, limit),
+        new Float64Array(buffer, pBytes + limit * 8, limit),
+        new Float64Array(buffer, pBytes + limit * 16, limit),
+        new Int32Array(buffer, pBytes + limit * 24, limit),
+        new Int32Array(buffer, pStart, limit + 1),
+        new Int32Array(buffer, pEv, evictCap),
+      );
       lastBuffer = buffer;
       lastAt = pColumns;
       lastLimit = limit;
