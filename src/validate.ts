@@ -183,22 +183,6 @@ const SHAPE_MARK = Object.freeze({ mark: 'shape' });
 /** A list of flat records of one shape: its length, the shape, then each record's values (as after SHAPE_MARK). */
 const SHAPES_MARK = Object.freeze({ mark: 'shapes' });
 /**
- * 0 and -0 in a shaped record's values: `!==` cannot tell them apart, so a compiled compare meets a
- * zero as one of these marks, which no value is, and asks sameZero.
- */
-const ZERO = Object.freeze({ mark: '0' });
-const MINUS_ZERO = Object.freeze({ mark: '-0' });
-
-/** A value as a shaped record's tape holds it (zeros as their marks). */
-function zeroMark(v: unknown): unknown {
-  return v === 0 ? (1 / (v as number) > 0 ? ZERO : MINUS_ZERO) : v;
-}
-
-/** Whether `x` is the zero that the mark `v` stands for (false for any other `v`). */
-function sameZero(x: unknown, v: unknown): boolean {
-  return x === 0 && (v === ZERO ? 1 / x > 0 : v === MINUS_ZERO && 1 / x < 0);
-}
-/**
  * A child copy with a record of its own (reusedOf), followed by that record: compared through the
  * child's own tape (sameData), so a parent's tape holds only what sits between it and such children,
  * and a parent copied again (one field changed) rebuilds a short tape, not the whole tree's.
@@ -213,8 +197,11 @@ const SUB_MARK = Object.freeze({ mark: 'sub' });
  * one), then reads each value once, in key order, as a copy does (the keys first, then the values).
  * A compiled body reads each field by its name, so V8 gives every read a cache of its own: 20 slots
  * read again take 0.67 µs against 0.97 in a flat-record loop and 1.4 in sameAt's object loop, which
- * a record without a shape goes through. Values compare as SameValue: `!==`, and a zero through its
- * mark (see ZERO); a record holding NaN has no shape (see shapeOf).
+ * a record without a shape goes through. Values compare as SameValue: `!==`, then for a number
+ * that is 0 the sign (1 / x), a check that reads no compare feedback, so a zero in one list does not
+ * make every other value's `!==` generic (a DGX-2 request read again after an 8-GPU one with a slot on
+ * GPU 0 took 0.1 µs longer when zeros were marks in the tape); a record holding NaN has no shape
+ * (see shapeOf).
  */
 type Shape = {
   same: (o: object, tape: unknown[], pos: number) => number;
@@ -304,11 +291,11 @@ let x, v, c, y, w;
   for (let k = 0; k < n; k++) {
     const read = `o[${JSON.stringify(keys[k])}]`;
     if (kinds[k] === 'p') body += `x = ${read}; v = t[p++];
-if (x !== v && !z(x, v)) return -1;
+if (x !== v || (typeof x === 'number' && x === 0 && 1 / x !== 1 / v)) return -1;
 `;
     else body += `x = ${read}; c = t[p++];
 if (!Array.isArray(x) || x.length !== c) return -1;
-for (let q = 0; q < c; q++, p++) { y = x[q]; w = t[p]; if (y !== w && !z(y, w)) return -1; }
+for (let q = 0; q < c; q++, p++) { y = x[q]; w = t[p]; if (y !== w || (typeof y === 'number' && y === 0 && 1 / y !== 1 / w)) return -1; }
 `;
   }
   // The list loop checks each item as sameAt does (isRecordLike, inlined), then runs the same body.
@@ -322,9 +309,9 @@ ${body}}
 return p;
 }];`;
   // eslint-disable-next-line @typescript-eslint/no-implied-eval -- keys enter only as JSON string literals
-  const make = new Function('K', 'h', 'z', source) as (K: readonly string[], h: typeof hasOwn, z: typeof sameZero) => [Shape['same'], Shape['list']];
+  const make = new Function('K', 'h', source) as (K: readonly string[], h: typeof hasOwn) => [Shape['same'], Shape['list']];
   // `keys` stays unfrozen (the caller's slice, never changed): V8 reads a frozen array's items several times more slowly.
-  const [same, list] = make(keys, hasOwn, sameZero);
+  const [same, list] = make(keys, hasOwn);
   return { same, list, keys, lists: kinds.includes('l') };
 }
 
@@ -367,14 +354,14 @@ function listShape(items: unknown[]): Shape | null {
   return shape;
 }
 
-/** A shaped record's values in key order (see SHAPE_MARK), each zero as its mark (see ZERO). */
+/** A shaped record's values in key order (see SHAPE_MARK). */
 function shapeValues(record: Record<string, unknown>, shape: Shape, tape: unknown[]): void {
   for (const key of shape.keys) {
     const v = record[key];
     if (Array.isArray(v)) {
       tape.push(v.length);
-      for (let q = 0; q < v.length; q++) tape.push(zeroMark(v[q]));
-    } else tape.push(zeroMark(v));
+      for (let q = 0; q < v.length; q++) tape.push(v[q]);
+    } else tape.push(v);
   }
 }
 

@@ -31,6 +31,8 @@ const EDITS: Edit[] = [
   { name: 'a boolean value', same: false, apply: (r) => (r.slots[1].stale = true) },
   { name: '0 to -0 (a value)', same: false, apply: (r) => (r.slots[0].memoryPerGpu = -0) },
   { name: '0 to -0 (a list item)', same: false, apply: (r) => ((r.slots[0].gpus as number[])[0] = -0) },
+  { name: 'a zero to false', same: false, apply: (r) => (r.slots[0].memoryPerGpu = false) },
+  { name: 'a zero to the string "0"', same: false, apply: (r) => (r.slots[0].memoryPerGpu = '0') },
   { name: 'a list item', same: false, apply: (r) => ((r.slots[4].gpus as number[])[1] = 3) },
   { name: 'a list grown', same: false, apply: (r) => (r.slots[4].gpus as number[]).push(2) },
   { name: 'a list swapped for an object with its items', same: false, apply: (r) => (r.slots[4].gpus = { 0: 4, 1: 5, length: 2 }) },
@@ -114,6 +116,26 @@ describe.each([
     const again = readInput('request', value, false, true) as typeof value;
     expect(again).not.toBe(first);
     expect(again.list[1]['\ud800']).toBe(-1);
+  });
+
+  it('-0 read before and 0 now (a value, a list item) are a change; -0 again is not', () => {
+    _recordShapes(compile);
+    const value = { list: [{ a: -0, b: [-0, 1] }, { a: 1, b: [2] }] };
+    const first = readInput('request', value, false, true);
+    expect(readInput('request', value, false, true)).toBe(first);
+    value.list[0].a = 0;
+    const second = readInput('request', value, false, true) as typeof value;
+    expect(second).not.toBe(first);
+    expect(Object.is(second.list[0].a, 0)).toBe(true);
+    value.list[0].b[0] = 0;
+    const third = readInput('request', value, false, true) as typeof value;
+    expect(third).not.toBe(second);
+    expect(Object.is(third.list[0].b[0], 0)).toBe(true);
+    value.list[0].a = -0;
+    value.list[0].b[0] = -0;
+    const fourth = readInput('request', value, false, true) as typeof value;
+    expect(Object.is(fourth.list[0].a, -0) && Object.is(fourth.list[0].b[0], -0)).toBe(true);
+    expect(readInput('request', value, false, true)).toBe(fourth);
   });
 
   it('records holding NaN are read again as copies would be (NaN equals itself here)', () => {
