@@ -61,6 +61,12 @@ export type PlacementSearch = {
   limit: number;
   /** Most subsets to enumerate before giving up (LIMIT_EXCEEDED). */
   budget: number;
+  /**
+   * free, total and staleBytes one after another in one array, when they are views of it (a cached
+   * node's state, see _nodeState), else null. The wasm kernels then copy the three into the core with
+   * one call instead of element by element; the ts kernels read the views.
+   */
+  block: Float64Array | null;
 };
 
 /** Best candidates of one node's search, best first. */
@@ -337,6 +343,8 @@ type _NodeState = {
   stale: Slot[];
   staleMasks: Int32Array;
   staleBytes: Float64Array;
+  /** free, total and staleBytes in one array (a cached node's state), else null: see PlacementSearch.block. */
+  block: Float64Array | null;
   /** Bytes eviction could free per position. */
   evictable: Float64Array;
   /** Free memory plus the bytes of every evictable slot per position, summed in the kernels' order (see anyGpuEligible). */
@@ -363,10 +371,14 @@ function _nodeState(node: NodeModel, model: string | undefined, allowEviction: b
   }
   const n = node.index.length;
   const index = node.index;
-  const free = cached ? new Float64Array(n) : _free.f64(n);
-  const total = cached ? new Float64Array(n) : _total.f64(n);
-  for (let p = 0; p < n; p++) free[p] = total[p] = node.total[p];
   const slots = node.slots;
+  const stale = allowEviction ? slots.filter((s) => isEvictable(s, model)).sort(compareEvictionOrder) : [];
+  const S = stale.length;
+  // A cached state keeps free, total and staleBytes in one block (see PlacementSearch.block).
+  const block = cached ? new Float64Array(2 * n + S) : null;
+  const free = block !== null ? block.subarray(0, n) : _free.f64(n);
+  const total = block !== null ? block.subarray(n, 2 * n) : _total.f64(n);
+  for (let p = 0; p < n; p++) free[p] = total[p] = node.total[p];
   const maxBytes = LIMITS.maxBytes;
   for (let k = 0; k < slots.length; k++) {
     const s = slots[k];
@@ -376,10 +388,8 @@ function _nodeState(node: NodeModel, model: string | undefined, allowEviction: b
       if (total[p] - free[p] > maxBytes) fail('LIMIT_EXCEEDED', `slots`, `at most ${maxBytes} bytes allocated on GPU ${g}`, total[p] - free[p]);
     }
   }
-  const stale = allowEviction ? slots.filter((s) => isEvictable(s, model)).sort(compareEvictionOrder) : [];
-  const S = stale.length;
   const staleMasks = cached ? new Int32Array(2 * S) : _stale.i32(2 * S);
-  const staleBytes = cached ? new Float64Array(S) : _stale.f64(S);
+  const staleBytes = block !== null ? block.subarray(2 * n, 2 * n + S) : _stale.f64(S);
   const evictable = cached ? new Float64Array(n) : _evictable.f64(n, true);
   for (let k = 0; k < S; k++) {
     const s = stale[k];
@@ -397,7 +407,7 @@ function _nodeState(node: NodeModel, model: string | undefined, allowEviction: b
   }
   const potential = potentialOf(n, free, staleMasks, staleBytes, cached ? new Float64Array(n) : _potential.f64(n));
   const heads = cached ? { has: new Array<string | undefined>(n), canFree: new Array<string | undefined>(n) } : undefined;
-  const state: _NodeState = { free, total, stale, staleMasks, staleBytes, evictable, potential, matrix: positionMatrix(node.topology, index), heads };
+  const state: _NodeState = { free, total, stale, staleMasks, staleBytes, block, evictable, potential, matrix: positionMatrix(node.topology, index), heads };
   if (cached) _states.set(node, { model, allowEviction, state });
   return state;
 }
@@ -655,7 +665,7 @@ export function planPlacement(kernels: Kernels, request: PlacementRequest): Plac
   const req = validatePlanRequest(r);
   const n = node.index.length;
   const index = node.index;
-  const { free, total, stale, staleMasks, staleBytes, evictable, potential, matrix, heads } = _nodeState(node, req.model, req.allowEviction);
+  const { free, total, stale, staleMasks, staleBytes, block, evictable, potential, matrix, heads } = _nodeState(node, req.model, req.allowEviction);
   const sizeList = sizesFor(req, n);
   const sizes = _sizes.i32(sizeList.length);
   const shares = _sizes.f64(sizeList.length);
@@ -675,6 +685,7 @@ export function planPlacement(kernels: Kernels, request: PlacementRequest): Plac
     pack: req.pack,
     limit: req.limit,
     budget: PLACEMENT_BUDGET,
+    block,
   };
   // Nothing to enumerate (no GPU can take any size's share): the same empty result on both backends, without a kernel call.
   const found = anyGpuEligible(search, potential) ? runSearch(kernels, search) : NOTHING_FOUND;

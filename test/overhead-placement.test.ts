@@ -103,7 +103,7 @@ function oldPlanPlacement(kernels: Kernels, request: PlacementRequest): Placemen
   const sizes = sizesFor(req, n);
   const found = runSearch(kernels, {
     gpus: n, free, total, sizes: Int32Array.from(sizes), shares: Float64Array.from(sizes, (k) => shareOf(req.memory, k)), staleMasks, staleBytes,
-    pairScores: positionMatrix(node.topology, node.index), pack: req.pack, limit: req.limit, budget: PLACEMENT_BUDGET,
+    pairScores: positionMatrix(node.topology, node.index), pack: req.pack, limit: req.limit, budget: PLACEMENT_BUDGET, block: null,
   });
   const options: PlacementOption[] = [];
   for (let c = 0; c < found.count; c++) options.push(optionOf(found, c, node.index, req.memory, stale, req.model));
@@ -172,7 +172,7 @@ describe('planPlacement shared work', () => {
           gpus: n, free: Float64Array.from(free), total: Float64Array.from(free, (f, p) => Math.max(f, 0) + extra[p]),
           sizes: Int32Array.from(sorted), shares: Float64Array.from(sorted, (k) => shareOf(memory, k)),
           staleMasks: Int32Array.from(stale.flatMap((s) => [s.lo, 0])), staleBytes: Float64Array.from(stale, (s) => s.bytes),
-          pairScores: null, pack: false, limit: 16, budget: PLACEMENT_BUDGET,
+          pairScores: null, pack: false, limit: 16, budget: PLACEMENT_BUDGET, block: null,
         };
       }),
     );
@@ -212,7 +212,7 @@ describe('planPlacement shared work', () => {
           gpus: n, free: Float64Array.from(free), total: Float64Array.from(free, (f) => Math.max(f, 0) + 40),
           sizes: Int32Array.from(sorted), shares: Float64Array.from(sorted, (k) => shareOf(memory, k)),
           staleMasks: Int32Array.from(stale.flatMap((s) => [s.lo, 0])), staleBytes: Float64Array.from(stale, (s) => s.bytes),
-          pairScores: m, pack, limit, budget: PLACEMENT_BUDGET,
+          pairScores: m, pack, limit, budget: PLACEMENT_BUDGET, block: null,
         };
       }),
     );
@@ -222,9 +222,23 @@ describe('planPlacement shared work', () => {
         Array.from(f.score.subarray(0, c)), Array.from(f.remainMin.subarray(0, c)), Array.from(f.remainSum.subarray(0, c)), Array.from(f.evictStart.subarray(0, c + 1)),
         Array.from(f.evictions.subarray(0, f.evictStart[c]))]);
     };
+    // The same search with free, total and staleBytes as views of one block (a cached node's state):
+    // the wasm kernels copy the block at once, the ts kernels read the views.
+    const withBlock = (s: PlacementSearch): PlacementSearch => {
+      const n = s.gpus;
+      const S = s.staleBytes.length;
+      const block = new Float64Array(2 * n + S);
+      block.set(s.free, 0);
+      block.set(s.total, n);
+      block.set(s.staleBytes, 2 * n);
+      return { ...s, free: block.subarray(0, n), total: block.subarray(n, 2 * n), staleBytes: block.subarray(2 * n), block };
+    };
     fc.assert(
-      fc.property(search, (s) => {
-        expect(picture(wasm.kernels.placementSearch(s))).toBe(picture(ts.kernels.placementSearch(s)));
+      fc.property(search, fc.boolean(), (plain, blocked) => {
+        const s = blocked ? withBlock(plain) : plain;
+        const expected = picture(ts.kernels.placementSearch(plain));
+        expect(picture(wasm.kernels.placementSearch(s))).toBe(expected);
+        expect(picture(ts.kernels.placementSearch(s))).toBe(expected);
       }),
       { numRuns: 300 },
     );
@@ -238,7 +252,7 @@ describe('planPlacement shared work', () => {
         gpus: n, free: Float64Array.from({ length: n }, (_, p) => (p * 7) % 23), total: new Float64Array(n).fill(40),
         sizes: Int32Array.from(sizes), shares: Float64Array.from(sizes, (k) => shareOf(memory, k)),
         staleMasks: Int32Array.from({ length: 2 * stale }, (_, k) => (k % 2 === 0 ? 0xffff & ~(1 << (k % 16)) : 0)), staleBytes: new Float64Array(stale).fill(1),
-        pairScores: null, pack: false, limit, budget: PLACEMENT_BUDGET,
+        pairScores: null, pack: false, limit, budget: PLACEMENT_BUDGET, block: null,
       };
     };
     const picture = (f: ReturnType<typeof ts.kernels.placementSearch>): string => {
