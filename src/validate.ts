@@ -204,7 +204,8 @@ const SUB_MARK = Object.freeze({ mark: 'sub' });
  * (see shapeOf).
  */
 type Shape = {
-  same: (o: object, tape: unknown[], pos: number) => number;
+  /** The record against its values from `tape[pos]`; `depth`: the nesting of its values (for kind 'o'). */
+  same: (o: object, tape: unknown[], pos: number, depth: number) => number;
   /**
    * sameAt's SHAPES_MARK loop, compiled with the record compare inlined: the records `list[0..length-1]`
    * (each a record-like object, see isRecordLike) against their values from `tape[pos]`. One call per
@@ -213,6 +214,8 @@ type Shape = {
    */
   list: (list: readonly unknown[], tape: unknown[], pos: number, length: number) => number;
   keys: readonly string[];
+  /** Per key: 'p' a primitive, 'l' a list of primitives, 'o' anything else (its own tape, compared by sameAt). */
+  kinds: string;
   lists: boolean;
 };
 
@@ -227,23 +230,30 @@ let canCompile: boolean | undefined;
 let lastShape: { keys: string[]; kinds: string; shape: Shape } | null = null;
 
 /**
- * The shape of a flat record copy with these own `keys` (at least one, at most MAX_SHAPE_KEYS), or
- * null where the tape loop stays: a key `__proto__` (a read by that name would not find an own
- * field), a NaN value or item (`!==` never matches it), too many kinds seen, or a runtime that does
- * not compile code from strings. Keys enter the compiled text only as JSON string literals.
+ * The shape of a record copy with these own `keys` (at least one, at most MAX_SHAPE_KEYS), or null
+ * where the tape loop stays: a key `__proto__` (a read by that name would not find an own field), a
+ * NaN value or item (`!==` never matches it), too many kinds seen, or a runtime that does not
+ * compile code from strings. Keys enter the compiled text only as JSON string literals. A value
+ * other than a primitive or a list of primitives (see isPrimsCopy) is kind 'o' when `mixed` (a
+ * request holding lists of records: its own fields compiled, each such value compared by sameAt),
+ * else the record has no shape.
  */
-function shapeOf(copy: Record<string, unknown>, keys: string[]): Shape | null {
+function shapeOf(copy: Record<string, unknown>, keys: string[], mixed = false): Shape | null {
   const n = keys.length;
   if (n === 0 || n > MAX_SHAPE_KEYS || canCompile === false) return null;
   let kinds = '';
   for (let k = 0; k < n; k++) {
     if (keys[k] === '__proto__') return null;
     const v = copy[keys[k]];
-    if (Array.isArray(v)) {
-      for (let q = 0; q < v.length; q++) if (v[q] !== v[q]) return null;
+    if (isPrimitive(v)) {
+      if (v !== v) return null;
+      kinds += 'p';
+    } else if (isPrimsCopy(v)) {
+      const items = v as unknown[];
+      for (let q = 0; q < items.length; q++) if (items[q] !== items[q]) return null;
       kinds += 'l';
-    } else if (v !== v) return null;
-    else kinds += 'p';
+    } else if (mixed) kinds += 'o';
+    else return null;
   }
   const last = lastShape;
   if (last !== null && last.kinds === kinds && last.keys.length === n) {
@@ -293,13 +303,16 @@ let x, v, c, y, w;
     if (kinds[k] === 'p') body += `x = ${read}; v = t[p++];
 if (x !== v || (typeof x === 'number' && x === 0 && 1 / x !== 1 / v)) return -1;
 `;
+    else if (kinds[k] === 'o') body += `x = ${read};
+if ((p = S(x, t, p, d)) < 0) return -1;
+`;
     else body += `x = ${read}; c = t[p++];
 if (!Array.isArray(x) || x.length !== c) return -1;
 for (let q = 0; q < c; q++, p++) { y = x[q]; w = t[p]; if (y !== w || (typeof y === 'number' && y === 0 && 1 / y !== 1 / w)) return -1; }
 `;
   }
   // The list loop checks each item as sameAt does (isRecordLike, inlined), then runs the same body.
-  const source = `return [function sameShape(o, t, p) {
+  const source = `return [function sameShape(o, t, p, d) {
 ${body}return p;
 }, function sameShapes(a, t, p, length) {
 for (let j = 0; j < length; j++) {
@@ -309,10 +322,10 @@ ${body}}
 return p;
 }];`;
   // eslint-disable-next-line @typescript-eslint/no-implied-eval -- keys enter only as JSON string literals
-  const make = new Function('K', 'h', source) as (K: readonly string[], h: typeof hasOwn) => [Shape['same'], Shape['list']];
+  const make = new Function('K', 'h', 'S', source) as (K: readonly string[], h: typeof hasOwn, S: typeof sameAt) => [Shape['same'], Shape['list']];
   // `keys` stays unfrozen (the caller's slice, never changed): V8 reads a frozen array's items several times more slowly.
-  const [same, list] = make(keys, hasOwn);
-  return { same, list, keys, lists: kinds.includes('l') };
+  const [same, list] = make(keys, hasOwn, sameAt);
+  return { same, list, keys, kinds, lists: kinds.includes('l') };
 }
 
 /**
@@ -356,11 +369,14 @@ function listShape(items: unknown[]): Shape | null {
 
 /** A shaped record's values in key order (see SHAPE_MARK). */
 function shapeValues(record: Record<string, unknown>, shape: Shape, tape: unknown[]): void {
-  for (const key of shape.keys) {
-    const v = record[key];
-    if (Array.isArray(v)) {
-      tape.push(v.length);
-      for (let q = 0; q < v.length; q++) tape.push(v[q]);
+  const { keys, kinds } = shape;
+  for (let k = 0; k < keys.length; k++) {
+    const v = record[keys[k]];
+    if (kinds[k] === 'o') tapeOf(v, tape, null);
+    else if (kinds[k] === 'l') {
+      const items = v as unknown[];
+      tape.push(items.length);
+      for (let q = 0; q < items.length; q++) tape.push(items[q]);
     } else tape.push(v);
   }
 }
@@ -397,7 +413,8 @@ function tapeOf(copy: unknown, tape: unknown[], self: Reused | null): unknown[] 
       tape.push(ARRAY_MARK, items.length);
       for (let k = 0; k < items.length; k++) tapeOf(items[k], tape, null);
     } else {
-      const shape = leaf ? shapeOf(copy as Record<string, unknown>, keys) : null;
+      // A record whose values are not all primitives or lists of them (a request) gets a mixed shape.
+      const shape = shapeOf(copy as Record<string, unknown>, keys, !leaf);
       if (shape !== null) {
         tape.push(SHAPE_MARK, shape);
         shapeValues(copy as Record<string, unknown>, shape, tape);
@@ -474,7 +491,7 @@ function sameAt(value: unknown, tape: unknown[], pos: number, depth: number): nu
   if (t === SHAPE_MARK) {
     const shape = tape[pos + 1] as Shape;
     // Its lists sit one level deeper: past the nesting limit a copy would fail, so it is not the same.
-    return shape.lists && depth + 1 >= MAX_INPUT_DEPTH ? -1 : shape.same(value, tape, pos + 2);
+    return shape.lists && depth + 1 >= MAX_INPUT_DEPTH ? -1 : shape.same(value, tape, pos + 2, depth + 1);
   }
   const count = tape[pos + 1] as number;
   pos += 2;
