@@ -56,8 +56,6 @@ let lastEvictedBytes: f64 = 0;
 let plTouch: usize = 0;
 let plOwn: usize = 0;
 let plWeight: usize = 0;
-/** The smallest free memory among picks 0..j (searchNode's prefix), per j: 64 f64 after those, in the scratch too. */
-let plMin: usize = 0;
 
 /**
  * Each eligible position's own eviction plan for `share` into plOwn: the stale slots touching it, in
@@ -207,6 +205,20 @@ let packMode: bool = false;
   return count == limit ? keptAt(limit - 1) : kept;
 }
 
+/**
+ * keptAt and lastKept with the list's base and rank order in locals (searchNode's hot loops: a
+ * module global is loaded again at every use, 2-5% of a DGX-2 search).
+ */
+// @ts-ignore: decorator
+@inline function keptIn(kb: usize, ko: usize, k: i32): usize {
+  return kb + <usize>i32At(ko, k) * REC;
+}
+
+// @ts-ignore: decorator
+@inline function lastKeptIn(kb: usize, ko: usize, count: i32, limit: i32): usize {
+  return count == limit ? keptIn(kb, ko, limit - 1) : kb;
+}
+
 /** Starts a call's kept list of `limit` records at `keptOut` (the rank order after them). */
 function startKept(keptOut: usize, limit: i32, pack: i32): void {
   kept = keptOut;
@@ -228,12 +240,19 @@ function searchNode(
   const potential = scratch;
   const avail = scratch + 64 * 8;
   const eligible = scratch + 128 * 8; // i32 × 64
-  plTouch = scratch + 192 * 8;
-  plOwn = scratch + 256 * 8;
-  plWeight = scratch + 320 * 8;
-  plMin = scratch + 384 * 8;
+  // The scratch regions in locals for the loops below, and in the globals for ownPlans.
+  const lTouch = scratch + 192 * 8;
+  const lOwn = scratch + 256 * 8;
+  const lWeight = scratch + 320 * 8;
+  // The smallest free memory among picks 0..j (the prefix), per j: 64 f64.
+  const lMin = scratch + 384 * 8;
+  plTouch = lTouch;
+  plOwn = lOwn;
+  plWeight = lWeight;
   const isPack = packMode;
   const limit = keptLimit;
+  const kb = kept;
+  const ko = keptOrder;
   for (let p = 0; p < gpus; p++) store<f64>(potential + (<usize>p << 3), f64At(free, p));
   for (let k = 0; k < staleCount; k++) {
     let sm = maskAt(staleMasks, k);
@@ -247,7 +266,7 @@ function searchNode(
   let count = keptCount;
   let enumerated: f64 = 0;
   let overflow: i32 = 0;
-  let lastRec = lastKept(count, limit);
+  let lastRec = lastKeptIn(kb, ko, count, limit);
   for (let si = 0; si < sizeCount; si++) {
     const n = i32At(sizes, si);
     if (n > gpus) break;
@@ -297,7 +316,7 @@ function searchNode(
         let pIdx: u64 = from == 0 ? 0 : load<u64>(plIdx + (<usize>(from - 1) << 3));
         let pGpu: u64 = from == 0 ? 0 : load<u64>(plGpu + (<usize>(from - 1) << 3));
         let pScore: i32 = from == 0 || matrix == 0 ? 0 : i32At(plScore, from - 1);
-        let pMin: f64 = from == 0 ? Infinity : f64At(plMin, from - 1);
+        let pMin: f64 = from == 0 ? Infinity : f64At(lMin, from - 1);
         for (let j = from; j < n - 1; j++) {
           const e = load<i32>(plPick + (<usize>j << 2));
           const g = i32At(list, e);
@@ -306,7 +325,7 @@ function searchNode(
           pMin = min(pMin, f64At(free, g));
           store<u64>(plIdx + (<usize>j << 3), pIdx);
           store<u64>(plGpu + (<usize>j << 3), pGpu);
-          store<f64>(plMin + (<usize>j << 3), pMin);
+          store<f64>(lMin + (<usize>j << 3), pMin);
           if (matrix != 0) {
             // The set score, incrementally: plGains row j - 1 holds each GPU's pair scores to picks
             // 0..j-1; row j adds g's matrix row to it (v128, four GPUs per add) for the next pick.
@@ -356,7 +375,7 @@ function searchNode(
                 while (rest != 0) {
                   const p = <i32>ctz(rest);
                   rest &= rest - 1;
-                  planned |= load<u64>(plOwn + (<usize>p << 3));
+                  planned |= load<u64>(lOwn + (<usize>p << 3));
                 }
                 ev = <i32>popcnt(planned);
                 if (count == limit && ev > load<i32>(lastRec, 8)) ev = -1;
@@ -365,7 +384,7 @@ function searchNode(
                   while (e != 0) {
                     const k = <i32>ctz(e);
                     e &= e - 1;
-                    bytes += f64At(plWeight, k);
+                    bytes += f64At(lWeight, k);
                   }
                 }
               } else {
@@ -407,7 +426,7 @@ function searchNode(
                 rest &= rest - 1;
                 let a = f64At(fromBits ? free : left, p);
                 if (fromBits) {
-                  let e = planned & load<u64>(plTouch + (<usize>p << 3));
+                  let e = planned & load<u64>(lTouch + (<usize>p << 3));
                   while (e != 0) {
                     const k = <i32>ctz(e);
                     e &= e - 1;
@@ -421,23 +440,23 @@ function searchNode(
               // Its place: the kept records it ranks before are a tail of the sorted list (the key is a
               // total order), found by bisection; the last record first, as most candidates lose to it.
               let at = count;
-              if (at > 0 && ranksBefore(ev, bytes, n, score, rMin, rSum, nodeLoad, rank, mask, isPack, keptAt(at - 1))) {
+              if (at > 0 && ranksBefore(ev, bytes, n, score, rMin, rSum, nodeLoad, rank, mask, isPack, keptIn(kb, ko, at - 1))) {
                 let lo = 0;
                 let hi = at - 1;
                 while (lo < hi) {
                   const mid = (lo + hi) >>> 1;
-                  if (ranksBefore(ev, bytes, n, score, rMin, rSum, nodeLoad, rank, mask, isPack, keptAt(mid))) hi = mid;
+                  if (ranksBefore(ev, bytes, n, score, rMin, rSum, nodeLoad, rank, mask, isPack, keptIn(kb, ko, mid))) hi = mid;
                   else lo = mid + 1;
                 }
                 at = lo;
               }
               if (at < limit) {
                 // A new record while the list fills, else the last one's (it drops out); ranks at..last-1 move down one.
-                const slot = count < limit ? count : i32At(keptOrder, limit - 1);
+                const slot = count < limit ? count : i32At(ko, limit - 1);
                 const last = count < limit ? count : limit - 1;
-                for (let k = last; k > at; k--) store<i32>(keptOrder + (<usize>k << 2), i32At(keptOrder, k - 1));
-                store<i32>(keptOrder + (<usize>at << 2), slot);
-                const r = kept + <usize>slot * REC;
+                for (let k = last; k > at; k--) store<i32>(ko + (<usize>k << 2), i32At(ko, k - 1));
+                store<i32>(ko + (<usize>at << 2), slot);
+                const r = kb + <usize>slot * REC;
                 store<u64>(r, mask);
                 store<i32>(r, ev, 8);
                 store<i32>(r, n, 12);
@@ -450,7 +469,7 @@ function searchNode(
                 store<i32>(r, rank, 56);
                 store<u64>(r, planned, 64);
                 if (count < limit) count++;
-                lastRec = lastKept(count, limit);
+                lastRec = lastKeptIn(kb, ko, count, limit);
                 if (pass == 0) {
                   bar = scoreBar(count, limit, lastRec, n);
                   barMin = load<f64>(lastRec, 32);
