@@ -62,9 +62,10 @@ export type PlacementSearch = {
   /** Most subsets to enumerate before giving up (LIMIT_EXCEEDED). */
   budget: number;
   /**
-   * free, total and staleBytes one after another in one array, when they are views of it (a cached
-   * node's state, see _nodeState), else null. The wasm kernels then copy the three into the core with
-   * one call instead of element by element; the ts kernels read the views.
+   * free, total, staleBytes and staleMasks one after another in one array, when they are views of it
+   * (a cached node's state, see _nodeState), else null: gpus, gpus and S f64, then 2·S i32 in the
+   * space of S f64 (S: evictable slots). The wasm kernels then copy the four into the core with one
+   * call instead of element by element; the ts kernels read the views.
    */
   block: Float64Array | null;
 };
@@ -343,7 +344,7 @@ type _NodeState = {
   stale: Slot[];
   staleMasks: Int32Array;
   staleBytes: Float64Array;
-  /** free, total and staleBytes in one array (a cached node's state), else null: see PlacementSearch.block. */
+  /** free, total, staleBytes and staleMasks in one array (a cached node's state), else null: see PlacementSearch.block. */
   block: Float64Array | null;
   /** Bytes eviction could free per position. */
   evictable: Float64Array;
@@ -374,8 +375,8 @@ function _nodeState(node: NodeModel, model: string | undefined, allowEviction: b
   const slots = node.slots;
   const stale = allowEviction ? slots.filter((s) => isEvictable(s, model)).sort(compareEvictionOrder) : [];
   const S = stale.length;
-  // A cached state keeps free, total and staleBytes in one block (see PlacementSearch.block).
-  const block = cached ? new Float64Array(2 * n + S) : null;
+  // A cached state keeps free, total, staleBytes and staleMasks in one block (see PlacementSearch.block).
+  const block = cached ? new Float64Array(2 * n + 2 * S) : null;
   const free = block !== null ? block.subarray(0, n) : _free.f64(n);
   const total = block !== null ? block.subarray(n, 2 * n) : _total.f64(n);
   for (let p = 0; p < n; p++) free[p] = total[p] = node.total[p];
@@ -388,7 +389,7 @@ function _nodeState(node: NodeModel, model: string | undefined, allowEviction: b
       if (total[p] - free[p] > maxBytes) fail('LIMIT_EXCEEDED', `slots`, `at most ${maxBytes} bytes allocated on GPU ${g}`, total[p] - free[p]);
     }
   }
-  const staleMasks = cached ? new Int32Array(2 * S) : _stale.i32(2 * S);
+  const staleMasks = block !== null ? new Int32Array(block.buffer, block.byteOffset + (2 * n + S) * 8, 2 * S) : _stale.i32(2 * S);
   const staleBytes = block !== null ? block.subarray(2 * n, 2 * n + S) : _stale.f64(S);
   const evictable = cached ? new Float64Array(n) : _evictable.f64(n, true);
   for (let k = 0; k < S; k++) {

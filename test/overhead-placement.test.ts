@@ -227,11 +227,13 @@ describe('planPlacement shared work', () => {
     const withBlock = (s: PlacementSearch): PlacementSearch => {
       const n = s.gpus;
       const S = s.staleBytes.length;
-      const block = new Float64Array(2 * n + S);
+      const block = new Float64Array(2 * n + 2 * S);
+      const staleMasks = new Int32Array(block.buffer, (2 * n + S) * 8, 2 * S);
       block.set(s.free, 0);
       block.set(s.total, n);
       block.set(s.staleBytes, 2 * n);
-      return { ...s, free: block.subarray(0, n), total: block.subarray(n, 2 * n), staleBytes: block.subarray(2 * n), block };
+      staleMasks.set(s.staleMasks);
+      return { ...s, free: block.subarray(0, n), total: block.subarray(n, 2 * n), staleBytes: block.subarray(2 * n, 2 * n + S), staleMasks, block };
     };
     fc.assert(
       fc.property(search, fc.boolean(), (plain, blocked) => {

@@ -62,15 +62,15 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
       if (m2 !== null) core.ensurePairScores(m2, N);
       for (;;) {
         // The regions core.reserve would lay out (each rounded up to 16 bytes), in one block; free,
-        // total and staleBytes lie one after another, as in PlacementSearch.block (f64 reads need
-        // only 8-byte alignment).
+        // total, staleBytes and staleMasks lie one after another, as in PlacementSearch.block (8-byte
+        // alignment is all the kernel's f64 and u64 reads need).
         const oFree = 0;
         const oTotal = oFree + N * 8;
         const oBytes = oTotal + N * 8;
-        const oSizes = oFree + _a16((2 * N + S) * 8);
+        const oMasks = oBytes + S * 8;
+        const oSizes = oFree + _a16((2 * N + 2 * S) * 8);
         const oShares = oSizes + _a16(sizeCount * 4);
-        const oMasks = oShares + _a16(sizeCount * 8);
-        const oKept = oMasks + _a16(S * 8);
+        const oKept = oShares + _a16(sizeCount * 8);
         const oStart = oKept + _a16(limit * KEPT);
         const oEv = oStart + _a16((limit + 1) * 4);
         const oScratch = oEv + _a16(evictCap * 4);
@@ -91,24 +91,27 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
         const pColumns = base + oColumns;
         views();
         const { free, total, sizes, shares, staleMasks, staleBytes, block } = s;
-        // One copy of the block where there is one (a cached node's state, 2 × 16 + 12 numbers for a
-        // DGX-2 with 12 stale slots: 0.05 µs less than element by element); else element loops: these
+        // One copy of the block where there is one (a cached node's state: 2 × 16 + 2 × 12 cells for a
+        // DGX-2 with 12 stale slots, 0.07 µs less than element by element); else element loops: these
         // arrays hold at most 64 GPUs' or a few sizes' entries (set() costs more per call).
-        if (block !== null && block !== undefined && block.length === 2 * N + S) F64.set(block, pFree >> 3);
+        if (block !== null && block !== undefined && block.length === 2 * N + 2 * S) F64.set(block, pFree >> 3);
         else {
           for (let p = 0, f = pFree >> 3, t = pTotal >> 3; p < N; p++) {
             F64[f + p] = free[p];
             F64[t + p] = total[p];
           }
-          if (S > 64) F64.set(staleBytes.subarray(0, S), pBytes >> 3);
-          else for (let k = 0, f = pBytes >> 3; k < S; k++) F64[f + k] = staleBytes[k];
+          if (S > 64) {
+            F64.set(staleBytes.subarray(0, S), pBytes >> 3);
+            I32.set(staleMasks.subarray(0, 2 * S), pMasks >> 2);
+          } else {
+            for (let k = 0, f = pBytes >> 3; k < S; k++) F64[f + k] = staleBytes[k];
+            for (let k = 0, i = pMasks >> 2; k < 2 * S; k++) I32[i + k] = staleMasks[k];
+          }
         }
         for (let k = 0, i = pSizes >> 2, f = pShares >> 3; k < sizeCount; k++) {
           I32[i + k] = sizes[k];
           F64[f + k] = shares[k];
         }
-        if (S > 64) I32.set(staleMasks.subarray(0, 2 * S), pMasks >> 2);
-        else for (let k = 0, i = pMasks >> 2; k < 2 * S; k++) I32[i + k] = staleMasks[k];
         const ex = core.exports as unknown as PlacementExports;
         // The kernel allocates nothing, so the views stay valid across the call. A try/catch of its
         // own, not core.call: a closure here would hold every variable above in a context per call.
