@@ -128,7 +128,7 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
           while (evictCap < need) evictCap *= 2;
           continue;
         }
-        return placementResult(I32.buffer, pColumns, pStart, pEv, limit, evictCap, count, overflowSize, -1);
+        return placementResult(I32, pColumns, pStart, pEv, limit, evictCap, count, overflowSize, -1);
       }
     },
 
@@ -211,7 +211,7 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
           while (evictCap < need) evictCap *= 2;
           continue;
         }
-        return clusterResult(I32.buffer, pColumns, pStart, pEv, limit, evictCap, count, overflowSize, overflowNode);
+        return clusterResult(I32, pColumns, pStart, pEv, limit, evictCap, count, overflowSize, overflowNode);
       }
     },
   };
@@ -220,17 +220,20 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
 /**
  * A kernel's result as views over the core memory it was written to: the columns (writeColumns in
  * assembly/placement.ts), the eviction starts and the evictions. The views are made again only when
- * the layout changes (buffer, block, limit, eviction room), so a repeated search reads its result
- * without a copy. They stay valid until the next call into the core.
+ * the layout changes (memory, block, limit, eviction room), so a repeated search reads its result
+ * without a copy. They stay valid until the next call into the core. `heap`: the core's view over its
+ * whole memory, which the core makes anew exactly when the memory changes (its identity stands for
+ * the buffer's: reading `.buffer` on each call was a property load V8 did not inline).
  */
-function resultViews(): (buffer: ArrayBufferLike, pColumns: number, pStart: number, pEv: number, limit: number, evictCap: number, count: number, overflowSize: number, overflowNode: number) => ClusterFound {
+function resultViews(): (heap: Int32Array, pColumns: number, pStart: number, pEv: number, limit: number, evictCap: number, count: number, overflowSize: number, overflowNode: number) => ClusterFound {
   let o: ClusterFound | null = null;
-  let lastBuffer: ArrayBufferLike | null = null;
+  let lastHeap: Int32Array | null = null;
   let lastAt = -1;
   let lastLimit = -1;
   let lastCap = -1;
-  return (buffer, pColumns, pStart, pEv, limit, evictCap, count, overflowSize, overflowNode) => {
-    if (o === null || buffer !== lastBuffer || pColumns !== lastAt || limit !== lastLimit || evictCap !== lastCap) {
+  return (heap, pColumns, pStart, pEv, limit, evictCap, count, overflowSize, overflowNode) => {
+    if (o === null || heap !== lastHeap || pColumns !== lastAt || limit !== lastLimit || evictCap !== lastCap) {
+      const buffer = heap.buffer;
       const pEvCount = pColumns + limit * 8;
       const pScore = pEvCount + limit * 4;
       const pBytes = pScore + limit * 4;
@@ -245,7 +248,7 @@ function resultViews(): (buffer: ArrayBufferLike, pColumns: number, pStart: numb
         new Int32Array(buffer, pStart, limit + 1),
         new Int32Array(buffer, pEv, evictCap),
       );
-      lastBuffer = buffer;
+      lastHeap = heap;
       lastAt = pColumns;
       lastLimit = limit;
       lastCap = evictCap;
