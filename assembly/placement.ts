@@ -49,48 +49,42 @@ const plGpu: usize = memory.data(64 * 8, 16);
 /** Bytes evicted by the last evictionPlan call. */
 let lastEvictedBytes: f64 = 0;
 
-// Pass 1's eviction plans from bit sets over the stale list (at most 64 evictable slots): the slots
-// touching each position, each position's own plan for the current share (see ownPlans), and each
-// slot's bytes times its GPU count.
-// They live in the caller's scratch (searchNode sets them): 64 u64 / u64 / f64 after its first 3 × 64 f64.
-let plTouch: usize = 0;
-let plOwn: usize = 0;
-let plWeight: usize = 0;
-
 /**
- * Each eligible position's own eviction plan for `share` into plOwn: the stale slots touching it, in
+ * Pass 1's eviction plans from bit sets over the stale list (at most 64 evictable slots), into the
+ * caller's scratch (64 u64 / u64 / f64 each): `touch`, the stale slots touching each position;
+ * `own`, each eligible position's own eviction plan for `share`: the stale slots touching it, in
  * order, while its free memory plus what they free stays under the share (0 for a position that
- * fits). evictionPlan's plan for a set is exactly the union of its members' own plans: a slot is
- * evicted while some chosen GPU it touches lacks room, and a GPU that lacks room at slot k has had
- * every earlier slot touching it evicted, so its memory there is what its own plan reached at k.
- * Bytes are added in the same order as evictionPlan adds them. Also fills plTouch and plWeight.
+ * fits); `weight`, each slot's bytes times its GPU count. evictionPlan's plan for a set is exactly
+ * the union of its members' own plans: a slot is evicted while some chosen GPU it touches lacks room,
+ * and a GPU that lacks room at slot k has had every earlier slot touching it evicted, so its memory
+ * there is what its own plan reached at k. Bytes are added in the same order as evictionPlan adds them.
  */
-function ownPlans(gpus: i32, share: f64, free: usize, staleMasks: usize, staleBytes: usize, staleCount: i32): void {
-  for (let p = 0; p < gpus; p++) store<u64>(plTouch + (<usize>p << 3), 0);
+function ownPlans(gpus: i32, share: f64, free: usize, staleMasks: usize, staleBytes: usize, staleCount: i32, touch: usize, own: usize, weight: usize): void {
+  for (let p = 0; p < gpus; p++) store<u64>(touch + (<usize>p << 3), 0);
   for (let k = 0; k < staleCount; k++) {
     let sm = maskAt(staleMasks, k);
     const bytes = f64At(staleBytes, k);
-    store<f64>(plWeight + (<usize>k << 3), bytes * <f64>(<i32>popcnt(sm)));
+    store<f64>(weight + (<usize>k << 3), bytes * <f64>(<i32>popcnt(sm)));
     while (sm != 0) {
       const p = <i32>ctz(sm);
       sm &= sm - 1;
-      const at = plTouch + (<usize>p << 3);
+      const at = touch + (<usize>p << 3);
       store<u64>(at, load<u64>(at) | ((<u64>1) << k));
     }
   }
   for (let p = 0; p < gpus; p++) {
     let a = f64At(free, p);
-    let own: u64 = 0;
-    let touch = load<u64>(plTouch + (<usize>p << 3));
-    while (a < share && touch != 0) {
-      const k = <i32>ctz(touch);
-      touch &= touch - 1;
+    let plan: u64 = 0;
+    let rest = load<u64>(touch + (<usize>p << 3));
+    while (a < share && rest != 0) {
+      const k = <i32>ctz(rest);
+      rest &= rest - 1;
       const bytes = f64At(staleBytes, k);
       if (bytes <= 0) continue;
-      own |= (<u64>1) << k;
+      plan |= (<u64>1) << k;
       a += bytes;
     }
-    store<u64>(plOwn + (<usize>p << 3), own);
+    store<u64>(own + (<usize>p << 3), plan);
   }
 }
 
@@ -190,30 +184,25 @@ let keptCount: i32 = 0;
 let keptLimit: i32 = 0;
 let packMode: bool = false;
 
-/** The kept record at rank `k` (0: best). */
-// @ts-ignore: decorator
-@inline function keptAt(k: i32): usize {
-  return kept + <usize>i32At(keptOrder, k) * REC;
-}
-
 /**
- * The record the ranking bar is read from: the last of a full list; a record of the region (its
- * data unused, every read guarded by count == limit) before the list is full.
- */
-// @ts-ignore: decorator
-@inline function lastKept(count: i32, limit: i32): usize {
-  return count == limit ? keptAt(limit - 1) : kept;
-}
-
-/**
- * keptAt and lastKept with the list's base and rank order in locals (searchNode's hot loops: a
- * module global is loaded again at every use, 2-5% of a DGX-2 search).
+ * The record at rank `k` (0: best) of the kept list at `kb` with rank order `ko` (searchNode passes
+ * them from locals: a module global is loaded again at every use, 2-5% of a DGX-2 search).
  */
 // @ts-ignore: decorator
 @inline function keptIn(kb: usize, ko: usize, k: i32): usize {
   return kb + <usize>i32At(ko, k) * REC;
 }
 
+/** The kept record at rank `k` of the current call's list. */
+// @ts-ignore: decorator
+@inline function keptAt(k: i32): usize {
+  return keptIn(kept, keptOrder, k);
+}
+
+/**
+ * The record the ranking bar is read from: the last of a full list; a record of the region (its
+ * data unused, every read guarded by count == limit) before the list is full.
+ */
 // @ts-ignore: decorator
 @inline function lastKeptIn(kb: usize, ko: usize, count: i32, limit: i32): usize {
   return count == limit ? keptIn(kb, ko, limit - 1) : kb;
@@ -240,15 +229,12 @@ function searchNode(
   const potential = scratch;
   const avail = scratch + 64 * 8;
   const eligible = scratch + 128 * 8; // i32 × 64
-  // The scratch regions in locals for the loops below, and in the globals for ownPlans.
+  // Pass 1's bit-set plans (see ownPlans), and the smallest free memory among picks 0..j (the
+  // prefix) per j: 64 entries each. Locals, not module globals: a global is loaded again at every use.
   const lTouch = scratch + 192 * 8;
   const lOwn = scratch + 256 * 8;
   const lWeight = scratch + 320 * 8;
-  // The smallest free memory among picks 0..j (the prefix), per j: 64 f64.
   const lMin = scratch + 384 * 8;
-  plTouch = lTouch;
-  plOwn = lOwn;
-  plWeight = lWeight;
   const isPack = packMode;
   const limit = keptLimit;
   const kb = kept;
@@ -308,7 +294,7 @@ function searchNode(
       if (len < n || (pass == 1 && count == limit && load<i32>(lastRec, 8) == 0)) continue;
       // Pass 1 with at most 64 evictable slots plans from bit sets (ownPlans), else slot by slot.
       const bitPlans = pass == 1 && staleCount <= 64;
-      if (bitPlans) ownPlans(gpus, share, free, staleMasks, staleBytes, staleCount);
+      if (bitPlans) ownPlans(gpus, share, free, staleMasks, staleBytes, staleCount, lTouch, lOwn, lWeight);
       for (let j = 0; j < n; j++) store<i32>(plPick + (<usize>j << 2), j);
       let from = 0;
       while (true) {
@@ -417,14 +403,14 @@ function searchNode(
               // share; with a bit-set plan, free plus the planned slots touching it (in slot order),
               // less the share; with a plan made slot by slot, what evictionPlan left in avail.
               const fromBits = lacking && bitPlans;
-              const left = lacking ? avail : free;
+              const left = lacking && !bitPlans ? avail : free;
               let rMin: f64 = Infinity;
               let rSum: f64 = 0;
               let rest = mask;
               while (rest != 0) {
                 const p = <i32>ctz(rest);
                 rest &= rest - 1;
-                let a = f64At(fromBits ? free : left, p);
+                let a = f64At(left, p);
                 if (fromBits) {
                   let e = planned & load<u64>(lTouch + (<usize>p << 3));
                   while (e != 0) {
@@ -552,24 +538,44 @@ export function clusterSearch(
       break;
     }
   }
-  if (overflow > 0) keptCount = 0;
-  const n = keptCount;
-  const need = writeCounts(n, evictStart, overflow, result);
+  writeOutput(overflow, info, free, staleMasks, staleBytes, 0, sizes, shares, sizeCount, limit, evictStart, evictions, evictCap, scratch, result, columns);
   store<i32>(result, overflowCand, 12);
-  if (need > evictCap) return;
+}
+
+/**
+ * The kept list into a search's outputs, best first: each option's first eviction index (prefix
+ * sums) and the result header (count, overflow size, evictions needed; nothing is kept after an
+ * overflow), then, when they fit `evictCap`, the evictions (a record's bit-set plan, else its plan
+ * made again slot by slot) and the columns. `info`: clusterSearch's per-candidate records, which
+ * locate each record's node in `free`, `staleMasks` and `staleBytes`; 0 for one node's search
+ * (offset 0, `staleCount` slots).
+ */
+function writeOutput(
+  overflow: i32, info: usize, free: usize, staleMasks: usize, staleBytes: usize, staleCount: i32, sizes: usize, shares: usize, sizeCount: i32,
+  limit: i32, evictStart: usize, evictions: usize, evictCap: i32, scratch: usize, result: usize, columns: usize,
+): void {
+  if (overflow > 0) keptCount = 0;
+  const count = keptCount;
+  if (writeCounts(count, evictStart, overflow, result) > evictCap) return;
   const avail = scratch + 64 * 8;
-  for (let k = 0; k < n; k++) {
+  for (let k = 0; k < count; k++) {
     const r = keptAt(k);
     if (load<i32>(r, 8) == 0) continue;
-    const rec = info + <usize>(load<i32>(r, 20) * INFO) * 4;
-    const off = <usize>load<i32>(rec, 4) << 3;
-    const staleOff = <usize>load<i32>(rec, 8);
     const out = evictions + (<usize>i32At(evictStart, k) << 2);
     if (writePlanned(load<u64>(r, 64), out)) continue;
+    let off: usize = 0;
+    let staleOff: usize = 0;
+    let stale = staleCount;
+    if (info != 0) {
+      const rec = info + <usize>(load<i32>(r, 20) * INFO) * 4;
+      off = <usize>load<i32>(rec, 4) << 3;
+      staleOff = <usize>load<i32>(rec, 8) << 3;
+      stale = load<i32>(rec, 12);
+    }
     const share = shareOfSize(sizes, shares, sizeCount, load<i32>(r, 12));
-    evictionPlan(load<u64>(r), share, free + off, staleMasks + (staleOff << 3), staleBytes + (staleOff << 3), load<i32>(rec, 12), avail, out);
+    evictionPlan(load<u64>(r), share, free + off, staleMasks + staleOff, staleBytes + staleOff, stale, avail, out);
   }
-  writeColumns(n, limit, columns);
+  writeColumns(count, limit, columns);
 }
 
 /**
@@ -617,20 +623,8 @@ export function placementSearch(
   keptOut: usize, evictStart: usize, evictions: usize, evictCap: i32, scratch: usize, result: usize, columns: usize,
 ): void {
   startKept(keptOut, limit, pack);
-  let overflow = searchNode(0, gpus, free, total, sizes, shares, sizeCount, staleMasks, staleBytes, staleCount, useScores != 0 ? pairRow(0) : 0, 0, 0, budget, scratch);
-  if (overflow > 0) keptCount = 0;
-  const count = keptCount;
-  const need = writeCounts(count, evictStart, overflow, result);
-  if (need > evictCap) return;
-  const avail = scratch + 64 * 8;
-  for (let k = 0; k < count; k++) {
-    const r = keptAt(k);
-    if (load<i32>(r, 8) == 0) continue;
-    const out = evictions + (<usize>i32At(evictStart, k) << 2);
-    if (writePlanned(load<u64>(r, 64), out)) continue;
-    evictionPlan(load<u64>(r), shareOfSize(sizes, shares, sizeCount, load<i32>(r, 12)), free, staleMasks, staleBytes, staleCount, avail, out);
-  }
-  writeColumns(count, limit, columns);
+  const overflow = searchNode(0, gpus, free, total, sizes, shares, sizeCount, staleMasks, staleBytes, staleCount, useScores != 0 ? pairRow(0) : 0, 0, 0, budget, scratch);
+  writeOutput(overflow, 0, free, staleMasks, staleBytes, staleCount, sizes, shares, sizeCount, limit, evictStart, evictions, evictCap, scratch, result, columns);
 }
 
 /**
