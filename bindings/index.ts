@@ -2,7 +2,7 @@
 import { cpus, hostname, totalmem } from 'node:os';
 import { validateInventory, type Inventory } from '../src/inventory.js';
 import { readInventory } from './discover.js';
-import { loadNvml } from './library.js';
+import { loadNvml, nvmlCandidates } from './library.js';
 
 export { NvmlError, NVML_RETURN, nvmlName } from './errors.js';
 export { NVML_SEARCH_PATHS } from './library.js';
@@ -27,9 +27,9 @@ const cache = new Map<string, Inventory>();
  * when NVML cannot be loaded or initialised; a GPU that answers GPU_IS_LOST comes back `lost: true`.
  */
 export async function discoverDevices(options: DiscoverOptions = {}): Promise<Inventory> {
-  // The candidates loadNvml tries, in order: with and without fallback they differ for the same library.
+  // Keyed by the paths loadNvml tries, in order: two calls that try the same list read the same library.
   const fallback = options.fallback ?? true;
-  const key = `${fallback ? 'fallback' : 'only'}:${options.library ?? process.env.GPUALLOC_NVML_LIBRARY ?? ''}`;
+  const key = nvmlCandidates(options.library, process.env, fallback).join('\n');
   let inventory = options.refresh === true ? undefined : cache.get(key);
   if (inventory === undefined) {
     const api = await loadNvml(options.library, process.env, fallback);

@@ -108,15 +108,25 @@ function message(cause: unknown): string {
 }
 
 /**
- * Loads NVML: the `library` option, then $GPUALLOC_NVML_LIBRARY, then the soname, then the distro
- * paths. The first that loads wins; where none does, the error lists what was tried. Without
- * `fallback`, only `library` is tried, or $GPUALLOC_NVML_LIBRARY where no library is given.
+ * The paths loadNvml tries, in order, without repeats: the `library` option, then
+ * $GPUALLOC_NVML_LIBRARY, then the soname, then the distro paths. Without `fallback`, only `library`,
+ * or $GPUALLOC_NVML_LIBRARY where no library is given. An empty path counts as not given.
+ */
+export function nvmlCandidates(library: string | undefined, env: Record<string, string | undefined>, fallback = true): string[] {
+  const given = (path: string | undefined): path is string => path !== undefined && path !== '';
+  const named = fallback ? [library, env.GPUALLOC_NVML_LIBRARY, ...NVML_SEARCH_PATHS] : [given(library) ? library : env.GPUALLOC_NVML_LIBRARY];
+  const candidates: string[] = [];
+  for (const c of named) if (given(c) && !candidates.includes(c)) candidates.push(c);
+  return candidates;
+}
+
+/**
+ * Loads NVML from the first of nvmlCandidates that loads; where none does, the error lists what was
+ * tried.
  */
 export async function loadNvml(library: string | undefined, env: Record<string, string | undefined>, fallback = true): Promise<NvmlApi> {
   const koffi = await loadKoffi();
-  const candidates: string[] = [];
-  const named = fallback ? [library, env.GPUALLOC_NVML_LIBRARY, ...NVML_SEARCH_PATHS] : [library ?? env.GPUALLOC_NVML_LIBRARY];
-  for (const c of named) if (c !== undefined && c !== '' && !candidates.includes(c)) candidates.push(c);
+  const candidates = nvmlCandidates(library, env, fallback);
   const tried: string[] = [];
   for (const path of candidates) {
     const cached = apis.get(path);
@@ -134,7 +144,11 @@ export async function loadNvml(library: string | undefined, env: Record<string, 
     apis.set(path, api);
     return api;
   }
-  if (tried.length === 0) tried.push('nothing (no library given and fallback off)');
+  if (!fallback) {
+    // Only the named library was tried: saying the soname failed, or pointing at --library, would mislead.
+    const what = tried.length === 0 ? 'no library was named (fallback off)' : `${tried.join(', ')} could not be loaded, and nothing else was tried (fallback off)`;
+    throw new NvmlError(NVML.LIBRARY_NOT_FOUND, 'dlopen', `NVML library not found: ${what}. Tried: ${tried.length === 0 ? 'nothing' : tried.join(', ')}.`);
+  }
   throw new NvmlError(
     NVML.LIBRARY_NOT_FOUND,
     'dlopen',

@@ -79,3 +79,11 @@ it('reads the library named by --library and no other, even where another one lo
     else process.env.GPUALLOC_NVML_LIBRARY = saved;
   }
 });
+
+it('with --library, a library that does not load is named as the one tried, not the soname', async () => {
+  const missing = join(h.dir, 'missing.so');
+  const r = await run(['discover', '--library', missing, '--refresh']);
+  expect(r.code).toBe(3);
+  expect(r.err).toContain(`${missing} could not be loaded, and nothing else was tried (fallback off)`);
+  expect(r.err).not.toContain('libnvidia-ml.so.1');
+});
