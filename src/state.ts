@@ -7,7 +7,7 @@ import { LIMITS } from './limits.js';
 import { binomial } from './bits.js';
 import {
   budgetError, compareEvictionOrder, isEvictable, maskOf, nodeOptionOf, noOptionReason, PLACEMENT_BUDGET, positionMatrix,
-  rejectionsFor, shareOf, sizesFor, validateNode, validatePlanRequest, validateSlot,
+  rejectionsFor, shareOf, sizesFor, validateNode, validatePlanRequest, validateSlots,
   type ClusterSearch, type PlacementOption, type PlacementPlan, type PlacementRequest, type Slot,
 } from './placement.js';
 import { compareNatural } from './baseline/natural-sort.js';
@@ -193,10 +193,7 @@ export class ClusterState {
     nodes.forEach((raw, k) => {
       const n = raw as Record<string, unknown>;
       if (n.slots === undefined) return;
-      const f = `${field}[${k}].slots`;
-      const list = requireArray(f, n.slots, LIMITS.maxSlotsPerNode);
-      const known = new Set(this.indices[k]);
-      list.forEach((s, j) => this.addSlot(k, validateSlot(s, f, j, known, ids)));
+      for (const slot of validateSlots(n.slots, `${field}[${k}].slots`, new Set(this.indices[k]), ids)) this.addSlot(k, slot);
     });
     for (let k = 0; k < models.length; k++) {
       const start = this.gpuStart[k];
