@@ -12,8 +12,11 @@ export function binomial(n: i32, k: i32): f64 {
 }
 
 /**
- * Set a before set b (of the same size) in lexicographic order of their sorted members: the lowest
- * member in which they differ is a's. u32 or u64 masks. src/bits.ts lexBefore is the same rule.
+ * Set a before set b in lexicographic order of their sorted members: the lowest member in which they
+ * differ is a's (false for equal sets). For sets of one size that is the usual order; where sizes
+ * differ, a set that is a proper prefix of the other (its members all lowest) comes after it, which
+ * buildLive relies on to put a padded group after its full extensions. u32 or u64 masks.
+ * src/bits.ts lexBefore is the same rule.
  */
 // @ts-ignore: decorator
 @inline export function lexBefore<T>(a: T, b: T): bool {

@@ -8,8 +8,9 @@ export function popcount(x: number): number {
 }
 
 /**
- * Set a before set b (of the same size, 32-bit masks) in lexicographic order of their sorted members:
- * the lowest member in which they differ is a's. assembly/bits.ts lexBefore is the same rule.
+ * Set a before set b (32-bit masks) in lexicographic order of their sorted members: the lowest member
+ * in which they differ is a's (false for equal sets). Where sizes differ, a proper prefix of the other
+ * set comes after it. assembly/bits.ts lexBefore is the same rule.
  */
 export function lexBefore(a: number, b: number): boolean {
   const d = a ^ b;

@@ -8,7 +8,6 @@ import { binomial, ctz, lexBefore, popcount } from '../bits.js';
 /** Rounds of swap search per greedy start above the exact range (same constant in assembly/aligned.ts). */
 export const SWAP_ROUNDS = 64;
 
-
 /** Slack of an invalid group (it splits the required GPUs or pads them): never a candidate. */
 const _INF = 0x3fffffff;
 const _FAIL = -0x7fffffff;
@@ -700,16 +699,19 @@ class _TopologySearch {
     return reqSorted.concat(this.bestSet).sort((a, b) => a - b);
   }
 
-  /** Records a candidate when its key (score, remainder score, then lowest indices) is better. */
+  /**
+   * Records a candidate when its key (score, remainder score, then lowest indices) is better. `set`:
+   * ascending GPU indices (taken from `free`, which is ascending), an array the caller gives up.
+   */
   private offer(score: number, complement: number, set: number[]): void {
     if (this.found) {
       if (score < this.bestScore || (score === this.bestScore && complement < this.bestComplement)) return;
-      if (score === this.bestScore && complement === this.bestComplement && !_lexBefore(set, this.bestSet)) return;
+      if (score === this.bestScore && complement === this.bestComplement && !_listBefore(set, this.bestSet)) return;
     }
     this.found = true;
     this.bestScore = score;
     this.bestComplement = complement;
-    this.bestSet = set.slice().sort((a, b) => a - b);
+    this.bestSet = set;
   }
 
   /** Every need-subset of free[from..], in lexicographic order; score and row sums are running totals. */
@@ -800,8 +802,8 @@ class _TopologySearch {
   }
 }
 
-/** a before b: sorted lists of equal length, lexicographic. */
-function _lexBefore(a: readonly number[], b: readonly number[]): boolean {
+/** a before b: ascending index lists of equal length, lexicographic (lexBefore's rule over lists instead of masks). */
+function _listBefore(a: readonly number[], b: readonly number[]): boolean {
   for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return a[k] < b[k];
   return false;
 }
