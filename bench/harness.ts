@@ -129,7 +129,7 @@ export type CaseResult = {
   /** The case's search alone (see Case.search), per backend, and ts median ÷ wasm median. */
   search?: { backends: Partial<Record<BackendName, Timing>>; wasmOverTs: number | null };
   /** Error messages by backend, when a backend threw. */
-  errors?: Partial<Record<BackendName | 'reference', string>>;
+  errors?: CaseErrors;
 };
 
 /** Tinybench options for the whole run. */
@@ -213,11 +213,8 @@ export async function runCase(c: Case, quick: boolean): Promise<CaseResult> {
   await bench.run();
   const result: CaseResult = { family: c.family, name: c.name, unit: c.unit ?? 'op', backends: {}, wasmOverTs: null, wasmOverTsMean: null, reference: null };
   if (c.note !== undefined) result.note = c.note;
-  const errors: Partial<Record<BackendName | 'reference', string>> = {};
-  // A backend's run and its search may both fail: keep both messages.
-  const addError = (b: BackendName, message: string): void => {
-    errors[b] = errors[b] === undefined ? message : `${errors[b]}; ${message}`;
-  };
+  const errors: CaseErrors = {};
+  const addError = (b: BackendName, message: string): void => addCaseError(errors, b, message);
   const search: Partial<Record<BackendName, Timing>> = {};
   for (const task of bench.tasks) {
     if (task.name.startsWith('search:')) {
@@ -255,39 +252,33 @@ export async function runCase(c: Case, quick: boolean): Promise<CaseResult> {
 /** One kernel call: the kernel's name and copies of its arguments. */
 export type KernelCall = { name: string; args: unknown[] };
 
-/** A copy of a kernel argument: typed arrays and arrays copied, plain objects copied field by field. */
-function _copyArg(v: unknown): unknown {
-  if (ArrayBuffer.isView(v)) return (v as unknown as Int32Array).slice();
-  if (Array.isArray(v)) return v.map(_copyArg);
-  if (v !== null && typeof v === 'object') {
-    const o: Record<string, unknown> = {};
-    for (const key of Object.keys(v)) o[key] = _copyArg((v as Record<string, unknown>)[key]);
-    return o;
-  }
-  return v;
-}
-
 /**
- * Records every kernel call `engine` makes (each function of engine.kernels but memoryPages), with
- * copies of its arguments (a capability reuses its scratch arrays from call to call; with
- * `copyArgs` false, no arguments: for counting calls), until restore() puts the kernels back. For
- * the warm-up and for setting up cases, never while timing.
+ * Watches every kernel call `engine` makes (each function of engine.kernels but memoryPages) until
+ * restore() puts the kernels back: `count()` calls so far and, with `record`, each call in `calls`
+ * with a structured clone of its arguments (a capability reuses its scratch arrays from call to call;
+ * a clone keeps views that share a buffer sharing one, as the node state's block and its parts do).
+ * Without `record` nothing is kept but the count (the warm-up: copies of a 100,000-ID sort's
+ * arguments would stay alive through the timing). For the warm-up and for setting up cases, never
+ * while timing.
  */
-export function watchKernels(engine: Engine, copyArgs = true): { calls: KernelCall[]; restore: () => void } {
+export function watchKernels(engine: Engine, record = true): { calls: KernelCall[]; count: () => number; restore: () => void } {
   const kernels = engine.kernels as unknown as Record<string, unknown>;
   const originals = new Map<string, (...args: unknown[]) => unknown>();
   const calls: KernelCall[] = [];
+  let count = 0;
   for (const name of Object.keys(kernels)) {
     const fn = kernels[name];
     if (typeof fn !== 'function' || name === 'memoryPages') continue;
     originals.set(name, fn as (...args: unknown[]) => unknown);
     kernels[name] = function (this: unknown, ...args: unknown[]): unknown {
-      calls.push({ name, args: copyArgs ? args.map(_copyArg) : [] });
+      count++;
+      if (record) calls.push({ name, args: structuredClone(args) });
       return (fn as (...a: unknown[]) => unknown).apply(this, args);
     };
   }
   return {
     calls,
+    count: () => count,
     restore: () => {
       for (const [name, fn] of originals) kernels[name] = fn;
     },
@@ -314,13 +305,22 @@ export function searchOf(engines: Record<BackendName, Engine>, run: Record<Backe
     if (watch.calls.length === 0) continue;
     const { name, args } = watch.calls[0];
     const kernels = engines[b].kernels as unknown as Record<string, (...a: unknown[]) => unknown>;
-    search[b] = () => kernels[name](...args);
+    // The kernel (restored, not the watcher) bound to its arguments once: a timed call is that call alone.
+    search[b] = kernels[name].bind(kernels, ...args) as Fn;
   }
   const searched = BACKENDS.filter((b) => search[b] !== undefined).length;
   if (searched === 0) return undefined;
   // One backend searching where the other answers without a search would leave the row without its search column.
   if (searched < BACKENDS.length) throw new Error(`searchOf: the backends disagree on searching (kernel calls: ${made.join(', ')})`);
   return search;
+}
+
+/** A case's error messages by backend (and reference). */
+export type CaseErrors = Partial<Record<BackendName | 'reference', string>>;
+
+/** Adds `message` to `errors[b]`, after any message already there (a backend's run and its search may both fail). */
+export function addCaseError(errors: CaseErrors, b: BackendName, message: string): void {
+  errors[b] = errors[b] === undefined ? message : `${errors[b]}; ${message}`;
 }
 
 /** True when neither backend called a kernel in the case (see CaseResult.kernelCalls): a tie by construction. */

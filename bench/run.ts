@@ -8,7 +8,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createEngine, type Engine } from '../src/engine.js';
-import { BACKENDS, isNotBuilt, runCase, watchKernels, type BackendName, type Case, type CaseResult, type Suite, type SuiteContext } from './harness.js';
+import { BACKENDS, addCaseError, isNotBuilt, runCase, watchKernels, type BackendName, type Case, type CaseResult, type Suite, type SuiteContext } from './harness.js';
 import { formatTable } from './table.js';
 import { evaluateTargets, type TargetResult } from './targets.js';
 import { suite as naturalSort } from './natural-sort.bench.js';
@@ -135,10 +135,10 @@ export async function runBench(options: RunOptions = {}): Promise<BenchReport> {
       for (const b of BACKENDS) {
         const fn = c.run[b];
         if (fn === undefined) continue;
-        const before = counters[b].calls.length;
+        const before = counters[b].count();
         try {
           answers.push(_answer(await fn()));
-          calls[b] = counters[b].calls.length - before;
+          calls[b] = counters[b].count() - before;
         } catch (error) {
           if (isNotBuilt(error)) notBuilt = error;
         }
@@ -166,7 +166,7 @@ export async function runBench(options: RunOptions = {}): Promise<BenchReport> {
     const r = await runCase(c, quick);
     const calls = kernelCalls.get(c);
     if (calls !== undefined && Object.keys(calls).length > 0) r.kernelCalls = calls;
-    if (mismatched.has(c)) r.errors = { ...r.errors, ts: 'the wasm and ts backends returned different answers' };
+    if (mismatched.has(c)) addCaseError((r.errors ??= {}), 'ts', 'the wasm and ts backends returned different answers');
     workloads.push(r);
     options.onCase?.(r);
   }

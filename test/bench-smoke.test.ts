@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runBench, type BenchReport } from '../bench/run.js';
 import { formatTable } from '../bench/table.js';
-import { runCase, searchOf, type CaseResult, type Timing } from '../bench/harness.js';
+import { addCaseError, runCase, searchOf, type CaseErrors, type CaseResult, type Timing } from '../bench/harness.js';
 import { evaluateTargets } from '../bench/targets.js';
 import { engines } from './engines.js';
 import { popcount } from '../src/bits.js';
@@ -94,6 +94,19 @@ describe('bench harness (quick mode, replicas only)', () => {
     expect(formatTable(report)).toMatch(/search w \/ ts[\s\S]*fake 16 GPUs search.*µs \/ .*µs \d+\.\d\d×/);
   });
 
+  it('keeps both messages where a backend\'s run and its search both fail', async () => {
+    const fail = (what: string) => () => {
+      throw new Error(what);
+    };
+    const r = await runCase({ family: 'aligned', name: 'failing', run: { wasm: () => 1, ts: fail('run broke') }, search: { wasm: () => 1, ts: fail('search broke') } }, true);
+    expect(r.errors?.ts).toMatch(/run broke.*; search: .*search broke/);
+    expect(r.errors?.wasm).toBeUndefined();
+    const errors: CaseErrors = {};
+    addCaseError(errors, 'ts', 'a');
+    addCaseError(errors, 'ts', 'b');
+    expect(errors).toEqual({ ts: 'a; b' });
+  });
+
   it('rejects an unknown family', async () => {
     await expect(runBench({ quick: true, only: ['no-such-family'], out: null })).rejects.toThrow(/unknown families/);
   });
@@ -137,9 +150,12 @@ describe('bench: searchOf', () => {
     const search = searchOf({ wasm, ts }, plan(100 * 2 ** 30))!;
     // planPlacement reuses its scratch arrays: another plan in between must not change the replay.
     plan(300 * 2 ** 30).wasm();
+    const coreBuffer = wasm.core!.exports.memory.buffer;
     for (const b of ['wasm', 'ts'] as const) {
       const found = search[b]!() as { count: number; masks: Int32Array };
       expect(found.count).toBe(16);
+      // Each backend's replay runs that backend's kernels: the wasm result is a view over the core's memory, the ts one is not.
+      expect(found.masks.buffer === coreBuffer, b).toBe(b === 'wasm');
       // 100 GiB needs two GPUs of 80 GiB: every kept candidate is a pair.
       for (let c = 0; c < found.count; c++) expect(popcount(found.masks[2 * c]) + popcount(found.masks[2 * c + 1])).toBe(2);
     }
