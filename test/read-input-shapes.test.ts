@@ -116,7 +116,9 @@ describe.each([
   it('compiles one shape per kind of record, and only when compiling is on', () => {
     _recordShapes(compile);
     const before = _recordShapes();
-    const kinds = { list: [{ k1: 1, k2: 'x' }, { k1: 2, k2: 'y' }], other: [{ k3: [1, 2] }] };
+    // Keys of this half's own (the other half must not have compiled them already).
+    const k = (name: string): string => `${name}-${compile ? 'on' : 'off'}`;
+    const kinds = { [k('list')]: [{ [k('a')]: 1, [k('b')]: 'x' }, { [k('a')]: 2, [k('b')]: 'y' }], [k('other')]: [{ [k('c')]: [1, 2] }] };
     readInput('request', kinds, false, true);
     readInput('request', kinds, false, true);
     // The two kinds of list item, and the record holding the lists (a mixed shape).

@@ -118,10 +118,8 @@ describe('infeasible (exit 1) and hardware (exit 3) outcomes', () => {
   });
 
   it('the built bin exits with the same codes and writes JSON errors (child process)', async () => {
+    // dist/ is built before the suites when older than its sources (test/global-setup.ts).
     const { bin } = await import('./cli-helpers.js');
-    const { existsSync } = await import('node:fs');
-    const { ROOT } = await import('./cli-helpers.js');
-    if (!existsSync(join(ROOT, 'dist', 'src', 'cli', 'main.js'))) return; // dist/ is built by `npm run build`
     const r = bin(['plan', '--memory', 'lots', '--preset', 'dgx-a100', '--json']);
     expect(r.code).toBe(2);
     expect(JSON.parse(r.stdout).error.code).toBe('INVALID_ARGUMENT');
