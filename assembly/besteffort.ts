@@ -129,12 +129,12 @@ let beLiveFull: usize = 0;
 // bits[p] = 1 << p (v128 loads of four masks at once; lanes past 31 are never used).
 const beBits: usize = memory.data<i32>([1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576, 2097152, 4194304, 8388608]);
 
-/** A valid group's table entry: its score, and 0 (valid). */
+/** Group m's table entry: its score s, and 0 when valid or BE_INF when not. */
 // @ts-ignore: decorator
-@inline function tableGroup(m: i32, s: i32): void {
-  const t = tableAt(<u32>m);
+@inline function tableGroup(m: u32, s: i32, valid: bool): void {
+  const t = tableAt(m);
   store<i32>(t, s);
-  store<i32>(t, 0, 4);
+  store<i32>(t, valid ? 0 : BE_INF, 4);
 }
 
 /**
@@ -143,10 +143,8 @@ const beBits: usize = memory.data<i32>([1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1
  */
 // @ts-ignore: decorator
 @inline function recordGroup(m: u32, s: i32, full: bool): bool {
-  const t = tableAt(m);
   const valid = beValid(m, full);
-  store<i32>(t, s);
-  store<i32>(t, valid ? 0 : BE_INF, 4);
+  tableGroup(m, s, valid);
   if (valid) {
     store<u32>(at(enMask, enCount), m);
     store<i32>(at(enScore, enCount), s);
@@ -188,10 +186,10 @@ function enumerate(from: i32, depth: i32, mask: u32, score: i32, last: i32): i32
         v128.store(at(enMask, enCount), m4);
         v128.store(at(enScore, enCount), s4);
         enCount += 4;
-        tableGroup(i32x4.extract_lane(m4, 0), i32x4.extract_lane(s4, 0));
-        tableGroup(i32x4.extract_lane(m4, 1), i32x4.extract_lane(s4, 1));
-        tableGroup(i32x4.extract_lane(m4, 2), i32x4.extract_lane(s4, 2));
-        tableGroup(i32x4.extract_lane(m4, 3), i32x4.extract_lane(s4, 3));
+        tableGroup(<u32>i32x4.extract_lane(m4, 0), i32x4.extract_lane(s4, 0), true);
+        tableGroup(<u32>i32x4.extract_lane(m4, 1), i32x4.extract_lane(s4, 1), true);
+        tableGroup(<u32>i32x4.extract_lane(m4, 2), i32x4.extract_lane(s4, 2), true);
+        tableGroup(<u32>i32x4.extract_lane(m4, 3), i32x4.extract_lane(s4, 3), true);
         if (enFull) {
           const u = beKu + o;
           v128.store(u, i32x4.max_s(v128.load(u), s4));
