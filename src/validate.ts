@@ -190,9 +190,10 @@ const SHAPES_MARK = Object.freeze({ mark: 'shapes' });
 const SUB_MARK = Object.freeze({ mark: 'sub' });
 
 /**
- * The compare of one kind of flat record, compiled: its keys in order, and for each whether the value
- * is a primitive or a list of primitives. `same(o, tape, pos)` is sameAt's object loop for such a
- * record whose values start at `tape[pos]`: the position after them, or -1 at the first difference.
+ * The compare of one kind of record, compiled: its keys in order, and for each whether the value is
+ * a primitive, a list of primitives, or (a mixed record, such as a request) anything else, which
+ * sameAt compares. `same(o, tape, pos, depth)` is sameAt's object loop for such a record whose values
+ * start at `tape[pos]`: the position after them, or -1 at the first difference.
  * It lists the keys with for-in (own enumerable string keys in order, up to the first inherited
  * one), then reads each value once, in key order, as a copy does (the keys first, then the values).
  * A compiled body reads each field by its name, so V8 gives every read a cache of its own: 20 slots
@@ -280,7 +281,7 @@ function shapeOf(copy: Record<string, unknown>, keys: string[], mixed = false): 
   return shape;
 }
 
-/** Compiles the shape of records with `keys` whose values are primitives ('p') or lists of them ('l'), per `kinds`. */
+/** Compiles the shape of records with `keys` whose values are, per `kinds`, primitives ('p'), lists of them ('l') or anything else ('o'). */
 function compileShape(keys: string[], kinds: string): Shape {
   const n = keys.length;
   // for-in lists own keys first: when the last key matched is own, so are those before it, and the
@@ -348,12 +349,10 @@ function isPrimsCopy(v: unknown): boolean {
   return Array.isArray(v) && !frozenSource.has(v) && v.every(isPrimitive);
 }
 
-/** The shape of a copied flat record (see shapeOf), or null (not such a record, or no shape for it). */
+/** The shape of a copied flat record (see shapeOf, which judges the values), or null (not such a record, or no shape for it). */
 function recordShape(copy: unknown): Shape | null {
-  if (copy === null || typeof copy !== 'object' || Array.isArray(copy) || ArrayBuffer.isView(copy) || copy instanceof ArrayBuffer || frozenSource.has(copy)) return null;
-  const record = copy as Record<string, unknown>;
-  const keys = Object.keys(record);
-  return keys.every((key) => isPrimitive(record[key]) || isPrimsCopy(record[key])) ? shapeOf(record, keys) : null;
+  if (copy === null || typeof copy !== 'object' || !isRecordLike(copy) || frozenSource.has(copy)) return null;
+  return shapeOf(copy as Record<string, unknown>, Object.keys(copy));
 }
 
 /** The one shape of every item of a copied list of flat records (see SHAPES_MARK), or null. */
