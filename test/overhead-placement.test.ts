@@ -13,7 +13,7 @@ import {
 } from '../src/placement.js';
 import { topologyFor, type Topology } from '../src/topology.js';
 import { describeValue, fail, readInput, requireArray, requireBoolean, requireInteger, requireObject, requireString } from '../src/validate.js';
-import { engines } from './engines.js';
+import { engines, outcome } from './engines.js';
 import { applyEdit, hostileEdit } from './fuzz/hostile.js';
 import { placementRequest } from './fuzz/requests.js';
 
@@ -113,16 +113,6 @@ function oldPlanPlacement(kernels: Kernels, request: PlacementRequest): Placemen
   return plan;
 }
 
-/** A plan or the error (code, message, field), as text. */
-function outcome(fn: () => unknown): string {
-  try {
-    return JSON.stringify(fn());
-  } catch (error) {
-    if (!(error instanceof AllocationError)) throw error;
-    return `error ${error.code} ${error.message} @${error.field}`;
-  }
-}
-
 /**
  * Requests, valid or with one hostile edit. The edit stays a recipe until the property builds the
  * request (fast-check inspects generated values; a hostile proxy must not meet it).
@@ -150,8 +140,8 @@ describe('planPlacement shared work', () => {
         }
         for (const engine of [wasm, ts]) {
           const expected = outcome(() => oldPlanPlacement(engine.kernels, copy));
-          expect(outcome(() => planPlacement(engine.kernels, copy))).toBe(expected);
-          expect(outcome(() => engine.planPlacement(request as PlacementRequest))).toBe(expected);
+          expect(outcome(() => planPlacement(engine.kernels, copy))).toStrictEqual(expected);
+          expect(outcome(() => engine.planPlacement(request as PlacementRequest))).toStrictEqual(expected);
         }
       }),
       { numRuns: 400 },
