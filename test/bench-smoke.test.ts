@@ -167,3 +167,23 @@ describe('bench: searchOf', () => {
     expect(() => searchOf({ wasm, ts }, { wasm: plan(100 * 2 ** 30).wasm, ts: plan(800 * 2 ** 30).ts })).toThrow(/disagree.*1 on wasm, 0 on ts/);
   });
 });
+
+describe('bench: which rows carry a search column', () => {
+  it('placement: the plain rows whose plan searches, not the frozen rows or TP 1 where no GPU takes the share; aligned: neither size 1 nor every GPU', async () => {
+    const { wasm, ts } = await engines();
+    const { suite: placement } = await import('../bench/placement.bench.js');
+    const { suite: aligned } = await import('../bench/aligned.bench.js');
+    const withSearch = async (suite: typeof placement): Promise<Record<string, boolean>> =>
+      Object.fromEntries((await suite.cases({ engines: { wasm, ts }, quick: true })).map((c) => [c.name, c.search !== undefined]));
+    const p = await withSearch(placement);
+    expect(p['16 GPUs (dgx2), 20 slots, TP 2']).toBe(true);
+    expect(p['8 GPUs (dgx-a100), 20 slots, TP 4']).toBe(true);
+    expect(p['16 GPUs (dgx2), 20 slots, TP 1']).toBe(false);
+    expect(p['16 GPUs (dgx2), 20 slots (frozen), TP 2']).toBe(false);
+    const a = await withSearch(aligned);
+    expect(a['16 GPUs (dgx2) besteffort size=4']).toBe(true);
+    expect(a['16 GPUs (dgx2) topology size=2']).toBe(true);
+    expect(a['16 GPUs (dgx2) besteffort size=1']).toBe(false);
+    expect(a['8 GPUs (dgx1-volta) topology size=8']).toBe(false);
+  });
+});
