@@ -30,6 +30,8 @@ export const ERROR_CODES = {
   CONFLICT: 'ClusterState.commit: the option no longer fits the current state; nothing was changed',
   INTERNAL: 'the WebAssembly core trapped; the core was re-instantiated and the next call works',
   STATE_LOCKED: 'gpualloc plan --state FILE --commit: another running gpualloc holds FILE.lock; nothing was read or written',
+  STORE_UNAVAILABLE: 'a cluster store (PostgreSQL) cannot be reached, refused the operation, or has a newer schema than this package',
+  STORE_NOT_EMPTY: 'a cluster store already holds nodes and the call would replace them (pass replace to do so)',
 } as const;
 
 /** A stable error code; see ERROR_CODES for what each one means. */
