@@ -11,13 +11,23 @@ import type { ClusterStore, StoredNode, StoreOutcome } from './types.js';
 export type OpenOptions = {
   /** Follow other writers' changes as they happen (store.watch, e.g. PostgreSQL LISTEN/NOTIFY); default true. Without it the state refreshes on conflict. */
   watch?: boolean;
+  /**
+   * This replica's number (default: random). After a conflict, commitWithRetry takes option
+   * (replica + attempt) mod count of the fresh plan instead of the first, so replicas that lost the
+   * same race spread over the good options instead of racing for the same GPUs again. Give it for
+   * reproducible retries.
+   */
+  replica?: number;
 };
 
 /** Options of commitWithRetry: attempts (default 5, each a fresh plan) and the new slot's ID and lastActivity. */
 export type RetryOptions = CommitOptions & { attempts?: number };
 
-/** What commitWithRetry did: the last plan, the committed slot's ID (absent when nothing was committed, with `reason`), and the attempts made. */
-export type RetryResult = { plan: PlacementPlan; committed?: string; attempts: number; conflicts: number; reason?: Reason };
+/**
+ * What commitWithRetry did: the last plan, the committed slot's ID and which of the plan's options it
+ * is (absent when nothing was committed, with `reason`), the attempts made and the conflicts met.
+ */
+export type RetryResult = { plan: PlacementPlan; committed?: string; option?: number; attempts: number; conflicts: number; reason?: Reason };
 
 /** Default attempts of commitWithRetry. */
 export const DEFAULT_ATTEMPTS = 5;
@@ -29,7 +39,8 @@ export const DEFAULT_ATTEMPTS = 5;
 export async function openClusterState(engine: Engine, store: ClusterStore, options: OpenOptions = {}): Promise<StoredClusterState> {
   const opts = requireObject('options', options);
   const snapshot = await store.load();
-  const state = new StoredClusterState(engine, store, engine.restoreClusterState(snapshot.state), snapshot.versions);
+  const replica = opts.replica === undefined ? Math.floor(Math.random() * 0x40000000) : requireInteger('options.replica', opts.replica, 0, 0x3fffffff);
+  const state = new StoredClusterState(engine, store, engine.restoreClusterState(snapshot.state), snapshot.versions, replica);
   if (opts.watch !== false && store.watch !== undefined) await state._watch();
   return state;
 }
@@ -44,6 +55,7 @@ export class StoredClusterState {
   readonly store: ClusterStore;
   private local: ClusterState;
   private readonly engine: Engine;
+  private readonly replica: number;
   private readonly versions = new Map<string, number>();
   private unwatch: (() => Promise<void>) | undefined;
   /** Nodes another writer changed, waiting to be read again. */
@@ -53,8 +65,9 @@ export class StoredClusterState {
   private reload = false;
 
   /** Use openClusterState. */
-  constructor(engine: Engine, store: ClusterStore, local: ClusterState, versions: Record<string, number>) {
+  constructor(engine: Engine, store: ClusterStore, local: ClusterState, versions: Record<string, number>, replica = 0) {
     this.engine = engine;
+    this.replica = replica;
     this.store = store;
     this.local = local;
     for (const [id, v] of Object.entries(versions)) this.versions.set(id, v);
@@ -104,7 +117,8 @@ export class StoredClusterState {
   }
 
   /**
-   * Plans and commits the best option, re-planning on CONFLICT up to `attempts` times. Nothing
+   * Plans and commits the best option, re-planning on CONFLICT up to `attempts` times (a retry
+   * takes an option by the replica number, see OpenOptions.replica). Nothing
    * fitting (or every attempt losing to another writer) is a result with `reason`, not an error.
    */
   async commitWithRetry(request: ClusterPlanRequest, options: RetryOptions = {}): Promise<RetryResult> {
@@ -119,8 +133,9 @@ export class StoredClusterState {
       if (this.reload) await this.refresh();
       const plan = this.local.plan(request);
       if (plan.options.length === 0) return { plan, attempts: attempt, conflicts, ...(plan.reason ? { reason: plan.reason } : {}) };
+      const chosen = conflicts === 0 ? 0 : (this.replica + attempt) % plan.options.length;
       try {
-        return { plan, committed: await this.commit(plan.options[0], commitOptions), attempts: attempt, conflicts };
+        return { plan, committed: await this.commit(plan.options[chosen], commitOptions), attempts: attempt, conflicts, option: chosen };
       } catch (error) {
         if (!(error instanceof AllocationError) || error.code !== 'CONFLICT') throw error;
         conflicts++;
@@ -128,6 +143,8 @@ export class StoredClusterState {
         if (attempt >= attempts) {
           return { plan, attempts: attempt, conflicts, reason: { code: 'CONFLICT', message: `every one of ${attempts} attempts lost to another writer; the last: ${last.message}` } };
         }
+        // The conflict refreshed one node; a second one in a row says others moved too: read everything.
+        if (conflicts >= 2) await this.refresh();
       }
     }
   }

@@ -1,7 +1,7 @@
 // Global setup of the PostgreSQL suite: starts one server for every file (provided as `pgUrl`,
 // '' when there is none) and stops it at the end.
 import type { TestProject } from 'vitest/node';
-import { findPgBin, startPg } from '../pg-server.js';
+import { findPgBin, startPg } from '../../bench/pg-server.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -1,4 +1,4 @@
-// A throwaway PostgreSQL server for the store tests: initdb into a temp dir, pg_ctl start on a Unix
+// A throwaway PostgreSQL server for the store tests and bench/store.bench.ts: initdb into a temp dir, pg_ctl start on a Unix
 // socket in that dir (no TCP port to collide with), stopped and removed afterwards. The server
 // binaries come from Debian's `postgresql` package (/usr/lib/postgresql/<version>/bin) or PG_BIN.
 // initdb refuses to run as root, so as root every server command runs as the `postgres` user.
