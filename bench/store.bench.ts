@@ -16,7 +16,7 @@ import { MemoryStore } from '../src/store/memory.js';
 import { PostgresStore } from '../src/store/postgres.js';
 import { openClusterState, type StoredClusterState } from '../src/store/stored-state.js';
 import type { ClusterStore } from '../src/store/types.js';
-import type { ClusterNode } from '../src/state.js';
+import type { ClusterNode } from '../src/cluster/state.js';
 import { findPgBin, startPg, type PgServer } from './pg-server.js';
 import { table } from '../src/cli/common.js';
 

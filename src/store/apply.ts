@@ -3,7 +3,7 @@
 import { createTsKernels } from '../baseline/index.js';
 import type { Kernels } from '../kernels.js';
 import type { PlacementOption, Slot } from '../placement.js';
-import { ClusterState, type ClusterStateJSON, type CommitOptions } from '../state.js';
+import { ClusterState, type ClusterStateJSON, type CommitOptions } from '../cluster/state.js';
 
 /** A node as stored: its GPUs (memoryUsed included where > 0) and its slots in the order they were added. */
 export type NodeRecord = { id: string; gpus: ClusterStateJSON['nodes'][number]['gpus']; slots: Slot[] };

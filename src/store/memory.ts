@@ -3,7 +3,7 @@
 import type { Engine } from '../engine.js';
 import { AllocationError } from '../errors.js';
 import type { PlacementOption } from '../placement.js';
-import type { ClusterInit, ClusterState, CommitOptions } from '../state.js';
+import type { ClusterInit, ClusterState, CommitOptions } from '../cluster/state.js';
 import type { ClusterStore, StoredNode, StoreListener, StoreOutcome, StoreSnapshot } from './types.js';
 
 /** A store in this process's memory: the truth is one ClusterState, whose commit arbitrates. */

@@ -8,7 +8,7 @@ import { createTsKernels } from '../baseline/index.js';
 import { AllocationError } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import type { PlacementOption, Slot } from '../placement.js';
-import { ClusterState, type ClusterStateJSON, type CommitOptions } from '../state.js';
+import { ClusterState, type ClusterStateJSON, type CommitOptions } from '../cluster/state.js';
 import { fail, readInput, requireBoolean, requireObject, requireString } from '../validate.js';
 import { applyCommit, type NodeRecord } from './apply.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations/index.js';

@@ -3,7 +3,7 @@
 import type { Engine } from '../engine.js';
 import { AllocationError, type Reason } from '../errors.js';
 import type { PlacementOption, PlacementPlan, Slot } from '../placement.js';
-import type { ClusterPlanRequest, ClusterState, ClusterStateJSON, CommitOptions, GpuUsage } from '../state.js';
+import type { ClusterPlanRequest, ClusterState, ClusterStateJSON, CommitOptions, GpuUsage } from '../cluster/state.js';
 import { requireInteger, requireObject } from '../validate.js';
 import type { ClusterStore, StoredNode, StoreOutcome } from './types.js';
 

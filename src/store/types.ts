@@ -2,7 +2,7 @@
 // A store persists and arbitrates (re-validates each commit against what it holds); it never plans.
 import type { AllocationError } from '../errors.js';
 import type { PlacementOption, Slot } from '../placement.js';
-import type { ClusterStateJSON, CommitOptions } from '../state.js';
+import type { ClusterStateJSON, CommitOptions } from '../cluster/state.js';
 
 /** One node's slots as the store holds them after an operation, with the node's version (bumped by every change). */
 export type StoredNode = { id: string; version: number; slots: Slot[] };

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { createEngine, type Engine } from '../../src/engine.js';
 import { PostgresStore } from '../../src/store/postgres.js';
-import type { ClusterNode } from '../../src/state.js';
+import type { ClusterNode } from '../../src/cluster/state.js';
 
 /** The server's URL, '' when the suite runs without PostgreSQL (every describe skips then). */
 export const pgUrl: string = inject('pgUrl');
