@@ -71,4 +71,16 @@ describe('MemoryStore', () => {
     await expect(writer.markStale('nope')).rejects.toMatchObject({ code: 'UNKNOWN_SLOT' });
     await watching.close();
   });
+
+  it('names unknown or malformed options instead of ignoring them', async () => {
+    const engine = await createEngine({ backend: 'ts' });
+    const store = MemoryStore.create(engine, { nodes });
+    await expect(openClusterState(engine, store, { wach: false } as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'options.wach' });
+    await expect(openClusterState(engine, store, { watch: 'no' } as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'options.watch' });
+    await expect(openClusterState(engine, store, { replica: -1 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'options.replica' });
+    const state = await openClusterState(engine, store, { watch: false });
+    await expect(state.commitWithRetry({ memory: 10 }, { attempt: 3 } as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'options.attempt' });
+    await expect(state.commitWithRetry({ memory: 10 }, { attempts: 0 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'options.attempts' });
+    expect((await store.load()).state.nodes.flatMap((n) => n.slots)).toEqual([]);
+  });
 });

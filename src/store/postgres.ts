@@ -11,6 +11,7 @@ import type { PlacementOption, Slot } from '../placement.js';
 import { ClusterState, type ClusterStateJSON, type CommitOptions } from '../cluster/state.js';
 import { fail, readInput, requireBoolean, requireObject, requireString } from '../validate.js';
 import { applyCommit, type NodeRecord } from './apply.js';
+import { onlyKnownKeys } from './options.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations/index.js';
 import type { ClusterStore, StoredNode, StoreListener, StoreOutcome, StoreSnapshot } from './types.js';
 
@@ -88,7 +89,7 @@ export class PostgresStore implements ClusterStore {
   static async connect(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
     requireString('url', url, 10_000);
     const opts = requireObject('options', readInput('options', options));
-    for (const key of Object.keys(opts)) if (!['schema', 'maxConnections', 'migrate', 'applicationName'].includes(key)) fail('INVALID_ARGUMENT', `options.${key}`, 'a known option (schema, maxConnections, migrate, applicationName)', key);
+    onlyKnownKeys('options', opts, ['schema', 'maxConnections', 'migrate', 'applicationName']);
     let parsed: URL;
     try {
       parsed = new URL(url);
@@ -153,7 +154,9 @@ export class PostgresStore implements ClusterStore {
    */
   async init(state: ClusterState | ClusterStateJSON, options: { replace?: boolean } = {}): Promise<void> {
     const json = state instanceof ClusterState ? state.toJSON() : ClusterState.restore(createTsKernels(), readInput('state', state)).toJSON();
-    const replace = options.replace === undefined ? false : requireBoolean('options.replace', options.replace);
+    const opts = requireObject('options', readInput('options', options));
+    onlyKnownKeys('options', opts, ['replace']);
+    const replace = opts.replace === undefined ? false : requireBoolean('options.replace', opts.replace);
     await this.transaction('init', async (c) => {
       await c.query(`LOCK TABLE ${this.s}.nodes IN EXCLUSIVE MODE`);
       const count = (await c.query(`SELECT count(*)::integer AS n FROM ${this.s}.nodes`)).rows[0].n as number;

@@ -4,7 +4,8 @@ import type { Engine } from '../engine.js';
 import { AllocationError, type Reason } from '../errors.js';
 import type { PlacementOption, PlacementPlan, Slot } from '../placement.js';
 import type { ClusterPlanRequest, ClusterState, ClusterStateJSON, CommitOptions, GpuUsage } from '../cluster/state.js';
-import { requireInteger, requireObject } from '../validate.js';
+import { fail, requireInteger, requireObject } from '../validate.js';
+import { onlyKnownKeys } from './options.js';
 import type { ClusterStore, StoredNode, StoreOutcome } from './types.js';
 
 /** Options of openClusterState. */
@@ -38,6 +39,8 @@ export const DEFAULT_ATTEMPTS = 5;
  */
 export async function openClusterState(engine: Engine, store: ClusterStore, options: OpenOptions = {}): Promise<StoredClusterState> {
   const opts = requireObject('options', options);
+  onlyKnownKeys('options', opts, ['watch', 'replica']);
+  if (opts.watch !== undefined && typeof opts.watch !== 'boolean') fail('INVALID_ARGUMENT', 'options.watch', 'a boolean', opts.watch);
   const snapshot = await store.load();
   const replica = opts.replica === undefined ? Math.floor(Math.random() * 0x40000000) : requireInteger('options.replica', opts.replica, 0, 0x3fffffff);
   const state = new StoredClusterState(engine, store, engine.restoreClusterState(snapshot.state), snapshot.versions, replica);
@@ -76,6 +79,11 @@ export class StoredClusterState {
   /** @internal Starts following the store's change notifications. */
   async _watch(): Promise<void> {
     this.unwatch = await this.store.watch!((node, version) => {
+      if (node === '') {
+        // A node ID too long for a notification: which node is unknown, so everything is read again.
+        this.reload = true;
+        return;
+      }
       const known = this.versions.get(node);
       if (known === undefined || version <= known) return;
       this.behind.add(node);
@@ -123,6 +131,7 @@ export class StoredClusterState {
    */
   async commitWithRetry(request: ClusterPlanRequest, options: RetryOptions = {}): Promise<RetryResult> {
     const opts = requireObject('options', options);
+    onlyKnownKeys('options', opts, ['attempts', 'id', 'lastActivity']);
     const attempts = opts.attempts === undefined ? DEFAULT_ATTEMPTS : requireInteger('options.attempts', opts.attempts, 1, 1000);
     const commitOptions: CommitOptions = {};
     if (opts.id !== undefined) commitOptions.id = opts.id as string;
