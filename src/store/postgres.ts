@@ -9,7 +9,7 @@ import { AllocationError } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import type { PlacementOption, Slot } from '../placement.js';
 import { ClusterState, type ClusterStateJSON, type CommitOptions } from '../cluster/state.js';
-import { fail, readInput, requireBoolean, requireObject, requireString } from '../validate.js';
+import { fail, readInput, requireBoolean, requireInteger, requireObject, requireString } from '../validate.js';
 import { applyCommit, type NodeRecord } from './apply.js';
 import { onlyKnownKeys } from './options.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations/index.js';
@@ -25,10 +25,15 @@ export type PostgresStoreOptions = {
   migrate?: boolean;
   /** application_name the server shows for these connections (default `gpualloc`). */
   applicationName?: string;
+  /** How long a change waits for a node another writer holds before STORE_UNAVAILABLE, in milliseconds (default 10,000). */
+  lockTimeoutMs?: number;
 };
 
 /** Default schema name. */
 export const DEFAULT_SCHEMA = 'gpualloc';
+
+/** How long a connect, a wait for a node's lock, and a transaction left idle by its writer may last, in milliseconds. */
+export const TIMEOUTS = { connectMs: 10_000, lockMs: 10_000, idleInTransactionMs: 60_000 } as const;
 
 /** Key of the advisory lock that serialises migrations (any constant; 'gpua' in ASCII). */
 const MIGRATION_LOCK = 0x67707561;
@@ -54,6 +59,7 @@ function storeError(error: unknown, what: string): AllocationError {
   if (error instanceof AllocationError) return error;
   const e = error as { code?: string; message?: string; constraint?: string };
   if (e.code === '23505' && e.constraint === 'slots_pkey') return new AllocationError('DUPLICATE_SLOT', `options.id: ${e.message ?? 'slot ID taken'}; nothing was changed`, { field: 'options.id', cause: error });
+  if (e.code === '55P03') return new AllocationError('STORE_UNAVAILABLE', `${what}: timed out waiting for a node another writer holds (lockTimeoutMs); nothing was changed (${e.message})`, { cause: error });
   if (e.code === '23514') return new AllocationError('CONFLICT', `${what}: the database refused it (${e.message}); nothing was changed`, { cause: error });
   return new AllocationError('STORE_UNAVAILABLE', `${what}: ${e.message ?? String(error)}`, { cause: error });
 }
@@ -89,7 +95,8 @@ export class PostgresStore implements ClusterStore {
   static async connect(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
     requireString('url', url, 10_000);
     const opts = requireObject('options', readInput('options', options));
-    onlyKnownKeys('options', opts, ['schema', 'maxConnections', 'migrate', 'applicationName']);
+    onlyKnownKeys('options', opts, ['schema', 'maxConnections', 'migrate', 'applicationName', 'lockTimeoutMs']);
+    const lockMs = opts.lockTimeoutMs === undefined ? TIMEOUTS.lockMs : requireInteger('options.lockTimeoutMs', opts.lockTimeoutMs, 1, 3_600_000);
     let parsed: URL;
     try {
       parsed = new URL(url);
@@ -104,7 +111,12 @@ export class PostgresStore implements ClusterStore {
     const max = opts.maxConnections === undefined ? 4 : (opts.maxConnections as number);
     if (!Number.isInteger(max) || max < 1 || max > 100) fail('INVALID_ARGUMENT', 'options.maxConnections', 'an integer from 1 to 100', opts.maxConnections);
     const applicationName = opts.applicationName === undefined ? 'gpualloc' : requireString('options.applicationName', opts.applicationName, 63);
-    const config: pg.ClientConfig = { connectionString: parsed.toString(), application_name: applicationName, types: TYPES };
+    const config: pg.ClientConfig = {
+      connectionString: parsed.toString(), application_name: applicationName, types: TYPES,
+      // A server that does not answer, a node lock held by a hung writer, a writer stopped inside
+      // its transaction: each ends in an error (and a released lock) rather than waiting forever.
+      connectionTimeoutMillis: TIMEOUTS.connectMs, lock_timeout: lockMs, idle_in_transaction_session_timeout: TIMEOUTS.idleInTransactionMs,
+    };
     const store = new PostgresStore(url, config, schema, max);
     try {
       const version = await store.schemaVersion();

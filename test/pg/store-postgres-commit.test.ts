@@ -5,7 +5,8 @@ import { AllocationError } from '../../src/errors.js';
 import { openClusterState } from '../../src/store/stored-state.js';
 import type { PostgresStore } from '../../src/store/postgres.js';
 import type { Engine } from '../../src/engine.js';
-import { freshStore, noPg, sql, uniformNodes } from './pg-context.js';
+import { PostgresStore as Store } from '../../src/store/postgres.js';
+import { freshStore, noPg, pgUrl, sql, uniformNodes } from './pg-context.js';
 
 const GiB = 2 ** 30;
 
@@ -89,6 +90,25 @@ describe.skipIf(noPg)('PostgresStore commit', () => {
       expect(over.rowCount).toBe(0);
     } finally {
       await rows.end();
+    }
+  });
+
+  it('gives up with STORE_UNAVAILABLE when another writer holds the node past lockTimeoutMs, changing nothing', async () => {
+    const impatient = await Store.connect(pgUrl, { schema, lockTimeoutMs: 200 });
+    const holder = await sql();
+    try {
+      const state = await openClusterState(engine, impatient, { watch: false });
+      const before = await impatient.load();
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM ${schema}.nodes WHERE id = 'n1' FOR UPDATE`);
+      const started = Date.now();
+      await expect(state.commit({ node: 'n1', gpus: [1], memoryPerGpu: 1, evict: [], score: 0 })).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringContaining('lockTimeoutMs') });
+      expect(Date.now() - started).toBeLessThan(5_000);
+      await holder.query('ROLLBACK');
+      expect(await impatient.load()).toEqual(before);
+    } finally {
+      await holder.end();
+      await impatient.close();
     }
   });
 });
