@@ -89,7 +89,7 @@ export async function runStoreBench(options: { quick?: boolean; out?: string | n
   const notes: string[] = [];
   for (const writers of WRITERS) {
     const shared = MemoryStore.create(engine, { nodes: NODES });
-    rows.push(await measure('memory', writers, engine, Array.from({ length: writers }, () => shared), perWriter, iterations));
+    rows.push(await measure('memory', writers, engine, Array.from({ length: writers }, () => shared), perWriter, quick ? iterations : 40));
   }
   let server: PgServer | undefined;
   if (findPgBin() === undefined) notes.push('postgres: no server binaries (install postgresql or set PG_BIN); rows left out');
@@ -113,7 +113,7 @@ export async function runStoreBench(options: { quick?: boolean; out?: string | n
     }
   }
   const machine = { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memoryBytes: totalmem(), node: process.version, platform: process.platform, loadavg: loadavg() };
-  console.log(`store bench on ${machine.cpu} (${machine.cores} cores), Node ${machine.node}${quick ? ', quick' : ''}: ${perWriter} commits per writer per round, ${iterations} rounds`);
+  console.log(`store bench on ${machine.cpu} (${machine.cores} cores), Node ${machine.node}${quick ? ', quick' : ''}: ${perWriter} commits per writer per round, ${iterations} rounds (memory: ${quick ? iterations : 40})`);
   process.stdout.write(table(['store', 'writers', 'commits/s', 'p50 ms', 'p99 ms', 'conflicts', 'commits', 'not committed'], rows.map((r) => [r.store, r.writers, Math.round(r.commitsPerSecond).toLocaleString('en-US'), r.p50Ms.toFixed(3), r.p99Ms.toFixed(3), r.conflicts, r.commits, r.failures])));
   for (const n of notes) console.log(n);
   if (options.out !== null) {
