@@ -12,8 +12,9 @@ export type PgServer = { url: string; dir: string; bin: string; stop(): void };
 
 /** The directory holding initdb and pg_ctl, or undefined when no server binaries are installed. */
 export function findPgBin(): string | undefined {
+  // An explicit PG_BIN is the only place looked at (PG_BIN=none: run as if no server were installed).
   const fromEnv = process.env.PG_BIN;
-  if (fromEnv !== undefined && existsSync(join(fromEnv, 'initdb'))) return fromEnv;
+  if (fromEnv !== undefined && fromEnv !== '') return existsSync(join(fromEnv, 'initdb')) ? fromEnv : undefined;
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return undefined;
   const versions = readdirSync(root).filter((v) => /^\d+$/.test(v) && existsSync(join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
