@@ -9,7 +9,6 @@ export { validateInventory, INVENTORY_VERSION } from './inventory.js';
 export { listPresets, getPreset } from './presets.js';
 export { validateTopology, pairScoreMatrix, linkScore, PCIE_SCORE, NVLINK_SCORE } from './topology.js';
 export { parseBytes, formatBytes } from './units.js';
-export { openClusterState, StoredClusterState, MemoryStore } from './store/browser.js';
 
 export type { EngineOptions } from './engine.js';
 export type { Backend, Kernels } from './kernels.js';
@@ -24,4 +23,3 @@ export type { MemoryEstimate, EstimateOptions } from './estimate.js';
 export type { Inventory, InventoryGpu, MigDevice, GpuProcess } from './inventory.js';
 export type { Preset } from './presets.js';
 export type { Topology, Link, PcieLevel } from './topology.js';
-export type { ClusterStore, StoredNode, StoreOutcome, StoreSnapshot, StoreListener, OpenOptions, RetryOptions, RetryResult } from './store/browser.js';
