@@ -2,9 +2,13 @@
 // several gpualloc processes (and services embedding gpualloc) share. `plan --commit` and `state`
 // go through it the same way they go through a file; commits are arbitrated by the database.
 import type { Engine } from '../engine.js';
+import { nodeFromInventory } from '../cluster/node.js';
 import { PostgresStore } from '../store/postgres.js';
+import { SCHEMA_VERSION } from '../store/migrations/index.js';
+import { formatBytes } from '../units.js';
 import { openClusterState, type StoredClusterState } from '../store/stored-state.js';
-import { UsageError } from './common.js';
+import { UsageError, type Io } from './common.js';
+import { resolveInventory } from './source.js';
 
 /** parseArgs option of the commands that take --store URL. */
 export const STORE_OPTION = { store: { type: 'string' } } as const;
@@ -36,4 +40,39 @@ export async function withStoredState<T>(engine: Engine, url: string, fn: (state
   } finally {
     await store.close();
   }
+}
+
+/** What `state init --store` reports. */
+export type StoreInitReport = { store: string; schema: string; schemaVersion: number; nodes: Array<{ id: string; gpus: number; memoryTotal: number; memoryUsed: number }> };
+
+/**
+ * `gpualloc state init --store URL (--preset NAME | --inventory FILE) [--replace]`: creates the
+ * schema (migrations) and the node of the inventory (through nodeFromInventory, as plan --state
+ * does). A store that already holds nodes is STORE_NOT_EMPTY (exit 2) unless --replace.
+ */
+export async function initStore(engine: Engine, url: string, source: { inventory?: string; preset?: string; quiet: boolean }, replace: boolean, io: Io): Promise<StoreInitReport> {
+  if (source.inventory === undefined && source.preset === undefined) throw new UsageError('state init: --preset NAME or --inventory FILE is required (the node to create)');
+  const { inventory } = await resolveInventory(source, io);
+  const state = engine.createClusterState({ nodes: [nodeFromInventory(inventory)] });
+  const store = await connectStore(url);
+  try {
+    await store.init(state, { replace });
+    return {
+      store: redactUrl(url),
+      schema: store.schema,
+      schemaVersion: SCHEMA_VERSION,
+      nodes: state.nodes().map((id) => {
+        const gpus = state.usage().filter((u) => u.node === id);
+        return { id, gpus: gpus.length, memoryTotal: gpus.reduce((t, u) => t + u.memoryTotal, 0), memoryUsed: gpus.reduce((t, u) => t + (u.memoryUsed ?? 0), 0) };
+      }),
+    };
+  } finally {
+    await store.close();
+  }
+}
+
+/** One line per node of an init report. */
+export function renderInit(report: StoreInitReport): string {
+  const nodes = report.nodes.map((n) => `node ${n.id}: ${n.gpus} GPU${n.gpus === 1 ? '' : 's'}, ${formatBytes(n.memoryTotal)}${n.memoryUsed > 0 ? ` (${formatBytes(n.memoryUsed)} in use by other processes)` : ''}`);
+  return `initialised ${report.store} (schema ${report.schema}, version ${report.schemaVersion})\n${nodes.map((l) => `  ${l}`).join('\n')}\n`;
 }
