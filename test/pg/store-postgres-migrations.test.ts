@@ -61,6 +61,6 @@ describe.skipIf(noPg)('PostgresStore migrations', () => {
     await expect(PostgresStore.connect('mysql://x/y')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'url' });
     await expect(PostgresStore.connect(pgUrl, { schema: 'Robert"); DROP' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'options.schema' });
     await expect(PostgresStore.connect(pgUrl, { shema: 'x' } as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'options.shema' });
-    await expect(PostgresStore.connect('postgres://nobody:secret@localhost/none?host=/nonexistent-dir')).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.not.stringContaining('secret') });
+    await expect(PostgresStore.connect('postgres://nobody:not-a-password@localhost/none?host=/nonexistent-dir')).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.not.stringContaining('not-a-password') });
   });
 });
