@@ -5,7 +5,7 @@
 // every release left nothing, and each node's version counts exactly the changes made to it.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { PostgresStore } from '../../src/store/postgres.js';
 import { freshStore, noPg, pgUrl, sql, uniformNodes } from './pg-context.js';
 
@@ -13,6 +13,8 @@ const GiB = 2 ** 30;
 const WRITERS = 8;
 const TOTAL_OPS = 2000;
 const WRITER = join(import.meta.dirname, '..', 'fixtures', 'store-writer.mjs');
+/** Runs in a row, each on a schema of its own (GPUALLOC_CONTENTION_RUNS=20 for a soak; default 1). */
+const RUNS = Number(process.env.GPUALLOC_CONTENTION_RUNS ?? 1);
 
 type Line = { op: 'commit' | 'release' | 'start'; id: string; ok?: boolean; node?: string; gpus?: number[]; memoryPerGpu?: number; code?: string; conflicts?: number };
 
@@ -30,16 +32,16 @@ function runWriter(input: Record<string, unknown>): Promise<Line[]> {
 }
 
 describe.skipIf(noPg)('PostgresStore under contention', () => {
-  let store: PostgresStore;
-  let schema: string;
-  beforeAll(async () => {
-    ({ store, schema } = await freshStore('contention', uniformNodes(4, 8, 80 * GiB)));
-  });
-  afterAll(async () => {
+  let store: PostgresStore | undefined;
+  afterEach(async () => {
     await store?.close();
+    store = undefined;
   });
 
-  it('8 writers, 2,000 commits and releases: no GPU over its total, every reported outcome matches the rows', async () => {
+  it.each(Array.from({ length: RUNS }, (_, k) => k + 1))('run %i: 8 writers, 2,000 commits and releases: no GPU over its total, every reported outcome matches the rows', async () => {
+    const fresh = await freshStore('contention', uniformNodes(4, 8, 80 * GiB));
+    store = fresh.store;
+    const schema = fresh.schema;
     const per = TOTAL_OPS / WRITERS;
     const results = await Promise.all(Array.from({ length: WRITERS }, (_, w) => runWriter({ url: pgUrl, schema, writer: w, ops: per, seed: 1000 + w, watch: w % 2 === 1 })));
     const lines = results.flat();
@@ -81,7 +83,7 @@ describe.skipIf(noPg)('PostgresStore under contention', () => {
       await db.end();
     }
     // A fresh reader loads exactly the rows.
-    const snapshot = await store.load();
+    const snapshot = await fresh.store.load();
     expect(snapshot.state.nodes.flatMap((n) => n.slots).map((s) => s.id).sort()).toEqual([...committed.keys()].sort());
   });
 });
