@@ -8,7 +8,6 @@ import { bestfitScore } from '../fleet/policies/bestfit.js';
 import { clusteringScore, podTag } from '../fleet/policies/clustering.js';
 import { packingScore } from '../fleet/policies/packing.js';
 import { fgdQuantize } from '../fleet/policies/fgd.js';
-import { oursScore } from '../fleet/policies/ours.js';
 
 /** The GPU a sharing pod takes on the node last scored (-1: none / exclusive). */
 let chosenGpu = -1;
@@ -46,9 +45,21 @@ function scoreNode(s: Int32Array, f: Float64Array, policy: number, n: number, cp
     const before = f[n];
     if (!sharing) {
       const delta = before - fragAfter(s, f, base, cpuLeft - cpu, -1, 0, milli > 0 ? num : 0);
-      return policy === L.P_FGD ? fgdQuantize(delta, f, s[L.H_F_THR]) : oursScore(delta, cpuLeft - cpu, free - request);
+      return fgdQuantize(delta, f, s[L.H_F_THR]);
     }
-    let best = -1e300;
+    // Ours scores only the best-fit GPU (the least free milli that fits, the lowest index on a tie).
+    let bestFit = -1;
+    if (policy === L.P_OURS) {
+      let least = 1001;
+      for (let i = 0; i < gpus; i++) {
+        const g = s[gAt + i];
+        if (g >= milli && g < least) {
+          least = g;
+          bestFit = i;
+        }
+      }
+    }
+    let best = -1;
     for (let i = 0; i < gpus; i++) {
       const g = s[gAt + i];
       if (g < milli) continue;
@@ -60,8 +71,9 @@ function scoreNode(s: Int32Array, f: Float64Array, policy: number, n: number, cp
         }
       }
       if (seen) continue;
+      if (policy === L.P_OURS && i !== bestFit) continue;
       const delta = before - fragAfter(s, f, base, cpuLeft - cpu, i, g - milli, 0);
-      const score = policy === L.P_FGD ? fgdQuantize(delta, f, s[L.H_F_THR]) : oursScore(delta, cpuLeft - cpu, free - request);
+      const score = fgdQuantize(delta, f, s[L.H_F_THR]);
       if (score > best) {
         best = score;
         chosenGpu = i;

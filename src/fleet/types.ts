@@ -28,7 +28,7 @@ export type FleetPod = {
   memory: number;
   /** Number of GPUs (0: CPU-only). */
   gpus: number;
-  /** Per-GPU share in milli-GPU, 1..1000 (default 1000); below 1000 only with gpus = 1. */
+  /** Per-GPU share in milli-GPU, 1..1000 (default 1000); below 1000 only with gpus = 1; ignored (may be 0) when gpus = 0. */
   milli?: number;
   /** Allowed GPU models (absent or empty: any). */
   models?: string[];
@@ -75,7 +75,7 @@ export function validatePod(field: string, raw: unknown): Pod {
   const memory = requireInteger(`${field}.memory`, own(o, 'memory'), 0, MAX_INT);
   const gpus = requireInteger(`${field}.gpus`, own(o, 'gpus'), 0, LIMITS.maxGpus);
   const rawMilli = own(o, 'milli');
-  let milli = rawMilli === undefined ? 1000 : requireInteger(`${field}.milli`, rawMilli, 1, 1000);
+  let milli = rawMilli === undefined ? 1000 : requireInteger(`${field}.milli`, rawMilli, gpus === 0 ? 0 : 1, 1000);
   if (gpus > 1 && milli !== 1000) fail('INVALID_ARGUMENT', `${field}.milli`, '1000 (a pod of several GPUs takes them whole)', milli);
   if (gpus === 0) milli = 0;
   const rawModels = own(o, 'models');
