@@ -3,6 +3,7 @@
 // `<pod>-tuned-<i>` after every original, give each node a per-seed random tie-break rank, then place
 // the pods one at a time with no departures; a pod that fits nowhere is dropped but counts as arrived.
 import { AllocationError } from '../errors.js';
+import { LIMITS } from '../limits.js';
 import type { FleetKernels } from './kernels.js';
 import { Prng } from './prng.js';
 import { Fleet, type NodeSpec } from './state.js';
@@ -100,8 +101,10 @@ export function prepareWorkload(nodes: readonly NodeSpec[], pods: readonly Pod[]
   const capacity = nodes.reduce((a, n) => a + n.gpus * 1000, 0);
   const target = tune * capacity;
   let total = pods.reduce((a, p) => a + p.gpus * p.milli, 0);
-  if (total < target && sorted.length > 0) {
+  if (total < target && sorted.some((p) => p.milli > 0)) {
+    // (A workload without GPU pods would never reach the target: it is left as it is.)
     for (let i = 0; ; i++) {
+      if (order.length >= LIMITS.maxFleetPods) throw new AllocationError('LIMIT_EXCEEDED', `tune: tuning would make more than ${LIMITS.maxFleetPods} pods`, { field: 'tune' });
       const p = sorted[rng.int(sorted.length)];
       if (total + p.milli > target) break; // the simulator's stop rule compares the per-GPU milli
       total += p.gpus * p.milli;
