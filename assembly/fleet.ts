@@ -19,6 +19,7 @@ const H_SCRATCH_AT = 9;
 const H_F_WEIGHT = 10;
 const H_F_THR = 11;
 const H_F_CACHE = 12;
+const H_DEAD = 13;
 // Node fields.
 const N_CPU = 0;
 const N_MEM = 1;
@@ -189,17 +190,7 @@ function scoreNode(s: usize, f: usize, policy: i32, n: i32, cpu: i32, num: i32, 
       const delta = before - fragAfter(s, f, base, cpuLeft - cpu, -1, 0, milli > 0 ? num : 0);
       return <f64>fgdQuantize(delta, f, si(s, H_F_THR));
     }
-    let bestFit = -1;
-    if (policy == P_OURS) {
-      let least = 1001;
-      for (let i = 0; i < gpus; i++) {
-        const g = si(s, gAt + i);
-        if (g >= milli && g < least) {
-          least = g;
-          bestFit = i;
-        }
-      }
-    }
+    const dead = policy == P_OURS ? si(s, H_DEAD) : 0;
     let best: i32 = -1;
     for (let i = 0; i < gpus; i++) {
       const g = si(s, gAt + i);
@@ -212,9 +203,8 @@ function scoreNode(s: usize, f: usize, policy: i32, n: i32, cpu: i32, num: i32, 
         }
       }
       if (seen) continue;
-      if (policy == P_OURS && i != bestFit) continue;
       const delta = before - fragAfter(s, f, base, cpuLeft - cpu, i, g - milli, 0);
-      const score = fgdQuantize(delta, f, si(s, H_F_THR));
+      const score = fgdQuantize(delta, f, si(s, H_F_THR)) + (g - milli < dead ? 1000 : 0);
       if (score > best) {
         best = score;
         chosenGpu = i;

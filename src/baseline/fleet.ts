@@ -47,18 +47,8 @@ function scoreNode(s: Int32Array, f: Float64Array, policy: number, n: number, cp
       const delta = before - fragAfter(s, f, base, cpuLeft - cpu, -1, 0, milli > 0 ? num : 0);
       return fgdQuantize(delta, f, s[L.H_F_THR]);
     }
-    // Ours scores only the best-fit GPU (the least free milli that fits, the lowest index on a tie).
-    let bestFit = -1;
-    if (policy === L.P_OURS) {
-      let least = 1001;
-      for (let i = 0; i < gpus; i++) {
-        const g = s[gAt + i];
-        if (g >= milli && g < least) {
-          least = g;
-          bestFit = i;
-        }
-      }
-    }
+    // Ours: a placement that leaves the GPU with a dead hole (less free than `dead` milli) comes first.
+    const dead = policy === L.P_OURS ? s[L.H_DEAD] : 0;
     let best = -1;
     for (let i = 0; i < gpus; i++) {
       const g = s[gAt + i];
@@ -71,9 +61,8 @@ function scoreNode(s: Int32Array, f: Float64Array, policy: number, n: number, cp
         }
       }
       if (seen) continue;
-      if (policy === L.P_OURS && i !== bestFit) continue;
       const delta = before - fragAfter(s, f, base, cpuLeft - cpu, i, g - milli, 0);
-      const score = fgdQuantize(delta, f, s[L.H_F_THR]);
+      const score = fgdQuantize(delta, f, s[L.H_F_THR]) + (g - milli < dead ? 1000 : 0);
       if (score > best) {
         best = score;
         chosenGpu = i;

@@ -10,7 +10,7 @@ import { validateNodes, validatePods, type FleetNode, type FleetPod } from './ty
 export type SimulateRequest = {
   nodes: FleetNode[];
   pods: FleetPod[];
-  /** Policy name (default: ours, 'fgd-bf'). */
+  /** Policy name (default: ours, 'fgd-close'). */
   policy?: string;
   /** Seed of the shuffle, the tuning draws and the node ranks (default 42). */
   seed?: number;

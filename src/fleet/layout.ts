@@ -20,6 +20,8 @@ export const H_SCRATCH_AT = 9;
 export const H_F_WEIGHT = 10;
 export const H_F_THR = 11;
 export const H_F_CACHE = 12;
+/** The default policy's dead-hole size in milli (see policies/ours.ts). */
+export const H_DEAD = 13;
 export const HEADER = 16;
 
 /** Node fields (a node's record is `stride` ints: these, then maxGpus+1 tag counts, then the GPUs' free milli). */

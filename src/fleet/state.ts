@@ -7,6 +7,7 @@ import * as L from './layout.js';
 import { modelBits, modelMask, type Pod } from './types.js';
 import type { TypicalPod } from './typical.js';
 import { POLICIES, policyByName } from './policies/index.js';
+import { deadHole } from './policies/ours.js';
 import type { FleetPolicy } from './policies/types.js';
 
 /** A validated node as the fleet keeps it. */
@@ -52,6 +53,7 @@ export class Fleet {
     const s = this.memory.ints();
     const f = this.memory.floats();
     s.set(header, 0);
+    s[L.H_DEAD] = deadHole(shapes);
     const stride = header[L.H_STRIDE];
     nodes.forEach((n, i) => {
       const base = header[L.H_NODE_AT] + i * stride;
