@@ -4,7 +4,7 @@
 // the pods one at a time with no departures; a pod that fits nowhere is dropped but counts as arrived.
 import { AllocationError } from '../errors.js';
 import { LIMITS } from '../limits.js';
-import type { FleetKernels } from './kernels.js';
+import type { Kernels } from '../kernels.js';
 import { Prng } from './prng.js';
 import { Fleet, type NodeSpec } from './state.js';
 import type { Pod } from './types.js';
@@ -124,7 +124,7 @@ export function prepareWorkload(nodes: readonly NodeSpec[], pods: readonly Pod[]
 }
 
 /** One run of the protocol. */
-export function simulateRun(kernels: FleetKernels, nodes: readonly NodeSpec[], pods: readonly Pod[], options: SimulateOptions): SimulationRun {
+export function simulateRun(kernels: Kernels, nodes: readonly NodeSpec[], pods: readonly Pod[], options: SimulateOptions): SimulationRun {
   const policy = policyByName(options.policy);
   const tune = options.tune ?? 1.3;
   if (!(tune > 0 && tune <= 100)) throw new AllocationError('INVALID_ARGUMENT', `tune: expected a number in (0, 100], got ${tune}`, { field: 'tune' });

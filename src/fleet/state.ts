@@ -4,14 +4,15 @@
 import { AllocationError } from '../errors.js';
 import type { FleetKernels, FleetMemory } from './kernels.js';
 import * as L from './layout.js';
-import { modelBits, modelMask, type Pod } from './types.js';
+import { modelBits, modelMask, type NodeSpec, type Pod } from './types.js';
+import type { Kernels } from '../kernels.js';
+import { allocateAligned } from '../aligned.js';
 import type { TypicalPod } from './typical.js';
 import { POLICIES, policyByName } from './policies/index.js';
 import { deadHole } from './policies/ours.js';
 import type { FleetPolicy } from './policies/types.js';
 
-/** A validated node as the fleet keeps it. */
-export type NodeSpec = { id: string; cpu: number; memory: number; gpus: number; model: string };
+export type { NodeSpec };
 
 /** Where a pod went: node index and GPU indices (empty for a CPU-only pod). */
 export type Placement = { node: number; gpus: number[] };
@@ -25,7 +26,7 @@ function shapeKey(p: Pod): string {
 export class Fleet {
   readonly policy: FleetPolicy;
   readonly nodes: readonly NodeSpec[];
-  private readonly kernels: FleetKernels;
+  private readonly kernels: Kernels;
   private readonly memory: FleetMemory;
   private readonly bits: Map<string, number>;
   private readonly classes = new Map<string, number>();
@@ -38,7 +39,7 @@ export class Fleet {
    * @param ranks each node's tie-break rank (a permutation; the smallest rank wins a tie)
    * @param shapes pods whose shapes get a score-cache column (others are scored afresh each time)
    */
-  constructor(kernels: FleetKernels, policy: string, nodes: readonly NodeSpec[], typical: readonly TypicalPod[], ranks: readonly number[], shapes: readonly Pod[] = []) {
+  constructor(kernels: Kernels, policy: string, nodes: readonly NodeSpec[], typical: readonly TypicalPod[], ranks: readonly number[], shapes: readonly Pod[] = []) {
     this.policy = policyByName(policy);
     this.nodes = nodes;
     this.kernels = kernels;
@@ -86,10 +87,32 @@ export class Fleet {
     if (node < 0) return null;
     const s = this.memory.ints();
     const out = s[L.H_OUT_AT];
-    const gpus: number[] = [];
+    let gpus: number[] = [];
     for (let k = 1; k <= s[out]; k++) gpus.push(s[out + k]);
+    const topology = this.nodes[node].aligned;
+    if (topology !== undefined && gpus.length > 0 && this.policy.gpuChoice !== 'random') {
+      gpus = this.topologyChoice(node, topology, gpus);
+      for (let k = 0; k < gpus.length; k++) s[out + 1 + k] = gpus[k];
+    }
     this.kernels.fleetCommit(this.memory, node, pod.cpu, pod.memory, pod.gpus, pod.milli);
     return { node, gpus };
+  }
+
+  /**
+   * GPU choice on a node with a topology. Every policy here scores a node by its multiset of free
+   * milli, so wholly free GPUs are interchangeable for the score: whole GPUs (several, or one for a
+   * whole-GPU pod, or one a share opens) are picked among the wholly free ones by the topology search
+   * (allocateAligned, policy 'topology': the best-connected set that leaves the best-connected rest;
+   * for one GPU, the least connected to the other free ones). A share on a partly used GPU stays where
+   * the policy put it.
+   */
+  private topologyChoice(node: number, topology: NonNullable<NodeSpec['aligned']>, gpus: number[]): number[] {
+    const free = this.nodeState(node).gpus;
+    if (gpus.some((g) => free[g] !== 1000)) return gpus;
+    const available: number[] = [];
+    for (let g = 0; g < free.length; g++) if (free[g] === 1000) available.push(g);
+    const result = allocateAligned(this.kernels, { topology: topology.topology, available, size: gpus.length, policy: 'topology' });
+    return result.devices.length === gpus.length ? result.devices : gpus;
   }
 
   /** Σ over nodes of Frag(node), in milli-GPU. */

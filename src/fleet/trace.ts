@@ -4,7 +4,7 @@
 // columns are ignored). A malformed row is an INVALID_TRACE error naming the file, line and column.
 import { AllocationError } from '../errors.js';
 import { LIMITS } from '../limits.js';
-import type { FleetNode, Pod } from './types.js';
+import type { NodeSpec, Pod } from './types.js';
 
 const MAX_INT = 0x7fffffff;
 
@@ -41,7 +41,7 @@ function int(file: string, line: number, column: string, text: string, min: numb
 }
 
 /** Parses a node list CSV. */
-export function parseNodeCsv(file: string, text: string): Required<FleetNode>[] {
+export function parseNodeCsv(file: string, text: string): NodeSpec[] {
   const { header, rows } = readTable(file, text, ['sn', 'cpu_milli', 'memory_mib', 'gpu', 'model'], LIMITS.maxFleetNodes);
   const col = (n: string) => header.indexOf(n);
   const [sn, cpu, mem, gpu, model] = ['sn', 'cpu_milli', 'memory_mib', 'gpu', 'model'].map(col);

@@ -2,6 +2,7 @@
 // CPU, memory and either a share of one GPU or whole GPUs, optionally restricted to GPU models.
 import { AllocationError } from '../errors.js';
 import { LIMITS } from '../limits.js';
+import { topologyFor, type Topology } from '../topology.js';
 import { fail, own, ownKeys, requireArray, requireInteger, requireObject, requireString } from '../validate.js';
 
 /** A node of a fleet. */
@@ -16,7 +17,12 @@ export type FleetNode = {
   gpus: number;
   /** GPU model (required when gpus > 0). */
   model?: string;
+  /** The node's GPU links (gpus must match): multi-GPU pods then take GPUs by the topology search, and shares keep NVLink groups whole. */
+  topology?: Topology;
 };
+
+/** A validated node: topology, when given, validated with its pair-score matrix. */
+export type NodeSpec = { id: string; cpu: number; memory: number; gpus: number; model: string; aligned?: { topology: Topology; matrix: Int32Array } };
 
 /** A pod (task) to place. */
 export type FleetPod = {
@@ -34,7 +40,7 @@ export type FleetPod = {
   models?: string[];
 };
 
-const NODE_KEYS = ['id', 'cpu', 'memory', 'gpus', 'model'];
+const NODE_KEYS = ['id', 'cpu', 'memory', 'gpus', 'model', 'topology'];
 const POD_KEYS = ['id', 'cpu', 'memory', 'gpus', 'milli', 'models'];
 const MAX_INT = 0x7fffffff;
 
@@ -43,7 +49,7 @@ function rejectUnknown(field: string, value: Record<string, unknown>, known: str
 }
 
 /** Validates a node list; returns normalized copies. */
-export function validateNodes(field: string, value: unknown): Required<FleetNode>[] {
+export function validateNodes(field: string, value: unknown): NodeSpec[] {
   const list = requireArray(field, value, LIMITS.maxFleetNodes);
   if (list.length === 0) fail('INVALID_ARGUMENT', field, 'at least one node', value);
   const seen = new Set<string>();
@@ -59,7 +65,14 @@ export function validateNodes(field: string, value: unknown): Required<FleetNode
     const rawModel = own(o, 'model');
     const model = rawModel === undefined ? '' : requireString(`${f}.model`, rawModel, LIMITS.maxIdLength);
     if (gpus > 0 && model === '') fail('INVALID_ARGUMENT', `${f}.model`, 'a GPU model name (the node has GPUs)', rawModel);
-    return { id, cpu: requireInteger(`${f}.cpu`, own(o, 'cpu'), 0, MAX_INT), memory: requireInteger(`${f}.memory`, own(o, 'memory'), 0, MAX_INT), gpus, model };
+    const node: NodeSpec = { id, cpu: requireInteger(`${f}.cpu`, own(o, 'cpu'), 0, MAX_INT), memory: requireInteger(`${f}.memory`, own(o, 'memory'), 0, MAX_INT), gpus, model };
+    const rawTopology = own(o, 'topology');
+    if (rawTopology !== undefined) {
+      const t = topologyFor(rawTopology, `${f}.topology`);
+      if (t.topology.gpus !== gpus) fail('INVALID_TOPOLOGY', `${f}.topology.gpus`, `${gpus} (the node's GPU count)`, t.topology.gpus);
+      node.aligned = t;
+    }
+    return node;
   });
 }
 
