@@ -1,5 +1,5 @@
-// Both backends give the same run (every event, both curves) on random clusters and workloads,
-// under every policy.
+// Both backends give the same run (every event, both curves) on random clusters (some nodes with a
+// topology) and workloads, under every policy.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { engines } from './engines.js';
@@ -29,8 +29,15 @@ describe('fleet parity: wasm and ts give identical runs', async () => {
         fc.constantFrom(...POLICIES.map((p) => p.name)),
         fc.integer({ min: 0, max: 1000 }),
         fc.double({ min: 0.2, max: 2, noNaN: true }),
-        (rawNodes, rawPods, policy, seed, tune) => {
-          const nodes: FleetNode[] = rawNodes.map((n, i) => ({ id: `node-${i}`, ...n }));
+        fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 28, maxLength: 28 }),
+        (rawNodes, rawPods, policy, seed, tune, links) => {
+          // Every other node with two or more GPUs gets a topology: each pair over SYS or 1..3 NVLinks.
+          const nodes: FleetNode[] = rawNodes.map((n, i) => {
+            if (n.gpus < 2 || i % 2 === 1) return { id: `node-${i}`, ...n };
+            const pairs = [];
+            for (let a = 0, k = 0; a < n.gpus; a++) for (let b = a + 1; b < n.gpus; b++, k++) pairs.push(links[k % links.length] === 0 ? { a, b, pcie: 'SYS' as const } : { a, b, nvlink: links[k % links.length] });
+            return { id: `node-${i}`, ...n, topology: { gpus: n.gpus, links: pairs } };
+          });
           const pods: FleetPod[] = rawPods.map((p, i) => ({ id: `pod-${String(i).padStart(3, '0')}`, ...p }));
           const request = { nodes, pods, policy, seed, tune, events: true, fragmentation: true };
           expect(wasm.simulateFleet(request)).toStrictEqual(ts.simulateFleet(request));

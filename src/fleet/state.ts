@@ -92,7 +92,9 @@ export class Fleet {
     const topology = this.nodes[node].aligned;
     if (topology !== undefined && gpus.length > 0 && this.policy.gpuChoice !== 'random') {
       gpus = this.topologyChoice(node, topology, gpus);
-      for (let k = 0; k < gpus.length; k++) s[out + 1 + k] = gpus[k];
+      // The topology search may grow the wasm memory: a fresh view, not `s`.
+      const now = this.memory.ints();
+      for (let k = 0; k < gpus.length; k++) now[out + 1 + k] = gpus[k];
     }
     this.kernels.fleetCommit(this.memory, node, pod.cpu, pod.memory, pod.gpus, pod.milli);
     return { node, gpus };
