@@ -188,7 +188,8 @@ function scoreNode(s: usize, f: usize, policy: i32, n: i32, cpu: i32, num: i32, 
     const before = fi(f, n);
     if (!sharing) {
       const delta = before - fragAfter(s, f, base, cpuLeft - cpu, -1, 0, milli > 0 ? num : 0);
-      return <f64>fgdQuantize(delta, f, si(s, H_F_THR));
+      const q = <f64>fgdQuantize(delta, f, si(s, H_F_THR));
+      return policy == P_OURS && (num == 0 || milli == 0) ? q * 1e6 - <f64>free : q;
     }
     const dead = policy == P_OURS ? si(s, H_DEAD) : 0;
     let best: i32 = -1;

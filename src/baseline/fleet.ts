@@ -45,7 +45,9 @@ function scoreNode(s: Int32Array, f: Float64Array, policy: number, n: number, cp
     const before = f[n];
     if (!sharing) {
       const delta = before - fragAfter(s, f, base, cpuLeft - cpu, -1, 0, milli > 0 ? num : 0);
-      return fgdQuantize(delta, f, s[L.H_F_THR]);
+      const q = fgdQuantize(delta, f, s[L.H_F_THR]);
+      // Ours: a CPU-only pod, among nodes of equal FGD score, goes where the least GPU milli is free.
+      return policy === L.P_OURS && (num === 0 || milli === 0) ? q * 1e6 - free : q;
     }
     // Ours: a placement that leaves the GPU with a dead hole (less free than `dead` milli) comes first.
     const dead = policy === L.P_OURS ? s[L.H_DEAD] : 0;
