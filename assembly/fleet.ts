@@ -29,7 +29,8 @@ const N_RANK = 4;
 const N_FREE = 5;
 const N_FULL = 6;
 const N_MAXFREE = 7;
-const N_TAGS = 8;
+const N_WANTED = 8;
+const N_TAGS = 9;
 // Policies.
 const P_RANDOM = 0;
 const P_DOTPROD = 1;
@@ -189,7 +190,9 @@ function scoreNode(s: usize, f: usize, policy: i32, n: i32, cpu: i32, num: i32, 
     if (!sharing) {
       const delta = before - fragAfter(s, f, base, cpuLeft - cpu, -1, 0, milli > 0 ? num : 0);
       const q = <f64>fgdQuantize(delta, f, si(s, H_F_THR));
-      return policy == P_OURS && (num == 0 || milli == 0) ? q * 1e6 - <f64>free : q;
+      if (policy != P_OURS) return q;
+      if (num == 0 || milli == 0) return q * 1e6 - <f64>free;
+      return q * 8589934592.0 + (si(s, base + N_WANTED) != 0 ? 0.0 : 4294967296.0 - <f64>(cpuLeft - cpu));
     }
     const dead = policy == P_OURS ? si(s, H_DEAD) : 0;
     let best: i32 = -1;

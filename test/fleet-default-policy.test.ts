@@ -1,5 +1,5 @@
 // The default policy (fgd-close) against FGD, measured: over the authors' seeds 42..51 its mean GPU
-// allocation at 100 % arrived is not below FGD's on the default trace and on the sharing-heavy variant.
+// allocation at 100 % arrived beats FGD's on the default trace and is not below it on any variant.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,8 +13,8 @@ describe('fleet: the default policy is not below FGD', async () => {
   const nodesFile = join(ROOT, 'data/openb/openb_node_list_gpu_node.csv');
   const nodes = parseNodeCsv(nodesFile, readFileSync(nodesFile, 'utf8'));
   it('is fgd-close', () => expect(DEFAULT_POLICY).toBe('fgd-close'));
-  for (const trace of ['default', 'gpushare40']) {
-    it(`${trace}: mean over seeds 42..51 at 100 % arrived`, () => {
+  for (const [trace, margin] of [['default', 0.25], ['gpushare40', 0], ['multigpu20', 0], ['gpuspec33', 0]] as const) {
+    it(`${trace}: mean over seeds 42..51 at 100 % arrived, at least FGD's + ${margin}`, () => {
       const file = join(ROOT, `data/openb/openb_pod_list_${trace}.csv`);
       const pods = parsePodCsv(file, readFileSync(file, 'utf8'));
       const mean = (policy: string) => {
@@ -22,7 +22,7 @@ describe('fleet: the default policy is not below FGD', async () => {
         for (let seed = 42; seed <= 51; seed++) sum += wasm.simulateFleet({ nodes, pods, policy, seed }).allocation[100];
         return sum / 10;
       };
-      expect(mean(DEFAULT_POLICY)).toBeGreaterThanOrEqual(mean('fgd'));
+      expect(mean(DEFAULT_POLICY)).toBeGreaterThanOrEqual(mean('fgd') + margin);
     });
   }
 });

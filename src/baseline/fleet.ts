@@ -46,8 +46,12 @@ function scoreNode(s: Int32Array, f: Float64Array, policy: number, n: number, cp
     if (!sharing) {
       const delta = before - fragAfter(s, f, base, cpuLeft - cpu, -1, 0, milli > 0 ? num : 0);
       const q = fgdQuantize(delta, f, s[L.H_F_THR]);
-      // Ours: a CPU-only pod, among nodes of equal FGD score, goes where the least GPU milli is free.
-      return policy === L.P_OURS && (num === 0 || milli === 0) ? q * 1e6 - free : q;
+      if (policy !== L.P_OURS) return q;
+      // Ours: a CPU-only pod, among nodes of equal FGD score, goes where the least GPU milli is free;
+      // whole GPUs go to the node left with the least CPU, unless a model-constrained typical pod
+      // wants the node's model (those nodes come after, by rank).
+      if (num === 0 || milli === 0) return q * 1e6 - free;
+      return q * 8589934592 + (s[base + L.N_WANTED] !== 0 ? 0 : 4294967296 - (cpuLeft - cpu));
     }
     // Ours: a placement that leaves the GPU with a dead hole (less free than `dead` milli) comes first.
     const dead = policy === L.P_OURS ? s[L.H_DEAD] : 0;

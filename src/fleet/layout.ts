@@ -33,7 +33,9 @@ export const N_RANK = 4;
 export const N_FREE = 5;
 export const N_FULL = 6;
 export const N_MAXFREE = 7;
-export const N_TAGS = 8;
+/** 1 when some model-constrained typical pod accepts the node's GPU model (the default policy's rule for whole GPUs). */
+export const N_WANTED = 8;
+export const N_TAGS = 9;
 
 /** Typical pod fields (4 ints each: cpu milli, GPU milli per GPU, GPU count, model mask). */
 export const T_FIELDS = 4;

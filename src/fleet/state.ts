@@ -63,6 +63,8 @@ export class Fleet {
       s[base + L.N_MODEL] = n.gpus > 0 ? 1 << (this.bits.get(n.model) as number) : 0;
       s[base + L.N_GPUS] = n.gpus;
       s[base + L.N_RANK] = ranks[i];
+      const bit = s[base + L.N_MODEL];
+      s[base + L.N_WANTED] = bit !== 0 && typical.some((t) => t.gpus > 0 && t.models.length > 0 && (modelMask(t.models, this.bits) & bit) !== 0) ? 1 : 0;
       const gAt = base + L.N_TAGS + this.maxGpus + 1;
       for (let g = 0; g < n.gpus; g++) s[gAt + g] = 1000;
     });
