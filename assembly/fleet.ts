@@ -192,7 +192,7 @@ function scoreNode(s: usize, f: usize, policy: i32, n: i32, cpu: i32, num: i32, 
       const q = <f64>fgdQuantize(delta, f, si(s, H_F_THR));
       if (policy != P_OURS) return q;
       if (num == 0 || milli == 0) return q * 1e6 - <f64>free;
-      return q * 8589934592.0 + (si(s, base + N_WANTED) != 0 ? 0.0 : 4294967296.0 - <f64>(cpuLeft - cpu));
+      return q * 8589934592.0 + (si(s, base + N_WANTED) != 0 ? 0.0 : 4294967296.0 - <f64>(cpuLeft - cpu) / <f64>(si(s, base + N_FULL) - num + 1));
     }
     const dead = policy == P_OURS ? si(s, H_DEAD) : 0;
     let best: i32 = -1;

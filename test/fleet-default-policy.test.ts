@@ -13,7 +13,7 @@ describe('fleet: the default policy is not below FGD', async () => {
   const nodesFile = join(ROOT, 'data/openb/openb_node_list_gpu_node.csv');
   const nodes = parseNodeCsv(nodesFile, readFileSync(nodesFile, 'utf8'));
   it('is fgd-close', () => expect(DEFAULT_POLICY).toBe('fgd-close'));
-  for (const [trace, margin] of [['default', 0.25], ['gpushare40', 0], ['multigpu20', 0], ['gpuspec33', 0]] as const) {
+  for (const [trace, margin] of [['default', 0.4], ['gpushare40', 0], ['multigpu20', 0], ['gpuspec33', 0]] as const) {
     it(`${trace}: mean over seeds 42..51 at 100 % arrived, at least FGD's + ${margin}`, () => {
       const file = join(ROOT, `data/openb/openb_pod_list_${trace}.csv`);
       const pods = parsePodCsv(file, readFileSync(file, 'utf8'));

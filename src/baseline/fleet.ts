@@ -48,10 +48,10 @@ function scoreNode(s: Int32Array, f: Float64Array, policy: number, n: number, cp
       const q = fgdQuantize(delta, f, s[L.H_F_THR]);
       if (policy !== L.P_OURS) return q;
       // Ours: a CPU-only pod, among nodes of equal FGD score, goes where the least GPU milli is free;
-      // whole GPUs go to the node left with the least CPU, unless a model-constrained typical pod
-      // wants the node's model (those nodes come after, by rank).
+      // whole GPUs go to the node left with the least CPU per wholly free GPU (+1), unless a
+      // model-constrained typical pod wants the node's model (those nodes come after, by rank).
       if (num === 0 || milli === 0) return q * 1e6 - free;
-      return q * 8589934592 + (s[base + L.N_WANTED] !== 0 ? 0 : 4294967296 - (cpuLeft - cpu));
+      return q * 8589934592 + (s[base + L.N_WANTED] !== 0 ? 0 : 4294967296 - (cpuLeft - cpu) / (s[base + L.N_FULL] - num + 1));
     }
     // Ours: a placement that leaves the GPU with a dead hole (less free than `dead` milli) comes first.
     const dead = policy === L.P_OURS ? s[L.H_DEAD] : 0;

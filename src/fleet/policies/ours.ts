@@ -6,8 +6,9 @@
 //   would have been opened elsewhere stays whole;
 // - a CPU-only pod, among nodes of equal FGD score, goes to the node with the least free GPU milli:
 //   CPU on nodes whose GPUs are taken is of no use to GPU pods, CPU next to free GPUs is;
-// - a whole-GPU pod, among nodes of equal FGD score, goes to the node left with the least CPU (GPUs on
-//   CPU-poor nodes are used while whole-GPU pods still fit there), except on nodes whose GPU model a
+// - a whole-GPU pod, among nodes of equal FGD score, goes to the node left with the least CPU per
+//   wholly free GPU (+1): nodes whose CPU is scarce for their free GPUs are used while whole-GPU pods
+//   still fit there, and nodes with CPU to match their GPUs stay so; except on nodes whose GPU model a
 //   model-constrained typical pod asks for: those come after the others, by rank, since packing
 //   unconstrained pods onto them takes the GPUs the constrained pods need (gpuspec33: 87.31 against
 //   FGD's 87.86 without this exception).
@@ -15,7 +16,7 @@
 import { P_OURS } from '../layout.js';
 import type { FleetPolicy } from './types.js';
 
-export const ours: FleetPolicy = { name: 'fgd-close', id: P_OURS, gpuChoice: 'score', summary: 'FGD, with ties broken by resource fit: shares that close a GPU first, CPU-only pods next to taken GPUs, whole GPUs by CPU best fit (default)' };
+export const ours: FleetPolicy = { name: 'fgd-close', id: P_OURS, gpuChoice: 'score', summary: 'FGD, with ties broken by resource fit: shares that close a GPU first, CPU-only pods next to taken GPUs, whole GPUs where CPU per free GPU is least (default)' };
 
 /** The dead-hole size: the smallest share s (milli) with at least 1 % of the sharing pods at or below s; 0 without sharing pods. */
 export function deadHole(pods: readonly { gpus: number; milli: number }[]): number {
