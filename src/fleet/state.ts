@@ -2,13 +2,13 @@
 // the GPU-pod tags per node, every node's fragmentation (recomputed only for the node a pod lands on),
 // and a score cache per (node, pod shape) that a commit clears for its node.
 import { AllocationError } from '../errors.js';
-import type { FleetKernels, FleetMemory } from './kernels.js';
+import type { FleetMemory } from './kernels.js';
 import * as L from './layout.js';
 import { modelBits, modelMask, type NodeSpec, type Pod } from './types.js';
 import type { Kernels } from '../kernels.js';
 import { allocateAligned } from '../aligned.js';
 import type { TypicalPod } from './typical.js';
-import { POLICIES, policyByName } from './policies/index.js';
+import { policyByName } from './policies/index.js';
 import { deadHole } from './policies/ours.js';
 import type { FleetPolicy } from './policies/types.js';
 
@@ -148,4 +148,3 @@ export class Fleet {
   }
 }
 
-export { POLICIES };
