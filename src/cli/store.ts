@@ -6,7 +6,9 @@ import { nodeFromInventory } from '../cluster/node.js';
 import { PostgresStore } from '../store/postgres.js';
 import { SCHEMA_VERSION } from '../store/migrations/index.js';
 import { formatBytes } from '../units.js';
-import { openClusterState, type StoredClusterState } from '../store/stored-state.js';
+import { openClusterState, type RetryResult, type StoredClusterState } from '../store/stored-state.js';
+import type { ClusterPlanRequest } from '../cluster/state.js';
+import type { PlacementPlan } from '../placement.js';
 import { UsageError, type Io } from './common.js';
 import { resolveInventory } from './source.js';
 
@@ -75,4 +77,22 @@ export async function initStore(engine: Engine, url: string, source: { inventory
 export function renderInit(report: StoreInitReport): string {
   const nodes = report.nodes.map((n) => `node ${n.id}: ${n.gpus} GPU${n.gpus === 1 ? '' : 's'}, ${formatBytes(n.memoryTotal)}${n.memoryUsed > 0 ? ` (${formatBytes(n.memoryUsed)} in use by other processes)` : ''}`);
   return `initialised ${report.store} (schema ${report.schema}, version ${report.schemaVersion})\n${nodes.map((l) => `  ${l}`).join('\n')}\n`;
+}
+
+/**
+ * `plan --store URL [--commit]`: plans on the stored state; with commit, commits the best option
+ * through the store, re-planning on CONFLICT up to CLI_COMMIT_ATTEMPTS times. `annotate` sees each
+ * plan before its option is committed (the per-GPU rejections are added there, from the state the
+ * plan was made on, as for a file). Not committed (nothing fits, or every attempt lost) is exit 1.
+ */
+export async function planOnStore(engine: Engine, url: string, request: ClusterPlanRequest, commit: boolean, annotate: (plan: PlacementPlan, state: StoredClusterState) => void): Promise<{ plan: PlacementPlan; result?: RetryResult }> {
+  return withStoredState(engine, url, async (state) => {
+    if (!commit) {
+      const plan = state.plan(request);
+      annotate(plan, state);
+      return { plan };
+    }
+    const result = await state.commitWithRetry(request, { attempts: CLI_COMMIT_ATTEMPTS, lastActivity: Date.now(), onPlan: (plan) => annotate(plan, state) });
+    return { plan: result.plan, result };
+  });
 }

@@ -21,8 +21,11 @@ export type OpenOptions = {
   replica?: number;
 };
 
-/** Options of commitWithRetry: attempts (default 5, each a fresh plan) and the new slot's ID and lastActivity. */
-export type RetryOptions = CommitOptions & { attempts?: number };
+/**
+ * Options of commitWithRetry: attempts (default 5, each a fresh plan), the new slot's ID and
+ * lastActivity, and onPlan, called with each plan before its option is committed (to annotate or log it).
+ */
+export type RetryOptions = CommitOptions & { attempts?: number; onPlan?: (plan: PlacementPlan) => void };
 
 /**
  * What commitWithRetry did: the last plan, the committed slot's ID and which of the plan's options it
@@ -131,7 +134,9 @@ export class StoredClusterState {
    */
   async commitWithRetry(request: ClusterPlanRequest, options: RetryOptions = {}): Promise<RetryResult> {
     const opts = requireObject('options', options);
-    onlyKnownKeys('options', opts, ['attempts', 'id', 'lastActivity']);
+    onlyKnownKeys('options', opts, ['attempts', 'id', 'lastActivity', 'onPlan']);
+    if (opts.onPlan !== undefined && typeof opts.onPlan !== 'function') fail('INVALID_ARGUMENT', 'options.onPlan', 'a function', opts.onPlan);
+    const onPlan = opts.onPlan as RetryOptions['onPlan'];
     const attempts = opts.attempts === undefined ? DEFAULT_ATTEMPTS : requireInteger('options.attempts', opts.attempts, 1, 1000);
     const commitOptions: CommitOptions = {};
     if (opts.id !== undefined) commitOptions.id = opts.id as string;
@@ -141,6 +146,7 @@ export class StoredClusterState {
     for (let attempt = 1; ; attempt++) {
       if (this.reload) await this.refresh();
       const plan = this.local.plan(request);
+      onPlan?.(plan);
       if (plan.options.length === 0) return { plan, attempts: attempt, conflicts, ...(plan.reason ? { reason: plan.reason } : {}) };
       const chosen = conflicts === 0 ? 0 : (this.replica + attempt) % plan.options.length;
       try {
