@@ -3,6 +3,15 @@
 // size, the best set score any of its nodes can reach and which GPU sets reach it, so a plan bounds a
 // node's best option without searching it.
 
+/** The GPU sets of one size of a class that share one score (a score level). */
+export type ScoreLevel = {
+  score: number;
+  /** True when a node's best set of this level is known from its index key (see FreeIndex): the bound is an option. */
+  exact: boolean;
+  /** Position masks (two i32 halves each) of the sets scoring `score`; null: not enumerated (a bound over every set). */
+  sets: Int32Array | null;
+};
+
 /** One topology class. Scores per size are computed on first use. */
 export type TopologyClass = {
   /** Class number (0: nodes without topology, any GPU count; every set scores 0). */
@@ -17,7 +26,12 @@ export type TopologyClass = {
   uniform: boolean[];
   /** Per size n: the position masks (two i32 halves each) of the sets scoring maxScore[n]; null when not enumerated (over 16 GPUs). */
   best: Array<Int32Array | null>;
+  /** Per size n: the score levels, highest first (see levels()). */
+  levels: Array<ScoreLevel[] | undefined>;
 };
+
+/** Most sets of one score level indexed exactly (each node update reads them all). */
+export const MAX_LEVEL_SETS = 128;
 
 /** Most GPUs of a class whose sets are enumerated exactly (2^16 sets); wider classes use a bound. */
 export const EXACT_CLASS_GPUS = 16;
@@ -28,7 +42,7 @@ export class TopologyClasses {
   private readonly byKey = new Map<string, number>();
 
   constructor() {
-    this.list.push({ id: 0, gpus: 0, matrix: null, maxScore: [], uniform: [], best: [] });
+    this.list.push({ id: 0, gpus: 0, matrix: null, maxScore: [], uniform: [], best: [], levels: [] });
   }
 
   /** The class of a node with this position matrix (null: no topology); created on first sight. */
@@ -40,7 +54,7 @@ export class TopologyClasses {
     if (id === undefined) {
       id = this.list.length;
       this.byKey.set(key, id);
-      this.list.push({ id, gpus, matrix: Int32Array.from(matrix), maxScore: [], uniform: [], best: [] });
+      this.list.push({ id, gpus, matrix: Int32Array.from(matrix), maxScore: [], uniform: [], best: [], levels: [] });
     }
     return id;
   }
@@ -69,6 +83,19 @@ export class TopologyClasses {
     return cls.best[n];
   }
 
+  /**
+   * The score levels of sets of n GPUs in class c, highest first: one level (every set, `sets` null)
+   * where every set scores the same; else one level per distinct score with its sets, up to the
+   * first level of more than MAX_LEVEL_SETS sets, which becomes one last level with `sets` null
+   * bounding every set below (its score is an upper bound). Over EXACT_CLASS_GPUS GPUs: one bound level.
+   */
+  levels(c: number, n: number): ScoreLevel[] {
+    const cls = this.list[c];
+    if (cls.matrix === null || n <= 1) return [{ score: 0, exact: true, sets: null }];
+    if (cls.maxScore[n] === undefined) this.compute(cls, n);
+    return cls.levels[n]!;
+  }
+
   private compute(cls: TopologyClass, n: number): void {
     const N = cls.gpus;
     const m = cls.matrix!;
@@ -82,11 +109,13 @@ export class TopologyClasses {
       cls.maxScore[n] = bound;
       cls.uniform[n] = pairs.length === 0 || pairs[0] === pairs[pairs.length - 1];
       cls.best[n] = null;
+      cls.levels[n] = [{ score: bound, exact: cls.uniform[n], sets: null }];
       return;
     }
     let max = -1;
     let min = Infinity;
     const best: number[] = [];
+    const byScore = new Map<number, number[]>();
     const positions = new Int32Array(n);
     // Every mask of n bits below 2^N (Gosper's hack), lowest first.
     for (let mask = (1 << n) - 1; mask < 1 << N && mask > 0; ) {
@@ -100,6 +129,9 @@ export class TopologyClasses {
       }
       if (score === max) best.push(mask);
       if (score < min) min = score;
+      let list = byScore.get(score);
+      if (list === undefined) byScore.set(score, (list = []));
+      list.push(mask);
       const low = mask & -mask;
       const ripple = mask + low;
       mask = (((ripple ^ mask) >>> 2) / low) | ripple;
@@ -109,5 +141,20 @@ export class TopologyClasses {
     const halves = new Int32Array(2 * best.length);
     best.forEach((mask, k) => (halves[2 * k] = mask));
     cls.best[n] = halves;
+    if (max === min) cls.levels[n] = [{ score: max, exact: true, sets: null }];
+    else {
+      const levels: ScoreLevel[] = [];
+      for (const score of [...byScore.keys()].sort((a, b) => b - a)) {
+        const masks = byScore.get(score)!;
+        if (masks.length > MAX_LEVEL_SETS) {
+          levels.push({ score, exact: false, sets: null });
+          break;
+        }
+        const h = new Int32Array(2 * masks.length);
+        masks.forEach((mask, k) => (h[2 * k] = mask));
+        levels.push({ score, exact: true, sets: h });
+      }
+      cls.levels[n] = levels;
+    }
   }
 }

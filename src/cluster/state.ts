@@ -3,8 +3,8 @@
 import { AllocationError } from '../errors.js';
 import type { Inventory } from '../inventory.js';
 import { nodeFromInventory, type ClusterNode } from './node.js';
-import { TopologyClasses } from './classes.js';
-import { FreeIndex } from './free-index.js';
+import { TopologyClasses, type ScoreLevel } from './classes.js';
+import { FreeIndex, type LevelTree } from './free-index.js';
 import type { Kernels } from '../kernels.js';
 import { LIMITS } from '../limits.js';
 import { binomial } from '../bits.js';
@@ -175,7 +175,7 @@ export class ClusterState {
     this.nodeIds.map((_, k) => k).sort((a, b) => compareNatural(this.nodeIds[a], this.nodeIds[b])).forEach((k, r) => (this.nodeRank[k] = r));
     this.nodeStale = new Int32Array(models.length);
     this.taken = new Int32Array(models.length);
-    this.freeIndex = new FreeIndex({ gpuStart: this.gpuStart, sortedFree: this.sortedFree, nodeLoad: this.nodeLoad, nodeRank: this.nodeRank }, this.classOf, this.classes.list.length);
+    this.freeIndex = new FreeIndex({ gpuStart: this.gpuStart, free: this.free, sortedFree: this.sortedFree, nodeLoad: this.nodeLoad, nodeRank: this.nodeRank }, this.classOf, this.classes);
     for (const m of models) if (m.index.length > this.maxWidth) this.maxWidth = m.index.length;
     models.forEach((m, k) => {
       const start = this.gpuStart[k];
@@ -354,56 +354,75 @@ export class ClusterState {
     const classCount = classes.list.length;
     const plan = ++this.planNumber;
     if (!pack && nodeCount > 0) {
-      const trees: Int32Array[] = new Array(classCount);
-      const removed: number[] = [];
-      const removedClass: number[] = [];
+      const index = this.freeIndex;
+      const removed: LevelTree[] = [];
+      const removedNode: number[] = [];
+      const lvl = new Int32Array(classCount);
+      const levels: ScoreLevel[][] = new Array(classCount);
       let done = false;
       for (let si = 0; si < sizes.length && !done; si++) {
         const n = sizes[si];
         const share = shares[si];
-        const j = n - 1;
-        for (let c = 0; c < classCount; c++) trees[c] = this.freeIndex.tree(c, j);
+        for (let c = 0; c < classCount; c++) {
+          const cls = classes.list[c];
+          levels[c] = index.size(c) === 0 || (c > 0 && cls.gpus < n) ? [] : classes.levels(c, n);
+          lvl[c] = 0;
+        }
         for (;;) {
-          // The best bound among the classes' tree winners (taken nodes are set aside as met).
+          // Score levels are walked highest first across classes: an option of a higher score ranks first.
+          let group = -Infinity;
+          for (let c = 0; c < classCount; c++) if (lvl[c] < levels[c].length && levels[c][lvl[c]].score > group) group = levels[c][lvl[c]].score;
+          if (group === -Infinity) break;
+          // The best bound among the trees of that score (taken nodes are set aside as met).
           let best = -1;
-          let bestClass = -1;
+          let bestTree: LevelTree | null = null;
           for (let c = 0; c < classCount; c++) {
-            const tree = trees[c];
-            let k = tree[1];
+            if (lvl[c] >= levels[c].length || levels[c][lvl[c]].score !== group) continue;
+            const tree = index.tree(c, n, lvl[c]);
+            let k = tree.win[1];
             while (k >= 0 && this.taken[k] === plan) {
-              this.freeIndex.setLeaf(tree, j, k, true);
-              removed.push(k);
-              removedClass.push(c);
-              k = tree[1];
+              index.setLeaf(tree, k, true);
+              removed.push(tree);
+              removedNode.push(k);
+              k = tree.win[1];
             }
-            if (k < 0 || !(sorted[gpuStart[k] + j] >= share)) continue;
+            if (k < 0) continue;
+            const key = index.keyOf(tree, k);
+            if (!(key >= share)) continue;
             bEv[k] = 0;
             bN[k] = n;
-            bScore[k] = classes.maxScore(c, n);
-            bMetric[k] = sorted[gpuStart[k] + j] - share;
+            bScore[k] = group;
+            bMetric[k] = key - share;
             if (best < 0 || boundBefore(k, best) < 0) {
               best = k;
-              bestClass = c;
+              bestTree = tree;
             }
           }
-          if (best < 0) break;
+          if (best < 0) {
+            // No node of this score takes the share: the next level down.
+            for (let c = 0; c < classCount; c++) if (lvl[c] < levels[c].length && levels[c][lvl[c]].score === group) lvl[c]++;
+            continue;
+          }
           // `limit` known options rank before this bound: neither it nor any later one can contribute.
           if (known.length === limit && boundVsKnown(best, known[limit - 1]) > 0) {
             done = true;
             break;
           }
-          this.freeIndex.setLeaf(trees[bestClass], j, best, true);
-          removed.push(best);
-          removedClass.push(bestClass);
+          index.setLeaf(bestTree!, best, true);
+          removed.push(bestTree!);
+          removedNode.push(best);
           this.taken[best] = plan;
-          this.knownOption(best, bestClass, n, share);
+          if (bestTree!.level.exact) {
+            gScore[best] = bScore[best];
+            gMetric[best] = bMetric[best];
+          } else this.knownOption(best, this.classOf[best], n, share);
           candidates.push(best);
           keepKnown(best);
         }
         if (known.length === limit) done = true; // larger sizes rank after every option known so far
-        for (let r = removed.length - 1; r >= 0; r--) this.freeIndex.setLeaf(this.freeIndex.tree(removedClass[r], j), j, removed[r]);
+        for (let r = removed.length - 1; r >= 0; r--) index.setLeaf(removed[r], removedNode[r]);
         removed.length = 0;
-        removedClass.length = 0;
+        removedNode.length = 0;
       }
       // Fewer than `limit` options without eviction exist: nodes with evictable slots may add some.
       if (known.length < limit && req.allowEviction) {
