@@ -129,17 +129,22 @@ export function markEngineOwned(value: object): void {
 export function readInput(field: string, value: unknown, prefix = true): unknown {
   const copies = new Map<object, unknown>();
   const open = new Set<object>();
-  // The path of the value being read, as keys; rendered only for an error message.
+  // keys[d]: the key read at depth d of the value being read; rendered only for an error message.
   const keys: Array<string | number> = [];
+  let at = 0;
   const pathOf = (): string => {
     let path = field;
-    keys.forEach((key, k) => {
+    for (let k = 0; k < at; k++) {
+      const key = keys[k];
       const bare = k === 0 && !prefix;
       if (typeof key === 'number') path = `${bare ? '' : path}[${key}]`;
       else path = bare ? key : `${path}.${key}`;
-    });
+    }
     return path;
   };
+  // A leaf (an object or array holding primitives only: a GPU, a link) cannot take part in a cycle
+  // and costs no more to copy twice than to look up: it enters `open` / `copies` only at its first
+  // child that is an object. So shared records stay shared, shared leaves are copied apart.
   const read = (v: unknown, depth: number): unknown => {
     if (v === null || typeof v !== 'object') return v;
     if (ArrayBuffer.isView(v) || v instanceof ArrayBuffer || passThrough.has(v)) return v;
@@ -147,17 +152,30 @@ export function readInput(field: string, value: unknown, prefix = true): unknown
     if (done !== undefined) return done;
     if (open.has(v)) fail('INVALID_ARGUMENT', pathOf(), 'plain data (the value refers back to itself)', '[cycle]');
     if (depth >= MAX_INPUT_DEPTH) fail('INVALID_ARGUMENT', pathOf(), `at most ${MAX_INPUT_DEPTH} levels of nesting`, '[deeper]');
-    open.add(v);
+    let entered = false;
+    const child = (item: unknown, key: string | number): unknown => {
+      if (item === null || typeof item !== 'object') return item;
+      if (!entered) {
+        open.add(v);
+        entered = true;
+      }
+      keys[depth] = key;
+      at = depth + 1;
+      const out = read(item, depth + 1);
+      at = depth;
+      return out;
+    };
     let copy: unknown;
     if (Array.isArray(v)) {
       const length = v.length;
       if (length > LIMITS.maxIds) fail('LIMIT_EXCEEDED', pathOf(), `at most ${LIMITS.maxIds} items`, `an array of ${length}`);
       const out = new Array<unknown>(length);
       for (let k = 0; k < length; k++) {
-        keys.push(k);
-        out[k] = read(v[k], depth + 1);
-        keys.pop();
+        keys[depth] = k;
+        at = depth + 1;
+        out[k] = child(v[k], k);
       }
+      at = depth;
       copy = out;
     } else {
       // Any other object is read as a record of its own enumerable keys (a Map or a class instance
@@ -166,16 +184,19 @@ export function readInput(field: string, value: unknown, prefix = true): unknown
       if (own.length > LIMITS.maxIds) fail('LIMIT_EXCEEDED', pathOf(), `an object of at most ${LIMITS.maxIds} keys`, `${own.length} keys`);
       const out: Record<string, unknown> = {};
       for (const key of own) {
-        keys.push(key);
-        const item = read((v as Record<string, unknown>)[key], depth + 1);
-        keys.pop();
+        keys[depth] = key;
+        at = depth + 1;
+        const item = child((v as Record<string, unknown>)[key], key);
         if (key === '__proto__') setOwn(out, key, item);
         else out[key] = item;
       }
+      at = depth;
       copy = out;
     }
-    open.delete(v);
-    copies.set(v, copy);
+    if (entered) {
+      open.delete(v);
+      copies.set(v, copy);
+    }
     return copy;
   };
   try {

@@ -40,6 +40,8 @@ export const EXACT_CLASS_GPUS = 16;
 export class TopologyClasses {
   readonly list: TopologyClass[] = [];
   private readonly byKey = new Map<string, number>();
+  /** Classes by matrix object: nodes of one machine type usually share one (see pairScoreMatrix). */
+  private readonly byMatrix = new Map<Int32Array, number>();
 
   constructor() {
     this.list.push({ id: 0, gpus: 0, matrix: null, maxScore: [], uniform: [], best: [], levels: [] });
@@ -48,6 +50,8 @@ export class TopologyClasses {
   /** The class of a node with this position matrix (null: no topology); created on first sight. */
   classOf(matrix: Int32Array | null, gpus: number): number {
     if (matrix === null) return 0;
+    const same = this.byMatrix.get(matrix);
+    if (same !== undefined) return same;
     let key = `${gpus}:`;
     for (let k = 0; k < matrix.length; k++) key += `${matrix[k]},`;
     let id = this.byKey.get(key);
@@ -56,6 +60,7 @@ export class TopologyClasses {
       this.byKey.set(key, id);
       this.list.push({ id, gpus, matrix: Int32Array.from(matrix), maxScore: [], uniform: [], best: [], levels: [] });
     }
+    this.byMatrix.set(matrix, id);
     return id;
   }
 
