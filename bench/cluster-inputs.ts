@@ -95,3 +95,35 @@ export function realisticRequests(count: number, seed = 91): ClusterPlanRequest[
   }
   return out;
 }
+
+/**
+ * `nodes` with slots already placed (the start of the churn run): on each node, slots of one or two
+ * GPUs (a model's share, 8-40 GiB a GPU) until about `fill` of the node's free memory is allocated.
+ * Returns copies of the nodes and every slot ID in a shuffled (seeded) release order.
+ */
+export function filledNodes(nodes: ClusterNode[], fill: number, seed = 5): { nodes: ClusterNode[]; order: Array<{ id: string; bytes: number }> } {
+  const rng = new Rng(seed);
+  const order: Array<{ id: string; bytes: number }> = [];
+  const out = nodes.map((node) => {
+    const free = node.gpus.map((g) => g.memoryTotal - (g.memoryUsed ?? 0) - (node.slots ?? []).filter((s) => s.gpus.includes(g.index)).reduce((a, s) => a + s.memoryPerGpu, 0));
+    const slots = [...(node.slots ?? [])];
+    const target = free.map((f) => f * (1 - fill));
+    for (let tries = 0; tries < 64; tries++) {
+      const p = rng.int(0, free.length - 1);
+      const two = rng.next() < 0.4 && p + 1 < free.length;
+      const per = rng.int(8, 40) * GIB;
+      const span = two ? [p, p + 1] : [p];
+      if (span.some((q) => free[q] - per < target[q])) continue;
+      for (const q of span) free[q] -= per;
+      const id = `${node.id}-s${slots.length}`;
+      slots.push({ id, model: `model-${rng.int(0, 199)}`, gpus: span.map((q) => node.gpus[q].index), memoryPerGpu: per, lastActivity: rng.int(0, 1_000_000) });
+      order.push({ id, bytes: per * span.length });
+    }
+    return { ...node, slots };
+  });
+  for (let k = order.length - 1; k > 0; k--) {
+    const j = rng.int(0, k);
+    [order[k], order[j]] = [order[j], order[k]];
+  }
+  return { nodes: out, order };
+}

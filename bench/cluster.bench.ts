@@ -8,9 +8,8 @@
 // restore). ops/s are decisions per second.
 import type { BackendName, Case, Suite } from './harness.js';
 import { clusterNodes, clusterRequests } from './inputs.js';
-import { realisticNodes, realisticRequests } from './cluster-inputs.js';
+import { filledNodes, realisticNodes, realisticRequests } from './cluster-inputs.js';
 import type { ClusterNode } from '../src/cluster/node.js';
-import type { ClusterState } from '../src/cluster/state.js';
 import type { Engine } from '../src/engine.js';
 
 /** Nodes, GPUs per node and requests of the plain workload (quick mode uses the same cluster). */
@@ -55,65 +54,45 @@ function fill(nodes: ClusterNode[], requests: ReturnType<typeof realisticRequest
 }
 
 /**
- * Fills a state until CHURN_FILL of its free memory is allocated (best option of each request in
- * turn, untimed), then returns the slots in commit order and the allocated bytes.
+ * Steady state from `filled` (nodes whose slots hold about CHURN_FILL of the free memory, see
+ * filledNodes): each decision plans a request and commits its best option, then releases slots in
+ * the seeded release order (new slots join its end) while more than the starting total is allocated.
+ * Releasing is part of the timed decision.
  */
-function prefill(state: ClusterState, requests: ReturnType<typeof realisticRequests>): { queue: Array<{ id: string; bytes: number }>; allocated: number; target: number } {
-  let free = 0;
-  for (const u of state.usage()) free += u.memoryTotal - (u.memoryUsed ?? 0) - u.allocated;
-  const target = free * CHURN_FILL;
-  const queue: Array<{ id: string; bytes: number }> = [];
-  let allocated = 0;
-  for (let k = 0; allocated < target; k++) {
-    const r = requests[k % requests.length];
-    const plan = state.plan({ ...r, allowEviction: false, limit: 1 });
-    if (plan.options.length === 0) continue;
-    const o = plan.options[0];
-    queue.push({ id: state.commit(o), bytes: o.memoryPerGpu * o.gpus.length });
-    allocated += o.memoryPerGpu * o.gpus.length;
-  }
-  return { queue, allocated, target };
-}
-
-/**
- * Steady state: each decision plans a request, commits its best option, then releases the oldest
- * slots while more than the target is allocated (the cluster stays ~CHURN_FILL full).
- */
-function churn(nodes: ClusterNode[], requests: ReturnType<typeof realisticRequests>, warm: ReturnType<typeof realisticRequests>, perOp: Record<BackendName, number[]>, heap?: { before: number; after: number }): Runner {
-  return (engine, backend) => {
-    return () => {
-      const state = engine.createClusterState({ nodes });
-      const { queue, target } = prefill(state, warm);
-      let allocated = queue.reduce((a, s) => a + s.bytes, 0);
-      let head = 0;
-      const lat = perOp[backend];
-      let total = 0;
-      if (heap !== undefined && backend === 'ts') heap.before = usedHeap();
-      for (const r of requests) {
-        const t0 = performance.now();
-        const plan = state.plan(r);
-        if (plan.options.length > 0) {
-          const o = plan.options[0];
-          const bytes = o.memoryPerGpu * o.gpus.length;
-          queue.push({ id: state.commit(o), bytes });
-          allocated += bytes;
-        }
-        while (allocated > target && head < queue.length) {
-          const s = queue[head++];
-          allocated -= s.bytes;
-          try {
-            state.release(s.id);
-          } catch {
-            // evicted by a later commit
-          }
-        }
-        const dt = performance.now() - t0;
-        total += dt;
-        lat.push(dt);
+function churn(filled: ReturnType<typeof filledNodes>, requests: ReturnType<typeof realisticRequests>, perOp: Record<BackendName, number[]>, heap?: { before: number; after: number }): Runner {
+  return (engine, backend) => () => {
+    const state = engine.createClusterState({ nodes: filled.nodes });
+    const queue = filled.order.slice();
+    let head = 0;
+    const target = queue.reduce((a, s) => a + s.bytes, 0);
+    let allocated = target;
+    const lat = perOp[backend];
+    let total = 0;
+    if (heap !== undefined && backend === 'ts') heap.before = usedHeap();
+    for (const r of requests) {
+      const t0 = performance.now();
+      const plan = state.plan(r);
+      if (plan.options.length > 0) {
+        const o = plan.options[0];
+        const bytes = o.memoryPerGpu * o.gpus.length;
+        queue.push({ id: state.commit(o), bytes });
+        allocated += bytes;
       }
-      if (heap !== undefined && backend === 'ts') heap.after = usedHeap();
-      return { overriddenDuration: total };
-    };
+      while (allocated > target && head < queue.length) {
+        const s = queue[head++];
+        allocated -= s.bytes;
+        try {
+          state.release(s.id);
+        } catch {
+          // evicted by a commit since
+        }
+      }
+      const dt = performance.now() - t0;
+      total += dt;
+      lat.push(dt);
+    }
+    if (heap !== undefined && backend === 'ts') heap.after = usedHeap();
+    return { overriddenDuration: total };
   };
 }
 
@@ -146,7 +125,6 @@ export const suite: Suite = {
       });
     }
     const requests = realisticRequests(decisions);
-    const warm = realisticRequests(4096, 7);
     for (const n of REALISTIC_NODES) {
       const nodes = realisticNodes(n);
       {
@@ -161,7 +139,7 @@ export const suite: Suite = {
         const perOp: Record<BackendName, number[]> = { wasm: [], ts: [] };
         const last = n === REALISTIC_NODES[REALISTIC_NODES.length - 1];
         const heap = { before: 0, after: 0 };
-        const run = churn(nodes, requests, warm, perOp, last ? heap : undefined);
+        const run = churn(filledNodes(nodes, CHURN_FILL), requests, perOp, last ? heap : undefined);
         const c: Case = {
           family: 'cluster', name: CLUSTER_ROWS.churn(n), unit: 'decision', opsPerCall: requests.length, perOpLatencies: perOp, compareAnswers: false,
           run: { wasm: run(engines.wasm, 'wasm'), ts: run(engines.ts, 'ts') }, limits: { time: 0, iterations: 1, warmupIterations: 0 },

@@ -516,8 +516,8 @@ function formatBytesMemo(bytes: number): string {
 
 /**
  * Per-position message heads of one node's rejections, up to what depends on the request: `GPU 3:
- * has 32 GiB` and `GPU 3: can free 21.7 GiB (16 GiB of it by evicting stale slots)`. A node state
- * that cannot change keeps one (planPlacement's cached nodes), filled as positions are rejected.
+ * has 32 GiB` and `GPU 3: can free 21.7 GiB (16 GiB of it by evicting stale slots)`. A caller whose
+ * node state cannot change between calls may keep one, filled as positions are rejected.
  */
 export type RejectionHeads = { has: Array<string | undefined>; canFree: Array<string | undefined> };
 
