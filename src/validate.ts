@@ -145,35 +145,36 @@ export function readInput(field: string, value: unknown, prefix = true): unknown
   // A leaf (an object or array holding primitives only: a GPU, a link) cannot take part in a cycle
   // and costs no more to copy twice than to look up: it enters `open` / `copies` only at its first
   // child that is an object. So shared records stay shared, shared leaves are copied apart.
+  // Entering a record: marked open (a cycle back to it is an error) the first time a child is an object.
+  const enter = (v: object, entered: boolean): true => {
+    if (!entered) open.add(v);
+    return true;
+  };
   const read = (v: unknown, depth: number): unknown => {
     if (v === null || typeof v !== 'object') return v;
-    if (ArrayBuffer.isView(v) || v instanceof ArrayBuffer || passThrough.has(v)) return v;
-    const done = copies.get(v);
-    if (done !== undefined) return done;
+    // Plain records and arrays (nearly everything) skip the checks for the rest.
+    const isArray = Array.isArray(v);
+    if (!isArray && Object.getPrototypeOf(v) !== Object.prototype && (ArrayBuffer.isView(v) || v instanceof ArrayBuffer || passThrough.has(v))) return v;
+    if (copies.size > 0) {
+      const done = copies.get(v);
+      if (done !== undefined) return done;
+    }
     if (open.has(v)) fail('INVALID_ARGUMENT', pathOf(), 'plain data (the value refers back to itself)', '[cycle]');
     if (depth >= MAX_INPUT_DEPTH) fail('INVALID_ARGUMENT', pathOf(), `at most ${MAX_INPUT_DEPTH} levels of nesting`, '[deeper]');
     let entered = false;
-    const child = (item: unknown, key: string | number): unknown => {
-      if (item === null || typeof item !== 'object') return item;
-      if (!entered) {
-        open.add(v);
-        entered = true;
-      }
-      keys[depth] = key;
-      at = depth + 1;
-      const out = read(item, depth + 1);
-      at = depth;
-      return out;
-    };
     let copy: unknown;
-    if (Array.isArray(v)) {
+    if (isArray) {
       const length = v.length;
       if (length > LIMITS.maxIds) fail('LIMIT_EXCEEDED', pathOf(), `at most ${LIMITS.maxIds} items`, `an array of ${length}`);
       const out = new Array<unknown>(length);
       for (let k = 0; k < length; k++) {
         keys[depth] = k;
         at = depth + 1;
-        out[k] = child(v[k], k);
+        const item: unknown = v[k];
+        if (item !== null && typeof item === 'object') {
+          entered = enter(v, entered);
+          out[k] = read(item, depth + 1);
+        } else out[k] = item;
       }
       at = depth;
       copy = out;
@@ -183,10 +184,15 @@ export function readInput(field: string, value: unknown, prefix = true): unknown
       const own = Object.keys(v);
       if (own.length > LIMITS.maxIds) fail('LIMIT_EXCEEDED', pathOf(), `an object of at most ${LIMITS.maxIds} keys`, `${own.length} keys`);
       const out: Record<string, unknown> = {};
-      for (const key of own) {
+      for (let q = 0; q < own.length; q++) {
+        const key = own[q];
         keys[depth] = key;
         at = depth + 1;
-        const item = child((v as Record<string, unknown>)[key], key);
+        let item: unknown = (v as Record<string, unknown>)[key];
+        if (item !== null && typeof item === 'object') {
+          entered = enter(v, entered);
+          item = read(item, depth + 1);
+        }
         if (key === '__proto__') setOwn(out, key, item);
         else out[key] = item;
       }
