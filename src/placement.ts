@@ -771,7 +771,8 @@ function _position(index: readonly number[], g: number): number {
 }
 
 /** The reason of an empty plan. */
-export function noOptionReason(memory: number, sizes: string | null, gpus: number, rejectedCount: number): Reason {
+export function noOptionReason(memory: number, sizes: string | null, gpus: number, rejectedCount: number, of?: { listed: number; nodes: number }): Reason {
   if (sizes === null) return { code: 'INSUFFICIENT_DEVICES', message: `no allowed tensor-parallel size fits ${gpus} GPUs` };
-  return { code: 'NO_VIABLE_OPTION', message: `no set of ${sizes} GPUs has room for ${formatBytes(memory)}, even after allowed evictions (${rejectedCount}/${gpus} GPUs cannot take their share)` };
+  const counted = of === undefined ? `${rejectedCount}/${gpus} GPUs cannot take their share` : `${rejectedCount}/${gpus} GPUs of the first ${of.listed} of ${of.nodes} nodes cannot take their share`;
+  return { code: 'NO_VIABLE_OPTION', message: `no set of ${sizes} GPUs has room for ${formatBytes(memory)}, even after allowed evictions (${counted})` };
 }

@@ -40,8 +40,8 @@ export type GpuUsage = { node: string; gpu: number; memoryTotal: number; allocat
 
 /**
  * A plan with no option lists the per-GPU rejections of at most this many nodes (the first, in the
- * order given); its reason counts the rejected GPUs of every node. Listing every GPU of 50,000 nodes
- * took about a second per failed plan.
+ * order given), and its reason counts theirs. Listing every GPU of 50,000 nodes took about a second
+ * per failed plan, and even counting them grew with the node count.
  */
 export const CLUSTER_REJECTED_NODES = 64;
 
@@ -97,6 +97,8 @@ export class ClusterState {
   private readonly staleNodes = new Set<number>();
   /** Most GPUs of a node. */
   private maxWidth = 0;
+  /** evictionBound's per-GPU scratch. */
+  private potentialScratch = new Float64Array(0);
   /** Per-plan marks (plan number) of nodes already taken from the trees. */
   private taken!: Int32Array;
   private planNumber = 0;
@@ -294,7 +296,7 @@ export class ClusterState {
    * the least loaded node (lowest (memoryTotal − free) / memoryTotal), then node ID in natural order,
    * then lowest GPU indices (indices only order GPUs of one node). `rejected` lists the per-GPU
    * rejections of the first CLUSTER_REJECTED_NODES nodes when there is no option (empty otherwise,
-   * to keep planning cheap); the reason counts every node's rejected GPUs.
+   * to keep planning cheap); the reason counts theirs and says so when the state has more nodes.
    *
    * Which nodes are searched (spread): for each allowed size n in ascending order, the free-memory
    * trees of every topology class give the nodes whose n-th largest free memory takes the share,
@@ -511,12 +513,13 @@ export class ClusterState {
     this.candidateStale.length = 0;
     const result: PlacementPlan = { options, rejected: [] };
     if (options.length === 0) {
+      // The first CLUSTER_REJECTED_NODES nodes' rejections (a scan of every node would cost a failed
+      // plan O(nodes)); whether any node allows a size is known from the widest node.
+      const listed = Math.min(nodeCount, CLUSTER_REJECTED_NODES);
       let gpus = 0;
-      let rejectedGpus = 0;
-      let noSizes = true;
       const sizesOf = new Map<number, number[]>();
       const evictable = new Float64Array(this.maxWidth);
-      for (let k = 0; k < nodeCount; k++) {
+      for (let k = 0; k < listed; k++) {
         const N = this.indices[k].length;
         let sizes = sizesOf.get(N);
         if (sizes === undefined) {
@@ -524,7 +527,6 @@ export class ClusterState {
           sizesOf.set(N, sizes);
         }
         gpus += N;
-        if (sizes.length > 0) noSizes = false;
         let anyEvictable = false;
         if (req.allowEviction && this.nodeStale[k] > 0) {
           evictable.fill(0);
@@ -534,19 +536,10 @@ export class ClusterState {
             for (const p of this.slots.get(s.id)!.positions) evictable[p] += s.memoryPerGpu;
           }
         }
-        if (k < CLUSTER_REJECTED_NODES) {
-          const before = result.rejected.length;
-          rejectionsFor(this.indices[k], this.totalViews[k], this.freeViews[k], anyEvictable ? evictable : null, req.memory, sizes, this.nodeIds[k], result.rejected, undefined, this.usedViews[k]);
-          rejectedGpus += result.rejected.length - before;
-        } else if (sizes.length > 0) {
-          // Counted, not listed (rejectionsFor's rule without building messages).
-          const share = shareOf(req.memory, sizes[sizes.length - 1]);
-          const total = this.totalViews[k];
-          const free = this.freeViews[k];
-          for (let p = 0; p < N; p++) if (total[p] < share || free[p] + (anyEvictable ? evictable[p] : 0) < share) rejectedGpus++;
-        }
+        rejectionsFor(this.indices[k], this.totalViews[k], this.freeViews[k], anyEvictable ? evictable : null, req.memory, sizes, this.nodeIds[k], result.rejected, undefined, this.usedViews[k]);
       }
-      result.reason = noOptionReason(req.memory, noSizes ? null : req.sizes === undefined ? '1..n' : req.sizes.join(', '), gpus, rejectedGpus);
+      const noSizes = sizesFor(req, this.maxWidth).length === 0;
+      result.reason = noOptionReason(req.memory, noSizes ? null : req.sizes === undefined ? '1..n' : req.sizes.join(', '), noSizes ? this.gpuStart[nodeCount] : gpus, result.rejected.length, listed < nodeCount ? { listed, nodes: nodeCount } : undefined);
     }
     return result;
   }
@@ -597,15 +590,28 @@ export class ClusterState {
    * `model`, or 0 when no size fits even then: a lower bound of its eviction options' GPU count.
    */
   private evictionBound(k: number, model: string | undefined, sizes: Int32Array, shares: Float64Array): number {
-    const potential = Float64Array.from(this.freeViews[k]);
+    const free = this.freeViews[k];
+    const N = free.length;
+    if (this.potentialScratch.length < N) this.potentialScratch = new Float64Array(this.maxWidth);
+    const potential = this.potentialScratch;
+    for (let p = 0; p < N; p++) potential[p] = free[p];
     for (const s of this.staleSlots(k)) {
       if (!isEvictable(s, model)) continue;
       for (const p of this.slots.get(s.id)!.positions) potential[p] += s.memoryPerGpu;
     }
-    potential.sort().reverse();
+    // Largest first (insertion sort: at most 64 items, no allocation).
+    for (let i = 1; i < N; i++) {
+      const x = potential[i];
+      let j = i - 1;
+      while (j >= 0 && potential[j] < x) {
+        potential[j + 1] = potential[j];
+        j--;
+      }
+      potential[j + 1] = x;
+    }
     for (let si = 0; si < sizes.length; si++) {
       const n = sizes[si];
-      if (n > potential.length) break;
+      if (n > N) break;
       if (potential[n - 1] >= shares[si]) return n;
     }
     return 0;
