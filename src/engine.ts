@@ -68,7 +68,8 @@ export class Engine {
    * `topology` are validated on every call; a request with `node` (a handle from prepare) skips that.
    */
   planPlacement(request: PlacementRequest | PreparedPlacementRequest): PlacementPlan {
-    return planPlacement(this.kernels, readInput('request', request, false) as PlacementRequest | PreparedPlacementRequest);
+    // Slots are read field by field once while validated (validateSlot), not copied first.
+    return planPlacement(this.kernels, readInput('request', request, false, 'slots') as PlacementRequest | PreparedPlacementRequest);
   }
 
   /**

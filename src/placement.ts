@@ -363,13 +363,14 @@ export function prepareNode(request: PrepareRequest): PreparedNode {
 /** The node of a request: a prepared node (`node`) with the request's slots, or gpus / slots / topology validated now. */
 function _requestNode(r: Record<string, unknown>): { node: NodeModel; matrix: Int32Array | null } {
   if (r.node === undefined) {
-    const node = validateNode(r.gpus, r.slots, r.topology, '');
+    const base = validateNode(r.gpus, undefined, r.topology, '');
+    const node = r.slots === undefined ? base : { ...base, slots: _validateCallerSlots(r.slots, 'slots', new Set(base.index)) };
     return { node, matrix: positionMatrix(node.topology, node.index) };
   }
   if (!(r.node instanceof PreparedNode)) fail('INVALID_ARGUMENT', 'node', 'a prepared node (engine.prepare({ gpus, topology }))', r.node);
   if (r.gpus !== undefined || r.topology !== undefined) fail('INVALID_ARGUMENT', r.gpus !== undefined ? 'gpus' : 'topology', 'nothing next to a prepared node (its GPUs and topology are in it)', r.gpus ?? r.topology);
   const prepared = r.node;
-  const slots = r.slots === undefined ? [] : validateSlots(r.slots, 'slots', prepared._indices);
+  const slots = r.slots === undefined ? [] : _validateCallerSlots(r.slots, 'slots', prepared._indices);
   return { node: { ...prepared._model, slots }, matrix: prepared._matrix };
 }
 
@@ -434,8 +435,9 @@ function _nodeState(node: NodeModel, model: string | undefined, allowEviction: b
 /** Validates a slot list against the node's GPU indices; returns copies. */
 export function validateSlots(value: unknown, field: string, indices: ReadonlySet<number>, ids: Set<string> = new Set()): Slot[] {
   const raw = requireArray(field, value, LIMITS.maxSlotsPerNode);
-  const out: Slot[] = new Array(raw.length);
-  for (let k = 0; k < raw.length; k++) out[k] = validateSlot(raw[k], field, k, indices, ids);
+  const length = raw.length;
+  const out: Slot[] = new Array(length);
+  for (let k = 0; k < length; k++) out[k] = validateSlot(raw[k], field, k, indices, ids);
   return out;
 }
 
@@ -447,15 +449,24 @@ export function validateSlots(value: unknown, field: string, indices: ReadonlySe
 export function validateSlot(value: unknown, field: string, k: number, indices: ReadonlySet<number>, ids: Set<string>): Slot {
   const at = (): string => `${field}[${k}]`;
   const s = _isRecord(value) ? value : requireObject(at(), value);
+  // Each field read once: the caller's slots may reach here uncopied (planPlacement), and a getter
+  // or proxy must not answer differently between the check and the use.
+  const idV = s.id;
+  const gpusV = s.gpus;
+  const memoryV = s.memoryPerGpu;
+  const modelV = s.model;
+  const lastV = s.lastActivity;
+  const staleV = s.stale;
   const maxId = LIMITS.maxIdLength;
-  const id = typeof s.id === 'string' && s.id.length <= maxId ? s.id : requireString(`${at()}.id`, s.id, maxId);
+  const id = requireString(`${at()}.id`, idV, maxId);
   if (ids.has(id)) throw new AllocationError('DUPLICATE_SLOT', `${at()}.id: slot ID ${describeValue(id)} appears twice`, { field: `${at()}.id` });
   ids.add(id);
-  const gpusRaw = Array.isArray(s.gpus) && s.gpus.length <= LIMITS.maxGpus ? (s.gpus as unknown[]) : requireArray(`${at()}.gpus`, s.gpus, LIMITS.maxGpus);
-  if (gpusRaw.length === 0) fail('INVALID_ARGUMENT', `${at()}.gpus`, 'at least one GPU index', gpusRaw);
-  const gpus: number[] = new Array(gpusRaw.length);
+  const gpusRaw = requireArray(`${at()}.gpus`, gpusV, LIMITS.maxGpus);
+  const length = gpusRaw.length;
+  if (length === 0) fail('INVALID_ARGUMENT', `${at()}.gpus`, 'at least one GPU index', gpusRaw);
+  const gpus: number[] = new Array(length);
   let sorted = true;
-  for (let j = 0; j < gpusRaw.length; j++) {
+  for (let j = 0; j < length; j++) {
     const idx = _count(gpusRaw[j], 0x7fffffff, () => `${at()}.gpus[${j}]`);
     if (!indices.has(idx)) throw new AllocationError('UNKNOWN_DEVICE_ID', `${at()}.gpus[${j}]: GPU index ${idx} is not one of the node's GPUs`, { field: `${at()}.gpus[${j}]` });
     for (let i = 0; i < j; i++) if (gpus[i] === idx) throw new AllocationError('DUPLICATE_DEVICE', `${at()}.gpus[${j}]: GPU index ${idx} appears twice`, { field: `${at()}.gpus[${j}]` });
@@ -463,14 +474,33 @@ export function validateSlot(value: unknown, field: string, k: number, indices: 
     gpus[j] = idx;
   }
   if (!sorted) gpus.sort((a, b) => a - b);
-  const slot: Slot = { id, gpus, memoryPerGpu: _count(s.memoryPerGpu, LIMITS.maxBytes, () => `${at()}.memoryPerGpu`) };
-  if (s.model !== undefined) slot.model = typeof s.model === 'string' && s.model.length <= maxId ? s.model : requireString(`${at()}.model`, s.model, maxId);
-  if (s.lastActivity !== undefined) {
-    if (typeof s.lastActivity !== 'number' || !Number.isFinite(s.lastActivity)) fail('INVALID_ARGUMENT', `${at()}.lastActivity`, 'a finite number (ms since the epoch)', s.lastActivity);
-    slot.lastActivity = s.lastActivity;
+  const slot: Slot = { id, gpus, memoryPerGpu: _count(memoryV, LIMITS.maxBytes, () => `${at()}.memoryPerGpu`) };
+  if (modelV !== undefined) slot.model = requireString(`${at()}.model`, modelV, maxId);
+  if (lastV !== undefined) {
+    if (typeof lastV !== 'number' || !Number.isFinite(lastV)) fail('INVALID_ARGUMENT', `${at()}.lastActivity`, 'a finite number (ms since the epoch)', lastV);
+    slot.lastActivity = lastV;
   }
-  if (s.stale !== undefined) slot.stale = typeof s.stale === 'boolean' ? s.stale : requireBoolean(`${at()}.stale`, s.stale);
+  if (staleV !== undefined) slot.stale = requireBoolean(`${at()}.stale`, staleV);
   return slot;
+}
+
+/**
+ * validateSlots on slots that may come uncopied from the caller (planPlacement): anything their
+ * getters or proxies throw becomes an AllocationError naming `field`.
+ */
+function _validateCallerSlots(value: unknown, field: string, indices: ReadonlySet<number>): Slot[] {
+  try {
+    return validateSlots(value, field, indices);
+  } catch (error) {
+    if (error instanceof AllocationError) throw error;
+    let why: string;
+    try {
+      why = error instanceof Error ? `${error.name}: ${error.message}` : describeValue(error);
+    } catch {
+      why = 'an unreadable error';
+    }
+    throw new AllocationError('INVALID_ARGUMENT', `${field}: reading the value threw (${why.slice(0, 200)})`, { field, cause: error });
+  }
 }
 
 /** The pair-score matrix over a node's positions (null without topology). */

@@ -122,11 +122,14 @@ export function markEngineOwned(value: object): void {
  * becomes AllocationError naming the path (children named without `field.` when `prefix` is false,
  * as a request's fields are); objects shared by several fields stay shared.
  *
+ * `raw`: a key of the top-level record whose value is passed on as the caller gave it, not copied;
+ * the code that takes it must read each of its fields once (planPlacement's slots, see validateSlot).
+ *
  * Every call copies: the engine keeps nothing between calls and never compares a caller's objects
  * with earlier ones. A caller that plans again and again on the same node prepares it once
  * (Engine.prepare) and passes the handle, which is not copied or validated again.
  */
-export function readInput(field: string, value: unknown, prefix = true): unknown {
+export function readInput(field: string, value: unknown, prefix = true, raw?: string): unknown {
   const copies = new Map<object, unknown>();
   const open = new Set<object>();
   // keys[d]: the key read at depth d of the value being read; rendered only for an error message.
@@ -189,7 +192,7 @@ export function readInput(field: string, value: unknown, prefix = true): unknown
         keys[depth] = key;
         at = depth + 1;
         let item: unknown = (v as Record<string, unknown>)[key];
-        if (item !== null && typeof item === 'object') {
+        if (item !== null && typeof item === 'object' && !(depth === 0 && key === raw)) {
           entered = enter(v, entered);
           item = read(item, depth + 1);
         }
