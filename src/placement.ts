@@ -7,7 +7,7 @@ import { ctz, lexBefore, popcount } from './bits.js';
 import { pairScoreMatrix, topologyFor, type Topology } from './topology.js';
 import { formatBytes } from './units.js';
 import { compareNatural } from './baseline/natural-sort.js';
-import { describeValue, fail, markEngineOwned, requireArray, requireBoolean, requireInteger, requireObject, requireOneOf, requireString } from './validate.js';
+import { describeValue, fail, markEngineOwned, readInput, requireArray, requireBoolean, requireInteger, requireObject, requireOneOf, requireString } from './validate.js';
 
 /** Work already placed on GPUs. memoryPerGpu in bytes; lastActivity in ms since the epoch. */
 export type Slot = { id: string; model?: string; gpus: number[]; memoryPerGpu: number; lastActivity?: number; stale?: boolean };
@@ -447,8 +447,8 @@ export function validateSlots(value: unknown, field: string, indices: ReadonlySe
  * (`field[k].gpus[1]`); names are only built for the error.
  */
 export function validateSlot(value: unknown, field: string, k: number, indices: ReadonlySet<number>, ids: Set<string>): Slot {
-  const at = (): string => `${field}[${k}]`;
-  const s = _isRecord(value) ? value : requireObject(at(), value);
+  // Field names are only built for an error (no closure per slot: this runs for every slot of every call).
+  const s = _isRecord(value) ? value : requireObject(`${field}[${k}]`, value);
   // Each field read once: the caller's slots may reach here uncopied (planPlacement), and a getter
   // or proxy must not answer differently between the check and the use.
   const idV = s.id;
@@ -458,40 +458,47 @@ export function validateSlot(value: unknown, field: string, k: number, indices: 
   const lastV = s.lastActivity;
   const staleV = s.stale;
   const maxId = LIMITS.maxIdLength;
-  const id = requireString(`${at()}.id`, idV, maxId);
-  if (ids.has(id)) throw new AllocationError('DUPLICATE_SLOT', `${at()}.id: slot ID ${describeValue(id)} appears twice`, { field: `${at()}.id` });
+  const id = typeof idV === 'string' && idV.length <= maxId ? idV : requireString(`${field}[${k}].id`, idV, maxId);
+  if (ids.has(id)) throw new AllocationError('DUPLICATE_SLOT', `${field}[${k}].id: slot ID ${describeValue(id)} appears twice`, { field: `${field}[${k}].id` });
   ids.add(id);
-  const gpusRaw = requireArray(`${at()}.gpus`, gpusV, LIMITS.maxGpus);
+  const gpusRaw = Array.isArray(gpusV) ? gpusV : requireArray(`${field}[${k}].gpus`, gpusV, LIMITS.maxGpus);
   const length = gpusRaw.length;
-  if (length === 0) fail('INVALID_ARGUMENT', `${at()}.gpus`, 'at least one GPU index', gpusRaw);
+  if (length > LIMITS.maxGpus) requireArray(`${field}[${k}].gpus`, gpusRaw, LIMITS.maxGpus);
+  if (length === 0) fail('INVALID_ARGUMENT', `${field}[${k}].gpus`, 'at least one GPU index', gpusRaw);
   const gpus: number[] = new Array(length);
   let sorted = true;
   for (let j = 0; j < length; j++) {
-    const idx = _count(gpusRaw[j], 0x7fffffff, () => `${at()}.gpus[${j}]`);
-    if (!indices.has(idx)) throw new AllocationError('UNKNOWN_DEVICE_ID', `${at()}.gpus[${j}]: GPU index ${idx} is not one of the node's GPUs`, { field: `${at()}.gpus[${j}]` });
-    for (let i = 0; i < j; i++) if (gpus[i] === idx) throw new AllocationError('DUPLICATE_DEVICE', `${at()}.gpus[${j}]: GPU index ${idx} appears twice`, { field: `${at()}.gpus[${j}]` });
+    const raw: unknown = gpusRaw[j];
+    const idx = _isCount(raw, 0x7fffffff) ? (raw === 0 ? 0 : raw) : requireInteger(`${field}[${k}].gpus[${j}]`, raw, 0, 0x7fffffff);
+    if (!indices.has(idx)) throw new AllocationError('UNKNOWN_DEVICE_ID', `${field}[${k}].gpus[${j}]: GPU index ${idx} is not one of the node's GPUs`, { field: `${field}[${k}].gpus[${j}]` });
+    for (let i = 0; i < j; i++) if (gpus[i] === idx) throw new AllocationError('DUPLICATE_DEVICE', `${field}[${k}].gpus[${j}]: GPU index ${idx} appears twice`, { field: `${field}[${k}].gpus[${j}]` });
     if (j > 0 && gpus[j - 1] > idx) sorted = false;
     gpus[j] = idx;
   }
   if (!sorted) gpus.sort((a, b) => a - b);
-  const slot: Slot = { id, gpus, memoryPerGpu: _count(memoryV, LIMITS.maxBytes, () => `${at()}.memoryPerGpu`) };
-  if (modelV !== undefined) slot.model = requireString(`${at()}.model`, modelV, maxId);
+  const memoryPerGpu = _isCount(memoryV, LIMITS.maxBytes) ? (memoryV === 0 ? 0 : memoryV) : requireInteger(`${field}[${k}].memoryPerGpu`, memoryV, 0, LIMITS.maxBytes);
+  const slot: Slot = { id, gpus, memoryPerGpu };
+  if (modelV !== undefined) slot.model = typeof modelV === 'string' && modelV.length <= maxId ? modelV : requireString(`${field}[${k}].model`, modelV, maxId);
   if (lastV !== undefined) {
-    if (typeof lastV !== 'number' || !Number.isFinite(lastV)) fail('INVALID_ARGUMENT', `${at()}.lastActivity`, 'a finite number (ms since the epoch)', lastV);
+    if (typeof lastV !== 'number' || !Number.isFinite(lastV)) fail('INVALID_ARGUMENT', `${field}[${k}].lastActivity`, 'a finite number (ms since the epoch)', lastV);
     slot.lastActivity = lastV;
   }
-  if (staleV !== undefined) slot.stale = requireBoolean(`${at()}.stale`, staleV);
+  if (staleV !== undefined) slot.stale = typeof staleV === 'boolean' ? staleV : requireBoolean(`${field}[${k}].stale`, staleV);
   return slot;
 }
 
 /**
- * validateSlots on slots that may come uncopied from the caller (planPlacement): anything their
- * getters or proxies throw becomes an AllocationError naming `field`.
+ * validateSlots on slots that may come uncopied from the caller (planPlacement). On an error, the
+ * slots are read again as a copy (readInput) and that copy's error is thrown: the same error, path
+ * and rendering as for copied input, and anything a getter or proxy throws becomes an
+ * AllocationError naming the path. Errors only: a valid list is read once.
  */
 function _validateCallerSlots(value: unknown, field: string, indices: ReadonlySet<number>): Slot[] {
   try {
     return validateSlots(value, field, indices);
   } catch (error) {
+    const copy = readInput(field, value);
+    validateSlots(copy, field, indices);
     if (error instanceof AllocationError) throw error;
     let why: string;
     try {

@@ -1,6 +1,6 @@
 // planPlacement validates the caller's slots without copying them first: each field is read exactly
 // once (a getter cannot answer one thing to the check and another to the use), and a getter or proxy
-// that throws is an AllocationError naming the slots. Plain and prepared requests, both backends.
+// that throws is an AllocationError naming the path. Plain and prepared requests, both backends.
 import { describe, expect, it } from 'vitest';
 import { engines } from './engines.js';
 import { AllocationError } from '../src/errors.js';
@@ -29,7 +29,7 @@ describe.each([['wasm', wasm], ['ts', ts]] as Array<[string, Engine]>)('planPlac
       expect(reads).toEqual({ id: 1, gpus: 1, model: 1, stale: 1, memoryPerGpu: 1 });
     });
 
-    it(`a slot getter that throws is an AllocationError naming the slots (${where})`, () => {
+    it(`a slot getter that throws is an AllocationError naming its path (${where})`, () => {
       const slot = { id: 's', gpus: [0], get memoryPerGpu(): number { throw new Error('boom'); } };
       let error: unknown;
       try {
@@ -38,8 +38,8 @@ describe.each([['wasm', wasm], ['ts', ts]] as Array<[string, Engine]>)('planPlac
         error = e;
       }
       expect(error).toBeInstanceOf(AllocationError);
-      expect((error as AllocationError).field).toBe('slots');
-      expect((error as AllocationError).message).toMatch(/^slots: reading the value threw \(Error: boom\)/);
+      expect((error as AllocationError).field).toBe('slots[0].memoryPerGpu');
+      expect((error as AllocationError).message).toMatch(/^slots\[0\]\.memoryPerGpu: reading the value threw \(Error: boom\)/);
     });
   }
 });
