@@ -30,6 +30,7 @@ export const ERROR_CODES = {
   CONFLICT: 'ClusterState.commit: the option no longer fits the current state; nothing was changed',
   INTERNAL: 'the WebAssembly core trapped; the core was re-instantiated and the next call works',
   STATE_LOCKED: 'gpualloc plan --state FILE --commit: another running gpualloc holds FILE.lock; nothing was read or written',
+  LOCK_UNAVAILABLE: 'a state file lock needs flock(2) through koffi, which this platform lacks (Windows) or cannot load; nothing was read or written',
 } as const;
 
 /** A stable error code; see ERROR_CODES for what each one means. */

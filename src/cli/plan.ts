@@ -1,7 +1,7 @@
 // gpualloc plan: ranked placement options for a model on a host (or a saved cluster state), and
-// --commit to apply the best one to the state file (written to a temporary file, then renamed).
+// --commit to apply the best one to the state file (under flock on FILE.lock, written atomically).
 import { parseArgs } from 'node:util';
-import { open, readFile, rename, unlink } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createEngine, type Engine } from '../engine.js';
 import { AllocationError } from '../errors.js';
@@ -11,6 +11,7 @@ import { nodeFromInventory, type ClusterPlanRequest, type ClusterState } from '.
 import { formatBytes, parseBytes } from '../units.js';
 import { EXIT, parseIntList, parsePositiveInt, table, UsageError, type Command, type Io, parseBackend, ENGINE_OPTIONS } from './common.js';
 import { resolveInventory } from './source.js';
+import { withFileLock, writeFileAtomic } from '../store/file-lock.js';
 
 const HELP = `gpualloc plan: every viable way to place a model on GPUs by memory, ranked, with per-GPU rejections
 
@@ -57,24 +58,9 @@ async function readState(engine: Engine, path: string, name: string): Promise<Cl
   }
 }
 
-/** Writes the state next to its file, then renames it over the file: readers never see half a file. */
+/** Writes the state atomically (temp file, fsync, rename, fsync of the folder): readers never see half a file. */
 async function writeState(state: ClusterState, path: string): Promise<void> {
-  // A name no other writer uses (pid + random), created exclusively, flushed to disk before the rename:
-  // after a crash the file is either the old state or the new one, never a prefix of either.
-  const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`;
-  try {
-    const handle = await open(tmp, 'wx');
-    try {
-      await handle.writeFile(JSON.stringify(state.toJSON(), null, 2) + '\n', 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(tmp, path);
-  } catch (error) {
-    await unlink(tmp).catch(() => undefined);
-    throw error;
-  }
+  await writeFileAtomic(path, JSON.stringify(state.toJSON(), null, 2) + '\n');
 }
 
 function render(plan: PlacementPlan, memory: number, committed?: string): string {
@@ -112,55 +98,6 @@ function explain(engine: Engine, state: ClusterState, request: ClusterPlanReques
     for (const r of p.rejected) out.push({ node: node.id, ...r, message: r.message.replace(/^GPU (\d+)/, `GPU $1 on node ${node.id}`) });
   }
   return out;
-}
-
-/** How long a --commit waits for another gpualloc's lock on the same state file, in milliseconds. */
-const LOCK_WAIT_MS = 10_000;
-
-/** Whether a process is running (a lock whose holder is gone is stale). */
-function _alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/**
- * Runs `fn` holding FILE.lock (created exclusively, holding our pid), so concurrent `--commit` runs on
- * one state file take turns: each reads the state the previous one wrote, and no commit is lost.
- */
-async function withStateLock<T>(path: string, name: string, fn: () => Promise<T>): Promise<T> {
-  const lock = `${path}.lock`;
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  for (;;) {
-    try {
-      const handle = await open(lock, 'wx');
-      try {
-        await handle.writeFile(String(process.pid));
-      } finally {
-        await handle.close();
-      }
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
-      if (Number.isSafeInteger(holder) && holder > 0 && !_alive(holder)) {
-        await unlink(lock).catch(() => undefined); // left by a process that is gone
-        continue;
-      }
-      if (Date.now() > deadline) {
-        throw new AllocationError('STATE_LOCKED', `--state ${name}: locked by process ${holder > 0 ? holder : '?'} (${name}.lock); nothing was written. If no gpualloc is running, remove the lock file`, { field: 'state' });
-      }
-      await new Promise((done) => setTimeout(done, 5 + Math.random() * 20));
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    await unlink(lock).catch(() => undefined);
-  }
 }
 
 /** The `plan` subcommand. */
@@ -218,7 +155,7 @@ export const command: Command = {
       return { plan, committed };
     };
     // Read, plan, commit and write under the state file's lock, so concurrent commits never lose one another.
-    const { plan, committed } = values.commit ? await withStateLock(statePath!, values.state!, planAndCommit) : await planAndCommit();
+    const { plan, committed } = values.commit ? await withFileLock(statePath!, planAndCommit) : await planAndCommit();
     if (values.json) io.out(JSON.stringify(committed === undefined ? plan : { ...plan, committed }, null, 2) + '\n');
     else io.out(render(plan, memory, committed));
     return plan.options.length > 0 ? EXIT.OK : EXIT.INFEASIBLE;
