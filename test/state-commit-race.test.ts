@@ -1,6 +1,7 @@
 // Issue 18 point 2: with a FILE.lock left by a dead process and 8 `gpualloc plan --commit` processes
 // started at once on one state file, every run that exits 0 has its slot in the file, in every one of
-// 10 rounds. (The old pid-file lock let two runs each "remove the stale lock" and both write.)
+// 10 rounds. (The old pid-file lock let two runs each "remove the stale lock" and both write.) And
+// `state release` processes racing `plan --commit` processes: every release and every commit lands.
 import { describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -53,6 +54,23 @@ describe('concurrent plan --commit processes with a stale lock file', () => {
         expect(new Set(saved.listSlots().map((s) => s.id)), `round ${round}`).toEqual(expected);
       }
       expect(landed).toBe(ROUNDS * WRITERS);
+    });
+  });
+
+  it('6 state release and 6 plan --commit processes at once: every release and every commit lands', { timeout: 120_000 }, async () => {
+    await inTempDir('gpualloc-race-', async (dir) => {
+      const file = join(dir, 'state.json');
+      const G = 2 ** 30;
+      const state = ts.createClusterState({ nodes: [{ id: 'box', gpus: Array.from({ length: 8 }, (_, index) => ({ index, memoryTotal: 80 * G })) }] });
+      for (let k = 0; k < 12; k++) state.commit({ node: 'box', gpus: [k % 8], memoryPerGpu: G, evict: [], score: 0 }, { id: `old-${k}`, lastActivity: 0 });
+      writeFileSync(file, JSON.stringify(state.toJSON()));
+      const releases = Array.from({ length: 6 }, (_, k) => run(['state', 'release', `old-${2 * k}`, '--state', file, '--json']));
+      const commits = Array.from({ length: 6 }, () => run(['plan', '--memory', '1GiB', '--state', file, '--commit', '--json']));
+      const done = await Promise.all([...releases, ...commits]);
+      for (const r of done) expect(r.code, r.stderr).toBe(0);
+      const committed = done.slice(6).map((r) => JSON.parse(r.stdout).committed as string);
+      const expected = [...Array.from({ length: 6 }, (_, k) => `old-${2 * k + 1}`), ...committed].sort();
+      expect(ts.restoreClusterState(readFileSync(file, 'utf8')).listSlots().map((s) => s.id).sort()).toEqual(expected);
     });
   });
 });

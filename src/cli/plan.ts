@@ -1,17 +1,16 @@
 // gpualloc plan: ranked placement options for a model on a host (or a saved cluster state), and
 // --commit to apply the best one to the state file (under flock on FILE.lock, written atomically).
 import { parseArgs } from 'node:util';
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createEngine, type Engine } from '../engine.js';
-import { AllocationError } from '../errors.js';
 import { estimateMemory } from '../estimate.js';
 import type { PlacementPlan, Rejection } from '../placement.js';
 import { nodeFromInventory, type ClusterPlanRequest, type ClusterState } from '../state.js';
 import { formatBytes, parseBytes } from '../units.js';
 import { EXIT, parseIntList, parsePositiveInt, table, UsageError, type Command, type Io, parseBackend, ENGINE_OPTIONS } from './common.js';
 import { resolveInventory } from './source.js';
-import { withFileLock, writeFileAtomic } from '../store/file-lock.js';
+import { withFileLock } from '../store/file-lock.js';
+import { readState, writeState } from './state-file.js';
 
 const HELP = `gpualloc plan: every viable way to place a model on GPUs by memory, ranked, with per-GPU rejections
 
@@ -40,28 +39,6 @@ score, then spread (most free left on the fullest chosen GPU) or pack (least lef
 lowest GPU indices; across nodes, then the least loaded node, then node ID.
 Exit codes: 0 an option was found (and committed), 1 nothing fits, 2 bad input.
 `;
-
-/** Reads a state file; a missing file is `undefined`, a corrupt one INVALID_STATE (and is left untouched). */
-async function readState(engine: Engine, path: string, name: string): Promise<ClusterState | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new AllocationError('INVALID_STATE', `--state: cannot read ${name}: ${(error as Error).message}`, { field: 'state', cause: error });
-  }
-  try {
-    return engine.restoreClusterState(text);
-  } catch (error) {
-    if (error instanceof AllocationError) throw new AllocationError('INVALID_STATE', `--state ${name}: ${error.message.replace(/^state: /, '')} (the file was left untouched)`, { field: 'state', cause: error });
-    throw error;
-  }
-}
-
-/** Writes the state atomically (temp file, fsync, rename, fsync of the folder): readers never see half a file. */
-async function writeState(state: ClusterState, path: string): Promise<void> {
-  await writeFileAtomic(path, JSON.stringify(state.toJSON(), null, 2) + '\n');
-}
 
 function render(plan: PlacementPlan, memory: number, committed?: string): string {
   const lines: string[] = [];
@@ -150,7 +127,8 @@ export const command: Command = {
       const plan = state.plan(request);
       if (plan.options.length > 0 && plan.rejected.length === 0) plan.rejected = explain(engine, state, request);
       if (!values.commit || plan.options.length === 0) return { plan };
-      const committed = state.commit(plan.options[0]);
+      // lastActivity lets `gpualloc state list` show the slot's age and `state gc --older-than` find it.
+      const committed = state.commit(plan.options[0], { lastActivity: Date.now() });
       await writeState(state, statePath!);
       return { plan, committed };
     };
