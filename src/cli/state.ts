@@ -181,7 +181,8 @@ export const command: Command = {
         const e = find(state, slotId!, name);
         state.release(e.id);
         await writeState(state, path);
-        print({ released: e }, `released slot ${e.id} (${formatBytes(e.memoryPerGpu)} on each of GPU ${e.gpus.join(',')} of ${e.node})\n`);
+        const where = e.gpus.length === 1 ? `on GPU ${e.gpus[0]}` : `on each of GPUs ${e.gpus.join(',')}`;
+        print({ released: e }, `released slot ${e.id} (${formatBytes(e.memoryPerGpu)} ${where} of ${e.node})\n`);
       } else if (action === 'stale') {
         const e = find(state, slotId!, name);
         const stale = values.clear !== true;
