@@ -116,6 +116,22 @@ describe('withFileLock', () => {
     });
   });
 
+  it('where there is no flock (Windows, simulated in a child process) it is LOCK_UNAVAILABLE and the callback never runs', async () => {
+    await inTempDir('gpualloc-flock-', async (dir) => {
+      const file = join(dir, 'state.json');
+      const script = `Object.defineProperty(process, 'platform', { value: 'win32' });
+const { withFileLock } = await import(${JSON.stringify(MODULE)});
+let ran = false;
+try { await withFileLock(${JSON.stringify(file)}, () => { ran = true; }); } catch (e) { process.stdout.write(JSON.stringify({ code: e.code, message: e.message, ran })); }`;
+      const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+      const out = JSON.parse(r.stdout);
+      expect(out.code).toBe('LOCK_UNAVAILABLE');
+      expect(out.ran).toBe(false);
+      expect(out.message).toMatch(/flock\(2\) is not available on win32/);
+      expect(existsSync(`${file}.lock`)).toBe(false);
+    });
+  });
+
   it('a bad timeout is INVALID_ARGUMENT; an unopenable lock file is the file system error', async () => {
     await inTempDir('gpualloc-flock-', async (dir) => {
       const file = join(dir, 'state.json');
