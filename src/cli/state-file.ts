@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Engine } from '../engine.js';
 import { AllocationError } from '../errors.js';
-import type { ClusterState } from '../state.js';
+import type { ClusterState } from '../cluster/state.js';
 import { writeFileAtomic } from '../store/file-lock.js';
 
 /** Reads a state file; a missing file is `undefined`, a corrupt one INVALID_STATE (and is left untouched). */

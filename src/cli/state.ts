@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { createEngine, type Engine } from '../engine.js';
 import { AllocationError } from '../errors.js';
 import type { Slot } from '../placement.js';
-import type { ClusterState } from '../state.js';
+import type { ClusterState } from '../cluster/state.js';
 import { withFileLock } from '../store/file-lock.js';
 import { formatBytes } from '../units.js';
 import { EXIT, parseBackend, table, UsageError, type Command, type Io } from './common.js';
