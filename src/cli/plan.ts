@@ -11,7 +11,7 @@ import { formatBytes, parseBytes } from '../units.js';
 import { EXIT, parseIntList, parsePositiveInt, table, UsageError, type Command, type Io, parseBackend, ENGINE_OPTIONS } from './common.js';
 import { resolveInventory } from './source.js';
 import { withFileLock } from '../store/file-lock.js';
-import { readState, writeState } from './state-file.js';
+import { busyLine, readState, writeState } from './state-file.js';
 
 const HELP = `gpualloc plan: every viable way to place a model on GPUs by memory, ranked, with per-GPU rejections
 
@@ -41,7 +41,7 @@ lowest GPU indices; across nodes, then the least loaded node, then node ID.
 Exit codes: 0 an option was found (and committed), 1 nothing fits, 2 bad input.
 `;
 
-function render(plan: PlacementPlan, memory: number, committed?: string): string {
+function render(plan: PlacementPlan, memory: number, busy: string | undefined, committed?: string): string {
   const lines: string[] = [];
   const multiNode = plan.options.some((o) => o.node !== undefined && o.node !== plan.options[0].node);
   if (plan.options.length > 0) {
@@ -58,6 +58,10 @@ function render(plan: PlacementPlan, memory: number, committed?: string): string
     lines.push('');
     lines.push(`rejected GPUs (${[...byCode].map(([c, n]) => `${n} ${c}`).join(', ')}):`);
     for (const r of plan.rejected) lines.push(`  ${r.message}`);
+  }
+  if (busy !== undefined) {
+    lines.push('');
+    lines.push(busy);
   }
   if (committed !== undefined) {
     lines.push('');
@@ -117,7 +121,7 @@ export const command: Command = {
 
     const engine = await createEngine({ backend });
     const statePath = values.state === undefined ? undefined : resolve(io.cwd, values.state);
-    const planAndCommit = async (): Promise<{ plan: PlacementPlan; committed?: string }> => {
+    const planAndCommit = async (): Promise<{ plan: PlacementPlan; busy?: string; committed?: string }> => {
       let state = statePath === undefined ? undefined : await readState(engine, statePath, values.state!);
       if (state === undefined) {
         const { inventory } = await resolveInventory({ inventory: values.inventory, preset: values.preset, quiet: values.json === true }, io);
@@ -127,16 +131,17 @@ export const command: Command = {
       }
       const plan = state.plan(request);
       if (plan.options.length > 0 && plan.rejected.length === 0) plan.rejected = explain(engine, state, request);
-      if (!values.commit || plan.options.length === 0) return { plan };
+      const busy = busyLine(state);
+      if (!values.commit || plan.options.length === 0) return { plan, busy };
       // lastActivity lets `gpualloc state list` show the slot's age and `state gc --older-than` find it.
       const committed = state.commit(plan.options[0], { lastActivity: Date.now() });
       await writeState(state, statePath!);
-      return { plan, committed };
+      return { plan, busy, committed };
     };
     // Read, plan, commit and write under the state file's lock, so concurrent commits never lose one another.
-    const { plan, committed } = values.commit ? await withFileLock(statePath!, planAndCommit) : await planAndCommit();
+    const { plan, busy, committed } = values.commit ? await withFileLock(statePath!, planAndCommit) : await planAndCommit();
     if (values.json) io.out(JSON.stringify(committed === undefined ? plan : { ...plan, committed }, null, 2) + '\n');
-    else io.out(render(plan, memory, committed));
+    else io.out(render(plan, memory, busy, committed));
     return plan.options.length > 0 ? EXIT.OK : EXIT.INFEASIBLE;
   },
 };

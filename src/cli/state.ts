@@ -11,7 +11,7 @@ import type { ClusterState } from '../cluster/state.js';
 import { withFileLock } from '../store/file-lock.js';
 import { formatBytes } from '../units.js';
 import { EXIT, parseBackend, table, UsageError, type Command, type Io } from './common.js';
-import { readState, writeState } from './state-file.js';
+import { busyLine, readState, writeState } from './state-file.js';
 
 const HELP = `gpualloc state: list and change the slots of a saved cluster state (see gpualloc plan --state)
 
@@ -22,7 +22,8 @@ Usage: gpualloc state list --state FILE [--json]
        gpualloc state gc --older-than DURATION --state FILE [--json]
 
 Actions:
-  list               every slot: ID, node, GPUs, memory per GPU, model, age, stale
+  list               every slot: ID, node, GPUs, memory per GPU, model, age, stale; and the
+                     memory that processes outside gpualloc hold (in use by other processes)
   show SLOT          one slot in full
   release SLOT       remove the slot, freeing its memory on every GPU it spans
   stale SLOT         mark the slot stale: other models may evict it (--clear: not stale again)
@@ -161,7 +162,10 @@ export const command: Command = {
       // Reads need no lock: writers replace the file atomically, so this is one whole version.
       const state = await mustRead(engine, path, name);
       const now = Date.now();
-      if (action === 'list') print({ slots: entries(state) }, renderList(entries(state), name, now));
+      if (action === 'list') {
+        const busy = busyLine(state);
+        print({ slots: entries(state) }, renderList(entries(state), name, now) + (busy === undefined ? '' : `${busy}\n`));
+      }
       else {
         const e = find(state, slotId!, name);
         print({ slot: e }, renderSlot(e, now));
