@@ -130,4 +130,41 @@ describe('gpualloc plan on this host through NVML (the test double)', () => {
     expect(gpus).toContain(1);
     expect(gpus).not.toContain(0);
   });
+
+  it('--state FILE with a fresh --inventory reads the used memory again, less what the slots hold (never counted twice)', async () => {
+    await inTempDir('gpualloc-busy-', async (dir) => {
+      writeFileSync(join(dir, 'busy.json'), JSON.stringify(BUSY));
+      const first = await run(dir, ['plan', '--inventory', 'busy.json', '--memory', '20GiB', '--tp', '1', '--model', 'a', '--state', 'state.json', '--commit', '--json']);
+      expect((JSON.parse(first.out) as Plan).options[0].gpus).toEqual([2]);
+      // Later: the job on GPU 0 is gone; NVML now counts slot-1's own 20 GiB process on GPU 2, plus 5 GiB of a newcomer.
+      const later = structuredClone(BUSY);
+      later.gpus[0] = { index: 0, memoryTotal: 80 * G, memoryUsed: 0, processes: [] };
+      later.gpus[2] = { index: 2, memoryTotal: 80 * G, memoryUsed: 25 * G, processes: [{ pid: 900, usedMemory: 20 * G }, { pid: 901, usedMemory: 5 * G }] };
+      writeFileSync(join(dir, 'later.json'), JSON.stringify(later));
+      const r = await run(dir, ['plan', '--inventory', 'later.json', '--memory', '70GiB', '--tp', '1', '--model', 'b', '--state', 'state.json', '--commit', '--json']);
+      expect(r.code, r.err).toBe(0);
+      expect((JSON.parse(r.out) as Plan).options[0].gpus).toEqual([0]);
+      const saved = JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8'));
+      expect(saved.nodes[0].gpus).toEqual([
+        { index: 0, memoryTotal: 80 * G },
+        { index: 1, memoryTotal: 80 * G, memoryUsed: 30 * G },
+        { index: 2, memoryTotal: 80 * G, memoryUsed: 5 * G },
+        { index: 3, memoryTotal: 80 * G, memoryUsed: 10 * G },
+      ]);
+      // GPU 2: 80 − 20 (slot-1) − 5 (the newcomer) = 55 GiB free, not 35.
+      const fit = JSON.parse((await run(dir, ['plan', '--memory', '55GiB', '--tp', '1', '--state', 'state.json', '--json'])).out) as Plan;
+      expect(fit.options.map((o) => o.gpus)).toContainEqual([2]);
+      // An inventory of other hardware is refused and changes nothing.
+      const text = readFileSync(join(dir, 'state.json'), 'utf8');
+      const other = structuredClone(BUSY);
+      other.gpus[3].memoryTotal = 40 * G;
+      writeFileSync(join(dir, 'other.json'), JSON.stringify(other));
+      const refused = await run(dir, ['plan', '--inventory', 'other.json', '--memory', '1GiB', '--state', 'state.json', '--commit']);
+      expect(refused.code).toBe(2);
+      expect(refused.err).toMatch(/--inventory other\.json: the GPUs of node "busy" .* are not those in state\.json/);
+      writeFileSync(join(dir, 'elsewhere.json'), JSON.stringify({ ...BUSY, host: 'elsewhere' }));
+      expect((await run(dir, ['plan', '--inventory', 'elsewhere.json', '--memory', '1GiB', '--state', 'state.json', '--commit'])).err).toMatch(/describes node "elsewhere", which is not in state\.json \(its nodes: busy\)/);
+      expect(readFileSync(join(dir, 'state.json'), 'utf8')).toBe(text);
+    });
+  });
 });

@@ -11,7 +11,7 @@ import { formatBytes, parseBytes } from '../units.js';
 import { EXIT, parseIntList, parsePositiveInt, table, UsageError, type Command, type Io, parseBackend, ENGINE_OPTIONS } from './common.js';
 import { resolveInventory } from './source.js';
 import { withFileLock } from '../store/file-lock.js';
-import { busyLine, readState, writeState } from './state-file.js';
+import { busyLine, readState, refreshUsed, writeState } from './state-file.js';
 
 const HELP = `gpualloc plan: every viable way to place a model on GPUs by memory, ranked, with per-GPU rejections
 
@@ -30,7 +30,8 @@ Options:
   --model NAME       the model's name: its own slots are never evicted for it
   --no-evict         do not plan evictions of stale slots
   --limit N          how many options to print (default 16)
-  --state FILE       plan against a saved cluster state (created from the inventory if missing)
+  --state FILE       plan against a saved cluster state (created from the inventory if missing;
+                     with --inventory, that node's used memory is read again, less its slots)
   --commit           apply the best option to --state FILE and print the new slot's ID
   --backend NAME     wasm (default) or ts
   --json             print { options, rejected, reason?, committed? } as JSON
@@ -38,6 +39,9 @@ Options:
 Options are ranked by: fewer evictions (then fewer evicted bytes), fewer GPUs, higher topology
 score, then spread (most free left on the fullest chosen GPU) or pack (least left over), then
 lowest GPU indices; across nodes, then the least loaded node, then node ID.
+Memory that processes outside gpualloc hold on a GPU (an inventory's memoryUsed or its processes,
+NVML's reading of this host) counts as taken: it is never evicted, and the output names it as
+\`in use by other processes\`.
 Exit codes: 0 an option was found (and committed), 1 nothing fits, 2 bad input.
 `;
 
@@ -126,8 +130,13 @@ export const command: Command = {
       if (state === undefined) {
         const { inventory } = await resolveInventory({ inventory: values.inventory, preset: values.preset, quiet: values.json === true }, io);
         state = engine.createClusterState({ nodes: [nodeFromInventory(inventory)] });
-      } else if (values.inventory !== undefined || values.preset !== undefined) {
-        if (!values.json) io.err(`gpualloc: using the nodes of ${values.state}; --inventory/--preset only seed a new state file\n`);
+      } else if (values.inventory !== undefined) {
+        // A fresh reading of a node already in the state: its used memory is read again, less what its slots hold.
+        const { inventory } = await resolveInventory({ inventory: values.inventory, quiet: true }, io);
+        state = refreshUsed(engine, state, inventory, values.inventory, values.state!);
+        if (!values.json) io.err(`gpualloc: used memory of the node in ${values.inventory} read again (less what its slots in ${values.state} hold)${values.commit ? '' : '; the file is written only by --commit'}\n`);
+      } else if (values.preset !== undefined) {
+        if (!values.json) io.err(`gpualloc: using the nodes of ${values.state}; --preset only seeds a new state file\n`);
       }
       const plan = state.plan(request);
       if (plan.options.length > 0 && plan.rejected.length === 0) plan.rejected = explain(engine, state, request);

@@ -4,7 +4,9 @@
 import { readFile } from 'node:fs/promises';
 import type { Engine } from '../engine.js';
 import { AllocationError } from '../errors.js';
+import { nodeFromInventory } from '../cluster/node.js';
 import type { ClusterState } from '../cluster/state.js';
+import type { Inventory } from '../inventory.js';
 import { writeFileAtomic } from '../store/file-lock.js';
 import { formatBytes } from '../units.js';
 
@@ -44,4 +46,30 @@ export function busyLine(state: ClusterState): string | undefined {
   const named = busy.slice(0, MAX_BUSY_LISTED).map((u) => `GPU ${u.gpu}${multiNode ? ` of ${u.node}` : ''} ${formatBytes(u.memoryUsed!)}`);
   if (busy.length > MAX_BUSY_LISTED) named.push(`${busy.length - MAX_BUSY_LISTED} more GPUs`);
   return `in use by other processes (counted as taken, never evicted): ${named.join(', ')}`;
+}
+
+/**
+ * The state with one node's used memory read again from a fresh inventory of that node (the node is
+ * the inventory's host, else `node0`; its GPUs and their totals must be the same). Through
+ * nodeFromInventory with the node's slots: NVML counts the slots' own processes as used, so that
+ * memory is taken off and never counted twice. The file is not written here.
+ */
+export function refreshUsed(engine: Engine, state: ClusterState, inventory: Inventory, inventoryName: string, stateName: string): ClusterState {
+  const json = state.toJSON();
+  const fresh = nodeFromInventory(inventory);
+  const node = json.nodes.find((n) => n.id === fresh.id);
+  if (node === undefined) {
+    throw new AllocationError('INVALID_INVENTORY', `--inventory ${inventoryName} describes node ${JSON.stringify(fresh.id)}, which is not in ${stateName} (its nodes: ${json.nodes.slice(0, 10).map((n) => n.id).join(', ')}); nothing was changed`, { field: 'inventory' });
+  }
+  const same = fresh.gpus.length === node.gpus.length && fresh.gpus.every((g, k) => g.index === node.gpus[k].index && g.memoryTotal === node.gpus[k].memoryTotal);
+  if (!same) {
+    const show = (gpus: Array<{ index: number; memoryTotal: number }>) => gpus.map((g) => `${g.index}:${formatBytes(g.memoryTotal)}`).join(', ');
+    throw new AllocationError('INVALID_INVENTORY', `--inventory ${inventoryName}: the GPUs of node ${JSON.stringify(node.id)} (${show(fresh.gpus)}) are not those in ${stateName} (${show(node.gpus)}); start a new state file for changed hardware; nothing was changed`, { field: 'inventory' });
+  }
+  const used = nodeFromInventory(inventory, { id: node.id, slots: node.slots }).gpus;
+  node.gpus = node.gpus.map((g, k) => {
+    const { memoryUsed: _old, ...rest } = g;
+    return used[k].memoryUsed === undefined ? rest : { ...rest, memoryUsed: used[k].memoryUsed };
+  });
+  return engine.restoreClusterState(json);
 }
