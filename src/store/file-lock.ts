@@ -109,7 +109,13 @@ export async function withFileLock<T>(path: string, fn: () => T | Promise<T>, op
   const { open, constants } = await import('node:fs/promises').then(async (fs) => ({ open: fs.open, constants: (await import('node:fs')).constants }));
   const lockPath = `${path}.lock`;
   // Read-write, created if missing, never truncated on open (the holder rewrites its pid once it holds the lock).
-  const handle = await open(lockPath, constants.O_RDWR | constants.O_CREAT, 0o666);
+  // flock needs no write access: a lock file another user created is opened read-only and still locks.
+  let writable = true;
+  const handle = await open(lockPath, constants.O_RDWR | constants.O_CREAT, 0o666).catch(async (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EACCES' && error.code !== 'EPERM') throw error;
+    writable = false;
+    return open(lockPath, constants.O_RDONLY);
+  });
   try {
     const deadline = Date.now() + timeoutMs;
     let pause = FIRST_PAUSE_MS;
@@ -121,9 +127,11 @@ export async function withFileLock<T>(path: string, fn: () => T | Promise<T>, op
       pause = Math.min(pause * 2, LONGEST_PAUSE_MS);
     }
     try {
-      // For the message of a caller that times out; correctness never depends on it.
-      await handle.truncate(0);
-      await handle.write(`${process.pid}\n`, 0, 'utf8');
+      if (writable) {
+        // For the message of a caller that times out; correctness never depends on it.
+        await handle.truncate(0);
+        await handle.write(`${process.pid}\n`, 0, 'utf8');
+      }
       return await fn();
     } finally {
       api.flock(handle.fd, LOCK_UN);
