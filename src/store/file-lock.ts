@@ -98,7 +98,9 @@ async function _holder(handle: FileHandle): Promise<string> {
  * and retried after short pauses (2 ms doubling to 50 ms, with jitter) until `timeoutMs`, then
  * AllocationError('STATE_LOCKED') naming the lock file and its holder's pid, without calling `fn`.
  * Throws AllocationError('LOCK_UNAVAILABLE') where flock(2) cannot be loaded (Windows), and the
- * file system's error (ENOENT, EACCES, …) when the lock file cannot be opened.
+ * file system's error (ENOENT, EACCES, …) when the lock file cannot be opened. Not reentrant:
+ * locking the same path again inside `fn` waits for itself and ends in STATE_LOCKED. On NFS, Linux
+ * maps flock to a byte-range lock that the server arbitrates; other network file systems may not.
  */
 export async function withFileLock<T>(path: string, fn: () => T | Promise<T>, options: FileLockOptions = {}): Promise<T> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
