@@ -29,6 +29,7 @@ export const ERROR_CODES = {
   OVERSCHEDULED: 'ClusterState: the given slots put more memory on a GPU than it has',
   CONFLICT: 'ClusterState.commit: the option no longer fits the current state; nothing was changed',
   INTERNAL: 'the WebAssembly core trapped; the core was re-instantiated and the next call works',
+  INVALID_TRACE: 'a trace CSV file is malformed (the message names the file, line and column)',
   STATE_LOCKED: 'a change to a state file (plan --commit, state release/stale/gc): another running process held FILE.lock (flock) for the whole wait; nothing was read or written',
   LOCK_UNAVAILABLE: 'a state file lock needs flock(2) through koffi, which this platform lacks (Windows) or cannot load; nothing was read or written',
 } as const;
