@@ -1,17 +1,17 @@
 // Store benchmark (issue 21): commits per second and commit latency (p50, p99) with 1, 4 and 8
 // writers, each its own StoredClusterState following the others' changes (for PostgreSQL: its own
-// connection and LISTEN), on the
-// in-memory and PostgreSQL stores. One tinybench iteration = one round: every writer does
-// COMMITS_PER_WRITER commitWithRetry calls (keeping at most 2 slots, releasing the oldest) at the
+// connection and LISTEN), on the in-memory, JSON file and PostgreSQL stores. One tinybench
+// iteration = one round: every writer does 50 commitWithRetry calls (keeping at most 2 slots, releasing the oldest) at the
 // same time. Starts its own PostgreSQL server (bench/pg-server.ts) with the server's default
 // durability (fsync and synchronous_commit on); without server binaries the PostgreSQL rows are
 // left out with a note.
 //   npm run bench:store [-- --quick] [-- --out=FILE]
-import { writeFileSync } from 'node:fs';
-import { cpus, loadavg, totalmem } from 'node:os';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Bench } from 'tinybench';
 import { createEngine, type Engine } from '../src/engine.js';
+import { JsonFileStore } from '../src/store/file.js';
 import { MemoryStore } from '../src/store/memory.js';
 import { PostgresStore } from '../src/store/postgres.js';
 import { openClusterState, type StoredClusterState } from '../src/store/stored-state.js';
@@ -90,6 +90,17 @@ export async function runStoreBench(options: { quick?: boolean; out?: string | n
   for (const writers of WRITERS) {
     const shared = MemoryStore.create(engine, { nodes: NODES });
     rows.push(await measure('memory', writers, engine, Array.from({ length: writers }, () => shared), perWriter, quick ? iterations : 40));
+  }
+  // The file store: every writer its own JsonFileStore (its own lock descriptor) on one file in a temp dir.
+  const dir = mkdtempSync(join(tmpdir(), 'gpualloc-store-bench-'));
+  try {
+    for (const writers of WRITERS) {
+      const path = join(dir, `state-${writers}.json`);
+      await JsonFileStore.open(path).init(engine.createClusterState({ nodes: NODES }));
+      rows.push(await measure('file', writers, engine, Array.from({ length: writers }, () => JsonFileStore.open(path)), perWriter, iterations));
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
   let server: PgServer | undefined;
   if (findPgBin() === undefined) notes.push('postgres: no server binaries (install postgresql or set PG_BIN); rows left out');
