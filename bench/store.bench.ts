@@ -6,9 +6,9 @@
 // durability (fsync and synchronous_commit on); without server binaries the PostgreSQL rows are
 // left out with a note.
 //   npm run bench:store [-- --quick] [-- --out=FILE]
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Bench } from 'tinybench';
 import { createEngine, type Engine } from '../src/engine.js';
 import { JsonFileStore } from '../src/store/file.js';
@@ -128,7 +128,10 @@ export async function runStoreBench(options: { quick?: boolean; out?: string | n
   process.stdout.write(table(['store', 'writers', 'commits/s', 'p50 ms', 'p99 ms', 'conflicts', 'commits', 'not committed'], rows.map((r) => [r.store, r.writers, Math.round(r.commitsPerSecond).toLocaleString('en-US'), r.p50Ms.toFixed(3), r.p99Ms.toFixed(3), r.conflicts, r.commits, r.failures])));
   for (const n of notes) console.log(n);
   if (options.out !== null) {
-    const out = options.out ?? join(import.meta.dirname, 'store-results.json');
+    // bench/store-results.json of the package, whether this runs from bench/ or dist/bench/.
+    let root = import.meta.dirname;
+    while (!existsSync(join(root, 'package.json')) && dirname(root) !== root) root = dirname(root);
+    const out = options.out ?? join(root, 'bench', 'store-results.json');
     writeFileSync(out, JSON.stringify({ schema: 1, date: new Date().toISOString(), quick, machine, perWriter, rounds: iterations, rows, notes }, null, 2) + '\n');
   }
   return { rows, notes };
