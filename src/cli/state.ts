@@ -160,7 +160,7 @@ export const command: Command = {
     if (values.state !== undefined && values.store !== undefined) throw new UsageError(`state ${action}: give --state FILE or --store URL, not both`);
     if (action === 'init' && values.store === undefined) throw new UsageError('state init: --store URL is required (a state file is created by gpualloc plan --state FILE --commit)');
     if (action !== 'init' && (values.replace || values.preset !== undefined || values.inventory !== undefined)) throw new UsageError(`--preset, --inventory and --replace are for state init, not state ${action}`);
-    if (values.state === undefined && values.store === undefined) throw new UsageError(`state ${action}: --state FILE (or --store URL) is required`);
+    if (values.state === undefined && values.store === undefined) throw new UsageError(`state ${action}: --state FILE is required (or --store URL)`);
     if (values['older-than'] !== undefined && action !== 'gc') throw new UsageError(`--older-than is for state gc, not state ${action}`);
     if (values.clear && action !== 'stale') throw new UsageError(`--clear is for state stale, not state ${action}`);
     const olderThan = action === 'gc' ? (values['older-than'] === undefined ? undefined : parseDuration(values['older-than'], '--older-than')) : undefined;
