@@ -227,6 +227,7 @@ function logDecision(call: string, timed: { backend: Backend; ms: number; runs: 
   logCount++;
   const row = document.createElement('tr');
   row.dataset.testid = 'log-row';
+  row.dataset.n = String(logCount);
   row.innerHTML = `<td>${logCount}</td><td><code>${esc(call)}</code></td><td>${esc(timed?.backend ?? backend ?? requirePlanner().backend)}</td><td class="num">${timed ? esc(formatMs(timed.ms, timed.runs)) : '—'}</td><td>${esc(outcome)}</td>`;
   const body = $('decision-log');
   body.prepend(row);

@@ -569,16 +569,18 @@ export class Planner {
     this.state = state;
     this.changed();
     // Keep a node's machine type only where the node still has that type's machine.
-    const bySignature = new Map<string, string>();
+    // Several types can share a machine (dgx-a100 and dgx-a100-mig): the node's own type wins, else the first one added.
+    const bySignature = new Map<string, string[]>();
     for (const t of this.types.values()) {
       const node = nodeFromInventory(t.inventory, { id: 'x' });
-      bySignature.set(signature({ gpus: node.gpus, topology: node.topology }), t.key);
+      const sig = signature({ gpus: node.gpus, topology: node.topology });
+      bySignature.set(sig, [...(bySignature.get(sig) ?? []), t.key]);
     }
     const nodeType = new Map<string, string>();
     for (const n of this.nodes()) {
-      const sig = signature(n);
+      const keys = bySignature.get(signature(n)) ?? [];
       const was = this.nodeType.get(n.id);
-      const key = was !== undefined && bySignature.get(sig) === was ? was : bySignature.get(sig);
+      const key = was !== undefined && keys.includes(was) ? was : keys[0];
       if (key !== undefined) nodeType.set(n.id, key);
     }
     this.nodeType = nodeType;
