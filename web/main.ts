@@ -17,12 +17,8 @@ import { esc, renderCluster, TYPE_COLORS } from './cluster-view.ts';
 import { drawNode, legendHtml, OTHERS_LABEL, workloadColor, type Overlay } from './draw.ts';
 import { drawPcieTree, pcieTree } from './pcie-tree.ts';
 import { describeError, Planner, type Timed } from './planner.ts';
+import { VIEWS } from './views.ts';
 
-/** The page's views. A later view (say, a simulator in web/simulate*.ts) adds itself here and a section data-view="…" in index.html. */
-export const VIEWS: Array<{ id: string; label: string }> = [
-  { id: 'cluster', label: 'Cluster' },
-  { id: 'node', label: 'Node' },
-];
 
 /** The decision on show in the result panel. scope: planned across the cluster, or on the selected node. */
 type Decision =

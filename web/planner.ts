@@ -602,9 +602,9 @@ export class Planner {
     };
   }
 
-  /** Saves the state (its file text) and the page's metadata. */
+  /** Saves the state (compact JSON: the same object as the file, half the size) and the page's metadata. */
   save(storage: Storage): void {
-    storage.setItem(STATE_KEY, this.exportText());
+    storage.setItem(STATE_KEY, JSON.stringify(this.state.toJSON()));
     storage.setItem(META_KEY, JSON.stringify(this.meta()));
   }
 

@@ -85,8 +85,8 @@ describe('the cluster view at 200 nodes', () => {
     const report = await page.evaluate(() => {
       const root = document.querySelector('[data-testid="cluster-section"]') as HTMLElement;
       const boxes: Array<{ el: HTMLElement; text: string; x: number; y: number; w: number; h: number }> = [];
-      for (const el of root.querySelectorAll<HTMLElement>('*')) {
-        const own = [...el.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE && (n.textContent ?? '').trim() !== '');
+      for (const el of Array.from(root.querySelectorAll<HTMLElement>('*'))) {
+        const own = Array.from(el.childNodes).filter((n) => n.nodeType === Node.TEXT_NODE && (n.textContent ?? '').trim() !== '');
         if (own.length === 0) continue;
         const r = el.getBoundingClientRect();
         if (r.width === 0 || r.height === 0) continue;
@@ -106,9 +106,9 @@ describe('the cluster view at 200 nodes', () => {
           if (w > 0.5 && h > 0.5) overlaps.push(`${JSON.stringify(a.text)} × ${JSON.stringify(b.text)}`);
         }
       }
-      const cut = [...root.querySelectorAll<HTMLElement>('[data-testid="tile-id"]')].filter((e) => e.scrollWidth > e.clientWidth + 0.5).map((e) => e.textContent);
+      const cut = Array.from(root.querySelectorAll<HTMLElement>('[data-testid="tile-id"]')).filter((e) => e.scrollWidth > e.clientWidth + 0.5).map((e) => e.textContent);
       const section = root.getBoundingClientRect();
-      const outside = [...root.querySelectorAll<HTMLElement>('[data-testid="node-tile"]')].filter((t) => t.getBoundingClientRect().right > section.right + 0.5).map((t) => t.dataset.node);
+      const outside = Array.from(root.querySelectorAll<HTMLElement>('[data-testid="node-tile"]')).filter((t) => t.getBoundingClientRect().right > section.right + 0.5).map((t) => t.dataset.node);
       return { count: boxes.length, overlaps, cut, outside };
     });
     // 200 names, 200 percentages, 400 buttons, the summary and legend.
