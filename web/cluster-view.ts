@@ -49,15 +49,15 @@ export function renderCluster(host: HTMLElement, planner: Planner, overlay: Clus
       const evicted = overlay.evict.has(w.slotId);
       for (const gpu of w.gpus) {
         const memoryTotal = node.gpus.find((g) => g.index === gpu)?.memoryTotal ?? 0;
-        bySlotGpu.get(gpu)?.push(`<i class="seg${w.stale ? ' stale' : ''}${evicted ? ' evicted' : ''}" data-testid="tile-slot" data-slot="${esc(w.slotId)}" data-stale="${w.stale === true}" data-evicted="${evicted}" style="height:${pct(w.memoryPerGpu, memoryTotal)};--c:${workloadColor(w.color)}" title="${esc(`${w.label} (${w.slotId}): ${formatBytes(w.memoryPerGpu)}${evicted ? ' · evicted by the selected option' : w.stale ? ' · stale' : ''}`)}"></i>`);
+        bySlotGpu.get(gpu)?.push(`<i class="mseg${w.stale ? ' stale' : ''}${evicted ? ' evicted' : ''}" data-testid="tile-slot" data-slot="${esc(w.slotId)}" data-stale="${w.stale === true}" data-evicted="${evicted}" style="height:${pct(w.memoryPerGpu, memoryTotal)};--c:${workloadColor(w.color)}" title="${esc(`${w.label} (${w.slotId}): ${formatBytes(w.memoryPerGpu)}${evicted ? ' · evicted by the selected option' : w.stale ? ' · stale' : ''}`)}"></i>`);
       }
     }
     const bars = node.gpus
       .map((g) => {
         const u = used.get(g.index) ?? { others: 0, slots: 0 };
         const chosen = chosenGpus.has(g.index);
-        const others = u.others > 0 ? `<i class="seg others" data-testid="tile-others" data-bytes="${u.others}" style="height:${pct(u.others, g.memoryTotal)}" title="${esc(`${OTHERS_LABEL}: ${formatBytes(u.others)}`)}"></i>` : '';
-        const planned = chosen && option !== undefined ? `<i class="seg planned" data-testid="tile-planned" style="height:${pct(option.memoryPerGpu, g.memoryTotal)}"></i>` : '';
+        const others = u.others > 0 ? `<i class="mseg others" data-testid="tile-others" data-bytes="${u.others}" style="height:${pct(u.others, g.memoryTotal)}" title="${esc(`${OTHERS_LABEL}: ${formatBytes(u.others)}`)}"></i>` : '';
+        const planned = chosen && option !== undefined ? `<i class="mseg planned" data-testid="tile-planned" style="height:${pct(option.memoryPerGpu, g.memoryTotal)}"></i>` : '';
         return `<div class="gbar${chosen ? ' chosen' : ''}" data-testid="tile-gpu" data-gpu="${g.index}" data-chosen="${chosen}" data-total="${g.memoryTotal}" data-others="${u.others}" data-slots="${u.slots}" title="${esc(`GPU ${g.index}: ${formatBytes(u.others + u.slots)} / ${formatBytes(g.memoryTotal)} used`)}">${others}${(bySlotGpu.get(g.index) ?? []).join('')}${planned}</div>`;
       })
       .join('');

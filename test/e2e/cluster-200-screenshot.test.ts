@@ -80,17 +80,26 @@ describe('the cluster view at 200 nodes', () => {
     expect(await page.$$eval('[data-testid="node-tile"][data-chosen="true"]', (ts) => ts.map((t) => (t as HTMLElement).dataset.node))).toEqual([expected.options[0].node]);
   });
 
-  it('draws no two pieces of text over each other and cuts no node name', async () => {
+  it('draws no two pieces of text on the page over each other and cuts no node name', async () => {
     const { page } = s;
     const report = await page.evaluate(() => {
       const root = document.querySelector('[data-testid="cluster-section"]') as HTMLElement;
+      // Every text on the page (header, forms, the 200 tiles, the plan), not only the tiles.
       const boxes: Array<{ el: HTMLElement; text: string; x: number; y: number; w: number; h: number }> = [];
-      for (const el of Array.from(root.querySelectorAll<HTMLElement>('*'))) {
+      for (const el of Array.from(document.body.querySelectorAll<HTMLElement>('*'))) {
         const own = Array.from(el.childNodes).filter((n) => n.nodeType === Node.TEXT_NODE && (n.textContent ?? '').trim() !== '');
         if (own.length === 0) continue;
+        if (!el.checkVisibility({ checkVisibilityCSS: true })) continue; // closed <details>, hidden views
+        // The part of the box a user can see: clipped by every scrolling or clipping ancestor.
         const r = el.getBoundingClientRect();
-        if (r.width === 0 || r.height === 0) continue;
-        boxes.push({ el, text: (el.textContent ?? '').trim().slice(0, 40), x: r.left, y: r.top, w: r.width, h: r.height });
+        let [left, top, right, bottom] = [r.left, r.top, r.right, r.bottom];
+        for (let a = el.parentElement; a !== null; a = a.parentElement) {
+          if (getComputedStyle(a).overflow === 'visible') continue;
+          const c = a.getBoundingClientRect();
+          [left, top, right, bottom] = [Math.max(left, c.left), Math.max(top, c.top), Math.min(right, c.right), Math.min(bottom, c.bottom)];
+        }
+        if (right - left <= 0 || bottom - top <= 0) continue;
+        boxes.push({ el, text: (el.textContent ?? '').trim().slice(0, 40), x: left, y: top, w: right - left, h: bottom - top });
       }
       const overlaps: string[] = [];
       // Sweep by top edge: only boxes whose vertical ranges meet can overlap.
@@ -111,8 +120,8 @@ describe('the cluster view at 200 nodes', () => {
       const outside = Array.from(root.querySelectorAll<HTMLElement>('[data-testid="node-tile"]')).filter((t) => t.getBoundingClientRect().right > section.right + 0.5).map((t) => t.dataset.node);
       return { count: boxes.length, overlaps, cut, outside };
     });
-    // 200 names, 200 percentages, 400 buttons, the summary and legend.
-    expect(report.count).toBeGreaterThan(800);
+    // 200 names, 200 percentages, 400 buttons, the summary, the legend, the forms, the plan.
+    expect(report.count).toBeGreaterThan(900);
     expect(report.overlaps).toEqual([]);
     expect(report.cut).toEqual([]);
     expect(report.outside).toEqual([]);
