@@ -617,10 +617,12 @@ export class Planner {
     if (text === null) return false;
     const metaText = storage.getItem(META_KEY);
     const meta = metaText === null ? undefined : (JSON.parse(metaText) as PageMeta);
-    if (meta !== undefined && meta.backend !== undefined && this.engines[meta.backend] !== undefined) this.backend = meta.backend;
-    const state = this.engine().restoreClusterState(text);
+    const backend = meta?.backend !== undefined && this.engines[meta.backend] !== undefined ? meta.backend : this.backend;
+    const state = (this.engines[backend] as Engine).restoreClusterState(text);
     const types = new Map<string, MachineType>();
     for (const t of meta?.types ?? []) types.set(t.key, { key: t.key, label: t.label, inventory: validateInventory(t.inventory, `stored machine type ${t.key}`) });
+    // Nothing above changed the planner: a stored state that does not load leaves it as it was.
+    this.backend = backend;
     this.state = state;
     this.changed();
     this.types = types;
