@@ -44,7 +44,10 @@ export function renderCluster(host: HTMLElement, planner: Planner, overlay: Clus
       free += Math.max(0, g.memoryTotal - u.others - u.slots);
       bySlotGpu.set(g.index, []);
     }
-    for (const w of planner.workloads(node.id)) {
+    const work = planner.workloads(node.id);
+    // Evicted slots stack last, so what stays is one run from the bottom and the planned share sits on it.
+    const isEvicted = (w: { slotId?: string }): number => (w.slotId !== undefined && overlay.evict.has(w.slotId) ? 1 : 0);
+    for (const w of [...work].sort((a, b) => isEvicted(a) - isEvicted(b))) {
       if (w.slotId === undefined) continue;
       const evicted = overlay.evict.has(w.slotId);
       for (const gpu of w.gpus) {
@@ -57,7 +60,9 @@ export function renderCluster(host: HTMLElement, planner: Planner, overlay: Clus
         const u = used.get(g.index) ?? { others: 0, slots: 0 };
         const chosen = chosenGpus.has(g.index);
         const others = u.others > 0 ? `<i class="mseg others" data-testid="tile-others" data-bytes="${u.others}" style="height:${pct(u.others, g.memoryTotal)}" title="${esc(`${OTHERS_LABEL}: ${formatBytes(u.others)}`)}"></i>` : '';
-        const planned = chosen && option !== undefined ? `<i class="mseg planned" data-testid="tile-planned" style="height:${pct(option.memoryPerGpu, g.memoryTotal)}"></i>` : '';
+        // The planned share sits on what stays (used memory and the slots not evicted), over the evicted slots it replaces.
+        const kept = !chosen ? 0 : u.others + work.filter((w) => w.slotId !== undefined && !overlay.evict.has(w.slotId) && w.gpus.includes(g.index)).reduce((t, w) => t + w.memoryPerGpu, 0);
+        const planned = chosen && option !== undefined ? `<i class="mseg planned" data-testid="tile-planned" style="bottom:${pct(kept, g.memoryTotal)};height:${pct(option.memoryPerGpu, g.memoryTotal)}"></i>` : '';
         return `<div class="gbar${chosen ? ' chosen' : ''}" data-testid="tile-gpu" data-gpu="${g.index}" data-chosen="${chosen}" data-total="${g.memoryTotal}" data-others="${u.others}" data-slots="${u.slots}" title="${esc(`GPU ${g.index}: ${formatBytes(u.others + u.slots)} / ${formatBytes(g.memoryTotal)} used`)}">${others}${(bySlotGpu.get(g.index) ?? []).join('')}${planned}</div>`;
       })
       .join('');

@@ -177,7 +177,9 @@ export function drawNode(inventory: Inventory, overlay: Overlay): SVGSVGElement 
   }
 
   const small = n > 16;
-  for (const card of cards.values()) drawCard(svg, card, L.w, L.h, small, used.get(card.gpu.index) ?? [], overlay, chosen);
+  // Evicted slots are drawn last, so what stays is one run from the left and the planned share sits on it.
+  const evictedLast = (x: { w: Workload }): number => (x.w.slotId !== undefined && overlay.evict.has(x.w.slotId) ? 1 : 0);
+  for (const card of cards.values()) drawCard(svg, card, L.w, L.h, small, [...(used.get(card.gpu.index) ?? [])].sort((a, b) => evictedLast(a) - evictedLast(b)), overlay, chosen);
   return svg;
 }
 
@@ -219,7 +221,9 @@ function drawCard(svg: SVGSVGElement, card: Card, w: number, h: number, small: b
   }
   if (isChosen && overlay.plannedPerGpu !== undefined && overlay.plannedPerGpu > 0) {
     const sw = total > 0 ? Math.min((barW * overlay.plannedPerGpu) / total, barW) : 0;
-    const xs = barX + Math.min((barW * usedBytes) / total, barW - sw);
+    // On what stays (used memory and the slots not evicted): over the evicted slots it replaces.
+    const kept = (overlay.others.get(gpu.index) ?? 0) + segments.filter((x) => x.w.slotId === undefined || !overlay.evict.has(x.w.slotId)).reduce((t, x) => t + x.bytes, 0);
+    const xs = barX + Math.min((barW * kept) / total, barW - sw);
     el('rect', { x: xs, y: barY, width: sw, height: barH, fill: 'url(#planned-hatch)', stroke: '#2563eb', 'stroke-width': 1, 'data-testid': 'memory-planned' }, bar);
   }
   const free = total - usedBytes;

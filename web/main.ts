@@ -239,7 +239,7 @@ function planModel(): void {
   const timed = scope === 'node' ? p.planNode(request) : p.planCluster(request);
   decision = { kind: 'model', scope, label, memory, timed, selected: 0 };
   const best = timed.value.options[0];
-  logDecision(scope === 'node' ? 'planPlacement' : 'state.plan', timed, best ? `${timed.value.options.length} options; best ${best.node !== undefined ? `${best.node} ` : ''}GPUs ${best.gpus.join(',')}` : 'no viable option');
+  logDecision(scope === 'node' ? 'planPlacement' : 'state.plan', timed, best ? `${timed.value.options.length} option${timed.value.options.length === 1 ? '' : 's'}; best ${best.node !== undefined ? `${best.node} ` : ''}GPUs ${best.gpus.join(',')}` : 'no viable option');
   render();
 }
 

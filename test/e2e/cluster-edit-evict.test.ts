@@ -75,6 +75,8 @@ describe('editing the cluster', () => {
     expect(await page.$$eval('[data-testid="option-row"][data-rank="1"] [data-testid="evict-tag"]', (es) => es.map((e) => [(e as HTMLElement).dataset.slot, e.textContent]))).toEqual([[ids[0], `${ids[0]} · model-a`]]);
     // On the tile: model-a's segments crossed out, model-b's not.
     expect(await page.$$eval('[data-testid="tile-slot"]', (es) => es.map((e) => [(e as HTMLElement).dataset.slot, (e as HTMLElement).dataset.evicted]))).toEqual([[ids[0], 'true'], [ids[0], 'true'], [ids[1], 'false'], [ids[1], 'false']]);
+    // The planned share sits where model-a was (nothing else stays on those GPUs), over its crossed-out segments.
+    expect(await page.$$eval('[data-testid="tile-planned"]', (es) => es.map((e) => [Number(e.closest('[data-testid="tile-gpu"]')?.getAttribute('data-gpu')), (e as HTMLElement).style.bottom]))).toEqual(expected.options[0].gpus.map((g) => [g, '0%']));
     // On the node drawing too.
     await page.click('[data-testid="node-tile"] [data-testid="tile-id"]');
     expect(await page.$$eval('[data-testid="memory-segment"][data-evicted="true"]', (es) => es.map((e) => (e as SVGElement).dataset.slot))).toEqual([ids[0], ids[0]]);
