@@ -92,7 +92,8 @@ function persist(): void {
     planner.save(window.localStorage);
     document.body.dataset.saved = String(Date.now());
   } catch (error) {
-    showError(error, 'saving to localStorage');
+    const full = error instanceof DOMException && error.name === 'QuotaExceededError';
+    showError(error, full ? 'saving to localStorage: the cluster is larger than this browser keeps; use Export state to keep it' : 'saving to localStorage');
   }
 }
 

@@ -117,6 +117,29 @@ describe('editing the cluster', () => {
     expect(await page.textContent('[data-testid="engine-status"]')).toContain('wasm backend');
   });
 
+  it('says so when localStorage is full, and keeps working (the export still has everything)', async () => {
+    const { page } = s;
+    await page.evaluate(() => {
+      // Fill what is left, in smaller and smaller pieces.
+      let k = 0;
+      for (const size of [512 * 1024, 16 * 1024, 512, 16]) {
+        try {
+          for (;;) localStorage.setItem(`filler-${k++}`, 'x'.repeat(size));
+        } catch {
+          // full at this size
+        }
+      }
+    });
+    await addNodes(page, 'preset:dgx2', 3);
+    await page.waitForSelector('[data-testid="error-banner"]:not([hidden])');
+    expect(await page.textContent('[data-testid="error-title"]')).toBe('saving to localStorage: the cluster is larger than this browser keeps; use Export state to keep it · QuotaExceededError');
+    const exported = JSON.parse((await exportState(page)).text) as { nodes: Array<{ id: string }> };
+    expect(exported.nodes.map((n) => n.id).slice(-3)).toEqual(['dgx2-1', 'dgx2-2', 'dgx2-3']);
+    await page.evaluate(() => {
+      for (const key of Object.keys(localStorage)) if (key.startsWith('filler-')) localStorage.removeItem(key);
+    });
+  });
+
   it('raised no uncaught error in the page', () => {
     expect(s.errors).toEqual([]);
   });
