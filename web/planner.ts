@@ -11,6 +11,7 @@ import {
   type AlignedResult,
   type Backend,
   type ClusterState,
+  type ClusterStateJSON,
   type Engine,
   type Inventory,
   type PlacementOption,
@@ -50,7 +51,7 @@ export type Timed<T> = { value: T; backend: Backend; ms: number; runs: number; o
 export type ReplicaDevices = { devices: string[]; gpuOf: Map<string, number>; parents: Record<string, string> };
 
 /** One node as the cluster state holds it (toJSON's node). */
-export type StateNode = ReturnType<ClusterState['toJSON']>['nodes'][number];
+export type StateNode = ClusterStateJSON['nodes'][number];
 
 /** A machine type nodes are added from: a preset or an uploaded inventory. */
 export type MachineType = { key: string; label: string; inventory: Inventory };
@@ -130,7 +131,7 @@ export class Planner {
   private replicaWork = new Map<string, Workload[]>();
   private colors = new Map<string, number>();
   private nextId = 1;
-  private cache: ReturnType<ClusterState['toJSON']> | undefined;
+  private cache: ClusterStateJSON | undefined;
   private byId: Map<string, StateNode> | undefined;
 
   private constructor(engines: Partial<Record<Backend, Engine>>, backend: Backend) {
@@ -176,7 +177,7 @@ export class Planner {
   }
 
   /** The state as toJSON gives it (cached until the next change; do not modify). */
-  snapshot(): ReturnType<ClusterState['toJSON']> {
+  snapshot(): ClusterStateJSON {
     this.cache ??= this.state.toJSON();
     return this.cache;
   }
@@ -326,7 +327,7 @@ export class Planner {
   /** Memory used by other processes on each GPU of a node (never evicted), in bytes. */
   othersOf(id: string): Map<number, number> {
     const out = new Map<number, number>();
-    for (const g of this.node(id).gpus as Array<{ index: number; memoryUsed?: number }>) if ((g.memoryUsed ?? 0) > 0) out.set(g.index, g.memoryUsed as number);
+    for (const g of this.node(id).gpus) if ((g.memoryUsed ?? 0) > 0) out.set(g.index, g.memoryUsed as number);
     return out;
   }
 
@@ -360,7 +361,7 @@ export class Planner {
   usedMemory(id: string): Map<number, { others: number; slots: number }> {
     const node = this.node(id);
     const out = new Map<number, { others: number; slots: number }>();
-    for (const g of node.gpus as Array<{ index: number; memoryUsed?: number }>) out.set(g.index, { others: g.memoryUsed ?? 0, slots: 0 });
+    for (const g of node.gpus) out.set(g.index, { others: g.memoryUsed ?? 0, slots: 0 });
     for (const s of node.slots) for (const g of s.gpus) {
       const u = out.get(g);
       if (u !== undefined) u.slots += s.memoryPerGpu;
