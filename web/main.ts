@@ -606,8 +606,42 @@ function renderWorkloads(): void {
   }
 }
 
+/** How full the cluster is, by machine type: nodes, GPUs, memory used, GPUs and nodes with nothing on them. */
+function renderCapacity(): void {
+  const p = requirePlanner();
+  $('fragmentation-title').textContent = 'Capacity by machine type';
+  const rows = new Map<string, { nodes: number; gpus: number; total: number; used: number; emptyGpus: number; emptyNodes: number; largest: number }>();
+  for (const n of p.nodes()) {
+    const label = p.typeLabel(n.id);
+    const r = rows.get(label) ?? { nodes: 0, gpus: 0, total: 0, used: 0, emptyGpus: 0, emptyNodes: 0, largest: 0 };
+    let nodeUsed = 0;
+    const usage = p.usedMemory(n.id);
+    for (const g of n.gpus) {
+      const u = usage.get(g.index) ?? { others: 0, slots: 0 };
+      const used = u.others + u.slots;
+      r.gpus++;
+      r.total += g.memoryTotal;
+      r.used += used;
+      if (used === 0) r.emptyGpus++;
+      r.largest = Math.max(r.largest, g.memoryTotal - used);
+      nodeUsed += used;
+    }
+    r.nodes++;
+    if (nodeUsed === 0) r.emptyNodes++;
+    rows.set(label, r);
+  }
+  $('fragmentation').innerHTML = rows.size === 0 ? '<p class="hint">No nodes.</p>' : `<table class="capacity" data-testid="capacity"><thead><tr><th>type</th><th class="num">nodes</th><th class="num">used</th><th class="num">empty GPUs</th><th class="num">empty nodes</th><th class="num">largest free GPU</th></tr></thead><tbody>${[...rows]
+    .map(([label, r]) => `<tr data-testid="capacity-type" data-type="${esc(label)}" data-nodes="${r.nodes}" data-used="${r.used}" data-total="${r.total}" data-empty-gpus="${r.emptyGpus}" data-empty-nodes="${r.emptyNodes}" data-largest="${r.largest}"><td>${esc(label)}</td><td class="num">${r.nodes}</td><td class="num">${r.total > 0 ? ((100 * r.used) / r.total).toFixed(1) : '0'}%</td><td class="num">${r.emptyGpus} / ${r.gpus}</td><td class="num">${r.emptyNodes}</td><td class="num">${esc(formatBytes(r.largest))}</td></tr>`)
+    .join('')}</tbody></table>`;
+}
+
 function renderFragmentation(): void {
   const p = requirePlanner();
+  if (view === 'cluster') {
+    renderCapacity();
+    return;
+  }
+  $('fragmentation-title').textContent = 'Fragmentation';
   const id = p.selected;
   if (id === undefined || !p.hasNode(id)) {
     $('fragmentation').innerHTML = '';

@@ -72,6 +72,16 @@ describe('a 40-node cluster built on the page, exchanged with the CLI', () => {
     expect(await page.getAttribute('[data-testid="cluster-slots"]', 'data-count')).toBe('20');
     const used = mirror.toJSON().nodes.reduce((sum, n) => sum + n.slots.reduce((t, x) => t + x.memoryPerGpu * x.gpus.length, 0), 0);
     expect(Number(await page.getAttribute('[data-testid="cluster-used"]', 'data-used'))).toBe(used);
+    // How full each machine type is, from the state.
+    const capacity = TYPES.map((t) => {
+      const nodes = mirror.toJSON().nodes.filter((n) => n.id.startsWith(`${t.preset}-`));
+      const perGpu = nodes.flatMap((n) => n.gpus.map((g) => ({ total: g.memoryTotal, used: n.slots.filter((x) => x.gpus.includes(g.index)).reduce((u, x) => u + x.memoryPerGpu, 0) })));
+      return {
+        type: t.preset, nodes: String(t.count), used: String(perGpu.reduce((u, g) => u + g.used, 0)), total: String(perGpu.reduce((u, g) => u + g.total, 0)),
+        emptyGpus: String(perGpu.filter((g) => g.used === 0).length), emptyNodes: String(nodes.filter((n) => n.slots.length === 0).length), largest: String(Math.max(...perGpu.map((g) => g.total - g.used))),
+      };
+    });
+    expect(await page.$$eval('[data-testid="capacity-type"]', (rs) => rs.map((r) => ({ ...(r as HTMLElement).dataset })))).toEqual(capacity.map((c) => ({ testid: 'capacity-type', ...c })));
     // Each tile's bars hold what the state says each GPU holds.
     for (const node of mirror.toJSON().nodes.filter((n) => n.slots.length > 0).slice(0, 6)) {
       const shown = await page.$$eval(`[data-testid="node-tile"][data-node="${node.id}"] [data-testid="tile-gpu"]`, (gs) => gs.map((g) => Number((g as HTMLElement).dataset.slots)));
