@@ -630,9 +630,9 @@ function renderCapacity(): void {
     if (nodeUsed === 0) r.emptyNodes++;
     rows.set(label, r);
   }
-  $('fragmentation').innerHTML = rows.size === 0 ? '<p class="hint">No nodes.</p>' : `<table class="capacity" data-testid="capacity"><thead><tr><th>type</th><th class="num">nodes</th><th class="num">used</th><th class="num">empty GPUs</th><th class="num">empty nodes</th><th class="num">largest free GPU</th></tr></thead><tbody>${[...rows]
+  $('fragmentation').innerHTML = rows.size === 0 ? '<p class="hint">No nodes.</p>' : `<div class="scroll-x"><table class="capacity" data-testid="capacity"><thead><tr><th>type</th><th class="num">nodes</th><th class="num">used</th><th class="num">idle GPUs</th><th class="num">idle nodes</th><th class="num">most free on a GPU</th></tr></thead><tbody>${[...rows]
     .map(([label, r]) => `<tr data-testid="capacity-type" data-type="${esc(label)}" data-nodes="${r.nodes}" data-used="${r.used}" data-total="${r.total}" data-empty-gpus="${r.emptyGpus}" data-empty-nodes="${r.emptyNodes}" data-largest="${r.largest}"><td>${esc(label)}</td><td class="num">${r.nodes}</td><td class="num">${r.total > 0 ? ((100 * r.used) / r.total).toFixed(1) : '0'}%</td><td class="num">${r.emptyGpus} / ${r.gpus}</td><td class="num">${r.emptyNodes}</td><td class="num">${esc(formatBytes(r.largest))}</td></tr>`)
-    .join('')}</tbody></table>`;
+    .join('')}</tbody></table></div>`;
 }
 
 function renderFragmentation(): void {
