@@ -114,7 +114,7 @@ describe('the page planner', () => {
     p.addNodes('preset:4x-rtx8000', 2);
     p.commitOption(p.planCluster({ memory: 60 * 2 ** 30, model: 'qwen', tensorParallelSizes: [2], policy: 'pack', allowEviction: true }).value.options[0]);
     p.selected = '4x-rtx8000-2';
-    const picked = p.allocateReplicas(2, 3, 'packed').value.devices;
+    const picked = p.allocateReplicas(2, 3, 'distributed').value.devices;
     p.commitReplicas(picked, 2, '3 replicas');
     p.setBackend('ts');
     const storage = new MemoryStorage();
