@@ -5,7 +5,7 @@ import { groupLayers, layerBytes, isKnownTensorType, readGgufHeaderFromBytes, re
 import { LIMITS } from './limits.js';
 import { describeValue, fail, own, readInput, requireArray, requireBoolean, requireInteger, requireObject, requireOneOf } from './validate.js';
 
-/** Memory a model needs, in bytes (see DESIGN.md). */
+/** Memory a model needs, in bytes (README: "Memory from a GGUF header"). */
 export type MemoryEstimate = {
   /** Bytes of the weights Ollama places: every `blk.N` layer plus the output layer (output_norm + output, or token_embd when tied). */
   weights: number;

@@ -18,7 +18,7 @@ export const DEFAULT_REPLICA_POLICY: ReplicaPolicy = 'distributed';
 /** Integer code of each policy as the kernels take it (assembly/replicas.ts uses the same numbers). */
 export const REPLICA_POLICY_CODE: Readonly<Record<ReplicaPolicy, number>> = { distributed: 0, packed: 1, spread: 2 };
 
-/** Request of allocateReplicas (see DESIGN.md). */
+/** Request of allocateReplicas (README: "Replicas and MIG slices"). */
 export type ReplicaRequest = {
   /** Every device ID of the resource: `GPU-x::0` replicas, MIG UUIDs, plain IDs. */
   devices: string[];
