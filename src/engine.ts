@@ -9,7 +9,7 @@ import { splitDevices, type SplitRequest, type SplitResult } from './split.js';
 import { allocateReplicas, type ReplicaRequest, type ReplicaResult } from './replicas.js';
 import { allocateAligned, type AlignedRequest, type AlignedResult } from './aligned.js';
 import { planPlacement, type PlacementPlan, type PlacementRequest } from './placement.js';
-import { ClusterState, type ClusterInit } from './state.js';
+import { ClusterState, type ClusterInit } from './cluster/state.js';
 import { describeValue, readInput } from './validate.js';
 
 /** Options of createEngine. */

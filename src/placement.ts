@@ -21,9 +21,16 @@ export type Rejection = { node?: string; gpu: number; code: string; message: str
 /** spread: keep the most free memory on the fullest chosen GPU; pack: leave the least memory over on the chosen GPUs. */
 export type PlacementPolicy = 'spread' | 'pack';
 
+/**
+ * One GPU of a node. Memory in bytes. memoryUsed (default 0, at most memoryTotal) is memory held by
+ * processes outside gpualloc's slots: it is never evicted, so a GPU's free memory is memoryTotal −
+ * memoryUsed − the memoryPerGpu of the slots on it.
+ */
+export type NodeGpu = { index: number; memoryTotal: number; memoryUsed?: number };
+
 /** Request of planPlacement (see DESIGN.md). Memory in bytes. */
 export type PlacementRequest = {
-  gpus: Array<{ index: number; memoryTotal: number }>;
+  gpus: NodeGpu[];
   slots?: Slot[];
   topology?: Topology;
   memory: number;
@@ -260,6 +267,8 @@ export type NodeModel = {
   /** GPU index at each position, ascending. */
   index: number[];
   total: number[];
+  /** memoryUsed (memory of processes outside gpualloc's slots) per position, 0 when not given. */
+  used: number[];
   slots: Slot[];
   topology?: Topology;
 };
@@ -286,7 +295,7 @@ function _count(v: unknown, max: number, field: () => string): number {
  */
 export function validateNode(gpusValue: unknown, slotsValue: unknown, topologyValue: unknown, prefix: string): NodeModel {
   const rawGpus = requireArray(`${prefix}gpus`, gpusValue, LIMITS.maxGpus);
-  const list: Array<{ index: number; memoryTotal: number }> = new Array(rawGpus.length);
+  const list: Array<{ index: number; memoryTotal: number; memoryUsed: number }> = new Array(rawGpus.length);
   const seen = new Set<number>();
   let sorted = true;
   for (let k = 0; k < rawGpus.length; k++) {
@@ -297,7 +306,10 @@ export function validateNode(gpusValue: unknown, slotsValue: unknown, topologyVa
     if (seen.has(index)) throw new AllocationError('DUPLICATE_DEVICE', `${at()}.index: GPU index ${index} appears twice`, { field: `${at()}.index` });
     seen.add(index);
     if (k > 0 && list[k - 1].index > index) sorted = false;
-    list[k] = { index, memoryTotal: _count(g.memoryTotal, LIMITS.maxBytes, () => `${at()}.memoryTotal`) };
+    const memoryTotal = _count(g.memoryTotal, LIMITS.maxBytes, () => `${at()}.memoryTotal`);
+    const memoryUsed = g.memoryUsed === undefined ? 0 : _count(g.memoryUsed, LIMITS.maxBytes, () => `${at()}.memoryUsed`);
+    if (memoryUsed > memoryTotal) fail('INVALID_ARGUMENT', `${at()}.memoryUsed`, `at most memoryTotal (${memoryTotal})`, g.memoryUsed);
+    list[k] = { index, memoryTotal, memoryUsed };
   }
   if (!sorted) list.sort((a, b) => a.index - b.index);
   let topology: Topology | undefined;
@@ -308,7 +320,7 @@ export function validateNode(gpusValue: unknown, slotsValue: unknown, topologyVa
     }
   }
   const slots = slotsValue === undefined ? [] : validateSlots(slotsValue, `${prefix}slots`, seen);
-  return { index: list.map((g) => g.index), total: list.map((g) => g.memoryTotal), slots, topology };
+  return { index: list.map((g) => g.index), total: list.map((g) => g.memoryTotal), used: list.map((g) => g.memoryUsed), slots, topology };
 }
 
 /**
@@ -339,6 +351,7 @@ function _validatedNode(gpus: unknown, slots: unknown, topology: unknown): NodeM
 /** What planPlacement derives from a node for one model and eviction setting. Memory in bytes. */
 type _NodeState = {
   free: Float64Array;
+  /** What the kernels read as `total`: memoryTotal − memoryUsed (what gpualloc's slots may ever hold). */
   total: Float64Array;
   /** Evictable slots in eviction order, their position masks (two i32 halves) and memoryPerGpu. */
   stale: Slot[];
@@ -379,7 +392,7 @@ function _nodeState(node: NodeModel, model: string | undefined, allowEviction: b
   const block = cached ? new Float64Array(2 * n + 2 * S) : null;
   const free = block !== null ? block.subarray(0, n) : _free.f64(n);
   const total = block !== null ? block.subarray(n, 2 * n) : _total.f64(n);
-  for (let p = 0; p < n; p++) free[p] = total[p] = node.total[p];
+  for (let p = 0; p < n; p++) free[p] = total[p] = node.total[p] - node.used[p];
   const maxBytes = LIMITS.maxBytes;
   for (let k = 0; k < slots.length; k++) {
     const s = slots[k];
@@ -504,10 +517,12 @@ function formatBytesMemo(bytes: number): string {
 export type RejectionHeads = { has: Array<string | undefined>; canFree: Array<string | undefined> };
 
 /**
- * Per-position availability used by rejections: free memory and what eviction could add (null:
- * nothing). `heads`: message heads kept for this node's total, free and evictable (see RejectionHeads).
+ * Per-position availability used by rejections: memoryTotal, free memory and what eviction could add
+ * (null: nothing). `heads`: message heads kept for this node's total, free, evictable and used (see
+ * RejectionHeads). `used`: memoryUsed per position (null: none); a GPU with used memory that cannot
+ * take its share says how much is in use by other processes (never evictable).
  */
-export function rejectionsFor(index: readonly number[], total: ArrayLike<number>, free: ArrayLike<number>, evictable: ArrayLike<number> | null, memory: number, sizes: readonly number[], node?: string, out: Rejection[] = [], heads?: RejectionHeads): Rejection[] {
+export function rejectionsFor(index: readonly number[], total: ArrayLike<number>, free: ArrayLike<number>, evictable: ArrayLike<number> | null, memory: number, sizes: readonly number[], node?: string, out: Rejection[] = [], heads?: RejectionHeads, used: ArrayLike<number> | null = null): Rejection[] {
   const format = formatBytesMemo;
   if (sizes.length === 0) return out;
   const n = sizes[sizes.length - 1];
@@ -536,7 +551,10 @@ export function rejectionsFor(index: readonly number[], total: ArrayLike<number>
       let head = heads?.canFree[p];
       if (head === undefined) {
         head = `GPU ${index[p]}${where}: can free ${format(avail)}`;
-        if (e > 0) head = `${head} (${format(e)} of it by evicting stale slots)`;
+        const u = used === null ? 0 : used[p];
+        if (e > 0 && u > 0) head = `${head} (${format(e)} of it by evicting stale slots; ${format(u)} in use by other processes)`;
+        else if (e > 0) head = `${head} (${format(e)} of it by evicting stale slots)`;
+        else if (u > 0) head = `${head} (${format(u)} in use by other processes)`;
         if (heads !== undefined) heads.canFree[p] = head;
       }
       const r: Rejection = { gpu: index[p], code: 'INSUFFICIENT_MEMORY', message: head + shortBy + format(share - avail), shortBy: share - avail };
@@ -692,7 +710,7 @@ export function planPlacement(kernels: Kernels, request: PlacementRequest): Plac
   const found = anyGpuEligible(search, potential) ? runSearch(kernels, search) : NOTHING_FOUND;
   const options: PlacementOption[] = new Array(found.count);
   for (let c = 0; c < found.count; c++) options[c] = optionOf(found, c, index, req.memory, stale, req.model);
-  const rejected = rejectionsFor(index, total, free, evictable, req.memory, sizeList, undefined, [], heads);
+  const rejected = rejectionsFor(index, node.total, free, evictable, req.memory, sizeList, undefined, [], heads, node.used);
   const plan: PlacementPlan = { options, rejected };
   if (options.length === 0) plan.reason = noOptionReason(req.memory, sizeList.length === 0 ? null : sizeList.join(', '), n, rejected.length);
   return plan;

@@ -7,7 +7,7 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { engines, codeOf } from './engines.js';
 import { cli, inTempDir } from './cli-helpers.js';
-import type { ClusterState } from '../src/state.js';
+import type { ClusterState } from '../src/cluster/state.js';
 
 const { wasm, ts } = await engines();
 const G = 2 ** 30;

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { engines, codeOf } from './engines.js';
-import type { ClusterState } from '../src/state.js';
+import type { ClusterState } from '../src/cluster/state.js';
 import type { Engine } from '../src/engine.js';
 
 const { wasm, ts } = await engines();

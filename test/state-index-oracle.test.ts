@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { engines } from './engines.js';
 import { compareNatural } from '../src/baseline/natural-sort.js';
 import type { PlacementOption, Slot } from '../src/placement.js';
-import type { ClusterNode, ClusterPlanRequest, ClusterState, ClusterStateJSON } from '../src/state.js';
+import type { ClusterNode, ClusterPlanRequest, ClusterState, ClusterStateJSON } from '../src/cluster/state.js';
 import type { Engine } from '../src/engine.js';
 
 const { wasm, ts } = await engines();
@@ -18,9 +18,9 @@ function reference(engine: Engine, json: ClusterStateJSON, req: ClusterPlanReque
   const rows: Row[] = [];
   for (const node of json.nodes) {
     const total = node.gpus.reduce((a, g) => a + g.memoryTotal, 0);
-    const alloc = node.slots.reduce((a, s) => a + s.memoryPerGpu * s.gpus.length, 0);
+    const alloc = node.slots.reduce((a, s) => a + s.memoryPerGpu * s.gpus.length, 0) + node.gpus.reduce((a, g) => a + (g.memoryUsed ?? 0), 0);
     const p = engine.planPlacement({ ...req, gpus: node.gpus, slots: node.slots, ...(node.topology ? { topology: node.topology } : {}), limit: 10_000 });
-    const totalOf = new Map(node.gpus.map((g) => [g.index, g.memoryTotal]));
+    const totalOf = new Map(node.gpus.map((g) => [g.index, g.memoryTotal - (g.memoryUsed ?? 0)]));
     for (const o of p.options) {
       const kept = node.slots.filter((s) => !o.evict.includes(s.id));
       const rem = o.gpus.map((g) => totalOf.get(g)! - kept.filter((s) => s.gpus.includes(g)).reduce((a, s) => a + s.memoryPerGpu, 0) - o.memoryPerGpu);
@@ -38,8 +38,10 @@ const arbNode = (id: string) => fc.record({
   width: fc.integer({ min: 1, max: 8 }),
   total: fc.constantFrom(16, 40, 80),
   topo: fc.integer({ min: 0, max: 5 }),
+  inUse: fc.constantFrom(0, 0, 3, 12),
 }).map((r): ClusterNode => {
-  const node: ClusterNode = { id, gpus: Array.from({ length: r.width }, (_, index) => ({ index, memoryTotal: r.total * G })) };
+  // Used memory (processes outside the slots) on the even GPUs of some nodes.
+  const node: ClusterNode = { id, gpus: Array.from({ length: r.width }, (_, index) => (r.inUse > 0 && index % 2 === 0 ? { index, memoryTotal: r.total * G, memoryUsed: r.inUse * G } : { index, memoryTotal: r.total * G })) };
   if (r.topo === 0 && r.width > 1) node.topology = { gpus: r.width, links: [{ a: 0, b: r.width - 1, nvlink: 2 }] };
   return node;
 });

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { engines } from './engines.js';
 import { compareNatural } from '../src/baseline/natural-sort.js';
 import type { PlacementOption, Slot } from '../src/placement.js';
-import type { ClusterNode, ClusterPlanRequest } from '../src/state.js';
+import type { ClusterNode, ClusterPlanRequest } from '../src/cluster/state.js';
 import type { Engine } from '../src/engine.js';
 
 const { wasm, ts } = await engines();
@@ -12,17 +12,19 @@ const G = 2 ** 30;
 
 const arbNode = (id: string) => fc.integer({ min: 1, max: 6 }).chain((n) => fc.record({
   totals: fc.array(fc.constantFrom(24, 40, 80), { minLength: n, maxLength: n }),
+  inUse: fc.array(fc.constantFrom(0, 0, 0, 5, 20), { minLength: n, maxLength: n }),
   slots: fc.array(fc.record({ gpus: fc.uniqueArray(fc.integer({ min: 0, max: n - 1 }), { minLength: 1, maxLength: 3 }), mem: fc.integer({ min: 1, max: 40 }), stale: fc.boolean(), model: fc.constantFrom('a', 'b'), last: fc.integer({ min: 0, max: 3 }) }), { maxLength: 5 }),
   topo: fc.boolean(),
 }).map((r): ClusterNode => {
-  const used = new Array(n).fill(0);
+  const used = r.inUse.slice();
   const slots: Slot[] = [];
   r.slots.forEach((s, k) => {
     if (s.gpus.some((g) => used[g] + s.mem > r.totals[g])) return;
     for (const g of s.gpus) used[g] += s.mem;
     slots.push({ id: `${id}-s${k}`, gpus: s.gpus, memoryPerGpu: s.mem * G, stale: s.stale, model: s.model, lastActivity: s.last });
   });
-  const node: ClusterNode = { id, gpus: r.totals.map((t, index) => ({ index, memoryTotal: t * G })), slots };
+  // Used memory (processes outside the slots) on some GPUs, as discovered nodes carry it.
+  const node: ClusterNode = { id, gpus: r.totals.map((t, index) => (r.inUse[index] > 0 ? { index, memoryTotal: t * G, memoryUsed: r.inUse[index] * G } : { index, memoryTotal: t * G })), slots };
   if (r.topo && n > 1) node.topology = { gpus: n, links: [{ a: 0, b: 1, nvlink: 2 }] };
   return node;
 }));
@@ -41,11 +43,11 @@ function reference(engine: Engine, nodes: ClusterNode[], req: ClusterPlanRequest
   const rows: Row[] = [];
   for (const node of nodes) {
     const total = node.gpus.reduce((a, g) => a + g.memoryTotal, 0);
-    const alloc = (node.slots ?? []).reduce((a, s) => a + s.memoryPerGpu * s.gpus.length, 0);
+    const alloc = (node.slots ?? []).reduce((a, s) => a + s.memoryPerGpu * s.gpus.length, 0) + node.gpus.reduce((a, g) => a + (g.memoryUsed ?? 0), 0);
     const p = engine.planPlacement({ ...req, gpus: node.gpus, slots: node.slots, ...(node.topology ? { topology: node.topology } : {}), limit: 10_000 });
     for (const o of p.options) {
       const kept = (node.slots ?? []).filter((s) => !o.evict.includes(s.id));
-      const rem = o.gpus.map((g) => node.gpus[g].memoryTotal - kept.filter((s) => s.gpus.includes(g)).reduce((a, s) => a + s.memoryPerGpu, 0) - o.memoryPerGpu);
+      const rem = o.gpus.map((g) => node.gpus[g].memoryTotal - (node.gpus[g].memoryUsed ?? 0) - kept.filter((s) => s.gpus.includes(g)).reduce((a, s) => a + s.memoryPerGpu, 0) - o.memoryPerGpu);
       const bytes = (node.slots ?? []).filter((s) => o.evict.includes(s.id)).reduce((a, s) => a + s.memoryPerGpu * s.gpus.length, 0);
       rows.push({ o: { node: node.id, ...o }, ev: o.evict.length, bytes, min: Math.min(...rem), sum: rem.reduce((a, b) => a + b, 0), load: alloc / total });
     }

@@ -1,22 +1,22 @@
 // ClusterState: plan and commit placements across nodes without over-scheduling (the Helix
 // "execution" method). Per-GPU memory lives in flat typed arrays; commit re-validates atomically.
-import { AllocationError } from './errors.js';
-import type { Inventory } from './inventory.js';
-import type { Kernels } from './kernels.js';
-import { LIMITS } from './limits.js';
-import { binomial } from './bits.js';
+import { AllocationError } from '../errors.js';
+import type { Inventory } from '../inventory.js';
+import { nodeFromInventory, type ClusterNode } from './node.js';
+import type { Kernels } from '../kernels.js';
+import { LIMITS } from '../limits.js';
+import { binomial } from '../bits.js';
 import {
   budgetError, compareEvictionOrder, isEvictable, maskOf, nodeOptionOf, noOptionReason, PLACEMENT_BUDGET, positionMatrix,
   rejectionsFor, shareOf, sizesFor, validateNode, validatePlanRequest, validateSlots,
-  type ClusterSearch, type PlacementOption, type PlacementPlan, type PlacementRequest, type Slot,
-} from './placement.js';
-import { compareNatural } from './baseline/natural-sort.js';
-import type { Topology } from './topology.js';
-import { formatBytes } from './units.js';
-import { describeValue, fail, readInput, requireArray, requireInteger, requireObject, requireString } from './validate.js';
+  type ClusterSearch, type NodeGpu, type PlacementOption, type PlacementPlan, type PlacementRequest, type Slot,
+} from '../placement.js';
+import { compareNatural } from '../baseline/natural-sort.js';
+import type { Topology } from '../topology.js';
+import { formatBytes } from '../units.js';
+import { describeValue, fail, readInput, requireArray, requireInteger, requireObject, requireString } from '../validate.js';
 
-/** One node of a cluster state. Memory in bytes. */
-export type ClusterNode = { id: string; gpus: Array<{ index: number; memoryTotal: number }>; topology?: Topology; slots?: Slot[] };
+export type { ClusterNode } from './node.js';
 
 /** Initial nodes of a cluster state, or one inventory (a single node named after its host). */
 export type ClusterInit = { nodes: ClusterNode[] } | Inventory;
@@ -25,13 +25,16 @@ export type ClusterInit = { nodes: ClusterNode[] } | Inventory;
 export type ClusterPlanRequest = Omit<PlacementRequest, 'gpus' | 'slots' | 'topology'>;
 
 /** toJSON's output: everything needed to restore the state exactly. */
-export type ClusterStateJSON = { version: 1; nextSlot: number; nodes: Array<{ id: string; gpus: Array<{ index: number; memoryTotal: number }>; topology?: Topology; slots: Slot[] }> };
+export type ClusterStateJSON = { version: 1; nextSlot: number; nodes: Array<{ id: string; gpus: NodeGpu[]; topology?: Topology; slots: Slot[] }> };
 
 /** Options of commit: the new slot's ID (default `slot-<n>`) and lastActivity (ms since the epoch). */
 export type CommitOptions = { id?: string; lastActivity?: number };
 
-/** Allocated memory of one GPU, in bytes. */
-export type GpuUsage = { node: string; gpu: number; memoryTotal: number; allocated: number };
+/**
+ * Memory of one GPU, in bytes: allocated is what gpualloc's slots hold; memoryUsed (present only when
+ * > 0) is what processes outside the slots hold.
+ */
+export type GpuUsage = { node: string; gpu: number; memoryTotal: number; allocated: number; memoryUsed?: number };
 
 /** Schema version of toJSON's output. */
 export const CLUSTER_STATE_VERSION = 1;
@@ -40,9 +43,6 @@ type SlotRecord = { slot: Slot; node: number; positions: number[]; lo: number; h
 
 /** Shared empty slot list. */
 const NO_SLOTS: Slot[] = [];
-
-/** Node used when an inventory has no host name. */
-const DEFAULT_NODE = 'node0';
 
 /** Holds GPUs and slots of one or many nodes; every change keeps each GPU's allocated memory within its total. */
 export class ClusterState {
@@ -54,12 +54,17 @@ export class ClusterState {
   private readonly indices: number[][] = [];
   private gpuStart!: Int32Array;
   private total!: Float64Array;
+  /** memoryUsed per GPU: memory held by processes outside gpualloc's slots (never evicted). */
+  private used!: Float64Array;
+  /** memoryTotal − memoryUsed per GPU: what slots may ever hold (the kernels' `total`). */
+  private capacity!: Float64Array;
   private free!: Float64Array;
   private freeViews: Float64Array[] = [];
   private totalViews: Float64Array[] = [];
+  private usedViews: Float64Array[] = [];
   private nodeTotal!: Float64Array;
   private nodeAllocated!: Float64Array;
-  /** allocated / total memory of each node (the node tie-break). */
+  /** (memoryTotal − free) / memoryTotal of each node, slots and used memory alike (the node tie-break). */
   private nodeLoad!: Float64Array;
   /** Per-plan scratch: each node's bound (evictions, GPUs, score, policy metric). */
   private bounds!: { bEv: Int32Array; bN: Int32Array; bScore: Float64Array; bMetric: Float64Array };
@@ -159,6 +164,8 @@ export class ClusterState {
     });
     this.gpuStart[models.length] = gpuCount;
     this.total = new Float64Array(gpuCount);
+    this.used = new Float64Array(gpuCount);
+    this.capacity = new Float64Array(gpuCount);
     this.free = new Float64Array(gpuCount);
     this.nodeTotal = new Float64Array(models.length);
     this.nodeAllocated = new Float64Array(models.length);
@@ -177,7 +184,9 @@ export class ClusterState {
       const start = this.gpuStart[k];
       for (let p = 0; p < m.index.length; p++) {
         this.total[start + p] = m.total[p];
-        this.free[start + p] = m.total[p];
+        this.used[start + p] = m.used[p];
+        this.capacity[start + p] = m.total[p] - m.used[p];
+        this.free[start + p] = m.total[p] - m.used[p];
         this.nodeTotal[k] += m.total[p];
       }
       this.indices.push(m.index);
@@ -187,6 +196,7 @@ export class ClusterState {
       this.staleOrder.push(undefined);
       this.freeViews.push(this.free.subarray(start, this.gpuStart[k + 1]));
       this.totalViews.push(this.total.subarray(start, this.gpuStart[k + 1]));
+      this.usedViews.push(this.used.subarray(start, this.gpuStart[k + 1]));
     });
     // Slots after every node, so slot IDs are unique across the state.
     const ids = new Set<string>();
@@ -199,7 +209,9 @@ export class ClusterState {
       const start = this.gpuStart[k];
       for (let p = 0; p < this.indices[k].length; p++) {
         if (this.free[start + p] < 0) {
-          throw new AllocationError('OVERSCHEDULED', `${field}[${k}]: GPU ${this.indices[k][p]} of node ${this.nodeIds[k]} has ${formatBytes(this.total[start + p] - this.free[start + p])} of slots on ${formatBytes(this.total[start + p])}`, { field: `${field}[${k}].slots` });
+          const used = this.used[start + p];
+          const others = used > 0 ? ` and ${formatBytes(used)} in use by other processes` : '';
+          throw new AllocationError('OVERSCHEDULED', `${field}[${k}]: GPU ${this.indices[k][p]} of node ${this.nodeIds[k]} has ${formatBytes(this.capacity[start + p] - this.free[start + p])} of slots${others} on ${formatBytes(this.total[start + p])}`, { field: `${field}[${k}].slots` });
         }
       }
       this.refreshNode(k);
@@ -504,7 +516,7 @@ export class ClusterState {
             for (const p of this.slots.get(s.id)!.positions) evictable[p] += s.memoryPerGpu;
           }
         }
-        rejectionsFor(this.indices[k], this.totalViews[k], this.freeViews[k], anyEvictable ? evictable : null, req.memory, sizes, this.nodeIds[k], result.rejected);
+        rejectionsFor(this.indices[k], this.totalViews[k], this.freeViews[k], anyEvictable ? evictable : null, req.memory, sizes, this.nodeIds[k], result.rejected, undefined, this.usedViews[k]);
       }
       result.reason = noOptionReason(req.memory, noSizes ? null : req.sizes === undefined ? '1..n' : req.sizes.join(', '), gpus, result.rejected.length);
     }
@@ -611,7 +623,7 @@ export class ClusterState {
     s.staleStart[C] = S;
     s.count = C;
     s.free = this.free;
-    s.total = this.total;
+    s.total = this.capacity;
     s.sizes = sizes;
     s.shares = shares;
     s.pack = pack;
@@ -714,7 +726,11 @@ export class ClusterState {
     const out: GpuUsage[] = [];
     this.nodeIds.forEach((id, k) => {
       const start = this.gpuStart[k];
-      this.indices[k].forEach((gpu, p) => out.push({ node: id, gpu, memoryTotal: this.total[start + p], allocated: this.total[start + p] - this.free[start + p] }));
+      this.indices[k].forEach((gpu, p) => {
+        const u: GpuUsage = { node: id, gpu, memoryTotal: this.total[start + p], allocated: this.capacity[start + p] - this.free[start + p] };
+        if (this.used[start + p] > 0) u.memoryUsed = this.used[start + p];
+        out.push(u);
+      });
     });
     return out;
   }
@@ -737,7 +753,13 @@ export class ClusterState {
       nextSlot: this.nextSlot,
       nodes: this.nodeIds.map((id, k) => {
         const start = this.gpuStart[k];
-        const node: ClusterStateJSON['nodes'][number] = { id, gpus: this.indices[k].map((index, p) => ({ index, memoryTotal: this.total[start + p] })), slots: [] };
+        const gpus = this.indices[k].map((index, p): NodeGpu => {
+          const g: NodeGpu = { index, memoryTotal: this.total[start + p] };
+          // Only when > 0: a state without used memory writes the same JSON as before memoryUsed existed.
+          if (this.used[start + p] > 0) g.memoryUsed = this.used[start + p];
+          return g;
+        });
+        const node: ClusterStateJSON['nodes'][number] = { id, gpus, slots: [] };
         const t = this.topologies[k];
         if (t !== undefined) node.topology = { gpus: t.gpus, links: t.links.map((l) => ({ ...l })) };
         for (const sid of this.nodeSlots[k]) node.slots.push(copySlot(this.slots.get(sid)!.slot));
@@ -759,22 +781,4 @@ function sum(a: Float64Array): number {
   let s = 0;
   for (let k = 0; k < a.length; k++) s += a[k];
   return s;
-}
-
-/** One node from an inventory: its host name (or `node0`), its GPUs that are not lost, its links. */
-export function nodeFromInventory(inventory: Inventory, id?: string): ClusterNode {
-  const inv = requireObject('inventory', inventory);
-  const gpus = requireArray('inventory.gpus', inv.gpus, LIMITS.maxGpus).map((raw, k) => {
-    const g = requireObject(`inventory.gpus[${k}]`, raw);
-    return { index: g.index as number, memoryTotal: g.memoryTotal as number, lost: g.lost === true };
-  });
-  const node: ClusterNode = { id: id ?? (typeof inv.host === 'string' && inv.host !== '' ? inv.host : DEFAULT_NODE), gpus: gpus.filter((g) => !g.lost).map(({ index, memoryTotal }) => ({ index, memoryTotal })) };
-  const links = inv.links === undefined ? [] : requireArray('inventory.links', inv.links, (LIMITS.maxGpus * (LIMITS.maxGpus - 1)) / 2);
-  if (links.length > 0) {
-    let width = 0;
-    for (const g of gpus) if (typeof g.index === 'number' && g.index + 1 > width) width = g.index + 1;
-    const lost = new Set(gpus.filter((g) => g.lost).map((g) => g.index));
-    node.topology = { gpus: width, links: (links as Topology['links']).filter((l) => !lost.has(l.a) && !lost.has(l.b)) };
-  }
-  return node;
 }
