@@ -25,7 +25,7 @@ const cases: Array<[string, unknown, keyof typeof ERROR_CODES, RegExp]> = [
   ['size is NaN', { devices, available: devices, size: Number.NaN }, 'INVALID_ARGUMENT', /size: expected a non-negative integer, got NaN/],
   ['size is a string', { devices, available: devices, size: '2' }, 'INVALID_ARGUMENT', /size: expected a non-negative integer, got "2"/],
   ['size is missing', { devices, available: devices }, 'INVALID_ARGUMENT', /size: expected a non-negative integer, got undefined/],
-  ['unknown policy', { devices, available: devices, size: 1, policy: 'binpack' }, 'UNKNOWN_POLICY', /policy: expected one of 'distributed', 'packed', 'spread', got "binpack"/],
+  ['unknown policy', { devices, available: devices, size: 1, policy: 'binpack' }, 'UNKNOWN_POLICY', /policy: expected one of 'distributed', 'pack', 'spread', got "binpack"/],
   ['policy of the wrong case', { devices, available: devices, size: 1, policy: 'Packed' }, 'UNKNOWN_POLICY', /policy: .*got "Packed"/],
   ['devices over the ID limit', { devices: new Array(1_000_001).fill('x'), available: [], size: 0 }, 'LIMIT_EXCEEDED', /devices: expected at most 1000000 items/],
   ['parents is not an object', { devices, available: devices, size: 1, parents: ['x'] }, 'INVALID_ARGUMENT', /parents: expected an object/],

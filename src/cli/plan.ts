@@ -12,6 +12,7 @@ import { nodeFromInventory } from '../cluster/node.js';
 import { formatBytes, parseBytes } from '../units.js';
 import { EXIT, parseIntList, parsePositiveInt, table, UsageError, type Command, type Io, parseBackend, ENGINE_OPTIONS } from './common.js';
 import { resolveInventory } from './source.js';
+import { stateFromText } from './strict-files.js';
 
 const HELP = `gpualloc plan: every viable way to place a model on GPUs by memory, ranked, with per-GPU rejections
 
@@ -50,12 +51,7 @@ async function readState(engine: Engine, path: string, name: string): Promise<Cl
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new AllocationError('INVALID_STATE', `--state: cannot read ${name}: ${(error as Error).message}`, { field: 'state', cause: error });
   }
-  try {
-    return engine.restoreClusterState(text);
-  } catch (error) {
-    if (error instanceof AllocationError) throw new AllocationError('INVALID_STATE', `--state ${name}: ${error.message.replace(/^state: /, '')} (the file was left untouched)`, { field: 'state', cause: error });
-    throw error;
-  }
+  return stateFromText(engine, text, name);
 }
 
 /** Writes the state next to its file, then renames it over the file: readers never see half a file. */
