@@ -25,13 +25,20 @@ export type MemoryEstimate = {
   vram?: number;
   /** With `gpus`: whether every layer, the output layer included, fits on the GPUs. */
   fits?: boolean;
+  /** Attention heads of the model (the largest per-layer count): tensor-parallel sizes must divide it (vLLM's rule). */
+  heads: number;
+  /** KV heads of the model (the largest per-layer count): a tensor-parallel size above it replicates them. */
+  kvHeads: number;
   /** Adjustments made to the request (a quantised KV cache without flash attention, a context above the model's, …). */
   warnings?: string[];
 };
 
+/** Tokens of context per sequence when none is given: Ollama's default, used by the API, the CLI (`--context`) and the page. */
+export const DEFAULT_CONTEXT_LENGTH = 4096;
+
 /** Options of estimateMemory. */
 export type EstimateOptions = {
-  /** Tokens of context per sequence; default 4096 (Ollama's default), never above the model's context length. */
+  /** Tokens of context per sequence; default DEFAULT_CONTEXT_LENGTH (4096, Ollama's default), never above the model's context length. */
   contextLength?: number;
   /** Sequences served at once; default 1. The KV cache holds contextLength × parallel tokens. */
   parallel?: number;
@@ -214,7 +221,7 @@ function _checkOptions(options: unknown): _Options {
   };
   const gpus = own(o, 'gpus');
   return {
-    contextLength: opt('contextLength', (f, v) => requireInteger(f, v, 1, 1 << 30), 4096),
+    contextLength: opt('contextLength', (f, v) => requireInteger(f, v, 1, 1 << 30), DEFAULT_CONTEXT_LENGTH),
     parallel: opt('parallel', (f, v) => requireInteger(f, v, 1, 1 << 16), 1),
     kvCacheType: opt('kvCacheType', (f, v) => requireOneOf(f, v, ['f16', 'q8_0', 'q4_0'] as const), 'f16' as const),
     flashAttention: opt('flashAttention', requireBoolean, false),
@@ -419,7 +426,7 @@ export async function estimateMemory(source: string | Uint8Array | ArrayBuffer |
   const gpus = opts.gpus ?? [Number.POSITIVE_INFINITY];
   const placed = _placeLayers(gpus, { blockBytes, kv, blk0Bytes: blk0 === undefined ? 0 : layerBytes(blk0), outputLayer, graphPartial, graphFull, minimumMemory: CUDA_MINIMUM_MEMORY });
 
-  const result: MemoryEstimate = { weights: placed.memoryWeights + outputLayer, kvCache: kvTotal, graph: placed.graph, total: placed.total };
+  const result: MemoryEstimate = { weights: placed.memoryWeights + outputLayer, kvCache: kvTotal, graph: placed.graph, total: placed.total, heads: m.headsMax, kvHeads: m.headsKvMax };
   if (opts.gpus !== undefined) {
     result.layers = placed.layerCount;
     result.perGpu = placed.layerCount === 0 ? gpus.map(() => 0) : placed.allocations;

@@ -1,5 +1,6 @@
 // The planning page: wires the form controls to the Planner and renders the node and each decision.
 import {
+  DEFAULT_CONTEXT_LENGTH,
   estimateMemory,
   formatBytes,
   getPreset,
@@ -561,6 +562,7 @@ async function start(): Promise<void> {
     status.textContent = `engine ready · wasm core ${planner.engines.wasm?.memoryPages() ?? 0} pages`;
   }
   status.dataset.ready = 'true';
+  input('gguf-context').value = String(DEFAULT_CONTEXT_LENGTH); // one default everywhere (API, CLI, page)
   const presets = listPresets();
   select('preset-select').innerHTML = `<option value="">(inventory file)</option>${presets.map((p) => `<option value="${esc(p.name)}">${esc(p.name)}</option>`).join('')}`;
   const first = presets.find((p) => p.name === DEFAULT_PRESET) ?? presets[0];

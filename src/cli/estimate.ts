@@ -1,7 +1,7 @@
 // gpualloc estimate: Ollama's memory estimate of a GGUF model, optionally placed on GPUs.
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { estimateMemory, type EstimateOptions, type MemoryEstimate } from '../estimate.js';
+import { DEFAULT_CONTEXT_LENGTH, estimateMemory, type EstimateOptions, type MemoryEstimate } from '../estimate.js';
 import { formatBytes, parseBytes } from '../units.js';
 import { EXIT, parsePositiveInt, table, UsageError, type Command } from './common.js';
 
@@ -14,7 +14,7 @@ Reads only the file's header (metadata and tensor infos), never the weights.
 Options:
   --gpus SIZES         free memory of each GPU, comma-separated (e.g. 80GiB,80GiB);
                        places the layers as Ollama does and says whether the model fits
-  --context N          context length per sequence (default 4096, capped at the model's)
+  --context N          context length per sequence (default ${DEFAULT_CONTEXT_LENGTH}, capped at the model's)
   --parallel N         sequences served at once (default 1)
   --batch N            batch size in tokens (default 512)
   --kv-cache TYPE      KV cache type: f16 (default), q8_0 or q4_0 (needs --flash-attention)
@@ -71,7 +71,7 @@ export const command: Command = {
     const kvCache = values['kv-cache'];
     if (kvCache !== undefined && !['f16', 'q8_0', 'q4_0'].includes(kvCache)) throw new UsageError(`--kv-cache: expected f16, q8_0 or q4_0, got ${JSON.stringify(kvCache)}`);
     const opts: EstimateOptions = {
-      contextLength: parsePositiveInt(values.context, '--context', 4096),
+      contextLength: parsePositiveInt(values.context, '--context', DEFAULT_CONTEXT_LENGTH),
       parallel: parsePositiveInt(values.parallel, '--parallel', 1),
       batch: parsePositiveInt(values.batch, '--batch', 512),
       kvCacheType: (kvCache ?? 'f16') as EstimateOptions['kvCacheType'],

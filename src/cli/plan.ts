@@ -5,14 +5,16 @@ import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createEngine, type Engine } from '../engine.js';
 import { AllocationError } from '../errors.js';
-import { estimateMemory } from '../estimate.js';
+import { DEFAULT_CONTEXT_LENGTH, estimateMemory } from '../estimate.js';
+import { DEFAULT_PLACEMENT_LIMIT } from '../placement.js';
 import type { PlacementPlan, Rejection } from '../placement.js';
 import { type ClusterPlanRequest, type ClusterState } from '../cluster/state.js';
 import { nodeFromInventory } from '../cluster/node.js';
-import { formatBytes, parseBytes } from '../units.js';
-import { EXIT, parseIntList, parsePositiveInt, table, UsageError, type Command, type Io, parseBackend, ENGINE_OPTIONS } from './common.js';
+import { formatBytes } from '../units.js';
+import { EXIT, parsePositiveInt, table, UsageError, type Command, type Io, parseBackend, ENGINE_OPTIONS } from './common.js';
 import { resolveInventory } from './source.js';
 import { stateFromText } from './strict-files.js';
+import { parseLimitFlag, parseMemoryFlag, parsePolicyFlag, parseTpFlag, planModel, sizesLine, type ModelMemory, type ModelPlan } from './plan-sizes.js';
 
 const HELP = `gpualloc plan: every viable way to place a model on GPUs by memory, ranked, with per-GPU rejections
 
@@ -21,12 +23,17 @@ Usage: gpualloc plan (--memory SIZE | --gguf FILE [--context N]) [--inventory FI
                      [--state state.json [--commit]] [--backend wasm|ts] [--json]
 
 Options:
-  --memory SIZE      memory the model needs in total: bytes or 140GiB, 80GB, 512MiB
-  --gguf FILE        estimate the memory from a GGUF file instead (Ollama's estimate, total)
-  --context N        context length for --gguf (default 4096)
+  --memory SIZE      memory the model needs in total: 140GB, 140GiB, 512MiB (a bare number is
+                     bytes and must be at least 1 MiB); sizes print in the units typed
+  --gguf FILE        estimate the memory from a GGUF file instead (Ollama's estimate): each
+                     GPU of a TP group holds its share of the weights and KV cache, plus the
+                     whole graph and the per-GPU reserve
+  --context N        context length for --gguf (default ${DEFAULT_CONTEXT_LENGTH}, as estimate and the page)
   --inventory FILE   the host's GPUs from an inventory file
   --preset NAME      the host's GPUs from a built-in preset (see \`gpualloc presets\`)
-  --tp LIST          allowed tensor-parallel sizes (default 1 .. GPU count)
+  --tp LIST          tensor-parallel sizes to try (default: powers of two up to the GPU count;
+                     with --gguf only sizes dividing the attention heads, KV heads split or
+                     replicated as vLLM does; the dropped ones are named on stderr)
   --policy NAME      spread (default: balance load) or pack (keep whole GPUs free)
   --model NAME       the model's name: its own slots are never evicted for it
   --no-evict         do not plan evictions of stale slots
@@ -74,16 +81,20 @@ async function writeState(state: ClusterState, path: string): Promise<void> {
   }
 }
 
-function render(plan: PlacementPlan, memory: number, committed?: string): string {
+function render(plan: PlacementPlan, model: ModelMemory, planned: ModelPlan, committed?: string): string {
   const lines: string[] = [];
   const multiNode = plan.options.some((o) => o.node !== undefined && o.node !== plan.options[0].node);
+  // Sizes print the way --memory was typed (GB or GiB); a GGUF's in GiB.
+  const units = model.kind === 'total' ? model.units : 'binary';
+  const what = model.kind === 'total' ? formatBytes(model.memory, units) : model.file;
   if (plan.options.length > 0) {
     const header = ['#', ...(multiNode ? ['NODE'] : []), 'GPUS', 'MEMORY/GPU', 'EVICT', 'SCORE'];
-    const rows = plan.options.map((o, k) => [k + 1, ...(multiNode ? [o.node ?? ''] : []), o.gpus.join(','), formatBytes(o.memoryPerGpu), o.evict.length === 0 ? '-' : o.evict.join(','), o.score]);
-    lines.push(`${plan.options.length} option${plan.options.length === 1 ? '' : 's'} for ${formatBytes(memory)}${plan.options[0].node !== undefined && !multiNode ? ` on ${plan.options[0].node}` : ''}:`);
+    const rows = plan.options.map((o, k) => [k + 1, ...(multiNode ? [o.node ?? ''] : []), o.gpus.join(','), formatBytes(o.memoryPerGpu, units), o.evict.length === 0 ? '-' : o.evict.join(','), o.score]);
+    const count = planned.optionCount > plan.options.length ? `showing ${plan.options.length} of ${planned.countCapped ? 'at least ' : ''}${planned.optionCount} options` : `${plan.options.length} option${plan.options.length === 1 ? '' : 's'}`;
+    lines.push(`${count} for ${what}${plan.options[0].node !== undefined && !multiNode ? ` on ${plan.options[0].node}` : ''}:`);
     lines.push(table(header, rows).trimEnd());
   } else {
-    lines.push(`no option for ${formatBytes(memory)}: ${plan.reason?.message ?? 'nothing fits'}`);
+    lines.push(`no option for ${what}: ${plan.reason?.message ?? 'nothing fits'}`);
   }
   if (plan.rejected.length > 0) {
     const byCode = new Map<string, number>();
@@ -182,24 +193,24 @@ export const command: Command = {
     if (values.memory === undefined && values.gguf === undefined) throw new UsageError('--memory SIZE (or --gguf FILE) is required');
     if (values.context !== undefined && values.gguf === undefined) throw new UsageError('--context needs --gguf');
     if (values.commit && values.state === undefined) throw new UsageError('--commit needs --state FILE');
-    let memory: number;
-    if (values.memory !== undefined) memory = parseBytes(values.memory, '--memory');
+    let model: ModelMemory;
+    if (values.memory !== undefined) model = parseMemoryFlag(values.memory);
     else {
-      const contextLength = parsePositiveInt(values.context, '--context', 4096);
+      const contextLength = parsePositiveInt(values.context, '--context', DEFAULT_CONTEXT_LENGTH);
       const estimate = await estimateMemory(resolve(io.cwd, values.gguf!), { contextLength });
-      memory = estimate.total;
-      if (!values.json) io.err(`gpualloc: ${values.gguf} needs ${formatBytes(memory)} at context ${contextLength} (weights ${formatBytes(estimate.weights)}, KV cache ${formatBytes(estimate.kvCache)}, graph ${formatBytes(estimate.graph)})\n`);
+      model = { kind: 'gguf', file: values.gguf!, estimate };
+      if (!values.json) io.err(`gpualloc: ${values.gguf} at context ${contextLength}: weights ${formatBytes(estimate.weights)}, KV cache ${formatBytes(estimate.kvCache)} (${estimate.kvHeads} KV heads), graph ${formatBytes(estimate.graph)} per GPU, ${formatBytes(estimate.total - estimate.weights - estimate.kvCache - estimate.graph)} reserve per GPU; ${formatBytes(estimate.total)} on one GPU\n`);
     }
-    const request: ClusterPlanRequest = { memory };
-    if (values.tp !== undefined) request.tensorParallelSizes = parseIntList(values.tp, '--tp');
-    if (values.policy !== undefined) request.policy = values.policy as 'spread' | 'pack';
+    const tp = values.tp === undefined ? undefined : parseTpFlag(values.tp);
+    const limit = values.limit === undefined ? DEFAULT_PLACEMENT_LIMIT : parseLimitFlag(values.limit);
+    const request: Omit<ClusterPlanRequest, 'memory'> = {};
+    if (values.policy !== undefined) request.policy = parsePolicyFlag(values.policy);
     if (values.model !== undefined) request.model = values.model;
     if (values['no-evict']) request.allowEviction = false;
-    if (values.limit !== undefined) request.limit = parsePositiveInt(values.limit, '--limit');
 
     const engine = await createEngine({ backend });
     const statePath = values.state === undefined ? undefined : resolve(io.cwd, values.state);
-    const planAndCommit = async (): Promise<{ plan: PlacementPlan; committed?: string }> => {
+    const planAndCommit = async (): Promise<{ plan: PlacementPlan; planned: ModelPlan; committed?: string }> => {
       let state = statePath === undefined ? undefined : await readState(engine, statePath, values.state!);
       if (state === undefined) {
         const { inventory } = await resolveInventory({ inventory: values.inventory, preset: values.preset, quiet: values.json === true }, io);
@@ -207,17 +218,25 @@ export const command: Command = {
       } else if (values.inventory !== undefined || values.preset !== undefined) {
         if (!values.json) io.err(`gpualloc: using the nodes of ${values.state}; --inventory/--preset only seed a new state file\n`);
       }
-      const plan = state.plan(request);
-      if (plan.options.length > 0 && plan.rejected.length === 0) plan.rejected = explain(engine, state, request);
-      if (!values.commit || plan.options.length === 0) return { plan };
+      const planned = planModel(state, request, model, tp, limit);
+      const plan = planned.plan;
+      if (plan.options.length > 0 && plan.rejected.length === 0) plan.rejected = explain(engine, state, planned.explainRequest);
+      if (!values.json) {
+        io.err(`gpualloc: ${sizesLine(planned, Math.max(...state.toJSON().nodes.map((n) => n.gpus.length)))}\n`);
+        if (planned.memoryPerGpu !== undefined) io.err(`gpualloc: memory per GPU: ${planned.sizes.map((t) => `TP ${t} ${formatBytes(planned.memoryPerGpu![t])}`).join(', ')}\n`);
+        for (const w of planned.warnings) io.err(`gpualloc: warning: ${w}\n`);
+      }
+      if (!values.commit || plan.options.length === 0) return { plan, planned };
       const committed = state.commit(plan.options[0]);
       await writeState(state, statePath!);
-      return { plan, committed };
+      return { plan, planned, committed };
     };
     // Read, plan, commit and write under the state file's lock, so concurrent commits never lose one another.
-    const { plan, committed } = values.commit ? await withStateLock(statePath!, values.state!, planAndCommit) : await planAndCommit();
-    if (values.json) io.out(JSON.stringify(committed === undefined ? plan : { ...plan, committed }, null, 2) + '\n');
-    else io.out(render(plan, memory, committed));
+    const { plan, planned, committed } = values.commit ? await withStateLock(statePath!, values.state!, planAndCommit) : await planAndCommit();
+    if (values.json) {
+      const tensorParallel = { sizes: planned.sizes, dropped: planned.dropped, ...(planned.memoryPerGpu === undefined ? {} : { memoryPerGpu: planned.memoryPerGpu }), ...(planned.warnings.length === 0 ? {} : { warnings: planned.warnings }) };
+      io.out(JSON.stringify({ ...plan, optionCount: planned.optionCount, tensorParallel, ...(committed === undefined ? {} : { committed }) }, null, 2) + '\n');
+    } else io.out(render(plan, model, planned, committed));
     return plan.options.length > 0 ? EXIT.OK : EXIT.INFEASIBLE;
   },
 };
