@@ -108,7 +108,7 @@ describe('gpualloc replicas', () => {
     const unknown = await json(['--inventory', INV, '--size', '1', '--available', 'GPU-a::0,GPU-z::0']);
     expect(unknown.code).toBe(2);
     expect(unknown.out.error.code).toBe('UNKNOWN_DEVICE_ID');
-    expect(unknown.out.error.message).toMatch(/available\[1\].*"GPU-z::0"/);
+    expect(unknown.out.error.message).toMatch(/^--available \(item 2\): .*"GPU-z::0"/);
     const noSize = await json(['--inventory', INV]);
     expect([noSize.code, noSize.out.error.code]).toEqual([2, 'USAGE']);
     const zeroReplicas = await json(['--inventory', INV, '--size', '1', '--replicas', '0']);

@@ -52,6 +52,7 @@ export const command: Command = {
   name: 'estimate',
   summary: 'memory a GGUF model needs (weights, KV cache, graph), per GPU with --gpus',
   help: HELP,
+  flags: { 'options.contextLength': '--context', 'options.parallel': '--parallel', 'options.batch': '--batch', 'options.gpus': '--gpus', 'options.kvCacheType': '--kv-cache' },
   async run(argv, io) {
     const { values, positionals } = parseArgs({
       args: argv,

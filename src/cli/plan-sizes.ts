@@ -1,7 +1,6 @@
 // gpualloc plan's model side: --memory as typed, the tensor-parallel sizes to try (powers of two;
 // with --gguf only those the model's heads allow), and per-GPU memory per size for --gguf, planned
 // size by size and merged in the placement ranking.
-import { AllocationError } from '../errors.js';
 import type { MemoryEstimate } from '../estimate.js';
 import { MAX_PLACEMENT_LIMIT, type PlacementOption, type PlacementPlan } from '../placement.js';
 import type { ClusterPlanRequest, ClusterState } from '../cluster/state.js';
@@ -74,16 +73,7 @@ export function parseLimitFlag(text: string): number {
 }
 
 /** API field names of a plan request and the plan flags that set them, for errors in the CLI's words. */
-const FLAG_OF_FIELD: Record<string, string> = { memory: '--memory', tensorParallelSizes: '--tp', policy: '--policy', limit: '--limit', model: '--model', allowEviction: '--no-evict' };
-
-/** An AllocationError about a request field, said with the flag that sets it (`tensorParallelSizes[0]` → `--tp`). */
-export function inFlagWords(error: unknown): unknown {
-  if (!(error instanceof AllocationError) || error.field === undefined) return error;
-  const m = /^([A-Za-z]+)(\[\d+\])?/.exec(error.field);
-  const flag = m === null ? undefined : FLAG_OF_FIELD[m[1]];
-  if (flag === undefined || !error.message.startsWith(m![0])) return error;
-  return new AllocationError(error.code, `${flag}${error.message.slice(m![0].length)}`, { field: error.field, cause: error });
-}
+export const PLAN_FLAGS: Readonly<Record<string, string>> = { memory: '--memory', tensorParallelSizes: '--tp', policy: '--policy', limit: '--limit', model: '--model', allowEviction: '--no-evict' };
 
 /** Bytes an option's evictions free, as the ranking counts them (memoryPerGpu × GPUs of each evicted slot). */
 function _evictedBytes(option: PlacementOption, slotBytes: Map<string, number>): number {
@@ -111,13 +101,7 @@ export function planModel(state: ClusterState, base: Omit<ClusterPlanRequest, 'm
       if (problem !== undefined) warnings.push(`--tp ${size}: ${problem}; planned anyway, as given`);
     }
   }
-  const plan = (request: ClusterPlanRequest): PlacementPlan => {
-    try {
-      return state.plan(request);
-    } catch (error) {
-      throw inFlagWords(error);
-    }
-  };
+  const plan = (request: ClusterPlanRequest): PlacementPlan => state.plan(request);
   if (model.kind === 'total') {
     const request: ClusterPlanRequest = { ...base, memory: model.memory, tensorParallelSizes: sizes, limit: MAX_PLACEMENT_LIMIT };
     const all = plan(request);

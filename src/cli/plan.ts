@@ -14,7 +14,7 @@ import { formatBytes } from '../units.js';
 import { EXIT, parsePositiveInt, table, UsageError, type Command, type Io, parseBackend, ENGINE_OPTIONS } from './common.js';
 import { resolveInventory } from './source.js';
 import { stateFromText } from './strict-files.js';
-import { parseLimitFlag, parseMemoryFlag, parsePolicyFlag, parseTpFlag, planModel, sizesLine, type ModelMemory, type ModelPlan } from './plan-sizes.js';
+import { PLAN_FLAGS, parseLimitFlag, parseMemoryFlag, parsePolicyFlag, parseTpFlag, planModel, sizesLine, type ModelMemory, type ModelPlan } from './plan-sizes.js';
 
 const HELP = `gpualloc plan: every viable way to place a model on GPUs by memory, ranked, with per-GPU rejections
 
@@ -176,6 +176,7 @@ export const command: Command = {
   name: 'plan',
   summary: 'rank every viable placement of a model by memory (evicting stale work), optionally commit it',
   help: HELP,
+  flags: PLAN_FLAGS,
   async run(argv: string[], io: Io): Promise<number> {
     const { values } = parseArgs({
       args: argv,

@@ -116,6 +116,7 @@ export const command: Command = {
   name: 'replicas',
   summary: 'pick replicas / MIG slices for a container (distributed, pack, spread)',
   help: HELP,
+  flags: { size: '--size', available: '--available', required: '--required' },
   async run(argv: string[], io: Io): Promise<number> {
     const { values } = parseArgs({
       args: argv,
