@@ -50,6 +50,30 @@ describe('sizes print the way they were typed', () => {
   });
 });
 
+describe('estimate --gpus prints in the units typed', () => {
+  it('24GB,24GB: GB throughout; 24GiB,24GiB: GiB', async () => {
+    const { writeFile, mkdtemp, rm } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const { llamaSpec, writeGguf } = await import('./fixtures/gguf-writer.js');
+    const dir = await mkdtemp(join(tmpdir(), 'gpualloc-units-'));
+    try {
+      await writeFile(join(dir, 'm.gguf'), writeGguf(llamaSpec({ blocks: 4, embedding: 1024, heads: 8, kvHeads: 8, ffn: 2048, vocab: 1000, dtype: 8 })));
+      const run = async (gpus: string) => {
+        let out = '';
+        await main(['estimate', 'm.gguf', '--gpus', gpus], { out: (t) => void (out += t), err: () => undefined, env: {}, cwd: dir });
+        return out;
+      };
+      const gb = await run('24GB,24GB');
+      expect(gb).toMatch(/\n0\s+24 GB\s+\S+ [KMG]B\s+\d+\n/);
+      expect(gb).not.toMatch(/iB/);
+      expect(await run('24GiB,24GiB')).toMatch(/\n0\s+24 GiB\s+\S+ [KMG]iB\s+\d+\n/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('the table header counts the options', () => {
   it('showing 16 of 107 options: 8 + 28 + 70 + 1 subsets of sizes 1, 2, 4, 8 on an empty 8-GPU node', async () => {
     const r = await plan('--memory', '10GiB');
