@@ -9,7 +9,7 @@ import { validateInventory, type Inventory } from '../inventory.js';
 
 /**
  * The keys of a state file: ClusterStateJSON (src/cluster/state.ts) as toJSON writes it. A test
- * (test/config-strict-state.test.ts) checks that a state using every field passes, so a field
+ * (test/config-strict-files.test.ts) checks that a state using every field passes, so a field
  * added to toJSON without being added here fails there first.
  */
 export const STATE_FILE_KEYS: KeyShape = {
