@@ -116,28 +116,34 @@ class _Cursor {
       for (let i = 0; i < count; i++) this.skip(this.u32());
       return;
     }
-    // The hot loop of a 128k-token header: locals only, each length from its bytes while it is below
-    // 2^31 (so positions stay small integers), the generic path otherwise; a string's bytes are never looked at.
-    const { head, le, available } = this;
-    const limit = head.length;
+    // The hot loop of a 128k-token header: locals only, each length read while it is below 2^31 (so
+    // positions stay small integers; the generic path otherwise), and the byte order a constant of
+    // each loop; a string's bytes are never looked at.
+    const { view, available } = this;
+    const limit = this.head.length;
     let pos = this.pos;
-    for (let i = 0; i < count; i++) {
-      if (pos + 8 > limit) {
-        this.pos = pos;
-        this.need(8); // truncated, or more bytes to read
+    let i = 0;
+    while (i < count) {
+      if (this.le) {
+        for (; i < count && pos + 8 <= limit; i++) {
+          const length = view.getInt32(pos, true);
+          if (length < 0 || view.getInt32(pos + 4, true) !== 0) break;
+          pos = pos + 8 + length;
+        }
+      } else {
+        for (; i < count && pos + 8 <= limit; i++) {
+          const length = view.getInt32(pos + 4, false);
+          if (length < 0 || view.getInt32(pos, false) !== 0) break;
+          pos = pos + 8 + length;
+        }
       }
-      const length = le
-        ? head[pos] | (head[pos + 1] << 8) | (head[pos + 2] << 16) | (head[pos + 3] << 24)
-        : head[pos + 7] | (head[pos + 6] << 8) | (head[pos + 5] << 16) | (head[pos + 4] << 24);
-      const high = le ? head[pos + 4] | head[pos + 5] | head[pos + 6] | head[pos + 7] : head[pos] | head[pos + 1] | head[pos + 2] | head[pos + 3];
-      if (length < 0 || high !== 0) {
-        this.pos = pos;
-        this.skip(this.size());
-        pos = this.pos;
-        continue;
-      }
-      pos = pos + 8 + length;
       if (pos > available) this.truncated();
+      if (i === count) break;
+      // A length past 2^31, or the end of the bytes read: the generic path (truncated, or more to read).
+      this.pos = pos;
+      this.skip(this.size());
+      pos = this.pos;
+      i++;
     }
     this.pos = pos;
   }
