@@ -49,3 +49,15 @@ export function formatBytes(bytes: number, units: ByteUnits = 'binary'): string 
   const text = u === 0 ? String(v) : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1).replace(/\.0$/, '') : v.toFixed(2).replace(/\.?0+$/, '');
   return `${sign}${text} ${names[u]}`;
 }
+
+const _BINARY_FACTOR: Record<string, number> = { KiB: 2 ** 10, MiB: 2 ** 20, GiB: 2 ** 30, TiB: 2 ** 40, PiB: 2 ** 50 };
+
+/**
+ * A message whose sizes formatBytes wrote in binary units (`has 80 GiB`), with those sizes said
+ * again in `units` (`has 85.9 GB`). The sizes in the text are already rounded, so the result is
+ * as exact as they are (three significant digits); binary units return the text unchanged.
+ */
+export function sayBytesIn(text: string, units: ByteUnits): string {
+  if (units === 'binary') return text;
+  return text.replace(/(\d+(?:\.\d+)?) (KiB|MiB|GiB|TiB|PiB)\b/g, (_, n: string, unit: string) => formatBytes(Math.round(Number(n) * _BINARY_FACTOR[unit]), units));
+}

@@ -50,6 +50,24 @@ describe('sizes print the way they were typed', () => {
   });
 });
 
+describe('rejections and reasons in the units typed', () => {
+  it('--memory 700GB: the reason and every rejection say GB, never GiB', async () => {
+    const r = await plan('--memory', '700GB');
+    expect(r.code).toBe(1);
+    const lines = r.out.split('\n');
+    // 700 GB over 8 GPUs is 87.5 GB each; an A100 80GB has 80 GiB = 85.9 GB.
+    expect(lines[0]).toBe('no option for 700 GB: no set of 1, 2, 4, 8 GPUs has room for 700 GB, even after allowed evictions (8/8 GPUs cannot take their share)');
+    expect(lines).toContain('  GPU 0 on node dgx-a100: has 85.9 GB in all, less than its share 87.5 GB (1/8 of 700 GB)');
+    expect(r.out).not.toMatch(/iB/);
+  });
+
+  it('sayBytesIn leaves binary text alone and says binary sizes in decimal units', async () => {
+    const { sayBytesIn } = await import('../src/units.js');
+    expect(sayBytesIn('has 80 GiB, needs 512 MiB', 'binary')).toBe('has 80 GiB, needs 512 MiB');
+    expect(sayBytesIn('has 80 GiB, needs 512 MiB', 'decimal')).toBe('has 85.9 GB, needs 537 MB');
+  });
+});
+
 describe('estimate --gpus prints in the units typed', () => {
   it('24GB,24GB: GB throughout; 24GiB,24GiB: GiB', async () => {
     const { writeFile, mkdtemp, rm } = await import('node:fs/promises');

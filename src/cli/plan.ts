@@ -10,7 +10,7 @@ import { DEFAULT_PLACEMENT_LIMIT } from '../placement.js';
 import type { PlacementPlan, Rejection } from '../placement.js';
 import { type ClusterPlanRequest, type ClusterState } from '../cluster/state.js';
 import { nodeFromInventory } from '../cluster/node.js';
-import { formatBytes } from '../units.js';
+import { formatBytes, sayBytesIn } from '../units.js';
 import { EXIT, parsePositiveInt, table, UsageError, type Command, type Io, parseBackend, ENGINE_OPTIONS } from './common.js';
 import { resolveInventory } from './source.js';
 import { stateFromText } from './strict-files.js';
@@ -94,14 +94,14 @@ function render(plan: PlacementPlan, model: ModelMemory, planned: ModelPlan, com
     lines.push(`${count} for ${what}${plan.options[0].node !== undefined && !multiNode ? ` on ${plan.options[0].node}` : ''}:`);
     lines.push(table(header, rows).trimEnd());
   } else {
-    lines.push(`no option for ${what}: ${plan.reason?.message ?? 'nothing fits'}`);
+    lines.push(`no option for ${what}: ${sayBytesIn(plan.reason?.message ?? 'nothing fits', units)}`);
   }
   if (plan.rejected.length > 0) {
     const byCode = new Map<string, number>();
     for (const r of plan.rejected) byCode.set(r.code, (byCode.get(r.code) ?? 0) + 1);
     lines.push('');
     lines.push(`rejected GPUs (${[...byCode].map(([c, n]) => `${n} ${c}`).join(', ')}):`);
-    for (const r of plan.rejected) lines.push(`  ${r.message}`);
+    for (const r of plan.rejected) lines.push(`  ${sayBytesIn(r.message, units)}`);
   }
   if (committed !== undefined) {
     lines.push('');
