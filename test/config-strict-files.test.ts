@@ -60,6 +60,15 @@ describe('--inventory FILE', () => {
     expect(r.err).toMatch(/^gpualloc: --inventory inv\.json:7:7: gpus\[0\]\.memoryTotl: unknown field \(did you mean memoryTotal\? allowed: /);
   });
 
+  it('seeding a new state file from a bad inventory writes nothing', async () => {
+    await writeFile(join(dir, 'inv.json'), JSON.stringify({ ...INVENTORY, hots: 'box' }));
+    const r = await run(['plan', '--inventory', 'inv.json', '--memory', '10GiB', '--state', 'new-state.json', '--commit']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--inventory inv\.json:1:\d+: hots: unknown field \(did you mean host\?/);
+    // No state file and no temporary file (a lock file, which a flock-based lock keeps, is not state).
+    expect((await readdir(dir)).filter((f) => f === 'new-state.json' || (f.startsWith('new-state.json.') && f.endsWith('.tmp')))).toEqual([]);
+  });
+
   it('a JSON syntax error: line and column', async () => {
     await writeFile(join(dir, 'inv.json'), '{\n  "version": 1,\n  "gpus": [\n    { "index": 0 "memoryTotal": 1 }\n  ]\n}\n');
     const r = await run(['plan', '--inventory', 'inv.json', '--memory', '10GiB', '--json']);
