@@ -4,24 +4,24 @@
 import type { Engine } from '../engine.js';
 import { AllocationError, type AllocationErrorCode } from '../errors.js';
 import { findUnknownKey, formatPath, formatPlace, jsonPosition, parseJsonText, parsePath, unknownKeyMessage, type KeyShape } from '../config-keys.js';
-import type { ClusterState } from '../cluster/state.js';
+import type { ClusterState, ClusterStateJSON } from '../cluster/state.js';
+import type { NodeGpu, Slot } from '../placement.js';
+import type { Link, Topology } from '../topology.js';
 import { validateInventory, type Inventory } from '../inventory.js';
 
-/**
- * The keys of a state file: ClusterStateJSON (src/cluster/state.ts) as toJSON writes it. A test
- * (test/config-strict-files.test.ts) checks that a state using every field passes, so a field
- * added to toJSON without being added here fails there first.
- */
-export const STATE_FILE_KEYS: KeyShape = {
-  version: null,
-  nextSlot: null,
-  nodes: {
-    id: null,
-    gpus: { index: null, memoryTotal: null, memoryUsed: null },
-    topology: { gpus: null, links: { a: null, b: null, pcie: null, nvlink: null } },
-    slots: { id: null, model: null, gpus: null, memoryPerGpu: null, lastActivity: null, stale: null },
-  },
-};
+type _StateNode = ClusterStateJSON['nodes'][number];
+type _Exactly<T> = Record<keyof Required<T>, KeyShape>;
+
+// Each list is typed with every key of its ClusterStateJSON part (src/cluster/state.ts), and only
+// those: a field added to the state file's type and not here, or removed, fails the build.
+const _GPU_KEYS: _Exactly<NodeGpu> = { index: null, memoryTotal: null, memoryUsed: null };
+const _LINK_KEYS: _Exactly<Link> = { a: null, b: null, pcie: null, nvlink: null };
+const _TOPOLOGY_KEYS: _Exactly<Topology> = { gpus: null, links: _LINK_KEYS };
+const _SLOT_KEYS: _Exactly<Slot> = { id: null, model: null, gpus: null, memoryPerGpu: null, lastActivity: null, stale: null };
+const _NODE_KEYS: _Exactly<_StateNode> = { id: null, gpus: _GPU_KEYS, topology: _TOPOLOGY_KEYS, slots: _SLOT_KEYS };
+
+/** The keys of a state file: ClusterStateJSON as toJSON writes it (checked against its type at build time). */
+export const STATE_FILE_KEYS: KeyShape = { version: null, nextSlot: null, nodes: _NODE_KEYS } satisfies _Exactly<ClusterStateJSON>;
 
 /** Parses a JSON file's text; INVALID code with FILE:LINE:COLUMN on a syntax error. */
 function _parse(text: string, label: string, code: AllocationErrorCode, field: string): unknown {
