@@ -41,7 +41,8 @@ Options:
   --state FILE       plan against a saved cluster state (created from the inventory if missing)
   --commit           apply the best option to --state FILE and print the new slot's ID
   --backend NAME     wasm (default) or ts
-  --json             print { options, rejected, reason?, committed? } as JSON
+  --json             print { options, rejected, reason?, optionCount, tensorParallel: { sizes,
+                     dropped, memoryPerGpu? }, committed? } as JSON
 
 Options are ranked by: fewer evictions (then fewer evicted bytes), fewer GPUs, higher topology
 score, then spread (most free left on the fullest chosen GPU) or pack (least left over), then
