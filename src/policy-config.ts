@@ -70,6 +70,8 @@ export type PolicySource = 'request' | 'flag' | 'env' | 'config' | 'default';
 export type PolicySettings = {
   /** The request's own `policy` field. */
   request?: unknown;
+  /** What messages call the request's policy (default `policy (request)`; the CLI says `--policy`). */
+  requestName?: string;
   /** Value of --allocation-policy. */
   flag?: string;
   /** The environment (only GPUALLOC_ALLOCATION_POLICY is read; an empty value counts as unset). */
@@ -149,7 +151,10 @@ export function policyFromConfig(text: string, origin: string): ReplicaPolicy | 
  */
 export function resolveAllocationPolicy(settings: PolicySettings = {}): ResolvedPolicy {
   const found: ResolvedPolicy[] = [];
-  if (settings.request !== undefined) found.push({ policy: _policy('policy (request)', 'policy', settings.request, 'UNKNOWN_POLICY'), source: 'request', origin: 'the request' });
+  if (settings.request !== undefined) {
+    const where = settings.requestName ?? 'policy (request)';
+    found.push({ policy: _policy(where, 'policy', settings.request, 'UNKNOWN_POLICY'), source: 'request', origin: settings.requestName ?? 'the request' });
+  }
   if (settings.flag !== undefined) found.push({ policy: _policy(POLICY_FLAG, 'allocationPolicy', settings.flag, 'UNKNOWN_POLICY'), source: 'flag', origin: POLICY_FLAG });
   const envValue = settings.env?.[POLICY_ENV_VAR];
   if (envValue !== undefined && envValue !== '') {

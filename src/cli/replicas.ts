@@ -139,7 +139,10 @@ export const command: Command = {
     const replicas = parsePositiveInt(values.replicas, '--replicas', 1);
 
     const settings: PolicySettings = { env: io.env };
-    if (values.policy !== undefined) settings.request = values.policy;
+    if (values.policy !== undefined) {
+      settings.request = values.policy;
+      settings.requestName = '--policy';
+    }
     if (values['allocation-policy'] !== undefined) settings.flag = values['allocation-policy'];
     if (values.config !== undefined) {
       const { readFile } = await import('node:fs/promises');
