@@ -7,3 +7,4 @@ export * from './replicas';
 export * from './aligned';
 export * from './besteffort';
 export * from './placement';
+export * from './fleet';

@@ -11,6 +11,7 @@ import { allocateAligned, type AlignedRequest, type AlignedResult } from './alig
 import { planPlacement, type PlacementPlan, type PlacementRequest } from './placement.js';
 import { ClusterState, type ClusterInit } from './cluster/state.js';
 import { describeValue, readInput } from './validate.js';
+import { simulateFleet, type SimulateRequest, type SimulationRun } from './fleet/index.js';
 
 /** Options of createEngine. */
 export type EngineOptions = {
@@ -74,6 +75,11 @@ export class Engine {
   /** Restores a ClusterState from its toJSON() output (object or JSON text). */
   restoreClusterState(json: unknown): ClusterState {
     return ClusterState.restore(this.kernels, readInput('state', json));
+  }
+
+  /** Replays a pod list on a fleet of nodes by the FGD protocol under one policy (src/fleet/). */
+  simulateFleet(request: SimulateRequest, progress?: (done: number, total: number) => void): SimulationRun {
+    return simulateFleet(this.kernels, readInput('request', request, false) as SimulateRequest, progress);
   }
 
   /**

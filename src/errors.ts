@@ -29,6 +29,7 @@ export const ERROR_CODES = {
   OVERSCHEDULED: 'ClusterState: the given slots put more memory on a GPU than it has',
   CONFLICT: 'ClusterState.commit: the option no longer fits the current state; nothing was changed',
   INTERNAL: 'the WebAssembly core trapped; the core was re-instantiated and the next call works',
+  INVALID_TRACE: 'a trace CSV file is malformed (the message names the file, line and column)',
   STATE_LOCKED: 'gpualloc plan --state FILE --commit: another running gpualloc holds FILE.lock; nothing was read or written',
 } as const;
 

@@ -10,6 +10,7 @@ export { validateInventory, INVENTORY_VERSION } from './inventory.js';
 export { listPresets, getPreset } from './presets.js';
 export { validateTopology, pairScoreMatrix, linkScore, PCIE_SCORE, NVLINK_SCORE } from './topology.js';
 export { parseBytes, formatBytes, unitsOf } from './units.js';
+export { POLICIES as FLEET_POLICIES, DEFAULT_POLICY as DEFAULT_FLEET_POLICY, parseNodeCsv, parsePodCsv } from './fleet/index.js';
 
 export type { EngineOptions } from './engine.js';
 export type { Backend, Kernels } from './kernels.js';
@@ -26,3 +27,4 @@ export type { ByteUnits } from './units.js';
 export type { Inventory, InventoryGpu, MigDevice, GpuProcess } from './inventory.js';
 export type { Preset } from './presets.js';
 export type { Topology, Link, PcieLevel } from './topology.js';
+export type { SimulateRequest, SimulationRun, FleetEvent, FleetNode, FleetPod } from './fleet/index.js';

@@ -5,12 +5,13 @@ import type { SortKernels } from './natural-sort.js';
 import type { ReplicaKernels } from './replicas.js';
 import type { AlignedKernels } from './aligned.js';
 import type { PlacementKernels } from './placement.js';
+import type { FleetKernels } from './fleet/kernels.js';
 
 /** Which implementation of the kernels an engine uses. */
 export type Backend = 'wasm' | 'ts';
 
 /** Every kernel, over flat typed arrays. */
-export interface Kernels extends SortKernels, ReplicaKernels, AlignedKernels, PlacementKernels {
+export interface Kernels extends SortKernels, ReplicaKernels, AlignedKernels, PlacementKernels, FleetKernels {
   /** Which implementation this is. */
   readonly backend: Backend;
   /** WebAssembly memory in 64 KiB pages (0 for the TypeScript baseline). */

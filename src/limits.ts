@@ -16,6 +16,12 @@ export const LIMITS = {
   maxSlotsPerNode: 100_000,
   /** Most nodes in one ClusterState. */
   maxNodes: 100_000,
+  /** Most nodes in one fleet (fractional multi-resource placement). */
+  maxFleetNodes: 100_000,
+  /** Most pods in one fleet simulation (after tuning). */
+  maxFleetPods: 10_000_000,
+  /** Most distinct GPU models in one fleet (a pod's allowed models are a 32-bit mask). */
+  maxFleetModels: 32,
   /** Most levels of nesting read from one input (requests are a few levels deep). */
   maxDepth: 64,
   /** Largest memory figure accepted, in bytes (2^53 - 1). */

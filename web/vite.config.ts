@@ -28,6 +28,8 @@ export default defineConfig({
   preview: { host: '127.0.0.1' },
   build: {
     outDir: 'dist',
+    // Two pages: the node planner and the fleet simulation (web/simulate.html).
+    rollupOptions: { input: { main: fileURLToPath(new URL('index.html', import.meta.url)), simulate: fileURLToPath(new URL('simulate.html', import.meta.url)) } },
     emptyOutDir: true,
     target: 'es2022',
     // Keep the wasm core a file of its own (it is small enough to be inlined otherwise).

@@ -4,6 +4,7 @@ import { sortTsKernels } from './natural-sort.js';
 import { replicaTsKernels } from './replicas.js';
 import { alignedTsKernels } from './aligned.js';
 import { placementTsKernels } from './placement.js';
+import { fleetTsKernels } from './fleet.js';
 
 /** Kernels in plain TypeScript. */
 export function createTsKernels(): Kernels {
@@ -14,5 +15,6 @@ export function createTsKernels(): Kernels {
     ...replicaTsKernels(),
     ...alignedTsKernels(),
     ...placementTsKernels(),
+    ...fleetTsKernels(),
   };
 }

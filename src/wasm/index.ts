@@ -5,6 +5,7 @@ import { sortWasmKernels } from './natural-sort.js';
 import { replicaWasmKernels } from './replicas.js';
 import { alignedWasmKernels } from './aligned.js';
 import { placementWasmKernels } from './placement.js';
+import { fleetWasmKernels } from './fleet.js';
 
 /** Kernels backed by one instance of the WebAssembly core. */
 export function createWasmKernels(core: WasmCore): Kernels {
@@ -15,5 +16,6 @@ export function createWasmKernels(core: WasmCore): Kernels {
     ...replicaWasmKernels(core),
     ...alignedWasmKernels(core),
     ...placementWasmKernels(core),
+    ...fleetWasmKernels(core),
   };
 }

@@ -1,0 +1,63 @@
+// Fleet simulation speed: one full run of the FGD protocol on the openb default trace (1,213 nodes,
+// ~10,800 pod attempts after tuning, seed 42) per policy, on each backend. Prints a table (runs in
+// ms, pod attempts per second) and writes bench/fleet-results.json with the machine's description.
+//   npm run bench:fleet              (builds first)
+//   node dist/bench/fleet.bench.js --quick --out=/tmp/fleet.json
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Bench } from 'tinybench';
+import { createEngine } from '../src/engine.js';
+import { parseNodeCsv, parsePodCsv } from '../src/fleet/trace.js';
+import { POLICIES } from '../src/fleet/policies/index.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+// From bench/ (sources) or dist/bench/ (built): the package root holds data/.
+const root = [join(here, '..'), join(here, '..', '..')].find((d) => {
+  try {
+    readFileSync(join(d, 'data/openb/openb_node_list_gpu_node.csv'));
+    return true;
+  } catch {
+    return false;
+  }
+});
+if (root === undefined) throw new Error('data/openb/ not found next to the bench folder');
+const quick = process.argv.includes('--quick');
+const outArg = process.argv.find((a) => a.startsWith('--out='));
+const out = outArg ? outArg.slice(6) : join(root, 'bench', 'fleet-results.json');
+
+const nodes = parseNodeCsv('nodes', readFileSync(join(root, 'data/openb/openb_node_list_gpu_node.csv'), 'utf8'));
+const pods = parsePodCsv('pods', readFileSync(join(root, 'data/openb/openb_pod_list_default.csv'), 'utf8'));
+const engines = { wasm: await createEngine({ backend: 'wasm' }), ts: await createEngine({ backend: 'ts' }) };
+const attempts = engines.wasm.simulateFleet({ nodes, pods, policy: 'random', seed: 42 }).pods;
+
+const bench = new Bench({ iterations: quick ? 2 : 8, warmupIterations: quick ? 0 : 1, time: 0, warmupTime: 0 });
+for (const p of POLICIES) {
+  for (const backend of ['wasm', 'ts'] as const) {
+    bench.add(`${p.name} ${backend}`, () => {
+      engines[backend].simulateFleet({ nodes, pods, policy: p.name, seed: 42 });
+    });
+  }
+}
+const load0 = loadavg();
+await bench.run();
+const rows = POLICIES.map((p) => {
+  const ms = (b: string) => {
+    const r = bench.tasks.find((t) => t.name === `${p.name} ${b}`)?.result as { latency?: { mean: number; p50?: number } } | undefined;
+    return r?.latency?.p50 ?? r?.latency?.mean ?? NaN;
+  };
+  const w = ms('wasm');
+  const t = ms('ts');
+  return { policy: p.name, wasmMs: w, tsMs: t, wasmPodsPerS: (attempts / w) * 1000, tsPodsPerS: (attempts / t) * 1000 };
+});
+const machine = { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memoryBytes: totalmem(), node: process.version, platform: process.platform, arch: process.arch, loadavgStart: load0, loadavgEnd: loadavg() };
+const pad = (s: string | number, n: number) => String(s).padStart(n);
+process.stdout.write(`fleet simulation, openb default trace: ${nodes.length} nodes, ${attempts} pod attempts per run (seed 42), median of ${quick ? 2 : 8} runs\n`);
+process.stdout.write(`machine: ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, load ${load0[0].toFixed(2)}\n\n`);
+process.stdout.write(`${'policy'.padEnd(12)}${pad('wasm ms', 10)}${pad('wasm pods/s', 13)}${pad('ts ms', 10)}${pad('ts pods/s', 13)}${pad('ts/wasm', 9)}\n`);
+for (const r of rows) {
+  process.stdout.write(`${r.policy.padEnd(12)}${pad(r.wasmMs.toFixed(0), 10)}${pad(Math.round(r.wasmPodsPerS), 13)}${pad(r.tsMs.toFixed(0), 10)}${pad(Math.round(r.tsPodsPerS), 13)}${pad((r.tsMs / r.wasmMs).toFixed(2) + 'x', 9)}\n`);
+}
+writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), machine, nodes: nodes.length, attempts, quick, rows }, null, 2) + '\n');
+process.stderr.write(`wrote ${out}\n`);

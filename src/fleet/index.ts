@@ -1,0 +1,45 @@
+// The fleet capability's public entry: validate a simulation request and run it on the kernels.
+import { AllocationError } from '../errors.js';
+import type { Kernels } from '../kernels.js';
+import { fail, own, ownKeys, requireBoolean, requireInteger, requireObject } from '../validate.js';
+import { DEFAULT_POLICY, policyByName } from './policies/index.js';
+import { simulateRun, type SimulationRun } from './simulate.js';
+import { validateNodes, validatePods, type FleetNode, type FleetPod } from './types.js';
+
+/** A simulation request: one run of the FGD protocol. */
+export type SimulateRequest = {
+  nodes: FleetNode[];
+  pods: FleetPod[];
+  /** Policy name (default: ours, 'fgd-close'). */
+  policy?: string;
+  /** Seed of the shuffle, the tuning draws and the node ranks (default 42). */
+  seed?: number;
+  /** Target workload as a multiple of the GPU capacity (default 1.3). */
+  tune?: number;
+  /** Return every pod attempt. */
+  events?: boolean;
+  /** Return the fragmentation curve. */
+  fragmentation?: boolean;
+};
+
+const KEYS = ['nodes', 'pods', 'policy', 'seed', 'tune', 'events', 'fragmentation'];
+
+/** Validates and runs one simulation. */
+export function simulateFleet(kernels: Kernels, request: SimulateRequest, progress?: (done: number, total: number) => void): SimulationRun {
+  const r = requireObject('request', request);
+  for (const key of ownKeys(r)) if (!KEYS.includes(key)) fail('INVALID_ARGUMENT', `request.${key}`, `one of the keys ${KEYS.join(', ')}`, key);
+  const nodes = validateNodes('request.nodes', own(r, 'nodes'));
+  const pods = validatePods('request.pods', own(r, 'pods'));
+  const policy = policyByName(own(r, 'policy') ?? DEFAULT_POLICY, 'request.policy').name;
+  const seed = own(r, 'seed') === undefined ? 42 : requireInteger('request.seed', own(r, 'seed'), 0, 0xffffffff);
+  const tune = own(r, 'tune') ?? 1.3;
+  if (typeof tune !== 'number' || !(tune > 0 && tune <= 100)) throw new AllocationError('INVALID_ARGUMENT', `request.tune: expected a number in (0, 100], got ${String(tune)}`, { field: 'request.tune' });
+  const events = own(r, 'events') === undefined ? false : requireBoolean('request.events', own(r, 'events'));
+  const fragmentation = own(r, 'fragmentation') === undefined ? false : requireBoolean('request.fragmentation', own(r, 'fragmentation'));
+  return simulateRun(kernels, nodes, pods, { policy, seed, tune, events, fragmentation, progress });
+}
+
+export type { SimulationRun, FleetEvent } from './simulate.js';
+export type { FleetNode, FleetPod } from './types.js';
+export { POLICIES, DEFAULT_POLICY } from './policies/index.js';
+export { parseNodeCsv, parsePodCsv } from './trace.js';

@@ -1,0 +1,30 @@
+// The fleet kernels: the hot loop of fractional multi-resource placement (filter every node, score
+// the feasible ones by a policy, pick the best, commit the pod and recompute only that node's
+// fragmentation). Two implementations over the same flat layout (src/fleet/layout.ts):
+// assembly/fleet.ts (marshaled by src/wasm/fleet.ts) and src/baseline/fleet.ts.
+
+/** A fleet's two arrays. The views are valid until the next kernel call (wasm memory may grow). */
+export interface FleetMemory {
+  /** The Int32Array of the layout. */
+  ints(): Int32Array;
+  /** The Float64Array of the layout. */
+  floats(): Float64Array;
+  /** Releases the memory (wasm: back to the core's heap); the fleet is unusable afterwards. */
+  free(): void;
+}
+
+/** The fleet capability's kernels. */
+export interface FleetKernels {
+  /** Memory for a fleet of this layout (src/fleet/layout.ts fleetLayout), zero-filled. */
+  fleetAlloc(ints: number, floats: number): FleetMemory;
+  /** After the header, nodes (static fields and GPUs), typical pods, weights and thresholds are written: derives every node's totals and fragmentation and empties the score cache. */
+  fleetInit(memory: FleetMemory): void;
+  /**
+   * Filters and scores every node for one pod and returns the chosen node (-1: none fits), writing
+   * the chosen GPUs into the output (count, then indices). `cls` is the pod's shape class for the
+   * score cache (-1: none); u1, u2 ∈ [0, 1) are the pod's random draws (random policy only).
+   */
+  fleetPick(memory: FleetMemory, policy: number, cls: number, cpu: number, mem: number, num: number, milli: number, mask: number, u1: number, u2: number): number;
+  /** Commits a pod to `node` on the GPUs in the output and recomputes that node's fragmentation. */
+  fleetCommit(memory: FleetMemory, node: number, cpu: number, mem: number, num: number, milli: number): void;
+}

@@ -1,0 +1,19 @@
+// A placement policy as a filter/score plugin (the Kubernetes scheduler framework's shape): the
+// common filter is fit.ts; each policy is a pure score over one node and one pod, and a GPU choice
+// inside the node for a GPU-sharing pod. Scores are compared as numbers, the highest wins, and a tie
+// goes to the node with the smallest per-seed random rank.
+
+/** How a policy picks the GPU of a sharing pod (exclusive pods always take the lowest-index fully free GPUs). */
+export type GpuChoice = 'random' | 'best' | 'score';
+
+/** A policy's description; the kernels (assembly/fleet.ts, src/baseline/fleet.ts) dispatch on `id`. */
+export type FleetPolicy = {
+  /** The name used by the CLI and the API. */
+  readonly name: string;
+  /** The kernels' policy number (src/fleet/layout.ts). */
+  readonly id: number;
+  /** GPU choice for sharing pods. */
+  readonly gpuChoice: GpuChoice;
+  /** One line for --help and the README. */
+  readonly summary: string;
+};

@@ -1,0 +1,165 @@
+// The FGD paper's experiment (hkust-adsl/kubernetes-scheduler-simulator; see the README's fleet
+// section): shuffle the pods by seed, tune the workload to `tune` × the GPU capacity with clones named
+// `<pod>-tuned-<i>` after every original, give each node a per-seed random tie-break rank, then place
+// the pods one at a time with no departures; a pod that fits nowhere is dropped but counts as arrived.
+import { AllocationError } from '../errors.js';
+import { LIMITS } from '../limits.js';
+import type { Kernels } from '../kernels.js';
+import { Prng } from './prng.js';
+import { Fleet, type NodeSpec } from './state.js';
+import type { Pod } from './types.js';
+import { typicalPods } from './typical.js';
+import { policyByName } from './policies/index.js';
+
+/** One pod attempt, as `--events` writes it. */
+export type FleetEvent = { pod: string; node: string | null; gpus: number[]; milli: number; cpu: number; memory: number; arrived: number; used: number };
+
+/** One run's result. */
+export type SimulationRun = {
+  policy: string;
+  seed: number;
+  /** GPU capacity of the nodes, milli-GPU. */
+  capacityMilli: number;
+  /** Pod attempts (tuned clones included). */
+  pods: number;
+  /** Pods that fit nowhere. */
+  failed: number;
+  /** Arrived-load percent x (0..130) → GPU allocation ratio in %, binned as the FGD scripts do. */
+  allocation: Record<string, number>;
+  /** Arrived-load percent x → fragmentation amount in % of the GPU capacity (with `fragmentation`). */
+  fragmentation?: Record<string, number>;
+  /** Every attempt (with `events`). */
+  events?: FleetEvent[];
+};
+
+/** Options of one run. */
+export type SimulateOptions = {
+  policy: string;
+  seed: number;
+  /** Target workload as a multiple of the GPU capacity (default 1.3). */
+  tune?: number;
+  /** Keep every attempt in `events`. */
+  events?: boolean;
+  /** Record the fragmentation curve. */
+  fragmentation?: boolean;
+  /** Called after every pod with (done, total). */
+  progress?: (done: number, total: number) => void;
+};
+
+/** Plain code-unit order of names (Go's sort.Strings). */
+function byName(a: { id: string }, b: { id: string }): number {
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/** Round half to even (numpy.rint). */
+export function rint(x: number): number {
+  const r = Math.round(x);
+  return r - x === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
+
+/** numpy.round(x, 2). */
+export function round2(x: number): number {
+  return rint(x * 100) / 100;
+}
+
+/**
+ * The FGD scripts' binning (experiments/analysis/merge_alloc_discrete.py): each row's arrived
+ * percent rounded half to even, value rounded to 2 decimals; per x = 0..130 the mean of the rows at x,
+ * else of the rows at x−1..x+1, else no value.
+ */
+export function binCurve(arrived: readonly number[], values: readonly number[]): Record<string, number> {
+  const sum = new Float64Array(131 + 2);
+  const count = new Float64Array(131 + 2);
+  for (let i = 0; i < arrived.length; i++) {
+    const x = arrived[i];
+    if (x < 0 || x > 131) continue;
+    sum[x] += values[i];
+    count[x]++;
+  }
+  const out: Record<string, number> = {};
+  for (let x = 0; x <= 130; x++) {
+    if (count[x] > 0) out[x] = round2(sum[x] / count[x]);
+    else {
+      let s = 0;
+      let c = 0;
+      for (let y = Math.max(0, x - 1); y <= x + 1; y++) {
+        s += sum[y];
+        c += count[y];
+      }
+      if (c > 0) out[x] = round2(s / c);
+    }
+  }
+  return out;
+}
+
+/** The tuned, shuffled workload of one seed, and the node ranks (consumes `rng` in the protocol's order). */
+export function prepareWorkload(nodes: readonly NodeSpec[], pods: readonly Pod[], tune: number, rng: Prng): { order: Pod[]; ranks: number[] } {
+  const sorted = [...pods].sort(byName);
+  rng.nextU32(); // the simulator's one rand.Int() after seeding
+  const order = [...sorted];
+  rng.shuffle(order);
+  const capacity = nodes.reduce((a, n) => a + n.gpus * 1000, 0);
+  const target = tune * capacity;
+  let total = pods.reduce((a, p) => a + p.gpus * p.milli, 0);
+  if (total < target && sorted.some((p) => p.milli > 0)) {
+    // (A workload without GPU pods would never reach the target: it is left as it is.)
+    for (let i = 0; ; i++) {
+      if (order.length >= LIMITS.maxFleetPods) throw new AllocationError('LIMIT_EXCEEDED', `tune: tuning would make more than ${LIMITS.maxFleetPods} pods`, { field: 'tune' });
+      const p = sorted[rng.int(sorted.length)];
+      if (total + p.milli > target) break; // the simulator's stop rule compares the per-GPU milli
+      total += p.gpus * p.milli;
+      order.push({ ...p, id: `${p.id}-tuned-${i}` });
+    }
+  } else {
+    while (total > target && order.length > 0) {
+      const [p] = order.splice(rng.int(order.length), 1);
+      total -= p.gpus * p.milli;
+    }
+  }
+  const byNameIdx = nodes.map((_, i) => i).sort((a, b) => byName(nodes[a], nodes[b]));
+  const perm = rng.perm(nodes.length);
+  const ranks = new Array<number>(nodes.length);
+  byNameIdx.forEach((n, k) => (ranks[n] = perm[k]));
+  return { order, ranks };
+}
+
+/** One run of the protocol. */
+export function simulateRun(kernels: Kernels, nodes: readonly NodeSpec[], pods: readonly Pod[], options: SimulateOptions): SimulationRun {
+  const policy = policyByName(options.policy);
+  const tune = options.tune ?? 1.3;
+  if (!(tune > 0 && tune <= 100)) throw new AllocationError('INVALID_ARGUMENT', `tune: expected a number in (0, 100], got ${tune}`, { field: 'tune' });
+  const rng = new Prng(options.seed);
+  const { order, ranks } = prepareWorkload(nodes, pods, tune, rng);
+  const typical = typicalPods(pods);
+  const fleet = new Fleet(kernels, policy.name, nodes, typical, ranks, pods);
+  const gpus = nodes.reduce((a, n) => a + n.gpus, 0);
+  const arrivedBins = new Array<number>(order.length);
+  const alloc = new Array<number>(order.length);
+  const frag = options.fragmentation ? new Array<number>(order.length) : null;
+  const events: FleetEvent[] | null = options.events ? [] : null;
+  let arrived = 0;
+  let used = 0;
+  let failed = 0;
+  try {
+    for (let i = 0; i < order.length; i++) {
+      const pod = order[i];
+      arrived += pod.gpus * pod.milli;
+      const u1 = policy.name === 'random' ? rng.float() : 0;
+      const u2 = policy.name === 'random' ? rng.float() : 0;
+      const at = fleet.place(pod, u1, u2);
+      if (at === null) failed++;
+      else used += pod.gpus * pod.milli;
+      arrivedBins[i] = gpus === 0 ? 0 : rint(arrived / gpus / 10);
+      alloc[i] = gpus === 0 ? 0 : round2(used / gpus / 10);
+      if (frag) frag[i] = fleet.fragmentation();
+      if (events) events.push({ pod: pod.id, node: at === null ? null : nodes[at.node].id, gpus: at === null ? [] : at.gpus, milli: pod.milli, cpu: pod.cpu, memory: pod.memory, arrived, used });
+      options.progress?.(i + 1, order.length);
+    }
+  } finally {
+    fleet.close();
+  }
+  const run: SimulationRun = { policy: policy.name, seed: options.seed, capacityMilli: gpus * 1000, pods: order.length, failed, allocation: binCurve(arrivedBins, alloc) };
+  if (frag) run.fragmentation = binCurve(arrivedBins, frag.map((v) => (gpus === 0 ? 0 : (100 * v) / 1000 / gpus)));
+  if (events) run.events = events;
+  return run;
+}

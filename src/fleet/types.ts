@@ -1,0 +1,131 @@
+// Fleet types and their validation: nodes with CPU, memory and N GPUs of one model; pods asking for
+// CPU, memory and either a share of one GPU or whole GPUs, optionally restricted to GPU models.
+import { AllocationError } from '../errors.js';
+import { LIMITS } from '../limits.js';
+import { topologyFor, type Topology } from '../topology.js';
+import { fail, own, ownKeys, requireArray, requireInteger, requireObject, requireString } from '../validate.js';
+
+/** A node of a fleet. */
+export type FleetNode = {
+  /** Unique node ID. */
+  id: string;
+  /** CPU, in milli-CPU. */
+  cpu: number;
+  /** Memory, in MiB. */
+  memory: number;
+  /** Number of GPUs (0: a CPU-only node). */
+  gpus: number;
+  /** GPU model (required when gpus > 0). */
+  model?: string;
+  /** The node's GPU links (gpus must match): multi-GPU pods then take GPUs by the topology search, and shares keep NVLink groups whole. */
+  topology?: Topology;
+};
+
+/** A validated node: topology, when given, validated with its pair-score matrix. */
+export type NodeSpec = { id: string; cpu: number; memory: number; gpus: number; model: string; aligned?: { topology: Topology; matrix: Int32Array } };
+
+/** A pod (task) to place. */
+export type FleetPod = {
+  /** Pod ID (unique within a workload). */
+  id: string;
+  /** CPU request, in milli-CPU. */
+  cpu: number;
+  /** Memory request, in MiB. */
+  memory: number;
+  /** Number of GPUs (0: CPU-only). */
+  gpus: number;
+  /** Per-GPU share in milli-GPU, 1..1000 (default 1000); below 1000 only with gpus = 1; ignored (may be 0) when gpus = 0. */
+  milli?: number;
+  /** Allowed GPU models (absent or empty: any). */
+  models?: string[];
+};
+
+const NODE_KEYS = ['id', 'cpu', 'memory', 'gpus', 'model', 'topology'];
+const POD_KEYS = ['id', 'cpu', 'memory', 'gpus', 'milli', 'models'];
+const MAX_INT = 0x7fffffff;
+
+function rejectUnknown(field: string, value: Record<string, unknown>, known: string[]): void {
+  for (const key of ownKeys(value)) if (!known.includes(key)) fail('INVALID_ARGUMENT', `${field}.${key}`, `one of the keys ${known.join(', ')}`, key);
+}
+
+/** Validates a node list; returns normalized copies. */
+export function validateNodes(field: string, value: unknown): NodeSpec[] {
+  const list = requireArray(field, value, LIMITS.maxFleetNodes);
+  if (list.length === 0) fail('INVALID_ARGUMENT', field, 'at least one node', value);
+  const seen = new Set<string>();
+  return list.map((raw, i) => {
+    const f = `${field}[${i}]`;
+    const o = requireObject(f, raw);
+    rejectUnknown(f, o, NODE_KEYS);
+    const id = requireString(`${f}.id`, own(o, 'id'), LIMITS.maxIdLength);
+    if (id === '') fail('INVALID_ARGUMENT', `${f}.id`, 'a non-empty string', id);
+    if (seen.has(id)) throw new AllocationError('INVALID_ARGUMENT', `${f}.id: node ${JSON.stringify(id)} appears twice`, { field: `${f}.id` });
+    seen.add(id);
+    const gpus = requireInteger(`${f}.gpus`, own(o, 'gpus'), 0, LIMITS.maxGpus);
+    const rawModel = own(o, 'model');
+    const model = rawModel === undefined ? '' : requireString(`${f}.model`, rawModel, LIMITS.maxIdLength);
+    if (gpus > 0 && model === '') fail('INVALID_ARGUMENT', `${f}.model`, 'a GPU model name (the node has GPUs)', rawModel);
+    const node: NodeSpec = { id, cpu: requireInteger(`${f}.cpu`, own(o, 'cpu'), 0, MAX_INT), memory: requireInteger(`${f}.memory`, own(o, 'memory'), 0, MAX_INT), gpus, model };
+    const rawTopology = own(o, 'topology');
+    if (rawTopology !== undefined) {
+      const t = topologyFor(rawTopology, `${f}.topology`);
+      if (t.topology.gpus !== gpus) fail('INVALID_TOPOLOGY', `${f}.topology.gpus`, `${gpus} (the node's GPU count)`, t.topology.gpus);
+      node.aligned = t;
+    }
+    return node;
+  });
+}
+
+/** A validated pod: milli 0 for a CPU-only pod, models [] for any. */
+export type Pod = { id: string; cpu: number; memory: number; gpus: number; milli: number; models: string[] };
+
+/** Validates one pod. */
+export function validatePod(field: string, raw: unknown): Pod {
+  const o = requireObject(field, raw);
+  rejectUnknown(field, o, POD_KEYS);
+  const id = requireString(`${field}.id`, own(o, 'id'), LIMITS.maxIdLength);
+  const cpu = requireInteger(`${field}.cpu`, own(o, 'cpu'), 0, MAX_INT);
+  const memory = requireInteger(`${field}.memory`, own(o, 'memory'), 0, MAX_INT);
+  const gpus = requireInteger(`${field}.gpus`, own(o, 'gpus'), 0, LIMITS.maxGpus);
+  const rawMilli = own(o, 'milli');
+  let milli = rawMilli === undefined ? 1000 : requireInteger(`${field}.milli`, rawMilli, gpus === 0 ? 0 : 1, 1000);
+  if (gpus > 1 && milli !== 1000) fail('INVALID_ARGUMENT', `${field}.milli`, '1000 (a pod of several GPUs takes them whole)', milli);
+  if (gpus === 0) milli = 0;
+  const rawModels = own(o, 'models');
+  const models = rawModels === undefined ? [] : requireArray(`${field}.models`, rawModels, LIMITS.maxFleetModels * 4).map((m, k) => requireString(`${field}.models[${k}]`, m, LIMITS.maxIdLength));
+  return { id, cpu, memory, gpus, milli, models };
+}
+
+/** Validates a pod list (IDs unique). */
+export function validatePods(field: string, value: unknown): Pod[] {
+  const list = requireArray(field, value, LIMITS.maxFleetPods);
+  const seen = new Set<string>();
+  return list.map((raw, i) => {
+    const pod = validatePod(`${field}[${i}]`, raw);
+    if (seen.has(pod.id)) throw new AllocationError('INVALID_ARGUMENT', `${field}[${i}].id: pod ${JSON.stringify(pod.id)} appears twice`, { field: `${field}[${i}].id` });
+    seen.add(pod.id);
+    return pod;
+  });
+}
+
+/** Model names to bits: the nodes' models in order of first appearance. */
+export function modelBits(nodes: readonly { gpus: number; model: string }[]): Map<string, number> {
+  const bits = new Map<string, number>();
+  for (const n of nodes) {
+    if (n.gpus === 0 || bits.has(n.model)) continue;
+    if (bits.size === LIMITS.maxFleetModels) throw new AllocationError('LIMIT_EXCEEDED', `nodes: more than ${LIMITS.maxFleetModels} GPU models`, { field: 'nodes' });
+    bits.set(n.model, bits.size);
+  }
+  return bits;
+}
+
+/** A pod's model mask: -1 for any model; else the bits of the listed models that some node has (0: none). */
+export function modelMask(models: readonly string[], bits: ReadonlyMap<string, number>): number {
+  if (models.length === 0) return -1;
+  let mask = 0;
+  for (const m of models) {
+    const b = bits.get(m);
+    if (b !== undefined) mask |= 1 << b;
+  }
+  return mask;
+}

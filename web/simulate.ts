@@ -1,0 +1,150 @@
+// The Simulate view: pick a trace (bundled openb or uploaded CSV files), policies and seeds, run the
+// fleet simulator in a worker (the same engine and wasm as the CLI), and draw allocation and
+// fragmentation against arrived load, one line per policy (mean over seeds), with uPlot.
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import nodesUrl from '../data/openb/openb_node_list_gpu_node.csv?url';
+import defaultUrl from '../data/openb/openb_pod_list_default.csv?url';
+import share40Url from '../data/openb/openb_pod_list_gpushare40.csv?url';
+import multi20Url from '../data/openb/openb_pod_list_multigpu20.csv?url';
+import spec33Url from '../data/openb/openb_pod_list_gpuspec33.csv?url';
+import { DEFAULT_FLEET_POLICY, FLEET_POLICIES } from '../src/index.ts';
+import type { SimulateJob, WorkerMessage } from './simulate-worker.ts';
+
+const BUNDLED: Record<string, string> = { default: defaultUrl, gpushare40: share40Url, multigpu20: multi20Url, gpuspec33: spec33Url };
+const COLORS = ['#999999', '#8c564b', '#9467bd', '#2ca02c', '#ff7f0e', '#1f77b4', '#d62728'];
+const AT = [90, 100, 110, 130];
+
+type Run = Extract<WorkerMessage, { type: 'run' }>;
+
+function $(testid: string): HTMLElement {
+  const node = document.querySelector<HTMLElement>(`[data-testid="${testid}"]`);
+  if (node === null) throw new Error(`page is missing [data-testid="${testid}"]`);
+  return node;
+}
+
+/** Seeds from "42..51" or "42,43". */
+export function parseSeeds(text: string): number[] {
+  const t = text.trim();
+  const range = /^(\d+)\.\.(\d+)$/.exec(t);
+  if (range) {
+    const a = Number(range[1]);
+    const b = Number(range[2]);
+    if (b < a || b - a >= 100) throw new Error(`seeds: expected A..B with A <= B (at most 100 seeds), got ${JSON.stringify(text)}`);
+    return Array.from({ length: b - a + 1 }, (_, i) => a + i);
+  }
+  if (!/^\d+(\s*,\s*\d+)*$/.test(t)) throw new Error(`seeds: expected a range 42..51 or a list 42,43, got ${JSON.stringify(text)}`);
+  return t.split(',').map((s) => Number(s.trim()));
+}
+
+function showError(message: string | null): void {
+  const banner = $('sim-error');
+  banner.hidden = message === null;
+  $('sim-error-message').textContent = message ?? '';
+}
+
+// Policy checkboxes: FGD and ours ticked.
+const boxes = $('sim-policies');
+for (const p of FLEET_POLICIES) {
+  const label = document.createElement('label');
+  const box = document.createElement('input');
+  box.type = 'checkbox';
+  box.value = p.name;
+  box.checked = p.name === 'fgd' || p.name === DEFAULT_FLEET_POLICY;
+  box.dataset.testid = `sim-policy-${p.name}`;
+  label.append(box, ` ${p.name}`);
+  label.title = p.summary;
+  boxes.append(label);
+}
+
+const charts: uPlot[] = [];
+
+/** Mean over seeds of each policy's curve, x = 0..130 (null where no run has a value). */
+function meanCurves(runs: Run[], key: 'allocation' | 'fragmentation'): Map<string, (number | null)[]> {
+  const out = new Map<string, (number | null)[]>();
+  for (const policy of [...new Set(runs.map((r) => r.policy))]) {
+    const mine = runs.filter((r) => r.policy === policy);
+    out.set(
+      policy,
+      Array.from({ length: 131 }, (_, x) => {
+        const v = mine.map((r) => r[key][x]).filter((y): y is number => y !== undefined);
+        return v.length === 0 ? null : v.reduce((a, b) => a + b, 0) / v.length;
+      }),
+    );
+  }
+  return out;
+}
+
+function draw(runs: Run[]): void {
+  for (const c of charts.splice(0)) c.destroy();
+  const xs = Array.from({ length: 131 }, (_, x) => x);
+  for (const key of ['allocation', 'fragmentation'] as const) {
+    const target = $(`sim-chart-${key}`);
+    target.replaceChildren();
+    const curves = meanCurves(runs, key);
+    const names = [...curves.keys()];
+    const series: uPlot.Series[] = [{ label: 'arrived %' }, ...names.map((n) => ({ label: n, stroke: COLORS[FLEET_POLICIES.findIndex((p) => p.name === n) % COLORS.length], width: 2 }))];
+    const data = [xs, ...names.map((n) => curves.get(n) as (number | null)[])] as uPlot.AlignedData;
+    charts.push(new uPlot({ width: Math.max(400, target.clientWidth || 720), height: 300, series, scales: { x: { time: false } }, axes: [{ label: 'arrived load (%)' }, { label: key === 'allocation' ? 'allocated GPU (%)' : 'fragmented GPU (%)' }] }, data, target));
+  }
+  const table = $('sim-table');
+  const curves = meanCurves(runs, 'allocation');
+  const head = `<tr><th>policy</th>${AT.map((x) => `<th>${x} %</th>`).join('')}<th>failed pods</th><th>seeds</th></tr>`;
+  const rows = [...curves].map(([policy, ys]) => {
+    const mine = runs.filter((r) => r.policy === policy);
+    const failed = mine.reduce((a, r) => a + r.failed, 0) / mine.length;
+    const cells = AT.map((x) => `<td data-testid="sim-cell" data-policy="${policy}" data-x="${x}" data-value="${ys[x] ?? ''}">${ys[x] === null ? '–' : (ys[x] as number).toFixed(2)}</td>`).join('');
+    return `<tr data-testid="sim-row" data-policy="${policy}"><td>${policy}</td>${cells}<td>${failed.toFixed(1)}</td><td>${mine.length}</td></tr>`;
+  });
+  table.innerHTML = head + rows.join('');
+}
+
+async function traceTexts(): Promise<{ nodesName: string; nodesText: string; podsName: string; podsText: string }> {
+  const choice = ($('sim-trace') as HTMLSelectElement).value;
+  if (choice === 'upload') {
+    const nodesFile = ($('sim-nodes-file') as HTMLInputElement).files?.[0];
+    const podsFile = ($('sim-pods-file') as HTMLInputElement).files?.[0];
+    if (nodesFile === undefined || podsFile === undefined) throw new Error('uploaded CSV files: choose both a nodes file and a pods file');
+    return { nodesName: nodesFile.name, nodesText: await nodesFile.text(), podsName: podsFile.name, podsText: await podsFile.text() };
+  }
+  const [nodesText, podsText] = await Promise.all([fetch(nodesUrl).then((r) => r.text()), fetch(BUNDLED[choice]).then((r) => r.text())]);
+  return { nodesName: 'openb_node_list_gpu_node.csv', nodesText, podsName: `openb_pod_list_${choice}.csv`, podsText };
+}
+
+let worker: Worker | null = null;
+
+$('sim-run').addEventListener('click', async () => {
+  showError(null);
+  const button = $('sim-run') as HTMLButtonElement;
+  try {
+    const policies = [...boxes.querySelectorAll<HTMLInputElement>('input:checked')].map((b) => b.value);
+    if (policies.length === 0) throw new Error('policies: tick at least one');
+    const seeds = parseSeeds(($('sim-seeds') as HTMLInputElement).value);
+    const job: SimulateJob = { ...(await traceTexts()), policies, seeds, backend: ($('sim-backend') as HTMLSelectElement).value as SimulateJob['backend'] };
+    worker?.terminate();
+    worker = new Worker(new URL('./simulate-worker.ts', import.meta.url), { type: 'module' });
+    const runs: Run[] = [];
+    button.disabled = true;
+    $('sim-status').textContent = '';
+    $('sim-status').removeAttribute('data-done');
+    worker.onmessage = (event: MessageEvent<WorkerMessage>) => {
+      const m = event.data;
+      if (m.type === 'progress') $('sim-progress').textContent = `${Math.round((100 * m.done) / m.total)} %`;
+      else if (m.type === 'run') {
+        runs.push(m);
+        draw(runs);
+      } else if (m.type === 'done') {
+        button.disabled = false;
+        $('sim-status').textContent = `${runs.length} runs in ${(m.ms / 1000).toFixed(1)} s (${m.backend}, in a worker)`;
+        $('sim-status').dataset.done = 'true';
+      } else {
+        button.disabled = false;
+        showError(`${m.code}: ${m.message}`);
+      }
+    };
+    worker.postMessage(job);
+  } catch (error) {
+    button.disabled = false;
+    showError(error instanceof Error ? error.message : String(error));
+  }
+});
