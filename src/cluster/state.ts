@@ -5,6 +5,7 @@ import type { Inventory } from '../inventory.js';
 import { nodeFromInventory, type ClusterNode } from './node.js';
 import { TopologyClasses, type ScoreLevel } from './classes.js';
 import { FreeIndex, type LevelTree } from './free-index.js';
+import { StaleIndex } from './stale-index.js';
 import type { Kernels } from '../kernels.js';
 import { LIMITS } from '../limits.js';
 import { binomial } from '../bits.js';
@@ -93,8 +94,12 @@ export class ClusterState {
   private nextSlot = 1;
   /** Free-memory trees per topology class and GPU position (see FreeIndex). */
   private freeIndex!: FreeIndex;
-  /** Nodes with at least one stale slot (the only ones whose options can evict). */
-  private readonly staleNodes = new Set<number>();
+  /** What each node's stale slots could free, per topology class and size (see StaleIndex). */
+  private staleIndex!: StaleIndex;
+  /** refreshNode's per-GPU scratch: memory held by the node's stale slots. */
+  private evictableScratch = new Float64Array(0);
+  /** Per-plan list of the nodes the stale index returns. */
+  private readonly staleFound: number[] = [];
   /** Most GPUs of a node. */
   private maxWidth = 0;
   /** evictionBound's per-GPU scratch. */
@@ -185,7 +190,9 @@ export class ClusterState {
     this.nodeStale = new Int32Array(models.length);
     this.taken = new Int32Array(models.length);
     this.freeIndex = new FreeIndex({ gpuStart: this.gpuStart, free: this.free, sortedFree: this.sortedFree, nodeLoad: this.nodeLoad, nodeRank: this.nodeRank }, this.classOf, this.classes);
+    this.staleIndex = new StaleIndex({ gpuStart: this.gpuStart, free: this.free }, this.classOf, this.classes.list.length);
     for (const m of models) if (m.index.length > this.maxWidth) this.maxWidth = m.index.length;
+    this.evictableScratch = new Float64Array(this.maxWidth);
     models.forEach((m, k) => {
       const start = this.gpuStart[k];
       for (let p = 0; p < m.index.length; p++) {
@@ -266,11 +273,17 @@ export class ClusterState {
     this.nodeAllocated[node] = this.nodeTotal[node] - sum(this.freeViews[node]);
     this.nodeLoad[node] = this.nodeTotal[node] > 0 ? this.nodeAllocated[node] / this.nodeTotal[node] : 0;
     let stale = 0;
-    for (const id of this.nodeSlots[node]) if (this.slots.get(id)!.slot.stale === true) stale++;
+    const evictable = this.evictableScratch;
+    evictable.fill(0);
+    for (const id of this.nodeSlots[node]) {
+      const r = this.slots.get(id)!;
+      if (r.slot.stale !== true) continue;
+      stale++;
+      for (const p of r.positions) evictable[p] += r.slot.memoryPerGpu;
+    }
     this.nodeStale[node] = stale;
-    if (stale > 0) this.staleNodes.add(node);
-    else this.staleNodes.delete(node);
     this.freeIndex.update(node);
+    this.staleIndex.update(node, stale > 0 ? evictable : null);
   }
 
   private staleSlots(node: number): Slot[] {
@@ -435,12 +448,22 @@ export class ClusterState {
         removedNode.length = 0;
       }
       // Fewer than `limit` options without eviction exist: nodes with evictable slots may add some.
+      // The stale index bounds what evicting every stale slot frees (any model): only the nodes it
+      // returns for some size can have an eviction option, and each is then bounded exactly.
       if (known.length < limit && req.allowEviction) {
-        for (const k of this.staleNodes) {
-          if (this.taken[k] === plan) continue;
+        const found = this.staleFound;
+        found.length = 0;
+        for (let si = 0; si < sizes.length; si++) {
+          for (let c = 0; c < classCount; c++) {
+            if (c > 0 && classes.list[c].gpus < sizes[si]) continue;
+            this.staleIndex.collect(c, sizes[si], shares[si], found);
+          }
+        }
+        for (const k of found) {
+          if (this.taken[k] === plan) continue; // taken above, or returned for a smaller size
+          this.taken[k] = plan;
           const first = this.evictionBound(k, req.model, sizes, shares);
           if (first === 0) continue;
-          this.taken[k] = plan;
           bEv[k] = 1;
           bN[k] = first;
           bScore[k] = Infinity;
