@@ -22,17 +22,30 @@ export function parseBytes(text: string, field = 'size'): number {
   return value;
 }
 
+/** Binary unit names of formatBytes. */
+const BYTE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+
 /** Formats bytes with a binary unit: 85899345920 → "80 GiB", 1536 → "1.5 KiB". */
 export function formatBytes(bytes: number): string {
   if (!Number.isFinite(bytes)) return String(bytes);
   const sign = bytes < 0 ? '-' : '';
   let v = Math.abs(bytes);
-  const names = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
   let u = 0;
-  while (v >= 1024 && u < names.length - 1) {
+  while (v >= 1024 && u < BYTE_UNITS.length - 1) {
     v /= 1024;
     u++;
   }
-  const text = u === 0 ? String(v) : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1).replace(/\.0$/, '') : v.toFixed(2).replace(/\.?0+$/, '');
-  return `${sign}${text} ${names[u]}`;
+  let text: string;
+  if (u === 0) text = String(v);
+  else if (v >= 100) text = v.toFixed(0);
+  else {
+    // One decimal from 10, two below; trailing zeros of the decimals dropped, then a bare point.
+    text = v.toFixed(v >= 10 ? 1 : 2);
+    let end = text.length;
+    if (v < 10 && text.charCodeAt(end - 1) === 48) end--;
+    if (text.charCodeAt(end - 1) === 48) end--;
+    if (text.charCodeAt(end - 1) === 46) end--;
+    text = end === text.length ? text : text.slice(0, end);
+  }
+  return `${sign}${text} ${BYTE_UNITS[u]}`;
 }

@@ -250,7 +250,10 @@ export class ClusterState {
     for (const p of positions) this.free[start + p] -= slot.memoryPerGpu;
     this.slots.set(slot.id, { slot, node, positions, lo, hi });
     this.nodeSlots[node].add(slot.id);
-    if (slot.stale === true) this.staleOrder[node] = undefined;
+    if (slot.stale === true) {
+      this.staleOrder[node] = undefined;
+      this.nodeStale[node]++;
+    }
   }
 
   private removeSlot(id: string): void {
@@ -259,31 +262,45 @@ export class ClusterState {
     for (const p of r.positions) this.free[start + p] += r.slot.memoryPerGpu;
     this.slots.delete(id);
     this.nodeSlots[r.node].delete(id);
-    if (r.slot.stale === true) this.staleOrder[r.node] = undefined;
+    if (r.slot.stale === true) {
+      this.staleOrder[r.node] = undefined;
+      this.nodeStale[r.node]--;
+    }
   }
 
-  /** Recomputes a node's summary: free memory per GPU largest first, allocated memory, stale slots. */
+  /** Recomputes a node's summary: free memory per GPU largest first, allocated memory, what its stale slots hold. */
   private refreshNode(node: number): void {
     const start = this.gpuStart[node];
     const end = this.gpuStart[node + 1];
-    const sorted = this.sortedFree.subarray(start, end);
-    sorted.set(this.freeViews[node]);
-    sorted.sort();
-    sorted.reverse();
-    this.nodeAllocated[node] = this.nodeTotal[node] - sum(this.freeViews[node]);
+    const free = this.free;
+    const sorted = this.sortedFree;
+    // Largest first by insertion (at most 64 GPUs, no allocation); the sum in position order.
+    let freeSum = 0;
+    for (let i = start; i < end; i++) {
+      const x = free[i];
+      freeSum += x;
+      let j = i - 1;
+      while (j >= start && sorted[j] < x) {
+        sorted[j + 1] = sorted[j];
+        j--;
+      }
+      sorted[j + 1] = x;
+    }
+    this.nodeAllocated[node] = this.nodeTotal[node] - freeSum;
     this.nodeLoad[node] = this.nodeTotal[node] > 0 ? this.nodeAllocated[node] / this.nodeTotal[node] : 0;
-    let stale = 0;
+    this.freeIndex.update(node);
+    if (this.nodeStale[node] === 0) {
+      this.staleIndex.update(node, null);
+      return;
+    }
     const evictable = this.evictableScratch;
     evictable.fill(0);
     for (const id of this.nodeSlots[node]) {
       const r = this.slots.get(id)!;
       if (r.slot.stale !== true) continue;
-      stale++;
       for (const p of r.positions) evictable[p] += r.slot.memoryPerGpu;
     }
-    this.nodeStale[node] = stale;
-    this.freeIndex.update(node);
-    this.staleIndex.update(node, stale > 0 ? evictable : null);
+    this.staleIndex.update(node, evictable);
   }
 
   private staleSlots(node: number): Slot[] {
@@ -825,6 +842,7 @@ export class ClusterState {
     const r = this.slots.get(id);
     if (r === undefined) throw new AllocationError('UNKNOWN_SLOT', `slotId: slot ${describeValue(id)} is not in the state`, { field: 'slotId' });
     if (typeof stale !== 'boolean') fail('INVALID_ARGUMENT', 'stale', 'a boolean', stale);
+    if ((r.slot.stale === true) !== stale) this.nodeStale[r.node] += stale ? 1 : -1;
     r.slot.stale = stale;
     this.staleOrder[r.node] = undefined;
     this.refreshNode(r.node);
