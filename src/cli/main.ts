@@ -10,10 +10,11 @@ import { command as presets } from './presets.js';
 import { command as plan } from './plan.js';
 import { command as estimate } from './estimate.js';
 import { command as discover } from './discover.js';
+import { command as state } from './state.js';
 import { command as simulate } from './simulate.js';
 
 /** Every subcommand, in the order `--help` lists them. */
-export const COMMANDS: Command[] = [demo, split, replicas, aligned, plan, estimate, discover, presets, topo, simulate];
+export const COMMANDS: Command[] = [demo, split, replicas, aligned, plan, state, estimate, discover, presets, topo, simulate];
 
 /** Top-level help text. */
 export function mainHelp(): string {

@@ -1,10 +1,8 @@
 // gpualloc plan: ranked placement options for a model on a host (or a saved cluster state), and
-// --commit to apply the best one to the state file (written to a temporary file, then renamed).
+// --commit to apply the best one to the state file (under flock on FILE.lock, written atomically).
 import { parseArgs } from 'node:util';
-import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createEngine, type Engine } from '../engine.js';
-import { AllocationError } from '../errors.js';
 import { estimateMemory } from '../estimate.js';
 import type { PlacementPlan, Rejection } from '../placement.js';
 import { type ClusterPlanRequest, type ClusterState } from '../cluster/state.js';
@@ -12,12 +10,15 @@ import { nodeFromInventory } from '../cluster/node.js';
 import { formatBytes, parseBytes } from '../units.js';
 import { EXIT, parseIntList, parsePositiveInt, table, UsageError, type Command, type Io, parseBackend, ENGINE_OPTIONS } from './common.js';
 import { resolveInventory } from './source.js';
+import { planOnStore, STORE_OPTION } from './store.js';
+import { withFileLock } from '../store/file-lock.js';
+import { busyLine, readState, refreshUsed, writeState } from './state-file.js';
 
 const HELP = `gpualloc plan: every viable way to place a model on GPUs by memory, ranked, with per-GPU rejections
 
 Usage: gpualloc plan (--memory SIZE | --gguf FILE [--context N]) [--inventory FILE | --preset NAME]
                      [--tp 1,2,4,8] [--policy spread|pack] [--model NAME] [--no-evict] [--limit N]
-                     [--state state.json [--commit]] [--backend wasm|ts] [--json]
+                     [--state state.json | --store URL] [--commit] [--backend wasm|ts] [--json]
 
 Options:
   --memory SIZE      memory the model needs in total: bytes or 140GiB, 80GB, 512MiB
@@ -30,55 +31,25 @@ Options:
   --model NAME       the model's name: its own slots are never evicted for it
   --no-evict         do not plan evictions of stale slots
   --limit N          how many options to print (default 16)
-  --state FILE       plan against a saved cluster state (created from the inventory if missing)
-  --commit           apply the best option to --state FILE and print the new slot's ID
+  --state FILE       plan against a saved cluster state (created from the inventory if missing;
+                     with --inventory, that node's used memory is read again, less its slots)
+  --store URL        plan against a cluster state in PostgreSQL (postgres://…; gpualloc state init
+                     --store URL creates it); with --commit, a lost race is re-planned up to 5 times
+  --commit           apply the best option to --state FILE (or --store URL) and print the new slot's ID
   --backend NAME     wasm (default) or ts
   --json             print { options, rejected, reason?, committed? } as JSON
 
 Options are ranked by: fewer evictions (then fewer evicted bytes), fewer GPUs, higher topology
 score, then spread (most free left on the fullest chosen GPU) or pack (least left over), then
 lowest GPU indices; across nodes, then the least loaded node, then node ID.
-Exit codes: 0 an option was found (and committed), 1 nothing fits, 2 bad input.
+Memory that processes outside gpualloc hold on a GPU (an inventory's memoryUsed or its processes,
+NVML's reading of this host) counts as taken: it is never evicted, and the output names it as
+\`in use by other processes\`.
+Exit codes: 0 an option was found (and committed), 1 nothing fits (or, with --store, every attempt
+lost to another writer), 2 bad input.
 `;
 
-/** Reads a state file; a missing file is `undefined`, a corrupt one INVALID_STATE (and is left untouched). */
-async function readState(engine: Engine, path: string, name: string): Promise<ClusterState | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new AllocationError('INVALID_STATE', `--state: cannot read ${name}: ${(error as Error).message}`, { field: 'state', cause: error });
-  }
-  try {
-    return engine.restoreClusterState(text);
-  } catch (error) {
-    if (error instanceof AllocationError) throw new AllocationError('INVALID_STATE', `--state ${name}: ${error.message.replace(/^state: /, '')} (the file was left untouched)`, { field: 'state', cause: error });
-    throw error;
-  }
-}
-
-/** Writes the state next to its file, then renames it over the file: readers never see half a file. */
-async function writeState(state: ClusterState, path: string): Promise<void> {
-  // A name no other writer uses (pid + random), created exclusively, flushed to disk before the rename:
-  // after a crash the file is either the old state or the new one, never a prefix of either.
-  const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`;
-  try {
-    const handle = await open(tmp, 'wx');
-    try {
-      await handle.writeFile(JSON.stringify(state.toJSON(), null, 2) + '\n', 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(tmp, path);
-  } catch (error) {
-    await unlink(tmp).catch(() => undefined);
-    throw error;
-  }
-}
-
-function render(plan: PlacementPlan, memory: number, committed?: string): string {
+function render(plan: PlacementPlan, memory: number, busy: string | undefined, committed?: string, committedOption = 1, notCommitted?: string): string {
   const lines: string[] = [];
   const multiNode = plan.options.some((o) => o.node !== undefined && o.node !== plan.options[0].node);
   if (plan.options.length > 0) {
@@ -96,15 +67,23 @@ function render(plan: PlacementPlan, memory: number, committed?: string): string
     lines.push(`rejected GPUs (${[...byCode].map(([c, n]) => `${n} ${c}`).join(', ')}):`);
     for (const r of plan.rejected) lines.push(`  ${r.message}`);
   }
+  if (busy !== undefined) {
+    lines.push('');
+    lines.push(busy);
+  }
   if (committed !== undefined) {
     lines.push('');
-    lines.push(`committed option 1 as slot ${committed}`);
+    lines.push(`committed option ${committedOption} as slot ${committed}`);
+  }
+  if (notCommitted !== undefined) {
+    lines.push('');
+    lines.push(`not committed: ${notCommitted}`);
   }
   return lines.join('\n') + '\n';
 }
 
 /** Per-GPU rejections of every node, for display when the plan has options (ClusterState.plan lists them only when it has none). */
-function explain(engine: Engine, state: ClusterState, request: ClusterPlanRequest): Rejection[] {
+function explain(engine: Engine, state: Pick<ClusterState, 'toJSON'>, request: ClusterPlanRequest): Rejection[] {
   const json = state.toJSON();
   if (json.nodes.length > 64) return [];
   const out: Rejection[] = [];
@@ -113,55 +92,6 @@ function explain(engine: Engine, state: ClusterState, request: ClusterPlanReques
     for (const r of p.rejected) out.push({ node: node.id, ...r, message: r.message.replace(/^GPU (\d+)/, `GPU $1 on node ${node.id}`) });
   }
   return out;
-}
-
-/** How long a --commit waits for another gpualloc's lock on the same state file, in milliseconds. */
-const LOCK_WAIT_MS = 10_000;
-
-/** Whether a process is running (a lock whose holder is gone is stale). */
-function _alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/**
- * Runs `fn` holding FILE.lock (created exclusively, holding our pid), so concurrent `--commit` runs on
- * one state file take turns: each reads the state the previous one wrote, and no commit is lost.
- */
-async function withStateLock<T>(path: string, name: string, fn: () => Promise<T>): Promise<T> {
-  const lock = `${path}.lock`;
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  for (;;) {
-    try {
-      const handle = await open(lock, 'wx');
-      try {
-        await handle.writeFile(String(process.pid));
-      } finally {
-        await handle.close();
-      }
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
-      if (Number.isSafeInteger(holder) && holder > 0 && !_alive(holder)) {
-        await unlink(lock).catch(() => undefined); // left by a process that is gone
-        continue;
-      }
-      if (Date.now() > deadline) {
-        throw new AllocationError('STATE_LOCKED', `--state ${name}: locked by process ${holder > 0 ? holder : '?'} (${name}.lock); nothing was written. If no gpualloc is running, remove the lock file`, { field: 'state' });
-      }
-      await new Promise((done) => setTimeout(done, 5 + Math.random() * 20));
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    await unlink(lock).catch(() => undefined);
-  }
 }
 
 /** The `plan` subcommand. */
@@ -176,7 +106,7 @@ export const command: Command = {
         memory: { type: 'string' }, gguf: { type: 'string' }, context: { type: 'string' },
         ...ENGINE_OPTIONS,
         tp: { type: 'string' }, policy: { type: 'string' }, model: { type: 'string' }, 'no-evict': { type: 'boolean' }, limit: { type: 'string' },
-        state: { type: 'string' }, commit: { type: 'boolean' },
+        state: { type: 'string' }, commit: { type: 'boolean' }, ...STORE_OPTION,
       },
       strict: true,
       allowPositionals: false,
@@ -185,7 +115,8 @@ export const command: Command = {
     if (values.memory !== undefined && values.gguf !== undefined) throw new UsageError('give either --memory or --gguf, not both');
     if (values.memory === undefined && values.gguf === undefined) throw new UsageError('--memory SIZE (or --gguf FILE) is required');
     if (values.context !== undefined && values.gguf === undefined) throw new UsageError('--context needs --gguf');
-    if (values.commit && values.state === undefined) throw new UsageError('--commit needs --state FILE');
+    if (values.state !== undefined && values.store !== undefined) throw new UsageError('give --state FILE or --store URL, not both');
+    if (values.commit && values.state === undefined && values.store === undefined) throw new UsageError('--commit needs --state FILE or --store URL');
     let memory: number;
     if (values.memory !== undefined) memory = parseBytes(values.memory, '--memory');
     else {
@@ -202,26 +133,46 @@ export const command: Command = {
     if (values.limit !== undefined) request.limit = parsePositiveInt(values.limit, '--limit');
 
     const engine = await createEngine({ backend });
+    if (values.store !== undefined) {
+      if ((values.inventory !== undefined || values.preset !== undefined) && !values.json) io.err('gpualloc: using the nodes of --store; --inventory/--preset only seed a new store (gpualloc state init)\n');
+      let busy: string | undefined;
+      const { plan, result } = await planOnStore(engine, values.store, request, values.commit === true, (p, state) => {
+        if (p.options.length > 0 && p.rejected.length === 0) p.rejected = explain(engine, state, request);
+        busy = busyLine(state);
+      });
+      const committed = result?.committed;
+      const lost = result !== undefined && committed === undefined && plan.options.length > 0 ? result.reason : undefined;
+      if (values.json) io.out(JSON.stringify(committed !== undefined ? { ...plan, committed } : lost !== undefined ? { ...plan, reason: lost } : plan, null, 2) + '\n');
+      else io.out(render(plan, memory, busy, committed, (result?.option ?? 0) + 1, lost?.message));
+      return committed !== undefined || (!values.commit && plan.options.length > 0) ? EXIT.OK : EXIT.INFEASIBLE;
+    }
     const statePath = values.state === undefined ? undefined : resolve(io.cwd, values.state);
-    const planAndCommit = async (): Promise<{ plan: PlacementPlan; committed?: string }> => {
+    const planAndCommit = async (): Promise<{ plan: PlacementPlan; busy?: string; committed?: string }> => {
       let state = statePath === undefined ? undefined : await readState(engine, statePath, values.state!);
       if (state === undefined) {
         const { inventory } = await resolveInventory({ inventory: values.inventory, preset: values.preset, quiet: values.json === true }, io);
         state = engine.createClusterState({ nodes: [nodeFromInventory(inventory)] });
-      } else if (values.inventory !== undefined || values.preset !== undefined) {
-        if (!values.json) io.err(`gpualloc: using the nodes of ${values.state}; --inventory/--preset only seed a new state file\n`);
+      } else if (values.inventory !== undefined) {
+        // A fresh reading of a node already in the state: its used memory is read again, less what its slots hold.
+        const { inventory } = await resolveInventory({ inventory: values.inventory, quiet: true }, io);
+        state = refreshUsed(engine, state, inventory, values.inventory, values.state!);
+        if (!values.json) io.err(`gpualloc: used memory of the node in ${values.inventory} read again (less what its slots in ${values.state} hold)${values.commit ? '' : '; the file is written only by --commit'}\n`);
+      } else if (values.preset !== undefined) {
+        if (!values.json) io.err(`gpualloc: using the nodes of ${values.state}; --preset only seeds a new state file\n`);
       }
       const plan = state.plan(request);
       if (plan.options.length > 0 && plan.rejected.length === 0) plan.rejected = explain(engine, state, request);
-      if (!values.commit || plan.options.length === 0) return { plan };
-      const committed = state.commit(plan.options[0]);
+      const busy = busyLine(state);
+      if (!values.commit || plan.options.length === 0) return { plan, busy };
+      // lastActivity lets `gpualloc state list` show the slot's age and `state gc --older-than` find it.
+      const committed = state.commit(plan.options[0], { lastActivity: Date.now() });
       await writeState(state, statePath!);
-      return { plan, committed };
+      return { plan, busy, committed };
     };
     // Read, plan, commit and write under the state file's lock, so concurrent commits never lose one another.
-    const { plan, committed } = values.commit ? await withStateLock(statePath!, values.state!, planAndCommit) : await planAndCommit();
+    const { plan, busy, committed } = values.commit ? await withFileLock(statePath!, planAndCommit) : await planAndCommit();
     if (values.json) io.out(JSON.stringify(committed === undefined ? plan : { ...plan, committed }, null, 2) + '\n');
-    else io.out(render(plan, memory, committed));
+    else io.out(render(plan, memory, busy, committed));
     return plan.options.length > 0 ? EXIT.OK : EXIT.INFEASIBLE;
   },
 };
