@@ -22,6 +22,10 @@ export function parseBytes(text: string, field = 'size'): number {
   return value;
 }
 
+/** Unit names of formatBytes, binary and decimal. */
+const BINARY_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+const DECIMAL_UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'];
+
 /** Which units a size is written in: binary (KiB, MiB, GiB, TiB; 1024 apart) or decimal (KB, MB, GB, TB; 1000 apart). */
 export type ByteUnits = 'binary' | 'decimal';
 
@@ -39,14 +43,25 @@ export function formatBytes(bytes: number, units: ByteUnits = 'binary'): string 
   if (!Number.isFinite(bytes)) return String(bytes);
   const sign = bytes < 0 ? '-' : '';
   let v = Math.abs(bytes);
-  const names = units === 'decimal' ? ['B', 'KB', 'MB', 'GB', 'TB', 'PB'] : ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+  const names = units === 'decimal' ? DECIMAL_UNITS : BINARY_UNITS;
   const step = units === 'decimal' ? 1000 : 1024;
   let u = 0;
   while (v >= step && u < names.length - 1) {
     v /= step;
     u++;
   }
-  const text = u === 0 ? String(v) : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1).replace(/\.0$/, '') : v.toFixed(2).replace(/\.?0+$/, '');
+  let text: string;
+  if (u === 0) text = String(v);
+  else if (v >= 100) text = v.toFixed(0);
+  else {
+    // One decimal from 10, two below; trailing zeros of the decimals dropped, then a bare point.
+    text = v.toFixed(v >= 10 ? 1 : 2);
+    let end = text.length;
+    if (v < 10 && text.charCodeAt(end - 1) === 48) end--;
+    if (text.charCodeAt(end - 1) === 48) end--;
+    if (text.charCodeAt(end - 1) === 46) end--;
+    text = end === text.length ? text : text.slice(0, end);
+  }
   return `${sign}${text} ${names[u]}`;
 }
 

@@ -104,4 +104,59 @@ describe('ClusterState.plan on realistic clusters', () => {
       }
     }
   });
+  it('many stale slots of several models, and requests that often fit only by eviction or not at all (wasm and ts)', () => {
+    // Every node holds up to five stale slots (models a, b, c, x); requests of models a-c may evict
+    // all but their own model's slots, so the stale index's bound (every stale slot) is often above
+    // what a request may free. Large requests fail: the plan must prove it without missing a node.
+    const arbStaleNode = (id: string) => fc.record({
+      machine: fc.integer({ min: 0, max: MACHINES.length - 2 }),
+      bare: fc.integer({ min: 0, max: 9 }),
+      slots: fc.array(fc.record({ model: fc.constantFrom('a', 'b', 'c', 'x'), first: fc.nat(), width: fc.constantFrom(1, 1, 2, 4), share: fc.integer({ min: 10, max: 45 }), stale: fc.integer({ min: 0, max: 5 }), at: fc.nat(50) }), { maxLength: 6 }),
+    }).map((r): ClusterNode => {
+      const node = nodeFromInventory(getPreset(MACHINES[r.machine]), { id });
+      if (r.bare === 0) delete node.topology;
+      const room = new Map(node.gpus.map((g) => [g.index, g.memoryTotal]));
+      node.slots = [];
+      r.slots.forEach((s, j) => {
+        const gpus = Array.from({ length: Math.min(s.width, node.gpus.length) }, (_, q) => node.gpus[(s.first + q) % node.gpus.length].index).sort((a, b) => a - b);
+        const per = Math.floor((node.gpus[0].memoryTotal * s.share) / 100);
+        if (gpus.some((g) => room.get(g)! < per)) return;
+        for (const g of gpus) room.set(g, room.get(g)! - per);
+        node.slots!.push({ id: `${id}-s${j}`, model: s.model, gpus, memoryPerGpu: per, lastActivity: s.at, stale: s.stale > 0 });
+      });
+      return node;
+    });
+    const arbStaleCluster = fc.integer({ min: 2, max: 16 }).chain((k) => fc.tuple(...Array.from({ length: k }, (_, j) => arbStaleNode(`n${(j * 5) % 11}-${j}`))));
+    const arbBigRequest = fc.record({
+      memory: fc.integer({ min: 20, max: 700 }).map((x) => x * G),
+      model: fc.constantFrom('a', 'b', 'c'),
+      limit: fc.integer({ min: 1, max: 12 }),
+      allowEviction: fc.constantFrom(true, true, true, false),
+      sizes: fc.constantFrom([1, 2, 4, 8], [2, 4, 8], [4, 8], [8], [1, 2], [2]),
+      pick: fc.nat(),
+    });
+    let failed = 0;
+    let evicting = 0;
+    fc.assert(fc.property(arbStaleCluster, fc.array(arbBigRequest, { minLength: 1, maxLength: 10 }), (nodes, requests) => {
+      const states = [wasm.createClusterState({ nodes }), ts.createClusterState({ nodes })];
+      for (const r of requests) {
+        const req: ClusterPlanRequest = { memory: r.memory, model: r.model, limit: r.limit, allowEviction: r.allowEviction, tensorParallelSizes: r.sizes };
+        const expected = referencePlan(ts, states[1].toJSON(), req);
+        const plans = states.map((s) => s.plan(req));
+        for (const plan of plans) expect(plan.options).toEqual(expected);
+        if (expected.length === 0) {
+          failed++;
+          for (const plan of plans) expect(plan.reason?.code).toBe('NO_VIABLE_OPTION');
+          continue;
+        }
+        if (expected.some((o) => o.evict.length > 0)) evicting++;
+        // Commit one option (evictions included), so later requests see the index after changes.
+        const option = expected[r.pick % expected.length];
+        for (const s of states) s.commit(option, { lastActivity: 100 });
+      }
+    }), { numRuns: 60 });
+    // The generator reaches both paths this test is about.
+    expect(failed).toBeGreaterThan(10);
+    expect(evicting).toBeGreaterThan(10);
+  }, 120_000);
 });

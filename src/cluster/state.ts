@@ -5,6 +5,7 @@ import type { Inventory } from '../inventory.js';
 import { nodeFromInventory, type ClusterNode } from './node.js';
 import { TopologyClasses, type ScoreLevel } from './classes.js';
 import { FreeIndex, type LevelTree } from './free-index.js';
+import { StaleIndex } from './stale-index.js';
 import type { Kernels } from '../kernels.js';
 import { LIMITS } from '../limits.js';
 import { binomial } from '../bits.js';
@@ -93,8 +94,12 @@ export class ClusterState {
   private nextSlot = 1;
   /** Free-memory trees per topology class and GPU position (see FreeIndex). */
   private freeIndex!: FreeIndex;
-  /** Nodes with at least one stale slot (the only ones whose options can evict). */
-  private readonly staleNodes = new Set<number>();
+  /** What each node's stale slots could free, per topology class and size (see StaleIndex). */
+  private staleIndex!: StaleIndex;
+  /** refreshNode's per-GPU scratch: memory held by the node's stale slots. */
+  private evictableScratch = new Float64Array(0);
+  /** Per-plan list of the nodes the stale index returns. */
+  private readonly staleFound: number[] = [];
   /** Most GPUs of a node. */
   private maxWidth = 0;
   /** evictionBound's per-GPU scratch. */
@@ -185,7 +190,9 @@ export class ClusterState {
     this.nodeStale = new Int32Array(models.length);
     this.taken = new Int32Array(models.length);
     this.freeIndex = new FreeIndex({ gpuStart: this.gpuStart, free: this.free, sortedFree: this.sortedFree, nodeLoad: this.nodeLoad, nodeRank: this.nodeRank }, this.classOf, this.classes);
+    this.staleIndex = new StaleIndex({ gpuStart: this.gpuStart, free: this.free }, this.classOf, this.classes.list.length);
     for (const m of models) if (m.index.length > this.maxWidth) this.maxWidth = m.index.length;
+    this.evictableScratch = new Float64Array(this.maxWidth);
     models.forEach((m, k) => {
       const start = this.gpuStart[k];
       for (let p = 0; p < m.index.length; p++) {
@@ -243,7 +250,10 @@ export class ClusterState {
     for (const p of positions) this.free[start + p] -= slot.memoryPerGpu;
     this.slots.set(slot.id, { slot, node, positions, lo, hi });
     this.nodeSlots[node].add(slot.id);
-    if (slot.stale === true) this.staleOrder[node] = undefined;
+    if (slot.stale === true) {
+      this.staleOrder[node] = undefined;
+      this.nodeStale[node]++;
+    }
   }
 
   private removeSlot(id: string): void {
@@ -252,25 +262,45 @@ export class ClusterState {
     for (const p of r.positions) this.free[start + p] += r.slot.memoryPerGpu;
     this.slots.delete(id);
     this.nodeSlots[r.node].delete(id);
-    if (r.slot.stale === true) this.staleOrder[r.node] = undefined;
+    if (r.slot.stale === true) {
+      this.staleOrder[r.node] = undefined;
+      this.nodeStale[r.node]--;
+    }
   }
 
-  /** Recomputes a node's summary: free memory per GPU largest first, allocated memory, stale slots. */
+  /** Recomputes a node's summary: free memory per GPU largest first, allocated memory, what its stale slots hold. */
   private refreshNode(node: number): void {
     const start = this.gpuStart[node];
     const end = this.gpuStart[node + 1];
-    const sorted = this.sortedFree.subarray(start, end);
-    sorted.set(this.freeViews[node]);
-    sorted.sort();
-    sorted.reverse();
-    this.nodeAllocated[node] = this.nodeTotal[node] - sum(this.freeViews[node]);
+    const free = this.free;
+    const sorted = this.sortedFree;
+    // Largest first by insertion (at most 64 GPUs, no allocation); the sum in position order.
+    let freeSum = 0;
+    for (let i = start; i < end; i++) {
+      const x = free[i];
+      freeSum += x;
+      let j = i - 1;
+      while (j >= start && sorted[j] < x) {
+        sorted[j + 1] = sorted[j];
+        j--;
+      }
+      sorted[j + 1] = x;
+    }
+    this.nodeAllocated[node] = this.nodeTotal[node] - freeSum;
     this.nodeLoad[node] = this.nodeTotal[node] > 0 ? this.nodeAllocated[node] / this.nodeTotal[node] : 0;
-    let stale = 0;
-    for (const id of this.nodeSlots[node]) if (this.slots.get(id)!.slot.stale === true) stale++;
-    this.nodeStale[node] = stale;
-    if (stale > 0) this.staleNodes.add(node);
-    else this.staleNodes.delete(node);
     this.freeIndex.update(node);
+    if (this.nodeStale[node] === 0) {
+      this.staleIndex.update(node, null);
+      return;
+    }
+    const evictable = this.evictableScratch;
+    evictable.fill(0);
+    for (const id of this.nodeSlots[node]) {
+      const r = this.slots.get(id)!;
+      if (r.slot.stale !== true) continue;
+      for (const p of r.positions) evictable[p] += r.slot.memoryPerGpu;
+    }
+    this.staleIndex.update(node, evictable);
   }
 
   private staleSlots(node: number): Slot[] {
@@ -435,12 +465,22 @@ export class ClusterState {
         removedNode.length = 0;
       }
       // Fewer than `limit` options without eviction exist: nodes with evictable slots may add some.
+      // The stale index bounds what evicting every stale slot frees (any model): only the nodes it
+      // returns for some size can have an eviction option, and each is then bounded exactly.
       if (known.length < limit && req.allowEviction) {
-        for (const k of this.staleNodes) {
-          if (this.taken[k] === plan) continue;
+        const found = this.staleFound;
+        found.length = 0;
+        for (let si = 0; si < sizes.length; si++) {
+          for (let c = 0; c < classCount; c++) {
+            if (c > 0 && classes.list[c].gpus < sizes[si]) continue;
+            this.staleIndex.collect(c, sizes[si], shares[si], found);
+          }
+        }
+        for (const k of found) {
+          if (this.taken[k] === plan) continue; // taken above, or returned for a smaller size
+          this.taken[k] = plan;
           const first = this.evictionBound(k, req.model, sizes, shares);
           if (first === 0) continue;
-          this.taken[k] = plan;
           bEv[k] = 1;
           bN[k] = first;
           bScore[k] = Infinity;
@@ -802,6 +842,7 @@ export class ClusterState {
     const r = this.slots.get(id);
     if (r === undefined) throw new AllocationError('UNKNOWN_SLOT', `slotId: slot ${describeValue(id)} is not in the state`, { field: 'slotId' });
     if (typeof stale !== 'boolean') fail('INVALID_ARGUMENT', 'stale', 'a boolean', stale);
+    if ((r.slot.stale === true) !== stale) this.nodeStale[r.node] += stale ? 1 : -1;
     r.slot.stale = stale;
     this.staleOrder[r.node] = undefined;
     this.refreshNode(r.node);
