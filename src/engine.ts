@@ -8,7 +8,7 @@ import { naturalSort } from './natural-sort.js';
 import { splitDevices, type SplitRequest, type SplitResult } from './split.js';
 import { allocateReplicas, type ReplicaRequest, type ReplicaResult } from './replicas.js';
 import { allocateAligned, type AlignedRequest, type AlignedResult } from './aligned.js';
-import { planPlacement, type PlacementPlan, type PlacementRequest } from './placement.js';
+import { planPlacement, prepareNode, type PlacementPlan, type PlacementRequest, type PreparedNode, type PreparedPlacementRequest, type PrepareRequest } from './placement.js';
 import { ClusterState, type ClusterInit } from './cluster/state.js';
 import { describeValue, readInput } from './validate.js';
 import { simulateFleet, type SimulateRequest, type SimulationRun } from './fleet/index.js';
@@ -25,7 +25,8 @@ export type EngineOptions = {
 
 /**
  * The allocation engine: every capability over one backend. Each method reads its input once into
- * engine-owned data (validate.ts readInput), so hostile getters, proxies and cycles are AllocationErrors.
+ * engine-owned data (validate.ts readInput), so hostile getters, proxies and cycles are AllocationErrors
+ * and a caller's object cannot change under the engine; prepared nodes (prepare) are engine-owned already.
  */
 export class Engine {
   /** Which backend answers. */
@@ -59,12 +60,26 @@ export class Engine {
 
   /** Picks whole GPUs by topology (besteffort or topology policy). */
   allocateAligned(request: AlignedRequest): AlignedResult {
-    return allocateAligned(this.kernels, readInput('request', request, false, true) as AlignedRequest);
+    return allocateAligned(this.kernels, readInput('request', request, false) as AlignedRequest);
   }
 
-  /** Every viable placement of a model on a node's GPUs, ranked, with per-GPU rejections. */
-  planPlacement(request: PlacementRequest): PlacementPlan {
-    return planPlacement(this.kernels, readInput('request', request, false, true) as PlacementRequest);
+  /**
+   * Every viable placement of a model on a node's GPUs, ranked, with per-GPU rejections. `gpus` and
+   * `topology` are validated on every call; a request with `node` (a handle from prepare) skips that.
+   */
+  planPlacement(request: PlacementRequest | PreparedPlacementRequest): PlacementPlan {
+    // Slots are read field by field once while validated (validateSlot), not copied first.
+    return planPlacement(this.kernels, readInput('request', request, false, 'slots') as PlacementRequest | PreparedPlacementRequest);
+  }
+
+  /**
+   * Validates and packs a node's GPUs and topology once; the handle goes in planPlacement requests
+   * as `node` in place of `gpus` and `topology`, which then are neither copied nor validated again.
+   * Use it when planning repeatedly on the same hardware (a service, a page); plain objects suit
+   * one-off calls. The handle is immutable: a node whose GPUs change needs a new one.
+   */
+  prepare(request: PrepareRequest): PreparedNode {
+    return prepareNode(readInput('request', request, false) as PrepareRequest);
   }
 
   /** A mutable state of one or many nodes for plan / commit / release. */

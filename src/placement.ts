@@ -7,7 +7,7 @@ import { ctz, lexBefore, popcount } from './bits.js';
 import { pairScoreMatrix, topologyFor, type Topology } from './topology.js';
 import { formatBytes } from './units.js';
 import { compareNatural } from './baseline/natural-sort.js';
-import { describeValue, fail, isSnapshot, requireArray, requireBoolean, requireInteger, requireObject, requireOneOf, requireString } from './validate.js';
+import { describeValue, fail, markEngineOwned, readInput, requireArray, requireBoolean, requireInteger, requireObject, requireOneOf, requireString } from './validate.js';
 
 /** Work already placed on GPUs. memoryPerGpu in bytes; lastActivity in ms since the epoch. */
 export type Slot = { id: string; model?: string; gpus: number[]; memoryPerGpu: number; lastActivity?: number; stale?: boolean };
@@ -68,13 +68,6 @@ export type PlacementSearch = {
   limit: number;
   /** Most subsets to enumerate before giving up (LIMIT_EXCEEDED). */
   budget: number;
-  /**
-   * free, total, staleBytes and staleMasks one after another in one array, when they are views of it
-   * (a cached node's state, see _nodeState), else null: gpus, gpus and S f64, then 2·S i32 in the
-   * space of S f64 (S: evictable slots). The wasm kernels then copy the four into the core with one
-   * call instead of element by element; the ts kernels read the views.
-   */
-  block: Float64Array | null;
 };
 
 /** Best candidates of one node's search, best first. */
@@ -324,28 +317,61 @@ export function validateNode(gpusValue: unknown, slotsValue: unknown, topologyVa
 }
 
 /**
- * planPlacement's validated nodes, by the identity of their GPU list, for inputs that are snapshots
- * (frozen copies readInput made with `reuse`, validateTopology's result): nothing in a snapshot can
- * change, so neither can validateNode's answer for the same three. An unchanged request read again
- * gives back the same copies, so a plan repeated on the same node skips validating its GPUs and
- * slots. planPlacement only reads the answer (it is not frozen: V8 reads frozen arrays more slowly).
+ * A node validated and packed once (Engine.prepare): its GPUs sorted by index, with memoryUsed, its
+ * topology and pair-score matrix. Pass it as `node` in planPlacement instead of gpus and topology,
+ * as often as needed: the engine does not copy or validate it again (slots, which change, are still
+ * validated on every call). Immutable; only Engine.prepare makes one.
  */
-const _nodes = new WeakMap<object, { slots: unknown; topology: unknown; node: NodeModel }>();
-/** The nodes in _nodes (their derived state may be kept too, see _nodeState). */
-const _cachedNodes = new WeakSet<NodeModel>();
+export class PreparedNode {
+  /** The node's GPUs, sorted by index (memoryUsed only where > 0). */
+  readonly gpus: ReadonlyArray<Readonly<NodeGpu>>;
+  /** Its validated topology, if any. */
+  readonly topology?: Topology;
+  /** @internal The validated node (no slots). */
+  readonly _model: NodeModel;
+  /** @internal Pair-score matrix over positions, or null. */
+  readonly _matrix: Int32Array | null;
+  /** @internal The GPU indices (slots are validated against them). */
+  readonly _indices: ReadonlySet<number>;
 
-function _validatedNode(gpus: unknown, slots: unknown, topology: unknown): NodeModel {
-  const cacheable = isSnapshot(gpus) && (slots === undefined || isSnapshot(slots)) && (topology === undefined || isSnapshot(topology));
-  if (cacheable) {
-    const hit = _nodes.get(gpus as object);
-    if (hit !== undefined && hit.slots === slots && hit.topology === topology) return hit.node;
+  /** @internal Use Engine.prepare (a handle made any other way is refused). */
+  constructor(token: symbol, model: NodeModel) {
+    if (token !== _PREPARE) throw new AllocationError('INVALID_ARGUMENT', 'PreparedNode: made by engine.prepare({ gpus, topology }) only', { field: 'node' });
+    this._model = model;
+    this._matrix = positionMatrix(model.topology, model.index);
+    this._indices = new Set(model.index);
+    this.gpus = Object.freeze(model.index.map((index, p) => Object.freeze(model.used[p] > 0 ? { index, memoryTotal: model.total[p], memoryUsed: model.used[p] } : { index, memoryTotal: model.total[p] })));
+    if (model.topology !== undefined) this.topology = model.topology;
+    markEngineOwned(this);
+    Object.freeze(this);
   }
-  const node = validateNode(gpus, slots, topology, '');
-  if (cacheable) {
-    _nodes.set(gpus as object, { slots, topology, node });
-    _cachedNodes.add(node);
+}
+
+/** Only prepareNode holds it: PreparedNode's constructor refuses any other caller. */
+const _PREPARE = Symbol('prepare');
+
+/** What Engine.prepare takes: a node's GPUs (and topology). Memory in bytes. */
+export type PrepareRequest = { gpus: NodeGpu[]; topology?: Topology };
+
+/** Validates a node once into a PreparedNode (errors name `gpus[k].…` and `topology.…`). */
+export function prepareNode(request: PrepareRequest): PreparedNode {
+  const r = requireObject('request', request);
+  for (const key of Object.keys(r)) if (key !== 'gpus' && key !== 'topology') fail('INVALID_ARGUMENT', key, 'no such field (gpus, topology)', r[key]);
+  return new PreparedNode(_PREPARE, validateNode(r.gpus, undefined, r.topology, ''));
+}
+
+/** The node of a request: a prepared node (`node`) with the request's slots, or gpus / slots / topology validated now. */
+function _requestNode(r: Record<string, unknown>): { node: NodeModel; matrix: Int32Array | null } {
+  if (r.node === undefined) {
+    const base = validateNode(r.gpus, undefined, r.topology, '');
+    const node = r.slots === undefined ? base : { ...base, slots: _validateCallerSlots(r.slots, 'slots', new Set(base.index)) };
+    return { node, matrix: positionMatrix(node.topology, node.index) };
   }
-  return node;
+  if (!(r.node instanceof PreparedNode)) fail('INVALID_ARGUMENT', 'node', 'a prepared node (engine.prepare({ gpus, topology }))', r.node);
+  if (r.gpus !== undefined || r.topology !== undefined) fail('INVALID_ARGUMENT', r.gpus !== undefined ? 'gpus' : 'topology', 'nothing next to a prepared node (its GPUs and topology are in it)', r.gpus ?? r.topology);
+  const prepared = r.node;
+  const slots = r.slots === undefined ? [] : _validateCallerSlots(r.slots, 'slots', prepared._indices);
+  return { node: { ...prepared._model, slots }, matrix: prepared._matrix };
 }
 
 /** What planPlacement derives from a node for one model and eviction setting. Memory in bytes. */
@@ -357,41 +383,24 @@ type _NodeState = {
   stale: Slot[];
   staleMasks: Int32Array;
   staleBytes: Float64Array;
-  /** free, total, staleBytes and staleMasks in one array (a cached node's state), else null: see PlacementSearch.block. */
-  block: Float64Array | null;
   /** Bytes eviction could free per position. */
   evictable: Float64Array;
   /** Free memory plus the bytes of every evictable slot per position, summed in the kernels' order (see anyGpuEligible). */
   potential: Float64Array;
-  matrix: Int32Array | null;
-  /** Rejection message heads, kept for a cached node (undefined for scratch state). */
-  heads: RejectionHeads | undefined;
 };
 
-/** The last state derived from each cached node (for its model and eviction setting). */
-const _states = new WeakMap<NodeModel, { model: string | undefined; allowEviction: boolean; state: _NodeState }>();
-
 /**
- * Free memory, the eviction order and masks, and the position matrix of a node. For a node from the
- * cache (_validatedNode) the answer is kept with it, in arrays of its own, for the same model and
- * eviction setting; any other node uses the reusable scratch arrays. Nothing reads the state after
- * planPlacement returns, and nothing writes to it.
+ * Free memory, the eviction order and masks of a node, in the reusable scratch arrays. Nothing reads
+ * the state after planPlacement returns, and nothing writes to it.
  */
 function _nodeState(node: NodeModel, model: string | undefined, allowEviction: boolean): _NodeState {
-  const cached = _cachedNodes.has(node);
-  if (cached) {
-    const hit = _states.get(node);
-    if (hit !== undefined && hit.model === model && hit.allowEviction === allowEviction) return hit.state;
-  }
   const n = node.index.length;
   const index = node.index;
   const slots = node.slots;
   const stale = allowEviction ? slots.filter((s) => isEvictable(s, model)).sort(compareEvictionOrder) : [];
   const S = stale.length;
-  // A cached state keeps free, total, staleBytes and staleMasks in one block (see PlacementSearch.block).
-  const block = cached ? new Float64Array(2 * n + 2 * S) : null;
-  const free = block !== null ? block.subarray(0, n) : _free.f64(n);
-  const total = block !== null ? block.subarray(n, 2 * n) : _total.f64(n);
+  const free = _free.f64(n);
+  const total = _total.f64(n);
   for (let p = 0; p < n; p++) free[p] = total[p] = node.total[p] - node.used[p];
   const maxBytes = LIMITS.maxBytes;
   for (let k = 0; k < slots.length; k++) {
@@ -402,9 +411,9 @@ function _nodeState(node: NodeModel, model: string | undefined, allowEviction: b
       if (total[p] - free[p] > maxBytes) fail('LIMIT_EXCEEDED', `slots`, `at most ${maxBytes} bytes allocated on GPU ${g}`, total[p] - free[p]);
     }
   }
-  const staleMasks = block !== null ? new Int32Array(block.buffer, block.byteOffset + (2 * n + S) * 8, 2 * S) : _stale.i32(2 * S);
-  const staleBytes = block !== null ? block.subarray(2 * n, 2 * n + S) : _stale.f64(S);
-  const evictable = cached ? new Float64Array(n) : _evictable.f64(n, true);
+  const staleMasks = _stale.i32(2 * S);
+  const staleBytes = _stale.f64(S);
+  const evictable = _evictable.f64(n, true);
   for (let k = 0; k < S; k++) {
     const s = stale[k];
     let lo = 0;
@@ -419,18 +428,16 @@ function _nodeState(node: NodeModel, model: string | undefined, allowEviction: b
     staleMasks[2 * k + 1] = hi;
     staleBytes[k] = s.memoryPerGpu;
   }
-  const potential = potentialOf(n, free, staleMasks, staleBytes, cached ? new Float64Array(n) : _potential.f64(n));
-  const heads = cached ? { has: new Array<string | undefined>(n), canFree: new Array<string | undefined>(n) } : undefined;
-  const state: _NodeState = { free, total, stale, staleMasks, staleBytes, block, evictable, potential, matrix: positionMatrix(node.topology, index), heads };
-  if (cached) _states.set(node, { model, allowEviction, state });
-  return state;
+  const potential = potentialOf(n, free, staleMasks, staleBytes, _potential.f64(n));
+  return { free, total, stale, staleMasks, staleBytes, evictable, potential };
 }
 
 /** Validates a slot list against the node's GPU indices; returns copies. */
 export function validateSlots(value: unknown, field: string, indices: ReadonlySet<number>, ids: Set<string> = new Set()): Slot[] {
   const raw = requireArray(field, value, LIMITS.maxSlotsPerNode);
-  const out: Slot[] = new Array(raw.length);
-  for (let k = 0; k < raw.length; k++) out[k] = validateSlot(raw[k], field, k, indices, ids);
+  const length = raw.length;
+  const out: Slot[] = new Array(length);
+  for (let k = 0; k < length; k++) out[k] = validateSlot(raw[k], field, k, indices, ids);
   return out;
 }
 
@@ -440,32 +447,67 @@ export function validateSlots(value: unknown, field: string, indices: ReadonlySe
  * (`field[k].gpus[1]`); names are only built for the error.
  */
 export function validateSlot(value: unknown, field: string, k: number, indices: ReadonlySet<number>, ids: Set<string>): Slot {
-  const at = (): string => `${field}[${k}]`;
-  const s = _isRecord(value) ? value : requireObject(at(), value);
+  // Field names are only built for an error (no closure per slot: this runs for every slot of every call).
+  const s = _isRecord(value) ? value : requireObject(`${field}[${k}]`, value);
+  // Each field read once: the caller's slots may reach here uncopied (planPlacement), and a getter
+  // or proxy must not answer differently between the check and the use.
+  const idV = s.id;
+  const gpusV = s.gpus;
+  const memoryV = s.memoryPerGpu;
+  const modelV = s.model;
+  const lastV = s.lastActivity;
+  const staleV = s.stale;
   const maxId = LIMITS.maxIdLength;
-  const id = typeof s.id === 'string' && s.id.length <= maxId ? s.id : requireString(`${at()}.id`, s.id, maxId);
-  if (ids.has(id)) throw new AllocationError('DUPLICATE_SLOT', `${at()}.id: slot ID ${describeValue(id)} appears twice`, { field: `${at()}.id` });
+  const id = typeof idV === 'string' && idV.length <= maxId ? idV : requireString(`${field}[${k}].id`, idV, maxId);
+  if (ids.has(id)) throw new AllocationError('DUPLICATE_SLOT', `${field}[${k}].id: slot ID ${describeValue(id)} appears twice`, { field: `${field}[${k}].id` });
   ids.add(id);
-  const gpusRaw = Array.isArray(s.gpus) && s.gpus.length <= LIMITS.maxGpus ? (s.gpus as unknown[]) : requireArray(`${at()}.gpus`, s.gpus, LIMITS.maxGpus);
-  if (gpusRaw.length === 0) fail('INVALID_ARGUMENT', `${at()}.gpus`, 'at least one GPU index', gpusRaw);
-  const gpus: number[] = new Array(gpusRaw.length);
+  const gpusRaw = Array.isArray(gpusV) ? gpusV : requireArray(`${field}[${k}].gpus`, gpusV, LIMITS.maxGpus);
+  const length = gpusRaw.length;
+  if (length > LIMITS.maxGpus) requireArray(`${field}[${k}].gpus`, gpusRaw, LIMITS.maxGpus);
+  if (length === 0) fail('INVALID_ARGUMENT', `${field}[${k}].gpus`, 'at least one GPU index', gpusRaw);
+  const gpus: number[] = new Array(length);
   let sorted = true;
-  for (let j = 0; j < gpusRaw.length; j++) {
-    const idx = _count(gpusRaw[j], 0x7fffffff, () => `${at()}.gpus[${j}]`);
-    if (!indices.has(idx)) throw new AllocationError('UNKNOWN_DEVICE_ID', `${at()}.gpus[${j}]: GPU index ${idx} is not one of the node's GPUs`, { field: `${at()}.gpus[${j}]` });
-    for (let i = 0; i < j; i++) if (gpus[i] === idx) throw new AllocationError('DUPLICATE_DEVICE', `${at()}.gpus[${j}]: GPU index ${idx} appears twice`, { field: `${at()}.gpus[${j}]` });
+  for (let j = 0; j < length; j++) {
+    const raw: unknown = gpusRaw[j];
+    const idx = _isCount(raw, 0x7fffffff) ? (raw === 0 ? 0 : raw) : requireInteger(`${field}[${k}].gpus[${j}]`, raw, 0, 0x7fffffff);
+    if (!indices.has(idx)) throw new AllocationError('UNKNOWN_DEVICE_ID', `${field}[${k}].gpus[${j}]: GPU index ${idx} is not one of the node's GPUs`, { field: `${field}[${k}].gpus[${j}]` });
+    for (let i = 0; i < j; i++) if (gpus[i] === idx) throw new AllocationError('DUPLICATE_DEVICE', `${field}[${k}].gpus[${j}]: GPU index ${idx} appears twice`, { field: `${field}[${k}].gpus[${j}]` });
     if (j > 0 && gpus[j - 1] > idx) sorted = false;
     gpus[j] = idx;
   }
   if (!sorted) gpus.sort((a, b) => a - b);
-  const slot: Slot = { id, gpus, memoryPerGpu: _count(s.memoryPerGpu, LIMITS.maxBytes, () => `${at()}.memoryPerGpu`) };
-  if (s.model !== undefined) slot.model = typeof s.model === 'string' && s.model.length <= maxId ? s.model : requireString(`${at()}.model`, s.model, maxId);
-  if (s.lastActivity !== undefined) {
-    if (typeof s.lastActivity !== 'number' || !Number.isFinite(s.lastActivity)) fail('INVALID_ARGUMENT', `${at()}.lastActivity`, 'a finite number (ms since the epoch)', s.lastActivity);
-    slot.lastActivity = s.lastActivity;
+  const memoryPerGpu = _isCount(memoryV, LIMITS.maxBytes) ? (memoryV === 0 ? 0 : memoryV) : requireInteger(`${field}[${k}].memoryPerGpu`, memoryV, 0, LIMITS.maxBytes);
+  const slot: Slot = { id, gpus, memoryPerGpu };
+  if (modelV !== undefined) slot.model = typeof modelV === 'string' && modelV.length <= maxId ? modelV : requireString(`${field}[${k}].model`, modelV, maxId);
+  if (lastV !== undefined) {
+    if (typeof lastV !== 'number' || !Number.isFinite(lastV)) fail('INVALID_ARGUMENT', `${field}[${k}].lastActivity`, 'a finite number (ms since the epoch)', lastV);
+    slot.lastActivity = lastV;
   }
-  if (s.stale !== undefined) slot.stale = typeof s.stale === 'boolean' ? s.stale : requireBoolean(`${at()}.stale`, s.stale);
+  if (staleV !== undefined) slot.stale = typeof staleV === 'boolean' ? staleV : requireBoolean(`${field}[${k}].stale`, staleV);
   return slot;
+}
+
+/**
+ * validateSlots on slots that may come uncopied from the caller (planPlacement). On an error, the
+ * slots are read again as a copy (readInput) and that copy's error is thrown: the same error, path
+ * and rendering as for copied input, and anything a getter or proxy throws becomes an
+ * AllocationError naming the path. Errors only: a valid list is read once.
+ */
+function _validateCallerSlots(value: unknown, field: string, indices: ReadonlySet<number>): Slot[] {
+  try {
+    return validateSlots(value, field, indices);
+  } catch (error) {
+    const copy = readInput(field, value);
+    validateSlots(copy, field, indices);
+    if (error instanceof AllocationError) throw error;
+    let why: string;
+    try {
+      why = error instanceof Error ? `${error.name}: ${error.message}` : describeValue(error);
+    } catch {
+      why = 'an unreadable error';
+    }
+    throw new AllocationError('INVALID_ARGUMENT', `${field}: reading the value threw (${why.slice(0, 200)})`, { field, cause: error });
+  }
 }
 
 /** The pair-score matrix over a node's positions (null without topology). */
@@ -511,8 +553,8 @@ function formatBytesMemo(bytes: number): string {
 
 /**
  * Per-position message heads of one node's rejections, up to what depends on the request: `GPU 3:
- * has 32 GiB` and `GPU 3: can free 21.7 GiB (16 GiB of it by evicting stale slots)`. A node state
- * that cannot change keeps one (planPlacement's cached nodes), filled as positions are rejected.
+ * has 32 GiB` and `GPU 3: can free 21.7 GiB (16 GiB of it by evicting stale slots)`. A caller whose
+ * node state cannot change between calls may keep one, filled as positions are rejected.
  */
 export type RejectionHeads = { has: Array<string | undefined>; canFree: Array<string | undefined> };
 
@@ -677,14 +719,20 @@ const _sizes = new _Scratch(256);
  */
 export const NOTHING_FOUND: PlacementFound = makeFound(new Int32Array(0), new Int32Array(0), new Float64Array(0), new Int32Array(0), new Float64Array(0), new Float64Array(0), new Int32Array(0), new Int32Array(1), new Int32Array(0));
 
+/**
+ * planPlacement's request on a prepared node (Engine.prepare): `node` instead of gpus and topology.
+ * Slots still go with each request.
+ */
+export type PreparedPlacementRequest = Omit<PlacementRequest, 'gpus' | 'topology'> & { node: PreparedNode };
+
 /** Plans every viable option on one node, best first, with per-GPU rejections. */
-export function planPlacement(kernels: Kernels, request: PlacementRequest): PlacementPlan {
+export function planPlacement(kernels: Kernels, request: PlacementRequest | PreparedPlacementRequest): PlacementPlan {
   const r = requireObject('request', request);
-  const node = _validatedNode(r.gpus, r.slots, r.topology);
+  const { node, matrix } = _requestNode(r);
   const req = validatePlanRequest(r);
   const n = node.index.length;
   const index = node.index;
-  const { free, total, stale, staleMasks, staleBytes, block, evictable, potential, matrix, heads } = _nodeState(node, req.model, req.allowEviction);
+  const { free, total, stale, staleMasks, staleBytes, evictable, potential } = _nodeState(node, req.model, req.allowEviction);
   const sizeList = sizesFor(req, n);
   const sizes = _sizes.i32(sizeList.length);
   const shares = _sizes.f64(sizeList.length);
@@ -704,13 +752,12 @@ export function planPlacement(kernels: Kernels, request: PlacementRequest): Plac
     pack: req.pack,
     limit: req.limit,
     budget: PLACEMENT_BUDGET,
-    block,
   };
   // Nothing to enumerate (no GPU can take any size's share): the same empty result on both backends, without a kernel call.
   const found = anyGpuEligible(search, potential) ? runSearch(kernels, search) : NOTHING_FOUND;
   const options: PlacementOption[] = new Array(found.count);
   for (let c = 0; c < found.count; c++) options[c] = optionOf(found, c, index, req.memory, stale, req.model);
-  const rejected = rejectionsFor(index, node.total, free, evictable, req.memory, sizeList, undefined, [], heads, node.used);
+  const rejected = rejectionsFor(index, node.total, free, evictable, req.memory, sizeList, undefined, [], undefined, node.used);
   const plan: PlacementPlan = { options, rejected };
   if (options.length === 0) plan.reason = noOptionReason(req.memory, sizeList.length === 0 ? null : sizeList.join(', '), n, rejected.length);
   return plan;
@@ -761,7 +808,8 @@ function _position(index: readonly number[], g: number): number {
 }
 
 /** The reason of an empty plan. */
-export function noOptionReason(memory: number, sizes: string | null, gpus: number, rejectedCount: number): Reason {
+export function noOptionReason(memory: number, sizes: string | null, gpus: number, rejectedCount: number, of?: { listed: number; nodes: number }): Reason {
   if (sizes === null) return { code: 'INSUFFICIENT_DEVICES', message: `no allowed tensor-parallel size fits ${gpus} GPUs` };
-  return { code: 'NO_VIABLE_OPTION', message: `no set of ${sizes} GPUs has room for ${formatBytes(memory)}, even after allowed evictions (${rejectedCount}/${gpus} GPUs cannot take their share)` };
+  const counted = of === undefined ? `${rejectedCount}/${gpus} GPUs cannot take their share` : `${rejectedCount}/${gpus} GPUs of the first ${of.listed} of ${of.nodes} nodes cannot take their share`;
+  return { code: 'NO_VIABLE_OPTION', message: `no set of ${sizes} GPUs has room for ${formatBytes(memory)}, even after allowed evictions (${counted})` };
 }

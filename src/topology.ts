@@ -1,7 +1,7 @@
 // Topology: links between GPU pairs and the pair-score table every topology-aware policy uses.
 import { AllocationError } from './errors.js';
 import { LIMITS } from './limits.js';
-import { describeValue, fail, isSnapshot, makeSnapshot, readInput, requireArray, requireInteger, requireObject } from './validate.js';
+import { describeValue, fail, readInput, requireArray, requireInteger, requireObject } from './validate.js';
 
 /** PCIe path between two GPUs, nearest first (nvidia-smi topo -m names). */
 export type PcieLevel = 'INTERNAL' | 'PIX' | 'PXB' | 'PHB' | 'NODE' | 'SYS';
@@ -36,8 +36,8 @@ export function linkScore(link: { pcie?: PcieLevel; nvlink?: number } | undefine
 /**
  * Checks a topology and returns a normalised copy (links with a < b, sorted). Unknown indices,
  * self-links, unknown PCIe levels, bad NVLink counts and pairs listed twice are errors. The copy is
- * frozen: a service that validates a node's topology once and passes the result in its requests
- * saves re-reading it (every link) on each call, since the engine takes it by identity.
+ * frozen (links included). To skip validating a node's topology on every call, prepare the node
+ * once (Engine.prepare) and pass the handle.
  */
 export function validateTopology(value: unknown, field = 'topology'): Topology {
   const t = requireObject(field, readInput(field, value));
@@ -68,8 +68,8 @@ export function validateTopology(value: unknown, field = 'topology'): Topology {
     links.push(link);
   });
   links.sort((x, y) => x.a - y.a || x.b - y.b);
-  // Frozen and a snapshot: passed back in a request, it is taken by identity, not read again.
-  return makeSnapshot({ gpus, links });
+  for (const link of links) Object.freeze(link);
+  return Object.freeze({ gpus, links: Object.freeze(links) as Link[] });
 }
 
 const matrixCache = new WeakMap<object, Int32Array>();
@@ -103,8 +103,6 @@ type _TopologyEntry = CachedTopology & {
   readonly b: Int32Array;
   readonly pcie: ReadonlyArray<string | undefined>;
   readonly nvlink: ReadonlyArray<number | undefined>;
-  /** A frozen readInput copy (isSnapshot) that reads as this entry's raw input: the same object is a hit without a compare. */
-  snapshot: object | null;
 };
 
 /** How many distinct topologies topologyFor remembers (most recently used first). */
@@ -147,22 +145,10 @@ function _touch(e: _TopologyEntry, i: number): _TopologyEntry {
  * build, and kernels that keep the matrix loaded see the same object. Callers must not modify either.
  */
 export function topologyFor(value: unknown, field = 'topology'): CachedTopology {
-  // A frozen copy from readInput (an unchanged request's topology read again) cannot have changed
-  // since it matched: found by identity.
-  const snapshot = isSnapshot(value);
-  if (snapshot) {
-    for (let i = 0; i < _recent.length; i++) {
-      const e = _recent[i];
-      if (e.snapshot === value || e.topology === value) return _touch(e, i);
-    }
-  }
   try {
     for (let i = 0; i < _recent.length; i++) {
       const e = _recent[i];
-      if (_sameTopology(value, e)) {
-        if (snapshot) e.snapshot = value as object;
-        return _touch(e, i);
-      }
+      if (_sameTopology(value, e)) return _touch(e, i);
     }
   } catch {
     // A getter or proxy trap threw: validation below reports it properly.
@@ -185,7 +171,7 @@ export function topologyFor(value: unknown, field = 'topology'): CachedTopology 
     nvlink[k] = l.nvlink as number | undefined;
   }
   const matrix = pairScoreMatrix(topology);
-  const entry: _TopologyEntry = { topology, matrix, key: _nextKey++, gpus: topology.gpus, hasLinks: raw.links !== undefined, a, b, pcie, nvlink, snapshot: snapshot ? (value as object) : null };
+  const entry: _TopologyEntry = { topology, matrix, key: _nextKey++, gpus: topology.gpus, hasLinks: raw.links !== undefined, a, b, pcie, nvlink };
   if (_recent.length >= TOPOLOGY_CACHE_SIZE) _recent.pop();
   _recent.unshift(entry);
   return entry;

@@ -136,8 +136,8 @@ describe('bench: ties by construction', () => {
     const report = await runBench({ quick: true, only: ['placement'], out: null });
     const byName = new Map(report.workloads.map((w) => [w.name, w]));
     // 48 GiB over 16 GPUs of 32 GB at TP 1 and 96 GiB over 80 GB GPUs: no GPU can take the share.
-    for (const name of ['16 GPUs (dgx2), 20 slots, TP 1', '8 GPUs (dgx-a100), 20 slots, TP 1']) expect(byName.get(name)?.kernelCalls).toEqual({ wasm: 0, ts: 0 });
-    for (const name of ['16 GPUs (dgx2), 20 slots, TP 4', '8 GPUs (dgx-a100), 20 slots, TP 8']) expect(byName.get(name)?.kernelCalls).toEqual({ wasm: 1, ts: 1 });
+    for (const name of ['16 GPUs (dgx2), 20 slots, prepared, TP 1', '8 GPUs (dgx-a100), 20 slots, prepared, TP 1']) expect(byName.get(name)?.kernelCalls).toEqual({ wasm: 0, ts: 0 });
+    for (const name of ['16 GPUs (dgx2), 20 slots, prepared, TP 4', '8 GPUs (dgx-a100), 20 slots, prepared, TP 8', '16 GPUs (dgx2), 20 slots, plain objects, TP 4']) expect(byName.get(name)?.kernelCalls).toEqual({ wasm: 1, ts: 1 });
     expect(formatTable(report)).toMatch(/=: no kernel call on either backend/);
   });
 });
@@ -169,17 +169,17 @@ describe('bench: searchOf', () => {
 });
 
 describe('bench: which rows carry a search column', () => {
-  it('placement: the plain rows whose plan searches, not the frozen rows or TP 1 where no GPU takes the share; aligned: neither size 1 nor every GPU', async () => {
+  it('placement: the prepared rows whose plan searches, not the plain-object rows or TP 1 where no GPU takes the share; aligned: neither size 1 nor every GPU', async () => {
     const { wasm, ts } = await engines();
     const { suite: placement } = await import('../bench/placement.bench.js');
     const { suite: aligned } = await import('../bench/aligned.bench.js');
     const withSearch = async (suite: typeof placement): Promise<Record<string, boolean>> =>
       Object.fromEntries((await suite.cases({ engines: { wasm, ts }, quick: true })).map((c) => [c.name, c.search !== undefined]));
     const p = await withSearch(placement);
-    expect(p['16 GPUs (dgx2), 20 slots, TP 2']).toBe(true);
-    expect(p['8 GPUs (dgx-a100), 20 slots, TP 4']).toBe(true);
-    expect(p['16 GPUs (dgx2), 20 slots, TP 1']).toBe(false);
-    expect(p['16 GPUs (dgx2), 20 slots (frozen), TP 2']).toBe(false);
+    expect(p['16 GPUs (dgx2), 20 slots, prepared, TP 2']).toBe(true);
+    expect(p['8 GPUs (dgx-a100), 20 slots, prepared, TP 4']).toBe(true);
+    expect(p['16 GPUs (dgx2), 20 slots, prepared, TP 1']).toBe(false);
+    expect(p['16 GPUs (dgx2), 20 slots, plain objects, TP 2']).toBe(false);
     const a = await withSearch(aligned);
     expect(a['16 GPUs (dgx2) besteffort size=4']).toBe(true);
     expect(a['16 GPUs (dgx2) topology size=2']).toBe(true);

@@ -3,6 +3,8 @@
 import { AllocationError } from '../errors.js';
 import type { Inventory } from '../inventory.js';
 import { nodeFromInventory, type ClusterNode } from './node.js';
+import { TopologyClasses, type ScoreLevel } from './classes.js';
+import { FreeIndex, type LevelTree } from './free-index.js';
 import type { Kernels } from '../kernels.js';
 import { LIMITS } from '../limits.js';
 import { binomial } from '../bits.js';
@@ -36,6 +38,13 @@ export type CommitOptions = { id?: string; lastActivity?: number };
  */
 export type GpuUsage = { node: string; gpu: number; memoryTotal: number; allocated: number; memoryUsed?: number };
 
+/**
+ * A plan with no option lists the per-GPU rejections of at most this many nodes (the first, in the
+ * order given), and its reason counts theirs. Listing every GPU of 50,000 nodes took about a second
+ * per failed plan, and even counting them grew with the node count.
+ */
+export const CLUSTER_REJECTED_NODES = 64;
+
 /** Schema version of toJSON's output. */
 export const CLUSTER_STATE_VERSION = 1;
 
@@ -50,7 +59,6 @@ export class ClusterState {
   private readonly nodeIds: string[] = [];
   private readonly nodeOf = new Map<string, number>();
   private readonly topologies: Array<Topology | undefined> = [];
-  private readonly matrices: Array<Int32Array | null | undefined> = [];
   private readonly indices: number[][] = [];
   private gpuStart!: Int32Array;
   private total!: Float64Array;
@@ -73,27 +81,24 @@ export class ClusterState {
   private sortedFree!: Float64Array;
   /** Position of each node ID in natural order (the last tie-break across nodes). */
   private nodeRank!: Int32Array;
-  /** 1 where the node has a topology (its options' scores are not known without a search). */
-  private hasTopology!: Uint8Array;
+  /** Topology class of each node (same GPU count and pair-score matrix; 0: no topology). */
+  private classOf!: Int32Array;
+  private readonly classes = new TopologyClasses();
+  /** Per plan: the score and policy metric of one option each taken node is known to have (see plan). */
+  private gScore!: Float64Array;
+  private gMetric!: Float64Array;
   private readonly slots = new Map<string, SlotRecord>();
   private readonly nodeSlots: Array<Set<string>> = [];
   private readonly staleOrder: Array<Slot[] | undefined> = [];
   private nextSlot = 1;
-  /**
-   * Index of the nodes whose best option is known without a search (no topology, no stale slot):
-   * for position j, a tournament tree over nodes whose winner has the largest j-th largest free
-   * memory (then the lower load, then the node ID). Built on first use, kept up to date on every
-   * change. Other nodes are scanned (`scanned`).
-   */
-  private readonly trees: Array<Int32Array | undefined> = [];
-  /** Leaves of each tree (a power of two ≥ the node count). */
-  private leaves = 1;
+  /** Free-memory trees per topology class and GPU position (see FreeIndex). */
+  private freeIndex!: FreeIndex;
+  /** Nodes with at least one stale slot (the only ones whose options can evict). */
+  private readonly staleNodes = new Set<number>();
   /** Most GPUs of a node. */
   private maxWidth = 0;
-  /** 1 where the node has a topology or stale slots: not in the trees, scanned by every plan. */
-  private scannedFlag!: Uint8Array;
-  /** The scanned nodes in index order (rebuilt when a flag changes). */
-  private scanned: Int32Array | null = null;
+  /** evictionBound's per-GPU scratch. */
+  private potentialScratch = new Float64Array(0);
   /** Per-plan marks (plan number) of nodes already taken from the trees. */
   private taken!: Int32Array;
   private planNumber = 0;
@@ -173,12 +178,13 @@ export class ClusterState {
     this.bounds = { bEv: new Int32Array(models.length), bN: new Int32Array(models.length), bScore: new Float64Array(models.length), bMetric: new Float64Array(models.length) };
     this.sortedFree = new Float64Array(gpuCount);
     this.nodeRank = new Int32Array(models.length);
-    this.hasTopology = Uint8Array.from(models, (m) => (m.topology === undefined ? 0 : 1));
+    this.classOf = Int32Array.from(models, (m) => this.classes.classOf(positionMatrix(m.topology, m.index), m.index.length));
+    this.gScore = new Float64Array(models.length);
+    this.gMetric = new Float64Array(models.length);
     this.nodeIds.map((_, k) => k).sort((a, b) => compareNatural(this.nodeIds[a], this.nodeIds[b])).forEach((k, r) => (this.nodeRank[k] = r));
     this.nodeStale = new Int32Array(models.length);
-    this.scannedFlag = Uint8Array.from(this.hasTopology);
     this.taken = new Int32Array(models.length);
-    while (this.leaves < models.length) this.leaves *= 2;
+    this.freeIndex = new FreeIndex({ gpuStart: this.gpuStart, free: this.free, sortedFree: this.sortedFree, nodeLoad: this.nodeLoad, nodeRank: this.nodeRank }, this.classOf, this.classes);
     for (const m of models) if (m.index.length > this.maxWidth) this.maxWidth = m.index.length;
     models.forEach((m, k) => {
       const start = this.gpuStart[k];
@@ -191,7 +197,6 @@ export class ClusterState {
       }
       this.indices.push(m.index);
       this.topologies.push(m.topology);
-      this.matrices.push(undefined);
       this.nodeSlots.push(new Set());
       this.staleOrder.push(undefined);
       this.freeViews.push(this.free.subarray(start, this.gpuStart[k + 1]));
@@ -263,75 +268,9 @@ export class ClusterState {
     let stale = 0;
     for (const id of this.nodeSlots[node]) if (this.slots.get(id)!.slot.stale === true) stale++;
     this.nodeStale[node] = stale;
-    const scanned = this.hasTopology[node] === 1 || stale > 0 ? 1 : 0;
-    if (scanned !== this.scannedFlag[node]) {
-      this.scannedFlag[node] = scanned;
-      this.scanned = null;
-    }
-    for (let j = 0; j < this.trees.length; j++) {
-      const tree = this.trees[j];
-      if (tree !== undefined) this.updateLeaf(tree, j, node);
-    }
-  }
-
-  /** True when node a ranks before node b in tree j (b may be -1: none). */
-  private treeBefore(j: number, a: number, b: number): boolean {
-    if (b < 0) return true;
-    const fa = this.sortedFree[this.gpuStart[a] + j];
-    const fb = this.sortedFree[this.gpuStart[b] + j];
-    if (fa !== fb) return fa > fb;
-    const la = this.nodeLoad[a];
-    const lb = this.nodeLoad[b];
-    if (la !== lb) return la < lb;
-    return this.nodeRank[a] < this.nodeRank[b];
-  }
-
-  /** Whether node k is a leaf of tree j: indexed (not scanned) and has a j-th GPU. */
-  private inTree(j: number, k: number): boolean {
-    return this.scannedFlag[k] === 0 && this.gpuStart[k + 1] - this.gpuStart[k] > j;
-  }
-
-  /** Sets node k's leaf of tree j (present, or -1 when `absent`) and replays the matches above it. */
-  private updateLeaf(tree: Int32Array, j: number, k: number, absent = false): void {
-    let t = this.leaves + k;
-    tree[t] = !absent && this.inTree(j, k) ? k : -1;
-    for (t >>= 1; t >= 1; t >>= 1) {
-      const a = tree[2 * t];
-      const b = tree[2 * t + 1];
-      tree[t] = a < 0 ? b : this.treeBefore(j, a, b) ? a : b;
-    }
-  }
-
-  /** Tree of position j, built on first use. */
-  private tree(j: number): Int32Array {
-    let tree = this.trees[j];
-    if (tree === undefined) {
-      const L = this.leaves;
-      tree = new Int32Array(2 * L).fill(-1);
-      const nodeCount = this.nodeIds.length;
-      for (let k = 0; k < nodeCount; k++) if (this.inTree(j, k)) tree[L + k] = k;
-      for (let t = L - 1; t >= 1; t--) {
-        const a = tree[2 * t];
-        const b = tree[2 * t + 1];
-        tree[t] = a < 0 ? b : this.treeBefore(j, a, b) ? a : b;
-      }
-      while (this.trees.length <= j) this.trees.push(undefined);
-      this.trees[j] = tree;
-    }
-    return tree;
-  }
-
-  /** Nodes with a topology or stale slots, in index order. */
-  private scannedNodes(): Int32Array {
-    if (this.scanned === null) {
-      let n = 0;
-      for (let k = 0; k < this.scannedFlag.length; k++) n += this.scannedFlag[k];
-      const list = new Int32Array(n);
-      n = 0;
-      for (let k = 0; k < this.scannedFlag.length; k++) if (this.scannedFlag[k] === 1) list[n++] = k;
-      this.scanned = list;
-    }
-    return this.scanned;
+    if (stale > 0) this.staleNodes.add(node);
+    else this.staleNodes.delete(node);
+    this.freeIndex.update(node);
   }
 
   private staleSlots(node: number): Slot[] {
@@ -349,19 +288,23 @@ export class ClusterState {
   }
 
   private matrix(node: number): Int32Array | null {
-    let m = this.matrices[node];
-    if (m === undefined) {
-      m = positionMatrix(this.topologies[node], this.indices[node]);
-      this.matrices[node] = m;
-    }
-    return m;
+    return this.classes.list[this.classOf[node]].matrix;
   }
 
   /**
    * Plans across every node: options ranked by planPlacement's key up to the policy metric, then
-   * the least loaded node (lowest allocated / total memory), then node ID in natural order, then
-   * lowest GPU indices (indices only order GPUs of one node). `rejected` lists every node's per-GPU
-   * rejections when there is no option (empty otherwise, to keep planning cheap).
+   * the least loaded node (lowest (memoryTotal − free) / memoryTotal), then node ID in natural order,
+   * then lowest GPU indices (indices only order GPUs of one node). `rejected` lists the per-GPU
+   * rejections of the first CLUSTER_REJECTED_NODES nodes when there is no option (empty otherwise,
+   * to keep planning cheap); the reason counts theirs and says so when the state has more nodes.
+   *
+   * Which nodes are searched (spread): for each allowed size n in ascending order, the free-memory
+   * trees of every topology class give the nodes whose n-th largest free memory takes the share,
+   * best bound first across classes (bound: no eviction, n GPUs, the class's best n-GPU set score,
+   * the n-th largest free memory minus the share, load, node ID). Each node taken has one option it
+   * is known to reach (see knownOption); once `limit` of those rank before the next bound, no other
+   * node can contribute. Nodes with stale slots are taken for their eviction options only when fewer
+   * than `limit` options without eviction exist. Pack ranks by a sum no tree orders: it scans every node.
    */
   plan(request: ClusterPlanRequest): PlacementPlan {
     const req = validatePlanRequest(requireObject('request', readInput('request', request, false)));
@@ -375,111 +318,187 @@ export class ClusterState {
     // smallest[N]: share of the largest size a node of N GPUs may use (Infinity: none).
     const smallest = new Float64Array(this.maxWidth + 1).fill(Infinity);
     for (let si = 0; si < sizes.length; si++) for (let N = sizes[si]; N <= this.maxWidth; N++) smallest[N] = shares[si];
-    // Bound of each candidate node's best option (exact for a node without topology that fits without eviction).
     const { bEv, bN, bScore, bMetric } = this.bounds;
+    const { gScore, gMetric } = this;
     const bLoad = this.nodeLoad;
     const nodeRank = this.nodeRank;
+    const better = (aMetric: number, bMetric_: number): boolean => (pack ? aMetric < bMetric_ : aMetric > bMetric_);
+    // Bound of x against bound of y (negative: x first).
     const boundBefore = (x: number, y: number): number => {
       if (bEv[x] !== bEv[y]) return bEv[x] - bEv[y];
       if (bN[x] !== bN[y]) return bN[x] - bN[y];
       if (bScore[x] !== bScore[y]) return bScore[x] > bScore[y] ? -1 : 1;
-      if (bMetric[x] !== bMetric[y]) return (pack ? bMetric[x] < bMetric[y] : bMetric[x] > bMetric[y]) ? -1 : 1;
+      if (bMetric[x] !== bMetric[y]) return better(bMetric[x], bMetric[y]) ? -1 : 1;
+      if (bLoad[x] !== bLoad[y]) return bLoad[x] < bLoad[y] ? -1 : 1;
+      return nodeRank[x] - nodeRank[y];
+    };
+    // Bound of x against the known option of y (no eviction, bN[y] GPUs, gScore, gMetric): negative when x's bound ranks first.
+    const boundVsKnown = (x: number, y: number): number => {
+      if (bEv[x] !== 0) return 1;
+      if (bN[x] !== bN[y]) return bN[x] - bN[y];
+      if (bScore[x] !== gScore[y]) return bScore[x] > gScore[y] ? -1 : 1;
+      if (bMetric[x] !== gMetric[y]) return better(bMetric[x], gMetric[y]) ? -1 : 1;
+      if (bLoad[x] !== bLoad[y]) return bLoad[x] < bLoad[y] ? -1 : 1;
+      return nodeRank[x] - nodeRank[y];
+    };
+    const knownBefore = (x: number, y: number): number => {
+      if (bN[x] !== bN[y]) return bN[x] - bN[y];
+      if (gScore[x] !== gScore[y]) return gScore[x] > gScore[y] ? -1 : 1;
+      if (gMetric[x] !== gMetric[y]) return better(gMetric[x], gMetric[y]) ? -1 : 1;
       if (bLoad[x] !== bLoad[y]) return bLoad[x] < bLoad[y] ? -1 : 1;
       return nodeRank[x] - nodeRank[y];
     };
     const candidates: number[] = [];
-    const exactBest: number[] = []; // up to `limit` exact nodes with the best bounds, best first
-    const keepExact = (k: number): void => {
-      if (exactBest.length < limit || boundBefore(k, exactBest[exactBest.length - 1]) < 0) {
-        let at = exactBest.length;
-        while (at > 0 && boundBefore(k, exactBest[at - 1]) < 0) at--;
-        exactBest.splice(at, 0, k);
-        if (exactBest.length > limit) exactBest.pop();
+    const known: number[] = []; // up to `limit` taken nodes with the best known options, best first
+    const keepKnown = (k: number): void => {
+      if (known.length < limit || knownBefore(k, known[known.length - 1]) < 0) {
+        let at = known.length;
+        while (at > 0 && knownBefore(k, known[at - 1]) < 0) at--;
+        known.splice(at, 0, k);
+        if (known.length > limit) known.pop();
       }
     };
     const gpuStart = this.gpuStart;
     const sorted = this.sortedFree;
-    // Spread: the indexed nodes' best options, best first, come from the trees: for each size in
-    // ascending order, the nodes whose n-th largest free memory takes the share, most free first.
-    // Nodes that fit a smaller size were taken before (an option with fewer GPUs ranks first), and
-    // the first `limit` nodes are all that can contribute (each has an option exactly at its bound).
-    // Pack ranks by a sum that no tree orders, so it scans every node.
+    const classes = this.classes;
+    const classCount = classes.list.length;
     const plan = ++this.planNumber;
     if (!pack && nodeCount > 0) {
-      let taken = 0;
-      for (let si = 0; si < sizes.length && taken < limit; si++) {
+      const index = this.freeIndex;
+      const removed: LevelTree[] = [];
+      const removedNode: number[] = [];
+      const lvl = new Int32Array(classCount);
+      const levels: ScoreLevel[][] = new Array(classCount);
+      let done = false;
+      for (let si = 0; si < sizes.length && !done; si++) {
         const n = sizes[si];
         const share = shares[si];
-        const j = n - 1;
-        const tree = this.tree(j);
-        const removed: number[] = [];
-        while (taken < limit) {
-          const k = tree[1];
-          if (k < 0 || !(sorted[gpuStart[k] + j] >= share)) break;
-          this.updateLeaf(tree, j, k, true);
-          removed.push(k);
-          if (this.taken[k] === plan) continue;
-          this.taken[k] = plan;
-          taken++;
-          bEv[k] = 0;
-          bN[k] = n;
-          bScore[k] = 0;
-          bMetric[k] = sorted[gpuStart[k] + j] - share;
-          candidates.push(k);
-          keepExact(k);
+        for (let c = 0; c < classCount; c++) {
+          const cls = classes.list[c];
+          levels[c] = index.size(c) === 0 || (c > 0 && cls.gpus < n) ? [] : classes.levels(c, n);
+          lvl[c] = 0;
         }
-        for (const k of removed) this.updateLeaf(tree, j, k);
+        for (;;) {
+          // Score levels are walked highest first across classes: an option of a higher score ranks first.
+          let group = -Infinity;
+          for (let c = 0; c < classCount; c++) if (lvl[c] < levels[c].length && levels[c][lvl[c]].score > group) group = levels[c][lvl[c]].score;
+          if (group === -Infinity) break;
+          // The best bound among the trees of that score (taken nodes are set aside as met).
+          let best = -1;
+          let bestTree: LevelTree | null = null;
+          for (let c = 0; c < classCount; c++) {
+            if (lvl[c] >= levels[c].length || levels[c][lvl[c]].score !== group) continue;
+            const tree = index.tree(c, n, lvl[c]);
+            let k = tree.win[1];
+            while (k >= 0 && this.taken[k] === plan) {
+              index.setLeaf(tree, k, true);
+              removed.push(tree);
+              removedNode.push(k);
+              k = tree.win[1];
+            }
+            if (k < 0) continue;
+            const key = index.keyOf(tree, k);
+            if (!(key >= share)) continue;
+            bEv[k] = 0;
+            bN[k] = n;
+            bScore[k] = group;
+            bMetric[k] = key - share;
+            if (best < 0 || boundBefore(k, best) < 0) {
+              best = k;
+              bestTree = tree;
+            }
+          }
+          if (best < 0) {
+            // No node of this score takes the share: the next level down.
+            for (let c = 0; c < classCount; c++) if (lvl[c] < levels[c].length && levels[c][lvl[c]].score === group) lvl[c]++;
+            continue;
+          }
+          // `limit` known options rank before this bound: neither it nor any later one can contribute.
+          if (known.length === limit && boundVsKnown(best, known[limit - 1]) > 0) {
+            done = true;
+            break;
+          }
+          index.setLeaf(bestTree!, best, true);
+          removed.push(bestTree!);
+          removedNode.push(best);
+          this.taken[best] = plan;
+          if (bestTree!.level.exact) {
+            gScore[best] = bScore[best];
+            gMetric[best] = bMetric[best];
+          } else this.knownOption(best, this.classOf[best], n, share);
+          candidates.push(best);
+          keepKnown(best);
+        }
+        if (known.length === limit) done = true; // larger sizes rank after every option known so far
+        for (let r = removed.length - 1; r >= 0; r--) index.setLeaf(removed[r], removedNode[r]);
+        removed.length = 0;
+        removedNode.length = 0;
       }
-    }
-    const scan = pack ? null : this.scannedNodes();
-    const scanCount = scan === null ? nodeCount : scan.length;
-    const nodeStale = this.nodeStale;
-    const hasTopology = this.hasTopology;
-    for (let q = 0; q < scanCount; q++) {
-      const k = scan === null ? q : scan[q];
-      const start = gpuStart[k];
-      const N = gpuStart[k + 1] - start;
-      const canEvict = req.allowEviction && nodeStale[k] > 0;
-      // Not even the smallest share fits on the emptiest GPU: nothing to search.
-      if (!canEvict && !(sorted[start] >= smallest[N])) continue;
-      let fits = false;
-      let first = 0;
-      for (let si = 0; si < sizes.length; si++) {
-        const n = sizes[si];
-        if (n > N) break;
-        if (si === 0) first = n;
-        const share = shares[si];
-        if (sorted[start + n - 1] < share) continue;
-        fits = true;
-        bN[k] = n;
-        if (pack) {
+      // Fewer than `limit` options without eviction exist: nodes with evictable slots may add some.
+      if (known.length < limit && req.allowEviction) {
+        for (const k of this.staleNodes) {
+          if (this.taken[k] === plan) continue;
+          const first = this.evictionBound(k, req.model, sizes, shares);
+          if (first === 0) continue;
+          this.taken[k] = plan;
+          bEv[k] = 1;
+          bN[k] = first;
+          bScore[k] = Infinity;
+          bMetric[k] = Infinity;
+          candidates.push(k);
+        }
+      }
+    } else if (nodeCount > 0) {
+      const nodeStale = this.nodeStale;
+      for (let k = 0; k < nodeCount; k++) {
+        const start = gpuStart[k];
+        const N = gpuStart[k + 1] - start;
+        const canEvict = req.allowEviction && nodeStale[k] > 0;
+        // Not even the smallest share fits on the emptiest GPU: nothing to search.
+        if (!canEvict && !(sorted[start] >= smallest[N])) continue;
+        let fits = false;
+        let first = 0;
+        for (let si = 0; si < sizes.length; si++) {
+          const n = sizes[si];
+          if (n > N) break;
+          if (si === 0) first = n;
+          const share = shares[si];
+          if (sorted[start + n - 1] < share) continue;
+          fits = true;
+          bN[k] = n;
           // The n smallest GPUs that fit leave the least over.
           let j = n - 1;
           while (j + 1 < N && sorted[start + j + 1] >= share) j++;
           let left = 0;
           for (let t = j - n + 1; t <= j; t++) left += sorted[start + t] - share;
           bMetric[k] = left;
-        } else bMetric[k] = sorted[start + n - 1] - share;
-        break;
+          break;
+        }
+        const c = this.classOf[k];
+        if (fits) {
+          bEv[k] = 0;
+          bScore[k] = classes.maxScore(c, bN[k]);
+        } else if (canEvict && first > 0) {
+          bEv[k] = 1;
+          bN[k] = first;
+          bMetric[k] = -Infinity;
+          bScore[k] = Infinity;
+        } else continue; // no GPU set fits, even after evictions
+        // Bounded below the current threshold: never contributes (the threshold only improves).
+        if (known.length === limit && boundVsKnown(k, known[limit - 1]) > 0) continue;
+        candidates.push(k);
+        // A node whose every n-GPU set scores the same reaches its bound.
+        if (fits && classes.uniform(c, bN[k])) {
+          gScore[k] = bScore[k];
+          gMetric[k] = bMetric[k];
+          keepKnown(k);
+        }
       }
-      const topo = hasTopology[k] === 1;
-      if (fits) bEv[k] = 0;
-      else if (canEvict && first > 0) {
-        bEv[k] = 1;
-        bN[k] = first;
-        bMetric[k] = pack ? -Infinity : Infinity;
-      } else continue; // no GPU set fits, even after evictions
-      bScore[k] = topo ? Infinity : 0;
-      // Bounded below the current threshold: never contributes (the threshold only improves).
-      if (exactBest.length === limit && boundBefore(k, exactBest[limit - 1]) > 0) continue;
-      candidates.push(k);
-      // Each exact node has an option exactly at its bound.
-      if (fits && !topo) keepExact(k);
     }
     // `limit` options at least as good as the threshold exist, so nodes bounded below it cannot contribute.
-    const threshold = exactBest.length === limit ? exactBest[limit - 1] : -1;
+    const threshold = known.length === limit ? known[limit - 1] : -1;
     let count = 0;
-    for (const k of candidates) if (threshold < 0 || boundBefore(k, threshold) <= 0) candidates[count++] = k;
+    for (const k of candidates) if (threshold < 0 || boundVsKnown(k, threshold) <= 0) candidates[count++] = k;
     candidates.length = count;
     candidates.sort(boundBefore);
     if (!pack) candidates.length = this.enoughCandidates(candidates, limit, sizes, shares);
@@ -494,11 +513,13 @@ export class ClusterState {
     this.candidateStale.length = 0;
     const result: PlacementPlan = { options, rejected: [] };
     if (options.length === 0) {
+      // The first CLUSTER_REJECTED_NODES nodes' rejections (a scan of every node would cost a failed
+      // plan O(nodes)); whether any node allows a size is known from the widest node.
+      const listed = Math.min(nodeCount, CLUSTER_REJECTED_NODES);
       let gpus = 0;
-      let noSizes = true;
       const sizesOf = new Map<number, number[]>();
       const evictable = new Float64Array(this.maxWidth);
-      for (let k = 0; k < nodeCount; k++) {
+      for (let k = 0; k < listed; k++) {
         const N = this.indices[k].length;
         let sizes = sizesOf.get(N);
         if (sizes === undefined) {
@@ -506,7 +527,6 @@ export class ClusterState {
           sizesOf.set(N, sizes);
         }
         gpus += N;
-        if (sizes.length > 0) noSizes = false;
         let anyEvictable = false;
         if (req.allowEviction && this.nodeStale[k] > 0) {
           evictable.fill(0);
@@ -518,9 +538,83 @@ export class ClusterState {
         }
         rejectionsFor(this.indices[k], this.totalViews[k], this.freeViews[k], anyEvictable ? evictable : null, req.memory, sizes, this.nodeIds[k], result.rejected, undefined, this.usedViews[k]);
       }
-      result.reason = noOptionReason(req.memory, noSizes ? null : req.sizes === undefined ? '1..n' : req.sizes.join(', '), gpus, result.rejected.length);
+      const noSizes = sizesFor(req, this.maxWidth).length === 0;
+      result.reason = noOptionReason(req.memory, noSizes ? null : req.sizes === undefined ? '1..n' : req.sizes.join(', '), noSizes ? this.gpuStart[nodeCount] : gpus, result.rejected.length, listed < nodeCount ? { listed, nodes: nodeCount } : undefined);
     }
     return result;
+  }
+
+  /**
+   * Spread: records in gScore / gMetric one option node k (of class c) is known to have with n GPUs
+   * and no eviction (its n-th largest free memory takes the share). Where every n-GPU set of the class
+   * scores the same, that is its bound. Otherwise, the best of the class's top-scoring sets whose GPUs
+   * all take the share; failing that, the n GPUs with the most free memory (lowest positions on ties).
+   */
+  private knownOption(k: number, c: number, n: number, share: number): void {
+    const classes = this.classes;
+    const { bScore, bMetric } = this.bounds;
+    if (classes.uniform(c, n)) {
+      this.gScore[k] = bScore[k];
+      this.gMetric[k] = bMetric[k];
+      return;
+    }
+    const free = this.freeViews[k];
+    const sets = classes.bestSets(c, n);
+    if (sets !== null) {
+      let metric = -Infinity;
+      for (let q = 0; q < sets.length; q += 2) {
+        let min = Infinity;
+        for (let m = sets[q]; m !== 0; m &= m - 1) {
+          const f = free[31 - Math.clz32(m & -m)];
+          if (f < min) min = f;
+        }
+        if (min >= share && min - share > metric) metric = min - share;
+      }
+      if (metric > -Infinity) {
+        this.gScore[k] = bScore[k];
+        this.gMetric[k] = metric;
+        return;
+      }
+    }
+    const N = free.length;
+    const order = Array.from({ length: N }, (_, p) => p).sort((a, b) => free[b] - free[a] || a - b).slice(0, n);
+    const matrix = classes.list[c].matrix!;
+    let score = 0;
+    for (let a = 0; a < n; a++) for (let b = a + 1; b < n; b++) score += matrix[order[a] * N + order[b]];
+    this.gScore[k] = score;
+    this.gMetric[k] = free[order[n - 1]] - share;
+  }
+
+  /**
+   * The fewest GPUs (an allowed size) node k could use after evicting every slot evictable for
+   * `model`, or 0 when no size fits even then: a lower bound of its eviction options' GPU count.
+   */
+  private evictionBound(k: number, model: string | undefined, sizes: Int32Array, shares: Float64Array): number {
+    const free = this.freeViews[k];
+    const N = free.length;
+    if (this.potentialScratch.length < N) this.potentialScratch = new Float64Array(this.maxWidth);
+    const potential = this.potentialScratch;
+    for (let p = 0; p < N; p++) potential[p] = free[p];
+    for (const s of this.staleSlots(k)) {
+      if (!isEvictable(s, model)) continue;
+      for (const p of this.slots.get(s.id)!.positions) potential[p] += s.memoryPerGpu;
+    }
+    // Largest first (insertion sort: at most 64 items, no allocation).
+    for (let i = 1; i < N; i++) {
+      const x = potential[i];
+      let j = i - 1;
+      while (j >= 0 && potential[j] < x) {
+        potential[j + 1] = potential[j];
+        j--;
+      }
+      potential[j + 1] = x;
+    }
+    for (let si = 0; si < sizes.length; si++) {
+      const n = sizes[si];
+      if (n > N) break;
+      if (potential[n - 1] >= shares[si]) return n;
+    }
+    return 0;
   }
 
   /**
@@ -612,7 +706,7 @@ export class ClusterState {
         s.staleBytes[S] = slot.memoryPerGpu;
         S++;
       }
-      matrices[i] = this.hasTopology[k] === 1 ? this.matrix(k) : null;
+      matrices[i] = this.matrix(k);
       s.load[i] = this.nodeLoad[k];
       s.rank[i] = this.nodeRank[k];
       s.bEv[i] = bEv[k];

@@ -62,8 +62,8 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
       if (m2 !== null) core.ensurePairScores(m2, N);
       for (;;) {
         // The regions core.reserve would lay out (each rounded up to 16 bytes), in one block; free,
-        // total, staleBytes and staleMasks lie one after another, as in PlacementSearch.block (8-byte
-        // alignment is all the kernel's f64 and u64 reads need).
+        // total, staleBytes and staleMasks lie one after another (8-byte alignment is all the
+        // kernel's f64 and u64 reads need).
         const oFree = 0;
         const oTotal = oFree + N * 8;
         const oBytes = oTotal + N * 8;
@@ -90,23 +90,18 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
         const pResult = base + oResult;
         const pColumns = base + oColumns;
         views();
-        const { free, total, sizes, shares, staleMasks, staleBytes, block } = s;
-        // One copy of the block where there is one (a cached node's state: 2 × 16 + 2 × 12 cells for a
-        // DGX-2 with 12 stale slots, 0.07 µs less than element by element); else element loops: these
-        // arrays hold at most 64 GPUs' or a few sizes' entries (set() costs more per call).
-        if (block !== null && block !== undefined && block.length === 2 * N + 2 * S) F64.set(block, pFree >> 3);
-        else {
-          for (let p = 0, f = pFree >> 3, t = pTotal >> 3; p < N; p++) {
-            F64[f + p] = free[p];
-            F64[t + p] = total[p];
-          }
-          if (S > 64) {
-            F64.set(staleBytes.subarray(0, S), pBytes >> 3);
-            I32.set(staleMasks.subarray(0, 2 * S), pMasks >> 2);
-          } else {
-            for (let k = 0, f = pBytes >> 3; k < S; k++) F64[f + k] = staleBytes[k];
-            for (let k = 0, i = pMasks >> 2; k < 2 * S; k++) I32[i + k] = staleMasks[k];
-          }
+        const { free, total, sizes, shares, staleMasks, staleBytes } = s;
+        // Element loops: these arrays hold at most 64 GPUs' or a few sizes' entries (set() costs more per call).
+        for (let p = 0, f = pFree >> 3, t = pTotal >> 3; p < N; p++) {
+          F64[f + p] = free[p];
+          F64[t + p] = total[p];
+        }
+        if (S > 64) {
+          F64.set(staleBytes.subarray(0, S), pBytes >> 3);
+          I32.set(staleMasks.subarray(0, 2 * S), pMasks >> 2);
+        } else {
+          for (let k = 0, f = pBytes >> 3; k < S; k++) F64[f + k] = staleBytes[k];
+          for (let k = 0, i = pMasks >> 2; k < 2 * S; k++) I32[i + k] = staleMasks[k];
         }
         for (let k = 0, i = pSizes >> 2, f = pShares >> 3; k < sizeCount; k++) {
           I32[i + k] = sizes[k];
