@@ -32,6 +32,8 @@ export const ERROR_CODES = {
   INVALID_TRACE: 'a trace CSV file is malformed (the message names the file, line and column)',
   STATE_LOCKED: 'a change to a state file (plan --commit, state release/stale/gc): another running process held FILE.lock (flock) for the whole wait; nothing was read or written',
   LOCK_UNAVAILABLE: 'a state file lock needs flock(2) through koffi, which this platform lacks (Windows) or cannot load; nothing was read or written',
+  STORE_UNAVAILABLE: 'a cluster store (PostgreSQL) cannot be reached, refused the operation, or has a newer schema than this package',
+  STORE_NOT_EMPTY: 'a cluster store already holds nodes and the call would replace them (pass replace to do so)',
 } as const;
 
 /** A stable error code; see ERROR_CODES for what each one means. */

@@ -1,4 +1,5 @@
-// Draws one node as SVG: GPU cards on a ring (memory bar, MIG slices, replicas), links as chords.
+// Draws one node as SVG: GPU cards on a ring (memory bar, MIG slices, replicas), NVLinks as chords.
+// PCIe is drawn as a tree by switch level (pcie-tree.ts), not as a line per pair.
 import { formatBytes, type Inventory, type InventoryGpu, type Link } from '../src/index.ts';
 import type { Workload } from './planner.ts';
 
@@ -24,8 +25,14 @@ export type Overlay = {
   rejected: Map<number, { code: string; message: string }>;
   /** Replica view: per GPU, the devices (MIG slices or replicas) and which workload holds each. */
   replicas?: { perGpu: Map<number, string[]>; holder: Map<string, Workload>; chosen: Set<string> };
-  showPcie: boolean;
+  /** Memory used by other processes on each GPU (never evicted), in bytes. */
+  others: Map<number, number>;
+  /** Slots the selected option evicts. */
+  evict: Set<string>;
 };
+
+/** The label of memory held outside gpualloc's slots. */
+export const OTHERS_LABEL = 'in use by other processes';
 
 type Card = { gpu: InventoryGpu; x: number; y: number };
 
@@ -118,6 +125,12 @@ export function drawNode(inventory: Inventory, overlay: Overlay): SVGSVGElement 
   const hatch = el('pattern', { id: 'planned-hatch', width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' }, defs);
   el('rect', { width: 6, height: 6, fill: '#dbe7ff' }, hatch);
   el('line', { x1: 0, y1: 0, x2: 0, y2: 6, stroke: '#2563eb', 'stroke-width': 3 }, hatch);
+  const others = el('pattern', { id: 'others-hatch', width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(-45)' }, defs);
+  el('rect', { width: 6, height: 6, fill: '#e5e9ef' }, others);
+  el('line', { x1: 0, y1: 0, x2: 0, y2: 6, stroke: '#7d8896', 'stroke-width': 3 }, others);
+  const evicted = el('pattern', { id: 'evict-hatch', width: 6, height: 6, patternUnits: 'userSpaceOnUse' }, defs);
+  el('rect', { width: 6, height: 6, fill: '#fdecec' }, evicted);
+  el('path', { d: 'M0 0 L6 6 M6 0 L0 6', stroke: '#d64545', 'stroke-width': 1.2 }, evicted);
 
   const cx = L.width / 2;
   const cy = L.height / 2;
@@ -125,8 +138,6 @@ export function drawNode(inventory: Inventory, overlay: Overlay): SVGSVGElement 
   gpus.forEach((gpu, k) => cards.set(gpu.index, { gpu, x: L.centres[k].x, y: L.centres[k].y }));
 
   const chosen = new Set(overlay.chosen);
-  const hasNvlink = inventory.links.some((l) => (l.nvlink ?? 0) > 0);
-  const showPcie = overlay.showPcie || !hasNvlink;
   const linkLayer = el('g', { class: 'links', 'data-testid': 'links' }, svg);
   const hotLayer = el('g', { class: 'links-chosen' }, svg);
   const fabric = switchFabric(inventory);
@@ -150,7 +161,7 @@ export function drawNode(inventory: Inventory, overlay: Overlay): SVGSVGElement 
     const s = linkStyle(link);
     if (fabric !== undefined && s.kind === 'nvlink') continue;
     const hot = chosen.has(link.a) && chosen.has(link.b) && fabric === undefined;
-    if (s.kind === 'pcie' && !showPcie && !hot) continue;
+    if (s.kind === 'pcie') continue;
     const line = el('line', { x1: a.x, y1: a.y, x2: b.x, y2: b.y, stroke: hot ? '#2563eb' : s.stroke, 'stroke-width': s.width, 'stroke-dasharray': s.dash, 'stroke-linecap': 'round', opacity: hot ? 0.95 : s.kind === 'nvlink' ? 0.55 : 0.7, 'data-testid': 'link', 'data-a': link.a, 'data-b': link.b, 'data-nvlink': link.nvlink ?? 0, 'data-pcie': link.pcie ?? '' }, hot ? hotLayer : linkLayer);
     title(line, `GPU ${link.a} ↔ GPU ${link.b}: ${(link.nvlink ?? 0) > 0 ? `${link.nvlink} NVLink${link.nvlink === 1 ? '' : 's'}, ` : ''}PCIe ${link.pcie ?? 'unknown'}`);
   }
@@ -166,7 +177,9 @@ export function drawNode(inventory: Inventory, overlay: Overlay): SVGSVGElement 
   }
 
   const small = n > 16;
-  for (const card of cards.values()) drawCard(svg, card, L.w, L.h, small, used.get(card.gpu.index) ?? [], overlay, chosen);
+  // Evicted slots are drawn last, so what stays is one run from the left and the planned share sits on it.
+  const evictedLast = (x: { w: Workload }): number => (x.w.slotId !== undefined && overlay.evict.has(x.w.slotId) ? 1 : 0);
+  for (const card of cards.values()) drawCard(svg, card, L.w, L.h, small, [...(used.get(card.gpu.index) ?? [])].sort((a, b) => evictedLast(a) - evictedLast(b)), overlay, chosen);
   return svg;
 }
 
@@ -192,16 +205,25 @@ function drawCard(svg: SVGSVGElement, card: Card, w: number, h: number, small: b
   const bar = el('g', { 'data-testid': 'memory-bar' }, g);
   el('rect', { x: barX, y: barY, width: barW, height: barH, rx: 3, fill: '#eef2f6', stroke: '#d5dce5' }, bar);
   let usedBytes = 0;
+  const othersAt = overlay.others.get(gpu.index) ?? 0;
+  if (othersAt > 0) {
+    const seg = el('rect', { x: barX, y: barY, width: total > 0 ? (barW * Math.min(othersAt, total)) / total : 0, height: barH, fill: 'url(#others-hatch)', stroke: '#ffffff', 'stroke-width': 0.75, 'data-testid': 'memory-others', 'data-bytes': othersAt }, bar);
+    title(seg, `${OTHERS_LABEL}: ${formatBytes(othersAt)} (never evicted)`);
+    usedBytes += othersAt;
+  }
   for (const s of segments) {
     const sw = total > 0 ? (barW * s.bytes) / total : 0;
     const xs = barX + (total > 0 ? (barW * usedBytes) / total : 0);
-    const seg = el('rect', { x: xs, y: barY, width: Math.max(sw, 0), height: barH, fill: workloadColor(s.w.color), opacity: s.w.stale === true ? 0.4 : 1, stroke: '#ffffff', 'stroke-width': 0.75, 'data-testid': 'memory-segment', 'data-slot': s.w.slotId ?? '' }, bar);
-    title(seg, `${s.w.label}${s.w.stale === true ? ' (stale: may be evicted)' : ''}: ${formatBytes(s.bytes)}`);
+    const evicted = s.w.slotId !== undefined && overlay.evict.has(s.w.slotId);
+    const seg = el('rect', { x: xs, y: barY, width: Math.max(sw, 0), height: barH, fill: evicted ? 'url(#evict-hatch)' : workloadColor(s.w.color), opacity: s.w.stale === true && !evicted ? 0.4 : 1, stroke: evicted ? '#d64545' : '#ffffff', 'stroke-width': evicted ? 1.2 : 0.75, 'data-testid': 'memory-segment', 'data-slot': s.w.slotId ?? '', 'data-evicted': String(evicted), 'data-stale': String(s.w.stale === true) }, bar);
+    title(seg, `${s.w.label} (${s.w.slotId ?? s.w.id})${evicted ? ' · evicted by the selected option' : s.w.stale === true ? ' (stale: may be evicted)' : ''}: ${formatBytes(s.bytes)}`);
     usedBytes += s.bytes;
   }
   if (isChosen && overlay.plannedPerGpu !== undefined && overlay.plannedPerGpu > 0) {
     const sw = total > 0 ? Math.min((barW * overlay.plannedPerGpu) / total, barW) : 0;
-    const xs = barX + Math.min((barW * usedBytes) / total, barW - sw);
+    // On what stays (used memory and the slots not evicted): over the evicted slots it replaces.
+    const kept = (overlay.others.get(gpu.index) ?? 0) + segments.filter((x) => x.w.slotId === undefined || !overlay.evict.has(x.w.slotId)).reduce((t, x) => t + x.bytes, 0);
+    const xs = barX + Math.min((barW * kept) / total, barW - sw);
     el('rect', { x: xs, y: barY, width: sw, height: barH, fill: 'url(#planned-hatch)', stroke: '#2563eb', 'stroke-width': 1, 'data-testid': 'memory-planned' }, bar);
   }
   const free = total - usedBytes;
@@ -259,10 +281,10 @@ export function legendHtml(inventory: Inventory): string {
     const width = Math.min(1.2 + count * 0.55, 11);
     parts.push(`<span class="key"><svg width="34" height="12"><line x1="2" y1="6" x2="32" y2="6" stroke="#76b900" stroke-width="${width}" stroke-linecap="round"/></svg>NV${count}</span>`);
   }
-  parts.push('<span class="key"><svg width="34" height="12"><line x1="2" y1="6" x2="32" y2="6" stroke="#7b8a9e" stroke-width="3"/></svg>PCIe PIX/PXB</span>');
-  parts.push('<span class="key"><svg width="34" height="12"><line x1="2" y1="6" x2="32" y2="6" stroke="#7b8a9e" stroke-width="1.3" stroke-dasharray="6 4"/></svg>PHB</span>');
-  parts.push('<span class="key"><svg width="34" height="12"><line x1="2" y1="6" x2="32" y2="6" stroke="#7b8a9e" stroke-width="1.3" stroke-dasharray="2 4"/></svg>NODE/SYS</span>');
   parts.push('<span class="key"><svg width="18" height="12"><rect x="1" y="1" width="16" height="10" fill="url(#legend-hatch)" stroke="#2563eb"/><defs><pattern id="legend-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#dbe7ff"/><line x1="0" y1="0" x2="0" y2="6" stroke="#2563eb" stroke-width="3"/></pattern></defs></svg>planned</span>');
   parts.push('<span class="key"><svg width="18" height="12"><rect x="1" y="1" width="16" height="10" rx="2" fill="#fff" stroke="#2563eb" stroke-width="2"/></svg>chosen GPU</span>');
+  parts.push(`<span class="key" data-testid="legend-others"><span class="hatch-others swatch-box"></span>${OTHERS_LABEL}</span>`);
+  parts.push('<span class="key"><span class="hatch-evict swatch-box"></span>evicted by the selected option</span>');
+  parts.push('<span class="key"><span class="swatch-box stale-box"></span>stale (may be evicted)</span>');
   return parts.join('');
 }

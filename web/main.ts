@@ -1,25 +1,28 @@
-// The planning page: wires the form controls to the Planner and renders the node and each decision.
+// The planning page: wires the form controls to the Planner and renders the cluster, the selected
+// node and each decision. Everything the page holds is saved to localStorage after every change.
 import {
   estimateMemory,
   formatBytes,
   getPreset,
   listPresets,
   parseBytes,
-  validateInventory,
   type AlignedResult,
   type Backend,
-  type Inventory,
   type MemoryEstimate,
   type PlacementPlan,
   type ReplicaPolicy,
   type ReplicaResult,
 } from '../src/index.ts';
-import { drawNode, legendHtml, workloadColor, type Overlay } from './draw.ts';
+import { esc, renderCluster, TYPE_COLORS } from './cluster-view.ts';
+import { drawNode, legendHtml, OTHERS_LABEL, workloadColor, type Overlay } from './draw.ts';
+import { drawPcieTree, pcieTree } from './pcie-tree.ts';
 import { describeError, Planner, type Timed } from './planner.ts';
+import { VIEWS } from './views.ts';
 
-/** The decision on show in the result panel. */
+
+/** The decision on show in the result panel. scope: planned across the cluster, or on the selected node. */
 type Decision =
-  | { kind: 'model'; label: string; memory: number; timed: Timed<PlacementPlan>; selected: number }
+  | { kind: 'model'; scope: 'cluster' | 'node'; label: string; memory: number; timed: Timed<PlacementPlan>; selected: number }
   | { kind: 'replicas'; label: string; replicasPerGpu: number; timed: Timed<ReplicaResult> }
   | { kind: 'gpus'; label: string; timed: Timed<AlignedResult> };
 
@@ -28,6 +31,7 @@ const GGUF_PREFIXES = [16 * 2 ** 20, 128 * 2 ** 20, 1024 * 2 ** 20];
 
 let planner: Planner | undefined;
 let decision: Decision | undefined;
+let view = 'cluster';
 let activeTab: 'model' | 'replicas' | 'gpus' = 'model';
 let logCount = 0;
 let ggufEstimate: { text: string; bytes: number } | undefined;
@@ -42,11 +46,6 @@ function input(testid: string): HTMLInputElement {
 }
 function select(testid: string): HTMLSelectElement {
   return $(testid) as HTMLSelectElement;
-}
-
-/** Escapes text for innerHTML. */
-function esc(value: unknown): string {
-  return String(value).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /** Milliseconds with a sensible number of digits. */
@@ -82,7 +81,20 @@ function guard(context: string, action: () => void | Promise<void>): () => Promi
       showError(error, context);
       console.error(error);
     }
+    persist();
   };
+}
+
+/** Saves the cluster and the page's metadata (a full or blocked storage is shown, not fatal). */
+function persist(): void {
+  if (planner === undefined || document.body.dataset.ready !== 'true') return;
+  try {
+    planner.save(window.localStorage);
+    document.body.dataset.saved = String(Date.now());
+  } catch (error) {
+    const full = error instanceof DOMException && error.name === 'QuotaExceededError';
+    showError(error, full ? 'saving to localStorage: the cluster is larger than this browser keeps; use Export state to keep it' : 'saving to localStorage');
+  }
 }
 
 // ---------- parsing form input ----------
@@ -116,28 +128,31 @@ function tpChoices(n: number): number[] {
   return sizes;
 }
 
-// ---------- the node ----------
+// ---------- the cluster ----------
 
-function loadInventory(value: unknown, source: string): void {
+/** The TP choices for the selected node (node view) or the widest node (cluster view). */
+function refreshTpChoices(): void {
   const p = requirePlanner();
-  try {
-    p.setInventory(value as Inventory, source);
-  } finally {
-    decision = undefined;
-    const n = p.inventory?.gpus.length ?? 0;
-    $('model-tp').innerHTML = tpChoices(n).map((k) => `<label class="chip"><input type="checkbox" value="${k}" data-testid="tp-${k}" checked /><span>TP ${k}</span></label>`).join('');
-    render();
-  }
+  const widths = view === 'node' && p.selected !== undefined && p.hasNode(p.selected) ? [p.node(p.selected).gpus.length] : p.nodes().map((n) => n.gpus.length);
+  const n = Math.max(0, ...widths);
+  const choices = tpChoices(n);
+  const current = [...document.querySelectorAll<HTMLInputElement>('[data-testid="model-tp"] input')].map((x) => x.value).join(',');
+  if (current === choices.join(',')) return;
+  $('model-tp').innerHTML = choices.map((k) => `<label class="chip"><input type="checkbox" value="${k}" data-testid="tp-${k}" checked /><span>TP ${k}</span></label>`).join('');
 }
 
-function loadPreset(name: string): void {
-  const inventory = getPreset(name);
-  loadInventory(inventory, `preset ${name}`);
-  $('preset-description').textContent = listPresets().find((p) => p.name === name)?.description ?? '';
-  input('inventory-file').value = '';
+function addNodes(): void {
+  const p = requirePlanner();
+  const key = select('add-type').value;
+  const count = parseCount('add-count', 'count', 1, 10_000);
+  const ids = p.addNodes(key, count);
+  logDecision('add nodes', undefined, `${count} × ${p.machineType(key)?.label ?? key}: ${ids[0]}${ids.length > 1 ? ` … ${ids[ids.length - 1]}` : ''}`);
+  decision = undefined;
+  render();
 }
 
 async function loadInventoryFile(file: File): Promise<void> {
+  const p = requirePlanner();
   const text = await file.text();
   let json: unknown;
   try {
@@ -145,10 +160,57 @@ async function loadInventoryFile(file: File): Promise<void> {
   } catch (cause) {
     throw new Error(`${file.name} is not valid JSON: ${(cause as Error).message}`);
   }
-  const inventory = validateInventory(json, file.name);
-  loadInventory(inventory, `file ${file.name}`);
-  select('preset-select').value = '';
-  $('preset-description').textContent = `Loaded ${file.name}${inventory.host ? ` (host ${inventory.host})` : ''}.`;
+  const host = (json as { host?: unknown })?.host;
+  const label = typeof host === 'string' && host !== '' ? host : file.name.replace(/\.json$/i, '');
+  const key = p.addType(`file:${file.name}`, label, json, file.name);
+  fillTypeSelect();
+  select('add-type').value = key;
+  const inv = p.machineType(key)!.inventory;
+  $('type-description').textContent = `Loaded ${file.name}: ${inv.gpus.length} GPUs${inv.host ? ` (host ${inv.host})` : ''}. Add nodes of it with a count.`;
+}
+
+function fillTypeSelect(): void {
+  const p = requirePlanner();
+  const keep = select('add-type').value;
+  select('add-type').innerHTML = p.machineTypes().map((t) => `<option value="${esc(t.key)}">${esc(t.key.startsWith('file:') ? `${t.label} (inventory file)` : t.label)}</option>`).join('');
+  if (keep !== '' && p.machineType(keep) !== undefined) select('add-type').value = keep;
+}
+
+function describeType(): void {
+  const key = select('add-type').value;
+  const name = key.startsWith('preset:') ? key.slice('preset:'.length) : undefined;
+  $('type-description').textContent = name !== undefined ? (listPresets().find((x) => x.name === name)?.description ?? '') : `From an inventory file (${key.slice('file:'.length)}).`;
+}
+
+function openNode(id: string): void {
+  const p = requirePlanner();
+  if (!p.hasNode(id)) throw new Error(`node ${JSON.stringify(id)} is not in the cluster`);
+  if (p.selected !== id && !(decision?.kind === 'model' && decision.scope === 'cluster')) decision = undefined;
+  p.selected = id;
+  setView('node');
+}
+
+function exportState(): void {
+  const p = requirePlanner();
+  const text = p.exportText();
+  const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = 'gpualloc-state.json';
+  a.dataset.testid = 'export-link';
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  logDecision('export', undefined, `${p.nodes().length} nodes, ${p.snapshot().nodes.reduce((s, n) => s + n.slots.length, 0)} slots (${text.length} bytes)`);
+}
+
+async function importState(file: File): Promise<void> {
+  const p = requirePlanner();
+  p.importText(await file.text(), file.name);
+  decision = undefined;
+  logDecision('import', undefined, `${file.name}: ${p.nodes().length} nodes, ${p.snapshot().nodes.reduce((s, n) => s + n.slots.length, 0)} slots`);
+  render();
 }
 
 function requirePlanner(): Planner {
@@ -162,6 +224,7 @@ function logDecision(call: string, timed: { backend: Backend; ms: number; runs: 
   logCount++;
   const row = document.createElement('tr');
   row.dataset.testid = 'log-row';
+  row.dataset.n = String(logCount);
   row.innerHTML = `<td>${logCount}</td><td><code>${esc(call)}</code></td><td>${esc(timed?.backend ?? backend ?? requirePlanner().backend)}</td><td class="num">${timed ? esc(formatMs(timed.ms, timed.runs)) : '—'}</td><td>${esc(outcome)}</td>`;
   const body = $('decision-log');
   body.prepend(row);
@@ -173,10 +236,11 @@ function planModel(): void {
   const label = input('model-name').value.trim() || 'model';
   const memory = parseMemory();
   const request = { memory, model: label, tensorParallelSizes: selectedTpSizes(), policy: select('model-policy').value as 'spread' | 'pack', allowEviction: input('model-evict').checked };
-  const timed = p.planModel(request);
-  decision = { kind: 'model', label, memory, timed, selected: 0 };
+  const scope = view === 'node' ? 'node' : 'cluster';
+  const timed = scope === 'node' ? p.planNode(request) : p.planCluster(request);
+  decision = { kind: 'model', scope, label, memory, timed, selected: 0 };
   const best = timed.value.options[0];
-  logDecision('plan', timed, best ? `${timed.value.options.length} options; best GPUs ${best.gpus.join(',')}` : 'no viable option');
+  logDecision(scope === 'node' ? 'planPlacement' : 'state.plan', timed, best ? `${timed.value.options.length} option${timed.value.options.length === 1 ? '' : 's'}; best ${best.node !== undefined ? `${best.node} ` : ''}GPUs ${best.gpus.join(',')}` : 'no viable option');
   render();
 }
 
@@ -187,6 +251,7 @@ function allocateReplicas(): void {
   const policy = select('replicas-policy').value as ReplicaPolicy;
   const timed = p.allocateReplicas(replicasPerGpu, size, policy);
   decision = { kind: 'replicas', label: `${size} replica${size === 1 ? '' : 's'} (${policy})`, replicasPerGpu, timed };
+  view = 'node';
   logDecision('allocateReplicas', timed, timed.value.devices.length > 0 ? `${timed.value.devices.length} devices` : timed.value.reason?.code ?? 'none');
   render();
 }
@@ -197,6 +262,7 @@ function allocateGpus(): void {
   const policy = select('gpus-policy').value as 'besteffort' | 'topology';
   const timed = p.allocateAligned(size, policy);
   decision = { kind: 'gpus', label: `${size} whole GPU${size === 1 ? '' : 's'} (${policy})`, timed };
+  view = 'node';
   logDecision('allocateAligned', timed, timed.value.devices.length > 0 ? `GPUs ${timed.value.devices.join(',')}, score ${timed.value.score}` : timed.value.reason?.code ?? 'none');
   render();
 }
@@ -209,8 +275,8 @@ function commitDecision(): void {
   if (decision.kind === 'model') {
     const option = decision.timed.value.options[decision.selected];
     if (option === undefined) throw new Error('nothing to commit: the plan has no option');
-    const slot = p.commitOption(option, decision.label);
-    outcome = `${decision.label} → ${slot} on GPUs ${option.gpus.join(',')}${option.evict.length > 0 ? `, evicted ${option.evict.join(', ')}` : ''}`;
+    const slot = p.commitOption(option);
+    outcome = `${decision.label} → ${slot} on ${option.node ?? p.selected} GPUs ${option.gpus.join(',')}${option.evict.length > 0 ? `, evicted ${option.evict.join(', ')}` : ''}`;
   } else if (decision.kind === 'replicas') {
     const devices = decision.timed.value.devices;
     if (devices.length === 0) throw new Error('nothing to commit: no devices were picked');
@@ -266,6 +332,11 @@ async function estimateFromGguf(file: File): Promise<void> {
 
 // ---------- rendering ----------
 
+/** The option on show (a model decision's selected row), if any. */
+function shownOption(): import('../src/index.ts').PlacementOption | undefined {
+  return decision?.kind === 'model' ? decision.timed.value.options[decision.selected] : undefined;
+}
+
 function render(): void {
   const p = planner;
   if (p === undefined) return;
@@ -273,57 +344,124 @@ function render(): void {
     b.classList.toggle('active', b.dataset.backend === p.backend);
     b.disabled = p.engines[b.dataset.backend as Backend] === undefined;
   }
-  const inventory = p.inventory;
-  if (inventory === undefined) return;
-  const used = p.usedMemory();
-  const totalMem = inventory.gpus.reduce((s, g) => s + g.memoryTotal, 0);
-  const usedMem = [...used.values()].reduce((s, x) => s + x, 0);
+  renderStatus();
+  if (p.selected !== undefined && !p.hasNode(p.selected)) p.selected = p.nodes()[0]?.id;
+  for (const b of document.querySelectorAll<HTMLButtonElement>('[data-view]')) {
+    b.classList.toggle('active', b.dataset.view === view);
+    b.disabled = b.dataset.view === 'node' && p.selected === undefined;
+  }
+  for (const section of document.querySelectorAll<HTMLElement>('[data-view-body]')) section.hidden = section.dataset.viewBody !== view;
+  refreshTpChoices();
+  renderClusterView();
+  renderNodeView();
+  renderResult();
+  renderWorkloads();
+  renderFragmentation();
+}
+
+function renderStatus(): void {
+  const p = requirePlanner();
+  const status = $('engine-status');
+  status.dataset.backend = p.backend;
+  status.textContent = p.backend === 'wasm' ? `engine ready · wasm backend (${p.engines.wasm?.memoryPages() ?? 0} pages)` : `engine ready · ts backend${p.engines.wasm === undefined ? ' (wasm failed to load)' : ''}`;
+}
+
+function renderClusterView(): void {
+  const p = requirePlanner();
+  const option = decision?.kind === 'model' && decision.scope === 'cluster' ? shownOption() : undefined;
+  const evict = new Set(option?.evict ?? []);
+  const nodes = p.nodes();
+  let gpus = 0;
+  let total = 0;
+  let used = 0;
+  let others = 0;
+  let slots = 0;
+  for (const n of nodes) {
+    slots += n.slots.length;
+    for (const [gpu, u] of p.usedMemory(n.id)) {
+      gpus++;
+      total += n.gpus.find((g) => g.index === gpu)?.memoryTotal ?? 0;
+      used += u.others + u.slots;
+      others += u.others;
+    }
+  }
+  const types = p.typeCounts();
+  $('cluster-summary').innerHTML = `<span data-testid="cluster-types">${types.map((t) => `${t.count} × ${esc(t.label)}`).join(', ') || 'no nodes'}</span><span class="muted"> · <span data-testid="cluster-nodes" data-count="${nodes.length}">${nodes.length} node${nodes.length === 1 ? '' : 's'}</span>, ${gpus} GPUs, <span data-testid="cluster-slots" data-count="${slots}">${slots} slot${slots === 1 ? '' : 's'}</span>, <span data-testid="cluster-used" data-used="${used}" data-total="${total}">${esc(formatBytes(used))} used of ${esc(formatBytes(total))} (${total > 0 ? ((100 * used) / total).toFixed(1) : '0'}%)</span>${others > 0 ? `, ${esc(formatBytes(others))} ${OTHERS_LABEL}` : ''}</span>`;
+  renderCluster($('cluster-view'), p, { option, evict });
+  // Legend: machine types, then models by colour.
+  const typeKeys = types.map((t, k) => `<span class="key"><span class="swatch-box" style="background:${TYPE_COLORS[k % TYPE_COLORS.length]}"></span>${esc(t.label)}</span>`);
+  const models = new Map<string, number>();
+  for (const w of p.workloads()) if (w.slotId !== undefined) models.set(w.label, w.color);
+  const modelKeys = [...models].map(([label, color]) => `<span class="key" data-testid="legend-model"><span class="swatch-box" style="background:${workloadColor(color)}"></span>${esc(label)}</span>`);
+  $('cluster-legend').innerHTML = [...typeKeys, ...modelKeys, `<span class="key" data-testid="legend-others"><span class="hatch-others swatch-box"></span>${OTHERS_LABEL}</span>`, '<span class="key"><span class="swatch-box stale-box"></span>stale</span>', '<span class="key"><span class="hatch-evict swatch-box"></span>evicted by the selected option</span>', '<span class="key"><span class="swatch-box planned-box"></span>planned</span>'].join('');
+}
+
+function renderNodeView(): void {
+  const p = requirePlanner();
+  const id = p.selected;
+  if (id === undefined || !p.hasNode(id)) {
+    $('node-title').textContent = 'No node selected';
+    $('node-summary').innerHTML = '';
+    $('node-drawing').replaceChildren();
+    $('pcie-host').replaceChildren();
+    $('legend').innerHTML = '';
+    return;
+  }
+  const inventory = p.inventoryOf(id);
+  const node = p.node(id);
+  const used = p.usedMemory(id);
+  const totalMem = node.gpus.reduce((s, g) => s + g.memoryTotal, 0);
+  const usedMem = [...used.values()].reduce((s, x) => s + x.others + x.slots, 0);
+  const othersMem = [...used.values()].reduce((s, x) => s + x.others, 0);
   const nvPairs = inventory.links.filter((l) => (l.nvlink ?? 0) > 0).length;
   const migCount = inventory.gpus.reduce((s, g) => s + (g.mig?.length ?? 0), 0);
   const models = new Map<string, number>();
   for (const g of inventory.gpus) models.set(g.name ?? 'GPU', (models.get(g.name ?? 'GPU') ?? 0) + 1);
-  $('node-title').textContent = `${inventory.host ?? 'node'} · ${[...models].map(([name, count]) => `${count} × ${name}`).join(' + ')}`;
+  $('node-title').textContent = `${id} · ${[...models].map(([name, count]) => `${count} × ${name}`).join(' + ')}`;
   $('node-summary').innerHTML = `<dl>
-    <dt>source</dt><dd data-testid="node-source">${esc(p.source)}</dd>
-    <dt>GPUs</dt><dd data-testid="node-gpus">${inventory.gpus.length}${migCount > 0 ? ` (${migCount} MIG slices)` : ''}</dd>
-    <dt>memory</dt><dd data-testid="node-memory">${esc(formatBytes(usedMem))} used of ${esc(formatBytes(totalMem))}</dd>
+    <dt>type</dt><dd data-testid="node-type">${esc(p.typeLabel(id))}</dd>
+    <dt>source</dt><dd data-testid="node-source">${esc(p.sourceOf(id))}</dd>
+    <dt>GPUs</dt><dd data-testid="node-gpus">${node.gpus.length}${migCount > 0 ? ` (${migCount} MIG slices)` : ''}</dd>
+    <dt>memory</dt><dd data-testid="node-memory">${esc(formatBytes(usedMem))} used of ${esc(formatBytes(totalMem))}${othersMem > 0 ? ` (${esc(formatBytes(othersMem))} ${OTHERS_LABEL})` : ''}</dd>
     <dt>links</dt><dd>${nvPairs} NVLink pair${nvPairs === 1 ? '' : 's'}, ${inventory.links.length} pairs in all</dd>
   </dl>`;
 
-  // What the drawing overlays.
-  const overlay: Overlay = { workloads: p.workloads, chosen: [], rejected: new Map(), showPcie: input('show-pcie').checked };
+  // What the drawing overlays: the option on show when it is on this node.
+  const workloads = p.workloads(id);
+  const overlay: Overlay = { workloads, chosen: [], rejected: new Map(), others: p.othersOf(id), evict: new Set() };
   if (decision?.kind === 'model') {
-    const option = decision.timed.value.options[decision.selected];
-    if (option !== undefined) {
+    const option = shownOption();
+    if (option !== undefined && (option.node === undefined || option.node === id)) {
       overlay.chosen = option.gpus;
       overlay.plannedPerGpu = option.memoryPerGpu;
+      overlay.evict = new Set(option.evict);
     }
-    for (const r of decision.timed.value.rejected) if ((r.node === undefined || r.node === p.node) && !overlay.rejected.has(r.gpu)) overlay.rejected.set(r.gpu, r);
+    for (const r of decision.timed.value.rejected) if ((r.node === undefined || r.node === id) && !overlay.rejected.has(r.gpu)) overlay.rejected.set(r.gpu, r);
   } else if (decision?.kind === 'gpus') {
     overlay.chosen = decision.timed.value.devices;
   }
-  const showReplicas = activeTab === 'replicas' || decision?.kind === 'replicas' || p.workloads.some((w) => w.kind === 'replicas');
+  const showReplicas = activeTab === 'replicas' || decision?.kind === 'replicas' || workloads.some((w) => w.kind === 'replicas');
   if (showReplicas) {
     const perGpuCount = decision?.kind === 'replicas' ? decision.replicasPerGpu : safeCount('replicas-per-gpu', 4);
-    const view = p.replicaDevices(perGpuCount);
+    const rv = p.replicaDevices(perGpuCount);
     const perGpu = new Map<number, string[]>();
-    for (const d of view.devices) {
-      const g = view.gpuOf.get(d) as number;
+    for (const d of rv.devices) {
+      const g = rv.gpuOf.get(d) as number;
       perGpu.set(g, [...(perGpu.get(g) ?? []), d]);
     }
-    const holder = new Map<string, (typeof p.workloads)[number]>();
-    for (const w of p.workloads) for (const d of w.devices ?? []) holder.set(d, w);
+    const holder = new Map<string, (typeof workloads)[number]>();
+    for (const w of workloads) for (const d of w.devices ?? []) holder.set(d, w);
     const chosen = new Set(decision?.kind === 'replicas' ? decision.timed.value.devices : []);
     overlay.replicas = { perGpu, holder, chosen };
-    if (decision?.kind === 'replicas') overlay.chosen = [...new Set(decision.timed.value.devices.map((d) => view.gpuOf.get(d) as number))].sort((a, b) => a - b);
+    if (decision?.kind === 'replicas') overlay.chosen = [...new Set(decision.timed.value.devices.map((d) => rv.gpuOf.get(d) as number))].sort((a, b) => a - b);
   }
-  const host = $('node-drawing');
-  host.replaceChildren(drawNode(inventory, overlay));
+  $('node-drawing').replaceChildren(drawNode(inventory, overlay));
+  // PCIe as a tree by switch level: shown when asked, and always on machines without NVLink.
+  const showPcie = input('show-pcie').checked || nvPairs === 0;
+  $('pcie-panel').hidden = !showPcie;
+  if (showPcie) $('pcie-host').replaceChildren(drawPcieTree(pcieTree(node.gpus.map((g) => g.index), inventory.links), new Set(overlay.chosen)));
+  else $('pcie-host').replaceChildren();
   $('legend').innerHTML = legendHtml(inventory);
-
-  renderResult();
-  renderWorkloads();
-  renderFragmentation();
 }
 
 function safeCount(testid: string, fallback: number): number {
@@ -348,20 +486,31 @@ function renderResult(): void {
 }
 
 function renderPlan(body: HTMLElement, d: Extract<Decision, { kind: 'model' }>): void {
-  $('result-title').textContent = `Plan: ${d.label} (${formatBytes(d.memory)})`;
+  $('result-title').textContent = `Plan${d.scope === 'cluster' ? ' across the cluster' : ` on ${requirePlanner().selected}`}: ${d.label} (${formatBytes(d.memory)})`;
   const { options, rejected } = d.timed.value;
+  const cluster = d.scope === 'cluster';
+  // The slots an option evicts, described from the state (model, node, GPUs, memory).
+  const slots = new Map<string, { model: string; node: string; gpus: number[]; memoryPerGpu: number }>();
+  for (const n of requirePlanner().nodes()) for (const x of n.slots) slots.set(x.id, { model: x.model ?? x.id, node: n.id, gpus: x.gpus, memoryPerGpu: x.memoryPerGpu });
+  const evictCell = (ids: string[]): string =>
+    ids.length === 0
+      ? '<span class="muted">—</span>'
+      : ids.map((id) => {
+          const x = slots.get(id);
+          return `<span class="evict-tag" data-testid="evict-tag" data-slot="${esc(id)}" title="${esc(x ? `${x.model} on ${x.node} GPUs ${x.gpus.join(',')}, ${formatBytes(x.memoryPerGpu)} per GPU` : id)}">${esc(id)}${x ? ` · ${esc(x.model)}` : ''}</span>`;
+        }).join(' ');
   let html = '';
   if (options.length === 0) {
     html += `<div class="notice" data-testid="no-option"><b>No viable option.</b> No GPU set has room for ${esc(formatBytes(d.memory))} with the allowed tensor-parallel sizes${input('model-evict').checked ? ', even after evicting stale work' : ''}. See the per-GPU reasons below.</div>`;
   } else {
-    html += `<table class="options" data-testid="options"><thead><tr><th>rank</th><th>GPUs</th><th>TP</th><th class="num">memory / GPU</th><th>evicts</th><th class="num">score</th></tr></thead><tbody>`;
+    html += `<table class="options" data-testid="options"><thead><tr><th>rank</th>${cluster ? '<th>node</th>' : ''}<th>GPUs</th><th>TP</th><th class="num">memory / GPU</th><th>evicts</th><th class="num">score</th></tr></thead><tbody>`;
     options.forEach((o, k) => {
-      html += `<tr data-testid="option-row" data-rank="${k + 1}" data-gpus="${o.gpus.join(',')}" data-memory-per-gpu="${o.memoryPerGpu}" data-score="${o.score}" data-evict="${esc(o.evict.join(','))}" class="${k === d.selected ? 'selected' : ''}" tabindex="0">
-        <td>${k + 1}</td><td><code>${o.gpus.join(', ')}</code></td><td>${o.gpus.length}</td><td class="num">${esc(formatBytes(o.memoryPerGpu))}</td><td>${o.evict.length > 0 ? esc(o.evict.join(', ')) : '<span class="muted">—</span>'}</td><td class="num">${o.score}</td></tr>`;
+      html += `<tr data-testid="option-row" data-rank="${k + 1}" data-node="${esc(o.node ?? '')}" data-gpus="${o.gpus.join(',')}" data-memory-per-gpu="${o.memoryPerGpu}" data-score="${o.score}" data-evict="${esc(o.evict.join(','))}" class="${k === d.selected ? 'selected' : ''}${o.evict.length > 0 ? ' evicts' : ''}" tabindex="0">
+        <td>${k + 1}</td>${cluster ? `<td><code>${esc(o.node ?? '')}</code></td>` : ''}<td><code>${o.gpus.join(', ')}</code></td><td>${o.gpus.length}</td><td class="num">${esc(formatBytes(o.memoryPerGpu))}</td><td>${evictCell(o.evict)}</td><td class="num">${o.score}</td></tr>`;
     });
     html += '</tbody></table>';
     const sel = options[d.selected];
-    html += `<div class="actions"><button type="button" class="primary" data-testid="commit-button">Commit option ${d.selected + 1} (GPUs ${sel.gpus.join(', ')})</button><span class="muted">Click a row to preview another option on the drawing.</span></div>`;
+    html += `<div class="actions"><button type="button" class="primary" data-testid="commit-button">Commit option ${d.selected + 1} (${sel.node !== undefined ? `${esc(sel.node)} ` : ''}GPUs ${sel.gpus.join(', ')}${sel.evict.length > 0 ? `, evicting ${sel.evict.length}` : ''})</button><span class="muted">Click a row to preview another option on the ${cluster ? 'cluster' : 'drawing'}.</span></div>`;
   }
   html += renderRejections(rejected);
   body.innerHTML = html;
@@ -383,11 +532,12 @@ function renderPlan(body: HTMLElement, d: Extract<Decision, { kind: 'model' }>):
 
 function renderRejections(rejected: PlacementPlan['rejected']): string {
   if (rejected.length === 0) return '';
-  let html = `<h3>Rejected GPUs</h3><table class="rejections" data-testid="rejections"><thead><tr><th>GPU</th><th>reason</th><th class="num">short by</th><th>detail</th></tr></thead><tbody>`;
-  for (const r of rejected) {
-    html += `<tr data-testid="rejection-row" data-gpu="${r.gpu}" data-code="${esc(r.code)}" data-short-by="${r.shortBy ?? ''}"><td>${r.gpu}</td><td><span class="code">${esc(r.code)}</span></td><td class="num">${r.shortBy !== undefined ? esc(formatBytes(r.shortBy)) : '—'}</td><td>${esc(r.message)}</td></tr>`;
+  const nodes = rejected.some((r) => r.node !== undefined);
+  let html = `<h3>Rejected GPUs</h3><table class="rejections" data-testid="rejections"><thead><tr>${nodes ? '<th>node</th>' : ''}<th>GPU</th><th>reason</th><th class="num">short by</th><th>detail</th></tr></thead><tbody>`;
+  for (const r of rejected.slice(0, 200)) {
+    html += `<tr data-testid="rejection-row" data-node="${esc(r.node ?? '')}" data-gpu="${r.gpu}" data-code="${esc(r.code)}" data-short-by="${r.shortBy ?? ''}">${nodes ? `<td>${esc(r.node ?? '')}</td>` : ''}<td>${r.gpu}</td><td><span class="code">${esc(r.code)}</span></td><td class="num">${r.shortBy !== undefined ? esc(formatBytes(r.shortBy)) : '—'}</td><td>${esc(r.message)}</td></tr>`;
   }
-  return `${html}</tbody></table>`;
+  return `${html}</tbody></table>${rejected.length > 200 ? `<p class="hint">…and ${rejected.length - 200} more.</p>` : ''}`;
 }
 
 function renderReplicas(body: HTMLElement, d: Extract<Decision, { kind: 'replicas' }>): void {
@@ -397,9 +547,9 @@ function renderReplicas(body: HTMLElement, d: Extract<Decision, { kind: 'replica
     body.innerHTML = `<div class="notice" data-testid="no-option"><b>${esc(reason?.code ?? 'No devices')}.</b> ${esc(reason?.message ?? '')}</div>`;
     return;
   }
-  const view = requirePlanner().replicaDevices(d.replicasPerGpu);
+  const rv = requirePlanner().replicaDevices(d.replicasPerGpu);
   body.innerHTML = `<table class="options" data-testid="replica-result"><thead><tr><th>#</th><th>device</th><th>GPU</th></tr></thead><tbody>${devices
-    .map((id, k) => `<tr data-testid="replica-row" data-id="${esc(id)}" data-gpu="${view.gpuOf.get(id)}"><td>${k + 1}</td><td><code>${esc(id)}</code></td><td>${view.gpuOf.get(id)}</td></tr>`)
+    .map((id, k) => `<tr data-testid="replica-row" data-id="${esc(id)}" data-gpu="${rv.gpuOf.get(id)}"><td>${k + 1}</td><td><code>${esc(id)}</code></td><td>${rv.gpuOf.get(id)}</td></tr>`)
     .join('')}</tbody></table><div class="actions"><button type="button" class="primary" data-testid="commit-button">Commit ${devices.length} device${devices.length === 1 ? '' : 's'}</button></div>`;
 }
 
@@ -416,18 +566,26 @@ function renderAligned(body: HTMLElement, d: Extract<Decision, { kind: 'gpus' }>
 function renderWorkloads(): void {
   const p = requirePlanner();
   const list = $('workloads');
-  if (p.workloads.length === 0) {
+  const scoped = view === 'node' && p.selected !== undefined && p.hasNode(p.selected);
+  const workloads = scoped ? p.workloads(p.selected) : p.workloads();
+  $('workloads-title').textContent = scoped ? `Committed work on ${p.selected}` : 'Committed work (cluster)';
+  const others = scoped ? [...p.othersOf(p.selected as string)] : [];
+  if (workloads.length === 0 && others.length === 0) {
     list.innerHTML = '<li class="muted">Nothing committed yet.</li>';
     return;
   }
-  list.innerHTML = p.workloads
-    .map((w) => {
-      const what = w.kind === 'replicas' ? `${w.devices?.length ?? 0} devices` : `${formatBytes(w.memoryPerGpu)} / GPU`;
-      const stale = w.kind === 'model' ? `<button type="button" class="link" data-stale="${esc(w.id)}" data-testid="stale-${esc(w.id)}" title="a stale model may be evicted by another model">${w.stale ? 'mark active' : 'mark stale'}</button>` : '';
-      const release = `<button type="button" class="link" data-release="${esc(w.id)}" data-testid="release-${esc(w.id)}">release</button>`;
-      return `<li data-testid="workload" data-kind="${w.kind}" data-gpus="${w.gpus.join(',')}" data-slot="${esc(w.slotId ?? '')}" data-stale="${w.stale === true}"><span class="swatch" style="background:${workloadColor(w.color)}"></span><span class="wl-label">${esc(w.label)}</span>${w.stale ? '<span class="badge stale">stale</span>' : ''}<span class="muted">${w.slotId !== undefined ? `${esc(w.slotId)} · ` : ''}GPUs ${w.gpus.join(',')} · ${esc(what)}</span><span class="wl-actions">${stale}${release}</span></li>`;
-    })
-    .join('');
+  const shown = workloads.slice(0, 300);
+  list.innerHTML =
+    others.map(([gpu, bytes]) => `<li data-testid="workload-others" data-gpu="${gpu}" data-bytes="${bytes}"><span class="swatch hatch-others"></span><span class="wl-label">${OTHERS_LABEL}</span><span class="muted">GPU ${gpu} · ${esc(formatBytes(bytes))} · never evicted</span></li>`).join('') +
+    shown
+      .map((w) => {
+        const what = w.kind === 'replicas' ? `${w.devices?.length ?? 0} devices` : `${formatBytes(w.memoryPerGpu)} / GPU`;
+        const stale = w.kind === 'model' ? `<button type="button" class="link" data-stale="${esc(w.id)}" data-testid="stale-${esc(w.id)}" title="a stale model may be evicted by another model">${w.stale ? 'mark active' : 'mark stale'}</button>` : '';
+        const release = `<button type="button" class="link" data-release="${esc(w.id)}" data-testid="release-${esc(w.id)}">release</button>`;
+        return `<li data-testid="workload" data-kind="${w.kind}" data-node="${esc(w.node)}" data-gpus="${w.gpus.join(',')}" data-slot="${esc(w.slotId ?? '')}" data-stale="${w.stale === true}"><span class="swatch" style="background:${workloadColor(w.color)}"></span><span class="wl-label">${esc(w.label)}</span>${w.stale ? '<span class="badge stale">stale</span>' : ''}<span class="muted">${w.slotId !== undefined ? `${esc(w.slotId)} · ` : ''}${scoped ? '' : `${esc(w.node)} · `}GPUs ${w.gpus.join(',')} · ${esc(what)}</span><span class="wl-actions">${stale}${release}</span></li>`;
+      })
+      .join('') +
+    (workloads.length > shown.length ? `<li class="muted">…and ${workloads.length - shown.length} more (open a node to see its work).</li>` : '');
   for (const b of list.querySelectorAll<HTMLButtonElement>('[data-release]')) {
     b.addEventListener('click', guard('release', () => {
       p.release(b.dataset.release as string);
@@ -439,7 +597,7 @@ function renderWorkloads(): void {
   for (const b of list.querySelectorAll<HTMLButtonElement>('[data-stale]')) {
     b.addEventListener('click', guard('markStale', () => {
       const id = b.dataset.stale as string;
-      const stale = !(p.workloads.find((w) => w.id === id)?.stale ?? false);
+      const stale = !(p.workloads().find((w) => w.id === id)?.stale ?? false);
       p.setStale(id, stale);
       logDecision('markStale', undefined, `${id} ${stale ? 'stale' : 'active'}`);
       decision = undefined;
@@ -448,14 +606,53 @@ function renderWorkloads(): void {
   }
 }
 
+/** How full the cluster is, by machine type: nodes, GPUs, memory used, GPUs and nodes with nothing on them. */
+function renderCapacity(): void {
+  const p = requirePlanner();
+  $('fragmentation-title').textContent = 'Capacity by machine type';
+  const rows = new Map<string, { nodes: number; gpus: number; total: number; used: number; emptyGpus: number; emptyNodes: number; largest: number }>();
+  for (const n of p.nodes()) {
+    const label = p.typeLabel(n.id);
+    const r = rows.get(label) ?? { nodes: 0, gpus: 0, total: 0, used: 0, emptyGpus: 0, emptyNodes: 0, largest: 0 };
+    let nodeUsed = 0;
+    const usage = p.usedMemory(n.id);
+    for (const g of n.gpus) {
+      const u = usage.get(g.index) ?? { others: 0, slots: 0 };
+      const used = u.others + u.slots;
+      r.gpus++;
+      r.total += g.memoryTotal;
+      r.used += used;
+      if (used === 0) r.emptyGpus++;
+      r.largest = Math.max(r.largest, g.memoryTotal - used);
+      nodeUsed += used;
+    }
+    r.nodes++;
+    if (nodeUsed === 0) r.emptyNodes++;
+    rows.set(label, r);
+  }
+  $('fragmentation').innerHTML = rows.size === 0 ? '<p class="hint">No nodes.</p>' : `<div class="scroll-x"><table class="capacity" data-testid="capacity"><thead><tr><th>type</th><th class="num">nodes</th><th class="num">used</th><th class="num">idle GPUs</th><th class="num">idle nodes</th><th class="num">most free on a GPU</th></tr></thead><tbody>${[...rows]
+    .map(([label, r]) => `<tr data-testid="capacity-type" data-type="${esc(label)}" data-nodes="${r.nodes}" data-used="${r.used}" data-total="${r.total}" data-empty-gpus="${r.emptyGpus}" data-empty-nodes="${r.emptyNodes}" data-largest="${r.largest}"><td>${esc(label)}</td><td class="num">${r.nodes}</td><td class="num">${r.total > 0 ? ((100 * r.used) / r.total).toFixed(1) : '0'}%</td><td class="num">${r.emptyGpus} / ${r.gpus}</td><td class="num">${r.emptyNodes}</td><td class="num">${esc(formatBytes(r.largest))}</td></tr>`)
+    .join('')}</tbody></table></div>`;
+}
+
 function renderFragmentation(): void {
   const p = requirePlanner();
-  const inventory = p.inventory;
-  if (inventory === undefined) return;
-  const used = p.usedMemory();
+  if (view === 'cluster') {
+    renderCapacity();
+    return;
+  }
+  $('fragmentation-title').textContent = 'Fragmentation';
+  const id = p.selected;
+  if (id === undefined || !p.hasNode(id)) {
+    $('fragmentation').innerHTML = '';
+    return;
+  }
+  const node = p.node(id);
+  const used = p.usedMemory(id);
   const whole = p.wholeGpus();
-  const free = inventory.gpus.filter((g) => g.lost !== true).map((g) => {
-    const usedBytes = whole.has(g.index) ? g.memoryTotal : Math.min(used.get(g.index) ?? 0, g.memoryTotal);
+  const free = node.gpus.map((g) => {
+    const u = used.get(g.index) ?? { others: 0, slots: 0 };
+    const usedBytes = whole.has(g.index) ? g.memoryTotal : Math.min(u.others + u.slots, g.memoryTotal);
     return { gpu: g.index, bytes: g.memoryTotal - usedBytes, partial: usedBytes > 0 && usedBytes < g.memoryTotal };
   });
   const totalFree = free.reduce((s, f) => s + f.bytes, 0);
@@ -465,7 +662,7 @@ function renderFragmentation(): void {
   const stranded = free.filter((f) => f.partial).reduce((s, f) => s + f.bytes, 0);
   const emptyGpus = free.filter((f) => f.bytes > 0 && !f.partial).length;
   const fragmentation = totalFree > 0 ? stranded / totalFree : 0;
-  const rows = tpChoices(inventory.gpus.length)
+  const rows = tpChoices(node.gpus.length)
     .filter((k) => k <= sorted.length)
     .map((k) => `<tr data-testid="capacity-row" data-tp="${k}" data-bytes="${k * sorted[k - 1].bytes}"><td>TP ${k}</td><td class="num">${esc(formatBytes(k * sorted[k - 1].bytes))}</td></tr>`)
     .join('');
@@ -487,14 +684,48 @@ function switchTab(tab: 'model' | 'replicas' | 'gpus'): void {
   render();
 }
 
+/** Shows a view: 'cluster' (every node) or 'node' (the selected node in detail). */
+function setView(next: string): void {
+  if (!VIEWS.some((v) => v.id === next)) throw new Error(`view: ${JSON.stringify(next)} is not one of ${VIEWS.map((v) => v.id).join(', ')}`);
+  if (next === 'node') requirePlanner().requireSelected();
+  // A plan made for one scope does not carry over to the other (a node plan is not a cluster plan).
+  if (decision?.kind === 'model' && decision.scope !== next && !(decision.scope === 'cluster' && next === 'node')) decision = undefined;
+  view = next;
+  render();
+}
+
+/** Acts on a tile of the cluster view: open, duplicate or remove the node. */
+function tileAction(e: Event): void {
+  const target = (e.target as HTMLElement).closest<HTMLElement>('[data-act]');
+  const tile = (e.target as HTMLElement).closest<HTMLElement>('[data-testid="node-tile"]');
+  if (target === null || tile === null) return;
+  const id = tile.dataset.node as string;
+  const p = requirePlanner();
+  if (target.dataset.act === 'open') openNode(id);
+  else if (target.dataset.act === 'duplicate') {
+    const copy = p.duplicateNode(id);
+    logDecision('duplicate node', undefined, `${id} → ${copy}`);
+    render();
+  } else if (target.dataset.act === 'remove') {
+    const slots = p.node(id).slots.length;
+    p.removeNode(id);
+    if (decision?.kind === 'model') decision = undefined;
+    logDecision('remove node', undefined, `${id}${slots > 0 ? ` with ${slots} slot${slots === 1 ? '' : 's'}` : ''}`);
+    render();
+  }
+}
+
 function wire(): void {
   $('error-close').addEventListener('click', clearError);
   window.addEventListener('error', (e) => showError(e.error ?? e.message, 'unexpected error'));
   window.addEventListener('unhandledrejection', (e) => showError(e.reason, 'unexpected error'));
-  select('preset-select').addEventListener('change', guard('preset', () => {
-    const name = select('preset-select').value;
-    if (name !== '') loadPreset(name);
-  }));
+  $('view-switcher').innerHTML = VIEWS.map((v) => `<button type="button" class="seg" data-view="${esc(v.id)}" data-testid="view-${esc(v.id)}">${esc(v.label)}</button>`).join('');
+  for (const b of document.querySelectorAll<HTMLButtonElement>('[data-view]')) b.addEventListener('click', guard('view', () => setView(b.dataset.view as string)));
+  select('add-type').addEventListener('change', describeType);
+  $('add-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    void guard('add nodes', addNodes)();
+  });
   input('inventory-file').addEventListener('change', guard('inventory file', async () => {
     const file = input('inventory-file').files?.[0];
     if (file === undefined) return;
@@ -505,6 +736,31 @@ function wire(): void {
       input('inventory-file').value = '';
     }
   }));
+  input('import-state').addEventListener('change', guard('import state', async () => {
+    const file = input('import-state').files?.[0];
+    if (file === undefined) return;
+    try {
+      await importState(file);
+    } finally {
+      input('import-state').value = '';
+    }
+  }));
+  $('export-state').addEventListener('click', guard('export state', exportState));
+  $('clear-cluster').addEventListener('click', guard('clear cluster', () => {
+    const p = requirePlanner();
+    const n = p.nodes().length;
+    p.clearCluster();
+    decision = undefined;
+    logDecision('clear cluster', undefined, `${n} node${n === 1 ? '' : 's'} removed`);
+    setView('cluster');
+  }));
+  $('cluster-view').addEventListener('click', (e) => void guard('node', () => tileAction(e))());
+  $('cluster-view').addEventListener('keydown', (e) => {
+    if ((e.key === 'Enter' || e.key === ' ') && (e.target as HTMLElement).closest('[data-act]') !== null && (e.target as HTMLElement).tagName !== 'BUTTON') {
+      e.preventDefault();
+      void guard('node', () => tileAction(e))();
+    }
+  });
   input('gguf-file').addEventListener('change', guard('GGUF estimate', async () => {
     const file = input('gguf-file').files?.[0];
     if (file === undefined) return;
@@ -519,9 +775,12 @@ function wire(): void {
     }
   }));
   $('reset-node').addEventListener('click', guard('clear', () => {
-    requirePlanner().reset();
+    const p = requirePlanner();
+    const scoped = view === 'node' && p.selected !== undefined;
+    const work = scoped ? p.workloads(p.selected) : p.workloads();
+    for (const w of work) p.release(w.id);
     decision = undefined;
-    logDecision('reset', undefined, 'placements cleared');
+    logDecision('release all', undefined, `${work.length} released${scoped ? ` on ${p.selected}` : ''}`);
     render();
   }));
   for (const b of document.querySelectorAll<HTMLButtonElement>('[data-backend]')) {
@@ -553,29 +812,27 @@ async function start(): Promise<void> {
   wire();
   const created = await Planner.create();
   planner = created.planner;
-  const status = $('engine-status');
-  if (created.wasmError !== undefined) {
-    showError(created.wasmError, 'WebAssembly core failed to load; using the ts backend');
-    status.textContent = 'ts only (wasm failed)';
-  } else {
-    status.textContent = `engine ready · wasm core ${planner.engines.wasm?.memoryPages() ?? 0} pages`;
-  }
-  status.dataset.ready = 'true';
+  if (created.wasmError !== undefined) showError(created.wasmError, 'WebAssembly core failed to load; using the ts backend');
+  $('engine-status').dataset.ready = 'true';
   const presets = listPresets();
-  select('preset-select').innerHTML = `<option value="">(inventory file)</option>${presets.map((p) => `<option value="${esc(p.name)}">${esc(p.name)}</option>`).join('')}`;
-  const first = presets.find((p) => p.name === DEFAULT_PRESET) ?? presets[0];
-  switchTab('model');
-  if (first !== undefined) {
-    select('preset-select').value = first.name;
-    try {
-      loadPreset(first.name);
-    } catch (error) {
-      showError(error, `preset ${first.name}`);
-    }
-  } else {
-    showError(new Error('no built-in presets: load an inventory file'), 'presets');
+  for (const preset of presets) planner.addType(`preset:${preset.name}`, preset.name, getPreset(preset.name), `preset ${preset.name}`);
+  let restored = false;
+  try {
+    restored = planner.load(window.localStorage);
+  } catch (error) {
+    showError(error, 'the saved cluster could not be restored (starting afresh; it is replaced on the next change)');
   }
+  // Built-in presets are always offered, also after a reload.
+  for (const preset of presets) if (planner.machineType(`preset:${preset.name}`) === undefined) planner.addType(`preset:${preset.name}`, preset.name, getPreset(preset.name), `preset ${preset.name}`);
+  fillTypeSelect();
+  select('add-type').value = `preset:${DEFAULT_PRESET}`;
+  describeType();
+  switchTab('model');
+  if (!restored && planner.machineType(`preset:${DEFAULT_PRESET}`) !== undefined) planner.addNodes(`preset:${DEFAULT_PRESET}`, 1);
   document.body.dataset.ready = 'true';
+  document.body.dataset.restored = String(restored);
+  render();
+  persist();
 }
 
 start().catch((error) => {

@@ -10,6 +10,7 @@ import { nodeFromInventory } from '../cluster/node.js';
 import { formatBytes, parseBytes } from '../units.js';
 import { EXIT, parseIntList, parsePositiveInt, table, UsageError, type Command, type Io, parseBackend, ENGINE_OPTIONS } from './common.js';
 import { resolveInventory } from './source.js';
+import { planOnStore, STORE_OPTION } from './store.js';
 import { withFileLock } from '../store/file-lock.js';
 import { busyLine, readState, refreshUsed, writeState } from './state-file.js';
 
@@ -17,7 +18,7 @@ const HELP = `gpualloc plan: every viable way to place a model on GPUs by memory
 
 Usage: gpualloc plan (--memory SIZE | --gguf FILE [--context N]) [--inventory FILE | --preset NAME]
                      [--tp 1,2,4,8] [--policy spread|pack] [--model NAME] [--no-evict] [--limit N]
-                     [--state state.json [--commit]] [--backend wasm|ts] [--json]
+                     [--state state.json | --store URL] [--commit] [--backend wasm|ts] [--json]
 
 Options:
   --memory SIZE      memory the model needs in total: bytes or 140GiB, 80GB, 512MiB
@@ -32,7 +33,9 @@ Options:
   --limit N          how many options to print (default 16)
   --state FILE       plan against a saved cluster state (created from the inventory if missing;
                      with --inventory, that node's used memory is read again, less its slots)
-  --commit           apply the best option to --state FILE and print the new slot's ID
+  --store URL        plan against a cluster state in PostgreSQL (postgres://…; gpualloc state init
+                     --store URL creates it); with --commit, a lost race is re-planned up to 5 times
+  --commit           apply the best option to --state FILE (or --store URL) and print the new slot's ID
   --backend NAME     wasm (default) or ts
   --json             print { options, rejected, reason?, committed? } as JSON
 
@@ -42,10 +45,11 @@ lowest GPU indices; across nodes, then the least loaded node, then node ID.
 Memory that processes outside gpualloc hold on a GPU (an inventory's memoryUsed or its processes,
 NVML's reading of this host) counts as taken: it is never evicted, and the output names it as
 \`in use by other processes\`.
-Exit codes: 0 an option was found (and committed), 1 nothing fits, 2 bad input.
+Exit codes: 0 an option was found (and committed), 1 nothing fits (or, with --store, every attempt
+lost to another writer), 2 bad input.
 `;
 
-function render(plan: PlacementPlan, memory: number, busy: string | undefined, committed?: string): string {
+function render(plan: PlacementPlan, memory: number, busy: string | undefined, committed?: string, committedOption = 1, notCommitted?: string): string {
   const lines: string[] = [];
   const multiNode = plan.options.some((o) => o.node !== undefined && o.node !== plan.options[0].node);
   if (plan.options.length > 0) {
@@ -69,13 +73,17 @@ function render(plan: PlacementPlan, memory: number, busy: string | undefined, c
   }
   if (committed !== undefined) {
     lines.push('');
-    lines.push(`committed option 1 as slot ${committed}`);
+    lines.push(`committed option ${committedOption} as slot ${committed}`);
+  }
+  if (notCommitted !== undefined) {
+    lines.push('');
+    lines.push(`not committed: ${notCommitted}`);
   }
   return lines.join('\n') + '\n';
 }
 
 /** Per-GPU rejections of every node, for display when the plan has options (ClusterState.plan lists them only when it has none). */
-function explain(engine: Engine, state: ClusterState, request: ClusterPlanRequest): Rejection[] {
+function explain(engine: Engine, state: Pick<ClusterState, 'toJSON'>, request: ClusterPlanRequest): Rejection[] {
   const json = state.toJSON();
   if (json.nodes.length > 64) return [];
   const out: Rejection[] = [];
@@ -98,7 +106,7 @@ export const command: Command = {
         memory: { type: 'string' }, gguf: { type: 'string' }, context: { type: 'string' },
         ...ENGINE_OPTIONS,
         tp: { type: 'string' }, policy: { type: 'string' }, model: { type: 'string' }, 'no-evict': { type: 'boolean' }, limit: { type: 'string' },
-        state: { type: 'string' }, commit: { type: 'boolean' },
+        state: { type: 'string' }, commit: { type: 'boolean' }, ...STORE_OPTION,
       },
       strict: true,
       allowPositionals: false,
@@ -107,7 +115,8 @@ export const command: Command = {
     if (values.memory !== undefined && values.gguf !== undefined) throw new UsageError('give either --memory or --gguf, not both');
     if (values.memory === undefined && values.gguf === undefined) throw new UsageError('--memory SIZE (or --gguf FILE) is required');
     if (values.context !== undefined && values.gguf === undefined) throw new UsageError('--context needs --gguf');
-    if (values.commit && values.state === undefined) throw new UsageError('--commit needs --state FILE');
+    if (values.state !== undefined && values.store !== undefined) throw new UsageError('give --state FILE or --store URL, not both');
+    if (values.commit && values.state === undefined && values.store === undefined) throw new UsageError('--commit needs --state FILE or --store URL');
     let memory: number;
     if (values.memory !== undefined) memory = parseBytes(values.memory, '--memory');
     else {
@@ -124,6 +133,19 @@ export const command: Command = {
     if (values.limit !== undefined) request.limit = parsePositiveInt(values.limit, '--limit');
 
     const engine = await createEngine({ backend });
+    if (values.store !== undefined) {
+      if ((values.inventory !== undefined || values.preset !== undefined) && !values.json) io.err('gpualloc: using the nodes of --store; --inventory/--preset only seed a new store (gpualloc state init)\n');
+      let busy: string | undefined;
+      const { plan, result } = await planOnStore(engine, values.store, request, values.commit === true, (p, state) => {
+        if (p.options.length > 0 && p.rejected.length === 0) p.rejected = explain(engine, state, request);
+        busy = busyLine(state);
+      });
+      const committed = result?.committed;
+      const lost = result !== undefined && committed === undefined && plan.options.length > 0 ? result.reason : undefined;
+      if (values.json) io.out(JSON.stringify(committed !== undefined ? { ...plan, committed } : lost !== undefined ? { ...plan, reason: lost } : plan, null, 2) + '\n');
+      else io.out(render(plan, memory, busy, committed, (result?.option ?? 0) + 1, lost?.message));
+      return committed !== undefined || (!values.commit && plan.options.length > 0) ? EXIT.OK : EXIT.INFEASIBLE;
+    }
     const statePath = values.state === undefined ? undefined : resolve(io.cwd, values.state);
     const planAndCommit = async (): Promise<{ plan: PlacementPlan; busy?: string; committed?: string }> => {
       let state = statePath === undefined ? undefined : await readState(engine, statePath, values.state!);

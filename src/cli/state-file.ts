@@ -39,7 +39,7 @@ const MAX_BUSY_LISTED = 16;
  * One line naming the GPUs where processes outside gpualloc hold memory (counted as taken, never
  * evicted), such as `in use by other processes …: GPU 0 70 GiB, GPU 3 10 GiB`; undefined when none.
  */
-export function busyLine(state: ClusterState): string | undefined {
+export function busyLine(state: Pick<ClusterState, 'usage' | 'nodes'>): string | undefined {
   const busy = state.usage().filter((u) => (u.memoryUsed ?? 0) > 0);
   if (busy.length === 0) return undefined;
   const multiNode = new Set(state.nodes()).size > 1;

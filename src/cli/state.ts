@@ -10,8 +10,10 @@ import type { Slot } from '../placement.js';
 import type { ClusterState } from '../cluster/state.js';
 import { withFileLock } from '../store/file-lock.js';
 import { formatBytes } from '../units.js';
-import { EXIT, parseBackend, table, UsageError, type Command, type Io } from './common.js';
+import { EXIT, parseBackend, SOURCE_OPTIONS, table, UsageError, type Command, type Io } from './common.js';
 import { busyLine, readState, writeState } from './state-file.js';
+import { STORE_OPTION } from './store.js';
+import { runStateOnStore, type StateView } from './state-store.js';
 
 const HELP = `gpualloc state: list and change the slots of a saved cluster state (see gpualloc plan --state)
 
@@ -20,6 +22,8 @@ Usage: gpualloc state list --state FILE [--json]
        gpualloc state release SLOT --state FILE [--json]
        gpualloc state stale SLOT [--clear] --state FILE [--json]
        gpualloc state gc --older-than DURATION --state FILE [--json]
+       gpualloc state init --store URL (--preset NAME | --inventory FILE) [--replace] [--json]
+       (every action but init takes --store URL, a PostgreSQL state, in place of --state FILE)
 
 Actions:
   list               every slot: ID, node, GPUs, memory per GPU, model, age, stale; and the
@@ -29,9 +33,13 @@ Actions:
   stale SLOT         mark the slot stale: other models may evict it (--clear: not stale again)
   gc                 remove the slots whose last activity is older than --older-than
                      (slots with no recorded activity are kept; release them by ID)
+  init               create the PostgreSQL schema (migrations) and the node of the preset or
+                     inventory in --store URL (exit 2 if it holds nodes already, unless --replace)
 
 Options:
   --state FILE       the state file (written by gpualloc plan --state FILE --commit)
+  --store URL        a cluster state in PostgreSQL (postgres://user:password@host/db?schema=NAME)
+  --preset NAME, --inventory FILE, --replace   for init: the node to create; start over
   --older-than D     for gc: a duration such as 90s, 30m, 12h, 7d, 1h30m
   --clear            for stale: mark the slot not stale
   --backend NAME     wasm (default) or ts
@@ -41,10 +49,12 @@ Options:
                      release: { "released": {…} }; gc: { "removed": [ {…} ], "kept": N }
 
 Changes take FILE.lock (flock; waiting up to 10 s, then STATE_LOCKED) and replace FILE atomically,
-like plan --commit. Exit codes: 0 done, 2 bad input (an unknown slot ID, a missing or corrupt FILE).
+like plan --commit; with --store each change is one transaction in the database.
+Exit codes: 0 done, 2 bad input (an unknown slot ID, a missing or corrupt FILE, a store that holds
+no nodes or, for init, already holds some).
 `;
 
-const ACTIONS = ['list', 'show', 'release', 'stale', 'gc'] as const;
+const ACTIONS = ['list', 'show', 'release', 'stale', 'gc', 'init'] as const;
 type Action = (typeof ACTIONS)[number];
 
 /** One slot as `state list --json` prints it. */
@@ -76,7 +86,7 @@ export function formatAge(ms: number): string {
 }
 
 /** Every slot of the state with its node, in node order then the order slots were added. */
-function entries(state: ClusterState): SlotEntry[] {
+function entries(state: Pick<ClusterState, 'nodes' | 'listSlots'>): SlotEntry[] {
   const out: SlotEntry[] = [];
   for (const node of state.nodes()) for (const s of state.listSlots(node)) out.push(entry(node, s));
   return out;
@@ -87,7 +97,7 @@ function entry(node: string, s: Slot): SlotEntry {
 }
 
 /** The slot with this ID, or UNKNOWN_SLOT naming the ID and the file (exit 2). */
-function find(state: ClusterState, id: string, name: string): SlotEntry {
+function find(state: Pick<ClusterState, 'nodes' | 'listSlots'>, id: string, name: string): SlotEntry {
   const hit = entries(state).find((e) => e.id === id);
   if (hit === undefined) {
     const ids = entries(state).map((e) => e.id);
@@ -135,7 +145,7 @@ export const command: Command = {
   async run(argv: string[], io: Io): Promise<number> {
     const { values, positionals } = parseArgs({
       args: argv,
-      options: { state: { type: 'string' }, 'older-than': { type: 'string' }, clear: { type: 'boolean' }, backend: { type: 'string' }, json: { type: 'boolean' } },
+      options: { state: { type: 'string' }, 'older-than': { type: 'string' }, clear: { type: 'boolean' }, backend: { type: 'string' }, json: { type: 'boolean' }, ...STORE_OPTION, replace: { type: 'boolean' }, ...SOURCE_OPTIONS },
       strict: true,
       allowPositionals: true,
     });
@@ -147,14 +157,24 @@ export const command: Command = {
     if (needsSlot && slotId === undefined) throw new UsageError(`state ${action}: expected a slot ID (see gpualloc state list)`);
     const surplus = needsSlot ? extra : [slotId, ...extra].filter((p) => p !== undefined);
     if (surplus.length > 0) throw new UsageError(`state ${action}: unexpected argument ${JSON.stringify(surplus[0])}`);
-    if (values.state === undefined) throw new UsageError(`state ${action}: --state FILE is required`);
+    if (values.state !== undefined && values.store !== undefined) throw new UsageError(`state ${action}: give --state FILE or --store URL, not both`);
+    if (action === 'init' && values.store === undefined) throw new UsageError('state init: --store URL is required (a state file is created by gpualloc plan --state FILE --commit)');
+    if (action !== 'init' && (values.replace || values.preset !== undefined || values.inventory !== undefined)) throw new UsageError(`--preset, --inventory and --replace are for state init, not state ${action}`);
+    if (values.state === undefined && values.store === undefined) throw new UsageError(`state ${action}: --state FILE is required (or --store URL)`);
     if (values['older-than'] !== undefined && action !== 'gc') throw new UsageError(`--older-than is for state gc, not state ${action}`);
     if (values.clear && action !== 'stale') throw new UsageError(`--clear is for state stale, not state ${action}`);
     const olderThan = action === 'gc' ? (values['older-than'] === undefined ? undefined : parseDuration(values['older-than'], '--older-than')) : undefined;
     if (action === 'gc' && olderThan === undefined) throw new UsageError('state gc: --older-than DURATION is required (such as 7d or 12h)');
 
     const engine = await createEngine({ backend: parseBackend(values.backend) });
-    const name = values.state;
+    if (values.store !== undefined) {
+      const view: StateView = { entries, find, renderList, renderSlot, age, busyLine };
+      return runStateOnStore(engine, {
+        action, slotId, url: values.store, json: values.json === true, clear: values.clear === true, olderThan, olderThanText: values['older-than'],
+        replace: values.replace === true, inventory: values.inventory, preset: values.preset,
+      }, view, io);
+    }
+    const name = values.state!;
     const path = resolve(io.cwd, name);
     const print = (json: unknown, text: string) => io.out(values.json ? JSON.stringify(json, null, 2) + '\n' : text);
 

@@ -1,11 +1,11 @@
-// The browser planning page, built (web/dist) and driven in headless Chromium. Every number the page
-// shows is checked against what the engine returns in Node for the same input.
+// The browser planning page's node view, built (web/dist) and driven in headless Chromium. Every
+// number the page shows is checked against what the engine returns in Node for the same input.
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AllocationError, createEngine, estimateMemory, formatBytes, getPreset, validateInventory, type ClusterState, type Engine, type Inventory, type PlacementOption, type PlacementPlan } from '../../src/index.js';
+import { AllocationError, createEngine, estimateMemory, formatBytes, getPreset, nodeFromInventory, validateInventory, type ClusterState, type Engine, type Inventory, type PlacementOption, type PlacementPlan } from '../../src/index.js';
 import { llamaSpec, writeGguf } from '../fixtures/gguf-writer.js';
 import { launchChromium } from './browser.js';
 import { serveStatic, type StaticServer } from './serve.js';
@@ -23,18 +23,18 @@ const wasmResponses: Array<{ url: string; status: number; body: Promise<Buffer> 
 /** What the page sends for a model: the same request goes to the Node engine. */
 type ModelInput = { name: string; memory: string; memoryBytes: number; tp: number[] };
 
-function nodeState(e: Engine, inventory: Inventory): ClusterState {
-  return e.createClusterState({
-    nodes: [{ id: inventory.host ?? 'node', gpus: inventory.gpus.map((g) => ({ index: g.index, memoryTotal: g.memoryTotal })), topology: { gpus: inventory.gpus.length, links: inventory.links }, slots: [] }],
-  });
+/** The page names the first node of preset P `P-1`. */
+function nodeState(e: Engine, inventory: Inventory, id: string): ClusterState {
+  return e.createClusterState({ nodes: [nodeFromInventory(inventory, { id })] });
 }
 
-/** The page plans with planPlacement over the state's current slots (per-GPU rejections even when options exist). */
-function nodePlan(state: ClusterState, inventory: Inventory, m: ModelInput): PlacementPlan {
+/** The node view plans with planPlacement over the node as the state holds it (per-GPU rejections even when options exist). */
+function nodePlan(state: ClusterState, m: ModelInput): PlacementPlan {
+  const node = state.toJSON().nodes[0];
   return engine.planPlacement({
-    gpus: inventory.gpus.map((g) => ({ index: g.index, memoryTotal: g.memoryTotal })),
-    slots: state.listSlots(),
-    topology: { gpus: inventory.gpus.length, links: inventory.links },
+    gpus: node.gpus,
+    slots: node.slots,
+    ...(node.topology ? { topology: node.topology } : {}),
     memory: m.memoryBytes,
     model: m.name,
     tensorParallelSizes: m.tp,
@@ -45,13 +45,23 @@ function nodePlan(state: ClusterState, inventory: Inventory, m: ModelInput): Pla
 }
 
 /** Commits an option to the Node state as the page does. */
-function nodeCommit(state: ClusterState, inventory: Inventory, option: PlacementOption): void {
-  state.commit({ ...option, node: inventory.host ?? 'node' });
+function nodeCommit(state: ClusterState, option: PlacementOption): void {
+  state.commit({ ...option, node: state.nodes()[0] });
+}
+
+/** Makes the cluster one node of a machine type and opens it in the node view. */
+async function oneNode(typeKey: string, source: string): Promise<void> {
+  await page.click('[data-testid="clear-cluster"]');
+  await page.selectOption('[data-testid="add-type"]', typeKey);
+  await page.fill('[data-testid="add-count"]', '1');
+  await page.click('[data-testid="add-nodes"]');
+  await page.click('[data-testid="node-tile"] [data-testid="tile-id"]');
+  await expect.poll(() => page.textContent('[data-testid="node-source"]')).toBe(source);
+  expect(await page.isVisible('[data-testid="node-section"]')).toBe(true);
 }
 
 async function pickPreset(name: string): Promise<void> {
-  await page.selectOption('[data-testid="preset-select"]', name);
-  await expect.poll(() => page.textContent('[data-testid="node-source"]')).toBe(`preset ${name}`);
+  await oneNode(`preset:${name}`, `preset ${name}`);
 }
 
 async function setTp(sizes: number[]): Promise<void> {
@@ -134,11 +144,15 @@ afterAll(async () => {
 });
 
 describe('planning page', () => {
-  it('starts on the wasm backend with a preset drawn and no error', async () => {
+  it('starts on the wasm backend with one dgx-a100 node in the cluster view and no error', async () => {
     expect(await page.isVisible('[data-testid="error-banner"]')).toBe(false);
     expect(await page.textContent('[data-testid="engine-status"]')).toContain('engine ready');
     expect(await page.getAttribute('[data-testid="backend-wasm"]', 'class')).toContain('active');
+    expect(await page.isVisible('[data-testid="cluster-section"]')).toBe(true);
     const inventory = getPreset('dgx-a100');
+    expect(await page.$$eval('[data-testid="node-tile"]', (ts) => ts.map((t) => (t as HTMLElement).dataset.node))).toEqual(['dgx-a100-1']);
+    expect(await page.locator('[data-testid="node-tile"] [data-testid="tile-gpu"]').count()).toBe(inventory.gpus.length);
+    await page.click('[data-testid="node-tile"] [data-testid="tile-id"]');
     expect(await page.locator('[data-testid="gpu-card"]').count()).toBe(inventory.gpus.length);
   });
 
@@ -162,9 +176,11 @@ describe('planning page', () => {
     const w1 = links.find((l) => l.nvlink === 1)?.width ?? 0;
     const w2 = links.find((l) => l.nvlink === 2)?.width ?? 0;
     expect(w2).toBeGreaterThan(w1);
-    // Turning on PCIe links draws every pair.
+    // PCIe is never drawn as pair lines: turning it on shows the tree (test/e2e/page-pcie-tree.test.ts).
+    expect(await page.isVisible('[data-testid="pcie-tree"]')).toBe(false);
     await page.check('[data-testid="show-pcie"]');
-    expect(await page.locator('[data-testid="link"]').count()).toBe(inventory.links.length);
+    expect(await page.isVisible('[data-testid="pcie-tree"]')).toBe(true);
+    expect(await page.locator('[data-testid="link"]').count()).toBe(nv.length);
     await page.uncheck('[data-testid="show-pcie"]');
   });
 
@@ -180,12 +196,12 @@ describe('planning page', () => {
   it('places two models as planPlacement and ClusterState.commit do in Node, on both backends', async () => {
     await pickPreset('dgx1-volta');
     const inventory = getPreset('dgx1-volta');
-    const state = nodeState(engine, inventory);
+    const state = nodeState(engine, inventory, 'dgx1-volta-1');
     const first: ModelInput = { name: 'llama-70b', memory: '100GiB', memoryBytes: 100 * 2 ** 30, tp: [4] };
     const second: ModelInput = { name: 'mistral-22b', memory: '45GiB', memoryBytes: 45 * 2 ** 30, tp: [2, 4] };
 
     await planOnPage(first);
-    const plan1 = nodePlan(state, inventory, first);
+    const plan1 = nodePlan(state, first);
     expectOptionsMatch(await shownOptions(), plan1.options);
     expect(await chosenGpus()).toEqual([...plan1.options[0].gpus].sort((a, b) => a - b));
     expect(await page.textContent('[data-testid="decision-backend"]')).toBe('wasm');
@@ -193,13 +209,13 @@ describe('planning page', () => {
     // The same request is timed on the other backend for comparison.
     expect(await page.getAttribute('[data-testid="decision-other"]', 'data-backend')).toBe('ts');
     await page.click('[data-testid="commit-button"]');
-    nodeCommit(state, inventory, plan1.options[0]);
+    nodeCommit(state, plan1.options[0]);
 
     // The second model runs on the ts backend: the state moves over and the answer is the same.
     await page.click('[data-testid="backend-ts"]');
     await planOnPage(second);
     expect(await page.textContent('[data-testid="decision-backend"]')).toBe('ts');
-    const plan2 = nodePlan(state, inventory, second);
+    const plan2 = nodePlan(state, second);
     expectOptionsMatch(await shownOptions(), plan2.options);
     expect(await chosenGpus()).toEqual([...plan2.options[0].gpus].sort((a, b) => a - b));
     const rejected = await page.$$eval('[data-testid="rejection-row"]', (rows) => rows.map((r) => ({ gpu: Number((r as HTMLElement).dataset.gpu), code: (r as HTMLElement).dataset.code, message: r.lastElementChild?.textContent })));
@@ -209,7 +225,7 @@ describe('planning page', () => {
     for (const r of plan2.rejected) expect(await page.getAttribute(`[data-testid="gpu-card"][data-gpu="${r.gpu}"]`, 'data-rejected')).toBe(r.code);
     await page.screenshot({ path: join(resultsDir, 'planner-page.png'), fullPage: true });
     await page.click('[data-testid="commit-button"]');
-    nodeCommit(state, inventory, plan2.options[0]);
+    nodeCommit(state, plan2.options[0]);
     await page.click('[data-testid="backend-wasm"]');
 
     // Memory bars: what both commits put on each GPU.
@@ -227,18 +243,18 @@ describe('planning page', () => {
     // A third model that only fits by evicting the first one once it is marked stale.
     const third: ModelInput = { name: 'big', memory: '120GiB', memoryBytes: 120 * 2 ** 30, tp: [4, 8] };
     await planOnPage(third);
-    const blocked = nodePlan(state, inventory, third);
+    const blocked = nodePlan(state, third);
     expect(blocked.options).toEqual([]);
     expect(await page.isVisible('[data-testid="no-option"]')).toBe(true);
     const firstSlot = state.listSlots()[0].id;
     await page.click(`[data-testid="stale-${firstSlot}"]`);
     state.markStale(firstSlot);
     await planOnPage(third);
-    const evicting = nodePlan(state, inventory, third);
+    const evicting = nodePlan(state, third);
     expect(evicting.options[0]?.evict).toEqual([firstSlot]);
     expectOptionsMatch(await shownOptions(), evicting.options);
     await page.click('[data-testid="commit-button"]');
-    nodeCommit(state, inventory, evicting.options[0]);
+    nodeCommit(state, evicting.options[0]);
     expect(await page.$$eval('[data-testid="workload"]', (ws) => ws.map((w) => (w as HTMLElement).dataset.slot))).toEqual(state.listSlots().map((x) => x.id));
     const after = await usedPerGpu();
     for (const u of state.usage()) expect(after.get(u.gpu)?.used).toBe(u.allocated);
@@ -295,8 +311,8 @@ describe('planning page', () => {
     await setTp([1, 2]);
     await page.click('[data-testid="plan-button"]');
     await page.waitForSelector('[data-testid="option-row"]');
-    const state = nodeState(engine, inventory);
-    const plan = nodePlan(state, inventory, { name: 'llama-3-8b-q4', memory: '', memoryBytes: estimate.total, tp: [1, 2] });
+    const state = nodeState(engine, inventory, 'dgx-h100-1');
+    const plan = nodePlan(state, { name: 'llama-3-8b-q4', memory: '', memoryBytes: estimate.total, tp: [1, 2] });
     expectOptionsMatch(await shownOptions(), plan.options);
 
     // A file that is not GGUF: the page shows estimateMemory's own message.
@@ -318,20 +334,28 @@ describe('planning page', () => {
     raw.gpus[2].memoryUsed = 20 * 2 ** 30;
     const inventory = validateInventory(structuredClone(raw), 'ws-lab-07.json');
     await page.setInputFiles('[data-testid="inventory-file"]', { name: 'ws-lab-07.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(raw)) });
-    await expect.poll(() => page.textContent('[data-testid="node-source"]')).toBe('file ws-lab-07.json');
+    await expect.poll(() => page.inputValue('[data-testid="add-type"]')).toBe('file:ws-lab-07.json');
+    await oneNode('file:ws-lab-07.json', 'file ws-lab-07.json');
     expect(await page.isVisible('[data-testid="error-banner"]')).toBe(false);
     expect(await page.locator('[data-testid="gpu-card"]').count()).toBe(inventory.gpus.length);
     const shown = await usedPerGpu();
     for (const g of inventory.gpus) expect(shown.get(g.index)?.used).toBe(g.memoryUsed ?? 0);
-    // The in-use memory is a slot of the state: planning sees it.
-    const state = engine.createClusterState({
-      nodes: [{ id: 'ws-lab-07', gpus: inventory.gpus.map((g) => ({ index: g.index, memoryTotal: g.memoryTotal })), topology: { gpus: inventory.gpus.length, links: inventory.links }, slots: [{ id: 'in-use-gpu2', model: '(in use)', gpus: [2], memoryPerGpu: 20 * 2 ** 30 }] }],
-    });
+    // The used memory is the node's memoryUsed (nodeFromInventory), drawn hatched and labelled, not a slot.
+    const state = nodeState(engine, inventory, 'ws-lab-07-1');
+    expect(state.toJSON().nodes[0].gpus[2]).toEqual({ index: 2, memoryTotal: inventory.gpus[2].memoryTotal, memoryUsed: 20 * 2 ** 30 });
+    expect(state.listSlots()).toEqual([]);
+    expect(await page.$$eval('[data-testid="gpu-card"] [data-testid="memory-others"]', (es) => es.map((e) => [Number(e.closest('[data-testid="gpu-card"]')?.getAttribute('data-gpu')), Number(e.getAttribute('data-bytes')), e.querySelector('title')?.textContent]))).toEqual([[2, 20 * 2 ** 30, `in use by other processes: ${formatBytes(20 * 2 ** 30)} (never evicted)`]]);
+    expect(await page.$$eval('[data-testid="workload-others"]', (es) => es.map((e) => e.textContent))).toEqual([`in use by other processesGPU 2 · ${formatBytes(20 * 2 ** 30)} · never evicted`]);
+    expect(await page.locator('[data-testid="workload"]').count()).toBe(0);
     const m: ModelInput = { name: 'qwen-32b', memory: '70GiB', memoryBytes: 70 * 2 ** 30, tp: [2] };
     await planOnPage(m);
-    const plan = nodePlan(state, inventory, m);
+    const plan = nodePlan(state, m);
     expectOptionsMatch(await shownOptions(), plan.options);
     expect(plan.options.some((o) => o.gpus.includes(2))).toBe(false);
+    // The rejection of GPU 2 says how much is in use by other processes, on the page as in Node.
+    const gpu2 = plan.rejected.find((r) => r.gpu === 2);
+    expect(gpu2?.message).toContain('in use by other processes');
+    expect(await page.textContent('[data-testid="rejection-row"][data-gpu="2"]')).toContain(gpu2?.message as string);
   });
 
   it('shows a broken inventory file\'s error on the page and keeps the node', async () => {

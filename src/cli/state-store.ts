@@ -1,0 +1,86 @@
+// `gpualloc state ACTION --store URL`: the actions of `state` on a cluster state in PostgreSQL, with
+// the output of the file version (the renderers are state.ts's, passed in), plus `init`. Changes go
+// through the store: a release or stale mark is one transaction on the slot's node.
+import type { Engine } from '../engine.js';
+import { AllocationError } from '../errors.js';
+import type { StoredClusterState } from '../store/stored-state.js';
+import { formatBytes } from '../units.js';
+import { EXIT, type Io } from './common.js';
+import { initStore, redactUrl, renderInit, withStoredState } from './store.js';
+
+/** One slot as `state list --json` prints it (state.ts's SlotEntry). */
+type Entry = { id: string; node: string; gpus: number[]; memoryPerGpu: number; model: string | null; lastActivity: number | null; stale: boolean };
+
+/** state.ts's renderers, so both homes of a state print the same text. */
+export type StateView = {
+  entries(state: StoredClusterState): Entry[];
+  find(state: StoredClusterState, id: string, name: string): Entry;
+  renderList(list: Entry[], name: string, now: number): string;
+  renderSlot(e: Entry, now: number): string;
+  age(e: Entry, now: number): string;
+  busyLine(state: StoredClusterState): string | undefined;
+};
+
+/** What `state` parsed, for the --store path. */
+export type StoreAction = {
+  action: 'init' | 'list' | 'show' | 'release' | 'stale' | 'gc';
+  slotId?: string;
+  url: string;
+  json: boolean;
+  clear: boolean;
+  olderThan?: number;
+  olderThanText?: string;
+  replace: boolean;
+  inventory?: string;
+  preset?: string;
+};
+
+/** Runs one `state` action on the store at `a.url`; returns the exit code. */
+export async function runStateOnStore(engine: Engine, a: StoreAction, view: StateView, io: Io): Promise<number> {
+  const print = (json: unknown, text: string) => io.out(a.json ? JSON.stringify(json, null, 2) + '\n' : text);
+  if (a.action === 'init') {
+    const report = await initStore(engine, a.url, { inventory: a.inventory, preset: a.preset, quiet: a.json }, a.replace, io);
+    print(report, renderInit(report));
+    return EXIT.OK;
+  }
+  const name = redactUrl(a.url);
+  return withStoredState(engine, a.url, async (state) => {
+    const now = Date.now();
+    if (a.action === 'list') {
+      const busy = view.busyLine(state);
+      print({ slots: view.entries(state) }, view.renderList(view.entries(state), name, now) + (busy === undefined ? '' : `${busy}\n`));
+    } else if (a.action === 'show') {
+      const e = view.find(state, a.slotId!, name);
+      print({ slot: e }, view.renderSlot(e, now));
+    } else if (a.action === 'release') {
+      const e = view.find(state, a.slotId!, name);
+      await state.release(e.id);
+      const where = e.gpus.length === 1 ? `on GPU ${e.gpus[0]}` : `on each of GPUs ${e.gpus.join(',')}`;
+      print({ released: e }, `released slot ${e.id} (${formatBytes(e.memoryPerGpu)} ${where} of ${e.node})\n`);
+    } else if (a.action === 'stale') {
+      const e = view.find(state, a.slotId!, name);
+      const stale = !a.clear;
+      if (e.stale !== stale) await state.markStale(e.id, stale);
+      print({ slot: { ...e, stale } }, stale ? `slot ${e.id} is stale: other models may evict it\n` : `slot ${e.id} is no longer stale\n`);
+    } else {
+      const all = view.entries(state);
+      const removed: Entry[] = [];
+      for (const e of all.filter((x) => x.lastActivity !== null && now - x.lastActivity > a.olderThan!)) {
+        try {
+          await state.release(e.id);
+          removed.push(e);
+        } catch (error) {
+          // Released by another writer meanwhile: gone either way.
+          if (!(error instanceof AllocationError && error.code === 'UNKNOWN_SLOT')) throw error;
+        }
+      }
+      const unknown = all.filter((e) => e.lastActivity === null).length;
+      const lines = removed.length === 0
+        ? [`no slot idle for more than ${a.olderThanText} in ${name}`]
+        : [`removed ${removed.length} slot${removed.length === 1 ? '' : 's'} idle for more than ${a.olderThanText}: ${removed.map((e) => `${e.id} (${view.age(e, now)})`).join(', ')}`];
+      lines.push(`kept ${all.length - removed.length}${unknown > 0 ? ` (${unknown} with no recorded activity)` : ''}`);
+      print({ removed, kept: all.length - removed.length }, lines.join('\n') + '\n');
+    }
+    return EXIT.OK;
+  });
+}

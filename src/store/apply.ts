@@ -1,0 +1,30 @@
+// The one commit rule for stores that arbitrate outside a ClusterState (file, PostgreSQL): a
+// one-node ClusterState over the stored node re-validates the option exactly as an in-memory commit does.
+import { createTsKernels } from '../baseline/index.js';
+import type { Kernels } from '../kernels.js';
+import type { PlacementOption, Slot } from '../placement.js';
+import { ClusterState, type ClusterStateJSON, type CommitOptions } from '../cluster/state.js';
+
+/** A node as stored: its GPUs (memoryUsed included where > 0) and its slots in the order they were added. */
+export type NodeRecord = { id: string; gpus: ClusterStateJSON['nodes'][number]['gpus']; slots: Slot[] };
+
+/** The change a commit makes to one node: the new slot and the IDs of the slots it evicts. */
+export type CommitChange = { slot: Slot; evicted: string[]; slots: Slot[] };
+
+let _kernels: Kernels | undefined;
+
+/**
+ * Applies `option` to `node` as ClusterState.commit would (the same checks, the same CONFLICT and
+ * argument errors), and returns the change; `node` is not modified. `id` is the new slot's ID.
+ */
+export function applyCommit(node: NodeRecord, option: PlacementOption, options: CommitOptions, id: string): CommitChange {
+  // Commit never searches, so the pure-TS kernels serve any backend (no wasm to load per store).
+  _kernels ??= createTsKernels();
+  const state = ClusterState.restore(_kernels, { version: 1, nextSlot: 1, nodes: [{ id: node.id, gpus: node.gpus, slots: node.slots }] });
+  const opts: CommitOptions = { id };
+  if (options.lastActivity !== undefined) opts.lastActivity = options.lastActivity;
+  state.commit(option, opts);
+  const slots = state.listSlots();
+  const kept = new Set(slots.map((s) => s.id));
+  return { slot: slots.find((s) => s.id === id)!, evicted: node.slots.filter((s) => !kept.has(s.id)).map((s) => s.id), slots };
+}

@@ -1,0 +1,97 @@
+// MemoryStore: the state held in this process. Several StoredClusterStates opened on one MemoryStore
+// behave like replicas on one database (each plans on its own copy; the store's commit decides).
+import type { Engine } from '../engine.js';
+import { AllocationError } from '../errors.js';
+import type { PlacementOption } from '../placement.js';
+import type { ClusterInit, ClusterState, CommitOptions } from '../cluster/state.js';
+import type { ClusterStore, StoredNode, StoreListener, StoreOutcome, StoreSnapshot } from './types.js';
+
+/** A store in this process's memory: the truth is one ClusterState, whose commit arbitrates. */
+export class MemoryStore implements ClusterStore {
+  readonly kind = 'memory';
+  private readonly truth: ClusterState;
+  private readonly versions = new Map<string, number>();
+  private readonly listeners = new Set<StoreListener>();
+  /** The node of every slot (release and markStale name only the slot). */
+  private readonly slotNode = new Map<string, string>();
+
+  private constructor(truth: ClusterState) {
+    this.truth = truth;
+    for (const id of truth.nodes()) {
+      this.versions.set(id, 1);
+      for (const s of truth.listSlots(id)) this.slotNode.set(s.id, id);
+    }
+  }
+
+  /** A store holding a new state made from `init` (nodes or one inventory). */
+  static create(engine: Engine, init: ClusterInit): MemoryStore {
+    return new MemoryStore(engine.createClusterState(init));
+  }
+
+  /** A store holding a state restored from toJSON's output. */
+  static restore(engine: Engine, json: unknown): MemoryStore {
+    return new MemoryStore(engine.restoreClusterState(json));
+  }
+
+  async load(): Promise<StoreSnapshot> {
+    return { state: this.truth.toJSON(), versions: Object.fromEntries(this.versions) };
+  }
+
+  async loadNodes(ids: readonly string[]): Promise<StoredNode[]> {
+    return ids.map((id) => this.node(id));
+  }
+
+  async commit(option: PlacementOption, options: CommitOptions = {}): Promise<StoreOutcome> {
+    try {
+      const id = this.truth.commit(option, options);
+      for (const evicted of option.evict) this.slotNode.delete(evicted);
+      this.slotNode.set(id, option.node!);
+      return { id, nodes: [this.changed(option.node!)] };
+    } catch (error) {
+      if (error instanceof AllocationError && error.code === 'CONFLICT') return { nodes: [this.node(option.node!)], error };
+      throw error;
+    }
+  }
+
+  async release(slotId: string): Promise<StoreOutcome> {
+    const node = this.nodeOfSlot(slotId);
+    this.truth.release(slotId);
+    this.slotNode.delete(slotId);
+    return { nodes: [this.changed(node)] };
+  }
+
+  async markStale(slotId: string, stale: boolean): Promise<StoreOutcome> {
+    const node = this.nodeOfSlot(slotId);
+    this.truth.markStale(slotId, stale);
+    return { nodes: [this.changed(node)] };
+  }
+
+  async watch(listener: StoreListener): Promise<() => Promise<void>> {
+    this.listeners.add(listener);
+    return async () => void this.listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+  }
+
+  private nodeOfSlot(slotId: string): string {
+    const node = typeof slotId === 'string' ? this.slotNode.get(slotId) : undefined;
+    if (node !== undefined) return node;
+    this.truth.release(slotId); // throws UNKNOWN_SLOT, or INVALID_ARGUMENT for a non-string, naming the field
+    throw new AllocationError('UNKNOWN_SLOT', `slotId: slot ${JSON.stringify(slotId)} is not in the store`, { field: 'slotId' });
+  }
+
+  private changed(id: string): StoredNode {
+    const version = this.versions.get(id)! + 1;
+    this.versions.set(id, version);
+    for (const listener of this.listeners) queueMicrotask(() => listener(id, version));
+    return this.node(id);
+  }
+
+  private node(id: string): StoredNode {
+    const version = this.versions.get(id);
+    if (version === undefined) throw new AllocationError('UNKNOWN_NODE', `node: node ${JSON.stringify(id)} is not in the store`, { field: 'node' });
+    return { id, version, slots: this.truth.listSlots(id) };
+  }
+}

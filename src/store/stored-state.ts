@@ -1,0 +1,268 @@
+// A ClusterState kept in a store: plan is local (the in-memory ClusterState, same speed), while
+// commit, release and markStale go through the store, which arbitrates between writers.
+import type { Engine } from '../engine.js';
+import { AllocationError, type Reason } from '../errors.js';
+import type { PlacementOption, PlacementPlan, Slot } from '../placement.js';
+import type { ClusterPlanRequest, ClusterState, ClusterStateJSON, CommitOptions, GpuUsage } from '../cluster/state.js';
+import { fail, requireInteger, requireObject } from '../validate.js';
+import { onlyKnownKeys } from './options.js';
+import type { ClusterStore, StoredNode, StoreOutcome } from './types.js';
+
+/** Options of openClusterState. */
+export type OpenOptions = {
+  /** Follow other writers' changes as they happen (store.watch, e.g. PostgreSQL LISTEN/NOTIFY); default true. Without it the state refreshes on conflict. */
+  watch?: boolean;
+  /**
+   * This replica's number (default: random). After a conflict, commitWithRetry takes option
+   * (replica + attempt) mod count of the fresh plan instead of the first, so replicas that lost the
+   * same race spread over the good options instead of racing for the same GPUs again. Give it for
+   * reproducible retries.
+   */
+  replica?: number;
+};
+
+/**
+ * Options of commitWithRetry: attempts (default 5, each a fresh plan), the new slot's ID and
+ * lastActivity, and onPlan, called with each plan before its option is committed (to annotate or log it).
+ */
+export type RetryOptions = CommitOptions & { attempts?: number; onPlan?: (plan: PlacementPlan) => void };
+
+/**
+ * What commitWithRetry did: the last plan, the committed slot's ID and which of the plan's options it
+ * is (absent when nothing was committed, with `reason`), the attempts made and the conflicts met.
+ */
+export type RetryResult = { plan: PlacementPlan; committed?: string; option?: number; attempts: number; conflicts: number; reason?: Reason };
+
+/** Default attempts of commitWithRetry. */
+export const DEFAULT_ATTEMPTS = 5;
+
+/**
+ * Opens the state held by `store`: loads it into a local ClusterState (through `engine`, so plans
+ * run on its backend) and, where the store can, follows other writers' changes.
+ */
+export async function openClusterState(engine: Engine, store: ClusterStore, options: OpenOptions = {}): Promise<StoredClusterState> {
+  const opts = requireObject('options', options);
+  onlyKnownKeys('options', opts, ['watch', 'replica']);
+  if (opts.watch !== undefined && typeof opts.watch !== 'boolean') fail('INVALID_ARGUMENT', 'options.watch', 'a boolean', opts.watch);
+  const snapshot = await store.load();
+  const replica = opts.replica === undefined ? Math.floor(Math.random() * 0x40000000) : requireInteger('options.replica', opts.replica, 0, 0x3fffffff);
+  const state = new StoredClusterState(engine, store, engine.restoreClusterState(snapshot.state), snapshot.versions, replica);
+  if (opts.watch !== false && store.watch !== undefined) await state._watch();
+  return state;
+}
+
+/**
+ * ClusterState's API over a store. `plan`, `listSlots`, `usage`, `nodes` and `toJSON` read the local
+ * copy; `commit`, `release` and `markStale` are async and go through the store. A commit the store
+ * refuses throws CONFLICT after the fresh state of its node is loaded, so the next plan sees it.
+ */
+export class StoredClusterState {
+  /** The store this state lives in. */
+  readonly store: ClusterStore;
+  private local: ClusterState;
+  private readonly engine: Engine;
+  private readonly replica: number;
+  private readonly versions = new Map<string, number>();
+  private unwatch: (() => Promise<void>) | undefined;
+  /** Nodes another writer changed, waiting to be read again. */
+  private readonly behind = new Set<string>();
+  private refreshing: Promise<void> | undefined;
+  /** Set when a node's news could not be applied in place (a slot ID moved between nodes): the next store call reloads everything first. */
+  private reload = false;
+
+  /** Use openClusterState. */
+  constructor(engine: Engine, store: ClusterStore, local: ClusterState, versions: Record<string, number>, replica = 0) {
+    this.engine = engine;
+    this.replica = replica;
+    this.store = store;
+    this.local = local;
+    for (const [id, v] of Object.entries(versions)) this.versions.set(id, v);
+  }
+
+  /** @internal Starts following the store's change notifications. */
+  async _watch(): Promise<void> {
+    this.unwatch = await this.store.watch!((node, version) => {
+      if (node === '') {
+        // A node ID too long for a notification: which node is unknown, so everything is read again.
+        this.reload = true;
+        return;
+      }
+      const known = this.versions.get(node);
+      if (known === undefined || version <= known) return;
+      this.behind.add(node);
+      this.refreshing ??= this.catchUp();
+    });
+  }
+
+  private async catchUp(): Promise<void> {
+    try {
+      while (this.behind.size > 0) {
+        const ids = [...this.behind];
+        this.behind.clear();
+        this.apply(await this.store.loadNodes(ids));
+      }
+    } catch {
+      // A failed refresh only delays news: the next commit re-validates in the store and refreshes on conflict.
+    } finally {
+      this.refreshing = undefined;
+    }
+  }
+
+  /** Waits until notified changes are loaded (a no-op without watch). */
+  async settled(): Promise<void> {
+    while (this.refreshing !== undefined) await this.refreshing;
+  }
+
+  /** Ranked options from the local copy (fast, no I/O); the store re-validates at commit. */
+  plan(request: ClusterPlanRequest): PlacementPlan {
+    return this.local.plan(request);
+  }
+
+  /**
+   * Commits an option through the store; returns the new slot's ID. Throws CONFLICT (nothing
+   * changed anywhere) when another writer got there first; the fresh state is loaded by then.
+   */
+  async commit(option: PlacementOption, options: CommitOptions = {}): Promise<string> {
+    if (this.reload) await this.refresh();
+    return this.settle(await this.store.commit(option, options)).id!;
+  }
+
+  /**
+   * Plans and commits the best option, re-planning on CONFLICT up to `attempts` times (a retry
+   * takes an option by the replica number, see OpenOptions.replica). Nothing
+   * fitting (or every attempt losing to another writer) is a result with `reason`, not an error.
+   */
+  async commitWithRetry(request: ClusterPlanRequest, options: RetryOptions = {}): Promise<RetryResult> {
+    const opts = requireObject('options', options);
+    onlyKnownKeys('options', opts, ['attempts', 'id', 'lastActivity', 'onPlan']);
+    if (opts.onPlan !== undefined && typeof opts.onPlan !== 'function') fail('INVALID_ARGUMENT', 'options.onPlan', 'a function', opts.onPlan);
+    const onPlan = opts.onPlan as RetryOptions['onPlan'];
+    const attempts = opts.attempts === undefined ? DEFAULT_ATTEMPTS : requireInteger('options.attempts', opts.attempts, 1, 1000);
+    const commitOptions: CommitOptions = {};
+    if (opts.id !== undefined) commitOptions.id = opts.id as string;
+    if (opts.lastActivity !== undefined) commitOptions.lastActivity = opts.lastActivity as number;
+    let conflicts = 0;
+    let last: AllocationError | undefined;
+    for (let attempt = 1; ; attempt++) {
+      if (this.reload) await this.refresh();
+      const plan = this.local.plan(request);
+      onPlan?.(plan);
+      if (plan.options.length === 0) return { plan, attempts: attempt, conflicts, ...(plan.reason ? { reason: plan.reason } : {}) };
+      const chosen = conflicts === 0 ? 0 : (this.replica + attempt) % plan.options.length;
+      try {
+        return { plan, committed: await this.commit(plan.options[chosen], commitOptions), attempts: attempt, conflicts, option: chosen };
+      } catch (error) {
+        if (!(error instanceof AllocationError) || error.code !== 'CONFLICT') throw error;
+        conflicts++;
+        last = error;
+        if (attempt >= attempts) {
+          return { plan, attempts: attempt, conflicts, reason: { code: 'CONFLICT', message: `every one of ${attempts} attempts lost to another writer; the last: ${last.message}` } };
+        }
+        // The conflict refreshed one node; a second one in a row says others moved too: read everything.
+        if (conflicts >= 2) await this.refresh();
+      }
+    }
+  }
+
+  /** Removes a slot through the store. */
+  async release(slotId: string): Promise<void> {
+    if (this.reload) await this.refresh();
+    this.settle(await this.store.release(slotId));
+  }
+
+  /** Marks a slot stale (or not) through the store. */
+  async markStale(slotId: string, stale = true): Promise<void> {
+    if (this.reload) await this.refresh();
+    this.settle(await this.store.markStale(slotId, stale));
+  }
+
+  /** Reads the whole state from the store again. */
+  async refresh(): Promise<void> {
+    const snapshot = await this.store.load();
+    this.local = this.engine.restoreClusterState(snapshot.state);
+    this.reload = false;
+    this.versions.clear();
+    for (const [id, v] of Object.entries(snapshot.versions)) this.versions.set(id, v);
+  }
+
+  /** Copies of the slots (local copy), of one node or of all. */
+  listSlots(node?: string): Slot[] {
+    return this.local.listSlots(node);
+  }
+
+  /** Allocated memory of every GPU (local copy). */
+  usage(): GpuUsage[] {
+    return this.local.usage();
+  }
+
+  /** Node IDs in the order they were given. */
+  nodes(): string[] {
+    return this.local.nodes();
+  }
+
+  /** The local copy as ClusterState.toJSON writes it. */
+  toJSON(): ClusterStateJSON {
+    return this.local.toJSON();
+  }
+
+  /** The version of a node this state has loaded (bumped by the store on every change of the node). */
+  version(node: string): number | undefined {
+    return this.versions.get(node);
+  }
+
+  /** Stops following the store (the store itself stays open: close it with store.close()). */
+  async close(): Promise<void> {
+    const unwatch = this.unwatch;
+    this.unwatch = undefined;
+    if (unwatch !== undefined) await unwatch();
+    await this.settled();
+  }
+
+  private settle(outcome: StoreOutcome): StoreOutcome {
+    this.apply(outcome.nodes);
+    if (outcome.error !== undefined) throw outcome.error;
+    return outcome;
+  }
+
+  /** Brings the local copy of each node up to the store's version (older news is ignored). */
+  private apply(nodes: readonly StoredNode[]): void {
+    for (const node of nodes) {
+      const known = this.versions.get(node.id);
+      if (known !== undefined && node.version <= known) continue;
+      try {
+        syncNode(this.local, node);
+        this.versions.set(node.id, node.version);
+      } catch {
+        this.reload = true;
+      }
+    }
+  }
+}
+
+function sameSlot(a: Slot, b: Slot): boolean {
+  return a.memoryPerGpu === b.memoryPerGpu && a.model === b.model && a.lastActivity === b.lastActivity && a.gpus.length === b.gpus.length && a.gpus.every((g, k) => g === b.gpus[k]);
+}
+
+/** Makes the local node's slots those of `node` through ClusterState's own API: gone slots released first, so new ones fit. */
+function syncNode(local: ClusterState, node: StoredNode): void {
+  const have = new Map(local.listSlots(node.id).map((s) => [s.id, s]));
+  const want = new Map(node.slots.map((s) => [s.id, s]));
+  for (const [id, s] of have) {
+    const w = want.get(id);
+    if (w === undefined || !sameSlot(s, w)) {
+      local.release(id);
+      have.delete(id);
+    }
+  }
+  for (const s of node.slots) {
+    const h = have.get(s.id);
+    if (h === undefined) {
+      const option: PlacementOption = { node: node.id, gpus: s.gpus, memoryPerGpu: s.memoryPerGpu, evict: [], score: 0 };
+      if (s.model !== undefined) option.model = s.model;
+      local.commit(option, s.lastActivity === undefined ? { id: s.id } : { id: s.id, lastActivity: s.lastActivity });
+      if (s.stale === true) local.markStale(s.id, true);
+    } else if ((h.stale === true) !== (s.stale === true)) {
+      local.markStale(s.id, s.stale === true);
+    }
+  }
+}

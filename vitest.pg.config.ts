@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+// The PostgreSQL store suite (`npm run test:pg`): one throwaway server for the whole run (test/pg/setup.ts),
+// each file in schemas of its own. Without server binaries the tests say so and skip, except under
+// GPUALLOC_REQUIRE_PG=1 (.ci/run), where a missing server fails the run.
+export default defineConfig({
+  test: {
+    include: ['test/pg/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    globalSetup: ['test/global-setup.ts', 'test/pg/setup.ts'],
+  },
+});
