@@ -69,7 +69,7 @@ export function replicaScratchBytes(candidates: i32, gpus: i32): i32 {
  * Picks up to `count` candidates greedily and writes their indices to `out` in pick order; returns
  * how many were picked. candidateGpu[c] in [0, gpus), candidateRank a permutation of
  * [0, candidates); gpuAllocated[g] counts devices of GPU g that are not candidates; gpuKeyRank a
- * permutation of [0, gpus). Policy 0 distributed (allocated asc, picked asc), 1 packed (allocated
+ * permutation of [0, gpus). Policy 0 distributed (allocated asc, picked asc), 1 pack (allocated
  * desc, picked asc), 2 spread (picked asc, allocated asc); then key rank; within a GPU, lowest
  * candidate rank first. Inputs are not modified.
  */

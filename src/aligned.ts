@@ -10,8 +10,8 @@ import { fail, requireArray, requireInteger, requireObject, requireOneOf } from 
 /** besteffort: go-gpuallocator's BestEffort, exactly; topology: the default, see the README. */
 export type AlignedPolicy = 'besteffort' | 'topology';
 
-/** Request of allocateAligned (see DESIGN.md). */
-export type AlignedRequest = { topology: Topology; available: number[]; required?: number[]; size: number; policy?: AlignedPolicy };
+/** Request of allocateAligned (README: "Whole GPUs by topology"). `available`: GPU indices in the caller's order; default every GPU of the topology (0 .. gpus-1). */
+export type AlignedRequest = { topology: Topology; available?: number[]; required?: number[]; size: number; policy?: AlignedPolicy };
 
 /** Result of allocateAligned: GPU indices in ascending order, and their set score (sum of pair scores). */
 export type AlignedResult = { devices: number[]; score: number; reason?: Reason };
@@ -91,7 +91,7 @@ export function allocateAligned(kernels: Kernels, request: AlignedRequest): Alig
   const n = topology.gpus;
   const size = requireInteger('size', req.size, 1, LIMITS.maxGpus);
   const policy = req.policy === undefined ? 'topology' : requireOneOf('policy', req.policy, ALIGNED_POLICIES, 'UNKNOWN_POLICY');
-  const available = _indexList('available', req.available, n);
+  const available = req.available === undefined ? Array.from({ length: n }, (_, g) => g) : _indexList('available', req.available, n);
   const required = req.required === undefined ? [] : _indexList('required', req.required, n);
 
   if (available.length < size) return _empty('INSUFFICIENT_DEVICES', `size ${size}: only ${available.length} GPUs are available`);

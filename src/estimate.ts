@@ -5,7 +5,7 @@ import { groupLayers, layerBytes, isKnownTensorType, readGgufHeaderFromBytes, re
 import { LIMITS } from './limits.js';
 import { describeValue, fail, own, readInput, requireArray, requireBoolean, requireInteger, requireObject, requireOneOf } from './validate.js';
 
-/** Memory a model needs, in bytes (see DESIGN.md). */
+/** Memory a model needs, in bytes (README: "Memory from a GGUF header"). */
 export type MemoryEstimate = {
   /** Bytes of the weights Ollama places: every `blk.N` layer plus the output layer (output_norm + output, or token_embd when tied). */
   weights: number;
@@ -25,13 +25,20 @@ export type MemoryEstimate = {
   vram?: number;
   /** With `gpus`: whether every layer, the output layer included, fits on the GPUs. */
   fits?: boolean;
+  /** Attention heads of the model (the largest per-layer count): tensor-parallel sizes must divide it (vLLM's rule). */
+  heads: number;
+  /** KV heads of the model (the largest per-layer count): a tensor-parallel size above it replicates them. */
+  kvHeads: number;
   /** Adjustments made to the request (a quantised KV cache without flash attention, a context above the model's, …). */
   warnings?: string[];
 };
 
+/** Tokens of context per sequence when none is given: Ollama's default, used by the API, the CLI (`--context`) and the page. */
+export const DEFAULT_CONTEXT_LENGTH = 4096;
+
 /** Options of estimateMemory. */
 export type EstimateOptions = {
-  /** Tokens of context per sequence; default 4096 (Ollama's default), never above the model's context length. */
+  /** Tokens of context per sequence; default DEFAULT_CONTEXT_LENGTH (4096, Ollama's default), never above the model's context length. */
   contextLength?: number;
   /** Sequences served at once; default 1. The KV cache holds contextLength × parallel tokens. */
   parallel?: number;
@@ -45,7 +52,7 @@ export type EstimateOptions = {
   gpus?: number[];
 };
 
-/** Already-parsed GGUF header: metadata keys and tensor infos (for example from @huggingface/gguf). */
+/** Already-parsed GGUF header: metadata keys and tensor infos (as readGgufHeaderFromBytes returns them, or @huggingface/gguf). */
 export type ParsedGguf = GgufHeader;
 
 /** Per-GPU memory Ollama keeps free on CUDA devices (discover.CudaMinimumMemory), in bytes. */
@@ -91,7 +98,39 @@ function _uintOrArray(value: unknown, key: string): { min: number; max: number }
   return { min: n, max: n };
 }
 
-function _modelKeys(metadata: Record<string, unknown>, warnings: string[]): _ModelKeys {
+/** The key whose array sizes the vocabulary; the reader keeps only its length. */
+const _TOKENS_KEY = 'tokenizer.ggml.tokens';
+
+/**
+ * The vocabulary size: the length of tokenizer.ggml.tokens; without that key (a warning says so), the
+ * vocabulary dimension of tensor token_embd.weight (GGUF shape [embedding, vocab]), else the
+ * metadata key ARCH.vocab_size. INVALID_GGUF only when none of them gives it.
+ */
+function _vocab(header: GgufHeader, arch: string, warnings: string[]): number {
+  const tokens = own(header.metadata, _TOKENS_KEY);
+  if (tokens !== undefined) {
+    if (!Array.isArray(tokens)) _bad(`metadata key ${_TOKENS_KEY}: expected an array of strings, got ${describeValue(tokens)}`);
+    return tokens.length;
+  }
+  const skipped = header.arrayLengths === undefined ? undefined : own(header.arrayLengths, _TOKENS_KEY);
+  if (typeof skipped === 'number') return skipped;
+  const embd = header.tensorInfos.find((t) => t.name === 'token_embd.weight');
+  if (embd !== undefined && embd.shape.length >= 2 && Number(embd.shape[1]) > 0 && Number.isSafeInteger(Number(embd.shape[1]))) {
+    const vocab = Number(embd.shape[1]);
+    warnings.push(`metadata key ${_TOKENS_KEY} is missing; the vocabulary size ${vocab} is taken from tensor token_embd.weight's shape [${embd.shape.join(', ')}]`);
+    return vocab;
+  }
+  const sizeKey = `${arch}.vocab_size`;
+  const declared = _uint(own(header.metadata, sizeKey), sizeKey);
+  if (declared !== undefined && declared > 0) {
+    warnings.push(`metadata key ${_TOKENS_KEY} is missing; the vocabulary size ${declared} is taken from metadata key ${sizeKey}`);
+    return declared;
+  }
+  return _bad(`missing metadata key ${_TOKENS_KEY}, and neither tensor token_embd.weight nor metadata key ${sizeKey} gives the vocabulary size (Ollama sizes the output graph by the vocabulary)`);
+}
+
+function _modelKeys(header: GgufHeader, warnings: string[]): _ModelKeys {
+  const metadata = header.metadata;
   const arch = own(metadata, 'general.architecture');
   if (arch === undefined) _bad('missing metadata key general.architecture');
   if (typeof arch !== 'string' || arch === '') _bad(`metadata key general.architecture: expected a string, got ${describeValue(arch)}`);
@@ -114,9 +153,6 @@ function _modelKeys(metadata: Record<string, unknown>, warnings: string[]): _Mod
   const embeddingHeads = heads.min > 0 ? Math.floor(embedding / heads.min) : 0;
   const keyLength = _uint(own(metadata, key('attention.key_length')), key('attention.key_length')) ?? embeddingHeads;
   const valueLength = _uint(own(metadata, key('attention.value_length')), key('attention.value_length')) ?? embeddingHeads;
-  const tokens = own(metadata, 'tokenizer.ggml.tokens');
-  if (tokens === undefined) _bad('missing metadata key tokenizer.ggml.tokens (Ollama sizes the output graph by the vocabulary)');
-  if (!Array.isArray(tokens)) _bad(`metadata key tokenizer.ggml.tokens: expected an array of strings, got ${describeValue(tokens)}`);
   return {
     arch,
     blockCount,
@@ -128,7 +164,7 @@ function _modelKeys(metadata: Record<string, unknown>, warnings: string[]): _Mod
     keyLength,
     valueLength,
     contextLength: _uint(own(metadata, key('context_length')), key('context_length')) ?? 0,
-    vocab: tokens.length,
+    vocab: _vocab(header, arch, warnings),
   };
 }
 
@@ -149,15 +185,24 @@ function _checkParsed(value: Record<string, unknown>): GgufHeader {
     const dtype = requireInteger(`source.tensorInfos[${i}].dtype`, typeof rawType === 'bigint' && rawType >= 0n && rawType < 2n ** 32n ? Number(rawType) : rawType, 0, 2 ** 32 - 1);
     return { name, shape: shape as Array<number | bigint>, dtype };
   });
-  return { metadata, tensorInfos };
+  const lengths = own(value, 'arrayLengths');
+  if (lengths === undefined) return { metadata, tensorInfos };
+  const arrayLengths: Record<string, number> = {};
+  for (const [key, n] of Object.entries(requireObject('source.arrayLengths', lengths))) {
+    Object.defineProperty(arrayLengths, key, { value: requireInteger(`source.arrayLengths.${key}`, n, 0, Number.MAX_SAFE_INTEGER), enumerable: true });
+  }
+  return { metadata, tensorInfos, arrayLengths };
 }
+
+/** The estimate reads no tokenizer array but the token list's length: the reader steps over them (a 128k-token list is most of a header). */
+const _READ = { skipArray: (key: string) => key.startsWith('tokenizer.') };
 
 async function _readSource(source: unknown): Promise<GgufHeader> {
   if (typeof source === 'string') {
     if (source === '') fail('INVALID_ARGUMENT', 'source', 'a file path, the file bytes or parsed metadata', source);
-    return readGgufHeaderFromFile(source);
+    return readGgufHeaderFromFile(source, _READ);
   }
-  if (source instanceof Uint8Array || source instanceof ArrayBuffer) return readGgufHeaderFromBytes(source);
+  if (source instanceof Uint8Array || source instanceof ArrayBuffer) return readGgufHeaderFromBytes(source, 'source', _READ);
   if (source !== null && typeof source === 'object' && !Array.isArray(source) && own(source as Record<string, unknown>, 'metadata') !== undefined) {
     return _checkParsed(source as Record<string, unknown>);
   }
@@ -176,7 +221,7 @@ function _checkOptions(options: unknown): _Options {
   };
   const gpus = own(o, 'gpus');
   return {
-    contextLength: opt('contextLength', (f, v) => requireInteger(f, v, 1, 1 << 30), 4096),
+    contextLength: opt('contextLength', (f, v) => requireInteger(f, v, 1, 1 << 30), DEFAULT_CONTEXT_LENGTH),
     parallel: opt('parallel', (f, v) => requireInteger(f, v, 1, 1 << 16), 1),
     kvCacheType: opt('kvCacheType', (f, v) => requireOneOf(f, v, ['f16', 'q8_0', 'q4_0'] as const), 'f16' as const),
     flashAttention: opt('flashAttention', requireBoolean, false),
@@ -332,9 +377,10 @@ function _supportsFlashAttention(m: _ModelKeys, metadata: Record<string, unknown
 export async function estimateMemory(source: string | Uint8Array | ArrayBuffer | ParsedGguf, options: EstimateOptions = {}): Promise<MemoryEstimate> {
   // Read the caller's objects once (getters, proxies, cycles become AllocationError; nothing is mutated).
   const opts = _checkOptions(readInput('options', options));
-  const { metadata, tensorInfos } = await _readSource(readInput('source', source));
+  const header = await _readSource(readInput('source', source));
+  const { metadata, tensorInfos } = header;
   const warnings: string[] = [];
-  const m = _modelKeys(metadata, warnings);
+  const m = _modelKeys(header, warnings);
 
   let contextLength = opts.contextLength;
   if (m.contextLength > 0 && contextLength > m.contextLength) {
@@ -380,7 +426,7 @@ export async function estimateMemory(source: string | Uint8Array | ArrayBuffer |
   const gpus = opts.gpus ?? [Number.POSITIVE_INFINITY];
   const placed = _placeLayers(gpus, { blockBytes, kv, blk0Bytes: blk0 === undefined ? 0 : layerBytes(blk0), outputLayer, graphPartial, graphFull, minimumMemory: CUDA_MINIMUM_MEMORY });
 
-  const result: MemoryEstimate = { weights: placed.memoryWeights + outputLayer, kvCache: kvTotal, graph: placed.graph, total: placed.total };
+  const result: MemoryEstimate = { weights: placed.memoryWeights + outputLayer, kvCache: kvTotal, graph: placed.graph, total: placed.total, heads: m.headsMax, kvHeads: m.headsKvMax };
   if (opts.gpus !== undefined) {
     result.layers = placed.layerCount;
     result.perGpu = placed.layerCount === 0 ? gpus.map(() => 0) : placed.allocations;

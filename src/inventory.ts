@@ -1,5 +1,6 @@
 // The inventory: what `gpualloc discover` writes and every command reads, and its validation.
 // The same rules, as far as JSON Schema can say them, are in schema/inventory.v1.json.
+import { closestName } from './suggest.js';
 import { AllocationError } from './errors.js';
 import { LIMITS } from './limits.js';
 import { MAX_NVLINKS, PCIE_LEVELS, validateTopology, type Link, type PcieLevel } from './topology.js';
@@ -89,7 +90,10 @@ class _Reader {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) this.fail(path, 'an object', value);
     const record = value as Record<string, unknown>;
     for (const key of Object.keys(record)) {
-      if (!keys.includes(key)) this.problem(path === '' ? key : `${path}.${key}`, `unknown field (allowed: ${keys.join(', ')})`);
+      if (!keys.includes(key)) {
+        const closest = closestName(key, keys);
+        this.problem(path === '' ? key : `${path}.${key}`, `unknown field (${closest === undefined ? '' : `did you mean ${closest}? `}allowed: ${keys.join(', ')})`);
+      }
     }
     return record;
   }

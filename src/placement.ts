@@ -28,7 +28,7 @@ export type PlacementPolicy = 'spread' | 'pack';
  */
 export type NodeGpu = { index: number; memoryTotal: number; memoryUsed?: number };
 
-/** Request of planPlacement (see DESIGN.md). Memory in bytes. */
+/** Request of planPlacement (README: "Placing models by memory"). Memory in bytes. */
 export type PlacementRequest = {
   gpus: NodeGpu[];
   slots?: Slot[];

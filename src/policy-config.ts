@@ -1,8 +1,10 @@
 // Where the replica allocation policy comes from, as NVIDIA's device plugin takes it: the request, else
 // the flag --allocation-policy, else GPUALLOC_ALLOCATION_POLICY, else a YAML config file
 // (flags.plugin.allocationPolicy), else 'distributed'. Pure: the caller reads files and the environment.
-import { parse } from 'yaml';
+import { isMap, isScalar, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
 import { AllocationError, type AllocationErrorCode } from './errors.js';
+import { findUnknownKey, formatPath, positionAt, unknownKeyMessage, type FilePosition, type KeyShape, type PathSegment } from './config-keys.js';
+import { didYouMean } from './suggest.js';
 import { describeValue } from './validate.js';
 import { DEFAULT_REPLICA_POLICY, REPLICA_POLICIES, type ReplicaPolicy } from './replicas.js';
 
@@ -15,6 +17,52 @@ export const POLICY_FLAG = '--allocation-policy';
 /** Path of the policy inside the YAML config (the device plugin's layout). */
 export const POLICY_CONFIG_PATH = 'flags.plugin.allocationPolicy';
 
+/**
+ * The device plugin's own spelling of a policy, accepted in its config file only: upstream says
+ * `packed`, gpualloc says `pack` everywhere (the placement policy is `pack` too).
+ */
+export const UPSTREAM_POLICY_ALIASES: Readonly<Record<string, ReplicaPolicy>> = { packed: 'pack' };
+
+/**
+ * Every key of the device plugin's config file (k8s-device-plugin, api/config/v1), plus
+ * flags.plugin.allocationPolicy, the key gpualloc reads. Any other key is an error naming it.
+ */
+export const DEVICE_PLUGIN_CONFIG_KEYS: KeyShape = {
+  version: null,
+  flags: {
+    migStrategy: null, failOnInitError: null, mpsRoot: null, nvidiaDriverRoot: null, nvidiaDevRoot: null, gdsEnabled: null, mofedEnabled: null,
+    useNodeFeatureAPI: null, deviceDiscoveryStrategy: null,
+    plugin: { passDeviceSpecs: null, deviceListStrategy: null, deviceIDStrategy: null, cdiAnnotationPrefix: null, nvidiaCTKPath: null, containerDriverRoot: null, allocationPolicy: null },
+    gfd: { oneshot: null, noTimestamp: null, sleepInterval: null, outputFile: null, machineTypeFile: null },
+  },
+  resources: { gpus: { pattern: null, name: null }, mig: { pattern: null, name: null } },
+  sharing: {
+    timeSlicing: { renameByDefault: null, failRequestsGreaterThanOne: null, resources: { name: null, rename: null, devices: null, replicas: null } },
+    mps: { renameByDefault: null, failRequestsGreaterThanOne: null, resources: { name: null, rename: null, devices: null, replicas: null } },
+  },
+  imex: { channelIDs: null, required: null },
+};
+
+/** Where the node at `path` (a key, or an item of a sequence) starts in the YAML text. */
+function _yamlPosition(text: string, root: unknown, path: readonly PathSegment[]): FilePosition | undefined {
+  let node = root as YamlNode | null | undefined;
+  let offset: number | undefined;
+  for (const seg of path) {
+    if (isMap(node) && typeof seg === 'string') {
+      const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === seg);
+      if (pair === undefined) break;
+      if (isScalar(pair.key) && pair.key.range) offset = pair.key.range[0];
+      node = pair.value as YamlNode | null;
+    } else if (isSeq(node) && typeof seg === 'number') {
+      const item = node.items[seg] as YamlNode | undefined;
+      if (item === undefined) break;
+      if (item.range) offset = item.range[0];
+      node = item;
+    } else break;
+  }
+  return offset === undefined ? undefined : positionAt(text, offset);
+}
+
 /** Which setting decided the policy, highest precedence first. */
 export type PolicySource = 'request' | 'flag' | 'env' | 'config' | 'default';
 
@@ -22,6 +70,8 @@ export type PolicySource = 'request' | 'flag' | 'env' | 'config' | 'default';
 export type PolicySettings = {
   /** The request's own `policy` field. */
   request?: unknown;
+  /** What messages call the request's policy (default `policy (request)`; the CLI says `--policy`). */
+  requestName?: string;
   /** Value of --allocation-policy. */
   flag?: string;
   /** The environment (only GPUALLOC_ALLOCATION_POLICY is read; an empty value counts as unset). */
@@ -39,10 +89,17 @@ function _invalid(code: AllocationErrorCode, where: string, field: string, expec
 
 const EXPECTED_POLICY = `one of ${REPLICA_POLICIES.map((p) => `'${p}'`).join(', ')}`;
 
-/** A policy name from `where`; unknown names throw UNKNOWN_POLICY naming `where`, non-strings `nonString`. */
-function _policy(where: string, field: string, value: unknown, nonString: AllocationErrorCode): ReplicaPolicy {
+/**
+ * A policy name from `where`; unknown names throw UNKNOWN_POLICY naming `where` and the closest
+ * policy, non-strings `nonString`. `aliases`: the upstream spellings this setting also accepts.
+ */
+function _policy(where: string, field: string, value: unknown, nonString: AllocationErrorCode, aliases: Readonly<Record<string, ReplicaPolicy>> = {}): ReplicaPolicy {
   if (typeof value !== 'string') _invalid(nonString, where, field, EXPECTED_POLICY, value);
-  if (!(REPLICA_POLICIES as readonly string[]).includes(value)) _invalid('UNKNOWN_POLICY', where, field, EXPECTED_POLICY, value);
+  if (Object.prototype.hasOwnProperty.call(aliases, value)) return aliases[value];
+  if (!(REPLICA_POLICIES as readonly string[]).includes(value)) {
+    const upstream = Object.prototype.hasOwnProperty.call(UPSTREAM_POLICY_ALIASES, value) ? ` (did you mean ${UPSTREAM_POLICY_ALIASES[value]}? '${value}' is the device plugin's spelling, accepted in its config file)` : didYouMean(value, REPLICA_POLICIES);
+    throw new AllocationError('UNKNOWN_POLICY', `${where}: expected ${EXPECTED_POLICY}, got ${describeValue(value)}${upstream}`, { field, details: { where } });
+  }
   return value as ReplicaPolicy;
 }
 
@@ -56,26 +113,35 @@ function _mapping(value: unknown): value is Record<string, unknown> {
  * does not parse or has the wrong shape, UNKNOWN_POLICY for an unknown name; messages name `origin`.
  */
 export function policyFromConfig(text: string, origin: string): ReplicaPolicy | undefined {
-  let root: unknown;
-  try {
-    root = parse(text);
-  } catch (cause) {
-    const first = ((cause as Error).message ?? String(cause)).split('\n')[0];
-    throw new AllocationError('INVALID_CONFIG', `config file ${origin}: not valid YAML: ${first}`, { field: 'config', cause });
+  const doc = parseDocument(text, { uniqueKeys: true });
+  const syntax = doc.errors[0];
+  if (syntax !== undefined) {
+    const at = syntax.linePos?.[0];
+    const first = (syntax.message ?? String(syntax)).split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+    throw new AllocationError('INVALID_CONFIG', `config file ${origin}${at === undefined ? '' : `:${at.line}:${at.col}`}: not valid YAML: ${first}`, { field: 'config', cause: syntax });
+  }
+  const root: unknown = doc.toJS();
+  const place = (path: readonly PathSegment[]) => {
+    const at = _yamlPosition(text, doc.contents, path);
+    return `config file ${origin}${at === undefined ? '' : `:${at.line}:${at.column}`}`;
+  };
+  const unknown = findUnknownKey(root, DEVICE_PLUGIN_CONFIG_KEYS);
+  if (unknown !== undefined) {
+    throw new AllocationError('INVALID_CONFIG', `${place(unknown.path)}: ${unknownKeyMessage(unknown)}`, { field: formatPath(unknown.path), details: { key: unknown.key, ...(unknown.closest === undefined ? {} : { closest: unknown.closest }) } });
   }
   if (root === null || root === undefined) return undefined;
   let node: unknown = root;
-  let path = '';
+  const path: string[] = [];
   for (const key of ['flags', 'plugin']) {
-    if (!_mapping(node)) _invalid('INVALID_CONFIG', `config file ${origin}: ${path || '(top level)'}`, path || 'config', 'a mapping', node);
+    if (!_mapping(node)) _invalid('INVALID_CONFIG', `${place(path)}: ${path.join('.') || '(top level)'}`, path.join('.') || 'config', 'a mapping', node);
     node = Object.prototype.hasOwnProperty.call(node, key) ? node[key] : undefined;
-    path = path ? `${path}.${key}` : key;
+    path.push(key);
     if (node === undefined || node === null) return undefined;
   }
-  if (!_mapping(node)) _invalid('INVALID_CONFIG', `config file ${origin}: ${path}`, path, 'a mapping', node);
+  if (!_mapping(node)) _invalid('INVALID_CONFIG', `${place(path)}: ${path.join('.')}`, path.join('.'), 'a mapping', node);
   const value = Object.prototype.hasOwnProperty.call(node, 'allocationPolicy') ? node.allocationPolicy : undefined;
   if (value === undefined || value === null) return undefined;
-  return _policy(`config file ${origin}: ${POLICY_CONFIG_PATH}`, POLICY_CONFIG_PATH, value, 'INVALID_CONFIG');
+  return _policy(`${place([...path, 'allocationPolicy'])}: ${POLICY_CONFIG_PATH}`, POLICY_CONFIG_PATH, value, 'INVALID_CONFIG', UPSTREAM_POLICY_ALIASES);
 }
 
 /**
@@ -85,7 +151,10 @@ export function policyFromConfig(text: string, origin: string): ReplicaPolicy | 
  */
 export function resolveAllocationPolicy(settings: PolicySettings = {}): ResolvedPolicy {
   const found: ResolvedPolicy[] = [];
-  if (settings.request !== undefined) found.push({ policy: _policy('policy (request)', 'policy', settings.request, 'UNKNOWN_POLICY'), source: 'request', origin: 'the request' });
+  if (settings.request !== undefined) {
+    const where = settings.requestName ?? 'policy (request)';
+    found.push({ policy: _policy(where, 'policy', settings.request, 'UNKNOWN_POLICY'), source: 'request', origin: settings.requestName ?? 'the request' });
+  }
   if (settings.flag !== undefined) found.push({ policy: _policy(POLICY_FLAG, 'allocationPolicy', settings.flag, 'UNKNOWN_POLICY'), source: 'flag', origin: POLICY_FLAG });
   const envValue = settings.env?.[POLICY_ENV_VAR];
   if (envValue !== undefined && envValue !== '') {

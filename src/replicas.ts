@@ -1,24 +1,24 @@
 // allocateReplicas: which replicas / MIG slices / plain devices a container gets (the job of NVIDIA's
 // k8s-device-plugin GetPreferredAllocation for shared devices), with every tie broken deterministically.
 import type { Kernels } from './kernels.js';
-import type { Reason } from './errors.js';
+import { AllocationError, type Reason } from './errors.js';
 import { checkIdList } from './natural-sort.js';
 import { LIMITS } from './limits.js';
 import { fail, own, ownKeys, requireInteger, requireObject, requireOneOf, requireString } from './validate.js';
 
 /** Greedy policies of NVIDIA's device plugin. */
-export type ReplicaPolicy = 'distributed' | 'packed' | 'spread';
+export type ReplicaPolicy = 'distributed' | 'pack' | 'spread';
 
 /** Every replica policy, in documentation order; the first is the default. */
-export const REPLICA_POLICIES: readonly ReplicaPolicy[] = ['distributed', 'packed', 'spread'];
+export const REPLICA_POLICIES: readonly ReplicaPolicy[] = ['distributed', 'pack', 'spread'];
 
 /** The policy used when neither the request nor any configuration names one. */
 export const DEFAULT_REPLICA_POLICY: ReplicaPolicy = 'distributed';
 
 /** Integer code of each policy as the kernels take it (assembly/replicas.ts uses the same numbers). */
-export const REPLICA_POLICY_CODE: Readonly<Record<ReplicaPolicy, number>> = { distributed: 0, packed: 1, spread: 2 };
+export const REPLICA_POLICY_CODE: Readonly<Record<ReplicaPolicy, number>> = { distributed: 0, pack: 1, spread: 2 };
 
-/** Request of allocateReplicas (see DESIGN.md). */
+/** Request of allocateReplicas (README: "Replicas and MIG slices"). */
 export type ReplicaRequest = {
   /** Every device ID of the resource: `GPU-x::0` replicas, MIG UUIDs, plain IDs. */
   devices: string[];
@@ -45,7 +45,7 @@ export interface ReplicaKernels {
    * `gpuAllocated[g]` devices that are not candidates and natural rank `gpuKeyRank[g]` of its
    * physical key (a permutation of 0..G-1). Picks `count` times (fewer if candidates run out); the
    * next pick is the first GPU by the policy's keys (REPLICA_POLICY_CODE: 0 distributed = allocated
-   * asc then picked-in-this-call asc, 1 packed = allocated desc then picked asc, 2 spread = picked
+   * asc then picked-in-this-call asc, 1 pack = allocated desc then picked asc, 2 spread = picked
    * asc then allocated asc), then key rank; on it, the candidate of lowest rank. A pick counts as
    * allocated and as picked. Returns picked candidate indices in pick order.
    */
@@ -197,6 +197,9 @@ export function allocateReplicas(kernels: Kernels, request: ReplicaRequest): Rep
   const required = requiredValue === undefined ? [] : checkIdList('required', requiredValue);
   const size = requireInteger('size', own(req, 'size'));
   const policyValue = own(req, 'policy');
+  if (policyValue === 'packed') {
+    throw new AllocationError('UNKNOWN_POLICY', `policy: expected one of ${REPLICA_POLICIES.map((p) => `'${p}'`).join(', ')}, got "packed" (did you mean pack? 'packed' is the device plugin's spelling, accepted in its config file)`, { field: 'policy' });
+  }
   const policy = policyValue === undefined ? DEFAULT_REPLICA_POLICY : requireOneOf('policy', policyValue, REPLICA_POLICIES, 'UNKNOWN_POLICY');
   const parentsValue = own(req, 'parents');
   let parents: Record<string, string> | undefined;

@@ -22,7 +22,7 @@ export const DEFAULT_SHARED_DEVICE_NAMES: readonly string[] = ['mem'];
  */
 export type SplitDevice = string | { id: string; slots?: Record<string, number> };
 
-/** Request of splitDevices (see DESIGN.md). Amounts in the unit of the shared name (bytes for mem). */
+/** Request of splitDevices (README: "Multi-agent device split"). Amounts in the unit of the shared name (bytes for mem). */
 export type SplitRequest = {
   agents: string[];
   devices: Record<string, SplitDevice[]>;

@@ -22,17 +22,42 @@ export function parseBytes(text: string, field = 'size'): number {
   return value;
 }
 
-/** Formats bytes with a binary unit: 85899345920 → "80 GiB", 1536 → "1.5 KiB". */
-export function formatBytes(bytes: number): string {
+/** Which units a size is written in: binary (KiB, MiB, GiB, TiB; 1024 apart) or decimal (KB, MB, GB, TB; 1000 apart). */
+export type ByteUnits = 'binary' | 'decimal';
+
+/** The units a size was typed in: decimal for KB/MB/GB/TB, else binary (GiB, bare G, bytes). */
+export function unitsOf(text: string): ByteUnits {
+  const m = /([a-zA-Z]*)\s*$/.exec(text);
+  return m !== null && ['kb', 'mb', 'gb', 'tb'].includes(m[1].toLowerCase()) ? 'decimal' : 'binary';
+}
+
+/**
+ * Formats bytes in binary units (default: 85899345920 → "80 GiB", 1536 → "1.5 KiB") or in decimal
+ * ones (140000000000 → "140 GB"), so sizes print the way they were typed.
+ */
+export function formatBytes(bytes: number, units: ByteUnits = 'binary'): string {
   if (!Number.isFinite(bytes)) return String(bytes);
   const sign = bytes < 0 ? '-' : '';
   let v = Math.abs(bytes);
-  const names = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+  const names = units === 'decimal' ? ['B', 'KB', 'MB', 'GB', 'TB', 'PB'] : ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+  const step = units === 'decimal' ? 1000 : 1024;
   let u = 0;
-  while (v >= 1024 && u < names.length - 1) {
-    v /= 1024;
+  while (v >= step && u < names.length - 1) {
+    v /= step;
     u++;
   }
   const text = u === 0 ? String(v) : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1).replace(/\.0$/, '') : v.toFixed(2).replace(/\.?0+$/, '');
   return `${sign}${text} ${names[u]}`;
+}
+
+const _BINARY_FACTOR: Record<string, number> = { KiB: 2 ** 10, MiB: 2 ** 20, GiB: 2 ** 30, TiB: 2 ** 40, PiB: 2 ** 50 };
+
+/**
+ * A message whose sizes formatBytes wrote in binary units (`has 80 GiB`), with those sizes said
+ * again in `units` (`has 85.9 GB`). The sizes in the text are already rounded, so the result is
+ * as exact as they are (three significant digits); binary units return the text unchanged.
+ */
+export function sayBytesIn(text: string, units: ByteUnits): string {
+  if (units === 'binary') return text;
+  return text.replace(/(\d+(?:\.\d+)?) (KiB|MiB|GiB|TiB|PiB)\b/g, (_, n: string, unit: string) => formatBytes(Math.round(Number(n) * _BINARY_FACTOR[unit]), units));
 }

@@ -39,7 +39,7 @@ describe('bench harness (quick mode, replicas only)', () => {
     expect(typeof written.date).toBe('string');
     expect(written.commit === null || typeof written.commit === 'string').toBe(true);
     expect(written.machine.cores).toBeGreaterThan(0);
-    expect(written.workloads.map((w) => w.name)).toEqual(['8×16, 50% taken, size 8, distributed', '8×16, 50% taken, size 8, packed', '8×16, 50% taken, size 8, spread']);
+    expect(written.workloads.map((w) => w.name)).toEqual(['8×16, 50% taken, size 8, distributed', '8×16, 50% taken, size 8, pack', '8×16, 50% taken, size 8, spread']);
     for (const w of written.workloads) {
       expect(w.family).toBe('replicas');
       expect(w.errors).toBeUndefined();

@@ -52,7 +52,6 @@ describe('bad files → INVALID_GGUF', () => {
     ['llama.block_count', /missing metadata key llama\.block_count/],
     ['llama.embedding_length', /missing metadata key llama\.embedding_length/],
     ['llama.attention.head_count', /missing metadata key llama\.attention\.head_count/],
-    ['tokenizer.ggml.tokens', /missing metadata key tokenizer\.ggml\.tokens/],
   ])('missing %s', async (key, message) => {
     await rejects(without(key), 'INVALID_GGUF', message);
   });

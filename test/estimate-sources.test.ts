@@ -61,7 +61,7 @@ describe('sources', () => {
     await expect(estimateMemory(big.subarray(0, 2_200_000))).rejects.toThrow(/truncated header/);
   });
 
-  test('parsed metadata (as @huggingface/gguf returns it) gives the same', async () => {
+  test('parsed metadata (as the header reader returns it, every array read) gives the same', async () => {
     const parsed = await readGgufHeaderFromBytes(bytes);
     expect(await estimateMemory(parsed, { contextLength: 2048 })).toEqual(await estimateMemory(bytes, { contextLength: 2048 }));
   });

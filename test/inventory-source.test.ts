@@ -28,10 +28,12 @@ it('reads and validates --inventory FILE', async () => {
 
 it('names the file and the bad field of an invalid inventory file', async () => {
   const path = join(h.dir, 'bad.json');
-  writeFileSync(path, JSON.stringify({ version: 1, gpus: [{ index: 0, memoryTotal: -1 }] }));
-  await expect(resolveInventory({ inventory: path }, io())).rejects.toMatchObject({ code: 'INVALID_INVENTORY', field: 'gpus[0].memoryTotal', message: `${path}: gpus[0].memoryTotal: expected a non-negative integer, got -1` });
+  const text = JSON.stringify({ version: 1, gpus: [{ index: 0, memoryTotal: -1 }] });
+  writeFileSync(path, text);
+  // line 1, the column of the bad field's key
+  await expect(resolveInventory({ inventory: path }, io())).rejects.toMatchObject({ code: 'INVALID_INVENTORY', field: 'gpus[0].memoryTotal', message: `--inventory ${path}:1:${text.indexOf('"memoryTotal"') + 1}: gpus[0].memoryTotal: expected a non-negative integer, got -1` });
   writeFileSync(path, '{"version": 1,');
-  await expect(resolveInventory({ inventory: path }, io())).rejects.toMatchObject({ code: 'INVALID_INVENTORY', message: expect.stringContaining('is not valid JSON') });
+  await expect(resolveInventory({ inventory: path }, io())).rejects.toMatchObject({ code: 'INVALID_INVENTORY', message: expect.stringMatching(/:1:15: not valid JSON/) });
 });
 
 it('falls back to the preset with a one-line notice when NVML fails', async () => {

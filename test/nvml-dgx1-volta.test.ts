@@ -22,7 +22,7 @@ it('reads a DGX-1 Volta field for field, its NVLink pairs as in the reference ta
   }
   expect(inv.gpus).toEqual(expectedGpus(machine));
   expect(inv.links).toEqual(links);
-  // spot checks against the table in DESIGN.md, independent of the parsing above
+  // spot checks against the DGX-1 Volta table (go-gpuallocator test fixture), independent of the parsing above
   expect(inv.links.find((l) => l.a === 0 && l.b === 3)).toEqual({ a: 0, b: 3, pcie: 'PHB', nvlink: 2 });
   expect(inv.links.find((l) => l.a === 0 && l.b === 5)).toEqual({ a: 0, b: 5, pcie: 'SYS' });
   expect(inv.links.find((l) => l.a === 6 && l.b === 7)).toEqual({ a: 6, b: 7, pcie: 'PIX', nvlink: 2 });

@@ -67,7 +67,7 @@ describe('gpualloc plan', () => {
     await writeFile(path, '{"version":1,"nextSlot":1,"nodes":[{"id":"box","gpus":[{"ind');
     const r = await run('--memory', '10GiB', '--state', 'broken.json', '--commit');
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/--state broken\.json: .*(JSON|truncated)/);
+    expect(r.err).toMatch(/--state broken\.json:\d+:\d+: .*(JSON|truncated)/);
     expect(await readFile(path, 'utf8')).toBe('{"version":1,"nextSlot":1,"nodes":[{"id":"box","gpus":[{"ind');
   });
 

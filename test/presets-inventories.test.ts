@@ -40,7 +40,7 @@ describe('presets', () => {
   });
 
   it('dgx1-volta matches the go-gpuallocator fixture rows', () => {
-    // Row 0 of DESIGN.md: -, NV1+PIX, NV1+PHB, NV2+PHB, NV2+SYS, SYS, SYS, SYS
+    // Row 0 of the DGX-1 Volta table (go-gpuallocator test fixture): -, NV1+PIX, NV1+PHB, NV2+PHB, NV2+SYS, SYS, SYS, SYS
     expect(link('dgx1-volta', 0, 1)).toEqual({ a: 0, b: 1, pcie: 'PIX', nvlink: 1 });
     expect(link('dgx1-volta', 0, 3)).toEqual({ a: 0, b: 3, pcie: 'PHB', nvlink: 2 });
     expect(link('dgx1-volta', 0, 4)).toEqual({ a: 0, b: 4, pcie: 'SYS', nvlink: 2 });

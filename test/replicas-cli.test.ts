@@ -27,10 +27,10 @@ describe('gpualloc replicas', () => {
     expect(parents['GPU-c::0']).toBe('GPU-c');
   });
 
-  it('packed fills GPU-a, then the lowest slice replica of GPU-b (issue example shape)', async () => {
-    const { code, out } = await json(['--inventory', INV, '--replicas', '2', '--size', '3', '--policy', 'packed']);
+  it('pack fills GPU-a, then the lowest slice replica of GPU-b (issue example shape)', async () => {
+    const { code, out } = await json(['--inventory', INV, '--replicas', '2', '--size', '3', '--policy', 'pack']);
     expect(code).toBe(0);
-    expect(out.policy).toBe('packed');
+    expect(out.policy).toBe('pack');
     expect(out.policySource).toBe('request');
     expect(out.devices).toEqual(['GPU-a::0', 'GPU-a::1', 'MIG-b1::0']);
     expect(out.picks.map((p: { gpu: number }) => p.gpu)).toEqual([0, 0, 1]);
@@ -49,36 +49,36 @@ describe('gpualloc replicas', () => {
     const base = ['--inventory', INV, '--replicas', '2', '--size', '3', '--available', PARTLY_TAKEN];
     expect((await json([...base, '--policy', 'distributed'])).out.devices).toEqual(['GPU-c::0', 'GPU-a::1', 'GPU-c::1']);
     expect((await json([...base, '--policy', 'spread'])).out.devices).toEqual(['GPU-c::0', 'GPU-a::1', 'MIG-b1::1']);
-    expect((await json([...base, '--policy', 'packed'])).out.devices).toEqual(['MIG-b1::1', 'MIG-b2::1', 'GPU-a::1']);
+    expect((await json([...base, '--policy', 'pack'])).out.devices).toEqual(['MIG-b1::1', 'MIG-b2::1', 'GPU-a::1']);
   });
 
   it('takes the policy from the environment, the flag and the YAML config in that precedence', async () => {
     const base = ['--inventory', INV, '--replicas', '2', '--size', '3', '--available', PARTLY_TAKEN];
-    const fromEnv = await json(base, { GPUALLOC_ALLOCATION_POLICY: 'packed' });
-    expect([fromEnv.out.policy, fromEnv.out.policySource]).toEqual(['packed', 'env']);
+    const fromEnv = await json(base, { GPUALLOC_ALLOCATION_POLICY: 'pack' });
+    expect([fromEnv.out.policy, fromEnv.out.policySource]).toEqual(['pack', 'env']);
     expect(fromEnv.out.devices).toEqual(['MIG-b1::1', 'MIG-b2::1', 'GPU-a::1']);
     const fromConfig = await json([...base, '--config', 'test/fixtures/replicas-plugin-spread.yaml']);
     expect([fromConfig.out.policy, fromConfig.out.policySource]).toEqual(['spread', 'config']);
     expect(fromConfig.out.devices).toEqual(['GPU-c::0', 'GPU-a::1', 'MIG-b1::1']);
     const envOverConfig = await json([...base, '--config', 'test/fixtures/replicas-plugin-spread.yaml'], { GPUALLOC_ALLOCATION_POLICY: 'distributed' });
     expect(envOverConfig.out.policySource).toBe('env');
-    const flag = await json([...base, '--allocation-policy', 'packed', '--config', 'test/fixtures/replicas-plugin-spread.yaml'], { GPUALLOC_ALLOCATION_POLICY: 'distributed' });
-    expect([flag.out.policy, flag.out.policySource]).toEqual(['packed', 'flag']);
-    const request = await json([...base, '--policy', 'spread', '--allocation-policy', 'packed'], { GPUALLOC_ALLOCATION_POLICY: 'distributed' });
+    const flag = await json([...base, '--allocation-policy', 'pack', '--config', 'test/fixtures/replicas-plugin-spread.yaml'], { GPUALLOC_ALLOCATION_POLICY: 'distributed' });
+    expect([flag.out.policy, flag.out.policySource]).toEqual(['pack', 'flag']);
+    const request = await json([...base, '--policy', 'spread', '--allocation-policy', 'pack'], { GPUALLOC_ALLOCATION_POLICY: 'distributed' });
     expect([request.out.policy, request.out.policySource]).toEqual(['spread', 'request']);
   });
 
   it('puts required devices first', async () => {
-    const { out } = await json(['--inventory', INV, '--replicas', '2', '--size', '2', '--policy', 'packed', '--required', 'GPU-c::1']);
+    const { out } = await json(['--inventory', INV, '--replicas', '2', '--size', '2', '--policy', 'pack', '--required', 'GPU-c::1']);
     expect(out.devices).toEqual(['GPU-c::1', 'GPU-c::0']);
     expect(out.picks.map((p: { required: boolean }) => p.required)).toEqual([true, false]);
   });
 
   it('prints a table of picks and their physical GPUs', async () => {
-    const r = await cli(['replicas', '--inventory', INV, '--replicas', '2', '--size', '3', '--policy', 'packed'], NO_ENV);
+    const r = await cli(['replicas', '--inventory', INV, '--replicas', '2', '--size', '3', '--policy', 'pack'], NO_ENV);
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n');
-    expect(lines[0]).toBe('policy: packed (from --policy)');
+    expect(lines[0]).toBe('policy: pack (from --policy)');
     expect(lines).toContainEqual(expect.stringMatching(/^1\s+GPU-a::0\s+0\s+GPU-a\s+-\s+picked$/));
     expect(lines).toContainEqual(expect.stringMatching(/^3\s+MIG-b1::0\s+1\s+GPU-b\s+1g\.10gb MIG-b1\s+picked$/));
     expect(lines).toContainEqual(expect.stringMatching(/^0\s+GPU-a\s+2\s+2\/2$/));
@@ -100,7 +100,7 @@ describe('gpualloc replicas', () => {
     expect(env.out.error.code).toBe('UNKNOWN_POLICY');
     expect(env.out.error.message).toMatch(/environment variable GPUALLOC_ALLOCATION_POLICY: .*"binpack"/);
     const config = await json(['--inventory', INV, '--size', '1', '--config', 'test/fixtures/replicas-plugin-bad.yaml']);
-    expect(config.out.error).toEqual({ code: 'UNKNOWN_POLICY', message: expect.stringMatching(/config file test\/fixtures\/replicas-plugin-bad\.yaml: flags\.plugin\.allocationPolicy: .*"most-allocated"/) });
+    expect(config.out.error).toEqual({ code: 'UNKNOWN_POLICY', message: expect.stringMatching(/config file test\/fixtures\/replicas-plugin-bad\.yaml:4:5: flags\.plugin\.allocationPolicy: .*"most-allocated"/) });
     const missing = await json(['--inventory', INV, '--size', '1', '--config', 'test/fixtures/replicas-no-such.yaml']);
     expect(missing.out.error.code).toBe('INVALID_CONFIG');
     const flag = await json(['--inventory', INV, '--size', '1', '--allocation-policy', 'best']);
@@ -108,7 +108,7 @@ describe('gpualloc replicas', () => {
     const unknown = await json(['--inventory', INV, '--size', '1', '--available', 'GPU-a::0,GPU-z::0']);
     expect(unknown.code).toBe(2);
     expect(unknown.out.error.code).toBe('UNKNOWN_DEVICE_ID');
-    expect(unknown.out.error.message).toMatch(/available\[1\].*"GPU-z::0"/);
+    expect(unknown.out.error.message).toMatch(/^--available \(item 2\): .*"GPU-z::0"/);
     const noSize = await json(['--inventory', INV]);
     expect([noSize.code, noSize.out.error.code]).toEqual([2, 'USAGE']);
     const zeroReplicas = await json(['--inventory', INV, '--size', '1', '--replicas', '0']);

@@ -9,10 +9,11 @@ const env = (policy: string) => ({ GPUALLOC_ALLOCATION_POLICY: policy });
 describe('precedence', () => {
   const table: Array<[string, PolicySettings, string, string]> = [
     ['nothing set → distributed', {}, 'distributed', 'default'],
-    ['config only', { config: yaml('packed') }, 'packed', 'config'],
+    ['config only', { config: yaml('pack') }, 'pack', 'config'],
+    ["config with the device plugin's spelling 'packed'", { config: yaml('packed') }, 'pack', 'config'],
     ['env beats config', { env: env('spread'), config: yaml('packed') }, 'spread', 'env'],
-    ['flag beats env and config', { flag: 'packed', env: env('spread'), config: yaml('distributed') }, 'packed', 'flag'],
-    ['request beats everything', { request: 'spread', flag: 'packed', env: env('distributed'), config: yaml('packed') }, 'spread', 'request'],
+    ['flag beats env and config', { flag: 'pack', env: env('spread'), config: yaml('distributed') }, 'pack', 'flag'],
+    ['request beats everything', { request: 'spread', flag: 'pack', env: env('distributed'), config: yaml('packed') }, 'spread', 'request'],
     ['empty env value counts as unset', { env: env(''), config: yaml('spread') }, 'spread', 'config'],
     ['other env variables are ignored', { env: { ALLOCATION_POLICY: 'packed' } }, 'distributed', 'default'],
     ['config without the key falls through', { config: { text: 'version: v1\nflags:\n  plugin:\n    deviceListStrategy: envvar\n', origin: 'c.yaml' } }, 'distributed', 'default'],
@@ -31,16 +32,17 @@ describe('precedence', () => {
 
 describe('invalid values name where they came from', () => {
   const bad: Array<[string, PolicySettings, string, RegExp]> = [
-    ['request', { request: 'binpack' }, 'UNKNOWN_POLICY', /^policy \(request\): expected one of 'distributed', 'packed', 'spread', got "binpack"$/],
-    ['flag', { flag: 'Packed' }, 'UNKNOWN_POLICY', /^--allocation-policy: expected one of .*got "Packed"$/],
+    ['request', { request: 'binpack' }, 'UNKNOWN_POLICY', /^policy \(request\): expected one of 'distributed', 'pack', 'spread', got "binpack" \(did you mean pack\?\)$/],
+    ["'packed' outside a config file", { request: 'packed' }, 'UNKNOWN_POLICY', /^policy \(request\): expected one of .*got "packed" \(did you mean pack\? 'packed' is the device plugin's spelling, accepted in its config file\)$/],
+    ['flag', { flag: 'Packed' }, 'UNKNOWN_POLICY', /^--allocation-policy: expected one of .*got "Packed" \(did you mean pack\?\)$/],
     ['env', { env: env('round-robin') }, 'UNKNOWN_POLICY', /^environment variable GPUALLOC_ALLOCATION_POLICY: expected one of .*got "round-robin"$/],
-    ['config value', { config: yaml('most-allocated') }, 'UNKNOWN_POLICY', /^config file plugin\.yaml: flags\.plugin\.allocationPolicy: expected one of .*got "most-allocated"$/],
-    ['config value of the wrong type', { config: yaml('[packed]') }, 'INVALID_CONFIG', /^config file plugin\.yaml: flags\.plugin\.allocationPolicy: expected one of .*got an array of 1$/],
-    ['config that is not YAML', { config: { text: 'flags: [unclosed', origin: 'broken.yaml' } }, 'INVALID_CONFIG', /^config file broken\.yaml: not valid YAML/],
+    ['config value', { config: yaml('most-allocated') }, 'UNKNOWN_POLICY', /^config file plugin\.yaml:6:5: flags\.plugin\.allocationPolicy: expected one of .*got "most-allocated"$/],
+    ['config value of the wrong type', { config: yaml('[packed]') }, 'INVALID_CONFIG', /^config file plugin\.yaml:6:5: flags\.plugin\.allocationPolicy: expected one of .*got an array of 1$/],
+    ['config that is not YAML', { config: { text: 'flags: [unclosed', origin: 'broken.yaml' } }, 'INVALID_CONFIG', /^config file broken\.yaml:1:\d+: not valid YAML/],
     ['config whose top level is a list', { config: { text: '- a\n- b\n', origin: 'list.yaml' } }, 'INVALID_CONFIG', /^config file list\.yaml: \(top level\): expected a mapping/],
-    ['config whose plugin section is a string', { config: { text: 'flags:\n  plugin: packed\n', origin: 'p.yaml' } }, 'INVALID_CONFIG', /^config file p\.yaml: flags\.plugin: expected a mapping, got "packed"$/],
+    ['config whose plugin section is a string', { config: { text: 'flags:\n  plugin: packed\n', origin: 'p.yaml' } }, 'INVALID_CONFIG', /^config file p\.yaml:2:3: flags\.plugin: expected a mapping, got "packed"$/],
     // A bad lower-precedence setting is reported even though a higher one decides.
-    ['bad env under a good flag', { flag: 'packed', env: env('nope') }, 'UNKNOWN_POLICY', /GPUALLOC_ALLOCATION_POLICY.*"nope"/],
+    ['bad env under a good flag', { flag: 'pack', env: env('nope') }, 'UNKNOWN_POLICY', /GPUALLOC_ALLOCATION_POLICY.*"nope"/],
     ['bad config under a good request', { request: 'spread', config: yaml('nope') }, 'UNKNOWN_POLICY', /plugin\.yaml.*"nope"/],
   ];
   for (const [name, settings, code, message] of bad) {
@@ -61,9 +63,10 @@ describe('invalid values name where they came from', () => {
 describe('policyFromConfig', () => {
   it('reads the device plugin layout', () => {
     expect(policyFromConfig(yaml('spread').text, 'x')).toBe('spread');
-    expect(policyFromConfig('flags: {plugin: {allocationPolicy: packed}}', 'x')).toBe('packed');
+    expect(policyFromConfig('flags: {plugin: {allocationPolicy: pack}}', 'x')).toBe('pack');
+    expect(policyFromConfig('flags: {plugin: {allocationPolicy: packed}}', 'x')).toBe('pack');
   });
-  it('does not read inherited keys', () => {
-    expect(policyFromConfig('flags:\n  __proto__:\n    allocationPolicy: packed\n', 'x')).toBeUndefined();
+  it('does not read inherited keys: __proto__ is an unknown key like any other', () => {
+    expect(() => policyFromConfig('flags:\n  __proto__:\n    allocationPolicy: packed\n', 'x')).toThrow(/^config file x:2:3: unknown key flags\.__proto__ \(allowed: /);
   });
 });

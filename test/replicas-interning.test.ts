@@ -31,7 +31,7 @@ describe('allocateReplicas across calls', () => {
       // a is taken. With b::0's parent "a", GPU "a" has one allocated device: distributed picks b::1 on GPU "b".
       expect(e.allocateReplicas({ devices, available: ['b::1', 'b::0'], size: 1, parents: { 'b::0': 'a' } }).devices).toEqual(['b::1']);
       expect(e.allocateReplicas({ devices, available: ['b::1', 'b::0'], size: 1 }).devices).toEqual(['b::0']);
-      expect(e.allocateReplicas({ devices, available: ['b::1', 'b::0'], size: 1, policy: 'packed', parents: { 'b::0': 'a' } }).devices).toEqual(['b::0']);
+      expect(e.allocateReplicas({ devices, available: ['b::1', 'b::0'], size: 1, policy: 'pack', parents: { 'b::0': 'a' } }).devices).toEqual(['b::0']);
     }
   });
 

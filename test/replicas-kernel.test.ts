@@ -46,8 +46,8 @@ describe('pickReplicas kernel', () => {
     for (const e of [wasm, ts]) {
       // distributed: GPU 1 (allocated 0) → 2; then GPU 3 and GPU 0 at 1, unpicked, key order GPU 3 → 3; then GPU 0 → 1, 0.
       expect(Array.from(e.kernels.pickReplicas(REPLICA_POLICY_CODE.distributed, gpu, rank, allocated, keyRank, 9))).toEqual([2, 3, 1, 0]);
-      // packed: GPU 3 and GPU 0 tie at 1, key order GPU 3 → 3; then GPU 0 (1) beats GPU 1 (0) → 1, 0; then 2.
-      expect(Array.from(e.kernels.pickReplicas(REPLICA_POLICY_CODE.packed, gpu, rank, allocated, keyRank, 4))).toEqual([3, 1, 0, 2]);
+      // pack: GPU 3 and GPU 0 tie at 1, key order GPU 3 → 3; then GPU 0 (1) beats GPU 1 (0) → 1, 0; then 2.
+      expect(Array.from(e.kernels.pickReplicas(REPLICA_POLICY_CODE.pack, gpu, rank, allocated, keyRank, 4))).toEqual([3, 1, 0, 2]);
       // spread: GPU 1 (0 allocated) → 2; GPU 3 → 3; GPU 0 → 1; GPU 0 again → 0.
       expect(Array.from(e.kernels.pickReplicas(REPLICA_POLICY_CODE.spread, gpu, rank, allocated, keyRank, 2))).toEqual([2, 3]);
     }

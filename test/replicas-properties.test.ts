@@ -34,7 +34,7 @@ function reference(req: ReplicaRequest): string[] | null {
     const kb = keyOf(b, req.parents);
     const da = allocated.get(ka)! - allocated.get(kb)!;
     const dp = picked.get(ka)! - picked.get(kb)!;
-    const primary = policy === 'distributed' ? [da, dp] : policy === 'packed' ? [-da, dp] : [dp, da];
+    const primary = policy === 'distributed' ? [da, dp] : policy === 'pack' ? [-da, dp] : [dp, da];
     for (const d of primary) if (d !== 0) return d;
     return compareNatural(ka, kb) || compareNatural(a, b);
   };
@@ -65,7 +65,7 @@ const request: fc.Arbitrary<ReplicaRequest> = fc
     plain: fc.uniqueArray(fc.nat({ max: 40 }).map((n) => `dev${n}`), { maxLength: 5 }),
     slices: fc.array(fc.nat({ max: 3 }), { maxLength: 6 }),
     useParents: fc.boolean(),
-    policy: fc.option(fc.constantFrom<ReplicaPolicy>('distributed', 'packed', 'spread'), { nil: undefined }),
+    policy: fc.option(fc.constantFrom<ReplicaPolicy>('distributed', 'pack', 'spread'), { nil: undefined }),
     seed: fc.array(fc.nat(), { minLength: 40, maxLength: 40 }),
   })
   .map(({ gpus, plain, slices, useParents, policy, seed }) => {
@@ -150,7 +150,7 @@ describe('allocateReplicas parity and properties', () => {
 
   it('packed never opens a new GPU while a touched one still has candidates', () => {
     fc.assert(fc.property(request, (req0) => {
-      const req = { ...req0, policy: 'packed' as const };
+      const req = { ...req0, policy: 'pack' as const };
       const { devices, reason } = wasm.allocateReplicas(req);
       if (reason !== undefined) return;
       const picks = devices.slice(req.required!.length);

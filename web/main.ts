@@ -1,6 +1,7 @@
 // The planning page: wires the form controls to the Planner and renders the cluster, the selected
 // node and each decision. Everything the page holds is saved to localStorage after every change.
 import {
+  DEFAULT_CONTEXT_LENGTH,
   estimateMemory,
   formatBytes,
   getPreset,
@@ -814,6 +815,7 @@ async function start(): Promise<void> {
   planner = created.planner;
   if (created.wasmError !== undefined) showError(created.wasmError, 'WebAssembly core failed to load; using the ts backend');
   $('engine-status').dataset.ready = 'true';
+  input('gguf-context').value = String(DEFAULT_CONTEXT_LENGTH); // one default everywhere (API, CLI, page)
   const presets = listPresets();
   for (const preset of presets) planner.addType(`preset:${preset.name}`, preset.name, getPreset(preset.name), `preset ${preset.name}`);
   let restored = false;

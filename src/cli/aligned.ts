@@ -34,6 +34,7 @@ export const command: Command = {
   name: 'aligned',
   summary: 'pick whole GPUs by topology (topology policy, or go-gpuallocator besteffort)',
   help: HELP,
+  flags: { size: '--size', available: '--available', required: '--required', policy: '--policy' },
   async run(argv: string[], io: Io): Promise<number> {
     const { values } = parseArgs({
       args: argv,

@@ -14,6 +14,8 @@ export type Command = {
   summary: string;
   help: string;
   run(argv: string[], io: Io): Promise<number>;
+  /** API field → the flag that sets it, so that errors name flags (see flag-words.ts). */
+  flags?: Readonly<Record<string, string>>;
 };
 
 /** Thrown for bad command-line usage (exit code 2). */

@@ -47,7 +47,7 @@ export const command: Command = {
     const available = resource.devices.filter((id) => !taken.has(id));
     say(`\n3. Replicas (${resource.devices.length} devices, 2 already taken on GPU ${inventory.gpus[0]?.index ?? '-'}), size 3:\n`);
     const rows: Array<Array<string | number>> = [];
-    for (const policy of ['distributed', 'packed', 'spread'] as const) {
+    for (const policy of ['distributed', 'pack', 'spread'] as const) {
       const r = engine.allocateReplicas({ devices: resource.devices, available, size: 3, policy, parents: resource.parents });
       rows.push([policy, r.devices.length ? r.devices.map((id) => `GPU ${resource.byId.get(id)!.gpu}`).join(', ') : `none (${r.reason?.code})`]);
     }

@@ -24,7 +24,7 @@ Options:
 Exit codes: 0 success, 2 usage error, 3 NVML error (no library, driver not loaded, a call failed).
 `;
 
-/** The cell of the topology matrix for one pair, as DESIGN.md writes pairs: NV2+PHB, NV12, SYS. */
+/** The cell of the topology matrix for one pair, as `nvidia-smi topo -m` writes pairs: NV2+PHB, NV12, SYS. */
 function cell(link: Link | undefined): string {
   if (link === undefined) return '-';
   const nv = link.nvlink !== undefined && link.nvlink > 0 ? `NV${link.nvlink}` : '';

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The gpualloc command line: dispatches to one module per subcommand.
 import { EXIT, reportError, UsageError, type Command, type Io } from './common.js';
+import { inFlagWords, SOURCE_FLAGS } from './flag-words.js';
 import { command as demo } from './demo.js';
 import { command as split } from './split.js';
 import { command as replicas } from './replicas.js';
@@ -70,7 +71,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   try {
     return await command.run(rest, io);
   } catch (error) {
-    return reportError(error, io, rest.includes('--json'));
+    return reportError(inFlagWords(error, { ...SOURCE_FLAGS, ...command.flags }), io, rest.includes('--json'));
   }
 }
 

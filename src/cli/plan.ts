@@ -3,16 +3,19 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { createEngine, type Engine } from '../engine.js';
-import { estimateMemory } from '../estimate.js';
+import { DEFAULT_CONTEXT_LENGTH, estimateMemory } from '../estimate.js';
+import { DEFAULT_PLACEMENT_LIMIT } from '../placement.js';
 import type { PlacementPlan, Rejection } from '../placement.js';
 import { type ClusterPlanRequest, type ClusterState } from '../cluster/state.js';
 import { nodeFromInventory } from '../cluster/node.js';
-import { formatBytes, parseBytes } from '../units.js';
-import { EXIT, parseIntList, parsePositiveInt, table, UsageError, type Command, type Io, parseBackend, ENGINE_OPTIONS } from './common.js';
+import { formatBytes, sayBytesIn } from '../units.js';
+import { EXIT, parsePositiveInt, table, UsageError, type Command, type Io, parseBackend, ENGINE_OPTIONS } from './common.js';
 import { resolveInventory } from './source.js';
-import { planOnStore, STORE_OPTION } from './store.js';
+import { CLI_COMMIT_ATTEMPTS, STORE_OPTION, withStoredState } from './store.js';
+import type { RetryResult } from '../store/stored-state.js';
 import { withFileLock } from '../store/file-lock.js';
 import { busyLine, readState, refreshUsed, writeState } from './state-file.js';
+import { PLAN_FLAGS, parseLimitFlag, parseMemoryFlag, parsePolicyFlag, parseTpFlag, planModel, sizesLine, type ModelMemory, type ModelPlan } from './plan-sizes.js';
 
 const HELP = `gpualloc plan: every viable way to place a model on GPUs by memory, ranked, with per-GPU rejections
 
@@ -21,12 +24,17 @@ Usage: gpualloc plan (--memory SIZE | --gguf FILE [--context N]) [--inventory FI
                      [--state state.json | --store URL] [--commit] [--backend wasm|ts] [--json]
 
 Options:
-  --memory SIZE      memory the model needs in total: bytes or 140GiB, 80GB, 512MiB
-  --gguf FILE        estimate the memory from a GGUF file instead (Ollama's estimate, total)
-  --context N        context length for --gguf (default 4096)
+  --memory SIZE      memory the model needs in total: 140GB, 140GiB, 512MiB (a bare number is
+                     bytes and must be at least 1 MiB); sizes print in the units typed
+  --gguf FILE        estimate the memory from a GGUF file instead (Ollama's estimate): each
+                     GPU of a TP group holds its share of the weights and KV cache, plus the
+                     whole graph and the per-GPU reserve
+  --context N        context length for --gguf (default ${DEFAULT_CONTEXT_LENGTH}, as estimate and the page)
   --inventory FILE   the host's GPUs from an inventory file
   --preset NAME      the host's GPUs from a built-in preset (see \`gpualloc presets\`)
-  --tp LIST          allowed tensor-parallel sizes (default 1 .. GPU count)
+  --tp LIST          tensor-parallel sizes to try (default: powers of two up to the GPU count;
+                     with --gguf only sizes dividing the attention heads, KV heads split or
+                     replicated as vLLM does; the dropped ones are named on stderr)
   --policy NAME      spread (default: balance load) or pack (keep whole GPUs free)
   --model NAME       the model's name: its own slots are never evicted for it
   --no-evict         do not plan evictions of stale slots
@@ -37,7 +45,8 @@ Options:
                      --store URL creates it); with --commit, a lost race is re-planned up to 5 times
   --commit           apply the best option to --state FILE (or --store URL) and print the new slot's ID
   --backend NAME     wasm (default) or ts
-  --json             print { options, rejected, reason?, committed? } as JSON
+  --json             print { options, rejected, reason?, optionCount, tensorParallel: { sizes,
+                     dropped, memoryPerGpu? }, committed? } as JSON
 
 Options are ranked by: fewer evictions (then fewer evicted bytes), fewer GPUs, higher topology
 score, then spread (most free left on the fullest chosen GPU) or pack (least left over), then
@@ -49,23 +58,27 @@ Exit codes: 0 an option was found (and committed), 1 nothing fits (or, with --st
 lost to another writer), 2 bad input.
 `;
 
-function render(plan: PlacementPlan, memory: number, busy: string | undefined, committed?: string, committedOption = 1, notCommitted?: string): string {
+function render(plan: PlacementPlan, model: ModelMemory, planned: ModelPlan, busy: string | undefined, committed?: string, committedOption = 1, notCommitted?: string): string {
   const lines: string[] = [];
   const multiNode = plan.options.some((o) => o.node !== undefined && o.node !== plan.options[0].node);
+  // Sizes print the way --memory was typed (GB or GiB); a GGUF's in GiB.
+  const units = model.kind === 'total' ? model.units : 'binary';
+  const what = model.kind === 'total' ? formatBytes(model.memory, units) : model.file;
   if (plan.options.length > 0) {
     const header = ['#', ...(multiNode ? ['NODE'] : []), 'GPUS', 'MEMORY/GPU', 'EVICT', 'SCORE'];
-    const rows = plan.options.map((o, k) => [k + 1, ...(multiNode ? [o.node ?? ''] : []), o.gpus.join(','), formatBytes(o.memoryPerGpu), o.evict.length === 0 ? '-' : o.evict.join(','), o.score]);
-    lines.push(`${plan.options.length} option${plan.options.length === 1 ? '' : 's'} for ${formatBytes(memory)}${plan.options[0].node !== undefined && !multiNode ? ` on ${plan.options[0].node}` : ''}:`);
+    const rows = plan.options.map((o, k) => [k + 1, ...(multiNode ? [o.node ?? ''] : []), o.gpus.join(','), formatBytes(o.memoryPerGpu, units), o.evict.length === 0 ? '-' : o.evict.join(','), o.score]);
+    const count = planned.optionCount > plan.options.length ? `showing ${plan.options.length} of ${planned.countCapped ? 'at least ' : ''}${planned.optionCount} options` : `${plan.options.length} option${plan.options.length === 1 ? '' : 's'}`;
+    lines.push(`${count} for ${what}${plan.options[0].node !== undefined && !multiNode ? ` on ${plan.options[0].node}` : ''}:`);
     lines.push(table(header, rows).trimEnd());
   } else {
-    lines.push(`no option for ${formatBytes(memory)}: ${plan.reason?.message ?? 'nothing fits'}`);
+    lines.push(`no option for ${what}: ${sayBytesIn(plan.reason?.message ?? 'nothing fits', units)}`);
   }
   if (plan.rejected.length > 0) {
     const byCode = new Map<string, number>();
     for (const r of plan.rejected) byCode.set(r.code, (byCode.get(r.code) ?? 0) + 1);
     lines.push('');
     lines.push(`rejected GPUs (${[...byCode].map(([c, n]) => `${n} ${c}`).join(', ')}):`);
-    for (const r of plan.rejected) lines.push(`  ${r.message}`);
+    for (const r of plan.rejected) lines.push(`  ${sayBytesIn(r.message, units)}`);
   }
   if (busy !== undefined) {
     lines.push('');
@@ -94,11 +107,31 @@ function explain(engine: Engine, state: Pick<ClusterState, 'toJSON'>, request: C
   return out;
 }
 
+/** The stderr lines on the sizes tried (and dropped), the per-GPU memory of a GGUF, and --tp warnings. */
+function reportSizes(io: Io, planned: ModelPlan, state: Pick<ClusterState, 'toJSON'>): void {
+  io.err(`gpualloc: ${sizesLine(planned, Math.max(...state.toJSON().nodes.map((n) => n.gpus.length)))}\n`);
+  if (planned.memoryPerGpu !== undefined) io.err(`gpualloc: memory per GPU: ${planned.sizes.map((t) => `TP ${t} ${formatBytes(planned.memoryPerGpu![t])}`).join(', ')}\n`);
+  for (const w of planned.warnings) io.err(`gpualloc: warning: ${w}\n`);
+}
+
+/** `--json`'s object: the plan, how many options exist, the sizes' story and the committed slot. */
+function jsonOf(plan: PlacementPlan, planned: ModelPlan, committed: string | undefined): object {
+  const tensorParallel = { sizes: planned.sizes, dropped: planned.dropped, ...(planned.memoryPerGpu === undefined ? {} : { memoryPerGpu: planned.memoryPerGpu }), ...(planned.warnings.length === 0 ? {} : { warnings: planned.warnings }) };
+  return { ...plan, optionCount: planned.optionCount, tensorParallel, ...(committed === undefined ? {} : { committed }) };
+}
+
+/** The one request commitWithRetry re-plans with on a store: a total over the sizes tried, a GGUF at the chosen size. */
+function retryRequest(planned: ModelPlan, base: Omit<ClusterPlanRequest, 'memory'>, model: ModelMemory, size: number, limit: number): ClusterPlanRequest {
+  if (model.kind === 'total') return { ...base, memory: model.memory, tensorParallelSizes: planned.sizes, limit };
+  return { ...base, memory: planned.memoryPerGpu![size] * size, tensorParallelSizes: [size], limit };
+}
+
 /** The `plan` subcommand. */
 export const command: Command = {
   name: 'plan',
   summary: 'rank every viable placement of a model by memory (evicting stale work), optionally commit it',
   help: HELP,
+  flags: PLAN_FLAGS,
   async run(argv: string[], io: Io): Promise<number> {
     const { values } = parseArgs({
       args: argv,
@@ -117,37 +150,45 @@ export const command: Command = {
     if (values.context !== undefined && values.gguf === undefined) throw new UsageError('--context needs --gguf');
     if (values.state !== undefined && values.store !== undefined) throw new UsageError('give --state FILE or --store URL, not both');
     if (values.commit && values.state === undefined && values.store === undefined) throw new UsageError('--commit needs --state FILE or --store URL');
-    let memory: number;
-    if (values.memory !== undefined) memory = parseBytes(values.memory, '--memory');
+    let model: ModelMemory;
+    if (values.memory !== undefined) model = parseMemoryFlag(values.memory);
     else {
-      const contextLength = parsePositiveInt(values.context, '--context', 4096);
+      const contextLength = parsePositiveInt(values.context, '--context', DEFAULT_CONTEXT_LENGTH);
       const estimate = await estimateMemory(resolve(io.cwd, values.gguf!), { contextLength });
-      memory = estimate.total;
-      if (!values.json) io.err(`gpualloc: ${values.gguf} needs ${formatBytes(memory)} at context ${contextLength} (weights ${formatBytes(estimate.weights)}, KV cache ${formatBytes(estimate.kvCache)}, graph ${formatBytes(estimate.graph)})\n`);
+      model = { kind: 'gguf', file: values.gguf!, estimate };
+      if (!values.json) io.err(`gpualloc: ${values.gguf} at context ${contextLength}: weights ${formatBytes(estimate.weights)}, KV cache ${formatBytes(estimate.kvCache)} (${estimate.kvHeads} KV heads), graph ${formatBytes(estimate.graph)} per GPU, ${formatBytes(estimate.total - estimate.weights - estimate.kvCache - estimate.graph)} reserve per GPU; ${formatBytes(estimate.total)} on one GPU\n`);
     }
-    const request: ClusterPlanRequest = { memory };
-    if (values.tp !== undefined) request.tensorParallelSizes = parseIntList(values.tp, '--tp');
-    if (values.policy !== undefined) request.policy = values.policy as 'spread' | 'pack';
+    const tp = values.tp === undefined ? undefined : parseTpFlag(values.tp);
+    const limit = values.limit === undefined ? DEFAULT_PLACEMENT_LIMIT : parseLimitFlag(values.limit);
+    const request: Omit<ClusterPlanRequest, 'memory'> = {};
+    if (values.policy !== undefined) request.policy = parsePolicyFlag(values.policy);
     if (values.model !== undefined) request.model = values.model;
     if (values['no-evict']) request.allowEviction = false;
-    if (values.limit !== undefined) request.limit = parsePositiveInt(values.limit, '--limit');
 
     const engine = await createEngine({ backend });
     if (values.store !== undefined) {
       if ((values.inventory !== undefined || values.preset !== undefined) && !values.json) io.err('gpualloc: using the nodes of --store; --inventory/--preset only seed a new store (gpualloc state init)\n');
-      let busy: string | undefined;
-      const { plan, result } = await planOnStore(engine, values.store, request, values.commit === true, (p, state) => {
-        if (p.options.length > 0 && p.rejected.length === 0) p.rejected = explain(engine, state, request);
-        busy = busyLine(state);
+      const { plan, planned, busy, result } = await withStoredState(engine, values.store, async (state) => {
+        const planned = planModel(state, request, model, tp, limit);
+        if (!values.json) reportSizes(io, planned, state);
+        let plan = planned.plan;
+        let result: RetryResult | undefined;
+        if (values.commit && plan.options.length > 0) {
+          // A lost race is re-planned with one request: the best option's size (for a GGUF, at that size's per-GPU memory).
+          result = await state.commitWithRetry(retryRequest(planned, request, model, plan.options[0].gpus.length, limit), { attempts: CLI_COMMIT_ATTEMPTS, lastActivity: Date.now() });
+          plan = result.plan;
+        }
+        if (plan.options.length > 0 && plan.rejected.length === 0) plan.rejected = explain(engine, state, planned.explainRequest);
+        return { plan, planned, busy: busyLine(state), result };
       });
       const committed = result?.committed;
       const lost = result !== undefined && committed === undefined && plan.options.length > 0 ? result.reason : undefined;
-      if (values.json) io.out(JSON.stringify(committed !== undefined ? { ...plan, committed } : lost !== undefined ? { ...plan, reason: lost } : plan, null, 2) + '\n');
-      else io.out(render(plan, memory, busy, committed, (result?.option ?? 0) + 1, lost?.message));
+      if (values.json) io.out(JSON.stringify(lost !== undefined ? { ...jsonOf(plan, planned, committed), reason: lost } : jsonOf(plan, planned, committed), null, 2) + '\n');
+      else io.out(render(plan, model, planned, busy, committed, (result?.option ?? 0) + 1, lost?.message));
       return committed !== undefined || (!values.commit && plan.options.length > 0) ? EXIT.OK : EXIT.INFEASIBLE;
     }
     const statePath = values.state === undefined ? undefined : resolve(io.cwd, values.state);
-    const planAndCommit = async (): Promise<{ plan: PlacementPlan; busy?: string; committed?: string }> => {
+    const planAndCommit = async (): Promise<{ plan: PlacementPlan; planned: ModelPlan; busy?: string; committed?: string }> => {
       let state = statePath === undefined ? undefined : await readState(engine, statePath, values.state!);
       if (state === undefined) {
         const { inventory } = await resolveInventory({ inventory: values.inventory, preset: values.preset, quiet: values.json === true }, io);
@@ -160,19 +201,21 @@ export const command: Command = {
       } else if (values.preset !== undefined) {
         if (!values.json) io.err(`gpualloc: using the nodes of ${values.state}; --preset only seeds a new state file\n`);
       }
-      const plan = state.plan(request);
-      if (plan.options.length > 0 && plan.rejected.length === 0) plan.rejected = explain(engine, state, request);
+      const planned = planModel(state, request, model, tp, limit);
+      const plan = planned.plan;
+      if (plan.options.length > 0 && plan.rejected.length === 0) plan.rejected = explain(engine, state, planned.explainRequest);
+      if (!values.json) reportSizes(io, planned, state);
       const busy = busyLine(state);
-      if (!values.commit || plan.options.length === 0) return { plan, busy };
+      if (!values.commit || plan.options.length === 0) return { plan, planned, busy };
       // lastActivity lets `gpualloc state list` show the slot's age and `state gc --older-than` find it.
       const committed = state.commit(plan.options[0], { lastActivity: Date.now() });
       await writeState(state, statePath!);
-      return { plan, busy, committed };
+      return { plan, planned, busy, committed };
     };
     // Read, plan, commit and write under the state file's lock, so concurrent commits never lose one another.
-    const { plan, busy, committed } = values.commit ? await withFileLock(statePath!, planAndCommit) : await planAndCommit();
-    if (values.json) io.out(JSON.stringify(committed === undefined ? plan : { ...plan, committed }, null, 2) + '\n');
-    else io.out(render(plan, memory, busy, committed));
+    const { plan, planned, busy, committed } = values.commit ? await withFileLock(statePath!, planAndCommit) : await planAndCommit();
+    if (values.json) io.out(JSON.stringify(jsonOf(plan, planned, committed), null, 2) + '\n');
+    else io.out(render(plan, model, planned, busy, committed));
     return plan.options.length > 0 ? EXIT.OK : EXIT.INFEASIBLE;
   },
 };

@@ -24,7 +24,7 @@ Options:
   --preset NAME             take them from a built-in preset (see \`gpualloc presets\`)
   --size N                  how many devices the container gets, required ones included (required)
   --replicas N              replicas per GPU or MIG slice (default 1)
-  --policy NAME             the request's policy: distributed | packed | spread
+  --policy NAME             the request's policy: distributed | pack | spread
   --allocation-policy NAME  the device plugin flag; used when --policy is not given
   --config FILE             device plugin YAML config: flags.plugin.allocationPolicy
   --available IDS           comma-separated device IDs that are free (default: all)
@@ -36,7 +36,8 @@ Options:
 Policy: --policy, else --allocation-policy, else $${POLICY_ENV_VAR}, else the config file,
 else distributed. Ties end in natural order of the physical GPU, then of the replica ID.
   distributed  least allocated GPU first, then fewest picks in this call
-  packed       most allocated GPU first (fill a GPU before opening the next)
+  pack         most allocated GPU first (fill a GPU before opening the next); the device
+               plugin's spelling \`packed\` is accepted in --config files
   spread       fewest picks in this call first, then least allocated
 `;
 
@@ -113,8 +114,9 @@ function _render(policy: string, origin: string, picks: Pick[], resource: Replic
 /** The `replicas` subcommand. */
 export const command: Command = {
   name: 'replicas',
-  summary: 'pick replicas / MIG slices for a container (distributed, packed, spread)',
+  summary: 'pick replicas / MIG slices for a container (distributed, pack, spread)',
   help: HELP,
+  flags: { size: '--size', available: '--available', required: '--required' },
   async run(argv: string[], io: Io): Promise<number> {
     const { values } = parseArgs({
       args: argv,
@@ -137,7 +139,10 @@ export const command: Command = {
     const replicas = parsePositiveInt(values.replicas, '--replicas', 1);
 
     const settings: PolicySettings = { env: io.env };
-    if (values.policy !== undefined) settings.request = values.policy;
+    if (values.policy !== undefined) {
+      settings.request = values.policy;
+      settings.requestName = '--policy';
+    }
     if (values['allocation-policy'] !== undefined) settings.flag = values['allocation-policy'];
     if (values.config !== undefined) {
       const { readFile } = await import('node:fs/promises');

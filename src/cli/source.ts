@@ -1,8 +1,9 @@
 // Where a command's inventory comes from: --inventory FILE, else NVML discovery, else a preset.
 import { AllocationError } from '../errors.js';
-import { validateInventory, type Inventory } from '../inventory.js';
+import type { Inventory } from '../inventory.js';
 import { getPreset } from '../presets.js';
 import type { Io } from './common.js';
+import { inventoryFromText } from './strict-files.js';
 
 /** The preset used when there is no inventory file and no GPU. */
 export const DEFAULT_PRESET = 'dgx-a100';
@@ -29,13 +30,8 @@ export async function resolveInventory(options: { inventory?: string; preset?: s
     } catch (cause) {
       throw new AllocationError('INVALID_INVENTORY', `--inventory: cannot read ${options.inventory}: ${(cause as Error).message}`, { field: 'inventory', cause });
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (cause) {
-      throw new AllocationError('INVALID_INVENTORY', `--inventory: ${options.inventory} is not valid JSON: ${(cause as Error).message}`, { field: 'inventory', cause });
-    }
-    source = { inventory: validateInventory(json, options.inventory), notice: `using inventory file ${options.inventory}` };
+    // Strict: syntax errors, unknown keys and bad values name the file, line and column.
+    source = { inventory: inventoryFromText(text, options.inventory), notice: `using inventory file ${options.inventory}` };
   } else if (options.preset !== undefined) {
     source = { inventory: getPreset(options.preset), notice: `using preset ${options.preset}` };
   } else {

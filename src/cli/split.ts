@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { createEngine } from '../engine.js';
 import { AllocationError } from '../errors.js';
+import { findUnknownKey, formatPath, formatPlace, parsePath, tomlPosition, unknownKeyMessage, type KeyShape } from '../config-keys.js';
 import type { Inventory } from '../inventory.js';
 import { SPLIT_MODES, type SplitDevice, type SplitMode, type SplitRequest, type SplitResult } from '../split.js';
 import { formatBytes, parseBytes } from '../units.js';
@@ -65,14 +66,44 @@ function sizeValue(file: string, path: string, v: unknown): number {
   return configError(file, path, `expected a size such as "64GiB" or a byte count, got ${JSON.stringify(v)}`);
 }
 
-/** Reads the agent config's TOML text into a split configuration. */
+/** Every key an agent config may have (device names under [devices] and allocations are free). */
+export const AGENT_CONFIG_KEYS: KeyShape = {
+  resource: { 'allocation-mode': null, 'reserved-mem': null, memory: null },
+  devices: { '*': null },
+  agents: { id: null, agent: { id: null }, allocations: { '*': null } },
+};
+
+/**
+ * Reads the agent config's TOML text into a split configuration. Strict: a syntax error keeps the
+ * parser's line and column, an unknown key is named with its line and the closest known key
+ * (`agents.toml:2:1: unknown key resource.allocation_mode (did you mean allocation-mode?)`).
+ */
 export function parseAgentConfig(text: string, file: string): Config {
   let doc: Record<string, unknown>;
   try {
     doc = parseToml(text) as Record<string, unknown>;
   } catch (error) {
-    throw new AllocationError('INVALID_CONFIG', `${file}: not valid TOML: ${(error as Error).message.split('\n')[0]}`, { cause: error });
+    const e = error as Error & { line?: number; column?: number };
+    const at = typeof e.line === 'number' && typeof e.column === 'number' ? { line: e.line, column: e.column } : undefined;
+    throw new AllocationError('INVALID_CONFIG', `${formatPlace(file, at)}: not valid TOML: ${e.message.split('\n')[0].replace(/^Invalid TOML document: /, '')}`, { field: 'config', cause: error });
   }
+  const unknown = findUnknownKey(doc, AGENT_CONFIG_KEYS);
+  if (unknown !== undefined) {
+    throw new AllocationError('INVALID_CONFIG', `${formatPlace(file, tomlPosition(text, unknown.path))}: ${unknownKeyMessage(unknown)}`, { field: formatPath(unknown.path), details: { key: unknown.key, ...(unknown.closest === undefined ? {} : { closest: unknown.closest }) } });
+  }
+  try {
+    return _configOf(doc, file);
+  } catch (error) {
+    // A bad value: name its line and column too.
+    if (!(error instanceof AllocationError) || error.field === undefined) throw error;
+    const path = error.field.startsWith(`${file}: `) ? error.field.slice(file.length + 2) : error.field;
+    const at = tomlPosition(text, parsePath(path));
+    if (at === undefined || !error.message.startsWith(`${file}: `)) throw error;
+    throw new AllocationError(error.code, `${formatPlace(file, at)}: ${error.message.slice(file.length + 2)}`, { field: path, cause: error });
+  }
+}
+
+function _configOf(doc: Record<string, unknown>, file: string): Config {
   const resource = doc.resource === undefined ? {} : doc.resource;
   if (!isRecord(resource)) configError(file, 'resource', 'expected a table');
   const modeRaw = resource['allocation-mode'] ?? 'shared';

@@ -8,6 +8,7 @@ import { nodeFromInventory } from '../cluster/node.js';
 import type { ClusterState } from '../cluster/state.js';
 import type { Inventory } from '../inventory.js';
 import { writeFileAtomic } from '../store/file-lock.js';
+import { stateFromText } from './strict-files.js';
 import { formatBytes } from '../units.js';
 
 /** Reads a state file; a missing file is `undefined`, a corrupt one INVALID_STATE (and is left untouched). */
@@ -19,12 +20,8 @@ export async function readState(engine: Engine, path: string, name: string): Pro
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new AllocationError('INVALID_STATE', `--state: cannot read ${name}: ${(error as Error).message}`, { field: 'state', cause: error });
   }
-  try {
-    return engine.restoreClusterState(text);
-  } catch (error) {
-    if (error instanceof AllocationError) throw new AllocationError('INVALID_STATE', `--state ${name}: ${error.message.replace(/^state: /, '')} (the file was left untouched)`, { field: 'state', cause: error });
-    throw error;
-  }
+  // Strict: unknown keys and syntax errors name the file, line and column (see strict-files.ts).
+  return stateFromText(engine, text, name);
 }
 
 /** Writes the state atomically (temp file, fsync, rename, fsync of the folder): readers never see half a file. */

@@ -79,20 +79,3 @@ export function renderInit(report: StoreInitReport): string {
   return `initialised ${report.store} (schema ${report.schema}, version ${report.schemaVersion})\n${nodes.map((l) => `  ${l}`).join('\n')}\n`;
 }
 
-/**
- * `plan --store URL [--commit]`: plans on the stored state; with commit, commits the best option
- * through the store, re-planning on CONFLICT up to CLI_COMMIT_ATTEMPTS times. `annotate` sees each
- * plan before its option is committed (the per-GPU rejections are added there, from the state the
- * plan was made on, as for a file). Not committed (nothing fits, or every attempt lost) is exit 1.
- */
-export async function planOnStore(engine: Engine, url: string, request: ClusterPlanRequest, commit: boolean, annotate: (plan: PlacementPlan, state: StoredClusterState) => void): Promise<{ plan: PlacementPlan; result?: RetryResult }> {
-  return withStoredState(engine, url, async (state) => {
-    if (!commit) {
-      const plan = state.plan(request);
-      annotate(plan, state);
-      return { plan };
-    }
-    const result = await state.commitWithRetry(request, { attempts: CLI_COMMIT_ATTEMPTS, lastActivity: Date.now(), onPlan: (plan) => annotate(plan, state) });
-    return { plan: result.plan, result };
-  });
-}

@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, formatBytes, getPreset, nodeFromInventory, parseBytes, type ClusterState, type Engine } from '../../src/index.js';
+import { createEngine, defaultTensorParallelSizes, formatBytes, getPreset, nodeFromInventory, parseBytes, type ClusterState, type Engine } from '../../src/index.js';
 import { cli, inTempDir } from '../cli-helpers.js';
 import { addNodes, clearCluster, exportState, importState, openPage, plan, reload, shownOptions, type ModelInput, type PageSession } from './page.js';
 
@@ -111,7 +111,8 @@ describe('a 40-node cluster built on the page, exchanged with the CLI', () => {
       const planned = await cli(['plan', '--state', file, '--memory', '200GiB', '--model', 'next-70b', '--json']);
       expect(planned.stderr).toBe('');
       expect(planned.code).toBe(0);
-      const expected = mirror.plan({ memory: 200 * 2 ** 30, model: 'next-70b' });
+      // The CLI's default TP sizes: powers of two up to the largest node (8 GPUs here).
+      const expected = mirror.plan({ memory: 200 * 2 ** 30, model: 'next-70b', tensorParallelSizes: defaultTensorParallelSizes(8).sizes });
       expect(JSON.parse(planned.stdout).options).toEqual(expected.options);
       // The plan alone does not touch the file.
       expect(readFileSync(file, 'utf8')).toBe(exported);

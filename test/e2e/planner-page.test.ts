@@ -267,11 +267,11 @@ describe('planning page', () => {
     await page.click('[data-testid="tab-replicas"]');
     await page.fill('[data-testid="replicas-per-gpu"]', '4');
     await page.fill('[data-testid="replicas-size"]', '3');
-    await page.selectOption('[data-testid="replicas-policy"]', 'packed');
+    await page.selectOption('[data-testid="replicas-policy"]', 'pack');
     await page.click('[data-testid="replicas-button"]');
     const devices = inventory.gpus.flatMap((g) => Array.from({ length: 4 }, (_, r) => `${g.uuid}::${r}`));
     const parents = Object.fromEntries(devices.map((d) => [d, d.split('::')[0]]));
-    const replicas = engine.allocateReplicas({ devices, available: devices, size: 3, policy: 'packed', parents });
+    const replicas = engine.allocateReplicas({ devices, available: devices, size: 3, policy: 'pack', parents });
     expect(await page.$$eval('[data-testid="replica-row"]', (rows) => rows.map((r) => (r as HTMLElement).dataset.id))).toEqual(replicas.devices);
     await page.click('[data-testid="commit-button"]');
     const replicaGpus = new Set(replicas.devices.map((d) => inventory.gpus.findIndex((g) => d.startsWith(`${g.uuid}::`))));

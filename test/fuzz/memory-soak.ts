@@ -20,7 +20,7 @@ export function soak(engine: Engine, calls: number): { warm: number; end: number
       switch (k % 8) {
         case 0: engine.naturalSort(ids.slice(0, 1 + (k % 64))); break;
         case 1: engine.splitDevices({ agents: ['a', 'b', 'c'], mode: 'auto-split', devices: { cuda: ids.slice(0, 8) }, amounts: { mem: 512 * G } }); break;
-        case 2: engine.allocateReplicas({ devices, available: devices.slice(k % 8), size: 1 + (k % 6), policy: k % 3 === 0 ? 'packed' : 'distributed' }); break;
+        case 2: engine.allocateReplicas({ devices, available: devices.slice(k % 8), size: 1 + (k % 6), policy: k % 3 === 0 ? 'pack' : 'distributed' }); break;
         case 3: engine.allocateAligned({ topology, available: [0, 1, 2, 3, 4, 5, 6, 7], size: 1 + (k % 4) }); break;
         case 4: engine.planPlacement({ gpus, topology, memory: (1 + (k % 200)) * G, limit: 4 }); break;
         case 5: {

@@ -56,7 +56,7 @@ export const replicaRequest: fc.Arbitrary<ReplicaRequest> = fc
     takenMask: fc.nat(),
     size: fc.nat({ max: 8 }),
     requiredCount: fc.nat({ max: 2 }),
-    policy: fc.constantFrom(undefined, 'distributed' as const, 'packed' as const, 'spread' as const),
+    policy: fc.constantFrom(undefined, 'distributed' as const, 'pack' as const, 'spread' as const),
     withParents: fc.boolean(),
   })
   .map(({ gpus, replicas, takenMask, size, requiredCount, policy, withParents }) => {
