@@ -171,15 +171,21 @@ export const command: Command = {
       const { plan, planned, busy, result } = await withStoredState(engine, values.store, async (state) => {
         const planned = planModel(state, request, model, tp, limit);
         if (!values.json) reportSizes(io, planned, state);
+        // Rejections are explained on the state each plan was made on (before its commit), as with --state FILE.
+        const annotate = (p: PlacementPlan): void => {
+          if (p.options.length > 0 && p.rejected.length === 0) p.rejected = explain(engine, state, planned.explainRequest);
+        };
         let plan = planned.plan;
+        let busy = busyLine(state);
         let result: RetryResult | undefined;
         if (values.commit && plan.options.length > 0) {
           // A lost race is re-planned with one request: the best option's size (for a GGUF, at that size's per-GPU memory).
-          result = await state.commitWithRetry(retryRequest(planned, request, model, plan.options[0].gpus.length, limit), { attempts: CLI_COMMIT_ATTEMPTS, lastActivity: Date.now() });
+          result = await state.commitWithRetry(retryRequest(planned, request, model, plan.options[0].gpus.length, limit), {
+            attempts: CLI_COMMIT_ATTEMPTS, lastActivity: Date.now(), onPlan: (p) => { annotate(p); busy = busyLine(state); },
+          });
           plan = result.plan;
-        }
-        if (plan.options.length > 0 && plan.rejected.length === 0) plan.rejected = explain(engine, state, planned.explainRequest);
-        return { plan, planned, busy: busyLine(state), result };
+        } else annotate(plan);
+        return { plan, planned, busy, result };
       });
       const committed = result?.committed;
       const lost = result !== undefined && committed === undefined && plan.options.length > 0 ? result.reason : undefined;

@@ -119,9 +119,10 @@ describe('a 40-node cluster built on the page, exchanged with the CLI', () => {
 
       const committed = await cli(['plan', '--state', file, '--memory', '200GiB', '--model', 'next-70b', '--commit', '--json']);
       expect(committed.code).toBe(0);
-      const slot = mirror.commit(expected.options[0]);
-      expect(JSON.parse(committed.stdout).committed).toBe(slot);
       const cliText = readFileSync(file, 'utf8');
+      // The CLI records when it committed (lastActivity, for `state list` and `state gc`): the mirror commits at that time too.
+      const slot = mirror.commit(expected.options[0], { lastActivity: cliLastActivity(cliText, JSON.parse(committed.stdout).committed) });
+      expect(JSON.parse(committed.stdout).committed).toBe(slot);
       expect(cliText).toBe(fileText(mirror));
 
       // CLI file → page → file: byte-identical; the page shows the CLI's slot.
@@ -139,8 +140,9 @@ describe('a 40-node cluster built on the page, exchanged with the CLI', () => {
       const again = await cli(['plan', '--state', file, '--memory', '24GiB', '--commit', '--json']);
       expect(again.code).toBe(0);
       const next = mirror.plan({ memory: 24 * 2 ** 30 });
-      mirror.commit(next.options[0]);
-      expect(readFileSync(file, 'utf8')).toBe(fileText(mirror));
+      const againText = readFileSync(file, 'utf8');
+      mirror.commit(next.options[0], { lastActivity: cliLastActivity(againText, JSON.parse(again.stdout).committed) });
+      expect(againText).toBe(fileText(mirror));
     });
   });
 
@@ -196,3 +198,11 @@ describe('a 40-node cluster built on the page, exchanged with the CLI', () => {
     expect(s.errors).toEqual([]);
   });
 });
+
+/** The lastActivity the CLI recorded for slot `id` in a state file's text (a number: the CLI always records it). */
+function cliLastActivity(text: string, id: string): number {
+  const slots = (JSON.parse(text) as { nodes: Array<{ slots: Array<{ id: string; lastActivity?: number }> }> }).nodes.flatMap((n) => n.slots);
+  const at = slots.find((x) => x.id === id)?.lastActivity;
+  if (typeof at !== 'number') throw new Error(`slot ${id}: the CLI recorded no lastActivity`);
+  return at;
+}
