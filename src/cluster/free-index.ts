@@ -7,6 +7,7 @@
 // trees of its sizes best first instead of scanning every node. Trees are built on first use and
 // kept up to date on every change.
 import type { ScoreLevel, TopologyClasses } from './classes.js';
+import { buildTree, classLeaves, replayAbove } from './tournament.js';
 
 /** What the index reads about nodes (arrays owned by the cluster state, indexed by node or GPU). */
 export type NodeTable = {
@@ -30,6 +31,8 @@ export type LevelTree = {
   keys: Float64Array;
   /** Winners: entry 1 is the root; leaves from `leaves`; node numbers or -1. */
   win: Int32Array;
+  /** The winner of two entries (node numbers or -1) in this tree. */
+  match: (a: number, b: number) => number;
 };
 
 /** Score-level trees per (class, size). */
@@ -44,22 +47,7 @@ export class FreeIndex {
   private readonly trees: Array<Array<Array<LevelTree | undefined> | undefined>>;
 
   constructor(private readonly table: NodeTable, private readonly classOf: Int32Array, private readonly classes: TopologyClasses) {
-    const classCount = classes.list.length;
-    const counts = new Int32Array(classCount);
-    for (let k = 0; k < classOf.length; k++) counts[classOf[k]]++;
-    this.members = Array.from(counts, (n) => new Int32Array(n));
-    this.leafOf = new Int32Array(classOf.length);
-    counts.fill(0);
-    for (let k = 0; k < classOf.length; k++) {
-      const c = classOf[k];
-      this.leafOf[k] = counts[c];
-      this.members[c][counts[c]++] = k;
-    }
-    this.leaves = Int32Array.from(this.members, (m) => {
-      let L = 1;
-      while (L < m.length) L *= 2;
-      return L;
-    });
+    ({ members: this.members, leafOf: this.leafOf, leaves: this.leaves } = classLeaves(classOf, classes.list.length));
     this.trees = this.members.map(() => []);
   }
 
@@ -115,16 +103,13 @@ export class FreeIndex {
       const members = this.members[c];
       const keys = new Float64Array(members.length);
       const win = new Int32Array(2 * L).fill(-1);
-      tree = { level, n, keys, win };
+      const built: LevelTree = { level, n, keys, win, match: (a, b) => (a < 0 ? b : this.before(built, a, b) ? a : b) };
+      tree = built;
       for (let m = 0; m < members.length; m++) {
         keys[m] = this.key(level, n, members[m]);
         if (keys[m] > -Infinity) win[L + m] = members[m];
       }
-      for (let t = L - 1; t >= 1; t--) {
-        const a = win[2 * t];
-        const b = win[2 * t + 1];
-        win[t] = a < 0 ? b : this.before(tree, a, b) ? a : b;
-      }
+      buildTree(win, L, built.match);
       while (byLevel.length <= i) byLevel.push(undefined);
       byLevel[i] = tree;
     }
@@ -135,13 +120,9 @@ export class FreeIndex {
   setLeaf(tree: LevelTree, k: number, absent = false): void {
     const m = this.leafOf[k];
     const win = tree.win;
-    let t = this.leaves[this.classOf[k]] + m;
+    const t = this.leaves[this.classOf[k]] + m;
     win[t] = !absent && tree.keys[m] > -Infinity ? k : -1;
-    for (t >>= 1; t >= 1; t >>= 1) {
-      const a = win[2 * t];
-      const b = win[2 * t + 1];
-      win[t] = a < 0 ? b : this.before(tree, a, b) ? a : b;
-    }
+    replayAbove(win, t, tree.match);
   }
 
   /** Node k's key in `tree` (as kept up to date). */
