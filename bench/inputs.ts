@@ -7,28 +7,25 @@ import { validateTopology, type Topology } from '../src/topology.js';
 import type { SplitRequest } from '../src/split.js';
 import type { ReplicaPolicy, ReplicaRequest } from '../src/replicas.js';
 import type { Slot } from '../src/placement.js';
+import { Prng } from '../src/fleet/prng.js';
 
 /** The seed every generator starts from unless told otherwise. */
 export const DEFAULT_SEED = 0x9e3779b9;
 
 const GIB = 2 ** 30;
 
-/** A seeded PRNG (mulberry32): `next()` is uniform in [0, 1). */
+/** The bench's helpers over the simulator's seeded PRNG (mulberry32, src/fleet/prng.ts): `next()` is uniform in [0, 1). */
 export class Rng {
-  private state: number;
+  private readonly prng: Prng;
 
   /** Starts the sequence at `seed` (any 32-bit integer). */
   constructor(seed: number = DEFAULT_SEED) {
-    this.state = seed >>> 0;
+    this.prng = new Prng(seed);
   }
 
   /** Uniform in [0, 1). */
   next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    return this.prng.float();
   }
 
   /** Uniform integer in [lo, hi] (inclusive). */

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { engines } from './engines.js';
 import { referencePlan } from './cluster-reference.js';
-import type { ClusterNode, ClusterPlanRequest, ClusterState } from '../src/cluster/state.js';
+import { arbClusterOf, arbOpOf, arbRequestOf, checkOpsAgainstReference, lcg } from './oracle/cluster-ops.js';
+import type { ClusterNode, ClusterPlanRequest } from '../src/cluster/state.js';
 
 const { wasm, ts } = await engines();
 const G = 2 ** 30;
@@ -24,56 +25,14 @@ const arbNode = (id: string) => fc.record({
   return node;
 });
 
-const arbCluster = fc.integer({ min: 1, max: 24 }).chain((k) => fc.tuple(...Array.from({ length: k }, (_, j) => arbNode(`node-${(j * 7) % 13}-${j}`))));
-
-const arbRequest: fc.Arbitrary<ClusterPlanRequest> = fc.record({
-  memory: fc.integer({ min: 1, max: 200 }).map((x) => x * G),
-  model: fc.constantFrom('a', 'b', 'c'),
-  policy: fc.constantFrom<'spread' | 'pack'>('spread', 'pack', 'spread'),
-  limit: fc.integer({ min: 1, max: 20 }),
-  allowEviction: fc.boolean(),
-  tensorParallelSizes: fc.option(fc.uniqueArray(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 3 }), { nil: undefined }),
-}).map((r) => {
-  const out: ClusterPlanRequest = { memory: r.memory, model: r.model, policy: r.policy, limit: r.limit, allowEviction: r.allowEviction };
-  if (r.tensorParallelSizes !== undefined) out.tensorParallelSizes = r.tensorParallelSizes;
-  return out;
-});
-
-type Op = { kind: 'commit'; req: ClusterPlanRequest; pick: number; stale: boolean } | { kind: 'release'; pick: number } | { kind: 'stale'; pick: number; stale: boolean };
-const arbOp: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('commit' as const), req: arbRequest, pick: fc.nat(), stale: fc.boolean() }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('release' as const), pick: fc.nat() }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('stale' as const), pick: fc.nat(), stale: fc.boolean() }) },
-);
-
-function apply(state: ClusterState, op: Op, at: number): void {
-  if (op.kind === 'commit') {
-    const options = state.plan(op.req).options;
-    if (options.length === 0) return;
-    const id = state.commit(options[op.pick % options.length], { lastActivity: at });
-    if (op.stale) state.markStale(id);
-    return;
-  }
-  const slots = state.listSlots();
-  if (slots.length === 0) return;
-  const id = slots[op.pick % slots.length].id;
-  if (op.kind === 'release') state.release(id);
-  else state.markStale(id, op.stale);
-}
+const arbCluster = arbClusterOf(arbNode, 24);
+const arbRequest = arbRequestOf(200, ['spread', 'pack', 'spread'], fc.uniqueArray(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 3 }));
+const arbOp = arbOpOf(arbRequest, { commit: 5, release: 2, stale: 1 });
 
 describe('ClusterState.plan with its node index', () => {
   it('equals the brute-force merge of per-node plans after random commit / release / markStale sequences (wasm and ts)', () => {
     fc.assert(fc.property(arbCluster, fc.array(arbOp, { minLength: 1, maxLength: 25 }), fc.array(arbRequest, { minLength: 1, maxLength: 3 }), (nodes, ops, probes) => {
-      const states = [wasm.createClusterState({ nodes }), ts.createClusterState({ nodes })];
-      ops.forEach((op, t) => {
-        for (const state of states) apply(state, op, t);
-        // Both backends made the same decisions.
-        expect(states[0].toJSON()).toEqual(states[1].toJSON());
-        const json = states[1].toJSON();
-        const req = op.kind === 'commit' ? op.req : probes[t % probes.length];
-        const expected = reference(ts, json, req);
-        for (const state of states) expect(state.plan(req).options).toEqual(expected);
-      });
+      const states = checkOpsAgainstReference(wasm, ts, nodes, ops, probes);
       for (const req of probes) {
         const expected = reference(ts, states[1].toJSON(), req);
         for (const state of states) expect(state.plan(req).options).toEqual(expected);
@@ -84,11 +43,7 @@ describe('ClusterState.plan with its node index', () => {
   it('a 300-node cluster filled by the best option each time matches the brute-force merge at every step (spread, default limit)', () => {
     const nodes: ClusterNode[] = Array.from({ length: 300 }, (_, k) => ({ id: `n${k + 1}`, gpus: Array.from({ length: 1 + (k % 8) }, (_, index) => ({ index, memoryTotal: (k % 3 === 0 ? 40 : 80) * G })) }));
     const states = [wasm.createClusterState({ nodes }), ts.createClusterState({ nodes })];
-    let seed = 7;
-    const rand = (n: number) => {
-      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-      return (seed >>> 8) % n;
-    };
+    const rand = lcg(7);
     for (let t = 0; t < 120; t++) {
       const tp = [1, 1, 1, 2, 2, 4, 8][rand(7)];
       const req: ClusterPlanRequest = { memory: (4 + rand(72)) * tp * G, model: `m${rand(5)}`, tensorParallelSizes: [tp] };

@@ -8,6 +8,8 @@
 // take the request, and otherwise walks down to the nodes that can, instead of visiting every node
 // with a stale slot. Trees are built on first use and kept up to date on every change.
 
+import { buildTree, classLeaves, replayAbove } from './tournament.js';
+
 /** What the index reads about nodes (arrays owned by the cluster state). */
 export type StaleTable = {
   /** Where each node's GPUs start (node count + 1 entries). */
@@ -34,21 +36,7 @@ export class StaleIndex {
   private stack = new Int32Array(64);
 
   constructor(private readonly table: StaleTable, private readonly classOf: Int32Array, classCount: number) {
-    const counts = new Int32Array(classCount);
-    for (let k = 0; k < classOf.length; k++) counts[classOf[k]]++;
-    this.members = Array.from(counts, (n) => new Int32Array(n));
-    this.leafOf = new Int32Array(classOf.length);
-    counts.fill(0);
-    for (let k = 0; k < classOf.length; k++) {
-      const c = classOf[k];
-      this.leafOf[k] = counts[c];
-      this.members[c][counts[c]++] = k;
-    }
-    this.leaves = Int32Array.from(this.members, (m) => {
-      let L = 1;
-      while (L < m.length) L *= 2;
-      return L;
-    });
+    ({ members: this.members, leafOf: this.leafOf, leaves: this.leaves } = classLeaves(classOf, classCount));
     this.trees = this.members.map(() => []);
     this.potential = new Float64Array(table.gpuStart[classOf.length]);
     this.inIndex = new Uint8Array(classOf.length);
@@ -70,7 +58,7 @@ export class StaleIndex {
       const members = this.members[c];
       tree = new Float64Array(2 * L).fill(-Infinity);
       for (let m = 0; m < members.length; m++) tree[L + m] = this.key(n, members[m]);
-      for (let t = L - 1; t >= 1; t--) tree[t] = Math.max(tree[2 * t], tree[2 * t + 1]);
+      buildTree(tree, L, Math.max);
       while (bySize.length <= n) bySize.push(undefined);
       bySize[n] = tree;
     }
@@ -108,9 +96,9 @@ export class StaleIndex {
     for (let n = 1; n < bySize.length; n++) {
       const tree = bySize[n];
       if (tree === undefined) continue;
-      let t = L + this.leafOf[k];
+      const t = L + this.leafOf[k];
       tree[t] = this.key(n, k);
-      for (t >>= 1; t >= 1; t >>= 1) tree[t] = Math.max(tree[2 * t], tree[2 * t + 1]);
+      replayAbove(tree, t, Math.max);
     }
   }
 
