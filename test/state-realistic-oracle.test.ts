@@ -97,7 +97,7 @@ describe('ClusterState.plan on realistic clusters', () => {
     fc.assert(fc.property(arbStaleCluster, fc.array(arbBigRequest, { minLength: 1, maxLength: 10 }), (nodes, requests) => {
       const states = [wasm.createClusterState({ nodes }), ts.createClusterState({ nodes })];
       for (const r of requests) {
-        const req: ClusterPlanRequest = { memory: r.memory, model: r.model, limit: r.limit, allowEviction: r.allowEviction, tensorParallelSizes: r.sizes };
+        const req: ClusterPlanRequest = { memory: r.memory, model: r.model, limit: r.limit, allowEviction: r.allowEviction, tensorParallelSizes: [...r.sizes] };
         const expected = referencePlan(ts, states[1].toJSON(), req);
         const plans = states.map((s) => s.plan(req));
         for (const plan of plans) expect(plan.options).toEqual(expected);
