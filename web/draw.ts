@@ -36,7 +36,8 @@ export const OTHERS_LABEL = 'in use by other processes';
 
 type Card = { gpu: InventoryGpu; x: number; y: number };
 
-function el<K extends keyof SVGElementTagNameMap>(name: K, attrs: Record<string, string | number>, parent?: Element): SVGElementTagNameMap[K] {
+/** Creates an SVG element with the given attributes, appended to `parent` when given. */
+export function el<K extends keyof SVGElementTagNameMap>(name: K, attrs: Record<string, string | number>, parent?: Element): SVGElementTagNameMap[K] {
   const node = document.createElementNS(SVG_NS, name);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
   parent?.appendChild(node);

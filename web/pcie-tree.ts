@@ -2,6 +2,7 @@
 // several switches, PHB: one host bridge, NODE: one NUMA node, SYS: across sockets), drawn as a tree
 // instead of a line per GPU pair (which tangles on 8-GPU PCIe machines).
 import type { Link, PcieLevel } from '../src/index.ts';
+import { el } from './draw.ts';
 
 /** Levels from nearest to farthest; a pair with no level given counts as SYS. */
 export const PCIE_LEVELS: PcieLevel[] = ['INTERNAL', 'PIX', 'PXB', 'PHB', 'NODE', 'SYS'];
@@ -58,28 +59,14 @@ export function jointLevel(tree: PcieTreeNode, a: number, b: number): PcieLevel 
   }
 }
 
-const SVG_NS = 'http://www.w3.org/2000/svg';
-
-function el<K extends keyof SVGElementTagNameMap>(name: K, attrs: Record<string, string | number>, parent?: Element): SVGElementTagNameMap[K] {
-  const node = document.createElementNS(SVG_NS, name);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
-  parent?.appendChild(node);
-  return node;
-}
-
 /**
  * Draws the tree top-down: the root at the top, GPUs as leaves along the bottom in tree order, each
  * joint centred over its children, one elbow edge per child (so edges of different joints never cross). Edges carry
  * data-testid="pcie-edge"; joints data-testid="pcie-joint" with data-level; leaves "pcie-gpu".
  */
 export function drawPcieTree(tree: PcieTreeNode, chosen: Set<number>): SVGSVGElement {
-  const leaves: number[] = [];
+  const leaves = collect(tree);
   const depthOf = (n: PcieTreeNode): number => (n.kind === 'gpu' ? 0 : 1 + Math.max(0, ...n.children.map(depthOf)));
-  const walk = (n: PcieTreeNode): void => {
-    if (n.kind === 'gpu') leaves.push(n.gpu);
-    else n.children.forEach(walk);
-  };
-  walk(tree);
   const depth = depthOf(tree);
   const leafW = 78;
   const rowH = 56;
