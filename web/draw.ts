@@ -284,8 +284,15 @@ export function legendHtml(inventory: Inventory): string {
   }
   parts.push('<span class="key"><svg width="18" height="12"><rect x="1" y="1" width="16" height="10" fill="url(#legend-hatch)" stroke="#2563eb"/><defs><pattern id="legend-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#dbe7ff"/><line x1="0" y1="0" x2="0" y2="6" stroke="#2563eb" stroke-width="3"/></pattern></defs></svg>planned</span>');
   parts.push('<span class="key"><svg width="18" height="12"><rect x="1" y="1" width="16" height="10" rx="2" fill="#fff" stroke="#2563eb" stroke-width="2"/></svg>chosen GPU</span>');
-  parts.push(`<span class="key" data-testid="legend-others"><span class="hatch-others swatch-box"></span>${OTHERS_LABEL}</span>`);
-  parts.push('<span class="key"><span class="hatch-evict swatch-box"></span>evicted by the selected option</span>');
-  parts.push('<span class="key"><span class="swatch-box stale-box"></span>stale (may be evicted)</span>');
+  parts.push(...slotStateKeys());
   return parts.join('');
+}
+
+/** Legend keys for memory other processes hold, evicted slots and stale slots (node and cluster legends). */
+export function slotStateKeys(): string[] {
+  return [
+    `<span class="key" data-testid="legend-others"><span class="hatch-others swatch-box"></span>${OTHERS_LABEL}</span>`,
+    '<span class="key"><span class="hatch-evict swatch-box"></span>evicted by the selected option</span>',
+    '<span class="key"><span class="swatch-box stale-box"></span>stale (may be evicted)</span>',
+  ];
 }

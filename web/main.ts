@@ -15,7 +15,7 @@ import {
   type ReplicaResult,
 } from '../src/index.ts';
 import { esc, renderCluster, TYPE_COLORS } from './cluster-view.ts';
-import { drawNode, legendHtml, OTHERS_LABEL, workloadColor, type Overlay } from './draw.ts';
+import { drawNode, legendHtml, OTHERS_LABEL, slotStateKeys, workloadColor, type Overlay } from './draw.ts';
 import { drawPcieTree, pcieTree } from './pcie-tree.ts';
 import { describeError, Planner, type Timed } from './planner.ts';
 import { VIEWS } from './views.ts';
@@ -394,7 +394,7 @@ function renderClusterView(): void {
   const models = new Map<string, number>();
   for (const w of p.workloads()) if (w.slotId !== undefined) models.set(w.label, w.color);
   const modelKeys = [...models].map(([label, color]) => `<span class="key" data-testid="legend-model"><span class="swatch-box" style="background:${workloadColor(color)}"></span>${esc(label)}</span>`);
-  $('cluster-legend').innerHTML = [...typeKeys, ...modelKeys, `<span class="key" data-testid="legend-others"><span class="hatch-others swatch-box"></span>${OTHERS_LABEL}</span>`, '<span class="key"><span class="swatch-box stale-box"></span>stale</span>', '<span class="key"><span class="hatch-evict swatch-box"></span>evicted by the selected option</span>', '<span class="key"><span class="swatch-box planned-box"></span>planned</span>'].join('');
+  $('cluster-legend').innerHTML = [...typeKeys, ...modelKeys, ...slotStateKeys(), '<span class="key"><span class="swatch-box planned-box"></span>planned</span>'].join('');
 }
 
 function renderNodeView(): void {
