@@ -81,6 +81,13 @@ describe('editing the cluster', () => {
     await page.click('[data-testid="node-tile"] [data-testid="tile-id"]');
     expect(await page.$$eval('[data-testid="memory-segment"][data-evicted="true"]', (es) => es.map((e) => (e as SVGElement).dataset.slot))).toEqual([ids[0], ids[0]]);
     expect(await page.$$eval('[data-testid="gpu-card"][data-chosen="true"]', (cs) => cs.map((c) => Number((c as SVGElement).dataset.gpu)))).toEqual(expected.options[0].gpus);
+    // There too the planned share starts where the evicted segment does (over it, not after it).
+    const starts = await page.$$eval('[data-testid="gpu-card"][data-chosen="true"]', (cs) => cs.map((c) => [c.querySelector('[data-testid="memory-planned"]')?.getAttribute('x'), c.querySelector('[data-testid="memory-segment"][data-evicted="true"]')?.getAttribute('x')]));
+    expect(starts).toHaveLength(expected.options[0].gpus.length);
+    for (const [planned, evicted] of starts) {
+      expect(planned).toBeDefined();
+      expect(Number(planned)).toBe(Number(evicted));
+    }
     await page.click('[data-testid="commit-button"]');
     mirror.commit(expected.options[0]);
     expect(await page.$$eval('[data-testid="workload"]', (ws) => ws.map((w) => (w as HTMLElement).dataset.slot))).toEqual(mirror.listSlots().map((x) => x.id));
