@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { createEngine } from '../engine.js';
 import { parseNodeCsv, parsePodCsv } from '../fleet/trace.js';
-import { DEFAULT_POLICY, POLICIES, policyByName } from '../fleet/policies/index.js';
+import { DEFAULT_POLICY, POLICIES } from '../fleet/policies/index.js';
 import { simulateRun, type SimulationRun } from '../fleet/simulate.js';
 import { EXIT, parseBackend, table, UsageError, type Command, type Io } from './common.js';
 
@@ -81,13 +81,8 @@ export const command: Command = {
     if (values.nodes === undefined) throw new UsageError('--nodes FILE is required');
     if (values.pods === undefined) throw new UsageError('--pods FILE is required');
     const policies = (values.policy ?? DEFAULT_POLICY).split(',').map((p) => p.trim());
-    for (const p of policies) {
-      try {
-        policyByName(p, '--policy');
-      } catch {
-        throw new UsageError(`--policy: expected names among ${POLICIES.map((q) => q.name).join(', ')}, got ${JSON.stringify(p)}`);
-      }
-    }
+    const unknown = policies.find((p) => !POLICIES.some((q) => q.name === p));
+    if (unknown !== undefined) throw new UsageError(`--policy: expected names among ${POLICIES.map((q) => q.name).join(', ')}, got ${JSON.stringify(unknown)}`);
     const seeds = parseSeeds(values.seeds);
     let tune = 1.3;
     if (values.tune !== undefined) {
