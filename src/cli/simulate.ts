@@ -46,6 +46,12 @@ function parseSeeds(text: string | undefined): number[] {
   return parts.map(Number);
 }
 
+/** The seeds as the table's title names them: A..B when consecutive, else the list. */
+function seedLabel(seeds: number[]): string {
+  if (seeds.length === 1) return String(seeds[0]);
+  return seeds.every((s, i) => s === seeds[0] + i) ? `${seeds[0]}..${seeds[seeds.length - 1]}` : seeds.join(',');
+}
+
 function stats(values: number[]): string {
   if (values.length === 0) return '-';
   const m = values.reduce((a, b) => a + b, 0) / values.length;
@@ -140,7 +146,7 @@ export const command: Command = {
       return [p, ...at.map((x) => stats(mine.map((r) => r.allocation[x]).filter((v): v is number => v !== undefined))), stats(mine.map((r) => r.failed))];
     });
     io.out(
-      `GPU allocation ratio (%) by arrived load, mean ± sd over seeds ${seeds.length === 1 ? seeds[0] : `${seeds[0]}..${seeds[seeds.length - 1]}`} (${seeds.length}), tune ${tune}, ${nodes.length} nodes, ${pods.length} pods\n\n` +
+      `GPU allocation ratio (%) by arrived load, mean ± sd over seeds ${seedLabel(seeds)} (${seeds.length}), tune ${tune}, ${nodes.length} nodes, ${pods.length} pods\n\n` +
         table(['POLICY', ...at.map((x) => `${x}%`), 'FAILED PODS'], rows),
     );
     return EXIT.OK;
