@@ -75,11 +75,6 @@ export function fleetFloats(block: usize, ints: i32): usize {
   return block + (((<usize>ints << 2) + 15) & ~(<usize>15));
 }
 
-/** Frees a block. */
-export function fleetFree(block: usize): void {
-  heap.free(block);
-}
-
 /** Frag of the GPUs s[gAt..gAt+gpus) with cpuLeft and the model bit (src/fleet/frag.ts nodeFrag). */
 function nodeFrag(s: usize, f: usize, gAt: i32, gpus: i32, cpuLeft: i32, modelBit: i32): f64 {
   let free: i32 = 0;

@@ -30,6 +30,8 @@ describe('gpualloc simulate: options', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^fgd-close\s+\d+\.\d\d ± \d+\.\d\d/m);
     expect(r.stdout).toMatch(/seeds 42\.\.43 \(2\)/);
+    const gap = await cli(['simulate', '--nodes', NODES, '--pods', PODS, '--seeds', '42,50']);
+    expect(gap.stdout).toMatch(/seeds 42,50 \(2\)/);
   });
   it('--csv writes allocation and fragmentation per arrived percent', async () => {
     await inTempDir('gpualloc-csv-', async (dir) => {

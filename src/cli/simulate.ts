@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { createEngine } from '../engine.js';
 import { parseNodeCsv, parsePodCsv } from '../fleet/trace.js';
-import { DEFAULT_POLICY, POLICIES, policyByName } from '../fleet/policies/index.js';
+import { DEFAULT_POLICY, POLICIES } from '../fleet/policies/index.js';
 import { simulateRun, type SimulationRun } from '../fleet/simulate.js';
 import { EXIT, parseBackend, table, UsageError, type Command, type Io } from './common.js';
 
@@ -46,6 +46,12 @@ function parseSeeds(text: string | undefined): number[] {
   return parts.map(Number);
 }
 
+/** The seeds as the table's title names them: A..B when consecutive, else the list. */
+function seedLabel(seeds: number[]): string {
+  if (seeds.length === 1) return String(seeds[0]);
+  return seeds.every((s, i) => s === seeds[0] + i) ? `${seeds[0]}..${seeds[seeds.length - 1]}` : seeds.join(',');
+}
+
 function stats(values: number[]): string {
   if (values.length === 0) return '-';
   const m = values.reduce((a, b) => a + b, 0) / values.length;
@@ -81,13 +87,8 @@ export const command: Command = {
     if (values.nodes === undefined) throw new UsageError('--nodes FILE is required');
     if (values.pods === undefined) throw new UsageError('--pods FILE is required');
     const policies = (values.policy ?? DEFAULT_POLICY).split(',').map((p) => p.trim());
-    for (const p of policies) {
-      try {
-        policyByName(p, '--policy');
-      } catch {
-        throw new UsageError(`--policy: expected names among ${POLICIES.map((q) => q.name).join(', ')}, got ${JSON.stringify(p)}`);
-      }
-    }
+    const unknown = policies.find((p) => !POLICIES.some((q) => q.name === p));
+    if (unknown !== undefined) throw new UsageError(`--policy: expected names among ${POLICIES.map((q) => q.name).join(', ')}, got ${JSON.stringify(unknown)}`);
     const seeds = parseSeeds(values.seeds);
     let tune = 1.3;
     if (values.tune !== undefined) {
@@ -145,7 +146,7 @@ export const command: Command = {
       return [p, ...at.map((x) => stats(mine.map((r) => r.allocation[x]).filter((v): v is number => v !== undefined))), stats(mine.map((r) => r.failed))];
     });
     io.out(
-      `GPU allocation ratio (%) by arrived load, mean ± sd over seeds ${seeds.length === 1 ? seeds[0] : `${seeds[0]}..${seeds[seeds.length - 1]}`} (${seeds.length}), tune ${tune}, ${nodes.length} nodes, ${pods.length} pods\n\n` +
+      `GPU allocation ratio (%) by arrived load, mean ± sd over seeds ${seedLabel(seeds)} (${seeds.length}), tune ${tune}, ${nodes.length} nodes, ${pods.length} pods\n\n` +
         table(['POLICY', ...at.map((x) => `${x}%`), 'FAILED PODS'], rows),
     );
     return EXIT.OK;
