@@ -6,7 +6,7 @@ import { AllocationError, type AllocationErrorCode } from './errors.js';
 import { findUnknownKey, formatPath, positionAt, unknownKeyMessage, type FilePosition, type KeyShape, type PathSegment } from './config-keys.js';
 import { didYouMean } from './suggest.js';
 import { describeValue } from './validate.js';
-import { DEFAULT_REPLICA_POLICY, REPLICA_POLICIES, type ReplicaPolicy } from './replicas.js';
+import { DEFAULT_REPLICA_POLICY, REPLICA_POLICIES, UPSTREAM_POLICY_ALIASES, upstreamSpellingHint, type ReplicaPolicy } from './replicas.js';
 
 /** The environment variable that names the policy. */
 export const POLICY_ENV_VAR = 'GPUALLOC_ALLOCATION_POLICY';
@@ -17,11 +17,8 @@ export const POLICY_FLAG = '--allocation-policy';
 /** Path of the policy inside the YAML config (the device plugin's layout). */
 export const POLICY_CONFIG_PATH = 'flags.plugin.allocationPolicy';
 
-/**
- * The device plugin's own spelling of a policy, accepted in its config file only: upstream says
- * `packed`, gpualloc says `pack` everywhere (the placement policy is `pack` too).
- */
-export const UPSTREAM_POLICY_ALIASES: Readonly<Record<string, ReplicaPolicy>> = { packed: 'pack' };
+/** The device plugin's own spellings of the policies, accepted in its config file only. */
+export { UPSTREAM_POLICY_ALIASES };
 
 /**
  * Every key of the device plugin's config file (k8s-device-plugin, api/config/v1), plus
@@ -97,8 +94,8 @@ function _policy(where: string, field: string, value: unknown, nonString: Alloca
   if (typeof value !== 'string') _invalid(nonString, where, field, EXPECTED_POLICY, value);
   if (Object.prototype.hasOwnProperty.call(aliases, value)) return aliases[value];
   if (!(REPLICA_POLICIES as readonly string[]).includes(value)) {
-    const upstream = Object.prototype.hasOwnProperty.call(UPSTREAM_POLICY_ALIASES, value) ? ` (did you mean ${UPSTREAM_POLICY_ALIASES[value]}? '${value}' is the device plugin's spelling, accepted in its config file)` : didYouMean(value, REPLICA_POLICIES);
-    throw new AllocationError('UNKNOWN_POLICY', `${where}: expected ${EXPECTED_POLICY}, got ${describeValue(value)}${upstream}`, { field, details: { where } });
+    const hint = upstreamSpellingHint(value) || didYouMean(value, REPLICA_POLICIES);
+    throw new AllocationError('UNKNOWN_POLICY', `${where}: expected ${EXPECTED_POLICY}, got ${describeValue(value)}${hint}`, { field, details: { where } });
   }
   return value as ReplicaPolicy;
 }

@@ -4,13 +4,25 @@ import type { Kernels } from './kernels.js';
 import { AllocationError, type Reason } from './errors.js';
 import { checkIdList } from './natural-sort.js';
 import { LIMITS } from './limits.js';
-import { fail, own, ownKeys, requireInteger, requireObject, requireOneOf, requireString } from './validate.js';
+import { describeValue, fail, own, ownKeys, requireInteger, requireObject, requireOneOf, requireString } from './validate.js';
 
 /** Greedy policies of NVIDIA's device plugin. */
 export type ReplicaPolicy = 'distributed' | 'pack' | 'spread';
 
 /** Every replica policy, in documentation order; the first is the default. */
 export const REPLICA_POLICIES: readonly ReplicaPolicy[] = ['distributed', 'pack', 'spread'];
+
+/**
+ * The device plugin's own spelling of a policy, accepted in its config file only: upstream says
+ * `packed`, gpualloc says `pack` everywhere (the placement policy is `pack` too).
+ */
+export const UPSTREAM_POLICY_ALIASES: Readonly<Record<string, ReplicaPolicy>> = { packed: 'pack' };
+
+/** ` (did you mean pack? 'packed' is the device plugin's spelling, …)` for an upstream spelling, else ''. */
+export function upstreamSpellingHint(value: unknown): string {
+  if (typeof value !== 'string' || !Object.prototype.hasOwnProperty.call(UPSTREAM_POLICY_ALIASES, value)) return '';
+  return ` (did you mean ${UPSTREAM_POLICY_ALIASES[value]}? '${value}' is the device plugin's spelling, accepted in its config file)`;
+}
 
 /** The policy used when neither the request nor any configuration names one. */
 export const DEFAULT_REPLICA_POLICY: ReplicaPolicy = 'distributed';
@@ -197,8 +209,9 @@ export function allocateReplicas(kernels: Kernels, request: ReplicaRequest): Rep
   const required = requiredValue === undefined ? [] : checkIdList('required', requiredValue);
   const size = requireInteger('size', own(req, 'size'));
   const policyValue = own(req, 'policy');
-  if (policyValue === 'packed') {
-    throw new AllocationError('UNKNOWN_POLICY', `policy: expected one of ${REPLICA_POLICIES.map((p) => `'${p}'`).join(', ')}, got "packed" (did you mean pack? 'packed' is the device plugin's spelling, accepted in its config file)`, { field: 'policy' });
+  const upstream = upstreamSpellingHint(policyValue);
+  if (upstream !== '') {
+    throw new AllocationError('UNKNOWN_POLICY', `policy: expected one of ${REPLICA_POLICIES.map((p) => `'${p}'`).join(', ')}, got ${describeValue(policyValue)}${upstream}`, { field: 'policy' });
   }
   const policy = policyValue === undefined ? DEFAULT_REPLICA_POLICY : requireOneOf('policy', policyValue, REPLICA_POLICIES, 'UNKNOWN_POLICY');
   const parentsValue = own(req, 'parents');

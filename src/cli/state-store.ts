@@ -4,7 +4,6 @@
 import type { Engine } from '../engine.js';
 import { AllocationError } from '../errors.js';
 import type { StoredClusterState } from '../store/stored-state.js';
-import { formatBytes } from '../units.js';
 import { EXIT, type Io } from './common.js';
 import { initStore, redactUrl, renderInit, withStoredState } from './store.js';
 
@@ -17,7 +16,9 @@ export type StateView = {
   find(state: StoredClusterState, id: string, name: string): Entry;
   renderList(list: Entry[], name: string, now: number): string;
   renderSlot(e: Entry, now: number): string;
-  age(e: Entry, now: number): string;
+  renderReleased(e: Entry): string;
+  renderStale(e: Entry, stale: boolean): string;
+  renderGc(removed: Entry[], all: Entry[], olderThanText: string, name: string, now: number): string;
   busyLine(state: StoredClusterState): string | undefined;
 };
 
@@ -48,20 +49,20 @@ export async function runStateOnStore(engine: Engine, a: StoreAction, view: Stat
     const now = Date.now();
     if (a.action === 'list') {
       const busy = view.busyLine(state);
-      print({ slots: view.entries(state) }, view.renderList(view.entries(state), name, now) + (busy === undefined ? '' : `${busy}\n`));
+      const list = view.entries(state);
+      print({ slots: list }, view.renderList(list, name, now) + (busy === undefined ? '' : `${busy}\n`));
     } else if (a.action === 'show') {
       const e = view.find(state, a.slotId!, name);
       print({ slot: e }, view.renderSlot(e, now));
     } else if (a.action === 'release') {
       const e = view.find(state, a.slotId!, name);
       await state.release(e.id);
-      const where = e.gpus.length === 1 ? `on GPU ${e.gpus[0]}` : `on each of GPUs ${e.gpus.join(',')}`;
-      print({ released: e }, `released slot ${e.id} (${formatBytes(e.memoryPerGpu)} ${where} of ${e.node})\n`);
+      print({ released: e }, view.renderReleased(e));
     } else if (a.action === 'stale') {
       const e = view.find(state, a.slotId!, name);
       const stale = !a.clear;
       if (e.stale !== stale) await state.markStale(e.id, stale);
-      print({ slot: { ...e, stale } }, stale ? `slot ${e.id} is stale: other models may evict it\n` : `slot ${e.id} is no longer stale\n`);
+      print({ slot: { ...e, stale } }, view.renderStale(e, stale));
     } else {
       const all = view.entries(state);
       const removed: Entry[] = [];
@@ -74,12 +75,7 @@ export async function runStateOnStore(engine: Engine, a: StoreAction, view: Stat
           if (!(error instanceof AllocationError && error.code === 'UNKNOWN_SLOT')) throw error;
         }
       }
-      const unknown = all.filter((e) => e.lastActivity === null).length;
-      const lines = removed.length === 0
-        ? [`no slot idle for more than ${a.olderThanText} in ${name}`]
-        : [`removed ${removed.length} slot${removed.length === 1 ? '' : 's'} idle for more than ${a.olderThanText}: ${removed.map((e) => `${e.id} (${view.age(e, now)})`).join(', ')}`];
-      lines.push(`kept ${all.length - removed.length}${unknown > 0 ? ` (${unknown} with no recorded activity)` : ''}`);
-      print({ removed, kept: all.length - removed.length }, lines.join('\n') + '\n');
+      print({ removed, kept: all.length - removed.length }, view.renderGc(removed, all, a.olderThanText!, name, now));
     }
     return EXIT.OK;
   });

@@ -107,6 +107,27 @@ function find(state: Pick<ClusterState, 'nodes' | 'listSlots'>, id: string, name
   return hit;
 }
 
+/** What `state release` prints for a released slot. */
+function renderReleased(e: SlotEntry): string {
+  const where = e.gpus.length === 1 ? `on GPU ${e.gpus[0]}` : `on each of GPUs ${e.gpus.join(',')}`;
+  return `released slot ${e.id} (${formatBytes(e.memoryPerGpu)} ${where} of ${e.node})\n`;
+}
+
+/** What `state stale [--clear]` prints once the slot's mark is `stale`. */
+function renderStale(e: SlotEntry, stale: boolean): string {
+  return stale ? `slot ${e.id} is stale: other models may evict it\n` : `slot ${e.id} is no longer stale\n`;
+}
+
+/** What `state gc --older-than TEXT` prints: the `removed` slots out of `all`. */
+function renderGc(removed: SlotEntry[], all: SlotEntry[], olderThanText: string, name: string, now: number): string {
+  const unknown = all.filter((e) => e.lastActivity === null).length;
+  const lines = removed.length === 0
+    ? [`no slot idle for more than ${olderThanText} in ${name}`]
+    : [`removed ${removed.length} slot${removed.length === 1 ? '' : 's'} idle for more than ${olderThanText}: ${removed.map((e) => `${e.id} (${age(e, now)})`).join(', ')}`];
+  lines.push(`kept ${all.length - removed.length}${unknown > 0 ? ` (${unknown} with no recorded activity)` : ''}`);
+  return lines.join('\n') + '\n';
+}
+
 function age(e: SlotEntry, now: number): string {
   return e.lastActivity === null ? '?' : formatAge(now - e.lastActivity);
 }
@@ -168,7 +189,7 @@ export const command: Command = {
 
     const engine = await createEngine({ backend: parseBackend(values.backend) });
     if (values.store !== undefined) {
-      const view: StateView = { entries, find, renderList, renderSlot, age, busyLine };
+      const view: StateView = { entries, find, renderList, renderSlot, renderReleased, renderStale, renderGc, busyLine };
       return runStateOnStore(engine, {
         action, slotId, url: values.store, json: values.json === true, clear: values.clear === true, olderThan, olderThanText: values['older-than'],
         replace: values.replace === true, inventory: values.inventory, preset: values.preset,
@@ -184,7 +205,8 @@ export const command: Command = {
       const now = Date.now();
       if (action === 'list') {
         const busy = busyLine(state);
-        print({ slots: entries(state) }, renderList(entries(state), name, now) + (busy === undefined ? '' : `${busy}\n`));
+        const list = entries(state);
+        print({ slots: list }, renderList(list, name, now) + (busy === undefined ? '' : `${busy}\n`));
       }
       else {
         const e = find(state, slotId!, name);
@@ -205,8 +227,7 @@ export const command: Command = {
         const e = find(state, slotId!, name);
         state.release(e.id);
         await writeState(state, path);
-        const where = e.gpus.length === 1 ? `on GPU ${e.gpus[0]}` : `on each of GPUs ${e.gpus.join(',')}`;
-        print({ released: e }, `released slot ${e.id} (${formatBytes(e.memoryPerGpu)} ${where} of ${e.node})\n`);
+        print({ released: e }, renderReleased(e));
       } else if (action === 'stale') {
         const e = find(state, slotId!, name);
         const stale = values.clear !== true;
@@ -214,18 +235,13 @@ export const command: Command = {
           state.markStale(e.id, stale);
           await writeState(state, path);
         }
-        print({ slot: { ...e, stale } }, stale ? `slot ${e.id} is stale: other models may evict it\n` : `slot ${e.id} is no longer stale\n`);
+        print({ slot: { ...e, stale } }, renderStale(e, stale));
       } else {
         const all = entries(state);
         const removed = all.filter((e) => e.lastActivity !== null && now - e.lastActivity > olderThan!);
-        const unknown = all.filter((e) => e.lastActivity === null).length;
         for (const e of removed) state.release(e.id);
         if (removed.length > 0) await writeState(state, path);
-        const lines = removed.length === 0
-          ? [`no slot idle for more than ${values['older-than']} in ${name}`]
-          : [`removed ${removed.length} slot${removed.length === 1 ? '' : 's'} idle for more than ${values['older-than']}: ${removed.map((e) => `${e.id} (${age(e, now)})`).join(', ')}`];
-        lines.push(`kept ${all.length - removed.length}${unknown > 0 ? ` (${unknown} with no recorded activity)` : ''}`);
-        print({ removed, kept: all.length - removed.length }, lines.join('\n') + '\n');
+        print({ removed, kept: all.length - removed.length }, renderGc(removed, all, values['older-than']!, name, now));
       }
       return EXIT.OK;
     });

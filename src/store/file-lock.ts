@@ -108,7 +108,7 @@ export async function withFileLock<T>(path: string, fn: () => T | Promise<T>, op
     throw new AllocationError('INVALID_ARGUMENT', `options.timeoutMs: expected a finite number of milliseconds >= 0, got ${String(timeoutMs)}`, { field: 'options.timeoutMs' });
   }
   const api = await _loadFlock();
-  const { open, constants } = await import('node:fs/promises').then(async (fs) => ({ open: fs.open, constants: (await import('node:fs')).constants }));
+  const { open, constants } = await import('node:fs/promises');
   const lockPath = `${path}.lock`;
   // Read-write, created if missing, never truncated on open (the holder rewrites its pid once it holds the lock).
   // flock needs no write access: a lock file another user created is opened read-only and still locks.
