@@ -2,7 +2,7 @@
 export { createEngine, Engine } from './engine.js';
 export { AllocationError, ERROR_CODES, REASON_CODES } from './errors.js';
 export { LIMITS } from './limits.js';
-export { ClusterState } from './cluster/state.js';
+export { ClusterState, stateFileText } from './cluster/state.js';
 export { nodeFromInventory } from './cluster/node.js';
 export { estimateMemory, DEFAULT_CONTEXT_LENGTH } from './estimate.js';
 export { defaultTensorParallelSizes, perGpuMemory, tensorParallelProblem } from './tensor-parallel.js';

@@ -6,6 +6,7 @@ import {
   createEngine,
   LIMITS,
   nodeFromInventory,
+  stateFileText,
   validateInventory,
   formatBytes,
   type AlignedResult,
@@ -87,11 +88,6 @@ const TIMING_MAX_RUNS = 2000;
 
 /** How many options a plan lists. */
 const PLAN_LIMIT = 16;
-
-/** The state file's text, exactly as `gpualloc plan --state FILE --commit` writes it. */
-export function stateText(state: ClusterState): string {
-  return JSON.stringify(state.toJSON(), null, 2) + '\n';
-}
 
 /** Formats any thrown value as { title, message } for the error banner. */
 export function describeError(error: unknown): { title: string; message: string } {
@@ -552,7 +548,7 @@ export class Planner {
 
   /** The state file's text: exactly what `gpualloc plan --state FILE` reads and writes. */
   exportText(): string {
-    return stateText(this.state);
+    return stateFileText(this.state);
   }
 
   /**

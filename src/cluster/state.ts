@@ -904,6 +904,15 @@ export class ClusterState {
   }
 }
 
+/**
+ * The state file's text: toJSON as JSON indented by 2 and a final newline. One format for what
+ * `gpualloc plan --state FILE` writes, what the JSON file store keeps and what the page exports,
+ * so the three exchange files byte for byte.
+ */
+export function stateFileText(state: Pick<ClusterState, 'toJSON'>): string {
+  return JSON.stringify(state.toJSON(), null, 2) + '\n';
+}
+
 function copySlot(s: Slot): Slot {
   const c: Slot = { id: s.id, gpus: [...s.gpus], memoryPerGpu: s.memoryPerGpu };
   if (s.model !== undefined) c.model = s.model;

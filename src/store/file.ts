@@ -5,7 +5,7 @@
 import { createTsKernels } from '../baseline/index.js';
 import { AllocationError } from '../errors.js';
 import type { PlacementOption } from '../placement.js';
-import { ClusterState, type CommitOptions, type ClusterStateJSON } from '../cluster/state.js';
+import { ClusterState, stateFileText, type CommitOptions, type ClusterStateJSON } from '../cluster/state.js';
 import { readInput, requireBoolean, requireInteger, requireObject, requireString } from '../validate.js';
 import { withFileLock, writeFileAtomic } from './file-lock.js';
 import { onlyKnownKeys } from './options.js';
@@ -16,11 +16,6 @@ export type JsonFileStoreOptions = {
   /** How long a change waits for another process's lock before STATE_LOCKED, in milliseconds (default 10,000). */
   lockTimeoutMs?: number;
 };
-
-/** The file's content as written: the CLI's format, byte for byte. */
-function text(state: ClusterState): string {
-  return JSON.stringify(state.toJSON(), null, 2) + '\n';
-}
 
 /**
  * A store in one JSON file. Node versions are the file's modification time in microseconds when it
@@ -59,7 +54,7 @@ export class JsonFileStore implements ClusterStore {
         throw error;
       });
       if (exists && !replace) throw new AllocationError('STORE_NOT_EMPTY', `store: ${this.path} already exists; nothing was changed (pass replace to start over)`);
-      await writeFileAtomic(this.path, text(truth));
+      await writeFileAtomic(this.path, stateFileText(truth));
     });
   }
 
@@ -151,7 +146,7 @@ export class JsonFileStore implements ClusterStore {
    */
   private async write(state: ClusterState, previous: number): Promise<number> {
     const { stat, utimes } = await import('node:fs/promises');
-    await writeFileAtomic(this.path, text(state));
+    await writeFileAtomic(this.path, stateFileText(state));
     let version = Number((await stat(this.path, { bigint: true })).mtimeNs / 1000n);
     if (version <= previous) {
       const at = (previous + 2) / 1e6; // 2 µs: seconds as a double carry about 0.25 µs of rounding
