@@ -8,7 +8,7 @@ import { FreeIndex, type LevelTree } from './free-index.js';
 import { StaleIndex } from './stale-index.js';
 import type { Kernels } from '../kernels.js';
 import { LIMITS } from '../limits.js';
-import { binomial } from '../bits.js';
+import { binomial, ctz } from '../bits.js';
 import { sortLargestFirst } from './sort.js';
 import {
   budgetError, compareEvictionOrder, isEvictable, maskOf, nodeOptionOf, noOptionReason, PLACEMENT_BUDGET, positionMatrix,
@@ -601,7 +601,7 @@ export class ClusterState {
       for (let q = 0; q < sets.length; q += 2) {
         let min = Infinity;
         for (let m = sets[q]; m !== 0; m &= m - 1) {
-          const f = free[31 - Math.clz32(m & -m)];
+          const f = free[ctz(m)];
           if (f < min) min = f;
         }
         if (min >= share && min - share > metric) metric = min - share;
