@@ -119,7 +119,6 @@ export class TopologyClasses {
     }
     let max = -1;
     let min = Infinity;
-    const best: number[] = [];
     const byScore = new Map<number, number[]>();
     const positions = new Int32Array(n);
     // Every mask of n bits below 2^N (Gosper's hack), lowest first.
@@ -128,11 +127,7 @@ export class TopologyClasses {
       for (let p = 0; p < N; p++) if ((mask >>> p) & 1) positions[q++] = p;
       let score = 0;
       for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) score += m[positions[i] * N + positions[j]];
-      if (score > max) {
-        max = score;
-        best.length = 0;
-      }
-      if (score === max) best.push(mask);
+      if (score > max) max = score;
       if (score < min) min = score;
       let list = byScore.get(score);
       if (list === undefined) byScore.set(score, (list = []));
@@ -143,9 +138,7 @@ export class TopologyClasses {
     }
     cls.maxScore[n] = Math.max(0, max);
     cls.uniform[n] = max === min;
-    const halves = new Int32Array(2 * best.length);
-    best.forEach((mask, k) => (halves[2 * k] = mask));
-    cls.best[n] = halves;
+    cls.best[n] = maskHalves(byScore.get(max) ?? []);
     if (max === min) cls.levels[n] = [{ score: max, exact: true, sets: null }];
     else {
       const levels: ScoreLevel[] = [];
@@ -155,11 +148,16 @@ export class TopologyClasses {
           levels.push({ score, exact: false, sets: null });
           break;
         }
-        const h = new Int32Array(2 * masks.length);
-        masks.forEach((mask, k) => (h[2 * k] = mask));
-        levels.push({ score, exact: true, sets: h });
+        levels.push({ score, exact: true, sets: maskHalves(masks) });
       }
       cls.levels[n] = levels;
     }
   }
+}
+
+/** Masks below 2^16 as mask halves (low half the mask, high half 0). */
+function maskHalves(masks: number[]): Int32Array {
+  const h = new Int32Array(2 * masks.length);
+  masks.forEach((mask, k) => (h[2 * k] = mask));
+  return h;
 }

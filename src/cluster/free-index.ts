@@ -6,6 +6,7 @@
 // takes the share, and the best one keeps key − share on its fullest GPU. A spread plan walks the
 // trees of its sizes best first instead of scanning every node. Trees are built on first use and
 // kept up to date on every change.
+import { ctz } from '../bits.js';
 import type { ScoreLevel, TopologyClasses } from './classes.js';
 import { classLeaves } from './tournament.js';
 
@@ -65,7 +66,7 @@ export class FreeIndex {
     for (let q = 0; q < sets.length; q += 2) {
       let min = Infinity;
       for (let m = sets[q]; m !== 0; m &= m - 1) {
-        const f = free[start + 31 - Math.clz32(m & -m)];
+        const f = free[start + ctz(m)];
         if (f < min) min = f;
       }
       if (min > best) best = min;

@@ -8,6 +8,7 @@
 // take the request, and otherwise walks down to the nodes that can, instead of visiting every node
 // with a stale slot. Trees are built on first use and kept up to date on every change.
 
+import { sortLargestFirst } from './sort.js';
 import { buildTree, classLeaves, replayAbove } from './tournament.js';
 
 /** What the index reads about nodes (arrays owned by the cluster state). */
@@ -79,16 +80,7 @@ export class StaleIndex {
       this.inIndex[k] = 1;
       const p = this.potential;
       for (let q = 0; q < N; q++) p[start + q] = free[start + q] + evictable[q];
-      // Largest first (insertion sort: at most 64 items, no allocation).
-      for (let i = 1; i < N; i++) {
-        const x = p[start + i];
-        let j = i - 1;
-        while (j >= 0 && p[start + j] < x) {
-          p[start + j + 1] = p[start + j];
-          j--;
-        }
-        p[start + j + 1] = x;
-      }
+      sortLargestFirst(p, start, start + N);
     }
     const c = this.classOf[k];
     const bySize = this.trees[c];

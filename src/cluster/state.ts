@@ -8,7 +8,8 @@ import { FreeIndex, type LevelTree } from './free-index.js';
 import { StaleIndex } from './stale-index.js';
 import type { Kernels } from '../kernels.js';
 import { LIMITS } from '../limits.js';
-import { binomial } from '../bits.js';
+import { binomial, ctz } from '../bits.js';
+import { sortLargestFirst } from './sort.js';
 import {
   budgetError, compareEvictionOrder, isEvictable, maskOf, nodeOptionOf, noOptionReason, PLACEMENT_BUDGET, positionMatrix,
   rejectionsFor, shareOf, sizesFor, validateNode, validatePlanRequest, validateSlots,
@@ -274,18 +275,13 @@ export class ClusterState {
     const end = this.gpuStart[node + 1];
     const free = this.free;
     const sorted = this.sortedFree;
-    // Largest first by insertion (at most 64 GPUs, no allocation); the sum in position order.
+    // The sum in position order; the sorted copy largest first.
     let freeSum = 0;
     for (let i = start; i < end; i++) {
-      const x = free[i];
-      freeSum += x;
-      let j = i - 1;
-      while (j >= start && sorted[j] < x) {
-        sorted[j + 1] = sorted[j];
-        j--;
-      }
-      sorted[j + 1] = x;
+      freeSum += free[i];
+      sorted[i] = free[i];
     }
+    sortLargestFirst(sorted, start, end);
     this.nodeAllocated[node] = this.nodeTotal[node] - freeSum;
     this.nodeLoad[node] = this.nodeTotal[node] > 0 ? this.nodeAllocated[node] / this.nodeTotal[node] : 0;
     this.freeIndex.update(node);
@@ -605,7 +601,7 @@ export class ClusterState {
       for (let q = 0; q < sets.length; q += 2) {
         let min = Infinity;
         for (let m = sets[q]; m !== 0; m &= m - 1) {
-          const f = free[31 - Math.clz32(m & -m)];
+          const f = free[ctz(m)];
           if (f < min) min = f;
         }
         if (min >= share && min - share > metric) metric = min - share;
@@ -639,16 +635,7 @@ export class ClusterState {
       if (!isEvictable(s, model)) continue;
       for (const p of this.slots.get(s.id)!.positions) potential[p] += s.memoryPerGpu;
     }
-    // Largest first (insertion sort: at most 64 items, no allocation).
-    for (let i = 1; i < N; i++) {
-      const x = potential[i];
-      let j = i - 1;
-      while (j >= 0 && potential[j] < x) {
-        potential[j + 1] = potential[j];
-        j--;
-      }
-      potential[j + 1] = x;
-    }
+    sortLargestFirst(potential, 0, N);
     for (let si = 0; si < sizes.length; si++) {
       const n = sizes[si];
       if (n > N) break;
