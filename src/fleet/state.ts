@@ -9,7 +9,7 @@ import type { Kernels } from '../kernels.js';
 import { allocateAligned } from '../aligned.js';
 import type { TypicalPod } from './typical.js';
 import { policyByName } from './policies/index.js';
-import { deadHole } from './policies/ours.js';
+import { cleanRemainders, deadHole } from './policies/ours.js';
 import type { FleetPolicy } from './policies/types.js';
 
 export type { NodeSpec };
@@ -55,6 +55,7 @@ export class Fleet {
     const f = this.memory.floats();
     s.set(header, 0);
     s[L.H_DEAD] = deadHole(shapes);
+    s.set(cleanRemainders(typical, s[L.H_DEAD]), header[L.H_CLEAN_AT]);
     const stride = header[L.H_STRIDE];
     nodes.forEach((n, i) => {
       const base = header[L.H_NODE_AT] + i * stride;
