@@ -2,8 +2,8 @@
 // repeats these numbers; test/fleet-parity.test.ts checks that both backends agree on every field).
 //
 // A fleet lives in two arrays: an Int32Array `s` (header, node table, typical pods, output,
-// scratch, score-cache GPU choices, the default policy's clean-remainder table) and a Float64Array `f` (node fragmentation, typical-pod
-// weights, the FGD score thresholds, score-cache scores).
+// scratch, score-cache GPU choices, the default policy's clean-remainder table) and a Float64Array
+// `f` (node fragmentation, typical-pod weights, the FGD score thresholds, score-cache scores).
 
 /** Header fields of `s`. */
 export const H_NODES = 0;
@@ -20,7 +20,7 @@ export const H_SCRATCH_AT = 9;
 export const H_F_WEIGHT = 10;
 export const H_F_THR = 11;
 export const H_F_CACHE = 12;
-/** The default policy's dead-hole size in milli (see policies/ours.ts). */
+/** The default policy's dead-hole size in milli (see policies/ours.ts; the kernels read it through the clean-remainder table). */
 export const H_DEAD = 13;
 /** Offset in `s` of the default policy's clean-remainder table (CLEAN_SIZE ints; see policies/ours.ts cleanRemainders). */
 export const H_CLEAN_AT = 14;
