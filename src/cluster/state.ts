@@ -28,8 +28,8 @@ export type ClusterInit = { nodes: ClusterNode[] } | Inventory;
 /** What `state.plan` takes: planPlacement's request without gpus, slots and topology. */
 export type ClusterPlanRequest = Omit<PlacementRequest, 'gpus' | 'slots' | 'topology'>;
 
-/** toJSON's output: everything needed to restore the state exactly. */
-export type ClusterStateJSON = { version: 1; nextSlot: number; nodes: Array<{ id: string; gpus: NodeGpu[]; topology?: Topology; slots: Slot[] }> };
+/** toJSON's output: everything needed to restore the state exactly (a node's cpu, hostMemory and gpuModel only when set). */
+export type ClusterStateJSON = { version: 1; nextSlot: number; nodes: Array<{ id: string; gpus: NodeGpu[]; topology?: Topology; slots: Slot[]; cpu?: number; hostMemory?: number; gpuModel?: string }> };
 
 /** Options of commit: the new slot's ID (default `slot-<n>`) and lastActivity (ms since the epoch). */
 export type CommitOptions = { id?: string; lastActivity?: number };
@@ -49,6 +49,21 @@ export const CLUSTER_REJECTED_NODES = 64;
 
 /** Schema version of toJSON's output. */
 export const CLUSTER_STATE_VERSION = 1;
+
+/** @internal What ClusterState tells an attached pod scheduler (src/fleet/scheduler.ts). */
+export interface NodeListener {
+  /** Node `node` (index in the state's node order) changed: re-read it. */
+  _sync(node: number): void;
+}
+
+/**
+ * Bytes a share of `milli` milli-GPU charges on a GPU of `memoryTotal` bytes: floor(milli ×
+ * memoryTotal / 1000), exact for any memoryTotal below 2^53 (computed without the product).
+ */
+export function shareBytes(milli: number, memoryTotal: number): number {
+  const whole = Math.floor(memoryTotal / 1000);
+  return milli * whole + Math.floor((milli * (memoryTotal - whole * 1000)) / 1000);
+}
 
 type SlotRecord = { slot: Slot; node: number; positions: number[]; lo: number; hi: number };
 
@@ -90,6 +105,15 @@ export class ClusterState {
   private gScore!: Float64Array;
   private gMetric!: Float64Array;
   private readonly slots = new Map<string, SlotRecord>();
+  /** Allocatable CPU (milli-CPU) and host memory (bytes) of each node; -1: not tracked. */
+  private nodeCpu!: Float64Array;
+  private nodeHostMemory!: Float64Array;
+  /** CPU (milli-CPU) and host memory (bytes) the slots of each node hold. */
+  private cpuHeld!: Float64Array;
+  private hostMemoryHeld!: Float64Array;
+  private readonly gpuModels: Array<string | undefined> = [];
+  /** Pod schedulers attached to this state (podScheduler): told of every change to a node. */
+  private readonly attached = new Set<NodeListener>();
   private readonly nodeSlots: Array<Set<string>> = [];
   private readonly staleOrder: Array<Slot[] | undefined> = [];
   private nextSlot = 1;
@@ -165,7 +189,11 @@ export class ClusterState {
       if (this.nodeOf.has(id)) fail('INVALID_ARGUMENT', `${f}.id`, 'a node ID not used before', id);
       this.nodeOf.set(id, k);
       this.nodeIds.push(id);
-      return validateNode(n.gpus, undefined, n.topology, `${f}.`);
+      const model = validateNode(n.gpus, undefined, n.topology, `${f}.`);
+      const cpu = n.cpu === undefined ? -1 : requireInteger(`${f}.cpu`, n.cpu, 0, LIMITS.maxMilliCpu);
+      const hostMemory = n.hostMemory === undefined ? -1 : requireInteger(`${f}.hostMemory`, n.hostMemory, 0, LIMITS.maxBytes);
+      const gpuModel = n.gpuModel === undefined ? undefined : requireString(`${f}.gpuModel`, n.gpuModel, LIMITS.maxIdLength);
+      return { ...model, cpu, hostMemory, gpuModel };
     });
     let gpuCount = 0;
     this.gpuStart = new Int32Array(models.length + 1);
@@ -179,6 +207,11 @@ export class ClusterState {
     this.capacity = new Float64Array(gpuCount);
     this.free = new Float64Array(gpuCount);
     this.nodeTotal = new Float64Array(models.length);
+    this.nodeCpu = Float64Array.from(models, (m) => m.cpu);
+    this.nodeHostMemory = Float64Array.from(models, (m) => m.hostMemory);
+    this.cpuHeld = new Float64Array(models.length);
+    this.hostMemoryHeld = new Float64Array(models.length);
+    for (const m of models) this.gpuModels.push(m.gpuModel);
     this.nodeAllocated = new Float64Array(models.length);
     this.nodeLoad = new Float64Array(models.length);
     this.bounds = { bEv: new Int32Array(models.length), bN: new Int32Array(models.length), bScore: new Float64Array(models.length), bMetric: new Float64Array(models.length) };
@@ -227,6 +260,12 @@ export class ClusterState {
           throw new AllocationError('OVERSCHEDULED', `${field}[${k}]: GPU ${this.indices[k][p]} of node ${this.nodeIds[k]} has ${formatBytes(this.capacity[start + p] - this.free[start + p])} of slots${others} on ${formatBytes(this.total[start + p])}`, { field: `${field}[${k}].slots` });
         }
       }
+      if (this.nodeCpu[k] >= 0 && this.cpuHeld[k] > this.nodeCpu[k]) {
+        throw new AllocationError('OVERSCHEDULED', `${field}[${k}]: node ${this.nodeIds[k]} has ${this.cpuHeld[k]} milli-CPU of slots on ${this.nodeCpu[k]}`, { field: `${field}[${k}].slots` });
+      }
+      if (this.nodeHostMemory[k] >= 0 && this.hostMemoryHeld[k] > this.nodeHostMemory[k]) {
+        throw new AllocationError('OVERSCHEDULED', `${field}[${k}]: node ${this.nodeIds[k]} has ${formatBytes(this.hostMemoryHeld[k])} of host memory in slots on ${formatBytes(this.nodeHostMemory[k])}`, { field: `${field}[${k}].slots` });
+      }
       this.refreshNode(k);
     }
   }
@@ -249,6 +288,8 @@ export class ClusterState {
     const [lo, hi] = maskOf(positions);
     const start = this.gpuStart[node];
     for (const p of positions) this.free[start + p] -= slot.memoryPerGpu;
+    this.cpuHeld[node] += slot.cpu ?? 0;
+    this.hostMemoryHeld[node] += slot.hostMemory ?? 0;
     this.slots.set(slot.id, { slot, node, positions, lo, hi });
     this.nodeSlots[node].add(slot.id);
     if (slot.stale === true) {
@@ -261,6 +302,8 @@ export class ClusterState {
     const r = this.slots.get(id)!;
     const start = this.gpuStart[r.node];
     for (const p of r.positions) this.free[start + p] += r.slot.memoryPerGpu;
+    this.cpuHeld[r.node] -= r.slot.cpu ?? 0;
+    this.hostMemoryHeld[r.node] -= r.slot.hostMemory ?? 0;
     this.slots.delete(id);
     this.nodeSlots[r.node].delete(id);
     if (r.slot.stale === true) {
@@ -763,7 +806,9 @@ export class ClusterState {
     const node = this.nodeOf.get(nodeId);
     if (node === undefined) throw new AllocationError('UNKNOWN_NODE', `option.node: node ${describeValue(nodeId)} is not in the state`, { field: 'option.node' });
     const gpus = requireArray('option.gpus', o.gpus, LIMITS.maxGpus);
-    if (gpus.length === 0) fail('INVALID_ARGUMENT', 'option.gpus', 'at least one GPU index', gpus);
+    const cpu = o.cpu === undefined ? undefined : requireInteger('option.cpu', o.cpu, 0, LIMITS.maxMilliCpu);
+    const hostMemory = o.hostMemory === undefined ? undefined : requireInteger('option.hostMemory', o.hostMemory, 0, LIMITS.maxBytes);
+    if (gpus.length === 0 && cpu === undefined && hostMemory === undefined) fail('INVALID_ARGUMENT', 'option.gpus', 'at least one GPU index (or cpu / hostMemory for a slot without GPUs)', gpus);
     const positions: number[] = [];
     gpus.forEach((g, j) => {
       const idx = requireInteger(`option.gpus[${j}]`, g, 0, 0x7fffffff);
@@ -772,7 +817,20 @@ export class ClusterState {
       if (positions.includes(p)) throw new AllocationError('DUPLICATE_DEVICE', `option.gpus[${j}]: GPU index ${idx} appears twice`, { field: `option.gpus[${j}]` });
       positions.push(p);
     });
-    const perGpu = requireInteger('option.memoryPerGpu', o.memoryPerGpu, 1, LIMITS.maxBytes);
+    const perGpu = gpus.length === 0 ? requireInteger('option.memoryPerGpu', o.memoryPerGpu, 0, 0) : requireInteger('option.memoryPerGpu', o.memoryPerGpu, 1, LIMITS.maxBytes);
+    let milli: number | undefined;
+    if (o.milli !== undefined) {
+      if (gpus.length === 0) fail('INVALID_ARGUMENT', 'option.milli', 'no share (the option has no GPUs)', o.milli);
+      milli = requireInteger('option.milli', o.milli, 1, 1000);
+      const start = this.gpuStart[node];
+      const total = this.total[start + positions[0]];
+      for (let j = 0; j < positions.length; j++) {
+        const t = this.total[start + positions[j]];
+        if (t !== total) fail('INVALID_ARGUMENT', `option.gpus[${j}]`, `a GPU of ${formatBytes(total)} like option.gpus[0] (a share is of GPUs of one memoryTotal)`, gpus[j]);
+      }
+      const charge = shareBytes(milli, total);
+      if (perGpu !== charge) fail('INVALID_ARGUMENT', 'option.memoryPerGpu', `${charge} (floor(milli × memoryTotal / 1000) for ${milli} milli of ${total} bytes)`, perGpu);
+    }
     const model = o.model === undefined ? undefined : requireString('option.model', o.model, LIMITS.maxIdLength);
     const evict = o.evict === undefined ? [] : requireArray('option.evict', o.evict, LIMITS.maxSlotsPerNode);
     const opts = requireObject('options', readInput('options', options));
@@ -795,6 +853,21 @@ export class ClusterState {
       evictIds.push(sid);
       for (const p of r.positions) gained.set(p, (gained.get(p) ?? 0) + r.slot.memoryPerGpu);
     });
+    let cpuGained = 0;
+    let hostGained = 0;
+    for (const sid of evictIds) {
+      const r = this.slots.get(sid)!;
+      cpuGained += r.slot.cpu ?? 0;
+      hostGained += r.slot.hostMemory ?? 0;
+    }
+    if (cpu !== undefined && this.nodeCpu[node] >= 0) {
+      const left = this.nodeCpu[node] - this.cpuHeld[node] + cpuGained;
+      if (left < cpu) throw new AllocationError('CONFLICT', `option: node ${nodeId} has ${left} milli-CPU left, less than the ${cpu} asked; nothing was changed`, { field: 'option.cpu', details: { shortBy: cpu - left } });
+    }
+    if (hostMemory !== undefined && this.nodeHostMemory[node] >= 0) {
+      const left = this.nodeHostMemory[node] - this.hostMemoryHeld[node] + hostGained;
+      if (left < hostMemory) throw new AllocationError('CONFLICT', `option: node ${nodeId} has ${formatBytes(left)} of host memory left, less than the ${formatBytes(hostMemory)} asked; nothing was changed`, { field: 'option.hostMemory', details: { shortBy: hostMemory - left } });
+    }
     for (const p of positions) {
       const avail = this.free[start + p] + (gained.get(p) ?? 0);
       if (avail < perGpu) {
@@ -809,8 +882,12 @@ export class ClusterState {
     const slot: Slot = { id, gpus: positions.map((p) => this.indices[node][p]).sort((a, b) => a - b), memoryPerGpu: perGpu };
     if (model !== undefined) slot.model = model;
     if (opts.lastActivity !== undefined) slot.lastActivity = opts.lastActivity as number;
+    if (milli !== undefined) slot.milli = milli;
+    if (cpu !== undefined) slot.cpu = cpu;
+    if (hostMemory !== undefined) slot.hostMemory = hostMemory;
     this.addSlot(node, slot);
     this.refreshNode(node);
+    this.changed(node);
     return id;
   }
 
@@ -821,6 +898,12 @@ export class ClusterState {
     if (r === undefined) throw new AllocationError('UNKNOWN_SLOT', `slotId: slot ${describeValue(id)} is not in the state`, { field: 'slotId' });
     this.removeSlot(id);
     this.refreshNode(r.node);
+    this.changed(r.node);
+  }
+
+  /** Tells every attached pod scheduler that node `node` changed. */
+  private changed(node: number): void {
+    for (const l of this.attached) l._sync(node);
   }
 
   /** Marks a slot stale (evictable by other models) or not. */
@@ -884,6 +967,10 @@ export class ClusterState {
         const node: ClusterStateJSON['nodes'][number] = { id, gpus, slots: [] };
         const t = this.topologies[k];
         if (t !== undefined) node.topology = { gpus: t.gpus, links: t.links.map((l) => ({ ...l })) };
+        if (this.nodeCpu[k] >= 0) node.cpu = this.nodeCpu[k];
+        if (this.nodeHostMemory[k] >= 0) node.hostMemory = this.nodeHostMemory[k];
+        const gpuModel = this.gpuModels[k];
+        if (gpuModel !== undefined) node.gpuModel = gpuModel;
         for (const sid of this.nodeSlots[k]) node.slots.push(copySlot(this.slots.get(sid)!.slot));
         return node;
       }),
@@ -905,6 +992,9 @@ function copySlot(s: Slot): Slot {
   if (s.model !== undefined) c.model = s.model;
   if (s.lastActivity !== undefined) c.lastActivity = s.lastActivity;
   if (s.stale !== undefined) c.stale = s.stale;
+  if (s.milli !== undefined) c.milli = s.milli;
+  if (s.cpu !== undefined) c.cpu = s.cpu;
+  if (s.hostMemory !== undefined) c.hostMemory = s.hostMemory;
   return c;
 }
 
