@@ -10,6 +10,7 @@ import type { Kernels } from '../kernels.js';
 import { LIMITS } from '../limits.js';
 import { binomial, ctz } from '../bits.js';
 import { sortLargestFirst } from './sort.js';
+import { shareBytes } from './share.js';
 import {
   budgetError, compareEvictionOrder, isEvictable, maskOf, nodeOptionOf, noOptionReason, PLACEMENT_BUDGET, positionMatrix,
   rejectionsFor, shareOf, sizesFor, validateNode, validatePlanRequest, validateSlots,
@@ -19,6 +20,8 @@ import { compareNatural } from '../baseline/natural-sort.js';
 import type { Topology } from '../topology.js';
 import { formatBytes } from '../units.js';
 import { describeValue, fail, readInput, requireArray, requireInteger, requireObject, requireString } from '../validate.js';
+
+import { createPodScheduler, type PodScheduler, type PodSchedulerOptions } from '../fleet/scheduler.js';
 
 export type { ClusterNode } from './node.js';
 
@@ -54,15 +57,6 @@ export const CLUSTER_STATE_VERSION = 1;
 export interface NodeListener {
   /** Node `node` (index in the state's node order) changed: re-read it. */
   _sync(node: number): void;
-}
-
-/**
- * Bytes a share of `milli` milli-GPU charges on a GPU of `memoryTotal` bytes: floor(milli ×
- * memoryTotal / 1000), exact for any memoryTotal below 2^53 (computed without the product).
- */
-export function shareBytes(milli: number, memoryTotal: number): number {
-  const whole = Math.floor(memoryTotal / 1000);
-  return milli * whole + Math.floor((milli * (memoryTotal - whole * 1000)) / 1000);
 }
 
 type SlotRecord = { slot: Slot; node: number; positions: number[]; lo: number; hi: number };
@@ -943,6 +937,63 @@ export class ClusterState {
   /** Node IDs in the order they were given. */
   nodes(): string[] {
     return [...this.nodeIds];
+  }
+
+  /**
+   * A pod scheduler attached to this state (src/fleet/scheduler.ts): it plans pods (CPU, host memory,
+   * a GPU share or whole GPUs, allowed GPU models) by a fleet policy over this state's nodes, and
+   * `commit` applies its options like any other; every commit or release re-syncs the changed node
+   * in every attached scheduler. `close()` it when done.
+   */
+  podScheduler(options: PodSchedulerOptions = {}): PodScheduler {
+    return createPodScheduler(this.kernels, this, options);
+  }
+
+  /** @internal Attaches a scheduler: told of every change to a node until detached. */
+  _attach(listener: NodeListener): void {
+    this.attached.add(listener);
+  }
+
+  /** @internal */
+  _detach(listener: NodeListener): void {
+    this.attached.delete(listener);
+  }
+
+  /** @internal Index of node `id` in the state's node order (UNKNOWN_NODE naming `field`). */
+  _nodeIndex(id: string, field = 'node'): number {
+    const k = this.nodeOf.get(id);
+    if (k === undefined) throw new AllocationError('UNKNOWN_NODE', `${field}: node ${describeValue(id)} is not in the state`, { field });
+    return k;
+  }
+
+  /** @internal Node k's GPUs: indices (ascending), memoryTotal and free bytes (memoryTotal − memoryUsed − slots) per position; live views. */
+  _gpus(k: number): { indices: readonly number[]; total: Float64Array; free: Float64Array } {
+    return { indices: this.indices[k], total: this.totalViews[k], free: this.freeViews[k] };
+  }
+
+  /** @internal Node k's CPU left in milli-CPU (-1: not tracked). */
+  _cpuLeft(k: number): number {
+    return this.nodeCpu[k] < 0 ? -1 : this.nodeCpu[k] - this.cpuHeld[k];
+  }
+
+  /** @internal Node k's host memory left in bytes (-1: not tracked). */
+  _hostMemoryLeft(k: number): number {
+    return this.nodeHostMemory[k] < 0 ? -1 : this.nodeHostMemory[k] - this.hostMemoryHeld[k];
+  }
+
+  /** @internal Node k's GPU model and topology. */
+  _gpuModel(k: number): string | undefined {
+    return this.gpuModels[k];
+  }
+
+  /** @internal */
+  _topology(k: number): Topology | undefined {
+    return this.topologies[k];
+  }
+
+  /** @internal Calls `fn` with each slot of node k (not copies: read only). */
+  _forEachSlot(k: number, fn: (slot: Readonly<Slot>) => void): void {
+    for (const id of this.nodeSlots[k]) fn(this.slots.get(id)!.slot);
   }
 
   private nodeIndex(node: string): number {
