@@ -3,21 +3,13 @@
 // a node without gpuModel takes no pod that lists models, ranks break ties, and a closed scheduler is
 // an error to use and no longer follows the state. Both backends.
 import { describe, expect, it } from 'vitest';
-import { engines, codeOf } from './engines.js';
-import { AllocationError } from '../src/errors.js';
+import { engines, codeOf, outcome } from './engines.js';
 
 const { wasm, ts } = await engines();
 const G = 2 ** 30;
 
-function fieldOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof AllocationError) return error.field;
-    throw error;
-  }
-  return undefined;
-}
+/** The field an AllocationError from `fn` names (outcome's `@field`), or undefined. */
+const fieldOf = (fn: () => unknown): string | undefined => /@(\S+)$/.exec(String(outcome(fn)))?.[1];
 
 describe.each([['wasm', wasm], ['ts', ts]] as const)('podScheduler options (%s)', (_name, engine) => {
   const twins = () => engine.createClusterState({ nodes: [

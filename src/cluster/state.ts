@@ -991,9 +991,12 @@ export class ClusterState {
     return this.topologies[k];
   }
 
-  /** @internal Calls `fn` with each slot of node k (not copies: read only). */
-  _forEachSlot(k: number, fn: (slot: Readonly<Slot>) => void): void {
-    for (const id of this.nodeSlots[k]) fn(this.slots.get(id)!.slot);
+  /** @internal Calls `fn` with each slot of node k and the positions of its GPUs (not copies: read only). */
+  _forEachSlot(k: number, fn: (slot: Readonly<Slot>, positions: readonly number[]) => void): void {
+    for (const id of this.nodeSlots[k]) {
+      const r = this.slots.get(id)!;
+      fn(r.slot, r.positions);
+    }
   }
 
   private nodeIndex(node: string): number {

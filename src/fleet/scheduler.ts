@@ -194,28 +194,15 @@ export class PodScheduler implements NodeListener {
     s.fill(0, tags, tags + maxG + 1);
     const { total, free } = this.gpus[k];
     // A slot's tag: 0 for one GPU below a whole GPU (a share), else its GPU count; no GPUs: none.
-    this.state._forEachSlot(k, (slot) => {
-      const count = slot.gpus.length;
+    this.state._forEachSlot(k, (slot, positions) => {
+      const count = positions.length;
       if (count === 0) return;
-      const tag = count === 1 && slot.memoryPerGpu < total[this.gpuPosition(k, slot.gpus[0])] ? 0 : count;
+      const tag = count === 1 && slot.memoryPerGpu < total[positions[0]] ? 0 : count;
       if (tag <= maxG) s[tags + tag]++;
     });
     const gAt = tags + maxG + 1;
     const width = this.width[k];
     for (let p = 0; p < width; p++) s[gAt + p] = freeMilli(free[p], total[p]);
-  }
-
-  private gpuPosition(k: number, index: number): number {
-    const list = this.gpus[k].indices;
-    let lo = 0;
-    let hi = list.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (list[mid] === index) return mid;
-      if (list[mid] < index) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
   }
 
   /** @internal Node k of the state changed: re-sync it. */
