@@ -2,8 +2,9 @@
 // src/baseline/fleet.ts, the layout src/fleet/layout.ts). A fleet's state lives in one block of the
 // core's heap (fleetAlloc): an i32 region `s` and an f64 region `f`. fleetPick filters every node for
 // a pod, scores the feasible ones (from the per-(node, shape) score cache where it is valid), keeps
-// the highest score and the smallest rank on a tie; fleetCommit applies the pod to one node and
-// recomputes only that node's totals, fragmentation and cache row.
+// the highest score and the smallest rank on a tie. The state lives in ClusterState: after a change to
+// a node, its pod scheduler writes the node's resources and fleetRefresh recomputes only that node's
+// totals, fragmentation and cache row.
 
 // Header fields of s (src/fleet/layout.ts).
 const H_NODES = 0;
@@ -360,22 +361,12 @@ export function fleetPick(s: usize, f: usize, policy: i32, cls: i32, cpu: i32, m
   return pick;
 }
 
-/** Commits a pod to `node` on the GPUs in the output; recomputes that node. */
-export function fleetCommit(s: usize, f: usize, node: i32, cpu: i32, mem: i32, num: i32, milli: i32): void {
-  const maxG = si(s, H_MAXG);
-  const base = si(s, H_NODE_AT) + node * si(s, H_STRIDE);
-  const gAt = base + N_TAGS + maxG + 1;
-  const out = si(s, H_OUT_AT);
-  ss(s, base + N_CPU, si(s, base + N_CPU) - cpu);
-  ss(s, base + N_MEM, si(s, base + N_MEM) - mem);
-  if (num > 0 && milli > 0) {
-    const count = si(s, out);
-    for (let k = 1; k <= count; k++) {
-      const at = gAt + si(s, out + k);
-      ss(s, at, si(s, at) - milli);
-    }
-    const tag = num == 1 && milli < 1000 ? 0 : num;
-    if (tag <= maxG) ss(s, base + N_TAGS + tag, si(s, base + N_TAGS + tag) + 1);
-  }
+/**
+ * Recomputes node `node` after its CPU, memory, tag counts and per-GPU free milli were rewritten
+ * (ClusterState's pod scheduler re-syncs a node after every commit or release on it): its totals,
+ * fragmentation and score-cache row.
+ */
+export function fleetRefresh(s: usize, f: usize, node: i32): void {
+  if (node < 0 || node >= si(s, H_NODES)) unreachable();
   refresh(s, f, node);
 }

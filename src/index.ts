@@ -29,3 +29,4 @@ export type { Inventory, InventoryGpu, MigDevice, GpuProcess } from './inventory
 export type { Preset } from './presets.js';
 export type { Topology, Link, PcieLevel } from './topology.js';
 export type { SimulateRequest, SimulationRun, FleetEvent, FleetNode, FleetPod } from './fleet/index.js';
+export type { PodScheduler, PodSchedulerOptions, PodPlan, PodNodeView } from './fleet/scheduler.js';

@@ -24,6 +24,8 @@ export const LIMITS = {
   maxFleetModels: 32,
   /** Most levels of nesting read from one input (requests are a few levels deep). */
   maxDepth: 64,
+  /** Most CPU of one cluster node or slot, in milli-CPU (2^31 - 1: the fleet kernels count in i32). */
+  maxMilliCpu: 0x7fffffff,
   /** Largest memory figure accepted, in bytes (2^53 - 1). */
   maxBytes: Number.MAX_SAFE_INTEGER,
 } as const;

@@ -9,11 +9,21 @@ import { formatBytes } from './units.js';
 import { compareNatural } from './baseline/natural-sort.js';
 import { describeValue, fail, markEngineOwned, readInput, requireArray, requireBoolean, requireInteger, requireObject, requireOneOf, requireString } from './validate.js';
 
-/** Work already placed on GPUs. memoryPerGpu in bytes; lastActivity in ms since the epoch. */
-export type Slot = { id: string; model?: string; gpus: number[]; memoryPerGpu: number; lastActivity?: number; stale?: boolean };
+/**
+ * Work already placed on GPUs. memoryPerGpu in bytes; lastActivity in ms since the epoch. A pod's
+ * slot (src/fleet/scheduler.ts) also has `milli`, its share of each of its GPUs in milli-GPU
+ * (1..1000; it is charged memoryPerGpu = floor(milli × memoryTotal / 1000) bytes per GPU), and `cpu`
+ * (milli-CPU) and `hostMemory` (bytes) held on the node. A slot has no GPUs (memoryPerGpu 0) only
+ * when it holds cpu or hostMemory (a CPU-only pod).
+ */
+export type Slot = { id: string; model?: string; gpus: number[]; memoryPerGpu: number; lastActivity?: number; stale?: boolean; milli?: number; cpu?: number; hostMemory?: number };
 
-/** One way to place the model. memoryPerGpu in bytes; score is the topology set score of `gpus`. */
-export type PlacementOption = { node?: string; model?: string; gpus: number[]; memoryPerGpu: number; evict: string[]; score: number };
+/**
+ * One way to place the model (or a pod). memoryPerGpu in bytes; score is the topology set score of
+ * `gpus` (a pod's option: its policy score). `milli`, `cpu` (milli-CPU) and `hostMemory` (bytes)
+ * become the slot's fields of the same names (see Slot); commit checks them against the node.
+ */
+export type PlacementOption = { node?: string; model?: string; gpus: number[]; memoryPerGpu: number; evict: string[]; score: number; milli?: number; cpu?: number; hostMemory?: number };
 
 /** Why a GPU cannot take its share (REASON_CODES). shortBy in bytes. */
 export type Rejection = { node?: string; gpu: number; code: string; message: string; shortBy?: number };
@@ -457,6 +467,9 @@ export function validateSlot(value: unknown, field: string, k: number, indices: 
   const modelV = s.model;
   const lastV = s.lastActivity;
   const staleV = s.stale;
+  const milliV = s.milli;
+  const cpuV = s.cpu;
+  const hostV = s.hostMemory;
   const maxId = LIMITS.maxIdLength;
   const id = typeof idV === 'string' && idV.length <= maxId ? idV : requireString(`${field}[${k}].id`, idV, maxId);
   if (ids.has(id)) throw new AllocationError('DUPLICATE_SLOT', `${field}[${k}].id: slot ID ${describeValue(id)} appears twice`, { field: `${field}[${k}].id` });
@@ -464,7 +477,7 @@ export function validateSlot(value: unknown, field: string, k: number, indices: 
   const gpusRaw = Array.isArray(gpusV) ? gpusV : requireArray(`${field}[${k}].gpus`, gpusV, LIMITS.maxGpus);
   const length = gpusRaw.length;
   if (length > LIMITS.maxGpus) requireArray(`${field}[${k}].gpus`, gpusRaw, LIMITS.maxGpus);
-  if (length === 0) fail('INVALID_ARGUMENT', `${field}[${k}].gpus`, 'at least one GPU index', gpusRaw);
+  if (length === 0 && cpuV === undefined && hostV === undefined) fail('INVALID_ARGUMENT', `${field}[${k}].gpus`, 'at least one GPU index (or cpu / hostMemory for a slot without GPUs)', gpusRaw);
   const gpus: number[] = new Array(length);
   let sorted = true;
   for (let j = 0; j < length; j++) {
@@ -477,7 +490,14 @@ export function validateSlot(value: unknown, field: string, k: number, indices: 
   }
   if (!sorted) gpus.sort((a, b) => a - b);
   const memoryPerGpu = _isCount(memoryV, LIMITS.maxBytes) ? (memoryV === 0 ? 0 : memoryV) : requireInteger(`${field}[${k}].memoryPerGpu`, memoryV, 0, LIMITS.maxBytes);
+  if (length === 0 && memoryPerGpu !== 0) fail('INVALID_ARGUMENT', `${field}[${k}].memoryPerGpu`, '0 (the slot has no GPUs)', memoryV);
   const slot: Slot = { id, gpus, memoryPerGpu };
+  if (milliV !== undefined) {
+    if (length === 0) fail('INVALID_ARGUMENT', `${field}[${k}].milli`, 'no share (the slot has no GPUs)', milliV);
+    slot.milli = requireInteger(`${field}[${k}].milli`, milliV, 1, 1000);
+  }
+  if (cpuV !== undefined) slot.cpu = requireInteger(`${field}[${k}].cpu`, cpuV, 0, LIMITS.maxMilliCpu);
+  if (hostV !== undefined) slot.hostMemory = requireInteger(`${field}[${k}].hostMemory`, hostV, 0, LIMITS.maxBytes);
   if (modelV !== undefined) slot.model = typeof modelV === 'string' && modelV.length <= maxId ? modelV : requireString(`${field}[${k}].model`, modelV, maxId);
   if (lastV !== undefined) {
     if (typeof lastV !== 'number' || !Number.isFinite(lastV)) fail('INVALID_ARGUMENT', `${field}[${k}].lastActivity`, 'a finite number (ms since the epoch)', lastV);

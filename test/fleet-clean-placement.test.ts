@@ -4,13 +4,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { engines } from './engines.js';
-import { Fleet } from '../src/fleet/state.js';
+import { fleetOnState } from './fleet-on-state.js';
 import { cleanRemainders, deadHole } from '../src/fleet/policies/ours.js';
 import { typicalPods, type TypicalPod } from '../src/fleet/typical.js';
-import type { NodeSpec, Pod } from '../src/fleet/types.js';
+import type { FleetNode, Pod } from '../src/fleet/types.js';
 
 const pod = (id: string, milli: number, gpus = 1, cpu = 1000): Pod => ({ id, cpu, memory: 1, gpus: milli === 0 ? 0 : gpus, milli, models: [] });
-const node = (id: string, gpus: number, cpu = 64000): NodeSpec => ({ id, cpu, memory: 1 << 20, gpus, model: 'G' });
+const node = (id: string, gpus: number, cpu = 64000): FleetNode => ({ id, cpu, memory: 1 << 20, gpus, model: 'G' });
 
 describe('fleet: the default policy keeps shares on clean placements', async () => {
   const { wasm, ts } = await engines();
@@ -25,11 +25,11 @@ describe('fleet: the default policy keeps shares on clean placements', async () 
       ];
       const pods = [pod('a', 300), pod('b', 500)];
       const run = (policy: string) => {
-        const fleet = new Fleet(engine.kernels, policy, [node('A', 1), node('B', 1)], typical, [0, 1], [...pods, pod('c', 100)]);
+        const fleet = fleetOnState(engine, policy, [node('A', 1), node('B', 1)], typical, [0, 1], [...pods, pod('c', 100)]);
         try {
           return pods.map((p) => fleet.place(p));
         } finally {
-          fleet.close();
+          fleet.scheduler.close();
         }
       };
       // FGD: A goes from Frag 0.6·700 = 420 to 0.6·200 + 0.2·200 + 0.2·200 = 200 (⌊100·σ(0.22)⌋ = 55); B from 0 to 0.6·500 (⌊100·σ(−0.3)⌋ = 42).
@@ -52,10 +52,11 @@ describe('fleet: the default policy keeps shares on clean placements', async () 
         const typical = typicalPods(pods);
         const clean = cleanRemainders(typical, deadHole(pods));
         const ranks = nodes.map((_, i) => nodes.length - 1 - i); // the last node wins a tie
-        const both = [wasm, ts].map((e) => new Fleet(e.kernels, 'fgd-close', nodes, typical, ranks, pods));
+        const both = [wasm, ts].map((e) => fleetOnState(e, 'fgd-close', nodes, typical, ranks, pods));
+        const ids = both[0].state.nodes();
         try {
           for (const p of pods) {
-            const state = nodes.map((_, n) => both[0].nodeState(n));
+            const state = ids.map((id) => both[0].scheduler.view(id));
             const isClean = (free: number) => free === 1000 || clean[free - p.milli] === 1;
             const sharing = p.gpus === 1 && p.milli > 0 && p.milli < 1000;
             const cleanFits = sharing && state.some((st) => st.cpu >= p.cpu && st.gpus.some((free) => free >= p.milli && isClean(free)));
@@ -68,7 +69,7 @@ describe('fleet: the default policy keeps shares on clean placements', async () 
             }
           }
         } finally {
-          for (const f of both) f.close();
+          for (const f of both) f.scheduler.close();
         }
       }),
       { numRuns: 150 },

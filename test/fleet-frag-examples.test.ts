@@ -2,7 +2,7 @@
 // (pkg/utils/frag_test.go TestNodeGpuShareFragAmountScore, quoted in FGD.md §5.2), on both backends.
 import { describe, expect, it } from 'vitest';
 import { engines } from './engines.js';
-import { Fleet } from '../src/fleet/state.js';
+import { fleetOnState } from './fleet-on-state.js';
 import type { TypicalPod } from '../src/fleet/typical.js';
 import type { Pod } from '../src/fleet/types.js';
 
@@ -26,13 +26,13 @@ describe('fleet fragmentation: FGD.md §5.2 worked examples', async () => {
   for (const engine of [wasm, ts]) {
     /** A one-node fleet (model "1080", cpu left 1000) after the given shares, by best fit. */
     const frag = (gpus: number, shares: number[], rows = LIST): number => {
-      const fleet = new Fleet(engine.kernels, 'bestfit', [{ id: 'n', cpu: 1000, memory: 1 << 20, gpus, model: '1080' }], typical(rows), [0]);
+      const fleet = fleetOnState(engine, 'bestfit', [{ id: 'n', cpu: 1000, memory: 1 << 20, gpus, model: '1080' }], typical(rows), [0]);
       try {
         shares.forEach((m, i) => expect(fleet.place(share(`p${i}`, m))).not.toBeNull());
-        expect(fleet.nodeState(0).cpu).toBe(1000);
-        return fleet.nodeFragmentation(0);
+        expect(fleet.scheduler.view('n').cpu).toBe(1000);
+        return fleet.scheduler.nodeFragmentation('n');
       } finally {
-        fleet.close();
+        fleet.scheduler.close();
       }
     };
     it(`${engine.backend}: [200,1000,1000,500] scores 2566.62`, () => {

@@ -5,7 +5,7 @@ import { dotprodScore } from '../src/fleet/policies/dotprod.js';
 import { bestfitScore } from '../src/fleet/policies/bestfit.js';
 import { clusteringScore, podTag } from '../src/fleet/policies/clustering.js';
 import { packingScore } from '../src/fleet/policies/packing.js';
-import { Fleet } from '../src/fleet/state.js';
+import { fleetOnState } from './fleet-on-state.js';
 import type { Pod } from '../src/fleet/types.js';
 
 describe('fleet policy scores', () => {
@@ -51,11 +51,11 @@ describe('fleet policies: the node and GPU each picks', async () => {
   const pod = (id: string, milli: number, cpu = 4000, gpus = 1, models: string[] = []): Pod => ({ id, cpu, memory: 1, gpus, milli, models });
   for (const engine of [wasm, ts]) {
     const first = (policy: string, ranks: number[], pods: Pod[], list = nodes) => {
-      const fleet = new Fleet(engine.kernels, policy, list, [{ cpu: 4000, milli: 500, gpus: 1, models: [], count: 1, weight: 1 }], ranks, pods);
+      const fleet = fleetOnState(engine, policy, list, [{ cpu: 4000, milli: 500, gpus: 1, models: [], count: 1, weight: 1 }], ranks, pods);
       try {
         return pods.map((p) => fleet.place(p));
       } finally {
-        fleet.close();
+        fleet.scheduler.close();
       }
     };
     it(`${engine.backend}: bestfit, dotprod and packing put a share on the small node whatever the ranks`, () => {

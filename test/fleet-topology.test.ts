@@ -3,8 +3,8 @@
 // choice stands. Both backends.
 import { describe, expect, it } from 'vitest';
 import { engines } from './engines.js';
-import { validateNodes, validatePods, type FleetNode, type FleetPod } from '../src/fleet/types.js';
-import { Fleet } from '../src/fleet/state.js';
+import { validatePods, type FleetNode, type FleetPod } from '../src/fleet/types.js';
+import { fleetOnState } from './fleet-on-state.js';
 import { typicalPods } from '../src/fleet/typical.js';
 import type { Topology } from '../src/topology.js';
 
@@ -31,11 +31,11 @@ describe('fleet topology-aware fractions', async () => {
   /** The GPUs each pod takes, placed in order on one node. */
   const run = (engine: typeof wasm, node: FleetNode, policy: string) => {
     const list = validatePods('pods', pods);
-    const fleet = new Fleet(engine.kernels, policy, validateNodes('nodes', [node]), typicalPods(list), [0], list);
+    const fleet = fleetOnState(engine, policy, [node], typicalPods(list), [0], list);
     try {
       return list.map((p) => fleet.place(p)?.gpus);
     } finally {
-      fleet.close();
+      fleet.scheduler.close();
     }
   };
   for (const engine of [wasm, ts]) {

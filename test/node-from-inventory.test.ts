@@ -48,6 +48,24 @@ describe('nodeFromInventory', () => {
     expect(() => nodeFromInventory(bad)).toThrow(/gpus\[1\]\.memoryUsed/);
   });
 
+  it('fills the pod resources: cpu from cpus, hostMemory from memory, gpuModel from one common GPU name', () => {
+    const inv = inventory();
+    inv.cpus = ['0', '1', '2', '3', '4', '5'];
+    inv.memory = 512 * G;
+    inv.gpus.forEach((g) => (g.name = 'NVIDIA A100-SXM4-80GB'));
+    const node = nodeFromInventory(inv);
+    expect([node.cpu, node.hostMemory, node.gpuModel]).toEqual([6000, 512 * G, 'NVIDIA A100-SXM4-80GB']);
+    // A lost GPU's name does not count; two names among the present GPUs, or a missing one, give no model.
+    inv.gpus[2].name = 'other';
+    expect(nodeFromInventory(inv).gpuModel).toBe('NVIDIA A100-SXM4-80GB');
+    inv.gpus[1].name = 'other';
+    expect(nodeFromInventory(inv).gpuModel).toBeUndefined();
+    delete inv.gpus[1].name;
+    expect(nodeFromInventory(inv).gpuModel).toBeUndefined();
+    // Without cpus and memory: not tracked (absent), not 0.
+    expect('cpu' in nodeFromInventory(inventory()) || 'hostMemory' in nodeFromInventory(inventory())).toBe(false);
+  });
+
   it.each([['wasm', wasm], ['ts', ts]] as const)('ClusterState from an inventory carries the used memory (%s)', (_name, engine) => {
     const state = engine.createClusterState(inventory());
     expect(state.toJSON().nodes).toEqual([{ ...nodeFromInventory(inventory()), slots: [] }]);

@@ -246,22 +246,10 @@ export function fleetTsKernels(): FleetKernels {
       }
       return pick;
     },
-    fleetCommit(memory, node, cpu, mem, num, milli) {
+    fleetRefresh(memory, node) {
       const s = memory.ints();
-      const f = memory.floats();
-      const maxG = s[L.H_MAXG];
-      const base = s[L.H_NODE_AT] + node * s[L.H_STRIDE];
-      const gAt = base + L.N_TAGS + maxG + 1;
-      const out = s[L.H_OUT_AT];
-      s[base + L.N_CPU] -= cpu;
-      s[base + L.N_MEM] -= mem;
-      if (num > 0 && milli > 0) {
-        const count = s[out];
-        for (let k = 1; k <= count; k++) s[gAt + s[out + k]] -= milli;
-        const tag = num === 1 && milli < 1000 ? 0 : num;
-        if (tag <= maxG) s[base + L.N_TAGS + tag]++;
-      }
-      refresh(s, f, node);
+      if (!(node >= 0 && node < s[L.H_NODES])) throw new RangeError(`fleetRefresh: node ${node} is not in the fleet`);
+      refresh(s, memory.floats(), node);
     },
   };
 }

@@ -135,7 +135,7 @@ function age(e: SlotEntry, now: number): string {
 function renderList(list: SlotEntry[], name: string, now: number): string {
   if (list.length === 0) return `no slots in ${name}\n`;
   const multiNode = new Set(list.map((e) => e.node)).size > 1;
-  const rows = list.map((e) => [e.id, e.node, e.gpus.join(','), formatBytes(e.memoryPerGpu), e.model ?? '-', age(e, now), e.stale ? 'yes' : '-']);
+  const rows = list.map((e) => [e.id, e.node, e.gpus.join(',') || '-', formatBytes(e.memoryPerGpu), e.model ?? '-', age(e, now), e.stale ? 'yes' : '-']);
   return `${list.length} slot${list.length === 1 ? '' : 's'} in ${name}${multiNode ? '' : ` on ${list[0].node}`}:\n` + table(['ID', 'NODE', 'GPUS', 'MEMORY/GPU', 'MODEL', 'AGE', 'STALE'], rows);
 }
 

@@ -17,8 +17,8 @@ type _Exactly<T> = Record<keyof Required<T>, KeyShape>;
 const _GPU_KEYS: _Exactly<NodeGpu> = { index: null, memoryTotal: null, memoryUsed: null };
 const _LINK_KEYS: _Exactly<Link> = { a: null, b: null, pcie: null, nvlink: null };
 const _TOPOLOGY_KEYS: _Exactly<Topology> = { gpus: null, links: _LINK_KEYS };
-const _SLOT_KEYS: _Exactly<Slot> = { id: null, model: null, gpus: null, memoryPerGpu: null, lastActivity: null, stale: null };
-const _NODE_KEYS: _Exactly<_StateNode> = { id: null, gpus: _GPU_KEYS, topology: _TOPOLOGY_KEYS, slots: _SLOT_KEYS };
+const _SLOT_KEYS: _Exactly<Slot> = { id: null, model: null, gpus: null, memoryPerGpu: null, lastActivity: null, stale: null, milli: null, cpu: null, hostMemory: null };
+const _NODE_KEYS: _Exactly<_StateNode> = { id: null, gpus: _GPU_KEYS, topology: _TOPOLOGY_KEYS, slots: _SLOT_KEYS, cpu: null, hostMemory: null, gpuModel: null };
 
 /** The keys of a state file: ClusterStateJSON as toJSON writes it (checked against its type at build time). */
 export const STATE_FILE_KEYS: KeyShape = { version: null, nextSlot: null, nodes: _NODE_KEYS } satisfies _Exactly<ClusterStateJSON>;

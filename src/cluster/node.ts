@@ -8,8 +8,11 @@ import { LIMITS } from '../limits.js';
 /**
  * One node of a cluster state. Memory in bytes. A GPU's memoryUsed (default 0) is memory held by
  * processes outside gpualloc's slots; its free memory is memoryTotal − memoryUsed − the slots on it.
+ * For pods (src/fleet/scheduler.ts): `cpu` is the allocatable CPU in milli-CPU and `hostMemory` the
+ * allocatable host memory in bytes (absent: not tracked, any request fits); `gpuModel` is the model
+ * of the node's GPUs (absent: a pod that lists allowed models cannot go there).
  */
-export type ClusterNode = { id: string; gpus: NodeGpu[]; topology?: Topology; slots?: Slot[] };
+export type ClusterNode = { id: string; gpus: NodeGpu[]; topology?: Topology; slots?: Slot[]; cpu?: number; hostMemory?: number; gpuModel?: string };
 
 /** Options of nodeFromInventory: the node's ID (default: the host, else `node0`) and the slots already on it. */
 export type NodeFromInventoryOptions = { id?: string; slots?: Slot[] };
@@ -23,7 +26,9 @@ export const DEFAULT_NODE = 'node0';
  * `slots` when given. Per GPU, memoryUsed = max(0, max(the inventory's memoryUsed, Σ processes[].usedMemory)
  * − Σ memoryPerGpu of the given slots on that GPU), at most memoryTotal: NVML's reading includes the
  * processes of gpualloc's own slots, so memory a slot accounts for is not counted twice. Written only
- * when > 0. The CLI, ClusterState created from an inventory and the web page all go through here.
+ * when > 0. For pods: `cpu` = 1000 × the inventory's `cpus.length` (when `cpus` is given), `hostMemory` =
+ * its `memory` (when given), `gpuModel` = the present GPUs' common `name` (when they all have the same
+ * non-empty one). The CLI, ClusterState created from an inventory and the web page all go through here.
  */
 export function nodeFromInventory(inventory: Inventory, options: NodeFromInventoryOptions = {}): ClusterNode {
   const inv = validateInventory(inventory);
@@ -50,5 +55,9 @@ export function nodeFromInventory(inventory: Inventory, options: NodeFromInvento
     node.topology = { gpus: width, links: inv.links.filter((l) => !lost.has(l.a) && !lost.has(l.b)).map((l) => ({ ...l })) };
   }
   if (slots !== undefined) node.slots = slots;
+  if (inv.cpus !== undefined) node.cpu = 1000 * inv.cpus.length;
+  if (inv.memory !== undefined) node.hostMemory = inv.memory;
+  const names = new Set(present.map((g) => g.name ?? ''));
+  if (present.length > 0 && names.size === 1 && !names.has('')) node.gpuModel = present[0].name;
   return node;
 }

@@ -10,6 +10,7 @@ import type { Kernels } from '../kernels.js';
 import { LIMITS } from '../limits.js';
 import { binomial, ctz } from '../bits.js';
 import { sortLargestFirst } from './sort.js';
+import { shareBytes } from './share.js';
 import {
   budgetError, compareEvictionOrder, isEvictable, maskOf, nodeOptionOf, noOptionReason, PLACEMENT_BUDGET, positionMatrix,
   rejectionsFor, shareOf, sizesFor, validateNode, validatePlanRequest, validateSlots,
@@ -20,6 +21,8 @@ import type { Topology } from '../topology.js';
 import { formatBytes } from '../units.js';
 import { describeValue, fail, readInput, requireArray, requireInteger, requireObject, requireString } from '../validate.js';
 
+import { createPodScheduler, type PodScheduler, type PodSchedulerOptions } from '../fleet/scheduler.js';
+
 export type { ClusterNode } from './node.js';
 
 /** Initial nodes of a cluster state, or one inventory (a single node named after its host). */
@@ -28,8 +31,8 @@ export type ClusterInit = { nodes: ClusterNode[] } | Inventory;
 /** What `state.plan` takes: planPlacement's request without gpus, slots and topology. */
 export type ClusterPlanRequest = Omit<PlacementRequest, 'gpus' | 'slots' | 'topology'>;
 
-/** toJSON's output: everything needed to restore the state exactly. */
-export type ClusterStateJSON = { version: 1; nextSlot: number; nodes: Array<{ id: string; gpus: NodeGpu[]; topology?: Topology; slots: Slot[] }> };
+/** toJSON's output: everything needed to restore the state exactly (a node's cpu, hostMemory and gpuModel only when set). */
+export type ClusterStateJSON = { version: 1; nextSlot: number; nodes: Array<{ id: string; gpus: NodeGpu[]; topology?: Topology; slots: Slot[]; cpu?: number; hostMemory?: number; gpuModel?: string }> };
 
 /** Options of commit: the new slot's ID (default `slot-<n>`) and lastActivity (ms since the epoch). */
 export type CommitOptions = { id?: string; lastActivity?: number };
@@ -49,6 +52,12 @@ export const CLUSTER_REJECTED_NODES = 64;
 
 /** Schema version of toJSON's output. */
 export const CLUSTER_STATE_VERSION = 1;
+
+/** @internal What ClusterState tells an attached pod scheduler (src/fleet/scheduler.ts). */
+export interface NodeListener {
+  /** Node `node` (index in the state's node order) changed: re-read it. */
+  _sync(node: number): void;
+}
 
 type SlotRecord = { slot: Slot; node: number; positions: number[]; lo: number; hi: number };
 
@@ -90,6 +99,15 @@ export class ClusterState {
   private gScore!: Float64Array;
   private gMetric!: Float64Array;
   private readonly slots = new Map<string, SlotRecord>();
+  /** Allocatable CPU (milli-CPU) and host memory (bytes) of each node; -1: not tracked. */
+  private nodeCpu!: Float64Array;
+  private nodeHostMemory!: Float64Array;
+  /** CPU (milli-CPU) and host memory (bytes) the slots of each node hold. */
+  private cpuHeld!: Float64Array;
+  private hostMemoryHeld!: Float64Array;
+  private readonly gpuModels: Array<string | undefined> = [];
+  /** Pod schedulers attached to this state (podScheduler): told of every change to a node. */
+  private readonly attached = new Set<NodeListener>();
   private readonly nodeSlots: Array<Set<string>> = [];
   private readonly staleOrder: Array<Slot[] | undefined> = [];
   private nextSlot = 1;
@@ -165,7 +183,11 @@ export class ClusterState {
       if (this.nodeOf.has(id)) fail('INVALID_ARGUMENT', `${f}.id`, 'a node ID not used before', id);
       this.nodeOf.set(id, k);
       this.nodeIds.push(id);
-      return validateNode(n.gpus, undefined, n.topology, `${f}.`);
+      const model = validateNode(n.gpus, undefined, n.topology, `${f}.`);
+      const cpu = n.cpu === undefined ? -1 : requireInteger(`${f}.cpu`, n.cpu, 0, LIMITS.maxMilliCpu);
+      const hostMemory = n.hostMemory === undefined ? -1 : requireInteger(`${f}.hostMemory`, n.hostMemory, 0, LIMITS.maxBytes);
+      const gpuModel = n.gpuModel === undefined ? undefined : requireString(`${f}.gpuModel`, n.gpuModel, LIMITS.maxIdLength);
+      return { ...model, cpu, hostMemory, gpuModel };
     });
     let gpuCount = 0;
     this.gpuStart = new Int32Array(models.length + 1);
@@ -179,6 +201,11 @@ export class ClusterState {
     this.capacity = new Float64Array(gpuCount);
     this.free = new Float64Array(gpuCount);
     this.nodeTotal = new Float64Array(models.length);
+    this.nodeCpu = Float64Array.from(models, (m) => m.cpu);
+    this.nodeHostMemory = Float64Array.from(models, (m) => m.hostMemory);
+    this.cpuHeld = new Float64Array(models.length);
+    this.hostMemoryHeld = new Float64Array(models.length);
+    for (const m of models) this.gpuModels.push(m.gpuModel);
     this.nodeAllocated = new Float64Array(models.length);
     this.nodeLoad = new Float64Array(models.length);
     this.bounds = { bEv: new Int32Array(models.length), bN: new Int32Array(models.length), bScore: new Float64Array(models.length), bMetric: new Float64Array(models.length) };
@@ -227,6 +254,12 @@ export class ClusterState {
           throw new AllocationError('OVERSCHEDULED', `${field}[${k}]: GPU ${this.indices[k][p]} of node ${this.nodeIds[k]} has ${formatBytes(this.capacity[start + p] - this.free[start + p])} of slots${others} on ${formatBytes(this.total[start + p])}`, { field: `${field}[${k}].slots` });
         }
       }
+      if (this.nodeCpu[k] >= 0 && this.cpuHeld[k] > this.nodeCpu[k]) {
+        throw new AllocationError('OVERSCHEDULED', `${field}[${k}]: node ${this.nodeIds[k]} has ${this.cpuHeld[k]} milli-CPU of slots on ${this.nodeCpu[k]}`, { field: `${field}[${k}].slots` });
+      }
+      if (this.nodeHostMemory[k] >= 0 && this.hostMemoryHeld[k] > this.nodeHostMemory[k]) {
+        throw new AllocationError('OVERSCHEDULED', `${field}[${k}]: node ${this.nodeIds[k]} has ${formatBytes(this.hostMemoryHeld[k])} of host memory in slots on ${formatBytes(this.nodeHostMemory[k])}`, { field: `${field}[${k}].slots` });
+      }
       this.refreshNode(k);
     }
   }
@@ -249,6 +282,8 @@ export class ClusterState {
     const [lo, hi] = maskOf(positions);
     const start = this.gpuStart[node];
     for (const p of positions) this.free[start + p] -= slot.memoryPerGpu;
+    this.cpuHeld[node] += slot.cpu ?? 0;
+    this.hostMemoryHeld[node] += slot.hostMemory ?? 0;
     this.slots.set(slot.id, { slot, node, positions, lo, hi });
     this.nodeSlots[node].add(slot.id);
     if (slot.stale === true) {
@@ -261,6 +296,8 @@ export class ClusterState {
     const r = this.slots.get(id)!;
     const start = this.gpuStart[r.node];
     for (const p of r.positions) this.free[start + p] += r.slot.memoryPerGpu;
+    this.cpuHeld[r.node] -= r.slot.cpu ?? 0;
+    this.hostMemoryHeld[r.node] -= r.slot.hostMemory ?? 0;
     this.slots.delete(id);
     this.nodeSlots[r.node].delete(id);
     if (r.slot.stale === true) {
@@ -763,7 +800,9 @@ export class ClusterState {
     const node = this.nodeOf.get(nodeId);
     if (node === undefined) throw new AllocationError('UNKNOWN_NODE', `option.node: node ${describeValue(nodeId)} is not in the state`, { field: 'option.node' });
     const gpus = requireArray('option.gpus', o.gpus, LIMITS.maxGpus);
-    if (gpus.length === 0) fail('INVALID_ARGUMENT', 'option.gpus', 'at least one GPU index', gpus);
+    const cpu = o.cpu === undefined ? undefined : requireInteger('option.cpu', o.cpu, 0, LIMITS.maxMilliCpu);
+    const hostMemory = o.hostMemory === undefined ? undefined : requireInteger('option.hostMemory', o.hostMemory, 0, LIMITS.maxBytes);
+    if (gpus.length === 0 && cpu === undefined && hostMemory === undefined) fail('INVALID_ARGUMENT', 'option.gpus', 'at least one GPU index (or cpu / hostMemory for a slot without GPUs)', gpus);
     const positions: number[] = [];
     gpus.forEach((g, j) => {
       const idx = requireInteger(`option.gpus[${j}]`, g, 0, 0x7fffffff);
@@ -772,7 +811,20 @@ export class ClusterState {
       if (positions.includes(p)) throw new AllocationError('DUPLICATE_DEVICE', `option.gpus[${j}]: GPU index ${idx} appears twice`, { field: `option.gpus[${j}]` });
       positions.push(p);
     });
-    const perGpu = requireInteger('option.memoryPerGpu', o.memoryPerGpu, 1, LIMITS.maxBytes);
+    const perGpu = gpus.length === 0 ? requireInteger('option.memoryPerGpu', o.memoryPerGpu, 0, 0) : requireInteger('option.memoryPerGpu', o.memoryPerGpu, 1, LIMITS.maxBytes);
+    let milli: number | undefined;
+    if (o.milli !== undefined) {
+      if (gpus.length === 0) fail('INVALID_ARGUMENT', 'option.milli', 'no share (the option has no GPUs)', o.milli);
+      milli = requireInteger('option.milli', o.milli, 1, 1000);
+      const start = this.gpuStart[node];
+      const total = this.total[start + positions[0]];
+      for (let j = 0; j < positions.length; j++) {
+        const t = this.total[start + positions[j]];
+        if (t !== total) fail('INVALID_ARGUMENT', `option.gpus[${j}]`, `a GPU of ${formatBytes(total)} like option.gpus[0] (a share is of GPUs of one memoryTotal)`, gpus[j]);
+      }
+      const charge = shareBytes(milli, total);
+      if (perGpu !== charge) fail('INVALID_ARGUMENT', 'option.memoryPerGpu', `${charge} (floor(milli × memoryTotal / 1000) for ${milli} milli of ${total} bytes)`, perGpu);
+    }
     const model = o.model === undefined ? undefined : requireString('option.model', o.model, LIMITS.maxIdLength);
     const evict = o.evict === undefined ? [] : requireArray('option.evict', o.evict, LIMITS.maxSlotsPerNode);
     const opts = requireObject('options', readInput('options', options));
@@ -795,6 +847,21 @@ export class ClusterState {
       evictIds.push(sid);
       for (const p of r.positions) gained.set(p, (gained.get(p) ?? 0) + r.slot.memoryPerGpu);
     });
+    let cpuGained = 0;
+    let hostGained = 0;
+    for (const sid of evictIds) {
+      const r = this.slots.get(sid)!;
+      cpuGained += r.slot.cpu ?? 0;
+      hostGained += r.slot.hostMemory ?? 0;
+    }
+    if (cpu !== undefined && this.nodeCpu[node] >= 0) {
+      const left = this.nodeCpu[node] - this.cpuHeld[node] + cpuGained;
+      if (left < cpu) throw new AllocationError('CONFLICT', `option: node ${nodeId} has ${left} milli-CPU left, less than the ${cpu} asked; nothing was changed`, { field: 'option.cpu', details: { shortBy: cpu - left } });
+    }
+    if (hostMemory !== undefined && this.nodeHostMemory[node] >= 0) {
+      const left = this.nodeHostMemory[node] - this.hostMemoryHeld[node] + hostGained;
+      if (left < hostMemory) throw new AllocationError('CONFLICT', `option: node ${nodeId} has ${formatBytes(left)} of host memory left, less than the ${formatBytes(hostMemory)} asked; nothing was changed`, { field: 'option.hostMemory', details: { shortBy: hostMemory - left } });
+    }
     for (const p of positions) {
       const avail = this.free[start + p] + (gained.get(p) ?? 0);
       if (avail < perGpu) {
@@ -809,8 +876,12 @@ export class ClusterState {
     const slot: Slot = { id, gpus: positions.map((p) => this.indices[node][p]).sort((a, b) => a - b), memoryPerGpu: perGpu };
     if (model !== undefined) slot.model = model;
     if (opts.lastActivity !== undefined) slot.lastActivity = opts.lastActivity as number;
+    if (milli !== undefined) slot.milli = milli;
+    if (cpu !== undefined) slot.cpu = cpu;
+    if (hostMemory !== undefined) slot.hostMemory = hostMemory;
     this.addSlot(node, slot);
     this.refreshNode(node);
+    this.changed(node);
     return id;
   }
 
@@ -821,6 +892,12 @@ export class ClusterState {
     if (r === undefined) throw new AllocationError('UNKNOWN_SLOT', `slotId: slot ${describeValue(id)} is not in the state`, { field: 'slotId' });
     this.removeSlot(id);
     this.refreshNode(r.node);
+    this.changed(r.node);
+  }
+
+  /** Tells every attached pod scheduler that node `node` changed. */
+  private changed(node: number): void {
+    for (const l of this.attached) l._sync(node);
   }
 
   /** Marks a slot stale (evictable by other models) or not. */
@@ -862,6 +939,66 @@ export class ClusterState {
     return [...this.nodeIds];
   }
 
+  /**
+   * A pod scheduler attached to this state (src/fleet/scheduler.ts): it plans pods (CPU, host memory,
+   * a GPU share or whole GPUs, allowed GPU models) by a fleet policy over this state's nodes, and
+   * `commit` applies its options like any other; every commit or release re-syncs the changed node
+   * in every attached scheduler. `close()` it when done.
+   */
+  podScheduler(options: PodSchedulerOptions = {}): PodScheduler {
+    return createPodScheduler(this.kernels, this, options);
+  }
+
+  /** @internal Attaches a scheduler: told of every change to a node until detached. */
+  _attach(listener: NodeListener): void {
+    this.attached.add(listener);
+  }
+
+  /** @internal */
+  _detach(listener: NodeListener): void {
+    this.attached.delete(listener);
+  }
+
+  /** @internal Index of node `id` in the state's node order (UNKNOWN_NODE naming `field`). */
+  _nodeIndex(id: string, field = 'node'): number {
+    const k = this.nodeOf.get(id);
+    if (k === undefined) throw new AllocationError('UNKNOWN_NODE', `${field}: node ${describeValue(id)} is not in the state`, { field });
+    return k;
+  }
+
+  /** @internal Node k's GPUs: indices (ascending), memoryTotal and free bytes (memoryTotal − memoryUsed − slots) per position; live views. */
+  _gpus(k: number): { indices: readonly number[]; total: Float64Array; free: Float64Array } {
+    return { indices: this.indices[k], total: this.totalViews[k], free: this.freeViews[k] };
+  }
+
+  /** @internal Node k's CPU left in milli-CPU (-1: not tracked). */
+  _cpuLeft(k: number): number {
+    return this.nodeCpu[k] < 0 ? -1 : this.nodeCpu[k] - this.cpuHeld[k];
+  }
+
+  /** @internal Node k's host memory left in bytes (-1: not tracked). */
+  _hostMemoryLeft(k: number): number {
+    return this.nodeHostMemory[k] < 0 ? -1 : this.nodeHostMemory[k] - this.hostMemoryHeld[k];
+  }
+
+  /** @internal Node k's GPU model and topology. */
+  _gpuModel(k: number): string | undefined {
+    return this.gpuModels[k];
+  }
+
+  /** @internal */
+  _topology(k: number): Topology | undefined {
+    return this.topologies[k];
+  }
+
+  /** @internal Calls `fn` with each slot of node k and the positions of its GPUs (not copies: read only). */
+  _forEachSlot(k: number, fn: (slot: Readonly<Slot>, positions: readonly number[]) => void): void {
+    for (const id of this.nodeSlots[k]) {
+      const r = this.slots.get(id)!;
+      fn(r.slot, r.positions);
+    }
+  }
+
   private nodeIndex(node: string): number {
     const k = this.nodeOf.get(node);
     if (k === undefined) throw new AllocationError('UNKNOWN_NODE', `node: node ${describeValue(node)} is not in the state`, { field: 'node' });
@@ -884,6 +1021,10 @@ export class ClusterState {
         const node: ClusterStateJSON['nodes'][number] = { id, gpus, slots: [] };
         const t = this.topologies[k];
         if (t !== undefined) node.topology = { gpus: t.gpus, links: t.links.map((l) => ({ ...l })) };
+        if (this.nodeCpu[k] >= 0) node.cpu = this.nodeCpu[k];
+        if (this.nodeHostMemory[k] >= 0) node.hostMemory = this.nodeHostMemory[k];
+        const gpuModel = this.gpuModels[k];
+        if (gpuModel !== undefined) node.gpuModel = gpuModel;
         for (const sid of this.nodeSlots[k]) node.slots.push(copySlot(this.slots.get(sid)!.slot));
         return node;
       }),
@@ -905,6 +1046,9 @@ function copySlot(s: Slot): Slot {
   if (s.model !== undefined) c.model = s.model;
   if (s.lastActivity !== undefined) c.lastActivity = s.lastActivity;
   if (s.stale !== undefined) c.stale = s.stale;
+  if (s.milli !== undefined) c.milli = s.milli;
+  if (s.cpu !== undefined) c.cpu = s.cpu;
+  if (s.hostMemory !== undefined) c.hostMemory = s.hostMemory;
   return c;
 }
 

@@ -1,6 +1,6 @@
 // The fleet kernels: the hot loop of fractional multi-resource placement (filter every node, score
-// the feasible ones by a policy, pick the best, commit the pod and recompute only that node's
-// fragmentation). Two implementations over the same flat layout (src/fleet/layout.ts):
+// the feasible ones by a policy, pick the best; after ClusterState commits the pod, recompute only
+// that node's fragmentation). Two implementations over the same flat layout (src/fleet/layout.ts):
 // assembly/fleet.ts (marshaled by src/wasm/fleet.ts) and src/baseline/fleet.ts.
 
 /** A fleet's two arrays. The views are valid until the next kernel call (wasm memory may grow). */
@@ -25,6 +25,9 @@ export interface FleetKernels {
    * score cache (-1: none); u1, u2 ∈ [0, 1) are the pod's random draws (random policy only).
    */
   fleetPick(memory: FleetMemory, policy: number, cls: number, cpu: number, mem: number, num: number, milli: number, mask: number, u1: number, u2: number): number;
-  /** Commits a pod to `node` on the GPUs in the output and recomputes that node's fragmentation. */
-  fleetCommit(memory: FleetMemory, node: number, cpu: number, mem: number, num: number, milli: number): void;
+  /**
+   * Recomputes node `node` (totals, fragmentation, score-cache row) after the caller rewrote its CPU
+   * and memory left, its GPU-pod tag counts and its GPUs' free milli (src/fleet/scheduler.ts sync).
+   */
+  fleetRefresh(memory: FleetMemory, node: number): void;
 }

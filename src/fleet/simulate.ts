@@ -2,12 +2,15 @@
 // section): shuffle the pods by seed, tune the workload to `tune` × the GPU capacity with clones named
 // `<pod>-tuned-<i>` after every original, give each node a per-seed random tie-break rank, then place
 // the pods one at a time with no departures; a pod that fits nowhere is dropped but counts as arrived.
+// The fleet is a ClusterState (GPUs of FleetNode.gpuMemory bytes, the node's CPU and memory): each pod
+// is planned by an attached PodScheduler and applied by state.commit.
 import { AllocationError } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import type { Kernels } from '../kernels.js';
 import { Prng } from './prng.js';
-import { Fleet, type NodeSpec } from './state.js';
-import type { Pod } from './types.js';
+import { ClusterState, type ClusterNode } from '../cluster/state.js';
+import { PodScheduler } from './scheduler.js';
+import type { NodeSpec, Pod } from './types.js';
 import { typicalPods } from './typical.js';
 import { policyByName } from './policies/index.js';
 
@@ -123,6 +126,16 @@ export function prepareWorkload(nodes: readonly NodeSpec[], pods: readonly Pod[]
   return { order, ranks };
 }
 
+/** The cluster nodes of a fleet: GPUs 0..gpus−1 of gpuMemory bytes, cpu (milli-CPU), hostMemory (the MiB in bytes), gpuModel, topology. */
+export function fleetClusterNodes(nodes: readonly NodeSpec[]): ClusterNode[] {
+  return nodes.map((n) => {
+    const node: ClusterNode = { id: n.id, gpus: Array.from({ length: n.gpus }, (_, index) => ({ index, memoryTotal: n.gpuMemory })), cpu: n.cpu, hostMemory: n.memory * 1048576 };
+    if (n.gpus > 0) node.gpuModel = n.model;
+    if (n.aligned !== undefined) node.topology = n.aligned.topology;
+    return node;
+  });
+}
+
 /** One run of the protocol. */
 export function simulateRun(kernels: Kernels, nodes: readonly NodeSpec[], pods: readonly Pod[], options: SimulateOptions): SimulationRun {
   const policy = policyByName(options.policy);
@@ -131,7 +144,8 @@ export function simulateRun(kernels: Kernels, nodes: readonly NodeSpec[], pods: 
   const rng = new Prng(options.seed);
   const { order, ranks } = prepareWorkload(nodes, pods, tune, rng);
   const typical = typicalPods(pods);
-  const fleet = new Fleet(kernels, policy.name, nodes, typical, ranks, pods);
+  const state = ClusterState.create(kernels, { nodes: fleetClusterNodes(nodes) });
+  const fleet = new PodScheduler(kernels, state, policy, typical, ranks, pods);
   const gpus = nodes.reduce((a, n) => a + n.gpus, 0);
   const arrivedBins = new Array<number>(order.length);
   const alloc = new Array<number>(order.length);
@@ -146,13 +160,16 @@ export function simulateRun(kernels: Kernels, nodes: readonly NodeSpec[], pods: 
       arrived += pod.gpus * pod.milli;
       const u1 = policy.name === 'random' ? rng.float() : 0;
       const u2 = policy.name === 'random' ? rng.float() : 0;
-      const at = fleet.place(pod, u1, u2);
+      const at = fleet._plan(pod, u1, u2);
       if (at === null) failed++;
-      else used += pod.gpus * pod.milli;
+      else {
+        state.commit(at, { id: pod.id });
+        used += pod.gpus * pod.milli;
+      }
       arrivedBins[i] = gpus === 0 ? 0 : rint(arrived / gpus / 10);
       alloc[i] = gpus === 0 ? 0 : round2(used / gpus / 10);
       if (frag) frag[i] = fleet.fragmentation();
-      if (events) events.push({ pod: pod.id, node: at === null ? null : nodes[at.node].id, gpus: at === null ? [] : at.gpus, milli: pod.milli, cpu: pod.cpu, memory: pod.memory, arrived, used });
+      if (events) events.push({ pod: pod.id, node: at === null ? null : at.node!, gpus: at === null ? [] : at.gpus, milli: pod.milli, cpu: pod.cpu, memory: pod.memory, arrived, used });
       options.progress?.(i + 1, order.length);
     }
   } finally {

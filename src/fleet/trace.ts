@@ -4,7 +4,7 @@
 // columns are ignored). A malformed row is an INVALID_TRACE error naming the file, line and column.
 import { AllocationError } from '../errors.js';
 import { LIMITS } from '../limits.js';
-import type { NodeSpec, Pod } from './types.js';
+import { DEFAULT_GPU_MEMORY, type NodeSpec, type Pod } from './types.js';
 
 const MAX_INT = 0x7fffffff;
 
@@ -40,7 +40,7 @@ function int(file: string, line: number, column: string, text: string, min: numb
   return v;
 }
 
-/** Parses a node list CSV. */
+/** Parses a node list CSV (GPUs of DEFAULT_GPU_MEMORY bytes: the trace gives none, and shares are milli). */
 export function parseNodeCsv(file: string, text: string): NodeSpec[] {
   const { header, rows } = readTable(file, text, ['sn', 'cpu_milli', 'memory_mib', 'gpu', 'model'], LIMITS.maxFleetNodes);
   const col = (n: string) => header.indexOf(n);
@@ -55,7 +55,7 @@ export function parseNodeCsv(file: string, text: string): NodeSpec[] {
     let m = cells[model];
     if (gpus === 0 && m === 'NaN') m = '';
     if (gpus > 0 && m === '') bad(file, line, 'model', 'empty GPU model on a node with GPUs');
-    return { id, cpu: int(file, line, 'cpu_milli', cells[cpu], 0, MAX_INT), memory: int(file, line, 'memory_mib', cells[mem], 0, MAX_INT), gpus, model: m };
+    return { id, cpu: int(file, line, 'cpu_milli', cells[cpu], 0, MAX_INT), memory: int(file, line, 'memory_mib', cells[mem], 0, MAX_INT), gpus, model: m, gpuMemory: DEFAULT_GPU_MEMORY };
   });
 }
 

@@ -19,10 +19,20 @@ export type FleetNode = {
   model?: string;
   /** The node's GPU links (gpus must match): multi-GPU pods then take GPUs by the topology search, and shares keep NVLink groups whole. */
   topology?: Topology;
+  /**
+   * Memory of each GPU in bytes, at least 1 MiB (default 16 GiB). Arbitrary for the simulation: the
+   * fleet runs on a ClusterState, where a share of m milli is charged floor(m × gpuMemory / 1000)
+   * bytes, and any GPU of more than 10^6 bytes gives back exactly 1000 − Σ milli free
+   * (src/cluster/share.ts), so the result does not depend on it.
+   */
+  gpuMemory?: number;
 };
 
+/** Default GPU memory of a fleet node, in bytes (16 GiB; see FleetNode.gpuMemory). */
+export const DEFAULT_GPU_MEMORY = 16 * 2 ** 30;
+
 /** A validated node: topology, when given, validated with its pair-score matrix. */
-export type NodeSpec = { id: string; cpu: number; memory: number; gpus: number; model: string; aligned?: { topology: Topology; matrix: Int32Array } };
+export type NodeSpec = { id: string; cpu: number; memory: number; gpus: number; model: string; gpuMemory: number; aligned?: { topology: Topology; matrix: Int32Array } };
 
 /** A pod (task) to place. */
 export type FleetPod = {
@@ -40,7 +50,7 @@ export type FleetPod = {
   models?: string[];
 };
 
-const NODE_KEYS = ['id', 'cpu', 'memory', 'gpus', 'model', 'topology'];
+const NODE_KEYS = ['id', 'cpu', 'memory', 'gpus', 'model', 'topology', 'gpuMemory'];
 const POD_KEYS = ['id', 'cpu', 'memory', 'gpus', 'milli', 'models'];
 const MAX_INT = 0x7fffffff;
 
@@ -65,7 +75,9 @@ export function validateNodes(field: string, value: unknown): NodeSpec[] {
     const rawModel = own(o, 'model');
     const model = rawModel === undefined ? '' : requireString(`${f}.model`, rawModel, LIMITS.maxIdLength);
     if (gpus > 0 && model === '') fail('INVALID_ARGUMENT', `${f}.model`, 'a GPU model name (the node has GPUs)', rawModel);
-    const node: NodeSpec = { id, cpu: requireInteger(`${f}.cpu`, own(o, 'cpu'), 0, MAX_INT), memory: requireInteger(`${f}.memory`, own(o, 'memory'), 0, MAX_INT), gpus, model };
+    const rawGpuMemory = own(o, 'gpuMemory');
+    const gpuMemory = rawGpuMemory === undefined ? DEFAULT_GPU_MEMORY : requireInteger(`${f}.gpuMemory`, rawGpuMemory, 1 << 20, LIMITS.maxBytes);
+    const node: NodeSpec = { id, cpu: requireInteger(`${f}.cpu`, own(o, 'cpu'), 0, MAX_INT), memory: requireInteger(`${f}.memory`, own(o, 'memory'), 0, MAX_INT), gpus, model, gpuMemory };
     const rawTopology = own(o, 'topology');
     if (rawTopology !== undefined) {
       const t = topologyFor(rawTopology, `${f}.topology`);

@@ -5,8 +5,11 @@ import type { Kernels } from '../kernels.js';
 import type { PlacementOption, Slot } from '../placement.js';
 import { ClusterState, type ClusterStateJSON, type CommitOptions } from '../cluster/state.js';
 
-/** A node as stored: its GPUs (memoryUsed included where > 0) and its slots in the order they were added. */
-export type NodeRecord = { id: string; gpus: ClusterStateJSON['nodes'][number]['gpus']; slots: Slot[] };
+/**
+ * A node as stored: its GPUs (memoryUsed included where > 0), its slots in the order they were added,
+ * and its pod resources where tracked (cpu in milli-CPU, hostMemory in bytes, gpuModel).
+ */
+export type NodeRecord = { id: string; gpus: ClusterStateJSON['nodes'][number]['gpus']; slots: Slot[]; cpu?: number; hostMemory?: number; gpuModel?: string };
 
 /** The change a commit makes to one node: the new slot and the IDs of the slots it evicts. */
 export type CommitChange = { slot: Slot; evicted: string[]; slots: Slot[] };
@@ -20,7 +23,11 @@ let _kernels: Kernels | undefined;
 export function applyCommit(node: NodeRecord, option: PlacementOption, options: CommitOptions, id: string): CommitChange {
   // Commit never searches, so the pure-TS kernels serve any backend (no wasm to load per store).
   _kernels ??= createTsKernels();
-  const state = ClusterState.restore(_kernels, { version: 1, nextSlot: 1, nodes: [{ id: node.id, gpus: node.gpus, slots: node.slots }] });
+  const stored: ClusterStateJSON['nodes'][number] = { id: node.id, gpus: node.gpus, slots: node.slots };
+  if (node.cpu !== undefined) stored.cpu = node.cpu;
+  if (node.hostMemory !== undefined) stored.hostMemory = node.hostMemory;
+  if (node.gpuModel !== undefined) stored.gpuModel = node.gpuModel;
+  const state = ClusterState.restore(_kernels, { version: 1, nextSlot: 1, nodes: [stored] });
   const opts: CommitOptions = { id };
   if (options.lastActivity !== undefined) opts.lastActivity = options.lastActivity;
   state.commit(option, opts);

@@ -1,6 +1,6 @@
 // Marshaling for the fleet kernels (assembly/fleet.ts): a fleet's state lives in a block of the
 // core's heap for the fleet's whole life, so a pod costs two calls with scalar arguments (pick,
-// commit) and no copying. Freed blocks are kept for reuse by the next fleet of the same or smaller
+// refresh) and no copying. Freed blocks are kept for reuse by the next fleet of the same or smaller
 // size (the core's stub runtime never returns memory), and a restarted core (after a trap) voids
 // every block: a fleet used after that throws INTERNAL.
 import { AllocationError } from '../errors.js';
@@ -12,7 +12,7 @@ type FleetExports = {
   fleetFloats(block: number, ints: number): number;
   fleetInit(s: number, f: number): void;
   fleetPick(s: number, f: number, policy: number, cls: number, cpu: number, mem: number, num: number, milli: number, mask: number, u1: number, u2: number): number;
-  fleetCommit(s: number, f: number, node: number, cpu: number, mem: number, num: number, milli: number): void;
+  fleetRefresh(s: number, f: number, node: number): void;
 };
 
 type WasmFleet = FleetMemory & { s: number; f: number; generation: number };
@@ -77,10 +77,10 @@ export function fleetWasmKernels(core: WasmCore): FleetKernels {
         throw core.trapped(error);
       }
     },
-    fleetCommit(memory, node, cpu, mem, num, milli) {
+    fleetRefresh(memory, node) {
       const m = check(memory);
       try {
-        ex().fleetCommit(m.s, m.f, node, cpu, mem, num, milli);
+        ex().fleetRefresh(m.s, m.f, node);
       } catch (error) {
         throw core.trapped(error);
       }

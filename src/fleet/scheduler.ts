@@ -1,0 +1,347 @@
+// The pod scheduler: fractional, multi-resource pods placed by a fleet policy over a ClusterState's
+// nodes. It plans only; ClusterState.commit applies its options like any memory-placed model, and
+// after every change to a node the state tells each attached scheduler to re-sync that node: CPU and
+// host memory left, each GPU's free milli (from its free bytes, src/cluster/share.ts) and the GPU-pod
+// tag counts are written into the fleet kernels' arrays and fleetRefresh recomputes that node's
+// totals, fragmentation and score-cache row.
+import { AllocationError, REASON_CODES, type Reason } from '../errors.js';
+import type { Kernels } from '../kernels.js';
+import type { ClusterState, NodeListener } from '../cluster/state.js';
+import { freeMilli, shareBytes } from '../cluster/share.js';
+import type { PlacementOption } from '../placement.js';
+import { allocateAligned } from '../aligned.js';
+import { topologyFor, type Topology } from '../topology.js';
+import { LIMITS } from '../limits.js';
+import { fail, own, ownKeys, readInput, requireArray, requireInteger, requireObject } from '../validate.js';
+import type { FleetMemory } from './kernels.js';
+import * as L from './layout.js';
+import { modelMask, validatePod, validatePods, type FleetPod, type Pod } from './types.js';
+import { typicalPods, type TypicalPod } from './typical.js';
+import { DEFAULT_POLICY, policyByName } from './policies/index.js';
+import { cleanRemainders, deadHole } from './policies/ours.js';
+import type { FleetPolicy } from './policies/types.js';
+import { Prng } from './prng.js';
+
+/** What `state.podScheduler` takes. */
+export type PodSchedulerOptions = {
+  /** Policy name (default 'fgd-close'). */
+  policy?: string;
+  /** The workload whose typical-pod distribution defines fragmentation (required for fgd and fgd-close). */
+  typical?: FleetPod[];
+  /** Each node's tie-break rank, in the state's node order: a permutation of 0..nodes−1, the smallest wins (default: node order). */
+  ranks?: number[];
+  /** Pods whose shapes get a score-cache column (default: the typical workload's). */
+  shapes?: FleetPod[];
+  /** Seed of the random policy's draws (default 42). */
+  seed?: number;
+};
+
+/** A pod's plan: one option, or none and why (infeasible is not an error). */
+export type PodPlan = { options: PlacementOption[]; reason?: Reason };
+
+/**
+ * What the scheduler sees of a node: CPU left (milli-CPU), host memory left (MiB, rounded down) and
+ * each GPU's free milli in GPU-index order. Untracked CPU or memory reads 2^31 − 1; a node whose GPUs
+ * differ in memoryTotal shows no GPUs (it is offered to CPU-only pods only).
+ */
+export type PodNodeView = { cpu: number; memory: number; gpus: number[] };
+
+const KEYS = ['policy', 'typical', 'ranks', 'shapes', 'seed'];
+const MAX_INT = 0x7fffffff;
+const MIB = 1048576;
+
+/** The shape key of the score cache: memory and allowed models never change a score. */
+function shapeKey(p: Pod): string {
+  return `${p.cpu},${p.milli},${p.gpus}`;
+}
+
+/** Validates the options and attaches a scheduler to `state` (ClusterState.podScheduler). */
+export function createPodScheduler(kernels: Kernels, state: ClusterState, options: PodSchedulerOptions): PodScheduler {
+  const o = requireObject('options', readInput('options', options));
+  for (const key of ownKeys(o)) if (!KEYS.includes(key)) fail('INVALID_ARGUMENT', `options.${key}`, `one of the keys ${KEYS.join(', ')}`, key);
+  const policy = policyByName(own(o, 'policy') ?? DEFAULT_POLICY, 'options.policy');
+  const rawTypical = own(o, 'typical');
+  if (rawTypical === undefined && (policy.id === L.P_FGD || policy.id === L.P_OURS)) {
+    fail('INVALID_ARGUMENT', 'options.typical', `the workload whose typical pods define fragmentation (policy '${policy.name}' scores by it)`, rawTypical);
+  }
+  const typical = rawTypical === undefined ? [] : validatePods('options.typical', rawTypical);
+  const count = state.nodes().length;
+  let ranks: number[];
+  const rawRanks = own(o, 'ranks');
+  if (rawRanks === undefined) ranks = Array.from({ length: count }, (_, k) => k);
+  else {
+    const list = requireArray('options.ranks', rawRanks, LIMITS.maxNodes);
+    if (list.length !== count) fail('INVALID_ARGUMENT', 'options.ranks', `one rank per node (${count})`, list.length);
+    const seen = new Uint8Array(count);
+    ranks = list.map((r, k) => {
+      const rank = requireInteger(`options.ranks[${k}]`, r, 0, count - 1);
+      if (seen[rank] !== 0) fail('INVALID_ARGUMENT', `options.ranks[${k}]`, 'a rank not given before (a permutation)', rank);
+      seen[rank] = 1;
+      return rank;
+    });
+  }
+  const shapes = own(o, 'shapes') === undefined ? typical : validatePods('options.shapes', own(o, 'shapes'));
+  const seed = own(o, 'seed') === undefined ? 42 : requireInteger('options.seed', own(o, 'seed'), 0, 0xffffffff);
+  return new PodScheduler(kernels, state, policy, typicalPods(typical), ranks, shapes, seed);
+}
+
+/**
+ * Plans pods over a ClusterState by one fleet policy (state.podScheduler). Its view of the nodes is
+ * the state's, re-synced node by node on every commit and release; `plan` never changes the state.
+ */
+export class PodScheduler implements NodeListener {
+  /** The policy it plans by. */
+  readonly policy: FleetPolicy;
+  private readonly kernels: Kernels;
+  private readonly state: ClusterState;
+  private readonly memory: FleetMemory;
+  private readonly nodeIds: string[];
+  private readonly bits = new Map<string, number>();
+  private readonly classes = new Map<string, number>();
+  private readonly maxGpus: number;
+  /** GPUs the kernels see per node: all of them, or 0 when their memoryTotal differs. */
+  private readonly width: Int32Array;
+  private readonly gpus: Array<{ indices: readonly number[]; total: Float64Array; free: Float64Array }>;
+  private readonly topologies: Array<{ topology: Topology; matrix: Int32Array } | undefined>;
+  private readonly rng: Prng;
+  private closed = false;
+
+  /**
+   * @internal Use state.podScheduler (it validates the options).
+   * @param typical the typical-pod distribution of the fragmentation measure
+   * @param ranks each node's tie-break rank in the state's node order (a permutation)
+   * @param shapes pods whose shapes get a score-cache column (others are scored afresh each time)
+   */
+  constructor(kernels: Kernels, state: ClusterState, policy: FleetPolicy, typical: readonly TypicalPod[], ranks: readonly number[], shapes: readonly Pod[] = [], seed = 42) {
+    this.policy = policy;
+    this.kernels = kernels;
+    this.state = state;
+    this.rng = new Prng(seed);
+    this.nodeIds = state.nodes();
+    const n = this.nodeIds.length;
+    this.gpus = this.nodeIds.map((_, k) => state._gpus(k));
+    this.width = Int32Array.from(this.gpus, (g) => (g.total.every((t) => t === g.total[0]) ? g.total.length : 0));
+    this.topologies = this.nodeIds.map((_, k) => {
+      const t = state._topology(k);
+      return t === undefined ? undefined : topologyFor(t);
+    });
+    // Model bits in order of first appearance; nodes with GPUs but no gpuModel share one more bit, which no pod can list.
+    const nodeBit = new Int32Array(n);
+    let anonymousBit = 0;
+    let used = 0;
+    const nextBit = (): number => {
+      if (used === LIMITS.maxFleetModels) throw new AllocationError('LIMIT_EXCEEDED', `state: more than ${LIMITS.maxFleetModels} GPU models`, { field: 'state' });
+      return used++;
+    };
+    for (let k = 0; k < n; k++) {
+      if (this.width[k] === 0) continue;
+      const model = state._gpuModel(k);
+      if (model === undefined) {
+        if (anonymousBit === 0) anonymousBit = 1 << nextBit();
+        nodeBit[k] = anonymousBit;
+      } else {
+        let b = this.bits.get(model);
+        if (b === undefined) {
+          b = nextBit();
+          this.bits.set(model, b);
+        }
+        nodeBit[k] = 1 << b;
+      }
+    }
+    for (const p of shapes) {
+      const key = shapeKey(p);
+      if (!this.classes.has(key)) this.classes.set(key, this.classes.size);
+    }
+    this.maxGpus = this.width.reduce((most, w) => Math.max(most, w), 0);
+    const { ints, floats, header } = L.fleetLayout(n, this.maxGpus, typical.length, this.classes.size);
+    this.memory = kernels.fleetAlloc(ints, floats);
+    const s = this.memory.ints();
+    const f = this.memory.floats();
+    s.set(header, 0);
+    s[L.H_DEAD] = deadHole(shapes);
+    s.set(cleanRemainders(typical, s[L.H_DEAD]), header[L.H_CLEAN_AT]);
+    const stride = header[L.H_STRIDE];
+    for (let k = 0; k < n; k++) {
+      const base = header[L.H_NODE_AT] + k * stride;
+      const bit = nodeBit[k];
+      s[base + L.N_MODEL] = bit;
+      s[base + L.N_GPUS] = this.width[k];
+      s[base + L.N_RANK] = ranks[k];
+      s[base + L.N_WANTED] = bit !== 0 && typical.some((t) => t.gpus > 0 && t.models.length > 0 && (modelMask(t.models, this.bits) & bit) !== 0) ? 1 : 0;
+    }
+    typical.forEach((t, i) => {
+      const q = header[L.H_TYP_AT] + i * L.T_FIELDS;
+      s[q] = t.cpu;
+      s[q + 1] = t.milli;
+      s[q + 2] = t.gpus;
+      s[q + 3] = modelMask(t.models, this.bits);
+      f[header[L.H_F_WEIGHT] + i] = t.weight;
+    });
+    f.set(L.fgdThresholds(), header[L.H_F_THR]);
+    for (let k = 0; k < n; k++) this.write(s, k);
+    kernels.fleetInit(this.memory);
+    state._attach(this);
+  }
+
+  /** Writes node k's resources from the state into the kernel arrays (the caller refreshes it). */
+  private write(s: Int32Array, k: number): void {
+    const base = s[L.H_NODE_AT] + k * s[L.H_STRIDE];
+    const cpu = this.state._cpuLeft(k);
+    const host = this.state._hostMemoryLeft(k);
+    s[base + L.N_CPU] = cpu < 0 ? MAX_INT : Math.min(cpu, MAX_INT);
+    s[base + L.N_MEM] = host < 0 ? MAX_INT : Math.min(Math.floor(host / MIB), MAX_INT);
+    const maxG = this.maxGpus;
+    const tags = base + L.N_TAGS;
+    s.fill(0, tags, tags + maxG + 1);
+    const { total, free } = this.gpus[k];
+    // A slot's tag: 0 for one GPU below a whole GPU (a share), else its GPU count; no GPUs: none.
+    this.state._forEachSlot(k, (slot, positions) => {
+      const count = positions.length;
+      if (count === 0) return;
+      const tag = count === 1 && slot.memoryPerGpu < total[positions[0]] ? 0 : count;
+      if (tag <= maxG) s[tags + tag]++;
+    });
+    const gAt = tags + maxG + 1;
+    const width = this.width[k];
+    for (let p = 0; p < width; p++) s[gAt + p] = freeMilli(free[p], total[p]);
+  }
+
+  /** @internal Node k of the state changed: re-sync it. */
+  _sync(k: number): void {
+    this.write(this.memory.ints(), k);
+    this.kernels.fleetRefresh(this.memory, k);
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new AllocationError('INVALID_ARGUMENT', 'podScheduler: used after close()', { field: 'scheduler' });
+  }
+
+  /**
+   * The best node for `pod` by the policy, as an option for state.commit: GPU indices, memoryPerGpu =
+   * floor(milli × memoryTotal / 1000), milli (GPU pods), cpu, hostMemory (bytes: the pod's MiB × 2^20),
+   * no evictions (pods never evict), score = the topology set score of the GPUs (0 without a topology).
+   * Or no option and a NO_NODE_FITS reason naming what no node has. Does not change the state.
+   */
+  plan(pod: FleetPod): PodPlan {
+    this.checkOpen();
+    const p = validatePod('pod', readInput('pod', pod));
+    const random = this.policy.gpuChoice === 'random';
+    const u1 = random ? this.rng.float() : 0;
+    const u2 = random ? this.rng.float() : 0;
+    const option = this._plan(p, u1, u2);
+    return option === null ? { options: [], reason: this.reasonFor(p) } : { options: [option] };
+  }
+
+  /** @internal plan for a validated pod with the random policy's draws u1, u2 ∈ [0, 1); null when no node fits. */
+  _plan(pod: Pod, u1: number, u2: number): PlacementOption | null {
+    this.checkOpen();
+    const cls = this.classes.get(shapeKey(pod)) ?? -1;
+    const mask = pod.gpus === 0 ? -1 : modelMask(pod.models, this.bits);
+    const node = this.kernels.fleetPick(this.memory, this.policy.id, cls, pod.cpu, pod.memory, pod.gpus, pod.milli, mask, u1, u2);
+    if (node < 0) return null;
+    const s = this.memory.ints();
+    const out = s[L.H_OUT_AT];
+    const { indices, total } = this.gpus[node];
+    let gpus: number[] = [];
+    for (let k = 1; k <= s[out]; k++) gpus.push(indices[s[out + k]]);
+    const aligned = this.topologies[node];
+    if (aligned !== undefined && gpus.length > 0 && this.policy.gpuChoice !== 'random') gpus = this.topologyChoice(node, aligned.topology, gpus);
+    const option: PlacementOption = { node: this.nodeIds[node], gpus, memoryPerGpu: 0, evict: [], score: 0 };
+    if (gpus.length > 0) {
+      option.memoryPerGpu = shareBytes(pod.milli, total[0]);
+      option.score = aligned === undefined ? 0 : setScore(aligned.matrix, aligned.topology.gpus, gpus);
+      option.milli = pod.milli;
+    }
+    option.cpu = pod.cpu;
+    option.hostMemory = pod.memory * MIB;
+    return option;
+  }
+
+  /**
+   * GPU choice on a node with a topology. Every policy here scores a node by its multiset of free
+   * milli, so wholly free GPUs are interchangeable for the score: whole GPUs (several, or one for a
+   * whole-GPU pod, or one a share opens) are picked among the wholly free ones by the topology search
+   * (allocateAligned, policy 'topology': the best-connected set that leaves the best-connected rest;
+   * for one GPU, the least connected to the other free ones). A share on a partly used GPU stays where
+   * the policy put it.
+   */
+  private topologyChoice(node: number, topology: Topology, gpus: number[]): number[] {
+    const s = this.memory.ints();
+    const gAt = s[L.H_NODE_AT] + node * s[L.H_STRIDE] + L.N_TAGS + this.maxGpus + 1;
+    const { indices } = this.gpus[node];
+    const available: number[] = [];
+    for (let p = 0; p < this.width[node]; p++) if (s[gAt + p] === 1000) available.push(indices[p]);
+    if (gpus.some((g) => !available.includes(g))) return gpus;
+    const result = allocateAligned(this.kernels, { topology, available, size: gpus.length, policy: 'topology' });
+    return result.devices.length === gpus.length ? result.devices : gpus;
+  }
+
+  /** NO_NODE_FITS: how many nodes have each part of the request, so the message names what is missing. */
+  private reasonFor(pod: Pod): Reason {
+    const s = this.memory.ints();
+    const stride = s[L.H_STRIDE];
+    const gpuPod = pod.gpus > 0 && pod.milli > 0;
+    const mask = gpuPod ? modelMask(pod.models, this.bits) : -1;
+    let cpu = 0;
+    let memory = 0;
+    let model = 0;
+    let room = 0;
+    for (let k = 0; k < this.nodeIds.length; k++) {
+      const base = s[L.H_NODE_AT] + k * stride;
+      if (s[base + L.N_CPU] >= pod.cpu) cpu++;
+      if (s[base + L.N_MEM] >= pod.memory) memory++;
+      if (!gpuPod) continue;
+      if ((s[base + L.N_MODEL] & mask) !== 0) model++;
+      if (s[base + L.N_GPUS] > 0 && (pod.gpus === 1 ? s[base + L.N_MAXFREE] >= pod.milli : s[base + L.N_FULL] >= pod.gpus)) room++;
+    }
+    const n = this.nodeIds.length;
+    const gpuText = !gpuPod ? '' : pod.gpus === 1 && pod.milli < 1000 ? ` and a GPU with ${pod.milli} milli free` : ` and ${pod.gpus} wholly free GPU${pod.gpus > 1 ? 's' : ''}`;
+    const models = gpuPod && pod.models.length > 0 ? ` of model ${pod.models.join(' or ')}` : '';
+    const counts = [`${cpu} of ${n} nodes have the CPU`, `${memory} the host memory`];
+    if (gpuPod) {
+      counts.push(`${room} the free GPUs`);
+      if (pod.models.length > 0) counts.push(`${model} the GPU model`);
+    }
+    return { code: 'NO_NODE_FITS', message: `pod ${pod.id}: no node has ${pod.cpu} milli-CPU, ${pod.memory} MiB of host memory${gpuText}${models} at once (${counts.join(', ')}); ${REASON_CODES.NO_NODE_FITS}` };
+  }
+
+  /** What the scheduler sees of node `node` (see PodNodeView): a copy, read from the kernel arrays. */
+  view(node: string): PodNodeView {
+    this.checkOpen();
+    const k = this.state._nodeIndex(node);
+    const s = this.memory.ints();
+    const base = s[L.H_NODE_AT] + k * s[L.H_STRIDE];
+    const gAt = base + L.N_TAGS + this.maxGpus + 1;
+    return { cpu: s[base + L.N_CPU], memory: s[base + L.N_MEM], gpus: Array.from(s.subarray(gAt, gAt + s[base + L.N_GPUS])) };
+  }
+
+  /** Σ over nodes of Frag(node), in milli-GPU. */
+  fragmentation(): number {
+    this.checkOpen();
+    const f = this.memory.floats();
+    let sum = 0;
+    for (let k = 0; k < this.nodeIds.length; k++) sum += f[k];
+    return sum;
+  }
+
+  /** Frag of node `node`, in milli-GPU. */
+  nodeFragmentation(node: string): number {
+    this.checkOpen();
+    return this.memory.floats()[this.state._nodeIndex(node)];
+  }
+
+  /** Detaches from the state and releases the kernel memory; using the scheduler afterwards is an error. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.state._detach(this);
+    this.memory.free();
+  }
+}
+
+/** Topology set score of GPU indices: the sum of their pair scores. */
+function setScore(matrix: Int32Array, width: number, gpus: readonly number[]): number {
+  let score = 0;
+  for (let i = 0; i < gpus.length; i++) for (let j = i + 1; j < gpus.length; j++) score += matrix[gpus[i] * width + gpus[j]];
+  return score;
+}
