@@ -15,24 +15,15 @@
 //   node dist/bench/fleet-bound.js --traces=default --seeds=42..51 --out=/tmp/bound.json
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { openbRoot } from './openb-root.js';
 import { parseNodeCsv, parsePodCsv } from '../src/fleet/trace.js';
 import { validateNodes, validatePods, type Pod } from '../src/fleet/types.js';
 import { prepareWorkload, rint } from '../src/fleet/simulate.js';
 import { Prng } from '../src/fleet/prng.js';
 import { allocationBound, bestFitDecreasing, loadSolver } from './fleet-bound-lp.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = [join(here, '..'), join(here, '..', '..')].find((d) => {
-  try {
-    readFileSync(join(d, 'data/openb/openb_node_list_gpu_node.csv'));
-    return true;
-  } catch {
-    return false;
-  }
-});
-if (root === undefined) throw new Error('data/openb/ not found next to the bench folder');
+const root = openbRoot(import.meta.url);
 const arg = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const traces = arg('traces', 'default,gpushare40,multigpu20,gpuspec33').split(',');
 const seedArg = arg('seeds', '42..51');

@@ -5,24 +5,14 @@
 //   node dist/bench/fleet.bench.js --quick --out=/tmp/fleet.json
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { openbRoot } from './openb-root.js';
 import { Bench } from 'tinybench';
 import { createEngine } from '../src/engine.js';
 import { parseNodeCsv, parsePodCsv } from '../src/fleet/trace.js';
 import { POLICIES } from '../src/fleet/policies/index.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
-// From bench/ (sources) or dist/bench/ (built): the package root holds data/.
-const root = [join(here, '..'), join(here, '..', '..')].find((d) => {
-  try {
-    readFileSync(join(d, 'data/openb/openb_node_list_gpu_node.csv'));
-    return true;
-  } catch {
-    return false;
-  }
-});
-if (root === undefined) throw new Error('data/openb/ not found next to the bench folder');
+const root = openbRoot(import.meta.url);
 const quick = process.argv.includes('--quick');
 const outArg = process.argv.find((a) => a.startsWith('--out='));
 const out = outArg ? outArg.slice(6) : join(root, 'bench', 'fleet-results.json');
