@@ -240,7 +240,8 @@ export class StoredClusterState {
 }
 
 function sameSlot(a: Slot, b: Slot): boolean {
-  return a.memoryPerGpu === b.memoryPerGpu && a.model === b.model && a.lastActivity === b.lastActivity && a.gpus.length === b.gpus.length && a.gpus.every((g, k) => g === b.gpus[k]);
+  return a.memoryPerGpu === b.memoryPerGpu && a.model === b.model && a.lastActivity === b.lastActivity && a.milli === b.milli && a.cpu === b.cpu && a.hostMemory === b.hostMemory
+    && a.gpus.length === b.gpus.length && a.gpus.every((g, k) => g === b.gpus[k]);
 }
 
 /** Makes the local node's slots those of `node` through ClusterState's own API: gone slots released first, so new ones fit. */
@@ -259,6 +260,10 @@ function syncNode(local: ClusterState, node: StoredNode): void {
     if (h === undefined) {
       const option: PlacementOption = { node: node.id, gpus: s.gpus, memoryPerGpu: s.memoryPerGpu, evict: [], score: 0 };
       if (s.model !== undefined) option.model = s.model;
+      // A pod's share, CPU and host memory come along, so the local copy charges the node as the store does.
+      if (s.milli !== undefined) option.milli = s.milli;
+      if (s.cpu !== undefined) option.cpu = s.cpu;
+      if (s.hostMemory !== undefined) option.hostMemory = s.hostMemory;
       local.commit(option, s.lastActivity === undefined ? { id: s.id } : { id: s.id, lastActivity: s.lastActivity });
       if (s.stale === true) local.markStale(s.id, true);
     } else if ((h.stale === true) !== (s.stale === true)) {
