@@ -2,7 +2,7 @@
 // CPU-only pod, committed through a StoredClusterState, are in the rows with every field, reload
 // with every field (a fresh reader, a watching replica), and charge the node's CPU and host memory
 // there: a replica that planned before they landed gets the in-memory commit's CONFLICT, word for word.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AllocationError } from '../../src/errors.js';
 import type { ClusterNode, ClusterState } from '../../src/cluster/state.js';
 import { openClusterState, type StoredClusterState } from '../../src/store/stored-state.js';
@@ -93,7 +93,12 @@ describe.skipIf(noPg)('PostgresStore with pods', () => {
     // A fresh reader, the writer's own copy and a replica that follows notifications all agree, every field included.
     const reader = await openClusterState(engine, store, { watch: false });
     opened.push(reader);
-    await watcher.settled();
+    // The watcher hears of the commits by NOTIFY: wait until it holds the store's versions.
+    const caughtUp = async (versions: Record<string, number>) => vi.waitFor(async () => {
+      await watcher.settled();
+      for (const [id, v] of Object.entries(versions)) expect(watcher.version(id)).toBe(v);
+    }, { timeout: 10_000, interval: 20 });
+    await caughtUp((await store.load()).versions);
     for (const view of [reader, writer, watcher]) {
       expect(bySlot(view.listSlots())).toEqual(bySlot(expected));
       expect(view.toJSON()).toEqual(reader.toJSON());
@@ -109,7 +114,7 @@ describe.skipIf(noPg)('PostgresStore with pods', () => {
     }
     // Released through the store: gone from the rows and from every copy.
     await writer.release('share');
-    await watcher.settled();
+    await caughtUp((await store.load()).versions);
     expect(watcher.listSlots('a100').map((s) => s.id)).toEqual(['host-only']);
   });
 
