@@ -270,6 +270,10 @@ export class Planner {
     const copyId = this.freshId(base, new Set(current.map((n) => n.id)));
     const copy: StateNode = { id: copyId, gpus: source.gpus.map((g) => ({ ...g })), slots: [] };
     if (source.topology !== undefined) copy.topology = { gpus: source.topology.gpus, links: source.topology.links.map((l) => ({ ...l })) };
+    // The pod resources (cpu, hostMemory, gpuModel) are the machine's too.
+    if (source.cpu !== undefined) copy.cpu = source.cpu;
+    if (source.hostMemory !== undefined) copy.hostMemory = source.hostMemory;
+    if (source.gpuModel !== undefined) copy.gpuModel = source.gpuModel;
     const at = current.indexOf(source);
     this.rebuild([...current.slice(0, at + 1), copy, ...current.slice(at + 1)]);
     if (type !== undefined) this.nodeType.set(copyId, type);

@@ -152,7 +152,7 @@ export class PodScheduler implements NodeListener {
       const key = shapeKey(p);
       if (!this.classes.has(key)) this.classes.set(key, this.classes.size);
     }
-    this.maxGpus = Math.max(0, ...this.width);
+    this.maxGpus = this.width.reduce((most, w) => Math.max(most, w), 0);
     const { ints, floats, header } = L.fleetLayout(n, this.maxGpus, typical.length, this.classes.size);
     this.memory = kernels.fleetAlloc(ints, floats);
     const s = this.memory.ints();
