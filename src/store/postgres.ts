@@ -252,6 +252,7 @@ export class PostgresStore implements ClusterStore {
       if (locked.rowCount === 0) throw new AllocationError('UNKNOWN_NODE', `option.node: node ${JSON.stringify(node)} is not in the store`, { field: 'option.node' });
       const version = locked.rows[0].version as number;
       const fresh = (await c.query(`SELECT ${this.gpusJson('$1')} AS gpus, ${this.slotsJson('$1')} AS slots`, [node])).rows[0];
+      // A node without GPUs (CPU-only pods) has no GPU rows: json_agg over none is NULL.
       const record: NodeRecord = { id: node, gpus: fresh.gpus ?? [], slots: fresh.slots };
       const row = locked.rows[0];
       if (row.cpu !== null) record.cpu = row.cpu;
