@@ -26,7 +26,8 @@ function oldValidateSlot(value: unknown, f: string, indices: ReadonlySet<number>
   if (ids.has(id)) throw new AllocationError('DUPLICATE_SLOT', `${f}.id: slot ID ${describeValue(id)} appears twice`, { field: `${f}.id` });
   ids.add(id);
   const gpusRaw = requireArray(`${f}.gpus`, s.gpus, LIMITS.maxGpus);
-  if (gpusRaw.length === 0) fail('INVALID_ARGUMENT', `${f}.gpus`, 'at least one GPU index', gpusRaw);
+  // The message names the one exception added since (a pod's slot without GPUs holds cpu or hostMemory).
+  if (gpusRaw.length === 0 && s.cpu === undefined && s.hostMemory === undefined) fail('INVALID_ARGUMENT', `${f}.gpus`, 'at least one GPU index (or cpu / hostMemory for a slot without GPUs)', gpusRaw);
   const gpus: number[] = [];
   gpusRaw.forEach((g, j) => {
     const idx = requireInteger(`${f}.gpus[${j}]`, g, 0, 0x7fffffff);
