@@ -1,6 +1,7 @@
 // Pods under contention (issue 20): 8 writer processes, each with its own StoredClusterState on one
-// database, plan CPU-heavy pods (CPU-only, GPU shares, whole GPUs) with the pod scheduler and commit
-// and release them on 4 nodes, so CPU runs out before GPUs and writers race for the same node.
+// database (half of them following the others by LISTEN), plan CPU-heavy pods (CPU-only, GPU shares,
+// whole GPUs) with the state's pod scheduler (StoredClusterState.podScheduler, bestfit) and commit and
+// release them on 4 nodes, so CPU runs out before GPUs and writers race for the same node.
 // Afterwards the rows show: no node over its CPU or host memory, no GPU over its bytes or its 1000
 // milli, every commit reported as a success is there with the fields reported, every reported
 // failure and every release left nothing, and each node's version counts exactly its changes.
