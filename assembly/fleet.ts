@@ -20,7 +20,7 @@ const H_SCRATCH_AT = 9;
 const H_F_WEIGHT = 10;
 const H_F_THR = 11;
 const H_F_CACHE = 12;
-const H_DEAD = 13;
+const H_CLEAN_AT = 14;
 // Node fields.
 const N_CPU = 0;
 const N_MEM = 1;
@@ -190,7 +190,8 @@ function scoreNode(s: usize, f: usize, policy: i32, n: i32, cpu: i32, num: i32, 
       if (num == 0 || milli == 0) return q * 1e6 - <f64>free;
       return q * 8589934592.0 + (si(s, base + N_WANTED) != 0 ? 0.0 : 4294967296.0 - <f64>(cpuLeft - cpu) / <f64>(si(s, base + N_FULL) - num + 1));
     }
-    const dead = policy == P_OURS ? si(s, H_DEAD) : 0;
+    const ours = policy == P_OURS;
+    const clean = si(s, H_CLEAN_AT);
     let best: i32 = -1;
     for (let i = 0; i < gpus; i++) {
       const g = si(s, gAt + i);
@@ -204,7 +205,7 @@ function scoreNode(s: usize, f: usize, policy: i32, n: i32, cpu: i32, num: i32, 
       }
       if (seen) continue;
       const delta = before - fragAfter(s, f, base, cpuLeft - cpu, i, g - milli, 0);
-      const score = fgdQuantize(delta, f, si(s, H_F_THR)) + (g - milli < dead ? 1000 : 0);
+      const score = fgdQuantize(delta, f, si(s, H_F_THR)) + (ours && (g == 1000 || si(s, clean + g - milli) != 0) ? 1000 : 0);
       if (score > best) {
         best = score;
         chosenGpu = i;

@@ -74,3 +74,34 @@ export function allocationBound(solver: Solver, pods: readonly Pod[], gpus: numb
   const s = shareBound(solver, shares, gpus - placedWhole);
   return { milli: Math.min(total, placedWhole * 1000 + s.milli), configurations: s.configurations };
 }
+
+/**
+ * What a clairvoyant offline best-fit-decreasing packing allocates under the same relaxation (loose
+ * GPUs, whole-GPU pods first (largest first, each whole or not at all), then the shares largest first, each into the GPU it leaves with the
+ * least room): a feasible packing of the relaxation, so at most allocationBound. For scale only.
+ */
+export function bestFitDecreasing(pods: readonly Pod[], gpus: number): number {
+  const whole: number[] = [];
+  const shares: number[] = [];
+  for (const p of pods) {
+    if (p.gpus === 0 || p.milli === 0) continue;
+    if (p.milli === 1000) whole.push(p.gpus);
+    else shares.push(p.milli);
+  }
+  // Whole-GPU pods largest first, each only when all its GPUs are left.
+  let placedWhole = 0;
+  for (const k of whole.sort((a, b) => b - a)) if (placedWhole + k <= gpus) placedWhole += k;
+  // GPUs by room left: bins[r] = how many GPUs have r milli free.
+  const bins = new Array<number>(1001).fill(0);
+  bins[1000] = gpus - placedWhole;
+  let placed = placedWhole * 1000;
+  for (const m of shares.sort((a, b) => b - a)) {
+    let r = m;
+    while (r <= 1000 && bins[r] === 0) r++;
+    if (r > 1000) continue;
+    bins[r]--;
+    bins[r - m]++;
+    placed += m;
+  }
+  return placed;
+}

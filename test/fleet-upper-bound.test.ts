@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { allocationBound, configurations, loadSolver } from '../bench/fleet-bound-lp.js';
+import { allocationBound, bestFitDecreasing, configurations, loadSolver } from '../bench/fleet-bound-lp.js';
 import { engines } from './engines.js';
 import { ROOT } from './cli-helpers.js';
 import { parseNodeCsv, parsePodCsv } from '../src/fleet/trace.js';
@@ -58,6 +58,15 @@ describe('fleet upper bound', () => {
     expect(keys.has('1,2,0')).toBe(false);
   });
 
+  it('best-fit decreasing packs largest first into the tightest GPU', () => {
+    // 600 and 400 share a GPU, 700 and 300 the next; 500 opens a third GPU and 500 joins it.
+    expect(bestFitDecreasing([pod(1, 300), pod(1, 500), pod(1, 600), pod(1, 400), pod(1, 700), pod(1, 500)], 3)).toBe(3000);
+    // On two GPUs the two 500s do not fit after 700+300 and 600+400.
+    expect(bestFitDecreasing([pod(1, 300), pod(1, 500), pod(1, 600), pod(1, 400), pod(1, 700), pod(1, 500)], 2)).toBe(2000);
+    // Whole GPUs first, then 810 alone since 810 + 810 > 1000.
+    expect(bestFitDecreasing([pod(1, 810), pod(2, 1000), pod(1, 810)], 3)).toBe(2810);
+  });
+
   it('is the optimum when it is known by hand', () => {
     // Two 810 shares and one 190 share on two GPUs: 810+190 and 810.
     expect(allocationBound(solver, [pod(1, 810), pod(1, 810), pod(1, 190)], 2).milli).toBeCloseTo(1810, 6);
@@ -76,6 +85,8 @@ describe('fleet upper bound', () => {
         const bound = allocationBound(solver, pods, bins).milli;
         expect(bound).toBeGreaterThanOrEqual(exact - 1e-6);
         expect(bound).toBeLessThanOrEqual(bins * 1000 + 1e-6);
+        // Best-fit decreasing is one feasible packing: never above the optimum.
+        expect(bestFitDecreasing(pods, bins)).toBeLessThanOrEqual(exact);
       }),
       { numRuns: 150, seed: 20261125 },
     );

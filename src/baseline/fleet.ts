@@ -53,8 +53,9 @@ function scoreNode(s: Int32Array, f: Float64Array, policy: number, n: number, cp
       if (num === 0 || milli === 0) return q * 1e6 - free;
       return q * 8589934592 + (s[base + L.N_WANTED] !== 0 ? 0 : 4294967296 - (cpuLeft - cpu) / (s[base + L.N_FULL] - num + 1));
     }
-    // Ours: a placement that leaves the GPU with a dead hole (less free than `dead` milli) comes first.
-    const dead = policy === L.P_OURS ? s[L.H_DEAD] : 0;
+    // Ours: a clean placement (a wholly free GPU, or a remainder the clean-remainder table accepts) comes first.
+    const ours = policy === L.P_OURS;
+    const clean = s[L.H_CLEAN_AT];
     let best = -1;
     for (let i = 0; i < gpus; i++) {
       const g = s[gAt + i];
@@ -68,7 +69,7 @@ function scoreNode(s: Int32Array, f: Float64Array, policy: number, n: number, cp
       }
       if (seen) continue;
       const delta = before - fragAfter(s, f, base, cpuLeft - cpu, i, g - milli, 0);
-      const score = fgdQuantize(delta, f, s[L.H_F_THR]) + (g - milli < dead ? 1000 : 0);
+      const score = fgdQuantize(delta, f, s[L.H_F_THR]) + (ours && (g === 1000 || s[clean + g - milli] !== 0) ? 1000 : 0);
       if (score > best) {
         best = score;
         chosenGpu = i;

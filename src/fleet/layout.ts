@@ -2,8 +2,8 @@
 // repeats these numbers; test/fleet-parity.test.ts checks that both backends agree on every field).
 //
 // A fleet lives in two arrays: an Int32Array `s` (header, node table, typical pods, output,
-// scratch, score-cache GPU choices) and a Float64Array `f` (node fragmentation, typical-pod
-// weights, the FGD score thresholds, score-cache scores).
+// scratch, score-cache GPU choices, the default policy's clean-remainder table) and a Float64Array
+// `f` (node fragmentation, typical-pod weights, the FGD score thresholds, score-cache scores).
 
 /** Header fields of `s`. */
 export const H_NODES = 0;
@@ -20,9 +20,14 @@ export const H_SCRATCH_AT = 9;
 export const H_F_WEIGHT = 10;
 export const H_F_THR = 11;
 export const H_F_CACHE = 12;
-/** The default policy's dead-hole size in milli (see policies/ours.ts). */
+/** The default policy's dead-hole size in milli (see policies/ours.ts; the kernels read it through the clean-remainder table). */
 export const H_DEAD = 13;
+/** Offset in `s` of the default policy's clean-remainder table (CLEAN_SIZE ints; see policies/ours.ts cleanRemainders). */
+export const H_CLEAN_AT = 14;
 export const HEADER = 16;
+
+/** Entries of the clean-remainder table: one per free milli 0..999 that a share can leave on its GPU. */
+export const CLEAN_SIZE = 1000;
 
 /** Node fields (a node's record is `stride` ints: these, then maxGpus+1 tag counts, then the GPUs' free milli). */
 export const N_CPU = 0;
@@ -69,7 +74,8 @@ export function fleetLayout(nodes: number, maxGpus: number, typical: number, cla
   h[H_F_WEIGHT] = nodes;
   h[H_F_THR] = nodes + typical;
   h[H_F_CACHE] = nodes + typical + THRESHOLDS;
-  return { ints: h[H_CACHE_AT] + nodes * classes, floats: h[H_F_CACHE] + nodes * classes, header: h };
+  h[H_CLEAN_AT] = h[H_CACHE_AT] + nodes * classes;
+  return { ints: h[H_CLEAN_AT] + CLEAN_SIZE, floats: h[H_F_CACHE] + nodes * classes, header: h };
 }
 
 /**

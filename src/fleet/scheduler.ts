@@ -18,7 +18,7 @@ import * as L from './layout.js';
 import { modelMask, validatePod, validatePods, type FleetPod, type Pod } from './types.js';
 import { typicalPods, type TypicalPod } from './typical.js';
 import { DEFAULT_POLICY, policyByName } from './policies/index.js';
-import { deadHole } from './policies/ours.js';
+import { cleanRemainders, deadHole } from './policies/ours.js';
 import type { FleetPolicy } from './policies/types.js';
 import { Prng } from './prng.js';
 
@@ -159,6 +159,7 @@ export class PodScheduler implements NodeListener {
     const f = this.memory.floats();
     s.set(header, 0);
     s[L.H_DEAD] = deadHole(shapes);
+    s.set(cleanRemainders(typical, s[L.H_DEAD]), header[L.H_CLEAN_AT]);
     const stride = header[L.H_STRIDE];
     for (let k = 0; k < n; k++) {
       const base = header[L.H_NODE_AT] + k * stride;
