@@ -8,14 +8,21 @@ import { EXIT, type Io } from './common.js';
 import { initStore, redactUrl, renderInit, withStoredState } from './store.js';
 
 /** One slot as `state list --json` prints it (state.ts's SlotEntry). */
-type Entry = { id: string; node: string; gpus: number[]; memoryPerGpu: number; model: string | null; lastActivity: number | null; stale: boolean };
+type Entry = { id: string; node: string; gpus: number[]; memoryPerGpu: number; model: string | null; lastActivity: number | null; stale: boolean; milli?: number; cpu?: number; hostMemory?: number };
+
+/** A node's pod resources (state.ts's NodeEntry). */
+type NodeEntry = { id: string; cpu?: number; cpuHeld?: number; hostMemory?: number; hostMemoryHeld?: number; gpuModel?: string };
 
 /** state.ts's renderers, so both homes of a state print the same text. */
 export type StateView = {
   entries(state: StoredClusterState): Entry[];
+  nodeEntries(state: StoredClusterState): NodeEntry[];
   find(state: StoredClusterState, id: string, name: string): Entry;
   renderList(list: Entry[], name: string, now: number): string;
-  renderSlot(e: Entry, now: number): string;
+  renderSlot(e: Entry, now: number, node?: NodeEntry): string;
+  renderNodes(nodes: NodeEntry[]): string;
+  listJson(list: Entry[], nodes: NodeEntry[]): unknown;
+  showJson(e: Entry, nodes: NodeEntry[]): unknown;
   renderReleased(e: Entry): string;
   renderStale(e: Entry, stale: boolean): string;
   renderGc(removed: Entry[], all: Entry[], olderThanText: string, name: string, now: number): string;
@@ -50,10 +57,12 @@ export async function runStateOnStore(engine: Engine, a: StoreAction, view: Stat
     if (a.action === 'list') {
       const busy = view.busyLine(state);
       const list = view.entries(state);
-      print({ slots: list }, view.renderList(list, name, now) + (busy === undefined ? '' : `${busy}\n`));
+      const nodes = view.nodeEntries(state);
+      print(view.listJson(list, nodes), view.renderList(list, name, now) + (busy === undefined ? '' : `${busy}\n`) + view.renderNodes(nodes));
     } else if (a.action === 'show') {
       const e = view.find(state, a.slotId!, name);
-      print({ slot: e }, view.renderSlot(e, now));
+      const nodes = view.nodeEntries(state);
+      print(view.showJson(e, nodes), view.renderSlot(e, now, nodes.find((n) => n.id === e.node)));
     } else if (a.action === 'release') {
       const e = view.find(state, a.slotId!, name);
       await state.release(e.id);

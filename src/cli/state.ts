@@ -47,6 +47,10 @@ Options:
                      "lastActivity", "stale" } ] } (model and lastActivity null when unknown,
                      lastActivity in ms since the epoch); show and stale: { "slot": {…} };
                      release: { "released": {…} }; gc: { "removed": [ {…} ], "kept": N }
+                     Pods: a slot also has "milli" (its share of each GPU, 1..1000), "cpu"
+                     (milli-CPU) and "hostMemory" (bytes) when it holds them; list adds
+                     "nodes": [ { "id", "cpu", "cpuHeld", "hostMemory", "hostMemoryHeld",
+                     "gpuModel" } ] for the nodes that track any of them (show: "node")
 
 Changes take FILE.lock (flock; waiting up to 10 s, then STATE_LOCKED) and replace FILE atomically,
 like plan --commit; with --store each change is one transaction in the database.
@@ -57,8 +61,14 @@ no nodes or, for init, already holds some).
 const ACTIONS = ['list', 'show', 'release', 'stale', 'gc', 'init'] as const;
 type Action = (typeof ACTIONS)[number];
 
-/** One slot as `state list --json` prints it. */
-export type SlotEntry = { id: string; node: string; gpus: number[]; memoryPerGpu: number; model: string | null; lastActivity: number | null; stale: boolean };
+/** One slot as `state list --json` prints it (a pod's milli, cpu and hostMemory only when it holds them). */
+export type SlotEntry = { id: string; node: string; gpus: number[]; memoryPerGpu: number; model: string | null; lastActivity: number | null; stale: boolean; milli?: number; cpu?: number; hostMemory?: number };
+
+/**
+ * A node's pod resources as `state list --json` prints them, for nodes that track any: allocatable
+ * cpu (milli-CPU) and hostMemory (bytes) with what the slots hold of them, and the GPU model.
+ */
+export type NodeEntry = { id: string; cpu?: number; cpuHeld?: number; hostMemory?: number; hostMemoryHeld?: number; gpuModel?: string };
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
@@ -93,7 +103,66 @@ function entries(state: Pick<ClusterState, 'nodes' | 'listSlots'>): SlotEntry[] 
 }
 
 function entry(node: string, s: Slot): SlotEntry {
-  return { id: s.id, node, gpus: [...s.gpus], memoryPerGpu: s.memoryPerGpu, model: s.model ?? null, lastActivity: s.lastActivity ?? null, stale: s.stale === true };
+  const e: SlotEntry = { id: s.id, node, gpus: [...s.gpus], memoryPerGpu: s.memoryPerGpu, model: s.model ?? null, lastActivity: s.lastActivity ?? null, stale: s.stale === true };
+  if (s.milli !== undefined) e.milli = s.milli;
+  if (s.cpu !== undefined) e.cpu = s.cpu;
+  if (s.hostMemory !== undefined) e.hostMemory = s.hostMemory;
+  return e;
+}
+
+/** The nodes that track CPU, host memory or a GPU model, in node order, with what their slots hold. */
+function nodeEntries(state: Pick<ClusterState, 'toJSON'>): NodeEntry[] {
+  const out: NodeEntry[] = [];
+  for (const n of state.toJSON().nodes) {
+    if (n.cpu === undefined && n.hostMemory === undefined && n.gpuModel === undefined) continue;
+    const e: NodeEntry = { id: n.id };
+    if (n.cpu !== undefined) {
+      e.cpu = n.cpu;
+      e.cpuHeld = n.slots.reduce((sum, s) => sum + (s.cpu ?? 0), 0);
+    }
+    if (n.hostMemory !== undefined) {
+      e.hostMemory = n.hostMemory;
+      e.hostMemoryHeld = n.slots.reduce((sum, s) => sum + (s.hostMemory ?? 0), 0);
+    }
+    if (n.gpuModel !== undefined) e.gpuModel = n.gpuModel;
+    out.push(e);
+  }
+  return out;
+}
+
+/** Milli-CPU as CPUs: whole ones as a number (`4`), others in milli (`2500m`), as Kubernetes writes them. */
+function formatCpu(milli: number): string {
+  return milli % 1000 === 0 ? String(milli / 1000) : `${milli}m`;
+}
+
+/** A share of each GPU in milli as a fraction of the GPU (`0.25`). */
+function formatShare(milli: number): string {
+  return String(milli / 1000);
+}
+
+/** One line per node that tracks pod resources: `node a100: 4 of 16 CPUs held, 8 GiB of 64 GiB host memory held, GPU model A100`. */
+function renderNodes(nodes: NodeEntry[]): string {
+  return nodes.map((n) => `node ${n.id}: ${nodeSummary(n)}\n`).join('');
+}
+
+/** What a node tracks for pods: `4 of 16 CPUs held, 8 GiB of 64 GiB host memory held, GPU model A100`. */
+function nodeSummary(n: NodeEntry): string {
+  const parts: string[] = [];
+  if (n.cpu !== undefined) parts.push(`${formatCpu(n.cpuHeld!)} of ${formatCpu(n.cpu)} CPUs held`);
+  if (n.hostMemory !== undefined) parts.push(`${formatBytes(n.hostMemoryHeld!)} of ${formatBytes(n.hostMemory)} host memory held`);
+  if (n.gpuModel !== undefined) parts.push(`GPU model ${n.gpuModel}`);
+  return parts.join(', ');
+}
+
+/** `state list --json`: the slots, and the nodes that track pod resources when there are any. */
+function listJson(list: SlotEntry[], nodes: NodeEntry[]): { slots: SlotEntry[]; nodes?: NodeEntry[] } {
+  return nodes.length === 0 ? { slots: list } : { slots: list, nodes };
+}
+
+/** `state show --json`: the slot, and its node's pod resources when it tracks any. */
+function showJson(e: SlotEntry, nodes: NodeEntry[]): { slot: SlotEntry; node?: NodeEntry } {
+  const node = nodes.find((n) => n.id === e.node);
+  return node === undefined ? { slot: e } : { slot: e, node };
 }
 
 /** The slot with this ID, or UNKNOWN_SLOT naming the ID and the file (exit 2). */
@@ -109,8 +178,17 @@ function find(state: Pick<ClusterState, 'nodes' | 'listSlots'>, id: string, name
 
 /** What `state release` prints for a released slot. */
 function renderReleased(e: SlotEntry): string {
+  if (e.gpus.length === 0) return `released slot ${e.id} (${podHeld(e)} on ${e.node})\n`;
   const where = e.gpus.length === 1 ? `on GPU ${e.gpus[0]}` : `on each of GPUs ${e.gpus.join(',')}`;
   return `released slot ${e.id} (${formatBytes(e.memoryPerGpu)} ${where} of ${e.node})\n`;
+}
+
+/** What a slot without GPUs holds: `2 CPUs, 4 GiB host memory`. */
+function podHeld(e: SlotEntry): string {
+  const parts: string[] = [];
+  if (e.cpu !== undefined) parts.push(`${formatCpu(e.cpu)} CPU`);
+  if (e.hostMemory !== undefined) parts.push(`${formatBytes(e.hostMemory)} host memory`);
+  return parts.join(', ');
 }
 
 /** What `state stale [--clear]` prints once the slot's mark is `stale`. */
@@ -135,19 +213,30 @@ function age(e: SlotEntry, now: number): string {
 function renderList(list: SlotEntry[], name: string, now: number): string {
   if (list.length === 0) return `no slots in ${name}\n`;
   const multiNode = new Set(list.map((e) => e.node)).size > 1;
-  const rows = list.map((e) => [e.id, e.node, e.gpus.join(',') || '-', formatBytes(e.memoryPerGpu), e.model ?? '-', age(e, now), e.stale ? 'yes' : '-']);
-  return `${list.length} slot${list.length === 1 ? '' : 's'} in ${name}${multiNode ? '' : ` on ${list[0].node}`}:\n` + table(['ID', 'NODE', 'GPUS', 'MEMORY/GPU', 'MODEL', 'AGE', 'STALE'], rows);
+  // Pod columns only when some slot is a pod, so a state of models prints as it always did.
+  const pods = list.some((e) => e.milli !== undefined || e.cpu !== undefined || e.hostMemory !== undefined);
+  const rows = list.map((e) => {
+    const row = [e.id, e.node, e.gpus.length === 0 ? '-' : e.gpus.join(','), formatBytes(e.memoryPerGpu), e.model ?? '-', age(e, now), e.stale ? 'yes' : '-'];
+    if (pods) row.push(e.milli === undefined ? '-' : formatShare(e.milli), e.cpu === undefined ? '-' : formatCpu(e.cpu), e.hostMemory === undefined ? '-' : formatBytes(e.hostMemory));
+    return row;
+  });
+  const header = ['ID', 'NODE', 'GPUS', 'MEMORY/GPU', 'MODEL', 'AGE', 'STALE', ...(pods ? ['SHARE', 'CPU', 'HOST MEMORY'] : [])];
+  return `${list.length} slot${list.length === 1 ? '' : 's'} in ${name}${multiNode ? '' : ` on ${list[0].node}`}:\n` + table(header, rows);
 }
 
-function renderSlot(e: SlotEntry, now: number): string {
+function renderSlot(e: SlotEntry, now: number, node?: NodeEntry): string {
   const rows: Array<[string, string]> = [
     ['node', e.node],
-    ['gpus', e.gpus.join(',')],
+    ['gpus', e.gpus.length === 0 ? 'none' : e.gpus.join(',')],
     ['memory/gpu', `${formatBytes(e.memoryPerGpu)} (${formatBytes(e.memoryPerGpu * e.gpus.length)} in all)`],
     ['model', e.model ?? '-'],
     ['last activity', e.lastActivity === null ? 'unknown' : `${new Date(e.lastActivity).toISOString()} (${age(e, now)} ago)`],
     ['stale', e.stale ? 'yes (other models may evict it)' : 'no'],
   ];
+  if (e.milli !== undefined) rows.push(['share', `${formatShare(e.milli)} of each GPU (${e.milli} milli)`]);
+  if (e.cpu !== undefined) rows.push(['cpu', `${formatCpu(e.cpu)} (${e.cpu} milli-CPU)`]);
+  if (e.hostMemory !== undefined) rows.push(['host memory', formatBytes(e.hostMemory)]);
+  if (node !== undefined) rows.push(['on node', nodeSummary(node)]);
   return `slot ${e.id}\n` + rows.map(([k, v]) => `  ${k.padEnd(14)}${v}`).join('\n') + '\n';
 }
 
@@ -189,7 +278,7 @@ export const command: Command = {
 
     const engine = await createEngine({ backend: parseBackend(values.backend) });
     if (values.store !== undefined) {
-      const view: StateView = { entries, find, renderList, renderSlot, renderReleased, renderStale, renderGc, busyLine };
+      const view: StateView = { entries, nodeEntries, find, renderList, renderSlot, renderNodes, listJson, showJson, renderReleased, renderStale, renderGc, busyLine };
       return runStateOnStore(engine, {
         action, slotId, url: values.store, json: values.json === true, clear: values.clear === true, olderThan, olderThanText: values['older-than'],
         replace: values.replace === true, inventory: values.inventory, preset: values.preset,
@@ -206,11 +295,13 @@ export const command: Command = {
       if (action === 'list') {
         const busy = busyLine(state);
         const list = entries(state);
-        print({ slots: list }, renderList(list, name, now) + (busy === undefined ? '' : `${busy}\n`));
+        const nodes = nodeEntries(state);
+        print(listJson(list, nodes), renderList(list, name, now) + (busy === undefined ? '' : `${busy}\n`) + renderNodes(nodes));
       }
       else {
         const e = find(state, slotId!, name);
-        print({ slot: e }, renderSlot(e, now));
+        const nodes = nodeEntries(state);
+        print(showJson(e, nodes), renderSlot(e, now, nodes.find((n) => n.id === e.node)));
       }
       return EXIT.OK;
     }

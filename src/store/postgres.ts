@@ -1,8 +1,8 @@
 // PostgresStore: one cluster state shared by many processes through PostgreSQL (node-postgres).
 // One row per node (with a version), one row per GPU, one row per slot. A commit locks its node's
 // row, re-validates the option against the slot rows it then reads (applyCommit: the same rule as
-// an in-memory commit), writes, bumps the version and NOTIFYs, all in one transaction; a deferred
-// trigger re-checks every GPU's total at COMMIT, whoever writes.
+// an in-memory commit), writes, bumps the version and NOTIFYs, all in one transaction; deferred
+// triggers re-check every GPU's total and every node's CPU and host memory at COMMIT, whoever writes.
 import pg from 'pg';
 import { createTsKernels } from '../baseline/index.js';
 import { AllocationError } from '../errors.js';
@@ -174,12 +174,12 @@ export class PostgresStore implements ClusterStore {
       const count = (await c.query(`SELECT count(*)::integer AS n FROM ${this.s}.nodes`)).rows[0].n as number;
       if (count > 0 && !replace) throw new AllocationError('STORE_NOT_EMPTY', `store: schema ${this.schema} already holds ${count} node${count === 1 ? '' : 's'}; nothing was changed (pass replace to start over)`);
       if (count > 0) await c.query(`DELETE FROM ${this.s}.nodes`);
-      const nodes = json.nodes.map((n, position) => ({ id: n.id, position, topology: n.topology ?? null }));
+      const nodes = json.nodes.map((n, position) => ({ id: n.id, position, topology: n.topology ?? null, cpu: n.cpu ?? null, host_memory: n.hostMemory ?? null, gpu_model: n.gpuModel ?? null }));
       const gpus = json.nodes.flatMap((n) => n.gpus.map((g, position) => ({ node: n.id, index: g.index, position, memory_total: g.memoryTotal, memory_used: (g as { memoryUsed?: number }).memoryUsed ?? 0 })));
-      const slots = json.nodes.flatMap((n) => n.slots.map((sl) => ({ id: sl.id, node: n.id, gpus: sl.gpus, memory_per_gpu: sl.memoryPerGpu, model: sl.model ?? null, last_activity: sl.lastActivity ?? null, stale: sl.stale ?? null }))).map((row, ord) => ({ ord, ...row }));
-      await c.query(`INSERT INTO ${this.s}.nodes (id, position, topology) SELECT id, position, topology FROM json_to_recordset($1) AS x(id text, position integer, topology jsonb)`, [JSON.stringify(nodes)]);
+      const slots = json.nodes.flatMap((n) => n.slots.map((sl) => ({ id: sl.id, node: n.id, gpus: sl.gpus, memory_per_gpu: sl.memoryPerGpu, model: sl.model ?? null, last_activity: sl.lastActivity ?? null, stale: sl.stale ?? null, milli: sl.milli ?? null, cpu: sl.cpu ?? null, host_memory: sl.hostMemory ?? null }))).map((row, ord) => ({ ord, ...row }));
+      await c.query(`INSERT INTO ${this.s}.nodes (id, position, topology, cpu, host_memory, gpu_model) SELECT id, position, topology, cpu, host_memory, gpu_model FROM json_to_recordset($1) AS x(id text, position integer, topology jsonb, cpu bigint, host_memory bigint, gpu_model text)`, [JSON.stringify(nodes)]);
       await c.query(`INSERT INTO ${this.s}.gpus (node, index, position, memory_total, memory_used) SELECT node, index, position, memory_total, memory_used FROM json_to_recordset($1) AS x(node text, index integer, position integer, memory_total bigint, memory_used bigint)`, [JSON.stringify(gpus)]);
-      await c.query(`INSERT INTO ${this.s}.slots (id, node, gpus, memory_per_gpu, model, last_activity, stale) SELECT id, node, gpus, memory_per_gpu, model, last_activity, stale FROM json_to_recordset($1) AS x(ord integer, id text, node text, gpus integer[], memory_per_gpu bigint, model text, last_activity double precision, stale boolean) ORDER BY ord`, [JSON.stringify(slots)]);
+      await c.query(`INSERT INTO ${this.s}.slots (id, node, gpus, memory_per_gpu, model, last_activity, stale, milli, cpu, host_memory) SELECT id, node, gpus, memory_per_gpu, model, last_activity, stale, milli, cpu, host_memory FROM json_to_recordset($1) AS x(ord integer, id text, node text, gpus integer[], memory_per_gpu bigint, model text, last_activity double precision, stale boolean, milli integer, cpu bigint, host_memory bigint) ORDER BY ord`, [JSON.stringify(slots)]);
       if (json.nextSlot > 1) await c.query(`SELECT setval($1, $2, true)`, [`${this.s}.slot_id`, json.nextSlot - 1]);
       else await c.query(`SELECT setval($1, 1, false)`, [`${this.s}.slot_id`]);
       return true;
@@ -189,9 +189,9 @@ export class PostgresStore implements ClusterStore {
   async load(): Promise<StoreSnapshot> {
     return this.transaction('load', async (c) => {
       await c.query(`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY`);
-      const nodes = (await c.query(`SELECT id, topology, version FROM ${this.s}.nodes ORDER BY position`)).rows;
+      const nodes = (await c.query(`SELECT id, topology, version, cpu, host_memory, gpu_model FROM ${this.s}.nodes ORDER BY position`)).rows;
       const gpus = (await c.query(`SELECT node, index, memory_total, memory_used FROM ${this.s}.gpus ORDER BY node, position`)).rows;
-      const slots = (await c.query(`SELECT id, node, gpus, memory_per_gpu, model, last_activity, stale FROM ${this.s}.slots ORDER BY added`)).rows;
+      const slots = (await c.query(`SELECT id, node, gpus, memory_per_gpu, model, last_activity, stale, milli, cpu, host_memory FROM ${this.s}.slots ORDER BY added`)).rows;
       const seq = (await c.query(`SELECT last_value, is_called FROM ${this.s}.slot_id`)).rows[0];
       const byNode = new Map<string, ClusterStateJSON['nodes'][number]>();
       const state: ClusterStateJSON = { version: 1, nextSlot: seq.is_called ? seq.last_value + 1 : seq.last_value, nodes: [] };
@@ -199,6 +199,9 @@ export class PostgresStore implements ClusterStore {
       for (const n of nodes) {
         const node: ClusterStateJSON['nodes'][number] = { id: n.id, gpus: [], slots: [] };
         if (n.topology !== null) node.topology = n.topology;
+        if (n.cpu !== null) node.cpu = n.cpu;
+        if (n.host_memory !== null) node.hostMemory = n.host_memory;
+        if (n.gpu_model !== null) node.gpuModel = n.gpu_model;
         byNode.set(n.id, node);
         state.nodes.push(node);
         Object.defineProperty(versions, n.id, { value: n.version, enumerable: true, writable: true, configurable: true });
@@ -245,11 +248,16 @@ export class PostgresStore implements ClusterStore {
 
   private async commitOnce(node: string, o: PlacementOption, opts: CommitOptions, given: string | undefined): Promise<StoreOutcome> {
     return this.transaction<StoreOutcome>('commit', async (c) => {
-      const locked = await c.query(`SELECT version FROM ${this.s}.nodes WHERE id = $1 FOR NO KEY UPDATE`, [node]);
+      const locked = await c.query(`SELECT version, cpu, host_memory, gpu_model FROM ${this.s}.nodes WHERE id = $1 FOR NO KEY UPDATE`, [node]);
       if (locked.rowCount === 0) throw new AllocationError('UNKNOWN_NODE', `option.node: node ${JSON.stringify(node)} is not in the store`, { field: 'option.node' });
       const version = locked.rows[0].version as number;
       const fresh = (await c.query(`SELECT ${this.gpusJson('$1')} AS gpus, ${this.slotsJson('$1')} AS slots`, [node])).rows[0];
-      const record: NodeRecord = { id: node, gpus: fresh.gpus, slots: fresh.slots };
+      // A node without GPUs (CPU-only pods) has no GPU rows: json_agg over none is NULL.
+      const record: NodeRecord = { id: node, gpus: fresh.gpus ?? [], slots: fresh.slots };
+      const row = locked.rows[0];
+      if (row.cpu !== null) record.cpu = row.cpu;
+      if (row.host_memory !== null) record.hostMemory = row.host_memory;
+      if (row.gpu_model !== null) record.gpuModel = row.gpu_model;
       let change;
       try {
         change = applyCommit(record, o, opts, given ?? PENDING_ID);
@@ -261,12 +269,12 @@ export class PostgresStore implements ClusterStore {
       // The default ID is numbered only now, so refused commits leave no gaps: slot-1, slot-2, … as in memory.
       const written = await c.query(
         `WITH gone AS (DELETE FROM ${this.s}.slots WHERE node = $1 AND id = ANY ($2::text[])),
-              added AS (INSERT INTO ${this.s}.slots (id, node, gpus, memory_per_gpu, model, last_activity)
-                        VALUES (coalesce($3, 'slot-' || nextval('${this.s}.slot_id')), $1, $4, $5, $6, $7) RETURNING id),
+              added AS (INSERT INTO ${this.s}.slots (id, node, gpus, memory_per_gpu, model, last_activity, milli, cpu, host_memory)
+                        VALUES (coalesce($3, 'slot-' || nextval('${this.s}.slot_id')), $1, $4, $5, $6, $7, $9, $10, $11) RETURNING id),
               bumped AS (UPDATE ${this.s}.nodes SET version = version + 1 WHERE id = $1 RETURNING id, version)
          SELECT added.id AS slot, bumped.version, pg_notify($8, bumped.version || ' ' || CASE WHEN octet_length(bumped.id) <= ${NOTIFY_ID_BYTES} THEN bumped.id ELSE '' END)
          FROM added, bumped`,
-        [node, change.evicted, given ?? null, s.gpus, s.memoryPerGpu, s.model ?? null, s.lastActivity ?? null, this.channel],
+        [node, change.evicted, given ?? null, s.gpus, s.memoryPerGpu, s.model ?? null, s.lastActivity ?? null, this.channel, s.milli ?? null, s.cpu ?? null, s.hostMemory ?? null],
       );
       const id = written.rows[0].slot as string;
       s.id = id;
@@ -338,7 +346,7 @@ export class PostgresStore implements ClusterStore {
 
   /** SQL for a node's slots as a JSON list of Slot, in the order they were added. */
   private slotsJson(node: string): string {
-    return `(SELECT coalesce(json_agg(json_strip_nulls(json_build_object('id', sl.id, 'gpus', sl.gpus, 'memoryPerGpu', sl.memory_per_gpu, 'model', sl.model, 'lastActivity', sl.last_activity, 'stale', sl.stale)) ORDER BY sl.added), '[]') FROM ${this.s}.slots sl WHERE sl.node = ${node})`;
+    return `(SELECT coalesce(json_agg(json_strip_nulls(json_build_object('id', sl.id, 'gpus', sl.gpus, 'memoryPerGpu', sl.memory_per_gpu, 'model', sl.model, 'lastActivity', sl.last_activity, 'stale', sl.stale, 'milli', sl.milli, 'cpu', sl.cpu, 'hostMemory', sl.host_memory)) ORDER BY sl.added), '[]') FROM ${this.s}.slots sl WHERE sl.node = ${node})`;
   }
 
   /** SQL for a node's GPUs as a JSON list ({ index, memoryTotal, memoryUsed when > 0 }), in the order given. */
@@ -387,10 +395,13 @@ export class PostgresStore implements ClusterStore {
 }
 
 /** A slot row as a Slot (optional fields only when set). */
-function slotOf(r: { id: string; gpus: number[]; memory_per_gpu: number; model: string | null; last_activity: number | null; stale: boolean | null }): Slot {
+function slotOf(r: { id: string; gpus: number[]; memory_per_gpu: number; model: string | null; last_activity: number | null; stale: boolean | null; milli: number | null; cpu: number | null; host_memory: number | null }): Slot {
   const s: Slot = { id: r.id, gpus: r.gpus, memoryPerGpu: r.memory_per_gpu };
   if (r.model !== null) s.model = r.model;
   if (r.last_activity !== null) s.lastActivity = r.last_activity;
   if (r.stale !== null) s.stale = r.stale;
+  if (r.milli !== null) s.milli = r.milli;
+  if (r.cpu !== null) s.cpu = r.cpu;
+  if (r.host_memory !== null) s.hostMemory = r.host_memory;
   return s;
 }

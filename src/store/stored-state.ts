@@ -7,6 +7,8 @@ import type { ClusterPlanRequest, ClusterState, ClusterStateJSON, CommitOptions,
 import { fail, requireInteger, requireObject } from '../validate.js';
 import { onlyKnownKeys } from './options.js';
 import type { ClusterStore, StoredNode, StoreOutcome } from './types.js';
+import type { PodNodeView, PodPlan, PodScheduler, PodSchedulerOptions } from '../fleet/scheduler.js';
+import type { FleetPod } from '../fleet/types.js';
 
 /** Options of openClusterState. */
 export type OpenOptions = {
@@ -32,6 +34,12 @@ export type RetryOptions = CommitOptions & { attempts?: number; onPlan?: (plan: 
  * is (absent when nothing was committed, with `reason`), the attempts made and the conflicts met.
  */
 export type RetryResult = { plan: PlacementPlan; committed?: string; option?: number; attempts: number; conflicts: number; reason?: Reason };
+
+/** Options of StoredPodScheduler.commitWithRetry: attempts (default 5, each a fresh plan), the new slot's ID and lastActivity. */
+export type PodRetryOptions = CommitOptions & { attempts?: number };
+
+/** What StoredPodScheduler.commitWithRetry did: the last plan, the committed slot's ID (absent with `reason`), the attempts and conflicts. */
+export type PodRetryResult = { plan: PodPlan; committed?: string; attempts: number; conflicts: number; reason?: Reason };
 
 /** Default attempts of commitWithRetry. */
 export const DEFAULT_ATTEMPTS = 5;
@@ -69,6 +77,8 @@ export class StoredClusterState {
   private refreshing: Promise<void> | undefined;
   /** Set when a node's news could not be applied in place (a slot ID moved between nodes): the next store call reloads everything first. */
   private reload = false;
+  /** Pod schedulers opened on this state (closed with it). */
+  private readonly schedulers = new Set<StoredPodScheduler>();
 
   /** Use openClusterState. */
   constructor(engine: Engine, store: ClusterStore, local: ClusterState, versions: Record<string, number>, replica = 0) {
@@ -210,8 +220,29 @@ export class StoredClusterState {
     return this.versions.get(node);
   }
 
+  /**
+   * A pod scheduler (ClusterState.podScheduler: CPU, host memory, a GPU share or whole GPUs, by a fleet
+   * policy) over this state's local copy, kept current as the copy changes: commits and releases,
+   * other writers' changes as they are loaded, and whole reloads (after which it is rebuilt). Plan
+   * with it and commit its options through `commit` (or use its `commitWithRetry`); the store
+   * re-validates CPU, host memory and the share. Closed by `close()` of this state, or its own.
+   */
+  podScheduler(options: PodSchedulerOptions = {}): StoredPodScheduler {
+    const scheduler = new StoredPodScheduler(this, options, () => this.local, async () => {
+      if (this.reload) await this.refresh();
+    });
+    this.schedulers.add(scheduler);
+    return scheduler;
+  }
+
+  /** @internal */
+  _forget(scheduler: StoredPodScheduler): void {
+    this.schedulers.delete(scheduler);
+  }
+
   /** Stops following the store (the store itself stays open: close it with store.close()). */
   async close(): Promise<void> {
+    for (const s of [...this.schedulers]) s.close();
     const unwatch = this.unwatch;
     this.unwatch = undefined;
     if (unwatch !== undefined) await unwatch();
@@ -240,7 +271,8 @@ export class StoredClusterState {
 }
 
 function sameSlot(a: Slot, b: Slot): boolean {
-  return a.memoryPerGpu === b.memoryPerGpu && a.model === b.model && a.lastActivity === b.lastActivity && a.gpus.length === b.gpus.length && a.gpus.every((g, k) => g === b.gpus[k]);
+  return a.memoryPerGpu === b.memoryPerGpu && a.model === b.model && a.lastActivity === b.lastActivity && a.milli === b.milli && a.cpu === b.cpu && a.hostMemory === b.hostMemory
+    && a.gpus.length === b.gpus.length && a.gpus.every((g, k) => g === b.gpus[k]);
 }
 
 /** Makes the local node's slots those of `node` through ClusterState's own API: gone slots released first, so new ones fit. */
@@ -259,10 +291,105 @@ function syncNode(local: ClusterState, node: StoredNode): void {
     if (h === undefined) {
       const option: PlacementOption = { node: node.id, gpus: s.gpus, memoryPerGpu: s.memoryPerGpu, evict: [], score: 0 };
       if (s.model !== undefined) option.model = s.model;
+      // A pod's share, CPU and host memory come along, so the local copy charges the node as the store does.
+      if (s.milli !== undefined) option.milli = s.milli;
+      if (s.cpu !== undefined) option.cpu = s.cpu;
+      if (s.hostMemory !== undefined) option.hostMemory = s.hostMemory;
       local.commit(option, s.lastActivity === undefined ? { id: s.id } : { id: s.id, lastActivity: s.lastActivity });
       if (s.stale === true) local.markStale(s.id, true);
     } else if ((h.stale === true) !== (s.stale === true)) {
       local.markStale(s.id, s.stale === true);
     }
+  }
+}
+
+/**
+ * A pod scheduler over a StoredClusterState's local copy (StoredClusterState.podScheduler). It is a
+ * ClusterState pod scheduler attached to the copy, so every change applied to the copy re-syncs it;
+ * when the copy is replaced by a reload it is rebuilt on the new one (a `random` policy then starts its
+ * draws again from its seed).
+ */
+export class StoredPodScheduler {
+  private inner: PodScheduler | undefined;
+  private on: ClusterState | undefined;
+  private closed = false;
+  private readonly state: StoredClusterState;
+  private readonly options: PodSchedulerOptions;
+  private readonly local: () => ClusterState;
+  private readonly caughtUp: () => Promise<void>;
+
+  /** Use StoredClusterState.podScheduler. */
+  constructor(state: StoredClusterState, options: PodSchedulerOptions, local: () => ClusterState, caughtUp: () => Promise<void>) {
+    this.state = state;
+    this.options = options;
+    this.local = local;
+    this.caughtUp = caughtUp;
+    this.current(); // bad options fail here, naming the field
+  }
+
+  /** The policy's name. */
+  get policy(): string {
+    return this.current().policy.name;
+  }
+
+  /** The best node for `pod` on the local copy, as an option for `commit`; or none, with the reason (see PodScheduler.plan). */
+  plan(pod: FleetPod): PodPlan {
+    return this.current().plan(pod);
+  }
+
+  /** What the scheduler sees of a node (see PodScheduler.view). */
+  view(node: string): PodNodeView {
+    return this.current().view(node);
+  }
+
+  /**
+   * Plans `pod` and commits its option through the store, re-planning on CONFLICT (the conflict loads
+   * the node's fresh slots, so the next plan sees what the other writer took) up to `attempts` times.
+   * No node fitting, or every attempt lost, is a result with `reason`, not an error.
+   */
+  async commitWithRetry(pod: FleetPod, options: PodRetryOptions = {}): Promise<PodRetryResult> {
+    const opts = requireObject('options', options);
+    onlyKnownKeys('options', opts, ['attempts', 'id', 'lastActivity']);
+    const attempts = opts.attempts === undefined ? DEFAULT_ATTEMPTS : requireInteger('options.attempts', opts.attempts, 1, 1000);
+    const commitOptions: CommitOptions = {};
+    if (opts.id !== undefined) commitOptions.id = opts.id as string;
+    if (opts.lastActivity !== undefined) commitOptions.lastActivity = opts.lastActivity as number;
+    let conflicts = 0;
+    for (let attempt = 1; ; attempt++) {
+      await this.caughtUp();
+      const plan = this.plan(pod);
+      if (plan.options.length === 0) return { plan, attempts: attempt, conflicts, ...(plan.reason ? { reason: plan.reason } : {}) };
+      try {
+        return { plan, committed: await this.state.commit(plan.options[0], commitOptions), attempts: attempt, conflicts };
+      } catch (error) {
+        if (!(error instanceof AllocationError) || error.code !== 'CONFLICT') throw error;
+        conflicts++;
+        if (attempt >= attempts) return { plan, attempts: attempt, conflicts, reason: { code: 'CONFLICT', message: `every one of ${attempts} attempts lost to another writer; the last: ${error.message}` } };
+        // The conflict refreshed one node; a second one in a row says others moved too: read everything.
+        if (conflicts >= 2) await this.state.refresh();
+      }
+    }
+  }
+
+  /** Detaches from the state; using the scheduler afterwards is an error. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.inner?.close();
+    this.inner = undefined;
+    this.state._forget(this);
+  }
+
+  /** The scheduler on the state's current local copy (rebuilt when the copy was replaced). */
+  private current(): PodScheduler {
+    if (this.closed) throw new AllocationError('INVALID_ARGUMENT', 'podScheduler: used after close()', { field: 'scheduler' });
+    const local = this.local();
+    if (this.inner === undefined || this.on !== local) {
+      this.inner?.close();
+      this.inner = undefined;
+      this.inner = local.podScheduler(this.options);
+      this.on = local;
+    }
+    return this.inner;
   }
 }

@@ -1,12 +1,13 @@
 // The PostgreSQL store's schema, as numbered migrations applied in order and recorded in
 // <schema>.migrations. A migration is never edited once released: changes are a new number.
 import { migration as m001 } from './001-cluster-state.js';
+import { migration as m002 } from './002-pods.js';
 
 /** One schema change: its number, a one-line name, and its SQL for a (quoted) schema name. */
 export type Migration = { version: number; name: string; sql: (schema: string) => string };
 
 /** Every migration, in order; the last one's version is the schema version this package writes. */
-export const MIGRATIONS: readonly Migration[] = [m001];
+export const MIGRATIONS: readonly Migration[] = [m001, m002];
 
 /** The schema version this package creates and expects. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
