@@ -10,7 +10,9 @@ import { openbRoot } from './openb-root.js';
 import { Bench } from 'tinybench';
 import { createEngine } from '../src/engine.js';
 import { parseNodeCsv, parsePodCsv } from '../src/fleet/trace.js';
-import { POLICIES } from '../src/fleet/policies/index.js';
+import { POLICIES, DEFAULT_POLICY } from '../src/fleet/policies/index.js';
+import { fleetClusterNodes } from '../src/fleet/simulate.js';
+import { realisticNodes, replay, type Replay } from './fleet-realistic.js';
 
 const root = openbRoot(import.meta.url);
 const quick = process.argv.includes('--quick');
@@ -30,15 +32,27 @@ for (const p of POLICIES) {
     });
   }
 }
+// The same default policy through the public API (state.podScheduler, plan, state.commit) on the
+// plain state the simulator builds and on the realistic one (bench/fleet-realistic.ts): the ratio is
+// what topology on every node, GPUs partly used by other processes and models already placed cost.
+const STATES = { plain: fleetClusterNodes(nodes), realistic: realisticNodes(nodes, 7) };
+const outcomes: Record<string, Replay> = {};
+for (const [kind, clusterNodes] of Object.entries(STATES)) {
+  for (const backend of ['wasm', 'ts'] as const) {
+    bench.add(`state ${kind} ${backend}`, () => {
+      outcomes[`${kind} ${backend}`] = replay(engines[backend], clusterNodes, nodes, pods, DEFAULT_POLICY, 42);
+    });
+  }
+}
 const load0 = loadavg();
 await bench.run();
+const median = (name: string) => {
+  const r = bench.tasks.find((t) => t.name === name)?.result as { latency?: { mean: number; p50?: number } } | undefined;
+  return r?.latency?.p50 ?? r?.latency?.mean ?? NaN;
+};
 const rows = POLICIES.map((p) => {
-  const ms = (b: string) => {
-    const r = bench.tasks.find((t) => t.name === `${p.name} ${b}`)?.result as { latency?: { mean: number; p50?: number } } | undefined;
-    return r?.latency?.p50 ?? r?.latency?.mean ?? NaN;
-  };
-  const w = ms('wasm');
-  const t = ms('ts');
+  const w = median(`${p.name} wasm`);
+  const t = median(`${p.name} ts`);
   return { policy: p.name, wasmMs: w, tsMs: t, wasmPodsPerS: (attempts / w) * 1000, tsPodsPerS: (attempts / t) * 1000 };
 });
 const machine = { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memoryBytes: totalmem(), node: process.version, platform: process.platform, arch: process.arch, loadavgStart: load0, loadavgEnd: loadavg() };
@@ -49,5 +63,16 @@ process.stdout.write(`${'policy'.padEnd(12)}${pad('wasm ms', 10)}${pad('wasm pod
 for (const r of rows) {
   process.stdout.write(`${r.policy.padEnd(12)}${pad(r.wasmMs.toFixed(0), 10)}${pad(Math.round(r.wasmPodsPerS), 13)}${pad(r.tsMs.toFixed(0), 10)}${pad(Math.round(r.tsPodsPerS), 13)}${pad((r.tsMs / r.wasmMs).toFixed(2) + 'x', 9)}\n`);
 }
-writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), machine, nodes: nodes.length, attempts, quick, rows }, null, 2) + '\n');
+const count = (r: Replay) => ({ placed: r.placed, failed: r.failed });
+const stateRows = (['wasm', 'ts'] as const).map((backend) => {
+  const plain = median(`state plain ${backend}`);
+  const realistic = median(`state realistic ${backend}`);
+  return { backend, policy: DEFAULT_POLICY, plainMs: plain, realisticMs: realistic, realisticOverPlain: realistic / plain, plain: count(outcomes[`plain ${backend}`]), realistic: count(outcomes[`realistic ${backend}`]) };
+});
+process.stdout.write(`\n${DEFAULT_POLICY} through state.podScheduler + state.commit, plain state against realistic (topology on every node, 32 GiB GPUs, a quarter partly used by other processes, models on every tenth node)\n`);
+process.stdout.write(`${'backend'.padEnd(9)}${pad('plain ms', 10)}${pad('realistic ms', 14)}${pad('ratio', 8)}${pad('placed/failed plain', 21)}${pad('realistic', 12)}\n`);
+for (const r of stateRows) {
+  process.stdout.write(`${r.backend.padEnd(9)}${pad(r.plainMs.toFixed(0), 10)}${pad(r.realisticMs.toFixed(0), 14)}${pad(r.realisticOverPlain.toFixed(2) + 'x', 8)}${pad(`${r.plain.placed}/${r.plain.failed}`, 21)}${pad(`${r.realistic.placed}/${r.realistic.failed}`, 12)}\n`);
+}
+writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), machine, nodes: nodes.length, attempts, quick, rows, stateRows }, null, 2) + '\n');
 process.stderr.write(`wrote ${out}\n`);
