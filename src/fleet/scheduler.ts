@@ -26,11 +26,11 @@ import { Prng } from './prng.js';
 export type PodSchedulerOptions = {
   /** Policy name (default 'fgd-close'). */
   policy?: string;
-  /** The workload whose typical-pod distribution defines fragmentation (required for fgd and fgd-close). */
+  /** The workload whose typical-pod distribution defines fragmentation and whose share sizes set fgd-close's dead hole (their 1st percentile); required for fgd and fgd-close. */
   typical?: FleetPod[];
   /** Each node's tie-break rank, in the state's node order: a permutation of 0..nodes−1, the smallest wins (default: node order). */
   ranks?: number[];
-  /** Pods whose shapes get a score-cache column (default: the typical workload's). */
+  /** Pods whose shapes get a score-cache column (default: the typical workload's); plans do not depend on it. */
   shapes?: FleetPod[];
   /** Seed of the random policy's draws (default 42). */
   seed?: number;
@@ -82,7 +82,8 @@ export function createPodScheduler(kernels: Kernels, state: ClusterState, option
   }
   const shapes = own(o, 'shapes') === undefined ? typical : validatePods('options.shapes', own(o, 'shapes'));
   const seed = own(o, 'seed') === undefined ? 42 : requireInteger('options.seed', own(o, 'seed'), 0, 0xffffffff);
-  return new PodScheduler(kernels, state, policy, typicalPods(typical), ranks, shapes, seed);
+  // The dead hole is the workload's (typical), whatever shapes the cache is given.
+  return new PodScheduler(kernels, state, policy, typicalPods(typical), ranks, shapes, seed, deadHole(typical));
 }
 
 /**
@@ -111,8 +112,9 @@ export class PodScheduler implements NodeListener {
    * @param typical the typical-pod distribution of the fragmentation measure
    * @param ranks each node's tie-break rank in the state's node order (a permutation)
    * @param shapes pods whose shapes get a score-cache column (others are scored afresh each time)
+   * @param dead the default policy's dead hole in milli (default: deadHole(shapes), for callers whose shapes are the workload)
    */
-  constructor(kernels: Kernels, state: ClusterState, policy: FleetPolicy, typical: readonly TypicalPod[], ranks: readonly number[], shapes: readonly Pod[] = [], seed = 42) {
+  constructor(kernels: Kernels, state: ClusterState, policy: FleetPolicy, typical: readonly TypicalPod[], ranks: readonly number[], shapes: readonly Pod[] = [], seed = 42, dead = deadHole(shapes)) {
     this.policy = policy;
     this.kernels = kernels;
     this.state = state;
@@ -158,7 +160,7 @@ export class PodScheduler implements NodeListener {
     const s = this.memory.ints();
     const f = this.memory.floats();
     s.set(header, 0);
-    s[L.H_DEAD] = deadHole(shapes);
+    s[L.H_DEAD] = dead;
     s.set(cleanRemainders(typical, s[L.H_DEAD]), header[L.H_CLEAN_AT]);
     const stride = header[L.H_STRIDE];
     for (let k = 0; k < n; k++) {
