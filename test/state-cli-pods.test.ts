@@ -39,7 +39,7 @@ describe('gpualloc state list / show with pods', () => {
       expect(lines[1].split(/\s{2,}/)).toEqual(['ID', 'NODE', 'GPUS', 'MEMORY/GPU', 'MODEL', 'AGE', 'STALE', 'SHARE', 'CPU', 'HOST MEMORY']);
       expect(lines.slice(3, 7).map((l) => l.split(/\s{2,}/))).toEqual([
         ['share', 'a100', '1', '20 GiB', '-', '?', '-', '0.25', '4', '8 GiB'],
-        ['cpu-only', 'a100', '-', '0 B', '-', '?', '-', '-', '2500m', '512 MiB'],
+        ['cpu-only', 'a100', '-', '-', '-', '?', '-', '-', '2500m', '512 MiB'],
         ['llm', 'a100', '0', '40 GiB', 'llama', '?', '-', '-', '-', '-'],
         ['emb', 'plain', '0', '8 GiB', 'embed', '?', '-', '-', '-', '-'],
       ]);
@@ -85,7 +85,7 @@ describe('gpualloc state list / show with pods', () => {
         '',
       ].join('\n'));
       const cpuOnly = await cli(['state', 'show', 'cpu-only', '--state', file]);
-      expect(cpuOnly.stdout).toMatch(/^slot cpu-only\n  node +a100\n  gpus +none\n  memory\/gpu +0 B \(0 B in all\)\n/);
+      expect(cpuOnly.stdout).toMatch(/^slot cpu-only\n  node +a100\n  gpus +none\n  memory\/gpu +-\n/);
       expect(cpuOnly.stdout).toContain('\n  cpu           2500m (2500 milli-CPU)\n  host memory   512 MiB\n');
       const json = JSON.parse((await cli(['state', 'show', 'cpu-only', '--state', file, '--json'])).stdout);
       expect(json).toStrictEqual({
@@ -98,6 +98,18 @@ describe('gpualloc state list / show with pods', () => {
       // Releasing a CPU-only pod names what it held.
       const released = await cli(['state', 'release', 'cpu-only', '--state', file]);
       expect(released.stdout).toBe('released slot cpu-only (2500m CPU, 512 MiB host memory on a100)\n');
+    });
+  });
+
+  it('a CPU-only pod of whole CPUs is released as "N CPUs" ("1 CPU" for one)', async () => {
+    await inTempDir('gpualloc-state-pods-', async (dir) => {
+      const file = join(dir, 'state.json');
+      const state = ts.createClusterState({ nodes: [{ id: 'box', gpus: [], cpu: 8000 }] });
+      state.commit({ node: 'box', gpus: [], memoryPerGpu: 0, cpu: 2000, evict: [], score: 0 }, { id: 'two' });
+      state.commit({ node: 'box', gpus: [], memoryPerGpu: 0, cpu: 1000, evict: [], score: 0 }, { id: 'one' });
+      writeFileSync(file, JSON.stringify(state.toJSON()));
+      expect((await cli(['state', 'release', 'two', '--state', file])).stdout).toBe('released slot two (2 CPUs on box)\n');
+      expect((await cli(['state', 'release', 'one', '--state', file])).stdout).toBe('released slot one (1 CPU on box)\n');
     });
   });
 });

@@ -183,10 +183,10 @@ function renderReleased(e: SlotEntry): string {
   return `released slot ${e.id} (${formatBytes(e.memoryPerGpu)} ${where} of ${e.node})\n`;
 }
 
-/** What a slot without GPUs holds: `2 CPUs, 4 GiB host memory`. */
+/** What a slot without GPUs holds: `2 CPUs, 4 GiB host memory` or `2500m CPU`. */
 function podHeld(e: SlotEntry): string {
   const parts: string[] = [];
-  if (e.cpu !== undefined) parts.push(`${formatCpu(e.cpu)} CPU`);
+  if (e.cpu !== undefined) parts.push(`${formatCpu(e.cpu)} ${e.cpu % 1000 === 0 && e.cpu !== 1000 ? 'CPUs' : 'CPU'}`);
   if (e.hostMemory !== undefined) parts.push(`${formatBytes(e.hostMemory)} host memory`);
   return parts.join(', ');
 }
@@ -216,7 +216,8 @@ function renderList(list: SlotEntry[], name: string, now: number): string {
   // Pod columns only when some slot is a pod, so a state of models prints as it always did.
   const pods = list.some((e) => e.milli !== undefined || e.cpu !== undefined || e.hostMemory !== undefined);
   const rows = list.map((e) => {
-    const row = [e.id, e.node, e.gpus.length === 0 ? '-' : e.gpus.join(','), formatBytes(e.memoryPerGpu), e.model ?? '-', age(e, now), e.stale ? 'yes' : '-'];
+    // A slot without GPUs (a CPU-only pod) holds no GPU memory: '-', like its GPUS.
+    const row = [e.id, e.node, e.gpus.length === 0 ? '-' : e.gpus.join(','), e.gpus.length === 0 ? '-' : formatBytes(e.memoryPerGpu), e.model ?? '-', age(e, now), e.stale ? 'yes' : '-'];
     if (pods) row.push(e.milli === undefined ? '-' : formatShare(e.milli), e.cpu === undefined ? '-' : formatCpu(e.cpu), e.hostMemory === undefined ? '-' : formatBytes(e.hostMemory));
     return row;
   });
@@ -228,7 +229,7 @@ function renderSlot(e: SlotEntry, now: number, node?: NodeEntry): string {
   const rows: Array<[string, string]> = [
     ['node', e.node],
     ['gpus', e.gpus.length === 0 ? 'none' : e.gpus.join(',')],
-    ['memory/gpu', `${formatBytes(e.memoryPerGpu)} (${formatBytes(e.memoryPerGpu * e.gpus.length)} in all)`],
+    ['memory/gpu', e.gpus.length === 0 ? '-' : `${formatBytes(e.memoryPerGpu)} (${formatBytes(e.memoryPerGpu * e.gpus.length)} in all)`],
     ['model', e.model ?? '-'],
     ['last activity', e.lastActivity === null ? 'unknown' : `${new Date(e.lastActivity).toISOString()} (${age(e, now)} ago)`],
     ['stale', e.stale ? 'yes (other models may evict it)' : 'no'],
