@@ -43,7 +43,7 @@ describe('gpualloc state list / show with pods', () => {
         ['llm', 'a100', '0', '40 GiB', 'llama', '?', '-', '-', '-', '-'],
         ['emb', 'plain', '0', '8 GiB', 'embed', '?', '-', '-', '-', '-'],
       ]);
-      expect(lines.slice(7)).toEqual(['node a100: 6500m of 16 CPUs held, 8.5 GiB of 64 GiB host memory held, GPU model A100']);
+      expect(lines.slice(7)).toEqual(['node a100: 6.5 of 16 CPUs held, 8.5 GiB of 64 GiB host memory held, GPU model A100']);
     });
   });
 
@@ -81,7 +81,7 @@ describe('gpualloc state list / show with pods', () => {
         '  share         0.25 of each GPU (250 milli)',
         '  cpu           4 (4000 milli-CPU)',
         '  host memory   8 GiB',
-        '  on node       6500m of 16 CPUs held, 8.5 GiB of 64 GiB host memory held, GPU model A100',
+        '  on node       6.5 of 16 CPUs held, 8.5 GiB of 64 GiB host memory held, GPU model A100',
         '',
       ].join('\n'));
       const cpuOnly = await cli(['state', 'show', 'cpu-only', '--state', file]);

@@ -148,7 +148,8 @@ function renderNodes(nodes: NodeEntry[]): string {
 /** What a node tracks for pods: `4 of 16 CPUs held, 8 GiB of 64 GiB host memory held, GPU model A100`. */
 function nodeSummary(n: NodeEntry): string {
   const parts: string[] = [];
-  if (n.cpu !== undefined) parts.push(`${formatCpu(n.cpuHeld!)} of ${formatCpu(n.cpu)} CPUs held`);
+  // In CPUs on both sides (`6.5 of 16`): `6500m of 16` would make the reader convert.
+  if (n.cpu !== undefined) parts.push(`${n.cpuHeld! / 1000} of ${n.cpu / 1000} CPUs held`);
   if (n.hostMemory !== undefined) parts.push(`${formatBytes(n.hostMemoryHeld!)} of ${formatBytes(n.hostMemory)} host memory held`);
   if (n.gpuModel !== undefined) parts.push(`GPU model ${n.gpuModel}`);
   return parts.join(', ');
