@@ -4,7 +4,7 @@ import type { Engine } from '../engine.js';
 import { AllocationError, type Reason } from '../errors.js';
 import type { PlacementOption, PlacementPlan, Slot } from '../placement.js';
 import type { ClusterPlanRequest, ClusterState, ClusterStateJSON, CommitOptions, GpuUsage } from '../cluster/state.js';
-import { fail, requireInteger, requireObject } from '../validate.js';
+import { fail, readInput, requireInteger, requireObject } from '../validate.js';
 import { onlyKnownKeys } from './options.js';
 import type { ClusterStore, StoredNode, StoreOutcome } from './types.js';
 import type { PodNodeView, PodPlan, PodScheduler, PodSchedulerOptions } from '../fleet/scheduler.js';
@@ -321,7 +321,8 @@ export class StoredPodScheduler {
   /** Use StoredClusterState.podScheduler. */
   constructor(state: StoredClusterState, options: PodSchedulerOptions, local: () => ClusterState, caughtUp: () => Promise<void>) {
     this.state = state;
-    this.options = options;
+    // Read once: a rebuild after a reload must not see later changes to the caller's object.
+    this.options = readInput('options', options) as PodSchedulerOptions;
     this.local = local;
     this.caughtUp = caughtUp;
     this.current(); // bad options fail here, naming the field
