@@ -1,5 +1,7 @@
 // gpualloc simulate: replay a pod trace on a node list by the FGD paper's protocol (src/fleet/).
-import { readFile, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createEngine } from '../engine.js';
 import { parseNodeCsv, parsePodCsv } from '../fleet/trace.js';
@@ -44,6 +46,23 @@ function parseSeeds(text: string | undefined): number[] {
   const parts = text.split(',').map((s) => s.trim());
   if (parts.some((p) => !/^\d+$/.test(p) || !ok(Number(p)))) throw new UsageError(`--seeds: expected a range 42..51 or a list 42,43, got ${JSON.stringify(text)}`);
   return parts.map(Number);
+}
+
+/** Runs a file operation for `--flag`; a failure keeps its errno (IO_ERROR, exit 2) and names the flag. */
+async function forFlag<T>(flag: string, op: () => Promise<T>): Promise<T> {
+  try {
+    return await op();
+  } catch (error) {
+    if (error instanceof Error && typeof (error as { syscall?: unknown }).syscall === 'string') error.message = `${flag}: ${error.message}`;
+    throw error;
+  }
+}
+
+/** Before any run: the folder of an output file exists and is writable, and the file is not a folder. */
+async function checkOutput(flag: string, path: string): Promise<void> {
+  const found = await stat(path).catch(() => undefined);
+  if (found?.isDirectory()) throw new UsageError(`${flag}: ${JSON.stringify(path)} is a folder, expected a file to write`);
+  await forFlag(flag, () => access(found === undefined ? dirname(path) : path, constants.W_OK));
 }
 
 /** The seeds as the table's title names them: A..B when consecutive, else the list. */
@@ -97,8 +116,11 @@ export const command: Command = {
     }
     if (values.events !== undefined && (policies.length !== 1 || seeds.length !== 1)) throw new UsageError('--events: needs exactly one policy and one seed');
 
-    const nodes = parseNodeCsv(values.nodes, await readFile(values.nodes, 'utf8'));
-    const pods = parsePodCsv(values.pods, await readFile(values.pods, 'utf8'));
+    // A file that cannot be written fails now, not after every run.
+    if (values.events !== undefined) await checkOutput('--events', values.events);
+    if (values.csv !== undefined) await checkOutput('--csv', values.csv);
+    const nodes = parseNodeCsv(values.nodes, await forFlag('--nodes', () => readFile(values.nodes!, 'utf8')));
+    const pods = parsePodCsv(values.pods, await forFlag('--pods', () => readFile(values.pods!, 'utf8')));
     const engine = await createEngine({ backend });
     const tty = !json && process.stderr.isTTY === true;
     const runs: SimulationRun[] = [];
@@ -122,7 +144,7 @@ export const command: Command = {
     // Every run succeeded: only now write the files.
     if (values.events !== undefined) {
       const events = runs[0].events ?? [];
-      await writeFile(values.events, events.map((e) => JSON.stringify(e)).join('\n') + (events.length > 0 ? '\n' : ''));
+      await forFlag('--events', () => writeFile(values.events!, events.map((e) => JSON.stringify(e)).join('\n') + (events.length > 0 ? '\n' : '')));
     }
     if (values.csv !== undefined) {
       const lines = ['policy,seed,arrived,allocation,fragmentation'];
@@ -134,7 +156,7 @@ export const command: Command = {
           lines.push(`${r.policy},${r.seed},${x},${a ?? ''},${f ?? ''}`);
         }
       }
-      await writeFile(values.csv, lines.join('\n') + '\n');
+      await forFlag('--csv', () => writeFile(values.csv!, lines.join('\n') + '\n'));
     }
     if (json) {
       io.out(JSON.stringify({ runs: runs.map((r) => ({ policy: r.policy, seed: r.seed, capacityMilli: r.capacityMilli, pods: r.pods, failed: r.failed, allocation: r.allocation })) }) + '\n');
