@@ -1,5 +1,5 @@
 // gpualloc simulate's options: --json's shape, --seeds as a range or a list, --csv's curves, the
-// default policy, and usage errors.
+// default policy, and usage errors (a repeated policy or seed among them).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -53,5 +53,10 @@ describe('gpualloc simulate: options', () => {
     const bad = await cli(['simulate', '--nodes', NODES, '--pods', PODS, '--policy', 'fgd,nope']);
     expect([bad.code, bad.stderr]).toEqual([2, expect.stringMatching(/--policy: .*got "nope"/)]);
     expect((await cli(['simulate', '--nodes', NODES, '--pods', PODS, '--seeds', '9..3'])).code).toBe(2);
+    // A repeated policy or seed would count one run twice in the mean and sd.
+    const twice = await cli(['simulate', '--nodes', NODES, '--pods', PODS, '--policy', 'fgd,bestfit,fgd']);
+    expect([twice.code, twice.stderr]).toEqual([2, 'gpualloc: --policy: "fgd" is given twice in "fgd,bestfit,fgd"\n']);
+    const seed = await cli(['simulate', '--nodes', NODES, '--pods', PODS, '--seeds', '42,43,42']);
+    expect([seed.code, seed.stderr]).toEqual([2, 'gpualloc: --seeds: 42 is given twice in "42,43,42"\n']);
   });
 });

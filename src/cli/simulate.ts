@@ -108,7 +108,12 @@ export const command: Command = {
     const policies = (values.policy ?? DEFAULT_POLICY).split(',').map((p) => p.trim());
     const unknown = policies.find((p) => !POLICIES.some((q) => q.name === p));
     if (unknown !== undefined) throw new UsageError(`--policy: expected names among ${POLICIES.map((q) => q.name).join(', ')}, got ${JSON.stringify(unknown)}`);
+    // A repeated name or seed would count one run twice in the mean and sd.
+    const twicePolicy = policies.find((p, i) => policies.indexOf(p) !== i);
+    if (twicePolicy !== undefined) throw new UsageError(`--policy: ${JSON.stringify(twicePolicy)} is given twice in ${JSON.stringify(values.policy)}`);
     const seeds = parseSeeds(values.seeds);
+    const twiceSeed = seeds.find((n, i) => seeds.indexOf(n) !== i);
+    if (twiceSeed !== undefined) throw new UsageError(`--seeds: ${twiceSeed} is given twice in ${JSON.stringify(values.seeds)}`);
     let tune = 1.3;
     if (values.tune !== undefined) {
       tune = Number(values.tune);
