@@ -34,7 +34,11 @@ export function parseSeeds(text: string): number[] {
     return Array.from({ length: b - a + 1 }, (_, i) => a + i);
   }
   if (!/^\d+(\s*,\s*\d+)*$/.test(t)) throw new Error(`seeds: expected a range 42..51 or a list 42,43, got ${JSON.stringify(text)}`);
-  return t.split(',').map((s) => Number(s.trim()));
+  const seeds = t.split(',').map((s) => Number(s.trim()));
+  // A repeated seed would count one run twice in the mean (as gpualloc simulate --seeds refuses it).
+  const twice = seeds.find((n, i) => seeds.indexOf(n) !== i);
+  if (twice !== undefined) throw new Error(`seeds: ${twice} is given twice in ${JSON.stringify(text)}`);
+  return seeds;
 }
 
 function showError(message: string | null): void {

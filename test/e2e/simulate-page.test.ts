@@ -1,6 +1,6 @@
 // The Simulate view, built (web/dist/simulate.html) and driven in headless Chromium: the bundled
 // trace run in the page's worker gives the same curves as the engine in Node, drawn one line per
-// policy; a malformed upload shows the file, line and column.
+// policy; a malformed upload shows the file, line and column; a seed given twice is refused.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -80,5 +80,14 @@ describe('Simulate view', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('refuses a seed given twice, naming it, before any run', async () => {
+    await page.selectOption('[data-testid="sim-trace"]', 'multigpu20');
+    await page.fill('[data-testid="sim-seeds"]', '42, 43, 42');
+    await page.click('[data-testid="sim-run"]');
+    await page.waitForSelector('[data-testid="sim-error"]:not([hidden])');
+    expect(await page.textContent('[data-testid="sim-error-message"]')).toBe('seeds: 42 is given twice in "42, 43, 42"');
+    expect(pageErrors).toEqual([]);
   });
 });
