@@ -101,6 +101,12 @@ describe('gpualloc state list / show with pods', () => {
     });
   });
 
+  it('--help says what list shows of pods and what release frees', async () => {
+    const help = (await cli(['state', '--help'])).stdout.replace(/\s+/g, ' ');
+    expect(help).toContain('with pods, their share, CPU and host memory, and a line per node that tracks CPU, host memory or a GPU model');
+    expect(help).toContain("(and a pod's CPU and host memory on its node)");
+  });
+
   it('a CPU-only pod of whole CPUs is released as "N CPUs" ("1 CPU" for one)', async () => {
     await inTempDir('gpualloc-state-pods-', async (dir) => {
       const file = join(dir, 'state.json');

@@ -27,9 +27,12 @@ Usage: gpualloc state list --state FILE [--json]
 
 Actions:
   list               every slot: ID, node, GPUs, memory per GPU, model, age, stale; and the
-                     memory that processes outside gpualloc hold (in use by other processes)
+                     memory that processes outside gpualloc hold (in use by other processes);
+                     with pods, their share, CPU and host memory, and a line per node that
+                     tracks CPU, host memory or a GPU model
   show SLOT          one slot in full
-  release SLOT       remove the slot, freeing its memory on every GPU it spans
+  release SLOT       remove the slot, freeing its memory on every GPU it spans (and a pod's
+                     CPU and host memory on its node)
   stale SLOT         mark the slot stale: other models may evict it (--clear: not stale again)
   gc                 remove the slots whose last activity is older than --older-than
                      (slots with no recorded activity are kept; release them by ID)
