@@ -4,7 +4,7 @@
 // host memory left, each GPU's free milli (from its free bytes, src/cluster/share.ts) and the GPU-pod
 // tag counts are written into the fleet kernels' arrays and fleetRefresh recomputes that node's
 // totals, fragmentation and score-cache row.
-import { AllocationError, REASON_CODES, type Reason } from '../errors.js';
+import { AllocationError, type Reason } from '../errors.js';
 import type { Kernels } from '../kernels.js';
 import type { ClusterState, NodeListener } from '../cluster/state.js';
 import { freeMilli, shareBytes } from '../cluster/share.js';
@@ -304,7 +304,7 @@ export class PodScheduler implements NodeListener {
       counts.push(`${room} the free GPUs`);
       if (pod.models.length > 0) counts.push(`${model} the GPU model`);
     }
-    return { code: 'NO_NODE_FITS', message: `pod ${pod.id}: no node has ${pod.cpu} milli-CPU, ${pod.memory} MiB of host memory${gpuText}${models} at once (${counts.join(', ')}); ${REASON_CODES.NO_NODE_FITS}` };
+    return { code: 'NO_NODE_FITS', message: `pod ${pod.id}: no node has ${pod.cpu} milli-CPU, ${pod.memory} MiB of host memory${gpuText}${models} at once (${counts.join(', ')})` };
   }
 
   /** What the scheduler sees of node `node` (see PodNodeView): a copy, read from the kernel arrays. */
