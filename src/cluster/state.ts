@@ -822,6 +822,9 @@ export class ClusterState {
         const t = this.total[start + positions[j]];
         if (t !== total) fail('INVALID_ARGUMENT', `option.gpus[${j}]`, `a GPU of ${formatBytes(total)} like option.gpus[0] (a share is of GPUs of one memoryTotal)`, gpus[j]);
       }
+      if (total <= LIMITS.maxNoShareGpuMemory) {
+        fail('INVALID_ARGUMENT', 'option.milli', `no share: GPU ${this.indices[node][positions[0]]} of node ${nodeId} has ${total} bytes, and a share needs a GPU of more than ${LIMITS.maxNoShareGpuMemory} bytes (to be charged exactly)`, milli);
+      }
       const charge = shareBytes(milli, total);
       if (perGpu !== charge) fail('INVALID_ARGUMENT', 'option.memoryPerGpu', `${charge} (floor(milli × memoryTotal / 1000) for ${milli} milli of ${total} bytes)`, perGpu);
     }
