@@ -243,7 +243,10 @@ export class ClusterState {
     nodes.forEach((raw, k) => {
       const n = raw as Record<string, unknown>;
       if (n.slots === undefined) return;
-      for (const slot of validateSlots(n.slots, `${field}[${k}].slots`, new Set(this.indices[k]), ids)) this.addSlot(k, slot);
+      validateSlots(n.slots, `${field}[${k}].slots`, new Set(this.indices[k]), ids).forEach((slot, j) => {
+        if (slot.milli !== undefined) this.checkShare(k, slot, `${field}[${k}].slots[${j}]`);
+        this.addSlot(k, slot);
+      });
     });
     for (let k = 0; k < models.length; k++) {
       const start = this.gpuStart[k];
@@ -262,6 +265,20 @@ export class ClusterState {
       }
       this.refreshNode(k);
     }
+  }
+
+  /** A loaded pod slot is charged as commit charges its share: GPUs of one memoryTotal above maxNoShareGpuMemory, memoryPerGpu = shareBytes. */
+  private checkShare(node: number, slot: Slot, field: string): void {
+    const start = this.gpuStart[node];
+    const total = this.total[start + this.positionOf(node, slot.gpus[0])];
+    for (const g of slot.gpus) {
+      if (this.total[start + this.positionOf(node, g)] !== total) fail('INVALID_ARGUMENT', `${field}.gpus`, `GPUs of one memoryTotal (a share is of GPUs of one size; GPU ${slot.gpus[0]} has ${total} bytes)`, slot.gpus);
+    }
+    if (total <= LIMITS.maxNoShareGpuMemory) {
+      fail('INVALID_ARGUMENT', `${field}.milli`, `no share: GPU ${slot.gpus[0]} of node ${this.nodeIds[node]} has ${total} bytes, and a share needs a GPU of more than ${LIMITS.maxNoShareGpuMemory} bytes`, slot.milli);
+    }
+    const charge = shareBytes(slot.milli!, total);
+    if (slot.memoryPerGpu !== charge) fail('INVALID_ARGUMENT', `${field}.memoryPerGpu`, `${charge} (floor(milli × memoryTotal / 1000) for ${slot.milli} milli of ${total} bytes)`, slot.memoryPerGpu);
   }
 
   private positionOf(node: number, gpu: number): number {
