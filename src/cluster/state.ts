@@ -50,6 +50,9 @@ export type GpuUsage = { node: string; gpu: number; memoryTotal: number; allocat
  */
 export const CLUSTER_REJECTED_NODES = 64;
 
+/** The keys of a PlacementOption that commit reads; any other is an error. */
+const OPTION_KEYS = ['node', 'model', 'gpus', 'memoryPerGpu', 'evict', 'score', 'milli', 'cpu', 'hostMemory'];
+
 /** Schema version of toJSON's output. */
 export const CLUSTER_STATE_VERSION = 1;
 
@@ -813,6 +816,8 @@ export class ClusterState {
    */
   commit(option: PlacementOption, options: CommitOptions = {}): string {
     const o = requireObject('option', readInput('option', option));
+    // A misspelt key (a pod's `cpus`, `hostmemory`) would commit a slot that holds nothing of it.
+    for (const key of Object.keys(o)) if (!OPTION_KEYS.includes(key)) fail('INVALID_ARGUMENT', `option.${key}`, `one of the keys ${OPTION_KEYS.join(', ')}`, key);
     const nodeId = requireString('option.node', o.node, LIMITS.maxIdLength);
     const node = this.nodeOf.get(nodeId);
     if (node === undefined) throw new AllocationError('UNKNOWN_NODE', `option.node: node ${describeValue(nodeId)} is not in the state`, { field: 'option.node' });
@@ -848,6 +853,7 @@ export class ClusterState {
     const model = o.model === undefined ? undefined : requireString('option.model', o.model, LIMITS.maxIdLength);
     const evict = o.evict === undefined ? [] : requireArray('option.evict', o.evict, LIMITS.maxSlotsPerNode);
     const opts = requireObject('options', readInput('options', options));
+    for (const key of Object.keys(opts)) if (key !== 'id' && key !== 'lastActivity') fail('INVALID_ARGUMENT', `options.${key}`, 'one of the keys id, lastActivity', key);
     let id: string | undefined;
     if (opts.id !== undefined) {
       id = requireString('options.id', opts.id, LIMITS.maxIdLength);
