@@ -53,6 +53,17 @@ export const CLUSTER_REJECTED_NODES = 64;
 /** The keys of a PlacementOption that commit reads; any other is an error. */
 const OPTION_KEYS = ['node', 'model', 'gpus', 'memoryPerGpu', 'evict', 'score', 'milli', 'cpu', 'hostMemory'];
 
+/** The keys a node, a GPU and a slot of a state may have (load); any other is an error. */
+const NODE_KEYS = ['id', 'gpus', 'topology', 'slots', 'cpu', 'hostMemory', 'gpuModel'];
+const GPU_KEYS = ['index', 'memoryTotal', 'memoryUsed'];
+const SLOT_KEYS = ['id', 'model', 'gpus', 'memoryPerGpu', 'lastActivity', 'stale', 'milli', 'cpu', 'hostMemory'];
+
+/** Fails naming the first key of `value` (when a plain object) not in `keys`. */
+function onlyKeys(value: unknown, keys: readonly string[], field: string): void {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return;
+  for (const key of Object.keys(value)) if (!keys.includes(key)) fail('INVALID_ARGUMENT', `${field}.${key}`, `one of the keys ${keys.join(', ')}`, key);
+}
+
 /** Schema version of toJSON's output. */
 export const CLUSTER_STATE_VERSION = 1;
 
@@ -182,6 +193,10 @@ export class ClusterState {
     const models = nodes.map((raw, k) => {
       const f = `${field}[${k}]`;
       const n = requireObject(f, raw);
+      // A misspelt key (a node's `cpus`, a slot's `hostmemory`) would silently leave the resource untracked.
+      onlyKeys(n, NODE_KEYS, f);
+      if (Array.isArray(n.gpus)) n.gpus.forEach((g, j) => onlyKeys(g, GPU_KEYS, `${f}.gpus[${j}]`));
+      if (Array.isArray(n.slots)) n.slots.forEach((sl, j) => onlyKeys(sl, SLOT_KEYS, `${f}.slots[${j}]`));
       const id = requireString(`${f}.id`, n.id, LIMITS.maxIdLength);
       if (this.nodeOf.has(id)) fail('INVALID_ARGUMENT', `${f}.id`, 'a node ID not used before', id);
       this.nodeOf.set(id, k);
