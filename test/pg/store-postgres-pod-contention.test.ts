@@ -16,6 +16,8 @@ const G = 2 ** 30;
 const WRITERS = 8;
 const OPS_PER_WRITER = 100;
 const WRITER = join(import.meta.dirname, '..', 'fixtures', 'store-pod-writer.mjs');
+/** Runs in a row, each on a schema of its own with seeds of its own (GPUALLOC_CONTENTION_RUNS=20 for a soak, as .ci/run does; default 1). */
+const RUNS = Number(process.env.GPUALLOC_CONTENTION_RUNS ?? 1);
 
 type Line = { op: 'commit' | 'release'; id: string; ok?: boolean; node?: string; gpus?: number[]; memoryPerGpu?: number; milli?: number | null; cpu?: number | null; hostMemory?: number | null; code?: string; conflicts?: number };
 
@@ -44,11 +46,11 @@ describe.skipIf(noPg)('PostgresStore with pods under contention', () => {
     store = undefined;
   });
 
-  it('8 writers committing and releasing CPU-heavy pods: no node over CPU, host memory or GPU; every outcome matches the rows', async () => {
-    const fresh = await freshStore('pod_contention', NODES);
+  it.each(Array.from({ length: RUNS }, (_, k) => k + 1))('run %i: 8 writers committing and releasing CPU-heavy pods: no node over CPU, host memory or GPU; every outcome matches the rows', async (run) => {
+    const fresh = await freshStore(`pod_contention_${run}`, NODES);
     store = fresh.store;
     const schema = fresh.schema;
-    const results = await Promise.all(Array.from({ length: WRITERS }, (_, w) => runWriter({ url: pgUrl, schema, writer: w, ops: OPS_PER_WRITER, seed: 2000 + w, watch: w % 2 === 1 })));
+    const results = await Promise.all(Array.from({ length: WRITERS }, (_, w) => runWriter({ url: pgUrl, schema, writer: w, ops: OPS_PER_WRITER, seed: 2000 + 100 * run + w, watch: w % 2 === 1 })));
     const lines = results.flat();
     expect(lines.length).toBe(WRITERS * OPS_PER_WRITER);
     const committed = new Map<string, Line>();
