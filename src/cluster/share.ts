@@ -6,8 +6,9 @@
 // F = T − that, so F·1000/T = (1000 − Σ m_i) + 1000·Σ e_i / T, and the floor is exactly 1000 − Σ m_i
 // as long as Σ e_i < T/1000, which holds when k < T/1000. Shares are at least 1 milli, so k ≤ 1000,
 // and any GPU of more than 1,000,000 bytes gives back exactly 1000 − Σ milli: pods see whole-milli
-// arithmetic. Memory held otherwise (memoryUsed, a model's slot) lowers the share to the floor of
-// its true fraction: a 40 GiB slot on an 80 GiB GPU leaves 500 milli.
+// arithmetic. A smaller GPU takes no share (LIMITS.maxNoShareGpuMemory: commit refuses one, the pod
+// scheduler offers such a node to CPU-only pods only). Memory held otherwise (memoryUsed, a model's
+// slot) lowers the share to the floor of its true fraction: a 40 GiB slot on an 80 GiB GPU leaves 500 milli.
 //
 // A pod of m milli fits where freeMilli ≥ m, i.e. F ≥ m·T/1000 ≥ floor(m·T/1000): what a scheduler
 // plans, commit (which checks F ≥ the charge) always accepts.

@@ -50,6 +50,20 @@ export type GpuUsage = { node: string; gpu: number; memoryTotal: number; allocat
  */
 export const CLUSTER_REJECTED_NODES = 64;
 
+/** The keys of a PlacementOption that commit reads; any other is an error. */
+const OPTION_KEYS = ['node', 'model', 'gpus', 'memoryPerGpu', 'evict', 'score', 'milli', 'cpu', 'hostMemory'];
+
+/** The keys a node, a GPU and a slot of a state may have (load); any other is an error. */
+const NODE_KEYS = ['id', 'gpus', 'topology', 'slots', 'cpu', 'hostMemory', 'gpuModel'];
+const GPU_KEYS = ['index', 'memoryTotal', 'memoryUsed'];
+const SLOT_KEYS = ['id', 'model', 'gpus', 'memoryPerGpu', 'lastActivity', 'stale', 'milli', 'cpu', 'hostMemory'];
+
+/** Fails naming the first key of `value` (when a plain object) not in `keys`. */
+function onlyKeys(value: unknown, keys: readonly string[], field: string): void {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return;
+  for (const key of Object.keys(value)) if (!keys.includes(key)) fail('INVALID_ARGUMENT', `${field}.${key}`, `one of the keys ${keys.join(', ')}`, key);
+}
+
 /** Schema version of toJSON's output. */
 export const CLUSTER_STATE_VERSION = 1;
 
@@ -179,6 +193,10 @@ export class ClusterState {
     const models = nodes.map((raw, k) => {
       const f = `${field}[${k}]`;
       const n = requireObject(f, raw);
+      // A misspelt key (a node's `cpus`, a slot's `hostmemory`) would silently leave the resource untracked.
+      onlyKeys(n, NODE_KEYS, f);
+      if (Array.isArray(n.gpus)) n.gpus.forEach((g, j) => onlyKeys(g, GPU_KEYS, `${f}.gpus[${j}]`));
+      if (Array.isArray(n.slots)) n.slots.forEach((sl, j) => onlyKeys(sl, SLOT_KEYS, `${f}.slots[${j}]`));
       const id = requireString(`${f}.id`, n.id, LIMITS.maxIdLength);
       if (this.nodeOf.has(id)) fail('INVALID_ARGUMENT', `${f}.id`, 'a node ID not used before', id);
       this.nodeOf.set(id, k);
@@ -243,7 +261,10 @@ export class ClusterState {
     nodes.forEach((raw, k) => {
       const n = raw as Record<string, unknown>;
       if (n.slots === undefined) return;
-      for (const slot of validateSlots(n.slots, `${field}[${k}].slots`, new Set(this.indices[k]), ids)) this.addSlot(k, slot);
+      validateSlots(n.slots, `${field}[${k}].slots`, new Set(this.indices[k]), ids).forEach((slot, j) => {
+        if (slot.milli !== undefined) this.checkShare(k, slot, `${field}[${k}].slots[${j}]`);
+        this.addSlot(k, slot);
+      });
     });
     for (let k = 0; k < models.length; k++) {
       const start = this.gpuStart[k];
@@ -262,6 +283,20 @@ export class ClusterState {
       }
       this.refreshNode(k);
     }
+  }
+
+  /** A loaded pod slot is charged as commit charges its share: GPUs of one memoryTotal above maxNoShareGpuMemory, memoryPerGpu = shareBytes. */
+  private checkShare(node: number, slot: Slot, field: string): void {
+    const start = this.gpuStart[node];
+    const total = this.total[start + this.positionOf(node, slot.gpus[0])];
+    for (const g of slot.gpus) {
+      if (this.total[start + this.positionOf(node, g)] !== total) fail('INVALID_ARGUMENT', `${field}.gpus`, `GPUs of one memoryTotal (a share is of GPUs of one size; GPU ${slot.gpus[0]} has ${total} bytes)`, slot.gpus);
+    }
+    if (total <= LIMITS.maxNoShareGpuMemory) {
+      fail('INVALID_ARGUMENT', `${field}.milli`, `no share: GPU ${slot.gpus[0]} of node ${this.nodeIds[node]} has ${total} bytes, and a share needs a GPU of more than ${LIMITS.maxNoShareGpuMemory} bytes`, slot.milli);
+    }
+    const charge = shareBytes(slot.milli!, total);
+    if (slot.memoryPerGpu !== charge) fail('INVALID_ARGUMENT', `${field}.memoryPerGpu`, `${charge} (floor(milli × memoryTotal / 1000) for ${slot.milli} milli of ${total} bytes)`, slot.memoryPerGpu);
   }
 
   private positionOf(node: number, gpu: number): number {
@@ -796,6 +831,8 @@ export class ClusterState {
    */
   commit(option: PlacementOption, options: CommitOptions = {}): string {
     const o = requireObject('option', readInput('option', option));
+    // A misspelt key (a pod's `cpus`, `hostmemory`) would commit a slot that holds nothing of it.
+    for (const key of Object.keys(o)) if (!OPTION_KEYS.includes(key)) fail('INVALID_ARGUMENT', `option.${key}`, `one of the keys ${OPTION_KEYS.join(', ')}`, key);
     const nodeId = requireString('option.node', o.node, LIMITS.maxIdLength);
     const node = this.nodeOf.get(nodeId);
     if (node === undefined) throw new AllocationError('UNKNOWN_NODE', `option.node: node ${describeValue(nodeId)} is not in the state`, { field: 'option.node' });
@@ -822,12 +859,16 @@ export class ClusterState {
         const t = this.total[start + positions[j]];
         if (t !== total) fail('INVALID_ARGUMENT', `option.gpus[${j}]`, `a GPU of ${formatBytes(total)} like option.gpus[0] (a share is of GPUs of one memoryTotal)`, gpus[j]);
       }
+      if (total <= LIMITS.maxNoShareGpuMemory) {
+        fail('INVALID_ARGUMENT', 'option.milli', `no share: GPU ${this.indices[node][positions[0]]} of node ${nodeId} has ${total} bytes, and a share needs a GPU of more than ${LIMITS.maxNoShareGpuMemory} bytes (to be charged exactly)`, milli);
+      }
       const charge = shareBytes(milli, total);
       if (perGpu !== charge) fail('INVALID_ARGUMENT', 'option.memoryPerGpu', `${charge} (floor(milli × memoryTotal / 1000) for ${milli} milli of ${total} bytes)`, perGpu);
     }
     const model = o.model === undefined ? undefined : requireString('option.model', o.model, LIMITS.maxIdLength);
     const evict = o.evict === undefined ? [] : requireArray('option.evict', o.evict, LIMITS.maxSlotsPerNode);
     const opts = requireObject('options', readInput('options', options));
+    for (const key of Object.keys(opts)) if (key !== 'id' && key !== 'lastActivity') fail('INVALID_ARGUMENT', `options.${key}`, 'one of the keys id, lastActivity', key);
     let id: string | undefined;
     if (opts.id !== undefined) {
       id = requireString('options.id', opts.id, LIMITS.maxIdLength);

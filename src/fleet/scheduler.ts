@@ -42,7 +42,8 @@ export type PodPlan = { options: PlacementOption[]; reason?: Reason };
 /**
  * What the scheduler sees of a node: CPU left (milli-CPU), host memory left (MiB, rounded down) and
  * each GPU's free milli in GPU-index order. Untracked CPU or memory reads 2^31 − 1; a node whose GPUs
- * differ in memoryTotal shows no GPUs (it is offered to CPU-only pods only).
+ * differ in memoryTotal, or are of at most 10^6 bytes (LIMITS.maxNoShareGpuMemory), shows no GPUs (it
+ * is offered to CPU-only pods only).
  */
 export type PodNodeView = { cpu: number; memory: number; gpus: number[] };
 
@@ -100,7 +101,7 @@ export class PodScheduler implements NodeListener {
   private readonly bits = new Map<string, number>();
   private readonly classes = new Map<string, number>();
   private readonly maxGpus: number;
-  /** GPUs the kernels see per node: all of them, or 0 when their memoryTotal differs. */
+  /** GPUs the kernels see per node: all of them, or 0 when their memoryTotal differs or is at most 10^6 bytes. */
   private readonly width: Int32Array;
   private readonly gpus: Array<{ indices: readonly number[]; total: Float64Array; free: Float64Array }>;
   private readonly topologies: Array<{ topology: Topology; matrix: Int32Array } | undefined>;
@@ -122,7 +123,8 @@ export class PodScheduler implements NodeListener {
     this.nodeIds = state.nodes();
     const n = this.nodeIds.length;
     this.gpus = this.nodeIds.map((_, k) => state._gpus(k));
-    this.width = Int32Array.from(this.gpus, (g) => (g.total.every((t) => t === g.total[0]) ? g.total.length : 0));
+    // GPUs of at most 10^6 bytes take no share (src/cluster/share.ts): such a node is offered to CPU-only pods only.
+    this.width = Int32Array.from(this.gpus, (g) => (g.total.every((t) => t === g.total[0] && t > LIMITS.maxNoShareGpuMemory) ? g.total.length : 0));
     this.topologies = this.nodeIds.map((_, k) => {
       const t = state._topology(k);
       return t === undefined ? undefined : topologyFor(t);

@@ -163,7 +163,7 @@ export function simulateRun(kernels: Kernels, nodes: readonly NodeSpec[], pods: 
       const at = fleet._plan(pod, u1, u2);
       if (at === null) failed++;
       else {
-        state.commit(at, { id: pod.id });
+        state.commit(at); // slot IDs slot-<n>: pod names (a pod `a-tuned-0` beside a clone of `a`) need not be unique slot IDs
         used += pod.gpus * pod.milli;
       }
       arrivedBins[i] = gpus === 0 ? 0 : rint(arrived / gpus / 10);
