@@ -21,6 +21,17 @@ export function codeOf(fn: () => unknown): string | undefined {
   return undefined;
 }
 
+/** The AllocationError `fn` throws (fails the test when it returns; any other error is rethrown). */
+export function errorOf(fn: () => unknown): AllocationError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof AllocationError) return error;
+    throw error;
+  }
+  throw new Error('expected an AllocationError, but the call returned');
+}
+
 /** What one call of `fn` gives: its value, or its AllocationError as a text (code, message, field); any other error is rethrown. */
 export function outcome(fn: () => unknown): unknown {
   try {

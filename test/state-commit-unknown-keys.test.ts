@@ -4,21 +4,10 @@
 // key is now INVALID_ARGUMENT naming it, and nothing changes; options from plan and podScheduler.plan
 // still commit. Both backends.
 import { describe, expect, it } from 'vitest';
-import { engines } from './engines.js';
-import { AllocationError } from '../src/errors.js';
+import { engines, errorOf } from './engines.js';
 
 const { wasm, ts } = await engines();
 const G = 2 ** 30;
-
-function errorOf(fn: () => unknown): AllocationError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof AllocationError) return error;
-    throw error;
-  }
-  throw new Error('no error');
-}
 
 describe.each([['wasm', wasm], ['ts', ts]] as const)('commit rejects unknown keys (%s)', (_name, engine) => {
   const fresh = () => engine.createClusterState({ nodes: [{ id: 'a', gpus: [{ index: 0, memoryTotal: 10 * G }], cpu: 4000, hostMemory: 8 * G }] });

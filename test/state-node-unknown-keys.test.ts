@@ -5,21 +5,10 @@
 // nothing. Any other key is now an error naming it (INVALID_ARGUMENT, or INVALID_STATE for restore).
 // Both backends.
 import { describe, expect, it } from 'vitest';
-import { engines } from './engines.js';
-import { AllocationError } from '../src/errors.js';
+import { engines, errorOf } from './engines.js';
 
 const { wasm, ts } = await engines();
 const G = 2 ** 30;
-
-function errorOf(fn: () => unknown): AllocationError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof AllocationError) return error;
-    throw error;
-  }
-  throw new Error('no error');
-}
 
 describe.each([['wasm', wasm], ['ts', ts]] as const)('unknown keys in a state (%s)', (_name, engine) => {
   const gpu = { index: 0, memoryTotal: 16 * G };

@@ -5,21 +5,10 @@
 // (INVALID_STATE naming the slot's field and the value); createClusterState refuses such slots
 // (INVALID_ARGUMENT). A consistent pod slot still round-trips. Both backends.
 import { describe, expect, it } from 'vitest';
-import { engines } from './engines.js';
-import { AllocationError } from '../src/errors.js';
+import { engines, errorOf } from './engines.js';
 
 const { wasm, ts } = await engines();
 const G = 2 ** 30;
-
-function errorOf(fn: () => unknown): AllocationError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof AllocationError) return error;
-    throw error;
-  }
-  throw new Error('no error');
-}
 
 describe.each([['wasm', wasm], ['ts', ts]] as const)('pod slots charged for their share (%s)', (_name, engine) => {
   const node = (slots: unknown[], gpus = [{ index: 0, memoryTotal: 10 * G }, { index: 1, memoryTotal: 10 * G }]) => ({ id: 'a', gpus, cpu: 8000, slots });
