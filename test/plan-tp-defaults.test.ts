@@ -69,6 +69,13 @@ describe('default tensor-parallel sizes', () => {
     const total = JSON.parse((await plan('--memory', '10GiB', '--tp', '3', '--json')).out) as Json;
     expect(total.options.every((o) => o.gpus.length === 3)).toBe(true);
   });
+
+  it('a state of no nodes: the sizes line says the one size tried, up to 1 GPU (was "up to -Infinity GPUs")', async () => {
+    await writeFile(join(dir, 'no-nodes.json'), JSON.stringify({ version: 1, nextSlot: 1, nodes: [] }));
+    const r = await plan('--memory', '10GB', '--state', 'no-nodes.json');
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('gpualloc: tensor-parallel sizes 1 (default: powers of two up to 1 GPU)\n');
+  });
 });
 
 describe('the rule (vLLM)', () => {

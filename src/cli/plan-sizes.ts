@@ -27,6 +27,8 @@ export type ModelPlan = {
   dropped: DroppedSize[];
   /** Whether the sizes were the default (powers of two) rather than --tp. */
   defaultSizes: boolean;
+  /** GPUs of the largest node (at least 1): the default sizes go up to it. */
+  gpus: number;
   /** With --gguf: bytes per GPU for each size tried. */
   memoryPerGpu?: Record<number, number>;
   /** --tp sizes the model's heads do not allow (planned anyway: an explicit --tp wins). */
@@ -113,6 +115,7 @@ export function planModel(state: Pick<ClusterState, 'plan' | 'toJSON'>, base: Om
       sizes,
       dropped: chosen.dropped,
       defaultSizes: tp === undefined,
+      gpus,
       warnings,
       explainRequest: { ...request, limit: 1 },
     };
@@ -145,6 +148,7 @@ export function planModel(state: Pick<ClusterState, 'plan' | 'toJSON'>, base: Om
     sizes,
     dropped: chosen.dropped,
     defaultSizes: tp === undefined,
+    gpus,
     warnings,
     memoryPerGpu,
     explainRequest: { ...(leanest?.request ?? { ...base, memory: model.estimate.total }), limit: 1 },
@@ -152,9 +156,9 @@ export function planModel(state: Pick<ClusterState, 'plan' | 'toJSON'>, base: Om
 }
 
 /** One line on the sizes: which were tried, why some were dropped. */
-export function sizesLine(p: ModelPlan, gpus: number): string {
+export function sizesLine(p: ModelPlan): string {
   const tried = `tensor-parallel sizes ${p.sizes.join(', ')}`;
-  const why = p.defaultSizes ? ` (default: powers of two up to ${gpus} GPU${gpus === 1 ? '' : 's'}${p.dropped.length > 0 ? ', as the model allows' : ''})` : ' (--tp)';
+  const why = p.defaultSizes ? ` (default: powers of two up to ${p.gpus} GPU${p.gpus === 1 ? '' : 's'}${p.dropped.length > 0 ? ', as the model allows' : ''})` : ' (--tp)';
   const dropped = p.dropped.length === 0 ? '' : `; dropped ${p.dropped.map((d) => `${d.size}: ${d.reason}`).join('; ')}`;
   return `${tried}${why}${dropped}`;
 }

@@ -108,8 +108,8 @@ function explain(engine: Engine, state: Pick<ClusterState, 'toJSON'>, request: C
 }
 
 /** The stderr lines on the sizes tried (and dropped), the per-GPU memory of a GGUF, and --tp warnings. */
-function reportSizes(io: Io, planned: ModelPlan, state: Pick<ClusterState, 'toJSON'>): void {
-  io.err(`gpualloc: ${sizesLine(planned, Math.max(...state.toJSON().nodes.map((n) => n.gpus.length)))}\n`);
+function reportSizes(io: Io, planned: ModelPlan): void {
+  io.err(`gpualloc: ${sizesLine(planned)}\n`);
   if (planned.memoryPerGpu !== undefined) io.err(`gpualloc: memory per GPU: ${planned.sizes.map((t) => `TP ${t} ${formatBytes(planned.memoryPerGpu![t])}`).join(', ')}\n`);
   for (const w of planned.warnings) io.err(`gpualloc: warning: ${w}\n`);
 }
@@ -170,7 +170,7 @@ export const command: Command = {
       if ((values.inventory !== undefined || values.preset !== undefined) && !values.json) io.err('gpualloc: using the nodes of --store; --inventory/--preset only seed a new store (gpualloc state init)\n');
       const { plan, planned, busy, result } = await withStoredState(engine, values.store, async (state) => {
         const planned = planModel(state, request, model, tp, limit);
-        if (!values.json) reportSizes(io, planned, state);
+        if (!values.json) reportSizes(io, planned);
         // Rejections are explained on the state each plan was made on (before its commit), as with --state FILE.
         const annotate = (p: PlacementPlan): void => {
           if (p.options.length > 0 && p.rejected.length === 0) p.rejected = explain(engine, state, planned.explainRequest);
@@ -210,7 +210,7 @@ export const command: Command = {
       const planned = planModel(state, request, model, tp, limit);
       const plan = planned.plan;
       if (plan.options.length > 0 && plan.rejected.length === 0) plan.rejected = explain(engine, state, planned.explainRequest);
-      if (!values.json) reportSizes(io, planned, state);
+      if (!values.json) reportSizes(io, planned);
       const busy = busyLine(state);
       if (!values.commit || plan.options.length === 0) return { plan, planned, busy };
       // lastActivity lets `gpualloc state list` show the slot's age and `state gc --older-than` find it.
