@@ -2,6 +2,7 @@
 // document, and where a key stands in the file's text (line and column, 1-based) for messages such as
 // `agents.toml:3:1: unknown key resource.allocation_mode (did you mean allocation-mode?)`.
 // Pure (no I/O): the CLI reads the files, the page and embedders may call it too.
+import { AllocationError } from './errors.js';
 import { closestName } from './suggest.js';
 
 /**
@@ -82,6 +83,25 @@ export function positionAt(text: string, offset: number): FilePosition {
 /** `FILE:LINE:COLUMN` (or just FILE when the place is unknown). */
 export function formatPlace(file: string, at: FilePosition | undefined): string {
   return at === undefined ? file : `${file}:${at.line}:${at.column}`;
+}
+
+/**
+ * Runs `fn`, a validation whose AllocationError names a field path in `error.field` and whose message
+ * starts with `prefix`; when it throws one, the message says where that field stands in `text`:
+ * `PREFIX…` becomes `LABEL:LINE:COL: …` (`position`: jsonPosition or tomlPosition). `root`: a start of
+ * `error.field` that is not part of the path in the text (it is dropped from the field too).
+ * Other errors, and fields not found in the text, are thrown as they are.
+ */
+export function withFieldPlace<T>(text: string, label: string, prefix: string, position: (text: string, path: readonly PathSegment[]) => FilePosition | undefined, fn: () => T, root = ''): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (!(error instanceof AllocationError) || error.field === undefined || !error.message.startsWith(prefix)) throw error;
+    const field = root !== '' && error.field.startsWith(root) ? error.field.slice(root.length).replace(/^\./, '') : error.field;
+    const at = position(text, parsePath(field));
+    if (at === undefined) throw error;
+    throw new AllocationError(error.code, `${formatPlace(label, at)}: ${error.message.slice(prefix.length)}`, { field, cause: error, ...(error.details === undefined ? {} : { details: { ...error.details } }) });
+  }
 }
 
 /**

@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { createEngine } from '../engine.js';
 import { AllocationError } from '../errors.js';
-import { findUnknownKey, formatPath, formatPlace, parsePath, tomlPosition, unknownKeyMessage, type KeyShape } from '../config-keys.js';
+import { findUnknownKey, formatPath, formatPlace, tomlPosition, unknownKeyMessage, withFieldPlace, type KeyShape } from '../config-keys.js';
 import type { Inventory } from '../inventory.js';
 import { SPLIT_MODES, type SplitDevice, type SplitMode, type SplitRequest, type SplitResult } from '../split.js';
 import { formatBytes, parseBytes } from '../units.js';
@@ -91,16 +91,8 @@ export function parseAgentConfig(text: string, file: string): Config {
   if (unknown !== undefined) {
     throw new AllocationError('INVALID_CONFIG', `${formatPlace(file, tomlPosition(text, unknown.path))}: ${unknownKeyMessage(unknown)}`, { field: formatPath(unknown.path), details: { key: unknown.key, ...(unknown.closest === undefined ? {} : { closest: unknown.closest }) } });
   }
-  try {
-    return _configOf(doc, file);
-  } catch (error) {
-    // A bad value: name its line and column too.
-    if (!(error instanceof AllocationError) || error.field === undefined) throw error;
-    const path = error.field.startsWith(`${file}: `) ? error.field.slice(file.length + 2) : error.field;
-    const at = tomlPosition(text, parsePath(path));
-    if (at === undefined || !error.message.startsWith(`${file}: `)) throw error;
-    throw new AllocationError(error.code, `${formatPlace(file, at)}: ${error.message.slice(file.length + 2)}`, { field: path, cause: error });
-  }
+  // A bad value: name its line and column too (sizes name their field `FILE: path`, via parseBytes).
+  return withFieldPlace(text, file, `${file}: `, tomlPosition, () => _configOf(doc, file), `${file}: `);
 }
 
 function _configOf(doc: Record<string, unknown>, file: string): Config {

@@ -3,7 +3,7 @@
 // its line too. Nothing is written when a file is refused.
 import type { Engine } from '../engine.js';
 import { AllocationError, type AllocationErrorCode } from '../errors.js';
-import { findUnknownKey, formatPath, formatPlace, jsonPosition, parseJsonText, parsePath, unknownKeyMessage, type KeyShape } from '../config-keys.js';
+import { findUnknownKey, formatPath, formatPlace, jsonPosition, parseJsonText, unknownKeyMessage, withFieldPlace, type KeyShape } from '../config-keys.js';
 import type { ClusterState, ClusterStateJSON } from '../cluster/state.js';
 import type { NodeGpu, Slot } from '../placement.js';
 import type { Link, Topology } from '../topology.js';
@@ -30,27 +30,11 @@ function _parse(text: string, label: string, code: AllocationErrorCode, field: s
   });
 }
 
-/**
- * Reruns `fn` (a validation that names a field path in `error.field`) and, when it throws, puts the
- * field's line and column in the message: `LABEL: path: …` becomes `LABEL:LINE:COL: path: …`.
- */
-function _located<T>(text: string, label: string, prefix: string, fn: () => T, root = ''): T {
-  try {
-    return fn();
-  } catch (error) {
-    if (!(error instanceof AllocationError) || error.field === undefined || !error.message.startsWith(prefix)) throw error;
-    const field = root !== '' && error.field.startsWith(root) ? error.field.slice(root.length).replace(/^\./, '') : error.field;
-    const at = jsonPosition(text, parsePath(field));
-    if (at === undefined) throw error;
-    throw new AllocationError(error.code, `${formatPlace(label, at)}: ${error.message.slice(prefix.length)}`, { field: error.field, cause: error, ...(error.details === undefined ? {} : { details: { ...error.details } }) });
-  }
-}
-
 /** An inventory file's text, validated (validateInventory); errors carry `--inventory FILE:LINE:COL`. */
 export function inventoryFromText(text: string, file: string): Inventory {
   const label = `--inventory ${file}`;
   const json = _parse(text, label, 'INVALID_INVENTORY', 'inventory');
-  return _located(text, label, `${file}: `, () => validateInventory(json, file));
+  return withFieldPlace(text, label, `${file}: `, jsonPosition, () => validateInventory(json, file));
 }
 
 /**
@@ -72,7 +56,7 @@ export function stateFromText(engine: Engine, text: string, file: string): Clust
     throw new AllocationError('INVALID_STATE', `${formatPlace(label, jsonPosition(text, unknown.path))}: ${unknownKeyMessage(unknown)} (the file was left untouched)`, { field: formatPath(unknown.path) });
   }
   try {
-    return _located(text, label, 'state: ', () => engine.restoreClusterState(json), 'state');
+    return withFieldPlace(text, label, 'state: ', jsonPosition, () => engine.restoreClusterState(json), 'state');
   } catch (error) {
     if (!(error instanceof AllocationError)) throw error;
     const message = error.message.startsWith(label) ? error.message : `${label}: ${error.message.replace(/^state: /, '')}`;
