@@ -3,7 +3,7 @@
 // (flags.plugin.allocationPolicy), else 'distributed'. Pure: the caller reads files and the environment.
 import { isMap, isScalar, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
 import { AllocationError, type AllocationErrorCode } from './errors.js';
-import { findUnknownKey, formatPath, positionAt, unknownKeyMessage, type FilePosition, type KeyShape, type PathSegment } from './config-keys.js';
+import { findUnknownKey, formatPath, formatPlace, positionAt, unknownKeyMessage, type FilePosition, type KeyShape, type PathSegment } from './config-keys.js';
 import { didYouMean } from './suggest.js';
 import { describeValue } from './validate.js';
 import { DEFAULT_REPLICA_POLICY, REPLICA_POLICIES, UPSTREAM_POLICY_ALIASES, upstreamSpellingHint, type ReplicaPolicy } from './replicas.js';
@@ -115,13 +115,10 @@ export function policyFromConfig(text: string, origin: string): ReplicaPolicy | 
   if (syntax !== undefined) {
     const at = syntax.linePos?.[0];
     const first = (syntax.message ?? String(syntax)).split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
-    throw new AllocationError('INVALID_CONFIG', `config file ${origin}${at === undefined ? '' : `:${at.line}:${at.col}`}: not valid YAML: ${first}`, { field: 'config', cause: syntax });
+    throw new AllocationError('INVALID_CONFIG', `${formatPlace(`config file ${origin}`, at && { line: at.line, column: at.col })}: not valid YAML: ${first}`, { field: 'config', cause: syntax });
   }
   const root: unknown = doc.toJS();
-  const place = (path: readonly PathSegment[]) => {
-    const at = _yamlPosition(text, doc.contents, path);
-    return `config file ${origin}${at === undefined ? '' : `:${at.line}:${at.column}`}`;
-  };
+  const place = (path: readonly PathSegment[]) => formatPlace(`config file ${origin}`, _yamlPosition(text, doc.contents, path));
   const unknown = findUnknownKey(root, DEVICE_PLUGIN_CONFIG_KEYS);
   if (unknown !== undefined) {
     throw new AllocationError('INVALID_CONFIG', `${place(unknown.path)}: ${unknownKeyMessage(unknown)}`, { field: formatPath(unknown.path), details: { key: unknown.key, ...(unknown.closest === undefined ? {} : { closest: unknown.closest }) } });
