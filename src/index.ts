@@ -8,7 +8,7 @@ export { estimateMemory, DEFAULT_CONTEXT_LENGTH } from './estimate.js';
 export { defaultTensorParallelSizes, perGpuMemory, tensorParallelProblem } from './tensor-parallel.js';
 export { validateInventory, INVENTORY_VERSION } from './inventory.js';
 export { listPresets, getPreset } from './presets.js';
-export { validateTopology, pairScoreMatrix, linkScore, PCIE_SCORE, NVLINK_SCORE } from './topology.js';
+export { validateTopology, pairScoreMatrix, linkScore, PCIE_LEVELS, PCIE_SCORE, NVLINK_SCORE } from './topology.js';
 export { parseBytes, formatBytes, unitsOf } from './units.js';
 export { POLICIES as FLEET_POLICIES, DEFAULT_POLICY as DEFAULT_FLEET_POLICY, parseNodeCsv, parsePodCsv } from './fleet/index.js';
 

@@ -1,11 +1,8 @@
 // The PCIe tree of a node: GPUs grouped by the switch level that joins them (PIX: one switch, PXB:
 // several switches, PHB: one host bridge, NODE: one NUMA node, SYS: across sockets), drawn as a tree
 // instead of a line per GPU pair (which tangles on 8-GPU PCIe machines).
-import type { Link, PcieLevel } from '../src/index.ts';
+import { PCIE_LEVELS, type Link, type PcieLevel } from '../src/index.ts';
 import { el } from './draw.ts';
-
-/** Levels from nearest to farthest; a pair with no level given counts as SYS. */
-export const PCIE_LEVELS: PcieLevel[] = ['INTERNAL', 'PIX', 'PXB', 'PHB', 'NODE', 'SYS'];
 
 /** What each level's joint is, for labels. */
 const JOINT: Record<PcieLevel, string> = { INTERNAL: 'board', PIX: 'PCIe switch', PXB: 'PCIe switches', PHB: 'host bridge', NODE: 'NUMA node', SYS: 'system' };
@@ -14,9 +11,9 @@ const JOINT: Record<PcieLevel, string> = { INTERNAL: 'board', PIX: 'PCIe switch'
 export type PcieTreeNode = { kind: 'gpu'; gpu: number } | { kind: 'joint'; level: PcieLevel; children: PcieTreeNode[] };
 
 /**
- * Builds the tree by single linkage, level by level: GPUs whose pair level is at most L end up under
- * one joint of level L. A level that joins nothing new adds no joint. Children keep the order of
- * their smallest GPU index.
+ * Builds the tree by single linkage, level by level (PCIE_LEVELS, nearest first; a pair with no
+ * level counts as SYS): GPUs whose pair level is at most L end up under one joint of level L. A
+ * level that joins nothing new adds no joint. Children keep the order of their smallest GPU index.
  */
 export function pcieTree(gpus: number[], links: Link[]): PcieTreeNode {
   const levelOf = new Map<string, number>();
