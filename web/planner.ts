@@ -185,14 +185,19 @@ export class Planner {
 
   /** One node of the state; throws UNKNOWN_NODE's kind of message when it is not there. */
   node(id: string): StateNode {
-    if (this.byId === undefined) this.byId = new Map(this.nodes().map((n) => [n.id, n]));
-    const node = this.byId.get(id);
+    const node = this.nodeMap().get(id);
     if (node === undefined) throw new Error(`node ${JSON.stringify(id)} is not in the cluster`);
     return node;
   }
 
   hasNode(id: string): boolean {
-    return this.nodes().some((n) => n.id === id);
+    return this.nodeMap().has(id);
+  }
+
+  /** The nodes by ID (cached with the snapshot). */
+  private nodeMap(): Map<string, StateNode> {
+    this.byId ??= new Map(this.nodes().map((n) => [n.id, n]));
+    return this.byId;
   }
 
   /** Replaces the state with `nodes` (same nextSlot), through the engine's own validation. */
