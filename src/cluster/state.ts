@@ -19,7 +19,7 @@ import {
 import { compareNatural } from '../baseline/natural-sort.js';
 import type { Topology } from '../topology.js';
 import { formatBytes } from '../units.js';
-import { describeValue, fail, readInput, requireArray, requireInteger, requireObject, requireString } from '../validate.js';
+import { describeValue, fail, readInput, rejectUnknownKeys, requireArray, requireInteger, requireObject, requireString } from '../validate.js';
 
 import { createPodScheduler, type PodScheduler, type PodSchedulerOptions } from '../fleet/scheduler.js';
 
@@ -52,6 +52,8 @@ export const CLUSTER_REJECTED_NODES = 64;
 
 /** The keys of a PlacementOption that commit reads; any other is an error. */
 const OPTION_KEYS = ['node', 'model', 'gpus', 'memoryPerGpu', 'evict', 'score', 'milli', 'cpu', 'hostMemory'];
+/** The keys of CommitOptions. */
+const COMMIT_OPTION_KEYS = ['id', 'lastActivity'];
 
 /** The keys a node, a GPU and a slot of a state may have (load); any other is an error. */
 const NODE_KEYS = ['id', 'gpus', 'topology', 'slots', 'cpu', 'hostMemory', 'gpuModel'];
@@ -61,7 +63,7 @@ const SLOT_KEYS = ['id', 'model', 'gpus', 'memoryPerGpu', 'lastActivity', 'stale
 /** Fails naming the first key of `value` (when a plain object) not in `keys`. */
 function onlyKeys(value: unknown, keys: readonly string[], field: string): void {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return;
-  for (const key of Object.keys(value)) if (!keys.includes(key)) fail('INVALID_ARGUMENT', `${field}.${key}`, `one of the keys ${keys.join(', ')}`, key);
+  rejectUnknownKeys(value as Record<string, unknown>, keys, field);
 }
 
 /** Schema version of toJSON's output. */
@@ -832,7 +834,7 @@ export class ClusterState {
   commit(option: PlacementOption, options: CommitOptions = {}): string {
     const o = requireObject('option', readInput('option', option));
     // A misspelt key (a pod's `cpus`, `hostmemory`) would commit a slot that holds nothing of it.
-    for (const key of Object.keys(o)) if (!OPTION_KEYS.includes(key)) fail('INVALID_ARGUMENT', `option.${key}`, `one of the keys ${OPTION_KEYS.join(', ')}`, key);
+    rejectUnknownKeys(o, OPTION_KEYS, 'option');
     const nodeId = requireString('option.node', o.node, LIMITS.maxIdLength);
     const node = this.nodeOf.get(nodeId);
     if (node === undefined) throw new AllocationError('UNKNOWN_NODE', `option.node: node ${describeValue(nodeId)} is not in the state`, { field: 'option.node' });
@@ -868,7 +870,7 @@ export class ClusterState {
     const model = o.model === undefined ? undefined : requireString('option.model', o.model, LIMITS.maxIdLength);
     const evict = o.evict === undefined ? [] : requireArray('option.evict', o.evict, LIMITS.maxSlotsPerNode);
     const opts = requireObject('options', readInput('options', options));
-    for (const key of Object.keys(opts)) if (key !== 'id' && key !== 'lastActivity') fail('INVALID_ARGUMENT', `options.${key}`, 'one of the keys id, lastActivity', key);
+    rejectUnknownKeys(opts, COMMIT_OPTION_KEYS, 'options');
     let id: string | undefined;
     if (opts.id !== undefined) {
       id = requireString('options.id', opts.id, LIMITS.maxIdLength);
