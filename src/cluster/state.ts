@@ -264,7 +264,10 @@ export class ClusterState {
       const n = raw as Record<string, unknown>;
       if (n.slots === undefined) return;
       validateSlots(n.slots, `${field}[${k}].slots`, new Set(this.indices[k]), ids).forEach((slot, j) => {
-        if (slot.milli !== undefined) this.checkShare(k, slot, `${field}[${k}].slots[${j}]`);
+        if (slot.milli !== undefined) {
+          const f = `${field}[${k}].slots[${j}]`;
+          this.checkShare(k, slot.gpus.map((g) => this.positionOf(k, g)), slot.milli, slot.memoryPerGpu, `${f}.`, () => `${f}.gpus`);
+        }
         this.addSlot(k, slot);
       });
     });
@@ -287,18 +290,23 @@ export class ClusterState {
     }
   }
 
-  /** A loaded pod slot is charged as commit charges its share: GPUs of one memoryTotal above maxNoShareGpuMemory, memoryPerGpu = shareBytes. */
-  private checkShare(node: number, slot: Slot, field: string): void {
+  /**
+   * A share's charge, as commit and load both check it: GPUs (positions of node) of one memoryTotal,
+   * of more than maxNoShareGpuMemory bytes, and memoryPerGpu = floor(milli × memoryTotal / 1000).
+   * `gpuField(j)` names the j-th GPU; milli and memoryPerGpu are `${prefix}milli` and `${prefix}memoryPerGpu`.
+   */
+  private checkShare(node: number, positions: readonly number[], milli: number, memoryPerGpu: number, prefix: string, gpuField: (j: number) => string): void {
     const start = this.gpuStart[node];
-    const total = this.total[start + this.positionOf(node, slot.gpus[0])];
-    for (const g of slot.gpus) {
-      if (this.total[start + this.positionOf(node, g)] !== total) fail('INVALID_ARGUMENT', `${field}.gpus`, `GPUs of one memoryTotal (a share is of GPUs of one size; GPU ${slot.gpus[0]} has ${total} bytes)`, slot.gpus);
+    const total = this.total[start + positions[0]];
+    const first = this.indices[node][positions[0]];
+    for (let j = 1; j < positions.length; j++) {
+      if (this.total[start + positions[j]] !== total) fail('INVALID_ARGUMENT', gpuField(j), `a GPU of ${formatBytes(total)} like GPU ${first} (a share is of GPUs of one memoryTotal)`, this.indices[node][positions[j]]);
     }
     if (total <= LIMITS.maxNoShareGpuMemory) {
-      fail('INVALID_ARGUMENT', `${field}.milli`, `no share: GPU ${slot.gpus[0]} of node ${this.nodeIds[node]} has ${total} bytes, and a share needs a GPU of more than ${LIMITS.maxNoShareGpuMemory} bytes`, slot.milli);
+      fail('INVALID_ARGUMENT', `${prefix}milli`, `no share: GPU ${first} of node ${this.nodeIds[node]} has ${total} bytes, and a share needs a GPU of more than ${LIMITS.maxNoShareGpuMemory} bytes (to be charged exactly)`, milli);
     }
-    const charge = shareBytes(slot.milli!, total);
-    if (slot.memoryPerGpu !== charge) fail('INVALID_ARGUMENT', `${field}.memoryPerGpu`, `${charge} (floor(milli × memoryTotal / 1000) for ${slot.milli} milli of ${total} bytes)`, slot.memoryPerGpu);
+    const charge = shareBytes(milli, total);
+    if (memoryPerGpu !== charge) fail('INVALID_ARGUMENT', `${prefix}memoryPerGpu`, `${charge} (floor(milli × memoryTotal / 1000) for ${milli} milli of ${total} bytes)`, memoryPerGpu);
   }
 
   private positionOf(node: number, gpu: number): number {
@@ -855,17 +863,7 @@ export class ClusterState {
     if (o.milli !== undefined) {
       if (gpus.length === 0) fail('INVALID_ARGUMENT', 'option.milli', 'no share (the option has no GPUs)', o.milli);
       milli = requireInteger('option.milli', o.milli, 1, 1000);
-      const start = this.gpuStart[node];
-      const total = this.total[start + positions[0]];
-      for (let j = 0; j < positions.length; j++) {
-        const t = this.total[start + positions[j]];
-        if (t !== total) fail('INVALID_ARGUMENT', `option.gpus[${j}]`, `a GPU of ${formatBytes(total)} like option.gpus[0] (a share is of GPUs of one memoryTotal)`, gpus[j]);
-      }
-      if (total <= LIMITS.maxNoShareGpuMemory) {
-        fail('INVALID_ARGUMENT', 'option.milli', `no share: GPU ${this.indices[node][positions[0]]} of node ${nodeId} has ${total} bytes, and a share needs a GPU of more than ${LIMITS.maxNoShareGpuMemory} bytes (to be charged exactly)`, milli);
-      }
-      const charge = shareBytes(milli, total);
-      if (perGpu !== charge) fail('INVALID_ARGUMENT', 'option.memoryPerGpu', `${charge} (floor(milli × memoryTotal / 1000) for ${milli} milli of ${total} bytes)`, perGpu);
+      this.checkShare(node, positions, milli, perGpu, 'option.', (j) => `option.gpus[${j}]`);
     }
     const model = o.model === undefined ? undefined : requireString('option.model', o.model, LIMITS.maxIdLength);
     const evict = o.evict === undefined ? [] : requireArray('option.evict', o.evict, LIMITS.maxSlotsPerNode);
