@@ -654,7 +654,7 @@ export class ClusterState {
             for (const p of this.slots.get(s.id)!.positions) evictable[p] += s.memoryPerGpu;
           }
         }
-        rejectionsFor(this.indices[k], this.totalViews[k], this.freeViews[k], anyEvictable ? evictable : null, req.memory, sizes, this.nodeIds[k], result.rejected, undefined, this.usedViews[k]);
+        rejectionsFor(this.indices[k], this.totalViews[k], this.freeViews[k], anyEvictable ? evictable : null, req.memory, sizes, this.nodeIds[k], result.rejected, this.usedViews[k]);
       }
       const noSizes = sizesFor(req, this.maxWidth).length === 0;
       result.reason = noOptionReason(req.memory, noSizes ? null : req.sizes === undefined ? '1..n' : req.sizes.join(', '), noSizes ? this.gpuStart[nodeCount] : gpus, result.rejected.length, listed < nodeCount ? { listed, nodes: nodeCount } : undefined);
