@@ -7,7 +7,7 @@ import { ctz, lexBefore, popcount } from './bits.js';
 import { pairScoreMatrix, topologyFor, type Topology } from './topology.js';
 import { formatBytes } from './units.js';
 import { compareNatural } from './baseline/natural-sort.js';
-import { describeValue, fail, markEngineOwned, readInput, requireArray, requireBoolean, requireInteger, requireObject, requireOneOf, requireString } from './validate.js';
+import { describeValue, fail, markEngineOwned, readError, readInput, requireArray, requireBoolean, requireInteger, requireObject, requireOneOf, requireString } from './validate.js';
 
 /**
  * Work already placed on GPUs. memoryPerGpu in bytes; lastActivity in ms since the epoch. A pod's
@@ -519,14 +519,7 @@ function _validateCallerSlots(value: unknown, field: string, indices: ReadonlySe
   } catch (error) {
     const copy = readInput(field, value);
     validateSlots(copy, field, indices);
-    if (error instanceof AllocationError) throw error;
-    let why: string;
-    try {
-      why = error instanceof Error ? `${error.name}: ${error.message}` : describeValue(error);
-    } catch {
-      why = 'an unreadable error';
-    }
-    throw new AllocationError('INVALID_ARGUMENT', `${field}: reading the value threw (${why.slice(0, 200)})`, { field, cause: error });
+    throw readError(field, error);
   }
 }
 

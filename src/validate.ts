@@ -220,8 +220,8 @@ export function readInput(field: string, value: unknown, prefix = true, raw?: st
   }
 }
 
-/** The AllocationError for a getter, proxy trap or revoked proxy that threw while reading at `path`. */
-function readError(path: string, error: unknown): AllocationError {
+/** The AllocationError for a getter, proxy trap or revoked proxy that threw while reading at `path` (an AllocationError as it is). */
+export function readError(path: string, error: unknown): AllocationError {
   if (error instanceof AllocationError) return error;
   let why: string;
   try {
