@@ -79,6 +79,8 @@ type SlotRecord = { slot: Slot; node: number; positions: number[]; lo: number; h
 
 /** Shared empty slot list. */
 const NO_SLOTS: Slot[] = [];
+/** Shared empty level list (a class with no node, or too few GPUs, for a size). */
+const NO_LEVELS: readonly ScoreLevel[] = [];
 
 /** Holds GPUs and slots of one or many nodes; every change keeps each GPU's allocated memory within its total. */
 export class ClusterState {
@@ -476,14 +478,14 @@ export class ClusterState {
       const removed: LevelTree[] = [];
       const removedNode: number[] = [];
       const lvl = new Int32Array(classCount);
-      const levels: ScoreLevel[][] = new Array(classCount);
+      const levels: Array<readonly ScoreLevel[]> = new Array(classCount);
       let done = false;
       for (let si = 0; si < sizes.length && !done; si++) {
         const n = sizes[si];
         const share = shares[si];
         for (let c = 0; c < classCount; c++) {
           const cls = classes.list[c];
-          levels[c] = index.size(c) === 0 || (c > 0 && cls.gpus < n) ? [] : classes.levels(c, n);
+          levels[c] = index.size(c) === 0 || (c > 0 && cls.gpus < n) ? NO_LEVELS : classes.levels(c, n);
           lvl[c] = 0;
         }
         for (;;) {
