@@ -880,23 +880,20 @@ export class ClusterState {
     // Re-validate against the current state; nothing changes before every check passes.
     const start = this.gpuStart[node];
     const gained = new Map<number, number>();
-    const evictIds: string[] = [];
+    const evictIds = new Set<string>();
+    let cpuGained = 0;
+    let hostGained = 0;
     evict.forEach((raw, j) => {
       const sid = requireString(`option.evict[${j}]`, raw, LIMITS.maxIdLength);
       const r = this.slots.get(sid);
       if (r === undefined || r.node !== node) throw new AllocationError('CONFLICT', `option.evict[${j}]: slot ${describeValue(sid)} is no longer on node ${nodeId}; nothing was changed`, { field: `option.evict[${j}]` });
       if (!isEvictable(r.slot, model)) throw new AllocationError('CONFLICT', `option.evict[${j}]: slot ${describeValue(sid)} is no longer evictable (not stale, or the same model); nothing was changed`, { field: `option.evict[${j}]` });
-      if (evictIds.includes(sid)) fail('INVALID_ARGUMENT', `option.evict[${j}]`, 'each slot once', sid);
-      evictIds.push(sid);
+      if (evictIds.has(sid)) fail('INVALID_ARGUMENT', `option.evict[${j}]`, 'each slot once', sid);
+      evictIds.add(sid);
       for (const p of r.positions) gained.set(p, (gained.get(p) ?? 0) + r.slot.memoryPerGpu);
-    });
-    let cpuGained = 0;
-    let hostGained = 0;
-    for (const sid of evictIds) {
-      const r = this.slots.get(sid)!;
       cpuGained += r.slot.cpu ?? 0;
       hostGained += r.slot.hostMemory ?? 0;
-    }
+    });
     if (cpu !== undefined && this.nodeCpu[node] >= 0) {
       const left = this.nodeCpu[node] - this.cpuHeld[node] + cpuGained;
       if (left < cpu) throw new AllocationError('CONFLICT', `option: node ${nodeId} has ${left} milli-CPU left, less than the ${cpu} asked; nothing was changed`, { field: 'option.cpu', details: { shortBy: cpu - left } });
