@@ -1,6 +1,5 @@
 // Deterministic benchmark inputs: every workload's data comes from one seeded PRNG, so two runs
 // (and the wasm and ts backends within a run) time exactly the same requests.
-import { types } from 'node:util';
 import { getPreset } from '../src/presets.js';
 import { inventoryTopology } from '../src/inventory.js';
 import { validateTopology, type Topology } from '../src/topology.js';
@@ -212,23 +211,4 @@ export function clusterRequests(count = 10_000, seed: number = DEFAULT_SEED): Cl
 /** Workload 6's cluster: `nodes` nodes of `gpusPerNode` 80 GiB GPUs, IDs `node-1` … */
 export function clusterNodes(nodes = 5000, gpusPerNode = 8): Array<{ id: string; gpus: Array<{ index: number; memoryTotal: number }> }> {
   return Array.from({ length: nodes }, (_, n) => ({ id: `node-${n + 1}`, gpus: Array.from({ length: gpusPerNode }, (_, index) => ({ index, memoryTotal: 80 * GIB })) }));
-}
-
-/**
- * `value` frozen all the way down, as a caller keeping immutable state would hold it. Safe on any
- * input (the hostile-input tests use it too): reads descriptors, never getters; leaves proxies, typed
- * arrays and ArrayBuffers as they are (a typed array with items cannot be frozen); follows cycles once.
- */
-export function deepFreeze<T>(value: T, seen = new WeakSet<object>()): T {
-  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return value;
-  const o = value as unknown as object;
-  if (types.isProxy(o) || seen.has(o)) return value;
-  seen.add(o);
-  if (ArrayBuffer.isView(o) || o instanceof ArrayBuffer) return value;
-  for (const key of Reflect.ownKeys(o)) {
-    const d = Object.getOwnPropertyDescriptor(o, key);
-    if (d !== undefined && 'value' in d) deepFreeze(d.value, seen);
-  }
-  Object.freeze(o);
-  return value;
 }

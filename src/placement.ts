@@ -7,7 +7,7 @@ import { ctz, lexBefore, popcount } from './bits.js';
 import { pairScoreMatrix, topologyFor, type Topology } from './topology.js';
 import { formatBytes } from './units.js';
 import { compareNatural } from './baseline/natural-sort.js';
-import { describeValue, fail, markEngineOwned, readInput, requireArray, requireBoolean, requireInteger, requireObject, requireOneOf, requireString } from './validate.js';
+import { describeValue, fail, markEngineOwned, readError, readInput, requireArray, requireBoolean, requireInteger, requireObject, requireOneOf, requireString } from './validate.js';
 
 /**
  * Work already placed on GPUs. memoryPerGpu in bytes; lastActivity in ms since the epoch. A pod's
@@ -519,14 +519,7 @@ function _validateCallerSlots(value: unknown, field: string, indices: ReadonlySe
   } catch (error) {
     const copy = readInput(field, value);
     validateSlots(copy, field, indices);
-    if (error instanceof AllocationError) throw error;
-    let why: string;
-    try {
-      why = error instanceof Error ? `${error.name}: ${error.message}` : describeValue(error);
-    } catch {
-      why = 'an unreadable error';
-    }
-    throw new AllocationError('INVALID_ARGUMENT', `${field}: reading the value threw (${why.slice(0, 200)})`, { field, cause: error });
+    throw readError(field, error);
   }
 }
 
@@ -572,19 +565,11 @@ function formatBytesMemo(bytes: number): string {
 }
 
 /**
- * Per-position message heads of one node's rejections, up to what depends on the request: `GPU 3:
- * has 32 GiB` and `GPU 3: can free 21.7 GiB (16 GiB of it by evicting stale slots)`. A caller whose
- * node state cannot change between calls may keep one, filled as positions are rejected.
- */
-export type RejectionHeads = { has: Array<string | undefined>; canFree: Array<string | undefined> };
-
-/**
  * Per-position availability used by rejections: memoryTotal, free memory and what eviction could add
- * (null: nothing). `heads`: message heads kept for this node's total, free, evictable and used (see
- * RejectionHeads). `used`: memoryUsed per position (null: none); a GPU with used memory that cannot
+ * (null: nothing). `used`: memoryUsed per position (null: none); a GPU with used memory that cannot
  * take its share says how much is in use by other processes (never evictable).
  */
-export function rejectionsFor(index: readonly number[], total: ArrayLike<number>, free: ArrayLike<number>, evictable: ArrayLike<number> | null, memory: number, sizes: readonly number[], node?: string, out: Rejection[] = [], heads?: RejectionHeads, used: ArrayLike<number> | null = null): Rejection[] {
+export function rejectionsFor(index: readonly number[], total: ArrayLike<number>, free: ArrayLike<number>, evictable: ArrayLike<number> | null, memory: number, sizes: readonly number[], node?: string, out: Rejection[] = [], used: ArrayLike<number> | null = null): Rejection[] {
   const format = formatBytesMemo;
   if (sizes.length === 0) return out;
   const n = sizes[sizes.length - 1];
@@ -596,11 +581,7 @@ export function rejectionsFor(index: readonly number[], total: ArrayLike<number>
   for (let p = 0; p < index.length; p++) {
     if (total[p] < share) {
       inAll ??= ` in all, less than its share ${format(share)} (1/${n} of ${format(memory)})`;
-      let head = heads?.has[p];
-      if (head === undefined) {
-        head = `GPU ${index[p]}${where}: has ${format(total[p])}`;
-        if (heads !== undefined) heads.has[p] = head;
-      }
+      const head = `GPU ${index[p]}${where}: has ${format(total[p])}`;
       const r: Rejection = { gpu: index[p], code: 'GPU_TOO_SMALL', message: head + inAll, shortBy: share - total[p] };
       if (node !== undefined) r.node = node;
       out.push(r);
@@ -610,15 +591,11 @@ export function rejectionsFor(index: readonly number[], total: ArrayLike<number>
     const avail = free[p] + e;
     if (avail < share) {
       shortBy ??= `, less than its share ${format(share)} (1/${n} of ${format(memory)}); short by `;
-      let head = heads?.canFree[p];
-      if (head === undefined) {
-        head = `GPU ${index[p]}${where}: can free ${format(avail)}`;
-        const u = used === null ? 0 : used[p];
-        if (e > 0 && u > 0) head = `${head} (${format(e)} of it by evicting stale slots; ${format(u)} in use by other processes)`;
-        else if (e > 0) head = `${head} (${format(e)} of it by evicting stale slots)`;
-        else if (u > 0) head = `${head} (${format(u)} in use by other processes)`;
-        if (heads !== undefined) heads.canFree[p] = head;
-      }
+      let head = `GPU ${index[p]}${where}: can free ${format(avail)}`;
+      const u = used === null ? 0 : used[p];
+      if (e > 0 && u > 0) head = `${head} (${format(e)} of it by evicting stale slots; ${format(u)} in use by other processes)`;
+      else if (e > 0) head = `${head} (${format(e)} of it by evicting stale slots)`;
+      else if (u > 0) head = `${head} (${format(u)} in use by other processes)`;
       const r: Rejection = { gpu: index[p], code: 'INSUFFICIENT_MEMORY', message: head + shortBy + format(share - avail), shortBy: share - avail };
       if (node !== undefined) r.node = node;
       out.push(r);
@@ -777,7 +754,7 @@ export function planPlacement(kernels: Kernels, request: PlacementRequest | Prep
   const found = anyGpuEligible(search, potential) ? runSearch(kernels, search) : NOTHING_FOUND;
   const options: PlacementOption[] = new Array(found.count);
   for (let c = 0; c < found.count; c++) options[c] = optionOf(found, c, index, req.memory, stale, req.model);
-  const rejected = rejectionsFor(index, node.total, free, evictable, req.memory, sizeList, undefined, [], undefined, node.used);
+  const rejected = rejectionsFor(index, node.total, free, evictable, req.memory, sizeList, undefined, [], node.used);
   const plan: PlacementPlan = { options, rejected };
   if (options.length === 0) plan.reason = noOptionReason(req.memory, sizeList.length === 0 ? null : sizeList.join(', '), n, rejected.length);
   return plan;

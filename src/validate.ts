@@ -83,6 +83,11 @@ export function ownKeys(value: Record<string, unknown>): string[] {
   return Object.keys(value);
 }
 
+/** Fails naming `${field}.<key>` at the first own key of `value` not in `keys` (a misspelt key would otherwise be ignored). */
+export function rejectUnknownKeys(value: Record<string, unknown>, keys: readonly string[], field: string): void {
+  for (const key of Object.keys(value)) if (!keys.includes(key)) fail('INVALID_ARGUMENT', `${field}.${key}`, `one of the keys ${keys.join(', ')}`, key);
+}
+
 /** Reads an own property only (never an inherited one such as `constructor`). */
 export function own(value: Record<string, unknown>, key: string): unknown {
   return Object.prototype.hasOwnProperty.call(value, key) ? value[key] : undefined;
@@ -215,8 +220,8 @@ export function readInput(field: string, value: unknown, prefix = true, raw?: st
   }
 }
 
-/** The AllocationError for a getter, proxy trap or revoked proxy that threw while reading at `path`. */
-function readError(path: string, error: unknown): AllocationError {
+/** The AllocationError for a getter, proxy trap or revoked proxy that threw while reading at `path` (an AllocationError as it is). */
+export function readError(path: string, error: unknown): AllocationError {
   if (error instanceof AllocationError) return error;
   let why: string;
   try {

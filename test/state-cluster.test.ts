@@ -1,7 +1,7 @@
 // ClusterState: plan across nodes, atomic commit, release, round-trip, and the no-over-scheduling invariant.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { engines, codeOf } from './engines.js';
+import { engines, codeOf, errorOf } from './engines.js';
 import type { ClusterState } from '../src/cluster/state.js';
 import type { Engine } from '../src/engine.js';
 
@@ -60,6 +60,16 @@ describe.each([['wasm', wasm], ['ts', ts]] as Array<[string, Engine]>)('ClusterS
     state.release('old');
     expect(codeOf(() => state.commit(o))).toBe('CONFLICT');
     expect(state.listSlots()).toEqual([]);
+  });
+
+  it('commit refuses a slot listed twice in evict (it would count its memory twice) and changes nothing', () => {
+    const state = engine.createClusterState({ nodes: [{ id: 'n1', gpus: gpus(80), slots: [{ id: 'old', gpus: [0], memoryPerGpu: 30 * G, stale: true }, { id: 'live', gpus: [0], memoryPerGpu: 30 * G }] }] });
+    const before = JSON.stringify(state.toJSON());
+    // Evicting 'old' once leaves 50 GiB, less than 60; counted twice it would seem to leave 80.
+    const e = errorOf(() => state.commit({ node: 'n1', gpus: [0], memoryPerGpu: 60 * G, evict: ['old', 'old'], score: 0 }));
+    expect([e.code, e.field]).toEqual(['INVALID_ARGUMENT', 'option.evict[1]']);
+    expect(codeOf(() => state.commit({ node: 'n1', gpus: [0], memoryPerGpu: 60 * G, evict: ['old'], score: 0 }))).toBe('CONFLICT');
+    expect(JSON.stringify(state.toJSON())).toBe(before);
   });
 
   it('commit evicts what the option lists and adds the slot; release frees every GPU of a slot', () => {

@@ -27,7 +27,7 @@ export type TopologyClass = {
   /** Per size n: the position masks (two i32 halves each) of the sets scoring maxScore[n]; null when not enumerated (over 16 GPUs). */
   best: Array<Int32Array | null>;
   /** Per size n: the score levels, highest first (see levels()). */
-  levels: Array<ScoreLevel[] | undefined>;
+  levels: Array<readonly ScoreLevel[] | undefined>;
 };
 
 /** Most sets of one score level indexed exactly (each node update reads them all). */
@@ -35,6 +35,9 @@ export const MAX_LEVEL_SETS = 128;
 
 /** Most GPUs of a class whose sets are enumerated exactly (2^16 sets); wider classes use a bound. */
 export const EXACT_CLASS_GPUS = 16;
+
+/** The levels where every set scores 0 (no topology, or one GPU): one exact level, shared (never changed). */
+const FLAT_LEVELS: readonly ScoreLevel[] = Object.freeze([Object.freeze({ score: 0, exact: true, sets: null })]);
 
 /** The topology classes of a cluster state, by matrix content. */
 export class TopologyClasses {
@@ -94,9 +97,9 @@ export class TopologyClasses {
    * first level of more than MAX_LEVEL_SETS sets, which becomes one last level with `sets` null
    * bounding every set below (its score is an upper bound). Over EXACT_CLASS_GPUS GPUs: one bound level.
    */
-  levels(c: number, n: number): ScoreLevel[] {
+  levels(c: number, n: number): readonly ScoreLevel[] {
     const cls = this.list[c];
-    if (cls.matrix === null || n <= 1) return [{ score: 0, exact: true, sets: null }];
+    if (cls.matrix === null || n <= 1) return FLAT_LEVELS;
     if (cls.maxScore[n] === undefined) this.compute(cls, n);
     return cls.levels[n]!;
   }

@@ -19,7 +19,7 @@ import {
 import { compareNatural } from '../baseline/natural-sort.js';
 import type { Topology } from '../topology.js';
 import { formatBytes } from '../units.js';
-import { describeValue, fail, readInput, requireArray, requireInteger, requireObject, requireString } from '../validate.js';
+import { describeValue, fail, readInput, rejectUnknownKeys, requireArray, requireInteger, requireObject, requireString } from '../validate.js';
 
 import { createPodScheduler, type PodScheduler, type PodSchedulerOptions } from '../fleet/scheduler.js';
 
@@ -52,6 +52,8 @@ export const CLUSTER_REJECTED_NODES = 64;
 
 /** The keys of a PlacementOption that commit reads; any other is an error. */
 const OPTION_KEYS = ['node', 'model', 'gpus', 'memoryPerGpu', 'evict', 'score', 'milli', 'cpu', 'hostMemory'];
+/** The keys of CommitOptions. */
+const COMMIT_OPTION_KEYS = ['id', 'lastActivity'];
 
 /** The keys a node, a GPU and a slot of a state may have (load); any other is an error. */
 const NODE_KEYS = ['id', 'gpus', 'topology', 'slots', 'cpu', 'hostMemory', 'gpuModel'];
@@ -61,7 +63,7 @@ const SLOT_KEYS = ['id', 'model', 'gpus', 'memoryPerGpu', 'lastActivity', 'stale
 /** Fails naming the first key of `value` (when a plain object) not in `keys`. */
 function onlyKeys(value: unknown, keys: readonly string[], field: string): void {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return;
-  for (const key of Object.keys(value)) if (!keys.includes(key)) fail('INVALID_ARGUMENT', `${field}.${key}`, `one of the keys ${keys.join(', ')}`, key);
+  rejectUnknownKeys(value as Record<string, unknown>, keys, field);
 }
 
 /** Schema version of toJSON's output. */
@@ -77,6 +79,8 @@ type SlotRecord = { slot: Slot; node: number; positions: number[]; lo: number; h
 
 /** Shared empty slot list. */
 const NO_SLOTS: Slot[] = [];
+/** Shared empty level list (a class with no node, or too few GPUs, for a size). */
+const NO_LEVELS: readonly ScoreLevel[] = [];
 
 /** Holds GPUs and slots of one or many nodes; every change keeps each GPU's allocated memory within its total. */
 export class ClusterState {
@@ -262,7 +266,10 @@ export class ClusterState {
       const n = raw as Record<string, unknown>;
       if (n.slots === undefined) return;
       validateSlots(n.slots, `${field}[${k}].slots`, new Set(this.indices[k]), ids).forEach((slot, j) => {
-        if (slot.milli !== undefined) this.checkShare(k, slot, `${field}[${k}].slots[${j}]`);
+        if (slot.milli !== undefined) {
+          const f = `${field}[${k}].slots[${j}]`;
+          this.checkShare(k, slot.gpus.map((g) => this.positionOf(k, g)), slot.milli, slot.memoryPerGpu, `${f}.`, () => `${f}.gpus`);
+        }
         this.addSlot(k, slot);
       });
     });
@@ -285,18 +292,23 @@ export class ClusterState {
     }
   }
 
-  /** A loaded pod slot is charged as commit charges its share: GPUs of one memoryTotal above maxNoShareGpuMemory, memoryPerGpu = shareBytes. */
-  private checkShare(node: number, slot: Slot, field: string): void {
+  /**
+   * A share's charge, as commit and load both check it: GPUs (positions of node) of one memoryTotal,
+   * of more than maxNoShareGpuMemory bytes, and memoryPerGpu = floor(milli × memoryTotal / 1000).
+   * `gpuField(j)` names the j-th GPU; milli and memoryPerGpu are `${prefix}milli` and `${prefix}memoryPerGpu`.
+   */
+  private checkShare(node: number, positions: readonly number[], milli: number, memoryPerGpu: number, prefix: string, gpuField: (j: number) => string): void {
     const start = this.gpuStart[node];
-    const total = this.total[start + this.positionOf(node, slot.gpus[0])];
-    for (const g of slot.gpus) {
-      if (this.total[start + this.positionOf(node, g)] !== total) fail('INVALID_ARGUMENT', `${field}.gpus`, `GPUs of one memoryTotal (a share is of GPUs of one size; GPU ${slot.gpus[0]} has ${total} bytes)`, slot.gpus);
+    const total = this.total[start + positions[0]];
+    const first = this.indices[node][positions[0]];
+    for (let j = 1; j < positions.length; j++) {
+      if (this.total[start + positions[j]] !== total) fail('INVALID_ARGUMENT', gpuField(j), `a GPU of ${formatBytes(total)} like GPU ${first} (a share is of GPUs of one memoryTotal)`, this.indices[node][positions[j]]);
     }
     if (total <= LIMITS.maxNoShareGpuMemory) {
-      fail('INVALID_ARGUMENT', `${field}.milli`, `no share: GPU ${slot.gpus[0]} of node ${this.nodeIds[node]} has ${total} bytes, and a share needs a GPU of more than ${LIMITS.maxNoShareGpuMemory} bytes`, slot.milli);
+      fail('INVALID_ARGUMENT', `${prefix}milli`, `no share: GPU ${first} of node ${this.nodeIds[node]} has ${total} bytes, and a share needs a GPU of more than ${LIMITS.maxNoShareGpuMemory} bytes (to be charged exactly)`, milli);
     }
-    const charge = shareBytes(slot.milli!, total);
-    if (slot.memoryPerGpu !== charge) fail('INVALID_ARGUMENT', `${field}.memoryPerGpu`, `${charge} (floor(milli × memoryTotal / 1000) for ${slot.milli} milli of ${total} bytes)`, slot.memoryPerGpu);
+    const charge = shareBytes(milli, total);
+    if (memoryPerGpu !== charge) fail('INVALID_ARGUMENT', `${prefix}memoryPerGpu`, `${charge} (floor(milli × memoryTotal / 1000) for ${milli} milli of ${total} bytes)`, memoryPerGpu);
   }
 
   private positionOf(node: number, gpu: number): number {
@@ -466,14 +478,14 @@ export class ClusterState {
       const removed: LevelTree[] = [];
       const removedNode: number[] = [];
       const lvl = new Int32Array(classCount);
-      const levels: ScoreLevel[][] = new Array(classCount);
+      const levels: Array<readonly ScoreLevel[]> = new Array(classCount);
       let done = false;
       for (let si = 0; si < sizes.length && !done; si++) {
         const n = sizes[si];
         const share = shares[si];
         for (let c = 0; c < classCount; c++) {
           const cls = classes.list[c];
-          levels[c] = index.size(c) === 0 || (c > 0 && cls.gpus < n) ? [] : classes.levels(c, n);
+          levels[c] = index.size(c) === 0 || (c > 0 && cls.gpus < n) ? NO_LEVELS : classes.levels(c, n);
           lvl[c] = 0;
         }
         for (;;) {
@@ -644,7 +656,7 @@ export class ClusterState {
             for (const p of this.slots.get(s.id)!.positions) evictable[p] += s.memoryPerGpu;
           }
         }
-        rejectionsFor(this.indices[k], this.totalViews[k], this.freeViews[k], anyEvictable ? evictable : null, req.memory, sizes, this.nodeIds[k], result.rejected, undefined, this.usedViews[k]);
+        rejectionsFor(this.indices[k], this.totalViews[k], this.freeViews[k], anyEvictable ? evictable : null, req.memory, sizes, this.nodeIds[k], result.rejected, this.usedViews[k]);
       }
       const noSizes = sizesFor(req, this.maxWidth).length === 0;
       result.reason = noOptionReason(req.memory, noSizes ? null : req.sizes === undefined ? '1..n' : req.sizes.join(', '), noSizes ? this.gpuStart[nodeCount] : gpus, result.rejected.length, listed < nodeCount ? { listed, nodes: nodeCount } : undefined);
@@ -832,7 +844,7 @@ export class ClusterState {
   commit(option: PlacementOption, options: CommitOptions = {}): string {
     const o = requireObject('option', readInput('option', option));
     // A misspelt key (a pod's `cpus`, `hostmemory`) would commit a slot that holds nothing of it.
-    for (const key of Object.keys(o)) if (!OPTION_KEYS.includes(key)) fail('INVALID_ARGUMENT', `option.${key}`, `one of the keys ${OPTION_KEYS.join(', ')}`, key);
+    rejectUnknownKeys(o, OPTION_KEYS, 'option');
     const nodeId = requireString('option.node', o.node, LIMITS.maxIdLength);
     const node = this.nodeOf.get(nodeId);
     if (node === undefined) throw new AllocationError('UNKNOWN_NODE', `option.node: node ${describeValue(nodeId)} is not in the state`, { field: 'option.node' });
@@ -853,22 +865,12 @@ export class ClusterState {
     if (o.milli !== undefined) {
       if (gpus.length === 0) fail('INVALID_ARGUMENT', 'option.milli', 'no share (the option has no GPUs)', o.milli);
       milli = requireInteger('option.milli', o.milli, 1, 1000);
-      const start = this.gpuStart[node];
-      const total = this.total[start + positions[0]];
-      for (let j = 0; j < positions.length; j++) {
-        const t = this.total[start + positions[j]];
-        if (t !== total) fail('INVALID_ARGUMENT', `option.gpus[${j}]`, `a GPU of ${formatBytes(total)} like option.gpus[0] (a share is of GPUs of one memoryTotal)`, gpus[j]);
-      }
-      if (total <= LIMITS.maxNoShareGpuMemory) {
-        fail('INVALID_ARGUMENT', 'option.milli', `no share: GPU ${this.indices[node][positions[0]]} of node ${nodeId} has ${total} bytes, and a share needs a GPU of more than ${LIMITS.maxNoShareGpuMemory} bytes (to be charged exactly)`, milli);
-      }
-      const charge = shareBytes(milli, total);
-      if (perGpu !== charge) fail('INVALID_ARGUMENT', 'option.memoryPerGpu', `${charge} (floor(milli × memoryTotal / 1000) for ${milli} milli of ${total} bytes)`, perGpu);
+      this.checkShare(node, positions, milli, perGpu, 'option.', (j) => `option.gpus[${j}]`);
     }
     const model = o.model === undefined ? undefined : requireString('option.model', o.model, LIMITS.maxIdLength);
     const evict = o.evict === undefined ? [] : requireArray('option.evict', o.evict, LIMITS.maxSlotsPerNode);
     const opts = requireObject('options', readInput('options', options));
-    for (const key of Object.keys(opts)) if (key !== 'id' && key !== 'lastActivity') fail('INVALID_ARGUMENT', `options.${key}`, 'one of the keys id, lastActivity', key);
+    rejectUnknownKeys(opts, COMMIT_OPTION_KEYS, 'options');
     let id: string | undefined;
     if (opts.id !== undefined) {
       id = requireString('options.id', opts.id, LIMITS.maxIdLength);
@@ -878,23 +880,20 @@ export class ClusterState {
     // Re-validate against the current state; nothing changes before every check passes.
     const start = this.gpuStart[node];
     const gained = new Map<number, number>();
-    const evictIds: string[] = [];
+    const evictIds = new Set<string>();
+    let cpuGained = 0;
+    let hostGained = 0;
     evict.forEach((raw, j) => {
       const sid = requireString(`option.evict[${j}]`, raw, LIMITS.maxIdLength);
       const r = this.slots.get(sid);
       if (r === undefined || r.node !== node) throw new AllocationError('CONFLICT', `option.evict[${j}]: slot ${describeValue(sid)} is no longer on node ${nodeId}; nothing was changed`, { field: `option.evict[${j}]` });
       if (!isEvictable(r.slot, model)) throw new AllocationError('CONFLICT', `option.evict[${j}]: slot ${describeValue(sid)} is no longer evictable (not stale, or the same model); nothing was changed`, { field: `option.evict[${j}]` });
-      if (evictIds.includes(sid)) fail('INVALID_ARGUMENT', `option.evict[${j}]`, 'each slot once', sid);
-      evictIds.push(sid);
+      if (evictIds.has(sid)) fail('INVALID_ARGUMENT', `option.evict[${j}]`, 'each slot once', sid);
+      evictIds.add(sid);
       for (const p of r.positions) gained.set(p, (gained.get(p) ?? 0) + r.slot.memoryPerGpu);
-    });
-    let cpuGained = 0;
-    let hostGained = 0;
-    for (const sid of evictIds) {
-      const r = this.slots.get(sid)!;
       cpuGained += r.slot.cpu ?? 0;
       hostGained += r.slot.hostMemory ?? 0;
-    }
+    });
     if (cpu !== undefined && this.nodeCpu[node] >= 0) {
       const left = this.nodeCpu[node] - this.cpuHeld[node] + cpuGained;
       if (left < cpu) throw new AllocationError('CONFLICT', `option: node ${nodeId} has ${left} milli-CPU left, less than the ${cpu} asked; nothing was changed`, { field: 'option.cpu', details: { shortBy: cpu - left } });

@@ -152,8 +152,24 @@ export function hostileEdit(valid: unknown): fc.Arbitrary<Edit> {
   );
 }
 
-// deepFreeze lives with the benchmark inputs (the frozen-node rows use it too).
-export { deepFreeze } from '../../bench/inputs.js';
+/**
+ * `value` frozen all the way down, as a caller keeping immutable state would hold it. Safe on any
+ * input (a hostile one included): reads descriptors, never getters; leaves proxies, typed
+ * arrays and ArrayBuffers as they are (a typed array with items cannot be frozen); follows cycles once.
+ */
+export function deepFreeze<T>(value: T, seen = new WeakSet<object>()): T {
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return value;
+  const o = value as unknown as object;
+  if (types.isProxy(o) || seen.has(o)) return value;
+  seen.add(o);
+  if (ArrayBuffer.isView(o) || o instanceof ArrayBuffer) return value;
+  for (const key of Reflect.ownKeys(o)) {
+    const d = Object.getOwnPropertyDescriptor(o, key);
+    if (d !== undefined && 'value' in d) deepFreeze(d.value, seen);
+  }
+  Object.freeze(o);
+  return value;
+}
 
 /**
  * A text picture of a value that never invokes getters or proxy traps: every own property's
