@@ -120,17 +120,6 @@ export function validatePods(field: string, value: unknown): Pod[] {
   });
 }
 
-/** Model names to bits: the nodes' models in order of first appearance. */
-export function modelBits(nodes: readonly { gpus: number; model: string }[]): Map<string, number> {
-  const bits = new Map<string, number>();
-  for (const n of nodes) {
-    if (n.gpus === 0 || bits.has(n.model)) continue;
-    if (bits.size === LIMITS.maxFleetModels) throw new AllocationError('LIMIT_EXCEEDED', `nodes: more than ${LIMITS.maxFleetModels} GPU models`, { field: 'nodes' });
-    bits.set(n.model, bits.size);
-  }
-  return bits;
-}
-
 /** A pod's model mask: -1 for any model; else the bits of the listed models that some node has (0: none). */
 export function modelMask(models: readonly string[], bits: ReadonlyMap<string, number>): number {
   if (models.length === 0) return -1;
