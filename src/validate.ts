@@ -83,6 +83,11 @@ export function ownKeys(value: Record<string, unknown>): string[] {
   return Object.keys(value);
 }
 
+/** Fails INVALID_ARGUMENT naming `field`.<key> for the first own key of `value` not in `known`. */
+export function rejectUnknownKeys(field: string, value: Record<string, unknown>, known: readonly string[]): void {
+  for (const key of ownKeys(value)) if (!known.includes(key)) fail('INVALID_ARGUMENT', `${field}.${key}`, `one of the keys ${known.join(', ')}`, key);
+}
+
 /** Reads an own property only (never an inherited one such as `constructor`). */
 export function own(value: Record<string, unknown>, key: string): unknown {
   return Object.prototype.hasOwnProperty.call(value, key) ? value[key] : undefined;

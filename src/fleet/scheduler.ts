@@ -12,7 +12,7 @@ import type { PlacementOption } from '../placement.js';
 import { allocateAligned } from '../aligned.js';
 import { topologyFor, type Topology } from '../topology.js';
 import { LIMITS } from '../limits.js';
-import { fail, own, ownKeys, readInput, requireArray, requireInteger, requireObject } from '../validate.js';
+import { fail, own, readInput, rejectUnknownKeys, requireArray, requireInteger, requireObject } from '../validate.js';
 import type { FleetMemory } from './kernels.js';
 import * as L from './layout.js';
 import { modelMask, validatePod, validatePods, type FleetPod, type Pod } from './types.js';
@@ -59,7 +59,7 @@ function shapeKey(p: Pod): string {
 /** Validates the options and attaches a scheduler to `state` (ClusterState.podScheduler). */
 export function createPodScheduler(kernels: Kernels, state: ClusterState, options: PodSchedulerOptions): PodScheduler {
   const o = requireObject('options', readInput('options', options));
-  for (const key of ownKeys(o)) if (!KEYS.includes(key)) fail('INVALID_ARGUMENT', `options.${key}`, `one of the keys ${KEYS.join(', ')}`, key);
+  rejectUnknownKeys('options', o, KEYS);
   const policy = policyByName(own(o, 'policy') ?? DEFAULT_POLICY, 'options.policy');
   const rawTypical = own(o, 'typical');
   if (rawTypical === undefined && (policy.id === L.P_FGD || policy.id === L.P_OURS)) {
