@@ -164,6 +164,18 @@ export class PodScheduler implements NodeListener {
     s.set(header, 0);
     s[L.H_DEAD] = dead;
     s.set(cleanRemainders(typical, s[L.H_DEAD]), header[L.H_CLEAN_AT]);
+    // The model bits some model-constrained typical GPU pod accepts (N_WANTED).
+    let wanted = 0;
+    typical.forEach((t, i) => {
+      const q = header[L.H_TYP_AT] + i * L.T_FIELDS;
+      const mask = modelMask(t.models, this.bits);
+      s[q] = t.cpu;
+      s[q + 1] = t.milli;
+      s[q + 2] = t.gpus;
+      s[q + 3] = mask;
+      f[header[L.H_F_WEIGHT] + i] = t.weight;
+      if (t.gpus > 0 && t.models.length > 0) wanted |= mask;
+    });
     const stride = header[L.H_STRIDE];
     for (let k = 0; k < n; k++) {
       const base = header[L.H_NODE_AT] + k * stride;
@@ -171,16 +183,8 @@ export class PodScheduler implements NodeListener {
       s[base + L.N_MODEL] = bit;
       s[base + L.N_GPUS] = this.width[k];
       s[base + L.N_RANK] = ranks[k];
-      s[base + L.N_WANTED] = bit !== 0 && typical.some((t) => t.gpus > 0 && t.models.length > 0 && (modelMask(t.models, this.bits) & bit) !== 0) ? 1 : 0;
+      s[base + L.N_WANTED] = (bit & wanted) !== 0 ? 1 : 0;
     }
-    typical.forEach((t, i) => {
-      const q = header[L.H_TYP_AT] + i * L.T_FIELDS;
-      s[q] = t.cpu;
-      s[q + 1] = t.milli;
-      s[q + 2] = t.gpus;
-      s[q + 3] = modelMask(t.models, this.bits);
-      f[header[L.H_F_WEIGHT] + i] = t.weight;
-    });
     f.set(L.fgdThresholds(), header[L.H_F_THR]);
     for (let k = 0; k < n; k++) this.write(s, k);
     kernels.fleetInit(this.memory);
