@@ -1,8 +1,8 @@
 // The pod scheduler: fractional, multi-resource pods placed by a fleet policy over a ClusterState's
 // nodes. It plans only; ClusterState.commit applies its options like any memory-placed model, and
 // after every change to a node the state tells each attached scheduler to re-sync that node: CPU and
-// host memory left, each GPU's free milli (from its free bytes, src/cluster/share.ts) and the GPU-pod
-// tag counts are written into the fleet kernels' arrays and fleetRefresh recomputes that node's
+// host memory left, each GPU's free milli (from its free bytes, src/cluster/share.ts) and, for the
+// clustering policy (the one that scores by them), the GPU-pod tag counts are written into the fleet kernels' arrays and fleetRefresh recomputes that node's
 // totals, fragmentation and score-cache row.
 import { AllocationError, type Reason } from '../errors.js';
 import type { Kernels } from '../kernels.js';
@@ -200,15 +200,18 @@ export class PodScheduler implements NodeListener {
     s[base + L.N_MEM] = host < 0 ? MAX_INT : Math.min(Math.floor(host / MIB), MAX_INT);
     const maxG = this.maxGpus;
     const tags = base + L.N_TAGS;
-    s.fill(0, tags, tags + maxG + 1);
     const { total, free } = this.gpus[k];
-    // A slot's tag: 0 for one GPU below a whole GPU (a share), else its GPU count; no GPUs: none.
-    this.state._forEachSlot(k, (slot, positions) => {
-      const count = positions.length;
-      if (count === 0) return;
-      const tag = count === 1 && slot.memoryPerGpu < total[positions[0]] ? 0 : count;
-      if (tag <= maxG) s[tags + tag]++;
-    });
+    // The GPU-pod tag counts: only the clustering policy scores by them (they stay 0 for the others).
+    if (this.policy.id === L.P_CLUSTERING) {
+      s.fill(0, tags, tags + maxG + 1);
+      // A slot's tag: 0 for one GPU below a whole GPU (a share), else its GPU count; no GPUs: none.
+      this.state._forEachSlot(k, (slot, positions) => {
+        const count = positions.length;
+        if (count === 0) return;
+        const tag = count === 1 && slot.memoryPerGpu < total[positions[0]] ? 0 : count;
+        if (tag <= maxG) s[tags + tag]++;
+      });
+    }
     const gAt = tags + maxG + 1;
     const width = this.width[k];
     for (let p = 0; p < width; p++) s[gAt + p] = freeMilli(free[p], total[p]);
