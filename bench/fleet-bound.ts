@@ -21,13 +21,14 @@ import { parseNodeCsv, parsePodCsv } from '../src/fleet/trace.js';
 import { validateNodes, validatePods, type Pod } from '../src/fleet/types.js';
 import { prepareWorkload, rint } from '../src/fleet/simulate.js';
 import { Prng } from '../src/fleet/prng.js';
+import { parseSeeds } from '../src/fleet/seeds.js';
 import { allocationBound, bestFitDecreasing, loadSolver } from './fleet-bound-lp.js';
 
 const root = openbRoot(import.meta.url);
 const arg = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const traces = arg('traces', 'default,gpushare40,multigpu20,gpuspec33').split(',');
 const seedArg = arg('seeds', '42..51');
-const seeds = seedArg.includes('..') ? ((a, b) => Array.from({ length: b - a + 1 }, (_, i) => a + i))(...(seedArg.split('..').map(Number) as [number, number])) : seedArg.split(',').map(Number);
+const seeds = parseSeeds('--seeds', seedArg, 10000);
 const out = arg('out', join(root, 'bench', 'fleet-bound.json'));
 
 const highs = await loadSolver();

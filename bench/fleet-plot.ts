@@ -3,14 +3,13 @@
 // prints the table at 100 % arrived (mean ± sd). Plain SVG, no dependencies.
 //   npx tsc -p tsconfig.json && node dist/bench/fleet-plot.js
 import { readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { openbRoot } from './openb-root.js';
 import { createEngine } from '../src/engine.js';
 import { parseNodeCsv, parsePodCsv } from '../src/fleet/trace.js';
 import { POLICIES } from '../src/fleet/policies/index.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = here.endsWith(join('dist', 'bench')) ? join(here, '..', '..') : join(here, '..');
+const root = openbRoot(import.meta.url);
 const trace = process.argv[2] ?? 'default';
 const nodes = parseNodeCsv('nodes', readFileSync(join(root, 'data/openb/openb_node_list_gpu_node.csv'), 'utf8'));
 const pods = parsePodCsv('pods', readFileSync(join(root, `data/openb/openb_pod_list_${trace}.csv`), 'utf8'));

@@ -83,9 +83,9 @@ export function ownKeys(value: Record<string, unknown>): string[] {
   return Object.keys(value);
 }
 
-/** Fails naming `${field}.<key>` at the first own key of `value` not in `keys` (a misspelt key would otherwise be ignored). */
-export function rejectUnknownKeys(value: Record<string, unknown>, keys: readonly string[], field: string): void {
-  for (const key of Object.keys(value)) if (!keys.includes(key)) fail('INVALID_ARGUMENT', `${field}.${key}`, `one of the keys ${keys.join(', ')}`, key);
+/** Fails INVALID_ARGUMENT naming `field`.<key> for the first own key of `value` not in `known`. */
+export function rejectUnknownKeys(field: string, value: Record<string, unknown>, known: readonly string[]): void {
+  for (const key of ownKeys(value)) if (!known.includes(key)) fail('INVALID_ARGUMENT', `${field}.${key}`, `one of the keys ${known.join(', ')}`, key);
 }
 
 /** Reads an own property only (never an inherited one such as `constructor`). */

@@ -9,6 +9,7 @@ import share40Url from '../data/openb/openb_pod_list_gpushare40.csv?url';
 import multi20Url from '../data/openb/openb_pod_list_multigpu20.csv?url';
 import spec33Url from '../data/openb/openb_pod_list_gpuspec33.csv?url';
 import { DEFAULT_FLEET_POLICY, FLEET_POLICIES } from '../src/index.ts';
+import { parseSeeds } from '../src/fleet/seeds.ts';
 import type { SimulateJob, WorkerMessage } from './simulate-worker.ts';
 
 const BUNDLED: Record<string, string> = { default: defaultUrl, gpushare40: share40Url, multigpu20: multi20Url, gpuspec33: spec33Url };
@@ -21,24 +22,6 @@ function $(testid: string): HTMLElement {
   const node = document.querySelector<HTMLElement>(`[data-testid="${testid}"]`);
   if (node === null) throw new Error(`page is missing [data-testid="${testid}"]`);
   return node;
-}
-
-/** Seeds from "42..51" or "42,43". */
-export function parseSeeds(text: string): number[] {
-  const t = text.trim();
-  const range = /^(\d+)\.\.(\d+)$/.exec(t);
-  if (range) {
-    const a = Number(range[1]);
-    const b = Number(range[2]);
-    if (b < a || b - a >= 100) throw new Error(`seeds: expected A..B with A <= B (at most 100 seeds), got ${JSON.stringify(text)}`);
-    return Array.from({ length: b - a + 1 }, (_, i) => a + i);
-  }
-  if (!/^\d+(\s*,\s*\d+)*$/.test(t)) throw new Error(`seeds: expected a range 42..51 or a list 42,43, got ${JSON.stringify(text)}`);
-  const seeds = t.split(',').map((s) => Number(s.trim()));
-  // A repeated seed would count one run twice in the mean (as gpualloc simulate --seeds refuses it).
-  const twice = seeds.find((n, i) => seeds.indexOf(n) !== i);
-  if (twice !== undefined) throw new Error(`seeds: ${twice} is given twice in ${JSON.stringify(text)}`);
-  return seeds;
 }
 
 function showError(message: string | null): void {
@@ -123,7 +106,7 @@ $('sim-run').addEventListener('click', async () => {
   try {
     const policies = [...boxes.querySelectorAll<HTMLInputElement>('input:checked')].map((b) => b.value);
     if (policies.length === 0) throw new Error('policies: tick at least one');
-    const seeds = parseSeeds(($('sim-seeds') as HTMLInputElement).value);
+    const seeds = parseSeeds('seeds', ($('sim-seeds') as HTMLInputElement).value, 100);
     const job: SimulateJob = { ...(await traceTexts()), policies, seeds, backend: ($('sim-backend') as HTMLSelectElement).value as SimulateJob['backend'] };
     worker?.terminate();
     worker = new Worker(new URL('./simulate-worker.ts', import.meta.url), { type: 'module' });

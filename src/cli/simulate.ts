@@ -7,6 +7,7 @@ import { createEngine } from '../engine.js';
 import { parseNodeCsv, parsePodCsv } from '../fleet/trace.js';
 import { DEFAULT_POLICY, POLICIES } from '../fleet/policies/index.js';
 import { simulateRun, type SimulationRun } from '../fleet/simulate.js';
+import { parseSeeds } from '../fleet/seeds.js';
 import { EXIT, parseBackend, table, UsageError, type Command, type Io } from './common.js';
 
 const HELP = `gpualloc simulate: replay a GPU cluster trace under placement policies (FGD protocol)
@@ -33,19 +34,14 @@ allocation maps the arrived load x% (0..130) to the GPU allocation ratio in %.
 Policies: ${POLICIES.map((p) => `${p.name} (${p.summary})`).join('; ')}.
 `;
 
-function parseSeeds(text: string | undefined): number[] {
+/** --seeds (default 42..51); a malformed value is a usage error. */
+function seedsOption(text: string | undefined): number[] {
   if (text === undefined) return Array.from({ length: 10 }, (_, i) => 42 + i);
-  const range = /^(\d+)\.\.(\d+)$/.exec(text.trim());
-  const ok = (n: number) => Number.isSafeInteger(n) && n <= 0xffffffff;
-  if (range) {
-    const a = Number(range[1]);
-    const b = Number(range[2]);
-    if (!ok(a) || !ok(b) || b < a || b - a >= 10000) throw new UsageError(`--seeds: expected a range A..B with A <= B (at most 10000 seeds), got ${JSON.stringify(text)}`);
-    return Array.from({ length: b - a + 1 }, (_, i) => a + i);
+  try {
+    return parseSeeds('--seeds', text, 10000);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
   }
-  const parts = text.split(',').map((s) => s.trim());
-  if (parts.some((p) => !/^\d+$/.test(p) || !ok(Number(p)))) throw new UsageError(`--seeds: expected a range 42..51 or a list 42,43, got ${JSON.stringify(text)}`);
-  return parts.map(Number);
 }
 
 /** Runs a file operation for `--flag`; a failure keeps its errno (IO_ERROR, exit 2) and names the flag. */
@@ -108,12 +104,10 @@ export const command: Command = {
     const policies = (values.policy ?? DEFAULT_POLICY).split(',').map((p) => p.trim());
     const unknown = policies.find((p) => !POLICIES.some((q) => q.name === p));
     if (unknown !== undefined) throw new UsageError(`--policy: expected names among ${POLICIES.map((q) => q.name).join(', ')}, got ${JSON.stringify(unknown)}`);
-    // A repeated name or seed would count one run twice in the mean and sd.
+    // A repeated name would count one run twice in the mean and sd (parseSeeds refuses a repeated seed).
     const twicePolicy = policies.find((p, i) => policies.indexOf(p) !== i);
     if (twicePolicy !== undefined) throw new UsageError(`--policy: ${JSON.stringify(twicePolicy)} is given twice in ${JSON.stringify(values.policy)}`);
-    const seeds = parseSeeds(values.seeds);
-    const twiceSeed = seeds.find((n, i) => seeds.indexOf(n) !== i);
-    if (twiceSeed !== undefined) throw new UsageError(`--seeds: ${twiceSeed} is given twice in ${JSON.stringify(values.seeds)}`);
+    const seeds = seedsOption(values.seeds);
     let tune = 1.3;
     if (values.tune !== undefined) {
       tune = Number(values.tune);

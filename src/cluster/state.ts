@@ -63,7 +63,7 @@ const SLOT_KEYS = ['id', 'model', 'gpus', 'memoryPerGpu', 'lastActivity', 'stale
 /** Fails naming the first key of `value` (when a plain object) not in `keys`. */
 function onlyKeys(value: unknown, keys: readonly string[], field: string): void {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return;
-  rejectUnknownKeys(value as Record<string, unknown>, keys, field);
+  rejectUnknownKeys(field, value as Record<string, unknown>, keys);
 }
 
 /** Schema version of toJSON's output. */
@@ -844,7 +844,7 @@ export class ClusterState {
   commit(option: PlacementOption, options: CommitOptions = {}): string {
     const o = requireObject('option', readInput('option', option));
     // A misspelt key (a pod's `cpus`, `hostmemory`) would commit a slot that holds nothing of it.
-    rejectUnknownKeys(o, OPTION_KEYS, 'option');
+    rejectUnknownKeys('option', o, OPTION_KEYS);
     const nodeId = requireString('option.node', o.node, LIMITS.maxIdLength);
     const node = this.nodeOf.get(nodeId);
     if (node === undefined) throw new AllocationError('UNKNOWN_NODE', `option.node: node ${describeValue(nodeId)} is not in the state`, { field: 'option.node' });
@@ -870,7 +870,7 @@ export class ClusterState {
     const model = o.model === undefined ? undefined : requireString('option.model', o.model, LIMITS.maxIdLength);
     const evict = o.evict === undefined ? [] : requireArray('option.evict', o.evict, LIMITS.maxSlotsPerNode);
     const opts = requireObject('options', readInput('options', options));
-    rejectUnknownKeys(opts, COMMIT_OPTION_KEYS, 'options');
+    rejectUnknownKeys('options', opts, COMMIT_OPTION_KEYS);
     let id: string | undefined;
     if (opts.id !== undefined) {
       id = requireString('options.id', opts.id, LIMITS.maxIdLength);

@@ -1,7 +1,7 @@
 // The fleet capability's public entry: validate a simulation request and run it on the kernels.
 import { AllocationError } from '../errors.js';
 import type { Kernels } from '../kernels.js';
-import { fail, own, ownKeys, requireBoolean, requireInteger, requireObject } from '../validate.js';
+import { own, rejectUnknownKeys, requireBoolean, requireInteger, requireObject } from '../validate.js';
 import { DEFAULT_POLICY, policyByName } from './policies/index.js';
 import { simulateRun, type SimulationRun } from './simulate.js';
 import { validateNodes, validatePods, type FleetNode, type FleetPod } from './types.js';
@@ -27,7 +27,7 @@ const KEYS = ['nodes', 'pods', 'policy', 'seed', 'tune', 'events', 'fragmentatio
 /** Validates and runs one simulation. */
 export function simulateFleet(kernels: Kernels, request: SimulateRequest, progress?: (done: number, total: number) => void): SimulationRun {
   const r = requireObject('request', request);
-  for (const key of ownKeys(r)) if (!KEYS.includes(key)) fail('INVALID_ARGUMENT', `request.${key}`, `one of the keys ${KEYS.join(', ')}`, key);
+  rejectUnknownKeys('request', r, KEYS);
   const nodes = validateNodes('request.nodes', own(r, 'nodes'));
   const pods = validatePods('request.pods', own(r, 'pods'));
   const policy = policyByName(own(r, 'policy') ?? DEFAULT_POLICY, 'request.policy').name;

@@ -1,8 +1,8 @@
 // The pod scheduler: fractional, multi-resource pods placed by a fleet policy over a ClusterState's
 // nodes. It plans only; ClusterState.commit applies its options like any memory-placed model, and
 // after every change to a node the state tells each attached scheduler to re-sync that node: CPU and
-// host memory left, each GPU's free milli (from its free bytes, src/cluster/share.ts) and the GPU-pod
-// tag counts are written into the fleet kernels' arrays and fleetRefresh recomputes that node's
+// host memory left, each GPU's free milli (from its free bytes, src/cluster/share.ts) and, for the
+// clustering policy (the one that scores by them), the GPU-pod tag counts are written into the fleet kernels' arrays and fleetRefresh recomputes that node's
 // totals, fragmentation and score-cache row.
 import { AllocationError, type Reason } from '../errors.js';
 import type { Kernels } from '../kernels.js';
@@ -12,7 +12,7 @@ import type { PlacementOption } from '../placement.js';
 import { allocateAligned } from '../aligned.js';
 import { topologyFor, type Topology } from '../topology.js';
 import { LIMITS } from '../limits.js';
-import { fail, own, ownKeys, readInput, requireArray, requireInteger, requireObject } from '../validate.js';
+import { fail, own, readInput, rejectUnknownKeys, requireArray, requireInteger, requireObject } from '../validate.js';
 import type { FleetMemory } from './kernels.js';
 import * as L from './layout.js';
 import { modelMask, validatePod, validatePods, type FleetPod, type Pod } from './types.js';
@@ -59,7 +59,7 @@ function shapeKey(p: Pod): string {
 /** Validates the options and attaches a scheduler to `state` (ClusterState.podScheduler). */
 export function createPodScheduler(kernels: Kernels, state: ClusterState, options: PodSchedulerOptions): PodScheduler {
   const o = requireObject('options', readInput('options', options));
-  for (const key of ownKeys(o)) if (!KEYS.includes(key)) fail('INVALID_ARGUMENT', `options.${key}`, `one of the keys ${KEYS.join(', ')}`, key);
+  rejectUnknownKeys('options', o, KEYS);
   const policy = policyByName(own(o, 'policy') ?? DEFAULT_POLICY, 'options.policy');
   const rawTypical = own(o, 'typical');
   if (rawTypical === undefined && (policy.id === L.P_FGD || policy.id === L.P_OURS)) {
@@ -164,6 +164,18 @@ export class PodScheduler implements NodeListener {
     s.set(header, 0);
     s[L.H_DEAD] = dead;
     s.set(cleanRemainders(typical, s[L.H_DEAD]), header[L.H_CLEAN_AT]);
+    // The model bits some model-constrained typical GPU pod accepts (N_WANTED).
+    let wanted = 0;
+    typical.forEach((t, i) => {
+      const q = header[L.H_TYP_AT] + i * L.T_FIELDS;
+      const mask = modelMask(t.models, this.bits);
+      s[q] = t.cpu;
+      s[q + 1] = t.milli;
+      s[q + 2] = t.gpus;
+      s[q + 3] = mask;
+      f[header[L.H_F_WEIGHT] + i] = t.weight;
+      if (t.gpus > 0 && t.models.length > 0) wanted |= mask;
+    });
     const stride = header[L.H_STRIDE];
     for (let k = 0; k < n; k++) {
       const base = header[L.H_NODE_AT] + k * stride;
@@ -171,16 +183,8 @@ export class PodScheduler implements NodeListener {
       s[base + L.N_MODEL] = bit;
       s[base + L.N_GPUS] = this.width[k];
       s[base + L.N_RANK] = ranks[k];
-      s[base + L.N_WANTED] = bit !== 0 && typical.some((t) => t.gpus > 0 && t.models.length > 0 && (modelMask(t.models, this.bits) & bit) !== 0) ? 1 : 0;
+      s[base + L.N_WANTED] = (bit & wanted) !== 0 ? 1 : 0;
     }
-    typical.forEach((t, i) => {
-      const q = header[L.H_TYP_AT] + i * L.T_FIELDS;
-      s[q] = t.cpu;
-      s[q + 1] = t.milli;
-      s[q + 2] = t.gpus;
-      s[q + 3] = modelMask(t.models, this.bits);
-      f[header[L.H_F_WEIGHT] + i] = t.weight;
-    });
     f.set(L.fgdThresholds(), header[L.H_F_THR]);
     for (let k = 0; k < n; k++) this.write(s, k);
     kernels.fleetInit(this.memory);
@@ -196,15 +200,18 @@ export class PodScheduler implements NodeListener {
     s[base + L.N_MEM] = host < 0 ? MAX_INT : Math.min(Math.floor(host / MIB), MAX_INT);
     const maxG = this.maxGpus;
     const tags = base + L.N_TAGS;
-    s.fill(0, tags, tags + maxG + 1);
     const { total, free } = this.gpus[k];
-    // A slot's tag: 0 for one GPU below a whole GPU (a share), else its GPU count; no GPUs: none.
-    this.state._forEachSlot(k, (slot, positions) => {
-      const count = positions.length;
-      if (count === 0) return;
-      const tag = count === 1 && slot.memoryPerGpu < total[positions[0]] ? 0 : count;
-      if (tag <= maxG) s[tags + tag]++;
-    });
+    // The GPU-pod tag counts: only the clustering policy scores by them (they stay 0 for the others).
+    if (this.policy.id === L.P_CLUSTERING) {
+      s.fill(0, tags, tags + maxG + 1);
+      // A slot's tag: 0 for one GPU below a whole GPU (a share), else its GPU count; no GPUs: none.
+      this.state._forEachSlot(k, (slot, positions) => {
+        const count = positions.length;
+        if (count === 0) return;
+        const tag = count === 1 && slot.memoryPerGpu < total[positions[0]] ? 0 : count;
+        if (tag <= maxG) s[tags + tag]++;
+      });
+    }
     const gAt = tags + maxG + 1;
     const width = this.width[k];
     for (let p = 0; p < width; p++) s[gAt + p] = freeMilli(free[p], total[p]);

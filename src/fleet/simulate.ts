@@ -154,12 +154,14 @@ export function simulateRun(kernels: Kernels, nodes: readonly NodeSpec[], pods: 
   let arrived = 0;
   let used = 0;
   let failed = 0;
+  // The pod's two draws, taken as PodScheduler.plan takes them: only a policy whose GPU choice is random draws.
+  const random = policy.gpuChoice === 'random';
   try {
     for (let i = 0; i < order.length; i++) {
       const pod = order[i];
       arrived += pod.gpus * pod.milli;
-      const u1 = policy.name === 'random' ? rng.float() : 0;
-      const u2 = policy.name === 'random' ? rng.float() : 0;
+      const u1 = random ? rng.float() : 0;
+      const u2 = random ? rng.float() : 0;
       const at = fleet._plan(pod, u1, u2);
       if (at === null) failed++;
       else {

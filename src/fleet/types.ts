@@ -3,7 +3,7 @@
 import { AllocationError } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import { topologyFor, type Topology } from '../topology.js';
-import { fail, own, ownKeys, requireArray, requireInteger, requireObject, requireString } from '../validate.js';
+import { fail, own, rejectUnknownKeys, requireArray, requireInteger, requireObject, requireString } from '../validate.js';
 
 /** A node of a fleet. */
 export type FleetNode = {
@@ -54,10 +54,6 @@ const NODE_KEYS = ['id', 'cpu', 'memory', 'gpus', 'model', 'topology', 'gpuMemor
 const POD_KEYS = ['id', 'cpu', 'memory', 'gpus', 'milli', 'models'];
 const MAX_INT = 0x7fffffff;
 
-function rejectUnknown(field: string, value: Record<string, unknown>, known: string[]): void {
-  for (const key of ownKeys(value)) if (!known.includes(key)) fail('INVALID_ARGUMENT', `${field}.${key}`, `one of the keys ${known.join(', ')}`, key);
-}
-
 /** Validates a node list; returns normalized copies. */
 export function validateNodes(field: string, value: unknown): NodeSpec[] {
   const list = requireArray(field, value, LIMITS.maxFleetNodes);
@@ -66,7 +62,7 @@ export function validateNodes(field: string, value: unknown): NodeSpec[] {
   return list.map((raw, i) => {
     const f = `${field}[${i}]`;
     const o = requireObject(f, raw);
-    rejectUnknown(f, o, NODE_KEYS);
+    rejectUnknownKeys(f, o, NODE_KEYS);
     const id = requireString(`${f}.id`, own(o, 'id'), LIMITS.maxIdLength);
     if (id === '') fail('INVALID_ARGUMENT', `${f}.id`, 'a non-empty string', id);
     if (seen.has(id)) throw new AllocationError('INVALID_ARGUMENT', `${f}.id: node ${JSON.stringify(id)} appears twice`, { field: `${f}.id` });
@@ -94,7 +90,7 @@ export type Pod = { id: string; cpu: number; memory: number; gpus: number; milli
 /** Validates one pod. */
 export function validatePod(field: string, raw: unknown): Pod {
   const o = requireObject(field, raw);
-  rejectUnknown(field, o, POD_KEYS);
+  rejectUnknownKeys(field, o, POD_KEYS);
   const id = requireString(`${field}.id`, own(o, 'id'), LIMITS.maxIdLength);
   const cpu = requireInteger(`${field}.cpu`, own(o, 'cpu'), 0, MAX_INT);
   const memory = requireInteger(`${field}.memory`, own(o, 'memory'), 0, MAX_INT);
@@ -118,17 +114,6 @@ export function validatePods(field: string, value: unknown): Pod[] {
     seen.add(pod.id);
     return pod;
   });
-}
-
-/** Model names to bits: the nodes' models in order of first appearance. */
-export function modelBits(nodes: readonly { gpus: number; model: string }[]): Map<string, number> {
-  const bits = new Map<string, number>();
-  for (const n of nodes) {
-    if (n.gpus === 0 || bits.has(n.model)) continue;
-    if (bits.size === LIMITS.maxFleetModels) throw new AllocationError('LIMIT_EXCEEDED', `nodes: more than ${LIMITS.maxFleetModels} GPU models`, { field: 'nodes' });
-    bits.set(n.model, bits.size);
-  }
-  return bits;
 }
 
 /** A pod's model mask: -1 for any model; else the bits of the listed models that some node has (0: none). */

@@ -1,5 +1,5 @@
 // A placement policy as a filter/score plugin (the Kubernetes scheduler framework's shape): the
-// common filter is fit.ts; each policy is a pure score over one node and one pod, and a GPU choice
+// common filter is the kernels' fits (assembly/fleet.ts, src/baseline/fleet.ts); each policy is a pure score over one node and one pod, and a GPU choice
 // inside the node for a GPU-sharing pod. Scores are compared as numbers, the highest wins, and a tie
 // goes to the node with the smallest per-seed random rank.
 
