@@ -6,12 +6,8 @@ import { AllocationError } from '../errors.js';
 import type { StoredClusterState } from '../store/stored-state.js';
 import { EXIT, type Io } from './common.js';
 import { initStore, redactUrl, renderInit, withStoredState } from './store.js';
-
-/** One slot as `state list --json` prints it (state.ts's SlotEntry). */
-type Entry = { id: string; node: string; gpus: number[]; memoryPerGpu: number; model: string | null; lastActivity: number | null; stale: boolean; milli?: number; cpu?: number; hostMemory?: number };
-
-/** A node's pod resources (state.ts's NodeEntry). */
-type NodeEntry = { id: string; cpu?: number; cpuHeld?: number; hostMemory?: number; hostMemoryHeld?: number; gpuModel?: string };
+// Types only (erased): state.ts imports this module, so its renderers come in through StateView.
+import type { NodeEntry, SlotEntry as Entry } from './state.js';
 
 /** state.ts's renderers, so both homes of a state print the same text. */
 export type StateView = {
