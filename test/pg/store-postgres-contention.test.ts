@@ -3,11 +3,10 @@
 // full and writers race). Afterwards the rows themselves show: no GPU over its total, every commit
 // reported as a success has its slot (node, GPUs, memory as reported), every reported failure and
 // every release left nothing, and each node's version counts exactly the changes made to it.
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PostgresStore } from '../../src/store/postgres.js';
-import { freshStore, noPg, pgUrl, sql, uniformNodes } from './pg-context.js';
+import { freshStore, noPg, pgUrl, runWriter, sql, uniformNodes } from './pg-context.js';
 
 const GiB = 2 ** 30;
 const WRITERS = 8;
@@ -17,19 +16,6 @@ const WRITER = join(import.meta.dirname, '..', 'fixtures', 'store-writer.mjs');
 const RUNS = Number(process.env.GPUALLOC_CONTENTION_RUNS ?? 1);
 
 type Line = { op: 'commit' | 'release' | 'start'; id: string; ok?: boolean; node?: string; gpus?: number[]; memoryPerGpu?: number; code?: string; conflicts?: number };
-
-/** Runs one writer to its end; resolves to its output lines (rejects on a non-zero exit). */
-function runWriter(input: Record<string, unknown>): Promise<Line[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WRITER], { env: { ...process.env, GPUALLOC_WRITER: JSON.stringify(input) }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l))) : reject(new Error(`writer ${String(input.writer)} exited ${code}: ${err}`))));
-  });
-}
 
 describe.skipIf(noPg)('PostgresStore under contention', () => {
   let store: PostgresStore | undefined;
@@ -43,7 +29,7 @@ describe.skipIf(noPg)('PostgresStore under contention', () => {
     store = fresh.store;
     const schema = fresh.schema;
     const per = TOTAL_OPS / WRITERS;
-    const results = await Promise.all(Array.from({ length: WRITERS }, (_, w) => runWriter({ url: pgUrl, schema, writer: w, ops: per, seed: 1000 + w, watch: w % 2 === 1 })));
+    const results = await Promise.all(Array.from({ length: WRITERS }, (_, w) => runWriter<Line>(WRITER, { url: pgUrl, schema, writer: w, ops: per, seed: 1000 + w, watch: w % 2 === 1 })));
     const lines = results.flat();
     expect(lines.length).toBe(TOTAL_OPS);
     const committed = new Map<string, Line>();
