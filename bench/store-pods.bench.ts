@@ -10,9 +10,6 @@
 // that loses every one of its 5 attempts counts as not committed). Latency is
 // the store commit alone (planning excluded). Server durability at its defaults (fsync on).
 //   npm run bench:store-pods [-- --quick] [-- --out=FILE]
-import { existsSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, totalmem } from 'node:os';
-import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { Bench } from 'tinybench';
 import { createEngine, type Engine } from '../src/engine.js';
@@ -22,6 +19,7 @@ import { openClusterState, type StoredClusterState } from '../src/store/stored-s
 import type { ClusterNode } from '../src/cluster/state.js';
 import type { PlacementOption } from '../src/placement.js';
 import { findPgBin, startPg } from './pg-server.js';
+import { machineInfo, percentile, resultsPath, writeResults } from './store.bench.js';
 import { table } from '../src/cli/common.js';
 
 const GiB = 2 ** 30;
@@ -38,11 +36,6 @@ function nodes(workload: Workload): ClusterNode[] {
     if (workload === 'pods') Object.assign(node, { cpu: 64_000, hostMemory: 512 * GiB, gpuModel: 'A100' });
     return node;
   });
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
 /** The k-th pod of writer w: cycles through a share, whole GPUs and CPU only. */
@@ -173,14 +166,11 @@ export async function runPodStoreBench(options: { quick?: boolean; out?: string 
   } finally {
     server.stop();
   }
-  const machine = { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memoryBytes: totalmem(), node: process.version, platform: process.platform, loadavg: loadavg() };
+  const machine = machineInfo();
   console.log(`pod store bench on ${machine.cpu} (${machine.cores} cores), Node ${machine.node}${quick ? ', quick' : ''}: ${perWriter} commits per writer per round, ${iterations} rounds, PostgreSQL commit latency (planning excluded)`);
   process.stdout.write(table(['workload', 'slots_within_node', 'writers', 'p50 ms', 'p99 ms', 'mean ms', 'commits', 'not committed', 'conflicts'], rows.map((r) => [r.workload, r.trigger ? 'on' : 'off', r.writers, r.p50Ms.toFixed(3), r.p99Ms.toFixed(3), r.meanMs.toFixed(3), r.commits, r.failures, r.conflicts])));
   if (options.out !== null) {
-    let root = import.meta.dirname;
-    while (!existsSync(join(root, 'package.json')) && dirname(root) !== root) root = dirname(root);
-    const out = options.out ?? join(root, 'bench', 'store-pods-results.json');
-    writeFileSync(out, JSON.stringify({ schema: 1, date: new Date().toISOString(), quick, machine, perWriter, rounds: iterations, rows, notes }, null, 2) + '\n');
+    writeResults(options.out ?? resultsPath('store-pods-results.json'), { schema: 1, date: new Date().toISOString(), quick, machine, perWriter, rounds: iterations, rows, notes });
   }
   return { rows, notes };
 }

@@ -30,9 +30,27 @@ const WRITERS = [1, 4, 8];
 /** One row of the table / JSON. */
 export type StoreBenchRow = { store: string; writers: number; commits: number; commitsPerSecond: number; p50Ms: number; p99Ms: number; conflicts: number; failures: number; rounds: number };
 
-function percentile(sorted: number[], p: number): number {
+/** The p-th percentile (nearest rank) of ascending `sorted`; NaN when empty. Shared with store-pods.bench.ts. */
+export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** The machine a store bench ran on, for its JSON. Shared with store-pods.bench.ts. */
+export function machineInfo() {
+  return { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memoryBytes: totalmem(), node: process.version, platform: process.platform, loadavg: loadavg() };
+}
+
+/** The path of NAME in the package's bench folder, whether the bench runs from the sources or from dist. */
+export function resultsPath(name: string): string {
+  let root = import.meta.dirname;
+  while (!existsSync(join(root, 'package.json')) && dirname(root) !== root) root = dirname(root);
+  return join(root, 'bench', name);
+}
+
+/** Writes a bench's results as indented JSON. */
+export function writeResults(path: string, results: unknown): void {
+  writeFileSync(path, JSON.stringify(results, null, 2) + '\n');
 }
 
 /** Times rounds of `writers` concurrent writers on stores made by `open` (one per writer, sharing one state). */
@@ -123,16 +141,12 @@ export async function runStoreBench(options: { quick?: boolean; out?: string | n
       server.stop();
     }
   }
-  const machine = { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memoryBytes: totalmem(), node: process.version, platform: process.platform, loadavg: loadavg() };
+  const machine = machineInfo();
   console.log(`store bench on ${machine.cpu} (${machine.cores} cores), Node ${machine.node}${quick ? ', quick' : ''}: ${perWriter} commits per writer per round, ${iterations} rounds (memory: ${quick ? iterations : 40})`);
   process.stdout.write(table(['store', 'writers', 'commits/s', 'p50 ms', 'p99 ms', 'conflicts', 'commits', 'not committed'], rows.map((r) => [r.store, r.writers, Math.round(r.commitsPerSecond).toLocaleString('en-US'), r.p50Ms.toFixed(3), r.p99Ms.toFixed(3), r.conflicts, r.commits, r.failures])));
   for (const n of notes) console.log(n);
   if (options.out !== null) {
-    // bench/store-results.json of the package, whether this runs from bench/ or dist/bench/.
-    let root = import.meta.dirname;
-    while (!existsSync(join(root, 'package.json')) && dirname(root) !== root) root = dirname(root);
-    const out = options.out ?? join(root, 'bench', 'store-results.json');
-    writeFileSync(out, JSON.stringify({ schema: 1, date: new Date().toISOString(), quick, machine, perWriter, rounds: iterations, rows, notes }, null, 2) + '\n');
+    writeResults(options.out ?? resultsPath('store-results.json'), { schema: 1, date: new Date().toISOString(), quick, machine, perWriter, rounds: iterations, rows, notes });
   }
   return { rows, notes };
 }

@@ -2,51 +2,21 @@
 // by a replica that planned before another writer took them, is refused with exactly the in-memory
 // commit's CONFLICT (code, message, field) and the stores' rule's (applyCommit over the stored node);
 // the store is left as it was, and the replica is brought up to date (its copy charges the winner's pod).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { engines } from './engines.js';
-import { AllocationError } from '../src/errors.js';
+import { makeStore, outcomeOf, removeStoreDirs } from './stores.js';
 import type { ClusterNode } from '../src/cluster/state.js';
-import type { Engine } from '../src/engine.js';
 import type { PlacementOption } from '../src/placement.js';
 import { applyCommit } from '../src/store/apply.js';
-import { JsonFileStore } from '../src/store/file.js';
-import { MemoryStore } from '../src/store/memory.js';
 import { openClusterState } from '../src/store/stored-state.js';
-import type { ClusterStore } from '../src/store/types.js';
 
 const { wasm, ts } = await engines();
 const G = 2 ** 30;
 
 const NODES: ClusterNode[] = [{ id: 'n', gpus: [0, 1].map((index) => ({ index, memoryTotal: 80 * G })), cpu: 16_000, hostMemory: 64 * G, gpuModel: 'A100' }];
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-async function makeStore(kind: 'memory' | 'file', engine: Engine): Promise<{ store: ClusterStore; path?: string }> {
-  if (kind === 'memory') return { store: MemoryStore.create(engine, { nodes: NODES }) };
-  const dir = mkdtempSync(join(tmpdir(), 'gpualloc-pod-conflict-'));
-  dirs.push(dir);
-  const path = join(dir, 'state.json');
-  const store = JsonFileStore.open(path);
-  await store.init(engine.createClusterState({ nodes: NODES }));
-  return { store, path };
-}
-
-/** The AllocationError `fn` throws or rejects with, as code + message + field ('ok' when none). */
-async function outcomeOf(fn: () => unknown): Promise<string> {
-  try {
-    await fn();
-    return 'ok';
-  } catch (error) {
-    if (error instanceof AllocationError) return `${error.code} ${error.message} @${error.field}`;
-    throw error;
-  }
-}
+afterEach(removeStoreDirs);
 
 const pod = (cpu: number, hostMemory: number): PlacementOption => ({ node: 'n', gpus: [1], memoryPerGpu: Math.floor((100 * 80 * G) / 1000), milli: 100, cpu, hostMemory, evict: [], score: 0 });
 
@@ -61,7 +31,7 @@ describe.each([
 ] as const)('a stale pod through the %s store (%s)', (kind, _backend, engine) => {
   it.each(CASES)('over the node\'s %s: the in-memory commit\'s CONFLICT, nothing changed', async (_what, first, second, message) => {
     const clean = (o: PlacementOption): PlacementOption => JSON.parse(JSON.stringify(o));
-    const { store, path } = await makeStore(kind, engine);
+    const { store, path } = await makeStore(kind, engine, NODES);
     const winner = await openClusterState(engine, store, { watch: false, replica: 0 });
     const late = await openClusterState(engine, store, { watch: false, replica: 1 });
     await winner.commit(clean(first), { id: 'a' });

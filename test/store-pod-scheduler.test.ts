@@ -3,18 +3,13 @@
 // a whole reload), so its view always equals a scheduler built afresh on the copy; commitWithRetry
 // re-plans on CONFLICT and never over-allocates a node's CPU, host memory or GPU; bad options and use
 // after close are errors naming the field. Memory and file stores, both backends.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { engines } from './engines.js';
+import { makeStore, removeStoreDirs } from './stores.js';
 import type { ClusterNode } from '../src/cluster/state.js';
 import type { Engine } from '../src/engine.js';
-import { JsonFileStore } from '../src/store/file.js';
-import { MemoryStore } from '../src/store/memory.js';
 import { openClusterState, type StoredClusterState, type StoredPodScheduler } from '../src/store/stored-state.js';
-import type { ClusterStore } from '../src/store/types.js';
 
 const { wasm, ts } = await engines();
 const G = 2 ** 30;
@@ -25,19 +20,7 @@ const NODES: ClusterNode[] = [
   { id: 'c', gpus: [], cpu: 4000 },
 ];
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-async function makeStore(kind: 'memory' | 'file', engine: Engine): Promise<ClusterStore> {
-  if (kind === 'memory') return MemoryStore.create(engine, { nodes: NODES });
-  const dir = mkdtempSync(join(tmpdir(), 'gpualloc-stored-pods-'));
-  dirs.push(dir);
-  const store = JsonFileStore.open(join(dir, 'state.json'));
-  await store.init(engine.createClusterState({ nodes: NODES }));
-  return store;
-}
+afterEach(removeStoreDirs);
 
 /** The scheduler's view of every node equals that of a scheduler built afresh on the replica's copy. */
 function expectCurrent(engine: Engine, replica: StoredClusterState, scheduler: StoredPodScheduler): void {
@@ -64,7 +47,7 @@ describe.each([
   ['memory', 'wasm', wasm], ['memory', 'ts', ts], ['file', 'wasm', wasm], ['file', 'ts', ts],
 ] as const)('podScheduler on a %s store (%s)', (kind, _backend, engine) => {
   it('a stale replica\'s commitWithRetry meets CONFLICT, re-plans on the fresh node and stays current', async () => {
-    const store = await makeStore(kind, engine);
+    const store = (await makeStore(kind, engine, NODES)).store;
     const one = await openClusterState(engine, store, { watch: false, replica: 0 });
     const two = await openClusterState(engine, store, { watch: false, replica: 1 });
     const p1 = one.podScheduler({ policy: 'bestfit' });
@@ -109,7 +92,7 @@ describe.each([
       milli: fc.constantFrom(250, 500, 750),
     }), { minLength: 1, maxLength: 25 });
     await fc.assert(fc.asyncProperty(pods, async (steps) => {
-      const store = await makeStore(kind, engine);
+      const store = (await makeStore(kind, engine, NODES)).store;
       const replicas = [await openClusterState(engine, store, { watch: false, replica: 0 }), await openClusterState(engine, store, { watch: false, replica: 1 })];
       const schedulers = replicas.map((r) => r.podScheduler({ policy: 'bestfit' }));
       const held: string[] = [];
@@ -133,7 +116,7 @@ describe.each([
   });
 
   it('bad options and bad retry options name the field; nothing is attached', async () => {
-    const store = await makeStore(kind, engine);
+    const store = (await makeStore(kind, engine, NODES)).store;
     const state = await openClusterState(engine, store, { watch: false });
     expect(() => state.podScheduler({ policy: 'nope' })).toThrow(expect.objectContaining({ code: 'UNKNOWN_POLICY', field: 'options.policy' }));
     expect(() => state.podScheduler({ polcy: 'bestfit' } as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', field: 'options.polcy' }));

@@ -3,17 +3,12 @@
 // store with every field, reload with every field in a fresh reader and in the committing replica's
 // own copy, keep the node's cpu / hostMemory / gpuModel, and the file stays in the CLI's format.
 // Both stores, both backends.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { engines } from './engines.js';
-import { stateFileText, type ClusterNode, type ClusterState } from '../src/cluster/state.js';
-import type { Engine } from '../src/engine.js';
-import { JsonFileStore } from '../src/store/file.js';
-import { MemoryStore } from '../src/store/memory.js';
+import { makeStore, planPod, removeStoreDirs } from './stores.js';
+import { stateFileText, type ClusterNode } from '../src/cluster/state.js';
 import { openClusterState } from '../src/store/stored-state.js';
-import type { ClusterStore } from '../src/store/types.js';
 
 const { wasm, ts } = await engines();
 const G = 2 ** 30;
@@ -25,36 +20,13 @@ const NODES: ClusterNode[] = [
   { id: 'plain', gpus: [{ index: 0, memoryTotal: 16 * G }] },
 ];
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-/** A store of `kind` holding NODES, and the file path for the file store. */
-async function makeStore(kind: 'memory' | 'file', engine: Engine): Promise<{ store: ClusterStore; path?: string }> {
-  if (kind === 'memory') return { store: MemoryStore.create(engine, { nodes: NODES }) };
-  const dir = mkdtempSync(join(tmpdir(), 'gpualloc-pod-store-'));
-  dirs.push(dir);
-  const path = join(dir, 'state.json');
-  const store = JsonFileStore.open(path);
-  await store.init(engine.createClusterState({ nodes: NODES }));
-  return { store, path };
-}
-
-function planPod(local: ClusterState, pod: { id: string; cpu: number; memory: number; gpus: number; milli: number }) {
-  const pods = local.podScheduler({ policy: 'bestfit' });
-  try {
-    return pods.plan(pod);
-  } finally {
-    pods.close();
-  }
-}
+afterEach(removeStoreDirs);
 
 describe.each([
   ['memory', 'wasm', wasm], ['memory', 'ts', ts], ['file', 'wasm', wasm], ['file', 'ts', ts],
 ] as const)('pod slots in the %s store (%s)', (kind, _backend, engine) => {
   it('a share + CPU + host memory pod, a CPU-only pod and a host-memory-only pod round-trip with every field', async () => {
-    const { store, path } = await makeStore(kind, engine);
+    const { store, path } = await makeStore(kind, engine, NODES);
     const writer = await openClusterState(engine, store, { watch: false, replica: 0 });
     const share = planPod(engine.restoreClusterState(writer.toJSON()), { id: 'share', cpu: 4000, memory: 8192, gpus: 1, milli: 250 }).options[0];
     expect(share).toMatchObject({ node: 'a100', milli: 250, cpu: 4000, hostMemory: 8 * G });

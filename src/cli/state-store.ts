@@ -1,33 +1,12 @@
 // `gpualloc state ACTION --store URL`: the actions of `state` on a cluster state in PostgreSQL, with
-// the output of the file version (the renderers are state.ts's, passed in), plus `init`. Changes go
+// the output of the file version (state-view.ts), plus `init`. Changes go
 // through the store: a release or stale mark is one transaction on the slot's node.
 import type { Engine } from '../engine.js';
 import { AllocationError } from '../errors.js';
 import type { StoredClusterState } from '../store/stored-state.js';
 import { EXIT, type Io } from './common.js';
 import { initStore, redactUrl, renderInit, withStoredState } from './store.js';
-
-/** One slot as `state list --json` prints it (state.ts's SlotEntry). */
-type Entry = { id: string; node: string; gpus: number[]; memoryPerGpu: number; model: string | null; lastActivity: number | null; stale: boolean; milli?: number; cpu?: number; hostMemory?: number };
-
-/** A node's pod resources (state.ts's NodeEntry). */
-type NodeEntry = { id: string; cpu?: number; cpuHeld?: number; hostMemory?: number; hostMemoryHeld?: number; gpuModel?: string };
-
-/** state.ts's renderers, so both homes of a state print the same text. */
-export type StateView = {
-  entries(state: StoredClusterState): Entry[];
-  nodeEntries(state: StoredClusterState): NodeEntry[];
-  find(state: StoredClusterState, id: string, name: string): Entry;
-  renderList(list: Entry[], name: string, now: number): string;
-  renderSlot(e: Entry, now: number, node?: NodeEntry): string;
-  renderNodes(nodes: NodeEntry[]): string;
-  listJson(list: Entry[], nodes: NodeEntry[]): unknown;
-  showJson(e: Entry, nodes: NodeEntry[]): unknown;
-  renderReleased(e: Entry): string;
-  renderStale(e: Entry, stale: boolean): string;
-  renderGc(removed: Entry[], all: Entry[], olderThanText: string, name: string, now: number): string;
-  busyLine(state: StoredClusterState): string | undefined;
-};
+import { entries, find, idleEntries, listOutput, renderGc, renderReleased, renderStale, showOutput, type SlotEntry } from './state-view.js';
 
 /** What `state` parsed, for the --store path. */
 export type StoreAction = {
@@ -44,7 +23,7 @@ export type StoreAction = {
 };
 
 /** Runs one `state` action on the store at `a.url`; returns the exit code. */
-export async function runStateOnStore(engine: Engine, a: StoreAction, view: StateView, io: Io): Promise<number> {
+export async function runStateOnStore(engine: Engine, a: StoreAction, io: Io): Promise<number> {
   const print = (json: unknown, text: string) => io.out(a.json ? JSON.stringify(json, null, 2) + '\n' : text);
   if (a.action === 'init') {
     const report = await initStore(engine, a.url, { inventory: a.inventory, preset: a.preset, quiet: a.json }, a.replace, io);
@@ -54,28 +33,22 @@ export async function runStateOnStore(engine: Engine, a: StoreAction, view: Stat
   const name = redactUrl(a.url);
   return withStoredState(engine, a.url, async (state) => {
     const now = Date.now();
-    if (a.action === 'list') {
-      const busy = view.busyLine(state);
-      const list = view.entries(state);
-      const nodes = view.nodeEntries(state);
-      print(view.listJson(list, nodes), view.renderList(list, name, now) + (busy === undefined ? '' : `${busy}\n`) + view.renderNodes(nodes));
-    } else if (a.action === 'show') {
-      const e = view.find(state, a.slotId!, name);
-      const nodes = view.nodeEntries(state);
-      print(view.showJson(e, nodes), view.renderSlot(e, now, nodes.find((n) => n.id === e.node)));
+    if (a.action === 'list' || a.action === 'show') {
+      const { json, text } = a.action === 'list' ? listOutput(state, name, now) : showOutput(state, a.slotId!, name, now);
+      print(json, text);
     } else if (a.action === 'release') {
-      const e = view.find(state, a.slotId!, name);
+      const e = find(state, a.slotId!, name);
       await state.release(e.id);
-      print({ released: e }, view.renderReleased(e));
+      print({ released: e }, renderReleased(e));
     } else if (a.action === 'stale') {
-      const e = view.find(state, a.slotId!, name);
+      const e = find(state, a.slotId!, name);
       const stale = !a.clear;
       if (e.stale !== stale) await state.markStale(e.id, stale);
-      print({ slot: { ...e, stale } }, view.renderStale(e, stale));
+      print({ slot: { ...e, stale } }, renderStale(e, stale));
     } else {
-      const all = view.entries(state);
-      const removed: Entry[] = [];
-      for (const e of all.filter((x) => x.lastActivity !== null && now - x.lastActivity > a.olderThan!)) {
+      const all = entries(state);
+      const removed: SlotEntry[] = [];
+      for (const e of idleEntries(all, now, a.olderThan!)) {
         try {
           await state.release(e.id);
           removed.push(e);
@@ -84,7 +57,7 @@ export async function runStateOnStore(engine: Engine, a: StoreAction, view: Stat
           if (!(error instanceof AllocationError && error.code === 'UNKNOWN_SLOT')) throw error;
         }
       }
-      print({ removed, kept: all.length - removed.length }, view.renderGc(removed, all, a.olderThanText!, name, now));
+      print({ removed, kept: all.length - removed.length }, renderGc(removed, all, a.olderThanText!, name, now));
     }
     return EXIT.OK;
   });

@@ -143,30 +143,36 @@ export class StoredClusterState {
    * fitting (or every attempt losing to another writer) is a result with `reason`, not an error.
    */
   async commitWithRetry(request: ClusterPlanRequest, options: RetryOptions = {}): Promise<RetryResult> {
-    const opts = requireObject('options', options);
-    onlyKnownKeys('options', opts, ['attempts', 'id', 'lastActivity', 'onPlan']);
+    const { opts, attempts, commitOptions } = retryOptions(options, ['onPlan']);
     if (opts.onPlan !== undefined && typeof opts.onPlan !== 'function') fail('INVALID_ARGUMENT', 'options.onPlan', 'a function', opts.onPlan);
     const onPlan = opts.onPlan as RetryOptions['onPlan'];
-    const attempts = opts.attempts === undefined ? DEFAULT_ATTEMPTS : requireInteger('options.attempts', opts.attempts, 1, 1000);
-    const commitOptions: CommitOptions = {};
-    if (opts.id !== undefined) commitOptions.id = opts.id as string;
-    if (opts.lastActivity !== undefined) commitOptions.lastActivity = opts.lastActivity as number;
-    let conflicts = 0;
-    let last: AllocationError | undefined;
-    for (let attempt = 1; ; attempt++) {
-      if (this.reload) await this.refresh();
+    return this._retry(attempts, commitOptions, () => {
       const plan = this.local.plan(request);
       onPlan?.(plan);
-      if (plan.options.length === 0) return { plan, attempts: attempt, conflicts, ...(plan.reason ? { reason: plan.reason } : {}) };
-      const chosen = conflicts === 0 ? 0 : (this.replica + attempt) % plan.options.length;
+      return plan;
+    }, (attempt, conflicts, count) => (conflicts === 0 ? 0 : (this.replica + attempt) % count));
+  }
+
+  /**
+   * @internal The loop of both commitWithRetry: up to `attempts` times, catches up, plans, and
+   * commits the option `pick` chooses; CONFLICT re-plans (a second one in a row reloads everything).
+   */
+  async _retry<P extends { options: PlacementOption[]; reason?: Reason }>(
+    attempts: number, commitOptions: CommitOptions, plan: () => P, pick: (attempt: number, conflicts: number, count: number) => number,
+  ): Promise<{ plan: P; committed?: string; option?: number; attempts: number; conflicts: number; reason?: Reason }> {
+    let conflicts = 0;
+    for (let attempt = 1; ; attempt++) {
+      if (this.reload) await this.refresh();
+      const p = plan();
+      if (p.options.length === 0) return { plan: p, attempts: attempt, conflicts, ...(p.reason ? { reason: p.reason } : {}) };
+      const chosen = pick(attempt, conflicts, p.options.length);
       try {
-        return { plan, committed: await this.commit(plan.options[chosen], commitOptions), attempts: attempt, conflicts, option: chosen };
+        return { plan: p, committed: await this.commit(p.options[chosen], commitOptions), attempts: attempt, conflicts, option: chosen };
       } catch (error) {
         if (!(error instanceof AllocationError) || error.code !== 'CONFLICT') throw error;
         conflicts++;
-        last = error;
         if (attempt >= attempts) {
-          return { plan, attempts: attempt, conflicts, reason: { code: 'CONFLICT', message: `every one of ${attempts} attempts lost to another writer; the last: ${last.message}` } };
+          return { plan: p, attempts: attempt, conflicts, reason: { code: 'CONFLICT', message: `every one of ${attempts} attempts lost to another writer; the last: ${error.message}` } };
         }
         // The conflict refreshed one node; a second one in a row says others moved too: read everything.
         if (conflicts >= 2) await this.refresh();
@@ -228,9 +234,7 @@ export class StoredClusterState {
    * re-validates CPU, host memory and the share. Closed by `close()` of this state, or its own.
    */
   podScheduler(options: PodSchedulerOptions = {}): StoredPodScheduler {
-    const scheduler = new StoredPodScheduler(this, options, () => this.local, async () => {
-      if (this.reload) await this.refresh();
-    });
+    const scheduler = new StoredPodScheduler(this, options, () => this.local);
     this.schedulers.add(scheduler);
     return scheduler;
   }
@@ -268,6 +272,17 @@ export class StoredClusterState {
       }
     }
   }
+}
+
+/** The options both commitWithRetry take (attempts, id, lastActivity, and `extra` keys), checked. */
+function retryOptions(options: unknown, extra: readonly string[]): { opts: Record<string, unknown>; attempts: number; commitOptions: CommitOptions } {
+  const opts = requireObject('options', options);
+  onlyKnownKeys('options', opts, ['attempts', 'id', 'lastActivity', ...extra]);
+  const attempts = opts.attempts === undefined ? DEFAULT_ATTEMPTS : requireInteger('options.attempts', opts.attempts, 1, 1000);
+  const commitOptions: CommitOptions = {};
+  if (opts.id !== undefined) commitOptions.id = opts.id as string;
+  if (opts.lastActivity !== undefined) commitOptions.lastActivity = opts.lastActivity as number;
+  return { opts, attempts, commitOptions };
 }
 
 function sameSlot(a: Slot, b: Slot): boolean {
@@ -316,15 +331,13 @@ export class StoredPodScheduler {
   private readonly state: StoredClusterState;
   private readonly options: PodSchedulerOptions;
   private readonly local: () => ClusterState;
-  private readonly caughtUp: () => Promise<void>;
 
   /** Use StoredClusterState.podScheduler. */
-  constructor(state: StoredClusterState, options: PodSchedulerOptions, local: () => ClusterState, caughtUp: () => Promise<void>) {
+  constructor(state: StoredClusterState, options: PodSchedulerOptions, local: () => ClusterState) {
     this.state = state;
     // Read once: a rebuild after a reload must not see later changes to the caller's object.
     this.options = readInput('options', options) as PodSchedulerOptions;
     this.local = local;
-    this.caughtUp = caughtUp;
     this.current(); // bad options fail here, naming the field
   }
 
@@ -349,27 +362,9 @@ export class StoredPodScheduler {
    * No node fitting, or every attempt lost, is a result with `reason`, not an error.
    */
   async commitWithRetry(pod: FleetPod, options: PodRetryOptions = {}): Promise<PodRetryResult> {
-    const opts = requireObject('options', options);
-    onlyKnownKeys('options', opts, ['attempts', 'id', 'lastActivity']);
-    const attempts = opts.attempts === undefined ? DEFAULT_ATTEMPTS : requireInteger('options.attempts', opts.attempts, 1, 1000);
-    const commitOptions: CommitOptions = {};
-    if (opts.id !== undefined) commitOptions.id = opts.id as string;
-    if (opts.lastActivity !== undefined) commitOptions.lastActivity = opts.lastActivity as number;
-    let conflicts = 0;
-    for (let attempt = 1; ; attempt++) {
-      await this.caughtUp();
-      const plan = this.plan(pod);
-      if (plan.options.length === 0) return { plan, attempts: attempt, conflicts, ...(plan.reason ? { reason: plan.reason } : {}) };
-      try {
-        return { plan, committed: await this.state.commit(plan.options[0], commitOptions), attempts: attempt, conflicts };
-      } catch (error) {
-        if (!(error instanceof AllocationError) || error.code !== 'CONFLICT') throw error;
-        conflicts++;
-        if (attempt >= attempts) return { plan, attempts: attempt, conflicts, reason: { code: 'CONFLICT', message: `every one of ${attempts} attempts lost to another writer; the last: ${error.message}` } };
-        // The conflict refreshed one node; a second one in a row says others moved too: read everything.
-        if (conflicts >= 2) await this.state.refresh();
-      }
-    }
+    const { attempts, commitOptions } = retryOptions(options, []);
+    const { option: _first, ...result } = await this.state._retry(attempts, commitOptions, () => this.plan(pod), () => 0);
+    return result;
   }
 
   /** Detaches from the state; using the scheduler afterwards is an error. */

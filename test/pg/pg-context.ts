@@ -1,5 +1,6 @@
 // What each PostgreSQL test file needs: the suite's server URL (or a skip), a fresh schema per test,
-// and a direct SQL connection for assertions on the rows themselves.
+// a direct SQL connection for assertions on the rows themselves, and a writer process runner.
+import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { createEngine, type Engine } from '../../src/engine.js';
@@ -39,4 +40,20 @@ export async function sql(): Promise<pg.Client> {
   const client = new pg.Client({ connectionString: pgUrl });
   await client.connect();
   return client;
+}
+
+/**
+ * Runs the writer script `script` (a test/fixtures/*.mjs taking its input as JSON in GPUALLOC_WRITER)
+ * to its end; resolves to its output, one JSON value a line (rejects on a non-zero exit, with stderr).
+ */
+export function runWriter<Line>(script: string, input: Record<string, unknown>): Promise<Line[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script], { env: { ...process.env, GPUALLOC_WRITER: JSON.stringify(input) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(out.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line)) : reject(new Error(`writer ${String(input.writer)} exited ${code}: ${err}`))));
+  });
 }

@@ -3,33 +3,19 @@
 // full and writers race). Afterwards the rows themselves show: no GPU over its total, every commit
 // reported as a success has its slot (node, GPUs, memory as reported), every reported failure and
 // every release left nothing, and each node's version counts exactly the changes made to it.
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PostgresStore } from '../../src/store/postgres.js';
-import { freshStore, noPg, pgUrl, sql, uniformNodes } from './pg-context.js';
+import { freshStore, noPg, pgUrl, runWriter, sql, uniformNodes } from './pg-context.js';
 
 const GiB = 2 ** 30;
 const WRITERS = 8;
 const TOTAL_OPS = 2000;
 const WRITER = join(import.meta.dirname, '..', 'fixtures', 'store-writer.mjs');
-/** Runs in a row, each on a schema of its own (GPUALLOC_CONTENTION_RUNS=20 for a soak; default 1). */
+/** Runs in a row, each on a schema of its own with seeds of its own (GPUALLOC_CONTENTION_RUNS=20 for a soak, as .ci/run does; default 1). */
 const RUNS = Number(process.env.GPUALLOC_CONTENTION_RUNS ?? 1);
 
 type Line = { op: 'commit' | 'release' | 'start'; id: string; ok?: boolean; node?: string; gpus?: number[]; memoryPerGpu?: number; code?: string; conflicts?: number };
-
-/** Runs one writer to its end; resolves to its output lines (rejects on a non-zero exit). */
-function runWriter(input: Record<string, unknown>): Promise<Line[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WRITER], { env: { ...process.env, GPUALLOC_WRITER: JSON.stringify(input) }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l))) : reject(new Error(`writer ${String(input.writer)} exited ${code}: ${err}`))));
-  });
-}
 
 describe.skipIf(noPg)('PostgresStore under contention', () => {
   let store: PostgresStore | undefined;
@@ -38,12 +24,12 @@ describe.skipIf(noPg)('PostgresStore under contention', () => {
     store = undefined;
   });
 
-  it.each(Array.from({ length: RUNS }, (_, k) => k + 1))('run %i: 8 writers, 2,000 commits and releases: no GPU over its total, every reported outcome matches the rows', async () => {
+  it.each(Array.from({ length: RUNS }, (_, k) => k + 1))('run %i: 8 writers, 2,000 commits and releases: no GPU over its total, every reported outcome matches the rows', async (run) => {
     const fresh = await freshStore('contention', uniformNodes(4, 8, 80 * GiB));
     store = fresh.store;
     const schema = fresh.schema;
     const per = TOTAL_OPS / WRITERS;
-    const results = await Promise.all(Array.from({ length: WRITERS }, (_, w) => runWriter({ url: pgUrl, schema, writer: w, ops: per, seed: 1000 + w, watch: w % 2 === 1 })));
+    const results = await Promise.all(Array.from({ length: WRITERS }, (_, w) => runWriter<Line>(WRITER, { url: pgUrl, schema, writer: w, ops: per, seed: 1000 + 100 * (run - 1) + w, watch: w % 2 === 1 })));
     const lines = results.flat();
     expect(lines.length).toBe(TOTAL_OPS);
     const committed = new Map<string, Line>();

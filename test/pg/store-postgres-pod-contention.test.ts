@@ -5,12 +5,11 @@
 // Afterwards the rows show: no node over its CPU or host memory, no GPU over its bytes or its 1000
 // milli, every commit reported as a success is there with the fields reported, every reported
 // failure and every release left nothing, and each node's version counts exactly its changes.
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ClusterNode } from '../../src/cluster/state.js';
 import type { PostgresStore } from '../../src/store/postgres.js';
-import { freshStore, noPg, pgUrl, sql } from './pg-context.js';
+import { freshStore, noPg, pgUrl, runWriter, sql } from './pg-context.js';
 
 const G = 2 ** 30;
 const WRITERS = 8;
@@ -20,19 +19,6 @@ const WRITER = join(import.meta.dirname, '..', 'fixtures', 'store-pod-writer.mjs
 const RUNS = Number(process.env.GPUALLOC_CONTENTION_RUNS ?? 1);
 
 type Line = { op: 'commit' | 'release'; id: string; ok?: boolean; node?: string; gpus?: number[]; memoryPerGpu?: number; milli?: number | null; cpu?: number | null; hostMemory?: number | null; code?: string; conflicts?: number };
-
-/** Runs one writer to its end; resolves to its output lines (rejects on a non-zero exit). */
-function runWriter(input: Record<string, unknown>): Promise<Line[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WRITER], { env: { ...process.env, GPUALLOC_WRITER: JSON.stringify(input) }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l))) : reject(new Error(`writer ${String(input.writer)} exited ${code}: ${err}`))));
-  });
-}
 
 /** 4 nodes of 4 × 16 GiB GPUs, 32 CPUs and 96 GiB of host memory each. */
 const NODES: ClusterNode[] = Array.from({ length: 4 }, (_, k) => ({
@@ -50,7 +36,7 @@ describe.skipIf(noPg)('PostgresStore with pods under contention', () => {
     const fresh = await freshStore(`pod_contention_${run}`, NODES);
     store = fresh.store;
     const schema = fresh.schema;
-    const results = await Promise.all(Array.from({ length: WRITERS }, (_, w) => runWriter({ url: pgUrl, schema, writer: w, ops: OPS_PER_WRITER, seed: 2000 + 100 * run + w, watch: w % 2 === 1 })));
+    const results = await Promise.all(Array.from({ length: WRITERS }, (_, w) => runWriter<Line>(WRITER, { url: pgUrl, schema, writer: w, ops: OPS_PER_WRITER, seed: 2000 + 100 * run + w, watch: w % 2 === 1 })));
     const lines = results.flat();
     expect(lines.length).toBe(WRITERS * OPS_PER_WRITER);
     const committed = new Map<string, Line>();

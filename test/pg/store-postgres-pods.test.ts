@@ -3,11 +3,11 @@
 // with every field (a fresh reader, a watching replica), and charge the node's CPU and host memory
 // there: a replica that planned before they landed gets the in-memory commit's CONFLICT, word for word.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { AllocationError } from '../../src/errors.js';
-import type { ClusterNode, ClusterState } from '../../src/cluster/state.js';
+import type { ClusterNode } from '../../src/cluster/state.js';
 import { openClusterState, type StoredClusterState } from '../../src/store/stored-state.js';
 import type { PostgresStore } from '../../src/store/postgres.js';
 import { freshStore, noPg, sql } from './pg-context.js';
+import { outcomeOf, planPod } from '../stores.js';
 
 const G = 2 ** 30;
 const MIB = 2 ** 20;
@@ -17,27 +17,6 @@ const NODES: ClusterNode[] = [
   { id: 'cpu-box', gpus: [], cpu: 8000 },
   { id: 'plain', gpus: [{ index: 0, memoryTotal: 16 * G }] },
 ];
-
-/** The error `fn` rejects with, as code + message + field. */
-async function errorOf(fn: () => Promise<unknown>): Promise<string> {
-  try {
-    await fn();
-  } catch (error) {
-    if (error instanceof AllocationError) return `${error.code} ${error.message} @${error.field}`;
-    throw error;
-  }
-  return 'ok';
-}
-
-/** Plans one pod on a local copy of `state` with the bestfit pod scheduler. */
-function planPod(local: ClusterState, pod: { id: string; cpu: number; memory: number; gpus: number; milli: number }) {
-  const pods = local.podScheduler({ policy: 'bestfit' });
-  try {
-    return pods.plan(pod);
-  } finally {
-    pods.close();
-  }
-}
 
 describe.skipIf(noPg)('PostgresStore with pods', () => {
   let store: PostgresStore | undefined;
@@ -131,17 +110,12 @@ describe.skipIf(noPg)('PostgresStore with pods', () => {
     await first.commit(a, { id: 'a' });
     // What an in-memory state holding the same slots answers to b.
     const truth = engine.restoreClusterState((await store.load()).state);
-    let inMemory = 'ok';
-    try {
-      truth.commit(b, { id: 'b' });
-    } catch (error) {
-      inMemory = `${(error as AllocationError).code} ${(error as AllocationError).message} @${(error as AllocationError).field}`;
-    }
+    const inMemory = await outcomeOf(() => truth.commit(b, { id: 'b' }));
     expect(inMemory).toMatch(/^CONFLICT option: node a100 has 6000 milli-CPU left, less than the 8000 asked; nothing was changed @option\.cpu$/);
     const db = await sql();
     try {
       const before = (await db.query(`SELECT id, version FROM ${schema}.nodes ORDER BY id`)).rows;
-      expect(await errorOf(() => late.commit(b, { id: 'b' }))).toBe(inMemory);
+      expect(await outcomeOf(() => late.commit(b, { id: 'b' }))).toBe(inMemory);
       expect((await db.query(`SELECT id, version FROM ${schema}.nodes ORDER BY id`)).rows).toEqual(before);
       expect((await db.query(`SELECT id FROM ${schema}.slots`)).rows).toEqual([{ id: 'a' }]);
     } finally {
