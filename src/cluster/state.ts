@@ -10,7 +10,7 @@ import type { Kernels } from '../kernels.js';
 import { LIMITS } from '../shared/limits.js';
 import { binomial, ctz } from '../shared/bits.js';
 import { sortLargestFirst } from './sort.js';
-import { shareBytes } from './share.js';
+import { shareBytes } from '../shared/share.js';
 import {
   budgetError, compareEvictionOrder, isEvictable, maskOf, nodeOptionOf, noOptionReason, PLACEMENT_BUDGET, positionMatrix,
   rejectionsFor, shareOf, sizesFor, validateNode, validatePlanRequest, validateSlots,
@@ -22,6 +22,7 @@ import { formatBytes } from '../shared/units.js';
 import { describeValue, fail, readInput, rejectUnknownKeys, requireArray, requireInteger, requireObject, requireString } from '../shared/validate.js';
 
 import { createPodScheduler, type PodScheduler, type PodSchedulerOptions } from '../fleet/scheduler.js';
+import type { NodeView } from './node-view.js';
 
 export type { ClusterNode } from './node.js';
 
@@ -68,12 +69,6 @@ function onlyKeys(value: unknown, keys: readonly string[], field: string): void 
 
 /** Schema version of toJSON's output. */
 export const CLUSTER_STATE_VERSION = 1;
-
-/** @internal What ClusterState tells an attached pod scheduler (src/fleet/scheduler.ts). */
-export interface NodeListener {
-  /** Node `node` (index in the state's node order) changed: re-read it. */
-  _sync(node: number): void;
-}
 
 type SlotRecord = { slot: Slot; node: number; positions: number[]; lo: number; hi: number };
 
@@ -124,8 +119,12 @@ export class ClusterState {
   private cpuHeld!: Float64Array;
   private hostMemoryHeld!: Float64Array;
   private readonly gpuModels: Array<string | undefined> = [];
-  /** Pod schedulers attached to this state (podScheduler): told of every change to a node. */
-  private readonly attached = new Set<NodeListener>();
+  /** The NodeView's listeners (pod schedulers): told of every change to a node. */
+  private readonly listeners = new Set<(node: number) => void>();
+  /** Changes per node (the NodeView's version). */
+  private versions!: Float64Array;
+  /** The read port pod schedulers see (nodeView). */
+  private readonly view: NodeView = this.makeView();
   private readonly nodeSlots: Array<Set<string>> = [];
   private readonly staleOrder: Array<Slot[] | undefined> = [];
   private nextSlot = 1;
@@ -238,6 +237,7 @@ export class ClusterState {
     this.gMetric = new Float64Array(models.length);
     this.nodeIds.map((_, k) => k).sort((a, b) => compareNatural(this.nodeIds[a], this.nodeIds[b])).forEach((k, r) => (this.nodeRank[k] = r));
     this.nodeStale = new Int32Array(models.length);
+    this.versions = new Float64Array(models.length);
     this.taken = new Int32Array(models.length);
     this.freeIndex = new FreeIndex({ gpuStart: this.gpuStart, free: this.free, sortedFree: this.sortedFree, nodeLoad: this.nodeLoad, nodeRank: this.nodeRank }, this.classOf, this.classes);
     this.staleIndex = new StaleIndex({ gpuStart: this.gpuStart, free: this.free }, this.classOf, this.classes.list.length);
@@ -935,9 +935,10 @@ export class ClusterState {
     this.changed(r.node);
   }
 
-  /** Tells every attached pod scheduler that node `node` changed. */
+  /** Node `node` changed: its version grows, and every NodeView listener is told. */
   private changed(node: number): void {
-    for (const l of this.attached) l._sync(node);
+    this.versions[node]++;
+    for (const l of this.listeners) l(node);
   }
 
   /** Marks a slot stale (evictable by other models) or not. */
@@ -950,6 +951,7 @@ export class ClusterState {
     r.slot.stale = stale;
     this.staleOrder[r.node] = undefined;
     this.refreshNode(r.node);
+    this.changed(r.node);
   }
 
   /** Copies of the slots, of one node or of all, in the order they were added. */
@@ -980,63 +982,53 @@ export class ClusterState {
   }
 
   /**
-   * A pod scheduler attached to this state (src/fleet/scheduler.ts): it plans pods (CPU, host memory,
+   * A pod scheduler over this state (src/fleet/scheduler.ts): it plans pods (CPU, host memory,
    * a GPU share or whole GPUs, allowed GPU models) by a fleet policy over this state's nodes, and
-   * `commit` applies its options like any other; every commit or release re-syncs the changed node
-   * in every attached scheduler. `close()` it when done.
+   * `commit` applies its options like any other; every change to a node re-syncs it in every
+   * scheduler (through the NodeView). `close()` it when done.
    */
   podScheduler(options: PodSchedulerOptions = {}): PodScheduler {
-    return createPodScheduler(this.kernels, this, options);
+    return createPodScheduler(this.kernels, this.view, options);
   }
 
-  /** @internal Attaches a scheduler: told of every change to a node until detached. */
-  _attach(listener: NodeListener): void {
-    this.attached.add(listener);
+  /** The read-only, live view of the nodes a pod scheduler plans over (see NodeView). */
+  nodeView(): NodeView {
+    return this.view;
   }
 
-  /** @internal */
-  _detach(listener: NodeListener): void {
-    this.attached.delete(listener);
-  }
-
-  /** @internal Index of node `id` in the state's node order (UNKNOWN_NODE naming `field`). */
-  _nodeIndex(id: string, field = 'node'): number {
-    const k = this.nodeOf.get(id);
-    if (k === undefined) throw new AllocationError('UNKNOWN_NODE', `${field}: node ${describeValue(id)} is not in the state`, { field });
-    return k;
-  }
-
-  /** @internal Node k's GPUs: indices (ascending), memoryTotal and free bytes (memoryTotal − memoryUsed − slots) per position; live views. */
-  _gpus(k: number): { indices: readonly number[]; total: Float64Array; free: Float64Array } {
-    return { indices: this.indices[k], total: this.totalViews[k], free: this.freeViews[k] };
-  }
-
-  /** @internal Node k's CPU left in milli-CPU (-1: not tracked). */
-  _cpuLeft(k: number): number {
-    return this.nodeCpu[k] < 0 ? -1 : this.nodeCpu[k] - this.cpuHeld[k];
-  }
-
-  /** @internal Node k's host memory left in bytes (-1: not tracked). */
-  _hostMemoryLeft(k: number): number {
-    return this.nodeHostMemory[k] < 0 ? -1 : this.nodeHostMemory[k] - this.hostMemoryHeld[k];
-  }
-
-  /** @internal Node k's GPU model and topology. */
-  _gpuModel(k: number): string | undefined {
-    return this.gpuModels[k];
-  }
-
-  /** @internal */
-  _topology(k: number): Topology | undefined {
-    return this.topologies[k];
-  }
-
-  /** @internal Calls `fn` with each slot of node k and the positions of its GPUs (not copies: read only). */
-  _forEachSlot(k: number, fn: (slot: Readonly<Slot>, positions: readonly number[]) => void): void {
-    for (const id of this.nodeSlots[k]) {
-      const r = this.slots.get(id)!;
-      fn(r.slot, r.positions);
-    }
+  private makeView(): NodeView {
+    const ids = this.nodeIds;
+    return {
+      get count() {
+        return ids.length;
+      },
+      nodeIds: () => [...this.nodeIds],
+      indexOf: (id, field = 'node') => {
+        const k = this.nodeOf.get(id);
+        if (k === undefined) throw new AllocationError('UNKNOWN_NODE', `${field}: node ${describeValue(id)} is not in the state`, { field });
+        return k;
+      },
+      gpus: (k) => ({ indices: this.indices[k], total: this.totalViews[k], free: this.freeViews[k] }),
+      cpuLeft: (k) => (this.nodeCpu[k] < 0 ? -1 : this.nodeCpu[k] - this.cpuHeld[k]),
+      hostMemoryLeft: (k) => (this.nodeHostMemory[k] < 0 ? -1 : this.nodeHostMemory[k] - this.hostMemoryHeld[k]),
+      gpuModel: (k) => this.gpuModels[k],
+      topology: (k) => this.topologies[k],
+      forEachSlot: (k, fn) => {
+        for (const id of this.nodeSlots[k]) {
+          const r = this.slots.get(id)!;
+          fn(r.slot, r.positions);
+        }
+      },
+      version: (k) => this.versions[k],
+      onChange: (listener) => {
+        // A listener of its own (a second subscription of one function is a second listener).
+        const l = (node: number): void => listener(node);
+        this.listeners.add(l);
+        return () => {
+          this.listeners.delete(l);
+        };
+      },
+    };
   }
 
   private nodeIndex(node: string): number {
