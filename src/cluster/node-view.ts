@@ -1,8 +1,10 @@
 // The read port of a cluster state: what a pod scheduler (src/fleet/scheduler.ts) may see of the
-// nodes, and how it hears of changes. A type only: this file imports nothing from fleet/, so the
-// scheduler can depend on it while the state creates schedulers (state.podScheduler).
+// nodes, and how it hears of changes (NodeView), and its implementation over the state's ledger.
+// It imports nothing from fleet/, so the scheduler can depend on it while the state creates
+// schedulers (state.podScheduler).
 import type { Topology } from '../hardware/topology.js';
 import type { Slot } from '../placement/index.js';
+import type { Ledger } from './ledger.js';
 
 /** A node's GPUs: indices (ascending), and memoryTotal and free bytes (memoryTotal − memoryUsed − slots) per position. */
 export type NodeGpus = { readonly indices: readonly number[]; readonly total: Float64Array; readonly free: Float64Array };
@@ -35,4 +37,77 @@ export interface NodeView {
   version(k: number): number;
   /** Calls `listener(k)` after every change to node k (once its version has grown); returns the function that stops it. */
   onChange(listener: (node: number) => void): () => void;
+}
+
+/** The NodeView of a ledger, and the change notification behind it: the state calls changed(k) after every change to node k. */
+export class LedgerView implements NodeView {
+  private readonly ledger: Ledger;
+  /** Changes per node (version). */
+  private readonly versions: Float64Array;
+  /** Subscribed listeners (pod schedulers), told in the order they subscribed. */
+  private readonly listeners = new Set<(node: number) => void>();
+
+  constructor(ledger: Ledger) {
+    this.ledger = ledger;
+    this.versions = new Float64Array(ledger.nodeIds.length);
+  }
+
+  get count(): number {
+    return this.ledger.nodeIds.length;
+  }
+
+  nodeIds(): string[] {
+    return [...this.ledger.nodeIds];
+  }
+
+  indexOf(id: string, field = 'node'): number {
+    return this.ledger.nodeIndex(id, field);
+  }
+
+  gpus(k: number): NodeGpus {
+    return { indices: this.ledger.indices[k], total: this.ledger.totalViews[k], free: this.ledger.freeViews[k] };
+  }
+
+  cpuLeft(k: number): number {
+    return this.ledger.cpuLeft(k);
+  }
+
+  hostMemoryLeft(k: number): number {
+    return this.ledger.hostMemoryLeft(k);
+  }
+
+  gpuModel(k: number): string | undefined {
+    return this.ledger.gpuModels[k];
+  }
+
+  topology(k: number): Topology | undefined {
+    return this.ledger.topologies[k];
+  }
+
+  forEachSlot(k: number, fn: (slot: Readonly<Slot>, positions: readonly number[]) => void): void {
+    const { slots } = this.ledger;
+    for (const id of this.ledger.nodeSlots[k]) {
+      const r = slots.get(id)!;
+      fn(r.slot, r.positions);
+    }
+  }
+
+  version(k: number): number {
+    return this.versions[k];
+  }
+
+  onChange(listener: (node: number) => void): () => void {
+    // A listener of its own: a second subscription of one function is a second listener, stopped on its own.
+    const l = (node: number): void => listener(node);
+    this.listeners.add(l);
+    return () => {
+      this.listeners.delete(l);
+    };
+  }
+
+  /** Node k changed: its version grows, then every listener is told. */
+  changed(k: number): void {
+    this.versions[k]++;
+    for (const l of this.listeners) l(k);
+  }
 }
