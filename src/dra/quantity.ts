@@ -199,6 +199,12 @@ export class Quantity {
     return new Quantity(positive ? magnitude : -magnitude, format, int64Scale);
   }
 
+  /** A quantity of the integer `value` (NewQuantity); the format defaults to DecimalSI. */
+  static fromInt(value: bigint, format: QuantityFormat = 'DecimalSI'): Quantity {
+    const fits = value <= INT64_MAX && value >= INT64_MIN;
+    return new Quantity(value * NANO, format, fits ? 0 : null);
+  }
+
   /** A quantity of `milli`/1000 (NewMilliQuantity); the format defaults to DecimalSI. */
   static fromMilli(milli: bigint, format: QuantityFormat = 'DecimalSI'): Quantity {
     const fits = milli <= INT64_MAX && milli >= INT64_MIN;
