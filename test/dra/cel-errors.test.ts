@@ -2,7 +2,7 @@
 // cost bound rejects runaway expressions at compile time; SelectorCache compiles each expression
 // once per feature set.
 import { describe, expect, it } from 'vitest';
-import { CelCompileError, type CelDevice, CelRuntimeError, compileSelector, SelectorCache } from '../../src/dra/cel.js';
+import { CelCompileError, type CelDevice, CelRuntimeError, compileSelector, prepareDevice, SelectorCache } from '../../src/dra/cel.js';
 import { estimateCost } from '../../src/dra/cel/cost.js';
 import { Environment } from '@marcbachmann/cel-js';
 
@@ -66,6 +66,22 @@ describe('runtime errors', () => {
       expect((caught as CelRuntimeError).message, expression).toBe(message);
       expect((caught as CelRuntimeError).expression).toBe(expression);
     }
+  });
+});
+
+describe('prepared devices', () => {
+  it('evaluates like the device itself, and reports a conversion error at evaluation with the expression', () => {
+    const selector = compileSelector('device.attributes["driver-a"].model == "m"');
+    expect(selector.evaluate(prepareDevice(device))).toBe(true);
+    const broken = prepareDevice({ ...device, attributes: { 'driver-a': { model: {} } } });
+    expect(() => selector.evaluate(broken)).toThrow(CelRuntimeError);
+    expect(() => selector.evaluate(broken)).toThrow('attribute model: unsupported attribute value');
+  });
+
+  it('refuses a device prepared for other features', () => {
+    const selector = compileSelector('device.driver == "driver-a"', { consumableCapacity: true });
+    expect(() => selector.evaluate(prepareDevice(device))).toThrow(/prepared for features/);
+    expect(selector.evaluate(prepareDevice(device, { consumableCapacity: true }))).toBe(true);
   });
 });
 

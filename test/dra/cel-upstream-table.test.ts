@@ -4,7 +4,7 @@
 // matches its class and request selectors.
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { type CelAttributeValue, CelCompileError, type CelDevice, type CelFeatures, CelRuntimeError, compileSelector } from '../../src/dra/cel.js';
+import { type CelAttributeValue, CelCompileError, type CelDevice, type CelFeatures, CelRuntimeError, compileSelector, prepareDevice } from '../../src/dra/cel.js';
 import { Quantity } from '../../src/dra/quantity.js';
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -111,8 +111,11 @@ describe('CEL selectors of the upstream allocator table', () => {
       c.expect.results.forEach((result: Json, i: number) => {
         for (const picked of result.devices?.results ?? []) {
           const device = celDevice(picked.driver, findDevice(c, picked.driver, picked.pool, picked.device));
+          const prepared = prepareDevice(device, featuresOf(c));
           for (const expression of selectorsFor(c, c.claims[i], picked.request)) {
-            expect(compileSelector(expression, featuresOf(c)).evaluate(device), `${c.name}: ${picked.device} ${expression}`).toBe(true);
+            const selector = compileSelector(expression, featuresOf(c));
+            expect(selector.evaluate(device), `${c.name}: ${picked.device} ${expression}`).toBe(true);
+            expect(selector.evaluate(prepared), `${c.name}: ${picked.device} ${expression} (prepared)`).toBe(true);
             checked++;
           }
         }
