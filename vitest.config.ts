@@ -6,6 +6,6 @@ export default defineConfig({
     exclude: ['test/e2e/**', 'test/pg/**', 'node_modules/**'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    globalSetup: ['test/global-setup.ts'],
+    globalSetup: ['test/support/global-setup.ts'],
   },
 });

@@ -8,7 +8,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../cli-helpers.js';
+import { ROOT } from '../support/cli.js';
 import { hasMarkers, normalise, outputMatches, parseExamples, type DocExample } from '../support/doc-examples.js';
 import { buildNvmlDoubles } from '../fixtures/nvml-double/build.js';
 import { configText, dgx1Volta, dgxA100, migA100, pcieBox } from '../fixtures/nvml-double/machines.js';
