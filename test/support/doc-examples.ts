@@ -13,7 +13,8 @@
 // - A comment `<!-- doc-test: skip: REASON -->` on the line before a block's fence keeps its examples
 //   from running; the reason is required and the test lists every skipped example.
 //   `<!-- doc-test: nvml: MACHINE -->` runs the block against the NVML test double emulating MACHINE.
-// - A line starting `gpualloc ` without `$ ` in a fenced block is an error: write examples as `$ gpualloc …`.
+// - A line starting `gpualloc ` in a fenced block without `$ ` lines is an error: write examples as
+//   `$ gpualloc …` so that they run.
 
 /** One `$ command` and the output shown under it. */
 export type DocExample = {
@@ -61,9 +62,12 @@ export function parseExamples(file: string, text: string): { examples: DocExampl
       if (directive[1] === 'skip') skip = directive[2];
       else nvml = directive[2];
     }
-    body.forEach((l, k) => {
-      if (/^gpualloc\s/.test(l)) promptless.push({ file, line: i + 2 + k, text: l });
-    });
+    // In a block with no `$ ` line, a line starting `gpualloc ` is an example nobody runs.
+    if (!body.some((l) => l.startsWith('$ '))) {
+      body.forEach((l, k) => {
+        if (/^gpualloc\s/.test(l)) promptless.push({ file, line: i + 2 + k, text: l });
+      });
+    }
     const runs = body.some((l) => l.startsWith('$ ') && /(^|[\s|;&(])gpualloc(\s|$)/.test(l.slice(2)));
     if (runs) {
       let k = 0;
