@@ -13,8 +13,19 @@
 // - A comment `<!-- doc-test: skip: REASON -->` on the line before a block's fence keeps its examples
 //   from running; the reason is required and the test lists every skipped example.
 //   `<!-- doc-test: nvml: MACHINE -->` runs the block against the NVML test double emulating MACHINE.
+//   `<!-- doc-test: postgres: WHAT -->` marks a block that needs a PostgreSQL server: the PostgreSQL
+//   suite (test/pg/docs-examples.test.ts, `npm run test:pg`) runs it, with the URL
+//   postgres://gpualloc@db/scheduling standing for its throwaway server, instead of `npm test`.
 // - A line starting `gpualloc ` in a fenced block without `$ ` lines is an error: write examples as
 //   `$ gpualloc …` so that they run.
+
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildNvmlDoubles } from '../fixtures/nvml-double/build.js';
+import { configText, dgx1Volta, dgxA100, migA100, pcieBox } from '../fixtures/nvml-double/machines.js';
+import { ROOT } from './cli.js';
 
 /** One `$ command` and the output shown under it. */
 export type DocExample = {
@@ -29,6 +40,8 @@ export type DocExample = {
   skip?: string;
   /** The NVML double's machine (from an nvml directive). */
   nvml?: string;
+  /** Needs a PostgreSQL server (from a postgres directive): what for. */
+  postgres?: string;
   /** 0-based line range [start, end) of the expected output in the file, for rewriting. */
   outputLines: [number, number];
 };
@@ -36,7 +49,7 @@ export type DocExample = {
 /** A fenced-block line that looks like a CLI example but has no `$ ` prompt. */
 export type PromptlessExample = { file: string; line: number; text: string };
 
-const DIRECTIVE = /^<!--\s*doc-test:\s*(skip|nvml):\s*(.*?)\s*-->\s*$/;
+const DIRECTIVE = /^<!--\s*doc-test:\s*(skip|nvml|postgres):\s*(.*?)\s*-->\s*$/;
 const FENCE = /^\s*(```|~~~)/;
 
 /** The examples of one markdown document, and the promptless CLI lines it holds. */
@@ -57,10 +70,12 @@ export function parseExamples(file: string, text: string): { examples: DocExampl
     const directive = i > 0 ? DIRECTIVE.exec(lines[i - 1]) : null;
     let skip: string | undefined;
     let nvml: string | undefined;
+    let postgres: string | undefined;
     if (directive !== null) {
-      if (directive[2] === '') errors.push(`${file}:${i}: doc-test ${directive[1]} needs ${directive[1] === 'skip' ? 'a reason' : 'a machine'}`);
+      if (directive[2] === '') errors.push(`${file}:${i}: doc-test ${directive[1]} needs ${directive[1] === 'nvml' ? 'a machine' : 'a reason'}`);
       if (directive[1] === 'skip') skip = directive[2];
-      else nvml = directive[2];
+      else if (directive[1] === 'nvml') nvml = directive[2];
+      else postgres = directive[2];
     }
     // In a block with no `$ ` line, a line starting `gpualloc ` is an example nobody runs.
     if (!body.some((l) => l.startsWith('$ '))) {
@@ -85,7 +100,7 @@ export function parseExamples(file: string, text: string): { examples: DocExampl
         k++;
         const start = k;
         while (k < body.length && !body[k].startsWith('$ ')) k++;
-        examples.push({ file, line: i + 2 + at, command, expected: body.slice(start, k), block, skip, nvml, outputLines: [i + 1 + start, i + 1 + k] });
+        examples.push({ file, line: i + 2 + at, command, expected: body.slice(start, k), block, skip, nvml, postgres, outputLines: [i + 1 + start, i + 1 + k] });
       }
     }
     i = end;
@@ -117,4 +132,97 @@ export function outputMatches(expected: string[], actual: string): boolean {
 /** Whether the expected output uses a marker (and so cannot be rewritten from the actual output). */
 export function hasMarkers(expected: string[]): boolean {
   return expected.some((l) => l.trim() === '…' || /‹[^›\n]*›/.test(l));
+}
+
+// ---- Running the examples (shared by the doc test and the PostgreSQL suite's doc test) ----
+const MACHINES = { 'dgx-a100': dgxA100, 'dgx1-volta': dgx1Volta, 'pcie-box': pcieBox, 'mig-a100': migA100 } as const;
+
+/** Markdown files under `dir` (relative to the root), recursively. */
+function markdownUnder(dir: string): string[] {
+  if (!existsSync(join(ROOT, dir))) return [];
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? markdownUnder(`${dir}/${e.name}`) : e.name.endsWith('.md') ? [`${dir}/${e.name}`] : []));
+}
+
+/** The documents whose examples are checked: README.md, CONTRIBUTING.md and docs/**. */
+export function docFiles(): string[] {
+  return ['README.md', 'CONTRIBUTING.md', ...markdownUnder('docs')];
+}
+
+/** Every document, parsed. */
+export function parseDocs(): Array<{ file: string } & ReturnType<typeof parseExamples>> {
+  return docFiles().map((file) => ({ file, ...parseExamples(file, readFileSync(join(ROOT, file), 'utf8')) }));
+}
+
+/** Where examples run: a temp folder with `gpualloc` (the built bin) on the PATH, one sub-folder per document. */
+export type DocRunner = {
+  /** A new working folder for one document, with the repository's data/ linked in. */
+  session(file: string): string;
+  /** Runs one example's command in `session`: stdout and stderr on one pipe, as a terminal shows them. */
+  run(example: DocExample, session: string, extraEnv?: NodeJS.ProcessEnv): Promise<string>;
+  /** Removes every folder it made. */
+  close(): void;
+};
+
+export function docRunner(): DocRunner {
+  const work = mkdtempSync(join(tmpdir(), 'gpualloc-docs-'));
+  const bin = join(work, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'gpualloc'), `#!/bin/sh\nexec '${process.execPath}' '${join(ROOT, 'dist', 'src', 'cli', 'main.js')}' "$@"\n`);
+  chmodSync(join(bin, 'gpualloc'), 0o755);
+
+  /** No GPUALLOC_* settings of the caller; no NVML (unless a directive gives the double). */
+  function environment(session: string, example: DocExample): NodeJS.ProcessEnv {
+    const env: NodeJS.ProcessEnv = {};
+    for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GPUALLOC_') && !k.startsWith('NVML_DOUBLE_')) env[k] = v;
+    env.PATH = `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`;
+    env.TZ = 'UTC';
+    env.GPUALLOC_NVML_LIBRARY = join(session, '.no-nvml', 'libnvidia-ml.so.1');
+    if (example.nvml !== undefined) {
+      const machine = MACHINES[example.nvml as keyof typeof MACHINES];
+      if (machine === undefined) throw new Error(`${example.file}:${example.line}: unknown NVML double machine ${example.nvml} (known: ${Object.keys(MACHINES).join(', ')})`);
+      const config = join(session, `.nvml-${example.nvml}.txt`);
+      writeFileSync(config, configText(machine()));
+      env.GPUALLOC_NVML_LIBRARY = buildNvmlDoubles().current;
+      env.NVML_DOUBLE_CONFIG = config;
+    }
+    return env;
+  }
+
+  return {
+    session(file) {
+      const dir = mkdtempSync(join(work, `${file.replace(/[^\w.-]/g, '_')}-`));
+      symlinkSync(join(ROOT, 'data'), join(dir, 'data'));
+      return dir;
+    },
+    run(example, session, extraEnv = {}) {
+      const env = { ...environment(session, example), ...extraEnv };
+      return new Promise((resolve, reject) => {
+        const child = spawn('/bin/sh', ['-c', `exec 2>&1\n${example.command}`], { cwd: session, env, stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        child.stdout.setEncoding('utf8').on('data', (t: string) => void (out += t));
+        child.stderr.setEncoding('utf8').on('data', (t: string) => void (out += t));
+        const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+        child.on('error', reject);
+        child.on('close', () => {
+          clearTimeout(timer);
+          resolve(out);
+        });
+      });
+    },
+    close() {
+      rmSync(work, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Replaces the outputs of `fixes` in `file` (bottom up, so earlier line numbers hold). */
+export function rewriteOutputs(file: string, fixes: Array<{ example: DocExample; actual: string }>): void {
+  const lines = readFileSync(join(ROOT, file), 'utf8').split('\n');
+  for (const { example, actual } of [...fixes].sort((a, b) => b.example.outputLines[0] - a.example.outputLines[0])) {
+    const [start, end] = example.outputLines;
+    const kept = lines.slice(start, end);
+    const trailing = kept.length - normalise(kept).length; // blank lines before the next $ line stay
+    lines.splice(start, end - start, ...normalise(actual.split('\n')), ...Array<string>(trailing).fill(''));
+  }
+  writeFileSync(join(ROOT, file), lines.join('\n'));
 }
