@@ -1,14 +1,14 @@
 // Every `$ gpualloc …` example of README.md and docs/ is run against the built CLI and must print what
 // the document shows, so a change of output fails here until the documents follow (the rules are in
 // test/support/doc-examples.ts and docs/cli.md). Blocks marked as needing PostgreSQL run in the
-// PostgreSQL suite (test/pg/docs-examples.test.ts). With GPUALLOC_DOCS_UPDATE=1 the outputs that
+// PostgreSQL suite (test/pg/docs-examples.test.ts), slow ones in the research suite
+// (test/research/docs-examples.test.ts). With GPUALLOC_DOCS_UPDATE=1 the outputs that
 // differ and use no marker are rewritten in place from what the commands printed (read the diff
 // before committing it).
 import { afterAll, describe, expect, it } from 'vitest';
-import { docRunner, hasMarkers, normalise, outputMatches, parseDocs, parseExamples, rewriteOutputs, type DocExample } from '../support/doc-examples.js';
+import { checkExamples, docRunner, outputMatches, parseDocs, parseExamples, runByUnitSuite } from '../support/doc-examples.js';
 
 const PARSED = parseDocs();
-const UPDATE = process.env.GPUALLOC_DOCS_UPDATE === '1';
 const runner = docRunner();
 afterAll(() => runner.close());
 
@@ -17,7 +17,7 @@ describe('the documentation examples', () => {
     expect(PARSED.map((p) => p.file)).toContain('README.md');
     expect(PARSED.filter((p) => p.file.startsWith('docs/api/')).length).toBeGreaterThanOrEqual(9);
     const all = PARSED.flatMap((p) => p.examples);
-    expect(all.filter((e) => e.skip === undefined && e.postgres === undefined).length).toBeGreaterThan(60);
+    expect(all.filter(runByUnitSuite).length).toBeGreaterThan(60);
     expect(PARSED.flatMap((p) => p.errors)).toEqual([]);
   });
 
@@ -31,24 +31,16 @@ describe('the documentation examples', () => {
     for (const e of skipped) expect(e.skip, `${e.file}:${e.line}`).toMatch(/\w{3,}/);
     // Few on purpose: an example that cannot run needs a reason a reader accepts.
     expect(skipped.length).toBeLessThanOrEqual(3);
-    const postgres = all.filter((e) => e.postgres !== undefined);
-    const lines = [...skipped.map((e) => `  ${e.file}:${e.line}: $ ${e.command} (not run: ${e.skip})`), ...postgres.map((e) => `  ${e.file}:${e.line}: $ ${e.command} (run by npm run test:pg)`)];
+    const elsewhere = all.filter((e) => e.postgres !== undefined || e.research !== undefined);
+    const lines = [...skipped.map((e) => `  ${e.file}:${e.line}: $ ${e.command} (not run: ${e.skip})`), ...elsewhere.map((e) => `  ${e.file}:${e.line}: $ ${e.command} (run by npm run test:${e.postgres !== undefined ? 'pg' : 'research'})`)];
     if (lines.length > 0) console.log(`doc examples not run by npm test:\n${lines.join('\n')}`);
   });
 
   for (const { file, examples } of PARSED) {
-    const runnable = examples.filter((e) => e.skip === undefined && e.postgres === undefined);
+    const runnable = examples.filter(runByUnitSuite);
     if (runnable.length === 0) continue;
     it.concurrent(`${file}: ${runnable.length} examples print what the document shows`, async ({ expect: check }) => {
-      const session = runner.session(file);
-      const fixes: Array<{ example: DocExample; actual: string }> = [];
-      for (const example of runnable) {
-        const actual = await runner.run(example, session);
-        if (outputMatches(example.expected, actual)) continue;
-        if (UPDATE && !hasMarkers(example.expected)) fixes.push({ example, actual });
-        check.soft(normalise(actual.split('\n')).join('\n'), `${file}:${example.line}: $ ${example.command}`).toBe(normalise(example.expected).join('\n'));
-      }
-      if (fixes.length > 0) rewriteOutputs(file, fixes);
+      await checkExamples(runner, file, runnable, (actual, label, expected) => check.soft(actual, label).toBe(expected));
     });
   }
 });

@@ -23,6 +23,9 @@ const DOCS = ['README.md', 'CONTRIBUTING.md', 'CHANGELOG.md', 'bench/README.md',
 /** The documents that describe the current state only (no development log). */
 const REFERENCE = ['README.md', ...filesUnder('docs', /\.md$/)];
 const CODE = ['src', 'bindings', 'bench', 'assembly', 'web'].flatMap((d) => filesUnder(d, /\.(ts|mjs|html)$/));
+// Documents other branches are writing now, linked already: a link to one passes while it is missing
+// and is checked like any other once it exists. Drop an entry when its document has landed.
+const PENDING = new Set(['docs/store.md', 'docs/api/dra.md']);
 // Build outputs named on purpose (they exist after a build, and .gitignore lists them).
 const BUILT = /^(dist|build|web\/dist)(\/|$)/;
 const PATH = /(?<![\w./-])((?:src|test|bench|docs|assembly|bindings|web|schema|data)\/[\w./-]*\w)(\*|-\*)?/g;
@@ -38,7 +41,7 @@ function missingPaths(text: string): string[] {
       const dir = path.slice(0, slash);
       const prefix = path.slice(slash + 1);
       if (!existsSync(join(ROOT, dir)) || !readdirSync(join(ROOT, dir)).some((name) => name.startsWith(prefix))) missing.push(`${path}*`);
-    } else if (!existsSync(join(ROOT, path))) missing.push(path);
+    } else if (!existsSync(join(ROOT, path)) && !PENDING.has(path)) missing.push(path);
   }
   return missing;
 }
@@ -70,7 +73,7 @@ function brokenLinks(file: string, text: string): string[] {
     const [target, anchor] = link.split('#');
     const path = target === '' ? file : normalize(join(dirname(file), target));
     if (!existsSync(join(ROOT, path))) {
-      broken.push(link);
+      if (!PENDING.has(path)) broken.push(link);
       continue;
     }
     if (anchor !== undefined && path.endsWith('.md') && !anchorsIn(readFileSync(join(ROOT, path), 'utf8')).has(anchor)) broken.push(link);

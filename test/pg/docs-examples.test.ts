@@ -4,7 +4,7 @@
 // schema, and is written back in the output before it is compared with what the document shows.
 // GPUALLOC_DOCS_UPDATE=1 rewrites differing outputs, as in test/docs/examples.test.ts.
 import { afterAll, describe, expect, it } from 'vitest';
-import { docRunner, hasMarkers, normalise, outputMatches, parseDocs, rewriteOutputs, type DocExample } from '../support/doc-examples.js';
+import { checkExamples, docRunner, parseDocs } from '../support/doc-examples.js';
 import { freshSchema, noPg, pgUrl } from './pg-context.js';
 
 const DOC_URL = /postgres:\/\/gpualloc@db\/scheduling\?schema=(\w+)/g;
@@ -19,24 +19,18 @@ describe.skipIf(noPg)('the documentation examples that need PostgreSQL', () => {
 
   for (const { file, examples } of blocks) {
     it(`${file}: ${examples.length} examples print what the document shows`, async ({ expect: check }) => {
-      const session = runner.session(file);
       const schemas = new Map<string, string>();
-      const fixes: Array<{ example: DocExample; actual: string }> = [];
       const real = (name: string) => {
         if (!schemas.has(name)) schemas.set(name, freshSchema(`docs_${name}`));
         return `${pgUrl}&schema=${schemas.get(name)!}`;
       };
-      for (const example of examples) {
-        const command = example.command.replace(DOC_URL, (_, name: string) => `'${real(name)}'`);
-        let actual = await runner.run({ ...example, command }, session);
-        for (const [name, schema] of schemas) {
-          actual = actual.split(`${pgUrl}&schema=${schema}`).join(`postgres://gpualloc@db/scheduling?schema=${name}`).split(schema).join(name);
-        }
-        if (outputMatches(example.expected, actual)) continue;
-        if (process.env.GPUALLOC_DOCS_UPDATE === '1' && !hasMarkers(example.expected)) fixes.push({ example, actual });
-        check.soft(normalise(actual.split('\n')).join('\n'), `${file}:${example.line}: $ ${example.command}`).toBe(normalise(example.expected).join('\n'));
-      }
-      if (fixes.length > 0) rewriteOutputs(file, fixes);
+      await checkExamples(runner, file, examples, (actual, label, expected) => check.soft(actual, label).toBe(expected), {
+        command: (c) => c.replace(DOC_URL, (_, name: string) => `'${real(name)}'`),
+        output: (o) => {
+          for (const [name, schema] of schemas) o = o.split(`${pgUrl}&schema=${schema}`).join(`postgres://gpualloc@db/scheduling?schema=${name}`).split(schema).join(name);
+          return o;
+        },
+      });
     });
   }
 });

@@ -16,6 +16,8 @@
 //   `<!-- doc-test: postgres: WHAT -->` marks a block that needs a PostgreSQL server: the PostgreSQL
 //   suite (test/pg/docs-examples.test.ts, `npm run test:pg`) runs it, with the URL
 //   postgres://gpualloc@db/scheduling standing for its throwaway server, instead of `npm test`.
+//   `<!-- doc-test: research: WHAT -->` marks a block that takes many seconds (a measured result
+//   reproduced): the research suite (test/research/docs-examples.test.ts) runs it.
 // - A line starting `gpualloc ` in a fenced block without `$ ` lines is an error: write examples as
 //   `$ gpualloc …` so that they run.
 
@@ -42,6 +44,8 @@ export type DocExample = {
   nvml?: string;
   /** Needs a PostgreSQL server (from a postgres directive): what for. */
   postgres?: string;
+  /** Slow, run by the research suite (from a research directive): what it reproduces. */
+  research?: string;
   /** 0-based line range [start, end) of the expected output in the file, for rewriting. */
   outputLines: [number, number];
 };
@@ -49,7 +53,7 @@ export type DocExample = {
 /** A fenced-block line that looks like a CLI example but has no `$ ` prompt. */
 export type PromptlessExample = { file: string; line: number; text: string };
 
-const DIRECTIVE = /^<!--\s*doc-test:\s*(skip|nvml|postgres):\s*(.*?)\s*-->\s*$/;
+const DIRECTIVE = /^<!--\s*doc-test:\s*(skip|nvml|postgres|research):\s*(.*?)\s*-->\s*$/;
 const FENCE = /^\s*(```|~~~)/;
 
 /** The examples of one markdown document, and the promptless CLI lines it holds. */
@@ -71,11 +75,13 @@ export function parseExamples(file: string, text: string): { examples: DocExampl
     let skip: string | undefined;
     let nvml: string | undefined;
     let postgres: string | undefined;
+    let research: string | undefined;
     if (directive !== null) {
       if (directive[2] === '') errors.push(`${file}:${i}: doc-test ${directive[1]} needs ${directive[1] === 'nvml' ? 'a machine' : 'a reason'}`);
       if (directive[1] === 'skip') skip = directive[2];
       else if (directive[1] === 'nvml') nvml = directive[2];
-      else postgres = directive[2];
+      else if (directive[1] === 'postgres') postgres = directive[2];
+      else research = directive[2];
     }
     // In a block with no `$ ` line, a line starting `gpualloc ` is an example nobody runs.
     if (!body.some((l) => l.startsWith('$ '))) {
@@ -100,7 +106,7 @@ export function parseExamples(file: string, text: string): { examples: DocExampl
         k++;
         const start = k;
         while (k < body.length && !body[k].startsWith('$ ')) k++;
-        examples.push({ file, line: i + 2 + at, command, expected: body.slice(start, k), block, skip, nvml, postgres, outputLines: [i + 1 + start, i + 1 + k] });
+        examples.push({ file, line: i + 2 + at, command, expected: body.slice(start, k), block, skip, nvml, postgres, research, outputLines: [i + 1 + start, i + 1 + k] });
       }
     }
     i = end;
@@ -225,4 +231,35 @@ export function rewriteOutputs(file: string, fixes: Array<{ example: DocExample;
     lines.splice(start, end - start, ...normalise(actual.split('\n')), ...Array<string>(trailing).fill(''));
   }
   writeFileSync(join(ROOT, file), lines.join('\n'));
+}
+
+/** Whether `npm test`'s doc test runs the example (not skipped, not left to the PostgreSQL or research suite). */
+export function runByUnitSuite(e: DocExample): boolean {
+  return e.skip === undefined && e.postgres === undefined && e.research === undefined;
+}
+
+/**
+ * Runs one document's examples in order in a fresh session and checks each output with `check`
+ * (a soft expect). `command` and `output` let a suite rewrite an example before it runs and its
+ * output before it is compared. With GPUALLOC_DOCS_UPDATE=1, differing outputs that use no marker
+ * are rewritten in the document.
+ */
+export async function checkExamples(
+  runner: DocRunner,
+  file: string,
+  examples: DocExample[],
+  check: (actual: string, label: string, expected: string) => void,
+  rewrite: { command?: (c: string) => string; output?: (o: string) => string } = {},
+): Promise<void> {
+  const session = runner.session(file);
+  const fixes: Array<{ example: DocExample; actual: string }> = [];
+  for (const example of examples) {
+    const command = rewrite.command?.(example.command) ?? example.command;
+    const raw = await runner.run({ ...example, command }, session);
+    const actual = rewrite.output?.(raw) ?? raw;
+    if (outputMatches(example.expected, actual)) continue;
+    if (process.env.GPUALLOC_DOCS_UPDATE === '1' && !hasMarkers(example.expected)) fixes.push({ example, actual });
+    check(normalise(actual.split('\n')).join('\n'), `${file}:${example.line}: $ ${example.command}`, normalise(example.expected).join('\n'));
+  }
+  if (fixes.length > 0) rewriteOutputs(file, fixes);
 }
