@@ -210,6 +210,16 @@ export class Ledger {
     this.staleOrder[r.node] = undefined;
   }
 
+  /**
+   * Records activity of slot record `r` at `at` (ms since the epoch): its lastActivity becomes `at`
+   * unless it already records later activity (touches from several processes never move it back).
+   */
+  touch(r: SlotRecord, at: number): void {
+    if (r.slot.lastActivity === undefined || at > r.slot.lastActivity) r.slot.lastActivity = at;
+    // Stale slots are evicted oldest activity first.
+    if (r.slot.stale === true) this.staleOrder[r.node] = undefined;
+  }
+
   /** Applies a checked commit: evicts its slots and adds the new one; returns the new slot's ID. */
   commit(change: CheckedCommit): string {
     const node = change.node;

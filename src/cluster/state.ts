@@ -18,6 +18,7 @@ import { NodeIndexes } from './indexes.js';
 import { ClusterPlanner } from './search.js';
 import { checkCommit, type CommitOptions } from './commit.js';
 import { LedgerView, type NodeView } from './node-view.js';
+import { activityTime, checkIdle, releaseOptions, type ReleaseOptions } from './activity.js';
 
 export type { ClusterNode } from './node.js';
 export type { ClusterInit, ClusterStateJSON } from './json.js';
@@ -28,6 +29,7 @@ export { CLUSTER_STATE_VERSION, ledgerJSON, normalizeStateJSON, restoreLedger, s
 export { checkCommit } from './commit.js';
 export type { Ledger } from './ledger.js';
 export { CLUSTER_REJECTED_NODES } from './search.js';
+export { activityTime, checkIdle, releaseOptions, type ReleaseOptions } from './activity.js';
 
 /** What `state.plan` takes: planPlacement's request without gpus, slots and topology. */
 export type ClusterPlanRequest = Omit<PlacementRequest, 'gpus' | 'slots' | 'topology'>;
@@ -83,10 +85,27 @@ export class ClusterState {
     return id;
   }
 
-  /** Removes a slot and frees its memory on every GPU it spans. */
-  release(slotId: string): void {
+  /**
+   * Removes a slot and frees its memory on every GPU it spans. With `idleBefore` (ms since the
+   * epoch) only a slot whose last activity is before it: one active since, or with no recorded
+   * activity, is kept and the call throws CONFLICT (what a garbage collector wants when a slot may
+   * be touched between its listing and its removal).
+   */
+  release(slotId: string, options: ReleaseOptions = {}): void {
     const r = this.slotRecord(slotId);
+    checkIdle(r.slot, releaseOptions(options));
     this.ledger.removeSlot(r.slot.id);
+    this.changed(r.node);
+  }
+
+  /**
+   * Records activity of a slot at `at` (ms since the epoch; default now): its lastActivity becomes
+   * `at` unless it already records later activity. A serving process touches its slot now and then;
+   * `gpualloc state gc --older-than D` removes the slots idle for longer than D.
+   */
+  touch(slotId: string, at: number = Date.now()): void {
+    const r = this.slotRecord(slotId);
+    this.ledger.touch(r, activityTime('at', at));
     this.changed(r.node);
   }
 

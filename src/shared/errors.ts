@@ -27,7 +27,7 @@ export const ERROR_CODES = {
   UNKNOWN_NODE: 'ClusterState: a node ID that is not in the state',
   DUPLICATE_SLOT: 'a slot ID appears twice (slot IDs are unique across a node or a ClusterState)',
   OVERSCHEDULED: 'ClusterState: the given slots put more memory on a GPU than it has',
-  CONFLICT: 'ClusterState.commit: the option no longer fits the current state; nothing was changed',
+  CONFLICT: 'ClusterState.commit: the option no longer fits the current state; release with idleBefore: the slot was active since; nothing was changed',
   INTERNAL: 'the WebAssembly core trapped; the core was re-instantiated and the next call works',
   INVALID_TRACE: 'a trace CSV file is malformed (the message names the file, line and column)',
   STATE_LOCKED: 'a change to a state file (plan --commit, state release/stale/gc): another running process held FILE.lock (flock) for the whole wait; nothing was read or written',

@@ -5,7 +5,7 @@
 // none works from a stale copy. Node only.
 import { AllocationError } from '../shared/errors.js';
 import type { PlacementOption } from '../placement/index.js';
-import { checkCommit, ClusterState, ledgerJSON, normalizeStateJSON, restoreLedger, stateFileText, type CommitOptions, type ClusterStateJSON, type Ledger } from '../cluster/state.js';
+import { activityTime, checkCommit, checkIdle, ClusterState, ledgerJSON, normalizeStateJSON, releaseOptions, restoreLedger, stateFileText, type CommitOptions, type ClusterStateJSON, type Ledger, type ReleaseOptions } from '../cluster/state.js';
 import { readInput, requireBoolean, requireInteger, requireObject, requireString } from '../shared/validate.js';
 import { withFileLock, writeFileAtomic } from './file-lock.js';
 import { onlyKnownKeys } from './options.js';
@@ -91,13 +91,22 @@ export class JsonFileStore implements ClusterStore {
     });
   }
 
-  async release(slotId: string): Promise<StoreOutcome> {
-    return this.changeSlot(slotId, (ledger, id) => ledger.removeSlot(id));
+  async release(slotId: string, options: ReleaseOptions = {}): Promise<StoreOutcome> {
+    const opts = releaseOptions(options);
+    return this.changeSlot(slotId, (ledger, id) => {
+      checkIdle(ledger.slots.get(id)!.slot, opts);
+      ledger.removeSlot(id);
+    });
   }
 
   async markStale(slotId: string, stale: boolean): Promise<StoreOutcome> {
     const value = requireBoolean('stale', stale);
     return this.changeSlot(slotId, (ledger, id) => ledger.setStale(ledger.slots.get(id)!, value));
+  }
+
+  async touch(slotId: string, at: number): Promise<StoreOutcome> {
+    const time = activityTime('at', at);
+    return this.changeSlot(slotId, (ledger, id) => ledger.touch(ledger.slots.get(id)!, time));
   }
 
   async close(): Promise<void> {
@@ -111,7 +120,13 @@ export class JsonFileStore implements ClusterStore {
       const record = ledger.slots.get(id);
       if (record === undefined) throw new AllocationError('UNKNOWN_SLOT', `slotId: slot ${JSON.stringify(id)} is not in ${this.path}`, { field: 'slotId' });
       const node = record.node;
-      change(ledger, id);
+      try {
+        change(ledger, id);
+      } catch (error) {
+        // A release refused by its idleBefore: nothing written, the node as it is.
+        if (error instanceof AllocationError && error.code === 'CONFLICT') return { nodes: [{ id: ledger.nodeIds[node], version: previous, slots: ledger.listSlots(node) }], error };
+        throw error;
+      }
       const version = await this.write(ledger, previous);
       return { nodes: [{ id: ledger.nodeIds[node], version, slots: ledger.listSlots(node) }] };
     });

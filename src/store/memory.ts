@@ -3,7 +3,7 @@
 import type { Engine } from '../engine.js';
 import { AllocationError } from '../shared/errors.js';
 import type { PlacementOption } from '../placement/index.js';
-import type { ClusterInit, ClusterState, CommitOptions } from '../cluster/state.js';
+import { activityTime, releaseOptions, type ClusterInit, type ClusterState, type CommitOptions, type ReleaseOptions } from '../cluster/state.js';
 import type { ClusterStore, StoredNode, StoreListener, StoreOutcome, StoreSnapshot } from './types.js';
 
 /** A store in this process's memory: the truth is one ClusterState, whose commit arbitrates. */
@@ -53,9 +53,16 @@ export class MemoryStore implements ClusterStore {
     }
   }
 
-  async release(slotId: string): Promise<StoreOutcome> {
+  async release(slotId: string, options: ReleaseOptions = {}): Promise<StoreOutcome> {
+    const opts = releaseOptions(options);
     const node = this.nodeOfSlot(slotId);
-    this.truth.release(slotId);
+    try {
+      this.truth.release(slotId, opts);
+    } catch (error) {
+      // Active since idleBefore: kept, and the caller gets the node as it is.
+      if (error instanceof AllocationError && error.code === 'CONFLICT') return { nodes: [this.node(node)], error };
+      throw error;
+    }
     this.slotNode.delete(slotId);
     return { nodes: [this.changed(node)] };
   }
@@ -63,6 +70,13 @@ export class MemoryStore implements ClusterStore {
   async markStale(slotId: string, stale: boolean): Promise<StoreOutcome> {
     const node = this.nodeOfSlot(slotId);
     this.truth.markStale(slotId, stale);
+    return { nodes: [this.changed(node)] };
+  }
+
+  async touch(slotId: string, at: number): Promise<StoreOutcome> {
+    const time = activityTime('at', at);
+    const node = this.nodeOfSlot(slotId);
+    this.truth.touch(slotId, time);
     return { nodes: [this.changed(node)] };
   }
 

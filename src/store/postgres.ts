@@ -7,7 +7,7 @@ import pg from 'pg';
 import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
 import type { PlacementOption, Slot } from '../placement/index.js';
-import { ClusterState, normalizeStateJSON, type ClusterStateJSON, type CommitOptions } from '../cluster/state.js';
+import { activityTime, checkIdle, ClusterState, normalizeStateJSON, releaseOptions, type ClusterStateJSON, type CommitOptions, type ReleaseOptions } from '../cluster/state.js';
 import { fail, readInput, requireBoolean, requireInteger, requireObject, requireString } from '../shared/validate.js';
 import { applyCommit, type NodeRecord } from './apply.js';
 import { onlyKnownKeys } from './options.js';
@@ -281,14 +281,17 @@ export class PostgresStore implements ClusterStore {
     });
   }
 
-  async release(slotId: string): Promise<StoreOutcome> {
+  async release(slotId: string, options: ReleaseOptions = {}): Promise<StoreOutcome> {
+    const opts = releaseOptions(options);
     const id = requireString('slotId', slotId, LIMITS.maxIdLength);
+    // idleBefore is checked on the slot as it is once its node is locked (a touch takes the same lock).
+    const check = opts.idleBefore === undefined ? undefined : (slot: Slot) => checkIdle(slot, opts);
     return this.changeSlot('release', id, (node) => [
       `WITH gone AS (DELETE FROM ${this.s}.slots WHERE id = $2 AND node = $1 RETURNING id)
        UPDATE ${this.s}.nodes SET version = version + 1 WHERE id = $1 AND EXISTS (SELECT 1 FROM gone)
        RETURNING version, pg_notify($3, version || ' ' || CASE WHEN octet_length(id) <= ${NOTIFY_ID_BYTES} THEN id ELSE '' END)`,
       [node, id, this.channel],
-    ]);
+    ], check);
   }
 
   async markStale(slotId: string, stale: boolean): Promise<StoreOutcome> {
@@ -299,6 +302,17 @@ export class PostgresStore implements ClusterStore {
        UPDATE ${this.s}.nodes SET version = version + 1 WHERE id = $1 AND EXISTS (SELECT 1 FROM marked)
        RETURNING version, pg_notify($3, version || ' ' || CASE WHEN octet_length(id) <= ${NOTIFY_ID_BYTES} THEN id ELSE '' END)`,
       [node, id, this.channel, value],
+    ]);
+  }
+
+  async touch(slotId: string, at: number): Promise<StoreOutcome> {
+    const id = requireString('slotId', slotId, LIMITS.maxIdLength);
+    const time = activityTime('at', at);
+    return this.changeSlot('touch', id, (node) => [
+      `WITH touched AS (UPDATE ${this.s}.slots SET last_activity = greatest(last_activity, $4::double precision) WHERE id = $2 AND node = $1 RETURNING id)
+       UPDATE ${this.s}.nodes SET version = version + 1 WHERE id = $1 AND EXISTS (SELECT 1 FROM touched)
+       RETURNING version, pg_notify($3, version || ' ' || CASE WHEN octet_length(id) <= ${NOTIFY_ID_BYTES} THEN id ELSE '' END)`,
+      [node, id, this.channel, time],
     ]);
   }
 
@@ -327,14 +341,29 @@ export class PostgresStore implements ClusterStore {
     await this.pool.end();
   }
 
-  /** Locks the node of `slotId`, runs the change (which returns a version row, or none when the slot went meanwhile) and reads the node's slots back. */
-  private async changeSlot(what: string, slotId: string, change: (node: string) => [string, unknown[]]): Promise<StoreOutcome> {
+  /**
+   * Locks the node of `slotId`, runs the change (which returns a version row, or none when the slot
+   * went meanwhile) and reads the node's slots back. `check`, when given, sees the slot once the node
+   * is locked; its CONFLICT is an outcome with `error` and changes nothing.
+   */
+  private async changeSlot(what: string, slotId: string, change: (node: string) => [string, unknown[]], check?: (slot: Slot) => void): Promise<StoreOutcome> {
     return this.transaction<StoreOutcome>(what, async (c) => {
       const found = await c.query(`SELECT node FROM ${this.s}.slots WHERE id = $1`, [slotId]);
       const unknown = () => new AllocationError('UNKNOWN_SLOT', `slotId: slot ${JSON.stringify(slotId)} is not in the store`, { field: 'slotId' });
       if (found.rowCount === 0) throw unknown();
       const node = found.rows[0].node as string;
-      await c.query(`SELECT 1 FROM ${this.s}.nodes WHERE id = $1 FOR NO KEY UPDATE`, [node]);
+      const lock = await c.query(`SELECT version FROM ${this.s}.nodes WHERE id = $1 FOR NO KEY UPDATE`, [node]);
+      if (check !== undefined) {
+        const slots = (await c.query(`SELECT ${this.slotsJson('$1')} AS slots`, [node])).rows[0].slots as Slot[];
+        const slot = slots.find((s) => s.id === slotId);
+        if (slot === undefined) throw unknown();
+        try {
+          check(slot);
+        } catch (error) {
+          if (error instanceof AllocationError && error.code === 'CONFLICT') return { outcome: { nodes: [{ id: node, version: lock.rows[0].version, slots }], error }, commit: false };
+          throw error;
+        }
+      }
       const [text, values] = change(node);
       const done = await c.query(text, values);
       if (done.rowCount === 0) throw unknown(); // released by another writer between the lookup and the lock

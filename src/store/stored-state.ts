@@ -3,7 +3,7 @@
 import type { Engine } from '../engine.js';
 import { AllocationError, type Reason } from '../shared/errors.js';
 import type { PlacementOption, PlacementPlan, Slot } from '../placement/index.js';
-import type { ClusterPlanRequest, ClusterState, ClusterStateJSON, CommitOptions, GpuUsage } from '../cluster/state.js';
+import type { ClusterPlanRequest, ClusterState, ClusterStateJSON, CommitOptions, GpuUsage, ReleaseOptions } from '../cluster/state.js';
 import { fail, readInput, requireInteger, requireObject } from '../shared/validate.js';
 import { onlyKnownKeys } from './options.js';
 import type { ClusterStore, StoredNode, StoreOutcome } from './types.js';
@@ -185,10 +185,19 @@ export class StoredClusterState {
     }
   }
 
-  /** Removes a slot through the store. */
-  async release(slotId: string): Promise<void> {
+  /**
+   * Removes a slot through the store. With `idleBefore`, only when the store holds no activity of it
+   * since that time (else CONFLICT, nothing changed; the node's fresh slots are loaded).
+   */
+  async release(slotId: string, options: ReleaseOptions = {}): Promise<void> {
     if (this.reload) await this.refresh();
-    this.settle(await this.store.release(slotId));
+    this.settle(await this.store.release(slotId, options));
+  }
+
+  /** Records activity of a slot through the store at `at` (ms since the epoch; default now), as ClusterState.touch. */
+  async touch(slotId: string, at: number = Date.now()): Promise<void> {
+    if (this.reload) await this.refresh();
+    this.settle(await this.store.touch(slotId, at));
   }
 
   /** Marks a slot stale (or not) through the store. */
@@ -289,8 +298,9 @@ function retryOptions(options: unknown, extra: readonly string[]): { opts: Recor
   return { opts, attempts, commitOptions };
 }
 
+/** True when two slots hold the same (their lastActivity and stale mark aside, which change in place). */
 function sameSlot(a: Slot, b: Slot): boolean {
-  return a.memoryPerGpu === b.memoryPerGpu && a.model === b.model && a.lastActivity === b.lastActivity && a.milli === b.milli && a.cpu === b.cpu && a.hostMemory === b.hostMemory
+  return a.memoryPerGpu === b.memoryPerGpu && a.model === b.model && a.milli === b.milli && a.cpu === b.cpu && a.hostMemory === b.hostMemory
     && a.gpus.length === b.gpus.length && a.gpus.every((g, k) => g === b.gpus[k]);
 }
 
@@ -300,7 +310,9 @@ function syncNode(local: ClusterState, node: StoredNode): void {
   const want = new Map(node.slots.map((s) => [s.id, s]));
   for (const [id, s] of have) {
     const w = want.get(id);
-    if (w === undefined || !sameSlot(s, w)) {
+    // A touch only moves lastActivity forward; one moved back (a restored store) is the slot added again.
+    const movedBack = w !== undefined && w.lastActivity !== s.lastActivity && (w.lastActivity === undefined || (s.lastActivity !== undefined && w.lastActivity < s.lastActivity));
+    if (w === undefined || !sameSlot(s, w) || movedBack) {
       local.release(id);
       have.delete(id);
     }
@@ -316,8 +328,9 @@ function syncNode(local: ClusterState, node: StoredNode): void {
       if (s.hostMemory !== undefined) option.hostMemory = s.hostMemory;
       local.commit(option, s.lastActivity === undefined ? { id: s.id } : { id: s.id, lastActivity: s.lastActivity });
       if (s.stale === true) local.markStale(s.id, true);
-    } else if ((h.stale === true) !== (s.stale === true)) {
-      local.markStale(s.id, s.stale === true);
+    } else {
+      if ((h.stale === true) !== (s.stale === true)) local.markStale(s.id, s.stale === true);
+      if (s.lastActivity !== undefined && s.lastActivity !== h.lastActivity) local.touch(s.id, s.lastActivity);
     }
   }
 }

@@ -2,7 +2,7 @@
 // A store persists and arbitrates (re-validates each commit against what it holds); it never plans.
 import type { AllocationError } from '../shared/errors.js';
 import type { PlacementOption, Slot } from '../placement/index.js';
-import type { ClusterStateJSON, CommitOptions } from '../cluster/state.js';
+import type { ClusterStateJSON, CommitOptions, ReleaseOptions } from '../cluster/state.js';
 
 /** One node's slots as the store holds them after an operation, with the node's version (bumped by every change). */
 export type StoredNode = { id: string; version: number; slots: Slot[] };
@@ -34,10 +34,15 @@ export interface ClusterStore {
   loadNodes(ids: readonly string[]): Promise<StoredNode[]>;
   /** Re-validates the option against the stored state and applies it (evictions + the new slot) atomically. */
   commit(option: PlacementOption, options?: CommitOptions): Promise<StoreOutcome>;
-  /** Removes a slot (UNKNOWN_SLOT when it is not stored). */
-  release(slotId: string): Promise<StoreOutcome>;
+  /**
+   * Removes a slot (UNKNOWN_SLOT when it is not stored). With `idleBefore`, only when its last
+   * activity, as stored at that moment, is before that time: else CONFLICT and nothing changes.
+   */
+  release(slotId: string, options?: ReleaseOptions): Promise<StoreOutcome>;
   /** Marks a slot stale (evictable by other models) or not. */
   markStale(slotId: string, stale: boolean): Promise<StoreOutcome>;
+  /** Records activity of a slot at `at` (ms since the epoch): lastActivity = max(lastActivity, at). */
+  touch(slotId: string, at: number): Promise<StoreOutcome>;
   /** Calls `listener` when any writer changes a node; resolves to a function that stops it. Optional. */
   watch?(listener: StoreListener): Promise<() => Promise<void>>;
   /** Frees connections and handles. */

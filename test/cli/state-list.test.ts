@@ -52,7 +52,7 @@ describe('gpualloc state list / show', () => {
       expect(r.code).toBe(0);
       const lines = r.stdout.trimEnd().split('\n');
       expect(lines[0]).toBe(`3 slots in ${file}:`);
-      expect(lines[1].split(/\s+/)).toEqual(['ID', 'NODE', 'GPUS', 'MEMORY/GPU', 'MODEL', 'AGE', 'STALE']);
+      expect(lines[1].split(/\s+/)).toEqual(['ID', 'NODE', 'GPUS', 'MEMORY/GPU', 'MODEL', 'IDLE', 'STALE']);
       expect(lines[3].split(/\s{2,}/)).toEqual(['chat', 'box-a', '0,1', '35 GiB', 'llama-70b', '3h', '-']);
       expect(lines[4].split(/\s{2,}/)).toEqual(['emb', 'box-b', '2', '10 GiB', 'embed', '1m', 'yes']);
       expect(lines[5].split(/\s{2,}/)).toEqual(['manual', 'box-b', '0', '1 GiB', '-', '?', '-']);

@@ -36,7 +36,7 @@ describe('gpualloc state list / show with pods', () => {
       expect(r.code, r.stderr).toBe(0);
       const lines = r.stdout.trimEnd().split('\n');
       expect(lines[0]).toBe(`4 slots in ${file}:`);
-      expect(lines[1].split(/\s{2,}/)).toEqual(['ID', 'NODE', 'GPUS', 'MEMORY/GPU', 'MODEL', 'AGE', 'STALE', 'SHARE', 'CPU', 'HOST MEMORY']);
+      expect(lines[1].split(/\s{2,}/)).toEqual(['ID', 'NODE', 'GPUS', 'MEMORY/GPU', 'MODEL', 'IDLE', 'STALE', 'SHARE', 'CPU', 'HOST MEMORY']);
       expect(lines.slice(3, 7).map((l) => l.split(/\s{2,}/))).toEqual([
         ['share', 'a100', '1', '20 GiB', '-', '?', '-', '0.25', '4', '8 GiB'],
         ['cpu-only', 'a100', '-', '-', '-', '?', '-', '-', '2500m', '512 MiB'],

@@ -11,7 +11,8 @@ import { EXIT, parseBackend, SOURCE_OPTIONS, UsageError, type Command, type Io }
 import { readState, writeState } from '../lib/state-file.js';
 import { STORE_OPTION } from '../lib/store.js';
 import { runStateOnStore } from '../lib/state-store.js';
-import { entries, find, idleEntries, listOutput, renderGc, renderReleased, renderStale, showOutput } from '../lib/state-view.js';
+import { listOutput, showOutput } from '../lib/state-view.js';
+import { runChange, type ChangeRequest } from '../lib/state-actions.js';
 
 const HELP = `gpualloc state: list and change the slots of a saved cluster state (see gpualloc plan --state)
 
@@ -19,21 +20,28 @@ Usage: gpualloc state list --state FILE [--json]
        gpualloc state show SLOT --state FILE [--json]
        gpualloc state release SLOT --state FILE [--json]
        gpualloc state stale SLOT [--clear] --state FILE [--json]
-       gpualloc state gc --older-than DURATION --state FILE [--json]
+       gpualloc state touch SLOT... --state FILE [--json]
+       gpualloc state gc --older-than DURATION [--dry-run] --state FILE [--json]
        gpualloc state init --store URL (--preset NAME | --inventory FILE) [--replace] [--json]
        (every action but init takes --store URL, a PostgreSQL state, in place of --state FILE)
 
 Actions:
-  list               every slot: ID, node, GPUs, memory per GPU, model, age, stale; and the
+  list               every slot: ID, node, GPUs, memory per GPU, model, idle time (since its
+                     last activity: its commit or latest touch), stale; and the
                      memory that processes outside gpualloc hold (in use by other processes);
                      with pods, their share, CPU and host memory, and a line per node that
                      tracks CPU, host memory or a GPU model
   show SLOT          one slot in full
   release SLOT       remove the slot, freeing its memory on every GPU it spans (and a pod's
                      CPU and host memory on its node)
-  stale SLOT         mark the slot stale: other models may evict it (--clear: not stale again)
-  gc                 remove the slots whose last activity is older than --older-than
-                     (slots with no recorded activity are kept; release them by ID)
+  stale SLOT         mark the slot stale: other models may evict it (--clear: not stale again,
+                     and its activity is recorded, as by touch)
+  touch SLOT...      record activity of the slots now: a serving process touches its slot now
+                     and then, so that gc knows it is alive
+  gc                 remove the slots idle for longer than --older-than (no commit or touch
+                     since), listing them; --dry-run lists them and removes nothing. Slots with
+                     no recorded activity are kept (release them by ID); a slot touched while
+                     gc runs is kept
   init               create the PostgreSQL schema (migrations) and the node of the preset or
                      inventory in --store URL (exit 2 if it holds nodes already, unless --replace)
 
@@ -42,12 +50,15 @@ Options:
   --store URL        a cluster state in PostgreSQL (postgres://user:password@host/db?schema=NAME)
   --preset NAME, --inventory FILE, --replace   for init: the node to create; start over
   --older-than D     for gc: a duration such as 90s, 30m, 12h, 7d, 1h30m
+  --dry-run          for gc: list what it would remove, change nothing
   --clear            for stale: mark the slot not stale
   --backend NAME     wasm (default) or ts
   --json             list: { "slots": [ { "id", "node", "gpus", "memoryPerGpu", "model",
                      "lastActivity", "stale" } ] } (model and lastActivity null when unknown,
                      lastActivity in ms since the epoch); show and stale: { "slot": {…} };
-                     release: { "released": {…} }; gc: { "removed": [ {…} ], "kept": N }
+                     release: { "released": {…} }; touch: { "touched": [ {…} ] };
+                     gc: { "removed": [ {…} ], "kept": N } (--dry-run: { "wouldRemove":
+                     [ {…} ], "kept": N, "dryRun": true })
                      Pods: a slot also has "milli" (its share of each GPU, 1..1000), "cpu"
                      (milli-CPU) and "hostMemory" (bytes) when it holds them; list adds
                      "nodes": [ { "id", "cpu", "cpuHeld", "hostMemory", "hostMemoryHeld",
@@ -59,7 +70,7 @@ Exit codes: 0 done, 2 bad input (an unknown slot ID, a missing or corrupt FILE, 
 no nodes or, for init, already holds some).
 `;
 
-const ACTIONS = ['list', 'show', 'release', 'stale', 'gc', 'init'] as const;
+const ACTIONS = ['list', 'show', 'release', 'stale', 'touch', 'gc', 'init'] as const;
 type Action = (typeof ACTIONS)[number];
 
 export type { NodeEntry, SlotEntry } from '../lib/state-view.js';
@@ -87,36 +98,42 @@ async function mustRead(engine: Engine, path: string, name: string): Promise<Clu
 /** The `state` subcommand. */
 export const command: Command = {
   name: 'state',
-  summary: 'list, show, release, mark stale or garbage-collect the slots of a saved cluster state',
+  summary: 'list, show, release, mark stale, touch or garbage-collect the slots of a saved cluster state',
   help: HELP,
   async run(argv: string[], io: Io): Promise<number> {
     const { values, positionals } = parseArgs({
       args: argv,
-      options: { state: { type: 'string' }, 'older-than': { type: 'string' }, clear: { type: 'boolean' }, backend: { type: 'string' }, json: { type: 'boolean' }, ...STORE_OPTION, replace: { type: 'boolean' }, ...SOURCE_OPTIONS },
+      options: { state: { type: 'string' }, 'older-than': { type: 'string' }, 'dry-run': { type: 'boolean' }, clear: { type: 'boolean' }, backend: { type: 'string' }, json: { type: 'boolean' }, ...STORE_OPTION, replace: { type: 'boolean' }, ...SOURCE_OPTIONS },
       strict: true,
       allowPositionals: true,
     });
-    const [actionText, slotId, ...extra] = positionals;
+    const [actionText, ...args] = positionals;
     if (actionText === undefined) throw new UsageError(`state: expected an action: ${ACTIONS.join(', ')}`);
     if (!(ACTIONS as readonly string[]).includes(actionText)) throw new UsageError(`state: unknown action ${JSON.stringify(actionText)} (expected ${ACTIONS.join(', ')})`);
     const action = actionText as Action;
-    const needsSlot = action === 'show' || action === 'release' || action === 'stale';
-    if (needsSlot && slotId === undefined) throw new UsageError(`state ${action}: expected a slot ID (see gpualloc state list)`);
-    const surplus = needsSlot ? extra : [slotId, ...extra].filter((p) => p !== undefined);
+    const needsSlot = action === 'show' || action === 'release' || action === 'stale' || action === 'touch';
+    if (needsSlot && args.length === 0) throw new UsageError(`state ${action}: expected a slot ID (see gpualloc state list)`);
+    const slotIds = action === 'touch' ? args : args.slice(0, needsSlot ? 1 : 0);
+    const surplus = args.slice(slotIds.length);
     if (surplus.length > 0) throw new UsageError(`state ${action}: unexpected argument ${JSON.stringify(surplus[0])}`);
+    const slotId = slotIds[0];
     if (values.state !== undefined && values.store !== undefined) throw new UsageError(`state ${action}: give --state FILE or --store URL, not both`);
     if (action === 'init' && values.store === undefined) throw new UsageError('state init: --store URL is required (a state file is created by gpualloc plan --state FILE --commit)');
     if (action !== 'init' && (values.replace || values.preset !== undefined || values.inventory !== undefined)) throw new UsageError(`--preset, --inventory and --replace are for state init, not state ${action}`);
     if (values.state === undefined && values.store === undefined) throw new UsageError(`state ${action}: --state FILE is required (or --store URL)`);
     if (values['older-than'] !== undefined && action !== 'gc') throw new UsageError(`--older-than is for state gc, not state ${action}`);
+    if (values['dry-run'] && action !== 'gc') throw new UsageError(`--dry-run is for state gc, not state ${action}`);
     if (values.clear && action !== 'stale') throw new UsageError(`--clear is for state stale, not state ${action}`);
     const olderThan = action === 'gc' ? (values['older-than'] === undefined ? undefined : parseDuration(values['older-than'], '--older-than')) : undefined;
     if (action === 'gc' && olderThan === undefined) throw new UsageError('state gc: --older-than DURATION is required (such as 7d or 12h)');
+    const change: ChangeRequest | undefined = action === 'release' || action === 'stale' || action === 'touch' || action === 'gc'
+      ? { action, slotIds, clear: values.clear === true, olderThan, olderThanText: values['older-than'], dryRun: values['dry-run'] === true }
+      : undefined;
 
     const engine = await createEngine({ backend: parseBackend(values.backend) });
     if (values.store !== undefined) {
       return runStateOnStore(engine, {
-        action, slotId, url: values.store, json: values.json === true, clear: values.clear === true, olderThan, olderThanText: values['older-than'],
+        action, slotId, change, url: values.store, json: values.json === true,
         replace: values.replace === true, inventory: values.inventory, preset: values.preset,
       }, io);
     }
@@ -140,27 +157,9 @@ export const command: Command = {
     });
     return withFileLock(path, async () => {
       const state = await mustRead(engine, path, name);
-      const now = Date.now();
-      if (action === 'release') {
-        const e = find(state, slotId!, name);
-        state.release(e.id);
-        await writeState(state, path);
-        print({ released: e }, renderReleased(e));
-      } else if (action === 'stale') {
-        const e = find(state, slotId!, name);
-        const stale = values.clear !== true;
-        if (e.stale !== stale) {
-          state.markStale(e.id, stale);
-          await writeState(state, path);
-        }
-        print({ slot: { ...e, stale } }, renderStale(e, stale));
-      } else {
-        const all = entries(state);
-        const removed = idleEntries(all, now, olderThan!);
-        for (const e of removed) state.release(e.id);
-        if (removed.length > 0) await writeState(state, path);
-        print({ removed, kept: all.length - removed.length }, renderGc(removed, all, values['older-than']!, name, now));
-      }
+      const { json, text, changed } = await runChange(state, change!, name, Date.now());
+      if (changed) await writeState(state, path);
+      print(json, text);
       return EXIT.OK;
     });
   },

@@ -1,22 +1,21 @@
 // `gpualloc state ACTION --store URL`: the actions of `state` on a cluster state in PostgreSQL, with
-// the output of the file version (state-view.ts), plus `init`. Changes go
-// through the store: a release or stale mark is one transaction on the slot's node.
+// the output of the file version (state-view.ts, state-actions.ts), plus `init`. Changes go
+// through the store: a release, stale mark or touch is one transaction on the slot's node.
 import type { Engine } from '../../engine.js';
-import { AllocationError } from '../../shared/errors.js';
 import type { StoredClusterState } from '../../store/stored-state.js';
 import { EXIT, type Io } from './common.js';
 import { initStore, redactUrl, renderInit, withStoredState } from './store.js';
-import { entries, find, idleEntries, listOutput, renderGc, renderReleased, renderStale, showOutput, type SlotEntry } from './state-view.js';
+import { listOutput, showOutput } from './state-view.js';
+import { runChange, type ChangeRequest } from './state-actions.js';
 
 /** What `state` parsed, for the --store path. */
 export type StoreAction = {
-  action: 'init' | 'list' | 'show' | 'release' | 'stale' | 'gc';
+  action: 'init' | 'list' | 'show' | 'release' | 'stale' | 'touch' | 'gc';
   slotId?: string;
+  /** The change, for release, stale, touch and gc. */
+  change?: ChangeRequest;
   url: string;
   json: boolean;
-  clear: boolean;
-  olderThan?: number;
-  olderThanText?: string;
   replace: boolean;
   inventory?: string;
   preset?: string;
@@ -36,28 +35,9 @@ export async function runStateOnStore(engine: Engine, a: StoreAction, io: Io): P
     if (a.action === 'list' || a.action === 'show') {
       const { json, text } = a.action === 'list' ? listOutput(state, name, now) : showOutput(state, a.slotId!, name, now);
       print(json, text);
-    } else if (a.action === 'release') {
-      const e = find(state, a.slotId!, name);
-      await state.release(e.id);
-      print({ released: e }, renderReleased(e));
-    } else if (a.action === 'stale') {
-      const e = find(state, a.slotId!, name);
-      const stale = !a.clear;
-      if (e.stale !== stale) await state.markStale(e.id, stale);
-      print({ slot: { ...e, stale } }, renderStale(e, stale));
     } else {
-      const all = entries(state);
-      const removed: SlotEntry[] = [];
-      for (const e of idleEntries(all, now, a.olderThan!)) {
-        try {
-          await state.release(e.id);
-          removed.push(e);
-        } catch (error) {
-          // Released by another writer meanwhile: gone either way.
-          if (!(error instanceof AllocationError && error.code === 'UNKNOWN_SLOT')) throw error;
-        }
-      }
-      print({ removed, kept: all.length - removed.length }, renderGc(removed, all, a.olderThanText!, name, now));
+      const { json, text } = await runChange(state, a.change!, name, now);
+      print(json, text);
     }
     return EXIT.OK;
   });

@@ -126,19 +126,34 @@ function podHeld(e: SlotEntry): string {
   return parts.join(', ');
 }
 
-/** What `state stale [--clear]` prints once the slot's mark is `stale`. */
+/** What `state stale [--clear]` prints once the slot's mark is `stale` (--clear also records activity). */
 export function renderStale(e: SlotEntry, stale: boolean): string {
-  return stale ? `slot ${e.id} is stale: other models may evict it\n` : `slot ${e.id} is no longer stale\n`;
+  return stale ? `slot ${e.id} is stale: other models may evict it\n` : `slot ${e.id} is no longer stale; activity recorded (gc counts its idle time from now)\n`;
 }
 
-/** What `state gc --older-than TEXT` prints: the `removed` slots out of `all`. */
-export function renderGc(removed: SlotEntry[], all: SlotEntry[], olderThanText: string, name: string, now: number): string {
+/** What `state touch` prints: a line per slot, with how long it had been idle (`before`: the entries as they were). */
+export function renderTouched(before: SlotEntry[], now: number): string {
+  return before.map((e) => `touched slot ${e.id} (${e.lastActivity === null ? 'no activity recorded before' : `idle ${age(e, now)} before`})\n`).join('');
+}
+
+/**
+ * What `state gc --older-than TEXT [--dry-run]` prints: the `removed` slots (those it would remove,
+ * in a dry run) as a table, then what it kept: all the others, `active` of them touched between
+ * the listing and their removal.
+ */
+export function renderGc(removed: SlotEntry[], all: SlotEntry[], g: { olderThanText: string; name: string; now: number; dryRun: boolean; active?: number }): string {
   const unknown = all.filter((e) => e.lastActivity === null).length;
-  const lines = removed.length === 0
-    ? [`no slot idle for more than ${olderThanText} in ${name}`]
-    : [`removed ${removed.length} slot${removed.length === 1 ? '' : 's'} idle for more than ${olderThanText}: ${removed.map((e) => `${e.id} (${age(e, now)})`).join(', ')}`];
-  lines.push(`kept ${all.length - removed.length}${unknown > 0 ? ` (${unknown} with no recorded activity)` : ''}`);
-  return lines.join('\n') + '\n';
+  const idle = `idle for more than ${g.olderThanText}`;
+  let text: string;
+  if (removed.length === 0) text = `no slot ${idle} in ${g.name}\n`;
+  else {
+    const count = `${removed.length} slot${removed.length === 1 ? '' : 's'}`;
+    text = `${g.dryRun ? `would remove ${count} ${idle} from ${g.name} (dry run: nothing was changed)` : `removed ${count} ${idle} from ${g.name}`}:\n` + slotTable(removed, g.now);
+  }
+  const notes: string[] = [];
+  if (unknown > 0) notes.push(`${unknown} with no recorded activity`);
+  if ((g.active ?? 0) > 0) notes.push(`${g.active} active again since the listing`);
+  return text + `${g.dryRun ? 'would keep' : 'kept'} ${all.length - removed.length}${notes.length > 0 ? ` (${notes.join(', ')})` : ''}\n`;
 }
 
 function age(e: SlotEntry, now: number): string {
@@ -148,6 +163,11 @@ function age(e: SlotEntry, now: number): string {
 function renderList(list: SlotEntry[], name: string, now: number): string {
   if (list.length === 0) return `no slots in ${name}\n`;
   const multiNode = new Set(list.map((e) => e.node)).size > 1;
+  return `${list.length} slot${list.length === 1 ? '' : 's'} in ${name}${multiNode ? '' : ` on ${list[0].node}`}:\n` + slotTable(list, now);
+}
+
+/** The slots as `state list` and `state gc` show them; IDLE is the time since the slot's last activity (commit or touch). */
+function slotTable(list: SlotEntry[], now: number): string {
   // Pod columns only when some slot is a pod, so a state of models prints as it always did.
   const pods = list.some((e) => e.milli !== undefined || e.cpu !== undefined || e.hostMemory !== undefined);
   const rows = list.map((e) => {
@@ -156,8 +176,8 @@ function renderList(list: SlotEntry[], name: string, now: number): string {
     if (pods) row.push(e.milli === undefined ? '-' : formatShare(e.milli), e.cpu === undefined ? '-' : formatCpu(e.cpu), e.hostMemory === undefined ? '-' : formatBytes(e.hostMemory));
     return row;
   });
-  const header = ['ID', 'NODE', 'GPUS', 'MEMORY/GPU', 'MODEL', 'AGE', 'STALE', ...(pods ? ['SHARE', 'CPU', 'HOST MEMORY'] : [])];
-  return `${list.length} slot${list.length === 1 ? '' : 's'} in ${name}${multiNode ? '' : ` on ${list[0].node}`}:\n` + table(header, rows);
+  const header = ['ID', 'NODE', 'GPUS', 'MEMORY/GPU', 'MODEL', 'IDLE', 'STALE', ...(pods ? ['SHARE', 'CPU', 'HOST MEMORY'] : [])];
+  return table(header, rows);
 }
 
 function renderSlot(e: SlotEntry, now: number, node?: NodeEntry): string {
