@@ -6,7 +6,7 @@ export { ClusterState, stateFileText } from './cluster/state.js';
 export { nodeFromInventory } from './cluster/node.js';
 export { estimateMemory, DEFAULT_CONTEXT_LENGTH } from './models/estimate.js';
 export { defaultTensorParallelSizes, perGpuMemory, tensorParallelProblem } from './models/tensor-parallel.js';
-export { validateInventory, INVENTORY_VERSION } from './hardware/inventory.js';
+export { validateInventory, wholeGpuCandidates, INVENTORY_VERSION } from './hardware/inventory.js';
 export { listPresets, getPreset } from './hardware/presets.js';
 export { validateTopology, pairScoreMatrix, linkScore, PCIE_LEVELS, PCIE_SCORE, NVLINK_SCORE } from './hardware/topology.js';
 export { parseBytes, formatBytes, unitsOf } from './shared/units.js';

@@ -506,7 +506,7 @@ export class Planner {
     return w;
   }
 
-  /** GPUs of the selected node free for a whole-GPU request: no memory used or committed, no replicas. */
+  /** GPUs of the selected node free for a whole-GPU request: not in MIG mode (its slices are the replicas'), no memory used or committed, no replicas. */
   freeWholeGpus(): number[] {
     const id = this.requireSelected();
     const used = this.usedMemory(id);
@@ -514,7 +514,7 @@ export class Planner {
     for (const w of this.workloads(id)) if (w.kind === 'replicas') for (const g of w.gpus) busy.add(g);
     return this.node(id).gpus.filter((g) => {
       const u = used.get(g.index);
-      return (u === undefined || u.others + u.slots === 0) && !busy.has(g.index);
+      return g.mig !== true && (u === undefined || u.others + u.slots === 0) && !busy.has(g.index);
     }).map((g) => g.index);
   }
 

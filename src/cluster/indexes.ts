@@ -11,7 +11,7 @@ import type { Ledger } from './ledger.js';
 
 /** What plan reads of each node besides the ledger, and the indexes over it. */
 export class NodeIndexes {
-  /** Each node's free memory per GPU, largest first (same offsets as the ledger's `free`): bounds a node's best option without a search. */
+  /** Each node's free memory per GPU as plans see it (the ledger's planFree), largest first (same offsets as the ledger's `free`): bounds a node's best option without a search. */
   readonly sortedFree: Float64Array;
   /** Memory held on each node: memoryTotal − free summed over its GPUs. */
   readonly nodeAllocated: Float64Array;
@@ -34,7 +34,8 @@ export class NodeIndexes {
   constructor(ledger: Ledger) {
     this.ledger = ledger;
     const count = ledger.nodeIds.length;
-    const { gpuStart, free } = ledger;
+    // The indexes see planFree: GPUs in MIG mode never take a whole-GPU share (see Ledger.planFree).
+    const { gpuStart, planFree: free } = ledger;
     this.nodeAllocated = new Float64Array(count);
     this.nodeLoad = new Float64Array(count);
     this.sortedFree = new Float64Array(free.length);
@@ -59,12 +60,13 @@ export class NodeIndexes {
     const start = ledger.gpuStart[node];
     const end = ledger.gpuStart[node + 1];
     const free = ledger.free;
+    const planFree = ledger.planFree;
     const sorted = this.sortedFree;
-    // The sum in position order; the sorted copy largest first.
+    // The sum in position order (every GPU's memory, for the load); the sorted copy (what plans see) largest first.
     let freeSum = 0;
     for (let i = start; i < end; i++) {
       freeSum += free[i];
-      sorted[i] = free[i];
+      sorted[i] = planFree[i];
     }
     sortLargestFirst(sorted, start, end);
     this.nodeAllocated[node] = ledger.nodeTotal[node] - freeSum;

@@ -22,7 +22,7 @@ export const CLUSTER_STATE_VERSION = 1;
 
 /** The keys a node, a GPU and a slot of a state may have (load); any other is an error. */
 const NODE_KEYS = ['id', 'gpus', 'topology', 'slots', 'cpu', 'hostMemory', 'gpuModel'];
-const GPU_KEYS = ['index', 'memoryTotal', 'memoryUsed'];
+const GPU_KEYS = ['index', 'memoryTotal', 'memoryUsed', 'mig'];
 const SLOT_KEYS = ['id', 'model', 'gpus', 'memoryPerGpu', 'lastActivity', 'stale', 'milli', 'cpu', 'hostMemory'];
 
 /** Fails naming the first key of `value` (when a plain object) not in `keys`. */
@@ -89,7 +89,7 @@ function loadLedger(nodes: unknown[], field: string): Ledger {
     const cpu = n.cpu === undefined ? -1 : requireInteger(`${f}.cpu`, n.cpu, 0, LIMITS.maxMilliCpu);
     const hostMemory = n.hostMemory === undefined ? -1 : requireInteger(`${f}.hostMemory`, n.hostMemory, 0, LIMITS.maxBytes);
     const gpuModel = n.gpuModel === undefined ? undefined : requireString(`${f}.gpuModel`, n.gpuModel, LIMITS.maxIdLength);
-    return { id, index: model.index, total: model.total, used: model.used, topology: model.topology, cpu, hostMemory, gpuModel };
+    return { id, index: model.index, total: model.total, used: model.used, mig: model.mig, topology: model.topology, cpu, hostMemory, gpuModel };
   });
   const ledger = new Ledger(models);
   // Slots after every node, so slot IDs are unique across the state.
@@ -137,6 +137,8 @@ export function ledgerJSON(ledger: Ledger): ClusterStateJSON {
         const g: NodeGpu = { index, memoryTotal: total[start + p] };
         // Only when > 0: a state without used memory writes the same JSON as before memoryUsed existed.
         if (used[start + p] > 0) g.memoryUsed = used[start + p];
+        // Only when set: a state without MIG GPUs writes the same JSON as before the flag existed.
+        if (ledger.mig !== null && ledger.mig[start + p] === 1) g.mig = true;
         return g;
       });
       const node: ClusterStateJSON['nodes'][number] = { id, gpus, slots: [] };

@@ -14,7 +14,7 @@ import { compareEvictionOrder, maskOf, type Slot } from '../placement/index.js';
 export type SlotRecord = { slot: Slot; node: number; positions: number[]; lo: number; hi: number };
 
 /** One validated node: GPUs by position (indices ascending), topology, and CPU and host memory (-1: not tracked). */
-export type LedgerNode = { id: string; index: number[]; total: number[]; used: number[]; topology?: Topology; cpu: number; hostMemory: number; gpuModel?: string };
+export type LedgerNode = { id: string; index: number[]; total: number[]; used: number[]; mig?: boolean[]; topology?: Topology; cpu: number; hostMemory: number; gpuModel?: string };
 
 /**
  * Memory of one GPU, in bytes: allocated is what gpualloc's slots hold; memoryUsed (present only when
@@ -56,6 +56,15 @@ export class Ledger {
   readonly capacity: Float64Array;
   /** capacity − the slots on it, per GPU. */
   readonly free: Float64Array;
+  /** Per GPU: 1 when in MIG mode; null when no GPU of the ledger is. */
+  readonly mig: Uint8Array | null;
+  /**
+   * The free memory whole-GPU plans see: `free` itself when no GPU is in MIG mode, else a copy kept
+   * in step with it where GPUs in MIG mode read -Infinity (no share ever fits them).
+   */
+  readonly planFree: Float64Array;
+  /** Per node: subarrays of planFree. */
+  readonly planFreeViews: Float64Array[] = [];
   /** Per node: subarrays of free, total and used. */
   readonly freeViews: Float64Array[] = [];
   readonly totalViews: Float64Array[] = [];
@@ -98,6 +107,8 @@ export class Ledger {
     this.used = new Float64Array(gpuCount);
     this.capacity = new Float64Array(gpuCount);
     this.free = new Float64Array(gpuCount);
+    this.mig = nodes.some((m) => m.mig?.includes(true) === true) ? new Uint8Array(gpuCount) : null;
+    this.planFree = this.mig === null ? this.free : new Float64Array(gpuCount);
     this.nodeTotal = new Float64Array(nodes.length);
     this.nodeCpu = Float64Array.from(nodes, (m) => m.cpu);
     this.nodeHostMemory = Float64Array.from(nodes, (m) => m.hostMemory);
@@ -113,10 +124,13 @@ export class Ledger {
         this.capacity[start + p] = m.total[p] - m.used[p];
         this.free[start + p] = m.total[p] - m.used[p];
         this.nodeTotal[k] += m.total[p];
+        if (this.mig !== null && m.mig?.[p] === true) this.mig[start + p] = 1;
+        this.planFree[start + p] = this.mig !== null && this.mig[start + p] === 1 ? -Infinity : this.free[start + p];
       }
       this.nodeSlots.push(new Set());
       this.staleOrder.push(undefined);
       this.freeViews.push(this.free.subarray(start, this.gpuStart[k + 1]));
+      this.planFreeViews.push(this.planFree.subarray(start, this.gpuStart[k + 1]));
       this.totalViews.push(this.total.subarray(start, this.gpuStart[k + 1]));
       this.usedViews.push(this.used.subarray(start, this.gpuStart[k + 1]));
     });
@@ -178,6 +192,7 @@ export class Ledger {
     const [lo, hi] = maskOf(positions);
     const start = this.gpuStart[node];
     for (const p of positions) this.free[start + p] -= slot.memoryPerGpu;
+    if (this.mig !== null) this.syncPlanFree(start, positions);
     this.cpuHeld[node] += slot.cpu ?? 0;
     this.hostMemoryHeld[node] += slot.hostMemory ?? 0;
     this.slots.set(slot.id, { slot, node, positions, lo, hi });
@@ -193,6 +208,7 @@ export class Ledger {
     const r = this.slots.get(id)!;
     const start = this.gpuStart[r.node];
     for (const p of r.positions) this.free[start + p] += r.slot.memoryPerGpu;
+    if (this.mig !== null) this.syncPlanFree(start, r.positions);
     this.cpuHeld[r.node] -= r.slot.cpu ?? 0;
     this.hostMemoryHeld[r.node] -= r.slot.hostMemory ?? 0;
     this.slots.delete(id);
@@ -201,6 +217,11 @@ export class Ledger {
       this.staleOrder[r.node] = undefined;
       this.nodeStale[r.node]--;
     }
+  }
+
+  /** Copies `free` to `planFree` at the given positions of the node starting at `start` (MIG GPUs stay -Infinity). */
+  private syncPlanFree(start: number, positions: readonly number[]): void {
+    for (const p of positions) if (this.mig![start + p] === 0) this.planFree[start + p] = this.free[start + p];
   }
 
   /** Marks slot record `r` stale or not. */

@@ -28,7 +28,8 @@ export const DEFAULT_NODE = 'node0';
  * processes of gpualloc's own slots, so memory a slot accounts for is not counted twice. Written only
  * when > 0. For pods: `cpu` = 1000 × the inventory's `cpus.length` (when `cpus` is given), `hostMemory` =
  * its `memory` (when given), `gpuModel` = the present GPUs' common `name` (when they all have the same
- * non-empty one). The CLI, ClusterState created from an inventory and the web page all go through here.
+ * non-empty one); `mig: true` on each GPU in MIG mode (its inventory entry has `mig`), which
+ * plans then leave out unless they allow it. The CLI, ClusterState created from an inventory and the web page all go through here.
  */
 export function nodeFromInventory(inventory: Inventory, options: NodeFromInventoryOptions = {}): ClusterNode {
   const inv = validateInventory(inventory);
@@ -45,6 +46,8 @@ export function nodeFromInventory(inventory: Inventory, options: NodeFromInvento
     for (const s of slots ?? []) if (s.gpus.includes(g.index)) held += s.memoryPerGpu;
     const used = Math.min(g.memoryTotal, Math.max(0, Math.max(g.memoryUsed ?? 0, processes) - held));
     if (used > 0) gpu.memoryUsed = used;
+    // `mig` is present exactly when MIG mode is on (see InventoryGpu): whole-GPU plans leave it out.
+    if (g.mig !== undefined) gpu.mig = true;
     return gpu;
   });
   const node: ClusterNode = { id, gpus };

@@ -32,7 +32,8 @@ export class ClusterPlanner {
   private readonly kernels: Kernels;
   private readonly ledger: Ledger;
   private readonly indexes: NodeIndexes;
-  // The ledger's and the indexes' arrays (never replaced), read on every plan.
+  // The ledger's and the indexes' arrays (never replaced), read on every plan. `free` and `freeViews`
+  // are the ledger's planFree: GPUs in MIG mode read -Infinity there, so no search ever picks one.
   private readonly nodeIds: readonly string[];
   private readonly indices: readonly number[][];
   private readonly gpuStart: Int32Array;
@@ -76,7 +77,7 @@ export class ClusterPlanner {
     this.kernels = kernels;
     this.ledger = ledger;
     this.indexes = indexes;
-    ({ nodeIds: this.nodeIds, indices: this.indices, gpuStart: this.gpuStart, free: this.free, capacity: this.capacity, freeViews: this.freeViews, totalViews: this.totalViews, usedViews: this.usedViews, nodeStale: this.nodeStale, slots: this.slots, maxWidth: this.maxWidth } = ledger);
+    ({ nodeIds: this.nodeIds, indices: this.indices, gpuStart: this.gpuStart, planFree: this.free, capacity: this.capacity, planFreeViews: this.freeViews, totalViews: this.totalViews, usedViews: this.usedViews, nodeStale: this.nodeStale, slots: this.slots, maxWidth: this.maxWidth } = ledger);
     ({ sortedFree: this.sortedFree, nodeLoad: this.nodeLoad, nodeRank: this.nodeRank, classOf: this.classOf, classes: this.classes, freeIndex: this.freeIndex, staleIndex: this.staleIndex } = indexes);
     const count = this.nodeIds.length;
     this.bounds = { bEv: new Int32Array(count), bN: new Int32Array(count), bScore: new Float64Array(count), bMetric: new Float64Array(count) };
@@ -320,6 +321,7 @@ export class ClusterPlanner {
       // plan O(nodes)); whether any node allows a size is known from the widest node.
       const listed = Math.min(nodeCount, CLUSTER_REJECTED_NODES);
       let gpus = 0;
+      let migCount = 0;
       const sizesOf = new Map<number, number[]>();
       const evictable = new Float64Array(this.maxWidth);
       for (let k = 0; k < listed; k++) {
@@ -339,10 +341,12 @@ export class ClusterPlanner {
             for (const p of this.slots.get(s.id)!.positions) evictable[p] += s.memoryPerGpu;
           }
         }
-        rejectionsFor(this.indices[k], this.totalViews[k], this.freeViews[k], anyEvictable ? evictable : null, req.memory, sizes, this.nodeIds[k], result.rejected, this.usedViews[k]);
+        const mig = this.ledger.mig === null ? null : this.ledger.mig.subarray(this.gpuStart[k], this.gpuStart[k + 1]);
+        if (mig !== null) for (let p = 0; p < N; p++) migCount += mig[p];
+        rejectionsFor(this.indices[k], this.totalViews[k], this.freeViews[k], anyEvictable ? evictable : null, req.memory, sizes, this.nodeIds[k], result.rejected, this.usedViews[k], mig);
       }
       const noSizes = sizesFor(req, this.maxWidth).length === 0;
-      result.reason = noOptionReason(req.memory, noSizes ? null : req.sizes === undefined ? '1..n' : req.sizes.join(', '), noSizes ? this.gpuStart[nodeCount] : gpus, result.rejected.length, listed < nodeCount ? { listed, nodes: nodeCount } : undefined);
+      result.reason = noOptionReason(req.memory, noSizes ? null : req.sizes === undefined ? '1..n' : req.sizes.join(', '), noSizes ? this.gpuStart[nodeCount] : gpus, result.rejected.length, listed < nodeCount ? { listed, nodes: nodeCount } : undefined, migCount);
     }
     return result;
   }

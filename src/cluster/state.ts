@@ -67,10 +67,13 @@ export class ClusterState {
    * then lowest GPU indices (indices only order GPUs of one node). `rejected` lists the per-GPU
    * rejections of the first CLUSTER_REJECTED_NODES nodes when there is no option (empty otherwise,
    * to keep planning cheap); the reason counts theirs and says so when the state has more nodes.
+   * GPUs in MIG mode (NodeGpu.mig) are left out (rejection MIG_MODE) unless the request sets allowMig.
    * How the nodes to search are found: src/cluster/search.ts.
    */
   plan(request: ClusterPlanRequest): PlacementPlan {
-    return this.planner.plan(validatePlanRequest(requireObject('request', readInput('request', request, false))));
+    const req = validatePlanRequest(requireObject('request', readInput('request', request, false)));
+    if (req.allowMig && this.ledger.mig !== null) return this.migBlindPlanner().plan(req);
+    return this.planner.plan(req);
   }
 
   /**
@@ -150,6 +153,18 @@ export class ClusterState {
   /** A plain object that restoreClusterState turns back into an identical state. */
   toJSON(): ClusterStateJSON {
     return ledgerJSON(this.ledger);
+  }
+
+  /**
+   * A planner over a copy of the state in which no GPU is in MIG mode, for a plan that allows them
+   * (allowMig). Built for the one plan: such plans are the exception, and the planner's indexes
+   * leave MIG GPUs out so that every other plan stays as fast as without them.
+   */
+  private migBlindPlanner(): ClusterPlanner {
+    const json = ledgerJSON(this.ledger);
+    for (const node of json.nodes) for (const g of node.gpus) delete g.mig;
+    const ledger = restoreLedger(json);
+    return new ClusterPlanner(this.kernels, ledger, new NodeIndexes(ledger));
   }
 
   /** The record of slot `slotId` (UNKNOWN_SLOT when it is not in the state). */

@@ -294,3 +294,21 @@ export function inventoryTopology(inventory: Inventory): { gpus: number; links: 
   const gpus = inventory.gpus.reduce((n, g) => Math.max(n, g.index + 1), 0);
   return { gpus, links: inventory.links };
 }
+
+/**
+ * The GPUs of an inventory that a whole-GPU pick (allocateAligned, the CLI's `aligned`) may take,
+ * by index ascending: those not lost and, unless `allowMig`, not in MIG mode (a GPU whose `mig` is
+ * present hands out slices, which gpualloc replicas allocates); and the GPUs left out for MIG mode.
+ */
+export function wholeGpuCandidates(inventory: Inventory, options: { allowMig?: boolean } = {}): { available: number[]; mig: number[] } {
+  const allowMig = options.allowMig === true;
+  const available: number[] = [];
+  const mig: number[] = [];
+  for (const g of inventory.gpus) {
+    if (g.lost === true) continue;
+    if (g.mig !== undefined && !allowMig) mig.push(g.index);
+    else available.push(g.index);
+  }
+  const up = (a: number, b: number) => a - b;
+  return { available: available.sort(up), mig: mig.sort(up) };
+}

@@ -16,7 +16,7 @@ export * from './types.js';
 export { validatePlanRequest, validateNode, validateSlots, validateSlot } from './validate.js';
 export { PreparedNode, prepareNode } from './prepared.js';
 export {
-  anyGpuEligible, budgetError, compareCandidates, compareEvictionOrder, compareMasks, isEvictable, maskOf, nodeOptionOf, noOptionReason,
+  anyGpuEligible, budgetError, compareCandidates, compareEvictionOrder, compareMasks, isEvictable, maskOf, migMessage, nodeOptionOf, noOptionReason,
   optionOf, positionMatrix, potentialOf, rejectionsFor, runSearch, shareOf, sizesFor,
 } from './search.js';
 
@@ -72,7 +72,9 @@ export function planPlacement(kernels: PlacementKernels, request: PlacementReque
   const req = validatePlanRequest(r);
   const n = node.index.length;
   const index = node.index;
-  const { free, total, stale, staleMasks, staleBytes, evictable, potential } = nodeState(node, req.model, req.allowEviction);
+  // GPUs in MIG mode are left out unless the request allows them (their free memory reads -Infinity: no share fits).
+  const mig = node.mig !== undefined && !req.allowMig ? node.mig : null;
+  const { free, total, stale, staleMasks, staleBytes, evictable, potential } = nodeState(node, req.model, req.allowEviction, mig);
   const sizeList = sizesFor(req, n);
   const sizes = sizesScratch.i32(sizeList.length);
   const shares = sizesScratch.f64(sizeList.length);
@@ -97,10 +99,17 @@ export function planPlacement(kernels: PlacementKernels, request: PlacementReque
   const found = anyGpuEligible(search, potential) ? runSearch(kernels, search) : NOTHING_FOUND;
   const options: PlacementOption[] = new Array(found.count);
   for (let c = 0; c < found.count; c++) options[c] = optionOf(found, c, index, req.memory, stale, req.model);
-  const rejected = rejectionsFor(index, node.total, free, evictable, req.memory, sizeList, undefined, [], node.used);
+  const rejected = rejectionsFor(index, node.total, free, evictable, req.memory, sizeList, undefined, [], node.used, mig);
   const plan: PlacementPlan = { options, rejected };
-  if (options.length === 0) plan.reason = noOptionReason(req.memory, sizeList.length === 0 ? null : sizeList.join(', '), n, rejected.length);
+  if (options.length === 0) plan.reason = noOptionReason(req.memory, sizeList.length === 0 ? null : sizeList.join(', '), n, rejected.length, undefined, mig === null ? 0 : countTrue(mig));
   return plan;
+}
+
+/** How many entries are true. */
+function countTrue(flags: readonly boolean[]): number {
+  let c = 0;
+  for (const f of flags) if (f) c++;
+  return c;
 }
 
 /** What planPlacement derives from a node for one model and eviction setting. Memory in bytes. */
@@ -122,7 +131,7 @@ type NodeState = {
  * Free memory, the eviction order and masks of a node, in the reusable scratch arrays. Nothing reads
  * the state after planPlacement returns, and nothing writes to it.
  */
-function nodeState(node: NodeModel, model: string | undefined, allowEviction: boolean): NodeState {
+function nodeState(node: NodeModel, model: string | undefined, allowEviction: boolean, mig: readonly boolean[] | null): NodeState {
   const n = node.index.length;
   const index = node.index;
   const slots = node.slots;
@@ -157,6 +166,7 @@ function nodeState(node: NodeModel, model: string | undefined, allowEviction: bo
     staleMasks[2 * k + 1] = hi;
     staleBytes[k] = s.memoryPerGpu;
   }
+  if (mig !== null) for (let p = 0; p < n; p++) if (mig[p]) free[p] = -Infinity;
   const potential = potentialOf(n, free, staleMasks, staleBytes, potentialScratch.f64(n));
   return { free, total, stale, staleMasks, staleBytes, evictable, potential };
 }

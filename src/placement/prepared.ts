@@ -35,7 +35,11 @@ export class PreparedNode {
   constructor(token: symbol, model: NodeModel) {
     if (token !== _PREPARE) throw new AllocationError('INVALID_ARGUMENT', 'PreparedNode: made by engine.prepare({ gpus, topology }) only', { field: 'node' });
     this.#packed = { model, matrix: positionMatrix(model.topology, model.index), indices: new Set(model.index) };
-    this.gpus = Object.freeze(model.index.map((index, p) => Object.freeze(model.used[p] > 0 ? { index, memoryTotal: model.total[p], memoryUsed: model.used[p] } : { index, memoryTotal: model.total[p] })));
+    this.gpus = Object.freeze(model.index.map((index, p) => {
+      const g: NodeGpu = model.used[p] > 0 ? { index, memoryTotal: model.total[p], memoryUsed: model.used[p] } : { index, memoryTotal: model.total[p] };
+      if (model.mig?.[p] === true) g.mig = true;
+      return Object.freeze(g);
+    }));
     if (model.topology !== undefined) this.topology = model.topology;
     markEngineOwned(this);
     Object.freeze(this);

@@ -100,7 +100,7 @@ function formatBytesMemo(bytes: number): string {
  * (null: nothing). `used`: memoryUsed per position (null: none); a GPU with used memory that cannot
  * take its share says how much is in use by other processes (never evictable).
  */
-export function rejectionsFor(index: readonly number[], total: ArrayLike<number>, free: ArrayLike<number>, evictable: ArrayLike<number> | null, memory: number, sizes: readonly number[], node?: string, out: Rejection[] = [], used: ArrayLike<number> | null = null): Rejection[] {
+export function rejectionsFor(index: readonly number[], total: ArrayLike<number>, free: ArrayLike<number>, evictable: ArrayLike<number> | null, memory: number, sizes: readonly number[], node?: string, out: Rejection[] = [], used: ArrayLike<number> | null = null, mig: ArrayLike<boolean | number> | null = null): Rejection[] {
   const format = formatBytesMemo;
   if (sizes.length === 0) return out;
   const n = sizes[sizes.length - 1];
@@ -110,6 +110,12 @@ export function rejectionsFor(index: readonly number[], total: ArrayLike<number>
   let inAll: string | undefined;
   let shortBy: string | undefined;
   for (let p = 0; p < index.length; p++) {
+    if (mig !== null && mig[p]) {
+      const r: Rejection = { gpu: index[p], code: 'MIG_MODE', message: migMessage(index[p], where) };
+      if (node !== undefined) r.node = node;
+      out.push(r);
+      continue;
+    }
     if (total[p] < share) {
       inAll ??= ` in all, less than its share ${format(share)} (1/${n} of ${format(memory)})`;
       const head = `GPU ${index[p]}${where}: has ${format(total[p])}`;
@@ -133,6 +139,11 @@ export function rejectionsFor(index: readonly number[], total: ArrayLike<number>
     }
   }
   return out;
+}
+
+/** Why GPU `gpu` is left out of a whole-GPU pick: `GPU 3 is in MIG mode (…)`; `where` is ` on node X` or ''. */
+export function migMessage(gpu: number, where = ''): string {
+  return `GPU ${gpu}${where} is in MIG mode (its slices are allocated with gpualloc replicas)`;
 }
 
 /** The GPU indices of a kernel result's candidate `c`: the set bits of its mask, lowest first. */
@@ -246,8 +257,9 @@ export function positionIn(index: readonly number[], g: number): number {
 }
 
 /** The reason of an empty plan. */
-export function noOptionReason(memory: number, sizes: string | null, gpus: number, rejectedCount: number, of?: { listed: number; nodes: number }): Reason {
+export function noOptionReason(memory: number, sizes: string | null, gpus: number, rejectedCount: number, of?: { listed: number; nodes: number }, migCount = 0): Reason {
   if (sizes === null) return { code: 'INSUFFICIENT_DEVICES', message: `no allowed tensor-parallel size fits ${gpus} GPUs` };
-  const counted = of === undefined ? `${rejectedCount}/${gpus} GPUs cannot take their share` : `${rejectedCount}/${gpus} GPUs of the first ${of.listed} of ${of.nodes} nodes cannot take their share`;
+  let counted = of === undefined ? `${rejectedCount}/${gpus} GPUs cannot take their share` : `${rejectedCount}/${gpus} GPUs of the first ${of.listed} of ${of.nodes} nodes cannot take their share`;
+  if (migCount > 0) counted += `, ${migCount} of them in MIG mode: whole-GPU picks leave MIG GPUs out unless allowed`;
   return { code: 'NO_VIABLE_OPTION', message: `no set of ${sizes} GPUs has room for ${formatBytes(memory)}, even after allowed evictions (${counted})` };
 }

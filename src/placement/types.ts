@@ -29,9 +29,11 @@ export type PlacementPolicy = 'spread' | 'pack';
 /**
  * One GPU of a node. Memory in bytes. memoryUsed (default 0, at most memoryTotal) is memory held by
  * processes outside gpualloc's slots: it is never evicted, so a GPU's free memory is memoryTotal −
- * memoryUsed − the memoryPerGpu of the slots on it.
+ * memoryUsed − the memoryPerGpu of the slots on it. `mig: true` marks a GPU in MIG mode: plans
+ * leave it out (rejection MIG_MODE) unless the request sets allowMig, since its slices, not the
+ * whole GPU, are what it hands out (gpualloc replicas allocates them).
  */
-export type NodeGpu = { index: number; memoryTotal: number; memoryUsed?: number };
+export type NodeGpu = { index: number; memoryTotal: number; memoryUsed?: number; mig?: boolean };
 
 /** Request of planPlacement (README: "Placing models by memory"). Memory in bytes. */
 export type PlacementRequest = {
@@ -42,6 +44,8 @@ export type PlacementRequest = {
   model?: string;
   tensorParallelSizes?: number[];
   allowEviction?: boolean;
+  /** Let GPUs in MIG mode (NodeGpu.mig) take the model as whole GPUs (default false: they are rejected with MIG_MODE). */
+  allowMig?: boolean;
   policy?: PlacementPolicy;
   limit?: number;
 };
@@ -191,7 +195,7 @@ export const MAX_PLACEMENT_LIMIT = 10_000;
 export const PLACEMENT_BUDGET = 1 << 22;
 
 /** The request fields every plan shares (planPlacement and ClusterState.plan). */
-export type PlanRequest = { memory: number; model?: string; sizes?: number[]; allowEviction: boolean; pack: boolean; limit: number };
+export type PlanRequest = { memory: number; model?: string; sizes?: number[]; allowEviction: boolean; allowMig: boolean; pack: boolean; limit: number };
 
 /** One node, validated: positions sorted by GPU index. Memory in bytes. */
 export type NodeModel = {
@@ -200,6 +204,8 @@ export type NodeModel = {
   total: number[];
   /** memoryUsed (memory of processes outside gpualloc's slots) per position, 0 when not given. */
   used: number[];
+  /** Per position: true for a GPU in MIG mode; undefined when the node has none. */
+  mig?: boolean[];
   slots: Slot[];
   topology?: Topology;
 };

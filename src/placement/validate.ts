@@ -22,9 +22,10 @@ export function validatePlanRequest(r: Record<string, unknown>): PlanRequest {
     }
   }
   const allowEviction = r.allowEviction === undefined ? true : requireBoolean('allowEviction', r.allowEviction);
+  const allowMig = r.allowMig === undefined ? false : requireBoolean('allowMig', r.allowMig);
   const policy = r.policy === undefined ? 'spread' : requireOneOf('policy', r.policy, ['spread', 'pack'] as const, 'UNKNOWN_POLICY');
   const limit = r.limit === undefined ? DEFAULT_PLACEMENT_LIMIT : requireInteger('limit', r.limit, 1, MAX_PLACEMENT_LIMIT);
-  return { memory, model, sizes, allowEviction, pack: policy === 'pack', limit };
+  return { memory, model, sizes, allowEviction, allowMig, pack: policy === 'pack', limit };
 }
 
 /** A non-negative integer up to `max` (what requireInteger(…, 0, max) accepts), -0 read as 0. */
@@ -49,7 +50,8 @@ function count(v: unknown, max: number, field: () => string): number {
  */
 export function validateNode(gpusValue: unknown, slotsValue: unknown, topologyValue: unknown, prefix: string): NodeModel {
   const rawGpus = requireArray(`${prefix}gpus`, gpusValue, LIMITS.maxGpus);
-  const list: Array<{ index: number; memoryTotal: number; memoryUsed: number }> = new Array(rawGpus.length);
+  const list: Array<{ index: number; memoryTotal: number; memoryUsed: number; mig: boolean }> = new Array(rawGpus.length);
+  let anyMig = false;
   const seen = new Set<number>();
   let sorted = true;
   for (let k = 0; k < rawGpus.length; k++) {
@@ -63,7 +65,9 @@ export function validateNode(gpusValue: unknown, slotsValue: unknown, topologyVa
     const memoryTotal = count(g.memoryTotal, LIMITS.maxBytes, () => `${at()}.memoryTotal`);
     const memoryUsed = g.memoryUsed === undefined ? 0 : count(g.memoryUsed, LIMITS.maxBytes, () => `${at()}.memoryUsed`);
     if (memoryUsed > memoryTotal) fail('INVALID_ARGUMENT', `${at()}.memoryUsed`, `at most memoryTotal (${memoryTotal})`, g.memoryUsed);
-    list[k] = { index, memoryTotal, memoryUsed };
+    const mig = g.mig === undefined ? false : requireBoolean(`${at()}.mig`, g.mig);
+    if (mig) anyMig = true;
+    list[k] = { index, memoryTotal, memoryUsed, mig };
   }
   if (!sorted) list.sort((a, b) => a.index - b.index);
   let topology: Topology | undefined;
@@ -74,7 +78,9 @@ export function validateNode(gpusValue: unknown, slotsValue: unknown, topologyVa
     }
   }
   const slots = slotsValue === undefined ? [] : validateSlots(slotsValue, `${prefix}slots`, seen);
-  return { index: list.map((g) => g.index), total: list.map((g) => g.memoryTotal), used: list.map((g) => g.memoryUsed), slots, topology };
+  const model: NodeModel = { index: list.map((g) => g.index), total: list.map((g) => g.memoryTotal), used: list.map((g) => g.memoryUsed), slots, topology };
+  if (anyMig) model.mig = list.map((g) => g.mig);
+  return model;
 }
 
 /** Validates a slot list against the node's GPU indices; returns copies. */

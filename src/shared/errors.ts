@@ -74,5 +74,6 @@ export const REASON_CODES = {
   INSUFFICIENT_MEMORY: 'a GPU lacks the memory for its share of the model',
   GPU_TOO_SMALL: 'a GPU is smaller than the per-GPU share even when empty',
   GPU_LOST: 'a GPU was reported lost by the driver',
+  MIG_MODE: 'a GPU is in MIG mode: whole-GPU picks leave it out unless the request allows MIG GPUs (its slices are allocated with replicas)',
   NO_NODE_FITS: 'no node has the CPU, host memory and GPUs (share, count, model) the pod asks for at once',
 } as const;

@@ -2,14 +2,15 @@
 import { parseArgs } from 'node:util';
 import { ALIGNED_POLICIES, type AlignedPolicy, type AlignedResult } from '../../devices/aligned.js';
 import { createEngine } from '../../engine.js';
-import { inventoryTopology } from '../../hardware/inventory.js';
+import { inventoryTopology, wholeGpuCandidates } from '../../hardware/inventory.js';
+import { migMessage } from '../../placement/index.js';
 import { EXIT, parseIntList, parsePositiveInt, table, UsageError, type Command, type Io, parseBackend, ENGINE_OPTIONS } from '../lib/common.js';
 import { resolveInventory } from '../lib/source.js';
 
 const HELP = `gpualloc aligned: pick whole GPUs that talk over the best links
 
 Usage: gpualloc aligned [--inventory FILE | --preset NAME] --size N [--required LIST] [--available LIST]
-                        [--policy topology|besteffort] [--repeat N] [--backend wasm|ts] [--json]
+                        [--policy topology|besteffort] [--repeat N] [--allow-mig] [--backend wasm|ts] [--json]
 
 Options:
   --inventory FILE  read the inventory from a file
@@ -18,6 +19,8 @@ Options:
   --required LIST   comma-separated GPU indices that must be in the pick (first request only)
   --available LIST  comma-separated GPU indices that are free, in order (default: every GPU not lost);
                     besteffort's ties depend on this order, as in go-gpuallocator
+  --allow-mig       let GPUs in MIG mode be picked whole (by default they are left out: their
+                    slices are allocated with gpualloc replicas)
   --policy NAME     topology (default): the best-connected set that leaves the best-connected rest;
                     besteffort: go-gpuallocator's BestEffort, result for result (never a padded group)
   --repeat N        make N requests in a row, each from what the previous ones left (default 1)
@@ -45,6 +48,7 @@ export const command: Command = {
         available: { type: 'string' },
         policy: { type: 'string' },
         repeat: { type: 'string' },
+        'allow-mig': { type: 'boolean' },
       },
       strict: true,
       allowPositionals: false,
@@ -59,12 +63,23 @@ export const command: Command = {
 
     const { inventory } = await resolveInventory({ inventory: values.inventory, preset: values.preset, quiet: json }, io);
     const topology = inventoryTopology(inventory);
-    let available = values.available === undefined ? inventory.gpus.filter((g) => !g.lost).map((g) => g.index) : parseIntList(values.available, '--available');
+    // GPUs in MIG mode hand out slices: left out of whole-GPU picks unless --allow-mig.
+    const candidates = wholeGpuCandidates(inventory, { allowMig: values['allow-mig'] === true });
+    const mig = new Set(candidates.mig);
+    const listed = values.available === undefined ? candidates.available : parseIntList(values.available, '--available');
+    let available = listed.filter((g) => !mig.has(g));
     const engine = await createEngine({ backend });
 
     const rounds: Array<{ request: number } & AlignedResult> = [];
-    for (let k = 0; k < repeat; k++) {
+    const requiredMig = required.find((g) => mig.has(g));
+    if (requiredMig !== undefined) {
+      rounds.push({ request: 1, devices: [], score: 0, reason: { code: 'MIG_MODE', message: `--required: ${migMessage(requiredMig)}; --allow-mig picks it as a whole GPU` } });
+    }
+    for (let k = 0; k < repeat && requiredMig === undefined; k++) {
       const result = engine.allocateAligned({ topology, available, required: k === 0 ? required : [], size, policy });
+      if (result.reason !== undefined && mig.size > 0) {
+        result.reason = { ...result.reason, message: `${result.reason.message} (left out: GPU${mig.size === 1 ? '' : 's'} ${[...mig].join(',')} in MIG mode; --allow-mig picks them whole)` };
+      }
       rounds.push({ request: k + 1, ...result });
       if (result.reason !== undefined) break;
       const taken = new Set(result.devices);
@@ -72,10 +87,11 @@ export const command: Command = {
     }
     const failed = rounds.find((r) => r.reason !== undefined);
     if (json) {
-      io.out(JSON.stringify({ policy, size, rounds, left: available }, null, 2) + '\n');
+      io.out(JSON.stringify({ policy, size, rounds, left: available, ...(mig.size > 0 ? { migLeftOut: [...mig] } : {}) }, null, 2) + '\n');
     } else {
       const rows = rounds.filter((r) => r.reason === undefined).map((r) => [r.request, r.devices.join(','), r.score, r.devices.map((g) => inventory.gpus[g]?.uuid ?? `GPU${g}`).join(' ')]);
       if (rows.length > 0) io.out(`policy: ${policy}\n\n` + table(['#', 'GPUS', 'SCORE', 'UUIDS'], rows) + `\nleft: ${available.length === 0 ? '-' : available.join(',')}\n`);
+      if (rows.length > 0 && mig.size > 0) io.out(`left out: GPU${mig.size === 1 ? '' : 's'} ${[...mig].join(',')} in MIG mode (their slices are allocated with gpualloc replicas; --allow-mig picks them whole)\n`);
     }
     if (failed?.reason !== undefined) {
       io.err(`gpualloc: request ${failed.request} infeasible (${failed.reason.code}): ${failed.reason.message}\n`);

@@ -6,7 +6,7 @@ import { EXIT, table, type Command, type Io, parseBackend, SOURCE_OPTIONS } from
 import { resolveInventory } from '../lib/source.js';
 import { inventoryDevices } from './split.js';
 import { expandInventory } from './replicas.js';
-import { inventoryTopology } from '../../hardware/inventory.js';
+import { inventoryTopology, wholeGpuCandidates } from '../../hardware/inventory.js';
 
 const HELP = `gpualloc demo: a short tour of the engine on this host's GPUs (NVML), or on a preset
 
@@ -55,9 +55,10 @@ export const command: Command = {
 
     // 4. Whole GPUs by topology.
     const topology = inventoryTopology(inventory);
-    const gpuIndices = inventory.gpus.filter((g) => !g.lost).map((g) => g.index);
+    // GPUs in MIG mode hand out slices (step 3), not whole GPUs.
+    const { available: gpuIndices, mig } = wholeGpuCandidates(inventory);
     const size = Math.min(4, gpuIndices.length);
-    say(`\n4. ${size} whole GPUs by topology:\n`);
+    say(`\n4. ${size} whole GPUs by topology${mig.length > 0 ? ` (GPU${mig.length === 1 ? '' : 's'} ${mig.join(',')} in MIG mode left out)` : ''}:\n`);
     const aligned: Array<Array<string | number>> = [];
     for (const policy of ['topology', 'besteffort'] as const) {
       const r = engine.allocateAligned({ topology, available: gpuIndices, size, policy });
@@ -83,7 +84,7 @@ export const command: Command = {
         continue;
       }
       const slot = state.commit(best);
-      placed.push([m.model, formatBytes(m.memory), best.gpus.join(','), formatBytes(best.memoryPerGpu), `${slot} (${plan.options.length} options)`]);
+      placed.push([m.model, formatBytes(m.memory), best.gpus.join(','), formatBytes(best.memoryPerGpu), `${slot} (${plan.options.length} option${plan.options.length === 1 ? '' : 's'})`]);
     }
     say(table(['MODEL', 'MEMORY', 'GPUS', 'PER GPU', 'RESULT'], placed));
     say('\nMore: gpualloc --help, gpualloc <command> --help\n');

@@ -20,7 +20,7 @@ import { PLAN_FLAGS, parseLimitFlag, parseMemoryFlag, parsePolicyFlag, parseTpFl
 const HELP = `gpualloc plan: every viable way to place a model on GPUs by memory, ranked, with per-GPU rejections
 
 Usage: gpualloc plan (--memory SIZE | --gguf FILE [--context N]) [--inventory FILE | --preset NAME]
-                     [--tp 1,2,4,8] [--policy spread|pack] [--model NAME] [--no-evict] [--limit N]
+                     [--tp 1,2,4,8] [--policy spread|pack] [--model NAME] [--no-evict] [--allow-mig] [--limit N]
                      [--state state.json | --store URL] [--commit] [--backend wasm|ts] [--json]
 
 Options:
@@ -38,6 +38,8 @@ Options:
   --policy NAME      spread (default: balance load) or pack (keep whole GPUs free)
   --model NAME       the model's name: its own slots are never evicted for it
   --no-evict         do not plan evictions of stale slots
+  --allow-mig        let GPUs in MIG mode take the model as whole GPUs (by default they are
+                     rejected: their slices are allocated with gpualloc replicas)
   --limit N          how many options to print (default 16)
   --state FILE       plan against a saved cluster state (created from the inventory if missing;
                      with --inventory, that node's used memory is read again, less its slots)
@@ -138,7 +140,7 @@ export const command: Command = {
       options: {
         memory: { type: 'string' }, gguf: { type: 'string' }, context: { type: 'string' },
         ...ENGINE_OPTIONS,
-        tp: { type: 'string' }, policy: { type: 'string' }, model: { type: 'string' }, 'no-evict': { type: 'boolean' }, limit: { type: 'string' },
+        tp: { type: 'string' }, policy: { type: 'string' }, model: { type: 'string' }, 'no-evict': { type: 'boolean' }, 'allow-mig': { type: 'boolean' }, limit: { type: 'string' },
         state: { type: 'string' }, commit: { type: 'boolean' }, ...STORE_OPTION,
       },
       strict: true,
@@ -164,6 +166,7 @@ export const command: Command = {
     if (values.policy !== undefined) request.policy = parsePolicyFlag(values.policy);
     if (values.model !== undefined) request.model = values.model;
     if (values['no-evict']) request.allowEviction = false;
+    if (values['allow-mig']) request.allowMig = true;
 
     const engine = await createEngine({ backend });
     if (values.store !== undefined) {

@@ -3,6 +3,7 @@
 // starts from an inventory file also runs without a GPU.
 import { parseArgs } from 'node:util';
 import { getPreset, listPresets } from '../../hardware/presets.js';
+import { wholeGpuCandidates } from '../../hardware/inventory.js';
 import { EXIT, table, UsageError, type Command, type Io } from '../lib/common.js';
 
 const HELP = `gpualloc presets: list the built-in machines (use one with --preset NAME)
@@ -34,7 +35,15 @@ export const command: Command = {
       return { name: p.name, gpus: inv.gpus.length, model: inv.gpus[0]?.name ?? '-', mig, description: p.description };
     });
     if (values.json === true) io.out(JSON.stringify(rows, null, 2) + '\n');
-    else io.out(table(['NAME', 'GPUS', 'MODEL', 'DESCRIPTION'], rows.map((r) => [r.name, r.gpus, r.model, r.description])));
+    else {
+      let text = table(['NAME', 'GPUS', 'MODEL', 'DESCRIPTION'], rows.map((r) => [r.name, r.gpus, r.model, r.description]));
+      // Whole-GPU picks leave GPUs in MIG mode out: say which, where a preset has any.
+      for (const p of listPresets()) {
+        const { mig } = wholeGpuCandidates(getPreset(p.name));
+        if (mig.length > 0) text += `\n${p.name}: GPU${mig.length === 1 ? '' : 's'} ${mig.join(',')} in MIG mode: whole-GPU picks (aligned, plan, demo) leave them out (aligned and plan take them with --allow-mig); gpualloc replicas allocates their slices\n`;
+      }
+      io.out(text);
+    }
     return EXIT.OK;
   },
 };

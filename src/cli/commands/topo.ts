@@ -1,6 +1,6 @@
 // gpualloc topo: the GPU pair matrix of an inventory, printed like `nvidia-smi topo -m`.
 import { parseArgs } from 'node:util';
-import { inventoryTopology, type Inventory } from '../../hardware/inventory.js';
+import { inventoryTopology, wholeGpuCandidates, type Inventory } from '../../hardware/inventory.js';
 import { linkScore, validateTopology, type Link } from '../../hardware/topology.js';
 import { EXIT, type Command, type Io, SOURCE_OPTIONS } from '../lib/common.js';
 import { resolveInventory } from '../lib/source.js';
@@ -13,7 +13,10 @@ Options:
   --inventory FILE  read the inventory from a file
   --preset NAME     use a built-in preset (see \`gpualloc presets\`)
   --scores          print the pair scores (PCIe part + 100 per NVLink) instead of link names
-  --json            print { gpus, links: cells, scores } as JSON
+  --json            print { gpus, links: cells, scores, mig? } as JSON (mig: the GPUs in MIG mode)
+
+GPUs in MIG mode are named under the matrix: whole-GPU picks (aligned, plan) leave them out unless
+--allow-mig, since their slices are what they hand out (gpualloc replicas allocates those).
   -h, --help        this help
 
 Legend:
@@ -69,8 +72,9 @@ export const command: Command = {
     const json = values.json === true;
     const { inventory } = await resolveInventory({ inventory: values.inventory, preset: values.preset, quiet: json }, io);
     const { cells, scores } = topoMatrix(inventory);
+    const { mig } = wholeGpuCandidates(inventory);
     if (json) {
-      io.out(JSON.stringify({ host: inventory.host, gpus: inventory.gpus.length, links: cells, scores }, null, 2) + '\n');
+      io.out(JSON.stringify({ host: inventory.host, gpus: inventory.gpus.length, links: cells, scores, ...(mig.length > 0 ? { mig } : {}) }, null, 2) + '\n');
       return EXIT.OK;
     }
     const n = cells.length;
@@ -82,6 +86,7 @@ export const command: Command = {
       const numa = inventory.gpus[a]?.numaNode;
       text += pad(`GPU${a}`) + shown[a].map(pad).join('') + (numa === undefined ? 'N/A' : String(numa)) + '\n';
     }
+    if (mig.length > 0) text += `\nMIG mode: GPU${mig.length === 1 ? '' : 's'} ${mig.join(',')} (left out of whole-GPU picks unless --allow-mig; gpualloc replicas allocates their slices)\n`;
     if (values.scores !== true) text += '\n' + HELP.slice(HELP.indexOf('Legend:'));
     io.out(text);
     return EXIT.OK;

@@ -75,7 +75,7 @@ export function parseLimitFlag(text: string): number {
 }
 
 /** API field names of a plan request and the plan flags that set them, for errors in the CLI's words. */
-export const PLAN_FLAGS: Readonly<Record<string, string>> = { memory: '--memory', tensorParallelSizes: '--tp', policy: '--policy', limit: '--limit', model: '--model', allowEviction: '--no-evict' };
+export const PLAN_FLAGS: Readonly<Record<string, string>> = { memory: '--memory', tensorParallelSizes: '--tp', policy: '--policy', limit: '--limit', model: '--model', allowEviction: '--no-evict', allowMig: '--allow-mig' };
 
 /** Bytes an option's evictions free, as the ranking counts them (memoryPerGpu × GPUs of each evicted slot). */
 function _evictedBytes(option: PlacementOption, slotBytes: Map<string, number>): number {

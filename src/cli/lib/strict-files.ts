@@ -14,7 +14,7 @@ type _Exactly<T> = Record<keyof Required<T>, KeyShape>;
 
 // Each list is typed with every key of its ClusterStateJSON part (src/cluster/state.ts), and only
 // those: a field added to the state file's type and not here, or removed, fails the build.
-const _GPU_KEYS: _Exactly<NodeGpu> = { index: null, memoryTotal: null, memoryUsed: null };
+const _GPU_KEYS: _Exactly<NodeGpu> = { index: null, memoryTotal: null, memoryUsed: null, mig: null };
 const _LINK_KEYS: _Exactly<Link> = { a: null, b: null, pcie: null, nvlink: null };
 const _TOPOLOGY_KEYS: _Exactly<Topology> = { gpus: null, links: _LINK_KEYS };
 const _SLOT_KEYS: _Exactly<Slot> = { id: null, model: null, gpus: null, memoryPerGpu: null, lastActivity: null, stale: null, milli: null, cpu: null, hostMemory: null };
