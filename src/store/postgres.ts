@@ -6,7 +6,7 @@
 import pg from 'pg';
 import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
-import type { PlacementOption, Slot } from '../placement/index.js';
+import type { NodeGpu, PlacementOption, Slot } from '../placement/index.js';
 import { activityTime, checkIdle, ClusterState, normalizeStateJSON, releaseOptions, type ClusterStateJSON, type CommitOptions, type ReleaseOptions } from '../cluster/state.js';
 import { fail, readInput, requireBoolean, requireInteger, requireObject, requireString } from '../shared/validate.js';
 import { applyCommit, type NodeRecord } from './apply.js';
@@ -174,10 +174,10 @@ export class PostgresStore implements ClusterStore {
       if (count > 0 && !replace) throw new AllocationError('STORE_NOT_EMPTY', `store: schema ${this.schema} already holds ${count} node${count === 1 ? '' : 's'}; nothing was changed (pass replace to start over)`);
       if (count > 0) await c.query(`DELETE FROM ${this.s}.nodes`);
       const nodes = json.nodes.map((n, position) => ({ id: n.id, position, topology: n.topology ?? null, cpu: n.cpu ?? null, host_memory: n.hostMemory ?? null, gpu_model: n.gpuModel ?? null }));
-      const gpus = json.nodes.flatMap((n) => n.gpus.map((g, position) => ({ node: n.id, index: g.index, position, memory_total: g.memoryTotal, memory_used: (g as { memoryUsed?: number }).memoryUsed ?? 0 })));
+      const gpus = json.nodes.flatMap((n) => n.gpus.map((g, position) => ({ node: n.id, index: g.index, position, memory_total: g.memoryTotal, memory_used: g.memoryUsed ?? 0, mig: g.mig === true })));
       const slots = json.nodes.flatMap((n) => n.slots.map((sl) => ({ id: sl.id, node: n.id, gpus: sl.gpus, memory_per_gpu: sl.memoryPerGpu, model: sl.model ?? null, last_activity: sl.lastActivity ?? null, stale: sl.stale ?? null, milli: sl.milli ?? null, cpu: sl.cpu ?? null, host_memory: sl.hostMemory ?? null }))).map((row, ord) => ({ ord, ...row }));
       await c.query(`INSERT INTO ${this.s}.nodes (id, position, topology, cpu, host_memory, gpu_model) SELECT id, position, topology, cpu, host_memory, gpu_model FROM json_to_recordset($1) AS x(id text, position integer, topology jsonb, cpu bigint, host_memory bigint, gpu_model text)`, [JSON.stringify(nodes)]);
-      await c.query(`INSERT INTO ${this.s}.gpus (node, index, position, memory_total, memory_used) SELECT node, index, position, memory_total, memory_used FROM json_to_recordset($1) AS x(node text, index integer, position integer, memory_total bigint, memory_used bigint)`, [JSON.stringify(gpus)]);
+      await c.query(`INSERT INTO ${this.s}.gpus (node, index, position, memory_total, memory_used, mig) SELECT node, index, position, memory_total, memory_used, mig FROM json_to_recordset($1) AS x(node text, index integer, position integer, memory_total bigint, memory_used bigint, mig boolean)`, [JSON.stringify(gpus)]);
       await c.query(`INSERT INTO ${this.s}.slots (id, node, gpus, memory_per_gpu, model, last_activity, stale, milli, cpu, host_memory) SELECT id, node, gpus, memory_per_gpu, model, last_activity, stale, milli, cpu, host_memory FROM json_to_recordset($1) AS x(ord integer, id text, node text, gpus integer[], memory_per_gpu bigint, model text, last_activity double precision, stale boolean, milli integer, cpu bigint, host_memory bigint) ORDER BY ord`, [JSON.stringify(slots)]);
       if (json.nextSlot > 1) await c.query(`SELECT setval($1, $2, true)`, [`${this.s}.slot_id`, json.nextSlot - 1]);
       else await c.query(`SELECT setval($1, 1, false)`, [`${this.s}.slot_id`]);
@@ -189,7 +189,7 @@ export class PostgresStore implements ClusterStore {
     return this.transaction('load', async (c) => {
       await c.query(`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY`);
       const nodes = (await c.query(`SELECT id, topology, version, cpu, host_memory, gpu_model FROM ${this.s}.nodes ORDER BY position`)).rows;
-      const gpus = (await c.query(`SELECT node, index, memory_total, memory_used FROM ${this.s}.gpus ORDER BY node, position`)).rows;
+      const gpus = (await c.query(`SELECT node, index, memory_total, memory_used, mig FROM ${this.s}.gpus ORDER BY node, position`)).rows;
       const slots = (await c.query(`SELECT id, node, gpus, memory_per_gpu, model, last_activity, stale, milli, cpu, host_memory FROM ${this.s}.slots ORDER BY added`)).rows;
       const seq = (await c.query(`SELECT last_value, is_called FROM ${this.s}.slot_id`)).rows[0];
       const byNode = new Map<string, ClusterStateJSON['nodes'][number]>();
@@ -206,8 +206,9 @@ export class PostgresStore implements ClusterStore {
         Object.defineProperty(versions, n.id, { value: n.version, enumerable: true, writable: true, configurable: true });
       }
       for (const g of gpus) {
-        const gpu: { index: number; memoryTotal: number; memoryUsed?: number } = { index: g.index, memoryTotal: g.memory_total };
+        const gpu: NodeGpu = { index: g.index, memoryTotal: g.memory_total };
         if (g.memory_used > 0) gpu.memoryUsed = g.memory_used;
+        if (g.mig === true) gpu.mig = true;
         byNode.get(g.node)!.gpus.push(gpu);
       }
       for (const r of slots) byNode.get(r.node)!.slots.push(slotOf(r));
@@ -377,9 +378,9 @@ export class PostgresStore implements ClusterStore {
     return `(SELECT coalesce(json_agg(json_strip_nulls(json_build_object('id', sl.id, 'gpus', sl.gpus, 'memoryPerGpu', sl.memory_per_gpu, 'model', sl.model, 'lastActivity', sl.last_activity, 'stale', sl.stale, 'milli', sl.milli, 'cpu', sl.cpu, 'hostMemory', sl.host_memory)) ORDER BY sl.added), '[]') FROM ${this.s}.slots sl WHERE sl.node = ${node})`;
   }
 
-  /** SQL for a node's GPUs as a JSON list ({ index, memoryTotal, memoryUsed when > 0 }), in the order given. */
+  /** SQL for a node's GPUs as a JSON list ({ index, memoryTotal, memoryUsed when > 0, mig when true }), in the order given. */
   private gpusJson(node: string): string {
-    return `(SELECT json_agg(json_strip_nulls(json_build_object('index', g.index, 'memoryTotal', g.memory_total, 'memoryUsed', nullif(g.memory_used, 0))) ORDER BY g.position) FROM ${this.s}.gpus g WHERE g.node = ${node})`;
+    return `(SELECT json_agg(json_strip_nulls(json_build_object('index', g.index, 'memoryTotal', g.memory_total, 'memoryUsed', nullif(g.memory_used, 0), 'mig', nullif(g.mig, false))) ORDER BY g.position) FROM ${this.s}.gpus g WHERE g.node = ${node})`;
   }
 
   private async query(what: string, text: string, values: unknown[]): Promise<pg.QueryResult> {
