@@ -14,10 +14,10 @@ Options:
   --preset NAME     use a built-in preset (see \`gpualloc presets\`)
   --scores          print the pair scores (PCIe part + 100 per NVLink) instead of link names
   --json            print { gpus, links: cells, scores, mig? } as JSON (mig: the GPUs in MIG mode)
+  -h, --help        this help
 
 GPUs in MIG mode are named under the matrix: whole-GPU picks (aligned, plan) leave them out unless
 --allow-mig, since their slices are what they hand out (gpualloc replicas allocates those).
-  -h, --help        this help
 
 Legend:
   X    = self
