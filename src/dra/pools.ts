@@ -92,9 +92,9 @@ function emptyPool(driver: string, name: string, flags: { incomplete?: boolean }
 
 function buildPool(driver: string, name: string, slices: ResourceSlice[], all: ResourceSlice[] | undefined, features: ResolvedFeatures): Pool {
   const pool = emptyPool(driver, name, {});
-  const counterSlices: ResourceSlice[] = [];
+  // Counter sets belong to the whole pool, wherever their slice is published.
+  const counterSlices = features.partitionableDevices ? (all ?? slices).filter((s) => s.sharedCounters.length > 0) : [];
   for (const slice of slices) {
-    if (features.partitionableDevices && slice.sharedCounters.length > 0) counterSlices.push(slice);
     if (slice.devices.length > 0 || !features.partitionableDevices) pool.deviceSlices.push(slice);
   }
   pool.deviceSlices.sort((a, b) => compareText(a.name, b.name));
@@ -118,7 +118,7 @@ function buildPool(driver: string, name: string, slices: ResourceSlice[], all: R
   if (unknown !== undefined) return invalid(unknown);
   if (all !== undefined && all.length !== slices.length) {
     const seen = new Set(slices);
-    pool.otherSlices = all.filter((s) => !seen.has(s));
+    pool.otherSlices = all.filter((s) => !seen.has(s) && s.devices.length > 0);
     const other = unknownCounter(pool.counterSets, pool.otherSlices);
     if (other !== undefined) return invalid(other);
   }
