@@ -8,7 +8,7 @@ import type { CapacityAmounts } from './capacity.js';
 import { fitsCapacity } from './capacity.js';
 import type { Constraint } from './constraints.js';
 import { DistinctAttribute, MatchAttribute } from './constraints.js';
-import type { CelDevice } from './cel.js';
+import type { CelDevice, SelectorCache } from './cel.js';
 import type { ResolvedFeatures } from './features.js';
 import type { Pool } from './pools.js';
 import { deviceReachesNode } from './pools.js';
@@ -94,8 +94,9 @@ export class AllocationModel {
     readonly features: ResolvedFeatures,
     readonly pools: Pool[],
     readonly allocated: AllocatedState,
+    selectorCache?: SelectorCache,
   ) {
-    this.selectors = new Selectors(features);
+    this.selectors = new Selectors(features, selectorCache);
     pools.forEach((pool, poolIndex) => {
       if (pool.incomplete || pool.invalid) return;
       for (const slice of pool.deviceSlices) {
@@ -120,7 +121,7 @@ export class AllocationModel {
     let view = this.cel[index];
     if (view === undefined) {
       const c = this.candidates[index];
-      view = celDevice(c.driver, c.device, this.features.consumableCapacity);
+      view = celDevice(c.driver, c.device, this.features.consumableCapacity, this.features.listTypeAttributes);
       this.cel[index] = view;
     }
     return view;

@@ -2,13 +2,13 @@
 // device's CEL view. CEL failures become AllocationError with upstream's framing
 // ("class X: selector #0: CEL compile error: …", "claim X: selector #0 on device D: CEL runtime error: …").
 import { AllocationError } from '../errors.js';
-import { compileSelector, type CelDevice, type CompiledSelector } from './cel.js';
+import { compileSelector, type CelDevice, type CompiledSelector, type SelectorCache } from './cel.js';
 import type { ResolvedFeatures } from './features.js';
 import type { Quantity } from './quantity.js';
 import type { AttributeValue, Device } from './types.js';
 
 /** The CEL view of a device: attributes and capacities by domain (bare names belong to the driver). */
-export function celDevice(driver: string, device: Device, consumableCapacity: boolean): CelDevice {
+export function celDevice(driver: string, device: Device, consumableCapacity: boolean, listTypeAttributes: boolean): CelDevice {
   const attributes: Record<string, Record<string, AttributeValue>> = Object.create(null) as Record<string, Record<string, AttributeValue>>;
   const capacity: Record<string, Record<string, Quantity>> = Object.create(null) as Record<string, Record<string, Quantity>>;
   const split = (key: string): [string, string] => {
@@ -16,6 +16,9 @@ export function celDevice(driver: string, device: Device, consumableCapacity: bo
     return slash < 0 ? [driver, key] : [key.slice(0, slash), key.slice(slash + 1)];
   };
   for (const key of Object.keys(device.attributes)) {
+    // Without DRAListTypeAttributes a list value is not part of the device as CEL sees it (upstream
+    // allocates such devices by their other fields; cel.ts would reject the whole device).
+    if (!listTypeAttributes && isList(device.attributes[key])) continue;
     const [domain, name] = split(key);
     (attributes[domain] ??= Object.create(null) as Record<string, AttributeValue>)[name] = device.attributes[key];
   }
@@ -28,11 +31,19 @@ export function celDevice(driver: string, device: Device, consumableCapacity: bo
   return view;
 }
 
+function isList(value: AttributeValue): boolean {
+  return 'ints' in value || 'bools' in value || 'strings' in value || 'versions' in value;
+}
+
 /** Compiled selectors, one entry per expression (compile errors are kept and reported where used). */
 export class Selectors {
   private readonly compiled = new Map<string, CompiledSelector | Error>();
 
-  constructor(private readonly features: ResolvedFeatures) {}
+  /** `cache`: a caller's SelectorCache, to compile each expression once across calls (a scheduler). */
+  constructor(
+    private readonly features: ResolvedFeatures,
+    private readonly cache?: SelectorCache,
+  ) {}
 
   /**
    * Whether every selector accepts the device. `owner` frames errors the way upstream does:
@@ -59,7 +70,8 @@ export class Selectors {
     let entry = this.compiled.get(expression);
     if (entry === undefined) {
       try {
-        entry = compileSelector(expression, { consumableCapacity: this.features.consumableCapacity, listTypeAttributes: this.features.listTypeAttributes });
+        const celFeatures = { consumableCapacity: this.features.consumableCapacity, listTypeAttributes: this.features.listTypeAttributes };
+        entry = this.cache !== undefined ? this.cache.get(expression, celFeatures) : compileSelector(expression, celFeatures);
       } catch (error) {
         entry = error instanceof Error ? error : new Error(String(error));
       }
