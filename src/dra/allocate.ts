@@ -1,7 +1,7 @@
 // allocateClaims: reads the objects, gathers the node's pools, builds the candidate model, runs the
 // search of the requested mode and writes the AllocationResults, or says why the claims cannot all
 // be allocated on the node. Nothing is kept between calls; inputs are never modified.
-import { AllocationError } from '../errors.js';
+import { AllocationError } from '../shared/errors.js';
 import type { CapacityAmounts } from './capacity.js';
 import { DEFAULT_DRA_FEATURES, DRA_FEATURE_GATES, type DraFeature, type DraFeatures, type ResolvedFeatures } from './features.js';
 import { firstFit, type SearchOutcome } from './first-fit.js';

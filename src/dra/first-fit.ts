@@ -2,7 +2,7 @@
 // alternatives in order, devices in pool/slice/device order, depth first with backtracking, and
 // the first complete solution wins. Within one request devices are tried in increasing order only
 // (combinations, not permutations). Over 32 results in a claim backtracks to a smaller alternative.
-import { AllocationError } from '../errors.js';
+import { AllocationError } from '../shared/errors.js';
 import type { AllocationModel, RequestModel } from './model.js';
 import { ALLOCATION_RESULTS_MAX_SIZE } from './model.js';
 import { SearchState } from './state.js';

@@ -1,7 +1,7 @@
 // Strict reading of Kubernetes JSON: every failure names the object (`ResourceSlice/slice-1`), the
 // field path (`spec.devices[2].capacity.memory.value`) and the value, and unknown fields are errors.
-import { AllocationError } from '../errors.js';
-import { describeValue, own } from '../validate.js';
+import { AllocationError } from '../shared/errors.js';
+import { describeValue, own } from '../shared/validate.js';
 import { Quantity } from './quantity.js';
 
 /** Where a value is: the object it belongs to (for messages) and the path inside it. */

@@ -2,7 +2,7 @@
 // class then claim configs (a config naming every request gets its request list cleared), and a
 // node selector (the node's name when any device is node-local or binds to the node, else the
 // union of the slices' single-term selectors, else none).
-import { AllocationError } from '../errors.js';
+import { AllocationError } from '../shared/errors.js';
 import type { AllocationModel, ClaimModel } from './model.js';
 import type { SearchState } from './state.js';
 import type { AllocationResult, DeviceAllocationConfiguration, DeviceRequestAllocationResult, NodeSelector, NodeSelectorRequirement } from './types.js';

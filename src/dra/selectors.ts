@@ -1,7 +1,7 @@
 // CEL selectors of classes and requests, compiled once per expression per call and evaluated on a
 // device's CEL view. CEL failures become AllocationError with upstream's framing
 // ("class X: selector #0: CEL compile error: …", "claim X: selector #0 on device D: CEL runtime error: …").
-import { AllocationError } from '../errors.js';
+import { AllocationError } from '../shared/errors.js';
 import { compileSelector, type CelDevice, type CompiledSelector, type SelectorCache } from './cel.js';
 import type { ResolvedFeatures } from './features.js';
 import type { Quantity } from './quantity.js';

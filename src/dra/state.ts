@@ -1,7 +1,7 @@
 // What a search has tentatively allocated so far, with exact undo: devices taken per claim, shared
 // counters consumed per pool (partitionable devices), capacity consumed on shared devices, and the
 // claims' constraints. Every `take` returns an undo that restores the state exactly.
-import { AllocationError } from '../errors.js';
+import { AllocationError } from '../shared/errors.js';
 import { addAmounts, consumedCapacity, subAmounts } from './capacity.js';
 import type { CapacityAmounts } from './capacity.js';
 import type { Constraint } from './constraints.js';

@@ -5,11 +5,11 @@
 // triggers re-check every GPU's total and every node's CPU and host memory at COMMIT, whoever writes.
 import pg from 'pg';
 import { createTsKernels } from '../baseline/index.js';
-import { AllocationError } from '../errors.js';
-import { LIMITS } from '../limits.js';
-import type { PlacementOption, Slot } from '../placement.js';
+import { AllocationError } from '../shared/errors.js';
+import { LIMITS } from '../shared/limits.js';
+import type { PlacementOption, Slot } from '../placement/index.js';
 import { ClusterState, type ClusterStateJSON, type CommitOptions } from '../cluster/state.js';
-import { fail, readInput, requireBoolean, requireInteger, requireObject, requireString } from '../validate.js';
+import { fail, readInput, requireBoolean, requireInteger, requireObject, requireString } from '../shared/validate.js';
 import { applyCommit, type NodeRecord } from './apply.js';
 import { onlyKnownKeys } from './options.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations/index.js';

@@ -4,9 +4,9 @@
 // deterministic share IDs and the default features.
 import { describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/engine.js';
-import { AllocationError } from '../../src/errors.js';
+import { AllocationError } from '../../src/shared/errors.js';
 import { allocateClaims, type DraAllocateRequest } from '../../src/dra/index.js';
-import { canonical, requestOf, upstreamCases } from './upstream-table.js';
+import { canonical, requestOf, upstreamCases } from '../support/dra-upstream-table.js';
 
 const V1 = 'resource.k8s.io/v1';
 const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1', labels: { zone: 'a' } } };

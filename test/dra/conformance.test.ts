@@ -1,9 +1,9 @@
 // Every case of upstream's allocator test table, in first-fit mode, must give upstream's outcome
 // exactly (compared as the table's README prescribes). Prints the pass count per feature.
 import { afterAll, describe, expect, it } from 'vitest';
-import { AllocationError } from '../../src/errors.js';
+import { AllocationError } from '../../src/shared/errors.js';
 import { allocateClaims } from '../../src/dra/index.js';
-import { compareResult, featureNames, requestOf, upstreamCases, type UpstreamCase } from './upstream-table.js';
+import { compareResult, featureNames, requestOf, upstreamCases, type UpstreamCase } from '../support/dra-upstream-table.js';
 
 const cases = upstreamCases();
 const tally = new Map<string, { passed: number; total: number }>();

@@ -1,9 +1,9 @@
 // The object readers: every object of the upstream table reads; each kind of bad input is an
 // AllocationError naming the object, the field path and the value.
 import { describe, expect, it } from 'vitest';
-import { AllocationError } from '../../src/errors.js';
+import { AllocationError } from '../../src/shared/errors.js';
 import { readDeviceClasses, readDraObjects, readNodes, readResourceClaims, readResourceSlices } from '../../src/dra/index.js';
-import { upstreamCases } from './upstream-table.js';
+import { upstreamCases } from '../support/dra-upstream-table.js';
 
 const slice = (spec: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   apiVersion: 'resource.k8s.io/v1',

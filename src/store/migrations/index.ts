@@ -3,8 +3,9 @@
 import { migration as m001 } from './001-cluster-state.js';
 import { migration as m002 } from './002-pods.js';
 
-/** One schema change: its number, a one-line name, and its SQL for a (quoted) schema name. */
-export type Migration = { version: number; name: string; sql: (schema: string) => string };
+import type { Migration } from './types.js';
+
+export type { Migration };
 
 /** Every migration, in order; the last one's version is the schema version this package writes. */
 export const MIGRATIONS: readonly Migration[] = [m001, m002];
