@@ -139,9 +139,6 @@ export class DistinctAttribute extends AttributeConstraint {
         if (other.kind === value.kind && [...other.values][0] === [...value.values][0]) return false;
       }
     }
-    if (!this.listTypes && value.list && this.taken.length === 0) {
-      // A lone list value has nothing to differ from; keep it so a second device fails.
-    }
     this.taken.push(value);
     return true;
   }

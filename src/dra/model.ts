@@ -140,19 +140,18 @@ export class AllocationModel {
     }
     if (memo[index] !== 0) return memo[index] === 1;
     const c = this.candidates[index];
-    const ok = this.evaluate(request, c.slice, c.device, c.id, c.driver, () => this.celOf(index));
+    const ok = this.evaluate(request, c.slice, c.device, c.id, () => this.celOf(index));
     memo[index] = ok ? 1 : 2;
     return ok;
   }
 
   /** The filter behind `selectable`, for any device of a pool (All mode looks at every pool). */
-  evaluate(request: RequestModel, slice: ResourceSlice, device: Device, id: string, driver: string, cel: () => CelDevice): boolean {
+  evaluate(request: RequestModel, slice: ResourceSlice, device: Device, id: string, cel: () => CelDevice): boolean {
     if (!this.features.deviceBindingAndStatus && device.bindingConditions.length > 0) return false;
     const classExpressions = request.deviceClass.selectors.map((s) => (s.cel as { expression: string }).expression);
     if (!this.selectors.matchAll(`class ${request.deviceClass.name}`, classExpressions, cel, id)) return false;
     const requestExpressions = request.body.selectors.map((s) => (s.cel as { expression: string }).expression);
     if (!this.selectors.matchAll(`claim ${this.claims[request.claimIndex]?.label ?? ''}`, requestExpressions, cel, id)) return false;
-    void driver;
     return deviceReachesNode(slice, device, this.node);
   }
 
