@@ -5,15 +5,22 @@
 // request under a claim constraint, whose refusal upstream reports as an error).
 import type { AllocationModel, RequestModel } from './model.js';
 import type { SearchProgress } from './first-fit.js';
+import { taintPreventsAllocation } from './node-match.js';
 import { SearchState } from './state.js';
 
-/** How many devices survive each filter for one request. */
+/** How many devices survive each filter for one request, filter after filter. */
 export interface FilterCounts {
-  /** Devices of complete, valid pools on the node. */
+  /** Devices of complete, valid pools on the node (for `All`: the devices it collected). */
   onNode: number;
-  /** Accepted by the class's and the request's selectors (and per-device node selection). */
+  /** Accepted by the class's selectors (and allowed binding conditions). */
+  classMatch: number;
+  /** Also accepted by the request's selectors and per-device node selection. */
   selected: number;
-  /** Of those, not held by other claims and usable alone (taints, counters, capacity, constraints). */
+  /** Of those, not held by other claims (admin access: all). */
+  free: number;
+  /** Of those, without a NoSchedule/NoExecute taint the request does not tolerate. */
+  untainted: number;
+  /** Of those, usable alone: counters, capacity and the claim's constraints allow it. */
   usable: number;
   /** A selector or attribute failed while counting (the counts are partial). */
   error?: string;
@@ -21,12 +28,18 @@ export interface FilterCounts {
 
 /** Counts candidates filter by filter for a request, on an empty search state. */
 export function filterCounts(model: AllocationModel, request: RequestModel, state = new SearchState(model)): FilterCounts {
-  const counts: FilterCounts = { onNode: model.candidates.length, selected: 0, usable: 0 };
   const indices = request.allDevices ?? model.candidates.map((c) => c.index);
+  const counts: FilterCounts = { onNode: indices.length, classMatch: 0, selected: 0, free: 0, untainted: 0, usable: 0 };
   try {
     for (const index of indices) {
+      if (!model.matchesClass(request, index)) continue;
+      counts.classMatch++;
       if (!model.selectable(request, index)) continue;
       counts.selected++;
+      if (!request.adminAccess && state.inUse(index)) continue;
+      counts.free++;
+      if (model.features.deviceTaints && taintPreventsAllocation(model.candidates[index].device.taints, request.body.tolerations)) continue;
+      counts.untainted++;
       const undo = state.take(request, index, false);
       if (undo === undefined) continue;
       counts.usable++;
@@ -42,10 +55,15 @@ function needed(request: RequestModel): string {
   return request.allMode ? `all ${request.count} matching device(s)` : `${request.count} device(s)`;
 }
 
-function describe(model: AllocationModel, request: RequestModel): string {
-  const c = filterCounts(model, request);
-  const head = `${needed(request)} of class ${request.deviceClass.name}: ${c.onNode} device(s) on node ${model.node.name}, ${c.selected} match the selectors, ${c.usable} free and usable`;
+function describeCounts(model: AllocationModel, request: RequestModel, c: FilterCounts): string {
+  const head =
+    `${needed(request)} of class ${request.deviceClass.name}: ${c.onNode} device(s) on node ${model.node.name}, ${c.classMatch} match the class, ` +
+    `${c.selected} the request's selectors, ${c.free} free, ${c.untainted} untainted, ${c.usable} usable (counters, capacity, constraints)`;
   return c.error === undefined ? head : `${head} (counting stopped: ${c.error})`;
+}
+
+function describe(model: AllocationModel, request: RequestModel): string {
+  return describeCounts(model, request, filterCounts(model, request));
 }
 
 /** The reason message for claims the search could not allocate. */
@@ -76,7 +94,7 @@ export function provablyInfeasible(model: AllocationModel): string | undefined {
         if (counts.error !== undefined) return undefined;
         const enough = request.allMode ? request.count > 0 && counts.usable === request.count : counts.usable >= request.count;
         if (enough) feasible = true;
-        notes.push(`${group.firstAvailable ? `${request.name}: ` : ''}${needed(request)} of class ${request.deviceClass.name}: ${counts.onNode} device(s) on node ${model.node.name}, ${counts.selected} match the selectors, ${counts.usable} free and usable`);
+        notes.push(`${group.firstAvailable ? `${request.name}: ` : ''}${describeCounts(model, request, counts)}`);
       }
       if (!feasible && reason === undefined) reason = `claim ${claim.label}, request ${group.alternatives[0].base}: not enough devices; needs ${notes.join('; ')}`;
     }

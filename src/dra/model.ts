@@ -155,6 +155,14 @@ export class AllocationModel {
     return deviceReachesNode(slice, device, this.node);
   }
 
+  /** The first filters of `selectable` alone: binding conditions allowed and the class's selectors (for reasons). */
+  matchesClass(request: RequestModel, index: number): boolean {
+    const c = this.candidates[index];
+    if (!this.features.deviceBindingAndStatus && c.device.bindingConditions.length > 0) return false;
+    const expressions = request.deviceClass.selectors.map((s) => (s.cel as { expression: string }).expression);
+    return this.selectors.matchAll(`class ${request.deviceClass.name}`, expressions, () => this.celOf(index), c.id);
+  }
+
   /** Whether the request's capacity fits the candidate next to the allocated (and `allocating`) amounts. */
   capacityFits(request: RequestModel, index: number, allocating: CapacityAmounts | undefined, withAllocated = true): boolean {
     const c = this.candidates[index];

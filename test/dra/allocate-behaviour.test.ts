@@ -127,7 +127,15 @@ describe('allocateClaims', () => {
     const r = allocateClaims({ classes: [cls('gpu')], slices: [slice('s', { devices })], claims: [claim('c', [exactly('r', 3)])], node, allocatedDevices: ['gpu.example.com/pool-1/gpu-1'], features: {} });
     expect(r.results).toEqual([]);
     expect(r.reason?.message).toContain('claim ns/c, request r');
-    expect(r.reason?.message).toContain('3 device(s) on node node-1, 3 match the selectors, 2 free and usable');
+    expect(r.reason?.message).toContain('3 device(s) on node node-1, 3 match the class, 3 the request\'s selectors, 2 free, 2 untainted, 2 usable');
+    // Each device usable alone, but no two share the attribute: the search itself fails.
+    const devices2 = [{ name: 'gpu-0', attributes: { numa: { int: 0 } } }, { name: 'gpu-1', attributes: { numa: { int: 1 } } }, { name: 'gpu-2', taints: [{ key: 'k', effect: 'NoExecute' }] }];
+    const c = claim('c', [exactly('r', 2, { selectors: [{ cel: { expression: 'device.attributes["gpu.example.com"].numa >= 0' } }] })], [{ matchAttribute: 'gpu.example.com/numa' }]);
+    const s = allocateClaims({ classes: [cls('gpu')], slices: [slice('s', { devices: devices2.slice(0, 2) })], claims: [c], node, features: {} });
+    expect(s.reason?.message).toContain('claim ns/c, request r: cannot be satisfied together with the requests before it');
+    expect(s.reason?.message).toContain('2 device(s) on node node-1, 2 match the class, 2 the request\'s selectors, 2 free, 2 untainted, 2 usable');
+    const t = allocateClaims({ classes: [cls('gpu')], slices: [slice('s', { devices: [{ name: 'gpu-0' }, devices2[2]] })], claims: [claim('c', [exactly('r', 2)])], node, features: { deviceTaints: true } });
+    expect(t.reason?.message).toContain('2 device(s) on node node-1, 2 match the class, 2 the request\'s selectors, 2 free, 1 untainted, 1 usable');
   });
 
   it('answers an infeasible claim at once where the search is exponential', () => {
