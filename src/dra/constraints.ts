@@ -3,7 +3,7 @@
 // disjoint). Each keeps a stack so remove() restores exactly the state before the matching add(),
 // whatever the order of backtracking, and counts every device of every request it covers,
 // including several devices of the same request.
-import { AllocationError } from '../shared/errors.js';
+import { draError } from './read-core.js';
 import type { AttributeValue, Device } from './types.js';
 
 /** The request (or subrequest) a device is being added for. */
@@ -56,7 +56,7 @@ function asSet(value: AttributeValue, where: string): ValueSet {
   if ('bools' in v) return { kind: 'bool', values: new Set((v.bools as boolean[]).map(String)), list: true };
   if ('strings' in v) return { kind: 'string', values: new Set(v.strings as string[]), list: true };
   if ('versions' in v) return { kind: 'version', values: new Set((v.versions as string[]).map(versionKey)), list: true };
-  throw new AllocationError('DRA_REJECTED', `${where}: unsupported attribute value (empty or of unknown type)`);
+  throw draError('DRA_REJECTED', `${where}: unsupported attribute value (empty or of unknown type)`);
 }
 
 function intersect(a: ValueSet, b: ValueSet): ValueSet | undefined {

@@ -4,6 +4,7 @@
 // per-device node selection), the claims' constraints, and the allocated state from other claims.
 // Building it validates the claims in upstream's order and throws upstream's errors.
 import { AllocationError } from '../shared/errors.js';
+import { draError } from './read-core.js';
 import type { CapacityAmounts } from './capacity.js';
 import { fitsCapacity } from './capacity.js';
 import type { Constraint } from './constraints.js';
@@ -183,7 +184,7 @@ export function claimLabel(claim: ResourceClaim): string {
 }
 
 function rejected(message: string): AllocationError {
-  return new AllocationError('DRA_REJECTED', message);
+  return draError('DRA_REJECTED', message);
 }
 
 /**
