@@ -4,6 +4,8 @@
 // where it cannot change upstream's outcome (no selector or attribute error anywhere, no `All`
 // request under a claim constraint, whose refusal upstream reports as an error).
 import type { AllocationModel, RequestModel } from './model.js';
+import type { Pool } from './pools.js';
+import type { Quantity } from './quantity.js';
 import type { SearchProgress } from './first-fit.js';
 import { taintPreventsAllocation } from './node-match.js';
 import { SearchState } from './state.js';
@@ -24,12 +26,15 @@ export interface FilterCounts {
   usable: number;
   /** A selector or attribute failed while counting (the counts are partial). */
   error?: string;
+  /** The usable devices (candidate indices), when asked for. */
+  usableDevices?: number[];
 }
 
 /** Counts candidates filter by filter for a request, on an empty search state. */
-export function filterCounts(model: AllocationModel, request: RequestModel, state = new SearchState(model)): FilterCounts {
+export function filterCounts(model: AllocationModel, request: RequestModel, state = new SearchState(model), collect = false): FilterCounts {
   const indices = request.allDevices ?? model.candidates.map((c) => c.index);
   const counts: FilterCounts = { onNode: indices.length, classMatch: 0, selected: 0, free: 0, untainted: 0, usable: 0 };
+  if (collect) counts.usableDevices = [];
   try {
     for (const index of indices) {
       if (!model.matchesClass(request, index)) continue;
@@ -43,6 +48,7 @@ export function filterCounts(model: AllocationModel, request: RequestModel, stat
       const undo = state.take(request, index, false);
       if (undo === undefined) continue;
       counts.usable++;
+      counts.usableDevices?.push(index);
       undo();
     }
   } catch (error) {
@@ -90,14 +96,58 @@ export function provablyInfeasible(model: AllocationModel): string | undefined {
       let feasible = false;
       const notes: string[] = [];
       for (const request of group.alternatives) {
-        const counts = filterCounts(model, request, state);
+        const counts = filterCounts(model, request, state, true);
         if (counts.error !== undefined) return undefined;
         const enough = request.allMode ? request.count > 0 && counts.usable === request.count : counts.usable >= request.count;
-        if (enough) feasible = true;
-        notes.push(`${group.firstAvailable ? `${request.name}: ` : ''}${describeCounts(model, request, counts)}`);
+        const short = enough ? counterShortage(model, state, request, counts.usableDevices as number[]) : undefined;
+        if (enough && short === undefined) feasible = true;
+        notes.push(`${group.firstAvailable ? `${request.name}: ` : ''}${describeCounts(model, request, counts)}${short === undefined ? '' : `, but ${short}`}`);
       }
       if (!feasible && reason === undefined) reason = `claim ${claim.label}, request ${group.alternatives[0].base}: not enough devices; needs ${notes.join('; ')}`;
     }
   }
   return reason;
+}
+
+/**
+ * Whether the request's devices cannot fit a pool's shared counters: of the usable devices, those
+ * that do not consume a counter can cover at most that many of the request's devices; the rest
+ * consume at least the smallest amounts of it. Devices that allow multiple allocations count as not
+ * consuming (a later share skips the counters). Returns what is short, or undefined.
+ */
+function counterShortage(model: AllocationModel, state: SearchState, request: RequestModel, usable: readonly number[]): string | undefined {
+  const need = request.count;
+  // (pool, counter set, counter) → amounts consumed by the usable devices that consume it.
+  const uses = new Map<string, { pool: Pool; set: string; counter: string; amounts: Quantity[] }>();
+  for (const index of usable) {
+    const c = model.candidates[index];
+    if (c.shared) continue;
+    // One amount per device and counter (a device may name a counter set twice).
+    const own = new Map<string, { set: string; counter: string; amount: Quantity }>();
+    for (const use of c.device.consumesCounters) {
+      for (const [counter, amount] of Object.entries(use.counters)) {
+        const key = JSON.stringify([c.poolIndex, use.counterSet, counter]);
+        const have = own.get(key);
+        own.set(key, { set: use.counterSet, counter, amount: have === undefined ? amount : have.amount.add(amount) });
+      }
+    }
+    for (const [key, { set, counter, amount }] of own) {
+      let entry = uses.get(key);
+      if (entry === undefined) {
+        entry = { pool: c.pool, set, counter, amounts: [] };
+        uses.set(key, entry);
+      }
+      entry.amounts.push(amount);
+    }
+  }
+  for (const { pool, set, counter, amounts } of uses.values()) {
+    const forced = need - (usable.length - amounts.length);
+    if (forced <= 0) continue;
+    const left = state.countersLeft(pool).get(set)?.get(counter);
+    if (left === undefined) continue;
+    const smallest = [...amounts].sort((a, b) => a.compare(b)).slice(0, forced);
+    const total = smallest.reduce((sum, q) => sum.add(q));
+    if (total.compare(left) > 0) return `${forced} of them consume at least ${total.toString()} of counter ${counter} in counter set ${set} of pool ${pool.id}, which has ${left.toString()} left`;
+  }
+  return undefined;
 }

@@ -150,6 +150,11 @@ export class SearchState {
   }
 
   /** Counters of the pool left after the allocations of other claims (computed once per pool). */
+  /** Counters of the pool left after the allocations of other claims: counter set → counter → amount. */
+  countersLeft(pool: Pool): ReadonlyMap<string, ReadonlyMap<string, Quantity>> {
+    return this.availableIn(pool);
+  }
+
   private availableIn(pool: Pool): Counters {
     let counters = this.available.get(pool);
     if (counters !== undefined) return counters;
