@@ -41,13 +41,16 @@ export function lookupAttribute(device: Device, driver: string, fqName: string):
 }
 
 /** Semver equality ignores build metadata. */
-function versionKey(v: string): string {
+function buildless(v: string): string {
   const plus = v.indexOf('+');
   return plus < 0 ? v : v.slice(0, plus);
 }
 
-function asSet(value: AttributeValue, where: string): ValueSet {
+// Versions compare as strings (upstream: semver's minimal form makes that exact), except where
+// upstream compares semver values: distinctAttribute between scalars without list-type attributes.
+function asSet(value: AttributeValue, where: string, semverEquality = false): ValueSet {
   const v = value as Record<string, unknown>;
+  const versionKey = semverEquality ? buildless : (x: string) => x;
   if ('int' in v) return { kind: 'int', values: new Set([String(v.int)]), list: false };
   if ('bool' in v) return { kind: 'bool', values: new Set([String(v.bool)]), list: false };
   if ('string' in v) return { kind: 'string', values: new Set([v.string as string]), list: false };
@@ -81,10 +84,10 @@ abstract class AttributeConstraint implements Constraint {
   }
 
   /** The device's value, undefined when it lacks the attribute. */
-  protected valueOf(device: Device, driver: string, deviceId: string): ValueSet | undefined {
+  protected valueOf(device: Device, driver: string, deviceId: string, semverEquality = false): ValueSet | undefined {
     const value = lookupAttribute(device, driver, this.attribute);
     if (value === undefined) return undefined;
-    return asSet(value, `${this.label}: device ${deviceId}: attribute ${this.attribute}`);
+    return asSet(value, `${this.label}: device ${deviceId}: attribute ${this.attribute}`, semverEquality);
   }
 
   abstract add(request: ConstraintRequest, device: Device, driver: string, deviceId: string): boolean;
@@ -128,7 +131,7 @@ export class DistinctAttribute extends AttributeConstraint {
 
   add(request: ConstraintRequest, device: Device, driver: string, deviceId: string): boolean {
     if (!this.covers(request)) return true;
-    const value = this.valueOf(device, driver, deviceId);
+    const value = this.valueOf(device, driver, deviceId, !this.listTypes);
     if (value === undefined) return false;
     for (const other of this.taken) {
       if (this.listTypes) {

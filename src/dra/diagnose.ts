@@ -4,6 +4,8 @@
 // where it cannot change upstream's outcome (no selector or attribute error anywhere, no `All`
 // request under a claim constraint, whose refusal upstream reports as an error).
 import type { AllocationModel, RequestModel } from './model.js';
+import { lookupAttribute } from './constraints.js';
+import type { AttributeValue } from './types.js';
 import type { Pool } from './pools.js';
 import type { Quantity } from './quantity.js';
 import type { SearchProgress } from './first-fit.js';
@@ -99,7 +101,8 @@ export function provablyInfeasible(model: AllocationModel): string | undefined {
         const counts = filterCounts(model, request, state, true);
         if (counts.error !== undefined) return undefined;
         const enough = request.allMode ? request.count > 0 && counts.usable === request.count : counts.usable >= request.count;
-        const short = enough ? counterShortage(model, state, request, counts.usableDevices as number[]) : undefined;
+        const usable = counts.usableDevices as number[];
+        const short = enough ? (counterShortage(model, state, request, usable) ?? matchShortage(model, request, usable)) : undefined;
         if (enough && short === undefined) feasible = true;
         notes.push(`${group.firstAvailable ? `${request.name}: ` : ''}${describeCounts(model, request, counts)}${short === undefined ? '' : `, but ${short}`}`);
       }
@@ -148,6 +151,40 @@ function counterShortage(model: AllocationModel, state: SearchState, request: Re
     const smallest = [...amounts].sort((a, b) => a.compare(b)).slice(0, forced);
     const total = smallest.reduce((sum, q) => sum.add(q));
     if (total.compare(left) > 0) return `${forced} of them consume at least ${total.toString()} of counter ${counter} in counter set ${set} of pool ${pool.id}, which has ${left.toString()} left`;
+  }
+  return undefined;
+}
+
+/** The values an attribute offers for matching: one for a scalar, each element of a list. */
+function matchKeys(value: AttributeValue): string[] {
+  const v = value as Record<string, unknown>;
+  for (const kind of ['int', 'bool', 'string', 'version'] as const) {
+    if (kind in v) return [`${kind}:${String(v[kind])}`];
+    const list = v[`${kind}s`];
+    if (Array.isArray(list)) return [...new Set(list.map((x) => `${kind}:${String(x)}`))];
+  }
+  return [];
+}
+
+/**
+ * Whether a matchAttribute constraint over the request rules it out: its devices must all share a
+ * value of the attribute, so some value must be offered by at least as many usable devices as the
+ * request needs. Returns what is short, or undefined.
+ */
+function matchShortage(model: AllocationModel, request: RequestModel, usable: readonly number[]): string | undefined {
+  for (const spec of model.claims[request.claimIndex].constraintSpecs) {
+    if (spec.kind !== 'match') continue;
+    const covered = spec.requests.size === 0 || spec.requests.has(request.base) || (request.sub !== undefined && spec.requests.has(request.name));
+    if (!covered) continue;
+    const counts = new Map<string, number>();
+    for (const index of usable) {
+      const c = model.candidates[index];
+      const value = lookupAttribute(c.device, c.driver, spec.attribute);
+      if (value === undefined) continue;
+      for (const key of matchKeys(value)) counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    const most = Math.max(0, ...counts.values());
+    if (most < request.count) return `no value of attribute ${spec.attribute} is shared by ${request.count} of them (at most ${most})`;
   }
   return undefined;
 }

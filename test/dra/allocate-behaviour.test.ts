@@ -130,10 +130,11 @@ describe('allocateClaims', () => {
     expect(r.reason?.message).toContain('3 device(s) on node node-1, 3 match the class, 3 the request\'s selectors, 2 free, 2 untainted, 2 usable');
     // Each device usable alone, but no two share the attribute: the search itself fails.
     const devices2 = [{ name: 'gpu-0', attributes: { numa: { int: 0 } } }, { name: 'gpu-1', attributes: { numa: { int: 1 } } }, { name: 'gpu-2', taints: [{ key: 'k', effect: 'NoExecute' }] }];
-    const c = claim('c', [exactly('r', 2, { selectors: [{ cel: { expression: 'device.attributes["gpu.example.com"].numa >= 0' } }] })], [{ matchAttribute: 'gpu.example.com/numa' }]);
+    const on = (numa: number) => ({ selectors: [{ cel: { expression: `device.attributes["gpu.example.com"].numa == ${numa}` } }] });
+    const c = claim('c', [exactly('a', 1, on(0)), exactly('b', 1, on(1))], [{ matchAttribute: 'gpu.example.com/numa' }]);
     const s = allocateClaims({ classes: [cls('gpu')], slices: [slice('s', { devices: devices2.slice(0, 2) })], claims: [c], node, features: {} });
-    expect(s.reason?.message).toContain('claim ns/c, request r: cannot be satisfied together with the requests before it');
-    expect(s.reason?.message).toContain('2 device(s) on node node-1, 2 match the class, 2 the request\'s selectors, 2 free, 2 untainted, 2 usable');
+    expect(s.reason?.message).toContain('claim ns/c, request b: cannot be satisfied together with the requests before it');
+    expect(s.reason?.message).toContain('1 device(s) of class gpu: 2 device(s) on node node-1, 2 match the class, 1 the request\'s selectors, 1 free, 1 untainted, 1 usable');
     const t = allocateClaims({ classes: [cls('gpu')], slices: [slice('s', { devices: [{ name: 'gpu-0' }, devices2[2]] })], claims: [claim('c', [exactly('r', 2)])], node, features: { deviceTaints: true } });
     expect(t.reason?.message).toContain('2 device(s) on node node-1, 2 match the class, 2 the request\'s selectors, 2 free, 1 untainted, 1 usable');
   });
@@ -174,6 +175,15 @@ describe('allocateClaims', () => {
       features: { partitionableDevices: true },
     });
     expect(picked(seven)[0]).toEqual(['part-00', 'part-01', 'part-02', 'part-03', 'part-04', 'part-05', 'part-06']);
+  });
+
+  it('answers at once when no attribute value is shared by as many devices as a matchAttribute request needs', () => {
+    // 30 GPUs on 3 NUMA nodes (10 each) and a claim for 11 on one NUMA node: upstream tries every
+    // way to start before each constraint failure, C(30, k) for growing k.
+    const devices = Array.from({ length: 30 }, (_, i) => ({ name: `gpu-${String(i).padStart(2, '0')}`, attributes: { numa: { int: i % 3 } } }));
+    const request = (count: number): DraAllocateRequest => ({ classes: [cls('gpu')], slices: [slice('s', { devices })], claims: [claim('c', [exactly('r', count)], [{ matchAttribute: 'gpu.example.com/numa' }])], node, features: {} });
+    expect(allocateClaims(request(11)).reason?.message).toContain('no value of attribute gpu.example.com/numa is shared by 11 of them (at most 10)');
+    expect(picked(allocateClaims(request(10)))[0]).toEqual(devices.filter((_, i) => i % 3 === 0).map((d) => d.name));
   });
 
   it('gives share IDs that are UUIDs, the same for the same seed and different for another', () => {
