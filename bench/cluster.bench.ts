@@ -28,7 +28,14 @@ export const CLUSTER_ROWS = {
   churn: (n: number) => `realistic ${n.toLocaleString('en-US')} nodes, churn at ${Math.round(CHURN_FILL * 100)} %`,
   create: (n: number) => `createClusterState, ${n.toLocaleString('en-US')} realistic nodes`,
   roundTrip: (n: number) => `toJSON + restore, ${n.toLocaleString('en-US')} realistic nodes`,
+  migFill: (n: number) => `realistic ${n.toLocaleString('en-US')} nodes, a tenth with 3 MIG GPUs, fill`,
+  migAllowed: (n: number) => `realistic ${n.toLocaleString('en-US')} nodes, a tenth with 3 MIG GPUs, plan with allowMig`,
 } as const;
+
+/** The nodes with GPUs 0-2 of every tenth node in MIG mode (plans leave them out unless allowMig). */
+function withMig(nodes: ClusterNode[]): ClusterNode[] {
+  return nodes.map((node, k) => (k % 10 === 0 ? { ...node, gpus: node.gpus.map((g) => (g.index <= 2 ? { ...g, mig: true } : g)) } : node));
+}
 
 /** What the memory / round-trip probe found (filled in when the suite's cases are made). */
 export const clusterProbe: { bytesPerNode: number | null; churnBytesPerNode: number | null; roundTripExact: boolean | null; nodes: number } = { bytesPerNode: null, churnBytesPerNode: null, roundTripExact: null, nodes: 0 };
@@ -125,6 +132,27 @@ export const suite: Suite = {
       });
     }
     const requests = realisticRequests(decisions);
+    {
+      // GPUs in MIG mode: plans that leave them out (the indexes see them as full) against the
+      // plain realistic fill above, and plans that allow them (a MIG-blind copy of the state per plan).
+      const n = REALISTIC_NODES[0];
+      const nodes = withMig(realisticNodes(n));
+      const perOp: Record<BackendName, number[]> = { wasm: [], ts: [] };
+      const run = fill(nodes, requests, perOp);
+      cases.push({
+        family: 'cluster', name: CLUSTER_ROWS.migFill(n), unit: 'decision', opsPerCall: requests.length, perOpLatencies: perOp, compareAnswers: false,
+        run: { wasm: run(engines.wasm, 'wasm'), ts: run(engines.ts, 'ts') }, limits: timed,
+      });
+      const states = { wasm: engines.wasm.createClusterState({ nodes }), ts: engines.ts.createClusterState({ nodes }) };
+      const allowed = requests.slice(0, quick ? 5 : 50).map((r) => ({ ...r, allowMig: true }));
+      const plans = (b: BackendName) => () => {
+        for (const r of allowed) states[b].plan(r);
+      };
+      cases.push({
+        family: 'cluster', name: CLUSTER_ROWS.migAllowed(n), unit: 'plan', opsPerCall: allowed.length, compareAnswers: false,
+        run: { wasm: plans('wasm'), ts: plans('ts') }, limits: { time: 0, iterations: 1, warmupIterations: 0 },
+      });
+    }
     for (const n of REALISTIC_NODES) {
       const nodes = realisticNodes(n);
       {
