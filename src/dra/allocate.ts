@@ -13,7 +13,7 @@ import { child, fail, quantity, record } from './read-core.js';
 import type { Quantity } from './quantity.js';
 import { buildResults } from './result.js';
 import { shareIdSource } from './share-id.js';
-import type { AllocationResult } from './types.js';
+import type { AllocationResult, DeviceClass, ResourceClaim } from './types.js';
 
 /** How to search: upstream's first-fit, or the scored search (not available yet). */
 export type DraMode = 'first-fit' | 'scored';
@@ -52,7 +52,8 @@ export type DraAllocateResult =
 
 const REQUEST_KEYS = ['classes', 'slices', 'claims', 'node', 'allocatedDevices', 'allocatedSharedDeviceIDs', 'allocatedCapacity', 'features', 'mode', 'seed'] as const;
 
-function readFeatures(value: unknown): ResolvedFeatures {
+/** Reads `features` (omitted: DEFAULT_DRA_FEATURES; given: every feature not set to true is off). */
+export function readFeatures(value: unknown): ResolvedFeatures {
   if (value === undefined) return DEFAULT_DRA_FEATURES;
   const at = { object: 'request', path: 'features' };
   const names = Object.keys(DRA_FEATURE_GATES) as DraFeature[];
@@ -66,7 +67,8 @@ function readFeatures(value: unknown): ResolvedFeatures {
   return out;
 }
 
-function readIdList(path: string, value: unknown, parts: number[]): Set<string> {
+/** Reads a list of `driver/pool/device` (parts 3) or `driver/pool/device[/shareID]` (parts 3, 4) IDs. */
+export function readIdList(path: string, value: unknown, parts: number[]): Set<string> {
   const at = { object: 'request', path };
   const out = new Set<string>();
   if (value === undefined || value === null) return out;
@@ -78,7 +80,8 @@ function readIdList(path: string, value: unknown, parts: number[]): Set<string> 
   return out;
 }
 
-function readCapacityState(value: unknown): Map<string, CapacityAmounts> {
+/** Reads `allocatedCapacity`: `{ "driver/pool/device": { name: quantity } }`. */
+export function readCapacityState(value: unknown): Map<string, CapacityAmounts> {
   const at = { object: 'request', path: 'allocatedCapacity' };
   const out = new Map<string, CapacityAmounts>();
   if (value === undefined || value === null) return out;
@@ -101,11 +104,7 @@ function readCapacityState(value: unknown): Map<string, CapacityAmounts> {
  */
 export function allocateClaims(request: DraAllocateRequest): DraAllocateResult {
   const top = record({ object: 'request', path: '' }, request, REQUEST_KEYS) as unknown as DraAllocateRequest;
-  const mode = top.mode ?? DRA_MODES[0];
-  if (!(DRA_MODES as readonly string[]).includes(mode)) {
-    if (mode === 'scored') throw new AllocationError('INVALID_ARGUMENT', "mode: 'scored' is not available in this build; use 'first-fit'", { field: 'mode' });
-    fail({ object: 'request', path: 'mode' }, DRA_MODES.map((m) => `'${m}'`).join(' or '), mode);
-  }
+  const mode = readMode(top.mode);
   const seed = top.seed ?? 0;
   if (typeof seed !== 'number' || !Number.isSafeInteger(seed)) fail({ object: 'request', path: 'seed' }, 'an integer', seed);
   const features = readFeatures(top.features);
@@ -121,8 +120,28 @@ export function allocateClaims(request: DraAllocateRequest): DraAllocateResult {
   };
 
   const pools = gatherPools(slices, nodes[0], features);
-  const model = new AllocationModel(nodes[0], features, pools, allocated);
+  return allocateOnModel(new AllocationModel(nodes[0], features, pools, allocated), claims, classes, mode, seed);
+}
+
+/** Reads `mode` (default: the first of DRA_MODES). */
+export function readMode(value: unknown): DraMode {
+  const mode = value ?? DRA_MODES[0];
+  if (!(DRA_MODES as readonly unknown[]).includes(mode)) {
+    if (mode === 'scored') throw new AllocationError('INVALID_ARGUMENT', "mode: 'scored' is not available in this build; use 'first-fit'", { field: 'mode' });
+    fail({ object: 'request', path: 'mode' }, DRA_MODES.map((m) => `'${m}'`).join(' or '), mode);
+  }
+  return mode as DraMode;
+}
+
+/**
+ * The allocation of `claims` on the model's node (its pools and allocated state already in the
+ * model): validates the claims into the model, searches in `mode` and writes the results. The
+ * part of allocateClaims after reading; a scheduler calls it once per node it tries.
+ */
+export function allocateOnModel(model: AllocationModel, claims: readonly ResourceClaim[], classes: readonly DeviceClass[], mode: DraMode, seed: number): DraAllocateResult {
+  void mode; // first-fit is the only search in this build (DRA_MODES); another mode plugs in here
   addClaims(model, claims, classes);
+  const pools = model.pools;
   const unschedulable = (message: string): DraAllocateResult => {
     // Failing on this node while a pool was unusable: upstream reports the pools, not "unschedulable".
     const invalid = pools.find((p) => p.invalid);
@@ -135,5 +154,5 @@ export function allocateClaims(request: DraAllocateRequest): DraAllocateResult {
   if (quick !== undefined) return unschedulable(quick);
   const outcome: SearchOutcome = firstFit(model);
   if (outcome.state === undefined) return unschedulable(unschedulableReason(model, outcome.furthest));
-  return { results: buildResults(model, outcome.state, outcome.chosen, shareIdSource(seed, claims, allocated.sharedDeviceIds)) };
+  return { results: buildResults(model, outcome.state, outcome.chosen, shareIdSource(seed, claims, model.allocated.sharedDeviceIds)) };
 }

@@ -7,6 +7,8 @@ export { gatherPools } from './pools.js';
 export { SearchState } from './state.js';
 export { firstFit } from './first-fit.js';
 export { filterCounts } from './diagnose.js';
+export { createDraCluster, DraCluster } from './cluster.js';
+export { NODE_SCORES, MAX_SHAPES } from './node-index.js';
 
 export type { DraAllocateRequest, DraAllocateResult, DraMode } from './allocate.js';
 export type { DraFeature, DraFeatures, ResolvedFeatures } from './features.js';
@@ -16,4 +18,6 @@ export type { Pool } from './pools.js';
 export type { PickedDevice } from './state.js';
 export type { SearchOutcome, SearchProgress } from './first-fit.js';
 export type { FilterCounts } from './diagnose.js';
+export type { DraClusterInit, DraScheduleResult, DraClaimAllocation, DraAllocatedState } from './cluster.js';
+export type { NodeScore } from './node-index.js';
 export type * from './types.js';
