@@ -102,6 +102,7 @@ export class DraCluster {
   /** The node each node-local pool belongs to. */
   private readonly nodeOfPool = new Map<string, number>();
   private readonly held = new Map<string, Held>();
+  private tries = 0;
 
   constructor(init: DraClusterInit) {
     const at = { object: 'init', path: '' };
@@ -176,9 +177,9 @@ export class DraCluster {
     return before.some((w, i) => w !== this.states.sharedFree[c][i]);
   }
 
-  /** Numbers about the handle: nodes, node classes, claim shapes indexed, claims held. */
-  stats(): { nodes: number; nodeClasses: number; shapes: number; claims: number } {
-    return { nodes: this.nodes.length, nodeClasses: this.nodeClasses.length, shapes: this.index.size, claims: this.held.size };
+  /** Numbers about the handle: nodes, node classes, claim shapes indexed, claims held, allocator runs so far. */
+  stats(): { nodes: number; nodeClasses: number; shapes: number; claims: number; tries: number } {
+    return { nodes: this.nodes.length, nodeClasses: this.nodeClasses.length, shapes: this.index.size, claims: this.held.size, tries: this.tries };
   }
 
   /**
@@ -283,6 +284,7 @@ export class DraCluster {
 
   /** The allocator on node k with everything the cluster holds. */
   private allocateOn(k: number, claims: ResourceClaim[]): DraAllocateResult {
+    this.tries++;
     const pools = this.pools[k];
     const model = new NodeModel(this.nodes[k], this.features, pools, this.ledger.stateFor(pools), this.cache, this.nodeClasses[this.classOf[k]]);
     return allocateOnModel(model, claims, this.classes, this.mode, this.seed);
