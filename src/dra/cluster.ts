@@ -5,7 +5,7 @@
 // allocation, and keep what it allocated (devices, shares, consumed capacity) for the next pod.
 // Releasing a claim gives its devices back. Only the node that changed is re-keyed.
 import { AllocationError } from '../shared/errors.js';
-import { allocateOnModel, readCapacityState, readFeatures, readIdList, readMode, type DraAllocateResult, type DraMode } from './allocate.js';
+import { allocateOnModel, readBudget, readCapacityState, readFeatures, readIdList, readMode, type DraAllocateResult, type DraMode, type SearchSettings } from './allocate.js';
 import { CelCompileError, SelectorCache } from './cel.js';
 import type { DraFeatures, ResolvedFeatures } from './features.js';
 import { Ledger, type LedgerEntry } from './ledger.js';
@@ -15,7 +15,7 @@ import { NODE_SCORES, NodeIndex, type CountedAlternative, type NodeScore, type N
 import { readDeviceClasses, readNodes, readResourceClaims, readResourceSlices } from './objects.js';
 import type { Pool } from './pools.js';
 import { Quantity } from './quantity.js';
-import { child, fail, record } from './read-core.js';
+import { child, draError, fail, record } from './read-core.js';
 import type { AllocationResult, DeviceClass, Node, ResourceClaim } from './types.js';
 
 /** What createDraCluster takes: the cluster's objects and how to allocate. */
@@ -28,8 +28,10 @@ export interface DraClusterInit {
   nodes: unknown;
   /** Allocator features on; omitted: DEFAULT_DRA_FEATURES. */
   features?: DraFeatures;
-  /** The allocator's search on a node: default as allocateClaims. */
+  /** The allocator's search on a node: 'scored' (the default) or 'first-fit', as allocateClaims. */
   mode?: DraMode;
+  /** Scored mode: the most device picks one node's search may try (as allocateClaims). */
+  budget?: number;
   /** How nodes that can take a pod rank (default 'pack'). */
   nodeScore?: NodeScore;
   /** Seed of share IDs; default 0. */
@@ -64,7 +66,7 @@ export interface DraAllocatedState {
   allocatedCapacity: Record<string, Record<string, string>>;
 }
 
-const INIT_KEYS = ['classes', 'slices', 'nodes', 'features', 'mode', 'nodeScore', 'seed', 'allocatedDevices', 'allocatedSharedDeviceIDs', 'allocatedCapacity'] as const;
+const INIT_KEYS = ['classes', 'slices', 'nodes', 'features', 'mode', 'budget', 'nodeScore', 'seed', 'allocatedDevices', 'allocatedSharedDeviceIDs', 'allocatedCapacity'] as const;
 
 interface Held {
   claim: string;
@@ -84,9 +86,8 @@ export class DraCluster {
   /** Node names in node order. */
   readonly nodeNames: readonly string[];
   private readonly features: ResolvedFeatures;
-  private readonly mode: DraMode;
+  private readonly search: SearchSettings;
   private readonly score: NodeScore;
-  private readonly seed: number;
   private readonly classes: DeviceClass[];
   private readonly nodes: Node[];
   private readonly pools: Pool[][];
@@ -107,11 +108,11 @@ export class DraCluster {
   constructor(init: DraClusterInit) {
     const at = { object: 'init', path: '' };
     const top = record(at, init, INIT_KEYS) as unknown as DraClusterInit;
-    this.mode = readMode(top.mode);
     this.score = top.nodeScore ?? 'pack';
     if (!NODE_SCORES.includes(this.score)) fail(child(at, 'nodeScore'), NODE_SCORES.map((s) => `'${s}'`).join(', '), top.nodeScore);
-    this.seed = top.seed ?? 0;
-    if (typeof this.seed !== 'number' || !Number.isSafeInteger(this.seed)) fail(child(at, 'seed'), 'an integer', top.seed);
+    const seed = top.seed ?? 0;
+    if (typeof seed !== 'number' || !Number.isSafeInteger(seed)) fail(child(at, 'seed'), 'an integer', top.seed);
+    this.search = { mode: readMode(top.mode, child(at, 'mode')), budget: readBudget(top.budget, child(at, 'budget')), seed };
     this.features = readFeatures(top.features);
     this.classes = readDeviceClasses(top.classes, 'classes');
     const slices = readResourceSlices(top.slices, 'slices');
@@ -194,8 +195,8 @@ export class DraCluster {
     const labels = claims.map(claimLabel);
     labels.forEach((label, i) => {
       const other = this.held.get(label);
-      if (other !== undefined) throw new AllocationError('INVALID_ARGUMENT', `ResourceClaim/${label}: already allocated on node ${this.nodes[other.node].name}; release it first`, { field: `claims[${i}]` });
-      if (labels.indexOf(label) !== i) throw new AllocationError('INVALID_ARGUMENT', `ResourceClaim/${label}: given twice`, { field: `claims[${i}]` });
+      if (other !== undefined) throw draError('INVALID_ARGUMENT', `ResourceClaim/${label}: already allocated on node ${this.nodes[other.node].name}; release it first`, { field: `claims[${i}]` });
+      if (labels.indexOf(label) !== i) throw draError('INVALID_ARGUMENT', `ResourceClaim/${label}: given twice`, { field: `claims[${i}]` });
     });
     const groups = this.checkClaims(claims);
     const shapeKey = JSON.stringify(groups.map((g) => g.map((a) => [countKey(a.request, this.features), a.need, a.all, a.admin])));
@@ -254,7 +255,7 @@ export class DraCluster {
           if (expression !== undefined) this.cache.get(expression, cel);
         } catch (error) {
           if (!(error instanceof CelCompileError)) throw error;
-          throw new AllocationError('DRA_REJECTED', `${owner}: selector #${i}: CEL compile error: ${error.message}`, { cause: error });
+          throw draError('DRA_REJECTED', `${owner}: selector #${i}: CEL compile error: ${error.message}`, { cause: error });
         }
       });
     const groups: CountedAlternative[][] = [];
@@ -287,7 +288,7 @@ export class DraCluster {
     this.tries++;
     const pools = this.pools[k];
     const model = new NodeModel(this.nodes[k], this.features, pools, this.ledger.stateFor(pools), this.cache, this.nodeClasses[this.classOf[k]]);
-    return allocateOnModel(model, claims, this.classes, this.mode, this.seed);
+    return allocateOnModel(model, claims, this.classes, this.search);
   }
 
   private commit(k: number, labels: string[], results: AllocationResult[]): void {
@@ -305,7 +306,7 @@ export class DraCluster {
     const whole = perClaim.flat().filter((e) => e.shareId === undefined);
     for (const e of whole) {
       // The allocator never hands out a device in use; checked so that a fault cannot double-allocate.
-      if (this.ledger.holds(e.pool, e.id) || whole.filter((x) => x.id === e.id).length > 1) throw new AllocationError('INTERNAL', `device ${e.id} would be allocated twice; nothing was changed`);
+      if (this.ledger.holds(e.pool, e.id) || whole.filter((x) => x.id === e.id).length > 1) throw draError('INTERNAL', `device ${e.id} would be allocated twice; nothing was changed`);
     }
     labels.forEach((claim, i) => {
       for (const e of perClaim[i]) this.ledger.add(e);
@@ -340,7 +341,7 @@ export class DraCluster {
       label = claimLabel(read[0]);
     }
     const held = this.held.get(label);
-    if (held === undefined) throw new AllocationError('INVALID_ARGUMENT', `release: ResourceClaim/${label} is not allocated in this cluster`, { field: 'claim' });
+    if (held === undefined) throw draError('INVALID_ARGUMENT', `release: ResourceClaim/${label} is not allocated in this cluster`, { field: 'claim' });
     for (const e of held.entries) this.ledger.remove(e);
     this.held.delete(label);
     this.changed(held.entries);

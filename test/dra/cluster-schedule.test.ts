@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AllocationError } from '../../src/shared/errors.js';
-import { allocateClaims, createDraCluster, type DraAllocatedState, type DraFeatures, type NodeScore } from '../../src/dra/index.js';
+import { allocateClaims, createDraCluster, type DraAllocatedState, type DraFeatures, type DraMode, type NodeScore } from '../../src/dra/index.js';
 import { claimObject, cluster, steps, type RandomCluster } from '../support/dra-clusters.js';
 
 type Obj = Record<string, unknown>;
@@ -24,13 +24,13 @@ function loadOf(c: RandomCluster, node: string, state: DraAllocatedState): numbe
 }
 
 /** The scan: allocateClaims on every node, best score first, then node order; the first that allocates wins. */
-function scan(c: RandomCluster, claims: Obj[], state: DraAllocatedState, score: NodeScore, features: DraFeatures) {
+function scan(c: RandomCluster, claims: Obj[], state: DraAllocatedState, score: NodeScore, features: DraFeatures, mode: DraMode) {
   const names = c.nodes.map((n) => (n.metadata as { name: string }).name);
   const key = (name: string): number => (score === 'first' ? 0 : score === 'pack' ? loadOf(c, name, state) : -loadOf(c, name, state));
   const order = names.map((name, i) => ({ name, i, key: key(name) })).sort((a, b) => b.key - a.key || a.i - b.i);
   for (const { i } of order) {
     try {
-      const r = allocateClaims({ classes: c.classes, slices: c.slices, claims, node: c.nodes[i], features, allocatedDevices: state.allocatedDevices, allocatedSharedDeviceIDs: state.allocatedSharedDeviceIDs, allocatedCapacity: state.allocatedCapacity, mode: 'first-fit' });
+      const r = allocateClaims({ classes: c.classes, slices: c.slices, claims, node: c.nodes[i], features, allocatedDevices: state.allocatedDevices, allocatedSharedDeviceIDs: state.allocatedSharedDeviceIDs, allocatedCapacity: state.allocatedCapacity, mode });
       if (r.reason === undefined) return { node: names[i], results: r.results };
     } catch (error) {
       // A node-level refusal (invalid pools, a CEL runtime error on its devices): this node cannot take the pod.
@@ -56,11 +56,11 @@ function expectNoDoubleAllocation(state: DraAllocatedState): void {
   for (const id of state.allocatedSharedDeviceIDs) expect(whole).not.toContain(id.split('/').slice(0, 3).join('/'));
 }
 
-function run(score: NodeScore, consumable: boolean, runs: number): void {
+function run(score: NodeScore, consumable: boolean, runs: number, mode: DraMode = 'first-fit'): void {
   const features: DraFeatures = { prioritizedList: true, adminAccess: true, partitionableDevices: true, deviceTaints: true, deviceBindingAndStatus: true, consumableCapacity: consumable };
   fc.assert(
     fc.property(cluster(consumable), steps(consumable), (c, stream) => {
-      const handle = createDraCluster({ classes: c.classes, slices: c.slices, nodes: c.nodes, features, nodeScore: score, mode: 'first-fit' });
+      const handle = createDraCluster({ classes: c.classes, slices: c.slices, nodes: c.nodes, features, nodeScore: score, mode });
       let next = 0;
       for (const step of stream) {
         const before = handle.allocated();
@@ -76,7 +76,7 @@ function run(score: NodeScore, consumable: boolean, runs: number): void {
           continue;
         }
         const claims = step.pod.map((spec) => claimObject(`c${next++}`, spec));
-        const expected = scan(c, claims, before, score, features);
+        const expected = scan(c, claims, before, score, features, mode);
         const got = handle.schedule(claims);
         if (expected === undefined) {
           expect(got.reason?.code).toBe('UNSCHEDULABLE');
@@ -98,4 +98,6 @@ describe('createDraCluster: schedule() is the scan of allocateClaims over the no
   it("nodeScore 'pack': the most allocated node that fits, ties in node order", () => run('pack', false, 60));
   it("nodeScore 'spread': the least allocated node that fits", () => run('spread', false, 40));
   it('with consumable capacity: shares of multi-allocatable devices, capacity consumed and given back', () => run('pack', true, 40));
+  it("mode 'scored' on every node: the same node and allocation as the scan in scored mode", () => run('pack', false, 40, 'scored'));
+  it("mode 'scored' with consumable capacity", () => run('spread', true, 30, 'scored'));
 });
