@@ -144,19 +144,20 @@ export class DraCluster {
   private readAllocated(top: DraClusterInit): void {
     const split = (id: string): { pool: string; device: string } => {
       const parts = id.split('/');
-      return { pool: `${parts[0]}/${parts[1]}`, device: `${parts[0]}/${parts[1]}/${parts[2]}` };
+      return { pool: `${parts[0]}/${parts[1]}`, device: parts[2] };
     };
-    for (const id of readIdList('allocatedDevices', top.allocatedDevices, [3])) this.ledger.add({ pool: split(id).pool, id });
+    for (const id of readIdList('allocatedDevices', top.allocatedDevices, [3])) this.ledger.add(split(id));
     const capacity = readCapacityState(top.allocatedCapacity);
     const sharesOf = new Map<string, number>();
     for (const id of readIdList('allocatedSharedDeviceIDs', top.allocatedSharedDeviceIDs, [3, 4])) {
       const { pool, device } = split(id);
+      const full = `${pool}/${device}`;
       // The aggregated capacity goes with the device's first share.
-      const first = !sharesOf.has(device);
-      sharesOf.set(device, (sharesOf.get(device) ?? 0) + 1);
-      this.ledger.add({ pool, id: device, shareId: id.split('/')[3] ?? '', ...(first && capacity.has(device) ? { consumed: capacity.get(device) } : {}) });
+      const first = !sharesOf.has(full);
+      sharesOf.set(full, (sharesOf.get(full) ?? 0) + 1);
+      this.ledger.add({ pool, device, shareId: id.split('/')[3] ?? '', ...(first && capacity.has(full) ? { consumed: capacity.get(full) } : {}) });
     }
-    for (const [device, amounts] of capacity) if (!sharesOf.has(device)) this.ledger.add({ pool: split(device).pool, id: device, shareId: '', consumed: amounts });
+    for (const [id, amounts] of capacity) if (!sharesOf.has(id)) this.ledger.add({ ...split(id), shareId: '', consumed: amounts });
   }
 
   /** Node k's own devices: which are free to take, which in use, its load. */
@@ -297,16 +298,15 @@ export class DraCluster {
         // Admin access does not hold a device (upstream's scheduler leaves such results out of its allocated state).
         if (r.adminAccess === true) return [];
         const pool = `${r.driver}/${r.pool}`;
-        const id = `${pool}/${r.device}`;
-        if (r.shareID === undefined) return [{ pool, id }];
+        if (r.shareID === undefined) return [{ pool, device: r.device }];
         const consumed = r.consumedCapacity === undefined ? undefined : new Map(Object.entries(r.consumedCapacity).map(([n, q]) => [n, Quantity.parse(q)]));
-        return [{ pool, id, shareId: r.shareID, ...(consumed !== undefined ? { consumed } : {}) }];
+        return [{ pool, device: r.device, shareId: r.shareID, ...(consumed !== undefined ? { consumed } : {}) }];
       }),
     );
     const whole = perClaim.flat().filter((e) => e.shareId === undefined);
     for (const e of whole) {
       // The allocator never hands out a device in use; checked so that a fault cannot double-allocate.
-      if (this.ledger.holds(e.pool, e.id) || whole.filter((x) => x.id === e.id).length > 1) throw draError('INTERNAL', `device ${e.id} would be allocated twice; nothing was changed`);
+      if (this.ledger.holds(e.pool, e.device) || whole.filter((x) => x.pool === e.pool && x.device === e.device).length > 1) throw draError('INTERNAL', `device ${e.pool}/${e.device} would be allocated twice; nothing was changed`);
     }
     labels.forEach((claim, i) => {
       for (const e of perClaim[i]) this.ledger.add(e);

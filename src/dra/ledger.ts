@@ -14,20 +14,25 @@ import type { Device } from './types.js';
 export interface LedgerEntry {
   /** `driver/pool`. */
   pool: string;
-  /** `driver/pool/device`. */
-  id: string;
+  /** The device's name in the pool. */
+  device: string;
   /** Set for a share of a device that allows multiple allocations. */
   shareId?: string;
   consumed?: CapacityAmounts;
 }
 
+// Everything by device name within the pool (full IDs are built only for the allocator and output).
 interface PoolLedger {
   devices: Set<string>;
-  /** `driver/pool/device/shareID` (or without the share ID, as given). */
+  /** `device/shareID` (or `device` without a share ID, as given). */
   shares: Set<string>;
   capacity: Map<string, CapacityAmounts>;
   /** Shares per device. */
   shareCount: Map<string, number>;
+}
+
+function used(p: PoolLedger | undefined, device: string): boolean {
+  return p !== undefined && (p.devices.has(device) || p.capacity.has(device) || (p.shareCount.get(device) ?? 0) > 0);
 }
 
 /** The cluster's allocated state, by pool. */
@@ -44,50 +49,51 @@ export class Ledger {
   }
 
   /** Whether a device is held whole. */
-  holds(pool: string, id: string): boolean {
-    return this.pools.get(pool)?.devices.has(id) === true;
+  holds(pool: string, device: string): boolean {
+    return this.pools.get(pool)?.devices.has(device) === true;
   }
 
   /** Whether another claim holds the device or a share of it (AllocationModel.allocatedElsewhere). */
-  inUse(pool: string, id: string): boolean {
-    const p = this.pools.get(pool);
-    return p !== undefined && (p.devices.has(id) || p.capacity.has(id) || (p.shareCount.get(id) ?? 0) > 0);
+  inUse(pool: string, device: string): boolean {
+    return used(this.pools.get(pool), device);
   }
 
   /** Records an entry. */
   add(entry: LedgerEntry): void {
     const p = this.of(entry.pool);
+    const d = entry.device;
     if (entry.shareId === undefined) {
-      p.devices.add(entry.id);
+      p.devices.add(d);
       return;
     }
-    p.shares.add(entry.shareId === '' ? entry.id : `${entry.id}/${entry.shareId}`);
-    p.shareCount.set(entry.id, (p.shareCount.get(entry.id) ?? 0) + 1);
+    p.shares.add(entry.shareId === '' ? d : `${d}/${entry.shareId}`);
+    p.shareCount.set(d, (p.shareCount.get(d) ?? 0) + 1);
     if (entry.consumed !== undefined) {
-      const amounts = p.capacity.get(entry.id) ?? new Map<string, Quantity>();
+      const amounts = p.capacity.get(d) ?? new Map<string, Quantity>();
       addAmounts(amounts, entry.consumed);
-      p.capacity.set(entry.id, amounts);
+      p.capacity.set(d, amounts);
     }
   }
 
   /** Removes an entry recorded before. */
   remove(entry: LedgerEntry): void {
     const p = this.of(entry.pool);
+    const d = entry.device;
     if (entry.shareId === undefined) {
-      p.devices.delete(entry.id);
+      p.devices.delete(d);
       return;
     }
-    p.shares.delete(entry.shareId === '' ? entry.id : `${entry.id}/${entry.shareId}`);
-    const left = (p.shareCount.get(entry.id) ?? 1) - 1;
-    const amounts = p.capacity.get(entry.id);
+    p.shares.delete(entry.shareId === '' ? d : `${d}/${entry.shareId}`);
+    const left = (p.shareCount.get(d) ?? 1) - 1;
+    const amounts = p.capacity.get(d);
     if (amounts !== undefined && entry.consumed !== undefined) subAmounts(amounts, entry.consumed);
     if (left > 0) {
-      p.shareCount.set(entry.id, left);
+      p.shareCount.set(d, left);
       return;
     }
     // The last share gone: the device is free again (no zero amounts left to look allocated).
-    p.shareCount.delete(entry.id);
-    p.capacity.delete(entry.id);
+    p.shareCount.delete(d);
+    p.capacity.delete(d);
   }
 
   /** The allocated state restricted to some pools (what the allocator needs for one node). */
@@ -98,9 +104,9 @@ export class Ledger {
     for (const pool of pools) {
       const p = this.pools.get(pool.id);
       if (p === undefined) continue;
-      for (const id of p.devices) devices.add(id);
-      for (const id of p.shares) sharedDeviceIds.add(id);
-      for (const [id, amounts] of p.capacity) capacity.set(id, amounts);
+      for (const d of p.devices) devices.add(`${pool.id}/${d}`);
+      for (const d of p.shares) sharedDeviceIds.add(`${pool.id}/${d}`);
+      for (const [d, amounts] of p.capacity) capacity.set(`${pool.id}/${d}`, amounts);
     }
     return { devices, sharedDeviceIds, capacity };
   }
@@ -110,10 +116,11 @@ export class Ledger {
     const devices: string[] = [];
     const shares: string[] = [];
     const capacity: Record<string, Record<string, string>> = {};
-    for (const p of this.pools.values()) {
-      devices.push(...p.devices);
-      shares.push(...p.shares);
-      for (const [id, amounts] of p.capacity) {
+    for (const [pool, p] of this.pools) {
+      for (const d of p.devices) devices.push(`${pool}/${d}`);
+      for (const d of p.shares) shares.push(`${pool}/${d}`);
+      for (const [d, amounts] of p.capacity) {
+        const id = `${pool}/${d}`;
         const out: Record<string, string> = {};
         for (const [name, q] of amounts) Object.defineProperty(out, name, { value: q.toString(), enumerable: true, writable: true, configurable: true });
         Object.defineProperty(capacity, id, { value: out, enumerable: true, writable: true, configurable: true });
@@ -127,31 +134,30 @@ export class Ledger {
    * `free` gets the bits of devices another claim could still be given (not held whole, counters
    * left for them), `used` those held or shared. Returns how many of the walked devices are used.
    */
-  walk(nodeClass: NodeClass, pools: readonly Pool[], which: 'local' | 'shared', features: ResolvedFeatures, free: Bits, used: Bits): number {
+  walk(nodeClass: NodeClass, pools: readonly Pool[], which: 'local' | 'shared', features: ResolvedFeatures, free: Bits, usedBits: Bits): number {
     free.fill(0);
-    used.fill(0);
+    usedBits.fill(0);
     let usedCount = 0;
     const counters = new Map<Pool, Map<string, Map<string, Quantity>>>();
     let i = 0;
     for (let p = 0; p < pools.length; p++) {
       const pool = pools[p];
       if (pool.incomplete || pool.invalid) continue;
+      const ledger = this.pools.get(pool.id);
       for (const slice of pool.deviceSlices) {
         for (const device of slice.devices) {
           const index = i++;
           if (nodeClass.devices[index].local !== (which === 'local')) continue;
-          const id = `${pool.driver}/${pool.name}/${device.name}`;
           const shared = features.consumableCapacity && device.allowMultipleAllocations === true;
-          const inUse = this.inUse(pool.id, id);
-          if (inUse) {
-            used[index >>> 5] |= 1 << (index & 31);
+          if (used(ledger, device.name)) {
+            usedBits[index >>> 5] |= 1 << (index & 31);
             usedCount++;
           }
-          if (!shared && this.holds(pool.id, id)) continue;
+          if (!shared && ledger?.devices.has(device.name) === true) continue;
           if (device.consumesCounters.length > 0) {
             if (!features.partitionableDevices) continue;
             // A shared device with capacity consumed has its counters counted once already (as SearchState.take).
-            if (!(shared && this.pools.get(pool.id)?.capacity.has(id) === true) && !this.countersFit(device, pool, counters)) continue;
+            if (!(shared && ledger?.capacity.has(device.name) === true) && !this.countersFit(device, pool, counters)) continue;
           }
           free[index >>> 5] |= 1 << (index & 31);
         }
@@ -165,11 +171,12 @@ export class Ledger {
     let available = memo.get(pool);
     if (available === undefined) {
       available = new Map();
+      const ledger = this.pools.get(pool.id);
       for (const [name, set] of pool.counterSets) available.set(name, new Map(Object.entries(set.counters)));
       for (const slices of [pool.deviceSlices, pool.otherSlices]) {
         for (const slice of slices) {
           for (const d of slice.devices) {
-            if (d.consumesCounters.length === 0 || !this.inUse(pool.id, `${pool.driver}/${pool.name}/${d.name}`)) continue;
+            if (d.consumesCounters.length === 0 || !used(ledger, d.name)) continue;
             for (const use of d.consumesCounters) {
               const set = available.get(use.counterSet);
               if (set === undefined) continue;

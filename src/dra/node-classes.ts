@@ -162,13 +162,21 @@ export class NodeModel extends AllocationModel {
     super(node, features, pools, allocated, cache);
   }
 
+  // The class's masks of this model's requests (looked up by key once per request).
+  private readonly masks = new Map<RequestModel, Uint8Array>();
+  private readonly classMasks = new Map<RequestModel, Uint8Array>();
+
   override selectable(request: RequestModel, index: number): boolean {
-    const v = this.nodeClass.selectableMask(request)[index];
+    let mask = this.masks.get(request);
+    if (mask === undefined) this.masks.set(request, (mask = this.nodeClass.selectableMask(request)));
+    const v = mask[index];
     return v === ERROR ? super.selectable(request, index) : v === YES;
   }
 
   override matchesClass(request: RequestModel, index: number): boolean {
-    const v = this.nodeClass.classMask(request)[index];
+    let mask = this.classMasks.get(request);
+    if (mask === undefined) this.classMasks.set(request, (mask = this.nodeClass.classMask(request)));
+    const v = mask[index];
     return v === ERROR ? super.matchesClass(request, index) : v === YES;
   }
 }
