@@ -75,6 +75,15 @@ interface Held {
   entries: LedgerEntry[];
 }
 
+/** A deep copy of JSON data (an AllocationResult), so that what the handle keeps and what callers get never alias. */
+function copy<T>(value: T): T {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(copy) as T;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) Object.defineProperty(out, key, { value: copy((value as Record<string, unknown>)[key]), enumerable: true, writable: true, configurable: true });
+  return out as T;
+}
+
 function words(bits: Uint32Array, from: number, n: number): string {
   let s = '';
   for (let w = 0; w < n; w++) s += `${bits[from + w].toString(36)},`;
@@ -310,7 +319,7 @@ export class DraCluster {
     }
     labels.forEach((claim, i) => {
       for (const e of perClaim[i]) this.ledger.add(e);
-      this.held.set(claim, { claim, node: k, allocation: JSON.parse(JSON.stringify(results[i])) as AllocationResult, entries: perClaim[i] });
+      this.held.set(claim, { claim, node: k, allocation: copy(results[i]), entries: perClaim[i] });
     });
     this.changed(perClaim.flat());
   }
@@ -345,12 +354,13 @@ export class DraCluster {
     for (const e of held.entries) this.ledger.remove(e);
     this.held.delete(label);
     this.changed(held.entries);
-    return { claim: label, node: this.nodes[held.node].name, allocation: JSON.parse(JSON.stringify(held.allocation)) as AllocationResult };
+    // The handle keeps nothing of it now: its copy goes to the caller.
+    return { claim: label, node: this.nodes[held.node].name, allocation: held.allocation };
   }
 
   /** The claims held (in the order they were allocated) and every device, share and capacity in use. */
   allocated(): DraAllocatedState {
-    const claims = [...this.held.values()].map((h) => ({ claim: h.claim, node: this.nodes[h.node].name, allocation: JSON.parse(JSON.stringify(h.allocation)) as AllocationResult }));
+    const claims = [...this.held.values()].map((h) => ({ claim: h.claim, node: this.nodes[h.node].name, allocation: copy(h.allocation) }));
     return { claims, ...this.ledger.toRequestFields() };
   }
 }
