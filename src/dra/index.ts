@@ -11,6 +11,7 @@ export { firstFit } from './first-fit.js';
 export { filterCounts } from './diagnose.js';
 export { createDraCluster, DraCluster } from './cluster.js';
 export { NODE_SCORES, MAX_SHAPES } from './node-index.js';
+export { splitDraDump, claimsOfDump, allocationPatch } from './dump.js';
 
 export type { DraAllocateRequest, DraAllocateResult, DraMode } from './allocate.js';
 export type { DraFeature, DraFeatures, ResolvedFeatures } from './features.js';
@@ -23,4 +24,5 @@ export type { SearchOutcome, SearchProgress } from './first-fit.js';
 export type { FilterCounts } from './diagnose.js';
 export type { DraClusterInit, DraScheduleResult, DraClaimAllocation, DraAllocatedState } from './cluster.js';
 export type { NodeScore } from './node-index.js';
+export type { DraDump, DumpClaim, HeldDevices } from './dump.js';
 export type * from './types.js';
