@@ -9,7 +9,7 @@ import type { CapacityAmounts } from './capacity.js';
 import { fitsCapacity } from './capacity.js';
 import type { Constraint } from './constraints.js';
 import { DistinctAttribute, MatchAttribute } from './constraints.js';
-import type { CelDevice, SelectorCache } from './cel.js';
+import { prepareDevice, type PreparedDevice, type SelectorCache } from './cel.js';
 import type { ResolvedFeatures } from './features.js';
 import type { Pool } from './pools.js';
 import { deviceReachesNode } from './pools.js';
@@ -97,7 +97,7 @@ export class AllocationModel {
   readonly candidates: CandidateDevice[] = [];
   readonly claims: ClaimModel[] = [];
   private readonly selectors: Selectors;
-  private readonly cel: Array<CelDevice | undefined> = [];
+  private readonly cel: Array<PreparedDevice | undefined> = [];
   // matches[request key][candidate]: 0 unknown, 1 candidate, 2 not.
   private readonly matches = new Map<RequestModel, Uint8Array>();
 
@@ -128,12 +128,13 @@ export class AllocationModel {
     });
   }
 
-  /** The CEL view of a candidate (built once). */
-  celOf(index: number): CelDevice {
+  /** The CEL view of a candidate, converted once for all its selector evaluations. */
+  celOf(index: number): PreparedDevice {
     let view = this.cel[index];
     if (view === undefined) {
       const c = this.candidates[index];
-      view = celDevice(c.driver, c.device, this.features.consumableCapacity, this.features.listTypeAttributes);
+      const features = { consumableCapacity: this.features.consumableCapacity, listTypeAttributes: this.features.listTypeAttributes };
+      view = prepareDevice(celDevice(c.driver, c.device, features.consumableCapacity, features.listTypeAttributes), features);
       this.cel[index] = view;
     }
     return view;
@@ -158,7 +159,7 @@ export class AllocationModel {
   }
 
   /** The filter behind `selectable`, for any device of a pool (All mode looks at every pool). */
-  evaluate(request: RequestModel, slice: ResourceSlice, device: Device, id: string, cel: () => CelDevice): boolean {
+  evaluate(request: RequestModel, slice: ResourceSlice, device: Device, id: string, cel: () => PreparedDevice): boolean {
     if (!this.features.deviceBindingAndStatus && device.bindingConditions.length > 0) return false;
     const classExpressions = request.deviceClass.selectors.map((s) => (s.cel as { expression: string }).expression);
     if (!this.selectors.matchAll(`class ${request.deviceClass.name}`, classExpressions, cel, id)) return false;
