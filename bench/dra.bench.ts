@@ -70,7 +70,7 @@ async function time(name: string, fn: () => void, quick: boolean, afterEach?: ()
   await bench.run();
   const r = bench.tasks[0].result;
   if (r === undefined || r.state !== 'completed') throw (r as { error?: unknown } | undefined)?.error ?? new Error(`${name}: no result`);
-  return { opsPerSec: 1000 / r.latency.mean, opsPerSecMedian: 1 / r.latency.p50, p50Us: r.latency.p50 * 1000, p99Us: r.latency.p99 * 1000, samples: r.latency.samplesCount };
+  return { opsPerSec: 1000 / r.latency.mean, opsPerSecMedian: 1000 / r.latency.p50, p50Us: r.latency.p50 * 1000, p99Us: r.latency.p99 * 1000, samples: r.latency.samplesCount };
 }
 
 async function schedulerRows(engine: Engine, sizes: number[], quick: boolean): Promise<DraBenchRow[]> {
