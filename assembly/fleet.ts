@@ -1,10 +1,12 @@
 // Fractional multi-resource placement: the hot loop of the fleet simulator (the TypeScript twin is
 // src/baseline/fleet.ts, the layout src/fleet/layout.ts). A fleet's state lives in one block of the
-// core's heap (fleetAlloc): an i32 region `s` and an f64 region `f`. fleetPick filters every node for
-// a pod, scores the feasible ones (from the per-(node, shape) score cache where it is valid), keeps
-// the highest score and the smallest rank on a tie. The state lives in ClusterState: after a change to
-// a node, its pod scheduler writes the node's resources and fleetRefresh recomputes only that node's
-// totals, fragmentation and cache row.
+// core's heap (fleetAlloc): an i32 region `s` and an f64 region `f`. fleetPick finds the node with
+// the highest score for a pod, the smallest rank on a tie, among those that fit: through the pod
+// index (per-class tournament trees over the cached scores, src/fleet/layout.ts) where the fleet has
+// one and the pod's shape has a class, else by the scan (filter every node, score the feasible ones
+// from the per-(class, node) score cache where it is not stale). The state lives in ClusterState:
+// after a change to a node, its pod scheduler writes the node's resources and fleetRefresh
+// recomputes only that node's totals and fragmentation and marks its scores stale.
 
 // Header fields of s (src/fleet/layout.ts).
 const H_NODES = 0;
@@ -21,6 +23,17 @@ const H_F_WEIGHT = 10;
 const H_F_THR = 11;
 const H_F_CACHE = 12;
 const H_CLEAN_AT = 14;
+const H_INDEX = 15;
+const H_WIN_AT = 16;
+const H_STALE_AT = 17;
+const H_CLASS_AT = 18;
+const H_LEAF_AT = 19;
+const H_MEM_AT = 20;
+const H_MODELS_AT = 21;
+const H_STACK_AT = 22;
+// Score-cache GPU choices that are not a GPU (src/fleet/layout.ts).
+const STALE = -2;
+const ABSENT = -3;
 // Node fields.
 const N_CPU = 0;
 const N_MEM = 1;
@@ -229,17 +242,29 @@ function scoreNode(s: usize, f: usize, policy: i32, n: i32, cpu: i32, num: i32, 
   return packingScore(s, gAt, gpus, si(s, base + N_FULL), num, milli);
 }
 
+/** Whether node base fits the CPU and GPUs of a pod class (cpu, num × milli): what every pod of the class needs alike. */
 // @ts-ignore: decorator
-@inline function fits(s: usize, base: i32, cpu: i32, mem: i32, num: i32, milli: i32, mask: i32): bool {
-  if (si(s, base + N_CPU) < cpu || si(s, base + N_MEM) < mem) return false;
+@inline function fitsClass(s: usize, base: i32, cpu: i32, num: i32, milli: i32): bool {
+  if (si(s, base + N_CPU) < cpu) return false;
   if (num == 0 || milli == 0) return true;
   if (si(s, base + N_GPUS) == 0) return false;
-  if ((mask & si(s, base + N_MODEL)) == 0) return false;
   if (num == 1) return si(s, base + N_MAXFREE) >= milli;
   return si(s, base + N_FULL) >= num;
 }
 
-function refresh(s: usize, f: usize, n: i32): void {
+/** Whether node base has the pod's host memory and (a GPU pod) one of its GPU models: what pods of one class differ in. */
+// @ts-ignore: decorator
+@inline function fitsPod(s: usize, base: i32, mem: i32, gpuPod: bool, mask: i32): bool {
+  return si(s, base + N_MEM) >= mem && (!gpuPod || (mask & si(s, base + N_MODEL)) != 0);
+}
+
+// @ts-ignore: decorator
+@inline function fits(s: usize, base: i32, cpu: i32, mem: i32, num: i32, milli: i32, mask: i32): bool {
+  return fitsClass(s, base, cpu, num, milli) && fitsPod(s, base, mem, num > 0 && milli > 0, mask);
+}
+
+/** Node n's totals and fragmentation; its scores marked stale in every class, and listed in every built class (src/baseline/fleet.ts derive). */
+function derive(s: usize, f: usize, n: i32): void {
   const base = si(s, H_NODE_AT) + n * si(s, H_STRIDE);
   const gAt = base + N_TAGS + si(s, H_MAXG) + 1;
   const gpus = si(s, base + N_GPUS);
@@ -257,14 +282,150 @@ function refresh(s: usize, f: usize, n: i32): void {
   ss(s, base + N_MAXFREE, most);
   fs(f, n, nodeFrag(s, f, gAt, gpus, si(s, base + N_CPU), si(s, base + N_MODEL)));
   const classes = si(s, H_CLASSES);
-  const c = si(s, H_CACHE_AT) + n * classes;
-  for (let k = 0; k < classes; k++) ss(s, c + k, -2);
+  const nodes = si(s, H_NODES);
+  const indexed = si(s, H_INDEX) != 0;
+  let g = si(s, H_CACHE_AT) + n;
+  for (let c = 0; c < classes; c++, g += nodes) {
+    if (si(s, g) == STALE) continue;
+    ss(s, g, STALE);
+    if (!indexed) continue;
+    const state = si(s, H_CLASS_AT) + 2 * c;
+    if (si(s, state) != 0) {
+      const count = si(s, state + 1);
+      ss(s, si(s, H_STALE_AT) + c * nodes + count, n);
+      ss(s, state + 1, count + 1);
+    }
+  }
 }
 
-/** Derives every node's totals and fragmentation; empties the score cache. */
+/** After node n's host memory changed: its leaf's memory aggregate and the entries above it. */
+function replayMemory(s: usize, n: i32): void {
+  const nodes = si(s, H_NODES);
+  const at = si(s, H_MEM_AT);
+  let t = nodes + si(s, si(s, H_LEAF_AT) + nodes + n);
+  ss(s, at + t, si(s, si(s, H_NODE_AT) + n * si(s, H_STRIDE) + N_MEM));
+  for (t >>= 1; t >= 1; t >>= 1) ss(s, at + t, max(si(s, at + 2 * t), si(s, at + 2 * t + 1)));
+}
+
+/** Builds the index's shared aggregates (memory left, model bits) over the leaf order. */
+function buildAggregates(s: usize): void {
+  const nodes = si(s, H_NODES);
+  const stride = si(s, H_STRIDE);
+  const leafAt = si(s, H_LEAF_AT);
+  const memAt = si(s, H_MEM_AT);
+  const modelsAt = si(s, H_MODELS_AT);
+  for (let i = 0; i < nodes; i++) {
+    const n = si(s, leafAt + i);
+    ss(s, leafAt + nodes + n, i);
+    const base = si(s, H_NODE_AT) + n * stride;
+    ss(s, memAt + nodes + i, si(s, base + N_MEM));
+    ss(s, modelsAt + nodes + i, si(s, base + N_MODEL));
+  }
+  for (let t = nodes - 1; t >= 1; t--) {
+    ss(s, memAt + t, max(si(s, memAt + 2 * t), si(s, memAt + 2 * t + 1)));
+    ss(s, modelsAt + t, si(s, modelsAt + 2 * t) | si(s, modelsAt + 2 * t + 1));
+  }
+}
+
+/** True when node a wins over node b (-1: none): the higher score, then the smaller rank (the scan's rule). */
+// @ts-ignore: decorator
+@inline function beats(s: usize, f: usize, scoreAt: i32, a: i32, b: i32): bool {
+  if (b < 0) return true;
+  const sa = fi(f, scoreAt + a);
+  const sb = fi(f, scoreAt + b);
+  if (sa != sb) return sa > sb;
+  const at = si(s, H_NODE_AT) + N_RANK;
+  const stride = si(s, H_STRIDE);
+  return si(s, at + a * stride) < si(s, at + b * stride);
+}
+
+// @ts-ignore: decorator
+@inline function play(s: usize, f: usize, winAt: i32, scoreAt: i32, t: i32): void {
+  const a = si(s, winAt + 2 * t);
+  const b = si(s, winAt + 2 * t + 1);
+  ss(s, winAt + t, a < 0 ? b : b < 0 || beats(s, f, scoreAt, a, b) ? a : b);
+}
+
+/** Scores node n for class c into the cache when it fits the class's CPU and GPUs; else marks it ABSENT. True when it fits. */
+function scoreInto(s: usize, f: usize, policy: i32, c: i32, n: i32, cpu: i32, num: i32, milli: i32): bool {
+  const nodes = si(s, H_NODES);
+  const g = si(s, H_CACHE_AT) + c * nodes + n;
+  if (!fitsClass(s, si(s, H_NODE_AT) + n * si(s, H_STRIDE), cpu, num, milli)) {
+    ss(s, g, ABSENT);
+    return false;
+  }
+  fs(f, si(s, H_F_CACHE) + c * nodes + n, scoreNode(s, f, policy, n, cpu, num, milli));
+  ss(s, g, chosenGpu);
+  return true;
+}
+
+/** The pod index's pick for a pod of class c (src/baseline/fleet.ts pickIndexed). */
+function pickIndexed(s: usize, f: usize, policy: i32, c: i32, cpu: i32, mem: i32, num: i32, milli: i32, mask: i32): i32 {
+  const nodes = si(s, H_NODES);
+  const winAt = si(s, H_WIN_AT) + c * 2 * nodes;
+  const scoreAt = si(s, H_F_CACHE) + c * nodes;
+  const leafAt = si(s, H_LEAF_AT);
+  const state = si(s, H_CLASS_AT) + 2 * c;
+  if (si(s, state) == 0) {
+    for (let i = 0; i < nodes; i++) {
+      const n = si(s, leafAt + i);
+      ss(s, winAt + nodes + i, scoreInto(s, f, policy, c, n, cpu, num, milli) ? n : -1);
+    }
+    for (let t = nodes - 1; t >= 1; t--) play(s, f, winAt, scoreAt, t);
+    ss(s, state, 1);
+    ss(s, state + 1, 0);
+  } else {
+    const listAt = si(s, H_STALE_AT) + c * nodes;
+    const count = si(s, state + 1);
+    for (let k = 0; k < count; k++) {
+      const n = si(s, listAt + k);
+      let t = nodes + si(s, leafAt + nodes + n);
+      ss(s, winAt + t, scoreInto(s, f, policy, c, n, cpu, num, milli) ? n : -1);
+      for (t >>= 1; t >= 1; t >>= 1) play(s, f, winAt, scoreAt, t);
+    }
+    ss(s, state + 1, 0);
+  }
+  const gpuPod = num > 0 && milli > 0;
+  const memAt = si(s, H_MEM_AT);
+  const modelsAt = si(s, H_MODELS_AT);
+  const stackAt = si(s, H_STACK_AT);
+  const nodeAt = si(s, H_NODE_AT);
+  const stride = si(s, H_STRIDE);
+  let best = -1;
+  let sp = 0;
+  ss(s, stackAt + sp++, 1);
+  while (sp > 0) {
+    const t = si(s, stackAt + --sp);
+    const w = si(s, winAt + t);
+    if (w < 0 || (best >= 0 && !beats(s, f, scoreAt, w, best))) continue;
+    if (si(s, memAt + t) < mem || (gpuPod && (si(s, modelsAt + t) & mask) == 0)) continue;
+    if (fitsPod(s, nodeAt + w * stride, mem, gpuPod, mask)) {
+      best = w;
+      continue;
+    }
+    if (t >= nodes) continue;
+    // The child that holds the winner is searched first (pushed last).
+    if (si(s, winAt + 2 * t) == w) {
+      ss(s, stackAt + sp++, 2 * t + 1);
+      ss(s, stackAt + sp++, 2 * t);
+    } else {
+      ss(s, stackAt + sp++, 2 * t);
+      ss(s, stackAt + sp++, 2 * t + 1);
+    }
+  }
+  return best;
+}
+
+/** Derives every node's totals and fragmentation; empties the score cache; builds the index's aggregates. */
 export function fleetInit(s: usize, f: usize): void {
   const nodes = si(s, H_NODES);
-  for (let n = 0; n < nodes; n++) refresh(s, f, n);
+  const cAt = si(s, H_CACHE_AT);
+  const classes = si(s, H_CLASSES);
+  for (let k = 0; k < nodes * classes; k++) ss(s, cAt + k, STALE);
+  const indexed = si(s, H_INDEX) != 0;
+  if (indexed) for (let k = 0; k < 2 * classes; k++) ss(s, si(s, H_CLASS_AT) + k, 0);
+  for (let n = 0; n < nodes; n++) derive(s, f, n);
+  if (indexed) buildAggregates(s);
 }
 
 /** Filters and scores every node for one pod (src/fleet/kernels.ts fleetPick). */
@@ -306,7 +467,12 @@ export function fleetPick(s: usize, f: usize, policy: i32, cls: i32, cpu: i32, m
         r--;
       }
     }
+  } else if (si(s, H_INDEX) != 0 && cls >= 0 && cls < si(s, H_CLASSES)) {
+    pick = pickIndexed(s, f, policy, cls, cpu, mem, num, milli, mask);
+    if (pick < 0) return -1;
+    gpu = si(s, si(s, H_CACHE_AT) + cls * nodes + pick);
   } else {
+    // The scan: every node filtered, scored from the cache where its score is not stale.
     const classes = si(s, H_CLASSES);
     const cached = cls >= 0 && cls < classes;
     const cAt = si(s, H_CACHE_AT);
@@ -318,8 +484,8 @@ export function fleetPick(s: usize, f: usize, policy: i32, cls: i32, cpu: i32, m
       if (!fits(s, base, cpu, mem, num, milli, mask)) continue;
       let score: f64;
       let g: i32;
-      const slot = n * classes + cls;
-      if (cached && si(s, cAt + slot) != -2) {
+      const slot = cls * nodes + n;
+      if (cached && si(s, cAt + slot) != STALE) {
         score = fi(f, fAt + slot);
         g = si(s, cAt + slot);
       } else {
@@ -368,5 +534,6 @@ export function fleetPick(s: usize, f: usize, policy: i32, cls: i32, cpu: i32, m
  */
 export function fleetRefresh(s: usize, f: usize, node: i32): void {
   if (node < 0 || node >= si(s, H_NODES)) unreachable();
-  refresh(s, f, node);
+  derive(s, f, node);
+  if (si(s, H_INDEX) != 0) replayMemory(s, node);
 }

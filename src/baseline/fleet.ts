@@ -94,18 +94,30 @@ function scoreNode(s: Int32Array, f: Float64Array, policy: number, n: number, cp
   return packingScore(s, gAt, gpus, s[base + L.N_FULL], num, milli);
 }
 
-/** Whether node base fits the pod. */
-function fits(s: Int32Array, base: number, cpu: number, mem: number, num: number, milli: number, mask: number): boolean {
-  if (s[base + L.N_CPU] < cpu || s[base + L.N_MEM] < mem) return false;
+/** Whether node base fits the CPU and GPUs of a pod class (cpu, num × milli): what every pod of the class needs alike. */
+function fitsClass(s: Int32Array, base: number, cpu: number, num: number, milli: number): boolean {
+  if (s[base + L.N_CPU] < cpu) return false;
   if (num === 0 || milli === 0) return true;
   if (s[base + L.N_GPUS] === 0) return false;
-  if ((mask & s[base + L.N_MODEL]) === 0) return false;
   if (num === 1) return s[base + L.N_MAXFREE] >= milli;
   return s[base + L.N_FULL] >= num;
 }
 
-/** Recomputes node n's totals and fragmentation from its GPUs. */
-function refresh(s: Int32Array, f: Float64Array, n: number): void {
+/** Whether node base has the pod's host memory and (a GPU pod) one of its GPU models: what pods of one class differ in. */
+function fitsPod(s: Int32Array, base: number, mem: number, gpuPod: boolean, mask: number): boolean {
+  return s[base + L.N_MEM] >= mem && (!gpuPod || (mask & s[base + L.N_MODEL]) !== 0);
+}
+
+/** Whether node base fits the pod. */
+function fits(s: Int32Array, base: number, cpu: number, mem: number, num: number, milli: number, mask: number): boolean {
+  return fitsClass(s, base, cpu, num, milli) && fitsPod(s, base, mem, num > 0 && milli > 0, mask);
+}
+
+/**
+ * Recomputes node n's totals and fragmentation from its GPUs and marks its scores stale: in every
+ * class, and on the stale list of every class whose tree is built (a node already stale is listed).
+ */
+function derive(s: Int32Array, f: Float64Array, n: number): void {
   const base = s[L.H_NODE_AT] + n * s[L.H_STRIDE];
   const gAt = base + L.N_TAGS + s[L.H_MAXG] + 1;
   const gpus = s[base + L.N_GPUS];
@@ -123,8 +135,142 @@ function refresh(s: Int32Array, f: Float64Array, n: number): void {
   s[base + L.N_MAXFREE] = most;
   f[n] = nodeFrag(s, gAt, gpus, s[base + L.N_CPU], s[base + L.N_MODEL], s, s[L.H_TYP_AT], s[L.H_TYPICAL], f, s[L.H_F_WEIGHT]);
   const classes = s[L.H_CLASSES];
-  const c = s[L.H_CACHE_AT] + n * classes;
-  for (let k = 0; k < classes; k++) s[c + k] = -2;
+  const nodes = s[L.H_NODES];
+  const indexed = s[L.H_INDEX] !== 0;
+  for (let c = 0, g = s[L.H_CACHE_AT] + n; c < classes; c++, g += nodes) {
+    if (s[g] === L.STALE) continue;
+    s[g] = L.STALE;
+    if (!indexed) continue;
+    const state = s[L.H_CLASS_AT] + 2 * c;
+    if (s[state] !== 0) s[s[L.H_STALE_AT] + c * nodes + s[state + 1]++] = n;
+  }
+}
+
+/** After node n's host memory changed: its leaf's memory aggregate and the entries above it. */
+function replayMemory(s: Int32Array, n: number): void {
+  const nodes = s[L.H_NODES];
+  const at = s[L.H_MEM_AT];
+  let t = nodes + s[s[L.H_LEAF_AT] + nodes + n];
+  s[at + t] = s[s[L.H_NODE_AT] + n * s[L.H_STRIDE] + L.N_MEM];
+  for (t >>= 1; t >= 1; t >>= 1) s[at + t] = Math.max(s[at + 2 * t], s[at + 2 * t + 1]);
+}
+
+/** Builds the index's shared aggregates (memory left, model bits) over the leaf order. */
+function buildAggregates(s: Int32Array): void {
+  const nodes = s[L.H_NODES];
+  const stride = s[L.H_STRIDE];
+  const leafAt = s[L.H_LEAF_AT];
+  const memAt = s[L.H_MEM_AT];
+  const modelsAt = s[L.H_MODELS_AT];
+  for (let i = 0; i < nodes; i++) {
+    const n = s[leafAt + i];
+    s[leafAt + nodes + n] = i;
+    const base = s[L.H_NODE_AT] + n * stride;
+    s[memAt + nodes + i] = s[base + L.N_MEM];
+    s[modelsAt + nodes + i] = s[base + L.N_MODEL];
+  }
+  for (let t = nodes - 1; t >= 1; t--) {
+    s[memAt + t] = Math.max(s[memAt + 2 * t], s[memAt + 2 * t + 1]);
+    s[modelsAt + t] = s[modelsAt + 2 * t] | s[modelsAt + 2 * t + 1];
+  }
+}
+
+/** True when node a wins over node b (-1: none) for the class whose scores start at f[scoreAt]: the higher score, then the smaller rank (the scan's rule). */
+function beats(s: Int32Array, f: Float64Array, scoreAt: number, a: number, b: number): boolean {
+  if (b < 0) return true;
+  const sa = f[scoreAt + a];
+  const sb = f[scoreAt + b];
+  if (sa !== sb) return sa > sb;
+  const at = s[L.H_NODE_AT] + L.N_RANK;
+  const stride = s[L.H_STRIDE];
+  return s[at + a * stride] < s[at + b * stride];
+}
+
+/** Replays the matches above entry t of the class tree at s[winAt] (a leaf that changed), up to the root. */
+function replayAbove(s: Int32Array, f: Float64Array, winAt: number, scoreAt: number, t: number): void {
+  for (t >>= 1; t >= 1; t >>= 1) {
+    const a = s[winAt + 2 * t];
+    const b = s[winAt + 2 * t + 1];
+    s[winAt + t] = a < 0 ? b : b < 0 || beats(s, f, scoreAt, a, b) ? a : b;
+  }
+}
+
+/** Scores node n for class c (the pod's cpu, num, milli) into the cache when it fits the class's CPU and GPUs; else marks it ABSENT. True when it fits. */
+function scoreInto(s: Int32Array, f: Float64Array, policy: number, c: number, n: number, cpu: number, num: number, milli: number): boolean {
+  const nodes = s[L.H_NODES];
+  const g = s[L.H_CACHE_AT] + c * nodes + n;
+  if (!fitsClass(s, s[L.H_NODE_AT] + n * s[L.H_STRIDE], cpu, num, milli)) {
+    s[g] = L.ABSENT;
+    return false;
+  }
+  f[s[L.H_F_CACHE] + c * nodes + n] = scoreNode(s, f, policy, n, cpu, num, milli);
+  s[g] = chosenGpu;
+  return true;
+}
+
+/**
+ * The pod index's pick for a pod of class c: builds the class's tree on its first pick, else rescores
+ * the class's stale nodes and replays their leaves; then descends from the root to the best node that
+ * also has the pod's host memory and GPU model (-1: none).
+ */
+function pickIndexed(s: Int32Array, f: Float64Array, policy: number, c: number, cpu: number, mem: number, num: number, milli: number, mask: number): number {
+  const nodes = s[L.H_NODES];
+  const winAt = s[L.H_WIN_AT] + c * 2 * nodes;
+  const scoreAt = s[L.H_F_CACHE] + c * nodes;
+  const leafAt = s[L.H_LEAF_AT];
+  const state = s[L.H_CLASS_AT] + 2 * c;
+  if (s[state] === 0) {
+    for (let i = 0; i < nodes; i++) {
+      const n = s[leafAt + i];
+      s[winAt + nodes + i] = scoreInto(s, f, policy, c, n, cpu, num, milli) ? n : -1;
+    }
+    for (let t = nodes - 1; t >= 1; t--) {
+      const a = s[winAt + 2 * t];
+      const b = s[winAt + 2 * t + 1];
+      s[winAt + t] = a < 0 ? b : b < 0 || beats(s, f, scoreAt, a, b) ? a : b;
+    }
+    s[state] = 1;
+    s[state + 1] = 0;
+  } else {
+    const listAt = s[L.H_STALE_AT] + c * nodes;
+    const count = s[state + 1];
+    for (let k = 0; k < count; k++) {
+      const n = s[listAt + k];
+      const t = nodes + s[leafAt + nodes + n];
+      s[winAt + t] = scoreInto(s, f, policy, c, n, cpu, num, milli) ? n : -1;
+      replayAbove(s, f, winAt, scoreAt, t);
+    }
+    s[state + 1] = 0;
+  }
+  const gpuPod = num > 0 && milli > 0;
+  const memAt = s[L.H_MEM_AT];
+  const modelsAt = s[L.H_MODELS_AT];
+  const stackAt = s[L.H_STACK_AT];
+  const nodeAt = s[L.H_NODE_AT];
+  const stride = s[L.H_STRIDE];
+  let best = -1;
+  let sp = 0;
+  s[stackAt + sp++] = 1;
+  while (sp > 0) {
+    const t = s[stackAt + --sp];
+    const w = s[winAt + t];
+    if (w < 0 || (best >= 0 && !beats(s, f, scoreAt, w, best))) continue;
+    if (s[memAt + t] < mem || (gpuPod && (s[modelsAt + t] & mask) === 0)) continue;
+    if (fitsPod(s, nodeAt + w * stride, mem, gpuPod, mask)) {
+      best = w;
+      continue;
+    }
+    if (t >= nodes) continue;
+    // The child that holds the winner is searched first (pushed last).
+    if (s[winAt + 2 * t] === w) {
+      s[stackAt + sp++] = 2 * t + 1;
+      s[stackAt + sp++] = 2 * t;
+    } else {
+      s[stackAt + sp++] = 2 * t;
+      s[stackAt + sp++] = 2 * t + 1;
+    }
+  }
+  return best;
 }
 
 /** The TypeScript fleet kernels. */
@@ -149,7 +295,10 @@ export function fleetTsKernels(): FleetKernels {
       const s = memory.ints();
       const f = memory.floats();
       const nodes = s[L.H_NODES];
-      for (let n = 0; n < nodes; n++) refresh(s, f, n);
+      s.fill(L.STALE, s[L.H_CACHE_AT], s[L.H_CACHE_AT] + nodes * s[L.H_CLASSES]);
+      if (s[L.H_INDEX] !== 0) s.fill(0, s[L.H_CLASS_AT], s[L.H_CLASS_AT] + 2 * s[L.H_CLASSES]);
+      for (let n = 0; n < nodes; n++) derive(s, f, n);
+      if (s[L.H_INDEX] !== 0) buildAggregates(s);
     },
     fleetPick(memory, policy, cls, cpu, mem, num, milli, mask, u1, u2) {
       const s = memory.ints();
@@ -191,7 +340,12 @@ export function fleetTsKernels(): FleetKernels {
             r--;
           }
         }
+      } else if (s[L.H_INDEX] !== 0 && cls >= 0 && cls < s[L.H_CLASSES]) {
+        pick = pickIndexed(s, f, policy, cls, cpu, mem, num, milli, mask);
+        if (pick < 0) return -1;
+        gpu = s[s[L.H_CACHE_AT] + cls * nodes + pick];
       } else {
+        // The scan: every node filtered, scored from the cache where its score is not stale.
         const classes = s[L.H_CLASSES];
         const cached = cls >= 0 && cls < classes;
         const cAt = s[L.H_CACHE_AT];
@@ -203,8 +357,8 @@ export function fleetTsKernels(): FleetKernels {
           if (!fits(s, base, cpu, mem, num, milli, mask)) continue;
           let score: number;
           let g: number;
-          const slot = n * classes + cls;
-          if (cached && s[cAt + slot] !== -2) {
+          const slot = cls * nodes + n;
+          if (cached && s[cAt + slot] !== L.STALE) {
             score = f[fAt + slot];
             g = s[cAt + slot];
           } else {
@@ -249,7 +403,8 @@ export function fleetTsKernels(): FleetKernels {
     fleetRefresh(memory, node) {
       const s = memory.ints();
       if (!(node >= 0 && node < s[L.H_NODES])) throw new RangeError(`fleetRefresh: node ${node} is not in the fleet`);
-      refresh(s, memory.floats(), node);
+      derive(s, memory.floats(), node);
+      if (s[L.H_INDEX] !== 0) replayMemory(s, node);
     },
   };
 }

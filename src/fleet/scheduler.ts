@@ -34,7 +34,16 @@ export type PodSchedulerOptions = {
   shapes?: FleetPod[];
   /** Seed of the random policy's draws (default 42). */
   seed?: number;
+  /**
+   * How a pod's node is found (default 'index'): 'index' walks the pod index (per-class tournament
+   * trees of cached scores, O(log N) a pick) wherever the policy's score can be cached and the pod's
+   * shape has a class; 'scan' filters and scores every node. Both give the same plans.
+   */
+  search?: PodSearch;
 };
+
+/** How the pod scheduler finds a pod's node: the pod index, or the scan of every node (same plans). */
+export type PodSearch = 'index' | 'scan';
 
 /** A pod's plan: one option, or none and why (infeasible is not an error). */
 export type PodPlan = { options: PlacementOption[]; reason?: Reason };
@@ -47,7 +56,7 @@ export type PodPlan = { options: PlacementOption[]; reason?: Reason };
  */
 export type PodNodeView = { cpu: number; memory: number; gpus: number[] };
 
-const KEYS = ['policy', 'typical', 'ranks', 'shapes', 'seed'];
+const KEYS = ['policy', 'typical', 'ranks', 'shapes', 'seed', 'search'];
 const MAX_INT = 0x7fffffff;
 const MIB = 1048576;
 
@@ -83,8 +92,16 @@ export function createPodScheduler(kernels: Kernels, state: ClusterState, option
   }
   const shapes = own(o, 'shapes') === undefined ? typical : validatePods('options.shapes', own(o, 'shapes'));
   const seed = own(o, 'seed') === undefined ? 42 : requireInteger('options.seed', own(o, 'seed'), 0, 0xffffffff);
+  const search = podSearch('options.search', own(o, 'search'));
   // The dead hole is the workload's (typical), whatever shapes the cache is given.
-  return new PodScheduler(kernels, state, policy, typicalPods(typical), ranks, shapes, seed, deadHole(typical));
+  return new PodScheduler(kernels, state, policy, typicalPods(typical), ranks, shapes, seed, deadHole(typical), search);
+}
+
+/** Validates a PodSearch (absent: 'index'). */
+export function podSearch(field: string, value: unknown): PodSearch {
+  if (value === undefined) return 'index';
+  if (value !== 'index' && value !== 'scan') fail('INVALID_ARGUMENT', field, "'index' or 'scan'", value);
+  return value;
 }
 
 /**
@@ -114,8 +131,9 @@ export class PodScheduler implements NodeListener {
    * @param ranks each node's tie-break rank in the state's node order (a permutation)
    * @param shapes pods whose shapes get a score-cache column (others are scored afresh each time)
    * @param dead the default policy's dead hole in milli (default: deadHole(shapes), for callers whose shapes are the workload)
+   * @param search the pod index or the scan (see PodSchedulerOptions.search)
    */
-  constructor(kernels: Kernels, state: ClusterState, policy: FleetPolicy, typical: readonly TypicalPod[], ranks: readonly number[], shapes: readonly Pod[] = [], seed = 42, dead = deadHole(shapes)) {
+  constructor(kernels: Kernels, state: ClusterState, policy: FleetPolicy, typical: readonly TypicalPod[], ranks: readonly number[], shapes: readonly Pod[] = [], seed = 42, dead = deadHole(shapes), search: PodSearch = 'index') {
     this.policy = policy;
     this.kernels = kernels;
     this.state = state;
@@ -157,7 +175,9 @@ export class PodScheduler implements NodeListener {
       if (!this.classes.has(key)) this.classes.set(key, this.classes.size);
     }
     this.maxGpus = this.width.reduce((most, w) => Math.max(most, w), 0);
-    const { ints, floats, header } = L.fleetLayout(n, this.maxGpus, typical.length, this.classes.size);
+    // The random policy has no score to cache: it always scans, and gets no index.
+    const indexed = search === 'index' && policy.id !== L.P_RANDOM && this.classes.size > 0;
+    const { ints, floats, header } = L.fleetLayout(n, this.maxGpus, typical.length, this.classes.size, indexed);
     this.memory = kernels.fleetAlloc(ints, floats);
     const s = this.memory.ints();
     const f = this.memory.floats();
@@ -186,6 +206,7 @@ export class PodScheduler implements NodeListener {
       s[base + L.N_WANTED] = (bit & wanted) !== 0 ? 1 : 0;
     }
     f.set(L.fgdThresholds(), header[L.H_F_THR]);
+    if (indexed) s.set(L.leafOrder(nodeBit), header[L.H_LEAF_AT]);
     for (let k = 0; k < n; k++) this.write(s, k);
     kernels.fleetInit(this.memory);
     state._attach(this);
