@@ -24,13 +24,17 @@ const H_F_THR = 11;
 const H_F_CACHE = 12;
 const H_CLEAN_AT = 14;
 const H_INDEX = 15;
-const H_WIN_AT = 16;
-const H_STALE_AT = 17;
-const H_CLASS_AT = 18;
-const H_LEAF_AT = 19;
-const H_MEM_AT = 20;
-const H_MODELS_AT = 21;
-const H_STACK_AT = 22;
+const H_TREES = 16;
+const H_TREE_AT = 17;
+const H_F_TREE = 18;
+const H_STALE_AT = 19;
+const H_CLASS_AT = 20;
+const H_LEAF_AT = 21;
+const H_MODELS_AT = 22;
+const H_STACK_AT = 23;
+const TREE_FIELDS = 3;
+// A tree entry's packed rank unit (memory left below it).
+const RANK_UNIT: f64 = 2147483648.0;
 // Score-cache GPU choices that are not a GPU (src/fleet/layout.ts).
 const STALE = -2;
 const ABSENT = -3;
@@ -298,119 +302,164 @@ function derive(s: usize, f: usize, n: i32): void {
   }
 }
 
-/** After node n's host memory changed: its leaf's memory aggregate and the entries above it. */
-function replayMemory(s: usize, n: i32): void {
-  const nodes = si(s, H_NODES);
-  const at = si(s, H_MEM_AT);
-  let t = nodes + si(s, si(s, H_LEAF_AT) + nodes + n);
-  ss(s, at + t, si(s, si(s, H_NODE_AT) + n * si(s, H_STRIDE) + N_MEM));
-  for (t >>= 1; t >= 1; t >>= 1) ss(s, at + t, max(si(s, at + 2 * t), si(s, at + 2 * t + 1)));
-}
-
-/** Builds the index's shared aggregates (memory left, model bits) over the leaf order. */
+/** Builds the index's static parts: each node's leaf, the node of each rank, the model bits below each entry. */
 function buildAggregates(s: usize): void {
   const nodes = si(s, H_NODES);
   const stride = si(s, H_STRIDE);
   const leafAt = si(s, H_LEAF_AT);
-  const memAt = si(s, H_MEM_AT);
   const modelsAt = si(s, H_MODELS_AT);
   for (let i = 0; i < nodes; i++) {
     const n = si(s, leafAt + i);
-    ss(s, leafAt + nodes + n, i);
     const base = si(s, H_NODE_AT) + n * stride;
-    ss(s, memAt + nodes + i, si(s, base + N_MEM));
+    ss(s, leafAt + nodes + n, i);
+    ss(s, leafAt + 2 * nodes + si(s, base + N_RANK), n);
     ss(s, modelsAt + nodes + i, si(s, base + N_MODEL));
   }
-  for (let t = nodes - 1; t >= 1; t--) {
-    ss(s, memAt + t, max(si(s, memAt + 2 * t), si(s, memAt + 2 * t + 1)));
-    ss(s, modelsAt + t, si(s, modelsAt + 2 * t) | si(s, modelsAt + 2 * t + 1));
+  for (let t = nodes - 1; t >= 1; t--) ss(s, modelsAt + t, si(s, modelsAt + 2 * t) | si(s, modelsAt + 2 * t + 1));
+}
+
+/** A child entry of a tree (src/baseline/fleet.ts play): its score and packed value, a leaf below the floor read as empty. */
+let childScore: f64 = 0;
+let childPacked: f64 = -1;
+
+// @ts-ignore: decorator
+@inline function readChild(f: usize, at: i32, leaves: i32, nodes: i32, floor: i64, c: i32): void {
+  if (c >= nodes) {
+    const q = leaves + 2 * (c - nodes);
+    childScore = fi(f, q);
+    const p = fi(f, q + 1);
+    childPacked = p >= 0 && (<i64>p & 0x7fffffff) < floor ? -1 : p;
+  } else {
+    childScore = fi(f, at + 2 * c);
+    childPacked = fi(f, at + 2 * c + 1);
   }
 }
 
-/** True when node a wins over node b (-1: none): the higher score, then the smaller rank (the scan's rule). */
-// @ts-ignore: decorator
-@inline function beats(s: usize, f: usize, scoreAt: i32, a: i32, b: i32): bool {
-  if (b < 0) return true;
-  const sa = fi(f, scoreAt + a);
-  const sb = fi(f, scoreAt + b);
-  if (sa != sb) return sa > sb;
-  const at = si(s, H_NODE_AT) + N_RANK;
-  const stride = si(s, H_STRIDE);
-  return si(s, at + a * stride) < si(s, at + b * stride);
-}
-
-// @ts-ignore: decorator
-@inline function play(s: usize, f: usize, winAt: i32, scoreAt: i32, t: i32): void {
-  const a = si(s, winAt + 2 * t);
-  const b = si(s, winAt + 2 * t + 1);
-  ss(s, winAt + t, a < 0 ? b : b < 0 || beats(s, f, scoreAt, a, b) ? a : b);
-}
-
-/** Scores node n for class c into the cache when it fits the class's CPU and GPUs; else marks it ABSENT. True when it fits. */
-function scoreInto(s: usize, f: usize, policy: i32, c: i32, n: i32, cpu: i32, num: i32, milli: i32): bool {
-  const nodes = si(s, H_NODES);
-  const g = si(s, H_CACHE_AT) + c * nodes + n;
-  if (!fitsClass(s, si(s, H_NODE_AT) + n * si(s, H_STRIDE), cpu, num, milli)) {
-    ss(s, g, ABSENT);
-    return false;
+/** The match at inner entry t of a tree (src/baseline/fleet.ts play); false when the entry was already so. */
+function play(f: usize, at: i32, leaves: i32, nodes: i32, floor: i64, t: i32): bool {
+  readChild(f, at, leaves, nodes, floor, 2 * t);
+  const sa = childScore;
+  const pa = childPacked;
+  readChild(f, at, leaves, nodes, floor, 2 * t + 1);
+  const sb = childScore;
+  const pb = childPacked;
+  let score: f64;
+  let packed: f64;
+  if (pa < 0 || pb < 0) {
+    score = pa < 0 ? sb : sa;
+    packed = pa < 0 ? pb : pa;
+    if (packed < 0) score = 0;
+  } else {
+    const ia = <i64>pa;
+    const ib = <i64>pb;
+    const ma = ia & 0x7fffffff;
+    const mb = ib & 0x7fffffff;
+    const aWins = sa != sb ? sa > sb : ia < ib;
+    score = aWins ? sa : sb;
+    packed = <f64>((aWins ? ia - ma : ib - mb) + (ma > mb ? ma : mb));
   }
-  fs(f, si(s, H_F_CACHE) + c * nodes + n, scoreNode(s, f, policy, n, cpu, num, milli));
-  ss(s, g, chosenGpu);
+  const e = at + 2 * t;
+  if (fi(f, e) == score && fi(f, e + 1) == packed) return false;
+  fs(f, e, score);
+  fs(f, e + 1, packed);
   return true;
 }
 
-/** The pod index's pick for a pod of class c (src/baseline/fleet.ts pickIndexed). */
-function pickIndexed(s: usize, f: usize, policy: i32, c: i32, cpu: i32, mem: i32, num: i32, milli: i32, mask: i32): i32 {
+/** Scores node n for class c into its leaf i (f[leaves + 2i]) and its GPU choice when it fits the class's CPU and GPUs; else ABSENT and an empty leaf. */
+function scoreLeaf(s: usize, f: usize, policy: i32, c: i32, n: i32, leaves: i32, i: i32, cpu: i32, num: i32, milli: i32): void {
+  const g = si(s, H_CACHE_AT) + c * si(s, H_NODES) + n;
+  const base = si(s, H_NODE_AT) + n * si(s, H_STRIDE);
+  const q = leaves + 2 * i;
+  if (!fitsClass(s, base, cpu, num, milli)) {
+    ss(s, g, ABSENT);
+    fs(f, q, 0);
+    fs(f, q + 1, -1);
+    return;
+  }
+  fs(f, q, scoreNode(s, f, policy, n, cpu, num, milli));
+  fs(f, q + 1, <f64>si(s, base + N_RANK) * RANK_UNIT + <f64>si(s, base + N_MEM));
+  ss(s, g, chosenGpu);
+}
+
+/** The pod index's pick for a pod of class c through tree k (src/baseline/fleet.ts pickIndexed). */
+function pickIndexed(s: usize, f: usize, policy: i32, c: i32, k: i32, cpu: i32, mem: i32, num: i32, milli: i32, mask: i32): i32 {
   const nodes = si(s, H_NODES);
-  const winAt = si(s, H_WIN_AT) + c * 2 * nodes;
-  const scoreAt = si(s, H_F_CACHE) + c * nodes;
+  const leaves = si(s, H_F_CACHE) + c * 2 * nodes;
   const leafAt = si(s, H_LEAF_AT);
   const state = si(s, H_CLASS_AT) + 2 * c;
+  const treeAt = si(s, H_TREE_AT);
   if (si(s, state) == 0) {
-    for (let i = 0; i < nodes; i++) {
-      const n = si(s, leafAt + i);
-      ss(s, winAt + nodes + i, scoreInto(s, f, policy, c, n, cpu, num, milli) ? n : -1);
-    }
-    for (let t = nodes - 1; t >= 1; t--) play(s, f, winAt, scoreAt, t);
+    for (let i = 0; i < nodes; i++) scoreLeaf(s, f, policy, c, si(s, leafAt + i), leaves, i, cpu, num, milli);
     ss(s, state, 1);
-    ss(s, state + 1, 0);
-  } else {
+  } else if (si(s, state + 1) > 0) {
     const listAt = si(s, H_STALE_AT) + c * nodes;
     const count = si(s, state + 1);
-    for (let k = 0; k < count; k++) {
-      const n = si(s, listAt + k);
-      let t = nodes + si(s, leafAt + nodes + n);
-      ss(s, winAt + t, scoreInto(s, f, policy, c, n, cpu, num, milli) ? n : -1);
-      for (t >>= 1; t >= 1; t >>= 1) play(s, f, winAt, scoreAt, t);
+    let first = k;
+    while (first > 0 && si(s, treeAt + (first - 1) * TREE_FIELDS) == c) first--;
+    const trees = si(s, H_TREES);
+    for (let j = 0; j < count; j++) {
+      const n = si(s, listAt + j);
+      const i = si(s, leafAt + nodes + n);
+      scoreLeaf(s, f, policy, c, n, leaves, i, cpu, num, milli);
+      for (let u = first; u < trees && si(s, treeAt + u * TREE_FIELDS) == c; u++) {
+        const row = treeAt + u * TREE_FIELDS;
+        if (si(s, row + 2) == 0) continue;
+        const at = si(s, H_F_TREE) + u * 2 * nodes;
+        const floor = <i64>si(s, row + 1);
+        for (let t = (nodes + i) >> 1; t >= 1 && play(f, at, leaves, nodes, floor, t); t >>= 1);
+      }
     }
     ss(s, state + 1, 0);
   }
+  const row = treeAt + k * TREE_FIELDS;
+  const at = si(s, H_F_TREE) + k * 2 * nodes;
+  const floor = <i64>si(s, row + 1);
+  if (si(s, row + 2) == 0) {
+    for (let t = nodes - 1; t >= 1; t--) play(f, at, leaves, nodes, floor, t);
+    ss(s, row + 2, 1);
+  }
   const gpuPod = num > 0 && milli > 0;
-  const memAt = si(s, H_MEM_AT);
   const modelsAt = si(s, H_MODELS_AT);
   const stackAt = si(s, H_STACK_AT);
   const nodeAt = si(s, H_NODE_AT);
+  const rankAt = leafAt + 2 * nodes;
   const stride = si(s, H_STRIDE);
+  const need = <i64>mem;
   let best = -1;
+  let bestScore: f64 = 0;
+  let bestRank: i32 = 0;
   let sp = 0;
   ss(s, stackAt + sp++, 1);
   while (sp > 0) {
     const t = si(s, stackAt + --sp);
-    const w = si(s, winAt + t);
-    if (w < 0 || (best >= 0 && !beats(s, f, scoreAt, w, best))) continue;
-    if (si(s, memAt + t) < mem || (gpuPod && (si(s, modelsAt + t) & mask) == 0)) continue;
+    const e = t >= nodes ? leaves + 2 * (t - nodes) : at + 2 * t;
+    const packed = fi(f, e + 1);
+    if (packed < 0) continue;
+    const p = <i64>packed;
+    const left = p & 0x7fffffff;
+    // Nothing below t fits the class, has the memory (the tree's floor, then the pod's) or one of the models.
+    if (left < floor || left < need || (gpuPod && (si(s, modelsAt + t) & mask) == 0)) continue;
+    const score = fi(f, e);
+    const rank = <i32>(p >> 31);
+    // Nothing below t beats the best found so far.
+    if (best >= 0 && (score < bestScore || (score == bestScore && rank > bestRank))) continue;
+    const w = si(s, rankAt + rank);
     if (fitsPod(s, nodeAt + w * stride, mem, gpuPod, mask)) {
       best = w;
+      bestScore = score;
+      bestRank = rank;
       continue;
     }
     if (t >= nodes) continue;
     // The child that holds the winner is searched first (pushed last).
-    if (si(s, winAt + 2 * t) == w) {
-      ss(s, stackAt + sp++, 2 * t + 1);
-      ss(s, stackAt + sp++, 2 * t);
+    const l = 2 * t;
+    const lp = fi(f, l >= nodes ? leaves + 2 * (l - nodes) + 1 : at + 2 * l + 1);
+    if (lp >= 0 && <i32>(<i64>lp >> 31) == rank) {
+      ss(s, stackAt + sp++, l + 1);
+      ss(s, stackAt + sp++, l);
     } else {
-      ss(s, stackAt + sp++, 2 * t);
-      ss(s, stackAt + sp++, 2 * t + 1);
+      ss(s, stackAt + sp++, l);
+      ss(s, stackAt + sp++, l + 1);
     }
   }
   return best;
@@ -423,13 +472,16 @@ export function fleetInit(s: usize, f: usize): void {
   const classes = si(s, H_CLASSES);
   for (let k = 0; k < nodes * classes; k++) ss(s, cAt + k, STALE);
   const indexed = si(s, H_INDEX) != 0;
-  if (indexed) for (let k = 0; k < 2 * classes; k++) ss(s, si(s, H_CLASS_AT) + k, 0);
+  if (indexed) {
+    for (let k = 0; k < 2 * classes; k++) ss(s, si(s, H_CLASS_AT) + k, 0);
+    for (let k = 0; k < si(s, H_TREES); k++) ss(s, si(s, H_TREE_AT) + k * TREE_FIELDS + 2, 0);
+  }
   for (let n = 0; n < nodes; n++) derive(s, f, n);
   if (indexed) buildAggregates(s);
 }
 
-/** Filters and scores every node for one pod (src/fleet/kernels.ts fleetPick). */
-export function fleetPick(s: usize, f: usize, policy: i32, cls: i32, cpu: i32, mem: i32, num: i32, milli: i32, mask: i32, u1: f64, u2: f64): i32 {
+/** The chosen node for one pod, through the pod index or by the scan (src/fleet/kernels.ts fleetPick). */
+export function fleetPick(s: usize, f: usize, policy: i32, cls: i32, tree: i32, cpu: i32, mem: i32, num: i32, milli: i32, mask: i32, u1: f64, u2: f64): i32 {
   const nodes = si(s, H_NODES);
   const stride = si(s, H_STRIDE);
   const at = si(s, H_NODE_AT);
@@ -467,14 +519,14 @@ export function fleetPick(s: usize, f: usize, policy: i32, cls: i32, cpu: i32, m
         r--;
       }
     }
-  } else if (si(s, H_INDEX) != 0 && cls >= 0 && cls < si(s, H_CLASSES)) {
-    pick = pickIndexed(s, f, policy, cls, cpu, mem, num, milli, mask);
+  } else if (si(s, H_INDEX) != 0 && tree >= 0 && tree < si(s, H_TREES) && si(s, si(s, H_TREE_AT) + tree * TREE_FIELDS) == cls) {
+    pick = pickIndexed(s, f, policy, cls, tree, cpu, mem, num, milli, mask);
     if (pick < 0) return -1;
     gpu = si(s, si(s, H_CACHE_AT) + cls * nodes + pick);
   } else {
-    // The scan: every node filtered, scored from the cache where its score is not stale.
+    // The scan: every node filtered, scored from the cache where its score is not stale (a fleet with an index keeps no cache for the scan).
     const classes = si(s, H_CLASSES);
-    const cached = cls >= 0 && cls < classes;
+    const cached = cls >= 0 && cls < classes && si(s, H_INDEX) == 0;
     const cAt = si(s, H_CACHE_AT);
     const fAt = si(s, H_F_CACHE);
     let best: f64 = 0;
@@ -535,5 +587,4 @@ export function fleetPick(s: usize, f: usize, policy: i32, cls: i32, cpu: i32, m
 export function fleetRefresh(s: usize, f: usize, node: i32): void {
   if (node < 0 || node >= si(s, H_NODES)) unreachable();
   derive(s, f, node);
-  if (si(s, H_INDEX) != 0) replayMemory(s, node);
 }

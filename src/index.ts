@@ -10,7 +10,7 @@ export { validateInventory, INVENTORY_VERSION } from './hardware/inventory.js';
 export { listPresets, getPreset } from './hardware/presets.js';
 export { validateTopology, pairScoreMatrix, linkScore, PCIE_LEVELS, PCIE_SCORE, NVLINK_SCORE } from './hardware/topology.js';
 export { parseBytes, formatBytes, unitsOf } from './shared/units.js';
-export { POLICIES as FLEET_POLICIES, DEFAULT_POLICY as DEFAULT_FLEET_POLICY, parseNodeCsv, parsePodCsv } from './fleet/index.js';
+export { POLICIES as FLEET_POLICIES, DEFAULT_POLICY as DEFAULT_FLEET_POLICY, parseNodeCsv, parsePodCsv, scaleTrace } from './fleet/index.js';
 
 export type { EngineOptions } from './engine.js';
 export type { Backend, Kernels } from './kernels.js';
@@ -28,5 +28,5 @@ export type { ByteUnits } from './shared/units.js';
 export type { Inventory, InventoryGpu, MigDevice, GpuProcess } from './hardware/inventory.js';
 export type { Preset } from './hardware/presets.js';
 export type { Topology, Link, PcieLevel } from './hardware/topology.js';
-export type { SimulateRequest, SimulationRun, FleetEvent, FleetNode, FleetPod } from './fleet/index.js';
+export type { SimulateRequest, SimulationRun, FleetEvent, FleetNode, FleetPod, PodSearch } from './fleet/index.js';
 export type { PodScheduler, PodSchedulerOptions, PodPlan, PodNodeView } from './fleet/scheduler.js';

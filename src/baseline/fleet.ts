@@ -146,128 +146,175 @@ function derive(s: Int32Array, f: Float64Array, n: number): void {
   }
 }
 
-/** After node n's host memory changed: its leaf's memory aggregate and the entries above it. */
-function replayMemory(s: Int32Array, n: number): void {
-  const nodes = s[L.H_NODES];
-  const at = s[L.H_MEM_AT];
-  let t = nodes + s[s[L.H_LEAF_AT] + nodes + n];
-  s[at + t] = s[s[L.H_NODE_AT] + n * s[L.H_STRIDE] + L.N_MEM];
-  for (t >>= 1; t >= 1; t >>= 1) s[at + t] = Math.max(s[at + 2 * t], s[at + 2 * t + 1]);
-}
-
-/** Builds the index's shared aggregates (memory left, model bits) over the leaf order. */
+/** Builds the index's static parts: each node's leaf, the node of each rank, the model bits below each entry. */
 function buildAggregates(s: Int32Array): void {
   const nodes = s[L.H_NODES];
   const stride = s[L.H_STRIDE];
   const leafAt = s[L.H_LEAF_AT];
-  const memAt = s[L.H_MEM_AT];
   const modelsAt = s[L.H_MODELS_AT];
   for (let i = 0; i < nodes; i++) {
     const n = s[leafAt + i];
-    s[leafAt + nodes + n] = i;
     const base = s[L.H_NODE_AT] + n * stride;
-    s[memAt + nodes + i] = s[base + L.N_MEM];
+    s[leafAt + nodes + n] = i;
+    s[leafAt + 2 * nodes + s[base + L.N_RANK]] = n;
     s[modelsAt + nodes + i] = s[base + L.N_MODEL];
   }
-  for (let t = nodes - 1; t >= 1; t--) {
-    s[memAt + t] = Math.max(s[memAt + 2 * t], s[memAt + 2 * t + 1]);
-    s[modelsAt + t] = s[modelsAt + 2 * t] | s[modelsAt + 2 * t + 1];
-  }
+  for (let t = nodes - 1; t >= 1; t--) s[modelsAt + t] = s[modelsAt + 2 * t] | s[modelsAt + 2 * t + 1];
 }
 
-/** True when node a wins over node b (-1: none) for the class whose scores start at f[scoreAt]: the higher score, then the smaller rank (the scan's rule). */
-function beats(s: Int32Array, f: Float64Array, scoreAt: number, a: number, b: number): boolean {
-  if (b < 0) return true;
-  const sa = f[scoreAt + a];
-  const sb = f[scoreAt + b];
-  if (sa !== sb) return sa > sb;
-  const at = s[L.H_NODE_AT] + L.N_RANK;
-  const stride = s[L.H_STRIDE];
-  return s[at + a * stride] < s[at + b * stride];
-}
-
-/** Replays the matches above entry t of the class tree at s[winAt] (a leaf that changed), up to the root. */
-function replayAbove(s: Int32Array, f: Float64Array, winAt: number, scoreAt: number, t: number): void {
-  for (t >>= 1; t >= 1; t >>= 1) {
-    const a = s[winAt + 2 * t];
-    const b = s[winAt + 2 * t + 1];
-    s[winAt + t] = a < 0 ? b : b < 0 || beats(s, f, scoreAt, a, b) ? a : b;
+/**
+ * Plays the match at inner entry t of a tree: its entries at f[at + 2t] (score, packed), its
+ * class's leaves at f[leaves + 2i], its memory floor `floor` (a leaf with less memory left is empty).
+ * The winner is the better of the children's (the higher score, then the smaller rank), the memory
+ * the more of theirs. False when the entry was already so.
+ */
+function play(f: Float64Array, at: number, leaves: number, nodes: number, floor: number, t: number): boolean {
+  const a = 2 * t;
+  let sa: number;
+  let pa: number;
+  let sb: number;
+  let pb: number;
+  if (a >= nodes) {
+    const q = leaves + 2 * (a - nodes);
+    sa = f[q];
+    pa = f[q + 1];
+    if (pa >= 0 && pa % L.RANK_UNIT < floor) pa = -1;
+  } else {
+    sa = f[at + 2 * a];
+    pa = f[at + 2 * a + 1];
   }
-}
-
-/** Scores node n for class c (the pod's cpu, num, milli) into the cache when it fits the class's CPU and GPUs; else marks it ABSENT. True when it fits. */
-function scoreInto(s: Int32Array, f: Float64Array, policy: number, c: number, n: number, cpu: number, num: number, milli: number): boolean {
-  const nodes = s[L.H_NODES];
-  const g = s[L.H_CACHE_AT] + c * nodes + n;
-  if (!fitsClass(s, s[L.H_NODE_AT] + n * s[L.H_STRIDE], cpu, num, milli)) {
-    s[g] = L.ABSENT;
-    return false;
+  if (a + 1 >= nodes) {
+    const q = leaves + 2 * (a + 1 - nodes);
+    sb = f[q];
+    pb = f[q + 1];
+    if (pb >= 0 && pb % L.RANK_UNIT < floor) pb = -1;
+  } else {
+    sb = f[at + 2 * a + 2];
+    pb = f[at + 2 * a + 3];
   }
-  f[s[L.H_F_CACHE] + c * nodes + n] = scoreNode(s, f, policy, n, cpu, num, milli);
-  s[g] = chosenGpu;
+  let score: number;
+  let packed: number;
+  if (pa < 0 || pb < 0) {
+    // One side (or both) has no node: the other one's entry as it is.
+    score = pa < 0 ? sb : sa;
+    packed = pa < 0 ? pb : pa;
+    if (packed < 0) score = 0;
+  } else {
+    const ma = pa % L.RANK_UNIT;
+    const mb = pb % L.RANK_UNIT;
+    const aWins = sa !== sb ? sa > sb : pa < pb;
+    score = aWins ? sa : sb;
+    packed = (aWins ? pa - ma : pb - mb) + (ma > mb ? ma : mb);
+  }
+  const e = at + 2 * t;
+  if (f[e] === score && f[e + 1] === packed) return false;
+  f[e] = score;
+  f[e + 1] = packed;
   return true;
 }
 
 /**
- * The pod index's pick for a pod of class c: builds the class's tree on its first pick, else rescores
- * the class's stale nodes and replays their leaves; then descends from the root to the best node that
- * also has the pod's host memory and GPU model (-1: none).
+ * Scores node n for class c (the pod's cpu, num, milli) into its leaf i (f[leaves + 2i]) and its GPU
+ * choice when it fits the class's CPU and GPUs; else marks it ABSENT and empties the leaf.
  */
-function pickIndexed(s: Int32Array, f: Float64Array, policy: number, c: number, cpu: number, mem: number, num: number, milli: number, mask: number): number {
+function scoreLeaf(s: Int32Array, f: Float64Array, policy: number, c: number, n: number, leaves: number, i: number, cpu: number, num: number, milli: number): void {
+  const g = s[L.H_CACHE_AT] + c * s[L.H_NODES] + n;
+  const base = s[L.H_NODE_AT] + n * s[L.H_STRIDE];
+  const q = leaves + 2 * i;
+  if (!fitsClass(s, base, cpu, num, milli)) {
+    s[g] = L.ABSENT;
+    f[q] = 0;
+    f[q + 1] = -1;
+    return;
+  }
+  f[q] = scoreNode(s, f, policy, n, cpu, num, milli);
+  f[q + 1] = s[base + L.N_RANK] * L.RANK_UNIT + s[base + L.N_MEM];
+  s[g] = chosenGpu;
+}
+
+/**
+ * The pod index's pick for a pod of class c through tree k: scores every node of the class on its
+ * first pick, else rescores the class's stale nodes and replays them in each of the class's built
+ * trees; builds tree k on its first pick; then descends from its root to the best node that also has
+ * the pod's host memory and GPU model (-1: none).
+ */
+function pickIndexed(s: Int32Array, f: Float64Array, policy: number, c: number, k: number, cpu: number, mem: number, num: number, milli: number, mask: number): number {
   const nodes = s[L.H_NODES];
-  const winAt = s[L.H_WIN_AT] + c * 2 * nodes;
-  const scoreAt = s[L.H_F_CACHE] + c * nodes;
+  const leaves = s[L.H_F_CACHE] + c * 2 * nodes;
   const leafAt = s[L.H_LEAF_AT];
   const state = s[L.H_CLASS_AT] + 2 * c;
+  const treeAt = s[L.H_TREE_AT];
   if (s[state] === 0) {
-    for (let i = 0; i < nodes; i++) {
-      const n = s[leafAt + i];
-      s[winAt + nodes + i] = scoreInto(s, f, policy, c, n, cpu, num, milli) ? n : -1;
-    }
-    for (let t = nodes - 1; t >= 1; t--) {
-      const a = s[winAt + 2 * t];
-      const b = s[winAt + 2 * t + 1];
-      s[winAt + t] = a < 0 ? b : b < 0 || beats(s, f, scoreAt, a, b) ? a : b;
-    }
+    for (let i = 0; i < nodes; i++) scoreLeaf(s, f, policy, c, s[leafAt + i], leaves, i, cpu, num, milli);
     s[state] = 1;
-    s[state + 1] = 0;
-  } else {
+  } else if (s[state + 1] > 0) {
     const listAt = s[L.H_STALE_AT] + c * nodes;
     const count = s[state + 1];
-    for (let k = 0; k < count; k++) {
-      const n = s[listAt + k];
-      const t = nodes + s[leafAt + nodes + n];
-      s[winAt + t] = scoreInto(s, f, policy, c, n, cpu, num, milli) ? n : -1;
-      replayAbove(s, f, winAt, scoreAt, t);
+    // The class's trees are in a row in the tree table, around tree k.
+    let first = k;
+    while (first > 0 && s[treeAt + (first - 1) * L.TREE_FIELDS] === c) first--;
+    const trees = s[L.H_TREES];
+    for (let j = 0; j < count; j++) {
+      const n = s[listAt + j];
+      const i = s[leafAt + nodes + n];
+      scoreLeaf(s, f, policy, c, n, leaves, i, cpu, num, milli);
+      for (let u = first; u < trees && s[treeAt + u * L.TREE_FIELDS] === c; u++) {
+        const row = treeAt + u * L.TREE_FIELDS;
+        if (s[row + 2] === 0) continue;
+        const at = s[L.H_F_TREE] + u * 2 * nodes;
+        // Up to the first entry the change leaves as it was (nothing else below the entries above it changed).
+        for (let t = (nodes + i) >> 1; t >= 1 && play(f, at, leaves, nodes, s[row + 1], t); t >>= 1);
+      }
     }
     s[state + 1] = 0;
   }
+  const row = treeAt + k * L.TREE_FIELDS;
+  const at = s[L.H_F_TREE] + k * 2 * nodes;
+  const floor = s[row + 1];
+  if (s[row + 2] === 0) {
+    for (let t = nodes - 1; t >= 1; t--) play(f, at, leaves, nodes, floor, t);
+    s[row + 2] = 1;
+  }
   const gpuPod = num > 0 && milli > 0;
-  const memAt = s[L.H_MEM_AT];
   const modelsAt = s[L.H_MODELS_AT];
   const stackAt = s[L.H_STACK_AT];
   const nodeAt = s[L.H_NODE_AT];
+  const rankAt = leafAt + 2 * nodes;
   const stride = s[L.H_STRIDE];
   let best = -1;
+  let bestScore = 0;
+  let bestRank = 0;
   let sp = 0;
   s[stackAt + sp++] = 1;
   while (sp > 0) {
     const t = s[stackAt + --sp];
-    const w = s[winAt + t];
-    if (w < 0 || (best >= 0 && !beats(s, f, scoreAt, w, best))) continue;
-    if (s[memAt + t] < mem || (gpuPod && (s[modelsAt + t] & mask) === 0)) continue;
+    const e = t >= nodes ? leaves + 2 * (t - nodes) : at + 2 * t;
+    const packed = f[e + 1];
+    // Nothing below t fits the class, has the memory (the tree's floor, then the pod's) or one of the models.
+    if (packed < 0) continue;
+    const left = packed % L.RANK_UNIT;
+    if (left < floor || left < mem || (gpuPod && (s[modelsAt + t] & mask) === 0)) continue;
+    const score = f[e];
+    const rank = (packed - left) / L.RANK_UNIT;
+    // Nothing below t beats the best found so far.
+    if (best >= 0 && (score < bestScore || (score === bestScore && rank > bestRank))) continue;
+    const w = s[rankAt + rank];
     if (fitsPod(s, nodeAt + w * stride, mem, gpuPod, mask)) {
       best = w;
+      bestScore = score;
+      bestRank = rank;
       continue;
     }
     if (t >= nodes) continue;
     // The child that holds the winner is searched first (pushed last).
-    if (s[winAt + 2 * t] === w) {
-      s[stackAt + sp++] = 2 * t + 1;
-      s[stackAt + sp++] = 2 * t;
+    const l = 2 * t;
+    const lp = f[l >= nodes ? leaves + 2 * (l - nodes) + 1 : at + 2 * l + 1];
+    if (lp >= 0 && lp - (lp % L.RANK_UNIT) === packed - left) {
+      s[stackAt + sp++] = l + 1;
+      s[stackAt + sp++] = l;
     } else {
-      s[stackAt + sp++] = 2 * t;
-      s[stackAt + sp++] = 2 * t + 1;
+      s[stackAt + sp++] = l;
+      s[stackAt + sp++] = l + 1;
     }
   }
   return best;
@@ -296,11 +343,14 @@ export function fleetTsKernels(): FleetKernels {
       const f = memory.floats();
       const nodes = s[L.H_NODES];
       s.fill(L.STALE, s[L.H_CACHE_AT], s[L.H_CACHE_AT] + nodes * s[L.H_CLASSES]);
-      if (s[L.H_INDEX] !== 0) s.fill(0, s[L.H_CLASS_AT], s[L.H_CLASS_AT] + 2 * s[L.H_CLASSES]);
+      if (s[L.H_INDEX] !== 0) {
+        s.fill(0, s[L.H_CLASS_AT], s[L.H_CLASS_AT] + 2 * s[L.H_CLASSES]);
+        for (let k = 0; k < s[L.H_TREES]; k++) s[s[L.H_TREE_AT] + k * L.TREE_FIELDS + 2] = 0;
+      }
       for (let n = 0; n < nodes; n++) derive(s, f, n);
       if (s[L.H_INDEX] !== 0) buildAggregates(s);
     },
-    fleetPick(memory, policy, cls, cpu, mem, num, milli, mask, u1, u2) {
+    fleetPick(memory, policy, cls, tree, cpu, mem, num, milli, mask, u1, u2) {
       const s = memory.ints();
       const f = memory.floats();
       const nodes = s[L.H_NODES];
@@ -340,14 +390,14 @@ export function fleetTsKernels(): FleetKernels {
             r--;
           }
         }
-      } else if (s[L.H_INDEX] !== 0 && cls >= 0 && cls < s[L.H_CLASSES]) {
-        pick = pickIndexed(s, f, policy, cls, cpu, mem, num, milli, mask);
+      } else if (s[L.H_INDEX] !== 0 && tree >= 0 && tree < s[L.H_TREES] && s[s[L.H_TREE_AT] + tree * L.TREE_FIELDS] === cls) {
+        pick = pickIndexed(s, f, policy, cls, tree, cpu, mem, num, milli, mask);
         if (pick < 0) return -1;
         gpu = s[s[L.H_CACHE_AT] + cls * nodes + pick];
       } else {
-        // The scan: every node filtered, scored from the cache where its score is not stale.
+        // The scan: every node filtered, scored from the cache where its score is not stale (a fleet with an index keeps no cache for the scan).
         const classes = s[L.H_CLASSES];
-        const cached = cls >= 0 && cls < classes;
+        const cached = cls >= 0 && cls < classes && s[L.H_INDEX] === 0;
         const cAt = s[L.H_CACHE_AT];
         const fAt = s[L.H_F_CACHE];
         let best = 0;
@@ -404,7 +454,6 @@ export function fleetTsKernels(): FleetKernels {
       const s = memory.ints();
       if (!(node >= 0 && node < s[L.H_NODES])) throw new RangeError(`fleetRefresh: node ${node} is not in the fleet`);
       derive(s, memory.floats(), node);
-      if (s[L.H_INDEX] !== 0) replayMemory(s, node);
     },
   };
 }

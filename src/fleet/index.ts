@@ -48,3 +48,4 @@ export type { FleetNode, FleetPod } from './types.js';
 export type { PodSearch } from './scheduler.js';
 export { POLICIES, DEFAULT_POLICY } from './policies/index.js';
 export { parseNodeCsv, parsePodCsv } from './trace.js';
+export { scaleTrace, MAX_SCALE } from './scale.js';

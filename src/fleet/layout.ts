@@ -2,21 +2,27 @@
 // repeats these numbers; test/fleet/parity.test.ts checks that both backends agree on every field).
 //
 // A fleet lives in two arrays: an Int32Array `s` (header, node table, typical pods, output,
-// scratch, the default policy's clean-remainder table, the score cache's GPU choices, and the pod
-// index: leaf order, per-leaf aggregates, per-class tournament trees and stale lists) and a
-// Float64Array `f` (node fragmentation, typical-pod weights, the FGD score thresholds, score-cache
-// scores).
+// scratch, the default policy's clean-remainder table, the score cache's GPU choices and the pod
+// index's tables: trees, stale nodes per class, leaf order, node of each rank, model bits per entry)
+// and a Float64Array `f` (node fragmentation, typical-pod weights, the FGD score thresholds, and the
+// scores: the scan's score cache, or the pod index's leaves and trees).
 //
-// The pod index (H_INDEX = 1): for each pod shape class (cpu, milli, GPU count) a tournament tree
-// over the nodes, in leaf order (nodes grouped by GPU model, then node order), stored as 2N entries:
-// entry 1 the root, the children of entry t at 2t and 2t + 1, leaf i at N + i. An entry holds the
-// node that wins its subtree: the highest cached score, then the smallest rank (the scan's rule),
-// among the nodes that fit the class's CPU and GPUs (share or whole GPUs). Host memory and GPU model
-// vary between pods of one class: they are checked on the winner, and shared per-entry aggregates
-// (the most memory left, the OR of the model bits below the entry) prune the descent when the winner
-// does not fit. A change to a node marks its score stale in every class and puts it on the stale list
-// of every class whose tree is built; a class's next pick rescores its stale nodes and replays their
-// leaves (O(log N) each).
+// The pod index (H_INDEX = 1). A score class is a pod shape (cpu, milli, GPU count): every pod of a
+// class scores a node alike. Each class keeps a leaf per node, in leaf order (nodes grouped by GPU
+// model, then node order): two f64, the node's score and `rank · 2^31 + memory` (its rank, its host
+// memory left in MiB), or -1 when the node does not fit the class's CPU and GPUs. A tree is a class
+// and a host-memory floor m (the pods of the class asking m MiB): a tournament tree over the class's
+// leaves that holds only the nodes with at least m MiB left, N − 1 inner entries (entry 1 the root,
+// the children of entry t at 2t and 2t + 1, leaf i at N + i), each two f64 like a leaf: the winner of
+// its subtree (the highest score, then the smallest rank: the scan's rule; on a tie of scores the
+// smaller packed value has the smaller rank) and the most memory left below it. A pod of its class
+// and memory finds its node at the root; a GPU model restriction is checked on the winner, and when
+// it does not fit, the descent goes on into the subtrees whose model bits (a shared OR per entry)
+// include one of the pod's models. A pod asking more memory than its tree's floor is served the same
+// way, the descent skipping the subtrees without its memory. A change to a node marks its scores
+// stale in every class and lists it in each class whose leaves are built; the class's next pick
+// rescores its listed nodes and replays their leaves in each of its built trees, up to the first entry
+// that does not change.
 
 /** Header fields of `s`. */
 export const H_NODES = 0;
@@ -27,10 +33,10 @@ export const H_CLASSES = 4;
 export const H_NODE_AT = 5;
 export const H_TYP_AT = 6;
 export const H_OUT_AT = 7;
-/** Offset in `s` of the score cache's GPU choices (classes × N, class c's node n at c·N + n; STALE, ABSENT, -1 or a GPU). */
+/** Offset in `s` of the score cache's GPU choices (classes × N, class c's node n at c·N + n: STALE, ABSENT, -1 or a GPU). */
 export const H_CACHE_AT = 8;
 export const H_SCRATCH_AT = 9;
-/** f64 offsets: weights, thresholds, cache scores (classes × N, class c's node n at c·N + n; fragmentation starts at 0). */
+/** f64 offsets: weights, thresholds, scores (the scan: classes × N, class c's node n at c·N + n; the index: the leaves, classes × 2N, class c's leaf i at c·2N + 2i); fragmentation starts at 0. */
 export const H_F_WEIGHT = 10;
 export const H_F_THR = 11;
 export const H_F_CACHE = 12;
@@ -38,26 +44,34 @@ export const H_F_CACHE = 12;
 export const H_DEAD = 13;
 /** Offset in `s` of the default policy's clean-remainder table (CLEAN_SIZE ints; see policies/ours.ts cleanRemainders). */
 export const H_CLEAN_AT = 14;
-/** 1: picks through the pod index where the policy and the pod's class allow it; 0: the scan. */
+/** 1: picks through the pod index where the policy and the pod's shape allow it; 0: the scan. */
 export const H_INDEX = 15;
-/** Offset in `s` of the class trees' entries (classes × 2N: class c's entry t at c·2N + t). */
-export const H_WIN_AT = 16;
+/** Number of trees. */
+export const H_TREES = 16;
+/** Offset in `s` of the tree table (trees × TREE_FIELDS: class, memory floor in MiB, built 0/1; a class's trees in a row, by floor). */
+export const H_TREE_AT = 17;
+/** Offset in `f` of the trees' inner entries (trees × 2N f64: tree k's entry t at k·2N + 2t). */
+export const H_F_TREE = 18;
 /** Offset in `s` of the per-class stale lists (classes × N). */
-export const H_STALE_AT = 17;
-/** Offset in `s` of the per-class state (classes × 2: tree built 0/1, stale list length). */
-export const H_CLASS_AT = 18;
-/** Offset in `s` of the leaf order: the node at each leaf (N), then each node's leaf (N). */
-export const H_LEAF_AT = 19;
-/** Offset in `s` of the per-entry most host memory left (2N, entry t at t). */
-export const H_MEM_AT = 20;
-/** Offset in `s` of the per-entry OR of the model bits (2N). */
-export const H_MODELS_AT = 21;
+export const H_STALE_AT = 19;
+/** Offset in `s` of the per-class state (classes × 2: leaves built 0/1, stale list length). */
+export const H_CLASS_AT = 20;
+/** Offset in `s` of the leaf order: the node at each leaf (N), then each node's leaf (N), then the node of each rank (N). */
+export const H_LEAF_AT = 21;
+/** Offset in `s` of the per-entry OR of the model bits of the leaves below it (2N, entry t at t; the same for every tree). */
+export const H_MODELS_AT = 22;
 /** Offset in `s` of the descent's stack (STACK entries). */
-export const H_STACK_AT = 22;
+export const H_STACK_AT = 23;
 export const HEADER = 24;
+
+/** Fields of a tree in the tree table. */
+export const TREE_FIELDS = 3;
 
 /** Entries of the descent's stack: a descent keeps at most one pending sibling per level (2N ≤ 2^18 entries). */
 export const STACK = 64;
+
+/** 2^31: the packed rank's unit in a tree entry (memory left, in MiB, is below it). */
+export const RANK_UNIT = 2147483648;
 
 /** Score-cache GPU choice of a node whose score for the class is stale (not computed since it changed). */
 export const STALE = -2;
@@ -97,11 +111,11 @@ export const P_OURS = 6;
 
 /**
  * Sizes of the two arrays and every offset, for `nodes` nodes of at most `maxGpus` GPUs, `typical`
- * typical pods and `classes` score-cache classes; `index` sizes the pod index (without it, its
- * regions are empty and H_INDEX is 0).
+ * typical pods, `classes` score classes and `trees` trees of the pod index (0: no index, H_INDEX 0).
  */
-export function fleetLayout(nodes: number, maxGpus: number, typical: number, classes: number, index = true): { ints: number; floats: number; header: Int32Array } {
+export function fleetLayout(nodes: number, maxGpus: number, typical: number, classes: number, trees = 0): { ints: number; floats: number; header: Int32Array } {
   const stride = N_TAGS + (maxGpus + 1) + maxGpus;
+  const indexed = trees > 0 ? 1 : 0;
   const h = new Int32Array(HEADER);
   h[H_NODES] = nodes;
   h[H_MAXG] = maxGpus;
@@ -117,16 +131,16 @@ export function fleetLayout(nodes: number, maxGpus: number, typical: number, cla
   h[H_F_THR] = nodes + typical;
   h[H_F_CACHE] = nodes + typical + THRESHOLDS;
   h[H_CLEAN_AT] = h[H_CACHE_AT] + nodes * classes;
-  const indexed = index ? 1 : 0;
   h[H_INDEX] = indexed;
-  h[H_WIN_AT] = h[H_CLEAN_AT] + CLEAN_SIZE;
-  h[H_STALE_AT] = h[H_WIN_AT] + indexed * classes * 2 * nodes;
+  h[H_TREES] = trees;
+  h[H_TREE_AT] = h[H_CLEAN_AT] + CLEAN_SIZE;
+  h[H_STALE_AT] = h[H_TREE_AT] + trees * TREE_FIELDS;
   h[H_CLASS_AT] = h[H_STALE_AT] + indexed * classes * nodes;
   h[H_LEAF_AT] = h[H_CLASS_AT] + indexed * classes * 2;
-  h[H_MEM_AT] = h[H_LEAF_AT] + indexed * 2 * nodes;
-  h[H_MODELS_AT] = h[H_MEM_AT] + indexed * 2 * nodes;
+  h[H_MODELS_AT] = h[H_LEAF_AT] + indexed * 3 * nodes;
   h[H_STACK_AT] = h[H_MODELS_AT] + indexed * 2 * nodes;
-  return { ints: h[H_STACK_AT] + indexed * STACK, floats: h[H_F_CACHE] + nodes * classes, header: h };
+  h[H_F_TREE] = h[H_F_CACHE] + nodes * classes * (indexed + 1);
+  return { ints: h[H_STACK_AT] + indexed * STACK, floats: h[H_F_TREE] + trees * 2 * nodes, header: h };
 }
 
 /**

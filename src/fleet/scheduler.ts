@@ -60,6 +60,9 @@ const KEYS = ['policy', 'typical', 'ranks', 'shapes', 'seed', 'search'];
 const MAX_INT = 0x7fffffff;
 const MIB = 1048576;
 
+/** A score class: pods of one shape (cpu, milli, GPU count) score every node alike. */
+type ShapeClass = { cls: number; firstTree: number; floors: number[] };
+
 /** The shape key of the score cache: memory and allowed models never change a score. */
 function shapeKey(p: Pod): string {
   return `${p.cpu},${p.milli},${p.gpus}`;
@@ -116,7 +119,8 @@ export class PodScheduler implements NodeListener {
   private readonly memory: FleetMemory;
   private readonly nodeIds: string[];
   private readonly bits = new Map<string, number>();
-  private readonly classes = new Map<string, number>();
+  /** Score classes by shape key: the class number, and its trees (first tree number, memory floors ascending; none without an index). */
+  private readonly classes = new Map<string, ShapeClass>();
   private readonly maxGpus: number;
   /** GPUs the kernels see per node: all of them, or 0 when their memoryTotal differs or is at most 10^6 bytes. */
   private readonly width: Int32Array;
@@ -170,14 +174,30 @@ export class PodScheduler implements NodeListener {
         nodeBit[k] = 1 << b;
       }
     }
+    const floors: number[][] = [];
     for (const p of shapes) {
       const key = shapeKey(p);
-      if (!this.classes.has(key)) this.classes.set(key, this.classes.size);
+      let c = this.classes.get(key);
+      if (c === undefined) {
+        c = { cls: this.classes.size, firstTree: 0, floors: [] };
+        this.classes.set(key, c);
+        floors.push([]);
+      }
+      if (!floors[c.cls].includes(p.memory)) floors[c.cls].push(p.memory);
     }
     this.maxGpus = this.width.reduce((most, w) => Math.max(most, w), 0);
     // The random policy has no score to cache: it always scans, and gets no index.
-    const indexed = search === 'index' && policy.id !== L.P_RANDOM && this.classes.size > 0;
-    const { ints, floats, header } = L.fleetLayout(n, this.maxGpus, typical.length, this.classes.size, indexed);
+    // One tree per (class, memory asked by a shape of the class), a class's trees in a row by floor.
+    const indexed = search === 'index' && policy.id !== L.P_RANDOM;
+    const trees: number[] = [];
+    if (indexed) {
+      for (const c of this.classes.values()) {
+        c.firstTree = trees.length / 2;
+        c.floors = floors[c.cls].sort((a, b) => a - b);
+        for (const floor of c.floors) trees.push(c.cls, floor);
+      }
+    }
+    const { ints, floats, header } = L.fleetLayout(n, this.maxGpus, typical.length, this.classes.size, trees.length / 2);
     this.memory = kernels.fleetAlloc(ints, floats);
     const s = this.memory.ints();
     const f = this.memory.floats();
@@ -206,7 +226,13 @@ export class PodScheduler implements NodeListener {
       s[base + L.N_WANTED] = (bit & wanted) !== 0 ? 1 : 0;
     }
     f.set(L.fgdThresholds(), header[L.H_F_THR]);
-    if (indexed) s.set(L.leafOrder(nodeBit), header[L.H_LEAF_AT]);
+    if (trees.length > 0) {
+      s.set(L.leafOrder(nodeBit), header[L.H_LEAF_AT]);
+      for (let k = 0; k < trees.length / 2; k++) {
+        s[header[L.H_TREE_AT] + k * L.TREE_FIELDS] = trees[2 * k];
+        s[header[L.H_TREE_AT] + k * L.TREE_FIELDS + 1] = trees[2 * k + 1];
+      }
+    }
     for (let k = 0; k < n; k++) this.write(s, k);
     kernels.fleetInit(this.memory);
     state._attach(this);
@@ -267,9 +293,13 @@ export class PodScheduler implements NodeListener {
   /** @internal plan for a validated pod with the random policy's draws u1, u2 ∈ [0, 1); null when no node fits. */
   _plan(pod: Pod, u1: number, u2: number): PlacementOption | null {
     this.checkOpen();
-    const cls = this.classes.get(shapeKey(pod)) ?? -1;
+    const shape = this.classes.get(shapeKey(pod));
+    const cls = shape === undefined ? -1 : shape.cls;
+    // The tree of the class with the highest memory floor the pod reaches (none: the scan).
+    let tree = -1;
+    if (shape !== undefined) for (let k = shape.floors.length - 1; k >= 0 && tree < 0; k--) if (shape.floors[k] <= pod.memory) tree = shape.firstTree + k;
     const mask = pod.gpus === 0 ? -1 : modelMask(pod.models, this.bits);
-    const node = this.kernels.fleetPick(this.memory, this.policy.id, cls, pod.cpu, pod.memory, pod.gpus, pod.milli, mask, u1, u2);
+    const node = this.kernels.fleetPick(this.memory, this.policy.id, cls, tree, pod.cpu, pod.memory, pod.gpus, pod.milli, mask, u1, u2);
     if (node < 0) return null;
     const s = this.memory.ints();
     const out = s[L.H_OUT_AT];
