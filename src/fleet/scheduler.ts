@@ -120,6 +120,8 @@ export class PodScheduler {
   /** Stops the view's change notifications (close). */
   private readonly unsubscribe: () => void;
   private readonly memory: FleetMemory;
+  /** Bytes of the kernel arrays (see memoryBytes). */
+  private readonly bytes: number;
   private readonly nodeIds: string[];
   private readonly bits = new Map<string, number>();
   /** Score classes by shape key: the class number, and its trees (first tree number, memory floors ascending; none without an index). */
@@ -203,6 +205,7 @@ export class PodScheduler {
     }
     const { ints, floats, header } = L.fleetLayout(n, this.maxGpus, typical.length, this.classes.size, trees.length / 2);
     this.memory = kernels.fleetAlloc(ints, floats);
+    this.bytes = ints * 4 + floats * 8;
     const s = this.memory.ints();
     const f = this.memory.floats();
     s.set(header, 0);
@@ -379,6 +382,16 @@ export class PodScheduler {
     const base = s[L.H_NODE_AT] + k * s[L.H_STRIDE];
     const gAt = base + L.N_TAGS + this.maxGpus + 1;
     return { cpu: s[base + L.N_CPU], memory: s[base + L.N_MEM], gpus: Array.from(s.subarray(gAt, gAt + s[base + L.N_GPUS])) };
+  }
+
+  /**
+   * Bytes the scheduler keeps in its kernels' memory: the node table, the typical pods and, per score
+   * class and node, the score cache, or with the index its leaves, GPU choices and stale lists and
+   * per tree and node its entries (see src/fleet/layout.ts). What the pod index costs is the
+   * difference between search 'index' and 'scan'.
+   */
+  memoryBytes(): number {
+    return this.bytes;
   }
 
   /** Σ over nodes of Frag(node), in milli-GPU. */
