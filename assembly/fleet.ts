@@ -32,6 +32,8 @@ const H_CLASS_AT = 20;
 const H_LEAF_AT = 21;
 const H_MODELS_AT = 22;
 const H_STACK_AT = 23;
+const H_F_FRAG = 24;
+const H_FRAG_SINCE = 25;
 const TREE_FIELDS = 3;
 // A tree entry's packed rank unit (memory left below it).
 const RANK_UNIT: f64 = 2147483648.0;
@@ -284,7 +286,13 @@ function derive(s: usize, f: usize, n: i32): void {
   ss(s, base + N_FREE, free);
   ss(s, base + N_FULL, full);
   ss(s, base + N_MAXFREE, most);
-  fs(f, n, nodeFrag(s, f, gAt, gpus, si(s, base + N_CPU), si(s, base + N_MODEL)));
+  const frag = nodeFrag(s, f, gAt, gpus, si(s, base + N_CPU), si(s, base + N_MODEL));
+  const total = si(s, H_F_FRAG);
+  fs(f, total, fi(f, total) + (frag - fi(f, n)));
+  fs(f, n, frag);
+  const since = si(s, H_FRAG_SINCE) + 1;
+  ss(s, H_FRAG_SINCE, since);
+  if (since >= si(s, H_NODES)) sumFragmentation(s, f);
   const classes = si(s, H_CLASSES);
   const nodes = si(s, H_NODES);
   const indexed = si(s, H_INDEX) != 0;
@@ -300,6 +308,15 @@ function derive(s: usize, f: usize, n: i32): void {
       ss(s, state + 1, count + 1);
     }
   }
+}
+
+/** Sums every node's fragmentation afresh, in node order. */
+function sumFragmentation(s: usize, f: usize): void {
+  const nodes = si(s, H_NODES);
+  let sum: f64 = 0;
+  for (let k = 0; k < nodes; k++) sum += fi(f, k);
+  fs(f, si(s, H_F_FRAG), sum);
+  ss(s, H_FRAG_SINCE, 0);
 }
 
 /** Builds the index's static parts: each node's leaf, the node of each rank, the model bits below each entry. */
@@ -477,6 +494,7 @@ export function fleetInit(s: usize, f: usize): void {
     for (let k = 0; k < si(s, H_TREES); k++) ss(s, si(s, H_TREE_AT) + k * TREE_FIELDS + 2, 0);
   }
   for (let n = 0; n < nodes; n++) derive(s, f, n);
+  sumFragmentation(s, f);
   if (indexed) buildAggregates(s);
 }
 

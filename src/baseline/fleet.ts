@@ -133,7 +133,10 @@ function derive(s: Int32Array, f: Float64Array, n: number): void {
   s[base + L.N_FREE] = free;
   s[base + L.N_FULL] = full;
   s[base + L.N_MAXFREE] = most;
-  f[n] = nodeFrag(s, gAt, gpus, s[base + L.N_CPU], s[base + L.N_MODEL], s, s[L.H_TYP_AT], s[L.H_TYPICAL], f, s[L.H_F_WEIGHT]);
+  const frag = nodeFrag(s, gAt, gpus, s[base + L.N_CPU], s[base + L.N_MODEL], s, s[L.H_TYP_AT], s[L.H_TYPICAL], f, s[L.H_F_WEIGHT]);
+  f[s[L.H_F_FRAG]] += frag - f[n];
+  f[n] = frag;
+  if (++s[L.H_FRAG_SINCE] >= s[L.H_NODES]) sumFragmentation(s, f);
   const classes = s[L.H_CLASSES];
   const nodes = s[L.H_NODES];
   const indexed = s[L.H_INDEX] !== 0;
@@ -144,6 +147,14 @@ function derive(s: Int32Array, f: Float64Array, n: number): void {
     const state = s[L.H_CLASS_AT] + 2 * c;
     if (s[state] !== 0) s[s[L.H_STALE_AT] + c * nodes + s[state + 1]++] = n;
   }
+}
+
+/** Sums every node's fragmentation afresh, in node order. */
+function sumFragmentation(s: Int32Array, f: Float64Array): void {
+  let sum = 0;
+  for (let k = 0; k < s[L.H_NODES]; k++) sum += f[k];
+  f[s[L.H_F_FRAG]] = sum;
+  s[L.H_FRAG_SINCE] = 0;
 }
 
 /** Builds the index's static parts: each node's leaf, the node of each rank, the model bits below each entry. */
@@ -348,6 +359,7 @@ export function fleetTsKernels(): FleetKernels {
         for (let k = 0; k < s[L.H_TREES]; k++) s[s[L.H_TREE_AT] + k * L.TREE_FIELDS + 2] = 0;
       }
       for (let n = 0; n < nodes; n++) derive(s, f, n);
+      sumFragmentation(s, f);
       if (s[L.H_INDEX] !== 0) buildAggregates(s);
     },
     fleetPick(memory, policy, cls, tree, cpu, mem, num, milli, mask, u1, u2) {

@@ -62,7 +62,11 @@ export const H_LEAF_AT = 21;
 export const H_MODELS_AT = 22;
 /** Offset in `s` of the descent's stack (STACK entries). */
 export const H_STACK_AT = 23;
-export const HEADER = 24;
+/** Offset in `f` of Σ over nodes of Frag(node), kept up to date on every refresh (the node's change added) and summed afresh, in node order, every N refreshes: O(1) a refresh, and the rounding of the additions never builds up over more than N of them. */
+export const H_F_FRAG = 24;
+/** Refreshes since the fragmentation sum was last summed afresh (the kernels count). */
+export const H_FRAG_SINCE = 25;
+export const HEADER = 28;
 
 /** Fields of a tree in the tree table. */
 export const TREE_FIELDS = 3;
@@ -140,7 +144,8 @@ export function fleetLayout(nodes: number, maxGpus: number, typical: number, cla
   h[H_MODELS_AT] = h[H_LEAF_AT] + indexed * 3 * nodes;
   h[H_STACK_AT] = h[H_MODELS_AT] + indexed * 2 * nodes;
   h[H_F_TREE] = h[H_F_CACHE] + nodes * classes * (indexed + 1);
-  return { ints: h[H_STACK_AT] + indexed * STACK, floats: h[H_F_TREE] + trees * 2 * nodes, header: h };
+  h[H_F_FRAG] = h[H_F_TREE] + trees * 2 * nodes;
+  return { ints: h[H_STACK_AT] + indexed * STACK, floats: h[H_F_FRAG] + 1, header: h };
 }
 
 /**

@@ -394,13 +394,13 @@ export class PodScheduler {
     return this.bytes;
   }
 
-  /** Σ over nodes of Frag(node), in milli-GPU. */
+  /**
+   * Σ over nodes of Frag(node), in milli-GPU: kept by the kernels as nodes change (O(1) a change),
+   * summed afresh in node order every N changes, so it may differ from a fresh sum in the last bits.
+   */
   fragmentation(): number {
     this.checkOpen();
-    const f = this.memory.floats();
-    let sum = 0;
-    for (let k = 0; k < this.nodeIds.length; k++) sum += f[k];
-    return sum;
+    return this.memory.floats()[this.memory.ints()[L.H_F_FRAG]];
   }
 
   /** Frag of node `node`, in milli-GPU. */
