@@ -376,7 +376,16 @@ function play(f: usize, at: i32, leaves: i32, nodes: i32, floor: i64, t: i32): b
     packed = <f64>((aWins ? ia - ma : ib - mb) + (ma > mb ? ma : mb));
   }
   const e = at + 2 * t;
-  if (fi(f, e) == score && fi(f, e + 1) == packed) return false;
+  // The same winner: the entry stands, and so does a larger memory it holds (a bound is enough).
+  const old = fi(f, e + 1);
+  if (fi(f, e) == score) {
+    if (old == packed) return false;
+    if (old >= 0 && packed >= 0) {
+      const io = <i64>old;
+      const ip = <i64>packed;
+      if (io >> 31 == ip >> 31 && ip <= io) return false;
+    }
+  }
   fs(f, e, score);
   fs(f, e + 1, packed);
   return true;

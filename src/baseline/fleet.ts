@@ -177,7 +177,8 @@ function buildAggregates(s: Int32Array): void {
  * Plays the match at inner entry t of a tree: its entries at f[at + 2t] (score, packed), its
  * class's leaves at f[leaves + 2i], its memory floor `floor` (a leaf with less memory left is empty).
  * The winner is the better of the children's (the higher score, then the smaller rank), the memory
- * the more of theirs. False when the entry was already so.
+ * the more of theirs: at least the most memory left below t (it may be more, after a node below lost
+ * memory). False when the entry stands.
  */
 function play(f: Float64Array, at: number, leaves: number, nodes: number, floor: number, t: number): boolean {
   const a = 2 * t;
@@ -218,7 +219,10 @@ function play(f: Float64Array, at: number, leaves: number, nodes: number, floor:
     packed = (aWins ? pa - ma : pb - mb) + (ma > mb ? ma : mb);
   }
   const e = at + 2 * t;
-  if (f[e] === score && f[e + 1] === packed) return false;
+  // The same winner: the entry stands, and so does a larger memory it holds (a bound on the memory
+  // below is all the descent needs), so a node that only lost memory stops its replay here.
+  const old = f[e + 1];
+  if (f[e] === score && (old === packed || (old >= 0 && packed >= 0 && old - (old % L.RANK_UNIT) === packed - (packed % L.RANK_UNIT) && packed <= old))) return false;
   f[e] = score;
   f[e + 1] = packed;
   return true;

@@ -15,7 +15,8 @@
 // leaves that holds only the nodes with at least m MiB left, N − 1 inner entries (entry 1 the root,
 // the children of entry t at 2t and 2t + 1, leaf i at N + i), each two f64 like a leaf: the winner of
 // its subtree (the highest score, then the smallest rank: the scan's rule; on a tie of scores the
-// smaller packed value has the smaller rank) and the most memory left below it. A pod of its class
+// smaller packed value has the smaller rank) and a bound on the memory left below it (at least the
+// most; a node that only loses memory leaves the bound above it as it is). A pod of its class
 // and memory finds its node at the root; a GPU model restriction is checked on the winner, and when
 // it does not fit, the descent goes on into the subtrees whose model bits (a shared OR per entry)
 // include one of the pod's models. A pod asking more memory than its tree's floor is served the same
