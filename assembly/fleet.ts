@@ -34,6 +34,7 @@ const H_MODELS_AT = 22;
 const H_STACK_AT = 23;
 const H_F_FRAG = 24;
 const H_FRAG_SINCE = 25;
+const H_INNER = 26;
 const TREE_FIELDS = 3;
 // A tree entry's packed rank unit (memory left below it).
 const RANK_UNIT: f64 = 2147483648.0;
@@ -319,75 +320,83 @@ function sumFragmentation(s: usize, f: usize): void {
   ss(s, H_FRAG_SINCE, 0);
 }
 
-/** Builds the index's static parts: each node's leaf, the node of each rank, the model bits below each entry. */
+/** Builds the index's static parts: each node's leaf, the node of each rank, the model bits below each position. */
 function buildAggregates(s: usize): void {
   const nodes = si(s, H_NODES);
+  const inner = si(s, H_INNER);
   const stride = si(s, H_STRIDE);
   const leafAt = si(s, H_LEAF_AT);
   const modelsAt = si(s, H_MODELS_AT);
-  for (let i = 0; i < nodes; i++) {
+  for (let i = 0; i < 3 * inner + 1; i++) {
+    if (i >= nodes) {
+      ss(s, modelsAt + inner + i, 0);
+      continue;
+    }
     const n = si(s, leafAt + i);
     const base = si(s, H_NODE_AT) + n * stride;
     ss(s, leafAt + nodes + n, i);
     ss(s, leafAt + 2 * nodes + si(s, base + N_RANK), n);
-    ss(s, modelsAt + nodes + i, si(s, base + N_MODEL));
+    ss(s, modelsAt + inner + i, si(s, base + N_MODEL));
   }
-  for (let t = nodes - 1; t >= 1; t--) ss(s, modelsAt + t, si(s, modelsAt + 2 * t) | si(s, modelsAt + 2 * t + 1));
+  for (let t = inner - 1; t >= 0; t--) {
+    const c = modelsAt + 4 * t;
+    ss(s, modelsAt + t, si(s, c + 1) | si(s, c + 2) | si(s, c + 3) | si(s, c + 4));
+  }
 }
 
-/** A child entry of a tree (src/baseline/fleet.ts play): its score and packed value, a leaf below the floor read as empty. */
+/** The child read last by readChild: its score and packed value (-1: no node). */
 let childScore: f64 = 0;
 let childPacked: f64 = -1;
 
+/** Reads position c of a tree (src/baseline/fleet.ts readChild). */
 // @ts-ignore: decorator
-@inline function readChild(f: usize, at: i32, leaves: i32, nodes: i32, floor: i64, c: i32): void {
-  if (c >= nodes) {
-    const q = leaves + 2 * (c - nodes);
-    childScore = fi(f, q);
-    const p = fi(f, q + 1);
-    childPacked = p >= 0 && (<i64>p & 0x7fffffff) < floor ? -1 : p;
-  } else {
+@inline function readChild(f: usize, at: i32, leaves: i32, inner: i32, nodes: i32, floor: i64, c: i32): void {
+  if (c < inner) {
     childScore = fi(f, at + 2 * c);
     childPacked = fi(f, at + 2 * c + 1);
+    return;
   }
+  const i = c - inner;
+  if (i >= nodes) {
+    childScore = 0;
+    childPacked = -1;
+    return;
+  }
+  const q = leaves + 2 * i;
+  childScore = fi(f, q);
+  const p = fi(f, q + 1);
+  childPacked = p >= 0 && (<i64>p & 0x7fffffff) < floor ? -1 : p;
 }
 
-/** The match at inner entry t of a tree (src/baseline/fleet.ts play); false when the entry was already so. */
-function play(f: usize, at: i32, leaves: i32, nodes: i32, floor: i64, t: i32): bool {
-  readChild(f, at, leaves, nodes, floor, 2 * t);
-  const sa = childScore;
-  const pa = childPacked;
-  readChild(f, at, leaves, nodes, floor, 2 * t + 1);
-  const sb = childScore;
-  const pb = childPacked;
-  let score: f64;
-  let packed: f64;
-  if (pa < 0 || pb < 0) {
-    score = pa < 0 ? sb : sa;
-    packed = pa < 0 ? pb : pa;
-    if (packed < 0) score = 0;
-  } else {
-    const ia = <i64>pa;
-    const ib = <i64>pb;
-    const ma = ia & 0x7fffffff;
-    const mb = ib & 0x7fffffff;
-    const aWins = sa != sb ? sa > sb : ia < ib;
-    score = aWins ? sa : sb;
-    packed = <f64>((aWins ? ia - ma : ib - mb) + (ma > mb ? ma : mb));
+/** The match at inner entry t of a tree (src/baseline/fleet.ts play); false when the entry stands. */
+function play(f: usize, at: i32, leaves: i32, inner: i32, nodes: i32, floor: i64, t: i32): bool {
+  let score: f64 = 0;
+  let packed: i64 = -1;
+  let memory: i64 = -1;
+  for (let c = 4 * t + 1; c <= 4 * t + 4; c++) {
+    readChild(f, at, leaves, inner, nodes, floor, c);
+    if (childPacked < 0) continue;
+    const p = <i64>childPacked;
+    const m = p & 0x7fffffff;
+    if (m > memory) memory = m;
+    if (packed < 0 || childScore > score || (childScore == score && p < packed)) {
+      score = childScore;
+      packed = p;
+    }
   }
+  if (packed >= 0) packed = (packed & ~(<i64>0x7fffffff)) + memory;
   const e = at + 2 * t;
   // The same winner: the entry stands, and so does a larger memory it holds (a bound is enough).
   const old = fi(f, e + 1);
   if (fi(f, e) == score) {
-    if (old == packed) return false;
+    if (old < 0 && packed < 0) return false;
     if (old >= 0 && packed >= 0) {
       const io = <i64>old;
-      const ip = <i64>packed;
-      if (io >> 31 == ip >> 31 && ip <= io) return false;
+      if (io >> 31 == packed >> 31 && packed <= io) return false;
     }
   }
   fs(f, e, score);
-  fs(f, e + 1, packed);
+  fs(f, e + 1, <f64>packed);
   return true;
 }
 
@@ -410,6 +419,7 @@ function scoreLeaf(s: usize, f: usize, policy: i32, c: i32, n: i32, leaves: i32,
 /** The pod index's pick for a pod of class c through tree k (src/baseline/fleet.ts pickIndexed). */
 function pickIndexed(s: usize, f: usize, policy: i32, c: i32, k: i32, cpu: i32, mem: i32, num: i32, milli: i32, mask: i32): i32 {
   const nodes = si(s, H_NODES);
+  const inner = si(s, H_INNER);
   const leaves = si(s, H_F_CACHE) + c * 2 * nodes;
   const leafAt = si(s, H_LEAF_AT);
   const state = si(s, H_CLASS_AT) + 2 * c;
@@ -427,21 +437,22 @@ function pickIndexed(s: usize, f: usize, policy: i32, c: i32, k: i32, cpu: i32, 
       const n = si(s, listAt + j);
       const i = si(s, leafAt + nodes + n);
       scoreLeaf(s, f, policy, c, n, leaves, i, cpu, num, milli);
+      if (inner == 0) continue;
       for (let u = first; u < trees && si(s, treeAt + u * TREE_FIELDS) == c; u++) {
         const row = treeAt + u * TREE_FIELDS;
         if (si(s, row + 2) == 0) continue;
-        const at = si(s, H_F_TREE) + u * 2 * nodes;
+        const at = si(s, H_F_TREE) + u * 2 * inner;
         const floor = <i64>si(s, row + 1);
-        for (let t = (nodes + i) >> 1; t >= 1 && play(f, at, leaves, nodes, floor, t); t >>= 1);
+        for (let t = (inner + i - 1) >> 2; play(f, at, leaves, inner, nodes, floor, t) && t > 0; t = (t - 1) >> 2);
       }
     }
     ss(s, state + 1, 0);
   }
   const row = treeAt + k * TREE_FIELDS;
-  const at = si(s, H_F_TREE) + k * 2 * nodes;
+  const at = si(s, H_F_TREE) + k * 2 * inner;
   const floor = <i64>si(s, row + 1);
   if (si(s, row + 2) == 0) {
-    for (let t = nodes - 1; t >= 1; t--) play(f, at, leaves, nodes, floor, t);
+    for (let t = inner - 1; t >= 0; t--) play(f, at, leaves, inner, nodes, floor, t);
     ss(s, row + 2, 1);
   }
   const gpuPod = num > 0 && milli > 0;
@@ -455,17 +466,15 @@ function pickIndexed(s: usize, f: usize, policy: i32, c: i32, k: i32, cpu: i32, 
   let bestScore: f64 = 0;
   let bestRank: i32 = 0;
   let sp = 0;
-  ss(s, stackAt + sp++, 1);
+  ss(s, stackAt + sp++, 0);
   while (sp > 0) {
     const t = si(s, stackAt + --sp);
-    const e = t >= nodes ? leaves + 2 * (t - nodes) : at + 2 * t;
-    const packed = fi(f, e + 1);
-    if (packed < 0) continue;
-    const p = <i64>packed;
-    const left = p & 0x7fffffff;
-    // Nothing below t fits the class, has the memory (the tree's floor, then the pod's) or one of the models.
-    if (left < floor || left < need || (gpuPod && (si(s, modelsAt + t) & mask) == 0)) continue;
-    const score = fi(f, e);
+    readChild(f, at, leaves, inner, nodes, floor, t);
+    if (childPacked < 0) continue;
+    const p = <i64>childPacked;
+    // Nothing below t fits the class, has the memory or one of the models.
+    if ((p & 0x7fffffff) < need || (gpuPod && (si(s, modelsAt + t) & mask) == 0)) continue;
+    const score = childScore;
     const rank = <i32>(p >> 31);
     // Nothing below t beats the best found so far.
     if (best >= 0 && (score < bestScore || (score == bestScore && rank > bestRank))) continue;
@@ -476,17 +485,15 @@ function pickIndexed(s: usize, f: usize, policy: i32, c: i32, k: i32, cpu: i32, 
       bestRank = rank;
       continue;
     }
-    if (t >= nodes) continue;
-    // The child that holds the winner is searched first (pushed last).
-    const l = 2 * t;
-    const lp = fi(f, l >= nodes ? leaves + 2 * (l - nodes) + 1 : at + 2 * l + 1);
-    if (lp >= 0 && <i32>(<i64>lp >> 31) == rank) {
-      ss(s, stackAt + sp++, l + 1);
-      ss(s, stackAt + sp++, l);
-    } else {
-      ss(s, stackAt + sp++, l);
-      ss(s, stackAt + sp++, l + 1);
+    if (t >= inner) continue;
+    // The children, the one that holds the winner searched first (pushed last).
+    let holder = -1;
+    for (let ch = 4 * t + 1; ch <= 4 * t + 4; ch++) {
+      readChild(f, at, leaves, inner, nodes, floor, ch);
+      if (holder < 0 && childPacked >= 0 && <i32>(<i64>childPacked >> 31) == rank) holder = ch;
+      else ss(s, stackAt + sp++, ch);
     }
+    if (holder >= 0) ss(s, stackAt + sp++, holder);
   }
   return best;
 }

@@ -157,67 +157,76 @@ function sumFragmentation(s: Int32Array, f: Float64Array): void {
   s[L.H_FRAG_SINCE] = 0;
 }
 
-/** Builds the index's static parts: each node's leaf, the node of each rank, the model bits below each entry. */
+/** Builds the index's static parts: each node's leaf, the node of each rank, the model bits below each position. */
 function buildAggregates(s: Int32Array): void {
   const nodes = s[L.H_NODES];
+  const inner = s[L.H_INNER];
   const stride = s[L.H_STRIDE];
   const leafAt = s[L.H_LEAF_AT];
   const modelsAt = s[L.H_MODELS_AT];
-  for (let i = 0; i < nodes; i++) {
+  for (let i = 0; i < 3 * inner + 1; i++) {
+    if (i >= nodes) {
+      s[modelsAt + inner + i] = 0;
+      continue;
+    }
     const n = s[leafAt + i];
     const base = s[L.H_NODE_AT] + n * stride;
     s[leafAt + nodes + n] = i;
     s[leafAt + 2 * nodes + s[base + L.N_RANK]] = n;
-    s[modelsAt + nodes + i] = s[base + L.N_MODEL];
+    s[modelsAt + inner + i] = s[base + L.N_MODEL];
   }
-  for (let t = nodes - 1; t >= 1; t--) s[modelsAt + t] = s[modelsAt + 2 * t] | s[modelsAt + 2 * t + 1];
+  for (let t = inner - 1; t >= 0; t--) {
+    const c = modelsAt + 4 * t;
+    s[modelsAt + t] = s[c + 1] | s[c + 2] | s[c + 3] | s[c + 4];
+  }
+}
+
+/** The child read last by readChild: its score and packed value (-1: no node). */
+let childScore = 0;
+let childPacked = -1;
+
+/** Reads position c of a tree (inner entries at f[at + 2c], leaves from position `inner` at f[leaves + 2i]; a leaf past the nodes, or under the floor, reads as no node). */
+function readChild(f: Float64Array, at: number, leaves: number, inner: number, nodes: number, floor: number, c: number): void {
+  if (c < inner) {
+    childScore = f[at + 2 * c];
+    childPacked = f[at + 2 * c + 1];
+    return;
+  }
+  const i = c - inner;
+  if (i >= nodes) {
+    childScore = 0;
+    childPacked = -1;
+    return;
+  }
+  const q = leaves + 2 * i;
+  childScore = f[q];
+  const p = f[q + 1];
+  childPacked = p >= 0 && p % L.RANK_UNIT < floor ? -1 : p;
 }
 
 /**
- * Plays the match at inner entry t of a tree: its entries at f[at + 2t] (score, packed), its
- * class's leaves at f[leaves + 2i], its memory floor `floor` (a leaf with less memory left is empty).
- * The winner is the better of the children's (the higher score, then the smaller rank), the memory
- * the more of theirs: at least the most memory left below t (it may be more, after a node below lost
- * memory). False when the entry stands.
+ * Plays the match at inner entry t of a tree (entries at f[at + 2t]: score, packed; its class's
+ * leaves at f[leaves + 2i]; leaves under the memory floor `floor` count as empty): the best of its
+ * four children's winners (the higher score, then the smaller rank), with the most of their memories:
+ * at least the most memory left below t (it may be more, after a node below lost memory). False when
+ * the entry stands.
  */
-function play(f: Float64Array, at: number, leaves: number, nodes: number, floor: number, t: number): boolean {
-  const a = 2 * t;
-  let sa: number;
-  let pa: number;
-  let sb: number;
-  let pb: number;
-  if (a >= nodes) {
-    const q = leaves + 2 * (a - nodes);
-    sa = f[q];
-    pa = f[q + 1];
-    if (pa >= 0 && pa % L.RANK_UNIT < floor) pa = -1;
-  } else {
-    sa = f[at + 2 * a];
-    pa = f[at + 2 * a + 1];
+function play(f: Float64Array, at: number, leaves: number, inner: number, nodes: number, floor: number, t: number): boolean {
+  let score = 0;
+  let packed = -1;
+  let memory = -1;
+  for (let c = 4 * t + 1; c <= 4 * t + 4; c++) {
+    readChild(f, at, leaves, inner, nodes, floor, c);
+    const p = childPacked;
+    if (p < 0) continue;
+    const m = p % L.RANK_UNIT;
+    if (m > memory) memory = m;
+    if (packed < 0 || childScore > score || (childScore === score && p < packed)) {
+      score = childScore;
+      packed = p;
+    }
   }
-  if (a + 1 >= nodes) {
-    const q = leaves + 2 * (a + 1 - nodes);
-    sb = f[q];
-    pb = f[q + 1];
-    if (pb >= 0 && pb % L.RANK_UNIT < floor) pb = -1;
-  } else {
-    sb = f[at + 2 * a + 2];
-    pb = f[at + 2 * a + 3];
-  }
-  let score: number;
-  let packed: number;
-  if (pa < 0 || pb < 0) {
-    // One side (or both) has no node: the other one's entry as it is.
-    score = pa < 0 ? sb : sa;
-    packed = pa < 0 ? pb : pa;
-    if (packed < 0) score = 0;
-  } else {
-    const ma = pa % L.RANK_UNIT;
-    const mb = pb % L.RANK_UNIT;
-    const aWins = sa !== sb ? sa > sb : pa < pb;
-    score = aWins ? sa : sb;
-    packed = (aWins ? pa - ma : pb - mb) + (ma > mb ? ma : mb);
-  }
+  if (packed >= 0) packed = packed - (packed % L.RANK_UNIT) + memory;
   const e = at + 2 * t;
   // The same winner: the entry stands, and so does a larger memory it holds (a bound on the memory
   // below is all the descent needs), so a node that only lost memory stops its replay here.
@@ -255,6 +264,7 @@ function scoreLeaf(s: Int32Array, f: Float64Array, policy: number, c: number, n:
  */
 function pickIndexed(s: Int32Array, f: Float64Array, policy: number, c: number, k: number, cpu: number, mem: number, num: number, milli: number, mask: number): number {
   const nodes = s[L.H_NODES];
+  const inner = s[L.H_INNER];
   const leaves = s[L.H_F_CACHE] + c * 2 * nodes;
   const leafAt = s[L.H_LEAF_AT];
   const state = s[L.H_CLASS_AT] + 2 * c;
@@ -273,21 +283,22 @@ function pickIndexed(s: Int32Array, f: Float64Array, policy: number, c: number, 
       const n = s[listAt + j];
       const i = s[leafAt + nodes + n];
       scoreLeaf(s, f, policy, c, n, leaves, i, cpu, num, milli);
+      if (inner === 0) continue;
       for (let u = first; u < trees && s[treeAt + u * L.TREE_FIELDS] === c; u++) {
         const row = treeAt + u * L.TREE_FIELDS;
         if (s[row + 2] === 0) continue;
-        const at = s[L.H_F_TREE] + u * 2 * nodes;
-        // Up to the first entry the change leaves as it was (nothing else below the entries above it changed).
-        for (let t = (nodes + i) >> 1; t >= 1 && play(f, at, leaves, nodes, s[row + 1], t); t >>= 1);
+        const at = s[L.H_F_TREE] + u * 2 * inner;
+        // Up to the first entry the change leaves standing (nothing else below the entries above it changed).
+        for (let t = (inner + i - 1) >> 2; play(f, at, leaves, inner, nodes, s[row + 1], t) && t > 0; t = (t - 1) >> 2);
       }
     }
     s[state + 1] = 0;
   }
   const row = treeAt + k * L.TREE_FIELDS;
-  const at = s[L.H_F_TREE] + k * 2 * nodes;
+  const at = s[L.H_F_TREE] + k * 2 * inner;
   const floor = s[row + 1];
   if (s[row + 2] === 0) {
-    for (let t = nodes - 1; t >= 1; t--) play(f, at, leaves, nodes, floor, t);
+    for (let t = inner - 1; t >= 0; t--) play(f, at, leaves, inner, nodes, floor, t);
     s[row + 2] = 1;
   }
   const gpuPod = num > 0 && milli > 0;
@@ -300,16 +311,16 @@ function pickIndexed(s: Int32Array, f: Float64Array, policy: number, c: number, 
   let bestScore = 0;
   let bestRank = 0;
   let sp = 0;
-  s[stackAt + sp++] = 1;
+  s[stackAt + sp++] = 0;
   while (sp > 0) {
     const t = s[stackAt + --sp];
-    const e = t >= nodes ? leaves + 2 * (t - nodes) : at + 2 * t;
-    const packed = f[e + 1];
+    readChild(f, at, leaves, inner, nodes, floor, t);
+    const packed = childPacked;
     // Nothing below t fits the class, has the memory (the tree's floor, then the pod's) or one of the models.
     if (packed < 0) continue;
     const left = packed % L.RANK_UNIT;
-    if (left < floor || left < mem || (gpuPod && (s[modelsAt + t] & mask) === 0)) continue;
-    const score = f[e];
+    if (left < mem || (gpuPod && (s[modelsAt + t] & mask) === 0)) continue;
+    const score = childScore;
     const rank = (packed - left) / L.RANK_UNIT;
     // Nothing below t beats the best found so far.
     if (best >= 0 && (score < bestScore || (score === bestScore && rank > bestRank))) continue;
@@ -320,17 +331,15 @@ function pickIndexed(s: Int32Array, f: Float64Array, policy: number, c: number, 
       bestRank = rank;
       continue;
     }
-    if (t >= nodes) continue;
-    // The child that holds the winner is searched first (pushed last).
-    const l = 2 * t;
-    const lp = f[l >= nodes ? leaves + 2 * (l - nodes) + 1 : at + 2 * l + 1];
-    if (lp >= 0 && lp - (lp % L.RANK_UNIT) === packed - left) {
-      s[stackAt + sp++] = l + 1;
-      s[stackAt + sp++] = l;
-    } else {
-      s[stackAt + sp++] = l;
-      s[stackAt + sp++] = l + 1;
+    if (t >= inner) continue;
+    // The children, the one that holds the winner searched first (pushed last).
+    let holder = -1;
+    for (let ch = 4 * t + 1; ch <= 4 * t + 4; ch++) {
+      readChild(f, at, leaves, inner, nodes, floor, ch);
+      if (holder < 0 && childPacked >= 0 && childPacked - (childPacked % L.RANK_UNIT) === packed - left) holder = ch;
+      else s[stackAt + sp++] = ch;
     }
+    if (holder >= 0) s[stackAt + sp++] = holder;
   }
   return best;
 }

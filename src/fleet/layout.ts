@@ -11,13 +11,14 @@
 // class scores a node alike. Each class keeps a leaf per node, in leaf order (nodes grouped by GPU
 // model, then node order): two f64, the node's score and `rank · 2^31 + memory` (its rank, its host
 // memory left in MiB), or -1 when the node does not fit the class's CPU and GPUs. A tree is a class
-// and a host-memory floor m (the pods of the class asking m MiB): a tournament tree over the class's
-// leaves that holds only the nodes with at least m MiB left, N − 1 inner entries (entry 1 the root,
-// the children of entry t at 2t and 2t + 1, leaf i at N + i), each two f64 like a leaf: the winner of
-// its subtree (the highest score, then the smallest rank: the scan's rule; on a tie of scores the
-// smaller packed value has the smaller rank) and a bound on the memory left below it (at least the
-// most; a node that only loses memory leaves the bound above it as it is). A pod of its class
-// and memory finds its node at the root; a GPU model restriction is checked on the winner, and when
+// and a host-memory floor m (the pods of the class asking m MiB): a 4-ary tournament tree over the
+// class's leaves that holds only the nodes with at least m MiB left. Its I = ⌈(N − 1)/3⌉ inner
+// entries are numbered 0..I−1 (0 the root, the children of entry t at 4t + 1 .. 4t + 4, side by side),
+// position I + i is leaf i (leaves from N on, up to 3I + 1, are empty). An inner entry is two f64 like
+// a leaf: the winner of its subtree (the highest score, then the smallest rank: the scan's rule; on a
+// tie of scores the smaller packed value has the smaller rank) and a bound on the memory left below
+// it (at least the most; a node that only loses memory leaves the bound above it as it is). A pod of
+// its class and memory finds its node at the root; a GPU model restriction is checked on the winner, and when
 // it does not fit, the descent goes on into the subtrees whose model bits (a shared OR per entry)
 // include one of the pod's models. A pod asking more memory than its tree's floor is served the same
 // way, the descent skipping the subtrees without its memory. A change to a node marks its scores
@@ -51,7 +52,7 @@ export const H_INDEX = 15;
 export const H_TREES = 16;
 /** Offset in `s` of the tree table (trees × TREE_FIELDS: class, memory floor in MiB, built 0/1; a class's trees in a row, by floor). */
 export const H_TREE_AT = 17;
-/** Offset in `f` of the trees' inner entries (trees × 2N f64: tree k's entry t at k·2N + 2t). */
+/** Offset in `f` of the trees' inner entries (trees × 2I f64, I = H_INNER: tree k's entry t at 2(k·I + t)). */
 export const H_F_TREE = 18;
 /** Offset in `s` of the per-class stale lists (classes × N). */
 export const H_STALE_AT = 19;
@@ -59,7 +60,7 @@ export const H_STALE_AT = 19;
 export const H_CLASS_AT = 20;
 /** Offset in `s` of the leaf order: the node at each leaf (N), then each node's leaf (N), then the node of each rank (N). */
 export const H_LEAF_AT = 21;
-/** Offset in `s` of the per-entry OR of the model bits of the leaves below it (2N, entry t at t; the same for every tree). */
+/** Offset in `s` of the per-position OR of the model bits of the leaves below it (I + 3I + 1 positions: inner entries, then leaves; the same for every tree). */
 export const H_MODELS_AT = 22;
 /** Offset in `s` of the descent's stack (STACK entries). */
 export const H_STACK_AT = 23;
@@ -67,12 +68,14 @@ export const H_STACK_AT = 23;
 export const H_F_FRAG = 24;
 /** Refreshes since the fragmentation sum was last summed afresh (the kernels count). */
 export const H_FRAG_SINCE = 25;
+/** Inner entries of each tree: ⌈(N − 1)/3⌉. */
+export const H_INNER = 26;
 export const HEADER = 28;
 
 /** Fields of a tree in the tree table. */
 export const TREE_FIELDS = 3;
 
-/** Entries of the descent's stack: a descent keeps at most one pending sibling per level (2N ≤ 2^18 entries). */
+/** Entries of the descent's stack: a descent keeps at most three pending siblings per level (nine levels hold 4^9 > LIMITS.maxFleetNodes leaves). */
 export const STACK = 64;
 
 /** 2^31: the packed rank's unit in a tree entry (memory left, in MiB, is below it). */
@@ -142,11 +145,18 @@ export function fleetLayout(nodes: number, maxGpus: number, typical: number, cla
   h[H_STALE_AT] = h[H_TREE_AT] + trees * TREE_FIELDS;
   h[H_CLASS_AT] = h[H_STALE_AT] + indexed * classes * nodes;
   h[H_LEAF_AT] = h[H_CLASS_AT] + indexed * classes * 2;
+  const inner = innerEntries(nodes);
+  h[H_INNER] = inner;
   h[H_MODELS_AT] = h[H_LEAF_AT] + indexed * 3 * nodes;
-  h[H_STACK_AT] = h[H_MODELS_AT] + indexed * 2 * nodes;
+  h[H_STACK_AT] = h[H_MODELS_AT] + indexed * (4 * inner + 1);
   h[H_F_TREE] = h[H_F_CACHE] + nodes * classes * (indexed + 1);
-  h[H_F_FRAG] = h[H_F_TREE] + trees * 2 * nodes;
+  h[H_F_FRAG] = h[H_F_TREE] + trees * 2 * inner;
   return { ints: h[H_STACK_AT] + indexed * STACK, floats: h[H_F_FRAG] + 1, header: h };
+}
+
+/** Inner entries of a 4-ary tree over `nodes` leaves: ⌈(nodes − 1)/3⌉ (0 for one node: the root is its leaf). */
+export function innerEntries(nodes: number): number {
+  return Math.ceil((nodes - 1) / 3);
 }
 
 /**

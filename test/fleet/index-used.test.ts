@@ -35,18 +35,21 @@ describe.each(['wasm', 'ts'] as const)('the pod index is what answers (%s)', asy
     expect(s[L.H_TREES]).toBe(1);
     expect(s[s[L.H_CLASS_AT]]).toBe(1); // the class's leaves are scored
     expect(s[s[L.H_TREE_AT] + 2]).toBe(1); // its tree is built
-    // The root holds the plan's node: its rank (node order, by default) above the memory left.
-    const root = f[s[L.H_F_TREE] + 2];
-    const packed = f[s[L.H_F_TREE] + 3];
+    // The root (entry 0) holds the plan's node: its rank (node order, by default) above the memory left.
+    const at = s[L.H_F_TREE];
+    const root = f[at];
+    const packed = f[at + 1];
     expect(Math.floor(packed / L.RANK_UNIT)).toBe(['a', 'b', 'c', 'd'].indexOf(first!));
     expect(packed % L.RANK_UNIT).toBe(64 * 1024);
-    // Node d's leaf gets a score above the root's; replaying its path makes d the winner.
+    // Node d's leaf gets a score above the root's, and so does every entry above it: d wins the next plan.
     const n = nodes.length;
+    const inner = s[L.H_INNER];
     const leafOfD = s[s[L.H_LEAF_AT] + n + 3];
     f[s[L.H_F_CACHE] + 2 * leafOfD] = root + 1000;
-    for (let t = (n + leafOfD) >> 1; t >= 1; t >>= 1) {
-      f[s[L.H_F_TREE] + 2 * t] = root + 1000;
-      f[s[L.H_F_TREE] + 2 * t + 1] = 3 * L.RANK_UNIT + 64 * 1024;
+    for (let t = (inner + leafOfD - 1) >> 2; ; t = (t - 1) >> 2) {
+      f[at + 2 * t] = root + 1000;
+      f[at + 2 * t + 1] = 3 * L.RANK_UNIT + 64 * 1024;
+      if (t === 0) break;
     }
     expect(pods.plan(share).options[0].node).toBe('d');
     pods.close();
