@@ -3,8 +3,11 @@
 // ClusterState.commit applies its options like any memory-placed model, and after every change to a
 // node the view tells each subscribed scheduler (onChange), which re-syncs that node: CPU and
 // host memory left, each GPU's free milli (from its free bytes, src/shared/share.ts) and, for the
-// clustering policy (the one that scores by them), the GPU-pod tag counts are written into the fleet kernels' arrays and fleetRefresh recomputes that node's
-// totals, fragmentation and score-cache row.
+// clustering policy (the one that scores by them), the GPU-pod tag counts are written into the fleet
+// kernels' arrays and fleetRefresh recomputes that node's totals and fragmentation and marks its
+// scores stale. A plan finds its node through the kernels' pod index (per pod shape and memory, a
+// tournament tree over the nodes' cached scores; src/fleet/layout.ts) or, where a score cannot be
+// cached, by a pass over every node.
 import { AllocationError, type Reason } from '../shared/errors.js';
 import type { Kernels } from '../kernels.js';
 import type { NodeGpus, NodeView } from '../cluster/node-view.js';
@@ -31,7 +34,7 @@ export type PodSchedulerOptions = {
   typical?: FleetPod[];
   /** Each node's tie-break rank, in the state's node order: a permutation of 0..nodes−1, the smallest wins (default: node order). */
   ranks?: number[];
-  /** Pods whose shapes get a score-cache column (default: the typical workload's); plans do not depend on it. */
+  /** Pods whose shapes (CPU, share, GPU count; and host memory) get a score class and a tree of the pod index (default: the typical workload's); plans do not depend on it, a pod of another shape is planned by the scan. */
   shapes?: FleetPod[];
   /** Seed of the random policy's draws (default 42). */
   seed?: number;
@@ -139,7 +142,7 @@ export class PodScheduler {
    * @param nodes the state's NodeView (state.nodeView())
    * @param typical the typical-pod distribution of the fragmentation measure
    * @param ranks each node's tie-break rank in the state's node order (a permutation)
-   * @param shapes pods whose shapes get a score-cache column (others are scored afresh each time)
+   * @param shapes pods whose shapes get a score class and a tree of the pod index (others are planned by the scan)
    * @param dead the default policy's dead hole in milli (default: deadHole(shapes), for callers whose shapes are the workload)
    * @param search the pod index or the scan (see PodSchedulerOptions.search)
    */
