@@ -25,6 +25,7 @@ import { DEFAULT_POLICY, policyByName } from './policies/index.js';
 import { cleanRemainders, deadHole } from './policies/ours.js';
 import type { FleetPolicy } from './policies/types.js';
 import { Prng } from './prng.js';
+import { FitCounts } from './fit-counts.js';
 
 /** What `state.podScheduler` takes. */
 export type PodSchedulerOptions = {
@@ -122,6 +123,8 @@ export class PodScheduler {
   private readonly nodes: NodeView;
   /** Stops the view's change notifications (close). */
   private readonly unsubscribe: () => void;
+  /** With the index: how many nodes have each part of a declared shape's request, for NO_NODE_FITS. */
+  private readonly fitCounts: FitCounts | null;
   private readonly memory: FleetMemory;
   /** Bytes of the kernel arrays (see memoryBytes). */
   private readonly bytes: number;
@@ -245,6 +248,7 @@ export class PodScheduler {
     }
     for (let k = 0; k < n; k++) this.write(s, k);
     kernels.fleetInit(this.memory);
+    this.fitCounts = indexed ? new FitCounts(shapes, this.memory.ints()) : null;
     this.unsubscribe = nodes.onChange((k) => this.sync(k));
   }
 
@@ -276,8 +280,10 @@ export class PodScheduler {
 
   /** Node k of the state changed: re-sync it. */
   private sync(k: number): void {
+    this.fitCounts?.take(this.memory.ints(), k);
     this.write(this.memory.ints(), k);
     this.kernels.fleetRefresh(this.memory, k);
+    this.fitCounts?.apply(this.memory.ints(), k);
   }
 
   private checkOpen(): void {
@@ -354,11 +360,13 @@ export class PodScheduler {
     const stride = s[L.H_STRIDE];
     const gpuPod = pod.gpus > 0 && pod.milli > 0;
     const mask = gpuPod ? modelMask(pod.models, this.bits) : -1;
-    let cpu = 0;
-    let memory = 0;
-    let model = 0;
-    let room = 0;
-    for (let k = 0; k < this.nodeIds.length; k++) {
+    const kept = this.fitCounts?.fits(pod, mask) ?? null;
+    let cpu = kept?.cpu ?? 0;
+    let memory = kept?.memory ?? 0;
+    let model = kept?.model ?? 0;
+    let room = kept?.room ?? 0;
+    // A threshold no declared shape has: a pass over every node.
+    for (let k = 0; kept === null && k < this.nodeIds.length; k++) {
       const base = s[L.H_NODE_AT] + k * stride;
       if (s[base + L.N_CPU] >= pod.cpu) cpu++;
       if (s[base + L.N_MEM] >= pod.memory) memory++;

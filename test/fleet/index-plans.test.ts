@@ -1,5 +1,6 @@
 // Property: through state.podScheduler, the pod index and the scan plan every pod alike (node, GPUs,
-// reason), commit after commit and release after release, under every policy and on both backends:
+// and for a pod that fits nowhere the reason, whose counts the index keeps per declared threshold
+// while the scan counts them afresh), commit after commit and release after release, under every policy and on both backends:
 // on clusters of a few node kinds repeated (so scores tie and the rank decides), CPU and host memory
 // tracked or not, GPU models or none; with pods whose memory is a declared shape's, above it (the
 // descent skips subtrees without the memory) or below every declared one, whose shape has no class
