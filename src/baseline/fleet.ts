@@ -1,4 +1,5 @@
-// The pure-TypeScript twin of assembly/fleet.ts: the same loop, over the layout of src/fleet/layout.ts.
+// The pure-TypeScript twin of assembly/fleet.ts (and fleet-score.ts, fleet-index.ts): the same pick,
+// through the pod index or the scan, over the layout of src/fleet/layout.ts.
 import type { FleetKernels, FleetMemory } from '../fleet/kernels.js';
 import * as L from '../fleet/layout.js';
 import { nodeFrag } from '../fleet/frag.js';
