@@ -1,7 +1,6 @@
 // allocateClaims: reads the objects, gathers the node's pools, builds the candidate model, runs the
 // search of the requested mode and writes the AllocationResults, or says why the claims cannot all
 // be allocated on the node. Nothing is kept between calls; inputs are never modified.
-import { AllocationError } from '../shared/errors.js';
 import type { CapacityAmounts } from './capacity.js';
 import { DEFAULT_DRA_FEATURES, DRA_FEATURE_GATES, type DraFeature, type DraFeatures, type ResolvedFeatures } from './features.js';
 import { firstFit, type SearchOutcome } from './first-fit.js';
@@ -9,7 +8,7 @@ import { AllocationModel, addClaims } from './model.js';
 import { readDeviceClasses, readNodes, readResourceClaims, readResourceSlices } from './objects.js';
 import { gatherPools } from './pools.js';
 import { provablyInfeasible, unschedulableReason } from './diagnose.js';
-import { child, fail, quantity, record } from './read-core.js';
+import { child, fail, quantity, record, draError } from './read-core.js';
 import type { Quantity } from './quantity.js';
 import { buildResults } from './result.js';
 import type { DraObjective } from './objective.js';
@@ -129,7 +128,7 @@ export function allocateClaims(request: DraAllocateRequest): DraAllocateResult {
   const unschedulable = (message: string): DraAllocateResult => {
     // Failing on this node while a pool was unusable: upstream reports the pools, not "unschedulable".
     const invalid = pools.find((p) => p.invalid);
-    if (invalid !== undefined) throw new AllocationError('DRA_REJECTED', `invalid resource pools were encountered (${invalid.id}: ${invalid.invalidReason ?? 'invalid'})`);
+    if (invalid !== undefined) throw draError('DRA_REJECTED', `invalid resource pools were encountered (${invalid.id}: ${invalid.invalidReason ?? 'invalid'})`);
     return { results: [], reason: { code: 'UNSCHEDULABLE', message } };
   };
   // No claims: upstream's search succeeds at once with no results.

@@ -6,12 +6,23 @@
  * Reference: docs/api/dra-cel.md.
  */
 import type { ParseResult } from '@marcbachmann/cel-js';
-import { type CelAttributeValue, type CelDevice, type CelFeatures, DeviceValueError, deviceValue, environmentFor, featureKey } from './cel/environment.js';
+import {
+  type CelAttributeValue, type CelDevice, type CelFeatures, DeviceValueError, environmentFor, featureKey, prepare, PreparedDevice,
+} from './cel/environment.js';
 import { checkCost, DEFAULT_COST_LIMIT } from './cel/cost.js';
 import { compileMessage, runtimeMessage, runtimeTypeName } from './cel/messages.js';
 
 export type { CelAttributeValue, CelDevice, CelFeatures };
-export { DEFAULT_COST_LIMIT };
+export { DEFAULT_COST_LIMIT, PreparedDevice };
+
+/**
+ * Converts a device into its CEL value once, for evaluating many selectors compiled with the same
+ * features (`selector.evaluate(prepared)`); evaluating a CelDevice converts it on every call. A
+ * device upstream cannot convert (an unsupported attribute value) fails each evaluation.
+ */
+export function prepareDevice(device: CelDevice, features: CelFeatures = {}): PreparedDevice {
+  return prepare(device, features);
+}
 
 /** An expression that does not compile: a syntax error, an undeclared reference, a non-bool result, too costly. */
 export class CelCompileError extends Error {
@@ -39,8 +50,11 @@ export class CelRuntimeError extends Error {
 export interface CompiledSelector {
   /** The expression as given. */
   readonly expression: string;
-  /** Whether the device matches; throws CelRuntimeError where upstream's evaluation fails. */
-  evaluate(device: CelDevice): boolean;
+  /**
+   * Whether the device matches; throws CelRuntimeError where upstream's evaluation fails. A
+   * PreparedDevice must come from prepareDevice with the same features.
+   */
+  evaluate(device: CelDevice | PreparedDevice): boolean;
 }
 
 /** Options of compileSelector beyond the feature gates. */
@@ -56,10 +70,15 @@ class Selector implements CompiledSelector {
     private readonly features: CelFeatures,
   ) {}
 
-  evaluate(device: CelDevice): boolean {
+  evaluate(device: CelDevice | PreparedDevice): boolean {
+    const prepared = device instanceof PreparedDevice ? device : prepare(device, this.features);
+    if (prepared.features !== featureKey(this.features)) {
+      throw new Error(`a device prepared for features ${prepared.features} evaluated by a selector compiled for ${featureKey(this.features)}`);
+    }
+    if (prepared.error !== undefined) throw new CelRuntimeError(this.expression, prepared.error.message, { cause: prepared.error });
     let result: unknown;
     try {
-      result = this.program({ device: deviceValue(device, this.features) });
+      result = this.program({ device: prepared.value });
     } catch (error) {
       const message = error instanceof DeviceValueError ? error.message : runtimeMessage(error);
       throw new CelRuntimeError(this.expression, message, { cause: error });

@@ -3,7 +3,7 @@
 // disjoint). Each keeps a stack so remove() restores exactly the state before the matching add(),
 // whatever the order of backtracking, and counts every device of every request it covers,
 // including several devices of the same request.
-import { AllocationError } from '../shared/errors.js';
+import { draError } from './read-core.js';
 import type { AttributeValue, Device } from './types.js';
 
 /** The request (or subrequest) a device is being added for. */
@@ -41,13 +41,16 @@ export function lookupAttribute(device: Device, driver: string, fqName: string):
 }
 
 /** Semver equality ignores build metadata. */
-function versionKey(v: string): string {
+function buildless(v: string): string {
   const plus = v.indexOf('+');
   return plus < 0 ? v : v.slice(0, plus);
 }
 
-function asSet(value: AttributeValue, where: string): ValueSet {
+// Versions compare as strings (upstream: semver's minimal form makes that exact), except where
+// upstream compares semver values: distinctAttribute between scalars without list-type attributes.
+function asSet(value: AttributeValue, where: string, semverEquality = false): ValueSet {
   const v = value as Record<string, unknown>;
+  const versionKey = semverEquality ? buildless : (x: string) => x;
   if ('int' in v) return { kind: 'int', values: new Set([String(v.int)]), list: false };
   if ('bool' in v) return { kind: 'bool', values: new Set([String(v.bool)]), list: false };
   if ('string' in v) return { kind: 'string', values: new Set([v.string as string]), list: false };
@@ -56,7 +59,7 @@ function asSet(value: AttributeValue, where: string): ValueSet {
   if ('bools' in v) return { kind: 'bool', values: new Set((v.bools as boolean[]).map(String)), list: true };
   if ('strings' in v) return { kind: 'string', values: new Set(v.strings as string[]), list: true };
   if ('versions' in v) return { kind: 'version', values: new Set((v.versions as string[]).map(versionKey)), list: true };
-  throw new AllocationError('DRA_REJECTED', `${where}: unsupported attribute value (empty or of unknown type)`);
+  throw draError('DRA_REJECTED', `${where}: unsupported attribute value (empty or of unknown type)`);
 }
 
 function intersect(a: ValueSet, b: ValueSet): ValueSet | undefined {
@@ -81,10 +84,10 @@ abstract class AttributeConstraint implements Constraint {
   }
 
   /** The device's value, undefined when it lacks the attribute. */
-  protected valueOf(device: Device, driver: string, deviceId: string): ValueSet | undefined {
+  protected valueOf(device: Device, driver: string, deviceId: string, semverEquality = false): ValueSet | undefined {
     const value = lookupAttribute(device, driver, this.attribute);
     if (value === undefined) return undefined;
-    return asSet(value, `${this.label}: device ${deviceId}: attribute ${this.attribute}`);
+    return asSet(value, `${this.label}: device ${deviceId}: attribute ${this.attribute}`, semverEquality);
   }
 
   abstract add(request: ConstraintRequest, device: Device, driver: string, deviceId: string): boolean;
@@ -128,7 +131,7 @@ export class DistinctAttribute extends AttributeConstraint {
 
   add(request: ConstraintRequest, device: Device, driver: string, deviceId: string): boolean {
     if (!this.covers(request)) return true;
-    const value = this.valueOf(device, driver, deviceId);
+    const value = this.valueOf(device, driver, deviceId, !this.listTypes);
     if (value === undefined) return false;
     for (const other of this.taken) {
       if (this.listTypes) {

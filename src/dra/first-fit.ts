@@ -2,7 +2,7 @@
 // alternatives in order, devices in pool/slice/device order, depth first with backtracking, and
 // the first complete solution wins. Within one request devices are tried in increasing order only
 // (combinations, not permutations). Over 32 results in a claim backtracks to a smaller alternative.
-import { AllocationError } from '../shared/errors.js';
+import { draError } from './read-core.js';
 import type { AllocationModel, RequestModel } from './model.js';
 import { ALLOCATION_RESULTS_MAX_SIZE } from './model.js';
 import { SearchState } from './state.js';
@@ -100,7 +100,7 @@ export function firstFit(model: AllocationModel): SearchOutcome {
   const step = one(0, 0, 0, 0, false, 0);
   if (step === Step.TooMany) {
     const label = model.claims[furthest.claimIndex]?.label ?? '';
-    throw new AllocationError('DRA_REJECTED', `claim ${label}: every choice of devices exceeds the claim limit of ${ALLOCATION_RESULTS_MAX_SIZE} results`);
+    throw draError('DRA_REJECTED', `claim ${label}: every choice of devices exceeds the claim limit of ${ALLOCATION_RESULTS_MAX_SIZE} results`);
   }
   return step === Step.Done ? { state, chosen, furthest, steps } : { chosen, furthest, steps };
 }

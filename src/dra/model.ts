@@ -4,11 +4,12 @@
 // per-device node selection), the claims' constraints, and the allocated state from other claims.
 // Building it validates the claims in upstream's order and throws upstream's errors.
 import { AllocationError } from '../shared/errors.js';
+import { draError } from './read-core.js';
 import type { CapacityAmounts } from './capacity.js';
 import { fitsCapacity } from './capacity.js';
 import type { Constraint } from './constraints.js';
 import { DistinctAttribute, MatchAttribute } from './constraints.js';
-import type { CelDevice, SelectorCache } from './cel.js';
+import { prepareDevice, type PreparedDevice, type SelectorCache } from './cel.js';
 import type { ResolvedFeatures } from './features.js';
 import type { Pool } from './pools.js';
 import { deviceReachesNode } from './pools.js';
@@ -67,10 +68,21 @@ export interface ClaimModel {
   /** `namespace/name` or `name`, as upstream prints a claim. */
   label: string;
   groups: RequestGroup[];
+  /** The claim's constraints: which attribute, same or distinct, over which requests (none: all). */
+  constraintSpecs: ConstraintSpec[];
   /** Fresh constraint trackers for one search. */
   constraints(): Constraint[];
   /** The fewest devices the claim can get (firstAvailable counts its smallest alternative). */
   minDevices: number;
+}
+
+/** One claim constraint as declared. */
+export interface ConstraintSpec {
+  kind: 'match' | 'distinct';
+  /** Fully qualified attribute name (`domain/name`). */
+  attribute: string;
+  /** Request or `request/subrequest` names it covers; empty: every request of the claim. */
+  requests: ReadonlySet<string>;
 }
 
 /** Devices and capacity already allocated to other claims. */
@@ -85,7 +97,7 @@ export class AllocationModel {
   readonly candidates: CandidateDevice[] = [];
   readonly claims: ClaimModel[] = [];
   private readonly selectors: Selectors;
-  private readonly cel: Array<CelDevice | undefined> = [];
+  private readonly cel: Array<PreparedDevice | undefined> = [];
   // matches[request key][candidate]: 0 unknown, 1 candidate, 2 not.
   private readonly matches = new Map<RequestModel, Uint8Array>();
 
@@ -116,12 +128,13 @@ export class AllocationModel {
     });
   }
 
-  /** The CEL view of a candidate (built once). */
-  celOf(index: number): CelDevice {
+  /** The CEL view of a candidate, converted once for all its selector evaluations. */
+  celOf(index: number): PreparedDevice {
     let view = this.cel[index];
     if (view === undefined) {
       const c = this.candidates[index];
-      view = celDevice(c.driver, c.device, this.features.consumableCapacity, this.features.listTypeAttributes);
+      const features = { consumableCapacity: this.features.consumableCapacity, listTypeAttributes: this.features.listTypeAttributes };
+      view = prepareDevice(celDevice(c.driver, c.device, features.consumableCapacity, features.listTypeAttributes), features);
       this.cel[index] = view;
     }
     return view;
@@ -146,13 +159,22 @@ export class AllocationModel {
   }
 
   /** The filter behind `selectable`, for any device of a pool (All mode looks at every pool). */
-  evaluate(request: RequestModel, slice: ResourceSlice, device: Device, id: string, cel: () => CelDevice): boolean {
+  evaluate(request: RequestModel, slice: ResourceSlice, device: Device, id: string, cel: () => PreparedDevice): boolean {
     if (!this.features.deviceBindingAndStatus && device.bindingConditions.length > 0) return false;
     const classExpressions = request.deviceClass.selectors.map((s) => (s.cel as { expression: string }).expression);
     if (!this.selectors.matchAll(`class ${request.deviceClass.name}`, classExpressions, cel, id)) return false;
     const requestExpressions = request.body.selectors.map((s) => (s.cel as { expression: string }).expression);
     if (!this.selectors.matchAll(`claim ${this.claims[request.claimIndex]?.label ?? ''}`, requestExpressions, cel, id)) return false;
     return deviceReachesNode(slice, device, this.node);
+  }
+
+  /**
+   * Every device the request may use, whatever else is picked (selectable; for `All`, its devices):
+   * the candidate list another search starts from. Evaluates every selector; throws CEL errors.
+   */
+  candidatesFor(request: RequestModel): number[] {
+    if (request.allDevices !== undefined) return [...request.allDevices];
+    return this.candidates.filter((c) => this.selectable(request, c.index)).map((c) => c.index);
   }
 
   /** The first filters of `selectable` alone: binding conditions allowed and the class's selectors (for reasons). */
@@ -183,7 +205,7 @@ export function claimLabel(claim: ResourceClaim): string {
 }
 
 function rejected(message: string): AllocationError {
-  return new AllocationError('DRA_REJECTED', message);
+  return draError('DRA_REJECTED', message);
 }
 
 /**
@@ -194,7 +216,7 @@ export function addClaims(model: AllocationModel, claims: readonly ResourceClaim
   const features = model.features;
   claims.forEach((claim, claimIndex) => {
     const label = claimLabel(claim);
-    const entry: ClaimModel = { claim, label, groups: [], constraints: () => [], minDevices: 0 };
+    const entry: ClaimModel = { claim, label, groups: [], constraintSpecs: [], constraints: () => [], minDevices: 0 };
     model.claims.push(entry);
     claim.requests.forEach((request, requestIndex) => {
       const hasSubs = request.firstAvailable.length > 0;
@@ -223,11 +245,12 @@ export function addClaims(model: AllocationModel, claims: readonly ResourceClaim
     if (entry.minDevices > ALLOCATION_RESULTS_MAX_SIZE) {
       throw rejected(`claim ${label}: number of requested devices ${entry.minDevices} exceeds the claim limit of ${ALLOCATION_RESULTS_MAX_SIZE}`);
     }
-    const specs = claim.constraints.map((c, i) => {
+    const specs: ConstraintSpec[] = claim.constraints.map((c, i) => {
       if (c.matchAttribute !== undefined) return { kind: 'match' as const, attribute: c.matchAttribute, requests: new Set(c.requests) };
       if (c.distinctAttribute !== undefined) return { kind: 'distinct' as const, attribute: c.distinctAttribute, requests: new Set(c.requests) };
       throw rejected(`claim ${label}, constraint #${i}: empty constraint (unsupported constraint type?)`);
     });
+    entry.constraintSpecs = specs;
     entry.constraints = () =>
       specs.map((s, i) => {
         const where = `claim ${label}, constraint #${i}`;

@@ -1,6 +1,7 @@
 // Node selection (core v1 NodeSelector semantics, as the scheduler's nodeaffinity package applies
 // them) and device taint toleration (resourceclaim.ToleratesTaint).
 import { AllocationError } from '../shared/errors.js';
+import { draError } from './read-core.js';
 import type { DeviceTaint, DeviceToleration, Node, NodeSelector, NodeSelectorRequirement } from './types.js';
 
 /** Whether `node` is selected by a node name, `allNodes` or a selector (none of them set: no node). */
@@ -52,7 +53,7 @@ function requirementMatches(r: NodeSelectorRequirement, value: string | undefine
 }
 
 function selectorError(what: string, why: string): AllocationError {
-  return new AllocationError('DRA_REJECTED', `failed to perform node selection for ${what}: ${why}`);
+  return draError('DRA_REJECTED', `failed to perform node selection for ${what}: ${why}`);
 }
 
 /** Whether one toleration tolerates one taint (empty key with Exists tolerates everything). */

@@ -1,8 +1,18 @@
 // Strict reading of Kubernetes JSON: every failure names the object (`ResourceSlice/slice-1`), the
 // field path (`spec.devices[2].capacity.memory.value`) and the value, and unknown fields are errors.
-import { AllocationError } from '../shared/errors.js';
+import { AllocationError, type AllocationErrorCode } from '../shared/errors.js';
 import { describeValue, own } from '../shared/validate.js';
 import { Quantity } from './quantity.js';
+
+/** Longest message an error carries (names and values from the input are cut to fit). */
+const MAX_MESSAGE = 2000;
+
+/** An AllocationError whose message is at most MAX_MESSAGE characters (inputs may hold huge names). */
+export function draError(code: AllocationErrorCode, message: string, options: { field?: string; details?: Record<string, unknown>; cause?: unknown } = {}): AllocationError {
+  const text = message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE)}… (${message.length} chars)` : message;
+  const field = options.field !== undefined && options.field.length > MAX_MESSAGE ? `${options.field.slice(0, MAX_MESSAGE)}…` : options.field;
+  return new AllocationError(code, text, { ...options, ...(field !== undefined ? { field } : {}) });
+}
 
 /** Where a value is: the object it belongs to (for messages) and the path inside it. */
 export interface At {
@@ -13,7 +23,7 @@ export interface At {
 /** Fails naming the object, the field path and the value. */
 export function fail(at: At, expected: string, value: unknown): never {
   const field = at.path;
-  throw new AllocationError('INVALID_ARGUMENT', `${at.object}: ${field}: expected ${expected}, got ${describeValue(value)}`, {
+  throw draError('INVALID_ARGUMENT', `${at.object}: ${field}: expected ${expected}, got ${describeValue(value)}`, {
     field,
     details: { object: at.object },
   });
@@ -118,7 +128,7 @@ export function quantity(at: At, value: unknown, required = false): Quantity | u
     return Quantity.parse(String(value));
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
-    throw new AllocationError('INVALID_ARGUMENT', `${at.object}: ${at.path}: expected a quantity such as "4Gi", got ${describeValue(value)} (${why})`, {
+    throw draError('INVALID_ARGUMENT', `${at.object}: ${at.path}: expected a quantity such as "4Gi", got ${describeValue(value)} (${why})`, {
       field: at.path,
       details: { object: at.object },
       cause: error,

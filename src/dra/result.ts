@@ -2,7 +2,7 @@
 // class then claim configs (a config naming every request gets its request list cleared), and a
 // node selector (the node's name when any device is node-local or binds to the node, else the
 // union of the slices' single-term selectors, else none).
-import { AllocationError } from '../shared/errors.js';
+import { draError } from './read-core.js';
 import type { AllocationModel, ClaimModel } from './model.js';
 import type { SearchState } from './state.js';
 import type { AllocationResult, DeviceAllocationConfiguration, DeviceRequestAllocationResult, NodeSelector, NodeSelectorRequirement } from './types.js';
@@ -94,7 +94,7 @@ function nodeSelectorFor(model: AllocationModel, state: SearchState, claimIndex:
     }
     if (selector === undefined) continue;
     if (selector.nodeSelectorTerms.length > 1) {
-      throw new AllocationError('DRA_REJECTED', `create NodeSelector for claim ${label}: unsupported ResourceSlice.NodeSelector with ${selector.nodeSelectorTerms.length} terms`);
+      throw draError('DRA_REJECTED', `create NodeSelector for claim ${label}: unsupported ResourceSlice.NodeSelector with ${selector.nodeSelectorTerms.length} terms`);
     }
     const term = selector.nodeSelectorTerms[0];
     if (term === undefined) continue;

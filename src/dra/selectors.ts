@@ -2,7 +2,8 @@
 // device's CEL view. CEL failures become AllocationError with upstream's framing
 // ("class X: selector #0: CEL compile error: …", "claim X: selector #0 on device D: CEL runtime error: …").
 import { AllocationError } from '../shared/errors.js';
-import { compileSelector, type CelDevice, type CompiledSelector, type SelectorCache } from './cel.js';
+import { draError } from './read-core.js';
+import { compileSelector, type CelDevice, type CompiledSelector, type PreparedDevice, type SelectorCache } from './cel.js';
 import type { ResolvedFeatures } from './features.js';
 import type { Quantity } from './quantity.js';
 import type { AttributeValue, Device } from './types.js';
@@ -49,17 +50,17 @@ export class Selectors {
    * Whether every selector accepts the device. `owner` frames errors the way upstream does:
    * `class NAME` or `claim NAME`.
    */
-  matchAll(owner: string, expressions: readonly string[], device: () => CelDevice, deviceId: string): boolean {
+  matchAll(owner: string, expressions: readonly string[], device: () => CelDevice | PreparedDevice, deviceId: string): boolean {
     for (let i = 0; i < expressions.length; i++) {
       const selector = this.get(expressions[i]);
-      if (selector instanceof Error) throw new AllocationError('DRA_REJECTED', `${owner}: selector #${i}: CEL compile error: ${selector.message}`, { cause: selector });
+      if (selector instanceof Error) throw draError('DRA_REJECTED', `${owner}: selector #${i}: CEL compile error: ${selector.message}`, { cause: selector });
       let matches: boolean;
       try {
         matches = selector.evaluate(device());
       } catch (error) {
         if (error instanceof AllocationError) throw error;
         const why = error instanceof Error ? error.message : String(error);
-        throw new AllocationError('DRA_REJECTED', `${owner}: selector #${i} on device ${deviceId}: CEL runtime error: ${why}`, { cause: error });
+        throw draError('DRA_REJECTED', `${owner}: selector #${i} on device ${deviceId}: CEL runtime error: ${why}`, { cause: error });
       }
       if (!matches) return false;
     }

@@ -1,7 +1,7 @@
 // What a search has tentatively allocated so far, with exact undo: devices taken per claim, shared
 // counters consumed per pool (partitionable devices), capacity consumed on shared devices, and the
 // claims' constraints. Every `take` returns an undo that restores the state exactly.
-import { AllocationError } from '../shared/errors.js';
+import { draError } from './read-core.js';
 import { addAmounts, consumedCapacity, subAmounts } from './capacity.js';
 import type { CapacityAmounts } from './capacity.js';
 import type { Constraint } from './constraints.js';
@@ -109,7 +109,7 @@ export class SearchState {
       undoConstraints();
       undoCounters();
       if (must) {
-        throw new AllocationError('DRA_REJECTED', `claim ${model.claims[claim].label}, request ${request.sub ?? request.base}: cannot add device ${c.id} because a claim constraint would not be satisfied`);
+        throw draError('DRA_REJECTED', `claim ${model.claims[claim].label}, request ${request.sub ?? request.base}: cannot add device ${c.id} because a claim constraint would not be satisfied`);
       }
       return undefined;
     }
@@ -150,6 +150,11 @@ export class SearchState {
   }
 
   /** Counters of the pool left after the allocations of other claims (computed once per pool). */
+  /** Counters of the pool left after the allocations of other claims: counter set → counter → amount. */
+  countersLeft(pool: Pool): ReadonlyMap<string, ReadonlyMap<string, Quantity>> {
+    return this.availableIn(pool);
+  }
+
   private availableIn(pool: Pool): Counters {
     let counters = this.available.get(pool);
     if (counters !== undefined) return counters;

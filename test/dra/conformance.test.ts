@@ -2,7 +2,7 @@
 // exactly (compared as the table's README prescribes). Prints the pass count per feature.
 import { afterAll, describe, expect, it } from 'vitest';
 import { AllocationError } from '../../src/shared/errors.js';
-import { allocateClaims } from '../../src/dra/index.js';
+import { AllocationModel, addClaims, allocateClaims, firstFit, gatherPools, readDeviceClasses, readNodes, readResourceClaims, readResourceSlices } from '../../src/dra/index.js';
 import { compareResult, featureNames, requestOf, upstreamCases, type UpstreamCase } from '../support/dra-upstream-table.js';
 
 const cases = upstreamCases();
@@ -54,6 +54,21 @@ describe('upstream allocator table, first-fit', () => {
       expect(why).toBeUndefined();
     });
   }
+
+  // Where the table gives upstream's count of allocateOne steps, the bare first-fit search (without
+  // the early infeasibility answer) takes exactly as many: the same search, step for step.
+  const counted = cases.filter((c) => c.expectAllocateOneInvocations !== undefined);
+  it(`takes upstream's number of search steps in the ${counted.length} cases that record it`, () => {
+    expect(counted.length).toBe(9);
+    for (const c of counted) {
+      const want = c.expectAllocateOneInvocations as number | { default: number };
+      const features = { adminAccess: false, consumableCapacity: false, deviceBindingAndStatus: false, deviceTaints: false, listTypeAttributes: false, partitionableDevices: false, prioritizedList: false, ...c.features };
+      const [node] = readNodes(c.node);
+      const model = new AllocationModel(node, features, gatherPools(readResourceSlices(c.slices), node, features), { devices: new Set(c.allocatedDevices ?? []), sharedDeviceIds: new Set(), capacity: new Map() });
+      addClaims(model, readResourceClaims(c.claims), readDeviceClasses(c.classes));
+      expect(firstFit(model).steps, c.name).toBe(typeof want === 'number' ? want : want.default);
+    }
+  });
 
   afterAll(() => {
     const rows = [...tally].sort((a, b) => b[1].total - a[1].total).map(([f, t]) => `  ${f.padEnd(24)} ${t.passed}/${t.total}`);

@@ -19,6 +19,7 @@ export interface UpstreamCase {
   allocatedCapacity?: Record<string, Record<string, string>>;
   expect: { results?: unknown[]; unschedulable?: true; errorContains?: string };
   deviceResultsAnyOrder?: boolean;
+  expectAllocateOneInvocations?: number | { default: number; stable: number };
 }
 
 const FILE = join(import.meta.dirname, '..', '..', 'data', 'dra', 'upstream-allocator-cases.json');

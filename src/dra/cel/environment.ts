@@ -113,6 +113,32 @@ export function deviceValue(device: CelDevice, features: CelFeatures): DeviceVal
   return new DeviceValue(device.driver, attributes, capacity, device.allowMultipleAllocations === true);
 }
 
+/**
+ * A device converted once into its CEL value for one feature set, to evaluate many selectors
+ * against (see prepareDevice in ../cel.ts). Holds the conversion error instead where there is one.
+ */
+export class PreparedDevice {
+  /** @internal */
+  constructor(
+    /** The feature set it was converted for (featureKey). */
+    readonly features: string,
+    /** @internal */
+    readonly value: DeviceValue | undefined,
+    /** @internal */
+    readonly error: DeviceValueError | undefined,
+  ) {}
+}
+
+/** Converts a device for `features`, keeping a conversion error for the evaluation to report. */
+export function prepare(device: CelDevice, features: CelFeatures): PreparedDevice {
+  try {
+    return new PreparedDevice(featureKey(features), deviceValue(device, features), undefined);
+  } catch (error) {
+    if (!(error instanceof DeviceValueError)) throw error;
+    return new PreparedDevice(featureKey(features), undefined, error);
+  }
+}
+
 /** The base environment: language options and every Kubernetes library (frozen once cloned). */
 let baseEnvironment: Environment | undefined;
 
