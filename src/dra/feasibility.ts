@@ -12,6 +12,7 @@ import type { AllocationModel, RequestModel } from './model.js';
 import { lookupAttribute } from './constraints.js';
 import { Placement } from './objective.js';
 import { SearchState } from './state.js';
+import { symmetryClasses, type SymmetryClasses } from './symmetry.js';
 import type { AttributeValue } from './types.js';
 
 /** One request (or the alternatives of one firstAvailable request) as the checks see it. */
@@ -20,8 +21,11 @@ interface GroupFacts {
   alternatives: Array<{ request: RequestModel; usable: number[] }>;
 }
 
-/** Candidates each request can use with nothing else allocated in this call; undefined on any selector or attribute error. */
-function usableDevices(model: AllocationModel): GroupFacts[] | undefined {
+/**
+ * Candidates each request can use with nothing else allocated in this call (judged once per class
+ * of interchangeable devices); undefined on any selector or attribute error.
+ */
+function usableDevices(model: AllocationModel, classes: SymmetryClasses): GroupFacts[] | undefined {
   const state = new SearchState(model);
   const out: GroupFacts[] = [];
   try {
@@ -31,13 +35,20 @@ function usableDevices(model: AllocationModel): GroupFacts[] | undefined {
         for (const request of group.alternatives) {
           const usable: number[] = [];
           const indices = request.allDevices ?? model.candidates.map((c) => c.index);
+          const verdict = new Map<number, boolean>();
           for (const index of indices) {
-            if (!model.selectable(request, index)) continue;
-            if (!request.adminAccess && state.inUse(index)) continue;
-            const undo = state.take(request, index, false);
-            if (undo === undefined) continue;
-            undo();
-            usable.push(index);
+            const cls = classes.classOf[index];
+            let ok = verdict.get(cls);
+            if (ok === undefined) {
+              ok = model.selectable(request, index) && (request.adminAccess || !state.inUse(index));
+              if (ok) {
+                const undo = state.take(request, index, false);
+                ok = undo !== undefined;
+                if (undo !== undefined) undo();
+              }
+              verdict.set(cls, ok);
+            }
+            if (ok) usable.push(index);
           }
           facts.alternatives.push({ request, usable });
         }
@@ -347,11 +358,11 @@ function constraintsCheck(model: AllocationModel, groups: readonly GroupFacts[],
  * A reason when the claims provably cannot be allocated on the node, or undefined when the search
  * must decide. Polynomial: one pass of selectors per request and device, then matchings.
  */
-export function infeasibleReason(model: AllocationModel): string | undefined {
+export function infeasibleReason(model: AllocationModel, classes: SymmetryClasses = symmetryClasses(model)): string | undefined {
   for (const claim of model.claims) {
     if (claim.claim.constraints.length > 0 && claim.groups.some((g) => g.alternatives.some((a) => a.allMode))) return undefined;
   }
-  const groups = usableDevices(model);
+  const groups = usableDevices(model, classes);
   if (groups === undefined) return undefined;
   const placement = new Placement(model);
   const left = countersLeft(model);
