@@ -399,3 +399,14 @@ export class ObjectiveTracker {
 function fragOf(used: number, size: number): number {
   return used > 0 && used < size ? size - used : 0;
 }
+
+/**
+ * The objective of a complete allocation given as picks (any order) and the alternatives chosen for
+ * the firstAvailable requests: what the scored search minimizes, for comparing allocations found
+ * elsewhere (tests compare the search's choice with every allocation brute force finds).
+ */
+export function evaluateObjective(model: AllocationModel, picks: ReadonlyArray<{ request: RequestModel; index: number }>, alternatives: readonly number[]): DraObjective {
+  const tracker = new ObjectiveTracker(new Placement(model), model.claims.length);
+  for (const p of picks) tracker.push(p.request.claimIndex, p.request, p.index);
+  return tracker.snapshot([...alternatives]);
+}
