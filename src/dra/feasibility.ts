@@ -1,6 +1,7 @@
 // Polynomial proofs that claims cannot be allocated on a node, run by the scored search before it
-// searches: (1) counts — the requests together need more distinct devices than a bipartite matching
-// of requests to the devices each can use alone finds; (2) counter sums — the requests' cheapest
+// searches: (1) counts — the requests together need more distinct devices than a flow from requests
+// to the devices each can use alone finds, where the partitions of one parent pass at most as many
+// devices as the parent's counters hold together (its cheapest devices); (2) counter sums — the requests' cheapest
 // possible consumption of a shared counter (or of a counter set in total) exceeds what the pool has
 // left; (3) constraint groups — no single value of a matchAttribute attribute, or not enough
 // distinct values of a distinctAttribute attribute, serves the requests the constraint covers.
@@ -9,7 +10,9 @@
 // attribute errors, `All` under a claim constraint).
 import type { AllocationModel, RequestModel } from './model.js';
 import { lookupAttribute } from './constraints.js';
+import { Placement } from './objective.js';
 import { SearchState } from './state.js';
+import { symmetryClasses, type SymmetryClasses } from './symmetry.js';
 import type { AttributeValue } from './types.js';
 
 /** One request (or the alternatives of one firstAvailable request) as the checks see it. */
@@ -18,8 +21,11 @@ interface GroupFacts {
   alternatives: Array<{ request: RequestModel; usable: number[] }>;
 }
 
-/** Candidates each request can use with nothing else allocated in this call; undefined on any selector or attribute error. */
-function usableDevices(model: AllocationModel): GroupFacts[] | undefined {
+/**
+ * Candidates each request can use with nothing else allocated in this call (judged once per class
+ * of interchangeable devices); undefined on any selector or attribute error.
+ */
+function usableDevices(model: AllocationModel, classes: SymmetryClasses): GroupFacts[] | undefined {
   const state = new SearchState(model);
   const out: GroupFacts[] = [];
   try {
@@ -29,13 +35,20 @@ function usableDevices(model: AllocationModel): GroupFacts[] | undefined {
         for (const request of group.alternatives) {
           const usable: number[] = [];
           const indices = request.allDevices ?? model.candidates.map((c) => c.index);
+          const verdict = new Map<number, boolean>();
           for (const index of indices) {
-            if (!model.selectable(request, index)) continue;
-            if (!request.adminAccess && state.inUse(index)) continue;
-            const undo = state.take(request, index, false);
-            if (undo === undefined) continue;
-            undo();
-            usable.push(index);
+            const cls = classes.classOf[index];
+            let ok = verdict.get(cls);
+            if (ok === undefined) {
+              ok = model.selectable(request, index) && (request.adminAccess || !state.inUse(index));
+              if (ok) {
+                const undo = state.take(request, index, false);
+                ok = undo !== undefined;
+                if (undo !== undefined) undo();
+              }
+              verdict.set(cls, ok);
+            }
+            if (ok) usable.push(index);
           }
           facts.alternatives.push({ request, usable });
         }
@@ -54,26 +67,67 @@ interface Demand {
   devices: number[];
 }
 
-/** Whether every demand can get its devices, no device serving two units (Kuhn's augmenting paths). */
-function matchable(demands: readonly Demand[], deviceCount: number): boolean {
-  const owner = new Int32Array(deviceCount).fill(-1);
-  let seen = new Uint8Array(deviceCount);
-  const augment = (r: number): boolean => {
-    for (const d of demands[r].devices) {
-      if (seen[d] === 1) continue;
-      seen[d] = 1;
-      if (owner[d] < 0 || augment(owner[d])) {
-        owner[d] = r;
+/** Most devices of each parent that fit its counters together, and the parent of each candidate. */
+interface Parents {
+  of: Int32Array;
+  cap: Map<number, number>;
+}
+
+/**
+ * Whether every demand can get its devices: a flow from requests through devices (one unit each)
+ * to their parents, where a parent carrying partitions passes at most as many devices as its
+ * counters can hold together. Augmenting paths (Ford-Fulkerson): O(units × edges).
+ */
+function matchable(demands: readonly Demand[], parents: Parents): boolean {
+  const deviceNode = new Map<number, number>();
+  const parentNode = new Map<number, number>();
+  let n = 2 + demands.length;
+  for (const d of demands) {
+    for (const i of d.devices) {
+      if (!deviceNode.has(i)) deviceNode.set(i, n++);
+      const p = parents.of[i];
+      if (!parentNode.has(p)) parentNode.set(p, n++);
+    }
+  }
+  const head = new Int32Array(n).fill(-1);
+  const to: number[] = [];
+  const cap: number[] = [];
+  const next: number[] = [];
+  const edge = (u: number, v: number, c: number): void => {
+    for (const [a, b, k] of [
+      [u, v, c],
+      [v, u, 0],
+    ]) {
+      to.push(b);
+      cap.push(k);
+      next.push(head[a]);
+      head[a] = to.length - 1;
+    }
+  };
+  let total = 0;
+  demands.forEach((d, r) => {
+    edge(0, 2 + r, d.need);
+    total += d.need;
+    for (const i of d.devices) edge(2 + r, deviceNode.get(i) as number, 1);
+  });
+  for (const [i, node] of deviceNode) edge(node, parentNode.get(parents.of[i]) as number, 1);
+  for (const [p, node] of parentNode) edge(node, 1, parents.cap.get(p) ?? 1);
+  let seen = new Uint8Array(n);
+  const augment = (u: number): boolean => {
+    if (u === 1) return true;
+    seen[u] = 1;
+    for (let e = head[u]; e >= 0; e = next[e]) {
+      if (cap[e] > 0 && seen[to[e]] === 0 && augment(to[e])) {
+        cap[e]--;
+        cap[e ^ 1]++;
         return true;
       }
     }
     return false;
   };
-  for (let r = 0; r < demands.length; r++) {
-    for (let u = 0; u < demands[r].need; u++) {
-      seen = new Uint8Array(deviceCount);
-      if (!augment(r)) return false;
-    }
+  for (let flow = 0; flow < total; flow++) {
+    seen = new Uint8Array(n);
+    if (!augment(0)) return false;
   }
   return true;
 }
@@ -85,35 +139,18 @@ function demandOf(model: AllocationModel, request: RequestModel, usable: readonl
   return { need: Math.max(0, request.count - shared), devices };
 }
 
-function fixed(group: GroupFacts): { request: RequestModel; usable: number[] } | undefined {
-  return group.alternatives.length === 1 ? group.alternatives[0] : undefined;
-}
-
-/** (1) Counts: the requests without alternatives and without admin access, matched together. */
-function countsCheck(model: AllocationModel, groups: readonly GroupFacts[]): string | undefined {
-  const chosen = groups.map(fixed).filter((f): f is { request: RequestModel; usable: number[] } => f !== undefined && !f.request.adminAccess);
-  const demands = chosen.map((f) => demandOf(model, f.request, f.usable));
-  if (matchable(demands, model.candidates.length)) return undefined;
-  const total = chosen.reduce((s, f) => s + f.request.count, 0);
-  const distinct = new Set(chosen.flatMap((f) => f.usable)).size;
-  return `the requests need ${total} device(s) together, but no assignment of distinct devices serves them (${distinct} device(s) could serve some request alone)`;
-}
-
-/** (2) Counter sums: the cheapest consumption of each counter (and of each counter set in total) against what is left. */
-function countersCheck(model: AllocationModel, groups: readonly GroupFacts[]): string | undefined {
-  if (!model.features.partitionableDevices) return undefined;
-  // What other claims left of each counter: key `pool\0set\0counter` ("" counter: the set's total).
+/** What other claims left of every counter: `pool\0set\0counter` (and `pool\0set\0` for the set's total). */
+function countersLeft(model: AllocationModel): Map<string, bigint> {
   const left = new Map<string, bigint>();
-  const key = (pool: string, set: string, counter: string): string => `${pool}\u0000${set}\u0000${counter}`;
   for (const pool of model.pools) {
     if (pool.incomplete || pool.invalid) continue;
     for (const [name, set] of pool.counterSets) {
       let sum = 0n;
       for (const [counter, q] of Object.entries(set.counters)) {
-        left.set(key(pool.id, name, counter), q.nanoValue());
+        left.set(counterKey(pool.id, name, counter), q.nanoValue());
         sum += q.nanoValue();
       }
-      left.set(key(pool.id, name, ''), sum);
+      left.set(counterKey(pool.id, name, ''), sum);
     }
     for (const slices of [pool.deviceSlices, pool.otherSlices]) {
       for (const slice of slices) {
@@ -121,7 +158,7 @@ function countersCheck(model: AllocationModel, groups: readonly GroupFacts[]): s
           if (!model.allocatedElsewhere(`${pool.driver}/${pool.name}/${device.name}`)) continue;
           for (const use of device.consumesCounters) {
             for (const [counter, q] of Object.entries(use.counters)) {
-              for (const k of [key(pool.id, use.counterSet, counter), key(pool.id, use.counterSet, '')]) {
+              for (const k of [counterKey(pool.id, use.counterSet, counter), counterKey(pool.id, use.counterSet, '')]) {
                 const have = left.get(k);
                 if (have !== undefined) left.set(k, have - q.nanoValue());
               }
@@ -131,6 +168,68 @@ function countersCheck(model: AllocationModel, groups: readonly GroupFacts[]): s
       }
     }
   }
+  return left;
+}
+
+function counterKey(pool: string, set: string, counter: string): string {
+  return `${pool}\u0000${set}\u0000${counter}`;
+}
+
+/** Per parent, the most of the given devices its counters hold together (a plain device: 1). */
+function parentCaps(model: AllocationModel, placement: Placement, devices: Iterable<number>, left: Map<string, bigint>): Parents {
+  const members = new Map<number, number[]>();
+  for (const i of devices) {
+    if (model.candidates[i].shared) continue;
+    const p = placement.parentOf[i];
+    members.set(p, [...(members.get(p) ?? []), i]);
+  }
+  const cap = new Map<number, number>();
+  for (const [p, list] of members) {
+    let most = list.length;
+    const use = new Map<string, bigint[]>();
+    list.forEach((i, at) => {
+      const c = model.candidates[i];
+      for (const u of c.device.consumesCounters) {
+        for (const [counter, q] of Object.entries(u.counters)) {
+          const k = counterKey(c.pool.id, u.counterSet, counter);
+          if (!use.has(k)) use.set(k, new Array<bigint>(list.length).fill(0n));
+          (use.get(k) as bigint[])[at] += q.nanoValue();
+        }
+      }
+    });
+    for (const [k, amounts] of use) {
+      const have = left.get(k);
+      if (have === undefined) continue;
+      const sorted = [...amounts].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      let sum = 0n;
+      let fit = 0;
+      while (fit < sorted.length && sum + sorted[fit] <= have) sum += sorted[fit++];
+      most = Math.min(most, fit);
+    }
+    cap.set(p, most);
+  }
+  return { of: placement.parentOf, cap };
+}
+
+function fixed(group: GroupFacts): { request: RequestModel; usable: number[] } | undefined {
+  return group.alternatives.length === 1 ? group.alternatives[0] : undefined;
+}
+
+/** (1) Counts: the requests without alternatives and without admin access, matched together. */
+function countsCheck(model: AllocationModel, groups: readonly GroupFacts[], caps: (devices: Iterable<number>) => Parents): string | undefined {
+  const chosen = groups.map(fixed).filter((f): f is { request: RequestModel; usable: number[] } => f !== undefined && !f.request.adminAccess);
+  const demands = chosen.map((f) => demandOf(model, f.request, f.usable));
+  if (matchable(demands, caps(demands.flatMap((d) => d.devices)))) return undefined;
+  const total = chosen.reduce((s, f) => s + f.request.count, 0);
+  const distinct = new Set(chosen.flatMap((f) => f.usable)).size;
+  return `the requests need ${total} device(s) together, but no assignment of distinct devices serves them within the shared counters of their parents (${distinct} device(s) could serve some request alone)`;
+}
+
+/** (2) Counter sums: the cheapest consumption of each counter (and of each counter set in total) against what is left. */
+function countersCheck(model: AllocationModel, groups: readonly GroupFacts[]): string | undefined {
+  if (!model.features.partitionableDevices) return undefined;
+  const left = countersLeft(model);
+  const key = counterKey;
   // The least each request consumes of each counter: its `count` cheapest usable devices.
   const needed = new Map<string, bigint>();
   for (const group of groups) {
@@ -162,7 +261,7 @@ function nanoText(n: bigint): string {
   return frac === 0n ? String(whole) : `${n}n`;
 }
 
-function leastConsumption(model: AllocationModel, request: RequestModel, usable: readonly number[], key: (p: string, s: string, c: string) => string): Map<string, bigint> {
+function leastConsumption(model: AllocationModel, request: RequestModel, usable: readonly number[], key: typeof counterKey): Map<string, bigint> {
   const perDevice = new Map<string, bigint[]>();
   const exclusive = usable.filter((i) => !model.candidates[i].shared);
   exclusive.forEach((index, at) => {
@@ -212,7 +311,7 @@ function attributeKeys(value: AttributeValue | undefined, listTypes: boolean): s
 }
 
 /** (3) Constraint groups: one shared value for matchAttribute, enough distinct values for distinctAttribute. */
-function constraintsCheck(model: AllocationModel, groups: readonly GroupFacts[]): string | undefined {
+function constraintsCheck(model: AllocationModel, groups: readonly GroupFacts[], caps: (devices: Iterable<number>) => Parents): string | undefined {
   for (const claim of model.claims) {
     const claimIndex = model.claims.indexOf(claim);
     const mine = groups.filter((g) => g.claimIndex === claimIndex);
@@ -235,7 +334,10 @@ function constraintsCheck(model: AllocationModel, groups: readonly GroupFacts[])
       }
       const values = [...new Set([...keysOf.values()].flat())].sort();
       if (constraint.matchAttribute !== undefined) {
-        const fits = values.some((value) => matchable(covered.map((f) => demandOf(model, f.request, f.usable, (i) => keysOf.get(i)?.includes(value) === true)), model.candidates.length));
+        const fits = values.some((value) => {
+          const demands = covered.map((f) => demandOf(model, f.request, f.usable, (i) => keysOf.get(i)?.includes(value) === true));
+          return matchable(demands, caps(demands.flatMap((d) => d.devices)));
+        });
         if (!fits) return `claim ${claim.label}: no single value of ${attribute} is shared by enough devices for the requests its matchAttribute constraint covers`;
         continue;
       }
@@ -243,7 +345,7 @@ function constraintsCheck(model: AllocationModel, groups: readonly GroupFacts[])
       if ([...keysOf.values()].some((k) => k.length !== 1)) continue;
       const valueIndex = new Map(values.map((v, i) => [v, i]));
       const demands = covered.map((f) => ({ need: f.request.count, devices: [...new Set(f.usable.filter((i) => keysOf.has(i)).map((i) => valueIndex.get((keysOf.get(i) as string[])[0]) as number))] }));
-      if (!matchable(demands, values.length)) {
+      if (!matchable(demands, { of: Int32Array.from(values, (_, i) => i), cap: new Map() })) {
         const total = covered.reduce((s, f) => s + f.request.count, 0);
         return `claim ${claim.label}: its distinctAttribute constraint on ${attribute} needs ${total} different values, the usable devices have ${values.length}`;
       }
@@ -256,11 +358,14 @@ function constraintsCheck(model: AllocationModel, groups: readonly GroupFacts[])
  * A reason when the claims provably cannot be allocated on the node, or undefined when the search
  * must decide. Polynomial: one pass of selectors per request and device, then matchings.
  */
-export function infeasibleReason(model: AllocationModel): string | undefined {
+export function infeasibleReason(model: AllocationModel, classes: SymmetryClasses = symmetryClasses(model)): string | undefined {
   for (const claim of model.claims) {
     if (claim.claim.constraints.length > 0 && claim.groups.some((g) => g.alternatives.some((a) => a.allMode))) return undefined;
   }
-  const groups = usableDevices(model);
+  const groups = usableDevices(model, classes);
   if (groups === undefined) return undefined;
-  return countsCheck(model, groups) ?? countersCheck(model, groups) ?? constraintsCheck(model, groups);
+  const placement = new Placement(model);
+  const left = countersLeft(model);
+  const caps = (devices: Iterable<number>): Parents => parentCaps(model, placement, devices, left);
+  return countsCheck(model, groups, caps) ?? countersCheck(model, groups) ?? constraintsCheck(model, groups, caps);
 }

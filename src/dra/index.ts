@@ -12,6 +12,8 @@ export { filterCounts } from './diagnose.js';
 export { createDraCluster, DraCluster } from './cluster.js';
 export { NODE_SCORES, MAX_SHAPES } from './node-index.js';
 export { splitDraDump, claimsOfDump, allocationPatch } from './dump.js';
+export { evaluateObjective, compareObjective, TOPOLOGY_ATTRIBUTES } from './objective.js';
+export { DEFAULT_SCORED_BUDGET } from './scored.js';
 
 export type { DraAllocateRequest, DraAllocateResult, DraMode } from './allocate.js';
 export type { DraFeature, DraFeatures, ResolvedFeatures } from './features.js';
@@ -25,4 +27,5 @@ export type { FilterCounts } from './diagnose.js';
 export type { DraClusterInit, DraScheduleResult, DraClaimAllocation, DraAllocatedState } from './cluster.js';
 export type { NodeScore } from './node-index.js';
 export type { DraDump, DumpClaim, HeldDevices } from './dump.js';
+export type { DraObjective } from './objective.js';
 export type * from './types.js';

@@ -75,6 +75,10 @@ export class Placement {
   /** Parents per domain, per level. */
   readonly domainSize: Int32Array[];
   readonly parentCount: number;
+  /** The smallest share any pick can take (0 when a multi-allocatable device is among the candidates). */
+  readonly minShare: number;
+  /** A lower bound of any pair's penalty: BEST_PAIR_SCORE minus the best PCIe and NVLink parts any pair could have. */
+  readonly minPairPenalty: number;
   /** Per candidate: topology values per level (lists keep every value). */
   private readonly topo: Array<Array<string[] | undefined>>;
   /** Per candidate: thousandths of its parent a pick takes; -1: depends on the request (shared devices). */
@@ -110,6 +114,10 @@ export class Placement {
       this.share[c.index] = c.shared ? -1 : counterShare(c.pool, c.device);
     }
     this.parentCount = parentKey.size;
+    let minShare = 1000;
+    for (const c of model.candidates) minShare = Math.min(minShare, this.share[c.index] < 0 ? 0 : this.share[c.index]);
+    this.minShare = minShare;
+    this.minPairPenalty = this.pairPenaltyBound();
     this.usedBefore = Uint8Array.from(usedBefore);
     for (const c of model.candidates) if (model.allocatedElsewhere(c.id)) this.usedBefore[this.parentOf[c.index]] = 1;
     // Counter sets consumed by devices of other claims that are not candidates here (other slices).
@@ -146,6 +154,36 @@ export class Placement {
       }
       this.domainSize[l] = Int32Array.from(sizes);
     });
+  }
+
+  /** BEST_PAIR_SCORE minus the best PCIe level and NVLink any two candidates share (each found on its own). */
+  private pairPenaltyBound(): number {
+    const n = this.model.candidates.length;
+    if (n < 2) return 0;
+    const shared = (l: number): boolean => {
+      const seen = new Set<string>();
+      for (const t of this.topo) {
+        const v = t[l];
+        if (v === undefined) continue;
+        for (const x of new Set(v)) {
+          if (seen.has(x)) return true;
+          seen.add(x);
+        }
+      }
+      return false;
+    };
+    const parentSeen = new Set<number>();
+    let sameParent = false;
+    for (const c of this.model.candidates) {
+      if (c.device.consumesCounters.length === 0) continue;
+      if (parentSeen.has(this.parentOf[c.index])) sameParent = true;
+      parentSeen.add(this.parentOf[c.index]);
+    }
+    // A multi-allocatable device may be picked twice in one claim: a pair with itself.
+    if (sameParent || this.model.candidates.some((c) => c.shared)) return 0;
+    const known = (l: number): boolean => this.topo.filter((t) => t[l] !== undefined).length >= 2;
+    const pcie: PcieLevel | undefined = shared(1) ? 'PXB' : shared(2) ? 'NODE' : known(1) || known(2) ? 'SYS' : undefined;
+    return BEST_PAIR_SCORE - linkScore({ pcie, nvlink: shared(0) ? 1 : 0 });
   }
 
   /** The link two candidates have, as the engine's topology describes a GPU pair. */
@@ -332,24 +370,43 @@ export class ObjectiveTracker {
   }
 
   /**
-   * Whether every completion of the current picks is worse than `best`: the alternatives decided so
-   * far (`decided` of them) are later than best's, or they equal best's, best chose the first
-   * alternative everywhere after them, and the terms that only grow (topology, parents, consumption)
-   * already exceed best's.
+   * Whether no completion of the current picks, with `remaining` devices still to pick, can beat
+   * `best`: the alternatives decided so far (`decided` of them) are later than best's, or equal
+   * best's with best choosing the first alternative everywhere after them, and a lower bound of the
+   * rest — topology, parents and consumption only grow, each pair still to form costs at least the
+   * smallest pair penalty (`inClaim` more devices of the current claim, `laterPairs` pairs within
+   * later claims), each remaining pick takes at least the smallest share, fragmentation is at least
+   * 0 — is not below best's objective.
    */
-  cannotBeat(best: DraObjective, alternatives: readonly number[], decided: number): boolean {
+  cannotBeat(best: DraObjective, alternatives: readonly number[], decided: number, remaining: number, claim: number, inClaim: number, laterPairs: number): boolean {
     for (let i = 0; i < decided; i++) {
       const d = alternatives[i] - best.alternatives[i];
       if (d !== 0) return d > 0;
     }
     for (let i = decided; i < best.alternatives.length; i++) if (best.alternatives[i] !== 0) return false;
-    if (this.topology !== best.topology) return this.topology > best.topology;
+    // Pairs still to form: the claim's next `inClaim` devices with its picks and each other, and later claims' own pairs.
+    const m = this.picks[claim].length;
+    const topology = this.topology + this.placement.minPairPenalty * (inClaim * m + (inClaim * (inClaim - 1)) / 2 + laterPairs);
+    if (topology !== best.topology) return topology > best.topology;
     if (this.parents !== best.parents) return this.parents > best.parents;
-    return this.consumption > best.consumption;
+    const consumption = this.consumption + remaining * this.placement.minShare;
+    if (consumption !== best.consumption) return consumption > best.consumption;
+    return best.fragmentation === 0;
   }
 }
 
 /** Free parents of a domain that is partly used (a domain all free or all used is not fragmented). */
 function fragOf(used: number, size: number): number {
   return used > 0 && used < size ? size - used : 0;
+}
+
+/**
+ * The objective of a complete allocation given as picks (any order) and the alternatives chosen for
+ * the firstAvailable requests: what the scored search minimizes, for comparing allocations found
+ * elsewhere (tests compare the search's choice with every allocation brute force finds).
+ */
+export function evaluateObjective(model: AllocationModel, picks: ReadonlyArray<{ request: RequestModel; index: number }>, alternatives: readonly number[]): DraObjective {
+  const tracker = new ObjectiveTracker(new Placement(model), model.claims.length);
+  for (const p of picks) tracker.push(p.request.claimIndex, p.request, p.index);
+  return tracker.snapshot([...alternatives]);
 }

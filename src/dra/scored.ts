@@ -1,8 +1,8 @@
 // The scored search: branch and bound over the same choices first-fit makes (claims, requests,
 // firstAvailable alternatives, devices), keeping the allocation with the lowest objective
 // (objective.ts). Interchangeable devices — same pool, slice placement and device fields but the
-// name, same allocated state — form one class, and a request takes from a class only its first free
-// member, so symmetric allocations are tried once. Devices of one request come from classes in a
+// name and the attributes nothing reads, same allocated state — form one class (symmetry.ts), and a
+// request takes from a class only its first free member, so symmetric allocations are tried once. Devices of one request come from classes in a
 // fixed order (the cheapest first), never going back to an earlier class: combinations, not
 // permutations. A branch is cut when the requests left cannot get enough free devices, or when the
 // terms of the objective that only grow already exceed the best allocation's. A step budget bounds
@@ -14,6 +14,7 @@ import { infeasibleReason } from './feasibility.js';
 import { firstFit, type SearchProgress } from './first-fit.js';
 import { compareObjective, ObjectiveTracker, Placement, type DraObjective } from './objective.js';
 import { SearchState } from './state.js';
+import { symmetryClasses, type SymmetryClasses } from './symmetry.js';
 
 /** Steps (device picks tried) the scored search takes at most unless the request says otherwise. */
 export const DEFAULT_SCORED_BUDGET = 20_000;
@@ -43,47 +44,12 @@ export interface ScoredOutcome {
   orderDependent: boolean;
 }
 
-/** Class of each candidate: devices that no rule can tell apart (but by name) share one. */
-export function symmetryClasses(model: AllocationModel): { classOf: Int32Array; members: number[][] } {
-  const ids = new Map<string, number>();
-  const members: number[][] = [];
-  const classOf = new Int32Array(model.candidates.length);
-  for (const c of model.candidates) {
-    // Shares of multi-allocatable devices differ by what they hold: each is its own class.
-    let key = `#${c.index}`;
-    if (!c.shared) {
-      const { name: _name, ...fields } = c.device;
-      const s = c.slice;
-      key = stableJson([c.pool.id, s.nodeName, s.nodeSelector, s.allNodes, s.perDeviceNodeSelection, fields, model.allocatedElsewhere(c.id)]);
-    }
-    let id = ids.get(key);
-    if (id === undefined) {
-      id = members.length;
-      ids.set(key, id);
-      members.push([]);
-    }
-    members[id].push(c.index);
-    classOf[c.index] = id;
-  }
-  return { classOf, members };
-}
-
-function stableJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) => {
-    if (typeof v === 'bigint') return `${v}n`;
-    if (v !== null && typeof v === 'object' && !Array.isArray(v) && !('toJSON' in (v as object))) {
-      return Object.fromEntries(Object.keys(v as object).sort().map((k) => [k, (v as Record<string, unknown>)[k]]));
-    }
-    return v;
-  });
-}
-
 /** Runs the scored search with at most `budget` steps. */
-export function scoredSearch(model: AllocationModel, budget: number): ScoredOutcome {
+export function scoredSearch(model: AllocationModel, budget: number, classes: SymmetryClasses = symmetryClasses(model)): ScoredOutcome {
   const state = new SearchState(model);
   const placement = new Placement(model);
   const tracker = new ObjectiveTracker(placement, model.claims.length);
-  const { members } = symmetryClasses(model);
+  const { members } = classes;
   const chosen = model.claims.map((c) => c.groups.map(() => 0));
   // Alternatives chosen for firstAvailable requests, in claim and request order.
   const alternatives: number[] = [];
@@ -101,7 +67,31 @@ export function scoredSearch(model: AllocationModel, budget: number): ScoredOutc
       furthest.subRequestIndex = request.subRequestIndex;
     }
   };
-  const hopeless = (): boolean => best !== undefined && tracker.cannotBeat(best.objective, alternatives, alternatives.length);
+  // Devices still to pick after each request (firstAvailable counts its smallest alternative), in
+  // the rest of its claim and in all later requests; device pairs within each later claim.
+  const fewest = (ci: number, ri: number): number => Math.min(...model.claims[ci].groups[ri].alternatives.map((a) => a.count));
+  const after = model.claims.map((c) => c.groups.map(() => 0));
+  const afterInClaim = model.claims.map((c) => c.groups.map(() => 0));
+  const laterPairs = model.claims.map(() => 0);
+  let tail = 0;
+  let pairs = 0;
+  for (let ci = model.claims.length - 1; ci >= 0; ci--) {
+    laterPairs[ci] = pairs;
+    let inClaim = 0;
+    for (let ri = model.claims[ci].groups.length - 1; ri >= 0; ri--) {
+      after[ci][ri] = tail;
+      afterInClaim[ci][ri] = inClaim;
+      tail += fewest(ci, ri);
+      inClaim += fewest(ci, ri);
+    }
+    pairs += (inClaim * (inClaim - 1)) / 2;
+  }
+  /** No completion can beat the best: `left` more devices of this request, then the requests after it. */
+  const hopeless = (request: RequestModel, left: number): boolean => {
+    if (best === undefined) return false;
+    const { claimIndex: ci, requestIndex: ri } = request;
+    return tracker.cannotBeat(best.objective, alternatives, alternatives.length, left + after[ci][ri], ci, left + afterInClaim[ci][ri], laterPairs[ci]);
+  };
   /** take() where an error upstream would report ends this branch (and marks the outcome order-dependent). */
   const tryTake = (request: RequestModel, index: number, must: boolean): (() => void) | undefined => {
     try {
@@ -138,7 +128,7 @@ export function scoredSearch(model: AllocationModel, budget: number): ScoredOutc
       }
       chosen[claimIndex][requestIndex] = s;
       if (group.firstAvailable) alternatives.push(s);
-      if (!hopeless()) {
+      if (!hopeless(request, request.count)) {
         if (request.allMode) allStep(request, 0);
         else devicesStep(request, request.count, orderFor(request), 0);
       }
@@ -155,7 +145,7 @@ export function scoredSearch(model: AllocationModel, budget: number): ScoredOutc
     const undo = tryTake(request, devices[at], true);
     if (undo === undefined) return;
     push(request, devices[at], true);
-    if (!hopeless()) allStep(request, at + 1);
+    if (!hopeless(request, devices.length - at - 1)) allStep(request, at + 1);
     pop();
     undo();
   };
@@ -219,7 +209,7 @@ export function scoredSearch(model: AllocationModel, budget: number): ScoredOutc
       push(request, index, false);
       // The same slot again (its next free member), unless the device is a share: one per request.
       const next = model.candidates[index].shared || request.adminAccess ? p + 1 : p;
-      if (!hopeless()) devicesStep(request, need - 1, order, next);
+      if (!hopeless(request, need - 1)) devicesStep(request, need - 1, order, next);
       pop();
       undo();
       if (exhausted) return;
@@ -247,9 +237,10 @@ export type ScoredDecision =
  * whether that error is the outcome (it throws then); the allocation is still the scored one.
  */
 export function decideScored(model: AllocationModel, budget: number): ScoredDecision {
-  const proof = infeasibleReason(model);
+  const classes = symmetryClasses(model);
+  const proof = infeasibleReason(model, classes);
   if (proof !== undefined) return { reason: proof, budgetExhausted: false, steps: 0 };
-  const outcome = scoredSearch(model, budget);
+  const outcome = scoredSearch(model, budget, classes);
   if (outcome.orderDependent) {
     const upstream = firstFit(model);
     if (outcome.state === undefined) {
