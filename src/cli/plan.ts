@@ -11,7 +11,7 @@ import { nodeFromInventory } from '../cluster/node.js';
 import { formatBytes, sayBytesIn } from '../units.js';
 import { EXIT, parsePositiveInt, table, UsageError, type Command, type Io, parseBackend, ENGINE_OPTIONS } from './common.js';
 import { resolveInventory } from './source.js';
-import { CLI_COMMIT_ATTEMPTS, STORE_OPTION, withStoredState } from './store.js';
+import { CLI_COMMIT_ATTEMPTS, EXIT_OUTCOME_UNKNOWN, exitOnUnknown, STORE_OPTION, storeUrlOf, withStoredState } from './store.js';
 import type { RetryResult } from '../store/stored-state.js';
 import { withFileLock } from '../store/file-lock.js';
 import { busyLine, readState, refreshUsed, writeState } from './state-file.js';
@@ -21,7 +21,7 @@ const HELP = `gpualloc plan: every viable way to place a model on GPUs by memory
 
 Usage: gpualloc plan (--memory SIZE | --gguf FILE [--context N]) [--inventory FILE | --preset NAME]
                      [--tp 1,2,4,8] [--policy spread|pack] [--model NAME] [--no-evict] [--limit N]
-                     [--state state.json | --store URL] [--commit] [--backend wasm|ts] [--json]
+                     [--state state.json | --store URL] [--commit [--request-id ID]] [--backend wasm|ts] [--json]
 
 Options:
   --memory SIZE      memory the model needs in total: 140GB, 140GiB, 512MiB (a bare number is
@@ -42,7 +42,11 @@ Options:
   --state FILE       plan against a saved cluster state (created from the inventory if missing;
                      with --inventory, that node's used memory is read again, less its slots)
   --store URL        plan against a cluster state in PostgreSQL (postgres://…; gpualloc state init
-                     --store URL creates it); with --commit, a lost race is re-planned up to 5 times
+                     --store URL creates it); with --commit, a lost race is re-planned up to 5 times.
+                     Without --store and --state, GPUALLOC_STORE is used when set; the password
+                     and TLS settings may come from PGPASSWORD, ~/.pgpass, PGSERVICE, PGSSLMODE, …
+  --request-id ID    with --commit --store: this commit's identity; repeating the command with the
+                     same ID returns the slot it committed instead of committing a second one
   --commit           apply the best option to --state FILE (or --store URL) and print the new slot's ID
   --backend NAME     wasm (default) or ts
   --json             print { options, rejected, reason?, optionCount, tensorParallel: { sizes,
@@ -55,10 +59,12 @@ Memory that processes outside gpualloc hold on a GPU (an inventory's memoryUsed 
 NVML's reading of this host) counts as taken: it is never evicted, and the output names it as
 \`in use by other processes\`.
 Exit codes: 0 an option was found (and committed), 1 nothing fits (or, with --store, every attempt
-lost to another writer), 2 bad input.
+lost to another writer), 2 bad input (or a store that failed with nothing changed), ${EXIT_OUTCOME_UNKNOWN} the store
+became unreachable while the commit was in flight: whether it landed is unknown (repeat the command
+with the --request-id the message names to find out).
 `;
 
-function render(plan: PlacementPlan, model: ModelMemory, planned: ModelPlan, busy: string | undefined, committed?: string, committedOption = 1, notCommitted?: string): string {
+function render(plan: PlacementPlan, model: ModelMemory, planned: ModelPlan, busy: string | undefined, committed?: string, committedOption = 1, notCommitted?: string, replayedBy?: string): string {
   const lines: string[] = [];
   const multiNode = plan.options.some((o) => o.node !== undefined && o.node !== plan.options[0].node);
   // Sizes print the way --memory was typed (GB or GiB); a GGUF's in GiB.
@@ -86,7 +92,7 @@ function render(plan: PlacementPlan, model: ModelMemory, planned: ModelPlan, bus
   }
   if (committed !== undefined) {
     lines.push('');
-    lines.push(`committed option ${committedOption} as slot ${committed}`);
+    lines.push(replayedBy === undefined ? `committed option ${committedOption} as slot ${committed}` : `request ${replayedBy} was committed before, as slot ${committed}; nothing new was committed`);
   }
   if (notCommitted !== undefined) {
     lines.push('');
@@ -149,7 +155,10 @@ export const command: Command = {
     if (values.memory === undefined && values.gguf === undefined) throw new UsageError('--memory SIZE (or --gguf FILE) is required');
     if (values.context !== undefined && values.gguf === undefined) throw new UsageError('--context needs --gguf');
     if (values.state !== undefined && values.store !== undefined) throw new UsageError('give --state FILE or --store URL, not both');
-    if (values.commit && values.state === undefined && values.store === undefined) throw new UsageError('--commit needs --state FILE or --store URL');
+    const storeUrl = storeUrlOf(values, io);
+    if (values.commit && values.state === undefined && storeUrl === undefined) throw new UsageError('--commit needs --state FILE or --store URL');
+    const requestId = values['request-id'];
+    if (requestId !== undefined && (!values.commit || storeUrl === undefined)) throw new UsageError('--request-id needs --commit and --store URL (or GPUALLOC_STORE)');
     let model: ModelMemory;
     if (values.memory !== undefined) model = parseMemoryFlag(values.memory);
     else {
@@ -166,32 +175,35 @@ export const command: Command = {
     if (values['no-evict']) request.allowEviction = false;
 
     const engine = await createEngine({ backend });
-    if (values.store !== undefined) {
+    if (storeUrl !== undefined) {
       if ((values.inventory !== undefined || values.preset !== undefined) && !values.json) io.err('gpualloc: using the nodes of --store; --inventory/--preset only seed a new store (gpualloc state init)\n');
-      const { plan, planned, busy, result } = await withStoredState(engine, values.store, async (state) => {
-        const planned = planModel(state, request, model, tp, limit);
-        if (!values.json) reportSizes(io, planned);
-        // Rejections are explained on the state each plan was made on (before its commit), as with --state FILE.
-        const annotate = (p: PlacementPlan): void => {
-          if (p.options.length > 0 && p.rejected.length === 0) p.rejected = explain(engine, state, planned.explainRequest);
-        };
-        let plan = planned.plan;
-        let busy = busyLine(state);
-        let result: RetryResult | undefined;
-        if (values.commit && plan.options.length > 0) {
-          // A lost race is re-planned with one request: the best option's size (for a GGUF, at that size's per-GPU memory).
-          result = await state.commitWithRetry(retryRequest(planned, request, model, plan.options[0].gpus.length, limit), {
-            attempts: CLI_COMMIT_ATTEMPTS, lastActivity: Date.now(), onPlan: (p) => { annotate(p); busy = busyLine(state); },
-          });
-          plan = result.plan;
-        } else annotate(plan);
-        return { plan, planned, busy, result };
+      return exitOnUnknown(io, values.json === true, async () => {
+        const { plan, planned, busy, result } = await withStoredState(engine, storeUrl, io.env, async (state) => {
+          const planned = planModel(state, request, model, tp, limit);
+          if (!values.json) reportSizes(io, planned);
+          // Rejections are explained on the state each plan was made on (before its commit), as with --state FILE.
+          const annotate = (p: PlacementPlan): void => {
+            if (p.options.length > 0 && p.rejected.length === 0) p.rejected = explain(engine, state, planned.explainRequest);
+          };
+          let plan = planned.plan;
+          let busy = busyLine(state);
+          let result: RetryResult | undefined;
+          if (values.commit && plan.options.length > 0) {
+            // A lost race is re-planned with one request: the best option's size (for a GGUF, at that size's per-GPU memory).
+            result = await state.commitWithRetry(retryRequest(planned, request, model, plan.options[0].gpus.length, limit), {
+              attempts: CLI_COMMIT_ATTEMPTS, lastActivity: Date.now(), onPlan: (p) => { annotate(p); busy = busyLine(state); }, ...(requestId === undefined ? {} : { requestId }),
+            });
+            plan = result.plan;
+          } else annotate(plan);
+          return { plan, planned, busy, result };
       });
       const committed = result?.committed;
       const lost = result !== undefined && committed === undefined && plan.options.length > 0 ? result.reason : undefined;
-      if (values.json) io.out(JSON.stringify(lost !== undefined ? { ...jsonOf(plan, planned, committed), reason: lost } : jsonOf(plan, planned, committed), null, 2) + '\n');
-      else io.out(render(plan, model, planned, busy, committed, (result?.option ?? 0) + 1, lost?.message));
+      const replayed = result?.replayed === true ? { replayed: true } : {};
+      if (values.json) io.out(JSON.stringify(lost !== undefined ? { ...jsonOf(plan, planned, committed), reason: lost } : { ...jsonOf(plan, planned, committed), ...replayed }, null, 2) + '\n');
+      else io.out(render(plan, model, planned, busy, committed, (result?.option ?? 0) + 1, lost?.message, result?.replayed === true ? requestId : undefined));
       return committed !== undefined || (!values.commit && plan.options.length > 0) ? EXIT.OK : EXIT.INFEASIBLE;
+      });
     }
     const statePath = values.state === undefined ? undefined : resolve(io.cwd, values.state);
     const planAndCommit = async (): Promise<{ plan: PlacementPlan; planned: ModelPlan; busy?: string; committed?: string }> => {

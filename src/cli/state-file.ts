@@ -7,7 +7,7 @@ import { AllocationError } from '../errors.js';
 import { nodeFromInventory } from '../cluster/node.js';
 import { stateFileText, type ClusterState } from '../cluster/state.js';
 import type { Inventory } from '../inventory.js';
-import { writeFileAtomic } from '../store/file-lock.js';
+import { fileWriteError, writeFileAtomic } from '../store/file-lock.js';
 import { stateFromText } from './strict-files.js';
 import { formatBytes } from '../units.js';
 
@@ -26,7 +26,7 @@ export async function readState(engine: Engine, path: string, name: string): Pro
 
 /** Writes the state atomically (temp file, fsync, rename, fsync of the folder): readers never see half a file. */
 export async function writeState(state: ClusterState, path: string): Promise<void> {
-  await writeFileAtomic(path, stateFileText(state));
+  await writeFileAtomic(path, stateFileText(state)).catch((error: unknown) => Promise.reject(fileWriteError(path, error)));
 }
 
 /** Most GPUs named in the `in use by other processes` line before it says how many more. */

@@ -9,7 +9,7 @@ import type { ClusterState } from '../cluster/state.js';
 import { withFileLock } from '../store/file-lock.js';
 import { EXIT, parseBackend, SOURCE_OPTIONS, UsageError, type Command, type Io } from './common.js';
 import { readState, writeState } from './state-file.js';
-import { STORE_OPTION } from './store.js';
+import { STORE_OPTION, storeUrlOf } from './store.js';
 import { runStateOnStore } from './state-store.js';
 import { entries, find, idleEntries, listOutput, renderGc, renderReleased, renderStale, showOutput } from './state-view.js';
 
@@ -20,8 +20,9 @@ Usage: gpualloc state list --state FILE [--json]
        gpualloc state release SLOT --state FILE [--json]
        gpualloc state stale SLOT [--clear] --state FILE [--json]
        gpualloc state gc --older-than DURATION --state FILE [--json]
-       gpualloc state init --store URL (--preset NAME | --inventory FILE) [--replace] [--json]
-       (every action but init takes --store URL, a PostgreSQL state, in place of --state FILE)
+       gpualloc state init --store URL (--preset NAME | --inventory FILE) [--replace] [--grant ROLE] [--json]
+       (every action but init takes --store URL, a PostgreSQL state, in place of --state FILE;
+       without either, GPUALLOC_STORE is used when set)
 
 Actions:
   list               every slot: ID, node, GPUs, memory per GPU, model, age, stale; and the
@@ -35,11 +36,15 @@ Actions:
   gc                 remove the slots whose last activity is older than --older-than
                      (slots with no recorded activity are kept; release them by ID)
   init               create the PostgreSQL schema (migrations) and the node of the preset or
-                     inventory in --store URL (exit 2 if it holds nodes already, unless --replace)
+                     inventory in --store URL (exit 2 if it holds nodes already, unless --replace);
+                     --grant ROLE: let that run-time role plan, commit and release, but not change
+                     the schema or the nodes (run init as the role that owns the schema)
 
 Options:
   --state FILE       the state file (written by gpualloc plan --state FILE --commit)
-  --store URL        a cluster state in PostgreSQL (postgres://user:password@host/db?schema=NAME)
+  --store URL        a cluster state in PostgreSQL (postgres://user@host/db?schema=NAME; the password
+                     from PGPASSWORD, ~/.pgpass or PGSERVICE, not the URL, which others can see)
+  --request-id ID    for release --store: the change's identity; repeating it after it landed succeeds
   --preset NAME, --inventory FILE, --replace   for init: the node to create; start over
   --older-than D     for gc: a duration such as 90s, 30m, 12h, 7d, 1h30m
   --clear            for stale: mark the slot not stale
@@ -56,7 +61,9 @@ Options:
 Changes take FILE.lock (flock; waiting up to 10 s, then STATE_LOCKED) and replace FILE atomically,
 like plan --commit; with --store each change is one transaction in the database.
 Exit codes: 0 done, 2 bad input (an unknown slot ID, a missing or corrupt FILE, a store that holds
-no nodes or, for init, already holds some).
+no nodes or, for init, already holds some; a store or file that failed with nothing changed), 4 the
+store became unreachable while a release was in flight (repeat it with the --request-id named).
+
 `;
 
 const ACTIONS = ['list', 'show', 'release', 'stale', 'gc', 'init'] as const;
@@ -92,7 +99,7 @@ export const command: Command = {
   async run(argv: string[], io: Io): Promise<number> {
     const { values, positionals } = parseArgs({
       args: argv,
-      options: { state: { type: 'string' }, 'older-than': { type: 'string' }, clear: { type: 'boolean' }, backend: { type: 'string' }, json: { type: 'boolean' }, ...STORE_OPTION, replace: { type: 'boolean' }, ...SOURCE_OPTIONS },
+      options: { state: { type: 'string' }, 'older-than': { type: 'string' }, clear: { type: 'boolean' }, backend: { type: 'string' }, json: { type: 'boolean' }, ...STORE_OPTION, replace: { type: 'boolean' }, grant: { type: 'string' }, ...SOURCE_OPTIONS },
       strict: true,
       allowPositionals: true,
     });
@@ -105,19 +112,21 @@ export const command: Command = {
     const surplus = needsSlot ? extra : [slotId, ...extra].filter((p) => p !== undefined);
     if (surplus.length > 0) throw new UsageError(`state ${action}: unexpected argument ${JSON.stringify(surplus[0])}`);
     if (values.state !== undefined && values.store !== undefined) throw new UsageError(`state ${action}: give --state FILE or --store URL, not both`);
-    if (action === 'init' && values.store === undefined) throw new UsageError('state init: --store URL is required (a state file is created by gpualloc plan --state FILE --commit)');
-    if (action !== 'init' && (values.replace || values.preset !== undefined || values.inventory !== undefined)) throw new UsageError(`--preset, --inventory and --replace are for state init, not state ${action}`);
-    if (values.state === undefined && values.store === undefined) throw new UsageError(`state ${action}: --state FILE is required (or --store URL)`);
+    const storeUrl = storeUrlOf(values, io);
+    if (action === 'init' && storeUrl === undefined) throw new UsageError('state init: --store URL is required (a state file is created by gpualloc plan --state FILE --commit)');
+    if (action !== 'init' && (values.replace || values.preset !== undefined || values.inventory !== undefined || values.grant !== undefined)) throw new UsageError(`--preset, --inventory, --replace and --grant are for state init, not state ${action}`);
+    if (values['request-id'] !== undefined && (action !== 'release' || storeUrl === undefined)) throw new UsageError('--request-id is for state release --store URL');
+    if (values.state === undefined && storeUrl === undefined) throw new UsageError(`state ${action}: --state FILE is required (or --store URL)`);
     if (values['older-than'] !== undefined && action !== 'gc') throw new UsageError(`--older-than is for state gc, not state ${action}`);
     if (values.clear && action !== 'stale') throw new UsageError(`--clear is for state stale, not state ${action}`);
     const olderThan = action === 'gc' ? (values['older-than'] === undefined ? undefined : parseDuration(values['older-than'], '--older-than')) : undefined;
     if (action === 'gc' && olderThan === undefined) throw new UsageError('state gc: --older-than DURATION is required (such as 7d or 12h)');
 
     const engine = await createEngine({ backend: parseBackend(values.backend) });
-    if (values.store !== undefined) {
+    if (storeUrl !== undefined) {
       return runStateOnStore(engine, {
-        action, slotId, url: values.store, json: values.json === true, clear: values.clear === true, olderThan, olderThanText: values['older-than'],
-        replace: values.replace === true, inventory: values.inventory, preset: values.preset,
+        action, slotId, url: storeUrl, json: values.json === true, clear: values.clear === true, olderThan, olderThanText: values['older-than'],
+        replace: values.replace === true, inventory: values.inventory, preset: values.preset, grant: values.grant, requestId: values['request-id'],
       }, io);
     }
     const name = values.state!;

@@ -112,11 +112,12 @@ export async function withFileLock<T>(path: string, fn: () => T | Promise<T>, op
   const lockPath = `${path}.lock`;
   // Read-write, created if missing, never truncated on open (the holder rewrites its pid once it holds the lock).
   // flock needs no write access: a lock file another user created is opened read-only and still locks.
+  // On a read-only file system an existing lock file is opened read-only too (the change then fails at its write, clearly).
   let writable = true;
   const handle = await open(lockPath, constants.O_RDWR | constants.O_CREAT, 0o666).catch(async (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EACCES' && error.code !== 'EPERM') throw error;
+    if (error.code !== 'EACCES' && error.code !== 'EPERM' && error.code !== 'EROFS') throw error;
     writable = false;
-    return open(lockPath, constants.O_RDONLY);
+    return open(lockPath, constants.O_RDONLY).catch(() => Promise.reject(error));
   });
   try {
     const deadline = Date.now() + timeoutMs;
@@ -130,9 +131,13 @@ export async function withFileLock<T>(path: string, fn: () => T | Promise<T>, op
     }
     try {
       if (writable) {
-        // For the message of a caller that times out; correctness never depends on it.
-        await handle.truncate(0);
-        await handle.write(`${process.pid}\n`, 0, 'utf8');
+        // For the message of a caller that times out; correctness never depends on it (a full disk may refuse it).
+        try {
+          await handle.truncate(0);
+          await handle.write(`${process.pid}\n`, 0, 'utf8');
+        } catch {
+          // The pid is informational only.
+        }
       }
       return await fn();
     } finally {
@@ -192,4 +197,21 @@ async function _syncFolder(dir: string): Promise<void> {
   } finally {
     await handle.close();
   }
+}
+
+/** Why a write can fail, in words, by errno code. */
+const WRITE_FAILURES: Record<string, string> = {
+  ENOSPC: 'the disk is full', EDQUOT: 'the disk quota is used up', EROFS: 'the file system is read-only', EACCES: 'permission denied',
+  EPERM: 'operation not permitted', EIO: 'an I/O error', ENOENT: 'its folder does not exist', ENOTDIR: 'a part of its path is not a folder', EFBIG: 'the file is too large',
+};
+
+/**
+ * The error for a state file that could not be written (a full disk, a read-only folder, …):
+ * STORE_UNAVAILABLE naming the file, the reason and errno, and saying the previous file is intact
+ * (writeFileAtomic replaces it only by a rename of a complete, flushed copy). Other values pass through.
+ */
+export function fileWriteError(path: string, error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (error instanceof AllocationError || typeof code !== 'string' || !(code in WRITE_FAILURES)) return error;
+  return new AllocationError('STORE_UNAVAILABLE', `cannot write ${path}: ${WRITE_FAILURES[code]} (${code}); ${path} was left as it was (the previous state, still readable); nothing was changed`, { cause: error, details: { errno: code, path } });
 }

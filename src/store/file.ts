@@ -5,11 +5,11 @@
 import { createTsKernels } from '../baseline/index.js';
 import { AllocationError } from '../errors.js';
 import type { PlacementOption } from '../placement.js';
-import { ClusterState, stateFileText, type CommitOptions, type ClusterStateJSON } from '../cluster/state.js';
+import { ClusterState, stateFileText, type ClusterStateJSON } from '../cluster/state.js';
 import { readInput, requireBoolean, requireInteger, requireObject, requireString } from '../validate.js';
-import { withFileLock, writeFileAtomic } from './file-lock.js';
-import { onlyKnownKeys } from './options.js';
-import type { ClusterStore, StoredNode, StoreOutcome, StoreSnapshot } from './types.js';
+import { fileWriteError, withFileLock, writeFileAtomic } from './file-lock.js';
+import { onlyKnownKeys, storeCommitOptions, storeReleaseOptions } from './options.js';
+import type { ClusterStore, StoreCommitOptions, StoredNode, StoreOutcome, StoreReleaseOptions, StoreSnapshot } from './types.js';
 
 /** Options of JsonFileStore.open. */
 export type JsonFileStoreOptions = {
@@ -71,12 +71,14 @@ export class JsonFileStore implements ClusterStore {
     });
   }
 
-  async commit(option: PlacementOption, options: CommitOptions = {}): Promise<StoreOutcome> {
+  /** Commits under the file's lock; `requestId` is checked only (the file is replaced or not before this returns: no ambiguous outcome). */
+  async commit(option: PlacementOption, options: StoreCommitOptions = {}): Promise<StoreOutcome> {
+    const commitOptions = storeCommitOptions(options);
     return this.locked(async () => {
       const { state, version } = await this.read();
       let id: string;
       try {
-        id = state.commit(option, options);
+        id = state.commit(option, commitOptions);
       } catch (error) {
         if (error instanceof AllocationError && error.code === 'CONFLICT') return { nodes: [{ id: option.node!, version, slots: state.listSlots(option.node!) }], error };
         throw error;
@@ -86,7 +88,8 @@ export class JsonFileStore implements ClusterStore {
     });
   }
 
-  async release(slotId: string): Promise<StoreOutcome> {
+  async release(slotId: string, options: StoreReleaseOptions = {}): Promise<StoreOutcome> {
+    storeReleaseOptions(options);
     return this.changeSlot(slotId, (state, id) => state.release(id));
   }
 
@@ -111,8 +114,13 @@ export class JsonFileStore implements ClusterStore {
     });
   }
 
-  private locked<T>(fn: () => Promise<T>): Promise<T> {
-    return withFileLock(this.path, fn, this.lockTimeoutMs === undefined ? {} : { timeoutMs: this.lockTimeoutMs });
+  /** Runs `fn` under the file's lock; a file system that refuses the lock or the write (full, read-only) is a clear STORE_UNAVAILABLE, the file untouched. */
+  private async locked<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await withFileLock(this.path, fn, this.lockTimeoutMs === undefined ? {} : { timeoutMs: this.lockTimeoutMs });
+    } catch (error) {
+      throw fileWriteError(this.path, error);
+    }
   }
 
   /** Reads the file and its modification time from one descriptor (a rename in between cannot mix two versions). */

@@ -3,8 +3,9 @@
 import type { Engine } from '../engine.js';
 import { AllocationError } from '../errors.js';
 import type { PlacementOption } from '../placement.js';
-import type { ClusterInit, ClusterState, CommitOptions } from '../cluster/state.js';
-import type { ClusterStore, StoredNode, StoreListener, StoreOutcome, StoreSnapshot } from './types.js';
+import type { ClusterInit, ClusterState } from '../cluster/state.js';
+import { storeCommitOptions, storeReleaseOptions } from './options.js';
+import type { ClusterStore, StoreCommitOptions, StoredNode, StoreListener, StoreOutcome, StoreReleaseOptions, StoreSnapshot } from './types.js';
 
 /** A store in this process's memory: the truth is one ClusterState, whose commit arbitrates. */
 export class MemoryStore implements ClusterStore {
@@ -41,9 +42,11 @@ export class MemoryStore implements ClusterStore {
     return ids.map((id) => this.node(id));
   }
 
-  async commit(option: PlacementOption, options: CommitOptions = {}): Promise<StoreOutcome> {
+  /** Commits through the held state; `requestId` is checked only (a call in this process never ends ambiguously). */
+  async commit(option: PlacementOption, options: StoreCommitOptions = {}): Promise<StoreOutcome> {
+    const commitOptions = storeCommitOptions(options);
     try {
-      const id = this.truth.commit(option, options);
+      const id = this.truth.commit(option, commitOptions);
       for (const evicted of option.evict) this.slotNode.delete(evicted);
       this.slotNode.set(id, option.node!);
       return { id, nodes: [this.changed(option.node!)] };
@@ -53,7 +56,8 @@ export class MemoryStore implements ClusterStore {
     }
   }
 
-  async release(slotId: string): Promise<StoreOutcome> {
+  async release(slotId: string, options: StoreReleaseOptions = {}): Promise<StoreOutcome> {
+    storeReleaseOptions(options);
     const node = this.nodeOfSlot(slotId);
     this.truth.release(slotId);
     this.slotNode.delete(slotId);

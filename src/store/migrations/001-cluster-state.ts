@@ -1,6 +1,6 @@
 // Migration 1: nodes (one row each, with a version), their GPUs, slots (one row each), the usage
 // view, and the trigger that refuses any slot that would put a GPU over its total.
-import type { Migration } from './index.js';
+import type { Migration } from './types.js';
 
 export const migration: Migration = {
   version: 1,

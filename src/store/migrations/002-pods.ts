@@ -2,7 +2,7 @@
 // memory (bytes) and GPU model; slots gain a GPU share (milli), CPU and host memory, and may hold no
 // GPUs (a CPU-only pod: memory_per_gpu 0) when they hold CPU or host memory. A second deferred
 // trigger keeps, per node, the slots' CPU and host memory within the node's wherever it is set.
-import type { Migration } from './index.js';
+import type { Migration } from './types.js';
 
 export const migration: Migration = {
   version: 2,
