@@ -56,10 +56,12 @@ export async function exitOnUnknown(io: Io, json: boolean, fn: () => Promise<num
   }
 }
 
-/** Connects to the store URL (postgres:// or postgresql://; the rest from the libpq variables in `env`), bringing its schema up to date. */
+/** Connects to the store URL (postgres:// or postgresql://; the rest from the libpq variables in `env`; GPUALLOC_STORE_RETRY_MS: how long to ride out an unreachable server), bringing its schema up to date. */
 export async function connectStore(url: string, env: Record<string, string | undefined>): Promise<PostgresStore> {
   if (!/^postgres(ql)?:\/\//i.test(url)) throw new UsageError(`--store: expected a postgres:// or postgresql:// URL, got ${JSON.stringify(redactUrl(url))}`);
-  return PostgresStore.connect(url, { maxConnections: 1, applicationName: 'gpualloc-cli', env });
+  const retry = env.GPUALLOC_STORE_RETRY_MS;
+  if (retry !== undefined && retry !== '' && !/^[0-9]{1,7}$/.test(retry)) throw new UsageError(`GPUALLOC_STORE_RETRY_MS: expected milliseconds (0 to 3600000), got ${JSON.stringify(retry)}`);
+  return PostgresStore.connect(url, { maxConnections: 1, applicationName: 'gpualloc-cli', env, ...(retry === undefined || retry === '' ? {} : { retryMs: Number(retry) }) });
 }
 
 /**

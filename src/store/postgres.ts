@@ -269,7 +269,7 @@ export class PostgresStore implements ClusterStore {
   }
 
   async load(): Promise<StoreSnapshot> {
-    return this.transaction('load', { idempotent: true }, async (c) => {
+    return this.transaction<StoreSnapshot>('load', { idempotent: true }, async (c) => {
       await c.query(`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY`);
       const nodes = (await c.query(`SELECT id, topology, version, cpu, host_memory, gpu_model FROM ${this.s}.nodes ORDER BY position`)).rows;
       const gpus = (await c.query(`SELECT node, index, memory_total, memory_used FROM ${this.s}.gpus ORDER BY node, position`)).rows;
@@ -294,7 +294,8 @@ export class PostgresStore implements ClusterStore {
         byNode.get(g.node)!.gpus.push(gpu);
       }
       for (const r of slots) byNode.get(r.node)!.slots.push(slotOf(r));
-      return { state, versions };
+      // Read only: ended by ROLLBACK, so only changes send COMMIT (and only they can end ambiguously).
+      return { outcome: { state, versions }, commit: false };
     });
   }
 
@@ -491,6 +492,10 @@ export class PostgresStore implements ClusterStore {
   private async transaction<T>(what: string, run: RunOptions, fn: (c: Tx) => Promise<TxResult<T> | T>): Promise<T> {
     return this.retrying(what, run, async (flight) => {
       const client = await this.pool.connect();
+      // A checked-out connection that drops between two statements emits 'error' (the pool listens
+      // only to idle ones): the statement that follows fails and says so; the event must not crash the process.
+      const dropped = () => undefined;
+      client.on('error', dropped);
       let broken: Error | undefined;
       try {
         await client.query('BEGIN');
@@ -513,6 +518,7 @@ export class PostgresStore implements ClusterStore {
         if ((error as { code?: string; constraint?: string }).code === '23505' && (error as { constraint?: string }).constraint === 'requests_pkey') throw new RetryNow('request recorded meanwhile', { cause: error });
         throw error;
       } finally {
+        client.off('error', dropped);
         client.release(broken);
       }
     });
