@@ -3,7 +3,8 @@
 // the server answered the statement that locks a node (the transaction holds the lock), before COMMIT
 // reaches the server, and right after the server's reply to COMMIT is sent, before the client reads
 // it (the server has committed; the client cannot know). It can also stall a connection at COMMIT
-// (a writer that stops inside its transaction, holding its locks) and refuse new connections.
+// (a writer that stops inside its transaction, holding its locks), refuse new connections, or take
+// them and never answer (a host that went silent). It emits 'cut' with the point of each cut.
 // A fault a real part cannot produce on demand, at an exact protocol point: hence a proxy, not a mock
 // of the server (the server and the client are the real ones).
 import { EventEmitter } from 'node:events';
@@ -46,6 +47,8 @@ export class FaultProxy extends EventEmitter {
   private readonly links = new Set<Link>();
   private readonly server: net.Server;
   private refusing = false;
+  private silence = false;
+  private readonly held = new Set<net.Socket>();
 
   private constructor(private readonly upstream: net.NetConnectOpts) {
     super();
@@ -80,6 +83,13 @@ export class FaultProxy extends EventEmitter {
     this.refusing = on;
   }
 
+  /** Accepts new connections but never forwards or answers them while on (a server that hangs); off: closes the held ones. */
+  silent(on: boolean): void {
+    this.silence = on;
+    if (!on) for (const socket of this.held) socket.destroy();
+    if (!on) this.held.clear();
+  }
+
   /** Cuts every open connection now (a network blip); returns how many. */
   dropAll(): number {
     let n = 0;
@@ -94,6 +104,7 @@ export class FaultProxy extends EventEmitter {
 
   async close(): Promise<void> {
     for (const link of [...this.links]) this.cut(link);
+    this.silent(false);
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
@@ -102,6 +113,7 @@ export class FaultProxy extends EventEmitter {
     if (left <= 0) return false;
     this.armed.set(point, left - 1);
     this.cuts[point]++;
+    this.emit('cut', point);
     return true;
   }
 
@@ -109,6 +121,11 @@ export class FaultProxy extends EventEmitter {
     if (this.refusing) {
       this.cuts.refused++;
       client.destroy();
+      return;
+    }
+    if (this.silence) {
+      client.on('error', () => undefined);
+      this.held.add(client);
       return;
     }
     const server = net.connect(this.upstream);

@@ -30,8 +30,8 @@ export type Line = {
 /** A running writer: its lines so far, and stop() (closes its stdin; resolves to its exit code and lines). */
 export type Writer = { child: ChildProcess; lines: Line[]; appName: string; stop(): Promise<{ code: number | null; lines: Line[]; stderr: string }> };
 
-/** Starts fault writer `writer` (see test/fixtures/store-fault-writer.mjs). */
-export function startWriter(input: { url: string; schema: string; writer: number; seed: number; watch: boolean; options: Record<string, unknown> }): Writer {
+/** Starts fault writer `writer` (see test/fixtures/store-fault-writer.mjs; mode 'one': the one commit of `option`). */
+export function startWriter(input: { url: string; schema: string; writer: number; seed: number; watch: boolean; options: Record<string, unknown>; mode?: 'one'; option?: unknown; requestId?: string }): Writer {
   const child = spawn(process.execPath, [WRITER], { env: { ...process.env, GPUALLOC_WRITER: JSON.stringify(input) }, stdio: ['pipe', 'pipe', 'pipe'] });
   const lines: Line[] = [];
   let partial = '';
