@@ -579,7 +579,8 @@ export function grantStatements(s: string, r: string): string[] {
     // Locking a node row (FOR NO KEY UPDATE) needs UPDATE on a column; version is the only one a change writes.
     `GRANT UPDATE (version) ON ${s}.nodes TO ${r}`,
     `GRANT INSERT, DELETE, UPDATE (stale) ON ${s}.slots TO ${r}`,
-    `GRANT INSERT, DELETE ON ${s}.requests TO ${r}`,
+    // Pruning old request IDs skips rows another writer is pruning (FOR UPDATE SKIP LOCKED), which needs UPDATE on a column.
+    `GRANT INSERT, DELETE, UPDATE (at) ON ${s}.requests TO ${r}`,
     `GRANT USAGE, SELECT ON SEQUENCE ${s}.slot_id, ${s}.slot_order TO ${r}`,
   ];
 }
