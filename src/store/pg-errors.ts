@@ -42,6 +42,16 @@ export function isTransient(error: unknown): boolean {
   return e.cause !== undefined && e.cause !== error && isTransient(e.cause);
 }
 
+/**
+ * Whether `error` is a bound running out while waiting on another session (lockTimeoutMs,
+ * statementTimeoutMs): final for a fresh request, but worth another try while a request's earlier
+ * try is unresolved, since giving up would leave its outcome unknown.
+ */
+export function isBoundedWait(error: unknown): boolean {
+  const code = parts(error).code;
+  return code === '55P03' || code === '57014';
+}
+
 /** Whether the connection an error came from can still be used (a server-side error in a live session). */
 export function connectionUsable(error: unknown): boolean {
   const e = parts(error);

@@ -18,7 +18,7 @@ import { checkRequestId, onlyKnownKeys } from './options.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations/index.js';
 import { resolveTarget, type PgTarget } from './pg-config.js';
 import { listen } from './pg-listen.js';
-import { connectionUsable, gaveUp, isTransient, RetryNow, storeError, type ErrorContext } from './pg-errors.js';
+import { connectionUsable, gaveUp, isBoundedWait, isTransient, RetryNow, storeError, type ErrorContext } from './pg-errors.js';
 import type { ClusterStore, StoreCommitOptions, StoredNode, StoreListener, StoreOutcome, StoreReleaseOptions, StoreSnapshot } from './types.js';
 
 /** Options of PostgresStore.connect. Every wait is bounded; each bound has a default here and in TIMEOUTS. */
@@ -549,7 +549,10 @@ export class PostgresStore implements ClusterStore {
           landing.uncertain = true;
         }
         const ctx = { ...this.ctx, what };
-        if (!isTransient(error) || (landing.uncertain && !run.idempotent)) {
+        // While an earlier try's outcome is unknown, a lock or statement timeout (a writer holding the
+        // node, maybe that very try still finishing on the server) is waited out too, within retryMs.
+        const again = isTransient(error) || (landing.uncertain && run.idempotent && isBoundedWait(error));
+        if (!again || (landing.uncertain && !run.idempotent)) {
           if (error instanceof AllocationError && landing.uncertain) {
             // A definite answer after an ambiguous try (CONFLICT, UNKNOWN_SLOT): the first try did not land.
             if (error.code === 'CONFLICT' || error.code === 'UNKNOWN_SLOT' || error.code === 'UNKNOWN_NODE') this.counts.notLanded++;

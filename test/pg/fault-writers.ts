@@ -122,5 +122,5 @@ export function add(into: Counts, from: Counts): void {
 export function stats(lines: Line[]): Counts {
   const s = lines.find((l) => l.op === 'stats');
   expect(s, 'the writer printed its stats').toBeDefined();
-  return { retries: s!.retries!, ambiguous: s!.ambiguous!, landed: s!.landed!, notLanded: s!.notLanded!, replays: s!.replays!, resubscribes: s!.resubscribes! };
+  return { retries: s!.retries!, 'ambiguous tries': s!.ambiguous!, landed: s!.landed!, notLanded: s!.notLanded!, replays: s!.replays!, resubscribes: s!.resubscribes! };
 }

@@ -133,7 +133,7 @@ describe.skipIf(noPg)('PostgresStore when the database fails: restarts, crashes,
       const lockTimeouts = lines.filter((l) => l.timeout === 'lockTimeoutMs').length;
       const run_: Counts = {
         ...faults, ...cuts, 'faults injected': faults['fast restarts'] + faults.crashes + Object.values(cuts).reduce((a, b) => a + b, 0),
-        ...counts, 'ambiguous commits resolved': counts.landed + counts.notLanded, commits: r.commits.size, releases: r.releases.size, 'failed (nothing changed)': r.failed.size, 'lock timeouts': lockTimeouts,
+        ...counts, 'unknown outcomes': r.unknown.size, 'ambiguous commits resolved': counts.landed + counts.notLanded, commits: r.commits.size, releases: r.releases.size, 'failed (nothing changed)': r.failed.size, 'lock timeouts': lockTimeouts,
       };
       console.info(`faults run ${run}: ${Object.entries(run_).map(([k, v]) => `${k} ${v}`).join(', ')}`);
       add(totals, run_);
