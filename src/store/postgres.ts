@@ -17,6 +17,7 @@ import { applyCommit, type NodeRecord } from './apply.js';
 import { checkRequestId, onlyKnownKeys } from './options.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations/index.js';
 import { resolveTarget, type PgTarget } from './pg-config.js';
+import { grantStatements } from './pg-grant.js';
 import { listen } from './pg-listen.js';
 import { connectionUsable, gaveUp, isBoundedWait, isTransient, RetryNow, storeError, type ErrorContext } from './pg-errors.js';
 import type { ClusterStore, StoreCommitOptions, StoredNode, StoreListener, StoreOutcome, StoreReleaseOptions, StoreSnapshot } from './types.js';
@@ -572,20 +573,6 @@ export class PostgresStore implements ClusterStore {
 /** The request ID given (checked), or a new random one. */
 function requestIdOf(value: unknown): string {
   return value === undefined ? globalThis.crypto.randomUUID() : checkRequestId(value);
-}
-
-/** The GRANTs of a run-time role `r` (quoted) on schema `s` (quoted): see PostgresStore.grant. */
-export function grantStatements(s: string, r: string): string[] {
-  return [
-    `GRANT USAGE ON SCHEMA ${s} TO ${r}`,
-    `GRANT SELECT ON ${s}.migrations, ${s}.nodes, ${s}.gpus, ${s}.slots, ${s}.gpu_usage, ${s}.requests TO ${r}`,
-    // Locking a node row (FOR NO KEY UPDATE) needs UPDATE on a column; version is the only one a change writes.
-    `GRANT UPDATE (version) ON ${s}.nodes TO ${r}`,
-    `GRANT INSERT, DELETE, UPDATE (stale) ON ${s}.slots TO ${r}`,
-    // Pruning old request IDs skips rows another writer is pruning (FOR UPDATE SKIP LOCKED), which needs UPDATE on a column.
-    `GRANT INSERT, DELETE, UPDATE (at) ON ${s}.requests TO ${r}`,
-    `GRANT USAGE, SELECT ON SEQUENCE ${s}.slot_id, ${s}.slot_order TO ${r}`,
-  ];
 }
 
 /** A slot row as a Slot (optional fields only when set). */
