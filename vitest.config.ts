@@ -3,9 +3,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['test/e2e/**', 'test/pg/**', 'node_modules/**'],
+    exclude: ['test/e2e/**', 'test/pg/**', 'test/research/**', 'node_modules/**'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    globalSetup: ['test/global-setup.ts'],
+    globalSetup: ['test/support/global-setup.ts'],
   },
 });

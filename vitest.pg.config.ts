@@ -8,6 +8,6 @@ export default defineConfig({
     include: ['test/pg/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    globalSetup: ['test/global-setup.ts', 'test/pg/setup.ts'],
+    globalSetup: ['test/support/global-setup.ts', 'test/pg/setup.ts'],
   },
 });

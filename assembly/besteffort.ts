@@ -22,7 +22,7 @@
 import { binomial, lexBefore, maxLane, minLane, writeMask } from './bits';
 import { pairRow, pairScore, pairScoreGpus, scoreOf } from './topology';
 
-/** Most available GPUs (src/aligned.ts BESTEFFORT_MAX_AVAILABLE). */
+/** Most available GPUs (src/devices/aligned.ts BESTEFFORT_MAX_AVAILABLE). */
 const BE_MAX: i32 = 20;
 /** Slack of an invalid group (one that splits the required GPUs or pads them): never a candidate. */
 const BE_INF: i32 = 0x3fffffff;

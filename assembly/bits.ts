@@ -2,7 +2,7 @@
 
 /**
  * C(n, k) as f64 (0 outside 0 <= k <= n): exact while it fits 2^53, and only ever compared with
- * search limits and budgets beyond that. src/bits.ts binomial computes it the same way.
+ * search limits and budgets beyond that. src/shared/bits.ts binomial computes it the same way.
  */
 export function binomial(n: i32, k: i32): f64 {
   if (k < 0 || k > n) return 0;
@@ -16,7 +16,7 @@ export function binomial(n: i32, k: i32): f64 {
  * differ is a's (false for equal sets). For sets of one size that is the usual order; where sizes
  * differ, a set that is a proper prefix of the other (its members all lowest) comes after it, which
  * buildLive relies on to put a padded group after its full extensions. u32 or u64 masks.
- * src/bits.ts lexBefore is the same rule.
+ * src/shared/bits.ts lexBefore is the same rule.
  */
 // @ts-ignore: decorator
 @inline export function lexBefore<T>(a: T, b: T): bool {

@@ -1,6 +1,6 @@
 // Model placement: enumerate every allowed-size GPU subset (in lexicographic order, over the GPUs
 // that can take the share), validate each chosen GPU (free + evicted >= share), plan stale-slot evictions,
-// score by topology, and keep the best `limit` by the ranking key of src/placement.ts.
+// score by topology, and keep the best `limit` by the ranking key of src/placement/index.ts.
 // One call searches one node (placementSearch) or every candidate node of a cluster plan
 // (clusterSearch, merging the best `limit` across nodes with the node tie-break in the core).
 import { binomial, lexBefore } from './bits';
@@ -129,7 +129,7 @@ function evictionPlan(chosen: u64, share: f64, free: usize, staleMasks: usize, s
 
 /**
  * True when candidate (ev, bytes, n, score, min, sum, load, rank, mask) ranks before the kept
- * record at `r`: the key of src/placement.ts, then the node tie-break (load, rank), then indices.
+ * record at `r`: the key of src/placement/index.ts, then the node tie-break (load, rank), then indices.
  */
 // @ts-ignore: decorator
 @inline function ranksBefore(ev: i32, bytes: f64, n: i32, score: i32, rMin: f64, rSum: f64, nodeLoad: f64, rank: i32, mask: u64, pack: bool, r: usize): bool {

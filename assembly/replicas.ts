@@ -3,7 +3,7 @@
 // their allocated count and the natural rank of their physical key. A binary heap of GPUs keyed by
 // the policy gives O(n + G + k log G): only the picked GPU's key changes after a pick.
 
-/** Policy codes; src/replicas.ts holds the same table (REPLICA_POLICY_CODE). */
+/** Policy codes; src/devices/replicas.ts holds the same table (REPLICA_POLICY_CODE). */
 const DISTRIBUTED: i32 = 0;
 const PACKED: i32 = 1;
 const SPREAD: i32 = 2;

@@ -6,9 +6,9 @@
 import { searchOf, type Case, type ReferenceSpec, type Suite } from './harness.js';
 import { presetTopology } from './inputs.js';
 import { bestEffortReference } from './reference/gpuallocator.js';
-import { pairScoreMatrix } from '../src/topology.js';
-import { binomial } from '../src/bits.js';
-import type { AlignedPolicy, AlignedRequest } from '../src/aligned.js';
+import { pairScoreMatrix } from '../src/hardware/topology.js';
+import { binomial } from '../src/shared/bits.js';
+import type { AlignedPolicy, AlignedRequest } from '../src/devices/aligned.js';
 import type { Engine } from '../src/engine.js';
 
 /** The two nodes. */

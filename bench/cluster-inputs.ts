@@ -3,7 +3,7 @@
 // requests that accept several tensor-parallel sizes. Seeded: the same seed gives the same input.
 import { nodeFromInventory, type ClusterNode } from '../src/cluster/node.js';
 import type { ClusterPlanRequest } from '../src/cluster/state.js';
-import { getPreset } from '../src/presets.js';
+import { getPreset } from '../src/hardware/presets.js';
 
 const GIB = 2 ** 30;
 

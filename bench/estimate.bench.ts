@@ -5,8 +5,8 @@
 // third reads the same shape with a 1,024-token vocabulary: the reader steps over the token list, so
 // the 128k-token header should cost at most ESTIMATE_HEADER_RATIO_TARGET times the 1k-token one.
 import type { Suite } from './harness.js';
-import { estimateMemory } from '../src/estimate.js';
-import { readGgufHeaderFromBytes } from '../src/gguf.js';
+import { estimateMemory } from '../src/models/estimate.js';
+import { readGgufHeaderFromBytes } from '../src/models/gguf.js';
 import { llamaSpec, writeGguf } from '../test/fixtures/gguf-writer.js';
 
 const GIB = 2 ** 30;

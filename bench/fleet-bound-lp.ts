@@ -1,4 +1,4 @@
-// The upper bound of bench/fleet-bound.ts as functions (tested in test/fleet-upper-bound.test.ts):
+// The upper bound of bench/fleet-bound.ts as functions (tested in test/research/fleet-upper-bound.test.ts):
 // the most GPU milli that any placement of a set of pods can allocate on a fleet's GPUs, relaxed to
 // loose GPUs (no nodes, no CPU, memory or GPU-model limits; each relaxation only raises the bound).
 // Whole-GPU pods fill their GPUs exactly, so an optimal packing places all of them while there are

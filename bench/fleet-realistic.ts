@@ -10,8 +10,8 @@ import type { ClusterState } from '../src/cluster/state.js';
 import { fleetClusterNodes, prepareWorkload } from '../src/fleet/simulate.js';
 import type { FleetPod, NodeSpec, Pod } from '../src/fleet/types.js';
 import { Prng } from '../src/fleet/prng.js';
-import { getPreset } from '../src/presets.js';
-import type { Topology } from '../src/topology.js';
+import { getPreset } from '../src/hardware/presets.js';
+import type { Topology } from '../src/hardware/topology.js';
 
 const GIB = 2 ** 30;
 

@@ -1,11 +1,11 @@
 // Deterministic benchmark inputs: every workload's data comes from one seeded PRNG, so two runs
 // (and the wasm and ts backends within a run) time exactly the same requests.
-import { getPreset } from '../src/presets.js';
-import { inventoryTopology } from '../src/inventory.js';
-import { validateTopology, type Topology } from '../src/topology.js';
-import type { SplitRequest } from '../src/split.js';
-import type { ReplicaPolicy, ReplicaRequest } from '../src/replicas.js';
-import type { Slot } from '../src/placement.js';
+import { getPreset } from '../src/hardware/presets.js';
+import { inventoryTopology } from '../src/hardware/inventory.js';
+import { validateTopology, type Topology } from '../src/hardware/topology.js';
+import type { SplitRequest } from '../src/devices/split.js';
+import type { ReplicaPolicy, ReplicaRequest } from '../src/devices/replicas.js';
+import type { Slot } from '../src/placement/index.js';
 import { Prng } from '../src/fleet/prng.js';
 
 /** The seed every generator starts from unless told otherwise. */

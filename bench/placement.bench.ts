@@ -3,7 +3,7 @@
 // slots), and plain objects (gpus, topology and slots read and validated on every call).
 import { searchOf, type Case, type Suite, type SuiteContext } from './harness.js';
 import { presetGpus, presetTopology, runningSlots } from './inputs.js';
-import type { PlacementRequest, PreparedPlacementRequest } from '../src/placement.js';
+import type { PlacementRequest, PreparedPlacementRequest } from '../src/placement/index.js';
 
 const GIB = 2 ** 30;
 

@@ -13,14 +13,14 @@
 import pg from 'pg';
 import { Bench } from 'tinybench';
 import { createEngine, type Engine } from '../src/engine.js';
-import { AllocationError } from '../src/errors.js';
+import { AllocationError } from '../src/shared/errors.js';
 import { PostgresStore } from '../src/store/postgres.js';
 import { openClusterState, type StoredClusterState } from '../src/store/stored-state.js';
 import type { ClusterNode } from '../src/cluster/state.js';
-import type { PlacementOption } from '../src/placement.js';
+import type { PlacementOption } from '../src/placement/index.js';
 import { findPgBin, startPg } from './pg-server.js';
 import { machineInfo, percentile, resultsPath, writeResults } from './store.bench.js';
-import { table } from '../src/cli/common.js';
+import { table } from '../src/cli/lib/common.js';
 
 const GiB = 2 ** 30;
 const WRITERS = [1, 8];

@@ -18,7 +18,7 @@ import { openClusterState, type StoredClusterState } from '../src/store/stored-s
 import type { ClusterStore } from '../src/store/types.js';
 import type { ClusterNode } from '../src/cluster/state.js';
 import { findPgBin, startPg, type PgServer } from './pg-server.js';
-import { table } from '../src/cli/common.js';
+import { table } from '../src/cli/lib/common.js';
 
 const GiB = 2 ** 30;
 /** The cluster: 4 nodes × 8 GPUs of 80 GiB (the contention test's). */

@@ -1,6 +1,6 @@
 // Reads one host's GPUs and topology from a bound NVML library into an Inventory.
-import { INVENTORY_VERSION, type GpuProcess, type Inventory, type InventoryGpu, type MigDevice } from '../src/inventory.js';
-import { MAX_NVLINKS, NVML_TOPOLOGY_LEVEL, type Link } from '../src/topology.js';
+import { INVENTORY_VERSION, type GpuProcess, type Inventory, type InventoryGpu, type MigDevice } from '../src/hardware/inventory.js';
+import { MAX_NVLINKS, NVML_TOPOLOGY_LEVEL, type Link } from '../src/hardware/topology.js';
 import { NVML, NvmlError, nvmlName } from './errors.js';
 import { NVLINK_MAX_LINKS, type DeviceHandle, type MemoryInfo, type NvmlApi, type PciInfo } from './library.js';
 

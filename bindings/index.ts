@@ -1,6 +1,6 @@
 // gpualloc/nvml: this host's GPUs and topology through NVML (Node only; koffi is imported lazily).
 import { cpus, hostname, totalmem } from 'node:os';
-import { validateInventory, type Inventory } from '../src/inventory.js';
+import { validateInventory, type Inventory } from '../src/hardware/inventory.js';
 import { readInventory } from './discover.js';
 import { loadNvml, nvmlCandidates } from './library.js';
 
@@ -40,4 +40,4 @@ export async function discoverDevices(options: DiscoverOptions = {}): Promise<In
   return structuredClone(inventory);
 }
 
-export type { Inventory, InventoryGpu, MigDevice, GpuProcess } from '../src/inventory.js';
+export type { Inventory, InventoryGpu, MigDevice, GpuProcess } from '../src/hardware/inventory.js';

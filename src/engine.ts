@@ -1,16 +1,16 @@
 // createEngine: one API over either backend's kernels.
-import { AllocationError } from './errors.js';
+import { AllocationError } from './shared/errors.js';
 import type { Backend, Kernels } from './kernels.js';
 import { createTsKernels } from './baseline/index.js';
 import { loadCore, type CoreBuild, type WasmCore } from './wasm/core.js';
 import { createWasmKernels } from './wasm/index.js';
-import { naturalSort } from './natural-sort.js';
-import { splitDevices, type SplitRequest, type SplitResult } from './split.js';
-import { allocateReplicas, type ReplicaRequest, type ReplicaResult } from './replicas.js';
-import { allocateAligned, type AlignedRequest, type AlignedResult } from './aligned.js';
-import { planPlacement, prepareNode, type PlacementPlan, type PlacementRequest, type PreparedNode, type PreparedPlacementRequest, type PrepareRequest } from './placement.js';
+import { naturalSort } from './devices/natural-sort.js';
+import { splitDevices, type SplitRequest, type SplitResult } from './devices/split.js';
+import { allocateReplicas, type ReplicaRequest, type ReplicaResult } from './devices/replicas.js';
+import { allocateAligned, type AlignedRequest, type AlignedResult } from './devices/aligned.js';
+import { planPlacement, prepareNode, type PlacementPlan, type PlacementRequest, type PreparedNode, type PreparedPlacementRequest, type PrepareRequest } from './placement/index.js';
 import { ClusterState, type ClusterInit } from './cluster/state.js';
-import { describeValue, readInput } from './validate.js';
+import { describeValue, readInput } from './shared/validate.js';
 import { simulateFleet, type SimulateRequest, type SimulationRun } from './fleet/index.js';
 
 /** Options of createEngine. */

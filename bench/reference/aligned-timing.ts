@@ -2,8 +2,8 @@
 // node dist/bench/reference/aligned-timing.js (after npm run build:ts). Prints microseconds per call.
 import { createEngine } from '../../src/engine.js';
 import { presetTopology, unstructuredTopology } from '../inputs.js';
-import type { AlignedPolicy } from '../../src/aligned.js';
-import type { Topology } from '../../src/topology.js';
+import type { AlignedPolicy } from '../../src/devices/aligned.js';
+import type { Topology } from '../../src/hardware/topology.js';
 
 const nodes: Array<[string, Topology]> = [
   ['dgx2', presetTopology('dgx2')],

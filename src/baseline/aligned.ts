@@ -2,8 +2,8 @@
 // assembly/besteffort.ts, step for step (the same groups, bounds and visits; the core computes some
 // steps four lanes at a time with v128 where this twin loops), so both backends return the same GPUs. Sets of positions are 32-bit masks here (besteffort runs on at
 // most 20 available GPUs); the 'topology' search works on index lists (nodes have up to 64 GPUs).
-import type { AlignedKernels } from '../aligned.js';
-import { binomial, ctz, lexBefore, popcount } from '../bits.js';
+import type { AlignedKernels } from '../devices/aligned.js';
+import { binomial, ctz, lexBefore, popcount } from '../shared/bits.js';
 
 /** Rounds of swap search per greedy start above the exact range (same constant in assembly/aligned.ts). */
 export const SWAP_ROUNDS = 64;

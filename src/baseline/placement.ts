@@ -2,8 +2,8 @@
 // ranking as assembly/placement.ts, with GPU sets as two 32-bit halves. One node's search and a
 // cluster plan's search over many nodes share one routine that merges into one kept list; scratch
 // arrays live as long as the kernels and grow on demand (no allocation per node).
-import { binomial, popcount } from '../bits.js';
-import { compareMasks, makeFound, type ClusterFound, type ClusterSearch, type PlacementFound, type PlacementKernels, type PlacementSearch } from '../placement.js';
+import { binomial, popcount } from '../shared/bits.js';
+import { compareMasks, makeFound, type ClusterFound, type ClusterSearch, type PlacementFound, type PlacementKernels, type PlacementSearch } from '../placement/index.js';
 
 /**
  * The kernels' reusable result: `prev` when it has room for `count` candidates, else new arrays for

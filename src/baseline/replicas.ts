@@ -1,5 +1,5 @@
 // The replica kernels in TypeScript: the same bucket-by-rank and binary heap of GPUs as assembly/replicas.ts.
-import { REPLICA_POLICY_CODE, type ReplicaKernels } from '../replicas.js';
+import { REPLICA_POLICY_CODE, type ReplicaKernels } from '../devices/replicas.js';
 
 const PACKED = REPLICA_POLICY_CODE.pack;
 const SPREAD = REPLICA_POLICY_CODE.spread;

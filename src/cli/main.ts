@@ -1,18 +1,18 @@
 #!/usr/bin/env node
 // The gpualloc command line: dispatches to one module per subcommand.
-import { EXIT, reportError, UsageError, type Command, type Io } from './common.js';
-import { inFlagWords, SOURCE_FLAGS } from './flag-words.js';
-import { command as demo } from './demo.js';
-import { command as split } from './split.js';
-import { command as replicas } from './replicas.js';
-import { command as aligned } from './aligned.js';
-import { command as topo } from './topo.js';
-import { command as presets } from './presets.js';
-import { command as plan } from './plan.js';
-import { command as estimate } from './estimate.js';
-import { command as discover } from './discover.js';
-import { command as state } from './state.js';
-import { command as simulate } from './simulate.js';
+import { EXIT, reportError, UsageError, type Command, type Io } from './lib/common.js';
+import { inFlagWords, SOURCE_FLAGS } from './lib/flag-words.js';
+import { command as demo } from './commands/demo.js';
+import { command as split } from './commands/split.js';
+import { command as replicas } from './commands/replicas.js';
+import { command as aligned } from './commands/aligned.js';
+import { command as topo } from './commands/topo.js';
+import { command as presets } from './commands/presets.js';
+import { command as plan } from './commands/plan.js';
+import { command as estimate } from './commands/estimate.js';
+import { command as discover } from './commands/discover.js';
+import { command as state } from './commands/state.js';
+import { command as simulate } from './commands/simulate.js';
 
 /** Every subcommand, in the order `--help` lists them. */
 export const COMMANDS: Command[] = [demo, split, replicas, aligned, plan, state, estimate, discover, presets, topo, simulate];

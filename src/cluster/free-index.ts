@@ -6,7 +6,7 @@
 // takes the share, and the best one keeps key − share on its fullest GPU. A spread plan walks the
 // trees of its sizes best first instead of scanning every node. Trees are built on first use and
 // kept up to date on every change.
-import { ctz } from '../bits.js';
+import { ctz } from '../shared/bits.js';
 import type { ScoreLevel, TopologyClasses } from './classes.js';
 import { classLeaves } from './tournament.js';
 

@@ -1,9 +1,9 @@
 // One cluster node, and the one function that turns a host's inventory into one.
-import { validateInventory, type Inventory } from '../inventory.js';
-import { validateSlots, type NodeGpu, type Slot } from '../placement.js';
-import type { Topology } from '../topology.js';
-import { fail, requireObject, requireString } from '../validate.js';
-import { LIMITS } from '../limits.js';
+import { validateInventory, type Inventory } from '../hardware/inventory.js';
+import { validateSlots, type NodeGpu, type Slot } from '../placement/index.js';
+import type { Topology } from '../hardware/topology.js';
+import { fail, requireObject, requireString } from '../shared/validate.js';
+import { LIMITS } from '../shared/limits.js';
 
 /**
  * One node of a cluster state. Memory in bytes. A GPU's memoryUsed (default 0) is memory held by

@@ -1,25 +1,25 @@
 // ClusterState: plan and commit placements across nodes without over-scheduling (the Helix
 // "execution" method). Per-GPU memory lives in flat typed arrays; commit re-validates atomically.
-import { AllocationError } from '../errors.js';
-import type { Inventory } from '../inventory.js';
+import { AllocationError } from '../shared/errors.js';
+import type { Inventory } from '../hardware/inventory.js';
 import { nodeFromInventory, type ClusterNode } from './node.js';
 import { TopologyClasses, type ScoreLevel } from './classes.js';
 import { FreeIndex, type LevelTree } from './free-index.js';
 import { StaleIndex } from './stale-index.js';
 import type { Kernels } from '../kernels.js';
-import { LIMITS } from '../limits.js';
-import { binomial, ctz } from '../bits.js';
+import { LIMITS } from '../shared/limits.js';
+import { binomial, ctz } from '../shared/bits.js';
 import { sortLargestFirst } from './sort.js';
 import { shareBytes } from './share.js';
 import {
   budgetError, compareEvictionOrder, isEvictable, maskOf, nodeOptionOf, noOptionReason, PLACEMENT_BUDGET, positionMatrix,
   rejectionsFor, shareOf, sizesFor, validateNode, validatePlanRequest, validateSlots,
   type ClusterSearch, type NodeGpu, type PlacementOption, type PlacementPlan, type PlacementRequest, type Slot,
-} from '../placement.js';
-import { compareNatural } from '../baseline/natural-sort.js';
-import type { Topology } from '../topology.js';
-import { formatBytes } from '../units.js';
-import { describeValue, fail, readInput, rejectUnknownKeys, requireArray, requireInteger, requireObject, requireString } from '../validate.js';
+} from '../placement/index.js';
+import { compareNatural } from '../shared/natural-order.js';
+import type { Topology } from '../hardware/topology.js';
+import { formatBytes } from '../shared/units.js';
+import { describeValue, fail, readInput, rejectUnknownKeys, requireArray, requireInteger, requireObject, requireString } from '../shared/validate.js';
 
 import { createPodScheduler, type PodScheduler, type PodSchedulerOptions } from '../fleet/scheduler.js';
 

@@ -1,7 +1,7 @@
 // The fleet capability's public entry: validate a simulation request and run it on the kernels.
-import { AllocationError } from '../errors.js';
+import { AllocationError } from '../shared/errors.js';
 import type { Kernels } from '../kernels.js';
-import { own, rejectUnknownKeys, requireBoolean, requireInteger, requireObject } from '../validate.js';
+import { own, rejectUnknownKeys, requireBoolean, requireInteger, requireObject } from '../shared/validate.js';
 import { DEFAULT_POLICY, policyByName } from './policies/index.js';
 import { simulateRun, type SimulationRun } from './simulate.js';
 import { validateNodes, validatePods, type FleetNode, type FleetPod } from './types.js';

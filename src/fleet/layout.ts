@@ -1,5 +1,5 @@
 // The flat layout of a fleet's state, shared by both kernel implementations (assembly/fleet.ts
-// repeats these numbers; test/fleet-parity.test.ts checks that both backends agree on every field).
+// repeats these numbers; test/fleet/parity.test.ts checks that both backends agree on every field).
 //
 // A fleet lives in two arrays: an Int32Array `s` (header, node table, typical pods, output,
 // scratch, score-cache GPU choices, the default policy's clean-remainder table) and a Float64Array

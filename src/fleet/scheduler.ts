@@ -4,15 +4,15 @@
 // host memory left, each GPU's free milli (from its free bytes, src/cluster/share.ts) and, for the
 // clustering policy (the one that scores by them), the GPU-pod tag counts are written into the fleet kernels' arrays and fleetRefresh recomputes that node's
 // totals, fragmentation and score-cache row.
-import { AllocationError, type Reason } from '../errors.js';
+import { AllocationError, type Reason } from '../shared/errors.js';
 import type { Kernels } from '../kernels.js';
 import type { ClusterState, NodeListener } from '../cluster/state.js';
 import { freeMilli, shareBytes } from '../cluster/share.js';
-import type { PlacementOption } from '../placement.js';
-import { allocateAligned } from '../aligned.js';
-import { topologyFor, type Topology } from '../topology.js';
-import { LIMITS } from '../limits.js';
-import { fail, own, readInput, rejectUnknownKeys, requireArray, requireInteger, requireObject } from '../validate.js';
+import type { PlacementOption } from '../placement/index.js';
+import { allocateAligned } from '../devices/aligned.js';
+import { topologyFor, type Topology } from '../hardware/topology.js';
+import { LIMITS } from '../shared/limits.js';
+import { fail, own, readInput, rejectUnknownKeys, requireArray, requireInteger, requireObject } from '../shared/validate.js';
 import type { FleetMemory } from './kernels.js';
 import * as L from './layout.js';
 import { modelMask, validatePod, validatePods, type FleetPod, type Pod } from './types.js';

@@ -4,8 +4,8 @@
 // the pods one at a time with no departures; a pod that fits nowhere is dropped but counts as arrived.
 // The fleet is a ClusterState (GPUs of FleetNode.gpuMemory bytes, the node's CPU and memory): each pod
 // is planned by an attached PodScheduler and applied by state.commit.
-import { AllocationError } from '../errors.js';
-import { LIMITS } from '../limits.js';
+import { AllocationError } from '../shared/errors.js';
+import { LIMITS } from '../shared/limits.js';
 import type { Kernels } from '../kernels.js';
 import { Prng } from './prng.js';
 import { ClusterState, type ClusterNode } from '../cluster/state.js';

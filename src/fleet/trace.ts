@@ -2,8 +2,8 @@
 // USENIX ATC '23) as published: a node list `sn,cpu_milli,memory_mib,gpu,model` and a pod list
 // `name,cpu_milli,memory_mib,num_gpu,gpu_milli[,gpu_spec,...]` (columns found by the header; other
 // columns are ignored). A malformed row is an INVALID_TRACE error naming the file, line and column.
-import { AllocationError } from '../errors.js';
-import { LIMITS } from '../limits.js';
+import { AllocationError } from '../shared/errors.js';
+import { LIMITS } from '../shared/limits.js';
 import { DEFAULT_GPU_MEMORY, type NodeSpec, type Pod } from './types.js';
 
 const MAX_INT = 0x7fffffff;

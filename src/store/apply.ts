@@ -2,7 +2,7 @@
 // one-node ClusterState over the stored node re-validates the option exactly as an in-memory commit does.
 import { createTsKernels } from '../baseline/index.js';
 import type { Kernels } from '../kernels.js';
-import type { PlacementOption, Slot } from '../placement.js';
+import type { PlacementOption, Slot } from '../placement/index.js';
 import { ClusterState, type ClusterStateJSON, type CommitOptions } from '../cluster/state.js';
 
 /**

@@ -7,7 +7,7 @@
 // lock file is never deleted and a leftover one is harmless. On Windows (no flock) and anywhere libc
 // cannot be loaded, withFileLock throws AllocationError('LOCK_UNAVAILABLE') before running anything.
 import type { FileHandle } from 'node:fs/promises';
-import { AllocationError } from '../errors.js';
+import { AllocationError } from '../shared/errors.js';
 
 /** Options of withFileLock. */
 export type FileLockOptions = {

@@ -3,10 +3,10 @@
 // change re-reads the file under the lock and applies itself through ClusterState's own commit,
 // so writers in several processes take turns and none works from a stale copy. Node only.
 import { createTsKernels } from '../baseline/index.js';
-import { AllocationError } from '../errors.js';
-import type { PlacementOption } from '../placement.js';
+import { AllocationError } from '../shared/errors.js';
+import type { PlacementOption } from '../placement/index.js';
 import { ClusterState, stateFileText, type ClusterStateJSON } from '../cluster/state.js';
-import { readInput, requireBoolean, requireInteger, requireObject, requireString } from '../validate.js';
+import { readInput, requireBoolean, requireInteger, requireObject, requireString } from '../shared/validate.js';
 import { fileWriteError, withFileLock, writeFileAtomic } from './file-lock.js';
 import { onlyKnownKeys, storeCommitOptions, storeReleaseOptions } from './options.js';
 import type { ClusterStore, StoreCommitOptions, StoredNode, StoreOutcome, StoreReleaseOptions, StoreSnapshot } from './types.js';

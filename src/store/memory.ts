@@ -1,8 +1,8 @@
 // MemoryStore: the state held in this process. Several StoredClusterStates opened on one MemoryStore
 // behave like replicas on one database (each plans on its own copy; the store's commit decides).
 import type { Engine } from '../engine.js';
-import { AllocationError } from '../errors.js';
-import type { PlacementOption } from '../placement.js';
+import { AllocationError } from '../shared/errors.js';
+import type { PlacementOption } from '../placement/index.js';
 import type { ClusterInit, ClusterState } from '../cluster/state.js';
 import { storeCommitOptions, storeReleaseOptions } from './options.js';
 import type { ClusterStore, StoreCommitOptions, StoredNode, StoreListener, StoreOutcome, StoreReleaseOptions, StoreSnapshot } from './types.js';

@@ -1,6 +1,6 @@
 // Options objects of the store API: unknown keys are errors (a typo must not silently do nothing).
 import type { CommitOptions } from '../cluster/state.js';
-import { fail, requireObject, requireString } from '../validate.js';
+import { fail, requireObject, requireString } from '../shared/validate.js';
 
 /** Throws INVALID_ARGUMENT naming `field.key` for the first key of `value` not in `known`. */
 export function onlyKnownKeys(field: string, value: Record<string, unknown>, known: readonly string[]): void {

@@ -5,7 +5,7 @@
 // every setting is resolved here and handed to it explicitly: what a store connects to does not
 // depend on the driver's version. Node only (files are read through node:fs, imported lazily).
 import type { ConnectionOptions } from 'node:tls';
-import { AllocationError } from '../errors.js';
+import { AllocationError } from '../shared/errors.js';
 
 /** The parameters a store URL's query, a service file entry and the environment may set. */
 const PARAMS = ['host', 'port', 'dbname', 'user', 'password', 'sslmode', 'sslrootcert', 'sslcert', 'sslkey', 'application_name', 'connect_timeout'] as const;

@@ -2,7 +2,7 @@
 // connection, a restarting server, a serialization failure) or not (a lock timeout, a refused
 // certificate, a missing privilege), and the AllocationError the caller sees, which says which
 // bound ran out, where it is set, and whether anything may have changed.
-import { AllocationError } from '../errors.js';
+import { AllocationError } from '../shared/errors.js';
 
 /** Socket errors of a lost or refused connection (ENOENT: a Unix socket whose server is down). */
 const LOST_SOCKET = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOENT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNABORTED', 'ENOTCONN', 'EHOSTDOWN']);

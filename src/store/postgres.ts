@@ -8,11 +8,11 @@
 // what the first try did instead of doing it twice.
 import pg from 'pg';
 import { createTsKernels } from '../baseline/index.js';
-import { AllocationError } from '../errors.js';
-import { LIMITS } from '../limits.js';
-import type { PlacementOption, Slot } from '../placement.js';
+import { AllocationError } from '../shared/errors.js';
+import { LIMITS } from '../shared/limits.js';
+import type { PlacementOption, Slot } from '../placement/index.js';
 import { ClusterState, type ClusterStateJSON } from '../cluster/state.js';
-import { fail, readInput, requireBoolean, requireInteger, requireObject, requireString } from '../validate.js';
+import { fail, readInput, requireBoolean, requireInteger, requireObject, requireString } from '../shared/validate.js';
 import { applyCommit, type NodeRecord } from './apply.js';
 import { checkRequestId, onlyKnownKeys } from './options.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations/index.js';

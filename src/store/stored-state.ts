@@ -1,10 +1,10 @@
 // A ClusterState kept in a store: plan is local (the in-memory ClusterState, same speed), while
 // commit, release and markStale go through the store, which arbitrates between writers.
 import type { Engine } from '../engine.js';
-import { AllocationError, type Reason } from '../errors.js';
-import type { PlacementOption, PlacementPlan, Slot } from '../placement.js';
+import { AllocationError, type Reason } from '../shared/errors.js';
+import type { PlacementOption, PlacementPlan, Slot } from '../placement/index.js';
 import type { ClusterPlanRequest, ClusterState, ClusterStateJSON, GpuUsage } from '../cluster/state.js';
-import { fail, readInput, requireInteger, requireObject } from '../validate.js';
+import { fail, readInput, requireInteger, requireObject } from '../shared/validate.js';
 import { onlyKnownKeys } from './options.js';
 import type { ClusterStore, StoreCommitOptions, StoredNode, StoreOutcome, StoreReleaseOptions } from './types.js';
 import type { PodNodeView, PodPlan, PodScheduler, PodSchedulerOptions } from '../fleet/scheduler.js';

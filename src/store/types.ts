@@ -1,7 +1,7 @@
 // The store seam: where a cluster state is kept, and who arbitrates commits from many writers.
 // A store persists and arbitrates (re-validates each commit against what it holds); it never plans.
-import type { AllocationError } from '../errors.js';
-import type { PlacementOption, Slot } from '../placement.js';
+import type { AllocationError } from '../shared/errors.js';
+import type { PlacementOption, Slot } from '../placement/index.js';
 import type { ClusterStateJSON, CommitOptions } from '../cluster/state.js';
 
 /** One node's slots as the store holds them after an operation, with the node's version (bumped by every change). */

@@ -2,7 +2,7 @@
 // (core.ensurePairScores); a request writes its GPU lists (besteffort) or masks (topology) into the
 // core's fixed input/output block (alignedIO) and reads the chosen GPUs back from it. No scratch
 // reservation, no view per call.
-import type { AlignedKernels } from '../aligned.js';
+import type { AlignedKernels } from '../devices/aligned.js';
 import type { WasmCore } from './core.js';
 
 type AlignedExports = {

@@ -1,7 +1,7 @@
 // Loading the WebAssembly core and moving flat arrays in and out of its memory.
 import { instantiateSync } from '@assemblyscript/loader';
-import { AllocationError } from '../errors.js';
-import { describeValue } from '../validate.js';
+import { AllocationError } from '../shared/errors.js';
+import { describeValue } from '../shared/validate.js';
 
 /** The raw exports of build/release.wasm (see assembly/index.ts). Kernel modules cast to their own signatures. */
 export type CoreExports = {

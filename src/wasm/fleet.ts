@@ -3,7 +3,7 @@
 // refresh) and no copying. Freed blocks are kept for reuse by the next fleet of the same or smaller
 // size (the core's stub runtime never returns memory), and a restarted core (after a trap) voids
 // every block: a fleet used after that throws INTERNAL.
-import { AllocationError } from '../errors.js';
+import { AllocationError } from '../shared/errors.js';
 import type { FleetKernels, FleetMemory } from '../fleet/kernels.js';
 import type { WasmCore } from './core.js';
 

@@ -1,5 +1,5 @@
 // Marshaling for the natural-order kernel: IDs go in as UTF-16 units plus offsets, a permutation comes back.
-import type { SortKernels } from '../natural-sort.js';
+import type { SortKernels } from '../devices/natural-sort.js';
 import type { WasmCore } from './core.js';
 
 type SortExports = { naturalOrder(units: number, offsets: number, count: number, out: number, scratch: number, keys: number): void };

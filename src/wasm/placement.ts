@@ -3,7 +3,7 @@
 // the best candidates come back as columns the core writes, read through views (see resultViews).
 // Views over core memory come from the core (heap32, heapF64), which re-makes them only after the
 // memory grew or the core was re-instantiated.
-import { makeFound, type ClusterFound, type ClusterSearch, type PlacementFound, type PlacementKernels, type PlacementSearch } from '../placement.js';
+import { makeFound, type ClusterFound, type ClusterSearch, type PlacementFound, type PlacementKernels, type PlacementSearch } from '../placement/index.js';
 import type { WasmCore } from './core.js';
 
 type PlacementExports = {

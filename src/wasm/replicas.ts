@@ -1,5 +1,5 @@
 // Marshaling for the replica kernels: candidate and GPU integer arrays go in, picked candidate indices come back.
-import type { ReplicaKernels } from '../replicas.js';
+import type { ReplicaKernels } from '../devices/replicas.js';
 import type { WasmCore } from './core.js';
 
 type ReplicaExports = {

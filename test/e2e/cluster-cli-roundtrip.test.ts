@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, defaultTensorParallelSizes, formatBytes, getPreset, nodeFromInventory, parseBytes, type ClusterState, type Engine } from '../../src/index.js';
-import { cli, inTempDir } from '../cli-helpers.js';
+import { cli, inTempDir } from '../support/cli.js';
 import { addNodes, clearCluster, exportState, importState, openPage, plan, reload, shownOptions, type ModelInput, type PageSession } from './page.js';
 
 let s: PageSession;

@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/engine.js';
 import { nodeFromInventory } from '../../src/cluster/node.js';
-import { getPreset } from '../../src/presets.js';
+import { getPreset } from '../../src/hardware/presets.js';
 import { PostgresStore } from '../../src/store/postgres.js';
-import { cli } from '../cli-helpers.js';
+import { cli } from '../support/cli.js';
 import { freshSchema, noPg, pgUrl } from './pg-context.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gpualloc-store-cli-'));

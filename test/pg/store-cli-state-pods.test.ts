@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cli, inTempDir } from '../cli-helpers.js';
+import { cli, inTempDir } from '../support/cli.js';
 import { createEngine } from '../../src/engine.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { freshSchema, noPg, pgUrl } from './pg-context.js';

@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { getPreset } from '../../src/presets.js';
-import { cli } from '../cli-helpers.js';
+import { getPreset } from '../../src/hardware/presets.js';
+import { cli } from '../support/cli.js';
 import { freshSchema, noPg, pgUrl } from './pg-context.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gpualloc-store-cli-'));

@@ -9,8 +9,8 @@
 // GPUALLOC_FAULT_RUNS runs of the stall (20 in CI).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/engine.js';
-import { AllocationError } from '../../src/errors.js';
-import type { PlacementOption } from '../../src/placement.js';
+import { AllocationError } from '../../src/shared/errors.js';
+import type { PlacementOption } from '../../src/placement/index.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { FaultProxy, type Stall } from './fault-proxy.js';
 import { checkRows, reported, startWriter, type Line } from './fault-writers.js';

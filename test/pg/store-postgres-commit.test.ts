@@ -1,7 +1,7 @@
 // PostgresStore: a commit re-validates against the rows it locks; the loser of a race gets CONFLICT
 // with the fresh state loaded, and commitWithRetry re-plans onto what is left.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AllocationError } from '../../src/errors.js';
+import { AllocationError } from '../../src/shared/errors.js';
 import { openClusterState } from '../../src/store/stored-state.js';
 import type { PostgresStore } from '../../src/store/postgres.js';
 import type { Engine } from '../../src/engine.js';

@@ -9,9 +9,9 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/engine.js';
-import { AllocationError } from '../../src/errors.js';
+import { AllocationError } from '../../src/shared/errors.js';
 import { PostgresStore } from '../../src/store/postgres.js';
-import { cli } from '../cli-helpers.js';
+import { cli } from '../support/cli.js';
 import { startTlsServer, type TlsServer } from './tls-server.js';
 import { freshSchema, noPg, uniformNodes } from './pg-context.js';
 

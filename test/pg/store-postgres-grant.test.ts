@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { PostgresStore } from '../../src/store/postgres.js';
-import { cli } from '../cli-helpers.js';
+import { cli } from '../support/cli.js';
 import { freshSchema, noPg, pgUrl, sql } from './pg-context.js';
 
 describe.skipIf(noPg)('gpualloc state init --grant ROLE', () => {

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlacementOption } from '../../src/placement.js';
+import type { PlacementOption } from '../../src/placement/index.js';
 import { openClusterState } from '../../src/store/stored-state.js';
 import type { PostgresStore } from '../../src/store/postgres.js';
 import type { Engine } from '../../src/engine.js';

@@ -7,7 +7,7 @@ import type { ClusterNode } from '../../src/cluster/state.js';
 import { openClusterState, type StoredClusterState } from '../../src/store/stored-state.js';
 import type { PostgresStore } from '../../src/store/postgres.js';
 import { freshStore, noPg, sql } from './pg-context.js';
-import { outcomeOf, planPod } from '../stores.js';
+import { outcomeOf, planPod } from '../support/stores.js';
 
 const G = 2 ** 30;
 const MIB = 2 ** 20;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../src/engine.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { openClusterState } from '../../src/store/stored-state.js';
-import { cli } from '../cli-helpers.js';
+import { cli } from '../support/cli.js';
 import { FaultProxy } from './fault-proxy.js';
 import { freshStore, noPg, pgUrl, sql, uniformNodes } from './pg-context.js';
 

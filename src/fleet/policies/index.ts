@@ -1,6 +1,6 @@
 // Every fleet policy, by name.
-import { AllocationError } from '../../errors.js';
-import { describeValue } from '../../validate.js';
+import { AllocationError } from '../../shared/errors.js';
+import { describeValue } from '../../shared/validate.js';
 import { random } from './random.js';
 import { dotprod } from './dotprod.js';
 import { clustering } from './clustering.js';

@@ -5,7 +5,7 @@ import { migration as m002 } from './002-pods.js';
 import { migration as m003 } from './003-requests.js';
 import type { Migration } from './types.js';
 
-export type { Migration } from './types.js';
+export type { Migration };
 
 /** Every migration, in order; the last one's version is the schema version this package writes. */
 export const MIGRATIONS: readonly Migration[] = [m001, m002, m003];

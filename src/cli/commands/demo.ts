@@ -1,0 +1,92 @@
+// gpualloc demo (what `npm start` runs): the engine on this host's GPUs, or on a preset.
+import { parseArgs } from 'node:util';
+import { createEngine } from '../../engine.js';
+import { formatBytes } from '../../shared/units.js';
+import { EXIT, table, type Command, type Io, parseBackend, SOURCE_OPTIONS } from '../lib/common.js';
+import { resolveInventory } from '../lib/source.js';
+import { inventoryDevices } from './split.js';
+import { expandInventory } from './replicas.js';
+import { inventoryTopology } from '../../hardware/inventory.js';
+
+const HELP = `gpualloc demo: a short tour of the engine on this host's GPUs (NVML), or on a preset
+
+Usage: gpualloc demo [--inventory FILE | --preset NAME] [--backend wasm|ts]
+
+Options:
+  --inventory FILE   use an inventory file instead of this host's GPUs
+  --preset NAME      use a built-in preset (see \`gpualloc presets\`)
+  --backend NAME     wasm (default) or ts
+  -h, --help         this help
+`;
+
+/** The `demo` subcommand. */
+export const command: Command = {
+  name: 'demo',
+  summary: "a short tour on this host's GPUs, or on a preset (what npm start runs)",
+  help: HELP,
+  async run(argv: string[], io: Io): Promise<number> {
+    const { values } = parseArgs({ args: argv, options: { ...SOURCE_OPTIONS, backend: { type: 'string' } }, strict: true });
+    const backend = parseBackend(values.backend);
+    const { inventory, notice } = await resolveInventory({ inventory: values.inventory, preset: values.preset, quiet: true }, io);
+    const engine = await createEngine({ backend });
+    const say = (t: string) => io.out(t);
+    say(`gpualloc demo — ${notice}; backend ${engine.backend}\n\n`);
+    say(`Node: ${inventory.host ?? 'unnamed host'}, ${inventory.gpus.length} GPUs\n`);
+    say(table(['GPU', 'NAME', 'MEMORY', 'PCI', 'MIG'], inventory.gpus.map((g) => [g.index, g.name ?? '-', formatBytes(g.memoryTotal), g.pciBusId ?? '-', g.mig?.length ? `${g.mig.length} slices` : '-'])));
+
+    const host = inventoryDevices(inventory);
+    const ids = host.devices.cuda.map((d) => (typeof d === 'string' ? d : d.id));
+    say(`\n1. Natural order of the GPU IDs: ${engine.naturalSort([...ids].reverse()).join(', ')}\n`);
+    const split = engine.splitDevices({ agents: ['agent-1', 'agent-2', 'agent-3'], mode: 'auto-split', devices: host.devices, amounts: { mem: host.memory }, reserved: { mem: Math.min(host.memory, 2 ** 30) } });
+    say('\n2. Auto-split between three agents (fill-from-front):\n');
+    say(table(['AGENT', 'GPUS', 'CPUS', 'MEMORY'], Object.keys(split.assignments).map((a) => [a, split.assignments[a].cuda.join(',') || '-', String(split.assignments[a].cpu?.length ?? 0), formatBytes(split.amounts[a].mem ?? 0)])));
+
+    // 3. Replicas: 4 time-slicing replicas per GPU (or per MIG slice), half of GPU 0's taken.
+    const resource = expandInventory(inventory, 4);
+    const taken = new Set(resource.devices.filter((id) => resource.byId.get(id)!.gpu === inventory.gpus[0]?.index).slice(0, 2));
+    const available = resource.devices.filter((id) => !taken.has(id));
+    say(`\n3. Replicas (${resource.devices.length} devices, 2 already taken on GPU ${inventory.gpus[0]?.index ?? '-'}), size 3:\n`);
+    const rows: Array<Array<string | number>> = [];
+    for (const policy of ['distributed', 'pack', 'spread'] as const) {
+      const r = engine.allocateReplicas({ devices: resource.devices, available, size: 3, policy, parents: resource.parents });
+      rows.push([policy, r.devices.length ? r.devices.map((id) => `GPU ${resource.byId.get(id)!.gpu}`).join(', ') : `none (${r.reason?.code})`]);
+    }
+    say(table(['POLICY', 'PICKS LAND ON'], rows));
+
+    // 4. Whole GPUs by topology.
+    const topology = inventoryTopology(inventory);
+    const gpuIndices = inventory.gpus.filter((g) => !g.lost).map((g) => g.index);
+    const size = Math.min(4, gpuIndices.length);
+    say(`\n4. ${size} whole GPUs by topology:\n`);
+    const aligned: Array<Array<string | number>> = [];
+    for (const policy of ['topology', 'besteffort'] as const) {
+      const r = engine.allocateAligned({ topology, available: gpuIndices, size, policy });
+      aligned.push([policy, r.devices.length ? r.devices.join(',') : `none (${r.reason?.code})`, r.score]);
+    }
+    say(table(['POLICY', 'GPUS', 'SCORE'], aligned));
+
+    // 5. Model placement by memory, committed into a cluster state.
+    const state = engine.createClusterState(inventory);
+    const largest = Math.max(0, ...inventory.gpus.map((g) => g.memoryTotal));
+    const models = [
+      { model: 'llama-70b', memory: Math.round(largest * 1.75) },
+      { model: 'mistral-22b', memory: Math.round(largest * 0.55) },
+      { model: 'llama-405b', memory: Math.round(largest * 5.5) },
+    ];
+    say('\n5. Models placed by memory (each commit re-validated against the state):\n');
+    const placed: Array<Array<string | number>> = [];
+    for (const m of models) {
+      const plan = state.plan({ memory: m.memory, model: m.model });
+      const best = plan.options[0];
+      if (best === undefined) {
+        placed.push([m.model, formatBytes(m.memory), '-', '-', plan.reason?.code ?? 'no option']);
+        continue;
+      }
+      const slot = state.commit(best);
+      placed.push([m.model, formatBytes(m.memory), best.gpus.join(','), formatBytes(best.memoryPerGpu), `${slot} (${plan.options.length} options)`]);
+    }
+    say(table(['MODEL', 'MEMORY', 'GPUS', 'PER GPU', 'RESULT'], placed));
+    say('\nMore: gpualloc --help, gpualloc <command> --help\n');
+    return EXIT.OK;
+  },
+};

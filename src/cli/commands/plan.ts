@@ -1,0 +1,239 @@
+// gpualloc plan: ranked placement options for a model on a host (or a saved cluster state), and
+// --commit to apply the best one to the state file (under flock on FILE.lock, written atomically).
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+import { createEngine, type Engine } from '../../engine.js';
+import { DEFAULT_CONTEXT_LENGTH, estimateMemory } from '../../models/estimate.js';
+import { DEFAULT_PLACEMENT_LIMIT } from '../../placement/index.js';
+import type { PlacementPlan, Rejection } from '../../placement/index.js';
+import { type ClusterPlanRequest, type ClusterState } from '../../cluster/state.js';
+import { nodeFromInventory } from '../../cluster/node.js';
+import { formatBytes, sayBytesIn } from '../../shared/units.js';
+import { EXIT, parsePositiveInt, table, UsageError, type Command, type Io, parseBackend, ENGINE_OPTIONS } from '../lib/common.js';
+import { resolveInventory } from '../lib/source.js';
+import { CLI_COMMIT_ATTEMPTS, EXIT_OUTCOME_UNKNOWN, exitOnUnknown, STORE_OPTION, storeUrlOf, withStoredState } from '../lib/store.js';
+import type { RetryResult } from '../../store/stored-state.js';
+import { withFileLock } from '../../store/file-lock.js';
+import { busyLine, readState, refreshUsed, writeState } from '../lib/state-file.js';
+import { PLAN_FLAGS, parseLimitFlag, parseMemoryFlag, parsePolicyFlag, parseTpFlag, planModel, sizesLine, type ModelMemory, type ModelPlan } from '../lib/plan-sizes.js';
+
+const HELP = `gpualloc plan: every viable way to place a model on GPUs by memory, ranked, with per-GPU rejections
+
+Usage: gpualloc plan (--memory SIZE | --gguf FILE [--context N]) [--inventory FILE | --preset NAME]
+                     [--tp 1,2,4,8] [--policy spread|pack] [--model NAME] [--no-evict] [--limit N]
+                     [--state state.json | --store URL] [--commit [--request-id ID]] [--backend wasm|ts] [--json]
+
+Options:
+  --memory SIZE      memory the model needs in total: 140GB, 140GiB, 512MiB (a bare number is
+                     bytes and must be at least 1 MiB); sizes print in the units typed
+  --gguf FILE        estimate the memory from a GGUF file instead (Ollama's estimate): each
+                     GPU of a TP group holds its share of the weights and KV cache, plus the
+                     whole graph and the per-GPU reserve
+  --context N        context length for --gguf (default ${DEFAULT_CONTEXT_LENGTH}, as estimate and the page)
+  --inventory FILE   the host's GPUs from an inventory file
+  --preset NAME      the host's GPUs from a built-in preset (see \`gpualloc presets\`)
+  --tp LIST          tensor-parallel sizes to try (default: powers of two up to the GPU count;
+                     with --gguf only sizes dividing the attention heads, KV heads split or
+                     replicated as vLLM does; the dropped ones are named on stderr)
+  --policy NAME      spread (default: balance load) or pack (keep whole GPUs free)
+  --model NAME       the model's name: its own slots are never evicted for it
+  --no-evict         do not plan evictions of stale slots
+  --limit N          how many options to print (default 16)
+  --state FILE       plan against a saved cluster state (created from the inventory if missing;
+                     with --inventory, that node's used memory is read again, less its slots)
+  --store URL        plan against a cluster state in PostgreSQL (postgres://…; gpualloc state init
+                     --store URL creates it); with --commit, a lost race is re-planned up to 5 times.
+                     Without --store and --state, GPUALLOC_STORE is used when set; the password
+                     and TLS settings may come from PGPASSWORD, ~/.pgpass, PGSERVICE, PGSSLMODE, …
+  --request-id ID    with --commit --store: this commit's identity; repeating the command with the
+                     same ID returns the slot it committed instead of committing a second one
+  --commit           apply the best option to --state FILE (or --store URL) and print the new slot's ID
+  --backend NAME     wasm (default) or ts
+  --json             print { options, rejected, reason?, optionCount, tensorParallel: { sizes,
+                     dropped, memoryPerGpu? }, committed? } as JSON
+
+Options are ranked by: fewer evictions (then fewer evicted bytes), fewer GPUs, higher topology
+score, then spread (most free left on the fullest chosen GPU) or pack (least left over), then
+lowest GPU indices; across nodes, then the least loaded node, then node ID.
+Memory that processes outside gpualloc hold on a GPU (an inventory's memoryUsed or its processes,
+NVML's reading of this host) counts as taken: it is never evicted, and the output names it as
+\`in use by other processes\`.
+Exit codes: 0 an option was found (and committed), 1 nothing fits (or, with --store, every attempt
+lost to another writer), 2 bad input (or a store that failed with nothing changed), ${EXIT_OUTCOME_UNKNOWN} the store
+became unreachable while the commit was in flight: whether it landed is unknown (repeat the command
+with the --request-id the message names to find out).
+`;
+
+function render(plan: PlacementPlan, model: ModelMemory, planned: ModelPlan, busy: string | undefined, committed?: string, committedOption = 1, notCommitted?: string, replayedBy?: string): string {
+  const lines: string[] = [];
+  const multiNode = plan.options.some((o) => o.node !== undefined && o.node !== plan.options[0].node);
+  // Sizes print the way --memory was typed (GB or GiB); a GGUF's in GiB.
+  const units = model.kind === 'total' ? model.units : 'binary';
+  const what = model.kind === 'total' ? formatBytes(model.memory, units) : model.file;
+  if (plan.options.length > 0) {
+    const header = ['#', ...(multiNode ? ['NODE'] : []), 'GPUS', 'MEMORY/GPU', 'EVICT', 'SCORE'];
+    const rows = plan.options.map((o, k) => [k + 1, ...(multiNode ? [o.node ?? ''] : []), o.gpus.join(','), formatBytes(o.memoryPerGpu, units), o.evict.length === 0 ? '-' : o.evict.join(','), o.score]);
+    const count = planned.optionCount > plan.options.length ? `showing ${plan.options.length} of ${planned.countCapped ? 'at least ' : ''}${planned.optionCount} options` : `${plan.options.length} option${plan.options.length === 1 ? '' : 's'}`;
+    lines.push(`${count} for ${what}${plan.options[0].node !== undefined && !multiNode ? ` on ${plan.options[0].node}` : ''}:`);
+    lines.push(table(header, rows).trimEnd());
+  } else {
+    lines.push(`no option for ${what}: ${sayBytesIn(plan.reason?.message ?? 'nothing fits', units)}`);
+  }
+  if (plan.rejected.length > 0) {
+    const byCode = new Map<string, number>();
+    for (const r of plan.rejected) byCode.set(r.code, (byCode.get(r.code) ?? 0) + 1);
+    lines.push('');
+    lines.push(`rejected GPUs (${[...byCode].map(([c, n]) => `${n} ${c}`).join(', ')}):`);
+    for (const r of plan.rejected) lines.push(`  ${sayBytesIn(r.message, units)}`);
+  }
+  if (busy !== undefined) {
+    lines.push('');
+    lines.push(busy);
+  }
+  if (committed !== undefined) {
+    lines.push('');
+    lines.push(replayedBy === undefined ? `committed option ${committedOption} as slot ${committed}` : `request ${replayedBy} was committed before, as slot ${committed}; nothing new was committed`);
+  }
+  if (notCommitted !== undefined) {
+    lines.push('');
+    lines.push(`not committed: ${notCommitted}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** Per-GPU rejections of every node, for display when the plan has options (ClusterState.plan lists them only when it has none). */
+function explain(engine: Engine, state: Pick<ClusterState, 'toJSON'>, request: ClusterPlanRequest): Rejection[] {
+  const json = state.toJSON();
+  if (json.nodes.length > 64) return [];
+  const out: Rejection[] = [];
+  for (const node of json.nodes) {
+    const p = engine.planPlacement({ ...request, gpus: node.gpus, slots: node.slots, ...(node.topology ? { topology: node.topology } : {}), limit: 1 });
+    for (const r of p.rejected) out.push({ node: node.id, ...r, message: r.message.replace(/^GPU (\d+)/, `GPU $1 on node ${node.id}`) });
+  }
+  return out;
+}
+
+/** The stderr lines on the sizes tried (and dropped), the per-GPU memory of a GGUF, and --tp warnings. */
+function reportSizes(io: Io, planned: ModelPlan): void {
+  io.err(`gpualloc: ${sizesLine(planned)}\n`);
+  if (planned.memoryPerGpu !== undefined) io.err(`gpualloc: memory per GPU: ${planned.sizes.map((t) => `TP ${t} ${formatBytes(planned.memoryPerGpu![t])}`).join(', ')}\n`);
+  for (const w of planned.warnings) io.err(`gpualloc: warning: ${w}\n`);
+}
+
+/** `--json`'s object: the plan, how many options exist, the sizes' story and the committed slot. */
+function jsonOf(plan: PlacementPlan, planned: ModelPlan, committed: string | undefined): object {
+  const tensorParallel = { sizes: planned.sizes, dropped: planned.dropped, ...(planned.memoryPerGpu === undefined ? {} : { memoryPerGpu: planned.memoryPerGpu }), ...(planned.warnings.length === 0 ? {} : { warnings: planned.warnings }) };
+  return { ...plan, optionCount: planned.optionCount, tensorParallel, ...(committed === undefined ? {} : { committed }) };
+}
+
+/** The one request commitWithRetry re-plans with on a store: a total over the sizes tried, a GGUF at the chosen size. */
+function retryRequest(planned: ModelPlan, base: Omit<ClusterPlanRequest, 'memory'>, model: ModelMemory, size: number, limit: number): ClusterPlanRequest {
+  if (model.kind === 'total') return { ...base, memory: model.memory, tensorParallelSizes: planned.sizes, limit };
+  return { ...base, memory: planned.memoryPerGpu![size] * size, tensorParallelSizes: [size], limit };
+}
+
+/** The `plan` subcommand. */
+export const command: Command = {
+  name: 'plan',
+  summary: 'rank every viable placement of a model by memory (evicting stale work), optionally commit it',
+  help: HELP,
+  flags: PLAN_FLAGS,
+  async run(argv: string[], io: Io): Promise<number> {
+    const { values } = parseArgs({
+      args: argv,
+      options: {
+        memory: { type: 'string' }, gguf: { type: 'string' }, context: { type: 'string' },
+        ...ENGINE_OPTIONS,
+        tp: { type: 'string' }, policy: { type: 'string' }, model: { type: 'string' }, 'no-evict': { type: 'boolean' }, limit: { type: 'string' },
+        state: { type: 'string' }, commit: { type: 'boolean' }, ...STORE_OPTION,
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+    const backend = parseBackend(values.backend);
+    if (values.memory !== undefined && values.gguf !== undefined) throw new UsageError('give either --memory or --gguf, not both');
+    if (values.memory === undefined && values.gguf === undefined) throw new UsageError('--memory SIZE (or --gguf FILE) is required');
+    if (values.context !== undefined && values.gguf === undefined) throw new UsageError('--context needs --gguf');
+    if (values.state !== undefined && values.store !== undefined) throw new UsageError('give --state FILE or --store URL, not both');
+    const storeUrl = storeUrlOf(values, io);
+    if (values.commit && values.state === undefined && storeUrl === undefined) throw new UsageError('--commit needs --state FILE or --store URL');
+    const requestId = values['request-id'];
+    if (requestId !== undefined && (!values.commit || storeUrl === undefined)) throw new UsageError('--request-id needs --commit and --store URL (or GPUALLOC_STORE)');
+    let model: ModelMemory;
+    if (values.memory !== undefined) model = parseMemoryFlag(values.memory);
+    else {
+      const contextLength = parsePositiveInt(values.context, '--context', DEFAULT_CONTEXT_LENGTH);
+      const estimate = await estimateMemory(resolve(io.cwd, values.gguf!), { contextLength });
+      model = { kind: 'gguf', file: values.gguf!, estimate };
+      if (!values.json) io.err(`gpualloc: ${values.gguf} at context ${contextLength}: weights ${formatBytes(estimate.weights)}, KV cache ${formatBytes(estimate.kvCache)} (${estimate.kvHeads} KV heads), graph ${formatBytes(estimate.graph)} per GPU, ${formatBytes(estimate.total - estimate.weights - estimate.kvCache - estimate.graph)} reserve per GPU; ${formatBytes(estimate.total)} on one GPU\n`);
+    }
+    const tp = values.tp === undefined ? undefined : parseTpFlag(values.tp);
+    const limit = values.limit === undefined ? DEFAULT_PLACEMENT_LIMIT : parseLimitFlag(values.limit);
+    const request: Omit<ClusterPlanRequest, 'memory'> = {};
+    if (values.policy !== undefined) request.policy = parsePolicyFlag(values.policy);
+    if (values.model !== undefined) request.model = values.model;
+    if (values['no-evict']) request.allowEviction = false;
+
+    const engine = await createEngine({ backend });
+    if (storeUrl !== undefined) {
+      if ((values.inventory !== undefined || values.preset !== undefined) && !values.json) io.err('gpualloc: using the nodes of --store; --inventory/--preset only seed a new store (gpualloc state init)\n');
+      return exitOnUnknown(io, values.json === true, async () => {
+        const { plan, planned, busy, result } = await withStoredState(engine, storeUrl, io.env, async (state) => {
+          const planned = planModel(state, request, model, tp, limit);
+          if (!values.json) reportSizes(io, planned);
+          // Rejections are explained on the state each plan was made on (before its commit), as with --state FILE.
+          const annotate = (p: PlacementPlan): void => {
+            if (p.options.length > 0 && p.rejected.length === 0) p.rejected = explain(engine, state, planned.explainRequest);
+          };
+          let plan = planned.plan;
+          let busy = busyLine(state);
+          let result: RetryResult | undefined;
+          if (values.commit && plan.options.length > 0) {
+            // A lost race is re-planned with one request: the best option's size (for a GGUF, at that size's per-GPU memory).
+            result = await state.commitWithRetry(retryRequest(planned, request, model, plan.options[0].gpus.length, limit), {
+              attempts: CLI_COMMIT_ATTEMPTS, lastActivity: Date.now(), onPlan: (p) => { annotate(p); busy = busyLine(state); }, ...(requestId === undefined ? {} : { requestId }),
+            });
+            plan = result.plan;
+          } else annotate(plan);
+          return { plan, planned, busy, result };
+      });
+      const committed = result?.committed;
+      const lost = result !== undefined && committed === undefined && plan.options.length > 0 ? result.reason : undefined;
+      const replayed = result?.replayed === true ? { replayed: true } : {};
+      if (values.json) io.out(JSON.stringify(lost !== undefined ? { ...jsonOf(plan, planned, committed), reason: lost } : { ...jsonOf(plan, planned, committed), ...replayed }, null, 2) + '\n');
+      else io.out(render(plan, model, planned, busy, committed, (result?.option ?? 0) + 1, lost?.message, result?.replayed === true ? requestId : undefined));
+      return committed !== undefined || (!values.commit && plan.options.length > 0) ? EXIT.OK : EXIT.INFEASIBLE;
+      });
+    }
+    const statePath = values.state === undefined ? undefined : resolve(io.cwd, values.state);
+    const planAndCommit = async (): Promise<{ plan: PlacementPlan; planned: ModelPlan; busy?: string; committed?: string }> => {
+      let state = statePath === undefined ? undefined : await readState(engine, statePath, values.state!);
+      if (state === undefined) {
+        const { inventory } = await resolveInventory({ inventory: values.inventory, preset: values.preset, quiet: values.json === true }, io);
+        state = engine.createClusterState({ nodes: [nodeFromInventory(inventory)] });
+      } else if (values.inventory !== undefined) {
+        // A fresh reading of a node already in the state: its used memory is read again, less what its slots hold.
+        const { inventory } = await resolveInventory({ inventory: values.inventory, quiet: true }, io);
+        state = refreshUsed(engine, state, inventory, values.inventory, values.state!);
+        if (!values.json) io.err(`gpualloc: used memory of the node in ${values.inventory} read again (less what its slots in ${values.state} hold)${values.commit ? '' : '; the file is written only by --commit'}\n`);
+      } else if (values.preset !== undefined) {
+        if (!values.json) io.err(`gpualloc: using the nodes of ${values.state}; --preset only seeds a new state file\n`);
+      }
+      const planned = planModel(state, request, model, tp, limit);
+      const plan = planned.plan;
+      if (plan.options.length > 0 && plan.rejected.length === 0) plan.rejected = explain(engine, state, planned.explainRequest);
+      if (!values.json) reportSizes(io, planned);
+      const busy = busyLine(state);
+      if (!values.commit || plan.options.length === 0) return { plan, planned, busy };
+      // lastActivity lets `gpualloc state list` show the slot's age and `state gc --older-than` find it.
+      const committed = state.commit(plan.options[0], { lastActivity: Date.now() });
+      await writeState(state, statePath!);
+      return { plan, planned, busy, committed };
+    };
+    // Read, plan, commit and write under the state file's lock, so concurrent commits never lose one another.
+    const { plan, planned, busy, committed } = values.commit ? await withFileLock(statePath!, planAndCommit) : await planAndCommit();
+    if (values.json) io.out(JSON.stringify(jsonOf(plan, planned, committed), null, 2) + '\n');
+    else io.out(render(plan, model, planned, busy, committed));
+    return plan.options.length > 0 ? EXIT.OK : EXIT.INFEASIBLE;
+  },
+};

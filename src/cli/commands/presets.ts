@@ -1,0 +1,61 @@
+// gpualloc presets: the built-in machines, named after real ones; `--inventory NAME` writes one as an
+// inventory file (what `gpualloc discover --out` writes on a GPU host), so every walkthrough that
+// starts from an inventory file also runs without a GPU.
+import { parseArgs } from 'node:util';
+import { getPreset, listPresets } from '../../hardware/presets.js';
+import { EXIT, table, UsageError, type Command, type Io } from '../lib/common.js';
+
+const HELP = `gpualloc presets: list the built-in machines (use one with --preset NAME)
+
+Usage: gpualloc presets [--json]
+       gpualloc presets --inventory NAME [--out FILE]
+
+Options:
+  --json            print the list as JSON (name, description, GPU count and model)
+  --inventory NAME  print preset NAME as an inventory file (JSON, schema/inventory.v1.json),
+                    the file \`gpualloc discover --out\` writes on a GPU host
+  --out FILE        with --inventory: write the inventory to FILE instead of stdout
+  -h, --help        this help
+`;
+
+/** The `presets` subcommand. */
+export const command: Command = {
+  name: 'presets',
+  summary: 'list the built-in machines (DGX-1, DGX-2, DGX A100/H100, PCIe servers); write one as an inventory',
+  help: HELP,
+  flags: { preset: '--inventory' },
+  async run(argv: string[], io: Io): Promise<number> {
+    const { values } = parseArgs({ args: argv, options: { json: { type: 'boolean' }, inventory: { type: 'string' }, out: { type: 'string' } }, strict: true, allowPositionals: false });
+    if (values.inventory !== undefined) return writeInventory(values.inventory, values.out, io);
+    if (values.out !== undefined) throw new UsageError('--out: needs --inventory NAME (the preset to write)');
+    const rows = listPresets().map((p) => {
+      const inv = getPreset(p.name);
+      const mig = inv.gpus.filter((g) => g.mig !== undefined).length;
+      return { name: p.name, gpus: inv.gpus.length, model: inv.gpus[0]?.name ?? '-', mig, description: p.description };
+    });
+    if (values.json === true) io.out(JSON.stringify(rows, null, 2) + '\n');
+    else io.out(table(['NAME', 'GPUS', 'MODEL', 'DESCRIPTION'], rows.map((r) => [r.name, r.gpus, r.model, r.description])));
+    return EXIT.OK;
+  },
+};
+
+/** Preset `name` as inventory JSON (formatted as `discover --out` formats it): to `out`, else to stdout. */
+async function writeInventory(name: string, out: string | undefined, io: Io): Promise<number> {
+  const inventory = getPreset(name);
+  const json = JSON.stringify(inventory, null, 2) + '\n';
+  if (out === undefined) {
+    io.out(json);
+    return EXIT.OK;
+  }
+  const { writeFile } = await import('node:fs/promises');
+  const { resolve } = await import('node:path');
+  try {
+    await writeFile(resolve(io.cwd, out), json);
+  } catch (error) {
+    // Keeps its errno (IO_ERROR, exit 2); the message names the flag.
+    if (error instanceof Error && typeof (error as { syscall?: unknown }).syscall === 'string') error.message = `--out: ${error.message}`;
+    throw error;
+  }
+  io.err(`gpualloc: wrote the inventory of preset ${name} (${inventory.gpus.length} GPUs) to ${out}\n`);
+  return EXIT.OK;
+}

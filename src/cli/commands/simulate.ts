@@ -1,0 +1,175 @@
+// gpualloc simulate: replay a pod trace on a node list by the FGD paper's protocol (src/fleet/).
+import { constants } from 'node:fs';
+import { access, readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createEngine } from '../../engine.js';
+import { parseNodeCsv, parsePodCsv } from '../../fleet/trace.js';
+import { DEFAULT_POLICY, POLICIES } from '../../fleet/policies/index.js';
+import { simulateRun, type SimulationRun } from '../../fleet/simulate.js';
+import { parseSeeds } from '../../fleet/seeds.js';
+import { EXIT, parseBackend, table, UsageError, type Command, type Io } from '../lib/common.js';
+
+const HELP = `gpualloc simulate: replay a GPU cluster trace under placement policies (FGD protocol)
+
+Usage: gpualloc simulate --nodes NODES.csv --pods PODS.csv [--policy NAME[,NAME...]] [--seeds 42..51]
+                         [--tune 1.3] [--events FILE] [--csv FILE] [--json] [--backend wasm|ts]
+
+Options:
+  --nodes FILE      node list: sn,cpu_milli,memory_mib,gpu,model (the openb format)
+  --pods FILE       pod list: name,cpu_milli,memory_mib,num_gpu,gpu_milli[,gpu_spec,...]
+  --policy LIST     comma-separated policies (default ${DEFAULT_POLICY}): ${POLICIES.map((p) => p.name).join(', ')}
+  --seeds RANGE     a range 42..51 or a list 42,43 (default 42..51)
+  --tune X          workload target as a multiple of the GPU capacity (default 1.3)
+  --events FILE     one policy, one seed: write every pod attempt as JSON Lines
+                    {"pod","node","gpus","milli","cpu","memory","arrived","used"}
+  --csv FILE        write the curves: policy,seed,arrived,allocation,fragmentation (percent)
+  --json            print {"runs": [{policy, seed, capacityMilli, pods, failed, allocation}]}
+  --backend NAME    wasm (default) or ts
+  -h, --help        this help
+
+Protocol: pods shuffled by seed, tuned to X times the GPU capacity with clones <pod>-tuned-<i>
+after every original, no departures, a pod that fits nowhere is dropped but counts as arrived.
+allocation maps the arrived load x% (0..130) to the GPU allocation ratio in %.
+Policies: ${POLICIES.map((p) => `${p.name} (${p.summary})`).join('; ')}.
+`;
+
+/** --seeds (default 42..51); a malformed value is a usage error. */
+function seedsOption(text: string | undefined): number[] {
+  if (text === undefined) return Array.from({ length: 10 }, (_, i) => 42 + i);
+  try {
+    return parseSeeds('--seeds', text, 10000);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** Runs a file operation for `--flag`; a failure keeps its errno (IO_ERROR, exit 2) and names the flag. */
+async function forFlag<T>(flag: string, op: () => Promise<T>): Promise<T> {
+  try {
+    return await op();
+  } catch (error) {
+    if (error instanceof Error && typeof (error as { syscall?: unknown }).syscall === 'string') error.message = `${flag}: ${error.message}`;
+    throw error;
+  }
+}
+
+/** Before any run: the folder of an output file exists and is writable, and the file is not a folder. */
+async function checkOutput(flag: string, path: string): Promise<void> {
+  const found = await stat(path).catch(() => undefined);
+  if (found?.isDirectory()) throw new UsageError(`${flag}: ${JSON.stringify(path)} is a folder, expected a file to write`);
+  await forFlag(flag, () => access(found === undefined ? dirname(path) : path, constants.W_OK));
+}
+
+/** The seeds as the table's title names them: A..B when consecutive, else the list. */
+function seedLabel(seeds: number[]): string {
+  if (seeds.length === 1) return String(seeds[0]);
+  return seeds.every((s, i) => s === seeds[0] + i) ? `${seeds[0]}..${seeds[seeds.length - 1]}` : seeds.join(',');
+}
+
+function stats(values: number[]): string {
+  if (values.length === 0) return '-';
+  const m = values.reduce((a, b) => a + b, 0) / values.length;
+  if (values.length === 1) return m.toFixed(2);
+  const sd = Math.sqrt(values.reduce((a, b) => a + (b - m) ** 2, 0) / (values.length - 1));
+  return `${m.toFixed(2)} ± ${sd.toFixed(2)}`;
+}
+
+/** The `simulate` subcommand. */
+export const command: Command = {
+  name: 'simulate',
+  summary: 'replay a GPU cluster trace (openb) under placement policies (FGD, ours, ...)',
+  help: HELP,
+  async run(argv: string[], io: Io): Promise<number> {
+    const { values } = parseArgs({
+      args: argv,
+      options: {
+        nodes: { type: 'string' },
+        pods: { type: 'string' },
+        policy: { type: 'string' },
+        seeds: { type: 'string' },
+        tune: { type: 'string' },
+        events: { type: 'string' },
+        csv: { type: 'string' },
+        json: { type: 'boolean' },
+        backend: { type: 'string' },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+    const json = values.json === true;
+    const backend = parseBackend(values.backend);
+    if (values.nodes === undefined) throw new UsageError('--nodes FILE is required');
+    if (values.pods === undefined) throw new UsageError('--pods FILE is required');
+    const policies = (values.policy ?? DEFAULT_POLICY).split(',').map((p) => p.trim());
+    const unknown = policies.find((p) => !POLICIES.some((q) => q.name === p));
+    if (unknown !== undefined) throw new UsageError(`--policy: expected names among ${POLICIES.map((q) => q.name).join(', ')}, got ${JSON.stringify(unknown)}`);
+    // A repeated name would count one run twice in the mean and sd (parseSeeds refuses a repeated seed).
+    const twicePolicy = policies.find((p, i) => policies.indexOf(p) !== i);
+    if (twicePolicy !== undefined) throw new UsageError(`--policy: ${JSON.stringify(twicePolicy)} is given twice in ${JSON.stringify(values.policy)}`);
+    const seeds = seedsOption(values.seeds);
+    let tune = 1.3;
+    if (values.tune !== undefined) {
+      tune = Number(values.tune);
+      if (!/^\d+(\.\d+)?$/.test(values.tune.trim()) || !(tune > 0 && tune <= 100)) throw new UsageError(`--tune: expected a number in (0, 100], got ${JSON.stringify(values.tune)}`);
+    }
+    if (values.events !== undefined && (policies.length !== 1 || seeds.length !== 1)) throw new UsageError('--events: needs exactly one policy and one seed');
+
+    // A file that cannot be written fails now, not after every run.
+    if (values.events !== undefined) await checkOutput('--events', values.events);
+    if (values.csv !== undefined) await checkOutput('--csv', values.csv);
+    const nodes = parseNodeCsv(values.nodes, await forFlag('--nodes', () => readFile(values.nodes!, 'utf8')));
+    const pods = parsePodCsv(values.pods, await forFlag('--pods', () => readFile(values.pods!, 'utf8')));
+    const engine = await createEngine({ backend });
+    const tty = !json && process.stderr.isTTY === true;
+    const runs: SimulationRun[] = [];
+    const total = policies.length * seeds.length;
+    for (const policy of policies) {
+      for (const seed of seeds) {
+        const k = runs.length;
+        const progress = tty
+          ? (done: number, all: number) => {
+              if (done % 500 !== 0 && done !== all) return;
+              const frac = (k + done / all) / total;
+              const width = 30;
+              const bar = '#'.repeat(Math.round(frac * width)).padEnd(width, '.');
+              io.err(`\r[${bar}] ${(100 * frac).toFixed(0).padStart(3)}%  ${policy} seed ${seed}   `);
+            }
+          : undefined;
+        runs.push(simulateRun(engine.kernels, nodes, pods, { policy, seed, tune, events: values.events !== undefined, fragmentation: values.csv !== undefined, progress }));
+      }
+    }
+    if (tty) io.err('\n');
+    // Every run succeeded: only now write the files.
+    if (values.events !== undefined) {
+      const events = runs[0].events ?? [];
+      await forFlag('--events', () => writeFile(values.events!, events.map((e) => JSON.stringify(e)).join('\n') + (events.length > 0 ? '\n' : '')));
+    }
+    if (values.csv !== undefined) {
+      const lines = ['policy,seed,arrived,allocation,fragmentation'];
+      for (const r of runs) {
+        for (let x = 0; x <= 130; x++) {
+          const a = r.allocation[x];
+          const f = r.fragmentation?.[x];
+          if (a === undefined && f === undefined) continue;
+          lines.push(`${r.policy},${r.seed},${x},${a ?? ''},${f ?? ''}`);
+        }
+      }
+      await forFlag('--csv', () => writeFile(values.csv!, lines.join('\n') + '\n'));
+    }
+    if (json) {
+      io.out(JSON.stringify({ runs: runs.map((r) => ({ policy: r.policy, seed: r.seed, capacityMilli: r.capacityMilli, pods: r.pods, failed: r.failed, allocation: r.allocation })) }) + '\n');
+      return EXIT.OK;
+    }
+    const at = [90, 100, 110, 130];
+    const rows = policies.map((p) => {
+      const mine = runs.filter((r) => r.policy === p);
+      return [p, ...at.map((x) => stats(mine.map((r) => r.allocation[x]).filter((v): v is number => v !== undefined))), stats(mine.map((r) => r.failed))];
+    });
+    io.out(
+      `GPU allocation ratio (%) by arrived load, mean ± sd over seeds ${seedLabel(seeds)} (${seeds.length}), tune ${tune}, ${nodes.length} nodes, ${pods.length} pods\n\n` +
+        table(['POLICY', ...at.map((x) => `${x}%`), 'FAILED PODS'], rows),
+    );
+    return EXIT.OK;
+  },
+};

@@ -1,0 +1,164 @@
+// gpualloc plan's model side: --memory as typed, the tensor-parallel sizes to try (powers of two;
+// with --gguf only those the model's heads allow), and per-GPU memory per size for --gguf, planned
+// size by size and merged in the placement ranking.
+import type { MemoryEstimate } from '../../models/estimate.js';
+import { MAX_PLACEMENT_LIMIT, type PlacementOption, type PlacementPlan } from '../../placement/index.js';
+import type { ClusterPlanRequest, ClusterState } from '../../cluster/state.js';
+import { didYouMean } from '../../shared/suggest.js';
+import { defaultTensorParallelSizes, perGpuMemory, tensorParallelProblem, type DroppedSize } from '../../models/tensor-parallel.js';
+import { formatBytes, parseBytes, unitsOf, type ByteUnits } from '../../shared/units.js';
+import { UsageError, parseIntList } from './common.js';
+import { LIMITS } from '../../shared/limits.js';
+
+/** Below this, a bare `--memory` number (bytes) is surely a forgotten unit. */
+export const MIN_BARE_MEMORY = 2 ** 20;
+
+/** The model's memory as the user gave it: a total (--memory, with the units typed) or a GGUF estimate. */
+export type ModelMemory = { kind: 'total'; memory: number; units: ByteUnits } | { kind: 'gguf'; file: string; estimate: MemoryEstimate };
+
+/** A plan over the chosen sizes, with how many options there are in all and the sizes' story. */
+export type ModelPlan = {
+  plan: PlacementPlan;
+  /** Options in all (at most MAX_PLACEMENT_LIMIT are counted: `countCapped` says when that many exist). */
+  optionCount: number;
+  countCapped: boolean;
+  sizes: number[];
+  /** Default sizes left out for the model's heads, with the reason (empty with --tp). */
+  dropped: DroppedSize[];
+  /** Whether the sizes were the default (powers of two) rather than --tp. */
+  defaultSizes: boolean;
+  /** GPUs of the largest node (at least 1): the default sizes go up to it. */
+  gpus: number;
+  /** With --gguf: bytes per GPU for each size tried. */
+  memoryPerGpu?: Record<number, number>;
+  /** --tp sizes the model's heads do not allow (planned anyway: an explicit --tp wins). */
+  warnings: string[];
+  /** The request whose rejections are shown (the size with the least memory per GPU). */
+  explainRequest: ClusterPlanRequest;
+};
+
+/**
+ * Parses `--memory SIZE`: a size with a unit (80GB, 140GiB, 512MiB) or a byte count of at least 1 MiB;
+ * a smaller bare number is an error that suggests a unit (`--memory 12` almost surely meant 12 GB).
+ */
+export function parseMemoryFlag(text: string): ModelMemory & { kind: 'total' } {
+  const bare = /^\s*[0-9]+(?:\.[0-9]+)?\s*$/.test(text);
+  if (bare && Number(text) < MIN_BARE_MEMORY) {
+    const n = text.trim();
+    throw new UsageError(`--memory ${n}: a bare number is a byte count, and ${n} bytes is surely not the model's size; give a unit, such as --memory ${n}GB or --memory ${n}GiB`);
+  }
+  const memory = parseBytes(text, `--memory ${text.trim()}`);
+  if (memory < 1) throw new UsageError(`--memory ${text.trim()}: expected a size above zero, such as --memory 140GB`);
+  if (memory > LIMITS.maxBytes) throw new UsageError(`--memory ${text.trim()}: at most ${formatBytes(LIMITS.maxBytes, unitsOf(text))} is accepted`);
+  return { kind: 'total', memory, units: unitsOf(text) };
+}
+
+/** Parses `--tp 1,2,4,8`: sizes from 1 to the GPU limit, each once. */
+export function parseTpFlag(text: string): number[] {
+  const sizes = parseIntList(text, '--tp');
+  if (sizes.length === 0) throw new UsageError('--tp: expected one or more sizes such as 1,2,4,8, got ""');
+  for (const n of sizes) if (n < 1 || n > LIMITS.maxGpus) throw new UsageError(`--tp ${text}: each size must be from 1 to ${LIMITS.maxGpus}, got ${n}`);
+  return [...new Set(sizes)].sort((a, b) => a - b);
+}
+
+/** Parses `--policy`: spread or pack (with a hint for the replicas spelling `packed`). */
+export function parsePolicyFlag(text: string): 'spread' | 'pack' {
+  if (text === 'spread' || text === 'pack') return text;
+  throw new UsageError(`--policy: expected spread or pack, got ${JSON.stringify(text)}${didYouMean(text, ['spread', 'pack'])}`);
+}
+
+/** Parses `--limit N`: how many options to print, 1 .. MAX_PLACEMENT_LIMIT. */
+export function parseLimitFlag(text: string): number {
+  const n = /^\s*[0-9]+\s*$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 1 || n > MAX_PLACEMENT_LIMIT) throw new UsageError(`--limit: expected an integer from 1 to ${MAX_PLACEMENT_LIMIT}, got ${JSON.stringify(text)}`);
+  return n;
+}
+
+/** API field names of a plan request and the plan flags that set them, for errors in the CLI's words. */
+export const PLAN_FLAGS: Readonly<Record<string, string>> = { memory: '--memory', tensorParallelSizes: '--tp', policy: '--policy', limit: '--limit', model: '--model', allowEviction: '--no-evict' };
+
+/** Bytes an option's evictions free, as the ranking counts them (memoryPerGpu × GPUs of each evicted slot). */
+function _evictedBytes(option: PlacementOption, slotBytes: Map<string, number>): number {
+  let sum = 0;
+  for (const id of option.evict) sum += slotBytes.get(`${option.node ?? ''}\u0000${id}`) ?? 0;
+  return sum;
+}
+
+/**
+ * Plans `model` on `state` over the sizes to try: `tp` when given, else powers of two up to the
+ * largest node (for a GGUF, only those its heads allow). A total is planned once (split evenly);
+ * a GGUF is planned once per size with that size's per-GPU memory (perGpuMemory), and the lists are
+ * merged by the placement ranking (evictions, evicted bytes, then GPU count, which tells sizes apart;
+ * within a size each plan's own order stands). Returns the first `limit` options.
+ */
+export function planModel(state: Pick<ClusterState, 'plan' | 'toJSON'>, base: Omit<ClusterPlanRequest, 'memory' | 'tensorParallelSizes' | 'limit'>, model: ModelMemory, tp: number[] | undefined, limit: number): ModelPlan {
+  const json = state.toJSON();
+  const gpus = Math.max(1, ...json.nodes.map((n) => n.gpus.length));
+  const chosen = tp !== undefined ? { sizes: tp, dropped: [] } : defaultTensorParallelSizes(gpus, model.kind === 'gguf' ? model.estimate : undefined);
+  const sizes = chosen.sizes;
+  const warnings: string[] = [];
+  if (tp !== undefined && model.kind === 'gguf') {
+    for (const size of tp) {
+      const problem = tensorParallelProblem(size, model.estimate);
+      if (problem !== undefined) warnings.push(`--tp ${size}: ${problem}; planned anyway, as given`);
+    }
+  }
+  const plan = (request: ClusterPlanRequest): PlacementPlan => state.plan(request);
+  if (model.kind === 'total') {
+    const request: ClusterPlanRequest = { ...base, memory: model.memory, tensorParallelSizes: sizes, limit: MAX_PLACEMENT_LIMIT };
+    const all = plan(request);
+    const optionCount = all.options.length;
+    return {
+      plan: { ...all, options: all.options.slice(0, limit) },
+      optionCount,
+      countCapped: optionCount >= MAX_PLACEMENT_LIMIT,
+      sizes,
+      dropped: chosen.dropped,
+      defaultSizes: tp === undefined,
+      gpus,
+      warnings,
+      explainRequest: { ...request, limit: 1 },
+    };
+  }
+  const memoryPerGpu: Record<number, number> = {};
+  const slotBytes = new Map<string, number>();
+  for (const node of json.nodes) for (const s of node.slots) slotBytes.set(`${node.id}\u0000${s.id}`, s.memoryPerGpu * s.gpus.length);
+  const merged: Array<{ option: PlacementOption; evictedBytes: number; order: number }> = [];
+  let leanest: { request: ClusterPlanRequest; plan: PlacementPlan; perGpu: number } | undefined;
+  let optionCount = 0;
+  let countCapped = false;
+  for (const size of sizes) {
+    const perGpu = perGpuMemory(model.estimate, size);
+    memoryPerGpu[size] = perGpu;
+    const request: ClusterPlanRequest = { ...base, memory: perGpu * size, tensorParallelSizes: [size], limit: MAX_PLACEMENT_LIMIT };
+    const p = plan(request);
+    optionCount += p.options.length;
+    if (p.options.length >= MAX_PLACEMENT_LIMIT) countCapped = true;
+    p.options.forEach((option, k) => merged.push({ option, evictedBytes: _evictedBytes(option, slotBytes), order: k }));
+    if (leanest === undefined || perGpu < leanest.perGpu) leanest = { request, plan: p, perGpu };
+  }
+  merged.sort((a, b) => a.option.evict.length - b.option.evict.length || a.evictedBytes - b.evictedBytes || a.option.gpus.length - b.option.gpus.length || a.order - b.order);
+  const options = merged.slice(0, limit).map((m) => m.option);
+  const result: PlacementPlan = { options, rejected: leanest?.plan.rejected ?? [] };
+  if (options.length === 0 && leanest?.plan.reason !== undefined) result.reason = leanest.plan.reason;
+  return {
+    plan: result,
+    optionCount,
+    countCapped,
+    sizes,
+    dropped: chosen.dropped,
+    defaultSizes: tp === undefined,
+    gpus,
+    warnings,
+    memoryPerGpu,
+    explainRequest: { ...(leanest?.request ?? { ...base, memory: model.estimate.total }), limit: 1 },
+  };
+}
+
+/** One line on the sizes: which were tried, why some were dropped. */
+export function sizesLine(p: ModelPlan): string {
+  const tried = `tensor-parallel sizes ${p.sizes.join(', ')}`;
+  const why = p.defaultSizes ? ` (default: powers of two up to ${p.gpus} GPU${p.gpus === 1 ? '' : 's'}${p.dropped.length > 0 ? ', as the model allows' : ''})` : ' (--tp)';
+  const dropped = p.dropped.length === 0 ? '' : `; dropped ${p.dropped.map((d) => `${d.size}: ${d.reason}`).join('; ')}`;
+  return `${tried}${why}${dropped}`;
+}
