@@ -63,7 +63,6 @@ like plan --commit; with --store each change is one transaction in the database.
 Exit codes: 0 done, 2 bad input (an unknown slot ID, a missing or corrupt FILE, a store that holds
 no nodes or, for init, already holds some; a store or file that failed with nothing changed), 4 the
 store became unreachable while a release was in flight (repeat it with the --request-id named).
-
 `;
 
 const ACTIONS = ['list', 'show', 'release', 'stale', 'gc', 'init'] as const;
