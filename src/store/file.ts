@@ -1,11 +1,11 @@
 // JsonFileStore: the state in one JSON file (ClusterState.toJSON, the CLI's --state FILE format),
 // changed under FILE.lock (flock) and replaced atomically (withFileLock, writeFileAtomic). Each
-// change re-reads the file under the lock and applies itself through ClusterState's own commit,
-// so writers in several processes take turns and none works from a stale copy. Node only.
-import { createTsKernels } from '../baseline/index.js';
+// change re-reads the file under the lock into the state's ledger and applies itself through
+// ClusterState's own commit checks (checkCommit), so writers in several processes take turns and
+// none works from a stale copy. Node only.
 import { AllocationError } from '../shared/errors.js';
 import type { PlacementOption } from '../placement/index.js';
-import { ClusterState, stateFileText, type ClusterStateJSON } from '../cluster/state.js';
+import { checkCommit, ClusterState, ledgerJSON, normalizeStateJSON, restoreLedger, stateFileText, type ClusterStateJSON, type Ledger } from '../cluster/state.js';
 import { readInput, requireBoolean, requireInteger, requireObject, requireString } from '../shared/validate.js';
 import { fileWriteError, withFileLock, writeFileAtomic } from './file-lock.js';
 import { onlyKnownKeys, storeCommitOptions, storeReleaseOptions } from './options.js';
@@ -43,7 +43,11 @@ export class JsonFileStore implements ClusterStore {
 
   /** Writes a new state file from a ClusterState or toJSON's output; STORE_NOT_EMPTY when the file exists, unless `replace`. */
   async init(state: ClusterState | ClusterStateJSON, options: { replace?: boolean } = {}): Promise<void> {
-    const truth = state instanceof ClusterState ? state : ClusterState.restore(createTsKernels(), readInput('state', state));
+    let truth: { toJSON(): ClusterStateJSON } = state as ClusterState;
+    if (!(state instanceof ClusterState)) {
+      const json = normalizeStateJSON(readInput('state', state));
+      truth = { toJSON: () => json };
+    }
     const opts = requireObject('options', readInput('options', options));
     onlyKnownKeys('options', opts, ['replace']);
     const replace = opts.replace === undefined ? false : requireBoolean('options.replace', opts.replace);
@@ -59,15 +63,16 @@ export class JsonFileStore implements ClusterStore {
   }
 
   async load(): Promise<StoreSnapshot> {
-    const { state, version } = await this.read();
-    return { state: state.toJSON(), versions: Object.fromEntries(state.nodes().map((id) => [id, version])) };
+    const { ledger, version } = await this.read();
+    return { state: ledgerJSON(ledger), versions: Object.fromEntries(ledger.nodeIds.map((id) => [id, version])) };
   }
 
   async loadNodes(ids: readonly string[]): Promise<StoredNode[]> {
-    const { state, version } = await this.read();
+    const { ledger, version } = await this.read();
     return ids.map((id, k) => {
-      if (!state.nodes().includes(id)) throw new AllocationError('UNKNOWN_NODE', `ids[${k}]: node ${JSON.stringify(id)} is not in ${this.path}`, { field: `ids[${k}]` });
-      return { id, version, slots: state.listSlots(id) };
+      const node = ledger.nodeOf.get(id);
+      if (node === undefined) throw new AllocationError('UNKNOWN_NODE', `ids[${k}]: node ${JSON.stringify(id)} is not in ${this.path}`, { field: `ids[${k}]` });
+      return { id, version, slots: ledger.listSlots(node) };
     });
   }
 
@@ -75,42 +80,43 @@ export class JsonFileStore implements ClusterStore {
   async commit(option: PlacementOption, options: StoreCommitOptions = {}): Promise<StoreOutcome> {
     const commitOptions = storeCommitOptions(options);
     return this.locked(async () => {
-      const { state, version } = await this.read();
+      const { ledger, version } = await this.read();
       let id: string;
       try {
-        id = state.commit(option, commitOptions);
+        id = ledger.commit(checkCommit(ledger, option, commitOptions));
       } catch (error) {
-        if (error instanceof AllocationError && error.code === 'CONFLICT') return { nodes: [{ id: option.node!, version, slots: state.listSlots(option.node!) }], error };
+        if (error instanceof AllocationError && error.code === 'CONFLICT') return { nodes: [{ id: option.node!, version, slots: ledger.listSlots(ledger.nodeIndex(option.node!)) }], error };
         throw error;
       }
-      const written = await this.write(state, version);
-      return { id, nodes: [{ id: option.node!, version: written, slots: state.listSlots(option.node!) }] };
+      const written = await this.write(ledger, version);
+      return { id, nodes: [{ id: option.node!, version: written, slots: ledger.listSlots(ledger.nodeIndex(option.node!)) }] };
     });
   }
 
   async release(slotId: string, options: StoreReleaseOptions = {}): Promise<StoreOutcome> {
     storeReleaseOptions(options);
-    return this.changeSlot(slotId, (state, id) => state.release(id));
+    return this.changeSlot(slotId, (ledger, id) => ledger.removeSlot(id));
   }
 
   async markStale(slotId: string, stale: boolean): Promise<StoreOutcome> {
     const value = requireBoolean('stale', stale);
-    return this.changeSlot(slotId, (state, id) => state.markStale(id, value));
+    return this.changeSlot(slotId, (ledger, id) => ledger.setStale(ledger.slots.get(id)!, value));
   }
 
   async close(): Promise<void> {
     // Nothing is held between calls.
   }
 
-  private async changeSlot(slotId: string, change: (state: ClusterState, id: string) => void): Promise<StoreOutcome> {
+  private async changeSlot(slotId: string, change: (ledger: Ledger, id: string) => void): Promise<StoreOutcome> {
     const id = requireString('slotId', slotId, 1_000_000);
     return this.locked(async () => {
-      const { state, version: previous } = await this.read();
-      const node = state.nodes().find((n) => state.listSlots(n).some((s) => s.id === id));
-      if (node === undefined) throw new AllocationError('UNKNOWN_SLOT', `slotId: slot ${JSON.stringify(id)} is not in ${this.path}`, { field: 'slotId' });
-      change(state, id);
-      const version = await this.write(state, previous);
-      return { nodes: [{ id: node, version, slots: state.listSlots(node) }] };
+      const { ledger, version: previous } = await this.read();
+      const record = ledger.slots.get(id);
+      if (record === undefined) throw new AllocationError('UNKNOWN_SLOT', `slotId: slot ${JSON.stringify(id)} is not in ${this.path}`, { field: 'slotId' });
+      const node = record.node;
+      change(ledger, id);
+      const version = await this.write(ledger, previous);
+      return { nodes: [{ id: ledger.nodeIds[node], version, slots: ledger.listSlots(node) }] };
     });
   }
 
@@ -124,7 +130,7 @@ export class JsonFileStore implements ClusterStore {
   }
 
   /** Reads the file and its modification time from one descriptor (a rename in between cannot mix two versions). */
-  private async read(): Promise<{ state: ClusterState; version: number }> {
+  private async read(): Promise<{ ledger: Ledger; version: number }> {
     const { open } = await import('node:fs/promises');
     let content: string;
     let version: number;
@@ -141,7 +147,7 @@ export class JsonFileStore implements ClusterStore {
       throw new AllocationError('INVALID_STATE', `store: ${missing ? `${this.path} does not exist (JsonFileStore.init or gpualloc plan --state FILE --commit creates it)` : `cannot read ${this.path}: ${(error as Error).message}`}`, { cause: error });
     }
     try {
-      return { state: ClusterState.restore(createTsKernels(), content), version };
+      return { ledger: restoreLedger(content), version };
     } catch (error) {
       if (error instanceof AllocationError) throw new AllocationError('INVALID_STATE', `store ${this.path}: ${error.message.replace(/^state: /, '')} (the file was left untouched)`, { field: error.field, cause: error });
       throw error;
@@ -152,9 +158,9 @@ export class JsonFileStore implements ClusterStore {
    * Replaces the file; returns its new version, always above `previous` (file times are as coarse
    * as the kernel's tick, so two quick writes may share one: the newer is then dated 2 µs later).
    */
-  private async write(state: ClusterState, previous: number): Promise<number> {
+  private async write(ledger: Ledger, previous: number): Promise<number> {
     const { stat, utimes } = await import('node:fs/promises');
-    await writeFileAtomic(this.path, stateFileText(state));
+    await writeFileAtomic(this.path, stateFileText({ toJSON: () => ledgerJSON(ledger) }));
     let version = Number((await stat(this.path, { bigint: true })).mtimeNs / 1000n);
     if (version <= previous) {
       const at = (previous + 2) / 1e6; // 2 µs: seconds as a double carry about 0.25 µs of rounding

@@ -7,11 +7,10 @@
 // retryMs; the request ID makes the retry of a commit or release whose COMMIT reply was lost find
 // what the first try did instead of doing it twice.
 import pg from 'pg';
-import { createTsKernels } from '../baseline/index.js';
 import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
 import type { PlacementOption, Slot } from '../placement/index.js';
-import { ClusterState, type ClusterStateJSON } from '../cluster/state.js';
+import { ClusterState, normalizeStateJSON, type ClusterStateJSON } from '../cluster/state.js';
 import { fail, readInput, requireBoolean, requireInteger, requireObject, requireString } from '../shared/validate.js';
 import { applyCommit, type NodeRecord } from './apply.js';
 import { checkRequestId, onlyKnownKeys } from './options.js';
@@ -246,7 +245,7 @@ export class PostgresStore implements ClusterStore {
    * unless `replace` (which drops every node and slot first).
    */
   async init(state: ClusterState | ClusterStateJSON, options: { replace?: boolean } = {}): Promise<void> {
-    const json = state instanceof ClusterState ? state.toJSON() : ClusterState.restore(createTsKernels(), readInput('state', state)).toJSON();
+    const json = state instanceof ClusterState ? state.toJSON() : normalizeStateJSON(readInput('state', state));
     const opts = requireObject('options', readInput('options', options));
     onlyKnownKeys('options', opts, ['replace']);
     const replace = opts.replace === undefined ? false : requireBoolean('options.replace', opts.replace);
