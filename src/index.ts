@@ -11,7 +11,7 @@ export { listPresets, getPreset } from './hardware/presets.js';
 export { validateTopology, pairScoreMatrix, linkScore, PCIE_LEVELS, PCIE_SCORE, NVLINK_SCORE } from './hardware/topology.js';
 export { parseBytes, formatBytes, unitsOf } from './shared/units.js';
 export { DRA_MODES, DEFAULT_DRA_FEATURES, DRA_FEATURE_GATES, readDeviceClasses, readResourceSlices, readResourceClaims, readNodes, readDraObjects } from './dra/index.js';
-export { POLICIES as FLEET_POLICIES, DEFAULT_POLICY as DEFAULT_FLEET_POLICY, parseNodeCsv, parsePodCsv } from './fleet/index.js';
+export { POLICIES as FLEET_POLICIES, DEFAULT_POLICY as DEFAULT_FLEET_POLICY, parseNodeCsv, parsePodCsv, scaleTrace } from './fleet/index.js';
 
 export type { EngineOptions } from './engine.js';
 export type { Backend, Kernels } from './kernels.js';
@@ -29,6 +29,6 @@ export type { ByteUnits } from './shared/units.js';
 export type { Inventory, InventoryGpu, MigDevice, GpuProcess } from './hardware/inventory.js';
 export type { Preset } from './hardware/presets.js';
 export type { Topology, Link, PcieLevel } from './hardware/topology.js';
-export type { SimulateRequest, SimulationRun, FleetEvent, FleetNode, FleetPod } from './fleet/index.js';
+export type { SimulateRequest, SimulationRun, FleetEvent, FleetNode, FleetPod, PodSearch } from './fleet/index.js';
 export type { PodScheduler, PodSchedulerOptions, PodPlan, PodNodeView } from './fleet/scheduler.js';
 export type { DraAllocateRequest, DraAllocateResult, DraMode, DraFeature, DraFeatures, DraObjects, AllocationResult as DraAllocationResult, DeviceClass, ResourceSlice, ResourceClaim, Node as DraNode } from './dra/index.js';

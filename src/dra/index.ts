@@ -9,6 +9,8 @@ export { buildResults } from './result.js';
 export { MatchAttribute, DistinctAttribute, lookupAttribute } from './constraints.js';
 export { firstFit } from './first-fit.js';
 export { filterCounts } from './diagnose.js';
+export { evaluateObjective, compareObjective, TOPOLOGY_ATTRIBUTES } from './objective.js';
+export { DEFAULT_SCORED_BUDGET } from './scored.js';
 
 export type { DraAllocateRequest, DraAllocateResult, DraMode } from './allocate.js';
 export type { DraFeature, DraFeatures, ResolvedFeatures } from './features.js';
@@ -19,4 +21,5 @@ export type { PickedDevice } from './state.js';
 export type { Constraint, ConstraintRequest } from './constraints.js';
 export type { SearchOutcome, SearchProgress } from './first-fit.js';
 export type { FilterCounts } from './diagnose.js';
+export type { DraObjective } from './objective.js';
 export type * from './types.js';

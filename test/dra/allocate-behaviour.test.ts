@@ -132,9 +132,12 @@ describe('allocateClaims', () => {
     const devices2 = [{ name: 'gpu-0', attributes: { numa: { int: 0 } } }, { name: 'gpu-1', attributes: { numa: { int: 1 } } }, { name: 'gpu-2', taints: [{ key: 'k', effect: 'NoExecute' }] }];
     const on = (numa: number) => ({ selectors: [{ cel: { expression: `device.attributes["gpu.example.com"].numa == ${numa}` } }] });
     const c = claim('c', [exactly('a', 1, on(0)), exactly('b', 1, on(1))], [{ matchAttribute: 'gpu.example.com/numa' }]);
-    const s = allocateClaims({ classes: [cls('gpu')], slices: [slice('s', { devices: devices2.slice(0, 2) })], claims: [c], node, features: {} });
+    const s = allocateClaims({ classes: [cls('gpu')], slices: [slice('s', { devices: devices2.slice(0, 2) })], claims: [c], node, features: {}, mode: 'first-fit' });
     expect(s.reason?.message).toContain('claim ns/c, request b: cannot be satisfied together with the requests before it');
     expect(s.reason?.message).toContain('1 device(s) of class gpu: 2 device(s) on node node-1, 2 match the class, 1 the request\'s selectors, 1 free, 1 untainted, 1 usable');
+    // The scored mode proves it before searching: no value of the attribute serves both requests.
+    const scored = allocateClaims({ classes: [cls('gpu')], slices: [slice('s', { devices: devices2.slice(0, 2) })], claims: [c], node, features: {} });
+    expect(scored.reason?.message).toContain('claim ns/c: no single value of gpu.example.com/numa is shared by enough devices');
     const t = allocateClaims({ classes: [cls('gpu')], slices: [slice('s', { devices: [{ name: 'gpu-0' }, devices2[2]] })], claims: [claim('c', [exactly('r', 2)])], node, features: { deviceTaints: true } });
     expect(t.reason?.message).toContain('2 device(s) on node node-1, 2 match the class, 2 the request\'s selectors, 2 free, 1 untainted, 1 usable');
   });
@@ -211,6 +214,7 @@ describe('allocateClaims', () => {
     expect(errorOf(() => allocateClaims({ ...base, claims: [prioritized], features: {} })).message).toContain('DRAPrioritizedList feature is disabled');
     expect(errorOf(() => allocateClaims({ ...base, claims: [claim('c', [exactly('r', 1, { capacity: { requests: { memory: '1Gi' } } })])] })).message).toContain('DRAConsumableCapacity feature is disabled');
     expect(errorOf(() => allocateClaims({ ...base, claims: [], nodes: [] } as unknown as DraAllocateRequest)).message).toContain('nodes');
-    expect(errorOf(() => allocateClaims({ ...base, claims: [], mode: 'scored' })).field).toBe('mode');
+    expect(errorOf(() => allocateClaims({ ...base, claims: [], mode: 'best-fit' } as unknown as DraAllocateRequest)).field).toBe('mode');
+    expect(errorOf(() => allocateClaims({ ...base, claims: [], budget: 0 })).field).toBe('budget');
   });
 });
