@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The gpualloc command line: dispatches to one module per subcommand.
 import { EXIT, reportError, UsageError, type Command, type Io } from './lib/common.js';
-import { inFlagWords, SOURCE_FLAGS } from './lib/flag-words.js';
+import { sayWithFlags, SOURCE_FLAGS } from './lib/error-words.js';
+import { flagsOf } from './lib/options.js';
 import { command as demo } from './commands/demo.js';
 import { command as split } from './commands/split.js';
 import { command as replicas } from './commands/replicas.js';
@@ -71,7 +72,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   try {
     return await command.run(rest, io);
   } catch (error) {
-    return reportError(inFlagWords(error, { ...SOURCE_FLAGS, ...command.flags }), io, rest.includes('--json'));
+    return reportError(sayWithFlags(error, { ...SOURCE_FLAGS, ...flagsOf(command.options) }), io, rest.includes('--json'));
   }
 }
 

@@ -13,13 +13,13 @@ import { sortLargestFirst } from './sort.js';
 import { shareBytes } from './share.js';
 import {
   budgetError, compareEvictionOrder, isEvictable, maskOf, nodeOptionOf, noOptionReason, PLACEMENT_BUDGET, positionMatrix,
-  rejectionsFor, shareOf, sizesFor, validateNode, validatePlanRequest, validateSlots,
+  PLACEMENT_OPTION_KEYS, rejectionsFor, shareOf, sizesFor, validateNode, validatePlanRequest, validateSlots,
   type ClusterSearch, type NodeGpu, type PlacementOption, type PlacementPlan, type PlacementRequest, type Slot,
 } from '../placement/index.js';
 import { compareNatural } from '../shared/natural-order.js';
-import type { Topology } from '../hardware/topology.js';
+import type { Link, Topology } from '../hardware/topology.js';
 import { formatBytes } from '../shared/units.js';
-import { describeValue, fail, readInput, rejectUnknownKeys, requireArray, requireInteger, requireObject, requireString } from '../shared/validate.js';
+import { describeValue, fail, keysOf, readInput, rejectUnknownKeys, requireArray, requireInteger, requireObject, requireString, type KeyShapeOf } from '../shared/validate.js';
 
 import { createPodScheduler, type PodScheduler, type PodSchedulerOptions } from '../fleet/scheduler.js';
 
@@ -34,8 +34,30 @@ export type ClusterPlanRequest = Omit<PlacementRequest, 'gpus' | 'slots' | 'topo
 /** toJSON's output: everything needed to restore the state exactly (a node's cpu, hostMemory and gpuModel only when set). */
 export type ClusterStateJSON = { version: 1; nextSlot: number; nodes: Array<{ id: string; gpus: NodeGpu[]; topology?: Topology; slots: Slot[]; cpu?: number; hostMemory?: number; gpuModel?: string }> };
 
+/** One node of ClusterStateJSON. */
+type _NodeJSON = ClusterStateJSON['nodes'][number];
+
+/**
+ * The keys of a state as toJSON writes it, and only those (checked against ClusterStateJSON at build
+ * time): restore and the strict readers of state files (JsonFileStore, the CLI) reject any other.
+ */
+export const CLUSTER_STATE_KEYS = {
+  version: null,
+  nextSlot: null,
+  nodes: {
+    id: null,
+    gpus: { index: null, memoryTotal: null, memoryUsed: null } satisfies KeyShapeOf<NodeGpu>,
+    topology: { gpus: null, links: { a: null, b: null, pcie: null, nvlink: null } satisfies KeyShapeOf<Link> } satisfies KeyShapeOf<Topology>,
+    slots: { id: null, model: null, gpus: null, memoryPerGpu: null, lastActivity: null, stale: null, milli: null, cpu: null, hostMemory: null } satisfies KeyShapeOf<Slot>,
+    cpu: null, hostMemory: null, gpuModel: null,
+  } satisfies KeyShapeOf<_NodeJSON>,
+} as const satisfies KeyShapeOf<ClusterStateJSON>;
+
 /** Options of commit: the new slot's ID (default `slot-<n>`) and lastActivity (ms since the epoch). */
 export type CommitOptions = { id?: string; lastActivity?: number };
+
+/** The keys of CommitOptions. */
+const COMMIT_OPTION_KEYS = keysOf<CommitOptions>()(['id', 'lastActivity']);
 
 /**
  * Memory of one GPU, in bytes: allocated is what gpualloc's slots hold; memoryUsed (present only when
@@ -50,15 +72,10 @@ export type GpuUsage = { node: string; gpu: number; memoryTotal: number; allocat
  */
 export const CLUSTER_REJECTED_NODES = 64;
 
-/** The keys of a PlacementOption that commit reads; any other is an error. */
-const OPTION_KEYS = ['node', 'model', 'gpus', 'memoryPerGpu', 'evict', 'score', 'milli', 'cpu', 'hostMemory'];
-/** The keys of CommitOptions. */
-const COMMIT_OPTION_KEYS = ['id', 'lastActivity'];
-
 /** The keys a node, a GPU and a slot of a state may have (load); any other is an error. */
-const NODE_KEYS = ['id', 'gpus', 'topology', 'slots', 'cpu', 'hostMemory', 'gpuModel'];
-const GPU_KEYS = ['index', 'memoryTotal', 'memoryUsed'];
-const SLOT_KEYS = ['id', 'model', 'gpus', 'memoryPerGpu', 'lastActivity', 'stale', 'milli', 'cpu', 'hostMemory'];
+const NODE_KEYS = Object.keys(CLUSTER_STATE_KEYS.nodes);
+const GPU_KEYS = Object.keys(CLUSTER_STATE_KEYS.nodes.gpus);
+const SLOT_KEYS = Object.keys(CLUSTER_STATE_KEYS.nodes.slots);
 
 /** Fails naming the first key of `value` (when a plain object) not in `keys`. */
 function onlyKeys(value: unknown, keys: readonly string[], field: string): void {
@@ -187,7 +204,7 @@ export class ClusterState {
       return state;
     } catch (error) {
       if (error instanceof AllocationError && error.code !== 'INVALID_STATE') {
-        throw new AllocationError('INVALID_STATE', `state: ${error.message}`, { field: error.field, cause: error });
+        throw error.restated({ code: 'INVALID_STATE', origin: 'state' });
       }
       throw error;
     }
@@ -844,7 +861,7 @@ export class ClusterState {
   commit(option: PlacementOption, options: CommitOptions = {}): string {
     const o = requireObject('option', readInput('option', option));
     // A misspelt key (a pod's `cpus`, `hostmemory`) would commit a slot that holds nothing of it.
-    rejectUnknownKeys('option', o, OPTION_KEYS);
+    rejectUnknownKeys('option', o, PLACEMENT_OPTION_KEYS);
     const nodeId = requireString('option.node', o.node, LIMITS.maxIdLength);
     const node = this.nodeOf.get(nodeId);
     if (node === undefined) throw new AllocationError('UNKNOWN_NODE', `option.node: node ${describeValue(nodeId)} is not in the state`, { field: 'option.node' });

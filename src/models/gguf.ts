@@ -282,7 +282,7 @@ export function readGgufHeaderFromBytes(bytes: Uint8Array | ArrayBuffer, label =
 /** Parses the GGUF header of a local file (Node only), reading its head in ranges, never the weights. */
 export async function readGgufHeaderFromFile(path: string, options: GgufReadOptions = {}): Promise<GgufHeader> {
   if (typeof process === 'undefined' || process.versions?.node === undefined) {
-    throw new AllocationError('INVALID_ARGUMENT', `source: a file path (${JSON.stringify(path)}) can only be read in Node; pass the file's bytes (Uint8Array or ArrayBuffer) instead`, { field: 'source' });
+    throw AllocationError.at('INVALID_ARGUMENT', 'source', `a file path (${JSON.stringify(path)}) can only be read in Node; pass the file's bytes (Uint8Array or ArrayBuffer) instead`);
   }
   const { open } = await import('node:fs/promises');
   let handle: Awaited<ReturnType<typeof open>>;
@@ -290,11 +290,11 @@ export async function readGgufHeaderFromFile(path: string, options: GgufReadOpti
     handle = await open(path, 'r');
   } catch (error) {
     const code = (error as { code?: string }).code ?? 'error';
-    throw new AllocationError('INVALID_ARGUMENT', `source: cannot open ${JSON.stringify(path)} (${code})`, { field: 'source', cause: error });
+    throw AllocationError.at('INVALID_ARGUMENT', 'source', `cannot open ${JSON.stringify(path)} (${code})`, { cause: error });
   }
   try {
     const stat = await handle.stat();
-    if (!stat.isFile()) throw new AllocationError('INVALID_ARGUMENT', `source: ${JSON.stringify(path)} is not a regular file`, { field: 'source' });
+    if (!stat.isFile()) throw AllocationError.at('INVALID_ARGUMENT', 'source', `${JSON.stringify(path)} is not a regular file`);
     const size = stat.size;
     return await _parse({
       label: path,

@@ -6,7 +6,7 @@ import { ctz, lexBefore, popcount } from '../shared/bits.js';
 import { pairScoreMatrix, topologyFor, type Topology } from '../hardware/topology.js';
 import { formatBytes } from '../shared/units.js';
 import { compareNatural } from '../shared/natural-order.js';
-import { describeValue, fail, markEngineOwned, readError, readInput, requireArray, requireBoolean, requireInteger, requireObject, requireOneOf, requireString } from '../shared/validate.js';
+import { describeValue, fail, keysOf, markEngineOwned, readError, readInput, requireArray, requireBoolean, requireInteger, requireObject, requireOneOf, requireString } from '../shared/validate.js';
 
 /**
  * Work already placed on GPUs. memoryPerGpu in bytes; lastActivity in ms since the epoch. A pod's
@@ -23,6 +23,9 @@ export type Slot = { id: string; model?: string; gpus: number[]; memoryPerGpu: n
  * become the slot's fields of the same names (see Slot); commit checks them against the node.
  */
 export type PlacementOption = { node?: string; model?: string; gpus: number[]; memoryPerGpu: number; evict: string[]; score: number; milli?: number; cpu?: number; hostMemory?: number };
+
+/** The keys of a PlacementOption (ClusterState.commit rejects any other). */
+export const PLACEMENT_OPTION_KEYS = keysOf<PlacementOption>()(['node', 'model', 'gpus', 'memoryPerGpu', 'evict', 'score', 'milli', 'cpu', 'hostMemory']);
 
 /** Why a GPU cannot take its share (REASON_CODES). shortBy in bytes. */
 export type Rejection = { node?: string; gpu: number; code: string; message: string; shortBy?: number };
@@ -305,7 +308,7 @@ export function validateNode(gpusValue: unknown, slotsValue: unknown, topologyVa
     const raw = rawGpus[k];
     const g = _isRecord(raw) ? raw : requireObject(at(), raw);
     const index = _count(g.index, 0x7fffffff, () => `${at()}.index`);
-    if (seen.has(index)) throw new AllocationError('DUPLICATE_DEVICE', `${at()}.index: GPU index ${index} appears twice`, { field: `${at()}.index` });
+    if (seen.has(index)) throw AllocationError.at('DUPLICATE_DEVICE', `${at()}.index`, `GPU index ${index} appears twice`);
     seen.add(index);
     if (k > 0 && list[k - 1].index > index) sorted = false;
     const memoryTotal = _count(g.memoryTotal, LIMITS.maxBytes, () => `${at()}.memoryTotal`);
@@ -471,7 +474,7 @@ export function validateSlot(value: unknown, field: string, k: number, indices: 
   const hostV = s.hostMemory;
   const maxId = LIMITS.maxIdLength;
   const id = typeof idV === 'string' && idV.length <= maxId ? idV : requireString(`${field}[${k}].id`, idV, maxId);
-  if (ids.has(id)) throw new AllocationError('DUPLICATE_SLOT', `${field}[${k}].id: slot ID ${describeValue(id)} appears twice`, { field: `${field}[${k}].id` });
+  if (ids.has(id)) throw AllocationError.at('DUPLICATE_SLOT', `${field}[${k}].id`, `slot ID ${describeValue(id)} appears twice`);
   ids.add(id);
   const gpusRaw = Array.isArray(gpusV) ? gpusV : requireArray(`${field}[${k}].gpus`, gpusV, LIMITS.maxGpus);
   const length = gpusRaw.length;
@@ -482,8 +485,8 @@ export function validateSlot(value: unknown, field: string, k: number, indices: 
   for (let j = 0; j < length; j++) {
     const raw: unknown = gpusRaw[j];
     const idx = _isCount(raw, 0x7fffffff) ? (raw === 0 ? 0 : raw) : requireInteger(`${field}[${k}].gpus[${j}]`, raw, 0, 0x7fffffff);
-    if (!indices.has(idx)) throw new AllocationError('UNKNOWN_DEVICE_ID', `${field}[${k}].gpus[${j}]: GPU index ${idx} is not one of the node's GPUs`, { field: `${field}[${k}].gpus[${j}]` });
-    for (let i = 0; i < j; i++) if (gpus[i] === idx) throw new AllocationError('DUPLICATE_DEVICE', `${field}[${k}].gpus[${j}]: GPU index ${idx} appears twice`, { field: `${field}[${k}].gpus[${j}]` });
+    if (!indices.has(idx)) throw AllocationError.at('UNKNOWN_DEVICE_ID', `${field}[${k}].gpus[${j}]`, `GPU index ${idx} is not one of the node's GPUs`);
+    for (let i = 0; i < j; i++) if (gpus[i] === idx) throw AllocationError.at('DUPLICATE_DEVICE', `${field}[${k}].gpus[${j}]`, `GPU index ${idx} appears twice`);
     if (j > 0 && gpus[j - 1] > idx) sorted = false;
     gpus[j] = idx;
   }
@@ -655,7 +658,7 @@ export function runSearch(kernels: PlacementKernels, search: PlacementSearch): P
 
 /** LIMIT_EXCEEDED for a search whose size `size` on a node of `gpus` GPUs passed the budget. */
 export function budgetError(size: number, gpus: number): AllocationError {
-  return new AllocationError('LIMIT_EXCEEDED', `tensorParallelSizes: size ${size} on a node of ${gpus} GPUs needs more than ${PLACEMENT_BUDGET} GPU subsets; restrict tensorParallelSizes`, { field: 'tensorParallelSizes' });
+  return AllocationError.at('LIMIT_EXCEEDED', 'tensorParallelSizes', [`size ${size} on a node of ${gpus} GPUs needs more than ${PLACEMENT_BUDGET} GPU subsets; restrict `, { field: ['tensorParallelSizes'] }]);
 }
 
 /** Mask halves of a list of positions. */

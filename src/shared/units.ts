@@ -1,6 +1,6 @@
 // Byte sizes: parse "140GiB", "80GB", "512MiB", "1234" and print them back.
 import { AllocationError } from './errors.js';
-import { describeValue } from './validate.js';
+import { describeValue, fail } from './validate.js';
 
 const UNITS: Record<string, number> = {
   b: 1,
@@ -13,12 +13,12 @@ const UNITS: Record<string, number> = {
 export function parseBytes(text: string, field = 'size'): number {
   // Never coerce a non-string (String(x) runs the caller's toString); show values bounded.
   const m = typeof text === 'string' && text.length <= 100 ? /^\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*$/.exec(text) : null;
-  if (m === null) throw new AllocationError('INVALID_ARGUMENT', `${field}: expected a size such as 80GiB, 512MiB or 1073741824, got ${describeValue(text)}`, { field });
+  if (m === null) fail('INVALID_ARGUMENT', field, 'a size such as 80GiB, 512MiB or 1073741824', text);
   const unit = m[2].toLowerCase();
   const factor = unit === '' ? 1 : UNITS[unit];
-  if (factor === undefined) throw new AllocationError('INVALID_ARGUMENT', `${field}: unknown unit ${JSON.stringify(m[2])} in ${describeValue(text)} (use B, KB, MB, GB, TB, KiB, MiB, GiB or TiB)`, { field });
+  if (factor === undefined) throw AllocationError.at('INVALID_ARGUMENT', field, `unknown unit ${JSON.stringify(m[2])} in ${describeValue(text)} (use B, KB, MB, GB, TB, KiB, MiB, GiB or TiB)`, { received: describeValue(text) });
   const value = Math.round(Number(m[1]) * factor);
-  if (!Number.isSafeInteger(value)) throw new AllocationError('LIMIT_EXCEEDED', `${field}: ${describeValue(text)} is more bytes than can be represented exactly`, { field });
+  if (!Number.isSafeInteger(value)) throw AllocationError.at('LIMIT_EXCEEDED', field, `${describeValue(text)} is more bytes than can be represented exactly`, { received: describeValue(text) });
   return value;
 }
 

@@ -105,7 +105,7 @@ async function _holder(handle: FileHandle): Promise<string> {
 export async function withFileLock<T>(path: string, fn: () => T | Promise<T>, options: FileLockOptions = {}): Promise<T> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
   if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs < 0) {
-    throw new AllocationError('INVALID_ARGUMENT', `options.timeoutMs: expected a finite number of milliseconds >= 0, got ${String(timeoutMs)}`, { field: 'options.timeoutMs' });
+    throw AllocationError.at('INVALID_ARGUMENT', 'options.timeoutMs', `expected a finite number of milliseconds >= 0, got ${String(timeoutMs)}`);
   }
   const api = await _loadFlock();
   const { open, constants } = await import('node:fs/promises');

@@ -5,11 +5,14 @@
 import { createTsKernels } from '../baseline/index.js';
 import { AllocationError } from '../shared/errors.js';
 import type { PlacementOption } from '../placement/index.js';
-import { ClusterState, stateFileText, type CommitOptions, type ClusterStateJSON } from '../cluster/state.js';
-import { readInput, requireBoolean, requireInteger, requireObject, requireString } from '../shared/validate.js';
+import { CLUSTER_STATE_KEYS, ClusterState, stateFileText, type CommitOptions, type ClusterStateJSON } from '../cluster/state.js';
+import { findUnknownKey, readInput, rejectUnknownKeys, requireBoolean, requireInteger, requireObject, requireString, unknownKeyError } from '../shared/validate.js';
+import { jsonPosition, parseJson } from '../shared/file-positions.js';
 import { withFileLock, writeFileAtomic } from './file-lock.js';
-import { onlyKnownKeys } from './options.js';
 import type { ClusterStore, StoredNode, StoreOutcome, StoreSnapshot } from './types.js';
+
+/** What JsonFileStore.update's change returns: the state to write (none: the file is left as it is) and a value for the caller. */
+export type FileUpdate<T> = { write?: ClusterState | ClusterStateJSON; value: T };
 
 /** Options of JsonFileStore.open. */
 export type JsonFileStoreOptions = {
@@ -36,7 +39,7 @@ export class JsonFileStore implements ClusterStore {
   static open(path: string, options: JsonFileStoreOptions = {}): JsonFileStore {
     const file = requireString('path', path, 10_000);
     const opts = requireObject('options', readInput('options', options));
-    onlyKnownKeys('options', opts, ['lockTimeoutMs']);
+    rejectUnknownKeys('options', opts, ['lockTimeoutMs']);
     const timeout = opts.lockTimeoutMs === undefined ? undefined : requireInteger('options.lockTimeoutMs', opts.lockTimeoutMs, 0, 3_600_000);
     return new JsonFileStore(file, timeout);
   }
@@ -45,7 +48,7 @@ export class JsonFileStore implements ClusterStore {
   async init(state: ClusterState | ClusterStateJSON, options: { replace?: boolean } = {}): Promise<void> {
     const truth = state instanceof ClusterState ? state : ClusterState.restore(createTsKernels(), readInput('state', state));
     const opts = requireObject('options', readInput('options', options));
-    onlyKnownKeys('options', opts, ['replace']);
+    rejectUnknownKeys('options', opts, ['replace']);
     const replace = opts.replace === undefined ? false : requireBoolean('options.replace', opts.replace);
     await this.locked(async () => {
       const { stat } = await import('node:fs/promises');
@@ -66,7 +69,7 @@ export class JsonFileStore implements ClusterStore {
   async loadNodes(ids: readonly string[]): Promise<StoredNode[]> {
     const { state, version } = await this.read();
     return ids.map((id, k) => {
-      if (!state.nodes().includes(id)) throw new AllocationError('UNKNOWN_NODE', `ids[${k}]: node ${JSON.stringify(id)} is not in ${this.path}`, { field: `ids[${k}]` });
+      if (!state.nodes().includes(id)) throw AllocationError.at('UNKNOWN_NODE', `ids[${k}]`, `node ${JSON.stringify(id)} is not in ${this.path}`);
       return { id, version, slots: state.listSlots(id) };
     });
   }
@@ -104,7 +107,7 @@ export class JsonFileStore implements ClusterStore {
     return this.locked(async () => {
       const { state, version: previous } = await this.read();
       const node = state.nodes().find((n) => state.listSlots(n).some((s) => s.id === id));
-      if (node === undefined) throw new AllocationError('UNKNOWN_SLOT', `slotId: slot ${JSON.stringify(id)} is not in ${this.path}`, { field: 'slotId' });
+      if (node === undefined) throw AllocationError.at('UNKNOWN_SLOT', 'slotId', `slot ${JSON.stringify(id)} is not in ${this.path}`);
       change(state, id);
       const version = await this.write(state, previous);
       return { nodes: [{ id: node, version, slots: state.listSlots(node) }] };
@@ -115,8 +118,55 @@ export class JsonFileStore implements ClusterStore {
     return withFileLock(this.path, fn, this.lockTimeoutMs === undefined ? {} : { timeoutMs: this.lockTimeoutMs });
   }
 
-  /** Reads the file and its modification time from one descriptor (a rename in between cannot mix two versions). */
+  /**
+   * The state the file holds now, or undefined when there is no file. Read without the lock: writers
+   * replace the file atomically, so this is one whole version.
+   */
+  async current(): Promise<ClusterStateJSON | undefined> {
+    return (await this.readIfAny())?.state.toJSON();
+  }
+
+  /**
+   * One read-change-write that no other writer interleaves: under FILE.lock, reads the state
+   * (undefined when the file does not exist yet), runs `change` on it and writes the state it returns
+   * (atomically, before the lock is released; nothing when it returns none); resolves to its value.
+   * With `mustExist`, a missing file is INVALID_STATE before FILE.lock is created beside it.
+   */
+  async update<T>(change: (current: ClusterStateJSON | undefined) => FileUpdate<T> | Promise<FileUpdate<T>>, options: { mustExist?: boolean } = {}): Promise<T> {
+    if (options.mustExist === true) {
+      const { stat } = await import('node:fs/promises');
+      await stat(this.path).catch((error: NodeJS.ErrnoException) => {
+        throw this.readError(error);
+      });
+    }
+    return this.locked(async () => {
+      const found = await this.readIfAny();
+      if (found === undefined && options.mustExist === true) throw this.readError(Object.assign(new Error('gone'), { code: 'ENOENT' }));
+      const { write, value } = await change(found?.state.toJSON());
+      if (write !== undefined) {
+        const state = write instanceof ClusterState ? write : ClusterState.restore(createTsKernels(), readInput('state', write));
+        await this.write(state, found?.version ?? 0);
+      }
+      return value;
+    });
+  }
+
+  /** The error for a file that cannot be read: INVALID_STATE from the file (`details.missing` when it does not exist). */
+  private readError(error: unknown): AllocationError {
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    const detail = missing ? 'does not exist (JsonFileStore.init or gpualloc plan --state FILE --commit creates it)' : `cannot be read: ${(error as Error).message}`;
+    return AllocationError.of('INVALID_STATE', { origin: this.path, detail, details: { missing }, cause: error });
+  }
+
+  /** Reads the file; a missing file is INVALID_STATE. */
   private async read(): Promise<{ state: ClusterState; version: number }> {
+    const found = await this.readIfAny();
+    if (found === undefined) throw this.readError(Object.assign(new Error('gone'), { code: 'ENOENT' }));
+    return found;
+  }
+
+  /** Reads the file and its modification time from one descriptor (a rename in between cannot mix two versions); undefined when there is no file. */
+  private async readIfAny(): Promise<{ state: ClusterState; version: number } | undefined> {
     const { open } = await import('node:fs/promises');
     let content: string;
     let version: number;
@@ -129,15 +179,10 @@ export class JsonFileStore implements ClusterStore {
         await handle.close();
       }
     } catch (error) {
-      const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-      throw new AllocationError('INVALID_STATE', `store: ${missing ? `${this.path} does not exist (JsonFileStore.init or gpualloc plan --state FILE --commit creates it)` : `cannot read ${this.path}: ${(error as Error).message}`}`, { cause: error });
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw this.readError(error);
     }
-    try {
-      return { state: ClusterState.restore(createTsKernels(), content), version };
-    } catch (error) {
-      if (error instanceof AllocationError) throw new AllocationError('INVALID_STATE', `store ${this.path}: ${error.message.replace(/^state: /, '')} (the file was left untouched)`, { field: error.field, cause: error });
-      throw error;
-    }
+    return { state: restoreText(content, this.path), version };
   }
 
   /**
@@ -157,4 +202,33 @@ export class JsonFileStore implements ClusterStore {
     return version;
   }
 
+}
+
+/**
+ * A state file's text as a ClusterState, strictly: a syntax error, an unknown key (with the closest
+ * known one) or a bad value is INVALID_STATE from `origin` at the line and column of the fault, with
+ * the note that the file was left untouched.
+ */
+export function restoreText(text: string, origin: string): ClusterState {
+  const untouched = { notes: ['the file was left untouched'] };
+  let json: unknown;
+  try {
+    json = parseJson(text, 'INVALID_STATE', origin);
+  } catch (error) {
+    throw error instanceof AllocationError ? error.restated(untouched) : error;
+  }
+  const unknown = findUnknownKey(json, CLUSTER_STATE_KEYS);
+  if (unknown !== undefined) {
+    const position = jsonPosition(text, unknown.path);
+    throw unknownKeyError('INVALID_STATE', unknown).restated({ origin, ...(position === undefined ? {} : { position }), ...untouched });
+  }
+  try {
+    return ClusterState.restore(createTsKernels(), json);
+  } catch (error) {
+    if (!(error instanceof AllocationError)) throw error;
+    // restore names fields from `state` (state.nodes[0].id); the text starts below it.
+    const path = error.path !== undefined && error.path[0] === 'state' ? error.path.slice(1) : undefined;
+    const position = path === undefined ? undefined : jsonPosition(text, path);
+    throw error.restated({ origin, ...(position === undefined ? {} : { position }), ...untouched });
+  }
 }

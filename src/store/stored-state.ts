@@ -4,8 +4,8 @@ import type { Engine } from '../engine.js';
 import { AllocationError, type Reason } from '../shared/errors.js';
 import type { PlacementOption, PlacementPlan, Slot } from '../placement/index.js';
 import type { ClusterPlanRequest, ClusterState, ClusterStateJSON, CommitOptions, GpuUsage } from '../cluster/state.js';
-import { fail, readInput, requireInteger, requireObject } from '../shared/validate.js';
-import { onlyKnownKeys } from './options.js';
+import { fail, readInput, rejectUnknownKeys, requireInteger, requireObject } from '../shared/validate.js';
+
 import type { ClusterStore, StoredNode, StoreOutcome } from './types.js';
 import type { PodNodeView, PodPlan, PodScheduler, PodSchedulerOptions } from '../fleet/scheduler.js';
 import type { FleetPod } from '../fleet/types.js';
@@ -50,7 +50,7 @@ export const DEFAULT_ATTEMPTS = 5;
  */
 export async function openClusterState(engine: Engine, store: ClusterStore, options: OpenOptions = {}): Promise<StoredClusterState> {
   const opts = requireObject('options', options);
-  onlyKnownKeys('options', opts, ['watch', 'replica']);
+  rejectUnknownKeys('options', opts, ['watch', 'replica']);
   if (opts.watch !== undefined && typeof opts.watch !== 'boolean') fail('INVALID_ARGUMENT', 'options.watch', 'a boolean', opts.watch);
   const snapshot = await store.load();
   const replica = opts.replica === undefined ? Math.floor(Math.random() * 0x40000000) : requireInteger('options.replica', opts.replica, 0, 0x3fffffff);
@@ -277,7 +277,7 @@ export class StoredClusterState {
 /** The options both commitWithRetry take (attempts, id, lastActivity, and `extra` keys), checked. */
 function retryOptions(options: unknown, extra: readonly string[]): { opts: Record<string, unknown>; attempts: number; commitOptions: CommitOptions } {
   const opts = requireObject('options', options);
-  onlyKnownKeys('options', opts, ['attempts', 'id', 'lastActivity', ...extra]);
+  rejectUnknownKeys('options', opts, ['attempts', 'id', 'lastActivity', ...extra]);
   const attempts = opts.attempts === undefined ? DEFAULT_ATTEMPTS : requireInteger('options.attempts', opts.attempts, 1, 1000);
   const commitOptions: CommitOptions = {};
   if (opts.id !== undefined) commitOptions.id = opts.id as string;

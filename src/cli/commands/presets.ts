@@ -1,24 +1,28 @@
 // gpualloc presets: the built-in machines, named after real ones.
-import { parseArgs } from 'node:util';
 import { getPreset, listPresets } from '../../hardware/presets.js';
 import { EXIT, table, type Command, type Io } from '../lib/common.js';
+import { helpOption, jsonOption, optionsHelp, readOptions } from '../lib/options.js';
+
+const OPTIONS = {
+  json: jsonOption('print the list as JSON (name, description, GPU count and model)'),
+  help: helpOption(),
+};
 
 const HELP = `gpualloc presets: list the built-in machines (use one with --preset NAME)
 
 Usage: gpualloc presets [--json]
 
 Options:
-  --json      print the list as JSON (name, description, GPU count and model)
-  -h, --help  this help
-`;
+${optionsHelp(OPTIONS, 14)}`;
 
 /** The `presets` subcommand. */
 export const command: Command = {
   name: 'presets',
   summary: 'list the built-in machines (DGX-1, DGX-2, DGX A100/H100, PCIe servers)',
   help: HELP,
+  options: OPTIONS,
   async run(argv: string[], io: Io): Promise<number> {
-    const { values } = parseArgs({ args: argv, options: { json: { type: 'boolean' } }, strict: true, allowPositionals: false });
+    const { values } = readOptions(OPTIONS, argv);
     const rows = listPresets().map((p) => {
       const inv = getPreset(p.name);
       const mig = inv.gpus.filter((g) => g.mig !== undefined).length;

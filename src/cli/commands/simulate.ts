@@ -2,13 +2,53 @@
 import { constants } from 'node:fs';
 import { access, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { parseArgs } from 'node:util';
 import { createEngine } from '../../engine.js';
 import { parseNodeCsv, parsePodCsv } from '../../fleet/trace.js';
 import { DEFAULT_POLICY, POLICIES } from '../../fleet/policies/index.js';
 import { simulateRun, type SimulationRun } from '../../fleet/simulate.js';
 import { parseSeeds } from '../../fleet/seeds.js';
-import { EXIT, parseBackend, table, UsageError, type Command, type Io } from '../lib/common.js';
+import { EXIT, table, UsageError, type Command, type Io } from '../lib/common.js';
+import { backendOption, helpOption, jsonOption, option, optionsHelp, readOptions } from '../lib/options.js';
+
+/** --policy: comma-separated policy names, each known and given once. */
+function parsePolicies(text: string, flag: string): string[] {
+  const policies = text.split(',').map((p) => p.trim());
+  const unknown = policies.find((p) => !POLICIES.some((q) => q.name === p));
+  if (unknown !== undefined) throw new UsageError(`${flag}: expected names among ${POLICIES.map((q) => q.name).join(', ')}, got ${JSON.stringify(unknown)}`);
+  // A repeated name would count one run twice in the mean and sd (parseSeeds refuses a repeated seed).
+  const twice = policies.find((p, i) => policies.indexOf(p) !== i);
+  if (twice !== undefined) throw new UsageError(`${flag}: ${JSON.stringify(twice)} is given twice in ${JSON.stringify(text)}`);
+  return policies;
+}
+
+/** --seeds: a range 42..51 or a list (a malformed value is a usage error). */
+function parseSeedsFlag(text: string, flag: string): number[] {
+  try {
+    return parseSeeds(flag, text, 10000);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** --tune: a number in (0, 100]. */
+function parseTune(text: string, flag: string): number {
+  const tune = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text.trim()) || !(tune > 0 && tune <= 100)) throw new UsageError(`${flag}: expected a number in (0, 100], got ${JSON.stringify(text)}`);
+  return tune;
+}
+
+const OPTIONS = {
+  nodes: option({ type: 'string', value: 'FILE', help: 'node list: sn,cpu_milli,memory_mib,gpu,model (the openb format)' }),
+  pods: option({ type: 'string', value: 'FILE', help: 'pod list: name,cpu_milli,memory_mib,num_gpu,gpu_milli[,gpu_spec,...]' }),
+  policy: option({ type: 'string', value: 'LIST', help: `comma-separated policies (default ${DEFAULT_POLICY}): ${POLICIES.map((p) => p.name).join(', ')}`, parse: parsePolicies }),
+  seeds: option({ type: 'string', value: 'RANGE', help: 'a range 42..51 or a list 42,43 (default 42..51)', parse: parseSeedsFlag }),
+  tune: option({ type: 'string', value: 'X', help: 'workload target as a multiple of the GPU capacity (default 1.3)', parse: parseTune }),
+  events: option({ type: 'string', value: 'FILE', help: 'one policy, one seed: write every pod attempt as JSON Lines\n{"pod","node","gpus","milli","cpu","memory","arrived","used"}' }),
+  csv: option({ type: 'string', value: 'FILE', help: 'write the curves: policy,seed,arrived,allocation,fragmentation (percent)' }),
+  json: jsonOption('print {"runs": [{policy, seed, capacityMilli, pods, failed, allocation}]}'),
+  backend: backendOption(),
+  help: helpOption(),
+};
 
 const HELP = `gpualloc simulate: replay a GPU cluster trace under placement policies (FGD protocol)
 
@@ -16,33 +56,12 @@ Usage: gpualloc simulate --nodes NODES.csv --pods PODS.csv [--policy NAME[,NAME.
                          [--tune 1.3] [--events FILE] [--csv FILE] [--json] [--backend wasm|ts]
 
 Options:
-  --nodes FILE      node list: sn,cpu_milli,memory_mib,gpu,model (the openb format)
-  --pods FILE       pod list: name,cpu_milli,memory_mib,num_gpu,gpu_milli[,gpu_spec,...]
-  --policy LIST     comma-separated policies (default ${DEFAULT_POLICY}): ${POLICIES.map((p) => p.name).join(', ')}
-  --seeds RANGE     a range 42..51 or a list 42,43 (default 42..51)
-  --tune X          workload target as a multiple of the GPU capacity (default 1.3)
-  --events FILE     one policy, one seed: write every pod attempt as JSON Lines
-                    {"pod","node","gpus","milli","cpu","memory","arrived","used"}
-  --csv FILE        write the curves: policy,seed,arrived,allocation,fragmentation (percent)
-  --json            print {"runs": [{policy, seed, capacityMilli, pods, failed, allocation}]}
-  --backend NAME    wasm (default) or ts
-  -h, --help        this help
-
+${optionsHelp(OPTIONS, 20)}
 Protocol: pods shuffled by seed, tuned to X times the GPU capacity with clones <pod>-tuned-<i>
 after every original, no departures, a pod that fits nowhere is dropped but counts as arrived.
 allocation maps the arrived load x% (0..130) to the GPU allocation ratio in %.
 Policies: ${POLICIES.map((p) => `${p.name} (${p.summary})`).join('; ')}.
 `;
-
-/** --seeds (default 42..51); a malformed value is a usage error. */
-function seedsOption(text: string | undefined): number[] {
-  if (text === undefined) return Array.from({ length: 10 }, (_, i) => 42 + i);
-  try {
-    return parseSeeds('--seeds', text, 10000);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-}
 
 /** Runs a file operation for `--flag`; a failure keeps its errno (IO_ERROR, exit 2) and names the flag. */
 async function forFlag<T>(flag: string, op: () => Promise<T>): Promise<T> {
@@ -80,39 +99,16 @@ export const command: Command = {
   name: 'simulate',
   summary: 'replay a GPU cluster trace (openb) under placement policies (FGD, ours, ...)',
   help: HELP,
+  options: OPTIONS,
   async run(argv: string[], io: Io): Promise<number> {
-    const { values } = parseArgs({
-      args: argv,
-      options: {
-        nodes: { type: 'string' },
-        pods: { type: 'string' },
-        policy: { type: 'string' },
-        seeds: { type: 'string' },
-        tune: { type: 'string' },
-        events: { type: 'string' },
-        csv: { type: 'string' },
-        json: { type: 'boolean' },
-        backend: { type: 'string' },
-      },
-      strict: true,
-      allowPositionals: false,
-    });
+    const { values } = readOptions(OPTIONS, argv);
     const json = values.json === true;
-    const backend = parseBackend(values.backend);
+    const backend = values.backend ?? 'wasm';
     if (values.nodes === undefined) throw new UsageError('--nodes FILE is required');
     if (values.pods === undefined) throw new UsageError('--pods FILE is required');
-    const policies = (values.policy ?? DEFAULT_POLICY).split(',').map((p) => p.trim());
-    const unknown = policies.find((p) => !POLICIES.some((q) => q.name === p));
-    if (unknown !== undefined) throw new UsageError(`--policy: expected names among ${POLICIES.map((q) => q.name).join(', ')}, got ${JSON.stringify(unknown)}`);
-    // A repeated name would count one run twice in the mean and sd (parseSeeds refuses a repeated seed).
-    const twicePolicy = policies.find((p, i) => policies.indexOf(p) !== i);
-    if (twicePolicy !== undefined) throw new UsageError(`--policy: ${JSON.stringify(twicePolicy)} is given twice in ${JSON.stringify(values.policy)}`);
-    const seeds = seedsOption(values.seeds);
-    let tune = 1.3;
-    if (values.tune !== undefined) {
-      tune = Number(values.tune);
-      if (!/^\d+(\.\d+)?$/.test(values.tune.trim()) || !(tune > 0 && tune <= 100)) throw new UsageError(`--tune: expected a number in (0, 100], got ${JSON.stringify(values.tune)}`);
-    }
+    const policies = values.policy ?? [DEFAULT_POLICY];
+    const seeds = values.seeds ?? Array.from({ length: 10 }, (_, i) => 42 + i);
+    const tune = values.tune ?? 1.3;
     if (values.events !== undefined && (policies.length !== 1 || seeds.length !== 1)) throw new UsageError('--events: needs exactly one policy and one seed');
 
     // A file that cannot be written fails now, not after every run.

@@ -1,7 +1,7 @@
 // Every command's errors name its flags, not the API fields behind them (issue 18, point 9).
 import { describe, expect, it } from 'vitest';
 import { cli } from '../support/cli.js';
-import { inFlagWords } from '../../src/cli/lib/flag-words.js';
+import { sayWithFlags as inFlagWords } from '../../src/cli/lib/error-words.js';
 import { AllocationError } from '../../src/shared/errors.js';
 
 describe('errors in the CLI words', () => {
