@@ -168,7 +168,7 @@ export const command: Command = {
     if (values.store !== undefined) {
       if ((values.inventory !== undefined || values.preset !== undefined) && !values.json) io.err('gpualloc: using the nodes of --store; --inventory/--preset only seed a new store (gpualloc state init)\n');
       const { plan, planned, busy, result } = await withStoredState(engine, values.store, async (state) => {
-        const planned = planModel(state, request, model, tp, limit);
+        const planned = planModel(state, request, model, tp, limit, engine);
         if (!values.json) reportSizes(io, planned);
         // Rejections are explained on the state each plan was made on (before its commit), as with --state FILE.
         const annotate = (p: PlacementPlan): void => {
@@ -206,7 +206,7 @@ export const command: Command = {
       } else if (values.preset !== undefined) {
         if (!values.json) io.err(`gpualloc: using the nodes of ${values.state}; --preset only seeds a new state file\n`);
       }
-      const planned = planModel(state, request, model, tp, limit);
+      const planned = planModel(state, request, model, tp, limit, engine);
       const plan = planned.plan;
       if (plan.options.length > 0 && plan.rejected.length === 0) plan.rejected = explain(engine, state, planned.explainRequest);
       if (!values.json) reportSizes(io, planned);
