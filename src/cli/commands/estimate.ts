@@ -21,7 +21,7 @@ function parseKvCache(text: string, flag: string): NonNullable<EstimateOptions['
 const OPTIONS = {
   gpus: option({
     type: 'string', value: 'SIZES', field: 'options.gpus', parse: parseGpus,
-    help: 'free memory of each GPU, comma-separated (e.g. 80GiB,80GiB or 80GB,80GB;\nthe report prints sizes in the same units);\nplaces the layers as Ollama does and says whether the model fits',
+    help: "free memory of each GPU, comma-separated (e.g. 80GiB,80GiB or 80GB,80GB,\nor Kubernetes' 80Gi or 80G; the report prints sizes in the same units);\nplaces the layers as Ollama does and says whether the model fits",
   }),
   context: option({ type: 'string', value: 'N', help: `context length per sequence (default ${DEFAULT_CONTEXT_LENGTH}, capped at the model's)`, field: 'options.contextLength', parse: parsePositiveInt }),
   parallel: option({ type: 'string', value: 'N', help: 'sequences served at once (default 1)', field: 'options.parallel', parse: parsePositiveInt }),

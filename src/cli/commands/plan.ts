@@ -19,7 +19,7 @@ import { parseLimitFlag, parseMemoryFlag, parsePolicyFlag, parseTpFlag, planMode
 const OPTIONS = {
   memory: option({
     type: 'string', value: 'SIZE', field: 'memory', parse: parseMemoryFlag,
-    help: 'memory the model needs in total: 140GB, 140GiB, 512MiB (a bare number is\nbytes and must be at least 1 MiB); sizes print in the units typed',
+    help: "memory the model needs in total: 140GB, 140GiB, 512MiB, or Kubernetes'\n140G (= GB) and 140Gi (= GiB); a bare number is bytes and must be at\nleast 1 MiB; sizes print in the units typed",
   }),
   gguf: option({
     type: 'string', value: 'FILE',

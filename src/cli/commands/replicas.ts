@@ -16,16 +16,10 @@ function parseIdList(text: string, flag: string): string[] {
   return ids;
 }
 
-/** --size: a non-negative integer (0 is refused later, as aligned refuses it). */
-function parseSize(text: string, flag: string): number {
-  if (!/^[0-9]+$/.test(text.trim()) || !Number.isSafeInteger(Number(text))) throw new UsageError(`${flag}: expected a non-negative integer, got ${JSON.stringify(text)}`);
-  return Number(text);
-}
-
 const OPTIONS = {
   inventory: inventoryOption('take the GPUs from an inventory file'),
   preset: presetOption('take them from a built-in preset (see `gpualloc presets`)'),
-  size: option({ type: 'string', value: 'N', help: 'how many devices the container gets, required ones included (required)', field: 'size', parse: parseSize }),
+  size: option({ type: 'string', value: 'N', help: 'how many devices the container gets, required ones included (required)', field: 'size', parse: parsePositiveInt }),
   replicas: option({ type: 'string', value: 'N', help: 'replicas per GPU or MIG slice (default 1)', parse: parsePositiveInt }),
   policy: option({ type: 'string', value: 'NAME', help: "the request's policy: distributed | pack | spread" }),
   'allocation-policy': option({ type: 'string', value: 'NAME', help: 'the device plugin flag; used when --policy is not given' }),

@@ -8,6 +8,7 @@ import { DEFAULT_POLICY, POLICIES } from '../../fleet/policies/index.js';
 import { simulateRun, type SimulationRun } from '../../fleet/simulate.js';
 import { parseSeeds } from '../../fleet/seeds.js';
 import { EXIT, table, UsageError, type Command, type Io } from '../lib/common.js';
+import { FlagFileError, isFileError } from '../lib/usage-error.js';
 import { backendOption, helpOption, jsonOption, option, optionsHelp, readOptions } from '../lib/options.js';
 
 /** --policy: comma-separated policy names, each known and given once. */
@@ -68,8 +69,7 @@ async function forFlag<T>(flag: string, op: () => Promise<T>): Promise<T> {
   try {
     return await op();
   } catch (error) {
-    if (error instanceof Error && typeof (error as { syscall?: unknown }).syscall === 'string') error.message = `${flag}: ${error.message}`;
-    throw error;
+    throw isFileError(error) ? new FlagFileError(flag, error) : error;
   }
 }
 

@@ -32,7 +32,8 @@ ${optionsHelp(OPTIONS, 21)}
 Config (TOML):
   [resource]
   allocation-mode = "auto-split"   # shared | auto-split | manual
-  reserved-mem = "4GiB"            # kept back from memory before splitting (bytes or a size)
+  reserved-mem = "4GiB"            # kept back from memory before splitting (bytes or a size:
+                                   # GB, GiB, or Kubernetes' G = GB and Gi = GiB)
   memory = "512GiB"                # host memory; default: the inventory's
 
   [devices]                        # the host's devices; without it they come from the

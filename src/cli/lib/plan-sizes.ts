@@ -67,9 +67,12 @@ export type ModelPlan = {
  * a smaller bare number is an error that suggests a unit (`--memory 12` almost surely meant 12 GB).
  */
 export function parseMemoryFlag(text: string): ModelMemory & { kind: 'total' } {
+  const t = text.trim();
+  if (/^-\.?[0-9]/.test(t)) throw new UsageError(`--memory ${t}: a size cannot be negative; give the memory the model needs, such as --memory 140GB`);
   const bare = /^\s*[0-9]+(?:\.[0-9]+)?\s*$/.test(text);
+  if (bare && Number(text) === 0) throw new UsageError(`--memory ${t}: expected a size above zero, such as --memory 140GB`);
   if (bare && Number(text) < MIN_BARE_MEMORY) {
-    const n = text.trim();
+    const n = t;
     throw new UsageError(`--memory ${n}: a bare number is a byte count, and ${n} bytes is surely not the model's size; give a unit, such as --memory ${n}GB or --memory ${n}GiB`);
   }
   const memory = parseBytes(text, `--memory ${text.trim()}`);
@@ -119,6 +122,8 @@ function _evictedBytes(option: PlacementOption, slotBytes: Map<string, number>):
 export function planModel(state: Pick<ClusterState, 'plan' | 'toJSON'>, base: Omit<ClusterPlanRequest, 'memory' | 'tensorParallelSizes' | 'limit'>, model: ModelMemory, tp: number[] | undefined, limit: number, engine?: Engine): ModelPlan {
   const json = state.toJSON();
   const gpus = Math.max(1, ...json.nodes.map((n) => n.gpus.length));
+  const tooLarge = tp?.find((n) => n > gpus);
+  if (tooLarge !== undefined) throw new UsageError(`--tp ${tp!.join(',')}: ${tooLarge} is more GPUs than the largest node has (${gpus})`);
   const chosen = tp !== undefined ? { sizes: tp, dropped: [] } : defaultTensorParallelSizes(gpus, model.kind === 'gguf' ? model.estimate : undefined);
   const sizes = chosen.sizes;
   const warnings: string[] = [];

@@ -10,7 +10,7 @@ import type { Inventory } from '../../hardware/inventory.js';
 import { JsonFileStore } from '../../store/file.js';
 import { formatBytes } from '../../shared/units.js';
 import type { Io } from './common.js';
-import { UsageError } from './usage-error.js';
+import { FlagFileError, isFileError, UsageError } from './usage-error.js';
 import { sayInFile } from './error-words.js';
 
 /** A state file as the CLI uses it: states restored through the command's engine, errors said with `--state NAME`. */
@@ -32,6 +32,8 @@ export function stateFile(engine: Engine, io: Io, name: string): StateFile {
     if (error instanceof AllocationError && error.origin === path && error.details?.missing === true) {
       return new UsageError(`--state ${name}: no such file (gpualloc plan --state ${name} --commit creates one)`);
     }
+    // The file or its lock cannot be opened (a missing folder, no permission): say which flag named it.
+    if (isFileError(error)) return new FlagFileError(`--state ${name}`, error);
     return sayInFile(error, { origin: path, label: `--state ${name}` });
   };
   return {
