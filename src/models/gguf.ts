@@ -33,7 +33,8 @@ const _MAX_DIMS = 8;
 const _FIXED_SIZE: Record<number, number> = { 0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8 };
 
 function _invalid(label: string, message: string, cause?: unknown): never {
-  throw new AllocationError('INVALID_GGUF', `${label}: ${message}`, { field: 'source', cause });
+  // The file (`label`) is the one the `source` field gave; the message names it instead of the field.
+  throw AllocationError.of('INVALID_GGUF', { origin: label, path: 'source', named: true, detail: message, cause });
 }
 
 /** Checks magic, version and the fixed header fields; returns the version and byte order. */

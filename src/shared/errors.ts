@@ -81,7 +81,7 @@ export type ErrorParts = {
   said?: string;
   /** What is wrong: said after the field, `FIELD: DETAIL`. */
   detail: string | readonly DetailPart[];
-  /** The detail names the field itself (`unknown key gpus[3].x …`): no `FIELD: ` before it. */
+  /** No `FIELD: ` before the detail: the detail names the field itself (`unknown key gpus[3].x …`), or the origin stands for it (a file the field gave). */
   named?: boolean;
   /** What the field should have been (`an integer in [1, 64]`), when the detail is `expected …, got …`. */
   expected?: string;

@@ -1,6 +1,7 @@
 // gpualloc demo (what `npm start` runs): the engine on this host's GPUs, or on a preset.
 import { createEngine } from '../../engine.js';
 import { formatBytes } from '../../shared/units.js';
+import { AllocationError } from '../../shared/errors.js';
 import { EXIT, table, type Command, type Io } from '../lib/common.js';
 import { backendOption, helpOption, inventoryOption, optionsHelp, presetOption, readOptions } from '../lib/options.js';
 import { resolveInventory } from '../lib/source.js';
@@ -32,6 +33,10 @@ export const command: Command = {
     const { values } = readOptions(OPTIONS, argv);
     const backend = values.backend ?? 'wasm';
     const { inventory, notice } = await resolveInventory({ inventory: values.inventory, preset: values.preset, quiet: true }, io);
+    // Every step needs a GPU: an inventory without one fails here, before the tour starts.
+    if (!inventory.gpus.some((g) => g.lost !== true)) {
+      throw AllocationError.of('INVALID_INVENTORY', { origin: values.inventory === undefined ? notice : `--inventory ${values.inventory}`, detail: `no GPU${inventory.gpus.length > 0 ? ' that is not lost' : ''} (the demo needs at least one)` });
+    }
     const engine = await createEngine({ backend });
     const say = (t: string) => io.out(t);
     say(`gpualloc demo — ${notice}; backend ${engine.backend}\n\n`);

@@ -4,6 +4,7 @@ import { DEFAULT_CONTEXT_LENGTH, estimateMemory, type EstimateOptions, type Memo
 import { formatBytes, parseBytes, unitsOf, type ByteUnits } from '../../shared/units.js';
 import { EXIT, parsePositiveInt, table, UsageError, type Command } from '../lib/common.js';
 import { jsonOption, option, optionsHelp, readOptions } from '../lib/options.js';
+import { sayWithFlags } from '../lib/error-words.js';
 
 /** --gpus: comma-separated sizes (each in its own units; the report prints in those of the first). */
 function parseGpus(text: string, flag: string): { sizes: number[]; units: ByteUnits } {
@@ -83,7 +84,10 @@ export const command: Command = {
     };
     if (values.gpus !== undefined) opts.gpus = values.gpus.sizes;
     const file = positionals[0];
-    const estimate = await estimateMemory(resolve(io.cwd, file), opts);
+    // The file's errors name it as typed, not as the API's `source` field.
+    const estimate = await estimateMemory(resolve(io.cwd, file), opts).catch((error: unknown) => {
+      throw sayWithFlags(error, { source: file });
+    });
     if (values.json === true) io.out(JSON.stringify({ file, ...estimate }, null, 2) + '\n');
     else io.out(_report(file, estimate, opts, values.gpus?.units ?? 'binary'));
     return estimate.fits === false ? EXIT.INFEASIBLE : EXIT.OK;

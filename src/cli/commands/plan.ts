@@ -4,13 +4,14 @@ import { resolve } from 'node:path';
 import { createEngine, type Engine } from '../../engine.js';
 import { DEFAULT_CONTEXT_LENGTH, estimateMemory } from '../../models/estimate.js';
 import { DEFAULT_PLACEMENT_LIMIT } from '../../placement/index.js';
-import type { PlacementPlan, Rejection } from '../../placement/index.js';
+import type { PlacementOption, PlacementPlan, Rejection } from '../../placement/index.js';
 import { type ClusterPlanRequest, type ClusterState } from '../../cluster/state.js';
 import { nodeFromInventory } from '../../cluster/node.js';
-import { formatBytes, sayBytesIn } from '../../shared/units.js';
+import { formatBytes, sayBytesIn, type ByteUnits } from '../../shared/units.js';
 import { EXIT, parsePositiveInt, table, UsageError, type Command, type Io } from '../lib/common.js';
 import { backendOption, inventoryOption, jsonOption, option, optionsHelp, presetOption, readOptions } from '../lib/options.js';
 import { resolveInventory } from '../lib/source.js';
+import { sayWithFlags } from '../lib/error-words.js';
 import { CLI_COMMIT_ATTEMPTS, withStoredState } from '../lib/store.js';
 import type { RetryResult } from '../../store/stored-state.js';
 import { busyLine, refreshUsed, stateFile } from '../lib/state-file.js';
@@ -38,7 +39,7 @@ const OPTIONS = {
   limit: option({ type: 'string', value: 'N', help: 'how many options to print (default 16)', field: 'limit', parse: parseLimitFlag }),
   state: option({
     type: 'string', value: 'FILE',
-    help: 'plan against a saved cluster state (created from the inventory if missing;\nwith --inventory, that node\'s used memory is read again, less its slots)',
+    help: "plan against a saved cluster state (a missing FILE is planned as the\ninventory's node and written only by --commit; with --inventory, that node's\nused memory is read again, less its slots)",
   }),
   store: option({
     type: 'string', value: 'URL',
@@ -46,7 +47,7 @@ const OPTIONS = {
   }),
   commit: option({ type: 'boolean', help: "apply the best option to --state FILE (or --store URL) and print the new slot's ID" }),
   backend: backendOption(),
-  json: jsonOption('print { options, rejected, reason?, optionCount, tensorParallel: { sizes,\ndropped, memoryPerGpu? }, committed? } as JSON'),
+  json: jsonOption('print { options, rejected, reason?, optionCount, tensorParallel: { sizes,\ndropped, memoryPerGpu? }, committed?, evicted? } as JSON (evicted: the slots\nthe commit removed, each { id, node, model, gpus, memoryPerGpu })'),
 };
 
 const HELP = `gpualloc plan: every viable way to place a model on GPUs by memory, ranked, with per-GPU rejections
@@ -67,7 +68,26 @@ Exit codes: 0 an option was found (and committed), 1 nothing fits (or, with --st
 lost to another writer), 2 bad input.
 `;
 
-function render(plan: PlacementPlan, model: ModelMemory, planned: ModelPlan, busy: string | undefined, committed?: string, committedOption = 1, notCommitted?: string): string {
+/** A slot a commit evicted, as `--json` lists it (model null when the slot named none). */
+type Evicted = { id: string; node: string; model: string | null; gpus: number[]; memoryPerGpu: number };
+
+/** The slots `option` evicts, read from the state it is about to be committed to. */
+function evictedBy(state: Pick<ClusterState, 'listSlots'>, option: PlacementOption): Evicted[] {
+  if (option.evict.length === 0 || option.node === undefined) return [];
+  const slots = new Map(state.listSlots(option.node).map((s) => [s.id, s]));
+  return option.evict.map((id) => {
+    const s = slots.get(id);
+    return { id, node: option.node!, model: s?.model ?? null, gpus: s === undefined ? [] : [...s.gpus], memoryPerGpu: s?.memoryPerGpu ?? 0 };
+  });
+}
+
+/** One line per evicted slot: `evicted slot s1 (model m, 40 GiB on each of GPUs 0,1 of node)`. */
+function evictedLine(e: Evicted, units: ByteUnits): string {
+  const where = e.gpus.length === 1 ? `on GPU ${e.gpus[0]}` : `on each of GPUs ${e.gpus.join(',')}`;
+  return `evicted slot ${e.id} (${e.model === null ? 'no model' : `model ${e.model}`}, ${formatBytes(e.memoryPerGpu, units)} ${where} of ${e.node})`;
+}
+
+function render(plan: PlacementPlan, model: ModelMemory, planned: ModelPlan, busy: string | undefined, committed?: string, committedOption = 1, notCommitted?: string, evicted: Evicted[] = []): string {
   const lines: string[] = [];
   const multiNode = plan.options.some((o) => o.node !== undefined && o.node !== plan.options[0].node);
   // Sizes print the way --memory was typed (GB or GiB); a GGUF's in GiB.
@@ -96,6 +116,7 @@ function render(plan: PlacementPlan, model: ModelMemory, planned: ModelPlan, bus
   if (committed !== undefined) {
     lines.push('');
     lines.push(`committed option ${committedOption} as slot ${committed}`);
+    for (const e of evicted) lines.push(evictedLine(e, units));
   }
   if (notCommitted !== undefined) {
     lines.push('');
@@ -123,10 +144,10 @@ function reportSizes(io: Io, planned: ModelPlan): void {
   for (const w of planned.warnings) io.err(`gpualloc: warning: ${w}\n`);
 }
 
-/** `--json`'s object: the plan, how many options exist, the sizes' story and the committed slot. */
-function jsonOf(plan: PlacementPlan, planned: ModelPlan, committed: string | undefined): object {
+/** `--json`'s object: the plan, how many options exist, the sizes' story, the committed slot and what it evicted. */
+function jsonOf(plan: PlacementPlan, planned: ModelPlan, committed: string | undefined, evicted: Evicted[] = []): object {
   const tensorParallel = { sizes: planned.sizes, dropped: planned.dropped, ...(planned.memoryPerGpu === undefined ? {} : { memoryPerGpu: planned.memoryPerGpu }), ...(planned.warnings.length === 0 ? {} : { warnings: planned.warnings }) };
-  return { ...plan, optionCount: planned.optionCount, tensorParallel, ...(committed === undefined ? {} : { committed }) };
+  return { ...plan, optionCount: planned.optionCount, tensorParallel, ...(committed === undefined ? {} : { committed, evicted }) };
 }
 
 /** The one request commitWithRetry re-plans with on a store: a total over the sizes tried, a GGUF at the chosen size. */
@@ -153,7 +174,9 @@ export const command: Command = {
     if (values.memory !== undefined) model = values.memory;
     else {
       const contextLength = values.context ?? DEFAULT_CONTEXT_LENGTH;
-      const estimate = await estimateMemory(resolve(io.cwd, values.gguf!), { contextLength });
+      const estimate = await estimateMemory(resolve(io.cwd, values.gguf!), { contextLength }).catch((error: unknown) => {
+        throw sayWithFlags(error, { source: `--gguf ${values.gguf}` });
+      });
       model = { kind: 'gguf', file: values.gguf!, estimate };
       if (!values.json) io.err(`gpualloc: ${values.gguf} at context ${contextLength}: weights ${formatBytes(estimate.weights)}, KV cache ${formatBytes(estimate.kvCache)} (${estimate.kvHeads} KV heads), graph ${formatBytes(estimate.graph)} per GPU, ${formatBytes(estimate.total - estimate.weights - estimate.kvCache - estimate.graph)} reserve per GPU; ${formatBytes(estimate.total)} on one GPU\n`);
     }
@@ -167,7 +190,7 @@ export const command: Command = {
     const engine = await createEngine({ backend });
     if (values.store !== undefined) {
       if ((values.inventory !== undefined || values.preset !== undefined) && !values.json) io.err('gpualloc: using the nodes of --store; --inventory/--preset only seed a new store (gpualloc state init)\n');
-      const { plan, planned, busy, result } = await withStoredState(engine, values.store, async (state) => {
+      const { plan, planned, busy, result, evicted } = await withStoredState(engine, values.store, async (state) => {
         const planned = planModel(state, request, model, tp, limit, engine);
         if (!values.json) reportSizes(io, planned);
         // Rejections are explained on the state each plan was made on (before its commit), as with --state FILE.
@@ -177,23 +200,26 @@ export const command: Command = {
         let plan = planned.plan;
         let busy = busyLine(state);
         let result: RetryResult | undefined;
+        // What each option of the plan being committed would evict, read before the commit removes it.
+        let evictions: Evicted[][] = [];
         if (values.commit && plan.options.length > 0) {
           // A lost race is re-planned with one request: the best option's size (for a GGUF, at that size's per-GPU memory).
           result = await state.commitWithRetry(retryRequest(planned, request, model, plan.options[0].gpus.length, limit), {
-            attempts: CLI_COMMIT_ATTEMPTS, lastActivity: Date.now(), onPlan: (p) => { annotate(p); busy = busyLine(state); },
+            attempts: CLI_COMMIT_ATTEMPTS, lastActivity: Date.now(), onPlan: (p) => { annotate(p); busy = busyLine(state); evictions = p.options.map((o) => evictedBy(state, o)); },
           });
           plan = result.plan;
         } else annotate(plan);
-        return { plan, planned, busy, result };
+        const evicted = result?.committed === undefined ? [] : evictions[result.option ?? 0] ?? [];
+        return { plan, planned, busy, result, evicted };
       });
       const committed = result?.committed;
       const lost = result !== undefined && committed === undefined && plan.options.length > 0 ? result.reason : undefined;
-      if (values.json) io.out(JSON.stringify(lost !== undefined ? { ...jsonOf(plan, planned, committed), reason: lost } : jsonOf(plan, planned, committed), null, 2) + '\n');
-      else io.out(render(plan, model, planned, busy, committed, (result?.option ?? 0) + 1, lost?.message));
+      if (values.json) io.out(JSON.stringify(lost !== undefined ? { ...jsonOf(plan, planned, committed), reason: lost } : jsonOf(plan, planned, committed, evicted), null, 2) + '\n');
+      else io.out(render(plan, model, planned, busy, committed, (result?.option ?? 0) + 1, lost?.message, evicted));
       return committed !== undefined || (!values.commit && plan.options.length > 0) ? EXIT.OK : EXIT.INFEASIBLE;
     }
     /** Plans on the saved state (undefined: none yet, or no --state) and commits the best option when asked; returns the state to write. */
-    const planOn = async (saved: ClusterState | undefined): Promise<{ plan: PlacementPlan; planned: ModelPlan; busy?: string; committed?: string; state: ClusterState }> => {
+    const planOn = async (saved: ClusterState | undefined): Promise<{ plan: PlacementPlan; planned: ModelPlan; busy?: string; committed?: string; evicted?: Evicted[]; state: ClusterState }> => {
       let state = saved;
       if (state === undefined) {
         const { inventory } = await resolveInventory({ inventory: values.inventory, preset: values.preset, quiet: values.json === true }, io);
@@ -213,8 +239,9 @@ export const command: Command = {
       const busy = busyLine(state);
       if (!values.commit || plan.options.length === 0) return { plan, planned, busy, state };
       // lastActivity lets `gpualloc state list` show the slot's age and `state gc --older-than` find it.
+      const evicted = evictedBy(state, plan.options[0]);
       const committed = state.commit(plan.options[0], { lastActivity: Date.now() });
-      return { plan, planned, busy, committed, state };
+      return { plan, planned, busy, committed, evicted, state };
     };
     let outcome: Awaited<ReturnType<typeof planOn>>;
     if (values.state === undefined) outcome = await planOn(undefined);
@@ -227,9 +254,9 @@ export const command: Command = {
       });
       else outcome = await planOn(await file.current());
     }
-    const { plan, planned, busy, committed } = outcome;
-    if (values.json) io.out(JSON.stringify(jsonOf(plan, planned, committed), null, 2) + '\n');
-    else io.out(render(plan, model, planned, busy, committed));
+    const { plan, planned, busy, committed, evicted } = outcome;
+    if (values.json) io.out(JSON.stringify(jsonOf(plan, planned, committed, evicted), null, 2) + '\n');
+    else io.out(render(plan, model, planned, busy, committed, 1, undefined, evicted));
     return plan.options.length > 0 ? EXIT.OK : EXIT.INFEASIBLE;
   },
 };

@@ -4,6 +4,7 @@ import { access, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createEngine } from '../../engine.js';
 import { parseNodeCsv, parsePodCsv } from '../../fleet/trace.js';
+import { AllocationError } from '../../shared/errors.js';
 import { DEFAULT_POLICY, POLICIES } from '../../fleet/policies/index.js';
 import { simulateRun, type SimulationRun } from '../../fleet/simulate.js';
 import { parseSeeds } from '../../fleet/seeds.js';
@@ -116,6 +117,9 @@ export const command: Command = {
     if (values.csv !== undefined) await checkOutput('--csv', values.csv);
     const nodes = parseNodeCsv(values.nodes, await forFlag('--nodes', () => readFile(values.nodes!, 'utf8')));
     const pods = parsePodCsv(values.pods, await forFlag('--pods', () => readFile(values.pods!, 'utf8')));
+    // A header alone replays nothing: say so instead of printing a table of dashes.
+    if (nodes.length === 0) throw AllocationError.of('INVALID_TRACE', { origin: `--nodes ${values.nodes}`, detail: 'no nodes after the header line (a replay needs at least one)' });
+    if (pods.length === 0) throw AllocationError.of('INVALID_TRACE', { origin: `--pods ${values.pods}`, detail: 'no pods after the header line (a replay needs at least one)' });
     const engine = await createEngine({ backend });
     const tty = !json && process.stderr.isTTY === true;
     const runs: SimulationRun[] = [];
