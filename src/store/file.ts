@@ -6,7 +6,7 @@ import { createTsKernels } from '../baseline/index.js';
 import { AllocationError } from '../shared/errors.js';
 import type { PlacementOption } from '../placement/index.js';
 import { CLUSTER_STATE_KEYS, ClusterState, stateFileText, type CommitOptions, type ClusterStateJSON } from '../cluster/state.js';
-import { findUnknownKey, readInput, rejectUnknownKeys, requireBoolean, requireInteger, requireObject, requireString, unknownKeyError } from '../shared/validate.js';
+import { findUnknownKey, keysOf, readInput, rejectUnknownKeys, requireBoolean, requireInteger, requireObject, requireString, unknownKeyError } from '../shared/validate.js';
 import { jsonPosition, parseJson } from '../shared/file-positions.js';
 import { withFileLock, writeFileAtomic } from './file-lock.js';
 import type { ClusterStore, StoredNode, StoreOutcome, StoreSnapshot } from './types.js';
@@ -19,6 +19,13 @@ export type JsonFileStoreOptions = {
   /** How long a change waits for another process's lock before STATE_LOCKED, in milliseconds (default 10,000). */
   lockTimeoutMs?: number;
 };
+
+const OPEN_KEYS = keysOf<JsonFileStoreOptions>()(['lockTimeoutMs']);
+
+/** Options of JsonFileStore.init. */
+type InitOptions = { replace?: boolean };
+
+const INIT_KEYS = keysOf<InitOptions>()(['replace']);
 
 /**
  * A store in one JSON file. Node versions are the file's modification time in microseconds when it
@@ -39,16 +46,16 @@ export class JsonFileStore implements ClusterStore {
   static open(path: string, options: JsonFileStoreOptions = {}): JsonFileStore {
     const file = requireString('path', path, 10_000);
     const opts = requireObject('options', readInput('options', options));
-    rejectUnknownKeys('options', opts, ['lockTimeoutMs']);
+    rejectUnknownKeys('options', opts, OPEN_KEYS);
     const timeout = opts.lockTimeoutMs === undefined ? undefined : requireInteger('options.lockTimeoutMs', opts.lockTimeoutMs, 0, 3_600_000);
     return new JsonFileStore(file, timeout);
   }
 
   /** Writes a new state file from a ClusterState or toJSON's output; STORE_NOT_EMPTY when the file exists, unless `replace`. */
-  async init(state: ClusterState | ClusterStateJSON, options: { replace?: boolean } = {}): Promise<void> {
+  async init(state: ClusterState | ClusterStateJSON, options: InitOptions = {}): Promise<void> {
     const truth = state instanceof ClusterState ? state : ClusterState.restore(createTsKernels(), readInput('state', state));
     const opts = requireObject('options', readInput('options', options));
-    rejectUnknownKeys('options', opts, ['replace']);
+    rejectUnknownKeys('options', opts, INIT_KEYS);
     const replace = opts.replace === undefined ? false : requireBoolean('options.replace', opts.replace);
     await this.locked(async () => {
       const { stat } = await import('node:fs/promises');
