@@ -124,7 +124,7 @@ export const command: Command = {
     if (action === 'list' || action === 'show') {
       // Reads need no lock: writers replace the file atomically, so this is one whole version.
       const state = await file.current();
-      if (state === undefined) throw new UsageError(`--state ${name}: no such file (gpualloc plan --state ${name} --commit creates one)`);
+      if (state === undefined) throw new UsageError(`--state ${name}: no such file (gpualloc plan --state ${name} --commit, or gpualloc state init --state ${name}, creates one)`);
       const now = Date.now();
       const { json, text } = action === 'list' ? listOutput(state, name, now) : showOutput(state, slotId!, name, now);
       print(json, text);

@@ -1,7 +1,7 @@
 // A `--state FILE` (a ClusterState as JSON) for the commands that share it: `plan --state FILE
 // [--commit]` and `state ...`. The file is a JsonFileStore: changes happen under its lock and land
 // through an atomic write; reads are strict, and their errors are said with `--state FILE`.
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Engine } from '../../engine.js';
 import { AllocationError } from '../../shared/errors.js';
 import { nodeFromInventory } from '../../cluster/node.js';
@@ -30,10 +30,10 @@ export function stateFile(engine: Engine, io: Io, name: string): StateFile {
   const store = JsonFileStore.open(path);
   const said = (error: unknown): unknown => {
     if (error instanceof AllocationError && error.origin === path && error.details?.missing === true) {
-      return new UsageError(`--state ${name}: no such file (gpualloc plan --state ${name} --commit creates one)`);
+      return new UsageError(`--state ${name}: no such file (gpualloc plan --state ${name} --commit, or gpualloc state init --state ${name}, creates one)`);
     }
     // The file or its lock cannot be opened (a missing folder, no permission): say which flag named it.
-    if (isFileError(error)) return new FlagFileError(`--state ${name}`, error);
+    if (isFileError(error) && (error.path === undefined || error.path.startsWith(dirname(path)))) return new FlagFileError(`--state ${name}`, error);
     return sayInFile(error, { origin: path, label: `--state ${name}` });
   };
   return {
