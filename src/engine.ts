@@ -12,6 +12,7 @@ import { planPlacement, prepareNode, type PlacementPlan, type PlacementRequest, 
 import { ClusterState, type ClusterInit } from './cluster/state.js';
 import { describeValue, readInput } from './shared/validate.js';
 import { simulateFleet, type SimulateRequest, type SimulationRun } from './fleet/index.js';
+import { allocateClaims, type DraAllocateRequest, type DraAllocateResult } from './dra/index.js';
 
 /** Options of createEngine. */
 export type EngineOptions = {
@@ -95,6 +96,14 @@ export class Engine {
   /** Replays a pod list on a fleet of nodes by the FGD protocol under one policy (src/fleet/). */
   simulateFleet(request: SimulateRequest, progress?: (done: number, total: number) => void): SimulationRun {
     return simulateFleet(this.kernels, readInput('request', request, false) as SimulateRequest, progress);
+  }
+
+  /**
+   * Allocates Kubernetes DRA ResourceClaims on one node as the scheduler's structured allocator
+   * does (src/dra/): one AllocationResult per claim, or none with the reason. The same on both backends.
+   */
+  allocateClaims(request: DraAllocateRequest): DraAllocateResult {
+    return allocateClaims(readInput('request', request, false) as DraAllocateRequest);
   }
 
   /**

@@ -1,13 +1,14 @@
-// The pod scheduler: fractional, multi-resource pods placed by a fleet policy over a ClusterState's
-// nodes. It plans only; ClusterState.commit applies its options like any memory-placed model, and
-// after every change to a node the state tells each attached scheduler to re-sync that node: CPU and
-// host memory left, each GPU's free milli (from its free bytes, src/cluster/share.ts) and, for the
+// The pod scheduler: fractional, multi-resource pods placed by a fleet policy over the nodes of a
+// cluster state, seen through its read-only NodeView (src/cluster/node-view.ts). It plans only;
+// ClusterState.commit applies its options like any memory-placed model, and after every change to a
+// node the view tells each subscribed scheduler (onChange), which re-syncs that node: CPU and
+// host memory left, each GPU's free milli (from its free bytes, src/shared/share.ts) and, for the
 // clustering policy (the one that scores by them), the GPU-pod tag counts are written into the fleet kernels' arrays and fleetRefresh recomputes that node's
 // totals, fragmentation and score-cache row.
 import { AllocationError, type Reason } from '../shared/errors.js';
 import type { Kernels } from '../kernels.js';
-import type { ClusterState, NodeListener } from '../cluster/state.js';
-import { freeMilli, shareBytes } from '../cluster/share.js';
+import type { NodeGpus, NodeView } from '../cluster/node-view.js';
+import { freeMilli, shareBytes } from '../shared/share.js';
 import type { PlacementOption } from '../placement/index.js';
 import { allocateAligned } from '../devices/aligned.js';
 import { topologyFor, type Topology } from '../hardware/topology.js';
@@ -56,8 +57,8 @@ function shapeKey(p: Pod): string {
   return `${p.cpu},${p.milli},${p.gpus}`;
 }
 
-/** Validates the options and attaches a scheduler to `state` (ClusterState.podScheduler). */
-export function createPodScheduler(kernels: Kernels, state: ClusterState, options: PodSchedulerOptions): PodScheduler {
+/** Validates the options and makes a scheduler over `nodes`, a state's NodeView (ClusterState.podScheduler). */
+export function createPodScheduler(kernels: Kernels, nodes: NodeView, options: PodSchedulerOptions): PodScheduler {
   const o = requireObject('options', readInput('options', options));
   rejectUnknownKeys('options', o, KEYS);
   const policy = policyByName(own(o, 'policy') ?? DEFAULT_POLICY, 'options.policy');
@@ -66,7 +67,7 @@ export function createPodScheduler(kernels: Kernels, state: ClusterState, option
     fail('INVALID_ARGUMENT', 'options.typical', `the workload whose typical pods define fragmentation (policy '${policy.name}' scores by it)`, rawTypical);
   }
   const typical = rawTypical === undefined ? [] : validatePods('options.typical', rawTypical);
-  const count = state.nodes().length;
+  const count = nodes.count;
   let ranks: number[];
   const rawRanks = own(o, 'ranks');
   if (rawRanks === undefined) ranks = Array.from({ length: count }, (_, k) => k);
@@ -84,18 +85,20 @@ export function createPodScheduler(kernels: Kernels, state: ClusterState, option
   const shapes = own(o, 'shapes') === undefined ? typical : validatePods('options.shapes', own(o, 'shapes'));
   const seed = own(o, 'seed') === undefined ? 42 : requireInteger('options.seed', own(o, 'seed'), 0, 0xffffffff);
   // The dead hole is the workload's (typical), whatever shapes the cache is given.
-  return new PodScheduler(kernels, state, policy, typicalPods(typical), ranks, shapes, seed, deadHole(typical));
+  return new PodScheduler(kernels, nodes, policy, typicalPods(typical), ranks, shapes, seed, deadHole(typical));
 }
 
 /**
  * Plans pods over a ClusterState by one fleet policy (state.podScheduler). Its view of the nodes is
- * the state's, re-synced node by node on every commit and release; `plan` never changes the state.
+ * the state's NodeView, re-synced node by node on every change; `plan` never changes the state.
  */
-export class PodScheduler implements NodeListener {
+export class PodScheduler {
   /** The policy it plans by. */
   readonly policy: FleetPolicy;
   private readonly kernels: Kernels;
-  private readonly state: ClusterState;
+  private readonly nodes: NodeView;
+  /** Stops the view's change notifications (close). */
+  private readonly unsubscribe: () => void;
   private readonly memory: FleetMemory;
   private readonly nodeIds: string[];
   private readonly bits = new Map<string, number>();
@@ -103,30 +106,31 @@ export class PodScheduler implements NodeListener {
   private readonly maxGpus: number;
   /** GPUs the kernels see per node: all of them, or 0 when their memoryTotal differs or is at most 10^6 bytes. */
   private readonly width: Int32Array;
-  private readonly gpus: Array<{ indices: readonly number[]; total: Float64Array; free: Float64Array }>;
+  private readonly gpus: NodeGpus[];
   private readonly topologies: Array<{ topology: Topology; matrix: Int32Array } | undefined>;
   private readonly rng: Prng;
   private closed = false;
 
   /**
-   * @internal Use state.podScheduler (it validates the options).
+   * Use state.podScheduler (it validates the options); the simulator and tests build one directly.
+   * @param nodes the state's NodeView (state.nodeView())
    * @param typical the typical-pod distribution of the fragmentation measure
    * @param ranks each node's tie-break rank in the state's node order (a permutation)
    * @param shapes pods whose shapes get a score-cache column (others are scored afresh each time)
    * @param dead the default policy's dead hole in milli (default: deadHole(shapes), for callers whose shapes are the workload)
    */
-  constructor(kernels: Kernels, state: ClusterState, policy: FleetPolicy, typical: readonly TypicalPod[], ranks: readonly number[], shapes: readonly Pod[] = [], seed = 42, dead = deadHole(shapes)) {
+  constructor(kernels: Kernels, nodes: NodeView, policy: FleetPolicy, typical: readonly TypicalPod[], ranks: readonly number[], shapes: readonly Pod[] = [], seed = 42, dead = deadHole(shapes)) {
     this.policy = policy;
     this.kernels = kernels;
-    this.state = state;
+    this.nodes = nodes;
     this.rng = new Prng(seed);
-    this.nodeIds = state.nodes();
+    this.nodeIds = nodes.nodeIds();
     const n = this.nodeIds.length;
-    this.gpus = this.nodeIds.map((_, k) => state._gpus(k));
-    // GPUs of at most 10^6 bytes take no share (src/cluster/share.ts): such a node is offered to CPU-only pods only.
+    this.gpus = this.nodeIds.map((_, k) => nodes.gpus(k));
+    // GPUs of at most 10^6 bytes take no share (src/shared/share.ts): such a node is offered to CPU-only pods only.
     this.width = Int32Array.from(this.gpus, (g) => (g.total.every((t) => t === g.total[0] && t > LIMITS.maxNoShareGpuMemory) ? g.total.length : 0));
     this.topologies = this.nodeIds.map((_, k) => {
-      const t = state._topology(k);
+      const t = nodes.topology(k);
       return t === undefined ? undefined : topologyFor(t);
     });
     // Model bits in order of first appearance; nodes with GPUs but no gpuModel share one more bit, which no pod can list.
@@ -139,7 +143,7 @@ export class PodScheduler implements NodeListener {
     };
     for (let k = 0; k < n; k++) {
       if (this.width[k] === 0) continue;
-      const model = state._gpuModel(k);
+      const model = nodes.gpuModel(k);
       if (model === undefined) {
         if (anonymousBit === 0) anonymousBit = 1 << nextBit();
         nodeBit[k] = anonymousBit;
@@ -188,14 +192,14 @@ export class PodScheduler implements NodeListener {
     f.set(L.fgdThresholds(), header[L.H_F_THR]);
     for (let k = 0; k < n; k++) this.write(s, k);
     kernels.fleetInit(this.memory);
-    state._attach(this);
+    this.unsubscribe = nodes.onChange((k) => this.sync(k));
   }
 
   /** Writes node k's resources from the state into the kernel arrays (the caller refreshes it). */
   private write(s: Int32Array, k: number): void {
     const base = s[L.H_NODE_AT] + k * s[L.H_STRIDE];
-    const cpu = this.state._cpuLeft(k);
-    const host = this.state._hostMemoryLeft(k);
+    const cpu = this.nodes.cpuLeft(k);
+    const host = this.nodes.hostMemoryLeft(k);
     s[base + L.N_CPU] = cpu < 0 ? MAX_INT : Math.min(cpu, MAX_INT);
     s[base + L.N_MEM] = host < 0 ? MAX_INT : Math.min(Math.floor(host / MIB), MAX_INT);
     const maxG = this.maxGpus;
@@ -205,7 +209,7 @@ export class PodScheduler implements NodeListener {
     if (this.policy.id === L.P_CLUSTERING) {
       s.fill(0, tags, tags + maxG + 1);
       // A slot's tag: 0 for one GPU below a whole GPU (a share), else its GPU count; no GPUs: none.
-      this.state._forEachSlot(k, (slot, positions) => {
+      this.nodes.forEachSlot(k, (slot, positions) => {
         const count = positions.length;
         if (count === 0) return;
         const tag = count === 1 && slot.memoryPerGpu < total[positions[0]] ? 0 : count;
@@ -217,8 +221,8 @@ export class PodScheduler implements NodeListener {
     for (let p = 0; p < width; p++) s[gAt + p] = freeMilli(free[p], total[p]);
   }
 
-  /** @internal Node k of the state changed: re-sync it. */
-  _sync(k: number): void {
+  /** Node k of the state changed: re-sync it. */
+  private sync(k: number): void {
     this.write(this.memory.ints(), k);
     this.kernels.fleetRefresh(this.memory, k);
   }
@@ -239,12 +243,12 @@ export class PodScheduler implements NodeListener {
     const random = this.policy.gpuChoice === 'random';
     const u1 = random ? this.rng.float() : 0;
     const u2 = random ? this.rng.float() : 0;
-    const option = this._plan(p, u1, u2);
+    const option = this.planWithDraws(p, u1, u2);
     return option === null ? { options: [], reason: this.reasonFor(p) } : { options: [option] };
   }
 
-  /** @internal plan for a validated pod with the random policy's draws u1, u2 ∈ [0, 1); null when no node fits. */
-  _plan(pod: Pod, u1: number, u2: number): PlacementOption | null {
+  /** plan for a validated pod with the random policy's draws u1, u2 ∈ [0, 1) (the simulator draws them); null when no node fits. */
+  planWithDraws(pod: Pod, u1: number, u2: number): PlacementOption | null {
     this.checkOpen();
     const cls = this.classes.get(shapeKey(pod)) ?? -1;
     const mask = pod.gpus === 0 ? -1 : modelMask(pod.models, this.bits);
@@ -319,7 +323,7 @@ export class PodScheduler implements NodeListener {
   /** What the scheduler sees of node `node` (see PodNodeView): a copy, read from the kernel arrays. */
   view(node: string): PodNodeView {
     this.checkOpen();
-    const k = this.state._nodeIndex(node);
+    const k = this.nodes.indexOf(node);
     const s = this.memory.ints();
     const base = s[L.H_NODE_AT] + k * s[L.H_STRIDE];
     const gAt = base + L.N_TAGS + this.maxGpus + 1;
@@ -338,14 +342,14 @@ export class PodScheduler implements NodeListener {
   /** Frag of node `node`, in milli-GPU. */
   nodeFragmentation(node: string): number {
     this.checkOpen();
-    return this.memory.floats()[this.state._nodeIndex(node)];
+    return this.memory.floats()[this.nodes.indexOf(node)];
   }
 
-  /** Detaches from the state and releases the kernel memory; using the scheduler afterwards is an error. */
+  /** Stops following the state and releases the kernel memory; using the scheduler afterwards is an error. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.state._detach(this);
+    this.unsubscribe();
     this.memory.free();
   }
 }

@@ -145,7 +145,7 @@ export function simulateRun(kernels: Kernels, nodes: readonly NodeSpec[], pods: 
   const { order, ranks } = prepareWorkload(nodes, pods, tune, rng);
   const typical = typicalPods(pods);
   const state = ClusterState.create(kernels, { nodes: fleetClusterNodes(nodes) });
-  const fleet = new PodScheduler(kernels, state, policy, typical, ranks, pods);
+  const fleet = new PodScheduler(kernels, state.nodeView(), policy, typical, ranks, pods);
   const gpus = nodes.reduce((a, n) => a + n.gpus, 0);
   const arrivedBins = new Array<number>(order.length);
   const alloc = new Array<number>(order.length);
@@ -162,7 +162,7 @@ export function simulateRun(kernels: Kernels, nodes: readonly NodeSpec[], pods: 
       arrived += pod.gpus * pod.milli;
       const u1 = random ? rng.float() : 0;
       const u2 = random ? rng.float() : 0;
-      const at = fleet._plan(pod, u1, u2);
+      const at = fleet.planWithDraws(pod, u1, u2);
       if (at === null) failed++;
       else {
         state.commit(at); // slot IDs slot-<n>: pod names (a pod `a-tuned-0` beside a clone of `a`) need not be unique slot IDs

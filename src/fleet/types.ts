@@ -23,7 +23,7 @@ export type FleetNode = {
    * Memory of each GPU in bytes, at least 1 MiB (default 16 GiB). Arbitrary for the simulation: the
    * fleet runs on a ClusterState, where a share of m milli is charged floor(m × gpuMemory / 1000)
    * bytes, and any GPU of more than 10^6 bytes gives back exactly 1000 − Σ milli free
-   * (src/cluster/share.ts), so the result does not depend on it.
+   * (src/shared/share.ts), so the result does not depend on it.
    */
   gpuMemory?: number;
 };

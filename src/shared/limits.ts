@@ -26,7 +26,7 @@ export const LIMITS = {
   maxDepth: 64,
   /** Most CPU of one cluster node or slot, in milli-CPU (2^31 - 1: the fleet kernels count in i32). */
   maxMilliCpu: 0x7fffffff,
-  /** Largest GPU (memoryTotal, bytes) that takes no pod share: shares are whole-milli exact in bytes only above it (src/cluster/share.ts). */
+  /** Largest GPU (memoryTotal, bytes) that takes no pod share: shares are whole-milli exact in bytes only above it (src/shared/share.ts). */
   maxNoShareGpuMemory: 1_000_000,
   /** Largest memory figure accepted, in bytes (2^53 - 1). */
   maxBytes: Number.MAX_SAFE_INTEGER,

@@ -1,9 +1,8 @@
-// The one commit rule for stores that arbitrate outside a ClusterState (file, PostgreSQL): a
-// one-node ClusterState over the stored node re-validates the option exactly as an in-memory commit does.
-import { createTsKernels } from '../baseline/index.js';
-import type { Kernels } from '../kernels.js';
+// The one commit rule for stores that arbitrate outside a ClusterState (file, PostgreSQL): commit's
+// own checks (checkCommit) on a one-node ledger of the stored node re-validate the option exactly as
+// an in-memory commit does, with no kernels and no search.
 import type { PlacementOption, Slot } from '../placement/index.js';
-import { ClusterState, type ClusterStateJSON, type CommitOptions } from '../cluster/state.js';
+import { checkCommit, restoreLedger, type ClusterStateJSON, type CommitOptions } from '../cluster/state.js';
 
 /**
  * A node as stored: its GPUs (memoryUsed included where > 0), its slots in the order they were added,
@@ -14,24 +13,20 @@ export type NodeRecord = { id: string; gpus: ClusterStateJSON['nodes'][number]['
 /** The change a commit makes to one node: the new slot and the IDs of the slots it evicts. */
 export type CommitChange = { slot: Slot; evicted: string[]; slots: Slot[] };
 
-let _kernels: Kernels | undefined;
-
 /**
  * Applies `option` to `node` as ClusterState.commit would (the same checks, the same CONFLICT and
  * argument errors), and returns the change; `node` is not modified. `id` is the new slot's ID.
  */
 export function applyCommit(node: NodeRecord, option: PlacementOption, options: CommitOptions, id: string): CommitChange {
-  // Commit never searches, so the pure-TS kernels serve any backend (no wasm to load per store).
-  _kernels ??= createTsKernels();
   const stored: ClusterStateJSON['nodes'][number] = { id: node.id, gpus: node.gpus, slots: node.slots };
   if (node.cpu !== undefined) stored.cpu = node.cpu;
   if (node.hostMemory !== undefined) stored.hostMemory = node.hostMemory;
   if (node.gpuModel !== undefined) stored.gpuModel = node.gpuModel;
-  const state = ClusterState.restore(_kernels, { version: 1, nextSlot: 1, nodes: [stored] });
+  const ledger = restoreLedger({ version: 1, nextSlot: 1, nodes: [stored] });
   const opts: CommitOptions = { id };
   if (options.lastActivity !== undefined) opts.lastActivity = options.lastActivity;
-  state.commit(option, opts);
-  const slots = state.listSlots();
+  ledger.commit(checkCommit(ledger, option, opts));
+  const slots = ledger.listSlots(-1);
   const kept = new Set(slots.map((s) => s.id));
   return { slot: slots.find((s) => s.id === id)!, evicted: node.slots.filter((s) => !kept.has(s.id)).map((s) => s.id), slots };
 }

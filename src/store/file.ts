@@ -1,18 +1,15 @@
 // JsonFileStore: the state in one JSON file (ClusterState.toJSON, the CLI's --state FILE format),
 // changed under FILE.lock (flock) and replaced atomically (withFileLock, writeFileAtomic). Each
-// change re-reads the file under the lock and applies itself through ClusterState's own commit,
-// so writers in several processes take turns and none works from a stale copy. Node only.
-import { createTsKernels } from '../baseline/index.js';
+// change re-reads the file under the lock into the state's ledger and applies itself through
+// ClusterState's own commit checks (checkCommit), so writers in several processes take turns and
+// none works from a stale copy. Node only.
 import { AllocationError } from '../shared/errors.js';
 import type { PlacementOption } from '../placement/index.js';
-import { CLUSTER_STATE_KEYS, ClusterState, stateFileText, type CommitOptions, type ClusterStateJSON } from '../cluster/state.js';
+import { checkCommit, CLUSTER_STATE_KEYS, ClusterState, ledgerJSON, normalizeStateJSON, restoreLedger, stateFileText, type CommitOptions, type ClusterStateJSON, type Ledger } from '../cluster/state.js';
 import { findUnknownKey, keysOf, readInput, rejectUnknownKeys, requireBoolean, requireInteger, requireObject, requireString, unknownKeyError } from '../shared/validate.js';
 import { jsonPosition, parseJson } from '../shared/file-positions.js';
 import { withFileLock, writeFileAtomic } from './file-lock.js';
 import type { ClusterStore, StoredNode, StoreOutcome, StoreSnapshot } from './types.js';
-
-/** What JsonFileStore.update's change returns: the state to write (none: the file is left as it is) and a value for the caller. */
-export type FileUpdate<T> = { write?: ClusterState | ClusterStateJSON; value: T };
 
 /** Options of JsonFileStore.open. */
 export type JsonFileStoreOptions = {
@@ -26,6 +23,9 @@ const OPEN_KEYS = keysOf<JsonFileStoreOptions>()(['lockTimeoutMs']);
 type InitOptions = { replace?: boolean };
 
 const INIT_KEYS = keysOf<InitOptions>()(['replace']);
+
+/** What JsonFileStore.update's change returns: the state to write (none: the file is left as it is) and a value for the caller. */
+export type FileUpdate<T> = { write?: ClusterState | ClusterStateJSON; value: T };
 
 /**
  * A store in one JSON file. Node versions are the file's modification time in microseconds when it
@@ -53,7 +53,11 @@ export class JsonFileStore implements ClusterStore {
 
   /** Writes a new state file from a ClusterState or toJSON's output; STORE_NOT_EMPTY when the file exists, unless `replace`. */
   async init(state: ClusterState | ClusterStateJSON, options: InitOptions = {}): Promise<void> {
-    const truth = state instanceof ClusterState ? state : ClusterState.restore(createTsKernels(), readInput('state', state));
+    let truth: { toJSON(): ClusterStateJSON } = state as ClusterState;
+    if (!(state instanceof ClusterState)) {
+      const json = normalizeStateJSON(readInput('state', state));
+      truth = { toJSON: () => json };
+    }
     const opts = requireObject('options', readInput('options', options));
     rejectUnknownKeys('options', opts, INIT_KEYS);
     const replace = opts.replace === undefined ? false : requireBoolean('options.replace', opts.replace);
@@ -69,55 +73,57 @@ export class JsonFileStore implements ClusterStore {
   }
 
   async load(): Promise<StoreSnapshot> {
-    const { state, version } = await this.read();
-    return { state: state.toJSON(), versions: Object.fromEntries(state.nodes().map((id) => [id, version])) };
+    const { ledger, version } = await this.read();
+    return { state: ledgerJSON(ledger), versions: Object.fromEntries(ledger.nodeIds.map((id) => [id, version])) };
   }
 
   async loadNodes(ids: readonly string[]): Promise<StoredNode[]> {
-    const { state, version } = await this.read();
+    const { ledger, version } = await this.read();
     return ids.map((id, k) => {
-      if (!state.nodes().includes(id)) throw AllocationError.at('UNKNOWN_NODE', `ids[${k}]`, `node ${JSON.stringify(id)} is not in ${this.path}`);
-      return { id, version, slots: state.listSlots(id) };
+      const node = ledger.nodeOf.get(id);
+      if (node === undefined) throw new AllocationError('UNKNOWN_NODE', `ids[${k}]: node ${JSON.stringify(id)} is not in ${this.path}`, { field: `ids[${k}]` });
+      return { id, version, slots: ledger.listSlots(node) };
     });
   }
 
   async commit(option: PlacementOption, options: CommitOptions = {}): Promise<StoreOutcome> {
     return this.locked(async () => {
-      const { state, version } = await this.read();
+      const { ledger, version } = await this.read();
       let id: string;
       try {
-        id = state.commit(option, options);
+        id = ledger.commit(checkCommit(ledger, option, options));
       } catch (error) {
-        if (error instanceof AllocationError && error.code === 'CONFLICT') return { nodes: [{ id: option.node!, version, slots: state.listSlots(option.node!) }], error };
+        if (error instanceof AllocationError && error.code === 'CONFLICT') return { nodes: [{ id: option.node!, version, slots: ledger.listSlots(ledger.nodeIndex(option.node!)) }], error };
         throw error;
       }
-      const written = await this.write(state, version);
-      return { id, nodes: [{ id: option.node!, version: written, slots: state.listSlots(option.node!) }] };
+      const written = await this.write(ledger, version);
+      return { id, nodes: [{ id: option.node!, version: written, slots: ledger.listSlots(ledger.nodeIndex(option.node!)) }] };
     });
   }
 
   async release(slotId: string): Promise<StoreOutcome> {
-    return this.changeSlot(slotId, (state, id) => state.release(id));
+    return this.changeSlot(slotId, (ledger, id) => ledger.removeSlot(id));
   }
 
   async markStale(slotId: string, stale: boolean): Promise<StoreOutcome> {
     const value = requireBoolean('stale', stale);
-    return this.changeSlot(slotId, (state, id) => state.markStale(id, value));
+    return this.changeSlot(slotId, (ledger, id) => ledger.setStale(ledger.slots.get(id)!, value));
   }
 
   async close(): Promise<void> {
     // Nothing is held between calls.
   }
 
-  private async changeSlot(slotId: string, change: (state: ClusterState, id: string) => void): Promise<StoreOutcome> {
+  private async changeSlot(slotId: string, change: (ledger: Ledger, id: string) => void): Promise<StoreOutcome> {
     const id = requireString('slotId', slotId, 1_000_000);
     return this.locked(async () => {
-      const { state, version: previous } = await this.read();
-      const node = state.nodes().find((n) => state.listSlots(n).some((s) => s.id === id));
-      if (node === undefined) throw AllocationError.at('UNKNOWN_SLOT', 'slotId', `slot ${JSON.stringify(id)} is not in ${this.path}`);
-      change(state, id);
-      const version = await this.write(state, previous);
-      return { nodes: [{ id: node, version, slots: state.listSlots(node) }] };
+      const { ledger, version: previous } = await this.read();
+      const record = ledger.slots.get(id);
+      if (record === undefined) throw new AllocationError('UNKNOWN_SLOT', `slotId: slot ${JSON.stringify(id)} is not in ${this.path}`, { field: 'slotId' });
+      const node = record.node;
+      change(ledger, id);
+      const version = await this.write(ledger, previous);
+      return { nodes: [{ id: ledger.nodeIds[node], version, slots: ledger.listSlots(node) }] };
     });
   }
 
@@ -130,7 +136,8 @@ export class JsonFileStore implements ClusterStore {
    * replace the file atomically, so this is one whole version.
    */
   async current(): Promise<ClusterStateJSON | undefined> {
-    return (await this.readIfAny())?.state.toJSON();
+    const found = await this.readIfAny();
+    return found === undefined ? undefined : ledgerJSON(found.ledger);
   }
 
   /**
@@ -149,10 +156,10 @@ export class JsonFileStore implements ClusterStore {
     return this.locked(async () => {
       const found = await this.readIfAny();
       if (found === undefined && options.mustExist === true) throw this.readError(Object.assign(new Error('gone'), { code: 'ENOENT' }));
-      const { write, value } = await change(found?.state.toJSON());
+      const { write, value } = await change(found === undefined ? undefined : ledgerJSON(found.ledger));
       if (write !== undefined) {
-        const state = write instanceof ClusterState ? write : ClusterState.restore(createTsKernels(), readInput('state', write));
-        await this.write(state, found?.version ?? 0);
+        const json = write instanceof ClusterState ? write.toJSON() : normalizeStateJSON(readInput('state', write));
+        await this.writeText(stateFileText({ toJSON: () => json }), found?.version ?? 0);
       }
       return value;
     });
@@ -166,14 +173,14 @@ export class JsonFileStore implements ClusterStore {
   }
 
   /** Reads the file; a missing file is INVALID_STATE. */
-  private async read(): Promise<{ state: ClusterState; version: number }> {
+  private async read(): Promise<{ ledger: Ledger; version: number }> {
     const found = await this.readIfAny();
     if (found === undefined) throw this.readError(Object.assign(new Error('gone'), { code: 'ENOENT' }));
     return found;
   }
 
   /** Reads the file and its modification time from one descriptor (a rename in between cannot mix two versions); undefined when there is no file. */
-  private async readIfAny(): Promise<{ state: ClusterState; version: number } | undefined> {
+  private async readIfAny(): Promise<{ ledger: Ledger; version: number } | undefined> {
     const { open } = await import('node:fs/promises');
     let content: string;
     let version: number;
@@ -189,16 +196,21 @@ export class JsonFileStore implements ClusterStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw this.readError(error);
     }
-    return { state: restoreText(content, this.path), version };
+    return { ledger: restoreText(content, this.path), version };
   }
 
   /**
    * Replaces the file; returns its new version, always above `previous` (file times are as coarse
    * as the kernel's tick, so two quick writes may share one: the newer is then dated 2 µs later).
    */
-  private async write(state: ClusterState, previous: number): Promise<number> {
+  private async write(ledger: Ledger, previous: number): Promise<number> {
+    return this.writeText(stateFileText({ toJSON: () => ledgerJSON(ledger) }), previous);
+  }
+
+  /** Replaces the file with `text` (a state's file text); returns its new version, as write does. */
+  private async writeText(text: string, previous: number): Promise<number> {
     const { stat, utimes } = await import('node:fs/promises');
-    await writeFileAtomic(this.path, stateFileText(state));
+    await writeFileAtomic(this.path, text);
     let version = Number((await stat(this.path, { bigint: true })).mtimeNs / 1000n);
     if (version <= previous) {
       const at = (previous + 2) / 1e6; // 2 µs: seconds as a double carry about 0.25 µs of rounding
@@ -212,11 +224,11 @@ export class JsonFileStore implements ClusterStore {
 }
 
 /**
- * A state file's text as a ClusterState, strictly: a syntax error, an unknown key (with the closest
- * known one) or a bad value is INVALID_STATE from `origin` at the line and column of the fault, with
- * the note that the file was left untouched.
+ * A state file's text as a ledger, strictly: a syntax error, an unknown key (with the closest known
+ * one) or a bad value is INVALID_STATE from `origin` at the line and column of the fault, with the
+ * note that the file was left untouched.
  */
-export function restoreText(text: string, origin: string): ClusterState {
+export function restoreText(text: string, origin: string): Ledger {
   const untouched = { notes: ['the file was left untouched'] };
   let json: unknown;
   try {
@@ -230,7 +242,7 @@ export function restoreText(text: string, origin: string): ClusterState {
     throw unknownKeyError('INVALID_STATE', unknown).restated({ origin, ...(position === undefined ? {} : { position }), ...untouched });
   }
   try {
-    return ClusterState.restore(createTsKernels(), json);
+    return restoreLedger(json);
   } catch (error) {
     if (!(error instanceof AllocationError)) throw error;
     // restore names fields from `state` (state.nodes[0].id); the text starts below it.

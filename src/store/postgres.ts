@@ -4,11 +4,10 @@
 // an in-memory commit), writes, bumps the version and NOTIFYs, all in one transaction; deferred
 // triggers re-check every GPU's total and every node's CPU and host memory at COMMIT, whoever writes.
 import pg from 'pg';
-import { createTsKernels } from '../baseline/index.js';
 import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
 import type { PlacementOption, Slot } from '../placement/index.js';
-import { ClusterState, type ClusterStateJSON, type CommitOptions } from '../cluster/state.js';
+import { ClusterState, normalizeStateJSON, type ClusterStateJSON, type CommitOptions } from '../cluster/state.js';
 import { fail, readInput, rejectUnknownKeys, requireBoolean, requireInteger, requireObject, requireString } from '../shared/validate.js';
 import { applyCommit, type NodeRecord } from './apply.js';
 
@@ -165,7 +164,7 @@ export class PostgresStore implements ClusterStore {
    * unless `replace` (which drops every node and slot first).
    */
   async init(state: ClusterState | ClusterStateJSON, options: { replace?: boolean } = {}): Promise<void> {
-    const json = state instanceof ClusterState ? state.toJSON() : ClusterState.restore(createTsKernels(), readInput('state', state)).toJSON();
+    const json = state instanceof ClusterState ? state.toJSON() : normalizeStateJSON(readInput('state', state));
     const opts = requireObject('options', readInput('options', options));
     rejectUnknownKeys('options', opts, ['replace']);
     const replace = opts.replace === undefined ? false : requireBoolean('options.replace', opts.replace);

@@ -54,14 +54,7 @@ export const DEFAULT_ATTEMPTS = 5;
  * run on its backend) and, where the store can, follows other writers' changes.
  */
 export async function openClusterState(engine: Engine, store: ClusterStore, options: OpenOptions = {}): Promise<StoredClusterState> {
-  const opts = requireObject('options', options);
-  rejectUnknownKeys('options', opts, OPEN_KEYS);
-  if (opts.watch !== undefined && typeof opts.watch !== 'boolean') fail('INVALID_ARGUMENT', 'options.watch', 'a boolean', opts.watch);
-  const snapshot = await store.load();
-  const replica = opts.replica === undefined ? Math.floor(Math.random() * 0x40000000) : requireInteger('options.replica', opts.replica, 0, 0x3fffffff);
-  const state = new StoredClusterState(engine, store, engine.restoreClusterState(snapshot.state), snapshot.versions, replica);
-  if (opts.watch !== false && store.watch !== undefined) await state._watch();
-  return state;
+  return StoredClusterState.open(engine, store, options);
 }
 
 /**
@@ -94,8 +87,20 @@ export class StoredClusterState {
     for (const [id, v] of Object.entries(versions)) this.versions.set(id, v);
   }
 
-  /** @internal Starts following the store's change notifications. */
-  async _watch(): Promise<void> {
+  /** What openClusterState does (the same function). */
+  static async open(engine: Engine, store: ClusterStore, options: OpenOptions = {}): Promise<StoredClusterState> {
+    const opts = requireObject('options', options);
+    rejectUnknownKeys('options', opts, OPEN_KEYS);
+    if (opts.watch !== undefined && typeof opts.watch !== 'boolean') fail('INVALID_ARGUMENT', 'options.watch', 'a boolean', opts.watch);
+    const snapshot = await store.load();
+    const replica = opts.replica === undefined ? Math.floor(Math.random() * 0x40000000) : requireInteger('options.replica', opts.replica, 0, 0x3fffffff);
+    const state = new StoredClusterState(engine, store, engine.restoreClusterState(snapshot.state), snapshot.versions, replica);
+    if (opts.watch !== false && store.watch !== undefined) await state.watch();
+    return state;
+  }
+
+  /** Starts following the store's change notifications. */
+  private async watch(): Promise<void> {
     this.unwatch = await this.store.watch!((node, version) => {
       if (node === '') {
         // A node ID too long for a notification: which node is unknown, so everything is read again.
@@ -151,7 +156,7 @@ export class StoredClusterState {
     const { opts, attempts, commitOptions } = retryOptions(options, ['onPlan']);
     if (opts.onPlan !== undefined && typeof opts.onPlan !== 'function') fail('INVALID_ARGUMENT', 'options.onPlan', 'a function', opts.onPlan);
     const onPlan = opts.onPlan as RetryOptions['onPlan'];
-    return this._retry(attempts, commitOptions, () => {
+    return this.retry(attempts, commitOptions, () => {
       const plan = this.local.plan(request);
       onPlan?.(plan);
       return plan;
@@ -159,12 +164,12 @@ export class StoredClusterState {
   }
 
   /**
-   * @internal The loop of both commitWithRetry: up to `attempts` times, catches up, plans, and
-   * commits the option `pick` chooses; CONFLICT re-plans (a second one in a row reloads everything).
+   * The loop of both commitWithRetry: up to `attempts` times, catches up, plans, and commits the
+   * option `pick` chooses; CONFLICT re-plans (a second one in a row reloads everything).
    */
-  async _retry<P extends { options: PlacementOption[]; reason?: Reason }>(
+  private async retry<P extends { options: PlacementOption[]; reason?: Reason }>(
     attempts: number, commitOptions: CommitOptions, plan: () => P, pick: (attempt: number, conflicts: number, count: number) => number,
-  ): Promise<{ plan: P; committed?: string; option?: number; attempts: number; conflicts: number; reason?: Reason }> {
+  ): Promise<RetryLoopResult<P>> {
     let conflicts = 0;
     for (let attempt = 1; ; attempt++) {
       if (this.reload) await this.refresh();
@@ -239,14 +244,13 @@ export class StoredClusterState {
    * re-validates CPU, host memory and the share. Closed by `close()` of this state, or its own.
    */
   podScheduler(options: PodSchedulerOptions = {}): StoredPodScheduler {
-    const scheduler = new StoredPodScheduler(this, options, () => this.local);
+    const scheduler: StoredPodScheduler = new StoredPodScheduler(options, {
+      local: () => this.local,
+      retry: (attempts, commitOptions, plan, pick) => this.retry(attempts, commitOptions, plan, pick),
+      forget: () => this.schedulers.delete(scheduler),
+    });
     this.schedulers.add(scheduler);
     return scheduler;
-  }
-
-  /** @internal */
-  _forget(scheduler: StoredPodScheduler): void {
-    this.schedulers.delete(scheduler);
   }
 
   /** Stops following the store (the store itself stays open: close it with store.close()). */
@@ -323,6 +327,19 @@ function syncNode(local: ClusterState, node: StoredNode): void {
   }
 }
 
+/** What a retry loop returns: the last plan, the committed slot and option (absent with `reason`), the attempts and conflicts. */
+type RetryLoopResult<P> = { plan: P; committed?: string; option?: number; attempts: number; conflicts: number; reason?: Reason };
+
+/** What a StoredPodScheduler uses of its StoredClusterState (handed over by StoredClusterState.podScheduler). */
+type SchedulerPort = {
+  /** The state's current local copy. */
+  local(): ClusterState;
+  /** The state's commit-with-retry loop. */
+  retry<P extends { options: PlacementOption[]; reason?: Reason }>(attempts: number, commitOptions: CommitOptions, plan: () => P, pick: (attempt: number, conflicts: number, count: number) => number): Promise<RetryLoopResult<P>>;
+  /** Forgets the scheduler (it closed). */
+  forget(): void;
+};
+
 /**
  * A pod scheduler over a StoredClusterState's local copy (StoredClusterState.podScheduler). It is a
  * ClusterState pod scheduler attached to the copy, so every change applied to the copy re-syncs it;
@@ -333,16 +350,14 @@ export class StoredPodScheduler {
   private inner: PodScheduler | undefined;
   private on: ClusterState | undefined;
   private closed = false;
-  private readonly state: StoredClusterState;
   private readonly options: PodSchedulerOptions;
-  private readonly local: () => ClusterState;
+  private readonly state: SchedulerPort;
 
   /** Use StoredClusterState.podScheduler. */
-  constructor(state: StoredClusterState, options: PodSchedulerOptions, local: () => ClusterState) {
+  constructor(options: PodSchedulerOptions, state: SchedulerPort) {
     this.state = state;
     // Read once: a rebuild after a reload must not see later changes to the caller's object.
     this.options = readInput('options', options) as PodSchedulerOptions;
-    this.local = local;
     this.current(); // bad options fail here, naming the field
   }
 
@@ -368,7 +383,7 @@ export class StoredPodScheduler {
    */
   async commitWithRetry(pod: FleetPod, options: PodRetryOptions = {}): Promise<PodRetryResult> {
     const { attempts, commitOptions } = retryOptions(options, []);
-    const { option: _first, ...result } = await this.state._retry(attempts, commitOptions, () => this.plan(pod), () => 0);
+    const { option: _first, ...result } = await this.state.retry(attempts, commitOptions, () => this.plan(pod), () => 0);
     return result;
   }
 
@@ -378,13 +393,13 @@ export class StoredPodScheduler {
     this.closed = true;
     this.inner?.close();
     this.inner = undefined;
-    this.state._forget(this);
+    this.state.forget();
   }
 
   /** The scheduler on the state's current local copy (rebuilt when the copy was replaced). */
   private current(): PodScheduler {
     if (this.closed) throw new AllocationError('INVALID_ARGUMENT', 'podScheduler: used after close()', { field: 'scheduler' });
-    const local = this.local();
+    const local = this.state.local();
     if (this.inner === undefined || this.on !== local) {
       this.inner?.close();
       this.inner = undefined;

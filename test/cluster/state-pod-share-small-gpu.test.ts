@@ -1,5 +1,5 @@
 // A share is charged floor(milli × memoryTotal / 1000) bytes, and a GPU's free milli is read back from
-// its free bytes; that is exact only on GPUs of more than 10^6 bytes (src/cluster/share.ts). On a
+// its free bytes; that is exact only on GPUs of more than 10^6 bytes (src/shared/share.ts). On a
 // smaller GPU the rounding lets shares add up past 1000 milli (1500 bytes: ten 1-milli pods are
 // charged 10 bytes, leaving 993 milli "free"), or charges 0 bytes (below 1000 bytes). Such a GPU takes
 // no share: the scheduler offers it to no GPU pod (NO_NODE_FITS, not an option commit refuses), and

@@ -17,6 +17,7 @@ import { parseBytes } from '../../src/shared/units.js';
 import { readGgufHeaderFromBytes } from '../../src/models/gguf.js';
 import { llamaSpec, writeGguf } from '../fixtures/gguf-writer.js';
 import { applyEdit, materialize, attempt, attemptAsync, deepFreeze, expectResultOrAllocationError, hostileEdit, hostileValue, label, snapshot, type Edit, type Outcome } from '../support/fuzz/hostile.js';
+import { requestOf, upstreamCases } from '../support/dra-upstream-table.js';
 import { alignedRequest, byteText, clusterInit, manualSplitRequest, placementRequest, replicaRequest, sortIds, splitRequest, topologyInput } from '../support/fuzz/requests.js';
 
 const { wasm, ts } = await engines();
@@ -38,6 +39,7 @@ const cases: SyncCase[] = [
   { name: 'allocateAligned', valid: alignedRequest, call: (e, r: never) => e.allocateAligned(r) },
   { name: 'planPlacement', valid: placementRequest, call: (e, r: never) => e.planPlacement(r) },
   { name: 'createClusterState', valid: clusterInit, call: (e, init: never) => e.createClusterState(init).toJSON() },
+  { name: 'allocateClaims', valid: fc.constantFrom(...upstreamCases().map((c) => requestOf(c))), call: (e, r: never) => e.allocateClaims(r) },
   { name: 'restoreClusterState', valid: clusterInit.map((init) => ts.createClusterState(init).toJSON()), call: (e, json: never) => e.restoreClusterState(json).toJSON() },
 ];
 

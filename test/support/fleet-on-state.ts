@@ -13,13 +13,13 @@ export type FleetOnState = { state: ClusterState; scheduler: PodScheduler; place
 /** A state of `nodes` and a scheduler by `policy` over it (close the scheduler when done). */
 export function fleetOnState(engine: Engine, policy: string, nodes: FleetNode[], typical: TypicalPod[], ranks: number[], shapes: Pod[] = []): FleetOnState {
   const state = ClusterState.create(engine.kernels, { nodes: fleetClusterNodes(validateNodes('nodes', nodes)) });
-  const scheduler = new PodScheduler(engine.kernels, state, policyByName(policy), typical, ranks, shapes);
+  const scheduler = new PodScheduler(engine.kernels, state.nodeView(), policyByName(policy), typical, ranks, shapes);
   const ids = state.nodes();
   return {
     state,
     scheduler,
     place(pod) {
-      const option = scheduler._plan(pod, 0, 0);
+      const option = scheduler.planWithDraws(pod, 0, 0);
       if (option === null) return null;
       state.commit(option, { id: pod.id });
       return { node: ids.indexOf(option.node!), gpus: option.gpus };

@@ -1,0 +1,181 @@
+// The cluster state's JSON: the schema (key lists, version), the validation that turns nodes or
+// toJSON's output into a ledger (create, restore), and toJSON. Kernel-free: a store that only needs
+// a state's JSON checked and normalised calls normalizeStateJSON, with no search behind it.
+import { AllocationError } from '../shared/errors.js';
+import { LIMITS } from '../shared/limits.js';
+import { formatBytes } from '../shared/units.js';
+import type { Inventory } from '../hardware/inventory.js';
+import type { Link, Topology } from '../hardware/topology.js';
+import { fail, rejectUnknownKeys, requireArray, requireInteger, requireObject, requireString, type KeyShapeOf } from '../shared/validate.js';
+import { validateNode, validateSlots, type NodeGpu, type Slot } from '../placement/index.js';
+import { nodeFromInventory, type ClusterNode } from './node.js';
+import { copySlot, Ledger, type LedgerNode } from './ledger.js';
+
+/** Initial nodes of a cluster state, or one inventory (a single node named after its host). */
+export type ClusterInit = { nodes: ClusterNode[] } | Inventory;
+
+/** toJSON's output: everything needed to restore the state exactly (a node's cpu, hostMemory and gpuModel only when set). */
+export type ClusterStateJSON = { version: 1; nextSlot: number; nodes: Array<{ id: string; gpus: NodeGpu[]; topology?: Topology; slots: Slot[]; cpu?: number; hostMemory?: number; gpuModel?: string }> };
+
+/** One node of ClusterStateJSON. */
+type _NodeJSON = ClusterStateJSON['nodes'][number];
+
+/**
+ * The keys of a state as toJSON writes it, and only those (checked against ClusterStateJSON at build
+ * time): restore and the strict readers of state files (JsonFileStore, the CLI) reject any other.
+ */
+export const CLUSTER_STATE_KEYS = {
+  version: null,
+  nextSlot: null,
+  nodes: {
+    id: null,
+    gpus: { index: null, memoryTotal: null, memoryUsed: null } satisfies KeyShapeOf<NodeGpu>,
+    topology: { gpus: null, links: { a: null, b: null, pcie: null, nvlink: null } satisfies KeyShapeOf<Link> } satisfies KeyShapeOf<Topology>,
+    slots: { id: null, model: null, gpus: null, memoryPerGpu: null, lastActivity: null, stale: null, milli: null, cpu: null, hostMemory: null } satisfies KeyShapeOf<Slot>,
+    cpu: null, hostMemory: null, gpuModel: null,
+  } satisfies KeyShapeOf<_NodeJSON>,
+} as const satisfies KeyShapeOf<ClusterStateJSON>;
+
+/** Schema version of toJSON's output. */
+export const CLUSTER_STATE_VERSION = 1;
+
+/** The keys a node, a GPU and a slot of a state may have (load); any other is an error. */
+const NODE_KEYS = Object.keys(CLUSTER_STATE_KEYS.nodes);
+const GPU_KEYS = Object.keys(CLUSTER_STATE_KEYS.nodes.gpus);
+const SLOT_KEYS = Object.keys(CLUSTER_STATE_KEYS.nodes.slots);
+
+/** Fails naming the first key of `value` (when a plain object) not in `keys`. */
+function onlyKeys(value: unknown, keys: readonly string[], field: string): void {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return;
+  rejectUnknownKeys(field, value as Record<string, unknown>, keys);
+}
+
+/** The ledger of initial nodes (or one inventory): what ClusterState.create builds on. */
+export function createLedger(init: ClusterInit): Ledger {
+  const o = requireObject('init', init);
+  let nodes: unknown;
+  if (o.nodes === undefined && Array.isArray(o.gpus)) nodes = [nodeFromInventory(o as unknown as Inventory)];
+  else nodes = o.nodes;
+  return loadLedger(requireArray('nodes', nodes, LIMITS.maxNodes), 'nodes');
+}
+
+/** The ledger of toJSON's output (the object or its JSON text); anything malformed is INVALID_STATE. */
+export function restoreLedger(json: unknown): Ledger {
+  let value = json;
+  if (typeof json === 'string') {
+    try {
+      value = JSON.parse(json);
+    } catch (cause) {
+      throw new AllocationError('INVALID_STATE', `state: not valid JSON (${(cause as Error).message}); the text may be truncated`, { cause });
+    }
+  }
+  try {
+    const o = requireObject('state', value);
+    if (o.version !== CLUSTER_STATE_VERSION) fail('INVALID_STATE', 'state.version', `${CLUSTER_STATE_VERSION}`, o.version);
+    const ledger = loadLedger(requireArray('state.nodes', o.nodes, LIMITS.maxNodes), 'state.nodes');
+    ledger.nextSlot = requireInteger('state.nextSlot', o.nextSlot, 1);
+    return ledger;
+  } catch (error) {
+    if (error instanceof AllocationError && error.code !== 'INVALID_STATE') {
+      throw error.restated({ code: 'INVALID_STATE', origin: 'state' });
+    }
+    throw error;
+  }
+}
+
+/**
+ * toJSON's output checked as restoreClusterState checks it (the same errors) and written back as
+ * toJSON writes it, without building the state's indexes or touching kernels.
+ */
+export function normalizeStateJSON(json: unknown): ClusterStateJSON {
+  return ledgerJSON(restoreLedger(json));
+}
+
+/** Validates nodes (`field[k]` names each) into a ledger with their slots; OVERSCHEDULED when a GPU, a node's CPU or its host memory holds more than it has. */
+function loadLedger(nodes: unknown[], field: string): Ledger {
+  const seen = new Set<string>();
+  const models = nodes.map((raw, k): LedgerNode => {
+    const f = `${field}[${k}]`;
+    const n = requireObject(f, raw);
+    // A misspelt key (a node's `cpus`, a slot's `hostmemory`) would silently leave the resource untracked.
+    onlyKeys(n, NODE_KEYS, f);
+    if (Array.isArray(n.gpus)) n.gpus.forEach((g, j) => onlyKeys(g, GPU_KEYS, `${f}.gpus[${j}]`));
+    if (Array.isArray(n.slots)) n.slots.forEach((sl, j) => onlyKeys(sl, SLOT_KEYS, `${f}.slots[${j}]`));
+    const id = requireString(`${f}.id`, n.id, LIMITS.maxIdLength);
+    if (seen.has(id)) fail('INVALID_ARGUMENT', `${f}.id`, 'a node ID not used before', id);
+    seen.add(id);
+    const model = validateNode(n.gpus, undefined, n.topology, `${f}.`);
+    const cpu = n.cpu === undefined ? -1 : requireInteger(`${f}.cpu`, n.cpu, 0, LIMITS.maxMilliCpu);
+    const hostMemory = n.hostMemory === undefined ? -1 : requireInteger(`${f}.hostMemory`, n.hostMemory, 0, LIMITS.maxBytes);
+    const gpuModel = n.gpuModel === undefined ? undefined : requireString(`${f}.gpuModel`, n.gpuModel, LIMITS.maxIdLength);
+    return { id, index: model.index, total: model.total, used: model.used, topology: model.topology, cpu, hostMemory, gpuModel };
+  });
+  const ledger = new Ledger(models);
+  // Slots after every node, so slot IDs are unique across the state.
+  const ids = new Set<string>();
+  nodes.forEach((raw, k) => {
+    const n = raw as Record<string, unknown>;
+    if (n.slots === undefined) return;
+    validateSlots(n.slots, `${field}[${k}].slots`, new Set(ledger.indices[k]), ids).forEach((slot, j) => {
+      if (slot.milli !== undefined) {
+        const f = `${field}[${k}].slots[${j}]`;
+        ledger.checkShare(k, slot.gpus.map((g) => ledger.positionOf(k, g)), slot.milli, slot.memoryPerGpu, `${f}.`, () => `${f}.gpus`);
+      }
+      ledger.addSlot(k, slot);
+    });
+  });
+  const { gpuStart, free, used, capacity, total, nodeIds, indices, nodeCpu, cpuHeld, nodeHostMemory, hostMemoryHeld } = ledger;
+  for (let k = 0; k < models.length; k++) {
+    const start = gpuStart[k];
+    for (let p = 0; p < indices[k].length; p++) {
+      if (free[start + p] < 0) {
+        const u = used[start + p];
+        const others = u > 0 ? ` and ${formatBytes(u)} in use by other processes` : '';
+        throw new AllocationError('OVERSCHEDULED', `${field}[${k}]: GPU ${indices[k][p]} of node ${nodeIds[k]} has ${formatBytes(capacity[start + p] - free[start + p])} of slots${others} on ${formatBytes(total[start + p])}`, { field: `${field}[${k}].slots` });
+      }
+    }
+    if (nodeCpu[k] >= 0 && cpuHeld[k] > nodeCpu[k]) {
+      throw new AllocationError('OVERSCHEDULED', `${field}[${k}]: node ${nodeIds[k]} has ${cpuHeld[k]} milli-CPU of slots on ${nodeCpu[k]}`, { field: `${field}[${k}].slots` });
+    }
+    if (nodeHostMemory[k] >= 0 && hostMemoryHeld[k] > nodeHostMemory[k]) {
+      throw new AllocationError('OVERSCHEDULED', `${field}[${k}]: node ${nodeIds[k]} has ${formatBytes(hostMemoryHeld[k])} of host memory in slots on ${formatBytes(nodeHostMemory[k])}`, { field: `${field}[${k}].slots` });
+    }
+  }
+  return ledger;
+}
+
+/** The ledger as toJSON writes it: a plain object that restoreClusterState turns back into an identical state. */
+export function ledgerJSON(ledger: Ledger): ClusterStateJSON {
+  const { total, used, gpuStart, nodeCpu, nodeHostMemory } = ledger;
+  return {
+    version: CLUSTER_STATE_VERSION,
+    nextSlot: ledger.nextSlot,
+    nodes: ledger.nodeIds.map((id, k) => {
+      const start = gpuStart[k];
+      const gpus = ledger.indices[k].map((index, p): NodeGpu => {
+        const g: NodeGpu = { index, memoryTotal: total[start + p] };
+        // Only when > 0: a state without used memory writes the same JSON as before memoryUsed existed.
+        if (used[start + p] > 0) g.memoryUsed = used[start + p];
+        return g;
+      });
+      const node: ClusterStateJSON['nodes'][number] = { id, gpus, slots: [] };
+      const t = ledger.topologies[k];
+      if (t !== undefined) node.topology = { gpus: t.gpus, links: t.links.map((l) => ({ ...l })) };
+      if (nodeCpu[k] >= 0) node.cpu = nodeCpu[k];
+      if (nodeHostMemory[k] >= 0) node.hostMemory = nodeHostMemory[k];
+      const gpuModel = ledger.gpuModels[k];
+      if (gpuModel !== undefined) node.gpuModel = gpuModel;
+      for (const sid of ledger.nodeSlots[k]) node.slots.push(copySlot(ledger.slots.get(sid)!.slot));
+      return node;
+    }),
+  };
+}
+
+/**
+ * The state file's text: toJSON as JSON indented by 2 and a final newline. One format for what
+ * `gpualloc plan --state FILE` writes, what the JSON file store keeps and what the page exports,
+ * so the three exchange files byte for byte.
+ */
+export function stateFileText(state: { toJSON(): ClusterStateJSON }): string {
+  return JSON.stringify(state.toJSON(), null, 2) + '\n';
+}

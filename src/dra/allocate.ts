@@ -1,0 +1,138 @@
+// allocateClaims: reads the objects, gathers the node's pools, builds the candidate model, runs the
+// search of the requested mode and writes the AllocationResults, or says why the claims cannot all
+// be allocated on the node. Nothing is kept between calls; inputs are never modified.
+import type { CapacityAmounts } from './capacity.js';
+import { DEFAULT_DRA_FEATURES, DRA_FEATURE_GATES, type DraFeature, type DraFeatures, type ResolvedFeatures } from './features.js';
+import { firstFit, type SearchOutcome } from './first-fit.js';
+import { AllocationModel, addClaims } from './model.js';
+import { readDeviceClasses, readNodes, readResourceClaims, readResourceSlices } from './objects.js';
+import { gatherPools } from './pools.js';
+import { provablyInfeasible, unschedulableReason } from './diagnose.js';
+import { child, fail, quantity, record, draError } from './read-core.js';
+import type { Quantity } from './quantity.js';
+import { buildResults } from './result.js';
+import { shareIdSource } from './share-id.js';
+import type { AllocationResult } from './types.js';
+
+/** How to search: upstream's first-fit, or the scored search (not available yet). */
+export type DraMode = 'first-fit' | 'scored';
+
+/** The modes this build can run; the default is the first. */
+export const DRA_MODES: readonly DraMode[] = ['first-fit'];
+
+/** What allocateClaims takes: the fields of a case of the upstream table, plus `mode` and `seed`. */
+export interface DraAllocateRequest {
+  /** DeviceClass objects (`kubectl get deviceclasses -o json`: a List, an array or one object). */
+  classes: unknown;
+  /** ResourceSlice objects, in the order the lister returns them. */
+  slices: unknown;
+  /** The ResourceClaims to allocate together, in order. */
+  claims: unknown;
+  /** The Node (a v1 Node object) the claims are allocated for. */
+  node: unknown;
+  /** Devices other claims hold, as `driver/pool/device`. */
+  allocatedDevices?: string[];
+  /** Shares of multi-allocatable devices other claims hold, as `driver/pool/device[/shareID]`. */
+  allocatedSharedDeviceIDs?: string[];
+  /** Capacity other claims consume on shared devices: `{ "driver/pool/device": { name: quantity } }`. */
+  allocatedCapacity?: Record<string, Record<string, string>>;
+  /** Allocator features on; omitted: DEFAULT_DRA_FEATURES. When given, every feature not set to true is off. */
+  features?: DraFeatures;
+  /** Default 'first-fit' (the only mode so far). */
+  mode?: DraMode;
+  /** Seed of the share IDs (UUIDs) given to shares of multi-allocatable devices; default 0. */
+  seed?: number;
+}
+
+/** The outcome: one AllocationResult per claim in claim order, or none with the reason. */
+export type DraAllocateResult =
+  | { results: AllocationResult[]; reason?: undefined }
+  | { results: []; reason: { code: 'UNSCHEDULABLE'; message: string } };
+
+const REQUEST_KEYS = ['classes', 'slices', 'claims', 'node', 'allocatedDevices', 'allocatedSharedDeviceIDs', 'allocatedCapacity', 'features', 'mode', 'seed'] as const;
+
+function readFeatures(value: unknown): ResolvedFeatures {
+  if (value === undefined) return DEFAULT_DRA_FEATURES;
+  const at = { object: 'request', path: 'features' };
+  const names = Object.keys(DRA_FEATURE_GATES) as DraFeature[];
+  const obj = record(at, value, names);
+  const out = {} as Record<DraFeature, boolean>;
+  for (const name of names) {
+    const v = obj[name];
+    if (v !== undefined && typeof v !== 'boolean') fail(child(at, name), 'a boolean', v);
+    out[name] = v === true;
+  }
+  return out;
+}
+
+function readIdList(path: string, value: unknown, parts: number[]): Set<string> {
+  const at = { object: 'request', path };
+  const out = new Set<string>();
+  if (value === undefined || value === null) return out;
+  if (!Array.isArray(value)) fail(at, 'a list of "driver/pool/device" strings', value);
+  value.forEach((v, i) => {
+    if (typeof v !== 'string' || !parts.includes(v.split('/').length) || v.split('/').some((p) => p === '')) fail(child(at, i), parts.length > 1 ? '"driver/pool/device" or "driver/pool/device/shareID"' : '"driver/pool/device"', v);
+    out.add(v);
+  });
+  return out;
+}
+
+function readCapacityState(value: unknown): Map<string, CapacityAmounts> {
+  const at = { object: 'request', path: 'allocatedCapacity' };
+  const out = new Map<string, CapacityAmounts>();
+  if (value === undefined || value === null) return out;
+  if (typeof value !== 'object' || Array.isArray(value)) fail(at, 'an object of "driver/pool/device" keys', value);
+  for (const id of Object.keys(value)) {
+    const here = child(at, id);
+    if (id.split('/').length !== 3) fail(here, 'a "driver/pool/device" key', id);
+    const entry = (value as Record<string, unknown>)[id];
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) fail(here, 'an object of capacity amounts', entry);
+    const amounts: CapacityAmounts = new Map();
+    for (const name of Object.keys(entry)) amounts.set(name, quantity(child(here, name), (entry as Record<string, unknown>)[name], true) as Quantity);
+    out.set(id, amounts);
+  }
+  return out;
+}
+
+/**
+ * Allocates `claims` together on `node` the way Kubernetes' structured allocator does. Malformed
+ * objects and what upstream refuses throw AllocationError; infeasible claims return a reason.
+ */
+export function allocateClaims(request: DraAllocateRequest): DraAllocateResult {
+  const top = record({ object: 'request', path: '' }, request, REQUEST_KEYS) as unknown as DraAllocateRequest;
+  const mode = top.mode ?? DRA_MODES[0];
+  if (!(DRA_MODES as readonly string[]).includes(mode)) {
+    if (mode === 'scored') throw draError('INVALID_ARGUMENT', "mode: 'scored' is not available in this build; use 'first-fit'", { field: 'mode' });
+    fail({ object: 'request', path: 'mode' }, DRA_MODES.map((m) => `'${m}'`).join(' or '), mode);
+  }
+  const seed = top.seed ?? 0;
+  if (typeof seed !== 'number' || !Number.isSafeInteger(seed)) fail({ object: 'request', path: 'seed' }, 'an integer', seed);
+  const features = readFeatures(top.features);
+  const classes = readDeviceClasses(top.classes, 'classes');
+  const slices = readResourceSlices(top.slices, 'slices');
+  const claims = readResourceClaims(top.claims, 'claims');
+  const nodes = readNodes(top.node, 'node');
+  if (nodes.length !== 1) fail({ object: 'request', path: 'node' }, 'exactly one Node', `${nodes.length} nodes`);
+  const allocated = {
+    devices: readIdList('allocatedDevices', top.allocatedDevices, [3]),
+    sharedDeviceIds: readIdList('allocatedSharedDeviceIDs', top.allocatedSharedDeviceIDs, [3, 4]),
+    capacity: readCapacityState(top.allocatedCapacity),
+  };
+
+  const pools = gatherPools(slices, nodes[0], features);
+  const model = new AllocationModel(nodes[0], features, pools, allocated);
+  addClaims(model, claims, classes);
+  const unschedulable = (message: string): DraAllocateResult => {
+    // Failing on this node while a pool was unusable: upstream reports the pools, not "unschedulable".
+    const invalid = pools.find((p) => p.invalid);
+    if (invalid !== undefined) throw draError('DRA_REJECTED', `invalid resource pools were encountered (${invalid.id}: ${invalid.invalidReason ?? 'invalid'})`);
+    return { results: [], reason: { code: 'UNSCHEDULABLE', message } };
+  };
+  // No claims: upstream's search succeeds at once with no results.
+  if (model.claims.length === 0) return { results: [], reason: { code: 'UNSCHEDULABLE', message: 'no claims to allocate' } };
+  const quick = provablyInfeasible(model);
+  if (quick !== undefined) return unschedulable(quick);
+  const outcome: SearchOutcome = firstFit(model);
+  if (outcome.state === undefined) return unschedulable(unschedulableReason(model, outcome.furthest));
+  return { results: buildResults(model, outcome.state, outcome.chosen, shareIdSource(seed, claims, allocated.sharedDeviceIds)) };
+}

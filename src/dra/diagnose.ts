@@ -1,0 +1,190 @@
+// Why claims cannot be allocated on a node, and a cheap proof of it before any search: a request
+// that cannot get enough devices even with nothing else allocated in this call makes the claims
+// infeasible, so the exponential search over the other requests is skipped. The proof is used only
+// where it cannot change upstream's outcome (no selector or attribute error anywhere, no `All`
+// request under a claim constraint, whose refusal upstream reports as an error).
+import type { AllocationModel, RequestModel } from './model.js';
+import { lookupAttribute } from './constraints.js';
+import type { AttributeValue } from './types.js';
+import type { Pool } from './pools.js';
+import type { Quantity } from './quantity.js';
+import type { SearchProgress } from './first-fit.js';
+import { taintPreventsAllocation } from './node-match.js';
+import { SearchState } from './state.js';
+
+/** How many devices survive each filter for one request, filter after filter. */
+export interface FilterCounts {
+  /** Devices of complete, valid pools on the node (for `All`: the devices it collected). */
+  onNode: number;
+  /** Accepted by the class's selectors (and allowed binding conditions). */
+  classMatch: number;
+  /** Also accepted by the request's selectors and per-device node selection. */
+  selected: number;
+  /** Of those, not held by other claims (admin access: all). */
+  free: number;
+  /** Of those, without a NoSchedule/NoExecute taint the request does not tolerate. */
+  untainted: number;
+  /** Of those, usable alone: counters, capacity and the claim's constraints allow it. */
+  usable: number;
+  /** A selector or attribute failed while counting (the counts are partial). */
+  error?: string;
+  /** The usable devices (candidate indices), when asked for. */
+  usableDevices?: number[];
+}
+
+/** Counts candidates filter by filter for a request, on an empty search state. */
+export function filterCounts(model: AllocationModel, request: RequestModel, state = new SearchState(model), collect = false): FilterCounts {
+  const indices = request.allDevices ?? model.candidates.map((c) => c.index);
+  const counts: FilterCounts = { onNode: indices.length, classMatch: 0, selected: 0, free: 0, untainted: 0, usable: 0 };
+  if (collect) counts.usableDevices = [];
+  try {
+    for (const index of indices) {
+      if (!model.matchesClass(request, index)) continue;
+      counts.classMatch++;
+      if (!model.selectable(request, index)) continue;
+      counts.selected++;
+      if (!request.adminAccess && state.inUse(index)) continue;
+      counts.free++;
+      if (model.features.deviceTaints && taintPreventsAllocation(model.candidates[index].device.taints, request.body.tolerations)) continue;
+      counts.untainted++;
+      const undo = state.take(request, index, false);
+      if (undo === undefined) continue;
+      counts.usable++;
+      counts.usableDevices?.push(index);
+      undo();
+    }
+  } catch (error) {
+    counts.error = error instanceof Error ? error.message : String(error);
+  }
+  return counts;
+}
+
+function needed(request: RequestModel): string {
+  return request.allMode ? `all ${request.count} matching device(s)` : `${request.count} device(s)`;
+}
+
+function describeCounts(model: AllocationModel, request: RequestModel, c: FilterCounts): string {
+  const head =
+    `${needed(request)} of class ${request.deviceClass.name}: ${c.onNode} device(s) on node ${model.node.name}, ${c.classMatch} match the class, ` +
+    `${c.selected} the request's selectors, ${c.free} free, ${c.untainted} untainted, ${c.usable} usable (counters, capacity, constraints)`;
+  return c.error === undefined ? head : `${head} (counting stopped: ${c.error})`;
+}
+
+function describe(model: AllocationModel, request: RequestModel): string {
+  return describeCounts(model, request, filterCounts(model, request));
+}
+
+/** The reason message for claims the search could not allocate. */
+export function unschedulableReason(model: AllocationModel, furthest: SearchProgress): string {
+  const claim = model.claims[furthest.claimIndex];
+  const group = claim.groups[furthest.requestIndex];
+  const request = group.alternatives[0];
+  const parts = group.firstAvailable ? group.alternatives.map((a) => `${a.name}: ${describe(model, a)}`).join('; ') : describe(model, request);
+  return `claim ${claim.label}, request ${request.base}: cannot be satisfied together with the requests before it; needs ${parts}`;
+}
+
+/**
+ * A reason when some request can never get its devices on this node, or undefined when that cannot
+ * be shown cheaply (then the search decides).
+ */
+export function provablyInfeasible(model: AllocationModel): string | undefined {
+  for (const claim of model.claims) {
+    if (claim.claim.constraints.length > 0 && claim.groups.some((g) => g.alternatives.some((a) => a.allMode))) return undefined;
+  }
+  const state = new SearchState(model);
+  let reason: string | undefined;
+  for (const claim of model.claims) {
+    for (const group of claim.groups) {
+      let feasible = false;
+      const notes: string[] = [];
+      for (const request of group.alternatives) {
+        const counts = filterCounts(model, request, state, true);
+        if (counts.error !== undefined) return undefined;
+        const enough = request.allMode ? request.count > 0 && counts.usable === request.count : counts.usable >= request.count;
+        const usable = counts.usableDevices as number[];
+        const short = enough ? (counterShortage(model, state, request, usable) ?? matchShortage(model, request, usable)) : undefined;
+        if (enough && short === undefined) feasible = true;
+        notes.push(`${group.firstAvailable ? `${request.name}: ` : ''}${describeCounts(model, request, counts)}${short === undefined ? '' : `, but ${short}`}`);
+      }
+      if (!feasible && reason === undefined) reason = `claim ${claim.label}, request ${group.alternatives[0].base}: not enough devices; needs ${notes.join('; ')}`;
+    }
+  }
+  return reason;
+}
+
+/**
+ * Whether the request's devices cannot fit a pool's shared counters: of the usable devices, those
+ * that do not consume a counter can cover at most that many of the request's devices; the rest
+ * consume at least the smallest amounts of it. Devices that allow multiple allocations count as not
+ * consuming (a later share skips the counters). Returns what is short, or undefined.
+ */
+function counterShortage(model: AllocationModel, state: SearchState, request: RequestModel, usable: readonly number[]): string | undefined {
+  const need = request.count;
+  // (pool, counter set, counter) → amounts consumed by the usable devices that consume it.
+  const uses = new Map<string, { pool: Pool; set: string; counter: string; amounts: Quantity[] }>();
+  for (const index of usable) {
+    const c = model.candidates[index];
+    if (c.shared) continue;
+    // One amount per device and counter (a device may name a counter set twice).
+    const own = new Map<string, { set: string; counter: string; amount: Quantity }>();
+    for (const use of c.device.consumesCounters) {
+      for (const [counter, amount] of Object.entries(use.counters)) {
+        const key = JSON.stringify([c.poolIndex, use.counterSet, counter]);
+        const have = own.get(key);
+        own.set(key, { set: use.counterSet, counter, amount: have === undefined ? amount : have.amount.add(amount) });
+      }
+    }
+    for (const [key, { set, counter, amount }] of own) {
+      let entry = uses.get(key);
+      if (entry === undefined) {
+        entry = { pool: c.pool, set, counter, amounts: [] };
+        uses.set(key, entry);
+      }
+      entry.amounts.push(amount);
+    }
+  }
+  for (const { pool, set, counter, amounts } of uses.values()) {
+    const forced = need - (usable.length - amounts.length);
+    if (forced <= 0) continue;
+    const left = state.countersLeft(pool).get(set)?.get(counter);
+    if (left === undefined) continue;
+    const smallest = [...amounts].sort((a, b) => a.compare(b)).slice(0, forced);
+    const total = smallest.reduce((sum, q) => sum.add(q));
+    if (total.compare(left) > 0) return `${forced} of them consume at least ${total.toString()} of counter ${counter} in counter set ${set} of pool ${pool.id}, which has ${left.toString()} left`;
+  }
+  return undefined;
+}
+
+/** The values an attribute offers for matching: one for a scalar, each element of a list. */
+function matchKeys(value: AttributeValue): string[] {
+  const v = value as Record<string, unknown>;
+  for (const kind of ['int', 'bool', 'string', 'version'] as const) {
+    if (kind in v) return [`${kind}:${String(v[kind])}`];
+    const list = v[`${kind}s`];
+    if (Array.isArray(list)) return [...new Set(list.map((x) => `${kind}:${String(x)}`))];
+  }
+  return [];
+}
+
+/**
+ * Whether a matchAttribute constraint over the request rules it out: its devices must all share a
+ * value of the attribute, so some value must be offered by at least as many usable devices as the
+ * request needs. Returns what is short, or undefined.
+ */
+function matchShortage(model: AllocationModel, request: RequestModel, usable: readonly number[]): string | undefined {
+  for (const spec of model.claims[request.claimIndex].constraintSpecs) {
+    if (spec.kind !== 'match') continue;
+    const covered = spec.requests.size === 0 || spec.requests.has(request.base) || (request.sub !== undefined && spec.requests.has(request.name));
+    if (!covered) continue;
+    const counts = new Map<string, number>();
+    for (const index of usable) {
+      const c = model.candidates[index];
+      const value = lookupAttribute(c.device, c.driver, spec.attribute);
+      if (value === undefined) continue;
+      for (const key of matchKeys(value)) counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    const most = Math.max(0, ...counts.values());
+    if (most < request.count) return `no value of attribute ${spec.attribute} is shared by ${request.count} of them (at most ${most})`;
+  }
+  return undefined;
+}

@@ -1,0 +1,43 @@
+// The allocator features (upstream `internal.Features`), named in lowerCamel as the shared test table
+// names them, and the Kubernetes feature gates behind each.
+
+/** One allocator feature. */
+export type DraFeature =
+  | 'adminAccess'
+  | 'consumableCapacity'
+  | 'deviceBindingAndStatus'
+  | 'deviceTaints'
+  | 'listTypeAttributes'
+  | 'partitionableDevices'
+  | 'prioritizedList';
+
+/** Which features are on; every feature not listed (or `false`) is off. */
+export type DraFeatures = Partial<Record<DraFeature, boolean>>;
+
+/** Every feature, with the Kubernetes feature gate(s) that turn it on. */
+export const DRA_FEATURE_GATES: Readonly<Record<DraFeature, string>> = {
+  adminAccess: 'DRAAdminAccess',
+  consumableCapacity: 'DRAConsumableCapacity',
+  deviceBindingAndStatus: 'DRADeviceBindingConditions + DRAResourceClaimDeviceStatus',
+  deviceTaints: 'DRADeviceTaints',
+  listTypeAttributes: 'DRAListTypeAttributes',
+  partitionableDevices: 'DRAPartitionableDevices',
+  prioritizedList: 'DRAPrioritizedList',
+};
+
+/**
+ * The features on when a request names none: the gates Kubernetes v1.36 enables by default
+ * (GA or beta). DRAConsumableCapacity and DRAListTypeAttributes are alpha there and stay off.
+ */
+export const DEFAULT_DRA_FEATURES: Readonly<Required<DraFeatures>> = {
+  adminAccess: true,
+  consumableCapacity: false,
+  deviceBindingAndStatus: true,
+  deviceTaints: true,
+  listTypeAttributes: false,
+  partitionableDevices: true,
+  prioritizedList: true,
+};
+
+/** The resolved feature set the allocator runs with. */
+export type ResolvedFeatures = Readonly<Required<DraFeatures>>;

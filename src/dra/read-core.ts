@@ -1,0 +1,171 @@
+// Strict reading of Kubernetes JSON: every failure names the object (`ResourceSlice/slice-1`), the
+// field path (`spec.devices[2].capacity.memory.value`) and the value, and unknown fields are errors.
+import { AllocationError, type AllocationErrorCode } from '../shared/errors.js';
+import { describeValue, own } from '../shared/validate.js';
+import { Quantity } from './quantity.js';
+
+/** Longest message an error carries (names and values from the input are cut to fit). */
+const MAX_MESSAGE = 2000;
+
+/** An AllocationError whose message is at most MAX_MESSAGE characters (inputs may hold huge names). */
+export function draError(code: AllocationErrorCode, message: string, options: { field?: string; details?: Record<string, unknown>; cause?: unknown } = {}): AllocationError {
+  const text = message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE)}… (${message.length} chars)` : message;
+  const field = options.field !== undefined && options.field.length > MAX_MESSAGE ? `${options.field.slice(0, MAX_MESSAGE)}…` : options.field;
+  return new AllocationError(code, text, { ...options, ...(field !== undefined ? { field } : {}) });
+}
+
+/** Where a value is: the object it belongs to (for messages) and the path inside it. */
+export interface At {
+  readonly object: string;
+  readonly path: string;
+}
+
+/** Fails naming the object, the field path and the value. */
+export function fail(at: At, expected: string, value: unknown): never {
+  const field = at.path;
+  throw draError('INVALID_ARGUMENT', `${at.object}: ${field}: expected ${expected}, got ${describeValue(value)}`, {
+    field,
+    details: { object: at.object },
+  });
+}
+
+/** The location of a child field. */
+export function child(at: At, key: string | number): At {
+  if (typeof key === 'number') return { object: at.object, path: `${at.path}[${key}]` };
+  if (at.path === '') return { object: at.object, path: key };
+  return { object: at.object, path: /^[A-Za-z_$][\w$]*$/.test(key) ? `${at.path}.${key}` : `${at.path}[${JSON.stringify(key)}]` };
+}
+
+/** A plain object whose keys are all in `known` (unknown fields are errors). */
+export function record(at: At, value: unknown, known: readonly string[]): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) fail(at, 'an object', value);
+  const obj = value as Record<string, unknown>;
+  for (const key of Object.keys(obj)) {
+    if (!known.includes(key)) fail(child(at, key), `a known field (one of ${known.join(', ')})`, `unknown field ${JSON.stringify(key)}`);
+  }
+  return obj;
+}
+
+/** A plain object with any keys (a map such as labels or attributes). */
+export function map(at: At, value: unknown): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) fail(at, 'an object', value);
+  return value as Record<string, unknown>;
+}
+
+/** An own field of a record (never an inherited one). */
+export function field(obj: Record<string, unknown>, key: string): unknown {
+  return own(obj, key);
+}
+
+/** A string; `undefined` when absent and not required. */
+export function str(at: At, value: unknown, required: true): string;
+export function str(at: At, value: unknown, required?: false): string | undefined;
+export function str(at: At, value: unknown, required = false): string | undefined {
+  if (value === undefined || value === null) {
+    if (required) fail(at, 'a string (required)', value);
+    return undefined;
+  }
+  if (typeof value !== 'string') fail(at, 'a string', value);
+  return value;
+}
+
+/** A non-empty string (a name). */
+export function name(at: At, value: unknown): string {
+  const text = str(at, value, true);
+  if (text === '') fail(at, 'a non-empty string', value);
+  return text;
+}
+
+/** A boolean; `undefined` when absent. */
+export function bool(at: At, value: unknown): boolean | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'boolean') fail(at, 'a boolean', value);
+  return value;
+}
+
+/** An integer within the safe range; `undefined` when absent and not required. */
+export function int(at: At, value: unknown, required = false, min = Number.MIN_SAFE_INTEGER): number | undefined {
+  if (value === undefined || value === null) {
+    if (required) fail(at, 'an integer (required)', value);
+    return undefined;
+  }
+  if (typeof value !== 'number' || !Number.isSafeInteger(value)) fail(at, 'an integer', value);
+  if (value < min) fail(at, `an integer of at least ${min}`, value);
+  return value === 0 ? 0 : value;
+}
+
+/** A list read item by item; absent or null is an empty list. */
+export function list<T>(at: At, value: unknown, item: (at: At, value: unknown) => T): T[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) fail(at, 'a list', value);
+  return value.map((v, i) => item(child(at, i), v));
+}
+
+/** A list of strings. */
+export function strings(at: At, value: unknown): string[] {
+  return list(at, value, (a, v) => str(a, v, true));
+}
+
+/** A map of string values (labels). */
+export function stringMap(at: At, value: unknown): Record<string, string> {
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  if (value === undefined || value === null) return out;
+  const obj = map(at, value);
+  for (const key of Object.keys(obj)) out[key] = str(child(at, key), obj[key], true);
+  return out;
+}
+
+/** A Kubernetes quantity (a string such as "4Gi", or a number as JSON may carry it). */
+export function quantity(at: At, value: unknown, required: true): Quantity;
+export function quantity(at: At, value: unknown, required?: false): Quantity | undefined;
+export function quantity(at: At, value: unknown, required = false): Quantity | undefined {
+  if (value === undefined || value === null) {
+    if (required) fail(at, 'a quantity (required)', value);
+    return undefined;
+  }
+  if (typeof value !== 'string' && !(typeof value === 'number' && Number.isFinite(value))) fail(at, 'a quantity such as "4Gi"', value);
+  try {
+    return Quantity.parse(String(value));
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw draError('INVALID_ARGUMENT', `${at.object}: ${at.path}: expected a quantity such as "4Gi", got ${describeValue(value)} (${why})`, {
+      field: at.path,
+      details: { object: at.object },
+      cause: error,
+    });
+  }
+}
+
+/** A map of quantities (counters, capacity requests). */
+export function quantityMap(at: At, value: unknown, entry: (at: At, value: unknown) => Quantity): Record<string, Quantity> {
+  const out: Record<string, Quantity> = Object.create(null) as Record<string, Quantity>;
+  if (value === undefined || value === null) return out;
+  const obj = map(at, value);
+  for (const key of Object.keys(obj)) out[key] = entry(child(at, key), obj[key]);
+  return out;
+}
+
+/** One of the given strings. */
+export function oneOf<T extends string>(at: At, value: unknown, options: readonly T[]): T {
+  if (typeof value !== 'string' || !(options as readonly string[]).includes(value)) fail(at, `one of ${options.map((o) => JSON.stringify(o)).join(', ')}`, value);
+  return value as T;
+}
+
+/** A deep copy of plain JSON data (opaque parameters), so results never alias inputs. */
+export function cloneJson(at: At, value: unknown, depth = 0): unknown {
+  if (depth > 64) fail(at, 'JSON nested at most 64 levels', '[deeper]');
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) fail(at, 'JSON data', value);
+    return value;
+  }
+  if (Array.isArray(value)) return value.map((v, i) => cloneJson(child(at, i), v, depth + 1));
+  if (typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) {
+      Object.defineProperty(out, key, { value: cloneJson(child(at, key), (value as Record<string, unknown>)[key], depth + 1), enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  }
+  return fail(at, 'JSON data', value);
+}

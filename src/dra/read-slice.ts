@@ -1,0 +1,209 @@
+// ResourceSlice (resource.k8s.io/v1) and the core v1 NodeSelector it embeds.
+import type { At } from './read-core.js';
+import { bool, child, cloneJson, fail, field, int, list, map, name, oneOf, quantity, quantityMap, record, str, strings } from './read-core.js';
+import { Quantity } from './quantity.js';
+import type { AttributeValue, CounterSet, Device, DeviceCapacity, DeviceCounterConsumption, DeviceTaint, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, ResourceSlice } from './types.js';
+
+const ZERO = Quantity.parse('0');
+const SLICE_SPEC = ['driver', 'pool', 'nodeName', 'nodeSelector', 'allNodes', 'perDeviceNodeSelection', 'devices', 'sharedCounters'] as const;
+const POOL = ['name', 'generation', 'resourceSliceCount'] as const;
+const DEVICE = [
+  'name', 'attributes', 'capacity', 'consumesCounters', 'nodeName', 'nodeSelector', 'allNodes', 'taints', 'bindsToNode',
+  'bindingConditions', 'bindingFailureConditions', 'allowMultipleAllocations', 'nodeAllocatableResourceMappings',
+] as const;
+const ATTRIBUTE = ['int', 'bool', 'string', 'version', 'ints', 'bools', 'strings', 'versions'] as const;
+const CAPACITY = ['value', 'requestPolicy'] as const;
+const POLICY = ['default', 'validValues', 'validRange'] as const;
+const RANGE = ['min', 'max', 'step'] as const;
+const COUNTER_SET = ['name', 'counters'] as const;
+const CONSUMPTION = ['counterSet', 'counters'] as const;
+const COUNTER = ['value'] as const;
+const TAINT = ['key', 'value', 'effect', 'timeAdded'] as const;
+const SELECTOR = ['nodeSelectorTerms'] as const;
+const TERM = ['matchExpressions', 'matchFields'] as const;
+const REQUIREMENT = ['key', 'operator', 'values'] as const;
+const OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt'] as const;
+
+/** Reads a ResourceSlice's spec (the caller read apiVersion, kind and metadata). */
+export function readSliceSpec(at: At, sliceName: string, value: unknown): ResourceSlice {
+  const spec = record(at, value, SLICE_SPEC);
+  const poolAt = child(at, 'pool');
+  const pool = record(poolAt, field(spec, 'pool') ?? fail(poolAt, 'an object (required)', undefined), POOL);
+  const slice: ResourceSlice = {
+    name: sliceName,
+    driver: name(child(at, 'driver'), field(spec, 'driver')),
+    pool: {
+      name: name(child(poolAt, 'name'), field(pool, 'name')),
+      generation: int(child(poolAt, 'generation'), field(pool, 'generation'), false, 0) ?? 0,
+      resourceSliceCount: int(child(poolAt, 'resourceSliceCount'), field(pool, 'resourceSliceCount'), false, 0) ?? 0,
+    },
+    devices: list(child(at, 'devices'), field(spec, 'devices'), readDevice),
+    sharedCounters: list(child(at, 'sharedCounters'), field(spec, 'sharedCounters'), readCounterSet),
+  };
+  const nodeName = str(child(at, 'nodeName'), field(spec, 'nodeName'));
+  if (nodeName !== undefined && nodeName !== '') slice.nodeName = nodeName;
+  const selector = field(spec, 'nodeSelector');
+  if (selector !== undefined && selector !== null) slice.nodeSelector = readNodeSelector(child(at, 'nodeSelector'), selector);
+  const allNodes = bool(child(at, 'allNodes'), field(spec, 'allNodes'));
+  if (allNodes !== undefined) slice.allNodes = allNodes;
+  const perDevice = bool(child(at, 'perDeviceNodeSelection'), field(spec, 'perDeviceNodeSelection'));
+  if (perDevice !== undefined) slice.perDeviceNodeSelection = perDevice;
+  return slice;
+}
+
+function readDevice(at: At, value: unknown): Device {
+  const obj = record(at, value, DEVICE);
+  const attributes: Record<string, AttributeValue> = Object.create(null) as Record<string, AttributeValue>;
+  const attrsAt = child(at, 'attributes');
+  const attrs = field(obj, 'attributes');
+  if (attrs !== undefined && attrs !== null) {
+    const raw = map(attrsAt, attrs);
+    for (const key of Object.keys(raw)) attributes[key] = readAttribute(child(attrsAt, key), raw[key]);
+  }
+  const capacity: Record<string, DeviceCapacity> = Object.create(null) as Record<string, DeviceCapacity>;
+  const capAt = child(at, 'capacity');
+  const caps = field(obj, 'capacity');
+  if (caps !== undefined && caps !== null) {
+    const raw = map(capAt, caps);
+    for (const key of Object.keys(raw)) capacity[key] = readCapacity(child(capAt, key), raw[key]);
+  }
+  const device: Device = {
+    name: name(child(at, 'name'), field(obj, 'name')),
+    attributes,
+    capacity,
+    consumesCounters: list(child(at, 'consumesCounters'), field(obj, 'consumesCounters'), readConsumption),
+    taints: list(child(at, 'taints'), field(obj, 'taints'), readTaint),
+    bindingConditions: strings(child(at, 'bindingConditions'), field(obj, 'bindingConditions')),
+    bindingFailureConditions: strings(child(at, 'bindingFailureConditions'), field(obj, 'bindingFailureConditions')),
+  };
+  const nodeName = str(child(at, 'nodeName'), field(obj, 'nodeName'));
+  if (nodeName !== undefined && nodeName !== '') device.nodeName = nodeName;
+  const selector = field(obj, 'nodeSelector');
+  if (selector !== undefined && selector !== null) device.nodeSelector = readNodeSelector(child(at, 'nodeSelector'), selector);
+  for (const key of ['allNodes', 'bindsToNode', 'allowMultipleAllocations'] as const) {
+    const flag = bool(child(at, key), field(obj, key));
+    if (flag !== undefined) device[key] = flag;
+  }
+  const mappings = field(obj, 'nodeAllocatableResourceMappings');
+  if (mappings !== undefined && mappings !== null) device.nodeAllocatableResourceMappings = cloneJson(child(at, 'nodeAllocatableResourceMappings'), map(child(at, 'nodeAllocatableResourceMappings'), mappings)) as Record<string, unknown>;
+  return device;
+}
+
+function readAttribute(at: At, value: unknown): AttributeValue {
+  const obj = record(at, value, ATTRIBUTE);
+  const keys = Object.keys(obj).filter((k) => obj[k] !== undefined && obj[k] !== null);
+  if (keys.length === 0) return {};
+  if (keys.length > 1) fail(at, 'exactly one of int, bool, string, version, ints, bools, strings, versions', obj);
+  const key = keys[0];
+  const v = obj[key];
+  const here = child(at, key);
+  switch (key) {
+    case 'int':
+      return { int: readInt64(here, v) };
+    case 'bool':
+      return { bool: bool(here, v) as boolean };
+    case 'string':
+      return { string: str(here, v, true) };
+    case 'version':
+      return { version: str(here, v, true) };
+    case 'ints':
+      return { ints: list(here, v, readInt64) };
+    case 'bools':
+      return { bools: list(here, v, (a, b) => bool(a, b) ?? fail(a, 'a boolean', b)) };
+    case 'strings':
+      return { strings: strings(here, v) };
+    default:
+      return { versions: strings(here, v) };
+  }
+}
+
+/** An int64 attribute: a JSON integer (exact up to 2^53) or a decimal string. */
+function readInt64(at: At, value: unknown): bigint {
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);
+  if (typeof value === 'string' && /^-?\d{1,19}$/.test(value)) {
+    const n = BigInt(value);
+    if (n >= -(1n << 63n) && n < 1n << 63n) return n;
+  }
+  return fail(at, 'a 64-bit integer', value);
+}
+
+function readCapacity(at: At, value: unknown): DeviceCapacity {
+  const obj = record(at, value, CAPACITY);
+  const out: DeviceCapacity = { value: quantity(child(at, 'value'), field(obj, 'value'), true) };
+  const policy = field(obj, 'requestPolicy');
+  if (policy !== undefined && policy !== null) {
+    const pAt = child(at, 'requestPolicy');
+    const p = record(pAt, policy, POLICY);
+    out.requestPolicy = {};
+    const def = quantity(child(pAt, 'default'), field(p, 'default'));
+    if (def !== undefined) out.requestPolicy.default = def;
+    const values = field(p, 'validValues');
+    if (values !== undefined && values !== null) out.requestPolicy.validValues = list(child(pAt, 'validValues'), values, (a, v) => quantity(a, v, true));
+    const range = field(p, 'validRange');
+    if (range !== undefined && range !== null) {
+      const rAt = child(pAt, 'validRange');
+      const r = record(rAt, range, RANGE);
+      out.requestPolicy.validRange = { min: quantity(child(rAt, 'min'), field(r, 'min'), true) };
+      const max = quantity(child(rAt, 'max'), field(r, 'max'));
+      if (max !== undefined) out.requestPolicy.validRange.max = max;
+      const step = quantity(child(rAt, 'step'), field(r, 'step'));
+      if (step !== undefined) {
+        if (step.compare(ZERO) <= 0) fail(child(rAt, 'step'), 'a positive quantity', field(r, 'step'));
+        out.requestPolicy.validRange.step = step;
+      }
+    }
+  }
+  return out;
+}
+
+/** A counter map: `{ name: { value: quantity } }`. */
+function readCounters(at: At, value: unknown) {
+  return quantityMap(at, value, (a, v) => quantity(child(a, 'value'), field(record(a, v, COUNTER), 'value'), true));
+}
+
+function readCounterSet(at: At, value: unknown): CounterSet {
+  const obj = record(at, value, COUNTER_SET);
+  return { name: name(child(at, 'name'), field(obj, 'name')), counters: readCounters(child(at, 'counters'), field(obj, 'counters')) };
+}
+
+function readConsumption(at: At, value: unknown): DeviceCounterConsumption {
+  const obj = record(at, value, CONSUMPTION);
+  return { counterSet: name(child(at, 'counterSet'), field(obj, 'counterSet')), counters: readCounters(child(at, 'counters'), field(obj, 'counters')) };
+}
+
+function readTaint(at: At, value: unknown): DeviceTaint {
+  const obj = record(at, value, TAINT);
+  const taint: DeviceTaint = { key: name(child(at, 'key'), field(obj, 'key')), effect: str(child(at, 'effect'), field(obj, 'effect'), true) };
+  const v = str(child(at, 'value'), field(obj, 'value'));
+  if (v !== undefined) taint.value = v;
+  const added = str(child(at, 'timeAdded'), field(obj, 'timeAdded'));
+  if (added !== undefined) taint.timeAdded = added;
+  return taint;
+}
+
+/** Reads a core v1 NodeSelector. */
+export function readNodeSelector(at: At, value: unknown): NodeSelector {
+  const obj = record(at, value, SELECTOR);
+  return { nodeSelectorTerms: list(child(at, 'nodeSelectorTerms'), field(obj, 'nodeSelectorTerms'), readTerm) };
+}
+
+function readTerm(at: At, value: unknown): NodeSelectorTerm {
+  const obj = record(at, value, TERM);
+  const term: NodeSelectorTerm = {};
+  const expressions = list(child(at, 'matchExpressions'), field(obj, 'matchExpressions'), readRequirement);
+  if (expressions.length > 0) term.matchExpressions = expressions;
+  const fields = list(child(at, 'matchFields'), field(obj, 'matchFields'), readRequirement);
+  if (fields.length > 0) term.matchFields = fields;
+  return term;
+}
+
+function readRequirement(at: At, value: unknown): NodeSelectorRequirement {
+  const obj = record(at, value, REQUIREMENT);
+  const requirement: NodeSelectorRequirement = {
+    key: str(child(at, 'key'), field(obj, 'key'), true),
+    operator: oneOf(child(at, 'operator'), field(obj, 'operator'), OPERATORS),
+  };
+  const values = strings(child(at, 'values'), field(obj, 'values'));
+  if (values.length > 0) requirement.values = values;
+  return requirement;
+}

@@ -1,0 +1,83 @@
+// CEL selectors of classes and requests, compiled once per expression per call and evaluated on a
+// device's CEL view. CEL failures become AllocationError with upstream's framing
+// ("class X: selector #0: CEL compile error: …", "claim X: selector #0 on device D: CEL runtime error: …").
+import { AllocationError } from '../shared/errors.js';
+import { draError } from './read-core.js';
+import { compileSelector, type CelDevice, type CompiledSelector, type PreparedDevice, type SelectorCache } from './cel.js';
+import type { ResolvedFeatures } from './features.js';
+import type { Quantity } from './quantity.js';
+import type { AttributeValue, Device } from './types.js';
+
+/** The CEL view of a device: attributes and capacities by domain (bare names belong to the driver). */
+export function celDevice(driver: string, device: Device, consumableCapacity: boolean, listTypeAttributes: boolean): CelDevice {
+  const attributes: Record<string, Record<string, AttributeValue>> = Object.create(null) as Record<string, Record<string, AttributeValue>>;
+  const capacity: Record<string, Record<string, Quantity>> = Object.create(null) as Record<string, Record<string, Quantity>>;
+  const split = (key: string): [string, string] => {
+    const slash = key.indexOf('/');
+    return slash < 0 ? [driver, key] : [key.slice(0, slash), key.slice(slash + 1)];
+  };
+  for (const key of Object.keys(device.attributes)) {
+    // Without DRAListTypeAttributes a list value is not part of the device as CEL sees it (upstream
+    // allocates such devices by their other fields; cel.ts would reject the whole device).
+    if (!listTypeAttributes && isList(device.attributes[key])) continue;
+    const [domain, name] = split(key);
+    (attributes[domain] ??= Object.create(null) as Record<string, AttributeValue>)[name] = device.attributes[key];
+  }
+  for (const key of Object.keys(device.capacity)) {
+    const [domain, name] = split(key);
+    (capacity[domain] ??= Object.create(null) as Record<string, Quantity>)[name] = device.capacity[key].value;
+  }
+  const view: CelDevice = { driver, attributes, capacity };
+  if (consumableCapacity) view.allowMultipleAllocations = device.allowMultipleAllocations === true;
+  return view;
+}
+
+function isList(value: AttributeValue): boolean {
+  return 'ints' in value || 'bools' in value || 'strings' in value || 'versions' in value;
+}
+
+/** Compiled selectors, one entry per expression (compile errors are kept and reported where used). */
+export class Selectors {
+  private readonly compiled = new Map<string, CompiledSelector | Error>();
+
+  /** `cache`: a caller's SelectorCache, to compile each expression once across calls (a scheduler). */
+  constructor(
+    private readonly features: ResolvedFeatures,
+    private readonly cache?: SelectorCache,
+  ) {}
+
+  /**
+   * Whether every selector accepts the device. `owner` frames errors the way upstream does:
+   * `class NAME` or `claim NAME`.
+   */
+  matchAll(owner: string, expressions: readonly string[], device: () => CelDevice | PreparedDevice, deviceId: string): boolean {
+    for (let i = 0; i < expressions.length; i++) {
+      const selector = this.get(expressions[i]);
+      if (selector instanceof Error) throw draError('DRA_REJECTED', `${owner}: selector #${i}: CEL compile error: ${selector.message}`, { cause: selector });
+      let matches: boolean;
+      try {
+        matches = selector.evaluate(device());
+      } catch (error) {
+        if (error instanceof AllocationError) throw error;
+        const why = error instanceof Error ? error.message : String(error);
+        throw draError('DRA_REJECTED', `${owner}: selector #${i} on device ${deviceId}: CEL runtime error: ${why}`, { cause: error });
+      }
+      if (!matches) return false;
+    }
+    return true;
+  }
+
+  private get(expression: string): CompiledSelector | Error {
+    let entry = this.compiled.get(expression);
+    if (entry === undefined) {
+      try {
+        const celFeatures = { consumableCapacity: this.features.consumableCapacity, listTypeAttributes: this.features.listTypeAttributes };
+        entry = this.cache !== undefined ? this.cache.get(expression, celFeatures) : compileSelector(expression, celFeatures);
+      } catch (error) {
+        entry = error instanceof Error ? error : new Error(String(error));
+      }
+      this.compiled.set(expression, entry);
+    }
+    return entry;
+  }
+}

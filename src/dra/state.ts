@@ -1,0 +1,222 @@
+// What a search has tentatively allocated so far, with exact undo: devices taken per claim, shared
+// counters consumed per pool (partitionable devices), capacity consumed on shared devices, and the
+// claims' constraints. Every `take` returns an undo that restores the state exactly.
+import { draError } from './read-core.js';
+import { addAmounts, consumedCapacity, subAmounts } from './capacity.js';
+import type { CapacityAmounts } from './capacity.js';
+import type { Constraint } from './constraints.js';
+import type { AllocationModel, CandidateDevice, RequestModel } from './model.js';
+import type { Pool } from './pools.js';
+import { taintPreventsAllocation } from './node-match.js';
+import type { Quantity } from './quantity.js';
+
+/** One device picked for a request. */
+export interface PickedDevice {
+  request: RequestModel;
+  index: number;
+  /** What the request consumes of a shared device (absent otherwise or when empty). */
+  consumed?: CapacityAmounts;
+  /** Set for a share of a device that allows multiple allocations. */
+  shared: boolean;
+}
+
+type Counters = Map<string, Map<string, Quantity>>;
+
+/** The tentative allocation of one search. */
+export class SearchState {
+  /** Per claim, the devices picked so far, in pick order. */
+  readonly picked: PickedDevice[][];
+  readonly constraints: Constraint[][];
+  // takenBy[claim][candidate]: the device is allocated to that claim (exclusive devices only).
+  private readonly takenBy: Uint8Array[];
+  private readonly takenCount: Int32Array;
+  private readonly available = new Map<Pool, Counters>();
+  private readonly consumed = new Map<Pool, Counters>();
+  // Shares of each shared device in this search, with the capacity they consume.
+  private readonly shares = new Map<number, { count: number; amounts: CapacityAmounts }>();
+
+  constructor(readonly model: AllocationModel) {
+    const n = model.candidates.length;
+    this.picked = model.claims.map(() => []);
+    this.constraints = model.claims.map((c) => c.constraints());
+    this.takenBy = model.claims.map(() => new Uint8Array(n));
+    this.takenCount = new Int32Array(n);
+  }
+
+  /** Allocated to another claim, or to any claim of this search. */
+  inUse(index: number): boolean {
+    return this.model.allocated.devices.has(this.model.candidates[index].id) || this.takenCount[index] > 0;
+  }
+
+  /** Taken by this claim in this search. */
+  takenByClaim(index: number, claimIndex: number): boolean {
+    return this.takenBy[claimIndex][index] === 1;
+  }
+
+  /** Capacity this search already takes from a shared device. */
+  sharing(index: number): CapacityAmounts | undefined {
+    return this.shares.get(index)?.amounts;
+  }
+
+  /** Whether the request's capacity still fits the device now. */
+  capacityFits(request: RequestModel, index: number): boolean {
+    return this.model.capacityFits(request, index, this.sharing(index));
+  }
+
+  /**
+   * Picks `index` for `request` if availability, counters, taints and the claim's constraints allow;
+   * returns the undo, or undefined (nothing changed). `must` (allocationMode All): a constraint that
+   * refuses the device is an error, as upstream reports it.
+   */
+  take(request: RequestModel, index: number, must: boolean): (() => void) | undefined {
+    const model = this.model;
+    const c = model.candidates[index];
+    const claim = request.claimIndex;
+    const shared = c.shared;
+    if (!shared && request.adminAccess && this.takenByClaim(index, claim)) return undefined;
+    if (!request.adminAccess && this.inUse(index)) return undefined;
+    if (!model.features.partitionableDevices && c.device.consumesCounters.length > 0) return undefined;
+    // A device already shared (here or by other claims) has its counters accounted once already.
+    const skipCounters = shared && (model.allocated.capacity.has(c.id) || this.shares.has(index));
+    let countersTaken = false;
+    if (!skipCounters && c.device.consumesCounters.length > 0) {
+      if (!this.takeCounters(c)) return undefined;
+      countersTaken = true;
+    }
+    const undoCounters = (): void => {
+      if (countersTaken) this.releaseCounters(c);
+    };
+    if (model.features.deviceTaints && taintPreventsAllocation(c.device.taints, request.body.tolerations)) {
+      undoCounters();
+      return undefined;
+    }
+    const constraints = this.constraints[claim];
+    const who = { base: request.base, sub: request.sub };
+    let added = 0;
+    const undoConstraints = (): void => {
+      for (let i = added - 1; i >= 0; i--) constraints[i].remove(who);
+    };
+    for (; added < constraints.length; added++) {
+      let fits: boolean;
+      try {
+        fits = constraints[added].add(who, c.device, c.driver, c.id);
+      } catch (error) {
+        undoConstraints();
+        undoCounters();
+        throw error;
+      }
+      if (fits) continue;
+      undoConstraints();
+      undoCounters();
+      if (must) {
+        throw draError('DRA_REJECTED', `claim ${model.claims[claim].label}, request ${request.sub ?? request.base}: cannot add device ${c.id} because a claim constraint would not be satisfied`);
+      }
+      return undefined;
+    }
+    let consumed: CapacityAmounts | undefined;
+    if (model.features.consumableCapacity) {
+      if (!this.capacityFits(request, index)) {
+        undoConstraints();
+        undoCounters();
+        return undefined;
+      }
+      if (shared) consumed = consumedCapacity(request.body.capacity?.requests, c.device.capacity);
+    }
+    if (!shared) {
+      this.takenBy[claim][index] = 1;
+      this.takenCount[index]++;
+    } else {
+      const entry = this.shares.get(index) ?? { count: 0, amounts: new Map() };
+      entry.count++;
+      addAmounts(entry.amounts, consumed as CapacityAmounts);
+      this.shares.set(index, entry);
+    }
+    const pick: PickedDevice = { request, index, shared };
+    if (consumed !== undefined && consumed.size > 0) pick.consumed = consumed;
+    this.picked[claim].push(pick);
+    return () => {
+      this.picked[claim].pop();
+      if (!shared) {
+        this.takenBy[claim][index] = 0;
+        this.takenCount[index]--;
+      } else {
+        const entry = this.shares.get(index) as { count: number; amounts: CapacityAmounts };
+        subAmounts(entry.amounts, consumed as CapacityAmounts);
+        if (--entry.count === 0) this.shares.delete(index);
+      }
+      undoConstraints();
+      undoCounters();
+    };
+  }
+
+  /** Counters of the pool left after the allocations of other claims (computed once per pool). */
+  /** Counters of the pool left after the allocations of other claims: counter set → counter → amount. */
+  countersLeft(pool: Pool): ReadonlyMap<string, ReadonlyMap<string, Quantity>> {
+    return this.availableIn(pool);
+  }
+
+  private availableIn(pool: Pool): Counters {
+    let counters = this.available.get(pool);
+    if (counters !== undefined) return counters;
+    counters = new Map();
+    for (const [name, set] of pool.counterSets) counters.set(name, new Map(Object.entries(set.counters)));
+    for (const slices of [pool.deviceSlices, pool.otherSlices]) {
+      for (const slice of slices) {
+        for (const device of slice.devices) {
+          if (!this.model.allocatedElsewhere(`${pool.driver}/${pool.name}/${device.name}`)) continue;
+          for (const use of device.consumesCounters) {
+            const set = counters.get(use.counterSet);
+            if (set === undefined) continue;
+            for (const [name, q] of Object.entries(use.counters)) {
+              const have = set.get(name);
+              // May go negative: then nothing more fits.
+              if (have !== undefined) set.set(name, have.sub(q));
+            }
+          }
+        }
+      }
+    }
+    this.available.set(pool, counters);
+    return counters;
+  }
+
+  private takeCounters(c: CandidateDevice): boolean {
+    const available = this.availableIn(c.pool);
+    let consumed = this.consumed.get(c.pool);
+    if (consumed === undefined) {
+      consumed = new Map();
+      this.consumed.set(c.pool, consumed);
+    }
+    for (const use of c.device.consumesCounters) {
+      let set = consumed.get(use.counterSet);
+      if (set === undefined) {
+        set = new Map();
+        consumed.set(use.counterSet, set);
+      }
+      for (const [name, q] of Object.entries(use.counters)) {
+        const have = set.get(name);
+        set.set(name, have === undefined ? q : have.add(q));
+      }
+    }
+    // Every counter of the pool must stay within what is available (as upstream checks it).
+    for (const [setName, counters] of available) {
+      const used = consumed.get(setName);
+      for (const [name, left] of counters) {
+        const q = used?.get(name);
+        if (q === undefined ? left.sign() < 0 : left.compare(q) < 0) {
+          this.releaseCounters(c);
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  private releaseCounters(c: CandidateDevice): void {
+    const consumed = this.consumed.get(c.pool) as Counters;
+    for (const use of c.device.consumesCounters) {
+      const set = consumed.get(use.counterSet) as Map<string, Quantity>;
+      for (const [name, q] of Object.entries(use.counters)) set.set(name, (set.get(name) as Quantity).sub(q));
+    }
+  }
+}

@@ -1,0 +1,67 @@
+// A node validated and packed once (Engine.prepare), and the node of a planPlacement request:
+// a prepared node with the request's slots, or GPUs, slots and topology validated now.
+import { AllocationError } from '../shared/errors.js';
+import type { Topology } from '../hardware/topology.js';
+import { fail, markEngineOwned, requireObject } from '../shared/validate.js';
+import type { NodeGpu, NodeModel, PrepareRequest } from './types.js';
+import { validateCallerSlots, validateNode } from './validate.js';
+import { positionMatrix } from './search.js';
+
+/** A prepared node's validated node (no slots), pair-score matrix over positions (or null) and GPU indices (slots are validated against them). */
+type Packed = { model: NodeModel; matrix: Int32Array | null; indices: ReadonlySet<number> };
+
+/** The packed form of a PreparedNode made by prepareNode, or undefined for any other value (set by PreparedNode's static block). */
+let packedOf: (value: unknown) => Packed | undefined;
+
+/**
+ * A node validated and packed once (Engine.prepare): its GPUs sorted by index, with memoryUsed, its
+ * topology and pair-score matrix. Pass it as `node` in planPlacement instead of gpus and topology,
+ * as often as needed: the engine does not copy or validate it again (slots, which change, are still
+ * validated on every call). Immutable; only Engine.prepare makes one.
+ */
+export class PreparedNode {
+  /** The node's GPUs, sorted by index (memoryUsed only where > 0). */
+  readonly gpus: ReadonlyArray<Readonly<NodeGpu>>;
+  /** Its validated topology, if any. */
+  readonly topology?: Topology;
+  /** What planPlacement reads (requestNode): private to this module, not part of the handle. */
+  readonly #packed: Packed;
+
+  static {
+    packedOf = (value) => (typeof value === 'object' && value !== null && #packed in value ? (value as PreparedNode).#packed : undefined);
+  }
+
+  /** @internal Use Engine.prepare (a handle made any other way is refused). */
+  constructor(token: symbol, model: NodeModel) {
+    if (token !== _PREPARE) throw new AllocationError('INVALID_ARGUMENT', 'PreparedNode: made by engine.prepare({ gpus, topology }) only', { field: 'node' });
+    this.#packed = { model, matrix: positionMatrix(model.topology, model.index), indices: new Set(model.index) };
+    this.gpus = Object.freeze(model.index.map((index, p) => Object.freeze(model.used[p] > 0 ? { index, memoryTotal: model.total[p], memoryUsed: model.used[p] } : { index, memoryTotal: model.total[p] })));
+    if (model.topology !== undefined) this.topology = model.topology;
+    markEngineOwned(this);
+    Object.freeze(this);
+  }
+}
+
+/** Only prepareNode holds it: PreparedNode's constructor refuses any other caller. */
+const _PREPARE = Symbol('prepare');
+
+/** Validates a node once into a PreparedNode (errors name `gpus[k].…` and `topology.…`). */
+export function prepareNode(request: PrepareRequest): PreparedNode {
+  const r = requireObject('request', request);
+  for (const key of Object.keys(r)) if (key !== 'gpus' && key !== 'topology') fail('INVALID_ARGUMENT', key, 'no such field (gpus, topology)', r[key]);
+  return new PreparedNode(_PREPARE, validateNode(r.gpus, undefined, r.topology, ''));
+}
+
+/** The node of a request: a prepared node (`node`) with the request's slots, or gpus / slots / topology validated now. */
+export function requestNode(r: Record<string, unknown>): { node: NodeModel; matrix: Int32Array | null } {
+  if (r.node === undefined) {
+    const base = validateNode(r.gpus, undefined, r.topology, '');
+    const node = r.slots === undefined ? base : { ...base, slots: validateCallerSlots(r.slots, 'slots', new Set(base.index)) };
+    return { node, matrix: positionMatrix(node.topology, node.index) };
+  }
+  const prepared = packedOf(r.node);
+  if (prepared === undefined) return fail('INVALID_ARGUMENT', 'node', 'a prepared node (engine.prepare({ gpus, topology }))', r.node);
+  if (r.gpus !== undefined || r.topology !== undefined) fail('INVALID_ARGUMENT', r.gpus !== undefined ? 'gpus' : 'topology', 'nothing next to a prepared node (its GPUs and topology are in it)', r.gpus ?? r.topology);
+  const slots = r.slots === undefined ? [] : validateCallerSlots(r.slots, 'slots', prepared.indices);
+  return { node: { ...prepared.model, slots }, matrix: prepared.matrix };
+}
