@@ -8,9 +8,9 @@ import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
 import type { PlacementOption, Slot } from '../placement/index.js';
 import { ClusterState, normalizeStateJSON, type ClusterStateJSON, type CommitOptions } from '../cluster/state.js';
-import { fail, readInput, requireBoolean, requireInteger, requireObject, requireString } from '../shared/validate.js';
+import { fail, readInput, rejectUnknownKeys, requireBoolean, requireInteger, requireObject, requireString } from '../shared/validate.js';
 import { applyCommit, type NodeRecord } from './apply.js';
-import { onlyKnownKeys } from './options.js';
+
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations/index.js';
 import type { ClusterStore, StoredNode, StoreListener, StoreOutcome, StoreSnapshot } from './types.js';
 
@@ -57,7 +57,7 @@ function redact(url: string): string {
 function storeError(error: unknown, what: string): AllocationError {
   if (error instanceof AllocationError) return error;
   const e = error as { code?: string; message?: string; constraint?: string };
-  if (e.code === '23505' && e.constraint === 'slots_pkey') return new AllocationError('DUPLICATE_SLOT', `options.id: ${e.message ?? 'slot ID taken'}; nothing was changed`, { field: 'options.id', cause: error });
+  if (e.code === '23505' && e.constraint === 'slots_pkey') return AllocationError.at('DUPLICATE_SLOT', 'options.id', `${e.message ?? 'slot ID taken'}; nothing was changed`, { cause: error });
   if (e.code === '55P03') return new AllocationError('STORE_UNAVAILABLE', `${what}: timed out waiting for a node another writer holds (lockTimeoutMs); nothing was changed (${e.message})`, { cause: error });
   if (e.code === '23514') return new AllocationError('CONFLICT', `${what}: the database refused it (${e.message}); nothing was changed`, { cause: error });
   return new AllocationError('STORE_UNAVAILABLE', `${what}: ${e.message ?? String(error)}`, { cause: error });
@@ -94,7 +94,7 @@ export class PostgresStore implements ClusterStore {
   static async connect(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
     requireString('url', url, 10_000);
     const opts = requireObject('options', readInput('options', options));
-    onlyKnownKeys('options', opts, ['schema', 'maxConnections', 'migrate', 'applicationName', 'lockTimeoutMs']);
+    rejectUnknownKeys('options', opts, ['schema', 'maxConnections', 'migrate', 'applicationName', 'lockTimeoutMs']);
     const lockMs = opts.lockTimeoutMs === undefined ? TIMEOUTS.lockMs : requireInteger('options.lockTimeoutMs', opts.lockTimeoutMs, 1, 3_600_000);
     let parsed: URL;
     try {
@@ -166,7 +166,7 @@ export class PostgresStore implements ClusterStore {
   async init(state: ClusterState | ClusterStateJSON, options: { replace?: boolean } = {}): Promise<void> {
     const json = state instanceof ClusterState ? state.toJSON() : normalizeStateJSON(readInput('state', state));
     const opts = requireObject('options', readInput('options', options));
-    onlyKnownKeys('options', opts, ['replace']);
+    rejectUnknownKeys('options', opts, ['replace']);
     const replace = opts.replace === undefined ? false : requireBoolean('options.replace', opts.replace);
     await this.transaction('init', async (c) => {
       await c.query(`LOCK TABLE ${this.s}.nodes IN EXCLUSIVE MODE`);
@@ -221,7 +221,7 @@ export class PostgresStore implements ClusterStore {
     const found = new Map(r.rows.map((row) => [row.id as string, row]));
     return list.map((id, k) => {
       const row = found.get(id);
-      if (row === undefined) throw new AllocationError('UNKNOWN_NODE', `ids[${k}]: node ${JSON.stringify(id)} is not in the store`, { field: `ids[${k}]` });
+      if (row === undefined) throw AllocationError.at('UNKNOWN_NODE', `ids[${k}]`, `node ${JSON.stringify(id)} is not in the store`);
       return { id, version: row.version, slots: row.slots };
     });
   }
@@ -248,7 +248,7 @@ export class PostgresStore implements ClusterStore {
   private async commitOnce(node: string, o: PlacementOption, opts: CommitOptions, given: string | undefined): Promise<StoreOutcome> {
     return this.transaction<StoreOutcome>('commit', async (c) => {
       const locked = await c.query(`SELECT version, cpu, host_memory, gpu_model FROM ${this.s}.nodes WHERE id = $1 FOR NO KEY UPDATE`, [node]);
-      if (locked.rowCount === 0) throw new AllocationError('UNKNOWN_NODE', `option.node: node ${JSON.stringify(node)} is not in the store`, { field: 'option.node' });
+      if (locked.rowCount === 0) throw AllocationError.at('UNKNOWN_NODE', 'option.node', `node ${JSON.stringify(node)} is not in the store`);
       const version = locked.rows[0].version as number;
       const fresh = (await c.query(`SELECT ${this.gpusJson('$1')} AS gpus, ${this.slotsJson('$1')} AS slots`, [node])).rows[0];
       // A node without GPUs (CPU-only pods) has no GPU rows: json_agg over none is NULL.
@@ -331,7 +331,7 @@ export class PostgresStore implements ClusterStore {
   private async changeSlot(what: string, slotId: string, change: (node: string) => [string, unknown[]]): Promise<StoreOutcome> {
     return this.transaction<StoreOutcome>(what, async (c) => {
       const found = await c.query(`SELECT node FROM ${this.s}.slots WHERE id = $1`, [slotId]);
-      const unknown = () => new AllocationError('UNKNOWN_SLOT', `slotId: slot ${JSON.stringify(slotId)} is not in the store`, { field: 'slotId' });
+      const unknown = () => AllocationError.at('UNKNOWN_SLOT', 'slotId', `slot ${JSON.stringify(slotId)} is not in the store`);
       if (found.rowCount === 0) throw unknown();
       const node = found.rows[0].node as string;
       await c.query(`SELECT 1 FROM ${this.s}.nodes WHERE id = $1 FOR NO KEY UPDATE`, [node]);

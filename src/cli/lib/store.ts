@@ -2,18 +2,11 @@
 // several gpualloc processes (and services embedding gpualloc) share. `plan --commit` and `state`
 // go through it the same way they go through a file; commits are arbitrated by the database.
 import type { Engine } from '../../engine.js';
-import { nodeFromInventory } from '../../cluster/node.js';
 import { PostgresStore } from '../../store/postgres.js';
 import { SCHEMA_VERSION } from '../../store/migrations/index.js';
-import { formatBytes } from '../../shared/units.js';
-import { openClusterState, type RetryResult, type StoredClusterState } from '../../store/stored-state.js';
-import type { ClusterPlanRequest } from '../../cluster/state.js';
-import type { PlacementPlan } from '../../placement/index.js';
+import { openClusterState, type StoredClusterState } from '../../store/stored-state.js';
 import { UsageError, type Io } from './common.js';
-import { resolveInventory } from './source.js';
-
-/** parseArgs option of the commands that take --store URL. */
-export const STORE_OPTION = { store: { type: 'string' } } as const;
+import { initialState, initNodes, renderNodes, type InitNode, type InitSource } from './state-init.js';
 
 /** Attempts of `plan --commit --store URL` before it reports CONFLICT (exit 1). */
 export const CLI_COMMIT_ATTEMPTS = 5;
@@ -45,17 +38,15 @@ export async function withStoredState<T>(engine: Engine, url: string, fn: (state
 }
 
 /** What `state init --store` reports. */
-export type StoreInitReport = { store: string; schema: string; schemaVersion: number; nodes: Array<{ id: string; gpus: number; memoryTotal: number; memoryUsed: number }> };
+export type StoreInitReport = { store: string; schema: string; schemaVersion: number; nodes: InitNode[] };
 
 /**
  * `gpualloc state init --store URL (--preset NAME | --inventory FILE) [--replace]`: creates the
  * schema (migrations) and the node of the inventory (through nodeFromInventory, as plan --state
  * does). A store that already holds nodes is STORE_NOT_EMPTY (exit 2) unless --replace.
  */
-export async function initStore(engine: Engine, url: string, source: { inventory?: string; preset?: string; quiet: boolean }, replace: boolean, io: Io): Promise<StoreInitReport> {
-  if (source.inventory === undefined && source.preset === undefined) throw new UsageError('state init: --preset NAME or --inventory FILE is required (the node to create)');
-  const { inventory } = await resolveInventory(source, io);
-  const state = engine.createClusterState({ nodes: [nodeFromInventory(inventory)] });
+export async function initStore(engine: Engine, url: string, source: InitSource, replace: boolean, io: Io): Promise<StoreInitReport> {
+  const state = await initialState(engine, source, io);
   const store = await connectStore(url);
   try {
     await store.init(state, { replace });
@@ -63,10 +54,7 @@ export async function initStore(engine: Engine, url: string, source: { inventory
       store: redactUrl(url),
       schema: store.schema,
       schemaVersion: SCHEMA_VERSION,
-      nodes: state.nodes().map((id) => {
-        const gpus = state.usage().filter((u) => u.node === id);
-        return { id, gpus: gpus.length, memoryTotal: gpus.reduce((t, u) => t + u.memoryTotal, 0), memoryUsed: gpus.reduce((t, u) => t + (u.memoryUsed ?? 0), 0) };
-      }),
+      nodes: initNodes(state),
     };
   } finally {
     await store.close();
@@ -75,7 +63,6 @@ export async function initStore(engine: Engine, url: string, source: { inventory
 
 /** One line per node of an init report. */
 export function renderInit(report: StoreInitReport): string {
-  const nodes = report.nodes.map((n) => `node ${n.id}: ${n.gpus} GPU${n.gpus === 1 ? '' : 's'}, ${formatBytes(n.memoryTotal)}${n.memoryUsed > 0 ? ` (${formatBytes(n.memoryUsed)} in use by other processes)` : ''}`);
-  return `initialised ${report.store} (schema ${report.schema}, version ${report.schemaVersion})\n${nodes.map((l) => `  ${l}`).join('\n')}\n`;
+  return `initialised ${report.store} (schema ${report.schema}, version ${report.schemaVersion})\n${renderNodes(report.nodes)}`;
 }
 
