@@ -12,7 +12,7 @@ import { planPlacement, prepareNode, type PlacementPlan, type PlacementRequest, 
 import { ClusterState, type ClusterInit } from './cluster/state.js';
 import { describeValue, readInput } from './shared/validate.js';
 import { simulateFleet, type SimulateRequest, type SimulationRun } from './fleet/index.js';
-import { allocateClaims, type DraAllocateRequest, type DraAllocateResult } from './dra/index.js';
+import { allocateClaims, createDraCluster, type DraAllocateRequest, type DraAllocateResult, type DraCluster, type DraClusterInit } from './dra/index.js';
 
 /** Options of createEngine. */
 export type EngineOptions = {
@@ -104,6 +104,15 @@ export class Engine {
    */
   allocateClaims(request: DraAllocateRequest): DraAllocateResult {
     return allocateClaims(readInput('request', request, false) as DraAllocateRequest);
+  }
+
+  /**
+   * Reads a cluster's DeviceClasses, ResourceSlices and Nodes once into a handle that schedules
+   * pods' claims across the nodes as kube-scheduler does (filter, score, allocate on the best node)
+   * and keeps what is allocated: `.schedule(claims)`, `.release(claim)`, `.allocated()` (src/dra/cluster.ts).
+   */
+  createDraCluster(init: DraClusterInit): DraCluster {
+    return createDraCluster(readInput('init', init, false) as DraClusterInit);
   }
 
   /**

@@ -1,6 +1,7 @@
-// The Simulate view: pick a trace (bundled openb or uploaded CSV files), policies and seeds, run the
-// fleet simulator in a worker (the same engine and wasm as the CLI), and draw allocation and
-// fragmentation against arrived load, one line per policy (mean over seeds), with uPlot.
+// The Simulate view: pick a trace (bundled openb or uploaded CSV files), policies, seeds and a scale
+// (the trace replicated), run the fleet simulator in a worker (the same engine and wasm as the CLI)
+// with its progress shown and a Stop button, and draw allocation and fragmentation against arrived
+// load, one line per policy (mean over seeds), with uPlot, and the run time per policy.
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import nodesUrl from '../data/openb/openb_node_list_gpu_node.csv?url';
@@ -10,6 +11,7 @@ import multi20Url from '../data/openb/openb_pod_list_multigpu20.csv?url';
 import spec33Url from '../data/openb/openb_pod_list_gpuspec33.csv?url';
 import { DEFAULT_FLEET_POLICY, FLEET_POLICIES } from '../src/index.ts';
 import { parseSeeds } from '../src/fleet/seeds.ts';
+import { formatDuration } from '../src/fleet/progress.ts';
 import type { SimulateJob, WorkerMessage } from './simulate-worker.ts';
 
 const BUNDLED: Record<string, string> = { default: defaultUrl, gpushare40: share40Url, multigpu20: multi20Url, gpuspec33: spec33Url };
@@ -76,12 +78,15 @@ function draw(runs: Run[]): void {
   }
   const table = $('sim-table');
   const curves = meanCurves(runs, 'allocation');
-  const head = `<tr><th>policy</th>${AT.map((x) => `<th>${x} %</th>`).join('')}<th>failed pods</th><th>seeds</th></tr>`;
+  const head = `<tr><th>policy</th>${AT.map((x) => `<th>${x} %</th>`).join('')}<th>failed pods</th><th>seeds</th><th>s per run</th><th>µs per pod</th></tr>`;
   const rows = [...curves].map(([policy, ys]) => {
     const mine = runs.filter((r) => r.policy === policy);
     const failed = mine.reduce((a, r) => a + r.failed, 0) / mine.length;
+    const ms = mine.reduce((a, r) => a + r.ms, 0);
+    const attempts = mine.reduce((a, r) => a + r.pods, 0);
     const cells = AT.map((x) => `<td data-testid="sim-cell" data-policy="${policy}" data-x="${x}" data-value="${ys[x] ?? ''}">${ys[x] === null ? '–' : (ys[x] as number).toFixed(2)}</td>`).join('');
-    return `<tr data-testid="sim-row" data-policy="${policy}"><td>${policy}</td>${cells}<td>${failed.toFixed(1)}</td><td>${mine.length}</td></tr>`;
+    const time = `<td data-testid="sim-time" data-policy="${policy}">${(ms / mine.length / 1000).toFixed(2)}</td><td>${((ms * 1000) / attempts).toFixed(1)}</td>`;
+    return `<tr data-testid="sim-row" data-policy="${policy}"><td>${policy}</td>${cells}<td>${failed.toFixed(1)}</td><td>${mine.length}</td>${time}</tr>`;
   });
   table.innerHTML = head + rows.join('');
 }
@@ -100,38 +105,67 @@ async function traceTexts(): Promise<{ nodesName: string; nodesText: string; pod
 
 let worker: Worker | null = null;
 
+/** Back to idle: Run enabled, Stop disabled, no progress shown. */
+function idle(): void {
+  ($('sim-run') as HTMLButtonElement).disabled = false;
+  ($('sim-stop') as HTMLButtonElement).disabled = true;
+  $('sim-bar').hidden = true;
+  $('sim-progress').textContent = '';
+  delete $('sim-progress').dataset.fraction;
+}
+
+function showProgress(m: Extract<WorkerMessage, { type: 'progress' }>): void {
+  const bar = $('sim-bar') as HTMLProgressElement;
+  bar.hidden = false;
+  bar.value = m.fraction;
+  const line = $('sim-progress');
+  line.dataset.fraction = String(m.fraction);
+  line.textContent = `${Math.round(100 * m.fraction)} % · ${m.label} · ${Math.round(m.podsPerSecond).toLocaleString('en-US')} pods/s · ${formatDuration(m.leftMs)} left`;
+}
+
+$('sim-stop').addEventListener('click', () => {
+  worker?.terminate();
+  worker = null;
+  idle();
+  $('sim-status').textContent = 'stopped before the end: the table and charts show the runs that finished';
+  $('sim-status').dataset.done = 'stopped';
+});
+
 $('sim-run').addEventListener('click', async () => {
   showError(null);
   const button = $('sim-run') as HTMLButtonElement;
+  idle();
   try {
     const policies = [...boxes.querySelectorAll<HTMLInputElement>('input:checked')].map((b) => b.value);
     if (policies.length === 0) throw new Error('policies: tick at least one');
     const seeds = parseSeeds('seeds', ($('sim-seeds') as HTMLInputElement).value, 100);
-    const job: SimulateJob = { ...(await traceTexts()), policies, seeds, backend: ($('sim-backend') as HTMLSelectElement).value as SimulateJob['backend'] };
+    const scale = Number(($('sim-scale') as HTMLSelectElement).value);
+    const job: SimulateJob = { ...(await traceTexts()), policies, seeds, backend: ($('sim-backend') as HTMLSelectElement).value as SimulateJob['backend'], scale };
     worker?.terminate();
     worker = new Worker(new URL('./simulate-worker.ts', import.meta.url), { type: 'module' });
     const runs: Run[] = [];
     button.disabled = true;
+    ($('sim-stop') as HTMLButtonElement).disabled = false;
     $('sim-status').textContent = '';
     $('sim-status').removeAttribute('data-done');
     worker.onmessage = (event: MessageEvent<WorkerMessage>) => {
       const m = event.data;
-      if (m.type === 'progress') $('sim-progress').textContent = `${Math.round((100 * m.done) / m.total)} %`;
+      if (m.type === 'progress') showProgress(m);
       else if (m.type === 'run') {
         runs.push(m);
         draw(runs);
       } else if (m.type === 'done') {
-        button.disabled = false;
-        $('sim-status').textContent = `${runs.length} runs in ${(m.ms / 1000).toFixed(1)} s (${m.backend}, in a worker)`;
+        idle();
+        $('sim-status').textContent = `${runs.length} runs in ${(m.ms / 1000).toFixed(1)} s (${m.backend}, in a worker${scale > 1 ? `, ${m.nodes.toLocaleString('en-US')} nodes: the trace ×${scale}` : ''})`;
         $('sim-status').dataset.done = 'true';
       } else {
-        button.disabled = false;
+        idle();
         showError(`${m.code}: ${m.message}`);
       }
     };
     worker.postMessage(job);
   } catch (error) {
-    button.disabled = false;
+    idle();
     showError(error instanceof Error ? error.message : String(error));
   }
 });

@@ -1,4 +1,5 @@
-// The pure-TypeScript twin of assembly/fleet.ts: the same loop, over the layout of src/fleet/layout.ts.
+// The pure-TypeScript twin of assembly/fleet.ts (and fleet-score.ts, fleet-index.ts): the same pick,
+// through the pod index or the scan, over the layout of src/fleet/layout.ts.
 import type { FleetKernels, FleetMemory } from '../fleet/kernels.js';
 import * as L from '../fleet/layout.js';
 import { nodeFrag } from '../fleet/frag.js';
@@ -94,18 +95,30 @@ function scoreNode(s: Int32Array, f: Float64Array, policy: number, n: number, cp
   return packingScore(s, gAt, gpus, s[base + L.N_FULL], num, milli);
 }
 
-/** Whether node base fits the pod. */
-function fits(s: Int32Array, base: number, cpu: number, mem: number, num: number, milli: number, mask: number): boolean {
-  if (s[base + L.N_CPU] < cpu || s[base + L.N_MEM] < mem) return false;
+/** Whether node base fits the CPU and GPUs of a pod class (cpu, num × milli): what every pod of the class needs alike. */
+function fitsClass(s: Int32Array, base: number, cpu: number, num: number, milli: number): boolean {
+  if (s[base + L.N_CPU] < cpu) return false;
   if (num === 0 || milli === 0) return true;
   if (s[base + L.N_GPUS] === 0) return false;
-  if ((mask & s[base + L.N_MODEL]) === 0) return false;
   if (num === 1) return s[base + L.N_MAXFREE] >= milli;
   return s[base + L.N_FULL] >= num;
 }
 
-/** Recomputes node n's totals and fragmentation from its GPUs. */
-function refresh(s: Int32Array, f: Float64Array, n: number): void {
+/** Whether node base has the pod's host memory and (a GPU pod) one of its GPU models: what pods of one class differ in. */
+function fitsPod(s: Int32Array, base: number, mem: number, gpuPod: boolean, mask: number): boolean {
+  return s[base + L.N_MEM] >= mem && (!gpuPod || (mask & s[base + L.N_MODEL]) !== 0);
+}
+
+/** Whether node base fits the pod. */
+function fits(s: Int32Array, base: number, cpu: number, mem: number, num: number, milli: number, mask: number): boolean {
+  return fitsClass(s, base, cpu, num, milli) && fitsPod(s, base, mem, num > 0 && milli > 0, mask);
+}
+
+/**
+ * Recomputes node n's totals and fragmentation from its GPUs and marks its scores stale: in every
+ * class, and on the stale list of every class whose tree is built (a node already stale is listed).
+ */
+function derive(s: Int32Array, f: Float64Array, n: number): void {
   const base = s[L.H_NODE_AT] + n * s[L.H_STRIDE];
   const gAt = base + L.N_TAGS + s[L.H_MAXG] + 1;
   const gpus = s[base + L.N_GPUS];
@@ -121,10 +134,215 @@ function refresh(s: Int32Array, f: Float64Array, n: number): void {
   s[base + L.N_FREE] = free;
   s[base + L.N_FULL] = full;
   s[base + L.N_MAXFREE] = most;
-  f[n] = nodeFrag(s, gAt, gpus, s[base + L.N_CPU], s[base + L.N_MODEL], s, s[L.H_TYP_AT], s[L.H_TYPICAL], f, s[L.H_F_WEIGHT]);
+  const frag = nodeFrag(s, gAt, gpus, s[base + L.N_CPU], s[base + L.N_MODEL], s, s[L.H_TYP_AT], s[L.H_TYPICAL], f, s[L.H_F_WEIGHT]);
+  f[s[L.H_F_FRAG]] += frag - f[n];
+  f[n] = frag;
+  if (++s[L.H_FRAG_SINCE] >= s[L.H_NODES]) sumFragmentation(s, f);
   const classes = s[L.H_CLASSES];
-  const c = s[L.H_CACHE_AT] + n * classes;
-  for (let k = 0; k < classes; k++) s[c + k] = -2;
+  const nodes = s[L.H_NODES];
+  const indexed = s[L.H_INDEX] !== 0;
+  for (let c = 0, g = s[L.H_CACHE_AT] + n; c < classes; c++, g += nodes) {
+    if (s[g] === L.STALE) continue;
+    s[g] = L.STALE;
+    if (!indexed) continue;
+    const state = s[L.H_CLASS_AT] + 2 * c;
+    if (s[state] !== 0) s[s[L.H_STALE_AT] + c * nodes + s[state + 1]++] = n;
+  }
+}
+
+/** Sums every node's fragmentation afresh, in node order. */
+function sumFragmentation(s: Int32Array, f: Float64Array): void {
+  let sum = 0;
+  for (let k = 0; k < s[L.H_NODES]; k++) sum += f[k];
+  f[s[L.H_F_FRAG]] = sum;
+  s[L.H_FRAG_SINCE] = 0;
+}
+
+/** Builds the index's static parts: each node's leaf, the node of each rank, the model bits below each position. */
+function buildAggregates(s: Int32Array): void {
+  const nodes = s[L.H_NODES];
+  const inner = s[L.H_INNER];
+  const stride = s[L.H_STRIDE];
+  const leafAt = s[L.H_LEAF_AT];
+  const modelsAt = s[L.H_MODELS_AT];
+  for (let i = 0; i < 3 * inner + 1; i++) {
+    if (i >= nodes) {
+      s[modelsAt + inner + i] = 0;
+      continue;
+    }
+    const n = s[leafAt + i];
+    const base = s[L.H_NODE_AT] + n * stride;
+    s[leafAt + nodes + n] = i;
+    s[leafAt + 2 * nodes + s[base + L.N_RANK]] = n;
+    s[modelsAt + inner + i] = s[base + L.N_MODEL];
+  }
+  for (let t = inner - 1; t >= 0; t--) {
+    const c = modelsAt + 4 * t;
+    s[modelsAt + t] = s[c + 1] | s[c + 2] | s[c + 3] | s[c + 4];
+  }
+}
+
+/** The child read last by readChild: its score and packed value (-1: no node). */
+let childScore = 0;
+let childPacked = -1;
+
+/** Reads position c of a tree (inner entries at f[at + 2c], leaves from position `inner` at f[leaves + 2i]; a leaf past the nodes, or under the floor, reads as no node). */
+function readChild(f: Float64Array, at: number, leaves: number, inner: number, nodes: number, floor: number, c: number): void {
+  if (c < inner) {
+    childScore = f[at + 2 * c];
+    childPacked = f[at + 2 * c + 1];
+    return;
+  }
+  const i = c - inner;
+  if (i >= nodes) {
+    childScore = 0;
+    childPacked = -1;
+    return;
+  }
+  const q = leaves + 2 * i;
+  childScore = f[q];
+  const p = f[q + 1];
+  childPacked = p >= 0 && p % L.RANK_UNIT < floor ? -1 : p;
+}
+
+/**
+ * Plays the match at inner entry t of a tree (entries at f[at + 2t]: score, packed; its class's
+ * leaves at f[leaves + 2i]; leaves under the memory floor `floor` count as empty): the best of its
+ * four children's winners (the higher score, then the smaller rank), with the most of their memories:
+ * at least the most memory left below t (it may be more, after a node below lost memory). False when
+ * the entry stands.
+ */
+function play(f: Float64Array, at: number, leaves: number, inner: number, nodes: number, floor: number, t: number): boolean {
+  let score = 0;
+  let packed = -1;
+  let memory = -1;
+  for (let c = 4 * t + 1; c <= 4 * t + 4; c++) {
+    readChild(f, at, leaves, inner, nodes, floor, c);
+    const p = childPacked;
+    if (p < 0) continue;
+    const m = p % L.RANK_UNIT;
+    if (m > memory) memory = m;
+    if (packed < 0 || childScore > score || (childScore === score && p < packed)) {
+      score = childScore;
+      packed = p;
+    }
+  }
+  if (packed >= 0) packed = packed - (packed % L.RANK_UNIT) + memory;
+  const e = at + 2 * t;
+  // The same winner: the entry stands, and so does a larger memory it holds (a bound on the memory
+  // below is all the descent needs), so a node that only lost memory stops its replay here.
+  const old = f[e + 1];
+  if (f[e] === score && (old === packed || (old >= 0 && packed >= 0 && old - (old % L.RANK_UNIT) === packed - (packed % L.RANK_UNIT) && packed <= old))) return false;
+  f[e] = score;
+  f[e + 1] = packed;
+  return true;
+}
+
+/**
+ * Scores node n for class c (the pod's cpu, num, milli) into its leaf i (f[leaves + 2i]) and its GPU
+ * choice when it fits the class's CPU and GPUs; else marks it ABSENT and empties the leaf.
+ */
+function scoreLeaf(s: Int32Array, f: Float64Array, policy: number, c: number, n: number, leaves: number, i: number, cpu: number, num: number, milli: number): void {
+  const g = s[L.H_CACHE_AT] + c * s[L.H_NODES] + n;
+  const base = s[L.H_NODE_AT] + n * s[L.H_STRIDE];
+  const q = leaves + 2 * i;
+  if (!fitsClass(s, base, cpu, num, milli)) {
+    s[g] = L.ABSENT;
+    f[q] = 0;
+    f[q + 1] = -1;
+    return;
+  }
+  f[q] = scoreNode(s, f, policy, n, cpu, num, milli);
+  f[q + 1] = s[base + L.N_RANK] * L.RANK_UNIT + s[base + L.N_MEM];
+  s[g] = chosenGpu;
+}
+
+/**
+ * The pod index's pick for a pod of class c through tree k: scores every node of the class on its
+ * first pick, else rescores the class's stale nodes and replays them in each of the class's built
+ * trees; builds tree k on its first pick; then descends from its root to the best node that also has
+ * the pod's host memory and GPU model (-1: none).
+ */
+function pickIndexed(s: Int32Array, f: Float64Array, policy: number, c: number, k: number, cpu: number, mem: number, num: number, milli: number, mask: number): number {
+  const nodes = s[L.H_NODES];
+  const inner = s[L.H_INNER];
+  const leaves = s[L.H_F_CACHE] + c * 2 * nodes;
+  const leafAt = s[L.H_LEAF_AT];
+  const state = s[L.H_CLASS_AT] + 2 * c;
+  const treeAt = s[L.H_TREE_AT];
+  if (s[state] === 0) {
+    for (let i = 0; i < nodes; i++) scoreLeaf(s, f, policy, c, s[leafAt + i], leaves, i, cpu, num, milli);
+    s[state] = 1;
+  } else if (s[state + 1] > 0) {
+    const listAt = s[L.H_STALE_AT] + c * nodes;
+    const count = s[state + 1];
+    // The class's trees are in a row in the tree table, around tree k.
+    let first = k;
+    while (first > 0 && s[treeAt + (first - 1) * L.TREE_FIELDS] === c) first--;
+    const trees = s[L.H_TREES];
+    for (let j = 0; j < count; j++) {
+      const n = s[listAt + j];
+      const i = s[leafAt + nodes + n];
+      scoreLeaf(s, f, policy, c, n, leaves, i, cpu, num, milli);
+      if (inner === 0) continue;
+      for (let u = first; u < trees && s[treeAt + u * L.TREE_FIELDS] === c; u++) {
+        const row = treeAt + u * L.TREE_FIELDS;
+        if (s[row + 2] === 0) continue;
+        const at = s[L.H_F_TREE] + u * 2 * inner;
+        // Up to the first entry the change leaves standing (nothing else below the entries above it changed).
+        for (let t = (inner + i - 1) >> 2; play(f, at, leaves, inner, nodes, s[row + 1], t) && t > 0; t = (t - 1) >> 2);
+      }
+    }
+    s[state + 1] = 0;
+  }
+  const row = treeAt + k * L.TREE_FIELDS;
+  const at = s[L.H_F_TREE] + k * 2 * inner;
+  const floor = s[row + 1];
+  if (s[row + 2] === 0) {
+    for (let t = inner - 1; t >= 0; t--) play(f, at, leaves, inner, nodes, floor, t);
+    s[row + 2] = 1;
+  }
+  const gpuPod = num > 0 && milli > 0;
+  const modelsAt = s[L.H_MODELS_AT];
+  const stackAt = s[L.H_STACK_AT];
+  const nodeAt = s[L.H_NODE_AT];
+  const rankAt = leafAt + 2 * nodes;
+  const stride = s[L.H_STRIDE];
+  let best = -1;
+  let bestScore = 0;
+  let bestRank = 0;
+  let sp = 0;
+  s[stackAt + sp++] = 0;
+  while (sp > 0) {
+    const t = s[stackAt + --sp];
+    readChild(f, at, leaves, inner, nodes, floor, t);
+    const packed = childPacked;
+    // Nothing below t fits the class, has the memory (the tree's floor, then the pod's) or one of the models.
+    if (packed < 0) continue;
+    const left = packed % L.RANK_UNIT;
+    if (left < mem || (gpuPod && (s[modelsAt + t] & mask) === 0)) continue;
+    const score = childScore;
+    const rank = (packed - left) / L.RANK_UNIT;
+    // Nothing below t beats the best found so far.
+    if (best >= 0 && (score < bestScore || (score === bestScore && rank > bestRank))) continue;
+    const w = s[rankAt + rank];
+    if (fitsPod(s, nodeAt + w * stride, mem, gpuPod, mask)) {
+      best = w;
+      bestScore = score;
+      bestRank = rank;
+      continue;
+    }
+    if (t >= inner) continue;
+    // The children, the one that holds the winner searched first (pushed last).
+    let holder = -1;
+    for (let ch = 4 * t + 1; ch <= 4 * t + 4; ch++) {
+      readChild(f, at, leaves, inner, nodes, floor, ch);
+      if (holder < 0 && childPacked >= 0 && childPacked - (childPacked % L.RANK_UNIT) === packed - left) holder = ch;
+      else s[stackAt + sp++] = ch;
+    }
+    if (holder >= 0) s[stackAt + sp++] = holder;
+  }
+  return best;
 }
 
 /** The TypeScript fleet kernels. */
@@ -149,9 +367,16 @@ export function fleetTsKernels(): FleetKernels {
       const s = memory.ints();
       const f = memory.floats();
       const nodes = s[L.H_NODES];
-      for (let n = 0; n < nodes; n++) refresh(s, f, n);
+      s.fill(L.STALE, s[L.H_CACHE_AT], s[L.H_CACHE_AT] + nodes * s[L.H_CLASSES]);
+      if (s[L.H_INDEX] !== 0) {
+        s.fill(0, s[L.H_CLASS_AT], s[L.H_CLASS_AT] + 2 * s[L.H_CLASSES]);
+        for (let k = 0; k < s[L.H_TREES]; k++) s[s[L.H_TREE_AT] + k * L.TREE_FIELDS + 2] = 0;
+      }
+      for (let n = 0; n < nodes; n++) derive(s, f, n);
+      sumFragmentation(s, f);
+      if (s[L.H_INDEX] !== 0) buildAggregates(s);
     },
-    fleetPick(memory, policy, cls, cpu, mem, num, milli, mask, u1, u2) {
+    fleetPick(memory, policy, cls, tree, cpu, mem, num, milli, mask, u1, u2) {
       const s = memory.ints();
       const f = memory.floats();
       const nodes = s[L.H_NODES];
@@ -191,9 +416,14 @@ export function fleetTsKernels(): FleetKernels {
             r--;
           }
         }
+      } else if (s[L.H_INDEX] !== 0 && tree >= 0 && tree < s[L.H_TREES] && s[s[L.H_TREE_AT] + tree * L.TREE_FIELDS] === cls) {
+        pick = pickIndexed(s, f, policy, cls, tree, cpu, mem, num, milli, mask);
+        if (pick < 0) return -1;
+        gpu = s[s[L.H_CACHE_AT] + cls * nodes + pick];
       } else {
+        // The scan: every node filtered, scored from the cache where its score is not stale (a fleet with an index keeps no cache for the scan).
         const classes = s[L.H_CLASSES];
-        const cached = cls >= 0 && cls < classes;
+        const cached = cls >= 0 && cls < classes && s[L.H_INDEX] === 0;
         const cAt = s[L.H_CACHE_AT];
         const fAt = s[L.H_F_CACHE];
         let best = 0;
@@ -203,8 +433,8 @@ export function fleetTsKernels(): FleetKernels {
           if (!fits(s, base, cpu, mem, num, milli, mask)) continue;
           let score: number;
           let g: number;
-          const slot = n * classes + cls;
-          if (cached && s[cAt + slot] !== -2) {
+          const slot = cls * nodes + n;
+          if (cached && s[cAt + slot] !== L.STALE) {
             score = f[fAt + slot];
             g = s[cAt + slot];
           } else {
@@ -249,7 +479,7 @@ export function fleetTsKernels(): FleetKernels {
     fleetRefresh(memory, node) {
       const s = memory.ints();
       if (!(node >= 0 && node < s[L.H_NODES])) throw new RangeError(`fleetRefresh: node ${node} is not in the fleet`);
-      refresh(s, memory.floats(), node);
+      derive(s, memory.floats(), node);
     },
   };
 }

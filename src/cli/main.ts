@@ -13,9 +13,10 @@ import { command as estimate } from './commands/estimate.js';
 import { command as discover } from './commands/discover.js';
 import { command as state } from './commands/state.js';
 import { command as simulate } from './commands/simulate.js';
+import { command as dra } from './commands/dra.js';
 
 /** Every subcommand, in the order `--help` lists them. */
-export const COMMANDS: Command[] = [demo, split, replicas, aligned, plan, state, estimate, discover, presets, topo, simulate];
+export const COMMANDS: Command[] = [demo, split, replicas, aligned, plan, state, estimate, discover, presets, topo, simulate, dra];
 
 /** Top-level help text. */
 export function mainHelp(): string {

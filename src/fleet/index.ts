@@ -5,6 +5,7 @@ import { own, rejectUnknownKeys, requireBoolean, requireInteger, requireObject }
 import { DEFAULT_POLICY, policyByName } from './policies/index.js';
 import { simulateRun, type SimulationRun } from './simulate.js';
 import { validateNodes, validatePods, type FleetNode, type FleetPod } from './types.js';
+import { podSearch, type PodSearch } from './scheduler.js';
 
 /** A simulation request: one run of the FGD protocol. */
 export type SimulateRequest = {
@@ -20,9 +21,11 @@ export type SimulateRequest = {
   events?: boolean;
   /** Return the fragmentation curve. */
   fragmentation?: boolean;
+  /** 'index' (default): pods placed through the pod index where the policy allows; 'scan': every node scored for every pod. The same run either way. */
+  search?: PodSearch;
 };
 
-const KEYS = ['nodes', 'pods', 'policy', 'seed', 'tune', 'events', 'fragmentation'];
+const KEYS = ['nodes', 'pods', 'policy', 'seed', 'tune', 'events', 'fragmentation', 'search'];
 
 /** Validates and runs one simulation. */
 export function simulateFleet(kernels: Kernels, request: SimulateRequest, progress?: (done: number, total: number) => void): SimulationRun {
@@ -36,10 +39,13 @@ export function simulateFleet(kernels: Kernels, request: SimulateRequest, progre
   if (typeof tune !== 'number' || !(tune > 0 && tune <= 100)) throw new AllocationError('INVALID_ARGUMENT', `request.tune: expected a number in (0, 100], got ${String(tune)}`, { field: 'request.tune' });
   const events = own(r, 'events') === undefined ? false : requireBoolean('request.events', own(r, 'events'));
   const fragmentation = own(r, 'fragmentation') === undefined ? false : requireBoolean('request.fragmentation', own(r, 'fragmentation'));
-  return simulateRun(kernels, nodes, pods, { policy, seed, tune, events, fragmentation, progress });
+  const search = podSearch('request.search', own(r, 'search'));
+  return simulateRun(kernels, nodes, pods, { policy, seed, tune, events, fragmentation, search, progress });
 }
 
 export type { SimulationRun, FleetEvent } from './simulate.js';
 export type { FleetNode, FleetPod } from './types.js';
+export type { PodSearch } from './scheduler.js';
 export { POLICIES, DEFAULT_POLICY } from './policies/index.js';
 export { parseNodeCsv, parsePodCsv } from './trace.js';
+export { scaleTrace, MAX_SCALE } from './scale.js';

@@ -1,5 +1,5 @@
-// The fleet kernels: the hot loop of fractional multi-resource placement (filter every node, score
-// the feasible ones by a policy, pick the best; after ClusterState commits the pod, recompute only
+// The fleet kernels: the hot loop of fractional multi-resource placement (the best node for a pod by a
+// policy, through the pod index or by the scan; after ClusterState commits the pod, recompute only
 // that node's fragmentation). Two implementations over the same flat layout (src/fleet/layout.ts):
 // assembly/fleet.ts (marshaled by src/wasm/fleet.ts) and src/baseline/fleet.ts.
 
@@ -17,16 +17,18 @@ export interface FleetMemory {
 export interface FleetKernels {
   /** Memory for a fleet of this layout (src/fleet/layout.ts fleetLayout), zero-filled. */
   fleetAlloc(ints: number, floats: number): FleetMemory;
-  /** After the header, nodes (static fields and GPUs), typical pods, weights and thresholds are written: derives every node's totals and fragmentation and empties the score cache. */
+  /** After the header, nodes (static fields and GPUs), typical pods, weights, thresholds and (with an index) the tree table and leaf order are written: derives every node's totals and fragmentation, empties the score cache and builds the index's static parts. */
   fleetInit(memory: FleetMemory): void;
   /**
-   * Filters and scores every node for one pod and returns the chosen node (-1: none fits), writing
-   * the chosen GPUs into the output (count, then indices). `cls` is the pod's shape class for the
-   * score cache (-1: none); u1, u2 ∈ [0, 1) are the pod's random draws (random policy only).
+   * The chosen node for one pod (-1: none fits), writing the chosen GPUs into the output (count, then
+   * indices): the highest score by the policy, the smallest rank on a tie, among the nodes that fit.
+   * `cls` is the pod's score class (-1: none), `tree` the pod-index tree to search (a tree of class
+   * `cls` whose memory floor is at most the pod's memory; -1: the scan); u1, u2 ∈ [0, 1) are the
+   * pod's random draws (random policy only).
    */
-  fleetPick(memory: FleetMemory, policy: number, cls: number, cpu: number, mem: number, num: number, milli: number, mask: number, u1: number, u2: number): number;
+  fleetPick(memory: FleetMemory, policy: number, cls: number, tree: number, cpu: number, mem: number, num: number, milli: number, mask: number, u1: number, u2: number): number;
   /**
-   * Recomputes node `node` (totals, fragmentation, score-cache row) after the caller rewrote its CPU
+   * Recomputes node `node` (totals, fragmentation; its scores marked stale) after the caller rewrote its CPU
    * and memory left, its GPU-pod tag counts and its GPUs' free milli (src/fleet/scheduler.ts sync).
    */
   fleetRefresh(memory: FleetMemory, node: number): void;

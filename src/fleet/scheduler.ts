@@ -3,8 +3,11 @@
 // ClusterState.commit applies its options like any memory-placed model, and after every change to a
 // node the view tells each subscribed scheduler (onChange), which re-syncs that node: CPU and
 // host memory left, each GPU's free milli (from its free bytes, src/shared/share.ts) and, for the
-// clustering policy (the one that scores by them), the GPU-pod tag counts are written into the fleet kernels' arrays and fleetRefresh recomputes that node's
-// totals, fragmentation and score-cache row.
+// clustering policy (the one that scores by them), the GPU-pod tag counts are written into the fleet
+// kernels' arrays and fleetRefresh recomputes that node's totals and fragmentation and marks its
+// scores stale. A plan finds its node through the kernels' pod index (per pod shape and memory, a
+// tournament tree over the nodes' cached scores; src/fleet/layout.ts) or, where a score cannot be
+// cached, by a pass over every node.
 import { AllocationError, type Reason } from '../shared/errors.js';
 import type { Kernels } from '../kernels.js';
 import type { NodeGpus, NodeView } from '../cluster/node-view.js';
@@ -22,6 +25,7 @@ import { DEFAULT_POLICY, policyByName } from './policies/index.js';
 import { cleanRemainders, deadHole } from './policies/ours.js';
 import type { FleetPolicy } from './policies/types.js';
 import { Prng } from './prng.js';
+import { FitCounts } from './fit-counts.js';
 
 /** What `state.podScheduler` takes. */
 export type PodSchedulerOptions = {
@@ -31,11 +35,20 @@ export type PodSchedulerOptions = {
   typical?: FleetPod[];
   /** Each node's tie-break rank, in the state's node order: a permutation of 0..nodes−1, the smallest wins (default: node order). */
   ranks?: number[];
-  /** Pods whose shapes get a score-cache column (default: the typical workload's); plans do not depend on it. */
+  /** Pods whose shapes (CPU, share, GPU count; and host memory) get a score class and a tree of the pod index (default: the typical workload's); plans do not depend on it, a pod of another shape is planned by the scan. */
   shapes?: FleetPod[];
   /** Seed of the random policy's draws (default 42). */
   seed?: number;
+  /**
+   * How a pod's node is found (default 'index'): 'index' walks the pod index (per-class tournament
+   * trees of cached scores, O(log N) a pick) wherever the policy's score can be cached and the pod's
+   * shape has a class; 'scan' filters and scores every node. Both give the same plans.
+   */
+  search?: PodSearch;
 };
+
+/** How the pod scheduler finds a pod's node: the pod index, or the scan of every node (same plans). */
+export type PodSearch = 'index' | 'scan';
 
 /** A pod's plan: one option, or none and why (infeasible is not an error). */
 export type PodPlan = { options: PlacementOption[]; reason?: Reason };
@@ -48,9 +61,12 @@ export type PodPlan = { options: PlacementOption[]; reason?: Reason };
  */
 export type PodNodeView = { cpu: number; memory: number; gpus: number[] };
 
-const KEYS = ['policy', 'typical', 'ranks', 'shapes', 'seed'];
+const KEYS = ['policy', 'typical', 'ranks', 'shapes', 'seed', 'search'];
 const MAX_INT = 0x7fffffff;
 const MIB = 1048576;
+
+/** A score class: pods of one shape (cpu, milli, GPU count) score every node alike. */
+type ShapeClass = { cls: number; firstTree: number; floors: number[] };
 
 /** The shape key of the score cache: memory and allowed models never change a score. */
 function shapeKey(p: Pod): string {
@@ -84,8 +100,16 @@ export function createPodScheduler(kernels: Kernels, nodes: NodeView, options: P
   }
   const shapes = own(o, 'shapes') === undefined ? typical : validatePods('options.shapes', own(o, 'shapes'));
   const seed = own(o, 'seed') === undefined ? 42 : requireInteger('options.seed', own(o, 'seed'), 0, 0xffffffff);
+  const search = podSearch('options.search', own(o, 'search'));
   // The dead hole is the workload's (typical), whatever shapes the cache is given.
-  return new PodScheduler(kernels, nodes, policy, typicalPods(typical), ranks, shapes, seed, deadHole(typical));
+  return new PodScheduler(kernels, nodes, policy, typicalPods(typical), ranks, shapes, seed, deadHole(typical), search);
+}
+
+/** Validates a PodSearch (absent: 'index'). */
+export function podSearch(field: string, value: unknown): PodSearch {
+  if (value === undefined) return 'index';
+  if (value !== 'index' && value !== 'scan') fail('INVALID_ARGUMENT', field, "'index' or 'scan'", value);
+  return value;
 }
 
 /**
@@ -99,10 +123,15 @@ export class PodScheduler {
   private readonly nodes: NodeView;
   /** Stops the view's change notifications (close). */
   private readonly unsubscribe: () => void;
+  /** With the index: how many nodes have each part of a declared shape's request, for NO_NODE_FITS. */
+  private readonly fitCounts: FitCounts | null;
   private readonly memory: FleetMemory;
+  /** Bytes of the kernel arrays (see memoryBytes). */
+  private readonly bytes: number;
   private readonly nodeIds: string[];
   private readonly bits = new Map<string, number>();
-  private readonly classes = new Map<string, number>();
+  /** Score classes by shape key: the class number, and its trees (first tree number, memory floors ascending; none without an index). */
+  private readonly classes = new Map<string, ShapeClass>();
   private readonly maxGpus: number;
   /** GPUs the kernels see per node: all of them, or 0 when their memoryTotal differs or is at most 10^6 bytes. */
   private readonly width: Int32Array;
@@ -116,10 +145,11 @@ export class PodScheduler {
    * @param nodes the state's NodeView (state.nodeView())
    * @param typical the typical-pod distribution of the fragmentation measure
    * @param ranks each node's tie-break rank in the state's node order (a permutation)
-   * @param shapes pods whose shapes get a score-cache column (others are scored afresh each time)
+   * @param shapes pods whose shapes get a score class and a tree of the pod index (others are planned by the scan)
    * @param dead the default policy's dead hole in milli (default: deadHole(shapes), for callers whose shapes are the workload)
+   * @param search the pod index or the scan (see PodSchedulerOptions.search)
    */
-  constructor(kernels: Kernels, nodes: NodeView, policy: FleetPolicy, typical: readonly TypicalPod[], ranks: readonly number[], shapes: readonly Pod[] = [], seed = 42, dead = deadHole(shapes)) {
+  constructor(kernels: Kernels, nodes: NodeView, policy: FleetPolicy, typical: readonly TypicalPod[], ranks: readonly number[], shapes: readonly Pod[] = [], seed = 42, dead = deadHole(shapes), search: PodSearch = 'index') {
     this.policy = policy;
     this.kernels = kernels;
     this.nodes = nodes;
@@ -156,13 +186,32 @@ export class PodScheduler {
         nodeBit[k] = 1 << b;
       }
     }
+    const floors: number[][] = [];
     for (const p of shapes) {
       const key = shapeKey(p);
-      if (!this.classes.has(key)) this.classes.set(key, this.classes.size);
+      let c = this.classes.get(key);
+      if (c === undefined) {
+        c = { cls: this.classes.size, firstTree: 0, floors: [] };
+        this.classes.set(key, c);
+        floors.push([]);
+      }
+      if (!floors[c.cls].includes(p.memory)) floors[c.cls].push(p.memory);
     }
     this.maxGpus = this.width.reduce((most, w) => Math.max(most, w), 0);
-    const { ints, floats, header } = L.fleetLayout(n, this.maxGpus, typical.length, this.classes.size);
+    // The random policy has no score to cache: it always scans, and gets no index.
+    // One tree per (class, memory asked by a shape of the class), a class's trees in a row by floor.
+    const indexed = search === 'index' && policy.id !== L.P_RANDOM;
+    const trees: number[] = [];
+    if (indexed) {
+      for (const c of this.classes.values()) {
+        c.firstTree = trees.length / 2;
+        c.floors = floors[c.cls].sort((a, b) => a - b);
+        for (const floor of c.floors) trees.push(c.cls, floor);
+      }
+    }
+    const { ints, floats, header } = L.fleetLayout(n, this.maxGpus, typical.length, this.classes.size, trees.length / 2);
     this.memory = kernels.fleetAlloc(ints, floats);
+    this.bytes = ints * 4 + floats * 8;
     const s = this.memory.ints();
     const f = this.memory.floats();
     s.set(header, 0);
@@ -190,8 +239,16 @@ export class PodScheduler {
       s[base + L.N_WANTED] = (bit & wanted) !== 0 ? 1 : 0;
     }
     f.set(L.fgdThresholds(), header[L.H_F_THR]);
+    if (trees.length > 0) {
+      s.set(L.leafOrder(nodeBit), header[L.H_LEAF_AT]);
+      for (let k = 0; k < trees.length / 2; k++) {
+        s[header[L.H_TREE_AT] + k * L.TREE_FIELDS] = trees[2 * k];
+        s[header[L.H_TREE_AT] + k * L.TREE_FIELDS + 1] = trees[2 * k + 1];
+      }
+    }
     for (let k = 0; k < n; k++) this.write(s, k);
     kernels.fleetInit(this.memory);
+    this.fitCounts = indexed ? new FitCounts(shapes, this.memory.ints()) : null;
     this.unsubscribe = nodes.onChange((k) => this.sync(k));
   }
 
@@ -223,8 +280,10 @@ export class PodScheduler {
 
   /** Node k of the state changed: re-sync it. */
   private sync(k: number): void {
+    this.fitCounts?.take(this.memory.ints(), k);
     this.write(this.memory.ints(), k);
     this.kernels.fleetRefresh(this.memory, k);
+    this.fitCounts?.apply(this.memory.ints(), k);
   }
 
   private checkOpen(): void {
@@ -250,9 +309,13 @@ export class PodScheduler {
   /** plan for a validated pod with the random policy's draws u1, u2 ∈ [0, 1) (the simulator draws them); null when no node fits. */
   planWithDraws(pod: Pod, u1: number, u2: number): PlacementOption | null {
     this.checkOpen();
-    const cls = this.classes.get(shapeKey(pod)) ?? -1;
+    const shape = this.classes.get(shapeKey(pod));
+    const cls = shape === undefined ? -1 : shape.cls;
+    // The tree of the class with the highest memory floor the pod reaches (none: the scan).
+    let tree = -1;
+    if (shape !== undefined) for (let k = shape.floors.length - 1; k >= 0 && tree < 0; k--) if (shape.floors[k] <= pod.memory) tree = shape.firstTree + k;
     const mask = pod.gpus === 0 ? -1 : modelMask(pod.models, this.bits);
-    const node = this.kernels.fleetPick(this.memory, this.policy.id, cls, pod.cpu, pod.memory, pod.gpus, pod.milli, mask, u1, u2);
+    const node = this.kernels.fleetPick(this.memory, this.policy.id, cls, tree, pod.cpu, pod.memory, pod.gpus, pod.milli, mask, u1, u2);
     if (node < 0) return null;
     const s = this.memory.ints();
     const out = s[L.H_OUT_AT];
@@ -297,11 +360,13 @@ export class PodScheduler {
     const stride = s[L.H_STRIDE];
     const gpuPod = pod.gpus > 0 && pod.milli > 0;
     const mask = gpuPod ? modelMask(pod.models, this.bits) : -1;
-    let cpu = 0;
-    let memory = 0;
-    let model = 0;
-    let room = 0;
-    for (let k = 0; k < this.nodeIds.length; k++) {
+    const kept = this.fitCounts?.fits(pod, mask) ?? null;
+    let cpu = kept?.cpu ?? 0;
+    let memory = kept?.memory ?? 0;
+    let model = kept?.model ?? 0;
+    let room = kept?.room ?? 0;
+    // A threshold no declared shape has: a pass over every node.
+    for (let k = 0; kept === null && k < this.nodeIds.length; k++) {
       const base = s[L.H_NODE_AT] + k * stride;
       if (s[base + L.N_CPU] >= pod.cpu) cpu++;
       if (s[base + L.N_MEM] >= pod.memory) memory++;
@@ -330,13 +395,23 @@ export class PodScheduler {
     return { cpu: s[base + L.N_CPU], memory: s[base + L.N_MEM], gpus: Array.from(s.subarray(gAt, gAt + s[base + L.N_GPUS])) };
   }
 
-  /** Σ over nodes of Frag(node), in milli-GPU. */
+  /**
+   * Bytes the scheduler keeps in its kernels' memory: the node table, the typical pods and, per score
+   * class and node, the score cache, or with the index its leaves, GPU choices and stale lists and
+   * per tree and node its entries (see src/fleet/layout.ts). What the pod index costs is the
+   * difference between search 'index' and 'scan'.
+   */
+  memoryBytes(): number {
+    return this.bytes;
+  }
+
+  /**
+   * Σ over nodes of Frag(node), in milli-GPU: kept by the kernels as nodes change (O(1) a change),
+   * summed afresh in node order every N changes, so it may differ from a fresh sum in the last bits.
+   */
   fragmentation(): number {
     this.checkOpen();
-    const f = this.memory.floats();
-    let sum = 0;
-    for (let k = 0; k < this.nodeIds.length; k++) sum += f[k];
-    return sum;
+    return this.memory.floats()[this.memory.ints()[L.H_F_FRAG]];
   }
 
   /** Frag of node `node`, in milli-GPU. */

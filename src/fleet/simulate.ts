@@ -9,7 +9,7 @@ import { LIMITS } from '../shared/limits.js';
 import type { Kernels } from '../kernels.js';
 import { Prng } from './prng.js';
 import { ClusterState, type ClusterNode } from '../cluster/state.js';
-import { PodScheduler } from './scheduler.js';
+import { PodScheduler, type PodSearch } from './scheduler.js';
 import type { NodeSpec, Pod } from './types.js';
 import { typicalPods } from './typical.js';
 import { policyByName } from './policies/index.js';
@@ -45,6 +45,8 @@ export type SimulateOptions = {
   events?: boolean;
   /** Record the fragmentation curve. */
   fragmentation?: boolean;
+  /** The pod index (default) or the scan of every node: the same run (see PodSchedulerOptions.search). */
+  search?: PodSearch;
   /** Called after every pod with (done, total). */
   progress?: (done: number, total: number) => void;
 };
@@ -145,7 +147,7 @@ export function simulateRun(kernels: Kernels, nodes: readonly NodeSpec[], pods: 
   const { order, ranks } = prepareWorkload(nodes, pods, tune, rng);
   const typical = typicalPods(pods);
   const state = ClusterState.create(kernels, { nodes: fleetClusterNodes(nodes) });
-  const fleet = new PodScheduler(kernels, state.nodeView(), policy, typical, ranks, pods);
+  const fleet = new PodScheduler(kernels, state.nodeView(), policy, typical, ranks, pods, 42, undefined, options.search ?? 'index');
   const gpus = nodes.reduce((a, n) => a + n.gpus, 0);
   const arrivedBins = new Array<number>(order.length);
   const alloc = new Array<number>(order.length);

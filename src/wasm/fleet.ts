@@ -11,7 +11,7 @@ type FleetExports = {
   fleetAlloc(ints: number, floats: number): number;
   fleetFloats(block: number, ints: number): number;
   fleetInit(s: number, f: number): void;
-  fleetPick(s: number, f: number, policy: number, cls: number, cpu: number, mem: number, num: number, milli: number, mask: number, u1: number, u2: number): number;
+  fleetPick(s: number, f: number, policy: number, cls: number, tree: number, cpu: number, mem: number, num: number, milli: number, mask: number, u1: number, u2: number): number;
   fleetRefresh(s: number, f: number, node: number): void;
 };
 
@@ -69,10 +69,10 @@ export function fleetWasmKernels(core: WasmCore): FleetKernels {
       const m = check(memory);
       core.call(() => ex().fleetInit(m.s, m.f));
     },
-    fleetPick(memory, policy, cls, cpu, mem, num, milli, mask, u1, u2) {
+    fleetPick(memory, policy, cls, tree, cpu, mem, num, milli, mask, u1, u2) {
       const m = check(memory);
       try {
-        return ex().fleetPick(m.s, m.f, policy, cls, cpu, mem, num, milli, mask, u1, u2);
+        return ex().fleetPick(m.s, m.f, policy, cls, tree, cpu, mem, num, milli, mask, u1, u2);
       } catch (error) {
         throw core.trapped(error);
       }

@@ -8,12 +8,14 @@ import { parseNodeCsv, parsePodCsv } from '../../fleet/trace.js';
 import { DEFAULT_POLICY, POLICIES } from '../../fleet/policies/index.js';
 import { simulateRun, type SimulationRun } from '../../fleet/simulate.js';
 import { parseSeeds } from '../../fleet/seeds.js';
+import { scaleTrace, MAX_SCALE } from '../../fleet/scale.js';
+import { formatDuration, RunProgress } from '../../fleet/progress.js';
 import { EXIT, parseBackend, table, UsageError, type Command, type Io } from '../lib/common.js';
 
 const HELP = `gpualloc simulate: replay a GPU cluster trace under placement policies (FGD protocol)
 
 Usage: gpualloc simulate --nodes NODES.csv --pods PODS.csv [--policy NAME[,NAME...]] [--seeds 42..51]
-                         [--tune 1.3] [--events FILE] [--csv FILE] [--json] [--backend wasm|ts]
+                         [--tune 1.3] [--scale K] [--events FILE] [--csv FILE] [--json] [--backend wasm|ts]
 
 Options:
   --nodes FILE      node list: sn,cpu_milli,memory_mib,gpu,model (the openb format)
@@ -21,6 +23,8 @@ Options:
   --policy LIST     comma-separated policies (default ${DEFAULT_POLICY}): ${POLICIES.map((p) => p.name).join(', ')}
   --seeds RANGE     a range 42..51 or a list 42,43 (default 42..51)
   --tune X          workload target as a multiple of the GPU capacity (default 1.3)
+  --scale K         replicate the trace K times (nodes and pods; copy i of an ID is <id>-r<i>):
+                    the same workload on a K times larger cluster (default 1, at most ${MAX_SCALE})
   --events FILE     one policy, one seed: write every pod attempt as JSON Lines
                     {"pod","node","gpus","milli","cpu","memory","arrived","used"}
   --csv FILE        write the curves: policy,seed,arrived,allocation,fragmentation (percent)
@@ -30,7 +34,8 @@ Options:
 
 Protocol: pods shuffled by seed, tuned to X times the GPU capacity with clones <pod>-tuned-<i>
 after every original, no departures, a pod that fits nowhere is dropped but counts as arrived.
-allocation maps the arrived load x% (0..130) to the GPU allocation ratio in %.
+allocation maps the arrived load x% (0..130) to the GPU allocation ratio in %. After the table: the
+run time per policy. Progress goes to stderr: a bar on a terminal, else a line every 10 s.
 Policies: ${POLICIES.map((p) => `${p.name} (${p.summary})`).join('; ')}.
 `;
 
@@ -89,6 +94,7 @@ export const command: Command = {
         policy: { type: 'string' },
         seeds: { type: 'string' },
         tune: { type: 'string' },
+        scale: { type: 'string' },
         events: { type: 'string' },
         csv: { type: 'string' },
         json: { type: 'boolean' },
@@ -113,30 +119,52 @@ export const command: Command = {
       tune = Number(values.tune);
       if (!/^\d+(\.\d+)?$/.test(values.tune.trim()) || !(tune > 0 && tune <= 100)) throw new UsageError(`--tune: expected a number in (0, 100], got ${JSON.stringify(values.tune)}`);
     }
+    let scale = 1;
+    if (values.scale !== undefined) {
+      scale = Number(values.scale);
+      if (!/^\d+$/.test(values.scale.trim()) || !(scale >= 1 && scale <= MAX_SCALE)) throw new UsageError(`--scale: expected an integer 1..${MAX_SCALE}, got ${JSON.stringify(values.scale)}`);
+    }
     if (values.events !== undefined && (policies.length !== 1 || seeds.length !== 1)) throw new UsageError('--events: needs exactly one policy and one seed');
 
     // A file that cannot be written fails now, not after every run.
     if (values.events !== undefined) await checkOutput('--events', values.events);
     if (values.csv !== undefined) await checkOutput('--csv', values.csv);
-    const nodes = parseNodeCsv(values.nodes, await forFlag('--nodes', () => readFile(values.nodes!, 'utf8')));
-    const pods = parsePodCsv(values.pods, await forFlag('--pods', () => readFile(values.pods!, 'utf8')));
+    const trace = scaleTrace(
+      parseNodeCsv(values.nodes, await forFlag('--nodes', () => readFile(values.nodes!, 'utf8'))),
+      parsePodCsv(values.pods, await forFlag('--pods', () => readFile(values.pods!, 'utf8'))),
+      scale,
+      '--scale',
+    );
+    const { nodes, pods } = trace;
     const engine = await createEngine({ backend });
-    const tty = !json && process.stderr.isTTY === true;
+    const tty = process.stderr.isTTY === true;
     const runs: SimulationRun[] = [];
-    const total = policies.length * seeds.length;
+    const seconds = new Map<string, number>();
+    const progress = new RunProgress(policies.length * seeds.length, tty ? 100 : 10_000);
+    const report = (label: string) => {
+      const p = progress.snapshot();
+      const pct = `${(100 * p.fraction).toFixed(0).padStart(3)}%`;
+      const rate = `${Math.round(p.podsPerSecond).toLocaleString('en-US')} pods/s`;
+      if (tty) {
+        const width = 30;
+        const bar = '#'.repeat(Math.round(p.fraction * width)).padEnd(width, '.');
+        io.err(`\r[${bar}] ${pct}  ${label}  ${rate}, ${formatDuration(p.leftMs)} left   `);
+      } else io.err(`simulate: ${pct.trim()} (${label}: ${p.done} of ${p.total} pods), ${rate}, ${formatDuration(p.elapsedMs)} so far, ${formatDuration(p.leftMs)} left\n`);
+    };
     for (const policy of policies) {
       for (const seed of seeds) {
         const k = runs.length;
-        const progress = tty
-          ? (done: number, all: number) => {
-              if (done % 500 !== 0 && done !== all) return;
-              const frac = (k + done / all) / total;
-              const width = 30;
-              const bar = '#'.repeat(Math.round(frac * width)).padEnd(width, '.');
-              io.err(`\r[${bar}] ${(100 * frac).toFixed(0).padStart(3)}%  ${policy} seed ${seed}   `);
-            }
-          : undefined;
-        runs.push(simulateRun(engine.kernels, nodes, pods, { policy, seed, tune, events: values.events !== undefined, fragmentation: values.csv !== undefined, progress }));
+        const label = `${policy} seed ${seed}`;
+        const t0 = performance.now();
+        runs.push(
+          simulateRun(engine.kernels, nodes, pods, {
+            policy, seed, tune, events: values.events !== undefined, fragmentation: values.csv !== undefined,
+            progress: (done, all) => {
+              if (progress.pod(k, done, all)) report(label);
+            },
+          }),
+        );
+        seconds.set(policy, (seconds.get(policy) ?? 0) + (performance.now() - t0) / 1000);
       }
     }
     if (tty) io.err('\n');
@@ -166,9 +194,12 @@ export const command: Command = {
       const mine = runs.filter((r) => r.policy === p);
       return [p, ...at.map((x) => stats(mine.map((r) => r.allocation[x]).filter((v): v is number => v !== undefined))), stats(mine.map((r) => r.failed))];
     });
+    const attempts = (p: string) => runs.filter((r) => r.policy === p).reduce((a, r) => a + r.pods, 0);
+    const timing = policies.map((p) => `${p} ${(seconds.get(p)! / seeds.length).toFixed(2)} s (${((seconds.get(p)! * 1e6) / attempts(p)).toFixed(1)} µs per pod attempt)`);
     io.out(
-      `GPU allocation ratio (%) by arrived load, mean ± sd over seeds ${seedLabel(seeds)} (${seeds.length}), tune ${tune}, ${nodes.length} nodes, ${pods.length} pods\n\n` +
-        table(['POLICY', ...at.map((x) => `${x}%`), 'FAILED PODS'], rows),
+      `GPU allocation ratio (%) by arrived load, mean ± sd over seeds ${seedLabel(seeds)} (${seeds.length}), tune ${tune}, ${nodes.length} nodes, ${pods.length} pods${scale > 1 ? ` (the trace ×${scale})` : ''}\n\n` +
+        table(['POLICY', ...at.map((x) => `${x}%`), 'FAILED PODS'], rows) +
+        `\nRun time per policy and seed (${engine.backend}): ${timing.join(', ')}\n`,
     );
     return EXIT.OK;
   },
