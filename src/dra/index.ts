@@ -9,6 +9,9 @@ export { buildResults } from './result.js';
 export { MatchAttribute, DistinctAttribute, lookupAttribute } from './constraints.js';
 export { firstFit } from './first-fit.js';
 export { filterCounts } from './diagnose.js';
+export { createDraCluster, DraCluster } from './cluster.js';
+export { NODE_SCORES, MAX_SHAPES } from './node-index.js';
+export { splitDraDump, claimsOfDump, allocationPatch } from './dump.js';
 export { evaluateObjective, compareObjective, TOPOLOGY_ATTRIBUTES } from './objective.js';
 export { DEFAULT_SCORED_BUDGET } from './scored.js';
 
@@ -21,5 +24,8 @@ export type { PickedDevice } from './state.js';
 export type { Constraint, ConstraintRequest } from './constraints.js';
 export type { SearchOutcome, SearchProgress } from './first-fit.js';
 export type { FilterCounts } from './diagnose.js';
+export type { DraClusterInit, DraScheduleResult, DraClaimAllocation, DraAllocatedState } from './cluster.js';
+export type { NodeScore } from './node-index.js';
+export type { DraDump, DumpClaim, HeldDevices } from './dump.js';
 export type { DraObjective } from './objective.js';
 export type * from './types.js';

@@ -83,7 +83,7 @@ export class MemoryStore implements ClusterStore {
     const node = typeof slotId === 'string' ? this.slotNode.get(slotId) : undefined;
     if (node !== undefined) return node;
     this.truth.release(slotId); // throws UNKNOWN_SLOT, or INVALID_ARGUMENT for a non-string, naming the field
-    throw new AllocationError('UNKNOWN_SLOT', `slotId: slot ${JSON.stringify(slotId)} is not in the store`, { field: 'slotId' });
+    throw AllocationError.at('UNKNOWN_SLOT', 'slotId', `slot ${JSON.stringify(slotId)} is not in the store`);
   }
 
   private changed(id: string): StoredNode {
@@ -95,7 +95,7 @@ export class MemoryStore implements ClusterStore {
 
   private node(id: string): StoredNode {
     const version = this.versions.get(id);
-    if (version === undefined) throw new AllocationError('UNKNOWN_NODE', `node: node ${JSON.stringify(id)} is not in the store`, { field: 'node' });
+    if (version === undefined) throw AllocationError.at('UNKNOWN_NODE', 'node', `node ${JSON.stringify(id)} is not in the store`);
     return { id, version, slots: this.truth.listSlots(id) };
   }
 }

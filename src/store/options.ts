@@ -1,16 +1,12 @@
-// Options objects of the store API: unknown keys are errors (a typo must not silently do nothing).
+// The options of a store's commit and release (request IDs), checked once for every store: unknown
+// keys are errors (a typo must not silently do nothing).
 import type { CommitOptions } from '../cluster/state.js';
-import { fail, requireObject, requireString } from '../shared/validate.js';
-
-/** Throws INVALID_ARGUMENT naming `field.key` for the first key of `value` not in `known`. */
-export function onlyKnownKeys(field: string, value: Record<string, unknown>, known: readonly string[]): void {
-  for (const key of Object.keys(value)) if (!known.includes(key)) fail('INVALID_ARGUMENT', `${field}.${key}`, `a known option (${known.join(', ')})`, key);
-}
+import { fail, rejectUnknownKeys, requireObject, requireString } from '../shared/validate.js';
 
 /** The CommitOptions part of a store commit's options (id, lastActivity), after checking `requestId` and that no other key is there. */
 export function storeCommitOptions(options: unknown): CommitOptions {
   const opts = requireObject('options', options);
-  onlyKnownKeys('options', opts, ['id', 'lastActivity', 'requestId']);
+  rejectUnknownKeys('options', opts, ['id', 'lastActivity', 'requestId']);
   if (opts.requestId !== undefined) checkRequestId(opts.requestId);
   const out: CommitOptions = {};
   if (opts.id !== undefined) out.id = opts.id as string;
@@ -21,7 +17,7 @@ export function storeCommitOptions(options: unknown): CommitOptions {
 /** Checks a store release's options (`requestId` only). */
 export function storeReleaseOptions(options: unknown): void {
   const opts = requireObject('options', options);
-  onlyKnownKeys('options', opts, ['requestId']);
+  rejectUnknownKeys('options', opts, ['requestId']);
   if (opts.requestId !== undefined) checkRequestId(opts.requestId);
 }
 

@@ -11,9 +11,9 @@ import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
 import type { PlacementOption, Slot } from '../placement/index.js';
 import { ClusterState, normalizeStateJSON, type ClusterStateJSON } from '../cluster/state.js';
-import { fail, readInput, requireBoolean, requireInteger, requireObject, requireString } from '../shared/validate.js';
+import { fail, readInput, rejectUnknownKeys, requireBoolean, requireInteger, requireObject, requireString } from '../shared/validate.js';
 import { applyCommit, type NodeRecord } from './apply.js';
-import { checkRequestId, onlyKnownKeys } from './options.js';
+import { checkRequestId } from './options.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations/index.js';
 import { resolveTarget, type PgTarget } from './pg-config.js';
 import { grantStatements } from './pg-grant.js';
@@ -146,7 +146,7 @@ export class PostgresStore implements ClusterStore {
    */
   static async connect(url?: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
     const opts = requireObject('options', readInput('options', options));
-    onlyKnownKeys('options', opts, ['schema', 'maxConnections', 'migrate', 'applicationName', 'lockTimeoutMs', 'statementTimeoutMs', 'connectTimeoutMs', 'idleInTransactionTimeoutMs', 'retryMs', 'requestRetentionMs', 'env']);
+    rejectUnknownKeys('options', opts, ['schema', 'maxConnections', 'migrate', 'applicationName', 'lockTimeoutMs', 'statementTimeoutMs', 'connectTimeoutMs', 'idleInTransactionTimeoutMs', 'retryMs', 'requestRetentionMs', 'env']);
     const env = (opts.env === undefined ? process.env : requireObject('options.env', opts.env)) as Record<string, string | undefined>;
     const given = url === undefined ? (env.GPUALLOC_STORE ?? '') : requireString('url', url, 10_000);
     const ms = (key: string, fallback: number, min = 1) => (opts[key] === undefined ? fallback : requireInteger(`options.${key}`, opts[key], min, 3_600_000));
@@ -247,7 +247,7 @@ export class PostgresStore implements ClusterStore {
   async init(state: ClusterState | ClusterStateJSON, options: { replace?: boolean } = {}): Promise<void> {
     const json = state instanceof ClusterState ? state.toJSON() : normalizeStateJSON(readInput('state', state));
     const opts = requireObject('options', readInput('options', options));
-    onlyKnownKeys('options', opts, ['replace']);
+    rejectUnknownKeys('options', opts, ['replace']);
     const replace = opts.replace === undefined ? false : requireBoolean('options.replace', opts.replace);
     await this.transaction('init', { idempotent: false }, async (c) => {
       await c.query(`LOCK TABLE ${this.s}.nodes IN EXCLUSIVE MODE`);
@@ -308,7 +308,7 @@ export class PostgresStore implements ClusterStore {
     const found = new Map(rows.map((row) => [row.id as string, row]));
     return list.map((id, k) => {
       const row = found.get(id);
-      if (row === undefined) throw new AllocationError('UNKNOWN_NODE', `ids[${k}]: node ${JSON.stringify(id)} is not in the store`, { field: `ids[${k}]` });
+      if (row === undefined) throw AllocationError.at('UNKNOWN_NODE', `ids[${k}]`, `node ${JSON.stringify(id)} is not in the store`);
       return { id, version: row.version, slots: row.slots };
     });
   }
@@ -322,7 +322,7 @@ export class PostgresStore implements ClusterStore {
     const o = requireObject('option', readInput('option', option)) as unknown as PlacementOption;
     const node = requireString('option.node', o.node, LIMITS.maxIdLength);
     const opts = requireObject('options', readInput('options', options)) as StoreCommitOptions;
-    onlyKnownKeys('options', opts as Record<string, unknown>, ['id', 'lastActivity', 'requestId']);
+    rejectUnknownKeys('options', opts as Record<string, unknown>, ['id', 'lastActivity', 'requestId']);
     const given = opts.id === undefined ? undefined : requireString('options.id', opts.id, LIMITS.maxIdLength);
     const requestId = requestIdOf(opts.requestId);
     const commitOptions = opts.lastActivity === undefined ? {} : { lastActivity: opts.lastActivity };
@@ -344,7 +344,7 @@ export class PostgresStore implements ClusterStore {
     const prior = await this.replay(c, requestId, 'commit');
     if (prior !== undefined) return { outcome: prior, commit: false };
     const locked = await c.query(`SELECT version, cpu, host_memory, gpu_model FROM ${this.s}.nodes WHERE id = $1 FOR NO KEY UPDATE`, [node]);
-    if (locked.rowCount === 0) throw new AllocationError('UNKNOWN_NODE', `option.node: node ${JSON.stringify(node)} is not in the store`, { field: 'option.node' });
+    if (locked.rowCount === 0) throw AllocationError.at('UNKNOWN_NODE', 'option.node', `node ${JSON.stringify(node)} is not in the store`);
     const version = locked.rows[0].version as number;
     const fresh = (await c.query(`SELECT ${this.gpusJson('$1')} AS gpus, ${this.slotsJson('$1')} AS slots`, [node])).rows[0];
     // A node without GPUs (CPU-only pods) has no GPU rows: json_agg over none is NULL.
@@ -386,7 +386,7 @@ export class PostgresStore implements ClusterStore {
   async release(slotId: string, options: StoreReleaseOptions = {}): Promise<StoreOutcome> {
     const id = requireString('slotId', slotId, LIMITS.maxIdLength);
     const opts = requireObject('options', readInput('options', options));
-    onlyKnownKeys('options', opts, ['requestId']);
+    rejectUnknownKeys('options', opts, ['requestId']);
     const requestId = requestIdOf(opts.requestId);
     return this.changeSlot('release', id, requestId, (node) => [
       `WITH gone AS (DELETE FROM ${this.s}.slots WHERE id = $2 AND node = $1 RETURNING id),
@@ -461,7 +461,7 @@ export class PostgresStore implements ClusterStore {
         if (prior !== undefined) return { outcome: prior, commit: false };
       }
       const found = await c.query(`SELECT node FROM ${this.s}.slots WHERE id = $1`, [slotId]);
-      const unknown = () => new AllocationError('UNKNOWN_SLOT', `slotId: slot ${JSON.stringify(slotId)} is not in the store`, { field: 'slotId' });
+      const unknown = () => AllocationError.at('UNKNOWN_SLOT', 'slotId', `slot ${JSON.stringify(slotId)} is not in the store`);
       if (found.rowCount === 0) throw unknown();
       const node = found.rows[0].node as string;
       await c.query(`SELECT 1 FROM ${this.s}.nodes WHERE id = $1 FOR NO KEY UPDATE`, [node]);

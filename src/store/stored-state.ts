@@ -4,8 +4,7 @@ import type { Engine } from '../engine.js';
 import { AllocationError, type Reason } from '../shared/errors.js';
 import type { PlacementOption, PlacementPlan, Slot } from '../placement/index.js';
 import type { ClusterPlanRequest, ClusterState, ClusterStateJSON, GpuUsage } from '../cluster/state.js';
-import { fail, readInput, requireInteger, requireObject } from '../shared/validate.js';
-import { onlyKnownKeys } from './options.js';
+import { fail, keysOf, readInput, rejectUnknownKeys, requireInteger, requireObject } from '../shared/validate.js';
 import type { ClusterStore, StoreCommitOptions, StoredNode, StoreOutcome, StoreReleaseOptions } from './types.js';
 import type { PodNodeView, PodPlan, PodScheduler, PodSchedulerOptions } from '../fleet/scheduler.js';
 import type { FleetPod } from '../fleet/types.js';
@@ -23,6 +22,8 @@ export type OpenOptions = {
   replica?: number;
 };
 
+const OPEN_KEYS = keysOf<OpenOptions>()(['watch', 'replica']);
+
 /**
  * Options of commitWithRetry: attempts (default 5, each a fresh plan), the new slot's ID and
  * lastActivity, the request ID (one for every attempt: see StoreCommitOptions), and onPlan, called
@@ -39,6 +40,9 @@ export type RetryResult = { plan: PlacementPlan; committed?: string; option?: nu
 
 /** Options of StoredPodScheduler.commitWithRetry: attempts (default 5, each a fresh plan), the new slot's ID and lastActivity, the request ID. */
 export type PodRetryOptions = StoreCommitOptions & { attempts?: number };
+
+/** The keys both commitWithRetry take (RetryOptions adds onPlan). */
+const RETRY_KEYS = keysOf<PodRetryOptions>()(['attempts', 'id', 'lastActivity', 'requestId']);
 
 /** What StoredPodScheduler.commitWithRetry did: the last plan, the committed slot's ID (absent with `reason`), the attempts and conflicts, and `replayed` as in RetryResult. */
 export type PodRetryResult = { plan: PodPlan; committed?: string; attempts: number; conflicts: number; reason?: Reason; replayed?: boolean };
@@ -87,7 +91,7 @@ export class StoredClusterState {
   /** What openClusterState does (the same function). */
   static async open(engine: Engine, store: ClusterStore, options: OpenOptions = {}): Promise<StoredClusterState> {
     const opts = requireObject('options', options);
-    onlyKnownKeys('options', opts, ['watch', 'replica']);
+    rejectUnknownKeys('options', opts, OPEN_KEYS);
     if (opts.watch !== undefined && typeof opts.watch !== 'boolean') fail('INVALID_ARGUMENT', 'options.watch', 'a boolean', opts.watch);
     const snapshot = await store.load();
     const replica = opts.replica === undefined ? Math.floor(Math.random() * 0x40000000) : requireInteger('options.replica', opts.replica, 0, 0x3fffffff);
@@ -307,7 +311,7 @@ export class StoredClusterState {
 /** The options both commitWithRetry take (attempts, id, lastActivity, requestId, and `extra` keys), checked. */
 function retryOptions(options: unknown, extra: readonly string[]): { opts: Record<string, unknown>; attempts: number; commitOptions: StoreCommitOptions } {
   const opts = requireObject('options', options);
-  onlyKnownKeys('options', opts, ['attempts', 'id', 'lastActivity', 'requestId', ...extra]);
+  rejectUnknownKeys('options', opts, [...RETRY_KEYS, ...extra]);
   const attempts = opts.attempts === undefined ? DEFAULT_ATTEMPTS : requireInteger('options.attempts', opts.attempts, 1, 1000);
   const commitOptions: StoreCommitOptions = {};
   if (opts.id !== undefined) commitOptions.id = opts.id as string;

@@ -3,7 +3,6 @@
 // through the store: a release or stale mark is one transaction on the slot's node.
 import type { Engine } from '../../engine.js';
 import { AllocationError } from '../../shared/errors.js';
-import type { StoredClusterState } from '../../store/stored-state.js';
 import { EXIT, type Io } from './common.js';
 import { exitOnUnknown, initStore, redactUrl, renderInit, withStoredState } from './store.js';
 import { entries, find, idleEntries, listOutput, renderGc, renderReleased, renderStale, showOutput, type SlotEntry } from './state-view.js';

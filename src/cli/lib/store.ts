@@ -1,21 +1,16 @@
 // --store URL, the other home of a cluster state next to --state FILE: a PostgreSQL database that
 // several gpualloc processes (and services embedding gpualloc) share. `plan --commit` and `state`
 // go through it the same way they go through a file; commits are arbitrated by the database.
+// The URL may be left to GPUALLOC_STORE, and its password to the libpq environment (PGPASSWORD,
+// ~/.pgpass, PGSERVICE); a change whose COMMIT was in flight when the store went away exits 4.
 import type { Engine } from '../../engine.js';
-import { nodeFromInventory } from '../../cluster/node.js';
 import { AllocationError } from '../../shared/errors.js';
 import { PostgresStore } from '../../store/postgres.js';
 import { redactUrl, urlHasPassword } from '../../store/pg-config.js';
 import { SCHEMA_VERSION } from '../../store/migrations/index.js';
-import { formatBytes } from '../../shared/units.js';
-import { openClusterState, type RetryResult, type StoredClusterState } from '../../store/stored-state.js';
-import type { ClusterPlanRequest } from '../../cluster/state.js';
-import type { PlacementPlan } from '../../placement/index.js';
+import { openClusterState, type StoredClusterState } from '../../store/stored-state.js';
 import { reportError, UsageError, type Io } from './common.js';
-import { resolveInventory } from './source.js';
-
-/** parseArgs options of the commands that take --store URL (and a change's --request-id). */
-export const STORE_OPTION = { store: { type: 'string' }, 'request-id': { type: 'string' } } as const;
+import { initialState, initNodes, renderNodes, type InitNode, type InitSource } from './state-init.js';
 
 /** Attempts of `plan --commit --store URL` before it reports CONFLICT (exit 1). */
 export const CLI_COMMIT_ATTEMPTS = 5;
@@ -79,8 +74,8 @@ export async function withStoredState<T>(engine: Engine, url: string, env: Recor
   }
 }
 
-/** What `state init --store` reports. */
-export type StoreInitReport = { store: string; schema: string; schemaVersion: number; nodes: Array<{ id: string; gpus: number; memoryTotal: number; memoryUsed: number }>; granted?: string };
+/** What `state init --store` reports (`granted`: the run-time role of --grant). */
+export type StoreInitReport = { store: string; schema: string; schemaVersion: number; nodes: InitNode[]; granted?: string };
 
 /**
  * `gpualloc state init --store URL (--preset NAME | --inventory FILE) [--replace] [--grant ROLE]`:
@@ -89,34 +84,27 @@ export type StoreInitReport = { store: string; schema: string; schemaVersion: nu
  * --grant gives a run-time role what plan, commit and release need (PostgresStore.grant); with
  * --grant alone, the schema is brought up to date and granted without creating nodes.
  */
-export async function initStore(engine: Engine, url: string, source: { inventory?: string; preset?: string; quiet: boolean }, options: { replace: boolean; grant?: string }, io: Io): Promise<StoreInitReport> {
-  const nodes = source.inventory !== undefined || source.preset !== undefined;
-  if (!nodes && options.grant === undefined) throw new UsageError('state init: --preset NAME or --inventory FILE is required (the node to create), or --grant ROLE alone');
-  const state = nodes ? engine.createClusterState({ nodes: [nodeFromInventory((await resolveInventory(source, io)).inventory)] }) : undefined;
+export async function initStore(engine: Engine, url: string, source: InitSource, options: { replace: boolean; grant?: string }, io: Io): Promise<StoreInitReport> {
+  const grantOnly = options.grant !== undefined && source.inventory === undefined && source.preset === undefined;
+  const state = grantOnly ? undefined : await initialState(engine, source, io);
   const store = await connectStore(url, io.env);
   try {
     if (state !== undefined) await store.init(state, { replace: options.replace });
     if (options.grant !== undefined) await store.grant(options.grant);
-    if (state === undefined) return { store: redactUrl(url), schema: store.schema, schemaVersion: SCHEMA_VERSION, nodes: [], ...(options.grant === undefined ? {} : { granted: options.grant }) };
     return {
-      ...(options.grant === undefined ? {} : { granted: options.grant }),
       store: redactUrl(url),
       schema: store.schema,
       schemaVersion: SCHEMA_VERSION,
-      nodes: state.nodes().map((id) => {
-        const gpus = state.usage().filter((u) => u.node === id);
-        return { id, gpus: gpus.length, memoryTotal: gpus.reduce((t, u) => t + u.memoryTotal, 0), memoryUsed: gpus.reduce((t, u) => t + (u.memoryUsed ?? 0), 0) };
-      }),
+      nodes: state === undefined ? [] : initNodes(state),
+      ...(options.grant === undefined ? {} : { granted: options.grant }),
     };
   } finally {
     await store.close();
   }
 }
 
-/** One line per node of an init report. */
+/** One line per node of an init report, and the grant. */
 export function renderInit(report: StoreInitReport): string {
-  const nodes = report.nodes.map((n) => `node ${n.id}: ${n.gpus} GPU${n.gpus === 1 ? '' : 's'}, ${formatBytes(n.memoryTotal)}${n.memoryUsed > 0 ? ` (${formatBytes(n.memoryUsed)} in use by other processes)` : ''}`);
-  const granted = report.granted === undefined ? [] : [`granted role ${report.granted} what plan, commit and release need (no DDL)`];
-  return `initialised ${report.store} (schema ${report.schema}, version ${report.schemaVersion})\n${[...nodes, ...granted].map((l) => `  ${l}`).join('\n')}\n`;
+  const granted = report.granted === undefined ? '' : `  granted role ${report.granted} what plan, commit and release need (no DDL)\n`;
+  return `initialised ${report.store} (schema ${report.schema}, version ${report.schemaVersion})\n${renderNodes(report.nodes)}${granted}`;
 }
-
