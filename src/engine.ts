@@ -134,16 +134,16 @@ export class Engine {
 
 /** Creates an engine; the wasm core is compiled once per process and instantiated per engine. */
 export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
-  if (options === null || typeof options !== 'object') throw new AllocationError('INVALID_ARGUMENT', `options: expected an object, got ${describeValue(options)}`, { field: 'options' });
+  if (options === null || typeof options !== 'object') throw AllocationError.at('INVALID_ARGUMENT', 'options', `expected an object, got ${describeValue(options)}`);
   let backend: unknown, build: unknown, wasm: EngineOptions['wasm'];
   try {
     ({ backend = 'wasm', build = 'release', wasm } = options);
   } catch (cause) {
-    throw new AllocationError('INVALID_ARGUMENT', `options: reading a field threw (${cause instanceof Error ? cause.message : 'an unreadable error'})`, { field: 'options', cause });
+    throw AllocationError.at('INVALID_ARGUMENT', 'options', `reading a field threw (${cause instanceof Error ? cause.message : 'an unreadable error'})`, { cause });
   }
   if (backend === 'ts') return new Engine(createTsKernels());
-  if (backend !== 'wasm') throw new AllocationError('INVALID_ARGUMENT', `options.backend: expected 'wasm' or 'ts', got ${describeValue(backend)}`, { field: 'options.backend' });
-  if (build !== 'release' && build !== 'debug') throw new AllocationError('INVALID_ARGUMENT', `options.build: expected 'release' or 'debug', got ${describeValue(build)}`, { field: 'options.build' });
+  if (backend !== 'wasm') throw AllocationError.at('INVALID_ARGUMENT', 'options.backend', `expected 'wasm' or 'ts', got ${describeValue(backend)}`);
+  if (build !== 'release' && build !== 'debug') throw AllocationError.at('INVALID_ARGUMENT', 'options.build', `expected 'release' or 'debug', got ${describeValue(build)}`);
   const core = await loadCore({ build, wasm });
   return new Engine(createWasmKernels(core), core);
 }

@@ -198,7 +198,7 @@ export function runSearch(kernels: PlacementKernels, search: PlacementSearch): P
 
 /** LIMIT_EXCEEDED for a search whose size `size` on a node of `gpus` GPUs passed the budget. */
 export function budgetError(size: number, gpus: number): AllocationError {
-  return new AllocationError('LIMIT_EXCEEDED', `tensorParallelSizes: size ${size} on a node of ${gpus} GPUs needs more than ${PLACEMENT_BUDGET} GPU subsets; restrict tensorParallelSizes`, { field: 'tensorParallelSizes' });
+  return AllocationError.at('LIMIT_EXCEEDED', 'tensorParallelSizes', [`size ${size} on a node of ${gpus} GPUs needs more than ${PLACEMENT_BUDGET} GPU subsets; restrict `, { field: ['tensorParallelSizes'] }]);
 }
 
 /** Mask halves of a list of positions. */

@@ -2,14 +2,31 @@
 // puts pending claims together on one node (engine.allocateClaims); `schedule` places each pending
 // claim of a cluster dump on the best node as kube-scheduler would (engine.createDraCluster).
 // Claims with status.allocation count as held. --patch prints the status patch of each claim.
-import { parseArgs } from 'node:util';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createEngine } from '../../engine.js';
 import { AllocationError } from '../../shared/errors.js';
-import { parseJsonText } from '../../shared/config-keys.js';
+import { parseJson } from '../../shared/file-positions.js';
 import { allocationPatch, claimsOfDump, DRA_FEATURE_GATES, DRA_MODES, NODE_SCORES, splitDraDump, type AllocationResult as DraAllocationResult, type DraDump, type DraFeature, type DraFeatures, type DraMode, type DumpClaim, type NodeScore } from '../../dra/index.js';
 import { EXIT, table, UsageError, type Command, type Io } from '../lib/common.js';
+import { helpOption, jsonOption, option, optionsHelp, readOptions } from '../lib/options.js';
+
+
+const OPTIONS = {
+  dump: option({ type: 'string', value: 'FILE', help: 'classes, slices, claims and nodes from one file' }),
+  classes: option({ type: 'string', value: 'FILE', help: 'DeviceClasses' }),
+  slices: option({ type: 'string', value: 'FILE', help: 'ResourceSlices' }),
+  claims: option({ type: 'string', value: 'FILE', help: 'ResourceClaims (those with status.allocation hold their devices)' }),
+  nodes: option({ type: 'string', value: 'FILE', help: 'Nodes (schedule)' }),
+  node: option({ type: 'string', value: 'FILE|NAME', help: 'the Node to allocate on (allocate)' }),
+  claim: option({ type: 'string', value: 'NAME', multiple: true, help: 'only this pending claim (namespace/name or name); repeatable' }),
+  mode: option({ type: 'string', value: 'NAME', help: 'scored (default: best allocation by the documented objective) or first-fit\n(upstream\'s choices exactly)' }),
+  'node-score': option({ type: 'string', value: 'NAME', help: 'pack (default: most allocated node first), spread, or first (node order)' }),
+  features: option({ type: 'string', value: 'LIST', help: `allocator features on, comma-separated (every other one off); default: the\ngates Kubernetes enables by default (${Object.keys(DRA_FEATURE_GATES).join(', ')})` }),
+  json: jsonOption('print JSON'),
+  patch: option({ type: 'boolean', help: 'print, per claim, the status patch: a `kubectl patch … --subresource=status`\ncommand (with --json: a "patch" field per claim)' }),
+  help: helpOption(),
+};
 
 const HELP = `gpualloc dra: allocate Kubernetes DRA ResourceClaims (resource.k8s.io/v1) as the scheduler does
 
@@ -30,40 +47,10 @@ file may serve several flags (each takes its own kind from it); --dump FILE stan
              (filter, score, allocate), keeping what it took for the next
 
 Options:
-  --dump FILE          classes, slices, claims and nodes from one file
-  --classes FILE       DeviceClasses
-  --slices FILE        ResourceSlices
-  --claims FILE        ResourceClaims (those with status.allocation hold their devices)
-  --nodes FILE         Nodes (schedule)
-  --node FILE|NAME     the Node to allocate on (allocate)
-  --claim NAME         only this pending claim (namespace/name or name); repeatable
-  --mode NAME          scored (default: best allocation by the documented objective) or first-fit
-                       (upstream's choices exactly)
-  --node-score NAME    pack (default: most allocated node first), spread, or first (node order)
-  --features LIST      allocator features on, comma-separated (every other one off); default: the
-                       gates Kubernetes enables by default (${Object.keys(DRA_FEATURE_GATES).join(', ')})
-  --json               print JSON
-  --patch              print, per claim, the status patch: a \`kubectl patch … --subresource=status\`
-                       command (with --json: a "patch" field per claim)
-  -h, --help           this help
-
+${optionsHelp(OPTIONS, 23)}
 Exit codes: 0 every claim allocated, 1 some claim cannot be (the reason on stderr), 2 bad usage or input.
 `;
 
-const OPTIONS = {
-  dump: { type: 'string' },
-  classes: { type: 'string' },
-  slices: { type: 'string' },
-  claims: { type: 'string' },
-  nodes: { type: 'string' },
-  node: { type: 'string' },
-  claim: { type: 'string', multiple: true },
-  mode: { type: 'string' },
-  'node-score': { type: 'string' },
-  features: { type: 'string' },
-  json: { type: 'boolean' },
-  patch: { type: 'boolean' },
-} as const;
 
 type Values = { dump?: string; classes?: string; slices?: string; claims?: string; nodes?: string; node?: string; claim?: string[]; mode?: string; 'node-score'?: string; features?: string; json?: boolean; patch?: boolean };
 
@@ -77,9 +64,7 @@ async function readDump(io: Io, file: string, cache: Map<string, DraDump>): Prom
   } catch (error) {
     throw new AllocationError('INVALID_ARGUMENT', `${file}: cannot read: ${(error as Error).message}`, { field: 'file', cause: error });
   }
-  const json = parseJsonText(text, file, (message, cause) => {
-    throw new AllocationError('INVALID_ARGUMENT', message, { field: 'file', cause });
-  });
+  const json = parseJson(text, 'INVALID_ARGUMENT', file);
   let dump: DraDump;
   try {
     dump = splitDraDump(json, file);
@@ -229,8 +214,11 @@ export const command: Command = {
   name: 'dra',
   summary: 'Kubernetes DRA: allocate ResourceClaims on a node, or schedule them across a cluster dump',
   help: HELP,
+  options: OPTIONS,
   async run(argv: string[], io: Io): Promise<number> {
-    const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    const read = readOptions(OPTIONS, argv, { positionals: true });
+    const values = read.values as Values;
+    const positionals = read.positionals;
     const [action, ...extra] = positionals;
     if (extra.length > 0) throw new UsageError(`dra: unexpected argument ${JSON.stringify(extra[0])} (see gpualloc dra --help)`);
     if (action === 'allocate') return allocate(values, io);

@@ -1,20 +1,24 @@
 // gpualloc topo: the GPU pair matrix of an inventory, printed like `nvidia-smi topo -m`.
-import { parseArgs } from 'node:util';
 import { inventoryTopology, wholeGpuCandidates, type Inventory } from '../../hardware/inventory.js';
 import { linkScore, validateTopology, type Link } from '../../hardware/topology.js';
-import { EXIT, type Command, type Io, SOURCE_OPTIONS } from '../lib/common.js';
+import { EXIT, type Command, type Io } from '../lib/common.js';
+import { helpOption, inventoryOption, jsonOption, option, optionsHelp, presetOption, readOptions } from '../lib/options.js';
 import { resolveInventory } from '../lib/source.js';
+
+const OPTIONS = {
+  inventory: inventoryOption('read the inventory from a file'),
+  preset: presetOption('use a built-in preset (see `gpualloc presets`)'),
+  scores: option({ type: 'boolean', help: 'print the pair scores (PCIe part + 100 per NVLink) instead of link names' }),
+  json: jsonOption('print { gpus, links: cells, scores, mig? } as JSON (mig: the GPUs in MIG mode)'),
+  help: helpOption(),
+};
 
 const HELP = `gpualloc topo: print the GPU pair matrix like \`nvidia-smi topo -m\`
 
 Usage: gpualloc topo [--inventory FILE | --preset NAME] [--scores] [--json]
 
 Options:
-  --inventory FILE  read the inventory from a file
-  --preset NAME     use a built-in preset (see \`gpualloc presets\`)
-  --scores          print the pair scores (PCIe part + 100 per NVLink) instead of link names
-  --json            print { gpus, links: cells, scores, mig? } as JSON (mig: the GPUs in MIG mode)
-  -h, --help        this help
+${optionsHelp(OPTIONS, 20)}
 
 GPUs in MIG mode are named under the matrix: whole-GPU picks (aligned, plan) leave them out unless
 --allow-mig, since their slices are what they hand out (gpualloc replicas allocates those).
@@ -62,13 +66,9 @@ export const command: Command = {
   name: 'topo',
   summary: 'print the GPU pair matrix like nvidia-smi topo -m (NV12, PIX, SYS…)',
   help: HELP,
+  options: OPTIONS,
   async run(argv: string[], io: Io): Promise<number> {
-    const { values } = parseArgs({
-      args: argv,
-      options: { ...SOURCE_OPTIONS, scores: { type: 'boolean' }, json: { type: 'boolean' } },
-      strict: true,
-      allowPositionals: false,
-    });
+    const { values } = readOptions(OPTIONS, argv);
     const json = values.json === true;
     const { inventory } = await resolveInventory({ inventory: values.inventory, preset: values.preset, quiet: json }, io);
     const { cells, scores } = topoMatrix(inventory);

@@ -1,6 +1,6 @@
 // Migration 4: a GPU's MIG mode. `mig` is true for a GPU in MIG mode (NodeGpu.mig): whole-GPU plans
 // leave it out unless they allow MIG GPUs, so the store keeps it as a state file does. Existing GPUs
-// are not in MIG mode (the state file's default). (Number 3 is the request-ID migration.)
+// are not in MIG mode (the state file's default).
 import type { Migration } from './types.js';
 
 export const migration: Migration = {
