@@ -19,7 +19,6 @@ Usage: gpualloc topo [--inventory FILE | --preset NAME] [--scores] [--json]
 
 Options:
 ${optionsHelp(OPTIONS, 20)}
-
 GPUs in MIG mode are named under the matrix: whole-GPU picks (aligned, plan) leave them out unless
 --allow-mig, since their slices are what they hand out (gpualloc replicas allocates those).
 
