@@ -9,7 +9,8 @@
 import pg from 'pg';
 import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
-import type { NodeGpu, PlacementOption, Slot } from '../placement/index.js';
+import type { PlacementOption, Slot } from '../placement/index.js';
+import { gpuOf, gpusJsonSql, slotOf, slotsJsonSql } from './pg-rows.js';
 import { activityTime, checkIdle, ClusterState, normalizeStateJSON, type ClusterStateJSON } from '../cluster/state.js';
 import { fail, readInput, rejectUnknownKeys, requireBoolean, requireInteger, requireObject, requireString } from '../shared/validate.js';
 import { applyCommit, type NodeRecord } from './apply.js';
@@ -288,12 +289,7 @@ export class PostgresStore implements ClusterStore {
         state.nodes.push(node);
         Object.defineProperty(versions, n.id, { value: n.version, enumerable: true, writable: true, configurable: true });
       }
-      for (const g of gpus) {
-        const gpu: NodeGpu = { index: g.index, memoryTotal: g.memory_total };
-        if (g.memory_used > 0) gpu.memoryUsed = g.memory_used;
-        if (g.mig === true) gpu.mig = true;
-        byNode.get(g.node)!.gpus.push(gpu);
-      }
+      for (const g of gpus) byNode.get(g.node)!.gpus.push(gpuOf(g));
       for (const r of slots) byNode.get(r.node)!.slots.push(slotOf(r));
       // Read only: ended by ROLLBACK, so only changes send COMMIT (and only they can end ambiguously).
       return { outcome: { state, versions }, commit: false };
@@ -303,7 +299,7 @@ export class PostgresStore implements ClusterStore {
   async loadNodes(ids: readonly string[]): Promise<StoredNode[]> {
     const list = [...ids];
     const rows = await this.transaction('loadNodes', { idempotent: true }, async (c) => {
-      const r = await c.query(`SELECT n.id, n.version, ${this.slotsJson('n.id')} AS slots FROM ${this.s}.nodes n WHERE n.id = ANY ($1::text[])`, [list]);
+      const r = await c.query(`SELECT n.id, n.version, ${slotsJsonSql(this.s, 'n.id')} AS slots FROM ${this.s}.nodes n WHERE n.id = ANY ($1::text[])`, [list]);
       return { outcome: r.rows, commit: false };
     });
     const found = new Map(rows.map((row) => [row.id as string, row]));
@@ -347,7 +343,7 @@ export class PostgresStore implements ClusterStore {
     const locked = await c.query(`SELECT version, cpu, host_memory, gpu_model FROM ${this.s}.nodes WHERE id = $1 FOR NO KEY UPDATE`, [node]);
     if (locked.rowCount === 0) throw AllocationError.at('UNKNOWN_NODE', 'option.node', `node ${JSON.stringify(node)} is not in the store`);
     const version = locked.rows[0].version as number;
-    const fresh = (await c.query(`SELECT ${this.gpusJson('$1')} AS gpus, ${this.slotsJson('$1')} AS slots`, [node])).rows[0];
+    const fresh = (await c.query(`SELECT ${gpusJsonSql(this.s, '$1')} AS gpus, ${slotsJsonSql(this.s, '$1')} AS slots`, [node])).rows[0];
     // A node without GPUs (CPU-only pods) has no GPU rows: json_agg over none is NULL.
     const record: NodeRecord = { id: node, gpus: fresh.gpus ?? [], slots: fresh.slots };
     const row = locked.rows[0];
@@ -454,7 +450,7 @@ export class PostgresStore implements ClusterStore {
       throw new AllocationError('INVALID_ARGUMENT', `options.requestId: request ${JSON.stringify(requestId)} was already used to ${p.op} slot ${JSON.stringify(p.slot)}; give each change its own request ID`, { field: 'options.requestId' });
     }
     this.counts.replays++;
-    const now = await c.query(`SELECT version, ${this.slotsJson('id')} AS slots FROM ${this.s}.nodes WHERE id = $1`, [p.node]);
+    const now = await c.query(`SELECT version, ${slotsJsonSql(this.s, 'id')} AS slots FROM ${this.s}.nodes WHERE id = $1`, [p.node]);
     const nodes: StoredNode[] = now.rowCount === 0 ? [] : [{ id: p.node, version: now.rows[0].version, slots: now.rows[0].slots }];
     return op === 'commit' ? { id: p.slot, nodes, replayed: true } : { nodes, replayed: true };
   }
@@ -484,7 +480,7 @@ export class PostgresStore implements ClusterStore {
       const node = found.rows[0].node as string;
       const lock = await c.query(`SELECT version FROM ${this.s}.nodes WHERE id = $1 FOR NO KEY UPDATE`, [node]);
       if (check !== undefined) {
-        const slots = (await c.query(`SELECT ${this.slotsJson('$1')} AS slots`, [node])).rows[0].slots as Slot[];
+        const slots = (await c.query(`SELECT ${slotsJsonSql(this.s, '$1')} AS slots`, [node])).rows[0].slots as Slot[];
         const slot = slots.find((s) => s.id === slotId);
         if (slot === undefined) throw unknown();
         try {
@@ -498,19 +494,9 @@ export class PostgresStore implements ClusterStore {
       const [text, values] = change(node);
       const done = await c.query(text, values);
       if (done.rowCount === 0) throw unknown(); // released by another writer between the lookup and the lock
-      const slots = (await c.query(`SELECT ${this.slotsJson('$1')} AS slots`, [node])).rows[0].slots as Slot[];
+      const slots = (await c.query(`SELECT ${slotsJsonSql(this.s, '$1')} AS slots`, [node])).rows[0].slots as Slot[];
       return { outcome: { nodes: [{ id: node, version: done.rows[0].version, slots }] }, commit: true };
     });
-  }
-
-  /** SQL for a node's slots as a JSON list of Slot, in the order they were added. */
-  private slotsJson(node: string): string {
-    return `(SELECT coalesce(json_agg(json_strip_nulls(json_build_object('id', sl.id, 'gpus', sl.gpus, 'memoryPerGpu', sl.memory_per_gpu, 'model', sl.model, 'lastActivity', sl.last_activity, 'stale', sl.stale, 'milli', sl.milli, 'cpu', sl.cpu, 'hostMemory', sl.host_memory)) ORDER BY sl.added), '[]') FROM ${this.s}.slots sl WHERE sl.node = ${node})`;
-  }
-
-  /** SQL for a node's GPUs as a JSON list ({ index, memoryTotal, memoryUsed when > 0, mig when true }), in the order given. */
-  private gpusJson(node: string): string {
-    return `(SELECT json_agg(json_strip_nulls(json_build_object('index', g.index, 'memoryTotal', g.memory_total, 'memoryUsed', nullif(g.memory_used, 0), 'mig', nullif(g.mig, false))) ORDER BY g.position) FROM ${this.s}.gpus g WHERE g.node = ${node})`;
   }
 
   /**
@@ -601,16 +587,4 @@ export class PostgresStore implements ClusterStore {
 /** The request ID given (checked), or a new random one. */
 function requestIdOf(value: unknown): string {
   return value === undefined ? globalThis.crypto.randomUUID() : checkRequestId(value);
-}
-
-/** A slot row as a Slot (optional fields only when set). */
-function slotOf(r: { id: string; gpus: number[]; memory_per_gpu: number; model: string | null; last_activity: number | null; stale: boolean | null; milli: number | null; cpu: number | null; host_memory: number | null }): Slot {
-  const s: Slot = { id: r.id, gpus: r.gpus, memoryPerGpu: r.memory_per_gpu };
-  if (r.model !== null) s.model = r.model;
-  if (r.last_activity !== null) s.lastActivity = r.last_activity;
-  if (r.stale !== null) s.stale = r.stale;
-  if (r.milli !== null) s.milli = r.milli;
-  if (r.cpu !== null) s.cpu = r.cpu;
-  if (r.host_memory !== null) s.hostMemory = r.host_memory;
-  return s;
 }
