@@ -36,6 +36,8 @@ describe.skipIf(noPg)('gpualloc state init --grant ROLE', () => {
     expect({ code: plan.code, stderr: plan.stderr }).toEqual({ code: 0, stderr: '' });
     const slot = JSON.parse(plan.stdout).committed as string;
     expect((await cli(['state', 'stale', slot, '--store', as(app)])).code).toBe(0);
+    expect((await cli(['state', 'touch', slot, '--store', as(app)])).code).toBe(0);
+    expect((await cli(['state', 'gc', '--older-than', '1d', '--store', as(app)])).code).toBe(0);
     expect((await cli(['state', 'list', '--store', as(app)])).code).toBe(0);
     expect((await cli(['state', 'release', slot, '--request-id', 'r1', '--store', as(app)])).code).toBe(0);
     // The API too, with change notifications.
