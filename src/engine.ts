@@ -12,7 +12,7 @@ import { planPlacement, prepareNode, type PlacementPlan, type PlacementRequest, 
 import { ClusterState, type ClusterInit } from './cluster/state.js';
 import { describeValue, readInput } from './shared/validate.js';
 import { simulateFleet, type SimulateRequest, type SimulationRun } from './fleet/index.js';
-import { allocateClaims, type DraAllocateRequest, type DraAllocateResult } from './dra/index.js';
+import { allocateClaims, createDraCluster, type DraAllocateRequest, type DraAllocateResult, type DraCluster, type DraClusterInit } from './dra/index.js';
 
 /** Options of createEngine. */
 export type EngineOptions = {
@@ -107,6 +107,15 @@ export class Engine {
   }
 
   /**
+   * Reads a cluster's DeviceClasses, ResourceSlices and Nodes once into a handle that schedules
+   * pods' claims across the nodes as kube-scheduler does (filter, score, allocate on the best node)
+   * and keeps what is allocated: `.schedule(claims)`, `.release(claim)`, `.allocated()` (src/dra/cluster.ts).
+   */
+  createDraCluster(init: DraClusterInit): DraCluster {
+    return createDraCluster(readInput('init', init, false) as DraClusterInit);
+  }
+
+  /**
    * Test-only hook: makes the WebAssembly core trap (0: unreachable, 1: out-of-bounds load, 2: out
    * of memory) to exercise recovery. Throws AllocationError('INTERNAL'); the next call works.
    */
@@ -125,16 +134,16 @@ export class Engine {
 
 /** Creates an engine; the wasm core is compiled once per process and instantiated per engine. */
 export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
-  if (options === null || typeof options !== 'object') throw new AllocationError('INVALID_ARGUMENT', `options: expected an object, got ${describeValue(options)}`, { field: 'options' });
+  if (options === null || typeof options !== 'object') throw AllocationError.at('INVALID_ARGUMENT', 'options', `expected an object, got ${describeValue(options)}`);
   let backend: unknown, build: unknown, wasm: EngineOptions['wasm'];
   try {
     ({ backend = 'wasm', build = 'release', wasm } = options);
   } catch (cause) {
-    throw new AllocationError('INVALID_ARGUMENT', `options: reading a field threw (${cause instanceof Error ? cause.message : 'an unreadable error'})`, { field: 'options', cause });
+    throw AllocationError.at('INVALID_ARGUMENT', 'options', `reading a field threw (${cause instanceof Error ? cause.message : 'an unreadable error'})`, { cause });
   }
   if (backend === 'ts') return new Engine(createTsKernels());
-  if (backend !== 'wasm') throw new AllocationError('INVALID_ARGUMENT', `options.backend: expected 'wasm' or 'ts', got ${describeValue(backend)}`, { field: 'options.backend' });
-  if (build !== 'release' && build !== 'debug') throw new AllocationError('INVALID_ARGUMENT', `options.build: expected 'release' or 'debug', got ${describeValue(build)}`, { field: 'options.build' });
+  if (backend !== 'wasm') throw AllocationError.at('INVALID_ARGUMENT', 'options.backend', `expected 'wasm' or 'ts', got ${describeValue(backend)}`);
+  if (build !== 'release' && build !== 'debug') throw AllocationError.at('INVALID_ARGUMENT', 'options.build', `expected 'release' or 'debug', got ${describeValue(build)}`);
   const core = await loadCore({ build, wasm });
   return new Engine(createWasmKernels(core), core);
 }

@@ -10,7 +10,7 @@ export { validateInventory, INVENTORY_VERSION } from './hardware/inventory.js';
 export { listPresets, getPreset } from './hardware/presets.js';
 export { validateTopology, pairScoreMatrix, linkScore, PCIE_LEVELS, PCIE_SCORE, NVLINK_SCORE } from './hardware/topology.js';
 export { parseBytes, formatBytes, unitsOf } from './shared/units.js';
-export { DRA_MODES, DEFAULT_DRA_FEATURES, DRA_FEATURE_GATES, readDeviceClasses, readResourceSlices, readResourceClaims, readNodes, readDraObjects } from './dra/index.js';
+export { DRA_MODES, DEFAULT_SCORED_BUDGET, DEFAULT_DRA_FEATURES, DRA_FEATURE_GATES, readDeviceClasses, readResourceSlices, readResourceClaims, readNodes, readDraObjects, DraCluster, NODE_SCORES, splitDraDump, claimsOfDump, allocationPatch } from './dra/index.js';
 export { POLICIES as FLEET_POLICIES, DEFAULT_POLICY as DEFAULT_FLEET_POLICY, parseNodeCsv, parsePodCsv, scaleTrace } from './fleet/index.js';
 
 export type { EngineOptions } from './engine.js';
@@ -31,4 +31,4 @@ export type { Preset } from './hardware/presets.js';
 export type { Topology, Link, PcieLevel } from './hardware/topology.js';
 export type { SimulateRequest, SimulationRun, FleetEvent, FleetNode, FleetPod, PodSearch } from './fleet/index.js';
 export type { PodScheduler, PodSchedulerOptions, PodPlan, PodNodeView } from './fleet/scheduler.js';
-export type { DraAllocateRequest, DraAllocateResult, DraMode, DraFeature, DraFeatures, DraObjects, AllocationResult as DraAllocationResult, DeviceClass, ResourceSlice, ResourceClaim, Node as DraNode } from './dra/index.js';
+export type { DraAllocateRequest, DraAllocateResult, DraMode, DraObjective, DraFeature, DraFeatures, DraObjects, AllocationResult as DraAllocationResult, DeviceClass, ResourceSlice, ResourceClaim, Node as DraNode, DraClusterInit, DraScheduleResult, DraClaimAllocation, DraAllocatedState, NodeScore, DraDump, DumpClaim, HeldDevices } from './dra/index.js';

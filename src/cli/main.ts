@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // The gpualloc command line: dispatches to one module per subcommand.
 import { EXIT, reportError, UsageError, type Command, type Io } from './lib/common.js';
-import { inFlagWords, SOURCE_FLAGS } from './lib/flag-words.js';
+import { sayWithFlags, SOURCE_FLAGS } from './lib/error-words.js';
+import { flagsOf } from './lib/options.js';
+import { didYouMean } from '../shared/suggest.js';
 import { command as demo } from './commands/demo.js';
 import { command as split } from './commands/split.js';
 import { command as replicas } from './commands/replicas.js';
@@ -13,9 +15,10 @@ import { command as estimate } from './commands/estimate.js';
 import { command as discover } from './commands/discover.js';
 import { command as state } from './commands/state.js';
 import { command as simulate } from './commands/simulate.js';
+import { command as dra } from './commands/dra.js';
 
 /** Every subcommand, in the order `--help` lists them. */
-export const COMMANDS: Command[] = [demo, split, replicas, aligned, plan, state, estimate, discover, presets, topo, simulate];
+export const COMMANDS: Command[] = [demo, split, replicas, aligned, plan, state, estimate, discover, presets, topo, simulate, dra];
 
 /** Top-level help text. */
 export function mainHelp(): string {
@@ -45,6 +48,8 @@ Messages go to stderr, results to stdout; with --json, stdout is JSON even on er
 /** Runs the CLI with `argv` (without node and script); returns the exit code. */
 export async function main(argv: string[], io: Io): Promise<number> {
   const [name, ...rest] = argv;
+  // `gpualloc help plan` is `gpualloc plan --help`.
+  if (name === 'help' && rest.length > 0) return main([rest[0], '--help', ...rest.slice(1)], io);
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     if (name === undefined) {
       io.err(mainHelp());
@@ -60,8 +65,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
   const command = COMMANDS.find((c) => c.name === name);
   if (command === undefined) {
     // With --json, even this answer is JSON on stdout.
-    if (rest.includes('--json')) return reportError(new UsageError(`unknown command ${JSON.stringify(name)} (see gpualloc --help)`), io, true);
-    io.err(`gpualloc: unknown command ${JSON.stringify(name)}\n\n${mainHelp()}`);
+    const hint = didYouMean(name, COMMANDS.map((c) => c.name));
+    if (rest.includes('--json')) return reportError(new UsageError(`unknown command ${JSON.stringify(name)}${hint} (see gpualloc --help)`), io, true);
+    io.err(`gpualloc: unknown command ${JSON.stringify(name)}${hint}\n\n${mainHelp()}`);
     return EXIT.USAGE;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
@@ -71,17 +77,28 @@ export async function main(argv: string[], io: Io): Promise<number> {
   try {
     return await command.run(rest, io);
   } catch (error) {
-    return reportError(inFlagWords(error, { ...SOURCE_FLAGS, ...command.flags }), io, rest.includes('--json'));
+    return reportError(sayWithFlags(error, { ...SOURCE_FLAGS, ...flagsOf(command.options) }), io, rest.includes('--json'));
   }
+}
+
+/**
+ * A writer on one of the process's streams. A reader that goes away early (`gpualloc plan … | head -1`)
+ * makes the stream fail with EPIPE: from then on the output is dropped quietly (no stack trace, no
+ * message) and the command ends with its usual exit code. Any other stream error is thrown.
+ */
+export function streamWriter(stream: NodeJS.WritableStream): (text: string) => void {
+  let gone = false;
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    gone = true;
+  });
+  return (text) => {
+    if (!gone) stream.write(text);
+  };
 }
 
 const isEntry = typeof process !== 'undefined' && process.argv[1] !== undefined && (await import('node:url')).fileURLToPath(import.meta.url) === (await import('node:fs')).realpathSync(process.argv[1]);
 if (isEntry) {
-  const io: Io = {
-    out: (t) => void process.stdout.write(t),
-    err: (t) => void process.stderr.write(t),
-    env: process.env,
-    cwd: process.cwd(),
-  };
+  const io: Io = { out: streamWriter(process.stdout), err: streamWriter(process.stderr), env: process.env, cwd: process.cwd() };
   process.exitCode = await main(process.argv.slice(2), io);
 }

@@ -4,8 +4,8 @@
 import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
 import { formatBytes } from '../shared/units.js';
-import { describeValue, fail, readInput, rejectUnknownKeys, requireArray, requireInteger, requireObject, requireString } from '../shared/validate.js';
-import { isEvictable } from '../placement/index.js';
+import { describeValue, fail, keysOf, readInput, rejectUnknownKeys, requireArray, requireInteger, requireObject, requireString } from '../shared/validate.js';
+import { isEvictable, PLACEMENT_OPTION_KEYS } from '../placement/index.js';
 import type { CheckedCommit, Ledger } from './ledger.js';
 
 /** Options of commit: the new slot's ID (default `slot-<n>`) and lastActivity (ms since the epoch). */
@@ -14,10 +14,8 @@ export type CommitOptions = { id?: string; lastActivity?: number };
 /** What commit's checks read of a ledger. */
 export type CommitView = Pick<Ledger, 'nodeOf' | 'positionOf' | 'checkShare' | 'slots' | 'gpuStart' | 'free' | 'indices' | 'nodeCpu' | 'cpuHeld' | 'nodeHostMemory' | 'hostMemoryHeld'>;
 
-/** The keys of a PlacementOption that commit reads; any other is an error. */
-const OPTION_KEYS = ['node', 'model', 'gpus', 'memoryPerGpu', 'evict', 'score', 'milli', 'cpu', 'hostMemory'];
 /** The keys of CommitOptions. */
-const COMMIT_OPTION_KEYS = ['id', 'lastActivity'];
+const COMMIT_OPTION_KEYS = keysOf<CommitOptions>()(['id', 'lastActivity']);
 
 /**
  * Checks `option` (and commit's `options`) against `view` as it is now: the argument errors name the
@@ -29,7 +27,7 @@ export function checkCommit(view: CommitView, option: unknown, options: unknown 
   const { gpuStart, free, indices, nodeCpu, cpuHeld, nodeHostMemory, hostMemoryHeld } = view;
   const o = requireObject('option', readInput('option', option));
   // A misspelt key (a pod's `cpus`, `hostmemory`) would commit a slot that holds nothing of it.
-  rejectUnknownKeys('option', o, OPTION_KEYS);
+  rejectUnknownKeys('option', o, PLACEMENT_OPTION_KEYS);
   const nodeId = requireString('option.node', o.node, LIMITS.maxIdLength);
   const node = view.nodeOf.get(nodeId);
   if (node === undefined) throw new AllocationError('UNKNOWN_NODE', `option.node: node ${describeValue(nodeId)} is not in the state`, { field: 'option.node' });

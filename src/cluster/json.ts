@@ -5,8 +5,8 @@ import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
 import { formatBytes } from '../shared/units.js';
 import type { Inventory } from '../hardware/inventory.js';
-import type { Topology } from '../hardware/topology.js';
-import { fail, rejectUnknownKeys, requireArray, requireInteger, requireObject, requireString } from '../shared/validate.js';
+import type { Link, Topology } from '../hardware/topology.js';
+import { fail, rejectUnknownKeys, requireArray, requireInteger, requireObject, requireString, type KeyShapeOf } from '../shared/validate.js';
 import { validateNode, validateSlots, type NodeGpu, type Slot } from '../placement/index.js';
 import { nodeFromInventory, type ClusterNode } from './node.js';
 import { copySlot, Ledger, type LedgerNode } from './ledger.js';
@@ -17,13 +17,32 @@ export type ClusterInit = { nodes: ClusterNode[] } | Inventory;
 /** toJSON's output: everything needed to restore the state exactly (a node's cpu, hostMemory and gpuModel only when set). */
 export type ClusterStateJSON = { version: 1; nextSlot: number; nodes: Array<{ id: string; gpus: NodeGpu[]; topology?: Topology; slots: Slot[]; cpu?: number; hostMemory?: number; gpuModel?: string }> };
 
+/** One node of ClusterStateJSON. */
+type _NodeJSON = ClusterStateJSON['nodes'][number];
+
+/**
+ * The keys of a state as toJSON writes it, and only those (checked against ClusterStateJSON at build
+ * time): restore and the strict readers of state files (JsonFileStore, the CLI) reject any other.
+ */
+export const CLUSTER_STATE_KEYS = {
+  version: null,
+  nextSlot: null,
+  nodes: {
+    id: null,
+    gpus: { index: null, memoryTotal: null, memoryUsed: null } satisfies KeyShapeOf<NodeGpu>,
+    topology: { gpus: null, links: { a: null, b: null, pcie: null, nvlink: null } satisfies KeyShapeOf<Link> } satisfies KeyShapeOf<Topology>,
+    slots: { id: null, model: null, gpus: null, memoryPerGpu: null, lastActivity: null, stale: null, milli: null, cpu: null, hostMemory: null } satisfies KeyShapeOf<Slot>,
+    cpu: null, hostMemory: null, gpuModel: null,
+  } satisfies KeyShapeOf<_NodeJSON>,
+} as const satisfies KeyShapeOf<ClusterStateJSON>;
+
 /** Schema version of toJSON's output. */
 export const CLUSTER_STATE_VERSION = 1;
 
 /** The keys a node, a GPU and a slot of a state may have (load); any other is an error. */
-const NODE_KEYS = ['id', 'gpus', 'topology', 'slots', 'cpu', 'hostMemory', 'gpuModel'];
-const GPU_KEYS = ['index', 'memoryTotal', 'memoryUsed'];
-const SLOT_KEYS = ['id', 'model', 'gpus', 'memoryPerGpu', 'lastActivity', 'stale', 'milli', 'cpu', 'hostMemory'];
+const NODE_KEYS = Object.keys(CLUSTER_STATE_KEYS.nodes);
+const GPU_KEYS = Object.keys(CLUSTER_STATE_KEYS.nodes.gpus);
+const SLOT_KEYS = Object.keys(CLUSTER_STATE_KEYS.nodes.slots);
 
 /** Fails naming the first key of `value` (when a plain object) not in `keys`. */
 function onlyKeys(value: unknown, keys: readonly string[], field: string): void {
@@ -58,7 +77,7 @@ export function restoreLedger(json: unknown): Ledger {
     return ledger;
   } catch (error) {
     if (error instanceof AllocationError && error.code !== 'INVALID_STATE') {
-      throw new AllocationError('INVALID_STATE', `state: ${error.message}`, { field: error.field, cause: error });
+      throw error.restated({ code: 'INVALID_STATE', origin: 'state' });
     }
     throw error;
   }

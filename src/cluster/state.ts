@@ -24,7 +24,7 @@ export type { ClusterInit, ClusterStateJSON } from './json.js';
 export type { CommitOptions } from './commit.js';
 export type { GpuUsage } from './ledger.js';
 export type { NodeView, NodeGpus } from './node-view.js';
-export { CLUSTER_STATE_VERSION, ledgerJSON, normalizeStateJSON, restoreLedger, stateFileText } from './json.js';
+export { CLUSTER_STATE_KEYS, CLUSTER_STATE_VERSION, ledgerJSON, normalizeStateJSON, restoreLedger, stateFileText } from './json.js';
 export { checkCommit } from './commit.js';
 export type { Ledger } from './ledger.js';
 export { CLUSTER_REJECTED_NODES } from './search.js';

@@ -1,7 +1,7 @@
 // allocateAligned: whole GPUs picked by topology. Two policies over one integer pair-score matrix:
 // 'besteffort' (go-gpuallocator's BestEffort, result for result, without its padding defect) and
 // 'topology' (the default: the best-connected set that leaves the best-connected remainder).
-import { AllocationError, type Reason } from '../shared/errors.js';
+import { AllocationError, parsePath, type Reason } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
 import { setScore, topologyFor, type Topology } from '../hardware/topology.js';
 import { fail, requireArray, requireInteger, requireObject, requireOneOf } from '../shared/validate.js';
@@ -60,7 +60,7 @@ function _indexList(field: string, value: unknown, gpus: number): number[] {
     // The common case (an in-range integer) without building the field name.
     const g = typeof raw === 'number' && raw >= 0 && raw < gpus && Number.isInteger(raw) ? raw | 0 : _checkIndex(`${field}[${k}]`, raw, gpus);
     const bit = 1 << (g & 31);
-    if (((g < 32 ? lo : hi) & bit) !== 0) throw new AllocationError('DUPLICATE_DEVICE', `${field}[${k}]: GPU index ${g} appears twice in ${field}`, { field: `${field}[${k}]` });
+    if (((g < 32 ? lo : hi) & bit) !== 0) throw AllocationError.at('DUPLICATE_DEVICE', `${field}[${k}]`, [`GPU index ${g} appears twice in `, { field: parsePath(field) }]);
     if (g < 32) lo |= bit;
     else hi |= bit;
     out[k] = g;
@@ -71,7 +71,7 @@ function _indexList(field: string, value: unknown, gpus: number): number[] {
 /** The checks of one index that is not a plain in-range integer: throws the error naming it. */
 function _checkIndex(f: string, raw: unknown, gpus: number): number {
   const g = requireInteger(f, raw, 0, Number.MAX_SAFE_INTEGER);
-  if (g >= gpus) throw new AllocationError('UNKNOWN_DEVICE_ID', `${f}: GPU index ${g} is outside the topology of ${gpus} GPUs`, { field: f });
+  if (g >= gpus) throw AllocationError.at('UNKNOWN_DEVICE_ID', f, `GPU index ${g} is outside the topology of ${gpus} GPUs`);
   return g;
 }
 

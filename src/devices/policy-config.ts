@@ -2,10 +2,10 @@
 // the flag --allocation-policy, else GPUALLOC_ALLOCATION_POLICY, else a YAML config file
 // (flags.plugin.allocationPolicy), else 'distributed'. Pure: the caller reads files and the environment.
 import { isMap, isScalar, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
-import { AllocationError, type AllocationErrorCode } from '../shared/errors.js';
-import { findUnknownKey, formatPath, formatPlace, positionAt, unknownKeyMessage, type FilePosition, type KeyShape, type PathSegment } from '../shared/config-keys.js';
+import { AllocationError, type AllocationErrorCode, type FilePosition, type PathSegment } from '../shared/errors.js';
+import { positionAt } from '../shared/file-positions.js';
 import { didYouMean } from '../shared/suggest.js';
-import { describeValue } from '../shared/validate.js';
+import { describeValue, findUnknownKey, unknownKeyError, type KeyShape } from '../shared/validate.js';
 import { DEFAULT_REPLICA_POLICY, REPLICA_POLICIES, UPSTREAM_POLICY_ALIASES, upstreamSpellingHint, type ReplicaPolicy } from './replicas.js';
 
 /** The environment variable that names the policy. */
@@ -80,8 +80,19 @@ export type PolicySettings = {
 /** The resolved policy, which setting decided it, and that setting's name for messages. */
 export type ResolvedPolicy = { policy: ReplicaPolicy; source: PolicySource; origin: string };
 
-function _invalid(code: AllocationErrorCode, where: string, field: string, expected: string, value: unknown): never {
-  throw new AllocationError(code, `${where}: expected ${expected}, got ${describeValue(value)}`, { field, details: { where } });
+/** Where a policy setting stands: a file (origin, position) and a field, or a name it is said by (`--policy`). */
+type _Where = { origin?: string; position?: FilePosition; path: string; said?: string };
+
+/** `config file X:3:5: flags.plugin.allocationPolicy`, `--policy`: how messages start for `where`. */
+function _whereText(where: _Where): string {
+  const place = where.origin === undefined ? undefined : where.position === undefined ? where.origin : `${where.origin}:${where.position.line}:${where.position.column}`;
+  const said = where.said ?? where.path;
+  return place === undefined ? said : `${place}: ${said}`;
+}
+
+function _invalid(code: AllocationErrorCode, where: _Where, expected: string, value: unknown, hint = ''): never {
+  const received = describeValue(value);
+  throw AllocationError.of(code, { ...where, detail: `expected ${expected}, got ${received}${hint}`, expected, received, details: { where: _whereText(where) } });
 }
 
 const EXPECTED_POLICY = `one of ${REPLICA_POLICIES.map((p) => `'${p}'`).join(', ')}`;
@@ -90,13 +101,10 @@ const EXPECTED_POLICY = `one of ${REPLICA_POLICIES.map((p) => `'${p}'`).join(', 
  * A policy name from `where`; unknown names throw UNKNOWN_POLICY naming `where` and the closest
  * policy, non-strings `nonString`. `aliases`: the upstream spellings this setting also accepts.
  */
-function _policy(where: string, field: string, value: unknown, nonString: AllocationErrorCode, aliases: Readonly<Record<string, ReplicaPolicy>> = {}): ReplicaPolicy {
-  if (typeof value !== 'string') _invalid(nonString, where, field, EXPECTED_POLICY, value);
+function _policy(where: _Where, value: unknown, nonString: AllocationErrorCode, aliases: Readonly<Record<string, ReplicaPolicy>> = {}): ReplicaPolicy {
+  if (typeof value !== 'string') _invalid(nonString, where, EXPECTED_POLICY, value);
   if (Object.prototype.hasOwnProperty.call(aliases, value)) return aliases[value];
-  if (!(REPLICA_POLICIES as readonly string[]).includes(value)) {
-    const hint = upstreamSpellingHint(value) || didYouMean(value, REPLICA_POLICIES);
-    throw new AllocationError('UNKNOWN_POLICY', `${where}: expected ${EXPECTED_POLICY}, got ${describeValue(value)}${hint}`, { field, details: { where } });
-  }
+  if (!(REPLICA_POLICIES as readonly string[]).includes(value)) _invalid('UNKNOWN_POLICY', where, EXPECTED_POLICY, value, upstreamSpellingHint(value) || didYouMean(value, REPLICA_POLICIES));
   return value as ReplicaPolicy;
 }
 
@@ -115,27 +123,28 @@ export function policyFromConfig(text: string, origin: string): ReplicaPolicy | 
   if (syntax !== undefined) {
     const at = syntax.linePos?.[0];
     const first = (syntax.message ?? String(syntax)).split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
-    throw new AllocationError('INVALID_CONFIG', `${formatPlace(`config file ${origin}`, at && { line: at.line, column: at.col })}: not valid YAML: ${first}`, { field: 'config', cause: syntax });
+    throw AllocationError.of('INVALID_CONFIG', { origin: `config file ${origin}`, ...(at === undefined ? {} : { position: { line: at.line, column: at.col } }), detail: `not valid YAML: ${first}`, cause: syntax });
   }
   const root: unknown = doc.toJS();
-  const place = (path: readonly PathSegment[]) => formatPlace(`config file ${origin}`, _yamlPosition(text, doc.contents, path));
+  const at = (path: readonly PathSegment[]): Pick<_Where, 'origin' | 'position'> => {
+    const position = _yamlPosition(text, doc.contents, path);
+    return { origin: `config file ${origin}`, ...(position === undefined ? {} : { position }) };
+  };
   const unknown = findUnknownKey(root, DEVICE_PLUGIN_CONFIG_KEYS);
-  if (unknown !== undefined) {
-    throw new AllocationError('INVALID_CONFIG', `${place(unknown.path)}: ${unknownKeyMessage(unknown)}`, { field: formatPath(unknown.path), details: { key: unknown.key, ...(unknown.closest === undefined ? {} : { closest: unknown.closest }) } });
-  }
+  if (unknown !== undefined) throw unknownKeyError('INVALID_CONFIG', unknown).restated(at(unknown.path));
   if (root === null || root === undefined) return undefined;
   let node: unknown = root;
   const path: string[] = [];
   for (const key of ['flags', 'plugin']) {
-    if (!_mapping(node)) _invalid('INVALID_CONFIG', `${place(path)}: ${path.join('.') || '(top level)'}`, path.join('.') || 'config', 'a mapping', node);
+    if (!_mapping(node)) _invalid('INVALID_CONFIG', { ...at(path), path: path.join('.') || 'config', ...(path.length === 0 ? { said: '(top level)' } : {}) }, 'a mapping', node);
     node = Object.prototype.hasOwnProperty.call(node, key) ? node[key] : undefined;
     path.push(key);
     if (node === undefined || node === null) return undefined;
   }
-  if (!_mapping(node)) _invalid('INVALID_CONFIG', `${place(path)}: ${path.join('.')}`, path.join('.'), 'a mapping', node);
+  if (!_mapping(node)) _invalid('INVALID_CONFIG', { ...at(path), path: path.join('.') }, 'a mapping', node);
   const value = Object.prototype.hasOwnProperty.call(node, 'allocationPolicy') ? node.allocationPolicy : undefined;
   if (value === undefined || value === null) return undefined;
-  return _policy(`${place([...path, 'allocationPolicy'])}: ${POLICY_CONFIG_PATH}`, POLICY_CONFIG_PATH, value, 'INVALID_CONFIG', UPSTREAM_POLICY_ALIASES);
+  return _policy({ ...at([...path, 'allocationPolicy']), path: POLICY_CONFIG_PATH }, value, 'INVALID_CONFIG', UPSTREAM_POLICY_ALIASES);
 }
 
 /**
@@ -146,13 +155,13 @@ export function policyFromConfig(text: string, origin: string): ReplicaPolicy | 
 export function resolveAllocationPolicy(settings: PolicySettings = {}): ResolvedPolicy {
   const found: ResolvedPolicy[] = [];
   if (settings.request !== undefined) {
-    const where = settings.requestName ?? 'policy (request)';
-    found.push({ policy: _policy(where, 'policy', settings.request, 'UNKNOWN_POLICY'), source: 'request', origin: settings.requestName ?? 'the request' });
+    const said = settings.requestName ?? 'policy (request)';
+    found.push({ policy: _policy({ path: 'policy', said }, settings.request, 'UNKNOWN_POLICY'), source: 'request', origin: settings.requestName ?? 'the request' });
   }
-  if (settings.flag !== undefined) found.push({ policy: _policy(POLICY_FLAG, 'allocationPolicy', settings.flag, 'UNKNOWN_POLICY'), source: 'flag', origin: POLICY_FLAG });
+  if (settings.flag !== undefined) found.push({ policy: _policy({ path: 'allocationPolicy', said: POLICY_FLAG }, settings.flag, 'UNKNOWN_POLICY'), source: 'flag', origin: POLICY_FLAG });
   const envValue = settings.env?.[POLICY_ENV_VAR];
   if (envValue !== undefined && envValue !== '') {
-    found.push({ policy: _policy(`environment variable ${POLICY_ENV_VAR}`, POLICY_ENV_VAR, envValue, 'UNKNOWN_POLICY'), source: 'env', origin: POLICY_ENV_VAR });
+    found.push({ policy: _policy({ path: POLICY_ENV_VAR, said: `environment variable ${POLICY_ENV_VAR}` }, envValue, 'UNKNOWN_POLICY'), source: 'env', origin: POLICY_ENV_VAR });
   }
   if (settings.config !== undefined) {
     const policy = policyFromConfig(settings.config.text, settings.config.origin);

@@ -211,7 +211,8 @@ export function allocateReplicas(kernels: ReplicaKernels & SortKernels, request:
   const policyValue = own(req, 'policy');
   const upstream = upstreamSpellingHint(policyValue);
   if (upstream !== '') {
-    throw new AllocationError('UNKNOWN_POLICY', `policy: expected one of ${REPLICA_POLICIES.map((p) => `'${p}'`).join(', ')}, got ${describeValue(policyValue)}${upstream}`, { field: 'policy' });
+    const expected = `one of ${REPLICA_POLICIES.map((p) => `'${p}'`).join(', ')}`;
+    throw AllocationError.at('UNKNOWN_POLICY', 'policy', `expected ${expected}, got ${describeValue(policyValue)}${upstream}`, { expected, received: describeValue(policyValue) });
   }
   const policy = policyValue === undefined ? DEFAULT_REPLICA_POLICY : requireOneOf('policy', policyValue, REPLICA_POLICIES, 'UNKNOWN_POLICY');
   const parentsValue = own(req, 'parents');

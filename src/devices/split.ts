@@ -77,7 +77,7 @@ function parseAgents(value: unknown): string[] {
   agents.forEach((a, k) => {
     const id = requireString(`agents[${k}]`, a, LIMITS.maxIdLength);
     const prev = seen.get(id);
-    if (prev !== undefined) throw new AllocationError('DUPLICATE_AGENT', `agents[${k}]: agent ${describeValue(id)} is already agents[${prev}]`, { field: `agents[${k}]`, details: { agent: id } });
+    if (prev !== undefined) throw AllocationError.at('DUPLICATE_AGENT', `agents[${k}]`, `agent ${describeValue(id)} is already agents[${prev}]`, { details: { agent: id } });
     seen.set(id, k);
   });
   return agents as string[];
@@ -122,7 +122,7 @@ function parseDevices(kernels: SortKernels, value: unknown, sharedNames: Set<str
     const byId = new Map<string, number>();
     ids.forEach((id, k) => {
       const prev = byId.get(id);
-      if (prev !== undefined) throw new AllocationError('DUPLICATE_DEVICE', `${field}[${k}]: device ${describeValue(id)} is already ${field}[${prev}]`, { field: `${field}[${k}]`, details: { device: id } });
+      if (prev !== undefined) throw AllocationError.at('DUPLICATE_DEVICE', `${field}[${k}]`, `device ${describeValue(id)} is already ${field}[${prev}]`, { details: { device: id } });
       byId.set(id, k);
     });
     // Natural order once, here: every mode deals and reports devices in this order.
@@ -156,7 +156,7 @@ function parseRequest(kernels: SortKernels, request: SplitRequest): Plan {
     for (const name of ownKeys(a)) {
       if (!sharedNames.has(name)) {
         const hint = sharedList.length ? ` (shared device names: ${sharedList.join(', ')})` : '';
-        throw new AllocationError('UNKNOWN_DEVICE_NAME', `amounts.${name}: ${describeValue(name)} is not a shared device name${hint}; whole devices are split by ID, not by amount`, { field: `amounts.${name}` });
+        throw AllocationError.at('UNKNOWN_DEVICE_NAME', `amounts.${name}`, `${describeValue(name)} is not a shared device name${hint}; whole devices are split by ID, not by amount`);
       }
       amounts.set(name, requireAmount(`amounts.${name}`, a[name]));
     }
@@ -175,7 +175,7 @@ function parseRequest(kernels: SortKernels, request: SplitRequest): Plan {
   const shared = sharedOnHost.map((name) => {
     const amount = amounts.get(name) ?? 0;
     const held = reserved.get(name) ?? 0;
-    if (held > amount) throw new AllocationError('INVALID_AMOUNT', `reserved.${name}: ${held} is more than amounts.${name} (${amount})`, { field: `reserved.${name}` });
+    if (held > amount) throw AllocationError.at('INVALID_AMOUNT', `reserved.${name}`, `${held} is more than amounts.${name} (${amount})`);
     return { name, ids: sharedIds.get(name) ?? [], available: amount - held };
   });
 
@@ -196,7 +196,7 @@ function parseManual(value: unknown, agents: string[], groups: DeviceGroup[], sh
   const manual = requireObject('manual', value);
   const agentSet = new Set(agents);
   for (const agent of ownKeys(manual)) {
-    if (!agentSet.has(agent)) throw new AllocationError('UNKNOWN_AGENT', `manual.${agent}: ${describeValue(agent)} is not one of the agents (${listIds(agents)})`, { field: `manual.${agent}`, details: { agent } });
+    if (!agentSet.has(agent)) throw AllocationError.at('UNKNOWN_AGENT', `manual.${agent}`, `${describeValue(agent)} is not one of the agents (${listIds(agents)})`, { details: { agent } });
   }
   const groupByName = new Map(groups.map((g) => [g.name, g]));
   const sharedByName = new Map(shared.map((s) => [s.name, s]));
@@ -221,7 +221,7 @@ function parseManual(value: unknown, agents: string[], groups: DeviceGroup[], sh
       }
       if (group === undefined) {
         const known = [...groups.map((g) => g.name), ...shared.map((s) => s.name)];
-        throw new AllocationError('UNKNOWN_DEVICE_NAME', `${field}: the host has no device name ${describeValue(name)} (it has ${known.length ? known.join(', ') : 'none'})`, { field, details: { name } });
+        throw AllocationError.at('UNKNOWN_DEVICE_NAME', field, `the host has no device name ${describeValue(name)} (it has ${known.length ? known.join(', ') : 'none'})`, { details: { name } });
       }
       const ids = requireArray(field, entry[name], LIMITS.maxIds);
       const taken = owner.get(name)!;
@@ -229,12 +229,12 @@ function parseManual(value: unknown, agents: string[], groups: DeviceGroup[], sh
       ids.forEach((raw, k) => {
         const id = requireString(`${field}[${k}]`, raw, LIMITS.maxIdLength);
         if (!group.byId.has(id)) {
-          throw new AllocationError('UNKNOWN_DEVICE_ID', `${field}[${k}]: the host has no ${name} device ${describeValue(id)}; available: ${listIds(group.ids)}`, { field: `${field}[${k}]`, details: { name, device: id, available: group.ids } });
+          throw AllocationError.at('UNKNOWN_DEVICE_ID', `${field}[${k}]`, `the host has no ${name} device ${describeValue(id)}; available: ${listIds(group.ids)}`, { details: { name, device: id, available: group.ids } });
         }
-        if (mine.has(id)) throw new AllocationError('DUPLICATE_DEVICE', `${field}[${k}]: device ${describeValue(id)} is listed twice for agent ${describeValue(agent)}`, { field: `${field}[${k}]`, details: { agent, device: id } });
+        if (mine.has(id)) throw AllocationError.at('DUPLICATE_DEVICE', `${field}[${k}]`, `device ${describeValue(id)} is listed twice for agent ${describeValue(agent)}`, { details: { agent, device: id } });
         const other = taken.get(id);
         if (other !== undefined) {
-          throw new AllocationError('DEVICE_ASSIGNED_TWICE', `${field}[${k}]: device ${describeValue(id)} is given to both agent ${describeValue(other)} and agent ${describeValue(agent)}`, { field: `${field}[${k}]`, details: { device: id, agents: [other, agent] } });
+          throw AllocationError.at('DEVICE_ASSIGNED_TWICE', `${field}[${k}]`, `device ${describeValue(id)} is given to both agent ${describeValue(other)} and agent ${describeValue(agent)}`, { details: { device: id, agents: [other, agent] } });
         }
         mine.add(id);
         taken.set(id, agent);
@@ -247,7 +247,7 @@ function parseManual(value: unknown, agents: string[], groups: DeviceGroup[], sh
   for (const s of shared) {
     const sum = sharedSum.get(s.name) ?? 0;
     if (sum > s.available) {
-      throw new AllocationError('OVERALLOCATED', `manual: the agents' ${s.name} amounts add up to ${sum}, more than the ${s.available} available (amount minus reserved)`, { field: 'manual', details: { name: s.name, requested: sum, available: s.available } });
+      throw AllocationError.at('OVERALLOCATED', 'manual', `the agents' ${s.name} amounts add up to ${sum}, more than the ${s.available} available (amount minus reserved)`, { details: { name: s.name, requested: sum, available: s.available } });
     }
   }
   return result;

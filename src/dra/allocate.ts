@@ -11,14 +11,16 @@ import { provablyInfeasible, unschedulableReason } from './diagnose.js';
 import { child, fail, quantity, record, draError } from './read-core.js';
 import type { Quantity } from './quantity.js';
 import { buildResults } from './result.js';
+import type { DraObjective } from './objective.js';
+import { decideScored, DEFAULT_SCORED_BUDGET } from './scored.js';
 import { shareIdSource } from './share-id.js';
-import type { AllocationResult } from './types.js';
+import type { AllocationResult, DeviceClass, ResourceClaim } from './types.js';
 
-/** How to search: upstream's first-fit, or the scored search (not available yet). */
+/** How to search: the scored search (the default), or upstream's first-fit. */
 export type DraMode = 'first-fit' | 'scored';
 
 /** The modes this build can run; the default is the first. */
-export const DRA_MODES: readonly DraMode[] = ['first-fit'];
+export const DRA_MODES: readonly DraMode[] = ['scored', 'first-fit'];
 
 /** What allocateClaims takes: the fields of a case of the upstream table, plus `mode` and `seed`. */
 export interface DraAllocateRequest {
@@ -38,20 +40,23 @@ export interface DraAllocateRequest {
   allocatedCapacity?: Record<string, Record<string, string>>;
   /** Allocator features on; omitted: DEFAULT_DRA_FEATURES. When given, every feature not set to true is off. */
   features?: DraFeatures;
-  /** Default 'first-fit' (the only mode so far). */
+  /** 'scored' (the default: the best allocation by the documented objective) or 'first-fit' (upstream's). */
   mode?: DraMode;
+  /** Scored mode: the most device picks the search tries (default DEFAULT_SCORED_BUDGET). */
+  budget?: number;
   /** Seed of the share IDs (UUIDs) given to shares of multi-allocatable devices; default 0. */
   seed?: number;
 }
 
 /** The outcome: one AllocationResult per claim in claim order, or none with the reason. */
 export type DraAllocateResult =
-  | { results: AllocationResult[]; reason?: undefined }
-  | { results: []; reason: { code: 'UNSCHEDULABLE'; message: string } };
+  | { results: AllocationResult[]; reason?: undefined; objective?: DraObjective; budgetExhausted?: true }
+  | { results: []; reason: { code: 'UNSCHEDULABLE'; message: string }; objective?: undefined; budgetExhausted?: true };
 
-const REQUEST_KEYS = ['classes', 'slices', 'claims', 'node', 'allocatedDevices', 'allocatedSharedDeviceIDs', 'allocatedCapacity', 'features', 'mode', 'seed'] as const;
+const REQUEST_KEYS = ['classes', 'slices', 'claims', 'node', 'allocatedDevices', 'allocatedSharedDeviceIDs', 'allocatedCapacity', 'features', 'mode', 'seed', 'budget'] as const;
 
-function readFeatures(value: unknown): ResolvedFeatures {
+/** Reads `features` (omitted: DEFAULT_DRA_FEATURES; given: every feature not set to true is off). */
+export function readFeatures(value: unknown): ResolvedFeatures {
   if (value === undefined) return DEFAULT_DRA_FEATURES;
   const at = { object: 'request', path: 'features' };
   const names = Object.keys(DRA_FEATURE_GATES) as DraFeature[];
@@ -65,7 +70,8 @@ function readFeatures(value: unknown): ResolvedFeatures {
   return out;
 }
 
-function readIdList(path: string, value: unknown, parts: number[]): Set<string> {
+/** Reads a list of `driver/pool/device` (parts 3) or `driver/pool/device[/shareID]` (parts 3, 4) IDs. */
+export function readIdList(path: string, value: unknown, parts: number[]): Set<string> {
   const at = { object: 'request', path };
   const out = new Set<string>();
   if (value === undefined || value === null) return out;
@@ -77,7 +83,8 @@ function readIdList(path: string, value: unknown, parts: number[]): Set<string> 
   return out;
 }
 
-function readCapacityState(value: unknown): Map<string, CapacityAmounts> {
+/** Reads `allocatedCapacity`: `{ "driver/pool/device": { name: quantity } }`. */
+export function readCapacityState(value: unknown): Map<string, CapacityAmounts> {
   const at = { object: 'request', path: 'allocatedCapacity' };
   const out = new Map<string, CapacityAmounts>();
   if (value === undefined || value === null) return out;
@@ -100,11 +107,8 @@ function readCapacityState(value: unknown): Map<string, CapacityAmounts> {
  */
 export function allocateClaims(request: DraAllocateRequest): DraAllocateResult {
   const top = record({ object: 'request', path: '' }, request, REQUEST_KEYS) as unknown as DraAllocateRequest;
-  const mode = top.mode ?? DRA_MODES[0];
-  if (!(DRA_MODES as readonly string[]).includes(mode)) {
-    if (mode === 'scored') throw draError('INVALID_ARGUMENT', "mode: 'scored' is not available in this build; use 'first-fit'", { field: 'mode' });
-    fail({ object: 'request', path: 'mode' }, DRA_MODES.map((m) => `'${m}'`).join(' or '), mode);
-  }
+  const mode = readMode(top.mode);
+  const budget = readBudget(top.budget);
   const seed = top.seed ?? 0;
   if (typeof seed !== 'number' || !Number.isSafeInteger(seed)) fail({ object: 'request', path: 'seed' }, 'an integer', seed);
   const features = readFeatures(top.features);
@@ -120,8 +124,39 @@ export function allocateClaims(request: DraAllocateRequest): DraAllocateResult {
   };
 
   const pools = gatherPools(slices, nodes[0], features);
-  const model = new AllocationModel(nodes[0], features, pools, allocated);
+  return allocateOnModel(new AllocationModel(nodes[0], features, pools, allocated), claims, classes, { mode, seed, budget });
+}
+
+/** Reads `mode` (default: the first of DRA_MODES). */
+export function readMode(value: unknown, at = { object: 'request', path: 'mode' }): DraMode {
+  const mode = value ?? DRA_MODES[0];
+  if (!(DRA_MODES as readonly unknown[]).includes(mode)) fail(at, DRA_MODES.map((m) => `'${m}'`).join(' or '), mode);
+  return mode as DraMode;
+}
+
+/** Reads `budget` (default DEFAULT_SCORED_BUDGET). */
+export function readBudget(value: unknown, at = { object: 'request', path: 'budget' }): number {
+  const budget = value ?? DEFAULT_SCORED_BUDGET;
+  if (typeof budget !== 'number' || !Number.isSafeInteger(budget) || budget < 1) fail(at, 'a positive integer (device picks the scored search may try)', budget);
+  return budget;
+}
+
+/** How allocateOnModel searches: the mode, the scored search's budget, the share IDs' seed. */
+export interface SearchSettings {
+  mode: DraMode;
+  budget: number;
+  seed: number;
+}
+
+/**
+ * The allocation of `claims` on the model's node (its pools and allocated state already in the
+ * model): validates the claims into the model, searches in `mode` and writes the results. The
+ * part of allocateClaims after reading; a scheduler calls it once per node it tries.
+ */
+export function allocateOnModel(model: AllocationModel, claims: readonly ResourceClaim[], classes: readonly DeviceClass[], settings: SearchSettings): DraAllocateResult {
+  const { mode, budget, seed } = settings;
   addClaims(model, claims, classes);
+  const pools = model.pools;
   const unschedulable = (message: string): DraAllocateResult => {
     // Failing on this node while a pool was unusable: upstream reports the pools, not "unschedulable".
     const invalid = pools.find((p) => p.invalid);
@@ -132,7 +167,14 @@ export function allocateClaims(request: DraAllocateRequest): DraAllocateResult {
   if (model.claims.length === 0) return { results: [], reason: { code: 'UNSCHEDULABLE', message: 'no claims to allocate' } };
   const quick = provablyInfeasible(model);
   if (quick !== undefined) return unschedulable(quick);
+  if (mode === 'scored') {
+    const decided = decideScored(model, budget);
+    const exhausted = decided.budgetExhausted ? { budgetExhausted: true as const } : {};
+    if (decided.state === undefined) return { ...unschedulable(decided.reason), ...exhausted };
+    const results = buildResults(model, decided.state, decided.chosen, shareIdSource(seed, claims, model.allocated.sharedDeviceIds));
+    return { results, ...(decided.objective !== undefined ? { objective: decided.objective } : {}), ...exhausted };
+  }
   const outcome: SearchOutcome = firstFit(model);
   if (outcome.state === undefined) return unschedulable(unschedulableReason(model, outcome.furthest));
-  return { results: buildResults(model, outcome.state, outcome.chosen, shareIdSource(seed, claims, allocated.sharedDeviceIds)) };
+  return { results: buildResults(model, outcome.state, outcome.chosen, shareIdSource(seed, claims, model.allocated.sharedDeviceIds)) };
 }

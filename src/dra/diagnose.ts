@@ -39,9 +39,12 @@ export function filterCounts(model: AllocationModel, request: RequestModel, stat
   if (collect) counts.usableDevices = [];
   try {
     for (const index of indices) {
-      if (!model.matchesClass(request, index)) continue;
+      // A selectable device matches its class too (selectable checks the class first, memoized):
+      // the class's selectors alone are evaluated again only for devices the request refuses.
+      const selected = model.selectable(request, index);
+      if (!selected && !model.matchesClass(request, index)) continue;
       counts.classMatch++;
-      if (!model.selectable(request, index)) continue;
+      if (!selected) continue;
       counts.selected++;
       if (!request.adminAccess && state.inUse(index)) continue;
       counts.free++;

@@ -36,7 +36,7 @@ export function simulateFleet(kernels: Kernels, request: SimulateRequest, progre
   const policy = policyByName(own(r, 'policy') ?? DEFAULT_POLICY, 'request.policy').name;
   const seed = own(r, 'seed') === undefined ? 42 : requireInteger('request.seed', own(r, 'seed'), 0, 0xffffffff);
   const tune = own(r, 'tune') ?? 1.3;
-  if (typeof tune !== 'number' || !(tune > 0 && tune <= 100)) throw new AllocationError('INVALID_ARGUMENT', `request.tune: expected a number in (0, 100], got ${String(tune)}`, { field: 'request.tune' });
+  if (typeof tune !== 'number' || !(tune > 0 && tune <= 100)) throw AllocationError.at('INVALID_ARGUMENT', 'request.tune', `expected a number in (0, 100], got ${String(tune)}`);
   const events = own(r, 'events') === undefined ? false : requireBoolean('request.events', own(r, 'events'));
   const fragmentation = own(r, 'fragmentation') === undefined ? false : requireBoolean('request.fragmentation', own(r, 'fragmentation'));
   const search = podSearch('request.search', own(r, 'search'));

@@ -168,7 +168,7 @@ export class PodScheduler {
     let anonymousBit = 0;
     let used = 0;
     const nextBit = (): number => {
-      if (used === LIMITS.maxFleetModels) throw new AllocationError('LIMIT_EXCEEDED', `state: more than ${LIMITS.maxFleetModels} GPU models`, { field: 'state' });
+      if (used === LIMITS.maxFleetModels) throw AllocationError.at('LIMIT_EXCEEDED', 'state', `more than ${LIMITS.maxFleetModels} GPU models`);
       return used++;
     };
     for (let k = 0; k < n; k++) {

@@ -109,7 +109,7 @@ export function prepareWorkload(nodes: readonly NodeSpec[], pods: readonly Pod[]
   if (total < target && sorted.some((p) => p.milli > 0)) {
     // (A workload without GPU pods would never reach the target: it is left as it is.)
     for (let i = 0; ; i++) {
-      if (order.length >= LIMITS.maxFleetPods) throw new AllocationError('LIMIT_EXCEEDED', `tune: tuning would make more than ${LIMITS.maxFleetPods} pods`, { field: 'tune' });
+      if (order.length >= LIMITS.maxFleetPods) throw AllocationError.at('LIMIT_EXCEEDED', 'tune', `tuning would make more than ${LIMITS.maxFleetPods} pods`);
       const p = sorted[rng.int(sorted.length)];
       if (total + p.milli > target) break; // the simulator's stop rule compares the per-GPU milli
       total += p.gpus * p.milli;
@@ -142,7 +142,7 @@ export function fleetClusterNodes(nodes: readonly NodeSpec[]): ClusterNode[] {
 export function simulateRun(kernels: Kernels, nodes: readonly NodeSpec[], pods: readonly Pod[], options: SimulateOptions): SimulationRun {
   const policy = policyByName(options.policy);
   const tune = options.tune ?? 1.3;
-  if (!(tune > 0 && tune <= 100)) throw new AllocationError('INVALID_ARGUMENT', `tune: expected a number in (0, 100], got ${tune}`, { field: 'tune' });
+  if (!(tune > 0 && tune <= 100)) throw AllocationError.at('INVALID_ARGUMENT', 'tune', `expected a number in (0, 100], got ${tune}`);
   const rng = new Prng(options.seed);
   const { order, ranks } = prepareWorkload(nodes, pods, tune, rng);
   const typical = typicalPods(pods);

@@ -23,7 +23,7 @@ function readTable(file: string, text: string, required: string[], limit: number
   for (const name of required) {
     if (!header.includes(name)) throw new AllocationError('INVALID_TRACE', `${file}:1: the header lacks the column ${name} (expected ${required.join(',')})`, { field: file });
   }
-  if (lines.length - 1 > limit) throw new AllocationError('LIMIT_EXCEEDED', `${file}: more than ${limit} rows`, { field: file });
+  if (lines.length - 1 > limit) throw AllocationError.at('LIMIT_EXCEEDED', file, `more than ${limit} rows`);
   const rows = [];
   for (let i = 1; i < lines.length; i++) {
     const cells = strip(lines[i]).split(',');

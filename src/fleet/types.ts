@@ -65,7 +65,7 @@ export function validateNodes(field: string, value: unknown): NodeSpec[] {
     rejectUnknownKeys(f, o, NODE_KEYS);
     const id = requireString(`${f}.id`, own(o, 'id'), LIMITS.maxIdLength);
     if (id === '') fail('INVALID_ARGUMENT', `${f}.id`, 'a non-empty string', id);
-    if (seen.has(id)) throw new AllocationError('INVALID_ARGUMENT', `${f}.id: node ${JSON.stringify(id)} appears twice`, { field: `${f}.id` });
+    if (seen.has(id)) throw AllocationError.at('INVALID_ARGUMENT', `${f}.id`, `node ${JSON.stringify(id)} appears twice`);
     seen.add(id);
     const gpus = requireInteger(`${f}.gpus`, own(o, 'gpus'), 0, LIMITS.maxGpus);
     const rawModel = own(o, 'model');
@@ -110,7 +110,7 @@ export function validatePods(field: string, value: unknown): Pod[] {
   const seen = new Set<string>();
   return list.map((raw, i) => {
     const pod = validatePod(`${field}[${i}]`, raw);
-    if (seen.has(pod.id)) throw new AllocationError('INVALID_ARGUMENT', `${field}[${i}].id: pod ${JSON.stringify(pod.id)} appears twice`, { field: `${field}[${i}].id` });
+    if (seen.has(pod.id)) throw AllocationError.at('INVALID_ARGUMENT', `${field}[${i}].id`, `pod ${JSON.stringify(pod.id)} appears twice`);
     seen.add(pod.id);
     return pod;
   });

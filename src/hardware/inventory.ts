@@ -1,10 +1,9 @@
 // The inventory: what `gpualloc discover` writes and every command reads, and its validation.
 // The same rules, as far as JSON Schema can say them, are in schema/inventory.v1.json.
-import { closestName } from '../shared/suggest.js';
 import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
 import { MAX_NVLINKS, PCIE_LEVELS, validateTopology, type Link, type PcieLevel } from './topology.js';
-import { describeValue, readInput } from '../shared/validate.js';
+import { describeValue, fail, keysOf, readInput, rejectUnknownKeys, requireArray, requireBoolean, requireInteger, requireObject, requireString } from '../shared/validate.js';
 
 /** Current inventory schema version. */
 export const INVENTORY_VERSION = 1;
@@ -32,8 +31,12 @@ export const INVENTORY_LIMITS = {
 /** A MIG device inside a GPU. memoryTotal in bytes; profile as in its name, such as "1g.10gb". */
 export type MigDevice = { uuid: string; profile: string; memoryTotal: number };
 
+const MIG_KEYS = keysOf<MigDevice>()(['uuid', 'profile', 'memoryTotal']);
+
 /** A running compute process. usedMemory in bytes. */
 export type GpuProcess = { pid: number; usedMemory: number };
+
+const PROCESS_KEYS = keysOf<GpuProcess>()(['pid', 'usedMemory']);
 
 /**
  * One GPU. Memory in bytes. `mig` is present exactly when MIG mode is enabled (possibly empty);
@@ -54,6 +57,9 @@ export type InventoryGpu = {
   processes?: GpuProcess[];
 };
 
+/** The keys of an inventory GPU, in the order files are written. */
+const GPU_KEYS = keysOf<InventoryGpu>()(['index', 'id', 'uuid', 'name', 'memoryTotal', 'memoryUsed', 'pciBusId', 'numaNode', 'minorNumber', 'lost', 'mig', 'processes']);
+
 /** A host's devices and topology. memory in bytes. */
 export type Inventory = {
   version: number;
@@ -65,57 +71,33 @@ export type Inventory = {
   memory?: number;
 };
 
-const INVENTORY_KEYS = ['version', 'host', 'source', 'gpus', 'links', 'cpus', 'memory'] as const;
-const GPU_KEYS = ['index', 'id', 'uuid', 'name', 'memoryTotal', 'memoryUsed', 'pciBusId', 'numaNode', 'minorNumber', 'lost', 'mig', 'processes'] as const;
-const MIG_KEYS = ['uuid', 'profile', 'memoryTotal'] as const;
-const PROCESS_KEYS = ['pid', 'usedMemory'] as const;
-const LINK_KEYS = ['a', 'b', 'pcie', 'nvlink'] as const;
+/** The keys of an inventory, in the order files are written. */
+const INVENTORY_KEYS = keysOf<Inventory>()(['version', 'host', 'source', 'gpus', 'links', 'cpus', 'memory']);
+const LINK_KEYS = keysOf<Link>()(['a', 'b', 'pcie', 'nvlink']);
 
 /** PCI bus ID as NVML writes it: domain (4 or 8 hex digits), bus, device, function. */
 const PCI_BUS_ID = /^[0-9a-fA-F]{4}(?:[0-9a-fA-F]{4})?:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$/;
 
-/** Reads one inventory, throwing INVALID_INVENTORY with the path of the first bad field. */
-class _Reader {
-  constructor(readonly origin: string) {}
+/** `field: TEXT` for a rule beyond a field's type (duplicates, missing fields, links); restated as INVALID_INVENTORY. */
+function problem(field: string, text: string): never {
+  throw AllocationError.at('INVALID_ARGUMENT', field, text);
+}
 
-  fail(path: string, expected: string, value: unknown): never {
-    throw new AllocationError('INVALID_INVENTORY', `${this.origin}: ${path}: expected ${expected}, got ${describeValue(value)}`, { field: path });
-  }
+/** An object with only `keys` (an unknown key is named, with the closest known one). */
+function record(field: string, value: unknown, keys: readonly string[]): Record<string, unknown> {
+  const o = requireObject(field, value);
+  rejectUnknownKeys(field, o, keys);
+  return o;
+}
 
-  problem(path: string, text: string): never {
-    throw new AllocationError('INVALID_INVENTORY', `${this.origin}: ${path}: ${text}`, { field: path });
-  }
+/** A non-negative integer of at most `max`. */
+function count(field: string, value: unknown, max: number): number {
+  return requireInteger(field, value, 0, max);
+}
 
-  object(path: string, value: unknown, keys: readonly string[]): Record<string, unknown> {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) this.fail(path, 'an object', value);
-    const record = value as Record<string, unknown>;
-    for (const key of Object.keys(record)) {
-      if (!keys.includes(key)) {
-        const closest = closestName(key, keys);
-        this.problem(path === '' ? key : `${path}.${key}`, `unknown field (${closest === undefined ? '' : `did you mean ${closest}? `}allowed: ${keys.join(', ')})`);
-      }
-    }
-    return record;
-  }
-
-  array(path: string, value: unknown, max: number): unknown[] {
-    if (!Array.isArray(value)) this.fail(path, 'an array', value);
-    if (value.length > max) this.fail(path, `at most ${max} items`, value);
-    return value;
-  }
-
-  integer(path: string, value: unknown, max: number): number {
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) this.fail(path, 'a non-negative integer', value);
-    if (value > max) this.fail(path, `an integer of at most ${max}`, value);
-    return value === 0 ? 0 : value;
-  }
-
-  string(path: string, value: unknown, nonEmpty = true): string {
-    if (typeof value !== 'string') this.fail(path, 'a string', value);
-    if (nonEmpty && value.length === 0) this.fail(path, 'a non-empty string', value);
-    if (value.length > INVENTORY_LIMITS.maxStringLength) this.fail(path, `a string of at most ${INVENTORY_LIMITS.maxStringLength} characters`, value);
-    return value;
-  }
+/** A string (non-empty unless `nonEmpty` is false) of at most INVENTORY_LIMITS.maxStringLength characters. */
+function text(field: string, value: unknown, nonEmpty = true): string {
+  return requireString(field, value, INVENTORY_LIMITS.maxStringLength, nonEmpty);
 }
 
 function at(record: Record<string, unknown>, key: string): unknown {
@@ -131,33 +113,34 @@ function at(record: Record<string, unknown>, key: string): unknown {
  * listed; a pair given twice with different values; memory used above total; absurd sizes.
  */
 export function validateInventory(value: unknown, origin = 'inventory'): Inventory {
-  const r = new _Reader(origin);
-  let input: unknown;
   try {
-    input = readInput('inventory', value, false);
-  } catch (cause) {
-    // Same code as every other inventory problem, and the same origin prefix.
-    if (cause instanceof AllocationError) throw new AllocationError('INVALID_INVENTORY', `${origin}: ${cause.message}`, { field: cause.field, cause });
-    throw cause;
+    return readInventory(readInput('inventory', value, false));
+  } catch (error) {
+    // Every problem is INVALID_INVENTORY, said from `origin`.
+    if (error instanceof AllocationError) throw error.restated({ code: 'INVALID_INVENTORY', origin });
+    throw error;
   }
-  const root = r.object('', input, INVENTORY_KEYS);
+}
+
+function readInventory(input: unknown): Inventory {
+  const root = record('', input, INVENTORY_KEYS);
   const version = at(root, 'version');
-  if (version === undefined) r.problem('version', `missing (this gpualloc reads inventory version ${INVENTORY_VERSION})`);
-  if (version !== INVENTORY_VERSION) r.fail('version', `${INVENTORY_VERSION} (the inventory version this gpualloc reads)`, version);
+  if (version === undefined) problem('version', `missing (this gpualloc reads inventory version ${INVENTORY_VERSION})`);
+  if (version !== INVENTORY_VERSION) fail('INVALID_ARGUMENT', 'version', `${INVENTORY_VERSION} (the inventory version this gpualloc reads)`, version);
   const out: Inventory = { version: INVENTORY_VERSION, gpus: [], links: [] };
   const host = at(root, 'host');
-  if (host !== undefined) out.host = r.string('host', host);
+  if (host !== undefined) out.host = text('host', host);
   const source = at(root, 'source');
-  if (source !== undefined) out.source = r.string('source', source);
+  if (source !== undefined) out.source = text('source', source);
 
   const rawGpus = at(root, 'gpus');
-  if (rawGpus === undefined) r.problem('gpus', 'missing (an array of GPUs, possibly empty)');
-  const gpus = r.array('gpus', rawGpus, LIMITS.maxGpus).map((raw, i) => readGpu(r, `gpus[${i}]`, raw));
+  if (rawGpus === undefined) problem('gpus', 'missing (an array of GPUs, possibly empty)');
+  const gpus = requireArray('gpus', rawGpus, LIMITS.maxGpus).map((raw, i) => readGpu(`gpus[${i}]`, raw));
   const seen = { index: new Map<number, string>(), id: new Map<string, string>(), uuid: new Map<string, string>(), bus: new Map<string, string>() };
   const unique = <K>(map: Map<K, string>, key: K | undefined, path: string, what: string) => {
     if (key === undefined) return;
     const prev = map.get(key);
-    if (prev !== undefined) r.problem(path, `duplicate ${what} ${describeValue(key)} (also at ${prev})`);
+    if (prev !== undefined) problem(path, `duplicate ${what} ${describeValue(key)} (also at ${prev})`);
     map.set(key, path);
   };
   gpus.forEach((g, i) => {
@@ -171,12 +154,12 @@ export function validateInventory(value: unknown, origin = 'inventory'): Invento
   out.gpus = gpus.sort((x, y) => x.index - y.index);
 
   const rawLinks = at(root, 'links');
-  if (rawLinks !== undefined) out.links = readLinks(r, rawLinks, seen.index, out.gpus);
+  if (rawLinks !== undefined) out.links = readLinks(rawLinks, seen.index, out.gpus);
 
   const cpus = at(root, 'cpus');
-  if (cpus !== undefined) out.cpus = r.array('cpus', cpus, INVENTORY_LIMITS.maxCpus).map((c, i) => r.string(`cpus[${i}]`, c));
+  if (cpus !== undefined) out.cpus = requireArray('cpus', cpus, INVENTORY_LIMITS.maxCpus).map((c, i) => text(`cpus[${i}]`, c));
   const memory = at(root, 'memory');
-  if (memory !== undefined) out.memory = r.integer('memory', memory, INVENTORY_LIMITS.maxHostMemory);
+  if (memory !== undefined) out.memory = count('memory', memory, INVENTORY_LIMITS.maxHostMemory);
   return ordered(out, INVENTORY_KEYS);
 }
 
@@ -186,55 +169,54 @@ function canonicalBusId(busId: string): string {
   return lower.length === 16 ? lower.slice(4) : lower;
 }
 
-function readGpu(r: _Reader, p: string, raw: unknown): InventoryGpu {
-  const g = r.object(p, raw, GPU_KEYS);
+function readGpu(p: string, raw: unknown): InventoryGpu {
+  const g = record(p, raw, GPU_KEYS);
   const index = at(g, 'index');
-  if (index === undefined) r.problem(`${p}.index`, 'missing (the NVML index of the GPU)');
+  if (index === undefined) problem(`${p}.index`, 'missing (the NVML index of the GPU)');
   const memoryTotal = at(g, 'memoryTotal');
-  if (memoryTotal === undefined) r.problem(`${p}.memoryTotal`, 'missing (bytes)');
-  const gpu: InventoryGpu = { index: r.integer(`${p}.index`, index, LIMITS.maxGpus - 1), memoryTotal: 0 };
+  if (memoryTotal === undefined) problem(`${p}.memoryTotal`, 'missing (bytes)');
+  const gpu: InventoryGpu = { index: count(`${p}.index`, index, LIMITS.maxGpus - 1), memoryTotal: 0 };
   const id = at(g, 'id');
-  if (id !== undefined) gpu.id = r.string(`${p}.id`, id);
+  if (id !== undefined) gpu.id = text(`${p}.id`, id);
   const uuid = at(g, 'uuid');
-  if (uuid !== undefined) gpu.uuid = r.string(`${p}.uuid`, uuid);
+  if (uuid !== undefined) gpu.uuid = text(`${p}.uuid`, uuid);
   const name = at(g, 'name');
-  if (name !== undefined) gpu.name = r.string(`${p}.name`, name, false);
-  gpu.memoryTotal = r.integer(`${p}.memoryTotal`, memoryTotal, INVENTORY_LIMITS.maxGpuMemory);
+  if (name !== undefined) gpu.name = text(`${p}.name`, name, false);
+  gpu.memoryTotal = count(`${p}.memoryTotal`, memoryTotal, INVENTORY_LIMITS.maxGpuMemory);
   const used = at(g, 'memoryUsed');
   if (used !== undefined) {
-    gpu.memoryUsed = r.integer(`${p}.memoryUsed`, used, INVENTORY_LIMITS.maxGpuMemory);
-    if (gpu.memoryUsed > gpu.memoryTotal) r.fail(`${p}.memoryUsed`, `at most memoryTotal (${gpu.memoryTotal})`, used);
+    gpu.memoryUsed = count(`${p}.memoryUsed`, used, INVENTORY_LIMITS.maxGpuMemory);
+    if (gpu.memoryUsed > gpu.memoryTotal) fail('INVALID_ARGUMENT', `${p}.memoryUsed`, `at most memoryTotal (${gpu.memoryTotal})`, used);
   }
   const bus = at(g, 'pciBusId');
   if (bus !== undefined) {
-    if (typeof bus !== 'string' || !PCI_BUS_ID.test(bus)) r.fail(`${p}.pciBusId`, 'a PCI bus ID such as "0000:07:00.0"', bus);
+    if (typeof bus !== 'string' || !PCI_BUS_ID.test(bus)) fail('INVALID_ARGUMENT', `${p}.pciBusId`, 'a PCI bus ID such as "0000:07:00.0"', bus);
     gpu.pciBusId = bus;
   }
   const numa = at(g, 'numaNode');
-  if (numa !== undefined) gpu.numaNode = r.integer(`${p}.numaNode`, numa, INVENTORY_LIMITS.maxNumaNode);
+  if (numa !== undefined) gpu.numaNode = count(`${p}.numaNode`, numa, INVENTORY_LIMITS.maxNumaNode);
   const minor = at(g, 'minorNumber');
-  if (minor !== undefined) gpu.minorNumber = r.integer(`${p}.minorNumber`, minor, INVENTORY_LIMITS.maxMinorNumber);
+  if (minor !== undefined) gpu.minorNumber = count(`${p}.minorNumber`, minor, INVENTORY_LIMITS.maxMinorNumber);
   const lost = at(g, 'lost');
   if (lost !== undefined) {
-    if (typeof lost !== 'boolean') r.fail(`${p}.lost`, 'a boolean', lost);
-    gpu.lost = lost;
+    gpu.lost = requireBoolean(`${p}.lost`, lost);
   }
   const mig = at(g, 'mig');
   if (mig !== undefined) {
-    gpu.mig = r.array(`${p}.mig`, mig, INVENTORY_LIMITS.maxMigDevices).map((rawMig, j) => {
+    gpu.mig = requireArray(`${p}.mig`, mig, INVENTORY_LIMITS.maxMigDevices).map((rawMig, j) => {
       const mp = `${p}.mig[${j}]`;
-      const m = r.object(mp, rawMig, MIG_KEYS);
-      const total = r.integer(`${mp}.memoryTotal`, at(m, 'memoryTotal'), INVENTORY_LIMITS.maxGpuMemory);
-      if (total > gpu.memoryTotal) r.fail(`${mp}.memoryTotal`, `at most the GPU's memoryTotal (${gpu.memoryTotal})`, total);
-      return { uuid: r.string(`${mp}.uuid`, at(m, 'uuid')), profile: r.string(`${mp}.profile`, at(m, 'profile')), memoryTotal: total };
+      const m = record(mp, rawMig, MIG_KEYS);
+      const total = count(`${mp}.memoryTotal`, at(m, 'memoryTotal'), INVENTORY_LIMITS.maxGpuMemory);
+      if (total > gpu.memoryTotal) fail('INVALID_ARGUMENT', `${mp}.memoryTotal`, `at most the GPU's memoryTotal (${gpu.memoryTotal})`, total);
+      return { uuid: text(`${mp}.uuid`, at(m, 'uuid')), profile: text(`${mp}.profile`, at(m, 'profile')), memoryTotal: total };
     });
   }
   const processes = at(g, 'processes');
   if (processes !== undefined) {
-    gpu.processes = r.array(`${p}.processes`, processes, INVENTORY_LIMITS.maxProcesses).map((rawProc, j) => {
+    gpu.processes = requireArray(`${p}.processes`, processes, INVENTORY_LIMITS.maxProcesses).map((rawProc, j) => {
       const pp = `${p}.processes[${j}]`;
-      const proc = r.object(pp, rawProc, PROCESS_KEYS);
-      return { pid: r.integer(`${pp}.pid`, at(proc, 'pid'), 2 ** 32 - 1), usedMemory: r.integer(`${pp}.usedMemory`, at(proc, 'usedMemory'), INVENTORY_LIMITS.maxGpuMemory) };
+      const proc = record(pp, rawProc, PROCESS_KEYS);
+      return { pid: count(`${pp}.pid`, at(proc, 'pid'), 2 ** 32 - 1), usedMemory: count(`${pp}.usedMemory`, at(proc, 'usedMemory'), INVENTORY_LIMITS.maxGpuMemory) };
     });
   }
   return ordered(gpu, GPU_KEYS);
@@ -250,43 +232,38 @@ function ordered<T extends object>(value: T, keys: readonly string[]): T {
   return out as T;
 }
 
-function readLinks(r: _Reader, raw: unknown, indices: Map<number, string>, gpus: InventoryGpu[]): Link[] {
+function readLinks(raw: unknown, indices: Map<number, string>, gpus: InventoryGpu[]): Link[] {
   const n = indices.size;
   // Both directions of every pair may be listed (as `nvidia-smi topo -m` shows them), if they agree.
-  const list = r.array('links', raw, Math.max(0, n * (n - 1)));
+  const list = requireArray('links', raw, Math.max(0, n * (n - 1)));
   const byPair = new Map<number, { link: Link; path: string }>();
   list.forEach((rawLink, i) => {
     const p = `links[${i}]`;
-    const l = r.object(p, rawLink, LINK_KEYS);
-    const a = r.integer(`${p}.a`, at(l, 'a'), Number.MAX_SAFE_INTEGER);
-    const b = r.integer(`${p}.b`, at(l, 'b'), Number.MAX_SAFE_INTEGER);
-    if (!indices.has(a)) r.problem(`${p}.a`, `GPU index ${a} is not in gpus (indices: ${[...indices.keys()].sort((x, y) => x - y).join(', ') || 'none'})`);
-    if (!indices.has(b)) r.problem(`${p}.b`, `GPU index ${b} is not in gpus (indices: ${[...indices.keys()].sort((x, y) => x - y).join(', ') || 'none'})`);
-    if (a === b) r.problem(p, `a GPU cannot link to itself (a = b = ${a})`);
+    const l = record(p, rawLink, LINK_KEYS);
+    const a = count(`${p}.a`, at(l, 'a'), Number.MAX_SAFE_INTEGER);
+    const b = count(`${p}.b`, at(l, 'b'), Number.MAX_SAFE_INTEGER);
+    if (!indices.has(a)) problem(`${p}.a`, `GPU index ${a} is not in gpus (indices: ${[...indices.keys()].sort((x, y) => x - y).join(', ') || 'none'})`);
+    if (!indices.has(b)) problem(`${p}.b`, `GPU index ${b} is not in gpus (indices: ${[...indices.keys()].sort((x, y) => x - y).join(', ') || 'none'})`);
+    if (a === b) problem(p, `a GPU cannot link to itself (a = b = ${a})`);
     const link: Link = { a: Math.min(a, b), b: Math.max(a, b) };
     const pcie = at(l, 'pcie');
     if (pcie !== undefined) {
-      if (typeof pcie !== 'string' || !(PCIE_LEVELS as readonly string[]).includes(pcie)) r.fail(`${p}.pcie`, `one of ${PCIE_LEVELS.join(', ')}`, pcie);
+      if (typeof pcie !== 'string' || !(PCIE_LEVELS as readonly string[]).includes(pcie)) fail('INVALID_ARGUMENT', `${p}.pcie`, `one of ${PCIE_LEVELS.join(', ')}`, pcie);
       link.pcie = pcie as PcieLevel;
     }
     const nvlink = at(l, 'nvlink');
-    if (nvlink !== undefined) link.nvlink = r.integer(`${p}.nvlink`, nvlink, MAX_NVLINKS);
+    if (nvlink !== undefined) link.nvlink = count(`${p}.nvlink`, nvlink, MAX_NVLINKS);
     const key = link.a * LIMITS.maxGpus + link.b;
     const prev = byPair.get(key);
     if (prev === undefined) byPair.set(key, { link, path: p });
     else if (prev.link.pcie !== link.pcie || prev.link.nvlink !== link.nvlink) {
-      r.problem(p, `the pair (${link.a}, ${link.b}) is also given by ${prev.path} with different values (${describeValue(prev.link)} vs ${describeValue(link)}): links must be symmetric`);
+      problem(p, `the pair (${link.a}, ${link.b}) is also given by ${prev.path} with different values (${describeValue(prev.link)} vs ${describeValue(link)}): links must be symmetric`);
     }
   });
   const links = [...byPair.values()].map((x) => x.link);
   // One source of truth for link rules: the topology validator sorts and re-checks the result.
   const gpusCount = gpus.length === 0 ? 0 : gpus[gpus.length - 1].index + 1;
-  try {
-    return validateTopology({ gpus: gpusCount, links }, 'links').links;
-  } catch (cause) {
-    if (cause instanceof AllocationError) throw new AllocationError('INVALID_INVENTORY', `${r.origin}: ${cause.message}`, { field: cause.field, cause });
-    throw cause;
-  }
+  return validateTopology({ gpus: gpusCount, links }, 'links').links;
 }
 
 /** The topology part of an inventory: indices up to the highest GPU index, and its links. */

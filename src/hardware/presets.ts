@@ -1,6 +1,5 @@
 // Built-in presets named after real machines: full inventories (GPUs, MIG, links, CPUs, memory).
-import { AllocationError } from '../shared/errors.js';
-import { describeValue } from '../shared/validate.js';
+import { fail } from '../shared/validate.js';
 import { INVENTORY_VERSION, type Inventory, type InventoryGpu, type MigDevice } from './inventory.js';
 import type { Link, PcieLevel } from './topology.js';
 
@@ -244,6 +243,6 @@ export function listPresets(): Array<{ name: string; description: string }> {
 /** A fresh copy of one preset's inventory. */
 export function getPreset(name: string): Inventory {
   const p = PRESETS.find((x) => x.name === name);
-  if (p === undefined) throw new AllocationError('UNKNOWN_PRESET', `preset: expected one of ${PRESETS.map((x) => x.name).join(', ')}, got ${describeValue(name)}`, { field: 'preset' });
+  if (p === undefined) fail('UNKNOWN_PRESET', 'preset', `one of ${PRESETS.map((x) => x.name).join(', ')}`, name);
   return structuredClone(p.inventory);
 }

@@ -50,9 +50,9 @@ export function validateTopology(value: unknown, field = 'topology'): Topology {
     const l = requireObject(f, raw);
     const a = requireInteger(`${f}.a`, l.a, 0, Number.MAX_SAFE_INTEGER);
     const b = requireInteger(`${f}.b`, l.b, 0, Number.MAX_SAFE_INTEGER);
-    if (a >= gpus) throw new AllocationError('INVALID_TOPOLOGY', `${f}.a: GPU index ${a} is outside the topology of ${gpus} GPUs`, { field: `${f}.a` });
-    if (b >= gpus) throw new AllocationError('INVALID_TOPOLOGY', `${f}.b: GPU index ${b} is outside the topology of ${gpus} GPUs`, { field: `${f}.b` });
-    if (a === b) throw new AllocationError('INVALID_TOPOLOGY', `${f}: a GPU cannot link to itself (a = b = ${a})`, { field: f });
+    if (a >= gpus) throw AllocationError.at('INVALID_TOPOLOGY', `${f}.a`, `GPU index ${a} is outside the topology of ${gpus} GPUs`);
+    if (b >= gpus) throw AllocationError.at('INVALID_TOPOLOGY', `${f}.b`, `GPU index ${b} is outside the topology of ${gpus} GPUs`);
+    if (a === b) throw AllocationError.at('INVALID_TOPOLOGY', f, `a GPU cannot link to itself (a = b = ${a})`);
     const link: Link = { a: Math.min(a, b), b: Math.max(a, b) };
     if (l.pcie !== undefined) {
       if (typeof l.pcie !== 'string' || !(PCIE_LEVELS as readonly string[]).includes(l.pcie)) fail('INVALID_TOPOLOGY', `${f}.pcie`, `one of ${PCIE_LEVELS.join(', ')}`, l.pcie);
@@ -62,7 +62,7 @@ export function validateTopology(value: unknown, field = 'topology'): Topology {
     const key = link.a * LIMITS.maxGpus + link.b;
     const prev = seen.get(key);
     if (prev !== undefined) {
-      throw new AllocationError('INVALID_TOPOLOGY', `${f}: the pair (${link.a}, ${link.b}) is already given by ${field}.links[${prev}] (${describeValue(rawLinks[prev])})`, { field: f });
+      throw AllocationError.at('INVALID_TOPOLOGY', f, `the pair (${link.a}, ${link.b}) is already given by ${field}.links[${prev}] (${describeValue(rawLinks[prev])})`);
     }
     seen.set(key, i);
     links.push(link);

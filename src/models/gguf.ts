@@ -33,7 +33,8 @@ const _MAX_DIMS = 8;
 const _FIXED_SIZE: Record<number, number> = { 0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8 };
 
 function _invalid(label: string, message: string, cause?: unknown): never {
-  throw new AllocationError('INVALID_GGUF', `${label}: ${message}`, { field: 'source', cause });
+  // The file (`label`) is the one the `source` field gave; the message names it instead of the field.
+  throw AllocationError.of('INVALID_GGUF', { origin: label, path: 'source', named: true, detail: message, cause });
 }
 
 /** Checks magic, version and the fixed header fields; returns the version and byte order. */
@@ -282,7 +283,7 @@ export function readGgufHeaderFromBytes(bytes: Uint8Array | ArrayBuffer, label =
 /** Parses the GGUF header of a local file (Node only), reading its head in ranges, never the weights. */
 export async function readGgufHeaderFromFile(path: string, options: GgufReadOptions = {}): Promise<GgufHeader> {
   if (typeof process === 'undefined' || process.versions?.node === undefined) {
-    throw new AllocationError('INVALID_ARGUMENT', `source: a file path (${JSON.stringify(path)}) can only be read in Node; pass the file's bytes (Uint8Array or ArrayBuffer) instead`, { field: 'source' });
+    throw AllocationError.at('INVALID_ARGUMENT', 'source', `a file path (${JSON.stringify(path)}) can only be read in Node; pass the file's bytes (Uint8Array or ArrayBuffer) instead`);
   }
   const { open } = await import('node:fs/promises');
   let handle: Awaited<ReturnType<typeof open>>;
@@ -290,11 +291,11 @@ export async function readGgufHeaderFromFile(path: string, options: GgufReadOpti
     handle = await open(path, 'r');
   } catch (error) {
     const code = (error as { code?: string }).code ?? 'error';
-    throw new AllocationError('INVALID_ARGUMENT', `source: cannot open ${JSON.stringify(path)} (${code})`, { field: 'source', cause: error });
+    throw AllocationError.at('INVALID_ARGUMENT', 'source', `cannot open ${JSON.stringify(path)} (${code})`, { cause: error });
   }
   try {
     const stat = await handle.stat();
-    if (!stat.isFile()) throw new AllocationError('INVALID_ARGUMENT', `source: ${JSON.stringify(path)} is not a regular file`, { field: 'source' });
+    if (!stat.isFile()) throw AllocationError.at('INVALID_ARGUMENT', 'source', `${JSON.stringify(path)} is not a regular file`);
     const size = stat.size;
     return await _parse({
       label: path,

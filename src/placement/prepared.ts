@@ -10,8 +10,8 @@ import { positionMatrix } from './search.js';
 /** A prepared node's validated node (no slots), pair-score matrix over positions (or null) and GPU indices (slots are validated against them). */
 type Packed = { model: NodeModel; matrix: Int32Array | null; indices: ReadonlySet<number> };
 
-/** The packed form of a PreparedNode made by prepareNode, or undefined for any other value (set by PreparedNode's static block). */
-let packedOf: (value: unknown) => Packed | undefined;
+/** The key of a prepared node's packed form: module-private, so only requestNode reads it. */
+const PACKED = Symbol('packed');
 
 /**
  * A node validated and packed once (Engine.prepare): its GPUs sorted by index, with memoryUsed, its
@@ -24,17 +24,13 @@ export class PreparedNode {
   readonly gpus: ReadonlyArray<Readonly<NodeGpu>>;
   /** Its validated topology, if any. */
   readonly topology?: Topology;
-  /** What planPlacement reads (requestNode): private to this module, not part of the handle. */
-  readonly #packed: Packed;
-
-  static {
-    packedOf = (value) => (typeof value === 'object' && value !== null && #packed in value ? (value as PreparedNode).#packed : undefined);
-  }
+  /** What planPlacement reads (requestNode), under a key private to this module: not part of the handle. */
+  readonly [PACKED]: Packed;
 
   /** @internal Use Engine.prepare (a handle made any other way is refused). */
   constructor(token: symbol, model: NodeModel) {
     if (token !== _PREPARE) throw new AllocationError('INVALID_ARGUMENT', 'PreparedNode: made by engine.prepare({ gpus, topology }) only', { field: 'node' });
-    this.#packed = { model, matrix: positionMatrix(model.topology, model.index), indices: new Set(model.index) };
+    this[PACKED] = { model, matrix: positionMatrix(model.topology, model.index), indices: new Set(model.index) };
     this.gpus = Object.freeze(model.index.map((index, p) => Object.freeze(model.used[p] > 0 ? { index, memoryTotal: model.total[p], memoryUsed: model.used[p] } : { index, memoryTotal: model.total[p] })));
     if (model.topology !== undefined) this.topology = model.topology;
     markEngineOwned(this);
@@ -59,8 +55,8 @@ export function requestNode(r: Record<string, unknown>): { node: NodeModel; matr
     const node = r.slots === undefined ? base : { ...base, slots: validateCallerSlots(r.slots, 'slots', new Set(base.index)) };
     return { node, matrix: positionMatrix(node.topology, node.index) };
   }
-  const prepared = packedOf(r.node);
-  if (prepared === undefined) return fail('INVALID_ARGUMENT', 'node', 'a prepared node (engine.prepare({ gpus, topology }))', r.node);
+  if (!(r.node instanceof PreparedNode)) fail('INVALID_ARGUMENT', 'node', 'a prepared node (engine.prepare({ gpus, topology }))', r.node);
+  const prepared = r.node[PACKED];
   if (r.gpus !== undefined || r.topology !== undefined) fail('INVALID_ARGUMENT', r.gpus !== undefined ? 'gpus' : 'topology', 'nothing next to a prepared node (its GPUs and topology are in it)', r.gpus ?? r.topology);
   const slots = r.slots === undefined ? [] : validateCallerSlots(r.slots, 'slots', prepared.indices);
   return { node: { ...prepared.model, slots }, matrix: prepared.matrix };

@@ -187,7 +187,7 @@ export function runSearch(kernels: PlacementKernels, search: PlacementSearch): P
 
 /** LIMIT_EXCEEDED for a search whose size `size` on a node of `gpus` GPUs passed the budget. */
 export function budgetError(size: number, gpus: number): AllocationError {
-  return new AllocationError('LIMIT_EXCEEDED', `tensorParallelSizes: size ${size} on a node of ${gpus} GPUs needs more than ${PLACEMENT_BUDGET} GPU subsets; restrict tensorParallelSizes`, { field: 'tensorParallelSizes' });
+  return AllocationError.at('LIMIT_EXCEEDED', 'tensorParallelSizes', [`size ${size} on a node of ${gpus} GPUs needs more than ${PLACEMENT_BUDGET} GPU subsets; restrict `, { field: ['tensorParallelSizes'] }]);
 }
 
 /** Mask halves of a list of positions. */
@@ -199,50 +199,6 @@ export function maskOf(positions: Iterable<number>): [number, number] {
     else hi |= 1 << (p - 32);
   }
   return [lo, hi];
-}
-
-/**
- * False when no GPU of a search can take its share of any allowed size (total ≥ share, and free plus
- * the bytes of every evictable slot on it ≥ share, summed in the kernels' order): every GPU is then
- * rejected, the kernels would enumerate nothing and find nothing (count 0, no overflow), and
- * planPlacement does not call them. `potential`: those sums per position (potentialOf; the node
- * state keeps them).
- */
-export function anyGpuEligible(search: PlacementSearch, potential: ArrayLike<number>): boolean {
-  const { gpus: n, total, sizes, shares } = search;
-  for (let si = 0; si < sizes.length; si++) {
-    const size = sizes[si];
-    if (size > n) break;
-    const share = shares[si];
-    for (let p = 0; p < n; p++) if (total[p] >= share && potential[p] >= share) return true;
-  }
-  return false;
-}
-
-/**
- * Free memory plus the bytes of every evictable slot, per position of `n`, into `out`: summed stale
- * slot by stale slot, the kernels' order (so anyGpuEligible and the kernels agree to the last bit).
- */
-export function potentialOf(n: number, free: ArrayLike<number>, staleMasks: ArrayLike<number>, staleBytes: ArrayLike<number>, out: Float64Array): Float64Array {
-  for (let p = 0; p < n; p++) out[p] = free[p];
-  for (let k = 0; k < staleBytes.length; k++) {
-    const lo = staleMasks[2 * k];
-    const hi = staleMasks[2 * k + 1];
-    for (let p = 0; p < n; p++) if (((p < 32 ? lo >>> p : hi >>> (p - 32)) & 1) !== 0) out[p] += staleBytes[k];
-  }
-  return out;
-}
-
-/** Position of GPU index `g` in the ascending `index` (it is there: slots were validated against it). */
-export function positionIn(index: readonly number[], g: number): number {
-  let lo = 0;
-  let hi = index.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (index[mid] < g) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** The reason of an empty plan. */

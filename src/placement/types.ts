@@ -3,6 +3,7 @@
 // every plan shares. planPlacement itself is in index.ts, the room's front.
 import type { Reason } from '../shared/errors.js';
 import type { Topology } from '../hardware/topology.js';
+import { keysOf } from '../shared/validate.js';
 
 /**
  * Work already placed on GPUs. memoryPerGpu in bytes; lastActivity in ms since the epoch. A pod's
@@ -19,6 +20,9 @@ export type Slot = { id: string; model?: string; gpus: number[]; memoryPerGpu: n
  * become the slot's fields of the same names (see Slot); commit checks them against the node.
  */
 export type PlacementOption = { node?: string; model?: string; gpus: number[]; memoryPerGpu: number; evict: string[]; score: number; milli?: number; cpu?: number; hostMemory?: number };
+
+/** The keys of a PlacementOption (ClusterState.commit rejects any other). */
+export const PLACEMENT_OPTION_KEYS = keysOf<PlacementOption>()(['node', 'model', 'gpus', 'memoryPerGpu', 'evict', 'score', 'milli', 'cpu', 'hostMemory']);
 
 /** Why a GPU cannot take its share (REASON_CODES). shortBy in bytes. */
 export type Rejection = { node?: string; gpu: number; code: string; message: string; shortBy?: number };

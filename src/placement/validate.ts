@@ -57,7 +57,7 @@ export function validateNode(gpusValue: unknown, slotsValue: unknown, topologyVa
     const raw = rawGpus[k];
     const g = isRecord(raw) ? raw : requireObject(at(), raw);
     const index = count(g.index, 0x7fffffff, () => `${at()}.index`);
-    if (seen.has(index)) throw new AllocationError('DUPLICATE_DEVICE', `${at()}.index: GPU index ${index} appears twice`, { field: `${at()}.index` });
+    if (seen.has(index)) throw AllocationError.at('DUPLICATE_DEVICE', `${at()}.index`, `GPU index ${index} appears twice`);
     seen.add(index);
     if (k > 0 && list[k - 1].index > index) sorted = false;
     const memoryTotal = count(g.memoryTotal, LIMITS.maxBytes, () => `${at()}.memoryTotal`);
@@ -107,7 +107,7 @@ export function validateSlot(value: unknown, field: string, k: number, indices: 
   const hostV = s.hostMemory;
   const maxId = LIMITS.maxIdLength;
   const id = typeof idV === 'string' && idV.length <= maxId ? idV : requireString(`${field}[${k}].id`, idV, maxId);
-  if (ids.has(id)) throw new AllocationError('DUPLICATE_SLOT', `${field}[${k}].id: slot ID ${describeValue(id)} appears twice`, { field: `${field}[${k}].id` });
+  if (ids.has(id)) throw AllocationError.at('DUPLICATE_SLOT', `${field}[${k}].id`, `slot ID ${describeValue(id)} appears twice`);
   ids.add(id);
   const gpusRaw = Array.isArray(gpusV) ? gpusV : requireArray(`${field}[${k}].gpus`, gpusV, LIMITS.maxGpus);
   const length = gpusRaw.length;
@@ -118,8 +118,8 @@ export function validateSlot(value: unknown, field: string, k: number, indices: 
   for (let j = 0; j < length; j++) {
     const raw: unknown = gpusRaw[j];
     const idx = isCount(raw, 0x7fffffff) ? (raw === 0 ? 0 : raw) : requireInteger(`${field}[${k}].gpus[${j}]`, raw, 0, 0x7fffffff);
-    if (!indices.has(idx)) throw new AllocationError('UNKNOWN_DEVICE_ID', `${field}[${k}].gpus[${j}]: GPU index ${idx} is not one of the node's GPUs`, { field: `${field}[${k}].gpus[${j}]` });
-    for (let i = 0; i < j; i++) if (gpus[i] === idx) throw new AllocationError('DUPLICATE_DEVICE', `${field}[${k}].gpus[${j}]: GPU index ${idx} appears twice`, { field: `${field}[${k}].gpus[${j}]` });
+    if (!indices.has(idx)) throw AllocationError.at('UNKNOWN_DEVICE_ID', `${field}[${k}].gpus[${j}]`, `GPU index ${idx} is not one of the node's GPUs`);
+    for (let i = 0; i < j; i++) if (gpus[i] === idx) throw AllocationError.at('DUPLICATE_DEVICE', `${field}[${k}].gpus[${j}]`, `GPU index ${idx} appears twice`);
     if (j > 0 && gpus[j - 1] > idx) sorted = false;
     gpus[j] = idx;
   }

@@ -1,24 +1,55 @@
-// Byte sizes: parse "140GiB", "80GB", "512MiB", "1234" and print them back.
+// Byte sizes: parse "140GiB", "80GB", "512MiB", Kubernetes' "80Gi" and "80G", "1234" and print them back.
 import { AllocationError } from './errors.js';
-import { describeValue } from './validate.js';
+import { describeValue, fail } from './validate.js';
 
+/** Units spelled as people write them, in any case: bytes, decimal (1000 apart) and binary (1024 apart). */
 const UNITS: Record<string, number> = {
   b: 1,
   kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12,
   kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40,
-  k: 2 ** 10, m: 2 ** 20, g: 2 ** 30, t: 2 ** 40,
 };
 
-/** Parses a byte size: a plain integer, or a number with a B/KB/MB/GB/TB (decimal) or KiB/MiB/GiB/TiB (binary) suffix. */
+/**
+ * Kubernetes quantity suffixes, exactly as Kubernetes spells them (case matters there: `m` is a
+ * thousandth, `K` is nothing): binary Ki, Mi, Gi, Ti; decimal k, M, G, T.
+ */
+const KUBERNETES_UNITS: Record<string, number> = {
+  Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40,
+  k: 1e3, M: 1e6, G: 1e9, T: 1e12,
+};
+
+/** Every unit parseBytes takes, for messages. */
+const UNIT_LIST = 'B, KB, MB, GB, TB, KiB, MiB, GiB or TiB, or Kubernetes\' k, M, G, T, Ki, Mi, Gi or Ti';
+
+/** The factor of a unit as typed, or undefined. */
+function _factor(unit: string): number | undefined {
+  if (unit === '') return 1;
+  if (Object.prototype.hasOwnProperty.call(KUBERNETES_UNITS, unit)) return KUBERNETES_UNITS[unit];
+  const lower = unit.toLowerCase();
+  return Object.prototype.hasOwnProperty.call(UNITS, lower) ? UNITS[lower] : undefined;
+}
+
+/** What an unknown unit may have meant: a Kubernetes suffix in another case (`g` → G or Gi, `m` → M or Mi, not milli). */
+function _unitHint(unit: string): string {
+  const near = Object.keys(KUBERNETES_UNITS).filter((k) => k.toLowerCase() === unit.toLowerCase() || k.toLowerCase() === `${unit.toLowerCase()}i`);
+  if (near.length === 0) return `use ${UNIT_LIST}`;
+  const said = near.map((k) => `${k} (${KUBERNETES_UNITS[k] >= 1000 && KUBERNETES_UNITS[k] % 1000 === 0 ? `10^${Math.round(Math.log10(KUBERNETES_UNITS[k]))}` : `2^${Math.log2(KUBERNETES_UNITS[k])}`} bytes)`).join(' or ');
+  return `Kubernetes spells it ${said}, with that case; or use ${UNIT_LIST.split(', or')[0]}`;
+}
+
+/**
+ * Parses a byte size: a plain integer, or a number with a unit: B, KB, MB, GB, TB (decimal) or KiB,
+ * MiB, GiB, TiB (binary), in any case; or a Kubernetes quantity suffix, case as Kubernetes reads it:
+ * k, M, G, T (decimal: 80G is 80 GB) or Ki, Mi, Gi, Ti (binary: 80Gi is 80 GiB).
+ */
 export function parseBytes(text: string, field = 'size'): number {
   // Never coerce a non-string (String(x) runs the caller's toString); show values bounded.
   const m = typeof text === 'string' && text.length <= 100 ? /^\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*$/.exec(text) : null;
-  if (m === null) throw new AllocationError('INVALID_ARGUMENT', `${field}: expected a size such as 80GiB, 512MiB or 1073741824, got ${describeValue(text)}`, { field });
-  const unit = m[2].toLowerCase();
-  const factor = unit === '' ? 1 : UNITS[unit];
-  if (factor === undefined) throw new AllocationError('INVALID_ARGUMENT', `${field}: unknown unit ${JSON.stringify(m[2])} in ${describeValue(text)} (use B, KB, MB, GB, TB, KiB, MiB, GiB or TiB)`, { field });
+  if (m === null) fail('INVALID_ARGUMENT', field, 'a size such as 80GiB, 512MiB or 1073741824', text);
+  const factor = _factor(m[2]);
+  if (factor === undefined) throw AllocationError.at('INVALID_ARGUMENT', field, `unknown unit ${JSON.stringify(m[2])} in ${describeValue(text)} (${_unitHint(m[2])})`, { received: describeValue(text) });
   const value = Math.round(Number(m[1]) * factor);
-  if (!Number.isSafeInteger(value)) throw new AllocationError('LIMIT_EXCEEDED', `${field}: ${describeValue(text)} is more bytes than can be represented exactly`, { field });
+  if (!Number.isSafeInteger(value)) throw AllocationError.at('LIMIT_EXCEEDED', field, `${describeValue(text)} is more bytes than can be represented exactly`, { received: describeValue(text) });
   return value;
 }
 
@@ -29,10 +60,11 @@ const DECIMAL_UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'];
 /** Which units a size is written in: binary (KiB, MiB, GiB, TiB; 1024 apart) or decimal (KB, MB, GB, TB; 1000 apart). */
 export type ByteUnits = 'binary' | 'decimal';
 
-/** The units a size was typed in: decimal for KB/MB/GB/TB, else binary (GiB, bare G, bytes). */
+/** The units a size was typed in: decimal for KB/MB/GB/TB and Kubernetes' k/M/G/T, else binary (GiB, Gi, bytes). */
 export function unitsOf(text: string): ByteUnits {
   const m = /([a-zA-Z]*)\s*$/.exec(text);
-  return m !== null && ['kb', 'mb', 'gb', 'tb'].includes(m[1].toLowerCase()) ? 'decimal' : 'binary';
+  if (m === null) return 'binary';
+  return ['kb', 'mb', 'gb', 'tb'].includes(m[1].toLowerCase()) || ['k', 'M', 'G', 'T'].includes(m[1]) ? 'decimal' : 'binary';
 }
 
 /**

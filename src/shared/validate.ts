@@ -1,6 +1,9 @@
-// Input checks shared by every capability. Each failure names the field and shows the value.
-import { AllocationError, type AllocationErrorCode } from './errors.js';
+// Input checks shared by every capability, the one validation vocabulary: `require*` for values,
+// `rejectUnknownKeys` / `findUnknownKey` for keys, `keysOf` / `KeyShapeOf` for key lists checked
+// against their types at build time. Each failure names the field and shows the value.
+import { AllocationError, formatPath, parsePath, type AllocationErrorCode, type PathSegment } from './errors.js';
 import { LIMITS } from './limits.js';
+import { closestName } from './suggest.js';
 
 /** Renders any value for an error message: bounded length, safe on cycles, symbols and lone surrogates. */
 export function describeValue(value: unknown, max = 80): string {
@@ -34,9 +37,10 @@ export function describeValue(value: unknown, max = 80): string {
   return text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text;
 }
 
-/** Throws AllocationError(code) saying `field: expected …, got …`. */
-export function fail(code: AllocationErrorCode, field: string, expected: string, value: unknown, details?: Record<string, unknown>): never {
-  throw new AllocationError(code, `${field}: expected ${expected}, got ${describeValue(value)}`, { field, details });
+/** Throws AllocationError(code) saying `field: expected …, got …` (with `expected` and `received` on the error). */
+export function fail(code: AllocationErrorCode, field: string | readonly PathSegment[], expected: string, value: unknown, details?: Record<string, unknown>): never {
+  const received = describeValue(value);
+  throw AllocationError.at(code, field, `expected ${expected}, got ${received}`, { expected, received, ...(details === undefined ? {} : { details }) });
 }
 
 /** A plain object (not null, not an array). */
@@ -54,14 +58,15 @@ export function requireArray(field: string, value: unknown, max: number): unknow
 
 /** An integer in [min, max]; rejects NaN, ±Infinity, fractions, -0 only when min > -0 matters (it is treated as 0). */
 export function requireInteger(field: string, value: unknown, min = 0, max = Number.MAX_SAFE_INTEGER, code: AllocationErrorCode = 'INVALID_ARGUMENT'): number {
-  if (typeof value !== 'number' || !Number.isInteger(value)) fail(code, field, min >= 0 ? 'a non-negative integer' : 'an integer', value);
+  if (typeof value !== 'number' || !Number.isInteger(value) || (min === 0 && value < 0)) fail(code, field, min >= 0 ? 'a non-negative integer' : 'an integer', value);
   if (value < min || value > max) fail(value > max && max >= 1e6 ? 'LIMIT_EXCEEDED' : code, field, `an integer in [${min}, ${max}]`, value);
   return value === 0 ? 0 : value;
 }
 
-/** A string of at most `maxLength` code units. */
-export function requireString(field: string, value: unknown, maxLength: number): string {
+/** A string of at most `maxLength` code units (and, with `nonEmpty`, at least one). */
+export function requireString(field: string, value: unknown, maxLength: number, nonEmpty = false): string {
   if (typeof value !== 'string') fail('INVALID_ARGUMENT', field, 'a string', value);
+  if (nonEmpty && value.length === 0) fail('INVALID_ARGUMENT', field, 'a non-empty string', value);
   if (value.length > maxLength) fail('LIMIT_EXCEEDED', field, `a string of at most ${maxLength} characters`, value);
   return value;
 }
@@ -83,9 +88,89 @@ export function ownKeys(value: Record<string, unknown>): string[] {
   return Object.keys(value);
 }
 
-/** Fails INVALID_ARGUMENT naming `field`.<key> for the first own key of `value` not in `known`. */
+/**
+ * Fails INVALID_ARGUMENT for the first own key of `value` not in `known`, naming it
+ * (`field.key: unknown field (did you mean KEY? allowed: a, b)`): a misspelt key must never be
+ * silently ignored. `field` '' is the top level.
+ */
 export function rejectUnknownKeys(field: string, value: Record<string, unknown>, known: readonly string[]): void {
-  for (const key of ownKeys(value)) if (!known.includes(key)) fail('INVALID_ARGUMENT', `${field}.${key}`, `one of the keys ${known.join(', ')}`, key);
+  for (const key of ownKeys(value)) {
+    if (known.includes(key)) continue;
+    const closest = closestName(key, known);
+    const hint = `${closest === undefined ? '' : `did you mean ${closest}? `}allowed: ${known.length === 0 ? 'none' : known.join(', ')}`;
+    throw AllocationError.at('INVALID_ARGUMENT', [...parsePath(field), key], `unknown field (${hint})`, {
+      expected: `one of the keys ${known.join(', ')}`, received: describeValue(key), details: { key, known: [...known], ...(closest === undefined ? {} : { closest }) },
+    });
+  }
+}
+
+/**
+ * The keys a document may have. null: anything (a leaf, or a value checked elsewhere). A record:
+ * only these keys, each with its shape; the key '*' stands for any other key. An array value is
+ * checked item by item against the same shape (an array of tables).
+ */
+export type KeyShape = null | { readonly [key: string]: KeyShape };
+
+/**
+ * The key shape of a type: every key of T (optional ones included) and no other, each with its own
+ * shape. A field added to T and not to the shape, or a shape key T lacks, fails the build.
+ */
+export type KeyShapeOf<T> = { readonly [K in keyof Required<T>]: KeyShape };
+
+/**
+ * Every key of T, as a list: `keysOf<Slot>()(['id', 'gpus', …])` fails to compile when a key of T is
+ * missing from the list or the list has one T lacks. Put the list next to the type.
+ */
+export function keysOf<T>(): <const K extends readonly (keyof T & string)[]>(keys: K & _AllKeysOf<T, K>) => readonly (keyof T & string)[] {
+  return (keys) => Object.freeze([...keys]);
+}
+
+/** unknown when K lists every key of T, else a type K cannot meet that names the missing keys. */
+type _AllKeysOf<T, K extends readonly unknown[]> = [Exclude<keyof T, K[number]>] extends [never] ? unknown : { readonly missingKeys: Exclude<keyof T, K[number]> };
+
+/** The first unknown key of a document: where it is, what it is, the keys allowed there and the closest. */
+export type UnknownKey = { path: PathSegment[]; key: string; known: string[]; closest?: string };
+
+function _isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date) && !ArrayBuffer.isView(value);
+}
+
+/** The first key of `value` (in document order, depth first) that `shape` does not allow, or undefined. */
+export function findUnknownKey(value: unknown, shape: KeyShape, path: PathSegment[] = []): UnknownKey | undefined {
+  if (shape === null) return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = findUnknownKey(value[i], shape, [...path, i]);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (!_isRecord(value)) return undefined;
+  const has = (key: string) => Object.prototype.hasOwnProperty.call(shape, key);
+  for (const key of Object.keys(value)) {
+    if (!has(key) && !has('*')) {
+      const known = Object.keys(shape).filter((k) => k !== '*');
+      const closest = closestName(key, known);
+      return { path: [...path, key], key, known, ...(closest === undefined ? {} : { closest }) };
+    }
+    const found = findUnknownKey(value[key], has(key) ? shape[key] : shape['*'], [...path, key]);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/**
+ * The error for a document's unknown key: `unknown key PATH (did you mean KEY?)`, or the allowed keys
+ * when none is close (`origin`, such as a file name, said first).
+ */
+export function unknownKeyError(code: AllocationErrorCode, u: UnknownKey, origin?: string): AllocationError {
+  const hint = u.closest !== undefined ? `did you mean ${u.closest}?` : u.known.length === 0 ? 'no keys are allowed here' : `allowed: ${u.known.join(', ')}`;
+  return AllocationError.of(code, {
+    ...(origin === undefined ? {} : { origin }),
+    path: u.path, named: true, detail: `unknown key ${formatPath(u.path)} (${hint})`,
+    expected: u.known.length === 0 ? 'no keys' : `one of the keys ${u.known.join(', ')}`, received: describeValue(u.key),
+    details: { key: u.key, ...(u.closest === undefined ? {} : { closest: u.closest }) },
+  });
 }
 
 /** Reads an own property only (never an inherited one such as `constructor`). */
@@ -230,5 +315,5 @@ export function readError(path: string, error: unknown): AllocationError {
     why = 'an unreadable error';
   }
   const at = path.slice(0, 200);
-  return new AllocationError('INVALID_ARGUMENT', `${at}: reading the value threw (${why.slice(0, 200)})`, { field: at, cause: error });
+  return AllocationError.at('INVALID_ARGUMENT', at, `reading the value threw (${why.slice(0, 200)})`, { cause: error });
 }

@@ -81,12 +81,27 @@ function _tryLock(api: Flock, fd: number, lockPath: string): boolean {
   }
 }
 
-/** The pid the current holder wrote into the lock file (informational only; never used to decide). */
+/**
+ * Who holds the flock on the open lock file, as the kernel says (Linux's /proc/locks: the pid of the
+ * process that took it, by the file's device and inode): `process PID`, or `an unknown process` where
+ * the kernel does not say (no /proc/locks, another platform). Informational only; never used to decide.
+ */
 async function _holder(handle: FileHandle): Promise<string> {
-  const buffer = Buffer.alloc(32);
-  const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0).catch(() => ({ bytesRead: 0 }));
-  const text = buffer.subarray(0, bytesRead).toString('utf8').trim();
-  return /^[0-9]+$/.test(text) ? `process ${text}` : 'another process';
+  try {
+    const { readFile } = await import('node:fs/promises');
+    const { dev, ino } = await handle.stat({ bigint: true });
+    // glibc's dev_t: the major number in bits 8..19 and 32.., the minor in bits 0..7 and 20..
+    const major = ((dev >> 8n) & 0xfffn) | ((dev >> 32n) & ~0xfffn);
+    const minor = (dev & 0xffn) | ((dev >> 12n) & ~0xffn);
+    for (const line of (await readFile('/proc/locks', 'utf8')).split('\n')) {
+      // `1: FLOCK  ADVISORY  WRITE 12345 fe:00:2146344 0 EOF`; waiters (`1: -> FLOCK …`) are not holders.
+      const m = /^\d+:\s+FLOCK\s+\S+\s+\S+\s+(\d+)\s+([0-9a-f]+):([0-9a-f]+):(\d+)\s/.exec(line);
+      if (m !== null && BigInt(`0x${m[2]}`) === major && BigInt(`0x${m[3]}`) === minor && BigInt(m[4]) === ino) return `process ${m[1]}`;
+    }
+  } catch {
+    // No /proc/locks (macOS, the BSDs) or unreadable: the holder is not known.
+  }
+  return 'an unknown process';
 }
 
 /**
@@ -105,18 +120,19 @@ async function _holder(handle: FileHandle): Promise<string> {
 export async function withFileLock<T>(path: string, fn: () => T | Promise<T>, options: FileLockOptions = {}): Promise<T> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
   if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs < 0) {
-    throw new AllocationError('INVALID_ARGUMENT', `options.timeoutMs: expected a finite number of milliseconds >= 0, got ${String(timeoutMs)}`, { field: 'options.timeoutMs' });
+    throw AllocationError.at('INVALID_ARGUMENT', 'options.timeoutMs', `expected a finite number of milliseconds >= 0, got ${String(timeoutMs)}`);
   }
   const api = await _loadFlock();
   const { open, constants } = await import('node:fs/promises');
   const lockPath = `${path}.lock`;
   // Read-write, created if missing, never truncated on open (the holder rewrites its pid once it holds the lock).
   // flock needs no write access: a lock file another user created is opened read-only and still locks.
+  // On a read-only file system an existing lock file is opened read-only too (the change then fails at its write, clearly).
   let writable = true;
   const handle = await open(lockPath, constants.O_RDWR | constants.O_CREAT, 0o666).catch(async (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EACCES' && error.code !== 'EPERM') throw error;
+    if (error.code !== 'EACCES' && error.code !== 'EPERM' && error.code !== 'EROFS') throw error;
     writable = false;
-    return open(lockPath, constants.O_RDONLY);
+    return open(lockPath, constants.O_RDONLY).catch(() => Promise.reject(error));
   });
   try {
     const deadline = Date.now() + timeoutMs;
@@ -130,9 +146,13 @@ export async function withFileLock<T>(path: string, fn: () => T | Promise<T>, op
     }
     try {
       if (writable) {
-        // For the message of a caller that times out; correctness never depends on it.
-        await handle.truncate(0);
-        await handle.write(`${process.pid}\n`, 0, 'utf8');
+        // For a person looking at the file (`cat FILE.lock`); messages ask the kernel (_holder), and correctness never depends on it (a full disk may refuse it).
+        try {
+          await handle.truncate(0);
+          await handle.write(`${process.pid}\n`, 0, 'utf8');
+        } catch {
+          // The pid is informational only.
+        }
       }
       return await fn();
     } finally {
@@ -192,4 +212,20 @@ async function _syncFolder(dir: string): Promise<void> {
   } finally {
     await handle.close();
   }
+}
+
+/** Why a write of a file that could be opened can fail, in words, by errno code (a missing folder or a permission is the caller's input error, left as it is). */
+const WRITE_FAILURES: Record<string, string> = {
+  ENOSPC: 'the disk is full', EDQUOT: 'the disk quota is used up', EROFS: 'the file system is read-only', EIO: 'an I/O error', EFBIG: 'the file is too large',
+};
+
+/**
+ * The error for a state file that could not be written (a full disk, a read-only file system, an I/O error):
+ * STORE_UNAVAILABLE naming the file, the reason and errno, and saying the previous file is intact
+ * (writeFileAtomic replaces it only by a rename of a complete, flushed copy). Other values pass through.
+ */
+export function fileWriteError(path: string, error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (error instanceof AllocationError || typeof code !== 'string' || !(code in WRITE_FAILURES)) return error;
+  return new AllocationError('STORE_UNAVAILABLE', `cannot write ${path}: ${WRITE_FAILURES[code]} (${code}); ${path} was left as it was (the previous state, still readable); nothing was changed`, { cause: error, details: { errno: code, path } });
 }

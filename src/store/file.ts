@@ -5,17 +5,28 @@
 // none works from a stale copy. Node only.
 import { AllocationError } from '../shared/errors.js';
 import type { PlacementOption } from '../placement/index.js';
-import { checkCommit, ClusterState, ledgerJSON, normalizeStateJSON, restoreLedger, stateFileText, type CommitOptions, type ClusterStateJSON, type Ledger } from '../cluster/state.js';
-import { readInput, requireBoolean, requireInteger, requireObject, requireString } from '../shared/validate.js';
-import { withFileLock, writeFileAtomic } from './file-lock.js';
-import { onlyKnownKeys } from './options.js';
-import type { ClusterStore, StoredNode, StoreOutcome, StoreSnapshot } from './types.js';
+import { checkCommit, CLUSTER_STATE_KEYS, ClusterState, ledgerJSON, normalizeStateJSON, restoreLedger, stateFileText, type ClusterStateJSON, type Ledger } from '../cluster/state.js';
+import { findUnknownKey, keysOf, readInput, rejectUnknownKeys, requireBoolean, requireInteger, requireObject, requireString, unknownKeyError } from '../shared/validate.js';
+import { jsonPosition, parseJson } from '../shared/file-positions.js';
+import { fileWriteError, withFileLock, writeFileAtomic } from './file-lock.js';
+import { storeCommitOptions, storeReleaseOptions } from './options.js';
+import type { ClusterStore, StoreCommitOptions, StoredNode, StoreOutcome, StoreReleaseOptions, StoreSnapshot } from './types.js';
 
 /** Options of JsonFileStore.open. */
 export type JsonFileStoreOptions = {
   /** How long a change waits for another process's lock before STATE_LOCKED, in milliseconds (default 10,000). */
   lockTimeoutMs?: number;
 };
+
+const OPEN_KEYS = keysOf<JsonFileStoreOptions>()(['lockTimeoutMs']);
+
+/** Options of JsonFileStore.init. */
+type InitOptions = { replace?: boolean };
+
+const INIT_KEYS = keysOf<InitOptions>()(['replace']);
+
+/** What JsonFileStore.update's change returns: the state to write (none: the file is left as it is) and a value for the caller. */
+export type FileUpdate<T> = { write?: ClusterState | ClusterStateJSON; value: T };
 
 /**
  * A store in one JSON file. Node versions are the file's modification time in microseconds when it
@@ -36,20 +47,20 @@ export class JsonFileStore implements ClusterStore {
   static open(path: string, options: JsonFileStoreOptions = {}): JsonFileStore {
     const file = requireString('path', path, 10_000);
     const opts = requireObject('options', readInput('options', options));
-    onlyKnownKeys('options', opts, ['lockTimeoutMs']);
+    rejectUnknownKeys('options', opts, OPEN_KEYS);
     const timeout = opts.lockTimeoutMs === undefined ? undefined : requireInteger('options.lockTimeoutMs', opts.lockTimeoutMs, 0, 3_600_000);
     return new JsonFileStore(file, timeout);
   }
 
   /** Writes a new state file from a ClusterState or toJSON's output; STORE_NOT_EMPTY when the file exists, unless `replace`. */
-  async init(state: ClusterState | ClusterStateJSON, options: { replace?: boolean } = {}): Promise<void> {
+  async init(state: ClusterState | ClusterStateJSON, options: InitOptions = {}): Promise<void> {
     let truth: { toJSON(): ClusterStateJSON } = state as ClusterState;
     if (!(state instanceof ClusterState)) {
       const json = normalizeStateJSON(readInput('state', state));
       truth = { toJSON: () => json };
     }
     const opts = requireObject('options', readInput('options', options));
-    onlyKnownKeys('options', opts, ['replace']);
+    rejectUnknownKeys('options', opts, INIT_KEYS);
     const replace = opts.replace === undefined ? false : requireBoolean('options.replace', opts.replace);
     await this.locked(async () => {
       const { stat } = await import('node:fs/promises');
@@ -76,12 +87,14 @@ export class JsonFileStore implements ClusterStore {
     });
   }
 
-  async commit(option: PlacementOption, options: CommitOptions = {}): Promise<StoreOutcome> {
+  /** Commits under the file's lock; `requestId` is checked only (the file is replaced or not before this returns: no ambiguous outcome). */
+  async commit(option: PlacementOption, options: StoreCommitOptions = {}): Promise<StoreOutcome> {
+    const commitOptions = storeCommitOptions(options);
     return this.locked(async () => {
       const { ledger, version } = await this.read();
       let id: string;
       try {
-        id = ledger.commit(checkCommit(ledger, option, options));
+        id = ledger.commit(checkCommit(ledger, option, commitOptions));
       } catch (error) {
         if (error instanceof AllocationError && error.code === 'CONFLICT') return { nodes: [{ id: option.node!, version, slots: ledger.listSlots(ledger.nodeIndex(option.node!)) }], error };
         throw error;
@@ -91,7 +104,8 @@ export class JsonFileStore implements ClusterStore {
     });
   }
 
-  async release(slotId: string): Promise<StoreOutcome> {
+  async release(slotId: string, options: StoreReleaseOptions = {}): Promise<StoreOutcome> {
+    storeReleaseOptions(options);
     return this.changeSlot(slotId, (ledger, id) => ledger.removeSlot(id));
   }
 
@@ -117,12 +131,65 @@ export class JsonFileStore implements ClusterStore {
     });
   }
 
-  private locked<T>(fn: () => Promise<T>): Promise<T> {
-    return withFileLock(this.path, fn, this.lockTimeoutMs === undefined ? {} : { timeoutMs: this.lockTimeoutMs });
+  /** Runs `fn` under the file's lock; a file system that refuses the lock or the write (full, read-only) is a clear STORE_UNAVAILABLE, the file untouched. */
+  private async locked<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await withFileLock(this.path, fn, this.lockTimeoutMs === undefined ? {} : { timeoutMs: this.lockTimeoutMs });
+    } catch (error) {
+      throw fileWriteError(this.path, error);
+    }
   }
 
-  /** Reads the file and its modification time from one descriptor (a rename in between cannot mix two versions). */
+  /**
+   * The state the file holds now, or undefined when there is no file. Read without the lock: writers
+   * replace the file atomically, so this is one whole version.
+   */
+  async current(): Promise<ClusterStateJSON | undefined> {
+    const found = await this.readIfAny();
+    return found === undefined ? undefined : ledgerJSON(found.ledger);
+  }
+
+  /**
+   * One read-change-write that no other writer interleaves: under FILE.lock, reads the state
+   * (undefined when the file does not exist yet), runs `change` on it and writes the state it returns
+   * (atomically, before the lock is released; nothing when it returns none); resolves to its value.
+   * With `mustExist`, a missing file is INVALID_STATE before FILE.lock is created beside it.
+   */
+  async update<T>(change: (current: ClusterStateJSON | undefined) => FileUpdate<T> | Promise<FileUpdate<T>>, options: { mustExist?: boolean } = {}): Promise<T> {
+    if (options.mustExist === true) {
+      const { stat } = await import('node:fs/promises');
+      await stat(this.path).catch((error: NodeJS.ErrnoException) => {
+        throw this.readError(error);
+      });
+    }
+    return this.locked(async () => {
+      const found = await this.readIfAny();
+      if (found === undefined && options.mustExist === true) throw this.readError(Object.assign(new Error('gone'), { code: 'ENOENT' }));
+      const { write, value } = await change(found === undefined ? undefined : ledgerJSON(found.ledger));
+      if (write !== undefined) {
+        const json = write instanceof ClusterState ? write.toJSON() : normalizeStateJSON(readInput('state', write));
+        await this.writeText(stateFileText({ toJSON: () => json }), found?.version ?? 0);
+      }
+      return value;
+    });
+  }
+
+  /** The error for a file that cannot be read: INVALID_STATE from the file (`details.missing` when it does not exist). */
+  private readError(error: unknown): AllocationError {
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    const detail = missing ? 'does not exist (JsonFileStore.init or gpualloc plan --state FILE --commit creates it)' : `cannot be read: ${(error as Error).message}`;
+    return AllocationError.of('INVALID_STATE', { origin: this.path, detail, details: { missing }, cause: error });
+  }
+
+  /** Reads the file; a missing file is INVALID_STATE. */
   private async read(): Promise<{ ledger: Ledger; version: number }> {
+    const found = await this.readIfAny();
+    if (found === undefined) throw this.readError(Object.assign(new Error('gone'), { code: 'ENOENT' }));
+    return found;
+  }
+
+  /** Reads the file and its modification time from one descriptor (a rename in between cannot mix two versions); undefined when there is no file. */
+  private async readIfAny(): Promise<{ ledger: Ledger; version: number } | undefined> {
     const { open } = await import('node:fs/promises');
     let content: string;
     let version: number;
@@ -135,15 +202,10 @@ export class JsonFileStore implements ClusterStore {
         await handle.close();
       }
     } catch (error) {
-      const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-      throw new AllocationError('INVALID_STATE', `store: ${missing ? `${this.path} does not exist (JsonFileStore.init or gpualloc plan --state FILE --commit creates it)` : `cannot read ${this.path}: ${(error as Error).message}`}`, { cause: error });
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw this.readError(error);
     }
-    try {
-      return { ledger: restoreLedger(content), version };
-    } catch (error) {
-      if (error instanceof AllocationError) throw new AllocationError('INVALID_STATE', `store ${this.path}: ${error.message.replace(/^state: /, '')} (the file was left untouched)`, { field: error.field, cause: error });
-      throw error;
-    }
+    return { ledger: restoreText(content, this.path), version };
   }
 
   /**
@@ -151,8 +213,13 @@ export class JsonFileStore implements ClusterStore {
    * as the kernel's tick, so two quick writes may share one: the newer is then dated 2 µs later).
    */
   private async write(ledger: Ledger, previous: number): Promise<number> {
+    return this.writeText(stateFileText({ toJSON: () => ledgerJSON(ledger) }), previous);
+  }
+
+  /** Replaces the file with `text` (a state's file text); returns its new version, as write does. */
+  private async writeText(text: string, previous: number): Promise<number> {
     const { stat, utimes } = await import('node:fs/promises');
-    await writeFileAtomic(this.path, stateFileText({ toJSON: () => ledgerJSON(ledger) }));
+    await writeFileAtomic(this.path, text);
     let version = Number((await stat(this.path, { bigint: true })).mtimeNs / 1000n);
     if (version <= previous) {
       const at = (previous + 2) / 1e6; // 2 µs: seconds as a double carry about 0.25 µs of rounding
@@ -163,4 +230,33 @@ export class JsonFileStore implements ClusterStore {
     return version;
   }
 
+}
+
+/**
+ * A state file's text as a ledger, strictly: a syntax error, an unknown key (with the closest known
+ * one) or a bad value is INVALID_STATE from `origin` at the line and column of the fault, with the
+ * note that the file was left untouched.
+ */
+export function restoreText(text: string, origin: string): Ledger {
+  const untouched = { notes: ['the file was left untouched'] };
+  let json: unknown;
+  try {
+    json = parseJson(text, 'INVALID_STATE', origin);
+  } catch (error) {
+    throw error instanceof AllocationError ? error.restated(untouched) : error;
+  }
+  const unknown = findUnknownKey(json, CLUSTER_STATE_KEYS);
+  if (unknown !== undefined) {
+    const position = jsonPosition(text, unknown.path);
+    throw unknownKeyError('INVALID_STATE', unknown).restated({ origin, ...(position === undefined ? {} : { position }), ...untouched });
+  }
+  try {
+    return restoreLedger(json);
+  } catch (error) {
+    if (!(error instanceof AllocationError)) throw error;
+    // restore names fields from `state` (state.nodes[0].id); the text starts below it.
+    const path = error.path !== undefined && error.path[0] === 'state' ? error.path.slice(1) : undefined;
+    const position = path === undefined ? undefined : jsonPosition(text, path);
+    throw error.restated({ origin, ...(position === undefined ? {} : { position }), ...untouched });
+  }
 }

@@ -7,7 +7,7 @@ export { JsonFileStore } from './file.js';
 export { MIGRATIONS, SCHEMA_VERSION } from './migrations/index.js';
 
 export type { OpenOptions, RetryOptions, RetryResult, PodRetryOptions, PodRetryResult } from './stored-state.js';
-export type { ClusterStore, StoredNode, StoreOutcome, StoreSnapshot, StoreListener } from './types.js';
-export type { PostgresStoreOptions } from './postgres.js';
-export type { JsonFileStoreOptions } from './file.js';
+export type { ClusterStore, StoredNode, StoreOutcome, StoreSnapshot, StoreListener, StoreCommitOptions, StoreReleaseOptions } from './types.js';
+export type { PostgresStoreOptions, PostgresStoreStats } from './postgres.js';
+export type { FileUpdate, JsonFileStoreOptions } from './file.js';
 export type { Migration } from './migrations/index.js';

@@ -3,8 +3,9 @@
 import type { Engine } from '../engine.js';
 import { AllocationError } from '../shared/errors.js';
 import type { PlacementOption } from '../placement/index.js';
-import type { ClusterInit, ClusterState, CommitOptions } from '../cluster/state.js';
-import type { ClusterStore, StoredNode, StoreListener, StoreOutcome, StoreSnapshot } from './types.js';
+import type { ClusterInit, ClusterState } from '../cluster/state.js';
+import { storeCommitOptions, storeReleaseOptions } from './options.js';
+import type { ClusterStore, StoreCommitOptions, StoredNode, StoreListener, StoreOutcome, StoreReleaseOptions, StoreSnapshot } from './types.js';
 
 /** A store in this process's memory: the truth is one ClusterState, whose commit arbitrates. */
 export class MemoryStore implements ClusterStore {
@@ -41,9 +42,11 @@ export class MemoryStore implements ClusterStore {
     return ids.map((id) => this.node(id));
   }
 
-  async commit(option: PlacementOption, options: CommitOptions = {}): Promise<StoreOutcome> {
+  /** Commits through the held state; `requestId` is checked only (a call in this process never ends ambiguously). */
+  async commit(option: PlacementOption, options: StoreCommitOptions = {}): Promise<StoreOutcome> {
+    const commitOptions = storeCommitOptions(options);
     try {
-      const id = this.truth.commit(option, options);
+      const id = this.truth.commit(option, commitOptions);
       for (const evicted of option.evict) this.slotNode.delete(evicted);
       this.slotNode.set(id, option.node!);
       return { id, nodes: [this.changed(option.node!)] };
@@ -53,7 +56,8 @@ export class MemoryStore implements ClusterStore {
     }
   }
 
-  async release(slotId: string): Promise<StoreOutcome> {
+  async release(slotId: string, options: StoreReleaseOptions = {}): Promise<StoreOutcome> {
+    storeReleaseOptions(options);
     const node = this.nodeOfSlot(slotId);
     this.truth.release(slotId);
     this.slotNode.delete(slotId);
@@ -79,7 +83,7 @@ export class MemoryStore implements ClusterStore {
     const node = typeof slotId === 'string' ? this.slotNode.get(slotId) : undefined;
     if (node !== undefined) return node;
     this.truth.release(slotId); // throws UNKNOWN_SLOT, or INVALID_ARGUMENT for a non-string, naming the field
-    throw new AllocationError('UNKNOWN_SLOT', `slotId: slot ${JSON.stringify(slotId)} is not in the store`, { field: 'slotId' });
+    throw AllocationError.at('UNKNOWN_SLOT', 'slotId', `slot ${JSON.stringify(slotId)} is not in the store`);
   }
 
   private changed(id: string): StoredNode {
@@ -91,7 +95,7 @@ export class MemoryStore implements ClusterStore {
 
   private node(id: string): StoredNode {
     const version = this.versions.get(id);
-    if (version === undefined) throw new AllocationError('UNKNOWN_NODE', `node: node ${JSON.stringify(id)} is not in the store`, { field: 'node' });
+    if (version === undefined) throw AllocationError.at('UNKNOWN_NODE', 'node', `node ${JSON.stringify(id)} is not in the store`);
     return { id, version, slots: this.truth.listSlots(id) };
   }
 }

@@ -1,20 +1,27 @@
 // PostgresStore: one cluster state shared by many processes through PostgreSQL (node-postgres).
 // One row per node (with a version), one row per GPU, one row per slot. A commit locks its node's
 // row, re-validates the option against the slot rows it then reads (applyCommit: the same rule as
-// an in-memory commit), writes, bumps the version and NOTIFYs, all in one transaction; deferred
-// triggers re-check every GPU's total and every node's CPU and host memory at COMMIT, whoever writes.
+// an in-memory commit), writes, records its request ID, bumps the version and NOTIFYs, all in one
+// transaction; deferred triggers re-check every GPU's total and every node's CPU and host memory at
+// COMMIT, whoever writes. A lost connection or a restarting server is tried again with backoff for
+// retryMs; the request ID makes the retry of a commit or release whose COMMIT reply was lost find
+// what the first try did instead of doing it twice.
 import pg from 'pg';
 import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
 import type { PlacementOption, Slot } from '../placement/index.js';
-import { ClusterState, normalizeStateJSON, type ClusterStateJSON, type CommitOptions } from '../cluster/state.js';
-import { fail, readInput, requireBoolean, requireInteger, requireObject, requireString } from '../shared/validate.js';
+import { ClusterState, normalizeStateJSON, type ClusterStateJSON } from '../cluster/state.js';
+import { fail, readInput, rejectUnknownKeys, requireBoolean, requireInteger, requireObject, requireString } from '../shared/validate.js';
 import { applyCommit, type NodeRecord } from './apply.js';
-import { onlyKnownKeys } from './options.js';
+import { checkRequestId } from './options.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations/index.js';
-import type { ClusterStore, StoredNode, StoreListener, StoreOutcome, StoreSnapshot } from './types.js';
+import { resolveTarget, type PgTarget } from './pg-config.js';
+import { grantStatements } from './pg-grant.js';
+import { listen } from './pg-listen.js';
+import { connectionUsable, gaveUp, isBoundedWait, isTransient, RetryNow, storeError, type ErrorContext } from './pg-errors.js';
+import type { ClusterStore, StoreCommitOptions, StoredNode, StoreListener, StoreOutcome, StoreReleaseOptions, StoreSnapshot } from './types.js';
 
-/** Options of PostgresStore.connect. */
+/** Options of PostgresStore.connect. Every wait is bounded; each bound has a default here and in TIMEOUTS. */
 export type PostgresStoreOptions = {
   /** Schema holding the tables (default `gpualloc`, or `?schema=` in the URL). */
   schema?: string;
@@ -22,17 +29,45 @@ export type PostgresStoreOptions = {
   maxConnections?: number;
   /** Apply pending migrations on connect (default true); false: fail if the schema is behind. */
   migrate?: boolean;
-  /** application_name the server shows for these connections (default `gpualloc`). */
+  /** application_name the server shows for these connections (default: the URL's, PGAPPNAME, else `gpualloc`). */
   applicationName?: string;
   /** How long a change waits for a node another writer holds before STORE_UNAVAILABLE, in milliseconds (default 10,000). */
   lockTimeoutMs?: number;
+  /** How long one statement may run before the server cancels it (STORE_UNAVAILABLE), in milliseconds (default 30,000). */
+  statementTimeoutMs?: number;
+  /** How long a new connection, or the wait for a free pooled one, may take, in milliseconds (default: the URL's connect_timeout, PGCONNECT_TIMEOUT, else 10,000). */
+  connectTimeoutMs?: number;
+  /** How long the server keeps a transaction its writer left idle (a stalled process) before ending it and releasing its locks, in milliseconds (default 60,000). */
+  idleInTransactionTimeoutMs?: number;
+  /** How long an operation keeps trying again after a lost connection or a restarting server, with backoff, before STORE_UNAVAILABLE, in milliseconds (default 30,000; 0: one try). */
+  retryMs?: number;
+  /** How long request IDs are kept for retries to find, in milliseconds (default one day). */
+  requestRetentionMs?: number;
+  /** Where the libpq variables (PGHOST, PGPASSWORD, PGSSLMODE, …) and GPUALLOC_STORE are read (default process.env). */
+  env?: Record<string, string | undefined>;
 };
 
 /** Default schema name. */
 export const DEFAULT_SCHEMA = 'gpualloc';
 
-/** How long a connect, a wait for a node's lock, and a transaction left idle by its writer may last, in milliseconds. */
-export const TIMEOUTS = { connectMs: 10_000, lockMs: 10_000, idleInTransactionMs: 60_000 } as const;
+/** The default bounds, in milliseconds: a connect (and a wait for a free pooled connection), a wait for a node's lock, one statement, a transaction left idle by its writer, the retries of an operation, and how long request IDs are kept. */
+export const TIMEOUTS = { connectMs: 10_000, lockMs: 10_000, statementMs: 30_000, idleInTransactionMs: 60_000, retryMs: 30_000, requestRetentionMs: 86_400_000 } as const;
+
+/** What a store's retries did so far (counted since connect). */
+export type PostgresStoreStats = {
+  /** Operations tried again after a transient failure (lost connection, restarting server). */
+  retries: number;
+  /** Tries whose connection dropped while COMMIT was in flight (the outcome unknown to the client). */
+  ambiguous: number;
+  /** Ambiguous tries whose retry found the request already applied (and returned it). */
+  landed: number;
+  /** Ambiguous tries whose retry found no trace of the request (and applied it, or refused it, anew). */
+  notLanded: number;
+  /** Commits and releases answered from their request ID's record (a repeat of an applied request). */
+  replays: number;
+  /** Times a change listener lost its connection and subscribed again (then reloading everything). */
+  resubscribes: number;
+};
 
 /** Key of the advisory lock that serialises migrations (any constant; 'gpua' in ASCII). */
 const MIGRATION_LOCK = 0x67707561;
@@ -43,106 +78,135 @@ const NOTIFY_ID_BYTES = 7000;
 /** Slot ID used while validating a commit whose ID the database numbers on write (PostgreSQL text cannot hold NUL, so no stored slot has it). */
 const PENDING_ID = '\u0000pending';
 
+/** First and longest pause between two tries, in milliseconds (doubling, with jitter). */
+const FIRST_PAUSE_MS = 50;
+const LONGEST_PAUSE_MS = 2_000;
+
+/** How much longer than statementTimeoutMs the client waits for an answer before it takes the connection for dead. */
+const READ_MARGIN_MS = 5_000;
+
+/** Old request IDs are deleted by at most one change a minute per store, at most this many at a time. */
+const PRUNE_EVERY_MS = 60_000;
+const PRUNE_BATCH = 500;
+
 /** int8 columns (bytes, versions) as numbers: every stored figure is at most 2^53 - 1 (LIMITS.maxBytes). */
 const TYPES = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser,
 };
 
-/** The URL without its password, for messages. */
-function redact(url: string): string {
-  return url.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@');
-}
-
-/** Turns a driver error into an AllocationError (the slot ID taken, the trigger's refusal, the server gone). */
-function storeError(error: unknown, what: string): AllocationError {
-  if (error instanceof AllocationError) return error;
-  const e = error as { code?: string; message?: string; constraint?: string };
-  if (e.code === '23505' && e.constraint === 'slots_pkey') return new AllocationError('DUPLICATE_SLOT', `options.id: ${e.message ?? 'slot ID taken'}; nothing was changed`, { field: 'options.id', cause: error });
-  if (e.code === '55P03') return new AllocationError('STORE_UNAVAILABLE', `${what}: timed out waiting for a node another writer holds (lockTimeoutMs); nothing was changed (${e.message})`, { cause: error });
-  if (e.code === '23514') return new AllocationError('CONFLICT', `${what}: the database refused it (${e.message}); nothing was changed`, { cause: error });
-  return new AllocationError('STORE_UNAVAILABLE', `${what}: ${e.message ?? String(error)}`, { cause: error });
-}
-
 type Tx = pg.PoolClient;
+
+/** A transaction body's answer: the result, and whether to COMMIT (false: ROLLBACK, e.g. a refused or a read-only one). */
+type TxResult<T> = { outcome: T; commit: boolean };
+
+/** How an operation may be tried again: `idempotent` ones (request IDs, reads) even after an ambiguous COMMIT. */
+type RunOptions = { idempotent: boolean; requestId?: string };
+
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 /** A PostgreSQL-backed ClusterStore. Create with PostgresStore.connect(url). */
 export class PostgresStore implements ClusterStore {
   readonly kind = 'postgres';
   /** The schema name as given (unquoted). */
   readonly schema: string;
+  /** Where it connects, without the password: `postgres://user@host:port/database (TLS mode)`. */
+  readonly target: string;
   private readonly pool: pg.Pool;
   private readonly config: pg.ClientConfig;
   private readonly s: string;
   private readonly channel: string;
-  private readonly url: string;
+  private readonly ctx: Omit<ErrorContext, 'what'>;
+  private readonly retryMs: number;
+  private readonly retentionMs: number;
+  private readonly counts: PostgresStoreStats = { retries: 0, ambiguous: 0, landed: 0, notLanded: 0, replays: 0, resubscribes: 0 };
+  private readonly watchers = new Set<() => Promise<void>>();
+  private lastPrune = 0;
 
-  private constructor(url: string, config: pg.ClientConfig, schema: string, max: number) {
-    this.url = url;
+  private constructor(target: PgTarget, config: pg.ClientConfig, schema: string, max: number, bounds: { lockMs: number; statementMs: number; connectMs: number; retryMs: number; retentionMs: number }) {
+    this.target = target.display;
     this.config = config;
     this.schema = schema;
     this.s = pg.escapeIdentifier(schema);
     this.channel = `${schema}_changes`;
+    this.retryMs = bounds.retryMs;
+    this.retentionMs = bounds.retentionMs;
+    this.ctx = { target: target.display, lockTimeoutMs: bounds.lockMs, statementTimeoutMs: bounds.statementMs, connectTimeoutMs: bounds.connectMs, maxConnections: max, user: target.user, ...(target.rootCertFile === undefined ? {} : { rootCertFile: target.rootCertFile }) };
     this.pool = new pg.Pool({ ...config, max });
-    // An idle pooled connection that the server drops must not crash the process; the next query reconnects.
+    // An idle pooled connection that the server drops must not crash the process: the pool discards it, and the next query opens a new one.
     this.pool.on('error', () => undefined);
   }
 
   /**
-   * Connects to `url` (postgres://user:password@host:port/database, `?host=/socket/dir` for a Unix
-   * socket, `?schema=name`) and brings the schema up to date (unless `migrate: false`).
+   * Connects to `url` (postgres://user@host:port/database, `?host=/socket/dir` for a Unix socket,
+   * `?schema=name`, `?sslmode=verify-full&sslrootcert=ca.pem`, `?service=name`; '' or omitted: the
+   * env's GPUALLOC_STORE, else the libpq variables alone) and brings the schema up to date (unless
+   * `migrate: false`). Settings the URL leaves out come from the service (PGSERVICE), then the libpq
+   * variables, so a password need not be in the URL (PGPASSWORD, PGPASSFILE or ~/.pgpass). A server
+   * that is restarting is waited for (retryMs).
    */
-  static async connect(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
-    requireString('url', url, 10_000);
+  static async connect(url?: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
     const opts = requireObject('options', readInput('options', options));
-    onlyKnownKeys('options', opts, ['schema', 'maxConnections', 'migrate', 'applicationName', 'lockTimeoutMs']);
-    const lockMs = opts.lockTimeoutMs === undefined ? TIMEOUTS.lockMs : requireInteger('options.lockTimeoutMs', opts.lockTimeoutMs, 1, 3_600_000);
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      return fail('INVALID_ARGUMENT', 'url', 'a postgres:// or postgresql:// URL', redact(url));
-    }
-    if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') fail('INVALID_ARGUMENT', 'url', 'a postgres:// or postgresql:// URL', redact(url));
-    const fromUrl = parsed.searchParams.get('schema');
-    parsed.searchParams.delete('schema');
-    const schema = opts.schema !== undefined ? requireString('options.schema', opts.schema, 63) : (fromUrl ?? DEFAULT_SCHEMA);
+    rejectUnknownKeys('options', opts, ['schema', 'maxConnections', 'migrate', 'applicationName', 'lockTimeoutMs', 'statementTimeoutMs', 'connectTimeoutMs', 'idleInTransactionTimeoutMs', 'retryMs', 'requestRetentionMs', 'env']);
+    const env = (opts.env === undefined ? process.env : requireObject('options.env', opts.env)) as Record<string, string | undefined>;
+    const given = url === undefined ? (env.GPUALLOC_STORE ?? '') : requireString('url', url, 10_000);
+    const ms = (key: string, fallback: number, min = 1) => (opts[key] === undefined ? fallback : requireInteger(`options.${key}`, opts[key], min, 3_600_000));
+    const target = await resolveTarget(given, env);
+    const bounds = {
+      lockMs: ms('lockTimeoutMs', TIMEOUTS.lockMs), statementMs: ms('statementTimeoutMs', TIMEOUTS.statementMs), connectMs: ms('connectTimeoutMs', target.connectTimeoutMs ?? TIMEOUTS.connectMs),
+      idleMs: ms('idleInTransactionTimeoutMs', TIMEOUTS.idleInTransactionMs), retryMs: ms('retryMs', TIMEOUTS.retryMs, 0),
+      retentionMs: opts.requestRetentionMs === undefined ? TIMEOUTS.requestRetentionMs : requireInteger('options.requestRetentionMs', opts.requestRetentionMs, 60_000, 366 * 86_400_000),
+    };
+    const schema = opts.schema !== undefined ? requireString('options.schema', opts.schema, 63) : (target.schema ?? DEFAULT_SCHEMA);
     if (!/^[a-z_][a-z0-9_]{0,47}$/.test(schema)) fail('INVALID_ARGUMENT', 'options.schema', 'a lower-case SQL name (a-z, 0-9, _; at most 48)', schema);
     const max = opts.maxConnections === undefined ? 4 : (opts.maxConnections as number);
     if (!Number.isInteger(max) || max < 1 || max > 100) fail('INVALID_ARGUMENT', 'options.maxConnections', 'an integer from 1 to 100', opts.maxConnections);
-    const applicationName = opts.applicationName === undefined ? 'gpualloc' : requireString('options.applicationName', opts.applicationName, 63);
+    const applicationName = opts.applicationName !== undefined ? requireString('options.applicationName', opts.applicationName, 63) : (target.applicationName ?? 'gpualloc');
+    const password = target.password;
     const config: pg.ClientConfig = {
-      connectionString: parsed.toString(), application_name: applicationName, types: TYPES,
-      // A server that does not answer, a node lock held by a hung writer, a writer stopped inside
-      // its transaction: each ends in an error (and a released lock) rather than waiting forever.
-      connectionTimeoutMillis: TIMEOUTS.connectMs, lock_timeout: lockMs, idle_in_transaction_session_timeout: TIMEOUTS.idleInTransactionMs,
+      host: target.host, port: target.port, database: target.database, user: target.user, ssl: target.ssl,
+      // A function, so node-postgres never falls back to reading the environment or a password file itself.
+      password: async () => password as string,
+      application_name: applicationName, types: TYPES, keepAlive: true,
+      // A server that does not answer, a node lock held by a hung writer, a statement that never
+      // returns, a writer stopped inside its transaction: each ends in an error (and a released lock)
+      // rather than waiting forever. query_timeout catches a server that went silent altogether.
+      connectionTimeoutMillis: bounds.connectMs, lock_timeout: bounds.lockMs, statement_timeout: bounds.statementMs,
+      idle_in_transaction_session_timeout: bounds.idleMs, query_timeout: bounds.statementMs + READ_MARGIN_MS,
     };
-    const store = new PostgresStore(url, config, schema, max);
+    const store = new PostgresStore(target, config, schema, max, bounds);
     try {
       const version = await store.schemaVersion();
-      if (version > SCHEMA_VERSION) throw new AllocationError('STORE_UNAVAILABLE', `store ${redact(url)}: schema ${schema} is at version ${version}, newer than this gpualloc's ${SCHEMA_VERSION}; upgrade gpualloc`);
+      if (version > SCHEMA_VERSION) throw new AllocationError('STORE_UNAVAILABLE', `store ${store.target}: schema ${schema} is at version ${version}, newer than this gpualloc's ${SCHEMA_VERSION}; upgrade gpualloc`);
       if (version < SCHEMA_VERSION) {
-        if (opts.migrate === false) throw new AllocationError('STORE_UNAVAILABLE', `store ${redact(url)}: schema ${schema} is at version ${version}, this gpualloc needs ${SCHEMA_VERSION}; run gpualloc state init or connect with migrate`);
+        if (opts.migrate === false) throw new AllocationError('STORE_UNAVAILABLE', `store ${store.target}: schema ${schema} is at version ${version}, this gpualloc needs ${SCHEMA_VERSION}; run gpualloc state init or connect with migrate`);
         await store.migrate();
       }
     } catch (error) {
       await store.pool.end().catch(() => undefined);
-      throw error instanceof AllocationError ? error : storeError(error, `store ${redact(url)}`);
+      throw storeError(error, { ...store.ctx, what: `store ${store.target}` });
     }
     return store;
   }
 
-  /** The schema version recorded in the database (0: no schema yet). */
-  async schemaVersion(): Promise<number> {
-    const r = await this.pool.query(`SELECT to_regclass($1) IS NOT NULL AS present`, [`${this.s}.migrations`]);
-    if (!r.rows[0].present) return 0;
-    const v = await this.pool.query(`SELECT coalesce(max(version), 0) AS version FROM ${this.s}.migrations`);
-    return v.rows[0].version as number;
+  /** What this store's retries did since connect: retries, ambiguous COMMITs and how each was resolved, replays, resubscribes. */
+  stats(): PostgresStoreStats {
+    return { ...this.counts };
   }
 
-  /** Applies the migrations the database lacks, in order, each in its own transaction (concurrent callers take turns). Returns the versions applied. */
+  /** The schema version recorded in the database (0: no schema yet). */
+  async schemaVersion(): Promise<number> {
+    return this.transaction('schemaVersion', { idempotent: true }, async (c) => {
+      const r = await c.query(`SELECT to_regclass($1) IS NOT NULL AS present`, [`${this.s}.migrations`]);
+      if (!r.rows[0].present) return { outcome: 0, commit: false };
+      const v = await c.query(`SELECT coalesce(max(version), 0) AS version FROM ${this.s}.migrations`);
+      return { outcome: v.rows[0].version as number, commit: false };
+    });
+  }
+
+  /** Applies the migrations the database lacks, in order, in one transaction (concurrent callers take turns). Returns the versions applied. */
   async migrate(): Promise<number[]> {
-    const applied: number[] = [];
-    await this.transaction('migrate', async (c) => {
+    return this.transaction('migrate', { idempotent: true }, async (c) => {
+      const applied: number[] = [];
       await c.query(`SELECT pg_advisory_xact_lock($1)`, [MIGRATION_LOCK]);
       await c.query(`CREATE SCHEMA IF NOT EXISTS ${this.s}`);
       await c.query(`CREATE TABLE IF NOT EXISTS ${this.s}.migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
@@ -153,9 +217,26 @@ export class PostgresStore implements ClusterStore {
         await c.query(`INSERT INTO ${this.s}.migrations (version, name) VALUES ($1, $2)`, [m.version, m.name]);
         applied.push(m.version);
       }
-      return true;
+      return { outcome: applied, commit: true };
     });
-    return applied;
+  }
+
+  /**
+   * Grants `role` what a run-time scheduler needs and nothing more: read the schema; insert, delete
+   * and mark slots; bump node versions; record and prune request IDs; draw slot numbers. It cannot
+   * create, alter or drop tables, change nodes' GPUs, totals or resources, or migrate. Run it as the
+   * role that owns the schema (the migration role), after the migrations; again after an upgrade.
+   */
+  async grant(role: string): Promise<void> {
+    const name = requireString('role', role, 63);
+    const r = pg.escapeIdentifier(name);
+    const s = this.s;
+    await this.transaction('grant', { idempotent: true }, async (c) => {
+      const exists = await c.query(`SELECT 1 FROM pg_roles WHERE rolname = $1`, [name]);
+      if (exists.rowCount === 0) throw new AllocationError('INVALID_ARGUMENT', `role: role ${JSON.stringify(name)} does not exist on ${this.target} (CREATE ROLE ${r} LOGIN creates it); nothing was granted`, { field: 'role' });
+      for (const sql of grantStatements(s, r)) await c.query(sql);
+      return { outcome: undefined, commit: true };
+    });
   }
 
   /**
@@ -166,13 +247,15 @@ export class PostgresStore implements ClusterStore {
   async init(state: ClusterState | ClusterStateJSON, options: { replace?: boolean } = {}): Promise<void> {
     const json = state instanceof ClusterState ? state.toJSON() : normalizeStateJSON(readInput('state', state));
     const opts = requireObject('options', readInput('options', options));
-    onlyKnownKeys('options', opts, ['replace']);
+    rejectUnknownKeys('options', opts, ['replace']);
     const replace = opts.replace === undefined ? false : requireBoolean('options.replace', opts.replace);
-    await this.transaction('init', async (c) => {
+    await this.transaction('init', { idempotent: false }, async (c) => {
       await c.query(`LOCK TABLE ${this.s}.nodes IN EXCLUSIVE MODE`);
       const count = (await c.query(`SELECT count(*)::integer AS n FROM ${this.s}.nodes`)).rows[0].n as number;
       if (count > 0 && !replace) throw new AllocationError('STORE_NOT_EMPTY', `store: schema ${this.schema} already holds ${count} node${count === 1 ? '' : 's'}; nothing was changed (pass replace to start over)`);
       if (count > 0) await c.query(`DELETE FROM ${this.s}.nodes`);
+      // Request IDs name slots of the state being replaced: a retry must not find them.
+      await c.query(`DELETE FROM ${this.s}.requests`);
       const nodes = json.nodes.map((n, position) => ({ id: n.id, position, topology: n.topology ?? null, cpu: n.cpu ?? null, host_memory: n.hostMemory ?? null, gpu_model: n.gpuModel ?? null }));
       const gpus = json.nodes.flatMap((n) => n.gpus.map((g, position) => ({ node: n.id, index: g.index, position, memory_total: g.memoryTotal, memory_used: (g as { memoryUsed?: number }).memoryUsed ?? 0 })));
       const slots = json.nodes.flatMap((n) => n.slots.map((sl) => ({ id: sl.id, node: n.id, gpus: sl.gpus, memory_per_gpu: sl.memoryPerGpu, model: sl.model ?? null, last_activity: sl.lastActivity ?? null, stale: sl.stale ?? null, milli: sl.milli ?? null, cpu: sl.cpu ?? null, host_memory: sl.hostMemory ?? null }))).map((row, ord) => ({ ord, ...row }));
@@ -186,7 +269,7 @@ export class PostgresStore implements ClusterStore {
   }
 
   async load(): Promise<StoreSnapshot> {
-    return this.transaction('load', async (c) => {
+    return this.transaction<StoreSnapshot>('load', { idempotent: true }, async (c) => {
       await c.query(`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY`);
       const nodes = (await c.query(`SELECT id, topology, version, cpu, host_memory, gpu_model FROM ${this.s}.nodes ORDER BY position`)).rows;
       const gpus = (await c.query(`SELECT node, index, memory_total, memory_used FROM ${this.s}.gpus ORDER BY node, position`)).rows;
@@ -211,29 +294,41 @@ export class PostgresStore implements ClusterStore {
         byNode.get(g.node)!.gpus.push(gpu);
       }
       for (const r of slots) byNode.get(r.node)!.slots.push(slotOf(r));
-      return { state, versions };
+      // Read only: ended by ROLLBACK, so only changes send COMMIT (and only they can end ambiguously).
+      return { outcome: { state, versions }, commit: false };
     });
   }
 
   async loadNodes(ids: readonly string[]): Promise<StoredNode[]> {
     const list = [...ids];
-    const r = await this.query('loadNodes', `SELECT n.id, n.version, ${this.slotsJson('n.id')} AS slots FROM ${this.s}.nodes n WHERE n.id = ANY ($1::text[])`, [list]);
-    const found = new Map(r.rows.map((row) => [row.id as string, row]));
+    const rows = await this.transaction('loadNodes', { idempotent: true }, async (c) => {
+      const r = await c.query(`SELECT n.id, n.version, ${this.slotsJson('n.id')} AS slots FROM ${this.s}.nodes n WHERE n.id = ANY ($1::text[])`, [list]);
+      return { outcome: r.rows, commit: false };
+    });
+    const found = new Map(rows.map((row) => [row.id as string, row]));
     return list.map((id, k) => {
       const row = found.get(id);
-      if (row === undefined) throw new AllocationError('UNKNOWN_NODE', `ids[${k}]: node ${JSON.stringify(id)} is not in the store`, { field: `ids[${k}]` });
+      if (row === undefined) throw AllocationError.at('UNKNOWN_NODE', `ids[${k}]`, `node ${JSON.stringify(id)} is not in the store`);
       return { id, version: row.version, slots: row.slots };
     });
   }
 
-  async commit(option: PlacementOption, options: CommitOptions = {}): Promise<StoreOutcome> {
+  /**
+   * Commits `option` (re-validated against the node's stored slots) as one slot. `requestId` (made
+   * here when not given) is recorded with it: a retry after a lost COMMIT reply, or a later call with
+   * the same ID, returns the slot the first one committed (`replayed: true`) instead of a second one.
+   */
+  async commit(option: PlacementOption, options: StoreCommitOptions = {}): Promise<StoreOutcome> {
     const o = requireObject('option', readInput('option', option)) as unknown as PlacementOption;
     const node = requireString('option.node', o.node, LIMITS.maxIdLength);
-    const opts = requireObject('options', readInput('options', options)) as CommitOptions;
+    const opts = requireObject('options', readInput('options', options)) as StoreCommitOptions;
+    rejectUnknownKeys('options', opts as Record<string, unknown>, ['id', 'lastActivity', 'requestId']);
     const given = opts.id === undefined ? undefined : requireString('options.id', opts.id, LIMITS.maxIdLength);
+    const requestId = requestIdOf(opts.requestId);
+    const commitOptions = opts.lastActivity === undefined ? {} : { lastActivity: opts.lastActivity };
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.commitOnce(node, o, opts, given);
+        return await this.transaction<StoreOutcome>('commit', { idempotent: true, requestId }, (c) => this.commitOnce(c, node, o, commitOptions, given, requestId));
       } catch (error) {
         if (!(error instanceof AllocationError)) throw error;
         // A generated ID that a caller had already chosen by hand: take the next number.
@@ -245,56 +340,67 @@ export class PostgresStore implements ClusterStore {
     }
   }
 
-  private async commitOnce(node: string, o: PlacementOption, opts: CommitOptions, given: string | undefined): Promise<StoreOutcome> {
-    return this.transaction<StoreOutcome>('commit', async (c) => {
-      const locked = await c.query(`SELECT version, cpu, host_memory, gpu_model FROM ${this.s}.nodes WHERE id = $1 FOR NO KEY UPDATE`, [node]);
-      if (locked.rowCount === 0) throw new AllocationError('UNKNOWN_NODE', `option.node: node ${JSON.stringify(node)} is not in the store`, { field: 'option.node' });
-      const version = locked.rows[0].version as number;
-      const fresh = (await c.query(`SELECT ${this.gpusJson('$1')} AS gpus, ${this.slotsJson('$1')} AS slots`, [node])).rows[0];
-      // A node without GPUs (CPU-only pods) has no GPU rows: json_agg over none is NULL.
-      const record: NodeRecord = { id: node, gpus: fresh.gpus ?? [], slots: fresh.slots };
-      const row = locked.rows[0];
-      if (row.cpu !== null) record.cpu = row.cpu;
-      if (row.host_memory !== null) record.hostMemory = row.host_memory;
-      if (row.gpu_model !== null) record.gpuModel = row.gpu_model;
-      let change;
-      try {
-        change = applyCommit(record, o, opts, given ?? PENDING_ID);
-      } catch (error) {
-        if (error instanceof AllocationError && error.code === 'CONFLICT') return { outcome: { nodes: [{ id: node, version, slots: record.slots }], error }, commit: false };
-        throw error;
-      }
-      const s = change.slot;
-      // The default ID is numbered only now, so refused commits leave no gaps: slot-1, slot-2, … as in memory.
-      const written = await c.query(
-        `WITH gone AS (DELETE FROM ${this.s}.slots WHERE node = $1 AND id = ANY ($2::text[])),
-              added AS (INSERT INTO ${this.s}.slots (id, node, gpus, memory_per_gpu, model, last_activity, milli, cpu, host_memory)
-                        VALUES (coalesce($3, 'slot-' || nextval('${this.s}.slot_id')), $1, $4, $5, $6, $7, $9, $10, $11) RETURNING id),
-              bumped AS (UPDATE ${this.s}.nodes SET version = version + 1 WHERE id = $1 RETURNING id, version)
-         SELECT added.id AS slot, bumped.version, pg_notify($8, bumped.version || ' ' || CASE WHEN octet_length(bumped.id) <= ${NOTIFY_ID_BYTES} THEN bumped.id ELSE '' END)
-         FROM added, bumped`,
-        [node, change.evicted, given ?? null, s.gpus, s.memoryPerGpu, s.model ?? null, s.lastActivity ?? null, this.channel, s.milli ?? null, s.cpu ?? null, s.hostMemory ?? null],
-      );
-      const id = written.rows[0].slot as string;
-      s.id = id;
-      return { outcome: { id, nodes: [{ id: node, version: written.rows[0].version, slots: change.slots }] }, commit: true };
-    });
+  private async commitOnce(c: Tx, node: string, o: PlacementOption, opts: { lastActivity?: number }, given: string | undefined, requestId: string): Promise<TxResult<StoreOutcome>> {
+    const prior = await this.replay(c, requestId, 'commit');
+    if (prior !== undefined) return { outcome: prior, commit: false };
+    const locked = await c.query(`SELECT version, cpu, host_memory, gpu_model FROM ${this.s}.nodes WHERE id = $1 FOR NO KEY UPDATE`, [node]);
+    if (locked.rowCount === 0) throw AllocationError.at('UNKNOWN_NODE', 'option.node', `node ${JSON.stringify(node)} is not in the store`);
+    const version = locked.rows[0].version as number;
+    const fresh = (await c.query(`SELECT ${this.gpusJson('$1')} AS gpus, ${this.slotsJson('$1')} AS slots`, [node])).rows[0];
+    // A node without GPUs (CPU-only pods) has no GPU rows: json_agg over none is NULL.
+    const record: NodeRecord = { id: node, gpus: fresh.gpus ?? [], slots: fresh.slots };
+    const row = locked.rows[0];
+    if (row.cpu !== null) record.cpu = row.cpu;
+    if (row.host_memory !== null) record.hostMemory = row.host_memory;
+    if (row.gpu_model !== null) record.gpuModel = row.gpu_model;
+    let change;
+    try {
+      change = applyCommit(record, o, opts, given ?? PENDING_ID);
+    } catch (error) {
+      if (error instanceof AllocationError && error.code === 'CONFLICT') return { outcome: { nodes: [{ id: node, version, slots: record.slots }], error }, commit: false };
+      throw error;
+    }
+    const sl = change.slot;
+    await this.prune(c);
+    // The default ID is numbered only now, so refused commits leave no gaps: slot-1, slot-2, … as in memory.
+    const written = await c.query(
+      `WITH gone AS (DELETE FROM ${this.s}.slots WHERE node = $1 AND id = ANY ($2::text[])),
+            added AS (INSERT INTO ${this.s}.slots (id, node, gpus, memory_per_gpu, model, last_activity, milli, cpu, host_memory)
+                      VALUES (coalesce($3, 'slot-' || nextval('${this.s}.slot_id')), $1, $4, $5, $6, $7, $9, $10, $11) RETURNING id),
+            request AS (INSERT INTO ${this.s}.requests (id, op, slot, node) SELECT $12, 'commit', added.id, $1 FROM added),
+            bumped AS (UPDATE ${this.s}.nodes SET version = version + 1 WHERE id = $1 RETURNING id, version)
+       SELECT added.id AS slot, bumped.version, pg_notify($8, bumped.version || ' ' || CASE WHEN octet_length(bumped.id) <= ${NOTIFY_ID_BYTES} THEN bumped.id ELSE '' END)
+       FROM added, bumped`,
+      [node, change.evicted, given ?? null, sl.gpus, sl.memoryPerGpu, sl.model ?? null, sl.lastActivity ?? null, this.channel, sl.milli ?? null, sl.cpu ?? null, sl.hostMemory ?? null, requestId],
+    );
+    const id = written.rows[0].slot as string;
+    sl.id = id;
+    return { outcome: { id, nodes: [{ id: node, version: written.rows[0].version, slots: change.slots }] }, commit: true };
   }
 
-  async release(slotId: string): Promise<StoreOutcome> {
+  /**
+   * Removes a slot, recording `requestId` (made here when not given) with the change: a retry after
+   * a lost COMMIT reply, or a later call with the same ID, is answered from that record (success,
+   * `replayed: true`) rather than UNKNOWN_SLOT.
+   */
+  async release(slotId: string, options: StoreReleaseOptions = {}): Promise<StoreOutcome> {
     const id = requireString('slotId', slotId, LIMITS.maxIdLength);
-    return this.changeSlot('release', id, (node) => [
-      `WITH gone AS (DELETE FROM ${this.s}.slots WHERE id = $2 AND node = $1 RETURNING id)
+    const opts = requireObject('options', readInput('options', options));
+    rejectUnknownKeys('options', opts, ['requestId']);
+    const requestId = requestIdOf(opts.requestId);
+    return this.changeSlot('release', id, requestId, (node) => [
+      `WITH gone AS (DELETE FROM ${this.s}.slots WHERE id = $2 AND node = $1 RETURNING id),
+            request AS (INSERT INTO ${this.s}.requests (id, op, slot, node) SELECT $4, 'release', gone.id, $1 FROM gone)
        UPDATE ${this.s}.nodes SET version = version + 1 WHERE id = $1 AND EXISTS (SELECT 1 FROM gone)
        RETURNING version, pg_notify($3, version || ' ' || CASE WHEN octet_length(id) <= ${NOTIFY_ID_BYTES} THEN id ELSE '' END)`,
-      [node, id, this.channel],
+      [node, id, this.channel, requestId],
     ]);
   }
 
   async markStale(slotId: string, stale: boolean): Promise<StoreOutcome> {
     const id = requireString('slotId', slotId, LIMITS.maxIdLength);
     const value = requireBoolean('stale', stale);
-    return this.changeSlot('markStale', id, (node) => [
+    return this.changeSlot('markStale', id, undefined, (node) => [
       `WITH marked AS (UPDATE ${this.s}.slots SET stale = $4 WHERE id = $2 AND node = $1 RETURNING id)
        UPDATE ${this.s}.nodes SET version = version + 1 WHERE id = $1 AND EXISTS (SELECT 1 FROM marked)
        RETURNING version, pg_notify($3, version || ' ' || CASE WHEN octet_length(id) <= ${NOTIFY_ID_BYTES} THEN id ELSE '' END)`,
@@ -302,39 +408,64 @@ export class PostgresStore implements ClusterStore {
     ]);
   }
 
-  /** LISTEN on the schema's channel through a connection of its own; resolves to a function that stops it. */
+  /**
+   * LISTEN on the schema's channel through a connection of its own; resolves to a function that
+   * stops it. When that connection is lost (a restart, a network cut), it connects and subscribes
+   * again with backoff (up to 5 s between tries) for as long as it runs, then calls `listener('', 0)`:
+   * anything may have changed meanwhile, so the listener reloads everything.
+   */
   async watch(listener: StoreListener): Promise<() => Promise<void>> {
-    const client = new pg.Client(this.config);
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${pg.escapeIdentifier(this.channel)}`);
-    } catch (error) {
-      await client.end().catch(() => undefined);
-      throw storeError(error, `watch ${redact(this.url)}`);
-    }
-    client.on('notification', (message) => {
-      if (message.channel !== this.channel || message.payload === undefined) return;
-      const space = message.payload.indexOf(' ');
-      listener(message.payload.slice(space + 1), Number(message.payload.slice(0, space)));
+    const stop = await listen({
+      config: this.config, channel: this.channel, listener,
+      firstTry: (open) => this.retrying('watch', { idempotent: true }, open),
+      onResubscribe: () => void this.counts.resubscribes++,
+      onStop: () => void this.watchers.delete(stop),
     });
-    return async () => {
-      await client.end().catch(() => undefined);
-    };
+    this.watchers.add(stop);
+    return stop;
   }
 
+  /** Stops the change listeners and closes the pool. */
   async close(): Promise<void> {
+    for (const stop of [...this.watchers]) await stop();
     await this.pool.end();
   }
 
+  /** The outcome of an earlier request `requestId` (a replay), or undefined when there is none; INVALID_ARGUMENT when it was another kind of change. */
+  private async replay(c: Tx, requestId: string, op: 'commit' | 'release', slotId?: string): Promise<StoreOutcome | undefined> {
+    const prior = await c.query(`SELECT op, slot, node FROM ${this.s}.requests WHERE id = $1`, [requestId]);
+    if (prior.rowCount === 0) return undefined;
+    const p = prior.rows[0] as { op: string; slot: string; node: string };
+    if (p.op !== op || (slotId !== undefined && p.slot !== slotId)) {
+      throw new AllocationError('INVALID_ARGUMENT', `options.requestId: request ${JSON.stringify(requestId)} was already used to ${p.op} slot ${JSON.stringify(p.slot)}; give each change its own request ID`, { field: 'options.requestId' });
+    }
+    this.counts.replays++;
+    const now = await c.query(`SELECT version, ${this.slotsJson('id')} AS slots FROM ${this.s}.nodes WHERE id = $1`, [p.node]);
+    const nodes: StoredNode[] = now.rowCount === 0 ? [] : [{ id: p.node, version: now.rows[0].version, slots: now.rows[0].slots }];
+    return op === 'commit' ? { id: p.slot, nodes, replayed: true } : { nodes, replayed: true };
+  }
+
+  /** Deletes request IDs older than the retention, at most once a minute per store and a batch at a time (skipping rows others are deleting). */
+  private async prune(c: Tx): Promise<void> {
+    const now = Date.now();
+    if (now - this.lastPrune < PRUNE_EVERY_MS) return;
+    this.lastPrune = now;
+    await c.query(`DELETE FROM ${this.s}.requests WHERE id IN (SELECT id FROM ${this.s}.requests WHERE at < now() - $1 * interval '1 millisecond' LIMIT ${PRUNE_BATCH} FOR UPDATE SKIP LOCKED)`, [this.retentionMs]);
+  }
+
   /** Locks the node of `slotId`, runs the change (which returns a version row, or none when the slot went meanwhile) and reads the node's slots back. */
-  private async changeSlot(what: string, slotId: string, change: (node: string) => [string, unknown[]]): Promise<StoreOutcome> {
-    return this.transaction<StoreOutcome>(what, async (c) => {
+  private async changeSlot(what: string, slotId: string, requestId: string | undefined, change: (node: string) => [string, unknown[]]): Promise<StoreOutcome> {
+    return this.transaction<StoreOutcome>(what, { idempotent: true, ...(requestId === undefined ? {} : { requestId }) }, async (c) => {
+      if (requestId !== undefined) {
+        const prior = await this.replay(c, requestId, 'release', slotId);
+        if (prior !== undefined) return { outcome: prior, commit: false };
+      }
       const found = await c.query(`SELECT node FROM ${this.s}.slots WHERE id = $1`, [slotId]);
-      const unknown = () => new AllocationError('UNKNOWN_SLOT', `slotId: slot ${JSON.stringify(slotId)} is not in the store`, { field: 'slotId' });
+      const unknown = () => AllocationError.at('UNKNOWN_SLOT', 'slotId', `slot ${JSON.stringify(slotId)} is not in the store`);
       if (found.rowCount === 0) throw unknown();
       const node = found.rows[0].node as string;
       await c.query(`SELECT 1 FROM ${this.s}.nodes WHERE id = $1 FOR NO KEY UPDATE`, [node]);
+      if (requestId !== undefined) await this.prune(c);
       const [text, values] = change(node);
       const done = await c.query(text, values);
       if (done.rowCount === 0) throw unknown(); // released by another writer between the lookup and the lock
@@ -353,44 +484,94 @@ export class PostgresStore implements ClusterStore {
     return `(SELECT json_agg(json_strip_nulls(json_build_object('index', g.index, 'memoryTotal', g.memory_total, 'memoryUsed', nullif(g.memory_used, 0))) ORDER BY g.position) FROM ${this.s}.gpus g WHERE g.node = ${node})`;
   }
 
-  private async query(what: string, text: string, values: unknown[]): Promise<pg.QueryResult> {
-    try {
-      return await this.pool.query(text, values);
-    } catch (error) {
-      throw storeError(error, what);
-    }
+  /**
+   * Runs `fn` in a transaction on one pooled connection: COMMIT when it says so, ROLLBACK otherwise
+   * or when it throws. A connection that failed is discarded, not returned to the pool. Tried again
+   * (see retrying) after a transient failure.
+   */
+  private async transaction<T>(what: string, run: RunOptions, fn: (c: Tx) => Promise<TxResult<T> | T>): Promise<T> {
+    return this.retrying(what, run, async (flight) => {
+      const client = await this.pool.connect();
+      // A checked-out connection that drops between two statements emits 'error' (the pool listens
+      // only to idle ones): the statement that follows fails and says so; the event must not crash the process.
+      const dropped = () => undefined;
+      client.on('error', dropped);
+      let broken: Error | undefined;
+      try {
+        await client.query('BEGIN');
+        const result = await fn(client);
+        const wrapped = typeof result === 'object' && result !== null && 'commit' in result && 'outcome' in result;
+        const commit = wrapped ? (result as TxResult<T>).commit : true;
+        if (commit) flight.committing = true;
+        await client.query(commit ? 'COMMIT' : 'ROLLBACK');
+        flight.committing = false;
+        return wrapped ? (result as TxResult<T>).outcome : (result as T);
+      } catch (error) {
+        if (connectionUsable(error) && !flight.committing) {
+          try {
+            await client.query('ROLLBACK');
+          } catch (rollback) {
+            broken = rollback as Error;
+          }
+        } else broken = error instanceof Error ? error : new Error(String(error));
+        // A concurrent try of the same request (an earlier, cut-off one) committed first: look again.
+        if ((error as { code?: string; constraint?: string }).code === '23505' && (error as { constraint?: string }).constraint === 'requests_pkey') throw new RetryNow('request recorded meanwhile', { cause: error });
+        throw error;
+      } finally {
+        client.off('error', dropped);
+        client.release(broken);
+      }
+    });
   }
 
   /**
-   * Runs `fn` in a transaction on one pooled connection: COMMIT when it says so, ROLLBACK otherwise
-   * or when it throws. A connection that failed mid-transaction is discarded, not returned to the pool.
+   * Tries `fn` until it succeeds, fails for good, or retryMs has passed since the first try, pausing
+   * 50 ms doubling to 2 s (with jitter) between tries. A try that failed while its COMMIT was in
+   * flight makes the outcome unknown: only an idempotent operation (one with a request ID, or a
+   * read) is tried again then, and its next try says what happened (counted in stats).
    */
-  private async transaction<T>(what: string, fn: (c: Tx) => Promise<{ outcome: T; commit: boolean } | T>): Promise<T> {
-    let client: Tx;
-    try {
-      client = await this.pool.connect();
-    } catch (error) {
-      throw storeError(error, `${what}: cannot connect to ${redact(this.url)}`);
-    }
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      const result = await fn(client);
-      const wrapped = typeof result === 'object' && result !== null && 'commit' in result && 'outcome' in result;
-      const commit = wrapped ? (result as { commit: boolean }).commit : true;
-      await client.query(commit ? 'COMMIT' : 'ROLLBACK');
-      return wrapped ? (result as { outcome: T }).outcome : (result as T);
-    } catch (error) {
+  private async retrying<T>(what: string, run: RunOptions, fn: (flight: { committing: boolean }) => Promise<T>): Promise<T> {
+    const started = Date.now();
+    const landing = { uncertain: false, ...(run.requestId === undefined ? {} : { requestId: run.requestId }) };
+    let pause = FIRST_PAUSE_MS;
+    for (let tries = 1; ; tries++) {
+      const flight = { committing: false };
       try {
-        await client.query('ROLLBACK');
-      } catch (rollback) {
-        broken = rollback as Error;
+        const result = await fn(flight);
+        if (landing.uncertain) {
+          if ((result as { replayed?: boolean } | undefined)?.replayed === true) this.counts.landed++;
+          else this.counts.notLanded++;
+        }
+        return result;
+      } catch (error) {
+        if (flight.committing && isTransient(error)) {
+          this.counts.ambiguous++;
+          landing.uncertain = true;
+        }
+        const ctx = { ...this.ctx, what };
+        // While an earlier try's outcome is unknown, a lock or statement timeout (a writer holding the
+        // node, maybe that very try still finishing on the server) is waited out too, within retryMs.
+        const again = isTransient(error) || (landing.uncertain && run.idempotent && isBoundedWait(error));
+        if (!again || (landing.uncertain && !run.idempotent)) {
+          if (error instanceof AllocationError && landing.uncertain) {
+            // A definite answer after an ambiguous try (CONFLICT, UNKNOWN_SLOT): the first try did not land.
+            if (error.code === 'CONFLICT' || error.code === 'UNKNOWN_SLOT' || error.code === 'UNKNOWN_NODE') this.counts.notLanded++;
+          }
+          throw storeError(error instanceof RetryNow ? error.cause : error, ctx, landing);
+        }
+        const waited = Date.now() - started;
+        if (waited + pause > this.retryMs) throw gaveUp(error instanceof RetryNow ? error.cause : error, ctx, landing, waited, tries, this.retryMs);
+        this.counts.retries++;
+        if (!(error instanceof RetryNow)) await sleep(pause * (0.5 + Math.random()));
+        pause = Math.min(pause * 2, LONGEST_PAUSE_MS);
       }
-      throw storeError(error, what);
-    } finally {
-      client.release(broken);
     }
   }
+}
+
+/** The request ID given (checked), or a new random one. */
+function requestIdOf(value: unknown): string {
+  return value === undefined ? globalThis.crypto.randomUUID() : checkRequestId(value);
 }
 
 /** A slot row as a Slot (optional fields only when set). */

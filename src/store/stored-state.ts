@@ -3,10 +3,9 @@
 import type { Engine } from '../engine.js';
 import { AllocationError, type Reason } from '../shared/errors.js';
 import type { PlacementOption, PlacementPlan, Slot } from '../placement/index.js';
-import type { ClusterPlanRequest, ClusterState, ClusterStateJSON, CommitOptions, GpuUsage } from '../cluster/state.js';
-import { fail, readInput, requireInteger, requireObject } from '../shared/validate.js';
-import { onlyKnownKeys } from './options.js';
-import type { ClusterStore, StoredNode, StoreOutcome } from './types.js';
+import type { ClusterPlanRequest, ClusterState, ClusterStateJSON, GpuUsage } from '../cluster/state.js';
+import { fail, keysOf, readInput, rejectUnknownKeys, requireInteger, requireObject } from '../shared/validate.js';
+import type { ClusterStore, StoreCommitOptions, StoredNode, StoreOutcome, StoreReleaseOptions } from './types.js';
 import type { PodNodeView, PodPlan, PodScheduler, PodSchedulerOptions } from '../fleet/scheduler.js';
 import type { FleetPod } from '../fleet/types.js';
 
@@ -23,23 +22,30 @@ export type OpenOptions = {
   replica?: number;
 };
 
+const OPEN_KEYS = keysOf<OpenOptions>()(['watch', 'replica']);
+
 /**
  * Options of commitWithRetry: attempts (default 5, each a fresh plan), the new slot's ID and
- * lastActivity, and onPlan, called with each plan before its option is committed (to annotate or log it).
+ * lastActivity, the request ID (one for every attempt: see StoreCommitOptions), and onPlan, called
+ * with each plan before its option is committed (to annotate or log it).
  */
-export type RetryOptions = CommitOptions & { attempts?: number; onPlan?: (plan: PlacementPlan) => void };
+export type RetryOptions = StoreCommitOptions & { attempts?: number; onPlan?: (plan: PlacementPlan) => void };
 
 /**
  * What commitWithRetry did: the last plan, the committed slot's ID and which of the plan's options it
  * is (absent when nothing was committed, with `reason`), the attempts made and the conflicts met.
+ * `replayed`: the request ID had been committed before (the slot is that commit's; `option` is absent).
  */
-export type RetryResult = { plan: PlacementPlan; committed?: string; option?: number; attempts: number; conflicts: number; reason?: Reason };
+export type RetryResult = { plan: PlacementPlan; committed?: string; option?: number; attempts: number; conflicts: number; reason?: Reason; replayed?: boolean };
 
-/** Options of StoredPodScheduler.commitWithRetry: attempts (default 5, each a fresh plan), the new slot's ID and lastActivity. */
-export type PodRetryOptions = CommitOptions & { attempts?: number };
+/** Options of StoredPodScheduler.commitWithRetry: attempts (default 5, each a fresh plan), the new slot's ID and lastActivity, the request ID. */
+export type PodRetryOptions = StoreCommitOptions & { attempts?: number };
 
-/** What StoredPodScheduler.commitWithRetry did: the last plan, the committed slot's ID (absent with `reason`), the attempts and conflicts. */
-export type PodRetryResult = { plan: PodPlan; committed?: string; attempts: number; conflicts: number; reason?: Reason };
+/** The keys both commitWithRetry take (RetryOptions adds onPlan). */
+const RETRY_KEYS = keysOf<PodRetryOptions>()(['attempts', 'id', 'lastActivity', 'requestId']);
+
+/** What StoredPodScheduler.commitWithRetry did: the last plan, the committed slot's ID (absent with `reason`), the attempts and conflicts, and `replayed` as in RetryResult. */
+export type PodRetryResult = { plan: PodPlan; committed?: string; attempts: number; conflicts: number; reason?: Reason; replayed?: boolean };
 
 /** Default attempts of commitWithRetry. */
 export const DEFAULT_ATTEMPTS = 5;
@@ -85,7 +91,7 @@ export class StoredClusterState {
   /** What openClusterState does (the same function). */
   static async open(engine: Engine, store: ClusterStore, options: OpenOptions = {}): Promise<StoredClusterState> {
     const opts = requireObject('options', options);
-    onlyKnownKeys('options', opts, ['watch', 'replica']);
+    rejectUnknownKeys('options', opts, OPEN_KEYS);
     if (opts.watch !== undefined && typeof opts.watch !== 'boolean') fail('INVALID_ARGUMENT', 'options.watch', 'a boolean', opts.watch);
     const snapshot = await store.load();
     const replica = opts.replica === undefined ? Math.floor(Math.random() * 0x40000000) : requireInteger('options.replica', opts.replica, 0, 0x3fffffff);
@@ -98,8 +104,10 @@ export class StoredClusterState {
   private async watch(): Promise<void> {
     this.unwatch = await this.store.watch!((node, version) => {
       if (node === '') {
-        // A node ID too long for a notification: which node is unknown, so everything is read again.
+        // Anything may have changed (the listener reconnected after missing news, or a node ID too
+        // long to notify): everything is read again, now, and before the next change if that fails.
         this.reload = true;
+        this.refreshing ??= this.catchUp();
         return;
       }
       const known = this.versions.get(node);
@@ -111,7 +119,12 @@ export class StoredClusterState {
 
   private async catchUp(): Promise<void> {
     try {
-      while (this.behind.size > 0) {
+      while (this.reload || this.behind.size > 0) {
+        if (this.reload) {
+          this.behind.clear();
+          await this.refresh();
+          continue;
+        }
         const ids = [...this.behind];
         this.behind.clear();
         this.apply(await this.store.loadNodes(ids));
@@ -137,9 +150,24 @@ export class StoredClusterState {
    * Commits an option through the store; returns the new slot's ID. Throws CONFLICT (nothing
    * changed anywhere) when another writer got there first; the fresh state is loaded by then.
    */
-  async commit(option: PlacementOption, options: CommitOptions = {}): Promise<string> {
+  async commit(option: PlacementOption, options: StoreCommitOptions = {}): Promise<string> {
+    return (await this.commitOutcome(option, options)).id!;
+  }
+
+  /** commit's store outcome (the slot's ID, and `replayed` when the request ID had been committed before). */
+  private async commitOutcome(option: PlacementOption, options: StoreCommitOptions): Promise<StoreOutcome> {
     if (this.reload) await this.refresh();
-    return this.settle(await this.store.commit(option, options)).id!;
+    return this.settle(await this.guard(this.store.commit(option, options)));
+  }
+
+  /** A store call; when the store cannot be reached the local copy may have missed news, so the next call reloads it. */
+  private async guard<T>(call: Promise<T>): Promise<T> {
+    try {
+      return await call;
+    } catch (error) {
+      if (error instanceof AllocationError && error.code === 'STORE_UNAVAILABLE') this.reload = true;
+      throw error;
+    }
   }
 
   /**
@@ -163,7 +191,7 @@ export class StoredClusterState {
    * option `pick` chooses; CONFLICT re-plans (a second one in a row reloads everything).
    */
   private async retry<P extends { options: PlacementOption[]; reason?: Reason }>(
-    attempts: number, commitOptions: CommitOptions, plan: () => P, pick: (attempt: number, conflicts: number, count: number) => number,
+    attempts: number, commitOptions: StoreCommitOptions, plan: () => P, pick: (attempt: number, conflicts: number, count: number) => number,
   ): Promise<RetryLoopResult<P>> {
     let conflicts = 0;
     for (let attempt = 1; ; attempt++) {
@@ -172,7 +200,9 @@ export class StoredClusterState {
       if (p.options.length === 0) return { plan: p, attempts: attempt, conflicts, ...(p.reason ? { reason: p.reason } : {}) };
       const chosen = pick(attempt, conflicts, p.options.length);
       try {
-        return { plan: p, committed: await this.commit(p.options[chosen], commitOptions), attempts: attempt, conflicts, option: chosen };
+        const outcome = await this.commitOutcome(p.options[chosen], commitOptions);
+        if (outcome.replayed === true) return { plan: p, committed: outcome.id!, attempts: attempt, conflicts, replayed: true };
+        return { plan: p, committed: outcome.id!, attempts: attempt, conflicts, option: chosen };
       } catch (error) {
         if (!(error instanceof AllocationError) || error.code !== 'CONFLICT') throw error;
         conflicts++;
@@ -185,16 +215,16 @@ export class StoredClusterState {
     }
   }
 
-  /** Removes a slot through the store. */
-  async release(slotId: string): Promise<void> {
+  /** Removes a slot through the store (`requestId`: see StoreReleaseOptions). */
+  async release(slotId: string, options: StoreReleaseOptions = {}): Promise<void> {
     if (this.reload) await this.refresh();
-    this.settle(await this.store.release(slotId));
+    this.settle(await this.guard(this.store.release(slotId, options)));
   }
 
   /** Marks a slot stale (or not) through the store. */
   async markStale(slotId: string, stale = true): Promise<void> {
     if (this.reload) await this.refresh();
-    this.settle(await this.store.markStale(slotId, stale));
+    this.settle(await this.guard(this.store.markStale(slotId, stale)));
   }
 
   /** Reads the whole state from the store again. */
@@ -278,14 +308,15 @@ export class StoredClusterState {
   }
 }
 
-/** The options both commitWithRetry take (attempts, id, lastActivity, and `extra` keys), checked. */
-function retryOptions(options: unknown, extra: readonly string[]): { opts: Record<string, unknown>; attempts: number; commitOptions: CommitOptions } {
+/** The options both commitWithRetry take (attempts, id, lastActivity, requestId, and `extra` keys), checked. */
+function retryOptions(options: unknown, extra: readonly string[]): { opts: Record<string, unknown>; attempts: number; commitOptions: StoreCommitOptions } {
   const opts = requireObject('options', options);
-  onlyKnownKeys('options', opts, ['attempts', 'id', 'lastActivity', ...extra]);
+  rejectUnknownKeys('options', opts, [...RETRY_KEYS, ...extra]);
   const attempts = opts.attempts === undefined ? DEFAULT_ATTEMPTS : requireInteger('options.attempts', opts.attempts, 1, 1000);
-  const commitOptions: CommitOptions = {};
+  const commitOptions: StoreCommitOptions = {};
   if (opts.id !== undefined) commitOptions.id = opts.id as string;
   if (opts.lastActivity !== undefined) commitOptions.lastActivity = opts.lastActivity as number;
+  if (opts.requestId !== undefined) commitOptions.requestId = opts.requestId as string;
   return { opts, attempts, commitOptions };
 }
 
@@ -322,15 +353,15 @@ function syncNode(local: ClusterState, node: StoredNode): void {
   }
 }
 
-/** What a retry loop returns: the last plan, the committed slot and option (absent with `reason`), the attempts and conflicts. */
-type RetryLoopResult<P> = { plan: P; committed?: string; option?: number; attempts: number; conflicts: number; reason?: Reason };
+/** What a retry loop returns: the last plan, the committed slot and option (absent with `reason`, or `replayed`), the attempts and conflicts. */
+type RetryLoopResult<P> = { plan: P; committed?: string; option?: number; attempts: number; conflicts: number; reason?: Reason; replayed?: boolean };
 
 /** What a StoredPodScheduler uses of its StoredClusterState (handed over by StoredClusterState.podScheduler). */
 type SchedulerPort = {
   /** The state's current local copy. */
   local(): ClusterState;
   /** The state's commit-with-retry loop. */
-  retry<P extends { options: PlacementOption[]; reason?: Reason }>(attempts: number, commitOptions: CommitOptions, plan: () => P, pick: (attempt: number, conflicts: number, count: number) => number): Promise<RetryLoopResult<P>>;
+  retry<P extends { options: PlacementOption[]; reason?: Reason }>(attempts: number, commitOptions: StoreCommitOptions, plan: () => P, pick: (attempt: number, conflicts: number, count: number) => number): Promise<RetryLoopResult<P>>;
   /** Forgets the scheduler (it closed). */
   forget(): void;
 };

@@ -15,9 +15,25 @@ export type StoreSnapshot = { state: ClusterStateJSON; versions: Record<string, 
  * touched, and `error` when it refused (CONFLICT: the option no longer fits what the store holds;
  * `nodes` then carries the fresh state the caller should load before re-planning).
  */
-export type StoreOutcome = { id?: string; nodes: StoredNode[]; error?: AllocationError };
+export type StoreOutcome = { id?: string; nodes: StoredNode[]; error?: AllocationError; replayed?: boolean };
 
-/** Called with a node and its new version when another writer changed it. */
+/**
+ * Options of ClusterStore.commit: the new slot's ID and lastActivity (as ClusterState.commit), and
+ * `requestId`, the identity of this change. A store that can fail ambiguously (PostgreSQL: the
+ * connection drops while COMMIT is in flight) records it with the slot, so a repeat of the same
+ * request, by its own retry or by the caller, returns that slot (`replayed: true`) rather than a
+ * second one. Made by the store when not given; give one (a UUID, a job ID) to repeat a request
+ * across processes. At most 200 characters.
+ */
+export type StoreCommitOptions = CommitOptions & { requestId?: string };
+
+/** Options of ClusterStore.release: `requestId`, as for commit (a repeat of an applied release succeeds, `replayed: true`). */
+export type StoreReleaseOptions = { requestId?: string };
+
+/**
+ * Called with a node and its new version when another writer changed it; with node '' (version 0)
+ * when anything may have changed (a listener that reconnected, a node ID too long to notify): reload everything.
+ */
 export type StoreListener = (node: string, version: number) => void;
 
 /**
@@ -33,9 +49,9 @@ export interface ClusterStore {
   /** Reads the slots and versions of some nodes (UNKNOWN_NODE for an ID the store lacks). */
   loadNodes(ids: readonly string[]): Promise<StoredNode[]>;
   /** Re-validates the option against the stored state and applies it (evictions + the new slot) atomically. */
-  commit(option: PlacementOption, options?: CommitOptions): Promise<StoreOutcome>;
-  /** Removes a slot (UNKNOWN_SLOT when it is not stored). */
-  release(slotId: string): Promise<StoreOutcome>;
+  commit(option: PlacementOption, options?: StoreCommitOptions): Promise<StoreOutcome>;
+  /** Removes a slot (UNKNOWN_SLOT when it is not stored, unless this very request removed it). */
+  release(slotId: string, options?: StoreReleaseOptions): Promise<StoreOutcome>;
   /** Marks a slot stale (evictable by other models) or not. */
   markStale(slotId: string, stale: boolean): Promise<StoreOutcome>;
   /** Calls `listener` when any writer changes a node; resolves to a function that stops it. Optional. */

@@ -216,16 +216,16 @@ export async function loadCore(options: { build?: CoreBuild; wasm?: BufferSource
   let core: WasmCore;
   try {
     if (source !== undefined && typeof source !== 'string' && !(source instanceof URL) && !(source instanceof ArrayBuffer) && !ArrayBuffer.isView(source)) {
-      throw new AllocationError('INVALID_ARGUMENT', `options.wasm: expected wasm bytes (ArrayBuffer or a typed array), a URL or a path, got ${describeValue(source)}`, { field: 'options.wasm' });
+      throw AllocationError.at('INVALID_ARGUMENT', 'options.wasm', `expected wasm bytes (ArrayBuffer or a typed array), a URL or a path, got ${describeValue(source)}`);
     }
     core = new WasmCore(await compiledCore(options.build ?? 'release', options.wasm));
   } catch (error) {
     if (error instanceof AllocationError) throw error;
     // Bytes that are not wasm, a module that needs other imports, a URL that cannot be read.
-    throw new AllocationError('INVALID_ARGUMENT', `options.wasm: not a loadable gpualloc core (${error instanceof Error ? error.message : String(error)})`, { field: 'options.wasm', cause: error });
+    throw AllocationError.at('INVALID_ARGUMENT', 'options.wasm', `not a loadable gpualloc core (${error instanceof Error ? error.message : String(error)})`, { cause: error });
   }
   // A module that loads but is not this core would fail every call later: say so now.
   const missing = ['memory', 'reserve', 'reservedBytes', 'debugTrap', 'naturalOrder'].filter((name) => core.exports[name] === undefined);
-  if (missing.length > 0) throw new AllocationError('INVALID_ARGUMENT', `options.wasm: not a gpualloc core (missing exports: ${missing.join(', ')})`, { field: 'options.wasm' });
+  if (missing.length > 0) throw AllocationError.at('INVALID_ARGUMENT', 'options.wasm', `not a gpualloc core (missing exports: ${missing.join(', ')})`);
   return core;
 }

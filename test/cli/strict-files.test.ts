@@ -7,8 +7,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { createEngine } from '../../src/engine.js';
-import { findUnknownKey, jsonPosition } from '../../src/shared/config-keys.js';
-import { STATE_FILE_KEYS } from '../../src/cli/lib/strict-files.js';
+import { jsonPosition } from '../../src/shared/file-positions.js';
+import { findUnknownKey } from '../../src/shared/validate.js';
+import { CLUSTER_STATE_KEYS as STATE_FILE_KEYS } from '../../src/cluster/state.js';
 
 const G = 2 ** 30;
 let dir = '';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { closestName } from '../../src/shared/suggest.js';
-import { tomlPosition } from '../../src/shared/config-keys.js';
+import { tomlPosition } from '../../src/shared/file-positions.js';
 
 let dir = '';
 beforeAll(async () => {

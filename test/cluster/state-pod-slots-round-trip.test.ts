@@ -2,8 +2,12 @@
 // CPU-only slots without GPUs) survives toJSON → restore → toJSON byte for byte, and the strict
 // state-file reader accepts those keys while still refusing unknown ones.
 import { describe, expect, it } from 'vitest';
-import { stateFileText } from '../../src/cluster/state.js';
-import { stateFromText } from '../../src/cli/lib/strict-files.js';
+import { ledgerJSON, stateFileText } from '../../src/cluster/state.js';
+import { restoreText } from '../../src/store/file.js';
+import type { Engine } from '../../src/engine.js';
+
+/** The strict state-file reader (JsonFileStore's), restored through `engine`. */
+const stateFromText = (engine: Engine, text: string, file: string) => engine.restoreClusterState(ledgerJSON(restoreText(text, file)));
 import { engines, codeOf } from '../support/engines.js';
 
 const { wasm, ts } = await engines();

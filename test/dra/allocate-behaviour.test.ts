@@ -132,9 +132,12 @@ describe('allocateClaims', () => {
     const devices2 = [{ name: 'gpu-0', attributes: { numa: { int: 0 } } }, { name: 'gpu-1', attributes: { numa: { int: 1 } } }, { name: 'gpu-2', taints: [{ key: 'k', effect: 'NoExecute' }] }];
     const on = (numa: number) => ({ selectors: [{ cel: { expression: `device.attributes["gpu.example.com"].numa == ${numa}` } }] });
     const c = claim('c', [exactly('a', 1, on(0)), exactly('b', 1, on(1))], [{ matchAttribute: 'gpu.example.com/numa' }]);
-    const s = allocateClaims({ classes: [cls('gpu')], slices: [slice('s', { devices: devices2.slice(0, 2) })], claims: [c], node, features: {} });
+    const s = allocateClaims({ classes: [cls('gpu')], slices: [slice('s', { devices: devices2.slice(0, 2) })], claims: [c], node, features: {}, mode: 'first-fit' });
     expect(s.reason?.message).toContain('claim ns/c, request b: cannot be satisfied together with the requests before it');
     expect(s.reason?.message).toContain('1 device(s) of class gpu: 2 device(s) on node node-1, 2 match the class, 1 the request\'s selectors, 1 free, 1 untainted, 1 usable');
+    // The scored mode proves it before searching: no value of the attribute serves both requests.
+    const scored = allocateClaims({ classes: [cls('gpu')], slices: [slice('s', { devices: devices2.slice(0, 2) })], claims: [c], node, features: {} });
+    expect(scored.reason?.message).toContain('claim ns/c: no single value of gpu.example.com/numa is shared by enough devices');
     const t = allocateClaims({ classes: [cls('gpu')], slices: [slice('s', { devices: [{ name: 'gpu-0' }, devices2[2]] })], claims: [claim('c', [exactly('r', 2)])], node, features: { deviceTaints: true } });
     expect(t.reason?.message).toContain('2 device(s) on node node-1, 2 match the class, 2 the request\'s selectors, 2 free, 1 untainted, 1 usable');
   });
@@ -151,39 +154,6 @@ describe('allocateClaims', () => {
       features: {},
     });
     expect(r.reason?.message).toContain('request fpga: not enough devices');
-  });
-
-  it('answers at once when shared counters cannot hold the devices a request needs', () => {
-    // 40 partitions of one GPU, 10Gi each from a 70Gi counter: at most 7 fit, the claim wants 8.
-    // Upstream visits every combination of 7 of the 40 (18,643,560) before giving up.
-    const counters = [{ name: 'gpu-0', counters: { memory: { value: '70Gi' } } }];
-    const devices = Array.from({ length: 40 }, (_, i) => ({ name: `part-${String(i).padStart(2, '0')}`, consumesCounters: [{ counterSet: 'gpu-0', counters: { memory: { value: '10Gi' } } }] }));
-    const pool = { name: 'pool-1', generation: 1, resourceSliceCount: 2 };
-    const r = allocateClaims({
-      classes: [cls('gpu')],
-      slices: [{ ...slice('a', {}), spec: { ...slice('a', {}).spec, pool, sharedCounters: counters } }, { ...slice('b', {}), spec: { ...slice('b', {}).spec, pool, devices } }],
-      claims: [claim('c', [exactly('r', 8)])],
-      node,
-      features: { partitionableDevices: true },
-    });
-    expect(r.reason?.message).toContain('8 of them consume at least 80Gi of counter memory in counter set gpu-0 of pool gpu.example.com/pool-1, which has 70Gi left');
-    const seven = allocateClaims({
-      classes: [cls('gpu')],
-      slices: [{ ...slice('a', {}), spec: { ...slice('a', {}).spec, pool, sharedCounters: counters } }, { ...slice('b', {}), spec: { ...slice('b', {}).spec, pool, devices } }],
-      claims: [claim('c', [exactly('r', 7)])],
-      node,
-      features: { partitionableDevices: true },
-    });
-    expect(picked(seven)[0]).toEqual(['part-00', 'part-01', 'part-02', 'part-03', 'part-04', 'part-05', 'part-06']);
-  });
-
-  it('answers at once when no attribute value is shared by as many devices as a matchAttribute request needs', () => {
-    // 30 GPUs on 3 NUMA nodes (10 each) and a claim for 11 on one NUMA node: upstream tries every
-    // way to start before each constraint failure, C(30, k) for growing k.
-    const devices = Array.from({ length: 30 }, (_, i) => ({ name: `gpu-${String(i).padStart(2, '0')}`, attributes: { numa: { int: i % 3 } } }));
-    const request = (count: number): DraAllocateRequest => ({ classes: [cls('gpu')], slices: [slice('s', { devices })], claims: [claim('c', [exactly('r', count)], [{ matchAttribute: 'gpu.example.com/numa' }])], node, features: {} });
-    expect(allocateClaims(request(11)).reason?.message).toContain('no value of attribute gpu.example.com/numa is shared by 11 of them (at most 10)');
-    expect(picked(allocateClaims(request(10)))[0]).toEqual(devices.filter((_, i) => i % 3 === 0).map((d) => d.name));
   });
 
   it('gives share IDs that are UUIDs, the same for the same seed and different for another', () => {
@@ -211,6 +181,7 @@ describe('allocateClaims', () => {
     expect(errorOf(() => allocateClaims({ ...base, claims: [prioritized], features: {} })).message).toContain('DRAPrioritizedList feature is disabled');
     expect(errorOf(() => allocateClaims({ ...base, claims: [claim('c', [exactly('r', 1, { capacity: { requests: { memory: '1Gi' } } })])] })).message).toContain('DRAConsumableCapacity feature is disabled');
     expect(errorOf(() => allocateClaims({ ...base, claims: [], nodes: [] } as unknown as DraAllocateRequest)).message).toContain('nodes');
-    expect(errorOf(() => allocateClaims({ ...base, claims: [], mode: 'scored' })).field).toBe('mode');
+    expect(errorOf(() => allocateClaims({ ...base, claims: [], mode: 'best-fit' } as unknown as DraAllocateRequest)).field).toBe('mode');
+    expect(errorOf(() => allocateClaims({ ...base, claims: [], budget: 0 })).field).toBe('budget');
   });
 });

@@ -89,7 +89,7 @@ describe('early infeasibility answer', () => {
     fc.assert(
       fc.property(instance, (x) => {
         const request = requestOf(x);
-        const full = allocateClaims(request);
+        const full = allocateClaims({ ...request, mode: 'first-fit' });
         const got = full.results.length === 0 ? 'unschedulable' : JSON.stringify(full.results.map((r) => r.devices.results.map((d) => d.device)));
         if (got === 'unschedulable') infeasible++;
         expect(got).toBe(bareFirstFit(request));

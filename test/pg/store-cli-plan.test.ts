@@ -63,4 +63,20 @@ describe.skipIf(noPg)('gpualloc plan --store URL', () => {
     expect(empty.code).toBe(2);
     expect(empty.stderr).toContain('state init');
   });
+
+  it('a commit that evicts names the evicted slots, as with --state FILE', async () => {
+    const url = await seeded('cli_evict');
+    const file = join(dir, 'evict.json');
+    // The same stale slot in both homes: a whole-node model of another name.
+    for (const home of [['--state', file], ['--store', url]]) {
+      const made = JSON.parse((await cli(['plan', '--preset', 'dgx-a100', '--memory', '600GiB', '--tp', '8', '--model', 'old', '--commit', '--json', ...home])).stdout);
+      expect((await cli(['state', 'stale', made.committed, ...home])).code).toBe(0);
+    }
+    const onFile = await cli(['plan', '--memory', '600GiB', '--tp', '8', '--model', 'new', '--commit', '--state', file]);
+    const onStore = await cli(['plan', '--memory', '600GiB', '--tp', '8', '--model', 'new', '--commit', '--store', url]);
+    expect(onStore.stdout).toBe(onFile.stdout);
+    expect(onStore.stdout).toContain('evicted slot slot-1 (model old, 75 GiB on each of GPUs 0,1,2,3,4,5,6,7 of dgx-a100)\n');
+    const json = JSON.parse((await cli(['plan', '--memory', '600GiB', '--tp', '8', '--model', 'newer', '--commit', '--json', '--store', url])).stdout);
+    expect(json).toMatchObject({ options: [] });
+  });
 });

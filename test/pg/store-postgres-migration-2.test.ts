@@ -1,8 +1,9 @@
 // Migration 1 → 2 (pods): a database that an earlier gpualloc made at schema version 1, holding nodes,
 // GPUs (one with memory used elsewhere), slots (stale, with and without model and activity), node
-// versions and a slot counter, is brought to version 2 by connect (once, even by 4 connects at the
-// same time) and keeps every bit of that data; the new columns start NULL (untracked), pods commit
-// on it afterwards, and the version-1 rules still hold. A database newer than 2 is still refused.
+// versions and a slot counter, is brought to version 2 and on to the package's (3: request IDs) by
+// connect (once, even by 4 connects at the same time) and keeps every bit of that data; the new
+// columns start NULL (untracked), pods commit on it afterwards, and the version-1 rules still hold.
+// A database newer than the package is still refused.
 import { describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { createEngine } from '../../src/engine.js';
@@ -50,7 +51,7 @@ const VERSION_ONE_STATE = {
 
 describe.skipIf(noPg)('PostgresStore migration 1 → 2', () => {
   it('a version-1 database migrates once on connect and keeps its nodes, GPUs, slots, versions and slot counter', async () => {
-    expect(SCHEMA_VERSION).toBe(2);
+    expect(SCHEMA_VERSION).toBe(3);
     const schema = freshSchema('from_v1');
     const db = await sql();
     const engine = await createEngine({ backend: 'ts' });
@@ -58,7 +59,7 @@ describe.skipIf(noPg)('PostgresStore migration 1 → 2', () => {
     try {
       await versionOneDatabase(db, schema);
       // Told not to migrate, a version-1 database is refused and left at version 1.
-      await expect(PostgresStore.connect(pgUrl, { schema, migrate: false })).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringContaining('is at version 1, this gpualloc needs 2') });
+      await expect(PostgresStore.connect(pgUrl, { schema, migrate: false })).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringContaining(`is at version 1, this gpualloc needs ${SCHEMA_VERSION}`) });
       expect((await db.query(`SELECT max(version) AS v FROM ${schema}.migrations`)).rows[0].v).toBe(1);
       stores.push(...(await Promise.all(Array.from({ length: 4 }, () => PostgresStore.connect(pgUrl, { schema })))));
       expect((await db.query(`SELECT version, name FROM ${schema}.migrations ORDER BY version`)).rows).toEqual(MIGRATIONS.map((m) => ({ version: m.version, name: m.name })));
@@ -85,8 +86,8 @@ describe.skipIf(noPg)('PostgresStore migration 1 → 2', () => {
       // The state reloads into a ClusterState as it is.
       expect(engine.restoreClusterState(after.state).toJSON()).toEqual(after.state);
       // A database newer than this gpualloc is still refused.
-      await db.query(`INSERT INTO ${schema}.migrations (version, name) VALUES (3, 'from the future')`);
-      await expect(PostgresStore.connect(pgUrl, { schema })).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringContaining('is at version 3, newer than this gpualloc\'s 2') });
+      await db.query(`INSERT INTO ${schema}.migrations (version, name) VALUES ($1, 'from the future')`, [SCHEMA_VERSION + 1]);
+      await expect(PostgresStore.connect(pgUrl, { schema })).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringContaining(`is at version ${SCHEMA_VERSION + 1}, newer than this gpualloc's ${SCHEMA_VERSION}`) });
     } finally {
       await db.end();
       await Promise.all(stores.map((s) => s.close()));

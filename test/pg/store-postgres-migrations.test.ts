@@ -16,7 +16,7 @@ describe.skipIf(noPg)('PostgresStore migrations', () => {
       expect(rows.rows).toEqual(MIGRATIONS.map((m) => ({ version: m.version, name: m.name })));
       expect(await stores[0].schemaVersion()).toBe(SCHEMA_VERSION);
       const tables = await db.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name`, [schema]);
-      expect(tables.rows.map((r) => r.table_name)).toEqual(['gpu_usage', 'gpus', 'migrations', 'nodes', 'slots']);
+      expect(tables.rows.map((r) => r.table_name)).toEqual(['gpu_usage', 'gpus', 'migrations', 'nodes', 'requests', 'slots']);
     } finally {
       await db.end();
       await Promise.all(stores.map((s) => s.close()));
@@ -61,6 +61,8 @@ describe.skipIf(noPg)('PostgresStore migrations', () => {
     await expect(PostgresStore.connect('mysql://x/y')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'url' });
     await expect(PostgresStore.connect(pgUrl, { schema: 'Robert"); DROP' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'options.schema' });
     await expect(PostgresStore.connect(pgUrl, { shema: 'x' } as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'options.shema' });
-    await expect(PostgresStore.connect('postgres://nobody:not-a-password@localhost/none?host=/nonexistent-dir')).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.not.stringContaining('not-a-password') });
+    // retryMs 0: one try (a server that is down is otherwise waited for, 30 s by default).
+    await expect(PostgresStore.connect('postgres://nobody:not-a-password@localhost/none?host=/nonexistent-dir', { retryMs: 0 })).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.not.stringContaining('not-a-password') });
+    await expect(PostgresStore.connect('postgres://nobody:not-a-password@localhost/none?host=/nonexistent-dir', { retryMs: 300 })).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringMatching(/could not be reached for [0-9]+ tries over [0-9]+ ms \(retryMs 300\).*nothing was changed$/) });
   });
 });

@@ -1,10 +1,34 @@
 // gpualloc aligned: pick whole GPUs by topology (besteffort: go-gpuallocator's BestEffort; topology: the default).
-import { parseArgs } from 'node:util';
 import { ALIGNED_POLICIES, type AlignedPolicy, type AlignedResult } from '../../devices/aligned.js';
 import { createEngine } from '../../engine.js';
 import { inventoryTopology } from '../../hardware/inventory.js';
-import { EXIT, parseIntList, parsePositiveInt, table, UsageError, type Command, type Io, parseBackend, ENGINE_OPTIONS } from '../lib/common.js';
+import { EXIT, parseIntList, parsePositiveInt, table, UsageError, type Command, type Io } from '../lib/common.js';
+import { backendOption, helpOption, inventoryOption, jsonOption, option, optionsHelp, presetOption, readOptions } from '../lib/options.js';
 import { resolveInventory } from '../lib/source.js';
+
+function parsePolicy(text: string, flag: string): AlignedPolicy {
+  if (!(ALIGNED_POLICIES as readonly string[]).includes(text)) throw new UsageError(`${flag}: expected ${ALIGNED_POLICIES.join(' or ')}, got ${JSON.stringify(text)}`);
+  return text as AlignedPolicy;
+}
+
+const OPTIONS = {
+  inventory: inventoryOption('read the inventory from a file'),
+  preset: presetOption('use a built-in preset (see `gpualloc presets`)'),
+  size: option({ type: 'string', value: 'N', help: 'how many GPUs to pick (required)', field: 'size', parse: parsePositiveInt }),
+  required: option({ type: 'string', value: 'LIST', help: 'comma-separated GPU indices that must be in the pick (first request only)', field: 'required', parse: parseIntList }),
+  available: option({
+    type: 'string', value: 'LIST', field: 'available', parse: parseIntList,
+    help: 'comma-separated GPU indices that are free, in order (default: every GPU not lost);\nbesteffort\'s ties depend on this order, as in go-gpuallocator',
+  }),
+  policy: option({
+    type: 'string', value: 'NAME', field: 'policy', parse: parsePolicy,
+    help: "topology (default): the best-connected set that leaves the best-connected rest;\nbesteffort: go-gpuallocator's BestEffort, result for result (never a padded group)",
+  }),
+  repeat: option({ type: 'string', value: 'N', help: 'make N requests in a row, each from what the previous ones left (default 1)', parse: parsePositiveInt }),
+  backend: backendOption(),
+  json: jsonOption('print the picks as JSON'),
+  help: helpOption(),
+};
 
 const HELP = `gpualloc aligned: pick whole GPUs that talk over the best links
 
@@ -12,19 +36,7 @@ Usage: gpualloc aligned [--inventory FILE | --preset NAME] --size N [--required 
                         [--policy topology|besteffort] [--repeat N] [--backend wasm|ts] [--json]
 
 Options:
-  --inventory FILE  read the inventory from a file
-  --preset NAME     use a built-in preset (see \`gpualloc presets\`)
-  --size N          how many GPUs to pick (required)
-  --required LIST   comma-separated GPU indices that must be in the pick (first request only)
-  --available LIST  comma-separated GPU indices that are free, in order (default: every GPU not lost);
-                    besteffort's ties depend on this order, as in go-gpuallocator
-  --policy NAME     topology (default): the best-connected set that leaves the best-connected rest;
-                    besteffort: go-gpuallocator's BestEffort, result for result (never a padded group)
-  --repeat N        make N requests in a row, each from what the previous ones left (default 1)
-  --backend NAME    wasm (default) or ts
-  --json            print the picks as JSON
-  -h, --help        this help
-
+${optionsHelp(OPTIONS, 20)}
 Scores: sum over the picked pairs of PCIe (INTERNAL 60, PIX 50, PXB 40, PHB 30, NODE 20, SYS 10) plus
 100 per NVLink. Exit code 1 when a request cannot be met (the reason goes to stderr).
 `;
@@ -34,32 +46,20 @@ export const command: Command = {
   name: 'aligned',
   summary: 'pick whole GPUs by topology (topology policy, or go-gpuallocator besteffort)',
   help: HELP,
-  flags: { size: '--size', available: '--available', required: '--required', policy: '--policy' },
+  options: OPTIONS,
   async run(argv: string[], io: Io): Promise<number> {
-    const { values } = parseArgs({
-      args: argv,
-      options: {
-        ...ENGINE_OPTIONS,
-        size: { type: 'string' },
-        required: { type: 'string' },
-        available: { type: 'string' },
-        policy: { type: 'string' },
-        repeat: { type: 'string' },
-      },
-      strict: true,
-      allowPositionals: false,
-    });
+    const { values } = readOptions(OPTIONS, argv);
     const json = values.json === true;
-    const backend = parseBackend(values.backend);
-    const size = parsePositiveInt(values.size, '--size');
-    const repeat = parsePositiveInt(values.repeat, '--repeat', 1);
-    const policy = (values.policy ?? 'topology') as AlignedPolicy;
-    if (!ALIGNED_POLICIES.includes(policy)) throw new UsageError(`--policy: expected ${ALIGNED_POLICIES.join(' or ')}, got ${JSON.stringify(values.policy)}`);
-    const required = values.required === undefined ? [] : parseIntList(values.required, '--required');
+    const backend = values.backend ?? 'wasm';
+    if (values.size === undefined) throw new UsageError('--size is required');
+    const size = values.size;
+    const repeat = values.repeat ?? 1;
+    const policy = values.policy ?? 'topology';
+    const required = values.required ?? [];
 
     const { inventory } = await resolveInventory({ inventory: values.inventory, preset: values.preset, quiet: json }, io);
     const topology = inventoryTopology(inventory);
-    let available = values.available === undefined ? inventory.gpus.filter((g) => !g.lost).map((g) => g.index) : parseIntList(values.available, '--available');
+    let available = values.available ?? inventory.gpus.filter((g) => !g.lost).map((g) => g.index);
     const engine = await createEngine({ backend });
 
     const rounds: Array<{ request: number } & AlignedResult> = [];

@@ -1,33 +1,42 @@
 // gpualloc demo (what `npm start` runs): the engine on this host's GPUs, or on a preset.
-import { parseArgs } from 'node:util';
 import { createEngine } from '../../engine.js';
 import { formatBytes } from '../../shared/units.js';
-import { EXIT, table, type Command, type Io, parseBackend, SOURCE_OPTIONS } from '../lib/common.js';
+import { AllocationError } from '../../shared/errors.js';
+import { EXIT, table, type Command, type Io } from '../lib/common.js';
+import { backendOption, helpOption, inventoryOption, optionsHelp, presetOption, readOptions } from '../lib/options.js';
 import { resolveInventory } from '../lib/source.js';
 import { inventoryDevices } from './split.js';
 import { expandInventory } from './replicas.js';
 import { inventoryTopology } from '../../hardware/inventory.js';
+
+const OPTIONS = {
+  inventory: inventoryOption("use an inventory file instead of this host's GPUs"),
+  preset: presetOption('use a built-in preset (see `gpualloc presets`)'),
+  backend: backendOption(),
+  help: helpOption(),
+};
 
 const HELP = `gpualloc demo: a short tour of the engine on this host's GPUs (NVML), or on a preset
 
 Usage: gpualloc demo [--inventory FILE | --preset NAME] [--backend wasm|ts]
 
 Options:
-  --inventory FILE   use an inventory file instead of this host's GPUs
-  --preset NAME      use a built-in preset (see \`gpualloc presets\`)
-  --backend NAME     wasm (default) or ts
-  -h, --help         this help
-`;
+${optionsHelp(OPTIONS, 21)}`;
 
 /** The `demo` subcommand. */
 export const command: Command = {
   name: 'demo',
   summary: "a short tour on this host's GPUs, or on a preset (what npm start runs)",
   help: HELP,
+  options: OPTIONS,
   async run(argv: string[], io: Io): Promise<number> {
-    const { values } = parseArgs({ args: argv, options: { ...SOURCE_OPTIONS, backend: { type: 'string' } }, strict: true });
-    const backend = parseBackend(values.backend);
+    const { values } = readOptions(OPTIONS, argv);
+    const backend = values.backend ?? 'wasm';
     const { inventory, notice } = await resolveInventory({ inventory: values.inventory, preset: values.preset, quiet: true }, io);
+    // Every step needs a GPU: an inventory without one fails here, before the tour starts.
+    if (!inventory.gpus.some((g) => g.lost !== true)) {
+      throw AllocationError.of('INVALID_INVENTORY', { origin: values.inventory === undefined ? notice : `--inventory ${values.inventory}`, detail: `no GPU${inventory.gpus.length > 0 ? ' that is not lost' : ''} (the demo needs at least one)` });
+    }
     const engine = await createEngine({ backend });
     const say = (t: string) => io.out(t);
     say(`gpualloc demo — ${notice}; backend ${engine.backend}\n\n`);

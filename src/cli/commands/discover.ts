@@ -1,9 +1,19 @@
 // gpualloc discover: this host's GPUs and topology through NVML, as a table and an inventory file.
-import { parseArgs } from 'node:util';
 import type { Inventory, InventoryGpu } from '../../hardware/inventory.js';
 import type { Link } from '../../hardware/topology.js';
 import { formatBytes } from '../../shared/units.js';
 import { EXIT, table, type Command } from '../lib/common.js';
+import { jsonOption, option, optionsHelp, readOptions } from '../lib/options.js';
+
+const OPTIONS = {
+  out: option({ type: 'string', value: 'FILE', help: 'write the inventory (JSON, schema/inventory.v1.json) to FILE' }),
+  json: jsonOption('print the inventory as JSON on stdout instead of the tables'),
+  library: option({
+    type: 'string', value: 'PATH',
+    help: 'the libnvidia-ml to read, and no other: exit 3 if it cannot be loaded\n(default: $GPUALLOC_NVML_LIBRARY, then libnvidia-ml.so.1, then the usual\ndistro paths, the first that loads)',
+  }),
+  refresh: option({ type: 'boolean', help: "ignore this process's cached discovery (only matters in long-lived callers)" }),
+};
 
 const HELP = `gpualloc discover: read this host's GPUs and topology through NVML
 
@@ -14,13 +24,7 @@ matrix (NV# = that many NVLinks, then the PCIe path: INTERNAL, PIX, PXB, PHB, NO
 writes the inventory every other command reads with --inventory FILE.
 
 Options:
-  --out FILE      write the inventory (JSON, schema/inventory.v1.json) to FILE
-  --json          print the inventory as JSON on stdout instead of the tables
-  --library PATH  the libnvidia-ml to read, and no other: exit 3 if it cannot be loaded
-                  (default: $GPUALLOC_NVML_LIBRARY, then libnvidia-ml.so.1, then the usual
-                  distro paths, the first that loads)
-  --refresh       ignore this process's cached discovery (only matters in long-lived callers)
-
+${optionsHelp(OPTIONS, 18)}
 Exit codes: 0 success, 2 usage error, 3 NVML error (no library, driver not loaded, a call failed).
 `;
 
@@ -71,17 +75,9 @@ export const command: Command = {
   name: 'discover',
   summary: "read this host's GPUs and topology through NVML; write the inventory",
   help: HELP,
+  options: OPTIONS,
   async run(argv, io) {
-    const { values } = parseArgs({
-      args: argv,
-      options: {
-        out: { type: 'string' },
-        json: { type: 'boolean' },
-        library: { type: 'string' },
-        refresh: { type: 'boolean' },
-      },
-      allowPositionals: false,
-    });
+    const { values } = readOptions(OPTIONS, argv);
     const { discoverDevices } = await import('../../../bindings/index.js');
     // A library named on the command line is the one read (no quiet fall-back to another driver's).
     const inventory = await discoverDevices({ library: values.library ?? io.env.GPUALLOC_NVML_LIBRARY, refresh: values.refresh === true, fallback: values.library === undefined });

@@ -1,9 +1,36 @@
 // gpualloc estimate: Ollama's memory estimate of a GGUF model, optionally placed on GPUs.
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { DEFAULT_CONTEXT_LENGTH, estimateMemory, type EstimateOptions, type MemoryEstimate } from '../../models/estimate.js';
 import { formatBytes, parseBytes, unitsOf, type ByteUnits } from '../../shared/units.js';
 import { EXIT, parsePositiveInt, table, UsageError, type Command } from '../lib/common.js';
+import { jsonOption, option, optionsHelp, readOptions } from '../lib/options.js';
+import { sayWithFlags } from '../lib/error-words.js';
+
+/** --gpus: comma-separated sizes (each in its own units; the report prints in those of the first). */
+function parseGpus(text: string, flag: string): { sizes: number[]; units: ByteUnits } {
+  if (text.trim() === '') throw new UsageError(`${flag}: expected comma-separated sizes such as 80GiB,80GiB, got ""`);
+  return { sizes: text.split(',').map((s, i) => parseBytes(s.trim(), `${flag}[${i}]`)), units: unitsOf(text.split(',')[0]) };
+}
+
+const KV_CACHE_TYPES = ['f16', 'q8_0', 'q4_0'] as const;
+
+function parseKvCache(text: string, flag: string): NonNullable<EstimateOptions['kvCacheType']> {
+  if (!(KV_CACHE_TYPES as readonly string[]).includes(text)) throw new UsageError(`${flag}: expected f16, q8_0 or q4_0, got ${JSON.stringify(text)}`);
+  return text as NonNullable<EstimateOptions['kvCacheType']>;
+}
+
+const OPTIONS = {
+  gpus: option({
+    type: 'string', value: 'SIZES', field: 'options.gpus', parse: parseGpus,
+    help: "free memory of each GPU, comma-separated (e.g. 80GiB,80GiB or 80GB,80GB,\nor Kubernetes' 80Gi or 80G; the report prints sizes in the same units);\nplaces the layers as Ollama does and says whether the model fits",
+  }),
+  context: option({ type: 'string', value: 'N', help: `context length per sequence (default ${DEFAULT_CONTEXT_LENGTH}, capped at the model's)`, field: 'options.contextLength', parse: parsePositiveInt }),
+  parallel: option({ type: 'string', value: 'N', help: 'sequences served at once (default 1)', field: 'options.parallel', parse: parsePositiveInt }),
+  batch: option({ type: 'string', value: 'N', help: 'batch size in tokens (default 512)', field: 'options.batch', parse: parsePositiveInt }),
+  'kv-cache': option({ type: 'string', value: 'TYPE', help: 'KV cache type: f16 (default), q8_0 or q4_0 (needs --flash-attention)', field: 'options.kvCacheType', parse: parseKvCache }),
+  'flash-attention': option({ type: 'boolean', help: 'flash attention on' }),
+  json: jsonOption('print the estimate as JSON'),
+};
 
 const HELP = `gpualloc estimate: memory a GGUF model needs, as Ollama v0.11.4 estimates it
 
@@ -12,16 +39,7 @@ Usage: gpualloc estimate MODEL.gguf [options]
 Reads only the file's header (metadata and tensor infos), never the weights.
 
 Options:
-  --gpus SIZES         free memory of each GPU, comma-separated (e.g. 80GiB,80GiB or 80GB,80GB;
-                       the report prints sizes in the same units);
-                       places the layers as Ollama does and says whether the model fits
-  --context N          context length per sequence (default ${DEFAULT_CONTEXT_LENGTH}, capped at the model's)
-  --parallel N         sequences served at once (default 1)
-  --batch N            batch size in tokens (default 512)
-  --kv-cache TYPE      KV cache type: f16 (default), q8_0 or q4_0 (needs --flash-attention)
-  --flash-attention    flash attention on
-  --json               print the estimate as JSON
-
+${optionsHelp(OPTIONS, 23)}
 Exit codes: 0 estimated (and fits, with --gpus), 1 does not fit on --gpus, 2 bad input.
 `;
 
@@ -53,40 +71,25 @@ export const command: Command = {
   name: 'estimate',
   summary: 'memory a GGUF model needs (weights, KV cache, graph), per GPU with --gpus',
   help: HELP,
-  flags: { 'options.contextLength': '--context', 'options.parallel': '--parallel', 'options.batch': '--batch', 'options.gpus': '--gpus', 'options.kvCacheType': '--kv-cache' },
+  options: OPTIONS,
   async run(argv, io) {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        gpus: { type: 'string' },
-        context: { type: 'string' },
-        parallel: { type: 'string' },
-        batch: { type: 'string' },
-        'kv-cache': { type: 'string' },
-        'flash-attention': { type: 'boolean', default: false },
-        json: { type: 'boolean', default: false },
-      },
-    });
+    const { values, positionals } = readOptions(OPTIONS, argv, { positionals: true });
     if (positionals.length !== 1) throw new UsageError(`estimate: expected one GGUF file, got ${positionals.length === 0 ? 'none' : positionals.length} (see gpualloc estimate --help)`);
-    const kvCache = values['kv-cache'];
-    if (kvCache !== undefined && !['f16', 'q8_0', 'q4_0'].includes(kvCache)) throw new UsageError(`--kv-cache: expected f16, q8_0 or q4_0, got ${JSON.stringify(kvCache)}`);
     const opts: EstimateOptions = {
-      contextLength: parsePositiveInt(values.context, '--context', DEFAULT_CONTEXT_LENGTH),
-      parallel: parsePositiveInt(values.parallel, '--parallel', 1),
-      batch: parsePositiveInt(values.batch, '--batch', 512),
-      kvCacheType: (kvCache ?? 'f16') as EstimateOptions['kvCacheType'],
+      contextLength: values.context ?? DEFAULT_CONTEXT_LENGTH,
+      parallel: values.parallel ?? 1,
+      batch: values.batch ?? 512,
+      kvCacheType: values['kv-cache'] ?? 'f16',
       flashAttention: values['flash-attention'] === true,
     };
-    if (values.gpus !== undefined) {
-      if (values.gpus.trim() === '') throw new UsageError('--gpus: expected comma-separated sizes such as 80GiB,80GiB, got ""');
-      opts.gpus = values.gpus.split(',').map((s, i) => parseBytes(s.trim(), `--gpus[${i}]`));
-    }
+    if (values.gpus !== undefined) opts.gpus = values.gpus.sizes;
     const file = positionals[0];
-    const estimate = await estimateMemory(resolve(io.cwd, file), opts);
+    // The file's errors name it as typed, not as the API's `source` field.
+    const estimate = await estimateMemory(resolve(io.cwd, file), opts).catch((error: unknown) => {
+      throw sayWithFlags(error, { source: file });
+    });
     if (values.json === true) io.out(JSON.stringify({ file, ...estimate }, null, 2) + '\n');
-    else io.out(_report(file, estimate, opts, values.gpus === undefined ? 'binary' : unitsOf(values.gpus.split(',')[0])));
+    else io.out(_report(file, estimate, opts, values.gpus?.units ?? 'binary'));
     return estimate.fits === false ? EXIT.INFEASIBLE : EXIT.OK;
   },
 };

@@ -1,53 +1,67 @@
 // gpualloc plan: ranked placement options for a model on a host (or a saved cluster state), and
 // --commit to apply the best one to the state file (under flock on FILE.lock, written atomically).
-import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { createEngine, type Engine } from '../../engine.js';
 import { DEFAULT_CONTEXT_LENGTH, estimateMemory } from '../../models/estimate.js';
 import { DEFAULT_PLACEMENT_LIMIT } from '../../placement/index.js';
-import type { PlacementPlan, Rejection } from '../../placement/index.js';
+import type { PlacementOption, PlacementPlan, Rejection } from '../../placement/index.js';
 import { type ClusterPlanRequest, type ClusterState } from '../../cluster/state.js';
 import { nodeFromInventory } from '../../cluster/node.js';
-import { formatBytes, sayBytesIn } from '../../shared/units.js';
-import { EXIT, parsePositiveInt, table, UsageError, type Command, type Io, parseBackend, ENGINE_OPTIONS } from '../lib/common.js';
+import { formatBytes, sayBytesIn, type ByteUnits } from '../../shared/units.js';
+import { EXIT, parsePositiveInt, table, UsageError, type Command, type Io } from '../lib/common.js';
+import { backendOption, inventoryOption, jsonOption, option, optionsHelp, presetOption, readOptions } from '../lib/options.js';
 import { resolveInventory } from '../lib/source.js';
-import { CLI_COMMIT_ATTEMPTS, STORE_OPTION, withStoredState } from '../lib/store.js';
+import { sayWithFlags } from '../lib/error-words.js';
+import { CLI_COMMIT_ATTEMPTS, EXIT_OUTCOME_UNKNOWN, exitOnUnknown, storeUrlOf, withStoredState } from '../lib/store.js';
 import type { RetryResult } from '../../store/stored-state.js';
-import { withFileLock } from '../../store/file-lock.js';
-import { busyLine, readState, refreshUsed, writeState } from '../lib/state-file.js';
-import { PLAN_FLAGS, parseLimitFlag, parseMemoryFlag, parsePolicyFlag, parseTpFlag, planModel, sizesLine, type ModelMemory, type ModelPlan } from '../lib/plan-sizes.js';
+import { busyLine, refreshUsed, stateFile } from '../lib/state-file.js';
+import { parseLimitFlag, parseMemoryFlag, parsePolicyFlag, parseTpFlag, planModel, sizesLine, type ModelMemory, type ModelPlan } from '../lib/plan-sizes.js';
+
+const OPTIONS = {
+  memory: option({
+    type: 'string', value: 'SIZE', field: 'memory', parse: parseMemoryFlag,
+    help: "memory the model needs in total: 140GB, 140GiB, 512MiB, or Kubernetes'\n140G (= GB) and 140Gi (= GiB); a bare number is bytes and must be at\nleast 1 MiB; sizes print in the units typed",
+  }),
+  gguf: option({
+    type: 'string', value: 'FILE',
+    help: 'estimate the memory from a GGUF file instead (Ollama\'s estimate): each\nGPU of a TP group holds its share of the weights and KV cache, plus the\nwhole graph and the per-GPU reserve',
+  }),
+  context: option({ type: 'string', value: 'N', help: `context length for --gguf (default ${DEFAULT_CONTEXT_LENGTH}, as estimate and the page)`, field: 'options.contextLength', parse: parsePositiveInt }),
+  inventory: inventoryOption("the host's GPUs from an inventory file"),
+  preset: presetOption("the host's GPUs from a built-in preset (see `gpualloc presets`)"),
+  tp: option({
+    type: 'string', value: 'LIST', field: 'tensorParallelSizes', parse: parseTpFlag, suggestFor: ['tensor-parallel', 'tensor-parallel-size', 'tensor-parallel-sizes'],
+    help: "tensor-parallel sizes to try (default: powers of two up to the GPU count;\nwith --gguf only sizes dividing the attention heads, KV heads split or\nreplicated as vLLM does; the dropped ones are named on stderr)",
+  }),
+  policy: option({ type: 'string', value: 'NAME', help: 'spread (default: balance load) or pack (keep whole GPUs free)', field: 'policy', parse: parsePolicyFlag }),
+  model: option({ type: 'string', value: 'NAME', help: "the model's name: its own slots are never evicted for it", field: 'model' }),
+  'no-evict': option({ type: 'boolean', help: 'do not plan evictions of stale slots', field: 'allowEviction' }),
+  limit: option({ type: 'string', value: 'N', help: 'how many options to print (default 16)', field: 'limit', parse: parseLimitFlag }),
+  state: option({
+    type: 'string', value: 'FILE',
+    help: "plan against a saved cluster state (a missing FILE is planned as the\ninventory's node and written only by --commit; with --inventory, that node's\nused memory is read again, less its slots)",
+  }),
+  store: option({
+    type: 'string', value: 'URL',
+    help: 'plan against a cluster state in PostgreSQL (postgres://…; gpualloc state init\n--store URL creates it); with --commit, a lost race is re-planned up to 5 times.\nWithout --store and --state, GPUALLOC_STORE is used when set; the password\nand TLS settings may come from PGPASSWORD, ~/.pgpass, PGSERVICE, PGSSLMODE, …',
+  }),
+  commit: option({ type: 'boolean', help: "apply the best option to --state FILE (or --store URL) and print the new slot's ID" }),
+  'request-id': option({
+    type: 'string', value: 'ID', field: 'options.requestId',
+    help: "with --commit --store: this commit's identity; repeating the command with the\nsame ID returns the slot it committed instead of committing a second one",
+  }),
+  backend: backendOption(),
+  json: jsonOption('print { options, rejected, reason?, optionCount, tensorParallel: { sizes,\ndropped, memoryPerGpu? }, committed?, evicted? } as JSON (evicted: the slots\nthe commit removed, each { id, node, model, gpus, memoryPerGpu })'),
+};
 
 const HELP = `gpualloc plan: every viable way to place a model on GPUs by memory, ranked, with per-GPU rejections
 
 Usage: gpualloc plan (--memory SIZE | --gguf FILE [--context N]) [--inventory FILE | --preset NAME]
                      [--tp 1,2,4,8] [--policy spread|pack] [--model NAME] [--no-evict] [--limit N]
-                     [--state state.json | --store URL] [--commit] [--backend wasm|ts] [--json]
+                     [--state state.json | --store URL] [--commit [--request-id ID]] [--backend wasm|ts] [--json]
 
 Options:
-  --memory SIZE      memory the model needs in total: 140GB, 140GiB, 512MiB (a bare number is
-                     bytes and must be at least 1 MiB); sizes print in the units typed
-  --gguf FILE        estimate the memory from a GGUF file instead (Ollama's estimate): each
-                     GPU of a TP group holds its share of the weights and KV cache, plus the
-                     whole graph and the per-GPU reserve
-  --context N        context length for --gguf (default ${DEFAULT_CONTEXT_LENGTH}, as estimate and the page)
-  --inventory FILE   the host's GPUs from an inventory file
-  --preset NAME      the host's GPUs from a built-in preset (see \`gpualloc presets\`)
-  --tp LIST          tensor-parallel sizes to try (default: powers of two up to the GPU count;
-                     with --gguf only sizes dividing the attention heads, KV heads split or
-                     replicated as vLLM does; the dropped ones are named on stderr)
-  --policy NAME      spread (default: balance load) or pack (keep whole GPUs free)
-  --model NAME       the model's name: its own slots are never evicted for it
-  --no-evict         do not plan evictions of stale slots
-  --limit N          how many options to print (default 16)
-  --state FILE       plan against a saved cluster state (created from the inventory if missing;
-                     with --inventory, that node's used memory is read again, less its slots)
-  --store URL        plan against a cluster state in PostgreSQL (postgres://…; gpualloc state init
-                     --store URL creates it); with --commit, a lost race is re-planned up to 5 times
-  --commit           apply the best option to --state FILE (or --store URL) and print the new slot's ID
-  --backend NAME     wasm (default) or ts
-  --json             print { options, rejected, reason?, optionCount, tensorParallel: { sizes,
-                     dropped, memoryPerGpu? }, committed? } as JSON
-
+${optionsHelp(OPTIONS, 21)}
 Options are ranked by: fewer evictions (then fewer evicted bytes), fewer GPUs, higher topology
 score, then spread (most free left on the fullest chosen GPU) or pack (least left over), then
 lowest GPU indices; across nodes, then the least loaded node, then node ID.
@@ -55,10 +69,31 @@ Memory that processes outside gpualloc hold on a GPU (an inventory's memoryUsed 
 NVML's reading of this host) counts as taken: it is never evicted, and the output names it as
 \`in use by other processes\`.
 Exit codes: 0 an option was found (and committed), 1 nothing fits (or, with --store, every attempt
-lost to another writer), 2 bad input.
+lost to another writer), 2 bad input (or a store that failed with nothing changed), ${EXIT_OUTCOME_UNKNOWN} the store
+became unreachable while the commit was in flight: whether it landed is unknown (repeat the command
+with the --request-id the message names to find out).
 `;
 
-function render(plan: PlacementPlan, model: ModelMemory, planned: ModelPlan, busy: string | undefined, committed?: string, committedOption = 1, notCommitted?: string): string {
+/** A slot a commit evicted, as `--json` lists it (model null when the slot named none). */
+type Evicted = { id: string; node: string; model: string | null; gpus: number[]; memoryPerGpu: number };
+
+/** The slots `option` evicts, read from the state it is about to be committed to. */
+function evictedBy(state: Pick<ClusterState, 'listSlots'>, option: PlacementOption): Evicted[] {
+  if (option.evict.length === 0 || option.node === undefined) return [];
+  const slots = new Map(state.listSlots(option.node).map((s) => [s.id, s]));
+  return option.evict.map((id) => {
+    const s = slots.get(id);
+    return { id, node: option.node!, model: s?.model ?? null, gpus: s === undefined ? [] : [...s.gpus], memoryPerGpu: s?.memoryPerGpu ?? 0 };
+  });
+}
+
+/** One line per evicted slot: `evicted slot s1 (model m, 40 GiB on each of GPUs 0,1 of node)`. */
+function evictedLine(e: Evicted, units: ByteUnits): string {
+  const where = e.gpus.length === 1 ? `on GPU ${e.gpus[0]}` : `on each of GPUs ${e.gpus.join(',')}`;
+  return `evicted slot ${e.id} (${e.model === null ? 'no model' : `model ${e.model}`}, ${formatBytes(e.memoryPerGpu, units)} ${where} of ${e.node})`;
+}
+
+function render(plan: PlacementPlan, model: ModelMemory, planned: ModelPlan, busy: string | undefined, committed?: string, committedOption = 1, notCommitted?: string, evicted: Evicted[] = [], replayedBy?: string): string {
   const lines: string[] = [];
   const multiNode = plan.options.some((o) => o.node !== undefined && o.node !== plan.options[0].node);
   // Sizes print the way --memory was typed (GB or GiB); a GGUF's in GiB.
@@ -86,7 +121,8 @@ function render(plan: PlacementPlan, model: ModelMemory, planned: ModelPlan, bus
   }
   if (committed !== undefined) {
     lines.push('');
-    lines.push(`committed option ${committedOption} as slot ${committed}`);
+    lines.push(replayedBy === undefined ? `committed option ${committedOption} as slot ${committed}` : `request ${replayedBy} was committed before, as slot ${committed}; nothing new was committed`);
+    for (const e of evicted) lines.push(evictedLine(e, units));
   }
   if (notCommitted !== undefined) {
     lines.push('');
@@ -114,10 +150,10 @@ function reportSizes(io: Io, planned: ModelPlan): void {
   for (const w of planned.warnings) io.err(`gpualloc: warning: ${w}\n`);
 }
 
-/** `--json`'s object: the plan, how many options exist, the sizes' story and the committed slot. */
-function jsonOf(plan: PlacementPlan, planned: ModelPlan, committed: string | undefined): object {
+/** `--json`'s object: the plan, how many options exist, the sizes' story, the committed slot and what it evicted. */
+function jsonOf(plan: PlacementPlan, planned: ModelPlan, committed: string | undefined, evicted: Evicted[] = []): object {
   const tensorParallel = { sizes: planned.sizes, dropped: planned.dropped, ...(planned.memoryPerGpu === undefined ? {} : { memoryPerGpu: planned.memoryPerGpu }), ...(planned.warnings.length === 0 ? {} : { warnings: planned.warnings }) };
-  return { ...plan, optionCount: planned.optionCount, tensorParallel, ...(committed === undefined ? {} : { committed }) };
+  return { ...plan, optionCount: planned.optionCount, tensorParallel, ...(committed === undefined ? {} : { committed, evicted }) };
 }
 
 /** The one request commitWithRetry re-plans with on a store: a total over the sizes tried, a GGUF at the chosen size. */
@@ -131,71 +167,74 @@ export const command: Command = {
   name: 'plan',
   summary: 'rank every viable placement of a model by memory (evicting stale work), optionally commit it',
   help: HELP,
-  flags: PLAN_FLAGS,
+  options: OPTIONS,
   async run(argv: string[], io: Io): Promise<number> {
-    const { values } = parseArgs({
-      args: argv,
-      options: {
-        memory: { type: 'string' }, gguf: { type: 'string' }, context: { type: 'string' },
-        ...ENGINE_OPTIONS,
-        tp: { type: 'string' }, policy: { type: 'string' }, model: { type: 'string' }, 'no-evict': { type: 'boolean' }, limit: { type: 'string' },
-        state: { type: 'string' }, commit: { type: 'boolean' }, ...STORE_OPTION,
-      },
-      strict: true,
-      allowPositionals: false,
-    });
-    const backend = parseBackend(values.backend);
+    const { values } = readOptions(OPTIONS, argv);
+    const backend = values.backend ?? 'wasm';
     if (values.memory !== undefined && values.gguf !== undefined) throw new UsageError('give either --memory or --gguf, not both');
     if (values.memory === undefined && values.gguf === undefined) throw new UsageError('--memory SIZE (or --gguf FILE) is required');
     if (values.context !== undefined && values.gguf === undefined) throw new UsageError('--context needs --gguf');
     if (values.state !== undefined && values.store !== undefined) throw new UsageError('give --state FILE or --store URL, not both');
-    if (values.commit && values.state === undefined && values.store === undefined) throw new UsageError('--commit needs --state FILE or --store URL');
+    const storeUrl = storeUrlOf(values, io);
+    if (values.commit && values.state === undefined && storeUrl === undefined) throw new UsageError('--commit needs --state FILE or --store URL');
+    const requestId = values['request-id'];
+    if (requestId !== undefined && (!values.commit || storeUrl === undefined)) throw new UsageError('--request-id needs --commit and --store URL (or GPUALLOC_STORE)');
     let model: ModelMemory;
-    if (values.memory !== undefined) model = parseMemoryFlag(values.memory);
+    if (values.memory !== undefined) model = values.memory;
     else {
-      const contextLength = parsePositiveInt(values.context, '--context', DEFAULT_CONTEXT_LENGTH);
-      const estimate = await estimateMemory(resolve(io.cwd, values.gguf!), { contextLength });
+      const contextLength = values.context ?? DEFAULT_CONTEXT_LENGTH;
+      const estimate = await estimateMemory(resolve(io.cwd, values.gguf!), { contextLength }).catch((error: unknown) => {
+        throw sayWithFlags(error, { source: `--gguf ${values.gguf}` });
+      });
       model = { kind: 'gguf', file: values.gguf!, estimate };
       if (!values.json) io.err(`gpualloc: ${values.gguf} at context ${contextLength}: weights ${formatBytes(estimate.weights)}, KV cache ${formatBytes(estimate.kvCache)} (${estimate.kvHeads} KV heads), graph ${formatBytes(estimate.graph)} per GPU, ${formatBytes(estimate.total - estimate.weights - estimate.kvCache - estimate.graph)} reserve per GPU; ${formatBytes(estimate.total)} on one GPU\n`);
     }
-    const tp = values.tp === undefined ? undefined : parseTpFlag(values.tp);
-    const limit = values.limit === undefined ? DEFAULT_PLACEMENT_LIMIT : parseLimitFlag(values.limit);
+    const tp = values.tp;
+    const limit = values.limit ?? DEFAULT_PLACEMENT_LIMIT;
     const request: Omit<ClusterPlanRequest, 'memory'> = {};
-    if (values.policy !== undefined) request.policy = parsePolicyFlag(values.policy);
+    if (values.policy !== undefined) request.policy = values.policy;
     if (values.model !== undefined) request.model = values.model;
     if (values['no-evict']) request.allowEviction = false;
 
     const engine = await createEngine({ backend });
-    if (values.store !== undefined) {
+    if (storeUrl !== undefined) {
       if ((values.inventory !== undefined || values.preset !== undefined) && !values.json) io.err('gpualloc: using the nodes of --store; --inventory/--preset only seed a new store (gpualloc state init)\n');
-      const { plan, planned, busy, result } = await withStoredState(engine, values.store, async (state) => {
-        const planned = planModel(state, request, model, tp, limit);
-        if (!values.json) reportSizes(io, planned);
-        // Rejections are explained on the state each plan was made on (before its commit), as with --state FILE.
-        const annotate = (p: PlacementPlan): void => {
-          if (p.options.length > 0 && p.rejected.length === 0) p.rejected = explain(engine, state, planned.explainRequest);
-        };
-        let plan = planned.plan;
-        let busy = busyLine(state);
-        let result: RetryResult | undefined;
-        if (values.commit && plan.options.length > 0) {
-          // A lost race is re-planned with one request: the best option's size (for a GGUF, at that size's per-GPU memory).
-          result = await state.commitWithRetry(retryRequest(planned, request, model, plan.options[0].gpus.length, limit), {
-            attempts: CLI_COMMIT_ATTEMPTS, lastActivity: Date.now(), onPlan: (p) => { annotate(p); busy = busyLine(state); },
-          });
-          plan = result.plan;
-        } else annotate(plan);
-        return { plan, planned, busy, result };
+      return exitOnUnknown(io, values.json === true, async () => {
+        const { plan, planned, busy, result, evicted } = await withStoredState(engine, storeUrl, io.env, async (state) => {
+          const planned = planModel(state, request, model, tp, limit, engine);
+          if (!values.json) reportSizes(io, planned);
+          // Rejections are explained on the state each plan was made on (before its commit), as with --state FILE.
+          const annotate = (p: PlacementPlan): void => {
+            if (p.options.length > 0 && p.rejected.length === 0) p.rejected = explain(engine, state, planned.explainRequest);
+          };
+          let plan = planned.plan;
+          let busy = busyLine(state);
+          let result: RetryResult | undefined;
+          // What each option of the plan being committed would evict, read before the commit removes it.
+          let evictions: Evicted[][] = [];
+          if (values.commit && plan.options.length > 0) {
+            // A lost race is re-planned with one request: the best option's size (for a GGUF, at that size's per-GPU memory).
+            result = await state.commitWithRetry(retryRequest(planned, request, model, plan.options[0].gpus.length, limit), {
+              attempts: CLI_COMMIT_ATTEMPTS, lastActivity: Date.now(), onPlan: (p) => { annotate(p); busy = busyLine(state); evictions = p.options.map((o) => evictedBy(state, o)); },
+              ...(requestId === undefined ? {} : { requestId }),
+            });
+            plan = result.plan;
+          } else annotate(plan);
+          // A repeated request's slot was committed before: this plan's options evicted nothing.
+          const evicted = result?.committed === undefined || result.replayed === true ? [] : evictions[result.option ?? 0] ?? [];
+          return { plan, planned, busy, result, evicted };
       });
       const committed = result?.committed;
       const lost = result !== undefined && committed === undefined && plan.options.length > 0 ? result.reason : undefined;
-      if (values.json) io.out(JSON.stringify(lost !== undefined ? { ...jsonOf(plan, planned, committed), reason: lost } : jsonOf(plan, planned, committed), null, 2) + '\n');
-      else io.out(render(plan, model, planned, busy, committed, (result?.option ?? 0) + 1, lost?.message));
+      const replayed = result?.replayed === true ? { replayed: true } : {};
+      if (values.json) io.out(JSON.stringify(lost !== undefined ? { ...jsonOf(plan, planned, committed), reason: lost } : { ...jsonOf(plan, planned, committed, evicted), ...replayed }, null, 2) + '\n');
+      else io.out(render(plan, model, planned, busy, committed, (result?.option ?? 0) + 1, lost?.message, evicted, result?.replayed === true ? requestId : undefined));
       return committed !== undefined || (!values.commit && plan.options.length > 0) ? EXIT.OK : EXIT.INFEASIBLE;
+      });
     }
-    const statePath = values.state === undefined ? undefined : resolve(io.cwd, values.state);
-    const planAndCommit = async (): Promise<{ plan: PlacementPlan; planned: ModelPlan; busy?: string; committed?: string }> => {
-      let state = statePath === undefined ? undefined : await readState(engine, statePath, values.state!);
+    /** Plans on the saved state (undefined: none yet, or no --state) and commits the best option when asked; returns the state to write. */
+    const planOn = async (saved: ClusterState | undefined): Promise<{ plan: PlacementPlan; planned: ModelPlan; busy?: string; committed?: string; evicted?: Evicted[]; state: ClusterState }> => {
+      let state = saved;
       if (state === undefined) {
         const { inventory } = await resolveInventory({ inventory: values.inventory, preset: values.preset, quiet: values.json === true }, io);
         state = engine.createClusterState({ nodes: [nodeFromInventory(inventory)] });
@@ -207,21 +246,31 @@ export const command: Command = {
       } else if (values.preset !== undefined) {
         if (!values.json) io.err(`gpualloc: using the nodes of ${values.state}; --preset only seeds a new state file\n`);
       }
-      const planned = planModel(state, request, model, tp, limit);
+      const planned = planModel(state, request, model, tp, limit, engine);
       const plan = planned.plan;
       if (plan.options.length > 0 && plan.rejected.length === 0) plan.rejected = explain(engine, state, planned.explainRequest);
       if (!values.json) reportSizes(io, planned);
       const busy = busyLine(state);
-      if (!values.commit || plan.options.length === 0) return { plan, planned, busy };
+      if (!values.commit || plan.options.length === 0) return { plan, planned, busy, state };
       // lastActivity lets `gpualloc state list` show the slot's age and `state gc --older-than` find it.
+      const evicted = evictedBy(state, plan.options[0]);
       const committed = state.commit(plan.options[0], { lastActivity: Date.now() });
-      await writeState(state, statePath!);
-      return { plan, planned, busy, committed };
+      return { plan, planned, busy, committed, evicted, state };
     };
-    // Read, plan, commit and write under the state file's lock, so concurrent commits never lose one another.
-    const { plan, planned, busy, committed } = values.commit ? await withFileLock(statePath!, planAndCommit) : await planAndCommit();
-    if (values.json) io.out(JSON.stringify(jsonOf(plan, planned, committed), null, 2) + '\n');
-    else io.out(render(plan, model, planned, busy, committed));
+    let outcome: Awaited<ReturnType<typeof planOn>>;
+    if (values.state === undefined) outcome = await planOn(undefined);
+    else {
+      const file = stateFile(engine, io, values.state);
+      // --commit: read, plan, commit and write under the state file's lock, so concurrent commits never lose one another.
+      if (values.commit) outcome = await file.update(async (saved) => {
+        const done = await planOn(saved);
+        return { value: done, ...(done.committed === undefined ? {} : { write: done.state }) };
+      });
+      else outcome = await planOn(await file.current());
+    }
+    const { plan, planned, busy, committed, evicted } = outcome;
+    if (values.json) io.out(JSON.stringify(jsonOf(plan, planned, committed, evicted), null, 2) + '\n');
+    else io.out(render(plan, model, planned, busy, committed, 1, undefined, evicted));
     return plan.options.length > 0 ? EXIT.OK : EXIT.INFEASIBLE;
   },
 };

@@ -1,9 +1,18 @@
 // gpualloc presets: the built-in machines, named after real ones; `--inventory NAME` writes one as an
 // inventory file (what `gpualloc discover --out` writes on a GPU host), so every walkthrough that
 // starts from an inventory file also runs without a GPU.
-import { parseArgs } from 'node:util';
 import { getPreset, listPresets } from '../../hardware/presets.js';
 import { EXIT, table, UsageError, type Command, type Io } from '../lib/common.js';
+import { helpOption, jsonOption, option, optionsHelp, readOptions } from '../lib/options.js';
+import { FlagFileError, isFileError } from '../lib/usage-error.js';
+
+const OPTIONS = {
+  json: jsonOption('print the list as JSON (name, description, GPU count and model)'),
+  // An unknown preset name is said as this flag's (the API field is `preset`).
+  inventory: option({ type: 'string', value: 'NAME', field: 'preset', help: 'print preset NAME as an inventory file (JSON, schema/inventory.v1.json),\nthe file `gpualloc discover --out` writes on a GPU host' }),
+  out: option({ type: 'string', value: 'FILE', help: 'with --inventory: write the inventory to FILE instead of stdout' }),
+  help: helpOption(),
+};
 
 const HELP = `gpualloc presets: list the built-in machines (use one with --preset NAME)
 
@@ -11,21 +20,16 @@ Usage: gpualloc presets [--json]
        gpualloc presets --inventory NAME [--out FILE]
 
 Options:
-  --json            print the list as JSON (name, description, GPU count and model)
-  --inventory NAME  print preset NAME as an inventory file (JSON, schema/inventory.v1.json),
-                    the file \`gpualloc discover --out\` writes on a GPU host
-  --out FILE        with --inventory: write the inventory to FILE instead of stdout
-  -h, --help        this help
-`;
+${optionsHelp(OPTIONS, 20)}`;
 
 /** The `presets` subcommand. */
 export const command: Command = {
   name: 'presets',
   summary: 'list the built-in machines (DGX-1, DGX-2, DGX A100/H100, PCIe servers); write one as an inventory',
   help: HELP,
-  flags: { preset: '--inventory' },
+  options: OPTIONS,
   async run(argv: string[], io: Io): Promise<number> {
-    const { values } = parseArgs({ args: argv, options: { json: { type: 'boolean' }, inventory: { type: 'string' }, out: { type: 'string' } }, strict: true, allowPositionals: false });
+    const { values } = readOptions(OPTIONS, argv);
     if (values.inventory !== undefined) return writeInventory(values.inventory, values.out, io);
     if (values.out !== undefined) throw new UsageError('--out: needs --inventory NAME (the preset to write)');
     const rows = listPresets().map((p) => {
@@ -53,8 +57,7 @@ async function writeInventory(name: string, out: string | undefined, io: Io): Pr
     await writeFile(resolve(io.cwd, out), json);
   } catch (error) {
     // Keeps its errno (IO_ERROR, exit 2); the message names the flag.
-    if (error instanceof Error && typeof (error as { syscall?: unknown }).syscall === 'string') error.message = `--out: ${error.message}`;
-    throw error;
+    throw isFileError(error) ? new FlagFileError('--out', error) : error;
   }
   io.err(`gpualloc: wrote the inventory of preset ${name} (${inventory.gpus.length} GPUs) to ${out}\n`);
   return EXIT.OK;

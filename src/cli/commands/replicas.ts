@@ -1,13 +1,35 @@
 // gpualloc replicas: expand an inventory's GPUs (and MIG slices) into a replicated resource, allocate
 // with a device-plugin policy, and show which physical GPU each pick landed on.
-import { parseArgs } from 'node:util';
 import { createEngine } from '../../engine.js';
 import { AllocationError } from '../../shared/errors.js';
 import type { Inventory } from '../../hardware/inventory.js';
 import { resolveAllocationPolicy, POLICY_ENV_VAR, type PolicySettings } from '../../devices/policy-config.js';
 import type { ReplicaRequest, ReplicaResult } from '../../devices/replicas.js';
-import { EXIT, parsePositiveInt, table, UsageError, type Command, type Io, parseBackend, ENGINE_OPTIONS } from '../lib/common.js';
+import { EXIT, parsePositiveInt, table, UsageError, type Command, type Io } from '../lib/common.js';
+import { backendOption, helpOption, inventoryOption, jsonOption, option, optionsHelp, presetOption, readOptions } from '../lib/options.js';
 import { resolveInventory } from '../lib/source.js';
+
+/** Comma-separated device IDs. */
+function parseIdList(text: string, flag: string): string[] {
+  const ids = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (ids.length === 0 && text.trim() !== '') throw new UsageError(`${flag}: expected comma-separated device IDs, got ${JSON.stringify(text)}`);
+  return ids;
+}
+
+const OPTIONS = {
+  inventory: inventoryOption('take the GPUs from an inventory file'),
+  preset: presetOption('take them from a built-in preset (see `gpualloc presets`)'),
+  size: option({ type: 'string', value: 'N', help: 'how many devices the container gets, required ones included (required)', field: 'size', parse: parsePositiveInt }),
+  replicas: option({ type: 'string', value: 'N', help: 'replicas per GPU or MIG slice (default 1)', parse: parsePositiveInt }),
+  policy: option({ type: 'string', value: 'NAME', help: "the request's policy: distributed | pack | spread" }),
+  'allocation-policy': option({ type: 'string', value: 'NAME', help: 'the device plugin flag; used when --policy is not given' }),
+  config: option({ type: 'string', value: 'FILE', help: 'device plugin YAML config: flags.plugin.allocationPolicy' }),
+  available: option({ type: 'string', value: 'IDS', help: 'comma-separated device IDs that are free (default: all)', field: 'available', parse: parseIdList }),
+  required: option({ type: 'string', value: 'IDS', help: 'comma-separated device IDs the container must get (they come first)', field: 'required', parse: parseIdList }),
+  backend: backendOption(),
+  json: jsonOption('print the result as JSON'),
+  help: helpOption(),
+};
 
 const HELP = `gpualloc replicas: pick replicas / MIG slices for a container (NVIDIA device plugin policies)
 
@@ -20,19 +42,7 @@ N replicas of each slice, <MIG uuid>::k, grouped by their parent GPU (a MIG-enab
 slices has none). Lost GPUs are left out.
 
 Options:
-  --inventory FILE          take the GPUs from an inventory file
-  --preset NAME             take them from a built-in preset (see \`gpualloc presets\`)
-  --size N                  how many devices the container gets, required ones included (required)
-  --replicas N              replicas per GPU or MIG slice (default 1)
-  --policy NAME             the request's policy: distributed | pack | spread
-  --allocation-policy NAME  the device plugin flag; used when --policy is not given
-  --config FILE             device plugin YAML config: flags.plugin.allocationPolicy
-  --available IDS           comma-separated device IDs that are free (default: all)
-  --required IDS            comma-separated device IDs the container must get (they come first)
-  --backend NAME            wasm (default) or ts
-  --json                    print the result as JSON
-  -h, --help                this help
-
+${optionsHelp(OPTIONS, 28)}
 Policy: --policy, else --allocation-policy, else $${POLICY_ENV_VAR}, else the config file,
 else distributed. Ties end in natural order of the physical GPU, then of the replica ID.
   distributed  least allocated GPU first, then fewest picks in this call
@@ -58,7 +68,7 @@ export function expandInventory(inventory: Inventory, replicas: number): Replica
   const parents: Record<string, string> = Object.create(null) as Record<string, string>;
   const byId = new Map<string, ExpandedDevice>();
   const add = (entry: ExpandedDevice) => {
-    if (byId.has(entry.id)) throw new AllocationError('DUPLICATE_DEVICE', `inventory: device ID ${JSON.stringify(entry.id)} appears twice (two GPUs or MIG slices share a UUID)`, { field: 'inventory' });
+    if (byId.has(entry.id)) throw AllocationError.at('DUPLICATE_DEVICE', 'inventory', `device ID ${JSON.stringify(entry.id)} appears twice (two GPUs or MIG slices share a UUID)`);
     devices.push(entry.id);
     Object.defineProperty(parents, entry.id, { value: entry.physical, enumerable: true });
     byId.set(entry.id, entry);
@@ -73,19 +83,6 @@ export function expandInventory(inventory: Inventory, replicas: number): Replica
     }
   }
   return { devices, parents, byId };
-}
-
-function _idList(text: string | undefined, option: string): string[] | undefined {
-  if (text === undefined) return undefined;
-  const ids = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
-  if (ids.length === 0 && text.trim() !== '') throw new UsageError(`${option}: expected comma-separated device IDs, got ${JSON.stringify(text)}`);
-  return ids;
-}
-
-function _size(text: string | undefined): number {
-  if (text === undefined) throw new UsageError('--size is required');
-  if (!/^[0-9]+$/.test(text.trim()) || !Number.isSafeInteger(Number(text))) throw new UsageError(`--size: expected a non-negative integer, got ${JSON.stringify(text)}`);
-  return Number(text);
 }
 
 type Pick = { device: string; gpu: number; physical: string; mig?: string; profile?: string; required: boolean };
@@ -116,27 +113,14 @@ export const command: Command = {
   name: 'replicas',
   summary: 'pick replicas / MIG slices for a container (distributed, pack, spread)',
   help: HELP,
-  flags: { size: '--size', available: '--available', required: '--required' },
+  options: OPTIONS,
   async run(argv: string[], io: Io): Promise<number> {
-    const { values } = parseArgs({
-      args: argv,
-      options: {
-        ...ENGINE_OPTIONS,
-        size: { type: 'string' },
-        replicas: { type: 'string' },
-        policy: { type: 'string' },
-        'allocation-policy': { type: 'string' },
-        config: { type: 'string' },
-        available: { type: 'string' },
-        required: { type: 'string' },
-      },
-      strict: true,
-      allowPositionals: false,
-    });
+    const { values } = readOptions(OPTIONS, argv);
     const json = values.json === true;
-    const backend = parseBackend(values.backend);
-    const size = _size(values.size);
-    const replicas = parsePositiveInt(values.replicas, '--replicas', 1);
+    const backend = values.backend ?? 'wasm';
+    if (values.size === undefined) throw new UsageError('--size is required');
+    const size = values.size;
+    const replicas = values.replicas ?? 1;
 
     const settings: PolicySettings = { env: io.env };
     if (values.policy !== undefined) {
@@ -161,8 +145,8 @@ export const command: Command = {
     const resource = expandInventory(inventory, replicas);
     const request: ReplicaRequest = {
       devices: resource.devices,
-      available: _idList(values.available, '--available') ?? resource.devices.slice(),
-      required: _idList(values.required, '--required') ?? [],
+      available: values.available ?? resource.devices.slice(),
+      required: values.required ?? [],
       size,
       policy: resolved.policy,
       parents: resource.parents,

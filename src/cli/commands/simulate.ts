@@ -2,15 +2,65 @@
 import { constants } from 'node:fs';
 import { access, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { parseArgs } from 'node:util';
 import { createEngine } from '../../engine.js';
 import { parseNodeCsv, parsePodCsv } from '../../fleet/trace.js';
+import { AllocationError } from '../../shared/errors.js';
 import { DEFAULT_POLICY, POLICIES } from '../../fleet/policies/index.js';
 import { simulateRun, type SimulationRun } from '../../fleet/simulate.js';
 import { parseSeeds } from '../../fleet/seeds.js';
 import { scaleTrace, MAX_SCALE } from '../../fleet/scale.js';
 import { formatDuration, RunProgress } from '../../fleet/progress.js';
-import { EXIT, parseBackend, table, UsageError, type Command, type Io } from '../lib/common.js';
+import { EXIT, table, UsageError, type Command, type Io } from '../lib/common.js';
+import { FlagFileError, isFileError } from '../lib/usage-error.js';
+import { backendOption, helpOption, jsonOption, option, optionsHelp, readOptions } from '../lib/options.js';
+
+/** --policy: comma-separated policy names, each known and given once. */
+function parsePolicies(text: string, flag: string): string[] {
+  const policies = text.split(',').map((p) => p.trim());
+  const unknown = policies.find((p) => !POLICIES.some((q) => q.name === p));
+  if (unknown !== undefined) throw new UsageError(`${flag}: expected names among ${POLICIES.map((q) => q.name).join(', ')}, got ${JSON.stringify(unknown)}`);
+  // A repeated name would count one run twice in the mean and sd (parseSeeds refuses a repeated seed).
+  const twice = policies.find((p, i) => policies.indexOf(p) !== i);
+  if (twice !== undefined) throw new UsageError(`${flag}: ${JSON.stringify(twice)} is given twice in ${JSON.stringify(text)}`);
+  return policies;
+}
+
+/** --seeds: a range 42..51 or a list (a malformed value is a usage error). */
+function parseSeedsFlag(text: string, flag: string): number[] {
+  try {
+    return parseSeeds(flag, text, 10000);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** --tune: a number in (0, 100]. */
+function parseTune(text: string, flag: string): number {
+  const tune = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text.trim()) || !(tune > 0 && tune <= 100)) throw new UsageError(`${flag}: expected a number in (0, 100], got ${JSON.stringify(text)}`);
+  return tune;
+}
+
+/** --scale: an integer 1..MAX_SCALE. */
+function parseScale(text: string, flag: string): number {
+  const scale = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !(scale >= 1 && scale <= MAX_SCALE)) throw new UsageError(`${flag}: expected an integer 1..${MAX_SCALE}, got ${JSON.stringify(text)}`);
+  return scale;
+}
+
+const OPTIONS = {
+  nodes: option({ type: 'string', value: 'FILE', help: 'node list: sn,cpu_milli,memory_mib,gpu,model (the openb format)' }),
+  pods: option({ type: 'string', value: 'FILE', help: 'pod list: name,cpu_milli,memory_mib,num_gpu,gpu_milli[,gpu_spec,...]' }),
+  policy: option({ type: 'string', value: 'LIST', help: `comma-separated policies (default ${DEFAULT_POLICY}): ${POLICIES.map((p) => p.name).join(', ')}`, parse: parsePolicies }),
+  seeds: option({ type: 'string', value: 'RANGE', help: 'a range 42..51 or a list 42,43 (default 42..51)', parse: parseSeedsFlag }),
+  tune: option({ type: 'string', value: 'X', help: 'workload target as a multiple of the GPU capacity (default 1.3)', parse: parseTune }),
+  scale: option({ type: 'string', value: 'K', help: `replicate the trace K times (nodes and pods; copy i of an ID is <id>-r<i>):\nthe same workload on a K times larger cluster (default 1, at most ${MAX_SCALE})`, parse: parseScale }),
+  events: option({ type: 'string', value: 'FILE', help: 'one policy, one seed: write every pod attempt as JSON Lines\n{"pod","node","gpus","milli","cpu","memory","arrived","used"}' }),
+  csv: option({ type: 'string', value: 'FILE', help: 'write the curves: policy,seed,arrived,allocation,fragmentation (percent)' }),
+  json: jsonOption('print {"runs": [{policy, seed, capacityMilli, pods, failed, allocation}]}'),
+  backend: backendOption(),
+  help: helpOption(),
+};
 
 const HELP = `gpualloc simulate: replay a GPU cluster trace under placement policies (FGD protocol)
 
@@ -18,20 +68,7 @@ Usage: gpualloc simulate --nodes NODES.csv --pods PODS.csv [--policy NAME[,NAME.
                          [--tune 1.3] [--scale K] [--events FILE] [--csv FILE] [--json] [--backend wasm|ts]
 
 Options:
-  --nodes FILE      node list: sn,cpu_milli,memory_mib,gpu,model (the openb format)
-  --pods FILE       pod list: name,cpu_milli,memory_mib,num_gpu,gpu_milli[,gpu_spec,...]
-  --policy LIST     comma-separated policies (default ${DEFAULT_POLICY}): ${POLICIES.map((p) => p.name).join(', ')}
-  --seeds RANGE     a range 42..51 or a list 42,43 (default 42..51)
-  --tune X          workload target as a multiple of the GPU capacity (default 1.3)
-  --scale K         replicate the trace K times (nodes and pods; copy i of an ID is <id>-r<i>):
-                    the same workload on a K times larger cluster (default 1, at most ${MAX_SCALE})
-  --events FILE     one policy, one seed: write every pod attempt as JSON Lines
-                    {"pod","node","gpus","milli","cpu","memory","arrived","used"}
-  --csv FILE        write the curves: policy,seed,arrived,allocation,fragmentation (percent)
-  --json            print {"runs": [{policy, seed, capacityMilli, pods, failed, allocation}]}
-  --backend NAME    wasm (default) or ts
-  -h, --help        this help
-
+${optionsHelp(OPTIONS, 20)}
 Protocol: pods shuffled by seed, tuned to X times the GPU capacity with clones <pod>-tuned-<i>
 after every original, no departures, a pod that fits nowhere is dropped but counts as arrived.
 allocation maps the arrived load x% (0..130) to the GPU allocation ratio in %. After the table: the
@@ -39,23 +76,12 @@ run time per policy. Progress goes to stderr: a bar on a terminal, else a line e
 Policies: ${POLICIES.map((p) => `${p.name} (${p.summary})`).join('; ')}.
 `;
 
-/** --seeds (default 42..51); a malformed value is a usage error. */
-function seedsOption(text: string | undefined): number[] {
-  if (text === undefined) return Array.from({ length: 10 }, (_, i) => 42 + i);
-  try {
-    return parseSeeds('--seeds', text, 10000);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-}
-
 /** Runs a file operation for `--flag`; a failure keeps its errno (IO_ERROR, exit 2) and names the flag. */
 async function forFlag<T>(flag: string, op: () => Promise<T>): Promise<T> {
   try {
     return await op();
   } catch (error) {
-    if (error instanceof Error && typeof (error as { syscall?: unknown }).syscall === 'string') error.message = `${flag}: ${error.message}`;
-    throw error;
+    throw isFileError(error) ? new FlagFileError(flag, error) : error;
   }
 }
 
@@ -85,45 +111,17 @@ export const command: Command = {
   name: 'simulate',
   summary: 'replay a GPU cluster trace (openb) under placement policies (FGD, ours, ...)',
   help: HELP,
+  options: OPTIONS,
   async run(argv: string[], io: Io): Promise<number> {
-    const { values } = parseArgs({
-      args: argv,
-      options: {
-        nodes: { type: 'string' },
-        pods: { type: 'string' },
-        policy: { type: 'string' },
-        seeds: { type: 'string' },
-        tune: { type: 'string' },
-        scale: { type: 'string' },
-        events: { type: 'string' },
-        csv: { type: 'string' },
-        json: { type: 'boolean' },
-        backend: { type: 'string' },
-      },
-      strict: true,
-      allowPositionals: false,
-    });
+    const { values } = readOptions(OPTIONS, argv);
     const json = values.json === true;
-    const backend = parseBackend(values.backend);
+    const backend = values.backend ?? 'wasm';
     if (values.nodes === undefined) throw new UsageError('--nodes FILE is required');
     if (values.pods === undefined) throw new UsageError('--pods FILE is required');
-    const policies = (values.policy ?? DEFAULT_POLICY).split(',').map((p) => p.trim());
-    const unknown = policies.find((p) => !POLICIES.some((q) => q.name === p));
-    if (unknown !== undefined) throw new UsageError(`--policy: expected names among ${POLICIES.map((q) => q.name).join(', ')}, got ${JSON.stringify(unknown)}`);
-    // A repeated name would count one run twice in the mean and sd (parseSeeds refuses a repeated seed).
-    const twicePolicy = policies.find((p, i) => policies.indexOf(p) !== i);
-    if (twicePolicy !== undefined) throw new UsageError(`--policy: ${JSON.stringify(twicePolicy)} is given twice in ${JSON.stringify(values.policy)}`);
-    const seeds = seedsOption(values.seeds);
-    let tune = 1.3;
-    if (values.tune !== undefined) {
-      tune = Number(values.tune);
-      if (!/^\d+(\.\d+)?$/.test(values.tune.trim()) || !(tune > 0 && tune <= 100)) throw new UsageError(`--tune: expected a number in (0, 100], got ${JSON.stringify(values.tune)}`);
-    }
-    let scale = 1;
-    if (values.scale !== undefined) {
-      scale = Number(values.scale);
-      if (!/^\d+$/.test(values.scale.trim()) || !(scale >= 1 && scale <= MAX_SCALE)) throw new UsageError(`--scale: expected an integer 1..${MAX_SCALE}, got ${JSON.stringify(values.scale)}`);
-    }
+    const policies = values.policy ?? [DEFAULT_POLICY];
+    const seeds = values.seeds ?? Array.from({ length: 10 }, (_, i) => 42 + i);
+    const tune = values.tune ?? 1.3;
+    const scale = values.scale ?? 1;
     if (values.events !== undefined && (policies.length !== 1 || seeds.length !== 1)) throw new UsageError('--events: needs exactly one policy and one seed');
 
     // A file that cannot be written fails now, not after every run.
@@ -136,6 +134,9 @@ export const command: Command = {
       '--scale',
     );
     const { nodes, pods } = trace;
+    // A header alone replays nothing: say so instead of printing a table of dashes.
+    if (nodes.length === 0) throw AllocationError.of('INVALID_TRACE', { origin: `--nodes ${values.nodes}`, detail: 'no nodes after the header line (a replay needs at least one)' });
+    if (pods.length === 0) throw AllocationError.of('INVALID_TRACE', { origin: `--pods ${values.pods}`, detail: 'no pods after the header line (a replay needs at least one)' });
     const engine = await createEngine({ backend });
     const tty = process.stderr.isTTY === true;
     const runs: SimulationRun[] = [];

@@ -1,33 +1,39 @@
 // gpualloc split: a Backend.AI-style agent config (TOML) in, the multi-agent device split out.
-import { parseArgs } from 'node:util';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { createEngine } from '../../engine.js';
 import { AllocationError } from '../../shared/errors.js';
-import { findUnknownKey, formatPath, formatPlace, tomlPosition, unknownKeyMessage, withFieldPlace, type KeyShape } from '../../shared/config-keys.js';
+import { tomlPosition } from '../../shared/file-positions.js';
+import { findUnknownKey, unknownKeyError, type KeyShape } from '../../shared/validate.js';
 import type { Inventory } from '../../hardware/inventory.js';
 import { SPLIT_MODES, type SplitDevice, type SplitMode, type SplitRequest, type SplitResult } from '../../devices/split.js';
 import { formatBytes, parseBytes } from '../../shared/units.js';
-import { EXIT, table, UsageError, type Command, type Io, parseBackend, ENGINE_OPTIONS } from '../lib/common.js';
+import { EXIT, table, UsageError, type Command, type Io } from '../lib/common.js';
+import { sayInFile } from '../lib/error-words.js';
+import { backendOption, helpOption, inventoryOption, jsonOption, option, optionsHelp, presetOption, readOptions } from '../lib/options.js';
 import { resolveInventory } from '../lib/source.js';
+
+const OPTIONS = {
+  config: option({ type: 'string', value: 'FILE', help: 'agent config in TOML (required), see below' }),
+  inventory: inventoryOption("take the host's GPUs, CPUs and memory from an inventory file"),
+  preset: presetOption('take them from a built-in preset (see `gpualloc presets`)'),
+  backend: backendOption(),
+  json: jsonOption('print the split as JSON'),
+  help: helpOption(),
+};
 
 const HELP = `gpualloc split: split one host's devices between several agents (Backend.AI multi-agent device split)
 
 Usage: gpualloc split --config agents.toml [--inventory FILE | --preset NAME] [--backend wasm|ts] [--json]
 
 Options:
-  --config FILE      agent config in TOML (required), see below
-  --inventory FILE   take the host's GPUs, CPUs and memory from an inventory file
-  --preset NAME      take them from a built-in preset (see \`gpualloc presets\`)
-  --backend NAME     wasm (default) or ts
-  --json             print the split as JSON
-  -h, --help         this help
-
+${optionsHelp(OPTIONS, 21)}
 Config (TOML):
   [resource]
   allocation-mode = "auto-split"   # shared | auto-split | manual
-  reserved-mem = "4GiB"            # kept back from memory before splitting (bytes or a size)
+  reserved-mem = "4GiB"            # kept back from memory before splitting (bytes or a size:
+                                   # GB, GiB, or Kubernetes' G = GB and Gi = GiB)
   memory = "512GiB"                # host memory; default: the inventory's
 
   [devices]                        # the host's devices; without it they come from the
@@ -55,15 +61,15 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
 }
 
-function configError(file: string, path: string, message: string): never {
-  throw new AllocationError('INVALID_CONFIG', `${file}: ${path}: ${message}`, { field: path });
+function configError(path: string, message: string): never {
+  throw AllocationError.at('INVALID_CONFIG', path, message);
 }
 
-function sizeValue(file: string, path: string, v: unknown): number {
+function sizeValue(path: string, v: unknown): number {
   if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v;
   if (typeof v === 'bigint' && v >= 0n && v <= BigInt(Number.MAX_SAFE_INTEGER)) return Number(v);
-  if (typeof v === 'string') return parseBytes(v, `${file}: ${path}`);
-  return configError(file, path, `expected a size such as "64GiB" or a byte count, got ${JSON.stringify(v)}`);
+  if (typeof v === 'string') return parseBytes(v, path);
+  return configError(path, `expected a size such as "64GiB" or a byte count, got ${JSON.stringify(v)}`);
 }
 
 /** Every key an agent config may have (device names under [devices] and allocations are free). */
@@ -84,52 +90,56 @@ export function parseAgentConfig(text: string, file: string): Config {
     doc = parseToml(text) as Record<string, unknown>;
   } catch (error) {
     const e = error as Error & { line?: number; column?: number };
-    const at = typeof e.line === 'number' && typeof e.column === 'number' ? { line: e.line, column: e.column } : undefined;
-    throw new AllocationError('INVALID_CONFIG', `${formatPlace(file, at)}: not valid TOML: ${e.message.split('\n')[0].replace(/^Invalid TOML document: /, '')}`, { field: 'config', cause: error });
+    const position = typeof e.line === 'number' && typeof e.column === 'number' ? { line: e.line, column: e.column } : undefined;
+    const said = e.message.split('\n')[0].replace(/^Invalid TOML document: /, '');
+    throw AllocationError.of('INVALID_CONFIG', { origin: file, ...(position === undefined ? {} : { position }), detail: `not valid TOML: ${said}`, cause: error });
   }
+  // An unknown key or a bad value is said at its line and column.
+  const place = { label: file, text, position: tomlPosition };
   const unknown = findUnknownKey(doc, AGENT_CONFIG_KEYS);
-  if (unknown !== undefined) {
-    throw new AllocationError('INVALID_CONFIG', `${formatPlace(file, tomlPosition(text, unknown.path))}: ${unknownKeyMessage(unknown)}`, { field: formatPath(unknown.path), details: { key: unknown.key, ...(unknown.closest === undefined ? {} : { closest: unknown.closest }) } });
+  if (unknown !== undefined) throw sayInFile(unknownKeyError('INVALID_CONFIG', unknown), place);
+  try {
+    return _configOf(doc);
+  } catch (error) {
+    throw sayInFile(error, place);
   }
-  // A bad value: name its line and column too (sizes name their field `FILE: path`, via parseBytes).
-  return withFieldPlace(text, file, `${file}: `, tomlPosition, () => _configOf(doc, file), `${file}: `);
 }
 
-function _configOf(doc: Record<string, unknown>, file: string): Config {
+function _configOf(doc: Record<string, unknown>): Config {
   const resource = doc.resource === undefined ? {} : doc.resource;
-  if (!isRecord(resource)) configError(file, 'resource', 'expected a table');
+  if (!isRecord(resource)) configError('resource', 'expected a table');
   const modeRaw = resource['allocation-mode'] ?? 'shared';
   if (typeof modeRaw !== 'string' || !(SPLIT_MODES as readonly string[]).includes(modeRaw.replace('_', '-').toLowerCase())) {
-    configError(file, 'resource.allocation-mode', `expected one of ${SPLIT_MODES.join(', ')}, got ${JSON.stringify(modeRaw)}`);
+    configError('resource.allocation-mode', `expected one of ${SPLIT_MODES.join(', ')}, got ${JSON.stringify(modeRaw)}`);
   }
   const mode = modeRaw.replace('_', '-').toLowerCase() as SplitMode;
-  const reserved = resource['reserved-mem'] === undefined ? 0 : sizeValue(file, 'resource.reserved-mem', resource['reserved-mem']);
-  const memory = resource.memory === undefined ? undefined : sizeValue(file, 'resource.memory', resource.memory);
+  const reserved = resource['reserved-mem'] === undefined ? 0 : sizeValue('resource.reserved-mem', resource['reserved-mem']);
+  const memory = resource.memory === undefined ? undefined : sizeValue('resource.memory', resource.memory);
   let devices: Record<string, SplitDevice[]> | undefined;
   if (doc.devices !== undefined) {
-    if (!isRecord(doc.devices)) configError(file, 'devices', 'expected a table of device name → list of IDs');
+    if (!isRecord(doc.devices)) configError('devices', 'expected a table of device name → list of IDs');
     devices = {};
     for (const [name, ids] of Object.entries(doc.devices)) {
-      if (!Array.isArray(ids)) configError(file, `devices.${name}`, `expected a list of device IDs, got ${JSON.stringify(ids)}`);
+      if (!Array.isArray(ids)) configError(`devices.${name}`, `expected a list of device IDs, got ${JSON.stringify(ids)}`);
       Object.defineProperty(devices, name, { value: ids.map((id) => String(id)), enumerable: true });
     }
   }
   const rawAgents = doc.agents;
-  if (!Array.isArray(rawAgents) || rawAgents.length === 0) configError(file, 'agents', 'expected at least one [[agents]] table');
+  if (!Array.isArray(rawAgents) || rawAgents.length === 0) configError('agents', 'expected at least one [[agents]] table');
   const agents: string[] = [];
   const manual: Config['manual'] = {};
   rawAgents.forEach((a, k) => {
-    if (!isRecord(a)) configError(file, `agents[${k}]`, 'expected a table');
+    if (!isRecord(a)) configError(`agents[${k}]`, 'expected a table');
     const nested = isRecord(a.agent) ? a.agent.id : undefined;
     const id = a.id ?? nested;
-    if (typeof id !== 'string' || id === '') configError(file, `agents[${k}].id`, `expected a non-empty string, got ${JSON.stringify(id)}`);
+    if (typeof id !== 'string' || id === '') configError(`agents[${k}].id`, `expected a non-empty string, got ${JSON.stringify(id)}`);
     agents.push(id);
     let alloc = a.allocations ?? {};
-    if (!isRecord(alloc)) configError(file, `agents[${k}].allocations`, 'expected a table');
+    if (!isRecord(alloc)) configError(`agents[${k}].allocations`, 'expected a table');
     if (isRecord(alloc.devices)) alloc = { ...alloc.devices, ...Object.fromEntries(Object.entries(alloc).filter(([key]) => key !== 'devices')) };
     const entry: Record<string, string[] | number> = {};
     for (const [name, v] of Object.entries(alloc as Record<string, unknown>)) {
-      const value = Array.isArray(v) ? v.map((x) => String(x)) : sizeValue(file, `agents[${k}].allocations.${name}`, v);
+      const value = Array.isArray(v) ? v.map((x) => String(x)) : sizeValue(`agents[${k}].allocations.${name}`, v);
       Object.defineProperty(entry, name, { value, enumerable: true });
     }
     Object.defineProperty(manual, id, { value: entry, enumerable: true, configurable: true });
@@ -179,15 +189,11 @@ export const command: Command = {
   name: 'split',
   summary: "split one host's devices between agents (shared, auto-split, manual)",
   help: HELP,
+  options: OPTIONS,
   async run(argv: string[], io: Io): Promise<number> {
-    const { values } = parseArgs({
-      args: argv,
-      options: { config: { type: 'string' }, ...ENGINE_OPTIONS },
-      allowPositionals: false,
-      strict: true,
-    });
+    const { values } = readOptions(OPTIONS, argv);
     if (values.config === undefined) throw new UsageError('split: --config FILE is required (see gpualloc split --help)');
-    const backend = parseBackend(values.backend);
+    const backend = values.backend ?? 'wasm';
     let text: string;
     try {
       text = await readFile(resolve(io.cwd, values.config), 'utf8');

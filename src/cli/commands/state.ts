@@ -1,17 +1,36 @@
 // gpualloc state: look at and change a saved cluster state (the --state FILE of `gpualloc plan`):
 // list its slots, show one, release one, mark one stale, drop the ones idle for longer than a duration.
 // Every change reads, changes and writes the file under the same lock and atomic write as `plan --commit`.
-import { parseArgs } from 'node:util';
-import { access } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import { createEngine, type Engine } from '../../engine.js';
+import { createEngine } from '../../engine.js';
 import type { ClusterState } from '../../cluster/state.js';
-import { withFileLock } from '../../store/file-lock.js';
-import { EXIT, parseBackend, SOURCE_OPTIONS, UsageError, type Command, type Io } from '../lib/common.js';
-import { readState, writeState } from '../lib/state-file.js';
-import { STORE_OPTION } from '../lib/store.js';
+import { EXIT, UsageError, type Command, type Io } from '../lib/common.js';
+import { backendOption, inventoryOption, jsonOption, option, optionsHelp, presetOption, readOptions } from '../lib/options.js';
+import { stateFile } from '../lib/state-file.js';
+import { initFile, renderFileInit } from '../lib/state-init.js';
 import { runStateOnStore } from '../lib/state-store.js';
+import { storeUrlOf } from '../lib/store.js';
 import { entries, find, idleEntries, listOutput, renderGc, renderReleased, renderStale, showOutput } from '../lib/state-view.js';
+
+const OPTIONS = {
+  state: option({ type: 'string', value: 'FILE', help: 'the state file (written by gpualloc plan --state FILE --commit, or state init)' }),
+  store: option({ type: 'string', value: 'URL', help: 'a cluster state in PostgreSQL (postgres://user@host/db?schema=NAME; the password\nfrom PGPASSWORD, ~/.pgpass or PGSERVICE, not the URL, which others can see)' }),
+  'request-id': option({ type: 'string', value: 'ID', field: 'options.requestId', help: "for release --store: the change's identity; repeating it after it landed succeeds" }),
+  grant: option({ type: 'string', value: 'ROLE', help: 'for init --store: let that run-time role plan, commit and release, but not\nchange the schema or the nodes (run init as the role that owns the schema)' }),
+  preset: { ...presetOption('for init: the node to create; start over'), label: '--preset NAME, --inventory FILE, --replace' },
+  inventory: { ...inventoryOption(''), help: undefined },
+  replace: option({ type: 'boolean' }),
+  'older-than': option({ type: 'string', value: 'D', help: 'for gc: a duration such as 90s, 30m, 12h, 7d, 1h30m', parse: (text, flag) => ({ ms: parseDuration(text, flag), text }) }),
+  clear: option({ type: 'boolean', help: 'for stale: mark the slot not stale' }),
+  backend: backendOption(),
+  json: jsonOption(`list: { "slots": [ { "id", "node", "gpus", "memoryPerGpu", "model",
+"lastActivity", "stale" } ] } (model and lastActivity null when unknown,
+lastActivity in ms since the epoch); show and stale: { "slot": {…} };
+release: { "released": {…} }; gc: { "removed": [ {…} ], "kept": N }
+Pods: a slot also has "milli" (its share of each GPU, 1..1000), "cpu"
+(milli-CPU) and "hostMemory" (bytes) when it holds them; list adds
+"nodes": [ { "id", "cpu", "cpuHeld", "hostMemory", "hostMemoryHeld",
+"gpuModel" } ] for the nodes that track any of them (show: "node")`),
+};
 
 const HELP = `gpualloc state: list and change the slots of a saved cluster state (see gpualloc plan --state)
 
@@ -20,8 +39,10 @@ Usage: gpualloc state list --state FILE [--json]
        gpualloc state release SLOT --state FILE [--json]
        gpualloc state stale SLOT [--clear] --state FILE [--json]
        gpualloc state gc --older-than DURATION --state FILE [--json]
-       gpualloc state init --store URL (--preset NAME | --inventory FILE) [--replace] [--json]
-       (every action but init takes --store URL, a PostgreSQL state, in place of --state FILE)
+       gpualloc state init --state FILE (--preset NAME | --inventory FILE) [--replace] [--json]
+       gpualloc state init --store URL (--preset NAME | --inventory FILE) [--replace] [--grant ROLE]
+       (every action takes --store URL, a PostgreSQL state, in place of --state FILE; without
+       either, GPUALLOC_STORE is used when set)
 
 Actions:
   list               every slot: ID, node, GPUs, memory per GPU, model, age, stale; and the
@@ -34,29 +55,18 @@ Actions:
   stale SLOT         mark the slot stale: other models may evict it (--clear: not stale again)
   gc                 remove the slots whose last activity is older than --older-than
                      (slots with no recorded activity are kept; release them by ID)
-  init               create the PostgreSQL schema (migrations) and the node of the preset or
-                     inventory in --store URL (exit 2 if it holds nodes already, unless --replace)
+  init               create the state with the node of the preset or inventory: a new FILE,
+                     or the PostgreSQL schema (migrations) of --store URL (exit 2 if FILE
+                     exists or the store holds nodes already, unless --replace)
 
 Options:
-  --state FILE       the state file (written by gpualloc plan --state FILE --commit)
-  --store URL        a cluster state in PostgreSQL (postgres://user:password@host/db?schema=NAME)
-  --preset NAME, --inventory FILE, --replace   for init: the node to create; start over
-  --older-than D     for gc: a duration such as 90s, 30m, 12h, 7d, 1h30m
-  --clear            for stale: mark the slot not stale
-  --backend NAME     wasm (default) or ts
-  --json             list: { "slots": [ { "id", "node", "gpus", "memoryPerGpu", "model",
-                     "lastActivity", "stale" } ] } (model and lastActivity null when unknown,
-                     lastActivity in ms since the epoch); show and stale: { "slot": {…} };
-                     release: { "released": {…} }; gc: { "removed": [ {…} ], "kept": N }
-                     Pods: a slot also has "milli" (its share of each GPU, 1..1000), "cpu"
-                     (milli-CPU) and "hostMemory" (bytes) when it holds them; list adds
-                     "nodes": [ { "id", "cpu", "cpuHeld", "hostMemory", "hostMemoryHeld",
-                     "gpuModel" } ] for the nodes that track any of them (show: "node")
-
+${optionsHelp(OPTIONS, 21)}
 Changes take FILE.lock (flock; waiting up to 10 s, then STATE_LOCKED) and replace FILE atomically,
 like plan --commit; with --store each change is one transaction in the database.
 Exit codes: 0 done, 2 bad input (an unknown slot ID, a missing or corrupt FILE, a store that holds
-no nodes or, for init, already holds some).
+no nodes or, for init, an existing FILE or a store that holds nodes; a store or file that failed
+with nothing changed), 4 the store became unreachable while a release was in flight (repeat it
+with the --request-id named).
 `;
 
 const ACTIONS = ['list', 'show', 'release', 'stale', 'gc', 'init'] as const;
@@ -77,25 +87,14 @@ export function parseDuration(text: string, option: string): number {
   return Math.round(ms);
 }
 
-/** Reads the state that must exist (exit 2 naming the file when it does not). */
-async function mustRead(engine: Engine, path: string, name: string): Promise<ClusterState> {
-  const state = await readState(engine, path, name);
-  if (state === undefined) throw new UsageError(`--state ${name}: no such file (gpualloc plan --state ${name} --commit creates one)`);
-  return state;
-}
-
 /** The `state` subcommand. */
 export const command: Command = {
   name: 'state',
   summary: 'list, show, release, mark stale or garbage-collect the slots of a saved cluster state',
   help: HELP,
+  options: OPTIONS,
   async run(argv: string[], io: Io): Promise<number> {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      options: { state: { type: 'string' }, 'older-than': { type: 'string' }, clear: { type: 'boolean' }, backend: { type: 'string' }, json: { type: 'boolean' }, ...STORE_OPTION, replace: { type: 'boolean' }, ...SOURCE_OPTIONS },
-      strict: true,
-      allowPositionals: true,
-    });
+    const { values, positionals } = readOptions(OPTIONS, argv, { positionals: true });
     const [actionText, slotId, ...extra] = positionals;
     if (actionText === undefined) throw new UsageError(`state: expected an action: ${ACTIONS.join(', ')}`);
     if (!(ACTIONS as readonly string[]).includes(actionText)) throw new UsageError(`state: unknown action ${JSON.stringify(actionText)} (expected ${ACTIONS.join(', ')})`);
@@ -105,63 +104,66 @@ export const command: Command = {
     const surplus = needsSlot ? extra : [slotId, ...extra].filter((p) => p !== undefined);
     if (surplus.length > 0) throw new UsageError(`state ${action}: unexpected argument ${JSON.stringify(surplus[0])}`);
     if (values.state !== undefined && values.store !== undefined) throw new UsageError(`state ${action}: give --state FILE or --store URL, not both`);
-    if (action === 'init' && values.store === undefined) throw new UsageError('state init: --store URL is required (a state file is created by gpualloc plan --state FILE --commit)');
+    const storeUrl = storeUrlOf(values, io);
     if (action !== 'init' && (values.replace || values.preset !== undefined || values.inventory !== undefined)) throw new UsageError(`--preset, --inventory and --replace are for state init, not state ${action}`);
-    if (values.state === undefined && values.store === undefined) throw new UsageError(`state ${action}: --state FILE is required (or --store URL)`);
+    if (values.grant !== undefined && (action !== 'init' || storeUrl === undefined)) throw new UsageError('--grant is for state init --store URL');
+    if (values['request-id'] !== undefined && (action !== 'release' || storeUrl === undefined)) throw new UsageError('--request-id is for state release --store URL');
+    if (values.state === undefined && storeUrl === undefined) throw new UsageError(`state ${action}: --state FILE is required (or --store URL)`);
     if (values['older-than'] !== undefined && action !== 'gc') throw new UsageError(`--older-than is for state gc, not state ${action}`);
     if (values.clear && action !== 'stale') throw new UsageError(`--clear is for state stale, not state ${action}`);
-    const olderThan = action === 'gc' ? (values['older-than'] === undefined ? undefined : parseDuration(values['older-than'], '--older-than')) : undefined;
+    const olderThan = values['older-than']?.ms;
+    const olderThanText = values['older-than']?.text;
     if (action === 'gc' && olderThan === undefined) throw new UsageError('state gc: --older-than DURATION is required (such as 7d or 12h)');
 
-    const engine = await createEngine({ backend: parseBackend(values.backend) });
-    if (values.store !== undefined) {
+    const engine = await createEngine({ backend: values.backend ?? 'wasm' });
+    if (storeUrl !== undefined) {
       return runStateOnStore(engine, {
-        action, slotId, url: values.store, json: values.json === true, clear: values.clear === true, olderThan, olderThanText: values['older-than'],
-        replace: values.replace === true, inventory: values.inventory, preset: values.preset,
+        action, slotId, url: storeUrl, json: values.json === true, clear: values.clear === true, olderThan, olderThanText,
+        replace: values.replace === true, inventory: values.inventory, preset: values.preset, grant: values.grant, requestId: values['request-id'],
       }, io);
     }
     const name = values.state!;
-    const path = resolve(io.cwd, name);
     const print = (json: unknown, text: string) => io.out(values.json ? JSON.stringify(json, null, 2) + '\n' : text);
+    const file = stateFile(engine, io, name);
 
+    if (action === 'init') {
+      const report = await initFile(engine, file, name, { inventory: values.inventory, preset: values.preset, quiet: values.json === true }, values.replace === true, io);
+      print(report, renderFileInit(report));
+      return EXIT.OK;
+    }
     if (action === 'list' || action === 'show') {
       // Reads need no lock: writers replace the file atomically, so this is one whole version.
-      const state = await mustRead(engine, path, name);
+      const state = await file.current();
+      if (state === undefined) throw new UsageError(`--state ${name}: no such file (gpualloc plan --state ${name} --commit, or gpualloc state init --state ${name}, creates one)`);
       const now = Date.now();
       const { json, text } = action === 'list' ? listOutput(state, name, now) : showOutput(state, slotId!, name, now);
       print(json, text);
       return EXIT.OK;
     }
-
-    // A change: fail on a missing file before creating FILE.lock beside it.
-    await access(path).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') throw new UsageError(`--state ${name}: no such file (gpualloc plan --state ${name} --commit creates one)`);
-      throw error;
-    });
-    return withFileLock(path, async () => {
-      const state = await mustRead(engine, path, name);
+    // A change: read, change and write under the file's lock (a missing file fails before FILE.lock is made).
+    const said = await file.update(async (saved): Promise<{ value: { json: unknown; text: string }; write?: ClusterState }> => {
+      const state = saved!;
       const now = Date.now();
       if (action === 'release') {
         const e = find(state, slotId!, name);
         state.release(e.id);
-        await writeState(state, path);
-        print({ released: e }, renderReleased(e));
-      } else if (action === 'stale') {
+        return { value: { json: { released: e }, text: renderReleased(e) }, write: state };
+      }
+      if (action === 'stale') {
         const e = find(state, slotId!, name);
         const stale = values.clear !== true;
-        if (e.stale !== stale) {
-          state.markStale(e.id, stale);
-          await writeState(state, path);
-        }
-        print({ slot: { ...e, stale } }, renderStale(e, stale));
-      } else {
-        const all = entries(state);
-        const removed = idleEntries(all, now, olderThan!);
-        for (const e of removed) state.release(e.id);
-        if (removed.length > 0) await writeState(state, path);
-        print({ removed, kept: all.length - removed.length }, renderGc(removed, all, values['older-than']!, name, now));
+        const value = { json: { slot: { ...e, stale } }, text: renderStale(e, stale) };
+        if (e.stale === stale) return { value };
+        state.markStale(e.id, stale);
+        return { value, write: state };
       }
-      return EXIT.OK;
-    });
+      const all = entries(state);
+      const removed = idleEntries(all, now, olderThan!);
+      for (const e of removed) state.release(e.id);
+      const value = { json: { removed, kept: all.length - removed.length }, text: renderGc(removed, all, olderThanText!, name, now) };
+      return removed.length > 0 ? { value, write: state } : { value };
+    }, { mustExist: true });
+    print(said.json, said.text);
+    return EXIT.OK;
   },
 };

@@ -1,21 +1,24 @@
 // gpualloc topo: the GPU pair matrix of an inventory, printed like `nvidia-smi topo -m`.
-import { parseArgs } from 'node:util';
 import { inventoryTopology, type Inventory } from '../../hardware/inventory.js';
 import { linkScore, validateTopology, type Link } from '../../hardware/topology.js';
-import { EXIT, type Command, type Io, SOURCE_OPTIONS } from '../lib/common.js';
+import { EXIT, type Command, type Io } from '../lib/common.js';
+import { helpOption, inventoryOption, jsonOption, option, optionsHelp, presetOption, readOptions } from '../lib/options.js';
 import { resolveInventory } from '../lib/source.js';
+
+const OPTIONS = {
+  inventory: inventoryOption('read the inventory from a file'),
+  preset: presetOption('use a built-in preset (see `gpualloc presets`)'),
+  scores: option({ type: 'boolean', help: 'print the pair scores (PCIe part + 100 per NVLink) instead of link names' }),
+  json: jsonOption('print { gpus, links: cells, scores } as JSON'),
+  help: helpOption(),
+};
 
 const HELP = `gpualloc topo: print the GPU pair matrix like \`nvidia-smi topo -m\`
 
 Usage: gpualloc topo [--inventory FILE | --preset NAME] [--scores] [--json]
 
 Options:
-  --inventory FILE  read the inventory from a file
-  --preset NAME     use a built-in preset (see \`gpualloc presets\`)
-  --scores          print the pair scores (PCIe part + 100 per NVLink) instead of link names
-  --json            print { gpus, links: cells, scores } as JSON
-  -h, --help        this help
-
+${optionsHelp(OPTIONS, 20)}
 Legend:
   X    = self
   NV#  = connected by a bonded set of # NVLinks (the PCIe path is shown with --json)
@@ -59,13 +62,9 @@ export const command: Command = {
   name: 'topo',
   summary: 'print the GPU pair matrix like nvidia-smi topo -m (NV12, PIX, SYS…)',
   help: HELP,
+  options: OPTIONS,
   async run(argv: string[], io: Io): Promise<number> {
-    const { values } = parseArgs({
-      args: argv,
-      options: { ...SOURCE_OPTIONS, scores: { type: 'boolean' }, json: { type: 'boolean' } },
-      strict: true,
-      allowPositionals: false,
-    });
+    const { values } = readOptions(OPTIONS, argv);
     const json = values.json === true;
     const { inventory } = await resolveInventory({ inventory: values.inventory, preset: values.preset, quiet: json }, io);
     const { cells, scores } = topoMatrix(inventory);

@@ -1,6 +1,9 @@
 // Shared CLI plumbing: exit codes, output streams, tables, and error reporting.
 import { AllocationError } from '../../shared/errors.js';
-import type { Backend } from '../../kernels.js';
+import type { OptionTable } from './options.js';
+import { UsageError } from './usage-error.js';
+
+export { UsageError } from './usage-error.js';
 
 /** Exit codes, documented in `gpualloc --help` and the README. */
 export const EXIT = { OK: 0, INFEASIBLE: 1, USAGE: 2, HARDWARE: 3 } as const;
@@ -12,19 +15,12 @@ export type Io = { out(text: string): void; err(text: string): void; env: Record
 export type Command = {
   name: string;
   summary: string;
+  /** The help text (its option list made from `options`). */
   help: string;
+  /** The command's options, declared once (options.ts): help, parseArgs options, flags of API fields. */
+  options: OptionTable;
   run(argv: string[], io: Io): Promise<number>;
-  /** API field → the flag that sets it, so that errors name flags (see flag-words.ts). */
-  flags?: Readonly<Record<string, string>>;
 };
-
-/** Thrown for bad command-line usage (exit code 2). */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
 
 /** Renders rows as an aligned text table with a header line. */
 export function table(header: string[], rows: Array<Array<string | number>>): string {
@@ -82,24 +78,7 @@ export function parseIntList(text: string, option: string): number[] {
 }
 
 /** Parses a positive integer option. */
-export function parsePositiveInt(text: string | undefined, option: string, fallback?: number): number {
-  if (text === undefined) {
-    if (fallback === undefined) throw new UsageError(`${option} is required`);
-    return fallback;
-  }
+export function parsePositiveInt(text: string, option: string): number {
   if (!/^[0-9]+$/.test(text.trim()) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) throw new UsageError(`${option}: expected a positive integer, got ${JSON.stringify(text)}`);
   return Number(text);
 }
-
-/** The --backend option: wasm (default) or ts. */
-export function parseBackend(text: string | undefined): Backend {
-  const backend = text ?? 'wasm';
-  if (backend !== 'wasm' && backend !== 'ts') throw new UsageError(`--backend: expected wasm or ts, got ${JSON.stringify(backend)}`);
-  return backend;
-}
-
-/** parseArgs options every inventory-reading command takes: where the GPUs come from. */
-export const SOURCE_OPTIONS = { inventory: { type: 'string' }, preset: { type: 'string' } } as const;
-
-/** parseArgs options of the commands that run the engine and can print JSON. */
-export const ENGINE_OPTIONS = { ...SOURCE_OPTIONS, backend: { type: 'string' }, json: { type: 'boolean' } } as const;

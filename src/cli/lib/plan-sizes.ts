@@ -9,6 +9,31 @@ import { defaultTensorParallelSizes, perGpuMemory, tensorParallelProblem, type D
 import { formatBytes, parseBytes, unitsOf, type ByteUnits } from '../../shared/units.js';
 import { UsageError, parseIntList } from './common.js';
 import { LIMITS } from '../../shared/limits.js';
+import { binomial } from '../../shared/bits.js';
+import type { Engine } from '../../engine.js';
+
+/** Most nodes whose options are counted one by one when a plan has more than MAX_PLACEMENT_LIMIT (beyond: `at least`). */
+const MAX_COUNTED_NODES = 64;
+
+/**
+ * How many options `request` (one size) has in all, however many that is: on each node, every set of
+ * that many GPUs none of which is rejected (a GPU takes its share when it has the memory, or would
+ * after allowed evictions: the search's own rule), so the per-GPU rejections of a one-option plan
+ * count them. Undefined past MAX_COUNTED_NODES nodes.
+ */
+export function countOptions(engine: Engine, state: Pick<ClusterState, 'toJSON'>, request: ClusterPlanRequest & { tensorParallelSizes: [number] }): number | undefined {
+  const json = state.toJSON();
+  if (json.nodes.length > MAX_COUNTED_NODES) return undefined;
+  const size = request.tensorParallelSizes[0];
+  let count = 0;
+  for (const node of json.nodes) {
+    if (node.gpus.length < size) continue;
+    const p = engine.planPlacement({ ...request, gpus: node.gpus, slots: node.slots, ...(node.topology ? { topology: node.topology } : {}), limit: 1 });
+    const rejected = new Set(p.rejected.map((r) => r.gpu)).size;
+    count += binomial(node.gpus.length - rejected, size);
+  }
+  return count;
+}
 
 /** Below this, a bare `--memory` number (bytes) is surely a forgotten unit. */
 export const MIN_BARE_MEMORY = 2 ** 20;
@@ -19,7 +44,7 @@ export type ModelMemory = { kind: 'total'; memory: number; units: ByteUnits } | 
 /** A plan over the chosen sizes, with how many options there are in all and the sizes' story. */
 export type ModelPlan = {
   plan: PlacementPlan;
-  /** Options in all (at most MAX_PLACEMENT_LIMIT are counted: `countCapped` says when that many exist). */
+  /** Options in all (past MAX_PLACEMENT_LIMIT, counted node by node; `countCapped` says when they could not be: at least that many exist). */
   optionCount: number;
   countCapped: boolean;
   sizes: number[];
@@ -42,9 +67,12 @@ export type ModelPlan = {
  * a smaller bare number is an error that suggests a unit (`--memory 12` almost surely meant 12 GB).
  */
 export function parseMemoryFlag(text: string): ModelMemory & { kind: 'total' } {
+  const t = text.trim();
+  if (/^-\.?[0-9]/.test(t)) throw new UsageError(`--memory ${t}: a size cannot be negative; give the memory the model needs, such as --memory 140GB`);
   const bare = /^\s*[0-9]+(?:\.[0-9]+)?\s*$/.test(text);
+  if (bare && Number(text) === 0) throw new UsageError(`--memory ${t}: expected a size above zero, such as --memory 140GB`);
   if (bare && Number(text) < MIN_BARE_MEMORY) {
-    const n = text.trim();
+    const n = t;
     throw new UsageError(`--memory ${n}: a bare number is a byte count, and ${n} bytes is surely not the model's size; give a unit, such as --memory ${n}GB or --memory ${n}GiB`);
   }
   const memory = parseBytes(text, `--memory ${text.trim()}`);
@@ -91,9 +119,11 @@ function _evictedBytes(option: PlacementOption, slotBytes: Map<string, number>):
  * merged by the placement ranking (evictions, evicted bytes, then GPU count, which tells sizes apart;
  * within a size each plan's own order stands). Returns the first `limit` options.
  */
-export function planModel(state: Pick<ClusterState, 'plan' | 'toJSON'>, base: Omit<ClusterPlanRequest, 'memory' | 'tensorParallelSizes' | 'limit'>, model: ModelMemory, tp: number[] | undefined, limit: number): ModelPlan {
+export function planModel(state: Pick<ClusterState, 'plan' | 'toJSON'>, base: Omit<ClusterPlanRequest, 'memory' | 'tensorParallelSizes' | 'limit'>, model: ModelMemory, tp: number[] | undefined, limit: number, engine?: Engine): ModelPlan {
   const json = state.toJSON();
   const gpus = Math.max(1, ...json.nodes.map((n) => n.gpus.length));
+  const tooLarge = tp?.find((n) => n > gpus);
+  if (tooLarge !== undefined) throw new UsageError(`--tp ${tp!.join(',')}: ${tooLarge} is more GPUs than the largest node has (${gpus})`);
   const chosen = tp !== undefined ? { sizes: tp, dropped: [] } : defaultTensorParallelSizes(gpus, model.kind === 'gguf' ? model.estimate : undefined);
   const sizes = chosen.sizes;
   const warnings: string[] = [];
@@ -104,14 +134,26 @@ export function planModel(state: Pick<ClusterState, 'plan' | 'toJSON'>, base: Om
     }
   }
   const plan = (request: ClusterPlanRequest): PlacementPlan => state.plan(request);
+  /** Options of the sizes in all, when the plan listed as many as it may (MAX_PLACEMENT_LIMIT); undefined when they cannot be counted. */
+  const countAll = (memoryOf: (size: number) => number, of: number[]): number | undefined => {
+    if (engine === undefined) return undefined;
+    let sum = 0;
+    for (const size of of) {
+      const n = countOptions(engine, state, { ...base, memory: memoryOf(size), tensorParallelSizes: [size] });
+      if (n === undefined) return undefined;
+      sum += n;
+    }
+    return sum;
+  };
   if (model.kind === 'total') {
     const request: ClusterPlanRequest = { ...base, memory: model.memory, tensorParallelSizes: sizes, limit: MAX_PLACEMENT_LIMIT };
     const all = plan(request);
-    const optionCount = all.options.length;
+    const listed = all.options.length;
+    const counted = listed >= MAX_PLACEMENT_LIMIT ? countAll(() => model.memory, sizes) : listed;
     return {
       plan: { ...all, options: all.options.slice(0, limit) },
-      optionCount,
-      countCapped: optionCount >= MAX_PLACEMENT_LIMIT,
+      optionCount: counted ?? listed,
+      countCapped: counted === undefined,
       sizes,
       dropped: chosen.dropped,
       defaultSizes: tp === undefined,
@@ -132,8 +174,11 @@ export function planModel(state: Pick<ClusterState, 'plan' | 'toJSON'>, base: Om
     memoryPerGpu[size] = perGpu;
     const request: ClusterPlanRequest = { ...base, memory: perGpu * size, tensorParallelSizes: [size], limit: MAX_PLACEMENT_LIMIT };
     const p = plan(request);
-    optionCount += p.options.length;
-    if (p.options.length >= MAX_PLACEMENT_LIMIT) countCapped = true;
+    if (p.options.length >= MAX_PLACEMENT_LIMIT) {
+      const counted = countAll(() => perGpu * size, [size]);
+      if (counted === undefined) countCapped = true;
+      optionCount += counted ?? p.options.length;
+    } else optionCount += p.options.length;
     p.options.forEach((option, k) => merged.push({ option, evictedBytes: _evictedBytes(option, slotBytes), order: k }));
     if (leanest === undefined || perGpu < leanest.perGpu) leanest = { request, plan: p, perGpu };
   }

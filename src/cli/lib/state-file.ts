@@ -1,32 +1,56 @@
-// Reading and writing a `--state FILE` (a ClusterState as JSON) for the commands that share it:
-// `plan --state FILE [--commit]` and `state ...`. Changes happen under withFileLock and land through
-// writeFileAtomic, so concurrent gpualloc runs take turns and a reader never sees half a file.
-import { readFile } from 'node:fs/promises';
+// A `--state FILE` (a ClusterState as JSON) for the commands that share it: `plan --state FILE
+// [--commit]` and `state ...`. The file is a JsonFileStore: changes happen under its lock and land
+// through an atomic write; reads are strict, and their errors are said with `--state FILE`.
+import { dirname, resolve } from 'node:path';
 import type { Engine } from '../../engine.js';
 import { AllocationError } from '../../shared/errors.js';
 import { nodeFromInventory } from '../../cluster/node.js';
-import { stateFileText, type ClusterState } from '../../cluster/state.js';
+import type { ClusterState } from '../../cluster/state.js';
 import type { Inventory } from '../../hardware/inventory.js';
-import { writeFileAtomic } from '../../store/file-lock.js';
-import { stateFromText } from './strict-files.js';
+import { JsonFileStore } from '../../store/file.js';
 import { formatBytes } from '../../shared/units.js';
+import type { Io } from './common.js';
+import { FlagFileError, isFileError, UsageError } from './usage-error.js';
+import { sayInFile } from './error-words.js';
 
-/** Reads a state file; a missing file is `undefined`, a corrupt one INVALID_STATE (and is left untouched). */
-export async function readState(engine: Engine, path: string, name: string): Promise<ClusterState | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new AllocationError('INVALID_STATE', `--state: cannot read ${name}: ${(error as Error).message}`, { field: 'state', cause: error });
-  }
-  // Strict: unknown keys and syntax errors name the file, line and column (see strict-files.ts).
-  return stateFromText(engine, text, name);
-}
+/** A state file as the CLI uses it: states restored through the command's engine, errors said with `--state NAME`. */
+export type StateFile = {
+  /** The state the file holds now (no lock), or undefined when there is none. */
+  current(): Promise<ClusterState | undefined>;
+  /**
+   * One read-change-write under the file's lock (JsonFileStore.update): `change` gets the state
+   * (undefined when there is no file yet, unless `mustExist`: then a usage error naming the file).
+   */
+  update<T>(change: (saved: ClusterState | undefined) => Promise<{ value: T; write?: ClusterState }>, options?: { mustExist?: boolean }): Promise<T>;
+};
 
-/** Writes the state atomically (temp file, fsync, rename, fsync of the folder): readers never see half a file. */
-export async function writeState(state: ClusterState, path: string): Promise<void> {
-  await writeFileAtomic(path, stateFileText(state));
+/** The `--state NAME` file (NAME as typed, resolved against the working folder). */
+export function stateFile(engine: Engine, io: Io, name: string): StateFile {
+  const path = resolve(io.cwd, name);
+  const store = JsonFileStore.open(path);
+  const said = (error: unknown): unknown => {
+    if (error instanceof AllocationError && error.origin === path && error.details?.missing === true) {
+      return new UsageError(`--state ${name}: no such file (gpualloc plan --state ${name} --commit, or gpualloc state init --state ${name}, creates one)`);
+    }
+    // The file or its lock cannot be opened (a missing folder, no permission): say which flag named it.
+    if (isFileError(error) && (error.path === undefined || error.path.startsWith(dirname(path)))) return new FlagFileError(`--state ${name}`, error);
+    return sayInFile(error, { origin: path, label: `--state ${name}` });
+  };
+  return {
+    async current() {
+      const json = await store.current().catch((error: unknown) => {
+        throw said(error);
+      });
+      return json === undefined ? undefined : engine.restoreClusterState(json);
+    },
+    async update(change, options = {}) {
+      try {
+        return await store.update(async (json) => change(json === undefined ? undefined : engine.restoreClusterState(json)), options);
+      } catch (error) {
+        throw said(error);
+      }
+    },
+  };
 }
 
 /** Most GPUs named in the `in use by other processes` line before it says how many more. */

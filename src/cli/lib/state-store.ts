@@ -3,9 +3,8 @@
 // through the store: a release or stale mark is one transaction on the slot's node.
 import type { Engine } from '../../engine.js';
 import { AllocationError } from '../../shared/errors.js';
-import type { StoredClusterState } from '../../store/stored-state.js';
 import { EXIT, type Io } from './common.js';
-import { initStore, redactUrl, renderInit, withStoredState } from './store.js';
+import { exitOnUnknown, initStore, redactUrl, renderInit, withStoredState } from './store.js';
 import { entries, find, idleEntries, listOutput, renderGc, renderReleased, renderStale, showOutput, type SlotEntry } from './state-view.js';
 
 /** What `state` parsed, for the --store path. */
@@ -20,26 +19,37 @@ export type StoreAction = {
   replace: boolean;
   inventory?: string;
   preset?: string;
+  /** init: the run-time role to grant. */
+  grant?: string;
+  /** release: the change's request ID (a repeat of a release that landed succeeds). */
+  requestId?: string;
 };
 
 /** Runs one `state` action on the store at `a.url`; returns the exit code. */
 export async function runStateOnStore(engine: Engine, a: StoreAction, io: Io): Promise<number> {
   const print = (json: unknown, text: string) => io.out(a.json ? JSON.stringify(json, null, 2) + '\n' : text);
   if (a.action === 'init') {
-    const report = await initStore(engine, a.url, { inventory: a.inventory, preset: a.preset, quiet: a.json }, a.replace, io);
+    const report = await initStore(engine, a.url, { inventory: a.inventory, preset: a.preset, quiet: a.json }, { replace: a.replace, ...(a.grant === undefined ? {} : { grant: a.grant }) }, io);
     print(report, renderInit(report));
     return EXIT.OK;
   }
   const name = redactUrl(a.url);
-  return withStoredState(engine, a.url, async (state) => {
+  return exitOnUnknown(io, a.json, () => withStoredState(engine, a.url, io.env, async (state) => {
     const now = Date.now();
     if (a.action === 'list' || a.action === 'show') {
       const { json, text } = a.action === 'list' ? listOutput(state, name, now) : showOutput(state, a.slotId!, name, now);
       print(json, text);
     } else if (a.action === 'release') {
-      const e = find(state, a.slotId!, name);
-      await state.release(e.id);
-      print({ released: e }, renderReleased(e));
+      const request = a.requestId === undefined ? {} : { requestId: a.requestId };
+      if (a.requestId !== undefined && !state.listSlots().some((s) => s.id === a.slotId)) {
+        // A repeat of a release that may have landed: the store answers from the request's record (or UNKNOWN_SLOT).
+        await state.release(a.slotId!, request);
+        print({ released: { id: a.slotId }, replayed: true }, `slot ${a.slotId} was released before, by request ${a.requestId}; nothing new was changed\n`);
+      } else {
+        const e = find(state, a.slotId!, name);
+        await state.release(e.id, request);
+        print({ released: e }, renderReleased(e));
+      }
     } else if (a.action === 'stale') {
       const e = find(state, a.slotId!, name);
       const stale = !a.clear;
@@ -60,5 +70,5 @@ export async function runStateOnStore(engine: Engine, a: StoreAction, io: Io): P
       print({ removed, kept: all.length - removed.length }, renderGc(removed, all, a.olderThanText!, name, now));
     }
     return EXIT.OK;
-  });
+  }));
 }

@@ -115,7 +115,9 @@ export function find(state: Pick<ClusterState, 'nodes' | 'listSlots'>, id: strin
 export function renderReleased(e: SlotEntry): string {
   if (e.gpus.length === 0) return `released slot ${e.id} (${podHeld(e)} on ${e.node})\n`;
   const where = e.gpus.length === 1 ? `on GPU ${e.gpus[0]}` : `on each of GPUs ${e.gpus.join(',')}`;
-  return `released slot ${e.id} (${formatBytes(e.memoryPerGpu)} ${where} of ${e.node})\n`;
+  // A pod also gives back its CPU and host memory on the node.
+  const pod = e.cpu !== undefined || e.hostMemory !== undefined ? `, and ${podHeld(e)}` : '';
+  return `released slot ${e.id} (${formatBytes(e.memoryPerGpu)} ${where} of ${e.node}${pod})\n`;
 }
 
 /** What a slot without GPUs holds: `2 CPUs, 4 GiB host memory` or `2500m CPU`. */

@@ -1,40 +1,70 @@
 // --store URL, the other home of a cluster state next to --state FILE: a PostgreSQL database that
 // several gpualloc processes (and services embedding gpualloc) share. `plan --commit` and `state`
 // go through it the same way they go through a file; commits are arbitrated by the database.
+// The URL may be left to GPUALLOC_STORE, and its password to the libpq environment (PGPASSWORD,
+// ~/.pgpass, PGSERVICE); a change whose COMMIT was in flight when the store went away exits 4.
 import type { Engine } from '../../engine.js';
-import { nodeFromInventory } from '../../cluster/node.js';
+import { AllocationError } from '../../shared/errors.js';
 import { PostgresStore } from '../../store/postgres.js';
+import { redactUrl, urlHasPassword } from '../../store/pg-config.js';
 import { SCHEMA_VERSION } from '../../store/migrations/index.js';
-import { formatBytes } from '../../shared/units.js';
-import { openClusterState, type RetryResult, type StoredClusterState } from '../../store/stored-state.js';
-import type { ClusterPlanRequest } from '../../cluster/state.js';
-import type { PlacementPlan } from '../../placement/index.js';
-import { UsageError, type Io } from './common.js';
-import { resolveInventory } from './source.js';
-
-/** parseArgs option of the commands that take --store URL. */
-export const STORE_OPTION = { store: { type: 'string' } } as const;
+import { openClusterState, type StoredClusterState } from '../../store/stored-state.js';
+import { reportError, UsageError, type Io } from './common.js';
+import { initialState, initNodes, renderNodes, type InitNode, type InitSource } from './state-init.js';
 
 /** Attempts of `plan --commit --store URL` before it reports CONFLICT (exit 1). */
 export const CLI_COMMIT_ATTEMPTS = 5;
 
-/** The URL without its password, for messages. */
-export function redactUrl(url: string): string {
-  return url.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@');
+/** Exit code of a store change whose outcome is unknown (the store became unreachable while its COMMIT was in flight): repeat it with the same --request-id. */
+export const EXIT_OUTCOME_UNKNOWN = 4;
+
+export { redactUrl };
+
+/**
+ * The store a command uses: --store URL; else, when --state FILE is not given either, the
+ * GPUALLOC_STORE variable. Warns (stderr) when --store carries a password, which the process list
+ * and shell history show to others.
+ */
+export function storeUrlOf(values: { store?: string; state?: string }, io: Io): string | undefined {
+  if (values.store !== undefined) {
+    if (urlHasPassword(values.store)) io.err('gpualloc: warning: the password in --store is visible to other users (process list, shell history); use PGPASSWORD, a password file (~/.pgpass or PGPASSFILE), a service (PGSERVICE), or GPUALLOC_STORE instead\n');
+    return values.store;
+  }
+  if (values.state !== undefined) return undefined;
+  const fromEnv = io.env.GPUALLOC_STORE;
+  return fromEnv === undefined || fromEnv === '' ? undefined : fromEnv;
 }
 
-/** Connects to the --store URL (postgres:// or postgresql://), bringing its schema up to date. */
-export async function connectStore(url: string): Promise<PostgresStore> {
+/** Whether `error` says a change may or may not have landed (see EXIT_OUTCOME_UNKNOWN). */
+export function outcomeUnknown(error: unknown): boolean {
+  return error instanceof AllocationError && error.code === 'STORE_UNAVAILABLE' && error.details?.outcome === 'unknown';
+}
+
+/** Runs a store change; an unknown outcome is reported and exits EXIT_OUTCOME_UNKNOWN (not 2, which says nothing changed). */
+export async function exitOnUnknown(io: Io, json: boolean, fn: () => Promise<number>): Promise<number> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (!outcomeUnknown(error)) throw error;
+    reportError(error, io, json);
+    return EXIT_OUTCOME_UNKNOWN;
+  }
+}
+
+/** Connects to the store URL (postgres:// or postgresql://; the rest from the libpq variables in `env`; GPUALLOC_STORE_RETRY_MS: how long to ride out an unreachable server), bringing its schema up to date. */
+export async function connectStore(url: string, env: Record<string, string | undefined>): Promise<PostgresStore> {
   if (!/^postgres(ql)?:\/\//i.test(url)) throw new UsageError(`--store: expected a postgres:// or postgresql:// URL, got ${JSON.stringify(redactUrl(url))}`);
-  return PostgresStore.connect(url, { maxConnections: 1, applicationName: 'gpualloc-cli' });
+  const retry = env.GPUALLOC_STORE_RETRY_MS;
+  if (retry !== undefined && retry !== '' && !/^[0-9]{1,7}$/.test(retry)) throw new UsageError(`GPUALLOC_STORE_RETRY_MS: expected milliseconds (0 to 3600000), got ${JSON.stringify(retry)}`);
+  return PostgresStore.connect(url, { maxConnections: 1, applicationName: 'gpualloc-cli', env, ...(retry === undefined || retry === '' ? {} : { retryMs: Number(retry) }) });
 }
 
 /**
  * Runs `fn` on the state kept at `url` (loaded once; no LISTEN: a CLI run is short) and closes the
  * connection afterwards. A store without nodes is a usage error that says how to create them.
  */
-export async function withStoredState<T>(engine: Engine, url: string, fn: (state: StoredClusterState, store: PostgresStore) => Promise<T>): Promise<T> {
-  const store = await connectStore(url);
+export async function withStoredState<T>(engine: Engine, url: string, env: Record<string, string | undefined>, fn: (state: StoredClusterState, store: PostgresStore) => Promise<T>): Promise<T> {
+  const store = await connectStore(url, env);
   try {
     const state = await openClusterState(engine, store, { watch: false });
     if (state.nodes().length === 0) throw new UsageError(`--store ${redactUrl(url)}: schema ${store.schema} holds no nodes yet (gpualloc state init --store URL --preset NAME creates them)`);
@@ -44,38 +74,37 @@ export async function withStoredState<T>(engine: Engine, url: string, fn: (state
   }
 }
 
-/** What `state init --store` reports. */
-export type StoreInitReport = { store: string; schema: string; schemaVersion: number; nodes: Array<{ id: string; gpus: number; memoryTotal: number; memoryUsed: number }> };
+/** What `state init --store` reports (`granted`: the run-time role of --grant). */
+export type StoreInitReport = { store: string; schema: string; schemaVersion: number; nodes: InitNode[]; granted?: string };
 
 /**
- * `gpualloc state init --store URL (--preset NAME | --inventory FILE) [--replace]`: creates the
- * schema (migrations) and the node of the inventory (through nodeFromInventory, as plan --state
- * does). A store that already holds nodes is STORE_NOT_EMPTY (exit 2) unless --replace.
+ * `gpualloc state init --store URL (--preset NAME | --inventory FILE) [--replace] [--grant ROLE]`:
+ * creates the schema (migrations) and the node of the inventory (through nodeFromInventory, as plan
+ * --state does). A store that already holds nodes is STORE_NOT_EMPTY (exit 2) unless --replace.
+ * --grant gives a run-time role what plan, commit and release need (PostgresStore.grant); with
+ * --grant alone, the schema is brought up to date and granted without creating nodes.
  */
-export async function initStore(engine: Engine, url: string, source: { inventory?: string; preset?: string; quiet: boolean }, replace: boolean, io: Io): Promise<StoreInitReport> {
-  if (source.inventory === undefined && source.preset === undefined) throw new UsageError('state init: --preset NAME or --inventory FILE is required (the node to create)');
-  const { inventory } = await resolveInventory(source, io);
-  const state = engine.createClusterState({ nodes: [nodeFromInventory(inventory)] });
-  const store = await connectStore(url);
+export async function initStore(engine: Engine, url: string, source: InitSource, options: { replace: boolean; grant?: string }, io: Io): Promise<StoreInitReport> {
+  const grantOnly = options.grant !== undefined && source.inventory === undefined && source.preset === undefined;
+  const state = grantOnly ? undefined : await initialState(engine, source, io);
+  const store = await connectStore(url, io.env);
   try {
-    await store.init(state, { replace });
+    if (state !== undefined) await store.init(state, { replace: options.replace });
+    if (options.grant !== undefined) await store.grant(options.grant);
     return {
       store: redactUrl(url),
       schema: store.schema,
       schemaVersion: SCHEMA_VERSION,
-      nodes: state.nodes().map((id) => {
-        const gpus = state.usage().filter((u) => u.node === id);
-        return { id, gpus: gpus.length, memoryTotal: gpus.reduce((t, u) => t + u.memoryTotal, 0), memoryUsed: gpus.reduce((t, u) => t + (u.memoryUsed ?? 0), 0) };
-      }),
+      nodes: state === undefined ? [] : initNodes(state),
+      ...(options.grant === undefined ? {} : { granted: options.grant }),
     };
   } finally {
     await store.close();
   }
 }
 
-/** One line per node of an init report. */
+/** One line per node of an init report, and the grant. */
 export function renderInit(report: StoreInitReport): string {
-  const nodes = report.nodes.map((n) => `node ${n.id}: ${n.gpus} GPU${n.gpus === 1 ? '' : 's'}, ${formatBytes(n.memoryTotal)}${n.memoryUsed > 0 ? ` (${formatBytes(n.memoryUsed)} in use by other processes)` : ''}`);
-  return `initialised ${report.store} (schema ${report.schema}, version ${report.schemaVersion})\n${nodes.map((l) => `  ${l}`).join('\n')}\n`;
+  const granted = report.granted === undefined ? '' : `  granted role ${report.granted} what plan, commit and release need (no DDL)\n`;
+  return `initialised ${report.store} (schema ${report.schema}, version ${report.schemaVersion})\n${renderNodes(report.nodes)}${granted}`;
 }
-

@@ -1,6 +1,5 @@
 // Every fleet policy, by name.
-import { AllocationError } from '../../shared/errors.js';
-import { describeValue } from '../../shared/validate.js';
+import { fail } from '../../shared/validate.js';
 import { random } from './random.js';
 import { dotprod } from './dotprod.js';
 import { clustering } from './clustering.js';
@@ -19,6 +18,6 @@ export const DEFAULT_POLICY = ours.name;
 /** The policy called `name`; UNKNOWN_POLICY otherwise. */
 export function policyByName(name: unknown, field = 'policy'): FleetPolicy {
   const p = POLICIES.find((q) => q.name === name);
-  if (p === undefined) throw new AllocationError('UNKNOWN_POLICY', `${field}: expected one of ${POLICIES.map((q) => `'${q.name}'`).join(', ')}, got ${describeValue(name)}`, { field });
+  if (p === undefined) fail('UNKNOWN_POLICY', field, `one of ${POLICIES.map((q) => `'${q.name}'`).join(', ')}`, name);
   return p;
 }

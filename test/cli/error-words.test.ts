@@ -1,7 +1,7 @@
 // Every command's errors name its flags, not the API fields behind them (issue 18, point 9).
 import { describe, expect, it } from 'vitest';
 import { cli } from '../support/cli.js';
-import { inFlagWords } from '../../src/cli/lib/flag-words.js';
+import { sayWithFlags as inFlagWords } from '../../src/cli/lib/error-words.js';
 import { AllocationError } from '../../src/shared/errors.js';
 
 describe('errors in the CLI words', () => {
@@ -28,5 +28,34 @@ describe('errors in the CLI words', () => {
     expect(inFlagWords(plain, { size: '--size' })).toBe(plain);
     const said = inFlagWords(new AllocationError('INVALID_ARGUMENT', 'sizes[3]: bad', { field: 'sizes[3]' }), { size: '--size' });
     expect((said as AllocationError).message).toBe('sizes[3]: bad'); // `sizes` is not `size`
+  });
+});
+
+describe('the renderer works from the error parts', () => {
+  it('flagOf: the longest field that starts the path; an item as (item k+1), a key path after a space', async () => {
+    const { flagOf } = await import('../../src/cli/lib/error-words.js');
+    const flags = { options: '--opts', 'options.contextLength': '--context', size: '--size' };
+    expect(flagOf(['options', 'contextLength'], flags)).toBe('--context');
+    expect(flagOf(['options', 'batch'], flags)).toBe('--opts batch');
+    expect(flagOf(['size', 2], flags)).toBe('--size (item 3)');
+    expect(flagOf(['sizes', 2], flags)).toBeUndefined();
+  });
+
+  it('sayWithFlags leaves the message alone when the field names itself in it', async () => {
+    const { unknownKeyError } = await import('../../src/shared/validate.js');
+    const named = unknownKeyError('INVALID_CONFIG', { path: ['size'], key: 'size', known: ['a'] });
+    expect(inFlagWords(named, { size: '--size' })).toBe(named);
+  });
+
+  it('sayInFile: the label, and the line and column of the field (less the root) in the text', async () => {
+    const { sayInFile } = await import('../../src/cli/lib/error-words.js');
+    const { jsonPosition } = await import('../../src/shared/file-positions.js');
+    const text = '{\n  "version": 1,\n  "nextSlot": 0\n}\n';
+    const error = AllocationError.at('INVALID_STATE', 'state.nextSlot', 'expected an integer', { origin: 'state' });
+    const said = sayInFile(error, { origin: 'state', label: '--state s.json', text, position: jsonPosition, root: ['state'] }, ['the file was left untouched']) as AllocationError;
+    expect(said.message).toBe('--state s.json:3:3: state.nextSlot: expected an integer (the file was left untouched)');
+    // Another origin (an error the file did not cause) is left as it is.
+    const other = AllocationError.at('INVALID_ARGUMENT', 'x', 'bad', { origin: 'elsewhere' });
+    expect(sayInFile(other, { origin: 'state', label: '--state s.json', text, position: jsonPosition })).toBe(other);
   });
 });

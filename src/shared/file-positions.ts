@@ -1,73 +1,7 @@
-// Strict config and data files: the known keys of a file's shape, the first unknown key in a parsed
-// document, and where a key stands in the file's text (line and column, 1-based) for messages such as
-// `agents.toml:3:1: unknown key resource.allocation_mode (did you mean allocation-mode?)`.
-// Pure (no I/O): the CLI reads the files, the page and embedders may call it too.
-import { AllocationError } from './errors.js';
-import { closestName } from './suggest.js';
-
-/**
- * The keys a document may have. null: anything (a leaf, or a value checked elsewhere). A record:
- * only these keys, each with its shape; the key '*' stands for any other key. An array value is
- * checked item by item against the same shape (an array of tables).
- */
-export type KeyShape = null | { readonly [key: string]: KeyShape };
-
-/** One step of a path into a document: a key, or an array index. */
-export type PathSegment = string | number;
-
-/** A place in a file's text, 1-based. */
-export type FilePosition = { line: number; column: number };
-
-/** The first unknown key of a document: where it is, what it is, and the keys that were allowed there. */
-export type UnknownKey = { path: PathSegment[]; key: string; known: string[]; closest?: string };
-
-function _isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date) && !ArrayBuffer.isView(value);
-}
-
-/** The first key of `value` (in document order, depth first) that `shape` does not allow, or undefined. */
-export function findUnknownKey(value: unknown, shape: KeyShape, path: PathSegment[] = []): UnknownKey | undefined {
-  if (shape === null) return undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findUnknownKey(value[i], shape, [...path, i]);
-      if (found !== undefined) return found;
-    }
-    return undefined;
-  }
-  if (!_isRecord(value)) return undefined;
-  const own = (key: string) => Object.prototype.hasOwnProperty.call(shape, key);
-  for (const key of Object.keys(value)) {
-    if (!own(key) && !own('*')) {
-      const known = Object.keys(shape).filter((k) => k !== '*');
-      const closest = closestName(key, known);
-      return { path: [...path, key], key, known, ...(closest === undefined ? {} : { closest }) };
-    }
-    const found = findUnknownKey(value[key], own(key) ? shape[key] : shape['*'], [...path, key]);
-    if (found !== undefined) return found;
-  }
-  return undefined;
-}
-
-/** A path as messages write it: `agents[0].allocations.cuda`. */
-export function formatPath(path: readonly PathSegment[]): string {
-  let out = '';
-  for (const seg of path) out += typeof seg === 'number' ? `[${seg}]` : out === '' ? seg : `.${seg}`;
-  return out;
-}
-
-/** Splits a path as messages write it (`gpus[3].memoryTotal`) back into segments. */
-export function parsePath(path: string): PathSegment[] {
-  const out: PathSegment[] = [];
-  for (const m of path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) out.push(m[2] !== undefined ? Number(m[2]) : m[1]);
-  return out;
-}
-
-/** The message of an unknown key: `unknown key PATH (did you mean KEY?)`, or the allowed keys when none is close. */
-export function unknownKeyMessage(u: UnknownKey): string {
-  const hint = u.closest !== undefined ? `did you mean ${u.closest}?` : u.known.length === 0 ? 'no keys are allowed here' : `allowed: ${u.known.join(', ')}`;
-  return `unknown key ${formatPath(u.path)} (${hint})`;
-}
+// Where a field stands in a file's text: line and column (1-based) of a path's key in JSON or TOML
+// text, and JSON parsing whose syntax errors say the line and column. Pure (no I/O): the CLI reads
+// the files; the page and embedders may call it too. The key checks themselves are in validate.ts.
+import { AllocationError, type AllocationErrorCode, type FilePosition, type PathSegment } from './errors.js';
 
 /** Line and column (1-based) of a character offset in `text`. */
 export function positionAt(text: string, offset: number): FilePosition {
@@ -80,42 +14,19 @@ export function positionAt(text: string, offset: number): FilePosition {
   return { line, column: offset - start + 1 };
 }
 
-/** `FILE:LINE:COLUMN` (or just FILE when the place is unknown). */
-export function formatPlace(file: string, at: FilePosition | undefined): string {
-  return at === undefined ? file : `${file}:${at.line}:${at.column}`;
-}
-
 /**
- * Runs `fn`, a validation whose AllocationError names a field path in `error.field` and whose message
- * starts with `prefix`; when it throws one, the message says where that field stands in `text`:
- * `PREFIX…` becomes `LABEL:LINE:COL: …` (`position`: jsonPosition or tomlPosition). `root`: a start of
- * `error.field` that is not part of the path in the text (it is dropped from the field too).
- * Other errors, and fields not found in the text, are thrown as they are.
+ * Parses JSON text; a syntax error is AllocationError(code) at the line and column where the parser
+ * stopped (JSON.parse gives an offset; the line and column are counted from it), from `origin`.
  */
-export function withFieldPlace<T>(text: string, label: string, prefix: string, position: (text: string, path: readonly PathSegment[]) => FilePosition | undefined, fn: () => T, root = ''): T {
-  try {
-    return fn();
-  } catch (error) {
-    if (!(error instanceof AllocationError) || error.field === undefined || !error.message.startsWith(prefix)) throw error;
-    const field = root !== '' && error.field.startsWith(root) ? error.field.slice(root.length).replace(/^\./, '') : error.field;
-    const at = position(text, parsePath(field));
-    if (at === undefined) throw error;
-    throw new AllocationError(error.code, `${formatPlace(label, at)}: ${error.message.slice(prefix.length)}`, { field, cause: error, ...(error.details === undefined ? {} : { details: { ...error.details } }) });
-  }
-}
-
-/**
- * Parses JSON text; a syntax error becomes `FILE:LINE:COLUMN: not valid JSON: …` through `fail`
- * (JSON.parse gives an offset; the line and column are counted from it).
- */
-export function parseJsonText(text: string, file: string, fail: (message: string, cause: unknown) => never): unknown {
+export function parseJson(text: string, code: AllocationErrorCode, origin: string): unknown {
   try {
     return JSON.parse(text);
   } catch (cause) {
-    const message = (cause as Error).message;
-    const offset = /at position (\d+)/.exec(message);
-    const at = offset !== null ? positionAt(text, Number(offset[1])) : /Unexpected end of JSON input/.test(message) || text.trim() === '' ? positionAt(text, text.length) : undefined;
-    return fail(`${formatPlace(file, at)}: not valid JSON: ${message.replace(/\s*(?:in JSON )?at position \d+.*$/, '')}`, cause);
+    const reason = (cause as Error).message;
+    const offset = /at position (\d+)/.exec(reason);
+    const position = offset !== null ? positionAt(text, Number(offset[1])) : /Unexpected end of JSON input/.test(reason) || text.trim() === '' ? positionAt(text, text.length) : undefined;
+    const said = reason.replace(/\s*(?:in JSON )?at position \d+.*$/, '');
+    throw AllocationError.of(code, { origin, ...(position === undefined ? {} : { position }), detail: `not valid JSON: ${said}`, cause });
   }
 }
 

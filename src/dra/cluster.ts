@@ -1,0 +1,371 @@
+// A DRA cluster as kube-scheduler sees it: ResourceSlices and Nodes read once, then pods' claims
+// scheduled one pod at a time. For each pod: filter the nodes (a node index keeps, per claim
+// shape and node class, the nodes whose free devices can pass the requests' counts, best score
+// first), run the allocator (either mode) on the best node, then the next best while it finds no
+// allocation, and keep what it allocated (devices, shares, consumed capacity) for the next pod.
+// Releasing a claim gives its devices back. Only the node that changed is re-keyed.
+import { AllocationError } from '../shared/errors.js';
+import { allocateOnModel, readBudget, readCapacityState, readFeatures, readIdList, readMode, type DraAllocateResult, type DraMode, type SearchSettings } from './allocate.js';
+import { CelCompileError, SelectorCache } from './cel.js';
+import type { DraFeatures, ResolvedFeatures } from './features.js';
+import { Ledger, type LedgerEntry } from './ledger.js';
+import { addClaims, AllocationModel, claimLabel } from './model.js';
+import { countKey, layoutCluster, NodeModel, type NodeClass } from './node-classes.js';
+import { NODE_SCORES, NodeIndex, type CountedAlternative, type NodeScore, type NodeStates } from './node-index.js';
+import { readDeviceClasses, readNodes, readResourceClaims, readResourceSlices } from './objects.js';
+import type { Pool } from './pools.js';
+import { Quantity } from './quantity.js';
+import { child, draError, fail, record } from './read-core.js';
+import type { AllocationResult, DeviceClass, Node, ResourceClaim } from './types.js';
+
+/** What createDraCluster takes: the cluster's objects and how to allocate. */
+export interface DraClusterInit {
+  /** DeviceClass objects (`kubectl get deviceclasses -o json`: a List, an array or one object). */
+  classes: unknown;
+  /** ResourceSlice objects, in the order the lister returns them. */
+  slices: unknown;
+  /** The Node objects (v1); their order is the node order that breaks ties. */
+  nodes: unknown;
+  /** Allocator features on; omitted: DEFAULT_DRA_FEATURES. */
+  features?: DraFeatures;
+  /** The allocator's search on a node: 'scored' (the default) or 'first-fit', as allocateClaims. */
+  mode?: DraMode;
+  /** Scored mode: the most device picks one node's search may try (as allocateClaims). */
+  budget?: number;
+  /** How nodes that can take a pod rank (default 'pack'). */
+  nodeScore?: NodeScore;
+  /** Seed of share IDs; default 0. */
+  seed?: number;
+  /** Devices held by claims outside this handle, as `driver/pool/device` (as allocateClaims takes them). */
+  allocatedDevices?: string[];
+  /** Shares held outside this handle, as `driver/pool/device[/shareID]`. */
+  allocatedSharedDeviceIDs?: string[];
+  /** Capacity consumed outside this handle, `{ "driver/pool/device": { name: quantity } }`. */
+  allocatedCapacity?: Record<string, Record<string, string>>;
+}
+
+/** One pod's outcome: the node and one AllocationResult per claim, or none with the reason. */
+export type DraScheduleResult =
+  | { node: string; results: AllocationResult[]; reason?: undefined }
+  | { node?: undefined; results: []; reason: { code: 'UNSCHEDULABLE'; message: string } };
+
+/** A claim allocated through the handle. */
+export interface DraClaimAllocation {
+  /** `namespace/name` (or `name`). */
+  claim: string;
+  node: string;
+  /** What goes in the claim's `status.allocation`. */
+  allocation: AllocationResult;
+}
+
+/** The handle's allocated state: its claims, and every device, share and capacity in use (allocateClaims' encodings). */
+export interface DraAllocatedState {
+  claims: DraClaimAllocation[];
+  allocatedDevices: string[];
+  allocatedSharedDeviceIDs: string[];
+  allocatedCapacity: Record<string, Record<string, string>>;
+}
+
+const INIT_KEYS = ['classes', 'slices', 'nodes', 'features', 'mode', 'budget', 'nodeScore', 'seed', 'allocatedDevices', 'allocatedSharedDeviceIDs', 'allocatedCapacity'] as const;
+
+interface Held {
+  claim: string;
+  node: number;
+  allocation: AllocationResult;
+  entries: LedgerEntry[];
+}
+
+/** A deep copy of JSON data (an AllocationResult), so that what the handle keeps and what callers get never alias. */
+function copy<T>(value: T): T {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(copy) as T;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) Object.defineProperty(out, key, { value: copy((value as Record<string, unknown>)[key]), enumerable: true, writable: true, configurable: true });
+  return out as T;
+}
+
+function words(bits: Uint32Array, from: number, n: number): string {
+  let s = '';
+  for (let w = 0; w < n; w++) s += `${bits[from + w].toString(36)},`;
+  return s;
+}
+
+/** A cluster's devices and what its claims hold: schedule pods' claims, release them. */
+export class DraCluster {
+  /** Node names in node order. */
+  readonly nodeNames: readonly string[];
+  private readonly features: ResolvedFeatures;
+  private readonly search: SearchSettings;
+  private readonly score: NodeScore;
+  private readonly classes: DeviceClass[];
+  private readonly nodes: Node[];
+  private readonly pools: Pool[][];
+  private readonly classOf: Int32Array;
+  private readonly nodeClasses: NodeClass[];
+  private readonly cache = new SelectorCache();
+  private readonly ledger = new Ledger();
+  private readonly states: NodeStates;
+  private readonly used: Uint32Array;
+  private readonly index: NodeIndex;
+  /** Classes that see each pool shared between nodes. */
+  private readonly classesOfPool = new Map<string, number[]>();
+  /** The node each node-local pool belongs to. */
+  private readonly nodeOfPool = new Map<string, number>();
+  private readonly held = new Map<string, Held>();
+  private tries = 0;
+
+  constructor(init: DraClusterInit) {
+    const at = { object: 'init', path: '' };
+    const top = record(at, init, INIT_KEYS) as unknown as DraClusterInit;
+    this.score = top.nodeScore ?? 'pack';
+    if (!NODE_SCORES.includes(this.score)) fail(child(at, 'nodeScore'), NODE_SCORES.map((s) => `'${s}'`).join(', '), top.nodeScore);
+    const seed = top.seed ?? 0;
+    if (typeof seed !== 'number' || !Number.isSafeInteger(seed)) fail(child(at, 'seed'), 'an integer', top.seed);
+    this.search = { mode: readMode(top.mode, child(at, 'mode')), budget: readBudget(top.budget, child(at, 'budget')), seed };
+    this.features = readFeatures(top.features);
+    this.classes = readDeviceClasses(top.classes, 'classes');
+    const slices = readResourceSlices(top.slices, 'slices');
+    this.nodes = readNodes(top.nodes, 'nodes');
+    const names = new Set<string>();
+    this.nodes.forEach((n, k) => {
+      if (names.has(n.name)) fail({ object: `Node/${n.name}`, path: 'metadata.name' }, 'a name no other node has', `nodes[${k}] repeats ${JSON.stringify(n.name)}`);
+      names.add(n.name);
+    });
+    this.nodeNames = this.nodes.map((n) => n.name);
+
+    const layout = layoutCluster(this.nodes, slices, this.features, this.cache);
+    this.pools = layout.pools;
+    this.classOf = layout.classOf;
+    this.nodeClasses = layout.classes;
+    for (const c of this.nodeClasses) for (const id of c.sharedPools) (this.classesOfPool.get(id) ?? this.classesOfPool.set(id, []).get(id)!).push(c.index);
+    layout.localPools.forEach((local, k) => local.forEach((isLocal, p) => isLocal && this.nodeOfPool.set(this.pools[k][p].id, k)));
+
+    this.readAllocated(top);
+    const wordStart = new Int32Array(this.nodes.length + 1);
+    for (let k = 0; k < this.nodes.length; k++) wordStart[k + 1] = wordStart[k] + this.nodeClasses[this.classOf[k]].words;
+    this.states = { wordStart, free: new Uint32Array(wordStart[this.nodes.length]), sharedFree: this.nodeClasses.map((c) => new Uint32Array(c.words)), load: new Float64Array(this.nodes.length) };
+    this.used = new Uint32Array(wordStart[this.nodes.length]);
+    for (let k = 0; k < this.nodes.length; k++) this.refreshNode(k);
+    for (const c of this.nodeClasses) this.refreshShared(c.index);
+    this.index = new NodeIndex(this.nodeClasses, this.classOf, this.states, this.score);
+  }
+
+  private readAllocated(top: DraClusterInit): void {
+    const split = (id: string): { pool: string; device: string } => {
+      const parts = id.split('/');
+      return { pool: `${parts[0]}/${parts[1]}`, device: parts[2] };
+    };
+    for (const id of readIdList('allocatedDevices', top.allocatedDevices, [3])) this.ledger.add(split(id));
+    const capacity = readCapacityState(top.allocatedCapacity);
+    const sharesOf = new Map<string, number>();
+    for (const id of readIdList('allocatedSharedDeviceIDs', top.allocatedSharedDeviceIDs, [3, 4])) {
+      const { pool, device } = split(id);
+      const full = `${pool}/${device}`;
+      // The aggregated capacity goes with the device's first share.
+      const first = !sharesOf.has(full);
+      sharesOf.set(full, (sharesOf.get(full) ?? 0) + 1);
+      this.ledger.add({ pool, device, shareId: id.split('/')[3] ?? '', ...(first && capacity.has(full) ? { consumed: capacity.get(full) } : {}) });
+    }
+    for (const [id, amounts] of capacity) if (!sharesOf.has(id)) this.ledger.add({ ...split(id), shareId: '', consumed: amounts });
+  }
+
+  /** Node k's own devices: which are free to take, which in use, its load. */
+  private refreshNode(k: number): void {
+    const c = this.nodeClasses[this.classOf[k]];
+    const from = this.states.wordStart[k];
+    const free = this.states.free.subarray(from, from + c.words);
+    const used = this.used.subarray(from, from + c.words);
+    const n = this.ledger.walk(c, this.pools[k], 'local', this.features, free, used);
+    this.states.load[k] = c.localCount === 0 ? 0 : n / c.localCount;
+  }
+
+  /** Class c's devices of shared pools: which are free to take. */
+  private refreshShared(c: number): boolean {
+    const nodeClass = this.nodeClasses[c];
+    if (nodeClass.sharedPools.length === 0 || nodeClass.members.length === 0) return false;
+    const before = this.states.sharedFree[c].slice();
+    this.ledger.walk(nodeClass, this.pools[nodeClass.members[0]], 'shared', this.features, this.states.sharedFree[c], new Uint32Array(nodeClass.words));
+    return before.some((w, i) => w !== this.states.sharedFree[c][i]);
+  }
+
+  /** Numbers about the handle: nodes, node classes, claim shapes indexed, claims held, allocator runs so far. */
+  stats(): { nodes: number; nodeClasses: number; shapes: number; claims: number; tries: number } {
+    return { nodes: this.nodes.length, nodeClasses: this.nodeClasses.length, shapes: this.index.size, claims: this.held.size, tries: this.tries };
+  }
+
+  /**
+   * Allocates one pod's claims together on the best node that can take them, and keeps the
+   * allocation. Upstream's claim errors (an unknown class, a CEL compile error, over 32 results, a
+   * disabled feature) throw before any node is tried; a node where the allocator fails or errs is
+   * passed over. No node: `results: []` with the reason.
+   */
+  schedule(input: unknown): DraScheduleResult {
+    const claims = readResourceClaims(input, 'claims');
+    if (claims.length === 0) fail({ object: 'claims', path: '' }, 'at least one ResourceClaim', input);
+    const labels = claims.map(claimLabel);
+    labels.forEach((label, i) => {
+      const other = this.held.get(label);
+      if (other !== undefined) throw draError('INVALID_ARGUMENT', `ResourceClaim/${label}: already allocated on node ${this.nodes[other.node].name}; release it first`, { field: `claims[${i}]` });
+      if (labels.indexOf(label) !== i) throw draError('INVALID_ARGUMENT', `ResourceClaim/${label}: given twice`, { field: `claims[${i}]` });
+    });
+    const groups = this.checkClaims(claims);
+    const shapeKey = JSON.stringify(groups.map((g) => g.map((a) => [countKey(a.request, this.features), a.need, a.all, a.admin])));
+    const shape = this.index.shape(shapeKey, groups);
+    const excluded: number[] = [];
+    const failed = new Map<string, string>();
+    const tried: string[] = [];
+    let same = 0;
+    try {
+      for (;;) {
+        const k = this.index.best(shape);
+        if (k < 0) break;
+        const state = this.stateKey(k);
+        if (failed.has(state)) same++;
+        else {
+          let outcome: DraAllocateResult | undefined;
+          let message: string | undefined;
+          try {
+            outcome = this.allocateOn(k, claims);
+          } catch (error) {
+            // An error that depends on the node (invalid pools, a CEL runtime error on one of its devices): the node cannot take the pod.
+            if (!(error instanceof AllocationError) || error.code !== 'DRA_REJECTED') throw error;
+            message = error.message;
+          }
+          if (outcome !== undefined && outcome.reason === undefined) {
+            this.commit(k, labels, outcome.results);
+            return { node: this.nodes[k].name, results: outcome.results };
+          }
+          message ??= outcome?.reason?.message ?? 'no allocation';
+          failed.set(state, message);
+          tried.push(`${this.nodes[k].name}: ${message}`);
+        }
+        this.index.exclude(shape, k);
+        excluded.push(k);
+      }
+    } finally {
+      for (const k of excluded) this.index.include(shape, k);
+    }
+    const needs = groups.map((g) => g.map((a) => (a.all ? `all of class ${a.request.deviceClass.name}` : `${a.need} of class ${a.request.deviceClass.name}`)).join(' or ')).join(', ');
+    const others = this.nodes.length - tried.length - same;
+    const triedText = tried.length === 0 ? '' : `; tried ${tried.length}${same > 0 ? ` (and ${same} in the same state as one of them)` : ''}: ${tried.slice(0, 3).join('; ')}${tried.length > 3 ? '; …' : ''}`;
+    return {
+      results: [],
+      reason: { code: 'UNSCHEDULABLE', message: `no node can take claim${labels.length > 1 ? 's' : ''} ${labels.join(', ')} (needs ${needs}): ${others} of ${this.nodes.length} node(s) have too few free devices that match${triedText}` },
+    };
+  }
+
+  /** The claims' checks that do not depend on the node, and each request's alternatives as the index counts them. */
+  private checkClaims(claims: ResourceClaim[]): CountedAlternative[][] {
+    const probe = new AllocationModel({ name: '', labels: {} }, this.features, [], { devices: new Set(), sharedDeviceIds: new Set(), capacity: new Map() }, this.cache);
+    addClaims(probe, claims, this.classes);
+    const cel = { consumableCapacity: this.features.consumableCapacity, listTypeAttributes: this.features.listTypeAttributes };
+    const compile = (owner: string, expressions: Array<string | undefined>): void =>
+      expressions.forEach((expression, i) => {
+        try {
+          if (expression !== undefined) this.cache.get(expression, cel);
+        } catch (error) {
+          if (!(error instanceof CelCompileError)) throw error;
+          throw draError('DRA_REJECTED', `${owner}: selector #${i}: CEL compile error: ${error.message}`, { cause: error });
+        }
+      });
+    const groups: CountedAlternative[][] = [];
+    for (const claim of probe.claims) {
+      for (const group of claim.groups) {
+        for (const r of group.alternatives) {
+          compile(`class ${r.deviceClass.name}`, r.deviceClass.selectors.map((s) => s.cel?.expression));
+          compile(`claim ${claim.label}`, r.body.selectors.map((s) => s.cel?.expression));
+        }
+        groups.push(group.alternatives.map((r) => ({ request: r, need: r.count, all: r.allMode, admin: r.adminAccess })));
+      }
+    }
+    return groups;
+  }
+
+  /** What decides whether node k can take a pod, beyond its class: its own devices' state. */
+  private stateKey(k: number): string {
+    const c = this.nodeClasses[this.classOf[k]];
+    const from = this.states.wordStart[k];
+    let key = `${c.index}:${words(this.used, from, c.words)}${words(this.states.free, from, c.words)}`;
+    if (this.features.consumableCapacity) {
+      const state = this.ledger.stateFor(this.pools[k].filter((p) => this.nodeOfPool.get(p.id) === k));
+      for (const [id, amounts] of state.capacity) key += `|${id.slice(id.lastIndexOf('/'))}:${[...amounts].map(([n, q]) => `${n}=${q.toString()}`).join(',')}`;
+    }
+    return key;
+  }
+
+  /** The allocator on node k with everything the cluster holds. */
+  private allocateOn(k: number, claims: ResourceClaim[]): DraAllocateResult {
+    this.tries++;
+    const pools = this.pools[k];
+    const model = new NodeModel(this.nodes[k], this.features, pools, this.ledger.stateFor(pools), this.cache, this.nodeClasses[this.classOf[k]]);
+    return allocateOnModel(model, claims, this.classes, this.search);
+  }
+
+  private commit(k: number, labels: string[], results: AllocationResult[]): void {
+    const perClaim = results.map((result) =>
+      result.devices.results.flatMap((r): LedgerEntry[] => {
+        // Admin access does not hold a device (upstream's scheduler leaves such results out of its allocated state).
+        if (r.adminAccess === true) return [];
+        const pool = `${r.driver}/${r.pool}`;
+        if (r.shareID === undefined) return [{ pool, device: r.device }];
+        const consumed = r.consumedCapacity === undefined ? undefined : new Map(Object.entries(r.consumedCapacity).map(([n, q]) => [n, Quantity.parse(q)]));
+        return [{ pool, device: r.device, shareId: r.shareID, ...(consumed !== undefined ? { consumed } : {}) }];
+      }),
+    );
+    const whole = perClaim.flat().filter((e) => e.shareId === undefined);
+    for (const e of whole) {
+      // The allocator never hands out a device in use; checked so that a fault cannot double-allocate.
+      if (this.ledger.holds(e.pool, e.device) || whole.filter((x) => x.pool === e.pool && x.device === e.device).length > 1) throw draError('INTERNAL', `device ${e.pool}/${e.device} would be allocated twice; nothing was changed`);
+    }
+    labels.forEach((claim, i) => {
+      for (const e of perClaim[i]) this.ledger.add(e);
+      this.held.set(claim, { claim, node: k, allocation: copy(results[i]), entries: perClaim[i] });
+    });
+    this.changed(perClaim.flat());
+  }
+
+  /** Re-keys the nodes and classes whose devices the entries touch. */
+  private changed(entries: readonly LedgerEntry[]): void {
+    const nodes = new Set<number>();
+    const classes = new Set<number>();
+    for (const e of entries) {
+      const k = this.nodeOfPool.get(e.pool);
+      if (k !== undefined) nodes.add(k);
+      for (const c of this.classesOfPool.get(e.pool) ?? []) classes.add(c);
+    }
+    for (const k of nodes) {
+      this.refreshNode(k);
+      this.index.nodeChanged(k);
+    }
+    for (const c of classes) if (this.refreshShared(c)) this.index.classChanged(c);
+  }
+
+  /** Gives a claim's devices back: the claim (a ResourceClaim object) or its `namespace/name`. Returns where it was. */
+  release(claim: unknown): DraClaimAllocation {
+    let label: string;
+    if (typeof claim === 'string') label = claim;
+    else {
+      const read = readResourceClaims(claim, 'claim');
+      if (read.length !== 1) fail({ object: 'claim', path: '' }, 'one ResourceClaim or its "namespace/name"', `${read.length} claims`);
+      label = claimLabel(read[0]);
+    }
+    const held = this.held.get(label);
+    if (held === undefined) throw draError('INVALID_ARGUMENT', `release: ResourceClaim/${label} is not allocated in this cluster`, { field: 'claim' });
+    for (const e of held.entries) this.ledger.remove(e);
+    this.held.delete(label);
+    this.changed(held.entries);
+    // The handle keeps nothing of it now: its copy goes to the caller.
+    return { claim: label, node: this.nodes[held.node].name, allocation: held.allocation };
+  }
+
+  /** The claims held (in the order they were allocated) and every device, share and capacity in use. */
+  allocated(): DraAllocatedState {
+    const claims = [...this.held.values()].map((h) => ({ claim: h.claim, node: this.nodes[h.node].name, allocation: copy(h.allocation) }));
+    return { claims, ...this.ledger.toRequestFields() };
+  }
+}
+
+/** Reads a cluster's objects into a handle for scheduling and releasing claims (see DraCluster). */
+export function createDraCluster(init: DraClusterInit): DraCluster {
+  return new DraCluster(init);
+}

@@ -1,0 +1,130 @@
+// A cluster dump as `kubectl get deviceclasses,resourceslices,resourceclaims,nodes -o json` writes
+// it (or one kind per file, or a plain array): the objects by kind, checked by the strict readers,
+// and the claims split into those already allocated (status.allocation: what they hold is the
+// allocated state for the rest) and those pending. Used by the CLI and the page alike.
+import type { AllocationResult } from './types.js';
+import { readDraObjects } from './objects.js';
+import { child, fail, field, map, record, str, type At } from './read-core.js';
+import { Quantity } from './quantity.js';
+
+/** The raw objects of a dump, by kind, in dump order (typed List items get their kind back). */
+export interface DraDump {
+  classes: unknown[];
+  slices: unknown[];
+  claims: unknown[];
+  nodes: unknown[];
+}
+
+const KINDS = { DeviceClass: 'classes', ResourceSlice: 'slices', ResourceClaim: 'claims', Node: 'nodes' } as const;
+const API = { DeviceClass: 'resource.k8s.io/v1', ResourceSlice: 'resource.k8s.io/v1', ResourceClaim: 'resource.k8s.io/v1', Node: 'v1' } as const;
+
+/**
+ * Splits a dump into its objects by kind. Every object is read strictly first (readDraObjects):
+ * errors name `where` (a file name) and the object, the field path and the value.
+ */
+export function splitDraDump(input: unknown, where: string): DraDump {
+  readDraObjects(input, where);
+  const out: DraDump = { classes: [], slices: [], claims: [], nodes: [] };
+  const add = (item: unknown, listKind?: string): void => {
+    let obj = item as Record<string, unknown>;
+    if (listKind !== undefined && obj.kind === undefined) obj = { apiVersion: API[listKind as keyof typeof API], kind: listKind, ...obj };
+    out[KINDS[obj.kind as keyof typeof KINDS]].push(obj);
+  };
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(walk);
+    const top = value as Record<string, unknown>;
+    const kind = top.kind as string;
+    if (kind === 'List' || kind.endsWith('List')) {
+      const itemKind = kind === 'List' ? undefined : kind.slice(0, -'List'.length);
+      for (const item of (top.items as unknown[] | null | undefined) ?? []) add(item, itemKind);
+    } else add(top);
+  };
+  walk(input);
+  return out;
+}
+
+/** What claims already allocated hold, in allocateClaims' encodings. */
+export interface HeldDevices {
+  allocatedDevices: string[];
+  allocatedSharedDeviceIDs: string[];
+  allocatedCapacity: Record<string, Record<string, string>>;
+}
+
+/** A claim of the dump: pending, or allocated with its status.allocation. */
+export interface DumpClaim {
+  /** `namespace/name` (or `name`). */
+  label: string;
+  object: unknown;
+  allocation?: AllocationResult;
+}
+
+function readAllocation(at: At, value: unknown): AllocationResult {
+  const allocation = record(at, value, ['devices', 'nodeSelector', 'allocationTimestamp']);
+  const devicesAt = child(at, 'devices');
+  const devices = record(devicesAt, field(allocation, 'devices') ?? {}, ['results', 'config']);
+  const resultsAt = child(devicesAt, 'results');
+  const results = field(devices, 'results') ?? [];
+  if (!Array.isArray(results)) fail(resultsAt, 'a list', results);
+  const out = results.map((r, i) => {
+    const here = child(resultsAt, i);
+    const entry = map(here, r);
+    const text = (key: string) => str(child(here, key), field(entry, key), true);
+    const result: AllocationResult['devices']['results'][number] = { request: text('request'), driver: text('driver'), pool: text('pool'), device: text('device') };
+    const share = str(child(here, 'shareID'), field(entry, 'shareID'));
+    if (share !== undefined) result.shareID = share;
+    if (field(entry, 'adminAccess') === true) result.adminAccess = true;
+    const consumed = field(entry, 'consumedCapacity');
+    if (consumed !== undefined && consumed !== null) {
+      const amounts = map(child(here, 'consumedCapacity'), consumed);
+      result.consumedCapacity = {};
+      for (const name of Object.keys(amounts)) {
+        const q = str(child(child(here, 'consumedCapacity'), name), amounts[name], true);
+        try {
+          Quantity.parse(q);
+        } catch {
+          fail(child(child(here, 'consumedCapacity'), name), 'a quantity such as "4Gi"', q);
+        }
+        Object.defineProperty(result.consumedCapacity, name, { value: q, enumerable: true, writable: true, configurable: true });
+      }
+    }
+    return result;
+  });
+  return { devices: { results: out } };
+}
+
+/** The claims of a dump with their allocation (if any), and what the allocated ones hold. */
+export function claimsOfDump(claims: readonly unknown[]): { claims: DumpClaim[]; held: HeldDevices } {
+  const held: HeldDevices = { allocatedDevices: [], allocatedSharedDeviceIDs: [], allocatedCapacity: {} };
+  const capacity = new Map<string, Map<string, Quantity>>();
+  const out = claims.map((object): DumpClaim => {
+    const meta = (object as { metadata: { name: string; namespace?: string } }).metadata;
+    const label = meta.namespace !== undefined && meta.namespace !== '' ? `${meta.namespace}/${meta.name}` : meta.name;
+    const status = (object as { status?: Record<string, unknown> }).status;
+    const raw = status?.allocation;
+    if (raw === undefined || raw === null) return { label, object };
+    const allocation = readAllocation({ object: `ResourceClaim/${label}`, path: 'status.allocation' }, raw);
+    for (const r of allocation.devices.results) {
+      // Admin access holds nothing (as upstream's scheduler counts allocated devices).
+      if (r.adminAccess === true) continue;
+      const id = `${r.driver}/${r.pool}/${r.device}`;
+      if (r.shareID === undefined) held.allocatedDevices.push(id);
+      else held.allocatedSharedDeviceIDs.push(`${id}/${r.shareID}`);
+      for (const [name, q] of Object.entries(r.consumedCapacity ?? {})) {
+        const amounts = capacity.get(id) ?? capacity.set(id, new Map()).get(id)!;
+        amounts.set(name, amounts.get(name)?.add(Quantity.parse(q)) ?? Quantity.parse(q));
+      }
+    }
+    return { label, object, allocation };
+  });
+  for (const [id, amounts] of capacity) {
+    const entry: Record<string, string> = {};
+    for (const [name, q] of amounts) Object.defineProperty(entry, name, { value: q.toString(), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(held.allocatedCapacity, id, { value: entry, enumerable: true, writable: true, configurable: true });
+  }
+  return { claims: out, held };
+}
+
+/** The status patch that records an allocation: `kubectl patch resourceclaim … --subresource=status --type=merge -p`. */
+export function allocationPatch(allocation: AllocationResult): { status: { allocation: AllocationResult } } {
+  return { status: { allocation } };
+}

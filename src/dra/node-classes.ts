@@ -1,0 +1,263 @@
+// Node classes of a DRA cluster: nodes whose pools offer devices of identical content in the same
+// order (node-local pools compared by content, pools several nodes see by identity) form one
+// class. Within a class a device is known by its template index (its place in first-fit order), so
+// selectors are evaluated once per class and device, and a node's state is a bitset over those
+// indices. NodeModel is the allocator's model of one member, answering `selectable` from the
+// class's masks instead of evaluating CEL again.
+import type { SelectorCache } from './cel.js';
+import type { ResolvedFeatures } from './features.js';
+import { AllocationModel, type AllocatedState, type RequestModel } from './model.js';
+import { taintPreventsAllocation } from './node-match.js';
+import { deviceReachesNode, gatherPools, type Pool } from './pools.js';
+import type { Device, Node, ResourceSlice } from './types.js';
+
+/** Nothing allocated. */
+const EMPTY_STATE: AllocatedState = { devices: new Set(), sharedDeviceIds: new Set(), capacity: new Map() };
+
+// Mask entries: the device is selectable (1), is not (2), or its selector failed (3: the search
+// meets the error only if it gets to the device, so the node model evaluates it again there).
+const YES = 1;
+const ERROR = 3;
+
+/** Devices as bits: word w holds template indices 32w … 32w + 31. */
+export type Bits = Uint32Array;
+
+/** One device of a class's template, in first-fit order. */
+export interface TemplateDevice {
+  /** Position of its pool in the node's pools. */
+  pool: number;
+  /** Its pool belongs to this node alone (published with the node's name). */
+  local: boolean;
+  device: Device;
+}
+
+/** Nodes with the same devices: the template (first member) stands for all. */
+export class NodeClass {
+  /** Member nodes (indices into the cluster's nodes), in node order. */
+  members: number[] = [];
+  /** The template's devices in first-fit order (= the candidates of every member's model). */
+  readonly devices: TemplateDevice[] = [];
+  /** Words of a bitset over the devices. */
+  readonly words: number;
+  /** Bits of the devices of node-local pools. */
+  readonly localBits: Bits;
+  /** How many devices are node-local. */
+  readonly localCount: number;
+  /** Bits of devices that take several allocations (one of them may serve several requests). */
+  readonly multiBits: Bits;
+  /** IDs (`driver/pool`) of the pools members share with other nodes (allNodes, node selectors, per-device selection). */
+  readonly sharedPools: string[] = [];
+  /** The first member's model with nothing allocated: the class's selectors are evaluated on it. */
+  readonly template: AllocationModel;
+  private readonly selectableMasks = new Map<string, Uint8Array>();
+  private readonly classMasks = new Map<string, Uint8Array>();
+  private readonly countMasks = new Map<string, Bits>();
+
+  constructor(
+    readonly index: number,
+    node: Node,
+    pools: Pool[],
+    localPools: readonly boolean[],
+    private readonly features: ResolvedFeatures,
+    cache: SelectorCache,
+  ) {
+    this.template = new AllocationModel(node, features, pools, EMPTY_STATE, cache);
+    pools.forEach((pool, p) => {
+      if (!localPools[p]) this.sharedPools.push(pool.id);
+      if (pool.incomplete || pool.invalid) return;
+      for (const slice of pool.deviceSlices) for (const device of slice.devices) this.devices.push({ pool: p, local: localPools[p], device });
+    });
+    this.words = Math.max(1, Math.ceil(this.devices.length / 32));
+    this.localBits = new Uint32Array(this.words);
+    let local = 0;
+    this.devices.forEach((d, i) => {
+      if (!d.local) return;
+      this.localBits[i >>> 5] |= 1 << (i & 31);
+      local++;
+    });
+    this.localCount = local;
+    this.multiBits = new Uint32Array(this.words);
+    this.devices.forEach((d, i) => {
+      if (features.consumableCapacity && d.device.allowMultipleAllocations === true) this.multiBits[i >>> 5] |= 1 << (i & 31);
+    });
+  }
+
+  /** Per template device: does the request's class and selectors (and per-device node selection) accept it. */
+  selectableMask(request: RequestModel): Uint8Array {
+    const key = selectorKey(request);
+    let mask = this.selectableMasks.get(key);
+    if (mask === undefined) {
+      const t = this.template;
+      mask = Uint8Array.from(t.candidates, (c) => {
+        try {
+          return t.evaluate(request, c.slice, c.device, c.id, () => t.celOf(c.index)) ? YES : 2;
+        } catch {
+          return ERROR;
+        }
+      });
+      this.selectableMasks.set(key, mask);
+    }
+    return mask;
+  }
+
+  /** Per template device: does the request's class alone accept it (for the reasons' counts). */
+  classMask(request: RequestModel): Uint8Array {
+    const key = request.deviceClass.name;
+    let mask = this.classMasks.get(key);
+    if (mask === undefined) {
+      const t = this.template;
+      mask = Uint8Array.from(t.candidates, (c) => {
+        try {
+          return t.matchesClass(request, c.index) ? YES : 2;
+        } catch {
+          return ERROR;
+        }
+      });
+      this.classMasks.set(key, mask);
+    }
+    return mask;
+  }
+
+  /**
+   * The devices the request could ever take on a member: selectable (or failing, which the search
+   * must meet), not tainted against its tolerations, counters allowed by the features, static
+   * capacity enough. Allocation state is not looked at.
+   */
+  countMask(request: RequestModel): Bits {
+    const key = countKey(request, this.features);
+    let bits = this.countMasks.get(key);
+    if (bits === undefined) {
+      bits = new Uint32Array(this.words);
+      const selectable = this.selectableMask(request);
+      const f = this.features;
+      for (let i = 0; i < this.devices.length; i++) {
+        if (selectable[i] !== YES && selectable[i] !== ERROR) continue;
+        const device = this.devices[i].device;
+        if (f.deviceTaints && taintPreventsAllocation(device.taints, request.body.tolerations)) continue;
+        if (!f.partitionableDevices && device.consumesCounters.length > 0) continue;
+        if (f.consumableCapacity && !this.template.capacityFits(request, i, undefined, false)) continue;
+        bits[i >>> 5] |= 1 << (i & 31);
+      }
+      this.countMasks.set(key, bits);
+    }
+    return bits;
+  }
+}
+
+/** What `selectable` depends on in a request: its class and its selectors. */
+function selectorKey(request: RequestModel): string {
+  return JSON.stringify([request.deviceClass.name, request.body.selectors.map((s) => s.cel?.expression ?? null)]);
+}
+
+/** What the count mask depends on: the selectors, and the tolerations and capacity requests where their features are on. */
+export function countKey(request: RequestModel, features: ResolvedFeatures): string {
+  const tolerations = features.deviceTaints ? request.body.tolerations : [];
+  const capacity = features.consumableCapacity ? Object.entries(request.body.capacity?.requests ?? {}).map(([k, q]) => [k, q.toString()]) : [];
+  return JSON.stringify([selectorKey(request), tolerations, capacity]);
+}
+
+/** A member's model: the allocator's view of the node, with the class's selector masks. */
+export class NodeModel extends AllocationModel {
+  constructor(node: Node, features: ResolvedFeatures, pools: Pool[], allocated: AllocatedState, cache: SelectorCache, private readonly nodeClass: NodeClass) {
+    super(node, features, pools, allocated, cache);
+  }
+
+  // The class's masks of this model's requests (looked up by key once per request).
+  private readonly masks = new Map<RequestModel, Uint8Array>();
+  private readonly classMasks = new Map<RequestModel, Uint8Array>();
+
+  override selectable(request: RequestModel, index: number): boolean {
+    let mask = this.masks.get(request);
+    if (mask === undefined) this.masks.set(request, (mask = this.nodeClass.selectableMask(request)));
+    const v = mask[index];
+    return v === ERROR ? super.selectable(request, index) : v === YES;
+  }
+
+  override matchesClass(request: RequestModel, index: number): boolean {
+    let mask = this.classMasks.get(request);
+    if (mask === undefined) this.classMasks.set(request, (mask = this.nodeClass.classMask(request)));
+    const v = mask[index];
+    return v === ERROR ? super.matchesClass(request, index) : v === YES;
+  }
+}
+
+/** The pools of every node, each node's class, and the classes. */
+export interface ClusterLayout {
+  pools: Pool[][];
+  /** Per node and pool position: the pool is the node's own. */
+  localPools: boolean[][];
+  classOf: Int32Array;
+  classes: NodeClass[];
+}
+
+function poolKey(slice: ResourceSlice): string {
+  return `${slice.driver}\u0000${slice.pool.name}`;
+}
+
+function stringify(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
+}
+
+/** A device's content without its name: what selectors, constraints, counters and taints see. */
+function deviceContent(device: Device): string {
+  const { name, ...content } = device;
+  void name;
+  return stringify(content);
+}
+
+/**
+ * Gathers every node's pools (as allocateClaims would for that node alone) and groups the nodes
+ * into classes. A pool is a node's own when every slice of it names that node.
+ */
+export function layoutCluster(nodes: readonly Node[], slices: readonly ResourceSlice[], features: ResolvedFeatures, cache: SelectorCache): ClusterLayout {
+  const byNode = new Map<string, ResourceSlice[]>();
+  const unnamed: ResourceSlice[] = [];
+  const byPool = new Map<string, ResourceSlice[]>();
+  // The node every slice of a pool names, or null when they differ or some names none.
+  const owner = new Map<string, string | null>();
+  for (const slice of slices) {
+    const key = poolKey(slice);
+    (byPool.get(key) ?? byPool.set(key, []).get(key)!).push(slice);
+    const node = slice.nodeName ?? null;
+    owner.set(key, owner.has(key) && owner.get(key) !== node ? null : node);
+    if (slice.nodeName === undefined) unnamed.push(slice);
+    else (byNode.get(slice.nodeName) ?? byNode.set(slice.nodeName, []).get(slice.nodeName)!).push(slice);
+  }
+  const pools: Pool[][] = [];
+  const localPools: boolean[][] = [];
+  const classOf = new Int32Array(nodes.length);
+  const classes: NodeClass[] = [];
+  const bySignature = new Map<string, NodeClass>();
+  nodes.forEach((node, k) => {
+    // The node's slices and those of no node, plus the rest of any pool they belong to (whether
+    // a pool is complete, or obsolete, depends on its slices elsewhere).
+    const mine = [...(byNode.get(node.name) ?? []), ...unnamed];
+    const seen = new Set(mine);
+    const counts = new Map<string, number>();
+    for (const s of mine) counts.set(poolKey(s), (counts.get(poolKey(s)) ?? 0) + 1);
+    for (const [key, n] of counts) {
+      const all = byPool.get(key)!;
+      if (all.length !== n) for (const s of all) if (!seen.has(s)) mine.push(s);
+    }
+    const nodePools = gatherPools(mine, node, features);
+    const local = nodePools.map((p) => owner.get(`${p.driver}\u0000${p.name}`) === node.name);
+    const signature = stringify(
+      nodePools.map((p, i) =>
+        local[i]
+          ? ['L', p.driver, p.incomplete, p.invalid, p.invalidReason ?? null, [...p.counterSets.values()], p.deviceSlices.map((s) => s.devices.map(deviceContent))]
+          : ['S', p.id, p.incomplete, p.invalid, p.deviceSlices.map((s) => [s.name, s.perDeviceNodeSelection === true ? s.devices.map((d) => deviceReachesNode(s, d, node)) : null])],
+      ),
+    );
+    let nodeClass = bySignature.get(signature);
+    if (nodeClass === undefined) {
+      nodeClass = new NodeClass(classes.length, node, nodePools, local, features, cache);
+      classes.push(nodeClass);
+      bySignature.set(signature, nodeClass);
+    }
+    nodeClass.members.push(k);
+    classOf[k] = nodeClass.index;
+    pools.push(nodePools);
+    localPools.push(local);
+  });
+  return { pools, localPools, classOf, classes };
+}

@@ -1,0 +1,73 @@
+// Interchangeable devices: two candidates no rule of this call can tell apart — same pool, slice
+// placement, capacity, counters, taints, binding and node fields, allocated state, and the same
+// values of every attribute that a selector, a constraint or the objective reads — form one class.
+// A search takes from a class only its first free member, so symmetric allocations are tried once.
+// An attribute counts as read when its name appears in a selector; a selector that could reach
+// attributes by a computed name (a non-literal index, a whole-map comparison or a map macro) makes
+// every attribute count.
+import type { AllocationModel } from './model.js';
+import { TOPOLOGY_ATTRIBUTES } from './objective.js';
+import type { AttributeValue } from './types.js';
+
+/** The classes: each candidate's class, and each class's members in first-fit order. */
+export interface SymmetryClasses {
+  classOf: Int32Array;
+  members: number[][];
+}
+
+const COMPUTED_ACCESS = [/\b(exists|exists_one|all|map|filter|size)\b/, /\[\s*[^"'\s]/, /attributes\s*\[\s*("[^"]*"|'[^']*')\s*\]\s*(?![.[])/];
+
+/** Which attribute keys (as published: qualified or bare) can matter in this call. */
+function readAttributes(model: AllocationModel): (key: string) => boolean {
+  const names = new Set<string>();
+  for (const level of Object.values(TOPOLOGY_ATTRIBUTES)) for (const n of [...level.standard, ...level.local]) names.add(n);
+  for (const claim of model.claims) {
+    for (const c of claim.claim.constraints) {
+      const a = c.matchAttribute ?? c.distinctAttribute;
+      if (a !== undefined) names.add(a).add(a.slice(a.indexOf('/') + 1));
+    }
+    for (const group of claim.groups) {
+      for (const request of group.alternatives) {
+        for (const s of [...request.deviceClass.selectors, ...request.body.selectors]) {
+          const expression = s.cel?.expression ?? '';
+          if (COMPUTED_ACCESS.some((re) => re.test(expression))) return () => true;
+          for (const m of expression.matchAll(/"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|([A-Za-z_][A-Za-z0-9_]*)/g)) names.add(m[1] ?? m[2] ?? m[3]);
+        }
+      }
+    }
+  }
+  return (key) => names.has(key) || names.has(key.slice(key.lastIndexOf('/') + 1));
+}
+
+/** JSON of a value with bigints (int attributes) as text; equal text means equal fields. */
+function keyOf(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
+}
+
+/** Groups the model's candidates into classes of interchangeable devices. */
+export function symmetryClasses(model: AllocationModel): SymmetryClasses {
+  const read = readAttributes(model);
+  const ids = new Map<string, number>();
+  const members: number[][] = [];
+  const classOf = new Int32Array(model.candidates.length);
+  for (const c of model.candidates) {
+    // Shares of multi-allocatable devices differ by what they hold: each is its own class.
+    let key = `#${c.index}`;
+    if (!c.shared) {
+      const { name: _name, attributes, ...fields } = c.device;
+      const kept: Record<string, AttributeValue> = {};
+      for (const k of Object.keys(attributes)) if (read(k)) kept[k] = attributes[k];
+      const s = c.slice;
+      key = keyOf([c.pool.id, s.nodeName, s.nodeSelector, s.allNodes, s.perDeviceNodeSelection, fields, kept, model.allocatedElsewhere(c.id)]);
+    }
+    let id = ids.get(key);
+    if (id === undefined) {
+      id = members.length;
+      ids.set(key, id);
+      members.push([]);
+    }
+    members[id].push(c.index);
+    classOf[c.index] = id;
+  }
+  return { classOf, members };
+}
