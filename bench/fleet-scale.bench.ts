@@ -4,7 +4,7 @@
 // the scan at ×1 and ×4 as the baseline; and the public API path (state.podScheduler, plan,
 // state.commit) on the realistic state of bench/fleet-realistic.ts at ×16. Reports µs per pod
 // attempt, the ratio to ×1, the scheduler's kernel memory per node (index and scan) and the issue's
-// targets; writes fleet-scale-results.json (beside this file) with the machine and its load.
+// targets; writes bench/fleet-scale-results.json with the machine and its load.
 //
 // The machine is shared: every round runs each case once, in an order that rotates from round to
 // round (tinybench times each run), so a burst of other work spreads over the cases; the table gives
