@@ -13,7 +13,7 @@ import { backendOption, inventoryOption, jsonOption, option, optionsHelp, preset
 import { resolveInventory } from '../lib/source.js';
 import { sayWithFlags } from '../lib/error-words.js';
 import { CLI_COMMIT_ATTEMPTS, EXIT_OUTCOME_UNKNOWN, exitOnUnknown, storeUrlOf, withStoredState } from '../lib/store.js';
-import type { RetryResult } from '../../store/stored-state.js';
+import type { RetryResult } from '../../store/index.js';
 import { busyLine, refreshUsed, stateFile } from '../lib/state-file.js';
 import { parseLimitFlag, parseMemoryFlag, parsePolicyFlag, parseTpFlag, planModel, sizesLine, type ModelMemory, type ModelPlan } from '../lib/plan-sizes.js';
 

@@ -4,7 +4,7 @@
 // and the flag → API field map that errors are told with (error-words.ts).
 import { parseArgs } from 'node:util';
 import { closestName } from '../../shared/suggest.js';
-import type { Backend } from '../../kernels.js';
+import type { Backend } from '../../index.js';
 import type { FlagsOfFields } from './error-words.js';
 import { UsageError } from './usage-error.js';
 
