@@ -5,7 +5,7 @@ import { createEngine, type Engine } from '../../engine.js';
 import { DEFAULT_CONTEXT_LENGTH, estimateMemory } from '../../models/estimate.js';
 import { DEFAULT_PLACEMENT_LIMIT } from '../../placement/index.js';
 import type { PlacementOption, PlacementPlan, Rejection } from '../../placement/index.js';
-import { type ClusterPlanRequest, type ClusterState } from '../../cluster/state.js';
+import type { ClusterPlanRequest, ClusterState } from '../../cluster/state.js';
 import { nodeFromInventory } from '../../cluster/node.js';
 import { formatBytes, sayBytesIn, type ByteUnits } from '../../shared/units.js';
 import { EXIT, parsePositiveInt, table, UsageError, type Command, type Io } from '../lib/common.js';
