@@ -27,7 +27,7 @@ function importsOf(file: string): string[] {
     if (!ref.fileName.startsWith('.')) continue;
     const base = resolve(dirname(file), ref.fileName);
     const target = [base.replace(/\.js$/, '.ts'), base + '.ts', join(base, 'index.ts')].find((p) => existsSync(p) && statSync(p).isFile());
-    if (target && target.startsWith(SRC)) out.push(target);
+    if (target?.startsWith(SRC)) out.push(target);
   }
   return out;
 }

@@ -21,7 +21,7 @@ const MAX_MODULES = 20;
 const BACKENDS = ['wasm', 'baseline'];
 
 /** The house as data: files and their imports as paths relative to src/ ('fleet/index.ts'), and the folders with a front. */
-export type House = { imports: Map<string, string[]>; fronts: Set<string> };
+type House = { imports: Map<string, string[]>; fronts: Set<string> };
 
 function sourceFiles(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {
@@ -59,7 +59,7 @@ function foldersOf(file: string): string[] {
 }
 
 /** Imports that enter a room with a front other than through it: 'from -> to'. */
-export function bypasses(house: House, backends: readonly string[] = BACKENDS): string[] {
+function bypasses(house: House, backends: readonly string[] = BACKENDS): string[] {
   const out: string[] = [];
   const inBackend = (f: string): boolean => backends.some((b) => f.startsWith(`${b}/`));
   for (const [from, targets] of house.imports) {
@@ -76,7 +76,7 @@ export function bypasses(house: House, backends: readonly string[] = BACKENDS): 
 }
 
 /** Cycles between the rooms side by side in one folder: 'dir: a <-> b' ('.' for src/ itself). */
-export function roomCycles(house: House): string[] {
+function roomCycles(house: House): string[] {
   // For each folder, the graph of its children (sub-folders and files) over the imports between them.
   const graphs = new Map<string, Map<string, Set<string>>>();
   const childOf = (dir: string, file: string): string => {
@@ -108,7 +108,7 @@ export function roomCycles(house: House): string[] {
 }
 
 /** Folders holding more than `max` modules side by side (index.ts not counted): 'dir (n)'. */
-export function flatHeaps(files: readonly string[], max = MAX_MODULES): string[] {
+function flatHeaps(files: readonly string[], max = MAX_MODULES): string[] {
   const count = new Map<string, number>();
   for (const f of files) {
     if (f === 'index.ts' || f.endsWith('/index.ts')) continue;
