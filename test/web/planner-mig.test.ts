@@ -3,7 +3,7 @@
 // still hand out their slices.
 import { describe, expect, it } from 'vitest';
 import { getPreset } from '../../src/index.js';
-import { Planner } from '../../web/planner.js';
+import { Planner } from '../../web/planner/model.js';
 
 const G = 2 ** 30;
 

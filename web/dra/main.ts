@@ -1,8 +1,8 @@
 // The DRA view: load cluster dumps as kubectl prints them (or the bundled sample), schedule every
 // pending claim as its own pod with the same engine as `gpualloc dra schedule`, and show the
 // claims on the devices of each node (claims already allocated in the dump hold theirs).
-import sampleUrl from '../data/samples/dra/cluster.json?url';
-import { AllocationError, claimsOfDump, createEngine, DRA_MODES, NODE_SCORES, splitDraDump, type DraAllocationResult, type DraDump, type DraMode, type Engine, type NodeScore } from '../src/index.ts';
+import sampleUrl from '../../data/samples/dra/cluster.json?url';
+import { AllocationError, claimsOfDump, createEngine, DRA_MODES, NODE_SCORES, splitDraDump, type DraAllocationResult, type DraDump, type DraMode, type Engine, type NodeScore } from '../../src/index.ts';
 
 type Device = { name: string; consumesCounters?: Array<{ counterSet: string }> };
 type Slice = { metadata: { name: string }; spec: { driver: string; pool: { name: string }; nodeName?: string; allNodes?: boolean; devices?: Device[] } };
