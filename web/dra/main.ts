@@ -179,8 +179,10 @@ async function runReplay(): Promise<void> {
 }
 
 byTestId('dra-files').addEventListener('change', () => {
-  const files = [...(byTestId<HTMLInputElement>('dra-files').files ?? [])];
-  if (files.length > 0) void load(files.map((f) => ({ name: f.name, text: () => f.text() })));
+  const picker = byTestId<HTMLInputElement>('dra-files');
+  const files = [...(picker.files ?? [])];
+  // Cleared once read, so picking the same files again loads them afresh.
+  if (files.length > 0) void load(files.map((f) => ({ name: f.name, text: () => f.text() }))).finally(() => (picker.value = ''));
 });
 byTestId('dra-sample').addEventListener('click', () => {
   void load([{ name: 'cluster.json (sample)', text: async () => (await fetch(sampleUrl)).text() }]);
