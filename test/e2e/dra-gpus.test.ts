@@ -3,7 +3,7 @@
 // sample's counters say once the engine's allocation is in (read here from the slices' JSON, not
 // from the page's code), and a replay of one stream under first-fit and scored whose chart has both
 // lines and whose final shares are those the engine gives in Node for the same stream.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +11,7 @@ import { claimsOfDump, createEngine, splitDraDump, type DraMode } from '../../sr
 import { readGpus } from '../../web/dra/counters.js';
 import { claimStream } from '../../web/dra/replay.js';
 import { launchChromium } from './browser.js';
-import { ROOT } from './page.js';
+import { RESULTS, ROOT } from './page.js';
 import { serveStatic, type StaticServer } from './serve.js';
 
 const SAMPLE = join(ROOT, 'data', 'samples', 'dra', 'cluster.json');
@@ -137,7 +137,7 @@ describe('DRA view: the replay', () => {
     await page.setInputFiles('[data-testid="dra-files"]', SAMPLE);
     await expect.poll(() => page.locator('[data-testid="dra-claim-row"][data-state="pending"]').count()).toBe(4);
     await page.selectOption('[data-testid="dra-node-score"]', 'pack');
-    await page.fill('[data-testid="dra-replay-seed"]', '3');
+    await page.fill('[data-testid="dra-replay-seed"]', '1');
     await page.click('[data-testid="dra-replay-run"]');
     await page.waitForSelector('[data-testid="dra-replay-status"][data-done="true"]');
 
@@ -149,7 +149,7 @@ describe('DRA view: the replay', () => {
     // The same stream, scheduled by the engine in Node in each mode.
     const engine = await createEngine();
     const map = readGpus(dump.slices, (dump.nodes as Array<{ metadata: { name: string } }>).map((n) => n.metadata.name));
-    const stream = claimStream(engine, dump, map, 3);
+    const stream = claimStream(engine, dump, map, 1);
     expect(Number(await page.getAttribute('[data-testid="dra-replay-chart"]', 'data-points'))).toBe(stream.claims.length + 1);
     const { held } = claimsOfDump(dump.claims);
     const finals: Record<string, number> = {};
@@ -168,7 +168,13 @@ describe('DRA view: the replay', () => {
       expect(await page.textContent(`${row} [data-testid="dra-replay-final"]`)).toBe(`${finals[mode].toFixed(2)} %`);
       expect(Number(await page.getAttribute(row, 'data-placed'))).toBe(placed);
       expect(Number(await page.getAttribute(row, 'data-failed'))).toBe(stream.claims.length - placed);
+      // What the counters strand at the end: the placements no longer allowed, read from the slices' counters.
+      expect(Number(await page.getAttribute(row, 'data-blocked'))).toBe([...expectedSets(inUse).values()].reduce((n, s) => n + s.blocked.length, 0));
     }
+
+    // The screenshot in docs/web.md.
+    mkdirSync(RESULTS, { recursive: true });
+    await page.locator('[data-testid="dra-replay"]').screenshot({ path: join(RESULTS, 'dra-replay.png') });
 
     // Side by side at the end, then at the start: each side's share is its mode's.
     for (const mode of ['first-fit', 'scored']) expect(Number(await page.getAttribute(`[data-testid="dra-replay-side"][data-mode="${mode}"]`, 'data-share'))).toBeCloseTo(finals[mode], 9);

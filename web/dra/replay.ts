@@ -31,6 +31,8 @@ export interface ReplayRun {
   start: number;
   /** Index of the first claim that did not fit, or -1. */
   firstFailure: number;
+  /** Placements the counters no longer allow at the end (free GPU pieces no claim shape of the driver can use). */
+  blockedEnd: number;
 }
 
 /** A small seeded generator (mulberry32): the same seed gives the same stream. */
@@ -99,7 +101,7 @@ export function replay(engine: Engine, dump: DraDump, map: GpuMap, stream: Claim
   const cluster = engine.createDraCluster({ classes: dump.classes, slices: dump.slices, nodes: dump.nodes, ...held, mode, nodeScore });
   const fleet = Math.max(map.gpus.length, 1);
   const inUse = new Set(held.allocatedDevices);
-  const run: ReplayRun = { mode, node: [], devices: [], share: [], start: (100 * gpusTaken(map, inUse)) / fleet, firstFailure: -1 };
+  const run: ReplayRun = { mode, node: [], devices: [], share: [], start: (100 * gpusTaken(map, inUse)) / fleet, firstFailure: -1, blockedEnd: 0 };
   stream.claims.forEach((claim, k) => {
     const r = cluster.schedule(claim);
     const devices = r.results.flatMap((a) => a.devices.results.filter((d) => d.adminAccess !== true).map((d) => `${d.driver}/${d.pool}/${d.device}`));
@@ -109,5 +111,6 @@ export function replay(engine: Engine, dump: DraDump, map: GpuMap, stream: Claim
     run.devices.push(devices);
     run.share.push((100 * gpusTaken(map, inUse)) / fleet);
   });
+  run.blockedEnd = totals(map.gpus, gpuStates(map, inUse)).blocked;
   return run;
 }

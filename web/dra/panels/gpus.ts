@@ -95,7 +95,7 @@ export function gpuCard(g: Gpu, st: GpuState, holders: ReadonlyMap<string, Holde
   return h(
     'div',
     { class: `dra-gpu layout-${g.layout}`, 'data-testid': ids.gpu, 'data-gpu': g.key, 'data-layout': g.layout, 'data-units': g.units, 'data-used-units': st.usedUnits },
-    h('div', { class: 'dra-gpu-head' }, h('b', { title: g.key }, g.name), h('span', {}, g.layout === 'whole' ? (st.usedUnits > 0 ? 'in use' : 'free') : `${st.usedUnits}/${g.units} ${unit}`)),
+    h('div', { class: 'dra-gpu-head' }, h('b', { title: g.key }, g.name.replace(/-?counter-?set$/i, '')), h('span', { title: `${unit} in use` }, g.layout === 'whole' ? (st.usedUnits > 0 ? 'in use' : 'free') : `${st.usedUnits}/${g.units}`)),
     bar(g, st, holders, ids),
     h(
       'div',

@@ -42,12 +42,13 @@ export function renderReplayResult(chartHost: HTMLElement, tableBody: HTMLElemen
       const final = r.share.at(-1) ?? r.start;
       return h(
         'tr',
-        { 'data-testid': 'dra-replay-row', 'data-mode': r.mode, 'data-placed': placed, 'data-failed': failed, 'data-before-failure': before, 'data-final': final },
+        { 'data-testid': 'dra-replay-row', 'data-mode': r.mode, 'data-placed': placed, 'data-failed': failed, 'data-before-failure': before, 'data-final': final, 'data-blocked': r.blockedEnd },
         h('td', {}, h('span', { class: 'dra-swatch', style: `background:${COLORS[r.mode] ?? '#555'}` }), r.mode),
         h('td', { class: 'num' }, placed),
         h('td', { class: 'num' }, failed),
         h('td', { class: 'num' }, before),
         h('td', { class: 'num', 'data-testid': 'dra-replay-final' }, `${final.toFixed(2)} %`),
+        h('td', { class: 'num' }, r.blockedEnd),
       );
     }),
   );
