@@ -9,7 +9,7 @@ import { readGpus, type GpuMap } from './counters.ts';
 import { renderClaims, type Row } from './panels/claims.ts';
 import { renderFleet, type Holder } from './panels/gpus.ts';
 import { renderReplayResult, renderReplaySides, type ReplayView } from './panels/replay.ts';
-import { claimStream, replay } from './replay.ts';
+import type { ReplayJob, ReplayMessage } from './worker.ts';
 
 type Slice = { spec: { driver: string; pool: { name: string }; nodeName?: string; devices?: Array<{ name: string }> } };
 type Named = { metadata: { name: string; labels?: Record<string, string> } };
@@ -24,6 +24,9 @@ interface DraPageState {
   engine: Engine | undefined;
   replay: ReplayView | undefined;
 }
+
+/** The replay's worker while one runs. */
+let worker: Worker | undefined;
 
 const state: DraPageState = { dump: undefined, map: undefined, nodeLabels: new Map(), rows: [], engine: undefined, replay: undefined };
 
@@ -103,6 +106,8 @@ async function load(files: Array<{ name: string; text: () => Promise<string> }>)
   state.map = readGpus(merged.slices, nodes.map((n) => n.metadata.name));
   state.rows = initialRows(merged);
   state.replay = undefined;
+  worker?.terminate();
+  worker = undefined;
   byTestId('dra-replay').hidden = true;
   const pendingCount = state.rows.filter((r) => r.state === 'pending').length;
   byTestId('dra-loaded').textContent = `${files.map((f) => f.name).join(', ')}: ${merged.nodes.length} nodes, ${merged.slices.length} slices, ${merged.classes.length} classes, ${merged.claims.length} claims (${pendingCount} pending)`;
@@ -146,36 +151,51 @@ async function schedule(): Promise<void> {
   }
 }
 
-/** Replays one seeded stream under both modes, from the dump's state. */
-async function runReplay(): Promise<void> {
-  const { dump, map } = state;
-  if (dump === undefined || map === undefined) return;
+/** Replays one seeded stream under both modes, from the dump's state, in a worker. */
+function runReplay(): void {
+  const { dump } = state;
+  if (dump === undefined) return;
   showError(null);
-  try {
-    const raw = byTestId<HTMLInputElement>('dra-replay-seed').value.trim();
-    const seed = Number(raw);
-    if (raw === '' || !Number.isSafeInteger(seed) || seed < 0) throw new Error(`seed: expected a whole number from 0, got ${JSON.stringify(raw)}`);
-    const nodeScore = selectValue('dra-node-score') as NodeScore;
-    state.engine ??= await createEngine({ backend: 'ts' });
-    const engine = state.engine;
-    const started = performance.now();
-    const stream = claimStream(engine, dump, map, seed);
-    if (stream.claims.length === 0) throw new Error('replay: no claim of the dump fits on the empty fleet, so there is no stream to replay');
-    const runs = (['first-fit', 'scored'] as const).map((mode) => replay(engine, dump, map, stream, mode, nodeScore));
-    const ms = performance.now() - started;
-    state.replay = { stream, runs, seed, step: stream.claims.length };
+  const raw = byTestId<HTMLInputElement>('dra-replay-seed').value.trim();
+  const seed = Number(raw);
+  if (raw === '' || !Number.isSafeInteger(seed) || seed < 0) {
+    showError(`seed: expected a whole number from 0, got ${JSON.stringify(raw)}`);
+    return;
+  }
+  const nodeScore = selectValue('dra-node-score') as NodeScore;
+  const status = byTestId('dra-replay-status');
+  const button = byTestId<HTMLButtonElement>('dra-replay-run');
+  delete status.dataset.done;
+  status.textContent = 'starting…';
+  button.disabled = true;
+  worker?.terminate();
+  worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' });
+  worker.onmessage = (event: MessageEvent<ReplayMessage>) => {
+    const m = event.data;
+    if (m.type === 'progress') {
+      status.textContent = `${m.label}: ${m.done} of ${m.all}`;
+      return;
+    }
+    button.disabled = false;
+    worker?.terminate();
+    worker = undefined;
+    if (m.type === 'error') {
+      status.textContent = '';
+      showError(m.message);
+      return;
+    }
+    state.replay = { stream: m.stream, runs: m.runs, seed, step: m.stream.count };
     byTestId('dra-replay').hidden = false;
     renderReplayResult(byTestId('dra-replay-chart'), byTestId('dra-replay-table'), state.replay);
     const slider = byTestId<HTMLInputElement>('dra-replay-step');
-    slider.max = String(stream.claims.length);
-    slider.value = String(stream.claims.length);
+    slider.max = String(m.stream.count);
+    slider.value = String(m.stream.count);
     renderSides();
-    const status = byTestId('dra-replay-status');
-    status.textContent = `${stream.claims.length} claims (seed ${seed}, ${nodeScore}) replayed under first-fit and scored in ${ms.toFixed(0)} ms`;
+    status.textContent = `${m.stream.count} claims (seed ${seed}, ${nodeScore}) replayed under first-fit and scored in ${m.ms.toFixed(0)} ms, in a worker`;
     status.dataset.done = 'true';
-  } catch (error) {
-    showError((error as Error).message);
-  }
+  };
+  const job: ReplayJob = { dump, nodes: [...state.nodeLabels.keys()], seed, nodeScore };
+  worker.postMessage(job);
 }
 
 byTestId('dra-files').addEventListener('change', () => {
@@ -188,7 +208,7 @@ byTestId('dra-sample').addEventListener('click', () => {
   void load([{ name: 'cluster.json (sample)', text: async () => (await fetch(sampleUrl)).text() }]);
 });
 byTestId('dra-schedule').addEventListener('click', () => void schedule());
-byTestId('dra-replay-run').addEventListener('click', () => void runReplay());
+byTestId('dra-replay-run').addEventListener('click', runReplay);
 byTestId('dra-replay-step').addEventListener('input', () => {
   if (state.replay === undefined) return;
   state.replay.step = Number(byTestId<HTMLInputElement>('dra-replay-step').value);

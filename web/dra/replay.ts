@@ -18,6 +18,9 @@ export interface ClaimStream {
   start: number;
 }
 
+/** A stream as the page keeps it: without its claim objects, with their count. */
+export type StreamSummary = Omit<ClaimStream, 'claims'> & { count: number };
+
 /** One mode's run over a stream. */
 export interface ReplayRun {
   mode: DraMode;
@@ -68,14 +71,24 @@ export function claimStream(engine: Engine, dump: DraDump, map: GpuMap, seed: nu
   const { held } = claimsOfDump(dump.claims);
   const start = fleet === 0 ? 0 : (100 * gpusTaken(map, held.allocatedDevices)) / fleet;
   const templates: Array<{ claim: RawClaim; size: number }> = [];
-  // Each template's size: what it takes when it is the only claim on the fleet (scheduled, then released).
+  // Each template's size: what it takes when it is the only claim on the fleet (scheduled, then
+  // released), once per distinct spec; claims of one spec stay templates each, so the stream keeps
+  // the dump's mix of shapes.
   const probe = engine.createDraCluster({ classes: dump.classes, slices: dump.slices, nodes: dump.nodes, mode: 'first-fit' });
+  const sizeOf = new Map<string, number>();
   for (const object of dump.claims as RawClaim[]) {
-    const claim = copyClaim(object, object.metadata.name);
-    const r = probe.schedule(claim);
-    if (r.reason !== undefined) continue;
-    probe.release(claim);
-    const size = gpusTaken(map, r.results.flatMap((a) => a.devices.results.map((d) => `${d.driver}/${d.pool}/${d.device}`)));
+    const spec = JSON.stringify(object.spec ?? {});
+    let size = sizeOf.get(spec);
+    if (size === undefined) {
+      const claim = copyClaim(object, object.metadata.name);
+      const r = probe.schedule(claim);
+      size = 0;
+      if (r.reason === undefined) {
+        probe.release(claim);
+        size = gpusTaken(map, r.results.flatMap((a) => a.devices.results.map((d) => `${d.driver}/${d.pool}/${d.device}`)));
+      }
+      sizeOf.set(spec, size);
+    }
     if (size > 0) templates.push({ claim: object, size });
   }
   const out: ClaimStream = { claims: [], labels: [], arrived: [], start };
@@ -96,7 +109,7 @@ export function claimStream(engine: Engine, dump: DraDump, map: GpuMap, seed: nu
 }
 
 /** Schedules the stream, claim by claim, on a fresh handle of the dump in `mode` (the dump's held claims hold theirs). */
-export function replay(engine: Engine, dump: DraDump, map: GpuMap, stream: ClaimStream, mode: DraMode, nodeScore: NodeScore): ReplayRun {
+export function replay(engine: Engine, dump: DraDump, map: GpuMap, stream: ClaimStream, mode: DraMode, nodeScore: NodeScore, progress?: (done: number) => void): ReplayRun {
   const { held } = claimsOfDump(dump.claims);
   const cluster = engine.createDraCluster({ classes: dump.classes, slices: dump.slices, nodes: dump.nodes, ...held, mode, nodeScore });
   const fleet = Math.max(map.gpus.length, 1);
@@ -110,6 +123,7 @@ export function replay(engine: Engine, dump: DraDump, map: GpuMap, stream: Claim
     run.node.push(r.node);
     run.devices.push(devices);
     run.share.push((100 * gpusTaken(map, inUse)) / fleet);
+    progress?.(k + 1);
   });
   run.blockedEnd = totals(map.gpus, gpuStates(map, inUse)).blocked;
   return run;

@@ -6,7 +6,7 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { h } from '../../shared/dom.ts';
 import { gpuStates, type GpuMap } from '../counters.ts';
-import type { ClaimStream, ReplayRun } from '../replay.ts';
+import type { ReplayRun, StreamSummary } from '../replay.ts';
 import { nodeSections, type DrawIds, type Holder } from './gpus.ts';
 
 /** Line colours by mode. */
@@ -16,7 +16,7 @@ const SIDE_IDS: DrawIds = { gpu: 'dra-replay-gpu', device: 'dra-replay-device', 
 
 /** A replay on show: the stream, each mode's run, and the step the side-by-side drawings show. */
 export interface ReplayView {
-  stream: ClaimStream;
+  stream: StreamSummary;
   runs: ReplayRun[];
   seed: number;
   step: number;
@@ -58,7 +58,7 @@ export function renderReplayResult(chartHost: HTMLElement, tableBody: HTMLElemen
 export function renderReplaySides(host: HTMLElement, label: HTMLElement, view: ReplayView, map: GpuMap, nodeLabels: ReadonlyMap<string, string>, held: ReadonlyMap<string, Holder>): void {
   const k = view.step;
   const arrived = k === 0 ? view.stream.start : view.stream.arrived[k - 1];
-  label.textContent = `after ${k} of ${view.stream.claims.length} claims (${arrived.toFixed(1)} % of the fleet arrived)`;
+  label.textContent = `after ${k} of ${view.stream.count} claims (${arrived.toFixed(1)} % of the fleet arrived)`;
   host.replaceChildren(
     ...view.runs.map((r) => {
       const holders = new Map(held);
