@@ -7,12 +7,12 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimsOfDump, createEngine, splitDraDump, type DraMode } from '../../src/index.js';
+import { claimsOfDump, createEngine, type DraMode, splitDraDump } from '../../src/index.js';
 import { readGpus } from '../../web/dra/counters.js';
 import { claimStream } from '../../web/dra/replay.js';
 import { launchChromium } from './browser.js';
 import { RESULTS, ROOT } from './page.js';
-import { serveStatic, type StaticServer } from './serve.js';
+import { type StaticServer, serveStatic } from './serve.js';
 
 const SAMPLE = join(ROOT, 'data', 'samples', 'dra', 'cluster.json');
 const dump = splitDraDump(JSON.parse(readFileSync(SAMPLE, 'utf8')), 'cluster.json');

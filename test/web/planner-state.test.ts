@@ -5,8 +5,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AllocationError, createEngine, getPreset, nodeFromInventory } from '../../src/index.js';
-import { cli, inTempDir } from '../support/cli.js';
 import { META_KEY, Planner, STATE_KEY } from '../../web/planner/model.js';
+import { cli, inTempDir } from '../support/cli.js';
 
 /** A Storage over a Map (what localStorage offers the page). */
 class MemoryStorage {

@@ -3,12 +3,12 @@
 // its counter set (claims already allocated in the dump hold theirs); replay one stream of claims
 // under first-fit and scored side by side.
 import sampleUrl from '../../data/samples/dra/cluster.json?url';
-import { AllocationError, claimsOfDump, createEngine, DRA_MODES, NODE_SCORES, splitDraDump, type DraDump, type DraMode, type Engine, type NodeScore } from '../../src/index.ts';
+import { AllocationError, claimsOfDump, createEngine, DRA_MODES, type DraDump, type DraMode, type Engine, NODE_SCORES, type NodeScore, splitDraDump } from '../../src/index.ts';
 import { byTestId, h } from '../shared/dom.ts';
-import { readGpus, type GpuMap } from './counters.ts';
-import { renderClaims, type Row } from './panels/claims.ts';
-import { renderFleet, type Holder } from './panels/gpus.ts';
-import { renderReplayResult, renderReplaySides, type ReplayView } from './panels/replay.ts';
+import { type GpuMap, readGpus } from './counters.ts';
+import { type Row, renderClaims } from './panels/claims.ts';
+import { type Holder, renderFleet } from './panels/gpus.ts';
+import { type ReplayView, renderReplayResult, renderReplaySides } from './panels/replay.ts';
 import type { ReplayJob, ReplayMessage } from './worker.ts';
 
 type Slice = { spec: { driver: string; pool: { name: string }; nodeName?: string; devices?: Array<{ name: string }> } };

@@ -4,7 +4,7 @@
 // stream through its own cluster handle, and the allocated share of the fleet is recorded after
 // every arrival.
 import { claimsOfDump, type DraDump, type DraMode, type Engine, type NodeScore } from '../../src/index.ts';
-import { gpuStates, totals, type GpuMap } from './counters.ts';
+import { type GpuMap, gpuStates, totals } from './counters.ts';
 
 /** The claims of one stream and what each would take on an empty fleet. */
 export interface ClaimStream {

@@ -3,7 +3,7 @@
 // times a second and then both runs.
 import { AllocationError, createEngine, type DraDump, type Engine, type NodeScore } from '../../src/index.ts';
 import { readGpus } from './counters.ts';
-import { claimStream, replay, type ReplayRun, type StreamSummary } from './replay.ts';
+import { claimStream, type ReplayRun, replay, type StreamSummary } from './replay.ts';
 
 /** What the page asks for. */
 export type ReplayJob = { dump: DraDump; nodes: string[]; seed: number; nodeScore: NodeScore };

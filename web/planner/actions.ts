@@ -2,7 +2,7 @@
 // decision in the page's state and the log, and renders. main.ts wires them to the controls.
 import type { ReplicaPolicy } from '../../src/index.ts';
 import { byTestId, plural } from '../shared/dom.ts';
-import { input, select, type Page, type Tab } from './page.ts';
+import { input, type Page, select, type Tab } from './page.ts';
 import { fillTypeSelect, parseCount, parseMemory, selectedTpSizes } from './panels/forms.ts';
 import { VIEWS } from './views.ts';
 

@@ -1,11 +1,11 @@
 // The node planner page: creates the one page state, wires the controls to the actions and renders
 // every panel from the state after each change. Everything the page holds is saved to localStorage
 // after every change.
-import { DEFAULT_CONTEXT_LENGTH, getPreset, listPresets, type Backend } from '../../src/index.ts';
+import { type Backend, DEFAULT_CONTEXT_LENGTH, getPreset, listPresets } from '../../src/index.ts';
 import { byTestId, h } from '../shared/dom.ts';
 import * as act from './actions.ts';
 import { Planner } from './model.ts';
-import { input, select, type Page, type PageState, type Tab } from './page.ts';
+import { input, type Page, type PageState, select, type Tab } from './page.ts';
 import { renderFragmentation } from './panels/capacity.ts';
 import { renderClusterView } from './panels/cluster.ts';
 import { describeType, fillTypeSelect, refreshTpChoices } from './panels/forms.ts';

@@ -2,26 +2,26 @@
 // writes), both engines, the machine types nodes were added from, and replica work. No DOM here:
 // the panels render what this holds.
 import {
-  AllocationError,
-  createEngine,
-  LIMITS,
-  nodeFromInventory,
-  stateFileText,
-  validateInventory,
-  formatBytes,
   type AlignedResult,
+  AllocationError,
   type Backend,
   type ClusterState,
   type ClusterStateJSON,
+  createEngine,
   type Engine,
+  formatBytes,
   type Inventory,
+  LIMITS,
+  nodeFromInventory,
   type PlacementOption,
   type PlacementPlan,
   type PlacementRequest,
   type ReplicaPolicy,
   type ReplicaResult,
   type Slot,
+  stateFileText,
   type Topology,
+  validateInventory,
 } from '../../src/index.ts';
 import { gpuKey, type MachineType, type ModelRequest, type PageMeta, type ReplicaDevices, type StateNode, type Timed, type Workload } from './types.ts';
 

@@ -1,7 +1,7 @@
 // The PCIe tree of a node: GPUs grouped by the switch level that joins them (PIX: one switch, PXB:
 // several switches, PHB: one host bridge, NODE: one NUMA node, SYS: across sockets), drawn as a tree
 // instead of a line per GPU pair (which tangles on 8-GPU PCIe machines).
-import { PCIE_LEVELS, type Link, type PcieLevel } from '../../src/index.ts';
+import { type Link, PCIE_LEVELS, type PcieLevel } from '../../src/index.ts';
 import { s } from '../shared/dom.ts';
 
 /** What each level's joint is, for labels. */

@@ -7,11 +7,11 @@ import 'uplot/dist/uPlot.min.css';
 import nodesUrl from '../../data/openb/openb_node_list_gpu_node.csv?url';
 import defaultUrl from '../../data/openb/openb_pod_list_default.csv?url';
 import share40Url from '../../data/openb/openb_pod_list_gpushare40.csv?url';
-import multi20Url from '../../data/openb/openb_pod_list_multigpu20.csv?url';
 import spec33Url from '../../data/openb/openb_pod_list_gpuspec33.csv?url';
-import { DEFAULT_FLEET_POLICY, FLEET_POLICIES } from '../../src/index.ts';
-import { parseSeeds } from '../../src/fleet/seeds.ts';
+import multi20Url from '../../data/openb/openb_pod_list_multigpu20.csv?url';
 import { formatDuration } from '../../src/fleet/progress.ts';
+import { parseSeeds } from '../../src/fleet/seeds.ts';
+import { DEFAULT_FLEET_POLICY, FLEET_POLICIES } from '../../src/index.ts';
 import { byTestId, h } from '../shared/dom.ts';
 import type { SimulateJob, WorkerMessage } from './worker.ts';
 

@@ -3,7 +3,7 @@
 // claim's colour when allocated, greyed when the counters no longer allow it), grouped by node
 // with per-node totals, and the fleet's totals on top.
 import { h, plural } from '../../shared/dom.ts';
-import { gpuStates, lanes, totals, type Gpu, type GpuMap, type GpuState, type GpuTotals, type Placement } from '../counters.ts';
+import { type Gpu, type GpuMap, type GpuState, type GpuTotals, gpuStates, lanes, type Placement, totals } from '../counters.ts';
 
 /** Who holds a device: its claim and whether it was allocated in the dump ('held') or by the page ('new'). */
 export type Holder = { claim: string; held: boolean };

@@ -5,9 +5,9 @@
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { h } from '../../shared/dom.ts';
-import { gpuStates, type GpuMap } from '../counters.ts';
+import { type GpuMap, gpuStates } from '../counters.ts';
 import type { ReplayRun, StreamSummary } from '../replay.ts';
-import { nodeSections, type DrawIds, type Holder } from './gpus.ts';
+import { type DrawIds, type Holder, nodeSections } from './gpus.ts';
 
 /** Line colours by mode. */
 const COLORS: Record<string, string> = { 'first-fit': '#d62728', scored: '#1f77b4' };

@@ -3,7 +3,7 @@
 // it is stranded on partly used GPUs, and the largest model that fits now per TP size.
 import { formatBytes } from '../../../src/index.ts';
 import { byTestId, h } from '../../shared/dom.ts';
-import { tpChoices, type Page } from '../page.ts';
+import { type Page, tpChoices } from '../page.ts';
 
 /** Renders the panel for the view on show. */
 export function renderFragmentation(page: Page): void {

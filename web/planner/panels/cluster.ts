@@ -3,7 +3,7 @@
 import { formatBytes } from '../../../src/index.ts';
 import { byTestId, h, plural } from '../../shared/dom.ts';
 import { OTHERS_LABEL, slotStateKeys, workloadColor } from '../draw.ts';
-import { shownOption, type Page } from '../page.ts';
+import { type Page, shownOption } from '../page.ts';
 import { renderCluster, TYPE_COLORS } from './cluster-tiles.ts';
 
 /** Renders the cluster view from the page's state. */

@@ -2,7 +2,7 @@
 // the tensor-parallel choices for the node or cluster on show, and the machine-type picker.
 import { listPresets, parseBytes } from '../../../src/index.ts';
 import { byTestId, h } from '../../shared/dom.ts';
-import { input, select, tpChoices, type Page, type PageState } from '../page.ts';
+import { input, type Page, type PageState, select, tpChoices } from '../page.ts';
 
 /** A whole number from a field, within [min, max]. */
 export function parseCount(testid: string, field: string, min: number, max: number): number {

@@ -2,8 +2,8 @@
 // model needs and fills the form's memory and name with it.
 import { estimateMemory, formatBytes, type MemoryEstimate } from '../../../src/index.ts';
 import { byTestId, h } from '../../shared/dom.ts';
+import { input, type PageState, select } from '../page.ts';
 import { describeError } from '../types.ts';
-import { input, select, type PageState } from '../page.ts';
 import { parseCount } from './forms.ts';
 
 /** Prefixes of the file tried in turn: the header holds everything the estimate needs. */

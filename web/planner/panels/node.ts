@@ -3,7 +3,7 @@
 import { formatBytes } from '../../../src/index.ts';
 import { byTestId, h, plural } from '../../shared/dom.ts';
 import { drawNode, legendKeys, OTHERS_LABEL, type Overlay } from '../draw.ts';
-import { input, shownOption, type Page } from '../page.ts';
+import { input, type Page, shownOption } from '../page.ts';
 import { drawPcieTree, pcieTree } from '../pcie-tree.ts';
 import type { Workload } from '../types.ts';
 import { safeCount } from './forms.ts';

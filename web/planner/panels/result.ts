@@ -3,7 +3,7 @@
 // backend that made it (and on the other one), and the button that commits it.
 import { formatBytes, type PlacementPlan } from '../../../src/index.ts';
 import { byTestId, h, plural } from '../../shared/dom.ts';
-import { formatMs, input, type Decision, type Page } from '../page.ts';
+import { type Decision, formatMs, input, type Page } from '../page.ts';
 
 /** Rejections listed at most. */
 const REJECTIONS_SHOWN = 200;
