@@ -5,7 +5,7 @@
  * an expression sees.
  */
 import { Environment } from '@marcbachmann/cel-js';
-import { Quantity } from '../objects/index.js';
+import type { Quantity } from '../objects/index.js';
 import { QUANTITY_TYPE, registerIncludes, registerKubernetesLibraries } from './libraries.js';
 import { Semver } from './semver.js';
 
