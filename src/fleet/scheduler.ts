@@ -23,6 +23,7 @@ import { modelMask, validatePod, validatePods, type FleetPod, type Pod } from '.
 import { typicalPods, type TypicalPod } from './typical.js';
 import { DEFAULT_POLICY, policyByName } from './policies/index.js';
 import { cleanRemainders, deadHole } from './policies/ours.js';
+import { planTables } from './policies/share-values.js';
 import type { FleetPolicy } from './policies/types.js';
 import { Prng } from './prng.js';
 import { FitCounts } from './fit-counts.js';
@@ -31,7 +32,7 @@ import { FitCounts } from './fit-counts.js';
 export type PodSchedulerOptions = {
   /** Policy name (default 'fgd-close'). */
   policy?: string;
-  /** The workload whose typical-pod distribution defines fragmentation and whose share sizes set fgd-close's dead hole (their 1st percentile); required for fgd and fgd-close. */
+  /** The workload whose typical-pod distribution defines fragmentation, whose share sizes set fgd-close's dead hole (their 1st percentile) and fgd-lp's share prices; required for fgd, fgd-close and fgd-lp. */
   typical?: FleetPod[];
   /** Each node's tie-break rank, in the state's node order: a permutation of 0..nodes−1, the smallest wins (default: node order). */
   ranks?: number[];
@@ -79,7 +80,7 @@ export function createPodScheduler(kernels: Kernels, nodes: NodeView, options: P
   rejectUnknownKeys('options', o, KEYS);
   const policy = policyByName(own(o, 'policy') ?? DEFAULT_POLICY, 'options.policy');
   const rawTypical = own(o, 'typical');
-  if (rawTypical === undefined && (policy.id === L.P_FGD || policy.id === L.P_OURS)) {
+  if (rawTypical === undefined && (policy.id === L.P_FGD || policy.id === L.P_OURS || policy.id === L.P_LP)) {
     fail('INVALID_ARGUMENT', 'options.typical', `the workload whose typical pods define fragmentation (policy '${policy.name}' scores by it)`, rawTypical);
   }
   const typical = rawTypical === undefined ? [] : validatePods('options.typical', rawTypical);
@@ -102,7 +103,7 @@ export function createPodScheduler(kernels: Kernels, nodes: NodeView, options: P
   const seed = own(o, 'seed') === undefined ? 42 : requireInteger('options.seed', own(o, 'seed'), 0, 0xffffffff);
   const search = podSearch('options.search', own(o, 'search'));
   // The dead hole is the workload's (typical), whatever shapes the cache is given.
-  return new PodScheduler(kernels, nodes, policy, typicalPods(typical), ranks, shapes, seed, deadHole(typical), search);
+  return new PodScheduler(kernels, nodes, policy, typicalPods(typical), ranks, shapes, seed, deadHole(typical), search, typical);
 }
 
 /** Validates a PodSearch (absent: 'index'). */
@@ -148,8 +149,9 @@ export class PodScheduler {
    * @param shapes pods whose shapes get a score class and a tree of the pod index (others are planned by the scan)
    * @param dead the default policy's dead hole in milli (default: deadHole(shapes), for callers whose shapes are the workload)
    * @param search the pod index or the scan (see PodSchedulerOptions.search)
+   * @param workload the pods whose share sizes fgd-lp's configuration LP prices (default: shapes, for callers whose shapes are the workload)
    */
-  constructor(kernels: Kernels, nodes: NodeView, policy: FleetPolicy, typical: readonly TypicalPod[], ranks: readonly number[], shapes: readonly Pod[] = [], seed = 42, dead = deadHole(shapes), search: PodSearch = 'index') {
+  constructor(kernels: Kernels, nodes: NodeView, policy: FleetPolicy, typical: readonly TypicalPod[], ranks: readonly number[], shapes: readonly Pod[] = [], seed = 42, dead = deadHole(shapes), search: PodSearch = 'index', workload: readonly Pod[] = shapes) {
     this.policy = policy;
     this.kernels = kernels;
     this.nodes = nodes;
@@ -217,6 +219,12 @@ export class PodScheduler {
     s.set(header, 0);
     s[L.H_DEAD] = dead;
     s.set(cleanRemainders(typical, s[L.H_DEAD]), header[L.H_CLEAN_AT]);
+    // fgd-lp's plan tables: solved only for that policy (the LP takes a fraction of a second on openb).
+    if (policy.id === L.P_LP) {
+      const { value, price } = planTables(workload);
+      f.set(value, header[L.H_F_PLAN]);
+      f.set(price, header[L.H_F_PLAN] + L.PLAN_SIZE);
+    }
     // The model bits some model-constrained typical GPU pod accepts (N_WANTED).
     let wanted = 0;
     typical.forEach((t, i) => {
