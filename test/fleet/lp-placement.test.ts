@@ -68,7 +68,7 @@ describe('fleet: fgd-lp keeps shares on placements the LP plan can complete', as
           for (const f of both) f.scheduler.close();
         }
       }),
-      { numRuns: 150 },
+      { numRuns: 100 },
     );
   });
 

@@ -51,7 +51,7 @@ describe('fleet: fgd-lp share prices (configuration-LP duals)', () => {
         for (const c of configurations(sizes, counts)) expect(c.reduce((a, k, i) => a + k * y[i], 0)).toBeLessThanOrEqual(1 + 1e-9);
         expect(y.reduce((a, v, i) => a + v * counts[i], 0)).toBeCloseTo(fewestGpus(solver, sizes, counts), 6);
       }),
-      { numRuns: 120 },
+      { numRuns: 60 },
     );
   });
 
