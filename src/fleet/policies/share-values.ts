@@ -7,14 +7,17 @@
 // workload is packed as tightly as fractions allow (an 810 costs a whole GPU, since nothing but the
 // rare 160, 110 and 50 fits beside it; a 470 half of one; a 160 nothing: it fills holes that are
 // lost anyway). The LP is solved here, in plain TypeScript, by constraint generation on the dual:
-// a dense simplex over the configurations found so far, and a knapsack over the sizes (at most as
-// many of a size as the workload has) that finds the configuration the current prices violate
-// most. Exact enough for its use: values are compared with a tolerance of 1e-9.
+// a dense simplex tableau over the configurations found so far (each new one added by a few dual
+// simplex pivots from the last optimum), and a knapsack over the sizes (at most as many of a size
+// as the workload has) that finds the configuration the current prices violate most. Exact enough
+// for its use: values are compared with a tolerance of 1e-9.
+import { AllocationError } from '../../shared/errors.js';
 
 /**
  * Sizes the LP prices at most: the most frequent share sizes of a workload (openb has 20 at most).
- * The LP's time grows quickly with them (about 0.3 s for 32 sizes, 2–5 s for 64–128 on a 2-core
- * VM); a share of a size beyond them is on plan wherever it goes (planTables), so FGD places it.
+ * The LP's time grows quickly with them (tens of milliseconds for openb's 20 sizes, 2–5 s for 64–128
+ * random sizes on a loaded 2-core VM); a share of a size beyond them is on plan wherever it goes
+ * (planTables), so FGD's score places it.
  */
 export const MAX_PRICED_SIZES = 32;
 
@@ -114,10 +117,10 @@ class Tableau {
           enter = j;
         }
       }
-      if (enter < 0) throw new Error('share values: the LP is infeasible (cannot happen: y = 0 is feasible)');
+      if (enter < 0) throw new AllocationError('INTERNAL', 'share values: the LP is infeasible (cannot happen: y = 0 is feasible)');
       this.pivot(leave, enter);
     }
-    throw new Error('share values: the dual simplex did not converge');
+    throw new AllocationError('INTERNAL', 'share values: the dual simplex did not converge');
   }
 
   /** Raises the objective while a reduced cost is above 0 (Bland's rule: no cycling). */
@@ -138,10 +141,10 @@ class Tableau {
           leave = i;
         }
       }
-      if (leave < 0) throw new Error('share values: the LP is unbounded (a share size without its own configuration)');
+      if (leave < 0) throw new AllocationError('INTERNAL', 'share values: the LP is unbounded (a share size without its own configuration)');
       this.pivot(leave, enter);
     }
-    throw new Error('share values: the simplex did not converge');
+    throw new AllocationError('INTERNAL', 'share values: the simplex did not converge');
   }
 
   /** The current y (at least 0: a rounding error of the order of 1e-16 below it is cut). */
@@ -157,7 +160,7 @@ class Tableau {
 
 /** The configuration (at most counts[i] of size i, Σ ≤ 1000) of the highest Σ y, and that sum (a bounded knapsack over milli). */
 function bestConfiguration(sizes: readonly number[], counts: readonly number[], y: readonly number[]): { config: number[]; value: number } {
-  // best[r]: the highest value within r milli using the sizes seen so far; from[i][r]: copies of size i taken there.
+  // best[r]: the highest value within r milli using the sizes seen so far; taken[i][r]: copies of size i taken there.
   let best = new Float64Array(1001);
   const taken: Int32Array[] = [];
   sizes.forEach((s, i) => {
@@ -204,7 +207,7 @@ export function sharePrices(sizes: readonly number[], counts: readonly number[])
     if (value <= 1 + EPS) return y;
     tableau.add(config);
   }
-  throw new Error('share values: the configuration LP did not converge');
+  throw new AllocationError('INTERNAL', 'share values: the configuration LP did not converge');
 }
 
 /**
