@@ -1,5 +1,5 @@
 // The research copy of the fleet simulator behind docs/fleet.md's "Ideas tried" table: the FGD
-// protocol (src/fleet/simulate.ts prepareWorkload: the same shuffle, tuning and ranks) over plain
+// protocol (src/simulation/simulate.ts prepareWorkload: the same shuffle, tuning and ranks) over plain
 // arrays, every node scanned for every pod, with the share rule swapped per idea. For fgd, fgd-close
 // and fgd-lp it gives the engine's runs (the same figures per seed); its time per pod is that of a
 // scan, so read it against its own fgd-close row. Prints mean ± sd over the seeds at 100 % arrived.
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { openbRoot } from './openb-root.js';
 import { loadSolver } from './fleet-bound-lp.js';
 import { parseNodeCsv, parsePodCsv } from '../src/fleet/trace.js';
-import { binCurve, prepareWorkload, rint, round2 } from '../src/fleet/simulate.js';
+import { binCurve, prepareWorkload, rint, round2 } from '../src/simulation/simulate.js';
 import { Prng } from '../src/fleet/prng.js';
 import { parseSeeds } from '../src/fleet/seeds.js';
 import { typicalPods } from '../src/fleet/typical.js';
