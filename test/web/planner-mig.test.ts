@@ -3,7 +3,8 @@
 // still hand out their slices.
 import { describe, expect, it } from 'vitest';
 import { getPreset } from '../../src/index.js';
-import { Planner, type ModelRequest } from '../../web/planner.js';
+import { Planner } from '../../web/planner/model.js';
+import type { ModelRequest } from '../../web/planner/types.js';
 
 const G = 2 ** 30;
 

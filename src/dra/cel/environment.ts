@@ -7,7 +7,7 @@
 import { Environment } from '@marcbachmann/cel-js';
 import type { Quantity } from '../objects/index.js';
 import { QUANTITY_TYPE, registerIncludes, registerKubernetesLibraries } from './libraries.js';
-import { Semver, } from './semver.js';
+import { Semver } from './semver.js';
 
 /** Feature gates that change the CEL environment (upstream `cel.Features`). */
 export interface CelFeatures {
