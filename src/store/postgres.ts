@@ -121,6 +121,8 @@ export class PostgresStore implements ClusterStore {
   private readonly retentionMs: number;
   private readonly counts: PostgresStoreStats = { retries: 0, ambiguous: 0, landed: 0, notLanded: 0, replays: 0, resubscribes: 0 };
   private readonly watchers = new Set<() => Promise<void>>();
+  /** Pooled connections the server dropped while no statement was in flight, with what it said (the cause of their next failure). */
+  private readonly lost = new WeakMap<pg.ClientBase, Error>();
   private lastPrune = 0;
 
   private constructor(target: PgTarget, config: pg.ClientConfig, schema: string, max: number, bounds: { lockMs: number; statementMs: number; connectMs: number; retryMs: number; retentionMs: number }) {
@@ -133,8 +135,19 @@ export class PostgresStore implements ClusterStore {
     this.retentionMs = bounds.retentionMs;
     this.ctx = { target: target.display, lockTimeoutMs: bounds.lockMs, statementTimeoutMs: bounds.statementMs, connectTimeoutMs: bounds.connectMs, maxConnections: max, user: target.user, ...(target.rootCertFile === undefined ? {} : { rootCertFile: target.rootCertFile }) };
     this.pool = new pg.Pool({ ...config, max });
-    // An idle pooled connection that the server drops must not crash the process: the pool discards it, and the next query opens a new one.
+    // A server that dies (a crash, a restart, a cut) sends its idle connections a FATAL, or just
+    // closes them; node-postgres emits that as an 'error' event, which without a listener would end
+    // the process. The pool listens only while a connection sits idle in it (and then discards it);
+    // this listener is added the moment a connection is set up, before anyone awaiting it runs, and
+    // stays for its life: a checked-out connection whose server went away is remembered as lost, and
+    // its next statement fails, is tried again on a new connection with backoff, and ends in
+    // STORE_UNAVAILABLE once retryMs is spent.
     this.pool.on('error', () => undefined);
+    this.pool.on('connect', (client) => {
+      client.on('error', (error) => {
+        if (!this.lost.has(client)) this.lost.set(client, error);
+      });
+    });
   }
 
   /**
@@ -507,10 +520,6 @@ export class PostgresStore implements ClusterStore {
   private async transaction<T>(what: string, run: RunOptions, fn: (c: Tx) => Promise<TxResult<T> | T>): Promise<T> {
     return this.retrying(what, run, async (flight) => {
       const client = await this.pool.connect();
-      // A checked-out connection that drops between two statements emits 'error' (the pool listens
-      // only to idle ones): the statement that follows fails and says so; the event must not crash the process.
-      const dropped = () => undefined;
-      client.on('error', dropped);
       let broken: Error | undefined;
       try {
         await client.query('BEGIN');
@@ -521,7 +530,9 @@ export class PostgresStore implements ClusterStore {
         await client.query(commit ? 'COMMIT' : 'ROLLBACK');
         flight.committing = false;
         return wrapped ? (result as TxResult<T>).outcome : (result as T);
-      } catch (error) {
+      } catch (failure) {
+        // A connection the server dropped between statements fails with "not queryable": the server's own word is the cause.
+        const error = this.lost.get(client) ?? failure;
         if (connectionUsable(error) && !flight.committing) {
           try {
             await client.query('ROLLBACK');
@@ -533,8 +544,7 @@ export class PostgresStore implements ClusterStore {
         if ((error as { code?: string; constraint?: string }).code === '23505' && (error as { constraint?: string }).constraint === 'requests_pkey') throw new RetryNow('request recorded meanwhile', { cause: error });
         throw error;
       } finally {
-        client.off('error', dropped);
-        client.release(broken);
+        client.release(broken ?? this.lost.get(client));
       }
     });
   }
