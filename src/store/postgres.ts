@@ -14,13 +14,15 @@ import { gpuOf, gpusJsonSql, slotOf, slotsJsonSql } from './pg-rows.js';
 import { activityTime, checkIdle, ClusterState, normalizeStateJSON, type ClusterStateJSON } from '../cluster/state.js';
 import { fail, readInput, rejectUnknownKeys, requireBoolean, requireInteger, requireObject, requireString } from '../shared/validate.js';
 import { applyCommit, type NodeRecord } from './apply.js';
-import { checkRequestId, storeReleaseOptions } from './options.js';
+import { checkRequestId, signalOf, storeReleaseOptions } from './options.js';
+import { pause as wait } from './abort.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations/index.js';
 import { resolveTarget, type PgTarget } from './pg-config.js';
 import { grantStatements } from './pg-grant.js';
 import { listen } from './pg-listen.js';
 import { connectionUsable, gaveUp, isBoundedWait, isTransient, RetryNow, storeError, type ErrorContext } from './pg-errors.js';
 import type { ClusterStore, StoreCommitOptions, StoredNode, StoreListener, StoreOutcome, StoreReleaseOptions, StoreSnapshot } from './types.js';
+import { ASYNC_DISPOSE } from '../shared/dispose.js';
 
 /** Options of PostgresStore.connect. Every wait is bounded; each bound has a default here and in TIMEOUTS. */
 export type PostgresStoreOptions = {
@@ -101,9 +103,8 @@ type Tx = pg.PoolClient;
 type TxResult<T> = { outcome: T; commit: boolean };
 
 /** How an operation may be tried again: `idempotent` ones (request IDs, reads) even after an ambiguous COMMIT. */
-type RunOptions = { idempotent: boolean; requestId?: string };
+type RunOptions = { idempotent: boolean; requestId?: string; signal?: AbortSignal };
 
-const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 /** A PostgreSQL-backed ClusterStore. Create with PostgresStore.connect(url). */
 export class PostgresStore implements ClusterStore {
@@ -124,6 +125,8 @@ export class PostgresStore implements ClusterStore {
   /** Pooled connections the server dropped while no statement was in flight, with what it said (the cause of their next failure). */
   private readonly lost = new WeakMap<pg.ClientBase, Error>();
   private lastPrune = 0;
+  /** close() under way or done (a second call waits for the first). */
+  private closing: Promise<void> | undefined;
 
   private constructor(target: PgTarget, config: pg.ClientConfig, schema: string, max: number, bounds: { lockMs: number; statementMs: number; connectMs: number; retryMs: number; retentionMs: number }) {
     this.target = target.display;
@@ -332,13 +335,15 @@ export class PostgresStore implements ClusterStore {
     const o = requireObject('option', readInput('option', option)) as unknown as PlacementOption;
     const node = requireString('option.node', o.node, LIMITS.maxIdLength);
     const opts = requireObject('options', readInput('options', options)) as StoreCommitOptions;
-    rejectUnknownKeys('options', opts as Record<string, unknown>, ['id', 'lastActivity', 'requestId']);
+    rejectUnknownKeys('options', opts as Record<string, unknown>, ['id', 'lastActivity', 'requestId', 'signal']);
     const given = opts.id === undefined ? undefined : requireString('options.id', opts.id, LIMITS.maxIdLength);
     const requestId = requestIdOf(opts.requestId);
+    const signal = signalOf(opts.signal);
+    signal?.throwIfAborted();
     const commitOptions = opts.lastActivity === undefined ? {} : { lastActivity: opts.lastActivity };
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.transaction<StoreOutcome>('commit', { idempotent: true, requestId }, (c) => this.commitOnce(c, node, o, commitOptions, given, requestId));
+        return await this.transaction<StoreOutcome>('commit', { idempotent: true, requestId, ...(signal === undefined ? {} : { signal }) }, (c) => this.commitOnce(c, node, o, commitOptions, given, requestId));
       } catch (error) {
         if (!(error instanceof AllocationError)) throw error;
         // A generated ID that a caller had already chosen by hand: take the next number.
@@ -399,8 +404,9 @@ export class PostgresStore implements ClusterStore {
     const opts = requireObject('options', readInput('options', options));
     const { idleBefore } = storeReleaseOptions(opts);
     const requestId = requestIdOf(opts.requestId);
+    const signal = signalOf(opts.signal);
     const check = idleBefore === undefined ? undefined : (slot: Slot) => checkIdle(slot, { idleBefore });
-    return this.changeSlot('release', id, requestId, (node) => [
+    return this.changeSlot('release', id, { idempotent: true, requestId, ...(signal === undefined ? {} : { signal }) }, (node) => [
       `WITH gone AS (DELETE FROM ${this.s}.slots WHERE id = $2 AND node = $1 RETURNING id),
             request AS (INSERT INTO ${this.s}.requests (id, op, slot, node) SELECT $4, 'release', gone.id, $1 FROM gone)
        UPDATE ${this.s}.nodes SET version = version + 1 WHERE id = $1 AND EXISTS (SELECT 1 FROM gone)
@@ -412,7 +418,7 @@ export class PostgresStore implements ClusterStore {
   async markStale(slotId: string, stale: boolean): Promise<StoreOutcome> {
     const id = requireString('slotId', slotId, LIMITS.maxIdLength);
     const value = requireBoolean('stale', stale);
-    return this.changeSlot('markStale', id, undefined, (node) => [
+    return this.changeSlot('markStale', id, { idempotent: true }, (node) => [
       `WITH marked AS (UPDATE ${this.s}.slots SET stale = $4 WHERE id = $2 AND node = $1 RETURNING id)
        UPDATE ${this.s}.nodes SET version = version + 1 WHERE id = $1 AND EXISTS (SELECT 1 FROM marked)
        RETURNING version, pg_notify($3, version || ' ' || CASE WHEN octet_length(id) <= ${NOTIFY_ID_BYTES} THEN id ELSE '' END)`,
@@ -423,7 +429,7 @@ export class PostgresStore implements ClusterStore {
   async touch(slotId: string, at: number): Promise<StoreOutcome> {
     const id = requireString('slotId', slotId, LIMITS.maxIdLength);
     const time = activityTime('at', at);
-    return this.changeSlot('touch', id, undefined, (node) => [
+    return this.changeSlot('touch', id, { idempotent: true }, (node) => [
       `WITH touched AS (UPDATE ${this.s}.slots SET last_activity = greatest(last_activity, $4::double precision) WHERE id = $2 AND node = $1 RETURNING id)
        UPDATE ${this.s}.nodes SET version = version + 1 WHERE id = $1 AND EXISTS (SELECT 1 FROM touched)
        RETURNING version, pg_notify($3, version || ' ' || CASE WHEN octet_length(id) <= ${NOTIFY_ID_BYTES} THEN id ELSE '' END)`,
@@ -448,10 +454,18 @@ export class PostgresStore implements ClusterStore {
     return stop;
   }
 
+  /** close(), for `await using store = …`. */
+  async [ASYNC_DISPOSE](): Promise<void> {
+    await this.close();
+  }
+
   /** Stops the change listeners and closes the pool. */
   async close(): Promise<void> {
-    for (const stop of [...this.watchers]) await stop();
-    await this.pool.end();
+    this.closing ??= (async () => {
+      for (const stop of [...this.watchers]) await stop();
+      await this.pool.end();
+    })();
+    return this.closing;
   }
 
   /** The outcome of an earlier request `requestId` (a replay), or undefined when there is none; INVALID_ARGUMENT when it was another kind of change. */
@@ -481,8 +495,9 @@ export class PostgresStore implements ClusterStore {
    * went meanwhile) and reads the node's slots back. `check`, when given, sees the slot once the node
    * is locked; its CONFLICT is an outcome with `error` and changes nothing.
    */
-  private async changeSlot(what: string, slotId: string, requestId: string | undefined, change: (node: string) => [string, unknown[]], check?: (slot: Slot) => void): Promise<StoreOutcome> {
-    return this.transaction<StoreOutcome>(what, { idempotent: true, ...(requestId === undefined ? {} : { requestId }) }, async (c) => {
+  private async changeSlot(what: string, slotId: string, run: RunOptions, change: (node: string) => [string, unknown[]], check?: (slot: Slot) => void): Promise<StoreOutcome> {
+    const requestId = run.requestId;
+    return this.transaction<StoreOutcome>(what, run, async (c) => {
       if (requestId !== undefined) {
         const prior = await this.replay(c, requestId, 'release', slotId);
         if (prior !== undefined) return { outcome: prior, commit: false };
@@ -553,7 +568,9 @@ export class PostgresStore implements ClusterStore {
    * Tries `fn` until it succeeds, fails for good, or retryMs has passed since the first try, pausing
    * 50 ms doubling to 2 s (with jitter) between tries. A try that failed while its COMMIT was in
    * flight makes the outcome unknown: only an idempotent operation (one with a request ID, or a
-   * read) is tried again then, and its next try says what happened (counted in stats).
+   * read) is tried again then, and its next try says what happened (counted in stats). `run.signal`
+   * aborts the pauses between tries: the caller's AbortError at once, or, after a try whose outcome is
+   * unknown, STORE_UNAVAILABLE saying so.
    */
   private async retrying<T>(what: string, run: RunOptions, fn: (flight: { committing: boolean }) => Promise<T>): Promise<T> {
     const started = Date.now();
@@ -587,7 +604,14 @@ export class PostgresStore implements ClusterStore {
         const waited = Date.now() - started;
         if (waited + pause > this.retryMs) throw gaveUp(error instanceof RetryNow ? error.cause : error, ctx, landing, waited, tries, this.retryMs);
         this.counts.retries++;
-        if (!(error instanceof RetryNow)) await sleep(pause * (0.5 + Math.random()));
+        if (!(error instanceof RetryNow) || run.signal?.aborted === true) {
+          try {
+            await wait(pause * (0.5 + Math.random()), run.signal);
+          } catch (abort) {
+            if (landing.uncertain) throw storeError(error instanceof RetryNow ? error.cause : error, { ...ctx, what: `${what} (aborted)` }, landing);
+            throw abort;
+          }
+        }
         pause = Math.min(pause * 2, LONGEST_PAUSE_MS);
       }
     }
