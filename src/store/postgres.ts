@@ -334,7 +334,7 @@ export class PostgresStore implements ClusterStore {
   async commit(option: PlacementOption, options: StoreCommitOptions = {}): Promise<StoreOutcome> {
     const o = requireObject('option', readInput('option', option)) as unknown as PlacementOption;
     const node = requireString('option.node', o.node, LIMITS.maxIdLength);
-    const opts = requireObject('options', readInput('options', options)) as StoreCommitOptions;
+    const opts = requireObject('options', readInput('options', options, true, 'signal')) as StoreCommitOptions;
     rejectUnknownKeys('options', opts as Record<string, unknown>, ['id', 'lastActivity', 'requestId', 'signal']);
     const given = opts.id === undefined ? undefined : requireString('options.id', opts.id, LIMITS.maxIdLength);
     const requestId = requestIdOf(opts.requestId);
@@ -401,7 +401,7 @@ export class PostgresStore implements ClusterStore {
    */
   async release(slotId: string, options: StoreReleaseOptions = {}): Promise<StoreOutcome> {
     const id = requireString('slotId', slotId, LIMITS.maxIdLength);
-    const opts = requireObject('options', readInput('options', options));
+    const opts = requireObject('options', readInput('options', options, true, 'signal'));
     const { idleBefore } = storeReleaseOptions(opts);
     const requestId = requestIdOf(opts.requestId);
     const signal = signalOf(opts.signal);
