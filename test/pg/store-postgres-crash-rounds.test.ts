@@ -162,7 +162,6 @@ describe.skipIf(noPg)('gpualloc plan --commit --store, writers and listeners thr
     const counts: Counts = {};
     for (const e of ended.slice(0, writers.length)) add(counts, stats(e.lines));
     add(totals, counts);
-    expect(counts.resubscribes).toBeGreaterThanOrEqual(2 * ROUNDS);
     const db = new pg.Client({ connectionString: server.url });
     await db.connect();
     try {
@@ -170,5 +169,8 @@ describe.skipIf(noPg)('gpualloc plan --commit --store, writers and listeners thr
     } finally {
       await db.end();
     }
+    // Each crash cut both listeners; a listener still reconnecting (backoff up to 5 s) when the next
+    // crash came hears the two as one, so at least one resubscription per crash, not two.
+    expect(counts.resubscribes).toBeGreaterThanOrEqual(ROUNDS);
   });
 });
