@@ -10,7 +10,7 @@ import { makeStore, removeStoreDirs } from '../support/stores.js';
 import type { ClusterNode } from '../../src/cluster/state.js';
 import { openClusterState } from '../../src/store/stored-state.js';
 import { MemoryStore } from '../../src/store/memory.js';
-import { JsonFileStore } from '../../src/store/file.js';
+import type { JsonFileStore } from '../../src/store/file.js';
 import { withFileLock } from '../../src/store/file-lock.js';
 import type { PodScheduler } from '../../src/fleet/scheduler.js';
 
