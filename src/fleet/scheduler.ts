@@ -23,6 +23,16 @@ import { typicalPods, type TypicalPod } from './typical.js';
 import { cleanRemainders, deadHole, DEFAULT_POLICY, P_CLUSTERING, P_FGD, P_LP, P_OURS, P_RANDOM, planTables, policyByName, type FleetPolicy } from './policies/index.js';
 import { Prng } from './prng.js';
 import { FitCounts } from './fit-counts.js';
+import { DISPOSE } from '../shared/dispose.js';
+
+/**
+ * What a forgotten scheduler leaves behind, released when the garbage collector takes it: its
+ * subscription to the state's changes and its kernel memory (wasm: a block of the core's heap).
+ */
+const forgotten = new FinalizationRegistry<{ unsubscribe: () => void; memory: FleetMemory }>((left) => {
+  left.unsubscribe();
+  left.memory.free();
+});
 
 /** What `state.podScheduler` takes. */
 /** The kernels a pod scheduler calls: the fleet's, and the aligned pick for whole GPUs on a topology. */
@@ -257,7 +267,7 @@ export class PodScheduler {
     for (let k = 0; k < n; k++) this.write(s, k);
     kernels.fleetInit(this.memory);
     this.fitCounts = indexed ? new FitCounts(shapes, this.memory.ints()) : null;
-    this.unsubscribe = nodes.onChange((k) => this.sync(k));
+    this.unsubscribe = subscribeWeakly(nodes, this, this.memory);
   }
 
   /** Writes node k's resources from the state into the kernel arrays (the caller refreshes it). */
@@ -286,8 +296,8 @@ export class PodScheduler {
     for (let p = 0; p < width; p++) s[gAt + p] = freeMilli(free[p], total[p]);
   }
 
-  /** Node k of the state changed: re-sync it. */
-  private sync(k: number): void {
+  /** Node k of the state changed: re-sync it (called by the view's listener, see subscribeWeakly). */
+  sync(k: number): void {
     this.fitCounts?.take(this.memory.ints(), k);
     this.write(this.memory.ints(), k);
     this.kernels.fleetRefresh(this.memory, k);
@@ -428,13 +438,41 @@ export class PodScheduler {
     return this.memory.floats()[this.nodes.indexOf(node)];
   }
 
-  /** Stops following the state and releases the kernel memory; using the scheduler afterwards is an error. */
+  /**
+   * Stops following the state and releases the kernel memory at once; using the scheduler afterwards
+   * is an error. A scheduler dropped without close() is released when the garbage collector takes it
+   * (the state does not keep it alive), but close() (or `using`) frees it now.
+   */
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    forgotten.unregister(this);
     this.unsubscribe();
     this.memory.free();
   }
+
+  /** close(), for `using scheduler = state.podScheduler(…)`. */
+  [DISPOSE](): void {
+    this.close();
+  }
+}
+
+/**
+ * Subscribes `scheduler` to the view's changes without the view holding it: the listener reaches it
+ * through a WeakRef, so one that is dropped without close() is not kept alive by the state, stops
+ * being told of changes once collected (its listener removes itself, and `forgotten` unsubscribes it
+ * and frees its kernel memory), and costs later commits nothing. Made here, outside the constructor,
+ * so that the listener's closure holds nothing but the WeakRef and its own stop function.
+ */
+function subscribeWeakly(nodes: NodeView, scheduler: PodScheduler, memory: FleetMemory): () => void {
+  const self = new WeakRef(scheduler);
+  const unsubscribe = nodes.onChange((k) => {
+    const live = self.deref();
+    if (live === undefined) unsubscribe();
+    else live.sync(k);
+  });
+  forgotten.register(scheduler, { unsubscribe, memory }, scheduler);
+  return unsubscribe;
 }
 
 /** Topology set score of GPU indices: the sum of their pair scores. */
