@@ -87,7 +87,7 @@ async function shownSets(): Promise<Map<string, { blocked: string[]; memory: num
   const got = await page.$$eval('[data-testid="dra-gpu"][data-layout="amount"]', (gs) =>
     gs.map((g) => {
       const el = g as HTMLElement;
-      const blocked = [...el.querySelectorAll<HTMLElement>('[data-testid="dra-device"][data-state="blocked"]')].map((d) => d.dataset.device!).sort();
+      const blocked = Array.from(el.querySelectorAll<HTMLElement>('[data-testid="dra-device"][data-state="blocked"]')).map((d) => d.dataset.device!).sort();
       return [el.dataset.gpu!, { blocked, memory: Number(el.dataset.usedUnits) }] as const;
     }),
   );
