@@ -7,9 +7,9 @@
 // free scores better than one that blocks it, and a whole device kept whole scores better than a
 // fresh parent opened. Amounts are compared as doubles (a score, not an admission check: the
 // search state checks counters exactly); every score is an integer.
-import type { AllocationModel } from './model.js';
-import type { Pool } from './pools.js';
-import type { Device } from './types.js';
+import type { AllocationModel, Pool } from '../model/index.js';
+
+import type { Device } from '../objects/index.js';
 
 /** A claim shape of the workload: its weight and the candidates it could take. */
 export interface WorkloadShape {
