@@ -7,6 +7,7 @@
 // every attribute count.
 import type { AllocationModel } from '../model/index.js';
 import type { AttributeValue } from '../objects/index.js';
+import { deviceFieldKeys, keyOf } from './device-keys.js';
 import { TOPOLOGY_ATTRIBUTES } from './objective.js';
 
 /** The classes: each candidate's class, and each class's members in first-fit order. */
@@ -39,13 +40,8 @@ function readAttributes(model: AllocationModel): (key: string) => boolean {
   return (key) => names.has(key) || names.has(key.slice(key.lastIndexOf('/') + 1));
 }
 
-/** JSON of a value with bigints (int attributes) as text; equal text means equal fields. */
-function keyOf(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
-}
-
-/** Groups the model's candidates into classes of interchangeable devices. */
-export function symmetryClasses(model: AllocationModel): SymmetryClasses {
+/** Groups the model's candidates into classes of interchangeable devices (`fieldKeys`: deviceFieldKeys of the model, when kept). */
+export function symmetryClasses(model: AllocationModel, fieldKeys: readonly string[] = deviceFieldKeys(model)): SymmetryClasses {
   const read = readAttributes(model);
   const ids = new Map<string, number>();
   const members: number[][] = [];
@@ -54,11 +50,10 @@ export function symmetryClasses(model: AllocationModel): SymmetryClasses {
     // Shares of multi-allocatable devices differ by what they hold: each is its own class.
     let key = `#${c.index}`;
     if (!c.shared) {
-      const { name: _name, attributes, ...fields } = c.device;
+      const attributes = c.device.attributes;
       const kept: Record<string, AttributeValue> = {};
       for (const k of Object.keys(attributes)) if (read(k)) kept[k] = attributes[k];
-      const s = c.slice;
-      key = keyOf([c.pool.id, s.nodeName, s.nodeSelector, s.allNodes, s.perDeviceNodeSelection, fields, kept, model.allocatedElsewhere(c.id)]);
+      key = `${fieldKeys[c.index]}\u0000${keyOf(kept)}\u0000${model.allocatedElsewhere(c.id)}`;
     }
     let id = ids.get(key);
     if (id === undefined) {
