@@ -189,9 +189,9 @@ export class CandidateTopology {
     this.baseLeft = setup.layout.baseLeft(model);
   }
 
-  /** Whether any parent is partitioned (the fragmentation term can differ between allocations). */
+  /** Whether the fragmentation term can differ between allocations (the workload has a shape). */
   get partitioned(): boolean {
-    return this.setup.layout.partitioned.some((x) => x === 1);
+    return this.shapes.weights.some((w) => w > 0);
   }
 
   /**

@@ -109,8 +109,10 @@ export class PartitionLayout {
   readonly useStart: Int32Array;
   readonly useIdx: Int32Array;
   readonly useAmt: Float64Array;
-  /** Parents with counters (the only ones with fragmentation). */
+  /** Parents the layout follows: counter sets, and whole devices (one unit each); shares of multi-allocatable devices are not. */
   readonly partitioned: Uint8Array;
+  /** Per whole device followed: its unit's slot (-1 otherwise). */
+  private readonly unitOf: Int32Array;
   /** The default workload (every partition shape published, equally weighted). */
   readonly published: ShapeTable;
   /** Counter slot of `pool id \0 set \0 counter`. */
@@ -138,6 +140,14 @@ export class PartitionLayout {
     }
     this.pools = [...rootsOf.keys()];
     this.partitioned = new Uint8Array(parentCount);
+    // A whole device is a parent of one unit: free or not (FGD counts a free device a shape cannot use as a fragment for it).
+    const wholeOf: Array<string | undefined> = new Array(parentCount);
+    for (const c of model.candidates) if (c.device.consumesCounters.length === 0 && !c.shared) wholeOf[parentOf[c.index]] = c.id;
+    wholeOf.forEach((id, p) => {
+      if (id === undefined) return;
+      this.partitioned[p] = 1;
+      perParent[p].push(`\u0000unit\u0000${id}`);
+    });
     groupOfParent.forEach((g, p) => {
       if (g === undefined) return;
       this.partitioned[p] = 1;
@@ -159,11 +169,21 @@ export class PartitionLayout {
         }
       }
     }
+    this.unitOf = new Int32Array(n).fill(-1);
+    for (const c of model.candidates) {
+      const at = wholeOf[parentOf[c.index]] === c.id ? this.slot.get(`\u0000unit\u0000${c.id}`) : undefined;
+      if (at === undefined) continue;
+      this.total[at] = 1;
+      this.unitOf[c.index] = at;
+    }
     const idx: number[] = [];
     const amt: number[] = [];
     this.useStart = new Int32Array(n + 1);
     for (const c of model.candidates) {
-      if (c.device.consumesCounters.length > 0 && !c.shared) {
+      if (this.unitOf[c.index] >= 0) {
+        idx.push(this.unitOf[c.index]);
+        amt.push(1);
+      } else if (c.device.consumesCounters.length > 0 && !c.shared) {
         for (const use of c.device.consumesCounters) {
           for (const [name, q] of Object.entries(use.counters)) {
             const at = this.slot.get(`${c.pool.id}\u0000${use.counterSet}\u0000${name}`);
@@ -183,6 +203,7 @@ export class PartitionLayout {
   /** What other claims left of each counter (devices of the pool beyond the candidates included). */
   baseLeft(model: AllocationModel): Float64Array {
     const left = Float64Array.from(this.total);
+    for (const c of model.candidates) if (this.unitOf[c.index] >= 0 && model.allocatedElsewhere(c.id)) left[this.unitOf[c.index]] = 0;
     for (const pool of this.pools) {
       for (const slices of [pool.deviceSlices, pool.otherSlices]) {
         for (const slice of slices) {
@@ -201,7 +222,7 @@ export class PartitionLayout {
     return left;
   }
 
-  /** Whether candidate `c` consumes counters here (a partition, or a whole device on a counter set). */
+  /** Whether the layout follows candidate `c` (a partition, a device on a counter set, or a whole device). */
   partition(c: number): boolean {
     return this.useStart[c + 1] > this.useStart[c];
   }
@@ -257,7 +278,11 @@ export class ShapeTable {
     this.members = Int32Array.from(members);
   }
 
-  /** Parent p's fragmentation with `left`: Σ over shapes that no longer fit of weight × free share. */
+  /**
+   * Parent p's fragmentation with `left`: FGD's Σ over shapes that no longer fit of weight × free
+   * share, scaled by PLACEMENT_SCALE, plus Σ over shapes of weight × placements they have lost (so
+   * that of two picks FGD scores alike, the one leaving more placements open wins).
+   */
   fragmentation(p: number, left: Float64Array): number {
     const layout = this.layout;
     if (layout.partitioned[p] === 0) return 0;
@@ -270,15 +295,18 @@ export class ShapeTable {
       if (w === 0) continue;
       const from = this.start[s * parents + p];
       const to = this.start[s * parents + p + 1];
-      // A shape with no device on this parent could never use it: not a fragment of it.
-      if (from === to) continue;
-      let fits = false;
-      for (let m = from; m < to && !fits; m++) fits = layout.fits(this.members[m], left);
-      if (!fits) frag += w * free;
+      // A shape with no device on this parent cannot use it at all: its free share is a fragment for that shape (FGD's model mismatch).
+      let fitting = 0;
+      for (let m = from; m < to; m++) if (layout.fits(this.members[m], left)) fitting++;
+      if (fitting === 0) frag += w * free * PLACEMENT_SCALE;
+      frag += w * (to - from - fitting);
     }
     return frag;
   }
 }
+
+/** How much FGD's term outweighs the count of placements lost (which stays below it per parent). */
+export const PLACEMENT_SCALE = 1 << 20;
 
 /** The fragmentation of one search's picks, kept up to date pick by pick (push/pop in stack order). */
 export class FragmentationTracker {

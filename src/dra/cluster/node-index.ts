@@ -19,7 +19,7 @@ export type NodeScore = 'pack' | 'spread' | 'first' | 'fragmentation';
 export const NODE_SCORES: readonly NodeScore[] = ['pack', 'spread', 'first', 'fragmentation'];
 
 /** nodeScore 'fragmentation': how many nodes (in distinct states, most allocated first) the allocator is run on per pod. */
-export const FRAGMENTATION_CANDIDATES = 8;
+export const FRAGMENTATION_CANDIDATES = 4;
 
 /** Most claim shapes indexed at once; the least recently used is dropped past it. */
 export const MAX_SHAPES = 64;
