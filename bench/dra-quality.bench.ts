@@ -194,19 +194,19 @@ export function evaluateQualityTargets(rows: readonly QualityRow[]): QualityTarg
   targets.push({
     target: 'scored allocates at least as much as first-fit on every fleet and seed',
     met: pairs.length === 0 ? null : worse.length === 0,
-    detail: worse.length === 0 ? `${pairs.reduce((n, p) => n + p.s.seeds.length, 0)} fleet × seed runs` : worse.map((x) => `${x.s.fleet}/${x.s.stream} seed ${x.seed}: ${(x.a * 100).toFixed(2)} % vs ${(x.b * 100).toFixed(2)} %`).join('; '),
+    detail: worse.length === 0 ? `${pairs.reduce((n, p) => n + p.s.seeds.length, 0)} fleet × seed runs` : worse.map((x) => `${x.s.fleet}/${x.s.stream} ${x.s.nodeScore} seed ${x.seed}: ${(x.a * 100).toFixed(2)} % vs ${(x.b * 100).toFixed(2)} %`).join('; '),
   });
   const heavy = pairs.filter((p) => MIG_HEAVY.includes(p.s.fleet));
   targets.push({
     target: "on MIG-heavy fleets scored leaves ≤ 0.7 × first-fit's unallocated share (mean of the seeds)",
     met: heavy.length === 0 ? null : heavy.every((p) => p.s.unallocatedShare <= 0.7 * p.ff.unallocatedShare + 1e-12),
-    detail: heavy.map((p) => `${p.s.fleet}/${p.s.stream}: ${(p.s.unallocatedShare * 100).toFixed(2)} % vs ${(p.ff.unallocatedShare * 100).toFixed(2)} % (${p.ff.unallocatedShare === 0 ? '–' : (p.s.unallocatedShare / p.ff.unallocatedShare).toFixed(2)}×)`).join('; '),
+    detail: heavy.map((p) => `${p.s.fleet}/${p.s.stream} ${p.s.nodeScore}: ${(p.s.unallocatedShare * 100).toFixed(2)} % vs ${(p.ff.unallocatedShare * 100).toFixed(2)} % (${p.ff.unallocatedShare === 0 ? '–' : (p.s.unallocatedShare / p.ff.unallocatedShare).toFixed(2)}×)`).join('; '),
   });
   const scored = rows.filter((r) => r.mode === 'scored');
   targets.push({
     target: 'no avoidable PCIe split (scored)',
     met: scored.length === 0 ? null : scored.every((r) => r.avoidableSplit === 0),
-    detail: scored.map((r) => `${r.fleet}/${r.stream}: ${r.avoidableSplit} of ${r.split} splits avoidable (${r.multiGpu} multi-GPU claims)`).join('; '),
+    detail: scored.map((r) => `${r.fleet}/${r.stream} ${r.nodeScore}: ${r.avoidableSplit} of ${r.split} splits avoidable (${r.multiGpu} multi-GPU claims)`).join('; '),
   });
   const mix = pairs.find((p) => p.s.fleet === 'nvidia-mix' && p.s.stream === 'mix' && p.s.nodeScore === 'pack');
   const mixFgd = pairs.find((p) => p.s.fleet === 'nvidia-mix' && p.s.stream === 'mix' && p.s.nodeScore === 'fragmentation');

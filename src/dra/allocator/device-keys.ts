@@ -16,3 +16,11 @@ export function deviceFieldKeys(model: AllocationModel): string[] {
   });
 }
 
+/**
+ * What a node's set-up keeps for the classes: each candidate's fields as text, and per set of
+ * attribute names read, each candidate's key without its allocated state (the last few sets).
+ */
+export interface SymmetryKeys {
+  fieldKeys: readonly string[];
+  byRead: Map<string, string[]>;
+}

@@ -10,7 +10,7 @@
 // of parents consumed. All integers: same input, same cost.
 import type { AllocationModel, Pool, RequestModel } from '../model/index.js';
 import { counterSetRoots, FragmentationTracker, PartitionLayout, partitionShare, ShapeTable, type WorkloadShape } from './partition-fragmentation.js';
-import { deviceFieldKeys } from './device-keys.js';
+import { deviceFieldKeys, type SymmetryKeys } from './device-keys.js';
 import type { AttributeValue, Device } from '../objects/index.js';
 
 /** The cost of an allocation, as allocateClaims reports it in scored mode (lower is better, in this order). */
@@ -91,13 +91,13 @@ export class TopologySetup {
   readonly roots = new Map<Pool, Map<string, string>>();
   /** The candidates' count when built (a setup fits only the model it was built from, or one over the same pools). */
   readonly candidates: number;
-  /** Per candidate: its fields but name and attributes, as text (symmetry classes). */
-  readonly fieldKeys: string[];
+  /** The symmetry classes' keys of the node's candidates (fields, and per set of attributes read). */
+  readonly symmetry: SymmetryKeys;
 
   constructor(model: AllocationModel) {
     const n = model.candidates.length;
     this.candidates = n;
-    this.fieldKeys = deviceFieldKeys(model);
+    this.symmetry = { fieldKeys: deviceFieldKeys(model), byRead: new Map() };
     this.parentOf = new Int32Array(n);
     this.share = new Int32Array(n);
     this.topo = model.candidates.map((c) => LEVELS.map((level) => topologyValue(c.device, c.driver, level)));

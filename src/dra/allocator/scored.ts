@@ -214,7 +214,7 @@ export type ScoredDecision =
  */
 export function decideScored(model: AllocationModel, budget: number, setup?: TopologySetup, shapes?: readonly WorkloadShape[]): ScoredDecision {
   const placement = new CandidateTopology(model, setup, shapes);
-  const classes = symmetryClasses(model, placement.setup.fieldKeys);
+  const classes = symmetryClasses(model, placement.setup.symmetry);
   const proof = infeasibleReason(model, classes, placement);
   if (proof !== undefined) return { reason: proof, budgetExhausted: false, steps: 0 };
   const outcome = scoredSearch(model, budget, classes, placement);

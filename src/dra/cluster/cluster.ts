@@ -257,7 +257,9 @@ export class DraCluster {
             // nodeScore 'fragmentation': the lowest objective among the first candidates (ties: the earlier, more allocated node).
             placed.add(state);
             if (chosen === undefined || compare(outcome, chosen.outcome) < 0) chosen = { k, outcome };
-            if (placed.size >= FRAGMENTATION_CANDIDATES) break;
+            // A claim split across PCIe roots or NUMA nodes looks further (up to 4×) for a node that keeps it together.
+            const split = (chosen.outcome.objective?.topology ?? 0) > 0;
+            if (placed.size >= (split ? 4 * FRAGMENTATION_CANDIDATES : FRAGMENTATION_CANDIDATES)) break;
             this.index.exclude(shape, k);
             excluded.push(k);
             continue;

@@ -11,7 +11,8 @@ import type { RequestModel } from '../model/index.js';
 /**
  * How nodes that can take a pod rank: most allocated first, least allocated first, node order only,
  * or (scored mode) by the scored objective of the allocation each node would make — its FGD
- * fragmentation first — among the FRAGMENTATION_CANDIDATES most allocated nodes in distinct states.
+ * fragmentation first — among the FRAGMENTATION_CANDIDATES most allocated nodes in distinct states
+ * (up to four times as many while the best allocation so far splits a claim across PCIe roots).
  */
 export type NodeScore = 'pack' | 'spread' | 'first' | 'fragmentation';
 
