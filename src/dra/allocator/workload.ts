@@ -3,7 +3,8 @@
 // shape: the devices it could take on the node. Without a workload the search weighs every
 // partition shape the node publishes equally.
 import type { AllocationModel, RequestModel } from '../model/index.js';
-import { type At, child, fail, readResourceClaims, record, type ResourceClaim } from '../objects/index.js';
+import { fail } from '../../shared/validate.js';
+import { type At, child, readResourceClaims, record, type ResourceClaim } from '../objects/index.js';
 import type { WorkloadShape } from './partition-fragmentation.js';
 
 /** One entry of a workload: a ResourceClaim (object) and how often it comes (default 1). */
@@ -19,18 +20,18 @@ export interface Workload {
 }
 
 /** Reads `workload`: a list of `{ claim, weight? }` (undefined when absent). */
-export function readWorkload(value: unknown, at: At = { object: 'request', path: 'workload' }): Workload | undefined {
+export function readWorkload(value: unknown, at: At = { origin: 'request', path: 'workload' }): Workload | undefined {
   if (value === undefined) return undefined;
-  if (!Array.isArray(value)) fail(at, 'a list of { claim, weight } entries', value);
+  if (!Array.isArray(value)) fail('INVALID_ARGUMENT', at, 'a list of { claim, weight } entries', value);
   const claims: ResourceClaim[] = [];
   const weights: number[] = [];
   value.forEach((entry, i) => {
     const here = child(at, i);
     const e = record(here, entry, ['claim', 'weight']);
     const weight = e.weight ?? 1;
-    if (typeof weight !== 'number' || !Number.isFinite(weight) || weight <= 0) fail(child(here, 'weight'), 'a positive number', e.weight);
+    if (typeof weight !== 'number' || !Number.isFinite(weight) || weight <= 0) fail('INVALID_ARGUMENT', child(here, 'weight'), 'a positive number', e.weight);
     const read = readResourceClaims(e.claim, `${here.path}.claim`);
-    if (read.length !== 1) fail(child(here, 'claim'), 'one ResourceClaim', `${read.length} claims`);
+    if (read.length !== 1) fail('INVALID_ARGUMENT', child(here, 'claim'), 'one ResourceClaim', `${read.length} claims`);
     claims.push(read[0]);
     weights.push(weight);
   });
