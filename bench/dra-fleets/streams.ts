@@ -128,7 +128,7 @@ export function seededStream(fleet: Fleet, mix: readonly ShapeWeight[], seed: nu
   return out;
 }
 
-/** openb's GPU pods (data/openb/openb_pod_list_<trace>.csv) as shapes: MIG profiles by sevenths, whole GPUs by count. */
+/** openb's GPU pods (a pod list of the trace in data/openb/, default the default trace) as shapes: MIG profiles by sevenths, whole GPUs by count. */
 export function openbShapes(root: string, trace = 'default'): string[] {
   const text = readFileSync(join(root, `data/openb/openb_pod_list_${trace}.csv`), 'utf8');
   const lines = text.trim().split('\n');
