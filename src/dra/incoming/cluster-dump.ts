@@ -7,6 +7,7 @@ import { describeValue, own } from '../../shared/validate.js';
 import { objectsOf, type DraDocuments } from './documents.js';
 import { KUBERNETES_VERSION, pruneSpec } from './known-fields.js';
 import { readClaimTemplate, readNodeInfo, readPod, readTaintRule, type ClaimTemplate, type NodeInfo, type PodInfo, type TaintRule } from './pods.js';
+import { invalidMessage, validateClaimSpec, validateClassSpec, validateSliceSpec } from './validation.js';
 import { SERVED_VERSIONS, toServedVersion } from './versions.js';
 
 /** Where an object of the dump stands: its document and path, and the line and column when known. */
@@ -30,6 +31,11 @@ export interface ClusterDump {
   skipped: Record<string, number>;
   /** What was dropped or refused, one line each. */
   warnings: string[];
+  /**
+   * Claims and templates the API server would refuse (`namespace/name` → its message): the pods
+   * using them are reported INVALID; the others are scheduled.
+   */
+  invalid: Map<string, string>;
   /** Where each DRA object stands, by `Kind/name` or `Kind/namespace/name` (what error messages call it). */
   places: Map<string, DumpPlace>;
 }
@@ -62,7 +68,7 @@ function pathText(path: readonly PathSegment[]): string {
  * AllocationError at ORIGIN:LINE:COL naming the object and the field; nothing is half-read.
  */
 export function readClusterDump(documents: DraDocuments, origin: string, options: ClusterDumpOptions = {}): ClusterDump {
-  const out: ClusterDump = { classes: [], slices: [], claims: [], nodes: [], nodeInfos: [], pods: [], templates: [], taintRules: [], skipped: {}, warnings: [], places: new Map() };
+  const out: ClusterDump = { classes: [], slices: [], claims: [], nodes: [], nodeInfos: [], pods: [], templates: [], taintRules: [], skipped: {}, warnings: [], invalid: new Map(), places: new Map() };
   const position = (place: DumpPlace, more: readonly PathSegment[] = []): FilePosition | undefined =>
     documents.positionOf(place.doc, [...place.path, ...more]) ?? documents.positionOf(place.doc, place.path);
   const fail = (place: DumpPlace, detail: string, more: readonly PathSegment[] = [], cause?: unknown): never => {
@@ -99,6 +105,21 @@ export function readClusterDump(documents: DraDocuments, origin: string, options
         if (unknown.length > 0) object = { ...object, spec };
       }
       out.places.set(label, place);
+      const spec = own(object, 'spec');
+      const meta = own(object, 'metadata') as Record<string, unknown> | undefined;
+      const name = typeof meta?.name === 'string' ? meta.name : '';
+      if (kind === 'ResourceSlice' || kind === 'DeviceClass') {
+        const problems = kind === 'ResourceSlice' ? validateSliceSpec(spec) : validateClassSpec(spec);
+        if (problems.length > 0) {
+          const first = /^spec[\w.[\]"-]*/.exec(problems[0])?.[0] ?? 'spec';
+          const segments = [...first.matchAll(/[^.[\]"]+|\[(\d+)\]/g)].map((m) => (m[1] !== undefined ? Number(m[1]) : m[0]));
+          return fail(place, invalidMessage(kind, name, problems), segments);
+        }
+      } else if (kind === 'ResourceClaim' || kind === 'ResourceClaimTemplate') {
+        const problems = kind === 'ResourceClaim' ? validateClaimSpec(spec) : validateClaimSpec(own((spec ?? {}) as Record<string, unknown>, 'spec'), 'spec.spec');
+        const ns = typeof meta?.namespace === 'string' && meta.namespace !== '' ? meta.namespace : 'default';
+        if (problems.length > 0) out.invalid.set(`${kind}/${ns}/${name}`, invalidMessage(kind, name, problems));
+      }
     }
     try {
       switch (kind) {

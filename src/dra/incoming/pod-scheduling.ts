@@ -63,6 +63,8 @@ export interface PodScheduling {
   extendedResources: ReadonlyMap<string, string>;
   placer: ClaimPlacer;
   order: PodNodeOrder;
+  /** Claims and templates the API server would refuse, by `ResourceClaim/namespace/name` or `ResourceClaimTemplate/namespace/name`. */
+  invalid?: ReadonlyMap<string, string>;
   /** Keep each node's reason in the outcome. */
   detail?: boolean;
 }
@@ -146,6 +148,11 @@ export function schedulePods(input: PodScheduling): PodOutcome[] {
               problem = { code: 'UNSCHEDULABLE', message: `resourceclaimtemplate.resource.k8s.io "${ref.resourceClaimTemplateName}" not found` };
               break;
             }
+            const refused = input.invalid?.get(`ResourceClaimTemplate/${template.label}`);
+            if (refused !== undefined) {
+              problem = { code: 'INVALID', message: refused };
+              break;
+            }
             label = labelOf(pod.namespace, `${pod.name}-${ref.name}`);
             generated = {
               apiVersion: 'resource.k8s.io/v1',
@@ -164,6 +171,11 @@ export function schedulePods(input: PodScheduling): PodOutcome[] {
       const known = claims.get(label);
       if (known === undefined) {
         problem = { code: 'UNSCHEDULABLE', message: `resourceclaim.resource.k8s.io "${label.slice(label.indexOf('/') + 1)}" not found` };
+        break;
+      }
+      const refused = input.invalid?.get(`ResourceClaim/${label}`);
+      if (refused !== undefined) {
+        problem = { code: 'INVALID', message: refused };
         break;
       }
       outcome.claims.push({ claim: label, allocation: known.allocation ?? null });

@@ -63,7 +63,7 @@ export interface NodeInfo {
   labels: Record<string, string>;
   unschedulable: boolean;
   taints: NodeTaint[];
-  /** status.allocatable; a resource not listed is 0 (upstream: the node has none). */
+  /** status.allocatable (or capacity when it is unset); a resource not listed is 0 (upstream: the node has none). */
   allocatable: Amounts;
 }
 
@@ -251,7 +251,10 @@ export function readNodeInfo(object: Record<string, unknown>): NodeInfo {
       if (v !== undefined && v !== '') taint.value = v;
       return taint;
     }),
-    allocatable: readAmounts(child(child(at, 'status'), 'allocatable'), field(status, 'allocatable')),
+    // The API server defaults allocatable to capacity (SetDefaults_NodeStatus).
+    allocatable: field(status, 'allocatable') !== undefined && field(status, 'allocatable') !== null
+      ? readAmounts(child(child(at, 'status'), 'allocatable'), field(status, 'allocatable'))
+      : readAmounts(child(child(at, 'status'), 'capacity'), field(status, 'capacity')),
   };
 }
 
