@@ -44,6 +44,8 @@ export interface ClusterDump {
 export interface ClusterDumpOptions {
   /** Every unknown field is an error (default: ignored in metadata and status, warned about in spec). */
   strict?: boolean;
+  /** Put the DeviceTaintRules' taints on the slices' devices (default true; false for a caller that merges dumps first). */
+  applyTaintRules?: boolean;
 }
 
 const DRA_KINDS = new Set(['DeviceClass', 'ResourceSlice', 'ResourceClaim', 'ResourceClaimTemplate', 'DeviceTaintRule']);
@@ -162,12 +164,12 @@ export function readClusterDump(documents: DraDocuments, origin: string, options
       return fail(place, error.message, segments, error);
     }
   });
-  applyTaintRules(out);
+  if (options.applyTaintRules !== false) applyTaintRules(out);
   return out;
 }
 
 /** Puts each rule's taint on the devices it selects (as the scheduler sees them: in the slices). */
-function applyTaintRules(dump: ClusterDump): void {
+export function applyTaintRules(dump: ClusterDump): void {
   if (dump.taintRules.length === 0) return;
   dump.slices = dump.slices.map((raw) => {
     const slice = raw as { spec?: { driver?: string; pool?: { name?: string }; devices?: Array<Record<string, unknown>> } };

@@ -36,8 +36,8 @@ export interface PodClaimOutcome {
   claim: string;
   /** The claim's allocation: made now, or the one it already had; null when the pod was not placed. */
   allocation: AllocationResult | null;
-  /** The claim was made from a template here (no such claim in the dump). */
-  generated?: boolean;
+  /** The claim was made here (no such claim in the dump): from this template (`namespace/name`), or for the pod's extended resources. */
+  generated?: { template?: string; podClaimName: string };
 }
 
 /** One pod's outcome. */
@@ -67,6 +67,8 @@ export interface PodScheduling {
   invalid?: ReadonlyMap<string, string>;
   /** Keep each node's reason in the outcome. */
   detail?: boolean;
+  /** Called after each pod with how many are done and how many there are. */
+  progress?: (done: number, total: number) => void;
 }
 
 interface ObjectMeta {
@@ -108,8 +110,16 @@ function addUsage(usage: NodeUsage, pod: PodInfo, skip: ReadonlySet<string>): vo
   for (const [k, v] of pod.requests) if (!skip.has(k)) usage.requested.set(k, (usage.requested.get(k) ?? 0) + v);
 }
 
-/** Schedules every pending pod of the input; returns one outcome per pending pod, in queue order. */
-export function schedulePods(input: PodScheduling): PodOutcome[] {
+/** The outcome of schedulePods. */
+export interface PodSchedule {
+  /** One outcome per pending pod, in queue order. */
+  pods: PodOutcome[];
+  /** The ResourceClaim objects made here (from templates, for extended resources), by `namespace/name`. */
+  generated: Map<string, unknown>;
+}
+
+/** Schedules every pending pod of the input, one at a time in queue order. */
+export function schedulePods(input: PodScheduling): PodSchedule {
   const nodeIndex = new Map(input.nodes.map((n, k) => [n.name, k]));
   const usage: NodeUsage[] = input.nodes.map(() => ({ requested: new Map(), pods: 0 }));
   const none = new Set<string>();
@@ -123,8 +133,11 @@ export function schedulePods(input: PodScheduling): PodOutcome[] {
   /** Claims allocated in this run (shared claims keep their node). */
   const placedNode = new Map<string, number>();
   const outcomes: PodOutcome[] = [];
+  const made = new Map<string, unknown>();
 
-  for (const pod of queueOrder(input.pods.filter(isPending))) {
+  const queue = queueOrder(input.pods.filter(isPending));
+  for (const pod of queue) {
+    input.progress?.(outcomes.length, queue.length);
     const outcome: PodOutcome = { pod: pod.label, node: null, claims: [] };
     outcomes.push(outcome);
     // The pod's claims: found, or made from their template.
@@ -164,8 +177,9 @@ export function schedulePods(input: PodScheduling): PodOutcome[] {
         }
       }
       if (generated !== undefined) {
+        made.set(label, generated);
         toAllocate.push({ label, object: generated });
-        outcome.claims.push({ claim: label, allocation: null, generated: true });
+        outcome.claims.push({ claim: label, allocation: null, generated: { template: labelOf(pod.namespace, ref.resourceClaimTemplateName ?? ''), podClaimName: ref.name } });
         continue;
       }
       const known = claims.get(label);
@@ -191,16 +205,14 @@ export function schedulePods(input: PodScheduling): PodOutcome[] {
     const skip = new Set(extended.map(([resource]) => resource));
     if (extended.length > 0) {
       const label = labelOf(pod.namespace, `${pod.name}-extended-resources`);
-      toAllocate.push({
-        label,
-        object: {
-          apiVersion: 'resource.k8s.io/v1',
-          kind: 'ResourceClaim',
-          metadata: { name: `${pod.name}-extended-resources`, namespace: pod.namespace },
-          spec: { devices: { requests: extended.map(([resource, count], i) => ({ name: `container-0-request-${i}`, exactly: { deviceClassName: input.extendedResources.get(resource), count } })) } },
-        },
+      made.set(label, {
+        apiVersion: 'resource.k8s.io/v1',
+        kind: 'ResourceClaim',
+        metadata: { name: `${pod.name}-extended-resources`, namespace: pod.namespace },
+        spec: { devices: { requests: extended.map(([resource, count], i) => ({ name: `container-0-request-${i}`, exactly: { deviceClassName: input.extendedResources.get(resource), count } })) } },
       });
-      outcome.claims.push({ claim: label, allocation: null, generated: true });
+      toAllocate.push({ label, object: made.get(label) });
+      outcome.claims.push({ claim: label, allocation: null, generated: { podClaimName: 'extended-resources' } });
     }
 
     // Filters.
@@ -262,7 +274,7 @@ export function schedulePods(input: PodScheduling): PodOutcome[] {
       if (known !== undefined) known.allocation = results[i];
     });
   }
-  return outcomes;
+  return { pods: outcomes, generated: made };
 }
 
 /** Whether an allocated claim's node selector lets it be used on `node` (no selector: any node). */
