@@ -10,8 +10,10 @@ export type GpuChoice = 'random' | 'best' | 'score';
 export type FleetPolicy = {
   /** The name used by the CLI and the API. */
   readonly name: string;
-  /** The kernels' policy number (src/fleet/layout.ts). */
+  /** The kernels' policy number (src/fleet/policies/registry.ts). */
   readonly id: number;
+  /** The colour pages draw the policy in (#rrggbb, from the registry). */
+  readonly color: string;
   /** GPU choice for sharing pods. */
   readonly gpuChoice: GpuChoice;
   /** One line for --help and the README. */
