@@ -2,10 +2,10 @@
 // Pods and Nodes carry far more than scheduling needs: only the fields kube-scheduler's default
 // filters and scores read are taken, each checked for its type; the rest is left alone (a core
 // object, not a DRA one: its unknown fields are not this reader's business).
-import { child, fail, field, map, name, str, stringMap, type At } from '../read-core.js';
-import { readNodeSelector } from '../read-slice.js';
-import { Quantity } from '../quantity.js';
-import type { NodeSelector } from '../types.js';
+import { child, fail, field, map, name, str, stringMap, type At } from './read-core.js';
+import { readNodeSelector } from './read-slice.js';
+import { Quantity } from './quantity.js';
+import type { NodeSelector } from './types.js';
 
 /** A toleration of a pod (core v1) or a taint of a node. */
 export interface Toleration {

@@ -2,8 +2,8 @@
 // scheduler framework's Filter plugins), each returning its plugin's reason in upstream's words
 // (what `kubectl describe pod` shows after "0/N nodes are available:"), and NodeResourcesFit's
 // default score (LeastAllocated over cpu and memory, weight 1 each).
-import { selectorMatches, toleratesTaint } from '../node-match.js';
-import type { Amounts, NodeInfo, NodeTaint, PodInfo } from './pods.js';
+import { selectorMatches, toleratesTaint } from '../model/index.js';
+import type { Amounts, NodeInfo, NodeTaint, PodInfo } from '../objects/index.js';
 
 /** What a node has given to the pods bound to it so far. */
 export interface NodeUsage {

@@ -4,9 +4,9 @@
 // would), the default filters, then the claims allocated together on one node. Bound pods and
 // allocated claims hold what they hold. One pod's problem never stops the others.
 import { AllocationError } from '../../shared/errors.js';
-import type { AllocationResult } from '../types.js';
-import { filterFit, filterNodeAffinity, filterTaints, filterUnschedulable, fitErrorMessage, leastAllocatedScore, type NodeUsage } from './pod-filters.js';
-import type { ClaimTemplate, NodeInfo, PodInfo } from './pods.js';
+import type { AllocationResult } from '../objects/index.js';
+import { filterFit, filterNodeAffinity, filterTaints, filterUnschedulable, fitErrorMessage, leastAllocatedScore, type NodeUsage } from './filters.js';
+import type { ClaimTemplate, NodeInfo, PodInfo } from '../objects/index.js';
 
 /** Annotation the resourceclaim controller puts on a claim it made from a template. */
 export const POD_CLAIM_NAME_ANNOTATION = 'resource.kubernetes.io/pod-claim-name';
