@@ -1,7 +1,7 @@
 // Reading kubectl's output: JSON or a YAML stream, Lists opened, errors at FILE:LINE:COL.
 import { describe, expect, it } from 'vitest';
 import { AllocationError } from '../../src/shared/errors.js';
-import { objectsOf, readDocuments } from '../../src/dra/incoming/documents.js';
+import { objectsOf, readDocuments } from '../../src/dra/testing.js';
 
 describe('readDocuments', () => {
   it('reads one JSON value and finds a key again by its path', () => {

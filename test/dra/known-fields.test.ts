@@ -1,6 +1,6 @@
 // Fields of a newer Kubernetes: dropped with a warning, or the claim refused where they could change what is allocated.
 import { describe, expect, it } from 'vitest';
-import { pruneSpec } from '../../src/dra/incoming/known-fields.js';
+import { pruneSpec } from '../../src/dra/testing.js';
 
 describe('pruneSpec', () => {
   it('drops an unknown device field and reports its path', () => {

@@ -1,6 +1,6 @@
 // Older served versions read as the API server converts them to v1 (pkg/apis/resource/v1beta1/conversion.go).
 import { describe, expect, it } from 'vitest';
-import { toServedVersion } from '../../src/dra/incoming/versions.js';
+import { toServedVersion } from '../../src/dra/testing.js';
 import { readResourceClaims, readResourceSlices } from '../../src/dra/index.js';
 
 describe('toServedVersion', () => {

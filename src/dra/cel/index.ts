@@ -158,3 +158,5 @@ export class SelectorCache {
     this.entries.clear();
   }
 }
+
+export { pointMatchesAtRe2, regexFind, regexFindAll, regexMatches, registerRe2, RegexSyntaxError, MAX_COMPILED_PATTERNS } from './re2.js';
