@@ -100,6 +100,14 @@ async function inputs(io: Io, values: Values, needs: DumpPart[]): Promise<Cluste
   return readInputs(io, { ...(values.dump !== undefined ? { dump: values.dump } : {}), parts }, { strict: values.strict === true });
 }
 
+/** An error about an object of the dump, said at the file, line and column where the object stands. */
+function located(dump: ClusterDump, error: unknown): unknown {
+  const object = error instanceof AllocationError ? error.details?.object : undefined;
+  if (!(error instanceof AllocationError) || typeof object !== 'string') return error;
+  const where = dump.locate(object, error.field);
+  return where === undefined ? error : AllocationError.of(error.code, { origin: where.origin, ...(where.position !== undefined ? { position: where.position } : {}), detail: error.message, cause: error });
+}
+
 /** The pending claims --claim names (each must exist and be pending). */
 function named(claims: DumpClaim[], names: string[], files: string[]): DumpClaim[] {
   return names.map((name) => {
@@ -134,7 +142,12 @@ async function schedule(values: Values, io: Io): Promise<number> {
   if (dump.nodes.length === 0) throw new UsageError(`dra schedule: no Node in ${dump.files.join(', ')}`);
   const { claims, held } = claimsOfDump(dump.claims);
   const engine = await createEngine();
-  const cluster = engine.createDraCluster({ classes: dump.classes, slices: dump.slices, nodes: dump.nodes, ...held, ...(features !== undefined ? { features } : {}), ...(mode !== undefined ? { mode } : {}), ...(nodeScore !== undefined ? { nodeScore } : {}) });
+  let cluster: DraCluster;
+  try {
+    cluster = engine.createDraCluster({ classes: dump.classes, slices: dump.slices, nodes: dump.nodes, ...held, ...(features !== undefined ? { features } : {}), ...(mode !== undefined ? { mode } : {}), ...(nodeScore !== undefined ? { nodeScore } : {}) });
+  } catch (error) {
+    throw located(dump, error);
+  }
   const started = Date.now();
   let said = started;
   const progress = (done: number, total: number): void => {
@@ -231,7 +244,12 @@ async function allocate(values: Values, io: Io): Promise<number> {
   const chosen = values.claim !== undefined && values.claim.length > 0 ? named(claims, values.claim, dump.files) : claims.filter((c) => c.allocation === undefined);
   if (chosen.length === 0) throw new UsageError(`dra allocate: no pending ResourceClaim in ${dump.files.join(', ')} (every claim has status.allocation)`);
   const engine = await createEngine();
-  const r = engine.allocateClaims({ classes: dump.classes, slices: dump.slices, claims: chosen.map((c) => c.object), node, ...held, ...(features !== undefined ? { features } : {}), ...(mode !== undefined ? { mode } : {}) });
+  let r: ReturnType<typeof engine.allocateClaims>;
+  try {
+    r = engine.allocateClaims({ classes: dump.classes, slices: dump.slices, claims: chosen.map((c) => c.object), node, ...held, ...(features !== undefined ? { features } : {}), ...(mode !== undefined ? { mode } : {}) });
+  } catch (error) {
+    throw located(dump, error);
+  }
   const labels = chosen.map((c) => c.label);
   if (r.reason !== undefined) {
     if (values.json) io.out(JSON.stringify({ node: values.node, mode: mode ?? DRA_MODES[0], claims: labels, results: [], reason: r.reason }, null, 2) + '\n');

@@ -31,7 +31,7 @@ export async function readDumpFile(io: Io, file: string, options: ClusterDumpOpt
 
 /** An empty dump, to merge into. */
 export function emptyDump(): ClusterDump {
-  return { classes: [], slices: [], claims: [], nodes: [], nodeInfos: [], pods: [], templates: [], taintRules: [], skipped: {}, warnings: [], invalid: new Map(), places: new Map() };
+  return { classes: [], slices: [], claims: [], nodes: [], nodeInfos: [], pods: [], templates: [], taintRules: [], skipped: {}, warnings: [], invalid: new Map(), places: new Map(), locate: () => undefined };
 }
 
 /**
@@ -62,6 +62,14 @@ export async function readInputs(io: Io, files: { dump?: string[]; parts: Partia
     const file = files.parts[part];
     if (file !== undefined) take(await read(file), part);
   }
+  const dumps = [...cache.values()];
+  out.locate = (object, field) => {
+    for (const d of dumps) {
+      const found = d.locate(object, field);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
   for (const [file, d] of cache) {
     out.files.push(file);
     for (const [k, v] of d.invalid) out.invalid.set(k, v);

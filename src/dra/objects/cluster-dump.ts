@@ -7,6 +7,7 @@ import { describeValue, own } from '../../shared/validate.js';
 import { objectsOf, type DraDocuments } from './documents.js';
 import { KUBERNETES_VERSION, pruneSpec } from './known-fields.js';
 import { readClaimTemplate, readNodeInfo, readPod, readTaintRule, type ClaimTemplate, type NodeInfo, type PodInfo, type TaintRule } from './pods.js';
+import { readResourceClaims } from './readers.js';
 import { invalidMessage, validateClaimSpec, validateClassSpec, validateSliceSpec } from './validation.js';
 import { SERVED_VERSIONS, toServedVersion } from './versions.js';
 
@@ -38,6 +39,16 @@ export interface ClusterDump {
   invalid: Map<string, string>;
   /** Where each DRA object stands, by `Kind/name` or `Kind/namespace/name` (what error messages call it). */
   places: Map<string, DumpPlace>;
+  /**
+   * The file and the line and column of an object (by the name messages call it) and a field path
+   * in it (`spec.devices[3].name`), for an error found later (createDraCluster reads the slices).
+   */
+  locate(object: string, field?: string): { origin: string; position?: FilePosition } | undefined;
+}
+
+/** A field path as messages write it (`spec.devices[3]["a/b"]`) in segments. */
+export function pathSegments(field: string): PathSegment[] {
+  return [...field.matchAll(/[^.[\]"]+|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]/g)].map((m) => (m[1] !== undefined ? Number(m[1]) : m[2] !== undefined ? (JSON.parse(`"${m[2]}"`) as string) : m[0]));
 }
 
 /** Options of readClusterDump. */
@@ -59,6 +70,13 @@ function labelOf(kind: string, object: Record<string, unknown>): string | undefi
   return typeof ns === 'string' && ns !== '' ? `${kind}/${ns}/${n}` : `${kind}/${n}`;
 }
 
+/** `namespace/name` of an object (namespace `default` when it has none). */
+function namespacedName(object: Record<string, unknown>): string {
+  const meta = own(object, 'metadata') as Record<string, unknown> | undefined;
+  const ns = typeof meta?.namespace === 'string' && meta.namespace !== '' ? meta.namespace : 'default';
+  return `${ns}/${typeof meta?.name === 'string' ? meta.name : ''}`;
+}
+
 function pathText(path: readonly PathSegment[]): string {
   let out = '';
   for (const seg of path) out += typeof seg === 'number' ? `[${seg}]` : out === '' ? seg : `.${seg}`;
@@ -70,12 +88,32 @@ function pathText(path: readonly PathSegment[]): string {
  * AllocationError at ORIGIN:LINE:COL naming the object and the field; nothing is half-read.
  */
 export function readClusterDump(documents: DraDocuments, origin: string, options: ClusterDumpOptions = {}): ClusterDump {
-  const out: ClusterDump = { classes: [], slices: [], claims: [], nodes: [], nodeInfos: [], pods: [], templates: [], taintRules: [], skipped: {}, warnings: [], invalid: new Map(), places: new Map() };
+  const out: ClusterDump = {
+    classes: [], slices: [], claims: [], nodes: [], nodeInfos: [], pods: [], templates: [], taintRules: [], skipped: {}, warnings: [], invalid: new Map(), places: new Map(),
+    locate(object, field) {
+      const place = out.places.get(object);
+      if (place === undefined) return undefined;
+      const at = position(place, field === undefined ? [] : pathSegments(field));
+      return { origin, ...(at !== undefined ? { position: at } : {}) };
+    },
+  };
   const position = (place: DumpPlace, more: readonly PathSegment[] = []): FilePosition | undefined =>
     documents.positionOf(place.doc, [...place.path, ...more]) ?? documents.positionOf(place.doc, place.path);
   const fail = (place: DumpPlace, detail: string, more: readonly PathSegment[] = [], cause?: unknown): never => {
     const at = position(place, more);
     throw AllocationError.of('INVALID_ARGUMENT', { origin, ...(at !== undefined ? { position: at } : {}), detail, ...(cause !== undefined ? { cause } : {}) });
+  };
+  // A claim the strict reader refuses makes its pods INVALID (said with where it stands), not the run.
+  const claimProblem = (label: string, key: string, claim: unknown, prefix: PathSegment[] = []): void => {
+    if (out.invalid.has(key)) return;
+    try {
+      readResourceClaims(claim, label);
+    } catch (error) {
+      if (!(error instanceof AllocationError)) throw error;
+      const place = out.places.get(label);
+      const at = place === undefined ? undefined : position(place, [...prefix, ...(typeof error.field === 'string' ? pathSegments(error.field) : [])]);
+      out.invalid.set(key, `${origin}${at !== undefined ? `:${at.line}:${at.column}` : ''}: ${error.message}`);
+    }
   };
   objectsOf(documents.values).forEach(({ object: raw, doc, path, listKind }) => {
     const place: DumpPlace = { doc, path };
@@ -133,10 +171,14 @@ export function readClusterDump(documents: DraDocuments, origin: string, options
           return;
         case 'ResourceClaim':
           out.claims.push(object);
+          claimProblem(label, `ResourceClaim/${namespacedName(object)}`, object);
           return;
-        case 'ResourceClaimTemplate':
-          out.templates.push(readClaimTemplate(object));
+        case 'ResourceClaimTemplate': {
+          const template = readClaimTemplate(object);
+          out.templates.push(template);
+          claimProblem(label, `ResourceClaimTemplate/${template.label}`, { apiVersion: 'resource.k8s.io/v1', kind: 'ResourceClaim', metadata: { name: template.name, namespace: template.namespace }, spec: template.claimSpec }, ['spec']);
           return;
+        }
         case 'DeviceTaintRule': {
           const rule = readTaintRule(object);
           for (const key of rule.unsupported) out.warnings.push(`${label}: spec.deviceSelector.${key}: not applied (Kubernetes ${KUBERNETES_VERSION} selects devices of a DeviceTaintRule by driver, pool and device only)`);
@@ -160,8 +202,7 @@ export function readClusterDump(documents: DraDocuments, origin: string, options
       if (!(error instanceof AllocationError)) throw error;
       // The readers name the object and the field path; add where it stands.
       const field = typeof error.field === 'string' ? error.field : undefined;
-      const segments: PathSegment[] = field === undefined ? [] : [...field.matchAll(/[^.[\]"]+|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]/g)].map((m) => (m[1] !== undefined ? Number(m[1]) : m[2] !== undefined ? (JSON.parse(`"${m[2]}"`) as string) : m[0]));
-      return fail(place, error.message, segments, error);
+      return fail(place, error.message, field === undefined ? [] : pathSegments(field), error);
     }
   });
   if (options.applyTaintRules !== false) applyTaintRules(out);
