@@ -29,6 +29,6 @@ export type { ByteUnits } from './shared/units.js';
 export type { Inventory, InventoryGpu, MigDevice, GpuProcess } from './hardware/inventory.js';
 export type { Preset } from './hardware/presets.js';
 export type { Topology, Link, PcieLevel } from './hardware/topology.js';
-export type { SimulateRequest, SimulationRun, FleetEvent, FleetNode, FleetPod, PodSearch } from './fleet/index.js';
-export type { PodScheduler, PodSchedulerOptions, PodPlan, PodNodeView } from './fleet/scheduler.js';
+export type { SimulateRequest, SimulationRun, FleetEvent } from './simulation/index.js';
+export type { FleetNode, FleetPod, PodSearch, PodScheduler, PodSchedulerOptions, PodPlan, PodNodeView } from './fleet/index.js';
 export type { DraAllocateRequest, DraAllocateResult, DraMode, DraObjective, DraFeature, DraFeatures, DraObjects, AllocationResult as DraAllocationResult, DeviceClass, ResourceSlice, ResourceClaim, Node as DraNode, DraClusterInit, DraScheduleResult, DraClaimAllocation, DraAllocatedState, NodeScore, DraDump, DumpClaim, HeldDevices } from './dra/index.js';

@@ -15,4 +15,5 @@ export type { DraObjects, DraKind, DraDump, DumpClaim, HeldDevices } from './obj
 export type { DraClusterInit, DraScheduleResult, DraClaimAllocation, DraAllocatedState, NodeScore } from './cluster/index.js';
 export type { ClusterDump, ClusterDumpOptions, DraDocuments, PodInfo, NodeInfo, ClaimTemplate } from './objects/index.js';
 export type { ClaimPlacer, PlaceResult, PodOutcome, PodClaimOutcome, PodSchedule, PodScheduling } from './pods/index.js';
-export type * from './objects/types.js';
+// The Kubernetes objects' types, by name (the front of objects/ lists them all).
+export type { AttributeValue, NodeSelectorRequirement, NodeSelectorTerm, NodeSelector, Node, CapacityRequestPolicyRange, CapacityRequestPolicy, DeviceCapacity, DeviceCounterConsumption, DeviceTaint, Device, CounterSet, ResourceSlice, OpaqueDeviceConfiguration, DeviceConfiguration, DeviceClass, DeviceSelector, DeviceToleration, DeviceRequestBody, ExactDeviceRequest, DeviceSubRequest, DeviceRequest, DeviceConstraint, DeviceClaimConfiguration, ResourceClaim, DeviceRequestAllocationResult, DeviceAllocationConfiguration, AllocationResult } from './objects/index.js';

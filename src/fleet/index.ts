@@ -1,51 +1,16 @@
-// The fleet capability's public entry: validate a simulation request and run it on the kernels.
-import { AllocationError } from '../shared/errors.js';
-import type { Kernels } from '../kernels.js';
-import { own, rejectUnknownKeys, requireBoolean, requireInteger, requireObject } from '../shared/validate.js';
-import { DEFAULT_POLICY, policyByName } from './policies/index.js';
-import { simulateRun, type SimulationRun } from './simulate.js';
-import { validateNodes, validatePods, type FleetNode, type FleetPod } from './types.js';
-import { podSearch, type PodSearch } from './scheduler.js';
-
-/** A simulation request: one run of the FGD protocol. */
-export type SimulateRequest = {
-  nodes: FleetNode[];
-  pods: FleetPod[];
-  /** Policy name (default: ours, 'fgd-close'). */
-  policy?: string;
-  /** Seed of the shuffle, the tuning draws and the node ranks (default 42). */
-  seed?: number;
-  /** Target workload as a multiple of the GPU capacity (default 1.3). */
-  tune?: number;
-  /** Return every pod attempt. */
-  events?: boolean;
-  /** Return the fragmentation curve. */
-  fragmentation?: boolean;
-  /** 'index' (default): pods placed through the pod index where the policy allows; 'scan': every node scored for every pod. The same run either way. */
-  search?: PodSearch;
-};
-
-const KEYS = ['nodes', 'pods', 'policy', 'seed', 'tune', 'events', 'fragmentation', 'search'];
-
-/** Validates and runs one simulation. */
-export function simulateFleet(kernels: Kernels, request: SimulateRequest, progress?: (done: number, total: number) => void): SimulationRun {
-  const r = requireObject('request', request);
-  rejectUnknownKeys('request', r, KEYS);
-  const nodes = validateNodes('request.nodes', own(r, 'nodes'));
-  const pods = validatePods('request.pods', own(r, 'pods'));
-  const policy = policyByName(own(r, 'policy') ?? DEFAULT_POLICY, 'request.policy').name;
-  const seed = own(r, 'seed') === undefined ? 42 : requireInteger('request.seed', own(r, 'seed'), 0, 0xffffffff);
-  const tune = own(r, 'tune') ?? 1.3;
-  if (typeof tune !== 'number' || !(tune > 0 && tune <= 100)) throw AllocationError.at('INVALID_ARGUMENT', 'request.tune', `expected a number in (0, 100], got ${String(tune)}`);
-  const events = own(r, 'events') === undefined ? false : requireBoolean('request.events', own(r, 'events'));
-  const fragmentation = own(r, 'fragmentation') === undefined ? false : requireBoolean('request.fragmentation', own(r, 'fragmentation'));
-  const search = podSearch('request.search', own(r, 'search'));
-  return simulateRun(kernels, nodes, pods, { policy, seed, tune, events, fragmentation, search, progress });
-}
-
-export type { SimulationRun, FleetEvent } from './simulate.js';
-export type { FleetNode, FleetPod } from './types.js';
-export type { PodSearch } from './scheduler.js';
-export { POLICIES, DEFAULT_POLICY } from './policies/index.js';
+// The fleet room's front: pods with shares, CPU and memory placed by a policy (the pod scheduler and
+// its kernels, the policies), the pod and node types, and the openb traces.
+export { createPodScheduler, podSearch, PodScheduler } from './scheduler.js';
+export type { PodNodeView, PodPlan, PodSchedulerKernels, PodSchedulerOptions, PodSearch } from './scheduler.js';
+export type { NodeGpus, NodeView } from './node-view.js';
+export type { FleetKernels, FleetMemory } from './kernels.js';
+export { POLICIES, DEFAULT_POLICY, policyByName } from './policies/index.js';
+export type { FleetPolicy } from './policies/index.js';
+export { validateNodes, validatePods } from './types.js';
+export type { FleetNode, FleetPod, NodeSpec, Pod } from './types.js';
+export { typicalPods } from './typical.js';
+export { Prng } from './prng.js';
 export { parseNodeCsv, parsePodCsv } from './trace.js';
 export { scaleTrace, MAX_SCALE } from './scale.js';
+export { parseSeeds } from './seeds.js';
+export { formatDuration, RunProgress } from './progress.js';

@@ -224,4 +224,11 @@ export const REASON_CODES = {
   GPU_LOST: 'a GPU was reported lost by the driver',
   MIG_MODE: 'a GPU is in MIG mode: whole-GPU picks leave it out unless the request allows MIG GPUs (its slices are allocated with replicas)',
   NO_NODE_FITS: 'no node has the CPU, host memory and GPUs (share, count, model) the pod asks for at once',
+  UNSCHEDULABLE: 'Kubernetes DRA: the ResourceClaims cannot all be allocated on the node (or on any node of the cluster)',
 } as const;
+
+/** A reason code, one of REASON_CODES. */
+export type ReasonCode = keyof typeof REASON_CODES;
+
+/** A reason whose code is `C` (a code of REASON_CODES, checked at build time). */
+export type ReasonOf<C extends ReasonCode> = { code: C; message: string };

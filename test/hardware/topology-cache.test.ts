@@ -44,7 +44,7 @@ describe('topologyFor', () => {
     for (const edit of edits) {
       const t = copy(base);
       edit(t);
-      let got;
+      let got: ReturnType<typeof topologyFor>;
       try {
         got = topologyFor(t);
       } catch (error) {

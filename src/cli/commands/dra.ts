@@ -102,7 +102,8 @@ async function inputs(io: Io, values: Values, needs: DumpPart[]): Promise<Cluste
 
 /** An error about an object of the dump, said at the file, line and column where the object stands. */
 function located(dump: ClusterDump, error: unknown): unknown {
-  const object = error instanceof AllocationError ? error.details?.object : undefined;
+  // The readers' errors have the object (`ResourceSlice/name`) as their origin.
+  const object = error instanceof AllocationError ? (error.origin ?? error.details?.object) : undefined;
   if (!(error instanceof AllocationError) || typeof object !== 'string') return error;
   const where = dump.locate(object, error.field);
   return where === undefined ? error : AllocationError.of(error.code, { origin: where.origin, ...(where.position !== undefined ? { position: where.position } : {}), detail: error.message, cause: error });

@@ -2,7 +2,13 @@
 // Pods and Nodes carry far more than scheduling needs: only the fields kube-scheduler's default
 // filters and scores read are taken, each checked for its type; the rest is left alone (a core
 // object, not a DRA one: its unknown fields are not this reader's business).
-import { child, fail, field, map, name, str, stringMap, type At } from './read-core.js';
+import { fail as failAt } from '../../shared/validate.js';
+import { child, field, map, name, str, stringMap, type At } from './read-core.js';
+
+/** Fails naming the object, the field path and the value. */
+function fail(at: At, expected: string, value: unknown): never {
+  return failAt('INVALID_ARGUMENT', at, expected, value);
+}
 import { readNodeSelector } from './read-slice.js';
 import { Quantity } from './quantity.js';
 import type { NodeSelector } from './types.js';
@@ -171,12 +177,12 @@ function readRequiredAffinity(at: At, value: unknown): NodeSelector | undefined 
 
 /** Reads one Pod (`metadata`, `spec`, `status` of a v1 Pod). `order` is its position in the input. */
 export function readPod(object: Record<string, unknown>, order: number): PodInfo {
-  const at0: At = { object: 'Pod', path: '' };
+  const at0: At = { origin: 'Pod', path: '' };
   const meta = map(child(at0, 'metadata'), field(object, 'metadata'));
   const podName = name(child(child(at0, 'metadata'), 'name'), field(meta, 'name'));
   const namespace = str(child(child(at0, 'metadata'), 'namespace'), field(meta, 'namespace')) || 'default';
   const label = `${namespace}/${podName}`;
-  const at: At = { object: `Pod/${label}`, path: '' };
+  const at: At = { origin: `Pod/${label}`, path: '' };
   const specAt = child(at, 'spec');
   const spec = map(specAt, field(object, 'spec') ?? {});
   const status = field(object, 'status');
@@ -232,10 +238,10 @@ export function readPod(object: Record<string, unknown>, order: number): PodInfo
 
 /** Reads one Node for the scheduler's filters (labels, spec.unschedulable, spec.taints, status.allocatable). */
 export function readNodeInfo(object: Record<string, unknown>): NodeInfo {
-  const at0: At = { object: 'Node', path: '' };
+  const at0: At = { origin: 'Node', path: '' };
   const meta = map(child(at0, 'metadata'), field(object, 'metadata'));
   const nodeName = name(child(child(at0, 'metadata'), 'name'), field(meta, 'name'));
-  const at: At = { object: `Node/${nodeName}`, path: '' };
+  const at: At = { origin: `Node/${nodeName}`, path: '' };
   const spec = map(child(at, 'spec'), field(object, 'spec') ?? {});
   const status = map(child(at, 'status'), field(object, 'status') ?? {});
   const taintsAt = child(child(at, 'spec'), 'taints');
@@ -270,11 +276,11 @@ export interface ClaimTemplate {
 
 /** Reads a ResourceClaimTemplate (already v1). */
 export function readClaimTemplate(object: Record<string, unknown>): ClaimTemplate {
-  const at0: At = { object: 'ResourceClaimTemplate', path: '' };
+  const at0: At = { origin: 'ResourceClaimTemplate', path: '' };
   const meta = map(child(at0, 'metadata'), field(object, 'metadata'));
   const templateName = name(child(child(at0, 'metadata'), 'name'), field(meta, 'name'));
   const namespace = str(child(child(at0, 'metadata'), 'namespace'), field(meta, 'namespace')) || 'default';
-  const at: At = { object: `ResourceClaimTemplate/${namespace}/${templateName}`, path: '' };
+  const at: At = { origin: `ResourceClaimTemplate/${namespace}/${templateName}`, path: '' };
   const spec = map(child(at, 'spec'), field(object, 'spec') ?? fail(child(at, 'spec'), 'an object (required)', undefined));
   return { name: templateName, namespace, label: `${namespace}/${templateName}`, claimSpec: field(spec, 'spec') ?? {} };
 }
@@ -292,10 +298,10 @@ export interface TaintRule {
 
 /** Reads a DeviceTaintRule (v1alpha3 or v1beta2: spec.deviceSelector and spec.taint). */
 export function readTaintRule(object: Record<string, unknown>): TaintRule {
-  const at0: At = { object: 'DeviceTaintRule', path: '' };
+  const at0: At = { origin: 'DeviceTaintRule', path: '' };
   const meta = map(child(at0, 'metadata'), field(object, 'metadata'));
   const ruleName = name(child(child(at0, 'metadata'), 'name'), field(meta, 'name'));
-  const at: At = { object: `DeviceTaintRule/${ruleName}`, path: '' };
+  const at: At = { origin: `DeviceTaintRule/${ruleName}`, path: '' };
   const specAt = child(at, 'spec');
   const spec = map(specAt, field(object, 'spec') ?? fail(specAt, 'an object (required)', undefined));
   const selAt = child(specAt, 'deviceSelector');
