@@ -120,9 +120,16 @@ export function guardProcess(argv: readonly string[]): void {
   process.on('unhandledRejection', fault);
 }
 
+/** Standard input to its end (for `-` as a file). */
+async function readStdin(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 const isEntry = typeof process !== 'undefined' && process.argv[1] !== undefined && (await import('node:url')).fileURLToPath(import.meta.url) === (await import('node:fs')).realpathSync(process.argv[1]);
 if (isEntry) {
   guardProcess(process.argv.slice(2));
-  const io: Io = { out: streamWriter(process.stdout), err: streamWriter(process.stderr), env: process.env, cwd: process.cwd() };
+  const io: Io = { out: streamWriter(process.stdout), err: streamWriter(process.stderr), env: process.env, cwd: process.cwd(), stdin: () => readStdin(process.stdin) };
   process.exitCode = await main(process.argv.slice(2), io);
 }

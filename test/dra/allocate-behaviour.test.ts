@@ -165,7 +165,10 @@ describe('allocateClaims', () => {
     const prioritized = claim('c', [{ name: 'r', firstAvailable: [{ name: 'two', deviceClassName: 'gpu', allocationMode: 'ExactCount', count: 3 }, { name: 'one', deviceClassName: 'gpu', allocationMode: 'ExactCount', count: 1 }] }]);
     expect(allocateClaims({ ...base, claims: [prioritized] }).results[0].devices.results[0].request).toBe('r/one');
     expect(errorOf(() => allocateClaims({ ...base, claims: [prioritized], features: {} })).message).toContain('DRAPrioritizedList feature is disabled');
-    expect(errorOf(() => allocateClaims({ ...base, claims: [claim('c', [exactly('r', 1, { capacity: { requests: { memory: '1Gi' } } })])] })).message).toContain('DRAConsumableCapacity feature is disabled');
+    // DRAConsumableCapacity is on by default from Kubernetes 1.36: a capacity request is refused only with the feature off.
+    const capacity = claim('c', [exactly('r', 1, { capacity: { requests: { memory: '1Gi' } } })]);
+    expect(() => allocateClaims({ ...base, claims: [capacity] })).not.toThrow();
+    expect(errorOf(() => allocateClaims({ ...base, claims: [capacity], features: { prioritizedList: true } })).message).toContain('DRAConsumableCapacity feature is disabled');
     expect(errorOf(() => allocateClaims({ ...base, claims: [], nodes: [] } as unknown as DraAllocateRequest)).message).toContain('nodes');
     expect(errorOf(() => allocateClaims({ ...base, claims: [], mode: 'best-fit' } as unknown as DraAllocateRequest)).field).toBe('mode');
     expect(errorOf(() => allocateClaims({ ...base, claims: [], budget: 0 })).field).toBe('budget');

@@ -12,7 +12,25 @@ import { addClaims, AllocationModel, claimLabel, type DraFeatures, type Pool, ty
 import { type AllocationResult, child, type DeviceClass, draError, type Node, Quantity, readDeviceClasses, readNodes, readResourceClaims, readResourceSlices, record, type ResourceClaim } from '../objects/index.js';
 import { AllocatedState, type AllocatedEntry } from './allocated-state.js';
 import { countKey, layoutCluster, NodeModel, type NodeClass } from './node-classes.js';
-import { FRAGMENTATION_CANDIDATES, NODE_SCORES, NodeIndex, type CountedAlternative, type NodeScore, type NodeStates } from './node-index.js';
+import { FRAGMENTATION_CANDIDATES, NODE_SCORES, NodeIndex, type CountedAlternative, type NodeScore, type NodeStates, type ShapeIndex } from './node-index.js';
+
+/** How many more nodes a pod with a prioritized list may try for an earlier alternative once one node can take it. */
+export const RANK_PROBES = 16;
+
+/** The sum over the claims' results of each one's position in its request's firstAvailable (0: every request got its first choice). */
+function rankOf(claims: readonly ResourceClaim[], results: readonly AllocationResult[]): number {
+  let rank = 0;
+  results.forEach((result, i) => {
+    for (const r of result.devices.results) {
+      const slash = r.request.indexOf('/');
+      if (slash < 0) continue;
+      const request = claims[i].requests.find((q) => q.name === r.request.slice(0, slash));
+      const at = request?.firstAvailable.findIndex((sub) => sub.name === r.request.slice(slash + 1)) ?? -1;
+      if (at > 0) rank += at;
+    }
+  });
+  return rank;
+}
 
 /** What createDraCluster takes: the cluster's objects and how to allocate. */
 export interface DraClusterInit {
@@ -226,58 +244,10 @@ export class DraCluster {
     const groups = this.checkClaims(claims);
     const shapeKey = JSON.stringify(groups.map((g) => g.map((a) => [countKey(a.request, this.features), a.need, a.all, a.admin])));
     const shape = this.index.shape(shapeKey, groups);
-    const excluded: number[] = [];
-    const failed = new Map<string, string>();
-    const compare = this.score === 'fragmentation' ? (a: DraAllocateResult, b: DraAllocateResult) => compareObjective(a.objective as DraObjective, b.objective as DraObjective) : undefined;
-    const placed = new Set<string>();
-    let chosen: { k: number; outcome: DraAllocateResult } | undefined;
-    const tried: string[] = [];
-    let same = 0;
-    try {
-      for (;;) {
-        const k = this.index.best(shape);
-        if (k < 0) break;
-        const state = this.stateKey(k);
-        if (failed.has(state)) same++;
-        else if (compare !== undefined && placed.has(state)) same++;
-        else {
-          let outcome: DraAllocateResult | undefined;
-          let message: string | undefined;
-          try {
-            outcome = this.allocateOn(k, claims);
-          } catch (error) {
-            // An error that depends on the node (invalid pools, a CEL runtime error on one of its devices): the node cannot take the pod.
-            if (!(error instanceof AllocationError) || error.code !== 'DRA_REJECTED') throw error;
-            message = error.message;
-          }
-          if (outcome !== undefined && outcome.reason === undefined) {
-            if (compare === undefined) {
-              this.commit(k, labels, outcome.results);
-              return { node: this.nodes[k].name, results: outcome.results, ...(outcome.explain !== undefined ? { explain: outcome.explain } : {}) };
-            }
-            // nodeScore 'fragmentation': the lowest objective among the first candidates (ties: the earlier, more allocated node).
-            placed.add(state);
-            if (chosen === undefined || compare(outcome, chosen.outcome) < 0) chosen = { k, outcome };
-            // A claim split across PCIe roots or NUMA nodes looks further (up to 4×) for a node that keeps it together.
-            const split = (chosen.outcome.objective?.topology ?? 0) > 0;
-            if (placed.size >= (split ? 4 * FRAGMENTATION_CANDIDATES : FRAGMENTATION_CANDIDATES)) break;
-            this.index.exclude(shape, k);
-            excluded.push(k);
-            continue;
-          }
-          message ??= outcome?.reason?.message ?? 'no allocation';
-          failed.set(state, message);
-          tried.push(`${this.nodes[k].name}: ${message}`);
-        }
-        this.index.exclude(shape, k);
-        excluded.push(k);
-      }
-    } finally {
-      for (const k of excluded) this.index.include(shape, k);
-    }
-    if (chosen !== undefined) {
-      this.commit(chosen.k, labels, chosen.outcome.results);
-      return { node: this.nodes[chosen.k].name, results: chosen.outcome.results, ...(chosen.outcome.explain !== undefined ? { explain: chosen.outcome.explain } : {}) };
+    const { found, tried, same } = this.findNode(claims, groups, shape, () => true, undefined);
+    if (found !== undefined) {
+      this.commit(found.k, labels, found.outcome.results);
+      return { node: this.nodes[found.k].name, results: found.outcome.results, ...(found.outcome.explain !== undefined ? { explain: found.outcome.explain } : {}) };
     }
     const needs = groups.map((g) => g.map((a) => (a.all ? `all of class ${a.request.deviceClass.name}` : `${a.need} of class ${a.request.deviceClass.name}`)).join(' or ')).join(', ');
     const others = this.nodes.length - tried.length - same;
@@ -286,6 +256,97 @@ export class DraCluster {
       results: [],
       reason: unschedulable(`no node can take claim${labels.length > 1 ? 's' : ''} ${labels.join(', ')} (needs ${needs}): ${others} of ${this.nodes.length} node(s) have too few free devices that match${triedText}`),
     };
+  }
+
+  /**
+   * One pod's claims on one node that `allowed` accepts (node indices, in `nodeNames` order),
+   * kept there, as schedule does: tried in `order` when given (kube-scheduler's node order),
+   * else best first by the node score. Claim errors throw AllocationError('DRA_REJECTED').
+   */
+  place(input: unknown[], allowed: (k: number) => boolean, order?: readonly number[]): { node: number; results: AllocationResult[]; message?: undefined } | { node: -1; results?: undefined; message: string } {
+    const claims = readResourceClaims(input, 'claims');
+    if (claims.length === 0) fail('INVALID_ARGUMENT', { origin: 'claims', path: '' }, 'at least one ResourceClaim', input);
+    const labels = claims.map(claimLabel);
+    labels.forEach((label, i) => {
+      const other = this.held.get(label);
+      if (other !== undefined) throw draError('INVALID_ARGUMENT', `ResourceClaim/${label}: already allocated on node ${this.nodes[other.node].name}; release it first`, { field: `claims[${i}]` });
+      if (labels.indexOf(label) !== i) throw draError('INVALID_ARGUMENT', `ResourceClaim/${label}: given twice`, { field: `claims[${i}]` });
+    });
+    const groups = this.checkClaims(claims);
+    const shapeKey = JSON.stringify(groups.map((g) => g.map((a) => [countKey(a.request, this.features), a.need, a.all, a.admin])));
+    const shape = this.index.shape(shapeKey, groups);
+    const { found, tried } = this.findNode(claims, groups, shape, allowed, order);
+    if (found === undefined) return { node: -1, message: tried.length === 0 ? 'too few free devices that match' : tried[0] };
+    this.commit(found.k, labels, found.outcome.results);
+    return { node: found.k, results: found.outcome.results };
+  }
+
+  /**
+   * The node for claims already checked: tried in `order` when given, else best first by the node
+   * score, only those `allowed` accepts and whose free devices pass the counts; a node in the state
+   * of one that failed is not tried again. Requests with a prioritized list prefer, among up to
+   * RANK_PROBES more nodes that can take them, one where they get earlier alternatives (the
+   * DynamicResources score of Kubernetes 1.35 and later); on equal ranks the first found stays.
+   */
+  private findNode(claims: ResourceClaim[], groups: CountedAlternative[][], shape: ShapeIndex, allowed: (k: number) => boolean, order: readonly number[] | undefined): { found?: { k: number; outcome: DraAllocateResult }; tried: string[]; same: number } {
+    const ranked = groups.some((g) => g.length > 1);
+    const failed = new Set<string>();
+    const tried: string[] = [];
+    let same = 0;
+    let found: { k: number; outcome: DraAllocateResult; rank: number } | undefined;
+    let probes = 0;
+    // nodeScore 'fragmentation': the best objective among the first candidates (a node in the state of one already placed is not tried again).
+    const fragmentation = this.score === 'fragmentation';
+    const placed = new Set<string>();
+    // Whether the search is over.
+    const attempt = (k: number): boolean => {
+      const state = this.stateKey(k);
+      if (failed.has(state) || (fragmentation && placed.has(state))) {
+        same++;
+        return false;
+      }
+      let outcome: DraAllocateResult | undefined;
+      let message: string | undefined;
+      try {
+        outcome = this.allocateOn(k, claims);
+      } catch (error) {
+        // An error that depends on the node (invalid pools, a CEL runtime error on one of its devices): the node cannot take the pod.
+        if (!(error instanceof AllocationError) || error.code !== 'DRA_REJECTED') throw error;
+        message = error.message;
+      }
+      if (outcome !== undefined && outcome.reason === undefined) {
+        const rank = ranked ? rankOf(claims, outcome.results) : 0;
+        if (fragmentation) {
+          // Ties: the earlier, more allocated node. A claim split across PCIe roots or NUMA nodes looks further (up to 4×) for a node that keeps it together.
+          placed.add(state);
+          if (found === undefined || rank < found.rank || (rank === found.rank && compareObjective(outcome.objective as DraObjective, found.outcome.objective as DraObjective) < 0)) found = { k, outcome, rank };
+          const split = (found.outcome.objective?.topology ?? 0) > 0;
+          return placed.size >= (split ? 4 * FRAGMENTATION_CANDIDATES : FRAGMENTATION_CANDIDATES);
+        }
+        if (found === undefined || rank < found.rank) found = { k, outcome, rank };
+        return found.rank === 0 || ++probes > RANK_PROBES;
+      }
+      failed.add(state);
+      tried.push(`${this.nodes[k].name}: ${message ?? outcome?.reason?.message ?? 'no allocation'}`);
+      return false;
+    };
+    if (order !== undefined) {
+      for (const k of order) if (allowed(k) && this.index.passes(shape, k) && attempt(k)) break;
+    } else {
+      const excluded: number[] = [];
+      try {
+        for (;;) {
+          const k = this.index.best(shape);
+          if (k < 0) break;
+          this.index.exclude(shape, k);
+          excluded.push(k);
+          if (allowed(k) && attempt(k)) break;
+        }
+      } finally {
+        for (const k of excluded) this.index.include(shape, k);
+      }
+    }
+    return { ...(found !== undefined ? { found: { k: found.k, outcome: found.outcome } } : {}), tried, same };
   }
 
   /** The claims' checks that do not depend on the node, and each request's alternatives as the index counts them. */

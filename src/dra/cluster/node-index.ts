@@ -68,7 +68,8 @@ interface Tree {
   match: (a: number, b: number) => number;
 }
 
-interface ShapeIndex {
+/** One claim shape's conditions and trees, per node class. */
+export interface ShapeIndex {
   groups: CountedAlternative[][];
   conditions: Array<Condition | undefined>;
   trees: Array<Tree | undefined>;
@@ -214,6 +215,11 @@ export class NodeIndex {
       if (best < 0 || key > bestKey || (key === bestKey && k < best)) [best, bestKey] = [k, key];
     }
     return best;
+  }
+
+  /** Whether node k's free devices pass the shape's counts (the allocator still decides). */
+  passes(shape: ShapeIndex, k: number): boolean {
+    return this.key(this.condition(shape, this.classOf[k]), k) > -Infinity;
   }
 
   /** Leaves node k out of the shape's tree until `include` (a node tried and found unable). */
