@@ -34,6 +34,9 @@ function sampleCounters(): { sets: Map<string, Record<string, number>>; devices:
   return { sets, devices };
 }
 
+/** A memory-slice counter, as the driver's DynamicMIG counter sets name them. */
+const MEMORY_SLICE = /^memory-slice-\d+$/;
+
 /** Per counter set: the devices its counters no longer allow, and the memory slices in use, for `inUse`. */
 function expectedSets(inUse: Set<string>): Map<string, { blocked: string[]; memory: number }> {
   const { sets, devices } = sampleCounters();
@@ -45,22 +48,35 @@ function expectedSets(inUse: Set<string>): Map<string, { blocked: string[]; memo
       if (d?.set === set) for (const [k, n] of Object.entries(d.takes)) used[k] = (used[k] ?? 0) + n;
     }
     const blocked = [...devices].filter(([id, d]) => d.set === set && !inUse.has(id) && Object.entries(d.takes).some(([k, n]) => (used[k] ?? 0) + n > (capacity[k] ?? 0))).map(([id]) => id);
-    out.set(set, { blocked: blocked.sort(), memory: used.memorySlices ?? 0 });
+    out.set(set, { blocked: blocked.sort(), memory: Object.entries(used).filter(([k, n]) => MEMORY_SLICE.test(k) && n > 0).length });
   }
   return out;
 }
 
-/** The allocated share of the sample's 16 GPUs, in %: a counter set counts its memory slices in use, a device without counters 1. */
+/** The sample's GPUs: one per counter set, one per device without counters. */
+function sampleGpus(): number {
+  const { sets, devices } = sampleCounters();
+  return sets.size + [...devices.values()].filter((d) => d.set === undefined).length;
+}
+
+/** The allocated share of the sample's GPUs, in %: a counter set counts its memory slices in use (a slice once), a device without counters 1. */
 function expectedShare(inUse: Iterable<string>): number {
   const { sets, devices } = sampleCounters();
-  const gpus = sets.size + [...devices.values()].filter((d) => d.set === undefined).length;
+  const slicesIn = (counters: Record<string, number>) => Object.keys(counters).filter((k) => MEMORY_SLICE.test(k) && counters[k] > 0);
+  const usedSlices = new Map<string, Set<string>>();
   let taken = 0;
   for (const id of inUse) {
     const d = devices.get(id);
     if (d === undefined) continue;
-    taken += d.set === undefined ? 1 : (d.takes.memorySlices ?? 0) / (sets.get(d.set)?.memorySlices ?? 1);
+    if (d.set === undefined) taken += 1;
+    else {
+      const s = usedSlices.get(d.set) ?? new Set<string>();
+      for (const k of slicesIn(d.takes)) s.add(k);
+      usedSlices.set(d.set, s);
+    }
   }
-  return (100 * taken) / gpus;
+  for (const [set, s] of usedSlices) taken += s.size / slicesIn(sets.get(set) ?? {}).length;
+  return (100 * taken) / sampleGpus();
 }
 
 let server: StaticServer;
@@ -84,7 +100,7 @@ afterAll(async () => {
 
 /** What the page shows per counter set: its blocked placements and its memory slices in use. */
 async function shownSets(): Promise<Map<string, { blocked: string[]; memory: number }>> {
-  const got = await page.$$eval('[data-testid="dra-gpu"][data-layout="amount"]', (gs) =>
+  const got = await page.$$eval('[data-testid="dra-gpu"][data-layout="slices"]', (gs) =>
     gs.map((g) => {
       const el = g as HTMLElement;
       const blocked = Array.from(el.querySelectorAll<HTMLElement>('[data-testid="dra-device"][data-state="blocked"]')).map((d) => d.dataset.device!).sort();
@@ -99,9 +115,13 @@ describe('DRA view: GPUs as counter sets', () => {
     it(`greys the placements a GPU's counters no longer allow once ${mode} has placed the pending claims`, async () => {
       await page.setInputFiles('[data-testid="dra-files"]', SAMPLE);
       await expect.poll(() => page.locator('[data-testid="dra-claim-row"][data-state="pending"]').count()).toBe(4);
-      expect(await page.locator('[data-testid="dra-gpu"]').count()).toBe(16);
-      // Before scheduling only the held notebook is in use: its H100 is busy, and no MIG placement is greyed.
-      const held = new Set(['gpu.nvidia.com/hgx-h100-nvl-1/gpu-7']);
+      expect(await page.locator('[data-testid="dra-gpu"]').count()).toBe(sampleGpus());
+      // Every counter set is drawn on its memory slices.
+      expect(await page.locator('[data-testid="dra-gpu"][data-layout="slices"]').count()).toBe(sampleCounters().sets.size);
+      expect(sampleCounters().sets.size).toBeGreaterThan(0);
+      // Before scheduling only the held notebook is in use: its GPU is busy, and no MIG placement is greyed.
+      const held = new Set(claimsOfDump(dump.claims).held.allocatedDevices);
+      expect(held.size).toBe(1);
       expect(await shownSets()).toEqual(expectedSets(held));
       expect([...(await shownSets()).values()].every((s) => s.blocked.length === 0)).toBe(true);
       expect(Number(await page.getAttribute('[data-testid="dra-fleet-totals"]', 'data-share'))).toBeCloseTo(expectedShare(held), 9);
@@ -126,7 +146,7 @@ describe('DRA view: GPUs as counter sets', () => {
       for (const id of inUse) expect(await page.getAttribute(`[data-testid="dra-device"][data-device="${id}"]`, 'data-state')).toBe(held.has(id) ? 'held' : 'new');
       expect(Number(await page.getAttribute('[data-testid="dra-fleet-totals"]', 'data-share'))).toBeCloseTo(expectedShare(inUse), 9);
       const nodeShares = await page.$$eval('[data-testid="dra-node-totals"]', (ts) => ts.map((t) => Number((t as HTMLElement).dataset.allocated)));
-      expect(nodeShares.reduce((a, b) => a + b, 0)).toBeCloseTo((expectedShare(inUse) * 16) / 100, 9);
+      expect(nodeShares.reduce((a, b) => a + b, 0)).toBeCloseTo((expectedShare(inUse) * sampleGpus()) / 100, 9);
       expect(pageErrors).toEqual([]);
     });
   }
