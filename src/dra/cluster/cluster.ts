@@ -10,9 +10,11 @@ import { allocateOnModel, type DraAllocateResult, type DraMode, readBudget, read
 import { SelectorCache } from '../cel/index.js';
 import { addClaims, AllocationModel, claimLabel, type DraFeatures, type Pool, type ResolvedFeatures, Selectors } from '../model/index.js';
 import { type AllocationResult, child, type DeviceClass, draError, type Node, Quantity, readDeviceClasses, readNodes, readResourceClaims, readResourceSlices, record, type ResourceClaim } from '../objects/index.js';
+import { scheduleGroup, type GangResult } from '../workloads/index.js';
 import { AllocatedState, type AllocatedEntry } from './allocated-state.js';
 import { countKey, layoutCluster, NodeModel, type NodeClass } from './node-classes.js';
 import { NODE_SCORES, NodeIndex, type CountedAlternative, type NodeScore, type NodeStates } from './node-index.js';
+import { gangHost } from './gang-host.js';
 
 /** What createDraCluster takes: the cluster's objects and how to allocate. */
 export interface DraClusterInit {
@@ -248,6 +250,20 @@ export class DraCluster {
       results: [],
       reason: unschedulable(`no node can take claim${labels.length > 1 ? 's' : ''} ${labels.join(', ')} (needs ${needs}): ${others} of ${this.nodes.length} node(s) have too few free devices that match${triedText}`),
     };
+  }
+
+  /** Places a gang of pods all or nothing, with node-label topology (docs/api/dra-cluster.md, "Gangs"). */
+  scheduleGroup(input: unknown): GangResult {
+    const host = gangHost({
+      nodes: this.nodes, classOf: this.classOf, nodeClasses: this.nodeClasses, states: this.states, features: this.features,
+      heldOn: (label) => this.held.get(label)?.node,
+      checkClaims: (claims) => this.checkClaims(claims),
+      stateKey: (k) => this.stateKey(k),
+      allocateOn: (k, claims) => this.allocateOn(k, claims),
+      commit: (k, labels, results) => this.commit(k, labels, results),
+      release: (label) => void this.release(label),
+    });
+    return scheduleGroup(host, input);
   }
 
   /** The claims' checks that do not depend on the node, and each request's alternatives as the index counts them. */
