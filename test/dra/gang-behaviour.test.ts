@@ -145,6 +145,13 @@ describe('DraCluster.scheduleGroup', () => {
     expect(racks.size).toBe(2);
   });
 
+  it('identical nodes with different preferred labels are not interchangeable', () => {
+    // n0 in r1, n1 and n2 in r2, all alike: the gang of two whole nodes goes to r2 alone.
+    const spec = [{ gpus: 4, labels: { rack: 'r1' } }, { gpus: 4, labels: { rack: 'r2' } }, { gpus: 4, labels: { rack: 'r2' } }];
+    const r = clusterOf(spec).scheduleGroup({ pods: pods('g', 2, 4), topology: { preferred: ['rack'] } });
+    expect(r.placements.map((p) => p.node)).toEqual(['n1', 'n2']);
+  });
+
   it('tries identical nodes once per pod: few allocator runs on identical nodes', () => {
     // Each node has 4 GPUs; pods need 3 and 2: pod 1 can never share a node with pod 0, a second 3 never fits beside it.
     const c = clusterOf(Array.from({ length: 50 }, () => ({ gpus: 4 })));
