@@ -99,7 +99,7 @@ describe('DraCluster.scheduleGroup', () => {
   });
 
   it('topology.required: every pod in one domain; the counted check refuses small domains without search', () => {
-    const spec = [
+    const spec: Array<{ gpus: number; labels: Record<string, string> }> = [
       { gpus: 8, labels: { [CLIQUE]: 'c1' } },
       { gpus: 8, labels: { [CLIQUE]: 'c2' } },
       { gpus: 8, labels: { [CLIQUE]: 'c2' } },
