@@ -112,7 +112,9 @@ export class Engine {
    * and keeps what is allocated: `.schedule(claims)`, `.release(claim)`, `.allocated()` (src/dra/cluster/).
    */
   createDraCluster(init: DraClusterInit): DraCluster {
-    return createDraCluster(readInput('init', init, false) as DraClusterInit);
+    // The slices (the bulk of a cluster) are not copied first: the strict readers read each field
+    // once into values of their own, and keep nothing of the input.
+    return createDraCluster(readInput('init', init, false, 'slices') as DraClusterInit);
   }
 
   /**

@@ -1,11 +1,13 @@
 // The DRA cluster handle against a scan: for every pod of a random stream (with releases in
 // between), schedule() picks the node a scan picks when it runs allocateClaims on every node in
-// the documented order (score, then node order) with the handle's allocated state, and returns
-// the same AllocationResults; no device is ever held twice; releasing gives the devices back.
+// the documented order (score, then node order) with the handle's allocated state: the first that
+// allocates, or, for a prioritized list, the one with the earliest alternatives among it and the
+// next RANK_PROBES that allocate; and returns the same AllocationResults; no device is ever held
+// twice; releasing gives the devices back.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AllocationError } from '../../src/shared/errors.js';
-import { allocateClaims, createDraCluster, type DraAllocatedState, type DraFeatures, type DraMode, type NodeScore } from '../../src/dra/index.js';
+import { allocateClaims, createDraCluster, type AllocationResult, type DraAllocatedState, type DraFeatures, type DraMode, type NodeScore } from '../../src/dra/index.js';
 import { claimObject, cluster, steps, type RandomCluster } from '../support/dra-clusters.js';
 
 type Obj = Record<string, unknown>;
@@ -23,21 +25,46 @@ function loadOf(c: RandomCluster, node: string, state: DraAllocatedState): numbe
   return own.size === 0 ? 0 : n / own.size;
 }
 
-/** The scan: allocateClaims on every node, best score first, then node order; the first that allocates wins. */
+/** As the cluster's RANK_PROBES: more nodes that allocate, tried for earlier alternatives. */
+const RANK_PROBES = 16;
+
+/** How far down their prioritized lists the claims' requests went (0: every first choice). */
+function rankOf(claims: Obj[], results: AllocationResult[]): number {
+  let rank = 0;
+  results.forEach((result, i) => {
+    const requests = ((claims[i].spec as { devices: { requests: Array<{ name: string; firstAvailable?: Array<{ name: string }> }> } }).devices.requests);
+    for (const r of result.devices.results) {
+      const [main, sub] = r.request.split('/');
+      if (sub !== undefined) rank += requests.find((q) => q.name === main)!.firstAvailable!.findIndex((s) => s.name === sub);
+    }
+  });
+  return rank;
+}
+
+/**
+ * The scan: allocateClaims on every node, best score first, then node order; the first that
+ * allocates wins, unless one of the next RANK_PROBES that allocate gives earlier alternatives.
+ */
 function scan(c: RandomCluster, claims: Obj[], state: DraAllocatedState, score: NodeScore, features: DraFeatures, mode: DraMode) {
   const names = c.nodes.map((n) => (n.metadata as { name: string }).name);
   const key = (name: string): number => (score === 'first' ? 0 : score === 'pack' ? loadOf(c, name, state) : -loadOf(c, name, state));
   const order = names.map((name, i) => ({ name, i, key: key(name) })).sort((a, b) => b.key - a.key || a.i - b.i);
+  let best: { node: string; results: AllocationResult[]; rank: number } | undefined;
+  let probes = 0;
   for (const { i } of order) {
     try {
       const r = allocateClaims({ classes: c.classes, slices: c.slices, claims, node: c.nodes[i], features, allocatedDevices: state.allocatedDevices, allocatedSharedDeviceIDs: state.allocatedSharedDeviceIDs, allocatedCapacity: state.allocatedCapacity, mode });
-      if (r.reason === undefined) return { node: names[i], results: r.results };
+      if (r.reason === undefined) {
+        const rank = rankOf(claims, r.results);
+        if (best === undefined || rank < best.rank) best = { node: names[i], results: r.results, rank };
+        if (best.rank === 0 || ++probes > RANK_PROBES) break;
+      }
     } catch (error) {
       // A node-level refusal (invalid pools, a CEL runtime error on its devices): this node cannot take the pod.
       if (!(error instanceof AllocationError) || error.code !== 'DRA_REJECTED') throw error;
     }
   }
-  return undefined;
+  return best === undefined ? undefined : { node: best.node, results: best.results };
 }
 
 /** No device is held whole by two claims, nor held whole and shared. */

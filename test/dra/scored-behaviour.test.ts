@@ -1,4 +1,4 @@
-// The scored mode where it differs from first-fit: it keeps an NVLink pair whole for a later
+// The scored mode where it differs from first-fit: it keeps a PCIe root's pair whole for a later
 // 2-GPU claim, packs MIG slices onto a GPU already in use so a later whole-GPU claim fits, keeps a
 // multi-device claim under one PCIe root, honours the first firstAvailable alternative; infeasible
 // families are answered by proof (no search), symmetric devices cost one branch each, and the step
@@ -6,28 +6,22 @@
 import { describe, expect, it } from 'vitest';
 import { allocateClaims, type DraAllocateRequest, type DraAllocateResult } from '../../src/dra/index.js';
 import { checkAllocation } from '../support/dra-checker.js';
+import { claimObject, classObject, DRIVER, exactRequest, nodeObject, sliceObject, V1 } from '../support/dra-objects.js';
 
-const V1 = 'resource.k8s.io/v1';
-const DRIVER = 'gpu.example.com';
-const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1', labels: {} } };
-const gpuClass = { apiVersion: V1, kind: 'DeviceClass', metadata: { name: 'gpu' }, spec: { selectors: [{ cel: { expression: `device.driver == "${DRIVER}"` } }] } };
-const slice = (devices: unknown[], sharedCounters: unknown[] = []) => ({
-  apiVersion: V1,
-  kind: 'ResourceSlice',
-  metadata: { name: 'node-1-gpus' },
-  spec: { driver: DRIVER, pool: { name: 'node-1', generation: 1, resourceSliceCount: 1 }, nodeName: 'node-1', devices, ...(sharedCounters.length > 0 ? { sharedCounters } : {}) },
-});
-const claim = (name: string, count: number, extra: { selector?: string; constraints?: unknown[] } = {}) => ({
-  apiVersion: V1,
-  kind: 'ResourceClaim',
-  metadata: { name, namespace: 'ml' },
-  spec: {
-    devices: {
-      requests: [{ name: 'gpus', exactly: { deviceClassName: 'gpu', allocationMode: 'ExactCount', count, ...(extra.selector !== undefined ? { selectors: [{ cel: { expression: extra.selector } }] } : {}) } }],
-      ...(extra.constraints !== undefined ? { constraints: extra.constraints } : {}),
+const node = nodeObject('node-1', {});
+const gpuClass = classObject('gpu');
+const slice = (devices: unknown[], sharedCounters: unknown[] = []) => sliceObject('node-1-gpus', { devices, ...(sharedCounters.length > 0 ? { sharedCounters } : {}) });
+const claim = (name: string, count: number, extra: { selector?: string; constraints?: unknown[] } = {}) =>
+  claimObject(
+    name,
+    {
+      devices: {
+        requests: [exactRequest('gpus', 'gpu', count, extra.selector !== undefined ? { selectors: [{ cel: { expression: extra.selector } }] } : {})],
+        ...(extra.constraints !== undefined ? { constraints: extra.constraints } : {}),
+      },
     },
-  },
-});
+    'ml',
+  );
 const devicesOf = (r: DraAllocateResult): string[] => r.results.flatMap((a) => a.devices.results.map((d) => d.device));
 const ids = (r: DraAllocateResult): string[] => r.results.flatMap((a) => a.devices.results.map((d) => `${d.driver}/${d.pool}/${d.device}`));
 
@@ -39,15 +33,15 @@ function both(request: DraAllocateRequest): { firstFit: DraAllocateResult; score
 }
 
 describe('scored allocation beats first-fit', () => {
-  it('keeps an NVLink pair whole: a 1-GPU claim takes the GPU whose partner is busy, so a later 2-GPU claim fits', () => {
-    // gpu-0/gpu-1 and gpu-2/gpu-3 are NVLink pairs; gpu-2 is held by another claim.
-    const gpus = ['a', 'a', 'b', 'b'].map((domain, i) => ({ name: `gpu-${i}`, attributes: { nvlinkDomain: { string: domain }, index: { int: i } } }));
+  it('keeps a PCIe root whole: a 1-GPU claim takes the GPU whose root partner is busy, so a later 2-GPU claim under one root fits', () => {
+    // gpu-0/gpu-1 and gpu-2/gpu-3 share a PCIe root each; gpu-2 is held by another claim.
+    const gpus = ['pci0000:00', 'pci0000:00', 'pci0000:40', 'pci0000:40'].map((root, i) => ({ name: `gpu-${i}`, attributes: { 'resource.kubernetes.io/pcieRoot': { string: root }, index: { int: i } } }));
     const base = { classes: [gpuClass], slices: [slice(gpus)], node, allocatedDevices: [`${DRIVER}/node-1/gpu-2`] };
     const { firstFit, scored } = both({ ...base, claims: [claim('one-gpu', 1)] });
     expect(devicesOf(firstFit)).toEqual(['gpu-0']);
     expect(devicesOf(scored)).toEqual(['gpu-3']);
-    expect(scored.objective).toMatchObject({ parents: 1, fragmentation: 0 });
-    const pair = claim('two-gpus', 2, { constraints: [{ matchAttribute: `${DRIVER}/nvlinkDomain` }] });
+    expect(scored.objective).toMatchObject({ parents: 1, fragmentation: 0, domains: -1 });
+    const pair = claim('two-gpus', 2, { constraints: [{ matchAttribute: 'resource.kubernetes.io/pcieRoot' }] });
     const afterFirstFit = allocateClaims({ ...base, claims: [pair], allocatedDevices: [...base.allocatedDevices, ...ids(firstFit)] });
     const afterScored = allocateClaims({ ...base, claims: [pair], allocatedDevices: [...base.allocatedDevices, ...ids(scored)] });
     expect(afterFirstFit.reason?.code).toBe('UNSCHEDULABLE');

@@ -7,11 +7,11 @@ import { main } from '../../src/cli/main.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 
-/** Runs `gpualloc ...argv` in-process; returns exit code, stdout and stderr. */
-export async function cli(argv: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Runs `gpualloc ...argv` in-process (with `stdin` as standard input when given); returns exit code, stdout and stderr. */
+export async function cli(argv: string[], env: Record<string, string | undefined> = {}, stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
-  const code = await main(argv, { out: (t) => void (stdout += t), err: (t) => void (stderr += t), env: { ...process.env, ...env }, cwd: ROOT });
+  const code = await main(argv, { out: (t) => void (stdout += t), err: (t) => void (stderr += t), env: { ...process.env, ...env }, cwd: ROOT, ...(stdin !== undefined ? { stdin: async () => stdin } : {}) });
   return { code, stdout, stderr };
 }
 

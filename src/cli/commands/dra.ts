@@ -1,97 +1,81 @@
-// gpualloc dra: Kubernetes DRA claims on the objects `kubectl get … -o json` writes. `allocate`
-// puts pending claims together on one node (engine.allocateClaims); `schedule` places each pending
-// claim of a cluster dump on the best node as kube-scheduler would (engine.createDraCluster).
-// Claims with status.allocation count as held. --patch prints the status patch of each claim.
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+// gpualloc dra: Kubernetes DRA on the objects `kubectl get … -o yaml|json` writes (files or
+// standard input, every served version). `schedule` places a cluster's pending pods as
+// kube-scheduler would (queue order, claims and templates, the default filters, the claims of a
+// pod together on one node) and the pending claims without a pod each on its own; `allocate` puts
+// pending claims together on one node. Nothing one pod or claim does stops the others.
 import { createEngine } from '../../engine.js';
 import { AllocationError } from '../../shared/errors.js';
-import { parseJson } from '../../shared/file-positions.js';
-import { allocationPatch, claimsOfDump, DRA_FEATURE_GATES, DRA_MODES, NODE_SCORES, splitDraDump, type AllocationResult as DraAllocationResult, type DraDump, type DraFeature, type DraFeatures, type DraMode, type DumpClaim, type NodeScore } from '../../dra/index.js';
+import {
+  claimsOfDump,
+  DRA_FEATURE_GATES,
+  DRA_MODES,
+  DEFAULT_DRA_FEATURES,
+  NODE_SCORES,
+  podOwnerOf,
+  schedulePods,
+  type AllocationResult,
+  type ClusterDump,
+  type DraCluster,
+  type DraExplanation,
+  type DraFeature,
+  type DraFeatures,
+  type DraMode,
+  type DumpClaim,
+  type NodeScore,
+} from '../../dra/index.js';
 import { EXIT, table, UsageError, type Command, type Io } from '../lib/common.js';
+import { readInputs, type DumpPart } from '../lib/dra-input.js';
+import { binding, claimPatchCommand, claimRows, claimStatus, generatedClaim, podRows, podScript, type ClaimOutcome, type PodRef } from '../lib/dra-output.js';
 import { helpOption, jsonOption, option, optionsHelp, readOptions } from '../lib/options.js';
 
-
 const OPTIONS = {
-  dump: option({ type: 'string', value: 'FILE', help: 'classes, slices, claims and nodes from one file' }),
+  dump: option({ type: 'string', value: 'FILE|-', multiple: true, help: 'a cluster dump: every kind from one file or standard input (-); repeatable' }),
   classes: option({ type: 'string', value: 'FILE', help: 'DeviceClasses' }),
-  slices: option({ type: 'string', value: 'FILE', help: 'ResourceSlices' }),
-  claims: option({ type: 'string', value: 'FILE', help: 'ResourceClaims (those with status.allocation hold their devices)' }),
+  slices: option({ type: 'string', value: 'FILE', help: 'ResourceSlices (and DeviceTaintRules)' }),
+  claims: option({ type: 'string', value: 'FILE', help: 'ResourceClaims and ResourceClaimTemplates (claims with status.allocation hold\ntheir devices)' }),
   nodes: option({ type: 'string', value: 'FILE', help: 'Nodes (schedule)' }),
-  node: option({ type: 'string', value: 'FILE|NAME', help: 'the Node to allocate on (allocate)' }),
-  claim: option({ type: 'string', value: 'NAME', multiple: true, help: 'only this pending claim (namespace/name or name); repeatable' }),
-  mode: option({ type: 'string', value: 'NAME', help: 'scored (default: best allocation by the documented objective) or first-fit\n(upstream\'s choices exactly)' }),
-  'node-score': option({ type: 'string', value: 'NAME', help: 'pack (default: most allocated node first), spread, or first (node order)' }),
-  features: option({ type: 'string', value: 'LIST', help: `allocator features on, comma-separated (every other one off); default: the\ngates Kubernetes enables by default (${Object.keys(DRA_FEATURE_GATES).join(', ')})` }),
+  pods: option({ type: 'string', value: 'FILE', help: 'Pods (schedule)' }),
+  node: option({ type: 'string', value: 'NAME', help: 'the Node to allocate on (allocate)' }),
+  claim: option({ type: 'string', value: 'NAME', multiple: true, help: 'only this pending claim (namespace/name or name); repeatable; no pods then' }),
+  mode: option({ type: 'string', value: 'NAME', help: "scored (default: best allocation by the documented objective) or first-fit\n(upstream's choices exactly)" }),
+  'node-score': option({ type: 'string', value: 'NAME', help: "the node order instead of kube-scheduler's (NodeResourcesFit LeastAllocated):\npack (most allocated devices first), spread, first (node order), or\nfragmentation (scored mode: the node whose allocation scores best)" }),
+  features: option({ type: 'string', value: 'LIST', help: `allocator features on, comma-separated (every other one off); default: the\nones Kubernetes enables by default (${Object.keys(DEFAULT_DRA_FEATURES).filter((f) => DEFAULT_DRA_FEATURES[f as DraFeature]).join(', ')})` }),
+  strict: option({ type: 'boolean', help: 'every field the readers do not know is an error (default: a warning)' }),
+  detail: option({ type: 'boolean', help: 'for a pod not placed, why each node was not chosen' }),
   json: jsonOption('print JSON'),
-  patch: option({ type: 'boolean', help: 'print, per claim, the status patch: a `kubectl patch … --subresource=status`\ncommand (with --json: a "patch" field per claim)' }),
+  explain: option({ type: 'boolean', help: "allocate, scored mode: show the objective's terms for the chosen allocation\nbeside first-fit's (with --json: an \"explain\" field)" }),
+  patch: option({ type: 'boolean', help: 'print what kube-scheduler would write, as kubectl commands (with --json: a\n"patch" per claim and a "binding" per pod)' }),
   help: helpOption(),
 };
 
-const HELP = `gpualloc dra: allocate Kubernetes DRA ResourceClaims (resource.k8s.io/v1) as the scheduler does
+const HELP = `gpualloc dra: where Kubernetes would put pending pods and their DRA claims, and why not
 
 Usage:
-  gpualloc dra allocate (--dump FILE | --classes FILE --slices FILE --claims FILE) --node FILE|NAME
-                        [--claim NAME]... [--mode scored|first-fit] [--features LIST] [--json] [--patch]
-  gpualloc dra schedule (--dump FILE | --classes FILE --slices FILE --claims FILE --nodes FILE)
-                        [--claim NAME]... [--mode scored|first-fit] [--node-score pack|spread|first]
-                        [--features LIST] [--json] [--patch]
+  gpualloc dra schedule --dump FILE|- [--dump FILE]... [--node-score pack|spread|first|fragmentation]
+                        [--mode scored|first-fit] [--features LIST] [--strict] [--detail]
+                        [--json] [--patch]
+  gpualloc dra allocate --dump FILE|- --node NAME [--claim NAME]... [--mode …] [--json] [--patch]
+                        [--explain]
 
-Every FILE is what \`kubectl get deviceclasses,resourceslices,resourceclaims,nodes -o json\` writes:
-one object, a List of any of the four kinds, a typed List (ResourceSliceList …) or an array. One
-file may serve several flags (each takes its own kind from it); --dump FILE stands for all four.
+  kubectl get deviceclasses,resourceslices,resourceclaims,resourceclaimtemplates,pods,nodes -A -o yaml \\
+    | gpualloc dra schedule --dump -
 
-  allocate   the pending claims (no status.allocation) together on one node, as the structured
-             allocator does; --node names a Node of the files or a file holding one Node
-  schedule   each pending claim, in file order, as its own pod: the best node that can take it
-             (filter, score, allocate), keeping what it took for the next
+Input: JSON or YAML as kubectl writes it (one object, a List, a YAML stream), from files or standard
+input (-); resource.k8s.io/v1, v1beta2 and v1beta1, converted as the API server converts them.
+--classes, --slices, --claims, --nodes and --pods take one kind each from their own file instead.
+Kinds the scheduler does not use are skipped (one count on stderr).
+
+  schedule   every pending pod, in scheduling-queue order, on the node kube-scheduler would pick
+             (claims of a pod together on one node); then each pending claim without a pod
+  allocate   the pending claims (no status.allocation) together on the node --node names
 
 Options:
 ${optionsHelp(OPTIONS, 23)}
-Exit codes: 0 every claim allocated, 1 some claim cannot be (the reason on stderr), 2 bad usage or input.
+Exit codes: 0 everything placed, 1 something not placed or invalid (the reason on stderr), 2 the
+input as a whole cannot be read, or bad usage.
 `;
 
-
-type Values = { dump?: string; classes?: string; slices?: string; claims?: string; nodes?: string; node?: string; claim?: string[]; mode?: string; 'node-score'?: string; features?: string; json?: boolean; patch?: boolean };
-
-/** A file's objects; a file named by several flags is read once. */
-async function readDump(io: Io, file: string, cache: Map<string, DraDump>): Promise<DraDump> {
-  const known = cache.get(file);
-  if (known !== undefined) return known;
-  let text: string;
-  try {
-    text = await readFile(resolve(io.cwd, file), 'utf8');
-  } catch (error) {
-    throw new AllocationError('INVALID_ARGUMENT', `${file}: cannot read: ${(error as Error).message}`, { field: 'file', cause: error });
-  }
-  const json = parseJson(text, 'INVALID_ARGUMENT', file);
-  let dump: DraDump;
-  try {
-    dump = splitDraDump(json, file);
-  } catch (error) {
-    // Named objects are told by name: add the file.
-    if (error instanceof AllocationError && !error.message.startsWith(file)) {
-      throw new AllocationError(error.code, `${file}: ${error.message}`, { ...(error.field !== undefined ? { field: error.field } : {}), cause: error });
-    }
-    throw error;
-  }
-  cache.set(file, dump);
-  return dump;
-}
-
-/** The objects of the files the flags name, each kind from its own flag (or --dump). */
-async function readInputs(io: Io, values: Values, kinds: Array<keyof DraDump>): Promise<DraDump & { files: string[] }> {
-  const cache = new Map<string, DraDump>();
-  const out: DraDump & { files: string[] } = { classes: [], slices: [], claims: [], nodes: [], files: [] };
-  for (const kind of kinds) {
-    const file = values[kind] ?? values.dump;
-    if (file === undefined) throw new UsageError(`dra: --${kind} FILE (or --dump FILE) is required (see gpualloc dra --help)`);
-    const dump = await readDump(io, file, cache);
-    out[kind] = dump[kind];
-    if (!out.files.includes(file)) out.files.push(file);
-  }
-  return out;
-}
+type Values = { dump?: string[]; classes?: string; slices?: string; claims?: string; nodes?: string; pods?: string; node?: string; claim?: string[]; mode?: string; 'node-score'?: string; features?: string; strict?: boolean; detail?: boolean; json?: boolean; patch?: boolean; explain?: boolean };
 
 function parseFeatures(text: string | undefined): DraFeatures | undefined {
   if (text === undefined) return undefined;
@@ -110,10 +94,26 @@ function oneOf<T extends string>(flag: string, text: string | undefined, options
   return text as T;
 }
 
-/** The pending claims to allocate: all, or those --claim names (each must be pending). */
-function pending(claims: DumpClaim[], names: string[] | undefined, files: string[]): DumpClaim[] {
-  const waiting = claims.filter((c) => c.allocation === undefined);
-  if (names === undefined || names.length === 0) return waiting;
+async function inputs(io: Io, values: Values, needs: DumpPart[]): Promise<ClusterDump & { files: string[] }> {
+  const parts: Partial<Record<DumpPart, string>> = {};
+  for (const part of ['classes', 'slices', 'claims', 'nodes', 'pods'] as const) if (values[part] !== undefined) parts[part] = values[part];
+  for (const part of needs) {
+    if (parts[part] === undefined && (values.dump ?? []).length === 0) throw new UsageError(`dra: --${part} FILE (or --dump FILE) is required (see gpualloc dra --help)`);
+  }
+  return readInputs(io, { ...(values.dump !== undefined ? { dump: values.dump } : {}), parts }, { strict: values.strict === true });
+}
+
+/** An error about an object of the dump, said at the file, line and column where the object stands. */
+function located(dump: ClusterDump, error: unknown): unknown {
+  // The readers' errors have the object (`ResourceSlice/name`) as their origin.
+  const object = error instanceof AllocationError ? (error.origin ?? error.details?.object) : undefined;
+  if (!(error instanceof AllocationError) || typeof object !== 'string') return error;
+  const where = dump.locate(object, error.field);
+  return where === undefined ? error : AllocationError.of(error.code, { origin: where.origin, ...(where.position !== undefined ? { position: where.position } : {}), detail: error.message, cause: error });
+}
+
+/** The pending claims --claim names (each must exist and be pending). */
+function named(claims: DumpClaim[], names: string[], files: string[]): DumpClaim[] {
   return names.map((name) => {
     const found = claims.filter((c) => c.label === name || c.label.endsWith(`/${name}`));
     if (found.length === 0) throw new UsageError(`--claim: no ResourceClaim ${JSON.stringify(name)} in ${files.join(', ')} (claims: ${claims.map((c) => c.label).join(', ') || 'none'})`);
@@ -123,106 +123,173 @@ function pending(claims: DumpClaim[], names: string[] | undefined, files: string
   });
 }
 
-function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
-}
-
-/** `kubectl patch` of one claim's status. */
-function patchCommand(label: string, allocation: DraAllocationResult): string {
-  const slash = label.indexOf('/');
-  const [namespace, name] = slash < 0 ? [undefined, label] : [label.slice(0, slash), label.slice(slash + 1)];
-  return `kubectl patch resourceclaim ${name}${namespace !== undefined ? ` -n ${namespace}` : ''} --subresource=status --type=merge -p ${shellQuote(JSON.stringify(allocationPatch(allocation)))}\n`;
-}
-
-function deviceRows(label: string, node: string, allocation: DraAllocationResult): string[][] {
-  return allocation.devices.results.map((r) => [label, node, r.request, r.driver, r.pool, r.device + (r.shareID !== undefined ? ` (share ${r.shareID.slice(0, 8)})` : '')]);
-}
-
-async function allocate(values: Values, io: Io): Promise<number> {
-  if (values.node === undefined) throw new UsageError('dra allocate: --node FILE|NAME is required (see gpualloc dra --help)');
-  if (values.nodes !== undefined) throw new UsageError('dra allocate: --nodes is for schedule; allocate takes --node FILE|NAME');
-  if (values['node-score'] !== undefined) throw new UsageError('dra allocate: --node-score is for schedule');
-  const mode = oneOf<DraMode>('--mode', values.mode, DRA_MODES);
-  const features = parseFeatures(values.features);
-  const inputs = await readInputs(io, values, ['classes', 'slices', 'claims']);
-  let node: unknown;
-  // --node is a file when one is there, else a node's name.
-  const nodeFile = await readFile(resolve(io.cwd, values.node), 'utf8').then(() => true, () => false);
-  if (nodeFile) {
-    const nodes = (await readDump(io, values.node, new Map())).nodes;
-    if (nodes.length !== 1) throw new UsageError(`--node ${values.node}: expected a file with one Node, found ${nodes.length}`);
-    node = nodes[0];
-  } else {
-    const candidates = values.dump !== undefined ? (await readDump(io, values.dump, new Map())).nodes : [];
-    node = candidates.find((n) => (n as { metadata: { name: string } }).metadata.name === values.node);
-    if (node === undefined && candidates.length > 0) throw new UsageError(`--node: no Node ${JSON.stringify(values.node)} in ${values.dump} (nodes: ${candidates.map((n) => (n as { metadata: { name: string } }).metadata.name).join(', ')})`);
-    // Without Node objects the node is its name alone (no labels for node selectors).
-    node ??= { apiVersion: 'v1', kind: 'Node', metadata: { name: values.node } };
+/** Schedules one group of claims (one pod's, or one claim) through the cluster; errors of a claim become INVALID. */
+function scheduleClaims(cluster: DraCluster, group: DumpClaim[], invalid: ReadonlyMap<string, string>): ClaimOutcome[] {
+  const refused = group.map((c) => invalid.get(`ResourceClaim/${c.label.includes('/') ? c.label : `default/${c.label}`}`)).find((m) => m !== undefined);
+  if (refused !== undefined) return group.map((c) => ({ claim: c.label, reason: { code: 'INVALID', message: refused } }));
+  try {
+    const r = cluster.schedule(group.map((c) => c.object));
+    if (r.reason !== undefined) return group.map((c) => ({ claim: c.label, reason: r.reason }));
+    return group.map((c, i) => ({ claim: c.label, node: r.node, allocation: r.results[i] }));
+  } catch (error) {
+    if (!(error instanceof AllocationError) || error.code !== 'DRA_REJECTED') throw error;
+    return group.map((c) => ({ claim: c.label, reason: { code: 'INVALID', message: error.message } }));
   }
-  const nodeName = (node as { metadata: { name: string } }).metadata.name;
-  const { claims, held } = claimsOfDump(inputs.claims);
-  const chosen = pending(claims, values.claim, inputs.files);
-  if (chosen.length === 0) throw new UsageError(`dra allocate: no pending ResourceClaim in ${inputs.files.join(', ')} (every claim has status.allocation)`);
-  const engine = await createEngine();
-  const r = engine.allocateClaims({ classes: inputs.classes, slices: inputs.slices, claims: chosen.map((c) => c.object), node, ...held, ...(features !== undefined ? { features } : {}), ...(mode !== undefined ? { mode } : {}) });
-  const labels = chosen.map((c) => c.label);
-  if (r.reason !== undefined) {
-    if (values.json) io.out(JSON.stringify({ node: nodeName, mode: mode ?? DRA_MODES[0], claims: labels, results: [], reason: r.reason }, null, 2) + '\n');
-    io.err(`gpualloc: ${labels.join(', ')} cannot be allocated on ${nodeName}: ${r.reason.message}\n`);
-    return EXIT.INFEASIBLE;
-  }
-  const entries = labels.map((claim, i) => ({ claim, allocation: r.results[i], ...(values.patch ? { patch: allocationPatch(r.results[i]) } : {}) }));
-  if (values.json) {
-    io.out(JSON.stringify({ node: nodeName, mode: mode ?? DRA_MODES[0], claims: entries, ...(r.objective !== undefined ? { objective: r.objective } : {}) }, null, 2) + '\n');
-  } else if (values.patch) {
-    for (const e of entries) io.out(patchCommand(e.claim, e.allocation));
-  } else {
-    io.out(table(['CLAIM', 'NODE', 'REQUEST', 'DRIVER', 'POOL', 'DEVICE'], entries.flatMap((e) => deviceRows(e.claim, nodeName, e.allocation))));
-  }
-  return EXIT.OK;
 }
 
 async function schedule(values: Values, io: Io): Promise<number> {
-  if (values.node !== undefined) throw new UsageError('dra schedule: --node is for allocate; schedule takes every Node of --nodes FILE (or --dump)');
+  if (values.explain) throw new UsageError("dra schedule: --explain is for allocate (one node's claims beside first-fit's choice)");
+  if (values.node !== undefined) throw new UsageError('dra schedule: --node is for allocate; schedule takes every Node of the input');
   const mode = oneOf<DraMode>('--mode', values.mode, DRA_MODES);
   const nodeScore = oneOf<NodeScore>('--node-score', values['node-score'], NODE_SCORES);
   const features = parseFeatures(values.features);
-  const inputs = await readInputs(io, values, ['classes', 'slices', 'claims', 'nodes']);
-  if (inputs.nodes.length === 0) throw new UsageError(`dra schedule: no Node in ${inputs.files.join(', ')}`);
-  const { claims, held } = claimsOfDump(inputs.claims);
-  const chosen = pending(claims, values.claim, inputs.files);
+  const dump = await inputs(io, values, ['classes', 'slices', 'claims', 'nodes']);
+  if (dump.nodes.length === 0) throw new UsageError(`dra schedule: no Node in ${dump.files.join(', ')}`);
+  const { claims, held } = claimsOfDump(dump.claims);
   const engine = await createEngine();
-  const cluster = engine.createDraCluster({ classes: inputs.classes, slices: inputs.slices, nodes: inputs.nodes, ...held, ...(features !== undefined ? { features } : {}), ...(mode !== undefined ? { mode } : {}), ...(nodeScore !== undefined ? { nodeScore } : {}) });
-  const outcomes = chosen.map((c) => ({ claim: c.label, result: cluster.schedule(c.object) }));
-  const failed = outcomes.filter((o) => o.result.reason !== undefined);
-  const entries = outcomes.map((o) =>
-    o.result.reason !== undefined ? { claim: o.claim, reason: o.result.reason } : { claim: o.claim, node: o.result.node, allocation: o.result.results[0], ...(values.patch ? { patch: allocationPatch(o.result.results[0]) } : {}) },
-  );
-  if (values.json) {
-    io.out(JSON.stringify({ mode: mode ?? DRA_MODES[0], nodeScore: nodeScore ?? NODE_SCORES[0], nodes: inputs.nodes.length, claims: entries }, null, 2) + '\n');
-  } else if (values.patch) {
-    for (const e of entries) if ('allocation' in e && e.allocation !== undefined) io.out(patchCommand(e.claim, e.allocation));
-  } else {
-    io.out(table(['CLAIM', 'NODE', 'REQUEST', 'DRIVER', 'POOL', 'DEVICE'], entries.flatMap((e) => ('allocation' in e && e.allocation !== undefined ? deviceRows(e.claim, e.node as string, e.allocation) : [[e.claim, '-', '', '', '', 'unschedulable']]))));
+  let cluster: DraCluster;
+  try {
+    cluster = engine.createDraCluster({ classes: dump.classes, slices: dump.slices, nodes: dump.nodes, ...held, ...(features !== undefined ? { features } : {}), ...(mode !== undefined ? { mode } : {}), ...(nodeScore !== undefined ? { nodeScore } : {}) });
+  } catch (error) {
+    throw located(dump, error);
   }
-  for (const f of failed) io.err(`gpualloc: ${f.claim}: ${f.result.reason?.message}\n`);
-  return failed.length > 0 ? EXIT.INFEASIBLE : EXIT.OK;
+  const started = Date.now();
+  let said = started;
+  const progress = (done: number, total: number): void => {
+    const now = Date.now();
+    if (now - said < 2000) return;
+    said = now;
+    io.err(`gpualloc: scheduling: ${done}/${total} pods (${((now - started) / 1000).toFixed(0)} s)\n`);
+  };
+
+  // Pods first (unless --claim picks claims), then the pending claims no pod of the dump uses.
+  const onlyClaims = values.claim !== undefined && values.claim.length > 0;
+  const extendedResources = new Map<string, string>();
+  for (const c of dump.classes) {
+    const o = c as { metadata?: { name?: string }; spec?: { extendedResourceName?: string } };
+    if (typeof o.spec?.extendedResourceName === 'string' && typeof o.metadata?.name === 'string') extendedResources.set(o.spec.extendedResourceName, o.metadata.name);
+  }
+  const podSchedule = onlyClaims
+    ? { pods: [], generated: new Map<string, unknown>() }
+    : schedulePods({ pods: dump.pods, nodes: dump.nodeInfos, claims, templates: dump.templates, extendedResources, placer: cluster, order: nodeScore === undefined ? 'scheduler' : 'placer', invalid: dump.invalid, detail: values.detail === true, progress });
+  const used = new Set(podSchedule.pods.flatMap((p) => p.claims.map((c) => c.claim)));
+  const podLabels = new Set(dump.pods.map((p) => p.label));
+  let pending: DumpClaim[];
+  if (onlyClaims) pending = named(claims, values.claim ?? [], dump.files);
+  else {
+    const label = (c: DumpClaim): string => (c.label.includes('/') ? c.label : `default/${c.label}`);
+    // Claims a pod of the dump uses were handled with it.
+    const byPods = new Set(dump.pods.flatMap((p) => [...p.claims.map((r) => (r.resourceClaimName !== undefined ? `${p.namespace}/${r.resourceClaimName}` : '')), ...[...p.claimStatuses.values()].map((n) => (n === null ? '' : `${p.namespace}/${n}`))]));
+    pending = claims.filter((c) => c.allocation === undefined && !used.has(label(c)) && !byPods.has(label(c)) && !podLabels.has(podOwnerOf(c.object) ?? ''));
+  }
+  // Claims owned by one pod (absent from the dump) go together, as that pod's would.
+  const groups = new Map<string, DumpClaim[]>();
+  for (const c of pending) {
+    const owner = podOwnerOf(c.object);
+    const key = owner !== undefined ? `pod:${owner}` : `claim:${c.label}`;
+    (groups.get(key) ?? groups.set(key, []).get(key)!).push(c);
+  }
+  const claimOutcomes = [...groups.values()].flatMap((group) => scheduleClaims(cluster, group, dump.invalid));
+  if (Date.now() - started > 2000) io.err(`gpualloc: scheduled ${podSchedule.pods.length} pods and ${claimOutcomes.length} claims in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+
+  const podsByLabel = new Map(dump.pods.map((p) => [p.label, p]));
+  const refOf = (label: string): PodRef => {
+    const p = podsByLabel.get(label);
+    const slash = label.indexOf('/');
+    return { namespace: label.slice(0, slash), name: label.slice(slash + 1), ...(p?.uid !== undefined ? { uid: p.uid } : {}) };
+  };
+  const generated = new Map<string, Record<string, unknown>>();
+  for (const pod of podSchedule.pods) {
+    for (const c of pod.claims) {
+      const object = podSchedule.generated.get(c.claim) as { spec?: unknown } | undefined;
+      if (c.generated !== undefined && object !== undefined) generated.set(c.claim, generatedClaim(c.claim, c.generated.podClaimName, refOf(pod.pod), object.spec));
+    }
+  }
+  if (values.json) {
+    const pods = podSchedule.pods.map((p) => ({
+      ...p,
+      claims: p.claims.map((c) => ({ ...c, ...(values.patch && c.allocation !== null && p.node !== null ? { patch: claimStatus(c.allocation, refOf(p.pod)) } : {}), ...(values.patch && p.node !== null && generated.has(c.claim) ? { create: generated.get(c.claim) } : {}) })),
+      ...(values.patch && p.node !== null ? { binding: binding(refOf(p.pod), p.node) } : {}),
+    }));
+    const claimsOut = claimOutcomes.map((c) => ({ ...c, ...(values.patch && c.allocation !== undefined ? { patch: claimStatus(c.allocation) } : {}) }));
+    io.out(JSON.stringify({ pods, claims: claimsOut }, null, 2) + '\n');
+  } else if (values.patch) {
+    io.out('#!/bin/sh\n# What kube-scheduler would write (gpualloc dra schedule --patch).\nset -e\n');
+    for (const p of podSchedule.pods) io.out(podScript(p, refOf(p.pod), generated));
+    for (const c of claimOutcomes) if (c.allocation !== undefined) io.out(claimPatchCommand(c.claim, c.allocation as AllocationResult));
+  } else {
+    io.out(table(['POD', 'NODE', 'CLAIM', 'REQUEST', 'DRIVER', 'POOL', 'DEVICE'], [...podRows(podSchedule.pods), ...claimRows(claimOutcomes)]));
+  }
+  let failed = 0;
+  for (const p of podSchedule.pods) {
+    if (p.reason === undefined) continue;
+    failed++;
+    io.err(`gpualloc: pod ${p.pod}: ${p.reason.message}\n`);
+    for (const [node, why] of Object.entries(p.nodes ?? {})) io.err(`  ${node}: ${why}\n`);
+  }
+  for (const c of claimOutcomes) {
+    if (c.reason === undefined) continue;
+    failed++;
+    io.err(`gpualloc: claim ${c.claim}: ${c.reason.message}\n`);
+  }
+  return failed > 0 ? EXIT.INFEASIBLE : EXIT.OK;
+}
+
+/** The objective's terms of the chosen allocation beside first-fit's, one line each. */
+function explainLines(label: string, node: string, explain: DraExplanation): string {
+  const terms = (o: DraExplanation['chosen']): string => `topology ${o.topology}, fragmentation ${o.fragmentation}, parents ${o.parents}, domains ${o.domains}, consumption ${o.consumption}${o.alternatives.length > 0 ? `, alternatives [${o.alternatives.join(',')}]` : ''}`;
+  const same = explain.comparison === 0 ? ' (as good by every term)' : '';
+  return `${label} on ${node}: scored   ${terms(explain.chosen)}\n${' '.repeat(label.length + node.length + 5)}first-fit ${terms(explain.firstFit.objective)}${same}: ${explain.firstFit.devices.flat().map((d) => d.slice(d.lastIndexOf('/') + 1)).join(', ')}\n`;
+}
+
+async function allocate(values: Values, io: Io): Promise<number> {
+  if (values.node === undefined) throw new UsageError('dra allocate: --node NAME is required (see gpualloc dra --help)');
+  if (values['node-score'] !== undefined) throw new UsageError('dra allocate: --node-score is for schedule');
+  const mode = oneOf<DraMode>('--mode', values.mode, DRA_MODES);
+  const features = parseFeatures(values.features);
+  if (values.explain && mode === 'first-fit') throw new UsageError('dra allocate: --explain is for the scored mode');
+  const dump = await inputs(io, values, ['classes', 'slices', 'claims']);
+  const nodeObject = dump.nodes.find((n) => (n as { metadata: { name: string } }).metadata.name === values.node);
+  if (nodeObject === undefined && dump.nodes.length > 0) throw new UsageError(`--node: no Node ${JSON.stringify(values.node)} in ${dump.files.join(', ')} (nodes: ${dump.nodes.map((n) => (n as { metadata: { name: string } }).metadata.name).join(', ')})`);
+  // Without Node objects the node is its name alone (no labels for node selectors).
+  const node = nodeObject ?? { apiVersion: 'v1', kind: 'Node', metadata: { name: values.node } };
+  const { claims, held } = claimsOfDump(dump.claims);
+  const chosen = values.claim !== undefined && values.claim.length > 0 ? named(claims, values.claim, dump.files) : claims.filter((c) => c.allocation === undefined);
+  if (chosen.length === 0) throw new UsageError(`dra allocate: no pending ResourceClaim in ${dump.files.join(', ')} (every claim has status.allocation)`);
+  const engine = await createEngine();
+  let r: ReturnType<typeof engine.allocateClaims>;
+  try {
+    r = engine.allocateClaims({ classes: dump.classes, slices: dump.slices, claims: chosen.map((c) => c.object), node, ...held, ...(features !== undefined ? { features } : {}), ...(mode !== undefined ? { mode } : {}), ...(values.explain ? { explain: true } : {}) });
+  } catch (error) {
+    throw located(dump, error);
+  }
+  const labels = chosen.map((c) => c.label);
+  if (r.reason !== undefined) {
+    if (values.json) io.out(JSON.stringify({ node: values.node, mode: mode ?? DRA_MODES[0], claims: labels, results: [], reason: r.reason }, null, 2) + '\n');
+    io.err(`gpualloc: ${labels.join(', ')} cannot be allocated on ${values.node}: ${r.reason.message}\n`);
+    return EXIT.INFEASIBLE;
+  }
+  const entries = labels.map((claim, i) => ({ claim, allocation: r.results[i], ...(values.patch ? { patch: claimStatus(r.results[i]) } : {}) }));
+  if (values.json) io.out(JSON.stringify({ node: values.node, mode: mode ?? DRA_MODES[0], claims: entries, ...(r.objective !== undefined ? { objective: r.objective } : {}), ...(r.explain !== undefined ? { explain: r.explain } : {}) }, null, 2) + '\n');
+  else if (values.patch) for (const e of entries) io.out(claimPatchCommand(e.claim, e.allocation));
+  else io.out(table(['CLAIM', 'NODE', 'REQUEST', 'DRIVER', 'POOL', 'DEVICE'], entries.flatMap((e) => e.allocation.devices.results.map((d) => [e.claim, values.node as string, d.request, d.driver, d.pool, d.device]))));
+  if (!values.json && r.explain !== undefined) io.out(explainLines(labels.join(', '), values.node, r.explain));
+  return EXIT.OK;
 }
 
 /** The `dra` subcommand. */
 export const command: Command = {
   name: 'dra',
-  summary: 'Kubernetes DRA: allocate ResourceClaims on a node, or schedule them across a cluster dump',
+  summary: 'Kubernetes DRA: where pending pods and their claims would go in a cluster dump, and why not',
   help: HELP,
   options: OPTIONS,
   async run(argv: string[], io: Io): Promise<number> {
     const read = readOptions(OPTIONS, argv, { positionals: true });
     const values = read.values as Values;
-    const positionals = read.positionals;
-    const [action, ...extra] = positionals;
+    const [action, ...extra] = read.positionals;
     if (extra.length > 0) throw new UsageError(`dra: unexpected argument ${JSON.stringify(extra[0])} (see gpualloc dra --help)`);
     if (action === 'allocate') return allocate(values, io);
     if (action === 'schedule') return schedule(values, io);
-    throw new UsageError(action === undefined ? 'dra: say allocate or schedule (see gpualloc dra --help)' : `dra: unknown action ${JSON.stringify(action)}: expected allocate or schedule`);
+    throw new UsageError(action === undefined ? 'dra: say schedule or allocate (see gpualloc dra --help)' : `dra: unknown action ${JSON.stringify(action)}: expected schedule or allocate`);
   },
 };

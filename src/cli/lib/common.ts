@@ -9,7 +9,7 @@ export { UsageError } from './usage-error.js';
 export const EXIT = { OK: 0, INFEASIBLE: 1, USAGE: 2, HARDWARE: 3 } as const;
 
 /** Where a command writes: results to out, messages to err. */
-export type Io = { out(text: string): void; err(text: string): void; env: Record<string, string | undefined>; cwd: string };
+export type Io = { out(text: string): void; err(text: string): void; env: Record<string, string | undefined>; cwd: string; /** Standard input, read to its end (commands that take `-`). */ stdin?: () => Promise<string> };
 
 /** One subcommand. `run` returns the exit code. */
 export type Command = {

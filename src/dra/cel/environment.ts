@@ -7,6 +7,7 @@
 import { Environment } from '@marcbachmann/cel-js';
 import type { Quantity } from '../objects/index.js';
 import { QUANTITY_TYPE, registerIncludes, registerKubernetesLibraries } from './libraries.js';
+import { registerRe2 } from './re2.js';
 import { Semver } from './semver.js';
 
 /** Feature gates that change the CEL environment (upstream `cel.Features`). */
@@ -146,6 +147,7 @@ function base(): Environment {
   if (baseEnvironment === undefined) {
     const env = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: true });
     registerKubernetesLibraries(env);
+    registerRe2(env);
     baseEnvironment = env;
   }
   return baseEnvironment;

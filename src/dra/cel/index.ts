@@ -10,6 +10,7 @@ import {
   type CelAttributeValue, type CelDevice, type CelFeatures, DeviceValueError, environmentFor, featureKey, prepare, PreparedDevice,
 } from './environment.js';
 import { checkCost, DEFAULT_COST_LIMIT } from './cost.js';
+import { pointMatchesAtRe2 } from './re2.js';
 import { compileMessage, runtimeMessage, runtimeTypeName } from './messages.js';
 
 export type { CelAttributeValue, CelDevice, CelFeatures };
@@ -100,6 +101,8 @@ export function compileSelector(expression: string, features: CelFeatures = {}, 
   let program: ParseResult;
   try {
     program = env.parse(expression);
+    // `s.matches(re)` with RE2 semantics, as cel-go has it (the library's own is JavaScript's backtracking RegExp).
+    pointMatchesAtRe2(program.ast, env);
   } catch (error) {
     throw new CelCompileError(expression, compileMessage(expression, error));
   }
@@ -155,3 +158,5 @@ export class SelectorCache {
     this.entries.clear();
   }
 }
+
+export { pointMatchesAtRe2, regexFind, regexFindAll, regexMatches, registerRe2, RegexSyntaxError, MAX_COMPILED_PATTERNS } from './re2.js';

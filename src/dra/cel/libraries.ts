@@ -8,6 +8,7 @@
  */
 import type { Environment } from '@marcbachmann/cel-js';
 import { Quantity } from '../objects/index.js';
+import { regexFind, regexFindAll } from './re2.js';
 import { Semver } from './semver.js';
 
 /** CEL type names, as upstream declares them. */
@@ -188,16 +189,11 @@ function registerStrings(env: Environment): void {
   env.registerFunction('StringsNamespace.quote(string): string', (_: unknown, s: string) => JSON.stringify(s));
 }
 
-/** The Kubernetes regex library: find and findAll (JavaScript regular expressions stand in for RE2). */
+/** The Kubernetes regex library: find and findAll, with RE2 semantics (re2.ts). */
 function registerRegex(env: Environment): void {
-  env.registerFunction('string.find(string): string', (s: string, re: string) => new RegExp(re, 'u').exec(s)?.[0] ?? '');
-  const findAll = (s: string, re: string, limit: bigint): string[] => {
-    if (limit === 0n) return [];
-    const matches = [...s.matchAll(new RegExp(re, 'gu'))].map((m) => m[0]);
-    return limit < 0n ? matches : matches.slice(0, Number(limit));
-  };
-  env.registerFunction('string.findAll(string): list<string>', (s: string, re: string) => findAll(s, re, -1n));
-  env.registerFunction('string.findAll(string, int): list<string>', findAll);
+  env.registerFunction('string.find(string): string', regexFind);
+  env.registerFunction('string.findAll(string): list<string>', (s: string, re: string) => regexFindAll(s, re, -1n));
+  env.registerFunction('string.findAll(string, int): list<string>', regexFindAll);
 }
 
 /** DRA's `includes` (with list-type attributes): whether a list holds the value, or a value equals it. */

@@ -6,15 +6,33 @@
 // Releasing a claim gives its devices back. Only the node that changed is re-keyed.
 import { AllocationError } from '../../shared/errors.js';
 import { fail } from '../../shared/validate.js';
-import { allocateOnModel, type DraAllocateResult, type DraMode, readBudget, readCapacityState, readFeatures, readIdList, readMode, type SearchSettings, unschedulable, type Unschedulable } from '../allocator/index.js';
+import { allocateOnModel, compareObjective, type DraAllocateResult, type DraExplanation, type DraMode, type DraObjective, type DraWorkloadEntry, readBudget, readCapacityState, readFeatures, readIdList, readMode, readWorkload, type SearchSettings, TopologySetup, unschedulable, type Unschedulable, type WorkloadShape, workloadShapes } from '../allocator/index.js';
 import { SelectorCache } from '../cel/index.js';
 import { addClaims, AllocationModel, claimLabel, type DraFeatures, type Pool, type ResolvedFeatures, Selectors } from '../model/index.js';
 import { type AllocationResult, child, type DeviceClass, draError, type Node, Quantity, readDeviceClasses, readNodes, readResourceClaims, readResourceSlices, record, type ResourceClaim } from '../objects/index.js';
 import { scheduleGroup, type GangResult } from '../workloads/index.js';
 import { AllocatedState, type AllocatedEntry } from './allocated-state.js';
 import { countKey, layoutCluster, NodeModel, type NodeClass } from './node-classes.js';
-import { NODE_SCORES, NodeIndex, type CountedAlternative, type NodeScore, type NodeStates } from './node-index.js';
 import { gangHost } from './gang-host.js';
+import { FRAGMENTATION_CANDIDATES, NODE_SCORES, NodeIndex, type CountedAlternative, type NodeScore, type NodeStates, type ShapeIndex } from './node-index.js';
+
+/** How many more nodes a pod with a prioritized list may try for an earlier alternative once one node can take it. */
+export const RANK_PROBES = 16;
+
+/** The sum over the claims' results of each one's position in its request's firstAvailable (0: every request got its first choice). */
+function rankOf(claims: readonly ResourceClaim[], results: readonly AllocationResult[]): number {
+  let rank = 0;
+  results.forEach((result, i) => {
+    for (const r of result.devices.results) {
+      const slash = r.request.indexOf('/');
+      if (slash < 0) continue;
+      const request = claims[i].requests.find((q) => q.name === r.request.slice(0, slash));
+      const at = request?.firstAvailable.findIndex((sub) => sub.name === r.request.slice(slash + 1)) ?? -1;
+      if (at > 0) rank += at;
+    }
+  });
+  return rank;
+}
 
 /** What createDraCluster takes: the cluster's objects and how to allocate. */
 export interface DraClusterInit {
@@ -40,11 +58,15 @@ export interface DraClusterInit {
   allocatedSharedDeviceIDs?: string[];
   /** Capacity consumed outside this handle, `{ "driver/pool/device": { name: quantity } }`. */
   allocatedCapacity?: Record<string, Record<string, string>>;
+  /** Scored mode: the claims expected and how often (FGD's workload, as allocateClaims takes it). */
+  workload?: DraWorkloadEntry[];
+  /** Scored mode: each schedule() result carries `explain` (the chosen allocation's terms beside first-fit's on that node). */
+  explain?: boolean;
 }
 
 /** One pod's outcome: the node and one AllocationResult per claim, or none with the reason. */
 export type DraScheduleResult =
-  | { node: string; results: AllocationResult[]; reason?: undefined }
+  | { node: string; results: AllocationResult[]; reason?: undefined; explain?: DraExplanation }
   | { node?: undefined; results: []; reason: Unschedulable };
 
 /** A claim allocated through the handle. */
@@ -64,7 +86,7 @@ export interface DraAllocatedState {
   allocatedCapacity: Record<string, Record<string, string>>;
 }
 
-const INIT_KEYS = ['classes', 'slices', 'nodes', 'features', 'mode', 'budget', 'nodeScore', 'seed', 'allocatedDevices', 'allocatedSharedDeviceIDs', 'allocatedCapacity'] as const;
+const INIT_KEYS = ['classes', 'slices', 'nodes', 'features', 'mode', 'budget', 'nodeScore', 'seed', 'allocatedDevices', 'allocatedSharedDeviceIDs', 'allocatedCapacity', 'workload', 'explain'] as const;
 
 interface Held {
   claim: string;
@@ -93,7 +115,7 @@ export class DraCluster {
   /** Node names in node order. */
   readonly nodeNames: readonly string[];
   private readonly features: ResolvedFeatures;
-  private readonly search: SearchSettings;
+  private search: SearchSettings;
   private readonly score: NodeScore;
   private readonly classes: DeviceClass[];
   private readonly nodes: Node[];
@@ -110,6 +132,10 @@ export class DraCluster {
   /** The node each node-local pool belongs to. */
   private readonly nodeOfPool = new Map<string, number>();
   private readonly held = new Map<string, Held>();
+  /** Per node, the scored objective's set-up (what its devices publish), made on the first search there. */
+  private readonly setups: Array<TopologySetup | undefined>;
+  /** The workload's requests (read once) and, per node class, its shapes (made on first use). */
+  private readonly workload?: { probe: AllocationModel; weights: number[]; shapes: Array<WorkloadShape[] | undefined> };
   private tries = 0;
 
   constructor(init: DraClusterInit) {
@@ -120,6 +146,7 @@ export class DraCluster {
     const seed = top.seed ?? 0;
     if (typeof seed !== 'number' || !Number.isSafeInteger(seed)) fail('INVALID_ARGUMENT', child(at, 'seed'), 'an integer', top.seed);
     this.search = { mode: readMode(top.mode, child(at, 'mode')), budget: readBudget(top.budget, child(at, 'budget')), seed };
+    if (this.score === 'fragmentation' && this.search.mode !== 'scored') fail('INVALID_ARGUMENT', child(at, 'nodeScore'), "'pack', 'spread' or 'first' in mode 'first-fit' ('fragmentation' ranks nodes by the scored objective)", top.nodeScore);
     this.features = readFeatures(top.features);
     this.classes = readDeviceClasses(top.classes, 'classes');
     const slices = readResourceSlices(top.slices, 'slices');
@@ -130,6 +157,7 @@ export class DraCluster {
       names.add(n.name);
     });
     this.nodeNames = this.nodes.map((n) => n.name);
+    this.setups = new Array(this.nodes.length);
 
     const layout = layoutCluster(this.nodes, slices, this.features, this.cache);
     this.pools = layout.pools;
@@ -139,6 +167,15 @@ export class DraCluster {
     layout.localPools.forEach((local, k) => local.forEach((isLocal, p) => isLocal && this.nodeOfPool.set(this.pools[k][p].id, k)));
 
     this.readAllocated(top);
+    const workload = readWorkload(top.workload, child(at, 'workload'));
+    if (workload !== undefined) {
+      const probe = new AllocationModel({ name: '', labels: {} }, this.features, [], { devices: new Set(), sharedDeviceIds: new Set(), capacity: new Map() }, this.cache);
+      addClaims(probe, workload.claims, this.classes);
+      this.workload = { probe, weights: workload.weights, shapes: new Array(this.nodeClasses.length) };
+    }
+    const explain = top.explain ?? false;
+    if (typeof explain !== 'boolean') fail('INVALID_ARGUMENT', child(at, 'explain'), 'a boolean', top.explain);
+    if (explain) this.search = { ...this.search, explain };
     const wordStart = new Int32Array(this.nodes.length + 1);
     for (let k = 0; k < this.nodes.length; k++) wordStart[k + 1] = wordStart[k] + this.nodeClasses[this.classOf[k]].words;
     this.states = { wordStart, free: new Uint32Array(wordStart[this.nodes.length]), sharedFree: this.nodeClasses.map((c) => new Uint32Array(c.words)), load: new Float64Array(this.nodes.length) };
@@ -209,39 +246,10 @@ export class DraCluster {
     const groups = this.checkClaims(claims);
     const shapeKey = JSON.stringify(groups.map((g) => g.map((a) => [countKey(a.request, this.features), a.need, a.all, a.admin])));
     const shape = this.index.shape(shapeKey, groups);
-    const excluded: number[] = [];
-    const failed = new Map<string, string>();
-    const tried: string[] = [];
-    let same = 0;
-    try {
-      for (;;) {
-        const k = this.index.best(shape);
-        if (k < 0) break;
-        const state = this.stateKey(k);
-        if (failed.has(state)) same++;
-        else {
-          let outcome: DraAllocateResult | undefined;
-          let message: string | undefined;
-          try {
-            outcome = this.allocateOn(k, claims);
-          } catch (error) {
-            // An error that depends on the node (invalid pools, a CEL runtime error on one of its devices): the node cannot take the pod.
-            if (!(error instanceof AllocationError) || error.code !== 'DRA_REJECTED') throw error;
-            message = error.message;
-          }
-          if (outcome !== undefined && outcome.reason === undefined) {
-            this.commit(k, labels, outcome.results);
-            return { node: this.nodes[k].name, results: outcome.results };
-          }
-          message ??= outcome?.reason?.message ?? 'no allocation';
-          failed.set(state, message);
-          tried.push(`${this.nodes[k].name}: ${message}`);
-        }
-        this.index.exclude(shape, k);
-        excluded.push(k);
-      }
-    } finally {
-      for (const k of excluded) this.index.include(shape, k);
+    const { found, tried, same } = this.findNode(claims, groups, shape, () => true, undefined);
+    if (found !== undefined) {
+      this.commit(found.k, labels, found.outcome.results);
+      return { node: this.nodes[found.k].name, results: found.outcome.results, ...(found.outcome.explain !== undefined ? { explain: found.outcome.explain } : {}) };
     }
     const needs = groups.map((g) => g.map((a) => (a.all ? `all of class ${a.request.deviceClass.name}` : `${a.need} of class ${a.request.deviceClass.name}`)).join(' or ')).join(', ');
     const others = this.nodes.length - tried.length - same;
@@ -264,6 +272,97 @@ export class DraCluster {
       release: (label) => void this.release(label),
     });
     return scheduleGroup(host, input);
+  }
+
+  /**
+   * One pod's claims on one node that `allowed` accepts (node indices, in `nodeNames` order),
+   * kept there, as schedule does: tried in `order` when given (kube-scheduler's node order),
+   * else best first by the node score. Claim errors throw AllocationError('DRA_REJECTED').
+   */
+  place(input: unknown[], allowed: (k: number) => boolean, order?: readonly number[]): { node: number; results: AllocationResult[]; message?: undefined } | { node: -1; results?: undefined; message: string } {
+    const claims = readResourceClaims(input, 'claims');
+    if (claims.length === 0) fail('INVALID_ARGUMENT', { origin: 'claims', path: '' }, 'at least one ResourceClaim', input);
+    const labels = claims.map(claimLabel);
+    labels.forEach((label, i) => {
+      const other = this.held.get(label);
+      if (other !== undefined) throw draError('INVALID_ARGUMENT', `ResourceClaim/${label}: already allocated on node ${this.nodes[other.node].name}; release it first`, { field: `claims[${i}]` });
+      if (labels.indexOf(label) !== i) throw draError('INVALID_ARGUMENT', `ResourceClaim/${label}: given twice`, { field: `claims[${i}]` });
+    });
+    const groups = this.checkClaims(claims);
+    const shapeKey = JSON.stringify(groups.map((g) => g.map((a) => [countKey(a.request, this.features), a.need, a.all, a.admin])));
+    const shape = this.index.shape(shapeKey, groups);
+    const { found, tried } = this.findNode(claims, groups, shape, allowed, order);
+    if (found === undefined) return { node: -1, message: tried.length === 0 ? 'too few free devices that match' : tried[0] };
+    this.commit(found.k, labels, found.outcome.results);
+    return { node: found.k, results: found.outcome.results };
+  }
+
+  /**
+   * The node for claims already checked: tried in `order` when given, else best first by the node
+   * score, only those `allowed` accepts and whose free devices pass the counts; a node in the state
+   * of one that failed is not tried again. Requests with a prioritized list prefer, among up to
+   * RANK_PROBES more nodes that can take them, one where they get earlier alternatives (the
+   * DynamicResources score of Kubernetes 1.35 and later); on equal ranks the first found stays.
+   */
+  private findNode(claims: ResourceClaim[], groups: CountedAlternative[][], shape: ShapeIndex, allowed: (k: number) => boolean, order: readonly number[] | undefined): { found?: { k: number; outcome: DraAllocateResult }; tried: string[]; same: number } {
+    const ranked = groups.some((g) => g.length > 1);
+    const failed = new Set<string>();
+    const tried: string[] = [];
+    let same = 0;
+    let found: { k: number; outcome: DraAllocateResult; rank: number } | undefined;
+    let probes = 0;
+    // nodeScore 'fragmentation': the best objective among the first candidates (a node in the state of one already placed is not tried again).
+    const fragmentation = this.score === 'fragmentation';
+    const placed = new Set<string>();
+    // Whether the search is over.
+    const attempt = (k: number): boolean => {
+      const state = this.stateKey(k);
+      if (failed.has(state) || (fragmentation && placed.has(state))) {
+        same++;
+        return false;
+      }
+      let outcome: DraAllocateResult | undefined;
+      let message: string | undefined;
+      try {
+        outcome = this.allocateOn(k, claims);
+      } catch (error) {
+        // An error that depends on the node (invalid pools, a CEL runtime error on one of its devices): the node cannot take the pod.
+        if (!(error instanceof AllocationError) || error.code !== 'DRA_REJECTED') throw error;
+        message = error.message;
+      }
+      if (outcome !== undefined && outcome.reason === undefined) {
+        const rank = ranked ? rankOf(claims, outcome.results) : 0;
+        if (fragmentation) {
+          // Ties: the earlier, more allocated node. A claim split across PCIe roots or NUMA nodes looks further (up to 4×) for a node that keeps it together.
+          placed.add(state);
+          if (found === undefined || rank < found.rank || (rank === found.rank && compareObjective(outcome.objective as DraObjective, found.outcome.objective as DraObjective) < 0)) found = { k, outcome, rank };
+          const split = (found.outcome.objective?.topology ?? 0) > 0;
+          return placed.size >= (split ? 4 * FRAGMENTATION_CANDIDATES : FRAGMENTATION_CANDIDATES);
+        }
+        if (found === undefined || rank < found.rank) found = { k, outcome, rank };
+        return found.rank === 0 || ++probes > RANK_PROBES;
+      }
+      failed.add(state);
+      tried.push(`${this.nodes[k].name}: ${message ?? outcome?.reason?.message ?? 'no allocation'}`);
+      return false;
+    };
+    if (order !== undefined) {
+      for (const k of order) if (allowed(k) && this.index.passes(shape, k) && attempt(k)) break;
+    } else {
+      const excluded: number[] = [];
+      try {
+        for (;;) {
+          const k = this.index.best(shape);
+          if (k < 0) break;
+          this.index.exclude(shape, k);
+          excluded.push(k);
+          if (allowed(k) && attempt(k)) break;
+        }
+      } finally {
+        for (const k of excluded) this.index.include(shape, k);
+      }
+    }
+    return { ...(found !== undefined ? { found: { k: found.k, outcome: found.outcome } } : {}), tried, same };
   }
 
   /** The claims' checks that do not depend on the node, and each request's alternatives as the index counts them. */
@@ -301,7 +400,19 @@ export class DraCluster {
     this.tries++;
     const pools = this.pools[k];
     const model = new NodeModel(this.nodes[k], this.features, pools, this.allocatedState.stateFor(pools), this.cache, this.nodeClasses[this.classOf[k]]);
-    return allocateOnModel(model, claims, this.classes, this.search);
+    if (this.search.mode !== 'scored') return allocateOnModel(model, claims, this.classes, this.search);
+    const setup = this.setups[k] ?? (this.setups[k] = new TopologySetup(model));
+    return allocateOnModel(model, claims, this.classes, { ...this.search, setup, ...this.shapesFor(k) });
+  }
+
+  /** The workload's shapes on node k's class (selected on the class's template, as the node index does). */
+  private shapesFor(k: number): { shapes?: WorkloadShape[] } {
+    const w = this.workload;
+    if (w === undefined) return {};
+    const c = this.classOf[k];
+    const nodeClass = this.nodeClasses[c];
+    const shapes = w.shapes[c] ?? (w.shapes[c] = workloadShapes(w.probe, w.weights, (request) => Uint8Array.from(nodeClass.selectableMask(request), (v) => (v === 1 ? 1 : 0))));
+    return { shapes };
   }
 
   private commit(k: number, labels: string[], results: AllocationResult[]): void {

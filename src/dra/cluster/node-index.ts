@@ -1,18 +1,28 @@
 // Which nodes to try for a pod's claims, best first, without looking at every node. Per claim
 // shape (the requests' classes, selectors, tolerations and counts) and node class, a tournament
-// tree over the class's members (the cluster state's free-index idea): a member's key is its
-// node score when its free devices pass the shape's counts, −∞ when they cannot; ties go to node
-// order. The root is the best node of the class; a node that changed replays its leaf only.
+// tree over the class's members (shared/tournament.ts, as the cluster state's indexes): a member's
+// key is its node score when its free devices pass the shape's counts, −∞ when they cannot; ties go
+// to node order. The root is the best node of the class; a node that changed replays its leaf only.
 // The counts are a necessary condition (each request alone, and requests of one kind together,
 // have enough free matching devices): the allocator still decides on the node.
+import { popcount } from '../../shared/bits.js';
+import { buildTree, leavesFor, replayAbove } from '../../shared/tournament.js';
 import type { Bits, NodeClass } from './node-classes.js';
 import type { RequestModel } from '../model/index.js';
 
-/** How nodes that can take a pod rank: most allocated first, least allocated first, or node order only. */
-export type NodeScore = 'pack' | 'spread' | 'first';
+/**
+ * How nodes that can take a pod rank: most allocated first, least allocated first, node order only,
+ * or (scored mode) by the scored objective of the allocation each node would make — its FGD
+ * fragmentation first — among the FRAGMENTATION_CANDIDATES most allocated nodes in distinct states
+ * (up to four times as many while the best allocation so far splits a claim across PCIe roots).
+ */
+export type NodeScore = 'pack' | 'spread' | 'first' | 'fragmentation';
 
 /** The node scores, in documentation order. */
-export const NODE_SCORES: readonly NodeScore[] = ['pack', 'spread', 'first'];
+export const NODE_SCORES: readonly NodeScore[] = ['pack', 'spread', 'first', 'fragmentation'];
+
+/** nodeScore 'fragmentation': how many nodes (in distinct states, most allocated first) the allocator is run on per pod. */
+export const FRAGMENTATION_CANDIDATES = 4;
 
 /** Most claim shapes indexed at once; the least recently used is dropped past it. */
 export const MAX_SHAPES = 64;
@@ -54,19 +64,16 @@ interface Tree {
   win: Int32Array;
   leaves: number;
   dirty: boolean;
+  /** The match of two entries (member positions or -1): the higher key wins, the lower position on equal keys. */
+  match: (a: number, b: number) => number;
 }
 
-interface ShapeIndex {
+/** One claim shape's conditions and trees, per node class. */
+export interface ShapeIndex {
   groups: CountedAlternative[][];
   conditions: Array<Condition | undefined>;
   trees: Array<Tree | undefined>;
   lastUse: number;
-}
-
-function popcount(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }
 
 function countAll(bits: Bits): number {
@@ -162,15 +169,7 @@ export class NodeIndex {
     for (const s of cond.sums) if (this.count(s.bits, k, shared) < s.need) return -Infinity;
     for (const options of cond.anyOf) if (!options.some((o) => this.count(o.bits, k, shared) >= o.need)) return -Infinity;
     const load = this.states.load[k];
-    return this.score === 'pack' ? load : this.score === 'spread' ? -load : 0;
-  }
-
-  private play(tree: Tree, t: number): void {
-    const win = tree.win;
-    const a = win[2 * t];
-    const b = win[2 * t + 1];
-    // Members are in node order: on equal keys the lower position wins.
-    win[t] = a < 0 ? b : b < 0 ? a : tree.keys[b] > tree.keys[a] ? b : a;
+    return this.score === 'pack' || this.score === 'fragmentation' ? load : this.score === 'spread' ? -load : 0;
   }
 
   private tree(shape: ShapeIndex, c: number): Tree {
@@ -178,24 +177,28 @@ export class NodeIndex {
     if (tree !== undefined && !tree.dirty) return tree;
     const members = this.classes[c].members;
     const cond = this.condition(shape, c);
-    let leaves = 1;
-    while (leaves < members.length) leaves *= 2;
-    if (tree === undefined) tree = { keys: new Float64Array(members.length), win: new Int32Array(2 * leaves), leaves, dirty: false };
+    const leaves = leavesFor(members.length);
+    if (tree === undefined) {
+      const keys = new Float64Array(members.length);
+      // Members are in node order: on equal keys the lower position wins.
+      const match = (a: number, b: number): number => (a < 0 ? b : b < 0 ? a : keys[b] > keys[a] ? b : a);
+      tree = { keys, win: new Int32Array(2 * leaves), leaves, dirty: false, match };
+    }
     tree.win.fill(-1);
     for (let m = 0; m < members.length; m++) {
       tree.keys[m] = this.key(cond, members[m]);
       if (tree.keys[m] > -Infinity) tree.win[leaves + m] = m;
     }
-    for (let t = leaves - 1; t >= 1; t--) this.play(tree, t);
+    buildTree(tree.win, leaves, tree.match);
     tree.dirty = false;
     shape.trees[c] = tree;
     return tree;
   }
 
   private setLeaf(tree: Tree, m: number, present: boolean): void {
-    let t = tree.leaves + m;
+    const t = tree.leaves + m;
     tree.win[t] = present && tree.keys[m] > -Infinity ? m : -1;
-    for (t >>= 1; t >= 1; t >>= 1) this.play(tree, t);
+    replayAbove(tree.win, t, tree.match);
   }
 
   /** The best node for the shape over every class (−1: none can pass the counts), skipping excluded ones. */
@@ -212,6 +215,11 @@ export class NodeIndex {
       if (best < 0 || key > bestKey || (key === bestKey && k < best)) [best, bestKey] = [k, key];
     }
     return best;
+  }
+
+  /** Whether node k's free devices pass the shape's counts (the allocator still decides). */
+  passes(shape: ShapeIndex, k: number): boolean {
+    return this.key(this.condition(shape, this.classOf[k]), k) > -Infinity;
   }
 
   /** Leaves node k out of the shape's tree until `include` (a node tried and found unable). */

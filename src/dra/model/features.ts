@@ -26,12 +26,15 @@ export const DRA_FEATURE_GATES: Readonly<Record<DraFeature, string>> = {
 };
 
 /**
- * The features on when a request names none: the gates Kubernetes v1.36 enables by default
- * (GA or beta). DRAConsumableCapacity and DRAListTypeAttributes are alpha there and stay off.
+ * The features on when a request names none: the gates Kubernetes v1.36 enables by default, as its
+ * versioned feature-gate table (pkg/features/kube_features.go) has them: DRAAdminAccess GA,
+ * DRAConsumableCapacity, DRADeviceBindingConditions, DRADeviceTaints and DRAPartitionableDevices
+ * beta and on, DRAResourceClaimDeviceStatus beta and on, DRAPrioritizedList GA;
+ * DRAListTypeAttributes alpha and off.
  */
 export const DEFAULT_DRA_FEATURES: Readonly<Required<DraFeatures>> = {
   adminAccess: true,
-  consumableCapacity: false,
+  consumableCapacity: true,
   deviceBindingAndStatus: true,
   deviceTaints: true,
   listTypeAttributes: false,

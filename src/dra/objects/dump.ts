@@ -1,8 +1,9 @@
 // A cluster dump as `kubectl get deviceclasses,resourceslices,resourceclaims,nodes -o json` writes
-// it (or one kind per file, or a plain array): the objects by kind, checked by the strict readers,
+// it (or one kind per file, or a plain array, any served version): the objects by kind, checked by the strict readers,
 // and the claims split into those already allocated (status.allocation: what they hold is the
 // allocated state for the rest) and those pending. Used by the CLI and the page alike.
 import type { AllocationResult } from './types.js';
+import { readClusterDump } from './cluster-dump.js';
 import { readDraObjects } from './readers.js';
 import { fail } from '../../shared/validate.js';
 import { child, field, quantity, map, record, str, type At } from './read-core.js';
@@ -16,31 +17,16 @@ export interface DraDump {
   nodes: unknown[];
 }
 
-const KINDS = { DeviceClass: 'classes', ResourceSlice: 'slices', ResourceClaim: 'claims', Node: 'nodes' } as const;
-const API = { DeviceClass: 'resource.k8s.io/v1', ResourceSlice: 'resource.k8s.io/v1', ResourceClaim: 'resource.k8s.io/v1', Node: 'v1' } as const;
-
 /**
- * Splits a dump into its objects by kind. Every object is read strictly first (readDraObjects):
- * errors name `where` (a file name) and the object, the field path and the value.
+ * Splits a dump into the objects the allocator reads, by kind: every served version converted to
+ * v1, kinds it does not read (Pods, Namespaces …) left out (readClusterDump has them). Every object
+ * is read strictly first (readDraObjects): errors name `where` (a file name) and the object, the
+ * field path and the value.
  */
 export function splitDraDump(input: unknown, where: string): DraDump {
-  readDraObjects(input, where);
-  const out: DraDump = { classes: [], slices: [], claims: [], nodes: [] };
-  const add = (item: unknown, listKind?: string): void => {
-    let obj = item as Record<string, unknown>;
-    if (listKind !== undefined && obj.kind === undefined) obj = { apiVersion: API[listKind as keyof typeof API], kind: listKind, ...obj };
-    out[KINDS[obj.kind as keyof typeof KINDS]].push(obj);
-  };
-  const walk = (value: unknown): void => {
-    if (Array.isArray(value)) return value.forEach(walk);
-    const top = value as Record<string, unknown>;
-    const kind = top.kind as string;
-    if (kind === 'List' || kind.endsWith('List')) {
-      const itemKind = kind === 'List' ? undefined : kind.slice(0, -'List'.length);
-      for (const item of (top.items as unknown[] | null | undefined) ?? []) add(item, itemKind);
-    } else add(top);
-  };
-  walk(input);
+  const dump = readClusterDump({ format: 'json', values: [input], positionOf: () => undefined }, where);
+  const out: DraDump = { classes: dump.classes, slices: dump.slices, claims: dump.claims, nodes: dump.nodes };
+  readDraObjects([...out.classes, ...out.slices, ...out.claims, ...out.nodes], where);
   return out;
 }
 

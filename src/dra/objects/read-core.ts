@@ -9,11 +9,26 @@ import { Quantity } from './quantity.js';
 /** Where a value is: the object it belongs to (the error's origin) and the path inside it. */
 export type At = Located;
 
+/** A child field's location; its path is written only when a message needs it (reading stays cheap). */
+class ChildAt implements At {
+  constructor(
+    readonly origin: string,
+    private readonly parent: At,
+    private readonly key: string | number,
+  ) {}
+
+  get path(): string {
+    const base = this.parent.path;
+    const key = this.key;
+    if (typeof key === 'number') return `${base}[${key}]`;
+    if (base === '') return key;
+    return /^[A-Za-z_$][\w$]*$/.test(key) ? `${base}.${key}` : `${base}[${JSON.stringify(key)}]`;
+  }
+}
+
 /** The location of a child field. */
 export function child(at: At, key: string | number): At {
-  if (typeof key === 'number') return { origin: at.origin, path: `${at.path}[${key}]` };
-  if (at.path === '') return { origin: at.origin, path: key };
-  return { origin: at.origin, path: /^[A-Za-z_$][\w$]*$/.test(key) ? `${at.path}.${key}` : `${at.path}[${JSON.stringify(key)}]` };
+  return new ChildAt(at.origin, at, key);
 }
 
 /** A plain object whose keys are all in `known` (unknown fields are errors). */

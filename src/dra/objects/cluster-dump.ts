@@ -1,0 +1,230 @@
+// A cluster as `kubectl get deviceclasses,resourceslices,resourceclaims,resourceclaimtemplates,
+// pods,nodes -A -o yaml` (or -o json) writes it: every object by kind, DRA objects of any served
+// version converted to v1, fields this package does not know handled as known-fields.ts says,
+// DeviceTaintRules applied to the devices they select, and every other kind counted and skipped.
+import { AllocationError, type FilePosition, type PathSegment } from '../../shared/errors.js';
+import { describeValue, own } from '../../shared/validate.js';
+import { objectsOf, type DraDocuments } from './documents.js';
+import { KUBERNETES_VERSION, pruneSpec } from './known-fields.js';
+import { readClaimTemplate, readNodeInfo, readPod, readTaintRule, type ClaimTemplate, type NodeInfo, type PodInfo, type TaintRule } from './pods.js';
+import { readResourceClaims } from './readers.js';
+import { invalidMessage, validateClaimSpec, validateClassSpec, validateSliceSpec } from './validation.js';
+import { SERVED_VERSIONS, toServedVersion } from './versions.js';
+
+/** Where an object of the dump stands: its document and path, and the line and column when known. */
+export interface DumpPlace {
+  doc: number;
+  path: PathSegment[];
+}
+
+/** Everything a dump holds that the scheduler uses. DRA objects are raw v1 objects for the strict readers. */
+export interface ClusterDump {
+  classes: unknown[];
+  slices: unknown[];
+  claims: unknown[];
+  nodes: unknown[];
+  /** The same nodes as the scheduler's filters read them. */
+  nodeInfos: NodeInfo[];
+  pods: PodInfo[];
+  templates: ClaimTemplate[];
+  taintRules: TaintRule[];
+  /** Objects of kinds the scheduler does not use, counted by kind. */
+  skipped: Record<string, number>;
+  /** What was dropped or refused, one line each. */
+  warnings: string[];
+  /**
+   * Claims and templates the API server would refuse (`namespace/name` → its message): the pods
+   * using them are reported INVALID; the others are scheduled.
+   */
+  invalid: Map<string, string>;
+  /** Where each DRA object stands, by `Kind/name` or `Kind/namespace/name` (what error messages call it). */
+  places: Map<string, DumpPlace>;
+  /**
+   * The file and the line and column of an object (by the name messages call it) and a field path
+   * in it (`spec.devices[3].name`), for an error found later (createDraCluster reads the slices).
+   */
+  locate(object: string, field?: string): { origin: string; position?: FilePosition } | undefined;
+}
+
+/** A field path as messages write it (`spec.devices[3]["a/b"]`) in segments. */
+export function pathSegments(field: string): PathSegment[] {
+  return [...field.matchAll(/[^.[\]"]+|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]/g)].map((m) => (m[1] !== undefined ? Number(m[1]) : m[2] !== undefined ? (JSON.parse(`"${m[2]}"`) as string) : m[0]));
+}
+
+/** Options of readClusterDump. */
+export interface ClusterDumpOptions {
+  /** Every unknown field is an error (default: ignored in metadata and status, warned about in spec). */
+  strict?: boolean;
+  /** Put the DeviceTaintRules' taints on the slices' devices (default true; false for a caller that merges dumps first). */
+  applyTaintRules?: boolean;
+}
+
+const DRA_KINDS = new Set(['DeviceClass', 'ResourceSlice', 'ResourceClaim', 'ResourceClaimTemplate', 'DeviceTaintRule']);
+
+function labelOf(kind: string, object: Record<string, unknown>): string | undefined {
+  const meta = own(object, 'metadata');
+  if (meta === null || typeof meta !== 'object') return undefined;
+  const n = own(meta as Record<string, unknown>, 'name');
+  const ns = own(meta as Record<string, unknown>, 'namespace');
+  if (typeof n !== 'string') return undefined;
+  return typeof ns === 'string' && ns !== '' ? `${kind}/${ns}/${n}` : `${kind}/${n}`;
+}
+
+/** `namespace/name` of an object (namespace `default` when it has none). */
+function namespacedName(object: Record<string, unknown>): string {
+  const meta = own(object, 'metadata') as Record<string, unknown> | undefined;
+  const ns = typeof meta?.namespace === 'string' && meta.namespace !== '' ? meta.namespace : 'default';
+  return `${ns}/${typeof meta?.name === 'string' ? meta.name : ''}`;
+}
+
+function pathText(path: readonly PathSegment[]): string {
+  let out = '';
+  for (const seg of path) out += typeof seg === 'number' ? `[${seg}]` : out === '' ? seg : `.${seg}`;
+  return out;
+}
+
+/**
+ * Reads the objects of `documents` (readDocuments of the text `origin` names). Errors are
+ * AllocationError at ORIGIN:LINE:COL naming the object and the field; nothing is half-read.
+ */
+export function readClusterDump(documents: DraDocuments, origin: string, options: ClusterDumpOptions = {}): ClusterDump {
+  const out: ClusterDump = {
+    classes: [], slices: [], claims: [], nodes: [], nodeInfos: [], pods: [], templates: [], taintRules: [], skipped: {}, warnings: [], invalid: new Map(), places: new Map(),
+    locate(object, field) {
+      const place = out.places.get(object);
+      if (place === undefined) return undefined;
+      const at = position(place, field === undefined ? [] : pathSegments(field));
+      return { origin, ...(at !== undefined ? { position: at } : {}) };
+    },
+  };
+  const position = (place: DumpPlace, more: readonly PathSegment[] = []): FilePosition | undefined =>
+    documents.positionOf(place.doc, [...place.path, ...more]) ?? documents.positionOf(place.doc, place.path);
+  const fail = (place: DumpPlace, detail: string, more: readonly PathSegment[] = [], cause?: unknown): never => {
+    const at = position(place, more);
+    throw AllocationError.of('INVALID_ARGUMENT', { origin, ...(at !== undefined ? { position: at } : {}), detail, ...(cause !== undefined ? { cause } : {}) });
+  };
+  // A claim the strict reader refuses makes its pods INVALID (said with where it stands), not the run.
+  const claimProblem = (label: string, key: string, claim: unknown, prefix: PathSegment[] = []): void => {
+    if (out.invalid.has(key)) return;
+    try {
+      readResourceClaims(claim, label);
+    } catch (error) {
+      if (!(error instanceof AllocationError)) throw error;
+      const place = out.places.get(label);
+      const at = place === undefined ? undefined : position(place, [...prefix, ...(typeof error.field === 'string' ? pathSegments(error.field) : [])]);
+      out.invalid.set(key, `${origin}${at !== undefined ? `:${at.line}:${at.column}` : ''}: ${error.message}`);
+    }
+  };
+  objectsOf(documents.values).forEach(({ object: raw, doc, path, listKind }) => {
+    const place: DumpPlace = { doc, path };
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return fail(place, `expected a Kubernetes object, got ${describeValue(raw)}`);
+    let object = raw as Record<string, unknown>;
+    let kind = own(object, 'kind');
+    if (kind === undefined && listKind !== undefined) kind = listKind;
+    if (typeof kind !== 'string' || kind === '') return fail(place, `expected a Kubernetes object with a kind, got ${describeValue(raw)}`, ['kind']);
+    const label = labelOf(kind, object) ?? `${kind} at ${pathText(path) || 'top'}`;
+    if (DRA_KINDS.has(kind)) {
+      if (own(object, 'apiVersion') === undefined && listKind !== undefined) object = { ...object, apiVersion: `resource.k8s.io/${SERVED_VERSIONS[kind][0]}` };
+      const converted = toServedVersion(kind, object);
+      if (converted === undefined) {
+        const served = SERVED_VERSIONS[kind].map((v) => `resource.k8s.io/${v}`).join(', ');
+        return fail(place, `${label}: apiVersion: expected one that Kubernetes ${KUBERNETES_VERSION} serves (${served}), got ${describeValue(own(object, 'apiVersion'))}`, ['apiVersion']);
+      }
+      object = converted;
+      if (kind !== 'DeviceTaintRule') {
+        const { spec, unknown } = pruneSpec(kind, own(object, 'spec'));
+        for (const u of unknown) {
+          const field = pathText(u.path);
+          if (options.strict === true) fail(place, `${label}: ${field}: unknown field (--strict; the readers follow Kubernetes ${KUBERNETES_VERSION})`, u.path);
+          out.warnings.push(
+            u.effect === 'dropped'
+              ? `${label}: ${field}: unknown field ignored (the readers follow Kubernetes ${KUBERNETES_VERSION}; its API server would not store it)`
+              : `${label}: ${field}: unknown field that may change what is allocated (the readers follow Kubernetes ${KUBERNETES_VERSION}): the claim is refused as upstream's allocator refuses what it does not support`,
+          );
+        }
+        if (unknown.length > 0) object = { ...object, spec };
+      }
+      out.places.set(label, place);
+      const spec = own(object, 'spec');
+      const meta = own(object, 'metadata') as Record<string, unknown> | undefined;
+      const name = typeof meta?.name === 'string' ? meta.name : '';
+      if (kind === 'ResourceSlice' || kind === 'DeviceClass') {
+        const problems = kind === 'ResourceSlice' ? validateSliceSpec(spec) : validateClassSpec(spec);
+        if (problems.length > 0) {
+          const first = /^spec[\w.[\]"-]*/.exec(problems[0])?.[0] ?? 'spec';
+          const segments = [...first.matchAll(/[^.[\]"]+|\[(\d+)\]/g)].map((m) => (m[1] !== undefined ? Number(m[1]) : m[0]));
+          return fail(place, invalidMessage(kind, name, problems), segments);
+        }
+      } else if (kind === 'ResourceClaim' || kind === 'ResourceClaimTemplate') {
+        const problems = kind === 'ResourceClaim' ? validateClaimSpec(spec) : validateClaimSpec(own((spec ?? {}) as Record<string, unknown>, 'spec'), 'spec.spec');
+        const ns = typeof meta?.namespace === 'string' && meta.namespace !== '' ? meta.namespace : 'default';
+        if (problems.length > 0) out.invalid.set(`${kind}/${ns}/${name}`, invalidMessage(kind, name, problems));
+      }
+    }
+    try {
+      switch (kind) {
+        case 'DeviceClass':
+          out.classes.push(object);
+          return;
+        case 'ResourceSlice':
+          out.slices.push(object);
+          return;
+        case 'ResourceClaim':
+          out.claims.push(object);
+          claimProblem(label, `ResourceClaim/${namespacedName(object)}`, object);
+          return;
+        case 'ResourceClaimTemplate': {
+          const template = readClaimTemplate(object);
+          out.templates.push(template);
+          claimProblem(label, `ResourceClaimTemplate/${template.label}`, { apiVersion: 'resource.k8s.io/v1', kind: 'ResourceClaim', metadata: { name: template.name, namespace: template.namespace }, spec: template.claimSpec }, ['spec']);
+          return;
+        }
+        case 'DeviceTaintRule': {
+          const rule = readTaintRule(object);
+          for (const key of rule.unsupported) out.warnings.push(`${label}: spec.deviceSelector.${key}: not applied (Kubernetes ${KUBERNETES_VERSION} selects devices of a DeviceTaintRule by driver, pool and device only)`);
+          out.taintRules.push(rule);
+          return;
+        }
+        case 'Node':
+          if (own(object, 'apiVersion') !== 'v1' && own(object, 'apiVersion') !== undefined) return fail(place, `${label}: apiVersion: expected "v1", got ${describeValue(own(object, 'apiVersion'))}`, ['apiVersion']);
+          out.nodeInfos.push(readNodeInfo(object));
+          out.nodes.push(object);
+          out.places.set(label, place);
+          return;
+        case 'Pod':
+          out.pods.push(readPod(object, out.pods.length));
+          out.places.set(label, place);
+          return;
+        default:
+          out.skipped[kind] = (out.skipped[kind] ?? 0) + 1;
+      }
+    } catch (error) {
+      if (!(error instanceof AllocationError)) throw error;
+      // The readers name the object and the field path; add where it stands.
+      const field = typeof error.field === 'string' ? error.field : undefined;
+      return fail(place, error.message, field === undefined ? [] : pathSegments(field), error);
+    }
+  });
+  if (options.applyTaintRules !== false) applyTaintRules(out);
+  return out;
+}
+
+/** Puts each rule's taint on the devices it selects (as the scheduler sees them: in the slices). */
+export function applyTaintRules(dump: ClusterDump): void {
+  if (dump.taintRules.length === 0) return;
+  dump.slices = dump.slices.map((raw) => {
+    const slice = raw as { spec?: { driver?: string; pool?: { name?: string }; devices?: Array<Record<string, unknown>> } };
+    const spec = slice.spec;
+    if (spec === undefined || !Array.isArray(spec.devices)) return raw;
+    const rules = dump.taintRules.filter((r) => (r.driver === undefined || r.driver === spec.driver) && (r.pool === undefined || r.pool === spec.pool?.name));
+    if (rules.length === 0) return raw;
+    const devices = spec.devices.map((device) => {
+      const hits = rules.filter((r) => r.device === undefined || r.device === device.name);
+      if (hits.length === 0) return device;
+      const taints = Array.isArray(device.taints) ? [...(device.taints as unknown[])] : [];
+      for (const r of hits) taints.push({ ...r.taint });
+      return { ...device, taints };
+    });
+    return { ...(raw as object), spec: { ...spec, devices } };
+  });
+}

@@ -1,0 +1,78 @@
+// Reading kubectl's output: JSON or a YAML stream, Lists opened, errors at FILE:LINE:COL.
+import { describe, expect, it } from 'vitest';
+import { AllocationError } from '../../src/shared/errors.js';
+import { objectsOf, readDocuments } from '../../src/dra/testing.js';
+
+describe('readDocuments', () => {
+  it('reads one JSON value and finds a key again by its path', () => {
+    const text = '{\n  "kind": "List",\n  "items": [\n    { "kind": "Node", "metadata": { "name": "a" } }\n  ]\n}\n';
+    const docs = readDocuments(text, 'dump.json');
+    expect(docs.format).toBe('json');
+    expect(docs.values).toHaveLength(1);
+    expect(docs.positionOf(0, ['items', 0, 'metadata', 'name'])).toEqual({ line: 4, column: 37 });
+  });
+
+  it('reads every document of a YAML stream, skipping empty ones, with positions per document', () => {
+    const text = '---\nkind: Node\nmetadata:\n  name: a\n---\n---\nkind: Pod\nmetadata:\n  name: p\n';
+    const docs = readDocuments(text, 'dump.yaml');
+    expect(docs.format).toBe('yaml');
+    expect(docs.values.map((v) => (v as { kind: string }).kind)).toEqual(['Node', 'Pod']);
+    expect(docs.positionOf(1, ['metadata', 'name'])).toEqual({ line: 9, column: 9 });
+  });
+
+  it('says where a YAML syntax error is', () => {
+    let caught: unknown;
+    try {
+      readDocuments('kind: Node\nmetadata:\n  name: [a\n', 'bad.yaml');
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(AllocationError);
+    expect((caught as AllocationError).message).toMatch(/^bad\.yaml:\d+:\d+: not valid YAML/);
+  });
+
+  it('refuses a duplicate key as the API server would', () => {
+    expect(() => readDocuments('kind: Node\nkind: Pod\n', 'dup.yaml')).toThrow(/dup\.yaml:2:1: not valid YAML.*[Mm]ap keys must be unique/);
+  });
+
+  it('refuses an alias bomb instead of expanding it', () => {
+    const lines = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
+    for (let i = 0; i < 9; i++) lines.push(`${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`);
+    const started = Date.now();
+    expect(() => readDocuments(lines.join('\n'), 'bomb.yaml')).toThrow(AllocationError);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('says JSON errors with the line and column', () => {
+    expect(() => readDocuments('{\n  "kind": \n}', 'x.json')).toThrow(/^x\.json(:\d+:\d+)?: not valid JSON/);
+  });
+
+  it('turns a JSON value nested too deeply for the parser into LIMIT_EXCEEDED, never a RangeError', () => {
+    const deep = '['.repeat(200_000) + ']'.repeat(200_000);
+    try {
+      const docs = readDocuments(deep, 'deep.json');
+      expect(docs.values).toHaveLength(1);
+    } catch (error) {
+      expect(error).toBeInstanceOf(AllocationError);
+      expect((error as AllocationError).code).toBe('LIMIT_EXCEEDED');
+    }
+  });
+});
+
+describe('objectsOf', () => {
+  it('opens kind: List, typed Lists and arrays, keeping each item\'s path and the typed List\'s kind', () => {
+    const placed = objectsOf([
+      { kind: 'List', items: [{ kind: 'Node' }, { kind: 'Pod' }] },
+      { kind: 'ResourceSliceList', items: [{ metadata: { name: 's' } }] },
+      [{ kind: 'DeviceClass' }],
+      { kind: 'Node' },
+    ]);
+    expect(placed.map((p) => [p.doc, p.path, p.listKind])).toEqual([
+      [0, ['items', 0], undefined],
+      [0, ['items', 1], undefined],
+      [1, ['items', 0], 'ResourceSlice'],
+      [2, [0], undefined],
+      [3, [], undefined],
+    ]);
+  });
+});

@@ -1,0 +1,74 @@
+// The DRA readers and `gpualloc dra` under hostile input: an error or an answer in bounded time,
+// never a hang or a stack trace (deep nesting, huge strings, a million devices, alias bombs,
+// pathological regular expressions).
+import { describe, expect, it } from 'vitest';
+import { AllocationError } from '../../src/shared/errors.js';
+import { readClusterDump, readDocuments } from '../../src/dra/index.js';
+import { cli } from '../support/cli.js';
+
+const bounded = async (what: string, run: () => Promise<{ code: number; stdout: string; stderr: string }>, codes: number[]): Promise<{ code: number; stdout: string; stderr: string }> => {
+  const started = performance.now();
+  const r = await run();
+  expect(performance.now() - started, `${what}: time`).toBeLessThan(20_000);
+  expect(codes, `${what}: exit ${r.code} (${r.stderr.slice(0, 300)})`).toContain(r.code);
+  expect(r.stderr, `${what}: no stack trace`).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/);
+  return r;
+};
+
+const NODE = 'apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n';
+const CLASS = 'apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: c}\nspec: {selectors: [{cel: {expression: "device.driver == \'d.example.com\'"}}]}\n';
+
+describe('hostile input to gpualloc dra', () => {
+  it('YAML nested 100,000 levels deep', async () => {
+    await bounded('deep yaml', () => cli(['dra', 'schedule', '--dump', '-'], {}, `${'['.repeat(100_000)}${']'.repeat(100_000)}\n`), [2]);
+  });
+
+  it('JSON nested 1,000,000 levels deep', async () => {
+    await bounded('deep json', () => cli(['dra', 'schedule', '--dump', '-'], {}, `${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}`), [2]);
+  });
+
+  it('a YAML alias bomb', async () => {
+    const lines = ['a: &a [x, x, x, x, x, x, x, x, x]'];
+    for (let i = 1; i < 12; i++) lines.push(`a${i}: &a${i} [${Array(9).fill(i === 1 ? '*a' : `*a${i - 1}`).join(', ')}]`);
+    await bounded('alias bomb', () => cli(['dra', 'schedule', '--dump', '-'], {}, lines.join('\n')), [2]);
+  });
+
+  it('a slice of a million devices is refused by the API server\'s limit, quickly', async () => {
+    const devices = Array.from({ length: 1_000_000 }, (_, i) => ({ name: `d${i}` }));
+    const text = JSON.stringify({ apiVersion: 'resource.k8s.io/v1', kind: 'ResourceSlice', metadata: { name: 's' }, spec: { driver: 'd.example.com', nodeName: 'n1', pool: { name: 'p', resourceSliceCount: 1 }, devices } });
+    const r = await bounded('million devices', () => cli(['dra', 'schedule', '--dump', '-'], {}, text), [2]);
+    expect(r.stderr).toContain('spec.devices: Too many: 1000000: must have at most 128 items');
+  });
+
+  it('a 10 MB device name', async () => {
+    const text = `${NODE}---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec: {driver: d.example.com, nodeName: n1, pool: {name: p, resourceSliceCount: 1}, devices: [{name: ${'a'.repeat(10_000_000)}}]}\n`;
+    const r = await bounded('huge name', () => cli(['dra', 'schedule', '--dump', '-'], {}, text), [2]);
+    expect(r.stderr.length).toBeLessThan(5000);
+  });
+
+  it('a pathological regular expression in a selector answers in bounded time', async () => {
+    const claim = `apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: x, namespace: ns}\nspec: {devices: {requests: [{name: r, exactly: {deviceClassName: c, selectors: [{cel: {expression: "'${'a'.repeat(40)}!'.matches('^(a+)+$')"}}]}}]}}\n`;
+    const slice = 'apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec: {driver: d.example.com, nodeName: n1, pool: {name: p, resourceSliceCount: 1}, devices: [{name: d0}, {name: d1}]}\n';
+    const r = await bounded('regex', () => cli(['dra', 'schedule', '--dump', '-', '--json'], {}, [NODE, CLASS, slice, claim].join('---\n')), [1]);
+    expect(JSON.parse(r.stdout).claims[0].reason.code).toBe('UNSCHEDULABLE');
+  });
+
+  it('not an object, no kind, an unserved version: exit 2 with the position', async () => {
+    for (const text of ['- 1\n- 2\n', 'metadata: {name: x}\n', 'apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceSlice\nmetadata: {name: s}\nspec: {}\n']) {
+      const r = await bounded(text, () => cli(['dra', 'schedule', '--dump', '-'], {}, text), [2]);
+      expect(r.stderr).toMatch(/<stdin>:\d+:\d+: /);
+    }
+  });
+});
+
+describe('hostile input to the readers', () => {
+  it('errors are AllocationErrors, never RangeErrors, for nesting past any stack', () => {
+    for (const text of [`${'{"a":'.repeat(300_000)}1${'}'.repeat(300_000)}`, `${'- '.repeat(50_000)}x\n`]) {
+      try {
+        readClusterDump(readDocuments(text, 'x'), 'x');
+      } catch (error) {
+        expect(error).toBeInstanceOf(AllocationError);
+      }
+    }
+  });
+});
