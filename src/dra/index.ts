@@ -1,7 +1,8 @@
 // The dra room's public front: Kubernetes Dynamic Resource Allocation objects and the allocator.
 // The room is in sub-rooms, each with its own front: objects/ (types, readers, quantities, dumps),
-// cel/ (device selectors), model/ (what a node offers the claims), allocator/ (the searches) and
-// cluster/ (a cluster that keeps what is allocated) and pods/ (pods scheduled as kube-scheduler does). Tests reach the internals through testing.ts.
+// cel/ (device selectors), model/ (what a node offers the claims), allocator/ (the searches),
+// cluster/ (a cluster that keeps what is allocated), pods/ (pods scheduled as kube-scheduler does)
+// and workloads/ (gangs of pods placed all or nothing). Tests reach the internals through testing.ts.
 export { allocateClaims, DRA_MODES, DEFAULT_SCORED_BUDGET } from './allocator/index.js';
 export { DEFAULT_DRA_FEATURES, DRA_FEATURE_GATES } from './model/index.js';
 export { readDeviceClasses, readResourceSlices, readResourceClaims, readNodes, readDraObjects, splitDraDump, claimsOfDump, allocationPatch } from './objects/index.js';
@@ -15,5 +16,6 @@ export type { DraObjects, DraKind, DraDump, DumpClaim, HeldDevices } from './obj
 export type { DraClusterInit, DraScheduleResult, DraClaimAllocation, DraAllocatedState, NodeScore } from './cluster/index.js';
 export type { ClusterDump, ClusterDumpOptions, DraDocuments, PodInfo, NodeInfo, ClaimTemplate } from './objects/index.js';
 export type { ClaimPlacer, PlaceResult, PodOutcome, PodClaimOutcome, PodSchedule, PodScheduling } from './pods/index.js';
+export type { GangPlacement, GangRequest, GangResult, GangTopology } from './workloads/index.js';
 // The Kubernetes objects' types, by name (the front of objects/ lists them all).
 export type { AttributeValue, NodeSelectorRequirement, NodeSelectorTerm, NodeSelector, Node, CapacityRequestPolicyRange, CapacityRequestPolicy, DeviceCapacity, DeviceCounterConsumption, DeviceTaint, Device, CounterSet, ResourceSlice, OpaqueDeviceConfiguration, DeviceConfiguration, DeviceClass, DeviceSelector, DeviceToleration, DeviceRequestBody, ExactDeviceRequest, DeviceSubRequest, DeviceRequest, DeviceConstraint, DeviceClaimConfiguration, ResourceClaim, DeviceRequestAllocationResult, DeviceAllocationConfiguration, AllocationResult } from './objects/index.js';

@@ -10,8 +10,10 @@ import { allocateOnModel, compareObjective, type DraAllocateResult, type DraExpl
 import { SelectorCache } from '../cel/index.js';
 import { addClaims, AllocationModel, claimLabel, type DraFeatures, type Pool, type ResolvedFeatures, Selectors } from '../model/index.js';
 import { type AllocationResult, child, type DeviceClass, draError, type Node, Quantity, readDeviceClasses, readNodes, readResourceClaims, readResourceSlices, record, type ResourceClaim } from '../objects/index.js';
+import { scheduleGroup, type GangResult } from '../workloads/index.js';
 import { AllocatedState, type AllocatedEntry } from './allocated-state.js';
 import { countKey, layoutCluster, NodeModel, type NodeClass } from './node-classes.js';
+import { gangHost } from './gang-host.js';
 import { FRAGMENTATION_CANDIDATES, NODE_SCORES, NodeIndex, type CountedAlternative, type NodeScore, type NodeStates, type ShapeIndex } from './node-index.js';
 
 /** How many more nodes a pod with a prioritized list may try for an earlier alternative once one node can take it. */
@@ -256,6 +258,20 @@ export class DraCluster {
       results: [],
       reason: unschedulable(`no node can take claim${labels.length > 1 ? 's' : ''} ${labels.join(', ')} (needs ${needs}): ${others} of ${this.nodes.length} node(s) have too few free devices that match${triedText}`),
     };
+  }
+
+  /** Places a gang of pods all or nothing, with node-label topology (docs/api/dra-cluster.md, "Gangs"). */
+  scheduleGroup(input: unknown): GangResult {
+    const host = gangHost({
+      nodes: this.nodes, classOf: this.classOf, nodeClasses: this.nodeClasses, states: this.states, features: this.features,
+      heldOn: (label) => this.held.get(label)?.node,
+      checkClaims: (claims) => this.checkClaims(claims),
+      stateKey: (k) => this.stateKey(k),
+      allocateOn: (k, claims) => this.allocateOn(k, claims),
+      commit: (k, labels, results) => this.commit(k, labels, results),
+      release: (label) => void this.release(label),
+    });
+    return scheduleGroup(host, input);
   }
 
   /**

@@ -1,0 +1,274 @@
+// Gangs on a DRA cluster: a group of pods placed all or nothing. Each pod's claims go on one node
+// (the per-node allocator decides), at least `minCount` pods are placed, every pod sits in one
+// domain of `topology.required` (a node label key) and the pods span as few domains as possible
+// of each `topology.preferred` key, in order. The search backtracks across pods and nodes: nodes
+// in the same state (same node class, same free devices, same preferred label values) are tried
+// once per pod; a counted check per required domain (free devices that could match each request
+// against the pods' demand) refuses a domain without search; a step budget (allocator runs) bounds
+// the search and the best placement found so far is returned, saying so. Nothing stays allocated
+// during the search's retreat or on failure: the cluster's state is exactly as before.
+import { fail, rejectUnknownKeys, requireArray, requireInteger, requireObject } from '../../shared/validate.js';
+import { unschedulable, type Unschedulable } from '../allocator/index.js';
+import { draError, type AllocationResult } from '../objects/index.js';
+
+/** The most pods in one gang. */
+export const MAX_GANG_PODS = 4096;
+/** Allocator runs one scheduleGroup may make, unless `budget` says otherwise. */
+export const DEFAULT_GANG_BUDGET = 10_000;
+
+/** Node labels that constrain where a gang's pods go. */
+export interface GangTopology {
+  /** Every pod on nodes with the same value of this label (nodes without it take none). */
+  required?: string;
+  /** As few distinct values of each label as possible, the first key first (a node without it counts as one more value). */
+  preferred?: string[];
+}
+
+/** What scheduleGroup takes. */
+export interface GangRequest {
+  /** Each pod's ResourceClaims (a List, an array or one object per pod). */
+  pods: unknown[];
+  /** Pods that must be placed; default all. */
+  minCount?: number;
+  topology?: GangTopology;
+  /** Most allocator runs of the search (default DEFAULT_GANG_BUDGET). */
+  budget?: number;
+}
+
+/** One placed pod: its index in `pods`, its node and one AllocationResult per claim. */
+export interface GangPlacement {
+  pod: number;
+  node: string;
+  results: AllocationResult[];
+}
+
+/** A gang's outcome: every placed pod (in pod order), or none with the reason. */
+export type GangResult =
+  | { placements: GangPlacement[]; reason?: undefined; budgetExhausted?: boolean }
+  | { placements: []; reason: Unschedulable; budgetExhausted?: boolean };
+
+/** A pod's claims as the cluster read them, with what the counted check needs. */
+export interface GangPod {
+  /** The claims' `namespace/name` labels. */
+  labels: string[];
+  /** Devices the pod needs at least, per count key (requests without alternatives, not all-mode, not admin). */
+  demand: Map<string, number>;
+  /** Opaque: the cluster's read claims, handed back to place(). */
+  claims: unknown;
+}
+
+/** What the gang search needs of a cluster (the cluster implements it over its own state). */
+export interface GangHost {
+  readonly nodeNames: readonly string[];
+  labels(k: number): Readonly<Record<string, string>>;
+  /** Reads one pod's claims and checks what does not depend on a node; throws on bad input. */
+  readPod(input: unknown, field: string): GangPod;
+  /** An upper bound on the free devices of node k that the count key's request could take (Infinity where shares are possible). */
+  free(k: number, key: string): number;
+  /** Equal keys: node k and another node are interchangeable for any pod now. */
+  stateKey(k: number): string;
+  /** Allocates the pod on node k and keeps it; a string says why it could not. */
+  place(k: number, pod: GangPod): AllocationResult[] | string;
+  /** Gives back a pod placed before (the last one placed). */
+  unplace(pod: GangPod): void;
+  /** Keeps results found before, in the same state they were found in. */
+  keep(k: number, pod: GangPod, results: AllocationResult[]): void;
+}
+
+const KEYS = ['pods', 'minCount', 'topology', 'budget'] as const;
+const TOPOLOGY_KEYS = ['required', 'preferred'] as const;
+
+interface Input {
+  pods: GangPod[];
+  minCount: number;
+  required?: string;
+  preferred: string[];
+  budget: number;
+}
+
+function labelKey(field: string, value: unknown): string {
+  if (typeof value !== 'string' || value === '') fail('INVALID_ARGUMENT', field, 'a node label key (a non-empty string)', value);
+  return value;
+}
+
+function readInput(host: GangHost, input: unknown): Input {
+  const top = requireObject('group', input);
+  rejectUnknownKeys('', top, KEYS);
+  const raw = requireArray('pods', top.pods, MAX_GANG_PODS);
+  if (raw.length === 0) fail('INVALID_ARGUMENT', 'pods', 'at least one pod', raw);
+  const pods = raw.map((p, i) => host.readPod(p, `pods[${i}]`));
+  const owner = new Map<string, number>();
+  pods.forEach((pod, i) => {
+    for (const label of pod.labels) {
+      const j = owner.get(label);
+      if (j !== undefined && j !== i) throw draError('INVALID_ARGUMENT', `ResourceClaim/${label}: listed in pods[${j}] and again in pods[${i}] (a pod listed twice?)`, { field: `pods[${i}]` });
+      owner.set(label, i);
+    }
+  });
+  let minCount = pods.length;
+  if (top.minCount !== undefined) {
+    if (typeof top.minCount !== 'number' || !Number.isInteger(top.minCount) || top.minCount < 1 || top.minCount > pods.length) fail('INVALID_ARGUMENT', 'minCount', `an integer in [1, ${pods.length}] (the number of pods)`, top.minCount);
+    minCount = top.minCount;
+  }
+  let required: string | undefined;
+  let preferred: string[] = [];
+  if (top.topology !== undefined) {
+    const t = requireObject('topology', top.topology);
+    rejectUnknownKeys('topology', t, TOPOLOGY_KEYS);
+    if (t.required !== undefined) required = labelKey('topology.required', t.required);
+    if (t.preferred !== undefined) {
+      preferred = requireArray('topology.preferred', t.preferred, 16).map((v, i) => labelKey(`topology.preferred[${i}]`, v));
+      preferred.forEach((key, i) => {
+        if (preferred.indexOf(key) !== i) fail('INVALID_ARGUMENT', `topology.preferred[${i}]`, 'a label key not listed before', key);
+      });
+    }
+  }
+  const budget = top.budget === undefined ? DEFAULT_GANG_BUDGET : requireInteger('budget', top.budget, 1);
+  return { pods, minCount, ...(required === undefined ? {} : { required }), preferred, budget };
+}
+
+/**
+ * The counted check on a set of nodes: for each count key, the `minCount` smallest demands of the
+ * pods together must not exceed the free devices the key's request could take. Returns why not,
+ * or undefined when the nodes may hold the gang.
+ */
+function shortfall(host: GangHost, nodes: readonly number[], pods: readonly GangPod[], minCount: number): string | undefined {
+  const keys = new Set<string>();
+  for (const pod of pods) for (const key of pod.demand.keys()) keys.add(key);
+  for (const key of keys) {
+    const needs = pods.map((p) => p.demand.get(key) ?? 0).sort((a, b) => a - b);
+    let need = 0;
+    for (let i = 0; i < minCount; i++) need += needs[i];
+    let free = 0;
+    for (const k of nodes) {
+      free += host.free(k, key);
+      if (free >= need) break;
+    }
+    if (free < need) return `${minCount} pod(s) need at least ${need} device(s) of one request shape, ${free} free`;
+  }
+  return undefined;
+}
+
+/** `a` before `b`: more pods placed, then fewer domains per preferred key, in order. */
+function compare(placedA: number, domainsA: readonly number[], placedB: number, domainsB: readonly number[]): number {
+  if (placedA !== placedB) return placedB - placedA;
+  for (let i = 0; i < domainsA.length; i++) if (domainsA[i] !== domainsB[i]) return domainsA[i] - domainsB[i];
+  return 0;
+}
+
+interface Step {
+  pod: number;
+  node: number;
+  results: AllocationResult[];
+}
+
+/** Places a gang on the host's cluster, all or nothing (see GangRequest and the module comment). */
+export function scheduleGroup(host: GangHost, input: unknown): GangResult {
+  const { pods, minCount, required, preferred, budget } = readInput(host, input);
+  const n = pods.length;
+  const all = host.nodeNames.map((_name, k) => k);
+  const of = (k: number, key: string): string | undefined => host.labels(k)[key];
+
+  const whole = shortfall(host, all, pods, minCount);
+  if (whole !== undefined) return { placements: [], reason: unschedulable(`the gang is larger than the cluster: ${whole} in all ${all.length} node(s)`) };
+
+  // The required domains, in the order of their first node.
+  const domains = new Map<string, number[]>();
+  if (required === undefined) domains.set('', all);
+  else for (const k of all) {
+    const v = of(k, required);
+    if (v !== undefined) (domains.get(v) ?? domains.set(v, []).get(v)!).push(k);
+  }
+  if (domains.size === 0) return { placements: [], reason: unschedulable(`no node has the label ${JSON.stringify(required)} (topology.required)`) };
+
+  let steps = 0;
+  let exhausted = false;
+  let best: { placed: number; domains: number[]; steps: Step[] } | undefined;
+  const refused: string[] = [];
+  const stack: Step[] = [];
+  const used = preferred.map(() => new Map<string | undefined, number>());
+  const optimal = (): boolean => best !== undefined && best.placed === n && best.domains.every((d) => d === 1);
+  const domainsNow = (): number[] => used.map((m) => m.size);
+
+  const search = (nodes: readonly number[], i: number, skipped: number): void => {
+    if (exhausted || optimal()) return;
+    if (best !== undefined) {
+      const c = compare(n - skipped, domainsNow(), best.placed, best.domains);
+      // Domains only grow and at most n - skipped pods can be placed: no better placement below.
+      if (c >= 0) return;
+    }
+    if (i === n) {
+      best = { placed: n - skipped, domains: domainsNow(), steps: stack.slice() };
+      return;
+    }
+    const pod = pods[i];
+    // Nodes that pass the counted check, one per state and preferred values; nodes adding fewer
+    // new domains first, then node order.
+    const seen = new Set<string>();
+    const candidates: Array<{ k: number; added: number[] }> = [];
+    for (const k of nodes) {
+      // The counted check on the node alone.
+      let fits = true;
+      for (const [key, need] of pod.demand) if (host.free(k, key) < need) fits = false;
+      if (!fits) continue;
+      const values = preferred.map((key) => of(k, key));
+      const key = `${host.stateKey(k)}\u0000${JSON.stringify(values)}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      candidates.push({ k, added: values.map((v, p) => (used[p].has(v) ? 0 : 1)) });
+    }
+    candidates.sort((a, b) => compare(0, a.added, 0, b.added) || a.k - b.k);
+    for (const { k } of candidates) {
+      if (steps >= budget) {
+        exhausted = true;
+        // The pods placed so far, the rest left out, may be the best found.
+        if (stack.length >= minCount && (best === undefined || compare(stack.length, domainsNow(), best.placed, best.domains) < 0)) best = { placed: stack.length, domains: domainsNow(), steps: stack.slice() };
+        return;
+      }
+      steps++;
+      const results = host.place(k, pod);
+      if (typeof results === 'string') continue;
+      stack.push({ pod: i, node: k, results });
+      preferred.forEach((key, p) => {
+        const v = of(k, key);
+        used[p].set(v, (used[p].get(v) ?? 0) + 1);
+      });
+      try {
+        search(nodes, i + 1, skipped);
+      } finally {
+        stack.pop();
+        host.unplace(pod);
+        preferred.forEach((key, p) => {
+          const v = of(k, key);
+          const left = used[p].get(v)! - 1;
+          if (left === 0) used[p].delete(v);
+          else used[p].set(v, left);
+        });
+      }
+      if (exhausted || optimal()) return;
+    }
+    if (skipped < n - minCount) search(nodes, i + 1, skipped + 1);
+  };
+
+  for (const [value, nodes] of domains) {
+    if (exhausted || optimal()) break;
+    const short = shortfall(host, nodes, pods, minCount);
+    if (short !== undefined) {
+      refused.push(`${required}=${value}: ${short}`);
+      continue;
+    }
+    search(nodes, 0, 0);
+    // Without preferred keys any placement of every pod is as good as another.
+    if (best !== undefined && best.placed === n && preferred.length === 0) break;
+  }
+
+  const flag = exhausted ? { budgetExhausted: true } : {};
+  if (best === undefined) {
+    const where = required === undefined ? `on ${all.length} node(s)` : `in any of ${domains.size} domain(s) of ${JSON.stringify(required)}`;
+    const why = exhausted ? `; the step budget of ${budget} allocator runs ran out first` : refused.length > 0 ? `; refused without search: ${refused.slice(0, 3).join('; ')}${refused.length > 3 ? '; …' : ''}` : '';
+    return { placements: [], reason: unschedulable(`no placement of ${minCount} of ${n} pod(s) ${where}${why}`), ...flag };
+  }
+  // The search gave everything back; the best placement is kept now, in the order it was found.
+  for (const s of best.steps) host.keep(s.node, pods[s.pod], s.results);
+  return { placements: best.steps.map((s) => ({ pod: s.pod, node: host.nodeNames[s.node], results: s.results })), ...flag };
+}
