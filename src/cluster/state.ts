@@ -9,8 +9,8 @@
 import { AllocationError } from '../shared/errors.js';
 import type { Kernels } from '../kernels.js';
 import { LIMITS } from '../shared/limits.js';
-import { describeValue, fail, readInput, requireObject, requireString } from '../shared/validate.js';
-import { validatePlanRequest, type PlacementOption, type PlacementPlan, type PlacementRequest, type Slot } from '../placement/index.js';
+import { describeValue, fail, readInput, rejectUnknownKeys, requireObject, requireString } from '../shared/validate.js';
+import { PLAN_REQUEST_KEYS, validatePlanRequest, type PlacementOption, type PlacementPlan, type PlacementRequest, type Slot } from '../placement/index.js';
 import { createPodScheduler, type PodScheduler, type PodSchedulerOptions } from '../fleet/scheduler.js';
 import { createLedger, ledgerJSON, restoreLedger, type ClusterInit, type ClusterStateJSON } from './json.js';
 import type { GpuUsage, Ledger, SlotRecord } from './ledger.js';
@@ -71,7 +71,9 @@ export class ClusterState {
    * How the nodes to search are found: src/cluster/search.ts.
    */
   plan(request: ClusterPlanRequest): PlacementPlan {
-    const req = validatePlanRequest(requireObject('request', readInput('request', request, false)));
+    const r = requireObject('request', readInput('request', request, false));
+    rejectUnknownKeys('', r, PLAN_REQUEST_KEYS);
+    const req = validatePlanRequest(r);
     if (req.allowMig && this.ledger.mig !== null) return this.migBlindPlanner().plan(req);
     return this.planner.plan(req);
   }

@@ -4,7 +4,7 @@ import type { SortKernels } from './natural-sort.js';
 import { AllocationError, type Reason } from '../shared/errors.js';
 import { checkIdList } from './natural-sort.js';
 import { LIMITS } from '../shared/limits.js';
-import { describeValue, fail, own, ownKeys, requireInteger, requireObject, requireOneOf, requireString } from '../shared/validate.js';
+import { describeValue, fail, keysOf, own, ownKeys, rejectUnknownKeys, requireInteger, requireObject, requireOneOf, requireString } from '../shared/validate.js';
 
 /** Greedy policies of NVIDIA's device plugin. */
 export type ReplicaPolicy = 'distributed' | 'pack' | 'spread';
@@ -45,6 +45,8 @@ export type ReplicaRequest = {
   /** Device ID → physical GPU key (groups MIG slices by parent); keys not in `devices` are ignored. */
   parents?: Record<string, string>;
 };
+
+const REPLICA_REQUEST_KEYS = keysOf<ReplicaRequest>()(['devices', 'available', 'required', 'size', 'policy', 'parents']);
 
 /** Result of allocateReplicas: chosen IDs (required first, then picks in pick order), or [] with a reason. */
 export type ReplicaResult = { devices: string[]; reason?: Reason };
@@ -203,6 +205,7 @@ const _interned = new _Interned();
  */
 export function allocateReplicas(kernels: ReplicaKernels & SortKernels, request: ReplicaRequest): ReplicaResult {
   const req = requireObject('request', request);
+  rejectUnknownKeys('', req, REPLICA_REQUEST_KEYS);
   const devices = checkIdList('devices', own(req, 'devices'));
   const available = checkIdList('available', own(req, 'available'));
   const requiredValue = own(req, 'required');

@@ -1,7 +1,7 @@
 // Topology: links between GPU pairs and the pair-score table every topology-aware policy uses.
 import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
-import { describeValue, fail, readInput, requireArray, requireInteger, requireObject } from '../shared/validate.js';
+import { describeValue, fail, readInput, rejectUnknownKeys, requireArray, requireInteger, requireObject } from '../shared/validate.js';
 
 /** PCIe path between two GPUs, nearest first (nvidia-smi topo -m names). */
 export type PcieLevel = 'INTERNAL' | 'PIX' | 'PXB' | 'PHB' | 'NODE' | 'SYS';
@@ -41,6 +41,7 @@ export function linkScore(link: { pcie?: PcieLevel; nvlink?: number } | undefine
  */
 export function validateTopology(value: unknown, field = 'topology'): Topology {
   const t = requireObject(field, readInput(field, value));
+  rejectUnknownKeys(field, t, ['gpus', 'links']);
   const gpus = requireInteger(`${field}.gpus`, t.gpus, 0, LIMITS.maxGpus);
   const rawLinks = t.links === undefined ? [] : requireArray(`${field}.links`, t.links, (gpus * (gpus - 1)) / 2);
   const seen = new Map<number, number>();
@@ -48,6 +49,7 @@ export function validateTopology(value: unknown, field = 'topology'): Topology {
   rawLinks.forEach((raw, i) => {
     const f = `${field}.links[${i}]`;
     const l = requireObject(f, raw);
+    rejectUnknownKeys(f, l, ['a', 'b', 'pcie', 'nvlink']);
     const a = requireInteger(`${f}.a`, l.a, 0, Number.MAX_SAFE_INTEGER);
     const b = requireInteger(`${f}.b`, l.b, 0, Number.MAX_SAFE_INTEGER);
     if (a >= gpus) throw AllocationError.at('INVALID_TOPOLOGY', `${f}.a`, `GPU index ${a} is outside the topology of ${gpus} GPUs`);

@@ -6,8 +6,8 @@
 //   prepared.ts  PreparedNode (Engine.prepare) and the node of a request
 //   search.ts    shares, ranking, options from kernel results, rejections, reasons
 import { LIMITS } from '../shared/limits.js';
-import { fail, requireObject } from '../shared/validate.js';
-import { NOTHING_FOUND, PLACEMENT_BUDGET, type NodeModel, type PlacementKernels, type PlacementOption, type PlacementPlan, type PlacementRequest, type PlacementSearch, type Slot } from './types.js';
+import { fail, hasUnknownKey, rejectUnknownKeys, requireObject } from '../shared/validate.js';
+import { NOTHING_FOUND, PLACEMENT_BUDGET, PLACEMENT_REQUEST_KEYS, type NodeModel, type PlacementKernels, type PlacementOption, type PlacementPlan, type PlacementRequest, type PlacementSearch, type Slot } from './types.js';
 import { validatePlanRequest } from './validate.js';
 import { requestNode, type PreparedNode } from './prepared.js';
 import { compareEvictionOrder, isEvictable, noOptionReason, optionOf, rejectionsFor, runSearch, shareOf, sizesFor } from './search.js';
@@ -68,6 +68,7 @@ export type PreparedPlacementRequest = Omit<PlacementRequest, 'gpus' | 'topology
 /** Plans every viable option on one node, best first, with per-GPU rejections. */
 export function planPlacement(kernels: PlacementKernels, request: PlacementRequest | PreparedPlacementRequest): PlacementPlan {
   const r = requireObject('request', request);
+  if (hasUnknownKey(r, PLACEMENT_REQUEST_KEYS)) rejectUnknownKeys('', r, PLACEMENT_REQUEST_KEYS);
   const { node, matrix } = requestNode(r);
   const req = validatePlanRequest(r);
   const n = node.index.length;

@@ -2,8 +2,8 @@
 // a prepared node with the request's slots, or GPUs, slots and topology validated now.
 import { AllocationError } from '../shared/errors.js';
 import type { Topology } from '../hardware/topology.js';
-import { fail, markEngineOwned, requireObject } from '../shared/validate.js';
-import type { NodeGpu, NodeModel, PrepareRequest } from './types.js';
+import { fail, markEngineOwned, rejectUnknownKeys, requireObject } from '../shared/validate.js';
+import { PREPARE_REQUEST_KEYS, type NodeGpu, type NodeModel, type PrepareRequest } from './types.js';
 import { validateCallerSlots, validateNode } from './validate.js';
 import { positionMatrix } from './search.js';
 
@@ -48,7 +48,7 @@ const _PREPARE = Symbol('prepare');
 /** Validates a node once into a PreparedNode (errors name `gpus[k].…` and `topology.…`). */
 export function prepareNode(request: PrepareRequest): PreparedNode {
   const r = requireObject('request', request);
-  for (const key of Object.keys(r)) if (key !== 'gpus' && key !== 'topology') fail('INVALID_ARGUMENT', key, 'no such field (gpus, topology)', r[key]);
+  rejectUnknownKeys('', r, PREPARE_REQUEST_KEYS);
   return new PreparedNode(_PREPARE, validateNode(r.gpus, undefined, r.topology, ''));
 }
 

@@ -54,6 +54,21 @@ export type PlacementRequest = {
   limit?: number;
 };
 
+/** The keys of a plan request that are not the node (ClusterState.plan takes these only). */
+export const PLAN_REQUEST_KEYS = keysOf<Omit<PlacementRequest, 'gpus' | 'slots' | 'topology'>>()(['memory', 'model', 'tensorParallelSizes', 'allowEviction', 'allowMig', 'policy', 'limit']);
+
+/** The keys of planPlacement's request: on plain GPUs (gpus, slots, topology) or on a prepared node (node, slots). */
+export const PLACEMENT_REQUEST_KEYS: readonly string[] = Object.freeze([...PLAN_REQUEST_KEYS, 'gpus', 'slots', 'topology', 'node']);
+
+/** The keys of a NodeGpu. */
+export const NODE_GPU_KEYS = keysOf<NodeGpu>()(['index', 'memoryTotal', 'memoryUsed', 'mig']);
+
+/** The keys of a Slot. */
+export const SLOT_KEYS = keysOf<Slot>()(['id', 'model', 'gpus', 'memoryPerGpu', 'lastActivity', 'stale', 'milli', 'cpu', 'hostMemory']);
+
+/** The keys of a PrepareRequest. */
+export const PREPARE_REQUEST_KEYS = keysOf<PrepareRequest>()(['gpus', 'topology']);
+
 /** Ranked options (best first) and per-GPU rejections; `reason` is set when there is no option. */
 export type PlacementPlan = { options: PlacementOption[]; rejected: Rejection[]; reason?: Reason };
 

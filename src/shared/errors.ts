@@ -34,6 +34,7 @@ export const ERROR_CODES = {
   LOCK_UNAVAILABLE: 'a state file lock needs flock(2) through koffi, which this platform lacks (Windows) or cannot load; nothing was read or written',
   STORE_UNAVAILABLE: 'a cluster store cannot be reached or written (PostgreSQL down, timed out or refusing; a state file\'s disk full or read-only), or has a newer schema than this package; the message says whether anything may have changed',
   DRA_REJECTED: "allocateClaims: well-formed objects that Kubernetes' allocator refuses (an unknown device class, a CEL error, a claim over 32 results, invalid resource pools, an unsupported request, selector or constraint type); the message carries upstream's wording",
+  MISSING_DEPENDENCY: 'a feature needs an optional package that is not installed (pg for PostgresStore, koffi for NVML and state-file locks, yaml / smol-toml for the CLI\'s policy and config files); the message names the package to install',
   STORE_NOT_EMPTY: 'a cluster store already holds nodes and the call would replace them (pass replace to do so)',
 } as const;
 

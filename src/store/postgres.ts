@@ -6,7 +6,8 @@
 // COMMIT, whoever writes. A lost connection or a restarting server is tried again with backoff for
 // retryMs; the request ID makes the retry of a commit or release whose COMMIT reply was lost find
 // what the first try did instead of doing it twice.
-import pg from 'pg';
+import type pg from 'pg';
+import { loadPg, pgModule } from './pg-module.js';
 import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
 import type { PlacementOption, Slot } from '../placement/index.js';
@@ -92,7 +93,7 @@ const PRUNE_BATCH = 500;
 
 /** int8 columns (bytes, versions) as numbers: every stored figure is at most 2^53 - 1 (LIMITS.maxBytes). */
 const TYPES = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser,
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === 20 ? (v: string) => Number(v) : pgModule().types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser,
 };
 
 type Tx = pg.PoolClient;
@@ -127,12 +128,12 @@ export class PostgresStore implements ClusterStore {
     this.target = target.display;
     this.config = config;
     this.schema = schema;
-    this.s = pg.escapeIdentifier(schema);
+    this.s = pgModule().escapeIdentifier(schema);
     this.channel = `${schema}_changes`;
     this.retryMs = bounds.retryMs;
     this.retentionMs = bounds.retentionMs;
     this.ctx = { target: target.display, lockTimeoutMs: bounds.lockMs, statementTimeoutMs: bounds.statementMs, connectTimeoutMs: bounds.connectMs, maxConnections: max, user: target.user, ...(target.rootCertFile === undefined ? {} : { rootCertFile: target.rootCertFile }) };
-    this.pool = new pg.Pool({ ...config, max });
+    this.pool = new (pgModule().Pool)({ ...config, max });
     // An idle pooled connection that the server drops must not crash the process: the pool discards it, and the next query opens a new one.
     this.pool.on('error', () => undefined);
   }
@@ -162,6 +163,7 @@ export class PostgresStore implements ClusterStore {
     const max = opts.maxConnections === undefined ? 4 : (opts.maxConnections as number);
     if (!Number.isInteger(max) || max < 1 || max > 100) fail('INVALID_ARGUMENT', 'options.maxConnections', 'an integer from 1 to 100', opts.maxConnections);
     const applicationName = opts.applicationName !== undefined ? requireString('options.applicationName', opts.applicationName, 63) : (target.applicationName ?? 'gpualloc');
+    await loadPg();
     const password = target.password;
     const config: pg.ClientConfig = {
       host: target.host, port: target.port, database: target.database, user: target.user, ssl: target.ssl,
@@ -230,7 +232,7 @@ export class PostgresStore implements ClusterStore {
    */
   async grant(role: string): Promise<void> {
     const name = requireString('role', role, 63);
-    const r = pg.escapeIdentifier(name);
+    const r = pgModule().escapeIdentifier(name);
     const s = this.s;
     await this.transaction('grant', { idempotent: true }, async (c) => {
       const exists = await c.query(`SELECT 1 FROM pg_roles WHERE rolname = $1`, [name]);
