@@ -10,9 +10,17 @@ import { allocateReplicas, type ReplicaRequest, type ReplicaResult } from './dev
 import { allocateAligned, type AlignedRequest, type AlignedResult } from './devices/aligned.js';
 import { planPlacement, prepareNode, type PlacementPlan, type PlacementRequest, type PreparedNode, type PreparedPlacementRequest, type PrepareRequest } from './placement/index.js';
 import { ClusterState, type ClusterInit } from './cluster/state.js';
-import { describeValue, readInput } from './shared/validate.js';
-import { simulateFleet, type SimulateRequest, type SimulationRun } from './fleet/index.js';
+import { describeValue, keysOf, readInput, rejectUnknownKeys } from './shared/validate.js';
+import { simulateFleet, simulateFleetAsync, type SimulateAsyncOptions, type SimulateRequest, type SimulationRun } from './fleet/index.js';
 import { allocateClaims, createDraCluster, type DraAllocateRequest, type DraAllocateResult, type DraCluster, type DraClusterInit } from './dra/index.js';
+
+/**
+ * A compiled WebAssembly.Module (from WebAssembly.compile, or one a worker received by postMessage):
+ * typed by its tag so a Node project needs no DOM library to type-check against this package.
+ */
+export interface CompiledWasm {
+  readonly [Symbol.toStringTag]?: string;
+}
 
 /** Options of createEngine. */
 export type EngineOptions = {
@@ -20,9 +28,15 @@ export type EngineOptions = {
   backend?: Backend;
   /** Which wasm build to load (default 'release'; 'debug' keeps bounds checks and names). */
   build?: CoreBuild;
-  /** Wasm bytes or a URL to load instead of the packaged build/release.wasm. */
-  wasm?: BufferSource | URL | string;
+  /**
+   * The core to use instead of the packaged build/release.wasm: its bytes, a URL (or a URL string)
+   * to load them from, or a compiled WebAssembly.Module, which is instantiated without compiling
+   * again (workers and edge runtimes share one module).
+   */
+  wasm?: ArrayBuffer | ArrayBufferView | URL | string | CompiledWasm;
 };
+
+const ENGINE_OPTION_KEYS = keysOf<EngineOptions>()(['backend', 'build', 'wasm']);
 
 /**
  * The allocation engine: every capability over one backend. Each method reads its input once into
@@ -93,9 +107,26 @@ export class Engine {
     return ClusterState.restore(this.kernels, readInput('state', json));
   }
 
-  /** Replays a pod list on a fleet of nodes by the FGD protocol under one policy (src/fleet/). */
+  /**
+   * Replays a pod list on a fleet of nodes by the FGD protocol under one policy (src/fleet/), holding
+   * the event loop until it ends (hundreds of ms on thousands of nodes): scripts and workers. A
+   * service or a page uses simulateFleetAsync.
+   */
   simulateFleet(request: SimulateRequest, progress?: (done: number, total: number) => void): SimulationRun {
     return simulateFleet(this.kernels, readInput('request', request, false) as SimulateRequest, progress);
+  }
+
+  /**
+   * simulateFleet without holding the event loop: runs in slices of at most 20 ms, reports progress
+   * through `onProgress`, and rejects with the signal's reason (an AbortError) at the next pod once
+   * `signal` aborts. The same result as simulateFleet.
+   */
+  simulateFleetAsync(request: SimulateRequest, options: SimulateAsyncOptions = {}): Promise<SimulationRun> {
+    try {
+      return simulateFleetAsync(this.kernels, readInput('request', request, false) as SimulateRequest, options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /**
@@ -134,11 +165,13 @@ export class Engine {
 
 /** Creates an engine; the wasm core is compiled once per process and instantiated per engine. */
 export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
-  if (options === null || typeof options !== 'object') throw AllocationError.at('INVALID_ARGUMENT', 'options', `expected an object, got ${describeValue(options)}`);
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw AllocationError.at('INVALID_ARGUMENT', 'options', `expected an object, got ${describeValue(options)}`);
   let backend: unknown, build: unknown, wasm: EngineOptions['wasm'];
   try {
+    rejectUnknownKeys('options', options as Record<string, unknown>, ENGINE_OPTION_KEYS);
     ({ backend = 'wasm', build = 'release', wasm } = options);
   } catch (cause) {
+    if (cause instanceof AllocationError) throw cause;
     throw AllocationError.at('INVALID_ARGUMENT', 'options', `reading a field threw (${cause instanceof Error ? cause.message : 'an unreadable error'})`, { cause });
   }
   if (backend === 'ts') return new Engine(createTsKernels());

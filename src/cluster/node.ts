@@ -2,7 +2,7 @@
 import { validateInventory, type Inventory } from '../hardware/inventory.js';
 import { validateSlots, type NodeGpu, type Slot } from '../placement/index.js';
 import type { Topology } from '../hardware/topology.js';
-import { fail, rejectUnknownKeys, requireObject, requireString } from '../shared/validate.js';
+import { rejectUnknownKeys, requireObject, requireString } from '../shared/validate.js';
 import { LIMITS } from '../shared/limits.js';
 
 /**

@@ -211,14 +211,17 @@ export class WasmCore {
 }
 
 /** Compiles (once) and instantiates the core. */
-export async function loadCore(options: { build?: CoreBuild; wasm?: BufferSource | URL | string } = {}): Promise<WasmCore> {
+export async function loadCore(options: { build?: CoreBuild; wasm?: unknown } = {}): Promise<WasmCore> {
   const source = options.wasm;
   let core: WasmCore;
   try {
-    if (source !== undefined && typeof source !== 'string' && !(source instanceof URL) && !(source instanceof ArrayBuffer) && !ArrayBuffer.isView(source)) {
-      throw AllocationError.at('INVALID_ARGUMENT', 'options.wasm', `expected wasm bytes (ArrayBuffer or a typed array), a URL or a path, got ${describeValue(source)}`);
+    if (source instanceof WebAssembly.Module) core = new WasmCore(source);
+    else {
+      if (source !== undefined && typeof source !== 'string' && !(source instanceof URL) && !(source instanceof ArrayBuffer) && !ArrayBuffer.isView(source)) {
+        throw AllocationError.at('INVALID_ARGUMENT', 'options.wasm', `expected wasm bytes (ArrayBuffer or a typed array), a URL or a path, or a compiled WebAssembly.Module, got ${describeValue(source)}`);
+      }
+      core = new WasmCore(await compiledCore(options.build ?? 'release', source as BufferSource | URL | string | undefined));
     }
-    core = new WasmCore(await compiledCore(options.build ?? 'release', options.wasm));
   } catch (error) {
     if (error instanceof AllocationError) throw error;
     // Bytes that are not wasm, a module that needs other imports, a URL that cannot be read.
