@@ -39,11 +39,14 @@ export type EngineOptions = {
 const ENGINE_OPTION_KEYS = keysOf<EngineOptions>()(['backend', 'build', 'wasm']);
 
 /**
- * The allocation engine: every capability over one backend. Each method reads its input once into
- * engine-owned data (validate.ts readInput), so hostile getters, proxies and cycles are AllocationErrors
- * and a caller's object cannot change under the engine; prepared nodes (prepare) are engine-owned already.
+ * The engine without Kubernetes DRA and the fleet simulator: device split, replicas, aligned picks,
+ * model placement and cluster states (pod schedulers included), over one backend. What
+ * createPlacementEngine (`gpualloc/placement`) returns: a page that only places models ships only
+ * this. Each method reads its input once into engine-owned data (validate.ts readInput), so hostile
+ * getters, proxies and cycles are AllocationErrors and a caller's object cannot change under the
+ * engine; prepared nodes (prepare) are engine-owned already.
  */
-export class Engine {
+export class PlacementEngine {
   /** Which backend answers. */
   readonly backend: Backend;
   /** The kernels in use (exposed for benchmarks and parity tests). */
@@ -108,6 +111,25 @@ export class Engine {
   }
 
   /**
+   * Test-only hook: makes the WebAssembly core trap (0: unreachable, 1: out-of-bounds load, 2: out
+   * of memory) to exercise recovery. Throws AllocationError('INTERNAL'); the next call works.
+   */
+  _debugTrap(kind: 0 | 1 | 2): never {
+    if (this.core === undefined) throw new AllocationError('INVALID_ARGUMENT', 'backend: the ts backend has no WebAssembly core to trap', { field: 'backend' });
+    const core = this.core;
+    core.call(() => core.exports.debugTrap(kind));
+    throw new AllocationError('INTERNAL', `debugTrap(${kind}) did not trap`);
+  }
+
+  /** WebAssembly memory in 64 KiB pages (0 on the ts backend). */
+  memoryPages(): number {
+    return this.kernels.memoryPages();
+  }
+}
+
+/** The allocation engine: every capability over one backend (PlacementEngine's, the fleet simulator and Kubernetes DRA). */
+export class Engine extends PlacementEngine {
+  /**
    * Replays a pod list on a fleet of nodes by the FGD protocol under one policy (src/fleet/), holding
    * the event loop until it ends (hundreds of ms on thousands of nodes): scripts and workers. A
    * service or a page uses simulateFleetAsync.
@@ -145,26 +167,25 @@ export class Engine {
   createDraCluster(init: DraClusterInit): DraCluster {
     return createDraCluster(readInput('init', init, false) as DraClusterInit);
   }
-
-  /**
-   * Test-only hook: makes the WebAssembly core trap (0: unreachable, 1: out-of-bounds load, 2: out
-   * of memory) to exercise recovery. Throws AllocationError('INTERNAL'); the next call works.
-   */
-  _debugTrap(kind: 0 | 1 | 2): never {
-    if (this.core === undefined) throw new AllocationError('INVALID_ARGUMENT', 'backend: the ts backend has no WebAssembly core to trap', { field: 'backend' });
-    const core = this.core;
-    core.call(() => core.exports.debugTrap(kind));
-    throw new AllocationError('INTERNAL', `debugTrap(${kind}) did not trap`);
-  }
-
-  /** WebAssembly memory in 64 KiB pages (0 on the ts backend). */
-  memoryPages(): number {
-    return this.kernels.memoryPages();
-  }
 }
 
 /** Creates an engine; the wasm core is compiled once per process and instantiated per engine. */
 export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
+  const { kernels, core } = await kernelsFor(options);
+  return new Engine(kernels, core);
+}
+
+/**
+ * Creates a PlacementEngine (no DRA, no fleet simulator): the same options and answers as
+ * createEngine, for pages and services that ship only what they use (`gpualloc/placement`).
+ */
+export async function createPlacementEngine(options: EngineOptions = {}): Promise<PlacementEngine> {
+  const { kernels, core } = await kernelsFor(options);
+  return new PlacementEngine(kernels, core);
+}
+
+/** The kernels (and core) that engine options ask for. */
+async function kernelsFor(options: EngineOptions): Promise<{ kernels: Kernels; core?: WasmCore }> {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) throw AllocationError.at('INVALID_ARGUMENT', 'options', `expected an object, got ${describeValue(options)}`);
   let backend: unknown, build: unknown, wasm: EngineOptions['wasm'];
   try {
@@ -174,9 +195,9 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     if (cause instanceof AllocationError) throw cause;
     throw AllocationError.at('INVALID_ARGUMENT', 'options', `reading a field threw (${cause instanceof Error ? cause.message : 'an unreadable error'})`, { cause });
   }
-  if (backend === 'ts') return new Engine(createTsKernels());
+  if (backend === 'ts') return { kernels: createTsKernels() };
   if (backend !== 'wasm') throw AllocationError.at('INVALID_ARGUMENT', 'options.backend', `expected 'wasm' or 'ts', got ${describeValue(backend)}`);
   if (build !== 'release' && build !== 'debug') throw AllocationError.at('INVALID_ARGUMENT', 'options.build', `expected 'release' or 'debug', got ${describeValue(build)}`);
   const core = await loadCore({ build, wasm });
-  return new Engine(createWasmKernels(core), core);
+  return { kernels: createWasmKernels(core), core };
 }

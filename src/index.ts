@@ -1,5 +1,5 @@
 // gpualloc: the public API. Explicit named exports only.
-export { createEngine, Engine } from './engine.js';
+export { createEngine, createPlacementEngine, Engine, PlacementEngine } from './engine.js';
 export { AllocationError, ERROR_CODES, REASON_CODES } from './shared/errors.js';
 export { LIMITS } from './shared/limits.js';
 export { ClusterState, stateFileText } from './cluster/state.js';
@@ -15,11 +15,11 @@ export { POLICIES as FLEET_POLICIES, DEFAULT_POLICY as DEFAULT_FLEET_POLICY, SIM
 
 export type { EngineOptions, CompiledWasm } from './engine.js';
 export type { Backend, Kernels } from './kernels.js';
-export type { AllocationErrorCode, Reason } from './shared/errors.js';
+export type { AllocationErrorCode, Reason, ReasonCode } from './shared/errors.js';
 export type { SplitRequest, SplitResult, SplitMode } from './devices/split.js';
 export type { ReplicaRequest, ReplicaResult, ReplicaPolicy } from './devices/replicas.js';
 export type { AlignedRequest, AlignedResult, AlignedPolicy } from './devices/aligned.js';
-export type { PlacementRequest, PlacementPlan, PlacementOption, Rejection, Slot, NodeGpu, PreparedPlacementRequest, PrepareRequest } from './placement/index.js';
+export type { PlacementRequest, PlacementPlan, PlacementOption, Rejection, RejectionCode, Slot, NodeGpu, PreparedPlacementRequest, PrepareRequest } from './placement/index.js';
 export { PreparedNode } from './placement/index.js';
 export type { ClusterInit, ClusterStateJSON, GpuUsage } from './cluster/state.js';
 export type { ClusterNode, NodeFromInventoryOptions } from './cluster/node.js';
@@ -29,6 +29,6 @@ export type { ByteUnits } from './shared/units.js';
 export type { Inventory, InventoryGpu, MigDevice, GpuProcess } from './hardware/inventory.js';
 export type { Preset } from './hardware/presets.js';
 export type { Topology, Link, PcieLevel } from './hardware/topology.js';
-export type { SimulateRequest, SimulateAsyncOptions, SimulationRun, FleetEvent, FleetNode, FleetPod, PodSearch } from './fleet/index.js';
+export type { SimulateRequest, SimulateAsyncOptions, FleetPolicyName, SimulationRun, FleetEvent, FleetNode, FleetPod, PodSearch } from './fleet/index.js';
 export type { PodScheduler, PodSchedulerOptions, PodPlan, PodNodeView } from './fleet/scheduler.js';
 export type { DraAllocateRequest, DraAllocateResult, DraMode, DraObjective, DraFeature, DraFeatures, DraObjects, AllocationResult as DraAllocationResult, DeviceClass, ResourceSlice, ResourceClaim, Node as DraNode, DraClusterInit, DraScheduleResult, DraClaimAllocation, DraAllocatedState, NodeScore, DraDump, DumpClaim, HeldDevices } from './dra/index.js';

@@ -6,7 +6,7 @@ import { LIMITS } from '../shared/limits.js';
 import { formatBytes } from '../shared/units.js';
 import type { Inventory } from '../hardware/inventory.js';
 import type { Link, Topology } from '../hardware/topology.js';
-import { fail, rejectUnknownKeys, requireArray, requireInteger, requireObject, requireString, type KeyShapeOf } from '../shared/validate.js';
+import { fail, keysOf, rejectUnknownKeys, requireArray, requireInteger, requireObject, requireString, type KeyShapeOf } from '../shared/validate.js';
 import { validateNode, validateSlots, type NodeGpu, type Slot } from '../placement/index.js';
 import { nodeFromInventory, type ClusterNode } from './node.js';
 import { copySlot, Ledger, type LedgerNode } from './ledger.js';
@@ -16,6 +16,8 @@ export type ClusterInit = { nodes: ClusterNode[] } | Inventory;
 
 /** toJSON's output: everything needed to restore the state exactly (a node's cpu, hostMemory and gpuModel only when set). */
 export type ClusterStateJSON = { version: 1; nextSlot: number; nodes: Array<{ id: string; gpus: NodeGpu[]; topology?: Topology; slots: Slot[]; cpu?: number; hostMemory?: number; gpuModel?: string }> };
+
+const STATE_KEYS = keysOf<ClusterStateJSON>()(['version', 'nextSlot', 'nodes']);
 
 /** One node of ClusterStateJSON. */
 type _NodeJSON = ClusterStateJSON['nodes'][number];
@@ -71,6 +73,7 @@ export function restoreLedger(json: unknown): Ledger {
   }
   try {
     const o = requireObject('state', value);
+    rejectUnknownKeys('state', o, STATE_KEYS);
     if (o.version !== CLUSTER_STATE_VERSION) fail('INVALID_STATE', 'state.version', `${CLUSTER_STATE_VERSION}`, o.version);
     const ledger = loadLedger(requireArray('state.nodes', o.nodes, LIMITS.maxNodes), 'state.nodes');
     ledger.nextSlot = requireInteger('state.nextSlot', o.nextSlot, 1);

@@ -3,10 +3,11 @@
 // then one kernel call (clusterSearch) over those candidates. Reads the ledger and the indexes;
 // changes neither.
 import type { Kernels } from '../kernels.js';
+import type { Reason } from '../shared/errors.js';
 import { binomial, ctz } from '../shared/bits.js';
 import {
   budgetError, isEvictable, nodeOptionOf, noOptionReason, PLACEMENT_BUDGET, rejectionsFor, shareOf, sizesFor,
-  type ClusterSearch, type PlacementOption, type PlacementPlan, type PlanRequest, type Slot,
+  type ClusterSearch, type PlacementOption, type PlacementPlan, type PlanRequest, type Rejection, type Slot,
 } from '../placement/index.js';
 import type { ScoreLevel, TopologyClasses } from './classes.js';
 import type { FreeIndex, LevelTree } from './free-index.js';
@@ -315,7 +316,7 @@ export class ClusterPlanner {
       options.push(nodeOptionOf(found, c, this.indices[k], req.memory, this.candidateStale[i], req.model, this.nodeIds[k]));
     }
     this.candidateStale.length = 0;
-    const result: PlacementPlan = { options, rejected: [] };
+    const result: { options: PlacementOption[]; rejected: Rejection[]; reason?: Reason } = { options, rejected: [] };
     if (options.length === 0) {
       // The first CLUSTER_REJECTED_NODES nodes' rejections (a scan of every node would cost a failed
       // plan O(nodes)); whether any node allows a size is known from the widest node.
@@ -348,7 +349,7 @@ export class ClusterPlanner {
       const noSizes = sizesFor(req, this.maxWidth).length === 0;
       result.reason = noOptionReason(req.memory, noSizes ? null : req.sizes === undefined ? '1..n' : req.sizes.join(', '), noSizes ? this.gpuStart[nodeCount] : gpus, result.rejected.length, listed < nodeCount ? { listed, nodes: nodeCount } : undefined, migCount);
     }
-    return result;
+    return result as PlacementPlan; // reason is set exactly when options is empty
   }
 
   /**

@@ -15,7 +15,7 @@ export type AlignedRequest = { topology: Topology; available?: readonly number[]
 const ALIGNED_REQUEST_KEYS = keysOf<AlignedRequest>()(['topology', 'available', 'required', 'size', 'policy']);
 
 /** Result of allocateAligned: GPU indices in ascending order, and their set score (sum of pair scores). */
-export type AlignedResult = { devices: number[]; score: number; reason?: Reason };
+export type AlignedResult = { devices: number[]; score: number; reason?: undefined } | { devices: []; score: number; reason: Reason };
 
 /** The policies, default first. */
 export const ALIGNED_POLICIES: readonly AlignedPolicy[] = ['topology', 'besteffort'];

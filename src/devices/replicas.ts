@@ -49,7 +49,7 @@ export type ReplicaRequest = {
 const REPLICA_REQUEST_KEYS = keysOf<ReplicaRequest>()(['devices', 'available', 'required', 'size', 'policy', 'parents']);
 
 /** Result of allocateReplicas: chosen IDs (required first, then picks in pick order), or [] with a reason. */
-export type ReplicaResult = { devices: string[]; reason?: Reason };
+export type ReplicaResult = { devices: string[]; reason?: undefined } | { devices: []; reason: Reason };
 
 /** Kernels this capability needs. */
 export interface ReplicaKernels {

@@ -2,6 +2,7 @@
 // field path (`spec.devices[2].capacity.memory.value`) and the value, and unknown fields are errors.
 import { AllocationError, type AllocationErrorCode } from '../shared/errors.js';
 import { describeValue, own } from '../shared/validate.js';
+import { closestName } from '../shared/suggest.js';
 import { Quantity } from './quantity.js';
 
 /** Longest message an error carries (names and values from the input are cut to fit). */
@@ -41,7 +42,9 @@ export function record(at: At, value: unknown, known: readonly string[]): Record
   if (value === null || typeof value !== 'object' || Array.isArray(value)) fail(at, 'an object', value);
   const obj = value as Record<string, unknown>;
   for (const key of Object.keys(obj)) {
-    if (!known.includes(key)) fail(child(at, key), `a known field (one of ${known.join(', ')})`, `unknown field ${JSON.stringify(key)}`);
+    if (known.includes(key)) continue;
+    const closest = closestName(key, known);
+    fail(child(at, key), `a known field (${closest === undefined ? '' : `did you mean ${closest}? `}one of ${known.join(', ')})`, `unknown field ${JSON.stringify(key)}`);
   }
   return obj;
 }

@@ -3,16 +3,17 @@ import { AllocationError } from '../shared/errors.js';
 import type { Kernels } from '../kernels.js';
 import { keysOf, own, rejectUnknownKeys, requireBoolean, requireInteger, requireObject } from '../shared/validate.js';
 import { DEFAULT_POLICY, policyByName } from './policies/index.js';
+import type { FleetPolicyName } from './policies/types.js';
 import { simulateRun, simulateSteps, type SimulateOptions, type SimulationRun } from './simulate.js';
 import { validateNodes, validatePods, type FleetNode, type FleetPod, type NodeSpec, type Pod } from './types.js';
 import { podSearch, type PodSearch } from './scheduler.js';
 
 /** A simulation request: one run of the FGD protocol. */
 export type SimulateRequest = {
-  nodes: FleetNode[];
-  pods: FleetPod[];
+  nodes: readonly FleetNode[];
+  pods: readonly FleetPod[];
   /** Policy name (default: ours, 'fgd-close'). */
-  policy?: string;
+  policy?: FleetPolicyName;
   /** Seed of the shuffle, the tuning draws and the node ranks (default 42). */
   seed?: number;
   /** Target workload as a multiple of the GPU capacity (default 1.3). */
@@ -103,6 +104,7 @@ function readRequest(request: SimulateRequest): { nodes: NodeSpec[]; pods: Pod[]
 export type { SimulationRun, FleetEvent } from './simulate.js';
 export type { FleetNode, FleetPod } from './types.js';
 export type { PodSearch } from './scheduler.js';
+export type { FleetPolicyName } from './policies/types.js';
 export { POLICIES, DEFAULT_POLICY } from './policies/index.js';
 export { parseNodeCsv, parsePodCsv } from './trace.js';
 export { scaleTrace, MAX_SCALE } from './scale.js';

@@ -15,7 +15,7 @@ import { typicalPods } from './typical.js';
 import { policyByName } from './policies/index.js';
 
 /** One pod attempt, as `--events` writes it. */
-export type FleetEvent = { pod: string; node: string | null; gpus: number[]; milli: number; cpu: number; memory: number; arrived: number; used: number };
+export type FleetEvent = { pod: string; node: string | null; gpus: number[]; milli: number; cpu: number; /** The pod's host memory, in MiB. */ memoryMiB: number; arrived: number; used: number };
 
 /** One run's result. */
 export type SimulationRun = {
@@ -186,7 +186,7 @@ export function* simulateSteps(kernels: Kernels, nodes: readonly NodeSpec[], pod
       arrivedBins[i] = gpus === 0 ? 0 : rint(arrived / gpus / 10);
       alloc[i] = gpus === 0 ? 0 : round2(used / gpus / 10);
       if (frag) frag[i] = fleet.fragmentation();
-      if (events) events.push({ pod: pod.id, node: at === null ? null : at.node!, gpus: at === null ? [] : at.gpus, milli: pod.milli, cpu: pod.cpu, memory: pod.memory, arrived, used });
+      if (events) events.push({ pod: pod.id, node: at === null ? null : at.node!, gpus: at === null ? [] : at.gpus, milli: pod.milli, cpu: pod.cpu, memoryMiB: pod.memory, arrived, used });
       options.progress?.(i + 1, order.length);
       yield i + 1;
     }

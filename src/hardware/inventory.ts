@@ -278,7 +278,9 @@ export function inventoryTopology(inventory: Inventory): { gpus: number; links: 
  * present hands out slices, which gpualloc replicas allocates); and the GPUs left out for MIG mode.
  */
 export function wholeGpuCandidates(inventory: Inventory, options: { allowMig?: boolean } = {}): { available: number[]; mig: number[] } {
-  const allowMig = options.allowMig === true;
+  const o = requireObject('options', options);
+  rejectUnknownKeys('options', o, ['allowMig']);
+  const allowMig = o.allowMig === undefined ? false : requireBoolean('options.allowMig', o.allowMig);
   const available: number[] = [];
   const mig: number[] = [];
   for (const g of inventory.gpus) {

@@ -101,9 +101,8 @@ export function planPlacement(kernels: PlacementKernels, request: PlacementReque
   const options: PlacementOption[] = new Array(found.count);
   for (let c = 0; c < found.count; c++) options[c] = optionOf(found, c, index, req.memory, stale, req.model);
   const rejected = rejectionsFor(index, node.total, free, evictable, req.memory, sizeList, undefined, [], node.used, mig);
-  const plan: PlacementPlan = { options, rejected };
-  if (options.length === 0) plan.reason = noOptionReason(req.memory, sizeList.length === 0 ? null : sizeList.join(', '), n, rejected.length, undefined, mig === null ? 0 : countTrue(mig));
-  return plan;
+  if (options.length > 0) return { options, rejected };
+  return { options: [], rejected, reason: noOptionReason(req.memory, sizeList.length === 0 ? null : sizeList.join(', '), n, rejected.length, undefined, mig === null ? 0 : countTrue(mig)) };
 }
 
 /** How many entries are true. */

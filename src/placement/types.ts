@@ -1,7 +1,7 @@
 // The shared types of model placement: slots, options, rejections, node GPUs and plans (what the
 // cluster, fleet, store and CLI rooms import), the kernel search's input and output, and the limits
 // every plan shares. planPlacement itself is in index.ts, the room's front.
-import type { Reason } from '../shared/errors.js';
+import type { Reason, ReasonCode } from '../shared/errors.js';
 import type { Topology } from '../hardware/topology.js';
 import { keysOf } from '../shared/validate.js';
 
@@ -25,7 +25,10 @@ export type PlacementOption = { node?: string; model?: string; gpus: number[]; m
 export const PLACEMENT_OPTION_KEYS = keysOf<PlacementOption>()(['node', 'model', 'gpus', 'memoryPerGpu', 'evict', 'score', 'milli', 'cpu', 'hostMemory']);
 
 /** Why a GPU cannot take its share (REASON_CODES). shortBy in bytes. */
-export type Rejection = { node?: string; gpu: number; code: string; message: string; shortBy?: number };
+export type Rejection = { node?: string; gpu: number; code: RejectionCode; message: string; shortBy?: number };
+
+/** Why one GPU cannot take a share (a subset of the reason codes). */
+export type RejectionCode = Extract<ReasonCode, 'MIG_MODE' | 'GPU_TOO_SMALL' | 'INSUFFICIENT_MEMORY' | 'GPU_LOST'>;
 
 /** spread: keep the most free memory on the fullest chosen GPU; pack: leave the least memory over on the chosen GPUs. */
 export type PlacementPolicy = 'spread' | 'pack';
@@ -69,8 +72,11 @@ export const SLOT_KEYS = keysOf<Slot>()(['id', 'model', 'gpus', 'memoryPerGpu', 
 /** The keys of a PrepareRequest. */
 export const PREPARE_REQUEST_KEYS = keysOf<PrepareRequest>()(['gpus', 'topology']);
 
-/** Ranked options (best first) and per-GPU rejections; `reason` is set when there is no option. */
-export type PlacementPlan = { options: PlacementOption[]; rejected: Rejection[]; reason?: Reason };
+/**
+ * Ranked options (best first) and per-GPU rejections; `reason` is set exactly when there is no option
+ * (narrow on it: `if (plan.reason) …` leaves `options: []`).
+ */
+export type PlacementPlan = { options: PlacementOption[]; rejected: Rejection[]; reason?: undefined } | { options: []; rejected: Rejection[]; reason: Reason };
 
 /** One node's search, in positions 0..gpus-1 (GPUs sorted by index). Memory in bytes. */
 export type PlacementSearch = {

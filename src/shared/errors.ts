@@ -212,7 +212,10 @@ export class AllocationError extends Error {
 }
 
 /** Why a well-formed request could not be satisfied (returned, never thrown). */
-export type Reason = { code: string; message: string };
+export type Reason = { code: ReasonCode; message: string };
+
+/** A reason code of an infeasible result; see REASON_CODES for what each one means. */
+export type ReasonCode = keyof typeof REASON_CODES;
 
 /** Reason codes of infeasible results. */
 export const REASON_CODES = {
@@ -224,5 +227,6 @@ export const REASON_CODES = {
   GPU_TOO_SMALL: 'a GPU is smaller than the per-GPU share even when empty',
   GPU_LOST: 'a GPU was reported lost by the driver',
   MIG_MODE: 'a GPU is in MIG mode: whole-GPU picks leave it out unless the request allows MIG GPUs (its slices are allocated with replicas)',
+  CONFLICT: 'commitWithRetry: every attempt lost the race to another writer (each plan no longer fitted when committed)',
   NO_NODE_FITS: 'no node has the CPU, host memory and GPUs (share, count, model) the pod asks for at once',
 } as const;

@@ -5,11 +5,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/cli.js';
 import { parsePodCsv } from '../../src/fleet/trace.js';
+import { validatePods } from '../../src/fleet/types.js';
 import { typicalPods } from '../../src/fleet/typical.js';
 
 describe('fleet typical pods (default trace)', () => {
   const file = join(ROOT, 'data/openb/openb_pod_list_default.csv');
-  const pods = parsePodCsv(file, readFileSync(file, 'utf8'));
+  const pods = validatePods('pods', parsePodCsv(file, readFileSync(file, 'utf8')));
   const typical = typicalPods(pods);
   it('keeps 35 shapes covering 95.26 % of the 8,152 pods, weights summing to 1', () => {
     expect(typical).toHaveLength(35);

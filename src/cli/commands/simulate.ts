@@ -7,6 +7,7 @@ import { parseNodeCsv, parsePodCsv } from '../../fleet/trace.js';
 import { AllocationError } from '../../shared/errors.js';
 import { DEFAULT_POLICY, POLICIES } from '../../fleet/policies/index.js';
 import { simulateRun, type SimulationRun } from '../../fleet/simulate.js';
+import { validateNodes, validatePods } from '../../fleet/types.js';
 import { parseSeeds } from '../../fleet/seeds.js';
 import { scaleTrace, MAX_SCALE } from '../../fleet/scale.js';
 import { formatDuration, RunProgress } from '../../fleet/progress.js';
@@ -55,7 +56,7 @@ const OPTIONS = {
   seeds: option({ type: 'string', value: 'RANGE', help: 'a range 42..51 or a list 42,43 (default 42..51)', parse: parseSeedsFlag }),
   tune: option({ type: 'string', value: 'X', help: 'workload target as a multiple of the GPU capacity (default 1.3)', parse: parseTune }),
   scale: option({ type: 'string', value: 'K', help: `replicate the trace K times (nodes and pods; copy i of an ID is <id>-r<i>):\nthe same workload on a K times larger cluster (default 1, at most ${MAX_SCALE})`, parse: parseScale }),
-  events: option({ type: 'string', value: 'FILE', help: 'one policy, one seed: write every pod attempt as JSON Lines\n{"pod","node","gpus","milli","cpu","memory","arrived","used"}' }),
+  events: option({ type: 'string', value: 'FILE', help: 'one policy, one seed: write every pod attempt as JSON Lines\n{"pod","node","gpus","milli","cpu","memoryMiB","arrived","used"}' }),
   csv: option({ type: 'string', value: 'FILE', help: 'write the curves: policy,seed,arrived,allocation,fragmentation (percent)' }),
   json: jsonOption('print {"runs": [{policy, seed, capacityMilli, pods, failed, allocation}]}'),
   backend: backendOption(),
@@ -137,6 +138,9 @@ export const command: Command = {
     // A header alone replays nothing: say so instead of printing a table of dashes.
     if (nodes.length === 0) throw AllocationError.of('INVALID_TRACE', { origin: `--nodes ${values.nodes}`, detail: 'no nodes after the header line (a replay needs at least one)' });
     if (pods.length === 0) throw AllocationError.of('INVALID_TRACE', { origin: `--pods ${values.pods}`, detail: 'no pods after the header line (a replay needs at least one)' });
+    // The trace reader checked every row; the specs (memory in MiB as `memory`) are what a run takes.
+    const nodeSpecs = validateNodes('--nodes', nodes);
+    const podSpecs = validatePods('--pods', pods);
     const engine = await createEngine({ backend });
     const tty = process.stderr.isTTY === true;
     const runs: SimulationRun[] = [];
@@ -158,7 +162,7 @@ export const command: Command = {
         const label = `${policy} seed ${seed}`;
         const t0 = performance.now();
         runs.push(
-          simulateRun(engine.kernels, nodes, pods, {
+          simulateRun(engine.kernels, nodeSpecs, podSpecs, {
             policy, seed, tune, events: values.events !== undefined, fragmentation: values.csv !== undefined,
             progress: (done, all) => {
               if (progress.pod(k, done, all)) report(label);

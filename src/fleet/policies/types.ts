@@ -6,10 +6,13 @@
 /** How a policy picks the GPU of a sharing pod (exclusive pods always take the lowest-index fully free GPUs). */
 export type GpuChoice = 'random' | 'best' | 'score';
 
+/** Every fleet policy's name (a new policy adds its name here). */
+export type FleetPolicyName = 'random' | 'dotprod' | 'clustering' | 'packing' | 'bestfit' | 'fgd' | 'fgd-close';
+
 /** A policy's description; the kernels (assembly/fleet.ts, src/baseline/fleet.ts) dispatch on `id`. */
 export type FleetPolicy = {
   /** The name used by the CLI and the API. */
-  readonly name: string;
+  readonly name: FleetPolicyName;
   /** The kernels' policy number (src/fleet/layout.ts). */
   readonly id: number;
   /** GPU choice for sharing pods. */
