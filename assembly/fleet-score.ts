@@ -1,6 +1,6 @@
 // The fleet kernels' scores (src/baseline/fleet.ts is their TypeScript twin): fragmentation of a
 // node, each policy's score of a node for a pod, and whether a node fits a pod.
-import { H_MAXG, H_STRIDE, H_TYPICAL, H_NODE_AT, H_TYP_AT, H_SCRATCH_AT, H_F_WEIGHT, H_F_THR, H_CLEAN_AT, N_CPU, N_MEM, N_MODEL, N_GPUS, N_FREE, N_FULL, N_MAXFREE, N_WANTED, N_TAGS, P_DOTPROD, P_CLUSTERING, P_BESTFIT, P_FGD, P_OURS, si, ss, fi } from './fleet-layout';
+import { H_MAXG, H_STRIDE, H_TYPICAL, H_NODE_AT, H_TYP_AT, H_SCRATCH_AT, H_F_WEIGHT, H_F_THR, H_CLEAN_AT, N_CPU, N_MEM, N_MODEL, N_GPUS, N_FREE, N_FULL, N_MAXFREE, N_WANTED, N_TAGS, P_DOTPROD, P_CLUSTERING, P_PACKING, P_BESTFIT, P_FGD, P_OURS, si, ss, fi } from './fleet-layout';
 
 /** The GPU a sharing pod takes on the node last scored (-1: none / exclusive). */
 export let chosenGpu: i32 = -1;
@@ -155,6 +155,8 @@ export function scoreNode(s: usize, f: usize, policy: i32, n: i32, cpu: i32, num
   if (policy == P_DOTPROD) return dotprodScore(cpuLeft, free, cpu, request);
   if (policy == P_BESTFIT) return bestfitScore(cpuLeft, free, cpu, request);
   if (policy == P_CLUSTERING) return clusteringScore(free, s, base + N_TAGS, maxG, num, milli);
+  // A policy number without a score here is an error, never a silent packing score.
+  if (policy != P_PACKING) unreachable();
   return packingScore(s, gAt, gpus, si(s, base + N_FULL), num, milli);
 }
 

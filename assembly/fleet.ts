@@ -7,7 +7,7 @@
 // from the per-(class, node) score cache where it is not stale). The state lives in ClusterState:
 // after a change to a node, its pod scheduler writes the node's resources and fleetRefresh
 // recomputes only that node's totals and fragmentation and marks its scores stale.
-import { H_NODES, H_MAXG, H_STRIDE, H_CLASSES, H_NODE_AT, H_OUT_AT, H_CACHE_AT, H_F_CACHE, H_INDEX, H_TREES, H_TREE_AT, H_STALE_AT, H_CLASS_AT, H_F_FRAG, H_FRAG_SINCE, TREE_FIELDS, STALE, N_CPU, N_MODEL, N_GPUS, N_RANK, N_FREE, N_FULL, N_MAXFREE, N_TAGS, P_RANDOM, si, ss, fi, fs } from './fleet-layout';
+import { H_NODES, H_MAXG, H_STRIDE, H_CLASSES, H_NODE_AT, H_OUT_AT, H_CACHE_AT, H_F_CACHE, H_INDEX, H_TREES, H_TREE_AT, H_STALE_AT, H_CLASS_AT, H_F_FRAG, H_FRAG_SINCE, TREE_FIELDS, STALE, N_CPU, N_MODEL, N_GPUS, N_RANK, N_FREE, N_FULL, N_MAXFREE, N_TAGS, P_RANDOM, POLICY_COUNT, si, ss, fi, fs } from './fleet-layout';
 import { chosenGpu, nodeFrag, scoreNode, fits } from './fleet-score';
 import { buildAggregates, pickIndexed } from './fleet-index';
 
@@ -94,6 +94,7 @@ export function fleetInit(s: usize, f: usize): void {
 
 /** The chosen node for one pod, through the pod index or by the scan (src/fleet/kernels.ts fleetPick). */
 export function fleetPick(s: usize, f: usize, policy: i32, cls: i32, tree: i32, cpu: i32, mem: i32, num: i32, milli: i32, mask: i32, u1: f64, u2: f64): i32 {
+  if (<u32>policy >= <u32>POLICY_COUNT) unreachable();
   const nodes = si(s, H_NODES);
   const stride = si(s, H_STRIDE);
   const at = si(s, H_NODE_AT);

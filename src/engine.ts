@@ -162,7 +162,7 @@ export class Engine extends PlacementEngine {
   /**
    * Reads a cluster's DeviceClasses, ResourceSlices and Nodes once into a handle that schedules
    * pods' claims across the nodes as kube-scheduler does (filter, score, allocate on the best node)
-   * and keeps what is allocated: `.schedule(claims)`, `.release(claim)`, `.allocated()` (src/dra/cluster.ts).
+   * and keeps what is allocated: `.schedule(claims)`, `.release(claim)`, `.allocated()` (src/dra/cluster/).
    */
   createDraCluster(init: DraClusterInit): DraCluster {
     return createDraCluster(readInput('init', init, false) as DraClusterInit);

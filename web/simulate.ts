@@ -15,7 +15,6 @@ import { formatDuration } from '../src/fleet/progress.ts';
 import type { SimulateJob, WorkerMessage } from './simulate-worker.ts';
 
 const BUNDLED: Record<string, string> = { default: defaultUrl, gpushare40: share40Url, multigpu20: multi20Url, gpuspec33: spec33Url };
-const COLORS = ['#999999', '#8c564b', '#9467bd', '#2ca02c', '#ff7f0e', '#1f77b4', '#d62728'];
 const AT = [90, 100, 110, 130];
 
 type Run = Extract<WorkerMessage, { type: 'run' }>;
@@ -72,7 +71,7 @@ function draw(runs: Run[]): void {
     target.replaceChildren();
     const curves = meanCurves(runs, key);
     const names = [...curves.keys()];
-    const series: uPlot.Series[] = [{ label: 'arrived %' }, ...names.map((n) => ({ label: n, stroke: COLORS[FLEET_POLICIES.findIndex((p) => p.name === n) % COLORS.length], width: 2 }))];
+    const series: uPlot.Series[] = [{ label: 'arrived %' }, ...names.map((n) => ({ label: n, stroke: FLEET_POLICIES.find((p) => p.name === n)?.color, width: 2 }))];
     const data = [xs, ...names.map((n) => curves.get(n) as (number | null)[])] as uPlot.AlignedData;
     charts.push(new uPlot({ width: Math.max(400, target.clientWidth || 720), height: 300, series, scales: { x: { time: false } }, axes: [{ label: 'arrived load (%)' }, { label: key === 'allocation' ? 'allocated GPU (%)' : 'fragmented GPU (%)' }] }, data, target));
   }

@@ -2,6 +2,7 @@
 // through the pod index or the scan, over the layout of src/fleet/layout.ts.
 import type { FleetKernels, FleetMemory } from '../fleet/kernels.js';
 import * as L from '../fleet/layout.js';
+import { AllocationError } from '../shared/errors.js';
 import { nodeFrag } from '../fleet/frag.js';
 import { randomIndex } from '../fleet/policies/random.js';
 import { dotprodScore } from '../fleet/policies/dotprod.js';
@@ -29,6 +30,11 @@ function fragAfter(s: Int32Array, f: Float64Array, base: number, cpu: number, j:
     s[sc + i] = g;
   }
   return nodeFrag(s, sc, gpus, cpu, s[base + L.N_MODEL], s, s[L.H_TYP_AT], s[L.H_TYPICAL], f, s[L.H_F_WEIGHT]);
+}
+
+/** A policy number the kernels have no score for: an error, never a silent packing score. */
+function unknownPolicy(policy: number): AllocationError {
+  return new AllocationError('INTERNAL', `the fleet kernels have no score for policy number ${policy} (registered: 0..${L.POLICY_COUNT - 1})`);
 }
 
 /** The score of node `n` for the pod (sets chosenGpu for a sharing pod). */
@@ -92,6 +98,8 @@ function scoreNode(s: Int32Array, f: Float64Array, policy: number, n: number, cp
   if (policy === L.P_DOTPROD) return dotprodScore(cpuLeft, free, cpu, request);
   if (policy === L.P_BESTFIT) return bestfitScore(cpuLeft, free, cpu, request);
   if (policy === L.P_CLUSTERING) return clusteringScore(free, s, base + L.N_TAGS, maxG, podTag(num, milli));
+  // A policy number without a score here is an error, never a silent packing score.
+  if (policy !== L.P_PACKING) throw unknownPolicy(policy);
   return packingScore(s, gAt, gpus, s[base + L.N_FULL], num, milli);
 }
 
@@ -377,6 +385,7 @@ export function fleetTsKernels(): FleetKernels {
       if (s[L.H_INDEX] !== 0) buildAggregates(s);
     },
     fleetPick(memory, policy, cls, tree, cpu, mem, num, milli, mask, u1, u2) {
+      if (!(policy >= 0 && policy < L.POLICY_COUNT)) throw unknownPolicy(policy);
       const s = memory.ints();
       const f = memory.floats();
       const nodes = s[L.H_NODES];

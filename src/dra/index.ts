@@ -1,31 +1,14 @@
 // The dra room's public front: Kubernetes Dynamic Resource Allocation objects and the allocator.
-export { allocateClaims, DRA_MODES } from './allocate.js';
-export { DEFAULT_DRA_FEATURES, DRA_FEATURE_GATES } from './features.js';
-export { readDeviceClasses, readResourceSlices, readResourceClaims, readNodes, readDraObjects, RESOURCE_API_VERSION } from './objects.js';
-export { AllocationModel, addClaims, claimLabel, ALLOCATION_RESULTS_MAX_SIZE } from './model.js';
-export { gatherPools } from './pools.js';
-export { SearchState } from './state.js';
-export { buildResults } from './result.js';
-export { MatchAttribute, DistinctAttribute, lookupAttribute } from './constraints.js';
-export { firstFit } from './first-fit.js';
-export { filterCounts } from './diagnose.js';
-export { createDraCluster, DraCluster } from './cluster.js';
-export { NODE_SCORES, MAX_SHAPES } from './node-index.js';
-export { splitDraDump, claimsOfDump, allocationPatch } from './dump.js';
-export { evaluateObjective, compareObjective, TOPOLOGY_ATTRIBUTES } from './objective.js';
-export { DEFAULT_SCORED_BUDGET } from './scored.js';
+// The room is in sub-rooms, each with its own front: objects/ (types, readers, quantities, dumps),
+// cel/ (device selectors), model/ (what a node offers the claims), allocator/ (the searches) and
+// cluster/ (a cluster that keeps what is allocated). Tests reach the internals through testing.ts.
+export { allocateClaims, DRA_MODES, DEFAULT_SCORED_BUDGET } from './allocator/index.js';
+export { DEFAULT_DRA_FEATURES, DRA_FEATURE_GATES } from './model/index.js';
+export { readDeviceClasses, readResourceSlices, readResourceClaims, readNodes, readDraObjects, splitDraDump, claimsOfDump, allocationPatch } from './objects/index.js';
+export { createDraCluster, DraCluster, NODE_SCORES } from './cluster/index.js';
 
-export type { DraAllocateRequest, DraAllocateResult, DraMode } from './allocate.js';
-export type { DraFeature, DraFeatures, ResolvedFeatures } from './features.js';
-export type { DraObjects, DraKind } from './objects.js';
-export type { CandidateDevice, RequestModel, RequestGroup, ClaimModel, AllocatedState, ConstraintSpec } from './model.js';
-export type { Pool } from './pools.js';
-export type { PickedDevice } from './state.js';
-export type { Constraint, ConstraintRequest } from './constraints.js';
-export type { SearchOutcome, SearchProgress } from './first-fit.js';
-export type { FilterCounts } from './diagnose.js';
-export type { DraClusterInit, DraScheduleResult, DraClaimAllocation, DraAllocatedState } from './cluster.js';
-export type { NodeScore } from './node-index.js';
-export type { DraDump, DumpClaim, HeldDevices } from './dump.js';
-export type { DraObjective } from './objective.js';
-export type * from './types.js';
+export type { DraAllocateRequest, DraAllocateResult, DraMode, DraObjective } from './allocator/index.js';
+export type { DraFeature, DraFeatures } from './model/index.js';
+export type { DraObjects, DraKind, DraDump, DumpClaim, HeldDevices } from './objects/index.js';
+export type { DraClusterInit, DraScheduleResult, DraClaimAllocation, DraAllocatedState, NodeScore } from './cluster/index.js';
+export type * from './objects/types.js';

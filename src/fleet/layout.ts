@@ -1,5 +1,6 @@
-// The flat layout of a fleet's state, shared by both kernel implementations (assembly/fleet.ts
-// repeats these numbers; test/fleet/parity.test.ts checks that both backends agree on every field).
+// The flat layout of a fleet's state, shared by both kernel implementations. Its numbers (the fields
+// below, the policy numbers) come from one table, scripts/fleet-tables.mjs, which writes them for both
+// sides (layout-fields.ts here, assembly/fleet-fields.ts for the core).
 //
 // A fleet lives in two arrays: an Int32Array `s` (header, node table, typical pods, output,
 // scratch, the default policy's clean-remainder table, the score cache's GPU choices and the pod
@@ -26,96 +27,9 @@
 // rescores its listed nodes and replays their leaves in each of its built trees, up to the first entry
 // that does not change.
 
-/** Header fields of `s`. */
-export const H_NODES = 0;
-export const H_MAXG = 1;
-export const H_STRIDE = 2;
-export const H_TYPICAL = 3;
-export const H_CLASSES = 4;
-export const H_NODE_AT = 5;
-export const H_TYP_AT = 6;
-export const H_OUT_AT = 7;
-/** Offset in `s` of the score cache's GPU choices (classes × N, class c's node n at c·N + n: STALE, ABSENT, -1 or a GPU). */
-export const H_CACHE_AT = 8;
-export const H_SCRATCH_AT = 9;
-/** f64 offsets: weights, thresholds, scores (the scan: classes × N, class c's node n at c·N + n; the index: the leaves, classes × 2N, class c's leaf i at c·2N + 2i); fragmentation starts at 0. */
-export const H_F_WEIGHT = 10;
-export const H_F_THR = 11;
-export const H_F_CACHE = 12;
-/** The default policy's dead-hole size in milli (see policies/ours.ts; the kernels read it through the clean-remainder table). */
-export const H_DEAD = 13;
-/** Offset in `s` of the default policy's clean-remainder table (CLEAN_SIZE ints; see policies/ours.ts cleanRemainders). */
-export const H_CLEAN_AT = 14;
-/** 1: picks through the pod index where the policy and the pod's shape allow it; 0: the scan. */
-export const H_INDEX = 15;
-/** Number of trees. */
-export const H_TREES = 16;
-/** Offset in `s` of the tree table (trees × TREE_FIELDS: class, memory floor in MiB, built 0/1; a class's trees in a row, by floor). */
-export const H_TREE_AT = 17;
-/** Offset in `f` of the trees' inner entries (trees × 2I f64, I = H_INNER: tree k's entry t at 2(k·I + t)). */
-export const H_F_TREE = 18;
-/** Offset in `s` of the per-class stale lists (classes × N). */
-export const H_STALE_AT = 19;
-/** Offset in `s` of the per-class state (classes × 2: leaves built 0/1, stale list length). */
-export const H_CLASS_AT = 20;
-/** Offset in `s` of the leaf order: the node at each leaf (N), then each node's leaf (N), then the node of each rank (N). */
-export const H_LEAF_AT = 21;
-/** Offset in `s` of the per-position OR of the model bits of the leaves below it (I + 3I + 1 positions: inner entries, then leaves; the same for every tree). */
-export const H_MODELS_AT = 22;
-/** Offset in `s` of the descent's stack (STACK entries). */
-export const H_STACK_AT = 23;
-/** Offset in `f` of Σ over nodes of Frag(node), kept up to date on every refresh (the node's change added) and summed afresh, in node order, every N refreshes: O(1) a refresh, and the rounding of the additions never builds up over more than N of them. */
-export const H_F_FRAG = 24;
-/** Refreshes since the fragmentation sum was last summed afresh (the kernels count). */
-export const H_FRAG_SINCE = 25;
-/** Inner entries of each tree: ⌈(N − 1)/3⌉. */
-export const H_INNER = 26;
-export const HEADER = 28;
-
-/** Fields of a tree in the tree table. */
-export const TREE_FIELDS = 3;
-
-/** Entries of the descent's stack: a descent keeps at most three pending siblings per level (nine levels hold 4^9 > LIMITS.maxFleetNodes leaves). */
-export const STACK = 64;
-
-/** 2^31: the packed rank's unit in a tree entry (memory left, in MiB, is below it). */
-export const RANK_UNIT = 2147483648;
-
-/** Score-cache GPU choice of a node whose score for the class is stale (not computed since it changed). */
-export const STALE = -2;
-/** Score-cache GPU choice of a node that does not fit the class's CPU and GPUs (no score; its leaf is empty). */
-export const ABSENT = -3;
-
-/** Entries of the clean-remainder table: one per free milli 0..999 that a share can leave on its GPU. */
-export const CLEAN_SIZE = 1000;
-
-/** Node fields (a node's record is `stride` ints: these, then maxGpus+1 tag counts, then the GPUs' free milli). */
-export const N_CPU = 0;
-export const N_MEM = 1;
-export const N_MODEL = 2;
-export const N_GPUS = 3;
-export const N_RANK = 4;
-export const N_FREE = 5;
-export const N_FULL = 6;
-export const N_MAXFREE = 7;
-/** 1 when some model-constrained typical pod accepts the node's GPU model (the default policy's rule for whole GPUs). */
-export const N_WANTED = 8;
-export const N_TAGS = 9;
-
-/** Typical pod fields (4 ints each: cpu milli, GPU milli per GPU, GPU count, model mask). */
-export const T_FIELDS = 4;
-
-/** Number of FGD score thresholds (scores 1..99). */
-export const THRESHOLDS = 99;
-
-/** Policy numbers in the kernels. */
-export const P_RANDOM = 0;
-export const P_DOTPROD = 1;
-export const P_CLUSTERING = 2;
-export const P_PACKING = 3;
-export const P_BESTFIT = 4;
-export const P_FGD = 5;
-export const P_OURS = 6;
+export * from './layout-fields.js';
+export { P_RANDOM, P_DOTPROD, P_CLUSTERING, P_PACKING, P_BESTFIT, P_FGD, P_OURS, POLICY_COUNT } from './policies/registry.js';
+import { CLEAN_SIZE, H_CACHE_AT, H_CLASS_AT, H_CLASSES, H_CLEAN_AT, H_F_CACHE, H_F_FRAG, H_F_THR, H_F_TREE, H_F_WEIGHT, H_INDEX, H_INNER, H_LEAF_AT, H_MAXG, H_MODELS_AT, H_NODE_AT, H_NODES, H_OUT_AT, H_SCRATCH_AT, H_STACK_AT, H_STALE_AT, H_STRIDE, H_TREE_AT, H_TREES, H_TYP_AT, H_TYPICAL, HEADER, N_TAGS, STACK, T_FIELDS, THRESHOLDS, TREE_FIELDS } from './layout-fields.js';
 
 /**
  * Sizes of the two arrays and every offset, for `nodes` nodes of at most `maxGpus` GPUs, `typical`

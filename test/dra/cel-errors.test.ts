@@ -2,7 +2,7 @@
 // cost bound rejects runaway expressions at compile time; SelectorCache compiles each expression
 // once per feature set.
 import { describe, expect, it } from 'vitest';
-import { CelCompileError, type CelDevice, CelRuntimeError, compileSelector, prepareDevice, SelectorCache } from '../../src/dra/cel.js';
+import { CelCompileError, type CelDevice, CelRuntimeError, compileSelector, prepareDevice, SelectorCache } from '../../src/dra/testing.js';
 import { estimateCost } from '../../src/dra/cel/cost.js';
 import { Environment } from '@marcbachmann/cel-js';
 

@@ -3,8 +3,7 @@
 // staging/src/k8s.io/apiserver/pkg/cel/library/quantity_test.go, Apache-2.0); the others follow
 // the libraries' documented examples (semverlib.go, lists.go, cel-go ext/sets.go, ext/strings.go).
 import { describe, expect, it } from 'vitest';
-import { type CelDevice, type CelFeatures, compileSelector } from '../../src/dra/cel.js';
-import { Quantity } from '../../src/dra/quantity.js';
+import { type CelDevice, type CelFeatures, compileSelector, Quantity } from '../../src/dra/testing.js';
 
 const device: CelDevice = {
   driver: 'gpu.example.com',

@@ -4,8 +4,7 @@
 // matches its class and request selectors.
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { type CelAttributeValue, CelCompileError, type CelDevice, type CelFeatures, CelRuntimeError, compileSelector, prepareDevice } from '../../src/dra/cel.js';
-import { Quantity } from '../../src/dra/quantity.js';
+import { type CelAttributeValue, CelCompileError, type CelDevice, type CelFeatures, CelRuntimeError, compileSelector, prepareDevice, Quantity } from '../../src/dra/testing.js';
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 // The repository's copy; before the allocator's branch brings it, the shared original.

@@ -2,7 +2,8 @@
 // exactly (compared as the table's README prescribes). Prints the pass count per feature.
 import { afterAll, describe, expect, it } from 'vitest';
 import { AllocationError } from '../../src/shared/errors.js';
-import { AllocationModel, addClaims, allocateClaims, firstFit, gatherPools, readDeviceClasses, readNodes, readResourceClaims, readResourceSlices } from '../../src/dra/index.js';
+import { allocateClaims, readDeviceClasses, readNodes, readResourceClaims, readResourceSlices } from '../../src/dra/index.js';
+import { AllocationModel, addClaims, firstFit, gatherPools } from '../../src/dra/testing.js';
 import { compareResult, featureNames, requestOf, upstreamCases, type UpstreamCase } from '../support/dra-upstream-table.js';
 
 const cases = upstreamCases();

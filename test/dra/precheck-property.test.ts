@@ -3,7 +3,8 @@
 // (with the check) and the bare first-fit search (without it) agree on every answer.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AllocationModel, DEFAULT_DRA_FEATURES, addClaims, allocateClaims, firstFit, gatherPools, readDeviceClasses, readNodes, readResourceClaims, readResourceSlices } from '../../src/dra/index.js';
+import { DEFAULT_DRA_FEATURES, allocateClaims, readDeviceClasses, readNodes, readResourceClaims, readResourceSlices } from '../../src/dra/index.js';
+import { AllocationModel, addClaims, firstFit, gatherPools } from '../../src/dra/testing.js';
 import type { DraAllocateRequest } from '../../src/dra/index.js';
 
 const V1 = 'resource.k8s.io/v1';

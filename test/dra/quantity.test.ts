@@ -7,7 +7,7 @@
 // properties (fast-check) against an independent exact evaluation of the text.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Quantity, QuantityError, type QuantityFormat } from '../../src/dra/quantity.js';
+import { Quantity, QuantityError, type QuantityFormat } from '../../src/dra/testing.js';
 
 /** The exact value of mantissa × 10^exponent, in nano units (as upstream's decQuantity(i, exp)). */
 const nanosOf = (mantissa: bigint, exponent: number): bigint =>

@@ -6,21 +6,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  AllocationModel,
-  addClaims,
   allocateClaims,
-  compareObjective,
   DEFAULT_DRA_FEATURES,
-  evaluateObjective,
-  gatherPools,
   readDeviceClasses,
   readNodes,
   readResourceClaims,
   readResourceSlices,
   type DraAllocateRequest,
   type DraObjective,
-  type RequestModel,
 } from '../../src/dra/index.js';
+import { AllocationModel, addClaims, compareObjective, evaluateObjective, gatherPools, type RequestModel } from '../../src/dra/testing.js';
 import { checkAllocation } from '../support/dra-checker.js';
 import { bruteForce } from '../support/dra-brute-force.js';
 import { canonical } from '../support/dra-upstream-table.js';

@@ -1,9 +1,8 @@
 // Brute force over small DRA requests: every choice of alternative and every combination of devices
 // for every request of every claim, each complete choice judged by the independent checker
 // (dra-checker.ts). Gives the feasible answers (device sets per claim), or gives up past a limit.
-import type { DraAllocateRequest } from '../../src/dra/index.js';
-import { Quantity } from '../../src/dra/quantity.js';
-import type { DeviceRequestBody } from '../../src/dra/types.js';
+import type { DeviceRequestBody, DraAllocateRequest } from '../../src/dra/index.js';
+import { Quantity } from '../../src/dra/testing.js';
 import { buildWorld, checkUses, consumption, staticallyUsable, type Use, type World, type WorldDevice } from './dra-checker.js';
 
 /** The answers found: each a canonical text of the devices per claim and request. */

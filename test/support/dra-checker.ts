@@ -3,12 +3,9 @@
 // breaks. Written from the API's documentation, not from src/dra's allocator: it shares only the
 // object readers, Quantity and the CEL selector compiler with it. Used by the scored conformance
 // test, the brute-force enumerator (dra-brute-force.ts) and the property tests.
-import { compileSelector, type CelDevice, type CompiledSelector } from '../../src/dra/cel.js';
-import { DEFAULT_DRA_FEATURES } from '../../src/dra/features.js';
-import { readDeviceClasses, readNodes, readResourceClaims, readResourceSlices } from '../../src/dra/objects.js';
-import { Quantity } from '../../src/dra/quantity.js';
-import type { AllocationResult, AttributeValue, Device, DeviceClass, DeviceRequestBody, DeviceTaint, DeviceToleration, Node, NodeSelector, ResourceClaim, ResourceSlice } from '../../src/dra/types.js';
-import type { DraAllocateRequest, DraFeature } from '../../src/dra/index.js';
+import { DEFAULT_DRA_FEATURES, readDeviceClasses, readNodes, readResourceClaims, readResourceSlices } from '../../src/dra/index.js';
+import type { AllocationResult, AttributeValue, Device, DeviceClass, DeviceRequestBody, DeviceTaint, DeviceToleration, DraAllocateRequest, DraFeature, Node, NodeSelector, ResourceClaim, ResourceSlice } from '../../src/dra/index.js';
+import { compileSelector, Quantity, type CelDevice, type CompiledSelector } from '../../src/dra/testing.js';
 import { canonical } from './dra-upstream-table.js';
 
 /** A device the node can see, in the newest generation of a complete, valid pool. */

@@ -3,7 +3,7 @@
 // share IDs as "set or not"; quantities by value; node selectors ignoring order.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Quantity } from '../../src/dra/quantity.js';
+import { Quantity } from '../../src/dra/testing.js';
 import type { DraAllocateRequest } from '../../src/dra/index.js';
 
 export interface UpstreamCase {

@@ -5,7 +5,7 @@
  * an expression sees.
  */
 import { Environment } from '@marcbachmann/cel-js';
-import { Quantity } from '../quantity.js';
+import { Quantity } from '../objects/index.js';
 import { QUANTITY_TYPE, registerIncludes, registerKubernetesLibraries } from './libraries.js';
 import { Semver, SemverError } from './semver.js';
 
@@ -115,7 +115,7 @@ export function deviceValue(device: CelDevice, features: CelFeatures): DeviceVal
 
 /**
  * A device converted once into its CEL value for one feature set, to evaluate many selectors
- * against (see prepareDevice in ../cel.ts). Holds the conversion error instead where there is one.
+ * against (see prepareDevice in index.ts). Holds the conversion error instead where there is one.
  */
 export class PreparedDevice {
   /** @internal */

@@ -7,7 +7,7 @@
  * parses, type-checks and evaluates the expressions.
  */
 import type { Environment } from '@marcbachmann/cel-js';
-import { Quantity } from '../quantity.js';
+import { Quantity } from '../objects/index.js';
 import { Semver } from './semver.js';
 
 /** CEL type names, as upstream declares them. */

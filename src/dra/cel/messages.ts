@@ -3,7 +3,7 @@
  * tests look for them ("undeclared reference to 'x'", "undefined field 'y'", "no such key: z"),
  * with cel-go's location line (`ERROR: <input>:1:5: ...`) and source snippet.
  */
-import { Quantity } from '../quantity.js';
+import { Quantity } from '../objects/index.js';
 import { Semver } from './semver.js';
 
 interface LibraryError { code?: string; summary?: string; message?: string; range?: { start: number; end: number }; name?: string }

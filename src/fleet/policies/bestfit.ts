@@ -1,10 +1,10 @@
 // BestFit (plugin/best_fit_score.go): the node left with the least CPU and GPU wins. The
 // framework's min-max normalization is strictly increasing on these raw scores, so it changes
 // neither the winner nor the ties and is left out.
-import { P_BESTFIT } from '../layout.js';
+import { POLICY_REGISTRY } from './registry.js';
 import type { FleetPolicy } from './types.js';
 
-export const bestfit: FleetPolicy = { name: 'bestfit', id: P_BESTFIT, gpuChoice: 'best', summary: 'the node left with the least CPU and GPU' };
+export const bestfit: FleetPolicy = { ...POLICY_REGISTRY.bestfit, gpuChoice: 'best', summary: 'the node left with the least CPU and GPU' };
 
 /** ⌊100·(1 − [0.5·(cL−c)/128000 + 0.5·(G−r)/8000])⌋. */
 export function bestfitScore(cpuLeft: number, freeMilli: number, cpu: number, gpuMilli: number): number {

@@ -1,9 +1,9 @@
 // GpuClustering (plugin/gpu_clustering_score.go): pods of one kind (sharing, or k whole GPUs) go
 // together. A node's kinds are the tags of the GPU pods on it (tag 0: sharing, tag k: k whole GPUs).
-import { P_CLUSTERING } from '../layout.js';
+import { POLICY_REGISTRY } from './registry.js';
 import type { FleetPolicy } from './types.js';
 
-export const clustering: FleetPolicy = { name: 'clustering', id: P_CLUSTERING, gpuChoice: 'best', summary: 'pods of the same kind (share, k whole GPUs) together' };
+export const clustering: FleetPolicy = { ...POLICY_REGISTRY.clustering, gpuChoice: 'best', summary: 'pods of the same kind (share, k whole GPUs) together' };
 
 /** The affinity tag of a GPU pod: 0 for a share of one GPU, else its GPU count; -1 for a CPU-only pod. */
 export function podTag(num: number, milli: number): number {

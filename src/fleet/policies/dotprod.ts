@@ -1,9 +1,9 @@
 // DotProd (plugin/dot_product_score.go with dimExt=merge, norm=max): prefers the node whose
 // remaining CPU and GPU have the smallest dot product with the pod's request.
-import { P_DOTPROD } from '../layout.js';
+import { POLICY_REGISTRY } from './registry.js';
 import type { FleetPolicy } from './types.js';
 
-export const dotprod: FleetPolicy = { name: 'dotprod', id: P_DOTPROD, gpuChoice: 'best', summary: 'smallest dot product of the node\'s remaining CPU/GPU with the request' };
+export const dotprod: FleetPolicy = { ...POLICY_REGISTRY.dotprod, gpuChoice: 'best', summary: 'smallest dot product of the node\'s remaining CPU/GPU with the request' };
 
 /** ⌊100·(1 − ½·[(cL/128000)(c/128000) + (G/8000)(r/8000)])⌋; 0 when the CPU does not fit. */
 export function dotprodScore(cpuLeft: number, freeMilli: number, cpu: number, gpuMilli: number): number {

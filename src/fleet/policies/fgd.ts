@@ -1,9 +1,9 @@
 // FGD (plugin/fgd_score.go): the node, and the GPU inside it, whose fragmentation grows the least
 // under the typical-pod distribution, quantized as ⌊100·σ(Δ/1000)⌋ with Δ = Frag(node) − Frag(node').
-import { P_FGD } from '../layout.js';
+import { POLICY_REGISTRY } from './registry.js';
 import type { FleetPolicy } from './types.js';
 
-export const fgd: FleetPolicy = { name: 'fgd', id: P_FGD, gpuChoice: 'score', summary: 'Fragmentation Gradient Descent (Weng et al., USENIX ATC \'23)' };
+export const fgd: FleetPolicy = { ...POLICY_REGISTRY.fgd, gpuChoice: 'score', summary: 'Fragmentation Gradient Descent (Weng et al., USENIX ATC \'23)' };
 
 /**
  * ⌊100·σ(delta/1000)⌋ through the thresholds of fgdThresholds (src/fleet/layout.ts): the number of

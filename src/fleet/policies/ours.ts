@@ -17,10 +17,10 @@
 //   unconstrained pods onto them takes the GPUs the constrained pods need (gpuspec33: 87.31 against
 //   FGD's 87.86 without this exception).
 // Everything else (scores, GPU choice, the random node rank on a tie) is FGD's.
-import { P_OURS } from '../layout.js';
+import { POLICY_REGISTRY } from './registry.js';
 import type { FleetPolicy } from './types.js';
 
-export const ours: FleetPolicy = { name: 'fgd-close', id: P_OURS, gpuChoice: 'score', summary: 'FGD, with shares kept off placements that leave holes no mix of typical shares can fill, CPU-only pods next to taken GPUs, whole GPUs where CPU per free GPU is least (default)' };
+export const ours: FleetPolicy = { ...POLICY_REGISTRY['fgd-close'], gpuChoice: 'score', summary: 'FGD, with shares kept off placements that leave holes no mix of typical shares can fill, CPU-only pods next to taken GPUs, whole GPUs where CPU per free GPU is least (default)' };
 
 /** The dead-hole size: the smallest share s (milli) with at least 1 % of the sharing pods at or below s; 0 without sharing pods. */
 export function deadHole(pods: readonly { gpus: number; milli: number }[]): number {

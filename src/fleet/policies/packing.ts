@@ -1,9 +1,9 @@
 // GpuPacking (plugin/gpu_packing_score.go): fill partly used GPUs first, then partly used nodes,
 // idle nodes last (small idle nodes before big ones).
-import { P_PACKING } from '../layout.js';
+import { POLICY_REGISTRY } from './registry.js';
 import type { FleetPolicy } from './types.js';
 
-export const packing: FleetPolicy = { name: 'packing', id: P_PACKING, gpuChoice: 'best', summary: 'partly used GPUs, then partly used nodes, then idle nodes' };
+export const packing: FleetPolicy = { ...POLICY_REGISTRY.packing, gpuChoice: 'best', summary: 'partly used GPUs, then partly used nodes, then idle nodes' };
 
 /**
  * The score of a node with `gpus` GPUs (free milli in `s[at..at+gpus)`), `full` of them wholly free,

@@ -1,10 +1,10 @@
 // Random (FGD simulator plugin/random_score.go): every feasible node is equally likely; a sharing
 // pod takes a uniformly random GPU among those with room. No score: the kernel draws among the
 // feasible nodes with the pod's random number.
-import { P_RANDOM } from '../layout.js';
+import { POLICY_REGISTRY } from './registry.js';
 import type { FleetPolicy } from './types.js';
 
-export const random: FleetPolicy = { name: 'random', id: P_RANDOM, gpuChoice: 'random', summary: 'a uniformly random feasible node and GPU' };
+export const random: FleetPolicy = { ...POLICY_REGISTRY.random, gpuChoice: 'random', summary: 'a uniformly random feasible node and GPU' };
 
 /** The index among `count` feasible nodes (or GPUs) that the uniform draw `u` ∈ [0, 1) selects. */
 export function randomIndex(u: number, count: number): number {

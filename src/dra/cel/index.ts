@@ -8,9 +8,9 @@
 import type { ParseResult } from '@marcbachmann/cel-js';
 import {
   type CelAttributeValue, type CelDevice, type CelFeatures, DeviceValueError, environmentFor, featureKey, prepare, PreparedDevice,
-} from './cel/environment.js';
-import { checkCost, DEFAULT_COST_LIMIT } from './cel/cost.js';
-import { compileMessage, runtimeMessage, runtimeTypeName } from './cel/messages.js';
+} from './environment.js';
+import { checkCost, DEFAULT_COST_LIMIT } from './cost.js';
+import { compileMessage, runtimeMessage, runtimeTypeName } from './messages.js';
 
 export type { CelAttributeValue, CelDevice, CelFeatures };
 export { DEFAULT_COST_LIMIT, PreparedDevice };

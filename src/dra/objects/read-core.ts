@@ -1,19 +1,9 @@
 // Strict reading of Kubernetes JSON: every failure names the object (`ResourceSlice/slice-1`), the
 // field path (`spec.devices[2].capacity.memory.value`) and the value, and unknown fields are errors.
-import { AllocationError, type AllocationErrorCode } from '../shared/errors.js';
-import { describeValue, own } from '../shared/validate.js';
-import { closestName } from '../shared/suggest.js';
+import { describeValue, own } from '../../shared/validate.js';
+import { closestName } from '../../shared/suggest.js';
+import { draError } from './errors.js';
 import { Quantity } from './quantity.js';
-
-/** Longest message an error carries (names and values from the input are cut to fit). */
-const MAX_MESSAGE = 2000;
-
-/** An AllocationError whose message is at most MAX_MESSAGE characters (inputs may hold huge names). */
-export function draError(code: AllocationErrorCode, message: string, options: { field?: string; details?: Record<string, unknown>; cause?: unknown } = {}): AllocationError {
-  const text = message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE)}… (${message.length} chars)` : message;
-  const field = options.field !== undefined && options.field.length > MAX_MESSAGE ? `${options.field.slice(0, MAX_MESSAGE)}…` : options.field;
-  return new AllocationError(code, text, { ...options, ...(field !== undefined ? { field } : {}) });
-}
 
 /** Where a value is: the object it belongs to (for messages) and the path inside it. */
 export interface At {

@@ -6,7 +6,7 @@
 // The counts are a necessary condition (each request alone, and requests of one kind together,
 // have enough free matching devices): the allocator still decides on the node.
 import type { Bits, NodeClass } from './node-classes.js';
-import type { RequestModel } from './model.js';
+import type { RequestModel } from '../model/index.js';
 
 /** How nodes that can take a pod rank: most allocated first, least allocated first, or node order only. */
 export type NodeScore = 'pack' | 'spread' | 'first';

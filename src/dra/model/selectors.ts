@@ -1,12 +1,10 @@
 // CEL selectors of classes and requests, compiled once per expression per call and evaluated on a
 // device's CEL view. CEL failures become AllocationError with upstream's framing
 // ("class X: selector #0: CEL compile error: …", "claim X: selector #0 on device D: CEL runtime error: …").
-import { AllocationError } from '../shared/errors.js';
-import { draError } from './read-core.js';
-import { compileSelector, type CelDevice, type CompiledSelector, type PreparedDevice, type SelectorCache } from './cel.js';
+import { AllocationError } from '../../shared/errors.js';
+import { type AttributeValue, type Device, draError, type Quantity } from '../objects/index.js';
+import { type CelDevice, type CompiledSelector, compileSelector, type PreparedDevice, type SelectorCache } from '../cel/index.js';
 import type { ResolvedFeatures } from './features.js';
-import type { Quantity } from './quantity.js';
-import type { AttributeValue, Device } from './types.js';
 
 /** The CEL view of a device: attributes and capacities by domain (bare names belong to the driver). */
 export function celDevice(driver: string, device: Device, consumableCapacity: boolean, listTypeAttributes: boolean): CelDevice {
@@ -18,7 +16,7 @@ export function celDevice(driver: string, device: Device, consumableCapacity: bo
   };
   for (const key of Object.keys(device.attributes)) {
     // Without DRAListTypeAttributes a list value is not part of the device as CEL sees it (upstream
-    // allocates such devices by their other fields; cel.ts would reject the whole device).
+    // allocates such devices by their other fields; the cel/ sub-room would reject the whole device).
     if (!listTypeAttributes && isList(device.attributes[key])) continue;
     const [domain, name] = split(key);
     (attributes[domain] ??= Object.create(null) as Record<string, AttributeValue>)[name] = device.attributes[key];

@@ -2,16 +2,12 @@
 // multiple allocations (with the capacity they consume), and what a node's devices can still
 // take alone (free, counters left). Upstream's AllocatedState, kept for the whole cluster and
 // looked at one node's pools at a time.
-import { addAmounts, subAmounts, type CapacityAmounts } from './capacity.js';
-import type { ResolvedFeatures } from './features.js';
-import type { AllocatedState } from './model.js';
-import type { Pool } from './pools.js';
-import type { Quantity } from './quantity.js';
+import { addAmounts, type AllocatedSnapshot, type CapacityAmounts, type Pool, type ResolvedFeatures, subAmounts } from '../model/index.js';
+import type { Device, Quantity } from '../objects/index.js';
 import type { Bits, NodeClass } from './node-classes.js';
-import type { Device } from './types.js';
 
 /** One device taken by a claim: held whole, or a share (with the capacity it consumes). */
-export interface LedgerEntry {
+export interface AllocatedEntry {
   /** `driver/pool`. */
   pool: string;
   /** The device's name in the pool. */
@@ -22,7 +18,7 @@ export interface LedgerEntry {
 }
 
 // Everything by device name within the pool (full IDs are built only for the allocator and output).
-interface PoolLedger {
+interface PoolAllocated {
   devices: Set<string>;
   /** `device/shareID` (or `device` without a share ID, as given). */
   shares: Set<string>;
@@ -31,15 +27,15 @@ interface PoolLedger {
   shareCount: Map<string, number>;
 }
 
-function used(p: PoolLedger | undefined, device: string): boolean {
+function used(p: PoolAllocated | undefined, device: string): boolean {
   return p !== undefined && (p.devices.has(device) || p.capacity.has(device) || (p.shareCount.get(device) ?? 0) > 0);
 }
 
 /** The cluster's allocated state, by pool. */
-export class Ledger {
-  private readonly pools = new Map<string, PoolLedger>();
+export class AllocatedState {
+  private readonly pools = new Map<string, PoolAllocated>();
 
-  private of(pool: string): PoolLedger {
+  private of(pool: string): PoolAllocated {
     let p = this.pools.get(pool);
     if (p === undefined) {
       p = { devices: new Set(), shares: new Set(), capacity: new Map(), shareCount: new Map() };
@@ -59,7 +55,7 @@ export class Ledger {
   }
 
   /** Records an entry. */
-  add(entry: LedgerEntry): void {
+  add(entry: AllocatedEntry): void {
     const p = this.of(entry.pool);
     const d = entry.device;
     if (entry.shareId === undefined) {
@@ -76,7 +72,7 @@ export class Ledger {
   }
 
   /** Removes an entry recorded before. */
-  remove(entry: LedgerEntry): void {
+  remove(entry: AllocatedEntry): void {
     const p = this.of(entry.pool);
     const d = entry.device;
     if (entry.shareId === undefined) {
@@ -97,7 +93,7 @@ export class Ledger {
   }
 
   /** The allocated state restricted to some pools (what the allocator needs for one node). */
-  stateFor(pools: readonly Pool[]): AllocatedState {
+  stateFor(pools: readonly Pool[]): AllocatedSnapshot {
     const devices = new Set<string>();
     const sharedDeviceIds = new Set<string>();
     const capacity = new Map<string, CapacityAmounts>();
@@ -143,21 +139,21 @@ export class Ledger {
     for (let p = 0; p < pools.length; p++) {
       const pool = pools[p];
       if (pool.incomplete || pool.invalid) continue;
-      const ledger = this.pools.get(pool.id);
+      const held = this.pools.get(pool.id);
       for (const slice of pool.deviceSlices) {
         for (const device of slice.devices) {
           const index = i++;
           if (nodeClass.devices[index].local !== (which === 'local')) continue;
           const shared = features.consumableCapacity && device.allowMultipleAllocations === true;
-          if (used(ledger, device.name)) {
+          if (used(held, device.name)) {
             usedBits[index >>> 5] |= 1 << (index & 31);
             usedCount++;
           }
-          if (!shared && ledger?.devices.has(device.name) === true) continue;
+          if (!shared && held?.devices.has(device.name) === true) continue;
           if (device.consumesCounters.length > 0) {
             if (!features.partitionableDevices) continue;
             // A shared device with capacity consumed has its counters counted once already (as SearchState.take).
-            if (!(shared && ledger?.capacity.has(device.name) === true) && !this.countersFit(device, pool, counters)) continue;
+            if (!(shared && held?.capacity.has(device.name) === true) && !this.countersFit(device, pool, counters)) continue;
           }
           free[index >>> 5] |= 1 << (index & 31);
         }
@@ -171,12 +167,12 @@ export class Ledger {
     let available = memo.get(pool);
     if (available === undefined) {
       available = new Map();
-      const ledger = this.pools.get(pool.id);
+      const held = this.pools.get(pool.id);
       for (const [name, set] of pool.counterSets) available.set(name, new Map(Object.entries(set.counters)));
       for (const slices of [pool.deviceSlices, pool.otherSlices]) {
         for (const slice of slices) {
           for (const d of slice.devices) {
-            if (d.consumesCounters.length === 0 || !used(ledger, d.name)) continue;
+            if (d.consumesCounters.length === 0 || !used(held, d.name)) continue;
             for (const use of d.consumesCounters) {
               const set = available.get(use.counterSet);
               if (set === undefined) continue;

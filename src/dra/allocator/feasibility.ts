@@ -8,12 +8,11 @@
 // Each is a relaxation (it ignores some rule), so "infeasible" here is always right; "maybe" leaves
 // the answer to the search. Skipped where upstream would report an error instead (selector or
 // attribute errors, `All` under a claim constraint).
-import type { AllocationModel, RequestModel } from './model.js';
-import { lookupAttribute } from './constraints.js';
-import { Placement } from './objective.js';
-import { SearchState } from './state.js';
+import { type AllocationModel, lookupAttribute, type RequestModel } from '../model/index.js';
+import type { AttributeValue } from '../objects/index.js';
+import { CandidateTopology } from './objective.js';
+import { SearchState } from './search-state.js';
 import { symmetryClasses, type SymmetryClasses } from './symmetry.js';
-import type { AttributeValue } from './types.js';
 
 /** One request (or the alternatives of one firstAvailable request) as the checks see it. */
 interface GroupFacts {
@@ -176,7 +175,7 @@ function counterKey(pool: string, set: string, counter: string): string {
 }
 
 /** Per parent, the most of the given devices its counters hold together (a plain device: 1). */
-function parentCaps(model: AllocationModel, placement: Placement, devices: Iterable<number>, left: Map<string, bigint>): Parents {
+function parentCaps(model: AllocationModel, placement: CandidateTopology, devices: Iterable<number>, left: Map<string, bigint>): Parents {
   const members = new Map<number, number[]>();
   for (const i of devices) {
     if (model.candidates[i].shared) continue;
@@ -364,7 +363,7 @@ export function infeasibleReason(model: AllocationModel, classes: SymmetryClasse
   }
   const groups = usableDevices(model, classes);
   if (groups === undefined) return undefined;
-  const placement = new Placement(model);
+  const placement = new CandidateTopology(model);
   const left = countersLeft(model);
   const caps = (devices: Iterable<number>): Parents => parentCaps(model, placement, devices, left);
   return countsCheck(model, groups, caps) ?? countersCheck(model, groups) ?? constraintsCheck(model, groups, caps);

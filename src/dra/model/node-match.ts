@@ -1,8 +1,7 @@
 // Node selection (core v1 NodeSelector semantics, as the scheduler's nodeaffinity package applies
 // them) and device taint toleration (resourceclaim.ToleratesTaint).
-import { AllocationError } from '../shared/errors.js';
-import { draError } from './read-core.js';
-import type { DeviceTaint, DeviceToleration, Node, NodeSelector, NodeSelectorRequirement } from './types.js';
+import { AllocationError } from '../../shared/errors.js';
+import { type DeviceTaint, type DeviceToleration, draError, type Node, type NodeSelector, type NodeSelectorRequirement } from '../objects/index.js';
 
 /** Whether `node` is selected by a node name, `allNodes` or a selector (none of them set: no node). */
 export function nodeMatches(node: Node, nodeName: string | undefined, allNodes: boolean | undefined, selector: NodeSelector | undefined, what: string): boolean {

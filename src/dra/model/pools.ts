@@ -4,7 +4,7 @@
 // name), which is the order in which first-fit tries devices.
 import type { ResolvedFeatures } from './features.js';
 import { nodeMatches } from './node-match.js';
-import type { CounterSet, Device, Node, ResourceSlice } from './types.js';
+import type { CounterSet, Device, Node, ResourceSlice } from '../objects/index.js';
 
 /** One pool reachable from the node. */
 export interface Pool {

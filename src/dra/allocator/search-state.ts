@@ -1,14 +1,8 @@
 // What a search has tentatively allocated so far, with exact undo: devices taken per claim, shared
 // counters consumed per pool (partitionable devices), capacity consumed on shared devices, and the
 // claims' constraints. Every `take` returns an undo that restores the state exactly.
-import { draError } from './read-core.js';
-import { addAmounts, consumedCapacity, subAmounts } from './capacity.js';
-import type { CapacityAmounts } from './capacity.js';
-import type { Constraint } from './constraints.js';
-import type { AllocationModel, CandidateDevice, RequestModel } from './model.js';
-import type { Pool } from './pools.js';
-import { taintPreventsAllocation } from './node-match.js';
-import type { Quantity } from './quantity.js';
+import { draError, type Quantity } from '../objects/index.js';
+import { addAmounts, type AllocationModel, type CandidateDevice, type CapacityAmounts, type Constraint, consumedCapacity, type Pool, type RequestModel, subAmounts, taintPreventsAllocation } from '../model/index.js';
 
 /** One device picked for a request. */
 export interface PickedDevice {

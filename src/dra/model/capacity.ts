@@ -2,8 +2,7 @@
 // device (its request rounded by the capacity's requestPolicy, or the default, or all of it) and
 // whether that still fits next to what is allocated and being allocated. Exact decimal arithmetic
 // on Quantity (upstream rounds through int64 Value(); the two agree on whole numbers).
-import { Quantity } from './quantity.js';
-import type { CapacityRequestPolicy, DeviceCapacity } from './types.js';
+import { type CapacityRequestPolicy, type DeviceCapacity, Quantity } from '../objects/index.js';
 
 /** Capacity name → amount. */
 export type CapacityAmounts = Map<string, Quantity>;

@@ -4,10 +4,9 @@
 // compared in order: earliest firstAvailable alternatives, topology (device pairs of a claim scored
 // as the engine's topology scores GPU links), parents opened, share of parents consumed, and
 // fragmentation (free parents left in partly used domains). All integers: same input, same cost.
-import { linkScore, type Link, type PcieLevel } from '../hardware/topology.js';
-import type { AllocationModel, RequestModel } from './model.js';
-import type { Pool } from './pools.js';
-import type { AttributeValue, Device } from './types.js';
+import { linkScore, type Link, type PcieLevel } from '../../hardware/topology.js';
+import type { AllocationModel, Pool, RequestModel } from '../model/index.js';
+import type { AttributeValue, Device } from '../objects/index.js';
 
 /** The cost of an allocation, as allocateClaims reports it in scored mode (lower is better, in this order). */
 export interface DraObjective {
@@ -64,8 +63,8 @@ function topologyValue(device: Device, driver: string, level: Level): string[] |
   return undefined;
 }
 
-/** Where every candidate sits, computed once per model. */
-export class Placement {
+/** Where every candidate sits in the topology (parents, domains per level), computed once per model. */
+export class CandidateTopology {
   /** Parent of each candidate (index into parents). */
   readonly parentOf: Int32Array;
   /** Parents in use by other claims before this call. */
@@ -296,7 +295,7 @@ export class ObjectiveTracker {
   private readonly history: Array<{ claim: number; topology: number; share: number }> = [];
 
   constructor(
-    readonly placement: Placement,
+    readonly placement: CandidateTopology,
     claims: number,
   ) {
     this.picks = Array.from({ length: claims }, () => []);
@@ -406,7 +405,7 @@ function fragOf(used: number, size: number): number {
  * elsewhere (tests compare the search's choice with every allocation brute force finds).
  */
 export function evaluateObjective(model: AllocationModel, picks: ReadonlyArray<{ request: RequestModel; index: number }>, alternatives: readonly number[]): DraObjective {
-  const tracker = new ObjectiveTracker(new Placement(model), model.claims.length);
+  const tracker = new ObjectiveTracker(new CandidateTopology(model), model.claims.length);
   for (const p of picks) tracker.push(p.request.claimIndex, p.request, p.index);
   return tracker.snapshot([...alternatives]);
 }

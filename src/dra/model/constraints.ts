@@ -3,8 +3,7 @@
 // disjoint). Each keeps a stack so remove() restores exactly the state before the matching add(),
 // whatever the order of backtracking, and counts every device of every request it covers,
 // including several devices of the same request.
-import { draError } from './read-core.js';
-import type { AttributeValue, Device } from './types.js';
+import { type AttributeValue, type Device, draError } from '../objects/index.js';
 
 /** The request (or subrequest) a device is being added for. */
 export interface ConstraintRequest {

@@ -3,14 +3,10 @@
 // infeasible, so the exponential search over the other requests is skipped. The proof is used only
 // where it cannot change upstream's outcome (no selector or attribute error anywhere, no `All`
 // request under a claim constraint, whose refusal upstream reports as an error).
-import type { AllocationModel, RequestModel } from './model.js';
-import { lookupAttribute } from './constraints.js';
-import type { AttributeValue } from './types.js';
-import type { Pool } from './pools.js';
-import type { Quantity } from './quantity.js';
+import { type AllocationModel, lookupAttribute, type Pool, type RequestModel, taintPreventsAllocation } from '../model/index.js';
+import type { AttributeValue, Quantity } from '../objects/index.js';
 import type { SearchProgress } from './first-fit.js';
-import { taintPreventsAllocation } from './node-match.js';
-import { SearchState } from './state.js';
+import { SearchState } from './search-state.js';
 
 /** How many devices survive each filter for one request, filter after filter. */
 export interface FilterCounts {

@@ -3,7 +3,7 @@
 // and the claims split into those already allocated (status.allocation: what they hold is the
 // allocated state for the rest) and those pending. Used by the CLI and the page alike.
 import type { AllocationResult } from './types.js';
-import { readDraObjects } from './objects.js';
+import { readDraObjects } from './readers.js';
 import { child, fail, field, map, record, str, type At } from './read-core.js';
 import { Quantity } from './quantity.js';
 

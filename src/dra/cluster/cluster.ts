@@ -4,19 +4,14 @@
 // first), run the allocator (either mode) on the best node, then the next best while it finds no
 // allocation, and keep what it allocated (devices, shares, consumed capacity) for the next pod.
 // Releasing a claim gives its devices back. Only the node that changed is re-keyed.
-import { AllocationError } from '../shared/errors.js';
-import { allocateOnModel, readBudget, readCapacityState, readFeatures, readIdList, readMode, type DraAllocateResult, type DraMode, type SearchSettings } from './allocate.js';
-import { CelCompileError, SelectorCache } from './cel.js';
-import type { DraFeatures, ResolvedFeatures } from './features.js';
-import { Ledger, type LedgerEntry } from './ledger.js';
-import { addClaims, AllocationModel, claimLabel } from './model.js';
+import { AllocationError } from '../../shared/errors.js';
+import { allocateOnModel, type DraAllocateResult, type DraMode, readBudget, readCapacityState, readFeatures, readIdList, readMode, type SearchSettings } from '../allocator/index.js';
+import { CelCompileError, SelectorCache } from '../cel/index.js';
+import { addClaims, AllocationModel, claimLabel, type DraFeatures, type Pool, type ResolvedFeatures } from '../model/index.js';
+import { type AllocationResult, child, type DeviceClass, draError, fail, type Node, Quantity, readDeviceClasses, readNodes, readResourceClaims, readResourceSlices, record, type ResourceClaim } from '../objects/index.js';
+import { AllocatedState, type AllocatedEntry } from './allocated-state.js';
 import { countKey, layoutCluster, NodeModel, type NodeClass } from './node-classes.js';
 import { NODE_SCORES, NodeIndex, type CountedAlternative, type NodeScore, type NodeStates } from './node-index.js';
-import { readDeviceClasses, readNodes, readResourceClaims, readResourceSlices } from './objects.js';
-import type { Pool } from './pools.js';
-import { Quantity } from './quantity.js';
-import { child, draError, fail, record } from './read-core.js';
-import type { AllocationResult, DeviceClass, Node, ResourceClaim } from './types.js';
 
 /** What createDraCluster takes: the cluster's objects and how to allocate. */
 export interface DraClusterInit {
@@ -72,7 +67,7 @@ interface Held {
   claim: string;
   node: number;
   allocation: AllocationResult;
-  entries: LedgerEntry[];
+  entries: AllocatedEntry[];
 }
 
 /** A deep copy of JSON data (an AllocationResult), so that what the handle keeps and what callers get never alias. */
@@ -103,7 +98,7 @@ export class DraCluster {
   private readonly classOf: Int32Array;
   private readonly nodeClasses: NodeClass[];
   private readonly cache = new SelectorCache();
-  private readonly ledger = new Ledger();
+  private readonly allocatedState = new AllocatedState();
   private readonly states: NodeStates;
   private readonly used: Uint32Array;
   private readonly index: NodeIndex;
@@ -155,7 +150,7 @@ export class DraCluster {
       const parts = id.split('/');
       return { pool: `${parts[0]}/${parts[1]}`, device: parts[2] };
     };
-    for (const id of readIdList('allocatedDevices', top.allocatedDevices, [3])) this.ledger.add(split(id));
+    for (const id of readIdList('allocatedDevices', top.allocatedDevices, [3])) this.allocatedState.add(split(id));
     const capacity = readCapacityState(top.allocatedCapacity);
     const sharesOf = new Map<string, number>();
     for (const id of readIdList('allocatedSharedDeviceIDs', top.allocatedSharedDeviceIDs, [3, 4])) {
@@ -164,9 +159,9 @@ export class DraCluster {
       // The aggregated capacity goes with the device's first share.
       const first = !sharesOf.has(full);
       sharesOf.set(full, (sharesOf.get(full) ?? 0) + 1);
-      this.ledger.add({ pool, device, shareId: id.split('/')[3] ?? '', ...(first && capacity.has(full) ? { consumed: capacity.get(full) } : {}) });
+      this.allocatedState.add({ pool, device, shareId: id.split('/')[3] ?? '', ...(first && capacity.has(full) ? { consumed: capacity.get(full) } : {}) });
     }
-    for (const [id, amounts] of capacity) if (!sharesOf.has(id)) this.ledger.add({ ...split(id), shareId: '', consumed: amounts });
+    for (const [id, amounts] of capacity) if (!sharesOf.has(id)) this.allocatedState.add({ ...split(id), shareId: '', consumed: amounts });
   }
 
   /** Node k's own devices: which are free to take, which in use, its load. */
@@ -175,7 +170,7 @@ export class DraCluster {
     const from = this.states.wordStart[k];
     const free = this.states.free.subarray(from, from + c.words);
     const used = this.used.subarray(from, from + c.words);
-    const n = this.ledger.walk(c, this.pools[k], 'local', this.features, free, used);
+    const n = this.allocatedState.walk(c, this.pools[k], 'local', this.features, free, used);
     this.states.load[k] = c.localCount === 0 ? 0 : n / c.localCount;
   }
 
@@ -184,7 +179,7 @@ export class DraCluster {
     const nodeClass = this.nodeClasses[c];
     if (nodeClass.sharedPools.length === 0 || nodeClass.members.length === 0) return false;
     const before = this.states.sharedFree[c].slice();
-    this.ledger.walk(nodeClass, this.pools[nodeClass.members[0]], 'shared', this.features, this.states.sharedFree[c], new Uint32Array(nodeClass.words));
+    this.allocatedState.walk(nodeClass, this.pools[nodeClass.members[0]], 'shared', this.features, this.states.sharedFree[c], new Uint32Array(nodeClass.words));
     return before.some((w, i) => w !== this.states.sharedFree[c][i]);
   }
 
@@ -287,7 +282,7 @@ export class DraCluster {
     const from = this.states.wordStart[k];
     let key = `${c.index}:${words(this.used, from, c.words)}${words(this.states.free, from, c.words)}`;
     if (this.features.consumableCapacity) {
-      const state = this.ledger.stateFor(this.pools[k].filter((p) => this.nodeOfPool.get(p.id) === k));
+      const state = this.allocatedState.stateFor(this.pools[k].filter((p) => this.nodeOfPool.get(p.id) === k));
       for (const [id, amounts] of state.capacity) key += `|${id.slice(id.lastIndexOf('/'))}:${[...amounts].map(([n, q]) => `${n}=${q.toString()}`).join(',')}`;
     }
     return key;
@@ -297,13 +292,13 @@ export class DraCluster {
   private allocateOn(k: number, claims: ResourceClaim[]): DraAllocateResult {
     this.tries++;
     const pools = this.pools[k];
-    const model = new NodeModel(this.nodes[k], this.features, pools, this.ledger.stateFor(pools), this.cache, this.nodeClasses[this.classOf[k]]);
+    const model = new NodeModel(this.nodes[k], this.features, pools, this.allocatedState.stateFor(pools), this.cache, this.nodeClasses[this.classOf[k]]);
     return allocateOnModel(model, claims, this.classes, this.search);
   }
 
   private commit(k: number, labels: string[], results: AllocationResult[]): void {
     const perClaim = results.map((result) =>
-      result.devices.results.flatMap((r): LedgerEntry[] => {
+      result.devices.results.flatMap((r): AllocatedEntry[] => {
         // Admin access does not hold a device (upstream's scheduler leaves such results out of its allocated state).
         if (r.adminAccess === true) return [];
         const pool = `${r.driver}/${r.pool}`;
@@ -315,17 +310,17 @@ export class DraCluster {
     const whole = perClaim.flat().filter((e) => e.shareId === undefined);
     for (const e of whole) {
       // The allocator never hands out a device in use; checked so that a fault cannot double-allocate.
-      if (this.ledger.holds(e.pool, e.device) || whole.filter((x) => x.pool === e.pool && x.device === e.device).length > 1) throw draError('INTERNAL', `device ${e.pool}/${e.device} would be allocated twice; nothing was changed`);
+      if (this.allocatedState.holds(e.pool, e.device) || whole.filter((x) => x.pool === e.pool && x.device === e.device).length > 1) throw draError('INTERNAL', `device ${e.pool}/${e.device} would be allocated twice; nothing was changed`);
     }
     labels.forEach((claim, i) => {
-      for (const e of perClaim[i]) this.ledger.add(e);
+      for (const e of perClaim[i]) this.allocatedState.add(e);
       this.held.set(claim, { claim, node: k, allocation: copy(results[i]), entries: perClaim[i] });
     });
     this.changed(perClaim.flat());
   }
 
   /** Re-keys the nodes and classes whose devices the entries touch. */
-  private changed(entries: readonly LedgerEntry[]): void {
+  private changed(entries: readonly AllocatedEntry[]): void {
     const nodes = new Set<number>();
     const classes = new Set<number>();
     for (const e of entries) {
@@ -351,7 +346,7 @@ export class DraCluster {
     }
     const held = this.held.get(label);
     if (held === undefined) throw draError('INVALID_ARGUMENT', `release: ResourceClaim/${label} is not allocated in this cluster`, { field: 'claim' });
-    for (const e of held.entries) this.ledger.remove(e);
+    for (const e of held.entries) this.allocatedState.remove(e);
     this.held.delete(label);
     this.changed(held.entries);
     // The handle keeps nothing of it now: its copy goes to the caller.
@@ -361,7 +356,7 @@ export class DraCluster {
   /** The claims held (in the order they were allocated) and every device, share and capacity in use. */
   allocated(): DraAllocatedState {
     const claims = [...this.held.values()].map((h) => ({ claim: h.claim, node: this.nodes[h.node].name, allocation: copy(h.allocation) }));
-    return { claims, ...this.ledger.toRequestFields() };
+    return { claims, ...this.allocatedState.toRequestFields() };
   }
 }
 

@@ -4,15 +4,12 @@
 // selectors are evaluated once per class and device, and a node's state is a bitset over those
 // indices. NodeModel is the allocator's model of one member, answering `selectable` from the
 // class's masks instead of evaluating CEL again.
-import type { SelectorCache } from './cel.js';
-import type { ResolvedFeatures } from './features.js';
-import { AllocationModel, type AllocatedState, type RequestModel } from './model.js';
-import { taintPreventsAllocation } from './node-match.js';
-import { deviceReachesNode, gatherPools, type Pool } from './pools.js';
-import type { Device, Node, ResourceSlice } from './types.js';
+import type { SelectorCache } from '../cel/index.js';
+import { type AllocatedSnapshot, AllocationModel, deviceReachesNode, gatherPools, type Pool, type RequestModel, type ResolvedFeatures, taintPreventsAllocation } from '../model/index.js';
+import type { Device, Node, ResourceSlice } from '../objects/index.js';
 
 /** Nothing allocated. */
-const EMPTY_STATE: AllocatedState = { devices: new Set(), sharedDeviceIds: new Set(), capacity: new Map() };
+const EMPTY_STATE: AllocatedSnapshot = { devices: new Set(), sharedDeviceIds: new Set(), capacity: new Map() };
 
 // Mask entries: the device is selectable (1), is not (2), or its selector failed (3: the search
 // meets the error only if it gets to the device, so the node model evaluates it again there).
@@ -158,7 +155,7 @@ export function countKey(request: RequestModel, features: ResolvedFeatures): str
 
 /** A member's model: the allocator's view of the node, with the class's selector masks. */
 export class NodeModel extends AllocationModel {
-  constructor(node: Node, features: ResolvedFeatures, pools: Pool[], allocated: AllocatedState, cache: SelectorCache, private readonly nodeClass: NodeClass) {
+  constructor(node: Node, features: ResolvedFeatures, pools: Pool[], allocated: AllocatedSnapshot, cache: SelectorCache, private readonly nodeClass: NodeClass) {
     super(node, features, pools, allocated, cache);
   }
 

@@ -3,18 +3,17 @@
 // "is this device a candidate" filter (binding conditions, class selectors, request selectors,
 // per-device node selection), the claims' constraints, and the allocated state from other claims.
 // Building it validates the claims in upstream's order and throws upstream's errors.
-import { AllocationError } from '../shared/errors.js';
-import { draError } from './read-core.js';
+import { AllocationError } from '../../shared/errors.js';
+import { type Device, type DeviceClass, type DeviceRequestBody, draError, type Node, type ResourceClaim, type ResourceSlice } from '../objects/index.js';
+import { type PreparedDevice, prepareDevice, type SelectorCache } from '../cel/index.js';
 import type { CapacityAmounts } from './capacity.js';
 import { fitsCapacity } from './capacity.js';
 import type { Constraint } from './constraints.js';
 import { DistinctAttribute, MatchAttribute } from './constraints.js';
-import { prepareDevice, type PreparedDevice, type SelectorCache } from './cel.js';
 import type { ResolvedFeatures } from './features.js';
 import type { Pool } from './pools.js';
 import { deviceReachesNode } from './pools.js';
 import { celDevice, Selectors } from './selectors.js';
-import type { Device, DeviceClass, DeviceRequestBody, Node, ResourceClaim, ResourceSlice } from './types.js';
 
 /** Most device results in one AllocationResult (resource.k8s.io/v1 AllocationResultsMaxSize). */
 export const ALLOCATION_RESULTS_MAX_SIZE = 32;
@@ -85,8 +84,8 @@ export interface ConstraintSpec {
   requests: ReadonlySet<string>;
 }
 
-/** Devices and capacity already allocated to other claims. */
-export interface AllocatedState {
+/** Devices and capacity already allocated to other claims, over the pools one model sees (a snapshot of the cluster's AllocatedState). */
+export interface AllocatedSnapshot {
   devices: ReadonlySet<string>;
   sharedDeviceIds: ReadonlySet<string>;
   capacity: ReadonlyMap<string, CapacityAmounts>;
@@ -105,7 +104,7 @@ export class AllocationModel {
     readonly node: Node,
     readonly features: ResolvedFeatures,
     readonly pools: Pool[],
-    readonly allocated: AllocatedState,
+    readonly allocated: AllocatedSnapshot,
     selectorCache?: SelectorCache,
   ) {
     this.selectors = new Selectors(features, selectorCache);

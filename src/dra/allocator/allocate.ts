@@ -1,20 +1,14 @@
 // allocateClaims: reads the objects, gathers the node's pools, builds the candidate model, runs the
 // search of the requested mode and writes the AllocationResults, or says why the claims cannot all
 // be allocated on the node. Nothing is kept between calls; inputs are never modified.
-import type { CapacityAmounts } from './capacity.js';
-import { DEFAULT_DRA_FEATURES, DRA_FEATURE_GATES, type DraFeature, type DraFeatures, type ResolvedFeatures } from './features.js';
+import { addClaims, AllocationModel, type CapacityAmounts, DEFAULT_DRA_FEATURES, DRA_FEATURE_GATES, type DraFeature, type DraFeatures, gatherPools, type ResolvedFeatures } from '../model/index.js';
+import { type AllocationResult, child, type DeviceClass, draError, fail, quantity, type Quantity, readDeviceClasses, readNodes, readResourceClaims, readResourceSlices, record, type ResourceClaim } from '../objects/index.js';
 import { firstFit, type SearchOutcome } from './first-fit.js';
-import { AllocationModel, addClaims } from './model.js';
-import { readDeviceClasses, readNodes, readResourceClaims, readResourceSlices } from './objects.js';
-import { gatherPools } from './pools.js';
 import { provablyInfeasible, unschedulableReason } from './diagnose.js';
-import { child, fail, quantity, record, draError } from './read-core.js';
-import type { Quantity } from './quantity.js';
 import { buildResults } from './result.js';
 import type { DraObjective } from './objective.js';
 import { decideScored, DEFAULT_SCORED_BUDGET } from './scored.js';
 import { shareIdSource } from './share-id.js';
-import type { AllocationResult, DeviceClass, ResourceClaim } from './types.js';
 
 /** How to search: the scored search (the default), or upstream's first-fit. */
 export type DraMode = 'first-fit' | 'scored';

@@ -7,13 +7,12 @@
 // permutations. A branch is cut when the requests left cannot get enough free devices, or when the
 // terms of the objective that only grow already exceed the best allocation's. A step budget bounds
 // the work; when it runs out the best allocation found so far is returned and marked.
-import type { AllocationModel, RequestModel } from './model.js';
-import { ALLOCATION_RESULTS_MAX_SIZE } from './model.js';
+import { ALLOCATION_RESULTS_MAX_SIZE, type AllocationModel, type RequestModel } from '../model/index.js';
 import { unschedulableReason } from './diagnose.js';
 import { infeasibleReason } from './feasibility.js';
 import { firstFit, type SearchProgress } from './first-fit.js';
-import { compareObjective, ObjectiveTracker, Placement, type DraObjective } from './objective.js';
-import { SearchState } from './state.js';
+import { compareObjective, ObjectiveTracker, CandidateTopology, type DraObjective } from './objective.js';
+import { SearchState } from './search-state.js';
 import { symmetryClasses, type SymmetryClasses } from './symmetry.js';
 
 /** Steps (device picks tried) the scored search takes at most unless the request says otherwise. */
@@ -47,7 +46,7 @@ export interface ScoredOutcome {
 /** Runs the scored search with at most `budget` steps. */
 export function scoredSearch(model: AllocationModel, budget: number, classes: SymmetryClasses = symmetryClasses(model)): ScoredOutcome {
   const state = new SearchState(model);
-  const placement = new Placement(model);
+  const placement = new CandidateTopology(model);
   const tracker = new ObjectiveTracker(placement, model.claims.length);
   const { members } = classes;
   const chosen = model.claims.map((c) => c.groups.map(() => 0));

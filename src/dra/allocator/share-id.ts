@@ -1,7 +1,7 @@
 // Share IDs for the shares of devices that allow multiple allocations. Upstream draws random UUIDs;
 // here they are UUID-shaped (version 4 bits) but derived from the seed, the claims and the device,
 // so the same input and seed give the same IDs. An ID already held by another claim is never reused.
-import type { ResourceClaim } from './types.js';
+import type { ResourceClaim } from '../objects/index.js';
 
 /** 128 bits of a string as four 32-bit words (cyrb128 mixing). */
 function hash128(text: string): [number, number, number, number] {

@@ -5,9 +5,9 @@
 // An attribute counts as read when its name appears in a selector; a selector that could reach
 // attributes by a computed name (a non-literal index, a whole-map comparison or a map macro) makes
 // every attribute count.
-import type { AllocationModel } from './model.js';
+import type { AllocationModel } from '../model/index.js';
+import type { AttributeValue } from '../objects/index.js';
 import { TOPOLOGY_ATTRIBUTES } from './objective.js';
-import type { AttributeValue } from './types.js';
 
 /** The classes: each candidate's class, and each class's members in first-fit order. */
 export interface SymmetryClasses {
