@@ -21,7 +21,7 @@ export type { ReplicaRequest, ReplicaResult, ReplicaPolicy } from './devices/rep
 export type { AlignedRequest, AlignedResult, AlignedPolicy } from './devices/aligned.js';
 export type { PlacementRequest, PlacementPlan, PlacementOption, Rejection, RejectionCode, Slot, NodeGpu, PreparedPlacementRequest, PrepareRequest } from './placement/index.js';
 export { PreparedNode } from './placement/index.js';
-export type { ClusterInit, ClusterStateJSON, GpuUsage } from './cluster/state.js';
+export type { ClusterInit, ClusterStateJSON, GpuUsage, ClusterPlanRequest, ClusterStateLike } from './cluster/state.js';
 export type { ClusterNode, NodeFromInventoryOptions } from './cluster/node.js';
 export type { MemoryEstimate, EstimateOptions } from './models/estimate.js';
 export type { TensorParallelSizes, DroppedSize, AttentionHeads } from './models/tensor-parallel.js';

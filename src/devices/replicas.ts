@@ -33,17 +33,17 @@ export const REPLICA_POLICY_CODE: Readonly<Record<ReplicaPolicy, number>> = { di
 /** Request of allocateReplicas (README: "Replicas and MIG slices"). */
 export type ReplicaRequest = {
   /** Every device ID of the resource: `GPU-x::0` replicas, MIG UUIDs, plain IDs. */
-  devices: string[];
+  devices: readonly string[];
   /** IDs that may be handed out now (a subset of `devices`). */
-  available: string[];
+  available: readonly string[];
   /** IDs that must be part of the result (a subset of `available`); they come first. */
-  required?: string[];
+  required?: readonly string[];
   /** How many IDs the container gets in all, required ones included. */
   size: number;
   /** Greedy policy; default 'distributed'. */
   policy?: ReplicaPolicy;
   /** Device ID → physical GPU key (groups MIG slices by parent); keys not in `devices` are ignored. */
-  parents?: Record<string, string>;
+  parents?: Readonly<Record<string, string>>;
 };
 
 const REPLICA_REQUEST_KEYS = keysOf<ReplicaRequest>()(['devices', 'available', 'required', 'size', 'policy', 'parents']);

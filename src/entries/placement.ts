@@ -18,7 +18,7 @@ export type { SplitRequest, SplitResult, SplitMode } from '../devices/split.js';
 export type { ReplicaRequest, ReplicaResult, ReplicaPolicy } from '../devices/replicas.js';
 export type { AlignedRequest, AlignedResult, AlignedPolicy } from '../devices/aligned.js';
 export type { PlacementRequest, PlacementPlan, PlacementOption, Rejection, Slot, NodeGpu, PreparedPlacementRequest, PrepareRequest } from '../placement/index.js';
-export type { ClusterInit, ClusterStateJSON, GpuUsage, ClusterPlanRequest } from '../cluster/state.js';
+export type { ClusterInit, ClusterStateJSON, GpuUsage, ClusterPlanRequest, ClusterStateLike } from '../cluster/state.js';
 export type { ClusterNode, NodeFromInventoryOptions } from '../cluster/node.js';
 export type { Inventory, InventoryGpu, MigDevice, GpuProcess } from '../hardware/inventory.js';
 export type { Topology, Link, PcieLevel } from '../hardware/topology.js';

@@ -10,7 +10,7 @@ export type PcieLevel = 'INTERNAL' | 'PIX' | 'PXB' | 'PHB' | 'NODE' | 'SYS';
 export type Link = { a: number; b: number; pcie?: PcieLevel; nvlink?: number };
 
 /** The links of one node: `gpus` GPUs indexed 0..gpus-1, at most one entry per unordered pair. */
-export type Topology = { gpus: number; links: Link[] };
+export type Topology = { gpus: number; links: readonly Link[] };
 
 /** go-gpuallocator's pair scores (also HAMi's): the PCIe part of a pair's score. */
 export const PCIE_SCORE: Readonly<Record<PcieLevel, number>> = Object.freeze({ INTERNAL: 60, PIX: 50, PXB: 40, PHB: 30, NODE: 20, SYS: 10 });

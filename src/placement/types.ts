@@ -44,12 +44,12 @@ export type NodeGpu = { index: number; memoryTotal: number; memoryUsed?: number;
 
 /** Request of planPlacement (README: "Placing models by memory"). Memory in bytes. */
 export type PlacementRequest = {
-  gpus: NodeGpu[];
-  slots?: Slot[];
+  gpus: readonly NodeGpu[];
+  slots?: readonly Slot[];
   topology?: Topology;
   memory: number;
   model?: string;
-  tensorParallelSizes?: number[];
+  tensorParallelSizes?: readonly number[];
   allowEviction?: boolean;
   /** Let GPUs in MIG mode (NodeGpu.mig) take the model as whole GPUs (default false: they are rejected with MIG_MODE). */
   allowMig?: boolean;
@@ -236,7 +236,7 @@ export type NodeModel = {
 };
 
 /** What Engine.prepare takes: a node's GPUs (and topology). Memory in bytes. */
-export type PrepareRequest = { gpus: NodeGpu[]; topology?: Topology };
+export type PrepareRequest = { gpus: readonly NodeGpu[]; topology?: Topology };
 
 /**
  * What a search that enumerates nothing finds. Not frozen (a frozen object has a hidden class of its

@@ -8,6 +8,7 @@ import { fail, keysOf, readInput, rejectUnknownKeys, requireInteger, requireObje
 import type { ClusterStore, StoreCommitOptions, StoredNode, StoreOutcome, StoreReleaseOptions } from './types.js';
 import type { PodNodeView, PodPlan, PodScheduler, PodSchedulerOptions } from '../fleet/scheduler.js';
 import type { FleetPod } from '../fleet/types.js';
+import type { ClusterStateLike } from '../cluster/state.js';
 
 /** Options of openClusterState. */
 export type OpenOptions = {
@@ -63,7 +64,7 @@ export async function openClusterState(engine: Engine, store: ClusterStore, opti
  * copy; `commit`, `release` and `markStale` are async and go through the store. A commit the store
  * refuses throws CONFLICT after the fresh state of its node is loaded, so the next plan sees it.
  */
-export class StoredClusterState {
+export class StoredClusterState implements ClusterStateLike {
   /** The store this state lives in. */
   readonly store: ClusterStore;
   private local: ClusterState;
