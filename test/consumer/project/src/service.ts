@@ -1,0 +1,63 @@
+// A strict Node service embedding gpualloc (lib ES2022, no DOM, skipLibCheck false): every entry
+// point type-checks, and each `@ts-expect-error` below is a typo the types must refuse.
+import { createEngine, AllocationError, type ClusterStateLike, type PlacementPlan, type ReasonCode } from 'gpualloc';
+import { createPlacementEngine } from 'gpualloc/placement';
+import { simulateFleetAsync, type FleetPod, type SimulateRequest } from 'gpualloc/fleet';
+import { allocateClaims } from 'gpualloc/dra';
+import { MemoryStore, openClusterState } from 'gpualloc/store';
+import { discoverDevices } from 'gpualloc/nvml';
+
+const G = 2 ** 30;
+const gpus = [{ index: 0, memoryTotal: 80 * G }, { index: 1, memoryTotal: 80 * G }] as const;
+
+export async function service(): Promise<string[]> {
+  const engine = await createEngine({ backend: 'wasm' });
+  const placement = await createPlacementEngine({ backend: 'ts' });
+  const said: string[] = [];
+
+  // readonly / as-const inputs are accepted.
+  const plan: PlacementPlan = placement.planPlacement({ gpus, memory: 100 * G, tensorParallelSizes: [1, 2] as const });
+  if (plan.reason !== undefined) {
+    const none: [] = plan.options; // narrowed: no option where there is a reason
+    said.push(`no option: ${plan.reason.code} ${none.length}`);
+  } else said.push(`best: GPUs ${plan.options[0]?.gpus.join(',')}`);
+  const code: ReasonCode = 'NO_VIABLE_OPTION';
+  // @ts-expect-error a misspelt reason code has no overlap with the ReasonCode union
+  if (plan.reason?.code === 'NO_VIABLE_OPTOIN') said.push(code);
+
+  // @ts-expect-error a misspelt request key is an excess property
+  placement.planPlacement({ gpus, memory: G, alowEviction: true });
+  // @ts-expect-error a misspelt engine option
+  void createEngine({ bakend: 'ts' });
+  // @ts-expect-error an unknown backend name
+  void createEngine({ backend: 'wsam' });
+
+  // One unit per quantity: fleet memory is memoryMiB; `memory` does not compile.
+  const pod: FleetPod = { id: 'p', cpu: 1000, memoryMiB: 4096, gpus: 1, milli: 500 };
+  // @ts-expect-error fleet pods name their memory memoryMiB
+  const old: FleetPod = { id: 'q', cpu: 1000, memory: 4096, gpus: 1 };
+  void old;
+  const request: SimulateRequest = { nodes: [{ id: 'n', cpu: 8000, memoryMiB: 65536, gpus: 2, model: 'T4' }], pods: [pod], policy: 'bestfit' };
+  // @ts-expect-error a misspelt policy name
+  const typo: SimulateRequest = { ...request, policy: 'best-fit' };
+  void typo;
+  const controller = new AbortController();
+  const run = await simulateFleetAsync(engine, request, { signal: controller.signal, onProgress: (done, total) => void (done <= total) });
+  said.push(`simulated ${run.pods} pods`);
+
+  // One interface for the local and the stored state.
+  const local = engine.createClusterState({ nodes: [{ id: 'n1', gpus: [...gpus] }] });
+  const stored = await openClusterState(engine, MemoryStore.create(engine, { nodes: [{ id: 'n1', gpus: [...gpus] }] }));
+  for (const state of [local, stored] as ClusterStateLike[]) {
+    const options = state.plan({ memory: 40 * G }).options;
+    if (options[0] !== undefined) said.push(`committed ${await state.commit(options[0])}`);
+  }
+
+  try {
+    allocateClaims({ classes: [], slices: [], claims: [], node: { metadata: { name: 'n' } } });
+  } catch (error) {
+    if (error instanceof AllocationError) said.push(error.code);
+  }
+  void discoverDevices;
+  return said;
+}
