@@ -146,6 +146,11 @@ export class PostgresStore implements ClusterStore {
    * variables, so a password need not be in the URL (PGPASSWORD, PGPASSFILE or ~/.pgpass). A server
    * that is restarting is waited for (retryMs).
    */
+  static open(url?: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+    return PostgresStore.connect(url, options);
+  }
+
+  /** @deprecated The same as PostgresStore.open (async factories are named open…); kept for one release. */
   static async connect(url?: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
     const opts = requireObject('options', readInput('options', options));
     rejectUnknownKeys('options', opts, ['schema', 'maxConnections', 'migrate', 'applicationName', 'lockTimeoutMs', 'statementTimeoutMs', 'connectTimeoutMs', 'idleInTransactionTimeoutMs', 'retryMs', 'requestRetentionMs', 'env']);

@@ -21,26 +21,9 @@ export async function service(): Promise<string[]> {
     const none: [] = plan.options; // narrowed: no option where there is a reason
     said.push(`no option: ${plan.reason.code} ${none.length}`);
   } else said.push(`best: GPUs ${plan.options[0]?.gpus.join(',')}`);
-  const code: ReasonCode = 'NO_VIABLE_OPTION';
-  // @ts-expect-error a misspelt reason code has no overlap with the ReasonCode union
-  if (plan.reason?.code === 'NO_VIABLE_OPTOIN') said.push(code);
-
-  // @ts-expect-error a misspelt request key is an excess property
-  placement.planPlacement({ gpus, memory: G, alowEviction: true });
-  // @ts-expect-error a misspelt engine option
-  void createEngine({ bakend: 'ts' });
-  // @ts-expect-error an unknown backend name
-  void createEngine({ backend: 'wsam' });
-
-  // One unit per quantity: fleet memory is memoryMiB; `memory` does not compile.
+  // One unit per quantity: fleet memory is memoryMiB.
   const pod: FleetPod = { id: 'p', cpu: 1000, memoryMiB: 4096, gpus: 1, milli: 500 };
-  // @ts-expect-error fleet pods name their memory memoryMiB
-  const old: FleetPod = { id: 'q', cpu: 1000, memory: 4096, gpus: 1 };
-  void old;
   const request: SimulateRequest = { nodes: [{ id: 'n', cpu: 8000, memoryMiB: 65536, gpus: 2, model: 'T4' }], pods: [pod], policy: 'bestfit' };
-  // @ts-expect-error a misspelt policy name
-  const typo: SimulateRequest = { ...request, policy: 'best-fit' };
-  void typo;
   const controller = new AbortController();
   const run = await simulateFleetAsync(engine, request, { signal: controller.signal, onProgress: (done, total) => void (done <= total) });
   said.push(`simulated ${run.pods} pods`);
@@ -60,4 +43,24 @@ export async function service(): Promise<string[]> {
   }
   void discoverDevices;
   return said;
+}
+
+/** Never called: each line is a typo the types must refuse (tsc fails on an unused @ts-expect-error). */
+export async function typosThatMustNotCompile(plan: PlacementPlan, request: SimulateRequest): Promise<void> {
+  const placement = await createPlacementEngine();
+  const code: ReasonCode = 'NO_VIABLE_OPTION';
+  // @ts-expect-error a misspelt reason code has no overlap with the ReasonCode union
+  if (plan.reason?.code === 'NO_VIABLE_OPTOIN') void code;
+  // @ts-expect-error a misspelt request key is an excess property
+  placement.planPlacement({ gpus, memory: G, alowEviction: true });
+  // @ts-expect-error a misspelt engine option
+  void createEngine({ bakend: 'ts' });
+  // @ts-expect-error an unknown backend name
+  void createEngine({ backend: 'wsam' });
+  // @ts-expect-error fleet pods name their memory memoryMiB
+  const old: FleetPod = { id: 'q', cpu: 1000, memory: 4096, gpus: 1 };
+  // @ts-expect-error a misspelt policy name
+  const typo: SimulateRequest = { ...request, policy: 'best-fit' };
+  void old;
+  void typo;
 }
