@@ -7,12 +7,12 @@ import { AllocationError } from '../../src/shared/errors.js';
 import type { Kernels } from '../../src/kernels.js';
 import { LIMITS } from '../../src/shared/limits.js';
 import {
-  PLACEMENT_BUDGET, compareEvictionOrder, anyGpuEligible, isEvictable, maskOf, noOptionReason, optionOf, planPlacement, positionMatrix, potentialOf,
+  NODE_GPU_KEYS, PLACEMENT_BUDGET, PLACEMENT_REQUEST_KEYS, SLOT_KEYS, compareEvictionOrder, anyGpuEligible, isEvictable, maskOf, noOptionReason, optionOf, planPlacement, positionMatrix, potentialOf,
   rejectionsFor, runSearch, shareOf, sizesFor, validatePlanRequest, type NodeModel, type PlacementOption, type PlacementPlan,
   type PlacementRequest, type PlacementSearch, type Slot,
 } from '../../src/placement/index.js';
 import { topologyFor, type Topology } from '../../src/hardware/topology.js';
-import { describeValue, fail, readInput, requireArray, requireBoolean, requireInteger, requireObject, requireString } from '../../src/shared/validate.js';
+import { describeValue, fail, readInput, rejectUnknownKeys, requireArray, requireBoolean, requireInteger, requireObject, requireString } from '../../src/shared/validate.js';
 import { engines, outcome } from '../support/engines.js';
 import { applyEdit, hostileEdit } from '../support/fuzz/hostile.js';
 import { placementRequest } from '../support/fuzz/requests.js';
@@ -22,6 +22,7 @@ const { wasm, ts } = await engines();
 /** validateSlot as it was (every field name built, then checked; commit cf3b161). */
 function oldValidateSlot(value: unknown, f: string, indices: ReadonlySet<number>, ids: Set<string>): Slot {
   const s = requireObject(f, value);
+  rejectUnknownKeys(f, s, SLOT_KEYS); // a rule added since: unknown keys are errors
   const id = requireString(`${f}.id`, s.id, LIMITS.maxIdLength);
   if (ids.has(id)) throw new AllocationError('DUPLICATE_SLOT', `${f}.id: slot ID ${describeValue(id)} appears twice`, { field: `${f}.id` });
   ids.add(id);
@@ -54,6 +55,7 @@ function oldValidateNode(gpusValue: unknown, slotsValue: unknown, topologyValue:
   rawGpus.forEach((raw, k) => {
     const f = `${prefix}gpus[${k}]`;
     const g = requireObject(f, raw);
+    rejectUnknownKeys(f, g, NODE_GPU_KEYS); // a rule added since: unknown keys are errors
     const index = requireInteger(`${f}.index`, g.index, 0, 0x7fffffff);
     if (seen.has(index)) throw new AllocationError('DUPLICATE_DEVICE', `${f}.index: GPU index ${index} appears twice`, { field: `${f}.index` });
     seen.add(index);
@@ -76,6 +78,7 @@ function oldValidateNode(gpusValue: unknown, slotsValue: unknown, topologyValue:
 /** planPlacement as it was: fresh typed arrays, formatBytes each time, every search sent to the kernels. */
 function oldPlanPlacement(kernels: Kernels, request: PlacementRequest): PlacementPlan {
   const r = requireObject('request', request);
+  rejectUnknownKeys('', r, PLACEMENT_REQUEST_KEYS); // a rule added since: unknown keys are errors
   const node = oldValidateNode(r.gpus, r.slots, r.topology, '');
   const req = validatePlanRequest(r);
   const n = node.index.length;
