@@ -9,7 +9,6 @@ import { bestEffortReference } from './reference/gpuallocator.js';
 import { pairScoreMatrix } from '../src/hardware/topology.js';
 import { binomial } from '../src/shared/bits.js';
 import type { AlignedPolicy, AlignedRequest } from '../src/devices/aligned.js';
-import type { Engine } from '../src/engine.js';
 
 /** The two nodes. */
 export const ALIGNED_NODES = [

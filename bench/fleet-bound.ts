@@ -1,5 +1,5 @@
 // An upper bound on the GPU allocation ratio that ANY policy (online or offline) can reach at 100 %
-// arrived on an OpenB trace, per seed, under the FGD protocol (src/fleet/simulate.ts prepareWorkload:
+// arrived on an OpenB trace, per seed, under the FGD protocol (src/simulation/simulate.ts prepareWorkload:
 // the same shuffle and tuning). For the pods arrived by the last event of the 100 % bin, it relaxes
 // the cluster to loose GPUs: no nodes (a k-GPU pod takes any k GPUs), no CPU, memory or GPU-model
 // limits. Each relaxation only raises the bound. Then:
@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { openbRoot } from './openb-root.js';
 import { parseNodeCsv, parsePodCsv } from '../src/fleet/trace.js';
 import { validateNodes, validatePods, type Pod } from '../src/fleet/types.js';
-import { prepareWorkload, rint } from '../src/fleet/simulate.js';
+import { prepareWorkload, rint } from '../src/simulation/simulate.js';
 import { Prng } from '../src/fleet/prng.js';
 import { parseSeeds } from '../src/fleet/seeds.js';
 import { allocationBound, bestFitDecreasing, loadSolver } from './fleet-bound-lp.js';

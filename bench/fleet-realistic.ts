@@ -7,7 +7,7 @@
 import type { Engine } from '../src/engine.js';
 import type { ClusterNode } from '../src/cluster/node.js';
 import type { ClusterState } from '../src/cluster/state.js';
-import { fleetClusterNodes, prepareWorkload } from '../src/fleet/simulate.js';
+import { fleetClusterNodes, prepareWorkload } from '../src/simulation/simulate.js';
 import { fleetPodOf, type NodeSpec, type Pod } from '../src/fleet/types.js';
 import { Prng } from '../src/fleet/prng.js';
 import { getPreset } from '../src/hardware/presets.js';

@@ -11,7 +11,7 @@ import { Bench } from 'tinybench';
 import { createEngine } from '../src/engine.js';
 import { parseNodeCsv, parsePodCsv } from '../src/fleet/trace.js';
 import { POLICIES, DEFAULT_POLICY } from '../src/fleet/policies/index.js';
-import { fleetClusterNodes } from '../src/fleet/simulate.js';
+import { fleetClusterNodes } from '../src/simulation/simulate.js';
 import { validateNodes, validatePods } from '../src/fleet/types.js';
 import { realisticNodes, replay, type Replay } from './fleet-realistic.js';
 

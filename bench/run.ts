@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createEngine, type Engine } from '../src/engine.js';
+import { createEngine } from '../src/engine.js';
 import { BACKENDS, addCaseError, isNotBuilt, runCase, watchKernels, type BackendName, type Case, type CaseResult, type Suite, type SuiteContext } from './harness.js';
 import { formatTable } from './table.js';
 import { evaluateTargets, type TargetResult } from './targets.js';

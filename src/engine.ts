@@ -11,7 +11,7 @@ import { allocateAligned, type AlignedRequest, type AlignedResult } from './devi
 import { planPlacement, prepareNode, type PlacementPlan, type PlacementRequest, type PreparedNode, type PreparedPlacementRequest, type PrepareRequest } from './placement/index.js';
 import { ClusterState, type ClusterInit } from './cluster/state.js';
 import { describeValue, keysOf, readInput, rejectUnknownKeys } from './shared/validate.js';
-import { simulateFleet, simulateFleetAsync, type SimulateAsyncOptions, type SimulateRequest, type SimulationRun } from './fleet/index.js';
+import { simulateFleet, simulateFleetAsync, type SimulateAsyncOptions, type SimulateRequest, type SimulationRun } from './simulation/index.js';
 import { allocateClaims, createDraCluster, type DraAllocateRequest, type DraAllocateResult, type DraCluster, type DraClusterInit } from './dra/index.js';
 
 /**

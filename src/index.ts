@@ -11,7 +11,8 @@ export { listPresets, getPreset } from './hardware/presets.js';
 export { validateTopology, pairScoreMatrix, linkScore, PCIE_LEVELS, PCIE_SCORE, NVLINK_SCORE } from './hardware/topology.js';
 export { parseBytes, formatBytes, unitsOf } from './shared/units.js';
 export { DRA_MODES, DEFAULT_SCORED_BUDGET, DEFAULT_DRA_FEATURES, DRA_FEATURE_GATES, readDeviceClasses, readResourceSlices, readResourceClaims, readNodes, readDraObjects, DraCluster, NODE_SCORES, splitDraDump, claimsOfDump, allocationPatch } from './dra/index.js';
-export { POLICIES as FLEET_POLICIES, DEFAULT_POLICY as DEFAULT_FLEET_POLICY, SIMULATION_SLICE_MS, parseNodeCsv, parsePodCsv, scaleTrace } from './fleet/index.js';
+export { POLICIES as FLEET_POLICIES, DEFAULT_POLICY as DEFAULT_FLEET_POLICY, parseNodeCsv, parsePodCsv, scaleTrace } from './fleet/index.js';
+export { SIMULATION_SLICE_MS } from './simulation/index.js';
 
 export type { EngineOptions, CompiledWasm } from './engine.js';
 export type { Backend, Kernels } from './kernels.js';
@@ -29,6 +30,6 @@ export type { ByteUnits } from './shared/units.js';
 export type { Inventory, InventoryGpu, MigDevice, GpuProcess } from './hardware/inventory.js';
 export type { Preset } from './hardware/presets.js';
 export type { Topology, Link, PcieLevel } from './hardware/topology.js';
-export type { SimulateRequest, SimulateAsyncOptions, FleetPolicyName, SimulationRun, FleetEvent, FleetNode, FleetPod, PodSearch } from './fleet/index.js';
-export type { PodScheduler, PodSchedulerOptions, PodPlan, PodNodeView } from './fleet/scheduler.js';
+export type { SimulateRequest, SimulateAsyncOptions, SimulationRun, FleetEvent } from './simulation/index.js';
+export type { FleetPolicyName, FleetNode, FleetPod, PodSearch, PodScheduler, PodSchedulerOptions, PodPlan, PodNodeView } from './fleet/index.js';
 export type { DraAllocateRequest, DraAllocateResult, DraMode, DraObjective, DraFeature, DraFeatures, DraObjects, AllocationResult as DraAllocationResult, DeviceClass, ResourceSlice, ResourceClaim, Node as DraNode, DraClusterInit, DraScheduleResult, DraClaimAllocation, DraAllocatedState, NodeScore, DraDump, DumpClaim, HeldDevices } from './dra/index.js';

@@ -5,7 +5,7 @@ import type { SortKernels } from './devices/natural-sort.js';
 import type { ReplicaKernels } from './devices/replicas.js';
 import type { AlignedKernels } from './devices/aligned.js';
 import type { PlacementKernels } from './placement/index.js';
-import type { FleetKernels } from './fleet/kernels.js';
+import type { FleetKernels } from './fleet/index.js';
 
 /** Which implementation of the kernels an engine uses. */
 export type Backend = 'wasm' | 'ts';

@@ -2,6 +2,7 @@
 // through the pod index or the scan, over the layout of src/fleet/layout.ts.
 import type { FleetKernels, FleetMemory } from '../fleet/kernels.js';
 import * as L from '../fleet/layout.js';
+import * as R from '../fleet/policies/registry.js';
 import { AllocationError } from '../shared/errors.js';
 import { nodeFrag } from '../fleet/frag.js';
 import { randomIndex } from '../fleet/policies/random.js';
@@ -34,7 +35,7 @@ function fragAfter(s: Int32Array, f: Float64Array, base: number, cpu: number, j:
 
 /** A policy number the kernels have no score for: an error, never a silent packing score. */
 function unknownPolicy(policy: number): AllocationError {
-  return new AllocationError('INTERNAL', `the fleet kernels have no score for policy number ${policy} (registered: 0..${L.POLICY_COUNT - 1})`);
+  return new AllocationError('INTERNAL', `the fleet kernels have no score for policy number ${policy} (registered: 0..${R.POLICY_COUNT - 1})`);
 }
 
 /** The score of node `n` for the pod (sets chosenGpu for a sharing pod). */
@@ -48,12 +49,12 @@ function scoreNode(s: Int32Array, f: Float64Array, policy: number, n: number, cp
   const sharing = num === 1 && milli > 0 && milli < 1000;
   const request = num * milli;
   chosenGpu = -1;
-  if (policy === L.P_FGD || policy === L.P_OURS) {
+  if (policy === R.P_FGD || policy === R.P_OURS) {
     const before = f[n];
     if (!sharing) {
       const delta = before - fragAfter(s, f, base, cpuLeft - cpu, -1, 0, milli > 0 ? num : 0);
       const q = fgdQuantize(delta, f, s[L.H_F_THR]);
-      if (policy !== L.P_OURS) return q;
+      if (policy !== R.P_OURS) return q;
       // Ours: a CPU-only pod, among nodes of equal FGD score, goes where the least GPU milli is free;
       // whole GPUs go to the node left with the least CPU per wholly free GPU (+1), unless a
       // model-constrained typical pod wants the node's model (those nodes come after, by rank).
@@ -61,7 +62,7 @@ function scoreNode(s: Int32Array, f: Float64Array, policy: number, n: number, cp
       return q * 8589934592 + (s[base + L.N_WANTED] !== 0 ? 0 : 4294967296 - (cpuLeft - cpu) / (s[base + L.N_FULL] - num + 1));
     }
     // Ours: a clean placement (a wholly free GPU, or a remainder the clean-remainder table accepts) comes first.
-    const ours = policy === L.P_OURS;
+    const ours = policy === R.P_OURS;
     const clean = s[L.H_CLEAN_AT];
     let best = -1;
     for (let i = 0; i < gpus; i++) {
@@ -95,11 +96,11 @@ function scoreNode(s: Int32Array, f: Float64Array, policy: number, n: number, cp
       }
     }
   }
-  if (policy === L.P_DOTPROD) return dotprodScore(cpuLeft, free, cpu, request);
-  if (policy === L.P_BESTFIT) return bestfitScore(cpuLeft, free, cpu, request);
-  if (policy === L.P_CLUSTERING) return clusteringScore(free, s, base + L.N_TAGS, maxG, podTag(num, milli));
+  if (policy === R.P_DOTPROD) return dotprodScore(cpuLeft, free, cpu, request);
+  if (policy === R.P_BESTFIT) return bestfitScore(cpuLeft, free, cpu, request);
+  if (policy === R.P_CLUSTERING) return clusteringScore(free, s, base + L.N_TAGS, maxG, podTag(num, milli));
   // A policy number without a score here is an error, never a silent packing score.
-  if (policy !== L.P_PACKING) throw unknownPolicy(policy);
+  if (policy !== R.P_PACKING) throw unknownPolicy(policy);
   return packingScore(s, gAt, gpus, s[base + L.N_FULL], num, milli);
 }
 
@@ -385,7 +386,7 @@ export function fleetTsKernels(): FleetKernels {
       if (s[L.H_INDEX] !== 0) buildAggregates(s);
     },
     fleetPick(memory, policy, cls, tree, cpu, mem, num, milli, mask, u1, u2) {
-      if (!(policy >= 0 && policy < L.POLICY_COUNT)) throw unknownPolicy(policy);
+      if (!(policy >= 0 && policy < R.POLICY_COUNT)) throw unknownPolicy(policy);
       const s = memory.ints();
       const f = memory.floats();
       const nodes = s[L.H_NODES];
@@ -396,7 +397,7 @@ export function fleetTsKernels(): FleetKernels {
       s[out] = 0;
       let pick = -1;
       let gpu = -1;
-      if (policy === L.P_RANDOM) {
+      if (policy === R.P_RANDOM) {
         let count = 0;
         for (let n = 0; n < nodes; n++) if (fits(s, at + n * stride, cpu, mem, num, milli, mask)) count++;
         if (count === 0) return -1;

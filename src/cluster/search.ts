@@ -2,12 +2,11 @@
 // best options, found through the free-memory and stale-slot indexes and bounded without a search,
 // then one kernel call (clusterSearch) over those candidates. Reads the ledger and the indexes;
 // changes neither.
-import type { Kernels } from '../kernels.js';
 import type { Reason } from '../shared/errors.js';
 import { binomial, ctz } from '../shared/bits.js';
 import {
   budgetError, isEvictable, nodeOptionOf, noOptionReason, PLACEMENT_BUDGET, rejectionsFor, shareOf, sizesFor,
-  type ClusterSearch, type PlacementOption, type PlacementPlan, type PlanRequest, type Rejection, type Slot,
+  type ClusterSearch, type PlacementKernels, type PlacementOption, type PlacementPlan, type PlanRequest, type Rejection, type Slot,
 } from '../placement/index.js';
 import type { ScoreLevel, TopologyClasses } from './classes.js';
 import type { FreeIndex, LevelTree } from './free-index.js';
@@ -30,7 +29,7 @@ const NO_LEVELS: readonly ScoreLevel[] = [];
 
 /** Plans over the nodes of one ledger; its per-plan scratch is reused from plan to plan. */
 export class ClusterPlanner {
-  private readonly kernels: Kernels;
+  private readonly kernels: PlacementKernels;
   private readonly ledger: Ledger;
   private readonly indexes: NodeIndexes;
   // The ledger's and the indexes' arrays (never replaced), read on every plan. `free` and `freeViews`
@@ -74,7 +73,7 @@ export class ClusterPlanner {
     pack: false, limit: 1, budget: PLACEMENT_BUDGET,
   };
 
-  constructor(kernels: Kernels, ledger: Ledger, indexes: NodeIndexes) {
+  constructor(kernels: PlacementKernels, ledger: Ledger, indexes: NodeIndexes) {
     this.kernels = kernels;
     this.ledger = ledger;
     this.indexes = indexes;

@@ -5,31 +5,33 @@
 //   indexes.ts    each node's summary and the free-memory and stale-slot indexes, kept up to date
 //   search.ts     the cross-node search behind plan
 //   commit.ts     commit's checks (checkCommit), a pure function the stores call too
-//   node-view.ts  the read-only NodeView pod schedulers plan over, and change notification
+//   node-view.ts  the read-only NodeView (fleet's port) pod schedulers plan over, and change notification
 import { AllocationError } from '../shared/errors.js';
-import type { Kernels } from '../kernels.js';
 import { LIMITS } from '../shared/limits.js';
 import { describeValue, fail, readInput, rejectUnknownKeys, requireObject, requireString } from '../shared/validate.js';
-import { PLAN_REQUEST_KEYS, validatePlanRequest, type PlacementOption, type PlacementPlan, type PlacementRequest, type Slot } from '../placement/index.js';
-import { createPodScheduler, type PodScheduler, type PodSchedulerOptions } from '../fleet/scheduler.js';
+import { PLAN_REQUEST_KEYS, validatePlanRequest, type PlacementKernels, type PlacementOption, type PlacementPlan, type PlacementRequest, type Slot } from '../placement/index.js';
+import { createPodScheduler, type NodeView, type PodScheduler, type PodSchedulerKernels, type PodSchedulerOptions } from '../fleet/index.js';
 import { createLedger, ledgerJSON, restoreLedger, type ClusterInit, type ClusterStateJSON } from './json.js';
 import type { GpuUsage, Ledger, SlotRecord } from './ledger.js';
 import { NodeIndexes } from './indexes.js';
 import { ClusterPlanner } from './search.js';
 import { checkCommit, type CommitOptions } from './commit.js';
-import { LedgerView, type NodeView } from './node-view.js';
+import { LedgerView } from './node-view.js';
 import { activityTime, checkIdle, releaseOptions, type ReleaseOptions } from './activity.js';
 
 export type { ClusterNode } from './node.js';
 export type { ClusterInit, ClusterStateJSON } from './json.js';
 export type { CommitOptions } from './commit.js';
 export type { GpuUsage } from './ledger.js';
-export type { NodeView, NodeGpus } from './node-view.js';
+export type { NodeView, NodeGpus } from '../fleet/index.js';
 export { CLUSTER_STATE_KEYS, CLUSTER_STATE_VERSION, ledgerJSON, normalizeStateJSON, restoreLedger, stateFileText } from './json.js';
 export { checkCommit } from './commit.js';
 export type { Ledger } from './ledger.js';
 export { CLUSTER_REJECTED_NODES } from './search.js';
 export { activityTime, checkIdle, releaseOptions, type ReleaseOptions } from './activity.js';
+
+/** The kernels a cluster state calls: the placement search's and its pod schedulers'. */
+export type ClusterKernels = PlacementKernels & PodSchedulerKernels;
 
 /** What `state.plan` takes: planPlacement's request without gpus, slots and topology. */
 export type ClusterPlanRequest = Omit<PlacementRequest, 'gpus' | 'slots' | 'topology'>;
@@ -63,14 +65,14 @@ export interface ClusterStateLike {
 
 /** Holds GPUs and slots of one or many nodes; every change keeps each GPU's allocated memory within its total. */
 export class ClusterState implements ClusterStateLike {
-  private readonly kernels: Kernels;
+  private readonly kernels: ClusterKernels;
   private readonly ledger: Ledger;
   private readonly indexes: NodeIndexes;
   private readonly planner: ClusterPlanner;
   /** The read port pod schedulers see (nodeView), and the change notification behind it. */
   private readonly view: LedgerView;
 
-  private constructor(kernels: Kernels, ledger: Ledger) {
+  private constructor(kernels: ClusterKernels, ledger: Ledger) {
     this.kernels = kernels;
     this.ledger = ledger;
     this.indexes = new NodeIndexes(ledger);
@@ -79,12 +81,12 @@ export class ClusterState implements ClusterStateLike {
   }
 
   /** Creates a state from nodes (or one inventory). */
-  static create(kernels: Kernels, init: ClusterInit): ClusterState {
+  static create(kernels: ClusterKernels, init: ClusterInit): ClusterState {
     return new ClusterState(kernels, createLedger(init));
   }
 
   /** Restores a state from toJSON's output (the object or its JSON text); anything malformed is INVALID_STATE. */
-  static restore(kernels: Kernels, json: unknown): ClusterState {
+  static restore(kernels: ClusterKernels, json: unknown): ClusterState {
     return new ClusterState(kernels, restoreLedger(json));
   }
 

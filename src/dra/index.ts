@@ -11,4 +11,5 @@ export type { DraAllocateRequest, DraAllocateResult, DraMode, DraObjective } fro
 export type { DraFeature, DraFeatures } from './model/index.js';
 export type { DraObjects, DraKind, DraDump, DumpClaim, HeldDevices } from './objects/index.js';
 export type { DraClusterInit, DraScheduleResult, DraClaimAllocation, DraAllocatedState, NodeScore } from './cluster/index.js';
-export type * from './objects/types.js';
+// The Kubernetes objects' types, by name (the front of objects/ lists them all).
+export type { AttributeValue, NodeSelectorRequirement, NodeSelectorTerm, NodeSelector, Node, CapacityRequestPolicyRange, CapacityRequestPolicy, DeviceCapacity, DeviceCounterConsumption, DeviceTaint, Device, CounterSet, ResourceSlice, OpaqueDeviceConfiguration, DeviceConfiguration, DeviceClass, DeviceSelector, DeviceToleration, DeviceRequestBody, ExactDeviceRequest, DeviceSubRequest, DeviceRequest, DeviceConstraint, DeviceClaimConfiguration, ResourceClaim, DeviceRequestAllocationResult, DeviceAllocationConfiguration, AllocationResult } from './objects/index.js';

@@ -23,5 +23,5 @@ export type { ClusterNode, NodeFromInventoryOptions } from '../cluster/node.js';
 export type { Inventory, InventoryGpu, MigDevice, GpuProcess } from '../hardware/inventory.js';
 export type { Topology, Link, PcieLevel } from '../hardware/topology.js';
 export type { ByteUnits } from '../shared/units.js';
-export type { PodScheduler, PodSchedulerOptions, PodPlan, PodNodeView } from '../fleet/scheduler.js';
-export type { FleetPod } from '../fleet/types.js';
+export type { PodScheduler, PodSchedulerOptions, PodPlan, PodNodeView } from '../fleet/index.js';
+export type { FleetPod } from '../fleet/index.js';

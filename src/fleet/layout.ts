@@ -1,6 +1,6 @@
-// The flat layout of a fleet's state, shared by both kernel implementations. Its numbers (the fields
-// below, the policy numbers) come from one table, scripts/fleet-tables.mjs, which writes them for both
-// sides (layout-fields.ts here, assembly/fleet-fields.ts for the core).
+// The flat layout of a fleet's state, shared by both kernel implementations. Its fields (and the
+// policy numbers) come from one table, scripts/fleet-tables.mjs, which writes them for both sides
+// (layout-fields.ts and policies/registry.ts here, assembly/fleet-fields.ts for the core).
 //
 // A fleet lives in two arrays: an Int32Array `s` (header, node table, typical pods, output,
 // scratch, the default policy's clean-remainder table, the score cache's GPU choices and the pod
@@ -28,7 +28,6 @@
 // that does not change.
 
 export * from './layout-fields.js';
-export { P_RANDOM, P_DOTPROD, P_CLUSTERING, P_PACKING, P_BESTFIT, P_FGD, P_OURS, POLICY_COUNT } from './policies/registry.js';
 import { CLEAN_SIZE, H_CACHE_AT, H_CLASS_AT, H_CLASSES, H_CLEAN_AT, H_F_CACHE, H_F_FRAG, H_F_THR, H_F_TREE, H_F_WEIGHT, H_INDEX, H_INNER, H_LEAF_AT, H_MAXG, H_MODELS_AT, H_NODE_AT, H_NODES, H_OUT_AT, H_SCRATCH_AT, H_STACK_AT, H_STALE_AT, H_STRIDE, H_TREE_AT, H_TREES, H_TYP_AT, H_TYPICAL, HEADER, N_TAGS, STACK, T_FIELDS, THRESHOLDS, TREE_FIELDS } from './layout-fields.js';
 
 /**

@@ -1,5 +1,5 @@
 // The pod scheduler: fractional, multi-resource pods placed by a fleet policy over the nodes of a
-// cluster state, seen through its read-only NodeView (src/cluster/node-view.ts). It plans only;
+// cluster state, seen through its read-only NodeView (src/fleet/node-view.ts). It plans only;
 // ClusterState.commit applies its options like any memory-placed model, and after every change to a
 // node the view tells each subscribed scheduler (onChange), which re-syncs that node: CPU and
 // host memory left, each GPU's free milli (from its free bytes, src/shared/share.ts) and, for the
@@ -9,25 +9,26 @@
 // tournament tree over the nodes' cached scores; src/fleet/layout.ts) or, where a score cannot be
 // cached, by a pass over every node.
 import { AllocationError, type Reason } from '../shared/errors.js';
-import type { Kernels } from '../kernels.js';
-import type { NodeGpus, NodeView } from '../cluster/node-view.js';
 import { freeMilli, shareBytes } from '../shared/share.js';
 import type { PlacementOption } from '../placement/index.js';
-import { allocateAligned } from '../devices/aligned.js';
+import { allocateAligned, type AlignedKernels } from '../devices/aligned.js';
 import { topologyFor, type Topology } from '../hardware/topology.js';
 import { LIMITS } from '../shared/limits.js';
 import { fail, own, readInput, rejectUnknownKeys, requireArray, requireInteger, requireObject } from '../shared/validate.js';
-import type { FleetMemory } from './kernels.js';
+import type { FleetKernels, FleetMemory } from './kernels.js';
+import type { NodeGpus, NodeView } from './node-view.js';
 import * as L from './layout.js';
 import { modelMask, validatePod, validatePods, type FleetPod, type Pod } from './types.js';
 import { typicalPods, type TypicalPod } from './typical.js';
-import { DEFAULT_POLICY, policyByName } from './policies/index.js';
-import { cleanRemainders, deadHole } from './policies/ours.js';
-import type { FleetPolicy } from './policies/types.js';
+import { cleanRemainders, deadHole, DEFAULT_POLICY, P_CLUSTERING, P_FGD, P_OURS, P_RANDOM, policyByName, type FleetPolicy } from './policies/index.js';
 import { Prng } from './prng.js';
 import { FitCounts } from './fit-counts.js';
 
 /** What `state.podScheduler` takes. */
+/** The kernels a pod scheduler calls: the fleet's, and the aligned pick for whole GPUs on a topology. */
+export type PodSchedulerKernels = FleetKernels & AlignedKernels & { readonly backend: string };
+
+/** Options of a pod scheduler. */
 export type PodSchedulerOptions = {
   /** Policy name (default 'fgd-close'). */
   policy?: string;
@@ -74,12 +75,12 @@ function shapeKey(p: Pod): string {
 }
 
 /** Validates the options and makes a scheduler over `nodes`, a state's NodeView (ClusterState.podScheduler). */
-export function createPodScheduler(kernels: Kernels, nodes: NodeView, options: PodSchedulerOptions): PodScheduler {
+export function createPodScheduler(kernels: PodSchedulerKernels, nodes: NodeView, options: PodSchedulerOptions): PodScheduler {
   const o = requireObject('options', readInput('options', options));
   rejectUnknownKeys('options', o, KEYS);
   const policy = policyByName(own(o, 'policy') ?? DEFAULT_POLICY, 'options.policy');
   const rawTypical = own(o, 'typical');
-  if (rawTypical === undefined && (policy.id === L.P_FGD || policy.id === L.P_OURS)) {
+  if (rawTypical === undefined && (policy.id === P_FGD || policy.id === P_OURS)) {
     fail('INVALID_ARGUMENT', 'options.typical', `the workload whose typical pods define fragmentation (policy '${policy.name}' scores by it)`, rawTypical);
   }
   const typical = rawTypical === undefined ? [] : validatePods('options.typical', rawTypical);
@@ -119,7 +120,7 @@ export function podSearch(field: string, value: unknown): PodSearch {
 export class PodScheduler {
   /** The policy it plans by. */
   readonly policy: FleetPolicy;
-  private readonly kernels: Kernels;
+  private readonly kernels: PodSchedulerKernels;
   private readonly nodes: NodeView;
   /** Stops the view's change notifications (close). */
   private readonly unsubscribe: () => void;
@@ -149,7 +150,7 @@ export class PodScheduler {
    * @param dead the default policy's dead hole in milli (default: deadHole(shapes), for callers whose shapes are the workload)
    * @param search the pod index or the scan (see PodSchedulerOptions.search)
    */
-  constructor(kernels: Kernels, nodes: NodeView, policy: FleetPolicy, typical: readonly TypicalPod[], ranks: readonly number[], shapes: readonly Pod[] = [], seed = 42, dead = deadHole(shapes), search: PodSearch = 'index') {
+  constructor(kernels: PodSchedulerKernels, nodes: NodeView, policy: FleetPolicy, typical: readonly TypicalPod[], ranks: readonly number[], shapes: readonly Pod[] = [], seed = 42, dead = deadHole(shapes), search: PodSearch = 'index') {
     this.policy = policy;
     this.kernels = kernels;
     this.nodes = nodes;
@@ -200,7 +201,7 @@ export class PodScheduler {
     this.maxGpus = this.width.reduce((most, w) => Math.max(most, w), 0);
     // The random policy has no score to cache: it always scans, and gets no index.
     // One tree per (class, memory asked by a shape of the class), a class's trees in a row by floor.
-    const indexed = search === 'index' && policy.id !== L.P_RANDOM;
+    const indexed = search === 'index' && policy.id !== P_RANDOM;
     const trees: number[] = [];
     if (indexed) {
       for (const c of this.classes.values()) {
@@ -263,7 +264,7 @@ export class PodScheduler {
     const tags = base + L.N_TAGS;
     const { total, free } = this.gpus[k];
     // The GPU-pod tag counts: only the clustering policy scores by them (they stay 0 for the others).
-    if (this.policy.id === L.P_CLUSTERING) {
+    if (this.policy.id === P_CLUSTERING) {
       s.fill(0, tags, tags + maxG + 1);
       // A slot's tag: 0 for one GPU below a whole GPU (a share), else its GPU count; no GPUs: none.
       this.nodes.forEachSlot(k, (slot, positions) => {

@@ -110,7 +110,7 @@ export function rejectionsFor(index: readonly number[], total: ArrayLike<number>
   let inAll: string | undefined;
   let shortBy: string | undefined;
   for (let p = 0; p < index.length; p++) {
-    if (mig !== null && mig[p]) {
+    if (mig?.[p]) {
       const r: Rejection = { gpu: index[p], code: 'MIG_MODE', message: migMessage(index[p], where) };
       if (node !== undefined) r.node = node;
       out.push(r);

@@ -214,9 +214,6 @@ export class AllocationError extends Error {
 /** Why a well-formed request could not be satisfied (returned, never thrown). */
 export type Reason = { code: ReasonCode; message: string };
 
-/** A reason code of an infeasible result; see REASON_CODES for what each one means. */
-export type ReasonCode = keyof typeof REASON_CODES;
-
 /** Reason codes of infeasible results. */
 export const REASON_CODES = {
   INSUFFICIENT_DEVICES: 'fewer candidate devices than the request needs',
@@ -229,4 +226,11 @@ export const REASON_CODES = {
   MIG_MODE: 'a GPU is in MIG mode: whole-GPU picks leave it out unless the request allows MIG GPUs (its slices are allocated with replicas)',
   CONFLICT: 'commitWithRetry: every attempt lost the race to another writer (each plan no longer fitted when committed)',
   NO_NODE_FITS: 'no node has the CPU, host memory and GPUs (share, count, model) the pod asks for at once',
+  UNSCHEDULABLE: 'Kubernetes DRA: the ResourceClaims cannot all be allocated on the node (or on any node of the cluster)',
 } as const;
+
+/** A reason code, one of REASON_CODES. */
+export type ReasonCode = keyof typeof REASON_CODES;
+
+/** A reason whose code is `C` (a code of REASON_CODES, checked at build time). */
+export type ReasonOf<C extends ReasonCode> = { code: C; message: string };

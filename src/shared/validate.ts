@@ -37,10 +37,37 @@ export function describeValue(value: unknown, max = 80): string {
   return text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text;
 }
 
-/** Throws AllocationError(code) saying `field: expected …, got …` (with `expected` and `received` on the error). */
-export function fail(code: AllocationErrorCode, field: string | readonly PathSegment[], expected: string, value: unknown, details?: Record<string, unknown>): never {
+/**
+ * A field inside a named input: the input (`ResourceSlice/slice-1`, `request`), said first as the
+ * error's origin, and the field's path in it as messages write it (`spec.devices[2].name`; '' for
+ * the input itself).
+ */
+export interface Located {
+  readonly origin: string;
+  readonly path: string;
+}
+
+/** Longest origin or path an error says in full (names and keys taken from an input may be huge). */
+const MAX_NAME = 2000;
+
+/** `text`, cut to MAX_NAME characters with its length said. */
+export function boundedName(text: string): string {
+  return text.length > MAX_NAME ? `${text.slice(0, MAX_NAME)}… (${text.length} chars)` : text;
+}
+
+/**
+ * Throws AllocationError(code) saying `field: expected …, got …` (with `expected` and `received` on
+ * the error); a Located field says `ORIGIN: PATH: expected …, got …` (with `origin` on the error).
+ */
+export function fail(code: AllocationErrorCode, field: string | readonly PathSegment[] | Located, expected: string, value: unknown, details?: Record<string, unknown>): never {
   const received = describeValue(value);
-  throw AllocationError.at(code, field, `expected ${expected}, got ${received}`, { expected, received, ...(details === undefined ? {} : { details }) });
+  const more = { expected, received, ...(details === undefined ? {} : { details }) };
+  if (_isLocated(field)) throw AllocationError.of(code, { ...more, origin: boundedName(field.origin), ...(field.path === '' ? {} : { path: boundedName(field.path) }), detail: `expected ${expected}, got ${received}` });
+  throw AllocationError.at(code, field, `expected ${expected}, got ${received}`, more);
+}
+
+function _isLocated(field: string | readonly PathSegment[] | Located): field is Located {
+  return typeof field === 'object' && !Array.isArray(field);
 }
 
 /** A plain object (not null, not an array). */

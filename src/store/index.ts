@@ -5,6 +5,7 @@ export { MemoryStore } from './memory.js';
 export { PostgresStore, DEFAULT_SCHEMA, TIMEOUTS } from './postgres.js';
 export { JsonFileStore } from './file.js';
 export { MIGRATIONS, SCHEMA_VERSION } from './migrations/index.js';
+export { redactUrl, urlHasPassword } from './pg-config.js';
 
 export type { OpenOptions, RetryOptions, RetryResult, PodRetryOptions, PodRetryResult } from './stored-state.js';
 export type { ClusterStore, StoredNode, StoreOutcome, StoreSnapshot, StoreListener, StoreCommitOptions, StoreReleaseOptions } from './types.js';

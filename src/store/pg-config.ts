@@ -264,7 +264,7 @@ export async function resolveTarget(url: string, env: Env = process.env): Promis
     if (passfile) {
       const stat = await fs.stat(passfile).catch(() => undefined);
       // libpq ignores a password file that others can read.
-      if (stat !== undefined && stat.isFile() && (stat.mode & 0o077) === 0) {
+      if (stat?.isFile() && (stat.mode & 0o077) === 0) {
         const text = await readIfExists(fs, passfile).catch(() => undefined);
         if (text !== undefined) password = passwordFromPassfile(text, { host, port, database, user });
       }

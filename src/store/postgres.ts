@@ -14,7 +14,7 @@ import type { PlacementOption, Slot } from '../placement/index.js';
 import { gpuOf, gpusJsonSql, slotOf, slotsJsonSql } from './pg-rows.js';
 import { activityTime, checkIdle, ClusterState, normalizeStateJSON, type ClusterStateJSON } from '../cluster/state.js';
 import { fail, readInput, rejectUnknownKeys, requireBoolean, requireInteger, requireObject, requireString } from '../shared/validate.js';
-import { applyCommit, type NodeRecord } from './apply.js';
+import { applyCommit, type CommitChange, type NodeRecord } from './apply.js';
 import { checkRequestId, storeReleaseOptions } from './options.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations/index.js';
 import { resolveTarget, type PgTarget } from './pg-config.js';
@@ -357,7 +357,7 @@ export class PostgresStore implements ClusterStore {
     if (row.cpu !== null) record.cpu = row.cpu;
     if (row.host_memory !== null) record.hostMemory = row.host_memory;
     if (row.gpu_model !== null) record.gpuModel = row.gpu_model;
-    let change;
+    let change: CommitChange;
     try {
       change = applyCommit(record, o, opts, given ?? PENDING_ID);
     } catch (error) {

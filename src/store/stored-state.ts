@@ -6,8 +6,7 @@ import type { PlacementOption, PlacementPlan, Slot } from '../placement/index.js
 import type { ClusterPlanRequest, ClusterState, ClusterStateJSON, GpuUsage } from '../cluster/state.js';
 import { fail, keysOf, readInput, rejectUnknownKeys, requireInteger, requireObject } from '../shared/validate.js';
 import type { ClusterStore, StoreCommitOptions, StoredNode, StoreOutcome, StoreReleaseOptions } from './types.js';
-import type { PodNodeView, PodPlan, PodScheduler, PodSchedulerOptions } from '../fleet/scheduler.js';
-import type { FleetPod } from '../fleet/types.js';
+import type { FleetPod, PodNodeView, PodPlan, PodScheduler, PodSchedulerOptions } from '../fleet/index.js';
 import type { ClusterStateLike } from '../cluster/state.js';
 
 /** Options of openClusterState. */

@@ -58,14 +58,14 @@ describe.each([['wasm', wasm], ['ts', ts]] as const)('pod fields in the state (%
 
   it('refuses slots over the node\'s cpu or host memory, and bad pod fields, by field', () => {
     const over = podState();
-    over.nodes[0].slots[2].cpu = 60001;
+    (over.nodes[0].slots[2] as { cpu?: number }).cpu = 60001;
     expect(codeOf(() => engine.restoreClusterState(over))).toBe('INVALID_STATE');
     expect(() => engine.restoreClusterState(over)).toThrow(/64000/);
     const noGpus = podState();
     delete (noGpus.nodes[1].slots[0] as { hostMemory?: number }).hostMemory;
     expect(() => engine.restoreClusterState(noGpus)).toThrow(/state\.nodes\[1\]\.slots\[0\]\.gpus/);
     const milli = podState();
-    milli.nodes[0].slots[1].milli = 1001;
+    (milli.nodes[0].slots[1] as { milli?: number }).milli = 1001;
     expect(() => engine.restoreClusterState(milli)).toThrow(/state\.nodes\[0\]\.slots\[1\]\.milli.*1001/);
     const cpu = podState() as unknown as { nodes: Array<Record<string, unknown>> };
     cpu.nodes[0].cpu = -1;

@@ -89,7 +89,7 @@ describe('ClusterState.plan on realistic clusters', () => {
       model: fc.constantFrom('a', 'b', 'c'),
       limit: fc.integer({ min: 1, max: 12 }),
       allowEviction: fc.constantFrom(true, true, true, false),
-      sizes: fc.constantFrom([1, 2, 4, 8], [2, 4, 8], [4, 8], [8], [1, 2], [2]),
+      sizes: fc.constantFrom<number[]>([1, 2, 4, 8], [2, 4, 8], [4, 8], [8], [1, 2], [2]),
       pick: fc.nat(),
     });
     let failed = 0;

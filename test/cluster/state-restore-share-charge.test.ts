@@ -5,13 +5,14 @@
 // (INVALID_STATE naming the slot's field and the value); createClusterState refuses such slots
 // (INVALID_ARGUMENT). A consistent pod slot still round-trips. Both backends.
 import { describe, expect, it } from 'vitest';
+import type { Slot } from '../../src/placement/index.js';
 import { engines, errorOf } from '../support/engines.js';
 
 const { wasm, ts } = await engines();
 const G = 2 ** 30;
 
 describe.each([['wasm', wasm], ['ts', ts]] as const)('pod slots charged for their share (%s)', (_name, engine) => {
-  const node = (slots: unknown[], gpus = [{ index: 0, memoryTotal: 10 * G }, { index: 1, memoryTotal: 10 * G }]) => ({ id: 'a', gpus, cpu: 8000, slots });
+  const node = (slots: unknown[], gpus = [{ index: 0, memoryTotal: 10 * G }, { index: 1, memoryTotal: 10 * G }]) => ({ id: 'a', gpus, cpu: 8000, slots: slots as Slot[] });
   const saved = (slots: unknown[], gpus?: Array<{ index: number; memoryTotal: number }>) => ({ version: 1, nextSlot: 1, nodes: [node(slots, gpus)] });
 
   it('restore refuses a share charged other than floor(milli × memoryTotal / 1000), naming the field and value', () => {

@@ -81,7 +81,7 @@ describe('allocateAligned golden table', () => {
       for (let k = 0; k < 4; k++) {
         const r = e.allocateAligned({ topology: volta, available, size: 2, policy: 'besteffort' });
         picks.push(r.devices);
-        available = available.filter((g) => !r.devices.includes(g));
+        available = available.filter((g) => !(r.devices as readonly number[]).includes(g));
       }
       expect(picks).toEqual([[0, 3], [1, 2], [4, 7], [5, 6]]);
       const last = e.allocateAligned({ topology: volta, available, size: 2, policy: 'besteffort' });
@@ -97,7 +97,7 @@ describe('allocateAligned golden table', () => {
       for (let k = 0; k < 4; k++) {
         const r = e.allocateAligned({ topology: volta, available, size: 2 });
         picks.push(r.devices);
-        available = available.filter((g) => !r.devices.includes(g));
+        available = available.filter((g) => !(r.devices as readonly number[]).includes(g));
       }
       // {2,3}, {6,7}, then {0,4} / {1,5} tie (210, remainders 210) → {0,4}, then {1,5}.
       expect(picks).toEqual([[2, 3], [6, 7], [0, 4], [1, 5]]);

@@ -1,7 +1,7 @@
 // Malformed allocateReplicas requests: each throws AllocationError with a stable code naming the field and value.
 import { describe, expect, it } from 'vitest';
 import { engines } from '../support/engines.js';
-import { AllocationError, ERROR_CODES } from '../../src/shared/errors.js';
+import { AllocationError, type ERROR_CODES } from '../../src/shared/errors.js';
 
 const { wasm, ts } = await engines();
 

@@ -176,7 +176,7 @@ describe('allocateReplicas parity and properties', () => {
       const { devices, reason } = wasm.allocateReplicas(req);
       if (reason !== undefined) return;
       const { picked, remaining } = tally(req, devices.slice(req.required!.length));
-      for (const [a, p] of picked) {
+      for (const [, p] of picked) {
         if (p === 0) continue;
         for (const [b, left] of remaining) if (left > 0) expect(p - 1).toBeLessThanOrEqual(picked.get(b)!);
       }

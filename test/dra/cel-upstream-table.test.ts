@@ -6,7 +6,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { type CelAttributeValue, CelCompileError, type CelDevice, type CelFeatures, CelRuntimeError, compileSelector, prepareDevice, Quantity } from '../../src/dra/testing.js';
 
-type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: the upstream table's JSON, read field by field
+type Json = any;
 // The repository's copy; before the allocator's branch brings it, the shared original.
 const inRepo = new URL('../../data/dra/upstream-allocator-cases.json', import.meta.url);
 const tablePath = existsSync(inRepo) ? inRepo : new URL('../../../shared/dra/upstream-allocator-cases.json', import.meta.url);

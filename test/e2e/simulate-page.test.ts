@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, parseNodeCsv, parsePodCsv, scaleTrace, type Engine } from '../../src/index.js';
+import { createEngine, parseNodeCsv, parsePodCsv, scaleTrace, type Engine, type FleetPolicyName } from '../../src/index.js';
 import { launchChromium } from './browser.js';
 import { serveStatic, type StaticServer } from './serve.js';
 
@@ -55,7 +55,7 @@ describe('Simulate view', () => {
     const shown = await page.$$eval('[data-testid="sim-cell"]', (cells) => cells.map((c) => [(c as HTMLElement).dataset.policy, Number((c as HTMLElement).dataset.x), Number((c as HTMLElement).dataset.value)] as const));
     expect(shown.length).toBe(8);
     for (const [policy, x, value] of shown) {
-      const runs = [42, 43].map((seed) => engine.simulateFleet({ nodes, pods, policy: policy as string, seed }).allocation[x]);
+      const runs = [42, 43].map((seed) => engine.simulateFleet({ nodes, pods, policy: policy as FleetPolicyName, seed }).allocation[x]);
       expect(value).toBeCloseTo((runs[0] + runs[1]) / 2, 10);
     }
     // Two uPlot charts, each with one series per policy in its legend.

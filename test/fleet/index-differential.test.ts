@@ -10,13 +10,14 @@ import { POLICIES } from '../../src/fleet/policies/index.js';
 import { parseNodeCsv, parsePodCsv, scaleTrace } from '../../src/fleet/index.js';
 import type { Engine } from '../../src/engine.js';
 import type { FleetNode, FleetPod } from '../../src/fleet/types.js';
+import type { FleetPolicyName } from '../../src/fleet/index.js';
 
 const data = (name: string) => readFileSync(fileURLToPath(new URL(`../../data/openb/${name}`, import.meta.url)), 'utf8');
 const nodes = parseNodeCsv('nodes', data('openb_node_list_gpu_node.csv'));
 const TRACES = ['default', 'gpushare40', 'multigpu20', 'gpuspec33'];
 
 /** The run's event log as `gpualloc simulate --events` writes it. */
-function eventLog(engine: Engine, nodes: FleetNode[], pods: FleetPod[], policy: string, seed: number, search: 'index' | 'scan'): string {
+function eventLog(engine: Engine, nodes: FleetNode[], pods: FleetPod[], policy: FleetPolicyName, seed: number, search: 'index' | 'scan'): string {
   const run = engine.simulateFleet({ nodes, pods, policy, seed, events: true, search });
   return run.events!.map((e) => JSON.stringify(e)).join('\n') + '\n';
 }

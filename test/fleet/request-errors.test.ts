@@ -31,6 +31,7 @@ describe('fleet request validation', async () => {
     expect(error(() => wasm.simulateFleet({ nodes, pods, tune: 0 }))).toMatchObject({ field: 'request.tune' });
   });
   it('an unknown policy is UNKNOWN_POLICY listing the policies', () => {
+    // @ts-expect-error a misspelt policy name does not compile; at run time it is refused
     const e = error(() => wasm.simulateFleet({ nodes, pods, policy: 'fgdd' }));
     expect(e.code).toBe('UNKNOWN_POLICY');
     expect(e.message).toMatch(/'fgd'.*'fgd-close'.*got "fgdd"/);

@@ -7,7 +7,7 @@ import { engines } from '../support/engines.js';
 import { ROOT } from '../support/cli.js';
 import { parseNodeCsv, parsePodCsv } from '../../src/fleet/trace.js';
 import { AllocationError } from '../../src/shared/errors.js';
-import type { SimulateRequest } from '../../src/fleet/index.js';
+import type { SimulateRequest } from '../../src/simulation/index.js';
 
 const nodesFile = join(ROOT, 'data/openb/openb_node_list_gpu_node.csv');
 const podsFile = join(ROOT, 'data/openb/openb_pod_list_default.csv');

@@ -13,7 +13,7 @@ describe('simulateFleet with pod names that look like tuned clones', () => {
       { id: 'a', cpu: 1000, memoryMiB: 1024, gpus: 1, milli: 500 },
       { id: 'a-tuned-0', cpu: 1000, memoryMiB: 1024, gpus: 1, milli: 500 },
     ],
-    policy: 'bestfit',
+    policy: 'bestfit' as const,
     tune: 1,
     events: true,
   };

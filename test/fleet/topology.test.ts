@@ -33,7 +33,7 @@ describe('fleet topology-aware fractions', async () => {
     const list = validatePods('pods', pods);
     const fleet = fleetOnState(engine, policy, [node], typicalPods(list), [0], list);
     try {
-      return list.map((p) => fleet.place(p)?.gpus);
+      return list.map((p) => fleet.place(p)?.gpus ?? []);
     } finally {
       fleet.scheduler.close();
     }

@@ -60,6 +60,7 @@ it('accepts every preset and the discovered fixture, as the validator does', () 
 });
 
 it('rejects the same shape errors as the validator', () => {
+  // biome-ignore lint/suspicious/noExplicitAny: each mutation reaches into a different shape of inventory
   const mutations: Array<(i: any) => void> = [
     (i) => (i.version = 2),
     (i) => delete i.gpus,

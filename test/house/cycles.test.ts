@@ -5,6 +5,7 @@ import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { cyclesOf } from '../support/cycles.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const SRC = join(ROOT, 'src');
@@ -26,37 +27,9 @@ function importsOf(file: string): string[] {
     if (!ref.fileName.startsWith('.')) continue;
     const base = resolve(dirname(file), ref.fileName);
     const target = [base.replace(/\.js$/, '.ts'), base + '.ts', join(base, 'index.ts')].find((p) => existsSync(p) && statSync(p).isFile());
-    if (target && target.startsWith(SRC)) out.push(target);
+    if (target?.startsWith(SRC)) out.push(target);
   }
   return out;
-}
-
-/** Strongly connected components of two or more files (Tarjan). */
-export function cyclesOf(graph: Map<string, string[]>): string[][] {
-  let counter = 0;
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const onStack = new Set<string>();
-  const found: string[][] = [];
-  const visit = (v: string): void => {
-    index.set(v, counter);
-    low.set(v, counter++);
-    stack.push(v);
-    onStack.add(v);
-    for (const w of graph.get(v) ?? []) {
-      if (!index.has(w)) { visit(w); low.set(v, Math.min(low.get(v)!, low.get(w)!)); }
-      else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
-    }
-    if (low.get(v) === index.get(v)) {
-      const component: string[] = [];
-      let w: string;
-      do { w = stack.pop()!; onStack.delete(w); component.push(w); } while (w !== v);
-      if (component.length > 1) found.push(component.sort());
-    }
-  };
-  for (const v of graph.keys()) if (!index.has(v)) visit(v);
-  return found;
 }
 
 const files = sourceFiles(SRC);

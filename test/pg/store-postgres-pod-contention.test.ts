@@ -79,7 +79,7 @@ describe.skipIf(noPg)('PostgresStore with pods under contention', () => {
       expect(new Set(rows.rows.map((r) => r.id))).toEqual(new Set(committed.keys()));
       for (const r of rows.rows) {
         const l = committed.get(r.id)!;
-        expect({ node: r.node, gpus: r.gpus, memoryMiB: r.memory, milli: r.milli, cpu: r.cpu, host: r.host }).toEqual({ node: l.node, gpus: l.gpus, memoryMiB: l.memoryPerGpu, milli: l.milli, cpu: l.cpu, host: l.hostMemory });
+        expect({ node: r.node, gpus: r.gpus, memory: r.memory, milli: r.milli, cpu: r.cpu, host: r.host }).toEqual({ node: l.node, gpus: l.gpus, memory: l.memoryPerGpu, milli: l.milli, cpu: l.cpu, host: l.hostMemory });
         expect(failed.has(r.id)).toBe(false);
       }
       const versions = await db.query(`SELECT id, version::float8 AS version FROM ${schema}.nodes ORDER BY id`);

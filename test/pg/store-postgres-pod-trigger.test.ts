@@ -29,7 +29,7 @@ describe.skipIf(noPg)('slots_within_node trigger', () => {
   });
 
   /** Inserts slots in one transaction; resolves to the error message, or 'ok' once committed. */
-  async function insert(rows: Array<{ id: string; node: string; gpus?: number[]; memoryMiB?: number; milli?: number | null; cpu?: number | null; host?: number | null }>): Promise<string> {
+  async function insert(rows: Array<{ id: string; node: string; gpus?: number[]; memory?: number; milli?: number | null; cpu?: number | null; host?: number | null }>): Promise<string> {
     try {
       await db!.query('BEGIN');
       for (const r of rows) {
@@ -47,9 +47,9 @@ describe.skipIf(noPg)('slots_within_node trigger', () => {
 
   it('refuses CPU over the node\'s, in one insert or summed over several, and keeps nothing', async () => {
     expect(await insert([{ id: 'a', node: 'n', cpu: 8001 }])).toBe('gpualloc: the slots of node n would hold 8001 milli-CPU, more than its 8000 milli-CPU');
-    expect(await insert([{ id: 'a', node: 'n', cpu: 5000 }, { id: 'b', node: 'n', gpus: [0], memoryMiB: G, milli: 12, cpu: 3500 }])).toBe('gpualloc: the slots of node n would hold 8500 milli-CPU, more than its 8000 milli-CPU');
+    expect(await insert([{ id: 'a', node: 'n', cpu: 5000 }, { id: 'b', node: 'n', gpus: [0], memory: G, milli: 12, cpu: 3500 }])).toBe('gpualloc: the slots of node n would hold 8500 milli-CPU, more than its 8000 milli-CPU');
     expect(await slotIds()).toEqual([]);
-    expect(await insert([{ id: 'a', node: 'n', cpu: 5000 }, { id: 'b', node: 'n', gpus: [0], memoryMiB: G, milli: 12, cpu: 3000 }])).toBe('ok');
+    expect(await insert([{ id: 'a', node: 'n', cpu: 5000 }, { id: 'b', node: 'n', gpus: [0], memory: G, milli: 12, cpu: 3000 }])).toBe('ok');
     expect(await insert([{ id: 'c', node: 'n', cpu: 1 }])).toBe('gpualloc: the slots of node n would hold 8001 milli-CPU, more than its 8000 milli-CPU');
     // Moving CPU onto a full node by UPDATE is checked too.
     await db!.query(`INSERT INTO ${schema}.slots (id, node, gpus, memory_per_gpu, cpu) VALUES ('d', 'free', '{}', 0, 1)`);
@@ -70,8 +70,8 @@ describe.skipIf(noPg)('slots_within_node trigger', () => {
     expect(await insert([{ id: 'big', node: 'free', cpu: 2 ** 40, host: 2 ** 50 }])).toBe('ok');
     expect(await insert([{ id: 'empty', node: 'free' }])).toMatch(/violates check constraint "slots_holds_something"/);
     expect(await insert([{ id: 'share', node: 'free', milli: 10, cpu: 1 }])).toMatch(/violates check constraint "slots_holds_something"/);
-    expect(await insert([{ id: 'mem', node: 'n', gpus: [], memoryMiB: 5, cpu: 1 }])).toMatch(/violates check constraint "slots_holds_something"/);
-    expect(await insert([{ id: 'zero', node: 'n', gpus: [0], memoryMiB: 0, cpu: 1 }])).toMatch(/violates check constraint "slots_holds_something"/);
+    expect(await insert([{ id: 'mem', node: 'n', gpus: [], memory: 5, cpu: 1 }])).toMatch(/violates check constraint "slots_holds_something"/);
+    expect(await insert([{ id: 'zero', node: 'n', gpus: [0], memory: 0, cpu: 1 }])).toMatch(/violates check constraint "slots_holds_something"/);
     expect(await insert([{ id: 'milli', node: 'n', gpus: [0], memory: G, milli: 1001 }])).toMatch(/violates check constraint "slots_milli_check"/);
     expect(await insert([{ id: 'neg', node: 'n', cpu: -1 }])).toMatch(/violates check constraint "slots_cpu_check"/);
     expect(await slotIds()).toEqual(['big']);

@@ -56,9 +56,9 @@ describe.skipIf(noPg)('PostgresStore with pods', () => {
     try {
       const rows = await db.query(`SELECT id, node, gpus, memory_per_gpu::float8 AS memory, milli, cpu::float8 AS cpu, host_memory::float8 AS host FROM ${schema}.slots ORDER BY id`);
       expect(rows.rows).toEqual([
-        { id: 'cpu-only', node: 'cpu-box', gpus: [], memoryMiB: 0, milli: null, cpu: 3000, host: null },
-        { id: 'host-only', node: 'a100', gpus: [], memoryMiB: 0, milli: null, cpu: null, host: 512 * MIB },
-        { id: 'share', node: 'a100', gpus: share.gpus, memoryMiB: share.memoryPerGpu, milli: 250, cpu: 4000, host: 8 * G },
+        { id: 'cpu-only', node: 'cpu-box', gpus: [], memory: 0, milli: null, cpu: 3000, host: null },
+        { id: 'host-only', node: 'a100', gpus: [], memory: 0, milli: null, cpu: null, host: 512 * MIB },
+        { id: 'share', node: 'a100', gpus: share.gpus, memory: share.memoryPerGpu, milli: 250, cpu: 4000, host: 8 * G },
       ]);
       const nodes = await db.query(`SELECT id, cpu::float8 AS cpu, host_memory::float8 AS host, gpu_model FROM ${schema}.nodes ORDER BY position`);
       expect(nodes.rows).toEqual([

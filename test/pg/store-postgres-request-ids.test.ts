@@ -5,8 +5,8 @@
 // the same, and when the store goes away while a COMMIT is in flight the CLI exits 4 (unknown)
 // naming the ID, and the repeat tells what happened.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, type Engine } from '../../src/engine.js';
-import { PostgresStore } from '../../src/store/postgres.js';
+import type { Engine } from '../../src/engine.js';
+import type { PostgresStore } from '../../src/store/postgres.js';
 import { openClusterState } from '../../src/store/stored-state.js';
 import { cli } from '../support/cli.js';
 import { FaultProxy } from './fault-proxy.js';

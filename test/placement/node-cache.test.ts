@@ -6,13 +6,13 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { placementRequest } from '../support/fuzz/requests.js';
 import { engines, outcome } from '../support/engines.js';
-import type { PlacementRequest } from '../../src/placement/index.js';
+import type { PlacementRequest, Slot } from '../../src/placement/index.js';
 
 type Edit = { kind: 'none' | 'memoryPerGpu' | 'stale' | 'dropSlot' | 'gpuMemory' | 'memory' | 'sizes' | 'model' | 'allowEviction'; k: number };
 
 /** Applies an in-place edit to the caller's request (the objects the engine has read before). */
 function edit(r: PlacementRequest, e: Edit): void {
-  const slots = r.slots ?? [];
+  const slots = (r.slots ?? []) as Slot[];
   switch (e.kind) {
     case 'memoryPerGpu':
       if (slots.length > 0) slots[e.k % slots.length].memoryPerGpu = Math.floor(slots[e.k % slots.length].memoryPerGpu / 2);
@@ -68,9 +68,9 @@ describe('planPlacement node cache', () => {
     for (const engine of [wasm, ts]) {
       const request: PlacementRequest = { gpus: [{ index: 0, memoryTotal: 2 ** 34 }, { index: 1, memoryTotal: 2 ** 34 }], slots: [{ id: 'a', gpus: [0], memoryPerGpu: 2 ** 30 }], memory: 2 ** 32 };
       expect(engine.planPlacement(request).options.length).toBeGreaterThan(0);
-      request.slots!.push({ id: 'b', gpus: [7], memoryPerGpu: 1 });
+      (request.slots as Slot[]).push({ id: 'b', gpus: [7], memoryPerGpu: 1 });
       expect(() => engine.planPlacement(request)).toThrow(/slots\[1\]\.gpus\[0\]: GPU index 7 is not one of the node's GPUs/);
-      request.slots!.pop();
+      (request.slots as Slot[]).pop();
       expect(engine.planPlacement(request)).toEqual(engine.planPlacement(structuredClone(request)));
     }
   });

@@ -72,7 +72,7 @@ function oldValidateNode(gpusValue: unknown, slotsValue: unknown, topologyValue:
   // validateSlot as it was on every slot, with its field name.
   const ids = new Set<string>();
   const slots = slotsValue === undefined ? [] : requireArray(`${prefix}slots`, slotsValue, LIMITS.maxSlotsPerNode).map((v, k) => oldValidateSlot(v, `${prefix}slots[${k}]`, seen, ids));
-  return { index: list.map((g) => g.index), total: list.map((g) => g.memoryTotal), slots, topology };
+  return { index: list.map((g) => g.index), total: list.map((g) => g.memoryTotal), used: list.map(() => 0), slots, topology };
 }
 
 /** planPlacement as it was: fresh typed arrays, formatBytes each time, every search sent to the kernels. */
@@ -107,14 +107,13 @@ function oldPlanPlacement(kernels: Kernels, request: PlacementRequest): Placemen
   const sizes = sizesFor(req, n);
   const found = runSearch(kernels, {
     gpus: n, free, total, sizes: Int32Array.from(sizes), shares: Float64Array.from(sizes, (k) => shareOf(req.memory, k)), staleMasks, staleBytes,
-    pairScores: positionMatrix(node.topology, node.index), pack: req.pack, limit: req.limit, budget: PLACEMENT_BUDGET, block: null,
+    pairScores: positionMatrix(node.topology, node.index), pack: req.pack, limit: req.limit, budget: PLACEMENT_BUDGET,
   });
   const options: PlacementOption[] = [];
   for (let c = 0; c < found.count; c++) options.push(optionOf(found, c, node.index, req.memory, stale, req.model));
   const rejected = rejectionsFor(node.index, total, free, evictable, req.memory, sizes);
-  const plan: PlacementPlan = { options, rejected };
-  if (options.length === 0) plan.reason = noOptionReason(req.memory, sizes.length === 0 ? null : sizes.join(', '), n, rejected.length);
-  return plan;
+  if (options.length === 0) return { options: [], rejected, reason: noOptionReason(req.memory, sizes.length === 0 ? null : sizes.join(', '), n, rejected.length) } as PlacementPlan;
+  return { options, rejected } as PlacementPlan;
 }
 
 /**
@@ -166,7 +165,7 @@ describe('planPlacement shared work', () => {
           gpus: n, free: Float64Array.from(free), total: Float64Array.from(free, (f, p) => Math.max(f, 0) + extra[p]),
           sizes: Int32Array.from(sorted), shares: Float64Array.from(sorted, (k) => shareOf(memory, k)),
           staleMasks: Int32Array.from(stale.flatMap((s) => [s.lo, 0])), staleBytes: Float64Array.from(stale, (s) => s.bytes),
-          pairScores: null, pack: false, limit: 16, budget: PLACEMENT_BUDGET, block: null,
+          pairScores: null, pack: false, limit: 16, budget: PLACEMENT_BUDGET,
         };
       }),
     );
@@ -206,7 +205,7 @@ describe('planPlacement shared work', () => {
           gpus: n, free: Float64Array.from(free), total: Float64Array.from(free, (f) => Math.max(f, 0) + 40),
           sizes: Int32Array.from(sorted), shares: Float64Array.from(sorted, (k) => shareOf(memory, k)),
           staleMasks: Int32Array.from(stale.flatMap((s) => [s.lo, 0])), staleBytes: Float64Array.from(stale, (s) => s.bytes),
-          pairScores: m, pack, limit, budget: PLACEMENT_BUDGET, block: null,
+          pairScores: m, pack, limit, budget: PLACEMENT_BUDGET,
         };
       }),
     );
@@ -227,7 +226,7 @@ describe('planPlacement shared work', () => {
       block.set(s.total, n);
       block.set(s.staleBytes, 2 * n);
       staleMasks.set(s.staleMasks);
-      return { ...s, free: block.subarray(0, n), total: block.subarray(n, 2 * n), staleBytes: block.subarray(2 * n, 2 * n + S), staleMasks, block };
+      return { ...s, free: block.subarray(0, n), total: block.subarray(n, 2 * n), staleBytes: block.subarray(2 * n, 2 * n + S), staleMasks };
     };
     fc.assert(
       fc.property(search, fc.boolean(), (plain, blocked) => {
@@ -248,7 +247,7 @@ describe('planPlacement shared work', () => {
         gpus: n, free: Float64Array.from({ length: n }, (_, p) => (p * 7) % 23), total: new Float64Array(n).fill(40),
         sizes: Int32Array.from(sizes), shares: Float64Array.from(sizes, (k) => shareOf(memory, k)),
         staleMasks: Int32Array.from({ length: 2 * stale }, (_, k) => (k % 2 === 0 ? 0xffff & ~(1 << (k % 16)) : 0)), staleBytes: new Float64Array(stale).fill(1),
-        pairScores: null, pack: false, limit, budget: PLACEMENT_BUDGET, block: null,
+        pairScores: null, pack: false, limit, budget: PLACEMENT_BUDGET,
       };
     };
     const picture = (f: ReturnType<typeof ts.kernels.placementSearch>): string => {

@@ -19,7 +19,7 @@ const arbNode = fc.integer({ min: 1, max: 8 }).chain((n) => fc.record({
   slots: fc.array(fc.record({ gpus: fc.uniqueArray(fc.integer({ min: 0, max: n - 1 }), { minLength: 1, maxLength: 3 }), mem: fc.integer({ min: 1, max: 6 }), stale: fc.boolean(), model: fc.constantFrom('a', 'b') }), { maxLength: 5 }),
   nvlink: fc.integer({ min: 0, max: 3 }),
   memory: fc.integer({ min: 1, max: 120 }),
-  sizes: fc.option(fc.constantFrom([1], [2], [1, 2, 4, 8], [2, 4]), { nil: undefined }),
+  sizes: fc.option(fc.constantFrom<number[]>([1], [2], [1, 2, 4, 8], [2, 4]), { nil: undefined }),
 }));
 
 describe.each([['wasm', wasm], ['ts', ts]] as Array<[string, Engine]>)('engine.prepare (%s)', (_name, engine) => {

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { engines } from '../support/engines.js';
 import { ROOT } from '../support/cli.js';
 import { parseNodeCsv, parsePodCsv } from '../../src/fleet/trace.js';
+import type { FleetPolicyName } from '../../src/fleet/index.js';
 
 const PUBLISHED: Record<string, [number, number]> = {
   fgd: [95.23, 0.11], bestfit: [92.86, 0.14], packing: [91.78, 0.53], clustering: [91.65, 0.61], dotprod: [90.62, 0.19], random: [86.3, 0.33],
@@ -22,7 +23,7 @@ describe('fleet: the published table at 100 % arrived (default trace, seeds 42..
     it(`${policy}: ${paper} ± max(0.5, 2×${sd})`, () => {
       const at100: number[] = [];
       for (let seed = 42; seed <= 51; seed++) {
-        const run = wasm.simulateFleet({ nodes, pods, policy, seed });
+        const run = wasm.simulateFleet({ nodes, pods, policy: policy as FleetPolicyName, seed });
         // Below about 90 % arrived every non-random policy tracks the ideal line.
         if (policy !== 'random') expect(Math.abs(run.allocation[80] - 80)).toBeLessThan(0.1);
         at100.push(run.allocation[100]);

@@ -9,7 +9,7 @@ import { engines } from '../support/engines.js';
 import { ROOT } from '../support/cli.js';
 import { parseNodeCsv, parsePodCsv } from '../../src/fleet/trace.js';
 import { POLICIES } from '../../src/fleet/policies/index.js';
-import type { Pod } from '../../src/fleet/types.js';
+import { validatePods, type Pod } from '../../src/fleet/types.js';
 
 const solver = await loadSolver();
 const pod = (gpus: number, milli: number): Pod => ({ id: `p${gpus}-${milli}`, cpu: 0, memory: 0, gpus, milli, models: [] });
@@ -99,7 +99,7 @@ describe('fleet upper bound', () => {
     const nodes = parseNodeCsv(nodesFile, readFileSync(nodesFile, 'utf8'));
     const pods = parsePodCsv(podsFile, readFileSync(podsFile, 'utf8'));
     const gpus = nodes.reduce((a, n) => a + n.gpus, 0);
-    const byId = new Map(pods.map((p) => [p.id, p]));
+    const byId = new Map(validatePods('pods', pods).map((p) => [p.id, p]));
     for (const policy of POLICIES) {
       const run = wasm.simulateFleet({ nodes, pods, policy: policy.name, seed: 42, events: true });
       // The pods arrived by the last event of the 100 % bin (as bench/fleet-bound.ts takes them).

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { engines } from '../support/engines.js';
 import type { Engine } from '../../src/engine.js';
 import { createEngine } from '../../src/engine.js';
-import { AllocationError } from '../../src/shared/errors.js';
+import type { AllocationError } from '../../src/shared/errors.js';
 import { estimateMemory } from '../../src/models/estimate.js';
 import { validateInventory } from '../../src/hardware/inventory.js';
 import { getPreset, listPresets } from '../../src/hardware/presets.js';

@@ -15,8 +15,8 @@ type Capability = { name: string; kernels: string[]; valid: fc.Arbitrary<unknown
 const capabilities: Capability[] = [
   { name: 'naturalSort', kernels: ['naturalOrder'], valid: sortIds.filter((ids) => ids.length > 0), call: (e, ids) => e.naturalSort(ids) },
   { name: 'splitDevices', kernels: ['naturalOrder'], valid: splitRequest.filter((r) => r.devices.cuda.length > 0), call: (e, r) => e.splitDevices(r) },
-  { name: 'allocateReplicas', kernels: ['pickReplicas', 'naturalOrder'], valid: replicaRequest.filter((r) => r.size > (r.required?.length ?? 0) && r.available.length >= r.size), call: (e, r) => e.allocateReplicas(r) },
-  { name: 'allocateAligned', kernels: ['alignedTopology', 'alignedBestEffort', 'loadPairScores'], valid: alignedRequest.filter((r) => r.available.length >= r.size && r.size > 1), call: (e, r) => e.allocateAligned(r) },
+  { name: 'allocateReplicas', kernels: ['pickReplicas', 'naturalOrder'], valid: replicaRequest.filter((r) => r.size > (r.required?.length ?? 0) && r.available!.length >= r.size), call: (e, r) => e.allocateReplicas(r) },
+  { name: 'allocateAligned', kernels: ['alignedTopology', 'alignedBestEffort', 'loadPairScores'], valid: alignedRequest.filter((r) => r.available!.length >= r.size && r.size > 1), call: (e, r) => e.allocateAligned(r) },
   { name: 'planPlacement', kernels: ['placementSearch'], valid: placementRequest, call: (e, r) => e.planPlacement(r) },
   { name: 'ClusterState.plan', kernels: ['placementSearch', 'clusterSearch'], valid: clusterInit, call: (e, init) => e.createClusterState(init).plan({ memory: 2 ** 30, tensorParallelSizes: [1, 2] }) },
 ];

@@ -3,7 +3,7 @@
 // nesting are refused without hanging.
 import { describe, expect, it } from 'vitest';
 import { engines, codeOf } from '../support/engines.js';
-import { AllocationError } from '../../src/shared/errors.js';
+import type { AllocationError } from '../../src/shared/errors.js';
 import { LIMITS } from '../../src/shared/limits.js';
 import { longId } from '../support/fuzz/hostile.js';
 

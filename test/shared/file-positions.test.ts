@@ -2,7 +2,8 @@
 // test), so file errors point at the right line and column.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonPosition, positionAt, type PathSegment } from '../../src/shared/file-positions.js';
+import type { PathSegment } from '../../src/shared/errors.js';
+import { jsonPosition, positionAt } from '../../src/shared/file-positions.js';
 
 /** Every path into a value, with the value there. */
 function paths(value: unknown, prefix: PathSegment[] = []): Array<{ path: PathSegment[]; value: unknown }> {

@@ -30,7 +30,7 @@ describe.each([
   ['memory', 'wasm', wasm], ['memory', 'ts', ts], ['file', 'wasm', wasm], ['file', 'ts', ts],
 ] as const)('a stale pod through the %s store (%s)', (kind, _backend, engine) => {
   it.each(CASES)('over the node\'s %s: the in-memory commit\'s CONFLICT, nothing changed', async (_what, first, second, message) => {
-    const clean = (o: PlacementOption): PlacementOption => JSON.parse(JSON.stringify(o));
+    const clean = (o: unknown): PlacementOption => JSON.parse(JSON.stringify(o));
     const { store, path } = await makeStore(kind, engine, NODES);
     const winner = await openClusterState(engine, store, { watch: false, replica: 0 });
     const late = await openClusterState(engine, store, { watch: false, replica: 1 });

@@ -10,6 +10,7 @@ import { makeStore, removeStoreDirs } from '../support/stores.js';
 import type { ClusterNode } from '../../src/cluster/state.js';
 import type { Engine } from '../../src/engine.js';
 import { openClusterState, type StoredClusterState, type StoredPodScheduler } from '../../src/store/stored-state.js';
+import type { ClusterStore } from '../../src/store/types.js';
 
 const { wasm, ts } = await engines();
 const G = 2 ** 30;

@@ -114,7 +114,7 @@ export function parseExamples(file: string, text: string): { examples: DocExampl
   return { examples, promptless, errors };
 }
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
@@ -130,7 +130,7 @@ export function outputMatches(expected: string[], actual: string): boolean {
   const want = normalise(expected);
   const got = normalise(actual.split('\n')).join('\n');
   const pattern = want
-    .map((line) => (line === '…' ? '[^\\n]*(?:\\n[^\\n]*)*?' : line.split(/‹[^›\n]*›/).map(escape).join('[^\\n]+?')))
+    .map((line) => (line === '…' ? '[^\\n]*(?:\\n[^\\n]*)*?' : line.split(/‹[^›\n]*›/).map(escapeRegExp).join('[^\\n]+?')))
     .join('\\n');
   return new RegExp(`^${pattern}$`).test(got);
 }

@@ -2,7 +2,7 @@
 // for every request of every claim, each complete choice judged by the independent checker
 // (dra-checker.ts). Gives the feasible answers (device sets per claim), or gives up past a limit.
 import type { DeviceRequestBody, DraAllocateRequest } from '../../src/dra/index.js';
-import { Quantity } from '../../src/dra/testing.js';
+import type { Quantity } from '../../src/dra/testing.js';
 import { buildWorld, checkUses, consumption, staticallyUsable, type Use, type World, type WorldDevice } from './dra-checker.js';
 
 /** The answers found: each a canonical text of the devices per claim and request. */

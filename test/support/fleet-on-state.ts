@@ -3,7 +3,7 @@
 import type { Engine } from '../../src/engine.js';
 import { ClusterState } from '../../src/cluster/state.js';
 import { PodScheduler } from '../../src/fleet/scheduler.js';
-import { fleetClusterNodes } from '../../src/fleet/simulate.js';
+import { fleetClusterNodes } from '../../src/simulation/simulate.js';
 import { policyByName } from '../../src/fleet/policies/index.js';
 import { validateNodes, type FleetNode, type Pod } from '../../src/fleet/types.js';
 import type { TypicalPod } from '../../src/fleet/typical.js';

@@ -1,10 +1,10 @@
-// The page's PCIe tree (web/pcie-tree.ts): GPUs grouped by the switch level that joins them. On a
+// The page's PCIe tree (web/planner/pcie-tree.ts): GPUs grouped by the switch level that joins them. On a
 // hierarchical topology (every real PCIe tree) the lowest joint above two GPUs is their pair's level;
 // on any topology it is never farther than the pair's level (single linkage).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { getPreset, PCIE_LEVELS, type Link, type PcieLevel } from '../../src/index.js';
-import { jointLevel, pcieTree, type PcieTreeNode } from '../../web/pcie-tree.js';
+import { getPreset, type Link, PCIE_LEVELS, type PcieLevel } from '../../src/index.js';
+import { jointLevel, type PcieTreeNode, pcieTree } from '../../web/planner/pcie-tree.js';
 
 function leaves(n: PcieTreeNode): number[] {
   return n.kind === 'gpu' ? [n.gpu] : n.children.flatMap(leaves);

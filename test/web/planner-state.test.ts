@@ -1,12 +1,12 @@
-// The page's cluster model (web/planner.ts) in Node, without a browser: nodes are what
+// The page's cluster model (web/planner/model.ts) in Node, without a browser: nodes are what
 // nodeFromInventory makes, the export is byte for byte the CLI's state file, a CLI file imports and
 // exports unchanged, localStorage saving restores the same page, and bad input changes nothing.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AllocationError, createEngine, getPreset, nodeFromInventory } from '../../src/index.js';
+import { META_KEY, Planner, STATE_KEY } from '../../web/planner/model.js';
 import { cli, inTempDir } from '../support/cli.js';
-import { META_KEY, Planner, STATE_KEY } from '../../web/planner.js';
 
 /** A Storage over a Map (what localStorage offers the page). */
 class MemoryStorage {

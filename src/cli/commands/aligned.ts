@@ -1,16 +1,11 @@
 // gpualloc aligned: pick whole GPUs by topology (besteffort: go-gpuallocator's BestEffort; topology: the default).
-import { ALIGNED_POLICIES, type AlignedPolicy, type AlignedResult } from '../../devices/aligned.js';
+import { ALIGNED_POLICIES, type AlignedResult } from '../../devices/aligned.js';
 import { createEngine } from '../../engine.js';
 import { inventoryTopology, wholeGpuCandidates } from '../../hardware/inventory.js';
 import { migMessage } from '../../placement/index.js';
 import { EXIT, parseIntList, parsePositiveInt, table, UsageError, type Command, type Io } from '../lib/common.js';
-import { backendOption, helpOption, inventoryOption, jsonOption, option, optionsHelp, presetOption, readOptions } from '../lib/options.js';
+import { backendOption, helpOption, inventoryOption, jsonOption, oneOf, option, optionsHelp, presetOption, readOptions } from '../lib/options.js';
 import { resolveInventory } from '../lib/source.js';
-
-function parsePolicy(text: string, flag: string): AlignedPolicy {
-  if (!(ALIGNED_POLICIES as readonly string[]).includes(text)) throw new UsageError(`${flag}: expected ${ALIGNED_POLICIES.join(' or ')}, got ${JSON.stringify(text)}`);
-  return text as AlignedPolicy;
-}
 
 const OPTIONS = {
   inventory: inventoryOption('read the inventory from a file'),
@@ -22,7 +17,7 @@ const OPTIONS = {
     help: 'comma-separated GPU indices that are free, in order (default: every GPU not lost);\nbesteffort\'s ties depend on this order, as in go-gpuallocator',
   }),
   policy: option({
-    type: 'string', value: 'NAME', field: 'policy', parse: parsePolicy,
+    type: 'string', value: 'NAME', field: 'policy', parse: oneOf(ALIGNED_POLICIES),
     help: "topology (default): the best-connected set that leaves the best-connected rest;\nbesteffort: go-gpuallocator's BestEffort, result for result (never a padded group)",
   }),
   repeat: option({ type: 'string', value: 'N', help: 'make N requests in a row, each from what the previous ones left (default 1)', parse: parsePositiveInt }),

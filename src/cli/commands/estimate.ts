@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { DEFAULT_CONTEXT_LENGTH, estimateMemory, type EstimateOptions, type MemoryEstimate } from '../../models/estimate.js';
 import { formatBytes, parseBytes, unitsOf, type ByteUnits } from '../../shared/units.js';
 import { EXIT, parsePositiveInt, table, UsageError, type Command } from '../lib/common.js';
-import { jsonOption, option, optionsHelp, readOptions } from '../lib/options.js';
+import { jsonOption, oneOf, option, optionsHelp, readOptions } from '../lib/options.js';
 import { sayWithFlags } from '../lib/error-words.js';
 
 /** --gpus: comma-separated sizes (each in its own units; the report prints in those of the first). */
@@ -14,10 +14,7 @@ function parseGpus(text: string, flag: string): { sizes: number[]; units: ByteUn
 
 const KV_CACHE_TYPES = ['f16', 'q8_0', 'q4_0'] as const;
 
-function parseKvCache(text: string, flag: string): NonNullable<EstimateOptions['kvCacheType']> {
-  if (!(KV_CACHE_TYPES as readonly string[]).includes(text)) throw new UsageError(`${flag}: expected f16, q8_0 or q4_0, got ${JSON.stringify(text)}`);
-  return text as NonNullable<EstimateOptions['kvCacheType']>;
-}
+const parseKvCache: (text: string, flag: string) => NonNullable<EstimateOptions['kvCacheType']> = oneOf(KV_CACHE_TYPES);
 
 const OPTIONS = {
   gpus: option({

@@ -5,7 +5,7 @@ import { createEngine, type Engine } from '../../engine.js';
 import { DEFAULT_CONTEXT_LENGTH, estimateMemory } from '../../models/estimate.js';
 import { DEFAULT_PLACEMENT_LIMIT } from '../../placement/index.js';
 import type { PlacementOption, PlacementPlan, Rejection } from '../../placement/index.js';
-import { type ClusterPlanRequest, type ClusterState } from '../../cluster/state.js';
+import type { ClusterPlanRequest, ClusterState } from '../../cluster/state.js';
 import { nodeFromInventory } from '../../cluster/node.js';
 import { formatBytes, sayBytesIn, type ByteUnits } from '../../shared/units.js';
 import { EXIT, parsePositiveInt, table, UsageError, type Command, type Io } from '../lib/common.js';
@@ -13,7 +13,7 @@ import { backendOption, inventoryOption, jsonOption, option, optionsHelp, preset
 import { resolveInventory } from '../lib/source.js';
 import { sayWithFlags } from '../lib/error-words.js';
 import { CLI_COMMIT_ATTEMPTS, EXIT_OUTCOME_UNKNOWN, exitOnUnknown, storeUrlOf, withStoredState } from '../lib/store.js';
-import type { RetryResult } from '../../store/stored-state.js';
+import type { RetryResult } from '../../store/index.js';
 import { busyLine, refreshUsed, stateFile } from '../lib/state-file.js';
 import { parseLimitFlag, parseMemoryFlag, parsePolicyFlag, parseTpFlag, planModel, sizesLine, type ModelMemory, type ModelPlan } from '../lib/plan-sizes.js';
 

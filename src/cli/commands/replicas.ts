@@ -6,15 +6,8 @@ import type { Inventory } from '../../hardware/inventory.js';
 import { resolveAllocationPolicy, POLICY_ENV_VAR, type PolicySettings } from '../../devices/policy-config.js';
 import type { ReplicaRequest, ReplicaResult } from '../../devices/replicas.js';
 import { EXIT, parsePositiveInt, table, UsageError, type Command, type Io } from '../lib/common.js';
-import { backendOption, helpOption, inventoryOption, jsonOption, option, optionsHelp, presetOption, readOptions } from '../lib/options.js';
+import { backendOption, helpOption, inventoryOption, jsonOption, option, optionsHelp, parseIdList, presetOption, readOptions } from '../lib/options.js';
 import { resolveInventory } from '../lib/source.js';
-
-/** Comma-separated device IDs. */
-function parseIdList(text: string, flag: string): string[] {
-  const ids = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
-  if (ids.length === 0 && text.trim() !== '') throw new UsageError(`${flag}: expected comma-separated device IDs, got ${JSON.stringify(text)}`);
-  return ids;
-}
 
 const OPTIONS = {
   inventory: inventoryOption('take the GPUs from an inventory file'),

@@ -3,29 +3,14 @@ import { constants } from 'node:fs';
 import { access, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createEngine } from '../../engine.js';
-import { parseNodeCsv, parsePodCsv } from '../../fleet/trace.js';
+import { DEFAULT_POLICY, formatDuration, MAX_SCALE, parseNodeCsv, parsePodCsv, parseSeeds, POLICIES, RunProgress, scaleTrace, validateNodes, validatePods } from '../../fleet/index.js';
+import { simulateRun, type SimulationRun } from '../../simulation/index.js';
 import { AllocationError } from '../../shared/errors.js';
-import { DEFAULT_POLICY, POLICIES } from '../../fleet/policies/index.js';
-import { simulateRun, type SimulationRun } from '../../fleet/simulate.js';
-import { validateNodes, validatePods } from '../../fleet/types.js';
-import { parseSeeds } from '../../fleet/seeds.js';
-import { scaleTrace, MAX_SCALE } from '../../fleet/scale.js';
-import { formatDuration, RunProgress } from '../../fleet/progress.js';
 import { EXIT, table, UsageError, type Command, type Io } from '../lib/common.js';
 import { FlagFileError, isFileError } from '../lib/usage-error.js';
-import { backendOption, helpOption, jsonOption, option, optionsHelp, readOptions } from '../lib/options.js';
+import { backendOption, helpOption, integerIn, jsonOption, namesAmong, option, optionsHelp, positiveUpTo, readOptions } from '../lib/options.js';
 
 /** --policy: comma-separated policy names, each known and given once. */
-function parsePolicies(text: string, flag: string): string[] {
-  const policies = text.split(',').map((p) => p.trim());
-  const unknown = policies.find((p) => !POLICIES.some((q) => q.name === p));
-  if (unknown !== undefined) throw new UsageError(`${flag}: expected names among ${POLICIES.map((q) => q.name).join(', ')}, got ${JSON.stringify(unknown)}`);
-  // A repeated name would count one run twice in the mean and sd (parseSeeds refuses a repeated seed).
-  const twice = policies.find((p, i) => policies.indexOf(p) !== i);
-  if (twice !== undefined) throw new UsageError(`${flag}: ${JSON.stringify(twice)} is given twice in ${JSON.stringify(text)}`);
-  return policies;
-}
-
 /** --seeds: a range 42..51 or a list (a malformed value is a usage error). */
 function parseSeedsFlag(text: string, flag: string): number[] {
   try {
@@ -35,27 +20,13 @@ function parseSeedsFlag(text: string, flag: string): number[] {
   }
 }
 
-/** --tune: a number in (0, 100]. */
-function parseTune(text: string, flag: string): number {
-  const tune = Number(text);
-  if (!/^\d+(\.\d+)?$/.test(text.trim()) || !(tune > 0 && tune <= 100)) throw new UsageError(`${flag}: expected a number in (0, 100], got ${JSON.stringify(text)}`);
-  return tune;
-}
-
-/** --scale: an integer 1..MAX_SCALE. */
-function parseScale(text: string, flag: string): number {
-  const scale = Number(text);
-  if (!/^\d+$/.test(text.trim()) || !(scale >= 1 && scale <= MAX_SCALE)) throw new UsageError(`${flag}: expected an integer 1..${MAX_SCALE}, got ${JSON.stringify(text)}`);
-  return scale;
-}
-
 const OPTIONS = {
   nodes: option({ type: 'string', value: 'FILE', help: 'node list: sn,cpu_milli,memory_mib,gpu,model (the openb format)' }),
   pods: option({ type: 'string', value: 'FILE', help: 'pod list: name,cpu_milli,memory_mib,num_gpu,gpu_milli[,gpu_spec,...]' }),
-  policy: option({ type: 'string', value: 'LIST', help: `comma-separated policies (default ${DEFAULT_POLICY}): ${POLICIES.map((p) => p.name).join(', ')}`, parse: parsePolicies }),
+  policy: option({ type: 'string', value: 'LIST', help: `comma-separated policies (default ${DEFAULT_POLICY}): ${POLICIES.map((p) => p.name).join(', ')}`, parse: namesAmong(POLICIES.map((p) => p.name)) }),
   seeds: option({ type: 'string', value: 'RANGE', help: 'a range 42..51 or a list 42,43 (default 42..51)', parse: parseSeedsFlag }),
-  tune: option({ type: 'string', value: 'X', help: 'workload target as a multiple of the GPU capacity (default 1.3)', parse: parseTune }),
-  scale: option({ type: 'string', value: 'K', help: `replicate the trace K times (nodes and pods; copy i of an ID is <id>-r<i>):\nthe same workload on a K times larger cluster (default 1, at most ${MAX_SCALE})`, parse: parseScale }),
+  tune: option({ type: 'string', value: 'X', help: 'workload target as a multiple of the GPU capacity (default 1.3)', parse: positiveUpTo(100) }),
+  scale: option({ type: 'string', value: 'K', help: `replicate the trace K times (nodes and pods; copy i of an ID is <id>-r<i>):\nthe same workload on a K times larger cluster (default 1, at most ${MAX_SCALE})`, parse: integerIn(1, MAX_SCALE) }),
   events: option({ type: 'string', value: 'FILE', help: 'one policy, one seed: write every pod attempt as JSON Lines\n{"pod","node","gpus","milli","cpu","memoryMiB","arrived","used"}' }),
   csv: option({ type: 'string', value: 'FILE', help: 'write the curves: policy,seed,arrived,allocation,fragmentation (percent)' }),
   json: jsonOption('print {"runs": [{policy, seed, capacityMilli, pods, failed, allocation}]}'),

@@ -4,7 +4,7 @@
 // and the flag → API field map that errors are told with (error-words.ts).
 import { parseArgs } from 'node:util';
 import { closestName } from '../../shared/suggest.js';
-import type { Backend } from '../../kernels.js';
+import type { Backend } from '../../index.js';
 import type { FlagsOfFields } from './error-words.js';
 import { UsageError } from './usage-error.js';
 
@@ -145,11 +145,58 @@ export function readOptions<O extends OptionTable>(table: O, argv: readonly stri
   return { values: values as OptionValues<O>, positionals: parsed.positionals };
 }
 
-/** The --backend option's value: wasm or ts. */
-export function parseBackend(text: string, flag = '--backend'): Backend {
-  if (text !== 'wasm' && text !== 'ts') throw new UsageError(`${flag}: expected wasm or ts, got ${JSON.stringify(text)}`);
-  return text;
+/** 'a', 'a or b', 'a, b or c'. */
+function _orList(values: readonly string[]): string {
+  return values.length < 2 ? values.join('') : `${values.slice(0, -1).join(', ')} or ${values[values.length - 1]}`;
 }
+
+/** A parser for one of `values`: anything else is a usage error naming the flag and listing them. */
+export function oneOf<T extends string>(values: readonly T[]): (text: string, flag: string) => T {
+  return (text, flag) => {
+    if (!(values as readonly string[]).includes(text)) throw new UsageError(`${flag}: expected ${_orList(values)}, got ${JSON.stringify(text)}`);
+    return text as T;
+  };
+}
+
+/** A parser for comma-separated names among `values`, none given twice (a repeated name would count one run twice). */
+export function namesAmong(values: readonly string[]): (text: string, flag: string) => string[] {
+  return (text, flag) => {
+    const names = text.split(',').map((p) => p.trim());
+    const unknown = names.find((p) => !values.includes(p));
+    if (unknown !== undefined) throw new UsageError(`${flag}: expected names among ${values.join(', ')}, got ${JSON.stringify(unknown)}`);
+    const twice = names.find((p, i) => names.indexOf(p) !== i);
+    if (twice !== undefined) throw new UsageError(`${flag}: ${JSON.stringify(twice)} is given twice in ${JSON.stringify(text)}`);
+    return names;
+  };
+}
+
+/** Comma-separated IDs (device IDs, empty parts dropped). */
+export function parseIdList(text: string, flag: string): string[] {
+  const ids = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (ids.length === 0 && text.trim() !== '') throw new UsageError(`${flag}: expected comma-separated device IDs, got ${JSON.stringify(text)}`);
+  return ids;
+}
+
+/** A parser for an integer min..max written in digits. */
+export function integerIn(min: number, max: number): (text: string, flag: string) => number {
+  return (text, flag) => {
+    const n = Number(text);
+    if (!/^\d+$/.test(text.trim()) || !(n >= min && n <= max)) throw new UsageError(`${flag}: expected an integer ${min}..${max}, got ${JSON.stringify(text)}`);
+    return n;
+  };
+}
+
+/** A parser for a decimal number in (0, max] written in digits. */
+export function positiveUpTo(max: number): (text: string, flag: string) => number {
+  return (text, flag) => {
+    const n = Number(text);
+    if (!/^\d+(\.\d+)?$/.test(text.trim()) || !(n > 0 && n <= max)) throw new UsageError(`${flag}: expected a number in (0, ${max}], got ${JSON.stringify(text)}`);
+    return n;
+  };
+}
+
+/** The --backend option's value: wasm or ts. */
+export const parseBackend: (text: string, flag: string) => Backend = oneOf<Backend>(['wasm', 'ts']);
 
 /** `--inventory FILE`: where the GPUs come from (the help line is the command's own). */
 export function inventoryOption(help: string): Option<string> & { type: 'string' } {

@@ -7,7 +7,7 @@ import { AllocationError } from '../../shared/errors.js';
 import { nodeFromInventory } from '../../cluster/node.js';
 import type { ClusterState } from '../../cluster/state.js';
 import type { Inventory } from '../../hardware/inventory.js';
-import { JsonFileStore } from '../../store/file.js';
+import { JsonFileStore } from '../../store/index.js';
 import { formatBytes } from '../../shared/units.js';
 import type { Io } from './common.js';
 import { FlagFileError, isFileError, UsageError } from './usage-error.js';

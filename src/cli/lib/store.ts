@@ -5,10 +5,7 @@
 // ~/.pgpass, PGSERVICE); a change whose COMMIT was in flight when the store went away exits 4.
 import type { Engine } from '../../engine.js';
 import { AllocationError } from '../../shared/errors.js';
-import { PostgresStore } from '../../store/postgres.js';
-import { redactUrl, urlHasPassword } from '../../store/pg-config.js';
-import { SCHEMA_VERSION } from '../../store/migrations/index.js';
-import { openClusterState, type StoredClusterState } from '../../store/stored-state.js';
+import { openClusterState, PostgresStore, redactUrl, SCHEMA_VERSION, urlHasPassword, type StoredClusterState } from '../../store/index.js';
 import { reportError, UsageError, type Io } from './common.js';
 import { initialState, initNodes, renderNodes, type InitNode, type InitSource } from './state-init.js';
 

@@ -1,8 +1,10 @@
 // allocateClaims: reads the objects, gathers the node's pools, builds the candidate model, runs the
 // search of the requested mode and writes the AllocationResults, or says why the claims cannot all
 // be allocated on the node. Nothing is kept between calls; inputs are never modified.
+import type { ReasonOf } from '../../shared/errors.js';
+import { fail } from '../../shared/validate.js';
 import { addClaims, AllocationModel, type CapacityAmounts, DEFAULT_DRA_FEATURES, DRA_FEATURE_GATES, type DraFeature, type DraFeatures, gatherPools, type ResolvedFeatures } from '../model/index.js';
-import { type AllocationResult, child, type DeviceClass, draError, fail, quantity, type Quantity, readDeviceClasses, readNodes, readResourceClaims, readResourceSlices, record, type ResourceClaim } from '../objects/index.js';
+import { type AllocationResult, child, type DeviceClass, draError, quantity, type Quantity, readDeviceClasses, readNodes, readResourceClaims, readResourceSlices, record, type ResourceClaim } from '../objects/index.js';
 import { firstFit, type SearchOutcome } from './first-fit.js';
 import { provablyInfeasible, unschedulableReason } from './diagnose.js';
 import { buildResults } from './result.js';
@@ -45,20 +47,28 @@ export interface DraAllocateRequest {
 /** The outcome: one AllocationResult per claim in claim order, or none with the reason. */
 export type DraAllocateResult =
   | { results: AllocationResult[]; reason?: undefined; objective?: DraObjective; budgetExhausted?: true }
-  | { results: []; reason: { code: 'UNSCHEDULABLE'; message: string }; objective?: undefined; budgetExhausted?: true };
+  | { results: []; reason: Unschedulable; objective?: undefined; budgetExhausted?: true };
+
+/** Why claims cannot be allocated: the one reason the room returns (REASON_CODES.UNSCHEDULABLE). */
+export type Unschedulable = ReasonOf<'UNSCHEDULABLE'>;
+
+/** The reason for claims that cannot be allocated, saying why. */
+export function unschedulable(message: string): Unschedulable {
+  return { code: 'UNSCHEDULABLE', message };
+}
 
 const REQUEST_KEYS = ['classes', 'slices', 'claims', 'node', 'allocatedDevices', 'allocatedSharedDeviceIDs', 'allocatedCapacity', 'features', 'mode', 'seed', 'budget'] as const;
 
 /** Reads `features` (omitted: DEFAULT_DRA_FEATURES; given: every feature not set to true is off). */
 export function readFeatures(value: unknown): ResolvedFeatures {
   if (value === undefined) return DEFAULT_DRA_FEATURES;
-  const at = { object: 'request', path: 'features' };
+  const at = { origin: 'request', path: 'features' };
   const names = Object.keys(DRA_FEATURE_GATES) as DraFeature[];
   const obj = record(at, value, names);
   const out = {} as Record<DraFeature, boolean>;
   for (const name of names) {
     const v = obj[name];
-    if (v !== undefined && typeof v !== 'boolean') fail(child(at, name), 'a boolean', v);
+    if (v !== undefined && typeof v !== 'boolean') fail('INVALID_ARGUMENT', child(at, name), 'a boolean', v);
     out[name] = v === true;
   }
   return out;
@@ -66,12 +76,12 @@ export function readFeatures(value: unknown): ResolvedFeatures {
 
 /** Reads a list of `driver/pool/device` (parts 3) or `driver/pool/device[/shareID]` (parts 3, 4) IDs. */
 export function readIdList(path: string, value: unknown, parts: number[]): Set<string> {
-  const at = { object: 'request', path };
+  const at = { origin: 'request', path };
   const out = new Set<string>();
   if (value === undefined || value === null) return out;
-  if (!Array.isArray(value)) fail(at, 'a list of "driver/pool/device" strings', value);
+  if (!Array.isArray(value)) fail('INVALID_ARGUMENT', at, 'a list of "driver/pool/device" strings', value);
   value.forEach((v, i) => {
-    if (typeof v !== 'string' || !parts.includes(v.split('/').length) || v.split('/').some((p) => p === '')) fail(child(at, i), parts.length > 1 ? '"driver/pool/device" or "driver/pool/device/shareID"' : '"driver/pool/device"', v);
+    if (typeof v !== 'string' || !parts.includes(v.split('/').length) || v.split('/').some((p) => p === '')) fail('INVALID_ARGUMENT', child(at, i), parts.length > 1 ? '"driver/pool/device" or "driver/pool/device/shareID"' : '"driver/pool/device"', v);
     out.add(v);
   });
   return out;
@@ -79,15 +89,15 @@ export function readIdList(path: string, value: unknown, parts: number[]): Set<s
 
 /** Reads `allocatedCapacity`: `{ "driver/pool/device": { name: quantity } }`. */
 export function readCapacityState(value: unknown): Map<string, CapacityAmounts> {
-  const at = { object: 'request', path: 'allocatedCapacity' };
+  const at = { origin: 'request', path: 'allocatedCapacity' };
   const out = new Map<string, CapacityAmounts>();
   if (value === undefined || value === null) return out;
-  if (typeof value !== 'object' || Array.isArray(value)) fail(at, 'an object of "driver/pool/device" keys', value);
+  if (typeof value !== 'object' || Array.isArray(value)) fail('INVALID_ARGUMENT', at, 'an object of "driver/pool/device" keys', value);
   for (const id of Object.keys(value)) {
     const here = child(at, id);
-    if (id.split('/').length !== 3) fail(here, 'a "driver/pool/device" key', id);
+    if (id.split('/').length !== 3) fail('INVALID_ARGUMENT', here, 'a "driver/pool/device" key', id);
     const entry = (value as Record<string, unknown>)[id];
-    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) fail(here, 'an object of capacity amounts', entry);
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) fail('INVALID_ARGUMENT', here, 'an object of capacity amounts', entry);
     const amounts: CapacityAmounts = new Map();
     for (const name of Object.keys(entry)) amounts.set(name, quantity(child(here, name), (entry as Record<string, unknown>)[name], true) as Quantity);
     out.set(id, amounts);
@@ -100,17 +110,17 @@ export function readCapacityState(value: unknown): Map<string, CapacityAmounts> 
  * objects and what upstream refuses throw AllocationError; infeasible claims return a reason.
  */
 export function allocateClaims(request: DraAllocateRequest): DraAllocateResult {
-  const top = record({ object: 'request', path: '' }, request, REQUEST_KEYS) as unknown as DraAllocateRequest;
+  const top = record({ origin: 'request', path: '' }, request, REQUEST_KEYS) as unknown as DraAllocateRequest;
   const mode = readMode(top.mode);
   const budget = readBudget(top.budget);
   const seed = top.seed ?? 0;
-  if (typeof seed !== 'number' || !Number.isSafeInteger(seed)) fail({ object: 'request', path: 'seed' }, 'an integer', seed);
+  if (typeof seed !== 'number' || !Number.isSafeInteger(seed)) fail('INVALID_ARGUMENT', { origin: 'request', path: 'seed' }, 'an integer', seed);
   const features = readFeatures(top.features);
   const classes = readDeviceClasses(top.classes, 'classes');
   const slices = readResourceSlices(top.slices, 'slices');
   const claims = readResourceClaims(top.claims, 'claims');
   const nodes = readNodes(top.node, 'node');
-  if (nodes.length !== 1) fail({ object: 'request', path: 'node' }, 'exactly one Node', `${nodes.length} nodes`);
+  if (nodes.length !== 1) fail('INVALID_ARGUMENT', { origin: 'request', path: 'node' }, 'exactly one Node', `${nodes.length} nodes`);
   const allocated = {
     devices: readIdList('allocatedDevices', top.allocatedDevices, [3]),
     sharedDeviceIds: readIdList('allocatedSharedDeviceIDs', top.allocatedSharedDeviceIDs, [3, 4]),
@@ -122,16 +132,16 @@ export function allocateClaims(request: DraAllocateRequest): DraAllocateResult {
 }
 
 /** Reads `mode` (default: the first of DRA_MODES). */
-export function readMode(value: unknown, at = { object: 'request', path: 'mode' }): DraMode {
+export function readMode(value: unknown, at = { origin: 'request', path: 'mode' }): DraMode {
   const mode = value ?? DRA_MODES[0];
-  if (!(DRA_MODES as readonly unknown[]).includes(mode)) fail(at, DRA_MODES.map((m) => `'${m}'`).join(' or '), mode);
+  if (!(DRA_MODES as readonly unknown[]).includes(mode)) fail('INVALID_ARGUMENT', at, DRA_MODES.map((m) => `'${m}'`).join(' or '), mode);
   return mode as DraMode;
 }
 
 /** Reads `budget` (default DEFAULT_SCORED_BUDGET). */
-export function readBudget(value: unknown, at = { object: 'request', path: 'budget' }): number {
+export function readBudget(value: unknown, at = { origin: 'request', path: 'budget' }): number {
   const budget = value ?? DEFAULT_SCORED_BUDGET;
-  if (typeof budget !== 'number' || !Number.isSafeInteger(budget) || budget < 1) fail(at, 'a positive integer (device picks the scored search may try)', budget);
+  if (typeof budget !== 'number' || !Number.isSafeInteger(budget) || budget < 1) fail('INVALID_ARGUMENT', at, 'a positive integer (device picks the scored search may try)', budget);
   return budget;
 }
 
@@ -151,24 +161,24 @@ export function allocateOnModel(model: AllocationModel, claims: readonly Resourc
   const { mode, budget, seed } = settings;
   addClaims(model, claims, classes);
   const pools = model.pools;
-  const unschedulable = (message: string): DraAllocateResult => {
+  const refuse = (message: string): DraAllocateResult => {
     // Failing on this node while a pool was unusable: upstream reports the pools, not "unschedulable".
     const invalid = pools.find((p) => p.invalid);
     if (invalid !== undefined) throw draError('DRA_REJECTED', `invalid resource pools were encountered (${invalid.id}: ${invalid.invalidReason ?? 'invalid'})`);
-    return { results: [], reason: { code: 'UNSCHEDULABLE', message } };
+    return { results: [], reason: unschedulable(message) };
   };
   // No claims: upstream's search succeeds at once with no results.
-  if (model.claims.length === 0) return { results: [], reason: { code: 'UNSCHEDULABLE', message: 'no claims to allocate' } };
+  if (model.claims.length === 0) return { results: [], reason: unschedulable('no claims to allocate') };
   const quick = provablyInfeasible(model);
-  if (quick !== undefined) return unschedulable(quick);
+  if (quick !== undefined) return refuse(quick);
   if (mode === 'scored') {
     const decided = decideScored(model, budget);
     const exhausted = decided.budgetExhausted ? { budgetExhausted: true as const } : {};
-    if (decided.state === undefined) return { ...unschedulable(decided.reason), ...exhausted };
+    if (decided.state === undefined) return { ...refuse(decided.reason), ...exhausted };
     const results = buildResults(model, decided.state, decided.chosen, shareIdSource(seed, claims, model.allocated.sharedDeviceIds));
     return { results, ...(decided.objective !== undefined ? { objective: decided.objective } : {}), ...exhausted };
   }
   const outcome: SearchOutcome = firstFit(model);
-  if (outcome.state === undefined) return unschedulable(unschedulableReason(model, outcome.furthest));
+  if (outcome.state === undefined) return refuse(unschedulableReason(model, outcome.furthest));
   return { results: buildResults(model, outcome.state, outcome.chosen, shareIdSource(seed, claims, model.allocated.sharedDeviceIds)) };
 }

@@ -1,8 +1,8 @@
 // The allocator sub-room's front: the searches over a model (first-fit as upstream's allocator
 // walks, and the scored search with its objective, symmetry classes and feasibility proofs), the
 // results they build, and allocateClaims, which reads a request and runs one of them.
-export { allocateClaims, allocateOnModel, DRA_MODES, readBudget, readCapacityState, readFeatures, readIdList, readMode } from './allocate.js';
-export type { DraAllocateRequest, DraAllocateResult, DraMode, SearchSettings } from './allocate.js';
+export { allocateClaims, allocateOnModel, DRA_MODES, readBudget, readCapacityState, readFeatures, readIdList, readMode, unschedulable } from './allocate.js';
+export type { DraAllocateRequest, DraAllocateResult, DraMode, SearchSettings, Unschedulable } from './allocate.js';
 export { firstFit } from './first-fit.js';
 export { compareObjective, evaluateObjective, type DraObjective } from './objective.js';
 export { DEFAULT_SCORED_BUDGET } from './scored.js';

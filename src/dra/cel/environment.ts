@@ -5,9 +5,9 @@
  * an expression sees.
  */
 import { Environment } from '@marcbachmann/cel-js';
-import { Quantity } from '../objects/index.js';
+import type { Quantity } from '../objects/index.js';
 import { QUANTITY_TYPE, registerIncludes, registerKubernetesLibraries } from './libraries.js';
-import { Semver, SemverError } from './semver.js';
+import { Semver } from './semver.js';
 
 /** Feature gates that change the CEL environment (upstream `cel.Features`). */
 export interface CelFeatures {

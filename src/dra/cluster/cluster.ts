@@ -5,10 +5,11 @@
 // allocation, and keep what it allocated (devices, shares, consumed capacity) for the next pod.
 // Releasing a claim gives its devices back. Only the node that changed is re-keyed.
 import { AllocationError } from '../../shared/errors.js';
-import { allocateOnModel, type DraAllocateResult, type DraMode, readBudget, readCapacityState, readFeatures, readIdList, readMode, type SearchSettings } from '../allocator/index.js';
-import { CelCompileError, SelectorCache } from '../cel/index.js';
-import { addClaims, AllocationModel, claimLabel, type DraFeatures, type Pool, type ResolvedFeatures } from '../model/index.js';
-import { type AllocationResult, child, type DeviceClass, draError, fail, type Node, Quantity, readDeviceClasses, readNodes, readResourceClaims, readResourceSlices, record, type ResourceClaim } from '../objects/index.js';
+import { fail } from '../../shared/validate.js';
+import { allocateOnModel, type DraAllocateResult, type DraMode, readBudget, readCapacityState, readFeatures, readIdList, readMode, type SearchSettings, unschedulable, type Unschedulable } from '../allocator/index.js';
+import { SelectorCache } from '../cel/index.js';
+import { addClaims, AllocationModel, claimLabel, type DraFeatures, type Pool, type ResolvedFeatures, Selectors } from '../model/index.js';
+import { type AllocationResult, child, type DeviceClass, draError, type Node, Quantity, readDeviceClasses, readNodes, readResourceClaims, readResourceSlices, record, type ResourceClaim } from '../objects/index.js';
 import { AllocatedState, type AllocatedEntry } from './allocated-state.js';
 import { countKey, layoutCluster, NodeModel, type NodeClass } from './node-classes.js';
 import { NODE_SCORES, NodeIndex, type CountedAlternative, type NodeScore, type NodeStates } from './node-index.js';
@@ -42,7 +43,7 @@ export interface DraClusterInit {
 /** One pod's outcome: the node and one AllocationResult per claim, or none with the reason. */
 export type DraScheduleResult =
   | { node: string; results: AllocationResult[]; reason?: undefined }
-  | { node?: undefined; results: []; reason: { code: 'UNSCHEDULABLE'; message: string } };
+  | { node?: undefined; results: []; reason: Unschedulable };
 
 /** A claim allocated through the handle. */
 export interface DraClaimAllocation {
@@ -110,12 +111,12 @@ export class DraCluster {
   private tries = 0;
 
   constructor(init: DraClusterInit) {
-    const at = { object: 'init', path: '' };
+    const at = { origin: 'init', path: '' };
     const top = record(at, init, INIT_KEYS) as unknown as DraClusterInit;
     this.score = top.nodeScore ?? 'pack';
-    if (!NODE_SCORES.includes(this.score)) fail(child(at, 'nodeScore'), NODE_SCORES.map((s) => `'${s}'`).join(', '), top.nodeScore);
+    if (!NODE_SCORES.includes(this.score)) fail('INVALID_ARGUMENT', child(at, 'nodeScore'), NODE_SCORES.map((s) => `'${s}'`).join(', '), top.nodeScore);
     const seed = top.seed ?? 0;
-    if (typeof seed !== 'number' || !Number.isSafeInteger(seed)) fail(child(at, 'seed'), 'an integer', top.seed);
+    if (typeof seed !== 'number' || !Number.isSafeInteger(seed)) fail('INVALID_ARGUMENT', child(at, 'seed'), 'an integer', top.seed);
     this.search = { mode: readMode(top.mode, child(at, 'mode')), budget: readBudget(top.budget, child(at, 'budget')), seed };
     this.features = readFeatures(top.features);
     this.classes = readDeviceClasses(top.classes, 'classes');
@@ -123,7 +124,7 @@ export class DraCluster {
     this.nodes = readNodes(top.nodes, 'nodes');
     const names = new Set<string>();
     this.nodes.forEach((n, k) => {
-      if (names.has(n.name)) fail({ object: `Node/${n.name}`, path: 'metadata.name' }, 'a name no other node has', `nodes[${k}] repeats ${JSON.stringify(n.name)}`);
+      if (names.has(n.name)) fail('INVALID_ARGUMENT', { origin: `Node/${n.name}`, path: 'metadata.name' }, 'a name no other node has', `nodes[${k}] repeats ${JSON.stringify(n.name)}`);
       names.add(n.name);
     });
     this.nodeNames = this.nodes.map((n) => n.name);
@@ -196,7 +197,7 @@ export class DraCluster {
    */
   schedule(input: unknown): DraScheduleResult {
     const claims = readResourceClaims(input, 'claims');
-    if (claims.length === 0) fail({ object: 'claims', path: '' }, 'at least one ResourceClaim', input);
+    if (claims.length === 0) fail('INVALID_ARGUMENT', { origin: 'claims', path: '' }, 'at least one ResourceClaim', input);
     const labels = claims.map(claimLabel);
     labels.forEach((label, i) => {
       const other = this.held.get(label);
@@ -245,7 +246,7 @@ export class DraCluster {
     const triedText = tried.length === 0 ? '' : `; tried ${tried.length}${same > 0 ? ` (and ${same} in the same state as one of them)` : ''}: ${tried.slice(0, 3).join('; ')}${tried.length > 3 ? '; …' : ''}`;
     return {
       results: [],
-      reason: { code: 'UNSCHEDULABLE', message: `no node can take claim${labels.length > 1 ? 's' : ''} ${labels.join(', ')} (needs ${needs}): ${others} of ${this.nodes.length} node(s) have too few free devices that match${triedText}` },
+      reason: unschedulable(`no node can take claim${labels.length > 1 ? 's' : ''} ${labels.join(', ')} (needs ${needs}): ${others} of ${this.nodes.length} node(s) have too few free devices that match${triedText}`),
     };
   }
 
@@ -253,22 +254,13 @@ export class DraCluster {
   private checkClaims(claims: ResourceClaim[]): CountedAlternative[][] {
     const probe = new AllocationModel({ name: '', labels: {} }, this.features, [], { devices: new Set(), sharedDeviceIds: new Set(), capacity: new Map() }, this.cache);
     addClaims(probe, claims, this.classes);
-    const cel = { consumableCapacity: this.features.consumableCapacity, listTypeAttributes: this.features.listTypeAttributes };
-    const compile = (owner: string, expressions: Array<string | undefined>): void =>
-      expressions.forEach((expression, i) => {
-        try {
-          if (expression !== undefined) this.cache.get(expression, cel);
-        } catch (error) {
-          if (!(error instanceof CelCompileError)) throw error;
-          throw draError('DRA_REJECTED', `${owner}: selector #${i}: CEL compile error: ${error.message}`, { cause: error });
-        }
-      });
+    const selectors = new Selectors(this.features, this.cache);
     const groups: CountedAlternative[][] = [];
     for (const claim of probe.claims) {
       for (const group of claim.groups) {
         for (const r of group.alternatives) {
-          compile(`class ${r.deviceClass.name}`, r.deviceClass.selectors.map((s) => s.cel?.expression));
-          compile(`claim ${claim.label}`, r.body.selectors.map((s) => s.cel?.expression));
+          selectors.compileAll(`class ${r.deviceClass.name}`, r.deviceClass.selectors.map((s) => s.cel?.expression));
+          selectors.compileAll(`claim ${claim.label}`, r.body.selectors.map((s) => s.cel?.expression));
         }
         groups.push(group.alternatives.map((r) => ({ request: r, need: r.count, all: r.allMode, admin: r.adminAccess })));
       }
@@ -341,7 +333,7 @@ export class DraCluster {
     if (typeof claim === 'string') label = claim;
     else {
       const read = readResourceClaims(claim, 'claim');
-      if (read.length !== 1) fail({ object: 'claim', path: '' }, 'one ResourceClaim or its "namespace/name"', `${read.length} claims`);
+      if (read.length !== 1) fail('INVALID_ARGUMENT', { origin: 'claim', path: '' }, 'one ResourceClaim or its "namespace/name"', `${read.length} claims`);
       label = claimLabel(read[0]);
     }
     const held = this.held.get(label);

@@ -3,7 +3,7 @@
 // "is this device a candidate" filter (binding conditions, class selectors, request selectors,
 // per-device node selection), the claims' constraints, and the allocated state from other claims.
 // Building it validates the claims in upstream's order and throws upstream's errors.
-import { AllocationError } from '../../shared/errors.js';
+import type { AllocationError } from '../../shared/errors.js';
 import { type Device, type DeviceClass, type DeviceRequestBody, draError, type Node, type ResourceClaim, type ResourceSlice } from '../objects/index.js';
 import { type PreparedDevice, prepareDevice, type SelectorCache } from '../cel/index.js';
 import type { CapacityAmounts } from './capacity.js';

@@ -8,3 +8,4 @@ export { lookupAttribute, type Constraint } from './constraints.js';
 export { DEFAULT_DRA_FEATURES, DRA_FEATURE_GATES, type DraFeature, type DraFeatures, type ResolvedFeatures } from './features.js';
 export { taintPreventsAllocation } from './node-match.js';
 export { gatherPools, deviceReachesNode, type Pool } from './pools.js';
+export { Selectors } from './selectors.js';

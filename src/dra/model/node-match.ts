@@ -1,6 +1,6 @@
 // Node selection (core v1 NodeSelector semantics, as the scheduler's nodeaffinity package applies
 // them) and device taint toleration (resourceclaim.ToleratesTaint).
-import { AllocationError } from '../../shared/errors.js';
+import type { AllocationError } from '../../shared/errors.js';
 import { type DeviceTaint, type DeviceToleration, draError, type Node, type NodeSelector, type NodeSelectorRequirement } from '../objects/index.js';
 
 /** Whether `node` is selected by a node name, `allNodes` or a selector (none of them set: no node). */

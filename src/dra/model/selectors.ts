@@ -1,8 +1,9 @@
 // CEL selectors of classes and requests, compiled once per expression per call and evaluated on a
-// device's CEL view. CEL failures become AllocationError with upstream's framing
-// ("class X: selector #0: CEL compile error: …", "claim X: selector #0 on device D: CEL runtime error: …").
-import { AllocationError } from '../../shared/errors.js';
-import { type AttributeValue, type Device, draError, type Quantity } from '../objects/index.js';
+// device's CEL view. CEL failures become AllocationError (objects/errors.ts fromLibrary) with
+// upstream's framing ("class X: selector #0: CEL compile error: …", "claim X: selector #0 on device
+// D: CEL runtime error: …").
+import type { AllocationError } from '../../shared/errors.js';
+import { type AttributeValue, type Device, fromLibrary, type Quantity } from '../objects/index.js';
 import { type CelDevice, type CompiledSelector, compileSelector, type PreparedDevice, type SelectorCache } from '../cel/index.js';
 import type { ResolvedFeatures } from './features.js';
 
@@ -34,6 +35,11 @@ function isList(value: AttributeValue): boolean {
   return 'ints' in value || 'bools' in value || 'strings' in value || 'versions' in value;
 }
 
+/** The AllocationError for selector #i of `owner` that does not compile. */
+function compileFailure(owner: string, i: number, error: Error): AllocationError {
+  return fromLibrary(error, 'DRA_REJECTED', (why) => ({ detail: `${owner}: selector #${i}: CEL compile error: ${why}` }));
+}
+
 /** Compiled selectors, one entry per expression (compile errors are kept and reported where used). */
 export class Selectors {
   private readonly compiled = new Map<string, CompiledSelector | Error>();
@@ -51,18 +57,24 @@ export class Selectors {
   matchAll(owner: string, expressions: readonly string[], device: () => CelDevice | PreparedDevice, deviceId: string): boolean {
     for (let i = 0; i < expressions.length; i++) {
       const selector = this.get(expressions[i]);
-      if (selector instanceof Error) throw draError('DRA_REJECTED', `${owner}: selector #${i}: CEL compile error: ${selector.message}`, { cause: selector });
+      if (selector instanceof Error) throw compileFailure(owner, i, selector);
       let matches: boolean;
       try {
         matches = selector.evaluate(device());
       } catch (error) {
-        if (error instanceof AllocationError) throw error;
-        const why = error instanceof Error ? error.message : String(error);
-        throw draError('DRA_REJECTED', `${owner}: selector #${i} on device ${deviceId}: CEL runtime error: ${why}`, { cause: error });
+        throw fromLibrary(error, 'DRA_REJECTED', (why) => ({ detail: `${owner}: selector #${i} on device ${deviceId}: CEL runtime error: ${why}` }));
       }
       if (!matches) return false;
     }
     return true;
+  }
+
+  /** Compiles every expression (absent ones skipped), throwing the first that does not compile as matchAll would. */
+  compileAll(owner: string, expressions: ReadonlyArray<string | undefined>): void {
+    expressions.forEach((expression, i) => {
+      const selector = expression === undefined ? undefined : this.get(expression);
+      if (selector instanceof Error) throw compileFailure(owner, i, selector);
+    });
   }
 
   private get(expression: string): CompiledSelector | Error {

@@ -4,7 +4,8 @@
 // allocated state for the rest) and those pending. Used by the CLI and the page alike.
 import type { AllocationResult } from './types.js';
 import { readDraObjects } from './readers.js';
-import { child, fail, field, map, record, str, type At } from './read-core.js';
+import { fail } from '../../shared/validate.js';
+import { child, field, quantity, map, record, str, type At } from './read-core.js';
 import { Quantity } from './quantity.js';
 
 /** The raw objects of a dump, by kind, in dump order (typed List items get their kind back). */
@@ -64,7 +65,7 @@ function readAllocation(at: At, value: unknown): AllocationResult {
   const devices = record(devicesAt, field(allocation, 'devices') ?? {}, ['results', 'config']);
   const resultsAt = child(devicesAt, 'results');
   const results = field(devices, 'results') ?? [];
-  if (!Array.isArray(results)) fail(resultsAt, 'a list', results);
+  if (!Array.isArray(results)) fail('INVALID_ARGUMENT', resultsAt, 'a list', results);
   const out = results.map((r, i) => {
     const here = child(resultsAt, i);
     const entry = map(here, r);
@@ -78,12 +79,9 @@ function readAllocation(at: At, value: unknown): AllocationResult {
       const amounts = map(child(here, 'consumedCapacity'), consumed);
       result.consumedCapacity = {};
       for (const name of Object.keys(amounts)) {
-        const q = str(child(child(here, 'consumedCapacity'), name), amounts[name], true);
-        try {
-          Quantity.parse(q);
-        } catch {
-          fail(child(child(here, 'consumedCapacity'), name), 'a quantity such as "4Gi"', q);
-        }
+        const at = child(child(here, 'consumedCapacity'), name);
+        const q = str(at, amounts[name], true);
+        quantity(at, q, true);
         Object.defineProperty(result.consumedCapacity, name, { value: q, enumerable: true, writable: true, configurable: true });
       }
     }
@@ -102,7 +100,7 @@ export function claimsOfDump(claims: readonly unknown[]): { claims: DumpClaim[];
     const status = (object as { status?: Record<string, unknown> }).status;
     const raw = status?.allocation;
     if (raw === undefined || raw === null) return { label, object };
-    const allocation = readAllocation({ object: `ResourceClaim/${label}`, path: 'status.allocation' }, raw);
+    const allocation = readAllocation({ origin: `ResourceClaim/${label}`, path: 'status.allocation' }, raw);
     for (const r of allocation.devices.results) {
       // Admin access holds nothing (as upstream's scheduler counts allocated devices).
       if (r.adminAccess === true) continue;

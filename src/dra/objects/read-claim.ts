@@ -1,6 +1,7 @@
 // ResourceClaim and DeviceClass specs (resource.k8s.io/v1).
 import type { At } from './read-core.js';
-import { bool, child, cloneJson, fail, field, int, list, name, oneOf, quantity, quantityMap, record, str, strings } from './read-core.js';
+import { fail } from '../../shared/validate.js';
+import { bool, child, cloneJson, field, int, list, name, oneOf, quantity, quantityMap, record, str, strings } from './read-core.js';
 import type {
   DeviceClaimConfiguration,
   DeviceClass,
@@ -132,7 +133,7 @@ function readRequest(at: At, value: unknown): DeviceRequest {
     if (admin !== undefined) exact.adminAccess = admin;
     request.exactly = exact;
   }
-  if (request.exactly !== undefined && request.firstAvailable.length > 0) fail(at, 'exactly one of exactly and firstAvailable', 'both');
+  if (request.exactly !== undefined && request.firstAvailable.length > 0) fail('INVALID_ARGUMENT', at, 'exactly one of exactly and firstAvailable', 'both');
   return request;
 }
 
@@ -143,6 +144,6 @@ function readConstraint(at: At, value: unknown): DeviceConstraint {
   if (match !== undefined && match !== '') constraint.matchAttribute = match;
   const distinct = str(child(at, 'distinctAttribute'), field(obj, 'distinctAttribute'));
   if (distinct !== undefined && distinct !== '') constraint.distinctAttribute = distinct;
-  if (constraint.matchAttribute !== undefined && constraint.distinctAttribute !== undefined) fail(at, 'at most one of matchAttribute and distinctAttribute', 'both');
+  if (constraint.matchAttribute !== undefined && constraint.distinctAttribute !== undefined) fail('INVALID_ARGUMENT', at, 'at most one of matchAttribute and distinctAttribute', 'both');
   return constraint;
 }

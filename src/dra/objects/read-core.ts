@@ -1,47 +1,37 @@
 // Strict reading of Kubernetes JSON: every failure names the object (`ResourceSlice/slice-1`), the
 // field path (`spec.devices[2].capacity.memory.value`) and the value, and unknown fields are errors.
-import { describeValue, own } from '../../shared/validate.js';
+// Failures are shared/validate's: `fail('INVALID_ARGUMENT', at, expected, value)` with the object as
+// the error's origin.
+import { describeValue, fail, own, type Located } from '../../shared/validate.js';
 import { closestName } from '../../shared/suggest.js';
-import { draError } from './errors.js';
+import { fromLibrary } from './errors.js';
 import { Quantity } from './quantity.js';
 
-/** Where a value is: the object it belongs to (for messages) and the path inside it. */
-export interface At {
-  readonly object: string;
-  readonly path: string;
-}
-
-/** Fails naming the object, the field path and the value. */
-export function fail(at: At, expected: string, value: unknown): never {
-  const field = at.path;
-  throw draError('INVALID_ARGUMENT', `${at.object}: ${field}: expected ${expected}, got ${describeValue(value)}`, {
-    field,
-    details: { object: at.object },
-  });
-}
+/** Where a value is: the object it belongs to (the error's origin) and the path inside it. */
+export type At = Located;
 
 /** The location of a child field. */
 export function child(at: At, key: string | number): At {
-  if (typeof key === 'number') return { object: at.object, path: `${at.path}[${key}]` };
-  if (at.path === '') return { object: at.object, path: key };
-  return { object: at.object, path: /^[A-Za-z_$][\w$]*$/.test(key) ? `${at.path}.${key}` : `${at.path}[${JSON.stringify(key)}]` };
+  if (typeof key === 'number') return { origin: at.origin, path: `${at.path}[${key}]` };
+  if (at.path === '') return { origin: at.origin, path: key };
+  return { origin: at.origin, path: /^[A-Za-z_$][\w$]*$/.test(key) ? `${at.path}.${key}` : `${at.path}[${JSON.stringify(key)}]` };
 }
 
 /** A plain object whose keys are all in `known` (unknown fields are errors). */
 export function record(at: At, value: unknown, known: readonly string[]): Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) fail(at, 'an object', value);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) fail('INVALID_ARGUMENT', at, 'an object', value);
   const obj = value as Record<string, unknown>;
   for (const key of Object.keys(obj)) {
     if (known.includes(key)) continue;
     const closest = closestName(key, known);
-    fail(child(at, key), `a known field (${closest === undefined ? '' : `did you mean ${closest}? `}one of ${known.join(', ')})`, `unknown field ${JSON.stringify(key)}`);
+    fail('INVALID_ARGUMENT', child(at, key), `a known field (${closest === undefined ? '' : `did you mean ${closest}? `}one of ${known.join(', ')})`, `unknown field ${JSON.stringify(key)}`);
   }
   return obj;
 }
 
 /** A plain object with any keys (a map such as labels or attributes). */
 export function map(at: At, value: unknown): Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) fail(at, 'an object', value);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) fail('INVALID_ARGUMENT', at, 'an object', value);
   return value as Record<string, unknown>;
 }
 
@@ -55,42 +45,42 @@ export function str(at: At, value: unknown, required: true): string;
 export function str(at: At, value: unknown, required?: false): string | undefined;
 export function str(at: At, value: unknown, required = false): string | undefined {
   if (value === undefined || value === null) {
-    if (required) fail(at, 'a string (required)', value);
+    if (required) fail('INVALID_ARGUMENT', at, 'a string (required)', value);
     return undefined;
   }
-  if (typeof value !== 'string') fail(at, 'a string', value);
+  if (typeof value !== 'string') fail('INVALID_ARGUMENT', at, 'a string', value);
   return value;
 }
 
 /** A non-empty string (a name). */
 export function name(at: At, value: unknown): string {
   const text = str(at, value, true);
-  if (text === '') fail(at, 'a non-empty string', value);
+  if (text === '') fail('INVALID_ARGUMENT', at, 'a non-empty string', value);
   return text;
 }
 
 /** A boolean; `undefined` when absent. */
 export function bool(at: At, value: unknown): boolean | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'boolean') fail(at, 'a boolean', value);
+  if (typeof value !== 'boolean') fail('INVALID_ARGUMENT', at, 'a boolean', value);
   return value;
 }
 
 /** An integer within the safe range; `undefined` when absent and not required. */
 export function int(at: At, value: unknown, required = false, min = Number.MIN_SAFE_INTEGER): number | undefined {
   if (value === undefined || value === null) {
-    if (required) fail(at, 'an integer (required)', value);
+    if (required) fail('INVALID_ARGUMENT', at, 'an integer (required)', value);
     return undefined;
   }
-  if (typeof value !== 'number' || !Number.isSafeInteger(value)) fail(at, 'an integer', value);
-  if (value < min) fail(at, `an integer of at least ${min}`, value);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value)) fail('INVALID_ARGUMENT', at, 'an integer', value);
+  if (value < min) fail('INVALID_ARGUMENT', at, `an integer of at least ${min}`, value);
   return value === 0 ? 0 : value;
 }
 
 /** A list read item by item; absent or null is an empty list. */
 export function list<T>(at: At, value: unknown, item: (at: At, value: unknown) => T): T[] {
   if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) fail(at, 'a list', value);
+  if (!Array.isArray(value)) fail('INVALID_ARGUMENT', at, 'a list', value);
   return value.map((v, i) => item(child(at, i), v));
 }
 
@@ -108,24 +98,23 @@ export function stringMap(at: At, value: unknown): Record<string, string> {
   return out;
 }
 
+/** What a quantity field holds, as messages say it. */
+const QUANTITY = 'a quantity such as "4Gi"';
+
 /** A Kubernetes quantity (a string such as "4Gi", or a number as JSON may carry it). */
 export function quantity(at: At, value: unknown, required: true): Quantity;
 export function quantity(at: At, value: unknown, required?: false): Quantity | undefined;
 export function quantity(at: At, value: unknown, required = false): Quantity | undefined {
   if (value === undefined || value === null) {
-    if (required) fail(at, 'a quantity (required)', value);
+    if (required) fail('INVALID_ARGUMENT', at, 'a quantity (required)', value);
     return undefined;
   }
-  if (typeof value !== 'string' && !(typeof value === 'number' && Number.isFinite(value))) fail(at, 'a quantity such as "4Gi"', value);
+  if (typeof value !== 'string' && !(typeof value === 'number' && Number.isFinite(value))) fail('INVALID_ARGUMENT', at, QUANTITY, value);
   try {
     return Quantity.parse(String(value));
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
-    throw draError('INVALID_ARGUMENT', `${at.object}: ${at.path}: expected a quantity such as "4Gi", got ${describeValue(value)} (${why})`, {
-      field: at.path,
-      details: { object: at.object },
-      cause: error,
-    });
+    const received = describeValue(value);
+    throw fromLibrary(error, 'INVALID_ARGUMENT', (why) => ({ origin: at.origin, path: at.path, detail: `expected ${QUANTITY}, got ${received}`, expected: QUANTITY, received, notes: [why] }));
   }
 }
 
@@ -140,16 +129,16 @@ export function quantityMap(at: At, value: unknown, entry: (at: At, value: unkno
 
 /** One of the given strings. */
 export function oneOf<T extends string>(at: At, value: unknown, options: readonly T[]): T {
-  if (typeof value !== 'string' || !(options as readonly string[]).includes(value)) fail(at, `one of ${options.map((o) => JSON.stringify(o)).join(', ')}`, value);
+  if (typeof value !== 'string' || !(options as readonly string[]).includes(value)) fail('INVALID_ARGUMENT', at, `one of ${options.map((o) => JSON.stringify(o)).join(', ')}`, value);
   return value as T;
 }
 
 /** A deep copy of plain JSON data (opaque parameters), so results never alias inputs. */
 export function cloneJson(at: At, value: unknown, depth = 0): unknown {
-  if (depth > 64) fail(at, 'JSON nested at most 64 levels', '[deeper]');
+  if (depth > 64) fail('INVALID_ARGUMENT', at, 'JSON nested at most 64 levels', '[deeper]');
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
   if (typeof value === 'number') {
-    if (!Number.isFinite(value)) fail(at, 'JSON data', value);
+    if (!Number.isFinite(value)) fail('INVALID_ARGUMENT', at, 'JSON data', value);
     return value;
   }
   if (Array.isArray(value)) return value.map((v, i) => cloneJson(child(at, i), v, depth + 1));
@@ -160,5 +149,5 @@ export function cloneJson(at: At, value: unknown, depth = 0): unknown {
     }
     return out;
   }
-  return fail(at, 'JSON data', value);
+  return fail('INVALID_ARGUMENT', at, 'JSON data', value);
 }

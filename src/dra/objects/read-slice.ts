@@ -1,6 +1,7 @@
 // ResourceSlice (resource.k8s.io/v1) and the core v1 NodeSelector it embeds.
 import type { At } from './read-core.js';
-import { bool, child, cloneJson, fail, field, int, list, map, name, oneOf, quantity, quantityMap, record, str, strings } from './read-core.js';
+import { fail } from '../../shared/validate.js';
+import { bool, child, cloneJson, field, int, list, map, name, oneOf, quantity, quantityMap, record, str, strings } from './read-core.js';
 import { Quantity } from './quantity.js';
 import type { AttributeValue, CounterSet, Device, DeviceCapacity, DeviceCounterConsumption, DeviceTaint, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, ResourceSlice } from './types.js';
 
@@ -28,7 +29,7 @@ const OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt'] as const
 export function readSliceSpec(at: At, sliceName: string, value: unknown): ResourceSlice {
   const spec = record(at, value, SLICE_SPEC);
   const poolAt = child(at, 'pool');
-  const pool = record(poolAt, field(spec, 'pool') ?? fail(poolAt, 'an object (required)', undefined), POOL);
+  const pool = record(poolAt, field(spec, 'pool') ?? fail('INVALID_ARGUMENT', poolAt, 'an object (required)', undefined), POOL);
   const slice: ResourceSlice = {
     name: sliceName,
     driver: name(child(at, 'driver'), field(spec, 'driver')),
@@ -93,7 +94,7 @@ function readAttribute(at: At, value: unknown): AttributeValue {
   const obj = record(at, value, ATTRIBUTE);
   const keys = Object.keys(obj).filter((k) => obj[k] !== undefined && obj[k] !== null);
   if (keys.length === 0) return {};
-  if (keys.length > 1) fail(at, 'exactly one of int, bool, string, version, ints, bools, strings, versions', obj);
+  if (keys.length > 1) fail('INVALID_ARGUMENT', at, 'exactly one of int, bool, string, version, ints, bools, strings, versions', obj);
   const key = keys[0];
   const v = obj[key];
   const here = child(at, key);
@@ -109,7 +110,7 @@ function readAttribute(at: At, value: unknown): AttributeValue {
     case 'ints':
       return { ints: list(here, v, readInt64) };
     case 'bools':
-      return { bools: list(here, v, (a, b) => bool(a, b) ?? fail(a, 'a boolean', b)) };
+      return { bools: list(here, v, (a, b) => bool(a, b) ?? fail('INVALID_ARGUMENT', a, 'a boolean', b)) };
     case 'strings':
       return { strings: strings(here, v) };
     default:
@@ -124,7 +125,7 @@ function readInt64(at: At, value: unknown): bigint {
     const n = BigInt(value);
     if (n >= -(1n << 63n) && n < 1n << 63n) return n;
   }
-  return fail(at, 'a 64-bit integer', value);
+  return fail('INVALID_ARGUMENT', at, 'a 64-bit integer', value);
 }
 
 function readCapacity(at: At, value: unknown): DeviceCapacity {
@@ -148,7 +149,7 @@ function readCapacity(at: At, value: unknown): DeviceCapacity {
       if (max !== undefined) out.requestPolicy.validRange.max = max;
       const step = quantity(child(rAt, 'step'), field(r, 'step'));
       if (step !== undefined) {
-        if (step.compare(ZERO) <= 0) fail(child(rAt, 'step'), 'a positive quantity', field(r, 'step'));
+        if (step.compare(ZERO) <= 0) fail('INVALID_ARGUMENT', child(rAt, 'step'), 'a positive quantity', field(r, 'step'));
         out.requestPolicy.validRange.step = step;
       }
     }

@@ -3,7 +3,8 @@
 // `List`, or a plain array of objects. Strict: a wrong apiVersion or kind, an unknown field, a wrong
 // type or a malformed quantity is an AllocationError naming the object, the field path and the value.
 import type { At } from './read-core.js';
-import { child, fail, field, map, name, record, str, stringMap } from './read-core.js';
+import { fail } from '../../shared/validate.js';
+import { child, field, map, name, record, str, stringMap } from './read-core.js';
 import { readClaimSpec, readClassSpec } from './read-claim.js';
 import { readSliceSpec } from './read-slice.js';
 import type { DeviceClass, Node, ResourceClaim, ResourceSlice } from './types.js';
@@ -40,17 +41,17 @@ type Item = { kind: DraKind; object: DeviceClass | ResourceSlice | ResourceClaim
  */
 function readItems(where: string, input: unknown, only?: DraKind): Item[] {
   if (Array.isArray(input)) return input.flatMap((item, i) => readItems(`${where}[${i}]`, item, only));
-  const top = map({ object: where, path: '' }, input);
+  const top = map({ origin: where, path: '' }, input);
   const kind = field(top, 'kind');
   if (typeof kind === 'string' && (kind === 'List' || kind.endsWith('List'))) {
-    const at: At = { object: where, path: '' };
+    const at: At = { origin: where, path: '' };
     record(at, top, LIST_TOP);
     const itemKind = kind === 'List' ? undefined : kind.slice(0, -'List'.length);
-    if (itemKind !== undefined && !(itemKind in API_VERSION)) fail(child(at, 'kind'), `a List of ${Object.keys(API_VERSION).join(', ')}`, kind);
-    if (itemKind !== undefined && only !== undefined && itemKind !== only) fail(child(at, 'kind'), `${only} or ${only}List`, kind);
+    if (itemKind !== undefined && !(itemKind in API_VERSION)) fail('INVALID_ARGUMENT', child(at, 'kind'), `a List of ${Object.keys(API_VERSION).join(', ')}`, kind);
+    if (itemKind !== undefined && only !== undefined && itemKind !== only) fail('INVALID_ARGUMENT', child(at, 'kind'), `${only} or ${only}List`, kind);
     const items = field(top, 'items');
     if (items === undefined || items === null) return [];
-    if (!Array.isArray(items)) fail(child(at, 'items'), 'a list', items);
+    if (!Array.isArray(items)) fail('INVALID_ARGUMENT', child(at, 'items'), 'a list', items);
     return items.map((item, i) => {
       let value: unknown = item;
       if (itemKind !== undefined && value !== null && typeof value === 'object' && !Array.isArray(value) && field(value as Record<string, unknown>, 'kind') === undefined) {
@@ -58,7 +59,7 @@ function readItems(where: string, input: unknown, only?: DraKind): Item[] {
       }
       const read = readOne(`${where} items[${i}]`, value, only);
       // Items of a typed List may omit apiVersion/kind (the List carries them).
-      if (itemKind !== undefined && read.kind !== itemKind) fail({ object: `${where} items[${i}]`, path: 'kind' }, itemKind, read.kind);
+      if (itemKind !== undefined && read.kind !== itemKind) fail('INVALID_ARGUMENT', { origin: `${where} items[${i}]`, path: 'kind' }, itemKind, read.kind);
       return read;
     });
   }
@@ -66,23 +67,23 @@ function readItems(where: string, input: unknown, only?: DraKind): Item[] {
 }
 
 function readOne(where: string, input: unknown, only?: DraKind): Item {
-  const at0: At = { object: where, path: '' };
+  const at0: At = { origin: where, path: '' };
   const top = map(at0, input);
   const kinds = only === undefined ? (Object.keys(API_VERSION) as DraKind[]) : [only];
   const kind = field(top, 'kind');
-  if (typeof kind !== 'string' || !(kinds as string[]).includes(kind)) fail(child(at0, 'kind'), kinds.map((k) => JSON.stringify(k)).join(' or '), kind);
+  if (typeof kind !== 'string' || !(kinds as string[]).includes(kind)) fail('INVALID_ARGUMENT', child(at0, 'kind'), kinds.map((k) => JSON.stringify(k)).join(' or '), kind);
   const k = kind as DraKind;
   // The object's name, once known, is how every later message names it.
   const metaRaw = field(top, 'metadata');
   const metaAt = child(at0, 'metadata');
-  const meta = record(metaAt, metaRaw ?? fail(metaAt, 'an object (required)', metaRaw), METADATA);
+  const meta = record(metaAt, metaRaw ?? fail('INVALID_ARGUMENT', metaAt, 'an object (required)', metaRaw), METADATA);
   const objName = name(child(metaAt, 'name'), field(meta, 'name'));
   const namespace = str(child(metaAt, 'namespace'), field(meta, 'namespace'));
   const label = `${k}/${namespace !== undefined && namespace !== '' ? `${namespace}/` : ''}${objName}`;
-  const at: At = { object: label, path: '' };
+  const at: At = { origin: label, path: '' };
   record(at, top, TOP);
   const apiVersion = field(top, 'apiVersion');
-  if (apiVersion !== API_VERSION[k]) fail(child(at, 'apiVersion'), JSON.stringify(API_VERSION[k]), apiVersion);
+  if (apiVersion !== API_VERSION[k]) fail('INVALID_ARGUMENT', child(at, 'apiVersion'), JSON.stringify(API_VERSION[k]), apiVersion);
   const labels = stringMap(child(child(at, 'metadata'), 'labels'), field(meta, 'labels'));
   const spec = field(top, 'spec');
   const specAt = child(at, 'spec');
@@ -94,7 +95,7 @@ function readOne(where: string, input: unknown, only?: DraKind): Item {
     case 'DeviceClass':
       return { kind: k, object: readClassSpec(specAt, objName, spec) };
     case 'ResourceSlice':
-      return { kind: k, object: readSliceSpec(specAt, objName, spec ?? fail(specAt, 'an object (required)', spec)) };
+      return { kind: k, object: readSliceSpec(specAt, objName, spec ?? fail('INVALID_ARGUMENT', specAt, 'an object (required)', spec)) };
     default: {
       const claim: Pick<ResourceClaim, 'name' | 'namespace' | 'uid'> = { name: objName };
       if (namespace !== undefined && namespace !== '') claim.namespace = namespace;

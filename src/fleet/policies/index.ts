@@ -9,6 +9,11 @@ import { fgd } from './fgd.js';
 import { ours } from './ours.js';
 import type { FleetPolicy } from './types.js';
 
+// The registry's numbers, whatever policies it holds (the table in scripts/fleet-tables.mjs).
+export * from './registry.js';
+export { cleanRemainders, deadHole } from './ours.js';
+export type { FleetPolicy, FleetPolicyName, GpuChoice } from './types.js';
+
 /** The published policies (FGD paper order) and ours, which is the default. */
 export const POLICIES: readonly FleetPolicy[] = [random, dotprod, clustering, packing, bestfit, fgd, ours];
 

@@ -70,6 +70,7 @@ export function hostileObjects(): unknown[] {
     {}, [], [[]], [undefined], [null], [NaN], Object.create(null), JSON.parse('{"__proto__": {"polluted": 1}, "constructor": {"prototype": 1}}'),
     Object.freeze({ a: 1 }), Object.freeze([1, 2]), cyclicObject(), cyclicArray(), throwingGetter('gpus'), throwingGetter('id'), throwingGetter('length'),
     throwingProxy(), throwingProxy([]), throwingArray(), throwingPrimitive(), () => 1, new Date(0), new Map([[1, 2]]), new Set([1]),
+    // biome-ignore lint/suspicious/noSparseArray: a hole is one of the hostile inputs
     new Int32Array(3), new Uint8Array(4), new ArrayBuffer(8), /re/, new Error('e'), Promise.resolve(1), new Array(5), [, 'cuda1'],
     Object.defineProperty([], 'length', { value: 0, writable: false }),
   ];

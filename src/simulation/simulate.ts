@@ -6,13 +6,8 @@
 // is planned by an attached PodScheduler and applied by state.commit.
 import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
-import type { Kernels } from '../kernels.js';
-import { Prng } from './prng.js';
-import { ClusterState, type ClusterNode } from '../cluster/state.js';
-import { PodScheduler, type PodSearch } from './scheduler.js';
-import type { NodeSpec, Pod } from './types.js';
-import { typicalPods } from './typical.js';
-import { policyByName } from './policies/index.js';
+import { ClusterState, type ClusterKernels, type ClusterNode } from '../cluster/state.js';
+import { PodScheduler, policyByName, Prng, typicalPods, type NodeSpec, type Pod, type PodSearch } from '../fleet/index.js';
 
 /** One pod attempt, as `--events` writes it. */
 export type FleetEvent = { pod: string; node: string | null; gpus: number[]; milli: number; cpu: number; /** The pod's host memory, in MiB. */ memoryMiB: number; arrived: number; used: number };
@@ -139,7 +134,7 @@ export function fleetClusterNodes(nodes: readonly NodeSpec[]): ClusterNode[] {
 }
 
 /** One run of the protocol, to the end. */
-export function simulateRun(kernels: Kernels, nodes: readonly NodeSpec[], pods: readonly Pod[], options: SimulateOptions): SimulationRun {
+export function simulateRun(kernels: ClusterKernels, nodes: readonly NodeSpec[], pods: readonly Pod[], options: SimulateOptions): SimulationRun {
   const steps = simulateSteps(kernels, nodes, pods, options);
   for (;;) {
     const next = steps.next();
@@ -152,7 +147,7 @@ export function simulateRun(kernels: Kernels, nodes: readonly NodeSpec[], pods: 
  * the run. The sync form drives it to the end; the async form yields to the event loop between pods
  * and stops it (`return()`, which closes the scheduler) when aborted.
  */
-export function* simulateSteps(kernels: Kernels, nodes: readonly NodeSpec[], pods: readonly Pod[], options: SimulateOptions): Generator<number, SimulationRun, void> {
+export function* simulateSteps(kernels: ClusterKernels, nodes: readonly NodeSpec[], pods: readonly Pod[], options: SimulateOptions): Generator<number, SimulationRun, void> {
   const policy = policyByName(options.policy);
   const tune = options.tune ?? 1.3;
   if (!(tune > 0 && tune <= 100)) throw AllocationError.at('INVALID_ARGUMENT', 'tune', `expected a number in (0, 100], got ${tune}`);

@@ -1,8 +1,9 @@
 // The Simulate view's worker: runs gpualloc's fleet simulator (the same engine and wasm as the CLI)
 // off the page's thread and posts each run's curves back, and its progress at most five times a
 // second (the share done, the pace, the time left), so the page stays responsive on long runs.
-import { AllocationError, createEngine, parseNodeCsv, parsePodCsv, scaleTrace, type Backend, type Engine, type FleetPolicyName } from '../src/index.ts';
-import { RunProgress } from '../src/fleet/progress.ts';
+
+import { RunProgress } from '../../src/fleet/progress.ts';
+import { AllocationError, type Backend, createEngine, type Engine, type FleetPolicyName, parseNodeCsv, parsePodCsv, scaleTrace } from '../../src/index.ts';
 
 /** What the page asks for. */
 export type SimulateJob = { nodesName: string; nodesText: string; podsName: string; podsText: string; policies: FleetPolicyName[]; seeds: number[]; backend: Backend; scale: number };

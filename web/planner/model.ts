@@ -1,79 +1,29 @@
 // The page's model: a cluster (one ClusterState, the same one the CLI's `plan --state FILE` reads and
 // writes), both engines, the machine types nodes were added from, and replica work. No DOM here:
-// main.ts renders what this holds.
+// the panels render what this holds.
 import {
-  AllocationError,
-  createEngine,
-  LIMITS,
-  nodeFromInventory,
-  stateFileText,
-  validateInventory,
-  formatBytes,
   type AlignedResult,
+  AllocationError,
   type Backend,
   type ClusterState,
   type ClusterStateJSON,
+  createEngine,
   type Engine,
+  formatBytes,
   type Inventory,
+  LIMITS,
+  nodeFromInventory,
   type PlacementOption,
   type PlacementPlan,
   type PlacementRequest,
   type ReplicaPolicy,
   type ReplicaResult,
   type Slot,
+  stateFileText,
   type Topology,
-} from '../src/index.ts';
-
-/** Kinds of work the page commits. */
-export type WorkloadKind = 'model' | 'replicas' | 'gpus';
-
-/** One committed piece of work. memoryPerGpu in bytes. */
-export type Workload = {
-  id: string;
-  kind: WorkloadKind;
-  label: string;
-  node: string;
-  gpus: number[];
-  memoryPerGpu: number;
-  /** ClusterState slot ID, for work that holds memory. */
-  slotId?: string;
-  /** Replica or MIG device IDs, for replica work. */
-  devices?: string[];
-  /** Palette index. */
-  color: number;
-  /** Whether the slot is marked stale (evictable by other models). */
-  stale?: boolean;
-};
-
-/** A decision's result and how long the engine took for it (ms: mean per run, in milliseconds). */
-export type Timed<T> = { value: T; backend: Backend; ms: number; runs: number; other?: { backend: Backend; ms: number; runs: number } };
-
-/** The replica view of a node: every device ID, the GPU it lives on, its parent key. */
-export type ReplicaDevices = { devices: string[]; gpuOf: Map<string, number>; parents: Record<string, string> };
-
-/** One node as the cluster state holds it (toJSON's node). */
-export type StateNode = ClusterStateJSON['nodes'][number];
-
-/** A machine type nodes are added from: a preset or an uploaded inventory. */
-export type MachineType = { key: string; label: string; inventory: Inventory };
-
-/** What the page keeps beside the state (never part of the exported state file). */
-export type PageMeta = {
-  version: 1;
-  types: MachineType[];
-  /** Node ID -> machine type key, for the nodes added from a type. */
-  nodeType: Record<string, string>;
-  /** Replica work by node (replicas hold devices, not memory, so they are not slots of the state). */
-  replicas: Record<string, Workload[]>;
-  /** Model label -> palette index. */
-  colors: Record<string, number>;
-  selected?: string;
-  backend?: Backend;
-  nextId: number;
-};
-
-/** The model request of the form. */
-export type ModelRequest = { memory: number; model: string; tensorParallelSizes: number[]; policy: 'spread' | 'pack'; allowEviction: boolean };
+  validateInventory,
+} from '../../src/index.ts';
+import { gpuKey, type MachineType, type ModelRequest, type PageMeta, type ReplicaDevices, type StateNode, type Timed, type Workload } from './types.ts';
 
 /** localStorage keys: the state file's exact text, and the page's own metadata. */
 export const STATE_KEY = 'gpualloc.cluster-state';
@@ -88,19 +38,6 @@ const TIMING_MAX_RUNS = 2000;
 
 /** How many options a plan lists. */
 const PLAN_LIMIT = 16;
-
-/** Formats any thrown value as { title, message } for the error banner. */
-export function describeError(error: unknown): { title: string; message: string } {
-  if (error instanceof AllocationError) return { title: error.code, message: error.message };
-  if (error instanceof Error) return { title: error.name || 'Error', message: error.message };
-  return { title: 'Error', message: String(error) };
-}
-
-/** The GPU key used for replica parents: the UUID, or `GPU-<index>` when the inventory has none. */
-export function gpuKey(inventory: Inventory, index: number): string {
-  const gpu = inventory.gpus.find((g) => g.index === index);
-  return gpu?.uuid ?? `GPU-${index}`;
-}
 
 /** A node's machine signature: GPU count, memory, topology (nodes of one type share it). */
 function signature(node: { gpus: Array<{ index: number; memoryTotal: number }>; topology?: Topology }): string {

@@ -1,9 +1,8 @@
 // Draws one node as SVG: GPU cards on a ring (memory bar, MIG slices, replicas), NVLinks as chords.
 // PCIe is drawn as a tree by switch level (pcie-tree.ts), not as a line per pair.
-import { formatBytes, type Inventory, type InventoryGpu, type Link } from '../src/index.ts';
-import type { Workload } from './planner.ts';
-
-const SVG_NS = 'http://www.w3.org/2000/svg';
+import { formatBytes, type Inventory, type InventoryGpu, type Link } from '../../src/index.ts';
+import { h, s } from '../shared/dom.ts';
+import type { Workload } from './types.ts';
 
 /** Workload colours (colour-blind friendly, muted); index -1 is inventory "in use" memory. */
 export const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#b07aa1', '#edc948', '#76b7b2', '#ff9da7', '#9c755f', '#e15759', '#bab0ac'];
@@ -36,22 +35,14 @@ export const OTHERS_LABEL = 'in use by other processes';
 
 type Card = { gpu: InventoryGpu; x: number; y: number };
 
-/** Creates an SVG element with the given attributes, appended to `parent` when given. */
-export function el<K extends keyof SVGElementTagNameMap>(name: K, attrs: Record<string, string | number>, parent?: Element): SVGElementTagNameMap[K] {
-  const node = document.createElementNS(SVG_NS, name);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
-  parent?.appendChild(node);
-  return node;
-}
-
 function text(parent: Element, x: number, y: number, content: string, attrs: Record<string, string | number> = {}): SVGTextElement {
-  const t = el('text', { x, y, ...attrs }, parent);
+  const t = s('text', { x, y, ...attrs }, parent);
   t.textContent = content;
   return t;
 }
 
 function title(parent: Element, content: string): void {
-  el('title', {}, parent).textContent = content;
+  s('title', {}, parent).textContent = content;
 }
 
 /** The NVLink count of an NVSwitch-like node (more than 4 GPUs, every pair linked with the same count), else undefined. */
@@ -121,17 +112,17 @@ export function drawNode(inventory: Inventory, overlay: Overlay): SVGSVGElement 
   const gpus = [...inventory.gpus].sort((a, b) => a.index - b.index);
   const n = gpus.length;
   const L = layout(n);
-  const svg = el('svg', { viewBox: `0 0 ${L.width} ${L.height}`, width: '100%', role: 'img', 'aria-label': `node with ${n} GPUs`, 'data-testid': 'node-svg', class: 'node-svg' });
-  const defs = el('defs', {}, svg);
-  const hatch = el('pattern', { id: 'planned-hatch', width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' }, defs);
-  el('rect', { width: 6, height: 6, fill: '#dbe7ff' }, hatch);
-  el('line', { x1: 0, y1: 0, x2: 0, y2: 6, stroke: '#2563eb', 'stroke-width': 3 }, hatch);
-  const others = el('pattern', { id: 'others-hatch', width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(-45)' }, defs);
-  el('rect', { width: 6, height: 6, fill: '#e5e9ef' }, others);
-  el('line', { x1: 0, y1: 0, x2: 0, y2: 6, stroke: '#7d8896', 'stroke-width': 3 }, others);
-  const evicted = el('pattern', { id: 'evict-hatch', width: 6, height: 6, patternUnits: 'userSpaceOnUse' }, defs);
-  el('rect', { width: 6, height: 6, fill: '#fdecec' }, evicted);
-  el('path', { d: 'M0 0 L6 6 M6 0 L0 6', stroke: '#d64545', 'stroke-width': 1.2 }, evicted);
+  const svg = s('svg', { viewBox: `0 0 ${L.width} ${L.height}`, width: '100%', role: 'img', 'aria-label': `node with ${n} GPUs`, 'data-testid': 'node-svg', class: 'node-svg' });
+  const defs = s('defs', {}, svg);
+  const hatch = s('pattern', { id: 'planned-hatch', width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' }, defs);
+  s('rect', { width: 6, height: 6, fill: '#dbe7ff' }, hatch);
+  s('line', { x1: 0, y1: 0, x2: 0, y2: 6, stroke: '#2563eb', 'stroke-width': 3 }, hatch);
+  const others = s('pattern', { id: 'others-hatch', width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(-45)' }, defs);
+  s('rect', { width: 6, height: 6, fill: '#e5e9ef' }, others);
+  s('line', { x1: 0, y1: 0, x2: 0, y2: 6, stroke: '#7d8896', 'stroke-width': 3 }, others);
+  const evicted = s('pattern', { id: 'evict-hatch', width: 6, height: 6, patternUnits: 'userSpaceOnUse' }, defs);
+  s('rect', { width: 6, height: 6, fill: '#fdecec' }, evicted);
+  s('path', { d: 'M0 0 L6 6 M6 0 L0 6', stroke: '#d64545', 'stroke-width': 1.2 }, evicted);
 
   const cx = L.width / 2;
   const cy = L.height / 2;
@@ -139,19 +130,19 @@ export function drawNode(inventory: Inventory, overlay: Overlay): SVGSVGElement 
   gpus.forEach((gpu, k) => cards.set(gpu.index, { gpu, x: L.centres[k].x, y: L.centres[k].y }));
 
   const chosen = new Set(overlay.chosen);
-  const linkLayer = el('g', { class: 'links', 'data-testid': 'links' }, svg);
-  const hotLayer = el('g', { class: 'links-chosen' }, svg);
+  const linkLayer = s('g', { class: 'links', 'data-testid': 'links' }, svg);
+  const hotLayer = s('g', { class: 'links-chosen' }, svg);
   const fabric = switchFabric(inventory);
   if (fabric !== undefined) {
     // NVSwitch: every pair has the same NVLink count, so draw one switch and a spoke per GPU, not n(n-1)/2 chords.
-    const s = linkStyle({ a: 0, b: 1, nvlink: fabric });
+    const style = linkStyle({ a: 0, b: 1, nvlink: fabric });
     for (const card of cards.values()) {
       const hot = chosen.has(card.gpu.index) && chosen.size > 1;
-      const spoke = el('line', { x1: cx, y1: cy, x2: card.x, y2: card.y, stroke: hot ? '#2563eb' : s.stroke, 'stroke-width': s.width, 'stroke-linecap': 'round', opacity: hot ? 0.95 : 0.55, 'data-testid': 'switch-spoke', 'data-gpu': card.gpu.index, 'data-nvlink': fabric }, hot ? hotLayer : linkLayer);
+      const spoke = s('line', { x1: cx, y1: cy, x2: card.x, y2: card.y, stroke: hot ? '#2563eb' : style.stroke, 'stroke-width': style.width, 'stroke-linecap': 'round', opacity: hot ? 0.95 : 0.55, 'data-testid': 'switch-spoke', 'data-gpu': card.gpu.index, 'data-nvlink': fabric }, hot ? hotLayer : linkLayer);
       title(spoke, `GPU ${card.gpu.index} ↔ NVSwitch: NV${fabric} to every other GPU`);
     }
-    const hub = el('g', { 'data-testid': 'nvswitch', 'data-nvlink': fabric }, svg);
-    el('rect', { x: cx - 78, y: cy - 24, width: 156, height: 48, rx: 8, fill: '#f3f9e6', stroke: '#76b900', 'stroke-width': 1.5 }, hub);
+    const hub = s('g', { 'data-testid': 'nvswitch', 'data-nvlink': fabric }, svg);
+    s('rect', { x: cx - 78, y: cy - 24, width: 156, height: 48, rx: 8, fill: '#f3f9e6', stroke: '#76b900', 'stroke-width': 1.5 }, hub);
     text(hub, cx, cy - 3, 'NVSwitch', { 'font-size': 13, 'font-weight': 600, 'text-anchor': 'middle', fill: '#3d6600' });
     text(hub, cx, cy + 13, `NV${fabric} between every pair`, { 'font-size': 10, 'text-anchor': 'middle', fill: '#4b5a6b' });
   }
@@ -159,11 +150,11 @@ export function drawNode(inventory: Inventory, overlay: Overlay): SVGSVGElement 
     const a = cards.get(link.a);
     const b = cards.get(link.b);
     if (a === undefined || b === undefined) continue;
-    const s = linkStyle(link);
-    if (fabric !== undefined && s.kind === 'nvlink') continue;
+    const style = linkStyle(link);
+    if (fabric !== undefined && style.kind === 'nvlink') continue;
     const hot = chosen.has(link.a) && chosen.has(link.b) && fabric === undefined;
-    if (s.kind === 'pcie') continue;
-    const line = el('line', { x1: a.x, y1: a.y, x2: b.x, y2: b.y, stroke: hot ? '#2563eb' : s.stroke, 'stroke-width': s.width, 'stroke-dasharray': s.dash, 'stroke-linecap': 'round', opacity: hot ? 0.95 : s.kind === 'nvlink' ? 0.55 : 0.7, 'data-testid': 'link', 'data-a': link.a, 'data-b': link.b, 'data-nvlink': link.nvlink ?? 0, 'data-pcie': link.pcie ?? '' }, hot ? hotLayer : linkLayer);
+    if (style.kind === 'pcie') continue;
+    const line = s('line', { x1: a.x, y1: a.y, x2: b.x, y2: b.y, stroke: hot ? '#2563eb' : style.stroke, 'stroke-width': style.width, 'stroke-dasharray': style.dash, 'stroke-linecap': 'round', opacity: hot ? 0.95 : style.kind === 'nvlink' ? 0.55 : 0.7, 'data-testid': 'link', 'data-a': link.a, 'data-b': link.b, 'data-nvlink': link.nvlink ?? 0, 'data-pcie': link.pcie ?? '' }, hot ? hotLayer : linkLayer);
     title(line, `GPU ${link.a} ↔ GPU ${link.b}: ${(link.nvlink ?? 0) > 0 ? `${link.nvlink} NVLink${link.nvlink === 1 ? '' : 's'}, ` : ''}PCIe ${link.pcie ?? 'unknown'}`);
   }
 
@@ -190,10 +181,10 @@ function drawCard(svg: SVGSVGElement, card: Card, w: number, h: number, small: b
   const rejection = overlay.rejected.get(gpu.index);
   const x0 = card.x - w / 2;
   const y0 = card.y - h / 2;
-  const g = el('g', { class: `gpu-card${isChosen ? ' chosen' : ''}${gpu.lost === true ? ' lost' : ''}`, 'data-testid': 'gpu-card', 'data-gpu': gpu.index, 'data-chosen': String(isChosen), 'data-rejected': rejection?.code ?? '' }, svg);
+  const g = s('g', { class: `gpu-card${isChosen ? ' chosen' : ''}${gpu.lost === true ? ' lost' : ''}`, 'data-testid': 'gpu-card', 'data-gpu': gpu.index, 'data-chosen': String(isChosen), 'data-rejected': rejection?.code ?? '' }, svg);
   title(g, `GPU ${gpu.index}: ${gpu.name ?? ''}${gpu.uuid ? `\n${gpu.uuid}` : ''}${gpu.pciBusId ? `\nPCI ${gpu.pciBusId}` : ''}${gpu.numaNode !== undefined ? `, NUMA ${gpu.numaNode}` : ''}${rejection ? `\n${rejection.code}: ${rejection.message}` : ''}`);
-  if (isChosen) el('rect', { x: x0 - 5, y: y0 - 5, width: w + 10, height: h + 10, rx: 12, fill: 'none', stroke: '#2563eb', 'stroke-opacity': 0.25, 'stroke-width': 8 }, g);
-  el('rect', { x: x0, y: y0, width: w, height: h, rx: 9, fill: gpu.lost === true ? '#fbeaea' : '#ffffff', stroke: isChosen ? '#2563eb' : rejection ? '#d64545' : '#c9d2dd', 'stroke-width': isChosen ? 2.5 : 1.2 }, g);
+  if (isChosen) s('rect', { x: x0 - 5, y: y0 - 5, width: w + 10, height: h + 10, rx: 12, fill: 'none', stroke: '#2563eb', 'stroke-opacity': 0.25, 'stroke-width': 8 }, g);
+  s('rect', { x: x0, y: y0, width: w, height: h, rx: 9, fill: gpu.lost === true ? '#fbeaea' : '#ffffff', stroke: isChosen ? '#2563eb' : rejection ? '#d64545' : '#c9d2dd', 'stroke-width': isChosen ? 2.5 : 1.2 }, g);
   const pad = small ? 6 : 10;
   const fs = small ? 10 : 13;
   text(g, x0 + pad, y0 + pad + fs - 2, `GPU ${gpu.index}`, { class: 'gpu-title', 'font-size': fs, 'font-weight': 600 });
@@ -203,29 +194,29 @@ function drawCard(svg: SVGSVGElement, card: Card, w: number, h: number, small: b
   const barY = y0 + (small ? 22 : 30);
   const barW = w - 2 * pad;
   const barH = small ? 9 : 13;
-  const bar = el('g', { 'data-testid': 'memory-bar' }, g);
-  el('rect', { x: barX, y: barY, width: barW, height: barH, rx: 3, fill: '#eef2f6', stroke: '#d5dce5' }, bar);
+  const bar = s('g', { 'data-testid': 'memory-bar' }, g);
+  s('rect', { x: barX, y: barY, width: barW, height: barH, rx: 3, fill: '#eef2f6', stroke: '#d5dce5' }, bar);
   let usedBytes = 0;
   const othersAt = overlay.others.get(gpu.index) ?? 0;
   if (othersAt > 0) {
-    const seg = el('rect', { x: barX, y: barY, width: total > 0 ? (barW * Math.min(othersAt, total)) / total : 0, height: barH, fill: 'url(#others-hatch)', stroke: '#ffffff', 'stroke-width': 0.75, 'data-testid': 'memory-others', 'data-bytes': othersAt }, bar);
+    const seg = s('rect', { x: barX, y: barY, width: total > 0 ? (barW * Math.min(othersAt, total)) / total : 0, height: barH, fill: 'url(#others-hatch)', stroke: '#ffffff', 'stroke-width': 0.75, 'data-testid': 'memory-others', 'data-bytes': othersAt }, bar);
     title(seg, `${OTHERS_LABEL}: ${formatBytes(othersAt)} (never evicted)`);
     usedBytes += othersAt;
   }
-  for (const s of segments) {
-    const sw = total > 0 ? (barW * s.bytes) / total : 0;
+  for (const part of segments) {
+    const sw = total > 0 ? (barW * part.bytes) / total : 0;
     const xs = barX + (total > 0 ? (barW * usedBytes) / total : 0);
-    const evicted = s.w.slotId !== undefined && overlay.evict.has(s.w.slotId);
-    const seg = el('rect', { x: xs, y: barY, width: Math.max(sw, 0), height: barH, fill: evicted ? 'url(#evict-hatch)' : workloadColor(s.w.color), opacity: s.w.stale === true && !evicted ? 0.4 : 1, stroke: evicted ? '#d64545' : '#ffffff', 'stroke-width': evicted ? 1.2 : 0.75, 'data-testid': 'memory-segment', 'data-slot': s.w.slotId ?? '', 'data-evicted': String(evicted), 'data-stale': String(s.w.stale === true) }, bar);
-    title(seg, `${s.w.label} (${s.w.slotId ?? s.w.id})${evicted ? ' · evicted by the selected option' : s.w.stale === true ? ' (stale: may be evicted)' : ''}: ${formatBytes(s.bytes)}`);
-    usedBytes += s.bytes;
+    const evicted = part.w.slotId !== undefined && overlay.evict.has(part.w.slotId);
+    const seg = s('rect', { x: xs, y: barY, width: Math.max(sw, 0), height: barH, fill: evicted ? 'url(#evict-hatch)' : workloadColor(part.w.color), opacity: part.w.stale === true && !evicted ? 0.4 : 1, stroke: evicted ? '#d64545' : '#ffffff', 'stroke-width': evicted ? 1.2 : 0.75, 'data-testid': 'memory-segment', 'data-slot': part.w.slotId ?? '', 'data-evicted': String(evicted), 'data-stale': String(part.w.stale === true) }, bar);
+    title(seg, `${part.w.label} (${part.w.slotId ?? part.w.id})${evicted ? ' · evicted by the selected option' : part.w.stale === true ? ' (stale: may be evicted)' : ''}: ${formatBytes(part.bytes)}`);
+    usedBytes += part.bytes;
   }
   if (isChosen && overlay.plannedPerGpu !== undefined && overlay.plannedPerGpu > 0) {
     const sw = total > 0 ? Math.min((barW * overlay.plannedPerGpu) / total, barW) : 0;
     // On what stays (used memory and the slots not evicted): over the evicted slots it replaces.
     const kept = (overlay.others.get(gpu.index) ?? 0) + segments.filter((x) => x.w.slotId === undefined || !overlay.evict.has(x.w.slotId)).reduce((t, x) => t + x.bytes, 0);
     const xs = barX + Math.min((barW * kept) / total, barW - sw);
-    el('rect', { x: xs, y: barY, width: sw, height: barH, fill: 'url(#planned-hatch)', stroke: '#2563eb', 'stroke-width': 1, 'data-testid': 'memory-planned' }, bar);
+    s('rect', { x: xs, y: barY, width: sw, height: barH, fill: 'url(#planned-hatch)', stroke: '#2563eb', 'stroke-width': 1, 'data-testid': 'memory-planned' }, bar);
   }
   const free = total - usedBytes;
   // Free memory sits on the title row; used / total under the bar (the model name is in the tooltip and the node title).
@@ -237,7 +228,7 @@ function drawCard(svg: SVGSVGElement, card: Card, w: number, h: number, small: b
   const rowH = small ? 10 : 16;
   const replicaIds = overlay.replicas?.perGpu.get(gpu.index);
   if (gpu.mig !== undefined && gpu.mig.length > 0) {
-    const mig = el('g', { 'data-testid': 'mig-slices' }, g);
+    const mig = s('g', { 'data-testid': 'mig-slices' }, g);
     const sum = gpu.mig.reduce((s, m) => s + m.memoryTotal, 0);
     const scale = Math.max(sum, total);
     let xs = barX;
@@ -245,18 +236,18 @@ function drawCard(svg: SVGSVGElement, card: Card, w: number, h: number, small: b
       const sw = Math.max((barW * m.memoryTotal) / scale - 2, 3);
       const holder = overlay.replicas?.holder.get(m.uuid);
       const picked = overlay.replicas?.chosen.has(m.uuid) ?? false;
-      const r = el('rect', { x: xs, y: rowY, width: sw, height: rowH, rx: 2, fill: holder ? workloadColor(holder.color) : picked ? '#dbe7ff' : '#f4f7fa', stroke: picked ? '#2563eb' : '#9fb0c3', 'stroke-width': picked ? 2 : 1, 'data-testid': 'mig-slice', 'data-uuid': m.uuid, 'data-chosen': String(picked) }, mig);
+      const r = s('rect', { x: xs, y: rowY, width: sw, height: rowH, rx: 2, fill: holder ? workloadColor(holder.color) : picked ? '#dbe7ff' : '#f4f7fa', stroke: picked ? '#2563eb' : '#9fb0c3', 'stroke-width': picked ? 2 : 1, 'data-testid': 'mig-slice', 'data-uuid': m.uuid, 'data-chosen': String(picked) }, mig);
       title(r, `${m.profile} (${formatBytes(m.memoryTotal)})${holder ? ` · ${holder.label}` : ''}\n${m.uuid}`);
       if (!small && sw > 26) text(mig, xs + sw / 2, rowY + rowH - 4, m.profile.replace(/\.\d+gb$/, ''), { 'font-size': 9, 'text-anchor': 'middle', fill: '#334155' });
       xs += sw + 2;
     }
   } else if (replicaIds !== undefined && replicaIds.length > 0) {
-    const row = el('g', { 'data-testid': 'replicas' }, g);
+    const row = s('g', { 'data-testid': 'replicas' }, g);
     const size = Math.min(rowH, (barW - 2 * (replicaIds.length - 1)) / replicaIds.length);
     replicaIds.forEach((id, k) => {
       const holder = overlay.replicas?.holder.get(id);
       const picked = overlay.replicas?.chosen.has(id) ?? false;
-      const r = el('rect', { x: barX + k * (size + 2), y: rowY, width: size, height: size, rx: 2, fill: holder ? workloadColor(holder.color) : picked ? '#dbe7ff' : '#f4f7fa', stroke: picked ? '#2563eb' : '#9fb0c3', 'stroke-width': picked ? 2 : 1, 'data-testid': 'replica', 'data-id': id, 'data-chosen': String(picked) }, row);
+      const r = s('rect', { x: barX + k * (size + 2), y: rowY, width: size, height: size, rx: 2, fill: holder ? workloadColor(holder.color) : picked ? '#dbe7ff' : '#f4f7fa', stroke: picked ? '#2563eb' : '#9fb0c3', 'stroke-width': picked ? 2 : 1, 'data-testid': 'replica', 'data-id': id, 'data-chosen': String(picked) }, row);
       title(r, `${id}${holder ? ` · ${holder.label}` : ''}`);
     });
   }
@@ -265,34 +256,38 @@ function drawCard(svg: SVGSVGElement, card: Card, w: number, h: number, small: b
     const tagY = y0 + h - (small ? 12 : 16);
     const label = rejection.code.replace(/_/g, ' ').toLowerCase();
     const tw = Math.min(label.length * (small ? 4.6 : 5.6) + 10, w - 2 * pad);
-    el('rect', { x: barX, y: tagY - 1, width: tw, height: small ? 11 : 14, rx: 3, fill: '#fdecec', stroke: '#e3a1a1' }, g);
+    s('rect', { x: barX, y: tagY - 1, width: tw, height: small ? 11 : 14, rx: 3, fill: '#fdecec', stroke: '#e3a1a1' }, g);
     text(g, barX + 5, tagY + (small ? 7 : 9.5), label, { 'font-size': small ? 7 : 9, fill: '#b42318', 'data-testid': 'gpu-rejection' });
   } else if (isChosen) {
     const tagY = y0 + h - 16;
-    el('rect', { x: barX, y: tagY - 1, width: 54, height: 14, rx: 3, fill: '#2563eb' }, g);
+    s('rect', { x: barX, y: tagY - 1, width: 54, height: 14, rx: 3, fill: '#2563eb' }, g);
     text(g, barX + 27, tagY + 9.5, 'chosen', { 'font-size': 9, fill: '#ffffff', 'text-anchor': 'middle', 'font-weight': 600 });
   }
 }
 
-/** The legend under the drawing. */
-export function legendHtml(inventory: Inventory): string {
+/** The legend under the drawing: NVLink widths, planned, chosen, and the slot states. */
+export function legendKeys(inventory: Inventory): HTMLElement[] {
   const nv = [...new Set(inventory.links.map((l) => l.nvlink ?? 0).filter((x) => x > 0))].sort((a, b) => a - b);
-  const parts: string[] = [];
-  for (const count of nv) {
-    const width = Math.min(1.2 + count * 0.55, 11);
-    parts.push(`<span class="key"><svg width="34" height="12"><line x1="2" y1="6" x2="32" y2="6" stroke="#76b900" stroke-width="${width}" stroke-linecap="round"/></svg>NV${count}</span>`);
-  }
-  parts.push('<span class="key"><svg width="18" height="12"><rect x="1" y="1" width="16" height="10" fill="url(#legend-hatch)" stroke="#2563eb"/><defs><pattern id="legend-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#dbe7ff"/><line x1="0" y1="0" x2="0" y2="6" stroke="#2563eb" stroke-width="3"/></pattern></defs></svg>planned</span>');
-  parts.push('<span class="key"><svg width="18" height="12"><rect x="1" y="1" width="16" height="10" rx="2" fill="#fff" stroke="#2563eb" stroke-width="2"/></svg>chosen GPU</span>');
-  parts.push(...slotStateKeys());
-  return parts.join('');
+  const keys = nv.map((count) => {
+    const icon = s('svg', { width: 34, height: 12 });
+    s('line', { x1: 2, y1: 6, x2: 32, y2: 6, stroke: '#76b900', 'stroke-width': Math.min(1.2 + count * 0.55, 11), 'stroke-linecap': 'round' }, icon);
+    return h('span', { class: 'key' }, icon, `NV${count}`);
+  });
+  const planned = s('svg', { width: 18, height: 12 });
+  s('rect', { x: 1, y: 1, width: 16, height: 10, fill: 'url(#legend-hatch)', stroke: '#2563eb' }, planned);
+  const pattern = s('pattern', { id: 'legend-hatch', width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' }, s('defs', {}, planned));
+  s('rect', { width: 6, height: 6, fill: '#dbe7ff' }, pattern);
+  s('line', { x1: 0, y1: 0, x2: 0, y2: 6, stroke: '#2563eb', 'stroke-width': 3 }, pattern);
+  const chosen = s('svg', { width: 18, height: 12 });
+  s('rect', { x: 1, y: 1, width: 16, height: 10, rx: 2, fill: '#fff', stroke: '#2563eb', 'stroke-width': 2 }, chosen);
+  return [...keys, h('span', { class: 'key' }, planned, 'planned'), h('span', { class: 'key' }, chosen, 'chosen GPU'), ...slotStateKeys()];
 }
 
 /** Legend keys for memory other processes hold, evicted slots and stale slots (node and cluster legends). */
-export function slotStateKeys(): string[] {
+export function slotStateKeys(): HTMLElement[] {
   return [
-    `<span class="key" data-testid="legend-others"><span class="hatch-others swatch-box"></span>${OTHERS_LABEL}</span>`,
-    '<span class="key"><span class="hatch-evict swatch-box"></span>evicted by the selected option</span>',
-    '<span class="key"><span class="swatch-box stale-box"></span>stale (may be evicted)</span>',
+    h('span', { class: 'key', 'data-testid': 'legend-others' }, h('span', { class: 'hatch-others swatch-box' }), OTHERS_LABEL),
+    h('span', { class: 'key' }, h('span', { class: 'hatch-evict swatch-box' }), 'evicted by the selected option'),
+    h('span', { class: 'key' }, h('span', { class: 'swatch-box stale-box' }), 'stale (may be evicted)'),
   ];
 }

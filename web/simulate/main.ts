@@ -4,26 +4,23 @@
 // load, one line per policy (mean over seeds), with uPlot, and the run time per policy.
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import nodesUrl from '../data/openb/openb_node_list_gpu_node.csv?url';
-import defaultUrl from '../data/openb/openb_pod_list_default.csv?url';
-import share40Url from '../data/openb/openb_pod_list_gpushare40.csv?url';
-import multi20Url from '../data/openb/openb_pod_list_multigpu20.csv?url';
-import spec33Url from '../data/openb/openb_pod_list_gpuspec33.csv?url';
-import { DEFAULT_FLEET_POLICY, FLEET_POLICIES } from '../src/index.ts';
-import { parseSeeds } from '../src/fleet/seeds.ts';
-import { formatDuration } from '../src/fleet/progress.ts';
-import type { SimulateJob, WorkerMessage } from './simulate-worker.ts';
+import nodesUrl from '../../data/openb/openb_node_list_gpu_node.csv?url';
+import defaultUrl from '../../data/openb/openb_pod_list_default.csv?url';
+import share40Url from '../../data/openb/openb_pod_list_gpushare40.csv?url';
+import spec33Url from '../../data/openb/openb_pod_list_gpuspec33.csv?url';
+import multi20Url from '../../data/openb/openb_pod_list_multigpu20.csv?url';
+import { formatDuration } from '../../src/fleet/progress.ts';
+import { parseSeeds } from '../../src/fleet/seeds.ts';
+import { DEFAULT_FLEET_POLICY, FLEET_POLICIES } from '../../src/index.ts';
+import { byTestId, h } from '../shared/dom.ts';
+import type { SimulateJob, WorkerMessage } from './worker.ts';
 
 const BUNDLED: Record<string, string> = { default: defaultUrl, gpushare40: share40Url, multigpu20: multi20Url, gpuspec33: spec33Url };
 const AT = [90, 100, 110, 130];
 
 type Run = Extract<WorkerMessage, { type: 'run' }>;
 
-function $(testid: string): HTMLElement {
-  const node = document.querySelector<HTMLElement>(`[data-testid="${testid}"]`);
-  if (node === null) throw new Error(`page is missing [data-testid="${testid}"]`);
-  return node;
-}
+const $ = byTestId;
 
 function showError(message: string | null): void {
   const banner = $('sim-error');
@@ -34,15 +31,8 @@ function showError(message: string | null): void {
 // Policy checkboxes: FGD and ours ticked.
 const boxes = $('sim-policies');
 for (const p of FLEET_POLICIES) {
-  const label = document.createElement('label');
-  const box = document.createElement('input');
-  box.type = 'checkbox';
-  box.value = p.name;
-  box.checked = p.name === 'fgd' || p.name === DEFAULT_FLEET_POLICY;
-  box.dataset.testid = `sim-policy-${p.name}`;
-  label.append(box, ` ${p.name}`);
-  label.title = p.summary;
-  boxes.append(label);
+  const checked = p.name === 'fgd' || p.name === DEFAULT_FLEET_POLICY;
+  boxes.append(h('label', { title: p.summary }, h('input', { type: 'checkbox', value: p.name, checked, 'data-testid': `sim-policy-${p.name}` }), ` ${p.name}`));
 }
 
 const charts: uPlot[] = [];
@@ -75,19 +65,17 @@ function draw(runs: Run[]): void {
     const data = [xs, ...names.map((n) => curves.get(n) as (number | null)[])] as uPlot.AlignedData;
     charts.push(new uPlot({ width: Math.max(400, target.clientWidth || 720), height: 300, series, scales: { x: { time: false } }, axes: [{ label: 'arrived load (%)' }, { label: key === 'allocation' ? 'allocated GPU (%)' : 'fragmented GPU (%)' }] }, data, target));
   }
-  const table = $('sim-table');
   const curves = meanCurves(runs, 'allocation');
-  const head = `<tr><th>policy</th>${AT.map((x) => `<th>${x} %</th>`).join('')}<th>failed pods</th><th>seeds</th><th>s per run</th><th>µs per pod</th></tr>`;
+  const head = h('tr', {}, h('th', {}, 'policy'), AT.map((x) => h('th', {}, `${x} %`)), h('th', {}, 'failed pods'), h('th', {}, 'seeds'), h('th', {}, 's per run'), h('th', {}, 'µs per pod'));
   const rows = [...curves].map(([policy, ys]) => {
     const mine = runs.filter((r) => r.policy === policy);
     const failed = mine.reduce((a, r) => a + r.failed, 0) / mine.length;
     const ms = mine.reduce((a, r) => a + r.ms, 0);
     const attempts = mine.reduce((a, r) => a + r.pods, 0);
-    const cells = AT.map((x) => `<td data-testid="sim-cell" data-policy="${policy}" data-x="${x}" data-value="${ys[x] ?? ''}">${ys[x] === null ? '–' : (ys[x] as number).toFixed(2)}</td>`).join('');
-    const time = `<td data-testid="sim-time" data-policy="${policy}">${(ms / mine.length / 1000).toFixed(2)}</td><td>${((ms * 1000) / attempts).toFixed(1)}</td>`;
-    return `<tr data-testid="sim-row" data-policy="${policy}"><td>${policy}</td>${cells}<td>${failed.toFixed(1)}</td><td>${mine.length}</td>${time}</tr>`;
+    const cells = AT.map((x) => h('td', { 'data-testid': 'sim-cell', 'data-policy': policy, 'data-x': x, 'data-value': ys[x] ?? '' }, ys[x] === null ? '–' : (ys[x] as number).toFixed(2)));
+    return h('tr', { 'data-testid': 'sim-row', 'data-policy': policy }, h('td', {}, policy), cells, h('td', {}, failed.toFixed(1)), h('td', {}, mine.length), h('td', { 'data-testid': 'sim-time', 'data-policy': policy }, (ms / mine.length / 1000).toFixed(2)), h('td', {}, ((ms * 1000) / attempts).toFixed(1)));
   });
-  table.innerHTML = head + rows.join('');
+  $('sim-table').replaceChildren(h('thead', {}, head), h('tbody', {}, rows));
 }
 
 async function traceTexts(): Promise<{ nodesName: string; nodesText: string; podsName: string; podsText: string }> {
@@ -141,7 +129,7 @@ $('sim-run').addEventListener('click', async () => {
     const scale = Number(($('sim-scale') as HTMLSelectElement).value);
     const job: SimulateJob = { ...(await traceTexts()), policies: policies as SimulateJob['policies'], seeds, backend: ($('sim-backend') as HTMLSelectElement).value as SimulateJob['backend'], scale };
     worker?.terminate();
-    worker = new Worker(new URL('./simulate-worker.ts', import.meta.url), { type: 'module' });
+    worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' });
     const runs: Run[] = [];
     button.disabled = true;
     ($('sim-stop') as HTMLButtonElement).disabled = false;

@@ -1,8 +1,8 @@
 // The PCIe tree of a node: GPUs grouped by the switch level that joins them (PIX: one switch, PXB:
 // several switches, PHB: one host bridge, NODE: one NUMA node, SYS: across sockets), drawn as a tree
 // instead of a line per GPU pair (which tangles on 8-GPU PCIe machines).
-import { PCIE_LEVELS, type Link, type PcieLevel } from '../src/index.ts';
-import { el } from './draw.ts';
+import { type Link, PCIE_LEVELS, type PcieLevel } from '../../src/index.ts';
+import { s } from '../shared/dom.ts';
 
 /** What each level's joint is, for labels. */
 const JOINT: Record<PcieLevel, string> = { INTERNAL: 'board', PIX: 'PCIe switch', PXB: 'PCIe switches', PHB: 'host bridge', NODE: 'NUMA node', SYS: 'system' };
@@ -69,9 +69,9 @@ export function drawPcieTree(tree: PcieTreeNode, chosen: Set<number>): SVGSVGEle
   const rowH = 56;
   const width = Math.max(leaves.length * leafW, 200);
   const height = (depth + 1) * rowH + 10;
-  const svg = el('svg', { viewBox: `0 0 ${width} ${height}`, width: '100%', role: 'img', 'aria-label': 'PCIe tree', 'data-testid': 'pcie-tree', class: 'pcie-svg' });
-  const edges = el('g', { class: 'pcie-edges' }, svg);
-  const boxes = el('g', { class: 'pcie-boxes' }, svg);
+  const svg = s('svg', { viewBox: `0 0 ${width} ${height}`, width: '100%', role: 'img', 'aria-label': 'PCIe tree', 'data-testid': 'pcie-tree', class: 'pcie-svg' });
+  const edges = s('g', { class: 'pcie-edges' }, svg);
+  const boxes = s('g', { class: 'pcie-boxes' }, svg);
   const yOf = (level: number): number => 22 + (depth - level) * rowH;
   let leafNo = 0;
   // Returns the node's anchor (x, y) after drawing its subtree.
@@ -80,9 +80,9 @@ export function drawPcieTree(tree: PcieTreeNode, chosen: Set<number>): SVGSVGEle
       const x = leafW / 2 + leafNo++ * leafW;
       const y = yOf(0);
       const hot = chosen.has(n.gpu);
-      const g = el('g', { 'data-testid': 'pcie-gpu', 'data-gpu': n.gpu }, boxes);
-      el('rect', { x: x - 30, y: y - 12, width: 60, height: 24, rx: 5, fill: hot ? '#dbe7ff' : '#ffffff', stroke: hot ? '#2563eb' : '#9fb0c3', 'stroke-width': hot ? 2 : 1 }, g);
-      const t = el('text', { x, y: y + 4, 'text-anchor': 'middle', 'font-size': 11, 'font-weight': 600, fill: '#1f2933' }, g);
+      const g = s('g', { 'data-testid': 'pcie-gpu', 'data-gpu': n.gpu }, boxes);
+      s('rect', { x: x - 30, y: y - 12, width: 60, height: 24, rx: 5, fill: hot ? '#dbe7ff' : '#ffffff', stroke: hot ? '#2563eb' : '#9fb0c3', 'stroke-width': hot ? 2 : 1 }, g);
+      const t = s('text', { x, y: y + 4, 'text-anchor': 'middle', 'font-size': 11, 'font-weight': 600, fill: '#1f2933' }, g);
       t.textContent = `GPU ${n.gpu}`;
       return { x, y };
     }
@@ -93,14 +93,14 @@ export function drawPcieTree(tree: PcieTreeNode, chosen: Set<number>): SVGSVGEle
     // Elbow edges: down from the joint to a bus just under it, across to the child, down to the child.
     // Each subtree keeps to its own columns below its bus, so edges of different joints never cross.
     const bus = y + 11 + (rowH - 23) / 2;
-    for (const k of kids) el('path', { d: `M ${x} ${y + 11} V ${bus} H ${k.x} V ${k.y - 12}`, fill: 'none', 'data-parent': `${x},${y}`, stroke: '#7b8a9e', 'stroke-width': n.level === 'PIX' || n.level === 'INTERNAL' ? 2.5 : n.level === 'PXB' ? 2 : 1.3, 'stroke-dasharray': n.level === 'NODE' || n.level === 'SYS' ? '3 3' : '', 'data-testid': 'pcie-edge', 'data-level': n.level }, edges);
-    const g = el('g', { 'data-testid': 'pcie-joint', 'data-level': n.level }, boxes);
+    for (const k of kids) s('path', { d: `M ${x} ${y + 11} V ${bus} H ${k.x} V ${k.y - 12}`, fill: 'none', 'data-parent': `${x},${y}`, stroke: '#7b8a9e', 'stroke-width': n.level === 'PIX' || n.level === 'INTERNAL' ? 2.5 : n.level === 'PXB' ? 2 : 1.3, 'stroke-dasharray': n.level === 'NODE' || n.level === 'SYS' ? '3 3' : '', 'data-testid': 'pcie-edge', 'data-level': n.level }, edges);
+    const g = s('g', { 'data-testid': 'pcie-joint', 'data-level': n.level }, boxes);
     const label = `${n.level} · ${JOINT[n.level]}`;
     const w = Math.min(label.length * 6.2 + 14, Math.max(kids.length * leafW - 8, 70));
-    el('rect', { x: x - w / 2, y: y - 11, width: w, height: 22, rx: 11, fill: '#f4f7fa', stroke: '#7b8a9e' }, g);
-    const t = el('text', { x, y: y + 4, 'text-anchor': 'middle', 'font-size': 10, fill: '#334155' }, g);
+    s('rect', { x: x - w / 2, y: y - 11, width: w, height: 22, rx: 11, fill: '#f4f7fa', stroke: '#7b8a9e' }, g);
+    const t = s('text', { x, y: y + 4, 'text-anchor': 'middle', 'font-size': 10, fill: '#334155' }, g);
     t.textContent = w < label.length * 6.2 + 14 ? n.level : label;
-    el('title', {}, g).textContent = `${n.level}: ${JOINT[n.level]} joining GPUs ${collect(n).join(', ')}`;
+    s('title', {}, g).textContent = `${n.level}: ${JOINT[n.level]} joining GPUs ${collect(n).join(', ')}`;
     return { x, y };
   };
   place(tree);
