@@ -45,6 +45,8 @@ export const H_F_FRAG: i32 = 24;
 export const H_FRAG_SINCE: i32 = 25;
 // Inner entries of each tree: ⌈(N − 1)/3⌉.
 export const H_INNER: i32 = 26;
+// Offset in `f` of the fgd-lp policy's plan tables (see policies/share-values.ts planTables): PLAN_SIZE values (the worth of the best fill of r milli, r = 0..1000), then PLAN_SIZE prices (the worth of a share of m milli).
+export const H_F_PLAN: i32 = 27;
 // Ints in the header.
 export const HEADER: i32 = 28;
 // Fields of a tree in the tree table.
@@ -57,6 +59,8 @@ export const RANK_UNIT: f64 = 2147483648.0;
 export const STALE: i32 = -2;
 // Score-cache GPU choice of a node that does not fit the class's CPU and GPUs (no score; its leaf is empty).
 export const ABSENT: i32 = -3;
+// Entries of each plan table: one per milli 0..1000.
+export const PLAN_SIZE: i32 = 1001;
 // Entries of the clean-remainder table: one per free milli 0..999 that a share can leave on its GPU.
 export const CLEAN_SIZE: i32 = 1000;
 
@@ -85,5 +89,6 @@ export const P_PACKING: i32 = 3;
 export const P_BESTFIT: i32 = 4;
 export const P_FGD: i32 = 5;
 export const P_OURS: i32 = 6;
+export const P_LP: i32 = 7;
 // The number of policies: a policy number is 0..POLICY_COUNT-1, anything else traps.
-export const POLICY_COUNT: i32 = 7;
+export const POLICY_COUNT: i32 = 8;

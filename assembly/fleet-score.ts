@@ -1,9 +1,12 @@
 // The fleet kernels' scores (src/baseline/fleet.ts is their TypeScript twin): fragmentation of a
 // node, each policy's score of a node for a pod, and whether a node fits a pod.
-import { H_MAXG, H_STRIDE, H_TYPICAL, H_NODE_AT, H_TYP_AT, H_SCRATCH_AT, H_F_WEIGHT, H_F_THR, H_CLEAN_AT, N_CPU, N_MEM, N_MODEL, N_GPUS, N_FREE, N_FULL, N_MAXFREE, N_WANTED, N_TAGS, P_DOTPROD, P_CLUSTERING, P_PACKING, P_BESTFIT, P_FGD, P_OURS, si, ss, fi } from './fleet-layout';
+import { H_MAXG, H_STRIDE, H_TYPICAL, H_NODE_AT, H_TYP_AT, H_SCRATCH_AT, H_F_WEIGHT, H_F_THR, H_CLEAN_AT, H_F_PLAN, PLAN_SIZE, N_CPU, N_MEM, N_MODEL, N_GPUS, N_FREE, N_FULL, N_MAXFREE, N_WANTED, N_TAGS, P_DOTPROD, P_CLUSTERING, P_PACKING, P_BESTFIT, P_FGD, P_OURS, P_LP, si, ss, fi } from './fleet-layout';
 
 /** The GPU a sharing pod takes on the node last scored (-1: none / exclusive). */
 export let chosenGpu: i32 = -1;
+
+// fgd-lp: a share is on plan where its placement loses less than this of the GPU's plan value.
+const PLAN_TOLERANCE: f64 = 1e-9;
 
 /** Frag of the GPUs s[gAt..gAt+gpus) with cpuLeft and the model bit (src/fleet/frag.ts nodeFrag). */
 export function nodeFrag(s: usize, f: usize, gAt: i32, gpus: i32, cpuLeft: i32, modelBit: i32): f64 {
@@ -110,17 +113,19 @@ export function scoreNode(s: usize, f: usize, policy: i32, n: i32, cpu: i32, num
   const sharing = num == 1 && milli > 0 && milli < 1000;
   const request = num * milli;
   chosenGpu = -1;
-  if (policy == P_FGD || policy == P_OURS) {
+  if (policy == P_FGD || policy == P_OURS || policy == P_LP) {
     const before = fi(f, n);
     if (!sharing) {
       const delta = before - fragAfter(s, f, base, cpuLeft - cpu, -1, 0, milli > 0 ? num : 0);
       const q = <f64>fgdQuantize(delta, f, si(s, H_F_THR));
-      if (policy != P_OURS) return q;
+      if (policy == P_FGD) return q;
       if (num == 0 || milli == 0) return q * 1e6 - <f64>free;
       return q * 8589934592.0 + (si(s, base + N_WANTED) != 0 ? 0.0 : 4294967296.0 - <f64>(cpuLeft - cpu) / <f64>(si(s, base + N_FULL) - num + 1));
     }
     const ours = policy == P_OURS;
+    const lp = policy == P_LP;
     const clean = si(s, H_CLEAN_AT);
+    const plan = si(s, H_F_PLAN);
     let best: i32 = -1;
     for (let i = 0; i < gpus; i++) {
       const g = si(s, gAt + i);
@@ -134,7 +139,10 @@ export function scoreNode(s: usize, f: usize, policy: i32, n: i32, cpu: i32, num
       }
       if (seen) continue;
       const delta = before - fragAfter(s, f, base, cpuLeft - cpu, i, g - milli, 0);
-      const score = fgdQuantize(delta, f, si(s, H_F_THR)) + (ours && (g == 1000 || si(s, clean + g - milli) != 0) ? 1000 : 0);
+      let first = ours && (g == 1000 || si(s, clean + g - milli) != 0);
+      // fgd-lp: on plan (src/fleet/policies/share-values.ts planTables).
+      if (lp) first = fi(f, plan + g) - fi(f, plan + PLAN_SIZE + milli) - fi(f, plan + g - milli) < PLAN_TOLERANCE;
+      const score = fgdQuantize(delta, f, si(s, H_F_THR)) + (first ? 1000 : 0);
       if (score > best) {
         best = score;
         chosenGpu = i;

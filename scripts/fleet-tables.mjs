@@ -23,6 +23,7 @@ const POLICIES = [
   { constant: 'P_BESTFIT', name: 'bestfit', color: '#ff7f0e' },
   { constant: 'P_FGD', name: 'fgd', color: '#1f77b4' },
   { constant: 'P_OURS', name: 'fgd-close', color: '#d62728' },
+  { constant: 'P_LP', name: 'fgd-lp', color: '#17becf' },
 ];
 
 /** The layout's fields: [name, value, doc] (doc may be empty); `f64` marks a float constant. */
@@ -55,12 +56,14 @@ const LAYOUT = [
   ['H_F_FRAG', 24, 'Offset in `f` of Σ over nodes of Frag(node), kept up to date on every refresh (the node\'s change added) and summed afresh, in node order, every N refreshes: O(1) a refresh, and the rounding of the additions never builds up over more than N of them.'],
   ['H_FRAG_SINCE', 25, 'Refreshes since the fragmentation sum was last summed afresh (the kernels count).'],
   ['H_INNER', 26, 'Inner entries of each tree: ⌈(N − 1)/3⌉.'],
+  ['H_F_PLAN', 27, 'Offset in `f` of the fgd-lp policy\'s plan tables (see policies/share-values.ts planTables): PLAN_SIZE values (the worth of the best fill of r milli, r = 0..1000), then PLAN_SIZE prices (the worth of a share of m milli).'],
   ['HEADER', 28, 'Ints in the header.'],
   ['TREE_FIELDS', 3, 'Fields of a tree in the tree table.'],
   ['STACK', 64, 'Entries of the descent\'s stack: a descent keeps at most three pending siblings per level (nine levels hold 4^9 > LIMITS.maxFleetNodes leaves).'],
   ['RANK_UNIT', 2147483648, '2^31: the packed rank\'s unit in a tree entry (memory left, in MiB, is below it).', 'f64'],
   ['STALE', -2, 'Score-cache GPU choice of a node whose score for the class is stale (not computed since it changed).'],
   ['ABSENT', -3, 'Score-cache GPU choice of a node that does not fit the class\'s CPU and GPUs (no score; its leaf is empty).'],
+  ['PLAN_SIZE', 1001, 'Entries of each plan table: one per milli 0..1000.'],
   ['CLEAN_SIZE', 1000, 'Entries of the clean-remainder table: one per free milli 0..999 that a share can leave on its GPU.'],
   ['Node fields (a node\'s record is `stride` ints: these, then maxGpus+1 tag counts, then the GPUs\' free milli).'],
   ['N_CPU', 0],

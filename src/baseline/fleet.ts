@@ -12,6 +12,9 @@ import { clusteringScore, podTag } from '../fleet/policies/clustering.js';
 import { packingScore } from '../fleet/policies/packing.js';
 import { fgdQuantize } from '../fleet/policies/fgd.js';
 
+/** fgd-lp: a share is on plan where its placement loses less than this of the GPU's plan value (see policies/share-values.ts). */
+const PLAN_TOLERANCE = 1e-9;
+
 /** The GPU a sharing pod takes on the node last scored (-1: none / exclusive). */
 let chosenGpu = -1;
 
@@ -49,21 +52,24 @@ function scoreNode(s: Int32Array, f: Float64Array, policy: number, n: number, cp
   const sharing = num === 1 && milli > 0 && milli < 1000;
   const request = num * milli;
   chosenGpu = -1;
-  if (policy === R.P_FGD || policy === R.P_OURS) {
+  if (policy === R.P_FGD || policy === R.P_OURS || policy === R.P_LP) {
     const before = f[n];
     if (!sharing) {
       const delta = before - fragAfter(s, f, base, cpuLeft - cpu, -1, 0, milli > 0 ? num : 0);
       const q = fgdQuantize(delta, f, s[L.H_F_THR]);
-      if (policy !== R.P_OURS) return q;
+      if (policy === R.P_FGD) return q;
       // Ours: a CPU-only pod, among nodes of equal FGD score, goes where the least GPU milli is free;
       // whole GPUs go to the node left with the least CPU per wholly free GPU (+1), unless a
       // model-constrained typical pod wants the node's model (those nodes come after, by rank).
       if (num === 0 || milli === 0) return q * 1e6 - free;
       return q * 8589934592 + (s[base + L.N_WANTED] !== 0 ? 0 : 4294967296 - (cpuLeft - cpu) / (s[base + L.N_FULL] - num + 1));
     }
-    // Ours: a clean placement (a wholly free GPU, or a remainder the clean-remainder table accepts) comes first.
+    // Ours: a clean placement (a wholly free GPU, or a remainder the clean-remainder table accepts) comes first;
+    // fgd-lp: a placement on plan (the GPU's best completion at the share prices still includes the share) comes first.
     const ours = policy === R.P_OURS;
+    const lp = policy === R.P_LP;
     const clean = s[L.H_CLEAN_AT];
+    const plan = s[L.H_F_PLAN];
     let best = -1;
     for (let i = 0; i < gpus; i++) {
       const g = s[gAt + i];
@@ -77,7 +83,9 @@ function scoreNode(s: Int32Array, f: Float64Array, policy: number, n: number, cp
       }
       if (seen) continue;
       const delta = before - fragAfter(s, f, base, cpuLeft - cpu, i, g - milli, 0);
-      const score = fgdQuantize(delta, f, s[L.H_F_THR]) + (ours && (g === 1000 || s[clean + g - milli] !== 0) ? 1000 : 0);
+      let first = ours && (g === 1000 || s[clean + g - milli] !== 0);
+      if (lp) first = f[plan + g] - f[plan + L.PLAN_SIZE + milli] - f[plan + g - milli] < PLAN_TOLERANCE;
+      const score = fgdQuantize(delta, f, s[L.H_F_THR]) + (first ? 1000 : 0);
       if (score > best) {
         best = score;
         chosenGpu = i;

@@ -97,8 +97,32 @@ export function streamWriter(stream: NodeJS.WritableStream): (text: string) => v
   };
 }
 
+/**
+ * The last line of defence of the `gpualloc` process: an exception nothing caught or a rejected
+ * promise nothing awaited is a fault in gpualloc, never an answer. It prints `gpualloc: internal
+ * error: …` on stderr (with --json, `{"error": {"code": "INTERNAL", …}}` on stdout too) and exits 3,
+ * so such a fault can never pass for exit 1 ("infeasible: nothing fits") or leave a bare stack trace.
+ */
+export function guardProcess(argv: readonly string[]): void {
+  let failing = false;
+  const fault = (error: unknown): void => {
+    if (failing) return; // a second fault while reporting the first: the exit below is already on its way
+    failing = true;
+    const message = error instanceof Error ? error.message : String(error);
+    try {
+      if (argv.includes('--json')) process.stdout.write(JSON.stringify({ error: { code: 'INTERNAL', message: `internal error: ${message}` } }) + '\n');
+      process.stderr.write(`gpualloc: internal error: ${message}\n`);
+    } finally {
+      process.exit(EXIT.HARDWARE);
+    }
+  };
+  process.on('uncaughtException', fault);
+  process.on('unhandledRejection', fault);
+}
+
 const isEntry = typeof process !== 'undefined' && process.argv[1] !== undefined && (await import('node:url')).fileURLToPath(import.meta.url) === (await import('node:fs')).realpathSync(process.argv[1]);
 if (isEntry) {
+  guardProcess(process.argv.slice(2));
   const io: Io = { out: streamWriter(process.stdout), err: streamWriter(process.stderr), env: process.env, cwd: process.cwd() };
   process.exitCode = await main(process.argv.slice(2), io);
 }

@@ -115,7 +115,7 @@ export class FreeIndex {
         keys[m] = this.key(level, n, members[m]);
         if (keys[m] > -Infinity) win[L + m] = members[m];
       }
-      // The matches are played inline, not through tournament.ts's buildTree / replayAbove: a match
+      // The matches are played inline, not through shared/tournament.ts's buildTree / replayAbove: a match
       // closure per tree on this hot path gave a higher p99 in quick cluster bench runs.
       for (let t = L - 1; t >= 1; t--) this.play(tree, t);
       while (byLevel.length <= i) byLevel.push(undefined);

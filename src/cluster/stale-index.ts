@@ -9,7 +9,8 @@
 // with a stale slot. Trees are built on first use and kept up to date on every change.
 
 import { sortLargestFirst } from './sort.js';
-import { buildTree, classLeaves, replayAbove } from './tournament.js';
+import { buildTree, replayAbove } from '../shared/tournament.js';
+import { classLeaves } from './tournament.js';
 
 /** What the index reads about nodes (arrays owned by the cluster state). */
 export type StaleTable = {

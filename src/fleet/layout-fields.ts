@@ -45,6 +45,8 @@ export const H_F_FRAG = 24;
 export const H_FRAG_SINCE = 25;
 /** Inner entries of each tree: ⌈(N − 1)/3⌉. */
 export const H_INNER = 26;
+/** Offset in `f` of the fgd-lp policy's plan tables (see policies/share-values.ts planTables): PLAN_SIZE values (the worth of the best fill of r milli, r = 0..1000), then PLAN_SIZE prices (the worth of a share of m milli). */
+export const H_F_PLAN = 27;
 /** Ints in the header. */
 export const HEADER = 28;
 /** Fields of a tree in the tree table. */
@@ -57,6 +59,8 @@ export const RANK_UNIT = 2147483648;
 export const STALE = -2;
 /** Score-cache GPU choice of a node that does not fit the class's CPU and GPUs (no score; its leaf is empty). */
 export const ABSENT = -3;
+/** Entries of each plan table: one per milli 0..1000. */
+export const PLAN_SIZE = 1001;
 /** Entries of the clean-remainder table: one per free milli 0..999 that a share can leave on its GPU. */
 export const CLEAN_SIZE = 1000;
 

@@ -20,9 +20,19 @@ import type { NodeGpus, NodeView } from './node-view.js';
 import * as L from './layout.js';
 import { modelMask, validatePod, validatePods, type FleetPod, type Pod } from './types.js';
 import { typicalPods, type TypicalPod } from './typical.js';
-import { cleanRemainders, deadHole, DEFAULT_POLICY, P_CLUSTERING, P_FGD, P_OURS, P_RANDOM, policyByName, type FleetPolicy } from './policies/index.js';
+import { cleanRemainders, deadHole, DEFAULT_POLICY, P_CLUSTERING, P_FGD, P_LP, P_OURS, P_RANDOM, planTables, policyByName, type FleetPolicy } from './policies/index.js';
 import { Prng } from './prng.js';
 import { FitCounts } from './fit-counts.js';
+import { DISPOSE } from '../shared/dispose.js';
+
+/**
+ * What a forgotten scheduler leaves behind, released when the garbage collector takes it: its
+ * subscription to the state's changes and its kernel memory (wasm: a block of the core's heap).
+ */
+const forgotten = new FinalizationRegistry<{ unsubscribe: () => void; memory: FleetMemory }>((left) => {
+  left.unsubscribe();
+  left.memory.free();
+});
 
 /** What `state.podScheduler` takes. */
 /** The kernels a pod scheduler calls: the fleet's, and the aligned pick for whole GPUs on a topology. */
@@ -32,7 +42,7 @@ export type PodSchedulerKernels = FleetKernels & AlignedKernels & { readonly bac
 export type PodSchedulerOptions = {
   /** Policy name (default 'fgd-close'). */
   policy?: string;
-  /** The workload whose typical-pod distribution defines fragmentation and whose share sizes set fgd-close's dead hole (their 1st percentile); required for fgd and fgd-close. */
+  /** The workload whose typical-pod distribution defines fragmentation, whose share sizes set fgd-close's dead hole (their 1st percentile) and fgd-lp's share prices; required for fgd, fgd-close and fgd-lp. */
   typical?: FleetPod[];
   /** Each node's tie-break rank, in the state's node order: a permutation of 0..nodes−1, the smallest wins (default: node order). */
   ranks?: number[];
@@ -80,7 +90,7 @@ export function createPodScheduler(kernels: PodSchedulerKernels, nodes: NodeView
   rejectUnknownKeys('options', o, KEYS);
   const policy = policyByName(own(o, 'policy') ?? DEFAULT_POLICY, 'options.policy');
   const rawTypical = own(o, 'typical');
-  if (rawTypical === undefined && (policy.id === P_FGD || policy.id === P_OURS)) {
+  if (rawTypical === undefined && (policy.id === P_FGD || policy.id === P_OURS || policy.id === P_LP)) {
     fail('INVALID_ARGUMENT', 'options.typical', `the workload whose typical pods define fragmentation (policy '${policy.name}' scores by it)`, rawTypical);
   }
   const typical = rawTypical === undefined ? [] : validatePods('options.typical', rawTypical);
@@ -103,7 +113,7 @@ export function createPodScheduler(kernels: PodSchedulerKernels, nodes: NodeView
   const seed = own(o, 'seed') === undefined ? 42 : requireInteger('options.seed', own(o, 'seed'), 0, 0xffffffff);
   const search = podSearch('options.search', own(o, 'search'));
   // The dead hole is the workload's (typical), whatever shapes the cache is given.
-  return new PodScheduler(kernels, nodes, policy, typicalPods(typical), ranks, shapes, seed, deadHole(typical), search);
+  return new PodScheduler(kernels, nodes, policy, typicalPods(typical), ranks, shapes, seed, deadHole(typical), search, typical);
 }
 
 /** Validates a PodSearch (absent: 'index'). */
@@ -149,8 +159,9 @@ export class PodScheduler {
    * @param shapes pods whose shapes get a score class and a tree of the pod index (others are planned by the scan)
    * @param dead the default policy's dead hole in milli (default: deadHole(shapes), for callers whose shapes are the workload)
    * @param search the pod index or the scan (see PodSchedulerOptions.search)
+   * @param workload the pods whose share sizes fgd-lp's configuration LP prices (default: shapes, for callers whose shapes are the workload)
    */
-  constructor(kernels: PodSchedulerKernels, nodes: NodeView, policy: FleetPolicy, typical: readonly TypicalPod[], ranks: readonly number[], shapes: readonly Pod[] = [], seed = 42, dead = deadHole(shapes), search: PodSearch = 'index') {
+  constructor(kernels: PodSchedulerKernels, nodes: NodeView, policy: FleetPolicy, typical: readonly TypicalPod[], ranks: readonly number[], shapes: readonly Pod[] = [], seed = 42, dead = deadHole(shapes), search: PodSearch = 'index', workload: readonly Pod[] = shapes) {
     this.policy = policy;
     this.kernels = kernels;
     this.nodes = nodes;
@@ -218,6 +229,12 @@ export class PodScheduler {
     s.set(header, 0);
     s[L.H_DEAD] = dead;
     s.set(cleanRemainders(typical, s[L.H_DEAD]), header[L.H_CLEAN_AT]);
+    // fgd-lp's plan tables: solved only for that policy (the LP takes a fraction of a second on openb).
+    if (policy.id === P_LP) {
+      const { value, price } = planTables(workload);
+      f.set(value, header[L.H_F_PLAN]);
+      f.set(price, header[L.H_F_PLAN] + L.PLAN_SIZE);
+    }
     // The model bits some model-constrained typical GPU pod accepts (N_WANTED).
     let wanted = 0;
     typical.forEach((t, i) => {
@@ -250,7 +267,7 @@ export class PodScheduler {
     for (let k = 0; k < n; k++) this.write(s, k);
     kernels.fleetInit(this.memory);
     this.fitCounts = indexed ? new FitCounts(shapes, this.memory.ints()) : null;
-    this.unsubscribe = nodes.onChange((k) => this.sync(k));
+    this.unsubscribe = subscribeWeakly(nodes, this, this.memory);
   }
 
   /** Writes node k's resources from the state into the kernel arrays (the caller refreshes it). */
@@ -279,8 +296,8 @@ export class PodScheduler {
     for (let p = 0; p < width; p++) s[gAt + p] = freeMilli(free[p], total[p]);
   }
 
-  /** Node k of the state changed: re-sync it. */
-  private sync(k: number): void {
+  /** Node k of the state changed: re-sync it (called by the view's listener, see subscribeWeakly). */
+  sync(k: number): void {
     this.fitCounts?.take(this.memory.ints(), k);
     this.write(this.memory.ints(), k);
     this.kernels.fleetRefresh(this.memory, k);
@@ -421,13 +438,41 @@ export class PodScheduler {
     return this.memory.floats()[this.nodes.indexOf(node)];
   }
 
-  /** Stops following the state and releases the kernel memory; using the scheduler afterwards is an error. */
+  /**
+   * Stops following the state and releases the kernel memory at once; using the scheduler afterwards
+   * is an error. A scheduler dropped without close() is released when the garbage collector takes it
+   * (the state does not keep it alive), but close() (or `using`) frees it now.
+   */
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    forgotten.unregister(this);
     this.unsubscribe();
     this.memory.free();
   }
+
+  /** close(), for `using scheduler = state.podScheduler(…)`. */
+  [DISPOSE](): void {
+    this.close();
+  }
+}
+
+/**
+ * Subscribes `scheduler` to the view's changes without the view holding it: the listener reaches it
+ * through a WeakRef, so one that is dropped without close() is not kept alive by the state, stops
+ * being told of changes once collected (its listener removes itself, and `forgotten` unsubscribes it
+ * and frees its kernel memory), and costs later commits nothing. Made here, outside the constructor,
+ * so that the listener's closure holds nothing but the WeakRef and its own stop function.
+ */
+function subscribeWeakly(nodes: NodeView, scheduler: PodScheduler, memory: FleetMemory): () => void {
+  const self = new WeakRef(scheduler);
+  const unsubscribe = nodes.onChange((k) => {
+    const live = self.deref();
+    if (live === undefined) unsubscribe();
+    else live.sync(k);
+  });
+  forgotten.register(scheduler, { unsubscribe, memory }, scheduler);
+  return unsubscribe;
 }
 
 /** Topology set score of GPU indices: the sum of their pair scores. */

@@ -10,13 +10,21 @@ const UNITS: Record<string, number> = {
 };
 
 /**
- * Kubernetes quantity suffixes, exactly as Kubernetes spells them (case matters there: `m` is a
- * thousandth, `K` is nothing): binary Ki, Mi, Gi, Ti; decimal k, M, G, T.
+ * Kubernetes quantity suffixes (resource.Quantity, k8s.io/apimachinery suffix.go), the one table:
+ * decimal suffixes by their power of ten, binary ones by their power of two, spelled exactly as
+ * Kubernetes spells them (case matters there: `m` is a thousandth, `K` is nothing). The DRA
+ * Quantity reads all of them; parseBytes takes the byte-sized ones, k to T and Ki to Ti.
  */
-const KUBERNETES_UNITS: Record<string, number> = {
-  Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40,
-  k: 1e3, M: 1e6, G: 1e9, T: 1e12,
+export const KUBERNETES_SUFFIXES: { readonly decimal: Readonly<Record<string, number>>; readonly binary: Readonly<Record<string, number>> } = {
+  decimal: { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 },
+  binary: { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 },
 };
+
+/** The Kubernetes suffixes parseBytes takes, with their factors: binary Ki, Mi, Gi, Ti; decimal k, M, G, T. */
+const KUBERNETES_UNITS: Record<string, number> = Object.fromEntries([
+  ...Object.entries(KUBERNETES_SUFFIXES.binary).filter(([, p]) => p <= 40).map(([s, p]) => [s, 2 ** p]),
+  ...Object.entries(KUBERNETES_SUFFIXES.decimal).filter(([, e]) => e >= 3 && e <= 12).map(([s, e]) => [s, 10 ** e]),
+]);
 
 /** Every unit parseBytes takes, for messages. */
 const UNIT_LIST = 'B, KB, MB, GB, TB, KiB, MiB, GiB or TiB, or Kubernetes\' k, M, G, T, Ki, Mi, Gi or Ti';

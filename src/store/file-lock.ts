@@ -9,11 +9,14 @@
 import type { FileHandle } from 'node:fs/promises';
 import { AllocationError } from '../shared/errors.js';
 import { importOptional } from '../shared/optional.js';
+import { pause as wait } from './abort.js';
 
 /** Options of withFileLock. */
 export type FileLockOptions = {
   /** How long to wait for another holder before giving up with STATE_LOCKED, in milliseconds (default 10,000). */
   timeoutMs?: number;
+  /** Stops the wait for another holder: rejects at once with the signal's reason (an AbortError), `fn` not called. */
+  signal?: AbortSignal;
 };
 
 /** How long withFileLock waits for the lock by default, in milliseconds. */
@@ -125,6 +128,8 @@ export async function withFileLock<T>(path: string, fn: () => T | Promise<T>, op
   if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs < 0) {
     throw AllocationError.at('INVALID_ARGUMENT', 'options.timeoutMs', `expected a finite number of milliseconds >= 0, got ${String(timeoutMs)}`);
   }
+  const signal = options.signal;
+  signal?.throwIfAborted();
   const api = await _loadFlock();
   const { open, constants } = await import('node:fs/promises');
   const lockPath = `${path}.lock`;
@@ -144,7 +149,7 @@ export async function withFileLock<T>(path: string, fn: () => T | Promise<T>, op
       if (Date.now() >= deadline) {
         throw new AllocationError('STATE_LOCKED', `${lockPath} is held by ${await _holder(handle)} (waited ${timeoutMs} ms); nothing was read or written`, { details: { lock: lockPath } });
       }
-      await new Promise((done) => setTimeout(done, Math.min(pause * (0.5 + Math.random()), Math.max(0, deadline - Date.now()))));
+      await wait(Math.min(pause * (0.5 + Math.random()), Math.max(0, deadline - Date.now())), signal);
       pause = Math.min(pause * 2, LONGEST_PAUSE_MS);
     }
     try {

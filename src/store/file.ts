@@ -11,6 +11,7 @@ import { jsonPosition, parseJson } from '../shared/file-positions.js';
 import { fileWriteError, withFileLock, writeFileAtomic } from './file-lock.js';
 import { storeCommitOptions, storeReleaseOptions } from './options.js';
 import type { ClusterStore, StoreCommitOptions, StoredNode, StoreOutcome, StoreReleaseOptions, StoreSnapshot } from './types.js';
+import { ASYNC_DISPOSE } from '../shared/dispose.js';
 
 /** Options of JsonFileStore.open. */
 export type JsonFileStoreOptions = {
@@ -62,7 +63,7 @@ export class JsonFileStore implements ClusterStore {
     const opts = requireObject('options', readInput('options', options));
     rejectUnknownKeys('options', opts, INIT_KEYS);
     const replace = opts.replace === undefined ? false : requireBoolean('options.replace', opts.replace);
-    await this.locked(async () => {
+    await this.locked(undefined, async () => {
       const { stat } = await import('node:fs/promises');
       const exists = await stat(this.path).then(() => true, (error: NodeJS.ErrnoException) => {
         if (error.code === 'ENOENT') return false;
@@ -90,7 +91,7 @@ export class JsonFileStore implements ClusterStore {
   /** Commits under the file's lock; `requestId` is checked only (the file is replaced or not before this returns: no ambiguous outcome). */
   async commit(option: PlacementOption, options: StoreCommitOptions = {}): Promise<StoreOutcome> {
     const commitOptions = storeCommitOptions(options);
-    return this.locked(async () => {
+    return this.locked(options.signal, async () => {
       const { ledger, version } = await this.read();
       let id: string;
       try {
@@ -109,7 +110,7 @@ export class JsonFileStore implements ClusterStore {
     return this.changeSlot(slotId, (ledger, id) => {
       checkIdle(ledger.slots.get(id)!.slot, opts);
       ledger.removeSlot(id);
-    });
+    }, options.signal);
   }
 
   async markStale(slotId: string, stale: boolean): Promise<StoreOutcome> {
@@ -122,13 +123,18 @@ export class JsonFileStore implements ClusterStore {
     return this.changeSlot(slotId, (ledger, id) => ledger.touch(ledger.slots.get(id)!, time));
   }
 
+  /** close(), for `await using store = …`. */
+  async [ASYNC_DISPOSE](): Promise<void> {
+    await this.close();
+  }
+
   async close(): Promise<void> {
     // Nothing is held between calls.
   }
 
-  private async changeSlot(slotId: string, change: (ledger: Ledger, id: string) => void): Promise<StoreOutcome> {
+  private async changeSlot(slotId: string, change: (ledger: Ledger, id: string) => void, signal?: AbortSignal): Promise<StoreOutcome> {
     const id = requireString('slotId', slotId, 1_000_000);
-    return this.locked(async () => {
+    return this.locked(signal, async () => {
       const { ledger, version: previous } = await this.read();
       const record = ledger.slots.get(id);
       if (record === undefined) throw new AllocationError('UNKNOWN_SLOT', `slotId: slot ${JSON.stringify(id)} is not in ${this.path}`, { field: 'slotId' });
@@ -146,9 +152,9 @@ export class JsonFileStore implements ClusterStore {
   }
 
   /** Runs `fn` under the file's lock; a file system that refuses the lock or the write (full, read-only) is a clear STORE_UNAVAILABLE, the file untouched. */
-  private async locked<T>(fn: () => Promise<T>): Promise<T> {
+  private async locked<T>(signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
     try {
-      return await withFileLock(this.path, fn, this.lockTimeoutMs === undefined ? {} : { timeoutMs: this.lockTimeoutMs });
+      return await withFileLock(this.path, fn, { ...(this.lockTimeoutMs === undefined ? {} : { timeoutMs: this.lockTimeoutMs }), ...(signal === undefined ? {} : { signal }) });
     } catch (error) {
       throw fileWriteError(this.path, error);
     }
@@ -176,7 +182,7 @@ export class JsonFileStore implements ClusterStore {
         throw this.readError(error);
       });
     }
-    return this.locked(async () => {
+    return this.locked(undefined, async () => {
       const found = await this.readIfAny();
       if (found === undefined && options.mustExist === true) throw this.readError(Object.assign(new Error('gone'), { code: 'ENOENT' }));
       const { write, value } = await change(found === undefined ? undefined : ledgerJSON(found.ledger));

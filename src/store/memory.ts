@@ -6,6 +6,7 @@ import type { PlacementOption } from '../placement/index.js';
 import { activityTime, type ClusterInit, type ClusterState } from '../cluster/state.js';
 import { storeCommitOptions, storeReleaseOptions } from './options.js';
 import type { ClusterStore, StoreCommitOptions, StoredNode, StoreListener, StoreOutcome, StoreReleaseOptions, StoreSnapshot } from './types.js';
+import { ASYNC_DISPOSE } from '../shared/dispose.js';
 
 /** A store in this process's memory: the truth is one ClusterState, whose commit arbitrates. */
 export class MemoryStore implements ClusterStore {
@@ -86,6 +87,11 @@ export class MemoryStore implements ClusterStore {
   async watch(listener: StoreListener): Promise<() => Promise<void>> {
     this.listeners.add(listener);
     return async () => void this.listeners.delete(listener);
+  }
+
+  /** close(), for `await using store = …`. */
+  async [ASYNC_DISPOSE](): Promise<void> {
+    await this.close();
   }
 
   async close(): Promise<void> {

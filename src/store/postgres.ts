@@ -15,39 +15,18 @@ import { gpuOf, gpusJsonSql, slotOf, slotsJsonSql } from './pg-rows.js';
 import { activityTime, checkIdle, ClusterState, normalizeStateJSON, type ClusterStateJSON } from '../cluster/state.js';
 import { fail, readInput, rejectUnknownKeys, requireBoolean, requireInteger, requireObject, requireString } from '../shared/validate.js';
 import { applyCommit, type CommitChange, type NodeRecord } from './apply.js';
-import { checkRequestId, storeReleaseOptions } from './options.js';
+import { checkRequestId, signalOf, storeReleaseOptions } from './options.js';
+import { pause as wait } from './abort.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations/index.js';
 import { resolveTarget, type PgTarget } from './pg-config.js';
 import { grantStatements } from './pg-grant.js';
 import { listen } from './pg-listen.js';
 import { connectionUsable, gaveUp, isBoundedWait, isTransient, RetryNow, storeError, type ErrorContext } from './pg-errors.js';
 import type { ClusterStore, StoreCommitOptions, StoredNode, StoreListener, StoreOutcome, StoreReleaseOptions, StoreSnapshot } from './types.js';
+import { ASYNC_DISPOSE } from '../shared/dispose.js';
+import type { PostgresStoreOptions, PostgresStoreStats } from './pg-options.js';
 
-/** Options of PostgresStore.connect. Every wait is bounded; each bound has a default here and in TIMEOUTS. */
-export type PostgresStoreOptions = {
-  /** Schema holding the tables (default `gpualloc`, or `?schema=` in the URL). */
-  schema?: string;
-  /** Most pooled connections (default 4). */
-  maxConnections?: number;
-  /** Apply pending migrations on connect (default true); false: fail if the schema is behind. */
-  migrate?: boolean;
-  /** application_name the server shows for these connections (default: the URL's, PGAPPNAME, else `gpualloc`). */
-  applicationName?: string;
-  /** How long a change waits for a node another writer holds before STORE_UNAVAILABLE, in milliseconds (default 10,000). */
-  lockTimeoutMs?: number;
-  /** How long one statement may run before the server cancels it (STORE_UNAVAILABLE), in milliseconds (default 30,000). */
-  statementTimeoutMs?: number;
-  /** How long a new connection, or the wait for a free pooled one, may take, in milliseconds (default: the URL's connect_timeout, PGCONNECT_TIMEOUT, else 10,000). */
-  connectTimeoutMs?: number;
-  /** How long the server keeps a transaction its writer left idle (a stalled process) before ending it and releasing its locks, in milliseconds (default 60,000). */
-  idleInTransactionTimeoutMs?: number;
-  /** How long an operation keeps trying again after a lost connection or a restarting server, with backoff, before STORE_UNAVAILABLE, in milliseconds (default 30,000; 0: one try). */
-  retryMs?: number;
-  /** How long request IDs are kept for retries to find, in milliseconds (default one day). */
-  requestRetentionMs?: number;
-  /** Where the libpq variables (PGHOST, PGPASSWORD, PGSSLMODE, …) and GPUALLOC_STORE are read (default process.env). */
-  env?: Record<string, string | undefined>;
-};
+export type { PostgresStoreOptions, PostgresStoreStats } from './pg-options.js';
 
 /** Default schema name. */
 export const DEFAULT_SCHEMA = 'gpualloc';
@@ -55,21 +34,6 @@ export const DEFAULT_SCHEMA = 'gpualloc';
 /** The default bounds, in milliseconds: a connect (and a wait for a free pooled connection), a wait for a node's lock, one statement, a transaction left idle by its writer, the retries of an operation, and how long request IDs are kept. */
 export const TIMEOUTS = { connectMs: 10_000, lockMs: 10_000, statementMs: 30_000, idleInTransactionMs: 60_000, retryMs: 30_000, requestRetentionMs: 86_400_000 } as const;
 
-/** What a store's retries did so far (counted since connect). */
-export type PostgresStoreStats = {
-  /** Operations tried again after a transient failure (lost connection, restarting server). */
-  retries: number;
-  /** Tries whose connection dropped while COMMIT was in flight (the outcome unknown to the client). */
-  ambiguous: number;
-  /** Ambiguous tries whose retry found the request already applied (and returned it). */
-  landed: number;
-  /** Ambiguous tries whose retry found no trace of the request (and applied it, or refused it, anew). */
-  notLanded: number;
-  /** Commits and releases answered from their request ID's record (a repeat of an applied request). */
-  replays: number;
-  /** Times a change listener lost its connection and subscribed again (then reloading everything). */
-  resubscribes: number;
-};
 
 /** Key of the advisory lock that serialises migrations (any constant; 'gpua' in ASCII). */
 const MIGRATION_LOCK = 0x67707561;
@@ -102,11 +66,10 @@ type Tx = pg.PoolClient;
 type TxResult<T> = { outcome: T; commit: boolean };
 
 /** How an operation may be tried again: `idempotent` ones (request IDs, reads) even after an ambiguous COMMIT. */
-type RunOptions = { idempotent: boolean; requestId?: string };
+type RunOptions = { idempotent: boolean; requestId?: string; signal?: AbortSignal };
 
-const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
-/** A PostgreSQL-backed ClusterStore. Create with PostgresStore.connect(url). */
+/** A PostgreSQL-backed ClusterStore. Create with PostgresStore.open(url). */
 export class PostgresStore implements ClusterStore {
   readonly kind = 'postgres';
   /** The schema name as given (unquoted). */
@@ -122,7 +85,11 @@ export class PostgresStore implements ClusterStore {
   private readonly retentionMs: number;
   private readonly counts: PostgresStoreStats = { retries: 0, ambiguous: 0, landed: 0, notLanded: 0, replays: 0, resubscribes: 0 };
   private readonly watchers = new Set<() => Promise<void>>();
+  /** Pooled connections the server dropped while no statement was in flight, with what it said (the cause of their next failure). */
+  private readonly lost = new WeakMap<pg.ClientBase, Error>();
   private lastPrune = 0;
+  /** close() under way or done (a second call waits for the first). */
+  private closing: Promise<void> | undefined;
 
   private constructor(target: PgTarget, config: pg.ClientConfig, schema: string, max: number, bounds: { lockMs: number; statementMs: number; connectMs: number; retryMs: number; retentionMs: number }) {
     this.target = target.display;
@@ -134,8 +101,19 @@ export class PostgresStore implements ClusterStore {
     this.retentionMs = bounds.retentionMs;
     this.ctx = { target: target.display, lockTimeoutMs: bounds.lockMs, statementTimeoutMs: bounds.statementMs, connectTimeoutMs: bounds.connectMs, maxConnections: max, user: target.user, ...(target.rootCertFile === undefined ? {} : { rootCertFile: target.rootCertFile }) };
     this.pool = new (pgModule().Pool)({ ...config, max });
-    // An idle pooled connection that the server drops must not crash the process: the pool discards it, and the next query opens a new one.
+    // A server that dies (a crash, a restart, a cut) sends its idle connections a FATAL, or just
+    // closes them; node-postgres emits that as an 'error' event, which without a listener would end
+    // the process. The pool listens only while a connection sits idle in it (and then discards it);
+    // this listener is added the moment a connection is set up, before anyone awaiting it runs, and
+    // stays for its life: a checked-out connection whose server went away is remembered as lost, and
+    // its next statement fails, is tried again on a new connection with backoff, and ends in
+    // STORE_UNAVAILABLE once retryMs is spent.
     this.pool.on('error', () => undefined);
+    this.pool.on('connect', (client) => {
+      client.on('error', (error) => {
+        if (!this.lost.has(client)) this.lost.set(client, error);
+      });
+    });
   }
 
   /**
@@ -325,14 +303,16 @@ export class PostgresStore implements ClusterStore {
   async commit(option: PlacementOption, options: StoreCommitOptions = {}): Promise<StoreOutcome> {
     const o = requireObject('option', readInput('option', option)) as unknown as PlacementOption;
     const node = requireString('option.node', o.node, LIMITS.maxIdLength);
-    const opts = requireObject('options', readInput('options', options)) as StoreCommitOptions;
-    rejectUnknownKeys('options', opts as Record<string, unknown>, ['id', 'lastActivity', 'requestId']);
+    const opts = requireObject('options', readInput('options', options, true, 'signal')) as StoreCommitOptions;
+    rejectUnknownKeys('options', opts as Record<string, unknown>, ['id', 'lastActivity', 'requestId', 'signal']);
     const given = opts.id === undefined ? undefined : requireString('options.id', opts.id, LIMITS.maxIdLength);
     const requestId = requestIdOf(opts.requestId);
+    const signal = signalOf(opts.signal);
+    signal?.throwIfAborted();
     const commitOptions = opts.lastActivity === undefined ? {} : { lastActivity: opts.lastActivity };
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.transaction<StoreOutcome>('commit', { idempotent: true, requestId }, (c) => this.commitOnce(c, node, o, commitOptions, given, requestId));
+        return await this.transaction<StoreOutcome>('commit', { idempotent: true, requestId, ...(signal === undefined ? {} : { signal }) }, (c) => this.commitOnce(c, node, o, commitOptions, given, requestId));
       } catch (error) {
         if (!(error instanceof AllocationError)) throw error;
         // A generated ID that a caller had already chosen by hand: take the next number.
@@ -390,11 +370,12 @@ export class PostgresStore implements ClusterStore {
    */
   async release(slotId: string, options: StoreReleaseOptions = {}): Promise<StoreOutcome> {
     const id = requireString('slotId', slotId, LIMITS.maxIdLength);
-    const opts = requireObject('options', readInput('options', options));
+    const opts = requireObject('options', readInput('options', options, true, 'signal'));
     const { idleBefore } = storeReleaseOptions(opts);
     const requestId = requestIdOf(opts.requestId);
+    const signal = signalOf(opts.signal);
     const check = idleBefore === undefined ? undefined : (slot: Slot) => checkIdle(slot, { idleBefore });
-    return this.changeSlot('release', id, requestId, (node) => [
+    return this.changeSlot('release', id, { idempotent: true, requestId, ...(signal === undefined ? {} : { signal }) }, (node) => [
       `WITH gone AS (DELETE FROM ${this.s}.slots WHERE id = $2 AND node = $1 RETURNING id),
             request AS (INSERT INTO ${this.s}.requests (id, op, slot, node) SELECT $4, 'release', gone.id, $1 FROM gone)
        UPDATE ${this.s}.nodes SET version = version + 1 WHERE id = $1 AND EXISTS (SELECT 1 FROM gone)
@@ -406,7 +387,7 @@ export class PostgresStore implements ClusterStore {
   async markStale(slotId: string, stale: boolean): Promise<StoreOutcome> {
     const id = requireString('slotId', slotId, LIMITS.maxIdLength);
     const value = requireBoolean('stale', stale);
-    return this.changeSlot('markStale', id, undefined, (node) => [
+    return this.changeSlot('markStale', id, { idempotent: true }, (node) => [
       `WITH marked AS (UPDATE ${this.s}.slots SET stale = $4 WHERE id = $2 AND node = $1 RETURNING id)
        UPDATE ${this.s}.nodes SET version = version + 1 WHERE id = $1 AND EXISTS (SELECT 1 FROM marked)
        RETURNING version, pg_notify($3, version || ' ' || CASE WHEN octet_length(id) <= ${NOTIFY_ID_BYTES} THEN id ELSE '' END)`,
@@ -417,7 +398,7 @@ export class PostgresStore implements ClusterStore {
   async touch(slotId: string, at: number): Promise<StoreOutcome> {
     const id = requireString('slotId', slotId, LIMITS.maxIdLength);
     const time = activityTime('at', at);
-    return this.changeSlot('touch', id, undefined, (node) => [
+    return this.changeSlot('touch', id, { idempotent: true }, (node) => [
       `WITH touched AS (UPDATE ${this.s}.slots SET last_activity = greatest(last_activity, $4::double precision) WHERE id = $2 AND node = $1 RETURNING id)
        UPDATE ${this.s}.nodes SET version = version + 1 WHERE id = $1 AND EXISTS (SELECT 1 FROM touched)
        RETURNING version, pg_notify($3, version || ' ' || CASE WHEN octet_length(id) <= ${NOTIFY_ID_BYTES} THEN id ELSE '' END)`,
@@ -442,10 +423,18 @@ export class PostgresStore implements ClusterStore {
     return stop;
   }
 
+  /** close(), for `await using store = …`. */
+  async [ASYNC_DISPOSE](): Promise<void> {
+    await this.close();
+  }
+
   /** Stops the change listeners and closes the pool. */
   async close(): Promise<void> {
-    for (const stop of [...this.watchers]) await stop();
-    await this.pool.end();
+    this.closing ??= (async () => {
+      for (const stop of [...this.watchers]) await stop();
+      await this.pool.end();
+    })();
+    return this.closing;
   }
 
   /** The outcome of an earlier request `requestId` (a replay), or undefined when there is none; INVALID_ARGUMENT when it was another kind of change. */
@@ -475,8 +464,9 @@ export class PostgresStore implements ClusterStore {
    * went meanwhile) and reads the node's slots back. `check`, when given, sees the slot once the node
    * is locked; its CONFLICT is an outcome with `error` and changes nothing.
    */
-  private async changeSlot(what: string, slotId: string, requestId: string | undefined, change: (node: string) => [string, unknown[]], check?: (slot: Slot) => void): Promise<StoreOutcome> {
-    return this.transaction<StoreOutcome>(what, { idempotent: true, ...(requestId === undefined ? {} : { requestId }) }, async (c) => {
+  private async changeSlot(what: string, slotId: string, run: RunOptions, change: (node: string) => [string, unknown[]], check?: (slot: Slot) => void): Promise<StoreOutcome> {
+    const requestId = run.requestId;
+    return this.transaction<StoreOutcome>(what, run, async (c) => {
       if (requestId !== undefined) {
         const prior = await this.replay(c, requestId, 'release', slotId);
         if (prior !== undefined) return { outcome: prior, commit: false };
@@ -514,10 +504,6 @@ export class PostgresStore implements ClusterStore {
   private async transaction<T>(what: string, run: RunOptions, fn: (c: Tx) => Promise<TxResult<T> | T>): Promise<T> {
     return this.retrying(what, run, async (flight) => {
       const client = await this.pool.connect();
-      // A checked-out connection that drops between two statements emits 'error' (the pool listens
-      // only to idle ones): the statement that follows fails and says so; the event must not crash the process.
-      const dropped = () => undefined;
-      client.on('error', dropped);
       let broken: Error | undefined;
       try {
         await client.query('BEGIN');
@@ -528,7 +514,9 @@ export class PostgresStore implements ClusterStore {
         await client.query(commit ? 'COMMIT' : 'ROLLBACK');
         flight.committing = false;
         return wrapped ? (result as TxResult<T>).outcome : (result as T);
-      } catch (error) {
+      } catch (failure) {
+        // A connection the server dropped between statements fails with "not queryable": the server's own word is the cause.
+        const error = this.lost.get(client) ?? failure;
         if (connectionUsable(error) && !flight.committing) {
           try {
             await client.query('ROLLBACK');
@@ -540,8 +528,7 @@ export class PostgresStore implements ClusterStore {
         if ((error as { code?: string; constraint?: string }).code === '23505' && (error as { constraint?: string }).constraint === 'requests_pkey') throw new RetryNow('request recorded meanwhile', { cause: error });
         throw error;
       } finally {
-        client.off('error', dropped);
-        client.release(broken);
+        client.release(broken ?? this.lost.get(client));
       }
     });
   }
@@ -550,7 +537,9 @@ export class PostgresStore implements ClusterStore {
    * Tries `fn` until it succeeds, fails for good, or retryMs has passed since the first try, pausing
    * 50 ms doubling to 2 s (with jitter) between tries. A try that failed while its COMMIT was in
    * flight makes the outcome unknown: only an idempotent operation (one with a request ID, or a
-   * read) is tried again then, and its next try says what happened (counted in stats).
+   * read) is tried again then, and its next try says what happened (counted in stats). `run.signal`
+   * aborts the pauses between tries: the caller's AbortError at once, or, after a try whose outcome is
+   * unknown, STORE_UNAVAILABLE saying so.
    */
   private async retrying<T>(what: string, run: RunOptions, fn: (flight: { committing: boolean }) => Promise<T>): Promise<T> {
     const started = Date.now();
@@ -584,7 +573,14 @@ export class PostgresStore implements ClusterStore {
         const waited = Date.now() - started;
         if (waited + pause > this.retryMs) throw gaveUp(error instanceof RetryNow ? error.cause : error, ctx, landing, waited, tries, this.retryMs);
         this.counts.retries++;
-        if (!(error instanceof RetryNow)) await sleep(pause * (0.5 + Math.random()));
+        if (!(error instanceof RetryNow) || run.signal?.aborted === true) {
+          try {
+            await wait(pause * (0.5 + Math.random()), run.signal);
+          } catch (abort) {
+            if (landing.uncertain) throw storeError(error instanceof RetryNow ? error.cause : error, { ...ctx, what: `${what} (aborted)` }, landing);
+            throw abort;
+          }
+        }
         pause = Math.min(pause * 2, LONGEST_PAUSE_MS);
       }
     }

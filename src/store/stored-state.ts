@@ -8,6 +8,8 @@ import { fail, keysOf, readInput, rejectUnknownKeys, requireInteger, requireObje
 import type { ClusterStore, StoreCommitOptions, StoredNode, StoreOutcome, StoreReleaseOptions } from './types.js';
 import type { FleetPod, PodNodeView, PodPlan, PodScheduler, PodSchedulerOptions } from '../fleet/index.js';
 import type { ClusterStateLike } from '../cluster/state.js';
+import { ASYNC_DISPOSE, DISPOSE } from '../shared/dispose.js';
+import { signalOf } from './options.js';
 
 /** Options of openClusterState. */
 export type OpenOptions = {
@@ -26,7 +28,8 @@ const OPEN_KEYS = keysOf<OpenOptions>()(['watch', 'replica']);
 
 /**
  * Options of commitWithRetry: attempts (default 5, each a fresh plan), the new slot's ID and
- * lastActivity, the request ID (one for every attempt: see StoreCommitOptions), and onPlan, called
+ * lastActivity, the request ID (one for every attempt: see StoreCommitOptions), `signal` (aborts before the next
+ * attempt and cuts the store's waits short: rejects with the signal's reason), and onPlan, called
  * with each plan before its option is committed (to annotate or log it).
  */
 export type RetryOptions = StoreCommitOptions & { attempts?: number; onPlan?: (plan: PlacementPlan) => void };
@@ -38,11 +41,11 @@ export type RetryOptions = StoreCommitOptions & { attempts?: number; onPlan?: (p
  */
 export type RetryResult = { plan: PlacementPlan; committed?: string; option?: number; attempts: number; conflicts: number; reason?: Reason; replayed?: boolean };
 
-/** Options of StoredPodScheduler.commitWithRetry: attempts (default 5, each a fresh plan), the new slot's ID and lastActivity, the request ID. */
+/** Options of StoredPodScheduler.commitWithRetry: attempts (default 5, each a fresh plan), the new slot's ID and lastActivity, the request ID, and `signal` (aborts between attempts and the store's waits, rejecting with the signal's reason). */
 export type PodRetryOptions = StoreCommitOptions & { attempts?: number };
 
 /** The keys both commitWithRetry take (RetryOptions adds onPlan). */
-const RETRY_KEYS = keysOf<PodRetryOptions>()(['attempts', 'id', 'lastActivity', 'requestId']);
+const RETRY_KEYS = keysOf<PodRetryOptions>()(['attempts', 'id', 'lastActivity', 'requestId', 'signal']);
 
 /** What StoredPodScheduler.commitWithRetry did: the last plan, the committed slot's ID (absent with `reason`), the attempts and conflicts, and `replayed` as in RetryResult. */
 export type PodRetryResult = { plan: PodPlan; committed?: string; attempts: number; conflicts: number; reason?: Reason; replayed?: boolean };
@@ -76,8 +79,8 @@ export class StoredClusterState implements ClusterStateLike {
   private refreshing: Promise<void> | undefined;
   /** Set when a node's news could not be applied in place (a slot ID moved between nodes): the next store call reloads everything first. */
   private reload = false;
-  /** Pod schedulers opened on this state (closed with it). */
-  private readonly schedulers = new Set<StoredPodScheduler>();
+  /** Pod schedulers opened on this state (closed with it), held weakly: a dropped one is not kept alive by the state. */
+  private readonly schedulers = new Set<WeakRef<StoredPodScheduler>>();
 
   /** Use openClusterState. */
   constructor(engine: Engine, store: ClusterStore, local: ClusterState, versions: Record<string, number>, replica = 0) {
@@ -195,6 +198,8 @@ export class StoredClusterState implements ClusterStateLike {
   ): Promise<RetryLoopResult<P>> {
     let conflicts = 0;
     for (let attempt = 1; ; attempt++) {
+      // Aborted: the caller's AbortError before the next attempt (the store's own waits end at once too).
+      commitOptions.signal?.throwIfAborted();
       if (this.reload) await this.refresh();
       const p = plan();
       if (p.options.length === 0) return { plan: p, attempts: attempt, conflicts, ...(p.reason ? { reason: p.reason } : {}) };
@@ -279,22 +284,35 @@ export class StoredClusterState implements ClusterStateLike {
    * re-validates CPU, host memory and the share. Closed by `close()` of this state, or its own.
    */
   podScheduler(options: PodSchedulerOptions = {}): StoredPodScheduler {
+    // References of schedulers the garbage collector took are dropped as new ones come.
+    for (const ref of this.schedulers) if (ref.deref() === undefined) this.schedulers.delete(ref);
+    let ref: WeakRef<StoredPodScheduler> | undefined;
     const scheduler: StoredPodScheduler = new StoredPodScheduler(options, {
       local: () => this.local,
       retry: (attempts, commitOptions, plan, pick) => this.retry(attempts, commitOptions, plan, pick),
-      forget: () => this.schedulers.delete(scheduler),
+      forget: () => void (ref !== undefined && this.schedulers.delete(ref)),
     });
-    this.schedulers.add(scheduler);
+    ref = new WeakRef(scheduler);
+    this.schedulers.add(ref);
     return scheduler;
   }
 
-  /** Stops following the store (the store itself stays open: close it with store.close()). */
+  /**
+   * Stops following the store and closes this state's pod schedulers (the store itself stays open:
+   * close it with store.close()). Further commits still go through the store, without news of others.
+   */
   async close(): Promise<void> {
-    for (const s of [...this.schedulers]) s.close();
+    for (const ref of [...this.schedulers]) ref.deref()?.close();
+    this.schedulers.clear();
     const unwatch = this.unwatch;
     this.unwatch = undefined;
     if (unwatch !== undefined) await unwatch();
     await this.settled();
+  }
+
+  /** close(), for `await using state = await openClusterState(…)`. */
+  async [ASYNC_DISPOSE](): Promise<void> {
+    await this.close();
   }
 
   private settle(outcome: StoreOutcome): StoreOutcome {
@@ -327,6 +345,8 @@ function retryOptions(options: unknown, extra: readonly string[]): { opts: Recor
   if (opts.id !== undefined) commitOptions.id = opts.id as string;
   if (opts.lastActivity !== undefined) commitOptions.lastActivity = opts.lastActivity as number;
   if (opts.requestId !== undefined) commitOptions.requestId = opts.requestId as string;
+  const signal = signalOf(opts.signal);
+  if (signal !== undefined) commitOptions.signal = signal;
   return { opts, attempts, commitOptions };
 }
 
@@ -427,13 +447,18 @@ export class StoredPodScheduler {
     return result;
   }
 
-  /** Detaches from the state; using the scheduler afterwards is an error. */
+  /** Detaches from the state; using the scheduler afterwards is an error. A dropped scheduler is released by the garbage collector (the state holds it weakly); close() frees it now. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     this.inner?.close();
     this.inner = undefined;
     this.state.forget();
+  }
+
+  /** close(), for `using scheduler = state.podScheduler(…)`. */
+  [DISPOSE](): void {
+    this.close();
   }
 
   /** The scheduler on the state's current local copy (rebuilt when the copy was replaced). */

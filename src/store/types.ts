@@ -25,7 +25,17 @@ export type StoreOutcome = { id?: string; nodes: StoredNode[]; error?: Allocatio
  * second one. Made by the store when not given; give one (a UUID, a job ID) to repeat a request
  * across processes. At most 200 characters.
  */
-export type StoreCommitOptions = CommitOptions & { requestId?: string };
+export type StoreCommitOptions = CommitOptions & {
+  requestId?: string;
+  /**
+   * Stops the store's waits: the pauses between tries after a lost connection (PostgreSQL), the wait
+   * for a lock another process holds (a state file). Aborted, the call rejects at once with the
+   * signal's reason (an AbortError) and nothing was changed; a statement already sent finishes or
+   * fails within its own bound, and an abort after a try whose COMMIT was in flight is
+   * STORE_UNAVAILABLE with the outcome unknown, as without a signal.
+   */
+  signal?: AbortSignal;
+};
 
 /**
  * Options of ClusterStore.release: `requestId`, as for commit (a repeat of an applied release
@@ -33,7 +43,7 @@ export type StoreCommitOptions = CommitOptions & { requestId?: string };
  * last activity, as stored at that moment, is before that time; else the outcome is CONFLICT and
  * nothing changes (see ClusterState.release).
  */
-export type StoreReleaseOptions = ReleaseOptions & { requestId?: string };
+export type StoreReleaseOptions = ReleaseOptions & { requestId?: string; /** As StoreCommitOptions.signal. */ signal?: AbortSignal };
 
 /**
  * Called with a node and its new version when another writer changed it; with node '' (version 0)
@@ -59,8 +69,6 @@ export interface ClusterStore {
   release(slotId: string, options?: StoreReleaseOptions): Promise<StoreOutcome>;
   /** Marks a slot stale (evictable by other models) or not. */
   markStale(slotId: string, stale: boolean): Promise<StoreOutcome>;
-  /** Records activity of a slot at `at` (ms since the epoch): lastActivity = max(lastActivity, at). */
-  touch(slotId: string, at: number): Promise<StoreOutcome>;
   /** Records activity of a slot at `at` (ms since the epoch): lastActivity = max(lastActivity, at). */
   touch(slotId: string, at: number): Promise<StoreOutcome>;
   /** Calls `listener` when any writer changes a node; resolves to a function that stops it. Optional. */

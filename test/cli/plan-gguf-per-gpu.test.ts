@@ -85,6 +85,6 @@ describe('one default context length', () => {
     expect(planned.tensorParallel.memoryPerGpu['1']).toBe(api.total);
     const html = await readFile(join(ROOT, 'web', 'index.html'), 'utf8');
     expect(/data-testid="gguf-context" value="(\d+)"/.exec(html)?.[1]).toBe(String(DEFAULT_CONTEXT_LENGTH));
-    expect(await readFile(join(ROOT, 'web', 'main.ts'), 'utf8')).toContain("input('gguf-context').value = String(DEFAULT_CONTEXT_LENGTH)");
+    expect(await readFile(join(ROOT, 'web', 'planner', 'main.ts'), 'utf8')).toContain("input('gguf-context').value = String(DEFAULT_CONTEXT_LENGTH)");
   });
 });

@@ -6,19 +6,14 @@ import { describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/engine.js';
 import { AllocationError } from '../../src/shared/errors.js';
 import { allocateClaims, type DraAllocateRequest } from '../../src/dra/index.js';
+import { claimObject, classObject, DRIVER, errorOf, exactRequest, nodeObject, sliceObject, type Obj } from '../support/dra-objects.js';
 import { canonical, requestOf, upstreamCases } from '../support/dra-upstream-table.js';
 
-const V1 = 'resource.k8s.io/v1';
-const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1', labels: { zone: 'a' } } };
-const cls = (name: string, driver = 'gpu.example.com') => ({ apiVersion: V1, kind: 'DeviceClass', metadata: { name }, spec: { selectors: [{ cel: { expression: `device.driver == "${driver}"` } }] } });
-const slice = (name: string, spec: Record<string, unknown>) => ({
-  apiVersion: V1,
-  kind: 'ResourceSlice',
-  metadata: { name },
-  spec: { driver: 'gpu.example.com', pool: { name: 'pool-1', generation: 1, resourceSliceCount: 1 }, nodeName: 'node-1', ...spec },
-});
-const claim = (name: string, requests: unknown[], constraints: unknown[] = []) => ({ apiVersion: V1, kind: 'ResourceClaim', metadata: { name, namespace: 'ns' }, spec: { devices: { requests, constraints } } });
-const exactly = (name: string, count: number, extra: Record<string, unknown> = {}) => ({ name, exactly: { deviceClassName: 'gpu', allocationMode: 'ExactCount', count, ...extra } });
+const node = nodeObject();
+const cls = (name: string, driver = DRIVER) => classObject(name, [`device.driver == "${driver}"`]);
+const slice = (name: string, spec: Obj) => sliceObject(name, spec, { pool: 'pool-1' });
+const claim = (name: string, requests: unknown[], constraints: unknown[] = []) => claimObject(name, { devices: { requests, constraints } });
+const exactly = (name: string, count: number, extra: Obj = {}) => exactRequest(name, 'gpu', count, extra);
 const picked = (r: ReturnType<typeof allocateClaims>) => r.results.map((a) => a.devices.results.map((d) => d.device));
 
 function deepFreeze<T>(value: T): T {
@@ -29,15 +24,6 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-function errorOf(fn: () => unknown): AllocationError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AllocationError);
-    return error as AllocationError;
-  }
-  throw new Error('expected an AllocationError');
-}
 
 describe('allocateClaims', () => {
   it('never modifies its input: every table case runs on deep-frozen objects', () => {

@@ -4,17 +4,13 @@
 // creation is respected, and bad input is refused with nothing changed.
 import { describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/engine.js';
-import { AllocationError } from '../../src/shared/errors.js';
 import { createDraCluster, type DraClusterInit } from '../../src/dra/index.js';
 import { CLASSES, GPU, NIC, V1, claimObject } from '../support/dra-clusters.js';
+import { errorOf, nodeObject, sliceObject, type Obj } from '../support/dra-objects.js';
 
-const node = (name: string, zone = 'a') => ({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { zone } } });
-const gpus = (node: string, n: number, extra: Record<string, unknown> = {}) => ({
-  apiVersion: V1,
-  kind: 'ResourceSlice',
-  metadata: { name: `${node}-gpus` },
-  spec: { driver: GPU, pool: { name: node, generation: 1, resourceSliceCount: 1 }, nodeName: node, devices: Array.from({ length: n }, (_, i) => ({ name: `gpu-${i}`, attributes: { type: { string: 'gpu' }, numa: { int: i % 2 } } })), ...extra },
-});
+const node = (name: string, zone = 'a') => nodeObject(name, { zone });
+const gpus = (node: string, n: number, extra: Obj = {}) =>
+  sliceObject(`${node}-gpus`, { devices: Array.from({ length: n }, (_, i) => ({ name: `gpu-${i}`, attributes: { type: { string: 'gpu' }, numa: { int: i % 2 } } })), ...extra }, { node });
 const want = (name: string, count = 1, cls = 'gpu') => claimObject(name, { devices: { requests: [{ name: 'r', exactly: { deviceClassName: cls, allocationMode: 'ExactCount', count } }] } });
 const uniform = (nodes: number, perNode: number): DraClusterInit => ({
   classes: CLASSES,
@@ -22,15 +18,6 @@ const uniform = (nodes: number, perNode: number): DraClusterInit => ({
   nodes: Array.from({ length: nodes }, (_, k) => node(`node-${k}`)),
 });
 
-function errorOf(fn: () => unknown): AllocationError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AllocationError);
-    return error as AllocationError;
-  }
-  throw new Error('expected an AllocationError');
-}
 
 describe('DraCluster', () => {
   it('on a uniform cluster runs the allocator once per pod, and not at all once the cluster is full', () => {
@@ -135,7 +122,7 @@ describe('DraCluster', () => {
     expect(errorOf(() => createDraCluster({ ...init, nodes: [node('a'), node('a')] })).message).toMatch(/Node\/a: metadata\.name: expected a name no other node has/);
     expect(errorOf(() => createDraCluster({ ...init, nodeScore: 'best' as 'pack' })).message).toMatch(/nodeScore: expected 'pack', 'spread', 'first', got "best"/);
     const slice = gpus('node-0', 1);
-    (slice.spec.devices[0] as Record<string, unknown>).capacity = { memory: { value: '12XiB' } };
+    (slice.spec.devices as Obj[])[0].capacity = { memory: { value: '12XiB' } };
     expect(errorOf(() => createDraCluster({ ...init, slices: [slice] })).message).toMatch(/^ResourceSlice\/node-0-gpus: spec\.devices\[0\]\.capacity\.memory\.value: expected a quantity/);
   });
 

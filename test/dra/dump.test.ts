@@ -4,10 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import { AllocationError } from '../../src/shared/errors.js';
 import { allocationPatch, claimsOfDump, splitDraDump } from '../../src/dra/index.js';
+import { claimObject, DRIVER, V1, type Obj } from '../support/dra-objects.js';
 
-const V1 = 'resource.k8s.io/v1';
-const claim = (name: string, allocation?: unknown) => ({ apiVersion: V1, kind: 'ResourceClaim', metadata: { name, namespace: 'ns' }, spec: { devices: { requests: [] } }, ...(allocation !== undefined ? { status: { allocation } } : {}) });
-const result = (device: string, extra: Record<string, unknown> = {}) => ({ request: 'r', driver: 'gpu.example.com', pool: 'p', device, ...extra });
+const claim = (name: string, allocation?: unknown) => ({ ...claimObject(name, { devices: { requests: [] } }), ...(allocation !== undefined ? { status: { allocation } } : {}) });
+const result = (device: string, extra: Obj = {}) => ({ request: 'r', driver: DRIVER, pool: 'p', device, ...extra });
 
 describe('splitDraDump', () => {
   it('splits a mixed List, typed Lists (items without kind) and arrays, in order', () => {

@@ -1,31 +1,15 @@
 // The object readers: every object of the upstream table reads; each kind of bad input is an
 // AllocationError naming the object, the field path and the value.
 import { describe, expect, it } from 'vitest';
-import { AllocationError } from '../../src/shared/errors.js';
 import { readDeviceClasses, readDraObjects, readNodes, readResourceClaims, readResourceSlices } from '../../src/dra/index.js';
+import { errorOf, sliceObject, V1, type Obj } from '../support/dra-objects.js';
 import { upstreamCases } from '../support/dra-upstream-table.js';
 
-const slice = (spec: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
-  apiVersion: 'resource.k8s.io/v1',
-  kind: 'ResourceSlice',
-  metadata: { name: 'slice-1' },
-  spec: { driver: 'gpu.example.com', pool: { name: 'pool-1', generation: 1, resourceSliceCount: 1 }, nodeName: 'node-1', ...spec },
-  ...extra,
-});
+const slice = (spec: Obj, extra: Obj = {}) => sliceObject('slice-1', spec, { pool: 'pool-1' }, extra);
 const devices = (memory: unknown) => ({
   devices: [{ name: 'gpu-0' }, { name: 'gpu-1' }, { name: 'gpu-2', capacity: { memory: { value: memory } } }],
 });
 
-/** The AllocationError `fn` throws. */
-function errorOf(fn: () => unknown): AllocationError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AllocationError);
-    return error as AllocationError;
-  }
-  throw new Error('expected an AllocationError');
-}
 
 describe('DRA object readers', () => {
   it('read every object of the upstream table', () => {
@@ -69,22 +53,22 @@ describe('DRA object readers', () => {
   it('rejects wrong types with the path', () => {
     const e = errorOf(() => readResourceSlices(slice({ pool: { name: 'p', generation: '1', resourceSliceCount: 1 } })));
     expect(e.message).toContain('ResourceSlice/slice-1: spec.pool.generation: expected an integer, got "1"');
-    const claim = { apiVersion: 'resource.k8s.io/v1', kind: 'ResourceClaim', metadata: { name: 'c', namespace: 'ns' }, spec: { devices: { requests: [{ name: 'r', exactly: { deviceClassName: 'gpu', count: 'two' } }] } } };
+    const claim = { apiVersion: V1, kind: 'ResourceClaim', metadata: { name: 'c', namespace: 'ns' }, spec: { devices: { requests: [{ name: 'r', exactly: { deviceClassName: 'gpu', count: 'two' } }] } } };
     const c = errorOf(() => readResourceClaims(claim));
     expect(c.message).toContain('ResourceClaim/ns/c: spec.devices.requests[0].exactly.count: expected an integer, got "two"');
   });
 
   it('rejects a request with both exactly and firstAvailable, and an attribute with two values', () => {
-    const claim = { apiVersion: 'resource.k8s.io/v1', kind: 'ResourceClaim', metadata: { name: 'c' }, spec: { devices: { requests: [{ name: 'r', exactly: { deviceClassName: 'a' }, firstAvailable: [{ name: 's', deviceClassName: 'a' }] }] } } };
+    const claim = { apiVersion: V1, kind: 'ResourceClaim', metadata: { name: 'c' }, spec: { devices: { requests: [{ name: 'r', exactly: { deviceClassName: 'a' }, firstAvailable: [{ name: 's', deviceClassName: 'a' }] }] } } };
     expect(errorOf(() => readResourceClaims(claim)).message).toContain('ResourceClaim/c: spec.devices.requests[0]: expected exactly one of exactly and firstAvailable');
     const two = errorOf(() => readResourceSlices(slice({ devices: [{ name: 'd', attributes: { x: { int: 1, string: 'a' } } }] })));
     expect(two.message).toContain('spec.devices[0].attributes.x');
   });
 
   it('reads Lists as kubectl prints them: typed, mixed, and items without kind', () => {
-    const cls = { apiVersion: 'resource.k8s.io/v1', kind: 'DeviceClass', metadata: { name: 'gpu' }, spec: { selectors: [{ cel: { expression: 'true' } }] } };
+    const cls = { apiVersion: V1, kind: 'DeviceClass', metadata: { name: 'gpu' }, spec: { selectors: [{ cel: { expression: 'true' } }] } };
     const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1', labels: { zone: 'a' } }, spec: { podCIDR: '10.0.0.0/24' }, status: { capacity: { cpu: '8' } } };
-    expect(readDeviceClasses({ apiVersion: 'resource.k8s.io/v1', kind: 'DeviceClassList', metadata: {}, items: [{ metadata: { name: 'x' }, spec: {} }] })[0].name).toBe('x');
+    expect(readDeviceClasses({ apiVersion: V1, kind: 'DeviceClassList', metadata: {}, items: [{ metadata: { name: 'x' }, spec: {} }] })[0].name).toBe('x');
     const all = readDraObjects({ apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '' }, items: [cls, slice({}), node] });
     expect([all.classes.length, all.slices.length, all.claims.length, all.nodes.length]).toEqual([1, 1, 0, 1]);
     expect(all.nodes[0]).toEqual({ name: 'node-1', labels: { zone: 'a' } });
@@ -93,7 +77,7 @@ describe('DRA object readers', () => {
   });
 
   it('names an object without a name by where it is', () => {
-    const e = errorOf(() => readResourceSlices([slice({}), { apiVersion: 'resource.k8s.io/v1', kind: 'ResourceSlice', metadata: {}, spec: {} }]));
+    const e = errorOf(() => readResourceSlices([slice({}), { apiVersion: V1, kind: 'ResourceSlice', metadata: {}, spec: {} }]));
     expect(e.message).toContain('slices[1]: metadata.name');
   });
 });

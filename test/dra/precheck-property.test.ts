@@ -6,9 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_DRA_FEATURES, allocateClaims, readDeviceClasses, readNodes, readResourceClaims, readResourceSlices } from '../../src/dra/index.js';
 import { AllocationModel, addClaims, firstFit, gatherPools } from '../../src/dra/testing.js';
 import type { DraAllocateRequest } from '../../src/dra/index.js';
+import { classObject, DRIVER, V1 } from '../support/dra-objects.js';
 
-const V1 = 'resource.k8s.io/v1';
-const DRIVER = 'gpu.example.com';
 
 const device = fc.record({
   numa: fc.integer({ min: 0, max: 2 }),
@@ -44,7 +43,7 @@ function requestOf(x: Instance): DraAllocateRequest {
     ...(d.tainted ? { taints: [{ key: 'broken', effect: 'NoSchedule' }] } : {}),
   }));
   return {
-    classes: [{ apiVersion: V1, kind: 'DeviceClass', metadata: { name: 'gpu' }, spec: { selectors: [{ cel: { expression: `device.driver == "${DRIVER}"` } }] } }],
+    classes: [classObject('gpu')],
     slices: [
       { apiVersion: V1, kind: 'ResourceSlice', metadata: { name: 'counters' }, spec: { driver: DRIVER, pool, nodeName: 'node-1', sharedCounters: [{ name: 'gpu', counters: { memory: { value: x.counter } } }] } },
       { apiVersion: V1, kind: 'ResourceSlice', metadata: { name: 'devices' }, spec: { driver: DRIVER, pool, nodeName: 'node-1', devices } },

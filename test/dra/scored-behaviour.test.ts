@@ -6,28 +6,22 @@
 import { describe, expect, it } from 'vitest';
 import { allocateClaims, type DraAllocateRequest, type DraAllocateResult } from '../../src/dra/index.js';
 import { checkAllocation } from '../support/dra-checker.js';
+import { claimObject, classObject, DRIVER, exactRequest, nodeObject, sliceObject, V1 } from '../support/dra-objects.js';
 
-const V1 = 'resource.k8s.io/v1';
-const DRIVER = 'gpu.example.com';
-const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1', labels: {} } };
-const gpuClass = { apiVersion: V1, kind: 'DeviceClass', metadata: { name: 'gpu' }, spec: { selectors: [{ cel: { expression: `device.driver == "${DRIVER}"` } }] } };
-const slice = (devices: unknown[], sharedCounters: unknown[] = []) => ({
-  apiVersion: V1,
-  kind: 'ResourceSlice',
-  metadata: { name: 'node-1-gpus' },
-  spec: { driver: DRIVER, pool: { name: 'node-1', generation: 1, resourceSliceCount: 1 }, nodeName: 'node-1', devices, ...(sharedCounters.length > 0 ? { sharedCounters } : {}) },
-});
-const claim = (name: string, count: number, extra: { selector?: string; constraints?: unknown[] } = {}) => ({
-  apiVersion: V1,
-  kind: 'ResourceClaim',
-  metadata: { name, namespace: 'ml' },
-  spec: {
-    devices: {
-      requests: [{ name: 'gpus', exactly: { deviceClassName: 'gpu', allocationMode: 'ExactCount', count, ...(extra.selector !== undefined ? { selectors: [{ cel: { expression: extra.selector } }] } : {}) } }],
-      ...(extra.constraints !== undefined ? { constraints: extra.constraints } : {}),
+const node = nodeObject('node-1', {});
+const gpuClass = classObject('gpu');
+const slice = (devices: unknown[], sharedCounters: unknown[] = []) => sliceObject('node-1-gpus', { devices, ...(sharedCounters.length > 0 ? { sharedCounters } : {}) });
+const claim = (name: string, count: number, extra: { selector?: string; constraints?: unknown[] } = {}) =>
+  claimObject(
+    name,
+    {
+      devices: {
+        requests: [exactRequest('gpus', 'gpu', count, extra.selector !== undefined ? { selectors: [{ cel: { expression: extra.selector } }] } : {})],
+        ...(extra.constraints !== undefined ? { constraints: extra.constraints } : {}),
+      },
     },
-  },
-});
+    'ml',
+  );
 const devicesOf = (r: DraAllocateResult): string[] => r.results.flatMap((a) => a.devices.results.map((d) => d.device));
 const ids = (r: DraAllocateResult): string[] => r.results.flatMap((a) => a.devices.results.map((d) => `${d.driver}/${d.pool}/${d.device}`));
 

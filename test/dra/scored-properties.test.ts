@@ -19,14 +19,10 @@ import { AllocationModel, addClaims, compareObjective, evaluateObjective, gather
 import { checkAllocation } from '../support/dra-checker.js';
 import { bruteForce } from '../support/dra-brute-force.js';
 import { canonical } from '../support/dra-upstream-table.js';
+import { classObject, DRIVER, nodeObject, V1 } from '../support/dra-objects.js';
 
-const V1 = 'resource.k8s.io/v1';
-const DRIVER = 'gpu.example.com';
-const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1', labels: { zone: 'a' } } };
-const classes = [
-  { apiVersion: V1, kind: 'DeviceClass', metadata: { name: 'gpu' }, spec: { selectors: [{ cel: { expression: `device.driver == "${DRIVER}"` } }] } },
-  { apiVersion: V1, kind: 'DeviceClass', metadata: { name: 'big' }, spec: { selectors: [{ cel: { expression: `device.capacity["${DRIVER}"].memory.compareTo(quantity("2Gi")) >= 0` } }] } },
-];
+const node = nodeObject();
+const classes = [classObject('gpu'), classObject('big', [`device.capacity["${DRIVER}"].memory.compareTo(quantity("2Gi")) >= 0`])];
 const SELECTORS = [
   `device.attributes["${DRIVER}"].model == "a"`,
   `"numa" in device.attributes["${DRIVER}"] && device.attributes["${DRIVER}"].numa <= 1`,

@@ -47,10 +47,10 @@ describe('fleet parity: wasm and ts give identical runs', async () => {
     );
   });
 
-  it('fgd and fgd-close on workloads of a few share sizes (the clean-remainder table then has many clean entries)', () => {
+  it('fgd, fgd-close and fgd-lp on workloads of a few share sizes (the clean-remainder table then has many clean entries, the LP prices many sizes)', () => {
     const share = fc.record({ cpu: fc.integer({ min: 0, max: 16000 }), memoryMiB: fc.constant(1), gpus: fc.constant(1), milli: fc.constantFrom(110, 160, 230, 320, 470, 550, 650, 810, 1000), models: fc.constant([] as string[]) });
     fc.assert(
-      fc.property(fc.array(nodeArb, { minLength: 1, maxLength: 12 }), fc.array(share, { minLength: 1, maxLength: 80 }), fc.constantFrom('fgd', 'fgd-close'), fc.integer({ min: 0, max: 1000 }), (rawNodes, rawPods, policy, seed) => {
+      fc.property(fc.array(nodeArb, { minLength: 1, maxLength: 12 }), fc.array(share, { minLength: 1, maxLength: 80 }), fc.constantFrom('fgd', 'fgd-close', 'fgd-lp'), fc.integer({ min: 0, max: 1000 }), (rawNodes, rawPods, policy, seed) => {
         const nodes: FleetNode[] = rawNodes.map((n, i) => ({ id: `node-${i}`, ...n }));
         const pods: FleetPod[] = rawPods.map((p, i) => ({ id: `pod-${String(i).padStart(3, '0')}`, ...p }));
         const request = { nodes, pods, policy, seed, events: true, fragmentation: true };

@@ -33,6 +33,10 @@ type Link = {
   closed: boolean;
   /** Called once when the link closes. */
   onClose?: () => void;
+  /** Whether the server has sent its first ReadyForQuery (the connection is set up). */
+  ready: boolean;
+  /** Whether the connection is idle: the server's last message was ReadyForQuery and the client has sent nothing since. */
+  idle: boolean;
 };
 
 /** A stalled connection: the writer's application_name, `ended` (settles once the link is closed: by the server, or end()), and end(). */
@@ -49,6 +53,9 @@ export class FaultProxy extends EventEmitter {
   private refusing = false;
   private silence = false;
   private readonly held = new Set<net.Socket>();
+  private fatalsArmed = 0;
+  /** Connections ended by a dead postmaster's FATAL (armFatalAfterReady, fatalToIdle). */
+  fatals = 0;
 
   private constructor(private readonly upstream: net.NetConnectOpts) {
     super();
@@ -76,6 +83,18 @@ export class FaultProxy extends EventEmitter {
   /** Disarms every point. */
   disarm(): void {
     this.armed.clear();
+    this.fatalsArmed = 0;
+  }
+
+  /**
+   * The next `count` new connections get, in the same write as the server's first ReadyForQuery
+   * (the connection is set up, no query in flight), the FATAL a backend sends when its postmaster
+   * died: `terminating connection due to unexpected postmaster exit`, then the connection closes.
+   * One read on the client's side holds both, so the driver meets the FATAL before any code that
+   * awaited the connection has run: the moment of a real crash that lands just after a connect.
+   */
+  armFatalAfterReady(count = 1): void {
+    this.fatalsArmed += count;
   }
 
   /** Refuses (closes at once) new connections while on, as a host that went away. */
@@ -132,7 +151,7 @@ export class FaultProxy extends EventEmitter {
     // No Nagle delay on the client side (the server's is a Unix socket or TCP without it too): the proxy adds no latency.
     client.setNoDelay(true);
     if ('port' in this.upstream) server.setNoDelay(true);
-    const link: Link = { client, server, appName: '', startup: true, passthrough: false, fromClient: Buffer.alloc(0), fromServer: Buffer.alloc(0), stalled: false, closed: false };
+    const link: Link = { client, server, appName: '', startup: true, passthrough: false, fromClient: Buffer.alloc(0), fromServer: Buffer.alloc(0), stalled: false, closed: false, ready: false, idle: false };
     this.links.add(link);
     client.on('data', (chunk) => this.clientData(link, chunk));
     server.on('data', (chunk) => this.serverData(link, chunk));
@@ -155,6 +174,7 @@ export class FaultProxy extends EventEmitter {
 
   private clientData(link: Link, chunk: Buffer): void {
     if (link.closed) return;
+    link.idle = false;
     if (link.passthrough) return void link.server.write(chunk);
     link.fromClient = Buffer.concat([link.fromClient, chunk]);
     // Whole messages are forwarded together, in one write per chunk read.
@@ -238,7 +258,48 @@ export class FaultProxy extends EventEmitter {
       // the locking statement (ReadyForQuery), while the transaction holds the node.
       if (link.pending === 'after-commit-reply') return this.cut(link);
       if (link.pending === 'after-lock' && type === 'Z') return this.cut(link);
+      if (type === 'Z' && !link.ready) {
+        link.ready = true;
+        if (this.fatalsArmed > 0) {
+          this.fatalsArmed--;
+          this.endWithFatal(link, [...out.splice(0), message]);
+          return;
+        }
+      }
+      // A notification, notice or parameter report leaves an idle connection idle.
+      if (type !== 'A' && type !== 'N' && type !== 'S') link.idle = type === 'Z';
       out.push(message);
     }
   }
+
+  /** Ends `link` as a backend whose postmaster died: the FATAL (after `before`), then the close. */
+  private endWithFatal(link: Link, before: Buffer[]): void {
+    this.fatals++;
+    link.closed = true;
+    this.links.delete(link);
+    link.server.destroy();
+    link.client.end(Buffer.concat([...before, postmasterExit()]));
+    link.onClose?.();
+  }
+
+  /** Sends every idle connection (set up, no statement in flight) the FATAL of a dead postmaster and closes it; returns how many. */
+  fatalToIdle(): number {
+    let n = 0;
+    for (const link of [...this.links]) {
+      if (!link.ready || !link.idle || link.stalled || link.passthrough) continue;
+      this.endWithFatal(link, []);
+      n++;
+    }
+    return n;
+  }
+}
+
+/** The ErrorResponse a backend sends when it finds its postmaster gone (FATAL, SQLSTATE 57P01). */
+function postmasterExit(): Buffer {
+  const field = (code: string, value: string) => Buffer.concat([Buffer.from(code, 'ascii'), Buffer.from(`${value}\0`, 'utf8')]);
+  const body = Buffer.concat([field('S', 'FATAL'), field('V', 'FATAL'), field('C', '57P01'), field('M', 'terminating connection due to unexpected postmaster exit'), Buffer.from([0])]);
+  const head = Buffer.alloc(5);
+  head.write('E', 0, 'ascii');
+  head.writeInt32BE(body.length + 4, 1);
+  return Buffer.concat([head, body]);
 }

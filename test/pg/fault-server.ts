@@ -19,6 +19,13 @@ export type FaultServer = {
   stopFast(): void;
   /** SIGKILL to the postmaster and every backend (a crash); resolves once all are gone. */
   kill(): void;
+  /**
+   * A crash that finds connections idle: SIGKILL to the postmaster alone, then, `lingerMs` later, to
+   * every process it left. Meanwhile each backend that notices its postmaster gone (an idle one at
+   * once) sends its client the FATAL "terminating connection due to unexpected postmaster exit"
+   * where no query is waiting for it. Resolves once all are gone.
+   */
+  killPostmasterFirst(lingerMs: number): Promise<void>;
   /** pg_ctl start, waiting until it accepts connections (after crash recovery when killed). */
   start(): void;
   /** Stops it for good and removes its folder. */
@@ -61,6 +68,33 @@ export function startFaultServer(settings: Record<string, string> = {}): FaultSe
   appendFileSync(join(data, 'postgresql.conf'), Object.entries(conf).map(([k, v]) => `${k} = ${v}\n`).join(''));
   const bin = server.bin;
   const pgCtl = join(bin, 'pg_ctl');
+  /** The postmaster, frozen (so it cannot start a backend between the listing of its children and the kill), and its children. */
+  const freeze = () => {
+    const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    process.kill(postmaster, 'SIGSTOP');
+    const children = readdirSync('/proc').filter((p) => /^[0-9]+$/.test(p)).map(Number).filter((pid) => parentOf(pid) === postmaster);
+    return { postmaster, children };
+  };
+  const signal = (pids: number[]) => {
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+    }
+  };
+  const gone = (pids: number[]) => {
+    const deadline = Date.now() + 30_000;
+    while (pids.some(alive)) {
+      if (Date.now() > deadline) throw new Error('the killed server did not go away');
+      execFileSync('sleep', ['0.02']);
+    }
+    // Its lock files name a pid that may linger as a zombie (where nothing reaps orphans), which a
+    // new postmaster would take for a running server: the files are stale, as after a power cut.
+    rmSync(join(data, 'postmaster.pid'), { force: true });
+    rmSync(join(server.dir, '.s.PGSQL.5432.lock'), { force: true });
+  };
   return {
     url: server.url,
     socket: join(server.dir, '.s.PGSQL.5432'),
@@ -69,26 +103,16 @@ export function startFaultServer(settings: Record<string, string> = {}): FaultSe
       asPostgres(pgCtl, ['stop', '-D', data, '-m', 'fast', '-w', '-t', '60']);
     },
     kill() {
-      const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
-      // Frozen first, so it cannot start a backend between the listing of its children and the kill.
-      process.kill(postmaster, 'SIGSTOP');
-      const children = readdirSync('/proc').filter((p) => /^[0-9]+$/.test(p)).map(Number).filter((pid) => parentOf(pid) === postmaster);
-      for (const pid of [...children, postmaster]) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          // Gone already.
-        }
-      }
-      const deadline = Date.now() + 30_000;
-      while ([postmaster, ...children].some(alive)) {
-        if (Date.now() > deadline) throw new Error('the killed server did not go away');
-        execFileSync('sleep', ['0.02']);
-      }
-      // Its lock files name a pid that may linger as a zombie (where nothing reaps orphans), which a
-      // new postmaster would take for a running server: the files are stale, as after a power cut.
-      rmSync(join(data, 'postmaster.pid'), { force: true });
-      rmSync(join(server.dir, '.s.PGSQL.5432.lock'), { force: true });
+      const { postmaster, children } = freeze();
+      signal([...children, postmaster]);
+      gone([postmaster, ...children]);
+    },
+    async killPostmasterFirst(lingerMs) {
+      const { postmaster, children } = freeze();
+      signal([postmaster]);
+      await new Promise((r) => setTimeout(r, lingerMs));
+      signal(children);
+      gone([postmaster, ...children]);
     },
     start() {
       try {

@@ -6,11 +6,13 @@ import { expect } from 'vitest';
 import type pg from 'pg';
 
 export const WRITER = join(import.meta.dirname, '..', 'fixtures', 'store-fault-writer.mjs');
+/** A process that keeps connecting, loading and closing a store (test/fixtures/store-churn.mjs). */
+export const CHURN = join(import.meta.dirname, '..', 'fixtures', 'store-churn.mjs');
 export const CLI = join(import.meta.dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
 
 /** One line a fault writer prints. */
 export type Line = {
-  op: 'commit' | 'release' | 'stats';
+  op: 'commit' | 'release' | 'stats' | 'churn';
   ok?: boolean;
   requestId?: string;
   id?: string;
@@ -25,14 +27,16 @@ export type Line = {
   notLanded?: number;
   replays?: number;
   resubscribes?: number;
+  cycles?: number;
+  unavailable?: number;
 };
 
 /** A running writer: its lines so far, and stop() (closes its stdin; resolves to its exit code and lines). */
 export type Writer = { child: ChildProcess; lines: Line[]; appName: string; stop(): Promise<{ code: number | null; lines: Line[]; stderr: string }> };
 
 /** Starts fault writer `writer` (see test/fixtures/store-fault-writer.mjs; mode 'one': the one commit of `option`). */
-export function startWriter(input: { url: string; schema: string; writer: number; seed: number; watch: boolean; options: Record<string, unknown>; mode?: 'one'; option?: unknown; requestId?: string }): Writer {
-  const child = spawn(process.execPath, [WRITER], { env: { ...process.env, GPUALLOC_WRITER: JSON.stringify(input) }, stdio: ['pipe', 'pipe', 'pipe'] });
+export function startWriter(input: { url: string; schema: string; writer: number; seed: number; watch: boolean; options: Record<string, unknown>; mode?: 'one'; option?: unknown; requestId?: string }, script = WRITER): Writer {
+  const child = spawn(process.execPath, [script], { env: { ...process.env, GPUALLOC_WRITER: JSON.stringify(input) }, stdio: ['pipe', 'pipe', 'pipe'] });
   const lines: Line[] = [];
   let partial = '';
   let stderr = '';
@@ -81,7 +85,7 @@ export type Reported = { commits: Map<string, string>; releases: Map<string, str
 export function reported(lines: Line[]): Reported {
   const r: Reported = { commits: new Map(), releases: new Map(), failed: new Set(), unknown: new Set() };
   for (const l of lines) {
-    if (l.op === 'stats' || l.requestId === undefined) continue;
+    if (l.op === 'stats' || l.op === 'churn' || l.requestId === undefined) continue;
     if (l.ok === true) (l.op === 'commit' ? r.commits : r.releases).set(l.requestId, l.id!);
     else if (l.outcome === 'unknown') r.unknown.add(l.requestId);
     else r.failed.add(l.requestId);

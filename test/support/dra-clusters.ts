@@ -4,19 +4,18 @@
 // node selection), and pods of one or two claims (counts, selectors, firstAvailable, matchAttribute,
 // admin access, consumable capacity on multi-allocatable devices).
 import fc from 'fast-check';
+import { claimObject, classObject, DRIVER, nodeObject, V1, type Obj } from './dra-objects.js';
 
-export const V1 = 'resource.k8s.io/v1';
-export const GPU = 'gpu.example.com';
+export { claimObject, V1 };
+export const GPU = DRIVER;
 export const NIC = 'nic.example.com';
 
 /** The device classes every random cluster has. */
 export const CLASSES = [
-  { apiVersion: V1, kind: 'DeviceClass', metadata: { name: 'gpu' }, spec: { selectors: [{ cel: { expression: `device.driver == "${GPU}" && device.attributes["${GPU}"].type == "gpu"` } }] } },
-  { apiVersion: V1, kind: 'DeviceClass', metadata: { name: 'part' }, spec: { selectors: [{ cel: { expression: `device.driver == "${GPU}" && device.attributes["${GPU}"].type == "part"` } }] } },
-  { apiVersion: V1, kind: 'DeviceClass', metadata: { name: 'nic' }, spec: { selectors: [{ cel: { expression: `device.driver == "${NIC}"` } }] } },
+  classObject('gpu', [`device.driver == "${GPU}" && device.attributes["${GPU}"].type == "gpu"`]),
+  classObject('part', [`device.driver == "${GPU}" && device.attributes["${GPU}"].type == "part"`]),
+  classObject('nic', [`device.driver == "${NIC}"`]),
 ];
-
-type Obj = Record<string, unknown>;
 
 interface GpuSpec {
   model: 'a100' | 'h100';
@@ -99,7 +98,7 @@ export const cluster = (consumable: boolean): fc.Arbitrary<RandomCluster> =>
       const names = nodes.map((_, i) => `node-${i}`);
       const slices = nodes.flatMap((n, i) => nodeSlices(names[i], types[n.type % types.length], consumable));
       slices.push(...networkSlices(names, network));
-      const nodeObjs = nodes.map((n, i) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name: names[i], labels: { zone: n.zoneA ? 'a' : 'b' } } }));
+      const nodeObjs = nodes.map((n, i) => nodeObject(names[i], { zone: n.zoneA ? 'a' : 'b' }));
       return { classes: CLASSES, slices, nodes: nodeObjs, consumable };
     });
 
@@ -143,7 +142,3 @@ export const steps = (consumable: boolean): fc.Arbitrary<Step[]> =>
     { minLength: 1, maxLength: 14 },
   );
 
-/** A ResourceClaim object. */
-export function claimObject(name: string, spec: Obj): Obj {
-  return { apiVersion: V1, kind: 'ResourceClaim', metadata: { name, namespace: 'ns' }, spec };
-}

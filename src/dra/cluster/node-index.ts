@@ -1,10 +1,12 @@
 // Which nodes to try for a pod's claims, best first, without looking at every node. Per claim
 // shape (the requests' classes, selectors, tolerations and counts) and node class, a tournament
-// tree over the class's members (the cluster state's free-index idea): a member's key is its
-// node score when its free devices pass the shape's counts, −∞ when they cannot; ties go to node
-// order. The root is the best node of the class; a node that changed replays its leaf only.
+// tree over the class's members (shared/tournament.ts, as the cluster state's indexes): a member's
+// key is its node score when its free devices pass the shape's counts, −∞ when they cannot; ties go
+// to node order. The root is the best node of the class; a node that changed replays its leaf only.
 // The counts are a necessary condition (each request alone, and requests of one kind together,
 // have enough free matching devices): the allocator still decides on the node.
+import { popcount } from '../../shared/bits.js';
+import { buildTree, leavesFor, replayAbove } from '../../shared/tournament.js';
 import type { Bits, NodeClass } from './node-classes.js';
 import type { RequestModel } from '../model/index.js';
 
@@ -54,6 +56,8 @@ interface Tree {
   win: Int32Array;
   leaves: number;
   dirty: boolean;
+  /** The match of two entries (member positions or -1): the higher key wins, the lower position on equal keys. */
+  match: (a: number, b: number) => number;
 }
 
 interface ShapeIndex {
@@ -61,12 +65,6 @@ interface ShapeIndex {
   conditions: Array<Condition | undefined>;
   trees: Array<Tree | undefined>;
   lastUse: number;
-}
-
-function popcount(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }
 
 function countAll(bits: Bits): number {
@@ -165,37 +163,33 @@ export class NodeIndex {
     return this.score === 'pack' ? load : this.score === 'spread' ? -load : 0;
   }
 
-  private play(tree: Tree, t: number): void {
-    const win = tree.win;
-    const a = win[2 * t];
-    const b = win[2 * t + 1];
-    // Members are in node order: on equal keys the lower position wins.
-    win[t] = a < 0 ? b : b < 0 ? a : tree.keys[b] > tree.keys[a] ? b : a;
-  }
-
   private tree(shape: ShapeIndex, c: number): Tree {
     let tree = shape.trees[c];
     if (tree !== undefined && !tree.dirty) return tree;
     const members = this.classes[c].members;
     const cond = this.condition(shape, c);
-    let leaves = 1;
-    while (leaves < members.length) leaves *= 2;
-    if (tree === undefined) tree = { keys: new Float64Array(members.length), win: new Int32Array(2 * leaves), leaves, dirty: false };
+    const leaves = leavesFor(members.length);
+    if (tree === undefined) {
+      const keys = new Float64Array(members.length);
+      // Members are in node order: on equal keys the lower position wins.
+      const match = (a: number, b: number): number => (a < 0 ? b : b < 0 ? a : keys[b] > keys[a] ? b : a);
+      tree = { keys, win: new Int32Array(2 * leaves), leaves, dirty: false, match };
+    }
     tree.win.fill(-1);
     for (let m = 0; m < members.length; m++) {
       tree.keys[m] = this.key(cond, members[m]);
       if (tree.keys[m] > -Infinity) tree.win[leaves + m] = m;
     }
-    for (let t = leaves - 1; t >= 1; t--) this.play(tree, t);
+    buildTree(tree.win, leaves, tree.match);
     tree.dirty = false;
     shape.trees[c] = tree;
     return tree;
   }
 
   private setLeaf(tree: Tree, m: number, present: boolean): void {
-    let t = tree.leaves + m;
+    const t = tree.leaves + m;
     tree.win[t] = present && tree.keys[m] > -Infinity ? m : -1;
-    for (t >>= 1; t >= 1; t >>= 1) this.play(tree, t);
+    replayAbove(tree.win, t, tree.match);
   }
 
   /** The best node for the shape over every class (−1: none can pass the counts), skipping excluded ones. */

@@ -9,6 +9,8 @@
  * as `int64Scale` so those answers match too.
  */
 
+import { KUBERNETES_SUFFIXES } from '../../shared/units.js';
+
 /** How a quantity prints: `12Mi` (BinarySI), `12M` (DecimalSI) or `12e6` (DecimalExponent). */
 export type QuantityFormat = 'BinarySI' | 'DecimalSI' | 'DecimalExponent';
 
@@ -42,10 +44,11 @@ const MAX_EXPONENT = 4096;
 
 interface SuffixMeaning { base: 2 | 10; exponent: number; format: QuantityFormat }
 
-const DECIMAL_SUFFIXES: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
-const BINARY_SUFFIXES: Record<string, number> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
+const DECIMAL_SUFFIXES = KUBERNETES_SUFFIXES.decimal;
+const BINARY_SUFFIXES = KUBERNETES_SUFFIXES.binary;
 const DECIMAL_BY_EXPONENT = new Map(Object.entries(DECIMAL_SUFFIXES).map(([s, e]) => [e, s]));
-const BINARY_BY_POWER = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
+/** Binary suffixes by power of 1024: '', Ki, Mi, Gi, Ti, Pi, Ei. */
+const BINARY_BY_POWER = ['', ...Object.keys(BINARY_SUFFIXES).sort((a, b) => BINARY_SUFFIXES[a]! - BINARY_SUFFIXES[b]!)];
 
 /** suffix.go `interpret`: what a suffix means, or undefined when upstream rejects it. */
 function interpretSuffix(suffix: string): SuffixMeaning | undefined {

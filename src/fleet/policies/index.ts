@@ -7,15 +7,17 @@ import { packing } from './packing.js';
 import { bestfit } from './bestfit.js';
 import { fgd } from './fgd.js';
 import { ours } from './ours.js';
+import { lp } from './lp.js';
 import type { FleetPolicy } from './types.js';
 
 // The registry's numbers, whatever policies it holds (the table in scripts/fleet-tables.mjs).
 export * from './registry.js';
 export { cleanRemainders, deadHole } from './ours.js';
+export { planTables } from './share-values.js';
 export type { FleetPolicy, FleetPolicyName, GpuChoice } from './types.js';
 
-/** The published policies (FGD paper order) and ours, which is the default. */
-export const POLICIES: readonly FleetPolicy[] = [random, dotprod, clustering, packing, bestfit, fgd, ours];
+/** The published policies (FGD paper order) and ours: fgd-close (the default) and fgd-lp. */
+export const POLICIES: readonly FleetPolicy[] = [random, dotprod, clustering, packing, bestfit, fgd, ours, lp];
 
 /** The default policy's name. */
 export const DEFAULT_POLICY = ours.name;

@@ -9,9 +9,10 @@ export const P_PACKING = 3;
 export const P_BESTFIT = 4;
 export const P_FGD = 5;
 export const P_OURS = 6;
+export const P_LP = 7;
 
 /** The number of policies: a policy number is 0..POLICY_COUNT-1; the kernels throw on any other. */
-export const POLICY_COUNT = 7;
+export const POLICY_COUNT = 8;
 
 /** A registered policy: its kernel number, its name (CLI and API) and the colour pages draw it in. */
 export type RegisteredPolicy = { readonly id: number; readonly name: string; readonly color: string };
@@ -25,4 +26,5 @@ export const POLICY_REGISTRY = {
   bestfit: { id: P_BESTFIT, name: 'bestfit', color: '#ff7f0e' },
   fgd: { id: P_FGD, name: 'fgd', color: '#1f77b4' },
   'fgd-close': { id: P_OURS, name: 'fgd-close', color: '#d62728' },
+  'fgd-lp': { id: P_LP, name: 'fgd-lp', color: '#17becf' },
 } as const satisfies Record<string, RegisteredPolicy>;

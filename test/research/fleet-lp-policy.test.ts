@@ -1,0 +1,40 @@
+// The default trace's figures at 100 % arrived, mean over seeds 42..46 (docs/fleet.md, "Past
+// fgd-close: the LP-priced share rule"): the default policy fgd-close 95.85, fgd-lp 95.98 (the best
+// online policy found; the target of 96.2 is missed), FGD 95.19; and fgd-lp is not below FGD on any
+// openb variant over seeds 42..51.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { engines } from '../support/engines.js';
+import { ROOT } from '../support/cli.js';
+import { parseNodeCsv, parsePodCsv } from '../../src/fleet/trace.js';
+import { DEFAULT_POLICY, type FleetPolicyName } from '../../src/fleet/policies/index.js';
+
+describe('fleet: the default trace figures, and fgd-lp on every openb variant', async () => {
+  const { wasm } = await engines();
+  const nodesFile = join(ROOT, 'data/openb/openb_node_list_gpu_node.csv');
+  const nodes = parseNodeCsv(nodesFile, readFileSync(nodesFile, 'utf8'));
+  const podsOf = (trace: string) => {
+    const file = join(ROOT, `data/openb/openb_pod_list_${trace}.csv`);
+    return parsePodCsv(file, readFileSync(file, 'utf8'));
+  };
+  const mean = (trace: string, policy: FleetPolicyName, first: number, last: number) => {
+    const pods = podsOf(trace);
+    let sum = 0;
+    for (let seed = first; seed <= last; seed++) sum += wasm.simulateFleet({ nodes, pods, policy, seed }).allocation[100];
+    return sum / (last - first + 1);
+  };
+
+  it('default trace, seeds 42..46: the default policy (fgd-close) 95.85, fgd-lp 95.98, FGD 95.19 (to 0.005)', () => {
+    expect(DEFAULT_POLICY).toBe('fgd-close');
+    expect(mean('default', DEFAULT_POLICY, 42, 46)).toBeCloseTo(95.854, 2);
+    expect(mean('default', 'fgd-lp', 42, 46)).toBeCloseTo(95.984, 2);
+    expect(mean('default', 'fgd', 42, 46)).toBeCloseTo(95.194, 2);
+  });
+
+  for (const trace of ['default', 'gpushare40', 'multigpu20', 'gpuspec33']) {
+    it(`${trace}: fgd-lp's mean over seeds 42..51 at 100 % arrived is at least FGD's`, () => {
+      expect(mean(trace, 'fgd-lp', 42, 51)).toBeGreaterThanOrEqual(mean(trace, 'fgd', 42, 51));
+    });
+  }
+});
