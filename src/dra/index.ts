@@ -5,9 +5,9 @@
 export { allocateClaims, DRA_MODES, DEFAULT_SCORED_BUDGET } from './allocator/index.js';
 export { DEFAULT_DRA_FEATURES, DRA_FEATURE_GATES } from './model/index.js';
 export { readDeviceClasses, readResourceSlices, readResourceClaims, readNodes, readDraObjects, splitDraDump, claimsOfDump, allocationPatch } from './objects/index.js';
-export { createDraCluster, DraCluster, NODE_SCORES } from './cluster/index.js';
+export { createDraCluster, DraCluster, NODE_SCORES, FRAGMENTATION_CANDIDATES } from './cluster/index.js';
 
-export type { DraAllocateRequest, DraAllocateResult, DraMode, DraObjective } from './allocator/index.js';
+export type { DraAllocateRequest, DraAllocateResult, DraMode, DraObjective, DraExplanation, DraWorkloadEntry } from './allocator/index.js';
 export type { DraFeature, DraFeatures } from './model/index.js';
 export type { DraObjects, DraKind, DraDump, DumpClaim, HeldDevices } from './objects/index.js';
 export type { DraClusterInit, DraScheduleResult, DraClaimAllocation, DraAllocatedState, NodeScore } from './cluster/index.js';

@@ -130,7 +130,7 @@ describe('gpualloc dra: input errors (exit 2)', () => {
       [['dra', 'schedule', '--classes', DUMP], /--slices FILE \(or --dump FILE\) is required/],
       [['dra', 'schedule', '--dump', 'no-such-file.json'], /no-such-file\.json: cannot read/],
       [['dra', 'schedule', '--dump', DUMP, '--mode', 'best'], /--mode: expected scored or first-fit, got "best"/],
-      [['dra', 'schedule', '--dump', DUMP, '--node-score', 'most'], /--node-score: expected pack or spread or first, got "most"/],
+      [['dra', 'schedule', '--dump', DUMP, '--node-score', 'most'], /--node-score: expected pack or spread or first or fragmentation, got "most"/],
       [['dra', 'schedule', '--dump', DUMP, '--features', 'prioritizedList,warp'], /--features: unknown feature "warp"/],
       [['dra', 'schedule', '--dump', DUMP, '--claim', 'research/notebook'], /ResourceClaim research\/notebook is already allocated/],
       [['dra', 'allocate', '--dump', DUMP, '--node', 'gpu-node-9'], /--node: no Node "gpu-node-9" in .*cluster\.json \(nodes: dgx-a100-1, hgx-h100-nvl-1\)/],

@@ -1,4 +1,4 @@
-// The scored mode where it differs from first-fit: it keeps an NVLink pair whole for a later
+// The scored mode where it differs from first-fit: it keeps a PCIe root's pair whole for a later
 // 2-GPU claim, packs MIG slices onto a GPU already in use so a later whole-GPU claim fits, keeps a
 // multi-device claim under one PCIe root, honours the first firstAvailable alternative; infeasible
 // families are answered by proof (no search), symmetric devices cost one branch each, and the step
@@ -33,15 +33,15 @@ function both(request: DraAllocateRequest): { firstFit: DraAllocateResult; score
 }
 
 describe('scored allocation beats first-fit', () => {
-  it('keeps an NVLink pair whole: a 1-GPU claim takes the GPU whose partner is busy, so a later 2-GPU claim fits', () => {
-    // gpu-0/gpu-1 and gpu-2/gpu-3 are NVLink pairs; gpu-2 is held by another claim.
-    const gpus = ['a', 'a', 'b', 'b'].map((domain, i) => ({ name: `gpu-${i}`, attributes: { nvlinkDomain: { string: domain }, index: { int: i } } }));
+  it('keeps a PCIe root whole: a 1-GPU claim takes the GPU whose root partner is busy, so a later 2-GPU claim under one root fits', () => {
+    // gpu-0/gpu-1 and gpu-2/gpu-3 share a PCIe root each; gpu-2 is held by another claim.
+    const gpus = ['pci0000:00', 'pci0000:00', 'pci0000:40', 'pci0000:40'].map((root, i) => ({ name: `gpu-${i}`, attributes: { 'resource.kubernetes.io/pcieRoot': { string: root }, index: { int: i } } }));
     const base = { classes: [gpuClass], slices: [slice(gpus)], node, allocatedDevices: [`${DRIVER}/node-1/gpu-2`] };
     const { firstFit, scored } = both({ ...base, claims: [claim('one-gpu', 1)] });
     expect(devicesOf(firstFit)).toEqual(['gpu-0']);
     expect(devicesOf(scored)).toEqual(['gpu-3']);
-    expect(scored.objective).toMatchObject({ parents: 1, fragmentation: 0 });
-    const pair = claim('two-gpus', 2, { constraints: [{ matchAttribute: `${DRIVER}/nvlinkDomain` }] });
+    expect(scored.objective).toMatchObject({ parents: 1, fragmentation: 0, domains: -1 });
+    const pair = claim('two-gpus', 2, { constraints: [{ matchAttribute: 'resource.kubernetes.io/pcieRoot' }] });
     const afterFirstFit = allocateClaims({ ...base, claims: [pair], allocatedDevices: [...base.allocatedDevices, ...ids(firstFit)] });
     const afterScored = allocateClaims({ ...base, claims: [pair], allocatedDevices: [...base.allocatedDevices, ...ids(scored)] });
     expect(afterFirstFit.reason?.code).toBe('UNSCHEDULABLE');

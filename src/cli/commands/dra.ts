@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { createEngine } from '../../engine.js';
 import { AllocationError } from '../../shared/errors.js';
 import { parseJson } from '../../shared/file-positions.js';
-import { allocationPatch, claimsOfDump, DRA_FEATURE_GATES, DRA_MODES, NODE_SCORES, splitDraDump, type AllocationResult as DraAllocationResult, type DraDump, type DraFeature, type DraFeatures, type DraMode, type DumpClaim, type NodeScore } from '../../dra/index.js';
+import { allocationPatch, claimsOfDump, DRA_FEATURE_GATES, DRA_MODES, NODE_SCORES, splitDraDump, type AllocationResult as DraAllocationResult, type DraDump, type DraExplanation, type DraFeature, type DraFeatures, type DraMode, type DumpClaim, type NodeScore } from '../../dra/index.js';
 import { EXIT, table, UsageError, type Command, type Io } from '../lib/common.js';
 import { helpOption, jsonOption, option, optionsHelp, readOptions } from '../lib/options.js';
 
@@ -21,9 +21,10 @@ const OPTIONS = {
   node: option({ type: 'string', value: 'FILE|NAME', help: 'the Node to allocate on (allocate)' }),
   claim: option({ type: 'string', value: 'NAME', multiple: true, help: 'only this pending claim (namespace/name or name); repeatable' }),
   mode: option({ type: 'string', value: 'NAME', help: 'scored (default: best allocation by the documented objective) or first-fit\n(upstream\'s choices exactly)' }),
-  'node-score': option({ type: 'string', value: 'NAME', help: 'pack (default: most allocated node first), spread, or first (node order)' }),
+  'node-score': option({ type: 'string', value: 'NAME', help: "pack (default: most allocated node first), spread, first (node order), or\nfragmentation (scored mode: the node whose allocation scores best)" }),
   features: option({ type: 'string', value: 'LIST', help: `allocator features on, comma-separated (every other one off); default: the\ngates Kubernetes enables by default (${Object.keys(DRA_FEATURE_GATES).join(', ')})` }),
   json: jsonOption('print JSON'),
+  explain: option({ type: 'boolean', help: "scored mode: show the objective's terms for the chosen allocation beside\nfirst-fit's (with --json: an \"explain\" field per claim)" }),
   patch: option({ type: 'boolean', help: 'print, per claim, the status patch: a `kubectl patch … --subresource=status`\ncommand (with --json: a "patch" field per claim)' }),
   help: helpOption(),
 };
@@ -33,9 +34,11 @@ const HELP = `gpualloc dra: allocate Kubernetes DRA ResourceClaims (resource.k8s
 Usage:
   gpualloc dra allocate (--dump FILE | --classes FILE --slices FILE --claims FILE) --node FILE|NAME
                         [--claim NAME]... [--mode scored|first-fit] [--features LIST] [--json] [--patch]
+                        [--explain]
   gpualloc dra schedule (--dump FILE | --classes FILE --slices FILE --claims FILE --nodes FILE)
-                        [--claim NAME]... [--mode scored|first-fit] [--node-score pack|spread|first]
-                        [--features LIST] [--json] [--patch]
+                        [--claim NAME]... [--mode scored|first-fit]
+                        [--node-score pack|spread|first|fragmentation] [--features LIST] [--json]
+                        [--patch] [--explain]
 
 Every FILE is what \`kubectl get deviceclasses,resourceslices,resourceclaims,nodes -o json\` writes:
 one object, a List of any of the four kinds, a typed List (ResourceSliceList …) or an array. One
@@ -52,7 +55,7 @@ Exit codes: 0 every claim allocated, 1 some claim cannot be (the reason on stder
 `;
 
 
-type Values = { dump?: string; classes?: string; slices?: string; claims?: string; nodes?: string; node?: string; claim?: string[]; mode?: string; 'node-score'?: string; features?: string; json?: boolean; patch?: boolean };
+type Values = { dump?: string; classes?: string; slices?: string; claims?: string; nodes?: string; node?: string; claim?: string[]; mode?: string; 'node-score'?: string; features?: string; json?: boolean; patch?: boolean; explain?: boolean };
 
 /** A file's objects; a file named by several flags is read once. */
 async function readDump(io: Io, file: string, cache: Map<string, DraDump>): Promise<DraDump> {
@@ -138,6 +141,13 @@ function deviceRows(label: string, node: string, allocation: DraAllocationResult
   return allocation.devices.results.map((r) => [label, node, r.request, r.driver, r.pool, r.device + (r.shareID !== undefined ? ` (share ${r.shareID.slice(0, 8)})` : '')]);
 }
 
+/** The objective's terms of the chosen allocation beside first-fit's, one line each. */
+function explainLines(label: string, node: string, explain: DraExplanation): string {
+  const terms = (o: DraExplanation['chosen']): string => `topology ${o.topology}, fragmentation ${o.fragmentation}, parents ${o.parents}, domains ${o.domains}, consumption ${o.consumption}${o.alternatives.length > 0 ? `, alternatives [${o.alternatives.join(',')}]` : ''}`;
+  const same = explain.comparison === 0 ? ' (as good by every term)' : '';
+  return `${label} on ${node}: scored   ${terms(explain.chosen)}\n${' '.repeat(label.length + node.length + 5)}first-fit ${terms(explain.firstFit.objective)}${same}: ${explain.firstFit.devices.flat().map((d) => d.slice(d.lastIndexOf('/') + 1)).join(', ')}\n`;
+}
+
 async function allocate(values: Values, io: Io): Promise<number> {
   if (values.node === undefined) throw new UsageError('dra allocate: --node FILE|NAME is required (see gpualloc dra --help)');
   if (values.nodes !== undefined) throw new UsageError('dra allocate: --nodes is for schedule; allocate takes --node FILE|NAME');
@@ -164,7 +174,8 @@ async function allocate(values: Values, io: Io): Promise<number> {
   const chosen = pending(claims, values.claim, inputs.files);
   if (chosen.length === 0) throw new UsageError(`dra allocate: no pending ResourceClaim in ${inputs.files.join(', ')} (every claim has status.allocation)`);
   const engine = await createEngine();
-  const r = engine.allocateClaims({ classes: inputs.classes, slices: inputs.slices, claims: chosen.map((c) => c.object), node, ...held, ...(features !== undefined ? { features } : {}), ...(mode !== undefined ? { mode } : {}) });
+  if (values.explain && mode === 'first-fit') throw new UsageError('dra allocate: --explain is for the scored mode');
+  const r = engine.allocateClaims({ classes: inputs.classes, slices: inputs.slices, claims: chosen.map((c) => c.object), node, ...held, ...(features !== undefined ? { features } : {}), ...(mode !== undefined ? { mode } : {}), ...(values.explain ? { explain: true } : {}) });
   const labels = chosen.map((c) => c.label);
   if (r.reason !== undefined) {
     if (values.json) io.out(JSON.stringify({ node: nodeName, mode: mode ?? DRA_MODES[0], claims: labels, results: [], reason: r.reason }, null, 2) + '\n');
@@ -173,11 +184,12 @@ async function allocate(values: Values, io: Io): Promise<number> {
   }
   const entries = labels.map((claim, i) => ({ claim, allocation: r.results[i], ...(values.patch ? { patch: allocationPatch(r.results[i]) } : {}) }));
   if (values.json) {
-    io.out(JSON.stringify({ node: nodeName, mode: mode ?? DRA_MODES[0], claims: entries, ...(r.objective !== undefined ? { objective: r.objective } : {}) }, null, 2) + '\n');
+    io.out(JSON.stringify({ node: nodeName, mode: mode ?? DRA_MODES[0], claims: entries, ...(r.objective !== undefined ? { objective: r.objective } : {}), ...(r.explain !== undefined ? { explain: r.explain } : {}) }, null, 2) + '\n');
   } else if (values.patch) {
     for (const e of entries) io.out(patchCommand(e.claim, e.allocation));
   } else {
     io.out(table(['CLAIM', 'NODE', 'REQUEST', 'DRIVER', 'POOL', 'DEVICE'], entries.flatMap((e) => deviceRows(e.claim, nodeName, e.allocation))));
+    if (r.explain !== undefined) io.out(explainLines(labels.join(', '), nodeName, r.explain));
   }
   return EXIT.OK;
 }
@@ -192,11 +204,14 @@ async function schedule(values: Values, io: Io): Promise<number> {
   const { claims, held } = claimsOfDump(inputs.claims);
   const chosen = pending(claims, values.claim, inputs.files);
   const engine = await createEngine();
-  const cluster = engine.createDraCluster({ classes: inputs.classes, slices: inputs.slices, nodes: inputs.nodes, ...held, ...(features !== undefined ? { features } : {}), ...(mode !== undefined ? { mode } : {}), ...(nodeScore !== undefined ? { nodeScore } : {}) });
+  if (values.explain && mode === 'first-fit') throw new UsageError('dra schedule: --explain is for the scored mode');
+  const cluster = engine.createDraCluster({ classes: inputs.classes, slices: inputs.slices, nodes: inputs.nodes, ...held, ...(features !== undefined ? { features } : {}), ...(mode !== undefined ? { mode } : {}), ...(nodeScore !== undefined ? { nodeScore } : {}), ...(values.explain ? { explain: true } : {}) });
   const outcomes = chosen.map((c) => ({ claim: c.label, result: cluster.schedule(c.object) }));
   const failed = outcomes.filter((o) => o.result.reason !== undefined);
   const entries = outcomes.map((o) =>
-    o.result.reason !== undefined ? { claim: o.claim, reason: o.result.reason } : { claim: o.claim, node: o.result.node, allocation: o.result.results[0], ...(values.patch ? { patch: allocationPatch(o.result.results[0]) } : {}) },
+    o.result.reason !== undefined
+      ? { claim: o.claim, reason: o.result.reason }
+      : { claim: o.claim, node: o.result.node, allocation: o.result.results[0], ...(values.patch ? { patch: allocationPatch(o.result.results[0]) } : {}), ...(o.result.explain !== undefined ? { explain: o.result.explain } : {}) },
   );
   if (values.json) {
     io.out(JSON.stringify({ mode: mode ?? DRA_MODES[0], nodeScore: nodeScore ?? NODE_SCORES[0], nodes: inputs.nodes.length, claims: entries }, null, 2) + '\n');
@@ -204,6 +219,7 @@ async function schedule(values: Values, io: Io): Promise<number> {
     for (const e of entries) if ('allocation' in e && e.allocation !== undefined) io.out(patchCommand(e.claim, e.allocation));
   } else {
     io.out(table(['CLAIM', 'NODE', 'REQUEST', 'DRIVER', 'POOL', 'DEVICE'], entries.flatMap((e) => ('allocation' in e && e.allocation !== undefined ? deviceRows(e.claim, e.node as string, e.allocation) : [[e.claim, '-', '', '', '', 'unschedulable']]))));
+    for (const e of entries) if ('explain' in e && e.explain !== undefined) io.out(explainLines(e.claim, e.node as string, e.explain));
   }
   for (const f of failed) io.err(`gpualloc: ${f.claim}: ${f.result.reason?.message}\n`);
   return failed.length > 0 ? EXIT.INFEASIBLE : EXIT.OK;

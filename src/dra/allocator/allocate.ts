@@ -8,7 +8,9 @@ import { type AllocationResult, child, type DeviceClass, draError, quantity, typ
 import { firstFit, type SearchOutcome } from './first-fit.js';
 import { provablyInfeasible, unschedulableReason } from './diagnose.js';
 import { buildResults } from './result.js';
-import type { DraObjective } from './objective.js';
+import { compareObjective, evaluateObjective, CandidateTopology, type DraObjective, type TopologySetup } from './objective.js';
+import { readWorkload, selectionOf, workloadShapes, type DraWorkloadEntry } from './workload.js';
+import type { WorkloadShape } from './partition-fragmentation.js';
 import { decideScored, DEFAULT_SCORED_BUDGET } from './scored.js';
 import { shareIdSource } from './share-id.js';
 
@@ -42,12 +44,26 @@ export interface DraAllocateRequest {
   budget?: number;
   /** Seed of the share IDs (UUIDs) given to shares of multi-allocatable devices; default 0. */
   seed?: number;
+  /** Scored mode: the claims expected on the node and how often (FGD's workload); default: every partition shape the node publishes, equally. */
+  workload?: DraWorkloadEntry[];
+  /** Scored mode: also report the objective's terms for the chosen allocation and for first-fit's (`explain` in the result). */
+  explain?: boolean;
+}
+
+/** Why the scored mode chose its allocation: the objective's terms for it and for the allocation first-fit makes on the same input. */
+export interface DraExplanation {
+  /** The scored allocation's terms (lower is better, compared in the order of DraObjective's fields). */
+  chosen: DraObjective;
+  /** First-fit's allocation: its devices per claim (`driver/pool/device`) and its terms by the same objective. */
+  firstFit: { devices: string[][]; objective: DraObjective };
+  /** -1: the scored allocation is better, 0: equal by every term (the same allocation, or as good). */
+  comparison: number;
 }
 
 /** The outcome: one AllocationResult per claim in claim order, or none with the reason. */
 export type DraAllocateResult =
-  | { results: AllocationResult[]; reason?: undefined; objective?: DraObjective; budgetExhausted?: true }
-  | { results: []; reason: Unschedulable; objective?: undefined; budgetExhausted?: true };
+  | { results: AllocationResult[]; reason?: undefined; objective?: DraObjective; budgetExhausted?: true; explain?: DraExplanation }
+  | { results: []; reason: Unschedulable; objective?: undefined; budgetExhausted?: true; explain?: undefined };
 
 /** Why claims cannot be allocated: the one reason the room returns (REASON_CODES.UNSCHEDULABLE). */
 export type Unschedulable = ReasonOf<'UNSCHEDULABLE'>;
@@ -57,7 +73,7 @@ export function unschedulable(message: string): Unschedulable {
   return { code: 'UNSCHEDULABLE', message };
 }
 
-const REQUEST_KEYS = ['classes', 'slices', 'claims', 'node', 'allocatedDevices', 'allocatedSharedDeviceIDs', 'allocatedCapacity', 'features', 'mode', 'seed', 'budget'] as const;
+const REQUEST_KEYS = ['classes', 'slices', 'claims', 'node', 'allocatedDevices', 'allocatedSharedDeviceIDs', 'allocatedCapacity', 'features', 'mode', 'seed', 'budget', 'workload', 'explain'] as const;
 
 /** Reads `features` (omitted: DEFAULT_DRA_FEATURES; given: every feature not set to true is off). */
 export function readFeatures(value: unknown): ResolvedFeatures {
@@ -127,8 +143,17 @@ export function allocateClaims(request: DraAllocateRequest): DraAllocateResult {
     capacity: readCapacityState(top.allocatedCapacity),
   };
 
+  const workload = readWorkload(top.workload);
+  const explain = top.explain ?? false;
+  if (typeof explain !== 'boolean') fail('INVALID_ARGUMENT', { origin: 'request', path: 'explain' }, 'a boolean', explain);
   const pools = gatherPools(slices, nodes[0], features);
-  return allocateOnModel(new AllocationModel(nodes[0], features, pools, allocated), claims, classes, { mode, seed, budget });
+  let shapes: WorkloadShape[] | undefined;
+  if (workload !== undefined && mode === 'scored') {
+    const probe = new AllocationModel(nodes[0], features, pools, allocated);
+    addClaims(probe, workload.claims, classes);
+    shapes = workloadShapes(probe, workload.weights, selectionOf(probe));
+  }
+  return allocateOnModel(new AllocationModel(nodes[0], features, pools, allocated), claims, classes, { mode, seed, budget, explain, ...(shapes !== undefined ? { shapes } : {}) });
 }
 
 /** Reads `mode` (default: the first of DRA_MODES). */
@@ -150,6 +175,12 @@ export interface SearchSettings {
   mode: DraMode;
   budget: number;
   seed: number;
+  /** Scored mode: the node's objective set-up, when the caller keeps one per node (built from the model otherwise). */
+  setup?: TopologySetup;
+  /** Scored mode: the workload the fragmentation term weighs (the node's published partition shapes otherwise). */
+  shapes?: readonly WorkloadShape[];
+  /** Scored mode: add the explanation (the chosen allocation's terms beside first-fit's). */
+  explain?: boolean;
 }
 
 /**
@@ -172,13 +203,26 @@ export function allocateOnModel(model: AllocationModel, claims: readonly Resourc
   const quick = provablyInfeasible(model);
   if (quick !== undefined) return refuse(quick);
   if (mode === 'scored') {
-    const decided = decideScored(model, budget);
+    const decided = decideScored(model, budget, settings.setup, settings.shapes);
     const exhausted = decided.budgetExhausted ? { budgetExhausted: true as const } : {};
     if (decided.state === undefined) return { ...refuse(decided.reason), ...exhausted };
     const results = buildResults(model, decided.state, decided.chosen, shareIdSource(seed, claims, model.allocated.sharedDeviceIds));
-    return { results, ...(decided.objective !== undefined ? { objective: decided.objective } : {}), ...exhausted };
+    const explanation = settings.explain === true && decided.objective !== undefined ? explainChoice(model, decided.objective, settings) : undefined;
+    return { results, ...(decided.objective !== undefined ? { objective: decided.objective } : {}), ...exhausted, ...(explanation !== undefined ? { explain: explanation } : {}) };
   }
   const outcome: SearchOutcome = firstFit(model);
   if (outcome.state === undefined) return refuse(unschedulableReason(model, outcome.furthest));
   return { results: buildResults(model, outcome.state, outcome.chosen, shareIdSource(seed, claims, model.allocated.sharedDeviceIds)) };
+}
+
+/** The explanation of a scored choice: first-fit's allocation on the same model, weighed by the same objective. */
+function explainChoice(model: AllocationModel, chosen: DraObjective, settings: SearchSettings): DraExplanation | undefined {
+  const upstream = firstFit(model);
+  if (upstream.state === undefined) return undefined;
+  const picks = upstream.state.picked.flatMap((claim) => claim.map((p) => ({ request: p.request, index: p.index })));
+  const alternatives: number[] = [];
+  model.claims.forEach((claim, ci) => claim.groups.forEach((group, ri) => group.firstAvailable && alternatives.push(upstream.chosen[ci][ri])));
+  const objective = evaluateObjective(model, picks, alternatives, new CandidateTopology(model, settings.setup, settings.shapes));
+  const devices = upstream.state.picked.map((claim) => claim.map((p) => model.candidates[p.index].id));
+  return { chosen, firstFit: { devices, objective }, comparison: compareObjective(chosen, objective) };
 }

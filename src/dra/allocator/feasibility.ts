@@ -357,14 +357,14 @@ function constraintsCheck(model: AllocationModel, groups: readonly GroupFacts[],
  * A reason when the claims provably cannot be allocated on the node, or undefined when the search
  * must decide. Polynomial: one pass of selectors per request and device, then matchings.
  */
-export function infeasibleReason(model: AllocationModel, classes: SymmetryClasses = symmetryClasses(model)): string | undefined {
+export function infeasibleReason(model: AllocationModel, classes: SymmetryClasses = symmetryClasses(model), placement?: CandidateTopology): string | undefined {
   for (const claim of model.claims) {
     if (claim.claim.constraints.length > 0 && claim.groups.some((g) => g.alternatives.some((a) => a.allMode))) return undefined;
   }
   const groups = usableDevices(model, classes);
   if (groups === undefined) return undefined;
-  const placement = new CandidateTopology(model);
   const left = countersLeft(model);
-  const caps = (devices: Iterable<number>): Parents => parentCaps(model, placement, devices, left);
+  const parents = placement ?? new CandidateTopology(model);
+  const caps = (devices: Iterable<number>): Parents => parentCaps(model, parents, devices, left);
   return countsCheck(model, groups, caps) ?? countersCheck(model, groups) ?? constraintsCheck(model, groups, caps);
 }

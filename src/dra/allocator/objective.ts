@@ -1,38 +1,44 @@
-// The objective of the scored search: where each candidate sits (its parent — the physical device a
-// partition is carved from — and its NVLink, PCIe-root and NUMA domains, read from standard and
-// driver attributes), and an incremental tracker of the cost of the picks so far. Lower is better,
-// compared in order: earliest firstAvailable alternatives, topology (device pairs of a claim scored
-// as the engine's topology scores GPU links), parents opened, share of parents consumed, and
-// fragmentation (free parents left in partly used domains). All integers: same input, same cost.
-import { linkScore, type Link, type PcieLevel } from '../../hardware/topology.js';
+// The objective of the scored search, read from what drivers publish (docs/api/dra.md, "The scored
+// objective", has the table per driver family): each candidate's parent (the physical device a
+// partition is carved from: the counter sets it consumes), its PCIe root and NUMA node (the
+// standard `resource.kubernetes.io/pcieRoot` and `numaNode` attributes, or a driver's own `numaNode`
+// / `numa`), and the fragmentation an allocation leaves on partitioned parents (FGD for partitions,
+// partition-fragmentation.ts). Lower is better, compared in order: earliest firstAvailable
+// alternatives, topology (pairs of a claim's devices under different PCIe roots or NUMA nodes; two
+// partitions of one parent are no pair, and a pair a driver publishes nothing about costs nothing),
+// fragmentation, parents opened, free parents left in partly used PCIe-root and NUMA domains, share
+// of parents consumed. All integers: same input, same cost.
 import type { AllocationModel, Pool, RequestModel } from '../model/index.js';
+import { counterSetRoots, FragmentationTracker, PartitionLayout, partitionShare, ShapeTable, type WorkloadShape } from './partition-fragmentation.js';
+import { deviceFieldKeys, type SymmetryKeys } from './device-keys.js';
 import type { AttributeValue, Device } from '../objects/index.js';
 
 /** The cost of an allocation, as allocateClaims reports it in scored mode (lower is better, in this order). */
 export interface DraObjective {
   /** The alternative chosen for each firstAvailable request, in claim and request order (compared in that order). */
   alternatives: number[];
-  /** Sum over the device pairs of each claim of (160 − the pair's link score): 0 when every pair shares a parent and an NVLink domain. */
+  /** Sum over the device pairs of each claim: 20 under different PCIe roots of one NUMA node, 30 across NUMA nodes (or roots with no NUMA published), 0 otherwise. */
   topology: number;
+  /** FGD: how much the weighted unusable free share of partitioned parents grows (thousandths × thousandths of the workload; may be negative). */
+  fragmentation: number;
   /** Parents (whole devices, or the physical device behind partitions) this allocation starts using. */
   parents: number;
-  /** How much of their parents the picks take, in thousandths (a whole device 1000, a 1/7 partition 143). */
+  /** How many more free parents sit in partly used PCIe-root and NUMA domains than before (summed over both levels; may be negative). */
+  domains: number;
+  /** How much of their parents the picks take, in thousandths (a whole device 1000, an H100 1g MIG slice about 120). */
   consumption: number;
-  /** Free parents left in NVLink, PCIe-root and NUMA domains that are partly used (summed over the three levels). */
-  fragmentation: number;
 }
 
-/** Attribute names read for each topology level: standard names first, then these local names in any domain. */
+/** Attribute names read for each topology level: standard names first, then these local names of the device's own driver domain. */
 export const TOPOLOGY_ATTRIBUTES = {
-  nvlink: { standard: [] as string[], local: ['nvlinkDomain', 'nvlinkClique', 'cliqueID'] },
-  pcieRoot: { standard: ['resource.kubernetes.io/pcieRoot'], local: ['pcieRoot'] },
+  pcieRoot: { standard: ['resource.kubernetes.io/pcieRoot'], local: [] as string[] },
   numa: { standard: ['resource.kubernetes.io/numaNode'], local: ['numaNode', 'numa'] },
 } as const;
 
-/** Link score of a pair in one parent and one NVLink domain: the best a pair can score here. */
-export const BEST_PAIR_SCORE = linkScore({ pcie: 'INTERNAL', nvlink: 1 });
+/** Pair penalties: different PCIe roots under one NUMA node, and across NUMA nodes. */
+export const PAIR_PENALTY = { pcieRoot: 20, numa: 30 } as const;
 
-const LEVELS = ['nvlink', 'pcieRoot', 'numa'] as const;
+const LEVELS = ['pcieRoot', 'numa'] as const;
 type Level = (typeof LEVELS)[number];
 
 /** A topology attribute as a set of strings (a list attribute gives several). */
@@ -50,12 +56,9 @@ function topologyValue(device: Device, driver: string, level: Level): string[] |
     const found = values(device.attributes[key]);
     if (found !== undefined && found.length > 0) return found;
   }
-  const keys = Object.keys(device.attributes).sort();
+  // A driver's own attribute, bare or qualified with the driver's name (never another domain's).
   for (const local of names.local) {
-    for (const key of keys) {
-      const slash = key.lastIndexOf('/');
-      const domain = slash < 0 ? driver : key.slice(0, slash);
-      if (key.slice(slash + 1) !== local || domain === 'resource.kubernetes.io') continue;
+    for (const key of [local, `${driver}/${local}`]) {
       const found = values(device.attributes[key]);
       if (found !== undefined && found.length > 0) return found;
     }
@@ -63,74 +66,62 @@ function topologyValue(device: Device, driver: string, level: Level): string[] |
   return undefined;
 }
 
-/** Where every candidate sits in the topology (parents, domains per level), computed once per model. */
-export class CandidateTopology {
+/**
+ * What the objective reads of a node's devices, whatever is allocated: each candidate's parent,
+ * topology values, share and PCIe-root / NUMA domains, and the parents' counters (FGD). Built once
+ * per node (the cluster handle keeps one per node and passes it to each search there).
+ */
+export class TopologySetup {
   /** Parent of each candidate (index into parents). */
   readonly parentOf: Int32Array;
-  /** Parents in use by other claims before this call. */
-  readonly usedBefore: Uint8Array;
+  readonly parentCount: number;
   /** Domain of each parent at each level (-1: the parent publishes no such attribute). */
   readonly domainOf: Int32Array[];
   /** Parents per domain, per level. */
   readonly domainSize: Int32Array[];
-  readonly parentCount: number;
-  /** The smallest share any pick can take (0 when a multi-allocatable device is among the candidates). */
-  readonly minShare: number;
-  /** A lower bound of any pair's penalty: BEST_PAIR_SCORE minus the best PCIe and NVLink parts any pair could have. */
-  readonly minPairPenalty: number;
+  /** The parents' counters and the published partition shapes (FGD). */
+  readonly layout: PartitionLayout;
   /** Per candidate: topology values per level (lists keep every value). */
-  private readonly topo: Array<Array<string[] | undefined>>;
+  readonly topo: Array<Array<string[] | undefined>>;
   /** Per candidate: thousandths of its parent a pick takes; -1: depends on the request (shared devices). */
-  private readonly share: Int32Array;
+  readonly share: Int32Array;
+  /** Parent of each counter-set group, `pool id:group root` (for devices of other claims outside the candidates). */
+  readonly counterParent = new Map<string, number>();
+  /** Counter-set groups per pool. */
+  readonly roots = new Map<Pool, Map<string, string>>();
+  /** The candidates' count when built (a setup fits only the model it was built from, or one over the same pools). */
+  readonly candidates: number;
+  /** The symmetry classes' keys of the node's candidates (fields, and per set of attributes read). */
+  readonly symmetry: SymmetryKeys;
 
-  constructor(private readonly model: AllocationModel) {
+  constructor(model: AllocationModel) {
     const n = model.candidates.length;
+    this.candidates = n;
+    this.symmetry = { fieldKeys: deviceFieldKeys(model), byRead: new Map() };
     this.parentOf = new Int32Array(n);
     this.share = new Int32Array(n);
     this.topo = model.candidates.map((c) => LEVELS.map((level) => topologyValue(c.device, c.driver, level)));
     // Parents: devices consuming counters of connected counter sets of one pool share a parent; any
     // other device is its own parent.
-    const parentKey = new Map<string, number>();
-    const usedBefore: number[] = [];
-    const groups = new Map<Pool, Map<string, string>>();
+    let parents = 0;
     for (const c of model.candidates) {
-      let key = `device:${c.id}`;
+      let roots: Map<string, string> | undefined;
+      let parent: number;
       if (c.device.consumesCounters.length > 0) {
-        let roots = groups.get(c.pool);
+        roots = this.roots.get(c.pool);
         if (roots === undefined) {
           roots = counterSetRoots(c.pool);
-          groups.set(c.pool, roots);
+          this.roots.set(c.pool, roots);
         }
-        key = `counters:${c.pool.id}:${roots.get(c.device.consumesCounters[0].counterSet) ?? c.device.consumesCounters[0].counterSet}`;
-      }
-      let parent = parentKey.get(key);
-      if (parent === undefined) {
-        parent = parentKey.size;
-        parentKey.set(key, parent);
-        usedBefore.push(0);
-      }
+        const key = `${c.pool.id}:${roots.get(c.device.consumesCounters[0].counterSet) ?? c.device.consumesCounters[0].counterSet}`;
+        let found = this.counterParent.get(key);
+        if (found === undefined) this.counterParent.set(key, (found = parents++));
+        parent = found;
+      } else parent = parents++;
       this.parentOf[c.index] = parent;
-      this.share[c.index] = c.shared ? -1 : counterShare(c.pool, c.device);
+      this.share[c.index] = c.shared ? -1 : roots === undefined ? 1000 : partitionShare(c.pool, c.device, roots);
     }
-    this.parentCount = parentKey.size;
-    let minShare = 1000;
-    for (const c of model.candidates) minShare = Math.min(minShare, this.share[c.index] < 0 ? 0 : this.share[c.index]);
-    this.minShare = minShare;
-    this.minPairPenalty = this.pairPenaltyBound();
-    this.usedBefore = Uint8Array.from(usedBefore);
-    for (const c of model.candidates) if (model.allocatedElsewhere(c.id)) this.usedBefore[this.parentOf[c.index]] = 1;
-    // Counter sets consumed by devices of other claims that are not candidates here (other slices).
-    for (const [pool, roots] of groups) {
-      for (const slices of [pool.deviceSlices, pool.otherSlices]) {
-        for (const slice of slices) {
-          for (const device of slice.devices) {
-            if (device.consumesCounters.length === 0 || !model.allocatedElsewhere(`${pool.driver}/${pool.name}/${device.name}`)) continue;
-            const parent = parentKey.get(`counters:${pool.id}:${roots.get(device.consumesCounters[0].counterSet) ?? device.consumesCounters[0].counterSet}`);
-            if (parent !== undefined) this.usedBefore[parent] = 1;
-          }
-        }
-      }
-    }
+    this.parentCount = parents;
     this.domainOf = LEVELS.map(() => new Int32Array(this.parentCount).fill(-1));
     this.domainSize = LEVELS.map(() => new Int32Array(0));
     LEVELS.forEach((_, l) => {
@@ -153,67 +144,82 @@ export class CandidateTopology {
       }
       this.domainSize[l] = Int32Array.from(sizes);
     });
+    this.layout = new PartitionLayout(model, this.parentOf, this.parentCount);
   }
+}
 
-  /** BEST_PAIR_SCORE minus the best PCIe level and NVLink any two candidates share (each found on its own). */
-  private pairPenaltyBound(): number {
-    const n = this.model.candidates.length;
-    if (n < 2) return 0;
-    const shared = (l: number): boolean => {
-      const seen = new Set<string>();
-      for (const t of this.topo) {
-        const v = t[l];
-        if (v === undefined) continue;
-        for (const x of new Set(v)) {
-          if (seen.has(x)) return true;
-          seen.add(x);
+/** Where every candidate sits and what other claims hold, for one search (over a TopologySetup). */
+export class CandidateTopology {
+  readonly parentOf: Int32Array;
+  readonly parentCount: number;
+  readonly domainOf: Int32Array[];
+  readonly domainSize: Int32Array[];
+  /** Parents in use by other claims before this call. */
+  readonly usedBefore: Uint8Array;
+  /** The workload the fragmentation term weighs (the published partition shapes unless given). */
+  readonly shapes: ShapeTable;
+  /** What other claims left of each parent's counters. */
+  readonly baseLeft: Float64Array;
+
+  constructor(
+    private readonly model: AllocationModel,
+    readonly setup: TopologySetup = new TopologySetup(model),
+    shapes?: readonly WorkloadShape[],
+  ) {
+    if (setup.candidates !== model.candidates.length) throw new Error('CandidateTopology: the setup was built for another node');
+    this.parentOf = setup.parentOf;
+    this.parentCount = setup.parentCount;
+    this.domainOf = setup.domainOf;
+    this.domainSize = setup.domainSize;
+    this.usedBefore = new Uint8Array(setup.parentCount);
+    for (const c of model.candidates) if (model.allocatedElsewhere(c.id)) this.usedBefore[this.parentOf[c.index]] = 1;
+    // Counter sets consumed by devices of other claims that are not candidates here (other slices).
+    for (const [pool, roots] of setup.roots) {
+      for (const slices of [pool.deviceSlices, pool.otherSlices]) {
+        for (const slice of slices) {
+          for (const device of slice.devices) {
+            if (device.consumesCounters.length === 0 || !model.allocatedElsewhere(`${pool.driver}/${pool.name}/${device.name}`)) continue;
+            const parent = setup.counterParent.get(`${pool.id}:${roots.get(device.consumesCounters[0].counterSet) ?? device.consumesCounters[0].counterSet}`);
+            if (parent !== undefined) this.usedBefore[parent] = 1;
+          }
         }
       }
-      return false;
-    };
-    const parentSeen = new Set<number>();
-    let sameParent = false;
-    for (const c of this.model.candidates) {
-      if (c.device.consumesCounters.length === 0) continue;
-      if (parentSeen.has(this.parentOf[c.index])) sameParent = true;
-      parentSeen.add(this.parentOf[c.index]);
     }
-    // A multi-allocatable device may be picked twice in one claim: a pair with itself.
-    if (sameParent || this.model.candidates.some((c) => c.shared)) return 0;
-    const known = (l: number): boolean => this.topo.filter((t) => t[l] !== undefined).length >= 2;
-    const pcie: PcieLevel | undefined = shared(1) ? 'PXB' : shared(2) ? 'NODE' : known(1) || known(2) ? 'SYS' : undefined;
-    return BEST_PAIR_SCORE - linkScore({ pcie, nvlink: shared(0) ? 1 : 0 });
+    this.shapes = shapes === undefined ? setup.layout.published : new ShapeTable(setup.layout, shapes);
+    this.baseLeft = setup.layout.baseLeft(model);
   }
 
-  /** The link two candidates have, as the engine's topology describes a GPU pair. */
-  link(i: number, j: number): Link {
-    const a = this.topo[i];
-    const b = this.topo[j];
-    const link: Link = { a: i, b: j };
+  /** Whether the fragmentation term can differ between allocations (the workload has a shape). */
+  get partitioned(): boolean {
+    return this.shapes.weights.some((w) => w > 0);
+  }
+
+  /**
+   * What a pair of devices of one claim costs: 0 when they share a parent (partitions of one device
+   * are no topology pair), a PCIe root, or when either publishes neither a root nor a NUMA node;
+   * PAIR_PENALTY.pcieRoot under different roots of one NUMA node; PAIR_PENALTY.numa otherwise.
+   */
+  pairPenalty(i: number, j: number): number {
+    if (i === j || this.parentOf[i] === this.parentOf[j]) return 0;
+    const a = this.setup.topo[i];
+    const b = this.setup.topo[j];
     const shares = (l: number): boolean | undefined => {
       if (a[l] === undefined || b[l] === undefined) return undefined;
       const set = new Set(a[l]);
       return (b[l] as string[]).some((v) => set.has(v));
     };
-    const consumesCounters = this.model.candidates[i].device.consumesCounters.length > 0;
-    let pcie: PcieLevel | undefined;
-    if (i === j || (consumesCounters && this.parentOf[i] === this.parentOf[j])) pcie = 'INTERNAL';
-    else if (shares(1) === true) pcie = 'PXB';
-    else if (shares(2) === true) pcie = 'NODE';
-    else if (shares(1) === false || shares(2) === false) pcie = 'SYS';
-    if (pcie !== undefined) link.pcie = pcie;
-    if (shares(0) === true || pcie === 'INTERNAL') link.nvlink = 1;
-    return link;
-  }
-
-  /** What a pair of devices of one claim costs: BEST_PAIR_SCORE minus its link score. */
-  pairPenalty(i: number, j: number): number {
-    return BEST_PAIR_SCORE - linkScore(this.link(i, j));
+    const root = shares(0);
+    const numa = shares(1);
+    if (root === true) return 0;
+    if (root === undefined && numa === undefined) return 0;
+    if (numa === true) return PAIR_PENALTY.pcieRoot;
+    if (numa === undefined && root === false) return PAIR_PENALTY.numa;
+    return numa === false ? PAIR_PENALTY.numa : 0;
   }
 
   /** Thousandths of its parent a pick of `index` for `request` takes. */
   shareOf(request: RequestModel, index: number): number {
-    const s = this.share[index];
+    const s = this.setup.share[index];
     if (s >= 0) return s;
     // A share of a multi-allocatable device: the largest fraction of a capacity it requests.
     const c = this.model.candidates[index];
@@ -233,46 +239,6 @@ function thousandths(part: bigint, whole: bigint): number {
   return Number(t < 0n ? 0n : t > 1000n ? 1000n : t);
 }
 
-/** The largest fraction of a pool counter the device consumes, in thousandths (1000 for a plain device). */
-function counterShare(pool: Pool, device: Device): number {
-  if (device.consumesCounters.length === 0) return 1000;
-  let most = 0;
-  for (const use of device.consumesCounters) {
-    const set = pool.counterSets.get(use.counterSet);
-    for (const [name, q] of Object.entries(use.counters)) {
-      const total = set?.counters[name];
-      if (total !== undefined) most = Math.max(most, thousandths(q.nanoValue(), total.nanoValue()));
-    }
-  }
-  return most;
-}
-
-/** Counter sets of a pool joined when some device consumes from both: set name → its group's first name. */
-function counterSetRoots(pool: Pool): Map<string, string> {
-  const parent = new Map<string, string>();
-  const find = (x: string): string => {
-    let r = x;
-    while (parent.has(r) && parent.get(r) !== r) r = parent.get(r) as string;
-    return r;
-  };
-  for (const name of [...pool.counterSets.keys()].sort()) parent.set(name, name);
-  for (const slices of [pool.deviceSlices, pool.otherSlices]) {
-    for (const slice of slices) {
-      for (const device of slice.devices) {
-        const names = device.consumesCounters.map((u) => u.counterSet).filter((s) => parent.has(s));
-        for (let k = 1; k < names.length; k++) {
-          const a = find(names[0]);
-          const b = find(names[k]);
-          if (a !== b) parent.set(a < b ? b : a, a < b ? a : b);
-        }
-      }
-    }
-  }
-  const roots = new Map<string, string>();
-  for (const name of parent.keys()) roots.set(name, find(name));
-  return roots;
-}
-
 /** -1, 0, 1: lexicographic comparison of two objectives. */
 export function compareObjective(a: DraObjective, b: DraObjective): number {
   const n = Math.max(a.alternatives.length, b.alternatives.length);
@@ -280,7 +246,13 @@ export function compareObjective(a: DraObjective, b: DraObjective): number {
     const d = (a.alternatives[i] ?? 0) - (b.alternatives[i] ?? 0);
     if (d !== 0) return Math.sign(d);
   }
-  return Math.sign(a.topology - b.topology) || Math.sign(a.parents - b.parents) || Math.sign(a.consumption - b.consumption) || Math.sign(a.fragmentation - b.fragmentation);
+  return (
+    Math.sign(a.topology - b.topology) ||
+    Math.sign(a.fragmentation - b.fragmentation) ||
+    Math.sign(a.parents - b.parents) ||
+    Math.sign(a.domains - b.domains) ||
+    Math.sign(a.consumption - b.consumption)
+  );
 }
 
 /** The cost of the picks of one search, kept up to date pick by pick (push/pop in stack order). */
@@ -288,11 +260,13 @@ export class ObjectiveTracker {
   topology = 0;
   parents = 0;
   consumption = 0;
-  fragmentation = 0;
+  domains = 0;
   private readonly picks: number[][];
   private readonly parentPicks: Int32Array;
   private readonly domainUsed: Int32Array[];
   private readonly history: Array<{ claim: number; topology: number; share: number }> = [];
+  private readonly fragments: FragmentationTracker;
+  private readonly partitioned: boolean;
 
   constructor(
     readonly placement: CandidateTopology,
@@ -302,7 +276,14 @@ export class ObjectiveTracker {
     this.parentPicks = new Int32Array(placement.parentCount);
     this.domainUsed = placement.domainSize.map((s) => new Int32Array(s.length));
     for (let p = 0; p < placement.parentCount; p++) if (placement.usedBefore[p] === 1) this.markUsed(p, 1);
-    this.fragmentation = this.computeFragmentation();
+    // Measured from what other claims left: comparable between nodes.
+    this.domains = 0;
+    this.fragments = new FragmentationTracker(placement.shapes, placement.baseLeft);
+    this.partitioned = placement.partitioned;
+  }
+
+  get fragmentation(): number {
+    return this.fragments.delta;
   }
 
   private markUsed(parent: number, delta: number): void {
@@ -312,14 +293,8 @@ export class ObjectiveTracker {
       if (d < 0) continue;
       const before = fragOf(this.domainUsed[l][d], p.domainSize[l][d]);
       this.domainUsed[l][d] += delta;
-      this.fragmentation += fragOf(this.domainUsed[l][d], p.domainSize[l][d]) - before;
+      this.domains += fragOf(this.domainUsed[l][d], p.domainSize[l][d]) - before;
     }
-  }
-
-  private computeFragmentation(): number {
-    let f = 0;
-    this.placement.domainSize.forEach((sizes, l) => sizes.forEach((size, d) => (f += fragOf(this.domainUsed[l][d], size))));
-    return f;
   }
 
   /** Adds a pick of `index` for `request` (of claim `claim`). */
@@ -336,6 +311,7 @@ export class ObjectiveTracker {
       this.parents++;
       this.markUsed(parent, 1);
     }
+    this.fragments.push(index);
     this.history.push({ claim, topology, share });
   }
 
@@ -344,6 +320,7 @@ export class ObjectiveTracker {
     const p = this.placement;
     const last = this.history.pop() as { claim: number; topology: number; share: number };
     const index = this.picks[last.claim].pop() as number;
+    this.fragments.pop(index);
     this.topology -= last.topology;
     this.consumption -= last.share;
     const parent = p.parentOf[index];
@@ -353,44 +330,38 @@ export class ObjectiveTracker {
     }
   }
 
-  /** What picking `index` for `request` next would add to the monotone terms (for ordering candidates). */
-  preview(claim: number, request: RequestModel, index: number): [number, number, number] {
+  /** What picking `index` for `request` next would add (topology, fragmentation, parents opened, share), for ordering candidates. */
+  preview(claim: number, request: RequestModel, index: number): [number, number, number, number] {
     const p = this.placement;
     let topology = 0;
     for (const other of this.picks[claim]) topology += p.pairPenalty(other, index);
     const parent = p.parentOf[index];
     const opens = this.parentPicks[parent] === 0 && p.usedBefore[parent] === 0 ? 1 : 0;
-    return [topology, opens, p.shareOf(request, index)];
+    return [topology, this.partitioned ? this.fragments.preview(index) : 0, opens, p.shareOf(request, index)];
   }
 
   /** The objective of the current picks with the given alternatives. */
   snapshot(alternatives: number[]): DraObjective {
-    return { alternatives: [...alternatives], topology: this.topology, parents: this.parents, consumption: this.consumption, fragmentation: this.fragmentation };
+    return { alternatives: [...alternatives], topology: this.topology, fragmentation: this.fragments.delta, parents: this.parents, domains: this.domains, consumption: this.consumption };
   }
 
   /**
-   * Whether no completion of the current picks, with `remaining` devices still to pick, can beat
+   * Whether no completion of the current picks can beat
    * `best`: the alternatives decided so far (`decided` of them) are later than best's, or equal
-   * best's with best choosing the first alternative everywhere after them, and a lower bound of the
-   * rest — topology, parents and consumption only grow, each pair still to form costs at least the
-   * smallest pair penalty (`inClaim` more devices of the current claim, `laterPairs` pairs within
-   * later claims), each remaining pick takes at least the smallest share, fragmentation is at least
-   * 0 — is not below best's objective.
+   * best's with best choosing the first alternative everywhere after them; or topology (which only
+   * grows) is already above best's. Where no parent is partitioned the fragmentation term is 0 for
+   * every allocation, and parents (which only grow) bound the rest.
    */
-  cannotBeat(best: DraObjective, alternatives: readonly number[], decided: number, remaining: number, claim: number, inClaim: number, laterPairs: number): boolean {
+  cannotBeat(best: DraObjective, alternatives: readonly number[], decided: number): boolean {
     for (let i = 0; i < decided; i++) {
       const d = alternatives[i] - best.alternatives[i];
       if (d !== 0) return d > 0;
     }
     for (let i = decided; i < best.alternatives.length; i++) if (best.alternatives[i] !== 0) return false;
-    // Pairs still to form: the claim's next `inClaim` devices with its picks and each other, and later claims' own pairs.
-    const m = this.picks[claim].length;
-    const topology = this.topology + this.placement.minPairPenalty * (inClaim * m + (inClaim * (inClaim - 1)) / 2 + laterPairs);
-    if (topology !== best.topology) return topology > best.topology;
+    if (this.topology !== best.topology) return this.topology > best.topology;
+    if (this.partitioned) return false;
     if (this.parents !== best.parents) return this.parents > best.parents;
-    const consumption = this.consumption + remaining * this.placement.minShare;
-    if (consumption !== best.consumption) return consumption > best.consumption;
-    return best.fragmentation === 0;
+    return false;
   }
 }
 
@@ -402,10 +373,11 @@ function fragOf(used: number, size: number): number {
 /**
  * The objective of a complete allocation given as picks (any order) and the alternatives chosen for
  * the firstAvailable requests: what the scored search minimizes, for comparing allocations found
- * elsewhere (tests compare the search's choice with every allocation brute force finds).
+ * elsewhere (tests compare the search's choice with every allocation brute force finds; explain
+ * shows first-fit's allocation by it).
  */
-export function evaluateObjective(model: AllocationModel, picks: ReadonlyArray<{ request: RequestModel; index: number }>, alternatives: readonly number[]): DraObjective {
-  const tracker = new ObjectiveTracker(new CandidateTopology(model), model.claims.length);
+export function evaluateObjective(model: AllocationModel, picks: ReadonlyArray<{ request: RequestModel; index: number }>, alternatives: readonly number[], placement = new CandidateTopology(model)): DraObjective {
+  const tracker = new ObjectiveTracker(placement, model.claims.length);
   for (const p of picks) tracker.push(p.request.claimIndex, p.request, p.index);
   return tracker.snapshot([...alternatives]);
 }

@@ -11,9 +11,10 @@ import { ALLOCATION_RESULTS_MAX_SIZE, type AllocationModel, type RequestModel } 
 import { unschedulableReason } from './diagnose.js';
 import { infeasibleReason } from './feasibility.js';
 import { firstFit, type SearchProgress } from './first-fit.js';
-import { compareObjective, ObjectiveTracker, CandidateTopology, type DraObjective } from './objective.js';
+import { compareObjective, ObjectiveTracker, CandidateTopology, type DraObjective, type TopologySetup } from './objective.js';
 import { SearchState } from './search-state.js';
 import { symmetryClasses, type SymmetryClasses } from './symmetry.js';
+import type { WorkloadShape } from './partition-fragmentation.js';
 
 /** Steps (device picks tried) the scored search takes at most unless the request says otherwise. */
 export const DEFAULT_SCORED_BUDGET = 20_000;
@@ -44,9 +45,8 @@ export interface ScoredOutcome {
 }
 
 /** Runs the scored search with at most `budget` steps. */
-export function scoredSearch(model: AllocationModel, budget: number, classes: SymmetryClasses = symmetryClasses(model)): ScoredOutcome {
+export function scoredSearch(model: AllocationModel, budget: number, classes: SymmetryClasses = symmetryClasses(model), placement: CandidateTopology = new CandidateTopology(model)): ScoredOutcome {
   const state = new SearchState(model);
-  const placement = new CandidateTopology(model);
   const tracker = new ObjectiveTracker(placement, model.claims.length);
   const { members } = classes;
   const chosen = model.claims.map((c) => c.groups.map(() => 0));
@@ -66,31 +66,8 @@ export function scoredSearch(model: AllocationModel, budget: number, classes: Sy
       furthest.subRequestIndex = request.subRequestIndex;
     }
   };
-  // Devices still to pick after each request (firstAvailable counts its smallest alternative), in
-  // the rest of its claim and in all later requests; device pairs within each later claim.
-  const fewest = (ci: number, ri: number): number => Math.min(...model.claims[ci].groups[ri].alternatives.map((a) => a.count));
-  const after = model.claims.map((c) => c.groups.map(() => 0));
-  const afterInClaim = model.claims.map((c) => c.groups.map(() => 0));
-  const laterPairs = model.claims.map(() => 0);
-  let tail = 0;
-  let pairs = 0;
-  for (let ci = model.claims.length - 1; ci >= 0; ci--) {
-    laterPairs[ci] = pairs;
-    let inClaim = 0;
-    for (let ri = model.claims[ci].groups.length - 1; ri >= 0; ri--) {
-      after[ci][ri] = tail;
-      afterInClaim[ci][ri] = inClaim;
-      tail += fewest(ci, ri);
-      inClaim += fewest(ci, ri);
-    }
-    pairs += (inClaim * (inClaim - 1)) / 2;
-  }
-  /** No completion can beat the best: `left` more devices of this request, then the requests after it. */
-  const hopeless = (request: RequestModel, left: number): boolean => {
-    if (best === undefined) return false;
-    const { claimIndex: ci, requestIndex: ri } = request;
-    return tracker.cannotBeat(best.objective, alternatives, alternatives.length, left + after[ci][ri], ci, left + afterInClaim[ci][ri], laterPairs[ci]);
-  };
+  /** No completion of the picks so far can beat the best. */
+  const hopeless = (): boolean => best !== undefined && tracker.cannotBeat(best.objective, alternatives, alternatives.length);
   /** take() where an error upstream would report ends this branch (and marks the outcome order-dependent). */
   const tryTake = (request: RequestModel, index: number, must: boolean): (() => void) | undefined => {
     try {
@@ -127,7 +104,7 @@ export function scoredSearch(model: AllocationModel, budget: number, classes: Sy
       }
       chosen[claimIndex][requestIndex] = s;
       if (group.firstAvailable) alternatives.push(s);
-      if (!hopeless(request, request.count)) {
+      if (!hopeless()) {
         if (request.allMode) allStep(request, 0);
         else devicesStep(request, request.count, orderFor(request), 0);
       }
@@ -144,7 +121,7 @@ export function scoredSearch(model: AllocationModel, budget: number, classes: Sy
     const undo = tryTake(request, devices[at], true);
     if (undo === undefined) return;
     push(request, devices[at], true);
-    if (!hopeless(request, devices.length - at - 1)) allStep(request, at + 1);
+    if (!hopeless()) allStep(request, at + 1);
     pop();
     undo();
   };
@@ -164,9 +141,9 @@ export function scoredSearch(model: AllocationModel, budget: number, classes: Sy
    * class are not interchangeable then).
    */
   const orderFor = (request: RequestModel): number[][] => {
-    const keyed: Array<{ cls: number; key: [number, number, number] }> = [];
+    const keyed: Array<{ cls: number; key: [number, number, number, number] }> = [];
     for (let cls = 0; cls < members.length; cls++) keyed.push({ cls, key: tracker.preview(request.claimIndex, request, members[cls][0]) });
-    keyed.sort((a, b) => a.key[0] - b.key[0] || a.key[1] - b.key[1] || a.key[2] - b.key[2] || members[a.cls][0] - members[b.cls][0]);
+    keyed.sort((a, b) => a.key[0] - b.key[0] || a.key[1] - b.key[1] || a.key[2] - b.key[2] || a.key[3] - b.key[3] || members[a.cls][0] - members[b.cls][0]);
     return request.adminAccess ? keyed.flatMap((k) => members[k.cls].map((index) => [index])) : keyed.map((k) => members[k.cls]);
   };
 
@@ -208,7 +185,7 @@ export function scoredSearch(model: AllocationModel, budget: number, classes: Sy
       push(request, index, false);
       // The same slot again (its next free member), unless the device is a share: one per request.
       const next = model.candidates[index].shared || request.adminAccess ? p + 1 : p;
-      if (!hopeless(request, need - 1)) devicesStep(request, need - 1, order, next);
+      if (!hopeless()) devicesStep(request, need - 1, order, next);
       pop();
       undo();
       if (exhausted) return;
@@ -235,11 +212,12 @@ export type ScoredDecision =
  * the search. Where the search met an error upstream reports or the claim limit, first-fit decides
  * whether that error is the outcome (it throws then); the allocation is still the scored one.
  */
-export function decideScored(model: AllocationModel, budget: number): ScoredDecision {
-  const classes = symmetryClasses(model);
-  const proof = infeasibleReason(model, classes);
+export function decideScored(model: AllocationModel, budget: number, setup?: TopologySetup, shapes?: readonly WorkloadShape[]): ScoredDecision {
+  const placement = new CandidateTopology(model, setup, shapes);
+  const classes = symmetryClasses(model, placement.setup.symmetry);
+  const proof = infeasibleReason(model, classes, placement);
   if (proof !== undefined) return { reason: proof, budgetExhausted: false, steps: 0 };
-  const outcome = scoredSearch(model, budget, classes);
+  const outcome = scoredSearch(model, budget, classes, placement);
   if (outcome.orderDependent) {
     const upstream = firstFit(model);
     if (outcome.state === undefined) {

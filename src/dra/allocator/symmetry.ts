@@ -7,6 +7,7 @@
 // every attribute count.
 import type { AllocationModel } from '../model/index.js';
 import type { AttributeValue } from '../objects/index.js';
+import { deviceFieldKeys, keyOf, type SymmetryKeys } from './device-keys.js';
 import { TOPOLOGY_ATTRIBUTES } from './objective.js';
 
 /** The classes: each candidate's class, and each class's members in first-fit order. */
@@ -17,8 +18,8 @@ export interface SymmetryClasses {
 
 const COMPUTED_ACCESS = [/\b(exists|exists_one|all|map|filter|size)\b/, /\[\s*[^"'\s]/, /attributes\s*\[\s*("[^"]*"|'[^']*')\s*\]\s*(?![.[])/];
 
-/** Which attribute keys (as published: qualified or bare) can matter in this call. */
-function readAttributes(model: AllocationModel): (key: string) => boolean {
+/** Which attribute keys (as published: qualified or bare) can matter in this call, and a name for that set. */
+function readAttributes(model: AllocationModel): { read: (key: string) => boolean; key: string } {
   const names = new Set<string>();
   for (const level of Object.values(TOPOLOGY_ATTRIBUTES)) for (const n of [...level.standard, ...level.local]) names.add(n);
   for (const claim of model.claims) {
@@ -30,36 +31,43 @@ function readAttributes(model: AllocationModel): (key: string) => boolean {
       for (const request of group.alternatives) {
         for (const s of [...request.deviceClass.selectors, ...request.body.selectors]) {
           const expression = s.cel?.expression ?? '';
-          if (COMPUTED_ACCESS.some((re) => re.test(expression))) return () => true;
+          if (COMPUTED_ACCESS.some((re) => re.test(expression))) return { read: () => true, key: '*' };
           for (const m of expression.matchAll(/"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|([A-Za-z_][A-Za-z0-9_]*)/g)) names.add(m[1] ?? m[2] ?? m[3]);
         }
       }
     }
   }
-  return (key) => names.has(key) || names.has(key.slice(key.lastIndexOf('/') + 1));
+  return { read: (key) => names.has(key) || names.has(key.slice(key.lastIndexOf('/') + 1)), key: [...names].sort().join('\u0000') };
 }
 
-/** JSON of a value with bigints (int attributes) as text; equal text means equal fields. */
-function keyOf(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
-}
+/** Most sets of attribute names whose keys a SymmetryKeys keeps. */
+const KEPT_READ_SETS = 8;
 
-/** Groups the model's candidates into classes of interchangeable devices. */
-export function symmetryClasses(model: AllocationModel): SymmetryClasses {
-  const read = readAttributes(model);
+/** Groups the model's candidates into classes of interchangeable devices (`kept`: the node's keys, when its set-up keeps them). */
+export function symmetryClasses(model: AllocationModel, kept?: SymmetryKeys): SymmetryClasses {
+  const { read, key: readKey } = readAttributes(model);
+  let staticKeys = kept?.byRead.get(readKey);
+  if (staticKeys === undefined) {
+    const fieldKeys = kept?.fieldKeys ?? deviceFieldKeys(model);
+    staticKeys = model.candidates.map((c) => {
+      if (c.shared) return '';
+      const attributes = c.device.attributes;
+      const shown: Record<string, AttributeValue> = {};
+      for (const k of Object.keys(attributes)) if (read(k)) shown[k] = attributes[k];
+      return `${fieldKeys[c.index]}\u0000${keyOf(shown)}`;
+    });
+    if (kept !== undefined) {
+      if (kept.byRead.size >= KEPT_READ_SETS) kept.byRead.delete(kept.byRead.keys().next().value as string);
+      kept.byRead.set(readKey, staticKeys);
+    }
+  }
   const ids = new Map<string, number>();
   const members: number[][] = [];
   const classOf = new Int32Array(model.candidates.length);
   for (const c of model.candidates) {
     // Shares of multi-allocatable devices differ by what they hold: each is its own class.
     let key = `#${c.index}`;
-    if (!c.shared) {
-      const { name: _name, attributes, ...fields } = c.device;
-      const kept: Record<string, AttributeValue> = {};
-      for (const k of Object.keys(attributes)) if (read(k)) kept[k] = attributes[k];
-      const s = c.slice;
-      key = keyOf([c.pool.id, s.nodeName, s.nodeSelector, s.allNodes, s.perDeviceNodeSelection, fields, kept, model.allocatedElsewhere(c.id)]);
-    }
+    if (!c.shared) key = `${staticKeys[c.index]}\u0000${model.allocatedElsewhere(c.id)}`;
     let id = ids.get(key);
     if (id === undefined) {
       id = members.length;

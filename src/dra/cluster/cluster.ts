@@ -6,13 +6,13 @@
 // Releasing a claim gives its devices back. Only the node that changed is re-keyed.
 import { AllocationError } from '../../shared/errors.js';
 import { fail } from '../../shared/validate.js';
-import { allocateOnModel, type DraAllocateResult, type DraMode, readBudget, readCapacityState, readFeatures, readIdList, readMode, type SearchSettings, unschedulable, type Unschedulable } from '../allocator/index.js';
+import { allocateOnModel, compareObjective, type DraAllocateResult, type DraExplanation, type DraMode, type DraObjective, type DraWorkloadEntry, readBudget, readCapacityState, readFeatures, readIdList, readMode, readWorkload, type SearchSettings, TopologySetup, unschedulable, type Unschedulable, type WorkloadShape, workloadShapes } from '../allocator/index.js';
 import { SelectorCache } from '../cel/index.js';
 import { addClaims, AllocationModel, claimLabel, type DraFeatures, type Pool, type ResolvedFeatures, Selectors } from '../model/index.js';
 import { type AllocationResult, child, type DeviceClass, draError, type Node, Quantity, readDeviceClasses, readNodes, readResourceClaims, readResourceSlices, record, type ResourceClaim } from '../objects/index.js';
 import { AllocatedState, type AllocatedEntry } from './allocated-state.js';
 import { countKey, layoutCluster, NodeModel, type NodeClass } from './node-classes.js';
-import { NODE_SCORES, NodeIndex, type CountedAlternative, type NodeScore, type NodeStates } from './node-index.js';
+import { FRAGMENTATION_CANDIDATES, NODE_SCORES, NodeIndex, type CountedAlternative, type NodeScore, type NodeStates } from './node-index.js';
 
 /** What createDraCluster takes: the cluster's objects and how to allocate. */
 export interface DraClusterInit {
@@ -38,11 +38,15 @@ export interface DraClusterInit {
   allocatedSharedDeviceIDs?: string[];
   /** Capacity consumed outside this handle, `{ "driver/pool/device": { name: quantity } }`. */
   allocatedCapacity?: Record<string, Record<string, string>>;
+  /** Scored mode: the claims expected and how often (FGD's workload, as allocateClaims takes it). */
+  workload?: DraWorkloadEntry[];
+  /** Scored mode: each schedule() result carries `explain` (the chosen allocation's terms beside first-fit's on that node). */
+  explain?: boolean;
 }
 
 /** One pod's outcome: the node and one AllocationResult per claim, or none with the reason. */
 export type DraScheduleResult =
-  | { node: string; results: AllocationResult[]; reason?: undefined }
+  | { node: string; results: AllocationResult[]; reason?: undefined; explain?: DraExplanation }
   | { node?: undefined; results: []; reason: Unschedulable };
 
 /** A claim allocated through the handle. */
@@ -62,7 +66,7 @@ export interface DraAllocatedState {
   allocatedCapacity: Record<string, Record<string, string>>;
 }
 
-const INIT_KEYS = ['classes', 'slices', 'nodes', 'features', 'mode', 'budget', 'nodeScore', 'seed', 'allocatedDevices', 'allocatedSharedDeviceIDs', 'allocatedCapacity'] as const;
+const INIT_KEYS = ['classes', 'slices', 'nodes', 'features', 'mode', 'budget', 'nodeScore', 'seed', 'allocatedDevices', 'allocatedSharedDeviceIDs', 'allocatedCapacity', 'workload', 'explain'] as const;
 
 interface Held {
   claim: string;
@@ -91,7 +95,7 @@ export class DraCluster {
   /** Node names in node order. */
   readonly nodeNames: readonly string[];
   private readonly features: ResolvedFeatures;
-  private readonly search: SearchSettings;
+  private search: SearchSettings;
   private readonly score: NodeScore;
   private readonly classes: DeviceClass[];
   private readonly nodes: Node[];
@@ -108,6 +112,10 @@ export class DraCluster {
   /** The node each node-local pool belongs to. */
   private readonly nodeOfPool = new Map<string, number>();
   private readonly held = new Map<string, Held>();
+  /** Per node, the scored objective's set-up (what its devices publish), made on the first search there. */
+  private readonly setups: Array<TopologySetup | undefined>;
+  /** The workload's requests (read once) and, per node class, its shapes (made on first use). */
+  private readonly workload?: { probe: AllocationModel; weights: number[]; shapes: Array<WorkloadShape[] | undefined> };
   private tries = 0;
 
   constructor(init: DraClusterInit) {
@@ -118,6 +126,7 @@ export class DraCluster {
     const seed = top.seed ?? 0;
     if (typeof seed !== 'number' || !Number.isSafeInteger(seed)) fail('INVALID_ARGUMENT', child(at, 'seed'), 'an integer', top.seed);
     this.search = { mode: readMode(top.mode, child(at, 'mode')), budget: readBudget(top.budget, child(at, 'budget')), seed };
+    if (this.score === 'fragmentation' && this.search.mode !== 'scored') fail('INVALID_ARGUMENT', child(at, 'nodeScore'), "'pack', 'spread' or 'first' in mode 'first-fit' ('fragmentation' ranks nodes by the scored objective)", top.nodeScore);
     this.features = readFeatures(top.features);
     this.classes = readDeviceClasses(top.classes, 'classes');
     const slices = readResourceSlices(top.slices, 'slices');
@@ -128,6 +137,7 @@ export class DraCluster {
       names.add(n.name);
     });
     this.nodeNames = this.nodes.map((n) => n.name);
+    this.setups = new Array(this.nodes.length);
 
     const layout = layoutCluster(this.nodes, slices, this.features, this.cache);
     this.pools = layout.pools;
@@ -137,6 +147,15 @@ export class DraCluster {
     layout.localPools.forEach((local, k) => local.forEach((isLocal, p) => isLocal && this.nodeOfPool.set(this.pools[k][p].id, k)));
 
     this.readAllocated(top);
+    const workload = readWorkload(top.workload, child(at, 'workload'));
+    if (workload !== undefined) {
+      const probe = new AllocationModel({ name: '', labels: {} }, this.features, [], { devices: new Set(), sharedDeviceIds: new Set(), capacity: new Map() }, this.cache);
+      addClaims(probe, workload.claims, this.classes);
+      this.workload = { probe, weights: workload.weights, shapes: new Array(this.nodeClasses.length) };
+    }
+    const explain = top.explain ?? false;
+    if (typeof explain !== 'boolean') fail('INVALID_ARGUMENT', child(at, 'explain'), 'a boolean', top.explain);
+    if (explain) this.search = { ...this.search, explain };
     const wordStart = new Int32Array(this.nodes.length + 1);
     for (let k = 0; k < this.nodes.length; k++) wordStart[k + 1] = wordStart[k] + this.nodeClasses[this.classOf[k]].words;
     this.states = { wordStart, free: new Uint32Array(wordStart[this.nodes.length]), sharedFree: this.nodeClasses.map((c) => new Uint32Array(c.words)), load: new Float64Array(this.nodes.length) };
@@ -209,6 +228,9 @@ export class DraCluster {
     const shape = this.index.shape(shapeKey, groups);
     const excluded: number[] = [];
     const failed = new Map<string, string>();
+    const compare = this.score === 'fragmentation' ? (a: DraAllocateResult, b: DraAllocateResult) => compareObjective(a.objective as DraObjective, b.objective as DraObjective) : undefined;
+    const placed = new Set<string>();
+    let chosen: { k: number; outcome: DraAllocateResult } | undefined;
     const tried: string[] = [];
     let same = 0;
     try {
@@ -217,6 +239,7 @@ export class DraCluster {
         if (k < 0) break;
         const state = this.stateKey(k);
         if (failed.has(state)) same++;
+        else if (compare !== undefined && placed.has(state)) same++;
         else {
           let outcome: DraAllocateResult | undefined;
           let message: string | undefined;
@@ -228,8 +251,19 @@ export class DraCluster {
             message = error.message;
           }
           if (outcome !== undefined && outcome.reason === undefined) {
-            this.commit(k, labels, outcome.results);
-            return { node: this.nodes[k].name, results: outcome.results };
+            if (compare === undefined) {
+              this.commit(k, labels, outcome.results);
+              return { node: this.nodes[k].name, results: outcome.results, ...(outcome.explain !== undefined ? { explain: outcome.explain } : {}) };
+            }
+            // nodeScore 'fragmentation': the lowest objective among the first candidates (ties: the earlier, more allocated node).
+            placed.add(state);
+            if (chosen === undefined || compare(outcome, chosen.outcome) < 0) chosen = { k, outcome };
+            // A claim split across PCIe roots or NUMA nodes looks further (up to 4×) for a node that keeps it together.
+            const split = (chosen.outcome.objective?.topology ?? 0) > 0;
+            if (placed.size >= (split ? 4 * FRAGMENTATION_CANDIDATES : FRAGMENTATION_CANDIDATES)) break;
+            this.index.exclude(shape, k);
+            excluded.push(k);
+            continue;
           }
           message ??= outcome?.reason?.message ?? 'no allocation';
           failed.set(state, message);
@@ -240,6 +274,10 @@ export class DraCluster {
       }
     } finally {
       for (const k of excluded) this.index.include(shape, k);
+    }
+    if (chosen !== undefined) {
+      this.commit(chosen.k, labels, chosen.outcome.results);
+      return { node: this.nodes[chosen.k].name, results: chosen.outcome.results, ...(chosen.outcome.explain !== undefined ? { explain: chosen.outcome.explain } : {}) };
     }
     const needs = groups.map((g) => g.map((a) => (a.all ? `all of class ${a.request.deviceClass.name}` : `${a.need} of class ${a.request.deviceClass.name}`)).join(' or ')).join(', ');
     const others = this.nodes.length - tried.length - same;
@@ -285,7 +323,19 @@ export class DraCluster {
     this.tries++;
     const pools = this.pools[k];
     const model = new NodeModel(this.nodes[k], this.features, pools, this.allocatedState.stateFor(pools), this.cache, this.nodeClasses[this.classOf[k]]);
-    return allocateOnModel(model, claims, this.classes, this.search);
+    if (this.search.mode !== 'scored') return allocateOnModel(model, claims, this.classes, this.search);
+    const setup = this.setups[k] ?? (this.setups[k] = new TopologySetup(model));
+    return allocateOnModel(model, claims, this.classes, { ...this.search, setup, ...this.shapesFor(k) });
+  }
+
+  /** The workload's shapes on node k's class (selected on the class's template, as the node index does). */
+  private shapesFor(k: number): { shapes?: WorkloadShape[] } {
+    const w = this.workload;
+    if (w === undefined) return {};
+    const c = this.classOf[k];
+    const nodeClass = this.nodeClasses[c];
+    const shapes = w.shapes[c] ?? (w.shapes[c] = workloadShapes(w.probe, w.weights, (request) => Uint8Array.from(nodeClass.selectableMask(request), (v) => (v === 1 ? 1 : 0))));
+    return { shapes };
   }
 
   private commit(k: number, labels: string[], results: AllocationResult[]): void {

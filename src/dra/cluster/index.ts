@@ -2,4 +2,4 @@
 // node by node, with nodes grouped into classes of the same devices and an index over their states.
 export { createDraCluster, DraCluster } from './cluster.js';
 export type { DraAllocatedState, DraClaimAllocation, DraClusterInit, DraScheduleResult } from './cluster.js';
-export { NODE_SCORES, type NodeScore } from './node-index.js';
+export { FRAGMENTATION_CANDIDATES, NODE_SCORES, type NodeScore } from './node-index.js';

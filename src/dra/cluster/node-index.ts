@@ -10,11 +10,19 @@ import { buildTree, leavesFor, replayAbove } from '../../shared/tournament.js';
 import type { Bits, NodeClass } from './node-classes.js';
 import type { RequestModel } from '../model/index.js';
 
-/** How nodes that can take a pod rank: most allocated first, least allocated first, or node order only. */
-export type NodeScore = 'pack' | 'spread' | 'first';
+/**
+ * How nodes that can take a pod rank: most allocated first, least allocated first, node order only,
+ * or (scored mode) by the scored objective of the allocation each node would make — its FGD
+ * fragmentation first — among the FRAGMENTATION_CANDIDATES most allocated nodes in distinct states
+ * (up to four times as many while the best allocation so far splits a claim across PCIe roots).
+ */
+export type NodeScore = 'pack' | 'spread' | 'first' | 'fragmentation';
 
 /** The node scores, in documentation order. */
-export const NODE_SCORES: readonly NodeScore[] = ['pack', 'spread', 'first'];
+export const NODE_SCORES: readonly NodeScore[] = ['pack', 'spread', 'first', 'fragmentation'];
+
+/** nodeScore 'fragmentation': how many nodes (in distinct states, most allocated first) the allocator is run on per pod. */
+export const FRAGMENTATION_CANDIDATES = 4;
 
 /** Most claim shapes indexed at once; the least recently used is dropped past it. */
 export const MAX_SHAPES = 64;
@@ -160,7 +168,7 @@ export class NodeIndex {
     for (const s of cond.sums) if (this.count(s.bits, k, shared) < s.need) return -Infinity;
     for (const options of cond.anyOf) if (!options.some((o) => this.count(o.bits, k, shared) >= o.need)) return -Infinity;
     const load = this.states.load[k];
-    return this.score === 'pack' ? load : this.score === 'spread' ? -load : 0;
+    return this.score === 'pack' || this.score === 'fragmentation' ? load : this.score === 'spread' ? -load : 0;
   }
 
   private tree(shape: ShapeIndex, c: number): Tree {

@@ -1,0 +1,316 @@
+// DRA placement-quality benchmark: seeded streams of claims (MIG profiles, whole GPUs ×1/×2/×4/×8,
+// GPU + NIC pairs under one PCIe root, shared GPUs by consumable memory) and openb's pods mapped to
+// claims, arriving at a fleet of driver-faithful nodes (bench/dra-fleets/) until they ask for
+// 100 % of its GPUs — FGD's protocol: a claim no node can take is skipped. Each stream runs through
+// createDraCluster in first-fit mode (upstream's allocator) and in scored mode, with the same node
+// score. Rows per fleet × stream × mode: GPUs allocated at 100 % arrived (mean of the seeds), claims
+// placed before the first failure, multi-GPU claims split across PCIe roots (and how many of those
+// splits a free root could have avoided), µs per claim. Prints a table, writes
+// bench/dra-quality-results.json, names the machine.
+//   npm run bench:dra-quality [-- --quick] [-- --seeds=5] [-- --scale=1] [-- --out=FILE]
+import { loadavg } from 'node:os';
+import { createDraCluster, DEFAULT_DRA_FEATURES, FRAGMENTATION_CANDIDATES, type DraMode, type DraWorkloadEntry, type NodeScore } from '../src/dra/index.js';
+import { table } from '../src/cli/lib/common.js';
+import { buildFleet, fleetGpus, openbShapes, openbStream, seededStream, shapeClaim, shapeMix, type Fleet, type FleetName, type ShapeWeight, type StreamClaim } from './dra-fleets/index.js';
+import { openbRoot } from './openb-root.js';
+import { machineInfo, resultsPath, writeResults } from './store.bench.js';
+
+/** One run: one stream on one fleet in one mode. */
+export interface QualityRun {
+  seed: number;
+  claims: number;
+  placed: number;
+  /** GPUs allocated ÷ the fleet's GPUs when every claim of the stream has arrived. */
+  allocatedShare: number;
+  placedBeforeFirstFailure: number;
+  /** Claims of ≥ 2 whole GPUs (pairs excluded: their constraint keeps them under one root). */
+  multiGpu: number;
+  /** Of those, allocated across PCIe roots; and how many of those a root with enough free whole GPUs could have held. */
+  split: number;
+  avoidableSplit: number;
+  /** Wall time of each schedule call, µs. */
+  latenciesUs: number[];
+  /** Latencies of the claims that arrived while the fleet was 40–60 % allocated. */
+  halfFullUs: number[];
+  /** CPU time (user + system) of the run, ms. */
+  cpuMs: number;
+}
+
+/** One row: a fleet, a stream, a mode, over the seeds. */
+export interface QualityRow {
+  fleet: FleetName;
+  stream: 'mix' | 'openb';
+  mode: DraMode;
+  nodeScore: NodeScore;
+  /** The scored search was told the stream's shape mix as its workload. */
+  workload: boolean;
+  nodes: number;
+  gpus: number;
+  seeds: number[];
+  /** Mean over the seeds. */
+  allocatedShare: number;
+  unallocatedShare: number;
+  perSeedAllocated: number[];
+  placedBeforeFirstFailure: number;
+  multiGpu: number;
+  split: number;
+  avoidableSplit: number;
+  usPerClaimMedian: number;
+  usPerClaimMean: number;
+  usHalfFullMedian: number;
+  cpuMsPerClaim: number;
+}
+
+export interface QualityTarget {
+  target: string;
+  met: boolean | null;
+  detail: string;
+}
+
+export interface QualityReport {
+  schema: 1;
+  date: string;
+  quick: boolean;
+  machine: ReturnType<typeof machineInfo>;
+  loadavgStart: number[];
+  rows: QualityRow[];
+  targets: QualityTarget[];
+  seconds: number;
+}
+
+function median(values: readonly number[]): number {
+  if (values.length === 0) return NaN;
+  const s = [...values].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+const mean = (values: readonly number[]): number => (values.length === 0 ? NaN : values.reduce((a, b) => a + b, 0) / values.length);
+
+/** Runs one stream through a fresh cluster handle; counts what the issue's rows need. */
+export function runStream(fleet: Fleet, stream: readonly StreamClaim[], mode: DraMode, nodeScore: NodeScore, seed: number, workload?: DraWorkloadEntry[]): QualityRun {
+  const cluster = createDraCluster({ classes: fleet.classes, slices: fleet.slices, nodes: fleet.nodes, mode, nodeScore, features: { ...DEFAULT_DRA_FEATURES, consumableCapacity: true }, ...(workload !== undefined ? { workload } : {}) });
+  const total = fleetGpus(fleet);
+  const usedGpus = new Set<string>();
+  // Whole GPUs still untouched per PCIe root (for "could a root have held this claim").
+  const freePerRoot = new Map<string, number>();
+  for (const g of fleet.gpus.values()) if (g.whole) freePerRoot.set(g.root, (freePerRoot.get(g.root) ?? 0) + 1);
+  const run: QualityRun = { seed, claims: stream.length, placed: 0, allocatedShare: 0, placedBeforeFirstFailure: 0, multiGpu: 0, split: 0, avoidableSplit: 0, latenciesUs: [], halfFullUs: [], cpuMs: 0 };
+  let allocated = 0;
+  let failedYet = false;
+  const cpu0 = process.cpuUsage();
+  for (const c of stream) {
+    const multi = c.wholeGpus >= 2 && c.shape !== 'pair';
+    let roomInOneRoot = false;
+    if (multi) for (const n of freePerRoot.values()) if (n >= c.wholeGpus) roomInOneRoot = true;
+    const t0 = performance.now();
+    const result = cluster.schedule(c.claim);
+    const us = (performance.now() - t0) * 1000;
+    run.latenciesUs.push(us);
+    const share = allocated / total;
+    if (share >= 0.4 && share <= 0.6) run.halfFullUs.push(us);
+    if (result.node === undefined) {
+      failedYet = true;
+      continue;
+    }
+    run.placed++;
+    if (!failedYet) run.placedBeforeFirstFailure++;
+    allocated += c.gpus;
+    const roots = new Set<string>();
+    for (const r of result.results[0].devices.results) {
+      const id = `${r.driver}/${r.pool}/${r.device}`;
+      const gpu = fleet.deviceGpu.get(id);
+      if (gpu === undefined || gpu.includes('/nic/')) continue;
+      roots.add(fleet.deviceRoot.get(id) ?? '?');
+      if (!usedGpus.has(gpu)) {
+        usedGpus.add(gpu);
+        const entry = fleet.gpus.get(gpu);
+        if (entry?.whole === true) freePerRoot.set(entry.root, (freePerRoot.get(entry.root) ?? 1) - 1);
+      }
+    }
+    if (multi) {
+      run.multiGpu++;
+      if (roots.size > 1) {
+        run.split++;
+        if (roomInOneRoot) run.avoidableSplit++;
+      }
+    }
+  }
+  const cpu = process.cpuUsage(cpu0);
+  run.cpuMs = (cpu.user + cpu.system) / 1000;
+  run.allocatedShare = allocated / total;
+  return run;
+}
+
+/** A shape mix as a workload (one claim per shape, its weight). */
+function workloadOf(mix: readonly ShapeWeight[]): DraWorkloadEntry[] {
+  return mix.map((m, i) => ({ claim: shapeClaim(`workload-${i}`, m.shape).claim, weight: m.weight }));
+}
+
+/** openb's shapes counted: the trace's own distribution. */
+function openbMix(shapes: readonly string[]): ShapeWeight[] {
+  const counts = new Map<string, number>();
+  for (const s of shapes) counts.set(s, (counts.get(s) ?? 0) + 1);
+  return [...counts].map(([shape, weight]) => ({ shape, weight }));
+}
+
+function rowOf(fleet: Fleet, stream: 'mix' | 'openb', mode: DraMode, nodeScore: NodeScore, runs: QualityRun[], workload: boolean): QualityRow {
+  const allocated = mean(runs.map((r) => r.allocatedShare));
+  const claims = runs.reduce((s, r) => s + r.claims, 0);
+  return {
+    fleet: fleet.name,
+    stream,
+    mode,
+    nodeScore,
+    workload,
+    nodes: fleet.nodes.length,
+    gpus: fleetGpus(fleet),
+    seeds: runs.map((r) => r.seed),
+    allocatedShare: allocated,
+    unallocatedShare: 1 - allocated,
+    perSeedAllocated: runs.map((r) => r.allocatedShare),
+    placedBeforeFirstFailure: mean(runs.map((r) => r.placedBeforeFirstFailure)),
+    multiGpu: runs.reduce((s, r) => s + r.multiGpu, 0),
+    split: runs.reduce((s, r) => s + r.split, 0),
+    avoidableSplit: runs.reduce((s, r) => s + r.avoidableSplit, 0),
+    usPerClaimMedian: median(runs.flatMap((r) => r.latenciesUs)),
+    usPerClaimMean: mean(runs.flatMap((r) => r.latenciesUs)),
+    usHalfFullMedian: median(runs.flatMap((r) => r.halfFullUs)),
+    cpuMsPerClaim: runs.reduce((s, r) => s + r.cpuMs, 0) / claims,
+  };
+}
+
+/** MIG-heavy fleets: where the unallocated-share target applies. */
+export const MIG_HEAVY: readonly FleetName[] = ['a100-static-mig', 'h100-dynamic-mig'];
+
+/** The issue's targets, judged on the rows. */
+export function evaluateQualityTargets(rows: readonly QualityRow[]): QualityTarget[] {
+  const targets: QualityTarget[] = [];
+  const pairs = rows.filter((r) => r.mode === 'scored').flatMap((s) => {
+    const ff = rows.find((r) => r.mode === 'first-fit' && r.fleet === s.fleet && r.stream === s.stream);
+    return ff === undefined ? [] : [{ s, ff }];
+  });
+  const worse = pairs.flatMap(({ s, ff }) => s.perSeedAllocated.map((a, i) => ({ s, a, b: ff.perSeedAllocated[i], seed: s.seeds[i] })).filter((x) => x.a < x.b - 1e-9));
+  targets.push({
+    target: 'scored allocates at least as much as first-fit on every fleet and seed',
+    met: pairs.length === 0 ? null : worse.length === 0,
+    detail: worse.length === 0 ? `${pairs.reduce((n, p) => n + p.s.seeds.length, 0)} fleet × seed runs` : worse.map((x) => `${x.s.fleet}/${x.s.stream} ${x.s.nodeScore} seed ${x.seed}: ${(x.a * 100).toFixed(2)} % vs ${(x.b * 100).toFixed(2)} %`).join('; '),
+  });
+  const heavy = pairs.filter((p) => MIG_HEAVY.includes(p.s.fleet));
+  targets.push({
+    target: "on MIG-heavy fleets scored leaves ≤ 0.7 × first-fit's unallocated share (mean of the seeds)",
+    met: heavy.length === 0 ? null : heavy.every((p) => p.s.unallocatedShare <= 0.7 * p.ff.unallocatedShare + 1e-12),
+    detail: heavy.map((p) => `${p.s.fleet}/${p.s.stream} ${p.s.nodeScore}: ${(p.s.unallocatedShare * 100).toFixed(2)} % vs ${(p.ff.unallocatedShare * 100).toFixed(2)} % (${p.ff.unallocatedShare === 0 ? '–' : (p.s.unallocatedShare / p.ff.unallocatedShare).toFixed(2)}×)`).join('; '),
+  });
+  const scored = rows.filter((r) => r.mode === 'scored');
+  targets.push({
+    target: 'no avoidable PCIe split (scored)',
+    met: scored.length === 0 ? null : scored.every((r) => r.avoidableSplit === 0),
+    detail: scored.map((r) => `${r.fleet}/${r.stream} ${r.nodeScore}: ${r.avoidableSplit} of ${r.split} splits avoidable (${r.multiGpu} multi-GPU claims)`).join('; '),
+  });
+  const mix = pairs.find((p) => p.s.fleet === 'nvidia-mix' && p.s.stream === 'mix' && p.s.nodeScore === 'pack');
+  const mixFgd = pairs.find((p) => p.s.fleet === 'nvidia-mix' && p.s.stream === 'mix' && p.s.nodeScore === 'fragmentation');
+  targets.push({
+    target: 'scored within 2× of first-fit per claim on the mixed NVIDIA fleet (CPU time per claim, same node score)',
+    met: mix === undefined ? null : mix.s.cpuMsPerClaim <= 2 * mix.ff.cpuMsPerClaim,
+    detail: mix === undefined ? 'no nvidia-mix rows' : `scored ${(mix.s.cpuMsPerClaim * 1000).toFixed(0)} µs vs first-fit ${(mix.ff.cpuMsPerClaim * 1000).toFixed(0)} µs CPU per claim (${(mix.s.cpuMsPerClaim / mix.ff.cpuMsPerClaim).toFixed(2)}×); wall medians ${mix.s.usPerClaimMedian.toFixed(0)} / ${mix.ff.usPerClaimMedian.toFixed(0)} µs${mixFgd === undefined ? '' : `; nodeScore 'fragmentation' (the allocator on up to ${FRAGMENTATION_CANDIDATES} nodes per claim) ${(mixFgd.s.cpuMsPerClaim * 1000).toFixed(0)} µs (${(mixFgd.s.cpuMsPerClaim / mixFgd.ff.cpuMsPerClaim).toFixed(2)}×)`}`,
+  });
+  targets.push({
+    target: 'first-fit ≤ 300 µs median per claim on the mixed NVIDIA fleet at half full',
+    met: mix === undefined ? null : mix.ff.usHalfFullMedian <= 300,
+    detail: mix === undefined ? 'no nvidia-mix rows' : `${mix.ff.usHalfFullMedian.toFixed(0)} µs (scored ${mix.s.usHalfFullMedian.toFixed(0)} µs)`,
+  });
+  return targets;
+}
+
+const pct = (x: number): string => `${(x * 100).toFixed(2)} %`;
+
+/** The printed table. */
+export function formatQualityTable(report: QualityReport): string {
+  const m = report.machine;
+  let text = `DRA placement quality on ${m.cpu} (${m.cores} cores), Node ${m.node}${report.quick ? ', quick' : ''}\n`;
+  text += table(
+    ['fleet', 'stream', 'mode', 'node score', 'nodes', 'GPUs', 'allocated @100%', 'unallocated', 'vs first-fit', 'placed before 1st fail', 'multi-GPU split (avoidable)', 'µs/claim p50', 'half full p50', 'CPU µs/claim'],
+    report.rows.map((r) => {
+      const ff = report.rows.find((x) => x.mode === 'first-fit' && x.fleet === r.fleet && x.stream === r.stream);
+      return [
+        r.fleet,
+        r.stream,
+        r.mode,
+        `${r.nodeScore}${r.workload ? ' +workload' : ''}`,
+        String(r.nodes),
+        String(r.gpus),
+        pct(r.allocatedShare),
+        pct(r.unallocatedShare),
+        ff === undefined || r === ff ? '' : ff.unallocatedShare === 0 ? '–' : `${(r.unallocatedShare / ff.unallocatedShare).toFixed(2)}×`,
+        r.placedBeforeFirstFailure.toFixed(1),
+        `${r.split}/${r.multiGpu} (${r.avoidableSplit})`,
+        r.usPerClaimMedian.toFixed(0),
+        Number.isNaN(r.usHalfFullMedian) ? '–' : r.usHalfFullMedian.toFixed(0),
+        (r.cpuMsPerClaim * 1000).toFixed(0),
+      ];
+    }),
+  );
+  text += `load average ${report.loadavgStart[0].toFixed(1)} → ${m.loadavg[0].toFixed(1)} on ${m.cores} cores; seeds ${report.rows[0]?.seeds.join(', ') ?? ''}.\n`;
+  for (const t of report.targets) text += `target: ${t.target}: ${t.met === null ? 'n/a' : t.met ? 'met' : 'MISSED'} (${t.detail})\n`;
+  return text;
+}
+
+/** Runs the benchmark; writes bench/dra-quality-results.json unless `out` is null. */
+/**
+ * The configurations every stream runs in: upstream's allocator (first-fit, nodes packed), the
+ * scored mode with nodes packed and its default workload (the partition shapes each node
+ * publishes), and the scored mode choosing the node by the objective too, told the stream's shape
+ * mix as its workload (what a scheduler knows of its pending claims).
+ */
+export const CONFIGURATIONS: ReadonlyArray<{ mode: DraMode; nodeScore: NodeScore; workload: boolean }> = [
+  { mode: 'first-fit', nodeScore: 'pack', workload: false },
+  { mode: 'scored', nodeScore: 'pack', workload: false },
+  { mode: 'scored', nodeScore: 'fragmentation', workload: true },
+];
+
+export async function runQualityBench(options: { quick?: boolean; seeds?: number; scale?: number; out?: string | null; fleets?: FleetName[] } = {}): Promise<QualityReport> {
+  const quick = options.quick === true;
+  const started = performance.now();
+  const loadavgStart = loadavg();
+  const seeds = Array.from({ length: options.seeds ?? (quick ? 2 : 5) }, (_, i) => i + 1);
+  const scale = options.scale ?? 1;
+  const fleets: FleetName[] = options.fleets ?? (quick ? ['h100-dynamic-mig', 'a100-static-mig', 'nvidia-mix'] : ['dgx-h100', 'a100-static-mig', 'h100-dynamic-mig', 'nvidia-mix', 'example-shared']);
+  const rows: QualityRow[] = [];
+  const openb = openbShapes(openbRoot(import.meta.url));
+  for (const name of fleets) {
+    const fleet = buildFleet(name, quick ? Math.max(1, Math.floor(scale / 2)) : scale);
+    const mix = shapeMix(fleet);
+    const streams: Array<{ kind: 'mix' | 'openb'; of: (seed: number) => StreamClaim[]; workload: DraWorkloadEntry[] }> = [{ kind: 'mix', of: (seed) => seededStream(fleet, mix, seed), workload: workloadOf(mix) }];
+    if (fleet.name === 'h100-dynamic-mig') streams.push({ kind: 'openb', of: (seed) => openbStream(fleet, openb, seed), workload: workloadOf(openbMix(openb)) });
+    for (const s of streams) {
+      for (const { mode, nodeScore, workload } of CONFIGURATIONS) {
+        const runs = seeds.map((seed) => runStream(fleet, s.of(seed), mode, nodeScore, seed, workload ? s.workload : undefined));
+        const row = rowOf(fleet, s.kind, mode, nodeScore, runs, workload);
+        rows.push(row);
+        // Each row as it is done (a long run on a loaded machine shows its progress).
+        process.stderr.write(`${row.fleet} ${row.stream} ${row.mode} ${row.nodeScore}${workload ? ' +workload' : ''}: allocated ${pct(row.allocatedShare)} (${row.perSeedAllocated.map((a) => (a * 100).toFixed(2)).join(' ')}), splits ${row.split}/${row.multiGpu} avoidable ${row.avoidableSplit}, CPU ${(row.cpuMsPerClaim * 1000).toFixed(0)} µs/claim\n`);
+      }
+    }
+  }
+  const report: QualityReport = { schema: 1, date: new Date().toISOString(), quick, machine: machineInfo(), loadavgStart, rows, targets: evaluateQualityTargets(rows), seconds: (performance.now() - started) / 1000 };
+  process.stdout.write(formatQualityTable(report));
+  if (options.out !== null) writeResults(options.out ?? resultsPath('dra-quality-results.json'), report);
+  return report;
+}
+
+const entry = process.argv[1] !== undefined && import.meta.url === (await import('node:url')).pathToFileURL(process.argv[1]).href;
+if (entry) {
+  const args = process.argv.slice(2);
+  const value = (name: string): string | undefined => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const seeds = value('seeds');
+  const scale = value('scale');
+  const fleets = value('fleets');
+  await runQualityBench({
+    quick: args.includes('--quick'),
+    out: value('out'),
+    ...(seeds !== undefined ? { seeds: Number(seeds) } : {}),
+    ...(scale !== undefined ? { scale: Number(scale) } : {}),
+    ...(fleets !== undefined ? { fleets: fleets.split(',') as FleetName[] } : {}),
+  });
+}

@@ -1,0 +1,372 @@
+// FGD for partitions: the fragmentation an allocation leaves on each parent (a counter set, or a
+// group of counter sets some device consumes from together), measured as FGD (Weng et al., USENIX
+// ATC'23) measures it for fractional GPUs: for each claim shape of the workload, a parent's free
+// share counts as fragment when no device of that shape fits the parent's counters any more,
+// weighted by the shape's share of the workload. Placement rules are what the counters encode (a
+// MIG placement consumes its memory slices), so a 1g slice placed where it leaves a 4g placement
+// free scores better than one that blocks it, and a whole device kept whole scores better than a
+// fresh parent opened. Amounts are compared as doubles (a score, not an admission check: the
+// search state checks counters exactly); every score is an integer.
+import type { AllocationModel, Pool } from '../model/index.js';
+
+import type { Device } from '../objects/index.js';
+
+/** A claim shape of the workload: its weight and the candidates it could take. */
+export interface WorkloadShape {
+  /** Relative weight (any positive number; normalised to thousandths). */
+  weight: number;
+  /** Per candidate (first-fit index): 1 when a request of this shape may take it. */
+  matches: Uint8Array;
+}
+
+/** Relative tolerance of counter comparisons. */
+const EPSILON = 1e-9;
+
+function amount(q: { nanoValue(): bigint }): number {
+  return Number(q.nanoValue()) / 1e9;
+}
+
+/** Counter sets of a pool joined when some device consumes from both: set name → its group's first name. */
+export function counterSetRoots(pool: Pool): Map<string, string> {
+  const parent = new Map<string, string>();
+  const find = (x: string): string => {
+    let r = x;
+    while (parent.has(r) && parent.get(r) !== r) r = parent.get(r) as string;
+    return r;
+  };
+  for (const name of [...pool.counterSets.keys()].sort()) parent.set(name, name);
+  for (const slices of [pool.deviceSlices, pool.otherSlices]) {
+    for (const slice of slices) {
+      for (const device of slice.devices) {
+        const names = device.consumesCounters.map((u) => u.counterSet).filter((s) => parent.has(s));
+        for (let k = 1; k < names.length; k++) {
+          const a = find(names[0]);
+          const b = find(names[k]);
+          if (a !== b) parent.set(a < b ? b : a, a < b ? a : b);
+        }
+      }
+    }
+  }
+  const roots = new Map<string, string>();
+  for (const name of parent.keys()) roots.set(name, find(name));
+  return roots;
+}
+
+/**
+ * The share of its parent a partition takes, in thousandths: the mean over the parent's counters
+ * (those with a positive total) of the part it consumes. A MIG 1g slice of an H100 takes about a
+ * ninth (its multiprocessors, engines, memory and one of eight memory slices), not all of it
+ * because one memory-slice counter of 1 is used up; a counter whose total is 0 (`encoders`) is left out.
+ */
+export function partitionShare(pool: Pool, device: Device, roots: ReadonlyMap<string, string>): number {
+  if (device.consumesCounters.length === 0) return 1000;
+  const group = roots.get(device.consumesCounters[0].counterSet) ?? device.consumesCounters[0].counterSet;
+  let sum = 0;
+  let counters = 0;
+  for (const [setName, set] of pool.counterSets) {
+    if ((roots.get(setName) ?? setName) !== group) continue;
+    for (const [name, total] of Object.entries(set.counters)) {
+      const t = amount(total);
+      if (t <= 0) continue;
+      counters++;
+      let used = 0;
+      for (const use of device.consumesCounters) if (use.counterSet === setName && use.counters[name] !== undefined) used += amount(use.counters[name]);
+      sum += Math.min(1, Math.max(0, used / t));
+    }
+  }
+  return counters === 0 ? 1000 : Math.round((1000 * sum) / counters);
+}
+
+/** A partition's shape when the caller gives no workload: its consumption with placement-specific counter names folded (memory-slice-3 → memory-slice-#). */
+function signature(device: Device): string {
+  const parts: string[] = [];
+  for (const use of device.consumesCounters) for (const [name, q] of Object.entries(use.counters)) parts.push(`${name.replace(/\d+$/, '#')}=${q.toString()}`);
+  return parts.sort().join(',');
+}
+
+/** The default workload: every partition shape the node publishes, equally weighted. */
+export function publishedShapes(model: AllocationModel): WorkloadShape[] {
+  const bySignature = new Map<string, Uint8Array>();
+  for (const c of model.candidates) {
+    if (c.device.consumesCounters.length === 0 || c.shared) continue;
+    const key = signature(c.device);
+    let matches = bySignature.get(key);
+    if (matches === undefined) {
+      matches = new Uint8Array(model.candidates.length);
+      bySignature.set(key, matches);
+    }
+    matches[c.index] = 1;
+  }
+  return [...bySignature.keys()].sort().map((key) => ({ weight: 1, matches: bySignature.get(key) as Uint8Array }));
+}
+
+/** The parents' counters and the partitions on them: what a node publishes, read once per node. */
+export class PartitionLayout {
+  /** Per parent: where its counters start in the flat arrays (parentCount + 1 entries). */
+  readonly counterStart: Int32Array;
+  readonly total: Float64Array;
+  /** Per candidate: where its uses start in `useIdx`/`useAmt` (candidates + 1 entries); none for whole or shared devices. */
+  readonly useStart: Int32Array;
+  readonly useIdx: Int32Array;
+  readonly useAmt: Float64Array;
+  /** Parents the layout follows: counter sets, and whole devices (one unit each); shares of multi-allocatable devices are not. */
+  readonly partitioned: Uint8Array;
+  /** Per whole device followed: its unit's slot (-1 otherwise). */
+  private readonly unitOf: Int32Array;
+  /** The default workload (every partition shape published, equally weighted). */
+  readonly published: ShapeTable;
+  /** Counter slot of `pool id \0 set \0 counter`. */
+  private readonly slot = new Map<string, number>();
+  private readonly pools: Pool[];
+
+  constructor(
+    model: AllocationModel,
+    readonly parentOf: Int32Array,
+    readonly parentCount: number,
+  ) {
+    const n = model.candidates.length;
+    // Counter slots per parent: the counters of its counter-set group.
+    const perParent: string[][] = Array.from({ length: parentCount }, () => []);
+    const rootsOf = new Map<Pool, Map<string, string>>();
+    const groupOfParent: Array<{ pool: Pool; group: string } | undefined> = new Array(parentCount);
+    for (const c of model.candidates) {
+      if (c.device.consumesCounters.length === 0 || c.shared) continue;
+      let roots = rootsOf.get(c.pool);
+      if (roots === undefined) rootsOf.set(c.pool, (roots = counterSetRoots(c.pool)));
+      const p = parentOf[c.index];
+      if (groupOfParent[p] !== undefined) continue;
+      const first = c.device.consumesCounters[0].counterSet;
+      groupOfParent[p] = { pool: c.pool, group: roots.get(first) ?? first };
+    }
+    this.pools = [...rootsOf.keys()];
+    this.partitioned = new Uint8Array(parentCount);
+    // A whole device is a parent of one unit: free or not (FGD counts a free device a shape cannot use as a fragment for it).
+    const wholeOf: Array<string | undefined> = new Array(parentCount);
+    for (const c of model.candidates) if (c.device.consumesCounters.length === 0 && !c.shared) wholeOf[parentOf[c.index]] = c.id;
+    wholeOf.forEach((id, p) => {
+      if (id === undefined) return;
+      this.partitioned[p] = 1;
+      perParent[p].push(`\u0000unit\u0000${id}`);
+    });
+    groupOfParent.forEach((g, p) => {
+      if (g === undefined) return;
+      this.partitioned[p] = 1;
+      const roots = rootsOf.get(g.pool) as Map<string, string>;
+      for (const [setName, set] of g.pool.counterSets) {
+        if ((roots.get(setName) ?? setName) !== g.group) continue;
+        for (const name of Object.keys(set.counters)) perParent[p].push(`${g.pool.id}\u0000${setName}\u0000${name}`);
+      }
+    });
+    this.counterStart = new Int32Array(parentCount + 1);
+    for (let p = 0; p < parentCount; p++) this.counterStart[p + 1] = this.counterStart[p] + perParent[p].length;
+    this.total = new Float64Array(this.counterStart[parentCount]);
+    perParent.forEach((names, p) => names.forEach((key, k) => this.slot.set(key, this.counterStart[p] + k)));
+    for (const pool of this.pools) {
+      for (const [setName, set] of pool.counterSets) {
+        for (const [name, q] of Object.entries(set.counters)) {
+          const at = this.slot.get(`${pool.id}\u0000${setName}\u0000${name}`);
+          if (at !== undefined) this.total[at] = amount(q);
+        }
+      }
+    }
+    this.unitOf = new Int32Array(n).fill(-1);
+    for (const c of model.candidates) {
+      const at = wholeOf[parentOf[c.index]] === c.id ? this.slot.get(`\u0000unit\u0000${c.id}`) : undefined;
+      if (at === undefined) continue;
+      this.total[at] = 1;
+      this.unitOf[c.index] = at;
+    }
+    const idx: number[] = [];
+    const amt: number[] = [];
+    this.useStart = new Int32Array(n + 1);
+    for (const c of model.candidates) {
+      if (this.unitOf[c.index] >= 0) {
+        idx.push(this.unitOf[c.index]);
+        amt.push(1);
+      } else if (c.device.consumesCounters.length > 0 && !c.shared) {
+        for (const use of c.device.consumesCounters) {
+          for (const [name, q] of Object.entries(use.counters)) {
+            const at = this.slot.get(`${c.pool.id}\u0000${use.counterSet}\u0000${name}`);
+            if (at === undefined) continue;
+            idx.push(at);
+            amt.push(amount(q));
+          }
+        }
+      }
+      this.useStart[c.index + 1] = idx.length;
+    }
+    this.useIdx = Int32Array.from(idx);
+    this.useAmt = Float64Array.from(amt);
+    this.published = new ShapeTable(this, publishedShapes(model));
+  }
+
+  /** What other claims left of each counter (devices of the pool beyond the candidates included). */
+  baseLeft(model: AllocationModel): Float64Array {
+    const left = Float64Array.from(this.total);
+    for (const c of model.candidates) if (this.unitOf[c.index] >= 0 && model.allocatedElsewhere(c.id)) left[this.unitOf[c.index]] = 0;
+    for (const pool of this.pools) {
+      for (const slices of [pool.deviceSlices, pool.otherSlices]) {
+        for (const slice of slices) {
+          for (const device of slice.devices) {
+            if (device.consumesCounters.length === 0 || !model.allocatedElsewhere(`${pool.driver}/${pool.name}/${device.name}`)) continue;
+            for (const use of device.consumesCounters) {
+              for (const [name, q] of Object.entries(use.counters)) {
+                const at = this.slot.get(`${pool.id}\u0000${use.counterSet}\u0000${name}`);
+                if (at !== undefined) left[at] -= amount(q);
+              }
+            }
+          }
+        }
+      }
+    }
+    return left;
+  }
+
+  /** Whether the layout follows candidate `c` (a partition, a device on a counter set, or a whole device). */
+  partition(c: number): boolean {
+    return this.useStart[c + 1] > this.useStart[c];
+  }
+
+  /** Whether candidate `c`'s counters fit what `left` holds. */
+  fits(c: number, left: Float64Array): boolean {
+    for (let u = this.useStart[c]; u < this.useStart[c + 1]; u++) {
+      const at = this.useIdx[u];
+      if (this.useAmt[u] > left[at] + EPSILON * Math.max(1, this.total[at])) return false;
+    }
+    return true;
+  }
+
+  /** Thousandths of parent p left: the mean over its counters with a positive total. */
+  freeShare(p: number, left: Float64Array): number {
+    let sum = 0;
+    let counters = 0;
+    for (let k = this.counterStart[p]; k < this.counterStart[p + 1]; k++) {
+      const t = this.total[k];
+      if (t <= 0) continue;
+      counters++;
+      sum += Math.min(1, Math.max(0, left[k] / t));
+    }
+    return counters === 0 ? 0 : Math.round((1000 * sum) / counters);
+  }
+}
+
+/** A workload over a layout: each shape's weight and its partitions per parent. */
+export class ShapeTable {
+  /** Per shape: weight in thousandths of the workload. */
+  readonly weights: Int32Array;
+  /** Per shape and parent: the candidates of the shape on the parent (flat: start[s * parents + p] …). */
+  readonly start: Int32Array;
+  readonly members: Int32Array;
+
+  constructor(
+    readonly layout: PartitionLayout,
+    shapes: readonly WorkloadShape[],
+  ) {
+    const parents = layout.parentCount;
+    const sum = shapes.reduce((s, x) => s + Math.max(0, x.weight), 0);
+    this.weights = Int32Array.from(shapes, (x) => (sum > 0 ? Math.round((1000 * Math.max(0, x.weight)) / sum) : 0));
+    this.start = new Int32Array(shapes.length * parents + 1);
+    const members: number[] = [];
+    shapes.forEach((shape, s) => {
+      const byParent: number[][] = Array.from({ length: parents }, () => []);
+      for (let i = 0; i < shape.matches.length; i++) if (shape.matches[i] === 1 && layout.partition(i)) byParent[layout.parentOf[i]].push(i);
+      for (let p = 0; p < parents; p++) {
+        members.push(...byParent[p]);
+        this.start[s * parents + p + 1] = members.length;
+      }
+    });
+    this.members = Int32Array.from(members);
+  }
+
+  /**
+   * Parent p's fragmentation with `left`: FGD's Σ over shapes that no longer fit of weight × free
+   * share, scaled by PLACEMENT_SCALE, plus Σ over shapes of weight × placements they have lost (so
+   * that of two picks FGD scores alike, the one leaving more placements open wins).
+   */
+  fragmentation(p: number, left: Float64Array): number {
+    const layout = this.layout;
+    if (layout.partitioned[p] === 0) return 0;
+    const free = layout.freeShare(p, left);
+    if (free === 0) return 0;
+    let frag = 0;
+    const parents = layout.parentCount;
+    for (let s = 0; s < this.weights.length; s++) {
+      const w = this.weights[s];
+      if (w === 0) continue;
+      const from = this.start[s * parents + p];
+      const to = this.start[s * parents + p + 1];
+      // A shape with no device on this parent cannot use it at all: its free share is a fragment for that shape (FGD's model mismatch).
+      let fitting = 0;
+      for (let m = from; m < to; m++) if (layout.fits(this.members[m], left)) fitting++;
+      if (fitting === 0) frag += w * free * PLACEMENT_SCALE;
+      frag += w * (to - from - fitting);
+    }
+    return frag;
+  }
+}
+
+/** How much FGD's term outweighs the count of placements lost (which stays below it per parent). */
+export const PLACEMENT_SCALE = 1 << 20;
+
+/** The fragmentation of one search's picks, kept up to date pick by pick (push/pop in stack order). */
+export class FragmentationTracker {
+  /** Σ over parents of (fragmentation now − fragmentation before the search). */
+  delta = 0;
+  private readonly left: Float64Array;
+  private readonly now: Float64Array;
+  private readonly history: number[] = [];
+
+  private readonly layout: PartitionLayout;
+
+  constructor(
+    private readonly shapes: ShapeTable,
+    baseLeft: Float64Array,
+  ) {
+    this.layout = shapes.layout;
+    this.left = Float64Array.from(baseLeft);
+    this.now = new Float64Array(this.layout.parentCount);
+    for (let p = 0; p < this.layout.parentCount; p++) this.now[p] = shapes.fragmentation(p, this.left);
+  }
+
+  /** The fragmentation of every parent before the search (what `delta` is measured from). */
+  baseline(): number {
+    let f = 0;
+    for (let p = 0; p < this.layout.parentCount; p++) f += this.now[p];
+    return f - this.delta;
+  }
+
+  push(c: number): void {
+    const l = this.layout;
+    if (!l.partition(c)) {
+      this.history.push(NaN);
+      return;
+    }
+    for (let u = l.useStart[c]; u < l.useStart[c + 1]; u++) this.left[l.useIdx[u]] -= l.useAmt[u];
+    const p = l.parentOf[c];
+    const before = this.now[p];
+    this.now[p] = this.shapes.fragmentation(p, this.left);
+    this.delta += this.now[p] - before;
+    this.history.push(before);
+  }
+
+  /** What pushing `c` would change `delta` by, without pushing it. */
+  preview(c: number): number {
+    const l = this.layout;
+    if (!l.partition(c)) return 0;
+    for (let u = l.useStart[c]; u < l.useStart[c + 1]; u++) this.left[l.useIdx[u]] -= l.useAmt[u];
+    const p = l.parentOf[c];
+    const after = this.shapes.fragmentation(p, this.left);
+    for (let u = l.useStart[c]; u < l.useStart[c + 1]; u++) this.left[l.useIdx[u]] += l.useAmt[u];
+    return after - this.now[p];
+  }
+
+  pop(c: number): void {
+    const before = this.history.pop() as number;
+    if (Number.isNaN(before)) return;
+    const l = this.layout;
+    for (let u = l.useStart[c]; u < l.useStart[c + 1]; u++) this.left[l.useIdx[u]] += l.useAmt[u];
+    const p = l.parentOf[c];
+    this.delta -= this.now[p] - before;
+    this.now[p] = before;
+  }
+}
