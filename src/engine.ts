@@ -14,6 +14,8 @@ import { describeValue, keysOf, readInput, rejectUnknownKeys } from './shared/va
 import { simulateFleet, simulateFleetAsync, type SimulateAsyncOptions, type SimulateRequest, type SimulationRun } from './simulation/index.js';
 import { allocateClaims, createDraCluster, type DraAllocateRequest, type DraAllocateResult, type DraCluster, type DraClusterInit } from './dra/index.js';
 
+export type { Backend } from './kernels.js';
+
 /**
  * A compiled WebAssembly.Module (from WebAssembly.compile, or one a worker received by postMessage):
  * typed by its tag so a Node project needs no DOM library to type-check against this package.

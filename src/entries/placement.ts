@@ -12,7 +12,7 @@ export { parseBytes, formatBytes, unitsOf } from '../shared/units.js';
 export { PreparedNode } from '../placement/index.js';
 
 export type { EngineOptions, CompiledWasm } from '../engine.js';
-export type { Backend } from '../kernels.js';
+export type { Backend } from '../engine.js';
 export type { AllocationErrorCode, Reason, ReasonCode } from '../shared/errors.js';
 export type { SplitRequest, SplitResult, SplitMode } from '../devices/split.js';
 export type { ReplicaRequest, ReplicaResult, ReplicaPolicy } from '../devices/replicas.js';

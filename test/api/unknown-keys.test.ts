@@ -60,7 +60,7 @@ const rows: Record<string, Row> = {
 const NO_OBJECT = new Set([
   'naturalSort', 'memoryPages', '_debugTrap', 'stateFileText', 'defaultTensorParallelSizes', 'perGpuMemory', 'tensorParallelProblem',
   'listPresets', 'getPreset', 'pairScoreMatrix', 'linkScore', 'parseBytes', 'formatBytes', 'unitsOf', 'parseNodeCsv', 'parsePodCsv', 'scaleTrace',
-  'readDeviceClasses', 'readResourceSlices', 'readResourceClaims', 'readNodes', 'readDraObjects', 'splitDraDump', 'claimsOfDump', 'allocationPatch',
+  'readDeviceClasses', 'readResourceSlices', 'readResourceClaims', 'readNodes', 'readDraObjects', 'splitDraDump', 'claimsOfDump', 'allocationPatch', 'redactUrl', 'urlHasPassword',
   'ClusterState.touch', 'ClusterState.markStale', 'ClusterState.listSlots', 'ClusterState.usage', 'ClusterState.nodes', 'ClusterState.nodeView', 'ClusterState.toJSON',
   // Classes: their factories (createEngine, createClusterState, createDraCluster, prepare, the stores') are rows.
   // ClusterState's private helpers.
