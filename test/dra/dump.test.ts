@@ -22,8 +22,12 @@ describe('splitDraDump', () => {
     expect((d.claims[1] as { kind: string; apiVersion: string }).kind).toBe('ResourceClaim');
   });
 
-  it('refuses what the strict readers refuse, naming where', () => {
-    expect(() => splitDraDump({ apiVersion: 'v1', kind: 'List', items: [{ kind: 'Pod', metadata: { name: 'x' } }] }, 'f.json')).toThrow(/f\.json items\[0\]: kind: expected .*got "Pod"/);
+  it('leaves out kinds the allocator does not read, and refuses a version no API server serves, naming where', () => {
+    const d = splitDraDump({ apiVersion: 'v1', kind: 'List', items: [{ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'x' } }] }, 'f.json');
+    expect([d.classes, d.slices, d.claims, d.nodes].map((l) => l.length)).toEqual([0, 0, 0, 0]);
+    expect(() => splitDraDump({ apiVersion: 'v1', kind: 'List', items: [{ apiVersion: 'resource.k8s.io/v1alpha1', kind: 'DeviceClass', metadata: { name: 'c' }, spec: {} }] }, 'f.json')).toThrow(
+      /f\.json: DeviceClass\/c: apiVersion: expected one that Kubernetes .* serves .*got "resource\.k8s\.io\/v1alpha1"/,
+    );
   });
 });
 

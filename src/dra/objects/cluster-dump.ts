@@ -120,7 +120,11 @@ export function readClusterDump(documents: DraDocuments, origin: string, options
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return fail(place, `expected a Kubernetes object, got ${describeValue(raw)}`);
     let object = raw as Record<string, unknown>;
     let kind = own(object, 'kind');
-    if (kind === undefined && listKind !== undefined) kind = listKind;
+    if (kind === undefined && listKind !== undefined) {
+      // Items of a typed List may omit their kind (the List carries it): the object read says it.
+      kind = listKind;
+      object = { kind, ...object };
+    }
     if (typeof kind !== 'string' || kind === '') return fail(place, `expected a Kubernetes object with a kind, got ${describeValue(raw)}`, ['kind']);
     const label = labelOf(kind, object) ?? `${kind} at ${pathText(path) || 'top'}`;
     if (DRA_KINDS.has(kind)) {
