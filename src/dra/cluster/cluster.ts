@@ -235,17 +235,7 @@ export class DraCluster {
    * passed over. No node: `results: []` with the reason.
    */
   schedule(input: unknown): DraScheduleResult {
-    const claims = readResourceClaims(input, 'claims');
-    if (claims.length === 0) fail('INVALID_ARGUMENT', { origin: 'claims', path: '' }, 'at least one ResourceClaim', input);
-    const labels = claims.map(claimLabel);
-    labels.forEach((label, i) => {
-      const other = this.held.get(label);
-      if (other !== undefined) throw draError('INVALID_ARGUMENT', `ResourceClaim/${label}: already allocated on node ${this.nodes[other.node].name}; release it first`, { field: `claims[${i}]` });
-      if (labels.indexOf(label) !== i) throw draError('INVALID_ARGUMENT', `ResourceClaim/${label}: given twice`, { field: `claims[${i}]` });
-    });
-    const groups = this.checkClaims(claims);
-    const shapeKey = JSON.stringify(groups.map((g) => g.map((a) => [countKey(a.request, this.features), a.need, a.all, a.admin])));
-    const shape = this.index.shape(shapeKey, groups);
+    const { claims, labels, groups, shape } = this.pendingClaims(input);
     const { found, tried, same } = this.findNode(claims, groups, shape, () => true, undefined);
     if (found !== undefined) {
       this.commit(found.k, labels, found.outcome.results);
@@ -280,17 +270,7 @@ export class DraCluster {
    * else best first by the node score. Claim errors throw AllocationError('DRA_REJECTED').
    */
   place(input: unknown[], allowed: (k: number) => boolean, order?: readonly number[]): { node: number; results: AllocationResult[]; message?: undefined } | { node: -1; results?: undefined; message: string } {
-    const claims = readResourceClaims(input, 'claims');
-    if (claims.length === 0) fail('INVALID_ARGUMENT', { origin: 'claims', path: '' }, 'at least one ResourceClaim', input);
-    const labels = claims.map(claimLabel);
-    labels.forEach((label, i) => {
-      const other = this.held.get(label);
-      if (other !== undefined) throw draError('INVALID_ARGUMENT', `ResourceClaim/${label}: already allocated on node ${this.nodes[other.node].name}; release it first`, { field: `claims[${i}]` });
-      if (labels.indexOf(label) !== i) throw draError('INVALID_ARGUMENT', `ResourceClaim/${label}: given twice`, { field: `claims[${i}]` });
-    });
-    const groups = this.checkClaims(claims);
-    const shapeKey = JSON.stringify(groups.map((g) => g.map((a) => [countKey(a.request, this.features), a.need, a.all, a.admin])));
-    const shape = this.index.shape(shapeKey, groups);
+    const { claims, labels, groups, shape } = this.pendingClaims(input);
     const { found, tried } = this.findNode(claims, groups, shape, allowed, order);
     if (found === undefined) return { node: -1, message: tried.length === 0 ? 'too few free devices that match' : tried[0] };
     this.commit(found.k, labels, found.outcome.results);
@@ -363,6 +343,24 @@ export class DraCluster {
       }
     }
     return { ...(found !== undefined ? { found: { k: found.k, outcome: found.outcome } } : {}), tried, same };
+  }
+
+  /**
+   * One pod's claims as schedule and place read them: at least one, none held or given twice, the
+   * checks that do not depend on the node, and the index's shape of their counted requests.
+   */
+  private pendingClaims(input: unknown): { claims: ResourceClaim[]; labels: string[]; groups: CountedAlternative[][]; shape: ShapeIndex } {
+    const claims = readResourceClaims(input, 'claims');
+    if (claims.length === 0) fail('INVALID_ARGUMENT', { origin: 'claims', path: '' }, 'at least one ResourceClaim', input);
+    const labels = claims.map(claimLabel);
+    labels.forEach((label, i) => {
+      const other = this.held.get(label);
+      if (other !== undefined) throw draError('INVALID_ARGUMENT', `ResourceClaim/${label}: already allocated on node ${this.nodes[other.node].name}; release it first`, { field: `claims[${i}]` });
+      if (labels.indexOf(label) !== i) throw draError('INVALID_ARGUMENT', `ResourceClaim/${label}: given twice`, { field: `claims[${i}]` });
+    });
+    const groups = this.checkClaims(claims);
+    const shapeKey = JSON.stringify(groups.map((g) => g.map((a) => [countKey(a.request, this.features), a.need, a.all, a.admin])));
+    return { claims, labels, groups, shape: this.index.shape(shapeKey, groups) };
   }
 
   /** The claims' checks that do not depend on the node, and each request's alternatives as the index counts them. */
