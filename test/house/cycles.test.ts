@@ -1,36 +1,13 @@
 // The house's shape, read from the code's own imports with TypeScript's pre-processor (value and
 // type imports alike): no import cycles in src/, and only the engine and the kernel wiring reach the
 // two Kernels implementations (src/wasm, src/baseline).
-import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import ts from 'typescript';
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { importsOf, SRC, sourceFiles } from '../support/source-imports.js';
 import { cyclesOf } from '../support/cycles.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const SRC = join(ROOT, 'src');
-
-function sourceFiles(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) sourceFiles(path, out);
-    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(path);
-  }
-  return out;
-}
-
-/** Files of src/ that `file` imports (static imports, re-exports and dynamic imports of relative paths). */
-function importsOf(file: string): string[] {
-  const info = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
-  const out: string[] = [];
-  for (const ref of info.importedFiles) {
-    if (!ref.fileName.startsWith('.')) continue;
-    const base = resolve(dirname(file), ref.fileName);
-    const target = [base.replace(/\.js$/, '.ts'), base + '.ts', join(base, 'index.ts')].find((p) => existsSync(p) && statSync(p).isFile());
-    if (target?.startsWith(SRC)) out.push(target);
-  }
-  return out;
-}
 
 const files = sourceFiles(SRC);
 const graph = new Map(files.map((f) => [f, importsOf(f)]));

@@ -2,36 +2,12 @@
 // folder of src/dra is a sub-room with a front (index.ts); a sub-room reaches another only through
 // that front and never back up to the room's own front (src/dra/index.ts) or its testing entry;
 // the sub-rooms form no cycle; the rest of src/ enters the room through src/dra/index.ts alone.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import ts from 'typescript';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { importsOf, SRC, sourceFiles } from '../support/source-imports.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-const SRC = join(ROOT, 'src');
 const DRA = join(SRC, 'dra');
-
-function sourceFiles(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) sourceFiles(path, out);
-    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(path);
-  }
-  return out;
-}
-
-/** Files of src/ that `file` imports (static imports, re-exports and dynamic imports of relative paths). */
-function importsOf(file: string): string[] {
-  const info = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
-  const out: string[] = [];
-  for (const ref of info.importedFiles) {
-    if (!ref.fileName.startsWith('.')) continue;
-    const base = resolve(dirname(file), ref.fileName);
-    const target = [base.replace(/\.js$/, '.ts'), `${base}.ts`, join(base, 'index.ts')].find((p) => existsSync(p) && statSync(p).isFile());
-    if (target?.startsWith(SRC)) out.push(target);
-  }
-  return out;
-}
 
 /** The sub-room a file of src/dra sits in (`objects`, `cel`, …), or undefined for the room's own files. */
 function subRoomOf(file: string): string | undefined {

@@ -8,29 +8,17 @@
 //     one file);
 //   - no folder holds more than 20 modules side by side (its index.ts not counted);
 //   - a capability imports its own kernel interface, never the composed src/kernels.ts.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
-import ts from 'typescript';
+import { relative, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { importsOf, SRC, sourceFiles } from '../support/source-imports.js';
 import { cyclesOf } from '../support/cycles.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-const SRC = join(ROOT, 'src');
 const MAX_MODULES = 20;
 /** Folders (relative to src/) whose files implement the rooms' kernel contracts. */
 const BACKENDS = ['wasm', 'baseline'];
 
 /** The house as data: files and their imports as paths relative to src/ ('fleet/index.ts'), and the folders with a front. */
 type House = { imports: Map<string, string[]>; fronts: Set<string> };
-
-function sourceFiles(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) sourceFiles(path, out);
-    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(path);
-  }
-  return out;
-}
 
 const posix = (p: string): string => p.split(sep).join('/');
 
@@ -40,14 +28,7 @@ function readHouse(): House {
   for (const file of sourceFiles(SRC)) {
     const rel = posix(relative(SRC, file));
     if (rel.endsWith('/index.ts')) fronts.add(rel.slice(0, -'/index.ts'.length));
-    const out: string[] = [];
-    for (const ref of ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles) {
-      if (!ref.fileName.startsWith('.')) continue;
-      const base = resolve(dirname(file), ref.fileName);
-      const target = [base.replace(/\.js$/, '.ts'), `${base}.ts`, join(base, 'index.ts')].find((p) => existsSync(p) && statSync(p).isFile());
-      if (target?.startsWith(SRC)) out.push(posix(relative(SRC, target)));
-    }
-    imports.set(rel, out);
+    imports.set(rel, importsOf(file).map((target) => posix(relative(SRC, target))));
   }
   return { imports, fronts };
 }
