@@ -3,12 +3,13 @@
 // besteffort) is the port of go-gpuallocator's partition enumeration in bench/reference/gpuallocator.ts;
 // where its full run would take seconds to minutes, a bounded prefix of its partitions is timed and
 // scaled to the full partition count.
-import { searchOf, type Case, type ReferenceSpec, type Suite } from './harness.js';
-import { presetTopology } from './inputs.js';
-import { bestEffortReference } from './reference/gpuallocator.js';
+
+import type { AlignedPolicy, AlignedRequest } from '../src/devices/aligned.js';
 import { pairScoreMatrix } from '../src/hardware/topology.js';
 import { binomial } from '../src/shared/bits.js';
-import type { AlignedPolicy, AlignedRequest } from '../src/devices/aligned.js';
+import { type Case, type ReferenceSpec, type Suite, searchOf } from './harness.js';
+import { presetTopology } from './inputs.js';
+import { bestEffortReference } from './reference/gpuallocator.js';
 
 /** The two nodes. */
 export const ALIGNED_NODES = [

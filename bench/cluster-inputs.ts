@@ -1,7 +1,7 @@
 // Realistic cluster workloads (issue 19): every node one of the preset machines with its NVLink /
 // PCIe topology, 30 % of GPUs partly used by other processes, 5 % of nodes holding a stale slot,
 // requests that accept several tensor-parallel sizes. Seeded: the same seed gives the same input.
-import { nodeFromInventory, type ClusterNode } from '../src/cluster/node.js';
+import { type ClusterNode, nodeFromInventory } from '../src/cluster/node.js';
 import type { ClusterPlanRequest } from '../src/cluster/state.js';
 import { getPreset } from '../src/hardware/presets.js';
 
@@ -57,7 +57,9 @@ export function realisticNodes(count: number, seed = 19): ClusterNode[] {
     while (r >= MACHINE_MIX[t].weight) r -= MACHINE_MIX[t++].weight;
     const template = templates[t];
     const id = `node-${k + 1}`;
-    const gpus = template.gpus.map((g) => (rng.next() < USED_GPU_SHARE ? { index: g.index, memoryTotal: g.memoryTotal, memoryUsed: Math.floor((g.memoryTotal * rng.int(10, 60)) / 100) } : { index: g.index, memoryTotal: g.memoryTotal }));
+    const gpus = template.gpus.map((g) =>
+      rng.next() < USED_GPU_SHARE ? { index: g.index, memoryTotal: g.memoryTotal, memoryUsed: Math.floor((g.memoryTotal * rng.int(10, 60)) / 100) } : { index: g.index, memoryTotal: g.memoryTotal },
+    );
     // Each node its own topology object, as discovered nodes carry it.
     const topo = template.topology!;
     const node: ClusterNode = { id, gpus, topology: { gpus: topo.gpus, links: topo.links.map((l) => ({ ...l })) } };
@@ -74,9 +76,29 @@ export function realisticNodes(count: number, seed = 19): ClusterNode[] {
 
 /** TP sets the realistic requests accept, by model size (a model too large for one GPU does not ask for TP 1). */
 export const TP_SETS: ReadonlyArray<{ upToGiB: number; sets: number[][] }> = [
-  { upToGiB: 40, sets: [[1, 2, 4, 8], [1, 2], [1, 2, 4, 8]] },
-  { upToGiB: 100, sets: [[1, 2, 4, 8], [2, 4, 8], [2, 4]] },
-  { upToGiB: 200, sets: [[2, 4, 8], [4, 8]] },
+  {
+    upToGiB: 40,
+    sets: [
+      [1, 2, 4, 8],
+      [1, 2],
+      [1, 2, 4, 8],
+    ],
+  },
+  {
+    upToGiB: 100,
+    sets: [
+      [1, 2, 4, 8],
+      [2, 4, 8],
+      [2, 4],
+    ],
+  },
+  {
+    upToGiB: 200,
+    sets: [
+      [2, 4, 8],
+      [4, 8],
+    ],
+  },
   { upToGiB: Infinity, sets: [[8]] },
 ];
 

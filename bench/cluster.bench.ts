@@ -6,11 +6,12 @@
 // fresh state) and a churn run (plan, commit, release in steady state, the cluster ~80 % full).
 // Building a state is left out of the decision timings; it has rows of its own (create, toJSON +
 // restore). ops/s are decisions per second.
-import type { BackendName, Case, Suite } from './harness.js';
-import { clusterNodes, clusterRequests } from './inputs.js';
-import { filledNodes, realisticNodes, realisticRequests } from './cluster-inputs.js';
+
 import type { ClusterNode } from '../src/cluster/node.js';
 import type { Engine } from '../src/engine.js';
+import { filledNodes, realisticNodes, realisticRequests } from './cluster-inputs.js';
+import type { BackendName, Case, Suite } from './harness.js';
+import { clusterNodes, clusterRequests } from './inputs.js';
 
 /** Nodes, GPUs per node and requests of the plain workload (quick mode uses the same cluster). */
 export const CLUSTER_SHAPE = { nodes: 5000, gpusPerNode: 8, requests: 10_000 } as const;
@@ -38,7 +39,12 @@ function withMig(nodes: ClusterNode[]): ClusterNode[] {
 }
 
 /** What the memory / round-trip probe found (filled in when the suite's cases are made). */
-export const clusterProbe: { bytesPerNode: number | null; churnBytesPerNode: number | null; roundTripExact: boolean | null; nodes: number } = { bytesPerNode: null, churnBytesPerNode: null, roundTripExact: null, nodes: 0 };
+export const clusterProbe: { bytesPerNode: number | null; churnBytesPerNode: number | null; roundTripExact: boolean | null; nodes: number } = {
+  bytesPerNode: null,
+  churnBytesPerNode: null,
+  roundTripExact: null,
+  nodes: 0,
+};
 
 type Runner = (engine: Engine, backend: BackendName) => () => { overriddenDuration: number };
 
@@ -127,8 +133,14 @@ export const suite: Suite = {
       const perOp: Record<BackendName, number[]> = { wasm: [], ts: [] };
       const run = fill(nodes, requests, perOp);
       cases.push({
-        family: 'cluster', name: CLUSTER_ROWS.plain(CLUSTER_SHAPE.nodes), unit: 'decision', opsPerCall: requests.length, perOpLatencies: perOp, compareAnswers: false,
-        run: { wasm: run(engines.wasm, 'wasm'), ts: run(engines.ts, 'ts') }, limits: timed,
+        family: 'cluster',
+        name: CLUSTER_ROWS.plain(CLUSTER_SHAPE.nodes),
+        unit: 'decision',
+        opsPerCall: requests.length,
+        perOpLatencies: perOp,
+        compareAnswers: false,
+        run: { wasm: run(engines.wasm, 'wasm'), ts: run(engines.ts, 'ts') },
+        limits: timed,
       });
     }
     const requests = realisticRequests(decisions);
@@ -140,8 +152,14 @@ export const suite: Suite = {
       const perOp: Record<BackendName, number[]> = { wasm: [], ts: [] };
       const run = fill(nodes, requests, perOp);
       cases.push({
-        family: 'cluster', name: CLUSTER_ROWS.migFill(n), unit: 'decision', opsPerCall: requests.length, perOpLatencies: perOp, compareAnswers: false,
-        run: { wasm: run(engines.wasm, 'wasm'), ts: run(engines.ts, 'ts') }, limits: timed,
+        family: 'cluster',
+        name: CLUSTER_ROWS.migFill(n),
+        unit: 'decision',
+        opsPerCall: requests.length,
+        perOpLatencies: perOp,
+        compareAnswers: false,
+        run: { wasm: run(engines.wasm, 'wasm'), ts: run(engines.ts, 'ts') },
+        limits: timed,
       });
       const states = { wasm: engines.wasm.createClusterState({ nodes }), ts: engines.ts.createClusterState({ nodes }) };
       const allowed = requests.slice(0, quick ? 5 : 50).map((r) => ({ ...r, allowMig: true }));
@@ -149,8 +167,13 @@ export const suite: Suite = {
         for (const r of allowed) states[b].plan(r);
       };
       cases.push({
-        family: 'cluster', name: CLUSTER_ROWS.migAllowed(n), unit: 'plan', opsPerCall: allowed.length, compareAnswers: false,
-        run: { wasm: plans('wasm'), ts: plans('ts') }, limits: { time: 0, iterations: 1, warmupIterations: 0 },
+        family: 'cluster',
+        name: CLUSTER_ROWS.migAllowed(n),
+        unit: 'plan',
+        opsPerCall: allowed.length,
+        compareAnswers: false,
+        run: { wasm: plans('wasm'), ts: plans('ts') },
+        limits: { time: 0, iterations: 1, warmupIterations: 0 },
       });
     }
     for (const n of REALISTIC_NODES) {
@@ -159,8 +182,14 @@ export const suite: Suite = {
         const perOp: Record<BackendName, number[]> = { wasm: [], ts: [] };
         const run = fill(nodes, requests, perOp);
         cases.push({
-          family: 'cluster', name: CLUSTER_ROWS.fill(n), unit: 'decision', opsPerCall: requests.length, perOpLatencies: perOp, compareAnswers: false,
-          run: { wasm: run(engines.wasm, 'wasm'), ts: run(engines.ts, 'ts') }, limits: timed,
+          family: 'cluster',
+          name: CLUSTER_ROWS.fill(n),
+          unit: 'decision',
+          opsPerCall: requests.length,
+          perOpLatencies: perOp,
+          compareAnswers: false,
+          run: { wasm: run(engines.wasm, 'wasm'), ts: run(engines.ts, 'ts') },
+          limits: timed,
         });
       }
       {
@@ -169,18 +198,30 @@ export const suite: Suite = {
         const heap = { before: 0, after: 0 };
         const run = churn(filledNodes(nodes, CHURN_FILL), requests, perOp, last ? heap : undefined);
         const c: Case = {
-          family: 'cluster', name: CLUSTER_ROWS.churn(n), unit: 'decision', opsPerCall: requests.length, perOpLatencies: perOp, compareAnswers: false,
-          run: { wasm: run(engines.wasm, 'wasm'), ts: run(engines.ts, 'ts') }, limits: { time: 0, iterations: 1, warmupIterations: 0 },
+          family: 'cluster',
+          name: CLUSTER_ROWS.churn(n),
+          unit: 'decision',
+          opsPerCall: requests.length,
+          perOpLatencies: perOp,
+          compareAnswers: false,
+          run: { wasm: run(engines.wasm, 'wasm'), ts: run(engines.ts, 'ts') },
+          limits: { time: 0, iterations: 1, warmupIterations: 0 },
         };
         cases.push(c);
         if (last) {
           // Filled in by the run (the note is read after it).
-          Object.defineProperty(c, 'note', { enumerable: true, get: () => (heap.before > 0 ? `heap across the churn run (ts): ${((heap.after - heap.before) / n).toFixed(1)} bytes per node` : undefined) });
+          Object.defineProperty(c, 'note', {
+            enumerable: true,
+            get: () => (heap.before > 0 ? `heap across the churn run (ts): ${((heap.after - heap.before) / n).toFixed(1)} bytes per node` : undefined),
+          });
         }
       }
       {
         cases.push({
-          family: 'cluster', name: CLUSTER_ROWS.create(n), unit: 'state', compareAnswers: false,
+          family: 'cluster',
+          name: CLUSTER_ROWS.create(n),
+          unit: 'state',
+          compareAnswers: false,
           run: { wasm: () => void engines.wasm.createClusterState({ nodes }), ts: () => void engines.ts.createClusterState({ nodes }) },
           limits: { time: 0, iterations: quick ? 1 : 3, warmupIterations: 1 },
         });
@@ -193,7 +234,10 @@ export const suite: Suite = {
           if (JSON.stringify(back.toJSON()) !== text) throw new Error(`toJSON / restore of ${n} nodes did not round-trip exactly`);
         };
         cases.push({
-          family: 'cluster', name: CLUSTER_ROWS.roundTrip(n), unit: 'round trip', compareAnswers: false,
+          family: 'cluster',
+          name: CLUSTER_ROWS.roundTrip(n),
+          unit: 'round trip',
+          compareAnswers: false,
           run: { wasm: roundTrip('wasm'), ts: roundTrip('ts') },
           limits: { time: 0, iterations: 1, warmupIterations: 0 },
         });

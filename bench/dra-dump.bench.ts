@@ -7,9 +7,9 @@
 // scheduler_perf-shaped dumps against JSON.parse of the same text (the target: at most 3×).
 //   npm run bench:dra-dump [-- --quick] [-- --out=FILE]
 import { loadavg } from 'node:os';
-import { createEngine } from '../src/engine.js';
-import { claimsOfDump, readClusterDump, readDocuments, schedulePods } from '../src/dra/index.js';
 import { table } from '../src/cli/lib/common.js';
+import { claimsOfDump, readClusterDump, readDocuments, schedulePods } from '../src/dra/index.js';
+import { createEngine } from '../src/engine.js';
 import { schedulerPerfCluster } from './dra-inputs.js';
 import { machineInfo, resultsPath, writeResults } from './store.bench.js';
 
@@ -41,21 +41,40 @@ function node(name: string, cpu: number, memoryGi: number): Record<string, unkno
 }
 
 function slice(name: string, nodeName: string, count: number, spec: Record<string, unknown>): Record<string, unknown> {
-  return { apiVersion: 'resource.k8s.io/v1', kind: 'ResourceSlice', metadata: { name }, spec: { driver: 'gpu.nvidia.com', nodeName, pool: { name: nodeName, generation: 1, resourceSliceCount: count }, ...spec } };
+  return {
+    apiVersion: 'resource.k8s.io/v1',
+    kind: 'ResourceSlice',
+    metadata: { name },
+    spec: { driver: 'gpu.nvidia.com', nodeName, pool: { name: nodeName, generation: 1, resourceSliceCount: count }, ...spec },
+  };
 }
 
 /** The mixed cluster's objects: 60% DGX H100, 20% H100 DynamicMIG, 20% A100 static MIG. */
 function mixedCluster(nodes: number): unknown[] {
   const items: unknown[] = [
-    { apiVersion: 'resource.k8s.io/v1', kind: 'DeviceClass', metadata: { name: 'gpu.nvidia.com' }, spec: { selectors: [{ cel: { expression: "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'" } }] } },
-    { apiVersion: 'resource.k8s.io/v1', kind: 'DeviceClass', metadata: { name: 'mig.nvidia.com' }, spec: { selectors: [{ cel: { expression: "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'mig'" } }] } },
+    {
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'DeviceClass',
+      metadata: { name: 'gpu.nvidia.com' },
+      spec: { selectors: [{ cel: { expression: "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'" } }] },
+    },
+    {
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'DeviceClass',
+      metadata: { name: 'mig.nvidia.com' },
+      spec: { selectors: [{ cel: { expression: "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'mig'" } }] },
+    },
   ];
   for (let k = 0; k < nodes; k++) {
     const kind = k % 5;
     if (kind < 3) {
       const n = `dgx-h100-${k}`;
       items.push(node(n, 224, 2000));
-      items.push(slice(`${n}-gpu.nvidia.com`, n, 1, { devices: Array.from({ length: 8 }, (_, i) => ({ name: `gpu-${i}`, attributes: GPU_ATTRS(n, i, 'NVIDIA H100 80GB HBM3', 'Hopper', '9.0.0'), capacity: { memory: { value: '81559Mi' } } })) }));
+      items.push(
+        slice(`${n}-gpu.nvidia.com`, n, 1, {
+          devices: Array.from({ length: 8 }, (_, i) => ({ name: `gpu-${i}`, attributes: GPU_ATTRS(n, i, 'NVIDIA H100 80GB HBM3', 'Hopper', '9.0.0'), capacity: { memory: { value: '81559Mi' } } })),
+        }),
+      );
     } else if (kind === 3) {
       const n = `h100-mig-${k}`;
       items.push(node(n, 96, 1000));
@@ -66,7 +85,14 @@ function mixedCluster(nodes: number): unknown[] {
       };
       items.push(slice(`${n}-counters`, n, 3, { sharedCounters: [0, 1].map((g) => ({ name: `gpu-${g}-counter-set`, counters: counters(132, 81152, 0, 8) })) }));
       for (const g of [0, 1]) {
-        const devices: unknown[] = [{ name: `gpu-${g}`, attributes: GPU_ATTRS(n, g, 'NVIDIA H100 80GB HBM3', 'Hopper', '9.0.0'), capacity: { memory: { value: '81152Mi' }, multiprocessors: { value: '132' } }, consumesCounters: [{ counterSet: `gpu-${g}-counter-set`, counters: counters(132, 81152, 0, 8) }] }];
+        const devices: unknown[] = [
+          {
+            name: `gpu-${g}`,
+            attributes: GPU_ATTRS(n, g, 'NVIDIA H100 80GB HBM3', 'Hopper', '9.0.0'),
+            capacity: { memory: { value: '81152Mi' }, multiprocessors: { value: '132' } },
+            consumesCounters: [{ counterSet: `gpu-${g}-counter-set`, counters: counters(132, 81152, 0, 8) }],
+          },
+        ];
         for (const [profile, id, sm, mem, size, starts] of H100_PROFILES) {
           for (const start of starts) {
             devices.push({
@@ -84,8 +110,17 @@ function mixedCluster(nodes: number): unknown[] {
       items.push(node(n, 128, 1000));
       const devices: unknown[] = [0, 1, 2, 3].map((i) => ({ name: `gpu-${i}`, attributes: GPU_ATTRS(n, i, 'NVIDIA A100-SXM4-40GB', 'Ampere', '8.0.0'), capacity: { memory: { value: '40960Mi' } } }));
       for (const g of [4, 5, 6, 7]) {
-        for (const [profile, id, start] of [['1g.5gb', 19, 0], ['1g.5gb', 19, 1], ['2g.10gb', 14, 2], ['3g.20gb', 9, 4]] as const) {
-          devices.push({ name: `gpu-${g}-mig-${profile.replace('.', '')}-${id}-${start}`, attributes: { type: { string: 'mig' }, profile: { string: profile }, parentUUID: { string: `GPU-${n}-${g}` } }, capacity: { memory: { value: profile === '3g.20gb' ? '20096Mi' : profile === '2g.10gb' ? '9984Mi' : '4864Mi' } } });
+        for (const [profile, id, start] of [
+          ['1g.5gb', 19, 0],
+          ['1g.5gb', 19, 1],
+          ['2g.10gb', 14, 2],
+          ['3g.20gb', 9, 4],
+        ] as const) {
+          devices.push({
+            name: `gpu-${g}-mig-${profile.replace('.', '')}-${id}-${start}`,
+            attributes: { type: { string: 'mig' }, profile: { string: profile }, parentUUID: { string: `GPU-${n}-${g}` } },
+            capacity: { memory: { value: profile === '3g.20gb' ? '20096Mi' : profile === '2g.10gb' ? '9984Mi' : '4864Mi' } },
+          });
         }
       }
       items.push(slice(`${n}-gpu.nvidia.com`, n, 1, { devices }));
@@ -96,7 +131,20 @@ function mixedCluster(nodes: number): unknown[] {
     ['one-gpu', { requests: [{ name: 'gpu', exactly: exactly('gpu.nvidia.com', 1) }] }],
     ['two-gpus', { requests: [{ name: 'gpus', exactly: exactly('gpu.nvidia.com', 2) }], constraints: [{ requests: ['gpus'], matchAttribute: 'gpu.nvidia.com/productName' }] }],
     ['mig-1g', { requests: [{ name: 'mig', exactly: exactly('mig.nvidia.com', 1, "device.attributes['gpu.nvidia.com'].profile == '1g.10gb'") }] }],
-    ['mig-3g-or-gpu', { requests: [{ name: 'r', firstAvailable: [{ name: 'mig', ...exactly('mig.nvidia.com', 1, "device.attributes['gpu.nvidia.com'].profile == '3g.40gb'") }, { name: 'gpu', ...exactly('gpu.nvidia.com', 1) }] }] }],
+    [
+      'mig-3g-or-gpu',
+      {
+        requests: [
+          {
+            name: 'r',
+            firstAvailable: [
+              { name: 'mig', ...exactly('mig.nvidia.com', 1, "device.attributes['gpu.nvidia.com'].profile == '3g.40gb'") },
+              { name: 'gpu', ...exactly('gpu.nvidia.com', 1) },
+            ],
+          },
+        ],
+      },
+    ],
   ];
   for (const [name, devices] of templates) items.push({ apiVersion: 'resource.k8s.io/v1', kind: 'ResourceClaimTemplate', metadata: { name, namespace: 'ml' }, spec: { spec: { devices } } });
   return items;
@@ -108,7 +156,10 @@ function pods(count: number): unknown[] {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name: `job-${i}`, namespace: 'ml', creationTimestamp: new Date(Date.UTC(2026, 10, 2, 10, 0, 0) + i * 1000).toISOString().replace('.000', '') },
-    spec: { containers: [{ name: 'main', image: 'x', resources: { requests: { cpu: '2', memory: '8Gi' }, claims: [{ name: 'dev' }] } }], resourceClaims: [{ name: 'dev', resourceClaimTemplateName: kinds[i % kinds.length] }] },
+    spec: {
+      containers: [{ name: 'main', image: 'x', resources: { requests: { cpu: '2', memory: '8Gi' }, claims: [{ name: 'dev' }] } }],
+      resourceClaims: [{ name: 'dev', resourceClaimTemplateName: kinds[i % kinds.length] }],
+    },
     status: { phase: 'Pending' },
   }));
 }
@@ -131,7 +182,18 @@ async function scheduleRow(nodes: number, podCount: number) {
   const result = schedulePods({ pods: dump.pods, nodes: dump.nodeInfos, claims, templates: dump.templates, extendedResources: new Map(), placer: cluster, order: 'scheduler' });
   const wallMs = performance.now() - wall0;
   const placed = result.pods.filter((p) => p.node !== null).length;
-  return { name: `dra schedule: ${nodes} mixed NVIDIA nodes, ${podCount} pending pods`, nodes, pods: podCount, bytes: text.length, readMs: Math.round(readMs), wallMs: Math.round(wallMs), cpuMs: Math.round(cpuMs() - cpu0), peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024), placed, podsPerSec: Math.round((podCount * 1000) / (wallMs - readMs)) };
+  return {
+    name: `dra schedule: ${nodes} mixed NVIDIA nodes, ${podCount} pending pods`,
+    nodes,
+    pods: podCount,
+    bytes: text.length,
+    readMs: Math.round(readMs),
+    wallMs: Math.round(wallMs),
+    cpuMs: Math.round(cpuMs() - cpu0),
+    peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024),
+    placed,
+    podsPerSec: Math.round((podCount * 1000) / (wallMs - readMs)),
+  };
 }
 
 async function createRow(nodes: number) {
@@ -146,7 +208,15 @@ async function createRow(nodes: number) {
   t = cpuMs();
   engine.createDraCluster({ classes: parsed.classes, slices: parsed.slices, nodes: parsed.nodes });
   const createMs = cpuMs() - t;
-  return { name: `createDraCluster: ${nodes} scheduler_perf nodes`, nodes, bytes: text.length, parseMs: Math.round(parseMs), createMs: Math.round(createMs), ratio: +(createMs / parseMs).toFixed(2), target: 3 };
+  return {
+    name: `createDraCluster: ${nodes} scheduler_perf nodes`,
+    nodes,
+    bytes: text.length,
+    parseMs: Math.round(parseMs),
+    createMs: Math.round(createMs),
+    ratio: +(createMs / parseMs).toFixed(2),
+    target: 3,
+  };
 }
 
 async function main(): Promise<void> {
@@ -157,9 +227,19 @@ async function main(): Promise<void> {
   const creates = [];
   for (const n of quick ? [2000, 5000] : [20_000, 50_000]) creates.push(await createRow(n));
   const schedules = [await scheduleRow(quick ? 500 : 5000, quick ? 2000 : 20_000)];
-  process.stdout.write(table(['CASE', 'JSON.parse ms', 'read ms', 'ratio (≤ 3)'], creates.map((r) => [r.name, String(r.parseMs), String(r.createMs), String(r.ratio)])));
+  process.stdout.write(
+    table(
+      ['CASE', 'JSON.parse ms', 'read ms', 'ratio (≤ 3)'],
+      creates.map((r) => [r.name, String(r.parseMs), String(r.createMs), String(r.ratio)]),
+    ),
+  );
   process.stdout.write('\n');
-  process.stdout.write(table(['CASE', 'read ms', 'total ms', 'CPU ms', 'peak RSS MB', 'placed', 'pods/s'], schedules.map((r) => [r.name, String(r.readMs), String(r.wallMs), String(r.cpuMs), String(r.peakRssMB), `${r.placed}/${r.pods}`, String(r.podsPerSec)])));
+  process.stdout.write(
+    table(
+      ['CASE', 'read ms', 'total ms', 'CPU ms', 'peak RSS MB', 'placed', 'pods/s'],
+      schedules.map((r) => [r.name, String(r.readMs), String(r.wallMs), String(r.cpuMs), String(r.peakRssMB), `${r.placed}/${r.pods}`, String(r.podsPerSec)]),
+    ),
+  );
   writeResults(out, { schema: 1, date: new Date().toISOString(), quick, machine: machineInfo(), loadavgStart: loadStart, creates, schedules, seconds: Math.round((Date.now() - started) / 1000) });
   process.stdout.write(`\nwrote ${out}\n`);
 }

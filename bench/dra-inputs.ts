@@ -40,7 +40,16 @@ export function oneDeviceClaim(name: string): Obj {
     apiVersion: V1,
     kind: 'ResourceClaim',
     metadata: { name, namespace: 'bench' },
-    spec: { devices: { requests: [{ name: 'gpu', exactly: { deviceClassName: 'gpu.example.com', allocationMode: 'ExactCount', count: 1, selectors: [{ cel: { expression: `device.attributes["${DRIVER}"].model == "A100"` } }] } }] } },
+    spec: {
+      devices: {
+        requests: [
+          {
+            name: 'gpu',
+            exactly: { deviceClassName: 'gpu.example.com', allocationMode: 'ExactCount', count: 1, selectors: [{ cel: { expression: `device.attributes["${DRIVER}"].model == "A100"` } }] },
+          },
+        ],
+      },
+    },
   };
 }
 
@@ -56,7 +65,12 @@ export function schedulerPerfCluster(nodes: number, fill: Fill, devices = 10): {
 }
 
 function claimFor(count: number): Obj {
-  return { apiVersion: V1, kind: 'ResourceClaim', metadata: { name: 'claim', namespace: 'bench' }, spec: { devices: { requests: [{ name: 'req', exactly: { deviceClassName: 'gpu.example.com', allocationMode: 'ExactCount', count } }] } } };
+  return {
+    apiVersion: V1,
+    kind: 'ResourceClaim',
+    metadata: { name: 'claim', namespace: 'bench' },
+    spec: { devices: { requests: [{ name: 'req', exactly: { deviceClassName: 'gpu.example.com', allocationMode: 'ExactCount', count } }] } },
+  };
 }
 
 /**
@@ -101,7 +115,10 @@ export function infeasibleRequest(n: number, k: number): { classes: Obj[]; slice
       { counterSet: 'memory', counters: { memory: { value: '10Gi' } } },
     ],
   }));
-  const sets = [...Array.from({ length: Math.ceil(n / 8) }, (_, g) => ({ name: `gpu-${g}`, counters: { slices: { value: '8' } } })), { name: 'memory', counters: { memory: { value: `${(k - 1) * 10}Gi` } } }];
+  const sets = [
+    ...Array.from({ length: Math.ceil(n / 8) }, (_, g) => ({ name: `gpu-${g}`, counters: { slices: { value: '8' } } })),
+    { name: 'memory', counters: { memory: { value: `${(k - 1) * 10}Gi` } } },
+  ];
   return {
     classes: [GPU_CLASS],
     slices: [

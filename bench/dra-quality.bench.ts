@@ -9,9 +9,9 @@
 // bench/dra-quality-results.json, names the machine.
 //   npm run bench:dra-quality [-- --quick] [-- --seeds=5] [-- --scale=1] [-- --out=FILE]
 import { loadavg } from 'node:os';
-import { createDraCluster, DEFAULT_DRA_FEATURES, FRAGMENTATION_CANDIDATES, type DraMode, type DraWorkloadEntry, type NodeScore } from '../src/dra/index.js';
 import { table } from '../src/cli/lib/common.js';
-import { buildFleet, fleetGpus, openbShapes, openbStream, seededStream, shapeClaim, shapeMix, type Fleet, type FleetName, type ShapeWeight, type StreamClaim } from './dra-fleets/index.js';
+import { createDraCluster, DEFAULT_DRA_FEATURES, type DraMode, type DraWorkloadEntry, FRAGMENTATION_CANDIDATES, type NodeScore } from '../src/dra/index.js';
+import { buildFleet, type Fleet, type FleetName, fleetGpus, openbShapes, openbStream, type ShapeWeight, type StreamClaim, seededStream, shapeClaim, shapeMix } from './dra-fleets/index.js';
 import { openbRoot } from './openb-root.js';
 import { machineInfo, resultsPath, writeResults } from './store.bench.js';
 
@@ -89,13 +89,33 @@ const mean = (values: readonly number[]): number => (values.length === 0 ? NaN :
 
 /** Runs one stream through a fresh cluster handle; counts what the issue's rows need. */
 export function runStream(fleet: Fleet, stream: readonly StreamClaim[], mode: DraMode, nodeScore: NodeScore, seed: number, workload?: DraWorkloadEntry[]): QualityRun {
-  const cluster = createDraCluster({ classes: fleet.classes, slices: fleet.slices, nodes: fleet.nodes, mode, nodeScore, features: { ...DEFAULT_DRA_FEATURES, consumableCapacity: true }, ...(workload !== undefined ? { workload } : {}) });
+  const cluster = createDraCluster({
+    classes: fleet.classes,
+    slices: fleet.slices,
+    nodes: fleet.nodes,
+    mode,
+    nodeScore,
+    features: { ...DEFAULT_DRA_FEATURES, consumableCapacity: true },
+    ...(workload !== undefined ? { workload } : {}),
+  });
   const total = fleetGpus(fleet);
   const usedGpus = new Set<string>();
   // Whole GPUs still untouched per PCIe root (for "could a root have held this claim").
   const freePerRoot = new Map<string, number>();
   for (const g of fleet.gpus.values()) if (g.whole) freePerRoot.set(g.root, (freePerRoot.get(g.root) ?? 0) + 1);
-  const run: QualityRun = { seed, claims: stream.length, placed: 0, allocatedShare: 0, placedBeforeFirstFailure: 0, multiGpu: 0, split: 0, avoidableSplit: 0, latenciesUs: [], halfFullUs: [], cpuMs: 0 };
+  const run: QualityRun = {
+    seed,
+    claims: stream.length,
+    placed: 0,
+    allocatedShare: 0,
+    placedBeforeFirstFailure: 0,
+    multiGpu: 0,
+    split: 0,
+    avoidableSplit: 0,
+    latenciesUs: [],
+    halfFullUs: [],
+    cpuMs: 0,
+  };
   let allocated = 0;
   let failedYet = false;
   const cpu0 = process.cpuUsage();
@@ -186,21 +206,31 @@ export const MIG_HEAVY: readonly FleetName[] = ['a100-static-mig', 'h100-dynamic
 /** The issue's targets, judged on the rows. */
 export function evaluateQualityTargets(rows: readonly QualityRow[]): QualityTarget[] {
   const targets: QualityTarget[] = [];
-  const pairs = rows.filter((r) => r.mode === 'scored').flatMap((s) => {
-    const ff = rows.find((r) => r.mode === 'first-fit' && r.fleet === s.fleet && r.stream === s.stream);
-    return ff === undefined ? [] : [{ s, ff }];
-  });
+  const pairs = rows
+    .filter((r) => r.mode === 'scored')
+    .flatMap((s) => {
+      const ff = rows.find((r) => r.mode === 'first-fit' && r.fleet === s.fleet && r.stream === s.stream);
+      return ff === undefined ? [] : [{ s, ff }];
+    });
   const worse = pairs.flatMap(({ s, ff }) => s.perSeedAllocated.map((a, i) => ({ s, a, b: ff.perSeedAllocated[i], seed: s.seeds[i] })).filter((x) => x.a < x.b - 1e-9));
   targets.push({
     target: 'scored allocates at least as much as first-fit on every fleet and seed',
     met: pairs.length === 0 ? null : worse.length === 0,
-    detail: worse.length === 0 ? `${pairs.reduce((n, p) => n + p.s.seeds.length, 0)} fleet × seed runs` : worse.map((x) => `${x.s.fleet}/${x.s.stream} ${x.s.nodeScore} seed ${x.seed}: ${(x.a * 100).toFixed(2)} % vs ${(x.b * 100).toFixed(2)} %`).join('; '),
+    detail:
+      worse.length === 0
+        ? `${pairs.reduce((n, p) => n + p.s.seeds.length, 0)} fleet × seed runs`
+        : worse.map((x) => `${x.s.fleet}/${x.s.stream} ${x.s.nodeScore} seed ${x.seed}: ${(x.a * 100).toFixed(2)} % vs ${(x.b * 100).toFixed(2)} %`).join('; '),
   });
   const heavy = pairs.filter((p) => MIG_HEAVY.includes(p.s.fleet));
   targets.push({
     target: "on MIG-heavy fleets scored leaves ≤ 0.7 × first-fit's unallocated share (mean of the seeds)",
     met: heavy.length === 0 ? null : heavy.every((p) => p.s.unallocatedShare <= 0.7 * p.ff.unallocatedShare + 1e-12),
-    detail: heavy.map((p) => `${p.s.fleet}/${p.s.stream} ${p.s.nodeScore}: ${(p.s.unallocatedShare * 100).toFixed(2)} % vs ${(p.ff.unallocatedShare * 100).toFixed(2)} % (${p.ff.unallocatedShare === 0 ? '–' : (p.s.unallocatedShare / p.ff.unallocatedShare).toFixed(2)}×)`).join('; '),
+    detail: heavy
+      .map(
+        (p) =>
+          `${p.s.fleet}/${p.s.stream} ${p.s.nodeScore}: ${(p.s.unallocatedShare * 100).toFixed(2)} % vs ${(p.ff.unallocatedShare * 100).toFixed(2)} % (${p.ff.unallocatedShare === 0 ? '–' : (p.s.unallocatedShare / p.ff.unallocatedShare).toFixed(2)}×)`,
+      )
+      .join('; '),
   });
   const scored = rows.filter((r) => r.mode === 'scored');
   targets.push({
@@ -213,7 +243,10 @@ export function evaluateQualityTargets(rows: readonly QualityRow[]): QualityTarg
   targets.push({
     target: 'scored within 2× of first-fit per claim on the mixed NVIDIA fleet (CPU time per claim, same node score)',
     met: mix === undefined ? null : mix.s.cpuMsPerClaim <= 2 * mix.ff.cpuMsPerClaim,
-    detail: mix === undefined ? 'no nvidia-mix rows' : `scored ${(mix.s.cpuMsPerClaim * 1000).toFixed(0)} µs vs first-fit ${(mix.ff.cpuMsPerClaim * 1000).toFixed(0)} µs CPU per claim (${(mix.s.cpuMsPerClaim / mix.ff.cpuMsPerClaim).toFixed(2)}×); wall medians ${mix.s.usPerClaimMedian.toFixed(0)} / ${mix.ff.usPerClaimMedian.toFixed(0)} µs${mixFgd === undefined ? '' : `; nodeScore 'fragmentation' (the allocator on up to ${FRAGMENTATION_CANDIDATES} nodes per claim) ${(mixFgd.s.cpuMsPerClaim * 1000).toFixed(0)} µs (${(mixFgd.s.cpuMsPerClaim / mixFgd.ff.cpuMsPerClaim).toFixed(2)}×)`}`,
+    detail:
+      mix === undefined
+        ? 'no nvidia-mix rows'
+        : `scored ${(mix.s.cpuMsPerClaim * 1000).toFixed(0)} µs vs first-fit ${(mix.ff.cpuMsPerClaim * 1000).toFixed(0)} µs CPU per claim (${(mix.s.cpuMsPerClaim / mix.ff.cpuMsPerClaim).toFixed(2)}×); wall medians ${mix.s.usPerClaimMedian.toFixed(0)} / ${mix.ff.usPerClaimMedian.toFixed(0)} µs${mixFgd === undefined ? '' : `; nodeScore 'fragmentation' (the allocator on up to ${FRAGMENTATION_CANDIDATES} nodes per claim) ${(mixFgd.s.cpuMsPerClaim * 1000).toFixed(0)} µs (${(mixFgd.s.cpuMsPerClaim / mixFgd.ff.cpuMsPerClaim).toFixed(2)}×)`}`,
   });
   targets.push({
     target: 'first-fit ≤ 300 µs median per claim on the mixed NVIDIA fleet at half full',
@@ -230,7 +263,22 @@ export function formatQualityTable(report: QualityReport): string {
   const m = report.machine;
   let text = `DRA placement quality on ${m.cpu} (${m.cores} cores), Node ${m.node}${report.quick ? ', quick' : ''}\n`;
   text += table(
-    ['fleet', 'stream', 'mode', 'node score', 'nodes', 'GPUs', 'allocated @100%', 'unallocated', 'vs first-fit', 'placed before 1st fail', 'multi-GPU split (avoidable)', 'µs/claim p50', 'half full p50', 'CPU µs/claim'],
+    [
+      'fleet',
+      'stream',
+      'mode',
+      'node score',
+      'nodes',
+      'GPUs',
+      'allocated @100%',
+      'unallocated',
+      'vs first-fit',
+      'placed before 1st fail',
+      'multi-GPU split (avoidable)',
+      'µs/claim p50',
+      'half full p50',
+      'CPU µs/claim',
+    ],
     report.rows.map((r) => {
       const ff = report.rows.find((x) => x.mode === 'first-fit' && x.fleet === r.fleet && x.stream === r.stream);
       return [
@@ -281,7 +329,9 @@ export async function runQualityBench(options: { quick?: boolean; seeds?: number
   for (const name of fleets) {
     const fleet = buildFleet(name, quick ? Math.max(1, Math.floor(scale / 2)) : scale);
     const mix = shapeMix(fleet);
-    const streams: Array<{ kind: 'mix' | 'openb'; of: (seed: number) => StreamClaim[]; workload: DraWorkloadEntry[] }> = [{ kind: 'mix', of: (seed) => seededStream(fleet, mix, seed), workload: workloadOf(mix) }];
+    const streams: Array<{ kind: 'mix' | 'openb'; of: (seed: number) => StreamClaim[]; workload: DraWorkloadEntry[] }> = [
+      { kind: 'mix', of: (seed) => seededStream(fleet, mix, seed), workload: workloadOf(mix) },
+    ];
     if (fleet.name === 'h100-dynamic-mig') streams.push({ kind: 'openb', of: (seed) => openbStream(fleet, openb, seed), workload: workloadOf(openbMix(openb)) });
     for (const s of streams) {
       for (const { mode, nodeScore, workload } of CONFIGURATIONS) {
@@ -289,11 +339,22 @@ export async function runQualityBench(options: { quick?: boolean; seeds?: number
         const row = rowOf(fleet, s.kind, mode, nodeScore, runs, workload);
         rows.push(row);
         // Each row as it is done (a long run on a loaded machine shows its progress).
-        process.stderr.write(`${row.fleet} ${row.stream} ${row.mode} ${row.nodeScore}${workload ? ' +workload' : ''}: allocated ${pct(row.allocatedShare)} (${row.perSeedAllocated.map((a) => (a * 100).toFixed(2)).join(' ')}), splits ${row.split}/${row.multiGpu} avoidable ${row.avoidableSplit}, CPU ${(row.cpuMsPerClaim * 1000).toFixed(0)} µs/claim\n`);
+        process.stderr.write(
+          `${row.fleet} ${row.stream} ${row.mode} ${row.nodeScore}${workload ? ' +workload' : ''}: allocated ${pct(row.allocatedShare)} (${row.perSeedAllocated.map((a) => (a * 100).toFixed(2)).join(' ')}), splits ${row.split}/${row.multiGpu} avoidable ${row.avoidableSplit}, CPU ${(row.cpuMsPerClaim * 1000).toFixed(0)} µs/claim\n`,
+        );
       }
     }
   }
-  const report: QualityReport = { schema: 1, date: new Date().toISOString(), quick, machine: machineInfo(), loadavgStart, rows, targets: evaluateQualityTargets(rows), seconds: (performance.now() - started) / 1000 };
+  const report: QualityReport = {
+    schema: 1,
+    date: new Date().toISOString(),
+    quick,
+    machine: machineInfo(),
+    loadavgStart,
+    rows,
+    targets: evaluateQualityTargets(rows),
+    seconds: (performance.now() - started) / 1000,
+  };
   process.stdout.write(formatQualityTable(report));
   if (options.out !== null) writeResults(options.out ?? resultsPath('dra-quality-results.json'), report);
   return report;

@@ -7,10 +7,10 @@
 //   npm run bench:dra [-- --quick] [-- --out=FILE] [-- --nodes=500,5000]
 import { loadavg } from 'node:os';
 import { Bench } from 'tinybench';
-import { createEngine, type Engine } from '../src/engine.js';
-import { DRA_MODES, type DraMode } from '../src/dra/index.js';
 import { table } from '../src/cli/lib/common.js';
-import { backtrackingRequest, infeasibleRequest, oneDeviceClaim, schedulerPerfCluster, type Fill } from './dra-inputs.js';
+import { DRA_MODES, type DraMode } from '../src/dra/index.js';
+import { createEngine, type Engine } from '../src/engine.js';
+import { backtrackingRequest, type Fill, infeasibleRequest, oneDeviceClaim, schedulerPerfCluster } from './dra-inputs.js';
 import { machineInfo, resultsPath, writeResults } from './store.bench.js';
 
 /** Upstream's published throughput, pods/s, with its scope. */
@@ -112,23 +112,47 @@ async function schedulerRows(engine: Engine, sizes: number[], quick: boolean): P
 
 async function allocateRows(engine: Engine, quick: boolean): Promise<DraBenchRow[]> {
   const rows: DraBenchRow[] = [];
-  const outcomeOf = (r: ReturnType<Engine['allocateClaims']>): string => (r.reason !== undefined ? 'unschedulable' : r.results.map((a) => a.devices.results.map((d) => d.device).join(',')).join(' | '));
+  const outcomeOf = (r: ReturnType<Engine['allocateClaims']>): string =>
+    r.reason !== undefined ? 'unschedulable' : r.results.map((a) => a.devices.results.map((d) => d.device).join(',')).join(' | ');
   for (const mode of DRA_MODES) {
     const request = { ...backtrackingRequest(), mode };
     const outcome = outcomeOf(engine.allocateClaims(request));
-    rows.push({ family: 'backtracking', name: '8 partitionable devices (shared 70Gi), claim for 7', mode, ...(await time(`backtracking ${mode}`, () => engine.allocateClaims(request), quick)), outcome });
+    rows.push({
+      family: 'backtracking',
+      name: '8 partitionable devices (shared 70Gi), claim for 7',
+      mode,
+      ...(await time(`backtracking ${mode}`, () => engine.allocateClaims(request), quick)),
+      outcome,
+    });
   }
   for (const n of [8, 16, 24, 32, 48, 64]) {
     const k = Math.min(n / 2, 32);
     for (const mode of DRA_MODES) {
       const request = { ...infeasibleRequest(n, k), mode };
       const outcome = outcomeOf(engine.allocateClaims(request));
-      rows.push({ family: 'infeasible', name: `${n} MIG-like partitions, counters admit ${k - 1}, claim for ${k}`, mode, n, k, ...(await time(`infeasible ${n} ${mode}`, () => engine.allocateClaims(request), quick)), outcome });
+      rows.push({
+        family: 'infeasible',
+        name: `${n} MIG-like partitions, counters admit ${k - 1}, claim for ${k}`,
+        mode,
+        n,
+        k,
+        ...(await time(`infeasible ${n} ${mode}`, () => engine.allocateClaims(request), quick)),
+        outcome,
+      });
       // The same claim on the node read once (createDraCluster): the allocator's answer without reading the slices again.
       const cluster = engine.createDraCluster({ classes: request.classes, slices: request.slices, nodes: [request.node], mode });
       const claim = request.claims[0];
       const prepared = cluster.schedule(claim).node ?? 'unschedulable';
-      rows.push({ family: 'infeasible', name: `  same, node read once (createDraCluster)`, mode, n, k, prepared: true, ...(await time(`infeasible ${n} ${mode} prepared`, () => cluster.schedule(claim), quick)), outcome: prepared });
+      rows.push({
+        family: 'infeasible',
+        name: `  same, node read once (createDraCluster)`,
+        mode,
+        n,
+        k,
+        prepared: true,
+        ...(await time(`infeasible ${n} ${mode} prepared`, () => cluster.schedule(claim), quick)),
+        outcome: prepared,
+      });
     }
   }
   return rows;
@@ -145,7 +169,10 @@ export function evaluateDraTargets(rows: readonly DraBenchRow[]): DraTarget[] {
   targets.push({
     target: 'infeasible claims answered in under 1 ms (median) up to n = 64, the node read once',
     met: infeasible.length === 0 ? null : slow.length === 0 && infeasible.every((r) => r.outcome === 'unschedulable'),
-    detail: infeasible.length === 0 ? 'no rows' : `${slow.length === 0 ? `all ${infeasible.length} rows: slowest ${slowest(infeasible)}` : `over 1 ms: ${slow.map((r) => `n=${r.n} ${r.mode} ${(r.p50Us / 1000).toFixed(2)} ms`).join(', ')}`}; end to end through allocateClaims (reading the slices each call): slowest ${slowest(endToEnd)}`,
+    detail:
+      infeasible.length === 0
+        ? 'no rows'
+        : `${slow.length === 0 ? `all ${infeasible.length} rows: slowest ${slowest(infeasible)}` : `over 1 ms: ${slow.map((r) => `n=${r.n} ${r.mode} ${(r.p50Us / 1000).toFixed(2)} ms`).join(', ')}`}; end to end through allocateClaims (reading the slices each call): slowest ${slowest(endToEnd)}`,
   });
   const at = (nodes: number) => rows.filter((r) => r.family === 'scheduler' && r.nodes === nodes && r.fill !== 'full');
   const big = at(5000);
@@ -154,7 +181,15 @@ export function evaluateDraTargets(rows: readonly DraBenchRow[]): DraTarget[] {
   targets.push({
     target: `claims/s at 5,000 nodes (by the median) ≥ 100 × upstream's published pods/s (100 × ${UPSTREAM.schedulerPerf500.high}, the highest figure: ${goal.toLocaleString('en-US')}/s)`,
     met: big.length === 0 ? null : under.length === 0,
-    detail: big.length === 0 ? 'no 5,000-node rows' : big.map((r) => `${r.fill} ${r.mode} ${Math.round(r.opsPerSecMedian).toLocaleString('en-US')}/s (${(r.opsPerSecMedian / UPSTREAM.schedulerPerf500.high).toFixed(0)}×; by the mean ${Math.round(r.opsPerSec).toLocaleString('en-US')}/s)`).join(', '),
+    detail:
+      big.length === 0
+        ? 'no 5,000-node rows'
+        : big
+            .map(
+              (r) =>
+                `${r.fill} ${r.mode} ${Math.round(r.opsPerSecMedian).toLocaleString('en-US')}/s (${(r.opsPerSecMedian / UPSTREAM.schedulerPerf500.high).toFixed(0)}×; by the mean ${Math.round(r.opsPerSec).toLocaleString('en-US')}/s)`,
+            )
+            .join(', '),
   });
   const pairs = at(5000).flatMap((r) => {
     const small = at(500).find((s) => s.fill === r.fill && s.mode === r.mode);
@@ -205,7 +240,17 @@ export async function runDraBench(options: { quick?: boolean; out?: string | nul
   const engine = await createEngine({ backend: 'wasm' });
   const sizes = options.nodes ?? (quick ? [50, 500] : [500, 5000, 50000]);
   const rows = [...(await schedulerRows(engine, sizes, quick)), ...(await allocateRows(engine, quick))];
-  const report: DraBenchReport = { schema: 1, date: new Date().toISOString(), quick, machine: machineInfo(), loadavgStart, upstream: UPSTREAM, rows, targets: evaluateDraTargets(rows), seconds: (performance.now() - started) / 1000 };
+  const report: DraBenchReport = {
+    schema: 1,
+    date: new Date().toISOString(),
+    quick,
+    machine: machineInfo(),
+    loadavgStart,
+    upstream: UPSTREAM,
+    rows,
+    targets: evaluateDraTargets(rows),
+    seconds: (performance.now() - started) / 1000,
+  };
   process.stdout.write(formatDraTable(report));
   if (options.out !== null) writeResults(options.out ?? resultsPath('dra-results.json'), report);
   return report;
@@ -215,6 +260,10 @@ const entry = process.argv[1] !== undefined && import.meta.url === (await import
 if (entry) {
   const args = process.argv.slice(2);
   const out = args.find((a) => a.startsWith('--out='))?.slice('--out='.length);
-  const nodes = args.find((a) => a.startsWith('--nodes='))?.slice('--nodes='.length).split(',').map(Number);
+  const nodes = args
+    .find((a) => a.startsWith('--nodes='))
+    ?.slice('--nodes='.length)
+    .split(',')
+    .map(Number);
   await runDraBench({ quick: args.includes('--quick'), out, ...(nodes !== undefined ? { nodes } : {}) });
 }

@@ -4,10 +4,11 @@
 // a second case starts from already-parsed metadata, to separate the parse from the estimate, and a
 // third reads the same shape with a 1,024-token vocabulary: the reader steps over the token list, so
 // the 128k-token header should cost at most ESTIMATE_HEADER_RATIO_TARGET times the 1k-token one.
-import type { Suite } from './harness.js';
+
 import { estimateMemory } from '../src/models/estimate.js';
 import { readGgufHeaderFromBytes } from '../src/models/gguf.js';
 import { llamaSpec, writeGguf } from '../test/fixtures/gguf-writer.js';
+import type { Suite } from './harness.js';
 
 const GIB = 2 ** 30;
 

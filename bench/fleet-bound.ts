@@ -16,13 +16,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { openbRoot } from './openb-root.js';
-import { parseNodeCsv, parsePodCsv } from '../src/fleet/trace.js';
-import { validateNodes, validatePods, type Pod } from '../src/fleet/types.js';
-import { prepareWorkload, rint } from '../src/simulation/simulate.js';
 import { Prng } from '../src/fleet/prng.js';
 import { parseSeeds } from '../src/fleet/seeds.js';
+import { parseNodeCsv, parsePodCsv } from '../src/fleet/trace.js';
+import { type Pod, validateNodes, validatePods } from '../src/fleet/types.js';
+import { prepareWorkload, rint } from '../src/simulation/simulate.js';
 import { allocationBound, bestFitDecreasing, loadSolver } from './fleet-bound-lp.js';
+import { openbRoot } from './openb-root.js';
 
 const root = openbRoot(import.meta.url);
 const arg = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
@@ -63,7 +63,13 @@ for (const trace of traces) {
   const bounds = rows.map((r) => r.bound);
   const row = { trace, seeds, bounds, mean: mean(bounds), sd: sd(bounds), bfdMean: mean(rows.map((r) => r.bfd)), configurations: Math.max(...rows.map((r) => r.configurations)) };
   results.push(row);
-  process.stdout.write(`${trace.padEnd(12)}${row.mean.toFixed(2).padStart(12)}${row.sd.toFixed(2).padStart(7)}${Math.min(...bounds).toFixed(2).padStart(8)}${Math.max(...bounds).toFixed(2).padStart(8)}${String(row.configurations).padStart(9)}${row.bfdMean.toFixed(2).padStart(13)}\n`);
+  process.stdout.write(
+    `${trace.padEnd(12)}${row.mean.toFixed(2).padStart(12)}${row.sd.toFixed(2).padStart(7)}${Math.min(...bounds)
+      .toFixed(2)
+      .padStart(8)}${Math.max(...bounds)
+      .toFixed(2)
+      .padStart(8)}${String(row.configurations).padStart(9)}${row.bfdMean.toFixed(2).padStart(13)}\n`,
+  );
 }
 writeFileSync(out, JSON.stringify({ machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, node: process.version }, results }, null, 2) + '\n');
 process.stdout.write(`\nwrote ${out}\n`);

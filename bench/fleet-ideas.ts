@@ -6,16 +6,16 @@
 //   npm run build && node dist/bench/fleet-ideas.js --ideas=fgd-close,plan --seeds=42..46 [--trace=default]
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openbRoot } from './openb-root.js';
-import { loadSolver } from './fleet-bound-lp.js';
-import { parseNodeCsv, parsePodCsv } from '../src/fleet/trace.js';
-import { binCurve, prepareWorkload, rint, round2 } from '../src/simulation/simulate.js';
-import { Prng } from '../src/fleet/prng.js';
-import { parseSeeds } from '../src/fleet/seeds.js';
-import { typicalPods } from '../src/fleet/typical.js';
 import { cleanRemainders, deadHole } from '../src/fleet/policies/ours.js';
 import { shareCounts, sharePrices } from '../src/fleet/policies/share-values.js';
+import { Prng } from '../src/fleet/prng.js';
+import { parseSeeds } from '../src/fleet/seeds.js';
+import { parseNodeCsv, parsePodCsv } from '../src/fleet/trace.js';
 import type { NodeSpec, Pod } from '../src/fleet/types.js';
+import { typicalPods } from '../src/fleet/typical.js';
+import { binCurve, prepareWorkload, rint, round2 } from '../src/simulation/simulate.js';
+import { loadSolver } from './fleet-bound-lp.js';
+import { openbRoot } from './openb-root.js';
 
 const root = openbRoot(import.meta.url);
 const arg = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
@@ -152,7 +152,14 @@ async function maxAllocationPrices(nodes: readonly NodeSpec[], pods: readonly Po
   walk(0, 1000);
   const lines = ['Maximize', ` obj: ${configs.map((c, j) => `${c.reduce((a, k, i) => a + k * sizes[i], 0)} x${j}`).join(' + ')}`, 'Subject To'];
   lines.push(` bins: ${configs.map((_, j) => `x${j}`).join(' + ')} <= ${capacity - whole * scale}`);
-  sizes.forEach((s, i) => lines.push(` s${s}: ${configs.map((c, j) => (c[i] > 0 ? `${c[i]} x${j}` : '')).filter((t) => t !== '').join(' + ')} ${force.includes(s) ? '>=' : '<='} ${counts[i] * scale}`));
+  sizes.forEach((s, i) =>
+    lines.push(
+      ` s${s}: ${configs
+        .map((c, j) => (c[i] > 0 ? `${c[i]} x${j}` : ''))
+        .filter((t) => t !== '')
+        .join(' + ')} ${force.includes(s) ? '>=' : '<='} ${counts[i] * scale}`,
+    ),
+  );
   lines.push('End');
   const solution = highs.solve(lines.join('\n'));
   if (solution.Status !== 'Optimal') throw new Error(`HiGHS: ${solution.Status}`);

@@ -4,10 +4,10 @@
 //   npx tsc -p tsconfig.json && node dist/bench/fleet-plot.js
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openbRoot } from './openb-root.js';
 import { createEngine } from '../src/engine.js';
-import { parseNodeCsv, parsePodCsv } from '../src/fleet/trace.js';
 import { POLICIES } from '../src/fleet/policies/index.js';
+import { parseNodeCsv, parsePodCsv } from '../src/fleet/trace.js';
+import { openbRoot } from './openb-root.js';
 
 const root = openbRoot(import.meta.url);
 const trace = process.argv[2] ?? 'default';
@@ -28,7 +28,10 @@ for (const p of POLICIES) {
     const s = [...v].sort((a, b) => a - b);
     return (s[4] + s[5]) / 2;
   };
-  curves.set(p.name, Array.from({ length: X1 - X0 + 1 }, (_, k) => 100 - median(runs.map((r) => r[X0 + k]))));
+  curves.set(
+    p.name,
+    Array.from({ length: X1 - X0 + 1 }, (_, k) => 100 - median(runs.map((r) => r[X0 + k]))),
+  );
 }
 if (trace === 'default') {
   const W = 640;

@@ -4,14 +4,15 @@
 // processes outside the scheduler (memoryUsed), and memory-placed models (some stale) already on a
 // tenth of the nodes. The pods are then planned by the pod scheduler and committed through
 // `state.commit`, exactly as `replay` does for the plain state, so the two rows differ in the nodes only.
-import type { Engine } from '../src/engine.js';
+
 import type { ClusterNode } from '../src/cluster/node.js';
 import type { ClusterState } from '../src/cluster/state.js';
-import { fleetClusterNodes, prepareWorkload } from '../src/simulation/simulate.js';
-import type { FleetPod, NodeSpec, Pod } from '../src/fleet/types.js';
+import type { Engine } from '../src/engine.js';
 import { Prng } from '../src/fleet/prng.js';
+import type { FleetPod, NodeSpec, Pod } from '../src/fleet/types.js';
 import { getPreset } from '../src/hardware/presets.js';
 import type { Topology } from '../src/hardware/topology.js';
+import { fleetClusterNodes, prepareWorkload } from '../src/simulation/simulate.js';
 
 const GIB = 2 ** 30;
 

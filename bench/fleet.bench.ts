@@ -6,13 +6,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { openbRoot } from './openb-root.js';
 import { Bench } from 'tinybench';
 import { createEngine } from '../src/engine.js';
+import { DEFAULT_POLICY, POLICIES } from '../src/fleet/policies/index.js';
 import { parseNodeCsv, parsePodCsv } from '../src/fleet/trace.js';
-import { POLICIES, DEFAULT_POLICY } from '../src/fleet/policies/index.js';
 import { fleetClusterNodes } from '../src/simulation/simulate.js';
-import { realisticNodes, replay, type Replay } from './fleet-realistic.js';
+import { type Replay, realisticNodes, replay } from './fleet-realistic.js';
+import { openbRoot } from './openb-root.js';
 
 const root = openbRoot(import.meta.url);
 const quick = process.argv.includes('--quick');
@@ -55,24 +55,47 @@ const rows = POLICIES.map((p) => {
   const t = median(`${p.name} ts`);
   return { policy: p.name, wasmMs: w, tsMs: t, wasmPodsPerS: (attempts / w) * 1000, tsPodsPerS: (attempts / t) * 1000 };
 });
-const machine = { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memoryBytes: totalmem(), node: process.version, platform: process.platform, arch: process.arch, loadavgStart: load0, loadavgEnd: loadavg() };
+const machine = {
+  cpu: cpus()[0]?.model ?? 'unknown',
+  cores: cpus().length,
+  memoryBytes: totalmem(),
+  node: process.version,
+  platform: process.platform,
+  arch: process.arch,
+  loadavgStart: load0,
+  loadavgEnd: loadavg(),
+};
 const pad = (s: string | number, n: number) => String(s).padStart(n);
 process.stdout.write(`fleet simulation, openb default trace: ${nodes.length} nodes, ${attempts} pod attempts per run (seed 42), median of ${quick ? 2 : 8} runs\n`);
 process.stdout.write(`machine: ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, load ${load0[0].toFixed(2)}\n\n`);
 process.stdout.write(`${'policy'.padEnd(12)}${pad('wasm ms', 10)}${pad('wasm pods/s', 13)}${pad('ts ms', 10)}${pad('ts pods/s', 13)}${pad('ts/wasm', 9)}\n`);
 for (const r of rows) {
-  process.stdout.write(`${r.policy.padEnd(12)}${pad(r.wasmMs.toFixed(0), 10)}${pad(Math.round(r.wasmPodsPerS), 13)}${pad(r.tsMs.toFixed(0), 10)}${pad(Math.round(r.tsPodsPerS), 13)}${pad((r.tsMs / r.wasmMs).toFixed(2) + 'x', 9)}\n`);
+  process.stdout.write(
+    `${r.policy.padEnd(12)}${pad(r.wasmMs.toFixed(0), 10)}${pad(Math.round(r.wasmPodsPerS), 13)}${pad(r.tsMs.toFixed(0), 10)}${pad(Math.round(r.tsPodsPerS), 13)}${pad((r.tsMs / r.wasmMs).toFixed(2) + 'x', 9)}\n`,
+  );
 }
 const count = (r: Replay) => ({ placed: r.placed, failed: r.failed });
 const stateRows = (['wasm', 'ts'] as const).map((backend) => {
   const plain = median(`state plain ${backend}`);
   const realistic = median(`state realistic ${backend}`);
-  return { backend, policy: DEFAULT_POLICY, plainMs: plain, realisticMs: realistic, realisticOverPlain: realistic / plain, plain: count(outcomes[`plain ${backend}`]), realistic: count(outcomes[`realistic ${backend}`]) };
+  return {
+    backend,
+    policy: DEFAULT_POLICY,
+    plainMs: plain,
+    realisticMs: realistic,
+    realisticOverPlain: realistic / plain,
+    plain: count(outcomes[`plain ${backend}`]),
+    realistic: count(outcomes[`realistic ${backend}`]),
+  };
 });
-process.stdout.write(`\n${DEFAULT_POLICY} through state.podScheduler + state.commit, plain state against realistic (topology on every node, 32 GiB GPUs, a quarter partly used by other processes, models on every tenth node)\n`);
+process.stdout.write(
+  `\n${DEFAULT_POLICY} through state.podScheduler + state.commit, plain state against realistic (topology on every node, 32 GiB GPUs, a quarter partly used by other processes, models on every tenth node)\n`,
+);
 process.stdout.write(`${'backend'.padEnd(9)}${pad('plain ms', 10)}${pad('realistic ms', 14)}${pad('ratio', 8)}${pad('placed/failed plain', 21)}${pad('realistic', 12)}\n`);
 for (const r of stateRows) {
-  process.stdout.write(`${r.backend.padEnd(9)}${pad(r.plainMs.toFixed(0), 10)}${pad(r.realisticMs.toFixed(0), 14)}${pad(r.realisticOverPlain.toFixed(2) + 'x', 8)}${pad(`${r.plain.placed}/${r.plain.failed}`, 21)}${pad(`${r.realistic.placed}/${r.realistic.failed}`, 12)}\n`);
+  process.stdout.write(
+    `${r.backend.padEnd(9)}${pad(r.plainMs.toFixed(0), 10)}${pad(r.realisticMs.toFixed(0), 14)}${pad(r.realisticOverPlain.toFixed(2) + 'x', 8)}${pad(`${r.plain.placed}/${r.plain.failed}`, 21)}${pad(`${r.realistic.placed}/${r.realistic.failed}`, 12)}\n`,
+  );
 }
 writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), machine, nodes: nodes.length, attempts, quick, rows, stateRows }, null, 2) + '\n');
 process.stderr.write(`wrote ${out}\n`);

@@ -1,12 +1,13 @@
 // Deterministic benchmark inputs: every workload's data comes from one seeded PRNG, so two runs
 // (and the wasm and ts backends within a run) time exactly the same requests.
-import { getPreset } from '../src/hardware/presets.js';
-import { inventoryTopology } from '../src/hardware/inventory.js';
-import { validateTopology, type Topology } from '../src/hardware/topology.js';
-import type { SplitRequest } from '../src/devices/split.js';
+
 import type { ReplicaPolicy, ReplicaRequest } from '../src/devices/replicas.js';
-import type { Slot } from '../src/placement/index.js';
+import type { SplitRequest } from '../src/devices/split.js';
 import { Prng } from '../src/fleet/prng.js';
+import { inventoryTopology } from '../src/hardware/inventory.js';
+import { getPreset } from '../src/hardware/presets.js';
+import { type Topology, validateTopology } from '../src/hardware/topology.js';
+import type { Slot } from '../src/placement/index.js';
 
 /** The seed every generator starts from unless told otherwise. */
 export const DEFAULT_SEED = 0x9e3779b9;
@@ -150,7 +151,7 @@ export function presetTopology(name: string): Topology {
  */
 export function unstructuredTopology(gpus: number, seed: number): Topology {
   let s = seed >>> 0;
-  const next = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  const next = () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
   const levels = ['PIX', 'PXB', 'PHB', 'NODE', 'SYS'] as const;
   const links = [];
   for (let a = 0; a < gpus; a++) for (let b = a + 1; b < gpus; b++) links.push({ a, b, pcie: levels[Math.floor(next() * 5)], nvlink: Math.floor(next() * 3) });

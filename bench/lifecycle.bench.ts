@@ -10,11 +10,11 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Bench } from 'tinybench';
-import { createEngine, type Engine } from '../src/engine.js';
 import type { ClusterState } from '../src/cluster/state.js';
+import { createEngine, type Engine } from '../src/engine.js';
 import type { PodScheduler } from '../src/fleet/scheduler.js';
-import { machineInfo, percentile, resultsPath, writeResults } from './store.bench.js';
 import { formatBytes } from '../src/shared/units.js';
+import { machineInfo, percentile, resultsPath, writeResults } from './store.bench.js';
 
 const G = 2 ** 30;
 /** Schedulers per row. */
@@ -34,7 +34,9 @@ type Row = { backend: string; row: string; schedulers: number; p50Us: number; p9
 type Rig = { row: string; state: ClusterState; held: PodScheduler[]; latencies: number[] };
 
 function rig(engine: Engine, row: string, schedulers: 'none' | 'closed' | 'dropped' | 'held'): Rig {
-  const state = engine.createClusterState({ nodes: Array.from({ length: NODES }, (_, n) => ({ id: `n${n}`, gpus: Array.from({ length: 8 }, (_, index) => ({ index, memoryTotal: 80 * G })), cpu: 64_000, hostMemory: 512 * G })) });
+  const state = engine.createClusterState({
+    nodes: Array.from({ length: NODES }, (_, n) => ({ id: `n${n}`, gpus: Array.from({ length: 8 }, (_, index) => ({ index, memoryTotal: 80 * G })), cpu: 64_000, hostMemory: 512 * G })),
+  });
   const held: PodScheduler[] = [];
   if (schedulers !== 'none') {
     for (let k = 0; k < SCHEDULERS; k++) {
@@ -89,12 +91,23 @@ export async function runLifecycleBench(options: { quick?: boolean; out?: string
       const sorted = [...r.latencies].sort((a, b) => a - b);
       const p50 = percentile(sorted, 50);
       if (r.row === 'no pod scheduler') none = p50;
-      rows.push({ backend, row: r.row, schedulers: r.row === 'no pod scheduler' ? 0 : SCHEDULERS, p50Us: p50, p99Us: percentile(sorted, 99), meanUs: sorted.reduce((s, x) => s + x, 0) / sorted.length, ops: sorted.length, vsNone: p50 / none });
+      rows.push({
+        backend,
+        row: r.row,
+        schedulers: r.row === 'no pod scheduler' ? 0 : SCHEDULERS,
+        p50Us: p50,
+        p99Us: percentile(sorted, 99),
+        meanUs: sorted.reduce((s, x) => s + x, 0) / sorted.length,
+        ops: sorted.length,
+        vsNone: p50 / none,
+      });
       for (const s of r.held) s.close();
     }
   }
   const machine = machineInfo();
-  console.log(`lifecycle bench on ${machine.cpu} (${machine.cores} cores, ${formatBytes(machine.memoryBytes)}), Node ${machine.node}, load average ${machine.loadavg.map((x) => x.toFixed(1)).join(' ')}${quick ? ', quick' : ''}: plan + commit + release on ${NODES} nodes × 8 GPUs, ${iterations} per row, interleaved; µs`);
+  console.log(
+    `lifecycle bench on ${machine.cpu} (${machine.cores} cores, ${formatBytes(machine.memoryBytes)}), Node ${machine.node}, load average ${machine.loadavg.map((x) => x.toFixed(1)).join(' ')}${quick ? ', quick' : ''}: plan + commit + release on ${NODES} nodes × 8 GPUs, ${iterations} per row, interleaved; µs`,
+  );
   const header = ['backend', 'row', 'p50 µs', 'p99 µs', 'mean µs', '÷ no scheduler (p50)'];
   const cells = rows.map((r) => [r.backend, r.row, r.p50Us.toFixed(1), r.p99Us.toFixed(1), r.meanUs.toFixed(1), (r.vsNone ?? NaN).toFixed(2)]);
   const widths = header.map((h, k) => Math.max(h.length, ...cells.map((c) => c[k].length)));

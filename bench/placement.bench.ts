@@ -1,9 +1,10 @@
 // Workload 5: placement on one node of 8 GPUs and one of 16 with 20 running slots, TP sizes 1, 2, 4, 8.
 // Two input paths: the node prepared once (engine.prepare; the request carries the handle and the
 // slots), and plain objects (gpus, topology and slots read and validated on every call).
-import { searchOf, type Case, type Suite, type SuiteContext } from './harness.js';
-import { presetGpus, presetTopology, runningSlots } from './inputs.js';
+
 import type { PlacementRequest, PreparedPlacementRequest } from '../src/placement/index.js';
+import { type Case, type Suite, type SuiteContext, searchOf } from './harness.js';
+import { presetGpus, presetTopology, runningSlots } from './inputs.js';
 
 const GIB = 2 ** 30;
 
@@ -51,9 +52,6 @@ export const suite: Suite = {
   family: 'placement',
   description: 'engine.planPlacement with eviction of stale slots, topology scores, every TP size separately; prepared node and plain objects',
   cases({ engines }) {
-    return [
-      ...PLACEMENT_NODES.flatMap((node) => nodeCases(engines, node, PLACEMENT_TP_SIZES, true)),
-      ...PLACEMENT_NODES.flatMap((node) => nodeCases(engines, node, PLAIN_TP_SIZES, false)),
-    ];
+    return [...PLACEMENT_NODES.flatMap((node) => nodeCases(engines, node, PLACEMENT_TP_SIZES, true)), ...PLACEMENT_NODES.flatMap((node) => nodeCases(engines, node, PLAIN_TP_SIZES, false))];
   },
 };

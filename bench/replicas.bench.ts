@@ -1,7 +1,8 @@
 // Workload 3: replicas, 8 GPUs × 16 replicas, 50% taken, size 8, each policy.
+
+import { REPLICA_POLICIES } from '../src/devices/replicas.js';
 import type { Suite } from './harness.js';
 import { replicaRequest } from './inputs.js';
-import { REPLICA_POLICIES } from '../src/devices/replicas.js';
 
 /** Replica suite. */
 export const suite: Suite = {

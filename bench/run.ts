@@ -8,16 +8,16 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createEngine } from '../src/engine.js';
-import { BACKENDS, addCaseError, isNotBuilt, runCase, watchKernels, type BackendName, type Case, type CaseResult, type Suite, type SuiteContext } from './harness.js';
-import { formatTable } from './table.js';
-import { evaluateTargets, type TargetResult } from './targets.js';
-import { suite as naturalSort } from './natural-sort.bench.js';
-import { suite as split } from './split.bench.js';
-import { suite as replicas } from './replicas.bench.js';
 import { suite as aligned } from './aligned.bench.js';
-import { suite as placement } from './placement.bench.js';
 import { suite as cluster } from './cluster.bench.js';
 import { suite as estimate } from './estimate.bench.js';
+import { addCaseError, BACKENDS, type BackendName, type Case, type CaseResult, isNotBuilt, runCase, type Suite, type SuiteContext, watchKernels } from './harness.js';
+import { suite as naturalSort } from './natural-sort.bench.js';
+import { suite as placement } from './placement.bench.js';
+import { suite as replicas } from './replicas.bench.js';
+import { suite as split } from './split.bench.js';
+import { formatTable } from './table.js';
+import { evaluateTargets, type TargetResult } from './targets.js';
 
 /** Every suite, in the order of the issue's workload list. */
 export const SUITES: readonly Suite[] = [naturalSort, split, replicas, aligned, placement, cluster, estimate];
@@ -211,7 +211,11 @@ export function parseArgs(argv: readonly string[]): RunOptions {
   const options: RunOptions = {};
   for (const arg of argv) {
     if (arg === '--quick') options.quick = true;
-    else if (arg.startsWith('--only=')) options.only = arg.slice(7).split(',').filter((x) => x !== '');
+    else if (arg.startsWith('--only='))
+      options.only = arg
+        .slice(7)
+        .split(',')
+        .filter((x) => x !== '');
     else if (arg.startsWith('--out=')) options.out = arg.slice(6);
     else if (arg === '--no-write') options.out = null;
     else if (arg === '--help' || arg === '-h') {
@@ -227,7 +231,19 @@ async function _main(): Promise<void> {
   if ((globalThis as { gc?: unknown }).gc === undefined) process.stderr.write('note: run with node --expose-gc for steadier numbers (npm run bench does)\n');
   const version = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')).version as string;
   process.stderr.write(`gpualloc ${version} benchmarks${options.quick ? ' (quick)' : ''}: ${cpus().length} cores, load ${loadavg()[0].toFixed(2)}\n`);
-  const report = await runBench({ ...options, onCase: (r) => process.stderr.write(`  ${r.family} / ${r.name}${r.errors ? `  [errors: ${Object.entries(r.errors).map(([k, v]) => `${k}: ${v}`).join('; ')}]` : ''}\n`) });
+  const report = await runBench({
+    ...options,
+    onCase: (r) =>
+      process.stderr.write(
+        `  ${r.family} / ${r.name}${
+          r.errors
+            ? `  [errors: ${Object.entries(r.errors)
+                .map(([k, v]) => `${k}: ${v}`)
+                .join('; ')}]`
+            : ''
+        }\n`,
+      ),
+  });
   process.stdout.write(`${formatTable(report)}\n`);
   const out = options.out === undefined ? join(packageRoot(), 'bench', 'results.json') : options.out;
   if (out !== null) process.stderr.write(`wrote ${out}\n`);

@@ -12,15 +12,15 @@
 //   npm run bench:store-pods [-- --quick] [-- --out=FILE]
 import pg from 'pg';
 import { Bench } from 'tinybench';
+import { table } from '../src/cli/lib/common.js';
+import type { ClusterNode } from '../src/cluster/state.js';
 import { createEngine, type Engine } from '../src/engine.js';
+import type { PlacementOption } from '../src/placement/index.js';
 import { AllocationError } from '../src/shared/errors.js';
 import { PostgresStore } from '../src/store/postgres.js';
 import { openClusterState, type StoredClusterState } from '../src/store/stored-state.js';
-import type { ClusterNode } from '../src/cluster/state.js';
-import type { PlacementOption } from '../src/placement/index.js';
 import { findPgBin, startPg } from './pg-server.js';
 import { machineInfo, percentile, resultsPath, writeResults } from './store.bench.js';
-import { table } from '../src/cli/lib/common.js';
 
 const GiB = 2 ** 30;
 const WRITERS = [1, 8];
@@ -28,7 +28,18 @@ const WORKLOADS = ['models', 'pods'] as const;
 type Workload = (typeof WORKLOADS)[number];
 
 /** One row of the table / JSON. */
-export type PodStoreBenchRow = { workload: Workload; trigger: boolean; writers: number; commits: number; failures: number; p50Ms: number; p99Ms: number; meanMs: number; conflicts: number; rounds: number };
+export type PodStoreBenchRow = {
+  workload: Workload;
+  trigger: boolean;
+  writers: number;
+  commits: number;
+  failures: number;
+  p50Ms: number;
+  p99Ms: number;
+  meanMs: number;
+  conflicts: number;
+  rounds: number;
+};
 
 function nodes(workload: Workload): ClusterNode[] {
   return Array.from({ length: 4 }, (_, n) => {
@@ -74,37 +85,39 @@ type Rig = { workload: Workload; trigger: boolean; writers: number; states: Stor
 
 /** One round: every writer commits `perWriter` slots at the same time (keeping at most 2), then releases the rest. */
 async function round(engine: Engine, rig: Rig, perWriter: number, record: boolean): Promise<void> {
-  await Promise.all(rig.states.map(async (state, w) => {
-    const held: string[] = [];
-    for (let k = 0; k < perWriter; k++) {
-      let id: string | undefined;
-      if (rig.workload === 'models') {
-        const t0 = performance.now();
-        const r = await state.commitWithRetry({ memory: [20, 40, 60][(w + k) % 3] * GiB, tensorParallelSizes: [1, 2] });
-        if (record) {
-          rig.latencies.push(performance.now() - t0);
-          rig.conflicts += r.conflicts;
+  await Promise.all(
+    rig.states.map(async (state, w) => {
+      const held: string[] = [];
+      for (let k = 0; k < perWriter; k++) {
+        let id: string | undefined;
+        if (rig.workload === 'models') {
+          const t0 = performance.now();
+          const r = await state.commitWithRetry({ memory: [20, 40, 60][(w + k) % 3] * GiB, tensorParallelSizes: [1, 2] });
+          if (record) {
+            rig.latencies.push(performance.now() - t0);
+            rig.conflicts += r.conflicts;
+          }
+          id = r.committed;
+        } else {
+          const r = await commitPod(engine, state, w, k);
+          if (record) {
+            rig.latencies.push(r.ms);
+            rig.conflicts += r.conflicts;
+          }
+          id = r.id;
         }
-        id = r.committed;
-      } else {
-        const r = await commitPod(engine, state, w, k);
-        if (record) {
-          rig.latencies.push(r.ms);
-          rig.conflicts += r.conflicts;
+        // Not committed: every attempt lost a race (the cluster itself never fills).
+        if (id === undefined) {
+          if (record) rig.failures++;
+          continue;
         }
-        id = r.id;
+        if (record) rig.commits++;
+        held.push(id);
+        if (held.length > 2) await state.release(held.shift()!);
       }
-      // Not committed: every attempt lost a race (the cluster itself never fills).
-      if (id === undefined) {
-        if (record) rig.failures++;
-        continue;
-      }
-      if (record) rig.commits++;
-      held.push(id);
-      if (held.length > 2) await state.release(held.shift()!);
-    }
-    for (const id of held) await state.release(id);
-  }));
+      for (const id of held) await state.release(id);
+    }),
+  );
 }
 
 export async function runPodStoreBench(options: { quick?: boolean; out?: string | null } = {}): Promise<{ rows: PodStoreBenchRow[]; notes: string[] }> {
@@ -153,7 +166,18 @@ export async function runPodStoreBench(options: { quick?: boolean; out?: string 
           if (task.result?.state === 'errored') throw task.result.error;
           for (const rig of rigs) {
             const sorted = [...rig.latencies].sort((a, b) => a - b);
-            rows.push({ workload, trigger: rig.trigger, writers, commits: rig.commits, failures: rig.failures, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), meanMs: sorted.reduce((s, x) => s + x, 0) / sorted.length, conflicts: rig.conflicts, rounds: iterations });
+            rows.push({
+              workload,
+              trigger: rig.trigger,
+              writers,
+              commits: rig.commits,
+              failures: rig.failures,
+              p50Ms: percentile(sorted, 50),
+              p99Ms: percentile(sorted, 99),
+              meanMs: sorted.reduce((s, x) => s + x, 0) / sorted.length,
+              conflicts: rig.conflicts,
+              rounds: iterations,
+            });
           }
         } finally {
           for (const rig of rigs) {
@@ -167,8 +191,15 @@ export async function runPodStoreBench(options: { quick?: boolean; out?: string 
     server.stop();
   }
   const machine = machineInfo();
-  console.log(`pod store bench on ${machine.cpu} (${machine.cores} cores), Node ${machine.node}${quick ? ', quick' : ''}: ${perWriter} commits per writer per round, ${iterations} rounds, PostgreSQL commit latency (planning excluded)`);
-  process.stdout.write(table(['workload', 'slots_within_node', 'writers', 'p50 ms', 'p99 ms', 'mean ms', 'commits', 'not committed', 'conflicts'], rows.map((r) => [r.workload, r.trigger ? 'on' : 'off', r.writers, r.p50Ms.toFixed(3), r.p99Ms.toFixed(3), r.meanMs.toFixed(3), r.commits, r.failures, r.conflicts])));
+  console.log(
+    `pod store bench on ${machine.cpu} (${machine.cores} cores), Node ${machine.node}${quick ? ', quick' : ''}: ${perWriter} commits per writer per round, ${iterations} rounds, PostgreSQL commit latency (planning excluded)`,
+  );
+  process.stdout.write(
+    table(
+      ['workload', 'slots_within_node', 'writers', 'p50 ms', 'p99 ms', 'mean ms', 'commits', 'not committed', 'conflicts'],
+      rows.map((r) => [r.workload, r.trigger ? 'on' : 'off', r.writers, r.p50Ms.toFixed(3), r.p99Ms.toFixed(3), r.meanMs.toFixed(3), r.commits, r.failures, r.conflicts]),
+    ),
+  );
   if (options.out !== null) {
     writeResults(options.out ?? resultsPath('store-pods-results.json'), { schema: 1, date: new Date().toISOString(), quick, machine, perWriter, rounds: iterations, rows, notes });
   }

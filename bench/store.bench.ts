@@ -10,15 +10,15 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Bench } from 'tinybench';
+import { table } from '../src/cli/lib/common.js';
+import type { ClusterNode } from '../src/cluster/state.js';
 import { createEngine, type Engine } from '../src/engine.js';
 import { JsonFileStore } from '../src/store/file.js';
 import { MemoryStore } from '../src/store/memory.js';
 import { PostgresStore } from '../src/store/postgres.js';
 import { openClusterState, type StoredClusterState } from '../src/store/stored-state.js';
 import type { ClusterStore } from '../src/store/types.js';
-import type { ClusterNode } from '../src/cluster/state.js';
-import { findPgBin, startPg, type PgServer } from './pg-server.js';
-import { table } from '../src/cli/lib/common.js';
+import { findPgBin, type PgServer, startPg } from './pg-server.js';
 
 const GiB = 2 ** 30;
 /** The cluster: 4 nodes × 8 GPUs of 80 GiB (the contention test's). */
@@ -64,23 +64,25 @@ async function measure(name: string, writers: number, engine: Engine, stores: Cl
   let busy = 0;
   const round = async (): Promise<void> => {
     const started = performance.now();
-    await Promise.all(states.map(async (state, w) => {
-      const held: string[] = [];
-      for (let k = 0; k < perWriter; k++) {
-        const t0 = performance.now();
-        const r = await state.commitWithRetry({ memory: SIZES[(w + k) % SIZES.length], tensorParallelSizes: [1, 2] });
-        latencies.push(performance.now() - t0);
-        conflicts += r.conflicts;
-        if (r.committed === undefined) {
-          failures++;
-          continue;
+    await Promise.all(
+      states.map(async (state, w) => {
+        const held: string[] = [];
+        for (let k = 0; k < perWriter; k++) {
+          const t0 = performance.now();
+          const r = await state.commitWithRetry({ memory: SIZES[(w + k) % SIZES.length], tensorParallelSizes: [1, 2] });
+          latencies.push(performance.now() - t0);
+          conflicts += r.conflicts;
+          if (r.committed === undefined) {
+            failures++;
+            continue;
+          }
+          commits++;
+          held.push(r.committed);
+          if (held.length > 2) await state.release(held.shift()!);
         }
-        commits++;
-        held.push(r.committed);
-        if (held.length > 2) await state.release(held.shift()!);
-      }
-      for (const id of held) await state.release(id);
-    }));
+        for (const id of held) await state.release(id);
+      }),
+    );
     busy += performance.now() - started;
   };
   await round(); // warm-up: JIT, connections, plans
@@ -107,7 +109,16 @@ export async function runStoreBench(options: { quick?: boolean; out?: string | n
   const notes: string[] = [];
   for (const writers of WRITERS) {
     const shared = MemoryStore.create(engine, { nodes: NODES });
-    rows.push(await measure('memory', writers, engine, Array.from({ length: writers }, () => shared), perWriter, quick ? iterations : 40));
+    rows.push(
+      await measure(
+        'memory',
+        writers,
+        engine,
+        Array.from({ length: writers }, () => shared),
+        perWriter,
+        quick ? iterations : 40,
+      ),
+    );
   }
   // The file store: every writer its own JsonFileStore (its own lock descriptor) on one file in a temp dir.
   const dir = mkdtempSync(join(tmpdir(), 'gpualloc-store-bench-'));
@@ -115,7 +126,16 @@ export async function runStoreBench(options: { quick?: boolean; out?: string | n
     for (const writers of WRITERS) {
       const path = join(dir, `state-${writers}.json`);
       await JsonFileStore.open(path).init(engine.createClusterState({ nodes: NODES }));
-      rows.push(await measure('file', writers, engine, Array.from({ length: writers }, () => JsonFileStore.open(path)), perWriter, iterations));
+      rows.push(
+        await measure(
+          'file',
+          writers,
+          engine,
+          Array.from({ length: writers }, () => JsonFileStore.open(path)),
+          perWriter,
+          iterations,
+        ),
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -142,8 +162,15 @@ export async function runStoreBench(options: { quick?: boolean; out?: string | n
     }
   }
   const machine = machineInfo();
-  console.log(`store bench on ${machine.cpu} (${machine.cores} cores), Node ${machine.node}${quick ? ', quick' : ''}: ${perWriter} commits per writer per round, ${iterations} rounds (memory: ${quick ? iterations : 40})`);
-  process.stdout.write(table(['store', 'writers', 'commits/s', 'p50 ms', 'p99 ms', 'conflicts', 'commits', 'not committed'], rows.map((r) => [r.store, r.writers, Math.round(r.commitsPerSecond).toLocaleString('en-US'), r.p50Ms.toFixed(3), r.p99Ms.toFixed(3), r.conflicts, r.commits, r.failures])));
+  console.log(
+    `store bench on ${machine.cpu} (${machine.cores} cores), Node ${machine.node}${quick ? ', quick' : ''}: ${perWriter} commits per writer per round, ${iterations} rounds (memory: ${quick ? iterations : 40})`,
+  );
+  process.stdout.write(
+    table(
+      ['store', 'writers', 'commits/s', 'p50 ms', 'p99 ms', 'conflicts', 'commits', 'not committed'],
+      rows.map((r) => [r.store, r.writers, Math.round(r.commitsPerSecond).toLocaleString('en-US'), r.p50Ms.toFixed(3), r.p99Ms.toFixed(3), r.conflicts, r.commits, r.failures]),
+    ),
+  );
   for (const n of notes) console.log(n);
   if (options.out !== null) {
     writeResults(options.out ?? resultsPath('store-results.json'), { schema: 1, date: new Date().toISOString(), quick, machine, perWriter, rounds: iterations, rows, notes });

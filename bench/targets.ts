@@ -1,6 +1,7 @@
 // The issue's performance targets, checked against one run's report (ratios, so they hold on a noisy machine).
+
+import { type CaseResult, noKernelCall } from './harness.js';
 import type { BenchReport } from './run.js';
-import { noKernelCall, type CaseResult } from './harness.js';
 
 /** One target: met, missed, or not measurable in this run (null: its workload did not run). */
 export type TargetResult = { target: string; met: boolean | null; detail: string };
@@ -50,7 +51,8 @@ export function evaluateTargets(report: Pick<BenchReport, 'workloads' | 'wasm'>)
   const ws = report.workloads;
 
   const be = ws.filter((w) => w.family === 'aligned' && /\b16 GPUs\b/.test(w.name) && /besteffort/.test(w.name) && BESTEFFORT_TARGET_SIZES.some((k) => new RegExp(`size=${k}\\b`).test(w.name)));
-  if (be.length === 0) out.push({ target: `besteffort at 16 GPUs, sizes ${BESTEFFORT_TARGET_SIZES.join(', ')}: ≥ ${REFERENCE_SPEEDUP_TARGET}× the reference enumeration`, met: null, detail: 'not measured in this run' });
+  if (be.length === 0)
+    out.push({ target: `besteffort at 16 GPUs, sizes ${BESTEFFORT_TARGET_SIZES.join(', ')}: ≥ ${REFERENCE_SPEEDUP_TARGET}× the reference enumeration`, met: null, detail: 'not measured in this run' });
   else {
     const parts = be.map((w) => `${w.name}: wasm ${_fmt(w.reference?.wasmSpeedup)}×, ts ${_fmt(w.reference?.tsSpeedup)}×${w.reference?.method === 'extrapolated' ? ' (reference extrapolated)' : ''}`);
     const met = be.length === BESTEFFORT_TARGET_SIZES.length && be.every((w) => (w.reference?.wasmSpeedup ?? 0) >= REFERENCE_SPEEDUP_TARGET);
@@ -73,7 +75,10 @@ export function evaluateTargets(report: Pick<BenchReport, 'workloads' | 'wasm'>)
     out.push({
       target: 'wasm ≥ ts on every workload',
       met: slower.length === 0,
-      detail: (slower.length === 0 ? `all ${timed.length} workloads that call a kernel (lowest ${lowest})` : `slower on ${slower.length} of ${timed.length} that call a kernel: ${slower.map(label).join('; ')}`) + tiesNote(ties),
+      detail:
+        (slower.length === 0
+          ? `all ${timed.length} workloads that call a kernel (lowest ${lowest})`
+          : `slower on ${slower.length} of ${timed.length} that call a kernel: ${slower.map(label).join('; ')}`) + tiesNote(ties),
     });
   }
 
@@ -81,13 +86,22 @@ export function evaluateTargets(report: Pick<BenchReport, 'workloads' | 'wasm'>)
   const sixteen = ws.filter((w) => isSixteenGpuSearch(w) && w.wasmOverTs !== null && !isPlainObjectRow(w));
   const search = sixteen.filter((w) => !noKernelCall(w));
   const notSearches = sixteen.filter(noKernelCall);
-  if (search.length === 0) out.push({ target: `wasm ≥ ${SEARCH_SPEEDUP_TARGET}× ts on the aligned and placement searches at 16 GPUs`, met: null, detail: 'not measured in this run' + tiesNote(notSearches, 'not searches, ') });
+  if (search.length === 0)
+    out.push({
+      target: `wasm ≥ ${SEARCH_SPEEDUP_TARGET}× ts on the aligned and placement searches at 16 GPUs`,
+      met: null,
+      detail: 'not measured in this run' + tiesNote(notSearches, 'not searches, '),
+    });
   else {
     const low = search.filter((w) => (w.wasmOverTs as number) < SEARCH_SPEEDUP_TARGET);
     out.push({
       target: `wasm ≥ ${SEARCH_SPEEDUP_TARGET}× ts on the aligned and placement searches at 16 GPUs`,
       met: low.length === 0 && ws.some((w) => w.family === 'aligned') && ws.some((w) => w.family === 'placement'),
-      detail: (low.length === 0 ? `all ${search.length} (lowest ${_fmt(Math.min(...search.map((w) => w.wasmOverTs as number)))}×)` : `below on ${low.length} of ${search.length}: ${low.map((w) => label(w) + (w.search?.wasmOverTs != null ? ` (the search alone ${_fmt(w.search.wasmOverTs)}×)` : '')).join('; ')}`) + tiesNote(notSearches, 'not searches, '),
+      detail:
+        (low.length === 0
+          ? `all ${search.length} (lowest ${_fmt(Math.min(...search.map((w) => w.wasmOverTs as number)))}×)`
+          : `below on ${low.length} of ${search.length}: ${low.map((w) => label(w) + (w.search?.wasmOverTs != null ? ` (the search alone ${_fmt(w.search.wasmOverTs)}×)` : '')).join('; ')}`) +
+        tiesNote(notSearches, 'not searches, '),
     });
   }
 
@@ -110,11 +124,24 @@ export function evaluateTargets(report: Pick<BenchReport, 'workloads' | 'wasm'>)
   const largeUs = large?.backends.ts?.medianUs;
   const smallUs = small?.backends.ts?.medianUs;
   if (largeUs === undefined || smallUs === undefined) out.push({ target: headerTarget, met: null, detail: 'not measured in this run' });
-  else out.push({ target: headerTarget, met: largeUs <= ESTIMATE_HEADER_RATIO_TARGET * smallUs, detail: `${_fmt(largeUs / smallUs)}× (${_fmt(largeUs / 1000)} ms vs ${_fmt(smallUs / 1000)} ms, medians)` });
+  else
+    out.push({
+      target: headerTarget,
+      met: largeUs <= ESTIMATE_HEADER_RATIO_TARGET * smallUs,
+      detail: `${_fmt(largeUs / smallUs)}× (${_fmt(largeUs / 1000)} ms vs ${_fmt(smallUs / 1000)} ms, medians)`,
+    });
 
   const bytes = report.wasm.releaseBytes;
-  out.push({ target: 'release wasm ≤ 64 KiB', met: bytes === null ? null : bytes <= report.wasm.limitBytes, detail: bytes === null ? 'build/release.wasm missing' : `${bytes.toLocaleString('en-US')} bytes of ${report.wasm.limitBytes.toLocaleString('en-US')}` });
-  out.push({ target: 'wasm memory pages after the suite = after warm-up', met: report.wasm.pagesAfterSuite === report.wasm.pagesAfterWarmup, detail: `${report.wasm.pagesAfterWarmup} after warm-up, ${report.wasm.pagesAfterSuite} after the suite` });
+  out.push({
+    target: 'release wasm ≤ 64 KiB',
+    met: bytes === null ? null : bytes <= report.wasm.limitBytes,
+    detail: bytes === null ? 'build/release.wasm missing' : `${bytes.toLocaleString('en-US')} bytes of ${report.wasm.limitBytes.toLocaleString('en-US')}`,
+  });
+  out.push({
+    target: 'wasm memory pages after the suite = after warm-up',
+    met: report.wasm.pagesAfterSuite === report.wasm.pagesAfterWarmup,
+    detail: `${report.wasm.pagesAfterWarmup} after warm-up, ${report.wasm.pagesAfterSuite} after the suite`,
+  });
   return out;
 }
 
@@ -144,22 +171,50 @@ export function clusterTargets(ws: CaseResult[]): TargetResult[] {
     const rows = [fill5, churn5].filter((w) => w !== undefined);
     const rs = rows.map((w) => ratio(w, plain, 'wasm'));
     const ok = rs.length > 0 && rs.every((r) => r !== null);
-    out.push({ target: `cluster: realistic 5,000 nodes within ${REALISTIC_VS_PLAIN}× the plain cluster per decision`, met: ok ? rs.every((r) => (r as number) <= REALISTIC_VS_PLAIN) : null, detail: ok ? rows.map((w, k) => `${w.name}: ${_fmt(rs[k])}× (wasm)`).join('; ') : 'not measured in this run' });
+    out.push({
+      target: `cluster: realistic 5,000 nodes within ${REALISTIC_VS_PLAIN}× the plain cluster per decision`,
+      met: ok ? rs.every((r) => (r as number) <= REALISTIC_VS_PLAIN) : null,
+      detail: ok ? rows.map((w, k) => `${w.name}: ${_fmt(rs[k])}× (wasm)`).join('; ') : 'not measured in this run',
+    });
   }
   {
-    const pairs: Array<[CaseResult | undefined, CaseResult | undefined, string]> = [[fill50, fill5, 'fill'], [churn50, churn5, 'churn']];
+    const pairs: Array<[CaseResult | undefined, CaseResult | undefined, string]> = [
+      [fill50, fill5, 'fill'],
+      [churn50, churn5, 'churn'],
+    ];
     const rs = pairs.map(([a, b]) => ratio(a, b, 'wasm'));
     const ok = rs.every((r) => r !== null);
-    out.push({ target: `cluster: 50,000 nodes within ${SCALE_50K_VS_5K}× 5,000 nodes per decision`, met: ok ? rs.every((r) => (r as number) <= SCALE_50K_VS_5K) : null, detail: ok ? pairs.map(([, , what], k) => `${what} ${_fmt(rs[k])}× (wasm)`).join('; ') : 'not measured in this run' });
+    out.push({
+      target: `cluster: 50,000 nodes within ${SCALE_50K_VS_5K}× 5,000 nodes per decision`,
+      met: ok ? rs.every((r) => (r as number) <= SCALE_50K_VS_5K) : null,
+      detail: ok ? pairs.map(([, , what], k) => `${what} ${_fmt(rs[k])}× (wasm)`).join('; ') : 'not measured in this run',
+    });
   }
   {
     const rows = [fill5, churn5].filter((w) => w?.backends.wasm !== undefined) as CaseResult[];
-    out.push({ target: `cluster: realistic p99 under ${REALISTIC_P99_US} µs at 5,000 nodes`, met: rows.length === 0 ? null : rows.every((w) => w.backends.wasm!.p99Us < REALISTIC_P99_US), detail: rows.length === 0 ? 'not measured in this run' : rows.map((w) => `${w.name}: p99 ${_fmt(w.backends.wasm!.p99Us)} µs (wasm)`).join('; ') });
+    out.push({
+      target: `cluster: realistic p99 under ${REALISTIC_P99_US} µs at 5,000 nodes`,
+      met: rows.length === 0 ? null : rows.every((w) => w.backends.wasm!.p99Us < REALISTIC_P99_US),
+      detail: rows.length === 0 ? 'not measured in this run' : rows.map((w) => `${w.name}: p99 ${_fmt(w.backends.wasm!.p99Us)} µs (wasm)`).join('; '),
+    });
   }
   {
     const ms = _usPerOp(create50, 'wasm');
-    out.push({ target: `cluster: createClusterState of 50,000 nodes under ${CREATE_50K_MS} ms`, met: ms === null ? null : ms / 1000 < CREATE_50K_MS, detail: ms === null ? 'not measured in this run' : `${_fmt(ms / 1000)} ms (wasm), ${_fmt((_usPerOp(create50, 'ts') ?? NaN) / 1000)} ms (ts)` });
+    out.push({
+      target: `cluster: createClusterState of 50,000 nodes under ${CREATE_50K_MS} ms`,
+      met: ms === null ? null : ms / 1000 < CREATE_50K_MS,
+      detail: ms === null ? 'not measured in this run' : `${_fmt(ms / 1000)} ms (wasm), ${_fmt((_usPerOp(create50, 'ts') ?? NaN) / 1000)} ms (ts)`,
+    });
   }
-  out.push({ target: 'cluster: toJSON / restore of 50,000 nodes round-trips exactly', met: trip50 === undefined ? null : trip50.errors === undefined, detail: trip50 === undefined ? 'not measured in this run' : trip50.errors === undefined ? `byte-identical JSON after restore, ${_fmt((_usPerOp(trip50, 'wasm') ?? NaN) / 1000)} ms a round trip (wasm)` : JSON.stringify(trip50.errors) });
+  out.push({
+    target: 'cluster: toJSON / restore of 50,000 nodes round-trips exactly',
+    met: trip50 === undefined ? null : trip50.errors === undefined,
+    detail:
+      trip50 === undefined
+        ? 'not measured in this run'
+        : trip50.errors === undefined
+          ? `byte-identical JSON after restore, ${_fmt((_usPerOp(trip50, 'wasm') ?? NaN) / 1000)} ms a round trip (wasm)`
+          : JSON.stringify(trip50.errors),
+  });
   return out;
 }

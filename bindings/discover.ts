@@ -1,8 +1,8 @@
 // Reads one host's GPUs and topology from a bound NVML library into an Inventory.
-import { INVENTORY_VERSION, type GpuProcess, type Inventory, type InventoryGpu, type MigDevice } from '../src/hardware/inventory.js';
-import { MAX_NVLINKS, NVML_TOPOLOGY_LEVEL, type Link } from '../src/hardware/topology.js';
+import { type GpuProcess, INVENTORY_VERSION, type Inventory, type InventoryGpu, type MigDevice } from '../src/hardware/inventory.js';
+import { type Link, MAX_NVLINKS, NVML_TOPOLOGY_LEVEL } from '../src/hardware/topology.js';
 import { NVML, NvmlError, nvmlName } from './errors.js';
-import { NVLINK_MAX_LINKS, type DeviceHandle, type MemoryInfo, type NvmlApi, type PciInfo } from './library.js';
+import { type DeviceHandle, type MemoryInfo, NVLINK_MAX_LINKS, type NvmlApi, type PciInfo } from './library.js';
 
 /** nvmlIntNvLinkDeviceType_t values. */
 const NVLINK_REMOTE = { GPU: 0, SWITCH: 2 } as const;
@@ -53,7 +53,11 @@ export function readInventory(api: NvmlApi, host: HostFacts): Inventory {
   const initRc = api.init();
   if (initRc !== NVML.SUCCESS) {
     if (initRc === NVML.DRIVER_NOT_LOADED) {
-      throw new NvmlError(initRc, api.initName, `NVIDIA driver not loaded: ${api.path} was found, but ${api.initName} answered NVML_ERROR_DRIVER_NOT_LOADED (is the nvidia kernel module loaded? try \`nvidia-smi\`)`);
+      throw new NvmlError(
+        initRc,
+        api.initName,
+        `NVIDIA driver not loaded: ${api.path} was found, but ${api.initName} answered NVML_ERROR_DRIVER_NOT_LOADED (is the nvidia kernel module loaded? try \`nvidia-smi\`)`,
+      );
     }
     fail(initRc, api.initName, `initialising NVML from ${api.path}`);
   }

@@ -1,12 +1,12 @@
 // gpualloc/nvml: this host's GPUs and topology through NVML (Node only; koffi is imported lazily).
 import { cpus, hostname, totalmem } from 'node:os';
-import { validateInventory, type Inventory } from '../src/hardware/inventory.js';
+import { type Inventory, validateInventory } from '../src/hardware/inventory.js';
 import { readInventory } from './discover.js';
 import { loadNvml, nvmlCandidates } from './library.js';
 
-export { NvmlError, NVML_RETURN, nvmlName } from './errors.js';
+export { migProfile, normalizeBusId } from './discover.js';
+export { NVML_RETURN, NvmlError, nvmlName } from './errors.js';
 export { NVML_SEARCH_PATHS } from './library.js';
-export { normalizeBusId, migProfile } from './discover.js';
 
 /** Options of discoverDevices. */
 export type DiscoverOptions = {
@@ -40,4 +40,4 @@ export async function discoverDevices(options: DiscoverOptions = {}): Promise<In
   return structuredClone(inventory);
 }
 
-export type { Inventory, InventoryGpu, MigDevice, GpuProcess } from '../src/hardware/inventory.js';
+export type { GpuProcess, Inventory, InventoryGpu, MigDevice } from '../src/hardware/inventory.js';

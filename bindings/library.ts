@@ -99,7 +99,8 @@ function types(koffi: Koffi) {
   );
   const memory = declared(koffi, 'gpualloc_nvmlMemory_t', () => koffi.struct('gpualloc_nvmlMemory_t', { total: 'uint64', free: 'uint64', used: 'uint64' }));
   const device = declared(koffi, 'gpualloc_nvmlDevice_t', () => koffi.pointer('gpualloc_nvmlDevice_t', koffi.opaque()));
-  if (koffi.sizeof(pci) !== 68 || koffi.sizeof(memory) !== 24) throw new NvmlError(NVML.UNKNOWN, 'koffi.struct', `unexpected NVML struct sizes (nvmlPciInfo_t ${koffi.sizeof(pci)}, nvmlMemory_t ${koffi.sizeof(memory)}; expected 68, 24)`);
+  if (koffi.sizeof(pci) !== 68 || koffi.sizeof(memory) !== 24)
+    throw new NvmlError(NVML.UNKNOWN, 'koffi.struct', `unexpected NVML struct sizes (nvmlPciInfo_t ${koffi.sizeof(pci)}, nvmlMemory_t ${koffi.sizeof(memory)}; expected 68, 24)`);
   return { pci, memory, device };
 }
 
@@ -197,7 +198,11 @@ function bind(koffi: Koffi, lib: ReturnType<Koffi['load']>, path: string): NvmlA
   const errorString = fn('nvmlErrorString', 'const char *', ['int']);
   const pci = first(['nvmlDeviceGetPciInfo_v3', 'nvmlDeviceGetPciInfo_v2'], 'int', [dev, koffi.out(koffi.pointer(t.pci))]);
   const remotePci = first(['nvmlDeviceGetNvLinkRemotePciInfo_v2', 'nvmlDeviceGetNvLinkRemotePciInfo'], 'int', [dev, 'uint', koffi.out(koffi.pointer(t.pci))]);
-  const processes = first(['nvmlDeviceGetComputeRunningProcesses_v3', 'nvmlDeviceGetComputeRunningProcesses_v2', 'nvmlDeviceGetComputeRunningProcesses'], 'int', [dev, koffi.inout(koffi.pointer('uint')), 'void *']);
+  const processes = first(['nvmlDeviceGetComputeRunningProcesses_v3', 'nvmlDeviceGetComputeRunningProcesses_v2', 'nvmlDeviceGetComputeRunningProcesses'], 'int', [
+    dev,
+    koffi.inout(koffi.pointer('uint')),
+    'void *',
+  ]);
   return {
     path,
     init: init.f,

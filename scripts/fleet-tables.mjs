@@ -37,35 +37,47 @@ const LAYOUT = [
   ['H_NODE_AT', 5],
   ['H_TYP_AT', 6],
   ['H_OUT_AT', 7],
-  ['H_CACHE_AT', 8, 'Offset in `s` of the score cache\'s GPU choices (classes × N, class c\'s node n at c·N + n: STALE, ABSENT, -1 or a GPU).'],
+  ['H_CACHE_AT', 8, "Offset in `s` of the score cache's GPU choices (classes × N, class c's node n at c·N + n: STALE, ABSENT, -1 or a GPU)."],
   ['H_SCRATCH_AT', 9],
-  ['H_F_WEIGHT', 10, 'f64 offsets: weights, thresholds, scores (the scan: classes × N, class c\'s node n at c·N + n; the index: the leaves, classes × 2N, class c\'s leaf i at c·2N + 2i); fragmentation starts at 0.'],
+  [
+    'H_F_WEIGHT',
+    10,
+    "f64 offsets: weights, thresholds, scores (the scan: classes × N, class c's node n at c·N + n; the index: the leaves, classes × 2N, class c's leaf i at c·2N + 2i); fragmentation starts at 0.",
+  ],
   ['H_F_THR', 11],
   ['H_F_CACHE', 12],
-  ['H_DEAD', 13, 'The default policy\'s dead-hole size in milli (see policies/ours.ts; the kernels read it through the clean-remainder table).'],
-  ['H_CLEAN_AT', 14, 'Offset in `s` of the default policy\'s clean-remainder table (CLEAN_SIZE ints; see policies/ours.ts cleanRemainders).'],
-  ['H_INDEX', 15, '1: picks through the pod index where the policy and the pod\'s shape allow it; 0: the scan.'],
+  ['H_DEAD', 13, "The default policy's dead-hole size in milli (see policies/ours.ts; the kernels read it through the clean-remainder table)."],
+  ['H_CLEAN_AT', 14, "Offset in `s` of the default policy's clean-remainder table (CLEAN_SIZE ints; see policies/ours.ts cleanRemainders)."],
+  ['H_INDEX', 15, "1: picks through the pod index where the policy and the pod's shape allow it; 0: the scan."],
   ['H_TREES', 16, 'Number of trees.'],
-  ['H_TREE_AT', 17, 'Offset in `s` of the tree table (trees × TREE_FIELDS: class, memory floor in MiB, built 0/1; a class\'s trees in a row, by floor).'],
-  ['H_F_TREE', 18, 'Offset in `f` of the trees\' inner entries (trees × 2I f64, I = H_INNER: tree k\'s entry t at 2(k·I + t)).'],
+  ['H_TREE_AT', 17, "Offset in `s` of the tree table (trees × TREE_FIELDS: class, memory floor in MiB, built 0/1; a class's trees in a row, by floor)."],
+  ['H_F_TREE', 18, "Offset in `f` of the trees' inner entries (trees × 2I f64, I = H_INNER: tree k's entry t at 2(k·I + t))."],
   ['H_STALE_AT', 19, 'Offset in `s` of the per-class stale lists (classes × N).'],
   ['H_CLASS_AT', 20, 'Offset in `s` of the per-class state (classes × 2: leaves built 0/1, stale list length).'],
-  ['H_LEAF_AT', 21, 'Offset in `s` of the leaf order: the node at each leaf (N), then each node\'s leaf (N), then the node of each rank (N).'],
+  ['H_LEAF_AT', 21, "Offset in `s` of the leaf order: the node at each leaf (N), then each node's leaf (N), then the node of each rank (N)."],
   ['H_MODELS_AT', 22, 'Offset in `s` of the per-position OR of the model bits of the leaves below it (I + 3I + 1 positions: inner entries, then leaves; the same for every tree).'],
-  ['H_STACK_AT', 23, 'Offset in `s` of the descent\'s stack (STACK entries).'],
-  ['H_F_FRAG', 24, 'Offset in `f` of Σ over nodes of Frag(node), kept up to date on every refresh (the node\'s change added) and summed afresh, in node order, every N refreshes: O(1) a refresh, and the rounding of the additions never builds up over more than N of them.'],
+  ['H_STACK_AT', 23, "Offset in `s` of the descent's stack (STACK entries)."],
+  [
+    'H_F_FRAG',
+    24,
+    "Offset in `f` of Σ over nodes of Frag(node), kept up to date on every refresh (the node's change added) and summed afresh, in node order, every N refreshes: O(1) a refresh, and the rounding of the additions never builds up over more than N of them.",
+  ],
   ['H_FRAG_SINCE', 25, 'Refreshes since the fragmentation sum was last summed afresh (the kernels count).'],
   ['H_INNER', 26, 'Inner entries of each tree: ⌈(N − 1)/3⌉.'],
-  ['H_F_PLAN', 27, 'Offset in `f` of the fgd-lp policy\'s plan tables (see policies/share-values.ts planTables): PLAN_SIZE values (the worth of the best fill of r milli, r = 0..1000), then PLAN_SIZE prices (the worth of a share of m milli).'],
+  [
+    'H_F_PLAN',
+    27,
+    "Offset in `f` of the fgd-lp policy's plan tables (see policies/share-values.ts planTables): PLAN_SIZE values (the worth of the best fill of r milli, r = 0..1000), then PLAN_SIZE prices (the worth of a share of m milli).",
+  ],
   ['HEADER', 28, 'Ints in the header.'],
   ['TREE_FIELDS', 3, 'Fields of a tree in the tree table.'],
-  ['STACK', 64, 'Entries of the descent\'s stack: a descent keeps at most three pending siblings per level (nine levels hold 4^9 > LIMITS.maxFleetNodes leaves).'],
-  ['RANK_UNIT', 2147483648, '2^31: the packed rank\'s unit in a tree entry (memory left, in MiB, is below it).', 'f64'],
+  ['STACK', 64, "Entries of the descent's stack: a descent keeps at most three pending siblings per level (nine levels hold 4^9 > LIMITS.maxFleetNodes leaves)."],
+  ['RANK_UNIT', 2147483648, "2^31: the packed rank's unit in a tree entry (memory left, in MiB, is below it).", 'f64'],
   ['STALE', -2, 'Score-cache GPU choice of a node whose score for the class is stale (not computed since it changed).'],
-  ['ABSENT', -3, 'Score-cache GPU choice of a node that does not fit the class\'s CPU and GPUs (no score; its leaf is empty).'],
+  ['ABSENT', -3, "Score-cache GPU choice of a node that does not fit the class's CPU and GPUs (no score; its leaf is empty)."],
   ['PLAN_SIZE', 1001, 'Entries of each plan table: one per milli 0..1000.'],
   ['CLEAN_SIZE', 1000, 'Entries of the clean-remainder table: one per free milli 0..999 that a share can leave on its GPU.'],
-  ['Node fields (a node\'s record is `stride` ints: these, then maxGpus+1 tag counts, then the GPUs\' free milli).'],
+  ["Node fields (a node's record is `stride` ints: these, then maxGpus+1 tag counts, then the GPUs' free milli)."],
   ['N_CPU', 0],
   ['N_MEM', 1],
   ['N_MODEL', 2],
@@ -74,7 +86,7 @@ const LAYOUT = [
   ['N_FREE', 5],
   ['N_FULL', 6],
   ['N_MAXFREE', 7],
-  ['N_WANTED', 8, '1 when some model-constrained typical pod accepts the node\'s GPU model (the default policy\'s rule for whole GPUs).'],
+  ['N_WANTED', 8, "1 when some model-constrained typical pod accepts the node's GPU model (the default policy's rule for whole GPUs)."],
   ['N_TAGS', 9],
   ['T_FIELDS', 4, 'Typical pod fields (4 ints each: cpu milli, GPU milli per GPU, GPU count, model mask).'],
   ['THRESHOLDS', 99, 'Number of FGD score thresholds (scores 1..99).'],
@@ -101,7 +113,7 @@ const HEAD = (what) => `// ${what}: generated by scripts/fleet-tables.mjs from i
 const key = (name) => (/^[A-Za-z_$][\w$]*$/.test(name) ? name : `'${name}'`);
 
 function tsLayout() {
-  const out = [HEAD('The fleet layout\'s fields')];
+  const out = [HEAD("The fleet layout's fields")];
   for (const [name, value, doc] of LAYOUT) {
     if (value === undefined) {
       out.push(`\n/** ${name} */`);
@@ -114,7 +126,7 @@ function tsLayout() {
 }
 
 function asLayout() {
-  const out = [HEAD('The fleet layout\'s fields and the policy numbers')];
+  const out = [HEAD("The fleet layout's fields and the policy numbers")];
   for (const [name, value, doc, type] of LAYOUT) {
     if (value === undefined) {
       out.push(`\n// ${name}`);

@@ -1,18 +1,19 @@
 // createEngine: one API over either backend's kernels.
-import { AllocationError } from './shared/errors.js';
-import type { Backend, Kernels } from './kernels.js';
+
 import { createTsKernels } from './baseline/index.js';
-import { loadCore, type CoreBuild, type WasmCore } from './wasm/core.js';
-import { createWasmKernels } from './wasm/index.js';
+import { type ClusterInit, ClusterState } from './cluster/state.js';
+import { type AlignedRequest, type AlignedResult, allocateAligned } from './devices/aligned.js';
 import { naturalSort } from './devices/natural-sort.js';
-import { splitDevices, type SplitRequest, type SplitResult } from './devices/split.js';
 import { allocateReplicas, type ReplicaRequest, type ReplicaResult } from './devices/replicas.js';
-import { allocateAligned, type AlignedRequest, type AlignedResult } from './devices/aligned.js';
-import { planPlacement, prepareNode, type PlacementPlan, type PlacementRequest, type PreparedNode, type PreparedPlacementRequest, type PrepareRequest } from './placement/index.js';
-import { ClusterState, type ClusterInit } from './cluster/state.js';
-import { describeValue, readInput } from './shared/validate.js';
-import { simulateFleet, type SimulateRequest, type SimulationRun } from './simulation/index.js';
+import { type SplitRequest, type SplitResult, splitDevices } from './devices/split.js';
 import { allocateClaims, createDraCluster, type DraAllocateRequest, type DraAllocateResult, type DraCluster, type DraClusterInit } from './dra/index.js';
+import type { Backend, Kernels } from './kernels.js';
+import { type PlacementPlan, type PlacementRequest, type PreparedNode, type PreparedPlacementRequest, type PrepareRequest, planPlacement, prepareNode } from './placement/index.js';
+import { AllocationError } from './shared/errors.js';
+import { describeValue, readInput } from './shared/validate.js';
+import { type SimulateRequest, type SimulationRun, simulateFleet } from './simulation/index.js';
+import { type CoreBuild, loadCore, type WasmCore } from './wasm/core.js';
+import { createWasmKernels } from './wasm/index.js';
 
 /** Options of createEngine. */
 export type EngineOptions = {

@@ -1,34 +1,70 @@
 // gpualloc: the public API. Explicit named exports only.
+
+export type { ClusterNode, NodeFromInventoryOptions } from './cluster/node.js';
+export { nodeFromInventory } from './cluster/node.js';
+export type { ClusterInit, ClusterStateJSON, GpuUsage } from './cluster/state.js';
+export { ClusterState, stateFileText } from './cluster/state.js';
+export type { AlignedPolicy, AlignedRequest, AlignedResult } from './devices/aligned.js';
+export type { ReplicaPolicy, ReplicaRequest, ReplicaResult } from './devices/replicas.js';
+export type { SplitMode, SplitRequest, SplitResult } from './devices/split.js';
+export type {
+  AllocationResult as DraAllocationResult,
+  DeviceClass,
+  DraAllocatedState,
+  DraAllocateRequest,
+  DraAllocateResult,
+  DraClaimAllocation,
+  DraClusterInit,
+  DraDump,
+  DraFeature,
+  DraFeatures,
+  DraMode,
+  DraObjective,
+  DraObjects,
+  DraScheduleResult,
+  DumpClaim,
+  HeldDevices,
+  Node as DraNode,
+  NodeScore,
+  ResourceClaim,
+  ResourceSlice,
+} from './dra/index.js';
+export {
+  allocationPatch,
+  claimsOfDump,
+  DEFAULT_DRA_FEATURES,
+  DEFAULT_SCORED_BUDGET,
+  DRA_FEATURE_GATES,
+  DRA_MODES,
+  DraCluster,
+  NODE_SCORES,
+  readDeviceClasses,
+  readDraObjects,
+  readNodes,
+  readResourceClaims,
+  readResourceSlices,
+  splitDraDump,
+} from './dra/index.js';
+export type { EngineOptions } from './engine.js';
 export { createEngine, Engine } from './engine.js';
+export type { FleetNode, FleetPod, PodNodeView, PodPlan, PodScheduler, PodSchedulerOptions, PodSearch } from './fleet/index.js';
+export { DEFAULT_POLICY as DEFAULT_FLEET_POLICY, POLICIES as FLEET_POLICIES, parseNodeCsv, parsePodCsv, scaleTrace } from './fleet/index.js';
+export type { GpuProcess, Inventory, InventoryGpu, MigDevice } from './hardware/inventory.js';
+export { INVENTORY_VERSION, validateInventory, wholeGpuCandidates } from './hardware/inventory.js';
+export type { Preset } from './hardware/presets.js';
+export { getPreset, listPresets } from './hardware/presets.js';
+export type { Link, PcieLevel, Topology } from './hardware/topology.js';
+export { linkScore, NVLINK_SCORE, PCIE_LEVELS, PCIE_SCORE, pairScoreMatrix, validateTopology } from './hardware/topology.js';
+export type { Backend, Kernels } from './kernels.js';
+export type { EstimateOptions, MemoryEstimate } from './models/estimate.js';
+export { DEFAULT_CONTEXT_LENGTH, estimateMemory } from './models/estimate.js';
+export type { AttentionHeads, DroppedSize, TensorParallelSizes } from './models/tensor-parallel.js';
+export { defaultTensorParallelSizes, perGpuMemory, tensorParallelProblem } from './models/tensor-parallel.js';
+export type { NodeGpu, PlacementOption, PlacementPlan, PlacementRequest, PreparedPlacementRequest, PrepareRequest, Rejection, Slot } from './placement/index.js';
+export { PreparedNode } from './placement/index.js';
+export type { AllocationErrorCode, Reason } from './shared/errors.js';
 export { AllocationError, ERROR_CODES, REASON_CODES } from './shared/errors.js';
 export { LIMITS } from './shared/limits.js';
-export { ClusterState, stateFileText } from './cluster/state.js';
-export { nodeFromInventory } from './cluster/node.js';
-export { estimateMemory, DEFAULT_CONTEXT_LENGTH } from './models/estimate.js';
-export { defaultTensorParallelSizes, perGpuMemory, tensorParallelProblem } from './models/tensor-parallel.js';
-export { validateInventory, wholeGpuCandidates, INVENTORY_VERSION } from './hardware/inventory.js';
-export { listPresets, getPreset } from './hardware/presets.js';
-export { validateTopology, pairScoreMatrix, linkScore, PCIE_LEVELS, PCIE_SCORE, NVLINK_SCORE } from './hardware/topology.js';
-export { parseBytes, formatBytes, unitsOf } from './shared/units.js';
-export { DRA_MODES, DEFAULT_SCORED_BUDGET, DEFAULT_DRA_FEATURES, DRA_FEATURE_GATES, readDeviceClasses, readResourceSlices, readResourceClaims, readNodes, readDraObjects, DraCluster, NODE_SCORES, splitDraDump, claimsOfDump, allocationPatch } from './dra/index.js';
-export { POLICIES as FLEET_POLICIES, DEFAULT_POLICY as DEFAULT_FLEET_POLICY, parseNodeCsv, parsePodCsv, scaleTrace } from './fleet/index.js';
-
-export type { EngineOptions } from './engine.js';
-export type { Backend, Kernels } from './kernels.js';
-export type { AllocationErrorCode, Reason } from './shared/errors.js';
-export type { SplitRequest, SplitResult, SplitMode } from './devices/split.js';
-export type { ReplicaRequest, ReplicaResult, ReplicaPolicy } from './devices/replicas.js';
-export type { AlignedRequest, AlignedResult, AlignedPolicy } from './devices/aligned.js';
-export type { PlacementRequest, PlacementPlan, PlacementOption, Rejection, Slot, NodeGpu, PreparedPlacementRequest, PrepareRequest } from './placement/index.js';
-export { PreparedNode } from './placement/index.js';
-export type { ClusterInit, ClusterStateJSON, GpuUsage } from './cluster/state.js';
-export type { ClusterNode, NodeFromInventoryOptions } from './cluster/node.js';
-export type { MemoryEstimate, EstimateOptions } from './models/estimate.js';
-export type { TensorParallelSizes, DroppedSize, AttentionHeads } from './models/tensor-parallel.js';
 export type { ByteUnits } from './shared/units.js';
-export type { Inventory, InventoryGpu, MigDevice, GpuProcess } from './hardware/inventory.js';
-export type { Preset } from './hardware/presets.js';
-export type { Topology, Link, PcieLevel } from './hardware/topology.js';
-export type { SimulateRequest, SimulationRun, FleetEvent } from './simulation/index.js';
-export type { FleetNode, FleetPod, PodSearch, PodScheduler, PodSchedulerOptions, PodPlan, PodNodeView } from './fleet/index.js';
-export type { DraAllocateRequest, DraAllocateResult, DraMode, DraObjective, DraFeature, DraFeatures, DraObjects, AllocationResult as DraAllocationResult, DeviceClass, ResourceSlice, ResourceClaim, Node as DraNode, DraClusterInit, DraScheduleResult, DraClaimAllocation, DraAllocatedState, NodeScore, DraDump, DumpClaim, HeldDevices } from './dra/index.js';
+export { formatBytes, parseBytes, unitsOf } from './shared/units.js';
+export type { FleetEvent, SimulateRequest, SimulationRun } from './simulation/index.js';

@@ -1,11 +1,12 @@
 // The Kernels interface: every numeric kernel the capabilities call. Two implementations exist,
 // the WebAssembly core (src/wasm/) and the pure-TypeScript baseline (src/baseline/); both must
 // return identical results for identical inputs.
+
+import type { AlignedKernels } from './devices/aligned.js';
 import type { SortKernels } from './devices/natural-sort.js';
 import type { ReplicaKernels } from './devices/replicas.js';
-import type { AlignedKernels } from './devices/aligned.js';
-import type { PlacementKernels } from './placement/index.js';
 import type { FleetKernels } from './fleet/index.js';
+import type { PlacementKernels } from './placement/index.js';
 
 /** Which implementation of the kernels an engine uses. */
 export type Backend = 'wasm' | 'ts';

@@ -29,7 +29,13 @@ export default defineConfig({
   build: {
     outDir: 'dist',
     // Three pages: the node planner, the fleet simulation (web/simulate.html) and the DRA view (web/dra.html).
-    rollupOptions: { input: { main: fileURLToPath(new URL('index.html', import.meta.url)), simulate: fileURLToPath(new URL('simulate.html', import.meta.url)), dra: fileURLToPath(new URL('dra.html', import.meta.url)) } },
+    rollupOptions: {
+      input: {
+        main: fileURLToPath(new URL('index.html', import.meta.url)),
+        simulate: fileURLToPath(new URL('simulate.html', import.meta.url)),
+        dra: fileURLToPath(new URL('dra.html', import.meta.url)),
+      },
+    },
     emptyOutDir: true,
     target: 'es2022',
     // Keep the wasm core a file of its own (it is small enough to be inlined otherwise).

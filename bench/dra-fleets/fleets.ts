@@ -1,6 +1,19 @@
 // Fleets of driver-faithful nodes (nvidia.ts, others.ts) for the placement-quality benchmark, with
 // a book of every device: the GPU it is on, its PCIe root, and whether the GPU can be taken whole.
-import { A100_80GB, ALL_BALANCED, DGX_A100_LAYOUT, DGX_H100_LAYOUT, dynamicMigNode, H100_80GB, HGX_H100_LAYOUT, NVIDIA_CLASSES, staticMigNode, wholeGpuNode, type GpuModel, type MachineLayout } from './nvidia.js';
+import {
+  A100_80GB,
+  ALL_BALANCED,
+  DGX_A100_LAYOUT,
+  DGX_H100_LAYOUT,
+  dynamicMigNode,
+  type GpuModel,
+  H100_80GB,
+  HGX_H100_LAYOUT,
+  type MachineLayout,
+  NVIDIA_CLASSES,
+  staticMigNode,
+  wholeGpuNode,
+} from './nvidia.js';
 import { DRANET_DRIVER, EXAMPLE_CLASS, exampleNode, NIC_CLASS, nicNode } from './others.js';
 
 type Obj = Record<string, unknown>;
@@ -57,7 +70,17 @@ const STATIC_MIG_GPUS = [0, 1, 2, 3];
 
 /** Builds a fleet at `scale` × its nodes per kind. */
 export function buildFleet(name: FleetName, scale = 1): Fleet {
-  const fleet: Fleet = { name, classes: [...NVIDIA_CLASSES, NIC_CLASS, EXAMPLE_CLASS], slices: [], nodes: [], gpus: new Map(), deviceGpu: new Map(), deviceRoot: new Map(), profiles: new Set(), kinds: new Set() };
+  const fleet: Fleet = {
+    name,
+    classes: [...NVIDIA_CLASSES, NIC_CLASS, EXAMPLE_CLASS],
+    slices: [],
+    nodes: [],
+    gpus: new Map(),
+    deviceGpu: new Map(),
+    deviceRoot: new Map(),
+    profiles: new Set(),
+    kinds: new Set(),
+  };
   for (const [kind, count] of Object.entries(FLEETS[name]) as Array<[NodeKind, number]>) {
     fleet.kinds.add(kind);
     for (let i = 0; i < count * scale; i++) addNode(fleet, kind, `${kind}-${i}`);

@@ -1,9 +1,23 @@
 // Driver-faithful DRA fleets and claim streams for the placement-quality benchmark (the front).
-export { A100_80GB, H100_80GB, DGX_H100_LAYOUT, DGX_A100_LAYOUT, HGX_H100_LAYOUT, NVIDIA_CLASSES, NVIDIA_DRIVER, ALL_BALANCED, wholeGpuNode, staticMigNode, dynamicMigNode, migDeviceName, placeLayout } from './nvidia.js';
-export { EXAMPLE_CLASS, EXAMPLE_DRIVER, NIC_CLASS, DRANET_DRIVER, exampleNode, nicNode } from './others.js';
-export { FLEETS, buildFleet } from './fleets.js';
-export { rng, shapeClaim, shapeMix, fleetGpus, seededStream, openbShapes, openbStream } from './streams.js';
 
-export type { GpuModel, MigProfile, MachineLayout, MigLayout } from './nvidia.js';
 export type { Fleet, FleetName, GpuEntry, NodeKind } from './fleets.js';
-export type { StreamClaim, ShapeWeight } from './streams.js';
+export { buildFleet, FLEETS } from './fleets.js';
+export type { GpuModel, MachineLayout, MigLayout, MigProfile } from './nvidia.js';
+export {
+  A100_80GB,
+  ALL_BALANCED,
+  DGX_A100_LAYOUT,
+  DGX_H100_LAYOUT,
+  dynamicMigNode,
+  H100_80GB,
+  HGX_H100_LAYOUT,
+  migDeviceName,
+  NVIDIA_CLASSES,
+  NVIDIA_DRIVER,
+  placeLayout,
+  staticMigNode,
+  wholeGpuNode,
+} from './nvidia.js';
+export { DRANET_DRIVER, EXAMPLE_CLASS, EXAMPLE_DRIVER, exampleNode, NIC_CLASS, nicNode } from './others.js';
+export type { ShapeWeight, StreamClaim } from './streams.js';
+export { fleetGpus, openbShapes, openbStream, rng, seededStream, shapeClaim, shapeMix } from './streams.js';

@@ -149,8 +149,18 @@ export const HGX_H100_LAYOUT: MachineLayout = {
 /** The driver's name and its device classes (as the driver's Helm chart installs them). */
 export const NVIDIA_DRIVER = 'gpu.nvidia.com';
 export const NVIDIA_CLASSES: Array<Record<string, unknown>> = [
-  { apiVersion: 'resource.k8s.io/v1', kind: 'DeviceClass', metadata: { name: 'gpu.nvidia.com' }, spec: { selectors: [{ cel: { expression: "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'" } }] } },
-  { apiVersion: 'resource.k8s.io/v1', kind: 'DeviceClass', metadata: { name: 'mig.nvidia.com' }, spec: { selectors: [{ cel: { expression: "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'mig'" } }] } },
+  {
+    apiVersion: 'resource.k8s.io/v1',
+    kind: 'DeviceClass',
+    metadata: { name: 'gpu.nvidia.com' },
+    spec: { selectors: [{ cel: { expression: "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'" } }] },
+  },
+  {
+    apiVersion: 'resource.k8s.io/v1',
+    kind: 'DeviceClass',
+    metadata: { name: 'mig.nvidia.com' },
+    spec: { selectors: [{ cel: { expression: "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'mig'" } }] },
+  },
 ];
 
 type Obj = Record<string, unknown>;
@@ -325,7 +335,12 @@ export function dynamicMigNode(node: string, model: GpuModel, layout: MachineLay
     devices.push({ name: `gpu-${minor}`, attributes: gpuAttributes(model, layout, node, minor), capacity, consumesCounters: [{ counterSet: set, counters: fullCounters(model) }] });
     for (const profile of model.profiles) {
       for (const start of profile.starts) {
-        devices.push({ name: migDeviceName(minor, profile, start), attributes: migAttributes(model, layout, node, minor, profile), capacity: migCapacity(profile, start), consumesCounters: [{ counterSet: set, counters: migCounters(profile, start) }] });
+        devices.push({
+          name: migDeviceName(minor, profile, start),
+          attributes: migAttributes(model, layout, node, minor, profile),
+          capacity: migCapacity(profile, start),
+          consumesCounters: [{ counterSet: set, counters: migCounters(profile, start) }],
+        });
       }
     }
   });

@@ -16,11 +16,21 @@ type Obj = Record<string, unknown>;
 
 /** The example driver's name and device class. */
 export const EXAMPLE_DRIVER = 'gpu.example.com';
-export const EXAMPLE_CLASS: Obj = { apiVersion: 'resource.k8s.io/v1', kind: 'DeviceClass', metadata: { name: 'gpu.example.com' }, spec: { selectors: [{ cel: { expression: "device.driver == 'gpu.example.com'" } }] } };
+export const EXAMPLE_CLASS: Obj = {
+  apiVersion: 'resource.k8s.io/v1',
+  kind: 'DeviceClass',
+  metadata: { name: 'gpu.example.com' },
+  spec: { selectors: [{ cel: { expression: "device.driver == 'gpu.example.com'" } }] },
+};
 
 /** DraNet's name and an RDMA NIC class (as DraNet's documentation defines one). */
 export const DRANET_DRIVER = 'dra.net';
-export const NIC_CLASS: Obj = { apiVersion: 'resource.k8s.io/v1', kind: 'DeviceClass', metadata: { name: 'rdma-nic' }, spec: { selectors: [{ cel: { expression: "device.driver == 'dra.net' && device.attributes['dra.net'].rdma == true" } }] } };
+export const NIC_CLASS: Obj = {
+  apiVersion: 'resource.k8s.io/v1',
+  kind: 'DeviceClass',
+  metadata: { name: 'rdma-nic' },
+  spec: { selectors: [{ cel: { expression: "device.driver == 'dra.net' && device.attributes['dra.net'].rdma == true" } }] },
+};
 
 function exampleUuid(node: string, i: number): string {
   let h = 2166136261;
@@ -51,7 +61,14 @@ export function exampleNode(node: string, gpus = 8, perRoot = 2, shared = false)
     if (shared) device.allowMultipleAllocations = true;
     return device;
   });
-  return [{ apiVersion: 'resource.k8s.io/v1', kind: 'ResourceSlice', metadata: { name: `${node}-gpu.example.com` }, spec: { driver: EXAMPLE_DRIVER, pool: { name: node, generation: 1, resourceSliceCount: 1 }, nodeName: node, devices } }];
+  return [
+    {
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'ResourceSlice',
+      metadata: { name: `${node}-gpu.example.com` },
+      spec: { driver: EXAMPLE_DRIVER, pool: { name: node, generation: 1, resourceSliceCount: 1 }, nodeName: node, devices },
+    },
+  ];
 }
 
 /** DraNet's slice for a machine: one RDMA NIC beside each PCIe root's first GPU (bus + 1). */
@@ -77,5 +94,12 @@ export function nicNode(node: string, layout: MachineLayout): Obj[] {
       },
     };
   });
-  return [{ apiVersion: 'resource.k8s.io/v1', kind: 'ResourceSlice', metadata: { name: `${node}-dra.net` }, spec: { driver: DRANET_DRIVER, pool: { name: node, generation: 1, resourceSliceCount: 1 }, nodeName: node, devices } }];
+  return [
+    {
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'ResourceSlice',
+      metadata: { name: `${node}-dra.net` },
+      spec: { driver: DRANET_DRIVER, pool: { name: node, generation: 1, resourceSliceCount: 1 }, nodeName: node, devices },
+    },
+  ];
 }

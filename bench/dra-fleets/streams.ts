@@ -71,7 +71,12 @@ export function shapeClaim(name: string, shape: string): StreamClaim {
   }
   if (kind === 'example') {
     const count = Number(arg);
-    return { claim: claimObject(name, [{ name: 'gpu', exactly: { deviceClassName: 'gpu.example.com', allocationMode: 'ExactCount', count, capacity: { requests: { memory: '80Gi' } } } }]), shape, gpus: count, wholeGpus: count };
+    return {
+      claim: claimObject(name, [{ name: 'gpu', exactly: { deviceClassName: 'gpu.example.com', allocationMode: 'ExactCount', count, capacity: { requests: { memory: '80Gi' } } } }]),
+      shape,
+      gpus: count,
+      wholeGpus: count,
+    };
   }
   throw new Error(`unknown shape ${shape}`);
 }

@@ -1,9 +1,10 @@
 // Quick timing of allocateAligned on 16-GPU nodes, every size, both policies and backends:
 // node dist/bench/reference/aligned-timing.js (after npm run build:ts). Prints microseconds per call.
-import { createEngine } from '../../src/engine.js';
-import { presetTopology, unstructuredTopology } from '../inputs.js';
+
 import type { AlignedPolicy } from '../../src/devices/aligned.js';
+import { createEngine } from '../../src/engine.js';
 import type { Topology } from '../../src/hardware/topology.js';
+import { presetTopology, unstructuredTopology } from '../inputs.js';
 
 const nodes: Array<[string, Topology]> = [
   ['dgx2', presetTopology('dgx2')],

@@ -73,10 +73,26 @@ function dataBytes(shape, type) {
 /** The file's bytes. */
 export function sampleGguf() {
   const parts = [];
-  const u32 = (v) => { const b = Buffer.alloc(4); b.writeUInt32LE(v); parts.push(b); };
-  const u64 = (v) => { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(v)); parts.push(b); };
-  const f32 = (v) => { const b = Buffer.alloc(4); b.writeFloatLE(v); parts.push(b); };
-  const str = (s) => { const b = Buffer.from(s, 'utf8'); u64(b.length); parts.push(b); };
+  const u32 = (v) => {
+    const b = Buffer.alloc(4);
+    b.writeUInt32LE(v);
+    parts.push(b);
+  };
+  const u64 = (v) => {
+    const b = Buffer.alloc(8);
+    b.writeBigUInt64LE(BigInt(v));
+    parts.push(b);
+  };
+  const f32 = (v) => {
+    const b = Buffer.alloc(4);
+    b.writeFloatLE(v);
+    parts.push(b);
+  };
+  const str = (s) => {
+    const b = Buffer.from(s, 'utf8');
+    u64(b.length);
+    parts.push(b);
+  };
   const TYPE = { u32: 4, f32: 6, string: 8 };
   const list = tensors();
   parts.push(Buffer.from('GGUF', 'ascii'));

@@ -1,16 +1,17 @@
 // The pure-TypeScript twin of assembly/fleet.ts (and fleet-score.ts, fleet-index.ts): the same pick,
 // through the pod index or the scan, over the layout of src/fleet/layout.ts.
+
+import { nodeFrag } from '../fleet/frag.js';
 import type { FleetKernels, FleetMemory } from '../fleet/kernels.js';
 import * as L from '../fleet/layout.js';
-import * as R from '../fleet/policies/registry.js';
-import { AllocationError } from '../shared/errors.js';
-import { nodeFrag } from '../fleet/frag.js';
-import { randomIndex } from '../fleet/policies/random.js';
-import { dotprodScore } from '../fleet/policies/dotprod.js';
 import { bestfitScore } from '../fleet/policies/bestfit.js';
 import { clusteringScore, podTag } from '../fleet/policies/clustering.js';
-import { packingScore } from '../fleet/policies/packing.js';
+import { dotprodScore } from '../fleet/policies/dotprod.js';
 import { fgdQuantize } from '../fleet/policies/fgd.js';
+import { packingScore } from '../fleet/policies/packing.js';
+import { randomIndex } from '../fleet/policies/random.js';
+import * as R from '../fleet/policies/registry.js';
+import { AllocationError } from '../shared/errors.js';
 
 /** fgd-lp: a share is on plan where its placement loses less than this of the GPU's plan value (see policies/share-values.ts). */
 const PLAN_TOLERANCE = 1e-9;

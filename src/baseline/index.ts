@@ -1,10 +1,10 @@
 // The pure-TypeScript implementation of Kernels: the benchmark peer and the test oracle.
 import type { Kernels } from '../kernels.js';
-import { sortTsKernels } from './natural-sort.js';
-import { replicaTsKernels } from './replicas.js';
 import { alignedTsKernels } from './aligned.js';
-import { placementTsKernels } from './placement.js';
 import { fleetTsKernels } from './fleet.js';
+import { sortTsKernels } from './natural-sort.js';
+import { placementTsKernels } from './placement.js';
+import { replicaTsKernels } from './replicas.js';
 
 /** Kernels in plain TypeScript. */
 export function createTsKernels(): Kernels {

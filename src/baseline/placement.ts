@@ -2,8 +2,9 @@
 // ranking as assembly/placement.ts, with GPU sets as two 32-bit halves. One node's search and a
 // cluster plan's search over many nodes share one routine that merges into one kept list; scratch
 // arrays live as long as the kernels and grow on demand (no allocation per node).
+
+import { type ClusterFound, type ClusterSearch, compareMasks, makeFound, type PlacementFound, type PlacementKernels, type PlacementSearch } from '../placement/index.js';
 import { binomial, popcount } from '../shared/bits.js';
-import { compareMasks, makeFound, type ClusterFound, type ClusterSearch, type PlacementFound, type PlacementKernels, type PlacementSearch } from '../placement/index.js';
 
 /**
  * The kernels' reusable result: `prev` when it has room for `count` candidates, else new arrays for
@@ -14,8 +15,15 @@ function foundFor(prev: ClusterFound | null, count: number): ClusterFound {
   if (prev === null || prev.score.length < count) {
     const c = Math.max(16, count);
     return makeFound(
-      new Int32Array(2 * c), new Int32Array(c), new Float64Array(c), new Int32Array(c), new Float64Array(c), new Float64Array(c),
-      new Int32Array(c), new Int32Array(c + 1), prev === null ? new Int32Array(64) : prev.evictions,
+      new Int32Array(2 * c),
+      new Int32Array(c),
+      new Float64Array(c),
+      new Int32Array(c),
+      new Float64Array(c),
+      new Float64Array(c),
+      new Int32Array(c),
+      new Int32Array(c + 1),
+      prev === null ? new Int32Array(64) : prev.evictions,
     );
   }
   return prev;
@@ -138,7 +146,23 @@ export function placementTsKernels(): PlacementKernels {
    * Searches one node (GPUs at `fo` in free/total, evictable slots at `so`) and merges its
    * candidates into the kept list. Returns 0, or the size whose enumeration would pass the budget.
    */
-  function searchNode(cand: number, N: number, free: Float64Array, total: Float64Array, fo: number, sizes: Int32Array, shares: Float64Array, masks: Int32Array, bytesOf: Float64Array, so: number, S: number, m2: Int32Array | null, load: number, rank: number, budget: number): number {
+  function searchNode(
+    cand: number,
+    N: number,
+    free: Float64Array,
+    total: Float64Array,
+    fo: number,
+    sizes: Int32Array,
+    shares: Float64Array,
+    masks: Int32Array,
+    bytesOf: Float64Array,
+    so: number,
+    S: number,
+    m2: Int32Array | null,
+    load: number,
+    rank: number,
+    budget: number,
+  ): number {
     for (let p = 0; p < N; p++) potential[p] = free[fo + p];
     for (let k = 0; k < S; k++) {
       const lo = masks[2 * (so + k)];

@@ -1,21 +1,21 @@
 #!/usr/bin/env node
-// The gpualloc command line: dispatches to one module per subcommand.
-import { EXIT, reportError, UsageError, type Command, type Io } from './lib/common.js';
-import { sayWithFlags, SOURCE_FLAGS } from './lib/error-words.js';
-import { flagsOf } from './lib/options.js';
 import { didYouMean } from '../shared/suggest.js';
-import { command as demo } from './commands/demo.js';
-import { command as split } from './commands/split.js';
-import { command as replicas } from './commands/replicas.js';
 import { command as aligned } from './commands/aligned.js';
-import { command as topo } from './commands/topo.js';
-import { command as presets } from './commands/presets.js';
-import { command as plan } from './commands/plan.js';
-import { command as estimate } from './commands/estimate.js';
+import { command as demo } from './commands/demo.js';
 import { command as discover } from './commands/discover.js';
-import { command as state } from './commands/state.js';
-import { command as simulate } from './commands/simulate.js';
 import { command as dra } from './commands/dra.js';
+import { command as estimate } from './commands/estimate.js';
+import { command as plan } from './commands/plan.js';
+import { command as presets } from './commands/presets.js';
+import { command as replicas } from './commands/replicas.js';
+import { command as simulate } from './commands/simulate.js';
+import { command as split } from './commands/split.js';
+import { command as state } from './commands/state.js';
+import { command as topo } from './commands/topo.js';
+// The gpualloc command line: dispatches to one module per subcommand.
+import { type Command, EXIT, type Io, reportError, UsageError } from './lib/common.js';
+import { SOURCE_FLAGS, sayWithFlags } from './lib/error-words.js';
+import { flagsOf } from './lib/options.js';
 
 /** Every subcommand, in the order `--help` lists them. */
 export const COMMANDS: Command[] = [demo, split, replicas, aligned, plan, state, estimate, discover, presets, topo, simulate, dra];
@@ -65,7 +65,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
   const command = COMMANDS.find((c) => c.name === name);
   if (command === undefined) {
     // With --json, even this answer is JSON on stdout.
-    const hint = didYouMean(name, COMMANDS.map((c) => c.name));
+    const hint = didYouMean(
+      name,
+      COMMANDS.map((c) => c.name),
+    );
     if (rest.includes('--json')) return reportError(new UsageError(`unknown command ${JSON.stringify(name)}${hint} (see gpualloc --help)`), io, true);
     io.err(`gpualloc: unknown command ${JSON.stringify(name)}${hint}\n\n${mainHelp()}`);
     return EXIT.USAGE;
@@ -127,7 +130,8 @@ async function readStdin(stream: NodeJS.ReadableStream): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-const isEntry = typeof process !== 'undefined' && process.argv[1] !== undefined && (await import('node:url')).fileURLToPath(import.meta.url) === (await import('node:fs')).realpathSync(process.argv[1]);
+const isEntry =
+  typeof process !== 'undefined' && process.argv[1] !== undefined && (await import('node:url')).fileURLToPath(import.meta.url) === (await import('node:fs')).realpathSync(process.argv[1]);
 if (isEntry) {
   guardProcess(process.argv.slice(2));
   const io: Io = { out: streamWriter(process.stdout), err: streamWriter(process.stderr), env: process.env, cwd: process.cwd(), stdin: () => readStdin(process.stdin) };

@@ -1,9 +1,10 @@
 // Slot activity: when a slot was last used (lastActivity, ms since the epoch), what a touch records
 // and the condition a garbage collector's release puts on it. Shared by ClusterState and the stores,
 // so a release with idleBefore answers the same everywhere.
+
+import type { Slot } from '../placement/index.js';
 import { AllocationError } from '../shared/errors.js';
 import { fail, readInput, rejectUnknownKeys, requireObject } from '../shared/validate.js';
-import type { Slot } from '../placement/index.js';
 
 /** Options of release: `idleBefore` (ms since the epoch): release only a slot whose last activity is before it. */
 export type ReleaseOptions = { idleBefore?: number };

@@ -1,11 +1,12 @@
 // Commit's checks, written once: an option (from a plan, a pod scheduler or a caller) re-validated
 // against a ledger as it is now. A pure function: it reads the ledger and changes nothing; the
 // in-memory state and the stores (src/store/apply.ts) apply what it returns with Ledger.commit.
+
+import { isEvictable, PLACEMENT_OPTION_KEYS } from '../placement/index.js';
 import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
 import { formatBytes } from '../shared/units.js';
 import { describeValue, fail, keysOf, readInput, rejectUnknownKeys, requireArray, requireInteger, requireObject, requireString } from '../shared/validate.js';
-import { isEvictable, PLACEMENT_OPTION_KEYS } from '../placement/index.js';
 import type { CheckedCommit, Ledger } from './ledger.js';
 
 /** Options of commit: the new slot's ID (default `slot-<n>`) and lastActivity (ms since the epoch). */
@@ -59,7 +60,8 @@ export function checkCommit(view: CommitView, option: unknown, options: unknown 
     id = requireString('options.id', opts.id, LIMITS.maxIdLength);
     if (view.slots.has(id)) throw new AllocationError('DUPLICATE_SLOT', `options.id: slot ID ${describeValue(id)} is already in the state`, { field: 'options.id' });
   }
-  if (opts.lastActivity !== undefined && (typeof opts.lastActivity !== 'number' || !Number.isFinite(opts.lastActivity))) fail('INVALID_ARGUMENT', 'options.lastActivity', 'a finite number (ms since the epoch)', opts.lastActivity);
+  if (opts.lastActivity !== undefined && (typeof opts.lastActivity !== 'number' || !Number.isFinite(opts.lastActivity)))
+    fail('INVALID_ARGUMENT', 'options.lastActivity', 'a finite number (ms since the epoch)', opts.lastActivity);
   // Re-validate against the current state; nothing changes before every check passes.
   const start = gpuStart[node];
   const gained = new Map<number, number>();
@@ -69,8 +71,12 @@ export function checkCommit(view: CommitView, option: unknown, options: unknown 
   evict.forEach((raw, j) => {
     const sid = requireString(`option.evict[${j}]`, raw, LIMITS.maxIdLength);
     const r = view.slots.get(sid);
-    if (r === undefined || r.node !== node) throw new AllocationError('CONFLICT', `option.evict[${j}]: slot ${describeValue(sid)} is no longer on node ${nodeId}; nothing was changed`, { field: `option.evict[${j}]` });
-    if (!isEvictable(r.slot, model)) throw new AllocationError('CONFLICT', `option.evict[${j}]: slot ${describeValue(sid)} is no longer evictable (not stale, or the same model); nothing was changed`, { field: `option.evict[${j}]` });
+    if (r === undefined || r.node !== node)
+      throw new AllocationError('CONFLICT', `option.evict[${j}]: slot ${describeValue(sid)} is no longer on node ${nodeId}; nothing was changed`, { field: `option.evict[${j}]` });
+    if (!isEvictable(r.slot, model))
+      throw new AllocationError('CONFLICT', `option.evict[${j}]: slot ${describeValue(sid)} is no longer evictable (not stale, or the same model); nothing was changed`, {
+        field: `option.evict[${j}]`,
+      });
     if (evictIds.has(sid)) fail('INVALID_ARGUMENT', `option.evict[${j}]`, 'each slot once', sid);
     evictIds.add(sid);
     for (const p of r.positions) gained.set(p, (gained.get(p) ?? 0) + r.slot.memoryPerGpu);
@@ -79,16 +85,28 @@ export function checkCommit(view: CommitView, option: unknown, options: unknown 
   });
   if (cpu !== undefined && nodeCpu[node] >= 0) {
     const left = nodeCpu[node] - cpuHeld[node] + cpuGained;
-    if (left < cpu) throw new AllocationError('CONFLICT', `option: node ${nodeId} has ${left} milli-CPU left, less than the ${cpu} asked; nothing was changed`, { field: 'option.cpu', details: { shortBy: cpu - left } });
+    if (left < cpu)
+      throw new AllocationError('CONFLICT', `option: node ${nodeId} has ${left} milli-CPU left, less than the ${cpu} asked; nothing was changed`, {
+        field: 'option.cpu',
+        details: { shortBy: cpu - left },
+      });
   }
   if (hostMemory !== undefined && nodeHostMemory[node] >= 0) {
     const left = nodeHostMemory[node] - hostMemoryHeld[node] + hostGained;
-    if (left < hostMemory) throw new AllocationError('CONFLICT', `option: node ${nodeId} has ${formatBytes(left)} of host memory left, less than the ${formatBytes(hostMemory)} asked; nothing was changed`, { field: 'option.hostMemory', details: { shortBy: hostMemory - left } });
+    if (left < hostMemory)
+      throw new AllocationError('CONFLICT', `option: node ${nodeId} has ${formatBytes(left)} of host memory left, less than the ${formatBytes(hostMemory)} asked; nothing was changed`, {
+        field: 'option.hostMemory',
+        details: { shortBy: hostMemory - left },
+      });
   }
   for (const p of positions) {
     const avail = free[start + p] + (gained.get(p) ?? 0);
     if (avail < perGpu) {
-      throw new AllocationError('CONFLICT', `option: GPU ${indices[node][p]} of node ${nodeId} has ${formatBytes(avail)} free after the listed evictions, less than ${formatBytes(perGpu)}; nothing was changed`, { field: 'option.gpus', details: { gpu: indices[node][p], shortBy: perGpu - avail } });
+      throw new AllocationError(
+        'CONFLICT',
+        `option: GPU ${indices[node][p]} of node ${nodeId} has ${formatBytes(avail)} free after the listed evictions, less than ${formatBytes(perGpu)}; nothing was changed`,
+        { field: 'option.gpus', details: { gpu: indices[node][p], shortBy: perGpu - avail } },
+      );
     }
   }
   const change: CheckedCommit = { node, positions, memoryPerGpu: perGpu, evict: evictIds, id };

@@ -45,7 +45,11 @@ export class FreeIndex {
   /** trees[c][n][i]: class c's tree of size n and level i, built on first use. */
   private readonly trees: Array<Array<Array<LevelTree | undefined> | undefined>>;
 
-  constructor(private readonly table: NodeTable, private readonly classOf: Int32Array, private readonly classes: TopologyClasses) {
+  constructor(
+    private readonly table: NodeTable,
+    private readonly classOf: Int32Array,
+    private readonly classes: TopologyClasses,
+  ) {
     ({ members: this.members, leafOf: this.leafOf, leaves: this.leaves } = classLeaves(classOf, classes.list.length));
     this.trees = this.members.map(() => []);
   }

@@ -1,13 +1,14 @@
 // Index upkeep of a cluster state: each node's summary (free memory per GPU largest first, load,
 // rank in natural order, topology class) and the two indexes plan searches through (free-memory
 // trees, stale-slot trees), kept up to date node by node after every change to the ledger.
-import { compareNatural } from '../shared/natural-order.js';
+
 import { positionMatrix } from '../placement/index.js';
+import { compareNatural } from '../shared/natural-order.js';
 import { TopologyClasses } from './classes.js';
 import { FreeIndex } from './free-index.js';
-import { StaleIndex } from './stale-index.js';
-import { sortLargestFirst } from './sort.js';
 import type { Ledger } from './ledger.js';
+import { sortLargestFirst } from './sort.js';
+import { StaleIndex } from './stale-index.js';
 
 /** What plan reads of each node besides the ledger, and the indexes over it. */
 export class NodeIndexes {
@@ -42,7 +43,10 @@ export class NodeIndexes {
     this.nodeRank = new Int32Array(count);
     this.classOf = Int32Array.from(ledger.indices, (index, k) => this.classes.classOf(positionMatrix(ledger.topologies[k], index), index.length));
     const ids = ledger.nodeIds;
-    ids.map((_, k) => k).sort((a, b) => compareNatural(ids[a], ids[b])).forEach((k, r) => (this.nodeRank[k] = r));
+    ids
+      .map((_, k) => k)
+      .sort((a, b) => compareNatural(ids[a], ids[b]))
+      .forEach((k, r) => (this.nodeRank[k] = r));
     this.freeIndex = new FreeIndex({ gpuStart, free, sortedFree: this.sortedFree, nodeLoad: this.nodeLoad, nodeRank: this.nodeRank }, this.classOf, this.classes);
     this.staleIndex = new StaleIndex({ gpuStart, free }, this.classOf, this.classes.list.length);
     this.evictableScratch = new Float64Array(ledger.maxWidth);

@@ -1,21 +1,26 @@
 // The cluster state's JSON: the schema (key lists, version), the validation that turns nodes or
 // toJSON's output into a ledger (create, restore), and toJSON. Kernel-free: a store that only needs
 // a state's JSON checked and normalised calls normalizeStateJSON, with no search behind it.
+
+import type { Inventory } from '../hardware/inventory.js';
+import type { Link, Topology } from '../hardware/topology.js';
+import { type NodeGpu, type Slot, validateNode, validateSlots } from '../placement/index.js';
 import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
 import { formatBytes } from '../shared/units.js';
-import type { Inventory } from '../hardware/inventory.js';
-import type { Link, Topology } from '../hardware/topology.js';
-import { fail, rejectUnknownKeys, requireArray, requireInteger, requireObject, requireString, type KeyShapeOf } from '../shared/validate.js';
-import { validateNode, validateSlots, type NodeGpu, type Slot } from '../placement/index.js';
-import { nodeFromInventory, type ClusterNode } from './node.js';
+import { fail, type KeyShapeOf, rejectUnknownKeys, requireArray, requireInteger, requireObject, requireString } from '../shared/validate.js';
 import { copySlot, Ledger, type LedgerNode } from './ledger.js';
+import { type ClusterNode, nodeFromInventory } from './node.js';
 
 /** Initial nodes of a cluster state, or one inventory (a single node named after its host). */
 export type ClusterInit = { nodes: ClusterNode[] } | Inventory;
 
 /** toJSON's output: everything needed to restore the state exactly (a node's cpu, hostMemory and gpuModel only when set). */
-export type ClusterStateJSON = { version: 1; nextSlot: number; nodes: Array<{ id: string; gpus: NodeGpu[]; topology?: Topology; slots: Slot[]; cpu?: number; hostMemory?: number; gpuModel?: string }> };
+export type ClusterStateJSON = {
+  version: 1;
+  nextSlot: number;
+  nodes: Array<{ id: string; gpus: NodeGpu[]; topology?: Topology; slots: Slot[]; cpu?: number; hostMemory?: number; gpuModel?: string }>;
+};
 
 /** One node of ClusterStateJSON. */
 type _NodeJSON = ClusterStateJSON['nodes'][number];
@@ -32,7 +37,9 @@ export const CLUSTER_STATE_KEYS = {
     gpus: { index: null, memoryTotal: null, memoryUsed: null, mig: null } satisfies KeyShapeOf<NodeGpu>,
     topology: { gpus: null, links: { a: null, b: null, pcie: null, nvlink: null } satisfies KeyShapeOf<Link> } satisfies KeyShapeOf<Topology>,
     slots: { id: null, model: null, gpus: null, memoryPerGpu: null, lastActivity: null, stale: null, milli: null, cpu: null, hostMemory: null } satisfies KeyShapeOf<Slot>,
-    cpu: null, hostMemory: null, gpuModel: null,
+    cpu: null,
+    hostMemory: null,
+    gpuModel: null,
   } satisfies KeyShapeOf<_NodeJSON>,
 } as const satisfies KeyShapeOf<ClusterStateJSON>;
 
@@ -119,7 +126,14 @@ function loadLedger(nodes: unknown[], field: string): Ledger {
     validateSlots(n.slots, `${field}[${k}].slots`, new Set(ledger.indices[k]), ids).forEach((slot, j) => {
       if (slot.milli !== undefined) {
         const f = `${field}[${k}].slots[${j}]`;
-        ledger.checkShare(k, slot.gpus.map((g) => ledger.positionOf(k, g)), slot.milli, slot.memoryPerGpu, `${f}.`, () => `${f}.gpus`);
+        ledger.checkShare(
+          k,
+          slot.gpus.map((g) => ledger.positionOf(k, g)),
+          slot.milli,
+          slot.memoryPerGpu,
+          `${f}.`,
+          () => `${f}.gpus`,
+        );
       }
       ledger.addSlot(k, slot);
     });
@@ -131,14 +145,20 @@ function loadLedger(nodes: unknown[], field: string): Ledger {
       if (free[start + p] < 0) {
         const u = used[start + p];
         const others = u > 0 ? ` and ${formatBytes(u)} in use by other processes` : '';
-        throw new AllocationError('OVERSCHEDULED', `${field}[${k}]: GPU ${indices[k][p]} of node ${nodeIds[k]} has ${formatBytes(capacity[start + p] - free[start + p])} of slots${others} on ${formatBytes(total[start + p])}`, { field: `${field}[${k}].slots` });
+        throw new AllocationError(
+          'OVERSCHEDULED',
+          `${field}[${k}]: GPU ${indices[k][p]} of node ${nodeIds[k]} has ${formatBytes(capacity[start + p] - free[start + p])} of slots${others} on ${formatBytes(total[start + p])}`,
+          { field: `${field}[${k}].slots` },
+        );
       }
     }
     if (nodeCpu[k] >= 0 && cpuHeld[k] > nodeCpu[k]) {
       throw new AllocationError('OVERSCHEDULED', `${field}[${k}]: node ${nodeIds[k]} has ${cpuHeld[k]} milli-CPU of slots on ${nodeCpu[k]}`, { field: `${field}[${k}].slots` });
     }
     if (nodeHostMemory[k] >= 0 && hostMemoryHeld[k] > nodeHostMemory[k]) {
-      throw new AllocationError('OVERSCHEDULED', `${field}[${k}]: node ${nodeIds[k]} has ${formatBytes(hostMemoryHeld[k])} of host memory in slots on ${formatBytes(nodeHostMemory[k])}`, { field: `${field}[${k}].slots` });
+      throw new AllocationError('OVERSCHEDULED', `${field}[${k}]: node ${nodeIds[k]} has ${formatBytes(hostMemoryHeld[k])} of host memory in slots on ${formatBytes(nodeHostMemory[k])}`, {
+        field: `${field}[${k}].slots`,
+      });
     }
   }
   return ledger;

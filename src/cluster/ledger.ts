@@ -2,13 +2,14 @@
 // CPU and host memory in flat typed arrays, and the bookkeeping that keeps them in step with the
 // slots. It needs no kernels: the stores check and apply a commit on a one-node ledger
 // (checkCommit, Ledger.commit) exactly as an in-memory state does.
-import { AllocationError } from '../shared/errors.js';
-import { LIMITS } from '../shared/limits.js';
-import { formatBytes } from '../shared/units.js';
-import { shareBytes } from '../shared/share.js';
-import { describeValue, fail } from '../shared/validate.js';
+
 import type { Topology } from '../hardware/topology.js';
 import { compareEvictionOrder, maskOf, type Slot } from '../placement/index.js';
+import { AllocationError } from '../shared/errors.js';
+import { LIMITS } from '../shared/limits.js';
+import { shareBytes } from '../shared/share.js';
+import { formatBytes } from '../shared/units.js';
+import { describeValue, fail } from '../shared/validate.js';
 
 /** A slot and where it sits: its node, the positions of its GPUs and their mask halves. */
 export type SlotRecord = { slot: Slot; node: number; positions: number[]; lo: number; hi: number };
@@ -177,10 +178,16 @@ export class Ledger {
     const total = this.total[start + positions[0]];
     const first = this.indices[node][positions[0]];
     for (let j = 1; j < positions.length; j++) {
-      if (this.total[start + positions[j]] !== total) fail('INVALID_ARGUMENT', gpuField(j), `a GPU of ${formatBytes(total)} like GPU ${first} (a share is of GPUs of one memoryTotal)`, this.indices[node][positions[j]]);
+      if (this.total[start + positions[j]] !== total)
+        fail('INVALID_ARGUMENT', gpuField(j), `a GPU of ${formatBytes(total)} like GPU ${first} (a share is of GPUs of one memoryTotal)`, this.indices[node][positions[j]]);
     }
     if (total <= LIMITS.maxNoShareGpuMemory) {
-      fail('INVALID_ARGUMENT', `${prefix}milli`, `no share: GPU ${first} of node ${this.nodeIds[node]} has ${total} bytes, and a share needs a GPU of more than ${LIMITS.maxNoShareGpuMemory} bytes (to be charged exactly)`, milli);
+      fail(
+        'INVALID_ARGUMENT',
+        `${prefix}milli`,
+        `no share: GPU ${first} of node ${this.nodeIds[node]} has ${total} bytes, and a share needs a GPU of more than ${LIMITS.maxNoShareGpuMemory} bytes (to be charged exactly)`,
+        milli,
+      );
     }
     const charge = shareBytes(milli, total);
     if (memoryPerGpu !== charge) fail('INVALID_ARGUMENT', `${prefix}memoryPerGpu`, `${charge} (floor(milli × memoryTotal / 1000) for ${milli} milli of ${total} bytes)`, memoryPerGpu);

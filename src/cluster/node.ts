@@ -1,9 +1,9 @@
 // One cluster node, and the one function that turns a host's inventory into one.
-import { validateInventory, type Inventory } from '../hardware/inventory.js';
-import { validateSlots, type NodeGpu, type Slot } from '../placement/index.js';
+import { type Inventory, validateInventory } from '../hardware/inventory.js';
 import type { Topology } from '../hardware/topology.js';
-import { fail, requireObject, requireString } from '../shared/validate.js';
+import { type NodeGpu, type Slot, validateSlots } from '../placement/index.js';
 import { LIMITS } from '../shared/limits.js';
+import { fail, requireObject, requireString } from '../shared/validate.js';
 
 /**
  * One node of a cluster state. Memory in bytes. A GPU's memoryUsed (default 0) is memory held by

@@ -2,17 +2,30 @@
 // best options, found through the free-memory and stale-slot indexes and bounded without a search,
 // then one kernel call (clusterSearch) over those candidates. Reads the ledger and the indexes;
 // changes neither.
-import { binomial, ctz } from '../shared/bits.js';
+
 import {
-  budgetError, isEvictable, nodeOptionOf, noOptionReason, PLACEMENT_BUDGET, rejectionsFor, shareOf, sizesFor,
-  type ClusterSearch, type PlacementKernels, type PlacementOption, type PlacementPlan, type PlanRequest, type Slot,
+  budgetError,
+  type ClusterSearch,
+  isEvictable,
+  nodeOptionOf,
+  noOptionReason,
+  PLACEMENT_BUDGET,
+  type PlacementKernels,
+  type PlacementOption,
+  type PlacementPlan,
+  type PlanRequest,
+  rejectionsFor,
+  type Slot,
+  shareOf,
+  sizesFor,
 } from '../placement/index.js';
+import { binomial, ctz } from '../shared/bits.js';
 import type { ScoreLevel, TopologyClasses } from './classes.js';
 import type { FreeIndex, LevelTree } from './free-index.js';
-import type { StaleIndex } from './stale-index.js';
-import type { Ledger, SlotRecord } from './ledger.js';
 import type { NodeIndexes } from './indexes.js';
+import type { Ledger, SlotRecord } from './ledger.js';
 import { sortLargestFirst } from './sort.js';
+import type { StaleIndex } from './stale-index.js';
 
 /**
  * A plan with no option lists the per-GPU rejections of at most this many nodes (the first, in the
@@ -65,18 +78,45 @@ export class ClusterPlanner {
   private potentialScratch = new Float64Array(0);
   /** Per-plan scratch of the kernel input, grown on demand. */
   private readonly search: ClusterSearch = {
-    count: 0, gpus: new Int32Array(16), offset: new Int32Array(16), free: new Float64Array(0), total: new Float64Array(0),
-    staleStart: new Int32Array(17), staleMasks: new Int32Array(0), staleBytes: new Float64Array(0), matrices: [],
-    load: new Float64Array(16), rank: new Int32Array(16), bEv: new Int32Array(16), bN: new Int32Array(16),
-    bScore: new Float64Array(16), bMetric: new Float64Array(16), sizes: new Int32Array(0), shares: new Float64Array(0),
-    pack: false, limit: 1, budget: PLACEMENT_BUDGET,
+    count: 0,
+    gpus: new Int32Array(16),
+    offset: new Int32Array(16),
+    free: new Float64Array(0),
+    total: new Float64Array(0),
+    staleStart: new Int32Array(17),
+    staleMasks: new Int32Array(0),
+    staleBytes: new Float64Array(0),
+    matrices: [],
+    load: new Float64Array(16),
+    rank: new Int32Array(16),
+    bEv: new Int32Array(16),
+    bN: new Int32Array(16),
+    bScore: new Float64Array(16),
+    bMetric: new Float64Array(16),
+    sizes: new Int32Array(0),
+    shares: new Float64Array(0),
+    pack: false,
+    limit: 1,
+    budget: PLACEMENT_BUDGET,
   };
 
   constructor(kernels: PlacementKernels, ledger: Ledger, indexes: NodeIndexes) {
     this.kernels = kernels;
     this.ledger = ledger;
     this.indexes = indexes;
-    ({ nodeIds: this.nodeIds, indices: this.indices, gpuStart: this.gpuStart, planFree: this.free, capacity: this.capacity, planFreeViews: this.freeViews, totalViews: this.totalViews, usedViews: this.usedViews, nodeStale: this.nodeStale, slots: this.slots, maxWidth: this.maxWidth } = ledger);
+    ({
+      nodeIds: this.nodeIds,
+      indices: this.indices,
+      gpuStart: this.gpuStart,
+      planFree: this.free,
+      capacity: this.capacity,
+      planFreeViews: this.freeViews,
+      totalViews: this.totalViews,
+      usedViews: this.usedViews,
+      nodeStale: this.nodeStale,
+      slots: this.slots,
+      maxWidth: this.maxWidth,
+    } = ledger);
     ({ sortedFree: this.sortedFree, nodeLoad: this.nodeLoad, nodeRank: this.nodeRank, classOf: this.classOf, classes: this.classes, freeIndex: this.freeIndex, staleIndex: this.staleIndex } = indexes);
     const count = this.nodeIds.length;
     this.bounds = { bEv: new Int32Array(count), bN: new Int32Array(count), bScore: new Float64Array(count), bMetric: new Float64Array(count) };
@@ -345,7 +385,14 @@ export class ClusterPlanner {
         rejectionsFor(this.indices[k], this.totalViews[k], this.freeViews[k], anyEvictable ? evictable : null, req.memory, sizes, this.nodeIds[k], result.rejected, this.usedViews[k], mig);
       }
       const noSizes = sizesFor(req, this.maxWidth).length === 0;
-      result.reason = noOptionReason(req.memory, noSizes ? null : req.sizes === undefined ? '1..n' : req.sizes.join(', '), noSizes ? this.gpuStart[nodeCount] : gpus, result.rejected.length, listed < nodeCount ? { listed, nodes: nodeCount } : undefined, migCount);
+      result.reason = noOptionReason(
+        req.memory,
+        noSizes ? null : req.sizes === undefined ? '1..n' : req.sizes.join(', '),
+        noSizes ? this.gpuStart[nodeCount] : gpus,
+        result.rejected.length,
+        listed < nodeCount ? { listed, nodes: nodeCount } : undefined,
+        migCount,
+      );
     }
     return result;
   }
@@ -383,7 +430,9 @@ export class ClusterPlanner {
       }
     }
     const N = free.length;
-    const order = Array.from({ length: N }, (_, p) => p).sort((a, b) => free[b] - free[a] || a - b).slice(0, n);
+    const order = Array.from({ length: N }, (_, p) => p)
+      .sort((a, b) => free[b] - free[a] || a - b)
+      .slice(0, n);
     const matrix = classes.list[c].matrix!;
     let score = 0;
     for (let a = 0; a < n; a++) for (let b = a + 1; b < n; b++) score += matrix[order[a] * N + order[b]];
@@ -521,5 +570,4 @@ export class ClusterPlanner {
     s.limit = limit;
     return s;
   }
-
 }

@@ -8,8 +8,8 @@
 // take the request, and otherwise walks down to the nodes that can, instead of visiting every node
 // with a stale slot. Trees are built on first use and kept up to date on every change.
 
-import { sortLargestFirst } from './sort.js';
 import { buildTree, replayAbove } from '../shared/tournament.js';
+import { sortLargestFirst } from './sort.js';
 import { classLeaves } from './tournament.js';
 
 /** What the index reads about nodes (arrays owned by the cluster state). */
@@ -37,7 +37,11 @@ export class StaleIndex {
   /** Walk stack of collect. */
   private stack = new Int32Array(64);
 
-  constructor(private readonly table: StaleTable, private readonly classOf: Int32Array, classCount: number) {
+  constructor(
+    private readonly table: StaleTable,
+    private readonly classOf: Int32Array,
+    classCount: number,
+  ) {
     ({ members: this.members, leafOf: this.leafOf, leaves: this.leaves } = classLeaves(classOf, classCount));
     this.trees = this.members.map(() => []);
     this.potential = new Float64Array(table.gpuStart[classOf.length]);

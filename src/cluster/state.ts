@@ -6,29 +6,29 @@
 //   search.ts     the cross-node search behind plan
 //   commit.ts     commit's checks (checkCommit), a pure function the stores call too
 //   node-view.ts  the read-only NodeView (fleet's port) pod schedulers plan over, and change notification
+
+import { createPodScheduler, type NodeView, type PodScheduler, type PodSchedulerKernels, type PodSchedulerOptions } from '../fleet/index.js';
+import { type PlacementKernels, type PlacementOption, type PlacementPlan, type PlacementRequest, type Slot, validatePlanRequest } from '../placement/index.js';
 import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
 import { describeValue, fail, readInput, requireObject, requireString } from '../shared/validate.js';
-import { validatePlanRequest, type PlacementKernels, type PlacementOption, type PlacementPlan, type PlacementRequest, type Slot } from '../placement/index.js';
-import { createPodScheduler, type NodeView, type PodScheduler, type PodSchedulerKernels, type PodSchedulerOptions } from '../fleet/index.js';
-import { createLedger, ledgerJSON, restoreLedger, type ClusterInit, type ClusterStateJSON } from './json.js';
-import type { GpuUsage, Ledger, SlotRecord } from './ledger.js';
+import { activityTime, checkIdle, type ReleaseOptions, releaseOptions } from './activity.js';
+import { type CommitOptions, checkCommit } from './commit.js';
 import { NodeIndexes } from './indexes.js';
-import { ClusterPlanner } from './search.js';
-import { checkCommit, type CommitOptions } from './commit.js';
+import { type ClusterInit, type ClusterStateJSON, createLedger, ledgerJSON, restoreLedger } from './json.js';
+import type { GpuUsage, Ledger, SlotRecord } from './ledger.js';
 import { LedgerView } from './node-view.js';
-import { activityTime, checkIdle, releaseOptions, type ReleaseOptions } from './activity.js';
+import { ClusterPlanner } from './search.js';
 
-export type { ClusterNode } from './node.js';
-export type { ClusterInit, ClusterStateJSON } from './json.js';
+export type { NodeGpus, NodeView } from '../fleet/index.js';
+export { activityTime, checkIdle, type ReleaseOptions, releaseOptions } from './activity.js';
 export type { CommitOptions } from './commit.js';
-export type { GpuUsage } from './ledger.js';
-export type { NodeView, NodeGpus } from '../fleet/index.js';
-export { CLUSTER_STATE_KEYS, CLUSTER_STATE_VERSION, ledgerJSON, normalizeStateJSON, restoreLedger, stateFileText } from './json.js';
 export { checkCommit } from './commit.js';
-export type { Ledger } from './ledger.js';
+export type { ClusterInit, ClusterStateJSON } from './json.js';
+export { CLUSTER_STATE_KEYS, CLUSTER_STATE_VERSION, ledgerJSON, normalizeStateJSON, restoreLedger, stateFileText } from './json.js';
+export type { GpuUsage, Ledger } from './ledger.js';
+export type { ClusterNode } from './node.js';
 export { CLUSTER_REJECTED_NODES } from './search.js';
-export { activityTime, checkIdle, releaseOptions, type ReleaseOptions } from './activity.js';
 
 /** The kernels a cluster state calls: the placement search's and its pod schedulers'. */
 export type ClusterKernels = PlacementKernels & PodSchedulerKernels;

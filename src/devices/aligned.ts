@@ -1,9 +1,10 @@
 // allocateAligned: whole GPUs picked by topology. Two policies over one integer pair-score matrix:
 // 'besteffort' (go-gpuallocator's BestEffort, result for result, without its padding defect) and
 // 'topology' (the default: the best-connected set that leaves the best-connected remainder).
+
+import { setScore, type Topology, topologyFor } from '../hardware/topology.js';
 import { AllocationError, parsePath, type Reason } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
-import { setScore, topologyFor, type Topology } from '../hardware/topology.js';
 import { fail, requireArray, requireInteger, requireObject, requireOneOf } from '../shared/validate.js';
 
 /** besteffort: go-gpuallocator's BestEffort, exactly; topology: the default, see the README. */

@@ -5,8 +5,8 @@ import { isMap, isScalar, isSeq, parseDocument, type Node as YamlNode } from 'ya
 import { AllocationError, type AllocationErrorCode, type FilePosition, type PathSegment } from '../shared/errors.js';
 import { positionAt } from '../shared/file-positions.js';
 import { didYouMean } from '../shared/suggest.js';
-import { describeValue, findUnknownKey, unknownKeyError, type KeyShape } from '../shared/validate.js';
-import { DEFAULT_REPLICA_POLICY, REPLICA_POLICIES, UPSTREAM_POLICY_ALIASES, upstreamSpellingHint, type ReplicaPolicy } from './replicas.js';
+import { describeValue, findUnknownKey, type KeyShape, unknownKeyError } from '../shared/validate.js';
+import { DEFAULT_REPLICA_POLICY, REPLICA_POLICIES, type ReplicaPolicy, UPSTREAM_POLICY_ALIASES, upstreamSpellingHint } from './replicas.js';
 
 /** The environment variable that names the policy. */
 export const POLICY_ENV_VAR = 'GPUALLOC_ALLOCATION_POLICY';
@@ -27,8 +27,15 @@ export { UPSTREAM_POLICY_ALIASES };
 export const DEVICE_PLUGIN_CONFIG_KEYS: KeyShape = {
   version: null,
   flags: {
-    migStrategy: null, failOnInitError: null, mpsRoot: null, nvidiaDriverRoot: null, nvidiaDevRoot: null, gdsEnabled: null, mofedEnabled: null,
-    useNodeFeatureAPI: null, deviceDiscoveryStrategy: null,
+    migStrategy: null,
+    failOnInitError: null,
+    mpsRoot: null,
+    nvidiaDriverRoot: null,
+    nvidiaDevRoot: null,
+    gdsEnabled: null,
+    mofedEnabled: null,
+    useNodeFeatureAPI: null,
+    deviceDiscoveryStrategy: null,
     plugin: { passDeviceSpecs: null, deviceListStrategy: null, deviceIDStrategy: null, cdiAnnotationPrefix: null, nvidiaCTKPath: null, containerDriverRoot: null, allocationPolicy: null },
     gfd: { oneshot: null, noTimestamp: null, sleepInterval: null, outputFile: null, machineTypeFile: null },
   },
@@ -123,7 +130,12 @@ export function policyFromConfig(text: string, origin: string): ReplicaPolicy | 
   if (syntax !== undefined) {
     const at = syntax.linePos?.[0];
     const first = (syntax.message ?? String(syntax)).split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
-    throw AllocationError.of('INVALID_CONFIG', { origin: `config file ${origin}`, ...(at === undefined ? {} : { position: { line: at.line, column: at.col } }), detail: `not valid YAML: ${first}`, cause: syntax });
+    throw AllocationError.of('INVALID_CONFIG', {
+      origin: `config file ${origin}`,
+      ...(at === undefined ? {} : { position: { line: at.line, column: at.col } }),
+      detail: `not valid YAML: ${first}`,
+      cause: syntax,
+    });
   }
   const root: unknown = doc.toJS();
   const at = (path: readonly PathSegment[]): Pick<_Where, 'origin' | 'position'> => {

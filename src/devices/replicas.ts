@@ -1,10 +1,11 @@
 // allocateReplicas: which replicas / MIG slices / plain devices a container gets (the job of NVIDIA's
 // k8s-device-plugin GetPreferredAllocation for shared devices), with every tie broken deterministically.
-import type { SortKernels } from './natural-sort.js';
+
 import { AllocationError, type Reason } from '../shared/errors.js';
-import { checkIdList } from './natural-sort.js';
 import { LIMITS } from '../shared/limits.js';
 import { describeValue, fail, own, ownKeys, requireInteger, requireObject, requireOneOf, requireString } from '../shared/validate.js';
+import type { SortKernels } from './natural-sort.js';
+import { checkIdList } from './natural-sort.js';
 
 /** Greedy policies of NVIDIA's device plugin. */
 export type ReplicaPolicy = 'distributed' | 'pack' | 'spread';

@@ -2,10 +2,10 @@
 // Whole devices are dealt fill-from-front in natural order; shared device names (memory) are
 // split by amount. Everything is validated before anything is assigned.
 import { AllocationError } from '../shared/errors.js';
-import type { SortKernels } from './natural-sort.js';
 import { LIMITS } from '../shared/limits.js';
-import { checkIdList } from './natural-sort.js';
 import { describeValue, fail, own, ownKeys, requireArray, requireObject, requireOneOf, requireString, setOwn } from '../shared/validate.js';
+import type { SortKernels } from './natural-sort.js';
+import { checkIdList } from './natural-sort.js';
 
 /** How a host's devices are divided between agents. */
 export type SplitMode = 'shared' | 'auto-split' | 'manual';
@@ -66,7 +66,10 @@ function requireAmount(field: string, value: unknown): number {
 
 function listIds(ids: readonly string[]): string {
   // Bounded: at most 20 IDs of at most 40 characters each, whatever their length.
-  const shown = ids.slice(0, 20).map((id) => (id.length > 40 ? `${id.slice(0, 40)}… (${id.length} chars)` : id)).join(', ');
+  const shown = ids
+    .slice(0, 20)
+    .map((id) => (id.length > 40 ? `${id.slice(0, 40)}… (${id.length} chars)` : id))
+    .join(', ');
   return ids.length > 20 ? `${shown}, … (${ids.length} in all)` : shown;
 }
 
@@ -145,7 +148,8 @@ function parseRequest(kernels: SortKernels, request: SplitRequest): Plan {
   const agents = parseAgents(own(req, 'agents'));
   const mode = requireOneOf('mode', own(req, 'mode'), SPLIT_MODES);
   const rawShared = own(req, 'sharedDeviceNames');
-  const sharedList = rawShared === undefined ? [...DEFAULT_SHARED_DEVICE_NAMES] : requireArray('sharedDeviceNames', rawShared, 1000).map((v, k) => requireString(`sharedDeviceNames[${k}]`, v, LIMITS.maxIdLength));
+  const sharedList =
+    rawShared === undefined ? [...DEFAULT_SHARED_DEVICE_NAMES] : requireArray('sharedDeviceNames', rawShared, 1000).map((v, k) => requireString(`sharedDeviceNames[${k}]`, v, LIMITS.maxIdLength));
   const sharedNames = new Set(sharedList);
   const { groups, sharedIds } = parseDevices(kernels, own(req, 'devices'), sharedNames);
 
@@ -168,7 +172,12 @@ function parseRequest(kernels: SortKernels, request: SplitRequest): Plan {
   if (rawReserved !== undefined) {
     const r = requireObject('reserved', rawReserved);
     for (const name of ownKeys(r)) {
-      if (!sharedOnHost.includes(name)) throw new AllocationError('UNKNOWN_DEVICE_NAME', `reserved.${name}: ${describeValue(name)} is not a shared device name of this host${sharedOnHost.length ? ` (${sharedOnHost.join(', ')})` : ''}`, { field: `reserved.${name}` });
+      if (!sharedOnHost.includes(name))
+        throw new AllocationError(
+          'UNKNOWN_DEVICE_NAME',
+          `reserved.${name}: ${describeValue(name)} is not a shared device name of this host${sharedOnHost.length ? ` (${sharedOnHost.join(', ')})` : ''}`,
+          { field: `reserved.${name}` },
+        );
       reserved.set(name, requireAmount(`reserved.${name}`, r[name]));
     }
   }
@@ -205,7 +214,10 @@ function parseManual(value: unknown, agents: string[], groups: DeviceGroup[], sh
   const result = new Map<string, Map<string, string[] | number>>();
   for (const agent of agents) {
     if (!Object.prototype.hasOwnProperty.call(manual, agent)) {
-      throw new AllocationError('MISSING_AGENT', `manual: agent ${describeValue(agent)} has no entry (every agent needs one in manual mode; give it {} for no devices)`, { field: `manual.${agent}`, details: { agent } });
+      throw new AllocationError('MISSING_AGENT', `manual: agent ${describeValue(agent)} has no entry (every agent needs one in manual mode; give it {} for no devices)`, {
+        field: `manual.${agent}`,
+        details: { agent },
+      });
     }
     const entry = requireObject(`manual.${agent}`, manual[agent]);
     const perName = new Map<string, string[] | number>();
@@ -229,25 +241,35 @@ function parseManual(value: unknown, agents: string[], groups: DeviceGroup[], sh
       ids.forEach((raw, k) => {
         const id = requireString(`${field}[${k}]`, raw, LIMITS.maxIdLength);
         if (!group.byId.has(id)) {
-          throw AllocationError.at('UNKNOWN_DEVICE_ID', `${field}[${k}]`, `the host has no ${name} device ${describeValue(id)}; available: ${listIds(group.ids)}`, { details: { name, device: id, available: group.ids } });
+          throw AllocationError.at('UNKNOWN_DEVICE_ID', `${field}[${k}]`, `the host has no ${name} device ${describeValue(id)}; available: ${listIds(group.ids)}`, {
+            details: { name, device: id, available: group.ids },
+          });
         }
-        if (mine.has(id)) throw AllocationError.at('DUPLICATE_DEVICE', `${field}[${k}]`, `device ${describeValue(id)} is listed twice for agent ${describeValue(agent)}`, { details: { agent, device: id } });
+        if (mine.has(id))
+          throw AllocationError.at('DUPLICATE_DEVICE', `${field}[${k}]`, `device ${describeValue(id)} is listed twice for agent ${describeValue(agent)}`, { details: { agent, device: id } });
         const other = taken.get(id);
         if (other !== undefined) {
-          throw AllocationError.at('DEVICE_ASSIGNED_TWICE', `${field}[${k}]`, `device ${describeValue(id)} is given to both agent ${describeValue(other)} and agent ${describeValue(agent)}`, { details: { device: id, agents: [other, agent] } });
+          throw AllocationError.at('DEVICE_ASSIGNED_TWICE', `${field}[${k}]`, `device ${describeValue(id)} is given to both agent ${describeValue(other)} and agent ${describeValue(agent)}`, {
+            details: { device: id, agents: [other, agent] },
+          });
         }
         mine.add(id);
         taken.set(id, agent);
       });
       // Report in natural order, whatever order the config lists them in.
-      perName.set(name, [...mine].sort((x, y) => group.byId.get(x)! - group.byId.get(y)!));
+      perName.set(
+        name,
+        [...mine].sort((x, y) => group.byId.get(x)! - group.byId.get(y)!),
+      );
     }
     result.set(agent, perName);
   }
   for (const s of shared) {
     const sum = sharedSum.get(s.name) ?? 0;
     if (sum > s.available) {
-      throw AllocationError.at('OVERALLOCATED', 'manual', `the agents' ${s.name} amounts add up to ${sum}, more than the ${s.available} available (amount minus reserved)`, { details: { name: s.name, requested: sum, available: s.available } });
+      throw AllocationError.at('OVERALLOCATED', 'manual', `the agents' ${s.name} amounts add up to ${sum}, more than the ${s.available} available (amount minus reserved)`, {
+        details: { name: s.name, requested: sum, available: s.available },
+      });
     }
   }
   return result;
@@ -310,7 +332,11 @@ export function splitDevices(kernels: SortKernels, request: SplitRequest): Split
     const slotSums = new Map<string, number>();
     groups.forEach((g, gi) => {
       const mine = dealt[gi][a];
-      _put(assignment, g.name, mine.map((k) => g.ids[k]));
+      _put(
+        assignment,
+        g.name,
+        mine.map((k) => g.ids[k]),
+      );
       for (const k of mine) {
         const s = g.slots[k];
         for (const slot of ownKeys(s)) slotSums.set(slot, (slotSums.get(slot) ?? 0) + s[slot]);

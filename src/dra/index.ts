@@ -3,19 +3,74 @@
 // cel/ (device selectors), model/ (what a node offers the claims), allocator/ (the searches),
 // cluster/ (a cluster that keeps what is allocated), pods/ (pods scheduled as kube-scheduler does)
 // and workloads/ (gangs of pods placed all or nothing). Tests reach the internals through testing.ts.
-export { allocateClaims, DRA_MODES, DEFAULT_SCORED_BUDGET } from './allocator/index.js';
-export { DEFAULT_DRA_FEATURES, DRA_FEATURE_GATES } from './model/index.js';
-export { readDeviceClasses, readResourceSlices, readResourceClaims, readNodes, readDraObjects, splitDraDump, claimsOfDump, allocationPatch } from './objects/index.js';
-export { createDraCluster, DraCluster, NODE_SCORES, FRAGMENTATION_CANDIDATES } from './cluster/index.js';
-export { readDocuments, readClusterDump, applyTaintRules, toServedVersion, validateSliceSpec, validateClaimSpec, validateClassSpec, KUBERNETES_VERSION, DRA_API_LIMITS } from './objects/index.js';
-export { schedulePods, podOwnerOf } from './pods/index.js';
 
-export type { DraAllocateRequest, DraAllocateResult, DraMode, DraObjective, DraExplanation, DraWorkloadEntry } from './allocator/index.js';
+export type { DraAllocateRequest, DraAllocateResult, DraExplanation, DraMode, DraObjective, DraWorkloadEntry } from './allocator/index.js';
+export { allocateClaims, DEFAULT_SCORED_BUDGET, DRA_MODES } from './allocator/index.js';
+export type { DraAllocatedState, DraClaimAllocation, DraClusterInit, DraScheduleResult, NodeScore } from './cluster/index.js';
+export { createDraCluster, DraCluster, FRAGMENTATION_CANDIDATES, NODE_SCORES } from './cluster/index.js';
 export type { DraFeature, DraFeatures } from './model/index.js';
-export type { DraObjects, DraKind, DraDump, DumpClaim, HeldDevices } from './objects/index.js';
-export type { DraClusterInit, DraScheduleResult, DraClaimAllocation, DraAllocatedState, NodeScore } from './cluster/index.js';
-export type { ClusterDump, ClusterDumpOptions, DraDocuments, PodInfo, NodeInfo, ClaimTemplate } from './objects/index.js';
-export type { ClaimPlacer, PlaceResult, PodOutcome, PodClaimOutcome, PodSchedule, PodScheduling } from './pods/index.js';
-export type { GangPlacement, GangRequest, GangResult, GangTopology } from './workloads/index.js';
+export { DEFAULT_DRA_FEATURES, DRA_FEATURE_GATES } from './model/index.js';
 // The Kubernetes objects' types, by name (the front of objects/ lists them all).
-export type { AttributeValue, NodeSelectorRequirement, NodeSelectorTerm, NodeSelector, Node, CapacityRequestPolicyRange, CapacityRequestPolicy, DeviceCapacity, DeviceCounterConsumption, DeviceTaint, Device, CounterSet, ResourceSlice, OpaqueDeviceConfiguration, DeviceConfiguration, DeviceClass, DeviceSelector, DeviceToleration, DeviceRequestBody, ExactDeviceRequest, DeviceSubRequest, DeviceRequest, DeviceConstraint, DeviceClaimConfiguration, ResourceClaim, DeviceRequestAllocationResult, DeviceAllocationConfiguration, AllocationResult } from './objects/index.js';
+export type {
+  AllocationResult,
+  AttributeValue,
+  CapacityRequestPolicy,
+  CapacityRequestPolicyRange,
+  ClaimTemplate,
+  ClusterDump,
+  ClusterDumpOptions,
+  CounterSet,
+  Device,
+  DeviceAllocationConfiguration,
+  DeviceCapacity,
+  DeviceClaimConfiguration,
+  DeviceClass,
+  DeviceConfiguration,
+  DeviceConstraint,
+  DeviceCounterConsumption,
+  DeviceRequest,
+  DeviceRequestAllocationResult,
+  DeviceRequestBody,
+  DeviceSelector,
+  DeviceSubRequest,
+  DeviceTaint,
+  DeviceToleration,
+  DraDocuments,
+  DraDump,
+  DraKind,
+  DraObjects,
+  DumpClaim,
+  ExactDeviceRequest,
+  HeldDevices,
+  Node,
+  NodeInfo,
+  NodeSelector,
+  NodeSelectorRequirement,
+  NodeSelectorTerm,
+  OpaqueDeviceConfiguration,
+  PodInfo,
+  ResourceClaim,
+  ResourceSlice,
+} from './objects/index.js';
+export {
+  allocationPatch,
+  applyTaintRules,
+  claimsOfDump,
+  DRA_API_LIMITS,
+  KUBERNETES_VERSION,
+  readClusterDump,
+  readDeviceClasses,
+  readDocuments,
+  readDraObjects,
+  readNodes,
+  readResourceClaims,
+  readResourceSlices,
+  splitDraDump,
+  toServedVersion,
+  validateClaimSpec,
+  validateClassSpec,
+  validateSliceSpec,
+} from './objects/index.js';
+export type { ClaimPlacer, PlaceResult, PodClaimOutcome, PodOutcome, PodSchedule, PodScheduling } from './pods/index.js';
+export { podOwnerOf, schedulePods } from './pods/index.js';
+export type { GangPlacement, GangRequest, GangResult, GangTopology } from './workloads/index.js';

@@ -28,7 +28,43 @@
 // that does not change.
 
 export * from './layout-fields.js';
-import { CLEAN_SIZE, H_CACHE_AT, H_CLASS_AT, H_CLASSES, H_CLEAN_AT, H_F_CACHE, H_F_FRAG, H_F_PLAN, H_F_THR, H_F_TREE, H_F_WEIGHT, H_INDEX, H_INNER, H_LEAF_AT, H_MAXG, H_MODELS_AT, H_NODE_AT, H_NODES, H_OUT_AT, H_SCRATCH_AT, H_STACK_AT, H_STALE_AT, H_STRIDE, H_TREE_AT, H_TREES, H_TYP_AT, H_TYPICAL, HEADER, N_TAGS, PLAN_SIZE, STACK, T_FIELDS, THRESHOLDS, TREE_FIELDS } from './layout-fields.js';
+
+import {
+  CLEAN_SIZE,
+  H_CACHE_AT,
+  H_CLASS_AT,
+  H_CLASSES,
+  H_CLEAN_AT,
+  H_F_CACHE,
+  H_F_FRAG,
+  H_F_PLAN,
+  H_F_THR,
+  H_F_TREE,
+  H_F_WEIGHT,
+  H_INDEX,
+  H_INNER,
+  H_LEAF_AT,
+  H_MAXG,
+  H_MODELS_AT,
+  H_NODE_AT,
+  H_NODES,
+  H_OUT_AT,
+  H_SCRATCH_AT,
+  H_STACK_AT,
+  H_STALE_AT,
+  H_STRIDE,
+  H_TREE_AT,
+  H_TREES,
+  H_TYP_AT,
+  H_TYPICAL,
+  HEADER,
+  N_TAGS,
+  PLAN_SIZE,
+  STACK,
+  T_FIELDS,
+  THRESHOLDS,
+  TREE_FIELDS,
+} from './layout-fields.js';
 
 /**
  * Sizes of the two arrays and every offset, for `nodes` nodes of at most `maxGpus` GPUs, `typical`

@@ -33,7 +33,11 @@ export class RunProgress {
    * @param intervalMs the least time between two reports (the first comes after one interval)
    * @param now the clock, in milliseconds
    */
-  constructor(runs: number, private readonly intervalMs: number, private readonly now: () => number = () => performance.now()) {
+  constructor(
+    runs: number,
+    private readonly intervalMs: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {
     this.started = now();
     this.next = this.started + intervalMs;
     this.state = { run: 0, runs, done: 0, total: 0, fraction: 0, elapsedMs: 0, leftMs: NaN, podsPerSecond: 0 };

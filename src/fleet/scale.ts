@@ -26,7 +26,8 @@ function replicate<T extends { id: string }>(list: readonly T[], k: number, what
   for (let i = 0; i < k; i++) {
     for (const item of list) {
       const id = i === 0 ? item.id : `${item.id}-r${i}`;
-      if (seen.has(id)) throw new AllocationError('INVALID_ARGUMENT', `${field}: copy ${i} of ${what} ${JSON.stringify(item.id)} would be named ${JSON.stringify(id)}, which another ${what} already has`, { field });
+      if (seen.has(id))
+        throw new AllocationError('INVALID_ARGUMENT', `${field}: copy ${i} of ${what} ${JSON.stringify(item.id)} would be named ${JSON.stringify(id)}, which another ${what} already has`, { field });
       seen.add(id);
       out.push({ ...item, id });
     }

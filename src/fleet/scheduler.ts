@@ -8,22 +8,23 @@
 // scores stale. A plan finds its node through the kernels' pod index (per pod shape and memory, a
 // tournament tree over the nodes' cached scores; src/fleet/layout.ts) or, where a score cannot be
 // cached, by a pass over every node.
-import { AllocationError, type Reason } from '../shared/errors.js';
-import { freeMilli, shareBytes } from '../shared/share.js';
+
+import { type AlignedKernels, allocateAligned } from '../devices/aligned.js';
+import { type Topology, topologyFor } from '../hardware/topology.js';
 import type { PlacementOption } from '../placement/index.js';
-import { allocateAligned, type AlignedKernels } from '../devices/aligned.js';
-import { topologyFor, type Topology } from '../hardware/topology.js';
-import { LIMITS } from '../shared/limits.js';
-import { fail, own, readInput, rejectUnknownKeys, requireArray, requireInteger, requireObject } from '../shared/validate.js';
-import type { FleetKernels, FleetMemory } from './kernels.js';
-import type { NodeGpus, NodeView } from './node-view.js';
-import * as L from './layout.js';
-import { modelMask, validatePod, validatePods, type FleetPod, type Pod } from './types.js';
-import { typicalPods, type TypicalPod } from './typical.js';
-import { cleanRemainders, deadHole, DEFAULT_POLICY, P_CLUSTERING, P_FGD, P_LP, P_OURS, P_RANDOM, planTables, policyByName, type FleetPolicy } from './policies/index.js';
-import { Prng } from './prng.js';
-import { FitCounts } from './fit-counts.js';
 import { DISPOSE } from '../shared/dispose.js';
+import { AllocationError, type Reason } from '../shared/errors.js';
+import { LIMITS } from '../shared/limits.js';
+import { freeMilli, shareBytes } from '../shared/share.js';
+import { fail, own, readInput, rejectUnknownKeys, requireArray, requireInteger, requireObject } from '../shared/validate.js';
+import { FitCounts } from './fit-counts.js';
+import type { FleetKernels, FleetMemory } from './kernels.js';
+import * as L from './layout.js';
+import type { NodeGpus, NodeView } from './node-view.js';
+import { cleanRemainders, DEFAULT_POLICY, deadHole, type FleetPolicy, P_CLUSTERING, P_FGD, P_LP, P_OURS, P_RANDOM, planTables, policyByName } from './policies/index.js';
+import { Prng } from './prng.js';
+import { type FleetPod, modelMask, type Pod, validatePod, validatePods } from './types.js';
+import { type TypicalPod, typicalPods } from './typical.js';
 
 /**
  * What a forgotten scheduler leaves behind, released when the garbage collector takes it: its
@@ -161,7 +162,18 @@ export class PodScheduler {
    * @param search the pod index or the scan (see PodSchedulerOptions.search)
    * @param workload the pods whose share sizes fgd-lp's configuration LP prices (default: shapes, for callers whose shapes are the workload)
    */
-  constructor(kernels: PodSchedulerKernels, nodes: NodeView, policy: FleetPolicy, typical: readonly TypicalPod[], ranks: readonly number[], shapes: readonly Pod[] = [], seed = 42, dead = deadHole(shapes), search: PodSearch = 'index', workload: readonly Pod[] = shapes) {
+  constructor(
+    kernels: PodSchedulerKernels,
+    nodes: NodeView,
+    policy: FleetPolicy,
+    typical: readonly TypicalPod[],
+    ranks: readonly number[],
+    shapes: readonly Pod[] = [],
+    seed = 42,
+    dead = deadHole(shapes),
+    search: PodSearch = 'index',
+    workload: readonly Pod[] = shapes,
+  ) {
     this.policy = policy;
     this.kernels = kernels;
     this.nodes = nodes;

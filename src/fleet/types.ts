@@ -1,8 +1,9 @@
 // Fleet types and their validation: nodes with CPU, memory and N GPUs of one model; pods asking for
 // CPU, memory and either a share of one GPU or whole GPUs, optionally restricted to GPU models.
+
+import { type Topology, topologyFor } from '../hardware/topology.js';
 import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
-import { topologyFor, type Topology } from '../hardware/topology.js';
 import { fail, own, rejectUnknownKeys, requireArray, requireInteger, requireObject, requireString } from '../shared/validate.js';
 
 /** A node of a fleet. */

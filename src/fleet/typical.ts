@@ -23,9 +23,7 @@ export function typicalPods(pods: readonly Pod[], threshold = 0.95): TypicalPod[
     if (entry) entry.count++;
     else counts.set(key, { cpu, milli: p.milli, gpus: p.gpus, type, models: p.gpus === 0 ? [] : [...p.models], count: 1 });
   }
-  const shapes = [...counts.values()].sort(
-    (a, b) => b.count - a.count || b.cpu - a.cpu || b.milli - a.milli || b.gpus - a.gpus || (a.type < b.type ? 1 : a.type > b.type ? -1 : 0),
-  );
+  const shapes = [...counts.values()].sort((a, b) => b.count - a.count || b.cpu - a.cpu || b.milli - a.milli || b.gpus - a.gpus || (a.type < b.type ? 1 : a.type > b.type ? -1 : 0));
   const kept: typeof shapes = [];
   let covered = 0;
   for (const s of shapes) {

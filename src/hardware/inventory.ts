@@ -2,8 +2,8 @@
 // The same rules, as far as JSON Schema can say them, are in schema/inventory.v1.json.
 import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
-import { MAX_NVLINKS, PCIE_LEVELS, validateTopology, type Link, type PcieLevel } from './topology.js';
 import { describeValue, fail, keysOf, readInput, rejectUnknownKeys, requireArray, requireBoolean, requireInteger, requireObject, requireString } from '../shared/validate.js';
+import { type Link, MAX_NVLINKS, PCIE_LEVELS, type PcieLevel, validateTopology } from './topology.js';
 
 /** Current inventory schema version. */
 export const INVENTORY_VERSION = 1;

@@ -154,7 +154,12 @@ function dgx2(): Inventory {
     version: INVENTORY_VERSION,
     host,
     source: `preset:${host}`,
-    gpus: _gpus(host, V100_SXM3_32GB, bus, bus.map((_, k) => (k < 8 ? 0 : 1))),
+    gpus: _gpus(
+      host,
+      V100_SXM3_32GB,
+      bus,
+      bus.map((_, k) => (k < 8 ? 0 : 1)),
+    ),
     // 6 NVLinks per GPU into the NVSwitch fabric: every pair sees NV6. PCIe: pairs share a leaf
     // switch, quads a second-level switch, each baseboard one CPU.
     links: _links(16, (a, b) => ({ pcie: a >> 3 !== b >> 3 ? 'SYS' : a >> 2 !== b >> 2 ? 'NODE' : a >> 1 !== b >> 1 ? 'PXB' : 'PIX', nvlink: 6 })),

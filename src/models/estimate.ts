@@ -1,9 +1,9 @@
 // estimateMemory: what a GGUF model needs, following Ollama v0.11.4's EstimateGPULayers
 // (llm/memory.go) and GraphSize (fs/ggml/ggml.go), computed from the header alone.
 import { AllocationError } from '../shared/errors.js';
-import { groupLayers, layerBytes, isKnownTensorType, readGgufHeaderFromBytes, readGgufHeaderFromFile, type GgufHeader, type GgufTensorInfo } from './gguf.js';
 import { LIMITS } from '../shared/limits.js';
 import { describeValue, fail, own, readInput, requireArray, requireBoolean, requireInteger, requireObject, requireOneOf } from '../shared/validate.js';
+import { type GgufHeader, type GgufTensorInfo, groupLayers, isKnownTensorType, layerBytes, readGgufHeaderFromBytes, readGgufHeaderFromFile } from './gguf.js';
 
 /** Memory a model needs, in bytes (README: "Memory from a GGUF header"). */
 export type MemoryEstimate = {
@@ -237,7 +237,15 @@ const _max = (a: bigint, b: bigint) => (a > b ? a : b);
  * Ollama's GraphSize: the KV cache per layer and the graph for partial and full offload. Integer
  * arithmetic (uint64, truncating division) as in Go; a 0 graph means "no formula for this architecture".
  */
-function _graphSize(m: _ModelKeys, layers: Map<string, Map<string, GgufTensorInfo>>, metadata: Record<string, unknown>, contextTokens: number, batchTokens: number, parallel: number, bytesPerElement: number): { kv: number[]; partial: number; full: number } {
+function _graphSize(
+  m: _ModelKeys,
+  layers: Map<string, Map<string, GgufTensorInfo>>,
+  metadata: Record<string, unknown>,
+  contextTokens: number,
+  batchTokens: number,
+  parallel: number,
+  bytesPerElement: number,
+): { kv: number[]; partial: number; full: number } {
   const context = _big(contextTokens);
   const batch = _big(batchTokens);
   const embedding = _big(m.embedding);
@@ -319,7 +327,10 @@ function _graphSize(m: _ModelKeys, layers: Map<string, Map<string, GgufTensorInf
     }
     case 'command-r':
       full = _max(4n * batch * (embedding + vocab), 4n * batch * (2n + 4n * embedding + context * (1n + heads)));
-      partial = _max(4n * batch * (embedding + vocab) + (embedding * vocab * 105n) / 128n, 4n * batch * (1n + 2n * embedding + context * (1n + heads)) + 4n * embedding * context + (embedding * embedding * 9n) / 16n);
+      partial = _max(
+        4n * batch * (embedding + vocab) + (embedding * vocab * 105n) / 128n,
+        4n * batch * (1n + 2n * embedding + context * (1n + heads)) + 4n * embedding * context + (embedding * embedding * 9n) / 16n,
+      );
       break;
     case 'qwen2':
       full = _max(4n * batch * (embedding + vocab), 4n * batch * (1n + 2n * embedding + context + context * heads));
@@ -337,7 +348,9 @@ function _graphSize(m: _ModelKeys, layers: Map<string, Map<string, GgufTensorInf
       full = _max(4n * batch * (3n * embedding + vocab), 4n * batch * (3n * embedding + 2n + context * (1n + headsKV) + 2n * embeddingHeadsK * headsKV));
       partial = _max(
         4n * batch * (3n * embedding + vocab) + (embedding * vocab * 105n) / 128n,
-        4n * batch * (2n * embedding + 1n + 2n * embeddingHeadsK * headsKV + context + context * headsKV) + 4n * embeddingHeadsK * context * headsKV + (embedding * embeddingHeadsK * headsKV * 9n) / 16n,
+        4n * batch * (2n * embedding + 1n + 2n * embeddingHeadsK * headsKV + context + context * headsKV) +
+          4n * embeddingHeadsK * context * headsKV +
+          (embedding * embeddingHeadsK * headsKV * 9n) / 16n,
       );
       break;
     case 'chatglm': {
@@ -355,7 +368,7 @@ function _graphSize(m: _ModelKeys, layers: Map<string, Map<string, GgufTensorInf
     case 'gpt-oss': {
       // even layers use a 4096-token sliding window per sequence
       for (let i = 0; i < kv.length; i++) kv[i] = i % 2 === 0 ? kvLayer(parallel * 4096 + batchTokens) : kvLayer(contextTokens);
-      full = (4n * heads) / _big(Math.max(m.headsKvMin, 1)) * _big(kvTotal) / 6n;
+      full = (((4n * heads) / _big(Math.max(m.headsKvMin, 1))) * _big(kvTotal)) / 6n;
       partial = 2n * full;
       break;
     }
@@ -390,7 +403,8 @@ export async function estimateMemory(source: string | Uint8Array | ArrayBuffer |
   let kvCacheType: keyof typeof KV_BYTES_PER_ELEMENT = 'f16';
   if (opts.kvCacheType !== 'f16') {
     if (!opts.flashAttention) warnings.push(`kvCacheType ${opts.kvCacheType} takes effect only with flash attention; the KV cache is estimated as f16 (as Ollama does)`);
-    else if (!_supportsFlashAttention(m, metadata)) warnings.push(`kvCacheType ${opts.kvCacheType}: this model does not support flash attention (an embedding model, or key and value head sizes differ); the KV cache is estimated as f16`);
+    else if (!_supportsFlashAttention(m, metadata))
+      warnings.push(`kvCacheType ${opts.kvCacheType}: this model does not support flash attention (an embedding model, or key and value head sizes differ); the KV cache is estimated as f16`);
     else kvCacheType = opts.kvCacheType;
   }
   const unknownTypes = [...new Set(tensorInfos.filter((t) => !isKnownTensorType(t.dtype)).map((t) => t.dtype))];
@@ -446,7 +460,10 @@ type _Placement = { layerCount: number; layerCounts: number[]; allocations: numb
  * GPU that cannot take a layer leaves the rotation; the output layer goes last; every GPU holding
  * layers gets the graph (full size only when everything fits on one GPU's worth of rotation).
  */
-function _placeLayers(free: number[], p: { blockBytes: Array<number | undefined>; kv: number[]; blk0Bytes: number; outputLayer: number; graphPartial: number; graphFull: number; minimumMemory: number }): _Placement {
+function _placeLayers(
+  free: number[],
+  p: { blockBytes: Array<number | undefined>; kv: number[]; blk0Bytes: number; outputLayer: number; graphPartial: number; graphFull: number; minimumMemory: number },
+): _Placement {
   const blockCount = p.blockBytes.length;
   const graphPartial = p.graphPartial;
   let graphFull = p.graphFull;

@@ -65,7 +65,13 @@ class _Cursor {
   private readonly view: DataView;
   private readonly decoder = new TextDecoder();
 
-  constructor(private readonly head: Uint8Array, private readonly available: number, private readonly label: string, private readonly le: boolean, private readonly wide: boolean) {
+  constructor(
+    private readonly head: Uint8Array,
+    private readonly available: number,
+    private readonly label: string,
+    private readonly le: boolean,
+    private readonly wide: boolean,
+  ) {
     this.view = new DataView(head.buffer, head.byteOffset, head.byteLength);
   }
 
@@ -162,17 +168,28 @@ class _Cursor {
     this.pos += _FIXED_SIZE[type];
     const v = this.view;
     switch (type) {
-      case 0: return v.getUint8(at);
-      case 1: return v.getInt8(at);
-      case 2: return v.getUint16(at, this.le);
-      case 3: return v.getInt16(at, this.le);
-      case 4: return v.getUint32(at, this.le);
-      case 5: return v.getInt32(at, this.le);
-      case 6: return v.getFloat32(at, this.le);
-      case 7: return v.getUint8(at) !== 0;
-      case 10: return v.getBigUint64(at, this.le);
-      case 11: return v.getBigInt64(at, this.le);
-      default: return v.getFloat64(at, this.le);
+      case 0:
+        return v.getUint8(at);
+      case 1:
+        return v.getInt8(at);
+      case 2:
+        return v.getUint16(at, this.le);
+      case 3:
+        return v.getInt16(at, this.le);
+      case 4:
+        return v.getUint32(at, this.le);
+      case 5:
+        return v.getInt32(at, this.le);
+      case 6:
+        return v.getFloat32(at, this.le);
+      case 7:
+        return v.getUint8(at) !== 0;
+      case 10:
+        return v.getBigUint64(at, this.le);
+      case 11:
+        return v.getBigInt64(at, this.le);
+      default:
+        return v.getFloat64(at, this.le);
     }
   }
 }
@@ -297,22 +314,25 @@ export async function readGgufHeaderFromFile(path: string, options: GgufReadOpti
     const stat = await handle.stat();
     if (!stat.isFile()) throw AllocationError.at('INVALID_ARGUMENT', 'source', `${JSON.stringify(path)} is not a regular file`);
     const size = stat.size;
-    return await _parse({
-      label: path,
-      available: size,
-      read: async (start, end) => {
-        const from = Math.min(start, size);
-        const length = Math.max(0, Math.min(end, size) - from);
-        const buffer = new Uint8Array(length);
-        let done = 0;
-        while (done < length) {
-          const { bytesRead } = await handle.read(buffer, done, length - done, from + done);
-          if (bytesRead === 0) break;
-          done += bytesRead;
-        }
-        return buffer.subarray(0, done);
+    return await _parse(
+      {
+        label: path,
+        available: size,
+        read: async (start, end) => {
+          const from = Math.min(start, size);
+          const length = Math.max(0, Math.min(end, size) - from);
+          const buffer = new Uint8Array(length);
+          let done = 0;
+          while (done < length) {
+            const { bytesRead } = await handle.read(buffer, done, length - done, from + done);
+            if (bytesRead === 0) break;
+            done += bytesRead;
+          }
+          return buffer.subarray(0, done);
+        },
       },
-    }, options);
+      options,
+    );
   } finally {
     await handle.close();
   }
@@ -368,7 +388,8 @@ export function tensorBytes(info: GgufTensorInfo): number {
   let elements = 1n;
   for (const dim of info.shape) elements *= BigInt(dim);
   const bytes = (elements * BigInt(layout[1])) / BigInt(layout[0]);
-  if (bytes > BigInt(Number.MAX_SAFE_INTEGER)) throw new AllocationError('INVALID_GGUF', `tensor ${JSON.stringify(info.name)}: declared shape [${info.shape.join(', ')}] is more bytes than can be represented exactly`, { field: 'source' });
+  if (bytes > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new AllocationError('INVALID_GGUF', `tensor ${JSON.stringify(info.name)}: declared shape [${info.shape.join(', ')}] is more bytes than can be represented exactly`, { field: 'source' });
   return Number(bytes);
 }
 

@@ -7,18 +7,31 @@
 //   search.ts    shares, ranking, options from kernel results, rejections, reasons
 import { LIMITS } from '../shared/limits.js';
 import { fail, requireObject } from '../shared/validate.js';
-import { NOTHING_FOUND, PLACEMENT_BUDGET, type NodeModel, type PlacementKernels, type PlacementOption, type PlacementPlan, type PlacementRequest, type PlacementSearch, type Slot } from './types.js';
-import { validatePlanRequest } from './validate.js';
-import { requestNode, type PreparedNode } from './prepared.js';
+import { type PreparedNode, requestNode } from './prepared.js';
 import { compareEvictionOrder, isEvictable, noOptionReason, optionOf, rejectionsFor, runSearch, shareOf, sizesFor } from './search.js';
+import { NOTHING_FOUND, type NodeModel, PLACEMENT_BUDGET, type PlacementKernels, type PlacementOption, type PlacementPlan, type PlacementRequest, type PlacementSearch, type Slot } from './types.js';
+import { validatePlanRequest } from './validate.js';
 
-export * from './types.js';
-export { validatePlanRequest, validateNode, validateSlots, validateSlot } from './validate.js';
 export { PreparedNode, prepareNode } from './prepared.js';
 export {
-  budgetError, compareCandidates, compareEvictionOrder, compareMasks, isEvictable, maskOf, migMessage, nodeOptionOf, noOptionReason,
-  optionOf, positionMatrix, rejectionsFor, runSearch, shareOf, sizesFor,
+  budgetError,
+  compareCandidates,
+  compareEvictionOrder,
+  compareMasks,
+  isEvictable,
+  maskOf,
+  migMessage,
+  nodeOptionOf,
+  noOptionReason,
+  optionOf,
+  positionMatrix,
+  rejectionsFor,
+  runSearch,
+  shareOf,
+  sizesFor,
 } from './search.js';
+export * from './types.js';
+export { validateNode, validatePlanRequest, validateSlot, validateSlots } from './validate.js';
 
 /**
  * Typed arrays of one exact length, reused from call to call by planPlacement (a typed array of more

@@ -1,11 +1,12 @@
 // A node validated and packed once (Engine.prepare), and the node of a planPlacement request:
 // a prepared node with the request's slots, or GPUs, slots and topology validated now.
-import { AllocationError } from '../shared/errors.js';
+
 import type { Topology } from '../hardware/topology.js';
+import { AllocationError } from '../shared/errors.js';
 import { fail, markEngineOwned, requireObject } from '../shared/validate.js';
+import { positionMatrix } from './search.js';
 import type { NodeGpu, NodeModel, PrepareRequest } from './types.js';
 import { validateCallerSlots, validateNode } from './validate.js';
-import { positionMatrix } from './search.js';
 
 /** A prepared node's validated node (no slots), pair-score matrix over positions (or null) and GPU indices (slots are validated against them). */
 type Packed = { model: NodeModel; matrix: Int32Array | null; indices: ReadonlySet<number> };
@@ -31,11 +32,13 @@ export class PreparedNode {
   constructor(token: symbol, model: NodeModel) {
     if (token !== _PREPARE) throw new AllocationError('INVALID_ARGUMENT', 'PreparedNode: made by engine.prepare({ gpus, topology }) only', { field: 'node' });
     this[PACKED] = { model, matrix: positionMatrix(model.topology, model.index), indices: new Set(model.index) };
-    this.gpus = Object.freeze(model.index.map((index, p) => {
-      const g: NodeGpu = model.used[p] > 0 ? { index, memoryTotal: model.total[p], memoryUsed: model.used[p] } : { index, memoryTotal: model.total[p] };
-      if (model.mig?.[p] === true) g.mig = true;
-      return Object.freeze(g);
-    }));
+    this.gpus = Object.freeze(
+      model.index.map((index, p) => {
+        const g: NodeGpu = model.used[p] > 0 ? { index, memoryTotal: model.total[p], memoryUsed: model.used[p] } : { index, memoryTotal: model.total[p] };
+        if (model.mig?.[p] === true) g.mig = true;
+        return Object.freeze(g);
+      }),
+    );
     if (model.topology !== undefined) this.topology = model.topology;
     markEngineOwned(this);
     Object.freeze(this);
@@ -61,7 +64,8 @@ export function requestNode(r: Record<string, unknown>): { node: NodeModel; matr
   }
   if (!(r.node instanceof PreparedNode)) fail('INVALID_ARGUMENT', 'node', 'a prepared node (engine.prepare({ gpus, topology }))', r.node);
   const prepared = r.node[PACKED];
-  if (r.gpus !== undefined || r.topology !== undefined) fail('INVALID_ARGUMENT', r.gpus !== undefined ? 'gpus' : 'topology', 'nothing next to a prepared node (its GPUs and topology are in it)', r.gpus ?? r.topology);
+  if (r.gpus !== undefined || r.topology !== undefined)
+    fail('INVALID_ARGUMENT', r.gpus !== undefined ? 'gpus' : 'topology', 'nothing next to a prepared node (its GPUs and topology are in it)', r.gpus ?? r.topology);
   const slots = r.slots === undefined ? [] : validateCallerSlots(r.slots, 'slots', prepared.indices);
   return { node: { ...prepared.model, slots }, matrix: prepared.matrix };
 }

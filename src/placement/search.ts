@@ -1,11 +1,12 @@
 // The plumbing around a placement search, shared by planPlacement and the cluster state's search:
 // shares, the ranking key, eviction order, the kernel input's masks and matrices, turning kernel
 // results into options, per-GPU rejections and the reason of an empty plan.
-import { AllocationError, type Reason } from '../shared/errors.js';
-import { ctz, lexBefore, popcount } from '../shared/bits.js';
+
 import { pairScoreMatrix, type Topology } from '../hardware/topology.js';
-import { formatBytes } from '../shared/units.js';
+import { ctz, lexBefore, popcount } from '../shared/bits.js';
+import { AllocationError, type Reason } from '../shared/errors.js';
 import { compareNatural } from '../shared/natural-order.js';
+import { formatBytes } from '../shared/units.js';
 import { PLACEMENT_BUDGET, type PlacementFound, type PlacementKernels, type PlacementOption, type PlacementSearch, type PlanRequest, type Rejection, type Slot } from './types.js';
 
 /** ceil(memory / n) exactly for memory < 2^53. */
@@ -40,7 +41,6 @@ export function compareCandidates(fa: PlacementFound, a: number, fb: PlacementFo
   } else if (fa.remainMin[a] !== fb.remainMin[b]) return fa.remainMin[a] > fb.remainMin[b] ? -1 : 1;
   return indices ? compareMasks(fa.masks[2 * a], fa.masks[2 * a + 1], fb.masks[2 * b], fb.masks[2 * b + 1]) : 0;
 }
-
 
 /** Eviction order: lastActivity ascending (missing = oldest), then slot ID in natural order. */
 export function compareEvictionOrder(a: Slot, b: Slot): number {
@@ -100,7 +100,18 @@ function formatBytesMemo(bytes: number): string {
  * (null: nothing). `used`: memoryUsed per position (null: none); a GPU with used memory that cannot
  * take its share says how much is in use by other processes (never evictable).
  */
-export function rejectionsFor(index: readonly number[], total: ArrayLike<number>, free: ArrayLike<number>, evictable: ArrayLike<number> | null, memory: number, sizes: readonly number[], node?: string, out: Rejection[] = [], used: ArrayLike<number> | null = null, mig: ArrayLike<boolean | number> | null = null): Rejection[] {
+export function rejectionsFor(
+  index: readonly number[],
+  total: ArrayLike<number>,
+  free: ArrayLike<number>,
+  evictable: ArrayLike<number> | null,
+  memory: number,
+  sizes: readonly number[],
+  node?: string,
+  out: Rejection[] = [],
+  used: ArrayLike<number> | null = null,
+  mig: ArrayLike<boolean | number> | null = null,
+): Rejection[] {
   const format = formatBytesMemo;
   if (sizes.length === 0) return out;
   const n = sizes[sizes.length - 1];
@@ -198,7 +209,10 @@ export function runSearch(kernels: PlacementKernels, search: PlacementSearch): P
 
 /** LIMIT_EXCEEDED for a search whose size `size` on a node of `gpus` GPUs passed the budget. */
 export function budgetError(size: number, gpus: number): AllocationError {
-  return AllocationError.at('LIMIT_EXCEEDED', 'tensorParallelSizes', [`size ${size} on a node of ${gpus} GPUs needs more than ${PLACEMENT_BUDGET} GPU subsets; restrict `, { field: ['tensorParallelSizes'] }]);
+  return AllocationError.at('LIMIT_EXCEEDED', 'tensorParallelSizes', [
+    `size ${size} on a node of ${gpus} GPUs needs more than ${PLACEMENT_BUDGET} GPU subsets; restrict `,
+    { field: ['tensorParallelSizes'] },
+  ]);
 }
 
 /** Mask halves of a list of positions. */

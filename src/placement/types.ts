@@ -1,8 +1,9 @@
 // The shared types of model placement: slots, options, rejections, node GPUs and plans (what the
 // cluster, fleet, store and CLI rooms import), the kernel search's input and output, and the limits
 // every plan shares. planPlacement itself is in index.ts, the room's front.
-import type { Reason } from '../shared/errors.js';
+
 import type { Topology } from '../hardware/topology.js';
+import type { Reason } from '../shared/errors.js';
 import { keysOf } from '../shared/validate.js';
 
 /**
@@ -170,8 +171,15 @@ export type ClusterFound = PlacementFound & {
  * after the other placement cases had run.
  */
 export function makeFound(
-  masks: Int32Array, evictCount: Int32Array, evictedBytes: Float64Array, score: Int32Array, remainMin: Float64Array, remainSum: Float64Array,
-  node: Int32Array, evictStart: Int32Array, evictions: Int32Array,
+  masks: Int32Array,
+  evictCount: Int32Array,
+  evictedBytes: Float64Array,
+  score: Int32Array,
+  remainMin: Float64Array,
+  remainSum: Float64Array,
+  node: Int32Array,
+  evictStart: Int32Array,
+  evictions: Int32Array,
 ): ClusterFound {
   return { count: 0, masks, evictCount, evictedBytes, score, remainMin, remainSum, node, evictStart, evictions, overflowSize: 0, overflowNode: -1 };
 }
@@ -221,4 +229,14 @@ export type PrepareRequest = { gpus: NodeGpu[]; topology?: Topology };
  * What a search that enumerates nothing finds. Not frozen (a frozen object has a hidden class of its
  * own, see makeFound); nothing writes to it. Exported for its shape test.
  */
-export const NOTHING_FOUND: PlacementFound = makeFound(new Int32Array(0), new Int32Array(0), new Float64Array(0), new Int32Array(0), new Float64Array(0), new Float64Array(0), new Int32Array(0), new Int32Array(1), new Int32Array(0));
+export const NOTHING_FOUND: PlacementFound = makeFound(
+  new Int32Array(0),
+  new Int32Array(0),
+  new Float64Array(0),
+  new Int32Array(0),
+  new Float64Array(0),
+  new Float64Array(0),
+  new Int32Array(0),
+  new Int32Array(1),
+  new Int32Array(0),
+);

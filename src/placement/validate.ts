@@ -1,8 +1,9 @@
 // Validation of placement input: a plan's request fields, a node's GPUs and topology, and slots.
 // The checks run in order and name the field that fails; names are only built for an error.
+
+import { type Topology, topologyFor } from '../hardware/topology.js';
 import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
-import { topologyFor, type Topology } from '../hardware/topology.js';
 import { describeValue, fail, readError, readInput, requireArray, requireBoolean, requireInteger, requireObject, requireOneOf, requireString } from '../shared/validate.js';
 import { DEFAULT_PLACEMENT_LIMIT, MAX_PLACEMENT_LIMIT, type NodeModel, type PlanRequest, type Slot } from './types.js';
 
@@ -74,7 +75,8 @@ export function validateNode(gpusValue: unknown, slotsValue: unknown, topologyVa
   if (topologyValue !== undefined) {
     topology = topologyFor(topologyValue, `${prefix}topology`).topology;
     for (const g of list) {
-      if (g.index >= topology.gpus) throw new AllocationError('INVALID_TOPOLOGY', `${prefix}topology: GPU index ${g.index} is outside the topology of ${topology.gpus} GPUs`, { field: `${prefix}topology.gpus` });
+      if (g.index >= topology.gpus)
+        throw new AllocationError('INVALID_TOPOLOGY', `${prefix}topology: GPU index ${g.index} is outside the topology of ${topology.gpus} GPUs`, { field: `${prefix}topology.gpus` });
     }
   }
   const slots = slotsValue === undefined ? [] : validateSlots(slotsValue, `${prefix}slots`, seen);

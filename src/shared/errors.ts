@@ -32,8 +32,10 @@ export const ERROR_CODES = {
   INVALID_TRACE: 'a trace CSV file is malformed (the message names the file, line and column)',
   STATE_LOCKED: 'a change to a state file (plan --commit, state release/stale/gc): another running process held FILE.lock (flock) for the whole wait; nothing was read or written',
   LOCK_UNAVAILABLE: 'a state file lock needs flock(2) through koffi, which this platform lacks (Windows) or cannot load; nothing was read or written',
-  STORE_UNAVAILABLE: 'a cluster store cannot be reached or written (PostgreSQL down, timed out or refusing; a state file\'s disk full or read-only), or has a newer schema than this package; the message says whether anything may have changed',
-  DRA_REJECTED: "allocateClaims: well-formed objects that Kubernetes' allocator refuses (an unknown device class, a CEL error, a claim over 32 results, invalid resource pools, an unsupported request, selector or constraint type); the message carries upstream's wording",
+  STORE_UNAVAILABLE:
+    "a cluster store cannot be reached or written (PostgreSQL down, timed out or refusing; a state file's disk full or read-only), or has a newer schema than this package; the message says whether anything may have changed",
+  DRA_REJECTED:
+    "allocateClaims: well-formed objects that Kubernetes' allocator refuses (an unknown device class, a CEL error, a claim over 32 results, invalid resource pools, an unsupported request, selector or constraint type); the message carries upstream's wording",
   STORE_NOT_EMPTY: 'a cluster store already holds nodes and the call would replace them (pass replace to do so)',
 } as const;
 
@@ -156,7 +158,11 @@ export class AllocationError extends Error {
     if (said !== undefined && said !== '' && parts.named !== true) message = `${said}: ${message}`;
     if (parts.origin !== undefined) message = `${parts.position === undefined ? parts.origin : `${parts.origin}:${parts.position.line}:${parts.position.column}`}: ${message}`;
     for (const note of parts.notes ?? []) message += ` (${note})`;
-    const error = new AllocationError(code, message, { ...(field === undefined || field === '' ? {} : { field }), ...(parts.details === undefined ? {} : { details: parts.details }), ...(parts.cause === undefined ? {} : { cause: parts.cause }) });
+    const error = new AllocationError(code, message, {
+      ...(field === undefined || field === '' ? {} : { field }),
+      ...(parts.details === undefined ? {} : { details: parts.details }),
+      ...(parts.cause === undefined ? {} : { cause: parts.cause }),
+    });
     const self = error as { -readonly [K in keyof AllocationError]: AllocationError[K] };
     if (path !== undefined) self.path = Object.freeze(path);
     self.detail = Object.freeze(detail);

@@ -5,8 +5,14 @@ import { describeValue, fail } from './validate.js';
 /** Units spelled as people write them, in any case: bytes, decimal (1000 apart) and binary (1024 apart). */
 const UNITS: Record<string, number> = {
   b: 1,
-  kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12,
-  kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40,
+  kb: 1e3,
+  mb: 1e6,
+  gb: 1e9,
+  tb: 1e12,
+  kib: 2 ** 10,
+  mib: 2 ** 20,
+  gib: 2 ** 30,
+  tib: 2 ** 40,
 };
 
 /**
@@ -22,12 +28,16 @@ export const KUBERNETES_SUFFIXES: { readonly decimal: Readonly<Record<string, nu
 
 /** The Kubernetes suffixes parseBytes takes, with their factors: binary Ki, Mi, Gi, Ti; decimal k, M, G, T. */
 const KUBERNETES_UNITS: Record<string, number> = Object.fromEntries([
-  ...Object.entries(KUBERNETES_SUFFIXES.binary).filter(([, p]) => p <= 40).map(([s, p]) => [s, 2 ** p]),
-  ...Object.entries(KUBERNETES_SUFFIXES.decimal).filter(([, e]) => e >= 3 && e <= 12).map(([s, e]) => [s, 10 ** e]),
+  ...Object.entries(KUBERNETES_SUFFIXES.binary)
+    .filter(([, p]) => p <= 40)
+    .map(([s, p]) => [s, 2 ** p]),
+  ...Object.entries(KUBERNETES_SUFFIXES.decimal)
+    .filter(([, e]) => e >= 3 && e <= 12)
+    .map(([s, e]) => [s, 10 ** e]),
 ]);
 
 /** Every unit parseBytes takes, for messages. */
-const UNIT_LIST = 'B, KB, MB, GB, TB, KiB, MiB, GiB or TiB, or Kubernetes\' k, M, G, T, Ki, Mi, Gi or Ti';
+const UNIT_LIST = "B, KB, MB, GB, TB, KiB, MiB, GiB or TiB, or Kubernetes' k, M, G, T, Ki, Mi, Gi or Ti";
 
 /** The factor of a unit as typed, or undefined. */
 function _factor(unit: string): number | undefined {
@@ -41,7 +51,9 @@ function _factor(unit: string): number | undefined {
 function _unitHint(unit: string): string {
   const near = Object.keys(KUBERNETES_UNITS).filter((k) => k.toLowerCase() === unit.toLowerCase() || k.toLowerCase() === `${unit.toLowerCase()}i`);
   if (near.length === 0) return `use ${UNIT_LIST}`;
-  const said = near.map((k) => `${k} (${KUBERNETES_UNITS[k] >= 1000 && KUBERNETES_UNITS[k] % 1000 === 0 ? `10^${Math.round(Math.log10(KUBERNETES_UNITS[k]))}` : `2^${Math.log2(KUBERNETES_UNITS[k])}`} bytes)`).join(' or ');
+  const said = near
+    .map((k) => `${k} (${KUBERNETES_UNITS[k] >= 1000 && KUBERNETES_UNITS[k] % 1000 === 0 ? `10^${Math.round(Math.log10(KUBERNETES_UNITS[k]))}` : `2^${Math.log2(KUBERNETES_UNITS[k])}`} bytes)`)
+    .join(' or ');
   return `Kubernetes spells it ${said}, with that case; or use ${UNIT_LIST.split(', or')[0]}`;
 }
 
@@ -55,7 +67,8 @@ export function parseBytes(text: string, field = 'size'): number {
   const m = typeof text === 'string' && text.length <= 100 ? /^\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*$/.exec(text) : null;
   if (m === null) fail('INVALID_ARGUMENT', field, 'a size such as 80GiB, 512MiB or 1073741824', text);
   const factor = _factor(m[2]);
-  if (factor === undefined) throw AllocationError.at('INVALID_ARGUMENT', field, `unknown unit ${JSON.stringify(m[2])} in ${describeValue(text)} (${_unitHint(m[2])})`, { received: describeValue(text) });
+  if (factor === undefined)
+    throw AllocationError.at('INVALID_ARGUMENT', field, `unknown unit ${JSON.stringify(m[2])} in ${describeValue(text)} (${_unitHint(m[2])})`, { received: describeValue(text) });
   const value = Math.round(Number(m[1]) * factor);
   if (!Number.isSafeInteger(value)) throw AllocationError.at('LIMIT_EXCEEDED', field, `${describeValue(text)} is more bytes than can be represented exactly`, { received: describeValue(text) });
   return value;

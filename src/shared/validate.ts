@@ -1,7 +1,7 @@
 // Input checks shared by every capability, the one validation vocabulary: `require*` for values,
 // `rejectUnknownKeys` / `findUnknownKey` for keys, `keysOf` / `KeyShapeOf` for key lists checked
 // against their types at build time. Each failure names the field and shows the value.
-import { AllocationError, formatPath, parsePath, type AllocationErrorCode, type PathSegment } from './errors.js';
+import { AllocationError, type AllocationErrorCode, formatPath, type PathSegment, parsePath } from './errors.js';
 import { LIMITS } from './limits.js';
 import { closestName } from './suggest.js';
 
@@ -18,14 +18,15 @@ export function describeValue(value: unknown, max = 80): string {
     else if (value === null) text = 'null';
     else {
       const seen = new WeakSet<object>();
-      text = JSON.stringify(value, (_k, v: unknown) => {
-        if (typeof v === 'bigint') return `${v}n`;
-        if (v !== null && typeof v === 'object') {
-          if (seen.has(v)) return '[cycle]';
-          seen.add(v);
-        }
-        return v;
-      }) ?? String(value);
+      text =
+        JSON.stringify(value, (_k, v: unknown) => {
+          if (typeof v === 'bigint') return `${v}n`;
+          if (v !== null && typeof v === 'object') {
+            if (seen.has(v)) return '[cycle]';
+            seen.add(v);
+          }
+          return v;
+        }) ?? String(value);
     }
   } catch {
     try {
@@ -62,7 +63,8 @@ export function boundedName(text: string): string {
 export function fail(code: AllocationErrorCode, field: string | readonly PathSegment[] | Located, expected: string, value: unknown, details?: Record<string, unknown>): never {
   const received = describeValue(value);
   const more = { expected, received, ...(details === undefined ? {} : { details }) };
-  if (_isLocated(field)) throw AllocationError.of(code, { ...more, origin: boundedName(field.origin), ...(field.path === '' ? {} : { path: boundedName(field.path) }), detail: `expected ${expected}, got ${received}` });
+  if (_isLocated(field))
+    throw AllocationError.of(code, { ...more, origin: boundedName(field.origin), ...(field.path === '' ? {} : { path: boundedName(field.path) }), detail: `expected ${expected}, got ${received}` });
   throw AllocationError.at(code, field, `expected ${expected}, got ${received}`, more);
 }
 
@@ -126,7 +128,9 @@ export function rejectUnknownKeys(field: string, value: Record<string, unknown>,
     const closest = closestName(key, known);
     const hint = `${closest === undefined ? '' : `did you mean ${closest}? `}allowed: ${known.length === 0 ? 'none' : known.join(', ')}`;
     throw AllocationError.at('INVALID_ARGUMENT', [...parsePath(field), key], `unknown field (${hint})`, {
-      expected: `one of the keys ${known.join(', ')}`, received: describeValue(key), details: { key, known: [...known], ...(closest === undefined ? {} : { closest }) },
+      expected: `one of the keys ${known.join(', ')}`,
+      received: describeValue(key),
+      details: { key, known: [...known], ...(closest === undefined ? {} : { closest }) },
     });
   }
 }
@@ -194,8 +198,11 @@ export function unknownKeyError(code: AllocationErrorCode, u: UnknownKey, origin
   const hint = u.closest !== undefined ? `did you mean ${u.closest}?` : u.known.length === 0 ? 'no keys are allowed here' : `allowed: ${u.known.join(', ')}`;
   return AllocationError.of(code, {
     ...(origin === undefined ? {} : { origin }),
-    path: u.path, named: true, detail: `unknown key ${formatPath(u.path)} (${hint})`,
-    expected: u.known.length === 0 ? 'no keys' : `one of the keys ${u.known.join(', ')}`, received: describeValue(u.key),
+    path: u.path,
+    named: true,
+    detail: `unknown key ${formatPath(u.path)} (${hint})`,
+    expected: u.known.length === 0 ? 'no keys' : `one of the keys ${u.known.join(', ')}`,
+    received: describeValue(u.key),
     details: { key: u.key, ...(u.closest === undefined ? {} : { closest: u.closest }) },
   });
 }

@@ -1,10 +1,10 @@
 // The fleet simulator's public entry: validate a simulation request and replay it, by the FGD
 // paper's protocol, on a cluster state with a pod scheduler.
 import type { ClusterKernels } from '../cluster/state.js';
-import { DEFAULT_POLICY, podSearch, policyByName, validateNodes, validatePods, type FleetNode, type FleetPod, type PodSearch } from '../fleet/index.js';
+import { DEFAULT_POLICY, type FleetNode, type FleetPod, type PodSearch, podSearch, policyByName, validateNodes, validatePods } from '../fleet/index.js';
 import { AllocationError } from '../shared/errors.js';
 import { own, rejectUnknownKeys, requireBoolean, requireInteger, requireObject } from '../shared/validate.js';
-import { simulateRun, type SimulationRun } from './simulate.js';
+import { type SimulationRun, simulateRun } from './simulate.js';
 
 /** A simulation request: one run of the FGD protocol. */
 export type SimulateRequest = {
@@ -42,5 +42,5 @@ export function simulateFleet(kernels: ClusterKernels, request: SimulateRequest,
   return simulateRun(kernels, nodes, pods, { policy, seed, tune, events, fragmentation, search, progress });
 }
 
-export { simulateRun, fleetClusterNodes } from './simulate.js';
-export type { SimulationRun, FleetEvent, SimulateOptions } from './simulate.js';
+export type { FleetEvent, SimulateOptions, SimulationRun } from './simulate.js';
+export { fleetClusterNodes, simulateRun } from './simulate.js';

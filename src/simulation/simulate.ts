@@ -4,10 +4,11 @@
 // the pods one at a time with no departures; a pod that fits nowhere is dropped but counts as arrived.
 // The fleet is a ClusterState (GPUs of FleetNode.gpuMemory bytes, the node's CPU and memory): each pod
 // is planned by an attached PodScheduler and applied by state.commit.
+
+import { type ClusterKernels, type ClusterNode, ClusterState } from '../cluster/state.js';
+import { type NodeSpec, type Pod, PodScheduler, type PodSearch, Prng, policyByName, typicalPods } from '../fleet/index.js';
 import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
-import { ClusterState, type ClusterKernels, type ClusterNode } from '../cluster/state.js';
-import { PodScheduler, policyByName, Prng, typicalPods, type NodeSpec, type Pod, type PodSearch } from '../fleet/index.js';
 
 /** One pod attempt, as `--events` writes it. */
 export type FleetEvent = { pod: string; node: string | null; gpus: number[]; milli: number; cpu: number; memory: number; arrived: number; used: number };
@@ -175,7 +176,11 @@ export function simulateRun(kernels: ClusterKernels, nodes: readonly NodeSpec[],
     fleet.close();
   }
   const run: SimulationRun = { policy: policy.name, seed: options.seed, capacityMilli: gpus * 1000, pods: order.length, failed, allocation: binCurve(arrivedBins, alloc) };
-  if (frag) run.fragmentation = binCurve(arrivedBins, frag.map((v) => (gpus === 0 ? 0 : (100 * v) / 1000 / gpus)));
+  if (frag)
+    run.fragmentation = binCurve(
+      arrivedBins,
+      frag.map((v) => (gpus === 0 ? 0 : (100 * v) / 1000 / gpus)),
+    );
   if (events) run.events = events;
   return run;
 }

@@ -1,8 +1,9 @@
 // The one commit rule for stores that arbitrate outside a ClusterState (file, PostgreSQL): commit's
 // own checks (checkCommit) on a one-node ledger of the stored node re-validate the option exactly as
 // an in-memory commit does, with no kernels and no search.
+
+import { type ClusterStateJSON, type CommitOptions, checkCommit, restoreLedger } from '../cluster/state.js';
 import type { PlacementOption, Slot } from '../placement/index.js';
-import { checkCommit, restoreLedger, type ClusterStateJSON, type CommitOptions } from '../cluster/state.js';
 
 /**
  * A node as stored: its GPUs (memoryUsed included where > 0), its slots in the order they were added,

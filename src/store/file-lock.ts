@@ -182,7 +182,10 @@ export async function writeFileAtomic(path: string, text: string): Promise<void>
   const dir = dirname(path);
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
   // A replaced file keeps its permissions; a new one gets 0666 less the umask, as writeFile would.
-  const mode = await stat(path).then((s) => s.mode & 0o7777, () => undefined);
+  const mode = await stat(path).then(
+    (s) => s.mode & 0o7777,
+    () => undefined,
+  );
   try {
     const handle = await open(tmp, 'wx', mode ?? 0o666);
     try {
@@ -221,7 +224,11 @@ async function _syncFolder(dir: string): Promise<void> {
 
 /** Why a write of a file that could be opened can fail, in words, by errno code (a missing folder or a permission is the caller's input error, left as it is). */
 const WRITE_FAILURES: Record<string, string> = {
-  ENOSPC: 'the disk is full', EDQUOT: 'the disk quota is used up', EROFS: 'the file system is read-only', EIO: 'an I/O error', EFBIG: 'the file is too large',
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is used up',
+  EROFS: 'the file system is read-only',
+  EIO: 'an I/O error',
+  EFBIG: 'the file is too large',
 };
 
 /**
@@ -232,5 +239,8 @@ const WRITE_FAILURES: Record<string, string> = {
 export function fileWriteError(path: string, error: unknown): unknown {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (error instanceof AllocationError || typeof code !== 'string' || !(code in WRITE_FAILURES)) return error;
-  return new AllocationError('STORE_UNAVAILABLE', `cannot write ${path}: ${WRITE_FAILURES[code]} (${code}); ${path} was left as it was (the previous state, still readable); nothing was changed`, { cause: error, details: { errno: code, path } });
+  return new AllocationError('STORE_UNAVAILABLE', `cannot write ${path}: ${WRITE_FAILURES[code]} (${code}); ${path} was left as it was (the previous state, still readable); nothing was changed`, {
+    cause: error,
+    details: { errno: code, path },
+  });
 }

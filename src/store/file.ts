@@ -3,15 +3,28 @@
 // change re-reads the file under the lock into the state's ledger and applies itself through
 // ClusterState's own commit checks (checkCommit), so writers in several processes take turns and
 // none works from a stale copy. Node only.
-import { AllocationError } from '../shared/errors.js';
+
+import {
+  activityTime,
+  CLUSTER_STATE_KEYS,
+  ClusterState,
+  type ClusterStateJSON,
+  checkCommit,
+  checkIdle,
+  type Ledger,
+  ledgerJSON,
+  normalizeStateJSON,
+  restoreLedger,
+  stateFileText,
+} from '../cluster/state.js';
 import type { PlacementOption } from '../placement/index.js';
-import { activityTime, checkCommit, checkIdle, CLUSTER_STATE_KEYS, ClusterState, ledgerJSON, normalizeStateJSON, restoreLedger, stateFileText, type ClusterStateJSON, type Ledger } from '../cluster/state.js';
-import { findUnknownKey, keysOf, readInput, rejectUnknownKeys, requireBoolean, requireInteger, requireObject, requireString, unknownKeyError } from '../shared/validate.js';
+import { ASYNC_DISPOSE } from '../shared/dispose.js';
+import { AllocationError } from '../shared/errors.js';
 import { jsonPosition, parseJson } from '../shared/file-positions.js';
+import { findUnknownKey, keysOf, readInput, rejectUnknownKeys, requireBoolean, requireInteger, requireObject, requireString, unknownKeyError } from '../shared/validate.js';
 import { fileWriteError, withFileLock, writeFileAtomic } from './file-lock.js';
 import { storeCommitOptions, storeReleaseOptions } from './options.js';
 import type { ClusterStore, StoreCommitOptions, StoredNode, StoreOutcome, StoreReleaseOptions, StoreSnapshot } from './types.js';
-import { ASYNC_DISPOSE } from '../shared/dispose.js';
 
 /** Options of JsonFileStore.open. */
 export type JsonFileStoreOptions = {
@@ -65,10 +78,13 @@ export class JsonFileStore implements ClusterStore {
     const replace = opts.replace === undefined ? false : requireBoolean('options.replace', opts.replace);
     await this.locked(undefined, async () => {
       const { stat } = await import('node:fs/promises');
-      const exists = await stat(this.path).then(() => true, (error: NodeJS.ErrnoException) => {
-        if (error.code === 'ENOENT') return false;
-        throw error;
-      });
+      const exists = await stat(this.path).then(
+        () => true,
+        (error: NodeJS.ErrnoException) => {
+          if (error.code === 'ENOENT') return false;
+          throw error;
+        },
+      );
       if (exists && !replace) throw new AllocationError('STORE_NOT_EMPTY', `store: ${this.path} already exists; nothing was changed (pass replace to start over)`);
       await writeFileAtomic(this.path, stateFileText(truth));
     });
@@ -107,10 +123,14 @@ export class JsonFileStore implements ClusterStore {
 
   async release(slotId: string, options: StoreReleaseOptions = {}): Promise<StoreOutcome> {
     const opts = storeReleaseOptions(options);
-    return this.changeSlot(slotId, (ledger, id) => {
-      checkIdle(ledger.slots.get(id)!.slot, opts);
-      ledger.removeSlot(id);
-    }, options.signal);
+    return this.changeSlot(
+      slotId,
+      (ledger, id) => {
+        checkIdle(ledger.slots.get(id)!.slot, opts);
+        ledger.removeSlot(id);
+      },
+      options.signal,
+    );
   }
 
   async markStale(slotId: string, stale: boolean): Promise<StoreOutcome> {
@@ -249,7 +269,6 @@ export class JsonFileStore implements ClusterStore {
     }
     return version;
   }
-
 }
 
 /**

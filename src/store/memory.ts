@@ -1,12 +1,13 @@
 // MemoryStore: the state held in this process. Several StoredClusterStates opened on one MemoryStore
 // behave like replicas on one database (each plans on its own copy; the store's commit decides).
-import type { Engine } from '../engine.js';
-import { AllocationError } from '../shared/errors.js';
-import type { PlacementOption } from '../placement/index.js';
+
 import { activityTime, type ClusterInit, type ClusterState } from '../cluster/state.js';
+import type { Engine } from '../engine.js';
+import type { PlacementOption } from '../placement/index.js';
+import { ASYNC_DISPOSE } from '../shared/dispose.js';
+import { AllocationError } from '../shared/errors.js';
 import { storeCommitOptions, storeReleaseOptions } from './options.js';
 import type { ClusterStore, StoreCommitOptions, StoredNode, StoreListener, StoreOutcome, StoreReleaseOptions, StoreSnapshot } from './types.js';
-import { ASYNC_DISPOSE } from '../shared/dispose.js';
 
 /** A store in this process's memory: the truth is one ClusterState, whose commit arbitrates. */
 export class MemoryStore implements ClusterStore {

@@ -13,8 +13,17 @@ type Param = (typeof PARAMS)[number];
 
 /** The environment variable of each parameter. */
 const ENV: Record<Param, string> = {
-  host: 'PGHOST', port: 'PGPORT', dbname: 'PGDATABASE', user: 'PGUSER', password: 'PGPASSWORD', sslmode: 'PGSSLMODE',
-  sslrootcert: 'PGSSLROOTCERT', sslcert: 'PGSSLCERT', sslkey: 'PGSSLKEY', application_name: 'PGAPPNAME', connect_timeout: 'PGCONNECT_TIMEOUT',
+  host: 'PGHOST',
+  port: 'PGPORT',
+  dbname: 'PGDATABASE',
+  user: 'PGUSER',
+  password: 'PGPASSWORD',
+  sslmode: 'PGSSLMODE',
+  sslrootcert: 'PGSSLROOTCERT',
+  sslcert: 'PGSSLCERT',
+  sslkey: 'PGSSLKEY',
+  application_name: 'PGAPPNAME',
+  connect_timeout: 'PGCONNECT_TIMEOUT',
 };
 
 /** libpq's sslmode values. `allow` and `prefer` connect without TLS (node-postgres cannot fall back), as `disable`. */
@@ -81,7 +90,8 @@ export function parseServiceFile(text: string, file: string, service: string): P
     if (eq <= 0) throw new AllocationError('INVALID_CONFIG', `${where}: expected [service] or key=value, got ${JSON.stringify(line.slice(0, 80))}`, { field: where });
     if (current !== service) continue;
     const key = line.slice(0, eq).trim();
-    if (!(PARAMS as readonly string[]).includes(key)) throw new AllocationError('INVALID_CONFIG', `${where}: unknown key ${JSON.stringify(key)} in service ${service} (known: ${PARAMS.join(', ')})`, { field: where });
+    if (!(PARAMS as readonly string[]).includes(key))
+      throw new AllocationError('INVALID_CONFIG', `${where}: unknown key ${JSON.stringify(key)} in service ${service} (known: ${PARAMS.join(', ')})`, { field: where });
     found![key as Param] = line.slice(eq + 1).trim();
   }
   return found;
@@ -112,7 +122,8 @@ export function passwordFromPassfile(text: string, target: { host: string; port:
     const f = passfileFields(line);
     if (f === undefined) continue;
     const [host, port, database, user, password] = f;
-    if ((host === '*' || hosts.includes(host)) && (port === '*' || port === String(target.port)) && (database === '*' || database === target.database) && (user === '*' || user === target.user)) return password;
+    if ((host === '*' || hosts.includes(host)) && (port === '*' || port === String(target.port)) && (database === '*' || database === target.database) && (user === '*' || user === target.user))
+      return password;
   }
   return undefined;
 }
@@ -201,7 +212,11 @@ export async function resolveTarget(url: string, env: Env = process.env): Promis
   const fromService = service === undefined ? {} : await serviceEntries(fs, service, env);
   const origin: Partial<Record<Param, string>> = {};
   const get = (p: Param): string | undefined => {
-    const sources: Array<[string, string | undefined]> = [['url', explicit[p]], [`service ${service}`, fromService[p]], [ENV[p], env[ENV[p]]]];
+    const sources: Array<[string, string | undefined]> = [
+      ['url', explicit[p]],
+      [`service ${service}`, fromService[p]],
+      [ENV[p], env[ENV[p]]],
+    ];
     for (const [from, value] of sources) {
       if (value === undefined || value === '') continue;
       origin[p] = from;
@@ -211,17 +226,20 @@ export async function resolveTarget(url: string, env: Env = process.env): Promis
   };
   const host = get('host') ?? 'localhost';
   const portText = get('port') ?? '5432';
-  if (!/^[0-9]{1,5}$/.test(portText) || Number(portText) < 1 || Number(portText) > 65535) bad(origin.port === 'url' ? 'url.port' : origin.port ?? 'port', `expected a port from 1 to 65535, got ${JSON.stringify(portText)}`);
+  if (!/^[0-9]{1,5}$/.test(portText) || Number(portText) < 1 || Number(portText) > 65535)
+    bad(origin.port === 'url' ? 'url.port' : (origin.port ?? 'port'), `expected a port from 1 to 65535, got ${JSON.stringify(portText)}`);
   const port = Number(portText);
   const user = get('user') ?? env.USER ?? env.LOGNAME ?? 'postgres';
   const database = get('dbname') ?? user;
   const modeText = get('sslmode') ?? 'prefer';
-  if (!(SSL_MODES as readonly string[]).includes(modeText)) bad(origin.sslmode === 'url' ? 'url.sslmode' : origin.sslmode ?? 'sslmode', `expected one of ${SSL_MODES.join(', ')}, got ${JSON.stringify(modeText)}`);
+  if (!(SSL_MODES as readonly string[]).includes(modeText))
+    bad(origin.sslmode === 'url' ? 'url.sslmode' : (origin.sslmode ?? 'sslmode'), `expected one of ${SSL_MODES.join(', ')}, got ${JSON.stringify(modeText)}`);
   const sslmode = modeText as SslMode;
   const timeoutText = get('connect_timeout');
   let connectTimeoutMs: number | undefined;
   if (timeoutText !== undefined) {
-    if (!/^[0-9]{1,6}$/.test(timeoutText)) bad(origin.connect_timeout === 'url' ? 'url.connect_timeout' : origin.connect_timeout ?? 'connect_timeout', `expected whole seconds, got ${JSON.stringify(timeoutText)}`);
+    if (!/^[0-9]{1,6}$/.test(timeoutText))
+      bad(origin.connect_timeout === 'url' ? 'url.connect_timeout' : (origin.connect_timeout ?? 'connect_timeout'), `expected whole seconds, got ${JSON.stringify(timeoutText)}`);
     // libpq: 0 waits forever and 1 counts as 2 seconds; a store always bounds its waits.
     if (Number(timeoutText) > 0) connectTimeoutMs = Math.max(2, Number(timeoutText)) * 1000;
   }
@@ -235,7 +253,7 @@ export async function resolveTarget(url: string, env: Env = process.env): Promis
       const path = named ?? fallback;
       if (path === undefined) return undefined;
       const text = await readIfExists(fs, path).catch((error: Error) => bad(p, `cannot read ${path}: ${error.message}`));
-      if (text === undefined && named !== undefined) bad(origin[p] === 'url' ? `url.${p}` : origin[p] ?? p, `no such file: ${path}`);
+      if (text === undefined && named !== undefined) bad(origin[p] === 'url' ? `url.${p}` : (origin[p] ?? p), `no such file: ${path}`);
       return text === undefined ? undefined : { path, text };
     };
     const dir = home(env) === undefined ? undefined : `${home(env)}/.postgresql`;
@@ -271,7 +289,12 @@ export async function resolveTarget(url: string, env: Env = process.env): Promis
     }
   }
   const applicationName = get('application_name');
-  const tls = ssl === false ? (socket ? 'Unix socket' : `no TLS (sslmode ${sslmode})`) : `sslmode ${sslmode}${rootCertFile ? `, root certificates ${rootCertFile}` : sslmode === 'require' ? '' : ', system root certificates'}`;
+  const tls =
+    ssl === false
+      ? socket
+        ? 'Unix socket'
+        : `no TLS (sslmode ${sslmode})`
+      : `sslmode ${sslmode}${rootCertFile ? `, root certificates ${rootCertFile}` : sslmode === 'require' ? '' : ', system root certificates'}`;
   const where = socket ? `${host}/.s.PGSQL.${port}` : `${host.includes(':') ? `[${host}]` : host}:${port}`;
   const target: PgTarget = { host, port, database, user, sslmode, ssl, display: `postgres://${user}@${where}/${database} (${tls})` };
   if (password !== undefined) target.password = password;

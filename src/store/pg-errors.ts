@@ -9,8 +9,12 @@ const LOST_SOCKET = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT',
 
 /** node-postgres messages of a connection that ended, never answered, or cannot be used. */
 const LOST_MESSAGES = [
-  'Connection terminated unexpectedly', 'Connection terminated', 'Client has encountered a connection error and is not queryable',
-  'Connection terminated due to connection timeout', 'timeout expired', 'Query read timeout',
+  'Connection terminated unexpectedly',
+  'Connection terminated',
+  'Client has encountered a connection error and is not queryable',
+  'Connection terminated due to connection timeout',
+  'timeout expired',
+  'Query read timeout',
 ];
 
 /** SQLSTATEs worth another try: connection exceptions (class 08), a server shutting down, crashing or starting, too many connections, serialization failures and deadlocks, a session ended by idle_in_transaction_session_timeout (rolled back). */
@@ -20,7 +24,15 @@ const TRANSIENT_STATES = new Set(['57P01', '57P02', '57P03', '53300', '40001', '
 export const POOL_WAIT_MESSAGE = 'timeout exceeded when trying to connect';
 
 /** TLS verification failures (node:tls codes). */
-const UNTRUSTED = new Set(['SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_SIGNATURE_FAILURE', 'CERT_UNTRUSTED']);
+const UNTRUSTED = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_UNTRUSTED',
+]);
 
 type DriverError = { code?: string; message?: string; constraint?: string; cause?: unknown };
 
@@ -87,24 +99,44 @@ export function storeError(error: unknown, ctx: ErrorContext, landing: Landing =
   if (error instanceof AllocationError) return error;
   const e = parts(error);
   const message = e.message ?? String(error);
-  const unavailable = (text: string, details: Record<string, unknown> = {}) => new AllocationError('STORE_UNAVAILABLE', `${ctx.what}: ${text}; ${tail(landing)}`, {
-    cause: error, details: { ...details, ...(landing.uncertain ? { outcome: 'unknown', requestId: landing.requestId } : { outcome: 'none' }) },
-  });
+  const unavailable = (text: string, details: Record<string, unknown> = {}) =>
+    new AllocationError('STORE_UNAVAILABLE', `${ctx.what}: ${text}; ${tail(landing)}`, {
+      cause: error,
+      details: { ...details, ...(landing.uncertain ? { outcome: 'unknown', requestId: landing.requestId } : { outcome: 'none' }) },
+    });
   if (e.code === '23505' && e.constraint === 'slots_pkey') return new AllocationError('DUPLICATE_SLOT', `options.id: ${message}; nothing was changed`, { field: 'options.id', cause: error });
   if (e.code === '23514') return new AllocationError('CONFLICT', `${ctx.what}: the database refused it (${message}); nothing was changed`, { cause: error });
   if (e.code === '55P03') return unavailable(`waited lockTimeoutMs (${ctx.lockTimeoutMs} ms) for a node another writer holds (a stalled or slow writer)`, { timeout: 'lockTimeoutMs' });
   if (e.code === '57014') return unavailable(`a statement ran past statementTimeoutMs (${ctx.statementTimeoutMs} ms) and was cancelled by the server`, { timeout: 'statementTimeoutMs' });
-  if (message === 'Query read timeout') return unavailable(`${ctx.target} did not answer a statement within statementTimeoutMs (${ctx.statementTimeoutMs} ms) plus a margin`, { timeout: 'statementTimeoutMs' });
-  if (message === POOL_WAIT_MESSAGE) return unavailable(`no free connection: all ${ctx.maxConnections} pooled connection${ctx.maxConnections === 1 ? '' : 's'} (maxConnections) stayed busy for connectTimeoutMs (${ctx.connectTimeoutMs} ms)`, { timeout: 'connectTimeoutMs' });
-  if (message === 'Connection terminated due to connection timeout' || message === 'timeout expired') return unavailable(`${ctx.target} did not accept a connection within connectTimeoutMs (${ctx.connectTimeoutMs} ms)`, { timeout: 'connectTimeoutMs' });
-  if (e.code !== undefined && UNTRUSTED.has(e.code)) return unavailable(`TLS: the server's certificate is not issued by ${ctx.rootCertFile === undefined ? 'a trusted certificate authority' : `a certificate authority in sslrootcert ${ctx.rootCertFile}`} (${e.code}: ${message}); refused to connect to ${ctx.target}`, { tls: e.code });
-  if (e.code === 'ERR_TLS_CERT_ALTNAME_INVALID') return unavailable(`TLS: the server's certificate does not name the host connected to (sslmode verify-full): ${message}; refused to connect to ${ctx.target}`, { tls: e.code });
-  if (e.code === 'CERT_HAS_EXPIRED' || e.code === 'CERT_NOT_YET_VALID') return unavailable(`TLS: the server's certificate is not valid now (${e.code}); refused to connect to ${ctx.target}`, { tls: e.code });
+  if (message === 'Query read timeout')
+    return unavailable(`${ctx.target} did not answer a statement within statementTimeoutMs (${ctx.statementTimeoutMs} ms) plus a margin`, { timeout: 'statementTimeoutMs' });
+  if (message === POOL_WAIT_MESSAGE)
+    return unavailable(
+      `no free connection: all ${ctx.maxConnections} pooled connection${ctx.maxConnections === 1 ? '' : 's'} (maxConnections) stayed busy for connectTimeoutMs (${ctx.connectTimeoutMs} ms)`,
+      { timeout: 'connectTimeoutMs' },
+    );
+  if (message === 'Connection terminated due to connection timeout' || message === 'timeout expired')
+    return unavailable(`${ctx.target} did not accept a connection within connectTimeoutMs (${ctx.connectTimeoutMs} ms)`, { timeout: 'connectTimeoutMs' });
+  if (e.code !== undefined && UNTRUSTED.has(e.code))
+    return unavailable(
+      `TLS: the server's certificate is not issued by ${ctx.rootCertFile === undefined ? 'a trusted certificate authority' : `a certificate authority in sslrootcert ${ctx.rootCertFile}`} (${e.code}: ${message}); refused to connect to ${ctx.target}`,
+      { tls: e.code },
+    );
+  if (e.code === 'ERR_TLS_CERT_ALTNAME_INVALID')
+    return unavailable(`TLS: the server's certificate does not name the host connected to (sslmode verify-full): ${message}; refused to connect to ${ctx.target}`, { tls: e.code });
+  if (e.code === 'CERT_HAS_EXPIRED' || e.code === 'CERT_NOT_YET_VALID')
+    return unavailable(`TLS: the server's certificate is not valid now (${e.code}); refused to connect to ${ctx.target}`, { tls: e.code });
   if (message === 'The server does not support SSL connections') return unavailable(`TLS: ${ctx.target} does not offer TLS, and sslmode requires it`, { tls: 'unsupported' });
-  if (/client password must be a string|password must be a string/i.test(message)) return unavailable(`${ctx.target} asks user ${ctx.user} for a password and none is set (PGPASSWORD, a password file PGPASSFILE or ~/.pgpass, a service PGSERVICE, or the URL)`, { auth: 'no-password' });
+  if (/client password must be a string|password must be a string/i.test(message))
+    return unavailable(`${ctx.target} asks user ${ctx.user} for a password and none is set (PGPASSWORD, a password file PGPASSFILE or ~/.pgpass, a service PGSERVICE, or the URL)`, {
+      auth: 'no-password',
+    });
   if (e.code === '28P01' || e.code === '28000') return unavailable(`${ctx.target} refused user ${ctx.user}: ${message}`, { auth: e.code });
   if (e.code === '3D000') return unavailable(`${message} on ${ctx.target}`);
-  if (e.code === '42501') return unavailable(`role ${ctx.user} lacks a privilege: ${message} (a run-time role granted by gpualloc state init --grant ROLE may plan, commit and release, not migrate or change nodes)`, { privilege: true });
+  if (e.code === '42501')
+    return unavailable(`role ${ctx.user} lacks a privilege: ${message} (a run-time role granted by gpualloc state init --grant ROLE may plan, commit and release, not migrate or change nodes)`, {
+      privilege: true,
+    });
   if (isTransient(error)) return unavailable(`lost the connection to ${ctx.target}: ${message}`);
   return unavailable(message);
 }
@@ -114,7 +146,12 @@ export function gaveUp(error: unknown, ctx: ErrorContext, landing: Landing, wait
   const last = storeError(error, ctx, landing);
   if (last.code !== 'STORE_UNAVAILABLE' || tries <= 1) return last;
   const e = parts(error);
-  return new AllocationError('STORE_UNAVAILABLE', `${ctx.what}: ${ctx.target} could not be reached for ${tries} tries over ${waitedMs} ms (retryMs ${retryMs}); the last: ${e.message ?? String(error)}; ${tail(landing)}`, {
-    cause: error, details: { tries, waitedMs, ...(landing.uncertain ? { outcome: 'unknown', requestId: landing.requestId } : { outcome: 'none' }) },
-  });
+  return new AllocationError(
+    'STORE_UNAVAILABLE',
+    `${ctx.what}: ${ctx.target} could not be reached for ${tries} tries over ${waitedMs} ms (retryMs ${retryMs}); the last: ${e.message ?? String(error)}; ${tail(landing)}`,
+    {
+      cause: error,
+      details: { tries, waitedMs, ...(landing.uncertain ? { outcome: 'unknown', requestId: landing.requestId } : { outcome: 'none' }) },
+    },
+  );
 }

@@ -50,20 +50,26 @@ export async function listen(o: ListenOptions): Promise<() => Promise<void>> {
     return c;
   };
   const again = (): void => {
-    timer = setTimeout(() => {
-      timer = undefined;
-      if (stopped) return;
-      open().then(async (c) => {
-        if (stopped) return void (await c.end().catch(() => undefined));
-        client = c;
-        pause = FIRST_PAUSE_MS;
-        o.onResubscribe();
-        o.listener('', 0);
-      }, () => {
-        pause = Math.min(pause * 2, LONGEST_PAUSE_MS);
-        again();
-      });
-    }, pause * (0.5 + Math.random()));
+    timer = setTimeout(
+      () => {
+        timer = undefined;
+        if (stopped) return;
+        open().then(
+          async (c) => {
+            if (stopped) return void (await c.end().catch(() => undefined));
+            client = c;
+            pause = FIRST_PAUSE_MS;
+            o.onResubscribe();
+            o.listener('', 0);
+          },
+          () => {
+            pause = Math.min(pause * 2, LONGEST_PAUSE_MS);
+            again();
+          },
+        );
+      },
+      pause * (0.5 + Math.random()),
+    );
   };
   client = await o.firstTry(open);
   return async () => {

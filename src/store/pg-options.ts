@@ -1,6 +1,6 @@
 // The options of PostgresStore.connect and the counts of its retries (types only; the checks are in postgres.ts).
 
-/** Options of PostgresStore.connect. Every wait is bounded; each bound has a default, named here and in TIMEOUTS (postgres.ts). */
+/** Options of PostgresStore.connect. Every wait is bounded; each bound has a default, named here and in TIMEOUTS (pg-connect.ts). */
 export type PostgresStoreOptions = {
   /** Schema holding the tables (default `gpualloc`, or `?schema=` in the URL). */
   schema?: string;

@@ -3,7 +3,17 @@
 import type { NodeGpu, Slot } from '../placement/index.js';
 
 /** A slot row as a Slot (optional fields only when set). */
-export function slotOf(r: { id: string; gpus: number[]; memory_per_gpu: number; model: string | null; last_activity: number | null; stale: boolean | null; milli: number | null; cpu: number | null; host_memory: number | null }): Slot {
+export function slotOf(r: {
+  id: string;
+  gpus: number[];
+  memory_per_gpu: number;
+  model: string | null;
+  last_activity: number | null;
+  stale: boolean | null;
+  milli: number | null;
+  cpu: number | null;
+  host_memory: number | null;
+}): Slot {
   const s: Slot = { id: r.id, gpus: r.gpus, memoryPerGpu: r.memory_per_gpu };
   if (r.model !== null) s.model = r.model;
   if (r.last_activity !== null) s.lastActivity = r.last_activity;

@@ -7,32 +7,27 @@
 // retryMs; the request ID makes the retry of a commit or release whose COMMIT reply was lost find
 // what the first try did instead of doing it twice.
 import pg from 'pg';
+import { activityTime, ClusterState, type ClusterStateJSON, checkIdle, normalizeStateJSON } from '../cluster/state.js';
+import type { PlacementOption, Slot } from '../placement/index.js';
+import { ASYNC_DISPOSE } from '../shared/dispose.js';
 import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
-import type { PlacementOption, Slot } from '../placement/index.js';
-import { gpuOf, gpusJsonSql, slotOf, slotsJsonSql } from './pg-rows.js';
-import { activityTime, checkIdle, ClusterState, normalizeStateJSON, type ClusterStateJSON } from '../cluster/state.js';
-import { fail, readInput, rejectUnknownKeys, requireBoolean, requireInteger, requireObject, requireString } from '../shared/validate.js';
+import { readInput, rejectUnknownKeys, requireBoolean, requireObject, requireString } from '../shared/validate.js';
 import { applyCommit, type CommitChange, type NodeRecord } from './apply.js';
-import { checkRequestId, signalOf, storeReleaseOptions } from './options.js';
-import { pause as wait } from './abort.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations/index.js';
-import { resolveTarget, type PgTarget } from './pg-config.js';
+import { checkRequestId, signalOf, storeReleaseOptions } from './options.js';
+import type { PgTarget } from './pg-config.js';
+import { connectSettings } from './pg-connect.js';
+import { connectionUsable, type ErrorContext, RetryNow, storeError } from './pg-errors.js';
 import { grantStatements } from './pg-grant.js';
 import { listen } from './pg-listen.js';
-import { connectionUsable, gaveUp, isBoundedWait, isTransient, RetryNow, storeError, type ErrorContext } from './pg-errors.js';
-import type { ClusterStore, StoreCommitOptions, StoredNode, StoreListener, StoreOutcome, StoreReleaseOptions, StoreSnapshot } from './types.js';
-import { ASYNC_DISPOSE } from '../shared/dispose.js';
 import type { PostgresStoreOptions, PostgresStoreStats } from './pg-options.js';
+import { type RunOptions, retrying } from './pg-retry.js';
+import { gpuOf, gpusJsonSql, slotOf, slotsJsonSql } from './pg-rows.js';
+import type { ClusterStore, StoreCommitOptions, StoredNode, StoreListener, StoreOutcome, StoreReleaseOptions, StoreSnapshot } from './types.js';
 
+export { DEFAULT_SCHEMA, TIMEOUTS } from './pg-connect.js';
 export type { PostgresStoreOptions, PostgresStoreStats } from './pg-options.js';
-
-/** Default schema name. */
-export const DEFAULT_SCHEMA = 'gpualloc';
-
-/** The default bounds, in milliseconds: a connect (and a wait for a free pooled connection), a wait for a node's lock, one statement, a transaction left idle by its writer, the retries of an operation, and how long request IDs are kept. */
-export const TIMEOUTS = { connectMs: 10_000, lockMs: 10_000, statementMs: 30_000, idleInTransactionMs: 60_000, retryMs: 30_000, requestRetentionMs: 86_400_000 } as const;
-
 
 /** Key of the advisory lock that serialises migrations (any constant; 'gpua' in ASCII). */
 const MIGRATION_LOCK = 0x67707561;
@@ -43,21 +38,9 @@ const NOTIFY_ID_BYTES = 7000;
 /** Slot ID used while validating a commit whose ID the database numbers on write (PostgreSQL text cannot hold NUL, so no stored slot has it). */
 const PENDING_ID = '\u0000pending';
 
-/** First and longest pause between two tries, in milliseconds (doubling, with jitter). */
-const FIRST_PAUSE_MS = 50;
-const LONGEST_PAUSE_MS = 2_000;
-
-/** How much longer than statementTimeoutMs the client waits for an answer before it takes the connection for dead. */
-const READ_MARGIN_MS = 5_000;
-
 /** Old request IDs are deleted by at most one change a minute per store, at most this many at a time. */
 const PRUNE_EVERY_MS = 60_000;
 const PRUNE_BATCH = 500;
-
-/** int8 columns (bytes, versions) as numbers: every stored figure is at most 2^53 - 1 (LIMITS.maxBytes). */
-const TYPES = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser,
-};
 
 type Tx = pg.PoolClient;
 
@@ -65,8 +48,6 @@ type Tx = pg.PoolClient;
 type TxResult<T> = { outcome: T; commit: boolean };
 
 /** How an operation may be tried again: `idempotent` ones (request IDs, reads) even after an ambiguous COMMIT. */
-type RunOptions = { idempotent: boolean; requestId?: string; signal?: AbortSignal };
-
 
 /** A PostgreSQL-backed ClusterStore. Create with PostgresStore.connect(url). */
 export class PostgresStore implements ClusterStore {
@@ -90,7 +71,13 @@ export class PostgresStore implements ClusterStore {
   /** close() under way or done (a second call waits for the first). */
   private closing: Promise<void> | undefined;
 
-  private constructor(target: PgTarget, config: pg.ClientConfig, schema: string, max: number, bounds: { lockMs: number; statementMs: number; connectMs: number; retryMs: number; retentionMs: number }) {
+  private constructor(
+    target: PgTarget,
+    config: pg.ClientConfig,
+    schema: string,
+    max: number,
+    bounds: { lockMs: number; statementMs: number; connectMs: number; retryMs: number; retentionMs: number },
+  ) {
     this.target = target.display;
     this.config = config;
     this.schema = schema;
@@ -98,7 +85,15 @@ export class PostgresStore implements ClusterStore {
     this.channel = `${schema}_changes`;
     this.retryMs = bounds.retryMs;
     this.retentionMs = bounds.retentionMs;
-    this.ctx = { target: target.display, lockTimeoutMs: bounds.lockMs, statementTimeoutMs: bounds.statementMs, connectTimeoutMs: bounds.connectMs, maxConnections: max, user: target.user, ...(target.rootCertFile === undefined ? {} : { rootCertFile: target.rootCertFile }) };
+    this.ctx = {
+      target: target.display,
+      lockTimeoutMs: bounds.lockMs,
+      statementTimeoutMs: bounds.statementMs,
+      connectTimeoutMs: bounds.connectMs,
+      maxConnections: max,
+      user: target.user,
+      ...(target.rootCertFile === undefined ? {} : { rootCertFile: target.rootCertFile }),
+    };
     this.pool = new pg.Pool({ ...config, max });
     // A server that dies (a crash, a restart, a cut) sends its idle connections a FATAL, or just
     // closes them; node-postgres emits that as an 'error' event, which without a listener would end
@@ -124,40 +119,18 @@ export class PostgresStore implements ClusterStore {
    * that is restarting is waited for (retryMs).
    */
   static async connect(url?: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
-    const opts = requireObject('options', readInput('options', options));
-    rejectUnknownKeys('options', opts, ['schema', 'maxConnections', 'migrate', 'applicationName', 'lockTimeoutMs', 'statementTimeoutMs', 'connectTimeoutMs', 'idleInTransactionTimeoutMs', 'retryMs', 'requestRetentionMs', 'env']);
-    const env = (opts.env === undefined ? process.env : requireObject('options.env', opts.env)) as Record<string, string | undefined>;
-    const given = url === undefined ? (env.GPUALLOC_STORE ?? '') : requireString('url', url, 10_000);
-    const ms = (key: string, fallback: number, min = 1) => (opts[key] === undefined ? fallback : requireInteger(`options.${key}`, opts[key], min, 3_600_000));
-    const target = await resolveTarget(given, env);
-    const bounds = {
-      lockMs: ms('lockTimeoutMs', TIMEOUTS.lockMs), statementMs: ms('statementTimeoutMs', TIMEOUTS.statementMs), connectMs: ms('connectTimeoutMs', target.connectTimeoutMs ?? TIMEOUTS.connectMs),
-      idleMs: ms('idleInTransactionTimeoutMs', TIMEOUTS.idleInTransactionMs), retryMs: ms('retryMs', TIMEOUTS.retryMs, 0),
-      retentionMs: opts.requestRetentionMs === undefined ? TIMEOUTS.requestRetentionMs : requireInteger('options.requestRetentionMs', opts.requestRetentionMs, 60_000, 366 * 86_400_000),
-    };
-    const schema = opts.schema !== undefined ? requireString('options.schema', opts.schema, 63) : (target.schema ?? DEFAULT_SCHEMA);
-    if (!/^[a-z_][a-z0-9_]{0,47}$/.test(schema)) fail('INVALID_ARGUMENT', 'options.schema', 'a lower-case SQL name (a-z, 0-9, _; at most 48)', schema);
-    const max = opts.maxConnections === undefined ? 4 : (opts.maxConnections as number);
-    if (!Number.isInteger(max) || max < 1 || max > 100) fail('INVALID_ARGUMENT', 'options.maxConnections', 'an integer from 1 to 100', opts.maxConnections);
-    const applicationName = opts.applicationName !== undefined ? requireString('options.applicationName', opts.applicationName, 63) : (target.applicationName ?? 'gpualloc');
-    const password = target.password;
-    const config: pg.ClientConfig = {
-      host: target.host, port: target.port, database: target.database, user: target.user, ssl: target.ssl,
-      // A function, so node-postgres never falls back to reading the environment or a password file itself.
-      password: async () => password as string,
-      application_name: applicationName, types: TYPES, keepAlive: true,
-      // A server that does not answer, a node lock held by a hung writer, a statement that never
-      // returns, a writer stopped inside its transaction: each ends in an error (and a released lock)
-      // rather than waiting forever. query_timeout catches a server that went silent altogether.
-      connectionTimeoutMillis: bounds.connectMs, lock_timeout: bounds.lockMs, statement_timeout: bounds.statementMs,
-      idle_in_transaction_session_timeout: bounds.idleMs, query_timeout: bounds.statementMs + READ_MARGIN_MS,
-    };
+    const { opts, target, config, schema, max, bounds } = await connectSettings(url, options);
     const store = new PostgresStore(target, config, schema, max, bounds);
     try {
       const version = await store.schemaVersion();
-      if (version > SCHEMA_VERSION) throw new AllocationError('STORE_UNAVAILABLE', `store ${store.target}: schema ${schema} is at version ${version}, newer than this gpualloc's ${SCHEMA_VERSION}; upgrade gpualloc`);
+      if (version > SCHEMA_VERSION)
+        throw new AllocationError('STORE_UNAVAILABLE', `store ${store.target}: schema ${schema} is at version ${version}, newer than this gpualloc's ${SCHEMA_VERSION}; upgrade gpualloc`);
       if (version < SCHEMA_VERSION) {
-        if (opts.migrate === false) throw new AllocationError('STORE_UNAVAILABLE', `store ${store.target}: schema ${schema} is at version ${version}, this gpualloc needs ${SCHEMA_VERSION}; run gpualloc state init or connect with migrate`);
+        if (opts.migrate === false)
+          throw new AllocationError(
+            'STORE_UNAVAILABLE',
+            `store ${store.target}: schema ${schema} is at version ${version}, this gpualloc needs ${SCHEMA_VERSION}; run gpualloc state init or connect with migrate`,
+          );
         await store.migrate();
       }
     } catch (error) {
@@ -212,7 +185,10 @@ export class PostgresStore implements ClusterStore {
     const s = this.s;
     await this.transaction('grant', { idempotent: true }, async (c) => {
       const exists = await c.query(`SELECT 1 FROM pg_roles WHERE rolname = $1`, [name]);
-      if (exists.rowCount === 0) throw new AllocationError('INVALID_ARGUMENT', `role: role ${JSON.stringify(name)} does not exist on ${this.target} (CREATE ROLE ${r} LOGIN creates it); nothing was granted`, { field: 'role' });
+      if (exists.rowCount === 0)
+        throw new AllocationError('INVALID_ARGUMENT', `role: role ${JSON.stringify(name)} does not exist on ${this.target} (CREATE ROLE ${r} LOGIN creates it); nothing was granted`, {
+          field: 'role',
+        });
       for (const sql of grantStatements(s, r)) await c.query(sql);
       return { outcome: undefined, commit: true };
     });
@@ -231,16 +207,41 @@ export class PostgresStore implements ClusterStore {
     await this.transaction('init', { idempotent: false }, async (c) => {
       await c.query(`LOCK TABLE ${this.s}.nodes IN EXCLUSIVE MODE`);
       const count = (await c.query(`SELECT count(*)::integer AS n FROM ${this.s}.nodes`)).rows[0].n as number;
-      if (count > 0 && !replace) throw new AllocationError('STORE_NOT_EMPTY', `store: schema ${this.schema} already holds ${count} node${count === 1 ? '' : 's'}; nothing was changed (pass replace to start over)`);
+      if (count > 0 && !replace)
+        throw new AllocationError('STORE_NOT_EMPTY', `store: schema ${this.schema} already holds ${count} node${count === 1 ? '' : 's'}; nothing was changed (pass replace to start over)`);
       if (count > 0) await c.query(`DELETE FROM ${this.s}.nodes`);
       // Request IDs name slots of the state being replaced: a retry must not find them.
       await c.query(`DELETE FROM ${this.s}.requests`);
       const nodes = json.nodes.map((n, position) => ({ id: n.id, position, topology: n.topology ?? null, cpu: n.cpu ?? null, host_memory: n.hostMemory ?? null, gpu_model: n.gpuModel ?? null }));
       const gpus = json.nodes.flatMap((n) => n.gpus.map((g, position) => ({ node: n.id, index: g.index, position, memory_total: g.memoryTotal, memory_used: g.memoryUsed ?? 0, mig: g.mig === true })));
-      const slots = json.nodes.flatMap((n) => n.slots.map((sl) => ({ id: sl.id, node: n.id, gpus: sl.gpus, memory_per_gpu: sl.memoryPerGpu, model: sl.model ?? null, last_activity: sl.lastActivity ?? null, stale: sl.stale ?? null, milli: sl.milli ?? null, cpu: sl.cpu ?? null, host_memory: sl.hostMemory ?? null }))).map((row, ord) => ({ ord, ...row }));
-      await c.query(`INSERT INTO ${this.s}.nodes (id, position, topology, cpu, host_memory, gpu_model) SELECT id, position, topology, cpu, host_memory, gpu_model FROM json_to_recordset($1) AS x(id text, position integer, topology jsonb, cpu bigint, host_memory bigint, gpu_model text)`, [JSON.stringify(nodes)]);
-      await c.query(`INSERT INTO ${this.s}.gpus (node, index, position, memory_total, memory_used, mig) SELECT node, index, position, memory_total, memory_used, mig FROM json_to_recordset($1) AS x(node text, index integer, position integer, memory_total bigint, memory_used bigint, mig boolean)`, [JSON.stringify(gpus)]);
-      await c.query(`INSERT INTO ${this.s}.slots (id, node, gpus, memory_per_gpu, model, last_activity, stale, milli, cpu, host_memory) SELECT id, node, gpus, memory_per_gpu, model, last_activity, stale, milli, cpu, host_memory FROM json_to_recordset($1) AS x(ord integer, id text, node text, gpus integer[], memory_per_gpu bigint, model text, last_activity double precision, stale boolean, milli integer, cpu bigint, host_memory bigint) ORDER BY ord`, [JSON.stringify(slots)]);
+      const slots = json.nodes
+        .flatMap((n) =>
+          n.slots.map((sl) => ({
+            id: sl.id,
+            node: n.id,
+            gpus: sl.gpus,
+            memory_per_gpu: sl.memoryPerGpu,
+            model: sl.model ?? null,
+            last_activity: sl.lastActivity ?? null,
+            stale: sl.stale ?? null,
+            milli: sl.milli ?? null,
+            cpu: sl.cpu ?? null,
+            host_memory: sl.hostMemory ?? null,
+          })),
+        )
+        .map((row, ord) => ({ ord, ...row }));
+      await c.query(
+        `INSERT INTO ${this.s}.nodes (id, position, topology, cpu, host_memory, gpu_model) SELECT id, position, topology, cpu, host_memory, gpu_model FROM json_to_recordset($1) AS x(id text, position integer, topology jsonb, cpu bigint, host_memory bigint, gpu_model text)`,
+        [JSON.stringify(nodes)],
+      );
+      await c.query(
+        `INSERT INTO ${this.s}.gpus (node, index, position, memory_total, memory_used, mig) SELECT node, index, position, memory_total, memory_used, mig FROM json_to_recordset($1) AS x(node text, index integer, position integer, memory_total bigint, memory_used bigint, mig boolean)`,
+        [JSON.stringify(gpus)],
+      );
+      await c.query(
+        `INSERT INTO ${this.s}.slots (id, node, gpus, memory_per_gpu, model, last_activity, stale, milli, cpu, host_memory) SELECT id, node, gpus, memory_per_gpu, model, last_activity, stale, milli, cpu, host_memory FROM json_to_recordset($1) AS x(ord integer, id text, node text, gpus integer[], memory_per_gpu bigint, model text, last_activity double precision, stale boolean, milli integer, cpu bigint, host_memory bigint) ORDER BY ord`,
+        [JSON.stringify(slots)],
+      );
       if (json.nextSlot > 1) await c.query(`SELECT setval($1, $2, true)`, [`${this.s}.slot_id`, json.nextSlot - 1]);
       else await c.query(`SELECT setval($1, 1, false)`, [`${this.s}.slot_id`]);
       return true;
@@ -305,7 +306,9 @@ export class PostgresStore implements ClusterStore {
     const commitOptions = opts.lastActivity === undefined ? {} : { lastActivity: opts.lastActivity };
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.transaction<StoreOutcome>('commit', { idempotent: true, requestId, ...(signal === undefined ? {} : { signal }) }, (c) => this.commitOnce(c, node, o, commitOptions, given, requestId));
+        return await this.transaction<StoreOutcome>('commit', { idempotent: true, requestId, ...(signal === undefined ? {} : { signal }) }, (c) =>
+          this.commitOnce(c, node, o, commitOptions, given, requestId),
+        );
       } catch (error) {
         if (!(error instanceof AllocationError)) throw error;
         // A generated ID that a caller had already chosen by hand: take the next number.
@@ -368,13 +371,19 @@ export class PostgresStore implements ClusterStore {
     const requestId = requestIdOf(opts.requestId);
     const signal = signalOf(opts.signal);
     const check = idleBefore === undefined ? undefined : (slot: Slot) => checkIdle(slot, { idleBefore });
-    return this.changeSlot('release', id, { idempotent: true, requestId, ...(signal === undefined ? {} : { signal }) }, (node) => [
-      `WITH gone AS (DELETE FROM ${this.s}.slots WHERE id = $2 AND node = $1 RETURNING id),
+    return this.changeSlot(
+      'release',
+      id,
+      { idempotent: true, requestId, ...(signal === undefined ? {} : { signal }) },
+      (node) => [
+        `WITH gone AS (DELETE FROM ${this.s}.slots WHERE id = $2 AND node = $1 RETURNING id),
             request AS (INSERT INTO ${this.s}.requests (id, op, slot, node) SELECT $4, 'release', gone.id, $1 FROM gone)
        UPDATE ${this.s}.nodes SET version = version + 1 WHERE id = $1 AND EXISTS (SELECT 1 FROM gone)
        RETURNING version, pg_notify($3, version || ' ' || CASE WHEN octet_length(id) <= ${NOTIFY_ID_BYTES} THEN id ELSE '' END)`,
-      [node, id, this.channel, requestId],
-    ], check);
+        [node, id, this.channel, requestId],
+      ],
+      check,
+    );
   }
 
   async markStale(slotId: string, stale: boolean): Promise<StoreOutcome> {
@@ -407,7 +416,9 @@ export class PostgresStore implements ClusterStore {
    */
   async watch(listener: StoreListener): Promise<() => Promise<void>> {
     const stop = await listen({
-      config: this.config, channel: this.channel, listener,
+      config: this.config,
+      channel: this.channel,
+      listener,
       firstTry: (open) => this.retrying('watch', { idempotent: true }, open),
       onResubscribe: () => void this.counts.resubscribes++,
       onStop: () => void this.watchers.delete(stop),
@@ -436,7 +447,11 @@ export class PostgresStore implements ClusterStore {
     if (prior.rowCount === 0) return undefined;
     const p = prior.rows[0] as { op: string; slot: string; node: string };
     if (p.op !== op || (slotId !== undefined && p.slot !== slotId)) {
-      throw new AllocationError('INVALID_ARGUMENT', `options.requestId: request ${JSON.stringify(requestId)} was already used to ${p.op} slot ${JSON.stringify(p.slot)}; give each change its own request ID`, { field: 'options.requestId' });
+      throw new AllocationError(
+        'INVALID_ARGUMENT',
+        `options.requestId: request ${JSON.stringify(requestId)} was already used to ${p.op} slot ${JSON.stringify(p.slot)}; give each change its own request ID`,
+        { field: 'options.requestId' },
+      );
     }
     this.counts.replays++;
     const now = await c.query(`SELECT version, ${slotsJsonSql(this.s, 'id')} AS slots FROM ${this.s}.nodes WHERE id = $1`, [p.node]);
@@ -449,7 +464,9 @@ export class PostgresStore implements ClusterStore {
     const now = Date.now();
     if (now - this.lastPrune < PRUNE_EVERY_MS) return;
     this.lastPrune = now;
-    await c.query(`DELETE FROM ${this.s}.requests WHERE id IN (SELECT id FROM ${this.s}.requests WHERE at < now() - $1 * interval '1 millisecond' LIMIT ${PRUNE_BATCH} FOR UPDATE SKIP LOCKED)`, [this.retentionMs]);
+    await c.query(`DELETE FROM ${this.s}.requests WHERE id IN (SELECT id FROM ${this.s}.requests WHERE at < now() - $1 * interval '1 millisecond' LIMIT ${PRUNE_BATCH} FOR UPDATE SKIP LOCKED)`, [
+      this.retentionMs,
+    ]);
   }
 
   /**
@@ -518,7 +535,8 @@ export class PostgresStore implements ClusterStore {
           }
         } else broken = error instanceof Error ? error : new Error(String(error));
         // A concurrent try of the same request (an earlier, cut-off one) committed first: look again.
-        if ((error as { code?: string; constraint?: string }).code === '23505' && (error as { constraint?: string }).constraint === 'requests_pkey') throw new RetryNow('request recorded meanwhile', { cause: error });
+        if ((error as { code?: string; constraint?: string }).code === '23505' && (error as { constraint?: string }).constraint === 'requests_pkey')
+          throw new RetryNow('request recorded meanwhile', { cause: error });
         throw error;
       } finally {
         client.release(broken ?? this.lost.get(client));
@@ -526,57 +544,8 @@ export class PostgresStore implements ClusterStore {
     });
   }
 
-  /**
-   * Tries `fn` until it succeeds, fails for good, or retryMs has passed since the first try, pausing
-   * 50 ms doubling to 2 s (with jitter) between tries. A try that failed while its COMMIT was in
-   * flight makes the outcome unknown: only an idempotent operation (one with a request ID, or a
-   * read) is tried again then, and its next try says what happened (counted in stats). `run.signal`
-   * aborts the pauses between tries: the caller's AbortError at once, or, after a try whose outcome is
-   * unknown, STORE_UNAVAILABLE saying so.
-   */
-  private async retrying<T>(what: string, run: RunOptions, fn: (flight: { committing: boolean }) => Promise<T>): Promise<T> {
-    const started = Date.now();
-    const landing = { uncertain: false, ...(run.requestId === undefined ? {} : { requestId: run.requestId }) };
-    let pause = FIRST_PAUSE_MS;
-    for (let tries = 1; ; tries++) {
-      const flight = { committing: false };
-      try {
-        const result = await fn(flight);
-        if (landing.uncertain) {
-          if ((result as { replayed?: boolean } | undefined)?.replayed === true) this.counts.landed++;
-          else this.counts.notLanded++;
-        }
-        return result;
-      } catch (error) {
-        if (flight.committing && isTransient(error)) {
-          this.counts.ambiguous++;
-          landing.uncertain = true;
-        }
-        const ctx = { ...this.ctx, what };
-        // While an earlier try's outcome is unknown, a lock or statement timeout (a writer holding the
-        // node, maybe that very try still finishing on the server) is waited out too, within retryMs.
-        const again = isTransient(error) || (landing.uncertain && run.idempotent && isBoundedWait(error));
-        if (!again || (landing.uncertain && !run.idempotent)) {
-          if (error instanceof AllocationError && landing.uncertain) {
-            // A definite answer after an ambiguous try (CONFLICT, UNKNOWN_SLOT): the first try did not land.
-            if (error.code === 'CONFLICT' || error.code === 'UNKNOWN_SLOT' || error.code === 'UNKNOWN_NODE') this.counts.notLanded++;
-          }
-          throw storeError(error instanceof RetryNow ? error.cause : error, ctx, landing);
-        }
-        const waited = Date.now() - started;
-        if (waited + pause > this.retryMs) throw gaveUp(error instanceof RetryNow ? error.cause : error, ctx, landing, waited, tries, this.retryMs);
-        this.counts.retries++;
-        if (!(error instanceof RetryNow) || run.signal?.aborted === true) {
-          try {
-            await wait(pause * (0.5 + Math.random()), run.signal);
-          } catch (abort) {
-            if (landing.uncertain) throw storeError(error instanceof RetryNow ? error.cause : error, { ...ctx, what: `${what} (aborted)` }, landing);
-            throw abort;
-          }
-        }
-        pause = Math.min(pause * 2, LONGEST_PAUSE_MS);
-      }
-    }
+  private retrying<T>(what: string, run: RunOptions, fn: (flight: { committing: boolean }) => Promise<T>): Promise<T> {
+    return retrying({ ctx: this.ctx, retryMs: this.retryMs, counts: this.counts }, what, run, fn);
   }
 }
 

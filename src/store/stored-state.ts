@@ -1,14 +1,15 @@
 // A ClusterState kept in a store: plan is local (the in-memory ClusterState, same speed), while
 // commit, release and markStale go through the store, which arbitrates between writers.
-import type { Engine } from '../engine.js';
-import { AllocationError, type Reason } from '../shared/errors.js';
-import type { PlacementOption, PlacementPlan, Slot } from '../placement/index.js';
+
 import type { ClusterPlanRequest, ClusterState, ClusterStateJSON, GpuUsage } from '../cluster/state.js';
-import { fail, keysOf, readInput, rejectUnknownKeys, requireInteger, requireObject } from '../shared/validate.js';
-import type { ClusterStore, StoreCommitOptions, StoredNode, StoreOutcome, StoreReleaseOptions } from './types.js';
+import type { Engine } from '../engine.js';
 import type { FleetPod, PodNodeView, PodPlan, PodScheduler, PodSchedulerOptions } from '../fleet/index.js';
+import type { PlacementOption, PlacementPlan, Slot } from '../placement/index.js';
 import { ASYNC_DISPOSE, DISPOSE } from '../shared/dispose.js';
+import { AllocationError, type Reason } from '../shared/errors.js';
+import { fail, keysOf, readInput, rejectUnknownKeys, requireInteger, requireObject } from '../shared/validate.js';
 import { signalOf } from './options.js';
+import type { ClusterStore, StoreCommitOptions, StoredNode, StoreOutcome, StoreReleaseOptions } from './types.js';
 
 /** Options of openClusterState. */
 export type OpenOptions = {
@@ -181,11 +182,16 @@ export class StoredClusterState {
     const { opts, attempts, commitOptions } = retryOptions(options, ['onPlan']);
     if (opts.onPlan !== undefined && typeof opts.onPlan !== 'function') fail('INVALID_ARGUMENT', 'options.onPlan', 'a function', opts.onPlan);
     const onPlan = opts.onPlan as RetryOptions['onPlan'];
-    return this.retry(attempts, commitOptions, () => {
-      const plan = this.local.plan(request);
-      onPlan?.(plan);
-      return plan;
-    }, (attempt, conflicts, count) => (conflicts === 0 ? 0 : (this.replica + attempt) % count));
+    return this.retry(
+      attempts,
+      commitOptions,
+      () => {
+        const plan = this.local.plan(request);
+        onPlan?.(plan);
+        return plan;
+      },
+      (attempt, conflicts, count) => (conflicts === 0 ? 0 : (this.replica + attempt) % count),
+    );
   }
 
   /**
@@ -193,7 +199,10 @@ export class StoredClusterState {
    * option `pick` chooses; CONFLICT re-plans (a second one in a row reloads everything).
    */
   private async retry<P extends { options: PlacementOption[]; reason?: Reason }>(
-    attempts: number, commitOptions: StoreCommitOptions, plan: () => P, pick: (attempt: number, conflicts: number, count: number) => number,
+    attempts: number,
+    commitOptions: StoreCommitOptions,
+    plan: () => P,
+    pick: (attempt: number, conflicts: number, count: number) => number,
   ): Promise<RetryLoopResult<P>> {
     let conflicts = 0;
     for (let attempt = 1; ; attempt++) {
@@ -351,8 +360,15 @@ function retryOptions(options: unknown, extra: readonly string[]): { opts: Recor
 
 /** True when two slots hold the same (their lastActivity and stale mark aside, which change in place). */
 function sameSlot(a: Slot, b: Slot): boolean {
-  return a.memoryPerGpu === b.memoryPerGpu && a.model === b.model && a.milli === b.milli && a.cpu === b.cpu && a.hostMemory === b.hostMemory
-    && a.gpus.length === b.gpus.length && a.gpus.every((g, k) => g === b.gpus[k]);
+  return (
+    a.memoryPerGpu === b.memoryPerGpu &&
+    a.model === b.model &&
+    a.milli === b.milli &&
+    a.cpu === b.cpu &&
+    a.hostMemory === b.hostMemory &&
+    a.gpus.length === b.gpus.length &&
+    a.gpus.every((g, k) => g === b.gpus[k])
+  );
 }
 
 /** Makes the local node's slots those of `node` through ClusterState's own API: gone slots released first, so new ones fit. */
@@ -394,7 +410,12 @@ type SchedulerPort = {
   /** The state's current local copy. */
   local(): ClusterState;
   /** The state's commit-with-retry loop. */
-  retry<P extends { options: PlacementOption[]; reason?: Reason }>(attempts: number, commitOptions: StoreCommitOptions, plan: () => P, pick: (attempt: number, conflicts: number, count: number) => number): Promise<RetryLoopResult<P>>;
+  retry<P extends { options: PlacementOption[]; reason?: Reason }>(
+    attempts: number,
+    commitOptions: StoreCommitOptions,
+    plan: () => P,
+    pick: (attempt: number, conflicts: number, count: number) => number,
+  ): Promise<RetryLoopResult<P>>;
   /** Forgets the scheduler (it closed). */
   forget(): void;
 };
@@ -442,7 +463,12 @@ export class StoredPodScheduler {
    */
   async commitWithRetry(pod: FleetPod, options: PodRetryOptions = {}): Promise<PodRetryResult> {
     const { attempts, commitOptions } = retryOptions(options, []);
-    const { option: _first, ...result } = await this.state.retry(attempts, commitOptions, () => this.plan(pod), () => 0);
+    const { option: _first, ...result } = await this.state.retry(
+      attempts,
+      commitOptions,
+      () => this.plan(pod),
+      () => 0,
+    );
     return result;
   }
 

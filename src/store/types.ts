@@ -1,8 +1,9 @@
 // The store seam: where a cluster state is kept, and who arbitrates commits from many writers.
 // A store persists and arbitrates (re-validates each commit against what it holds); it never plans.
-import type { AllocationError } from '../shared/errors.js';
-import type { PlacementOption, Slot } from '../placement/index.js';
+
 import type { ClusterStateJSON, CommitOptions, ReleaseOptions } from '../cluster/state.js';
+import type { PlacementOption, Slot } from '../placement/index.js';
+import type { AllocationError } from '../shared/errors.js';
 
 /** One node's slots as the store holds them after an operation, with the node's version (bumped by every change). */
 export type StoredNode = { id: string; version: number; slots: Slot[] };
@@ -43,7 +44,7 @@ export type StoreCommitOptions = CommitOptions & {
  * last activity, as stored at that moment, is before that time; else the outcome is CONFLICT and
  * nothing changes (see ClusterState.release).
  */
-export type StoreReleaseOptions = ReleaseOptions & { requestId?: string; /** As StoreCommitOptions.signal. */ signal?: AbortSignal };
+export type StoreReleaseOptions = ReleaseOptions & { requestId?: string /** As StoreCommitOptions.signal. */; signal?: AbortSignal };
 
 /**
  * Called with a node and its new version when another writer changed it; with node '' (version 0)

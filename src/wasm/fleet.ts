@@ -3,8 +3,9 @@
 // refresh) and no copying. Freed blocks are kept for reuse by the next fleet of the same or smaller
 // size (the core's stub runtime never returns memory), and a restarted core (after a trap) voids
 // every block: a fleet used after that throws INTERNAL.
-import { AllocationError } from '../shared/errors.js';
+
 import type { FleetKernels, FleetMemory } from '../fleet/kernels.js';
+import { AllocationError } from '../shared/errors.js';
 import type { WasmCore } from './core.js';
 
 type FleetExports = {
@@ -25,7 +26,7 @@ export function fleetWasmKernels(core: WasmCore): FleetKernels {
   let spareGeneration = core.generation;
   const check = (m: FleetMemory): WasmFleet => {
     const w = m as WasmFleet;
-    if (w.generation !== core.generation) throw new AllocationError('INTERNAL', 'fleet: the WebAssembly core was restarted after a trap; this fleet\'s state is gone');
+    if (w.generation !== core.generation) throw new AllocationError('INTERNAL', "fleet: the WebAssembly core was restarted after a trap; this fleet's state is gone");
     return w;
   };
   return {

@@ -3,21 +3,55 @@
 // the best candidates come back as columns the core writes, read through views (see resultViews).
 // Views over core memory come from the core (heap32, heapF64), which re-makes them only after the
 // memory grew or the core was re-instantiated.
-import { makeFound, type ClusterFound, type ClusterSearch, type PlacementFound, type PlacementKernels, type PlacementSearch } from '../placement/index.js';
+import { type ClusterFound, type ClusterSearch, makeFound, type PlacementFound, type PlacementKernels, type PlacementSearch } from '../placement/index.js';
 import type { WasmCore } from './core.js';
 
 type PlacementExports = {
   memory: WebAssembly.Memory;
   placementSearch(
-    gpus: number, free: number, total: number, sizes: number, shares: number, sizeCount: number,
-    staleMasks: number, staleBytes: number, staleCount: number,
-    useScores: number, pack: number, limit: number, budget: number,
-    kept: number, evictStart: number, evictions: number, evictCap: number, scratch: number, result: number, columns: number,
+    gpus: number,
+    free: number,
+    total: number,
+    sizes: number,
+    shares: number,
+    sizeCount: number,
+    staleMasks: number,
+    staleBytes: number,
+    staleCount: number,
+    useScores: number,
+    pack: number,
+    limit: number,
+    budget: number,
+    kept: number,
+    evictStart: number,
+    evictions: number,
+    evictCap: number,
+    scratch: number,
+    result: number,
+    columns: number,
   ): void;
   clusterSearch(
-    count: number, info: number, bounds: number, free: number, total: number, staleMasks: number, staleBytes: number, matrices: number,
-    sizes: number, shares: number, sizeCount: number, pack: number, limit: number, budget: number,
-    kept: number, evictStart: number, evictions: number, evictCap: number, scratch: number, result: number, columns: number,
+    count: number,
+    info: number,
+    bounds: number,
+    free: number,
+    total: number,
+    staleMasks: number,
+    staleBytes: number,
+    matrices: number,
+    sizes: number,
+    shares: number,
+    sizeCount: number,
+    pack: number,
+    limit: number,
+    budget: number,
+    kept: number,
+    evictStart: number,
+    evictions: number,
+    evictCap: number,
+    scratch: number,
+    result: number,
+    columns: number,
   ): void;
 };
 
@@ -111,7 +145,28 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
         // The kernel allocates nothing, so the views stay valid across the call. A try/catch of its
         // own, not core.call: a closure here would hold every variable above in a context per call.
         try {
-          ex.placementSearch(N, pFree, pTotal, pSizes, pShares, sizeCount, pMasks, pBytes, S, m2 === null ? 0 : 1, s.pack ? 1 : 0, limit, s.budget, pKept, pStart, pEv, evictCap, pScratch, pResult, pColumns);
+          ex.placementSearch(
+            N,
+            pFree,
+            pTotal,
+            pSizes,
+            pShares,
+            sizeCount,
+            pMasks,
+            pBytes,
+            S,
+            m2 === null ? 0 : 1,
+            s.pack ? 1 : 0,
+            limit,
+            s.budget,
+            pKept,
+            pStart,
+            pEv,
+            evictCap,
+            pScratch,
+            pResult,
+            pColumns,
+          );
         } catch (error) {
           throw core.trapped(error);
         }
@@ -141,7 +196,21 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
       const S = s.staleStart[C] - s.staleStart[0];
       for (;;) {
         const [pInfo, pBounds, pFree, pTotal, pMasks, pBytes, pMat, pSizes, pShares, pKept, pStart, pEv, pScratch, pResult, pColumns] = core.reserve([
-          C * INFO * 4, C * FB * 8, G * 8, G * 8, S * 8, S * 8, M * 4, sizeCount * 4, sizeCount * 8, limit * KEPT, (limit + 1) * 4, evictCap * 4, SCRATCH, 16, limit * COLUMNS,
+          C * INFO * 4,
+          C * FB * 8,
+          G * 8,
+          G * 8,
+          S * 8,
+          S * 8,
+          M * 4,
+          sizeCount * 4,
+          sizeCount * 8,
+          limit * KEPT,
+          (limit + 1) * 4,
+          evictCap * 4,
+          SCRATCH,
+          16,
+          limit * COLUMNS,
         ]);
         views();
         // Each candidate's GPUs, slots and matrix go in packed, one after another (element loops:
@@ -193,7 +262,29 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
         const ex = core.exports as unknown as PlacementExports;
         // The kernel allocates nothing, so the views stay valid across the call (a try/catch of its own, as in placementSearch).
         try {
-          ex.clusterSearch(C, pInfo, pBounds, pFree, pTotal, pMasks, pBytes, pMat, pSizes, pShares, sizeCount, s.pack ? 1 : 0, limit, s.budget, pKept, pStart, pEv, evictCap, pScratch, pResult, pColumns);
+          ex.clusterSearch(
+            C,
+            pInfo,
+            pBounds,
+            pFree,
+            pTotal,
+            pMasks,
+            pBytes,
+            pMat,
+            pSizes,
+            pShares,
+            sizeCount,
+            s.pack ? 1 : 0,
+            limit,
+            s.budget,
+            pKept,
+            pStart,
+            pEv,
+            evictCap,
+            pScratch,
+            pResult,
+            pColumns,
+          );
         } catch (error) {
           throw core.trapped(error);
         }

@@ -3,7 +3,18 @@ import type { ReplicaKernels } from '../devices/replicas.js';
 import type { WasmCore } from './core.js';
 
 type ReplicaExports = {
-  pickReplicas(policy: number, candidates: number, candidateGpu: number, candidateRank: number, gpus: number, gpuAllocated: number, gpuKeyRank: number, count: number, out: number, scratch: number): number;
+  pickReplicas(
+    policy: number,
+    candidates: number,
+    candidateGpu: number,
+    candidateRank: number,
+    gpus: number,
+    gpuAllocated: number,
+    gpuKeyRank: number,
+    count: number,
+    out: number,
+    scratch: number,
+  ): number;
 };
 
 /** The replica kernels over the WebAssembly core. */

@@ -3,8 +3,8 @@
 // the whole GPU consuming all of it), static MIG layouts that fit, and objects the strict reader
 // accepts. Streams are seeded: same seed, same claims, arriving until 100 % of the GPUs.
 import { describe, expect, it } from 'vitest';
-import { readResourceSlices } from '../../src/dra/index.js';
 import { A100_80GB, ALL_BALANCED, buildFleet, dynamicMigNode, fleetGpus, H100_80GB, HGX_H100_LAYOUT, placeLayout, seededStream, shapeMix } from '../../bench/dra-fleets/index.js';
+import { readResourceSlices } from '../../src/dra/index.js';
 
 type Dev = { name: string; attributes: Record<string, { string?: string }>; consumesCounters?: Array<{ counterSet: string; counters: Record<string, { value: string }> }> };
 type Slice = { spec: { devices?: Dev[]; sharedCounters?: Array<{ name: string; counters: Record<string, { value: string }> }> } };
@@ -17,7 +17,9 @@ describe('driver-faithful fleets', () => {
     const sets = slices.flatMap((s) => s.spec.sharedCounters ?? []);
     expect(devices).toHaveLength(152);
     expect(sets.map((s) => s.name)).toEqual(Array.from({ length: 8 }, (_, g) => `gpu-${g}-counter-set`));
-    expect(Object.keys(sets[0].counters).sort()).toEqual(['copy-engines', 'decoders', 'encoders', 'jpeg-engines', 'memory', ...Array.from({ length: 8 }, (_, i) => `memory-slice-${i}`), 'multiprocessors', 'ofa-engines'].sort());
+    expect(Object.keys(sets[0].counters).sort()).toEqual(
+      ['copy-engines', 'decoders', 'encoders', 'jpeg-engines', 'memory', ...Array.from({ length: 8 }, (_, i) => `memory-slice-${i}`), 'multiprocessors', 'ofa-engines'].sort(),
+    );
     expect(sets[0].counters.encoders.value).toBe('0');
     for (const d of devices) {
       expect(d.name).toMatch(/^gpu-\d+(-mig-[0-9a-z]+-\d+-\d+)?$/);

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { evaluateDraTargets, formatDraTable, runDraBench, type DraBenchRow } from '../../bench/dra.bench.js';
+import { type DraBenchRow, evaluateDraTargets, formatDraTable, runDraBench } from '../../bench/dra.bench.js';
 import { DRA_MODES } from '../../src/dra/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gpualloc-dra-bench-'));
@@ -28,7 +28,14 @@ describe('bench:dra (quick, 20 and 40 nodes)', () => {
     }
     for (const r of report.rows.filter((x) => x.family === 'backtracking')) expect(r.outcome).toBe('device-2,device-3,device-4,device-5,device-6,device-7,device-8');
     const infeasible = report.rows.filter((r) => r.family === 'infeasible');
-    expect(infeasible.map((r) => [r.n, r.prepared === true])).toEqual([8, 16, 24, 32, 48, 64].flatMap((n) => [[n, false], [n, true], [n, false], [n, true]]));
+    expect(infeasible.map((r) => [r.n, r.prepared === true])).toEqual(
+      [8, 16, 24, 32, 48, 64].flatMap((n) => [
+        [n, false],
+        [n, true],
+        [n, false],
+        [n, true],
+      ]),
+    );
     for (const r of [...report.rows]) {
       expect(r.opsPerSec).toBeGreaterThan(0);
       expect(r.p99Us).toBeGreaterThanOrEqual(r.p50Us);
@@ -39,7 +46,18 @@ describe('bench:dra (quick, 20 and 40 nodes)', () => {
   }, 120_000);
 
   it('judges the targets from the rows', () => {
-    const row = (over: Partial<DraBenchRow>): DraBenchRow => ({ family: 'scheduler', name: '', mode: 'first-fit', opsPerSec: 1, opsPerSecMedian: 1, p50Us: 1, p99Us: 1, samples: 1, outcome: '', ...over });
+    const row = (over: Partial<DraBenchRow>): DraBenchRow => ({
+      family: 'scheduler',
+      name: '',
+      mode: 'first-fit',
+      opsPerSec: 1,
+      opsPerSecMedian: 1,
+      p50Us: 1,
+      p99Us: 1,
+      samples: 1,
+      outcome: '',
+      ...over,
+    });
     const rows = [
       row({ nodes: 500, fill: 'empty', p50Us: 10, opsPerSecMedian: 100_000 }),
       row({ nodes: 5000, fill: 'empty', p50Us: 25, opsPerSecMedian: 40_000, opsPerSec: 3_000 }),

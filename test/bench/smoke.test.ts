@@ -6,12 +6,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runBench, type BenchReport } from '../../bench/run.js';
+import { addCaseError, type CaseErrors, type CaseResult, runCase, searchOf, type Timing } from '../../bench/harness.js';
+import { type BenchReport, runBench } from '../../bench/run.js';
 import { formatTable } from '../../bench/table.js';
-import { addCaseError, runCase, searchOf, type CaseErrors, type CaseResult, type Timing } from '../../bench/harness.js';
 import { evaluateTargets } from '../../bench/targets.js';
-import { engines } from '../support/engines.js';
 import { popcount } from '../../src/shared/bits.js';
+import { engines } from '../support/engines.js';
 
 const timing = (medianUs: number): Timing => ({ opsPerSec: 1e6 / medianUs, medianUs, p99Us: medianUs, rme: 1, samples: 10 });
 
@@ -64,7 +64,7 @@ describe('bench harness (quick mode, replicas only)', () => {
     expect(formatTable(report)).toContain('8×16, 50% taken, size 8, spread');
   });
 
-  it('times a case\'s search alone beside it: both backends, their ratio, a column in the table', async () => {
+  it("times a case's search alone beside it: both backends, their ratio, a column in the table", async () => {
     const calls = { run: 0, search: 0 };
     const spin = (us: number) => {
       const end = performance.now() + us / 1000;
@@ -87,14 +87,21 @@ describe('bench harness (quick mode, replicas only)', () => {
     expect(wasm!.medianUs).toBeLessThan(ts!.medianUs);
     expect(r.search!.wasmOverTs).toBeCloseTo(ts!.medianUs / wasm!.medianUs, 9);
     const report: BenchReport = {
-      schema: 1, date: '2026-01-01T00:00:00.000Z', quick: true, commit: null,
+      schema: 1,
+      date: '2026-01-01T00:00:00.000Z',
+      quick: true,
+      commit: null,
       machine: { cpu: 'test', cores: 1, memoryBytes: 1, node: 'v20', platform: 'linux', arch: 'x64', loadavgStart: [0, 0, 0], loadavgEnd: [0, 0, 0] },
-      wasm: WASM, workloads: [r], pending: [], targets: [], seconds: 0,
+      wasm: WASM,
+      workloads: [r],
+      pending: [],
+      targets: [],
+      seconds: 0,
     };
     expect(formatTable(report)).toMatch(/search w \/ ts[\s\S]*fake 16 GPUs search.*µs \/ .*µs \d+\.\d\d×/);
   });
 
-  it('keeps both messages where a backend\'s run and its search both fail', async () => {
+  it("keeps both messages where a backend's run and its search both fail", async () => {
     const fail = (what: string) => () => {
       throw new Error(what);
     };
@@ -137,7 +144,8 @@ describe('bench: ties by construction', () => {
     const byName = new Map(report.workloads.map((w) => [w.name, w]));
     // 48 GiB over 16 GPUs of 32 GB at TP 1 and 96 GiB over 80 GB GPUs: no GPU can take the share.
     for (const name of ['16 GPUs (dgx2), 20 slots, prepared, TP 1', '8 GPUs (dgx-a100), 20 slots, prepared, TP 1']) expect(byName.get(name)?.kernelCalls).toEqual({ wasm: 0, ts: 0 });
-    for (const name of ['16 GPUs (dgx2), 20 slots, prepared, TP 4', '8 GPUs (dgx-a100), 20 slots, prepared, TP 8', '16 GPUs (dgx2), 20 slots, plain objects, TP 4']) expect(byName.get(name)?.kernelCalls).toEqual({ wasm: 1, ts: 1 });
+    for (const name of ['16 GPUs (dgx2), 20 slots, prepared, TP 4', '8 GPUs (dgx-a100), 20 slots, prepared, TP 8', '16 GPUs (dgx2), 20 slots, plain objects, TP 4'])
+      expect(byName.get(name)?.kernelCalls).toEqual({ wasm: 1, ts: 1 });
     expect(formatTable(report)).toMatch(/=: no kernel call on either backend/);
   });
 });

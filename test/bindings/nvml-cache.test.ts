@@ -1,7 +1,7 @@
 // discoverDevices caches per process and per library; refresh re-reads; callers get copies.
 import { beforeAll, expect, it } from 'vitest';
 import { discoverDevices } from '../../bindings/index.js';
-import { doubleHarness, type DoubleHarness } from '../fixtures/nvml-double/build.js';
+import { type DoubleHarness, doubleHarness } from '../fixtures/nvml-double/build.js';
 import { configText, migA100, pcieBox } from '../fixtures/nvml-double/machines.js';
 
 let h: DoubleHarness;

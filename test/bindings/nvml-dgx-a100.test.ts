@@ -2,7 +2,7 @@
 import { cpus, hostname, totalmem } from 'node:os';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { discoverDevices } from '../../bindings/index.js';
-import { doubleHarness, type DoubleHarness } from '../fixtures/nvml-double/build.js';
+import { type DoubleHarness, doubleHarness } from '../fixtures/nvml-double/build.js';
 import { configText, dgxA100, expectedGpus } from '../fixtures/nvml-double/machines.js';
 
 let h: DoubleHarness;

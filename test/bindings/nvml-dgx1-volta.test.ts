@@ -1,7 +1,7 @@
 // DGX-1 Volta: direct NVLinks counted per pair by remote PCI bus ID, matching go-gpuallocator's fixture.
 import { beforeAll, expect, it } from 'vitest';
 import { discoverDevices } from '../../bindings/index.js';
-import { doubleHarness, type DoubleHarness } from '../fixtures/nvml-double/build.js';
+import { type DoubleHarness, doubleHarness } from '../fixtures/nvml-double/build.js';
 import { configText, DGX1_TABLE, dgx1Volta, expectedGpus } from '../fixtures/nvml-double/machines.js';
 
 let h: DoubleHarness;
@@ -26,5 +26,8 @@ it('reads a DGX-1 Volta field for field, its NVLink pairs as in the reference ta
   expect(inv.links.find((l) => l.a === 0 && l.b === 3)).toEqual({ a: 0, b: 3, pcie: 'PHB', nvlink: 2 });
   expect(inv.links.find((l) => l.a === 0 && l.b === 5)).toEqual({ a: 0, b: 5, pcie: 'SYS' });
   expect(inv.links.find((l) => l.a === 6 && l.b === 7)).toEqual({ a: 6, b: 7, pcie: 'PIX', nvlink: 2 });
-  expect(inv.gpus[2].processes).toEqual([{ pid: 91, usedMemory: 300 * 2 ** 20 }, { pid: 777, usedMemory: 2 * 2 ** 30 }]);
+  expect(inv.gpus[2].processes).toEqual([
+    { pid: 91, usedMemory: 300 * 2 ** 20 },
+    { pid: 777, usedMemory: 2 * 2 ** 30 },
+  ]);
 });

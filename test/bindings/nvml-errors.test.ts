@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
 import { discoverDevices, NvmlError } from '../../bindings/index.js';
-import { doubleHarness, type DoubleHarness } from '../fixtures/nvml-double/build.js';
+import { type DoubleHarness, doubleHarness } from '../fixtures/nvml-double/build.js';
 import { configText, driverNotLoaded, pcieBox } from '../fixtures/nvml-double/machines.js';
 
 let h: DoubleHarness;
@@ -59,7 +59,15 @@ it('names the failing function and still calls nvmlShutdown', async () => {
 
 it('leaves out a field whose call is not supported, keeping the rest', async () => {
   const machine = pcieBox();
-  h.use(configText({ ...machine, fails: [['nvmlDeviceGetMinorNumber', 3], ['nvmlDeviceGetTopologyCommonAncestor', 3]] }));
+  h.use(
+    configText({
+      ...machine,
+      fails: [
+        ['nvmlDeviceGetMinorNumber', 3],
+        ['nvmlDeviceGetTopologyCommonAncestor', 3],
+      ],
+    }),
+  );
   const inv = await discoverDevices({ library: h.current, refresh: true });
   expect(inv.gpus.map((g) => g.minorNumber)).toEqual([undefined, undefined, undefined, undefined]);
   expect(inv.gpus.map((g) => g.uuid)).toEqual(machine.gpus.map((g) => g.uuid));

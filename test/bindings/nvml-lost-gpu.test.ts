@@ -1,7 +1,7 @@
 // A GPU answering GPU_IS_LOST is reported lost; the others are still discovered, with their pairs.
 import { beforeAll, expect, it } from 'vitest';
 import { discoverDevices } from '../../bindings/index.js';
-import { doubleHarness, type DoubleHarness } from '../fixtures/nvml-double/build.js';
+import { type DoubleHarness, doubleHarness } from '../fixtures/nvml-double/build.js';
 import { configText, expectedGpus, lostGpu } from '../fixtures/nvml-double/machines.js';
 
 let h: DoubleHarness;

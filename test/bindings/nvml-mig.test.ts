@@ -1,7 +1,7 @@
 // MIG: devices listed when MIG mode is on, profile parsed from the MIG device name; empty when on with none.
 import { beforeAll, expect, it } from 'vitest';
 import { discoverDevices, migProfile } from '../../bindings/index.js';
-import { doubleHarness, type DoubleHarness } from '../fixtures/nvml-double/build.js';
+import { type DoubleHarness, doubleHarness } from '../fixtures/nvml-double/build.js';
 import { configText, expectedGpus, migA100 } from '../fixtures/nvml-double/machines.js';
 
 let h: DoubleHarness;

@@ -1,7 +1,7 @@
 // An old libnvidia-ml without the newer symbols: each missing symbol degrades only its own field.
 import { beforeAll, expect, it } from 'vitest';
 import { discoverDevices } from '../../bindings/index.js';
-import { doubleHarness, type DoubleHarness } from '../fixtures/nvml-double/build.js';
+import { type DoubleHarness, doubleHarness } from '../fixtures/nvml-double/build.js';
 import { configText, dgx1Volta, dgxA100, expectedGpus } from '../fixtures/nvml-double/machines.js';
 
 let h: DoubleHarness;

@@ -1,7 +1,7 @@
 // A PCIe-only box: every NVML topology level maps to its name, no NVLink, NUMA left out where unsupported.
 import { beforeAll, expect, it } from 'vitest';
 import { discoverDevices } from '../../bindings/index.js';
-import { doubleHarness, type DoubleHarness } from '../fixtures/nvml-double/build.js';
+import { type DoubleHarness, doubleHarness } from '../fixtures/nvml-double/build.js';
 import { configText, expectedGpus, pcieBox } from '../fixtures/nvml-double/machines.js';
 
 let h: DoubleHarness;

@@ -2,11 +2,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import type { Io } from '../../src/cli/lib/common.js';
-import { validateInventory } from '../../src/hardware/inventory.js';
 import { discoverDevices } from '../../bindings/index.js';
-import { doubleHarness, type DoubleHarness } from '../fixtures/nvml-double/build.js';
+import type { Io } from '../../src/cli/lib/common.js';
+import { main } from '../../src/cli/main.js';
+import { validateInventory } from '../../src/hardware/inventory.js';
+import { type DoubleHarness, doubleHarness } from '../fixtures/nvml-double/build.js';
 import { configText, dgxA100, driverNotLoaded, expectedGpus } from '../fixtures/nvml-double/machines.js';
 
 const FIXTURE = join(import.meta.dirname, '..', 'fixtures', 'discover-dgx-a100.txt');

@@ -4,21 +4,27 @@
 // held, exit codes, and input errors that say the file, the line and column, the object and the field.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { createEngine } from '../../src/engine.js';
+import { stringify } from 'yaml';
 import { claimsOfDump, readClusterDump, readDocuments, schedulePods } from '../../src/dra/index.js';
+import { createEngine } from '../../src/engine.js';
 import { cli, inTempDir, ROOT } from '../support/cli.js';
 
 const DIR = 'data/samples/dra';
 const DUMP = `${DIR}/cluster.json`;
 const text = (): string => readFileSync(join(ROOT, DUMP), 'utf8');
 type Allocation = { devices: { results: Array<{ request: string; device: string; pool: string }> } };
-type PodEntry = { pod: string; node: string | null; claims: Array<{ claim: string; allocation: Allocation | null; patch?: unknown; create?: unknown; generated?: unknown }>; reason?: { code: string; message: string }; binding?: unknown };
+type PodEntry = {
+  pod: string;
+  node: string | null;
+  claims: Array<{ claim: string; allocation: Allocation | null; patch?: unknown; create?: unknown; generated?: unknown }>;
+  reason?: { code: string; message: string };
+  binding?: unknown;
+};
 type Out = { pods: PodEntry[]; claims: Array<{ claim: string; node?: string; allocation?: Allocation; reason?: { code: string; message: string } }> };
 
 describe('gpualloc dra schedule', () => {
-  it('schedules the pending pods in queue order, as the engine does, each pod\'s claims on one node', async () => {
+  it("schedules the pending pods in queue order, as the engine does, each pod's claims on one node", async () => {
     const r = await cli(['dra', 'schedule', '--dump', DUMP, '--json']);
     const out = JSON.parse(r.stdout) as Out;
     // Priority first (infer-large), then creation time; the bound notebook-0 is not pending.
@@ -28,7 +34,15 @@ describe('gpualloc dra schedule', () => {
     expect(held.allocatedDevices).toEqual(['gpu.nvidia.com/dgx-h100-1/gpu-7']);
     const engine = await createEngine();
     const cluster = engine.createDraCluster({ classes: dump.classes, slices: dump.slices, nodes: dump.nodes, ...held });
-    const direct = schedulePods({ pods: dump.pods, nodes: dump.nodeInfos, claims, templates: dump.templates, extendedResources: new Map([['nvidia.com/gpu', 'gpu.nvidia.com']]), placer: cluster, order: 'scheduler' });
+    const direct = schedulePods({
+      pods: dump.pods,
+      nodes: dump.nodeInfos,
+      claims,
+      templates: dump.templates,
+      extendedResources: new Map([['nvidia.com/gpu', 'gpu.nvidia.com']]),
+      placer: cluster,
+      order: 'scheduler',
+    });
     expect(out.pods).toEqual(JSON.parse(JSON.stringify(direct.pods)));
     for (const p of out.pods) {
       for (const c of p.claims) for (const x of c.allocation?.devices.results ?? []) expect([x.pool, `${x.pool}/${x.device}`]).toEqual([p.node, expect.not.stringMatching(/^dgx-h100-1\/gpu-7$/)]);
@@ -37,7 +51,12 @@ describe('gpualloc dra schedule', () => {
     expect(out.pods[0].claims[0].allocation?.devices.results[0]).toMatchObject({ request: 'gpu/mig-3g', device: expect.stringMatching(/^gpu-\d-mig-3g40gb-9-[04]$/) });
     expect(out.pods[4].claims[0]).toMatchObject({ claim: 'ml/infer-20g-mig', generated: { template: 'ml/one-mig-20gb', podClaimName: 'mig' } });
     // nvidia.com/gpu: 2 through the class's extendedResourceName; one GPU is left whole: not placed (exit 1).
-    expect(out.pods[5]).toMatchObject({ pod: 'ml/legacy-2gpu', node: null, claims: [{ claim: 'ml/legacy-2gpu-extended-resources', allocation: null }], reason: { code: 'UNSCHEDULABLE', message: '0/2 nodes are available: 2 cannot allocate all claims.' } });
+    expect(out.pods[5]).toMatchObject({
+      pod: 'ml/legacy-2gpu',
+      node: null,
+      claims: [{ claim: 'ml/legacy-2gpu-extended-resources', allocation: null }],
+      reason: { code: 'UNSCHEDULABLE', message: '0/2 nodes are available: 2 cannot allocate all claims.' },
+    });
     expect(r.code).toBe(1);
     expect(r.stderr).toBe('gpualloc: pod ml/legacy-2gpu: 0/2 nodes are available: 2 cannot allocate all claims.\n');
   });
@@ -77,7 +96,21 @@ describe('gpualloc dra schedule', () => {
   });
 
   it('reads each kind from its own flag; --claim schedules only the named claims, each on its own', async () => {
-    const r = await cli(['dra', 'schedule', '--classes', `${DIR}/classes.json`, '--slices', `${DIR}/slices.json`, '--nodes', `${DIR}/nodes.json`, '--claims', `${DIR}/claims.json`, '--claim', 'ml/pair', '--json']);
+    const r = await cli([
+      'dra',
+      'schedule',
+      '--classes',
+      `${DIR}/classes.json`,
+      '--slices',
+      `${DIR}/slices.json`,
+      '--nodes',
+      `${DIR}/nodes.json`,
+      '--claims',
+      `${DIR}/claims.json`,
+      '--claim',
+      'ml/pair',
+      '--json',
+    ]);
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as Out;
     expect(out.pods).toEqual([]);
@@ -88,7 +121,11 @@ describe('gpualloc dra schedule', () => {
   it('skips kinds the scheduler does not use with one count; a field of a newer Kubernetes is a warning, --strict an error', async () =>
     inTempDir('gpualloc-dra-', async (dir) => {
       const dump = JSON.parse(text()) as { items: Array<Record<string, unknown>> };
-      dump.items.push({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ml' } }, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', namespace: 'ml' } }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'research' } });
+      dump.items.push(
+        { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ml' } },
+        { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', namespace: 'ml' } },
+        { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'research' } },
+      );
       const cls = dump.items.find((i) => i.kind === 'DeviceClass') as { spec: Record<string, unknown> };
       cls.spec.futureOption = true;
       const file = join(dir, 'dump.json');
@@ -96,7 +133,9 @@ describe('gpualloc dra schedule', () => {
       const r = await cli(['dra', 'schedule', '--dump', file]);
       expect(r.code).toBe(1);
       expect(r.stderr).toContain('gpualloc: skipped 3 objects of kinds the scheduler does not use (Namespace 2, Deployment 1)\n');
-      expect(r.stderr).toContain(`gpualloc: warning: ${file}: DeviceClass/gpu.nvidia.com: spec.futureOption: unknown field ignored (the readers follow Kubernetes 1.36; its API server would not store it)\n`);
+      expect(r.stderr).toContain(
+        `gpualloc: warning: ${file}: DeviceClass/gpu.nvidia.com: spec.futureOption: unknown field ignored (the readers follow Kubernetes 1.36; its API server would not store it)\n`,
+      );
       const strict = await cli(['dra', 'schedule', '--dump', file, '--strict']);
       expect(strict.code).toBe(2);
       expect(strict.stderr).toMatch(/dump\.json:\d+:\d+: DeviceClass\/gpu\.nvidia\.com: spec\.futureOption: unknown field \(--strict; the readers follow Kubernetes 1\.36\)/);
@@ -110,7 +149,13 @@ describe('gpualloc dra allocate', () => {
     const dump = readClusterDump(readDocuments(text(), DUMP), DUMP);
     const { claims, held } = claimsOfDump(dump.claims);
     const engine = await createEngine();
-    const direct = engine.allocateClaims({ classes: dump.classes, slices: dump.slices, claims: ['ml/infer-1g', 'ml/infer-40g'].map((l) => claims.find((c) => c.label === l)!.object), node: dump.nodes[1], ...held });
+    const direct = engine.allocateClaims({
+      classes: dump.classes,
+      slices: dump.slices,
+      claims: ['ml/infer-1g', 'ml/infer-40g'].map((l) => claims.find((c) => c.label === l)!.object),
+      node: dump.nodes[1],
+      ...held,
+    });
     expect(json.claims.map((c) => c.allocation)).toEqual(direct.results);
     const patch = await cli([...args, '--patch']);
     const lines = patch.stdout.trim().split('\n');
@@ -134,7 +179,11 @@ describe('gpualloc dra: input errors (exit 2)', () => {
       const r = await cli(['dra', 'schedule', '--dump', file, '--json']);
       expect(r.code).toBe(2);
       const message = (JSON.parse(r.stdout) as { error: { message: string } }).error.message;
-      expect(message).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:\\d+:\\d+: ResourceSlice/dgx-h100-1-gpu\\.nvidia\\.com-\\w+: spec\\.devices\\[0\\]\\.capacity\\.memory\\.value: expected a quantity such as "4Gi", got "80GiB"`));
+      expect(message).toMatch(
+        new RegExp(
+          `^${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:\\d+:\\d+: ResourceSlice/dgx-h100-1-gpu\\.nvidia\\.com-\\w+: spec\\.devices\\[0\\]\\.capacity\\.memory\\.value: expected a quantity such as "4Gi", got "80GiB"`,
+        ),
+      );
       const line = Number(/:(\d+):\d+: /.exec(message)![1]);
       expect(readFileSync(file, 'utf8').split('\n')[line - 1]).toContain('"80GiB"');
       writeFileSync(file, '{"apiVersion": "v1", "items": [\n  {"kind": "Node",, }\n]}');

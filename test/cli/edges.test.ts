@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { parseBytes, unitsOf } from '../../src/shared/units.js';
+import { llamaSpec, writeGguf } from '../fixtures/gguf-writer.js';
 import { cli, inTempDir } from '../support/cli.js';
 import { engines } from '../support/engines.js';
-import { llamaSpec, writeGguf } from '../fixtures/gguf-writer.js';
 
 const { ts } = await engines();
 const G = 2 ** 30;
@@ -87,7 +87,9 @@ describe('sizes: GB and GiB as before, Kubernetes quantities exactly as Kubernet
     expect(['80GB', '80gb', '80GiB', '80gib', '512MiB', '1048576'].map((t) => parseBytes(t))).toEqual([80e9, 80e9, 80 * G, 80 * G, 512 * 2 ** 20, 2 ** 20]);
     expect(['80G', '80GB', '1k'].map(unitsOf)).toEqual(['decimal', 'decimal', 'decimal']);
     expect(['80Gi', '80GiB', '1234'].map(unitsOf)).toEqual(['binary', 'binary', 'binary']);
-    expect(() => parseBytes('80g', 'memory')).toThrow('memory: unknown unit "g" in "80g" (Kubernetes spells it Gi (2^30 bytes) or G (10^9 bytes), with that case; or use B, KB, MB, GB, TB, KiB, MiB, GiB or TiB)');
+    expect(() => parseBytes('80g', 'memory')).toThrow(
+      'memory: unknown unit "g" in "80g" (Kubernetes spells it Gi (2^30 bytes) or G (10^9 bytes), with that case; or use B, KB, MB, GB, TB, KiB, MiB, GiB or TiB)',
+    );
     expect(() => parseBytes('512m')).toThrow(/unknown unit "m" .*Mi \(2\^20 bytes\) or M \(10\^6 bytes\)/);
     expect(() => parseBytes('1K')).toThrow(/unknown unit "K" .*Ki \(2\^10 bytes\) or k \(10\^3 bytes\)/);
     expect(() => parseBytes('80XB')).toThrow(/use B, KB, MB, GB, TB, KiB, MiB, GiB or TiB, or Kubernetes' k, M, G, T, Ki, Mi, Gi or Ti/);
@@ -116,7 +118,7 @@ describe('sizes: GB and GiB as before, Kubernetes quantities exactly as Kubernet
 });
 
 describe('what each command does, as its help says', () => {
-  it('gpualloc help plan prints plan\'s help', async () => {
+  it("gpualloc help plan prints plan's help", async () => {
     const r = await cli(['help', 'plan']);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe((await cli(['plan', '--help'])).stdout);

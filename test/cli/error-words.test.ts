@@ -1,8 +1,8 @@
 // Every command's errors name its flags, not the API fields behind them (issue 18, point 9).
 import { describe, expect, it } from 'vitest';
-import { cli } from '../support/cli.js';
 import { sayWithFlags as inFlagWords } from '../../src/cli/lib/error-words.js';
 import { AllocationError } from '../../src/shared/errors.js';
+import { cli } from '../support/cli.js';
 
 describe('errors in the CLI words', () => {
   it.each([
@@ -11,7 +11,10 @@ describe('errors in the CLI words', () => {
     [['replicas', '--preset', 'dgx-a100', '--size', '2', '--required', 'nope'], 'gpualloc: --required (item 1): expected an ID listed in devices, got "nope"'],
     [['estimate', 'test/fixtures/no-such.gguf', '--context', '99999999999'], 'gpualloc: --context: expected an integer in [1, 1073741824], got 99999999999'],
     [['topo', '--preset', 'nope'], /^gpualloc: --preset: expected one of .*, got "nope"$/],
-    [['replicas', '--preset', 'dgx-a100', '--size', '2', '--policy', 'packed'], "gpualloc: --policy: expected one of 'distributed', 'pack', 'spread', got \"packed\" (did you mean pack? 'packed' is the device plugin's spelling, accepted in its config file)"],
+    [
+      ['replicas', '--preset', 'dgx-a100', '--size', '2', '--policy', 'packed'],
+      "gpualloc: --policy: expected one of 'distributed', 'pack', 'spread', got \"packed\" (did you mean pack? 'packed' is the device plugin's spelling, accepted in its config file)",
+    ],
   ])('%j', async (argv, message) => {
     const r = await cli(argv as string[]);
     expect(r.code).toBe(2);

@@ -11,7 +11,9 @@ const PRELOAD = join(ROOT, 'test', 'fixtures', 'cli-late-fault.mjs');
 function cliWithFault(kind: 'throw' | 'reject', argv: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done, failed) => {
     const child = spawn(process.execPath, ['--import', PRELOAD, join(ROOT, 'dist', 'src', 'cli', 'main.js'), ...argv], {
-      cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, GPUALLOC_TEST_FAULT: kind },
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, GPUALLOC_TEST_FAULT: kind },
     });
     let stdout = '';
     let stderr = '';

@@ -1,9 +1,10 @@
 // Whole-GPU picks on GPUs in MIG mode, from the command line: aligned, plan (one host, a state file,
 // an inventory file) and the demo leave dgx-a100-mig's GPUs 0-4 out unless --allow-mig, and say so;
 // topo and presets name them.
-import { describe, expect, it } from 'vitest';
+
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { cli, inTempDir } from '../support/cli.js';
 
 const MIG = 'GPU 3 is in MIG mode (its slices are allocated with gpualloc replicas)';
@@ -14,7 +15,10 @@ describe('whole-GPU picks and MIG mode', () => {
     expect(four.code).toBe(1);
     expect(four.stderr).toMatch(/INSUFFICIENT_DEVICES\): size 4: only 3 GPUs are available \(left out: GPUs 0,1,2,3,4 in MIG mode; --allow-mig picks them whole\)/);
     const three = JSON.parse((await cli(['aligned', '--preset', 'dgx-a100-mig', '--size', '3', '--json'])).stdout);
-    expect([three.rounds[0].devices, three.migLeftOut]).toEqual([[5, 6, 7], [0, 1, 2, 3, 4]]);
+    expect([three.rounds[0].devices, three.migLeftOut]).toEqual([
+      [5, 6, 7],
+      [0, 1, 2, 3, 4],
+    ]);
     const text = await cli(['aligned', '--preset', 'dgx-a100-mig', '--size', '3']);
     expect(text.stdout).toMatch(/\nleft out: GPUs 0,1,2,3,4 in MIG mode \(their slices are allocated with gpualloc replicas; --allow-mig picks them whole\)\n$/);
     const allowed = JSON.parse((await cli(['aligned', '--preset', 'dgx-a100-mig', '--size', '4', '--allow-mig', '--json'])).stdout);
@@ -65,7 +69,9 @@ describe('whole-GPU picks and MIG mode', () => {
     expect(demo).toMatch(/llama-70b\s+140 GiB\s+6,7\s/);
     const topo = JSON.parse((await cli(['topo', '--preset', 'dgx-a100-mig', '--json'])).stdout);
     expect(topo.mig).toEqual([0, 1, 2, 3, 4]);
-    expect((await cli(['topo', '--preset', 'dgx-a100-mig'])).stdout).toContain('\nMIG mode: GPUs 0,1,2,3,4 (left out of whole-GPU picks unless --allow-mig; gpualloc replicas allocates their slices)\n');
+    expect((await cli(['topo', '--preset', 'dgx-a100-mig'])).stdout).toContain(
+      '\nMIG mode: GPUs 0,1,2,3,4 (left out of whole-GPU picks unless --allow-mig; gpualloc replicas allocates their slices)\n',
+    );
     expect(JSON.parse((await cli(['topo', '--preset', 'dgx-a100', '--json'])).stdout).mig).toBeUndefined();
     expect((await cli(['presets'])).stdout).toContain('\ndgx-a100-mig: GPUs 0,1,2,3,4 in MIG mode: whole-GPU picks (aligned, plan, demo) leave them out');
   });

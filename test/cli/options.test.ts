@@ -1,9 +1,9 @@
 // Each command declares its options once (src/cli/lib/options.ts): the help's option list, the
 // flags parseArgs accepts and the flag of each API field all come from that one table.
 import { describe, expect, it } from 'vitest';
-import { COMMANDS } from '../../src/cli/main.js';
-import { flagsOf, optionsHelp, readOptions, option } from '../../src/cli/lib/options.js';
 import { parsePositiveInt } from '../../src/cli/lib/common.js';
+import { flagsOf, option, optionsHelp, readOptions } from '../../src/cli/lib/options.js';
+import { COMMANDS } from '../../src/cli/main.js';
 
 /** The flags the help's Options section lists at the start of its lines. */
 function listedFlags(help: string): string[] {
@@ -19,7 +19,10 @@ describe('one option table per command', () => {
     for (const flag of listed) if (flag !== '-h, --help') expect(command.options[flag.slice(2)], flag).toBeDefined();
     for (const [name, spec] of table) {
       if (spec.help === undefined) {
-        expect(table.some(([, other]) => other.label?.includes(`--${name}`)), name).toBe(true);
+        expect(
+          table.some(([, other]) => other.label?.includes(`--${name}`)),
+          name,
+        ).toBe(true);
         continue;
       }
       expect(command.help, name).toContain(spec.label ?? `--${name}`);
@@ -43,7 +46,11 @@ describe('one option table per command', () => {
   });
 
   it('optionsHelp: the label padded to the column, further lines indented to it', () => {
-    const table = { memory: option({ type: 'string', value: 'SIZE', help: 'first\nsecond' }), x: option({ type: 'boolean', label: '--a-very-long-label X', help: 'h' }), hidden: option({ type: 'boolean' }) };
+    const table = {
+      memory: option({ type: 'string', value: 'SIZE', help: 'first\nsecond' }),
+      x: option({ type: 'boolean', label: '--a-very-long-label X', help: 'h' }),
+      hidden: option({ type: 'boolean' }),
+    };
     expect(optionsHelp(table, 16)).toBe('  --memory SIZE first\n                second\n  --a-very-long-label X   h\n');
   });
 });

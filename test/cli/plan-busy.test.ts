@@ -2,13 +2,14 @@
 // its processes, NVML's reading on the host path) is taken memory for `gpualloc plan --inventory`,
 // for a `--state FILE` created from the inventory, and for this host's GPUs read through NVML. It is
 // shown as `in use by other processes`, never evicted, and a slot's own memory is not counted twice.
-import { beforeAll, describe, expect, it } from 'vitest';
+
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { inTempDir } from '../support/cli.js';
-import { doubleHarness, type DoubleHarness } from '../fixtures/nvml-double/build.js';
+import { type DoubleHarness, doubleHarness } from '../fixtures/nvml-double/build.js';
 import { configText, dgxA100 } from '../fixtures/nvml-double/machines.js';
+import { inTempDir } from '../support/cli.js';
 
 const G = 2 ** 30;
 
@@ -19,11 +20,21 @@ const BUSY = {
   source: 'file',
   gpus: [
     { index: 0, memoryTotal: 80 * G, memoryUsed: 70 * G, processes: [{ pid: 4242, usedMemory: 70 * G }] },
-    { index: 1, memoryTotal: 80 * G, processes: [{ pid: 17, usedMemory: 20 * G }, { pid: 18, usedMemory: 10 * G }] },
+    {
+      index: 1,
+      memoryTotal: 80 * G,
+      processes: [
+        { pid: 17, usedMemory: 20 * G },
+        { pid: 18, usedMemory: 10 * G },
+      ],
+    },
     { index: 2, memoryTotal: 80 * G, memoryUsed: 0 },
     { index: 3, memoryTotal: 80 * G, memoryUsed: 10 * G },
   ],
-  links: [{ a: 0, b: 1, nvlink: 4 }, { a: 2, b: 3, nvlink: 4 }],
+  links: [
+    { a: 0, b: 1, nvlink: 4 },
+    { a: 2, b: 3, nvlink: 4 },
+  ],
 };
 
 type Plan = { options: Array<{ node?: string; gpus: number[]; memoryPerGpu: number; evict: string[] }>; rejected: Array<{ gpu: number; code: string; message: string }>; committed?: string };
@@ -70,7 +81,8 @@ describe('gpualloc plan on a busy inventory', () => {
   it('--state FILE created from the inventory keeps the used memory: commits fill only the free memory, and releasing every slot frees none of it', async () => {
     await inTempDir('gpualloc-busy-', async (dir) => {
       writeFileSync(join(dir, 'busy.json'), JSON.stringify(BUSY));
-      const commit = async (memory: string, model: string) => run(dir, ['plan', '--inventory', 'busy.json', '--memory', memory, '--tp', '1', '--model', model, '--state', 'state.json', '--commit', '--json']);
+      const commit = async (memory: string, model: string) =>
+        run(dir, ['plan', '--inventory', 'busy.json', '--memory', memory, '--tp', '1', '--model', model, '--state', 'state.json', '--commit', '--json']);
       const first = await commit('60GiB', 'a');
       expect(first.code, first.err).toBe(0);
       expect((JSON.parse(first.out) as Plan).options[0].gpus).toEqual([2]);
@@ -111,7 +123,10 @@ describe('gpualloc plan on this host through NVML (the test double)', () => {
     machine.gpus[0].used = 70 * G;
     machine.gpus[0].procs = [{ pid: 4242, used: 70 * G }];
     machine.gpus[1].used = 50 * G;
-    machine.gpus[1].procs = [{ pid: 31, used: 30 * G }, { pid: 32, used: 20 * G }];
+    machine.gpus[1].procs = [
+      { pid: 31, used: 30 * G },
+      { pid: 32, used: 20 * G },
+    ];
     h.use(configText(machine));
   });
 
@@ -120,7 +135,11 @@ describe('gpualloc plan on this host through NVML (the test double)', () => {
     expect(r.code, r.err).toBe(0);
     const plan = JSON.parse(r.out) as Plan;
     expect(plan.options.length).toBeGreaterThan(0);
-    for (const o of plan.options) expect(o.gpus.some((g) => g === 0 || g === 1), JSON.stringify(o)).toBe(false);
+    for (const o of plan.options)
+      expect(
+        o.gpus.some((g) => g === 0 || g === 1),
+        JSON.stringify(o),
+      ).toBe(false);
     const rejected = new Map(plan.rejected.map((x) => [x.gpu, x.message]));
     expect(rejected.get(0)).toMatch(/70 GiB in use by other processes/);
     expect(rejected.get(1)).toMatch(/50 GiB in use by other processes/);
@@ -139,7 +158,15 @@ describe('gpualloc plan on this host through NVML (the test double)', () => {
       // Later: the job on GPU 0 is gone; NVML now counts slot-1's own 20 GiB process on GPU 2, plus 5 GiB of a newcomer.
       const later = structuredClone(BUSY);
       later.gpus[0] = { index: 0, memoryTotal: 80 * G, memoryUsed: 0, processes: [] };
-      later.gpus[2] = { index: 2, memoryTotal: 80 * G, memoryUsed: 25 * G, processes: [{ pid: 900, usedMemory: 20 * G }, { pid: 901, usedMemory: 5 * G }] };
+      later.gpus[2] = {
+        index: 2,
+        memoryTotal: 80 * G,
+        memoryUsed: 25 * G,
+        processes: [
+          { pid: 900, usedMemory: 20 * G },
+          { pid: 901, usedMemory: 5 * G },
+        ],
+      };
       writeFileSync(join(dir, 'later.json'), JSON.stringify(later));
       const r = await run(dir, ['plan', '--inventory', 'later.json', '--memory', '70GiB', '--tp', '1', '--model', 'b', '--state', 'state.json', '--commit', '--json']);
       expect(r.code, r.err).toBe(0);
@@ -163,7 +190,9 @@ describe('gpualloc plan on this host through NVML (the test double)', () => {
       expect(refused.code).toBe(2);
       expect(refused.err).toMatch(/--inventory other\.json: the GPUs of node "busy" .* are not those in state\.json/);
       writeFileSync(join(dir, 'elsewhere.json'), JSON.stringify({ ...BUSY, host: 'elsewhere' }));
-      expect((await run(dir, ['plan', '--inventory', 'elsewhere.json', '--memory', '1GiB', '--state', 'state.json', '--commit'])).err).toMatch(/describes node "elsewhere", which is not in state\.json \(its nodes: busy\)/);
+      expect((await run(dir, ['plan', '--inventory', 'elsewhere.json', '--memory', '1GiB', '--state', 'state.json', '--commit'])).err).toMatch(
+        /describes node "elsewhere", which is not in state\.json \(its nodes: busy\)/,
+      );
       expect(readFileSync(join(dir, 'state.json'), 'utf8')).toBe(text);
     });
   });

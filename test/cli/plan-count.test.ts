@@ -2,10 +2,10 @@
 // GPUs none of which is rejected, counted from the rejections of a one-option plan per size. The
 // count is checked against the engine's own enumeration wherever that one is complete.
 import { describe, expect, it } from 'vitest';
-import { cli } from '../support/cli.js';
-import { engines } from '../support/engines.js';
 import { countOptions } from '../../src/cli/lib/plan-sizes.js';
 import type { ClusterPlanRequest } from '../../src/cluster/state.js';
+import { cli } from '../support/cli.js';
+import { engines } from '../support/engines.js';
 
 const { ts } = await engines();
 const G = 2 ** 30;
@@ -40,7 +40,11 @@ describe('the option count', () => {
         const id = state.commit(option);
         if (rand(2) === 0) state.markStale(id, true);
       }
-      const request: Omit<ClusterPlanRequest, 'tensorParallelSizes'> = { memory: (1 + rand(24)) * G, ...(rand(2) === 0 ? { model: `m${rand(3)}` } : {}), ...(rand(4) === 0 ? { allowEviction: false } : {}) };
+      const request: Omit<ClusterPlanRequest, 'tensorParallelSizes'> = {
+        memory: (1 + rand(24)) * G,
+        ...(rand(2) === 0 ? { model: `m${rand(3)}` } : {}),
+        ...(rand(4) === 0 ? { allowEviction: false } : {}),
+      };
       for (const size of [1, 2, 4, 8]) {
         const listed = state.plan({ ...request, tensorParallelSizes: [size], limit: 10_000 }).options.length;
         listedInAll += listed;

@@ -29,10 +29,7 @@ describe('plan --commit names what it evicted', () => {
       const lines = r.stdout.trimEnd().split('\n');
       const at = lines.findIndex((l) => l.startsWith('committed option 1 as slot '));
       // In the order the option evicts them (its EVICT column).
-      expect(lines.slice(at + 1)).toEqual([
-        'evicted slot anon (no model, 30 GiB on GPU 1 of box)',
-        'evicted slot old (model old-70b, 40 GiB on each of GPUs 0,1 of box)',
-      ]);
+      expect(lines.slice(at + 1)).toEqual(['evicted slot anon (no model, 30 GiB on GPU 1 of box)', 'evicted slot old (model old-70b, 40 GiB on each of GPUs 0,1 of box)']);
       expect(lines).toContainEqual(expect.stringMatching(/^1\s+0,1\s+60 GiB\s+anon,old\s/));
     });
   });

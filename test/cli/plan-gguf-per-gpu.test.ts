@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { DEFAULT_CONTEXT_LENGTH, estimateMemory, CUDA_MINIMUM_MEMORY } from '../../src/models/estimate.js';
+import { CUDA_MINIMUM_MEMORY, DEFAULT_CONTEXT_LENGTH, estimateMemory } from '../../src/models/estimate.js';
 import { perGpuMemory } from '../../src/models/tensor-parallel.js';
 import { llamaSpec, writeGguf } from '../fixtures/gguf-writer.js';
 import { ROOT } from '../support/cli.js';

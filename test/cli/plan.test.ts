@@ -1,5 +1,5 @@
 // `gpualloc plan` as a user runs it: inventory in a temp dir, a state file, --commit, --gguf.
-import { mkdtemp, readFile, writeFile, readdir } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
@@ -11,7 +11,18 @@ const G = 2 ** 30;
 let dir = '';
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'gpualloc-plan-'));
-  await writeFile(join(dir, 'box.json'), JSON.stringify({ version: 1, host: 'box', gpus: [{ index: 0, memoryTotal: 80 * G }, { index: 1, memoryTotal: 80 * G }], links: [{ a: 0, b: 1, nvlink: 4 }] }));
+  await writeFile(
+    join(dir, 'box.json'),
+    JSON.stringify({
+      version: 1,
+      host: 'box',
+      gpus: [
+        { index: 0, memoryTotal: 80 * G },
+        { index: 1, memoryTotal: 80 * G },
+      ],
+      links: [{ a: 0, b: 1, nvlink: 4 }],
+    }),
+  );
   await writeFile(join(dir, 'llama.gguf'), writeGguf(llamaSpec({ blocks: 32, embedding: 4096, heads: 32, kvHeads: 8, ffn: 14336, vocab: 128256, contextLength: 8192 })));
 });
 
@@ -26,15 +37,17 @@ describe('gpualloc plan', () => {
   test('prints the ranked options as a table', async () => {
     const r = await run('--inventory', 'box.json', '--memory', '30GiB');
     expect(r.code).toBe(0);
-    expect(r.out).toBe([
-      '3 options for 30 GiB on box:',
-      '#  GPUS  MEMORY/GPU  EVICT  SCORE',
-      '-  ----  ----------  -----  -----',
-      '1  0     30 GiB      -      0',
-      '2  1     30 GiB      -      0',
-      '3  0,1   15 GiB      -      400',
-      '',
-    ].join('\n'));
+    expect(r.out).toBe(
+      [
+        '3 options for 30 GiB on box:',
+        '#  GPUS  MEMORY/GPU  EVICT  SCORE',
+        '-  ----  ----------  -----  -----',
+        '1  0     30 GiB      -      0',
+        '2  1     30 GiB      -      0',
+        '3  0,1   15 GiB      -      400',
+        '',
+      ].join('\n'),
+    );
   });
 
   test('nothing fits: exit 1 with per-GPU reasons', async () => {
@@ -55,7 +68,10 @@ describe('gpualloc plan', () => {
     expect(plan.options[0]).toEqual({ node: 'box', model: 'b', gpus: [1], memoryPerGpu: 70 * G, evict: [], score: 0 });
     expect(plan.rejected).toMatchObject([{ node: 'box', gpu: 0, code: 'INSUFFICIENT_MEMORY', shortBy: 25 * G }]);
     const saved = JSON.parse(await readFile(state, 'utf8'));
-    expect(saved.nodes[0].slots.map((s: { id: string; gpus: number[] }) => [s.id, s.gpus])).toEqual([['slot-1', [0]], ['slot-2', [1]]]);
+    expect(saved.nodes[0].slots.map((s: { id: string; gpus: number[] }) => [s.id, s.gpus])).toEqual([
+      ['slot-1', [0]],
+      ['slot-2', [1]],
+    ]);
     const c = await run('--memory', '70GiB', '--state', 'state.json', '--commit');
     expect(c.code).toBe(1);
     expect(await readFile(state, 'utf8')).toBe(JSON.stringify(saved, null, 2) + '\n');

@@ -4,8 +4,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { getPreset, listPresets } from '../../src/hardware/presets.js';
 import { validateInventory } from '../../src/hardware/inventory.js';
+import { getPreset, listPresets } from '../../src/hardware/presets.js';
 import { inTempDir } from '../support/cli.js';
 
 async function run(argv: string[], cwd: string): Promise<{ code: number; out: string; err: string }> {

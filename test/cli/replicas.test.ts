@@ -1,8 +1,8 @@
 // gpualloc replicas: inventory expansion, policy sources, text and JSON output, exit codes.
 import { describe, expect, it } from 'vitest';
-import { cli } from '../support/cli.js';
-import { getPreset } from '../../src/hardware/presets.js';
 import { expandInventory } from '../../src/cli/commands/replicas.js';
+import { getPreset } from '../../src/hardware/presets.js';
+import { cli } from '../support/cli.js';
 
 const INV = 'test/fixtures/replicas-inventory.json';
 const NO_ENV = { GPUALLOC_ALLOCATION_POLICY: undefined };
@@ -100,7 +100,10 @@ describe('gpualloc replicas', () => {
     expect(env.out.error.code).toBe('UNKNOWN_POLICY');
     expect(env.out.error.message).toMatch(/environment variable GPUALLOC_ALLOCATION_POLICY: .*"binpack"/);
     const config = await json(['--inventory', INV, '--size', '1', '--config', 'test/fixtures/replicas-plugin-bad.yaml']);
-    expect(config.out.error).toEqual({ code: 'UNKNOWN_POLICY', message: expect.stringMatching(/config file test\/fixtures\/replicas-plugin-bad\.yaml:4:5: flags\.plugin\.allocationPolicy: .*"most-allocated"/) });
+    expect(config.out.error).toEqual({
+      code: 'UNKNOWN_POLICY',
+      message: expect.stringMatching(/config file test\/fixtures\/replicas-plugin-bad\.yaml:4:5: flags\.plugin\.allocationPolicy: .*"most-allocated"/),
+    });
     const missing = await json(['--inventory', INV, '--size', '1', '--config', 'test/fixtures/replicas-no-such.yaml']);
     expect(missing.out.error.code).toBe('INVALID_CONFIG');
     const flag = await json(['--inventory', INV, '--size', '1', '--allocation-policy', 'best']);

@@ -13,7 +13,12 @@ describe('gpualloc simulate: options', () => {
     const r = await cli(['simulate', '--nodes', NODES, '--pods', PODS, '--policy', 'fgd,bestfit', '--seeds', '44..45', '--json']);
     expect(r.code).toBe(0);
     const { runs } = JSON.parse(r.stdout);
-    expect(runs.map((x: { policy: string; seed: number }) => [x.policy, x.seed])).toEqual([['fgd', 44], ['fgd', 45], ['bestfit', 44], ['bestfit', 45]]);
+    expect(runs.map((x: { policy: string; seed: number }) => [x.policy, x.seed])).toEqual([
+      ['fgd', 44],
+      ['fgd', 45],
+      ['bestfit', 44],
+      ['bestfit', 45],
+    ]);
     for (const run of runs) {
       expect(Object.keys(run).sort()).toEqual(['allocation', 'capacityMilli', 'failed', 'pods', 'policy', 'seed']);
       expect(run.capacityMilli).toBe(6212000);

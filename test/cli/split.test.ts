@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { bin, cli, inTempDir } from '../support/cli.js';
 
 const GiB = 2 ** 30;
@@ -30,7 +30,10 @@ describe('gpualloc split', () => {
   it('reports a bad manual config with exit code 2 and a JSON error', async () =>
     inTempDir('gpualloc-split-', async (dir) => {
       const file = join(dir, 'bad.toml');
-      writeFileSync(file, `[resource]\nallocation-mode = "manual"\nmemory = "8GiB"\n[devices]\ncuda = ["cuda0", "cuda1"]\n[[agents]]\nid = "a"\n[agents.allocations]\ncuda = ["cuda0"]\n[[agents]]\nid = "b"\n[agents.allocations]\ncuda = ["cuda0"]\n`);
+      writeFileSync(
+        file,
+        `[resource]\nallocation-mode = "manual"\nmemory = "8GiB"\n[devices]\ncuda = ["cuda0", "cuda1"]\n[[agents]]\nid = "a"\n[agents.allocations]\ncuda = ["cuda0"]\n[[agents]]\nid = "b"\n[agents.allocations]\ncuda = ["cuda0"]\n`,
+      );
       const r = await cli(['split', '--config', file, '--json']);
       expect(r.code).toBe(2);
       expect(JSON.parse(r.stdout)).toEqual({ error: { code: 'DEVICE_ASSIGNED_TWICE', message: expect.stringContaining('"cuda0" is given to both agent "a" and agent "b"') } });

@@ -1,12 +1,13 @@
 // `gpualloc state release SLOT | stale SLOT | gc --older-than D`: each change lands in the file (the
 // next plan sees the freed memory or the evictable slot), under FILE.lock, through an atomic write;
 // gc drops exactly the slots idle for longer than the duration and keeps those without activity.
-import { describe, expect, it } from 'vitest';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { formatAge, parseDuration } from '../../src/cli/commands/state.js';
 import { cli, inTempDir } from '../support/cli.js';
 import { engines } from '../support/engines.js';
-import { formatAge, parseDuration } from '../../src/cli/commands/state.js';
 
 const { ts } = await engines();
 const G = 2 ** 30;
@@ -15,11 +16,17 @@ const MIN = 60_000;
 /** One 80 GiB GPU per node, each filled by one slot of the given age (minutes; null: no activity). */
 function filled(now: number, ages: Array<number | null>): string {
   const state = ts.createClusterState({ nodes: ages.map((_, k) => ({ id: `n${k}`, gpus: [{ index: 0, memoryTotal: 80 * G }] })) });
-  ages.forEach((age, k) => state.commit({ node: `n${k}`, gpus: [0], memoryPerGpu: 70 * G, model: `m${k}`, evict: [], score: 0 }, { id: `s${k}`, ...(age === null ? {} : { lastActivity: now - age * MIN }) }));
+  ages.forEach((age, k) =>
+    state.commit({ node: `n${k}`, gpus: [0], memoryPerGpu: 70 * G, model: `m${k}`, evict: [], score: 0 }, { id: `s${k}`, ...(age === null ? {} : { lastActivity: now - age * MIN }) }),
+  );
   return JSON.stringify(state.toJSON(), null, 2);
 }
 
-const ids = (file: string) => ts.restoreClusterState(readFileSync(file, 'utf8')).listSlots().map((s) => s.id);
+const ids = (file: string) =>
+  ts
+    .restoreClusterState(readFileSync(file, 'utf8'))
+    .listSlots()
+    .map((s) => s.id);
 
 describe('gpualloc state release / stale / gc', () => {
   it('release frees the slot: the file loses it and the next plan fits where it was', async () => {

@@ -1,9 +1,10 @@
 // `gpualloc state list` and `state show SLOT`: every slot with node, GPUs, memory per GPU, model, age
 // and stale flag, as a table or as the JSON the issue fixes; `plan --commit --json` names the new slot
 // as `committed` and `state list` finds it; an unknown slot ID is exit 2 naming the ID.
-import { describe, expect, it } from 'vitest';
+
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { cli, inTempDir } from '../support/cli.js';
 import { engines } from '../support/engines.js';
 

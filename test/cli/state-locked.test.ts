@@ -1,11 +1,12 @@
 // While another process holds FILE.lock, every change to the state file (plan --commit, state release,
 // stale, gc) waits the full 10 s and then exits 2 with STATE_LOCKED, leaving the file byte-identical;
 // reads (state list, plan without --commit) do not wait for the lock.
-import { describe, expect, it } from 'vitest';
+
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
 import { cli, inTempDir, ROOT } from '../support/cli.js';
 import { engines } from '../support/engines.js';
 

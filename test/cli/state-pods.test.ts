@@ -65,25 +65,27 @@ describe('gpualloc state list / show with pods', () => {
     });
   });
 
-  it('show prints a pod\'s share, CPU, host memory and its node\'s figures; a model slot on a plain node as before', async () => {
+  it("show prints a pod's share, CPU, host memory and its node's figures; a model slot on a plain node as before", async () => {
     await inTempDir('gpualloc-state-pods-', async (dir) => {
       const file = join(dir, 'state.json');
       writeFileSync(file, podState());
       const share = await cli(['state', 'show', 'share', '--state', file]);
-      expect(share.stdout).toBe([
-        'slot share',
-        '  node          a100',
-        '  gpus          1',
-        '  memory/gpu    20 GiB (20 GiB in all)',
-        '  model         -',
-        '  last activity unknown',
-        '  stale         no',
-        '  share         0.25 of each GPU (250 milli)',
-        '  cpu           4 (4000 milli-CPU)',
-        '  host memory   8 GiB',
-        '  on node       6.5 of 16 CPUs held, 8.5 GiB of 64 GiB host memory held, GPU model A100',
-        '',
-      ].join('\n'));
+      expect(share.stdout).toBe(
+        [
+          'slot share',
+          '  node          a100',
+          '  gpus          1',
+          '  memory/gpu    20 GiB (20 GiB in all)',
+          '  model         -',
+          '  last activity unknown',
+          '  stale         no',
+          '  share         0.25 of each GPU (250 milli)',
+          '  cpu           4 (4000 milli-CPU)',
+          '  host memory   8 GiB',
+          '  on node       6.5 of 16 CPUs held, 8.5 GiB of 64 GiB host memory held, GPU model A100',
+          '',
+        ].join('\n'),
+      );
       const cpuOnly = await cli(['state', 'show', 'cpu-only', '--state', file]);
       expect(cpuOnly.stdout).toMatch(/^slot cpu-only\n  node +a100\n  gpus +none\n  memory\/gpu +-\n/);
       expect(cpuOnly.stdout).toContain('\n  cpu           2500m (2500 milli-CPU)\n  host memory   512 MiB\n');
@@ -94,7 +96,9 @@ describe('gpualloc state list / show with pods', () => {
       });
       const plain = await cli(['state', 'show', 'emb', '--state', file]);
       expect(plain.stdout).toBe('slot emb\n  node          plain\n  gpus          0\n  memory/gpu    8 GiB (8 GiB in all)\n  model         embed\n  last activity unknown\n  stale         no\n');
-      expect(JSON.parse((await cli(['state', 'show', 'emb', '--state', file, '--json'])).stdout)).toStrictEqual({ slot: { id: 'emb', node: 'plain', gpus: [0], memoryPerGpu: 8 * G, model: 'embed', lastActivity: null, stale: false } });
+      expect(JSON.parse((await cli(['state', 'show', 'emb', '--state', file, '--json'])).stdout)).toStrictEqual({
+        slot: { id: 'emb', node: 'plain', gpus: [0], memoryPerGpu: 8 * G, model: 'embed', lastActivity: null, stale: false },
+      });
       // Releasing a CPU-only pod names what it held.
       const released = await cli(['state', 'release', 'cpu-only', '--state', file]);
       expect(released.stdout).toBe('released slot cpu-only (2500m CPU, 512 MiB host memory on a100)\n');

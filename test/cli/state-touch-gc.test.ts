@@ -2,9 +2,10 @@
 // D` removes only slots idle for longer than D since their commit or latest touch, listing each one;
 // `--dry-run` lists and changes nothing; `state stale --clear` counts as activity; `state list` shows
 // the idle time.
-import { describe, expect, it } from 'vitest';
+
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { cli, inTempDir } from '../support/cli.js';
 import { engines } from '../support/engines.js';
 
@@ -20,8 +21,16 @@ function filled(days: number[]): string {
   return JSON.stringify(state.toJSON(), null, 2) + '\n';
 }
 
-const slotIds = (file: string) => ts.restoreClusterState(readFileSync(file, 'utf8')).listSlots().map((s) => s.id);
-const lastActivity = (file: string, id: string) => ts.restoreClusterState(readFileSync(file, 'utf8')).listSlots().find((s) => s.id === id)!.lastActivity!;
+const slotIds = (file: string) =>
+  ts
+    .restoreClusterState(readFileSync(file, 'utf8'))
+    .listSlots()
+    .map((s) => s.id);
+const lastActivity = (file: string, id: string) =>
+  ts
+    .restoreClusterState(readFileSync(file, 'utf8'))
+    .listSlots()
+    .find((s) => s.id === id)!.lastActivity!;
 
 describe('gpualloc state touch / gc', () => {
   it('a slot serving for eight days that touches its slot survives gc --older-than 7d; the one that stopped is removed and listed', async () => {
@@ -38,14 +47,16 @@ describe('gpualloc state touch / gc', () => {
       expect(list.slice(3, 6).map((l) => l.split(/\s{2,}/)[5])).toEqual(['0s', '8d', '1d']);
       const gc = await cli(['state', 'gc', '--older-than', '7d', '--state', file]);
       expect(gc.code, gc.stderr).toBe(0);
-      expect(gc.stdout).toBe([
-        `removed 1 slot idle for more than 7d from ${file}:`,
-        'ID  NODE  GPUS  MEMORY/GPU  MODEL  IDLE  STALE',
-        '--  ----  ----  ----------  -----  ----  -----',
-        's1  n1    0     70 GiB      m1     8d    -',
-        'kept 2',
-        '',
-      ].join('\n'));
+      expect(gc.stdout).toBe(
+        [
+          `removed 1 slot idle for more than 7d from ${file}:`,
+          'ID  NODE  GPUS  MEMORY/GPU  MODEL  IDLE  STALE',
+          '--  ----  ----  ----------  -----  ----  -----',
+          's1  n1    0     70 GiB      m1     8d    -',
+          'kept 2',
+          '',
+        ].join('\n'),
+      );
       expect(slotIds(file)).toEqual(['s0', 's2']);
     });
   });
@@ -76,15 +87,17 @@ describe('gpualloc state touch / gc', () => {
       const text = readFileSync(file, 'utf8');
       const dry = await cli(['state', 'gc', '--older-than', '7d', '--dry-run', '--state', file]);
       expect(dry.code, dry.stderr).toBe(0);
-      expect(dry.stdout).toBe([
-        `would remove 2 slots idle for more than 7d from ${file} (dry run: nothing was changed):`,
-        'ID  NODE  GPUS  MEMORY/GPU  MODEL  IDLE  STALE',
-        '--  ----  ----  ----------  -----  ----  -----',
-        's0  n0    0     70 GiB      m0     9d    -',
-        's2  n2    0     70 GiB      m2     30d   -',
-        'would keep 1',
-        '',
-      ].join('\n'));
+      expect(dry.stdout).toBe(
+        [
+          `would remove 2 slots idle for more than 7d from ${file} (dry run: nothing was changed):`,
+          'ID  NODE  GPUS  MEMORY/GPU  MODEL  IDLE  STALE',
+          '--  ----  ----  ----------  -----  ----  -----',
+          's0  n0    0     70 GiB      m0     9d    -',
+          's2  n2    0     70 GiB      m2     30d   -',
+          'would keep 1',
+          '',
+        ].join('\n'),
+      );
       const json = JSON.parse((await cli(['state', 'gc', '--older-than', '7d', '--dry-run', '--state', file, '--json'])).stdout);
       expect([json.wouldRemove.map((e: { id: string }) => e.id), json.kept, json.dryRun]).toEqual([['s0', 's2'], 1, true]);
       expect(readFileSync(file, 'utf8')).toBe(text);

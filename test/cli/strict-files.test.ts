@@ -1,15 +1,15 @@
 // The device plugin YAML (replicas --config), inventories (--inventory) and state files (--state) are
 // read strictly: an unknown key names itself, its line and column and the closest known key; syntax
 // errors keep their line and column; exit 2, nothing written (issue 18, point 3).
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
+import { CLUSTER_STATE_KEYS as STATE_FILE_KEYS } from '../../src/cluster/state.js';
 import { createEngine } from '../../src/engine.js';
 import { jsonPosition } from '../../src/shared/file-positions.js';
 import { findUnknownKey } from '../../src/shared/validate.js';
-import { CLUSTER_STATE_KEYS as STATE_FILE_KEYS } from '../../src/cluster/state.js';
 
 const G = 2 ** 30;
 let dir = '';
@@ -27,7 +27,15 @@ async function run(argv: string[]): Promise<{ code: number; out: string; err: st
   return { code, out, err };
 }
 
-const INVENTORY = { version: 1, host: 'box', gpus: [{ index: 0, memoryTotal: 80 * G }, { index: 1, memoryTotal: 80 * G }], links: [{ a: 0, b: 1, nvlink: 4 }] };
+const INVENTORY = {
+  version: 1,
+  host: 'box',
+  gpus: [
+    { index: 0, memoryTotal: 80 * G },
+    { index: 1, memoryTotal: 80 * G },
+  ],
+  links: [{ a: 0, b: 1, nvlink: 4 }],
+};
 
 describe('replicas --config (device plugin YAML)', () => {
   it('an unknown key: exit 2, FILE:LINE:COLUMN, the key and the closest key', async () => {
@@ -39,7 +47,10 @@ describe('replicas --config (device plugin YAML)', () => {
   });
 
   it("the upstream keys are known, and the device plugin's spelling 'packed' is accepted there", async () => {
-    await writeFile(join(dir, 'plugin.yaml'), 'version: v1\nflags:\n  migStrategy: none\n  failOnInitError: true\n  plugin:\n    passDeviceSpecs: false\n    deviceListStrategy: envvar\n    deviceIDStrategy: uuid\n    allocationPolicy: packed\nsharing:\n  timeSlicing:\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 4\n');
+    await writeFile(
+      join(dir, 'plugin.yaml'),
+      'version: v1\nflags:\n  migStrategy: none\n  failOnInitError: true\n  plugin:\n    passDeviceSpecs: false\n    deviceListStrategy: envvar\n    deviceIDStrategy: uuid\n    allocationPolicy: packed\nsharing:\n  timeSlicing:\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 4\n',
+    );
     const r = await run(['replicas', '--preset', 'dgx-a100', '--size', '2', '--config', 'plugin.yaml', '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out)).toMatchObject({ policy: 'pack', policySource: 'config' });
@@ -110,7 +121,19 @@ describe('--state FILE', () => {
 
   it('every field toJSON writes is a known key (a state with used memory, topology, models, stale slots)', async () => {
     const engine = await createEngine({ backend: 'ts' });
-    const state = engine.createClusterState({ nodes: [{ id: 'box', gpus: [{ index: 0, memoryTotal: 80 * G, memoryUsed: G }, { index: 1, memoryTotal: 80 * G }], topology: { gpus: 2, links: [{ a: 0, b: 1, pcie: 'PIX', nvlink: 2 }] }, slots: [{ id: 's', model: 'm', gpus: [0, 1], memoryPerGpu: G, lastActivity: 5, stale: true }] }] });
+    const state = engine.createClusterState({
+      nodes: [
+        {
+          id: 'box',
+          gpus: [
+            { index: 0, memoryTotal: 80 * G, memoryUsed: G },
+            { index: 1, memoryTotal: 80 * G },
+          ],
+          topology: { gpus: 2, links: [{ a: 0, b: 1, pcie: 'PIX', nvlink: 2 }] },
+          slots: [{ id: 's', model: 'm', gpus: [0, 1], memoryPerGpu: G, lastActivity: 5, stale: true }],
+        },
+      ],
+    });
     const json = state.toJSON();
     expect(json.nodes[0].gpus[0].memoryUsed).toBe(G);
     expect(findUnknownKey(json, STATE_FILE_KEYS)).toBeUndefined();

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { closestName } from '../../src/shared/suggest.js';
 import { tomlPosition } from '../../src/shared/file-positions.js';
+import { closestName } from '../../src/shared/suggest.js';
 
 let dir = '';
 beforeAll(async () => {
@@ -35,7 +35,9 @@ describe('split --config is strict', () => {
   });
 
   it('reserved_mem, a misspelt table, and a key inside an array of tables', async () => {
-    expect((await split(`[resource]\nallocation-mode = "shared"\n  reserved_mem = "4GiB"\n${AGENTS}`)).err).toMatch(/^gpualloc: agents\.toml:3:3: unknown key resource\.reserved_mem \(did you mean reserved-mem\?\)\n$/);
+    expect((await split(`[resource]\nallocation-mode = "shared"\n  reserved_mem = "4GiB"\n${AGENTS}`)).err).toMatch(
+      /^gpualloc: agents\.toml:3:3: unknown key resource\.reserved_mem \(did you mean reserved-mem\?\)\n$/,
+    );
     expect((await split(`[resorce]\nallocation-mode = "shared"\n${AGENTS}`)).err).toMatch(/^gpualloc: agents\.toml:1:2: unknown key resorce \(did you mean resource\?\)\n$/);
     const r = await split(`[resource]\nallocation-mode = "manual"\n${AGENTS}[agents.allocation]\ncuda = ["cuda0"]\n`);
     expect(r.code).toBe(2);
@@ -59,7 +61,10 @@ describe('split --config is strict', () => {
   });
 
   it('free-form names stay free: device names under [devices] and under allocations', async () => {
-    const r = await split(`[resource]\nallocation-mode = "manual"\nmemory = "64GiB"\n[devices]\nfpga = ["f0", "f1"]\n[[agents]]\nid = "a"\n[agents.allocations]\nfpga = ["f0"]\nmem = "1GiB"\n[[agents]]\nid = "b"\n[agents.allocations]\nfpga = ["f1"]\n`, '--json');
+    const r = await split(
+      `[resource]\nallocation-mode = "manual"\nmemory = "64GiB"\n[devices]\nfpga = ["f0", "f1"]\n[[agents]]\nid = "a"\n[agents.allocations]\nfpga = ["f0"]\nmem = "1GiB"\n[[agents]]\nid = "b"\n[agents.allocations]\nfpga = ["f1"]\n`,
+      '--json',
+    );
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out).assignments).toEqual({ a: { fpga: ['f0'], mem: [] }, b: { fpga: ['f1'], mem: [] } });
   });

@@ -3,9 +3,9 @@
 // answers (the same error, or the same slot once applied) and changes nothing; normalizeStateJSON
 // accepts and writes what restoreClusterState + toJSON do, with the same errors.
 import { describe, expect, it } from 'vitest';
-import { engines } from '../support/engines.js';
 import { checkCommit, ledgerJSON, normalizeStateJSON, restoreLedger } from '../../src/cluster/state.js';
 import { AllocationError } from '../../src/shared/errors.js';
+import { engines } from '../support/engines.js';
 
 const { wasm, ts } = await engines();
 const G = 2 ** 30;
@@ -21,8 +21,20 @@ function outcomeOf(fn: () => unknown): string {
 }
 
 const nodes = () => [
-  { id: 'a', gpus: [{ index: 0, memoryTotal: 80 * G }, { index: 1, memoryTotal: 80 * G, memoryUsed: 10 * G }], cpu: 16000, hostMemory: 64 * G, gpuModel: 'A100',
-    slots: [{ id: 'old', model: 'm1', gpus: [0], memoryPerGpu: 30 * G, stale: true, lastActivity: 5 }, { id: 'live', gpus: [1], memoryPerGpu: 20 * G }] },
+  {
+    id: 'a',
+    gpus: [
+      { index: 0, memoryTotal: 80 * G },
+      { index: 1, memoryTotal: 80 * G, memoryUsed: 10 * G },
+    ],
+    cpu: 16000,
+    hostMemory: 64 * G,
+    gpuModel: 'A100',
+    slots: [
+      { id: 'old', model: 'm1', gpus: [0], memoryPerGpu: 30 * G, stale: true, lastActivity: 5 },
+      { id: 'live', gpus: [1], memoryPerGpu: 20 * G },
+    ],
+  },
   { id: 'b', gpus: [{ index: 0, memoryTotal: 40 * G }], topology: { gpus: 1, links: [] } },
 ];
 
@@ -41,7 +53,10 @@ const options: Array<[string, unknown, unknown]> = [
   ['an unknown option', { node: 'b', gpus: [0], memoryPerGpu: G, evict: [], score: 0 }, { when: 1 }],
 ];
 
-describe.each([['wasm', wasm], ['ts', ts]] as const)('checkCommit = state.commit (%s)', (_name, engine) => {
+describe.each([
+  ['wasm', wasm],
+  ['ts', ts],
+] as const)('checkCommit = state.commit (%s)', (_name, engine) => {
   it.each(options)('%s', (_what, option, commitOptions) => {
     const state = engine.createClusterState({ nodes: nodes() });
     const ledger = restoreLedger(state.toJSON());
@@ -64,12 +79,18 @@ describe.each([['wasm', wasm], ['ts', ts]] as const)('checkCommit = state.commit
   });
 });
 
-describe.each([['wasm', wasm], ['ts', ts]] as const)('normalizeStateJSON = restore + toJSON (%s)', (_name, engine) => {
+describe.each([
+  ['wasm', wasm],
+  ['ts', ts],
+] as const)('normalizeStateJSON = restore + toJSON (%s)', (_name, engine) => {
   const valid = engine.createClusterState({ nodes: nodes() }).toJSON();
   const inputs: Array<[string, unknown]> = [
     ['a valid state', valid],
     ['its text', JSON.stringify(valid)],
-    ['keys in another order, a slot with fields in another order', { nodes: valid.nodes.map((n) => ({ ...n, slots: n.slots.map((s) => Object.fromEntries(Object.entries(s).reverse())) })), nextSlot: 4, version: 1 }],
+    [
+      'keys in another order, a slot with fields in another order',
+      { nodes: valid.nodes.map((n) => ({ ...n, slots: n.slots.map((s) => Object.fromEntries(Object.entries(s).reverse())) })), nextSlot: 4, version: 1 },
+    ],
     ['truncated text', JSON.stringify(valid).slice(0, 40)],
     ['a wrong version', { ...valid, version: 2 }],
     ['an over-scheduled GPU', { ...valid, nodes: [{ ...valid.nodes[1], slots: [{ id: 'x', gpus: [0], memoryPerGpu: 41 * G }] }] }],

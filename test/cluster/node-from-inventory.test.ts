@@ -1,9 +1,9 @@
 // nodeFromInventory: the one way an inventory becomes a cluster node (ID, GPUs not lost, topology
 // without lost GPUs, used memory net of gpualloc's own slots).
 import { describe, expect, it } from 'vitest';
-import { nodeFromInventory } from '../../src/index.js';
-import { engines, codeOf } from '../support/engines.js';
 import type { Inventory } from '../../src/hardware/inventory.js';
+import { nodeFromInventory } from '../../src/index.js';
+import { codeOf, engines } from '../support/engines.js';
 
 const { wasm, ts } = await engines();
 const G = 2 ** 30;
@@ -12,28 +12,57 @@ const inventory = (): Inventory => ({
   version: 1,
   host: 'dgx-01',
   gpus: [
-    { index: 0, memoryTotal: 80 * G, memoryUsed: 10 * G, processes: [{ pid: 1, usedMemory: 8 * G }, { pid: 2, usedMemory: 4 * G }] },
+    {
+      index: 0,
+      memoryTotal: 80 * G,
+      memoryUsed: 10 * G,
+      processes: [
+        { pid: 1, usedMemory: 8 * G },
+        { pid: 2, usedMemory: 4 * G },
+      ],
+    },
     { index: 1, memoryTotal: 80 * G, memoryUsed: 30 * G, processes: [{ pid: 3, usedMemory: 20 * G }] },
     { index: 2, memoryTotal: 80 * G, lost: true },
     { index: 3, memoryTotal: 80 * G, memoryUsed: 0 },
   ],
-  links: [{ a: 0, b: 1, nvlink: 4 }, { a: 0, b: 2, nvlink: 4 }, { a: 1, b: 3, pcie: 'SYS' }],
+  links: [
+    { a: 0, b: 1, nvlink: 4 },
+    { a: 0, b: 2, nvlink: 4 },
+    { a: 1, b: 3, pcie: 'SYS' },
+  ],
 });
 
 describe('nodeFromInventory', () => {
-  it('takes the larger of memoryUsed and the processes\' sum; GPUs not lost; links without lost GPUs', () => {
+  it("takes the larger of memoryUsed and the processes' sum; GPUs not lost; links without lost GPUs", () => {
     expect(nodeFromInventory(inventory())).toEqual({
       id: 'dgx-01',
-      gpus: [{ index: 0, memoryTotal: 80 * G, memoryUsed: 12 * G }, { index: 1, memoryTotal: 80 * G, memoryUsed: 30 * G }, { index: 3, memoryTotal: 80 * G }],
-      topology: { gpus: 4, links: [{ a: 0, b: 1, nvlink: 4 }, { a: 1, b: 3, pcie: 'SYS' }] },
+      gpus: [
+        { index: 0, memoryTotal: 80 * G, memoryUsed: 12 * G },
+        { index: 1, memoryTotal: 80 * G, memoryUsed: 30 * G },
+        { index: 3, memoryTotal: 80 * G },
+      ],
+      topology: {
+        gpus: 4,
+        links: [
+          { a: 0, b: 1, nvlink: 4 },
+          { a: 1, b: 3, pcie: 'SYS' },
+        ],
+      },
     });
   });
 
-  it('subtracts the given slots\' memory on each GPU (never below 0) and keeps the slots', () => {
-    const slots = [{ id: 's1', gpus: [0, 1], memoryPerGpu: 8 * G }, { id: 's2', gpus: [1], memoryPerGpu: 40 * G }];
+  it("subtracts the given slots' memory on each GPU (never below 0) and keeps the slots", () => {
+    const slots = [
+      { id: 's1', gpus: [0, 1], memoryPerGpu: 8 * G },
+      { id: 's2', gpus: [1], memoryPerGpu: 40 * G },
+    ];
     const node = nodeFromInventory(inventory(), { id: 'n7', slots });
     expect(node.id).toBe('n7');
-    expect(node.gpus).toEqual([{ index: 0, memoryTotal: 80 * G, memoryUsed: 4 * G }, { index: 1, memoryTotal: 80 * G }, { index: 3, memoryTotal: 80 * G }]);
+    expect(node.gpus).toEqual([
+      { index: 0, memoryTotal: 80 * G, memoryUsed: 4 * G },
+      { index: 1, memoryTotal: 80 * G },
+      { index: 3, memoryTotal: 80 * G },
+    ]);
     expect(node.slots).toEqual(slots);
   });
 
@@ -66,7 +95,10 @@ describe('nodeFromInventory', () => {
     expect('cpu' in nodeFromInventory(inventory()) || 'hostMemory' in nodeFromInventory(inventory())).toBe(false);
   });
 
-  it.each([['wasm', wasm], ['ts', ts]] as const)('ClusterState from an inventory carries the used memory (%s)', (_name, engine) => {
+  it.each([
+    ['wasm', wasm],
+    ['ts', ts],
+  ] as const)('ClusterState from an inventory carries the used memory (%s)', (_name, engine) => {
     const state = engine.createClusterState(inventory());
     expect(state.toJSON().nodes).toEqual([{ ...nodeFromInventory(inventory()), slots: [] }]);
     // GPUs 0 and 1 keep 68 and 50 GiB after the memory in use: a 70 GiB model goes to GPU 3 only.

@@ -2,15 +2,27 @@
 // per-node version that grows on every change to that node only, and change listeners that stop
 // when unsubscribed. Both backends.
 import { describe, expect, it } from 'vitest';
-import { engines } from '../support/engines.js';
 import { AllocationError } from '../../src/shared/errors.js';
+import { engines } from '../support/engines.js';
 
 const { wasm, ts } = await engines();
 const G = 2 ** 30;
 
-describe.each([['wasm', wasm], ['ts', ts]] as const)('NodeView (%s)', (_name, engine) => {
+describe.each([
+  ['wasm', wasm],
+  ['ts', ts],
+] as const)('NodeView (%s)', (_name, engine) => {
   const nodes = () => [
-    { id: 'a', gpus: [{ index: 1, memoryTotal: 80 * G }, { index: 0, memoryTotal: 80 * G, memoryUsed: 8 * G }], cpu: 32000, hostMemory: 256 * G, gpuModel: 'A100' },
+    {
+      id: 'a',
+      gpus: [
+        { index: 1, memoryTotal: 80 * G },
+        { index: 0, memoryTotal: 80 * G, memoryUsed: 8 * G },
+      ],
+      cpu: 32000,
+      hostMemory: 256 * G,
+      gpuModel: 'A100',
+    },
     { id: 'b', gpus: [{ index: 0, memoryTotal: 40 * G }], topology: { gpus: 1, links: [] } },
   ];
 

@@ -2,10 +2,11 @@
 // started at once on one state file, every run that exits 0 has its slot in the file, in every one of
 // 10 rounds. (The old pid-file lock let two runs each "remove the stale lock" and both write.) And
 // `state release` processes racing `plan --commit` processes: every release and every commit lands.
-import { describe, expect, it } from 'vitest';
+
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { inTempDir, ROOT } from '../support/cli.js';
 import { engines } from '../support/engines.js';
 
@@ -70,7 +71,13 @@ describe('concurrent plan --commit processes with a stale lock file', () => {
       for (const r of done) expect(r.code, r.stderr).toBe(0);
       const committed = done.slice(6).map((r) => JSON.parse(r.stdout).committed as string);
       const expected = [...Array.from({ length: 6 }, (_, k) => `old-${2 * k + 1}`), ...committed].sort();
-      expect(ts.restoreClusterState(readFileSync(file, 'utf8')).listSlots().map((s) => s.id).sort()).toEqual(expected);
+      expect(
+        ts
+          .restoreClusterState(readFileSync(file, 'utf8'))
+          .listSlots()
+          .map((s) => s.id)
+          .sort(),
+      ).toEqual(expected);
     });
   });
 });

@@ -9,7 +9,10 @@ import { engines, errorOf } from '../support/engines.js';
 const { wasm, ts } = await engines();
 const G = 2 ** 30;
 
-describe.each([['wasm', wasm], ['ts', ts]] as const)('commit rejects unknown keys (%s)', (_name, engine) => {
+describe.each([
+  ['wasm', wasm],
+  ['ts', ts],
+] as const)('commit rejects unknown keys (%s)', (_name, engine) => {
   const fresh = () => engine.createClusterState({ nodes: [{ id: 'a', gpus: [{ index: 0, memoryTotal: 10 * G }], cpu: 4000, hostMemory: 8 * G }] });
 
   it('a misspelt pod resource in the option is an error naming the key; nothing is committed', () => {

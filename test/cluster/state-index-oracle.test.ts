@@ -1,29 +1,36 @@
 // ClusterState.plan (node index + one kernel call over the candidate nodes) equals a brute-force
 // merge of every node's planPlacement, on random clusters after random commit / release / markStale
 // sequences, on both backends.
-import { describe, expect, it } from 'vitest';
+
 import fc from 'fast-check';
-import { engines } from '../support/engines.js';
-import { referencePlan } from '../support/cluster-reference.js';
-import { arbClusterOf, arbOpOf, arbRequestOf, checkOpsAgainstReference, lcg } from '../support/oracle/cluster-ops.js';
+import { describe, expect, it } from 'vitest';
 import type { ClusterNode, ClusterPlanRequest } from '../../src/cluster/state.js';
+import { referencePlan } from '../support/cluster-reference.js';
+import { engines } from '../support/engines.js';
+import { arbClusterOf, arbOpOf, arbRequestOf, checkOpsAgainstReference, lcg } from '../support/oracle/cluster-ops.js';
 
 const { wasm, ts } = await engines();
 const G = 2 ** 30;
 
 const reference = referencePlan;
 
-const arbNode = (id: string) => fc.record({
-  width: fc.integer({ min: 1, max: 8 }),
-  total: fc.constantFrom(16, 40, 80),
-  topo: fc.integer({ min: 0, max: 5 }),
-  inUse: fc.constantFrom(0, 0, 3, 12),
-}).map((r): ClusterNode => {
-  // Used memory (processes outside the slots) on the even GPUs of some nodes.
-  const node: ClusterNode = { id, gpus: Array.from({ length: r.width }, (_, index) => (r.inUse > 0 && index % 2 === 0 ? { index, memoryTotal: r.total * G, memoryUsed: r.inUse * G } : { index, memoryTotal: r.total * G })) };
-  if (r.topo === 0 && r.width > 1) node.topology = { gpus: r.width, links: [{ a: 0, b: r.width - 1, nvlink: 2 }] };
-  return node;
-});
+const arbNode = (id: string) =>
+  fc
+    .record({
+      width: fc.integer({ min: 1, max: 8 }),
+      total: fc.constantFrom(16, 40, 80),
+      topo: fc.integer({ min: 0, max: 5 }),
+      inUse: fc.constantFrom(0, 0, 3, 12),
+    })
+    .map((r): ClusterNode => {
+      // Used memory (processes outside the slots) on the even GPUs of some nodes.
+      const node: ClusterNode = {
+        id,
+        gpus: Array.from({ length: r.width }, (_, index) => (r.inUse > 0 && index % 2 === 0 ? { index, memoryTotal: r.total * G, memoryUsed: r.inUse * G } : { index, memoryTotal: r.total * G })),
+      };
+      if (r.topo === 0 && r.width > 1) node.topology = { gpus: r.width, links: [{ a: 0, b: r.width - 1, nvlink: 2 }] };
+      return node;
+    });
 
 const arbCluster = arbClusterOf(arbNode, 24);
 const arbRequest = arbRequestOf(200, ['spread', 'pack', 'spread'], fc.uniqueArray(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 3 }));
@@ -31,17 +38,23 @@ const arbOp = arbOpOf(arbRequest, { commit: 5, release: 2, stale: 1 });
 
 describe('ClusterState.plan with its node index', () => {
   it('equals the brute-force merge of per-node plans after random commit / release / markStale sequences (wasm and ts)', () => {
-    fc.assert(fc.property(arbCluster, fc.array(arbOp, { minLength: 1, maxLength: 25 }), fc.array(arbRequest, { minLength: 1, maxLength: 3 }), (nodes, ops, probes) => {
-      const states = checkOpsAgainstReference(wasm, ts, nodes, ops, probes);
-      for (const req of probes) {
-        const expected = reference(ts, states[1].toJSON(), req);
-        for (const state of states) expect(state.plan(req).options).toEqual(expected);
-      }
-    }), { numRuns: 120 });
+    fc.assert(
+      fc.property(arbCluster, fc.array(arbOp, { minLength: 1, maxLength: 25 }), fc.array(arbRequest, { minLength: 1, maxLength: 3 }), (nodes, ops, probes) => {
+        const states = checkOpsAgainstReference(wasm, ts, nodes, ops, probes);
+        for (const req of probes) {
+          const expected = reference(ts, states[1].toJSON(), req);
+          for (const state of states) expect(state.plan(req).options).toEqual(expected);
+        }
+      }),
+      { numRuns: 120 },
+    );
   });
 
   it('a 300-node cluster filled by the best option each time matches the brute-force merge at every step (spread, default limit)', () => {
-    const nodes: ClusterNode[] = Array.from({ length: 300 }, (_, k) => ({ id: `n${k + 1}`, gpus: Array.from({ length: 1 + (k % 8) }, (_, index) => ({ index, memoryTotal: (k % 3 === 0 ? 40 : 80) * G })) }));
+    const nodes: ClusterNode[] = Array.from({ length: 300 }, (_, k) => ({
+      id: `n${k + 1}`,
+      gpus: Array.from({ length: 1 + (k % 8) }, (_, index) => ({ index, memoryTotal: (k % 3 === 0 ? 40 : 80) * G })),
+    }));
     const states = [wasm.createClusterState({ nodes }), ts.createClusterState({ nodes })];
     const rand = lcg(7);
     for (let t = 0; t < 120; t++) {

@@ -1,15 +1,24 @@
 // ClusterState with used memory (memoryUsed): plans avoid GPUs other processes fill, commit
 // re-validates against it, rejections name it, and toJSON / restore keep it (written only when > 0).
 import { describe, expect, it } from 'vitest';
-import { engines, codeOf } from '../support/engines.js';
 import type { Engine } from '../../src/engine.js';
+import { codeOf, engines } from '../support/engines.js';
 
 const { wasm, ts } = await engines();
 const G = 2 ** 30;
 
-describe.each([['wasm', wasm], ['ts', ts]] as Array<[string, Engine]>)('ClusterState with memoryUsed (%s)', (_name, engine) => {
+describe.each([
+  ['wasm', wasm],
+  ['ts', ts],
+] as Array<[string, Engine]>)('ClusterState with memoryUsed (%s)', (_name, engine) => {
   const nodes = () => [
-    { id: 'a', gpus: [{ index: 0, memoryTotal: 80 * G, memoryUsed: 70 * G }, { index: 1, memoryTotal: 80 * G, memoryUsed: 50 * G }] },
+    {
+      id: 'a',
+      gpus: [
+        { index: 0, memoryTotal: 80 * G, memoryUsed: 70 * G },
+        { index: 1, memoryTotal: 80 * G, memoryUsed: 50 * G },
+      ],
+    },
     { id: 'b', gpus: [{ index: 0, memoryTotal: 40 * G }] },
   ];
 
@@ -19,7 +28,10 @@ describe.each([['wasm', wasm], ['ts', ts]] as Array<[string, Engine]>)('ClusterS
     expect(plan.options.map((o) => [o.node, o.gpus])).toEqual([['b', [0]]]);
     // Spread over both nodes: node a's GPU 1 (30 GiB free) takes 25 GiB, node b's (40 GiB) ranks first.
     const small = state.plan({ memory: 25 * G, tensorParallelSizes: [1] });
-    expect(small.options.map((o) => [o.node, o.gpus])).toEqual([['b', [0]], ['a', [1]]]);
+    expect(small.options.map((o) => [o.node, o.gpus])).toEqual([
+      ['b', [0]],
+      ['a', [1]],
+    ]);
   });
 
   it('commit of an option that used memory leaves no room for conflicts and changes nothing', () => {
@@ -70,7 +82,10 @@ describe.each([['wasm', wasm], ['ts', ts]] as Array<[string, Engine]>)('ClusterS
     state.commit(state.plan({ memory: 25 * G, tensorParallelSizes: [1] }).options[0]);
     const json = state.toJSON();
     expect(json.nodes.map((n) => n.gpus)).toEqual([
-      [{ index: 0, memoryTotal: 80 * G, memoryUsed: 70 * G }, { index: 1, memoryTotal: 80 * G, memoryUsed: 50 * G }],
+      [
+        { index: 0, memoryTotal: 80 * G, memoryUsed: 70 * G },
+        { index: 1, memoryTotal: 80 * G, memoryUsed: 50 * G },
+      ],
       [{ index: 0, memoryTotal: 40 * G }],
       [{ index: 0, memoryTotal: 40 * G }],
     ]);
@@ -81,7 +96,10 @@ describe.each([['wasm', wasm], ['ts', ts]] as Array<[string, Engine]>)('ClusterS
     const request = { memory: 25 * G, tensorParallelSizes: [1] };
     expect(restored.plan(request)).toEqual(state.plan(request));
     // The committed slot took 25 of node b's 40 GiB; node a's GPU 1 keeps 30 GiB after its used memory.
-    expect(restored.plan(request).options.map((o) => [o.node, o.gpus])).toEqual([['c', [0]], ['a', [1]]]);
+    expect(restored.plan(request).options.map((o) => [o.node, o.gpus])).toEqual([
+      ['c', [0]],
+      ['a', [1]],
+    ]);
   });
 
   it('a state file without memoryUsed restores and writes back byte for byte', () => {

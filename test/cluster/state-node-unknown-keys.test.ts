@@ -10,7 +10,10 @@ import { engines, errorOf } from '../support/engines.js';
 const { wasm, ts } = await engines();
 const G = 2 ** 30;
 
-describe.each([['wasm', wasm], ['ts', ts]] as const)('unknown keys in a state (%s)', (_name, engine) => {
+describe.each([
+  ['wasm', wasm],
+  ['ts', ts],
+] as const)('unknown keys in a state (%s)', (_name, engine) => {
   const gpu = { index: 0, memoryTotal: 16 * G };
 
   it('a misspelt node resource is an error naming it', () => {
@@ -43,7 +46,10 @@ describe.each([['wasm', wasm], ['ts', ts]] as const)('unknown keys in a state (%
       nodes: [
         {
           id: 'a',
-          gpus: [{ index: 0, memoryTotal: 16 * G, memoryUsed: G }, { index: 1, memoryTotal: 16 * G }],
+          gpus: [
+            { index: 0, memoryTotal: 16 * G, memoryUsed: G },
+            { index: 1, memoryTotal: 16 * G },
+          ],
           topology: { gpus: 2, links: [{ a: 0, b: 1, nvlink: 2 }] },
           slots: [
             { id: 'm', model: 'llama', gpus: [0], memoryPerGpu: 4 * G, lastActivity: 5, stale: true },

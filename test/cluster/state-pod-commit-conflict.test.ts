@@ -3,11 +3,11 @@
 // the same answer, and a bad share (charge not floor(milli × memoryTotal / 1000), GPUs of different
 // sizes) is an argument error naming the field. Both backends.
 import { describe, expect, it } from 'vitest';
-import { engines } from '../support/engines.js';
-import { applyCommit, type NodeRecord } from '../../src/store/apply.js';
-import { AllocationError } from '../../src/shared/errors.js';
 import type { ClusterState } from '../../src/cluster/state.js';
 import type { PlacementOption } from '../../src/placement/index.js';
+import { AllocationError } from '../../src/shared/errors.js';
+import { applyCommit, type NodeRecord } from '../../src/store/apply.js';
+import { engines } from '../support/engines.js';
 
 const { wasm, ts } = await engines();
 const G = 2 ** 30;
@@ -29,7 +29,10 @@ function record(state: ClusterState, node: string): NodeRecord {
   return { id: n.id, gpus: n.gpus, slots: n.slots, cpu: n.cpu, hostMemory: n.hostMemory, gpuModel: n.gpuModel };
 }
 
-describe.each([['wasm', wasm], ['ts', ts]] as const)('a stale pod option (%s)', (_name, engine) => {
+describe.each([
+  ['wasm', wasm],
+  ['ts', ts],
+] as const)('a stale pod option (%s)', (_name, engine) => {
   const make = () => engine.createClusterState({ nodes: [{ id: 'n', gpus: [{ index: 0, memoryTotal: 16 * G }], cpu: 8000, hostMemory: 64 * G, gpuModel: 'T4' }] });
 
   const cases: Array<[string, { cpu: number; memory: number; milli: number }, { cpu: number; memory: number; milli: number }, RegExp]> = [
@@ -83,7 +86,18 @@ describe.each([['wasm', wasm], ['ts', ts]] as const)('a stale pod option (%s)', 
   });
 
   it('a share whose charge is not floor(milli × memoryTotal / 1000), or over GPUs of different sizes, is refused by field', () => {
-    const state = engine.createClusterState({ nodes: [{ id: 'n', gpus: [{ index: 0, memoryTotal: 16 * G }, { index: 1, memoryTotal: 24 * G }], cpu: 8000 }] });
+    const state = engine.createClusterState({
+      nodes: [
+        {
+          id: 'n',
+          gpus: [
+            { index: 0, memoryTotal: 16 * G },
+            { index: 1, memoryTotal: 24 * G },
+          ],
+          cpu: 8000,
+        },
+      ],
+    });
     const before = JSON.stringify(state.toJSON());
     const share: PlacementOption = { node: 'n', gpus: [0], memoryPerGpu: 1, evict: [], score: 0, milli: 500, cpu: 1 };
     expect(outcomeOf(() => state.commit(share))).toMatch(/^INVALID_ARGUMENT option\.memoryPerGpu: expected 8589934592 .*got 1 @option\.memoryPerGpu$/);

@@ -5,12 +5,15 @@
 // no share: the scheduler offers it to no GPU pod (NO_NODE_FITS, not an option commit refuses), and
 // commit refuses a share on it naming the field; memory-placed models still use it. Both backends.
 import { describe, expect, it } from 'vitest';
-import { engines } from '../support/engines.js';
 import { AllocationError } from '../../src/shared/errors.js';
+import { engines } from '../support/engines.js';
 
 const { wasm, ts } = await engines();
 
-describe.each([['wasm', wasm], ['ts', ts]] as const)('shares on GPUs of at most 10^6 bytes (%s)', (_name, engine) => {
+describe.each([
+  ['wasm', wasm],
+  ['ts', ts],
+] as const)('shares on GPUs of at most 10^6 bytes (%s)', (_name, engine) => {
   const pod = (id: string, milli: number) => ({ id, cpu: 1, memory: 0, gpus: 1, milli });
 
   for (const memoryTotal of [500, 1500, 1_000_000]) {

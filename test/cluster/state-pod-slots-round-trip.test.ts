@@ -3,12 +3,13 @@
 // state-file reader accepts those keys while still refusing unknown ones.
 import { describe, expect, it } from 'vitest';
 import { ledgerJSON, stateFileText } from '../../src/cluster/state.js';
-import { restoreText } from '../../src/store/file.js';
 import type { Engine } from '../../src/engine.js';
+import { restoreText } from '../../src/store/file.js';
 
 /** The strict state-file reader (JsonFileStore's), restored through `engine`. */
 const stateFromText = (engine: Engine, text: string, file: string) => engine.restoreClusterState(ledgerJSON(restoreText(text, file)));
-import { engines, codeOf } from '../support/engines.js';
+
+import { codeOf, engines } from '../support/engines.js';
 
 const { wasm, ts } = await engines();
 const G = 2 ** 30;
@@ -21,7 +22,10 @@ function podState() {
     nodes: [
       {
         id: 'a100-0',
-        gpus: [{ index: 0, memoryTotal: 80 * G, memoryUsed: G }, { index: 1, memoryTotal: 80 * G }],
+        gpus: [
+          { index: 0, memoryTotal: 80 * G, memoryUsed: G },
+          { index: 1, memoryTotal: 80 * G },
+        ],
         cpu: 64000,
         hostMemory: 512 * G,
         gpuModel: 'A100',
@@ -37,7 +41,10 @@ function podState() {
   };
 }
 
-describe.each([['wasm', wasm], ['ts', ts]] as const)('pod fields in the state (%s)', (_name, engine) => {
+describe.each([
+  ['wasm', wasm],
+  ['ts', ts],
+] as const)('pod fields in the state (%s)', (_name, engine) => {
   it('toJSON → restore → toJSON is byte for byte, new fields included, absent ones stay absent', () => {
     const state = engine.restoreClusterState(podState());
     const text = stateFileText(state);
@@ -56,7 +63,7 @@ describe.each([['wasm', wasm], ['ts', ts]] as const)('pod fields in the state (%
     expect(() => stateFromText(engine, JSON.stringify(bad, null, 2), 'state.json')).toThrow(/state\.json:\d+:\d+: unknown key nodes\[0\]\.gpuModle \(did you mean gpuModel\?\)/);
   });
 
-  it('refuses slots over the node\'s cpu or host memory, and bad pod fields, by field', () => {
+  it("refuses slots over the node's cpu or host memory, and bad pod fields, by field", () => {
     const over = podState();
     (over.nodes[0].slots[2] as { cpu?: number }).cpu = 60001;
     expect(codeOf(() => engine.restoreClusterState(over))).toBe('INVALID_STATE');

@@ -6,7 +6,10 @@ import { engines } from '../support/engines.js';
 const { wasm, ts } = await engines();
 const G = 2 ** 30;
 
-describe.each([['wasm', wasm], ['ts', ts]] as const)('pods and memory-placed models on one state (%s)', (_name, engine) => {
+describe.each([
+  ['wasm', wasm],
+  ['ts', ts],
+] as const)('pods and memory-placed models on one state (%s)', (_name, engine) => {
   const node = { id: 'box', gpus: [{ index: 0, memoryTotal: 80 * G }], cpu: 32000, hostMemory: 256 * G, gpuModel: 'A100' };
   const pod = (id: string, milli: number) => ({ id, cpu: 1000, memory: 1024, gpus: 1, milli });
 
@@ -54,17 +57,33 @@ describe.each([['wasm', wasm], ['ts', ts]] as const)('pods and memory-placed mod
   });
 
   it('a model placed by memory sees the bytes that pods hold', () => {
-    const state = engine.createClusterState({ nodes: [{ ...node, gpus: [{ index: 0, memoryTotal: 80 * G }, { index: 1, memoryTotal: 80 * G }] }] });
+    const state = engine.createClusterState({
+      nodes: [
+        {
+          ...node,
+          gpus: [
+            { index: 0, memoryTotal: 80 * G },
+            { index: 1, memoryTotal: 80 * G },
+          ],
+        },
+      ],
+    });
     const pods = state.podScheduler({ policy: 'bestfit' });
     try {
       for (const id of ['a', 'b']) state.commit(pods.plan(pod(id, 750)).options[0], { id });
       // bestfit stacks nothing here (750 + 750 > 1000): one share per GPU, each charged 60 GiB.
-      expect(state.listSlots().map((s) => [s.gpus, s.memoryPerGpu])).toEqual([[[0], 60 * G], [[1], 60 * G]]);
+      expect(state.listSlots().map((s) => [s.gpus, s.memoryPerGpu])).toEqual([
+        [[0], 60 * G],
+        [[1], 60 * G],
+      ]);
       // 20 GiB free on each GPU: 40 GiB over two GPUs fits exactly, 40 GiB + 2 bytes does not.
       expect(state.plan({ memory: 40 * G, tensorParallelSizes: [2] }).options.map((o) => o.gpus)).toEqual([[0, 1]]);
       const over = state.plan({ memory: 40 * G + 2, tensorParallelSizes: [2] });
       expect(over.options).toEqual([]);
-      expect(over.rejected.map((r) => [r.gpu, r.shortBy])).toEqual([[0, 1], [1, 1]]);
+      expect(over.rejected.map((r) => [r.gpu, r.shortBy])).toEqual([
+        [0, 1],
+        [1, 1],
+      ]);
     } finally {
       pods.close();
     }

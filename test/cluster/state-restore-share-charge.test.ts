@@ -11,8 +11,17 @@ import { engines, errorOf } from '../support/engines.js';
 const { wasm, ts } = await engines();
 const G = 2 ** 30;
 
-describe.each([['wasm', wasm], ['ts', ts]] as const)('pod slots charged for their share (%s)', (_name, engine) => {
-  const node = (slots: unknown[], gpus = [{ index: 0, memoryTotal: 10 * G }, { index: 1, memoryTotal: 10 * G }]) => ({ id: 'a', gpus, cpu: 8000, slots: slots as Slot[] });
+describe.each([
+  ['wasm', wasm],
+  ['ts', ts],
+] as const)('pod slots charged for their share (%s)', (_name, engine) => {
+  const node = (
+    slots: unknown[],
+    gpus = [
+      { index: 0, memoryTotal: 10 * G },
+      { index: 1, memoryTotal: 10 * G },
+    ],
+  ) => ({ id: 'a', gpus, cpu: 8000, slots: slots as Slot[] });
   const saved = (slots: unknown[], gpus?: Array<{ index: number; memoryTotal: number }>) => ({ version: 1, nextSlot: 1, nodes: [node(slots, gpus)] });
 
   it('restore refuses a share charged other than floor(milli × memoryTotal / 1000), naming the field and value', () => {
@@ -24,13 +33,32 @@ describe.each([['wasm', wasm], ['ts', ts]] as const)('pod slots charged for thei
   });
 
   it('createClusterState refuses the same slot as an argument error', () => {
-    const e = errorOf(() => engine.createClusterState({ nodes: [node([{ id: 'ok', gpus: [1], memoryPerGpu: G, milli: 100 }, { id: 'x', gpus: [0], memoryPerGpu: 2 * G, milli: 100 }])] }));
+    const e = errorOf(() =>
+      engine.createClusterState({
+        nodes: [
+          node([
+            { id: 'ok', gpus: [1], memoryPerGpu: G, milli: 100 },
+            { id: 'x', gpus: [0], memoryPerGpu: 2 * G, milli: 100 },
+          ]),
+        ],
+      }),
+    );
     expect(e.code).toBe('INVALID_ARGUMENT');
     expect(e.field).toBe('nodes[0].slots[1].memoryPerGpu');
   });
 
   it('restore refuses a share over GPUs of different sizes, and a share on a GPU of at most 10^6 bytes', () => {
-    const mixed = errorOf(() => engine.restoreClusterState(saved([{ id: 'x', gpus: [0, 1], memoryPerGpu: 10 * G, milli: 1000 }], [{ index: 0, memoryTotal: 10 * G }, { index: 1, memoryTotal: 20 * G }])));
+    const mixed = errorOf(() =>
+      engine.restoreClusterState(
+        saved(
+          [{ id: 'x', gpus: [0, 1], memoryPerGpu: 10 * G, milli: 1000 }],
+          [
+            { index: 0, memoryTotal: 10 * G },
+            { index: 1, memoryTotal: 20 * G },
+          ],
+        ),
+      ),
+    );
     expect(mixed.code).toBe('INVALID_STATE');
     expect(mixed.field).toBe('state.nodes[0].slots[0].gpus');
     const tiny = errorOf(() => engine.restoreClusterState(saved([{ id: 'x', gpus: [0], memoryPerGpu: 1, milli: 1 }], [{ index: 0, memoryTotal: 1500 }])));

@@ -11,7 +11,17 @@ const NOW = Date.UTC(2030, 0, 1);
 
 /** One node of 2 × 80 GiB, each GPU full with one slot, both stale; s0 last active 3 days ago, s1 5 days ago. */
 function state(engine: typeof ts) {
-  const s = engine.createClusterState({ nodes: [{ id: 'n', gpus: [{ index: 0, memoryTotal: 80 * G }, { index: 1, memoryTotal: 80 * G }] }] });
+  const s = engine.createClusterState({
+    nodes: [
+      {
+        id: 'n',
+        gpus: [
+          { index: 0, memoryTotal: 80 * G },
+          { index: 1, memoryTotal: 80 * G },
+        ],
+      },
+    ],
+  });
   s.commit({ node: 'n', gpus: [0], memoryPerGpu: 70 * G, model: 'a', evict: [], score: 0 }, { id: 's0', lastActivity: NOW - 3 * DAY });
   s.commit({ node: 'n', gpus: [1], memoryPerGpu: 70 * G, model: 'b', evict: [], score: 0 }, { id: 's1', lastActivity: NOW - 5 * DAY });
   s.markStale('s0');
@@ -21,7 +31,10 @@ function state(engine: typeof ts) {
 
 const activity = (s: ReturnType<typeof state>) => Object.fromEntries(s.listSlots().map((x) => [x.id, x.lastActivity]));
 
-describe.each([['wasm', wasm], ['ts', ts]] as const)('ClusterState.touch (%s)', (_name, engine) => {
+describe.each([
+  ['wasm', wasm],
+  ['ts', ts],
+] as const)('ClusterState.touch (%s)', (_name, engine) => {
   it('records activity, never moves it back, and defaults to now', () => {
     const s = state(engine);
     s.touch('s1', NOW - DAY);
@@ -32,7 +45,10 @@ describe.each([['wasm', wasm], ['ts', ts]] as const)('ClusterState.touch (%s)', 
     s.touch('s0');
     expect(activity(s).s0).toBeGreaterThanOrEqual(before);
     // The slot keeps its place and everything else; the JSON round trip keeps the activity.
-    expect(s.listSlots().map((x) => [x.id, x.stale])).toEqual([['s0', true], ['s1', true]]);
+    expect(s.listSlots().map((x) => [x.id, x.stale])).toEqual([
+      ['s0', true],
+      ['s1', true],
+    ]);
     expect(engine.restoreClusterState(s.toJSON()).listSlots()).toEqual(s.listSlots());
   });
 
@@ -61,7 +77,10 @@ describe.each([['wasm', wasm], ['ts', ts]] as const)('ClusterState.touch (%s)', 
   });
 });
 
-describe.each([['wasm', wasm], ['ts', ts]] as const)('ClusterState.release with idleBefore (%s)', (_name, engine) => {
+describe.each([
+  ['wasm', wasm],
+  ['ts', ts],
+] as const)('ClusterState.release with idleBefore (%s)', (_name, engine) => {
   it('releases a slot idle since before the time, and keeps one active since (CONFLICT, nothing changed)', () => {
     const s = state(engine);
     s.touch('s0', NOW);

@@ -1,18 +1,21 @@
-import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { unstructuredTopology } from '../../bench/inputs.js';
 import { engines } from '../support/engines.js';
 import { dpBestEffort, naiveBestEffort } from '../support/oracle/besteffort.js';
 import { arbRequest, arbTopology } from '../support/oracle/topologies.js';
-import { unstructuredTopology } from '../../bench/inputs.js';
 
 const { wasm, ts } = await engines();
 
 describe('the memoised oracle (dpBestEffort) is the enumeration', () => {
   it('on random topologies of up to 9 GPUs', () => {
     fc.assert(
-      fc.property(arbTopology(1, 9).chain((t) => arbRequest(t).map((r) => ({ t, r }))), ({ t, r }) => {
-        expect(dpBestEffort(t, r.available, r.required, r.size)).toEqual(naiveBestEffort(t, r.available, r.required, r.size));
-      }),
+      fc.property(
+        arbTopology(1, 9).chain((t) => arbRequest(t).map((r) => ({ t, r }))),
+        ({ t, r }) => {
+          expect(dpBestEffort(t, r.available, r.required, r.size)).toEqual(naiveBestEffort(t, r.available, r.required, r.size));
+        },
+      ),
       { numRuns: 200 },
     );
   });

@@ -1,14 +1,17 @@
 // allocateAligned without `available`: every GPU of the topology is available (issue 18, point 10).
 import { describe, expect, it } from 'vitest';
-import { engines, outcome } from '../support/engines.js';
-import { getPreset } from '../../src/hardware/presets.js';
 import { inventoryTopology } from '../../src/hardware/inventory.js';
+import { getPreset } from '../../src/hardware/presets.js';
+import { engines, outcome } from '../support/engines.js';
 
 const { wasm, ts } = await engines();
 const volta = inventoryTopology(getPreset('dgx1-volta'));
 
 describe('allocateAligned: available defaults to every GPU of the topology', () => {
-  for (const [name, engine] of [['wasm', wasm], ['ts', ts]] as const) {
+  for (const [name, engine] of [
+    ['wasm', wasm],
+    ['ts', ts],
+  ] as const) {
     it(`${name}: the same picks as available 0..gpus-1, for each policy, size and required set`, () => {
       const all = Array.from({ length: volta.gpus }, (_, g) => g);
       for (const policy of ['topology', 'besteffort'] as const) {

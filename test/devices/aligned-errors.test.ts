@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { engines } from '../support/engines.js';
-import { AllocationError } from '../../src/shared/errors.js';
-import { getPreset } from '../../src/hardware/presets.js';
-import { inventoryTopology } from '../../src/hardware/inventory.js';
 import { BESTEFFORT_MAX_AVAILABLE } from '../../src/devices/aligned.js';
+import { inventoryTopology } from '../../src/hardware/inventory.js';
+import { getPreset } from '../../src/hardware/presets.js';
+import { AllocationError } from '../../src/shared/errors.js';
+import { engines } from '../support/engines.js';
 
 const { wasm, ts } = await engines();
 const volta = inventoryTopology(getPreset('dgx1-volta'));

@@ -1,10 +1,10 @@
 // Golden tables computed by hand from the rules (issue 4), not from the implementation.
 import { describe, expect, it } from 'vitest';
-import { engines } from '../support/engines.js';
-import { getPreset } from '../../src/hardware/presets.js';
-import { inventoryTopology } from '../../src/hardware/inventory.js';
 import type { AlignedPolicy } from '../../src/devices/aligned.js';
+import { inventoryTopology } from '../../src/hardware/inventory.js';
+import { getPreset } from '../../src/hardware/presets.js';
 import type { Topology } from '../../src/hardware/topology.js';
+import { engines } from '../support/engines.js';
 
 const { wasm, ts } = await engines();
 const volta = inventoryTopology(getPreset('dgx1-volta'));
@@ -14,9 +14,15 @@ const ALL8 = [0, 1, 2, 3, 4, 5, 6, 7];
 const lonePair: Topology = {
   gpus: 5,
   links: [
-    { a: 0, b: 1, pcie: 'SYS' }, { a: 0, b: 2, pcie: 'SYS' }, { a: 0, b: 3, pcie: 'SYS' }, { a: 0, b: 4, pcie: 'SYS' },
-    { a: 1, b: 2, pcie: 'SYS' }, { a: 1, b: 3, pcie: 'SYS' }, { a: 1, b: 4, pcie: 'SYS' },
-    { a: 2, b: 3, pcie: 'SYS' }, { a: 2, b: 4, pcie: 'SYS' },
+    { a: 0, b: 1, pcie: 'SYS' },
+    { a: 0, b: 2, pcie: 'SYS' },
+    { a: 0, b: 3, pcie: 'SYS' },
+    { a: 0, b: 4, pcie: 'SYS' },
+    { a: 1, b: 2, pcie: 'SYS' },
+    { a: 1, b: 3, pcie: 'SYS' },
+    { a: 1, b: 4, pcie: 'SYS' },
+    { a: 2, b: 3, pcie: 'SYS' },
+    { a: 2, b: 4, pcie: 'SYS' },
     { a: 3, b: 4, pcie: 'PIX', nvlink: 2 },
   ],
 };
@@ -83,7 +89,12 @@ describe('allocateAligned golden table', () => {
         picks.push(r.devices);
         available = available.filter((g) => !r.devices.includes(g));
       }
-      expect(picks).toEqual([[0, 3], [1, 2], [4, 7], [5, 6]]);
+      expect(picks).toEqual([
+        [0, 3],
+        [1, 2],
+        [4, 7],
+        [5, 6],
+      ]);
       const last = e.allocateAligned({ topology: volta, available, size: 2, policy: 'besteffort' });
       expect(last.devices).toEqual([]);
       expect(last.reason?.code).toBe('INSUFFICIENT_DEVICES');
@@ -100,7 +111,12 @@ describe('allocateAligned golden table', () => {
         available = available.filter((g) => !r.devices.includes(g));
       }
       // {2,3}, {6,7}, then {0,4} / {1,5} tie (210, remainders 210) → {0,4}, then {1,5}.
-      expect(picks).toEqual([[2, 3], [6, 7], [0, 4], [1, 5]]);
+      expect(picks).toEqual([
+        [2, 3],
+        [6, 7],
+        [0, 4],
+        [1, 5],
+      ]);
     }
   });
 });

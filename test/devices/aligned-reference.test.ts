@@ -5,7 +5,19 @@ import { flatTopology, pairScoreMatrix, type Topology } from '../../src/hardware
 
 const lonePair: Topology = {
   gpus: 5,
-  links: [[0, 1], [0, 2], [0, 3], [0, 4], [1, 2], [1, 3], [1, 4], [2, 3], [2, 4]].map(([a, b]) => ({ a, b, pcie: 'SYS' as const })).concat([{ a: 3, b: 4, pcie: 'PIX' as never, nvlink: 2 } as never]),
+  links: [
+    [0, 1],
+    [0, 2],
+    [0, 3],
+    [0, 4],
+    [1, 2],
+    [1, 3],
+    [1, 4],
+    [2, 3],
+    [2, 4],
+  ]
+    .map(([a, b]) => ({ a, b, pcie: 'SYS' as const }))
+    .concat([{ a: 3, b: 4, pcie: 'PIX' as never, nvlink: 2 } as never]),
 };
 
 describe('bestEffortReference', () => {
@@ -26,7 +38,14 @@ describe('bestEffortReference', () => {
 
   it('stops after maxPartitions and says so', () => {
     const flat = pairScoreMatrix(flatTopology(16));
-    const r = bestEffortReference(flat, 16, Array.from({ length: 16 }, (_, g) => g), [], 2, { maxPartitions: 1000 });
+    const r = bestEffortReference(
+      flat,
+      16,
+      Array.from({ length: 16 }, (_, g) => g),
+      [],
+      2,
+      { maxPartitions: 1000 },
+    );
     expect(r.partitions).toBe(1000);
     expect(r.complete).toBe(false);
     expect(r.devices).toEqual([0, 1]);

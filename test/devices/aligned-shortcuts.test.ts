@@ -1,10 +1,11 @@
 // allocateAligned answers size 1 and size = every available GPU without calling the kernels: the
 // answers must be exactly what the kernels give (both backends' kernels, both policies).
-import { describe, expect, it } from 'vitest';
+
 import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { pairScoreMatrix, setScore, validateTopology } from '../../src/hardware/topology.js';
 import { engines } from '../support/engines.js';
 import { arbRequest, arbTopology } from '../support/oracle/topologies.js';
-import { pairScoreMatrix, setScore, validateTopology } from '../../src/hardware/topology.js';
 
 const { wasm, ts } = await engines();
 
@@ -35,7 +36,13 @@ describe('size 1 and size = available answered in TypeScript', () => {
 
   it('topology size 1 picks the least-connected available GPU, ties to the lowest index', () => {
     // 0-1 and 1-2 linked: 0 and 2 tie (one link each), 3 has none but is not available.
-    const topology = { gpus: 4, links: [{ a: 0, b: 1, pcie: 'PIX' as const }, { a: 1, b: 2, pcie: 'PIX' as const }] };
+    const topology = {
+      gpus: 4,
+      links: [
+        { a: 0, b: 1, pcie: 'PIX' as const },
+        { a: 1, b: 2, pcie: 'PIX' as const },
+      ],
+    };
     for (const e of [wasm, ts]) {
       expect(e.allocateAligned({ topology, available: [2, 1, 0], size: 1 }).devices).toEqual([0]);
       expect(e.allocateAligned({ topology, available: [1, 2], size: 1 }).devices).toEqual([1]);

@@ -1,25 +1,64 @@
-import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { engines } from '../support/engines.js';
-import { compareNatural } from '../../src/shared/natural-order.js';
+import { describe, expect, it } from 'vitest';
 import { AllocationError } from '../../src/shared/errors.js';
+import { compareNatural } from '../../src/shared/natural-order.js';
+import { engines } from '../support/engines.js';
 
 const { wasm, ts } = await engines();
 
 const golden: Array<[string[], string[]]> = [
-  [['cuda10', 'cuda2', 'cuda1'], ['cuda1', 'cuda2', 'cuda10']],
-  [['nvme0n1p10', 'nvme0n1p2'], ['nvme0n1p2', 'nvme0n1p10']],
-  [['gpu1', 'cuda0'], ['cuda0', 'gpu1']],
-  [['a', ''], ['', 'a']],
-  [['1', ''], ['', '1']],
-  [['cuda', 'cuda0', 'Cuda'], ['Cuda', 'cuda', 'cuda0']],
-  [['x01', 'x1', 'x001'], ['x001', 'x01', 'x1']],
-  [['GPU2', 'gpu10', 'gpu1'], ['gpu1', 'GPU2', 'gpu10']],
-  [['a1b', 'a1', 'a1b2', 'a2'], ['a1', 'a1b', 'a1b2', 'a2']],
-  [['n1234567890123456789012345678901234567891', 'n1234567890123456789012345678901234567890', 'n99'], ['n99', 'n1234567890123456789012345678901234567890', 'n1234567890123456789012345678901234567891']],
-  [['ab', 'a1'], ['a1', 'ab']],
-  [['b', 'B', 'a'], ['a', 'B', 'b']],
-  [['dup', 'dup', 'Dup'], ['Dup', 'dup', 'dup']],
+  [
+    ['cuda10', 'cuda2', 'cuda1'],
+    ['cuda1', 'cuda2', 'cuda10'],
+  ],
+  [
+    ['nvme0n1p10', 'nvme0n1p2'],
+    ['nvme0n1p2', 'nvme0n1p10'],
+  ],
+  [
+    ['gpu1', 'cuda0'],
+    ['cuda0', 'gpu1'],
+  ],
+  [
+    ['a', ''],
+    ['', 'a'],
+  ],
+  [
+    ['1', ''],
+    ['', '1'],
+  ],
+  [
+    ['cuda', 'cuda0', 'Cuda'],
+    ['Cuda', 'cuda', 'cuda0'],
+  ],
+  [
+    ['x01', 'x1', 'x001'],
+    ['x001', 'x01', 'x1'],
+  ],
+  [
+    ['GPU2', 'gpu10', 'gpu1'],
+    ['gpu1', 'GPU2', 'gpu10'],
+  ],
+  [
+    ['a1b', 'a1', 'a1b2', 'a2'],
+    ['a1', 'a1b', 'a1b2', 'a2'],
+  ],
+  [
+    ['n1234567890123456789012345678901234567891', 'n1234567890123456789012345678901234567890', 'n99'],
+    ['n99', 'n1234567890123456789012345678901234567890', 'n1234567890123456789012345678901234567891'],
+  ],
+  [
+    ['ab', 'a1'],
+    ['a1', 'ab'],
+  ],
+  [
+    ['b', 'B', 'a'],
+    ['a', 'B', 'b'],
+  ],
+  [
+    ['dup', 'dup', 'Dup'],
+    ['Dup', 'dup', 'dup'],
+  ],
   [[], []],
 ];
 
@@ -53,25 +92,33 @@ const id = fc.oneof(
 
 describe('naturalSort properties', () => {
   it('wasm and ts agree on random ID lists', () => {
-    fc.assert(fc.property(fc.array(id, { maxLength: 60 }), (ids) => {
-      expect(wasm.naturalSort(ids)).toEqual(ts.naturalSort(ids));
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(fc.array(id, { maxLength: 60 }), (ids) => {
+        expect(wasm.naturalSort(ids)).toEqual(ts.naturalSort(ids));
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('is a sorted permutation of the input under the documented comparison', () => {
-    fc.assert(fc.property(fc.array(id, { maxLength: 60 }), (ids) => {
-      const out = wasm.naturalSort(ids);
-      expect([...out].sort()).toEqual([...ids].sort());
-      for (let k = 1; k < out.length; k++) expect(compareNatural(out[k - 1], out[k])).toBeLessThanOrEqual(0);
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.array(id, { maxLength: 60 }), (ids) => {
+        const out = wasm.naturalSort(ids);
+        expect([...out].sort()).toEqual([...ids].sort());
+        for (let k = 1; k < out.length; k++) expect(compareNatural(out[k - 1], out[k])).toBeLessThanOrEqual(0);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('digit runs compare by value whatever their length', () => {
-    fc.assert(fc.property(fc.bigInt({ min: 0n, max: 10n ** 40n }), fc.bigInt({ min: 0n, max: 10n ** 40n }), (a, b) => {
-      const out = wasm.naturalSort([`dev${a}`, `dev${b}`]);
-      const expected = a <= b ? [`dev${a}`, `dev${b}`] : [`dev${b}`, `dev${a}`];
-      expect(out).toEqual(expected);
-    }));
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 10n ** 40n }), fc.bigInt({ min: 0n, max: 10n ** 40n }), (a, b) => {
+        const out = wasm.naturalSort([`dev${a}`, `dev${b}`]);
+        const expected = a <= b ? [`dev${a}`, `dev${b}`] : [`dev${b}`, `dev${a}`];
+        expect(out).toEqual(expected);
+      }),
+    );
   });
 
   it('keeps WASM memory stable over 10^5 calls after warm-up', () => {

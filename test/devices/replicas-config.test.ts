@@ -1,6 +1,6 @@
 // Where the replica policy comes from: request → --allocation-policy → GPUALLOC_ALLOCATION_POLICY → YAML → 'distributed'.
 import { describe, expect, it } from 'vitest';
-import { policyFromConfig, resolveAllocationPolicy, type PolicySettings } from '../../src/devices/policy-config.js';
+import { type PolicySettings, policyFromConfig, resolveAllocationPolicy } from '../../src/devices/policy-config.js';
 import { AllocationError } from '../../src/shared/errors.js';
 
 const yaml = (policy: string) => ({ text: `version: v1\nflags:\n  migStrategy: none\n  plugin:\n    passDeviceSpecs: false\n    allocationPolicy: ${policy}\n`, origin: 'plugin.yaml' });
@@ -33,14 +33,24 @@ describe('precedence', () => {
 describe('invalid values name where they came from', () => {
   const bad: Array<[string, PolicySettings, string, RegExp]> = [
     ['request', { request: 'binpack' }, 'UNKNOWN_POLICY', /^policy \(request\): expected one of 'distributed', 'pack', 'spread', got "binpack" \(did you mean pack\?\)$/],
-    ["'packed' outside a config file", { request: 'packed' }, 'UNKNOWN_POLICY', /^policy \(request\): expected one of .*got "packed" \(did you mean pack\? 'packed' is the device plugin's spelling, accepted in its config file\)$/],
+    [
+      "'packed' outside a config file",
+      { request: 'packed' },
+      'UNKNOWN_POLICY',
+      /^policy \(request\): expected one of .*got "packed" \(did you mean pack\? 'packed' is the device plugin's spelling, accepted in its config file\)$/,
+    ],
     ['flag', { flag: 'Packed' }, 'UNKNOWN_POLICY', /^--allocation-policy: expected one of .*got "Packed" \(did you mean pack\?\)$/],
     ['env', { env: env('round-robin') }, 'UNKNOWN_POLICY', /^environment variable GPUALLOC_ALLOCATION_POLICY: expected one of .*got "round-robin"$/],
     ['config value', { config: yaml('most-allocated') }, 'UNKNOWN_POLICY', /^config file plugin\.yaml:6:5: flags\.plugin\.allocationPolicy: expected one of .*got "most-allocated"$/],
     ['config value of the wrong type', { config: yaml('[packed]') }, 'INVALID_CONFIG', /^config file plugin\.yaml:6:5: flags\.plugin\.allocationPolicy: expected one of .*got an array of 1$/],
     ['config that is not YAML', { config: { text: 'flags: [unclosed', origin: 'broken.yaml' } }, 'INVALID_CONFIG', /^config file broken\.yaml:1:\d+: not valid YAML/],
     ['config whose top level is a list', { config: { text: '- a\n- b\n', origin: 'list.yaml' } }, 'INVALID_CONFIG', /^config file list\.yaml: \(top level\): expected a mapping/],
-    ['config whose plugin section is a string', { config: { text: 'flags:\n  plugin: packed\n', origin: 'p.yaml' } }, 'INVALID_CONFIG', /^config file p\.yaml:2:3: flags\.plugin: expected a mapping, got "packed"$/],
+    [
+      'config whose plugin section is a string',
+      { config: { text: 'flags:\n  plugin: packed\n', origin: 'p.yaml' } },
+      'INVALID_CONFIG',
+      /^config file p\.yaml:2:3: flags\.plugin: expected a mapping, got "packed"$/,
+    ],
     // A bad lower-precedence setting is reported even though a higher one decides.
     ['bad env under a good flag', { flag: 'pack', env: env('nope') }, 'UNKNOWN_POLICY', /GPUALLOC_ALLOCATION_POLICY.*"nope"/],
     ['bad config under a good request', { request: 'spread', config: yaml('nope') }, 'UNKNOWN_POLICY', /plugin\.yaml.*"nope"/],

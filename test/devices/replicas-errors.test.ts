@@ -1,7 +1,7 @@
 // Malformed allocateReplicas requests: each throws AllocationError with a stable code naming the field and value.
 import { describe, expect, it } from 'vitest';
-import { engines } from '../support/engines.js';
 import { AllocationError, type ERROR_CODES } from '../../src/shared/errors.js';
+import { engines } from '../support/engines.js';
 
 const { wasm, ts } = await engines();
 
@@ -27,7 +27,12 @@ const cases: Array<[string, unknown, keyof typeof ERROR_CODES, RegExp]> = [
   ['size is missing', { devices, available: devices }, 'INVALID_ARGUMENT', /size: expected a non-negative integer, got undefined/],
   ['unknown policy', { devices, available: devices, size: 1, policy: 'binpack' }, 'UNKNOWN_POLICY', /policy: expected one of 'distributed', 'pack', 'spread', got "binpack"/],
   ['policy of the wrong case', { devices, available: devices, size: 1, policy: 'Packed' }, 'UNKNOWN_POLICY', /policy: .*got "Packed"/],
-  ["the device plugin's spelling 'packed' (accepted only in its config file)", { devices, available: devices, size: 1, policy: 'packed' }, 'UNKNOWN_POLICY', /^policy: expected one of 'distributed', 'pack', 'spread', got "packed" \(did you mean pack\? 'packed' is the device plugin's spelling, accepted in its config file\)$/],
+  [
+    "the device plugin's spelling 'packed' (accepted only in its config file)",
+    { devices, available: devices, size: 1, policy: 'packed' },
+    'UNKNOWN_POLICY',
+    /^policy: expected one of 'distributed', 'pack', 'spread', got "packed" \(did you mean pack\? 'packed' is the device plugin's spelling, accepted in its config file\)$/,
+  ],
   ['devices over the ID limit', { devices: new Array(1_000_001).fill('x'), available: [], size: 0 }, 'LIMIT_EXCEEDED', /devices: expected at most 1000000 items/],
   ['parents is not an object', { devices, available: devices, size: 1, parents: ['x'] }, 'INVALID_ARGUMENT', /parents: expected an object/],
   ['a parent key is not a string', { devices, available: devices, size: 1, parents: { 'gpu0::0': 3 } }, 'INVALID_ARGUMENT', /parents\["gpu0::0"\]: expected a string, got 3/],

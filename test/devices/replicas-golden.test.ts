@@ -1,7 +1,7 @@
 // Golden tables for allocateReplicas, computed by hand from the rules in issue 3; both backends.
 import { describe, expect, it } from 'vitest';
-import { engines } from '../support/engines.js';
 import type { ReplicaRequest } from '../../src/devices/replicas.js';
+import { engines } from '../support/engines.js';
 
 const { wasm, ts } = await engines();
 
@@ -27,10 +27,28 @@ const golden: Array<[string, ReplicaRequest, string[]]> = [
   // gpu0 has 2 allocated, gpu1 1, gpu2 0.
   ['3×4 with 3 taken, size 3, distributed → gpu1 1, gpu2 2', { ...taken(replicated(3, 4), ['gpu0::0', 'gpu0::1', 'gpu1::0']), size: 3 }, ['gpu2::0', 'gpu1::1', 'gpu2::1']],
   ['3×4 with 3 taken, size 3, pack fills the fullest GPU first', { ...taken(replicated(3, 4), ['gpu0::0', 'gpu0::1', 'gpu1::0']), size: 3, policy: 'pack' }, ['gpu0::2', 'gpu0::3', 'gpu1::1']],
-  ['3×4 with 3 taken, size 3, spread → one per GPU, least allocated first', { ...taken(replicated(3, 4), ['gpu0::0', 'gpu0::1', 'gpu1::0']), size: 3, policy: 'spread' }, ['gpu2::0', 'gpu1::1', 'gpu0::2']],
-  ['3×4 with 3 taken, size 5, spread → round robin', { ...taken(replicated(3, 4), ['gpu0::0', 'gpu0::1', 'gpu1::0']), size: 5, policy: 'spread' }, ['gpu2::0', 'gpu1::1', 'gpu0::2', 'gpu2::1', 'gpu1::2']],
+  [
+    '3×4 with 3 taken, size 3, spread → one per GPU, least allocated first',
+    { ...taken(replicated(3, 4), ['gpu0::0', 'gpu0::1', 'gpu1::0']), size: 3, policy: 'spread' },
+    ['gpu2::0', 'gpu1::1', 'gpu0::2'],
+  ],
+  [
+    '3×4 with 3 taken, size 5, spread → round robin',
+    { ...taken(replicated(3, 4), ['gpu0::0', 'gpu0::1', 'gpu1::0']), size: 5, policy: 'spread' },
+    ['gpu2::0', 'gpu1::1', 'gpu0::2', 'gpu2::1', 'gpu1::2'],
+  ],
   // distributed: equal allocated counts → fewer picks in this call first (key order alone would say gpu0).
-  ['distributed: picked-in-this-call breaks an allocated tie', { ...taken(replicated(2, 3).map((id) => id), ['gpu1::0']), size: 2 }, ['gpu0::0', 'gpu1::1']],
+  [
+    'distributed: picked-in-this-call breaks an allocated tie',
+    {
+      ...taken(
+        replicated(2, 3).map((id) => id),
+        ['gpu1::0'],
+      ),
+      size: 2,
+    },
+    ['gpu0::0', 'gpu1::1'],
+  ],
   // Physical keys and replicas in natural order, not code-unit order; input order does not matter.
   ['key natural order: gpu2 before gpu10', { devices: ['gpu10::0', 'gpu2::0'], available: ['gpu10::0', 'gpu2::0'], size: 1 }, ['gpu2::0']],
   ['replica natural order: ::2 before ::10', { devices: ['gpu0::10', 'gpu0::2', 'gpu0::1x'], available: ['gpu0::10', 'gpu0::2', 'gpu0::1x'], size: 2, policy: 'pack' }, ['gpu0::1x', 'gpu0::2']],
@@ -53,12 +71,22 @@ const migGolden: Array<[string, ReplicaRequest, string[]]> = [
   ['MIG grouped by parent, pack: both slices of GPU-0 first', { devices: mig, available: mig, size: 2, parents, policy: 'pack' }, ['MIG-c', 'MIG-d']],
   ['MIG, GPU-1 has a slice in use: pack fills GPU-1 first', { devices: mig, available: ['MIG-b', 'MIG-c', 'MIG-d'], size: 2, parents, policy: 'pack' }, ['MIG-b', 'MIG-c']],
   ['MIG, GPU-1 has a slice in use: distributed starts on GPU-0', { devices: mig, available: ['MIG-b', 'MIG-c', 'MIG-d'], size: 2, parents }, ['MIG-c', 'MIG-b']],
-  ['MIG replicas grouped by parent override the :: rule', {
-    devices: ['MIG-a::0', 'MIG-a::1', 'MIG-b::0', 'MIG-b::1'], available: ['MIG-a::0', 'MIG-a::1', 'MIG-b::0', 'MIG-b::1'], size: 2,
-    parents: { 'MIG-a::0': 'GPU-0', 'MIG-a::1': 'GPU-0', 'MIG-b::0': 'GPU-0', 'MIG-b::1': 'GPU-1' },
-  }, ['MIG-a::0', 'MIG-b::1']],
+  [
+    'MIG replicas grouped by parent override the :: rule',
+    {
+      devices: ['MIG-a::0', 'MIG-a::1', 'MIG-b::0', 'MIG-b::1'],
+      available: ['MIG-a::0', 'MIG-a::1', 'MIG-b::0', 'MIG-b::1'],
+      size: 2,
+      parents: { 'MIG-a::0': 'GPU-0', 'MIG-a::1': 'GPU-0', 'MIG-b::0': 'GPU-0', 'MIG-b::1': 'GPU-1' },
+    },
+    ['MIG-a::0', 'MIG-b::1'],
+  ],
   ['parents for IDs outside devices are ignored', { devices: ['x::0', 'y::0'], available: ['x::0', 'y::0'], size: 1, parents: { 'z::0': 'a' } }, ['x::0']],
-  ['__proto__ is an ordinary ID and key', { devices: ['__proto__', 'constructor'], available: ['__proto__', 'constructor'], size: 2, parents: { __proto__: 'k', constructor: 'k' } as Record<string, string> }, ['__proto__', 'constructor']],
+  [
+    '__proto__ is an ordinary ID and key',
+    { devices: ['__proto__', 'constructor'], available: ['__proto__', 'constructor'], size: 2, parents: { __proto__: 'k', constructor: 'k' } as Record<string, string> },
+    ['__proto__', 'constructor'],
+  ],
 ];
 
 describe('allocateReplicas golden table', () => {

@@ -1,7 +1,7 @@
 // allocateReplicas keeps device IDs interned between calls: answers must not depend on earlier calls.
 import { describe, expect, it } from 'vitest';
-import { engines } from '../support/engines.js';
 import type { ReplicaRequest } from '../../src/devices/replicas.js';
+import { engines } from '../support/engines.js';
 
 const { wasm, ts } = await engines();
 

@@ -1,14 +1,21 @@
 // pickReplicas on raw integer inputs: wasm = ts, including shapes allocateReplicas never sends
 // (GPUs without candidates, count above the candidates), and a hand-checked small case.
-import { describe, expect, it } from 'vitest';
+
 import fc from 'fast-check';
-import { engines } from '../support/engines.js';
+import { describe, expect, it } from 'vitest';
 import { REPLICA_POLICY_CODE } from '../../src/devices/replicas.js';
+import { engines } from '../support/engines.js';
 
 const { wasm, ts } = await engines();
 
 /** A random permutation of 0..n-1 from a list of sort keys. */
-const permutation = (keys: number[]) => Int32Array.from(keys.map((k, i) => [k, i] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]).map(([, i]) => i));
+const permutation = (keys: number[]) =>
+  Int32Array.from(
+    keys
+      .map((k, i) => [k, i] as const)
+      .sort((a, b) => a[0] - b[0] || a[1] - b[1])
+      .map(([, i]) => i),
+  );
 
 const input = fc.integer({ min: 1, max: 12 }).chain((gpus) =>
   fc.record({
@@ -23,18 +30,21 @@ const input = fc.integer({ min: 1, max: 12 }).chain((gpus) =>
 
 describe('pickReplicas kernel', () => {
   it('wasm and ts agree on random integer inputs', () => {
-    fc.assert(fc.property(input, ({ policy, candidateGpu, gpuAllocated, keyOrder, rankSeed, count }) => {
-      const gpu = Int32Array.from(candidateGpu);
-      const rank = permutation(rankSeed.slice(0, gpu.length));
-      const allocated = Int32Array.from(gpuAllocated);
-      const keyRank = permutation(keyOrder);
-      const a = wasm.kernels.pickReplicas(policy, gpu, rank, allocated, keyRank, count);
-      const b = ts.kernels.pickReplicas(policy, gpu, rank, allocated, keyRank, count);
-      expect(Array.from(a)).toEqual(Array.from(b));
-      expect(a.length).toBe(Math.min(count, gpu.length));
-      expect(new Set(a).size).toBe(a.length);
-      expect(Array.from(allocated)).toEqual(gpuAllocated);
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(input, ({ policy, candidateGpu, gpuAllocated, keyOrder, rankSeed, count }) => {
+        const gpu = Int32Array.from(candidateGpu);
+        const rank = permutation(rankSeed.slice(0, gpu.length));
+        const allocated = Int32Array.from(gpuAllocated);
+        const keyRank = permutation(keyOrder);
+        const a = wasm.kernels.pickReplicas(policy, gpu, rank, allocated, keyRank, count);
+        const b = ts.kernels.pickReplicas(policy, gpu, rank, allocated, keyRank, count);
+        expect(Array.from(a)).toEqual(Array.from(b));
+        expect(a.length).toBe(Math.min(count, gpu.length));
+        expect(new Set(a).size).toBe(a.length);
+        expect(Array.from(allocated)).toEqual(gpuAllocated);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('follows the documented order on a hand-checked case', () => {

@@ -1,10 +1,11 @@
 // allocateReplicas on random resources: wasm = ts = a naive reference written from the rules, and the
 // properties each policy promises.
-import { describe, expect, it } from 'vitest';
+
 import fc from 'fast-check';
-import { engines } from '../support/engines.js';
-import { compareNatural } from '../../src/shared/natural-order.js';
+import { describe, expect, it } from 'vitest';
 import type { ReplicaPolicy, ReplicaRequest } from '../../src/devices/replicas.js';
+import { compareNatural } from '../../src/shared/natural-order.js';
+import { engines } from '../support/engines.js';
 
 const { wasm, ts } = await engines();
 
@@ -62,7 +63,10 @@ const gpuName = fc.oneof(
 const request: fc.Arbitrary<ReplicaRequest> = fc
   .record({
     gpus: fc.uniqueArray(fc.tuple(gpuName, fc.integer({ min: 1, max: 6 })), { selector: ([n]) => n, minLength: 0, maxLength: 8 }),
-    plain: fc.uniqueArray(fc.nat({ max: 40 }).map((n) => `dev${n}`), { maxLength: 5 }),
+    plain: fc.uniqueArray(
+      fc.nat({ max: 40 }).map((n) => `dev${n}`),
+      { maxLength: 5 },
+    ),
     slices: fc.array(fc.nat({ max: 3 }), { maxLength: 6 }),
     useParents: fc.boolean(),
     policy: fc.option(fc.constantFrom<ReplicaPolicy>('distributed', 'pack', 'spread'), { nil: undefined }),
@@ -79,7 +83,10 @@ const request: fc.Arbitrary<ReplicaRequest> = fc
     });
     let s = 0;
     const rand = () => seed[s++ % seed.length] + s;
-    const shuffled = devices.map((id, k) => [rand() * 7919 + k, id] as const).sort((a, b) => a[0] - b[0]).map(([, id]) => id);
+    const shuffled = devices
+      .map((id, k) => [rand() * 7919 + k, id] as const)
+      .sort((a, b) => a[0] - b[0])
+      .map(([, id]) => id);
     const available = shuffled.filter(() => rand() % 4 !== 0);
     const required = available.filter(() => rand() % 7 === 0);
     const size = required.length + (rand() % (available.length - required.length + 3));
@@ -91,29 +98,35 @@ const request: fc.Arbitrary<ReplicaRequest> = fc
 
 describe('allocateReplicas parity and properties', () => {
   it('wasm, ts and the reference agree on random resources', () => {
-    fc.assert(fc.property(request, (req) => {
-      const a = wasm.allocateReplicas(req);
-      const b = ts.allocateReplicas(req);
-      expect(a).toEqual(b);
-      const expected = reference(req);
-      if (expected === null) {
-        expect(a.devices).toEqual([]);
-        expect(a.reason?.code).toBe('INSUFFICIENT_DEVICES');
-      } else {
-        expect(a).toEqual({ devices: expected });
-      }
-    }), { numRuns: 600 });
+    fc.assert(
+      fc.property(request, (req) => {
+        const a = wasm.allocateReplicas(req);
+        const b = ts.allocateReplicas(req);
+        expect(a).toEqual(b);
+        const expected = reference(req);
+        if (expected === null) {
+          expect(a.devices).toEqual([]);
+          expect(a.reason?.code).toBe('INSUFFICIENT_DEVICES');
+        } else {
+          expect(a).toEqual({ devices: expected });
+        }
+      }),
+      { numRuns: 600 },
+    );
   });
 
   it('no duplicate picks, required first, exactly size devices', () => {
-    fc.assert(fc.property(request, (req) => {
-      const { devices, reason } = wasm.allocateReplicas(req);
-      if (reason !== undefined) return;
-      expect(devices.length).toBe(req.size);
-      expect(new Set(devices).size).toBe(devices.length);
-      expect(devices.slice(0, req.required!.length)).toEqual(req.required);
-      for (const id of devices) expect(req.available).toContain(id);
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(request, (req) => {
+        const { devices, reason } = wasm.allocateReplicas(req);
+        if (reason !== undefined) return;
+        expect(devices.length).toBe(req.size);
+        expect(new Set(devices).size).toBe(devices.length);
+        expect(devices.slice(0, req.required!.length)).toEqual(req.required);
+        for (const id of devices) expect(req.available).toContain(id);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   /** Final allocated / picked counts per key and each key's remaining candidates. */
@@ -135,59 +148,71 @@ describe('allocateReplicas parity and properties', () => {
   }
 
   it('distributed never leaves allocated counts further apart than necessary', () => {
-    fc.assert(fc.property(request, (req0) => {
-      const req = { ...req0, policy: 'distributed' as const };
-      const { devices, reason } = ts.allocateReplicas(req);
-      if (reason !== undefined) return;
-      const { allocated, picked, remaining } = tally(req, devices.slice(req.required!.length));
-      // A GPU we picked from was the least allocated when we last did; any GPU still open had at least that many.
-      for (const [a, p] of picked) {
-        if (p === 0) continue;
-        for (const [b, left] of remaining) if (left > 0) expect(allocated.get(a)! - 1).toBeLessThanOrEqual(allocated.get(b)!);
-      }
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(request, (req0) => {
+        const req = { ...req0, policy: 'distributed' as const };
+        const { devices, reason } = ts.allocateReplicas(req);
+        if (reason !== undefined) return;
+        const { allocated, picked, remaining } = tally(req, devices.slice(req.required!.length));
+        // A GPU we picked from was the least allocated when we last did; any GPU still open had at least that many.
+        for (const [a, p] of picked) {
+          if (p === 0) continue;
+          for (const [b, left] of remaining) if (left > 0) expect(allocated.get(a)! - 1).toBeLessThanOrEqual(allocated.get(b)!);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('packed never opens a new GPU while a touched one still has candidates', () => {
-    fc.assert(fc.property(request, (req0) => {
-      const req = { ...req0, policy: 'pack' as const };
-      const { devices, reason } = wasm.allocateReplicas(req);
-      if (reason !== undefined) return;
-      const picks = devices.slice(req.required!.length);
-      const chosen = new Set(req.required);
-      const touched = new Set<string>();
-      for (const id of picks) {
-        const k = keyOf(id, req.parents);
-        if (!touched.has(k)) {
-          for (const t of touched) {
-            const open = req.available.some((x) => keyOf(x, req.parents) === t && !chosen.has(x));
-            expect(open).toBe(false);
+    fc.assert(
+      fc.property(request, (req0) => {
+        const req = { ...req0, policy: 'pack' as const };
+        const { devices, reason } = wasm.allocateReplicas(req);
+        if (reason !== undefined) return;
+        const picks = devices.slice(req.required!.length);
+        const chosen = new Set(req.required);
+        const touched = new Set<string>();
+        for (const id of picks) {
+          const k = keyOf(id, req.parents);
+          if (!touched.has(k)) {
+            for (const t of touched) {
+              const open = req.available.some((x) => keyOf(x, req.parents) === t && !chosen.has(x));
+              expect(open).toBe(false);
+            }
+            touched.add(k);
           }
-          touched.add(k);
+          chosen.add(id);
         }
-        chosen.add(id);
-      }
-    }), { numRuns: 300 });
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('spread keeps per-GPU pick counts within one of each other among open GPUs', () => {
-    fc.assert(fc.property(request, (req0) => {
-      const req = { ...req0, policy: 'spread' as const };
-      const { devices, reason } = wasm.allocateReplicas(req);
-      if (reason !== undefined) return;
-      const { picked, remaining } = tally(req, devices.slice(req.required!.length));
-      for (const [, p] of picked) {
-        if (p === 0) continue;
-        for (const [b, left] of remaining) if (left > 0) expect(p - 1).toBeLessThanOrEqual(picked.get(b)!);
-      }
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(request, (req0) => {
+        const req = { ...req0, policy: 'spread' as const };
+        const { devices, reason } = wasm.allocateReplicas(req);
+        if (reason !== undefined) return;
+        const { picked, remaining } = tally(req, devices.slice(req.required!.length));
+        for (const [, p] of picked) {
+          if (p === 0) continue;
+          for (const [b, left] of remaining) if (left > 0) expect(p - 1).toBeLessThanOrEqual(picked.get(b)!);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('the result does not depend on the order of devices or available', () => {
-    fc.assert(fc.property(request, (req) => {
-      const reversed = { ...req, devices: req.devices.slice().reverse(), available: req.available.slice().reverse() };
-      expect(wasm.allocateReplicas(reversed)).toEqual(wasm.allocateReplicas(req));
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(request, (req) => {
+        const reversed = { ...req, devices: req.devices.slice().reverse(), available: req.available.slice().reverse() };
+        expect(wasm.allocateReplicas(reversed)).toEqual(wasm.allocateReplicas(req));
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('keeps WASM memory stable over 10^5 calls after warm-up', () => {

@@ -1,8 +1,8 @@
-import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { engines } from '../support/engines.js';
+import { describe, expect, it } from 'vitest';
 import { dealCounts, type SplitRequest } from '../../src/devices/split.js';
 import { AllocationError } from '../../src/shared/errors.js';
+import { engines } from '../support/engines.js';
 
 const { wasm, ts } = await engines();
 const both = [wasm, ts];
@@ -57,12 +57,13 @@ describe('auto-split', () => {
   });
 
   it('dealCounts matches divmod for every small n and m', () => {
-    for (let n = 0; n < 30; n++) for (let m = 1; m < 10; m++) {
-      const c = dealCounts(n, m);
-      expect(c.reduce((x, y) => x + y, 0)).toBe(n);
-      expect(Math.max(...c) - Math.min(...c)).toBeLessThanOrEqual(1);
-      for (let k = 1; k < m; k++) expect(c[k]).toBeLessThanOrEqual(c[k - 1]);
-    }
+    for (let n = 0; n < 30; n++)
+      for (let m = 1; m < 10; m++) {
+        const c = dealCounts(n, m);
+        expect(c.reduce((x, y) => x + y, 0)).toBe(n);
+        expect(Math.max(...c) - Math.min(...c)).toBeLessThanOrEqual(1);
+        for (let k = 1; k < m; k++) expect(c[k]).toBeLessThanOrEqual(c[k - 1]);
+      }
   });
 });
 
@@ -115,7 +116,12 @@ describe('manual', () => {
 
   const errorCases: Array<[string, (r: SplitRequest) => SplitRequest, string, RegExp]> = [
     ['unknown device name', (r) => ({ ...r, manual: { ...r.manual, a1: { rocm: ['rocm0'] } } }), 'UNKNOWN_DEVICE_NAME', /manual\.a1\.rocm: .*"rocm"/],
-    ['unknown device ID lists the available IDs in natural order', (r) => ({ ...r, manual: { ...r.manual, a1: { cuda: ['cuda9'] } } }), 'UNKNOWN_DEVICE_ID', /"cuda9"; available: cuda0, cuda1, cuda2, cuda3/],
+    [
+      'unknown device ID lists the available IDs in natural order',
+      (r) => ({ ...r, manual: { ...r.manual, a1: { cuda: ['cuda9'] } } }),
+      'UNKNOWN_DEVICE_ID',
+      /"cuda9"; available: cuda0, cuda1, cuda2, cuda3/,
+    ],
     ['one ID given to two agents', (r) => ({ ...r, manual: { a1: { cuda: ['cuda1'] }, a2: { cuda: ['cuda1'] } } }), 'DEVICE_ASSIGNED_TWICE', /"cuda1" is given to both agent "a1" and agent "a2"/],
     ['an agent missing from manual', (r) => ({ ...r, manual: { a1: {} } }), 'MISSING_AGENT', /agent "a2" has no entry/],
     ['a manual agent that is not an agent', (r) => ({ ...r, manual: { ...r.manual, ghost: {} } }), 'UNKNOWN_AGENT', /manual\.ghost/],
@@ -146,7 +152,12 @@ describe('manual', () => {
   }
 
   it('treats agent IDs __proto__ and constructor like any other', () => {
-    const r = wasm.splitDevices({ agents: ['__proto__', 'constructor'], mode: 'manual', devices: { cuda: ['cuda0', 'cuda1'] }, manual: JSON.parse('{"__proto__": {"cuda": ["cuda1"]}, "constructor": {"cuda": ["cuda0"]}}') });
+    const r = wasm.splitDevices({
+      agents: ['__proto__', 'constructor'],
+      mode: 'manual',
+      devices: { cuda: ['cuda0', 'cuda1'] },
+      manual: JSON.parse('{"__proto__": {"cuda": ["cuda1"]}, "constructor": {"cuda": ["cuda0"]}}'),
+    });
     expect(Object.keys(r.assignments)).toEqual(['__proto__', 'constructor']);
     expect(Object.getOwnPropertyDescriptor(r.assignments, '__proto__')?.value).toEqual({ cuda: ['cuda1'] });
     expect(r.assignments.constructor).toEqual({ cuda: ['cuda0'] });
@@ -160,7 +171,14 @@ describe('manual', () => {
   });
 });
 
-const deviceIds = fc.uniqueArray(fc.oneof(fc.nat({ max: 40 }).map((n) => `cuda${n}`), fc.nat({ max: 40 }).map(String), fc.stringMatching(/^[a-z]{1,3}[0-9]{0,2}$/)), { maxLength: 24 });
+const deviceIds = fc.uniqueArray(
+  fc.oneof(
+    fc.nat({ max: 40 }).map((n) => `cuda${n}`),
+    fc.nat({ max: 40 }).map(String),
+    fc.stringMatching(/^[a-z]{1,3}[0-9]{0,2}$/),
+  ),
+  { maxLength: 24 },
+);
 const splitRequest = fc.record({
   agents: fc.uniqueArray(fc.stringMatching(/^[a-z]{1,4}$/), { minLength: 1, maxLength: 8 }),
   mode: fc.constantFrom('shared' as const, 'auto-split' as const),
@@ -172,20 +190,26 @@ const splitRequest = fc.record({
 
 describe('split properties', () => {
   it('wasm and ts agree on random requests', () => {
-    fc.assert(fc.property(splitRequest, (r) => {
-      const req: SplitRequest = { agents: r.agents, mode: r.mode, devices: { cuda: r.cuda, cpu: r.cpu }, amounts: { mem: r.mem + r.reserved }, reserved: { mem: r.reserved } };
-      expect(wasm.splitDevices(req)).toEqual(ts.splitDevices(req));
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(splitRequest, (r) => {
+        const req: SplitRequest = { agents: r.agents, mode: r.mode, devices: { cuda: r.cuda, cpu: r.cpu }, amounts: { mem: r.mem + r.reserved }, reserved: { mem: r.reserved } };
+        expect(wasm.splitDevices(req)).toEqual(ts.splitDevices(req));
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('auto-split hands out every device exactly once, contiguous in natural order', () => {
-    fc.assert(fc.property(splitRequest, (r) => {
-      const req: SplitRequest = { agents: r.agents, mode: 'auto-split', devices: { cuda: r.cuda }, amounts: { mem: r.mem } };
-      const out = wasm.splitDevices(req);
-      const dealt = r.agents.flatMap((a) => out.assignments[a].cuda);
-      expect(dealt).toEqual(wasm.naturalSort(r.cuda));
-      const total = r.agents.reduce((s, a) => s + out.amounts[a].mem, 0);
-      expect(total).toBe(r.mem);
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(splitRequest, (r) => {
+        const req: SplitRequest = { agents: r.agents, mode: 'auto-split', devices: { cuda: r.cuda }, amounts: { mem: r.mem } };
+        const out = wasm.splitDevices(req);
+        const dealt = r.agents.flatMap((a) => out.assignments[a].cuda);
+        expect(dealt).toEqual(wasm.naturalSort(r.cuda));
+        const total = r.agents.reduce((s, a) => s + out.amounts[a].mem, 0);
+        expect(total).toBe(r.mem);
+      }),
+      { numRuns: 200 },
+    );
   });
 });

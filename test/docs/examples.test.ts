@@ -32,7 +32,10 @@ describe('the documentation examples', () => {
     // Few on purpose: an example that cannot run needs a reason a reader accepts.
     expect(skipped.length).toBeLessThanOrEqual(3);
     const elsewhere = all.filter((e) => e.postgres !== undefined || e.research !== undefined);
-    const lines = [...skipped.map((e) => `  ${e.file}:${e.line}: $ ${e.command} (not run: ${e.skip})`), ...elsewhere.map((e) => `  ${e.file}:${e.line}: $ ${e.command} (run by npm run test:${e.postgres !== undefined ? 'pg' : 'research'})`)];
+    const lines = [
+      ...skipped.map((e) => `  ${e.file}:${e.line}: $ ${e.command} (not run: ${e.skip})`),
+      ...elsewhere.map((e) => `  ${e.file}:${e.line}: $ ${e.command} (run by npm run test:${e.postgres !== undefined ? 'pg' : 'research'})`),
+    ];
     if (lines.length > 0) console.log(`doc examples not run by npm test:\n${lines.join('\n')}`);
   });
 
@@ -46,7 +49,31 @@ describe('the documentation examples', () => {
 });
 
 describe('the example checker itself', () => {
-  const doc = ['intro', '<!-- doc-test: skip: needs a PostgreSQL server -->', '```', '$ gpualloc state list --store postgres://x', 'y', '```', '', '```sh', '$ gpualloc presets \\', '    --json', 'out 1', '', 'out 2', '$ cat f; echo "exit $?"', '```', '```', 'gpualloc plan --memory 1GiB', '```', '<!-- doc-test: postgres: a server -->', '```', '$ gpualloc state list --store postgres://gpualloc@db/scheduling', '```', ''].join('\n');
+  const doc = [
+    'intro',
+    '<!-- doc-test: skip: needs a PostgreSQL server -->',
+    '```',
+    '$ gpualloc state list --store postgres://x',
+    'y',
+    '```',
+    '',
+    '```sh',
+    '$ gpualloc presets \\',
+    '    --json',
+    'out 1',
+    '',
+    'out 2',
+    '$ cat f; echo "exit $?"',
+    '```',
+    '```',
+    'gpualloc plan --memory 1GiB',
+    '```',
+    '<!-- doc-test: postgres: a server -->',
+    '```',
+    '$ gpualloc state list --store postgres://gpualloc@db/scheduling',
+    '```',
+    '',
+  ].join('\n');
   const parsed = parseExamples('t.md', doc);
 
   it('reads commands, continuations, outputs, directives and promptless lines', () => {

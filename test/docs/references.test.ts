@@ -48,7 +48,12 @@ function missingPaths(text: string): string[] {
 
 /** A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces to hyphens. */
 function anchorOf(heading: string): string {
-  return heading.trim().toLowerCase().replace(/`/g, '').replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/`/g, '')
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
 }
 
 /** The anchors of a markdown text's headings (outside code blocks). */
@@ -120,7 +125,10 @@ describe('documentation points at files that exist', () => {
   }
 
   it('the link and log checkers flag what they should', () => {
-    expect(brokenLinks('docs/api/x.md', '[a](../cli.md#conventions) [b](../nope.md) [c](split.md#no-such-heading) [d](https://x.org/y) `[e](nope.md)`')).toEqual(['../nope.md', 'split.md#no-such-heading']);
+    expect(brokenLinks('docs/api/x.md', '[a](../cli.md#conventions) [b](../nope.md) [c](split.md#no-such-heading) [d](https://x.org/y) `[e](nope.md)`')).toEqual([
+      '../nope.md',
+      'split.md#no-such-heading',
+    ]);
     expect(anchorOf("The paper's table, reproduced")).toBe('the-papers-table-reproduced');
     expect(anchorOf('`gpualloc state` and the state file')).toBe('gpualloc-state-and-the-state-file');
     expect(developmentLog('fixed in issue 19 at commit 5c6faa3 (see #12); GPU-603e2bc8-d132-998c and 2026, ffffffff, 12345678')).toEqual(['issue 19', '#12', '5c6faa3']);

@@ -3,10 +3,10 @@
 // (fixed here), the reason of an infeasible claim, the early answer to an exponential search,
 // deterministic share IDs and the default features.
 import { describe, expect, it } from 'vitest';
+import { allocateClaims, type DraAllocateRequest } from '../../src/dra/index.js';
 import { createEngine } from '../../src/engine.js';
 import { AllocationError } from '../../src/shared/errors.js';
-import { allocateClaims, type DraAllocateRequest } from '../../src/dra/index.js';
-import { claimObject, classObject, DRIVER, errorOf, exactRequest, nodeObject, sliceObject, type Obj } from '../support/dra-objects.js';
+import { claimObject, classObject, DRIVER, errorOf, exactRequest, nodeObject, type Obj, sliceObject } from '../support/dra-objects.js';
 import { canonical, requestOf, upstreamCases } from '../support/dra-upstream-table.js';
 
 const node = nodeObject();
@@ -23,7 +23,6 @@ function deepFreeze<T>(value: T): T {
   }
   return value;
 }
-
 
 describe('allocateClaims', () => {
   it('never modifies its input: every table case runs on deep-frozen objects', () => {
@@ -63,7 +62,7 @@ describe('allocateClaims', () => {
     const result = allocateClaims(request);
     const d = result.results[0].devices;
     (d.results[0].tolerations as Array<{ key?: string }>)[0].key = 'changed';
-    ((d.config as Array<{ opaque: { parameters: { mode: string } } }>)[0].opaque.parameters).mode = 'changed';
+    (d.config as Array<{ opaque: { parameters: { mode: string } } }>)[0].opaque.parameters.mode = 'changed';
     expect(tolerations[0].key).toBe('maintenance');
     expect(JSON.stringify(request.classes)).toContain('"fast"');
   });
@@ -74,9 +73,21 @@ describe('allocateClaims', () => {
       { name: 'nic-1', attributes: { numa: { int: 0 } } },
       { name: 'nic-2', attributes: { numa: { int: 1 } } },
     ];
-    const r = allocateClaims({ classes: [cls('gpu')], slices: [slice('s', { devices })], claims: [claim('c', [exactly('r', 2)], [{ distinctAttribute: 'gpu.example.com/numa' }])], node, features: { consumableCapacity: true } });
+    const r = allocateClaims({
+      classes: [cls('gpu')],
+      slices: [slice('s', { devices })],
+      claims: [claim('c', [exactly('r', 2)], [{ distinctAttribute: 'gpu.example.com/numa' }])],
+      node,
+      features: { consumableCapacity: true },
+    });
     expect(picked(r)).toEqual([['nic-0', 'nic-2']]);
-    const none = allocateClaims({ classes: [cls('gpu')], slices: [slice('s', { devices: devices.slice(0, 2) })], claims: [claim('c', [exactly('r', 2)], [{ distinctAttribute: 'gpu.example.com/numa' }])], node, features: { consumableCapacity: true } });
+    const none = allocateClaims({
+      classes: [cls('gpu')],
+      slices: [slice('s', { devices: devices.slice(0, 2) })],
+      claims: [claim('c', [exactly('r', 2)], [{ distinctAttribute: 'gpu.example.com/numa' }])],
+      node,
+      features: { consumableCapacity: true },
+    });
     expect(none.reason?.code).toBe('UNSCHEDULABLE');
   });
 
@@ -87,7 +98,17 @@ describe('allocateClaims', () => {
       classes: [cls('gpu')],
       slices: [
         { ...slice('a-counters', { sharedCounters: counters }), spec: { ...slice('x', {}).spec, pool: { name: 'pool-1', generation: 1, resourceSliceCount: 2 }, sharedCounters: counters } },
-        { ...slice('b-devices', {}), spec: { ...slice('x', {}).spec, pool: { name: 'pool-1', generation: 1, resourceSliceCount: 2 }, devices: [{ name: 'whole-tainted', consumesCounters: uses, taints: [{ key: 'broken', effect: 'NoSchedule' }] }, { name: 'whole', consumesCounters: uses }] } },
+        {
+          ...slice('b-devices', {}),
+          spec: {
+            ...slice('x', {}).spec,
+            pool: { name: 'pool-1', generation: 1, resourceSliceCount: 2 },
+            devices: [
+              { name: 'whole-tainted', consumesCounters: uses, taints: [{ key: 'broken', effect: 'NoSchedule' }] },
+              { name: 'whole', consumesCounters: uses },
+            ],
+          },
+        },
       ],
       claims: [claim('c', [exactly('r', 1)])],
       node,
@@ -104,28 +125,51 @@ describe('allocateClaims', () => {
       { name: 'd2', attributes: { links: { strings: ['a'] } } },
       { name: 'd3', attributes: { links: { strings: ['a', 'c'] } } },
     ];
-    const r = allocateClaims({ classes: [cls('gpu')], slices: [slice('s', { devices })], claims: [claim('c', [exactly('r', 3)], [{ matchAttribute: 'gpu.example.com/links' }])], node, features: { listTypeAttributes: true } });
+    const r = allocateClaims({
+      classes: [cls('gpu')],
+      slices: [slice('s', { devices })],
+      claims: [claim('c', [exactly('r', 3)], [{ matchAttribute: 'gpu.example.com/links' }])],
+      node,
+      features: { listTypeAttributes: true },
+    });
     expect(picked(r)).toEqual([['d0', 'd2', 'd3']]);
   });
 
   it('says which request failed and how many devices each filter left', () => {
     const devices = [{ name: 'gpu-0' }, { name: 'gpu-1' }, { name: 'gpu-2' }];
-    const r = allocateClaims({ classes: [cls('gpu')], slices: [slice('s', { devices })], claims: [claim('c', [exactly('r', 3)])], node, allocatedDevices: ['gpu.example.com/pool-1/gpu-1'], features: {} });
+    const r = allocateClaims({
+      classes: [cls('gpu')],
+      slices: [slice('s', { devices })],
+      claims: [claim('c', [exactly('r', 3)])],
+      node,
+      allocatedDevices: ['gpu.example.com/pool-1/gpu-1'],
+      features: {},
+    });
     expect(r.results).toEqual([]);
     expect(r.reason?.message).toContain('claim ns/c, request r');
-    expect(r.reason?.message).toContain('3 device(s) on node node-1, 3 match the class, 3 the request\'s selectors, 2 free, 2 untainted, 2 usable');
+    expect(r.reason?.message).toContain("3 device(s) on node node-1, 3 match the class, 3 the request's selectors, 2 free, 2 untainted, 2 usable");
     // Each device usable alone, but no two share the attribute: the search itself fails.
-    const devices2 = [{ name: 'gpu-0', attributes: { numa: { int: 0 } } }, { name: 'gpu-1', attributes: { numa: { int: 1 } } }, { name: 'gpu-2', taints: [{ key: 'k', effect: 'NoExecute' }] }];
+    const devices2 = [
+      { name: 'gpu-0', attributes: { numa: { int: 0 } } },
+      { name: 'gpu-1', attributes: { numa: { int: 1 } } },
+      { name: 'gpu-2', taints: [{ key: 'k', effect: 'NoExecute' }] },
+    ];
     const on = (numa: number) => ({ selectors: [{ cel: { expression: `device.attributes["gpu.example.com"].numa == ${numa}` } }] });
     const c = claim('c', [exactly('a', 1, on(0)), exactly('b', 1, on(1))], [{ matchAttribute: 'gpu.example.com/numa' }]);
     const s = allocateClaims({ classes: [cls('gpu')], slices: [slice('s', { devices: devices2.slice(0, 2) })], claims: [c], node, features: {}, mode: 'first-fit' });
     expect(s.reason?.message).toContain('claim ns/c, request b: cannot be satisfied together with the requests before it');
-    expect(s.reason?.message).toContain('1 device(s) of class gpu: 2 device(s) on node node-1, 2 match the class, 1 the request\'s selectors, 1 free, 1 untainted, 1 usable');
+    expect(s.reason?.message).toContain("1 device(s) of class gpu: 2 device(s) on node node-1, 2 match the class, 1 the request's selectors, 1 free, 1 untainted, 1 usable");
     // The scored mode proves it before searching: no value of the attribute serves both requests.
     const scored = allocateClaims({ classes: [cls('gpu')], slices: [slice('s', { devices: devices2.slice(0, 2) })], claims: [c], node, features: {} });
     expect(scored.reason?.message).toContain('claim ns/c: no single value of gpu.example.com/numa is shared by enough devices');
-    const t = allocateClaims({ classes: [cls('gpu')], slices: [slice('s', { devices: [{ name: 'gpu-0' }, devices2[2]] })], claims: [claim('c', [exactly('r', 2)])], node, features: { deviceTaints: true } });
-    expect(t.reason?.message).toContain('2 device(s) on node node-1, 2 match the class, 2 the request\'s selectors, 2 free, 1 untainted, 1 usable');
+    const t = allocateClaims({
+      classes: [cls('gpu')],
+      slices: [slice('s', { devices: [{ name: 'gpu-0' }, devices2[2]] })],
+      claims: [claim('c', [exactly('r', 2)])],
+      node,
+      features: { deviceTaints: true },
+    });
+    expect(t.reason?.message).toContain("2 device(s) on node node-1, 2 match the class, 2 the request's selectors, 2 free, 1 untainted, 1 usable");
   });
 
   it('answers an infeasible claim at once where the search is exponential', () => {
@@ -162,7 +206,15 @@ describe('allocateClaims', () => {
 
   it('runs with the default features when none are given, and refuses an unknown key or mode', () => {
     const base = { classes: [cls('gpu')], slices: [slice('s', { devices: [{ name: 'gpu-0' }, { name: 'gpu-1' }] })], node };
-    const prioritized = claim('c', [{ name: 'r', firstAvailable: [{ name: 'two', deviceClassName: 'gpu', allocationMode: 'ExactCount', count: 3 }, { name: 'one', deviceClassName: 'gpu', allocationMode: 'ExactCount', count: 1 }] }]);
+    const prioritized = claim('c', [
+      {
+        name: 'r',
+        firstAvailable: [
+          { name: 'two', deviceClassName: 'gpu', allocationMode: 'ExactCount', count: 3 },
+          { name: 'one', deviceClassName: 'gpu', allocationMode: 'ExactCount', count: 1 },
+        ],
+      },
+    ]);
     expect(allocateClaims({ ...base, claims: [prioritized] }).results[0].devices.results[0].request).toBe('r/one');
     expect(errorOf(() => allocateClaims({ ...base, claims: [prioritized], features: {} })).message).toContain('DRAPrioritizedList feature is disabled');
     // DRAConsumableCapacity is on by default from Kubernetes 1.36: a capacity request is refused only with the feature off.

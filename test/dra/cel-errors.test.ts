@@ -1,10 +1,11 @@
 // Compile and runtime errors of DRA selectors carry upstream's wording and the expression; the
 // cost bound rejects runaway expressions at compile time; SelectorCache compiles each expression
 // once per feature set.
-import { describe, expect, it } from 'vitest';
-import { CelCompileError, type CelDevice, CelRuntimeError, compileSelector, prepareDevice, SelectorCache } from '../../src/dra/testing.js';
-import { estimateCost } from '../../src/dra/cel/cost.js';
+
 import { Environment } from '@marcbachmann/cel-js';
+import { describe, expect, it } from 'vitest';
+import { estimateCost } from '../../src/dra/cel/cost.js';
+import { CelCompileError, type CelDevice, CelRuntimeError, compileSelector, prepareDevice, SelectorCache } from '../../src/dra/testing.js';
 
 const device: CelDevice = { driver: 'driver-a', attributes: { 'driver-a': { model: { string: 'm' } } }, capacity: {} };
 
@@ -21,9 +22,7 @@ function compileError(expression: string): CelCompileError {
 
 describe('compile errors', () => {
   it('words an unknown identifier as cel-go does, with location and snippet', () => {
-    expect(compileError('noSuchVar').message).toBe(
-      "compilation failed: ERROR: <input>:1:1: undeclared reference to 'noSuchVar' (in container '')\n | noSuchVar\n | ^",
-    );
+    expect(compileError('noSuchVar').message).toBe("compilation failed: ERROR: <input>:1:1: undeclared reference to 'noSuchVar' (in container '')\n | noSuchVar\n | ^");
     expect(compileError('device.driver == x').message).toContain("<input>:1:18: undeclared reference to 'x'");
   });
 
@@ -44,7 +43,7 @@ describe('compile errors', () => {
   });
 
   it('puts the location on the right line of a multi-line expression', () => {
-    expect(compileError('device.driver == "a" &&\n  nope').message).toContain('<input>:2:3: undeclared reference to \'nope\'');
+    expect(compileError('device.driver == "a" &&\n  nope').message).toContain("<input>:2:3: undeclared reference to 'nope'");
   });
 });
 
@@ -53,15 +52,17 @@ describe('runtime errors', () => {
     const cases: Array<[string, CelDevice, string]> = [
       ['device.attributes["driver-a"].other == "x"', device, 'no such key: other'],
       ['device.driver == "driver-a"', { ...device, attributes: { 'driver-a': { broken: {} } } }, 'attribute broken: unsupported attribute value'],
-      ['device.driver == "driver-a"', { ...device, attributes: { 'x.example.com': { list: { strings: ['a'] } } } },
-        'attribute x.example.com/list: unsupported attribute value'],
-      ['quantity(device.driver).sign() == 1', device,
-        "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"],
+      ['device.driver == "driver-a"', { ...device, attributes: { 'x.example.com': { list: { strings: ['a'] } } } }, 'attribute x.example.com/list: unsupported attribute value'],
+      ['quantity(device.driver).sign() == 1', device, "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"],
       ['quantity("1" + device.attributes["driver-a"].model + "m").sign() == 1', device, "unable to parse quantity's suffix"],
     ];
     for (const [expression, d, message] of cases) {
       let caught: unknown;
-      try { compileSelector(expression).evaluate(d); } catch (error) { caught = error; }
+      try {
+        compileSelector(expression).evaluate(d);
+      } catch (error) {
+        caught = error;
+      }
       expect(caught, expression).toBeInstanceOf(CelRuntimeError);
       expect((caught as CelRuntimeError).message, expression).toBe(message);
       expect((caught as CelRuntimeError).expression).toBe(expression);

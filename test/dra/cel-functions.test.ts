@@ -188,9 +188,7 @@ describe('device attributes', () => {
       'device.allowMultipleAllocations',
     ]);
     expect(() => compileSelector('device.attributes["gpu.example.com"].profiles.includes("x")')).toThrow(/found no matching overload|compilation failed/);
-    expect(() => compileSelector('device.driver == "gpu.example.com"').evaluate(device)).toThrow(
-      'attribute numaNodes: unsupported attribute value',
-    );
+    expect(() => compileSelector('device.driver == "gpu.example.com"').evaluate(device)).toThrow('attribute numaNodes: unsupported attribute value');
   });
 
   it('exposes allowMultipleAllocations only with consumableCapacity, false when absent', () => {

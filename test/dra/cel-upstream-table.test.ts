@@ -19,8 +19,7 @@ const featuresOf = (c: Json): CelFeatures => ({
   listTypeAttributes: c.features?.listTypeAttributes === true,
 });
 
-const expressions = (selectors: Json[] | undefined): string[] =>
-  (selectors ?? []).filter((s) => s.cel !== undefined).map((s) => s.cel.expression as string);
+const expressions = (selectors: Json[] | undefined): string[] => (selectors ?? []).filter((s) => s.cel !== undefined).map((s) => s.cel.expression as string);
 
 /** Every selector expression of a case: its classes' and its requests' (and subrequests'). */
 function caseExpressions(c: Json): string[] {

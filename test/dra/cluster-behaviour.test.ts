@@ -3,10 +3,10 @@
 // pools several nodes see are one ledger, release gives devices back, the allocated state given at
 // creation is respected, and bad input is refused with nothing changed.
 import { describe, expect, it } from 'vitest';
-import { createEngine } from '../../src/engine.js';
 import { createDraCluster, type DraClusterInit } from '../../src/dra/index.js';
-import { CLASSES, GPU, NIC, V1, claimObject } from '../support/dra-clusters.js';
-import { errorOf, nodeObject, sliceObject, type Obj } from '../support/dra-objects.js';
+import { createEngine } from '../../src/engine.js';
+import { CLASSES, claimObject, GPU, NIC, V1 } from '../support/dra-clusters.js';
+import { errorOf, nodeObject, type Obj, sliceObject } from '../support/dra-objects.js';
 
 const node = (name: string, zone = 'a') => nodeObject(name, { zone });
 const gpus = (node: string, n: number, extra: Obj = {}) =>
@@ -17,7 +17,6 @@ const uniform = (nodes: number, perNode: number): DraClusterInit => ({
   slices: Array.from({ length: nodes }, (_, k) => gpus(`node-${k}`, perNode)),
   nodes: Array.from({ length: nodes }, (_, k) => node(`node-${k}`)),
 });
-
 
 describe('DraCluster', () => {
   it('on a uniform cluster runs the allocator once per pod, and not at all once the cluster is full', () => {
@@ -44,9 +43,13 @@ describe('DraCluster', () => {
   it('does not count the partitions of a GPU taken whole: a partition goes to the next node at the first try', () => {
     const partitioned = (n: string) => [
       {
-        apiVersion: V1, kind: 'ResourceSlice', metadata: { name: `${n}-devices` },
+        apiVersion: V1,
+        kind: 'ResourceSlice',
+        metadata: { name: `${n}-devices` },
         spec: {
-          driver: GPU, pool: { name: n, generation: 1, resourceSliceCount: 2 }, nodeName: n,
+          driver: GPU,
+          pool: { name: n, generation: 1, resourceSliceCount: 2 },
+          nodeName: n,
           devices: [
             { name: 'part-0', attributes: { type: { string: 'part' } }, consumesCounters: [{ counterSet: 'set', counters: { slices: { value: '1' } } }] },
             { name: 'part-1', attributes: { type: { string: 'part' } }, consumesCounters: [{ counterSet: 'set', counters: { slices: { value: '1' } } }] },
@@ -54,7 +57,12 @@ describe('DraCluster', () => {
           ],
         },
       },
-      { apiVersion: V1, kind: 'ResourceSlice', metadata: { name: `${n}-counters` }, spec: { driver: GPU, pool: { name: n, generation: 1, resourceSliceCount: 2 }, nodeName: n, sharedCounters: [{ name: 'set', counters: { slices: { value: '2' } } }] } },
+      {
+        apiVersion: V1,
+        kind: 'ResourceSlice',
+        metadata: { name: `${n}-counters` },
+        spec: { driver: GPU, pool: { name: n, generation: 1, resourceSliceCount: 2 }, nodeName: n, sharedCounters: [{ name: 'set', counters: { slices: { value: '2' } } }] },
+      },
     ];
     const c = createDraCluster({ classes: CLASSES, slices: [...partitioned('n0'), ...partitioned('n1')], nodes: [node('n0'), node('n1')] });
     expect(c.schedule(want('whole', 1, 'gpu')).node).toBe('n0');
@@ -68,9 +76,22 @@ describe('DraCluster', () => {
   });
 
   it('keeps one ledger for devices several nodes see: an allNodes NIC taken from one node is gone for the others', () => {
-    const fabric = { apiVersion: V1, kind: 'ResourceSlice', metadata: { name: 'fabric' }, spec: { driver: NIC, pool: { name: 'fabric', generation: 1, resourceSliceCount: 1 }, allNodes: true, devices: [{ name: 'nic-0' }, { name: 'nic-1' }] } };
+    const fabric = {
+      apiVersion: V1,
+      kind: 'ResourceSlice',
+      metadata: { name: 'fabric' },
+      spec: { driver: NIC, pool: { name: 'fabric', generation: 1, resourceSliceCount: 1 }, allNodes: true, devices: [{ name: 'nic-0' }, { name: 'nic-1' }] },
+    };
     const c = createDraCluster({ classes: CLASSES, slices: [fabric, gpus('n0', 1), gpus('n1', 1)], nodes: [node('n0'), node('n1')], nodeScore: 'first' });
-    const both = (name: string) => claimObject(name, { devices: { requests: [{ name: 'gpu', exactly: { deviceClassName: 'gpu', allocationMode: 'ExactCount', count: 1 } }, { name: 'nic', exactly: { deviceClassName: 'nic', allocationMode: 'ExactCount', count: 1 } }] } });
+    const both = (name: string) =>
+      claimObject(name, {
+        devices: {
+          requests: [
+            { name: 'gpu', exactly: { deviceClassName: 'gpu', allocationMode: 'ExactCount', count: 1 } },
+            { name: 'nic', exactly: { deviceClassName: 'nic', allocationMode: 'ExactCount', count: 1 } },
+          ],
+        },
+      });
     expect(c.schedule(both('a'))).toMatchObject({ node: 'n0', results: [{ devices: { results: [{ device: 'gpu-0' }, { device: 'nic-0' }] } }] });
     expect(c.schedule(both('b'))).toMatchObject({ node: 'n1', results: [{ devices: { results: [{ device: 'gpu-0' }, { device: 'nic-1' }] } }] });
     expect(c.schedule(want('nic', 1, 'nic')).reason?.code).toBe('UNSCHEDULABLE');
@@ -102,7 +123,9 @@ describe('DraCluster', () => {
     const before = c.allocated();
     const tries = c.stats().tries;
     expect(errorOf(() => c.schedule(want('x', 1, 'tpu'))).message).toMatch(/claim ns\/x, request r: could not retrieve device class tpu/);
-    const badCel = claimObject('y', { devices: { requests: [{ name: 'r', exactly: { deviceClassName: 'gpu', allocationMode: 'ExactCount', count: 1, selectors: [{ cel: { expression: 'nope == 1' } }] } }] } });
+    const badCel = claimObject('y', {
+      devices: { requests: [{ name: 'r', exactly: { deviceClassName: 'gpu', allocationMode: 'ExactCount', count: 1, selectors: [{ cel: { expression: 'nope == 1' } }] } }] },
+    });
     const cel = errorOf(() => c.schedule(badCel));
     expect(cel.code).toBe('DRA_REJECTED');
     expect(cel.message).toMatch(/claim ns\/y: selector #0: CEL compile error: .*undeclared reference/s);

@@ -6,9 +6,9 @@
 // twice; releasing gives the devices back.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { type AllocationResult, allocateClaims, createDraCluster, type DraAllocatedState, type DraFeatures, type DraMode, type NodeScore } from '../../src/dra/index.js';
 import { AllocationError } from '../../src/shared/errors.js';
-import { allocateClaims, createDraCluster, type AllocationResult, type DraAllocatedState, type DraFeatures, type DraMode, type NodeScore } from '../../src/dra/index.js';
-import { claimObject, cluster, steps, type RandomCluster } from '../support/dra-clusters.js';
+import { claimObject, cluster, type RandomCluster, steps } from '../support/dra-clusters.js';
 
 type Obj = Record<string, unknown>;
 
@@ -32,7 +32,7 @@ const RANK_PROBES = 16;
 function rankOf(claims: Obj[], results: AllocationResult[]): number {
   let rank = 0;
   results.forEach((result, i) => {
-    const requests = ((claims[i].spec as { devices: { requests: Array<{ name: string; firstAvailable?: Array<{ name: string }> }> } }).devices.requests);
+    const requests = (claims[i].spec as { devices: { requests: Array<{ name: string; firstAvailable?: Array<{ name: string }> }> } }).devices.requests;
     for (const r of result.devices.results) {
       const [main, sub] = r.request.split('/');
       if (sub !== undefined) rank += requests.find((q) => q.name === main)!.firstAvailable!.findIndex((s) => s.name === sub);
@@ -53,7 +53,17 @@ function scan(c: RandomCluster, claims: Obj[], state: DraAllocatedState, score: 
   let probes = 0;
   for (const { i } of order) {
     try {
-      const r = allocateClaims({ classes: c.classes, slices: c.slices, claims, node: c.nodes[i], features, allocatedDevices: state.allocatedDevices, allocatedSharedDeviceIDs: state.allocatedSharedDeviceIDs, allocatedCapacity: state.allocatedCapacity, mode });
+      const r = allocateClaims({
+        classes: c.classes,
+        slices: c.slices,
+        claims,
+        node: c.nodes[i],
+        features,
+        allocatedDevices: state.allocatedDevices,
+        allocatedSharedDeviceIDs: state.allocatedSharedDeviceIDs,
+        allocatedCapacity: state.allocatedCapacity,
+        mode,
+      });
       if (r.reason === undefined) {
         const rank = rankOf(claims, r.results);
         if (best === undefined || rank < best.rank) best = { node: names[i], results: r.results, rank };
@@ -111,7 +121,12 @@ function run(score: NodeScore, consumable: boolean, runs: number, mode: DraMode 
         } else {
           expect(got.reason?.message).toBeUndefined();
           expect({ node: got.node, results: got.results }).toEqual(expected);
-          expect(handle.allocated().claims.slice(-claims.length).map((x) => [x.claim, x.node])).toEqual(claims.map((cl) => [`ns/${(cl.metadata as { name: string }).name}`, expected.node]));
+          expect(
+            handle
+              .allocated()
+              .claims.slice(-claims.length)
+              .map((x) => [x.claim, x.node]),
+          ).toEqual(claims.map((cl) => [`ns/${(cl.metadata as { name: string }).name}`, expected.node]));
         }
         expectNoDoubleAllocation(handle.allocated());
       }

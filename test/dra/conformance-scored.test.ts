@@ -6,11 +6,11 @@
 // expectations: the checker accepts every expected allocation, brute force finds the expected
 // answer among its answers and none for an unschedulable case.
 import { afterAll, describe, expect, it } from 'vitest';
+import { type AllocationResult, allocateClaims } from '../../src/dra/index.js';
 import { AllocationError } from '../../src/shared/errors.js';
-import { allocateClaims, type AllocationResult } from '../../src/dra/index.js';
-import { canonical, featureNames, requestOf, upstreamCases, type UpstreamCase } from '../support/dra-upstream-table.js';
-import { checkAllocation, usesOf } from '../support/dra-checker.js';
 import { answerKey, bruteForce } from '../support/dra-brute-force.js';
+import { checkAllocation, usesOf } from '../support/dra-checker.js';
+import { canonical, featureNames, requestOf, type UpstreamCase, upstreamCases } from '../support/dra-upstream-table.js';
 
 const cases = upstreamCases();
 const tally = new Map<string, { passed: number; total: number }>();
@@ -42,7 +42,8 @@ function check(c: UpstreamCase): string | undefined {
   }
   const kind = kindOf(c);
   if (kind === 'error') {
-    if (!(error instanceof AllocationError)) return `expected an error containing ${JSON.stringify(c.expect.errorContains)}, got ${error === undefined ? `${outcome?.results.length} result(s)` : String(error)}`;
+    if (!(error instanceof AllocationError))
+      return `expected an error containing ${JSON.stringify(c.expect.errorContains)}, got ${error === undefined ? `${outcome?.results.length} result(s)` : String(error)}`;
     return error.message.includes(c.expect.errorContains as string) ? undefined : `error ${JSON.stringify(error.message)} lacks ${JSON.stringify(c.expect.errorContains)}`;
   }
   if (error !== undefined) return `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
@@ -113,7 +114,10 @@ describe('upstream allocator table, scored mode', () => {
     const missing = structuredClone(good);
     missing[0].devices.results.pop();
     expect(checkAllocation(request, missing).length).toBeGreaterThan(0);
-    const taken = { ...request, allocatedDevices: [...(request.allocatedDevices ?? []), `${good[0].devices.results[0].driver}/${good[0].devices.results[0].pool}/${good[0].devices.results[0].device}`] };
+    const taken = {
+      ...request,
+      allocatedDevices: [...(request.allocatedDevices ?? []), `${good[0].devices.results[0].driver}/${good[0].devices.results[0].pool}/${good[0].devices.results[0].device}`],
+    };
     expect(checkAllocation(taken, good).length).toBeGreaterThan(0);
   });
 

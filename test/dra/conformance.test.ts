@@ -1,10 +1,10 @@
 // Every case of upstream's allocator test table, in first-fit mode, must give upstream's outcome
 // exactly (compared as the table's README prescribes). Prints the pass count per feature.
 import { afterAll, describe, expect, it } from 'vitest';
-import { AllocationError } from '../../src/shared/errors.js';
 import { allocateClaims, readDeviceClasses, readNodes, readResourceClaims, readResourceSlices } from '../../src/dra/index.js';
 import { AllocationModel, addClaims, firstFit, gatherPools } from '../../src/dra/testing.js';
-import { compareResult, featureNames, requestOf, upstreamCases, type UpstreamCase } from '../support/dra-upstream-table.js';
+import { AllocationError } from '../../src/shared/errors.js';
+import { compareResult, featureNames, requestOf, type UpstreamCase, upstreamCases } from '../support/dra-upstream-table.js';
 
 const cases = upstreamCases();
 const tally = new Map<string, { passed: number; total: number }>();
@@ -63,9 +63,22 @@ describe('upstream allocator table, first-fit', () => {
     expect(counted.length).toBe(9);
     for (const c of counted) {
       const want = c.expectAllocateOneInvocations as number | { default: number };
-      const features = { adminAccess: false, consumableCapacity: false, deviceBindingAndStatus: false, deviceTaints: false, listTypeAttributes: false, partitionableDevices: false, prioritizedList: false, ...c.features };
+      const features = {
+        adminAccess: false,
+        consumableCapacity: false,
+        deviceBindingAndStatus: false,
+        deviceTaints: false,
+        listTypeAttributes: false,
+        partitionableDevices: false,
+        prioritizedList: false,
+        ...c.features,
+      };
       const [node] = readNodes(c.node);
-      const model = new AllocationModel(node, features, gatherPools(readResourceSlices(c.slices), node, features), { devices: new Set(c.allocatedDevices ?? []), sharedDeviceIds: new Set(), capacity: new Map() });
+      const model = new AllocationModel(node, features, gatherPools(readResourceSlices(c.slices), node, features), {
+        devices: new Set(c.allocatedDevices ?? []),
+        sharedDeviceIds: new Set(),
+        capacity: new Map(),
+      });
       addClaims(model, readResourceClaims(c.claims), readDeviceClasses(c.classes));
       expect(firstFit(model).steps, c.name).toBe(typeof want === 'number' ? want : want.default);
     }

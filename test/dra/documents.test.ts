@@ -1,7 +1,7 @@
 // Reading kubectl's output: JSON or a YAML stream, Lists opened, errors at FILE:LINE:COL.
 import { describe, expect, it } from 'vitest';
-import { AllocationError } from '../../src/shared/errors.js';
 import { objectsOf, readDocuments } from '../../src/dra/testing.js';
+import { AllocationError } from '../../src/shared/errors.js';
 
 describe('readDocuments', () => {
   it('reads one JSON value and finds a key again by its path', () => {
@@ -37,7 +37,10 @@ describe('readDocuments', () => {
 
   it('refuses an alias bomb instead of expanding it', () => {
     const lines = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
-    for (let i = 0; i < 9; i++) lines.push(`${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`);
+    for (let i = 0; i < 9; i++)
+      lines.push(
+        `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`,
+      );
     const started = Date.now();
     expect(() => readDocuments(lines.join('\n'), 'bomb.yaml')).toThrow(AllocationError);
     expect(Date.now() - started).toBeLessThan(5000);
@@ -60,7 +63,7 @@ describe('readDocuments', () => {
 });
 
 describe('objectsOf', () => {
-  it('opens kind: List, typed Lists and arrays, keeping each item\'s path and the typed List\'s kind', () => {
+  it("opens kind: List, typed Lists and arrays, keeping each item's path and the typed List's kind", () => {
     const placed = objectsOf([
       { kind: 'List', items: [{ kind: 'Node' }, { kind: 'Pod' }] },
       { kind: 'ResourceSliceList', items: [{ metadata: { name: 's' } }] },

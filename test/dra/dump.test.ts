@@ -2,9 +2,9 @@
 // their kind, arrays), claims with status.allocation counted as held (admin access holding
 // nothing, shares with their IDs, capacity summed per device), and a malformed allocation named.
 import { describe, expect, it } from 'vitest';
-import { AllocationError } from '../../src/shared/errors.js';
 import { allocationPatch, claimsOfDump, splitDraDump } from '../../src/dra/index.js';
-import { claimObject, DRIVER, V1, type Obj } from '../support/dra-objects.js';
+import { AllocationError } from '../../src/shared/errors.js';
+import { claimObject, DRIVER, type Obj, V1 } from '../support/dra-objects.js';
 
 const claim = (name: string, allocation?: unknown) => ({ ...claimObject(name, { devices: { requests: [] } }), ...(allocation !== undefined ? { status: { allocation } } : {}) });
 const result = (device: string, extra: Obj = {}) => ({ request: 'r', driver: DRIVER, pool: 'p', device, ...extra });
@@ -39,7 +39,12 @@ describe('claimsOfDump', () => {
       claim('c', { devices: { results: [result('s0', { shareID: 'aaa', consumedCapacity: { memory: '10Gi' } })] } }),
       claim('d', { devices: { results: [result('s0', { shareID: 'bbb', consumedCapacity: { memory: '512Mi' } })] } }),
     ]);
-    expect(claims.map((c) => [c.label, c.allocation !== undefined])).toEqual([['ns/a', true], ['ns/b', false], ['ns/c', true], ['ns/d', true]]);
+    expect(claims.map((c) => [c.label, c.allocation !== undefined])).toEqual([
+      ['ns/a', true],
+      ['ns/b', false],
+      ['ns/c', true],
+      ['ns/d', true],
+    ]);
     expect(held).toEqual({
       allocatedDevices: ['gpu.example.com/p/d0'],
       allocatedSharedDeviceIDs: ['gpu.example.com/p/s0/aaa', 'gpu.example.com/p/s0/bbb'],
@@ -50,7 +55,9 @@ describe('claimsOfDump', () => {
 
   it('names the claim, the path and the value of a malformed allocation', () => {
     const bad = (allocation: unknown) => () => claimsOfDump([claim('x', allocation)]);
-    expect(bad({ devices: { results: [{ request: 'r', driver: 'd', pool: 'p' }] } })).toThrow(/^ResourceClaim\/ns\/x: status\.allocation\.devices\.results\[0\]\.device: expected a string \(required\)/);
+    expect(bad({ devices: { results: [{ request: 'r', driver: 'd', pool: 'p' }] } })).toThrow(
+      /^ResourceClaim\/ns\/x: status\.allocation\.devices\.results\[0\]\.device: expected a string \(required\)/,
+    );
     expect(bad({ devices: { results: [result('d0', { consumedCapacity: { memory: '10XB' } })] } })).toThrow(/consumedCapacity\.memory: expected a quantity such as "4Gi", got "10XB"/);
     expect(bad({ devices: {}, bogus: 1 })).toThrow(AllocationError);
   });

@@ -4,7 +4,7 @@
 // the library error as the cause; names from the input are bounded in messages; the reason for
 // claims that cannot be allocated is a code of REASON_CODES.
 import { describe, expect, it } from 'vitest';
-import { allocateClaims, createDraCluster, readResourceSlices, type DraAllocateRequest } from '../../src/dra/index.js';
+import { allocateClaims, createDraCluster, type DraAllocateRequest, readResourceSlices } from '../../src/dra/index.js';
 import { CelCompileError, CelRuntimeError, QuantityError } from '../../src/dra/testing.js';
 import { REASON_CODES } from '../../src/shared/errors.js';
 import { claimObject, classObject, errorOf, exactRequest, nodeObject, sliceObject } from '../support/dra-objects.js';

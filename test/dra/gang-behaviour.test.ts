@@ -3,9 +3,9 @@
 // tried once; a counted check refuses without search; a step budget; a gang that fails, and bad
 // input, leave the cluster exactly as it was.
 import { describe, expect, it } from 'vitest';
-import { AllocationError } from '../../src/shared/errors.js';
 import { createDraCluster, type DraCluster } from '../../src/dra/index.js';
-import { CLASSES, GPU, V1, claimObject } from '../support/dra-clusters.js';
+import { AllocationError } from '../../src/shared/errors.js';
+import { CLASSES, claimObject, GPU, V1 } from '../support/dra-clusters.js';
 
 const CLIQUE = 'nvidia.com/gpu.clique';
 const node = (name: string, labels: Record<string, string>) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels } });
@@ -13,7 +13,12 @@ const gpus = (node: string, n: number) => ({
   apiVersion: V1,
   kind: 'ResourceSlice',
   metadata: { name: `${node}-gpus` },
-  spec: { driver: GPU, pool: { name: node, generation: 1, resourceSliceCount: 1 }, nodeName: node, devices: Array.from({ length: n }, (_, i) => ({ name: `gpu-${i}`, attributes: { type: { string: 'gpu' } } })) },
+  spec: {
+    driver: GPU,
+    pool: { name: node, generation: 1, resourceSliceCount: 1 },
+    nodeName: node,
+    devices: Array.from({ length: n }, (_, i) => ({ name: `gpu-${i}`, attributes: { type: { string: 'gpu' } } })),
+  },
 });
 const want = (name: string, count = 1) => claimObject(name, { devices: { requests: [{ name: 'r', exactly: { deviceClassName: 'gpu', allocationMode: 'ExactCount', count } }] } });
 /** Pod p of a gang: one claim of `count` GPUs. */
@@ -46,7 +51,12 @@ describe('DraCluster.scheduleGroup', () => {
     expect(r.placements.map((p) => p.pod)).toEqual([0, 1, 2]);
     expect(new Set(r.placements.map((p) => p.node)).size).toBe(3);
     for (const p of r.placements) for (const res of p.results) for (const d of res.devices.results) expect(d.pool).toBe(p.node);
-    expect(c.allocated().claims.map((h) => h.claim).sort()).toEqual(['ns/g-0', 'ns/g-1', 'ns/g-2']);
+    expect(
+      c
+        .allocated()
+        .claims.map((h) => h.claim)
+        .sort(),
+    ).toEqual(['ns/g-0', 'ns/g-1', 'ns/g-2']);
     expect(c.allocated().allocatedDevices).toHaveLength(12);
   });
 
@@ -59,7 +69,10 @@ describe('DraCluster.scheduleGroup', () => {
     // Each pod's claims on one node, several claims per pod.
     const c2 = clusterOf([{ gpus: 3 }, { gpus: 3 }]);
     const r2 = c2.scheduleGroup({ pods: [[want('x', 2), want('y', 1)], [want('z', 3)]] });
-    expect(r2.placements.map((p) => [p.pod, p.node])).toEqual([[0, 'n0'], [1, 'n1']]);
+    expect(r2.placements.map((p) => [p.pod, p.node])).toEqual([
+      [0, 'n0'],
+      [1, 'n1'],
+    ]);
     expect(r2.placements[0].results).toHaveLength(2);
   });
 
@@ -147,7 +160,11 @@ describe('DraCluster.scheduleGroup', () => {
 
   it('identical nodes with different preferred labels are not interchangeable', () => {
     // n0 in r1, n1 and n2 in r2, all alike: the gang of two whole nodes goes to r2 alone.
-    const spec = [{ gpus: 4, labels: { rack: 'r1' } }, { gpus: 4, labels: { rack: 'r2' } }, { gpus: 4, labels: { rack: 'r2' } }];
+    const spec = [
+      { gpus: 4, labels: { rack: 'r1' } },
+      { gpus: 4, labels: { rack: 'r2' } },
+      { gpus: 4, labels: { rack: 'r2' } },
+    ];
     const r = clusterOf(spec).scheduleGroup({ pods: pods('g', 2, 4), topology: { preferred: ['rack'] } });
     expect(r.placements.map((p) => p.node)).toEqual(['n1', 'n2']);
   });
@@ -172,7 +189,10 @@ describe('DraCluster.scheduleGroup', () => {
     const c = clusterOf(spec);
     const r = c.scheduleGroup({ pods: pods('g', 3, 4), minCount: 1, budget: 2, topology: { preferred: ['rack'] } });
     expect(r.budgetExhausted).toBe(true);
-    expect(r.placements.map((p) => [p.pod, p.node])).toEqual([[0, 'n0'], [1, 'n1']]);
+    expect(r.placements.map((p) => [p.pod, p.node])).toEqual([
+      [0, 'n0'],
+      [1, 'n1'],
+    ]);
     expect(c.allocated().claims).toHaveLength(r.placements.length);
     // No placement within the budget: a reason, nothing kept.
     const c2 = clusterOf([{ gpus: 2 }, { gpus: 2 }, { gpus: 4 }]);

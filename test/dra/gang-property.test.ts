@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { allocateClaims, createDraCluster, type GangResult } from '../../src/dra/index.js';
-import { CLASSES, GPU, V1, claimObject } from '../support/dra-clusters.js';
+import { CLASSES, claimObject, GPU, V1 } from '../support/dra-clusters.js';
 
 type Obj = Record<string, unknown>;
 type Model = 'a100' | 'h100';
@@ -47,7 +47,12 @@ const slice = (k: number, spec: NodeSpec): Obj => ({
   apiVersion: V1,
   kind: 'ResourceSlice',
   metadata: { name: `n${k}-gpus` },
-  spec: { driver: GPU, pool: { name: `n${k}`, generation: 1, resourceSliceCount: 1 }, nodeName: `n${k}`, devices: spec.gpus.map((m, i) => ({ name: `gpu-${i}`, attributes: { type: { string: 'gpu' }, model: { string: m } } })) },
+  spec: {
+    driver: GPU,
+    pool: { name: `n${k}`, generation: 1, resourceSliceCount: 1 },
+    nodeName: `n${k}`,
+    devices: spec.gpus.map((m, i) => ({ name: `gpu-${i}`, attributes: { type: { string: 'gpu' }, model: { string: m } } })),
+  },
 });
 const nodeObj = (k: number, spec: NodeSpec): Obj => {
   const labels: Record<string, string> = {};
@@ -58,7 +63,17 @@ const nodeObj = (k: number, spec: NodeSpec): Obj => {
 const claimOf = (p: number, c: number, spec: ClaimSpec): Obj =>
   claimObject(`p${p}-c${c}`, {
     devices: {
-      requests: [{ name: 'r', exactly: { deviceClassName: 'gpu', allocationMode: 'ExactCount', count: spec.count, ...(spec.model === undefined ? {} : { selectors: [{ cel: { expression: `device.attributes["${GPU}"].model == "${spec.model}"` } }] }) } }],
+      requests: [
+        {
+          name: 'r',
+          exactly: {
+            deviceClassName: 'gpu',
+            allocationMode: 'ExactCount',
+            count: spec.count,
+            ...(spec.model === undefined ? {} : { selectors: [{ cel: { expression: `device.attributes["${GPU}"].model == "${spec.model}"` } }] }),
+          },
+        },
+      ],
     },
   });
 
@@ -155,7 +170,12 @@ describe('scheduleGroup against brute force', () => {
           expect(values.size).toBe(1);
         }
         // The cluster keeps exactly the gang's claims besides what was held.
-        expect(cluster.allocated().claims.map((h) => h.claim).sort()).toEqual(r.placements.flatMap((p) => c.pods[p.pod].map((_s, i) => `ns/p${p.pod}-c${i}`)).sort());
+        expect(
+          cluster
+            .allocated()
+            .claims.map((h) => h.claim)
+            .sort(),
+        ).toEqual(r.placements.flatMap((p) => c.pods[p.pod].map((_s, i) => `ns/p${p.pod}-c${i}`)).sort());
         // As good as the best brute-force placement (and none is better).
         expect(cost(placedNodes.length, domainsOf(c.nodes, placedNodes, c.preferred))).toEqual(bestCost);
       }),

@@ -10,7 +10,9 @@ describe('pruneSpec', () => {
   });
 
   it('turns a selector of an unknown type into one the allocator refuses', () => {
-    const { spec, unknown } = pruneSpec('ResourceClaim', { devices: { requests: [{ name: 'r', exactly: { deviceClassName: 'c', selectors: [{ cel: { expression: 'true' } }, { regoPolicy: 'x' }] } }] } });
+    const { spec, unknown } = pruneSpec('ResourceClaim', {
+      devices: { requests: [{ name: 'r', exactly: { deviceClassName: 'c', selectors: [{ cel: { expression: 'true' } }, { regoPolicy: 'x' }] } }] },
+    });
     expect(spec).toEqual({ devices: { requests: [{ name: 'r', exactly: { deviceClassName: 'c', selectors: [{ cel: { expression: 'true' } }, {}] } }] } });
     expect(unknown[0].effect).toBe('refused');
   });

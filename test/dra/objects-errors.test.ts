@@ -2,14 +2,13 @@
 // AllocationError naming the object, the field path and the value.
 import { describe, expect, it } from 'vitest';
 import { readDeviceClasses, readDraObjects, readNodes, readResourceClaims, readResourceSlices } from '../../src/dra/index.js';
-import { errorOf, sliceObject, V1, type Obj } from '../support/dra-objects.js';
+import { errorOf, type Obj, sliceObject, V1 } from '../support/dra-objects.js';
 import { upstreamCases } from '../support/dra-upstream-table.js';
 
 const slice = (spec: Obj, extra: Obj = {}) => sliceObject('slice-1', spec, { pool: 'pool-1' }, extra);
 const devices = (memory: unknown) => ({
   devices: [{ name: 'gpu-0' }, { name: 'gpu-1' }, { name: 'gpu-2', capacity: { memory: { value: memory } } }],
 });
-
 
 describe('DRA object readers', () => {
   it('read every object of the upstream table', () => {
@@ -21,7 +20,9 @@ describe('DRA object readers', () => {
   });
 
   it('reads quantities exactly and keeps attribute types', () => {
-    const [s] = readResourceSlices(slice({ devices: [{ name: 'gpu-0', attributes: { numa: { int: 1 }, model: { string: 'A100' }, 'gpu.example.com/v': { version: '1.2.3' } }, capacity: { memory: { value: '80Gi' } } }] }));
+    const [s] = readResourceSlices(
+      slice({ devices: [{ name: 'gpu-0', attributes: { numa: { int: 1 }, model: { string: 'A100' }, 'gpu.example.com/v': { version: '1.2.3' } }, capacity: { memory: { value: '80Gi' } } }] }),
+    );
     expect(s.devices[0].capacity.memory.value.value()).toBe(80n * 1024n ** 3n);
     expect(s.devices[0].attributes).toEqual({ numa: { int: 1n }, model: { string: 'A100' }, 'gpu.example.com/v': { version: '1.2.3' } });
   });
@@ -53,13 +54,23 @@ describe('DRA object readers', () => {
   it('rejects wrong types with the path', () => {
     const e = errorOf(() => readResourceSlices(slice({ pool: { name: 'p', generation: '1', resourceSliceCount: 1 } })));
     expect(e.message).toContain('ResourceSlice/slice-1: spec.pool.generation: expected an integer, got "1"');
-    const claim = { apiVersion: V1, kind: 'ResourceClaim', metadata: { name: 'c', namespace: 'ns' }, spec: { devices: { requests: [{ name: 'r', exactly: { deviceClassName: 'gpu', count: 'two' } }] } } };
+    const claim = {
+      apiVersion: V1,
+      kind: 'ResourceClaim',
+      metadata: { name: 'c', namespace: 'ns' },
+      spec: { devices: { requests: [{ name: 'r', exactly: { deviceClassName: 'gpu', count: 'two' } }] } },
+    };
     const c = errorOf(() => readResourceClaims(claim));
     expect(c.message).toContain('ResourceClaim/ns/c: spec.devices.requests[0].exactly.count: expected an integer, got "two"');
   });
 
   it('rejects a request with both exactly and firstAvailable, and an attribute with two values', () => {
-    const claim = { apiVersion: V1, kind: 'ResourceClaim', metadata: { name: 'c' }, spec: { devices: { requests: [{ name: 'r', exactly: { deviceClassName: 'a' }, firstAvailable: [{ name: 's', deviceClassName: 'a' }] }] } } };
+    const claim = {
+      apiVersion: V1,
+      kind: 'ResourceClaim',
+      metadata: { name: 'c' },
+      spec: { devices: { requests: [{ name: 'r', exactly: { deviceClassName: 'a' }, firstAvailable: [{ name: 's', deviceClassName: 'a' }] }] } },
+    };
     expect(errorOf(() => readResourceClaims(claim)).message).toContain('ResourceClaim/c: spec.devices.requests[0]: expected exactly one of exactly and firstAvailable');
     const two = errorOf(() => readResourceSlices(slice({ devices: [{ name: 'd', attributes: { x: { int: 1, string: 'a' } } }] })));
     expect(two.message).toContain('spec.devices[0].attributes.x');

@@ -3,11 +3,10 @@
 // (with the check) and the bare first-fit search (without it) agree on every answer.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_DRA_FEATURES, allocateClaims, readDeviceClasses, readNodes, readResourceClaims, readResourceSlices } from '../../src/dra/index.js';
-import { AllocationModel, addClaims, firstFit, gatherPools } from '../../src/dra/testing.js';
 import type { DraAllocateRequest } from '../../src/dra/index.js';
+import { allocateClaims, DEFAULT_DRA_FEATURES, readDeviceClasses, readNodes, readResourceClaims, readResourceSlices } from '../../src/dra/index.js';
+import { AllocationModel, addClaims, firstFit, gatherPools } from '../../src/dra/testing.js';
 import { classObject, DRIVER, V1 } from '../support/dra-objects.js';
-
 
 const device = fc.record({
   numa: fc.integer({ min: 0, max: 2 }),
@@ -45,7 +44,12 @@ function requestOf(x: Instance): DraAllocateRequest {
   return {
     classes: [classObject('gpu')],
     slices: [
-      { apiVersion: V1, kind: 'ResourceSlice', metadata: { name: 'counters' }, spec: { driver: DRIVER, pool, nodeName: 'node-1', sharedCounters: [{ name: 'gpu', counters: { memory: { value: x.counter } } }] } },
+      {
+        apiVersion: V1,
+        kind: 'ResourceSlice',
+        metadata: { name: 'counters' },
+        spec: { driver: DRIVER, pool, nodeName: 'node-1', sharedCounters: [{ name: 'gpu', counters: { memory: { value: x.counter } } }] },
+      },
       { apiVersion: V1, kind: 'ResourceSlice', metadata: { name: 'devices' }, spec: { driver: DRIVER, pool, nodeName: 'node-1', devices } },
     ],
     claims: x.claims.map((c, ci) => ({

@@ -1,7 +1,7 @@
 // RE2 semantics for CEL's regular expressions: linear time, Go's syntax and its error wording.
 import { Environment } from '@marcbachmann/cel-js';
 import { describe, expect, it } from 'vitest';
-import { pointMatchesAtRe2, regexFind, regexFindAll, regexMatches, registerRe2, RegexSyntaxError } from '../../src/dra/testing.js';
+import { pointMatchesAtRe2, RegexSyntaxError, regexFind, regexFindAll, regexMatches, registerRe2 } from '../../src/dra/testing.js';
 
 describe('RE2 regular expressions', () => {
   it('answers a pathological pattern on a 40-character string at once (JavaScript backtracks for minutes)', () => {

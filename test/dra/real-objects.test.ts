@@ -11,7 +11,12 @@ const file = (name: string): string => `${DIR}/${name}`;
 const read = (name: string) => readClusterDump(readDocuments(readFileSync(join(ROOT, DIR, name), 'utf8'), name), name);
 
 type Out = {
-  pods: Array<{ pod: string; node: string | null; claims: Array<{ claim: string; allocation: { devices: { results: Array<{ request: string; device: string; pool: string }> } } | null }>; reason?: { code: string; message: string } }>;
+  pods: Array<{
+    pod: string;
+    node: string | null;
+    claims: Array<{ claim: string; allocation: { devices: { results: Array<{ request: string; device: string; pool: string }> } } | null }>;
+    reason?: { code: string; message: string };
+  }>;
   claims: Array<{ claim: string; node?: string; reason?: { code: string; message: string } }>;
 };
 async function schedule(files: string[], extra: string[] = [], stdin?: string): Promise<{ code: number; out: Out; stderr: string }> {
@@ -26,7 +31,7 @@ async function schedule(files: string[], extra: string[] = [], stdin?: string): 
 }
 const devices = (o: Out['pods'][number]): string[] => o.claims.flatMap((c) => c.allocation?.devices.results.map((r) => r.device) ?? []);
 
-describe('every published object reads and passes the API server\'s validation', () => {
+describe("every published object reads and passes the API server's validation", () => {
   for (const name of readdirSync(join(ROOT, DIR)).filter((f) => f.endsWith('.yaml'))) {
     it(name, () => {
       const dump = read(name);
@@ -77,7 +82,7 @@ describe('scheduled as kube-scheduler schedules them', () => {
     expect(new Set(devices(pod)).size).toBe(2);
   });
 
-  it('the documentation\'s v1beta2 MIG template (memory above 10Gi) on static MIG takes the 3g.20gb (the 2g.10gb has 9984Mi)', async () => {
+  it("the documentation's v1beta2 MIG template (memory above 10Gi) on static MIG takes the 3g.20gb (the 2g.10gb has 9984Mi)", async () => {
     const r = await schedule([file('nvidia-deviceclasses.yaml'), file('nvidia-a100-static-mig.yaml'), file('nvidia-docs-mig-v1beta2.yaml')]);
     expect(r.code).toBe(0);
     expect(devices(r.out.pods[0])).toEqual(['gpu-1-mig-3g20gb-9-4']);
@@ -87,7 +92,8 @@ describe('scheduled as kube-scheduler schedules them', () => {
     const stream = [
       readFileSync(join(ROOT, DIR, 'nvidia-deviceclasses.yaml'), 'utf8'),
       readFileSync(join(ROOT, DIR, 'nvidia-h100-dynamic-mig.yaml'), 'utf8'),
-      ...['a', 'b', 'c'].map((n, i) => `apiVersion: resource.k8s.io/v1
+      ...['a', 'b', 'c'].map(
+        (n, i) => `apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
 metadata: {name: ${n}, namespace: ml}
 spec:
@@ -97,7 +103,8 @@ spec:
       exactly:
         deviceClassName: ${i === 2 ? 'gpu.nvidia.com' : 'mig.nvidia.com'}
         ${i === 2 ? 'count: 2' : `selectors: [{cel: {expression: "device.attributes['gpu.nvidia.com'].profile == '7g.80gb'"}}]`}
-`),
+`,
+      ),
     ].join('\n---\n');
     const r = await schedule(['-'], [], stream);
     const byClaim = new Map(r.out.claims.map((c) => [c.claim, c]));
@@ -136,11 +143,18 @@ spec:
     expect(['0000-00-02-0-0x7d67', '0000-04-00-0-0xe211']).toContain(devices(intel.out.pods[0])[0]);
     const amd = await schedule([file('amd-mi300x.yaml')]);
     expect(amd.code).toBe(1);
-    expect(amd.out.pods[0]).toMatchObject({ pod: 'gpu-test/pod-two-partitions-same-parent', node: null, reason: { code: 'UNSCHEDULABLE', message: '0/1 nodes are available: 1 cannot allocate all claims.' } });
+    expect(amd.out.pods[0]).toMatchObject({
+      pod: 'gpu-test/pod-two-partitions-same-parent',
+      node: null,
+      reason: { code: 'UNSCHEDULABLE', message: '0/1 nodes are available: 1 cannot allocate all claims.' },
+    });
   });
 
   it('a node taint the pod does not tolerate is named as kubectl describe names it; the NVIDIA demo pod tolerates nvidia.com/gpu', async () => {
-    const tainted = readFileSync(join(ROOT, DIR, 'nvidia-dgx-h100.yaml'), 'utf8').replace(/podCIDR: 10.244.1.0\/24/g, 'podCIDR: 10.244.1.0/24\n    taints:\n    - key: nvidia.com/gpu\n      effect: NoSchedule');
+    const tainted = readFileSync(join(ROOT, DIR, 'nvidia-dgx-h100.yaml'), 'utf8').replace(
+      /podCIDR: 10.244.1.0\/24/g,
+      'podCIDR: 10.244.1.0/24\n    taints:\n    - key: nvidia.com/gpu\n      effect: NoSchedule',
+    );
     const classes = readFileSync(join(ROOT, DIR, 'nvidia-deviceclasses.yaml'), 'utf8');
     const demo = readFileSync(join(ROOT, DIR, 'nvidia-demo-gpu-test-count.yaml'), 'utf8');
     const tolerated = await schedule(['-'], [], [classes, tainted, demo].join('\n---\n'));

@@ -9,7 +9,7 @@ import { ROOT } from '../support/cli.js';
 const read = (name: string) => readClusterDump(readDocuments(readFileSync(join(ROOT, 'data/samples/dra', name), 'utf8'), name), name, { strict: true });
 
 describe('data/samples/dra', () => {
-  it('passes the API server\'s validation, strictly read', () => {
+  it("passes the API server's validation, strictly read", () => {
     const dump = read('cluster.json');
     expect(dump.slices).toHaveLength(4);
     for (const s of dump.slices) expect(validateSliceSpec((s as { spec: unknown }).spec)).toEqual([]);
@@ -21,7 +21,20 @@ describe('data/samples/dra', () => {
 
   it('names devices as the NVIDIA driver does (DNS labels, no dots) and publishes no attribute the driver does not', () => {
     const dump = read('cluster.json');
-    const known = new Set(['type', 'uuid', 'productName', 'brand', 'architecture', 'cudaComputeCapability', 'driverVersion', 'cudaDriverVersion', 'resource.kubernetes.io/pciBusID', 'resource.kubernetes.io/pcieRoot', 'parentUUID', 'profile']);
+    const known = new Set([
+      'type',
+      'uuid',
+      'productName',
+      'brand',
+      'architecture',
+      'cudaComputeCapability',
+      'driverVersion',
+      'cudaDriverVersion',
+      'resource.kubernetes.io/pciBusID',
+      'resource.kubernetes.io/pcieRoot',
+      'parentUUID',
+      'profile',
+    ]);
     for (const s of dump.slices) {
       for (const d of (s as { spec: { devices?: Array<{ name: string; attributes: Record<string, unknown> }> } }).spec.devices ?? []) {
         expect(d.name).toMatch(/^gpu-\d+(-mig-[a-z0-9]+-\d+-\d+)?$/);

@@ -35,7 +35,10 @@ function both(request: DraAllocateRequest): { firstFit: DraAllocateResult; score
 describe('scored allocation beats first-fit', () => {
   it('keeps a PCIe root whole: a 1-GPU claim takes the GPU whose root partner is busy, so a later 2-GPU claim under one root fits', () => {
     // gpu-0/gpu-1 and gpu-2/gpu-3 share a PCIe root each; gpu-2 is held by another claim.
-    const gpus = ['pci0000:00', 'pci0000:00', 'pci0000:40', 'pci0000:40'].map((root, i) => ({ name: `gpu-${i}`, attributes: { 'resource.kubernetes.io/pcieRoot': { string: root }, index: { int: i } } }));
+    const gpus = ['pci0000:00', 'pci0000:00', 'pci0000:40', 'pci0000:40'].map((root, i) => ({
+      name: `gpu-${i}`,
+      attributes: { 'resource.kubernetes.io/pcieRoot': { string: root }, index: { int: i } },
+    }));
     const base = { classes: [gpuClass], slices: [slice(gpus)], node, allocatedDevices: [`${DRIVER}/node-1/gpu-2`] };
     const { firstFit, scored } = both({ ...base, claims: [claim('one-gpu', 1)] });
     expect(devicesOf(firstFit)).toEqual(['gpu-0']);
@@ -53,7 +56,11 @@ describe('scored allocation beats first-fit', () => {
     const sets = [0, 1].map((g) => ({ name: `gpu-${g}-counters`, counters: { memory: { value: '40Gi' } } }));
     const devices = [0, 1].flatMap((g) => [
       { name: `gpu-${g}`, attributes: { type: { string: 'gpu' } }, consumesCounters: [{ counterSet: `gpu-${g}-counters`, counters: { memory: { value: '40Gi' } } }] },
-      ...[0, 1, 2, 3].map((s) => ({ name: `gpu-${g}-mig-${s}`, attributes: { type: { string: 'mig' } }, consumesCounters: [{ counterSet: `gpu-${g}-counters`, counters: { memory: { value: '10Gi' } } }] })),
+      ...[0, 1, 2, 3].map((s) => ({
+        name: `gpu-${g}-mig-${s}`,
+        attributes: { type: { string: 'mig' } },
+        consumesCounters: [{ counterSet: `gpu-${g}-counters`, counters: { memory: { value: '10Gi' } } }],
+      })),
     ]);
     const base = { classes: [gpuClass], slices: [slice(devices, sets)], node, allocatedDevices: [`${DRIVER}/node-1/gpu-1-mig-0`] };
     const mig = `device.attributes["${DRIVER}"].type == "mig"`;
@@ -89,7 +96,19 @@ describe('scored allocation beats first-fit', () => {
       apiVersion: V1,
       kind: 'ResourceClaim',
       metadata: { name: 'flexible', namespace: 'ml' },
-      spec: { devices: { requests: [{ name: 'gpus', firstAvailable: [{ name: 'two', deviceClassName: 'gpu', count: 2 }, { name: 'one', deviceClassName: 'gpu', count: 1 }] }] } },
+      spec: {
+        devices: {
+          requests: [
+            {
+              name: 'gpus',
+              firstAvailable: [
+                { name: 'two', deviceClassName: 'gpu', count: 2 },
+                { name: 'one', deviceClassName: 'gpu', count: 1 },
+              ],
+            },
+          ],
+        },
+      },
     };
     const { scored } = both({ classes: [gpuClass], slices: [slice(gpus)], node, claims: [prioritized] });
     expect(scored.results[0].devices.results.map((d) => d.request)).toEqual(['gpus/two', 'gpus/two']);
@@ -131,7 +150,7 @@ describe('scored search effort', () => {
     }
   });
 
-  it('finds the allocation of upstream\'s partitionable backtracking fixture (device-1 takes 20Gi, a claim for 7 of 8)', () => {
+  it("finds the allocation of upstream's partitionable backtracking fixture (device-1 takes 20Gi, a claim for 7 of 8)", () => {
     const sets = [{ name: 'shared', counters: { memory: { value: '70Gi' } } }, ...Array.from({ length: 8 }, (_, i) => ({ name: `own-${i}`, counters: { slot: { value: '1' } } }))];
     const devices = Array.from({ length: 8 }, (_, i) => ({
       name: `device-${i}`,

@@ -5,21 +5,12 @@
 // objective than any allocation brute force finds. Same input, same output.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  allocateClaims,
-  DEFAULT_DRA_FEATURES,
-  readDeviceClasses,
-  readNodes,
-  readResourceClaims,
-  readResourceSlices,
-  type DraAllocateRequest,
-  type DraObjective,
-} from '../../src/dra/index.js';
+import { allocateClaims, DEFAULT_DRA_FEATURES, type DraAllocateRequest, type DraObjective, readDeviceClasses, readNodes, readResourceClaims, readResourceSlices } from '../../src/dra/index.js';
 import { AllocationModel, addClaims, compareObjective, evaluateObjective, gatherPools, type RequestModel } from '../../src/dra/testing.js';
-import { checkAllocation } from '../support/dra-checker.js';
 import { bruteForce } from '../support/dra-brute-force.js';
-import { canonical } from '../support/dra-upstream-table.js';
+import { checkAllocation } from '../support/dra-checker.js';
 import { classObject, DRIVER, nodeObject, V1 } from '../support/dra-objects.js';
+import { canonical } from '../support/dra-upstream-table.js';
 
 const node = nodeObject();
 const classes = [classObject('gpu'), classObject('big', [`device.capacity["${DRIVER}"].memory.compareTo(quantity("2Gi")) >= 0`])];
@@ -75,7 +66,14 @@ function requestOf(s: Scenario): DraAllocateRequest {
     return out;
   });
   const sharedCounters = [0, 1].map((p) => ({ name: `parent-${p}`, counters: { memory: { value: s.counterTotal } } }));
-  const slices = [{ apiVersion: V1, kind: 'ResourceSlice', metadata: { name: 's' }, spec: { driver: DRIVER, pool: { name: 'pool-1', generation: 1, resourceSliceCount: 1 }, nodeName: 'node-1', devices, sharedCounters } }];
+  const slices = [
+    {
+      apiVersion: V1,
+      kind: 'ResourceSlice',
+      metadata: { name: 's' },
+      spec: { driver: DRIVER, pool: { name: 'pool-1', generation: 1, resourceSliceCount: 1 }, nodeName: 'node-1', devices, sharedCounters },
+    },
+  ];
   const exact = (b: Scenario['claims'][number]['requests'][number]['main'], i: number) => {
     const out: Record<string, unknown> = { deviceClassName: b.cls, allocationMode: b.all ? 'All' : 'ExactCount' };
     if (!b.all) out.count = b.count;
@@ -86,7 +84,15 @@ function requestOf(s: Scenario): DraAllocateRequest {
   };
   const claims = s.claims.map((c, ci) => {
     const requests = c.requests.map((r, ri) =>
-      r.alt === undefined ? { name: `r${ri}`, exactly: exact(r.main, ri) } : { name: `r${ri}`, firstAvailable: [{ name: 'a', ...exact(r.main, ri) }, { name: 'b', ...exact(r.alt, ri + 1) }] },
+      r.alt === undefined
+        ? { name: `r${ri}`, exactly: exact(r.main, ri) }
+        : {
+            name: `r${ri}`,
+            firstAvailable: [
+              { name: 'a', ...exact(r.main, ri) },
+              { name: 'b', ...exact(r.alt, ri + 1) },
+            ],
+          },
     );
     const constraints = c.constraint === 'none' ? [] : [{ [c.constraint === 'match' ? 'matchAttribute' : 'distinctAttribute']: `${DRIVER}/numa` }];
     return { apiVersion: V1, kind: 'ResourceClaim', metadata: { name: `c${ci}`, namespace: 'ns' }, spec: { devices: { requests, constraints } } };
@@ -108,7 +114,12 @@ function run(request: DraAllocateRequest, mode: 'scored' | 'first-fit'): { ok: b
 /** Pools where the objective has something to choose: topology attributes, partitions, devices held. */
 const topologyScenario = fc.record({
   devices: fc.array(
-    fc.record({ numa: fc.integer({ min: 0, max: 1 }), root: fc.integer({ min: 0, max: 2 }), link: fc.option(fc.constantFrom('x', 'y'), { nil: undefined }), parent: fc.option(fc.integer({ min: 0, max: 1 }), { nil: undefined }) }),
+    fc.record({
+      numa: fc.integer({ min: 0, max: 1 }),
+      root: fc.integer({ min: 0, max: 2 }),
+      link: fc.option(fc.constantFrom('x', 'y'), { nil: undefined }),
+      parent: fc.option(fc.integer({ min: 0, max: 1 }), { nil: undefined }),
+    }),
     { minLength: 2, maxLength: 7 },
   ),
   counts: fc.array(fc.record({ count: fc.integer({ min: 1, max: 3 }), alt: fc.option(fc.integer({ min: 1, max: 2 }), { nil: undefined }) }), { minLength: 1, maxLength: 2 }),
@@ -118,11 +129,22 @@ const topologyScenario = fc.record({
 function topologyRequest(t: typeof topologyScenario extends fc.Arbitrary<infer T> ? T : never): DraAllocateRequest {
   const devices = t.devices.map((d, i) => ({
     name: `gpu-${i}`,
-    attributes: { 'resource.kubernetes.io/numaNode': { int: d.numa }, 'resource.kubernetes.io/pcieRoot': { string: `pci${d.root}` }, ...(d.link !== undefined ? { nvlinkDomain: { string: d.link } } : {}) },
+    attributes: {
+      'resource.kubernetes.io/numaNode': { int: d.numa },
+      'resource.kubernetes.io/pcieRoot': { string: `pci${d.root}` },
+      ...(d.link !== undefined ? { nvlinkDomain: { string: d.link } } : {}),
+    },
     ...(d.parent !== undefined ? { consumesCounters: [{ counterSet: `parent-${d.parent}`, counters: { slices: { value: '1' } } }] } : {}),
   }));
   const sharedCounters = [0, 1].map((p) => ({ name: `parent-${p}`, counters: { slices: { value: '2' } } }));
-  const slices = [{ apiVersion: V1, kind: 'ResourceSlice', metadata: { name: 's' }, spec: { driver: DRIVER, pool: { name: 'pool-1', generation: 1, resourceSliceCount: 1 }, nodeName: 'node-1', devices, sharedCounters } }];
+  const slices = [
+    {
+      apiVersion: V1,
+      kind: 'ResourceSlice',
+      metadata: { name: 's' },
+      spec: { driver: DRIVER, pool: { name: 'pool-1', generation: 1, resourceSliceCount: 1 }, nodeName: 'node-1', devices, sharedCounters },
+    },
+  ];
   const claims = t.counts.map((c, ci) => ({
     apiVersion: V1,
     kind: 'ResourceClaim',
@@ -132,7 +154,13 @@ function topologyRequest(t: typeof topologyScenario extends fc.Arbitrary<infer T
         requests: [
           c.alt === undefined
             ? { name: 'r', exactly: { deviceClassName: 'gpu', count: c.count } }
-            : { name: 'r', firstAvailable: [{ name: 'a', deviceClassName: 'gpu', count: c.count }, { name: 'b', deviceClassName: 'gpu', count: c.alt }] },
+            : {
+                name: 'r',
+                firstAvailable: [
+                  { name: 'a', deviceClassName: 'gpu', count: c.count },
+                  { name: 'b', deviceClassName: 'gpu', count: c.alt },
+                ],
+              },
         ],
       },
     },
@@ -156,7 +184,14 @@ function objectivesOf(request: DraAllocateRequest, answers: readonly string[]): 
     const picks: Array<{ request: RequestModel; index: number }> = [];
     const alternatives: number[] = [];
     answer.split(' | ').forEach((part, ci) => {
-      const names = new Map(part === '' ? [] : part.split(',').map((p) => p.split('=') as [string, string]).map(([r, d]) => [d + '#' + r, r]));
+      const names = new Map(
+        part === ''
+          ? []
+          : part
+              .split(',')
+              .map((p) => p.split('=') as [string, string])
+              .map(([r, d]) => [d + '#' + r, r]),
+      );
       model.claims[ci].groups.forEach((group) => {
         const used = group.alternatives.findIndex((a) => [...names.values()].includes(a.name));
         const alt = group.alternatives[Math.max(0, used)];

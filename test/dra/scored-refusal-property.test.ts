@@ -4,8 +4,8 @@
 // places one first-fit refuses), and both allocations pass the independent checker.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { A100_80GB, ALL_BALANCED, DGX_A100_LAYOUT, dynamicMigNode, H100_80GB, HGX_H100_LAYOUT, type MachineLayout, NVIDIA_CLASSES, shapeClaim, staticMigNode } from '../../bench/dra-fleets/index.js';
 import { allocateClaims, type DraAllocateRequest, type DraMode } from '../../src/dra/index.js';
-import { A100_80GB, ALL_BALANCED, DGX_A100_LAYOUT, dynamicMigNode, H100_80GB, HGX_H100_LAYOUT, NVIDIA_CLASSES, shapeClaim, staticMigNode, type MachineLayout } from '../../bench/dra-fleets/index.js';
 
 import { checkAllocation } from '../support/dra-checker.js';
 

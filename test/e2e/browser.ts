@@ -1,6 +1,6 @@
 // Headless Chromium through playwright-core (Debian's chromium package, or CHROMIUM_PATH).
 import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 

@@ -5,8 +5,8 @@
 // README's docs/cluster-view.png is a copy of it).
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, getPreset, nodeFromInventory, type ClusterState, type Engine, type Inventory } from '../../src/index.js';
-import { addNodes, clearCluster, importState, openPage, plan, RESULTS, shownOptions, type PageSession } from './page.js';
+import { type ClusterState, createEngine, type Engine, getPreset, type Inventory, nodeFromInventory } from '../../src/index.js';
+import { addNodes, clearCluster, importState, openPage, type PageSession, plan, RESULTS, shownOptions } from './page.js';
 
 const TYPES = [
   { preset: 'dgx-a100', count: 120 },
@@ -31,8 +31,16 @@ function filledState(): ClusterState {
   const nodes = TYPES.flatMap((t) => Array.from({ length: t.count }, (_, k) => nodeFromInventory(k % 7 === 3 ? busy(t.preset, k) : getPreset(t.preset), { id: `${t.preset}-${k + 1}` })));
   const state = engine.createClusterState({ nodes });
   const models = [
-    ['llama-3-70b', 140], ['qwen-2.5-32b', 70], ['mistral-7b', 16], ['mixtral-8x22b', 280], ['llama-3-8b', 18],
-    ['deepseek-v2-lite', 36], ['gemma-2-27b', 60], ['phi-3-medium', 30], ['command-r', 80], ['llama-3-405b', 820],
+    ['llama-3-70b', 140],
+    ['qwen-2.5-32b', 70],
+    ['mistral-7b', 16],
+    ['mixtral-8x22b', 280],
+    ['llama-3-8b', 18],
+    ['deepseek-v2-lite', 36],
+    ['gemma-2-27b', 60],
+    ['phi-3-medium', 30],
+    ['command-r', 80],
+    ['llama-3-405b', 820],
   ] as const;
   for (let k = 0; k < 300; k++) {
     const [model, gib] = models[(k * 7) % models.length];
@@ -68,7 +76,12 @@ describe('the cluster view at 200 nodes', () => {
     // The nodes keep their machine types: the state file has none, the page recognises the machines.
     expect(await page.textContent('[data-testid="cluster-types"]')).toBe('120 × dgx-a100, 50 × 8x-l40s-pcie, 20 × dgx-h100, 10 × dgx2');
     expect(await page.locator('[data-testid="tile-gpu"]').count()).toBe(TYPES.reduce((t, x) => t + x.count * getPreset(x.preset).gpus.length, 0));
-    expect(await page.locator('[data-testid="tile-slot"][data-stale="true"]').count()).toBe(mirror.listSlots().filter((x) => x.stale === true).reduce((t, x) => t + x.gpus.length, 0));
+    expect(await page.locator('[data-testid="tile-slot"][data-stale="true"]').count()).toBe(
+      mirror
+        .listSlots()
+        .filter((x) => x.stale === true)
+        .reduce((t, x) => t + x.gpus.length, 0),
+    );
     expect(await page.locator('[data-testid="tile-others"]').count()).toBe(mirror.toJSON().nodes.reduce((t, n) => t + n.gpus.filter((g) => (g.memoryUsed ?? 0) > 0).length, 0));
   });
 
@@ -115,9 +128,13 @@ describe('the cluster view at 200 nodes', () => {
           if (w > 0.5 && h > 0.5) overlaps.push(`${JSON.stringify(a.text)} × ${JSON.stringify(b.text)}`);
         }
       }
-      const cut = Array.from(root.querySelectorAll<HTMLElement>('[data-testid="tile-id"]')).filter((e) => e.scrollWidth > e.clientWidth + 0.5).map((e) => e.textContent);
+      const cut = Array.from(root.querySelectorAll<HTMLElement>('[data-testid="tile-id"]'))
+        .filter((e) => e.scrollWidth > e.clientWidth + 0.5)
+        .map((e) => e.textContent);
       const section = root.getBoundingClientRect();
-      const outside = Array.from(root.querySelectorAll<HTMLElement>('[data-testid="node-tile"]')).filter((t) => t.getBoundingClientRect().right > section.right + 0.5).map((t) => t.dataset.node);
+      const outside = Array.from(root.querySelectorAll<HTMLElement>('[data-testid="node-tile"]'))
+        .filter((t) => t.getBoundingClientRect().right > section.right + 0.5)
+        .map((t) => t.dataset.node);
       return { count: boxes.length, overlaps, cut, outside };
     });
     // 200 names, 200 percentages, 400 buttons, the summary, the legend, the forms, the plan.

@@ -5,9 +5,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, defaultTensorParallelSizes, formatBytes, getPreset, nodeFromInventory, parseBytes, type ClusterState, type Engine } from '../../src/index.js';
+import { type ClusterState, createEngine, defaultTensorParallelSizes, type Engine, formatBytes, getPreset, nodeFromInventory, parseBytes } from '../../src/index.js';
 import { cli, inTempDir } from '../support/cli.js';
-import { addNodes, clearCluster, exportState, importState, openPage, plan, reload, shownOptions, type ModelInput, type PageSession } from './page.js';
+import { addNodes, clearCluster, exportState, importState, type ModelInput, openPage, type PageSession, plan, reload, shownOptions } from './page.js';
 
 let s: PageSession;
 let engine: Engine;
@@ -77,13 +77,21 @@ describe('a 40-node cluster built on the page, exchanged with the CLI', () => {
       const nodes = mirror.toJSON().nodes.filter((n) => n.id.startsWith(`${t.preset}-`));
       const perGpu = nodes.flatMap((n) => n.gpus.map((g) => ({ total: g.memoryTotal, used: n.slots.filter((x) => x.gpus.includes(g.index)).reduce((u, x) => u + x.memoryPerGpu, 0) })));
       return {
-        type: t.preset, nodes: String(t.count), used: String(perGpu.reduce((u, g) => u + g.used, 0)), total: String(perGpu.reduce((u, g) => u + g.total, 0)),
-        emptyGpus: String(perGpu.filter((g) => g.used === 0).length), emptyNodes: String(nodes.filter((n) => n.slots.length === 0).length), largest: String(Math.max(...perGpu.map((g) => g.total - g.used))),
+        type: t.preset,
+        nodes: String(t.count),
+        used: String(perGpu.reduce((u, g) => u + g.used, 0)),
+        total: String(perGpu.reduce((u, g) => u + g.total, 0)),
+        emptyGpus: String(perGpu.filter((g) => g.used === 0).length),
+        emptyNodes: String(nodes.filter((n) => n.slots.length === 0).length),
+        largest: String(Math.max(...perGpu.map((g) => g.total - g.used))),
       };
     });
     expect(await page.$$eval('[data-testid="capacity-type"]', (rs) => rs.map((r) => ({ ...(r as HTMLElement).dataset })))).toEqual(capacity.map((c) => ({ testid: 'capacity-type', ...c })));
     // Each tile's bars hold what the state says each GPU holds.
-    for (const node of mirror.toJSON().nodes.filter((n) => n.slots.length > 0).slice(0, 6)) {
+    for (const node of mirror
+      .toJSON()
+      .nodes.filter((n) => n.slots.length > 0)
+      .slice(0, 6)) {
       const shown = await page.$$eval(`[data-testid="node-tile"][data-node="${node.id}"] [data-testid="tile-gpu"]`, (gs) => gs.map((g) => Number((g as HTMLElement).dataset.slots)));
       expect(shown).toEqual(node.gpus.map((g) => node.slots.filter((x) => x.gpus.includes(g.index)).reduce((t, x) => t + x.memoryPerGpu, 0)));
     }
@@ -159,12 +167,19 @@ describe('a 40-node cluster built on the page, exchanged with the CLI', () => {
       expect(seeded.code).toBe(0);
       const cliText = readFileSync(file, 'utf8');
       const node = JSON.parse(cliText).nodes[0];
-      expect(node.gpus.filter((g: { memoryUsed?: number }) => g.memoryUsed !== undefined).map((g: { index: number; memoryUsed: number }) => [g.index, g.memoryUsed])).toEqual([[1, 12 * 2 ** 30], [3, 6 * 2 ** 30]]);
+      expect(node.gpus.filter((g: { memoryUsed?: number }) => g.memoryUsed !== undefined).map((g: { index: number; memoryUsed: number }) => [g.index, g.memoryUsed])).toEqual([
+        [1, 12 * 2 ** 30],
+        [3, 6 * 2 ** 30],
+      ]);
 
       await importState(page, 'ws-lab-07.state.json', cliText);
       await expect.poll(() => page.getAttribute('[data-testid="cluster-nodes"]', 'data-count')).toBe('1');
       // Used memory is drawn hatched on its GPUs, labelled, and counted.
-      expect(await page.$$eval('[data-testid="tile-others"]', (es) => es.map((e) => [Number(e.closest('[data-testid="tile-gpu"]')?.getAttribute('data-gpu')), Number(e.getAttribute('data-bytes')), e.getAttribute('title')]))).toEqual([
+      expect(
+        await page.$$eval('[data-testid="tile-others"]', (es) =>
+          es.map((e) => [Number(e.closest('[data-testid="tile-gpu"]')?.getAttribute('data-gpu')), Number(e.getAttribute('data-bytes')), e.getAttribute('title')]),
+        ),
+      ).toEqual([
         [1, 12 * 2 ** 30, `in use by other processes: ${formatBytes(12 * 2 ** 30)}`],
         [3, 6 * 2 ** 30, `in use by other processes: ${formatBytes(6 * 2 ** 30)}`],
       ]);
@@ -175,7 +190,7 @@ describe('a 40-node cluster built on the page, exchanged with the CLI', () => {
     });
   });
 
-  it('rejects a broken state file with the engine\'s message naming the field, keeping the cluster', async () => {
+  it("rejects a broken state file with the engine's message naming the field, keeping the cluster", async () => {
     const { page } = s;
     const before = (await exportState(page)).text;
     const broken = JSON.parse(before);

@@ -3,8 +3,8 @@
 // header's backend label following the backend. The page's state is checked against a ClusterState
 // changed the same way in Node, through the exported state file.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, getPreset, nodeFromInventory, type ClusterState, type Engine } from '../../src/index.js';
-import { addNodes, clearCluster, exportState, openPage, plan, reload, showView, shownOptions, type PageSession } from './page.js';
+import { type ClusterState, createEngine, type Engine, getPreset, nodeFromInventory } from '../../src/index.js';
+import { addNodes, clearCluster, exportState, openPage, type PageSession, plan, reload, shownOptions, showView } from './page.js';
 
 let s: PageSession;
 let engine: Engine;
@@ -34,7 +34,11 @@ describe('editing the cluster', () => {
     await page.click('[data-testid="node-tile"][data-node="dgx-h100-2"] [data-testid="duplicate-node"]');
     expect(await page.$$eval('[data-testid="node-tile"]', (ts) => ts.map((t) => (t as HTMLElement).dataset.node))).toEqual(['dgx-h100-1', 'dgx-h100-2', 'dgx-h100-4', 'dgx-h100-3', '4x-rtx8000-1']);
     expect(await page.textContent('[data-testid="cluster-types"]')).toBe('4 × dgx-h100, 1 × 4x-rtx8000');
-    const mirror = engine.createClusterState({ nodes: ['dgx-h100-1', 'dgx-h100-2', 'dgx-h100-4', 'dgx-h100-3'].map((id) => nodeFromInventory(getPreset('dgx-h100'), { id })).concat([nodeFromInventory(getPreset('4x-rtx8000'), { id: '4x-rtx8000-1' })]) });
+    const mirror = engine.createClusterState({
+      nodes: ['dgx-h100-1', 'dgx-h100-2', 'dgx-h100-4', 'dgx-h100-3']
+        .map((id) => nodeFromInventory(getPreset('dgx-h100'), { id }))
+        .concat([nodeFromInventory(getPreset('4x-rtx8000'), { id: '4x-rtx8000-1' })]),
+    });
     const first = mirror.plan({ memory: 18 * 2 ** 30, model: 'llama-3-8b', tensorParallelSizes: [1, 2, 4, 8], policy: 'spread', allowEviction: true, limit: 16 }).options[0];
     mirror.commit(first);
     expect((await exportState(page)).text).toBe(fileText(mirror));
@@ -66,23 +70,37 @@ describe('editing the cluster', () => {
     expect(await page.isVisible('[data-testid="no-option"]')).toBe(true);
     await page.click(`[data-testid="stale-${ids[0]}"]`);
     mirror.markStale(ids[0]);
-    expect(await page.$$eval(`[data-testid="tile-slot"][data-slot="${ids[0]}"]`, (es) => es.map((e) => [(e as HTMLElement).dataset.stale, e.classList.contains('stale')]))).toEqual([['true', true], ['true', true]]);
+    expect(await page.$$eval(`[data-testid="tile-slot"][data-slot="${ids[0]}"]`, (es) => es.map((e) => [(e as HTMLElement).dataset.stale, e.classList.contains('stale')]))).toEqual([
+      ['true', true],
+      ['true', true],
+    ]);
     await plan(page, { name: 'model-c', memory: '90GiB', tp: [2] });
     const expected = mirror.plan(request('model-c'));
     expect(expected.options[0].evict).toEqual([ids[0]]);
     expect(await shownOptions(page)).toEqual(expected.options.map((o) => ({ node: o.node, gpus: o.gpus, memoryPerGpu: o.memoryPerGpu, score: o.score, evict: o.evict })));
     // On the option: the evicted slot by ID and model.
-    expect(await page.$$eval('[data-testid="option-row"][data-rank="1"] [data-testid="evict-tag"]', (es) => es.map((e) => [(e as HTMLElement).dataset.slot, e.textContent]))).toEqual([[ids[0], `${ids[0]} · model-a`]]);
+    expect(await page.$$eval('[data-testid="option-row"][data-rank="1"] [data-testid="evict-tag"]', (es) => es.map((e) => [(e as HTMLElement).dataset.slot, e.textContent]))).toEqual([
+      [ids[0], `${ids[0]} · model-a`],
+    ]);
     // On the tile: model-a's segments crossed out, model-b's not.
-    expect(await page.$$eval('[data-testid="tile-slot"]', (es) => es.map((e) => [(e as HTMLElement).dataset.slot, (e as HTMLElement).dataset.evicted]))).toEqual([[ids[0], 'true'], [ids[0], 'true'], [ids[1], 'false'], [ids[1], 'false']]);
+    expect(await page.$$eval('[data-testid="tile-slot"]', (es) => es.map((e) => [(e as HTMLElement).dataset.slot, (e as HTMLElement).dataset.evicted]))).toEqual([
+      [ids[0], 'true'],
+      [ids[0], 'true'],
+      [ids[1], 'false'],
+      [ids[1], 'false'],
+    ]);
     // The planned share sits where model-a was (nothing else stays on those GPUs), over its crossed-out segments.
-    expect(await page.$$eval('[data-testid="tile-planned"]', (es) => es.map((e) => [Number(e.closest('[data-testid="tile-gpu"]')?.getAttribute('data-gpu')), (e as HTMLElement).style.bottom]))).toEqual(expected.options[0].gpus.map((g) => [g, '0%']));
+    expect(
+      await page.$$eval('[data-testid="tile-planned"]', (es) => es.map((e) => [Number(e.closest('[data-testid="tile-gpu"]')?.getAttribute('data-gpu')), (e as HTMLElement).style.bottom])),
+    ).toEqual(expected.options[0].gpus.map((g) => [g, '0%']));
     // On the node drawing too.
     await page.click('[data-testid="node-tile"] [data-testid="tile-id"]');
     expect(await page.$$eval('[data-testid="memory-segment"][data-evicted="true"]', (es) => es.map((e) => (e as SVGElement).dataset.slot))).toEqual([ids[0], ids[0]]);
     expect(await page.$$eval('[data-testid="gpu-card"][data-chosen="true"]', (cs) => cs.map((c) => Number((c as SVGElement).dataset.gpu)))).toEqual(expected.options[0].gpus);
     // There too the planned share starts where the evicted segment does (over it, not after it).
-    const starts = await page.$$eval('[data-testid="gpu-card"][data-chosen="true"]', (cs) => cs.map((c) => [c.querySelector('[data-testid="memory-planned"]')?.getAttribute('x'), c.querySelector('[data-testid="memory-segment"][data-evicted="true"]')?.getAttribute('x')]));
+    const starts = await page.$$eval('[data-testid="gpu-card"][data-chosen="true"]', (cs) =>
+      cs.map((c) => [c.querySelector('[data-testid="memory-planned"]')?.getAttribute('x'), c.querySelector('[data-testid="memory-segment"][data-evicted="true"]')?.getAttribute('x')]),
+    );
     expect(starts).toHaveLength(expected.options[0].gpus.length);
     for (const [planned, evicted] of starts) {
       expect(planned).toBeDefined();

@@ -17,7 +17,14 @@ import { type StaticServer, serveStatic } from './serve.js';
 const SAMPLE = join(ROOT, 'data', 'samples', 'dra', 'cluster.json');
 const dump = splitDraDump(JSON.parse(readFileSync(SAMPLE, 'utf8')), 'cluster.json');
 
-type RawSlice = { spec: { driver: string; pool: { name: string }; sharedCounters?: Array<{ name: string; counters: Record<string, { value: string }> }>; devices?: Array<{ name: string; consumesCounters?: Array<{ counterSet: string; counters: Record<string, { value: string }> }> }> } };
+type RawSlice = {
+  spec: {
+    driver: string;
+    pool: { name: string };
+    sharedCounters?: Array<{ name: string; counters: Record<string, { value: string }> }>;
+    devices?: Array<{ name: string; consumesCounters?: Array<{ counterSet: string; counters: Record<string, { value: string }> }> }>;
+  };
+};
 
 /** The sample's counter sets and devices, read straight from the JSON. */
 function sampleCounters(): { sets: Map<string, Record<string, number>>; devices: Map<string, { set?: string; takes: Record<string, number> }> } {
@@ -103,7 +110,9 @@ async function shownSets(): Promise<Map<string, { blocked: string[]; memory: num
   const got = await page.$$eval('[data-testid="dra-gpu"][data-layout="slices"]', (gs) =>
     gs.map((g) => {
       const el = g as HTMLElement;
-      const blocked = Array.from(el.querySelectorAll<HTMLElement>('[data-testid="dra-device"][data-state="blocked"]')).map((d) => d.dataset.device!).sort();
+      const blocked = Array.from(el.querySelectorAll<HTMLElement>('[data-testid="dra-device"][data-state="blocked"]'))
+        .map((d) => d.dataset.device!)
+        .sort();
       return [el.dataset.gpu!, { blocked, memory: Number(el.dataset.usedUnits) }] as const;
     }),
   );
@@ -168,7 +177,10 @@ describe('DRA view: the replay', () => {
 
     // The same stream, scheduled by the engine in Node in each mode.
     const engine = await createEngine();
-    const map = readGpus(dump.slices, (dump.nodes as Array<{ metadata: { name: string } }>).map((n) => n.metadata.name));
+    const map = readGpus(
+      dump.slices,
+      (dump.nodes as Array<{ metadata: { name: string } }>).map((n) => n.metadata.name),
+    );
     const stream = claimStream(engine, dump, map, 1);
     expect(Number(await page.getAttribute('[data-testid="dra-replay-chart"]', 'data-points'))).toBe(stream.claims.length + 1);
     const { held } = claimsOfDump(dump.claims);
@@ -200,7 +212,8 @@ describe('DRA view: the replay', () => {
     for (const mode of ['first-fit', 'scored']) expect(Number(await page.getAttribute(`[data-testid="dra-replay-side"][data-mode="${mode}"]`, 'data-share'))).toBeCloseTo(finals[mode], 9);
     await page.locator('[data-testid="dra-replay-step"]').fill('0');
     await expect.poll(() => page.getAttribute('[data-testid="dra-replay-side"][data-mode="scored"]', 'data-step')).toBe('0');
-    for (const mode of ['first-fit', 'scored']) expect(Number(await page.getAttribute(`[data-testid="dra-replay-side"][data-mode="${mode}"]`, 'data-share'))).toBeCloseTo(expectedShare(held.allocatedDevices), 9);
+    for (const mode of ['first-fit', 'scored'])
+      expect(Number(await page.getAttribute(`[data-testid="dra-replay-side"][data-mode="${mode}"]`, 'data-share'))).toBeCloseTo(expectedShare(held.allocatedDevices), 9);
     expect(await page.locator('[data-testid="dra-replay-device"][data-state="new"]').count()).toBe(0);
     expect(pageErrors).toEqual([]);
   });

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimsOfDump, createEngine, splitDraDump } from '../../src/index.js';
 import { launchChromium } from './browser.js';
 import { ROOT } from './page.js';
-import { serveStatic, type StaticServer } from './serve.js';
+import { type StaticServer, serveStatic } from './serve.js';
 
 const SAMPLE = join(ROOT, 'data', 'samples', 'dra', 'cluster.json');
 const dump = splitDraDump(JSON.parse(readFileSync(SAMPLE, 'utf8')), 'cluster.json');
@@ -39,7 +39,9 @@ afterAll(async () => {
 });
 
 async function shown(): Promise<{ rows: Array<{ claim: string; state: string; node: string }>; devices: Record<string, string> }> {
-  const rows = await page.$$eval('[data-testid="dra-claim-row"]', (trs) => trs.map((tr) => ({ claim: (tr as HTMLElement).dataset.claim!, state: (tr as HTMLElement).dataset.state!, node: (tr as HTMLElement).dataset.node! })));
+  const rows = await page.$$eval('[data-testid="dra-claim-row"]', (trs) =>
+    trs.map((tr) => ({ claim: (tr as HTMLElement).dataset.claim!, state: (tr as HTMLElement).dataset.state!, node: (tr as HTMLElement).dataset.node! })),
+  );
   const chips = await page.$$eval('[data-testid="dra-device"][data-claim]', (cs) => cs.map((c) => [(c as HTMLElement).dataset.device!, (c as HTMLElement).dataset.claim!] as const));
   return { rows, devices: Object.fromEntries(chips) };
 }
@@ -93,7 +95,9 @@ describe('DRA view', () => {
     // A version the API server does not serve (v1beta1 and v1beta2 are still read).
     bad.items.find((i) => i.kind === 'DeviceClass')!.apiVersion = 'resource.k8s.io/v1alpha1';
     await page.setInputFiles('[data-testid="dra-files"]', { name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(bad)) });
-    await expect.poll(() => page.textContent('[data-testid="dra-error-message"]')).toMatch(/^broken\.json: DeviceClass\/gpu\.nvidia\.com: apiVersion: expected one that Kubernetes [\d.]+ serves \(resource\.k8s\.io\/v1, [^)]*\), got "resource\.k8s\.io\/v1alpha1"/);
+    await expect
+      .poll(() => page.textContent('[data-testid="dra-error-message"]'))
+      .toMatch(/^broken\.json: DeviceClass\/gpu\.nvidia\.com: apiVersion: expected one that Kubernetes [\d.]+ serves \(resource\.k8s\.io\/v1, [^)]*\), got "resource\.k8s\.io\/v1alpha1"/);
     expect(await page.isVisible('[data-testid="dra-error"]')).toBe(true);
   });
 });

@@ -3,7 +3,7 @@
 // appears verbatim in the decision log, the committed work, the cluster legend and the tile's
 // tooltip, with no element of it created and no handler run.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPage, plan, type PageSession } from './page.js';
+import { openPage, type PageSession, plan } from './page.js';
 
 const NAME = '<img src=x onerror="document.body.dataset.injected=1">&amp; "llama" <b>70b</b>';
 

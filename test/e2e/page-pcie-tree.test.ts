@@ -42,14 +42,16 @@ async function openOne(preset: string): Promise<void> {
 }
 
 describe('the PCIe tree', () => {
-  it('draws the 8 × L40S PCIe server as a tree whose joints are the pairs\' levels, with no pair lines and no crossings', async () => {
+  it("draws the 8 × L40S PCIe server as a tree whose joints are the pairs' levels, with no pair lines and no crossings", async () => {
     const { page } = s;
     await openOne('8x-l40s-pcie');
     const inventory = getPreset('8x-l40s-pcie');
     // No NVLink: the tree shows without asking, and PCIe pairs are not drawn as lines.
     expect(await page.isVisible('[data-testid="pcie-tree"]')).toBe(true);
     expect(await page.locator('[data-testid="node-drawing"] [data-testid="link"]').count()).toBe(0);
-    const joints = await page.$$eval('[data-testid="pcie-joint"]', (js) => js.map((j) => ({ level: j.getAttribute('data-level') as string, gpus: (/joining GPUs ([\d, ]+)$/.exec(j.querySelector('title')?.textContent ?? '')?.[1] ?? '').split(', ').map(Number) })));
+    const joints = await page.$$eval('[data-testid="pcie-joint"]', (js) =>
+      js.map((j) => ({ level: j.getAttribute('data-level') as string, gpus: (/joining GPUs ([\d, ]+)$/.exec(j.querySelector('title')?.textContent ?? '')?.[1] ?? '').split(', ').map(Number) })),
+    );
     expect(joints.map((j) => j.level).sort()).toEqual(['NODE', 'NODE', 'PIX', 'PIX', 'PIX', 'PIX', 'SYS']);
     for (const l of inventory.links) {
       const lowest = joints.filter((j) => j.gpus.includes(l.a) && j.gpus.includes(l.b)).sort((x, y) => x.gpus.length - y.gpus.length)[0];
@@ -62,7 +64,8 @@ describe('the PCIe tree', () => {
     expect(edges.length).toBe(joints.length + leaves.length - 1);
     const segs = edges.flatMap(([parent, d]) => pieces(parent, d));
     const crossings: string[] = [];
-    for (let i = 0; i < segs.length; i++) for (let j = i + 1; j < segs.length; j++) if (segs[i].parent !== segs[j].parent && meet(segs[i], segs[j])) crossings.push(`${JSON.stringify(segs[i])} × ${JSON.stringify(segs[j])}`);
+    for (let i = 0; i < segs.length; i++)
+      for (let j = i + 1; j < segs.length; j++) if (segs[i].parent !== segs[j].parent && meet(segs[i], segs[j])) crossings.push(`${JSON.stringify(segs[i])} × ${JSON.stringify(segs[j])}`);
     expect(crossings).toEqual([]);
   });
 

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { launchChromium } from './browser.js';
-import { serveStatic, type StaticServer } from './serve.js';
+import { type StaticServer, serveStatic } from './serve.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const RESULTS = join(ROOT, 'test-results');
@@ -89,7 +89,10 @@ export async function shownOptions(page: Page): Promise<Array<{ node?: string; g
     rows.map((r) => {
       const el = r as HTMLElement;
       const out: { node?: string; gpus: number[]; memoryPerGpu: number; score: number; evict: string[] } = {
-        gpus: (el.dataset.gpus ?? '').split(',').filter((x) => x !== '').map(Number),
+        gpus: (el.dataset.gpus ?? '')
+          .split(',')
+          .filter((x) => x !== '')
+          .map(Number),
         memoryPerGpu: Number(el.dataset.memoryPerGpu),
         score: Number(el.dataset.score),
         evict: (el.dataset.evict ?? '').split(',').filter((x) => x !== ''),

@@ -5,10 +5,23 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AllocationError, createEngine, estimateMemory, formatBytes, getPreset, nodeFromInventory, validateInventory, type ClusterState, type Engine, type Inventory, type PlacementOption, type PlacementPlan } from '../../src/index.js';
+import {
+  AllocationError,
+  type ClusterState,
+  createEngine,
+  type Engine,
+  estimateMemory,
+  formatBytes,
+  getPreset,
+  type Inventory,
+  nodeFromInventory,
+  type PlacementOption,
+  type PlacementPlan,
+  validateInventory,
+} from '../../src/index.js';
 import { llamaSpec, writeGguf } from '../fixtures/gguf-writer.js';
 import { launchChromium } from './browser.js';
-import { serveStatic, type StaticServer } from './serve.js';
+import { type StaticServer, serveStatic } from './serve.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const resultsDir = join(root, 'test-results');
@@ -89,7 +102,10 @@ async function shownOptions(): Promise<Array<{ gpus: number[]; memoryPerGpu: num
     rows.map((r) => {
       const el = r as HTMLElement;
       return {
-        gpus: (el.dataset.gpus ?? '').split(',').filter((x) => x !== '').map(Number),
+        gpus: (el.dataset.gpus ?? '')
+          .split(',')
+          .filter((x) => x !== '')
+          .map(Number),
         memoryPerGpu: Number(el.dataset.memoryPerGpu),
         score: Number(el.dataset.score),
         evict: (el.dataset.evict ?? '').split(',').filter((x) => x !== ''),
@@ -115,7 +131,9 @@ async function usedPerGpu(): Promise<Map<number, { used: number; text: string }>
 
 function expectOptionsMatch(shown: Awaited<ReturnType<typeof shownOptions>>, options: PlacementOption[]): void {
   expect(options.length).toBeGreaterThan(0);
-  expect(shown.map(({ gpus, memoryPerGpu, score, evict }) => ({ gpus, memoryPerGpu, score, evict }))).toEqual(options.map((o) => ({ gpus: o.gpus, memoryPerGpu: o.memoryPerGpu, score: o.score, evict: o.evict })));
+  expect(shown.map(({ gpus, memoryPerGpu, score, evict }) => ({ gpus, memoryPerGpu, score, evict }))).toEqual(
+    options.map((o) => ({ gpus: o.gpus, memoryPerGpu: o.memoryPerGpu, score: o.score, evict: o.evict })),
+  );
   // The visible text carries the same numbers.
   shown.forEach((row, k) => {
     expect(row.text).toContain(options[k].gpus.join(', '));
@@ -161,7 +179,10 @@ describe('planning page', () => {
     expect(wasmResponses[0].status).toBe(200);
     expect(new URL(wasmResponses[0].url).pathname).toMatch(/^\/assets\/release-[\w-]+\.wasm$/);
     expect(Buffer.compare(await wasmResponses[0].body, readFileSync(join(root, 'build', 'release.wasm')))).toBe(0);
-    const js = readdirSync(join(root, 'web', 'dist', 'assets')).filter((f) => f.endsWith('.js')).map((f) => readFileSync(join(root, 'web', 'dist', 'assets', f), 'utf8')).join('\n');
+    const js = readdirSync(join(root, 'web', 'dist', 'assets'))
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => readFileSync(join(root, 'web', 'dist', 'assets', f), 'utf8'))
+      .join('\n');
     for (const nodeOnly of ['koffi', 'nvmlInit', 'node:child_process', 'process.argv']) expect(js).not.toContain(nodeOnly);
   });
 
@@ -169,7 +190,9 @@ describe('planning page', () => {
     await pickPreset('dgx1-volta');
     const inventory = getPreset('dgx1-volta');
     expect(await page.locator('[data-testid="gpu-card"]').count()).toBe(8);
-    const links = await page.$$eval('[data-testid="link"]', (ls) => ls.map((l) => ({ a: Number(l.getAttribute('data-a')), b: Number(l.getAttribute('data-b')), nvlink: Number(l.getAttribute('data-nvlink')), width: Number(l.getAttribute('stroke-width')) })));
+    const links = await page.$$eval('[data-testid="link"]', (ls) =>
+      ls.map((l) => ({ a: Number(l.getAttribute('data-a')), b: Number(l.getAttribute('data-b')), nvlink: Number(l.getAttribute('data-nvlink')), width: Number(l.getAttribute('stroke-width')) })),
+    );
     const nv = inventory.links.filter((l) => (l.nvlink ?? 0) > 0).map((l) => ({ a: l.a, b: l.b, nvlink: l.nvlink }));
     expect(links.map(({ a, b, nvlink }) => ({ a, b, nvlink })).sort((x, y) => x.a - y.a || x.b - y.b)).toEqual(nv.sort((x, y) => x.a - y.a || x.b - y.b));
     // Thicker for more links.
@@ -218,7 +241,9 @@ describe('planning page', () => {
     const plan2 = nodePlan(state, second);
     expectOptionsMatch(await shownOptions(), plan2.options);
     expect(await chosenGpus()).toEqual([...plan2.options[0].gpus].sort((a, b) => a - b));
-    const rejected = await page.$$eval('[data-testid="rejection-row"]', (rows) => rows.map((r) => ({ gpu: Number((r as HTMLElement).dataset.gpu), code: (r as HTMLElement).dataset.code, message: r.lastElementChild?.textContent })));
+    const rejected = await page.$$eval('[data-testid="rejection-row"]', (rows) =>
+      rows.map((r) => ({ gpu: Number((r as HTMLElement).dataset.gpu), code: (r as HTMLElement).dataset.code, message: r.lastElementChild?.textContent })),
+    );
     expect(rejected).toEqual(plan2.rejected.map((r) => ({ gpu: r.gpu, code: r.code, message: r.message })));
     expect(rejected.length).toBeGreaterThan(0);
     // Rejected GPUs carry their reason on the drawing too.
@@ -344,7 +369,11 @@ describe('planning page', () => {
     const state = nodeState(engine, inventory, 'ws-lab-07-1');
     expect(state.toJSON().nodes[0].gpus[2]).toEqual({ index: 2, memoryTotal: inventory.gpus[2].memoryTotal, memoryUsed: 20 * 2 ** 30 });
     expect(state.listSlots()).toEqual([]);
-    expect(await page.$$eval('[data-testid="gpu-card"] [data-testid="memory-others"]', (es) => es.map((e) => [Number(e.closest('[data-testid="gpu-card"]')?.getAttribute('data-gpu')), Number(e.getAttribute('data-bytes')), e.querySelector('title')?.textContent]))).toEqual([[2, 20 * 2 ** 30, `in use by other processes: ${formatBytes(20 * 2 ** 30)} (never evicted)`]]);
+    expect(
+      await page.$$eval('[data-testid="gpu-card"] [data-testid="memory-others"]', (es) =>
+        es.map((e) => [Number(e.closest('[data-testid="gpu-card"]')?.getAttribute('data-gpu')), Number(e.getAttribute('data-bytes')), e.querySelector('title')?.textContent]),
+      ),
+    ).toEqual([[2, 20 * 2 ** 30, `in use by other processes: ${formatBytes(20 * 2 ** 30)} (never evicted)`]]);
     expect(await page.$$eval('[data-testid="workload-others"]', (es) => es.map((e) => e.textContent))).toEqual([`in use by other processesGPU 2 · ${formatBytes(20 * 2 ** 30)} · never evicted`]);
     expect(await page.locator('[data-testid="workload"]').count()).toBe(0);
     const m: ModelInput = { name: 'qwen-32b', memory: '70GiB', memoryBytes: 70 * 2 ** 30, tp: [2] };
@@ -358,7 +387,7 @@ describe('planning page', () => {
     expect(await page.textContent('[data-testid="rejection-row"][data-gpu="2"]')).toContain(gpu2?.message as string);
   });
 
-  it('shows a broken inventory file\'s error on the page and keeps the node', async () => {
+  it("shows a broken inventory file's error on the page and keeps the node", async () => {
     await pickPreset('dgx-a100');
     const broken = getPreset('dgx-a100') as unknown as { gpus: Array<Record<string, unknown>> };
     broken.gpus[3].memoryTotal = '80GB';

@@ -1,6 +1,7 @@
 // A tiny static server for web/dist on a free localhost port (no dependencies, GET/HEAD only).
-import { createServer, type Server } from 'node:http';
+
 import { readFile, stat } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
 
 const TYPES: Record<string, string> = {

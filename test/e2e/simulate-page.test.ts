@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, parseNodeCsv, parsePodCsv, scaleTrace, type Engine } from '../../src/index.js';
+import { createEngine, type Engine, parseNodeCsv, parsePodCsv, scaleTrace } from '../../src/index.js';
 import { launchChromium } from './browser.js';
-import { serveStatic, type StaticServer } from './serve.js';
+import { type StaticServer, serveStatic } from './serve.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 let server: StaticServer;
@@ -52,7 +52,9 @@ describe('Simulate view', () => {
 
     const nodes = parseNodeCsv('n', readFileSync(join(root, 'data/openb/openb_node_list_gpu_node.csv'), 'utf8'));
     const pods = parsePodCsv('p', readFileSync(join(root, 'data/openb/openb_pod_list_multigpu20.csv'), 'utf8'));
-    const shown = await page.$$eval('[data-testid="sim-cell"]', (cells) => cells.map((c) => [(c as HTMLElement).dataset.policy, Number((c as HTMLElement).dataset.x), Number((c as HTMLElement).dataset.value)] as const));
+    const shown = await page.$$eval('[data-testid="sim-cell"]', (cells) =>
+      cells.map((c) => [(c as HTMLElement).dataset.policy, Number((c as HTMLElement).dataset.x), Number((c as HTMLElement).dataset.value)] as const),
+    );
     expect(shown.length).toBe(8);
     for (const [policy, x, value] of shown) {
       const runs = [42, 43].map((seed) => engine.simulateFleet({ nodes, pods, policy: policy as string, seed }).allocation[x]);
@@ -66,7 +68,7 @@ describe('Simulate view', () => {
     expect(pageErrors).toEqual([]);
   });
 
-  it('a run of the default trace ×4 reports its progress while the page keeps answering, then shows the engine\'s curves for ×4', async () => {
+  it("a run of the default trace ×4 reports its progress while the page keeps answering, then shows the engine's curves for ×4", async () => {
     await page.selectOption('[data-testid="sim-trace"]', 'default');
     await page.selectOption('[data-testid="sim-scale"]', '4');
     await tick(['bestfit']);

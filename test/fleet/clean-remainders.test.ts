@@ -5,11 +5,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../support/cli.js';
+import { CLEAN_SIZE } from '../../src/fleet/layout.js';
 import { cleanRemainders, deadHole } from '../../src/fleet/policies/ours.js';
 import { parsePodCsv } from '../../src/fleet/trace.js';
 import { typicalPods } from '../../src/fleet/typical.js';
-import { CLEAN_SIZE } from '../../src/fleet/layout.js';
+import { ROOT } from '../support/cli.js';
 
 const share = (milli: number) => ({ gpus: 1, milli });
 

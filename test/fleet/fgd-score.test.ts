@@ -1,8 +1,8 @@
 // FGD's quantized score ⌊100·σ(Δ/1000)⌋ through precomputed thresholds equals the direct formula.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fgdQuantize } from '../../src/fleet/policies/fgd.js';
 import { fgdThresholds } from '../../src/fleet/layout.js';
+import { fgdQuantize } from '../../src/fleet/policies/fgd.js';
 
 describe('fleet FGD score quantization', () => {
   const thr = fgdThresholds();

@@ -16,7 +16,10 @@ import { fleetWasmKernels } from '../../src/wasm/fleet.js';
 const ROOT = join(import.meta.dirname, '..', '..');
 
 describe('the fleet tables', async () => {
-  const backends: Array<[string, FleetKernels]> = [['wasm', fleetWasmKernels(new WasmCore(await compiledCore()))], ['ts', fleetTsKernels()]];
+  const backends: Array<[string, FleetKernels]> = [
+    ['wasm', fleetWasmKernels(new WasmCore(await compiledCore()))],
+    ['ts', fleetTsKernels()],
+  ];
 
   it('the generated files are what the table makes (npm run generate leaves them as they are)', () => {
     expect(() => execFileSync(process.execPath, [join(ROOT, 'scripts', 'fleet-tables.mjs'), '--check'], { stdio: 'pipe' })).not.toThrow();

@@ -3,14 +3,14 @@
 // after release, and both backends keep the very same value.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { engines } from '../support/engines.js';
 import type { FleetPod } from '../../src/fleet/types.js';
+import { engines } from '../support/engines.js';
 
 const G = 2 ** 30;
 
 describe('the kept fragmentation sum', async () => {
   const { wasm, ts } = await engines();
-  it('equals the sum of the nodes\' fragmentation to 1e-12 of it, the same on both backends', () => {
+  it("equals the sum of the nodes' fragmentation to 1e-12 of it, the same on both backends", () => {
     fc.assert(
       fc.property(
         fc.array(fc.integer({ min: 1, max: 8 }), { minLength: 1, maxLength: 12 }),

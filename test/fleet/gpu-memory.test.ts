@@ -3,9 +3,9 @@
 // same for any GPU size. Both backends, random clusters and workloads.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { engines } from '../support/engines.js';
 import { POLICIES } from '../../src/fleet/policies/index.js';
 import type { FleetNode, FleetPod } from '../../src/fleet/types.js';
+import { engines } from '../support/engines.js';
 
 const nodeArb = fc.record({ cpu: fc.integer({ min: 0, max: 64000 }), memory: fc.integer({ min: 0, max: 1 << 18 }), gpus: fc.integer({ min: 0, max: 8 }), model: fc.constantFrom('A', 'B') });
 const podArb = fc.oneof(
@@ -39,7 +39,11 @@ describe('fleet simulation: the GPU memory size does not matter', async () => {
   });
 
   it('shares that fill a GPU exactly (300 + 700, 4 × 250, 1 + 999) all fit, whatever the GPU size', () => {
-    for (const shares of [[300, 700], [250, 250, 250, 250], [1, 999]]) {
+    for (const shares of [
+      [300, 700],
+      [250, 250, 250, 250],
+      [1, 999],
+    ]) {
       const pods: FleetPod[] = shares.map((milli, i) => ({ id: `p${i}`, cpu: 0, memory: 0, gpus: 1, milli }));
       for (const gpuMemory of [2 ** 20, 16 * 2 ** 30, 80_000_000_007]) {
         for (const engine of [wasm, ts]) {
@@ -51,6 +55,8 @@ describe('fleet simulation: the GPU memory size does not matter', async () => {
   });
 
   it('refuses a gpuMemory below 1 MiB, naming the field and the value', () => {
-    expect(() => wasm.simulateFleet({ nodes: [{ id: 'n', cpu: 1, memory: 1, gpus: 1, model: 'A', gpuMemory: 1000 }], pods: [{ id: 'p', cpu: 1, memory: 1, gpus: 1 }] })).toThrow(/request\.nodes\[0\]\.gpuMemory.*1000/);
+    expect(() => wasm.simulateFleet({ nodes: [{ id: 'n', cpu: 1, memory: 1, gpus: 1, model: 'A', gpuMemory: 1000 }], pods: [{ id: 'p', cpu: 1, memory: 1, gpus: 1 }] })).toThrow(
+      /request\.nodes\[0\]\.gpuMemory.*1000/,
+    );
   });
 });

@@ -7,9 +7,9 @@
 // (the scan answers), and which list GPU models.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { engines } from '../support/engines.js';
 import { POLICIES } from '../../src/fleet/policies/index.js';
 import type { FleetPod } from '../../src/fleet/types.js';
+import { engines } from '../support/engines.js';
 
 const G = 2 ** 30;
 const MODELS = ['A', 'B'];
@@ -17,7 +17,10 @@ const MODELS = ['A', 'B'];
 const kindArb = fc.record({
   gpus: fc.integer({ min: 0, max: 4 }),
   cpu: fc.option(fc.constantFrom(4000, 8000, 16000, 32000), { nil: undefined }),
-  hostMemory: fc.option(fc.constantFrom(2, 4, 8, 32).map((g) => g * G), { nil: undefined }),
+  hostMemory: fc.option(
+    fc.constantFrom(2, 4, 8, 32).map((g) => g * G),
+    { nil: undefined },
+  ),
   gpuModel: fc.option(fc.constantFrom(...MODELS), { nil: undefined }),
 });
 const shapeArb = fc.oneof(

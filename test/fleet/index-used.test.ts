@@ -3,15 +3,24 @@
 // plan there, which the scan never sees), a policy whose score is not cached (random) and a pod whose
 // shape has no class keep the scan, and search 'scan' builds no index at all. Both backends.
 import { describe, expect, it } from 'vitest';
-import { engines } from '../support/engines.js';
-import { createPodScheduler } from '../../src/fleet/scheduler.js';
-import * as L from '../../src/fleet/layout.js';
-import type { FleetMemory } from '../../src/fleet/kernels.js';
 import type { Engine } from '../../src/engine.js';
+import type { FleetMemory } from '../../src/fleet/kernels.js';
+import * as L from '../../src/fleet/layout.js';
+import { createPodScheduler } from '../../src/fleet/scheduler.js';
 import type { FleetPod } from '../../src/fleet/types.js';
+import { engines } from '../support/engines.js';
 
 const G = 2 ** 30;
-const nodes = ['a', 'b', 'c', 'd'].map((id) => ({ id, gpus: [{ index: 0, memoryTotal: 16 * G }, { index: 1, memoryTotal: 16 * G }], cpu: 16000, hostMemory: 64 * G, gpuModel: 'T4' }));
+const nodes = ['a', 'b', 'c', 'd'].map((id) => ({
+  id,
+  gpus: [
+    { index: 0, memoryTotal: 16 * G },
+    { index: 1, memoryTotal: 16 * G },
+  ],
+  cpu: 16000,
+  hostMemory: 64 * G,
+  gpuModel: 'T4',
+}));
 const share: FleetPod = { id: 's', cpu: 1000, memory: 1024, gpus: 1, milli: 500 };
 
 /** A scheduler over a fresh state whose kernels hand the test the fleet's memory at every pick. */
@@ -72,7 +81,7 @@ describe.each(['wasm', 'ts'] as const)('the pod index is what answers (%s)', asy
     pods.close();
   });
 
-  it('a pod of a shape without a class, or asking less memory than its class\'s shapes, is planned by the scan: no class is scored', () => {
+  it("a pod of a shape without a class, or asking less memory than its class's shapes, is planned by the scan: no class is scored", () => {
     const { pods, memory } = scheduler(engine, 'fgd', 'index');
     expect(pods.plan({ ...share, id: 'other', milli: 300 }).options).toHaveLength(1);
     expect(pods.plan({ ...share, id: 'small', memory: 10 }).options).toHaveLength(1);

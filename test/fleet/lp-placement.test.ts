@@ -6,13 +6,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { engines } from '../support/engines.js';
-import { ROOT } from '../support/cli.js';
-import { fleetOnState } from '../support/fleet-on-state.js';
 import { planTables } from '../../src/fleet/policies/share-values.js';
 import { parseNodeCsv, parsePodCsv } from '../../src/fleet/trace.js';
-import { typicalPods } from '../../src/fleet/typical.js';
 import type { FleetNode, Pod } from '../../src/fleet/types.js';
+import { typicalPods } from '../../src/fleet/typical.js';
+import { ROOT } from '../support/cli.js';
+import { engines } from '../support/engines.js';
+import { fleetOnState } from '../support/fleet-on-state.js';
 
 const pod = (id: string, milli: number, cpu = 4000): Pod => ({ id, cpu, memory: 1, gpus: milli === 0 ? 0 : 1, milli, models: [] });
 const node = (id: string, gpus: number, cpu = 64000): FleetNode => ({ id, cpu, memory: 1 << 20, gpus, model: 'G' });
@@ -33,9 +33,18 @@ describe('fleet: fgd-lp keeps shares on placements the LP plan can complete', as
         }
       };
       // A 470 costs half a GPU, a 370 a third; 530 free is worth a half (a 470 or a 480), 160 nothing: the 370 would lose 1/6 there.
-      expect(run('fgd-lp')).toEqual([{ node: 0, gpus: [0] }, { node: 1, gpus: [0] }]);
-      expect(run('fgd-close')).toEqual([{ node: 0, gpus: [0] }, { node: 0, gpus: [0] }]);
-      expect(run('fgd')).toEqual([{ node: 0, gpus: [0] }, { node: 0, gpus: [0] }]);
+      expect(run('fgd-lp')).toEqual([
+        { node: 0, gpus: [0] },
+        { node: 1, gpus: [0] },
+      ]);
+      expect(run('fgd-close')).toEqual([
+        { node: 0, gpus: [0] },
+        { node: 0, gpus: [0] },
+      ]);
+      expect(run('fgd')).toEqual([
+        { node: 0, gpus: [0] },
+        { node: 0, gpus: [0] },
+      ]);
     });
   }
 
@@ -43,31 +52,36 @@ describe('fleet: fgd-lp keeps shares on placements the LP plan can complete', as
     const sizes = [110, 160, 230, 320, 370, 470, 550, 650, 810];
     const podArb = fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...sizes) }, { weight: 2, arbitrary: fc.constant(1000) }, { weight: 1, arbitrary: fc.constant(0) });
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 6 }), fc.array(podArb, { minLength: 1, maxLength: 50 }), fc.array(fc.integer({ min: 2000, max: 64000 }), { minLength: 6, maxLength: 6 }), (gpuCounts, millis, cpus) => {
-        const nodes = gpuCounts.map((g, i) => node(`n${i}`, g, cpus[i]));
-        const pods = millis.map((m, i) => pod(`p${String(i).padStart(2, '0')}`, m, 1000 + 500 * (i % 4)));
-        const { value, price } = planTables(pods);
-        const ranks = nodes.map((_, i) => nodes.length - 1 - i);
-        const both = [wasm, ts].map((e) => fleetOnState(e, 'fgd-lp', nodes, typicalPods(pods), ranks, pods));
-        const ids = both[0].state.nodes();
-        try {
-          for (const p of pods) {
-            const state = ids.map((id) => both[0].scheduler.view(id));
-            const onPlan = (free: number) => value[free] - price[p.milli] - value[free - p.milli] < 1e-9;
-            const sharing = p.gpus === 1 && p.milli > 0 && p.milli < 1000;
-            const planFits = sharing && state.some((st) => st.cpu >= p.cpu && st.gpus.some((free) => free >= p.milli && onPlan(free)));
-            const [a, b] = both.map((f) => f.place(p));
-            expect(a).toEqual(b);
-            if (planFits) {
-              expect(a).not.toBeNull();
-              const free = state[(a as { node: number }).node].gpus[(a as { gpus: number[] }).gpus[0]];
-              expect(onPlan(free), `${p.milli} on a GPU with ${free} free`).toBe(true);
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 6 }),
+        fc.array(podArb, { minLength: 1, maxLength: 50 }),
+        fc.array(fc.integer({ min: 2000, max: 64000 }), { minLength: 6, maxLength: 6 }),
+        (gpuCounts, millis, cpus) => {
+          const nodes = gpuCounts.map((g, i) => node(`n${i}`, g, cpus[i]));
+          const pods = millis.map((m, i) => pod(`p${String(i).padStart(2, '0')}`, m, 1000 + 500 * (i % 4)));
+          const { value, price } = planTables(pods);
+          const ranks = nodes.map((_, i) => nodes.length - 1 - i);
+          const both = [wasm, ts].map((e) => fleetOnState(e, 'fgd-lp', nodes, typicalPods(pods), ranks, pods));
+          const ids = both[0].state.nodes();
+          try {
+            for (const p of pods) {
+              const state = ids.map((id) => both[0].scheduler.view(id));
+              const onPlan = (free: number) => value[free] - price[p.milli] - value[free - p.milli] < 1e-9;
+              const sharing = p.gpus === 1 && p.milli > 0 && p.milli < 1000;
+              const planFits = sharing && state.some((st) => st.cpu >= p.cpu && st.gpus.some((free) => free >= p.milli && onPlan(free)));
+              const [a, b] = both.map((f) => f.place(p));
+              expect(a).toEqual(b);
+              if (planFits) {
+                expect(a).not.toBeNull();
+                const free = state[(a as { node: number }).node].gpus[(a as { gpus: number[] }).gpus[0]];
+                expect(onPlan(free), `${p.milli} on a GPU with ${free} free`).toBe(true);
+              }
             }
+          } finally {
+            for (const f of both) f.scheduler.close();
           }
-        } finally {
-          for (const f of both) f.scheduler.close();
-        }
-      }),
+        },
+      ),
       { numRuns: 100 },
     );
   });

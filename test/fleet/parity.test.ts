@@ -2,9 +2,9 @@
 // topology) and workloads, under every policy.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { engines } from '../support/engines.js';
 import { POLICIES } from '../../src/fleet/policies/index.js';
 import type { FleetNode, FleetPod } from '../../src/fleet/types.js';
+import { engines } from '../support/engines.js';
 
 const MODELS = ['A', 'B', 'C'];
 const nodeArb = fc.record({
@@ -15,7 +15,13 @@ const nodeArb = fc.record({
 });
 const podArb = fc.oneof(
   fc.record({ cpu: fc.integer({ min: 0, max: 64000 }), memory: fc.integer({ min: 0, max: 1 << 17 }), gpus: fc.constant(0), milli: fc.constant(0), models: fc.constant([] as string[]) }),
-  fc.record({ cpu: fc.integer({ min: 0, max: 32000 }), memory: fc.integer({ min: 0, max: 1 << 17 }), gpus: fc.constant(1), milli: fc.integer({ min: 1, max: 1000 }), models: fc.subarray([...MODELS, 'Z']) }),
+  fc.record({
+    cpu: fc.integer({ min: 0, max: 32000 }),
+    memory: fc.integer({ min: 0, max: 1 << 17 }),
+    gpus: fc.constant(1),
+    milli: fc.integer({ min: 1, max: 1000 }),
+    models: fc.subarray([...MODELS, 'Z']),
+  }),
   fc.record({ cpu: fc.integer({ min: 0, max: 64000 }), memory: fc.integer({ min: 0, max: 1 << 17 }), gpus: fc.integer({ min: 1, max: 8 }), milli: fc.constant(1000), models: fc.subarray(MODELS) }),
 );
 
@@ -35,7 +41,8 @@ describe('fleet parity: wasm and ts give identical runs', async () => {
           const nodes: FleetNode[] = rawNodes.map((n, i) => {
             if (n.gpus < 2 || i % 2 === 1) return { id: `node-${i}`, ...n };
             const pairs = [];
-            for (let a = 0, k = 0; a < n.gpus; a++) for (let b = a + 1; b < n.gpus; b++, k++) pairs.push(links[k % links.length] === 0 ? { a, b, pcie: 'SYS' as const } : { a, b, nvlink: links[k % links.length] });
+            for (let a = 0, k = 0; a < n.gpus; a++)
+              for (let b = a + 1; b < n.gpus; b++, k++) pairs.push(links[k % links.length] === 0 ? { a, b, pcie: 'SYS' as const } : { a, b, nvlink: links[k % links.length] });
             return { id: `node-${i}`, ...n, topology: { gpus: n.gpus, links: pairs } };
           });
           const pods: FleetPod[] = rawPods.map((p, i) => ({ id: `pod-${String(i).padStart(3, '0')}`, ...p }));
@@ -48,14 +55,26 @@ describe('fleet parity: wasm and ts give identical runs', async () => {
   });
 
   it('fgd, fgd-close and fgd-lp on workloads of a few share sizes (the clean-remainder table then has many clean entries, the LP prices many sizes)', () => {
-    const share = fc.record({ cpu: fc.integer({ min: 0, max: 16000 }), memory: fc.constant(1), gpus: fc.constant(1), milli: fc.constantFrom(110, 160, 230, 320, 470, 550, 650, 810, 1000), models: fc.constant([] as string[]) });
+    const share = fc.record({
+      cpu: fc.integer({ min: 0, max: 16000 }),
+      memory: fc.constant(1),
+      gpus: fc.constant(1),
+      milli: fc.constantFrom(110, 160, 230, 320, 470, 550, 650, 810, 1000),
+      models: fc.constant([] as string[]),
+    });
     fc.assert(
-      fc.property(fc.array(nodeArb, { minLength: 1, maxLength: 12 }), fc.array(share, { minLength: 1, maxLength: 80 }), fc.constantFrom('fgd', 'fgd-close', 'fgd-lp'), fc.integer({ min: 0, max: 1000 }), (rawNodes, rawPods, policy, seed) => {
-        const nodes: FleetNode[] = rawNodes.map((n, i) => ({ id: `node-${i}`, ...n }));
-        const pods: FleetPod[] = rawPods.map((p, i) => ({ id: `pod-${String(i).padStart(3, '0')}`, ...p }));
-        const request = { nodes, pods, policy, seed, events: true, fragmentation: true };
-        expect(wasm.simulateFleet(request)).toStrictEqual(ts.simulateFleet(request));
-      }),
+      fc.property(
+        fc.array(nodeArb, { minLength: 1, maxLength: 12 }),
+        fc.array(share, { minLength: 1, maxLength: 80 }),
+        fc.constantFrom('fgd', 'fgd-close', 'fgd-lp'),
+        fc.integer({ min: 0, max: 1000 }),
+        (rawNodes, rawPods, policy, seed) => {
+          const nodes: FleetNode[] = rawNodes.map((n, i) => ({ id: `node-${i}`, ...n }));
+          const pods: FleetPod[] = rawPods.map((p, i) => ({ id: `pod-${String(i).padStart(3, '0')}`, ...p }));
+          const request = { nodes, pods, policy, seed, events: true, fragmentation: true };
+          expect(wasm.simulateFleet(request)).toStrictEqual(ts.simulateFleet(request));
+        },
+      ),
       { numRuns: 150 },
     );
   });

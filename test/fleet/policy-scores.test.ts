@@ -1,12 +1,12 @@
 // The published policies' scores (FGD.md §4) on hand-computed cases, and the node each picks.
 import { describe, expect, it } from 'vitest';
-import { engines } from '../support/engines.js';
-import { dotprodScore } from '../../src/fleet/policies/dotprod.js';
 import { bestfitScore } from '../../src/fleet/policies/bestfit.js';
 import { clusteringScore, podTag } from '../../src/fleet/policies/clustering.js';
+import { dotprodScore } from '../../src/fleet/policies/dotprod.js';
 import { packingScore } from '../../src/fleet/policies/packing.js';
-import { fleetOnState } from '../support/fleet-on-state.js';
 import type { Pod } from '../../src/fleet/types.js';
+import { engines } from '../support/engines.js';
+import { fleetOnState } from '../support/fleet-on-state.js';
 
 describe('fleet policy scores', () => {
   it('dotprod: ⌊100·(1 − ½·[(cL/128000)(c/128000) + (G/8000)(r/8000)])⌋', () => {

@@ -6,9 +6,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { realisticNodes, replay } from '../../bench/fleet-realistic.js';
-import { engines } from '../support/engines.js';
-import { ROOT } from '../support/cli.js';
 import { parseNodeCsv, parsePodCsv } from '../../src/fleet/trace.js';
+import { ROOT } from '../support/cli.js';
+import { engines } from '../support/engines.js';
 
 const nodesFile = join(ROOT, 'data/openb/openb_node_list_gpu_node.csv');
 const podsFile = join(ROOT, 'data/openb/openb_pod_list_default.csv');
@@ -44,7 +44,12 @@ describe('fleet: the realistic bench state', () => {
     expect(() => wasm.restoreClusterState(json)).not.toThrow();
     const byId = new Map(realisticNodes(nodes, 7).map((n) => [n.id, n]));
     for (const node of json.nodes) {
-      const used = new Set(byId.get(node.id)!.gpus.filter((g) => (g.memoryUsed ?? 0) > 0).map((g) => g.index));
+      const used = new Set(
+        byId
+          .get(node.id)!
+          .gpus.filter((g) => (g.memoryUsed ?? 0) > 0)
+          .map((g) => g.index),
+      );
       for (const slot of node.slots) if (slot.milli === 1000) for (const g of slot.gpus) expect(used.has(g)).toBe(false);
     }
   });

@@ -36,7 +36,12 @@ describe('fleet request validation', async () => {
     expect(e.message).toMatch(/'fgd'.*'fgd-close'.*got "fgdd"/);
   });
   it('a pod that fits nowhere is a failed attempt, not an error', () => {
-    const run = wasm.simulateFleet({ nodes, pods: [...pods, { id: 'p1', cpu: 1, memory: 1, gpus: 1, milli: 100, models: ['A100'] }, { id: 'p2', cpu: 9000, memory: 1, gpus: 0 }], tune: 0.35, events: true });
+    const run = wasm.simulateFleet({
+      nodes,
+      pods: [...pods, { id: 'p1', cpu: 1, memory: 1, gpus: 1, milli: 100, models: ['A100'] }, { id: 'p2', cpu: 9000, memory: 1, gpus: 0 }],
+      tune: 0.35,
+      events: true,
+    });
     const byPod = new Map(run.events!.map((e) => [e.pod, e.node]));
     expect([byPod.get('p0'), byPod.get('p1'), byPod.get('p2')]).toEqual(['n0', null, null]);
   });

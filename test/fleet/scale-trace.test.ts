@@ -2,10 +2,13 @@
 // two copies would share, a bad factor or a result over the limits is an error naming it.
 import { describe, expect, it } from 'vitest';
 import { scaleTrace } from '../../src/fleet/index.js';
-import { errorOf } from '../support/engines.js';
 import { LIMITS } from '../../src/shared/limits.js';
+import { errorOf } from '../support/engines.js';
 
-const nodes = [{ id: 'n0', cpu: 1000 }, { id: 'n1', cpu: 2000 }];
+const nodes = [
+  { id: 'n0', cpu: 1000 },
+  { id: 'n1', cpu: 2000 },
+];
 const pods = [{ id: 'p0', gpus: 1 }];
 
 describe('scaleTrace', () => {
@@ -18,9 +21,12 @@ describe('scaleTrace', () => {
   it('×3: every node and pod three times, copies in order, fields kept', () => {
     const three = scaleTrace(nodes, pods, 3);
     expect(three.nodes).toEqual([
-      { id: 'n0', cpu: 1000 }, { id: 'n1', cpu: 2000 },
-      { id: 'n0-r1', cpu: 1000 }, { id: 'n1-r1', cpu: 2000 },
-      { id: 'n0-r2', cpu: 1000 }, { id: 'n1-r2', cpu: 2000 },
+      { id: 'n0', cpu: 1000 },
+      { id: 'n1', cpu: 2000 },
+      { id: 'n0-r1', cpu: 1000 },
+      { id: 'n1-r1', cpu: 2000 },
+      { id: 'n0-r2', cpu: 1000 },
+      { id: 'n1-r2', cpu: 2000 },
     ]);
     expect(three.pods.map((p) => p.id)).toEqual(['p0', 'p0-r1', 'p0-r2']);
   });

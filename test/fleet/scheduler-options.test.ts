@@ -3,7 +3,7 @@
 // a node without gpuModel takes no pod that lists models, ranks break ties, and a closed scheduler is
 // an error to use and no longer follows the state. Both backends.
 import { describe, expect, it } from 'vitest';
-import { engines, codeOf, outcome } from '../support/engines.js';
+import { codeOf, engines, outcome } from '../support/engines.js';
 
 const { wasm, ts } = await engines();
 const G = 2 ** 30;
@@ -11,11 +11,17 @@ const G = 2 ** 30;
 /** The field an AllocationError from `fn` names (outcome's `@field`), or undefined. */
 const fieldOf = (fn: () => unknown): string | undefined => /@(\S+)$/.exec(String(outcome(fn)))?.[1];
 
-describe.each([['wasm', wasm], ['ts', ts]] as const)('podScheduler options (%s)', (_name, engine) => {
-  const twins = () => engine.createClusterState({ nodes: [
-    { id: 'a', gpus: [{ index: 0, memoryTotal: 16 * G }], cpu: 4000, gpuModel: 'T4' },
-    { id: 'b', gpus: [{ index: 0, memoryTotal: 16 * G }], cpu: 4000, gpuModel: 'T4' },
-  ] });
+describe.each([
+  ['wasm', wasm],
+  ['ts', ts],
+] as const)('podScheduler options (%s)', (_name, engine) => {
+  const twins = () =>
+    engine.createClusterState({
+      nodes: [
+        { id: 'a', gpus: [{ index: 0, memoryTotal: 16 * G }], cpu: 4000, gpuModel: 'T4' },
+        { id: 'b', gpus: [{ index: 0, memoryTotal: 16 * G }], cpu: 4000, gpuModel: 'T4' },
+      ],
+    });
   const share = { id: 's', cpu: 100, memory: 0, gpus: 1, milli: 500 };
 
   it('fgd and fgd-close need the typical workload; unknown keys, bad policies and bad ranks name the field', () => {
@@ -33,7 +39,11 @@ describe.each([['wasm', wasm], ['ts', ts]] as const)('podScheduler options (%s)'
 
   it('ranks break a tie between equal nodes; by default the first node wins', () => {
     const state = twins();
-    for (const [ranks, node] of [[undefined, 'a'], [[0, 1], 'a'], [[1, 0], 'b']] as const) {
+    for (const [ranks, node] of [
+      [undefined, 'a'],
+      [[0, 1], 'a'],
+      [[1, 0], 'b'],
+    ] as const) {
       const pods = state.podScheduler({ policy: 'fgd', typical: [share], ...(ranks === undefined ? {} : { ranks: [...ranks] }) });
       expect(pods.plan(share).options[0].node).toBe(node);
       pods.close();
@@ -41,10 +51,19 @@ describe.each([['wasm', wasm], ['ts', ts]] as const)('podScheduler options (%s)'
   });
 
   it('a node whose GPUs differ in size takes CPU-only pods only; a node without gpuModel no pod that lists models', () => {
-    const state = engine.createClusterState({ nodes: [
-      { id: 'mixed', gpus: [{ index: 0, memoryTotal: 16 * G }, { index: 1, memoryTotal: 32 * G }], cpu: 8000 },
-      { id: 'anon', gpus: [{ index: 0, memoryTotal: 16 * G }], cpu: 1000 },
-    ] });
+    const state = engine.createClusterState({
+      nodes: [
+        {
+          id: 'mixed',
+          gpus: [
+            { index: 0, memoryTotal: 16 * G },
+            { index: 1, memoryTotal: 32 * G },
+          ],
+          cpu: 8000,
+        },
+        { id: 'anon', gpus: [{ index: 0, memoryTotal: 16 * G }], cpu: 1000 },
+      ],
+    });
     const pods = state.podScheduler({ policy: 'bestfit' });
     try {
       expect(pods.view('mixed')).toEqual({ cpu: 8000, memory: 0x7fffffff, gpus: [] });

@@ -2,8 +2,8 @@
 // dead hole (the 1st percentile of the share sizes) comes from the `typical` workload, so giving
 // `shapes` never changes a plan. Both backends.
 import { describe, expect, it } from 'vitest';
-import { engines } from '../support/engines.js';
 import type { FleetPod } from '../../src/index.js';
+import { engines } from '../support/engines.js';
 
 const { wasm, ts } = await engines();
 const G = 2 ** 30;
@@ -18,7 +18,10 @@ const workload: FleetPod[] = [
   pod('tiny', 100),
 ];
 
-describe.each([['wasm', wasm], ['ts', ts]] as const)('podScheduler shapes (%s)', (_name, engine) => {
+describe.each([
+  ['wasm', wasm],
+  ['ts', ts],
+] as const)('podScheduler shapes (%s)', (_name, engine) => {
   /** Plans and commits a 300 then a 500 on two one-GPU nodes; the nodes each lands on. */
   const run = (shapes?: FleetPod[]): string[] => {
     const state = engine.createClusterState({ nodes: ['a', 'b'].map((id) => ({ id, gpus: [{ index: 0, memoryTotal: 16 * G }], cpu: 64_000, gpuModel: 'T4' })) });
@@ -38,7 +41,7 @@ describe.each([['wasm', wasm], ['ts', ts]] as const)('podScheduler shapes (%s)',
     expect(run()).toEqual(['a', 'b']);
   });
 
-  it('the same plans when shapes lists only the 500 (the dead hole stays the workload\'s, not 500)', () => {
+  it("the same plans when shapes lists only the 500 (the dead hole stays the workload's, not 500)", () => {
     expect(run([pod('only', 500)])).toEqual(['a', 'b']);
     expect(run([])).toEqual(['a', 'b']);
   });

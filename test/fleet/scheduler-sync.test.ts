@@ -5,10 +5,10 @@
 // that recomputation; and the wasm and ts backends make identical choices.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { engines } from '../support/engines.js';
-import { POLICIES } from '../../src/fleet/policies/index.js';
 import type { ClusterStateJSON } from '../../src/cluster/state.js';
+import { POLICIES } from '../../src/fleet/policies/index.js';
 import type { FleetPod } from '../../src/fleet/types.js';
+import { engines } from '../support/engines.js';
 
 const G = 2 ** 30;
 const MIB = 2 ** 20;
@@ -40,7 +40,7 @@ function expected(json: ClusterStateJSON): View[] {
 
 /** Whether `pod` fits node k of `json` by the recomputed view. */
 function fitsSomewhere(json: ClusterStateJSON, views: View[], pod: FleetPod): boolean {
-  const milli = pod.gpus === 0 ? 0 : pod.milli ?? 1000;
+  const milli = pod.gpus === 0 ? 0 : (pod.milli ?? 1000);
   return views.some((v, k) => {
     if (v.cpu < pod.cpu || v.memory < pod.memory) return false;
     if (milli === 0) return true;
@@ -62,7 +62,13 @@ const nodeArb = fc.record({
 });
 const podArb = fc.oneof(
   fc.record({ cpu: fc.integer({ min: 0, max: 8000 }), memory: fc.integer({ min: 0, max: 8192 }), gpus: fc.constant(0) }),
-  fc.record({ cpu: fc.integer({ min: 0, max: 4000 }), memory: fc.integer({ min: 0, max: 4096 }), gpus: fc.constant(1), milli: fc.integer({ min: 1, max: 1000 }), models: fc.subarray([...MODELS, 'Z']) }),
+  fc.record({
+    cpu: fc.integer({ min: 0, max: 4000 }),
+    memory: fc.integer({ min: 0, max: 4096 }),
+    gpus: fc.constant(1),
+    milli: fc.integer({ min: 1, max: 1000 }),
+    models: fc.subarray([...MODELS, 'Z']),
+  }),
   fc.record({ cpu: fc.integer({ min: 0, max: 8000 }), memory: fc.integer({ min: 0, max: 8192 }), gpus: fc.integer({ min: 1, max: 3 }), milli: fc.constant(1000), models: fc.subarray(MODELS) }),
 );
 

@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { configurations, loadSolver, type Solver } from '../../bench/fleet-bound-lp.js';
-import { ROOT } from '../support/cli.js';
-import { parsePodCsv } from '../../src/fleet/trace.js';
 import { MAX_PRICED_SIZES, planTables, shareCounts, sharePrices } from '../../src/fleet/policies/share-values.js';
+import { parsePodCsv } from '../../src/fleet/trace.js';
+import { ROOT } from '../support/cli.js';
 
 const solver = await loadSolver();
 
@@ -18,7 +18,14 @@ const solver = await loadSolver();
 function fewestGpus(h: Solver, sizes: readonly number[], counts: readonly number[]): number {
   const configs = configurations(sizes, counts);
   const lines = ['Minimize', ` obj: ${configs.map((_, j) => `x${j}`).join(' + ')}`, 'Subject To'];
-  sizes.forEach((s, i) => lines.push(` s${s}: ${configs.map((c, j) => (c[i] > 0 ? `${c[i]} x${j}` : '')).filter((t) => t !== '').join(' + ')} >= ${counts[i]}`));
+  sizes.forEach((s, i) =>
+    lines.push(
+      ` s${s}: ${configs
+        .map((c, j) => (c[i] > 0 ? `${c[i]} x${j}` : ''))
+        .filter((t) => t !== '')
+        .join(' + ')} >= ${counts[i]}`,
+    ),
+  );
   lines.push('End');
   const solution = h.solve(lines.join('\n'));
   expect(solution.Status).toBe('Optimal');

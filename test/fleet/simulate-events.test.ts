@@ -26,7 +26,10 @@ describe('gpualloc simulate --events: an independent replay', () => {
         const r = await cli(['simulate', '--nodes', NODES, '--pods', PODS, '--policy', policy, '--seeds', '7', '--events', file, '--json']);
         expect(r.code).toBe(0);
         const run = JSON.parse(r.stdout).runs[0];
-        const events: Event[] = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+        const events: Event[] = readFileSync(file, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l));
         expect(events.length).toBe(run.pods);
         const nodes = new Map(table(NODES).map((n) => [n.sn, { cpu: Number(n.cpu_milli), mem: Number(n.memory_mib), model: n.model, gpus: Array(Number(n.gpu)).fill(1000) as number[] }]));
         const pods = new Map(table(PODS).map((p) => [p.name, p]));
@@ -48,7 +51,9 @@ describe('gpualloc simulate --events: an independent replay', () => {
           const models = p.gpu_spec ? p.gpu_spec.split('|') : [];
           arrived += num * milli;
           const fitsOn = (n: { cpu: number; mem: number; model: string; gpus: number[] }) =>
-            n.cpu >= e.cpu && n.mem >= e.memory && (num === 0 || (n.gpus.length > 0 && (models.length === 0 || models.includes(n.model)) && (num === 1 ? n.gpus.some((g) => g >= milli) : n.gpus.filter((g) => g === 1000).length >= num)));
+            n.cpu >= e.cpu &&
+            n.mem >= e.memory &&
+            (num === 0 || (n.gpus.length > 0 && (models.length === 0 || models.includes(n.model)) && (num === 1 ? n.gpus.some((g) => g >= milli) : n.gpus.filter((g) => g === 1000).length >= num)));
           if (e.node === null) {
             failed++;
             expect([...nodes.values()].some(fitsOn)).toBe(false);

@@ -2,11 +2,11 @@
 // share that opens a GPU keeps NVLink pairs whole; without a topology the protocol's lowest-index
 // choice stands. Both backends.
 import { describe, expect, it } from 'vitest';
-import { engines } from '../support/engines.js';
-import { validatePods, type FleetNode, type FleetPod } from '../../src/fleet/types.js';
-import { fleetOnState } from '../support/fleet-on-state.js';
+import { type FleetNode, type FleetPod, validatePods } from '../../src/fleet/types.js';
 import { typicalPods } from '../../src/fleet/typical.js';
 import type { Topology } from '../../src/hardware/topology.js';
+import { engines } from '../support/engines.js';
+import { fleetOnState } from '../support/fleet-on-state.js';
 
 // Four GPUs, NVLink pairs (0,3) and (1,2); every other pair over the CPU interconnect.
 const TOPOLOGY: Topology = {

@@ -3,8 +3,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cli, inTempDir, ROOT } from '../support/cli.js';
 import { parseNodeCsv, parsePodCsv } from '../../src/fleet/trace.js';
+import { cli, inTempDir, ROOT } from '../support/cli.js';
 import { codeOf } from '../support/engines.js';
 
 const NODES = join(ROOT, 'data/openb/openb_node_list_gpu_node.csv');

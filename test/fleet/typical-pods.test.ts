@@ -3,9 +3,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../support/cli.js';
 import { parsePodCsv } from '../../src/fleet/trace.js';
 import { typicalPods } from '../../src/fleet/typical.js';
+import { ROOT } from '../support/cli.js';
 
 describe('fleet typical pods (default trace)', () => {
   const file = join(ROOT, 'data/openb/openb_pod_list_default.csv');
@@ -29,12 +29,19 @@ describe('fleet typical pods (default trace)', () => {
     ]);
   });
   it('orders equal counts by the larger shape first', () => {
-    const shapes = typicalPods([
-      { id: 'a', cpu: 1000, memory: 1, gpus: 1, milli: 300, models: [] },
-      { id: 'b', cpu: 2000, memory: 1, gpus: 1, milli: 300, models: [] },
-      { id: 'c', cpu: 2000, memory: 9, gpus: 1, milli: 300, models: [] },
-      { id: 'd', cpu: 1000, memory: 1, gpus: 1, milli: 500, models: [] },
-    ], 1);
-    expect(shapes.map((t) => [t.cpu, t.milli, t.count])).toEqual([[2000, 300, 2], [1000, 500, 1], [1000, 300, 1]]);
+    const shapes = typicalPods(
+      [
+        { id: 'a', cpu: 1000, memory: 1, gpus: 1, milli: 300, models: [] },
+        { id: 'b', cpu: 2000, memory: 1, gpus: 1, milli: 300, models: [] },
+        { id: 'c', cpu: 2000, memory: 9, gpus: 1, milli: 300, models: [] },
+        { id: 'd', cpu: 1000, memory: 1, gpus: 1, milli: 500, models: [] },
+      ],
+      1,
+    );
+    expect(shapes.map((t) => [t.cpu, t.milli, t.count])).toEqual([
+      [2000, 300, 2],
+      [1000, 500, 1],
+      [1000, 300, 1],
+    ]);
   });
 });

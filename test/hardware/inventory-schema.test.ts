@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { validateInventory, INVENTORY_LIMITS } from '../../src/hardware/inventory.js';
+import { INVENTORY_LIMITS, validateInventory } from '../../src/hardware/inventory.js';
 import { getPreset, listPresets } from '../../src/hardware/presets.js';
 
 type Schema = Record<string, unknown>;

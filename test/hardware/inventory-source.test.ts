@@ -5,7 +5,7 @@ import { beforeAll, expect, it } from 'vitest';
 import type { Io } from '../../src/cli/lib/common.js';
 import { DEFAULT_PRESET, resolveInventory } from '../../src/cli/lib/source.js';
 import { getPreset } from '../../src/hardware/presets.js';
-import { doubleHarness, type DoubleHarness } from '../fixtures/nvml-double/build.js';
+import { type DoubleHarness, doubleHarness } from '../fixtures/nvml-double/build.js';
 import { configText, driverNotLoaded, expectedGpus, pcieBox } from '../fixtures/nvml-double/machines.js';
 
 let h: DoubleHarness;
@@ -31,7 +31,11 @@ it('names the file and the bad field of an invalid inventory file', async () => 
   const text = JSON.stringify({ version: 1, gpus: [{ index: 0, memoryTotal: -1 }] });
   writeFileSync(path, text);
   // line 1, the column of the bad field's key
-  await expect(resolveInventory({ inventory: path }, io())).rejects.toMatchObject({ code: 'INVALID_INVENTORY', field: 'gpus[0].memoryTotal', message: `--inventory ${path}:1:${text.indexOf('"memoryTotal"') + 1}: gpus[0].memoryTotal: expected a non-negative integer, got -1` });
+  await expect(resolveInventory({ inventory: path }, io())).rejects.toMatchObject({
+    code: 'INVALID_INVENTORY',
+    field: 'gpus[0].memoryTotal',
+    message: `--inventory ${path}:1:${text.indexOf('"memoryTotal"') + 1}: gpus[0].memoryTotal: expected a non-negative integer, got -1`,
+  });
   writeFileSync(path, '{"version": 1,');
   await expect(resolveInventory({ inventory: path }, io())).rejects.toMatchObject({ code: 'INVALID_INVENTORY', message: expect.stringMatching(/:1:15: not valid JSON/) });
 });

@@ -2,8 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { type Inventory, inventoryTopology, validateInventory } from '../../src/hardware/inventory.js';
 import { AllocationError } from '../../src/shared/errors.js';
-import { inventoryTopology, validateInventory, type Inventory } from '../../src/hardware/inventory.js';
 
 const DGX1 = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'fixtures', 'inventory-dgx1-volta.json'), 'utf8')) as Inventory;
 
@@ -84,17 +84,38 @@ describe('validateInventory', () => {
 
   it('merges a pair listed in both directions when they agree, and normalises order', () => {
     const inv = base();
-    inv.links = [{ b: 0, a: 1, pcie: 'PIX', nvlink: 1 }, { a: 0, b: 1, pcie: 'PIX', nvlink: 1 }, { a: 3, b: 2, pcie: 'PIX' }];
+    inv.links = [
+      { b: 0, a: 1, pcie: 'PIX', nvlink: 1 },
+      { a: 0, b: 1, pcie: 'PIX', nvlink: 1 },
+      { a: 3, b: 2, pcie: 'PIX' },
+    ];
     inv.gpus.reverse();
     const out = validateInventory(inv);
-    expect(out.links).toEqual([{ a: 0, b: 1, pcie: 'PIX', nvlink: 1 }, { a: 2, b: 3, pcie: 'PIX' }]);
+    expect(out.links).toEqual([
+      { a: 0, b: 1, pcie: 'PIX', nvlink: 1 },
+      { a: 2, b: 3, pcie: 'PIX' },
+    ]);
     expect(out.gpus.map((g) => g.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     expect(inv.gpus[0].index).toBe(7);
   });
 
   it('accepts a minimal inventory and sparse indices; the topology spans up to the highest index', () => {
-    const out = validateInventory({ version: 1, gpus: [{ index: 0, memoryTotal: 0 }, { index: 3, memoryTotal: 1 }], links: [{ a: 3, b: 0, pcie: 'SYS' }] });
-    expect(out).toEqual({ version: 1, gpus: [{ index: 0, memoryTotal: 0 }, { index: 3, memoryTotal: 1 }], links: [{ a: 0, b: 3, pcie: 'SYS' }] });
+    const out = validateInventory({
+      version: 1,
+      gpus: [
+        { index: 0, memoryTotal: 0 },
+        { index: 3, memoryTotal: 1 },
+      ],
+      links: [{ a: 3, b: 0, pcie: 'SYS' }],
+    });
+    expect(out).toEqual({
+      version: 1,
+      gpus: [
+        { index: 0, memoryTotal: 0 },
+        { index: 3, memoryTotal: 1 },
+      ],
+      links: [{ a: 0, b: 3, pcie: 'SYS' }],
+    });
     expect(inventoryTopology(out)).toEqual({ gpus: 4, links: [{ a: 0, b: 3, pcie: 'SYS' }] });
     expect(validateInventory({ version: 1, gpus: [] })).toEqual({ version: 1, gpus: [], links: [] });
   });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { getPreset, listPresets } from '../../src/hardware/presets.js';
-import { AllocationError } from '../../src/shared/errors.js';
 import { inventoryTopology } from '../../src/hardware/inventory.js';
+import { getPreset, listPresets } from '../../src/hardware/presets.js';
 import { linkScore, validateTopology } from '../../src/hardware/topology.js';
+import { AllocationError } from '../../src/shared/errors.js';
 
 const NAMES = ['dgx1-pascal', 'dgx1-volta', '4x-rtx8000', 'dgx2', 'dgx-a100', 'dgx-h100', '8x-l40s-pcie', 'dgx-a100-mig'];
 

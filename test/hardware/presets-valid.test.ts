@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { getPreset, listPresets } from '../../src/hardware/presets.js';
 import { validateInventory } from '../../src/hardware/inventory.js';
+import { getPreset, listPresets } from '../../src/hardware/presets.js';
 
 describe('presets pass inventory validation', () => {
   for (const { name } of listPresets()) {

@@ -1,7 +1,7 @@
 // topologyFor: the content-based cache of validated topologies and their pair-score matrices.
 import { describe, expect, it } from 'vitest';
+import { pairScoreMatrix, TOPOLOGY_CACHE_SIZE, type Topology, topologyFor, validateTopology } from '../../src/hardware/topology.js';
 import { AllocationError } from '../../src/shared/errors.js';
-import { TOPOLOGY_CACHE_SIZE, pairScoreMatrix, topologyFor, validateTopology, type Topology } from '../../src/hardware/topology.js';
 import { engines } from '../support/engines.js';
 
 const { wasm, ts } = await engines();
@@ -76,10 +76,28 @@ describe('topologyFor', () => {
     const t = ring(4);
     topologyFor(t);
     let reads = 0;
-    const link = { get a() { reads++; return 0; }, b: 1, pcie: 'PIX', nvlink: 1 };
+    const link = {
+      get a() {
+        reads++;
+        return 0;
+      },
+      b: 1,
+      pcie: 'PIX',
+      nvlink: 1,
+    };
     const tricky = { gpus: 4, links: [link, ...copy(t.links.slice(1))] };
     expect(topologyFor(tricky).topology).toEqual(validateTopology(copy(t)));
-    const throwing = { gpus: 4, links: [{ get a(): number { throw new Error('boom'); }, b: 1 }] };
+    const throwing = {
+      gpus: 4,
+      links: [
+        {
+          get a(): number {
+            throw new Error('boom');
+          },
+          b: 1,
+        },
+      ],
+    };
     expect(() => topologyFor(throwing)).toThrow(AllocationError);
     expect(reads).toBeGreaterThan(0);
   });

@@ -4,8 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importsOf, SRC, sourceFiles } from '../support/source-imports.js';
 import { cyclesOf } from '../support/cycles.js';
+import { importsOf, SRC, sourceFiles } from '../support/source-imports.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -19,9 +19,33 @@ describe('the house', () => {
   });
 
   it('the cycle finder finds a cycle of two and one of three, and none in a chain', () => {
-    expect(cyclesOf(new Map([['a', ['b']], ['b', ['a']], ['c', ['a']]]))).toEqual([['a', 'b']]);
-    expect(cyclesOf(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']]]))).toEqual([['a', 'b', 'c']]);
-    expect(cyclesOf(new Map([['a', ['b']], ['b', ['c']], ['c', []]]))).toEqual([]);
+    expect(
+      cyclesOf(
+        new Map([
+          ['a', ['b']],
+          ['b', ['a']],
+          ['c', ['a']],
+        ]),
+      ),
+    ).toEqual([['a', 'b']]);
+    expect(
+      cyclesOf(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', ['a']],
+        ]),
+      ),
+    ).toEqual([['a', 'b', 'c']]);
+    expect(
+      cyclesOf(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', []],
+        ]),
+      ),
+    ).toEqual([]);
   });
 
   it('only the engine and the kernel wiring import src/wasm or src/baseline', () => {
@@ -35,7 +59,9 @@ describe('the house', () => {
   });
 
   it('no file of src/ exports a name that starts with an underscore', () => {
-    const names = files.flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/export\s+(?:declare\s+)?(?:async\s+)?(?:function|const|let|class|type|interface|enum)\s+(_\w+)/g)].map((m) => `${rel(f)}: ${m[1]}`));
+    const names = files.flatMap((f) =>
+      [...readFileSync(f, 'utf8').matchAll(/export\s+(?:declare\s+)?(?:async\s+)?(?:function|const|let|class|type|interface|enum)\s+(_\w+)/g)].map((m) => `${rel(f)}: ${m[1]}`),
+    );
     expect(names).toEqual([]);
   });
 });

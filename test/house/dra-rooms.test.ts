@@ -78,7 +78,14 @@ describe('the dra room in sub-rooms', () => {
     }
     expect(graph.size).toBeGreaterThanOrEqual(4);
     expect(cycleOf(graph)).toBeUndefined();
-    expect(cycleOf(new Map([['a', ['b']], ['b', ['a']]]))).toBe('a -> b -> a');
+    expect(
+      cycleOf(
+        new Map([
+          ['a', ['b']],
+          ['b', ['a']],
+        ]),
+      ),
+    ).toBe('a -> b -> a');
   });
 
   it('is entered from the rest of src/ through src/dra/index.ts alone', () => {

@@ -1,8 +1,9 @@
 // The engine runs under a strict Content-Security-Policy (no 'unsafe-eval'): no source file builds
 // code from strings at run time.
-import { describe, expect, it } from 'vitest';
+
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 
 function files(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));

@@ -19,18 +19,36 @@ describe('npm pack', () => {
   const files = packedFiles();
 
   it('ships the release wasm, the built API, the NVML bindings, their types, README and LICENSE', () => {
-    for (const path of ['LICENSE', 'README.md', 'package.json', 'dist/build/release.wasm', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/cli/main.js', 'dist/bindings/index.js', 'dist/bindings/index.d.ts']) {
+    for (const path of [
+      'LICENSE',
+      'README.md',
+      'package.json',
+      'dist/build/release.wasm',
+      'dist/src/index.js',
+      'dist/src/index.d.ts',
+      'dist/src/cli/main.js',
+      'dist/bindings/index.js',
+      'dist/bindings/index.d.ts',
+    ]) {
       expect(files, path).toContain(path);
     }
   });
 
   it('ships nothing a user does not run: no debug wasm, .wat, source maps, bench or tests', () => {
-    const extra = files.filter((f) => /debug\.wasm|\.wat$|\.map$|^dist\/bench\/|^dist\/test\/|^build\//.test(f) || !/^(LICENSE|README\.md|package\.json|dist\/(src|bindings)\/.*\.(js|d\.ts)|dist\/build\/release\.wasm)$/.test(f));
+    const extra = files.filter(
+      (f) =>
+        /debug\.wasm|\.wat$|\.map$|^dist\/bench\/|^dist\/test\/|^build\//.test(f) || !/^(LICENSE|README\.md|package\.json|dist\/(src|bindings)\/.*\.(js|d\.ts)|dist\/build\/release\.wasm)$/.test(f),
+    );
     expect(extra).toEqual([]);
   });
 
   it('every file the package.json entry points name is in the tarball', () => {
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string>; main: string; types: string; exports: Record<string, string | { types: string; default: string }> };
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      bin: Record<string, string>;
+      main: string;
+      types: string;
+      exports: Record<string, string | { types: string; default: string }>;
+    };
     const named = [...Object.values(pkg.bin), pkg.main, pkg.types];
     for (const target of Object.values(pkg.exports)) if (typeof target !== 'string') named.push(target.types, target.default);
     for (const path of named) expect(files, path).toContain(path.replace(/^\.\//, ''));

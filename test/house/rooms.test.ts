@@ -10,8 +10,8 @@
 //   - a capability imports its own kernel interface, never the composed src/kernels.ts.
 import { relative, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importsOf, SRC, sourceFiles } from '../support/source-imports.js';
 import { cyclesOf } from '../support/cycles.js';
+import { importsOf, SRC, sourceFiles } from '../support/source-imports.js';
 
 const MAX_MODULES = 20;
 /** Folders (relative to src/) whose files implement the rooms' kernel contracts. */
@@ -28,7 +28,10 @@ function readHouse(): House {
   for (const file of sourceFiles(SRC)) {
     const rel = posix(relative(SRC, file));
     if (rel.endsWith('/index.ts')) fronts.add(rel.slice(0, -'/index.ts'.length));
-    imports.set(rel, importsOf(file).map((target) => posix(relative(SRC, target))));
+    imports.set(
+      rel,
+      importsOf(file).map((target) => posix(relative(SRC, target))),
+    );
   }
   return { imports, fronts };
 }
@@ -96,7 +99,10 @@ function flatHeaps(files: readonly string[], max = MAX_MODULES): string[] {
     const dir = f.includes('/') ? f.slice(0, f.lastIndexOf('/')) : '.';
     count.set(dir, (count.get(dir) ?? 0) + 1);
   }
-  return [...count].filter(([, n]) => n > max).map(([d, n]) => `${d === '.' ? 'src' : `src/${d}`} (${n})`).sort();
+  return [...count]
+    .filter(([, n]) => n > max)
+    .map(([d, n]) => `${d === '.' ? 'src' : `src/${d}`} (${n})`)
+    .sort();
 }
 
 const house = readHouse();
@@ -124,7 +130,11 @@ describe('the rooms of src/', () => {
 describe('the room rules catch what they are for', () => {
   const made = (imports: Record<string, string[]>): House => ({
     imports: new Map(Object.entries(imports)),
-    fronts: new Set(Object.keys(imports).filter((f) => f.endsWith('/index.ts')).map((f) => f.slice(0, -'/index.ts'.length))),
+    fronts: new Set(
+      Object.keys(imports)
+        .filter((f) => f.endsWith('/index.ts'))
+        .map((f) => f.slice(0, -'/index.ts'.length)),
+    ),
   });
 
   it('a bypass into a room, into a sub-room from a sibling sub-room, and from outside into a sub-room', () => {

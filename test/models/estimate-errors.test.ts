@@ -1,8 +1,8 @@
 // Bad files and bad options: AllocationError with a code and a message naming what is wrong.
 import { describe, expect, test } from 'vitest';
+import { type EstimateOptions, estimateMemory } from '../../src/models/estimate.js';
 import { AllocationError } from '../../src/shared/errors.js';
-import { estimateMemory, type EstimateOptions } from '../../src/models/estimate.js';
-import { llamaSpec, writeGguf, type GgufValue } from '../fixtures/gguf-writer.js';
+import { type GgufValue, llamaSpec, writeGguf } from '../fixtures/gguf-writer.js';
 
 const good = llamaSpec({ blocks: 2, embedding: 256, heads: 4, kvHeads: 2, ffn: 64, vocab: 300 });
 const goodBytes = writeGguf(good);

@@ -1,7 +1,7 @@
 // Layer placement across two GPUs with room for (a, b) layers, as Ollama's EstimateGPULayers places them.
 import { describe, expect, test } from 'vitest';
 import { estimateMemory } from '../../src/models/estimate.js';
-import { writeGguf, type TensorSpec } from '../fixtures/gguf-writer.js';
+import { type TensorSpec, writeGguf } from '../fixtures/gguf-writer.js';
 
 // 'qwen3' has no GraphSize formula in v0.11.4, so the graph is the fallback (heads / KV heads) × KV / 6.
 const blocks = 8;

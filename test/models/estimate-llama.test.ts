@@ -16,11 +16,7 @@ const minimum = 457 * MiB;
 // GraphSize for llama at context 8192, batch 512 (e 4096, heads 32, KV heads 8, embedding heads 128, vocab 128256)
 const graphFull = Math.max(4 * 512 * (1 + 4 * 4096 + 8192 * (1 + 32)), 4 * 512 * (4096 + 128256));
 const graphPartial =
-  4 * 512 * 4096 +
-  Math.max(
-    4 * 512 * (1 + 4096 + 8192) + Math.floor((4096 * 4096 * 9) / 16) + 4 * 8192 * (512 * 32 + 128 * 8),
-    4 * 512 * (4096 + 128256) + Math.floor((4096 * 128256 * 105) / 128),
-  );
+  4 * 512 * 4096 + Math.max(4 * 512 * (1 + 4096 + 8192) + Math.floor((4096 * 4096 * 9) / 16) + 4 * 8192 * (512 * 32 + 128 * 8), 4 * 512 * (4096 + 128256) + Math.floor((4096 * 128256 * 105) / 128));
 
 describe('llama-3-8B shape', () => {
   test('block and KV sizes are the textbook ones', () => {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { estimateMemory } from '../../src/models/estimate.js';
 import { readGgufHeaderFromBytes } from '../../src/models/gguf.js';
-import { llamaSpec, typed, typedArray, writeGguf, type GgufSpec } from '../fixtures/gguf-writer.js';
+import { type GgufSpec, llamaSpec, typed, typedArray, writeGguf } from '../fixtures/gguf-writer.js';
 
 const spec = llamaSpec({ blocks: 4, embedding: 512, heads: 8, kvHeads: 4, ffn: 1024, vocab: 1000, contextLength: 4096, dtype: 8 });
 const bytes = writeGguf(spec);
@@ -86,9 +86,17 @@ describe('sources', () => {
         ['llama.block_count', typed('u64', 4n)],
         // per-layer KV heads as an i32 array: Ollama takes the max (4) for the KV cache
         ['llama.attention.head_count_kv', typedArray('i32', [2, 4, 4, 2])],
-        ['x.u8', typed('u8', 255)], ['x.i8', typed('i8', -128)], ['x.u16', typed('u16', 65535)], ['x.i16', typed('i16', -32768)],
-        ['x.i32', typed('i32', -1)], ['x.f32', typed('f32', 0.5)], ['x.f64', typed('f64', 1e300)], ['x.i64', typed('i64', -5n)],
-        ['x.bool', true], ['x.arr.f32', typedArray('f32', [1.5, 2.5])], ['x.arr.bool', typedArray('bool', [true, false])],
+        ['x.u8', typed('u8', 255)],
+        ['x.i8', typed('i8', -128)],
+        ['x.u16', typed('u16', 65535)],
+        ['x.i16', typed('i16', -32768)],
+        ['x.i32', typed('i32', -1)],
+        ['x.f32', typed('f32', 0.5)],
+        ['x.f64', typed('f64', 1e300)],
+        ['x.i64', typed('i64', -5n)],
+        ['x.bool', true],
+        ['x.arr.f32', typedArray('f32', [1.5, 2.5])],
+        ['x.arr.bool', typedArray('bool', [true, false])],
         ['x.arr.nested', typedArray('array', [['a', 'b'], ['c']])],
       ],
     };

@@ -1,9 +1,9 @@
 // A GGUF without tokenizer.ggml.tokens (issue 18, point 6): the vocabulary comes from token_embd.weight's
 // shape, else from ARCH.vocab_size, with a warning; INVALID_GGUF only when nothing gives it.
 import { describe, expect, test } from 'vitest';
-import { AllocationError } from '../../src/shared/errors.js';
 import { estimateMemory } from '../../src/models/estimate.js';
-import { llamaSpec, writeGguf, type GgufSpec, type GgufValue, type TensorSpec } from '../fixtures/gguf-writer.js';
+import { AllocationError } from '../../src/shared/errors.js';
+import { type GgufSpec, type GgufValue, llamaSpec, type TensorSpec, writeGguf } from '../fixtures/gguf-writer.js';
 
 const VOCAB = 32_000;
 // A vocabulary this large makes the output graph term (4·batch·(embedding + vocab)) the larger one,
@@ -17,7 +17,10 @@ function gguf(metadata: Array<[string, GgufValue]>, tensors: TensorSpec[] = spec
 }
 
 async function error(bytes: Uint8Array): Promise<AllocationError> {
-  const e = await estimateMemory(bytes, { contextLength: 2048 }).then(() => undefined, (x: unknown) => x);
+  const e = await estimateMemory(bytes, { contextLength: 2048 }).then(
+    () => undefined,
+    (x: unknown) => x,
+  );
   expect(e).toBeInstanceOf(AllocationError);
   return e as AllocationError;
 }
@@ -42,7 +45,13 @@ describe('vocabulary without tokenizer.ggml.tokens', () => {
   });
 
   test('a wrong vocabulary would change the graph: the fallback is not a no-op', async () => {
-    const small = await estimateMemory(gguf([...withoutTokens, ['llama.vocab_size', 100]], spec.tensors!.filter((t) => t.name !== 'token_embd.weight')), { contextLength: 2048 });
+    const small = await estimateMemory(
+      gguf(
+        [...withoutTokens, ['llama.vocab_size', 100]],
+        spec.tensors!.filter((t) => t.name !== 'token_embd.weight'),
+      ),
+      { contextLength: 2048 },
+    );
     expect(small.graph).toBeLessThan((await reference).graph);
   });
 

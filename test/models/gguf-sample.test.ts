@@ -5,8 +5,8 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { estimateMemory } from '../../src/models/estimate.js';
-import { ROOT } from '../support/cli.js';
 import { llamaSpec, writeGguf } from '../fixtures/gguf-writer.js';
+import { ROOT } from '../support/cli.js';
 
 const SAMPLE = join(ROOT, 'data', 'samples', 'llama-3.2-1b.header.gguf');
 

@@ -4,16 +4,28 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { AllocationError } from '../../src/shared/errors.js';
 import { estimateMemory } from '../../src/models/estimate.js';
 import { readGgufHeaderFromBytes, readGgufHeaderFromFile } from '../../src/models/gguf.js';
-import { llamaSpec, typed, typedArray, writeGguf, type GgufValue } from '../fixtures/gguf-writer.js';
+import { AllocationError } from '../../src/shared/errors.js';
+import { type GgufValue, llamaSpec, typed, typedArray, writeGguf } from '../fixtures/gguf-writer.js';
 
 const base = llamaSpec({ blocks: 2, embedding: 256, heads: 4, kvHeads: 2, ffn: 64, vocab: 3000 });
 const metadata: Array<[string, GgufValue]> = [
   ...(base.metadata as Array<[string, GgufValue]>),
-  ['tokenizer.ggml.scores', typedArray('f32', Array.from({ length: 3000 }, (_, i) => i / 2))],
-  ['tokenizer.ggml.token_type', typedArray('i32', Array.from({ length: 3000 }, (_, i) => i % 6))],
+  [
+    'tokenizer.ggml.scores',
+    typedArray(
+      'f32',
+      Array.from({ length: 3000 }, (_, i) => i / 2),
+    ),
+  ],
+  [
+    'tokenizer.ggml.token_type',
+    typedArray(
+      'i32',
+      Array.from({ length: 3000 }, (_, i) => i % 6),
+    ),
+  ],
   ['tokenizer.ggml.merges', ['a b', 'c d', 'e f']],
   ['tokenizer.nested', typedArray('array', [['x', 'yy'], ['zzz']])],
   ['tokenizer.flags', typedArray('bool', [true, false, true])],
@@ -64,7 +76,10 @@ describe('skipping arrays in the GGUF header', () => {
   test('cut inside a skipped string array or numeric array: truncated, naming the bytes given', async () => {
     const scoresAt = Buffer.from(bytes).indexOf('tokenizer.ggml.scores');
     for (const cut of [scoresAt - 100, scoresAt + 5000]) {
-      const e = await readGgufHeaderFromBytes(bytes.subarray(0, cut), 'source', skipTokenizer).then(() => undefined, (x: unknown) => x);
+      const e = await readGgufHeaderFromBytes(bytes.subarray(0, cut), 'source', skipTokenizer).then(
+        () => undefined,
+        (x: unknown) => x,
+      );
       expect(e).toBeInstanceOf(AllocationError);
       expect((e as AllocationError).message).toBe(`source: truncated header: it runs past the ${cut} bytes given`);
     }

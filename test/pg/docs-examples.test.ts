@@ -8,7 +8,9 @@ import { checkExamples, docRunner, parseDocs } from '../support/doc-examples.js'
 import { freshSchema, noPg, pgUrl } from './pg-context.js';
 
 const DOC_URL = /postgres:\/\/gpualloc@db\/scheduling\?schema=(\w+)/g;
-const blocks = parseDocs().map((d) => ({ file: d.file, examples: d.examples.filter((e) => e.postgres !== undefined) })).filter((d) => d.examples.length > 0);
+const blocks = parseDocs()
+  .map((d) => ({ file: d.file, examples: d.examples.filter((e) => e.postgres !== undefined) }))
+  .filter((d) => d.examples.length > 0);
 const runner = docRunner();
 afterAll(() => runner.close());
 

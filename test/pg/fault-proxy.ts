@@ -151,7 +151,19 @@ export class FaultProxy extends EventEmitter {
     // No Nagle delay on the client side (the server's is a Unix socket or TCP without it too): the proxy adds no latency.
     client.setNoDelay(true);
     if ('port' in this.upstream) server.setNoDelay(true);
-    const link: Link = { client, server, appName: '', startup: true, passthrough: false, fromClient: Buffer.alloc(0), fromServer: Buffer.alloc(0), stalled: false, closed: false, ready: false, idle: false };
+    const link: Link = {
+      client,
+      server,
+      appName: '',
+      startup: true,
+      passthrough: false,
+      fromClient: Buffer.alloc(0),
+      fromServer: Buffer.alloc(0),
+      stalled: false,
+      closed: false,
+      ready: false,
+      idle: false,
+    };
     this.links.add(link);
     client.on('data', (chunk) => this.clientData(link, chunk));
     server.on('data', (chunk) => this.serverData(link, chunk));

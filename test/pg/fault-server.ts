@@ -65,14 +65,22 @@ export function startFaultServer(settings: Record<string, string> = {}): FaultSe
   const data = join(server.dir, 'data');
   // startPg passed its settings on the command line; a restart through pg_ctl reads postgresql.conf.
   const conf: Record<string, string> = { unix_socket_directories: `'${server.dir}'`, port: '5432', listen_addresses: "''", fsync: 'off', full_page_writes: 'off', shared_buffers: '32MB', ...all };
-  appendFileSync(join(data, 'postgresql.conf'), Object.entries(conf).map(([k, v]) => `${k} = ${v}\n`).join(''));
+  appendFileSync(
+    join(data, 'postgresql.conf'),
+    Object.entries(conf)
+      .map(([k, v]) => `${k} = ${v}\n`)
+      .join(''),
+  );
   const bin = server.bin;
   const pgCtl = join(bin, 'pg_ctl');
   /** The postmaster, frozen (so it cannot start a backend between the listing of its children and the kill), and its children. */
   const freeze = () => {
     const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
     process.kill(postmaster, 'SIGSTOP');
-    const children = readdirSync('/proc').filter((p) => /^[0-9]+$/.test(p)).map(Number).filter((pid) => parentOf(pid) === postmaster);
+    const children = readdirSync('/proc')
+      .filter((p) => /^[0-9]+$/.test(p))
+      .map(Number)
+      .filter((pid) => parentOf(pid) === postmaster);
     return { postmaster, children };
   };
   const signal = (pids: number[]) => {

@@ -1,9 +1,9 @@
 // What the fault tests share: writer processes that run until told to stop, the CLI as a process,
 // the SQL checks on the rows afterwards, and the counts printed at the end.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { expect } from 'vitest';
 import type pg from 'pg';
+import { expect } from 'vitest';
 
 export const WRITER = join(import.meta.dirname, '..', 'fixtures', 'store-fault-writer.mjs');
 /** A process that keeps connecting, loading and closing a store (test/fixtures/store-churn.mjs). */
@@ -35,7 +35,10 @@ export type Line = {
 export type Writer = { child: ChildProcess; lines: Line[]; appName: string; stop(): Promise<{ code: number | null; lines: Line[]; stderr: string }> };
 
 /** Starts fault writer `writer` (see test/fixtures/store-fault-writer.mjs; mode 'one': the one commit of `option`). */
-export function startWriter(input: { url: string; schema: string; writer: number; seed: number; watch: boolean; options: Record<string, unknown>; mode?: 'one'; option?: unknown; requestId?: string }, script = WRITER): Writer {
+export function startWriter(
+  input: { url: string; schema: string; writer: number; seed: number; watch: boolean; options: Record<string, unknown>; mode?: 'one'; option?: unknown; requestId?: string },
+  script = WRITER,
+): Writer {
   const child = spawn(process.execPath, [script], { env: { ...process.env, GPUALLOC_WRITER: JSON.stringify(input) }, stdio: ['pipe', 'pipe', 'pipe'] });
   const lines: Line[] = [];
   let partial = '';
@@ -49,7 +52,9 @@ export function startWriter(input: { url: string; schema: string; writer: number
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   return {
-    child, lines, appName: `gpualloc-fault-${input.writer}`,
+    child,
+    lines,
+    appName: `gpualloc-fault-${input.writer}`,
     async stop() {
       child.stdin!.end();
       const code = await exited;

@@ -3,9 +3,9 @@
 import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { inject } from 'vitest';
+import type { ClusterNode } from '../../src/cluster/state.js';
 import { createEngine, type Engine } from '../../src/engine.js';
 import { PostgresStore } from '../../src/store/postgres.js';
-import type { ClusterNode } from '../../src/cluster/state.js';
 
 /** The server's URL, '' when the suite runs without PostgreSQL (every describe skips then). */
 export const pgUrl: string = inject('pgUrl');
@@ -54,6 +54,16 @@ export function runWriter<Line>(script: string, input: Record<string, unknown>):
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line)) : reject(new Error(`writer ${String(input.writer)} exited ${code}: ${err}`))));
+    child.on('close', (code) =>
+      code === 0
+        ? resolve(
+            out
+              .trim()
+              .split('\n')
+              .filter(Boolean)
+              .map((l) => JSON.parse(l) as Line),
+          )
+        : reject(new Error(`writer ${String(input.writer)} exited ${code}: ${err}`)),
+    );
   });
 }

@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createEngine } from '../../src/engine.js';
 import { nodeFromInventory } from '../../src/cluster/node.js';
+import { createEngine } from '../../src/engine.js';
 import { getPreset } from '../../src/hardware/presets.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { cli } from '../support/cli.js';
@@ -68,7 +68,10 @@ describe.skipIf(noPg)('gpualloc plan --store URL', () => {
     const url = await seeded('cli_evict');
     const file = join(dir, 'evict.json');
     // The same stale slot in both homes: a whole-node model of another name.
-    for (const home of [['--state', file], ['--store', url]]) {
+    for (const home of [
+      ['--state', file],
+      ['--store', url],
+    ]) {
       const made = JSON.parse((await cli(['plan', '--preset', 'dgx-a100', '--memory', '600GiB', '--tp', '8', '--model', 'old', '--commit', '--json', ...home])).stdout);
       expect((await cli(['state', 'stale', made.committed, ...home])).code).toBe(0);
     }

@@ -4,9 +4,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cli, inTempDir } from '../support/cli.js';
 import { createEngine } from '../../src/engine.js';
 import { PostgresStore } from '../../src/store/postgres.js';
+import { cli, inTempDir } from '../support/cli.js';
 import { freshSchema, noPg, pgUrl } from './pg-context.js';
 
 const G = 2 ** 30;
@@ -44,7 +44,11 @@ describe.skipIf(noPg)('gpualloc state --store URL with pods', () => {
         ['state', 'release', 'cpu-only'],
         ['state', 'list'],
       ];
-      const scrub = (t: string) => t.replaceAll(file, 'STATE').replaceAll(url, 'STATE').replace(/postgres:\/\/\S+/g, 'STATE');
+      const scrub = (t: string) =>
+        t
+          .replaceAll(file, 'STATE')
+          .replaceAll(url, 'STATE')
+          .replace(/postgres:\/\/\S+/g, 'STATE');
       for (const step of steps) {
         const onFile = await cli([...step, '--state', file]);
         const onStore = await cli([...step, '--store', url]);

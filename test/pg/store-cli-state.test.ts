@@ -51,7 +51,12 @@ describe.skipIf(noPg)('gpualloc --store URL', () => {
       const onFile = await cli([...step, '--state', file]);
       const onStore = await cli([...step, '--store', url]);
       expect({ step, code: onStore.code }).toEqual({ step, code: onFile.code });
-      const scrub = (t: string) => t.replaceAll(file, 'STATE').replaceAll(url, 'STATE').replace(/"lastActivity": \d+/g, '"lastActivity": T').replace(/\d{4}-\d\d-\d\dT[\d:.]+Z \(\d+s ago\)/g, 'WHEN');
+      const scrub = (t: string) =>
+        t
+          .replaceAll(file, 'STATE')
+          .replaceAll(url, 'STATE')
+          .replace(/"lastActivity": \d+/g, '"lastActivity": T')
+          .replace(/\d{4}-\d\d-\d\dT[\d:.]+Z \(\d+s ago\)/g, 'WHEN');
       if (step[0] === 'plan' || step[1] !== 'release' || step[2] !== 'slot-9') expect({ step, out: scrub(onStore.stdout) }).toEqual({ step, out: scrub(onFile.stdout) });
     }
     const list = await cli(['state', 'list', '--store', url, '--json']);

@@ -9,7 +9,14 @@ describe.skipIf(noPg)('pod store bench', () => {
     const { rows, notes } = await runPodStoreBench({ quick: true, out: null });
     expect(notes).toEqual([]);
     expect(rows.map((r) => `${r.workload} ${r.writers} ${r.trigger ? 'on' : 'off'}`)).toEqual([
-      'models 1 on', 'models 1 off', 'models 8 on', 'models 8 off', 'pods 1 on', 'pods 1 off', 'pods 8 on', 'pods 8 off',
+      'models 1 on',
+      'models 1 off',
+      'models 8 on',
+      'models 8 off',
+      'pods 1 on',
+      'pods 1 off',
+      'pods 8 on',
+      'pods 8 off',
     ]);
     for (const r of rows) {
       expect(r.commits + r.failures).toBe(r.writers * 6 * r.rounds);
@@ -18,6 +25,11 @@ describe.skipIf(noPg)('pod store bench', () => {
       expect(r.p99Ms).toBeGreaterThanOrEqual(r.p50Ms);
     }
     // One writer never races anyone: every commit lands at once.
-    expect(rows.filter((r) => r.writers === 1).map((r) => [r.conflicts, r.failures])).toEqual([[0, 0], [0, 0], [0, 0], [0, 0]]);
+    expect(rows.filter((r) => r.writers === 1).map((r) => [r.conflicts, r.failures])).toEqual([
+      [0, 0],
+      [0, 0],
+      [0, 0],
+      [0, 0],
+    ]);
   });
 });

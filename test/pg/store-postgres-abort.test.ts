@@ -3,11 +3,11 @@
 // caller's AbortError, and nothing was changed.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Engine } from '../../src/engine.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { openClusterState } from '../../src/store/stored-state.js';
 import { FaultProxy } from './fault-proxy.js';
 import { freshStore, noPg, pgUrl } from './pg-context.js';
-import type { Engine } from '../../src/engine.js';
 
 const GiB = 2 ** 30;
 

@@ -9,11 +9,11 @@
 // GPUALLOC_FAULT_RUNS runs of the stall (20 in CI).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/engine.js';
-import { AllocationError } from '../../src/shared/errors.js';
 import type { PlacementOption } from '../../src/placement/index.js';
+import { AllocationError } from '../../src/shared/errors.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { FaultProxy, type Stall } from './fault-proxy.js';
-import { checkRows, reported, startWriter, type Line } from './fault-writers.js';
+import { checkRows, type Line, reported, startWriter } from './fault-writers.js';
 import { freshSchema, noPg, pgUrl, sql, uniformNodes } from './pg-context.js';
 
 const RUNS = Number(process.env.GPUALLOC_FAULT_RUNS ?? 1);
@@ -51,8 +51,15 @@ describe.skipIf(noPg)('PostgresStore bounded waits', () => {
     proxy.arm('stall-commit');
     const requestId = `stalled-${run}`;
     const writer = startWriter({
-      url: `postgres://postgres@127.0.0.1:${proxy.port}/postgres?schema=${schema}`, schema, writer: 0, seed: run, watch: false,
-      options: { idleInTransactionTimeoutMs: 1_500, retryMs: 20_000 }, mode: 'one', option: on('n0', 50), requestId,
+      url: `postgres://postgres@127.0.0.1:${proxy.port}/postgres?schema=${schema}`,
+      schema,
+      writer: 0,
+      seed: run,
+      watch: false,
+      options: { idleInTransactionTimeoutMs: 1_500, retryMs: 20_000 },
+      mode: 'one',
+      option: on('n0', 50),
+      requestId,
     });
     const stores: PostgresStore[] = [];
     const lines: Line[] = [];
@@ -63,11 +70,26 @@ describe.skipIf(noPg)('PostgresStore bounded waits', () => {
       const statement = await PostgresStore.connect(direct, { lockTimeoutMs: 60_000, statementTimeoutMs: 300 });
       const pool = await PostgresStore.connect(direct, { maxConnections: 1, lockTimeoutMs: 60_000, connectTimeoutMs: 300 });
       stores.push(lock, statement, pool);
-      expect(await failure(lock.commit(on('n0', 10), { requestId: `lock-${run}` }))).toMatchObject({ code: 'STORE_UNAVAILABLE', timeout: 'lockTimeoutMs', outcome: 'none', message: expect.stringContaining('waited lockTimeoutMs (300 ms) for a node another writer holds') });
-      expect(await failure(statement.commit(on('n0', 10), { requestId: `statement-${run}` }))).toMatchObject({ code: 'STORE_UNAVAILABLE', timeout: 'statementTimeoutMs', outcome: 'none', message: expect.stringContaining('ran past statementTimeoutMs (300 ms)') });
+      expect(await failure(lock.commit(on('n0', 10), { requestId: `lock-${run}` }))).toMatchObject({
+        code: 'STORE_UNAVAILABLE',
+        timeout: 'lockTimeoutMs',
+        outcome: 'none',
+        message: expect.stringContaining('waited lockTimeoutMs (300 ms) for a node another writer holds'),
+      });
+      expect(await failure(statement.commit(on('n0', 10), { requestId: `statement-${run}` }))).toMatchObject({
+        code: 'STORE_UNAVAILABLE',
+        timeout: 'statementTimeoutMs',
+        outcome: 'none',
+        message: expect.stringContaining('ran past statementTimeoutMs (300 ms)'),
+      });
       // The pool's one connection waits for the node; a second call finds no free connection.
       const waiting = pool.commit(on('n0', 10), { requestId: `pooled-${run}` });
-      expect(await failure(pool.commit(on('n1', 10), { requestId: `no-pool-${run}` }))).toMatchObject({ code: 'STORE_UNAVAILABLE', timeout: 'connectTimeoutMs', outcome: 'none', message: expect.stringContaining('all 1 pooled connection (maxConnections) stayed busy for connectTimeoutMs (300 ms)') });
+      expect(await failure(pool.commit(on('n1', 10), { requestId: `no-pool-${run}` }))).toMatchObject({
+        code: 'STORE_UNAVAILABLE',
+        timeout: 'connectTimeoutMs',
+        outcome: 'none',
+        message: expect.stringContaining('all 1 pooled connection (maxConnections) stayed busy for connectTimeoutMs (300 ms)'),
+      });
       // Another node is not held: it commits at once.
       const other = await lock.commit(on('n1', 10), { requestId: `other-${run}` });
       lines.push({ op: 'commit', ok: true, requestId: `other-${run}`, id: other.id });
@@ -101,7 +123,9 @@ describe.skipIf(noPg)('PostgresStore bounded waits', () => {
     proxy.silent(true);
     try {
       expect(await failure(PostgresStore.connect(`postgres://postgres@127.0.0.1:${proxy.port}/postgres`, { connectTimeoutMs: 300, retryMs: 0 }))).toMatchObject({
-        code: 'STORE_UNAVAILABLE', timeout: 'connectTimeoutMs', message: expect.stringContaining('did not accept a connection within connectTimeoutMs (300 ms)'),
+        code: 'STORE_UNAVAILABLE',
+        timeout: 'connectTimeoutMs',
+        message: expect.stringContaining('did not accept a connection within connectTimeoutMs (300 ms)'),
       });
     } finally {
       proxy.silent(false);

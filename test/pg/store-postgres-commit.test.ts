@@ -1,11 +1,11 @@
 // PostgresStore: a commit re-validates against the rows it locks; the loser of a race gets CONFLICT
 // with the fresh state loaded, and commitWithRetry re-plans onto what is left.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AllocationError } from '../../src/shared/errors.js';
-import { openClusterState } from '../../src/store/stored-state.js';
-import type { PostgresStore } from '../../src/store/postgres.js';
 import type { Engine } from '../../src/engine.js';
+import { AllocationError } from '../../src/shared/errors.js';
+import type { PostgresStore } from '../../src/store/postgres.js';
 import { PostgresStore as Store } from '../../src/store/postgres.js';
+import { openClusterState } from '../../src/store/stored-state.js';
 import { freshStore, noPg, pgUrl, sql, uniformNodes } from './pg-context.js';
 
 const GiB = 2 ** 30;
@@ -29,7 +29,10 @@ describe.skipIf(noPg)('PostgresStore commit', () => {
     expect(planB.options[0]).toEqual(planA.options[0]);
     const won = await a.commit(planA.options[0]);
     expect(won).toBe('slot-1');
-    const lost = await b.commit(planB.options[0]).then(() => undefined, (e: unknown) => e);
+    const lost = await b.commit(planB.options[0]).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(lost).toBeInstanceOf(AllocationError);
     expect((lost as AllocationError).code).toBe('CONFLICT');
     // b loaded the winner's slot before the error reached it.
@@ -102,7 +105,10 @@ describe.skipIf(noPg)('PostgresStore commit', () => {
       await holder.query('BEGIN');
       await holder.query(`SELECT 1 FROM ${schema}.nodes WHERE id = 'n1' FOR UPDATE`);
       const started = Date.now();
-      await expect(state.commit({ node: 'n1', gpus: [1], memoryPerGpu: 1, evict: [], score: 0 })).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringContaining('lockTimeoutMs') });
+      await expect(state.commit({ node: 'n1', gpus: [1], memoryPerGpu: 1, evict: [], score: 0 })).rejects.toMatchObject({
+        code: 'STORE_UNAVAILABLE',
+        message: expect.stringContaining('lockTimeoutMs'),
+      });
       expect(Date.now() - started).toBeLessThan(5_000);
       await holder.query('ROLLBACK');
       expect(await impatient.load()).toEqual(before);

@@ -29,7 +29,9 @@ describe.skipIf(noPg)('PostgresStore under contention', () => {
     store = fresh.store;
     const schema = fresh.schema;
     const per = TOTAL_OPS / WRITERS;
-    const results = await Promise.all(Array.from({ length: WRITERS }, (_, w) => runWriter<Line>(WRITER, { url: pgUrl, schema, writer: w, ops: per, seed: 1000 + 100 * (run - 1) + w, watch: w % 2 === 1 })));
+    const results = await Promise.all(
+      Array.from({ length: WRITERS }, (_, w) => runWriter<Line>(WRITER, { url: pgUrl, schema, writer: w, ops: per, seed: 1000 + 100 * (run - 1) + w, watch: w % 2 === 1 })),
+    );
     const lines = results.flat();
     expect(lines.length).toBe(TOTAL_OPS);
     const committed = new Map<string, Line>();
@@ -48,7 +50,9 @@ describe.skipIf(noPg)('PostgresStore under contention', () => {
         changes.set(l.node!, (changes.get(l.node!) ?? 0) + 1);
       }
     }
-    console.info(`contention: ${committed.size} slots held at the end, ${lines.filter((l) => l.op === 'commit' && l.ok).length} commits, ${failed.size} failures, ${conflicts} conflicts, ${lines.filter((l) => l.op === 'release').length} releases`);
+    console.info(
+      `contention: ${committed.size} slots held at the end, ${lines.filter((l) => l.op === 'commit' && l.ok).length} commits, ${failed.size} failures, ${conflicts} conflicts, ${lines.filter((l) => l.op === 'release').length} releases`,
+    );
     // Writers raced: some commits met a store that had moved since their plan.
     expect(conflicts).toBeGreaterThan(0);
     expect(failed.size).toBeGreaterThan(0);
@@ -70,6 +74,11 @@ describe.skipIf(noPg)('PostgresStore under contention', () => {
     }
     // A fresh reader loads exactly the rows.
     const snapshot = await fresh.store.load();
-    expect(snapshot.state.nodes.flatMap((n) => n.slots).map((s) => s.id).sort()).toEqual([...committed.keys()].sort());
+    expect(
+      snapshot.state.nodes
+        .flatMap((n) => n.slots)
+        .map((s) => s.id)
+        .sort(),
+    ).toEqual([...committed.keys()].sort());
   });
 });

@@ -13,12 +13,13 @@
 //
 // GPUALLOC_CRASH_ROUNDS rounds (default 1; 3 in CI, .ci/run; `npm run test:faults` runs 40, the long
 // version). The totals are printed at the end.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/engine.js';
 import { PostgresStore } from '../../src/store/postgres.js';
-import { startFaultServer, type FaultServer } from './fault-server.js';
-import { add, CHURN, checkRows, reported, runCli, startWriter, stats, until, type Counts, type Line, type Writer } from './fault-writers.js';
+import { type FaultServer, startFaultServer } from './fault-server.js';
+import { add, CHURN, type Counts, checkRows, type Line, reported, runCli, startWriter, stats, until, type Writer } from './fault-writers.js';
 import { freshSchema, noPg, uniformNodes } from './pg-context.js';
 
 const GiB = 2 ** 30;
@@ -94,7 +95,11 @@ describe.skipIf(noPg)('gpualloc plan --commit --store, writers and listeners thr
   });
   afterAll(() => {
     const s = ((Date.now() - started) / 1000).toFixed(1);
-    console.info(`crash rounds: ${ROUNDS} round${ROUNDS === 1 ? '' : 's'} in ${s} s: ${Object.entries(totals).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    console.info(
+      `crash rounds: ${ROUNDS} round${ROUNDS === 1 ? '' : 's'} in ${s} s: ${Object.entries(totals)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}`,
+    );
     for (const w of [...writers, ...churners]) if (w.child.exitCode === null) w.child.kill('SIGKILL');
     try {
       server?.stop();
@@ -103,54 +108,65 @@ describe.skipIf(noPg)('gpualloc plan --commit --store, writers and listeners thr
     }
   });
 
-  it.each(Array.from({ length: ROUNDS }, (_, k) => k + 1))('round %i: 8 CLI commits, two listeners and two connection churners through a postmaster-first SIGKILL: every exit code tells the truth', { timeout: 300_000 }, async (round) => {
-    const dead = reap(writers) + reap(churners);
-    startWriters();
-    // The crash lands after 1 to 4 of the round's CLI runs finished (the rest in flight), with a different linger each round.
-    const killAt = 1 + (round % 4);
-    const linger = LINGER_MS[round % LINGER_MS.length];
-    const writerOps = () => writers.reduce((t, w) => t + w.lines.length, 0);
-    let mark = 0;
-    let crash: Promise<void> | undefined;
-    const runs: Run[] = [];
-    await Promise.all(Array.from({ length: CLI_RUNS }, async (_, k) => {
-      const requestId = `crash-${round}-${k}`;
-      const r = await runCli(['plan', '--memory', '4GiB', '--tp', '1', '--commit', '--request-id', requestId, '--json', '--store', url], { GPUALLOC_STORE_RETRY_MS: '30000' });
-      runs.push({ ...r, requestId });
-      if (runs.length === killAt) {
-        mark = writerOps();
-        crash = (async () => {
-          await server.killPostmasterFirst(linger);
-          await new Promise((done) => setTimeout(done, 200));
-          server.start();
-        })();
+  it.each(Array.from({ length: ROUNDS }, (_, k) => k + 1))(
+    'round %i: 8 CLI commits, two listeners and two connection churners through a postmaster-first SIGKILL: every exit code tells the truth',
+    { timeout: 300_000 },
+    async (round) => {
+      const dead = reap(writers) + reap(churners);
+      startWriters();
+      // The crash lands after 1 to 4 of the round's CLI runs finished (the rest in flight), with a different linger each round.
+      const killAt = 1 + (round % 4);
+      const linger = LINGER_MS[round % LINGER_MS.length];
+      const writerOps = () => writers.reduce((t, w) => t + w.lines.length, 0);
+      let mark = 0;
+      let crash: Promise<void> | undefined;
+      const runs: Run[] = [];
+      await Promise.all(
+        Array.from({ length: CLI_RUNS }, async (_, k) => {
+          const requestId = `crash-${round}-${k}`;
+          const r = await runCli(['plan', '--memory', '4GiB', '--tp', '1', '--commit', '--request-id', requestId, '--json', '--store', url], { GPUALLOC_STORE_RETRY_MS: '30000' });
+          runs.push({ ...r, requestId });
+          if (runs.length === killAt) {
+            mark = writerOps();
+            crash = (async () => {
+              await server.killPostmasterFirst(linger);
+              await new Promise((done) => setTimeout(done, 200));
+              server.start();
+            })();
+          }
+        }),
+      );
+      await crash;
+      // The writers go on after the crash (or die, which the next round counts).
+      await until('the writers to go on after the crash', () => writerOps() >= mark + 4 || writers.some((w) => w.child.exitCode !== null), 120_000);
+      for (const r of runs) {
+        const committed = r.code === 0 ? (JSON.parse(r.stdout) as { committed?: string }).committed : undefined;
+        lines.push({ op: 'commit', requestId: r.requestId, ok: r.code === 0, id: committed, outcome: r.code === 4 ? 'unknown' : 'none' });
       }
-    }));
-    await crash;
-    // The writers go on after the crash (or die, which the next round counts).
-    await until('the writers to go on after the crash', () => writerOps() >= mark + 4 || writers.some((w) => w.child.exitCode !== null), 120_000);
-    for (const r of runs) {
-      const committed = r.code === 0 ? (JSON.parse(r.stdout) as { committed?: string }).committed : undefined;
-      lines.push({ op: 'commit', requestId: r.requestId, ok: r.code === 0, id: committed, outcome: r.code === 4 ? 'unknown' : 'none' });
-    }
-    const diedNow = [...writers, ...churners].filter((w) => w.child.exitCode !== null && w.child.exitCode !== 0).length;
-    const counts: Counts = {
-      rounds: 1, 'CLI runs': runs.length,
-      'exit 0': runs.filter((r) => r.code === 0).length,
-      'exit 1 (with a reason)': runs.filter((r) => r.code === 1 && infeasible(r)).length,
-      'exit 1 not infeasible': runs.filter((r) => r.code === 1 && !infeasible(r)).length,
-      'exit 2': runs.filter((r) => r.code === 2).length,
-      'exit 4': runs.filter((r) => r.code === 4).length,
-      'CLI uncaught errors': runs.filter(uncaught).length,
-      'writer processes died': dead + diedNow,
-    };
-    console.info(`crash round ${round} (after ${killAt} runs, linger ${linger} ms): ${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(', ')}`);
-    // A writer that died last round is counted once (this round's `dead`); one dying now, next round or at the end.
-    add(totals, { ...counts, 'writer processes died': dead });
-    const lies = runs.filter((r) => uncaught(r) || (r.code === 1 && !infeasible(r))).map((r) => ({ code: r.code, stderr: r.stderr.slice(0, 400) }));
-    expect(lies).toEqual([]);
-    expect({ 'writer processes died': dead + diedNow }).toEqual({ 'writer processes died': 0 });
-  });
+      const diedNow = [...writers, ...churners].filter((w) => w.child.exitCode !== null && w.child.exitCode !== 0).length;
+      const counts: Counts = {
+        rounds: 1,
+        'CLI runs': runs.length,
+        'exit 0': runs.filter((r) => r.code === 0).length,
+        'exit 1 (with a reason)': runs.filter((r) => r.code === 1 && infeasible(r)).length,
+        'exit 1 not infeasible': runs.filter((r) => r.code === 1 && !infeasible(r)).length,
+        'exit 2': runs.filter((r) => r.code === 2).length,
+        'exit 4': runs.filter((r) => r.code === 4).length,
+        'CLI uncaught errors': runs.filter(uncaught).length,
+        'writer processes died': dead + diedNow,
+      };
+      console.info(
+        `crash round ${round} (after ${killAt} runs, linger ${linger} ms): ${Object.entries(counts)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}`,
+      );
+      // A writer that died last round is counted once (this round's `dead`); one dying now, next round or at the end.
+      add(totals, { ...counts, 'writer processes died': dead });
+      const lies = runs.filter((r) => uncaught(r) || (r.code === 1 && !infeasible(r))).map((r) => ({ code: r.code, stderr: r.stderr.slice(0, 400) }));
+      expect(lies).toEqual([]);
+      expect({ 'writer processes died': dead + diedNow }).toEqual({ 'writer processes died': 0 });
+    },
+  );
 
   it('afterwards: no process died, the listeners subscribed again after each crash, and the rows match every reported outcome', { timeout: 120_000 }, async () => {
     const ended = await Promise.all([...writers, ...churners].map((w) => w.stop()));

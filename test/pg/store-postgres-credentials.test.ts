@@ -12,8 +12,8 @@ import { createEngine } from '../../src/engine.js';
 import { AllocationError } from '../../src/shared/errors.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { cli } from '../support/cli.js';
-import { startTlsServer, type TlsServer } from './tls-server.js';
 import { freshSchema, noPg, uniformNodes } from './pg-context.js';
+import { startTlsServer, type TlsServer } from './tls-server.js';
 
 const PASSWORD = 'Tr0ub4dor&3-not-in-any-message';
 
@@ -44,7 +44,9 @@ describe.skipIf(noPg)('PostgresStore credentials and TLS', () => {
     }
     schema = freshSchema('creds');
     base = { HOME: server.dir, PATH: process.env.PATH };
-    const store = await PostgresStore.connect(`postgres://gpualloc_app@localhost:${server.port}/postgres?schema=${schema}&sslmode=verify-full&sslrootcert=${server.ca}`, { env: { ...base, PGPASSWORD: PASSWORD } });
+    const store = await PostgresStore.connect(`postgres://gpualloc_app@localhost:${server.port}/postgres?schema=${schema}&sslmode=verify-full&sslrootcert=${server.ca}`, {
+      env: { ...base, PGPASSWORD: PASSWORD },
+    });
     await store.init((await createEngine({ backend: 'ts' })).createClusterState({ nodes: uniformNodes(1, 2, 100 * 2 ** 30) }));
     await store.close();
   });
@@ -53,7 +55,9 @@ describe.skipIf(noPg)('PostgresStore credentials and TLS', () => {
   });
 
   it('connects with verify-full and the authority made here, from the URL or the environment; the session is encrypted', async () => {
-    const viaUrl = await PostgresStore.connect(`postgres://gpualloc_app@localhost:${server.port}/postgres?schema=${schema}&sslmode=verify-full&sslrootcert=${server.ca}`, { env: { ...base, PGPASSWORD: PASSWORD } });
+    const viaUrl = await PostgresStore.connect(`postgres://gpualloc_app@localhost:${server.port}/postgres?schema=${schema}&sslmode=verify-full&sslrootcert=${server.ca}`, {
+      env: { ...base, PGPASSWORD: PASSWORD },
+    });
     expect(viaUrl.target).toBe(`postgres://gpualloc_app@localhost:${server.port}/postgres (sslmode verify-full, root certificates ${server.ca})`);
     await viaUrl.close();
     const env = { ...base, PGHOST: 'localhost', PGPORT: String(server.port), PGUSER: 'gpualloc_app', PGDATABASE: 'postgres', PGPASSWORD: PASSWORD, PGSSLMODE: 'verify-full', PGSSLROOTCERT: server.ca };
@@ -77,14 +81,20 @@ describe.skipIf(noPg)('PostgresStore credentials and TLS', () => {
   });
 
   it('refuses a wrong authority and a host the certificate does not name, saying so', async () => {
-    const wrong = await refused(PostgresStore.connect(`postgres://gpualloc_app@localhost:${server.port}/postgres?sslmode=verify-full&sslrootcert=${server.wrongCa}`, { env: { ...base, PGPASSWORD: PASSWORD }, retryMs: 0 }));
+    const wrong = await refused(
+      PostgresStore.connect(`postgres://gpualloc_app@localhost:${server.port}/postgres?sslmode=verify-full&sslrootcert=${server.wrongCa}`, { env: { ...base, PGPASSWORD: PASSWORD }, retryMs: 0 }),
+    );
     expect(wrong.code).toBe('STORE_UNAVAILABLE');
     expect(wrong.message).toContain(`TLS: the server's certificate is not issued by a certificate authority in sslrootcert ${server.wrongCa}`);
     expect(wrong.message).not.toContain(PASSWORD);
     // The certificate names localhost, not 127.0.0.1: verify-full refuses, verify-ca (no host check) connects.
-    const host = await refused(PostgresStore.connect(`postgres://gpualloc_app@127.0.0.1:${server.port}/postgres?sslmode=verify-full&sslrootcert=${server.ca}`, { env: { ...base, PGPASSWORD: PASSWORD }, retryMs: 0 }));
+    const host = await refused(
+      PostgresStore.connect(`postgres://gpualloc_app@127.0.0.1:${server.port}/postgres?sslmode=verify-full&sslrootcert=${server.ca}`, { env: { ...base, PGPASSWORD: PASSWORD }, retryMs: 0 }),
+    );
     expect(host.message).toContain("TLS: the server's certificate does not name the host connected to (sslmode verify-full)");
-    const ca = await PostgresStore.connect(`postgres://gpualloc_app@127.0.0.1:${server.port}/postgres?schema=${schema}&sslmode=verify-ca&sslrootcert=${server.ca}`, { env: { ...base, PGPASSWORD: PASSWORD } });
+    const ca = await PostgresStore.connect(`postgres://gpualloc_app@127.0.0.1:${server.port}/postgres?schema=${schema}&sslmode=verify-ca&sslrootcert=${server.ca}`, {
+      env: { ...base, PGPASSWORD: PASSWORD },
+    });
     await ca.close();
     const missing = await refused(PostgresStore.connect(`postgres://gpualloc_app@localhost:${server.port}/postgres?sslmode=verify-full&sslrootcert=${join(server.dir, 'nope.crt')}`, { env: base }));
     expect({ code: missing.code, field: missing.field }).toEqual({ code: 'INVALID_ARGUMENT', field: 'url.sslrootcert' });
@@ -104,7 +114,10 @@ describe.skipIf(noPg)('PostgresStore credentials and TLS', () => {
     expect(bad.message).toMatch(/refused user gpualloc_app: password authentication failed/);
     expect(bad.message).not.toContain('wrong');
     const services = join(server.dir, 'services.conf');
-    writeFileSync(services, `# gpualloc's store\n[scheduling]\nhost=localhost\nport=${server.port}\ndbname=postgres\nuser=gpualloc_app\npassword=${PASSWORD}\nsslmode=verify-full\nsslrootcert=${server.ca}\n`);
+    writeFileSync(
+      services,
+      `# gpualloc's store\n[scheduling]\nhost=localhost\nport=${server.port}\ndbname=postgres\nuser=gpualloc_app\npassword=${PASSWORD}\nsslmode=verify-full\nsslrootcert=${server.ca}\n`,
+    );
     const viaService = await PostgresStore.connect(`postgres://?service=scheduling&schema=${schema}`, { env: { ...base, PGSERVICEFILE: services } });
     await viaService.close();
     await (await PostgresStore.connect('', { schema, env: { ...base, PGSERVICEFILE: services, PGSERVICE: 'scheduling' } })).close();

@@ -7,13 +7,14 @@
 // done (every process that exited 0) has exactly its record and slot, every change reported failed
 // (exit non-zero) has none, no other record, no GPU over its total, no request ID twice; no writer
 // process died. GPUALLOC_FAULT_RUNS runs in a row (20 in CI, .ci/run); the counts are printed.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/engine.js';
 import { PostgresStore } from '../../src/store/postgres.js';
-import { CUT_POINTS, FaultProxy, type CutPoint, type Stall } from './fault-proxy.js';
-import { startFaultServer, type FaultServer } from './fault-server.js';
-import { add, checkRows, reported, runCli, startWriter, stats, until, type Counts, type Line, type Writer } from './fault-writers.js';
+import { CUT_POINTS, type CutPoint, FaultProxy, type Stall } from './fault-proxy.js';
+import { type FaultServer, startFaultServer } from './fault-server.js';
+import { add, type Counts, checkRows, type Line, reported, runCli, startWriter, stats, until, type Writer } from './fault-writers.js';
 import { freshSchema, noPg, uniformNodes } from './pg-context.js';
 
 const GiB = 2 ** 30;
@@ -23,7 +24,13 @@ const RUNS = Number(process.env.GPUALLOC_FAULT_RUNS ?? 1);
 /** Tight bounds, so a stalled writer costs the others a second, not ten. */
 const OPTIONS = { lockTimeoutMs: 1_000, idleInTransactionTimeoutMs: 1_500, statementTimeoutMs: 5_000, connectTimeoutMs: 3_000, retryMs: 25_000 };
 /** Cuts armed per run, by point. */
-const CUTS: Array<[CutPoint, number]> = [['after-commit-reply', 3], ['before-commit', 2], ['after-lock', 2], ['before-begin', 2], ['stall-commit', 1]];
+const CUTS: Array<[CutPoint, number]> = [
+  ['after-commit-reply', 3],
+  ['before-commit', 2],
+  ['after-lock', 2],
+  ['before-begin', 2],
+  ['stall-commit', 1],
+];
 
 describe.skipIf(noPg)('PostgresStore when the database fails: restarts, crashes, cut connections, a stalled writer', () => {
   let server: FaultServer;
@@ -35,7 +42,11 @@ describe.skipIf(noPg)('PostgresStore when the database fails: restarts, crashes,
     proxy = await FaultProxy.start({ path: server.socket });
   });
   afterAll(async () => {
-    console.info(`faults over ${RUNS} run${RUNS === 1 ? '' : 's'} in ${((Date.now() - started) / 1000).toFixed(1)} s: ${Object.entries(totals).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    console.info(
+      `faults over ${RUNS} run${RUNS === 1 ? '' : 's'} in ${((Date.now() - started) / 1000).toFixed(1)} s: ${Object.entries(totals)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}`,
+    );
     await proxy?.close();
     try {
       server?.stop();
@@ -95,7 +106,8 @@ describe.skipIf(noPg)('PostgresStore when the database fails: restarts, crashes,
       // (c) A crash (SIGKILL of every server process) and recovery, a CLI release waiting it out.
       mark = ops();
       const cliReleaseId = `cli-${run}-release`;
-      const cliRelease = committed === undefined ? undefined : runCli(['state', 'release', committed, '--request-id', cliReleaseId, '--json', '--store', viaProxy], { GPUALLOC_STORE_RETRY_MS: '25000' });
+      const cliRelease =
+        committed === undefined ? undefined : runCli(['state', 'release', committed, '--request-id', cliReleaseId, '--json', '--store', viaProxy], { GPUALLOC_STORE_RETRY_MS: '25000' });
       server.kill();
       faults.crashes++;
       await new Promise((r) => setTimeout(r, 200));
@@ -135,10 +147,22 @@ describe.skipIf(noPg)('PostgresStore when the database fails: restarts, crashes,
       expect(counts.resubscribes).toBeGreaterThanOrEqual(2);
       const lockTimeouts = lines.filter((l) => l.timeout === 'lockTimeoutMs').length;
       const run_: Counts = {
-        ...faults, ...cuts, 'faults injected': faults['fast restarts'] + faults.crashes + Object.values(cuts).reduce((a, b) => a + b, 0),
-        ...counts, 'unknown outcomes': r.unknown.size, 'ambiguous commits resolved': counts.landed + counts.notLanded, commits: r.commits.size, releases: r.releases.size, 'failed (nothing changed)': r.failed.size, 'lock timeouts': lockTimeouts,
+        ...faults,
+        ...cuts,
+        'faults injected': faults['fast restarts'] + faults.crashes + Object.values(cuts).reduce((a, b) => a + b, 0),
+        ...counts,
+        'unknown outcomes': r.unknown.size,
+        'ambiguous commits resolved': counts.landed + counts.notLanded,
+        commits: r.commits.size,
+        releases: r.releases.size,
+        'failed (nothing changed)': r.failed.size,
+        'lock timeouts': lockTimeouts,
       };
-      console.info(`faults run ${run}: ${Object.entries(run_).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+      console.info(
+        `faults run ${run}: ${Object.entries(run_)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}`,
+      );
       add(totals, run_);
     } finally {
       for (const end of stallEnds) end();

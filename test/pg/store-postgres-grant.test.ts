@@ -2,8 +2,9 @@
 // and the run-time role it grants can plan, commit, mark and release through the CLI and the API,
 // while the database's guard still checks its writes; it cannot alter, drop, create or truncate
 // tables, change nodes' GPUs or resources, or migrate, and it is told so in words.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { cli } from '../support/cli.js';
 import { freshSchema, noPg, pgUrl, sql } from './pg-context.js';
@@ -53,7 +54,10 @@ describe.skipIf(noPg)('gpualloc state init --grant ROLE', () => {
     await client.connect();
     try {
       const denied = async (text: string) => {
-        const error = await client.query(text).then(() => undefined, (e: { code?: string }) => e);
+        const error = await client.query(text).then(
+          () => undefined,
+          (e: { code?: string }) => e,
+        );
         return { text, code: error?.code };
       };
       for (const text of [
@@ -65,7 +69,8 @@ describe.skipIf(noPg)('gpualloc state init --grant ROLE', () => {
         `UPDATE ${schema}.nodes SET cpu = 1`,
         `INSERT INTO ${schema}.nodes (id, position) VALUES ('rogue', 99)`,
         `DELETE FROM ${schema}.migrations`,
-      ]) expect(await denied(text)).toEqual({ text, code: '42501' });
+      ])
+        expect(await denied(text)).toEqual({ text, code: '42501' });
       // Its writes still meet the database's guard: a slot over the GPU's total is refused by the trigger, not by privileges.
       const over = await denied(`INSERT INTO ${schema}.slots (id, node, gpus, memory_per_gpu) VALUES ('raw', 'dgx-a100', '{0}', ${1000 * 2 ** 30})`);
       expect(over).toMatchObject({ code: '23514' });

@@ -7,11 +7,11 @@
 // (drop it, connect again, go on), and the process must live.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Engine } from '../../src/engine.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { openClusterState } from '../../src/store/stored-state.js';
 import { FaultProxy } from './fault-proxy.js';
 import { freshStore, noPg, pgUrl, runWriter } from './pg-context.js';
-import type { Engine } from '../../src/engine.js';
 
 const GiB = 2 ** 30;
 const PROBE = join(import.meta.dirname, '..', 'fixtures', 'store-idle-fatal.mjs');
@@ -28,7 +28,15 @@ describe.skipIf(noPg)('PostgresStore: a FATAL on an idle connection (a server th
   let engine: Engine;
   beforeAll(async () => {
     proxy = await FaultProxy.start({ path: socketOf(pgUrl) });
-    const made = await freshStore('idlefatal', [{ id: 'n0', gpus: [{ index: 0, memoryTotal: 80 * GiB }, { index: 1, memoryTotal: 80 * GiB }] }]);
+    const made = await freshStore('idlefatal', [
+      {
+        id: 'n0',
+        gpus: [
+          { index: 0, memoryTotal: 80 * GiB },
+          { index: 1, memoryTotal: 80 * GiB },
+        ],
+      },
+    ]);
     schema = made.schema;
     engine = made.engine;
     await made.store.close();
@@ -39,7 +47,7 @@ describe.skipIf(noPg)('PostgresStore: a FATAL on an idle connection (a server th
 
   const viaProxy = () => `postgres://postgres@127.0.0.1:${proxy.port}/postgres?schema=${schema}`;
 
-  it('a FATAL in the same read as a new connection\'s first ReadyForQuery: the store connects again and the commit lands', async () => {
+  it("a FATAL in the same read as a new connection's first ReadyForQuery: the store connects again and the commit lands", async () => {
     // In a process of its own: before the fix the event ended that process (exit 1, the FATAL on stderr).
     const fatalsBefore = proxy.fatals;
     proxy.armFatalAfterReady(3);

@@ -7,10 +7,10 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlacementOption } from '../../src/placement/index.js';
-import { openClusterState } from '../../src/store/stored-state.js';
-import type { PostgresStore } from '../../src/store/postgres.js';
 import type { Engine } from '../../src/engine.js';
+import type { PlacementOption } from '../../src/placement/index.js';
+import type { PostgresStore } from '../../src/store/postgres.js';
+import { openClusterState } from '../../src/store/stored-state.js';
 import { freshStore, noPg, pgUrl, sql } from './pg-context.js';
 
 const GiB = 2 ** 30;
@@ -57,7 +57,10 @@ describe.skipIf(noPg)('PostgresStore and a writer killed mid-commit', () => {
     try {
       await blocker.query('BEGIN');
       await block(blocker, schema, id);
-      const child = spawn(process.execPath, [WRITER], { env: { ...process.env, GPUALLOC_WRITER: JSON.stringify({ url: pgUrl, schema, mode: 'one', option, id, applicationName: app }) }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [WRITER], {
+        env: { ...process.env, GPUALLOC_WRITER: JSON.stringify({ url: pgUrl, schema, mode: 'one', option, id, applicationName: app }) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       child.stdout.on('data', (d) => (out += d));
       const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));

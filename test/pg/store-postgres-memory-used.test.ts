@@ -13,7 +13,15 @@ describe.skipIf(noPg)('PostgresStore and memoryUsed', () => {
   let store: PostgresStore;
   let engine: Engine;
   let schema: string;
-  const nodes = [{ id: 'box', gpus: [{ index: 0, memoryTotal: 80 * GiB, memoryUsed: 30 * GiB }, { index: 1, memoryTotal: 80 * GiB }] }];
+  const nodes = [
+    {
+      id: 'box',
+      gpus: [
+        { index: 0, memoryTotal: 80 * GiB, memoryUsed: 30 * GiB },
+        { index: 1, memoryTotal: 80 * GiB },
+      ],
+    },
+  ];
   beforeAll(async () => {
     ({ store, engine, schema } = await freshStore('used', nodes));
   });
@@ -31,7 +39,10 @@ describe.skipIf(noPg)('PostgresStore and memoryUsed', () => {
     try {
       await expect(db.query(`INSERT INTO ${schema}.slots (id, node, gpus, memory_per_gpu) VALUES ('raw', 'box', '{0}', 1)`)).rejects.toThrow(/would put/);
       const usage = await db.query(`SELECT index, allocated::float8 AS allocated FROM ${schema}.gpu_usage ORDER BY index`);
-      expect(usage.rows).toEqual([{ index: 0, allocated: 80 * GiB }, { index: 1, allocated: 0 }]);
+      expect(usage.rows).toEqual([
+        { index: 0, allocated: 80 * GiB },
+        { index: 1, allocated: 0 },
+      ]);
     } finally {
       await db.end();
     }

@@ -2,10 +2,10 @@
 // does, so a state loaded from it plans as the file's state (MIG GPUs left out unless allowMig), and
 // a commit on a MIG GPU that the caller allowed is re-validated and stored like any other.
 import { describe, expect, it } from 'vitest';
+import { nodeFromInventory } from '../../src/cluster/node.js';
 import { getPreset } from '../../src/hardware/presets.js';
 import { openClusterState } from '../../src/store/stored-state.js';
 import { freshStore, noPg, sql } from './pg-context.js';
-import { nodeFromInventory } from '../../src/cluster/node.js';
 
 const G = 2 ** 30;
 

@@ -4,8 +4,9 @@
 // connect (once, even by 4 connects at the same time) and keeps every bit of that data; the new
 // columns start NULL (untracked), pods commit on it afterwards, and the version-1 rules still hold.
 // A database newer than the package is still refused.
-import { describe, expect, it } from 'vitest';
+
 import pg from 'pg';
+import { describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/engine.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/migrations/index.js';
 import { PostgresStore } from '../../src/store/postgres.js';
@@ -23,10 +24,13 @@ async function versionOneDatabase(db: pg.Client, schema: string): Promise<void> 
   await db.query(`INSERT INTO ${s}.migrations (version, name) VALUES (1, $1)`, [MIGRATIONS[0].name]);
   await db.query(`INSERT INTO ${s}.nodes (id, position, topology, version) VALUES ('dgx', 0, $1, 7), ('box', 1, NULL, 1)`, [JSON.stringify({ gpus: 2, links: [{ a: 0, b: 1, nvlink: 12 }] })]);
   await db.query(`INSERT INTO ${s}.gpus (node, index, position, memory_total, memory_used) VALUES ('dgx', 0, 0, $1, 0), ('dgx', 1, 1, $1, $2), ('box', 3, 0, $3, 0)`, [80 * G, 2 * G, 24 * G]);
-  await db.query(`INSERT INTO ${s}.slots (id, node, gpus, memory_per_gpu, model, last_activity, stale) VALUES
+  await db.query(
+    `INSERT INTO ${s}.slots (id, node, gpus, memory_per_gpu, model, last_activity, stale) VALUES
     ('slot-1', 'dgx', '{0,1}', $1, 'llama-70b', 1700000000000, NULL),
     ('slot-2', 'box', '{3}', $2, NULL, NULL, true),
-    ('mine', 'dgx', '{0}', $3, 'embed', NULL, NULL)`, [35 * G, 10 * G, 4 * G]);
+    ('mine', 'dgx', '{0}', $3, 'embed', NULL, NULL)`,
+    [35 * G, 10 * G, 4 * G],
+  );
   await db.query(`SELECT setval($1, 2, true)`, [`${schema}.slot_id`]);
   await db.query('COMMIT');
 }
@@ -38,7 +42,10 @@ const VERSION_ONE_STATE = {
   nodes: [
     {
       id: 'dgx',
-      gpus: [{ index: 0, memoryTotal: 80 * G }, { index: 1, memoryTotal: 80 * G, memoryUsed: 2 * G }],
+      gpus: [
+        { index: 0, memoryTotal: 80 * G },
+        { index: 1, memoryTotal: 80 * G, memoryUsed: 2 * G },
+      ],
       topology: { gpus: 2, links: [{ a: 0, b: 1, nvlink: 12 }] },
       slots: [
         { id: 'slot-1', gpus: [0, 1], memoryPerGpu: 35 * G, model: 'llama-70b', lastActivity: 1700000000000 },
@@ -59,7 +66,10 @@ describe.skipIf(noPg)('PostgresStore migration 1 → 2', () => {
     try {
       await versionOneDatabase(db, schema);
       // Told not to migrate, a version-1 database is refused and left at version 1.
-      await expect(PostgresStore.connect(pgUrl, { schema, migrate: false })).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringContaining(`is at version 1, this gpualloc needs ${SCHEMA_VERSION}`) });
+      await expect(PostgresStore.connect(pgUrl, { schema, migrate: false })).rejects.toMatchObject({
+        code: 'STORE_UNAVAILABLE',
+        message: expect.stringContaining(`is at version 1, this gpualloc needs ${SCHEMA_VERSION}`),
+      });
       expect((await db.query(`SELECT max(version) AS v FROM ${schema}.migrations`)).rows[0].v).toBe(1);
       stores.push(...(await Promise.all(Array.from({ length: 4 }, () => PostgresStore.connect(pgUrl, { schema })))));
       expect((await db.query(`SELECT version, name FROM ${schema}.migrations ORDER BY version`)).rows).toEqual(MIGRATIONS.map((m) => ({ version: m.version, name: m.name })));
@@ -87,7 +97,10 @@ describe.skipIf(noPg)('PostgresStore migration 1 → 2', () => {
       expect(engine.restoreClusterState(after.state).toJSON()).toEqual(after.state);
       // A database newer than this gpualloc is still refused.
       await db.query(`INSERT INTO ${schema}.migrations (version, name) VALUES ($1, 'from the future')`, [SCHEMA_VERSION + 1]);
-      await expect(PostgresStore.connect(pgUrl, { schema })).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringContaining(`is at version ${SCHEMA_VERSION + 1}, newer than this gpualloc's ${SCHEMA_VERSION}`) });
+      await expect(PostgresStore.connect(pgUrl, { schema })).rejects.toMatchObject({
+        code: 'STORE_UNAVAILABLE',
+        message: expect.stringContaining(`is at version ${SCHEMA_VERSION + 1}, newer than this gpualloc's ${SCHEMA_VERSION}`),
+      });
     } finally {
       await db.end();
       await Promise.all(stores.map((s) => s.close()));

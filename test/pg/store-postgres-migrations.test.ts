@@ -62,7 +62,13 @@ describe.skipIf(noPg)('PostgresStore migrations', () => {
     await expect(PostgresStore.connect(pgUrl, { schema: 'Robert"); DROP' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'options.schema' });
     await expect(PostgresStore.connect(pgUrl, { shema: 'x' } as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'options.shema' });
     // retryMs 0: one try (a server that is down is otherwise waited for, 30 s by default).
-    await expect(PostgresStore.connect('postgres://nobody:not-a-password@localhost/none?host=/nonexistent-dir', { retryMs: 0 })).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.not.stringContaining('not-a-password') });
-    await expect(PostgresStore.connect('postgres://nobody:not-a-password@localhost/none?host=/nonexistent-dir', { retryMs: 300 })).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringMatching(/could not be reached for [0-9]+ tries over [0-9]+ ms \(retryMs 300\).*nothing was changed$/) });
+    await expect(PostgresStore.connect('postgres://nobody:not-a-password@localhost/none?host=/nonexistent-dir', { retryMs: 0 })).rejects.toMatchObject({
+      code: 'STORE_UNAVAILABLE',
+      message: expect.not.stringContaining('not-a-password'),
+    });
+    await expect(PostgresStore.connect('postgres://nobody:not-a-password@localhost/none?host=/nonexistent-dir', { retryMs: 300 })).rejects.toMatchObject({
+      code: 'STORE_UNAVAILABLE',
+      message: expect.stringMatching(/could not be reached for [0-9]+ tries over [0-9]+ ms \(retryMs 300\).*nothing was changed$/),
+    });
   });
 });

@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine.js';
 import type { PostgresStore } from '../../src/store/postgres.js';
-import { openClusterState } from '../../src/store/stored-state.js';
 import { PostgresStore as Store } from '../../src/store/postgres.js';
+import { openClusterState } from '../../src/store/stored-state.js';
 import { FaultProxy } from './fault-proxy.js';
 import { freshStore, noPg, pgUrl, uniformNodes } from './pg-context.js';
 
@@ -39,7 +39,9 @@ describe.skipIf(noPg)('PostgresStore change notifications', () => {
     await eventually(() => watching.listSlots().length === 0);
     expect(watching.version('n0')).toBe(writer.version('n0'));
     // Its plans now see the freed GPU again.
-    expect(watching.plan({ memory: 70, tensorParallelSizes: [1] }).options.map((o) => `${o.node}:${o.gpus}`)).toEqual(writer.plan({ memory: 70, tensorParallelSizes: [1] }).options.map((o) => `${o.node}:${o.gpus}`));
+    expect(watching.plan({ memory: 70, tensorParallelSizes: [1] }).options.map((o) => `${o.node}:${o.gpus}`)).toEqual(
+      writer.plan({ memory: 70, tensorParallelSizes: [1] }).options.map((o) => `${o.node}:${o.gpus}`),
+    );
     await watching.close();
     await writer.close();
   });

@@ -3,8 +3,9 @@
 // hold, is refused at COMMIT with a message naming the node, the sum and the limit, and leaves
 // nothing; a node whose figure is NULL is not tracked; a slot without GPUs must hold CPU or host
 // memory and no share; the share is 1..1000.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
 import type pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PostgresStore } from '../../src/store/postgres.js';
 import { freshStore, noPg, sql } from './pg-context.js';
 
@@ -33,7 +34,15 @@ describe.skipIf(noPg)('slots_within_node trigger', () => {
     try {
       await db!.query('BEGIN');
       for (const r of rows) {
-        await db!.query(`INSERT INTO ${schema}.slots (id, node, gpus, memory_per_gpu, milli, cpu, host_memory) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [r.id, r.node, r.gpus ?? [], r.memory ?? 0, r.milli ?? null, r.cpu ?? null, r.host ?? null]);
+        await db!.query(`INSERT INTO ${schema}.slots (id, node, gpus, memory_per_gpu, milli, cpu, host_memory) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
+          r.id,
+          r.node,
+          r.gpus ?? [],
+          r.memory ?? 0,
+          r.milli ?? null,
+          r.cpu ?? null,
+          r.host ?? null,
+        ]);
       }
       await db!.query('COMMIT');
       return 'ok';
@@ -45,11 +54,21 @@ describe.skipIf(noPg)('slots_within_node trigger', () => {
 
   const slotIds = async () => (await db!.query(`SELECT id FROM ${schema}.slots ORDER BY id`)).rows.map((r) => r.id);
 
-  it('refuses CPU over the node\'s, in one insert or summed over several, and keeps nothing', async () => {
+  it("refuses CPU over the node's, in one insert or summed over several, and keeps nothing", async () => {
     expect(await insert([{ id: 'a', node: 'n', cpu: 8001 }])).toBe('gpualloc: the slots of node n would hold 8001 milli-CPU, more than its 8000 milli-CPU');
-    expect(await insert([{ id: 'a', node: 'n', cpu: 5000 }, { id: 'b', node: 'n', gpus: [0], memory: G, milli: 12, cpu: 3500 }])).toBe('gpualloc: the slots of node n would hold 8500 milli-CPU, more than its 8000 milli-CPU');
+    expect(
+      await insert([
+        { id: 'a', node: 'n', cpu: 5000 },
+        { id: 'b', node: 'n', gpus: [0], memory: G, milli: 12, cpu: 3500 },
+      ]),
+    ).toBe('gpualloc: the slots of node n would hold 8500 milli-CPU, more than its 8000 milli-CPU');
     expect(await slotIds()).toEqual([]);
-    expect(await insert([{ id: 'a', node: 'n', cpu: 5000 }, { id: 'b', node: 'n', gpus: [0], memory: G, milli: 12, cpu: 3000 }])).toBe('ok');
+    expect(
+      await insert([
+        { id: 'a', node: 'n', cpu: 5000 },
+        { id: 'b', node: 'n', gpus: [0], memory: G, milli: 12, cpu: 3000 },
+      ]),
+    ).toBe('ok');
     expect(await insert([{ id: 'c', node: 'n', cpu: 1 }])).toBe('gpualloc: the slots of node n would hold 8001 milli-CPU, more than its 8000 milli-CPU');
     // Moving CPU onto a full node by UPDATE is checked too.
     await db!.query(`INSERT INTO ${schema}.slots (id, node, gpus, memory_per_gpu, cpu) VALUES ('d', 'free', '{}', 0, 1)`);
@@ -57,8 +76,13 @@ describe.skipIf(noPg)('slots_within_node trigger', () => {
     expect(await slotIds()).toEqual(['a', 'b', 'd']);
   });
 
-  it('refuses host memory over the node\'s, and a node lowered below what its slots hold', async () => {
-    expect(await insert([{ id: 'a', node: 'n', host: 10 * G }, { id: 'b', node: 'n', host: 6 * G + 1 }])).toBe(`gpualloc: the slots of node n would hold ${16 * G + 1} bytes of host memory, more than its ${16 * G} bytes`);
+  it("refuses host memory over the node's, and a node lowered below what its slots hold", async () => {
+    expect(
+      await insert([
+        { id: 'a', node: 'n', host: 10 * G },
+        { id: 'b', node: 'n', host: 6 * G + 1 },
+      ]),
+    ).toBe(`gpualloc: the slots of node n would hold ${16 * G + 1} bytes of host memory, more than its ${16 * G} bytes`);
     expect(await slotIds()).toEqual([]);
     expect(await insert([{ id: 'a', node: 'n', host: 10 * G, cpu: 2000 }])).toBe('ok');
     await expect(db!.query(`UPDATE ${schema}.nodes SET host_memory = $1 WHERE id = 'n'`, [10 * G - 1])).rejects.toThrow(`would hold ${10 * G} bytes of host memory, more than its ${10 * G - 1} bytes`);

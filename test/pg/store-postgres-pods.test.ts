@@ -4,10 +4,10 @@
 // there: a replica that planned before they landed gets the in-memory commit's CONFLICT, word for word.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ClusterNode } from '../../src/cluster/state.js';
-import { openClusterState, type StoredClusterState } from '../../src/store/stored-state.js';
 import type { PostgresStore } from '../../src/store/postgres.js';
-import { freshStore, noPg, sql } from './pg-context.js';
+import { openClusterState, type StoredClusterState } from '../../src/store/stored-state.js';
 import { outcomeOf, planPod } from '../support/stores.js';
+import { freshStore, noPg, sql } from './pg-context.js';
 
 const G = 2 ** 30;
 const MIB = 2 ** 20;
@@ -34,7 +34,11 @@ describe.skipIf(noPg)('PostgresStore with pods', () => {
     const writer = await openClusterState(engine, store, { watch: false, replica: 0 });
     const watcher = await openClusterState(engine, store, { watch: true, replica: 1 });
     opened.push(writer, watcher);
-    expect(writer.toJSON().nodes.map((n) => [n.cpu, n.hostMemory, n.gpuModel])).toEqual([[16_000, 64 * G, 'A100'], [8000, undefined, undefined], [undefined, undefined, undefined]]);
+    expect(writer.toJSON().nodes.map((n) => [n.cpu, n.hostMemory, n.gpuModel])).toEqual([
+      [16_000, 64 * G, 'A100'],
+      [8000, undefined, undefined],
+      [undefined, undefined, undefined],
+    ]);
 
     const local = engine.restoreClusterState(writer.toJSON());
     const share = planPod(local, { id: 'share', cpu: 4000, memory: 8192, gpus: 1, milli: 250 }).options[0];
@@ -73,16 +77,24 @@ describe.skipIf(noPg)('PostgresStore with pods', () => {
     const reader = await openClusterState(engine, store, { watch: false });
     opened.push(reader);
     // The watcher hears of the commits by NOTIFY: wait until it holds the store's versions.
-    const caughtUp = async (versions: Record<string, number>) => vi.waitFor(async () => {
-      await watcher.settled();
-      for (const [id, v] of Object.entries(versions)) expect(watcher.version(id)).toBe(v);
-    }, { timeout: 10_000, interval: 20 });
+    const caughtUp = async (versions: Record<string, number>) =>
+      vi.waitFor(
+        async () => {
+          await watcher.settled();
+          for (const [id, v] of Object.entries(versions)) expect(watcher.version(id)).toBe(v);
+        },
+        { timeout: 10_000, interval: 20 },
+      );
     await caughtUp((await store.load()).versions);
     for (const view of [reader, writer, watcher]) {
       expect(bySlot(view.listSlots())).toEqual(bySlot(expected));
       expect(view.toJSON()).toEqual(reader.toJSON());
     }
-    expect(reader.toJSON().nodes.map((n) => [n.cpu, n.hostMemory, n.gpuModel])).toEqual([[16_000, 64 * G, 'A100'], [8000, undefined, undefined], [undefined, undefined, undefined]]);
+    expect(reader.toJSON().nodes.map((n) => [n.cpu, n.hostMemory, n.gpuModel])).toEqual([
+      [16_000, 64 * G, 'A100'],
+      [8000, undefined, undefined],
+      [undefined, undefined, undefined],
+    ]);
     // The copies charge the pods: a scheduler on the fresh reader's state sees the CPU and memory they hold.
     const view = engine.restoreClusterState(reader.toJSON()).podScheduler({ policy: 'bestfit' });
     try {
@@ -97,7 +109,7 @@ describe.skipIf(noPg)('PostgresStore with pods', () => {
     expect(watcher.listSlots('a100').map((s) => s.id)).toEqual(['host-only']);
   });
 
-  it('a replica that planned before another took the CPU gets the in-memory commit\'s CONFLICT, and nothing changes', async () => {
+  it("a replica that planned before another took the CPU gets the in-memory commit's CONFLICT, and nothing changes", async () => {
     const fresh = await freshStore('pods_conflict', NODES);
     store = fresh.store;
     const { engine, schema } = fresh;

@@ -43,12 +43,19 @@ describe.skipIf(noPg)('PostgresStore request IDs', () => {
       await store.release('slot-1', { requestId: 'free-1' });
       expect(await store.release('slot-1', { requestId: 'free-1' })).toMatchObject({ replayed: true, nodes: [{ id: 'n0', version: 3, slots: [] }] });
       await expect(store.release('slot-1', { requestId: 'free-2' })).rejects.toMatchObject({ code: 'UNKNOWN_SLOT' });
-      await expect(store.release('slot-1', { requestId: 'job-1' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'options.requestId', message: expect.stringContaining('already used to commit slot "slot-1"') });
+      await expect(store.release('slot-1', { requestId: 'job-1' })).rejects.toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        field: 'options.requestId',
+        message: expect.stringContaining('already used to commit slot "slot-1"'),
+      });
       await expect(store.commit(option, { requestId: 'free-1' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'options.requestId' });
       for (const bad of ['', 7]) await expect(store.commit(option, { requestId: bad as string })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'options.requestId' });
       await expect(store.commit(option, { requestId: 'x'.repeat(201) })).rejects.toMatchObject({ code: 'LIMIT_EXCEEDED', field: 'options.requestId' });
       await expect(store.commit(option, { requestid: 'x' } as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'options.requestid' });
-      expect((await db.query(`SELECT id, op, slot FROM ${schema}.requests ORDER BY id`)).rows).toEqual([{ id: 'free-1', op: 'release', slot: 'slot-1' }, { id: 'job-1', op: 'commit', slot: 'slot-1' }]);
+      expect((await db.query(`SELECT id, op, slot FROM ${schema}.requests ORDER BY id`)).rows).toEqual([
+        { id: 'free-1', op: 'release', slot: 'slot-1' },
+        { id: 'job-1', op: 'commit', slot: 'slot-1' },
+      ]);
       // A new state forgets the old requests: job-1 commits anew.
       await store.init(engine.createClusterState({ nodes: uniformNodes(2, 2, 100) }), { replace: true });
       expect((await store.commit(option, { requestId: 'job-1' })).replayed).toBeUndefined();
@@ -74,7 +81,8 @@ describe.skipIf(noPg)('gpualloc plan --commit --request-id, state release --requ
     const { store, schema } = await freshStore('cli_requests', uniformNodes(1, 4, 100 * 2 ** 30));
     await store.close();
     const url = `postgres://postgres@127.0.0.1:${proxy.port}/postgres?schema=${schema}`;
-    const plan = (id: string, json = true) => cli(['plan', '--memory', '60GiB', '--tp', '1', '--commit', '--request-id', id, ...(json ? ['--json'] : []), '--store', url], { GPUALLOC_STORE_RETRY_MS: '300' });
+    const plan = (id: string, json = true) =>
+      cli(['plan', '--memory', '60GiB', '--tp', '1', '--commit', '--request-id', id, ...(json ? ['--json'] : []), '--store', url], { GPUALLOC_STORE_RETRY_MS: '300' });
     const first = await plan('deploy-7');
     expect(first.code).toBe(0);
     expect(JSON.parse(first.stdout)).toMatchObject({ committed: 'slot-1' });

@@ -4,9 +4,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cli } from '../support/cli.js';
 import { createEngine } from '../../src/engine.js';
 import { PostgresStore } from '../../src/store/postgres.js';
+import { cli } from '../support/cli.js';
 import { TOUCH_NODES, TOUCH_NOW, touchScenario } from '../support/touch-scenario.js';
 import { freshSchema, freshStore, noPg, pgUrl, sql } from './pg-context.js';
 
@@ -56,7 +56,12 @@ describe.skipIf(noPg)('PostgresStore touch', () => {
       const onFile = await cli([...step, '--state', file]);
       const onStore = await cli([...step, '--store', url]);
       expect({ step, code: onStore.code }).toEqual({ step, code: onFile.code });
-      const scrub = (t: string) => t.replaceAll(file, 'STATE').replaceAll(url.replace(/:[^:@/]*@/, ':***@'), 'STATE').replaceAll(url, 'STATE').replace(/"lastActivity": \d+/g, '"lastActivity": T');
+      const scrub = (t: string) =>
+        t
+          .replaceAll(file, 'STATE')
+          .replaceAll(url.replace(/:[^:@/]*@/, ':***@'), 'STATE')
+          .replaceAll(url, 'STATE')
+          .replace(/"lastActivity": \d+/g, '"lastActivity": T');
       expect({ step, out: scrub(onStore.stdout) }).toEqual({ step, out: scrub(onFile.stdout) });
     }
     const list = JSON.parse((await cli(['state', 'list', '--store', url, '--json'])).stdout);

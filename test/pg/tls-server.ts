@@ -3,7 +3,7 @@
 // Debian's openssl, a second, unrelated authority (the wrong one), and pg_hba.conf asking every TCP
 // client for a SCRAM password. The Unix socket stays trusted, for setting it up.
 import { execFileSync } from 'node:child_process';
-import { chownSync, chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -72,7 +72,12 @@ export async function startTlsServer(): Promise<TlsServer> {
     await c.end();
   }
   return {
-    port, socketDir: server.dir, ca: join(dir, 'ca.crt'), wrongCa: join(dir, 'wrong.crt'), dir, admin,
+    port,
+    socketDir: server.dir,
+    ca: join(dir, 'ca.crt'),
+    wrongCa: join(dir, 'wrong.crt'),
+    dir,
+    admin,
     stop() {
       try {
         server.stop();

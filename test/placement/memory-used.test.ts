@@ -1,16 +1,22 @@
 // planPlacement with used memory (memoryUsed): memory held by processes outside gpualloc's slots is
 // not free, is never evicted, and a rejection says how much of it there is. Both backends.
 import { describe, expect, it } from 'vitest';
-import { engines, codeOf } from '../support/engines.js';
 import type { Engine } from '../../src/engine.js';
 import { AllocationError } from '../../src/shared/errors.js';
+import { codeOf, engines } from '../support/engines.js';
 
 const { wasm, ts } = await engines();
 const G = 2 ** 30;
 
-describe.each([['wasm', wasm], ['ts', ts]] as Array<[string, Engine]>)('planPlacement with memoryUsed (%s)', (_name, engine) => {
+describe.each([
+  ['wasm', wasm],
+  ['ts', ts],
+] as Array<[string, Engine]>)('planPlacement with memoryUsed (%s)', (_name, engine) => {
   it('does not place a model on a GPU that other processes fill', () => {
-    const gpus = [{ index: 0, memoryTotal: 80 * G, memoryUsed: 60 * G }, { index: 1, memoryTotal: 80 * G }];
+    const gpus = [
+      { index: 0, memoryTotal: 80 * G, memoryUsed: 60 * G },
+      { index: 1, memoryTotal: 80 * G },
+    ];
     const plan = engine.planPlacement({ gpus, memory: 40 * G, tensorParallelSizes: [1] });
     expect(plan.options.map((o) => o.gpus)).toEqual([[1]]);
     // Without the used memory, GPU 0 ties with GPU 1 and ranks first (lowest index).
@@ -19,7 +25,10 @@ describe.each([['wasm', wasm], ['ts', ts]] as Array<[string, Engine]>)('planPlac
   });
 
   it('ranks by the memory left after used memory (spread keeps the emptiest GPU)', () => {
-    const gpus = [{ index: 0, memoryTotal: 80 * G, memoryUsed: 10 * G }, { index: 1, memoryTotal: 80 * G, memoryUsed: 5 * G }];
+    const gpus = [
+      { index: 0, memoryTotal: 80 * G, memoryUsed: 10 * G },
+      { index: 1, memoryTotal: 80 * G, memoryUsed: 5 * G },
+    ];
     const plan = engine.planPlacement({ gpus, memory: 20 * G, tensorParallelSizes: [1] });
     expect(plan.options.map((o) => o.gpus)).toEqual([[1], [0]]);
     const pack = engine.planPlacement({ gpus, memory: 20 * G, tensorParallelSizes: [1], policy: 'pack' });
@@ -27,7 +36,10 @@ describe.each([['wasm', wasm], ['ts', ts]] as Array<[string, Engine]>)('planPlac
   });
 
   it('a rejection names the memory in use by other processes, and the share it lacks', () => {
-    const gpus = [{ index: 0, memoryTotal: 80 * G, memoryUsed: 60 * G }, { index: 1, memoryTotal: 80 * G }];
+    const gpus = [
+      { index: 0, memoryTotal: 80 * G, memoryUsed: 60 * G },
+      { index: 1, memoryTotal: 80 * G },
+    ];
     const plan = engine.planPlacement({ gpus, memory: 70 * G, tensorParallelSizes: [1] });
     expect(plan.options.map((o) => o.gpus)).toEqual([[1]]);
     expect(plan.rejected).toHaveLength(1);
@@ -57,8 +69,20 @@ describe.each([['wasm', wasm], ['ts', ts]] as Array<[string, Engine]>)('planPlac
   });
 
   it('memoryUsed 0 or absent plans the same', () => {
-    const a = engine.planPlacement({ gpus: [{ index: 0, memoryTotal: 80 * G, memoryUsed: 0 }, { index: 1, memoryTotal: 40 * G }], memory: 30 * G });
-    const b = engine.planPlacement({ gpus: [{ index: 0, memoryTotal: 80 * G }, { index: 1, memoryTotal: 40 * G }], memory: 30 * G });
+    const a = engine.planPlacement({
+      gpus: [
+        { index: 0, memoryTotal: 80 * G, memoryUsed: 0 },
+        { index: 1, memoryTotal: 40 * G },
+      ],
+      memory: 30 * G,
+    });
+    const b = engine.planPlacement({
+      gpus: [
+        { index: 0, memoryTotal: 80 * G },
+        { index: 1, memoryTotal: 40 * G },
+      ],
+      memory: 30 * G,
+    });
     expect(a).toEqual(b);
   });
 
@@ -66,7 +90,13 @@ describe.each([['wasm', wasm], ['ts', ts]] as Array<[string, Engine]>)('planPlac
     for (const bad of [81 * G, -1, 1.5, '1', null]) {
       let error: unknown;
       try {
-        engine.planPlacement({ gpus: [{ index: 0, memoryTotal: 80 * G }, { index: 1, memoryTotal: 80 * G, memoryUsed: bad as number }], memory: G });
+        engine.planPlacement({
+          gpus: [
+            { index: 0, memoryTotal: 80 * G },
+            { index: 1, memoryTotal: 80 * G, memoryUsed: bad as number },
+          ],
+          memory: G,
+        });
       } catch (e) {
         error = e;
       }

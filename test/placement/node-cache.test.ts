@@ -2,11 +2,12 @@
 // slots and topology, and with it the state it derives for one model and eviction setting. Reading the same request again gives back the same copies (and so the cached
 // node); any change to the caller's data gives new copies. Every plan must equal the plan of a deep
 // clone of the request (fresh objects: never a cache hit), whatever was asked before, on both backends.
-import { describe, expect, it } from 'vitest';
+
 import fc from 'fast-check';
-import { placementRequest } from '../support/fuzz/requests.js';
-import { engines, outcome } from '../support/engines.js';
+import { describe, expect, it } from 'vitest';
 import type { PlacementRequest } from '../../src/placement/index.js';
+import { engines, outcome } from '../support/engines.js';
+import { placementRequest } from '../support/fuzz/requests.js';
 
 type Edit = { kind: 'none' | 'memoryPerGpu' | 'stale' | 'dropSlot' | 'gpuMemory' | 'memory' | 'sizes' | 'model' | 'allowEviction'; k: number };
 
@@ -45,7 +46,6 @@ function edit(r: PlacementRequest, e: Edit): void {
 
 const editArb: fc.Arbitrary<Edit> = fc.record({ kind: fc.constantFrom('none', 'memoryPerGpu', 'stale', 'dropSlot', 'gpuMemory', 'memory', 'sizes', 'model', 'allowEviction'), k: fc.nat(50) });
 
-
 describe('planPlacement node cache', () => {
   it('a repeated request, edited in place between calls, plans (or fails) as a fresh clone does, on its first call after the edit', async () => {
     const { wasm, ts } = await engines();
@@ -66,7 +66,14 @@ describe('planPlacement node cache', () => {
   it('a node seen before with valid slots still rejects a bad slot added later, naming it', async () => {
     const { wasm, ts } = await engines();
     for (const engine of [wasm, ts]) {
-      const request: PlacementRequest = { gpus: [{ index: 0, memoryTotal: 2 ** 34 }, { index: 1, memoryTotal: 2 ** 34 }], slots: [{ id: 'a', gpus: [0], memoryPerGpu: 2 ** 30 }], memory: 2 ** 32 };
+      const request: PlacementRequest = {
+        gpus: [
+          { index: 0, memoryTotal: 2 ** 34 },
+          { index: 1, memoryTotal: 2 ** 34 },
+        ],
+        slots: [{ id: 'a', gpus: [0], memoryPerGpu: 2 ** 30 }],
+        memory: 2 ** 32,
+      };
       expect(engine.planPlacement(request).options.length).toBeGreaterThan(0);
       request.slots!.push({ id: 'b', gpus: [7], memoryPerGpu: 1 });
       expect(() => engine.planPlacement(request)).toThrow(/slots\[1\]\.gpus\[0\]: GPU index 7 is not one of the node's GPUs/);

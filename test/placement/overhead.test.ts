@@ -3,15 +3,33 @@
 // code it replaced (commit cf3b161), on random valid and hostile-edited requests: same plans, same errors.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AllocationError } from '../../src/shared/errors.js';
+import { type Topology, topologyFor } from '../../src/hardware/topology.js';
 import type { Kernels } from '../../src/kernels.js';
-import { LIMITS } from '../../src/shared/limits.js';
 import {
-  PLACEMENT_BUDGET, compareEvictionOrder, anyGpuEligible, isEvictable, maskOf, noOptionReason, optionOf, planPlacement, positionMatrix, potentialOf,
-  rejectionsFor, runSearch, shareOf, sizesFor, validatePlanRequest, type NodeModel, type PlacementOption, type PlacementPlan,
-  type PlacementRequest, type PlacementSearch, type Slot,
+  anyGpuEligible,
+  compareEvictionOrder,
+  isEvictable,
+  maskOf,
+  type NodeModel,
+  noOptionReason,
+  optionOf,
+  PLACEMENT_BUDGET,
+  type PlacementOption,
+  type PlacementPlan,
+  type PlacementRequest,
+  type PlacementSearch,
+  planPlacement,
+  positionMatrix,
+  potentialOf,
+  rejectionsFor,
+  runSearch,
+  type Slot,
+  shareOf,
+  sizesFor,
+  validatePlanRequest,
 } from '../../src/placement/index.js';
-import { topologyFor, type Topology } from '../../src/hardware/topology.js';
+import { AllocationError } from '../../src/shared/errors.js';
+import { LIMITS } from '../../src/shared/limits.js';
 import { describeValue, fail, readInput, requireArray, requireBoolean, requireInteger, requireObject, requireString } from '../../src/shared/validate.js';
 import { engines, outcome } from '../support/engines.js';
 import { applyEdit, hostileEdit } from '../support/fuzz/hostile.js';
@@ -64,7 +82,8 @@ function oldValidateNode(gpusValue: unknown, slotsValue: unknown, topologyValue:
   if (topologyValue !== undefined) {
     topology = topologyFor(topologyValue, `${prefix}topology`).topology;
     for (const g of list) {
-      if (g.index >= topology.gpus) throw new AllocationError('INVALID_TOPOLOGY', `${prefix}topology: GPU index ${g.index} is outside the topology of ${topology.gpus} GPUs`, { field: `${prefix}topology.gpus` });
+      if (g.index >= topology.gpus)
+        throw new AllocationError('INVALID_TOPOLOGY', `${prefix}topology: GPU index ${g.index} is outside the topology of ${topology.gpus} GPUs`, { field: `${prefix}topology.gpus` });
     }
   }
   // validateSlot as it was on every slot, with its field name.
@@ -103,8 +122,17 @@ function oldPlanPlacement(kernels: Kernels, request: PlacementRequest): Placemen
   });
   const sizes = sizesFor(req, n);
   const found = runSearch(kernels, {
-    gpus: n, free, total, sizes: Int32Array.from(sizes), shares: Float64Array.from(sizes, (k) => shareOf(req.memory, k)), staleMasks, staleBytes,
-    pairScores: positionMatrix(node.topology, node.index), pack: req.pack, limit: req.limit, budget: PLACEMENT_BUDGET,
+    gpus: n,
+    free,
+    total,
+    sizes: Int32Array.from(sizes),
+    shares: Float64Array.from(sizes, (k) => shareOf(req.memory, k)),
+    staleMasks,
+    staleBytes,
+    pairScores: positionMatrix(node.topology, node.index),
+    pack: req.pack,
+    limit: req.limit,
+    budget: PLACEMENT_BUDGET,
   });
   const options: PlacementOption[] = [];
   for (let c = 0; c < found.count; c++) options.push(optionOf(found, c, node.index, req.memory, stale, req.model));
@@ -124,7 +152,20 @@ const requests = placementRequest.chain((valid) =>
     { weight: 3, arbitrary: hostileEdit(valid).map((edit) => () => applyEdit(valid, edit)) },
     { weight: 1, arbitrary: fc.constantFrom(1, 2, 4, 8).map((tp) => () => ({ ...valid, tensorParallelSizes: [tp], memory: valid.memory * 4 }) as unknown) },
     // GPUs and slot GPUs out of order (the sorting paths), with -0 for 0.
-    { weight: 1, arbitrary: fc.constant(() => ({ ...valid, gpus: valid.gpus.slice().reverse().map((g) => (g.index === 0 ? { ...g, index: -0 } : g)), slots: valid.slots?.map((sl) => ({ ...sl, gpus: sl.gpus.slice().reverse() })) }) as unknown) },
+    {
+      weight: 1,
+      arbitrary: fc.constant(
+        () =>
+          ({
+            ...valid,
+            gpus: valid.gpus
+              .slice()
+              .reverse()
+              .map((g) => (g.index === 0 ? { ...g, index: -0 } : g)),
+            slots: valid.slots?.map((sl) => ({ ...sl, gpus: sl.gpus.slice().reverse() })),
+          }) as unknown,
+      ),
+    },
   ),
 );
 
@@ -151,21 +192,30 @@ describe('planPlacement shared work', () => {
 
   it('skips the kernels only when no GPU can take any share, where they find nothing (count 0, no overflow)', () => {
     const search = fc.integer({ min: 0, max: 16 }).chain((n) =>
-      fc.record({
-        free: fc.array(fc.integer({ min: -40, max: 80 }), { minLength: n, maxLength: n }),
-        extra: fc.array(fc.integer({ min: 0, max: 40 }), { minLength: n, maxLength: n }),
-        stale: fc.array(fc.record({ lo: fc.integer({ min: 0, max: (1 << n) - 1 }), bytes: fc.integer({ min: 0, max: 30 }) }), { maxLength: 5 }),
-        sizes: fc.uniqueArray(fc.integer({ min: 1, max: Math.max(1, n) }), { minLength: 1, maxLength: 4 }),
-        memory: fc.integer({ min: 1, max: 400 }),
-      }).map(({ free, extra, stale, sizes, memory }): PlacementSearch => {
-        const sorted = sizes.sort((a, b) => a - b);
-        return {
-          gpus: n, free: Float64Array.from(free), total: Float64Array.from(free, (f, p) => Math.max(f, 0) + extra[p]),
-          sizes: Int32Array.from(sorted), shares: Float64Array.from(sorted, (k) => shareOf(memory, k)),
-          staleMasks: Int32Array.from(stale.flatMap((s) => [s.lo, 0])), staleBytes: Float64Array.from(stale, (s) => s.bytes),
-          pairScores: null, pack: false, limit: 16, budget: PLACEMENT_BUDGET,
-        };
-      }),
+      fc
+        .record({
+          free: fc.array(fc.integer({ min: -40, max: 80 }), { minLength: n, maxLength: n }),
+          extra: fc.array(fc.integer({ min: 0, max: 40 }), { minLength: n, maxLength: n }),
+          stale: fc.array(fc.record({ lo: fc.integer({ min: 0, max: (1 << n) - 1 }), bytes: fc.integer({ min: 0, max: 30 }) }), { maxLength: 5 }),
+          sizes: fc.uniqueArray(fc.integer({ min: 1, max: Math.max(1, n) }), { minLength: 1, maxLength: 4 }),
+          memory: fc.integer({ min: 1, max: 400 }),
+        })
+        .map(({ free, extra, stale, sizes, memory }): PlacementSearch => {
+          const sorted = sizes.sort((a, b) => a - b);
+          return {
+            gpus: n,
+            free: Float64Array.from(free),
+            total: Float64Array.from(free, (f, p) => Math.max(f, 0) + extra[p]),
+            sizes: Int32Array.from(sorted),
+            shares: Float64Array.from(sorted, (k) => shareOf(memory, k)),
+            staleMasks: Int32Array.from(stale.flatMap((s) => [s.lo, 0])),
+            staleBytes: Float64Array.from(stale, (s) => s.bytes),
+            pairScores: null,
+            pack: false,
+            limit: 16,
+            budget: PLACEMENT_BUDGET,
+          };
+        }),
     );
     let skipped = 0;
     fc.assert(
@@ -187,31 +237,49 @@ describe('planPlacement shared work', () => {
 
   it('the wasm marshaling (one reserved block, element copies) and the ts kernel agree on random 16-GPU searches', () => {
     const search = fc.integer({ min: 1, max: 16 }).chain((n) =>
-      fc.record({
-        free: fc.array(fc.integer({ min: -10, max: 80 }), { minLength: n, maxLength: n }),
-        stale: fc.array(fc.record({ lo: fc.integer({ min: 1, max: (1 << n) - 1 }), bytes: fc.integer({ min: 0, max: 30 }) }), { maxLength: 70 }),
-        sizes: fc.uniqueArray(fc.integer({ min: 1, max: n }), { minLength: 1, maxLength: 3 }),
-        memory: fc.integer({ min: 1, max: 200 }),
-        scores: fc.option(fc.array(fc.integer({ min: 0, max: 700 }), { minLength: n * n, maxLength: n * n }), { nil: null }),
-        pack: fc.boolean(),
-        limit: fc.integer({ min: 1, max: 20 }),
-      }).map(({ free, stale, sizes, memory, scores, pack, limit }): PlacementSearch => {
-        const sorted = sizes.sort((a, b) => a - b);
-        const m = scores === null ? null : Int32Array.from(scores, (v, k) => (Math.floor(k / n) === k % n ? 0 : v));
-        if (m !== null) for (let a = 0; a < n; a++) for (let b = 0; b < a; b++) m[a * n + b] = m[b * n + a];
-        return {
-          gpus: n, free: Float64Array.from(free), total: Float64Array.from(free, (f) => Math.max(f, 0) + 40),
-          sizes: Int32Array.from(sorted), shares: Float64Array.from(sorted, (k) => shareOf(memory, k)),
-          staleMasks: Int32Array.from(stale.flatMap((s) => [s.lo, 0])), staleBytes: Float64Array.from(stale, (s) => s.bytes),
-          pairScores: m, pack, limit, budget: PLACEMENT_BUDGET,
-        };
-      }),
+      fc
+        .record({
+          free: fc.array(fc.integer({ min: -10, max: 80 }), { minLength: n, maxLength: n }),
+          stale: fc.array(fc.record({ lo: fc.integer({ min: 1, max: (1 << n) - 1 }), bytes: fc.integer({ min: 0, max: 30 }) }), { maxLength: 70 }),
+          sizes: fc.uniqueArray(fc.integer({ min: 1, max: n }), { minLength: 1, maxLength: 3 }),
+          memory: fc.integer({ min: 1, max: 200 }),
+          scores: fc.option(fc.array(fc.integer({ min: 0, max: 700 }), { minLength: n * n, maxLength: n * n }), { nil: null }),
+          pack: fc.boolean(),
+          limit: fc.integer({ min: 1, max: 20 }),
+        })
+        .map(({ free, stale, sizes, memory, scores, pack, limit }): PlacementSearch => {
+          const sorted = sizes.sort((a, b) => a - b);
+          const m = scores === null ? null : Int32Array.from(scores, (v, k) => (Math.floor(k / n) === k % n ? 0 : v));
+          if (m !== null) for (let a = 0; a < n; a++) for (let b = 0; b < a; b++) m[a * n + b] = m[b * n + a];
+          return {
+            gpus: n,
+            free: Float64Array.from(free),
+            total: Float64Array.from(free, (f) => Math.max(f, 0) + 40),
+            sizes: Int32Array.from(sorted),
+            shares: Float64Array.from(sorted, (k) => shareOf(memory, k)),
+            staleMasks: Int32Array.from(stale.flatMap((s) => [s.lo, 0])),
+            staleBytes: Float64Array.from(stale, (s) => s.bytes),
+            pairScores: m,
+            pack,
+            limit,
+            budget: PLACEMENT_BUDGET,
+          };
+        }),
     );
     const picture = (f: ReturnType<typeof ts.kernels.placementSearch>): string => {
       const c = f.count;
-      return JSON.stringify([c, f.overflowSize, Array.from(f.masks.subarray(0, 2 * c)), Array.from(f.evictCount.subarray(0, c)), Array.from(f.evictedBytes.subarray(0, c)),
-        Array.from(f.score.subarray(0, c)), Array.from(f.remainMin.subarray(0, c)), Array.from(f.remainSum.subarray(0, c)), Array.from(f.evictStart.subarray(0, c + 1)),
-        Array.from(f.evictions.subarray(0, f.evictStart[c]))]);
+      return JSON.stringify([
+        c,
+        f.overflowSize,
+        Array.from(f.masks.subarray(0, 2 * c)),
+        Array.from(f.evictCount.subarray(0, c)),
+        Array.from(f.evictedBytes.subarray(0, c)),
+        Array.from(f.score.subarray(0, c)),
+        Array.from(f.remainMin.subarray(0, c)),
+        Array.from(f.remainSum.subarray(0, c)),
+        Array.from(f.evictStart.subarray(0, c + 1)),
+        Array.from(f.evictions.subarray(0, f.evictStart[c])),
+      ]);
     };
     // The same search with free, total and staleBytes as views of one block (a cached node's state):
     // the wasm kernels copy the block at once, the ts kernels read the views.
@@ -242,16 +310,32 @@ describe('planPlacement shared work', () => {
     const search = (limit: number, stale: number, memory: number): PlacementSearch => {
       const sizes = [2, 4];
       return {
-        gpus: n, free: Float64Array.from({ length: n }, (_, p) => (p * 7) % 23), total: new Float64Array(n).fill(40),
-        sizes: Int32Array.from(sizes), shares: Float64Array.from(sizes, (k) => shareOf(memory, k)),
-        staleMasks: Int32Array.from({ length: 2 * stale }, (_, k) => (k % 2 === 0 ? 0xffff & ~(1 << (k % 16)) : 0)), staleBytes: new Float64Array(stale).fill(1),
-        pairScores: null, pack: false, limit, budget: PLACEMENT_BUDGET,
+        gpus: n,
+        free: Float64Array.from({ length: n }, (_, p) => (p * 7) % 23),
+        total: new Float64Array(n).fill(40),
+        sizes: Int32Array.from(sizes),
+        shares: Float64Array.from(sizes, (k) => shareOf(memory, k)),
+        staleMasks: Int32Array.from({ length: 2 * stale }, (_, k) => (k % 2 === 0 ? 0xffff & ~(1 << (k % 16)) : 0)),
+        staleBytes: new Float64Array(stale).fill(1),
+        pairScores: null,
+        pack: false,
+        limit,
+        budget: PLACEMENT_BUDGET,
       };
     };
     const picture = (f: ReturnType<typeof ts.kernels.placementSearch>): string => {
       const c = f.count;
-      return JSON.stringify([c, Array.from(f.masks.subarray(0, 2 * c)), Array.from(f.evictCount.subarray(0, c)), Array.from(f.evictedBytes.subarray(0, c)), Array.from(f.score.subarray(0, c)),
-        Array.from(f.remainMin.subarray(0, c)), Array.from(f.remainSum.subarray(0, c)), Array.from(f.evictStart.subarray(0, c + 1)), Array.from(f.evictions.subarray(0, f.evictStart[c]))]);
+      return JSON.stringify([
+        c,
+        Array.from(f.masks.subarray(0, 2 * c)),
+        Array.from(f.evictCount.subarray(0, c)),
+        Array.from(f.evictedBytes.subarray(0, c)),
+        Array.from(f.score.subarray(0, c)),
+        Array.from(f.remainMin.subarray(0, c)),
+        Array.from(f.remainSum.subarray(0, c)),
+        Array.from(f.evictStart.subarray(0, c + 1)),
+        Array.from(f.evictions.subarray(0, f.evictStart[c])),
+      ]);
     };
     const pagesBefore = wasm.memoryPages();
     const cases = [search(16, 4, 40), search(3, 4, 40), search(40, 70, 60), search(16, 200, 60)];
@@ -261,10 +345,14 @@ describe('planPlacement shared work', () => {
     expect(wasm.memoryPages()).toBeGreaterThan(pagesBefore);
     for (const s of cases) expect(picture(wasm.kernels.placementSearch(s))).toBe(picture(ts.kernels.placementSearch(s)));
     // One case needs more evictions than the kernels' first room for them (64).
-    expect(Math.max(...cases.map((s) => {
-      const f = wasm.kernels.placementSearch(s);
-      return f.evictStart[f.count];
-    }))).toBeGreaterThan(64);
+    expect(
+      Math.max(
+        ...cases.map((s) => {
+          const f = wasm.kernels.placementSearch(s);
+          return f.evictStart[f.count];
+        }),
+      ),
+    ).toBeGreaterThan(64);
   });
 
   it('placementSearch results are reused arrays: planPlacement copies what it returns', () => {

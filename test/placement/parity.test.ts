@@ -1,10 +1,11 @@
 // planPlacement: wasm and ts agree on random nodes, and both match a brute-force reading of the spec.
-import { describe, expect, it } from 'vitest';
+
 import fc from 'fast-check';
-import { engines } from '../support/engines.js';
-import { compareNatural } from '../../src/shared/natural-order.js';
-import type { PlacementOption, PlacementRequest, Slot } from '../../src/placement/index.js';
+import { describe, expect, it } from 'vitest';
 import { linkScore, type PcieLevel, type Topology } from '../../src/hardware/topology.js';
+import type { PlacementOption, PlacementRequest, Slot } from '../../src/placement/index.js';
+import { compareNatural } from '../../src/shared/natural-order.js';
+import { engines } from '../support/engines.js';
 
 const { wasm, ts } = await engines();
 const U = 2 ** 30;
@@ -20,43 +21,45 @@ function arbNode(maxGpus: number): fc.Arbitrary<PlacementRequest> {
       model: fc.option(fc.constantFrom('a', 'b'), { nil: undefined }),
     });
     const link = fc.record({ a: gpu, b: gpu, pcie: fc.constantFrom<PcieLevel>('PIX', 'PHB', 'SYS'), nvlink: fc.integer({ min: 0, max: 2 }) });
-    return fc.record({
-      totals: fc.array(fc.constantFrom(0, 16, 40, 80), { minLength: n, maxLength: n }),
-      order: fc.shuffledSubarray([...Array(n).keys()], { minLength: n, maxLength: n }),
-      slots: fc.array(slot, { maxLength: 8 }),
-      links: fc.option(fc.array(link, { maxLength: 2 * n }), { nil: undefined }),
-      memory: fc.integer({ min: 1, max: 200 }).map((x) => x * U + (x % 3)),
-      model: fc.option(fc.constantFrom('a', 'b'), { nil: undefined }),
-      sizes: fc.option(fc.uniqueArray(fc.integer({ min: 1, max: n + 1 }), { minLength: 1, maxLength: 4 }), { nil: undefined }),
-      allowEviction: fc.option(fc.boolean(), { nil: undefined }),
-      policy: fc.option(fc.constantFrom<'spread' | 'pack'>('spread', 'pack'), { nil: undefined }),
-      limit: fc.option(fc.integer({ min: 1, max: 40 }), { nil: undefined }),
-    }).map((r) => {
-      // Drop slots that would over-schedule a GPU, so the node is a real one.
-      const used = new Array(n).fill(0);
-      const slots: Slot[] = [];
-      r.slots.forEach((s, k) => {
-        if (s.gpus.some((g) => used[g] + s.memoryPerGpu > r.totals[g] * U)) return;
-        for (const g of s.gpus) used[g] += s.memoryPerGpu;
-        const slot: Slot = { id: `s${k}`, gpus: s.gpus, memoryPerGpu: s.memoryPerGpu };
-        if (s.lastActivity !== undefined) slot.lastActivity = s.lastActivity;
-        if (s.stale !== undefined) slot.stale = s.stale;
-        if (s.model !== undefined) slot.model = s.model;
-        slots.push(slot);
+    return fc
+      .record({
+        totals: fc.array(fc.constantFrom(0, 16, 40, 80), { minLength: n, maxLength: n }),
+        order: fc.shuffledSubarray([...Array(n).keys()], { minLength: n, maxLength: n }),
+        slots: fc.array(slot, { maxLength: 8 }),
+        links: fc.option(fc.array(link, { maxLength: 2 * n }), { nil: undefined }),
+        memory: fc.integer({ min: 1, max: 200 }).map((x) => x * U + (x % 3)),
+        model: fc.option(fc.constantFrom('a', 'b'), { nil: undefined }),
+        sizes: fc.option(fc.uniqueArray(fc.integer({ min: 1, max: n + 1 }), { minLength: 1, maxLength: 4 }), { nil: undefined }),
+        allowEviction: fc.option(fc.boolean(), { nil: undefined }),
+        policy: fc.option(fc.constantFrom<'spread' | 'pack'>('spread', 'pack'), { nil: undefined }),
+        limit: fc.option(fc.integer({ min: 1, max: 40 }), { nil: undefined }),
+      })
+      .map((r) => {
+        // Drop slots that would over-schedule a GPU, so the node is a real one.
+        const used = new Array(n).fill(0);
+        const slots: Slot[] = [];
+        r.slots.forEach((s, k) => {
+          if (s.gpus.some((g) => used[g] + s.memoryPerGpu > r.totals[g] * U)) return;
+          for (const g of s.gpus) used[g] += s.memoryPerGpu;
+          const slot: Slot = { id: `s${k}`, gpus: s.gpus, memoryPerGpu: s.memoryPerGpu };
+          if (s.lastActivity !== undefined) slot.lastActivity = s.lastActivity;
+          if (s.stale !== undefined) slot.stale = s.stale;
+          if (s.model !== undefined) slot.model = s.model;
+          slots.push(slot);
+        });
+        const req: PlacementRequest = { gpus: r.order.map((g) => ({ index: g, memoryTotal: r.totals[g] * U })), slots, memory: r.memory };
+        if (r.links !== undefined) {
+          const seen = new Set<number>();
+          const links = r.links.filter((l) => l.a !== l.b && !seen.has(Math.min(l.a, l.b) * 64 + Math.max(l.a, l.b)) && seen.add(Math.min(l.a, l.b) * 64 + Math.max(l.a, l.b)));
+          req.topology = { gpus: n, links };
+        }
+        if (r.model !== undefined) req.model = r.model;
+        if (r.sizes !== undefined) req.tensorParallelSizes = r.sizes;
+        if (r.allowEviction !== undefined) req.allowEviction = r.allowEviction;
+        if (r.policy !== undefined) req.policy = r.policy;
+        if (r.limit !== undefined) req.limit = r.limit;
+        return req;
       });
-      const req: PlacementRequest = { gpus: r.order.map((g) => ({ index: g, memoryTotal: r.totals[g] * U })), slots, memory: r.memory };
-      if (r.links !== undefined) {
-        const seen = new Set<number>();
-        const links = r.links.filter((l) => l.a !== l.b && !seen.has(Math.min(l.a, l.b) * 64 + Math.max(l.a, l.b)) && seen.add(Math.min(l.a, l.b) * 64 + Math.max(l.a, l.b)));
-        req.topology = { gpus: n, links };
-      }
-      if (r.model !== undefined) req.model = r.model;
-      if (r.sizes !== undefined) req.tensorParallelSizes = r.sizes;
-      if (r.allowEviction !== undefined) req.allowEviction = r.allowEviction;
-      if (r.policy !== undefined) req.policy = r.policy;
-      if (r.limit !== undefined) req.limit = r.limit;
-      return req;
-    });
   });
 }
 
@@ -93,11 +96,26 @@ function oracle(req: PlacementRequest): PlacementOption[] {
     }
     if (lacking().length > 0 || set.some((g) => total.get(g)! < per)) continue;
     const rem = set.map((g) => avail.get(g)! - per);
-    out.push({ gpus: set, per, evict, bytes: evict.reduce((a, s) => a + s.memoryPerGpu * s.gpus.length, 0), score: score(set, req.topology), min: Math.min(...rem), sum: rem.reduce((a, b) => a + b, 0) });
+    out.push({
+      gpus: set,
+      per,
+      evict,
+      bytes: evict.reduce((a, s) => a + s.memoryPerGpu * s.gpus.length, 0),
+      score: score(set, req.topology),
+      min: Math.min(...rem),
+      sum: rem.reduce((a, b) => a + b, 0),
+    });
   }
   const pack = req.policy === 'pack';
-  out.sort((a, b) => a.evict.length - b.evict.length || a.bytes - b.bytes || a.gpus.length - b.gpus.length || b.score - a.score
-    || (pack ? a.sum - b.sum : b.min - a.min) || a.gpus.map((g, k) => g - b.gpus[k]).find((d) => d !== 0)!);
+  out.sort(
+    (a, b) =>
+      a.evict.length - b.evict.length ||
+      a.bytes - b.bytes ||
+      a.gpus.length - b.gpus.length ||
+      b.score - a.score ||
+      (pack ? a.sum - b.sum : b.min - a.min) ||
+      a.gpus.map((g, k) => g - b.gpus[k]).find((d) => d !== 0)!,
+  );
   return out.slice(0, req.limit ?? 16).map((c) => {
     const o: PlacementOption = { gpus: c.gpus, memoryPerGpu: c.per, evict: c.evict.map((s) => s.id), score: c.score };
     if (req.model !== undefined) o.model = req.model;
@@ -107,37 +125,46 @@ function oracle(req: PlacementRequest): PlacementOption[] {
 
 describe('planPlacement parity', () => {
   it('wasm and ts agree on random nodes of up to 16 GPUs', () => {
-    fc.assert(fc.property(arbNode(16), (req) => {
-      expect(wasm.planPlacement(req)).toEqual(ts.planPlacement(req));
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(arbNode(16), (req) => {
+        expect(wasm.planPlacement(req)).toEqual(ts.planPlacement(req));
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('both match a brute-force reading of the spec on nodes of up to 7 GPUs', () => {
-    fc.assert(fc.property(arbNode(7), (req) => {
-      const expected = oracle(req);
-      expect(wasm.planPlacement(req).options).toEqual(expected);
-      expect(ts.planPlacement(req).options).toEqual(expected);
-    }), { numRuns: 400 });
+    fc.assert(
+      fc.property(arbNode(7), (req) => {
+        const expected = oracle(req);
+        expect(wasm.planPlacement(req).options).toEqual(expected);
+        expect(ts.planPlacement(req).options).toEqual(expected);
+      }),
+      { numRuns: 400 },
+    );
   });
 
   it('every option fits each chosen GPU after its evictions, and never evicts a busy or same-model slot', () => {
-    fc.assert(fc.property(arbNode(10), (req) => {
-      const p = wasm.planPlacement(req);
-      const slots = new Map((req.slots ?? []).map((s) => [s.id, s]));
-      for (const o of p.options) {
-        for (const g of o.gpus) {
-          const total = req.gpus.find((x) => x.index === g)!.memoryTotal;
-          const kept = (req.slots ?? []).filter((s) => s.gpus.includes(g) && !o.evict.includes(s.id));
-          expect(kept.reduce((a, s) => a + s.memoryPerGpu, 0) + o.memoryPerGpu).toBeLessThanOrEqual(total);
+    fc.assert(
+      fc.property(arbNode(10), (req) => {
+        const p = wasm.planPlacement(req);
+        const slots = new Map((req.slots ?? []).map((s) => [s.id, s]));
+        for (const o of p.options) {
+          for (const g of o.gpus) {
+            const total = req.gpus.find((x) => x.index === g)!.memoryTotal;
+            const kept = (req.slots ?? []).filter((s) => s.gpus.includes(g) && !o.evict.includes(s.id));
+            expect(kept.reduce((a, s) => a + s.memoryPerGpu, 0) + o.memoryPerGpu).toBeLessThanOrEqual(total);
+          }
+          for (const id of o.evict) {
+            const s = slots.get(id)!;
+            expect(s.stale).toBe(true);
+            if (req.model !== undefined) expect(s.model).not.toBe(req.model);
+          }
         }
-        for (const id of o.evict) {
-          const s = slots.get(id)!;
-          expect(s.stale).toBe(true);
-          if (req.model !== undefined) expect(s.model).not.toBe(req.model);
-        }
-      }
-      if (p.options.length === 0) expect(p.reason).toBeDefined();
-    }), { numRuns: 200 });
+        if (p.options.length === 0) expect(p.reason).toBeDefined();
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('keeps WASM memory stable over many calls after warm-up', () => {

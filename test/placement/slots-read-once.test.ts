@@ -2,15 +2,21 @@
 // once (a getter cannot answer one thing to the check and another to the use), and a getter or proxy
 // that throws is an AllocationError naming the path. Plain and prepared requests, both backends.
 import { describe, expect, it } from 'vitest';
-import { engines } from '../support/engines.js';
-import { AllocationError } from '../../src/shared/errors.js';
 import type { Engine } from '../../src/engine.js';
+import { AllocationError } from '../../src/shared/errors.js';
+import { engines } from '../support/engines.js';
 
 const { wasm, ts } = await engines();
 const G = 2 ** 30;
-const gpus = [{ index: 0, memoryTotal: 80 * G }, { index: 1, memoryTotal: 80 * G }];
+const gpus = [
+  { index: 0, memoryTotal: 80 * G },
+  { index: 1, memoryTotal: 80 * G },
+];
 
-describe.each([['wasm', wasm], ['ts', ts]] as Array<[string, Engine]>)('planPlacement slots (%s)', (_name, engine) => {
+describe.each([
+  ['wasm', wasm],
+  ['ts', ts],
+] as Array<[string, Engine]>)('planPlacement slots (%s)', (_name, engine) => {
   for (const prepared of [false, true]) {
     const where = prepared ? 'prepared node' : 'plain objects';
     const request = (slots: unknown) => (prepared ? { node: engine.prepare({ gpus }), slots, memory: 50 * G, tensorParallelSizes: [1] } : { gpus, slots, memory: 50 * G, tensorParallelSizes: [1] });
@@ -30,7 +36,13 @@ describe.each([['wasm', wasm], ['ts', ts]] as Array<[string, Engine]>)('planPlac
     });
 
     it(`a slot getter that throws is an AllocationError naming its path (${where})`, () => {
-      const slot = { id: 's', gpus: [0], get memoryPerGpu(): number { throw new Error('boom'); } };
+      const slot = {
+        id: 's',
+        gpus: [0],
+        get memoryPerGpu(): number {
+          throw new Error('boom');
+        },
+      };
       let error: unknown;
       try {
         engine.planPlacement(request([slot]) as never);

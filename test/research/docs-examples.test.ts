@@ -4,7 +4,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkExamples, docRunner, parseDocs } from '../support/doc-examples.js';
 
-const blocks = parseDocs().map((d) => ({ file: d.file, examples: d.examples.filter((e) => e.research !== undefined) })).filter((d) => d.examples.length > 0);
+const blocks = parseDocs()
+  .map((d) => ({ file: d.file, examples: d.examples.filter((e) => e.research !== undefined) }))
+  .filter((d) => d.examples.length > 0);
 const runner = docRunner();
 afterAll(() => runner.close());
 

@@ -4,17 +4,22 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { engines } from '../support/engines.js';
-import { ROOT } from '../support/cli.js';
-import { parseNodeCsv, parsePodCsv } from '../../src/fleet/trace.js';
 import { DEFAULT_POLICY } from '../../src/fleet/policies/index.js';
+import { parseNodeCsv, parsePodCsv } from '../../src/fleet/trace.js';
+import { ROOT } from '../support/cli.js';
+import { engines } from '../support/engines.js';
 
 describe('fleet: the default policy is not below FGD', async () => {
   const { wasm } = await engines();
   const nodesFile = join(ROOT, 'data/openb/openb_node_list_gpu_node.csv');
   const nodes = parseNodeCsv(nodesFile, readFileSync(nodesFile, 'utf8'));
   it('is fgd-close', () => expect(DEFAULT_POLICY).toBe('fgd-close'));
-  for (const [trace, margin] of [['default', 0.6], ['gpushare40', 0.2], ['multigpu20', 0.2], ['gpuspec33', 0]] as const) {
+  for (const [trace, margin] of [
+    ['default', 0.6],
+    ['gpushare40', 0.2],
+    ['multigpu20', 0.2],
+    ['gpuspec33', 0],
+  ] as const) {
     it(`${trace}: mean over seeds 42..51 at 100 % arrived, at least FGD's + ${margin}`, () => {
       const file = join(ROOT, `data/openb/openb_pod_list_${trace}.csv`);
       const pods = parsePodCsv(file, readFileSync(file, 'utf8'));

@@ -5,10 +5,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { engines } from '../support/engines.js';
-import { ROOT } from '../support/cli.js';
-import { parseNodeCsv, parsePodCsv } from '../../src/fleet/trace.js';
 import { DEFAULT_POLICY } from '../../src/fleet/policies/index.js';
+import { parseNodeCsv, parsePodCsv } from '../../src/fleet/trace.js';
+import { ROOT } from '../support/cli.js';
+import { engines } from '../support/engines.js';
 
 describe('fleet: the default trace figures, and fgd-lp on every openb variant', async () => {
   const { wasm } = await engines();

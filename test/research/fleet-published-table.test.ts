@@ -3,12 +3,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { engines } from '../support/engines.js';
-import { ROOT } from '../support/cli.js';
 import { parseNodeCsv, parsePodCsv } from '../../src/fleet/trace.js';
+import { ROOT } from '../support/cli.js';
+import { engines } from '../support/engines.js';
 
 const PUBLISHED: Record<string, [number, number]> = {
-  fgd: [95.23, 0.11], bestfit: [92.86, 0.14], packing: [91.78, 0.53], clustering: [91.65, 0.61], dotprod: [90.62, 0.19], random: [86.3, 0.33],
+  fgd: [95.23, 0.11],
+  bestfit: [92.86, 0.14],
+  packing: [91.78, 0.53],
+  clustering: [91.65, 0.61],
+  dotprod: [90.62, 0.19],
+  random: [86.3, 0.33],
 };
 
 describe('fleet: the published table at 100 % arrived (default trace, seeds 42..51)', async () => {

@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { allocationBound, bestFitDecreasing, configurations, loadSolver } from '../../bench/fleet-bound-lp.js';
-import { engines } from '../support/engines.js';
-import { ROOT } from '../support/cli.js';
-import { parseNodeCsv, parsePodCsv } from '../../src/fleet/trace.js';
 import { POLICIES } from '../../src/fleet/policies/index.js';
+import { parseNodeCsv, parsePodCsv } from '../../src/fleet/trace.js';
 import type { Pod } from '../../src/fleet/types.js';
+import { ROOT } from '../support/cli.js';
+import { engines } from '../support/engines.js';
 
 const solver = await loadSolver();
 const pod = (gpus: number, milli: number): Pod => ({ id: `p${gpus}-${milli}`, cpu: 0, memory: 0, gpus, milli, models: [] });

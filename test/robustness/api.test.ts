@@ -3,21 +3,35 @@
 // frozen or throwing object; a field dropped; a `__proto__` / `constructor` key added). Only
 // AllocationError with a documented code escapes, the input is not mutated (frozen half the time,
 // snapshotted always), both backends agree on the outcome, and the next valid call still matches ts.
-import { describe, expect, it } from 'vitest';
+
 import fc from 'fast-check';
-import { engines } from '../support/engines.js';
+import { describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine.js';
 import { createEngine } from '../../src/engine.js';
-import type { AllocationError } from '../../src/shared/errors.js';
-import { estimateMemory } from '../../src/models/estimate.js';
 import { validateInventory } from '../../src/hardware/inventory.js';
 import { getPreset, listPresets } from '../../src/hardware/presets.js';
 import { validateTopology } from '../../src/hardware/topology.js';
-import { parseBytes } from '../../src/shared/units.js';
+import { estimateMemory } from '../../src/models/estimate.js';
 import { readGgufHeaderFromBytes } from '../../src/models/gguf.js';
+import type { AllocationError } from '../../src/shared/errors.js';
+import { parseBytes } from '../../src/shared/units.js';
 import { llamaSpec, writeGguf } from '../fixtures/gguf-writer.js';
-import { applyEdit, materialize, attempt, attemptAsync, deepFreeze, expectResultOrAllocationError, hostileEdit, hostileValue, label, snapshot, type Edit, type Outcome } from '../support/fuzz/hostile.js';
 import { requestOf, upstreamCases } from '../support/dra-upstream-table.js';
+import { engines } from '../support/engines.js';
+import {
+  applyEdit,
+  attempt,
+  attemptAsync,
+  deepFreeze,
+  type Edit,
+  expectResultOrAllocationError,
+  hostileEdit,
+  hostileValue,
+  label,
+  materialize,
+  type Outcome,
+  snapshot,
+} from '../support/fuzz/hostile.js';
 import { alignedRequest, byteText, clusterInit, manualSplitRequest, placementRequest, replicaRequest, sortIds, splitRequest, topologyInput } from '../support/fuzz/requests.js';
 
 const { wasm, ts } = await engines();
@@ -107,7 +121,7 @@ describe('hostile edits of valid requests', () => {
         const sw = wasm.createClusterState(init);
         const st = ts.createClusterState(init);
         const plan = sw.plan(request as never);
-        const target: unknown = onOption ? plan.options[0] ?? { node: 'node-0', gpus: [0], memoryPerGpu: 1, evict: [], score: 0 } : request;
+        const target: unknown = onOption ? (plan.options[0] ?? { node: 'node-0', gpus: [0], memoryPerGpu: 1, evict: [], score: 0 }) : request;
         const [edit] = fc.sample(hostileEdit(target), { seed, numRuns: 1 });
         const input = deepFreeze(applyEdit(target, edit));
         const before = JSON.stringify(sw.toJSON());
@@ -146,14 +160,18 @@ describe('hostile arguments of the standalone functions', () => {
 
   it('validateTopology: hostile edits', () => {
     fc.assert(
-      fc.property(topologyInput.chain((t) => fc.tuple(fc.constant(t), hostileEdit(t))), fc.boolean(), ([valid, edit], freeze) => {
-        const input = applyEdit(valid, edit);
-        if (freeze) deepFreeze(input);
-        const before = snapshot(input);
-        const out = attempt(() => validateTopology(input));
-        expectResultOrAllocationError(out, `validateTopology ${JSON.stringify(edit.path)} = ${label(edit.value)}`);
-        expect(snapshot(input)).toBe(before);
-      }),
+      fc.property(
+        topologyInput.chain((t) => fc.tuple(fc.constant(t), hostileEdit(t))),
+        fc.boolean(),
+        ([valid, edit], freeze) => {
+          const input = applyEdit(valid, edit);
+          if (freeze) deepFreeze(input);
+          const before = snapshot(input);
+          const out = attempt(() => validateTopology(input));
+          expectResultOrAllocationError(out, `validateTopology ${JSON.stringify(edit.path)} = ${label(edit.value)}`);
+          expect(snapshot(input)).toBe(before);
+        },
+      ),
       { numRuns: 300, endOnFailure: true },
     );
   });
@@ -175,11 +193,20 @@ describe('hostile arguments of the standalone functions', () => {
   });
 
   it('createEngine: hostile options reject with AllocationError', async () => {
-    const samples = fc.sample(fc.oneof(hostileValue, fc.record({ backend: hostileValue }), fc.record({ backend: fc.constant('wasm'), build: hostileValue }), fc.record({ backend: fc.constant('wasm'), wasm: fc.oneof(hostileValue, fc.constant(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]))) })), { seed: 10, numRuns: 120 });
+    const samples = fc.sample(
+      fc.oneof(
+        hostileValue,
+        fc.record({ backend: hostileValue }),
+        fc.record({ backend: fc.constant('wasm'), build: hostileValue }),
+        fc.record({ backend: fc.constant('wasm'), wasm: fc.oneof(hostileValue, fc.constant(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]))) }),
+      ),
+      { seed: 10, numRuns: 120 },
+    );
     for (const recipe of samples) {
-      const options = recipe !== null && typeof recipe === 'object' && !Array.isArray(recipe) && !(recipe instanceof Uint8Array) && Object.getPrototypeOf(recipe) === Object.prototype
-        ? Object.fromEntries(Object.entries(recipe).map(([k, v]) => [k, materialize(v)]))
-        : materialize(recipe);
+      const options =
+        recipe !== null && typeof recipe === 'object' && !Array.isArray(recipe) && !(recipe instanceof Uint8Array) && Object.getPrototypeOf(recipe) === Object.prototype
+          ? Object.fromEntries(Object.entries(recipe).map(([k, v]) => [k, materialize(v)]))
+          : materialize(recipe);
       const out = await attemptAsync(() => createEngine(options as never));
       expectResultOrAllocationError(out, `createEngine(${label(options)})`);
       if (out.ok) expect(out.value.naturalSort(['b10', 'b9'])).toEqual(['b9', 'b10']);
@@ -191,7 +218,13 @@ describe('hostile arguments of the standalone functions', () => {
     const parsed = await readGgufHeaderFromBytes(bytes);
     const options = { contextLength: 2048, parallel: 2, batch: 256, kvCacheType: 'q8_0', flashAttention: true, gpus: [24 * 2 ** 30, 8 * 2 ** 30] };
     const expected = await estimateMemory(bytes, options as never);
-    const edits = fc.sample(fc.oneof(hostileEdit(parsed).map((e) => ({ on: 'source' as const, e })), hostileEdit(options).map((e) => ({ on: 'options' as const, e }))), { seed: 7, numRuns: 300 });
+    const edits = fc.sample(
+      fc.oneof(
+        hostileEdit(parsed).map((e) => ({ on: 'source' as const, e })),
+        hostileEdit(options).map((e) => ({ on: 'options' as const, e })),
+      ),
+      { seed: 7, numRuns: 300 },
+    );
     for (const { on, e } of edits) {
       const source = on === 'source' ? applyEdit(parsed, e) : bytes;
       const opts = on === 'options' ? applyEdit(options, e) : options;

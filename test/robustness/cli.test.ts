@@ -1,12 +1,13 @@
 // The CLI's contract under bad input: exit codes 0/1/2/3 as `gpualloc --help` documents them, messages
 // on stderr, results on stdout, and with --json a JSON document on stdout even on error
 // ({"error": {"code", "message"}}), for every subcommand.
-import { describe, expect, it } from 'vitest';
+
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cli } from '../support/cli.js';
+import { describe, expect, it } from 'vitest';
 import { COMMANDS, mainHelp } from '../../src/cli/main.js';
+import { cli } from '../support/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gpualloc-cli-'));
 const badJson = join(dir, 'bad.json');

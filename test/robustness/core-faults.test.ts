@@ -2,8 +2,9 @@
 // that traps for real (debugTrap: unreachable, out-of-bounds load, out of memory) before or after the
 // kernel ran on the marshaled input. The call is AllocationError('INTERNAL'), the core restarts, and
 // the next valid call of every capability matches the ts baseline.
-import { describe, expect, it } from 'vitest';
+
 import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../src/engine.js';
 import { AllocationError } from '../../src/shared/errors.js';
 import { alignedRequest, clusterInit, placementRequest, replicaRequest, sortIds, splitRequest } from '../support/fuzz/requests.js';
@@ -15,10 +16,25 @@ type Capability = { name: string; kernels: string[]; valid: fc.Arbitrary<unknown
 const capabilities: Capability[] = [
   { name: 'naturalSort', kernels: ['naturalOrder'], valid: sortIds.filter((ids) => ids.length > 0), call: (e, ids) => e.naturalSort(ids) },
   { name: 'splitDevices', kernels: ['naturalOrder'], valid: splitRequest.filter((r) => r.devices.cuda.length > 0), call: (e, r) => e.splitDevices(r) },
-  { name: 'allocateReplicas', kernels: ['pickReplicas', 'naturalOrder'], valid: replicaRequest.filter((r) => r.size > (r.required?.length ?? 0) && r.available!.length >= r.size), call: (e, r) => e.allocateReplicas(r) },
-  { name: 'allocateAligned', kernels: ['alignedTopology', 'alignedBestEffort', 'loadPairScores'], valid: alignedRequest.filter((r) => r.available!.length >= r.size && r.size > 1), call: (e, r) => e.allocateAligned(r) },
+  {
+    name: 'allocateReplicas',
+    kernels: ['pickReplicas', 'naturalOrder'],
+    valid: replicaRequest.filter((r) => r.size > (r.required?.length ?? 0) && r.available!.length >= r.size),
+    call: (e, r) => e.allocateReplicas(r),
+  },
+  {
+    name: 'allocateAligned',
+    kernels: ['alignedTopology', 'alignedBestEffort', 'loadPairScores'],
+    valid: alignedRequest.filter((r) => r.available!.length >= r.size && r.size > 1),
+    call: (e, r) => e.allocateAligned(r),
+  },
   { name: 'planPlacement', kernels: ['placementSearch'], valid: placementRequest, call: (e, r) => e.planPlacement(r) },
-  { name: 'ClusterState.plan', kernels: ['placementSearch', 'clusterSearch'], valid: clusterInit, call: (e, init) => e.createClusterState(init).plan({ memory: 2 ** 30, tensorParallelSizes: [1, 2] }) },
+  {
+    name: 'ClusterState.plan',
+    kernels: ['placementSearch', 'clusterSearch'],
+    valid: clusterInit,
+    call: (e, init) => e.createClusterState(init).plan({ memory: 2 ** 30, tensorParallelSizes: [1, 2] }),
+  },
 ];
 
 /** Makes every listed kernel export trap (kind) on its next call, before or after running for real. */
@@ -73,7 +89,10 @@ describe('a trap in the middle of each capability’s kernel call', () => {
         // After the fault: every capability, on fresh valid input, matches the ts baseline.
         for (const other of capabilities) {
           const [next] = fc.sample(other.valid, { seed: trapped + kind, numRuns: 1 });
-          expect(outcome(() => other.call(wasm, next as never)), `${other.name} after a trap in ${cap.name}`).toBe(outcome(() => other.call(ts, next as never)));
+          expect(
+            outcome(() => other.call(wasm, next as never)),
+            `${other.name} after a trap in ${cap.name}`,
+          ).toBe(outcome(() => other.call(ts, next as never)));
         }
       }
       expect(trapped, 'the trap fired in most runs').toBeGreaterThan(samples.length / 2);

@@ -2,8 +2,8 @@
 // never a hang or a stack trace (deep nesting, huge strings, a million devices, alias bombs,
 // pathological regular expressions).
 import { describe, expect, it } from 'vitest';
-import { AllocationError } from '../../src/shared/errors.js';
 import { readClusterDump, readDocuments } from '../../src/dra/index.js';
+import { AllocationError } from '../../src/shared/errors.js';
 import { cli } from '../support/cli.js';
 
 const bounded = async (what: string, run: () => Promise<{ code: number; stdout: string; stderr: string }>, codes: number[]): Promise<{ code: number; stdout: string; stderr: string }> => {
@@ -29,13 +29,23 @@ describe('hostile input to gpualloc dra', () => {
 
   it('a YAML alias bomb', async () => {
     const lines = ['a: &a [x, x, x, x, x, x, x, x, x]'];
-    for (let i = 1; i < 12; i++) lines.push(`a${i}: &a${i} [${Array(9).fill(i === 1 ? '*a' : `*a${i - 1}`).join(', ')}]`);
+    for (let i = 1; i < 12; i++)
+      lines.push(
+        `a${i}: &a${i} [${Array(9)
+          .fill(i === 1 ? '*a' : `*a${i - 1}`)
+          .join(', ')}]`,
+      );
     await bounded('alias bomb', () => cli(['dra', 'schedule', '--dump', '-'], {}, lines.join('\n')), [2]);
   });
 
-  it('a slice of a million devices is refused by the API server\'s limit, quickly', async () => {
+  it("a slice of a million devices is refused by the API server's limit, quickly", async () => {
     const devices = Array.from({ length: 1_000_000 }, (_, i) => ({ name: `d${i}` }));
-    const text = JSON.stringify({ apiVersion: 'resource.k8s.io/v1', kind: 'ResourceSlice', metadata: { name: 's' }, spec: { driver: 'd.example.com', nodeName: 'n1', pool: { name: 'p', resourceSliceCount: 1 }, devices } });
+    const text = JSON.stringify({
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'ResourceSlice',
+      metadata: { name: 's' },
+      spec: { driver: 'd.example.com', nodeName: 'n1', pool: { name: 'p', resourceSliceCount: 1 }, devices },
+    });
     const r = await bounded('million devices', () => cli(['dra', 'schedule', '--dump', '-'], {}, text), [2]);
     expect(r.stderr).toContain('spec.devices: Too many: 1000000: must have at most 128 items');
   });
@@ -48,7 +58,8 @@ describe('hostile input to gpualloc dra', () => {
 
   it('a pathological regular expression in a selector answers in bounded time', async () => {
     const claim = `apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: x, namespace: ns}\nspec: {devices: {requests: [{name: r, exactly: {deviceClassName: c, selectors: [{cel: {expression: "'${'a'.repeat(40)}!'.matches('^(a+)+$')"}}]}}]}}\n`;
-    const slice = 'apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec: {driver: d.example.com, nodeName: n1, pool: {name: p, resourceSliceCount: 1}, devices: [{name: d0}, {name: d1}]}\n';
+    const slice =
+      'apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec: {driver: d.example.com, nodeName: n1, pool: {name: p, resourceSliceCount: 1}, devices: [{name: d0}, {name: d1}]}\n';
     const r = await bounded('regex', () => cli(['dra', 'schedule', '--dump', '-', '--json'], {}, [NODE, CLASS, slice, claim].join('---\n')), [1]);
     expect(JSON.parse(r.stdout).claims[0].reason.code).toBe('UNSCHEDULABLE');
   });

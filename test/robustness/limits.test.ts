@@ -2,9 +2,9 @@
 // 10^5-character and lone-surrogate IDs work on both backends alike, huge sparse arrays and deep
 // nesting are refused without hanging.
 import { describe, expect, it } from 'vitest';
-import { engines, codeOf } from '../support/engines.js';
 import type { AllocationError } from '../../src/shared/errors.js';
 import { LIMITS } from '../../src/shared/limits.js';
+import { codeOf, engines } from '../support/engines.js';
 import { longId } from '../support/fuzz/hostile.js';
 
 const { wasm, ts } = await engines();

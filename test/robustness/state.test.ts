@@ -2,24 +2,40 @@
 // operations per seed, several seeds, both backends in lockstep): no GPU is ever over-scheduled, no slot
 // is lost or duplicated, toJSON → restore → toJSON is byte-identical; corrupted or truncated state text
 // is INVALID_STATE; and `gpualloc plan --state FILE --commit` leaves a bad state file untouched.
-import { describe, expect, it } from 'vitest';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { engines, codeOf } from '../support/engines.js';
-import { cli, inTempDir } from '../support/cli.js';
+import { describe, expect, it } from 'vitest';
 import type { ClusterState } from '../../src/cluster/state.js';
 import { Prng } from '../../src/fleet/prng.js';
+import { cli, inTempDir } from '../support/cli.js';
+import { codeOf, engines } from '../support/engines.js';
 
 const { wasm, ts } = await engines();
 const G = 2 ** 30;
 const OPS = 10_000;
 
-
 const init = {
   nodes: [
-    { id: 'a', gpus: [80, 80, 40, 40].map((t, index) => ({ index, memoryTotal: t * G })), topology: { gpus: 4, links: [{ a: 0, b: 1, nvlink: 12 }, { a: 2, b: 3, pcie: 'PIX' as const }] } },
+    {
+      id: 'a',
+      gpus: [80, 80, 40, 40].map((t, index) => ({ index, memoryTotal: t * G })),
+      topology: {
+        gpus: 4,
+        links: [
+          { a: 0, b: 1, nvlink: 12 },
+          { a: 2, b: 3, pcie: 'PIX' as const },
+        ],
+      },
+    },
     { id: '__proto__', gpus: [24, 24].map((t, index) => ({ index, memoryTotal: t * G })) },
-    { id: 'c', gpus: [{ index: 3, memoryTotal: 48 * G }, { index: 7, memoryTotal: 48 * G }] },
+    {
+      id: 'c',
+      gpus: [
+        { index: 3, memoryTotal: 48 * G },
+        { index: 7, memoryTotal: 48 * G },
+      ],
+    },
   ],
 };
 
@@ -115,7 +131,12 @@ describe('concurrent gpualloc plan --commit on one state file', () => {
       const ids = [first, ...runs].map((r) => JSON.parse(r.stdout).committed as string);
       expect(new Set(ids).size).toBe(9);
       const saved = ts.restoreClusterState(readFileSync(file, 'utf8'));
-      expect(saved.listSlots().map((s) => s.id).sort()).toEqual([...ids].sort());
+      expect(
+        saved
+          .listSlots()
+          .map((s) => s.id)
+          .sort(),
+      ).toEqual([...ids].sort());
       expect(readdirSync(dir).sort()).toEqual(['state.json', 'state.json.lock']);
     });
   });
@@ -144,7 +165,11 @@ describe('corrupted and truncated state', () => {
 
   it('every truncation of the state text is INVALID_STATE on both backends', () => {
     for (let cut = 0; cut < text.length; cut += 7) {
-      for (const e of [wasm, ts]) expect(codeOf(() => e.restoreClusterState(text.slice(0, cut))), `cut ${cut}`).toBe('INVALID_STATE');
+      for (const e of [wasm, ts])
+        expect(
+          codeOf(() => e.restoreClusterState(text.slice(0, cut))),
+          `cut ${cut}`,
+        ).toBe('INVALID_STATE');
     }
   });
 
@@ -161,7 +186,12 @@ describe('corrupted and truncated state', () => {
       [],
       'null',
     ];
-    for (const v of variants) for (const e of [wasm, ts]) expect(codeOf(() => e.restoreClusterState(v)), JSON.stringify(v).slice(0, 200)).toBe('INVALID_STATE');
+    for (const v of variants)
+      for (const e of [wasm, ts])
+        expect(
+          codeOf(() => e.restoreClusterState(v)),
+          JSON.stringify(v).slice(0, 200),
+        ).toBe('INVALID_STATE');
     for (let k = 0; k < 200; k++) {
       const bytes = Buffer.from(text);
       bytes[(k * 7919) % bytes.length] ^= 1 << (k % 7);

@@ -9,13 +9,26 @@ describe('AllocationError parts', () => {
   it('fail: the message and the parts agree', () => {
     const e = errorOf(() => requireInteger('gpus[3].memoryTotal', -1, 0, 100));
     expect(e.message).toBe('gpus[3].memoryTotal: expected a non-negative integer, got -1');
-    expect(e).toMatchObject({ code: 'INVALID_ARGUMENT', field: 'gpus[3].memoryTotal', path: ['gpus', 3, 'memoryTotal'], expected: 'a non-negative integer', received: '-1', detail: ['expected a non-negative integer, got -1'] });
+    expect(e).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      field: 'gpus[3].memoryTotal',
+      path: ['gpus', 3, 'memoryTotal'],
+      expected: 'a non-negative integer',
+      received: '-1',
+      detail: ['expected a non-negative integer, got -1'],
+    });
     const limit = errorOf(() => fail('LIMIT_EXCEEDED', ['a', 0], 'at most 2 items', [1, 2, 3]));
     expect(limit).toMatchObject({ message: 'a[0]: expected at most 2 items, got an array of 3', field: 'a[0]', received: 'an array of 3' });
   });
 
   it('of: origin, position, a named field, a mention and notes', () => {
-    const e = AllocationError.of('INVALID_STATE', { origin: 'state.json', position: { line: 3, column: 5 }, path: ['nodes', 0, 'id'], detail: ['appears twice in ', { field: ['nodes'] }], notes: ['the file was left untouched'] });
+    const e = AllocationError.of('INVALID_STATE', {
+      origin: 'state.json',
+      position: { line: 3, column: 5 },
+      path: ['nodes', 0, 'id'],
+      detail: ['appears twice in ', { field: ['nodes'] }],
+      notes: ['the file was left untouched'],
+    });
     expect(e.message).toBe('state.json:3:5: nodes[0].id: appears twice in nodes (the file was left untouched)');
     expect(e.field).toBe('nodes[0].id');
     const named = AllocationError.of('INVALID_CONFIG', { path: ['a', 'b'], named: true, detail: 'unknown key a.b (did you mean c?)' });

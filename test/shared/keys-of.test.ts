@@ -11,7 +11,15 @@ import { ROOT } from '../support/cli.js';
 function errorsOf(body: string): string[] {
   const file = join(ROOT, 'src', 'shared', '__keys_of_check__.ts');
   const source = `import { keysOf, type KeyShapeOf } from './validate.js';\ntype Gpu = { index: number; memoryTotal: number; memoryUsed?: number };\n${body}\n`;
-  const options: ts.CompilerOptions = { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, skipLibCheck: true, types: [] };
+  const options: ts.CompilerOptions = {
+    strict: true,
+    noEmit: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    skipLibCheck: true,
+    types: [],
+  };
   const host = ts.createCompilerHost(options);
   const read = host.getSourceFile.bind(host);
   host.getSourceFile = (name, language, onError, create) => (name === file ? ts.createSourceFile(name, source, language) : read(name, language, onError, create));
@@ -23,7 +31,9 @@ function errorsOf(body: string): string[] {
 
 describe('key lists checked against their types', () => {
   it('an exact list compiles, and keeps its keys at run time', () => {
-    expect(errorsOf("export const K = keysOf<Gpu>()(['index', 'memoryTotal', 'memoryUsed']);\nexport const S = { index: null, memoryTotal: null, memoryUsed: null } satisfies KeyShapeOf<Gpu>;")).toEqual([]);
+    expect(
+      errorsOf("export const K = keysOf<Gpu>()(['index', 'memoryTotal', 'memoryUsed']);\nexport const S = { index: null, memoryTotal: null, memoryUsed: null } satisfies KeyShapeOf<Gpu>;"),
+    ).toEqual([]);
     expect(keysOf<{ a: number; b?: string }>()(['a', 'b'])).toEqual(['a', 'b']);
   }, 30_000);
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { readInput } from '../../src/shared/validate.js';
-import { AllocationError } from '../../src/shared/errors.js';
-import { engines } from '../support/engines.js';
 import { getPreset } from '../../src/hardware/presets.js';
+import { AllocationError } from '../../src/shared/errors.js';
+import { readInput } from '../../src/shared/validate.js';
+import { engines } from '../support/engines.js';
 
 describe('readInput', () => {
   it('copies plain data and keeps __proto__ an ordinary key', () => {
@@ -15,7 +15,16 @@ describe('readInput', () => {
   });
 
   it('names the path of a getter that throws, and of a cycle', () => {
-    const bad = { links: [{ a: 0 }, { get b() { throw new Error('boom'); } }] };
+    const bad = {
+      links: [
+        { a: 0 },
+        {
+          get b() {
+            throw new Error('boom');
+          },
+        },
+      ],
+    };
     expect(() => readInput('topology', bad)).toThrow(/topology\.links\[1\]\.b: reading the value threw \(Error: boom\)/);
     const cyclic: Record<string, unknown> = { list: [] };
     (cyclic.list as unknown[]).push(cyclic);
@@ -23,7 +32,7 @@ describe('readInput', () => {
     expect(() => readInput('request', cyclic, false)).toThrow(/^list\[0\]: expected plain data/);
   });
 
-  it('copies on every call: an in-place edit between calls is read, and the copy is never the caller\'s object', () => {
+  it("copies on every call: an in-place edit between calls is read, and the copy is never the caller's object", () => {
     const topology = { gpus: 2, links: [{ a: 0, b: 1, nvlink: 2 }] };
     const first = readInput('topology', topology) as typeof topology;
     expect(first).toEqual(topology);
@@ -36,7 +45,12 @@ describe('readInput', () => {
 
   it('reads each getter exactly once per call', () => {
     let reads = 0;
-    const value = { get gpus() { reads++; return 2; } };
+    const value = {
+      get gpus() {
+        reads++;
+        return 2;
+      },
+    };
     readInput('topology', value);
     expect(reads).toBe(1);
     readInput('topology', value);

@@ -22,7 +22,10 @@ describe('JsonFileStore on a full disk and a read-only folder', () => {
     const out = JSON.parse(r.stdout);
     expect(out.filled).toBe('ENOSPC');
     const path = join(dir, 'state.json');
-    for (const [what, code, reason] of [['full', 'ENOSPC', 'the disk is full'], ['readOnly', 'EROFS', 'the file system is read-only']] as const) {
+    for (const [what, code, reason] of [
+      ['full', 'ENOSPC', 'the disk is full'],
+      ['readOnly', 'EROFS', 'the file system is read-only'],
+    ] as const) {
       const message = `cannot write ${path}: ${reason} (${code}); ${path} was left as it was (the previous state, still readable); nothing was changed`;
       expect({ what, ...out[what] }).toEqual({
         what,

@@ -21,7 +21,10 @@ await withFileLock(${JSON.stringify(file)}, () => { process.stdout.write('locked
       try {
         await new Promise<void>((done) => holder.stdout!.on('data', (c: Buffer) => c.toString().includes('locked') && done()));
         writeFileSync(`${file}.lock`, '999999\n'); // a pid some earlier process left
-        const error = await withFileLock(file, () => 'ran', { timeoutMs: 100 }).then(() => undefined, (e: unknown) => e);
+        const error = await withFileLock(file, () => 'ran', { timeoutMs: 100 }).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
         expect(error).toMatchObject({ code: 'STATE_LOCKED', message: expect.stringContaining(`${file}.lock is held by process ${holder.pid} (waited 100 ms)`) });
         expect((error as Error).message).not.toContain('999999');
       } finally {

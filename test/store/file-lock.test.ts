@@ -2,13 +2,14 @@
 // in one process or across processes; a lock file left by a dead process does not block; a live
 // holder's lock cannot be taken, whatever its lock file says; a holder killed with SIGKILL releases
 // it (the kernel does); waiting ends in STATE_LOCKED after the timeout, without running the callback.
-import { describe, expect, it } from 'vitest';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { withFileLock } from '../../src/store/file-lock.js';
+import { describe, expect, it } from 'vitest';
 import { AllocationError } from '../../src/shared/errors.js';
+import { withFileLock } from '../../src/store/file-lock.js';
 import { inTempDir, ROOT } from '../support/cli.js';
 
 const MODULE = pathToFileURL(join(ROOT, 'dist', 'src', 'store', 'file-lock.js')).href;
@@ -53,14 +54,18 @@ describe('withFileLock', () => {
       writeFileSync(file, '0');
       let inside = 0;
       let most = 0;
-      await Promise.all(Array.from({ length: 20 }, () => withFileLock(file, async () => {
-        inside++;
-        most = Math.max(most, inside);
-        const n = Number(readFileSync(file, 'utf8'));
-        await new Promise((done) => setTimeout(done, 2));
-        writeFileSync(file, String(n + 1));
-        inside--;
-      })));
+      await Promise.all(
+        Array.from({ length: 20 }, () =>
+          withFileLock(file, async () => {
+            inside++;
+            most = Math.max(most, inside);
+            const n = Number(readFileSync(file, 'utf8'));
+            await new Promise((done) => setTimeout(done, 2));
+            writeFileSync(file, String(n + 1));
+            inside--;
+          }),
+        ),
+      );
       expect(most).toBe(1);
       expect(readFileSync(file, 'utf8')).toBe('20');
       // The lock file stays (it is never deleted) and holds the last holder's pid, for messages only.
@@ -73,7 +78,15 @@ describe('withFileLock', () => {
       const file = join(dir, 'state.json');
       writeFileSync(`${file}.lock`, `${deadPid()}\n`);
       await expect(withFileLock(file, () => 42, { timeoutMs: 200 })).resolves.toBe(42);
-      await expect(withFileLock(file, () => { throw new Error('boom'); }, { timeoutMs: 200 })).rejects.toThrow('boom');
+      await expect(
+        withFileLock(
+          file,
+          () => {
+            throw new Error('boom');
+          },
+          { timeoutMs: 200 },
+        ),
+      ).rejects.toThrow('boom');
       await expect(withFileLock(file, async () => 'again', { timeoutMs: 200 })).resolves.toBe('again');
       expect(existsSync(`${file}.lock`)).toBe(true);
     });

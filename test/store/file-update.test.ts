@@ -20,11 +20,15 @@ describe('JsonFileStore.update / current', () => {
       expect(await store.current()).toBeUndefined();
       const made = await store.update((saved) => ({ value: saved, write: engine.createClusterState({ nodes: [node] }) }));
       expect(made).toBeUndefined();
-      await Promise.all(Array.from({ length: 12 }, (_, k) => JsonFileStore.open(path).update((saved) => {
-        const state = engine.restoreClusterState(saved);
-        state.commit(state.plan({ memory: G, tensorParallelSizes: [1] }).options[0], { id: `s${k}` });
-        return { value: k, write: state };
-      })));
+      await Promise.all(
+        Array.from({ length: 12 }, (_, k) =>
+          JsonFileStore.open(path).update((saved) => {
+            const state = engine.restoreClusterState(saved);
+            state.commit(state.plan({ memory: G, tensorParallelSizes: [1] }).options[0], { id: `s${k}` });
+            return { value: k, write: state };
+          }),
+        ),
+      );
       const slots = (await store.current())!.nodes[0].slots;
       expect(slots.map((s) => s.id).sort()).toEqual(Array.from({ length: 12 }, (_, k) => `s${k}`).sort());
       // Returning no state writes nothing.
@@ -47,8 +51,18 @@ describe('JsonFileStore.update / current', () => {
       const path = join(dir, 'state.json');
       const store = JsonFileStore.open(path);
       const cases: Array<[string, object]> = [
-        ['{\n  "version": 1,\n  "nextSlot": 0,\n  "nodes": []\n}\n', { position: { line: 3, column: 3 }, field: 'state.nextSlot', message: expect.stringMatching(/^.*state\.json:3:3: state\.nextSlot: expected an integer in \[1, .*\(the file was left untouched\)$/) }],
-        ['{\n  "version": 1,\n  "nextSlot": 1,\n  "nodez": []\n}\n', { position: { line: 4, column: 3 }, field: 'nodez', message: expect.stringContaining('state.json:4:3: unknown key nodez (did you mean nodes?) (the file was left untouched)') }],
+        [
+          '{\n  "version": 1,\n  "nextSlot": 0,\n  "nodes": []\n}\n',
+          {
+            position: { line: 3, column: 3 },
+            field: 'state.nextSlot',
+            message: expect.stringMatching(/^.*state\.json:3:3: state\.nextSlot: expected an integer in \[1, .*\(the file was left untouched\)$/),
+          },
+        ],
+        [
+          '{\n  "version": 1,\n  "nextSlot": 1,\n  "nodez": []\n}\n',
+          { position: { line: 4, column: 3 }, field: 'nodez', message: expect.stringContaining('state.json:4:3: unknown key nodez (did you mean nodes?) (the file was left untouched)') },
+        ],
         ['{\n  "version": 1,\n', { position: { line: 3, column: 1 }, message: expect.stringContaining('state.json:3:1: not valid JSON') }],
       ];
       for (const [text, expected] of cases) {

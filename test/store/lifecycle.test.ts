@@ -5,14 +5,14 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
-import { engines } from '../support/engines.js';
-import { makeStore, removeStoreDirs } from '../support/stores.js';
 import type { ClusterNode } from '../../src/cluster/state.js';
-import { openClusterState } from '../../src/store/stored-state.js';
-import { MemoryStore } from '../../src/store/memory.js';
+import type { PodScheduler } from '../../src/fleet/scheduler.js';
 import type { JsonFileStore } from '../../src/store/file.js';
 import { withFileLock } from '../../src/store/file-lock.js';
-import type { PodScheduler } from '../../src/fleet/scheduler.js';
+import { MemoryStore } from '../../src/store/memory.js';
+import { openClusterState } from '../../src/store/stored-state.js';
+import { engines } from '../support/engines.js';
+import { makeStore, removeStoreDirs } from '../support/stores.js';
 
 const { ts, wasm } = await engines();
 const G = 2 ** 30;
@@ -44,7 +44,7 @@ async function collected(refs: ReadonlyArray<WeakRef<object>>): Promise<boolean>
 }
 
 describe('Symbol.dispose and Symbol.asyncDispose', () => {
-  it('exist at run time as Node defines them (the keys TypeScript\'s `using` calls)', () => {
+  it("exist at run time as Node defines them (the keys TypeScript's `using` calls)", () => {
     expect(typeof Symbol.dispose).toBe('symbol');
     expect(typeof Symbol.asyncDispose).toBe('symbol');
     expect(Symbol.dispose).toBe(Symbol.for('nodejs.dispose'));
@@ -52,7 +52,10 @@ describe('Symbol.dispose and Symbol.asyncDispose', () => {
   });
 });
 
-describe.each([['ts', ts], ['wasm', wasm]] as const)('lifecycle (%s backend)', (_, engine) => {
+describe.each([
+  ['ts', ts],
+  ['wasm', wasm],
+] as const)('lifecycle (%s backend)', (_, engine) => {
   it('a pod scheduler in a `using` block is closed at its end: used afterwards, an error naming it', () => {
     const state = engine.createClusterState({ nodes: NODES });
     let outside: PodScheduler;
@@ -103,7 +106,7 @@ describe.each([['ts', ts], ['wasm', wasm]] as const)('lifecycle (%s backend)', (
   });
 });
 
-describe('AbortSignal on commitWithRetry and the stores\' waits', () => {
+describe("AbortSignal on commitWithRetry and the stores' waits", () => {
   it('commitWithRetry with an aborted signal rejects with its AbortError and commits nothing (both kinds)', async () => {
     const store = MemoryStore.create(ts, { nodes: NODES });
     const state = await openClusterState(ts, store, { replica: 0, watch: false });
@@ -117,7 +120,10 @@ describe('AbortSignal on commitWithRetry and the stores\' waits', () => {
     expect(state.listSlots()).toEqual([]);
     expect((await store.load()).state.nodes.flatMap((n) => n.slots)).toEqual([]);
     // Not a signal: an error naming the field.
-    await expect(state.commitWithRetry({ memory: G, tensorParallelSizes: [1] }, { signal: { aborted: true } as unknown as AbortSignal })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'options.signal' });
+    await expect(state.commitWithRetry({ memory: G, tensorParallelSizes: [1] }, { signal: { aborted: true } as unknown as AbortSignal })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      field: 'options.signal',
+    });
     await expect(store.commit(state.plan({ memory: G, tensorParallelSizes: [1] }).options[0], { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
   });
 

@@ -9,7 +9,7 @@ import { openClusterState } from '../../src/store/stored-state.js';
 const nodes = ['a', 'b'].map((id) => ({ id, gpus: [0, 1].map((index) => ({ index, memoryTotal: 100 })) }));
 
 describe('MemoryStore', () => {
-  it('the second of two replicas committing the same option gets CONFLICT and the winner\'s slot', async () => {
+  it("the second of two replicas committing the same option gets CONFLICT and the winner's slot", async () => {
     const engine = await createEngine({ backend: 'ts' });
     const store = MemoryStore.create(engine, { nodes });
     const one = await openClusterState(engine, store, { watch: false });
@@ -18,7 +18,10 @@ describe('MemoryStore', () => {
     const option = one.plan(request).options[0];
     expect(two.plan(request).options[0]).toEqual(option);
     expect(await one.commit(option)).toBe('slot-1');
-    const error = await two.commit(option).then(() => undefined, (e: unknown) => e);
+    const error = await two.commit(option).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(AllocationError);
     expect((error as AllocationError).code).toBe('CONFLICT');
     expect(two.toJSON().nodes).toEqual(one.toJSON().nodes);
@@ -53,7 +56,7 @@ describe('MemoryStore', () => {
     expect(none).toMatchObject({ attempts: 1, conflicts: 0, reason: { code: 'NO_VIABLE_OPTION' } });
   });
 
-  it('a watching replica sees another\'s release and stale mark; unknown slots are UNKNOWN_SLOT by name', async () => {
+  it("a watching replica sees another's release and stale mark; unknown slots are UNKNOWN_SLOT by name", async () => {
     const engine = await createEngine({ backend: 'ts' });
     const store = MemoryStore.create(engine, { nodes });
     const watching = await openClusterState(engine, store);

@@ -22,7 +22,12 @@ describe('store connection settings', () => {
     const t = await resolveTarget('postgres://urluser@url-host/urldb?service=sched&schema=s1&application_name=app', env);
     expect(t).toMatchObject({ host: 'url-host', port: 6543, user: 'urluser', database: 'urldb', schema: 's1', applicationName: 'app' });
     expect(t.display).toBe('postgres://urluser@url-host:6543/urldb (no TLS (sslmode prefer))');
-    expect(await resolveTarget('postgres://u@x/db?host=/run/pg&port=5433', none)).toMatchObject({ host: '/run/pg', port: 5433, ssl: false, display: 'postgres://u@/run/pg/.s.PGSQL.5433/db (Unix socket)' });
+    expect(await resolveTarget('postgres://u@x/db?host=/run/pg&port=5433', none)).toMatchObject({
+      host: '/run/pg',
+      port: 5433,
+      ssl: false,
+      display: 'postgres://u@/run/pg/.s.PGSQL.5433/db (Unix socket)',
+    });
     expect((await resolveTarget('postgres://u@x/db?connect_timeout=1', none)).connectTimeoutMs).toBe(2000);
     expect((await resolveTarget('', { ...none, PGCONNECT_TIMEOUT: '7' })).connectTimeoutMs).toBe(7000);
   });
@@ -73,8 +78,16 @@ describe('store connection settings', () => {
     await expect(resolveTarget('', { ...none, PGSSLMODE: 'on' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'PGSSLMODE' });
     await expect(resolveTarget('', { ...none, PGPORT: '99999' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'PGPORT' });
     await expect(resolveTarget('mysql://h/d', none)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'url' });
-    await expect(resolveTarget(`postgres://h/d?sslmode=verify-full&sslrootcert=${join(dir, 'missing.crt')}`, none)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'url.sslrootcert', message: expect.stringContaining('missing.crt') });
-    await expect(resolveTarget('postgres://h/d?service=nowhere', { ...none, PGSYSCONFDIR: dir })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'service', message: expect.stringContaining('"nowhere" is in none of') });
+    await expect(resolveTarget(`postgres://h/d?sslmode=verify-full&sslrootcert=${join(dir, 'missing.crt')}`, none)).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      field: 'url.sslrootcert',
+      message: expect.stringContaining('missing.crt'),
+    });
+    await expect(resolveTarget('postgres://h/d?service=nowhere', { ...none, PGSYSCONFDIR: dir })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      field: 'service',
+      message: expect.stringContaining('"nowhere" is in none of'),
+    });
     expect(() => parseServiceFile('[s]\nhost=a\nsslmod=x\n', 'svc.conf', 's')).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG', field: 'svc.conf:3' }));
     expect(() => parseServiceFile('[s]\njust words\n', 'svc.conf', 's')).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG', field: 'svc.conf:2' }));
     expect(parseServiceFile('[a]\nhost=x\n', 'svc.conf', 'b')).toBeUndefined();

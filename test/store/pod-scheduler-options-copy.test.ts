@@ -1,15 +1,18 @@
 // StoredClusterState.podScheduler reads its options once: a scheduler rebuilt on a reloaded copy
 // plans by the options it was given, not by what the caller's object holds by then. Both backends.
 import { describe, expect, it } from 'vitest';
-import { engines } from '../support/engines.js';
+import type { FleetPod, PodSchedulerOptions } from '../../src/index.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { openClusterState } from '../../src/store/stored-state.js';
-import type { FleetPod, PodSchedulerOptions } from '../../src/index.js';
+import { engines } from '../support/engines.js';
 
 const { wasm, ts } = await engines();
 const G = 2 ** 30;
 
-describe.each([['wasm', wasm], ['ts', ts]] as const)('stored podScheduler options (%s)', (_name, engine) => {
+describe.each([
+  ['wasm', wasm],
+  ['ts', ts],
+] as const)('stored podScheduler options (%s)', (_name, engine) => {
   it('changing the options object after podScheduler() does not reach the scheduler rebuilt by a refresh', async () => {
     const store = MemoryStore.create(engine, { nodes: ['a', 'b'].map((id) => ({ id, gpus: [{ index: 0, memoryTotal: 16 * G }], cpu: 8000, gpuModel: 'T4' })) });
     const state = await openClusterState(engine, store, { watch: false });

@@ -5,12 +5,12 @@
 // after close are errors naming the field. Memory and file stores, both backends.
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { engines } from '../support/engines.js';
-import { makeStore, removeStoreDirs } from '../support/stores.js';
 import type { ClusterNode } from '../../src/cluster/state.js';
 import type { Engine } from '../../src/engine.js';
 import { openClusterState, type StoredClusterState, type StoredPodScheduler } from '../../src/store/stored-state.js';
 import type { ClusterStore } from '../../src/store/types.js';
+import { engines } from '../support/engines.js';
+import { makeStore, removeStoreDirs } from '../support/stores.js';
 
 const { wasm, ts } = await engines();
 const G = 2 ** 30;
@@ -45,9 +45,12 @@ async function expectWithin(store: ClusterStore): Promise<void> {
 }
 
 describe.each([
-  ['memory', 'wasm', wasm], ['memory', 'ts', ts], ['file', 'wasm', wasm], ['file', 'ts', ts],
+  ['memory', 'wasm', wasm],
+  ['memory', 'ts', ts],
+  ['file', 'wasm', wasm],
+  ['file', 'ts', ts],
 ] as const)('podScheduler on a %s store (%s)', (kind, _backend, engine) => {
-  it('a stale replica\'s commitWithRetry meets CONFLICT, re-plans on the fresh node and stays current', async () => {
+  it("a stale replica's commitWithRetry meets CONFLICT, re-plans on the fresh node and stays current", async () => {
     const store = (await makeStore(kind, engine, NODES)).store;
     const one = await openClusterState(engine, store, { watch: false, replica: 0 });
     const two = await openClusterState(engine, store, { watch: false, replica: 1 });
@@ -84,36 +87,42 @@ describe.each([
   });
 
   it('random pods from two replicas: never over a node, every view current after every step', async () => {
-    const pods = fc.array(fc.record({
-      who: fc.integer({ min: 0, max: 1 }),
-      release: fc.boolean(),
-      cpu: fc.constantFrom(1000, 2000, 4000),
-      memory: fc.constantFrom(1024, 8192),
-      kind: fc.constantFrom('cpu', 'share', 'whole'),
-      milli: fc.constantFrom(250, 500, 750),
-    }), { minLength: 1, maxLength: 25 });
-    await fc.assert(fc.asyncProperty(pods, async (steps) => {
-      const store = (await makeStore(kind, engine, NODES)).store;
-      const replicas = [await openClusterState(engine, store, { watch: false, replica: 0 }), await openClusterState(engine, store, { watch: false, replica: 1 })];
-      const schedulers = replicas.map((r) => r.podScheduler({ policy: 'bestfit' }));
-      const held: string[] = [];
-      try {
-        for (const [k, s] of steps.entries()) {
-          if (s.release && held.length > 0) {
-            await replicas[s.who].release(held.shift()!);
-          } else {
-            const pod = { id: `p${k}`, cpu: s.cpu, memory: s.memory, gpus: s.kind === 'cpu' ? 0 : 1, milli: s.kind === 'cpu' ? 0 : s.kind === 'share' ? s.milli : 1000 };
-            const r = await schedulers[s.who].commitWithRetry(pod, { id: `p${k}`, attempts: 3 });
-            if (r.committed !== undefined) held.push(r.committed);
+    const pods = fc.array(
+      fc.record({
+        who: fc.integer({ min: 0, max: 1 }),
+        release: fc.boolean(),
+        cpu: fc.constantFrom(1000, 2000, 4000),
+        memory: fc.constantFrom(1024, 8192),
+        kind: fc.constantFrom('cpu', 'share', 'whole'),
+        milli: fc.constantFrom(250, 500, 750),
+      }),
+      { minLength: 1, maxLength: 25 },
+    );
+    await fc.assert(
+      fc.asyncProperty(pods, async (steps) => {
+        const store = (await makeStore(kind, engine, NODES)).store;
+        const replicas = [await openClusterState(engine, store, { watch: false, replica: 0 }), await openClusterState(engine, store, { watch: false, replica: 1 })];
+        const schedulers = replicas.map((r) => r.podScheduler({ policy: 'bestfit' }));
+        const held: string[] = [];
+        try {
+          for (const [k, s] of steps.entries()) {
+            if (s.release && held.length > 0) {
+              await replicas[s.who].release(held.shift()!);
+            } else {
+              const pod = { id: `p${k}`, cpu: s.cpu, memory: s.memory, gpus: s.kind === 'cpu' ? 0 : 1, milli: s.kind === 'cpu' ? 0 : s.kind === 'share' ? s.milli : 1000 };
+              const r = await schedulers[s.who].commitWithRetry(pod, { id: `p${k}`, attempts: 3 });
+              if (r.committed !== undefined) held.push(r.committed);
+            }
+            expectCurrent(engine, replicas[s.who], schedulers[s.who]);
           }
-          expectCurrent(engine, replicas[s.who], schedulers[s.who]);
+          await expectWithin(store);
+        } finally {
+          for (const r of replicas) await r.close();
+          await store.close();
         }
-        await expectWithin(store);
-      } finally {
-        for (const r of replicas) await r.close();
-        await store.close();
-      }
-    }), { numRuns: 15, seed: 20 });
+      }),
+      { numRuns: 15, seed: 20 },
+    );
   });
 
   it('bad options and bad retry options name the field; nothing is attached', async () => {

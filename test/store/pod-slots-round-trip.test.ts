@@ -5,10 +5,10 @@
 // Both stores, both backends.
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { type ClusterNode, stateFileText } from '../../src/cluster/state.js';
+import { openClusterState } from '../../src/store/stored-state.js';
 import { engines } from '../support/engines.js';
 import { makeStore, planPod, removeStoreDirs } from '../support/stores.js';
-import { stateFileText, type ClusterNode } from '../../src/cluster/state.js';
-import { openClusterState } from '../../src/store/stored-state.js';
 
 const { wasm, ts } = await engines();
 const G = 2 ** 30;
@@ -23,7 +23,10 @@ const NODES: ClusterNode[] = [
 afterEach(removeStoreDirs);
 
 describe.each([
-  ['memory', 'wasm', wasm], ['memory', 'ts', ts], ['file', 'wasm', wasm], ['file', 'ts', ts],
+  ['memory', 'wasm', wasm],
+  ['memory', 'ts', ts],
+  ['file', 'wasm', wasm],
+  ['file', 'ts', ts],
 ] as const)('pod slots in the %s store (%s)', (kind, _backend, engine) => {
   it('a share + CPU + host memory pod, a CPU-only pod and a host-memory-only pod round-trip with every field', async () => {
     const { store, path } = await makeStore(kind, engine, NODES);
@@ -43,7 +46,11 @@ describe.each([
     };
     const stored = (await store.load()).state;
     expect(Object.fromEntries(stored.nodes.map((n) => [n.id, n.slots]))).toEqual(expected);
-    expect(stored.nodes.map((n) => [n.cpu, n.hostMemory, n.gpuModel])).toEqual([[16_000, 64 * G, 'A100'], [8000, undefined, undefined], [undefined, undefined, undefined]]);
+    expect(stored.nodes.map((n) => [n.cpu, n.hostMemory, n.gpuModel])).toEqual([
+      [16_000, 64 * G, 'A100'],
+      [8000, undefined, undefined],
+      [undefined, undefined, undefined],
+    ]);
     // A fresh reader and the writer's own copy (updated from the store's answer) hold the same.
     const reader = await openClusterState(engine, store, { watch: false });
     for (const view of [reader, writer]) {

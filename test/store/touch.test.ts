@@ -8,7 +8,10 @@ const { ts, wasm } = await engines();
 afterEach(removeStoreDirs);
 
 describe.each(['memory', 'file'] as const)('%s store: touch and release with idleBefore', (kind) => {
-  it.each([['ts', ts], ['wasm', wasm]] as const)('on the %s backend', async (_name, engine) => {
+  it.each([
+    ['ts', ts],
+    ['wasm', wasm],
+  ] as const)('on the %s backend', async (_name, engine) => {
     const { store } = await makeStore(kind, engine, TOUCH_NODES);
     await touchScenario(engine, store);
     await store.close();

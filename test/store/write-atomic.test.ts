@@ -1,8 +1,9 @@
 // writeFileAtomic (src/store/file-lock.ts): the file shows the old text or the new one, never a mix;
 // the replaced file keeps its permissions; no temporary file is left behind, on success or failure.
-import { describe, expect, it } from 'vitest';
-import { chmodSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../../src/store/file-lock.js';
 import { inTempDir } from '../support/cli.js';
 

@@ -11,7 +11,13 @@ export const ROOT = join(import.meta.dirname, '..', '..');
 export async function cli(argv: string[], env: Record<string, string | undefined> = {}, stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
-  const code = await main(argv, { out: (t) => void (stdout += t), err: (t) => void (stderr += t), env: { ...process.env, ...env }, cwd: ROOT, ...(stdin !== undefined ? { stdin: async () => stdin } : {}) });
+  const code = await main(argv, {
+    out: (t) => void (stdout += t),
+    err: (t) => void (stderr += t),
+    env: { ...process.env, ...env },
+    cwd: ROOT,
+    ...(stdin !== undefined ? { stdin: async () => stdin } : {}),
+  });
   return { code, stdout, stderr };
 }
 

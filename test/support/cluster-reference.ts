@@ -1,9 +1,10 @@
 // The brute-force cluster plan the cluster tests compare against: every node planned alone
 // (planPlacement, no limit), merged by the documented cross-node key, top `limit`.
-import { compareNatural } from '../../src/shared/natural-order.js';
-import type { PlacementOption } from '../../src/placement/index.js';
+
 import type { ClusterPlanRequest, ClusterStateJSON } from '../../src/cluster/state.js';
 import type { Engine } from '../../src/engine.js';
+import type { PlacementOption } from '../../src/placement/index.js';
+import { compareNatural } from '../../src/shared/natural-order.js';
 
 /** Every node of `json` planned alone, merged: fewer evictions, evicted bytes, GPUs, higher score, policy metric, lower load ((memoryTotal − free) / memoryTotal), node ID, lowest indices. */
 export function referencePlan(engine: Engine, json: ClusterStateJSON, req: ClusterPlanRequest): PlacementOption[] {
@@ -22,7 +23,16 @@ export function referencePlan(engine: Engine, json: ClusterStateJSON, req: Clust
     }
   }
   const pack = req.policy === 'pack';
-  rows.sort((a, b) => a.ev - b.ev || a.bytes - b.bytes || a.o.gpus.length - b.o.gpus.length || b.o.score - a.o.score || (pack ? a.sum - b.sum : b.min - a.min)
-    || a.load - b.load || compareNatural(a.o.node!, b.o.node!) || a.o.gpus.map((g, k) => g - b.o.gpus[k]).find((d) => d !== 0)!);
+  rows.sort(
+    (a, b) =>
+      a.ev - b.ev ||
+      a.bytes - b.bytes ||
+      a.o.gpus.length - b.o.gpus.length ||
+      b.o.score - a.o.score ||
+      (pack ? a.sum - b.sum : b.min - a.min) ||
+      a.load - b.load ||
+      compareNatural(a.o.node!, b.o.node!) ||
+      a.o.gpus.map((g, k) => g - b.o.gpus[k]).find((d) => d !== 0)!,
+  );
   return rows.slice(0, req.limit ?? 16).map((r) => r.o);
 }

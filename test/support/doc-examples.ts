@@ -130,7 +130,14 @@ export function outputMatches(expected: string[], actual: string): boolean {
   const want = normalise(expected);
   const got = normalise(actual.split('\n')).join('\n');
   const pattern = want
-    .map((line) => (line === '…' ? '[^\\n]*(?:\\n[^\\n]*)*?' : line.split(/‹[^›\n]*›/).map(escapeRegExp).join('[^\\n]+?')))
+    .map((line) =>
+      line === '…'
+        ? '[^\\n]*(?:\\n[^\\n]*)*?'
+        : line
+            .split(/‹[^›\n]*›/)
+            .map(escapeRegExp)
+            .join('[^\\n]+?'),
+    )
     .join('\\n');
   return new RegExp(`^${pattern}$`).test(got);
 }

@@ -18,7 +18,14 @@ export interface BruteForce {
 /** The canonical key of an allocation: per claim, sorted `request=device` pairs. */
 export function answerKey(uses: readonly Pick<Use, 'claim' | 'request' | 'device'>[], claims: number): string {
   const parts: string[] = [];
-  for (let c = 0; c < claims; c++) parts.push(uses.filter((u) => u.claim === c).map((u) => `${u.request}=${u.device}`).sort().join(','));
+  for (let c = 0; c < claims; c++)
+    parts.push(
+      uses
+        .filter((u) => u.claim === c)
+        .map((u) => `${u.request}=${u.device}`)
+        .sort()
+        .join(','),
+    );
   return parts.join(' | ');
 }
 
@@ -51,7 +58,8 @@ export function bruteForce(request: DraAllocateRequest, limit = 200_000): BruteF
     for (const claim of world.claims) {
       const perRequest: Choice[][] = [];
       for (const r of claim.requests) {
-        const bodies: Array<[string, DeviceRequestBody & { adminAccess?: boolean }]> = r.firstAvailable.length > 0 ? r.firstAvailable.map((s) => [`${r.name}/${s.name}`, s]) : r.exactly !== undefined ? [[r.name, r.exactly]] : [];
+        const bodies: Array<[string, DeviceRequestBody & { adminAccess?: boolean }]> =
+          r.firstAvailable.length > 0 ? r.firstAvailable.map((s) => [`${r.name}/${s.name}`, s]) : r.exactly !== undefined ? [[r.name, r.exactly]] : [];
         perRequest.push(
           bodies.map(([name, body]) => {
             const candidates = world.devices.filter((d) => staticallyUsable(world, body, d) && (body.adminAccess === true || !world.allocated.has(d.id)));

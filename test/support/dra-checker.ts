@@ -3,9 +3,24 @@
 // breaks. Written from the API's documentation, not from src/dra's allocator: it shares only the
 // object readers, Quantity and the CEL selector compiler with it. Used by the scored conformance
 // test, the brute-force enumerator (dra-brute-force.ts) and the property tests.
+
+import type {
+  AllocationResult,
+  AttributeValue,
+  Device,
+  DeviceClass,
+  DeviceRequestBody,
+  DeviceTaint,
+  DeviceToleration,
+  DraAllocateRequest,
+  DraFeature,
+  Node,
+  NodeSelector,
+  ResourceClaim,
+  ResourceSlice,
+} from '../../src/dra/index.js';
 import { DEFAULT_DRA_FEATURES, readDeviceClasses, readNodes, readResourceClaims, readResourceSlices } from '../../src/dra/index.js';
-import type { AllocationResult, AttributeValue, Device, DeviceClass, DeviceRequestBody, DeviceTaint, DeviceToleration, DraAllocateRequest, DraFeature, Node, NodeSelector, ResourceClaim, ResourceSlice } from '../../src/dra/index.js';
-import { compileSelector, Quantity, type CelDevice, type CompiledSelector } from '../../src/dra/testing.js';
+import { type CelDevice, type CompiledSelector, compileSelector, Quantity } from '../../src/dra/testing.js';
 import { canonical } from './dra-upstream-table.js';
 
 /** A device the node can see, in the newest generation of a complete, valid pool. */
@@ -42,7 +57,10 @@ const ZERO = Quantity.parse('0');
 
 function selectorMatches(node: Node, selector: NodeSelector): boolean {
   return selector.nodeSelectorTerms.some((term) => {
-    const reqs = [...(term.matchExpressions ?? []).map((r) => ({ r, value: node.labels[r.key], has: r.key in node.labels })), ...(term.matchFields ?? []).map((r) => ({ r, value: node.name, has: true }))];
+    const reqs = [
+      ...(term.matchExpressions ?? []).map((r) => ({ r, value: node.labels[r.key], has: r.key in node.labels })),
+      ...(term.matchFields ?? []).map((r) => ({ r, value: node.name, has: true })),
+    ];
     if (reqs.length === 0) return false;
     return reqs.every(({ r, value, has }) => {
       const vals = r.values ?? [];
@@ -119,7 +137,8 @@ export function buildWorld(request: DraAllocateRequest): World {
     }
     for (const s of newest) {
       for (const d of s.devices) {
-        for (const use of d.consumesCounters) for (const c of Object.keys(use.counters)) if (!(sets.get(use.counterSet) !== undefined && c in (sets.get(use.counterSet) as object))) valid = features.partitionableDevices ? false : valid;
+        for (const use of d.consumesCounters)
+          for (const c of Object.keys(use.counters)) if (!(sets.get(use.counterSet) !== undefined && c in (sets.get(use.counterSet) as object))) valid = features.partitionableDevices ? false : valid;
       }
     }
     if (!valid) continue;
@@ -249,9 +268,19 @@ function attributeOf(d: WorldDevice, name: string): { kind: string; values: stri
   if (value === undefined) return undefined;
   const v = value as Record<string, unknown>;
   const ver = (s: unknown): string => String(s).split('+')[0];
-  for (const [k, kind] of [['int', 'int'], ['bool', 'bool'], ['string', 'string']] as const) if (k in v) return { kind, values: [String(v[k])], list: false };
+  for (const [k, kind] of [
+    ['int', 'int'],
+    ['bool', 'bool'],
+    ['string', 'string'],
+  ] as const)
+    if (k in v) return { kind, values: [String(v[k])], list: false };
   if ('version' in v) return { kind: 'version', values: [ver(v.version)], list: false };
-  for (const [k, kind] of [['ints', 'int'], ['bools', 'bool'], ['strings', 'string']] as const) if (k in v) return { kind, values: (v[k] as unknown[]).map(String), list: true };
+  for (const [k, kind] of [
+    ['ints', 'int'],
+    ['bools', 'bool'],
+    ['strings', 'string'],
+  ] as const)
+    if (k in v) return { kind, values: (v[k] as unknown[]).map(String), list: true };
   if ('versions' in v) return { kind: 'version', values: (v.versions as unknown[]).map(ver), list: true };
   return 'bad';
 }
@@ -286,7 +315,10 @@ export function checkUses(world: World, uses: readonly Use[]): string[] {
       const all = (body.allocationMode ?? 'ExactCount') === 'All';
       if (!all && here.length !== (body.count ?? 1)) problems.push(`claim ${claim.name}, request ${name}: ${here.length} devices, not ${body.count ?? 1}`);
       if (all) {
-        const want = world.devices.filter((d) => selected(world, body as DeviceRequestBody, d) && (!f.consumableCapacity || staticCapacityFits(body as DeviceRequestBody, d))).map((d) => d.id).sort();
+        const want = world.devices
+          .filter((d) => selected(world, body as DeviceRequestBody, d) && (!f.consumableCapacity || staticCapacityFits(body as DeviceRequestBody, d)))
+          .map((d) => d.id)
+          .sort();
         const got = here.map((u) => u.device).sort();
         if (want.length === 0 || JSON.stringify(want) !== JSON.stringify(got)) problems.push(`claim ${claim.name}, request ${name}: All needs ${want.join(',')}, got ${got.join(',')}`);
       }
@@ -324,10 +356,15 @@ export function checkUses(world: World, uses: readonly Use[]): string[] {
         continue;
       }
       if (c.matchAttribute !== undefined) {
-        const common = vs.reduce<string[] | undefined>((acc, v) => (acc === undefined ? v.values.map((x) => `${v.kind}:${x}`) : acc.filter((x) => v.values.map((y) => `${v.kind}:${y}`).includes(x))), undefined);
+        const common = vs.reduce<string[] | undefined>(
+          (acc, v) => (acc === undefined ? v.values.map((x) => `${v.kind}:${x}`) : acc.filter((x) => v.values.map((y) => `${v.kind}:${y}`).includes(x))),
+          undefined,
+        );
         if (common !== undefined && common.length === 0) problems.push(`claim ${claim.name}: matchAttribute ${attr} not met`);
       } else {
-        for (let i = 0; i < vs.length; i++) for (let j = i + 1; j < vs.length; j++) if (vs[i].kind === vs[j].kind && vs[i].values.some((x) => vs[j].values.includes(x))) problems.push(`claim ${claim.name}: distinctAttribute ${attr} not met`);
+        for (let i = 0; i < vs.length; i++)
+          for (let j = i + 1; j < vs.length; j++)
+            if (vs[i].kind === vs[j].kind && vs[i].values.some((x) => vs[j].values.includes(x))) problems.push(`claim ${claim.name}: distinctAttribute ${attr} not met`);
       }
     }
   });
@@ -380,7 +417,12 @@ export function checkUses(world: World, uses: readonly Use[]): string[] {
       add(`${d.driver}/${d.pool}`, d.device);
     }
     // Over-use left by other claims only matters in a pool where this call consumes counters.
-    const touched = new Set(uses.map((u) => world.byId.get(u.device)).filter((d) => d !== undefined && d.device.consumesCounters.length > 0).map((d) => `${(d as WorldDevice).driver}/${(d as WorldDevice).pool}`));
+    const touched = new Set(
+      uses
+        .map((u) => world.byId.get(u.device))
+        .filter((d) => d !== undefined && d.device.consumesCounters.length > 0)
+        .map((d) => `${(d as WorldDevice).driver}/${(d as WorldDevice).pool}`),
+    );
     for (const [key, q] of used) {
       const [pool, set, c] = key.split('\u0000');
       if (!touched.has(pool)) continue;
@@ -429,7 +471,8 @@ export function checkAllocation(request: DraAllocateRequest, results: readonly A
       if ((perDevice ? d.device.allNodes : d.slice.allNodes) !== true) allNodes = false;
     }
     const sel = r.nodeSelector;
-    if (local && JSON.stringify(sel) !== JSON.stringify({ nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [world.node.name] }] }] })) problems.push(`claim ${ci}: node selector ${JSON.stringify(sel)} for node-local devices`);
+    if (local && JSON.stringify(sel) !== JSON.stringify({ nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [world.node.name] }] }] }))
+      problems.push(`claim ${ci}: node selector ${JSON.stringify(sel)} for node-local devices`);
     if (!local && allNodes && sel !== undefined) problems.push(`claim ${ci}: node selector on devices of all nodes`);
     if (sel !== undefined && !selectorMatches(world.node, sel)) problems.push(`claim ${ci}: node selector does not select ${world.node.name}`);
     if (!local && !allNodes && r.devices.results.length > 0 && sel === undefined) problems.push(`claim ${ci}: node selector missing`);

@@ -4,7 +4,7 @@
 // node selection), and pods of one or two claims (counts, selectors, firstAvailable, matchAttribute,
 // admin access, consumable capacity on multi-allocatable devices).
 import fc from 'fast-check';
-import { claimObject, classObject, DRIVER, nodeObject, V1, type Obj } from './dra-objects.js';
+import { claimObject, classObject, DRIVER, nodeObject, type Obj, V1 } from './dra-objects.js';
 
 export { claimObject, V1 };
 export const GPU = DRIVER;
@@ -51,7 +51,11 @@ function nodeSlices(node: string, gpus: GpuSpec[], consumable: boolean): Obj[] {
       counterSets.push({ name: `gpu-${i}-set`, counters: { slices: { value: '4' } } });
       device.consumesCounters = [{ counterSet: `gpu-${i}-set`, counters: { slices: { value: '4' } } }];
       for (let p = 0; p < 2; p++) {
-        devices.push({ name: `gpu-${i}-part-${p}`, attributes: { type: { string: 'part' }, model: { string: g.model }, numa: { int: g.numa } }, consumesCounters: [{ counterSet: `gpu-${i}-set`, counters: { slices: { value: '2' } } }] });
+        devices.push({
+          name: `gpu-${i}-part-${p}`,
+          attributes: { type: { string: 'part' }, model: { string: g.model }, numa: { int: g.numa } },
+          consumesCounters: [{ counterSet: `gpu-${i}-set`, counters: { slices: { value: '2' } } }],
+        });
       }
     }
     devices.push(device);
@@ -67,14 +71,30 @@ function nodeSlices(node: string, gpus: GpuSpec[], consumable: boolean): Obj[] {
 function networkSlices(nodes: string[], which: { all: boolean; zone: boolean; perDevice: boolean }): Obj[] {
   const out: Obj[] = [];
   const nic = (name: string, extra: Obj = {}) => ({ name, attributes: { speed: { int: 400 } }, ...extra });
-  if (which.all) out.push({ apiVersion: V1, kind: 'ResourceSlice', metadata: { name: 'fabric' }, spec: { driver: NIC, pool: { name: 'fabric', generation: 1, resourceSliceCount: 1 }, allNodes: true, devices: [nic('nic-0'), nic('nic-1')] } });
+  if (which.all)
+    out.push({
+      apiVersion: V1,
+      kind: 'ResourceSlice',
+      metadata: { name: 'fabric' },
+      spec: { driver: NIC, pool: { name: 'fabric', generation: 1, resourceSliceCount: 1 }, allNodes: true, devices: [nic('nic-0'), nic('nic-1')] },
+    });
   if (which.zone) {
     const selector = { nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] }] };
-    out.push({ apiVersion: V1, kind: 'ResourceSlice', metadata: { name: 'zone-a' }, spec: { driver: NIC, pool: { name: 'zone-a', generation: 1, resourceSliceCount: 1 }, nodeSelector: selector, devices: [nic('nic-a')] } });
+    out.push({
+      apiVersion: V1,
+      kind: 'ResourceSlice',
+      metadata: { name: 'zone-a' },
+      spec: { driver: NIC, pool: { name: 'zone-a', generation: 1, resourceSliceCount: 1 }, nodeSelector: selector, devices: [nic('nic-a')] },
+    });
   }
   if (which.perDevice && nodes.length > 0) {
     const devices = nodes.slice(0, 2).map((n, i) => nic(`nic-${n}`, { nodeName: n, attributes: { speed: { int: 100 * (i + 1) } } }));
-    out.push({ apiVersion: V1, kind: 'ResourceSlice', metadata: { name: 'per-device' }, spec: { driver: NIC, pool: { name: 'per-device', generation: 1, resourceSliceCount: 1 }, perDeviceNodeSelection: true, devices } });
+    out.push({
+      apiVersion: V1,
+      kind: 'ResourceSlice',
+      metadata: { name: 'per-device' },
+      spec: { driver: NIC, pool: { name: 'per-device', generation: 1, resourceSliceCount: 1 }, perDeviceNodeSelection: true, devices },
+    });
   }
   return out;
 }
@@ -104,22 +124,24 @@ export const cluster = (consumable: boolean): fc.Arbitrary<RandomCluster> =>
 
 const request = (consumable: boolean): fc.Arbitrary<Obj> =>
   fc.oneof(
-    fc.record({ count: fc.integer({ min: 1, max: 3 }), h100: fc.boolean(), tolerate: fc.boolean(), admin: fc.integer({ min: 0, max: 9 }), memory: fc.constantFrom(undefined, '10Gi', '30Gi') }).map(
-      (r): Obj => {
+    fc
+      .record({ count: fc.integer({ min: 1, max: 3 }), h100: fc.boolean(), tolerate: fc.boolean(), admin: fc.integer({ min: 0, max: 9 }), memory: fc.constantFrom(undefined, '10Gi', '30Gi') })
+      .map((r): Obj => {
         const exactly: Obj = { deviceClassName: 'gpu', allocationMode: 'ExactCount', count: r.count };
         if (r.h100) exactly.selectors = [{ cel: { expression: `device.attributes["${GPU}"].model == "h100"` } }];
         if (r.tolerate) exactly.tolerations = [{ key: 'maintenance', operator: 'Exists', effect: 'NoSchedule' }];
         if (r.admin === 0) exactly.adminAccess = true;
         if (consumable && r.memory !== undefined) exactly.capacity = { requests: { memory: r.memory } };
         return { exactly };
-      },
-    ),
+      }),
     fc.integer({ min: 1, max: 2 }).map((count): Obj => ({ exactly: { deviceClassName: 'part', allocationMode: 'ExactCount', count } })),
     fc.constant<Obj>({ exactly: { deviceClassName: 'nic', allocationMode: 'ExactCount', count: 1 } }),
-    fc.constant<Obj>({ firstAvailable: [
-      { name: 'two-h100', deviceClassName: 'gpu', allocationMode: 'ExactCount', count: 2, selectors: [{ cel: { expression: `device.attributes["${GPU}"].model == "h100"` } }] },
-      { name: 'one', deviceClassName: 'gpu', allocationMode: 'ExactCount', count: 1 },
-    ] }),
+    fc.constant<Obj>({
+      firstAvailable: [
+        { name: 'two-h100', deviceClassName: 'gpu', allocationMode: 'ExactCount', count: 2, selectors: [{ cel: { expression: `device.attributes["${GPU}"].model == "h100"` } }] },
+        { name: 'one', deviceClassName: 'gpu', allocationMode: 'ExactCount', count: 1 },
+      ],
+    }),
   );
 
 /** A claim spec: one or two requests, sometimes all on one NUMA node. */
@@ -141,4 +163,3 @@ export const steps = (consumable: boolean): fc.Arbitrary<Step[]> =>
     ),
     { minLength: 1, maxLength: 14 },
   );
-

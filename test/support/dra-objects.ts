@@ -28,7 +28,13 @@ export function classObject(name: string, expressions: readonly string[] = [`dev
  */
 export function sliceObject(name: string, spec: Obj = {}, where: { node?: string; pool?: string } = {}, extra: Obj = {}): SpecObject {
   const node = where.node ?? 'node-1';
-  return { apiVersion: V1, kind: 'ResourceSlice', metadata: { name }, spec: { driver: DRIVER, pool: { name: where.pool ?? node, generation: 1, resourceSliceCount: 1 }, nodeName: node, ...spec }, ...extra };
+  return {
+    apiVersion: V1,
+    kind: 'ResourceSlice',
+    metadata: { name },
+    spec: { driver: DRIVER, pool: { name: where.pool ?? node, generation: 1, resourceSliceCount: 1 }, nodeName: node, ...spec },
+    ...extra,
+  };
 }
 
 /** A ResourceClaim with its spec (`{ devices: { requests, constraints } }`) in namespace `ns`. */

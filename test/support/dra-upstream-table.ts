@@ -3,8 +3,8 @@
 // share IDs as "set or not"; quantities by value; node selectors ignoring order.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Quantity } from '../../src/dra/testing.js';
 import type { DraAllocateRequest } from '../../src/dra/index.js';
+import { Quantity } from '../../src/dra/testing.js';
 
 export interface UpstreamCase {
   name: string;
@@ -63,7 +63,11 @@ function normalizeDeviceResult(r: Record<string, Json>): Record<string, Json> {
 export function canonical(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) => {
     if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
-      return Object.fromEntries(Object.keys(v as object).sort().map((k) => [k, (v as Record<string, unknown>)[k]]));
+      return Object.fromEntries(
+        Object.keys(v as object)
+          .sort()
+          .map((k) => [k, (v as Record<string, unknown>)[k]]),
+      );
     }
     return v;
   });
@@ -87,7 +91,8 @@ export function compareResult(actual: unknown, expected: unknown, anyOrder: bool
   const aResults = a.devices.results.map(normalizeDeviceResult).map(canonical);
   const eResults = (e.devices?.results ?? []).map(normalizeDeviceResult).map(canonical);
   if (anyOrder) {
-    if (canonical([...aResults].sort()) !== canonical([...eResults].sort())) return `device results differ:\n  got      ${aResults.join('\n           ')}\n  expected ${eResults.join('\n           ')}`;
+    if (canonical([...aResults].sort()) !== canonical([...eResults].sort()))
+      return `device results differ:\n  got      ${aResults.join('\n           ')}\n  expected ${eResults.join('\n           ')}`;
     if (a.devices.config !== undefined) return `devices.config present: ${canonical(a.devices.config)}`;
     if (a.allocationTimestamp !== undefined) return 'allocationTimestamp present';
     if (normalizeSelector(a.nodeSelector) !== normalizeSelector(e.nodeSelector)) return `nodeSelector differs: got ${canonical(a.nodeSelector)}, expected ${canonical(e.nodeSelector)}`;

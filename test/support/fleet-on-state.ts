@@ -1,12 +1,13 @@
 // Test helper: a fleet of FleetNodes as a ClusterState with an attached PodScheduler, and `place`,
 // which plans one pod and commits it (the simulator's step), answering { node index, GPU indices }.
-import type { Engine } from '../../src/engine.js';
+
 import { ClusterState } from '../../src/cluster/state.js';
-import { PodScheduler } from '../../src/fleet/scheduler.js';
-import { fleetClusterNodes } from '../../src/simulation/simulate.js';
+import type { Engine } from '../../src/engine.js';
 import { policyByName } from '../../src/fleet/policies/index.js';
-import { validateNodes, type FleetNode, type Pod } from '../../src/fleet/types.js';
+import { PodScheduler } from '../../src/fleet/scheduler.js';
+import { type FleetNode, type Pod, validateNodes } from '../../src/fleet/types.js';
 import type { TypicalPod } from '../../src/fleet/typical.js';
+import { fleetClusterNodes } from '../../src/simulation/simulate.js';
 
 export type FleetOnState = { state: ClusterState; scheduler: PodScheduler; place(pod: Pod): { node: number; gpus: number[] } | null };
 

@@ -30,7 +30,11 @@ export default function setup(): void {
   }
   // dist/ as `npm run build:ts` makes it: tsc over src, bindings and bench, then the wasm copied in.
   const sources = Math.max(...['src', 'bindings', 'bench'].map((d) => newest(join(root, d), '.ts')), statSync(join(root, 'build', 'release.wasm')).mtimeMs);
-  if (olderThan(join(root, 'dist', 'src', 'cli', 'main.js'), sources) || olderThan(join(root, 'dist', 'src', 'shared', 'validate.js'), sources) || olderThan(join(root, 'dist', 'build', 'release.wasm'), sources)) {
+  if (
+    olderThan(join(root, 'dist', 'src', 'cli', 'main.js'), sources) ||
+    olderThan(join(root, 'dist', 'src', 'shared', 'validate.js'), sources) ||
+    olderThan(join(root, 'dist', 'build', 'release.wasm'), sources)
+  ) {
     execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: root, stdio: 'inherit' });
     cpSync(join(root, 'build'), join(root, 'dist', 'build'), { recursive: true });
   }

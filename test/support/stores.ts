@@ -2,9 +2,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AllocationError } from '../../src/shared/errors.js';
 import type { ClusterNode, ClusterState } from '../../src/cluster/state.js';
 import type { Engine } from '../../src/engine.js';
+import { AllocationError } from '../../src/shared/errors.js';
 import { JsonFileStore } from '../../src/store/file.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import type { ClusterStore } from '../../src/store/types.js';

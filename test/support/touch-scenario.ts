@@ -3,8 +3,8 @@
 // idleBefore from a replica that has not seen the touch is refused (CONFLICT, nothing changed) and
 // loads the fresh slot in place; an idle slot goes.
 import { expect } from 'vitest';
-import { AllocationError } from '../../src/shared/errors.js';
 import type { Engine } from '../../src/engine.js';
+import { AllocationError } from '../../src/shared/errors.js';
 import { openClusterState } from '../../src/store/stored-state.js';
 import type { ClusterStore } from '../../src/store/types.js';
 
@@ -16,17 +16,23 @@ export const TOUCH_NOW = Date.UTC(2030, 0, 1);
 export const TOUCH_NODES = [{ id: 'n', gpus: [0, 1].map((index) => ({ index, memoryTotal: 80 * G })) }];
 
 async function codeOf(p: Promise<unknown>): Promise<string> {
-  return p.then(() => 'ok', (e: unknown) => {
-    if (e instanceof AllocationError) return `${e.code} @${e.field}`;
-    throw e;
-  });
+  return p.then(
+    () => 'ok',
+    (e: unknown) => {
+      if (e instanceof AllocationError) return `${e.code} @${e.field}`;
+      throw e;
+    },
+  );
 }
 
 /** Runs the scenario on `store` (holding TOUCH_NODES, no slots). */
 export async function touchScenario(engine: Engine, store: ClusterStore): Promise<void> {
   const a = await openClusterState(engine, store, { watch: false });
   const b = await openClusterState(engine, store, { watch: false });
-  for (const [id, gpu] of [['s0', 0], ['s1', 1]] as const) {
+  for (const [id, gpu] of [
+    ['s0', 0],
+    ['s1', 1],
+  ] as const) {
     await a.commit({ node: 'n', gpus: [gpu], memoryPerGpu: 40 * G, model: id, evict: [], score: 0 }, { id, lastActivity: TOUCH_NOW - 8 * DAY });
   }
   await b.refresh();
@@ -44,7 +50,10 @@ export async function touchScenario(engine: Engine, store: ClusterStore): Promis
   expect(await codeOf(a.release('s0', { idleBefore: gcCutoff }))).toBe('CONFLICT @options.idleBefore');
   expect(await stored()).toEqual({ s0: TOUCH_NOW, s1: TOUCH_NOW - 8 * DAY });
   // The refusal loaded the fresh slot, in its place.
-  expect(a.listSlots().map((s) => [s.id, s.lastActivity])).toEqual([['s0', TOUCH_NOW], ['s1', TOUCH_NOW - 8 * DAY]]);
+  expect(a.listSlots().map((s) => [s.id, s.lastActivity])).toEqual([
+    ['s0', TOUCH_NOW],
+    ['s1', TOUCH_NOW - 8 * DAY],
+  ]);
   await a.release('s1', { idleBefore: gcCutoff });
   expect(await stored()).toEqual({ s0: TOUCH_NOW });
 

@@ -3,11 +3,11 @@
 // for a larger input, memory growing inside a kernel call, a restart after a trap. Each step here
 // changes one of those between calls that must still answer as the ts baseline does.
 import { describe, expect, it } from 'vitest';
-import { createEngine } from '../../src/engine.js';
-import { validateTopology } from '../../src/hardware/topology.js';
-import { getPreset } from '../../src/hardware/presets.js';
-import { inventoryTopology } from '../../src/hardware/inventory.js';
 import { mixedDeviceIds, unstructuredTopology } from '../../bench/inputs.js';
+import { createEngine } from '../../src/engine.js';
+import { inventoryTopology } from '../../src/hardware/inventory.js';
+import { getPreset } from '../../src/hardware/presets.js';
+import { validateTopology } from '../../src/hardware/topology.js';
 
 const GIB = 2 ** 30;
 

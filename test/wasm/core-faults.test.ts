@@ -3,7 +3,11 @@ import { createEngine } from '../../src/engine.js';
 import { AllocationError } from '../../src/shared/errors.js';
 
 describe('WebAssembly core faults', () => {
-  for (const [kind, what] of [[0, 'unreachable'], [1, 'an out-of-bounds load'], [2, 'running out of memory']] as const) {
+  for (const [kind, what] of [
+    [0, 'unreachable'],
+    [1, 'an out-of-bounds load'],
+    [2, 'running out of memory'],
+  ] as const) {
     it(`reports ${what} as INTERNAL, re-instantiates the core, and the next call works`, async () => {
       const engine = await createEngine({ backend: 'wasm' });
       expect(engine.naturalSort(['cuda10', 'cuda2'])).toEqual(['cuda2', 'cuda10']);

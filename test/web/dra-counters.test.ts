@@ -14,7 +14,15 @@ const SAMPLE = join(import.meta.dirname, '..', '..', 'data', 'samples', 'dra', '
 const dump = splitDraDump(JSON.parse(readFileSync(SAMPLE, 'utf8')), 'cluster.json');
 const nodeNames = (dump.nodes as Array<{ metadata: { name: string } }>).map((n) => n.metadata.name);
 
-type RawSlice = { spec: { driver: string; pool: { name: string }; nodeName?: string; sharedCounters?: Array<{ name: string; counters: Record<string, { value: string }> }>; devices?: Array<{ name: string; attributes: Record<string, { string?: string }>; consumesCounters?: Array<{ counterSet: string; counters: Record<string, { value: string }> }> }> } };
+type RawSlice = {
+  spec: {
+    driver: string;
+    pool: { name: string };
+    nodeName?: string;
+    sharedCounters?: Array<{ name: string; counters: Record<string, { value: string }> }>;
+    devices?: Array<{ name: string; attributes: Record<string, { string?: string }>; consumesCounters?: Array<{ counterSet: string; counters: Record<string, { value: string }> }> }>;
+  };
+};
 const MEMORY_SLICE = /^memory-slice-(\d+)$/;
 
 /** The sample as its JSON says: counter sets (with node and memory-slice count) and devices (with the set and memory slices they take). */
@@ -26,7 +34,9 @@ function sampleFacts() {
     for (const set of s.spec.sharedCounters ?? []) sets.set(`${at}/${set.name}`, { node: s.spec.nodeName, slices: Object.keys(set.counters).filter((c) => MEMORY_SLICE.test(c)).length });
     for (const d of s.spec.devices ?? []) {
       const c = d.consumesCounters?.[0];
-      const slices = Object.keys(c?.counters ?? {}).flatMap((k) => (MEMORY_SLICE.test(k) ? [Number(MEMORY_SLICE.exec(k)![1])] : [])).sort((a, b) => a - b);
+      const slices = Object.keys(c?.counters ?? {})
+        .flatMap((k) => (MEMORY_SLICE.test(k) ? [Number(MEMORY_SLICE.exec(k)![1])] : []))
+        .sort((a, b) => a - b);
       devices.set(`${at}/${d.name}`, { node: s.spec.nodeName, profile: d.attributes.profile?.string, set: c === undefined ? undefined : `${at}/${c.counterSet}`, slices });
     }
   }
@@ -82,7 +92,12 @@ function dynamicMigSlice(): unknown {
       pool: { name: 'h100' },
       nodeName: 'h100',
       sharedCounters: [{ name: 'gpu-0', counters }],
-      devices: [...Array.from({ length: 7 }, (_, k) => device(`mig-1g-${k}`, '1g.10gb', k, 1, 1)), device('mig-3g-0', '3g.40gb', 0, 4, 3), device('mig-3g-4', '3g.40gb', 4, 4, 3), device('gpu-0', 'gpu', 0, 8, 7)],
+      devices: [
+        ...Array.from({ length: 7 }, (_, k) => device(`mig-1g-${k}`, '1g.10gb', k, 1, 1)),
+        device('mig-3g-0', '3g.40gb', 0, 4, 3),
+        device('mig-3g-4', '3g.40gb', 4, 4, 3),
+        device('gpu-0', 'gpu', 0, 8, 7),
+      ],
     },
   };
 }
@@ -97,7 +112,12 @@ describe('the GPUs of a dump', () => {
     const ranks = map.gpus.map((g) => rank(g.node));
     expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
     expect(new Set(map.gpus.map((g) => g.node))).toEqual(new Set(nodeNames));
-    expect(map.gpus.filter((g) => g.layout === 'whole').map((g) => g.key).sort()).toEqual([...wholeIds].sort());
+    expect(
+      map.gpus
+        .filter((g) => g.layout === 'whole')
+        .map((g) => g.key)
+        .sort(),
+    ).toEqual([...wholeIds].sort());
     for (const set of migSets) {
       const gpu = map.gpus.find((g) => g.key === set)!;
       expect(gpu.layout).toBe('slices');
@@ -179,7 +199,18 @@ describe('the GPUs of a dump', () => {
     const gpu = map.gpus[0];
     expect(gpu.layout).toBe('slices');
     expect(gpu.units).toBe(8);
-    expect(gpu.placements.map((p) => p.span)).toEqual([[0, 1], [1, 2], [2, 3], [3, 4], [4, 5], [5, 6], [6, 7], [0, 4], [4, 8], [0, 8]]);
+    expect(gpu.placements.map((p) => p.span)).toEqual([
+      [0, 1],
+      [1, 2],
+      [2, 3],
+      [3, 4],
+      [4, 5],
+      [5, 6],
+      [6, 7],
+      [0, 4],
+      [4, 8],
+      [0, 8],
+    ]);
     // A 1g on slice 5 takes the 3g at 4 and the whole GPU away, not the 3g at 0.
     const st = gpuStates(map, ['gpu.nvidia.com/h100/mig-1g-5']).get(gpu.key)!;
     expect(st.usedUnits).toBe(1);

@@ -51,29 +51,85 @@ describe('pcieTree', () => {
   it('never puts two GPUs under a joint farther than their own pair level, on any topology', () => {
     const levelArb = fc.constantFrom<PcieLevel>(...PCIE_LEVELS);
     fc.assert(
-      fc.property(fc.integer({ min: 2, max: 12 }).chain((n) => fc.tuple(fc.constant(n), fc.array(levelArb, { minLength: (n * (n - 1)) / 2, maxLength: (n * (n - 1)) / 2 }))), ([n, levels]) => {
-        const links: Link[] = [];
-        let k = 0;
-        for (let a = 0; a < n; a++) for (let b = a + 1; b < n; b++) links.push({ a, b, pcie: levels[k++] });
-        const tree = pcieTree(Array.from({ length: n }, (_, g) => g), links);
-        for (const l of links) expect(rank(jointLevel(tree, l.a, l.b) as PcieLevel)).toBeLessThanOrEqual(rank(l.pcie as PcieLevel));
-      }),
+      fc.property(
+        fc.integer({ min: 2, max: 12 }).chain((n) => fc.tuple(fc.constant(n), fc.array(levelArb, { minLength: (n * (n - 1)) / 2, maxLength: (n * (n - 1)) / 2 }))),
+        ([n, levels]) => {
+          const links: Link[] = [];
+          let k = 0;
+          for (let a = 0; a < n; a++) for (let b = a + 1; b < n; b++) links.push({ a, b, pcie: levels[k++] });
+          const tree = pcieTree(
+            Array.from({ length: n }, (_, g) => g),
+            links,
+          );
+          for (const l of links) expect(rank(jointLevel(tree, l.a, l.b) as PcieLevel)).toBeLessThanOrEqual(rank(l.pcie as PcieLevel));
+        },
+      ),
       { numRuns: 300, seed: 7 },
     );
   });
 
   it('draws the 8-GPU PCIe preset as two NUMA nodes of two switches of two GPUs, and DGX-1 by its PCIe levels', () => {
     const l40s = getPreset('8x-l40s-pcie');
-    const tree = pcieTree(l40s.gpus.map((g) => g.index), l40s.links);
+    const tree = pcieTree(
+      l40s.gpus.map((g) => g.index),
+      l40s.links,
+    );
     expect(tree).toEqual({
-      kind: 'joint', level: 'SYS', children: [
-        { kind: 'joint', level: 'NODE', children: [{ kind: 'joint', level: 'PIX', children: [{ kind: 'gpu', gpu: 0 }, { kind: 'gpu', gpu: 1 }] }, { kind: 'joint', level: 'PIX', children: [{ kind: 'gpu', gpu: 2 }, { kind: 'gpu', gpu: 3 }] }] },
-        { kind: 'joint', level: 'NODE', children: [{ kind: 'joint', level: 'PIX', children: [{ kind: 'gpu', gpu: 4 }, { kind: 'gpu', gpu: 5 }] }, { kind: 'joint', level: 'PIX', children: [{ kind: 'gpu', gpu: 6 }, { kind: 'gpu', gpu: 7 }] }] },
+      kind: 'joint',
+      level: 'SYS',
+      children: [
+        {
+          kind: 'joint',
+          level: 'NODE',
+          children: [
+            {
+              kind: 'joint',
+              level: 'PIX',
+              children: [
+                { kind: 'gpu', gpu: 0 },
+                { kind: 'gpu', gpu: 1 },
+              ],
+            },
+            {
+              kind: 'joint',
+              level: 'PIX',
+              children: [
+                { kind: 'gpu', gpu: 2 },
+                { kind: 'gpu', gpu: 3 },
+              ],
+            },
+          ],
+        },
+        {
+          kind: 'joint',
+          level: 'NODE',
+          children: [
+            {
+              kind: 'joint',
+              level: 'PIX',
+              children: [
+                { kind: 'gpu', gpu: 4 },
+                { kind: 'gpu', gpu: 5 },
+              ],
+            },
+            {
+              kind: 'joint',
+              level: 'PIX',
+              children: [
+                { kind: 'gpu', gpu: 6 },
+                { kind: 'gpu', gpu: 7 },
+              ],
+            },
+          ],
+        },
       ],
     });
     for (const name of ['8x-l40s-pcie', 'dgx1-volta']) {
       const inv = getPreset(name);
-      const t = pcieTree(inv.gpus.map((g) => g.index), inv.links);
+      const t = pcieTree(
+        inv.gpus.map((g) => g.index),
+        inv.links,
+      );
       for (const l of inv.links) expect(jointLevel(t, l.a, l.b)).toBe(l.pcie);
     }
   });

@@ -47,7 +47,10 @@ describe('the page planner', () => {
     expect(p.duplicateNode('dgx-a100-1')).toBe('dgx-a100-3');
     p.removeNode('dgx-a100-2');
     expect(p.nodes()).toEqual(['dgx-a100-1', 'dgx-a100-3', '8x-l40s-pcie-1'].map((id) => ({ slots: [], ...nodeFromInventory(getPreset(id.replace(/-\d+$/, '')), { id }) })));
-    expect(p.typeCounts()).toEqual([{ label: 'dgx-a100', count: 2 }, { label: '8x-l40s-pcie', count: 1 }]);
+    expect(p.typeCounts()).toEqual([
+      { label: 'dgx-a100', count: 2 },
+      { label: '8x-l40s-pcie', count: 1 },
+    ]);
     expect(() => p.addNodes('preset:nope', 1)).toThrow(/machine type: "preset:nope" is not known/);
     expect(() => p.addNodes('preset:dgx-a100', 0)).toThrow(/count: expected a whole number/);
     expect(p.nodes().length).toBe(3);

@@ -62,7 +62,9 @@ export interface GpuState {
   placement: ReadonlyMap<string, 'used' | 'free' | 'blocked'>;
 }
 
-type RawSlice = { spec?: { driver?: string; pool?: { name?: string }; nodeName?: string; sharedCounters?: Array<{ name: string; counters?: Record<string, { value?: string }> }>; devices?: RawDevice[] } };
+type RawSlice = {
+  spec?: { driver?: string; pool?: { name?: string }; nodeName?: string; sharedCounters?: Array<{ name: string; counters?: Record<string, { value?: string }> }>; devices?: RawDevice[] };
+};
 type RawDevice = { name: string; attributes?: Record<string, Record<string, unknown>>; consumesCounters?: Array<{ counterSet: string; counters?: Record<string, { value?: string }> }> };
 
 /** A counter's value as a number (plain integers and Kubernetes suffixes; anything else counts 0). */
@@ -115,7 +117,8 @@ export function readGpus(slices: readonly unknown[], nodes: readonly string[]): 
     for (const d of spec.devices ?? []) {
       const id = `${spec.driver}/${spec.pool?.name}/${d.name}`;
       const consumes = new Map<string, Consumption>();
-      for (const c of d.consumesCounters ?? []) consumes.set(`${spec.driver}/${spec.pool?.name}/${c.counterSet}`, new Map(Object.entries(c.counters ?? {}).map(([k, v]) => [k, counterValue(v.value)] as const)));
+      for (const c of d.consumesCounters ?? [])
+        consumes.set(`${spec.driver}/${spec.pool?.name}/${c.counterSet}`, new Map(Object.entries(c.counters ?? {}).map(([k, v]) => [k, counterValue(v.value)] as const)));
       const first = d.consumesCounters?.[0];
       const setKey = first === undefined ? undefined : `${spec.driver}/${spec.pool?.name}/${first.counterSet}`;
       const set = setKey === undefined ? undefined : sets.get(setKey);
@@ -129,7 +132,16 @@ export function readGpus(slices: readonly unknown[], nodes: readonly string[]): 
           gpu =
             slices.length > 0
               ? { key: setKey, node: set.node, name: set.name, layout: 'slices', units: slices.length, barCounters: slices, capacity: set.capacity, placements: [] }
-              : { key: setKey, node: set.node, name: set.name, layout: 'amount', units: bar === undefined ? 1 : (set.capacity.get(bar) ?? 1), barCounters: bar === undefined ? [] : [bar], capacity: set.capacity, placements: [] };
+              : {
+                  key: setKey,
+                  node: set.node,
+                  name: set.name,
+                  layout: 'amount',
+                  units: bar === undefined ? 1 : (set.capacity.get(bar) ?? 1),
+                  barCounters: bar === undefined ? [] : [bar],
+                  capacity: set.capacity,
+                  placements: [],
+                };
           gpus.set(setKey, gpu);
         }
       } else {

@@ -39,7 +39,10 @@ function selectValue(testid: string): string {
   return byTestId<HTMLSelectElement>(testid).value;
 }
 
-for (const [testid, options] of [['dra-mode', DRA_MODES], ['dra-node-score', NODE_SCORES]] as const) {
+for (const [testid, options] of [
+  ['dra-mode', DRA_MODES],
+  ['dra-node-score', NODE_SCORES],
+] as const) {
   byTestId(testid).append(...options.map((o) => h('option', { value: o }, o)));
 }
 
@@ -71,7 +74,9 @@ function initialRows(dump: DraDump): Row[] {
     if (c.allocation === undefined) return { claim: c.label, state: 'pending' };
     // Where a held claim runs: the node of the (node-local) slice of its first device.
     const d = c.allocation.devices.results[0];
-    const slice = (dump.slices as Slice[]).find((s) => s.spec.driver === d?.driver && s.spec.pool.name === d.pool && s.spec.nodeName !== undefined && (s.spec.devices ?? []).some((x) => x.name === d.device));
+    const slice = (dump.slices as Slice[]).find(
+      (s) => s.spec.driver === d?.driver && s.spec.pool.name === d.pool && s.spec.nodeName !== undefined && (s.spec.devices ?? []).some((x) => x.name === d.device),
+    );
     return { claim: c.label, state: 'held', node: slice?.spec.nodeName, allocation: c.allocation };
   });
 }
@@ -102,15 +107,27 @@ async function load(files: Array<{ name: string; text: () => Promise<string> }>)
   }
   const nodes = merged.nodes as Named[];
   state.dump = merged;
-  state.nodeLabels = new Map(nodes.map((n) => [n.metadata.name, Object.entries(n.metadata.labels ?? {}).filter(([k]) => !k.startsWith('kubernetes.io/')).map(([k, v]) => `${k}=${v}`).join(' ')]));
-  state.map = readGpus(merged.slices, nodes.map((n) => n.metadata.name));
+  state.nodeLabels = new Map(
+    nodes.map((n) => [
+      n.metadata.name,
+      Object.entries(n.metadata.labels ?? {})
+        .filter(([k]) => !k.startsWith('kubernetes.io/'))
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' '),
+    ]),
+  );
+  state.map = readGpus(
+    merged.slices,
+    nodes.map((n) => n.metadata.name),
+  );
   state.rows = initialRows(merged);
   state.replay = undefined;
   worker?.terminate();
   worker = undefined;
   byTestId('dra-replay').hidden = true;
   const pendingCount = state.rows.filter((r) => r.state === 'pending').length;
-  byTestId('dra-loaded').textContent = `${files.map((f) => f.name).join(', ')}: ${merged.nodes.length} nodes, ${merged.slices.length} slices, ${merged.classes.length} classes, ${merged.claims.length} claims (${pendingCount} pending)`;
+  byTestId('dra-loaded').textContent =
+    `${files.map((f) => f.name).join(', ')}: ${merged.nodes.length} nodes, ${merged.slices.length} slices, ${merged.classes.length} classes, ${merged.claims.length} claims (${pendingCount} pending)`;
   for (const testid of ['dra-schedule', 'dra-replay-run']) byTestId<HTMLButtonElement>(testid).disabled = false;
   for (const testid of ['dra-status', 'dra-replay-status']) {
     byTestId(testid).textContent = '';

@@ -59,7 +59,12 @@ function gpusTaken(map: GpuMap, devices: Iterable<string>): number {
 
 /** A claim object of the stream: the template's spec under a new name, with no status. */
 function copyClaim(template: RawClaim, name: string): RawClaim {
-  return { apiVersion: template.apiVersion ?? 'resource.k8s.io/v1', kind: 'ResourceClaim', metadata: { name, ...(template.metadata.namespace !== undefined ? { namespace: template.metadata.namespace } : {}) }, spec: JSON.parse(JSON.stringify(template.spec ?? {})) as unknown };
+  return {
+    apiVersion: template.apiVersion ?? 'resource.k8s.io/v1',
+    kind: 'ResourceClaim',
+    metadata: { name, ...(template.metadata.namespace !== undefined ? { namespace: template.metadata.namespace } : {}) },
+    spec: JSON.parse(JSON.stringify(template.spec ?? {})) as unknown,
+  };
 }
 
 /**
@@ -85,7 +90,10 @@ export function claimStream(engine: Engine, dump: DraDump, map: GpuMap, seed: nu
       size = 0;
       if (r.reason === undefined) {
         probe.release(claim);
-        size = gpusTaken(map, r.results.flatMap((a) => a.devices.results.map((d) => `${d.driver}/${d.pool}/${d.device}`)));
+        size = gpusTaken(
+          map,
+          r.results.flatMap((a) => a.devices.results.map((d) => `${d.driver}/${d.pool}/${d.device}`)),
+        );
       }
       sizeOf.set(spec, size);
     }

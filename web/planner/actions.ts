@@ -92,7 +92,11 @@ export function planModel(page: Page): void {
   const timed = scope === 'node' ? p.planNode(request) : p.planCluster(request);
   page.state.decision = { kind: 'model', scope, label, memory, timed, selected: 0 };
   const best = timed.value.options[0];
-  page.log(scope === 'node' ? 'planPlacement' : 'state.plan', timed, best ? `${plural(timed.value.options.length, 'option')}; best ${best.node !== undefined ? `${best.node} ` : ''}GPUs ${best.gpus.join(',')}` : 'no viable option');
+  page.log(
+    scope === 'node' ? 'planPlacement' : 'state.plan',
+    timed,
+    best ? `${plural(timed.value.options.length, 'option')}; best ${best.node !== undefined ? `${best.node} ` : ''}GPUs ${best.gpus.join(',')}` : 'no viable option',
+  );
   page.render();
 }
 

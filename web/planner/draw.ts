@@ -138,7 +138,23 @@ export function drawNode(inventory: Inventory, overlay: Overlay): SVGSVGElement 
     const style = linkStyle({ a: 0, b: 1, nvlink: fabric });
     for (const card of cards.values()) {
       const hot = chosen.has(card.gpu.index) && chosen.size > 1;
-      const spoke = s('line', { x1: cx, y1: cy, x2: card.x, y2: card.y, stroke: hot ? '#2563eb' : style.stroke, 'stroke-width': style.width, 'stroke-linecap': 'round', opacity: hot ? 0.95 : 0.55, 'data-testid': 'switch-spoke', 'data-gpu': card.gpu.index, 'data-nvlink': fabric }, hot ? hotLayer : linkLayer);
+      const spoke = s(
+        'line',
+        {
+          x1: cx,
+          y1: cy,
+          x2: card.x,
+          y2: card.y,
+          stroke: hot ? '#2563eb' : style.stroke,
+          'stroke-width': style.width,
+          'stroke-linecap': 'round',
+          opacity: hot ? 0.95 : 0.55,
+          'data-testid': 'switch-spoke',
+          'data-gpu': card.gpu.index,
+          'data-nvlink': fabric,
+        },
+        hot ? hotLayer : linkLayer,
+      );
       title(spoke, `GPU ${card.gpu.index} ↔ NVSwitch: NV${fabric} to every other GPU`);
     }
     const hub = s('g', { 'data-testid': 'nvswitch', 'data-nvlink': fabric }, svg);
@@ -154,7 +170,26 @@ export function drawNode(inventory: Inventory, overlay: Overlay): SVGSVGElement 
     if (fabric !== undefined && style.kind === 'nvlink') continue;
     const hot = chosen.has(link.a) && chosen.has(link.b) && fabric === undefined;
     if (style.kind === 'pcie') continue;
-    const line = s('line', { x1: a.x, y1: a.y, x2: b.x, y2: b.y, stroke: hot ? '#2563eb' : style.stroke, 'stroke-width': style.width, 'stroke-dasharray': style.dash, 'stroke-linecap': 'round', opacity: hot ? 0.95 : style.kind === 'nvlink' ? 0.55 : 0.7, 'data-testid': 'link', 'data-a': link.a, 'data-b': link.b, 'data-nvlink': link.nvlink ?? 0, 'data-pcie': link.pcie ?? '' }, hot ? hotLayer : linkLayer);
+    const line = s(
+      'line',
+      {
+        x1: a.x,
+        y1: a.y,
+        x2: b.x,
+        y2: b.y,
+        stroke: hot ? '#2563eb' : style.stroke,
+        'stroke-width': style.width,
+        'stroke-dasharray': style.dash,
+        'stroke-linecap': 'round',
+        opacity: hot ? 0.95 : style.kind === 'nvlink' ? 0.55 : 0.7,
+        'data-testid': 'link',
+        'data-a': link.a,
+        'data-b': link.b,
+        'data-nvlink': link.nvlink ?? 0,
+        'data-pcie': link.pcie ?? '',
+      },
+      hot ? hotLayer : linkLayer,
+    );
     title(line, `GPU ${link.a} ↔ GPU ${link.b}: ${(link.nvlink ?? 0) > 0 ? `${link.nvlink} NVLink${link.nvlink === 1 ? '' : 's'}, ` : ''}PCIe ${link.pcie ?? 'unknown'}`);
   }
 
@@ -171,7 +206,17 @@ export function drawNode(inventory: Inventory, overlay: Overlay): SVGSVGElement 
   const small = n > 16;
   // Evicted slots are drawn last, so what stays is one run from the left and the planned share sits on it.
   const evictedLast = (x: { w: Workload }): number => (x.w.slotId !== undefined && overlay.evict.has(x.w.slotId) ? 1 : 0);
-  for (const card of cards.values()) drawCard(svg, card, L.w, L.h, small, [...(used.get(card.gpu.index) ?? [])].sort((a, b) => evictedLast(a) - evictedLast(b)), overlay, chosen);
+  for (const card of cards.values())
+    drawCard(
+      svg,
+      card,
+      L.w,
+      L.h,
+      small,
+      [...(used.get(card.gpu.index) ?? [])].sort((a, b) => evictedLast(a) - evictedLast(b)),
+      overlay,
+      chosen,
+    );
   return svg;
 }
 
@@ -181,10 +226,36 @@ function drawCard(svg: SVGSVGElement, card: Card, w: number, h: number, small: b
   const rejection = overlay.rejected.get(gpu.index);
   const x0 = card.x - w / 2;
   const y0 = card.y - h / 2;
-  const g = s('g', { class: `gpu-card${isChosen ? ' chosen' : ''}${gpu.lost === true ? ' lost' : ''}`, 'data-testid': 'gpu-card', 'data-gpu': gpu.index, 'data-chosen': String(isChosen), 'data-rejected': rejection?.code ?? '' }, svg);
-  title(g, `GPU ${gpu.index}: ${gpu.name ?? ''}${gpu.uuid ? `\n${gpu.uuid}` : ''}${gpu.pciBusId ? `\nPCI ${gpu.pciBusId}` : ''}${gpu.numaNode !== undefined ? `, NUMA ${gpu.numaNode}` : ''}${rejection ? `\n${rejection.code}: ${rejection.message}` : ''}`);
+  const g = s(
+    'g',
+    {
+      class: `gpu-card${isChosen ? ' chosen' : ''}${gpu.lost === true ? ' lost' : ''}`,
+      'data-testid': 'gpu-card',
+      'data-gpu': gpu.index,
+      'data-chosen': String(isChosen),
+      'data-rejected': rejection?.code ?? '',
+    },
+    svg,
+  );
+  title(
+    g,
+    `GPU ${gpu.index}: ${gpu.name ?? ''}${gpu.uuid ? `\n${gpu.uuid}` : ''}${gpu.pciBusId ? `\nPCI ${gpu.pciBusId}` : ''}${gpu.numaNode !== undefined ? `, NUMA ${gpu.numaNode}` : ''}${rejection ? `\n${rejection.code}: ${rejection.message}` : ''}`,
+  );
   if (isChosen) s('rect', { x: x0 - 5, y: y0 - 5, width: w + 10, height: h + 10, rx: 12, fill: 'none', stroke: '#2563eb', 'stroke-opacity': 0.25, 'stroke-width': 8 }, g);
-  s('rect', { x: x0, y: y0, width: w, height: h, rx: 9, fill: gpu.lost === true ? '#fbeaea' : '#ffffff', stroke: isChosen ? '#2563eb' : rejection ? '#d64545' : '#c9d2dd', 'stroke-width': isChosen ? 2.5 : 1.2 }, g);
+  s(
+    'rect',
+    {
+      x: x0,
+      y: y0,
+      width: w,
+      height: h,
+      rx: 9,
+      fill: gpu.lost === true ? '#fbeaea' : '#ffffff',
+      stroke: isChosen ? '#2563eb' : rejection ? '#d64545' : '#c9d2dd',
+      'stroke-width': isChosen ? 2.5 : 1.2,
+    },
+    g,
+  );
   const pad = small ? 6 : 10;
   const fs = small ? 10 : 13;
   text(g, x0 + pad, y0 + pad + fs - 2, `GPU ${gpu.index}`, { class: 'gpu-title', 'font-size': fs, 'font-weight': 600 });
@@ -199,7 +270,21 @@ function drawCard(svg: SVGSVGElement, card: Card, w: number, h: number, small: b
   let usedBytes = 0;
   const othersAt = overlay.others.get(gpu.index) ?? 0;
   if (othersAt > 0) {
-    const seg = s('rect', { x: barX, y: barY, width: total > 0 ? (barW * Math.min(othersAt, total)) / total : 0, height: barH, fill: 'url(#others-hatch)', stroke: '#ffffff', 'stroke-width': 0.75, 'data-testid': 'memory-others', 'data-bytes': othersAt }, bar);
+    const seg = s(
+      'rect',
+      {
+        x: barX,
+        y: barY,
+        width: total > 0 ? (barW * Math.min(othersAt, total)) / total : 0,
+        height: barH,
+        fill: 'url(#others-hatch)',
+        stroke: '#ffffff',
+        'stroke-width': 0.75,
+        'data-testid': 'memory-others',
+        'data-bytes': othersAt,
+      },
+      bar,
+    );
     title(seg, `${OTHERS_LABEL}: ${formatBytes(othersAt)} (never evicted)`);
     usedBytes += othersAt;
   }
@@ -207,7 +292,24 @@ function drawCard(svg: SVGSVGElement, card: Card, w: number, h: number, small: b
     const sw = total > 0 ? (barW * part.bytes) / total : 0;
     const xs = barX + (total > 0 ? (barW * usedBytes) / total : 0);
     const evicted = part.w.slotId !== undefined && overlay.evict.has(part.w.slotId);
-    const seg = s('rect', { x: xs, y: barY, width: Math.max(sw, 0), height: barH, fill: evicted ? 'url(#evict-hatch)' : workloadColor(part.w.color), opacity: part.w.stale === true && !evicted ? 0.4 : 1, stroke: evicted ? '#d64545' : '#ffffff', 'stroke-width': evicted ? 1.2 : 0.75, 'data-testid': 'memory-segment', 'data-slot': part.w.slotId ?? '', 'data-evicted': String(evicted), 'data-stale': String(part.w.stale === true) }, bar);
+    const seg = s(
+      'rect',
+      {
+        x: xs,
+        y: barY,
+        width: Math.max(sw, 0),
+        height: barH,
+        fill: evicted ? 'url(#evict-hatch)' : workloadColor(part.w.color),
+        opacity: part.w.stale === true && !evicted ? 0.4 : 1,
+        stroke: evicted ? '#d64545' : '#ffffff',
+        'stroke-width': evicted ? 1.2 : 0.75,
+        'data-testid': 'memory-segment',
+        'data-slot': part.w.slotId ?? '',
+        'data-evicted': String(evicted),
+        'data-stale': String(part.w.stale === true),
+      },
+      bar,
+    );
     title(seg, `${part.w.label} (${part.w.slotId ?? part.w.id})${evicted ? ' · evicted by the selected option' : part.w.stale === true ? ' (stale: may be evicted)' : ''}: ${formatBytes(part.bytes)}`);
     usedBytes += part.bytes;
   }
@@ -220,8 +322,21 @@ function drawCard(svg: SVGSVGElement, card: Card, w: number, h: number, small: b
   }
   const free = total - usedBytes;
   // Free memory sits on the title row; used / total under the bar (the model name is in the tooltip and the node title).
-  text(g, x0 + w - pad, y0 + pad + fs - 2, `${formatBytes(Math.max(free, 0))} free`, { 'font-size': small ? 8 : 11, fill: free <= 0 ? '#d64545' : '#4b5a6b', 'text-anchor': 'end', 'font-weight': 500, 'data-testid': 'memory-free', 'data-free': free });
-  text(g, barX, barY + barH + (small ? 10 : 14), `${formatBytes(usedBytes)} / ${formatBytes(total)} used`, { 'font-size': small ? 8 : 11, fill: '#5b6776', 'data-testid': 'memory-text', 'data-used': usedBytes, 'data-total': total });
+  text(g, x0 + w - pad, y0 + pad + fs - 2, `${formatBytes(Math.max(free, 0))} free`, {
+    'font-size': small ? 8 : 11,
+    fill: free <= 0 ? '#d64545' : '#4b5a6b',
+    'text-anchor': 'end',
+    'font-weight': 500,
+    'data-testid': 'memory-free',
+    'data-free': free,
+  });
+  text(g, barX, barY + barH + (small ? 10 : 14), `${formatBytes(usedBytes)} / ${formatBytes(total)} used`, {
+    'font-size': small ? 8 : 11,
+    fill: '#5b6776',
+    'data-testid': 'memory-text',
+    'data-used': usedBytes,
+    'data-total': total,
+  });
 
   // MIG slices (always), or time-sliced replicas (when the replica view is on).
   const rowY = barY + barH + (small ? 16 : 24);
@@ -236,7 +351,23 @@ function drawCard(svg: SVGSVGElement, card: Card, w: number, h: number, small: b
       const sw = Math.max((barW * m.memoryTotal) / scale - 2, 3);
       const holder = overlay.replicas?.holder.get(m.uuid);
       const picked = overlay.replicas?.chosen.has(m.uuid) ?? false;
-      const r = s('rect', { x: xs, y: rowY, width: sw, height: rowH, rx: 2, fill: holder ? workloadColor(holder.color) : picked ? '#dbe7ff' : '#f4f7fa', stroke: picked ? '#2563eb' : '#9fb0c3', 'stroke-width': picked ? 2 : 1, 'data-testid': 'mig-slice', 'data-uuid': m.uuid, 'data-chosen': String(picked) }, mig);
+      const r = s(
+        'rect',
+        {
+          x: xs,
+          y: rowY,
+          width: sw,
+          height: rowH,
+          rx: 2,
+          fill: holder ? workloadColor(holder.color) : picked ? '#dbe7ff' : '#f4f7fa',
+          stroke: picked ? '#2563eb' : '#9fb0c3',
+          'stroke-width': picked ? 2 : 1,
+          'data-testid': 'mig-slice',
+          'data-uuid': m.uuid,
+          'data-chosen': String(picked),
+        },
+        mig,
+      );
       title(r, `${m.profile} (${formatBytes(m.memoryTotal)})${holder ? ` · ${holder.label}` : ''}\n${m.uuid}`);
       if (!small && sw > 26) text(mig, xs + sw / 2, rowY + rowH - 4, m.profile.replace(/\.\d+gb$/, ''), { 'font-size': 9, 'text-anchor': 'middle', fill: '#334155' });
       xs += sw + 2;
@@ -247,7 +378,23 @@ function drawCard(svg: SVGSVGElement, card: Card, w: number, h: number, small: b
     replicaIds.forEach((id, k) => {
       const holder = overlay.replicas?.holder.get(id);
       const picked = overlay.replicas?.chosen.has(id) ?? false;
-      const r = s('rect', { x: barX + k * (size + 2), y: rowY, width: size, height: size, rx: 2, fill: holder ? workloadColor(holder.color) : picked ? '#dbe7ff' : '#f4f7fa', stroke: picked ? '#2563eb' : '#9fb0c3', 'stroke-width': picked ? 2 : 1, 'data-testid': 'replica', 'data-id': id, 'data-chosen': String(picked) }, row);
+      const r = s(
+        'rect',
+        {
+          x: barX + k * (size + 2),
+          y: rowY,
+          width: size,
+          height: size,
+          rx: 2,
+          fill: holder ? workloadColor(holder.color) : picked ? '#dbe7ff' : '#f4f7fa',
+          stroke: picked ? '#2563eb' : '#9fb0c3',
+          'stroke-width': picked ? 2 : 1,
+          'data-testid': 'replica',
+          'data-id': id,
+          'data-chosen': String(picked),
+        },
+        row,
+      );
       title(r, `${id}${holder ? ` · ${holder.label}` : ''}`);
     });
   }

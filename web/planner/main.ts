@@ -85,7 +85,8 @@ function render(): void {
   }
   const status = byTestId('engine-status');
   status.dataset.backend = p.backend;
-  status.textContent = p.backend === 'wasm' ? `engine ready · wasm backend (${p.engines.wasm?.memoryPages() ?? 0} pages)` : `engine ready · ts backend${p.engines.wasm === undefined ? ' (wasm failed to load)' : ''}`;
+  status.textContent =
+    p.backend === 'wasm' ? `engine ready · wasm backend (${p.engines.wasm?.memoryPages() ?? 0} pages)` : `engine ready · ts backend${p.engines.wasm === undefined ? ' (wasm failed to load)' : ''}`;
   if (p.selected !== undefined && !p.hasNode(p.selected)) p.selected = p.nodes()[0]?.id;
   for (const b of document.querySelectorAll<HTMLButtonElement>('[data-view]')) {
     b.classList.toggle('active', b.dataset.view === state.view);
@@ -131,13 +132,23 @@ function wire(): void {
   window.addEventListener('error', (e) => showError(e.error ?? e.message, 'unexpected error'));
   window.addEventListener('unhandledrejection', (e) => showError(e.reason, 'unexpected error'));
   byTestId('view-switcher').replaceChildren(...VIEWS.map((v) => h('button', { type: 'button', class: 'seg', 'data-view': v.id, 'data-testid': `view-${v.id}` }, v.label)));
-  for (const b of document.querySelectorAll<HTMLButtonElement>('[data-view]')) b.addEventListener('click', page.guard('view', () => act.setView(page, b.dataset.view as string)));
+  for (const b of document.querySelectorAll<HTMLButtonElement>('[data-view]'))
+    b.addEventListener(
+      'click',
+      page.guard('view', () => act.setView(page, b.dataset.view as string)),
+    );
   select('add-type').addEventListener('change', describeType);
   onSubmit('add-form', 'add nodes', act.addNodes);
   onFile('inventory-file', 'inventory file', (file) => act.loadInventoryFile(page, file));
   onFile('import-state', 'import state', (file) => act.importState(page, file));
-  byTestId('export-state').addEventListener('click', page.guard('export state', () => act.exportState(page)));
-  byTestId('clear-cluster').addEventListener('click', page.guard('clear cluster', () => act.clearCluster(page)));
+  byTestId('export-state').addEventListener(
+    'click',
+    page.guard('export state', () => act.exportState(page)),
+  );
+  byTestId('clear-cluster').addEventListener(
+    'click',
+    page.guard('clear cluster', () => act.clearCluster(page)),
+  );
   byTestId('cluster-view').addEventListener('click', (e) => void page.guard('node', () => act.tileAction(page, e))());
   byTestId('cluster-view').addEventListener('keydown', (e) => {
     const target = e.target as HTMLElement;
@@ -155,7 +166,10 @@ function wire(): void {
       throw error;
     }
   });
-  byTestId('reset-node').addEventListener('click', page.guard('clear', () => act.releaseAll(page)));
+  byTestId('reset-node').addEventListener(
+    'click',
+    page.guard('clear', () => act.releaseAll(page)),
+  );
   for (const b of document.querySelectorAll<HTMLButtonElement>('[data-backend]')) {
     b.addEventListener(
       'click',
@@ -190,7 +204,8 @@ async function start(): Promise<void> {
   input('gguf-context').value = String(DEFAULT_CONTEXT_LENGTH); // one default everywhere (API, CLI, page)
   const presets = listPresets();
   const addPresets = (): void => {
-    for (const preset of presets) if (planner.machineType(`preset:${preset.name}`) === undefined) planner.addType(`preset:${preset.name}`, preset.name, getPreset(preset.name), `preset ${preset.name}`);
+    for (const preset of presets)
+      if (planner.machineType(`preset:${preset.name}`) === undefined) planner.addType(`preset:${preset.name}`, preset.name, getPreset(preset.name), `preset ${preset.name}`);
   };
   addPresets();
   let restored = false;

@@ -174,7 +174,8 @@ export class Planner {
     const type = this.types.get(typeKey);
     if (type === undefined) throw new Error(`machine type: ${JSON.stringify(typeKey)} is not known; pick a preset or load an inventory first`);
     const current = this.state.toJSON().nodes;
-    if (!Number.isInteger(count) || count < 1 || current.length + count > LIMITS.maxNodes) throw new Error(`count: expected a whole number from 1 to ${LIMITS.maxNodes - current.length}, got ${JSON.stringify(count)}`);
+    if (!Number.isInteger(count) || count < 1 || current.length + count > LIMITS.maxNodes)
+      throw new Error(`count: expected a whole number from 1 to ${LIMITS.maxNodes - current.length}, got ${JSON.stringify(count)}`);
     const taken = new Set(current.map((n) => n.id));
     const base = typeKey.startsWith('preset:') ? typeKey.slice('preset:'.length) : type.inventory.host || 'node';
     const ids: string[] = [];
@@ -296,7 +297,17 @@ export class Planner {
 
   private slotWorkload(node: string, slot: Slot): Workload {
     const label = slot.model ?? slot.id;
-    return { id: slot.id, kind: slot.id.startsWith(WHOLE_PREFIX) ? 'gpus' : 'model', label, node, gpus: slot.gpus, memoryPerGpu: slot.memoryPerGpu, slotId: slot.id, color: this.colorOf(label), stale: slot.stale === true };
+    return {
+      id: slot.id,
+      kind: slot.id.startsWith(WHOLE_PREFIX) ? 'gpus' : 'model',
+      label,
+      node,
+      gpus: slot.gpus,
+      memoryPerGpu: slot.memoryPerGpu,
+      slotId: slot.id,
+      color: this.colorOf(label),
+      stale: slot.stale === true,
+    };
   }
 
   /** Memory on each GPU of a node: used by other processes, and held by slots, in bytes. */
@@ -304,10 +315,11 @@ export class Planner {
     const node = this.node(id);
     const out = new Map<number, { others: number; slots: number }>();
     for (const g of node.gpus) out.set(g.index, { others: g.memoryUsed ?? 0, slots: 0 });
-    for (const s of node.slots) for (const g of s.gpus) {
-      const u = out.get(g);
-      if (u !== undefined) u.slots += s.memoryPerGpu;
-    }
+    for (const s of node.slots)
+      for (const g of s.gpus) {
+        const u = out.get(g);
+        if (u !== undefined) u.slots += s.memoryPerGpu;
+      }
     return out;
   }
 
@@ -449,10 +461,12 @@ export class Planner {
     const used = this.usedMemory(id);
     const busy = new Set<number>();
     for (const w of this.workloads(id)) if (w.kind === 'replicas') for (const g of w.gpus) busy.add(g);
-    return this.node(id).gpus.filter((g) => {
-      const u = used.get(g.index);
-      return g.mig !== true && (u === undefined || u.others + u.slots === 0) && !busy.has(g.index);
-    }).map((g) => g.index);
+    return this.node(id)
+      .gpus.filter((g) => {
+        const u = used.get(g.index);
+        return g.mig !== true && (u === undefined || u.others + u.slots === 0) && !busy.has(g.index);
+      })
+      .map((g) => g.index);
   }
 
   /** The allocateAligned request the page sends. */
@@ -482,7 +496,10 @@ export class Planner {
   release(id: string): void {
     for (const [node, list] of this.replicaWork) {
       if (list.some((x) => x.id === id)) {
-        this.replicaWork.set(node, list.filter((x) => x.id !== id));
+        this.replicaWork.set(
+          node,
+          list.filter((x) => x.id !== id),
+        );
         return;
       }
     }

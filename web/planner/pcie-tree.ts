@@ -93,7 +93,21 @@ export function drawPcieTree(tree: PcieTreeNode, chosen: Set<number>): SVGSVGEle
     // Elbow edges: down from the joint to a bus just under it, across to the child, down to the child.
     // Each subtree keeps to its own columns below its bus, so edges of different joints never cross.
     const bus = y + 11 + (rowH - 23) / 2;
-    for (const k of kids) s('path', { d: `M ${x} ${y + 11} V ${bus} H ${k.x} V ${k.y - 12}`, fill: 'none', 'data-parent': `${x},${y}`, stroke: '#7b8a9e', 'stroke-width': n.level === 'PIX' || n.level === 'INTERNAL' ? 2.5 : n.level === 'PXB' ? 2 : 1.3, 'stroke-dasharray': n.level === 'NODE' || n.level === 'SYS' ? '3 3' : '', 'data-testid': 'pcie-edge', 'data-level': n.level }, edges);
+    for (const k of kids)
+      s(
+        'path',
+        {
+          d: `M ${x} ${y + 11} V ${bus} H ${k.x} V ${k.y - 12}`,
+          fill: 'none',
+          'data-parent': `${x},${y}`,
+          stroke: '#7b8a9e',
+          'stroke-width': n.level === 'PIX' || n.level === 'INTERNAL' ? 2.5 : n.level === 'PXB' ? 2 : 1.3,
+          'stroke-dasharray': n.level === 'NODE' || n.level === 'SYS' ? '3 3' : '',
+          'data-testid': 'pcie-edge',
+          'data-level': n.level,
+        },
+        edges,
+      );
     const g = s('g', { 'data-testid': 'pcie-joint', 'data-level': n.level }, boxes);
     const label = `${n.level} · ${JOINT[n.level]}`;
     const w = Math.min(label.length * 6.2 + 14, Math.max(kids.length * leafW - 8, 70));

@@ -63,17 +63,47 @@ function draw(runs: Run[]): void {
     const names = [...curves.keys()];
     const series: uPlot.Series[] = [{ label: 'arrived %' }, ...names.map((n) => ({ label: n, stroke: FLEET_POLICIES.find((p) => p.name === n)?.color, width: 2 }))];
     const data = [xs, ...names.map((n) => curves.get(n) as (number | null)[])] as uPlot.AlignedData;
-    charts.push(new uPlot({ width: Math.max(400, target.clientWidth || 720), height: 300, series, scales: { x: { time: false } }, axes: [{ label: 'arrived load (%)' }, { label: key === 'allocation' ? 'allocated GPU (%)' : 'fragmented GPU (%)' }] }, data, target));
+    charts.push(
+      new uPlot(
+        {
+          width: Math.max(400, target.clientWidth || 720),
+          height: 300,
+          series,
+          scales: { x: { time: false } },
+          axes: [{ label: 'arrived load (%)' }, { label: key === 'allocation' ? 'allocated GPU (%)' : 'fragmented GPU (%)' }],
+        },
+        data,
+        target,
+      ),
+    );
   }
   const curves = meanCurves(runs, 'allocation');
-  const head = h('tr', {}, h('th', {}, 'policy'), AT.map((x) => h('th', {}, `${x} %`)), h('th', {}, 'failed pods'), h('th', {}, 'seeds'), h('th', {}, 's per run'), h('th', {}, 'µs per pod'));
+  const head = h(
+    'tr',
+    {},
+    h('th', {}, 'policy'),
+    AT.map((x) => h('th', {}, `${x} %`)),
+    h('th', {}, 'failed pods'),
+    h('th', {}, 'seeds'),
+    h('th', {}, 's per run'),
+    h('th', {}, 'µs per pod'),
+  );
   const rows = [...curves].map(([policy, ys]) => {
     const mine = runs.filter((r) => r.policy === policy);
     const failed = mine.reduce((a, r) => a + r.failed, 0) / mine.length;
     const ms = mine.reduce((a, r) => a + r.ms, 0);
     const attempts = mine.reduce((a, r) => a + r.pods, 0);
     const cells = AT.map((x) => h('td', { 'data-testid': 'sim-cell', 'data-policy': policy, 'data-x': x, 'data-value': ys[x] ?? '' }, ys[x] === null ? '–' : (ys[x] as number).toFixed(2)));
-    return h('tr', { 'data-testid': 'sim-row', 'data-policy': policy }, h('td', {}, policy), cells, h('td', {}, failed.toFixed(1)), h('td', {}, mine.length), h('td', { 'data-testid': 'sim-time', 'data-policy': policy }, (ms / mine.length / 1000).toFixed(2)), h('td', {}, ((ms * 1000) / attempts).toFixed(1)));
+    return h(
+      'tr',
+      { 'data-testid': 'sim-row', 'data-policy': policy },
+      h('td', {}, policy),
+      cells,
+      h('td', {}, failed.toFixed(1)),
+      h('td', {}, mine.length),
+      h('td', { 'data-testid': 'sim-time', 'data-policy': policy }, (ms / mine.length / 1000).toFixed(2)),
+      h('td', {}, ((ms * 1000) / attempts).toFixed(1)),
+    );
   });
   $('sim-table').replaceChildren(h('thead', {}, head), h('tbody', {}, rows));
 }
@@ -143,7 +173,8 @@ $('sim-run').addEventListener('click', async () => {
         draw(runs);
       } else if (m.type === 'done') {
         idle();
-        $('sim-status').textContent = `${runs.length} runs in ${(m.ms / 1000).toFixed(1)} s (${m.backend}, in a worker${scale > 1 ? `, ${m.nodes.toLocaleString('en-US')} nodes: the trace ×${scale}` : ''})`;
+        $('sim-status').textContent =
+          `${runs.length} runs in ${(m.ms / 1000).toFixed(1)} s (${m.backend}, in a worker${scale > 1 ? `, ${m.nodes.toLocaleString('en-US')} nodes: the trace ×${scale}` : ''})`;
         $('sim-status').dataset.done = 'true';
       } else {
         idle();

@@ -35,7 +35,17 @@ self.onmessage = async (event: MessageEvent<SimulateJob>) => {
           const p = progress.snapshot();
           post({ type: 'progress', fraction: p.fraction, label, podsPerSecond: p.podsPerSecond, leftMs: p.leftMs });
         });
-        post({ type: 'run', policy, seed, pods: run.pods, failed: run.failed, capacityMilli: run.capacityMilli, ms: performance.now() - run0, allocation: run.allocation, fragmentation: run.fragmentation ?? {} });
+        post({
+          type: 'run',
+          policy,
+          seed,
+          pods: run.pods,
+          failed: run.failed,
+          capacityMilli: run.capacityMilli,
+          ms: performance.now() - run0,
+          allocation: run.allocation,
+          fragmentation: run.fragmentation ?? {},
+        });
         k++;
       }
     }

@@ -3,7 +3,7 @@ import { ALIGNED_POLICIES, type AlignedResult } from '../../devices/aligned.js';
 import { createEngine } from '../../engine.js';
 import { inventoryTopology, wholeGpuCandidates } from '../../hardware/inventory.js';
 import { migMessage } from '../../placement/index.js';
-import { EXIT, parseIntList, parsePositiveInt, table, UsageError, type Command, type Io } from '../lib/common.js';
+import { type Command, EXIT, type Io, parseIntList, parsePositiveInt, table, UsageError } from '../lib/common.js';
 import { backendOption, helpOption, inventoryOption, jsonOption, oneOf, option, optionsHelp, presetOption, readOptions } from '../lib/options.js';
 import { resolveInventory } from '../lib/source.js';
 
@@ -13,11 +13,17 @@ const OPTIONS = {
   size: option({ type: 'string', value: 'N', help: 'how many GPUs to pick (required)', field: 'size', parse: parsePositiveInt }),
   required: option({ type: 'string', value: 'LIST', help: 'comma-separated GPU indices that must be in the pick (first request only)', field: 'required', parse: parseIntList }),
   available: option({
-    type: 'string', value: 'LIST', field: 'available', parse: parseIntList,
-    help: 'comma-separated GPU indices that are free, in order (default: every GPU not lost);\nbesteffort\'s ties depend on this order, as in go-gpuallocator',
+    type: 'string',
+    value: 'LIST',
+    field: 'available',
+    parse: parseIntList,
+    help: "comma-separated GPU indices that are free, in order (default: every GPU not lost);\nbesteffort's ties depend on this order, as in go-gpuallocator",
   }),
   policy: option({
-    type: 'string', value: 'NAME', field: 'policy', parse: oneOf(ALIGNED_POLICIES),
+    type: 'string',
+    value: 'NAME',
+    field: 'policy',
+    parse: oneOf(ALIGNED_POLICIES),
     help: "topology (default): the best-connected set that leaves the best-connected rest;\nbesteffort: go-gpuallocator's BestEffort, result for result (never a padded group)",
   }),
   repeat: option({ type: 'string', value: 'N', help: 'make N requests in a row, each from what the previous ones left (default 1)', parse: parsePositiveInt }),
@@ -83,7 +89,8 @@ export const command: Command = {
     } else {
       const rows = rounds.filter((r) => r.reason === undefined).map((r) => [r.request, r.devices.join(','), r.score, r.devices.map((g) => inventory.gpus[g]?.uuid ?? `GPU${g}`).join(' ')]);
       if (rows.length > 0) io.out(`policy: ${policy}\n\n` + table(['#', 'GPUS', 'SCORE', 'UUIDS'], rows) + `\nleft: ${available.length === 0 ? '-' : available.join(',')}\n`);
-      if (rows.length > 0 && mig.size > 0) io.out(`left out: GPU${mig.size === 1 ? '' : 's'} ${[...mig].join(',')} in MIG mode (their slices are allocated with gpualloc replicas; --allow-mig picks them whole)\n`);
+      if (rows.length > 0 && mig.size > 0)
+        io.out(`left out: GPU${mig.size === 1 ? '' : 's'} ${[...mig].join(',')} in MIG mode (their slices are allocated with gpualloc replicas; --allow-mig picks them whole)\n`);
     }
     if (failed?.reason !== undefined) {
       io.err(`gpualloc: request ${failed.request} infeasible (${failed.reason.code}): ${failed.reason.message}\n`);

@@ -1,13 +1,13 @@
 // gpualloc demo (what `npm start` runs): the engine on this host's GPUs, or on a preset.
 import { createEngine } from '../../engine.js';
-import { formatBytes } from '../../shared/units.js';
+import { inventoryTopology, wholeGpuCandidates } from '../../hardware/inventory.js';
 import { AllocationError } from '../../shared/errors.js';
-import { EXIT, table, type Command, type Io } from '../lib/common.js';
+import { formatBytes } from '../../shared/units.js';
+import { type Command, EXIT, type Io, table } from '../lib/common.js';
 import { backendOption, helpOption, inventoryOption, optionsHelp, presetOption, readOptions } from '../lib/options.js';
 import { resolveInventory } from '../lib/source.js';
-import { inventoryDevices } from './split.js';
 import { expandInventory } from './replicas.js';
-import { inventoryTopology, wholeGpuCandidates } from '../../hardware/inventory.js';
+import { inventoryDevices } from './split.js';
 
 const OPTIONS = {
   inventory: inventoryOption("use an inventory file instead of this host's GPUs"),
@@ -35,20 +35,39 @@ export const command: Command = {
     const { inventory, notice } = await resolveInventory({ inventory: values.inventory, preset: values.preset, quiet: true }, io);
     // Every step needs a GPU: an inventory without one fails here, before the tour starts.
     if (!inventory.gpus.some((g) => g.lost !== true)) {
-      throw AllocationError.of('INVALID_INVENTORY', { origin: values.inventory === undefined ? notice : `--inventory ${values.inventory}`, detail: `no GPU${inventory.gpus.length > 0 ? ' that is not lost' : ''} (the demo needs at least one)` });
+      throw AllocationError.of('INVALID_INVENTORY', {
+        origin: values.inventory === undefined ? notice : `--inventory ${values.inventory}`,
+        detail: `no GPU${inventory.gpus.length > 0 ? ' that is not lost' : ''} (the demo needs at least one)`,
+      });
     }
     const engine = await createEngine({ backend });
     const say = (t: string) => io.out(t);
     say(`gpualloc demo — ${notice}; backend ${engine.backend}\n\n`);
     say(`Node: ${inventory.host ?? 'unnamed host'}, ${inventory.gpus.length} GPUs\n`);
-    say(table(['GPU', 'NAME', 'MEMORY', 'PCI', 'MIG'], inventory.gpus.map((g) => [g.index, g.name ?? '-', formatBytes(g.memoryTotal), g.pciBusId ?? '-', g.mig?.length ? `${g.mig.length} slices` : '-'])));
+    say(
+      table(
+        ['GPU', 'NAME', 'MEMORY', 'PCI', 'MIG'],
+        inventory.gpus.map((g) => [g.index, g.name ?? '-', formatBytes(g.memoryTotal), g.pciBusId ?? '-', g.mig?.length ? `${g.mig.length} slices` : '-']),
+      ),
+    );
 
     const host = inventoryDevices(inventory);
     const ids = host.devices.cuda.map((d) => (typeof d === 'string' ? d : d.id));
     say(`\n1. Natural order of the GPU IDs: ${engine.naturalSort([...ids].reverse()).join(', ')}\n`);
-    const split = engine.splitDevices({ agents: ['agent-1', 'agent-2', 'agent-3'], mode: 'auto-split', devices: host.devices, amounts: { mem: host.memory }, reserved: { mem: Math.min(host.memory, 2 ** 30) } });
+    const split = engine.splitDevices({
+      agents: ['agent-1', 'agent-2', 'agent-3'],
+      mode: 'auto-split',
+      devices: host.devices,
+      amounts: { mem: host.memory },
+      reserved: { mem: Math.min(host.memory, 2 ** 30) },
+    });
     say('\n2. Auto-split between three agents (fill-from-front):\n');
-    say(table(['AGENT', 'GPUS', 'CPUS', 'MEMORY'], Object.keys(split.assignments).map((a) => [a, split.assignments[a].cuda.join(',') || '-', String(split.assignments[a].cpu?.length ?? 0), formatBytes(split.amounts[a].mem ?? 0)])));
+    say(
+      table(
+        ['AGENT', 'GPUS', 'CPUS', 'MEMORY'],
+        Object.keys(split.assignments).map((a) => [a, split.assignments[a].cuda.join(',') || '-', String(split.assignments[a].cpu?.length ?? 0), formatBytes(split.amounts[a].mem ?? 0)]),
+      ),
+    );
 
     // 3. Replicas: 4 time-slicing replicas per GPU (or per MIG slice), half of GPU 0's taken.
     const resource = expandInventory(inventory, 4);

@@ -2,14 +2,15 @@
 import type { Inventory, InventoryGpu } from '../../hardware/inventory.js';
 import type { Link } from '../../hardware/topology.js';
 import { formatBytes } from '../../shared/units.js';
-import { EXIT, table, type Command } from '../lib/common.js';
+import { type Command, EXIT, table } from '../lib/common.js';
 import { jsonOption, option, optionsHelp, readOptions } from '../lib/options.js';
 
 const OPTIONS = {
   out: option({ type: 'string', value: 'FILE', help: 'write the inventory (JSON, schema/inventory.v1.json) to FILE' }),
   json: jsonOption('print the inventory as JSON on stdout instead of the tables'),
   library: option({
-    type: 'string', value: 'PATH',
+    type: 'string',
+    value: 'PATH',
     help: 'the libnvidia-ml to read, and no other: exit 3 if it cannot be loaded\n(default: $GPUALLOC_NVML_LIBRARY, then libnvidia-ml.so.1, then the usual\ndistro paths, the first that loads)',
   }),
   refresh: option({ type: 'boolean', help: "ignore this process's cached discovery (only matters in long-lived callers)" }),
@@ -65,7 +66,8 @@ export function renderInventory(inventory: Inventory): string {
       ...inventory.gpus.map((gb) => (ga.index === gb.index ? 'X' : cell(byPair.get(`${Math.min(ga.index, gb.index)},${Math.max(ga.index, gb.index)}`)))),
     ]);
     text += `\nTopology:\n${table(['', ...names], matrix)}`;
-    text += '\nNV# = # NVLinks (on NVSwitch: the smaller switch-link count of the pair), then the PCIe path:\nINTERNAL = same board, PIX = one PCIe switch, PXB = several, PHB = host bridge,\nNODE = within a NUMA node, SYS = across NUMA nodes, - = unknown\n';
+    text +=
+      '\nNV# = # NVLinks (on NVSwitch: the smaller switch-link count of the pair), then the PCIe path:\nINTERNAL = same board, PIX = one PCIe switch, PXB = several, PHB = host bridge,\nNODE = within a NUMA node, SYS = across NUMA nodes, - = unknown\n';
   }
   return text;
 }

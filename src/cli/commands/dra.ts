@@ -3,29 +3,30 @@
 // kube-scheduler would (queue order, claims and templates, the default filters, the claims of a
 // pod together on one node) and the pending claims without a pod each on its own; `allocate` puts
 // pending claims together on one node. Nothing one pod or claim does stops the others.
-import { createEngine } from '../../engine.js';
-import { AllocationError } from '../../shared/errors.js';
+
 import {
-  claimsOfDump,
-  DRA_FEATURE_GATES,
-  DRA_MODES,
-  DEFAULT_DRA_FEATURES,
-  NODE_SCORES,
-  podOwnerOf,
-  schedulePods,
   type AllocationResult,
   type ClusterDump,
+  claimsOfDump,
+  DEFAULT_DRA_FEATURES,
+  DRA_FEATURE_GATES,
+  DRA_MODES,
   type DraCluster,
   type DraExplanation,
   type DraFeature,
   type DraFeatures,
   type DraMode,
   type DumpClaim,
+  NODE_SCORES,
   type NodeScore,
+  podOwnerOf,
+  schedulePods,
 } from '../../dra/index.js';
-import { EXIT, table, UsageError, type Command, type Io } from '../lib/common.js';
-import { readInputs, type DumpPart } from '../lib/dra-input.js';
-import { binding, claimPatchCommand, claimRows, claimStatus, generatedClaim, podRows, podScript, type ClaimOutcome, type PodRef } from '../lib/dra-output.js';
+import { createEngine } from '../../engine.js';
+import { AllocationError } from '../../shared/errors.js';
+import { type Command, EXIT, type Io, table, UsageError } from '../lib/common.js';
+import { type DumpPart, readInputs } from '../lib/dra-input.js';
+import { binding, type ClaimOutcome, claimPatchCommand, claimRows, claimStatus, generatedClaim, type PodRef, podRows, podScript } from '../lib/dra-output.js';
 import { helpOption, jsonOption, option, optionsHelp, readOptions } from '../lib/options.js';
 
 const OPTIONS = {
@@ -38,12 +39,22 @@ const OPTIONS = {
   node: option({ type: 'string', value: 'NAME', help: 'the Node to allocate on (allocate)' }),
   claim: option({ type: 'string', value: 'NAME', multiple: true, help: 'only this pending claim (namespace/name or name); repeatable; no pods then' }),
   mode: option({ type: 'string', value: 'NAME', help: "scored (default: best allocation by the documented objective) or first-fit\n(upstream's choices exactly)" }),
-  'node-score': option({ type: 'string', value: 'NAME', help: "the node order instead of kube-scheduler's (NodeResourcesFit LeastAllocated):\npack (most allocated devices first), spread, first (node order), or\nfragmentation (scored mode: the node whose allocation scores best)" }),
-  features: option({ type: 'string', value: 'LIST', help: `allocator features on, comma-separated (every other one off); default: the\nones Kubernetes enables by default (${Object.keys(DEFAULT_DRA_FEATURES).filter((f) => DEFAULT_DRA_FEATURES[f as DraFeature]).join(', ')})` }),
+  'node-score': option({
+    type: 'string',
+    value: 'NAME',
+    help: "the node order instead of kube-scheduler's (NodeResourcesFit LeastAllocated):\npack (most allocated devices first), spread, first (node order), or\nfragmentation (scored mode: the node whose allocation scores best)",
+  }),
+  features: option({
+    type: 'string',
+    value: 'LIST',
+    help: `allocator features on, comma-separated (every other one off); default: the\nones Kubernetes enables by default (${Object.keys(DEFAULT_DRA_FEATURES)
+      .filter((f) => DEFAULT_DRA_FEATURES[f as DraFeature])
+      .join(', ')})`,
+  }),
   strict: option({ type: 'boolean', help: 'every field the readers do not know is an error (default: a warning)' }),
   detail: option({ type: 'boolean', help: 'for a pod not placed, why each node was not chosen' }),
   json: jsonOption('print JSON'),
-  explain: option({ type: 'boolean', help: "allocate, scored mode: show the objective's terms for the chosen allocation\nbeside first-fit's (with --json: an \"explain\" field)" }),
+  explain: option({ type: 'boolean', help: 'allocate, scored mode: show the objective\'s terms for the chosen allocation\nbeside first-fit\'s (with --json: an "explain" field)' }),
   patch: option({ type: 'boolean', help: 'print what kube-scheduler would write, as kubectl commands (with --json: a\n"patch" per claim and a "binding" per pod)' }),
   help: helpOption(),
 };
@@ -75,13 +86,33 @@ Exit codes: 0 everything placed, 1 something not placed or invalid (the reason o
 input as a whole cannot be read, or bad usage.
 `;
 
-type Values = { dump?: string[]; classes?: string; slices?: string; claims?: string; nodes?: string; pods?: string; node?: string; claim?: string[]; mode?: string; 'node-score'?: string; features?: string; strict?: boolean; detail?: boolean; json?: boolean; patch?: boolean; explain?: boolean };
+type Values = {
+  dump?: string[];
+  classes?: string;
+  slices?: string;
+  claims?: string;
+  nodes?: string;
+  pods?: string;
+  node?: string;
+  claim?: string[];
+  mode?: string;
+  'node-score'?: string;
+  features?: string;
+  strict?: boolean;
+  detail?: boolean;
+  json?: boolean;
+  patch?: boolean;
+  explain?: boolean;
+};
 
 function parseFeatures(text: string | undefined): DraFeatures | undefined {
   if (text === undefined) return undefined;
   const names = Object.keys(DRA_FEATURE_GATES);
   const out: DraFeatures = {};
-  for (const part of text.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '')) {
     if (!names.includes(part)) throw new UsageError(`--features: unknown feature ${JSON.stringify(part)} (known: ${names.join(', ')})`);
     out[part as DraFeature] = true;
   }
@@ -109,7 +140,9 @@ function located(dump: ClusterDump, error: unknown): unknown {
   const object = error instanceof AllocationError ? (error.origin ?? error.details?.object) : undefined;
   if (!(error instanceof AllocationError) || typeof object !== 'string') return error;
   const where = dump.locate(object, error.field);
-  return where === undefined ? error : AllocationError.of(error.code, { origin: where.origin, ...(where.position !== undefined ? { position: where.position } : {}), detail: error.message, cause: error });
+  return where === undefined
+    ? error
+    : AllocationError.of(error.code, { origin: where.origin, ...(where.position !== undefined ? { position: where.position } : {}), detail: error.message, cause: error });
 }
 
 /** The pending claims --claim names (each must exist and be pending). */
@@ -149,7 +182,15 @@ async function schedule(values: Values, io: Io): Promise<number> {
   const engine = await createEngine();
   let cluster: DraCluster;
   try {
-    cluster = engine.createDraCluster({ classes: dump.classes, slices: dump.slices, nodes: dump.nodes, ...held, ...(features !== undefined ? { features } : {}), ...(mode !== undefined ? { mode } : {}), ...(nodeScore !== undefined ? { nodeScore } : {}) });
+    cluster = engine.createDraCluster({
+      classes: dump.classes,
+      slices: dump.slices,
+      nodes: dump.nodes,
+      ...held,
+      ...(features !== undefined ? { features } : {}),
+      ...(mode !== undefined ? { mode } : {}),
+      ...(nodeScore !== undefined ? { nodeScore } : {}),
+    });
   } catch (error) {
     throw located(dump, error);
   }
@@ -171,7 +212,18 @@ async function schedule(values: Values, io: Io): Promise<number> {
   }
   const podSchedule = onlyClaims
     ? { pods: [], generated: new Map<string, unknown>() }
-    : schedulePods({ pods: dump.pods, nodes: dump.nodeInfos, claims, templates: dump.templates, extendedResources, placer: cluster, order: nodeScore === undefined ? 'scheduler' : 'placer', invalid: dump.invalid, detail: values.detail === true, progress });
+    : schedulePods({
+        pods: dump.pods,
+        nodes: dump.nodeInfos,
+        claims,
+        templates: dump.templates,
+        extendedResources,
+        placer: cluster,
+        order: nodeScore === undefined ? 'scheduler' : 'placer',
+        invalid: dump.invalid,
+        detail: values.detail === true,
+        progress,
+      });
   const used = new Set(podSchedule.pods.flatMap((p) => p.claims.map((c) => c.claim)));
   const podLabels = new Set(dump.pods.map((p) => p.label));
   let pending: DumpClaim[];
@@ -179,7 +231,12 @@ async function schedule(values: Values, io: Io): Promise<number> {
   else {
     const label = (c: DumpClaim): string => (c.label.includes('/') ? c.label : `default/${c.label}`);
     // Claims a pod of the dump uses were handled with it.
-    const byPods = new Set(dump.pods.flatMap((p) => [...p.claims.map((r) => (r.resourceClaimName !== undefined ? `${p.namespace}/${r.resourceClaimName}` : '')), ...[...p.claimStatuses.values()].map((n) => (n === null ? '' : `${p.namespace}/${n}`))]));
+    const byPods = new Set(
+      dump.pods.flatMap((p) => [
+        ...p.claims.map((r) => (r.resourceClaimName !== undefined ? `${p.namespace}/${r.resourceClaimName}` : '')),
+        ...[...p.claimStatuses.values()].map((n) => (n === null ? '' : `${p.namespace}/${n}`)),
+      ]),
+    );
     pending = claims.filter((c) => c.allocation === undefined && !used.has(label(c)) && !byPods.has(label(c)) && !podLabels.has(podOwnerOf(c.object) ?? ''));
   }
   // Claims owned by one pod (absent from the dump) go together, as that pod's would.
@@ -208,7 +265,11 @@ async function schedule(values: Values, io: Io): Promise<number> {
   if (values.json) {
     const pods = podSchedule.pods.map((p) => ({
       ...p,
-      claims: p.claims.map((c) => ({ ...c, ...(values.patch && c.allocation !== null && p.node !== null ? { patch: claimStatus(c.allocation, refOf(p.pod)) } : {}), ...(values.patch && p.node !== null && generated.has(c.claim) ? { create: generated.get(c.claim) } : {}) })),
+      claims: p.claims.map((c) => ({
+        ...c,
+        ...(values.patch && c.allocation !== null && p.node !== null ? { patch: claimStatus(c.allocation, refOf(p.pod)) } : {}),
+        ...(values.patch && p.node !== null && generated.has(c.claim) ? { create: generated.get(c.claim) } : {}),
+      })),
       ...(values.patch && p.node !== null ? { binding: binding(refOf(p.pod), p.node) } : {}),
     }));
     const claimsOut = claimOutcomes.map((c) => ({ ...c, ...(values.patch && c.allocation !== undefined ? { patch: claimStatus(c.allocation) } : {}) }));
@@ -237,9 +298,13 @@ async function schedule(values: Values, io: Io): Promise<number> {
 
 /** The objective's terms of the chosen allocation beside first-fit's, one line each. */
 function explainLines(label: string, node: string, explain: DraExplanation): string {
-  const terms = (o: DraExplanation['chosen']): string => `topology ${o.topology}, fragmentation ${o.fragmentation}, parents ${o.parents}, domains ${o.domains}, consumption ${o.consumption}${o.alternatives.length > 0 ? `, alternatives [${o.alternatives.join(',')}]` : ''}`;
+  const terms = (o: DraExplanation['chosen']): string =>
+    `topology ${o.topology}, fragmentation ${o.fragmentation}, parents ${o.parents}, domains ${o.domains}, consumption ${o.consumption}${o.alternatives.length > 0 ? `, alternatives [${o.alternatives.join(',')}]` : ''}`;
   const same = explain.comparison === 0 ? ' (as good by every term)' : '';
-  return `${label} on ${node}: scored   ${terms(explain.chosen)}\n${' '.repeat(label.length + node.length + 5)}first-fit ${terms(explain.firstFit.objective)}${same}: ${explain.firstFit.devices.flat().map((d) => d.slice(d.lastIndexOf('/') + 1)).join(', ')}\n`;
+  return `${label} on ${node}: scored   ${terms(explain.chosen)}\n${' '.repeat(label.length + node.length + 5)}first-fit ${terms(explain.firstFit.objective)}${same}: ${explain.firstFit.devices
+    .flat()
+    .map((d) => d.slice(d.lastIndexOf('/') + 1))
+    .join(', ')}\n`;
 }
 
 async function allocate(values: Values, io: Io): Promise<number> {
@@ -250,7 +315,10 @@ async function allocate(values: Values, io: Io): Promise<number> {
   if (values.explain && mode === 'first-fit') throw new UsageError('dra allocate: --explain is for the scored mode');
   const dump = await inputs(io, values, ['classes', 'slices', 'claims']);
   const nodeObject = dump.nodes.find((n) => (n as { metadata: { name: string } }).metadata.name === values.node);
-  if (nodeObject === undefined && dump.nodes.length > 0) throw new UsageError(`--node: no Node ${JSON.stringify(values.node)} in ${dump.files.join(', ')} (nodes: ${dump.nodes.map((n) => (n as { metadata: { name: string } }).metadata.name).join(', ')})`);
+  if (nodeObject === undefined && dump.nodes.length > 0)
+    throw new UsageError(
+      `--node: no Node ${JSON.stringify(values.node)} in ${dump.files.join(', ')} (nodes: ${dump.nodes.map((n) => (n as { metadata: { name: string } }).metadata.name).join(', ')})`,
+    );
   // Without Node objects the node is its name alone (no labels for node selectors).
   const node = nodeObject ?? { apiVersion: 'v1', kind: 'Node', metadata: { name: values.node } };
   const { claims, held } = claimsOfDump(dump.claims);
@@ -259,7 +327,16 @@ async function allocate(values: Values, io: Io): Promise<number> {
   const engine = await createEngine();
   let r: ReturnType<typeof engine.allocateClaims>;
   try {
-    r = engine.allocateClaims({ classes: dump.classes, slices: dump.slices, claims: chosen.map((c) => c.object), node, ...held, ...(features !== undefined ? { features } : {}), ...(mode !== undefined ? { mode } : {}), ...(values.explain ? { explain: true } : {}) });
+    r = engine.allocateClaims({
+      classes: dump.classes,
+      slices: dump.slices,
+      claims: chosen.map((c) => c.object),
+      node,
+      ...held,
+      ...(features !== undefined ? { features } : {}),
+      ...(mode !== undefined ? { mode } : {}),
+      ...(values.explain ? { explain: true } : {}),
+    });
   } catch (error) {
     throw located(dump, error);
   }
@@ -270,9 +347,28 @@ async function allocate(values: Values, io: Io): Promise<number> {
     return EXIT.INFEASIBLE;
   }
   const entries = labels.map((claim, i) => ({ claim, allocation: r.results[i], ...(values.patch ? { patch: claimStatus(r.results[i]) } : {}) }));
-  if (values.json) io.out(JSON.stringify({ node: values.node, mode: mode ?? DRA_MODES[0], claims: entries, ...(r.objective !== undefined ? { objective: r.objective } : {}), ...(r.explain !== undefined ? { explain: r.explain } : {}) }, null, 2) + '\n');
+  if (values.json)
+    io.out(
+      JSON.stringify(
+        {
+          node: values.node,
+          mode: mode ?? DRA_MODES[0],
+          claims: entries,
+          ...(r.objective !== undefined ? { objective: r.objective } : {}),
+          ...(r.explain !== undefined ? { explain: r.explain } : {}),
+        },
+        null,
+        2,
+      ) + '\n',
+    );
   else if (values.patch) for (const e of entries) io.out(claimPatchCommand(e.claim, e.allocation));
-  else io.out(table(['CLAIM', 'NODE', 'REQUEST', 'DRIVER', 'POOL', 'DEVICE'], entries.flatMap((e) => e.allocation.devices.results.map((d) => [e.claim, values.node as string, d.request, d.driver, d.pool, d.device]))));
+  else
+    io.out(
+      table(
+        ['CLAIM', 'NODE', 'REQUEST', 'DRIVER', 'POOL', 'DEVICE'],
+        entries.flatMap((e) => e.allocation.devices.results.map((d) => [e.claim, values.node as string, d.request, d.driver, d.pool, d.device])),
+      ),
+    );
   if (!values.json && r.explain !== undefined) io.out(explainLines(labels.join(', '), values.node, r.explain));
   return EXIT.OK;
 }

@@ -1,10 +1,10 @@
 // gpualloc estimate: Ollama's memory estimate of a GGUF model, optionally placed on GPUs.
 import { resolve } from 'node:path';
-import { DEFAULT_CONTEXT_LENGTH, estimateMemory, type EstimateOptions, type MemoryEstimate } from '../../models/estimate.js';
-import { formatBytes, parseBytes, unitsOf, type ByteUnits } from '../../shared/units.js';
-import { EXIT, parsePositiveInt, table, UsageError, type Command } from '../lib/common.js';
-import { jsonOption, oneOf, option, optionsHelp, readOptions } from '../lib/options.js';
+import { DEFAULT_CONTEXT_LENGTH, type EstimateOptions, estimateMemory, type MemoryEstimate } from '../../models/estimate.js';
+import { type ByteUnits, formatBytes, parseBytes, unitsOf } from '../../shared/units.js';
+import { type Command, EXIT, parsePositiveInt, table, UsageError } from '../lib/common.js';
 import { sayWithFlags } from '../lib/error-words.js';
+import { jsonOption, oneOf, option, optionsHelp, readOptions } from '../lib/options.js';
 
 /** --gpus: comma-separated sizes (each in its own units; the report prints in those of the first). */
 function parseGpus(text: string, flag: string): { sizes: number[]; units: ByteUnits } {
@@ -18,10 +18,19 @@ const parseKvCache: (text: string, flag: string) => NonNullable<EstimateOptions[
 
 const OPTIONS = {
   gpus: option({
-    type: 'string', value: 'SIZES', field: 'options.gpus', parse: parseGpus,
+    type: 'string',
+    value: 'SIZES',
+    field: 'options.gpus',
+    parse: parseGpus,
     help: "free memory of each GPU, comma-separated (e.g. 80GiB,80GiB or 80GB,80GB,\nor Kubernetes' 80Gi or 80G; the report prints sizes in the same units);\nplaces the layers as Ollama does and says whether the model fits",
   }),
-  context: option({ type: 'string', value: 'N', help: `context length per sequence (default ${DEFAULT_CONTEXT_LENGTH}, capped at the model's)`, field: 'options.contextLength', parse: parsePositiveInt }),
+  context: option({
+    type: 'string',
+    value: 'N',
+    help: `context length per sequence (default ${DEFAULT_CONTEXT_LENGTH}, capped at the model's)`,
+    field: 'options.contextLength',
+    parse: parsePositiveInt,
+  }),
   parallel: option({ type: 'string', value: 'N', help: 'sequences served at once (default 1)', field: 'options.parallel', parse: parsePositiveInt }),
   batch: option({ type: 'string', value: 'N', help: 'batch size in tokens (default 512)', field: 'options.batch', parse: parsePositiveInt }),
   'kv-cache': option({ type: 'string', value: 'TYPE', help: 'KV cache type: f16 (default), q8_0 or q4_0 (needs --flash-attention)', field: 'options.kvCacheType', parse: parseKvCache }),
@@ -46,17 +55,16 @@ function _bytes(n: number, units: ByteUnits): string {
 
 /** Renders an estimate; sizes in the units --gpus was typed in (GB or GiB), else GiB. */
 function _report(file: string, e: MemoryEstimate, opts: EstimateOptions, units: ByteUnits): string {
-  const lines = [
-    `model     ${file}`,
-    `weights   ${_bytes(e.weights, units)}`,
-    `kv cache  ${_bytes(e.kvCache, units)}`,
-    `graph     ${_bytes(e.graph, units)}`,
-    `total     ${_bytes(e.total, units)}`,
-  ];
+  const lines = [`model     ${file}`, `weights   ${_bytes(e.weights, units)}`, `kv cache  ${_bytes(e.kvCache, units)}`, `graph     ${_bytes(e.graph, units)}`, `total     ${_bytes(e.total, units)}`];
   let text = lines.join('\n') + '\n';
   if (e.perGpu !== undefined && opts.gpus !== undefined) {
     const gpus = opts.gpus;
-    text += '\n' + table(['gpu', 'free', 'allocated', 'layers'], gpus.map((free, i) => [i, formatBytes(free, units), formatBytes(e.perGpu![i], units), e.layersPerGpu?.[i] ?? 0]));
+    text +=
+      '\n' +
+      table(
+        ['gpu', 'free', 'allocated', 'layers'],
+        gpus.map((free, i) => [i, formatBytes(free, units), formatBytes(e.perGpu![i], units), e.layersPerGpu?.[i] ?? 0]),
+      );
     text += `\nlayers on GPUs  ${e.layers}\nvram            ${_bytes(e.vram ?? 0, units)}\nfits            ${e.fits ? 'yes' : 'no'}\n`;
   }
   for (const w of e.warnings ?? []) text += `warning: ${w}\n`;

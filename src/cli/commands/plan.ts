@@ -1,58 +1,82 @@
 // gpualloc plan: ranked placement options for a model on a host (or a saved cluster state), and
 // --commit to apply the best one to the state file (under flock on FILE.lock, written atomically).
 import { resolve } from 'node:path';
+import { nodeFromInventory } from '../../cluster/node.js';
+import type { ClusterPlanRequest, ClusterState } from '../../cluster/state.js';
 import { createEngine, type Engine } from '../../engine.js';
 import { DEFAULT_CONTEXT_LENGTH, estimateMemory } from '../../models/estimate.js';
-import { DEFAULT_PLACEMENT_LIMIT } from '../../placement/index.js';
 import type { PlacementOption, PlacementPlan, Rejection } from '../../placement/index.js';
-import type { ClusterPlanRequest, ClusterState } from '../../cluster/state.js';
-import { nodeFromInventory } from '../../cluster/node.js';
-import { formatBytes, sayBytesIn, type ByteUnits } from '../../shared/units.js';
-import { EXIT, parsePositiveInt, table, UsageError, type Command, type Io } from '../lib/common.js';
-import { backendOption, inventoryOption, jsonOption, option, optionsHelp, presetOption, readOptions } from '../lib/options.js';
-import { resolveInventory } from '../lib/source.js';
-import { sayWithFlags } from '../lib/error-words.js';
-import { CLI_COMMIT_ATTEMPTS, EXIT_OUTCOME_UNKNOWN, exitOnUnknown, storeUrlOf, withStoredState } from '../lib/store.js';
+import { DEFAULT_PLACEMENT_LIMIT } from '../../placement/index.js';
+import { type ByteUnits, formatBytes, sayBytesIn } from '../../shared/units.js';
 import type { RetryResult } from '../../store/index.js';
+import { type Command, EXIT, type Io, parsePositiveInt, table, UsageError } from '../lib/common.js';
+import { sayWithFlags } from '../lib/error-words.js';
+import { backendOption, inventoryOption, jsonOption, option, optionsHelp, presetOption, readOptions } from '../lib/options.js';
+import { type ModelMemory, type ModelPlan, parseLimitFlag, parseMemoryFlag, parsePolicyFlag, parseTpFlag, planModel, sizesLine } from '../lib/plan-sizes.js';
+import { resolveInventory } from '../lib/source.js';
 import { busyLine, refreshUsed, stateFile } from '../lib/state-file.js';
-import { parseLimitFlag, parseMemoryFlag, parsePolicyFlag, parseTpFlag, planModel, sizesLine, type ModelMemory, type ModelPlan } from '../lib/plan-sizes.js';
+import { CLI_COMMIT_ATTEMPTS, EXIT_OUTCOME_UNKNOWN, exitOnUnknown, storeUrlOf, withStoredState } from '../lib/store.js';
 
 const OPTIONS = {
   memory: option({
-    type: 'string', value: 'SIZE', field: 'memory', parse: parseMemoryFlag,
+    type: 'string',
+    value: 'SIZE',
+    field: 'memory',
+    parse: parseMemoryFlag,
     help: "memory the model needs in total: 140GB, 140GiB, 512MiB, or Kubernetes'\n140G (= GB) and 140Gi (= GiB); a bare number is bytes and must be at\nleast 1 MiB; sizes print in the units typed",
   }),
   gguf: option({
-    type: 'string', value: 'FILE',
-    help: 'estimate the memory from a GGUF file instead (Ollama\'s estimate): each\nGPU of a TP group holds its share of the weights and KV cache, plus the\nwhole graph and the per-GPU reserve',
+    type: 'string',
+    value: 'FILE',
+    help: "estimate the memory from a GGUF file instead (Ollama's estimate): each\nGPU of a TP group holds its share of the weights and KV cache, plus the\nwhole graph and the per-GPU reserve",
   }),
-  context: option({ type: 'string', value: 'N', help: `context length for --gguf (default ${DEFAULT_CONTEXT_LENGTH}, as estimate and the page)`, field: 'options.contextLength', parse: parsePositiveInt }),
+  context: option({
+    type: 'string',
+    value: 'N',
+    help: `context length for --gguf (default ${DEFAULT_CONTEXT_LENGTH}, as estimate and the page)`,
+    field: 'options.contextLength',
+    parse: parsePositiveInt,
+  }),
   inventory: inventoryOption("the host's GPUs from an inventory file"),
   preset: presetOption("the host's GPUs from a built-in preset (see `gpualloc presets`)"),
   tp: option({
-    type: 'string', value: 'LIST', field: 'tensorParallelSizes', parse: parseTpFlag, suggestFor: ['tensor-parallel', 'tensor-parallel-size', 'tensor-parallel-sizes'],
-    help: "tensor-parallel sizes to try (default: powers of two up to the GPU count;\nwith --gguf only sizes dividing the attention heads, KV heads split or\nreplicated as vLLM does; the dropped ones are named on stderr)",
+    type: 'string',
+    value: 'LIST',
+    field: 'tensorParallelSizes',
+    parse: parseTpFlag,
+    suggestFor: ['tensor-parallel', 'tensor-parallel-size', 'tensor-parallel-sizes'],
+    help: 'tensor-parallel sizes to try (default: powers of two up to the GPU count;\nwith --gguf only sizes dividing the attention heads, KV heads split or\nreplicated as vLLM does; the dropped ones are named on stderr)',
   }),
   policy: option({ type: 'string', value: 'NAME', help: 'spread (default: balance load) or pack (keep whole GPUs free)', field: 'policy', parse: parsePolicyFlag }),
   model: option({ type: 'string', value: 'NAME', help: "the model's name: its own slots are never evicted for it", field: 'model' }),
   'no-evict': option({ type: 'boolean', help: 'do not plan evictions of stale slots', field: 'allowEviction' }),
-  'allow-mig': option({ type: 'boolean', help: 'let GPUs in MIG mode take the model as whole GPUs (by default they are\nrejected: their slices are allocated with gpualloc replicas)', field: 'allowMig' }),
+  'allow-mig': option({
+    type: 'boolean',
+    help: 'let GPUs in MIG mode take the model as whole GPUs (by default they are\nrejected: their slices are allocated with gpualloc replicas)',
+    field: 'allowMig',
+  }),
   limit: option({ type: 'string', value: 'N', help: 'how many options to print (default 16)', field: 'limit', parse: parseLimitFlag }),
   state: option({
-    type: 'string', value: 'FILE',
+    type: 'string',
+    value: 'FILE',
     help: "plan against a saved cluster state (a missing FILE is planned as the\ninventory's node and written only by --commit; with --inventory, that node's\nused memory is read again, less its slots)",
   }),
   store: option({
-    type: 'string', value: 'URL',
+    type: 'string',
+    value: 'URL',
     help: 'plan against a cluster state in PostgreSQL (postgres://…; gpualloc state init\n--store URL creates it); with --commit, a lost race is re-planned up to 5 times.\nWithout --store and --state, GPUALLOC_STORE is used when set; the password\nand TLS settings may come from PGPASSWORD, ~/.pgpass, PGSERVICE, PGSSLMODE, …',
   }),
   commit: option({ type: 'boolean', help: "apply the best option to --state FILE (or --store URL) and print the new slot's ID" }),
   'request-id': option({
-    type: 'string', value: 'ID', field: 'options.requestId',
+    type: 'string',
+    value: 'ID',
+    field: 'options.requestId',
     help: "with --commit --store: this commit's identity; repeating the command with the\nsame ID returns the slot it committed instead of committing a second one",
   }),
   backend: backendOption(),
-  json: jsonOption('print { options, rejected, reason?, optionCount, tensorParallel: { sizes,\ndropped, memoryPerGpu? }, committed?, evicted? } as JSON (evicted: the slots\nthe commit removed, each { id, node, model, gpus, memoryPerGpu })'),
+  json: jsonOption(
+    'print { options, rejected, reason?, optionCount, tensorParallel: { sizes,\ndropped, memoryPerGpu? }, committed?, evicted? } as JSON (evicted: the slots\nthe commit removed, each { id, node, model, gpus, memoryPerGpu })',
+  ),
 };
 
 const HELP = `gpualloc plan: every viable way to place a model on GPUs by memory, ranked, with per-GPU rejections
@@ -94,7 +118,17 @@ function evictedLine(e: Evicted, units: ByteUnits): string {
   return `evicted slot ${e.id} (${e.model === null ? 'no model' : `model ${e.model}`}, ${formatBytes(e.memoryPerGpu, units)} ${where} of ${e.node})`;
 }
 
-function render(plan: PlacementPlan, model: ModelMemory, planned: ModelPlan, busy: string | undefined, committed?: string, committedOption = 1, notCommitted?: string, evicted: Evicted[] = [], replayedBy?: string): string {
+function render(
+  plan: PlacementPlan,
+  model: ModelMemory,
+  planned: ModelPlan,
+  busy: string | undefined,
+  committed?: string,
+  committedOption = 1,
+  notCommitted?: string,
+  evicted: Evicted[] = [],
+  replayedBy?: string,
+): string {
   const lines: string[] = [];
   const multiNode = plan.options.some((o) => o.node !== undefined && o.node !== plan.options[0].node);
   // Sizes print the way --memory was typed (GB or GiB); a GGUF's in GiB.
@@ -102,8 +136,18 @@ function render(plan: PlacementPlan, model: ModelMemory, planned: ModelPlan, bus
   const what = model.kind === 'total' ? formatBytes(model.memory, units) : model.file;
   if (plan.options.length > 0) {
     const header = ['#', ...(multiNode ? ['NODE'] : []), 'GPUS', 'MEMORY/GPU', 'EVICT', 'SCORE'];
-    const rows = plan.options.map((o, k) => [k + 1, ...(multiNode ? [o.node ?? ''] : []), o.gpus.join(','), formatBytes(o.memoryPerGpu, units), o.evict.length === 0 ? '-' : o.evict.join(','), o.score]);
-    const count = planned.optionCount > plan.options.length ? `showing ${plan.options.length} of ${planned.countCapped ? 'at least ' : ''}${planned.optionCount} options` : `${plan.options.length} option${plan.options.length === 1 ? '' : 's'}`;
+    const rows = plan.options.map((o, k) => [
+      k + 1,
+      ...(multiNode ? [o.node ?? ''] : []),
+      o.gpus.join(','),
+      formatBytes(o.memoryPerGpu, units),
+      o.evict.length === 0 ? '-' : o.evict.join(','),
+      o.score,
+    ]);
+    const count =
+      planned.optionCount > plan.options.length
+        ? `showing ${plan.options.length} of ${planned.countCapped ? 'at least ' : ''}${planned.optionCount} options`
+        : `${plan.options.length} option${plan.options.length === 1 ? '' : 's'}`;
     lines.push(`${count} for ${what}${plan.options[0].node !== undefined && !multiNode ? ` on ${plan.options[0].node}` : ''}:`);
     lines.push(table(header, rows).trimEnd());
   } else {
@@ -153,7 +197,12 @@ function reportSizes(io: Io, planned: ModelPlan): void {
 
 /** `--json`'s object: the plan, how many options exist, the sizes' story, the committed slot and what it evicted. */
 function jsonOf(plan: PlacementPlan, planned: ModelPlan, committed: string | undefined, evicted: Evicted[] = []): object {
-  const tensorParallel = { sizes: planned.sizes, dropped: planned.dropped, ...(planned.memoryPerGpu === undefined ? {} : { memoryPerGpu: planned.memoryPerGpu }), ...(planned.warnings.length === 0 ? {} : { warnings: planned.warnings }) };
+  const tensorParallel = {
+    sizes: planned.sizes,
+    dropped: planned.dropped,
+    ...(planned.memoryPerGpu === undefined ? {} : { memoryPerGpu: planned.memoryPerGpu }),
+    ...(planned.warnings.length === 0 ? {} : { warnings: planned.warnings }),
+  };
   return { ...plan, optionCount: planned.optionCount, tensorParallel, ...(committed === undefined ? {} : { committed, evicted }) };
 }
 
@@ -188,7 +237,10 @@ export const command: Command = {
         throw sayWithFlags(error, { source: `--gguf ${values.gguf}` });
       });
       model = { kind: 'gguf', file: values.gguf!, estimate };
-      if (!values.json) io.err(`gpualloc: ${values.gguf} at context ${contextLength}: weights ${formatBytes(estimate.weights)}, KV cache ${formatBytes(estimate.kvCache)} (${estimate.kvHeads} KV heads), graph ${formatBytes(estimate.graph)} per GPU, ${formatBytes(estimate.total - estimate.weights - estimate.kvCache - estimate.graph)} reserve per GPU; ${formatBytes(estimate.total)} on one GPU\n`);
+      if (!values.json)
+        io.err(
+          `gpualloc: ${values.gguf} at context ${contextLength}: weights ${formatBytes(estimate.weights)}, KV cache ${formatBytes(estimate.kvCache)} (${estimate.kvHeads} KV heads), graph ${formatBytes(estimate.graph)} per GPU, ${formatBytes(estimate.total - estimate.weights - estimate.kvCache - estimate.graph)} reserve per GPU; ${formatBytes(estimate.total)} on one GPU\n`,
+        );
     }
     const tp = values.tp;
     const limit = values.limit ?? DEFAULT_PLACEMENT_LIMIT;
@@ -200,7 +252,8 @@ export const command: Command = {
 
     const engine = await createEngine({ backend });
     if (storeUrl !== undefined) {
-      if ((values.inventory !== undefined || values.preset !== undefined) && !values.json) io.err('gpualloc: using the nodes of --store; --inventory/--preset only seed a new store (gpualloc state init)\n');
+      if ((values.inventory !== undefined || values.preset !== undefined) && !values.json)
+        io.err('gpualloc: using the nodes of --store; --inventory/--preset only seed a new store (gpualloc state init)\n');
       return exitOnUnknown(io, values.json === true, async () => {
         const { plan, planned, busy, result, evicted } = await withStoredState(engine, storeUrl, io.env, async (state) => {
           const planned = planModel(state, request, model, tp, limit, engine);
@@ -217,21 +270,28 @@ export const command: Command = {
           if (values.commit && plan.options.length > 0) {
             // A lost race is re-planned with one request: the best option's size (for a GGUF, at that size's per-GPU memory).
             result = await state.commitWithRetry(retryRequest(planned, request, model, plan.options[0].gpus.length, limit), {
-              attempts: CLI_COMMIT_ATTEMPTS, lastActivity: Date.now(), onPlan: (p) => { annotate(p); busy = busyLine(state); evictions = p.options.map((o) => evictedBy(state, o)); },
+              attempts: CLI_COMMIT_ATTEMPTS,
+              lastActivity: Date.now(),
+              onPlan: (p) => {
+                annotate(p);
+                busy = busyLine(state);
+                evictions = p.options.map((o) => evictedBy(state, o));
+              },
               ...(requestId === undefined ? {} : { requestId }),
             });
             plan = result.plan;
           } else annotate(plan);
           // A repeated request's slot was committed before: this plan's options evicted nothing.
-          const evicted = result?.committed === undefined || result.replayed === true ? [] : evictions[result.option ?? 0] ?? [];
+          const evicted = result?.committed === undefined || result.replayed === true ? [] : (evictions[result.option ?? 0] ?? []);
           return { plan, planned, busy, result, evicted };
-      });
-      const committed = result?.committed;
-      const lost = result !== undefined && committed === undefined && plan.options.length > 0 ? result.reason : undefined;
-      const replayed = result?.replayed === true ? { replayed: true } : {};
-      if (values.json) io.out(JSON.stringify(lost !== undefined ? { ...jsonOf(plan, planned, committed), reason: lost } : { ...jsonOf(plan, planned, committed, evicted), ...replayed }, null, 2) + '\n');
-      else io.out(render(plan, model, planned, busy, committed, (result?.option ?? 0) + 1, lost?.message, evicted, result?.replayed === true ? requestId : undefined));
-      return committed !== undefined || (!values.commit && plan.options.length > 0) ? EXIT.OK : EXIT.INFEASIBLE;
+        });
+        const committed = result?.committed;
+        const lost = result !== undefined && committed === undefined && plan.options.length > 0 ? result.reason : undefined;
+        const replayed = result?.replayed === true ? { replayed: true } : {};
+        if (values.json)
+          io.out(JSON.stringify(lost !== undefined ? { ...jsonOf(plan, planned, committed), reason: lost } : { ...jsonOf(plan, planned, committed, evicted), ...replayed }, null, 2) + '\n');
+        else io.out(render(plan, model, planned, busy, committed, (result?.option ?? 0) + 1, lost?.message, evicted, result?.replayed === true ? requestId : undefined));
+        return committed !== undefined || (!values.commit && plan.options.length > 0) ? EXIT.OK : EXIT.INFEASIBLE;
       });
     }
     /** Plans on the saved state (undefined: none yet, or no --state) and commits the best option when asked; returns the state to write. */
@@ -244,7 +304,8 @@ export const command: Command = {
         // A fresh reading of a node already in the state: its used memory is read again, less what its slots hold.
         const { inventory } = await resolveInventory({ inventory: values.inventory, quiet: true }, io);
         state = refreshUsed(engine, state, inventory, values.inventory, values.state!);
-        if (!values.json) io.err(`gpualloc: used memory of the node in ${values.inventory} read again (less what its slots in ${values.state} hold)${values.commit ? '' : '; the file is written only by --commit'}\n`);
+        if (!values.json)
+          io.err(`gpualloc: used memory of the node in ${values.inventory} read again (less what its slots in ${values.state} hold)${values.commit ? '' : '; the file is written only by --commit'}\n`);
       } else if (values.preset !== undefined) {
         if (!values.json) io.err(`gpualloc: using the nodes of ${values.state}; --preset only seeds a new state file\n`);
       }
@@ -264,10 +325,11 @@ export const command: Command = {
     else {
       const file = stateFile(engine, io, values.state);
       // --commit: read, plan, commit and write under the state file's lock, so concurrent commits never lose one another.
-      if (values.commit) outcome = await file.update(async (saved) => {
-        const done = await planOn(saved);
-        return { value: done, ...(done.committed === undefined ? {} : { write: done.state }) };
-      });
+      if (values.commit)
+        outcome = await file.update(async (saved) => {
+          const done = await planOn(saved);
+          return { value: done, ...(done.committed === undefined ? {} : { write: done.state }) };
+        });
       else outcome = await planOn(await file.current());
     }
     const { plan, planned, busy, committed, evicted } = outcome;

@@ -1,16 +1,22 @@
 // gpualloc presets: the built-in machines, named after real ones; `--inventory NAME` writes one as an
 // inventory file (what `gpualloc discover --out` writes on a GPU host), so every walkthrough that
 // starts from an inventory file also runs without a GPU.
-import { getPreset, listPresets } from '../../hardware/presets.js';
+
 import { wholeGpuCandidates } from '../../hardware/inventory.js';
-import { EXIT, table, UsageError, type Command, type Io } from '../lib/common.js';
+import { getPreset, listPresets } from '../../hardware/presets.js';
+import { type Command, EXIT, type Io, table, UsageError } from '../lib/common.js';
 import { helpOption, jsonOption, option, optionsHelp, readOptions } from '../lib/options.js';
 import { FlagFileError, isFileError } from '../lib/usage-error.js';
 
 const OPTIONS = {
   json: jsonOption('print the list as JSON (name, description, GPU count and model)'),
   // An unknown preset name is said as this flag's (the API field is `preset`).
-  inventory: option({ type: 'string', value: 'NAME', field: 'preset', help: 'print preset NAME as an inventory file (JSON, schema/inventory.v1.json),\nthe file `gpualloc discover --out` writes on a GPU host' }),
+  inventory: option({
+    type: 'string',
+    value: 'NAME',
+    field: 'preset',
+    help: 'print preset NAME as an inventory file (JSON, schema/inventory.v1.json),\nthe file `gpualloc discover --out` writes on a GPU host',
+  }),
   out: option({ type: 'string', value: 'FILE', help: 'with --inventory: write the inventory to FILE instead of stdout' }),
   help: helpOption(),
 };
@@ -40,11 +46,15 @@ export const command: Command = {
     });
     if (values.json === true) io.out(JSON.stringify(rows, null, 2) + '\n');
     else {
-      let text = table(['NAME', 'GPUS', 'MODEL', 'DESCRIPTION'], rows.map((r) => [r.name, r.gpus, r.model, r.description]));
+      let text = table(
+        ['NAME', 'GPUS', 'MODEL', 'DESCRIPTION'],
+        rows.map((r) => [r.name, r.gpus, r.model, r.description]),
+      );
       // Whole-GPU picks leave GPUs in MIG mode out: say which, where a preset has any.
       for (const p of listPresets()) {
         const { mig } = wholeGpuCandidates(getPreset(p.name));
-        if (mig.length > 0) text += `\n${p.name}: GPU${mig.length === 1 ? '' : 's'} ${mig.join(',')} in MIG mode: whole-GPU picks (aligned, plan, demo) leave them out (aligned and plan take them with --allow-mig); gpualloc replicas allocates their slices\n`;
+        if (mig.length > 0)
+          text += `\n${p.name}: GPU${mig.length === 1 ? '' : 's'} ${mig.join(',')} in MIG mode: whole-GPU picks (aligned, plan, demo) leave them out (aligned and plan take them with --allow-mig); gpualloc replicas allocates their slices\n`;
       }
       io.out(text);
     }

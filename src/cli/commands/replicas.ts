@@ -1,11 +1,12 @@
 // gpualloc replicas: expand an inventory's GPUs (and MIG slices) into a replicated resource, allocate
 // with a device-plugin policy, and show which physical GPU each pick landed on.
-import { createEngine } from '../../engine.js';
-import { AllocationError } from '../../shared/errors.js';
-import type { Inventory } from '../../hardware/inventory.js';
-import { resolveAllocationPolicy, POLICY_ENV_VAR, type PolicySettings } from '../../devices/policy-config.js';
+
+import { POLICY_ENV_VAR, type PolicySettings, resolveAllocationPolicy } from '../../devices/policy-config.js';
 import type { ReplicaRequest, ReplicaResult } from '../../devices/replicas.js';
-import { EXIT, parsePositiveInt, table, UsageError, type Command, type Io } from '../lib/common.js';
+import { createEngine } from '../../engine.js';
+import type { Inventory } from '../../hardware/inventory.js';
+import { AllocationError } from '../../shared/errors.js';
+import { type Command, EXIT, type Io, parsePositiveInt, table, UsageError } from '../lib/common.js';
 import { backendOption, helpOption, inventoryOption, jsonOption, option, optionsHelp, parseIdList, presetOption, readOptions } from '../lib/options.js';
 import { resolveInventory } from '../lib/source.js';
 
@@ -97,7 +98,10 @@ function _render(policy: string, origin: string, picks: Pick[], resource: Replic
   }
   for (const p of picks) perGpu.get(p.physical)!.got++;
   const touched = [...perGpu.entries()].filter(([, r]) => r.got > 0);
-  text += `\n${table(['GPU', 'PHYSICAL GPU', 'THIS CALL', 'IN USE'], touched.map(([key, r]) => [r.gpu, key, r.got, `${r.used}/${r.total}`]))}`;
+  text += `\n${table(
+    ['GPU', 'PHYSICAL GPU', 'THIS CALL', 'IN USE'],
+    touched.map(([key, r]) => [r.gpu, key, r.got, `${r.used}/${r.total}`]),
+  )}`;
   return text;
 }
 

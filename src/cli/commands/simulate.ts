@@ -3,12 +3,12 @@ import { constants } from 'node:fs';
 import { access, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createEngine } from '../../engine.js';
-import { DEFAULT_POLICY, formatDuration, MAX_SCALE, parseNodeCsv, parsePodCsv, parseSeeds, POLICIES, RunProgress, scaleTrace } from '../../fleet/index.js';
-import { simulateRun, type SimulationRun } from '../../simulation/index.js';
+import { DEFAULT_POLICY, formatDuration, MAX_SCALE, POLICIES, parseNodeCsv, parsePodCsv, parseSeeds, RunProgress, scaleTrace } from '../../fleet/index.js';
 import { AllocationError } from '../../shared/errors.js';
-import { EXIT, table, UsageError, type Command, type Io } from '../lib/common.js';
-import { FlagFileError, isFileError } from '../lib/usage-error.js';
+import { type SimulationRun, simulateRun } from '../../simulation/index.js';
+import { type Command, EXIT, type Io, table, UsageError } from '../lib/common.js';
 import { backendOption, helpOption, integerIn, jsonOption, namesAmong, option, optionsHelp, positiveUpTo, readOptions } from '../lib/options.js';
+import { FlagFileError, isFileError } from '../lib/usage-error.js';
 
 /** --policy: comma-separated policy names, each known and given once. */
 /** --seeds: a range 42..51 or a list (a malformed value is a usage error). */
@@ -23,10 +23,20 @@ function parseSeedsFlag(text: string, flag: string): number[] {
 const OPTIONS = {
   nodes: option({ type: 'string', value: 'FILE', help: 'node list: sn,cpu_milli,memory_mib,gpu,model (the openb format)' }),
   pods: option({ type: 'string', value: 'FILE', help: 'pod list: name,cpu_milli,memory_mib,num_gpu,gpu_milli[,gpu_spec,...]' }),
-  policy: option({ type: 'string', value: 'LIST', help: `comma-separated policies (default ${DEFAULT_POLICY}): ${POLICIES.map((p) => p.name).join(', ')}`, parse: namesAmong(POLICIES.map((p) => p.name)) }),
+  policy: option({
+    type: 'string',
+    value: 'LIST',
+    help: `comma-separated policies (default ${DEFAULT_POLICY}): ${POLICIES.map((p) => p.name).join(', ')}`,
+    parse: namesAmong(POLICIES.map((p) => p.name)),
+  }),
   seeds: option({ type: 'string', value: 'RANGE', help: 'a range 42..51 or a list 42,43 (default 42..51)', parse: parseSeedsFlag }),
   tune: option({ type: 'string', value: 'X', help: 'workload target as a multiple of the GPU capacity (default 1.3)', parse: positiveUpTo(100) }),
-  scale: option({ type: 'string', value: 'K', help: `replicate the trace K times (nodes and pods; copy i of an ID is <id>-r<i>):\nthe same workload on a K times larger cluster (default 1, at most ${MAX_SCALE})`, parse: integerIn(1, MAX_SCALE) }),
+  scale: option({
+    type: 'string',
+    value: 'K',
+    help: `replicate the trace K times (nodes and pods; copy i of an ID is <id>-r<i>):\nthe same workload on a K times larger cluster (default 1, at most ${MAX_SCALE})`,
+    parse: integerIn(1, MAX_SCALE),
+  }),
   events: option({ type: 'string', value: 'FILE', help: 'one policy, one seed: write every pod attempt as JSON Lines\n{"pod","node","gpus","milli","cpu","memory","arrived","used"}' }),
   csv: option({ type: 'string', value: 'FILE', help: 'write the curves: policy,seed,arrived,allocation,fragmentation (percent)' }),
   json: jsonOption('print {"runs": [{policy, seed, capacityMilli, pods, failed, allocation}]}'),
@@ -131,7 +141,11 @@ export const command: Command = {
         const t0 = performance.now();
         runs.push(
           simulateRun(engine.kernels, nodes, pods, {
-            policy, seed, tune, events: values.events !== undefined, fragmentation: values.csv !== undefined,
+            policy,
+            seed,
+            tune,
+            events: values.events !== undefined,
+            fragmentation: values.csv !== undefined,
             progress: (done, all) => {
               if (progress.pod(k, done, all)) report(label);
             },

@@ -2,14 +2,14 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
+import { SPLIT_MODES, type SplitDevice, type SplitMode, type SplitRequest, type SplitResult } from '../../devices/split.js';
 import { createEngine } from '../../engine.js';
+import type { Inventory } from '../../hardware/inventory.js';
 import { AllocationError } from '../../shared/errors.js';
 import { tomlPosition } from '../../shared/file-positions.js';
-import { findUnknownKey, unknownKeyError, type KeyShape } from '../../shared/validate.js';
-import type { Inventory } from '../../hardware/inventory.js';
-import { SPLIT_MODES, type SplitDevice, type SplitMode, type SplitRequest, type SplitResult } from '../../devices/split.js';
 import { formatBytes, parseBytes } from '../../shared/units.js';
-import { EXIT, table, UsageError, type Command, type Io } from '../lib/common.js';
+import { findUnknownKey, type KeyShape, unknownKeyError } from '../../shared/validate.js';
+import { type Command, EXIT, type Io, table, UsageError } from '../lib/common.js';
 import { sayInFile } from '../lib/error-words.js';
 import { backendOption, helpOption, inventoryOption, jsonOption, option, optionsHelp, presetOption, readOptions } from '../lib/options.js';
 import { resolveInventory } from '../lib/source.js';

@@ -1,22 +1,31 @@
 // gpualloc state: look at and change a saved cluster state (the --state FILE of `gpualloc plan`):
 // list its slots, show one, release one, mark one stale, drop the ones idle for longer than a duration.
 // Every change reads, changes and writes the file under the same lock and atomic write as `plan --commit`.
-import { createEngine } from '../../engine.js';
+
 import type { ClusterState } from '../../cluster/state.js';
-import { EXIT, UsageError, type Command, type Io } from '../lib/common.js';
+import { createEngine } from '../../engine.js';
+import { type Command, EXIT, type Io, UsageError } from '../lib/common.js';
 import { backendOption, inventoryOption, jsonOption, option, optionsHelp, presetOption, readOptions } from '../lib/options.js';
+import { type ChangeRequest, runChange } from '../lib/state-actions.js';
 import { stateFile } from '../lib/state-file.js';
 import { initFile, renderFileInit } from '../lib/state-init.js';
 import { runStateOnStore } from '../lib/state-store.js';
-import { storeUrlOf } from '../lib/store.js';
 import { listOutput, showOutput } from '../lib/state-view.js';
-import { runChange, type ChangeRequest } from '../lib/state-actions.js';
+import { storeUrlOf } from '../lib/store.js';
 
 const OPTIONS = {
   state: option({ type: 'string', value: 'FILE', help: 'the state file (written by gpualloc plan --state FILE --commit, or state init)' }),
-  store: option({ type: 'string', value: 'URL', help: 'a cluster state in PostgreSQL (postgres://user@host/db?schema=NAME; the password\nfrom PGPASSWORD, ~/.pgpass or PGSERVICE, not the URL, which others can see)' }),
+  store: option({
+    type: 'string',
+    value: 'URL',
+    help: 'a cluster state in PostgreSQL (postgres://user@host/db?schema=NAME; the password\nfrom PGPASSWORD, ~/.pgpass or PGSERVICE, not the URL, which others can see)',
+  }),
   'request-id': option({ type: 'string', value: 'ID', field: 'options.requestId', help: "for release --store: the change's identity; repeating it after it landed succeeds" }),
-  grant: option({ type: 'string', value: 'ROLE', help: 'for init --store: let that run-time role plan, commit and release, but not\nchange the schema or the nodes (run init as the role that owns the schema)' }),
+  grant: option({
+    type: 'string',
+    value: 'ROLE',
+    help: 'for init --store: let that run-time role plan, commit and release, but not\nchange the schema or the nodes (run init as the role that owns the schema)',
+  }),
   preset: { ...presetOption('for init: the node to create; start over'), label: '--preset NAME, --inventory FILE, --replace' },
   inventory: { ...inventoryOption(''), help: undefined },
   replace: option({ type: 'boolean' }),
@@ -119,7 +128,8 @@ export const command: Command = {
     const slotId = slotIds[0];
     if (values.state !== undefined && values.store !== undefined) throw new UsageError(`state ${action}: give --state FILE or --store URL, not both`);
     const storeUrl = storeUrlOf(values, io);
-    if (action !== 'init' && (values.replace || values.preset !== undefined || values.inventory !== undefined)) throw new UsageError(`--preset, --inventory and --replace are for state init, not state ${action}`);
+    if (action !== 'init' && (values.replace || values.preset !== undefined || values.inventory !== undefined))
+      throw new UsageError(`--preset, --inventory and --replace are for state init, not state ${action}`);
     if (values.grant !== undefined && (action !== 'init' || storeUrl === undefined)) throw new UsageError('--grant is for state init --store URL');
     if (values['request-id'] !== undefined && (action !== 'release' || storeUrl === undefined)) throw new UsageError('--request-id is for state release --store URL');
     if (values.state === undefined && storeUrl === undefined) throw new UsageError(`state ${action}: --state FILE is required (or --store URL)`);
@@ -129,16 +139,29 @@ export const command: Command = {
     const olderThan = values['older-than']?.ms;
     const olderThanText = values['older-than']?.text;
     if (action === 'gc' && olderThan === undefined) throw new UsageError('state gc: --older-than DURATION is required (such as 7d or 12h)');
-    const change: ChangeRequest | undefined = action === 'release' || action === 'stale' || action === 'touch' || action === 'gc'
-      ? { action, slotIds, clear: values.clear === true, olderThan, olderThanText, dryRun: values['dry-run'] === true }
-      : undefined;
+    const change: ChangeRequest | undefined =
+      action === 'release' || action === 'stale' || action === 'touch' || action === 'gc'
+        ? { action, slotIds, clear: values.clear === true, olderThan, olderThanText, dryRun: values['dry-run'] === true }
+        : undefined;
 
     const engine = await createEngine({ backend: values.backend ?? 'wasm' });
     if (storeUrl !== undefined) {
-      return runStateOnStore(engine, {
-        action, slotId, change, url: storeUrl, json: values.json === true,
-        replace: values.replace === true, inventory: values.inventory, preset: values.preset, grant: values.grant, requestId: values['request-id'],
-      }, io);
+      return runStateOnStore(
+        engine,
+        {
+          action,
+          slotId,
+          change,
+          url: storeUrl,
+          json: values.json === true,
+          replace: values.replace === true,
+          inventory: values.inventory,
+          preset: values.preset,
+          grant: values.grant,
+          requestId: values['request-id'],
+        },
+        io,
+      );
     }
     const name = values.state!;
     const print = (json: unknown, text: string) => io.out(values.json ? JSON.stringify(json, null, 2) + '\n' : text);
@@ -159,11 +182,14 @@ export const command: Command = {
       return EXIT.OK;
     }
     // A change: read, change and write under the file's lock (a missing file fails before FILE.lock is made).
-    const said = await file.update(async (saved): Promise<{ value: { json: unknown; text: string }; write?: ClusterState }> => {
-      const state = saved!;
-      const { json, text, changed } = await runChange(state, change!, name, Date.now());
-      return changed ? { value: { json, text }, write: state } : { value: { json, text } };
-    }, { mustExist: true });
+    const said = await file.update(
+      async (saved): Promise<{ value: { json: unknown; text: string }; write?: ClusterState }> => {
+        const state = saved!;
+        const { json, text, changed } = await runChange(state, change!, name, Date.now());
+        return changed ? { value: { json, text }, write: state } : { value: { json, text } };
+      },
+      { mustExist: true },
+    );
     print(said.json, said.text);
     return EXIT.OK;
   },

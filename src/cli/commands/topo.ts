@@ -1,7 +1,7 @@
 // gpualloc topo: the GPU pair matrix of an inventory, printed like `nvidia-smi topo -m`.
-import { inventoryTopology, wholeGpuCandidates, type Inventory } from '../../hardware/inventory.js';
-import { linkScore, validateTopology, type Link } from '../../hardware/topology.js';
-import { EXIT, type Command, type Io } from '../lib/common.js';
+import { type Inventory, inventoryTopology, wholeGpuCandidates } from '../../hardware/inventory.js';
+import { type Link, linkScore, validateTopology } from '../../hardware/topology.js';
+import { type Command, EXIT, type Io } from '../lib/common.js';
 import { helpOption, inventoryOption, jsonOption, option, optionsHelp, presetOption, readOptions } from '../lib/options.js';
 import { resolveInventory } from '../lib/source.js';
 

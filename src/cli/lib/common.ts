@@ -9,7 +9,13 @@ export { UsageError } from './usage-error.js';
 export const EXIT = { OK: 0, INFEASIBLE: 1, USAGE: 2, HARDWARE: 3 } as const;
 
 /** Where a command writes: results to out, messages to err. */
-export type Io = { out(text: string): void; err(text: string): void; env: Record<string, string | undefined>; cwd: string; /** Standard input, read to its end (commands that take `-`). */ stdin?: () => Promise<string> };
+export type Io = {
+  out(text: string): void;
+  err(text: string): void;
+  env: Record<string, string | undefined>;
+  cwd: string /** Standard input, read to its end (commands that take `-`). */;
+  stdin?: () => Promise<string>;
+};
 
 /** One subcommand. `run` returns the exit code. */
 export type Command = {
@@ -26,7 +32,11 @@ export type Command = {
 export function table(header: string[], rows: Array<Array<string | number>>): string {
   const cells = [header, ...rows.map((r) => r.map((c) => String(c)))];
   const widths = header.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
-  const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
   return [line(cells[0]), line(widths.map((w) => '-'.repeat(w))), ...cells.slice(1).map(line)].join('\n') + '\n';
 }
 
@@ -47,7 +57,7 @@ export function reportError(error: unknown, io: Io, json: boolean): number {
     code = (error as Error & { nvmlName?: string }).nvmlName ?? 'NVML_ERROR';
     message = error.message;
     exit = EXIT.HARDWARE;
-  } else if (error instanceof Error && typeof (error as { code?: unknown }).code === 'string' && ((error as unknown as { code: string }).code).startsWith('ERR_PARSE_ARGS')) {
+  } else if (error instanceof Error && typeof (error as { code?: unknown }).code === 'string' && (error as unknown as { code: string }).code.startsWith('ERR_PARSE_ARGS')) {
     // node:util parseArgs: unknown option, missing value, unexpected positional.
     code = 'USAGE';
     message = error.message;

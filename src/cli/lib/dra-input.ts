@@ -3,8 +3,8 @@
 // not use are counted and said once on stderr; fields a newer Kubernetes wrote are warned about.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { applyTaintRules, type ClusterDump, type ClusterDumpOptions, readClusterDump, readDocuments } from '../../dra/index.js';
 import { AllocationError } from '../../shared/errors.js';
-import { applyTaintRules, readClusterDump, readDocuments, type ClusterDump, type ClusterDumpOptions } from '../../dra/index.js';
 import type { Io } from './common.js';
 
 /** The kinds each input flag takes from its file. */
@@ -31,7 +31,21 @@ export async function readDumpFile(io: Io, file: string, options: ClusterDumpOpt
 
 /** An empty dump, to merge into. */
 export function emptyDump(): ClusterDump {
-  return { classes: [], slices: [], claims: [], nodes: [], nodeInfos: [], pods: [], templates: [], taintRules: [], skipped: {}, warnings: [], invalid: new Map(), places: new Map(), locate: () => undefined };
+  return {
+    classes: [],
+    slices: [],
+    claims: [],
+    nodes: [],
+    nodeInfos: [],
+    pods: [],
+    templates: [],
+    taintRules: [],
+    skipped: {},
+    warnings: [],
+    invalid: new Map(),
+    places: new Map(),
+    locate: () => undefined,
+  };
 }
 
 /**

@@ -34,7 +34,12 @@ export function claimStatus(allocation: AllocationResult, pod?: PodRef): { statu
 
 /** The Binding kube-scheduler posts for a pod. */
 export function binding(pod: PodRef, node: string): Record<string, unknown> {
-  return { apiVersion: 'v1', kind: 'Binding', metadata: { name: pod.name, namespace: pod.namespace, ...(pod.uid !== undefined ? { uid: pod.uid } : {}) }, target: { apiVersion: 'v1', kind: 'Node', name: node } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Binding',
+    metadata: { name: pod.name, namespace: pod.namespace, ...(pod.uid !== undefined ? { uid: pod.uid } : {}) },
+    target: { apiVersion: 'v1', kind: 'Node', name: node },
+  };
 }
 
 /** The claim the resourceclaim controller would create from a template (owned by the pod). */
@@ -80,7 +85,17 @@ export function podRows(outcomes: readonly PodOutcome[]): string[][] {
       rows.push([o.pod, '-', '', '', '', '', o.reason?.code === 'INVALID' ? 'invalid' : 'unschedulable']);
       continue;
     }
-    const devices = o.claims.flatMap((c) => (c.allocation?.devices.results ?? []).map((r) => [o.pod, o.node as string, c.claim, r.request, r.driver, r.pool, r.device + (r.shareID !== undefined ? ` (share ${r.shareID.slice(0, 8)})` : '')]));
+    const devices = o.claims.flatMap((c) =>
+      (c.allocation?.devices.results ?? []).map((r) => [
+        o.pod,
+        o.node as string,
+        c.claim,
+        r.request,
+        r.driver,
+        r.pool,
+        r.device + (r.shareID !== undefined ? ` (share ${r.shareID.slice(0, 8)})` : ''),
+      ]),
+    );
     rows.push(...(devices.length > 0 ? devices : [[o.pod, o.node, '', '', '', '', '']]));
   }
   return rows;
@@ -89,6 +104,8 @@ export function podRows(outcomes: readonly PodOutcome[]): string[][] {
 /** Table rows of claims scheduled on their own. */
 export function claimRows(outcomes: readonly ClaimOutcome[]): string[][] {
   return outcomes.flatMap((o) =>
-    o.allocation === undefined ? [['-', '-', o.claim, '', '', '', o.reason?.code === 'INVALID' ? 'invalid' : 'unschedulable']] : o.allocation.devices.results.map((r) => ['-', o.node ?? '-', o.claim, r.request, r.driver, r.pool, r.device]),
+    o.allocation === undefined
+      ? [['-', '-', o.claim, '', '', '', o.reason?.code === 'INVALID' ? 'invalid' : 'unschedulable']]
+      : o.allocation.devices.results.map((r) => ['-', o.node ?? '-', o.claim, r.request, r.driver, r.pool, r.device]),
   );
 }

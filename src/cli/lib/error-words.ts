@@ -3,7 +3,7 @@
 // flag that sets it (`--size`, `--tp (item 1)`, `--context`), and an error about a file the CLI read
 // is said at its place, `LABEL:LINE:COL`. Both work from the error's parts (path, detail, origin),
 // never from its message.
-import { AllocationError, formatPath, parsePath, type FilePosition, type PathSegment } from '../../shared/errors.js';
+import { AllocationError, type FilePosition, formatPath, type PathSegment, parsePath } from '../../shared/errors.js';
 
 /** API field (or path prefix, such as `options.contextLength`) → the flag that sets it. */
 export type FlagsOfFields = Readonly<Record<string, string>>;

@@ -3,8 +3,8 @@
 // options, the values (parsed before any work: a bad size or count is a usage error naming its flag)
 // and the flag → API field map that errors are told with (error-words.ts).
 import { parseArgs } from 'node:util';
-import { closestName } from '../../shared/suggest.js';
 import type { Backend } from '../../index.js';
+import { closestName } from '../../shared/suggest.js';
 import type { FlagsOfFields } from './error-words.js';
 import { UsageError } from './usage-error.js';
 
@@ -81,10 +81,7 @@ export function optionsHelp(table: OptionTable, column: number): string {
 export function suggestFlag(typed: string, table: OptionTable): string {
   const name = typed.replace(/^-+/, '').split('=')[0];
   const names = Object.keys(table).filter((n) => table[n].help !== undefined || table[n].label === undefined);
-  const match =
-    (name.length >= 2 ? names.find((n) => n.startsWith(name)) : undefined) ??
-    names.find((n) => (table[n].suggestFor ?? []).includes(name)) ??
-    closestName(name, names);
+  const match = (name.length >= 2 ? names.find((n) => n.startsWith(name)) : undefined) ?? names.find((n) => (table[n].suggestFor ?? []).includes(name)) ?? closestName(name, names);
   return match === undefined ? '' : ` (did you mean --${match}?)`;
 }
 
@@ -125,7 +122,8 @@ export function readOptions<O extends OptionTable>(table: O, argv: readonly stri
     } else args.push(token);
   }
   const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {};
-  for (const [name, spec] of Object.entries(table)) options[name] = { type: spec.type, ...(spec.short !== undefined ? { short: spec.short } : {}), ...(spec.multiple === true ? { multiple: true } : {}) };
+  for (const [name, spec] of Object.entries(table))
+    options[name] = { type: spec.type, ...(spec.short !== undefined ? { short: spec.short } : {}), ...(spec.multiple === true ? { multiple: true } : {}) };
   let parsed: { values: Record<string, string | boolean | string[] | undefined>; positionals: string[] };
   try {
     parsed = parseArgs({ args, options, strict: true, allowPositionals: settings.positionals === true }) as typeof parsed;
@@ -172,7 +170,10 @@ export function namesAmong(values: readonly string[]): (text: string, flag: stri
 
 /** Comma-separated IDs (device IDs, empty parts dropped). */
 export function parseIdList(text: string, flag: string): string[] {
-  const ids = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const ids = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   if (ids.length === 0 && text.trim() !== '') throw new UsageError(`${flag}: expected comma-separated device IDs, got ${JSON.stringify(text)}`);
   return ids;
 }

@@ -1,16 +1,17 @@
 // gpualloc plan's model side: --memory as typed, the tensor-parallel sizes to try (powers of two;
 // with --gguf only those the model's heads allow), and per-GPU memory per size for --gguf, planned
 // size by size and merged in the placement ranking.
-import type { MemoryEstimate } from '../../models/estimate.js';
-import { MAX_PLACEMENT_LIMIT, type PlacementOption, type PlacementPlan } from '../../placement/index.js';
+
 import type { ClusterPlanRequest, ClusterState } from '../../cluster/state.js';
-import { didYouMean } from '../../shared/suggest.js';
-import { defaultTensorParallelSizes, perGpuMemory, tensorParallelProblem, type DroppedSize } from '../../models/tensor-parallel.js';
-import { formatBytes, parseBytes, unitsOf, type ByteUnits } from '../../shared/units.js';
-import { UsageError, parseIntList } from './common.js';
-import { LIMITS } from '../../shared/limits.js';
-import { binomial } from '../../shared/bits.js';
 import type { Engine } from '../../engine.js';
+import type { MemoryEstimate } from '../../models/estimate.js';
+import { type DroppedSize, defaultTensorParallelSizes, perGpuMemory, tensorParallelProblem } from '../../models/tensor-parallel.js';
+import { MAX_PLACEMENT_LIMIT, type PlacementOption, type PlacementPlan } from '../../placement/index.js';
+import { binomial } from '../../shared/bits.js';
+import { LIMITS } from '../../shared/limits.js';
+import { didYouMean } from '../../shared/suggest.js';
+import { type ByteUnits, formatBytes, parseBytes, unitsOf } from '../../shared/units.js';
+import { parseIntList, UsageError } from './common.js';
 
 /** Most nodes whose options are counted one by one when a plan has more than MAX_PLACEMENT_LIMIT (beyond: `at least`). */
 const MAX_COUNTED_NODES = 64;
@@ -103,7 +104,15 @@ export function parseLimitFlag(text: string): number {
 }
 
 /** API field names of a plan request and the plan flags that set them, for errors in the CLI's words. */
-export const PLAN_FLAGS: Readonly<Record<string, string>> = { memory: '--memory', tensorParallelSizes: '--tp', policy: '--policy', limit: '--limit', model: '--model', allowEviction: '--no-evict', allowMig: '--allow-mig' };
+export const PLAN_FLAGS: Readonly<Record<string, string>> = {
+  memory: '--memory',
+  tensorParallelSizes: '--tp',
+  policy: '--policy',
+  limit: '--limit',
+  model: '--model',
+  allowEviction: '--no-evict',
+  allowMig: '--allow-mig',
+};
 
 /** Bytes an option's evictions free, as the ranking counts them (memoryPerGpu × GPUs of each evicted slot). */
 function _evictedBytes(option: PlacementOption, slotBytes: Map<string, number>): number {
@@ -119,7 +128,14 @@ function _evictedBytes(option: PlacementOption, slotBytes: Map<string, number>):
  * merged by the placement ranking (evictions, evicted bytes, then GPU count, which tells sizes apart;
  * within a size each plan's own order stands). Returns the first `limit` options.
  */
-export function planModel(state: Pick<ClusterState, 'plan' | 'toJSON'>, base: Omit<ClusterPlanRequest, 'memory' | 'tensorParallelSizes' | 'limit'>, model: ModelMemory, tp: number[] | undefined, limit: number, engine?: Engine): ModelPlan {
+export function planModel(
+  state: Pick<ClusterState, 'plan' | 'toJSON'>,
+  base: Omit<ClusterPlanRequest, 'memory' | 'tensorParallelSizes' | 'limit'>,
+  model: ModelMemory,
+  tp: number[] | undefined,
+  limit: number,
+  engine?: Engine,
+): ModelPlan {
   const json = state.toJSON();
   const gpus = Math.max(1, ...json.nodes.map((n) => n.gpus.length));
   const tooLarge = tp?.find((n) => n > gpus);

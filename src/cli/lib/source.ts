@@ -1,7 +1,8 @@
 // Where a command's inventory comes from: --inventory FILE, else NVML discovery, else a preset.
-import { AllocationError } from '../../shared/errors.js';
+
 import type { Inventory } from '../../hardware/inventory.js';
 import { getPreset } from '../../hardware/presets.js';
+import { AllocationError } from '../../shared/errors.js';
 import type { Io } from './common.js';
 import { inventoryFromText } from './strict-files.js';
 

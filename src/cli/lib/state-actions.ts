@@ -1,8 +1,9 @@
 // The changes of `gpualloc state` (release, stale, touch, gc), for a state file (a ClusterState read
 // under the file's lock, written back once) and a --store state (each change a transaction) alike:
 // the same checks, the same order of calls and the same output.
-import { AllocationError } from '../../shared/errors.js';
+
 import type { ClusterState, ReleaseOptions } from '../../cluster/state.js';
+import { AllocationError } from '../../shared/errors.js';
 import { entries, find, idleEntries, renderGc, renderReleased, renderStale, renderTouched, type SlotEntry } from './state-view.js';
 
 /** What the changes use of a state: ClusterState's (sync) or StoredClusterState's (async) methods. */
@@ -66,7 +67,8 @@ export async function runChange(state: ChangeTarget, r: ChangeRequest, name: str
     } catch (error) {
       if (!(error instanceof AllocationError)) throw error;
       if (error.code === 'CONFLICT') active++;
-      else if (error.code === 'UNKNOWN_SLOT') gone.add(e.id); // released by another writer meanwhile: gone either way
+      else if (error.code === 'UNKNOWN_SLOT')
+        gone.add(e.id); // released by another writer meanwhile: gone either way
       else throw error;
     }
   }

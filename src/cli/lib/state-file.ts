@@ -2,16 +2,16 @@
 // [--commit]` and `state ...`. The file is a JsonFileStore: changes happen under its lock and land
 // through an atomic write; reads are strict, and their errors are said with `--state FILE`.
 import { dirname, resolve } from 'node:path';
-import type { Engine } from '../../engine.js';
-import { AllocationError } from '../../shared/errors.js';
 import { nodeFromInventory } from '../../cluster/node.js';
 import type { ClusterState } from '../../cluster/state.js';
+import type { Engine } from '../../engine.js';
 import type { Inventory } from '../../hardware/inventory.js';
-import { JsonFileStore } from '../../store/index.js';
+import { AllocationError } from '../../shared/errors.js';
 import { formatBytes } from '../../shared/units.js';
+import { JsonFileStore } from '../../store/index.js';
 import type { Io } from './common.js';
-import { FlagFileError, isFileError, UsageError } from './usage-error.js';
 import { sayInFile } from './error-words.js';
+import { FlagFileError, isFileError, UsageError } from './usage-error.js';
 
 /** A state file as the CLI uses it: states restored through the command's engine, errors said with `--state NAME`. */
 export type StateFile = {
@@ -80,12 +80,23 @@ export function refreshUsed(engine: Engine, state: ClusterState, inventory: Inve
   const fresh = nodeFromInventory(inventory);
   const node = json.nodes.find((n) => n.id === fresh.id);
   if (node === undefined) {
-    throw new AllocationError('INVALID_INVENTORY', `--inventory ${inventoryName} describes node ${JSON.stringify(fresh.id)}, which is not in ${stateName} (its nodes: ${json.nodes.slice(0, 10).map((n) => n.id).join(', ')}); nothing was changed`, { field: 'inventory' });
+    throw new AllocationError(
+      'INVALID_INVENTORY',
+      `--inventory ${inventoryName} describes node ${JSON.stringify(fresh.id)}, which is not in ${stateName} (its nodes: ${json.nodes
+        .slice(0, 10)
+        .map((n) => n.id)
+        .join(', ')}); nothing was changed`,
+      { field: 'inventory' },
+    );
   }
   const same = fresh.gpus.length === node.gpus.length && fresh.gpus.every((g, k) => g.index === node.gpus[k].index && g.memoryTotal === node.gpus[k].memoryTotal);
   if (!same) {
     const show = (gpus: Array<{ index: number; memoryTotal: number }>) => gpus.map((g) => `${g.index}:${formatBytes(g.memoryTotal)}`).join(', ');
-    throw new AllocationError('INVALID_INVENTORY', `--inventory ${inventoryName}: the GPUs of node ${JSON.stringify(node.id)} (${show(fresh.gpus)}) are not those in ${stateName} (${show(node.gpus)}); start a new state file for changed hardware; nothing was changed`, { field: 'inventory' });
+    throw new AllocationError(
+      'INVALID_INVENTORY',
+      `--inventory ${inventoryName}: the GPUs of node ${JSON.stringify(node.id)} (${show(fresh.gpus)}) are not those in ${stateName} (${show(node.gpus)}); start a new state file for changed hardware; nothing was changed`,
+      { field: 'inventory' },
+    );
   }
   const used = nodeFromInventory(inventory, { id: node.id, slots: node.slots }).gpus;
   node.gpus = node.gpus.map((g, k) => {

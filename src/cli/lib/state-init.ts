@@ -1,13 +1,14 @@
 // `gpualloc state init`: a new cluster state with the node of a preset or an inventory, in a state
 // file (--state FILE) or a PostgreSQL store (--store URL, store.ts); both report the nodes made.
-import type { Engine } from '../../engine.js';
-import type { ClusterState } from '../../cluster/state.js';
+
 import { nodeFromInventory } from '../../cluster/node.js';
+import type { ClusterState } from '../../cluster/state.js';
+import type { Engine } from '../../engine.js';
 import { formatBytes } from '../../shared/units.js';
-import { UsageError } from './usage-error.js';
 import type { Io } from './common.js';
 import { resolveInventory } from './source.js';
 import type { StateFile } from './state-file.js';
+import { UsageError } from './usage-error.js';
 
 /** A node as init reports it: GPUs, their memory, and what processes outside gpualloc hold. */
 export type InitNode = { id: string; gpus: number; memoryTotal: number; memoryUsed: number };
@@ -32,7 +33,9 @@ export function initNodes(state: ClusterState): InitNode[] {
 
 /** One indented line per node of an init report. */
 export function renderNodes(nodes: readonly InitNode[]): string {
-  return nodes.map((n) => `  node ${n.id}: ${n.gpus} GPU${n.gpus === 1 ? '' : 's'}, ${formatBytes(n.memoryTotal)}${n.memoryUsed > 0 ? ` (${formatBytes(n.memoryUsed)} in use by other processes)` : ''}\n`).join('');
+  return nodes
+    .map((n) => `  node ${n.id}: ${n.gpus} GPU${n.gpus === 1 ? '' : 's'}, ${formatBytes(n.memoryTotal)}${n.memoryUsed > 0 ? ` (${formatBytes(n.memoryUsed)} in use by other processes)` : ''}\n`)
+    .join('');
 }
 
 /** What `state init --state FILE` reports. */

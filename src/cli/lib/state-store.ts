@@ -3,9 +3,9 @@
 // through the store: a release, stale mark or touch is one transaction on the slot's node.
 import type { Engine } from '../../engine.js';
 import { EXIT, type Io } from './common.js';
-import { exitOnUnknown, initStore, redactUrl, renderInit, withStoredState } from './store.js';
+import { type ChangeRequest, runChange } from './state-actions.js';
 import { find, listOutput, renderReleased, showOutput } from './state-view.js';
-import { runChange, type ChangeRequest } from './state-actions.js';
+import { exitOnUnknown, initStore, redactUrl, renderInit, withStoredState } from './store.js';
 
 /** What `state` parsed, for the --store path. */
 export type StoreAction = {
@@ -33,26 +33,28 @@ export async function runStateOnStore(engine: Engine, a: StoreAction, io: Io): P
     return EXIT.OK;
   }
   const name = redactUrl(a.url);
-  return exitOnUnknown(io, a.json, () => withStoredState(engine, a.url, io.env, async (state) => {
-    const now = Date.now();
-    if (a.action === 'list' || a.action === 'show') {
-      const { json, text } = a.action === 'list' ? listOutput(state, name, now) : showOutput(state, a.slotId!, name, now);
-      print(json, text);
-    } else if (a.action === 'release') {
-      const request = a.requestId === undefined ? {} : { requestId: a.requestId };
-      if (a.requestId !== undefined && !state.listSlots().some((s) => s.id === a.slotId)) {
-        // A repeat of a release that may have landed: the store answers from the request's record (or UNKNOWN_SLOT).
-        await state.release(a.slotId!, request);
-        print({ released: { id: a.slotId }, replayed: true }, `slot ${a.slotId} was released before, by request ${a.requestId}; nothing new was changed\n`);
+  return exitOnUnknown(io, a.json, () =>
+    withStoredState(engine, a.url, io.env, async (state) => {
+      const now = Date.now();
+      if (a.action === 'list' || a.action === 'show') {
+        const { json, text } = a.action === 'list' ? listOutput(state, name, now) : showOutput(state, a.slotId!, name, now);
+        print(json, text);
+      } else if (a.action === 'release') {
+        const request = a.requestId === undefined ? {} : { requestId: a.requestId };
+        if (a.requestId !== undefined && !state.listSlots().some((s) => s.id === a.slotId)) {
+          // A repeat of a release that may have landed: the store answers from the request's record (or UNKNOWN_SLOT).
+          await state.release(a.slotId!, request);
+          print({ released: { id: a.slotId }, replayed: true }, `slot ${a.slotId} was released before, by request ${a.requestId}; nothing new was changed\n`);
+        } else {
+          const e = find(state, a.slotId!, name);
+          await state.release(e.id, request);
+          print({ released: e }, renderReleased(e));
+        }
       } else {
-        const e = find(state, a.slotId!, name);
-        await state.release(e.id, request);
-        print({ released: e }, renderReleased(e));
+        const { json, text } = await runChange(state, a.change!, name, now);
+        print(json, text);
       }
-    } else {
-      const { json, text } = await runChange(state, a.change!, name, now);
-      print(json, text);
-    }
-    return EXIT.OK;
-  }));
+      return EXIT.OK;
+    }),
+  );
 }

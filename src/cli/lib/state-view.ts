@@ -1,14 +1,26 @@
 // What `gpualloc state` prints, for a state file and a --store state alike: the slots and nodes as
 // entries, their table and JSON, and the lines the changes print.
-import { AllocationError } from '../../shared/errors.js';
-import type { Slot } from '../../placement/index.js';
+
 import type { ClusterState } from '../../cluster/state.js';
+import type { Slot } from '../../placement/index.js';
+import { AllocationError } from '../../shared/errors.js';
 import { formatBytes } from '../../shared/units.js';
 import { table } from './common.js';
 import { busyLine } from './state-file.js';
 
 /** One slot as `state list --json` prints it (a pod's milli, cpu and hostMemory only when it holds them). */
-export type SlotEntry = { id: string; node: string; gpus: number[]; memoryPerGpu: number; model: string | null; lastActivity: number | null; stale: boolean; milli?: number; cpu?: number; hostMemory?: number };
+export type SlotEntry = {
+  id: string;
+  node: string;
+  gpus: number[];
+  memoryPerGpu: number;
+  model: string | null;
+  lastActivity: number | null;
+  stale: boolean;
+  milli?: number;
+  cpu?: number;
+  hostMemory?: number;
+};
 
 /**
  * A node's pod resources as `state list --json` prints them, for nodes that track any: allocatable
@@ -210,7 +222,14 @@ export function listOutput(state: Pick<ClusterState, 'nodes' | 'listSlots' | 'to
 export function showOutput(state: Pick<ClusterState, 'nodes' | 'listSlots' | 'toJSON'>, id: string, name: string, now: number): { json: unknown; text: string } {
   const e = find(state, id, name);
   const nodes = nodeEntries(state);
-  return { json: showJson(e, nodes), text: renderSlot(e, now, nodes.find((n) => n.id === e.node)) };
+  return {
+    json: showJson(e, nodes),
+    text: renderSlot(
+      e,
+      now,
+      nodes.find((n) => n.id === e.node),
+    ),
+  };
 }
 
 /** The slots `state gc` removes: those whose last activity is more than `olderThan` ms before `now`. */

@@ -5,9 +5,9 @@
 // ~/.pgpass, PGSERVICE); a change whose COMMIT was in flight when the store went away exits 4.
 import type { Engine } from '../../engine.js';
 import { AllocationError } from '../../shared/errors.js';
-import { openClusterState, PostgresStore, redactUrl, SCHEMA_VERSION, urlHasPassword, type StoredClusterState } from '../../store/index.js';
-import { reportError, UsageError, type Io } from './common.js';
-import { initialState, initNodes, renderNodes, type InitNode, type InitSource } from './state-init.js';
+import { openClusterState, PostgresStore, redactUrl, SCHEMA_VERSION, type StoredClusterState, urlHasPassword } from '../../store/index.js';
+import { type Io, reportError, UsageError } from './common.js';
+import { type InitNode, type InitSource, initialState, initNodes, renderNodes } from './state-init.js';
 
 /** Attempts of `plan --commit --store URL` before it reports CONFLICT (exit 1). */
 export const CLI_COMMIT_ATTEMPTS = 5;
@@ -24,7 +24,10 @@ export { redactUrl };
  */
 export function storeUrlOf(values: { store?: string; state?: string }, io: Io): string | undefined {
   if (values.store !== undefined) {
-    if (urlHasPassword(values.store)) io.err('gpualloc: warning: the password in --store is visible to other users (process list, shell history); use PGPASSWORD, a password file (~/.pgpass or PGPASSFILE), a service (PGSERVICE), or GPUALLOC_STORE instead\n');
+    if (urlHasPassword(values.store))
+      io.err(
+        'gpualloc: warning: the password in --store is visible to other users (process list, shell history); use PGPASSWORD, a password file (~/.pgpass or PGPASSFILE), a service (PGSERVICE), or GPUALLOC_STORE instead\n',
+      );
     return values.store;
   }
   if (values.state !== undefined) return undefined;

@@ -3,16 +3,29 @@
 // be allocated on the node. Nothing is kept between calls; inputs are never modified.
 import type { ReasonOf } from '../../shared/errors.js';
 import { fail } from '../../shared/validate.js';
-import { addClaims, AllocationModel, type CapacityAmounts, DEFAULT_DRA_FEATURES, DRA_FEATURE_GATES, type DraFeature, type DraFeatures, gatherPools, type ResolvedFeatures } from '../model/index.js';
-import { type AllocationResult, child, type DeviceClass, draError, quantity, type Quantity, readDeviceClasses, readNodes, readResourceClaims, readResourceSlices, record, type ResourceClaim } from '../objects/index.js';
-import { firstFit, type SearchOutcome } from './first-fit.js';
+import { AllocationModel, addClaims, type CapacityAmounts, DEFAULT_DRA_FEATURES, DRA_FEATURE_GATES, type DraFeature, type DraFeatures, gatherPools, type ResolvedFeatures } from '../model/index.js';
+import {
+  type AllocationResult,
+  child,
+  type DeviceClass,
+  draError,
+  type Quantity,
+  quantity,
+  type ResourceClaim,
+  readDeviceClasses,
+  readNodes,
+  readResourceClaims,
+  readResourceSlices,
+  record,
+} from '../objects/index.js';
 import { provablyInfeasible, unschedulableReason } from './diagnose.js';
-import { buildResults } from './result.js';
-import { compareObjective, evaluateObjective, CandidateTopology, type DraObjective, type TopologySetup } from './objective.js';
-import { readWorkload, selectionOf, workloadShapes, type DraWorkloadEntry } from './workload.js';
+import { firstFit, type SearchOutcome } from './first-fit.js';
+import { CandidateTopology, compareObjective, type DraObjective, evaluateObjective, type TopologySetup } from './objective.js';
 import type { WorkloadShape } from './partition-fragmentation.js';
-import { decideScored, DEFAULT_SCORED_BUDGET } from './scored.js';
+import { buildResults } from './result.js';
+import { DEFAULT_SCORED_BUDGET, decideScored } from './scored.js';
 import { shareIdSource } from './share-id.js';
+import { type DraWorkloadEntry, readWorkload, selectionOf, workloadShapes } from './workload.js';
 
 /** How to search: the scored search (the default), or upstream's first-fit. */
 export type DraMode = 'first-fit' | 'scored';
@@ -97,7 +110,8 @@ export function readIdList(path: string, value: unknown, parts: number[]): Set<s
   if (value === undefined || value === null) return out;
   if (!Array.isArray(value)) fail('INVALID_ARGUMENT', at, 'a list of "driver/pool/device" strings', value);
   value.forEach((v, i) => {
-    if (typeof v !== 'string' || !parts.includes(v.split('/').length) || v.split('/').some((p) => p === '')) fail('INVALID_ARGUMENT', child(at, i), parts.length > 1 ? '"driver/pool/device" or "driver/pool/device/shareID"' : '"driver/pool/device"', v);
+    if (typeof v !== 'string' || !parts.includes(v.split('/').length) || v.split('/').some((p) => p === ''))
+      fail('INVALID_ARGUMENT', child(at, i), parts.length > 1 ? '"driver/pool/device" or "driver/pool/device/shareID"' : '"driver/pool/device"', v);
     out.add(v);
   });
   return out;

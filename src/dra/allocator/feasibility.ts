@@ -12,7 +12,7 @@ import { type AllocationModel, lookupAttribute, type RequestModel } from '../mod
 import type { AttributeValue } from '../objects/index.js';
 import { CandidateTopology } from './objective.js';
 import { SearchState } from './search-state.js';
-import { symmetryClasses, type SymmetryClasses } from './symmetry.js';
+import { type SymmetryClasses, symmetryClasses } from './symmetry.js';
 
 /** One request (or the alternatives of one firstAvailable request) as the checks see it. */
 interface GroupFacts {
@@ -318,9 +318,7 @@ function constraintsCheck(model: AllocationModel, groups: readonly GroupFacts[],
       const attribute = constraint.matchAttribute ?? constraint.distinctAttribute;
       if (attribute === undefined) continue;
       const names = new Set(constraint.requests);
-      const covered = mine
-        .map(fixed)
-        .filter((f): f is { request: RequestModel; usable: number[] } => f !== undefined && (names.size === 0 || names.has(f.request.base) || names.has(f.request.name)));
+      const covered = mine.map(fixed).filter((f): f is { request: RequestModel; usable: number[] } => f !== undefined && (names.size === 0 || names.has(f.request.base) || names.has(f.request.name)));
       if (covered.length === 0) continue;
       const keysOf = new Map<number, string[]>();
       for (const f of covered) {
@@ -343,7 +341,10 @@ function constraintsCheck(model: AllocationModel, groups: readonly GroupFacts[],
       // distinctAttribute: each device needs its own value (a device without the attribute cannot serve).
       if ([...keysOf.values()].some((k) => k.length !== 1)) continue;
       const valueIndex = new Map(values.map((v, i) => [v, i]));
-      const demands = covered.map((f) => ({ need: f.request.count, devices: [...new Set(f.usable.filter((i) => keysOf.has(i)).map((i) => valueIndex.get((keysOf.get(i) as string[])[0]) as number))] }));
+      const demands = covered.map((f) => ({
+        need: f.request.count,
+        devices: [...new Set(f.usable.filter((i) => keysOf.has(i)).map((i) => valueIndex.get((keysOf.get(i) as string[])[0]) as number))],
+      }));
       if (!matchable(demands, { of: Int32Array.from(values, (_, i) => i), cap: new Map() })) {
         const total = covered.reduce((s, f) => s + f.request.count, 0);
         return `claim ${claim.label}: its distinctAttribute constraint on ${attribute} needs ${total} different values, the usable devices have ${values.length}`;

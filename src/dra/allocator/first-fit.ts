@@ -2,8 +2,9 @@
 // alternatives in order, devices in pool/slice/device order, depth first with backtracking, and
 // the first complete solution wins. Within one request devices are tried in increasing order only
 // (combinations, not permutations). Over 32 results in a claim backtracks to a smaller alternative.
-import { draError } from '../objects/index.js';
+
 import { ALLOCATION_RESULTS_MAX_SIZE, type AllocationModel, type RequestModel } from '../model/index.js';
+import { draError } from '../objects/index.js';
 import { SearchState } from './search-state.js';
 
 /** Outcome of one search step. */

@@ -9,9 +9,9 @@
 // fragmentation, parents opened, free parents left in partly used PCIe-root and NUMA domains, share
 // of parents consumed. All integers: same input, same cost.
 import type { AllocationModel, Pool, RequestModel } from '../model/index.js';
-import { counterSetRoots, FragmentationTracker, PartitionLayout, partitionShare, ShapeTable, type WorkloadShape } from './partition-fragmentation.js';
-import { deviceFieldKeys, type SymmetryKeys } from './device-keys.js';
 import type { AttributeValue, Device } from '../objects/index.js';
+import { deviceFieldKeys, type SymmetryKeys } from './device-keys.js';
+import { counterSetRoots, FragmentationTracker, PartitionLayout, partitionShare, ShapeTable, type WorkloadShape } from './partition-fragmentation.js';
 
 /** The cost of an allocation, as allocateClaims reports it in scored mode (lower is better, in this order). */
 export interface DraObjective {
@@ -376,7 +376,12 @@ function fragOf(used: number, size: number): number {
  * elsewhere (tests compare the search's choice with every allocation brute force finds; explain
  * shows first-fit's allocation by it).
  */
-export function evaluateObjective(model: AllocationModel, picks: ReadonlyArray<{ request: RequestModel; index: number }>, alternatives: readonly number[], placement = new CandidateTopology(model)): DraObjective {
+export function evaluateObjective(
+  model: AllocationModel,
+  picks: ReadonlyArray<{ request: RequestModel; index: number }>,
+  alternatives: readonly number[],
+  placement = new CandidateTopology(model),
+): DraObjective {
   const tracker = new ObjectiveTracker(placement, model.claims.length);
   for (const p of picks) tracker.push(p.request.claimIndex, p.request, p.index);
   return tracker.snapshot([...alternatives]);

@@ -2,8 +2,9 @@
 // class then claim configs (a config naming every request gets its request list cleared), and a
 // node selector (the node's name when any device is node-local or binds to the node, else the
 // union of the slices' single-term selectors, else none).
-import { type AllocationResult, type DeviceAllocationConfiguration, type DeviceRequestAllocationResult, draError, type NodeSelector, type NodeSelectorRequirement } from '../objects/index.js';
+
 import type { AllocationModel, ClaimModel } from '../model/index.js';
+import { type AllocationResult, type DeviceAllocationConfiguration, type DeviceRequestAllocationResult, draError, type NodeSelector, type NodeSelectorRequirement } from '../objects/index.js';
 import type { SearchState } from './search-state.js';
 
 /** Makes share IDs (UUIDs) for shares of devices that allow multiple allocations. */

@@ -11,10 +11,10 @@ import { ALLOCATION_RESULTS_MAX_SIZE, type AllocationModel, type RequestModel } 
 import { unschedulableReason } from './diagnose.js';
 import { infeasibleReason } from './feasibility.js';
 import { firstFit, type SearchProgress } from './first-fit.js';
-import { compareObjective, ObjectiveTracker, CandidateTopology, type DraObjective, type TopologySetup } from './objective.js';
-import { SearchState } from './search-state.js';
-import { symmetryClasses, type SymmetryClasses } from './symmetry.js';
+import { CandidateTopology, compareObjective, type DraObjective, ObjectiveTracker, type TopologySetup } from './objective.js';
 import type { WorkloadShape } from './partition-fragmentation.js';
+import { SearchState } from './search-state.js';
+import { type SymmetryClasses, symmetryClasses } from './symmetry.js';
 
 /** Steps (device picks tried) the scored search takes at most unless the request says otherwise. */
 export const DEFAULT_SCORED_BUDGET = 20_000;
@@ -227,7 +227,11 @@ export function decideScored(model: AllocationModel, budget: number, setup?: Top
   }
   if (outcome.state !== undefined) return { state: outcome.state, chosen: outcome.chosen, objective: outcome.objective, budgetExhausted: outcome.budgetExhausted, steps: outcome.steps };
   if (outcome.budgetExhausted) {
-    return { reason: `the scored search used its budget of ${budget} steps without finding an allocation (not proven impossible; raise budget or use mode 'first-fit')`, budgetExhausted: true, steps: outcome.steps };
+    return {
+      reason: `the scored search used its budget of ${budget} steps without finding an allocation (not proven impossible; raise budget or use mode 'first-fit')`,
+      budgetExhausted: true,
+      steps: outcome.steps,
+    };
   }
   return { reason: unschedulableReason(model, outcome.furthest), budgetExhausted: false, steps: outcome.steps };
 }

@@ -1,8 +1,20 @@
 // What a search has tentatively allocated so far, with exact undo: devices taken per claim, shared
 // counters consumed per pool (partitionable devices), capacity consumed on shared devices, and the
 // claims' constraints. Every `take` returns an undo that restores the state exactly.
+
+import {
+  type AllocationModel,
+  addAmounts,
+  type CandidateDevice,
+  type CapacityAmounts,
+  type Constraint,
+  consumedCapacity,
+  type Pool,
+  type RequestModel,
+  subAmounts,
+  taintPreventsAllocation,
+} from '../model/index.js';
 import { draError, type Quantity } from '../objects/index.js';
-import { addAmounts, type AllocationModel, type CandidateDevice, type CapacityAmounts, type Constraint, consumedCapacity, type Pool, type RequestModel, subAmounts, taintPreventsAllocation } from '../model/index.js';
 
 /** One device picked for a request. */
 export interface PickedDevice {

@@ -2,9 +2,10 @@
 // expects, each with a weight (how often it comes, in any unit). Each request of a claim is one
 // shape: the devices it could take on the node. Without a workload the search weighs every
 // partition shape the node publishes equally.
-import type { AllocationModel, RequestModel } from '../model/index.js';
+
 import { fail } from '../../shared/validate.js';
-import { type At, child, readResourceClaims, record, type ResourceClaim } from '../objects/index.js';
+import type { AllocationModel, RequestModel } from '../model/index.js';
+import { type At, child, type ResourceClaim, readResourceClaims, record } from '../objects/index.js';
 import type { WorkloadShape } from './partition-fragmentation.js';
 
 /** One entry of a workload: a ResourceClaim (object) and how often it comes (default 1). */

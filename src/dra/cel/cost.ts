@@ -69,9 +69,7 @@ function estimate(node: ASTNode, scope: Scope): Estimate {
       }
       const parts = [receiver, ...args].map((c) => estimate(c, scope));
       // replace can grow a string by the replacement's length per character.
-      const size = method === 'replace' && parts.length >= 3
-        ? parts[0]!.size * (parts[2]!.size + 1)
-        : sum(parts.map((p) => p.size)) + 1;
+      const size = method === 'replace' && parts.length >= 3 ? parts[0]!.size * (parts[2]!.size + 1) : sum(parts.map((p) => p.size)) + 1;
       return { cost: 1 + sum(parts.map((p) => p.cost)) + Math.max(...parts.map((p) => p.size)), size };
     }
     case '.':

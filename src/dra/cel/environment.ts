@@ -20,8 +20,14 @@ export interface CelFeatures {
 
 /** One attribute value, as the API has it (`{}` is an empty or unknown attribute). */
 export type CelAttributeValue =
-  | { int: bigint } | { bool: boolean } | { string: string } | { version: string }
-  | { ints: bigint[] } | { bools: boolean[] } | { strings: string[] } | { versions: string[] }
+  | { int: bigint }
+  | { bool: boolean }
+  | { string: string }
+  | { version: string }
+  | { ints: bigint[] }
+  | { bools: boolean[] }
+  | { strings: string[] }
+  | { versions: string[] }
   | Record<string, never>;
 
 /** One device as a selector sees it. */

@@ -6,12 +6,10 @@
  * Reference: docs/api/dra-cel.md.
  */
 import type { ParseResult } from '@marcbachmann/cel-js';
-import {
-  type CelAttributeValue, type CelDevice, type CelFeatures, DeviceValueError, environmentFor, featureKey, prepare, PreparedDevice,
-} from './environment.js';
 import { checkCost, DEFAULT_COST_LIMIT } from './cost.js';
-import { pointMatchesAtRe2 } from './re2.js';
+import { type CelAttributeValue, type CelDevice, type CelFeatures, DeviceValueError, environmentFor, featureKey, PreparedDevice, prepare } from './environment.js';
 import { compileMessage, runtimeMessage, runtimeTypeName } from './messages.js';
+import { pointMatchesAtRe2 } from './re2.js';
 
 export type { CelAttributeValue, CelDevice, CelFeatures };
 export { DEFAULT_COST_LIMIT, PreparedDevice };
@@ -159,4 +157,4 @@ export class SelectorCache {
   }
 }
 
-export { pointMatchesAtRe2, regexFind, regexFindAll, regexMatches, registerRe2, RegexSyntaxError, MAX_COMPILED_PATTERNS } from './re2.js';
+export { MAX_COMPILED_PATTERNS, pointMatchesAtRe2, RegexSyntaxError, regexFind, regexFindAll, regexMatches, registerRe2 } from './re2.js';

@@ -87,7 +87,12 @@ function registerQuantity(env: Environment): void {
   env.registerType(Q, { ctor: Quantity, fields: {} });
   env.registerFunction(`quantity(string): ${Q}`, (s: string) => Quantity.parse(s));
   env.registerFunction('isQuantity(string): bool', (s: string) => {
-    try { Quantity.parse(s); return true; } catch { return false; }
+    try {
+      Quantity.parse(s);
+      return true;
+    } catch {
+      return false;
+    }
   });
   // Declared upstream as a global overload; the receiver form is accepted as well.
   env.registerFunction(`sign(${Q}): int`, (q: Quantity) => BigInt(q.sign()));
@@ -112,13 +117,19 @@ function registerQuantity(env: Environment): void {
 /** `semver`, `isSemver` and the Semver members and operators (library.SemverLib, version 1). */
 function registerSemver(env: Environment): void {
   const S = SEMVER_TYPE;
-  const isValid = (parse: () => Semver): boolean => { try { parse(); return true; } catch { return false; } };
+  const isValid = (parse: () => Semver): boolean => {
+    try {
+      parse();
+      return true;
+    } catch {
+      return false;
+    }
+  };
   env.registerType(S, { ctor: Semver, fields: {} });
   env.registerFunction(`semver(string): ${S}`, (s: string) => Semver.parse(s));
   env.registerFunction(`semver(string, bool): ${S}`, (s: string, n: boolean) => (n ? Semver.parseNormalized(s) : Semver.parse(s)));
   env.registerFunction('isSemver(string): bool', (s: string) => isValid(() => Semver.parse(s)));
-  env.registerFunction('isSemver(string, bool): bool', (s: string, n: boolean) =>
-    isValid(() => (n ? Semver.parseNormalized(s) : Semver.parse(s))));
+  env.registerFunction('isSemver(string, bool): bool', (s: string, n: boolean) => isValid(() => (n ? Semver.parseNormalized(s) : Semver.parse(s))));
   env.registerFunction(`${S}.isGreaterThan(${S}): bool`, (a: Semver, b: Semver) => a.compare(b) === 1);
   env.registerFunction(`${S}.isLessThan(${S}): bool`, (a: Semver, b: Semver) => a.compare(b) === -1);
   env.registerFunction(`${S}.compareTo(${S}): int`, (a: Semver, b: Semver) => BigInt(a.compare(b)));
@@ -141,8 +152,7 @@ function registerLists(env: Environment): void {
   }
   env.registerFunction('list<int>.sum(): int', (list: unknown) => toList(list).reduce((a: bigint, b) => a + (b as bigint), 0n));
   env.registerFunction('list<double>.sum(): double', (list: unknown) => toList(list).reduce((a: number, b) => a + (b as number), 0));
-  env.registerFunction('list<A>.indexOf(A): int', (list: unknown, item: unknown) =>
-    BigInt(toList(list).findIndex((x) => celEquals(x, item))));
+  env.registerFunction('list<A>.indexOf(A): int', (list: unknown, item: unknown) => BigInt(toList(list).findIndex((x) => celEquals(x, item))));
   env.registerFunction('list<A>.lastIndexOf(A): int', (list: unknown, item: unknown) => {
     const items = toList(list);
     for (let i = items.length - 1; i >= 0; i--) if (celEquals(items[i], item)) return BigInt(i);
@@ -157,10 +167,8 @@ function registerSets(env: Environment): void {
   const has = (list: unknown[], item: unknown): boolean => list.some((x) => celEquals(x, item));
   const contains = (a: unknown, b: unknown): boolean => toList(b).every((x) => has(toList(a), x));
   env.registerFunction('SetsNamespace.contains(list<A>, list<A>): bool', (_: unknown, a: unknown, b: unknown) => contains(a, b));
-  env.registerFunction('SetsNamespace.equivalent(list<A>, list<A>): bool', (_: unknown, a: unknown, b: unknown) =>
-    contains(a, b) && contains(b, a));
-  env.registerFunction('SetsNamespace.intersects(list<A>, list<A>): bool', (_: unknown, a: unknown, b: unknown) =>
-    toList(b).some((x) => has(toList(a), x)));
+  env.registerFunction('SetsNamespace.equivalent(list<A>, list<A>): bool', (_: unknown, a: unknown, b: unknown) => contains(a, b) && contains(b, a));
+  env.registerFunction('SetsNamespace.intersects(list<A>, list<A>): bool', (_: unknown, a: unknown, b: unknown) => toList(b).some((x) => has(toList(a), x)));
 }
 
 /** The ext.Strings (version 2) functions the evaluator does not have built in: charAt, replace, strings.quote. */
@@ -198,8 +206,7 @@ function registerRegex(env: Environment): void {
 
 /** DRA's `includes` (with list-type attributes): whether a list holds the value, or a value equals it. */
 export function registerIncludes(env: Environment): void {
-  env.registerFunction('dyn.includes(dyn): bool', (target: unknown, arg: unknown) =>
-    Array.isArray(target) ? target.some((x) => celEquals(x, arg)) : celEquals(target, arg));
+  env.registerFunction('dyn.includes(dyn): bool', (target: unknown, arg: unknown) => (Array.isArray(target) ? target.some((x) => celEquals(x, arg)) : celEquals(target, arg)));
 }
 
 /** Registers every library of upstream's base environment that this package implements. */

@@ -6,7 +6,13 @@
 import { Quantity } from '../objects/index.js';
 import { Semver } from './semver.js';
 
-interface LibraryError { code?: string; summary?: string; message?: string; range?: { start: number; end: number }; name?: string }
+interface LibraryError {
+  code?: string;
+  summary?: string;
+  message?: string;
+  range?: { start: number; end: number };
+  name?: string;
+}
 
 /** Line and 1-based column of a source offset. */
 function position(source: string, offset: number): { line: number; column: number; text: string } {

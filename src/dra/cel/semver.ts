@@ -75,9 +75,15 @@ export class Semver {
     let build: string[] = [];
     let pre: string[] = [];
     const buildAt = patchText.indexOf('+');
-    if (buildAt !== -1) { build = patchText.slice(buildAt + 1).split('.'); patchText = patchText.slice(0, buildAt); }
+    if (buildAt !== -1) {
+      build = patchText.slice(buildAt + 1).split('.');
+      patchText = patchText.slice(0, buildAt);
+    }
     const preAt = patchText.indexOf('-');
-    if (preAt !== -1) { pre = patchText.slice(preAt + 1).split('.'); patchText = patchText.slice(0, preAt); }
+    if (preAt !== -1) {
+      pre = patchText.slice(preAt + 1).split('.');
+      patchText = patchText.slice(0, preAt);
+    }
     const patch = parseNumber(patchText, 'patch');
     const preRelease = pre.map(parsePreRelease);
     for (const part of build) {
@@ -106,7 +112,11 @@ export class Semver {
 
   /** blang/semver `Compare`: -1, 0 or 1; build metadata does not count. */
   compare(other: Semver): -1 | 0 | 1 {
-    for (const [a, b] of [[this.major, other.major], [this.minor, other.minor], [this.patch, other.patch]] as const) {
+    for (const [a, b] of [
+      [this.major, other.major],
+      [this.minor, other.minor],
+      [this.patch, other.patch],
+    ] as const) {
       if (a !== b) return a < b ? -1 : 1;
     }
     if (this.pre.length === 0 && other.pre.length === 0) return 0;

@@ -2,7 +2,7 @@
 // multiple allocations (with the capacity they consume), and what a node's devices can still
 // take alone (free, counters left). Upstream's AllocatedState, kept for the whole cluster and
 // looked at one node's pools at a time.
-import { addAmounts, type AllocatedSnapshot, type CapacityAmounts, type Pool, type ResolvedFeatures, subAmounts } from '../model/index.js';
+import { type AllocatedSnapshot, addAmounts, type CapacityAmounts, type Pool, type ResolvedFeatures, subAmounts } from '../model/index.js';
 import type { Device, Quantity } from '../objects/index.js';
 import type { Bits, NodeClass } from './node-classes.js';
 

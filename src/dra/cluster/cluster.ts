@@ -6,15 +6,48 @@
 // Releasing a claim gives its devices back. Only the node that changed is re-keyed.
 import { AllocationError } from '../../shared/errors.js';
 import { fail } from '../../shared/validate.js';
-import { allocateOnModel, compareObjective, type DraAllocateResult, type DraExplanation, type DraMode, type DraObjective, type DraWorkloadEntry, readBudget, readCapacityState, readFeatures, readIdList, readMode, readWorkload, type SearchSettings, TopologySetup, unschedulable, type Unschedulable, type WorkloadShape, workloadShapes } from '../allocator/index.js';
+import {
+  allocateOnModel,
+  compareObjective,
+  type DraAllocateResult,
+  type DraExplanation,
+  type DraMode,
+  type DraObjective,
+  type DraWorkloadEntry,
+  readBudget,
+  readCapacityState,
+  readFeatures,
+  readIdList,
+  readMode,
+  readWorkload,
+  type SearchSettings,
+  TopologySetup,
+  type Unschedulable,
+  unschedulable,
+  type WorkloadShape,
+  workloadShapes,
+} from '../allocator/index.js';
 import { SelectorCache } from '../cel/index.js';
-import { addClaims, AllocationModel, claimLabel, type DraFeatures, type Pool, type ResolvedFeatures, Selectors } from '../model/index.js';
-import { type AllocationResult, child, type DeviceClass, draError, type Node, Quantity, readDeviceClasses, readNodes, readResourceClaims, readResourceSlices, record, type ResourceClaim } from '../objects/index.js';
-import { scheduleGroup, type GangResult } from '../workloads/index.js';
-import { AllocatedState, type AllocatedEntry } from './allocated-state.js';
-import { countKey, layoutCluster, NodeModel, type NodeClass } from './node-classes.js';
+import { AllocationModel, addClaims, claimLabel, type DraFeatures, type Pool, type ResolvedFeatures, Selectors } from '../model/index.js';
+import {
+  type AllocationResult,
+  child,
+  type DeviceClass,
+  draError,
+  type Node,
+  Quantity,
+  type ResourceClaim,
+  readDeviceClasses,
+  readNodes,
+  readResourceClaims,
+  readResourceSlices,
+  record,
+} from '../objects/index.js';
+import { type GangResult, scheduleGroup } from '../workloads/index.js';
+import { type AllocatedEntry, AllocatedState } from './allocated-state.js';
 import { gangHost } from './gang-host.js';
-import { FRAGMENTATION_CANDIDATES, NODE_SCORES, NodeIndex, type CountedAlternative, type NodeScore, type NodeStates, type ShapeIndex } from './node-index.js';
+import { countKey, layoutCluster, type NodeClass, NodeModel } from './node-classes.js';
+import { type CountedAlternative, FRAGMENTATION_CANDIDATES, NODE_SCORES, NodeIndex, type NodeScore, type NodeStates, type ShapeIndex } from './node-index.js';
 
 /** How many more nodes a pod with a prioritized list may try for an earlier alternative once one node can take it. */
 export const RANK_PROBES = 16;
@@ -65,9 +98,7 @@ export interface DraClusterInit {
 }
 
 /** One pod's outcome: the node and one AllocationResult per claim, or none with the reason. */
-export type DraScheduleResult =
-  | { node: string; results: AllocationResult[]; reason?: undefined; explain?: DraExplanation }
-  | { node?: undefined; results: []; reason: Unschedulable };
+export type DraScheduleResult = { node: string; results: AllocationResult[]; reason?: undefined; explain?: DraExplanation } | { node?: undefined; results: []; reason: Unschedulable };
 
 /** A claim allocated through the handle. */
 export interface DraClaimAllocation {
@@ -86,7 +117,21 @@ export interface DraAllocatedState {
   allocatedCapacity: Record<string, Record<string, string>>;
 }
 
-const INIT_KEYS = ['classes', 'slices', 'nodes', 'features', 'mode', 'budget', 'nodeScore', 'seed', 'allocatedDevices', 'allocatedSharedDeviceIDs', 'allocatedCapacity', 'workload', 'explain'] as const;
+const INIT_KEYS = [
+  'classes',
+  'slices',
+  'nodes',
+  'features',
+  'mode',
+  'budget',
+  'nodeScore',
+  'seed',
+  'allocatedDevices',
+  'allocatedSharedDeviceIDs',
+  'allocatedCapacity',
+  'workload',
+  'explain',
+] as const;
 
 interface Held {
   claim: string;
@@ -146,7 +191,8 @@ export class DraCluster {
     const seed = top.seed ?? 0;
     if (typeof seed !== 'number' || !Number.isSafeInteger(seed)) fail('INVALID_ARGUMENT', child(at, 'seed'), 'an integer', top.seed);
     this.search = { mode: readMode(top.mode, child(at, 'mode')), budget: readBudget(top.budget, child(at, 'budget')), seed };
-    if (this.score === 'fragmentation' && this.search.mode !== 'scored') fail('INVALID_ARGUMENT', child(at, 'nodeScore'), "'pack', 'spread' or 'first' in mode 'first-fit' ('fragmentation' ranks nodes by the scored objective)", top.nodeScore);
+    if (this.score === 'fragmentation' && this.search.mode !== 'scored')
+      fail('INVALID_ARGUMENT', child(at, 'nodeScore'), "'pack', 'spread' or 'first' in mode 'first-fit' ('fragmentation' ranks nodes by the scored objective)", top.nodeScore);
     this.features = readFeatures(top.features);
     this.classes = readDeviceClasses(top.classes, 'classes');
     const slices = readResourceSlices(top.slices, 'slices');
@@ -243,17 +289,24 @@ export class DraCluster {
     }
     const needs = groups.map((g) => g.map((a) => (a.all ? `all of class ${a.request.deviceClass.name}` : `${a.need} of class ${a.request.deviceClass.name}`)).join(' or ')).join(', ');
     const others = this.nodes.length - tried.length - same;
-    const triedText = tried.length === 0 ? '' : `; tried ${tried.length}${same > 0 ? ` (and ${same} in the same state as one of them)` : ''}: ${tried.slice(0, 3).join('; ')}${tried.length > 3 ? '; …' : ''}`;
+    const triedText =
+      tried.length === 0 ? '' : `; tried ${tried.length}${same > 0 ? ` (and ${same} in the same state as one of them)` : ''}: ${tried.slice(0, 3).join('; ')}${tried.length > 3 ? '; …' : ''}`;
     return {
       results: [],
-      reason: unschedulable(`no node can take claim${labels.length > 1 ? 's' : ''} ${labels.join(', ')} (needs ${needs}): ${others} of ${this.nodes.length} node(s) have too few free devices that match${triedText}`),
+      reason: unschedulable(
+        `no node can take claim${labels.length > 1 ? 's' : ''} ${labels.join(', ')} (needs ${needs}): ${others} of ${this.nodes.length} node(s) have too few free devices that match${triedText}`,
+      ),
     };
   }
 
   /** Places a gang of pods all or nothing, with node-label topology (docs/api/dra-cluster.md, "Gangs"). */
   scheduleGroup(input: unknown): GangResult {
     const host = gangHost({
-      nodes: this.nodes, classOf: this.classOf, nodeClasses: this.nodeClasses, states: this.states, features: this.features,
+      nodes: this.nodes,
+      classOf: this.classOf,
+      nodeClasses: this.nodeClasses,
+      states: this.states,
+      features: this.features,
       heldOn: (label) => this.held.get(label)?.node,
       checkClaims: (claims) => this.checkClaims(claims),
       stateKey: (k) => this.stateKey(k),
@@ -269,7 +322,11 @@ export class DraCluster {
    * kept there, as schedule does: tried in `order` when given (kube-scheduler's node order),
    * else best first by the node score. Claim errors throw AllocationError('DRA_REJECTED').
    */
-  place(input: unknown[], allowed: (k: number) => boolean, order?: readonly number[]): { node: number; results: AllocationResult[]; message?: undefined } | { node: -1; results?: undefined; message: string } {
+  place(
+    input: unknown[],
+    allowed: (k: number) => boolean,
+    order?: readonly number[],
+  ): { node: number; results: AllocationResult[]; message?: undefined } | { node: -1; results?: undefined; message: string } {
     const { claims, labels, groups, shape } = this.pendingClaims(input);
     const { found, tried } = this.findNode(claims, groups, shape, allowed, order);
     if (found === undefined) return { node: -1, message: tried.length === 0 ? 'too few free devices that match' : tried[0] };
@@ -284,7 +341,13 @@ export class DraCluster {
    * RANK_PROBES more nodes that can take them, one where they get earlier alternatives (the
    * DynamicResources score of Kubernetes 1.35 and later); on equal ranks the first found stays.
    */
-  private findNode(claims: ResourceClaim[], groups: CountedAlternative[][], shape: ShapeIndex, allowed: (k: number) => boolean, order: readonly number[] | undefined): { found?: { k: number; outcome: DraAllocateResult }; tried: string[]; same: number } {
+  private findNode(
+    claims: ResourceClaim[],
+    groups: CountedAlternative[][],
+    shape: ShapeIndex,
+    allowed: (k: number) => boolean,
+    order: readonly number[] | undefined,
+  ): { found?: { k: number; outcome: DraAllocateResult }; tried: string[]; same: number } {
     const ranked = groups.some((g) => g.length > 1);
     const failed = new Set<string>();
     const tried: string[] = [];
@@ -315,7 +378,8 @@ export class DraCluster {
         if (fragmentation) {
           // Ties: the earlier, more allocated node. A claim split across PCIe roots or NUMA nodes looks further (up to 4×) for a node that keeps it together.
           placed.add(state);
-          if (found === undefined || rank < found.rank || (rank === found.rank && compareObjective(outcome.objective as DraObjective, found.outcome.objective as DraObjective) < 0)) found = { k, outcome, rank };
+          if (found === undefined || rank < found.rank || (rank === found.rank && compareObjective(outcome.objective as DraObjective, found.outcome.objective as DraObjective) < 0))
+            found = { k, outcome, rank };
           const split = (found.outcome.objective?.topology ?? 0) > 0;
           return placed.size >= (split ? 4 * FRAGMENTATION_CANDIDATES : FRAGMENTATION_CANDIDATES);
         }
@@ -372,8 +436,14 @@ export class DraCluster {
     for (const claim of probe.claims) {
       for (const group of claim.groups) {
         for (const r of group.alternatives) {
-          selectors.compileAll(`class ${r.deviceClass.name}`, r.deviceClass.selectors.map((s) => s.cel?.expression));
-          selectors.compileAll(`claim ${claim.label}`, r.body.selectors.map((s) => s.cel?.expression));
+          selectors.compileAll(
+            `class ${r.deviceClass.name}`,
+            r.deviceClass.selectors.map((s) => s.cel?.expression),
+          );
+          selectors.compileAll(
+            `claim ${claim.label}`,
+            r.body.selectors.map((s) => s.cel?.expression),
+          );
         }
         groups.push(group.alternatives.map((r) => ({ request: r, need: r.count, all: r.allMode, admin: r.adminAccess })));
       }
@@ -427,7 +497,8 @@ export class DraCluster {
     const whole = perClaim.flat().filter((e) => e.shareId === undefined);
     for (const e of whole) {
       // The allocator never hands out a device in use; checked so that a fault cannot double-allocate.
-      if (this.allocatedState.holds(e.pool, e.device) || whole.filter((x) => x.pool === e.pool && x.device === e.device).length > 1) throw draError('INTERNAL', `device ${e.pool}/${e.device} would be allocated twice; nothing was changed`);
+      if (this.allocatedState.holds(e.pool, e.device) || whole.filter((x) => x.pool === e.pool && x.device === e.device).length > 1)
+        throw draError('INTERNAL', `device ${e.pool}/${e.device} would be allocated twice; nothing was changed`);
     }
     labels.forEach((claim, i) => {
       for (const e of perClaim[i]) this.allocatedState.add(e);

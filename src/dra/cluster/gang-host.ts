@@ -5,7 +5,7 @@ import { AllocationError } from '../../shared/errors.js';
 import { fail } from '../../shared/validate.js';
 import type { DraAllocateResult } from '../allocator/index.js';
 import { claimLabel, type RequestModel, type ResolvedFeatures } from '../model/index.js';
-import { type AllocationResult, draError, type Node, readResourceClaims, type ResourceClaim } from '../objects/index.js';
+import { type AllocationResult, draError, type Node, type ResourceClaim, readResourceClaims } from '../objects/index.js';
 import type { GangHost, GangPod } from '../workloads/index.js';
 import { countKey, type NodeClass } from './node-classes.js';
 import type { CountedAlternative, NodeStates } from './node-index.js';

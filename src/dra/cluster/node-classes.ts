@@ -155,7 +155,14 @@ export function countKey(request: RequestModel, features: ResolvedFeatures): str
 
 /** A member's model: the allocator's view of the node, with the class's selector masks. */
 export class NodeModel extends AllocationModel {
-  constructor(node: Node, features: ResolvedFeatures, pools: Pool[], allocated: AllocatedSnapshot, cache: SelectorCache, private readonly nodeClass: NodeClass) {
+  constructor(
+    node: Node,
+    features: ResolvedFeatures,
+    pools: Pool[],
+    allocated: AllocatedSnapshot,
+    cache: SelectorCache,
+    private readonly nodeClass: NodeClass,
+  ) {
     super(node, features, pools, allocated, cache);
   }
 

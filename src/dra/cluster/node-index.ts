@@ -7,8 +7,8 @@
 // have enough free matching devices): the allocator still decides on the node.
 import { popcount } from '../../shared/bits.js';
 import { buildTree, leavesFor, replayAbove } from '../../shared/tournament.js';
-import type { Bits, NodeClass } from './node-classes.js';
 import type { RequestModel } from '../model/index.js';
+import type { Bits, NodeClass } from './node-classes.js';
 
 /**
  * How nodes that can take a pod rank: most allocated first, least allocated first, node order only,

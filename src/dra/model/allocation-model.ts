@@ -4,8 +4,8 @@
 // per-device node selection), the claims' constraints, and the allocated state from other claims.
 // Building it validates the claims in upstream's order and throws upstream's errors.
 import type { AllocationError } from '../../shared/errors.js';
-import { type Device, type DeviceClass, type DeviceRequestBody, draError, type Node, type ResourceClaim, type ResourceSlice } from '../objects/index.js';
 import { type PreparedDevice, prepareDevice, type SelectorCache } from '../cel/index.js';
+import { type Device, type DeviceClass, type DeviceRequestBody, draError, type Node, type ResourceClaim, type ResourceSlice } from '../objects/index.js';
 import type { CapacityAmounts } from './capacity.js';
 import { fitsCapacity } from './capacity.js';
 import type { Constraint } from './constraints.js';
@@ -230,7 +230,18 @@ export function addClaims(model: AllocationModel, claims: readonly ResourceClaim
       entry.groups.push(group);
       if (hasSubs) {
         request.firstAvailable.forEach((sub, subIndex) => {
-          group.alternatives.push(validateRequest(model, classes, label, { claimIndex, requestIndex, subRequestIndex: subIndex, base: request.name, sub: sub.name, name: `${request.name}/${sub.name}`, body: sub, adminAccess: undefined }));
+          group.alternatives.push(
+            validateRequest(model, classes, label, {
+              claimIndex,
+              requestIndex,
+              subRequestIndex: subIndex,
+              base: request.name,
+              sub: sub.name,
+              name: `${request.name}/${sub.name}`,
+              body: sub,
+              adminAccess: undefined,
+            }),
+          );
         });
         entry.minDevices += Math.min(...group.alternatives.map((a) => a.count));
       } else {
@@ -253,7 +264,9 @@ export function addClaims(model: AllocationModel, claims: readonly ResourceClaim
     entry.constraints = () =>
       specs.map((s, i) => {
         const where = `claim ${label}, constraint #${i}`;
-        return s.kind === 'match' ? new MatchAttribute(s.requests, s.attribute, features.listTypeAttributes, where) : new DistinctAttribute(s.requests, s.attribute, features.listTypeAttributes, where);
+        return s.kind === 'match'
+          ? new MatchAttribute(s.requests, s.attribute, features.listTypeAttributes, where)
+          : new DistinctAttribute(s.requests, s.attribute, features.listTypeAttributes, where);
       });
   });
 }

@@ -2,14 +2,7 @@
 // names them, and the Kubernetes feature gates behind each.
 
 /** One allocator feature. */
-export type DraFeature =
-  | 'adminAccess'
-  | 'consumableCapacity'
-  | 'deviceBindingAndStatus'
-  | 'deviceTaints'
-  | 'listTypeAttributes'
-  | 'partitionableDevices'
-  | 'prioritizedList';
+export type DraFeature = 'adminAccess' | 'consumableCapacity' | 'deviceBindingAndStatus' | 'deviceTaints' | 'listTypeAttributes' | 'partitionableDevices' | 'prioritizedList';
 
 /** Which features are on; every feature not listed (or `false`) is off. */
 export type DraFeatures = Partial<Record<DraFeature, boolean>>;

@@ -2,9 +2,10 @@
 // by (driver, pool), the newest generation only, checked for completeness and validity, and ordered
 // as upstream orders them (pools by driver then name, pools with binding conditions last; slices by
 // name), which is the order in which first-fit tries devices.
+
+import type { CounterSet, Device, Node, ResourceSlice } from '../objects/index.js';
 import type { ResolvedFeatures } from './features.js';
 import { nodeMatches } from './node-match.js';
-import type { CounterSet, Device, Node, ResourceSlice } from '../objects/index.js';
 
 /** One pool reachable from the node. */
 export interface Pool {

@@ -3,8 +3,8 @@
 // upstream's framing ("class X: selector #0: CEL compile error: …", "claim X: selector #0 on device
 // D: CEL runtime error: …").
 import type { AllocationError } from '../../shared/errors.js';
-import { type AttributeValue, type Device, fromLibrary, type Quantity } from '../objects/index.js';
 import { type CelDevice, type CompiledSelector, compileSelector, type PreparedDevice, type SelectorCache } from '../cel/index.js';
+import { type AttributeValue, type Device, fromLibrary, type Quantity } from '../objects/index.js';
 import type { ResolvedFeatures } from './features.js';
 
 /** The CEL view of a device: attributes and capacities by domain (bare names belong to the driver). */

@@ -4,9 +4,9 @@
 // DeviceTaintRules applied to the devices they select, and every other kind counted and skipped.
 import { AllocationError, type FilePosition, type PathSegment } from '../../shared/errors.js';
 import { describeValue, own } from '../../shared/validate.js';
-import { objectsOf, type DraDocuments } from './documents.js';
+import { type DraDocuments, objectsOf } from './documents.js';
 import { KUBERNETES_VERSION, pruneSpec } from './known-fields.js';
-import { readClaimTemplate, readNodeInfo, readPod, readTaintRule, type ClaimTemplate, type NodeInfo, type PodInfo, type TaintRule } from './pods.js';
+import { type ClaimTemplate, type NodeInfo, type PodInfo, readClaimTemplate, readNodeInfo, readPod, readTaintRule, type TaintRule } from './pods.js';
 import { readResourceClaims } from './readers.js';
 import { invalidMessage, validateClaimSpec, validateClassSpec, validateSliceSpec } from './validation.js';
 import { SERVED_VERSIONS, toServedVersion } from './versions.js';
@@ -89,7 +89,18 @@ function pathText(path: readonly PathSegment[]): string {
  */
 export function readClusterDump(documents: DraDocuments, origin: string, options: ClusterDumpOptions = {}): ClusterDump {
   const out: ClusterDump = {
-    classes: [], slices: [], claims: [], nodes: [], nodeInfos: [], pods: [], templates: [], taintRules: [], skipped: {}, warnings: [], invalid: new Map(), places: new Map(),
+    classes: [],
+    slices: [],
+    claims: [],
+    nodes: [],
+    nodeInfos: [],
+    pods: [],
+    templates: [],
+    taintRules: [],
+    skipped: {},
+    warnings: [],
+    invalid: new Map(),
+    places: new Map(),
     locate(object, field) {
       const place = out.places.get(object);
       if (place === undefined) return undefined;
@@ -180,17 +191,24 @@ export function readClusterDump(documents: DraDocuments, origin: string, options
         case 'ResourceClaimTemplate': {
           const template = readClaimTemplate(object);
           out.templates.push(template);
-          claimProblem(label, `ResourceClaimTemplate/${template.label}`, { apiVersion: 'resource.k8s.io/v1', kind: 'ResourceClaim', metadata: { name: template.name, namespace: template.namespace }, spec: template.claimSpec }, ['spec']);
+          claimProblem(
+            label,
+            `ResourceClaimTemplate/${template.label}`,
+            { apiVersion: 'resource.k8s.io/v1', kind: 'ResourceClaim', metadata: { name: template.name, namespace: template.namespace }, spec: template.claimSpec },
+            ['spec'],
+          );
           return;
         }
         case 'DeviceTaintRule': {
           const rule = readTaintRule(object);
-          for (const key of rule.unsupported) out.warnings.push(`${label}: spec.deviceSelector.${key}: not applied (Kubernetes ${KUBERNETES_VERSION} selects devices of a DeviceTaintRule by driver, pool and device only)`);
+          for (const key of rule.unsupported)
+            out.warnings.push(`${label}: spec.deviceSelector.${key}: not applied (Kubernetes ${KUBERNETES_VERSION} selects devices of a DeviceTaintRule by driver, pool and device only)`);
           out.taintRules.push(rule);
           return;
         }
         case 'Node':
-          if (own(object, 'apiVersion') !== 'v1' && own(object, 'apiVersion') !== undefined) return fail(place, `${label}: apiVersion: expected "v1", got ${describeValue(own(object, 'apiVersion'))}`, ['apiVersion']);
+          if (own(object, 'apiVersion') !== 'v1' && own(object, 'apiVersion') !== undefined)
+            return fail(place, `${label}: apiVersion: expected "v1", got ${describeValue(own(object, 'apiVersion'))}`, ['apiVersion']);
           out.nodeInfos.push(readNodeInfo(object));
           out.nodes.push(object);
           out.places.set(label, place);

@@ -2,7 +2,7 @@
 // the documents of a YAML stream (`---` between them). Errors say FILE:LINE:COL. Positions of
 // values inside the documents are found again only when a message needs one (no index is kept for
 // JSON; YAML keeps its parsed nodes). Pure: the CLI reads the file or standard input.
-import { LineCounter, parseAllDocuments, type Document } from 'yaml';
+import { type Document, LineCounter, parseAllDocuments } from 'yaml';
 import { AllocationError, type FilePosition, type PathSegment } from '../../shared/errors.js';
 import { jsonPosition, parseJson, positionAt } from '../../shared/file-positions.js';
 

@@ -2,12 +2,13 @@
 // it (or one kind per file, or a plain array, any served version): the objects by kind, checked by the strict readers,
 // and the claims split into those already allocated (status.allocation: what they hold is the
 // allocated state for the rest) and those pending. Used by the CLI and the page alike.
-import type { AllocationResult } from './types.js';
-import { readClusterDump } from './cluster-dump.js';
-import { readDraObjects } from './readers.js';
+
 import { fail } from '../../shared/validate.js';
-import { child, field, quantity, map, record, str, type At } from './read-core.js';
+import { readClusterDump } from './cluster-dump.js';
 import { Quantity } from './quantity.js';
+import { type At, child, field, map, quantity, record, str } from './read-core.js';
+import { readDraObjects } from './readers.js';
+import type { AllocationResult } from './types.js';
 
 /** The raw objects of a dump, by kind, in dump order (typed List items get their kind back). */
 export interface DraDump {

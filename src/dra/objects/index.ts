@@ -1,16 +1,17 @@
 // The objects sub-room's front: Kubernetes DRA objects (resource.k8s.io/v1) as types, their strict
 // readers (unknown fields are errors, each failure names the object, the field path and the value),
 // resource quantities, dumps of a cluster's objects, and the room's bounded errors.
+
+export { applyTaintRules, type ClusterDump, type ClusterDumpOptions, type DumpPlace, readClusterDump } from './cluster-dump.js';
+export { type DraDocuments, MAX_YAML_ALIASES, objectsOf, type PlacedObject, readDocuments } from './documents.js';
+export { allocationPatch, claimsOfDump, type DraDump, type DumpClaim, type HeldDevices, splitDraDump } from './dump.js';
 export { draError, fromLibrary } from './errors.js';
-export { Quantity, QuantityError, type QuantityFormat } from './quantity.js';
-export { child, quantity, record, type At } from './read-core.js';
-export { readDeviceClasses, readResourceSlices, readResourceClaims, readNodes, readDraObjects, RESOURCE_API_VERSION, type DraObjects, type DraKind } from './readers.js';
-export { splitDraDump, claimsOfDump, allocationPatch, type DraDump, type DumpClaim, type HeldDevices } from './dump.js';
-export { readDocuments, objectsOf, MAX_YAML_ALIASES, type DraDocuments, type PlacedObject } from './documents.js';
-export { toServedVersion, resourceVersionOf, SERVED_VERSIONS, RESOURCE_GROUP } from './versions.js';
-export { pruneSpec, KUBERNETES_VERSION, type UnknownField } from './known-fields.js';
-export { readPod, readNodeInfo, readClaimTemplate, readTaintRule, amountOf } from './pods.js';
+export { KUBERNETES_VERSION, pruneSpec, type UnknownField } from './known-fields.js';
 export type { Amounts, ClaimTemplate, NodeInfo, NodeTaint, PodClaimRef, PodInfo, TaintRule, Toleration } from './pods.js';
-export { validateSliceSpec, validateClaimSpec, validateClassSpec, invalidMessage, DRA_API_LIMITS } from './validation.js';
-export { readClusterDump, applyTaintRules, type ClusterDump, type ClusterDumpOptions, type DumpPlace } from './cluster-dump.js';
+export { amountOf, readClaimTemplate, readNodeInfo, readPod, readTaintRule } from './pods.js';
+export { Quantity, QuantityError, type QuantityFormat } from './quantity.js';
+export { type At, child, quantity, record } from './read-core.js';
+export { type DraKind, type DraObjects, RESOURCE_API_VERSION, readDeviceClasses, readDraObjects, readNodes, readResourceClaims, readResourceSlices } from './readers.js';
 export type * from './types.js';
+export { DRA_API_LIMITS, invalidMessage, validateClaimSpec, validateClassSpec, validateSliceSpec } from './validation.js';
+export { RESOURCE_GROUP, resourceVersionOf, SERVED_VERSIONS, toServedVersion } from './versions.js';

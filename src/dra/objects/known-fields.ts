@@ -157,7 +157,7 @@ export function pruneSpec(kind: string, spec: unknown, base: PathSegment[] = ['s
       refuse ||= r.refuse;
       if (r.value !== record[key]) Object.defineProperty((out ??= { ...record }), key, { value: r.value, enumerable: true, writable: true, configurable: true });
     }
-    let result: Record<string, unknown> = drop.size > 0 ? copyWithout(out ?? record, drop) : out ?? record;
+    let result: Record<string, unknown> = drop.size > 0 ? copyWithout(out ?? record, drop) : (out ?? record);
     if (refuse && s.guard !== undefined) {
       result = refusedShape(s.guard, result);
       return { value: result, refuse: false };

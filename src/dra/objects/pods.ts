@@ -3,14 +3,15 @@
 // filters and scores read are taken, each checked for its type; the rest is left alone (a core
 // object, not a DRA one: its unknown fields are not this reader's business).
 import { fail as failAt } from '../../shared/validate.js';
-import { child, field, map, name, str, stringMap, type At } from './read-core.js';
+import { type At, child, field, map, name, str, stringMap } from './read-core.js';
 
 /** Fails naming the object, the field path and the value. */
 function fail(at: At, expected: string, value: unknown): never {
   return failAt('INVALID_ARGUMENT', at, expected, value);
 }
-import { readNodeSelector } from './read-slice.js';
+
 import { Quantity } from './quantity.js';
+import { readNodeSelector } from './read-slice.js';
 import type { NodeSelector } from './types.js';
 
 /** A toleration of a pod (core v1) or a taint of a node. */
@@ -258,9 +259,10 @@ export function readNodeInfo(object: Record<string, unknown>): NodeInfo {
       return taint;
     }),
     // The API server defaults allocatable to capacity (SetDefaults_NodeStatus).
-    allocatable: field(status, 'allocatable') !== undefined && field(status, 'allocatable') !== null
-      ? readAmounts(child(child(at, 'status'), 'allocatable'), field(status, 'allocatable'))
-      : readAmounts(child(child(at, 'status'), 'capacity'), field(status, 'capacity')),
+    allocatable:
+      field(status, 'allocatable') !== undefined && field(status, 'allocatable') !== null
+        ? readAmounts(child(child(at, 'status'), 'allocatable'), field(status, 'allocatable'))
+        : readAmounts(child(child(at, 'status'), 'capacity'), field(status, 'capacity')),
   };
 }
 

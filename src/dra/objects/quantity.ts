@@ -42,7 +42,11 @@ const BINARY_MAX_NANOS = INT64_MAX * NANO;
  */
 const MAX_EXPONENT = 4096;
 
-interface SuffixMeaning { base: 2 | 10; exponent: number; format: QuantityFormat }
+interface SuffixMeaning {
+  base: 2 | 10;
+  exponent: number;
+  format: QuantityFormat;
+}
 
 const DECIMAL_SUFFIXES = KUBERNETES_SUFFIXES.decimal;
 const BINARY_SUFFIXES = KUBERNETES_SUFFIXES.binary;
@@ -65,7 +69,13 @@ function interpretSuffix(suffix: string): SuffixMeaning | undefined {
   return undefined;
 }
 
-interface Scanned { positive: boolean; value: string; num: string; denom: string; suffix: string }
+interface Scanned {
+  positive: boolean;
+  value: string;
+  num: string;
+  denom: string;
+  suffix: string;
+}
 
 const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9';
 const SUFFIX_CHARS = 'eEinumkKMGTP';
@@ -76,7 +86,10 @@ function scan(str: string): Scanned {
   let pos = 0;
   const end = str.length;
   if (pos < end) {
-    if (str[0] === '-') { positive = false; pos++; } else if (str[0] === '+') pos++;
+    if (str[0] === '-') {
+      positive = false;
+      pos++;
+    } else if (str[0] === '+') pos++;
   }
   // strip leading zeros
   for (;;) {
@@ -132,15 +145,19 @@ function int64AddScale(a: bigint, aScale: number, b: bigint, bScale: number): nu
   if (a === 0n) return bScale;
   let sum: bigint;
   let scale: number;
-  if (aScale === bScale) { sum = a + b; scale = aScale; }
-  else if (aScale > bScale) {
+  if (aScale === bScale) {
+    sum = a + b;
+    scale = aScale;
+  } else if (aScale > bScale) {
     const shifted = a * pow10(aScale - bScale);
     if (shifted > INT64_MAX || shifted < INT64_MIN) return null;
-    sum = shifted + b; scale = bScale;
+    sum = shifted + b;
+    scale = bScale;
   } else {
     const shifted = b * pow10(bScale - aScale);
     if (shifted > INT64_MAX || shifted < INT64_MIN) return null;
-    sum = a + shifted; scale = aScale;
+    sum = a + shifted;
+    scale = aScale;
   }
   return sum > INT64_MAX || sum < INT64_MIN ? null : scale;
 }
@@ -295,15 +312,24 @@ export class Quantity {
     if (format === 'BinarySI') {
       let amount = magnitude / NANO;
       let power = 0;
-      while (amount % 1024n === 0n) { amount /= 1024n; power++; }
+      while (amount % 1024n === 0n) {
+        amount /= 1024n;
+        power++;
+      }
       // Past Ei there is no binary suffix: print the exact decimal form instead.
       if (power < BINARY_BY_POWER.length) return `${sign}${amount}${BINARY_BY_POWER[power]}`;
       format = 'DecimalExponent';
     }
     let amount = magnitude;
     let exponent = -9;
-    while (amount % 10n === 0n) { amount /= 10n; exponent++; }
-    while (exponent % 3 !== 0) { amount *= 10n; exponent--; }
+    while (amount % 10n === 0n) {
+      amount /= 10n;
+      exponent++;
+    }
+    while (exponent % 3 !== 0) {
+      amount *= 10n;
+      exponent--;
+    }
     if (format === 'DecimalSI') {
       // Past E there is no decimal suffix: print in exponent form instead.
       const suffix = DECIMAL_BY_EXPONENT.get(exponent);

@@ -1,6 +1,7 @@
 // ResourceClaim and DeviceClass specs (resource.k8s.io/v1).
-import type { At } from './read-core.js';
+
 import { fail } from '../../shared/validate.js';
+import type { At } from './read-core.js';
 import { bool, child, cloneJson, field, int, list, name, oneOf, quantity, quantityMap, record, str, strings } from './read-core.js';
 import type {
   DeviceClaimConfiguration,

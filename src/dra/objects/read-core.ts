@@ -2,7 +2,7 @@
 // field path (`spec.devices[2].capacity.memory.value`) and the value, and unknown fields are errors.
 // Failures are shared/validate's: `fail('INVALID_ARGUMENT', at, expected, value)` with the object as
 // the error's origin.
-import { describeValue, fail, own, type Located } from '../../shared/validate.js';
+import { describeValue, fail, type Located, own } from '../../shared/validate.js';
 import { fromLibrary } from './errors.js';
 import { Quantity } from './quantity.js';
 

@@ -1,16 +1,28 @@
 // ResourceSlice (resource.k8s.io/v1) and the core v1 NodeSelector it embeds.
-import type { At } from './read-core.js';
+
 import { fail } from '../../shared/validate.js';
-import { bool, child, cloneJson, field, int, list, map, name, oneOf, quantity, quantityMap, record, str, strings } from './read-core.js';
 import { Quantity } from './quantity.js';
+import type { At } from './read-core.js';
+import { bool, child, cloneJson, field, int, list, map, name, oneOf, quantity, quantityMap, record, str, strings } from './read-core.js';
 import type { AttributeValue, CounterSet, Device, DeviceCapacity, DeviceCounterConsumption, DeviceTaint, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, ResourceSlice } from './types.js';
 
 const ZERO = Quantity.parse('0');
 const SLICE_SPEC = ['driver', 'pool', 'nodeName', 'nodeSelector', 'allNodes', 'perDeviceNodeSelection', 'devices', 'sharedCounters'] as const;
 const POOL = ['name', 'generation', 'resourceSliceCount'] as const;
 const DEVICE = [
-  'name', 'attributes', 'capacity', 'consumesCounters', 'nodeName', 'nodeSelector', 'allNodes', 'taints', 'bindsToNode',
-  'bindingConditions', 'bindingFailureConditions', 'allowMultipleAllocations', 'nodeAllocatableResourceMappings',
+  'name',
+  'attributes',
+  'capacity',
+  'consumesCounters',
+  'nodeName',
+  'nodeSelector',
+  'allNodes',
+  'taints',
+  'bindsToNode',
+  'bindingConditions',
+  'bindingFailureConditions',
+  'allowMultipleAllocations',
+  'nodeAllocatableResourceMappings',
 ] as const;
 const ATTRIBUTE = ['int', 'bool', 'string', 'version', 'ints', 'bools', 'strings', 'versions'] as const;
 const CAPACITY = ['value', 'requestPolicy'] as const;
@@ -86,7 +98,8 @@ function readDevice(at: At, value: unknown): Device {
     if (flag !== undefined) device[key] = flag;
   }
   const mappings = field(obj, 'nodeAllocatableResourceMappings');
-  if (mappings !== undefined && mappings !== null) device.nodeAllocatableResourceMappings = cloneJson(child(at, 'nodeAllocatableResourceMappings'), map(child(at, 'nodeAllocatableResourceMappings'), mappings)) as Record<string, unknown>;
+  if (mappings !== undefined && mappings !== null)
+    device.nodeAllocatableResourceMappings = cloneJson(child(at, 'nodeAllocatableResourceMappings'), map(child(at, 'nodeAllocatableResourceMappings'), mappings)) as Record<string, unknown>;
   return device;
 }
 

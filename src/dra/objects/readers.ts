@@ -2,10 +2,11 @@
 // (resource.k8s.io/v1) and Node (v1), one object, a typed List (`DeviceClassList` …), a mixed
 // `List`, or a plain array of objects. Strict: a wrong apiVersion or kind, an unknown field, a wrong
 // type or a malformed quantity is an AllocationError naming the object, the field path and the value.
-import type { At } from './read-core.js';
+
 import { fail } from '../../shared/validate.js';
-import { child, field, map, name, record, str, stringMap } from './read-core.js';
 import { readClaimSpec, readClassSpec } from './read-claim.js';
+import type { At } from './read-core.js';
+import { child, field, map, name, record, str, stringMap } from './read-core.js';
 import { readSliceSpec } from './read-slice.js';
 import type { DeviceClass, Node, ResourceClaim, ResourceSlice } from './types.js';
 
@@ -19,8 +20,21 @@ const TOP = ['apiVersion', 'kind', 'metadata', 'spec', 'status'] as const;
 const LIST_TOP = ['apiVersion', 'kind', 'metadata', 'items'] as const;
 // ObjectMeta as the API server returns it; only name, namespace, uid and labels are used.
 const METADATA = [
-  'name', 'namespace', 'uid', 'labels', 'annotations', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp',
-  'deletionGracePeriodSeconds', 'generateName', 'ownerReferences', 'finalizers', 'managedFields', 'selfLink',
+  'name',
+  'namespace',
+  'uid',
+  'labels',
+  'annotations',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'generateName',
+  'ownerReferences',
+  'finalizers',
+  'managedFields',
+  'selfLink',
 ] as const;
 
 const API_VERSION: Record<DraKind, string> = { DeviceClass: RESOURCE_API_VERSION, ResourceSlice: RESOURCE_API_VERSION, ResourceClaim: RESOURCE_API_VERSION, Node: 'v1' };

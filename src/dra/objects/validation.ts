@@ -38,9 +38,12 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const C_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-const LABEL_MESSAGE = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
-const SUBDOMAIN_MESSAGE = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-const IDENTIFIER_MESSAGE = "a valid C identifier must start with alphabetic character or '_', followed by a string of alphanumeric characters or '_' (e.g. 'my_name',  or 'MY_NAME',  or 'MyName', regex used for validation is '[A-Za-z_][A-Za-z0-9_]*')";
+const LABEL_MESSAGE =
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+const SUBDOMAIN_MESSAGE =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+const IDENTIFIER_MESSAGE =
+  "a valid C identifier must start with alphabetic character or '_', followed by a string of alphanumeric characters or '_' (e.g. 'my_name',  or 'MY_NAME',  or 'MyName', regex used for validation is '[A-Za-z_][A-Za-z0-9_]*')";
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -127,7 +130,8 @@ export function validateSliceSpec(spec: unknown): string[] {
       if (isObject(value)) {
         for (const key of ['string', 'version'] as const) {
           const v = value[key];
-          if (typeof v === 'string' && v.length > DRA_API_LIMITS.DeviceAttributeMaxValueLength) p.list.push(`${at}.attributes[${quote(name)}].${key}: Too long: may not be more than ${DRA_API_LIMITS.DeviceAttributeMaxValueLength} bytes`);
+          if (typeof v === 'string' && v.length > DRA_API_LIMITS.DeviceAttributeMaxValueLength)
+            p.list.push(`${at}.attributes[${quote(name)}].${key}: Too long: may not be more than ${DRA_API_LIMITS.DeviceAttributeMaxValueLength} bytes`);
         }
       }
     }

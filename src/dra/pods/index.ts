@@ -1,6 +1,7 @@
 // The pods sub-room's front: a cluster dump's pending pods scheduled as kube-scheduler schedules
 // them (queue order, the claims of a pod found or made from their templates, the default filters
 // and NodeResourcesFit's score, the claims placed together on one node by a ClaimPlacer).
-export { schedulePods, queueOrder, isPending, podOwnerOf, POD_CLAIM_NAME_ANNOTATION } from './scheduling.js';
-export type { ClaimPlacer, KnownClaim, PlaceResult, PodClaimOutcome, PodNodeOrder, PodOutcome, PodSchedule, PodScheduling } from './scheduling.js';
+
 export { filterFit, filterNodeAffinity, filterTaints, filterUnschedulable, fitErrorMessage, leastAllocatedScore, type NodeUsage } from './filters.js';
+export type { ClaimPlacer, KnownClaim, PlaceResult, PodClaimOutcome, PodNodeOrder, PodOutcome, PodSchedule, PodScheduling } from './scheduling.js';
+export { isPending, POD_CLAIM_NAME_ANNOTATION, podOwnerOf, queueOrder, schedulePods } from './scheduling.js';

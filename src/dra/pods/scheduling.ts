@@ -4,9 +4,8 @@
 // would), the default filters, then the claims allocated together on one node. Bound pods and
 // allocated claims hold what they hold. One pod's problem never stops the others.
 import { AllocationError } from '../../shared/errors.js';
-import type { AllocationResult } from '../objects/index.js';
+import type { AllocationResult, ClaimTemplate, NodeInfo, PodInfo } from '../objects/index.js';
 import { filterFit, filterNodeAffinity, filterTaints, filterUnschedulable, fitErrorMessage, leastAllocatedScore, type NodeUsage } from './filters.js';
-import type { ClaimTemplate, NodeInfo, PodInfo } from '../objects/index.js';
 
 /** Annotation the resourceclaim controller puts on a claim it made from a template. */
 export const POD_CLAIM_NAME_ANNOTATION = 'resource.kubernetes.io/pod-claim-name';
@@ -244,7 +243,11 @@ export function schedulePods(input: PodScheduling): PodSchedule {
     if (toAllocate.length === 0) chosen = order !== undefined ? (order[0] ?? -1) : allowed.indexOf(1);
     else {
       try {
-        const placed = input.placer.place(toAllocate.map((c) => c.object), (k) => allowed[k] === 1, order);
+        const placed = input.placer.place(
+          toAllocate.map((c) => c.object),
+          (k) => allowed[k] === 1,
+          order,
+        );
         if (placed.results !== undefined) {
           chosen = placed.node;
           results = placed.results;
@@ -281,8 +284,9 @@ export function schedulePods(input: PodScheduling): PodSchedule {
 function allocationFits(allocation: AllocationResult, node: NodeInfo): boolean {
   const selector = allocation.nodeSelector;
   if (selector === undefined) return true;
-  return selector.nodeSelectorTerms.some((term) =>
-    (term.matchFields ?? []).every((r) => (r.operator === 'In' ? (r.values ?? []).includes(node.name) : !(r.values ?? []).includes(node.name))) &&
-    (term.matchExpressions ?? []).every((r) => (r.operator === 'In' ? (r.values ?? []).includes(node.labels[r.key]) : r.operator === 'Exists' ? r.key in node.labels : true)),
+  return selector.nodeSelectorTerms.some(
+    (term) =>
+      (term.matchFields ?? []).every((r) => (r.operator === 'In' ? (r.values ?? []).includes(node.name) : !(r.values ?? []).includes(node.name))) &&
+      (term.matchExpressions ?? []).every((r) => (r.operator === 'In' ? (r.values ?? []).includes(node.labels[r.key]) : r.operator === 'Exists' ? r.key in node.labels : true)),
   );
 }

@@ -8,8 +8,8 @@
 // the search and the best placement found so far is returned, saying so. Nothing stays allocated
 // during the search's retreat or on failure: the cluster's state is exactly as before.
 import { fail, rejectUnknownKeys, requireArray, requireInteger, requireObject } from '../../shared/validate.js';
-import { unschedulable, type Unschedulable } from '../allocator/index.js';
-import { draError, type AllocationResult } from '../objects/index.js';
+import { type Unschedulable, unschedulable } from '../allocator/index.js';
+import { type AllocationResult, draError } from '../objects/index.js';
 
 /** The most pods in one gang. */
 export const MAX_GANG_PODS = 4096;
@@ -43,9 +43,7 @@ export interface GangPlacement {
 }
 
 /** A gang's outcome: every placed pod (in pod order), or none with the reason. */
-export type GangResult =
-  | { placements: GangPlacement[]; reason?: undefined; budgetExhausted?: boolean }
-  | { placements: []; reason: Unschedulable; budgetExhausted?: boolean };
+export type GangResult = { placements: GangPlacement[]; reason?: undefined; budgetExhausted?: boolean } | { placements: []; reason: Unschedulable; budgetExhausted?: boolean };
 
 /** A pod's claims as the cluster read them, with what the counted check needs. */
 export interface GangPod {
@@ -107,7 +105,8 @@ function readInput(host: GangHost, input: unknown): Input {
   });
   let minCount = pods.length;
   if (top.minCount !== undefined) {
-    if (typeof top.minCount !== 'number' || !Number.isInteger(top.minCount) || top.minCount < 1 || top.minCount > pods.length) fail('INVALID_ARGUMENT', 'minCount', `an integer in [1, ${pods.length}] (the number of pods)`, top.minCount);
+    if (typeof top.minCount !== 'number' || !Number.isInteger(top.minCount) || top.minCount < 1 || top.minCount > pods.length)
+      fail('INVALID_ARGUMENT', 'minCount', `an integer in [1, ${pods.length}] (the number of pods)`, top.minCount);
     minCount = top.minCount;
   }
   let required: string | undefined;
@@ -175,10 +174,11 @@ export function scheduleGroup(host: GangHost, input: unknown): GangResult {
   // The required domains, in the order of their first node.
   const domains = new Map<string, number[]>();
   if (required === undefined) domains.set('', all);
-  else for (const k of all) {
-    const v = of(k, required);
-    if (v !== undefined) (domains.get(v) ?? domains.set(v, []).get(v)!).push(k);
-  }
+  else
+    for (const k of all) {
+      const v = of(k, required);
+      if (v !== undefined) (domains.get(v) ?? domains.set(v, []).get(v)!).push(k);
+    }
   if (domains.size === 0) return { placements: [], reason: unschedulable(`no node has the label ${JSON.stringify(required)} (topology.required)`) };
 
   let steps = 0;
@@ -222,7 +222,8 @@ export function scheduleGroup(host: GangHost, input: unknown): GangResult {
       if (steps >= budget) {
         exhausted = true;
         // The pods placed so far, the rest left out, may be the best found.
-        if (stack.length >= minCount && (best === undefined || compare(stack.length, domainsNow(), best.placed, best.domains) < 0)) best = { placed: stack.length, domains: domainsNow(), steps: stack.slice() };
+        if (stack.length >= minCount && (best === undefined || compare(stack.length, domainsNow(), best.placed, best.domains) < 0))
+          best = { placed: stack.length, domains: domainsNow(), steps: stack.slice() };
         return;
       }
       steps++;
@@ -265,7 +266,11 @@ export function scheduleGroup(host: GangHost, input: unknown): GangResult {
   const flag = exhausted ? { budgetExhausted: true } : {};
   if (best === undefined) {
     const where = required === undefined ? `on ${all.length} node(s)` : `in any of ${domains.size} domain(s) of ${JSON.stringify(required)}`;
-    const why = exhausted ? `; the step budget of ${budget} allocator runs ran out first` : refused.length > 0 ? `; refused without search: ${refused.slice(0, 3).join('; ')}${refused.length > 3 ? '; …' : ''}` : '';
+    const why = exhausted
+      ? `; the step budget of ${budget} allocator runs ran out first`
+      : refused.length > 0
+        ? `; refused without search: ${refused.slice(0, 3).join('; ')}${refused.length > 3 ? '; …' : ''}`
+        : '';
     return { placements: [], reason: unschedulable(`no placement of ${minCount} of ${n} pod(s) ${where}${why}`), ...flag };
   }
   // The search gave everything back; the best placement is kept now, in the order it was found.

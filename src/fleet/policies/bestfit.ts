@@ -8,5 +8,5 @@ export const bestfit: FleetPolicy = { ...POLICY_REGISTRY.bestfit, gpuChoice: 'be
 
 /** ⌊100·(1 − [0.5·(cL−c)/128000 + 0.5·(G−r)/8000])⌋. */
 export function bestfitScore(cpuLeft: number, freeMilli: number, cpu: number, gpuMilli: number): number {
-  return Math.trunc(100 * (1 - (0.5 * (cpuLeft - cpu) / 128000 + 0.5 * (freeMilli - gpuMilli) / 8000)));
+  return Math.trunc(100 * (1 - ((0.5 * (cpuLeft - cpu)) / 128000 + (0.5 * (freeMilli - gpuMilli)) / 8000)));
 }

@@ -3,7 +3,7 @@
 import { POLICY_REGISTRY } from './registry.js';
 import type { FleetPolicy } from './types.js';
 
-export const dotprod: FleetPolicy = { ...POLICY_REGISTRY.dotprod, gpuChoice: 'best', summary: 'smallest dot product of the node\'s remaining CPU/GPU with the request' };
+export const dotprod: FleetPolicy = { ...POLICY_REGISTRY.dotprod, gpuChoice: 'best', summary: "smallest dot product of the node's remaining CPU/GPU with the request" };
 
 /** ⌊100·(1 − ½·[(cL/128000)(c/128000) + (G/8000)(r/8000)])⌋; 0 when the CPU does not fit. */
 export function dotprodScore(cpuLeft: number, freeMilli: number, cpu: number, gpuMilli: number): number {

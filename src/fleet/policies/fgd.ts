@@ -3,7 +3,7 @@
 import { POLICY_REGISTRY } from './registry.js';
 import type { FleetPolicy } from './types.js';
 
-export const fgd: FleetPolicy = { ...POLICY_REGISTRY.fgd, gpuChoice: 'score', summary: 'Fragmentation Gradient Descent (Weng et al., USENIX ATC \'23)' };
+export const fgd: FleetPolicy = { ...POLICY_REGISTRY.fgd, gpuChoice: 'score', summary: "Fragmentation Gradient Descent (Weng et al., USENIX ATC '23)" };
 
 /**
  * ⌊100·σ(delta/1000)⌋ through the thresholds of fgdThresholds (src/fleet/layout.ts): the number of

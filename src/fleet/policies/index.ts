@@ -1,18 +1,18 @@
 // Every fleet policy, by name.
 import { fail } from '../../shared/validate.js';
-import { random } from './random.js';
-import { dotprod } from './dotprod.js';
-import { clustering } from './clustering.js';
-import { packing } from './packing.js';
 import { bestfit } from './bestfit.js';
+import { clustering } from './clustering.js';
+import { dotprod } from './dotprod.js';
 import { fgd } from './fgd.js';
-import { ours } from './ours.js';
 import { lp } from './lp.js';
+import { ours } from './ours.js';
+import { packing } from './packing.js';
+import { random } from './random.js';
 import type { FleetPolicy } from './types.js';
 
+export { cleanRemainders, deadHole } from './ours.js';
 // The registry's numbers, whatever policies it holds (the table in scripts/fleet-tables.mjs).
 export * from './registry.js';
-export { cleanRemainders, deadHole } from './ours.js';
 export { planTables } from './share-values.js';
 export type { FleetPolicy, GpuChoice } from './types.js';
 

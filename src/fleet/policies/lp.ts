@@ -14,4 +14,8 @@
 import { POLICY_REGISTRY } from './registry.js';
 import type { FleetPolicy } from './types.js';
 
-export const lp: FleetPolicy = { ...POLICY_REGISTRY['fgd-lp'], gpuChoice: 'score', summary: 'fgd-close with shares kept to placements an optimal fractional packing of the workload\'s shares (configuration-LP prices) can complete' };
+export const lp: FleetPolicy = {
+  ...POLICY_REGISTRY['fgd-lp'],
+  gpuChoice: 'score',
+  summary: "fgd-close with shares kept to placements an optimal fractional packing of the workload's shares (configuration-LP prices) can complete",
+};

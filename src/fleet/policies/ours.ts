@@ -20,11 +20,18 @@
 import { POLICY_REGISTRY } from './registry.js';
 import type { FleetPolicy } from './types.js';
 
-export const ours: FleetPolicy = { ...POLICY_REGISTRY['fgd-close'], gpuChoice: 'score', summary: 'FGD, with shares kept off placements that leave holes no mix of typical shares can fill, CPU-only pods next to taken GPUs, whole GPUs where CPU per free GPU is least (default)' };
+export const ours: FleetPolicy = {
+  ...POLICY_REGISTRY['fgd-close'],
+  gpuChoice: 'score',
+  summary: 'FGD, with shares kept off placements that leave holes no mix of typical shares can fill, CPU-only pods next to taken GPUs, whole GPUs where CPU per free GPU is least (default)',
+};
 
 /** The dead-hole size: the smallest share s (milli) with at least 1 % of the sharing pods at or below s; 0 without sharing pods. */
 export function deadHole(pods: readonly { gpus: number; milli: number }[]): number {
-  const shares = pods.filter((p) => p.gpus === 1 && p.milli > 0 && p.milli < 1000).map((p) => p.milli).sort((a, b) => a - b);
+  const shares = pods
+    .filter((p) => p.gpus === 1 && p.milli > 0 && p.milli < 1000)
+    .map((p) => p.milli)
+    .sort((a, b) => a - b);
   if (shares.length === 0) return 0;
   return shares[Math.ceil(0.01 * shares.length) - 1];
 }

@@ -13,5 +13,7 @@ export function canon(value: unknown, ids = new Map<object, number>()): string {
   if (Array.isArray(value)) return `[${Array.from({ length: value.length }, (_, k) => canon(value[k], ids)).join(',')}]`;
   const proto = Object.getPrototypeOf(value);
   const tag = proto === Object.prototype ? '' : proto === null ? 'null:' : 'other:';
-  return `${tag}{${Object.keys(value).map((k) => `${JSON.stringify(k)}:${canon((value as Record<string, unknown>)[k], ids)}`).join(',')}}`;
+  return `${tag}{${Object.keys(value)
+    .map((k) => `${JSON.stringify(k)}:${canon((value as Record<string, unknown>)[k], ids)}`)
+    .join(',')}}`;
 }

@@ -15,25 +15,39 @@ export class HostileReadError extends Error {
 
 /** An object whose property `key` is a getter that throws. */
 export function throwingGetter(key = 'x'): object {
-  return Object.defineProperty({}, key, { enumerable: true, get() { throw new HostileReadError(`getter ${key}`); } });
+  return Object.defineProperty({}, key, {
+    enumerable: true,
+    get() {
+      throw new HostileReadError(`getter ${key}`);
+    },
+  });
 }
 
 /** A proxy whose every trap throws (reading, listing keys, asking whether it is an array all fail). */
 export function throwingProxy(target: object = {}): object {
-  const trap = (name: string) => () => { throw new HostileReadError(`proxy ${name}`); };
+  const trap = (name: string) => () => {
+    throw new HostileReadError(`proxy ${name}`);
+  };
   return new Proxy(target, { get: trap('get'), has: trap('has'), ownKeys: trap('ownKeys'), getOwnPropertyDescriptor: trap('getOwnPropertyDescriptor'), getPrototypeOf: trap('getPrototypeOf') });
 }
 
 /** An array whose element getter throws, and whose length is still honest. */
 export function throwingArray(length = 3): unknown[] {
   const a: unknown[] = new Array(length).fill('cuda0');
-  Object.defineProperty(a, 1, { enumerable: true, get() { throw new HostileReadError('array element'); } });
+  Object.defineProperty(a, 1, {
+    enumerable: true,
+    get() {
+      throw new HostileReadError('array element');
+    },
+  });
   return a;
 }
 
 /** An object whose toString / valueOf / toJSON throw (String(x), `${x}`, x + 1, JSON.stringify(x) all fail). */
 export function throwingPrimitive(): object {
-  const boom = () => { throw new HostileReadError('coercion'); };
+  const boom = () => {
+    throw new HostileReadError('coercion');
+  };
   return { toString: boom, valueOf: boom, toJSON: boom, [Symbol.toPrimitive]: boom };
 }
 
@@ -58,20 +72,84 @@ export function longId(n: number): string {
 /** Values chosen to break validation: wrong types, special numbers, odd strings, odd objects. */
 export function hostileScalars(): unknown[] {
   return [
-    undefined, null, true, false, 0, -0, 1, -1, 0.5, -0.5, 1.5, 2 ** 31, 2 ** 32, 2 ** 53, 2 ** 53 + 2, -(2 ** 53), 1e308, Number.MIN_VALUE,
-    NaN, Infinity, -Infinity, 10n, -1n, Symbol('s'), '', ' ', '0', '-1', 'NaN', '1e3', '__proto__', 'constructor', 'toString', 'hasOwnProperty',
-    '\uD800', '\uDC00x\uD800', 'cuda\u0000', 'cüda', '𝟘', longId(100_000),
+    undefined,
+    null,
+    true,
+    false,
+    0,
+    -0,
+    1,
+    -1,
+    0.5,
+    -0.5,
+    1.5,
+    2 ** 31,
+    2 ** 32,
+    2 ** 53,
+    2 ** 53 + 2,
+    -(2 ** 53),
+    1e308,
+    Number.MIN_VALUE,
+    NaN,
+    Infinity,
+    -Infinity,
+    10n,
+    -1n,
+    Symbol('s'),
+    '',
+    ' ',
+    '0',
+    '-1',
+    'NaN',
+    '1e3',
+    '__proto__',
+    'constructor',
+    'toString',
+    'hasOwnProperty',
+    '\uD800',
+    '\uDC00x\uD800',
+    'cuda\u0000',
+    'cüda',
+    '𝟘',
+    longId(100_000),
   ];
 }
 
 /** Fresh odd objects (a new instance each call, so freezing one run does not leak into another). */
 export function hostileObjects(): unknown[] {
   return [
-    {}, [], [[]], [undefined], [null], [NaN], Object.create(null), JSON.parse('{"__proto__": {"polluted": 1}, "constructor": {"prototype": 1}}'),
-    Object.freeze({ a: 1 }), Object.freeze([1, 2]), cyclicObject(), cyclicArray(), throwingGetter('gpus'), throwingGetter('id'), throwingGetter('length'),
-    throwingProxy(), throwingProxy([]), throwingArray(), throwingPrimitive(), () => 1, new Date(0), new Map([[1, 2]]), new Set([1]),
+    {},
+    [],
+    [[]],
+    [undefined],
+    [null],
+    [NaN],
+    Object.create(null),
+    JSON.parse('{"__proto__": {"polluted": 1}, "constructor": {"prototype": 1}}'),
+    Object.freeze({ a: 1 }),
+    Object.freeze([1, 2]),
+    cyclicObject(),
+    cyclicArray(),
+    throwingGetter('gpus'),
+    throwingGetter('id'),
+    throwingGetter('length'),
+    throwingProxy(),
+    throwingProxy([]),
+    throwingArray(),
+    throwingPrimitive(),
+    () => 1,
+    new Date(0),
+    new Map([[1, 2]]),
+    new Set([1]),
     // biome-ignore lint/suspicious/noSparseArray: a hole is one of the hostile inputs
-    new Int32Array(3), new Uint8Array(4), new ArrayBuffer(8), /re/, new Error('e'), Promise.resolve(1), new Array(5), [, 'cuda1'],
+    new Int32Array(3),
+    new Uint8Array(4),
+    new ArrayBuffer(8),
+    /re/,
+    new Error('e'),
+    Promise.resolve(1),
+    new Array(5),
+    [, 'cuda1'],
     Object.defineProperty([], 'length', { value: 0, writable: false }),
   ];
 }
@@ -149,7 +227,10 @@ export function hostileEdit(valid: unknown): fc.Arbitrary<Edit> {
   return fc.oneof(
     { weight: 6, arbitrary: fc.record({ kind: fc.constant('replace' as const), path, value: hostileValue }) },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), path: fc.constantFrom(...inner) }) },
-    { weight: 2, arbitrary: fc.record({ kind: fc.constant('add' as const), path, key: fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'length', '0', 'x'), value: hostileValue }) },
+    {
+      weight: 2,
+      arbitrary: fc.record({ kind: fc.constant('add' as const), path, key: fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'length', '0', 'x'), value: hostileValue }),
+    },
   );
 }
 
@@ -184,7 +265,7 @@ export function snapshot(value: unknown): string {
     if (typeof v === 'bigint') return `${v}n`;
     if (typeof v === 'symbol') return `symbol:${v.description}`;
     if (v === undefined) return 'undefined';
-    if (v === null || typeof v !== 'object' && typeof v !== 'function') return v;
+    if (v === null || (typeof v !== 'object' && typeof v !== 'function')) return v;
     const o = v as object;
     if (seen.has(o)) return `[cycle ${seen.get(o)}]`;
     seen.set(o, path);

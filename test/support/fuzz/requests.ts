@@ -1,11 +1,11 @@
 // Valid requests of every public entry point, small enough to run thousands of times: the seeds that
 // hostile edits start from, and the "next valid call" that must still match the ts baseline.
 import fc from 'fast-check';
-import type { SplitRequest } from '../../../src/devices/split.js';
-import type { ReplicaRequest } from '../../../src/devices/replicas.js';
 import type { AlignedRequest } from '../../../src/devices/aligned.js';
+import type { ReplicaRequest } from '../../../src/devices/replicas.js';
+import type { SplitRequest } from '../../../src/devices/split.js';
+import type { PcieLevel, Topology } from '../../../src/hardware/topology.js';
 import type { PlacementRequest, Slot } from '../../../src/placement/index.js';
-import type { Topology, PcieLevel } from '../../../src/hardware/topology.js';
 
 const GIB = 2 ** 30;
 const PCIE: PcieLevel[] = ['INTERNAL', 'PIX', 'PXB', 'PHB', 'NODE', 'SYS'];
@@ -24,8 +24,17 @@ export const sortIds = fc.array(deviceId, { maxLength: 24 });
 /** A valid splitDevices request. */
 export const splitRequest: fc.Arbitrary<SplitRequest> = fc
   .record({
-    agents: fc.uniqueArray(fc.oneof(fc.nat({ max: 9 }).map((k) => `agent-${k}`), fc.constantFrom('__proto__', 'constructor')), { minLength: 1, maxLength: 4 }),
-    cuda: fc.uniqueArray(fc.nat({ max: 30 }).map((k) => `cuda${k}`), { maxLength: 10 }),
+    agents: fc.uniqueArray(
+      fc.oneof(
+        fc.nat({ max: 9 }).map((k) => `agent-${k}`),
+        fc.constantFrom('__proto__', 'constructor'),
+      ),
+      { minLength: 1, maxLength: 4 },
+    ),
+    cuda: fc.uniqueArray(
+      fc.nat({ max: 30 }).map((k) => `cuda${k}`),
+      { maxLength: 10 },
+    ),
     cpu: fc.uniqueArray(fc.nat({ max: 63 }).map(String), { maxLength: 10 }),
     mode: fc.constantFrom('shared' as const, 'auto-split' as const),
     mem: fc.nat({ max: 1024 }).map((g) => g * GIB),
@@ -74,19 +83,17 @@ export const replicaRequest: fc.Arbitrary<ReplicaRequest> = fc
 export function topologyOf(n: number): fc.Arbitrary<Topology> {
   const pairs: Array<[number, number]> = [];
   for (let a = 0; a < n; a++) for (let b = a + 1; b < n; b++) pairs.push([a, b]);
-  return fc
-    .array(fc.record({ keep: fc.boolean(), pcie: fc.constantFrom(undefined, ...PCIE), nvlink: fc.nat({ max: 12 }) }), { minLength: pairs.length, maxLength: pairs.length })
-    .map((cells) => ({
-      gpus: n,
-      links: pairs.flatMap(([a, b], k) => {
-        const c = cells[k];
-        if (!c.keep) return [];
-        const link: Topology['links'][number] = { a, b };
-        if (c.pcie !== undefined) link.pcie = c.pcie;
-        if (c.nvlink > 0) link.nvlink = c.nvlink;
-        return [link];
-      }),
-    }));
+  return fc.array(fc.record({ keep: fc.boolean(), pcie: fc.constantFrom(undefined, ...PCIE), nvlink: fc.nat({ max: 12 }) }), { minLength: pairs.length, maxLength: pairs.length }).map((cells) => ({
+    gpus: n,
+    links: pairs.flatMap(([a, b], k) => {
+      const c = cells[k];
+      if (!c.keep) return [];
+      const link: Topology['links'][number] = { a, b };
+      if (c.pcie !== undefined) link.pcie = c.pcie;
+      if (c.nvlink > 0) link.nvlink = c.nvlink;
+      return [link];
+    }),
+  }));
 }
 
 /** A valid allocateAligned request (up to 10 GPUs: both policies stay exact and fast). */
@@ -95,7 +102,10 @@ export const alignedRequest: fc.Arbitrary<AlignedRequest> = fc
   .chain((n) =>
     fc.record({
       topology: topologyOf(n),
-      available: fc.shuffledSubarray(Array.from({ length: n }, (_, k) => k), { minLength: 1 }),
+      available: fc.shuffledSubarray(
+        Array.from({ length: n }, (_, k) => k),
+        { minLength: 1 },
+      ),
       size: fc.integer({ min: 1, max: n }),
       requiredCount: fc.nat({ max: 2 }),
       policy: fc.constantFrom(undefined, 'topology' as const, 'besteffort' as const),
@@ -116,7 +126,17 @@ function nodeGpus(n: number): fc.Arbitrary<Array<{ index: number; memoryTotal: n
 function slotsOn(gpus: Array<{ index: number; memoryTotal: number }>, prefix: string): fc.Arbitrary<Slot[]> {
   const n = gpus.length;
   return fc
-    .array(fc.record({ first: fc.nat({ max: n - 1 }), span: fc.integer({ min: 1, max: n }), quarterPct: fc.integer({ min: 1, max: 100 }), stale: fc.boolean(), model: fc.constantFrom('m1', 'm2', undefined), last: fc.option(fc.nat({ max: 1000 }), { nil: undefined }) }), { maxLength: 3 })
+    .array(
+      fc.record({
+        first: fc.nat({ max: n - 1 }),
+        span: fc.integer({ min: 1, max: n }),
+        quarterPct: fc.integer({ min: 1, max: 100 }),
+        stale: fc.boolean(),
+        model: fc.constantFrom('m1', 'm2', undefined),
+        last: fc.option(fc.nat({ max: 1000 }), { nil: undefined }),
+      }),
+      { maxLength: 3 },
+    )
     .map((specs) =>
       specs.map((s, k) => {
         const idx = Array.from({ length: Math.min(s.span, n - s.first) }, (_, j) => s.first + j);
@@ -133,7 +153,20 @@ function slotsOn(gpus: Array<{ index: number; memoryTotal: number }>, prefix: st
 /** A valid planPlacement request on up to 8 GPUs. */
 export const placementRequest: fc.Arbitrary<PlacementRequest> = fc
   .integer({ min: 1, max: 8 })
-  .chain((n) => nodeGpus(n).chain((gpus) => fc.record({ gpus: fc.constant(gpus), slots: slotsOn(gpus, ''), topology: fc.option(topologyOf(n), { nil: undefined }), memoryGiB: fc.integer({ min: 1, max: 400 }), policy: fc.constantFrom(undefined, 'spread' as const, 'pack' as const), model: fc.constantFrom(undefined, 'm1', 'm3'), limit: fc.option(fc.integer({ min: 1, max: 20 }), { nil: undefined }), allowEviction: fc.option(fc.boolean(), { nil: undefined }) })))
+  .chain((n) =>
+    nodeGpus(n).chain((gpus) =>
+      fc.record({
+        gpus: fc.constant(gpus),
+        slots: slotsOn(gpus, ''),
+        topology: fc.option(topologyOf(n), { nil: undefined }),
+        memoryGiB: fc.integer({ min: 1, max: 400 }),
+        policy: fc.constantFrom(undefined, 'spread' as const, 'pack' as const),
+        model: fc.constantFrom(undefined, 'm1', 'm3'),
+        limit: fc.option(fc.integer({ min: 1, max: 20 }), { nil: undefined }),
+        allowEviction: fc.option(fc.boolean(), { nil: undefined }),
+      }),
+    ),
+  )
   .map(({ gpus, slots, topology, memoryGiB, policy, model, limit, allowEviction }) => {
     const req: PlacementRequest = { gpus, slots, memory: memoryGiB * GIB };
     if (topology !== undefined) req.topology = topology;
@@ -147,11 +180,23 @@ export const placementRequest: fc.Arbitrary<PlacementRequest> = fc
 /** ClusterState init: 1..3 nodes of up to 4 GPUs with existing slots (slot IDs unique across nodes). */
 export const clusterInit = fc
   .array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 3 })
-  .chain((widths) => fc.tuple(...widths.map((w, k) => nodeGpus(w).chain((gpus) => fc.record({ id: fc.constant(k === 1 ? '__proto__' : `node-${k}`), gpus: fc.constant(gpus), slots: slotsOn(gpus, `n${k}-`), topology: fc.option(topologyOf(w), { nil: undefined }) })))))
+  .chain((widths) =>
+    fc.tuple(
+      ...widths.map((w, k) =>
+        nodeGpus(w).chain((gpus) =>
+          fc.record({ id: fc.constant(k === 1 ? '__proto__' : `node-${k}`), gpus: fc.constant(gpus), slots: slotsOn(gpus, `n${k}-`), topology: fc.option(topologyOf(w), { nil: undefined }) }),
+        ),
+      ),
+    ),
+  )
   .map((nodes) => ({ nodes: nodes.map((n) => (n.topology === undefined ? { id: n.id, gpus: n.gpus, slots: n.slots } : n)) }));
 
 /** A cluster plan request (state.plan). */
-export const clusterPlanRequest = fc.record({ memory: fc.integer({ min: 1, max: 160 }).map((g) => g * GIB), model: fc.constantFrom('m1', 'm2', 'm3'), policy: fc.constantFrom('spread' as const, 'pack' as const) });
+export const clusterPlanRequest = fc.record({
+  memory: fc.integer({ min: 1, max: 160 }).map((g) => g * GIB),
+  model: fc.constantFrom('m1', 'm2', 'm3'),
+  policy: fc.constantFrom('spread' as const, 'pack' as const),
+});
 
 /** A valid validateTopology input. */
 export const topologyInput = fc.integer({ min: 0, max: 8 }).chain(topologyOf);

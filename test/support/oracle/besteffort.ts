@@ -25,7 +25,7 @@ export function dpBestEffort(topology: Topology, available: number[], required: 
   const padding = (size - (n % size)) % size;
   const total = n + padding;
   const requiredMask = required.reduce((m, g) => m | (1 << available.indexOf(g)), 0);
-  const padMask = (2 ** total - 1) - (2 ** n - 1);
+  const padMask = 2 ** total - 1 - (2 ** n - 1);
   const members = (mask: number) => {
     const out: number[] = [];
     for (let p = 0; p < total; p++) if (mask & (1 << p)) out.push(p);
@@ -57,7 +57,12 @@ export function dpBestEffort(topology: Topology, available: number[], required: 
       for (let i = from; i <= rest.length - need; i++) {
         if (rest[i] >= n) {
           // The first padding slot: all of it, or none.
-          if (need === pads) pick(rest.length, 0, rest.slice(i).reduce((m, p) => m | (1 << p), mask));
+          if (need === pads)
+            pick(
+              rest.length,
+              0,
+              rest.slice(i).reduce((m, p) => m | (1 << p), mask),
+            );
           return;
         }
         pick(i + 1, need - 1, mask | (1 << rest[i]));

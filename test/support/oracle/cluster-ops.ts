@@ -2,11 +2,12 @@
 // oracle tests (state-index-oracle, state-realistic-oracle): random clusters and requests, random
 // commit / release / markStale sequences applied to both backends in lockstep, and after every step
 // the plan compared with the brute-force merge of every node planned alone (cluster-reference).
-import { expect } from 'vitest';
+
 import fc from 'fast-check';
-import { referencePlan } from '../cluster-reference.js';
+import { expect } from 'vitest';
 import type { ClusterNode, ClusterPlanRequest, ClusterState } from '../../../src/cluster/state.js';
 import type { Engine } from '../../../src/engine.js';
+import { referencePlan } from '../cluster-reference.js';
 
 /** A cluster of 1..maxNodes nodes from `arbNode`, with IDs that are not in node order. */
 export function arbClusterOf(arbNode: (id: string) => fc.Arbitrary<ClusterNode>, maxNodes: number): fc.Arbitrary<ClusterNode[]> {
@@ -15,18 +16,20 @@ export function arbClusterOf(arbNode: (id: string) => fc.Arbitrary<ClusterNode>,
 
 /** A plan request of 1..maxGiB GiB per replica, models a-c, the given policies (duplicates weigh more) and tensor-parallel sizes (or none). */
 export function arbRequestOf(maxGiB: number, policies: Array<'spread' | 'pack'>, tensorParallelSizes: fc.Arbitrary<number[]>): fc.Arbitrary<ClusterPlanRequest> {
-  return fc.record({
-    memory: fc.integer({ min: 1, max: maxGiB }).map((x) => x * 2 ** 30),
-    model: fc.constantFrom('a', 'b', 'c'),
-    policy: fc.constantFrom<'spread' | 'pack'>(...policies),
-    limit: fc.integer({ min: 1, max: 20 }),
-    allowEviction: fc.boolean(),
-    tensorParallelSizes: fc.option(tensorParallelSizes, { nil: undefined }),
-  }).map((r) => {
-    const out: ClusterPlanRequest = { memory: r.memory, model: r.model, policy: r.policy, limit: r.limit, allowEviction: r.allowEviction };
-    if (r.tensorParallelSizes !== undefined) out.tensorParallelSizes = r.tensorParallelSizes;
-    return out;
-  });
+  return fc
+    .record({
+      memory: fc.integer({ min: 1, max: maxGiB }).map((x) => x * 2 ** 30),
+      model: fc.constantFrom('a', 'b', 'c'),
+      policy: fc.constantFrom<'spread' | 'pack'>(...policies),
+      limit: fc.integer({ min: 1, max: 20 }),
+      allowEviction: fc.boolean(),
+      tensorParallelSizes: fc.option(tensorParallelSizes, { nil: undefined }),
+    })
+    .map((r) => {
+      const out: ClusterPlanRequest = { memory: r.memory, model: r.model, policy: r.policy, limit: r.limit, allowEviction: r.allowEviction };
+      if (r.tensorParallelSizes !== undefined) out.tensorParallelSizes = r.tensorParallelSizes;
+      return out;
+    });
 }
 
 /** One step of a random sequence: commit an option of a plan (then maybe mark it stale), release a slot, or mark one stale / not stale. */

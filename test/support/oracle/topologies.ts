@@ -1,6 +1,6 @@
 // Random topologies and requests for the aligned property tests: few distinct scores, so ties are common.
 import fc from 'fast-check';
-import { PCIE_LEVELS, type Link, type Topology } from '../../../src/hardware/topology.js';
+import { type Link, PCIE_LEVELS, type Topology } from '../../../src/hardware/topology.js';
 
 /** A topology of `min`..`max` GPUs; each pair is missing, PCIe only, or PCIe plus 1-2 NVLinks. */
 export function arbTopology(min: number, max: number): fc.Arbitrary<Topology> {
@@ -27,7 +27,12 @@ export function arbTopology(min: number, max: number): fc.Arbitrary<Topology> {
 export function arbRequest(topology: Topology, maxAvailable = 64): fc.Arbitrary<{ available: number[]; required: number[]; size: number }> {
   const all = Array.from({ length: topology.gpus }, (_, g) => g);
   return fc
-    .tuple(fc.shuffledSubarray(all, { minLength: 1, maxLength: Math.min(maxAvailable, all.length) }), fc.integer({ min: 0, max: 1_000_000 }), fc.integer({ min: 0, max: 3 }), fc.integer({ min: 1, max: 1_000_000 }))
+    .tuple(
+      fc.shuffledSubarray(all, { minLength: 1, maxLength: Math.min(maxAvailable, all.length) }),
+      fc.integer({ min: 0, max: 1_000_000 }),
+      fc.integer({ min: 0, max: 3 }),
+      fc.integer({ min: 1, max: 1_000_000 }),
+    )
     .chain(([available, seed, reqCount, sizeSeed]) =>
       fc.shuffledSubarray(available, { minLength: 0, maxLength: Math.min(reqCount, available.length) }).map((required) => {
         // Mostly feasible sizes; now and then one that is not.

@@ -80,7 +80,16 @@ function placement(g: Gpu, p: Placement, st: GpuState, holders: ReadonlyMap<stri
   const why = state === 'blocked' ? 'the counters left do not allow it' : state === 'free' ? 'free' : `${holder?.claim ?? 'in use'}`;
   return h(
     'span',
-    { class: 'dra-place', 'data-testid': ids.device, 'data-device': p.id, 'data-state': state, 'data-claim': holder?.claim, 'data-profile': p.profile, style: `${where}${holder !== undefined ? `;background:${fill(holder)}` : ''}`, title: `${p.id} (${p.profile}): ${why}` },
+    {
+      class: 'dra-place',
+      'data-testid': ids.device,
+      'data-device': p.id,
+      'data-state': state,
+      'data-claim': holder?.claim,
+      'data-profile': p.profile,
+      style: `${where}${holder !== undefined ? `;background:${fill(holder)}` : ''}`,
+      title: `${p.id} (${p.profile}): ${why}`,
+    },
     shortLabel(p),
   );
 }
@@ -95,12 +104,23 @@ export function gpuCard(g: Gpu, st: GpuState, holders: ReadonlyMap<string, Holde
   return h(
     'div',
     { class: `dra-gpu layout-${g.layout}`, 'data-testid': ids.gpu, 'data-gpu': g.key, 'data-layout': g.layout, 'data-units': g.units, 'data-used-units': st.usedUnits },
-    h('div', { class: 'dra-gpu-head' }, h('b', { title: g.key }, g.name.replace(/-?counter-?set$/i, '')), h('span', { title: `${unit} in use` }, g.layout === 'whole' ? (st.usedUnits > 0 ? 'in use' : 'free') : `${st.usedUnits}/${g.units}`)),
+    h(
+      'div',
+      { class: 'dra-gpu-head' },
+      h('b', { title: g.key }, g.name.replace(/-?counter-?set$/i, '')),
+      h('span', { title: `${unit} in use` }, g.layout === 'whole' ? (st.usedUnits > 0 ? 'in use' : 'free') : `${st.usedUnits}/${g.units}`),
+    ),
     bar(g, st, holders, ids),
     h(
       'div',
       { class: 'dra-lanes' },
-      rows.map((lane) => h('div', { class: 'dra-lane', style: `grid-template-columns:repeat(${g.units},1fr)` }, lane.map((p) => placement(g, p, st, holders, ids)))),
+      rows.map((lane) =>
+        h(
+          'div',
+          { class: 'dra-lane', style: `grid-template-columns:repeat(${g.units},1fr)` },
+          lane.map((p) => placement(g, p, st, holders, ids)),
+        ),
+      ),
     ),
   );
 }
@@ -141,7 +161,11 @@ export function nodeSections(map: GpuMap, states: ReadonlyMap<string, GpuState>,
         { class: 'dra-node', 'data-testid': ids === MAIN_IDS ? 'dra-node' : 'dra-replay-node', 'data-node': node },
         h('h3', {}, node === '' ? 'Shared pools' : node, h('span', {}, node === '' ? 'allNodes, node selectors, per-device node selection' : (nodeLabels.get(node) ?? ''))),
         totalsLine(totals(gpus, states), ids === MAIN_IDS ? 'dra-node-totals' : 'dra-replay-node-totals'),
-        h('div', { class: 'dra-gpus' }, gpus.map((g) => gpuCard(g, states.get(g.key) as GpuState, holders, ids))),
+        h(
+          'div',
+          { class: 'dra-gpus' },
+          gpus.map((g) => gpuCard(g, states.get(g.key) as GpuState, holders, ids)),
+        ),
       ),
     );
 }

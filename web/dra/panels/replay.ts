@@ -31,7 +31,17 @@ export function renderReplayResult(chartHost: HTMLElement, tableBody: HTMLElemen
   const xs = [view.stream.start, ...view.stream.arrived];
   const series: uPlot.Series[] = [{ label: 'arrived %' }, ...view.runs.map((r) => ({ label: r.mode, stroke: COLORS[r.mode] ?? '#555', width: 2 }))];
   const data = [xs, ...view.runs.map((r) => [r.start, ...r.share])] as uPlot.AlignedData;
-  chart = new uPlot({ width: Math.max(420, chartHost.clientWidth || 720), height: 280, series, scales: { x: { time: false }, y: { range: [0, 100] } }, axes: [{ label: 'arrived load (% of the fleet’s GPUs)' }, { label: 'allocated (% of GPUs)' }] }, data, chartHost);
+  chart = new uPlot(
+    {
+      width: Math.max(420, chartHost.clientWidth || 720),
+      height: 280,
+      series,
+      scales: { x: { time: false }, y: { range: [0, 100] } },
+      axes: [{ label: 'arrived load (% of the fleet’s GPUs)' }, { label: 'allocated (% of GPUs)' }],
+    },
+    data,
+    chartHost,
+  );
   chartHost.dataset.series = view.runs.map((r) => r.mode).join(',');
   chartHost.dataset.points = String(xs.length);
   tableBody.replaceChildren(

@@ -35,7 +35,9 @@ export function renderFragmentation(page: Page): void {
   const fragmentation = totalFree > 0 ? stranded / totalFree : 0;
   const rows = tpChoices(node.gpus.length)
     .filter((k) => k <= sorted.length)
-    .map((k) => h('tr', { 'data-testid': 'capacity-row', 'data-tp': k, 'data-bytes': k * sorted[k - 1].bytes }, h('td', {}, `TP ${k}`), h('td', { class: 'num' }, formatBytes(k * sorted[k - 1].bytes))));
+    .map((k) =>
+      h('tr', { 'data-testid': 'capacity-row', 'data-tp': k, 'data-bytes': k * sorted[k - 1].bytes }, h('td', {}, `TP ${k}`), h('td', { class: 'num' }, formatBytes(k * sorted[k - 1].bytes))),
+    );
   const stat = (value: HTMLElement, label: string): HTMLElement => h('div', {}, value, h('span', { class: 'muted' }, label));
   byTestId('fragmentation').replaceChildren(
     h(
@@ -82,7 +84,16 @@ function renderCapacity(page: Page): void {
   const body = [...rows].map(([label, r]) =>
     h(
       'tr',
-      { 'data-testid': 'capacity-type', 'data-type': label, 'data-nodes': r.nodes, 'data-used': r.used, 'data-total': r.total, 'data-empty-gpus': r.emptyGpus, 'data-empty-nodes': r.emptyNodes, 'data-largest': r.largest },
+      {
+        'data-testid': 'capacity-type',
+        'data-type': label,
+        'data-nodes': r.nodes,
+        'data-used': r.used,
+        'data-total': r.total,
+        'data-empty-gpus': r.emptyGpus,
+        'data-empty-nodes': r.emptyNodes,
+        'data-largest': r.largest,
+      },
       h('td', {}, label),
       h('td', { class: 'num' }, r.nodes),
       h('td', { class: 'num' }, `${r.total > 0 ? ((100 * r.used) / r.total).toFixed(1) : '0'}%`),

@@ -67,13 +67,27 @@ export function renderCluster(host: HTMLElement, planner: Planner, overlay: Clus
     const bars = node.gpus.map((g) => {
       const u = used.get(g.index) ?? { others: 0, slots: 0 };
       const chosen = chosenGpus.has(g.index);
-      const others = u.others > 0 && h('i', { class: 'mseg others', 'data-testid': 'tile-others', 'data-bytes': u.others, style: `height:${pct(u.others, g.memoryTotal)}`, title: `${OTHERS_LABEL}: ${formatBytes(u.others)}` });
+      const others =
+        u.others > 0 &&
+        h('i', { class: 'mseg others', 'data-testid': 'tile-others', 'data-bytes': u.others, style: `height:${pct(u.others, g.memoryTotal)}`, title: `${OTHERS_LABEL}: ${formatBytes(u.others)}` });
       // The planned share sits on what stays (used memory and the slots not evicted), over the evicted slots it replaces.
       const kept = !chosen ? 0 : u.others + work.filter((w) => w.slotId !== undefined && !overlay.evict.has(w.slotId) && w.gpus.includes(g.index)).reduce((t, w) => t + w.memoryPerGpu, 0);
-      const planned = chosen && option !== undefined && h('i', { class: 'mseg planned', 'data-testid': 'tile-planned', style: `bottom:${pct(kept, g.memoryTotal)};height:${pct(option.memoryPerGpu, g.memoryTotal)}` });
+      const planned =
+        chosen &&
+        option !== undefined &&
+        h('i', { class: 'mseg planned', 'data-testid': 'tile-planned', style: `bottom:${pct(kept, g.memoryTotal)};height:${pct(option.memoryPerGpu, g.memoryTotal)}` });
       return h(
         'div',
-        { class: `gbar${chosen ? ' chosen' : ''}`, 'data-testid': 'tile-gpu', 'data-gpu': g.index, 'data-chosen': String(chosen), 'data-total': g.memoryTotal, 'data-others': u.others, 'data-slots': u.slots, title: `GPU ${g.index}: ${formatBytes(u.others + u.slots)} / ${formatBytes(g.memoryTotal)} used` },
+        {
+          class: `gbar${chosen ? ' chosen' : ''}`,
+          'data-testid': 'tile-gpu',
+          'data-gpu': g.index,
+          'data-chosen': String(chosen),
+          'data-total': g.memoryTotal,
+          'data-others': u.others,
+          'data-slots': u.slots,
+          title: `GPU ${g.index}: ${formatBytes(u.others + u.slots)} / ${formatBytes(g.memoryTotal)} used`,
+        },
         others,
         bySlotGpu.get(g.index) ?? [],
         planned,
@@ -99,7 +113,11 @@ export function renderCluster(host: HTMLElement, planner: Planner, overlay: Clus
           { class: 'tile-head' },
           h('button', { type: 'button', class: 'tile-id', 'data-act': 'open', 'data-testid': 'tile-id' }, node.id),
           h('span', { class: 'tile-free', 'data-testid': 'tile-free' }, `${freePct}%`),
-          h('button', { type: 'button', class: 'tile-btn', 'data-act': 'duplicate', 'data-testid': 'duplicate-node', 'aria-label': `duplicate ${node.id}`, title: 'duplicate (same machine, no slots)' }, '+'),
+          h(
+            'button',
+            { type: 'button', class: 'tile-btn', 'data-act': 'duplicate', 'data-testid': 'duplicate-node', 'aria-label': `duplicate ${node.id}`, title: 'duplicate (same machine, no slots)' },
+            '+',
+          ),
           h('button', { type: 'button', class: 'tile-btn', 'data-act': 'remove', 'data-testid': 'remove-node', 'aria-label': `remove ${node.id}`, title: 'remove with its slots' }, '×'),
         ),
         h('div', { class: 'tile-bars', 'data-act': 'open' }, bars),

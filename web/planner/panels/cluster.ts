@@ -38,7 +38,11 @@ export function renderClusterView(page: Page): void {
       `, ${gpus} GPUs, `,
       h('span', { 'data-testid': 'cluster-slots', 'data-count': slots }, plural(slots, 'slot')),
       ', ',
-      h('span', { 'data-testid': 'cluster-used', 'data-used': used, 'data-total': total }, `${formatBytes(used)} used of ${formatBytes(total)} (${total > 0 ? ((100 * used) / total).toFixed(1) : '0'}%)`),
+      h(
+        'span',
+        { 'data-testid': 'cluster-used', 'data-used': used, 'data-total': total },
+        `${formatBytes(used)} used of ${formatBytes(total)} (${total > 0 ? ((100 * used) / total).toFixed(1) : '0'}%)`,
+      ),
       others > 0 && `, ${formatBytes(others)} ${OTHERS_LABEL}`,
     ),
   );
@@ -47,6 +51,8 @@ export function renderClusterView(page: Page): void {
   const typeKeys = types.map((t, k) => h('span', { class: 'key' }, h('span', { class: 'swatch-box', style: `background:${TYPE_COLORS[k % TYPE_COLORS.length]}` }), t.label));
   const models = new Map<string, number>();
   for (const w of p.workloads()) if (w.slotId !== undefined) models.set(w.label, w.color);
-  const modelKeys = [...models].map(([label, color]) => h('span', { class: 'key', 'data-testid': 'legend-model' }, h('span', { class: 'swatch-box', style: `background:${workloadColor(color)}` }), label));
+  const modelKeys = [...models].map(([label, color]) =>
+    h('span', { class: 'key', 'data-testid': 'legend-model' }, h('span', { class: 'swatch-box', style: `background:${workloadColor(color)}` }), label),
+  );
   byTestId('cluster-legend').replaceChildren(...typeKeys, ...modelKeys, ...slotStateKeys(), h('span', { class: 'key' }, h('span', { class: 'swatch-box planned-box' }), 'planned'));
 }

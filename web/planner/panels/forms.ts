@@ -41,7 +41,9 @@ export function refreshTpChoices(page: Page): void {
   const choices = tpChoices(Math.max(0, ...widths));
   const current = [...document.querySelectorAll<HTMLInputElement>('[data-testid="model-tp"] input')].map((x) => x.value).join(',');
   if (current === choices.join(',')) return;
-  byTestId('model-tp').replaceChildren(...choices.map((k) => h('label', { class: 'chip' }, h('input', { type: 'checkbox', value: k, 'data-testid': `tp-${k}`, checked: true }), h('span', {}, `TP ${k}`))));
+  byTestId('model-tp').replaceChildren(
+    ...choices.map((k) => h('label', { class: 'chip' }, h('input', { type: 'checkbox', value: k, 'data-testid': `tp-${k}`, checked: true }), h('span', {}, `TP ${k}`))),
+  );
 }
 
 /** Fills the machine-type picker, keeping the current choice when it is still there. */

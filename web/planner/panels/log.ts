@@ -11,7 +11,15 @@ const KEEP = 12;
 export function logDecision(state: PageState, call: string, timed: { backend: Backend; ms: number; runs: number } | undefined, outcome: string, backend: Backend): void {
   state.logCount++;
   const n = state.logCount;
-  const row = h('tr', { 'data-testid': 'log-row', 'data-n': n }, h('td', {}, n), h('td', {}, h('code', {}, call)), h('td', {}, timed?.backend ?? backend), h('td', { class: 'num' }, timed ? formatMs(timed.ms, timed.runs) : '—'), h('td', {}, outcome));
+  const row = h(
+    'tr',
+    { 'data-testid': 'log-row', 'data-n': n },
+    h('td', {}, n),
+    h('td', {}, h('code', {}, call)),
+    h('td', {}, timed?.backend ?? backend),
+    h('td', { class: 'num' }, timed ? formatMs(timed.ms, timed.runs) : '—'),
+    h('td', {}, outcome),
+  );
   const body = byTestId('decision-log');
   body.prepend(row);
   while (body.children.length > KEEP) body.lastElementChild?.remove();

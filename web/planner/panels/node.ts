@@ -79,7 +79,16 @@ export function renderNodeView(page: Page): void {
   // PCIe as a tree by switch level: shown when asked, and always on machines without NVLink.
   const showPcie = input('show-pcie').checked || nvPairs === 0;
   byTestId('pcie-panel').hidden = !showPcie;
-  if (showPcie) byTestId('pcie-host').replaceChildren(drawPcieTree(pcieTree(node.gpus.map((g) => g.index), inventory.links), new Set(overlay.chosen)));
+  if (showPcie)
+    byTestId('pcie-host').replaceChildren(
+      drawPcieTree(
+        pcieTree(
+          node.gpus.map((g) => g.index),
+          inventory.links,
+        ),
+        new Set(overlay.chosen),
+      ),
+    );
   else byTestId('pcie-host').replaceChildren();
   byTestId('legend').replaceChildren(...legendKeys(inventory));
 }

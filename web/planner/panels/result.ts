@@ -26,7 +26,9 @@ export function renderResult(page: Page): void {
     h('span', { 'data-testid': 'decision-ms', 'data-ms': t.ms }, formatMs(t.ms, t.runs)),
     ' ',
     h('span', { class: 'muted' }, `per decision, mean of ${plural(t.runs, 'run')}`),
-    ...(t.other !== undefined ? [' ', h('span', { class: 'muted', 'data-testid': 'decision-other', 'data-backend': t.other.backend, 'data-ms': t.other.ms }, `· ${t.other.backend}: ${formatMs(t.other.ms, t.other.runs)}`)] : []),
+    ...(t.other !== undefined
+      ? [' ', h('span', { class: 'muted', 'data-testid': 'decision-other', 'data-backend': t.other.backend, 'data-ms': t.other.ms }, `· ${t.other.backend}: ${formatMs(t.other.ms, t.other.runs)}`)]
+      : []),
   );
   if (decision.kind === 'model') renderPlan(page, body, decision);
   else if (decision.kind === 'replicas') renderReplicas(page, body, decision);
@@ -58,17 +60,42 @@ function renderPlan(page: Page, body: HTMLElement, d: Extract<Decision, { kind: 
         ? h('span', { class: 'muted' }, '—')
         : ids.map((id, k) => {
             const x = slots.get(id);
-            return [k > 0 && ' ', h('span', { class: 'evict-tag', 'data-testid': 'evict-tag', 'data-slot': id, title: x ? `${x.model} on ${x.node} GPUs ${x.gpus.join(',')}, ${formatBytes(x.memoryPerGpu)} per GPU` : id }, id, x && ` · ${x.model}`)];
+            return [
+              k > 0 && ' ',
+              h(
+                'span',
+                { class: 'evict-tag', 'data-testid': 'evict-tag', 'data-slot': id, title: x ? `${x.model} on ${x.node} GPUs ${x.gpus.join(',')}, ${formatBytes(x.memoryPerGpu)} per GPU` : id },
+                id,
+                x && ` · ${x.model}`,
+              ),
+            ];
           }),
     );
   const parts: HTMLElement[] = [];
   if (options.length === 0) {
-    parts.push(h('div', { class: 'notice', 'data-testid': 'no-option' }, h('b', {}, 'No viable option.'), ` No GPU set has room for ${formatBytes(d.memory)} with the allowed tensor-parallel sizes${input('model-evict').checked ? ', even after evicting stale work' : ''}. See the per-GPU reasons below.`));
+    parts.push(
+      h(
+        'div',
+        { class: 'notice', 'data-testid': 'no-option' },
+        h('b', {}, 'No viable option.'),
+        ` No GPU set has room for ${formatBytes(d.memory)} with the allowed tensor-parallel sizes${input('model-evict').checked ? ', even after evicting stale work' : ''}. See the per-GPU reasons below.`,
+      ),
+    );
   } else {
     const rows = options.map((o, k) => {
       const row = h(
         'tr',
-        { 'data-testid': 'option-row', 'data-rank': k + 1, 'data-node': o.node ?? '', 'data-gpus': o.gpus.join(','), 'data-memory-per-gpu': o.memoryPerGpu, 'data-score': o.score, 'data-evict': o.evict.join(','), class: `${k === d.selected ? 'selected' : ''}${o.evict.length > 0 ? ' evicts' : ''}`, tabindex: 0 },
+        {
+          'data-testid': 'option-row',
+          'data-rank': k + 1,
+          'data-node': o.node ?? '',
+          'data-gpus': o.gpus.join(','),
+          'data-memory-per-gpu': o.memoryPerGpu,
+          'data-score': o.score,
+          'data-evict': o.evict.join(','),
+          class: `${k === d.selected ? 'selected' : ''}${o.evict.length > 0 ? ' evicts' : ''}`,
+          tabindex: 0,
+        },
         h('td', {}, k + 1),
         cluster && h('td', {}, h('code', {}, o.node ?? '')),
         h('td', {}, h('code', {}, o.gpus.join(', '))),
@@ -91,7 +118,17 @@ function renderPlan(page: Page, body: HTMLElement, d: Extract<Decision, { kind: 
       });
       return row;
     });
-    const head = h('tr', {}, h('th', {}, 'rank'), cluster && h('th', {}, 'node'), h('th', {}, 'GPUs'), h('th', {}, 'TP'), h('th', { class: 'num' }, 'memory / GPU'), h('th', {}, 'evicts'), h('th', { class: 'num' }, 'score'));
+    const head = h(
+      'tr',
+      {},
+      h('th', {}, 'rank'),
+      cluster && h('th', {}, 'node'),
+      h('th', {}, 'GPUs'),
+      h('th', {}, 'TP'),
+      h('th', { class: 'num' }, 'memory / GPU'),
+      h('th', {}, 'evicts'),
+      h('th', { class: 'num' }, 'score'),
+    );
     parts.push(h('table', { class: 'options', 'data-testid': 'options' }, h('thead', {}, head), h('tbody', {}, rows)));
     const sel = options[d.selected];
     parts.push(
@@ -110,17 +147,19 @@ function renderRejections(rejected: PlacementPlan['rejected']): HTMLElement[] {
   if (rejected.length === 0) return [];
   const nodes = rejected.some((r) => r.node !== undefined);
   const head = h('tr', {}, nodes && h('th', {}, 'node'), h('th', {}, 'GPU'), h('th', {}, 'reason'), h('th', { class: 'num' }, 'short by'), h('th', {}, 'detail'));
-  const rows = rejected.slice(0, REJECTIONS_SHOWN).map((r) =>
-    h(
-      'tr',
-      { 'data-testid': 'rejection-row', 'data-node': r.node ?? '', 'data-gpu': r.gpu, 'data-code': r.code, 'data-short-by': r.shortBy ?? '' },
-      nodes && h('td', {}, r.node ?? ''),
-      h('td', {}, r.gpu),
-      h('td', {}, h('span', { class: 'code' }, r.code)),
-      h('td', { class: 'num' }, r.shortBy !== undefined ? formatBytes(r.shortBy) : '—'),
-      h('td', {}, r.message),
-    ),
-  );
+  const rows = rejected
+    .slice(0, REJECTIONS_SHOWN)
+    .map((r) =>
+      h(
+        'tr',
+        { 'data-testid': 'rejection-row', 'data-node': r.node ?? '', 'data-gpu': r.gpu, 'data-code': r.code, 'data-short-by': r.shortBy ?? '' },
+        nodes && h('td', {}, r.node ?? ''),
+        h('td', {}, r.gpu),
+        h('td', {}, h('span', { class: 'code' }, r.code)),
+        h('td', { class: 'num' }, r.shortBy !== undefined ? formatBytes(r.shortBy) : '—'),
+        h('td', {}, r.message),
+      ),
+    );
   return [
     h('h3', {}, 'Rejected GPUs'),
     h('table', { class: 'rejections', 'data-testid': 'rejections' }, h('thead', {}, head), h('tbody', {}, rows)),
@@ -136,7 +175,9 @@ function renderReplicas(page: Page, body: HTMLElement, d: Extract<Decision, { ki
     return;
   }
   const rv = page.planner().replicaDevices(d.replicasPerGpu);
-  const rows = devices.map((id, k) => h('tr', { 'data-testid': 'replica-row', 'data-id': id, 'data-gpu': rv.gpuOf.get(id) }, h('td', {}, k + 1), h('td', {}, h('code', {}, id)), h('td', {}, String(rv.gpuOf.get(id)))));
+  const rows = devices.map((id, k) =>
+    h('tr', { 'data-testid': 'replica-row', 'data-id': id, 'data-gpu': rv.gpuOf.get(id) }, h('td', {}, k + 1), h('td', {}, h('code', {}, id)), h('td', {}, String(rv.gpuOf.get(id)))),
+  );
   body.replaceChildren(
     h('table', { class: 'options', 'data-testid': 'replica-result' }, h('thead', {}, h('tr', {}, h('th', {}, '#'), h('th', {}, 'device'), h('th', {}, 'GPU'))), h('tbody', {}, rows)),
     h('div', { class: 'actions' }, commitButton(`Commit ${plural(devices.length, 'device')}`)),
@@ -151,7 +192,16 @@ function renderAligned(body: HTMLElement, d: Extract<Decision, { kind: 'gpus' }>
     return;
   }
   body.replaceChildren(
-    h('p', { 'data-testid': 'aligned-result', 'data-gpus': devices.join(','), 'data-score': score }, 'GPUs ', h('code', {}, devices.join(', ')), ' · set score ', h('b', {}, score), ' ', h('span', { class: 'muted' }, '(sum of pair scores: 100 per NVLink + PCIe level)')),
+    h(
+      'p',
+      { 'data-testid': 'aligned-result', 'data-gpus': devices.join(','), 'data-score': score },
+      'GPUs ',
+      h('code', {}, devices.join(', ')),
+      ' · set score ',
+      h('b', {}, score),
+      ' ',
+      h('span', { class: 'muted' }, '(sum of pair scores: 100 per NVLink + PCIe level)'),
+    ),
     h('div', { class: 'actions' }, commitButton(`Commit GPUs ${devices.join(', ')}`)),
   );
 }

@@ -23,7 +23,15 @@ export function renderWorkloads(page: Page): void {
   }
   const shown = workloads.slice(0, SHOWN);
   list.replaceChildren(
-    ...others.map(([gpu, bytes]) => h('li', { 'data-testid': 'workload-others', 'data-gpu': gpu, 'data-bytes': bytes }, h('span', { class: 'swatch hatch-others' }), h('span', { class: 'wl-label' }, OTHERS_LABEL), h('span', { class: 'muted' }, `GPU ${gpu} · ${formatBytes(bytes)} · never evicted`))),
+    ...others.map(([gpu, bytes]) =>
+      h(
+        'li',
+        { 'data-testid': 'workload-others', 'data-gpu': gpu, 'data-bytes': bytes },
+        h('span', { class: 'swatch hatch-others' }),
+        h('span', { class: 'wl-label' }, OTHERS_LABEL),
+        h('span', { class: 'muted' }, `GPU ${gpu} · ${formatBytes(bytes)} · never evicted`),
+      ),
+    ),
     ...shown.map((w) => workloadItem(page, w, scoped)),
     ...(workloads.length > shown.length ? [h('li', { class: 'muted' }, `…and ${workloads.length - shown.length} more (open a node to see its work).`)] : []),
   );
@@ -44,7 +52,11 @@ function workloadItem(page: Page, w: Workload, scoped: boolean): HTMLElement {
   );
   let stale: HTMLElement | false = false;
   if (w.kind === 'model') {
-    stale = h('button', { type: 'button', class: 'link', 'data-stale': w.id, 'data-testid': `stale-${w.id}`, title: 'a stale model may be evicted by another model' }, w.stale ? 'mark active' : 'mark stale');
+    stale = h(
+      'button',
+      { type: 'button', class: 'link', 'data-stale': w.id, 'data-testid': `stale-${w.id}`, title: 'a stale model may be evicted by another model' },
+      w.stale ? 'mark active' : 'mark stale',
+    );
     stale.addEventListener(
       'click',
       page.guard('markStale', () => {

@@ -1,0 +1,56 @@
+// The pod index places every pod where the scan of every node places it: every bundled openb trace,
+// every policy, both backends, one seed each, the event logs (the JSON Lines `--events` writes)
+// compared byte for byte; and the default trace replicated twice (every node twice over,
+// so scores tie across the copies and the rank decides) for fgd-close. The long form of
+// test/fleet/index-differential.test.ts (which runs each policy on one of the traces).
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { Engine } from '../../src/engine.js';
+import { parseNodeCsv, parsePodCsv, scaleTrace } from '../../src/fleet/index.js';
+import { POLICIES } from '../../src/fleet/policies/index.js';
+import type { FleetNode, FleetPod } from '../../src/fleet/types.js';
+import { engines } from '../support/engines.js';
+
+const data = (name: string) => readFileSync(fileURLToPath(new URL(`../../data/openb/${name}`, import.meta.url)), 'utf8');
+const nodes = parseNodeCsv('nodes', data('openb_node_list_gpu_node.csv'));
+const TRACES = ['default', 'gpushare40', 'multigpu20', 'gpuspec33'];
+
+/** The run's event log as `gpualloc simulate --events` writes it. */
+function eventLog(engine: Engine, nodes: FleetNode[], pods: FleetPod[], policy: string, seed: number, search: 'index' | 'scan'): string {
+  const run = engine.simulateFleet({ nodes, pods, policy, seed, events: true, search });
+  return run.events!.map((e) => JSON.stringify(e)).join('\n') + '\n';
+}
+
+/** Where two logs first differ (for the failure message). */
+function firstDifference(a: string, b: string): string {
+  const la = a.split('\n');
+  const lb = b.split('\n');
+  const k = la.findIndex((line, i) => line !== lb[i]);
+  return k < 0 ? `same lines, lengths ${a.length} and ${b.length}` : `line ${k + 1}: scan ${la[k]} / index ${lb[k]}`;
+}
+
+describe('the pod index and the scan give the same event logs', async () => {
+  const { wasm, ts } = await engines();
+  describe.each(TRACES)('openb %s', (trace) => {
+    const pods = parsePodCsv(trace, data(`openb_pod_list_${trace}.csv`));
+    it.each(POLICIES.map((p) => p.name))('%s, wasm and ts', (policy) => {
+      for (const engine of [wasm, ts]) {
+        const scan = eventLog(engine, nodes, pods, policy, 42, 'scan');
+        const index = eventLog(engine, nodes, pods, policy, 42, 'index');
+        if (index !== scan) expect.fail(`${engine.backend} ${trace} ${policy}: ${firstDifference(scan, index)}`);
+        // A run of the trace places thousands of pods (no vacuous match).
+        expect(scan.split('\n').filter((l) => l.includes('"node":"')).length).toBeGreaterThan(5000);
+      }
+    });
+  });
+
+  it('the default trace ×2 (2,426 nodes, copies tie on every score), fgd-close, wasm and ts', () => {
+    const scaled = scaleTrace(nodes, parsePodCsv('default', data('openb_pod_list_default.csv')), 2);
+    for (const engine of [wasm, ts]) {
+      const scan = eventLog(engine, scaled.nodes, scaled.pods, 'fgd-close', 7, 'scan');
+      const index = eventLog(engine, scaled.nodes, scaled.pods, 'fgd-close', 7, 'index');
+      if (index !== scan) expect.fail(`${engine.backend}: ${firstDifference(scan, index)}`);
+    }
+  });
+});
