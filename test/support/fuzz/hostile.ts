@@ -141,7 +141,6 @@ export function hostileObjects(): unknown[] {
     new Date(0),
     new Map([[1, 2]]),
     new Set([1]),
-    // biome-ignore lint/suspicious/noSparseArray: a hole is one of the hostile inputs
     new Int32Array(3),
     new Uint8Array(4),
     new ArrayBuffer(8),
@@ -149,6 +148,7 @@ export function hostileObjects(): unknown[] {
     new Error('e'),
     Promise.resolve(1),
     new Array(5),
+    // biome-ignore lint/suspicious/noSparseArray: a hole is one of the hostile inputs
     [, 'cuda1'],
     Object.defineProperty([], 'length', { value: 0, writable: false }),
   ];
