@@ -181,8 +181,9 @@ function explain(engine: Engine, state: Pick<ClusterState, 'toJSON'>, request: C
   const json = state.toJSON();
   if (json.nodes.length > 64) return [];
   const out: Rejection[] = [];
+  const { maxNodes: _m, topology: _t, attentionHeads: _h, ...one } = request;
   for (const node of json.nodes) {
-    const p = engine.planPlacement({ ...request, gpus: node.gpus, slots: node.slots, ...(node.topology ? { topology: node.topology } : {}), limit: 1 });
+    const p = engine.planPlacement({ ...one, gpus: node.gpus, slots: node.slots, ...(node.topology ? { topology: node.topology } : {}), limit: 1 });
     for (const r of p.rejected) out.push({ node: node.id, ...r, message: r.message.replace(/^GPU (\d+)/, `GPU $1 on node ${node.id}`) });
   }
   return out;

@@ -29,7 +29,8 @@ export function countOptions(engine: Engine, state: Pick<ClusterState, 'toJSON'>
   let count = 0;
   for (const node of json.nodes) {
     if (node.gpus.length < size) continue;
-    const p = engine.planPlacement({ ...request, gpus: node.gpus, slots: node.slots, ...(node.topology ? { topology: node.topology } : {}), limit: 1 });
+    const { maxNodes: _m, topology: _t, attentionHeads: _h, ...one } = request;
+    const p = engine.planPlacement({ ...one, gpus: node.gpus, slots: node.slots, ...(node.topology ? { topology: node.topology } : {}), limit: 1 });
     const rejected = new Set(p.rejected.map((r) => r.gpu)).size;
     count += binomial(node.gpus.length - rejected, size);
   }
