@@ -31,3 +31,10 @@ export function applyCommit(node: NodeRecord, option: PlacementOption, options: 
   const kept = new Set(slots.map((s) => s.id));
   return { slot: slots.find((s) => s.id === id)!, evicted: node.slots.filter((s) => !kept.has(s.id)).map((s) => s.id), slots };
 }
+
+/** The nodes an option names: its node, or each part's (what a refused commit reports). */
+export function optionNodes(option: PlacementOption): string[] {
+  const parts = (option as { parts?: unknown }).parts;
+  if (Array.isArray(parts)) return [...new Set(parts.map((p) => (p as { node?: unknown } | null)?.node).filter((n): n is string => typeof n === 'string'))];
+  return typeof option.node === 'string' ? [option.node] : [];
+}

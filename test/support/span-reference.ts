@@ -29,7 +29,16 @@ export function referenceSpans(engine: Engine, json: ClusterStateJSON, req: Span
       for (const node of nodes) {
         if (node.gpus.length < t || node.gpus.length % t !== 0) continue;
         if (req.required !== undefined && node.labels?.[req.required] === undefined) continue;
-        const p = engine.planPlacement({ gpus: node.gpus, slots: node.slots, ...(node.topology ? { topology: node.topology } : {}), memory: s * t, tensorParallelSizes: [t], allowEviction: false, limit: 1, policy: req.pack ? 'pack' : 'spread' });
+        const p = engine.planPlacement({
+          gpus: node.gpus,
+          slots: node.slots,
+          ...(node.topology ? { topology: node.topology } : {}),
+          memory: s * t,
+          tensorParallelSizes: [t],
+          allowEviction: false,
+          limit: 1,
+          policy: req.pack ? 'pack' : 'spread',
+        });
         if (p.options.length === 0) continue;
         const o = p.options[0];
         const free = (g: number) => {
