@@ -369,8 +369,14 @@ function sameSlot(a: Slot, b: Slot): boolean {
     a.hostMemory === b.hostMemory &&
     a.gpus.length === b.gpus.length &&
     a.gpus.every((g, k) => g === b.gpus[k]) &&
-    JSON.stringify(a.parts) === JSON.stringify(b.parts)
+    sameParts(a.parts, b.parts)
   );
+}
+
+/** True when two slots' parts (or their absence) are the same, whatever order their keys come in (a database may reorder them). */
+function sameParts(a: Slot['parts'], b: Slot['parts']): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return a.length === b.length && a.every((p, j) => p.node === b[j].node && p.memoryPerGpu === b[j].memoryPerGpu && p.gpus.join() === b[j].gpus.join());
 }
 
 /**
