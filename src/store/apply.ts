@@ -16,12 +16,13 @@ export type NodeRecord = { id: string; gpus: ClusterStateJSON['nodes'][number]['
 export type CommitChange = { slot: Slot; evicted: string[]; slots: Map<string, Slot[]> };
 
 /**
- * Applies `option` to `nodes` (every node it and its evictions touch, and maybe more) as
+ * Applies `option` to the stored nodes (one, or every node it and its evictions touch, and maybe more) as
  * ClusterState.commit would (the same checks, the same CONFLICT and argument errors), and returns
  * the change; `nodes` are not modified. `id` is the new slot's ID. A slot across nodes with a part on
  * a node not given is checked as its parts on the given nodes (it is not evicted: its nodes are not all here).
  */
-export function applyCommit(nodes: readonly NodeRecord[], option: PlacementOption, options: CommitOptions, id: string): CommitChange {
+export function applyCommit(stored: NodeRecord | readonly NodeRecord[], option: PlacementOption, options: CommitOptions, id: string): CommitChange {
+  const nodes: readonly NodeRecord[] = Array.isArray(stored) ? stored : [stored as NodeRecord];
   const given = new Set(nodes.map((n) => n.id));
   const outside = new Map<string, Slot>();
   const json: ClusterStateJSON = {

@@ -37,9 +37,9 @@ const request = fc.record({
   pack: fc.boolean(),
   maxNodes: fc.integer({ min: 2, max: 5 }),
   required: fc.option(fc.constantFrom('zone', 'rack'), { nil: undefined }),
-  preferred: fc.constantFrom([], ['zone'], ['rack'], ['zone', 'rack'], ['rack', 'zone']),
+  preferred: fc.constantFrom<string[]>([], ['zone'], ['rack'], ['zone', 'rack'], ['rack', 'zone']),
   limit: fc.integer({ min: 1, max: 12 }),
-  sizes: fc.option(fc.constantFrom([1], [2], [1, 2], [2, 3], [1, 2, 4]), { nil: undefined }),
+  sizes: fc.option(fc.constantFrom<number[]>([1], [2], [1, 2], [2, 3], [1, 2, 4]), { nil: undefined }),
 });
 
 describe.each([

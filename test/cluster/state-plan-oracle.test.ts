@@ -53,7 +53,7 @@ const arbRequest: fc.Arbitrary<ClusterPlanRequest> = fc.record({
   allowEviction: fc.boolean(),
 });
 
-function reference(engine: Engine, nodes: ClusterNode[], req: ClusterPlanRequest): PlacementOption[] {
+function reference(engine: Engine, nodes: ClusterNode[], req: Omit<ClusterPlanRequest, 'topology' | 'maxNodes' | 'attentionHeads'>): PlacementOption[] {
   type Row = { o: PlacementOption; ev: number; bytes: number; min: number; sum: number; load: number };
   const rows: Row[] = [];
   for (const node of nodes) {
