@@ -71,7 +71,16 @@ export class SpanPlanner {
     const nodeCount = ledger.nodeIds.length;
     const sizes = req.sizes ?? Array.from({ length: ledger.maxWidth }, (_, k) => k + 1);
     const options: PlacementOption[] = [];
-    const most = Math.min(req.maxNodes, nodeCount);
+    let most = Math.min(req.maxNodes, nodeCount);
+    if (req.required !== undefined) {
+      // No option has more nodes than the largest domain of the required label holds.
+      const domains = new Map<string, number>();
+      for (const labels of ledger.labels) {
+        const v = labels?.[req.required];
+        if (v !== undefined) domains.set(v, (domains.get(v) ?? 0) + 1);
+      }
+      most = Math.min(most, Math.max(0, ...domains.values()));
+    }
     for (let P = 2; P <= most && options.length < req.limit; P++) {
       const limit = req.limit - options.length;
       const found: Found[] = [];
@@ -85,7 +94,7 @@ export class SpanPlanner {
       for (const f of found.slice(0, limit)) options.push(this.optionOf(f, P, req));
     }
     if (options.length > 0) return { options };
-    return { options, reason: this.reason(req, most, sizes) };
+    return { options, reason: this.reason(req, Math.min(req.maxNodes, nodeCount), sizes) };
   }
 
   /** The best part of every node that can hold one of t GPUs at `share` bytes each, ranked best first (`rank` set). */
@@ -113,8 +122,21 @@ export class SpanPlanner {
       // vLLM's rule: the same size on every node, dividing its GPU count; the t-th emptiest GPU must take the share.
       if (N < t || N % t !== 0 || !(sorted[start + t - 1] >= share)) continue;
       if (req.required !== undefined && ledger.labels[k]?.[req.required] === undefined) continue;
+      const free = ledger.planFreeViews[k];
+      if (N === t) {
+        // The whole node: one set, no search.
+        let min = Infinity;
+        let sum = 0;
+        for (let p = 0; p < N; p++) {
+          if (free[p] < min) min = free[p];
+          sum += free[p] - share;
+        }
+        const [lo, hi] = N >= 32 ? [-1, N === 32 ? 0 : 2 ** (N - 32) - 1] : [2 ** N - 1, 0];
+        out.push({ node: k, lo: lo | 0, hi: hi | 0, score: indexes.classes.maxScore(indexes.classOf[k], N), remainMin: min - share, remainSum: sum, rank: 0 });
+        continue;
+      }
       search.gpus = N;
-      search.free = ledger.planFreeViews[k];
+      search.free = free;
       search.total = ledger.capacity.subarray(start, start + N);
       search.pairScores = indexes.matrix(k);
       const f = this.kernels.placementSearch(search);
@@ -215,7 +237,8 @@ export class SpanPlanner {
             if (byValues > 0) continue;
             // The worst part of any completion is no better than the r-th best rank left; with no fewer distinct values, no better option.
             const worstBound = Math.max(worstChosen, smallest[i][r - 1] ?? Infinity);
-            if (compareArrays(distinct, T.distinct) >= 0 && worstBound > T.worst[0]) break;
+            // Any completion has a node, so at least one value of each key.
+            if (compareArrays(atLeastOne(distinct), T.distinct) >= 0 && worstBound > T.worst[0]) break;
             if (byValues === 0 && Math.max(worstChosen, list[i].rank, smallest[i + 1][r - 2] ?? -1) > T.worst[0]) continue;
           }
           chosen.push(i);
@@ -253,10 +276,10 @@ export class SpanPlanner {
 
   private reason(req: SpanRequest, most: number, sizes: readonly number[]): Reason {
     const within = req.required === undefined ? '' : ` within one value of label ${req.required}`;
-    if (most < 2) return { code: 'NO_VIABLE_OPTION', message: `no node has room for ${formatBytes(req.memory)}, and ${most < 1 ? 'there is no node' : 'the plan allows one node'} (maxNodes)` };
+    if (most < 2) return { code: 'NO_VIABLE_OPTION', message: `nor do several nodes: ${most < 1 ? 'there is no node' : 'there is one node'}` };
     return {
       code: 'NO_VIABLE_OPTION',
-      message: `no node has room for ${formatBytes(req.memory)}, and no 2 to ${most} nodes${within} have room for it as tensor-parallel × pipeline stages (the same tensor-parallel size ${sizes.join(', ')} on each, dividing its GPU count; ${formatBytes(shareOf(req.memory, most * sizes[sizes.length - 1]))} per GPU at the most GPUs)`,
+      message: `nor do 2 to ${most} nodes${within} as tensor-parallel × pipeline stages (one tensor-parallel size of ${sizes.join(', ')} on each, dividing its GPU count; ${formatBytes(shareOf(req.memory, most * sizes[sizes.length - 1]))} per GPU at the most GPUs)`,
     };
   }
 }
@@ -281,6 +304,11 @@ function compareValues(a: readonly string[], b: readonly string[]): number {
 /** The distinct counts once the node of `values` joins the chosen ones (a lower bound of any completion's). */
 function boundDistinct(distinct: readonly number[], counts: ReadonlyArray<ReadonlyMap<string, number>>, values: readonly string[]): number[] {
   return distinct.map((d, j) => (counts[j].has(values[j]) ? d : d + 1));
+}
+
+/** The distinct counts, each at least 1. */
+function atLeastOne(distinct: readonly number[]): number[] {
+  return distinct.map((d) => Math.max(d, 1));
 }
 
 /** Keeps the best `limit` of `kept` (sorted best first) with `f`. */

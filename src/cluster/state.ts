@@ -45,6 +45,8 @@ export class ClusterState {
   private readonly indexes: NodeIndexes;
   private readonly planner: ClusterPlanner;
   private readonly spans: SpanPlanner;
+  /** largestNode's answer (-1: not computed yet; node GPUs never change). */
+  private largest = -1;
   /** The read port pod schedulers see (nodeView), and the change notification behind it. */
   private readonly view: LedgerView;
 
@@ -88,8 +90,10 @@ export class ClusterState {
     if (span.heads !== undefined) req.sizes = (req.sizes ?? Array.from({ length: this.ledger.maxWidth }, (_, k) => k + 1)).filter((t) => span.heads! % t === 0);
     const blind = req.allowMig && this.ledger.mig !== null;
     const single = blind ? this.migBlindPlanner().plan(req) : this.planner.plan(req);
-    // Options across nodes rank after every one-node option: wanted only when asked (maxNodes) or when no node can hold the model.
-    if (span.maxNodes === 1 || (span.maxNodesGiven === false && single.options.length > 0) || single.options.length >= req.limit) return single;
+    // Options across nodes rank after every one-node option: wanted only when asked (maxNodes ≥ 2) or when the model is bigger
+    // than any node (more than the largest node's GPU memory, empty); a model that waits for room on a node is not.
+    if (span.maxNodes === 1 || single.options.length >= req.limit) return single;
+    if (span.maxNodesGiven === false && (single.options.length > 0 || req.memory <= this.largestNode())) return single;
     const spans = (blind ? this.migBlindSpans() : this.spans).plan({
       memory: req.memory,
       model: req.model,
@@ -100,7 +104,8 @@ export class ClusterState {
       required: span.required,
       preferred: span.preferred,
     });
-    if (spans.options.length === 0) return single.options.length > 0 ? single : { ...single, reason: spans.reason! };
+    // None across nodes either: the one-node plan's rejections stand, and its reason says what the search across nodes found.
+    if (spans.options.length === 0) return single.options.length > 0 ? single : { ...single, reason: { code: 'NO_VIABLE_OPTION', message: `${single.reason!.message}; ${spans.reason!.message}` } };
     return { options: [...single.options, ...spans.options], rejected: [] };
   }
 
@@ -208,6 +213,20 @@ export class ClusterState {
     const json = ledgerJSON(this.ledger);
     for (const node of json.nodes) for (const g of node.gpus) delete g.mig;
     return restoreLedger(json);
+  }
+
+  /** GPU memory of the largest node, empty (memoryTotal − memoryUsed summed over its GPUs), in bytes. */
+  private largestNode(): number {
+    if (this.largest < 0) {
+      const { capacity, gpuStart } = this.ledger;
+      this.largest = 0;
+      for (let k = 0; k + 1 < gpuStart.length; k++) {
+        let sum = 0;
+        for (let p = gpuStart[k]; p < gpuStart[k + 1]; p++) sum += capacity[p];
+        if (sum > this.largest) this.largest = sum;
+      }
+    }
+    return this.largest;
   }
 
   /** The record of slot `slotId` (UNKNOWN_SLOT when it is not in the state). */
