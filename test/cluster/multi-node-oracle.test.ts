@@ -4,6 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ClusterNode } from '../../src/index.js';
+import { depth } from '../support/depth.js';
 import { engines } from '../support/engines.js';
 import { referenceSpans } from '../support/span-reference.js';
 
@@ -67,7 +68,7 @@ describe.each([
         expect(spans.map(({ parts, tensorParallel, pipelineParallel, score }) => ({ parts, tensorParallel, pipelineParallel, score }))).toEqual(want);
         if (plan.options.length === 0) expect(plan.reason?.code).toBe('NO_VIABLE_OPTION');
       }),
-      { numRuns: 60 },
+      { numRuns: depth(60, 600) },
     );
   });
 });
