@@ -154,7 +154,7 @@ export class SpanPlanner {
     const { labels, nodeIds } = this.ledger;
     const keys = req.preferred;
     // A label a node lacks is a value of its own.
-    const valueOf = (p: Part, j: number): string => labels[p.node]?.[keys[j]] ?? `\u0000${nodeIds[p.node]}`;
+    const labelValue = (p: Part, j: number): string => labels[p.node]?.[keys[j]] ?? `\u0000${nodeIds[p.node]}`;
     const partitions = new Map<string, Part[]>();
     for (const p of parts) {
       const domain = req.required === undefined ? '' : labels[p.node]![req.required];
@@ -170,14 +170,14 @@ export class SpanPlanner {
       const groupCount = new Map<string, number>();
       const pool: Part[] = [];
       for (const p of members) {
-        const signature = keys.map((_, j) => valueOf(p, j)).join('\u0001');
+        const signature = keys.map((_, j) => labelValue(p, j)).join('\u0001');
         const n = groupCount.get(signature) ?? 0;
         if (n >= limit + P - 1) continue;
         groupCount.set(signature, n + 1);
         pool.push(p);
       }
       // Ordered by preferred values key by key (so a new first-key value only grows from here on), then best first.
-      const values = pool.map((p) => keys.map((_, j) => valueOf(p, j)));
+      const values = pool.map((p) => keys.map((_, j) => labelValue(p, j)));
       const order = pool.map((_, i) => i).sort((a, b) => compareValues(values[a], values[b]) || pool[a].rank - pool[b].rank);
       const list = order.map((i) => pool[i]);
       const vals = order.map((i) => values[i]);
