@@ -92,7 +92,7 @@ export class ClusterState {
     const single = blind ? this.migBlindPlanner().plan(req) : this.planner.plan(req);
     // Options across nodes rank after every one-node option: wanted only when asked (maxNodes ≥ 2) or when the model is bigger
     // than any node (more than the largest node's GPU memory, empty); a model that waits for room on a node is not.
-    if (span.maxNodes === 1 || single.options.length >= req.limit) return single;
+    if (span.maxNodes === 1 || this.ledger.nodeIds.length < 2 || single.options.length >= req.limit) return single;
     if (span.maxNodesGiven === false && (single.options.length > 0 || req.memory <= this.largestNode())) return single;
     const spans = (blind ? this.migBlindSpans() : this.spans).plan({
       memory: req.memory,
