@@ -8,4 +8,5 @@ export { firstFit } from './first-fit.js';
 export { compareObjective, type DraObjective, evaluateObjective, PAIR_PENALTY, TOPOLOGY_ATTRIBUTES, TopologySetup } from './objective.js';
 export { fragmentationParts, type WorkloadShape } from './partition-fragmentation.js';
 export { DEFAULT_SCORED_BUDGET } from './scored.js';
+export { namesRead } from './symmetry.js';
 export { type DraWorkloadEntry, readWorkload, selectionOf, type Workload, workloadShapes } from './workload.js';
