@@ -134,7 +134,7 @@ export function mustPlaceBound(solver: Solver, order: readonly Pod[], gpus: numb
       .filter((t) => t !== '')
       .join(' + '),
   );
-  const binsRow = configs.map((_, j) => `x${j}`).join(' + ');
+  const binsRow = configs.map((_, j) => ` + x${j}`).join('');
   // Prefix counts: shares of each size, one-GPU pods, GPUs of multi-GPU pods, among the first t pods.
   const shares: number[][] = [sizes.map(() => 0)];
   const single = [0];
@@ -155,8 +155,9 @@ export function mustPlaceBound(solver: Solver, order: readonly Pod[], gpus: numb
   const lp = (a: number, b: number): number => {
     solves++;
     const forced = single[a];
-    const lines = ['Maximize', objective, 'Subject To', ` bins: w + ${binsRow} <= ${gpus - forced}`];
+    const lines = ['Maximize', objective, 'Subject To', ` bins: w${binsRow} <= ${gpus - forced}`];
     sizes.forEach((s, i) => {
+      if (columns[i] === '') return; // a size that fits no GPU alone (never on these traces)
       if (shares[a][i] > 0) lines.push(` lo${s}: ${columns[i]} >= ${shares[a][i]}`);
       lines.push(` hi${s}: ${columns[i]} <= ${total[i]}`);
     });
