@@ -51,6 +51,8 @@ class Fleet {
   readonly clean: Int32Array;
   /** Wholly free GPUs in the cluster, counted before each pod (for the adaptive ideas). */
   idle = 0;
+  /** Wholly free 8-GPU nodes, counted before each pod (for the reserve). */
+  idle8 = 0;
   private readonly models = new Map<string, number>();
 
   constructor(nodes: readonly NodeSpec[], pods: readonly Pod[]) {
@@ -211,19 +213,28 @@ async function ruleOf(idea: string, nodes: readonly NodeSpec[], pods: readonly P
     const below = (Number(end[1]) / 100) * gpus;
     return { share: (f, k, p, i, v, q) => (f.idle < below ? (on(p, v) ? 1e6 : 0) + (1000 - (v - p.milli)) * 128 + q : rules.plan(f, k, p, i, v, q)) };
   }
-  // CPU-stranded GPU milli: on plan first, then FGD's score less w/100 per milli the placement leaves on GPUs of its node that no share
+  // CPU-stranded GPU milli (strand-all:w+reserve:n adds the reserve below): on plan first, then FGD's score less w/100 per milli the placement leaves on GPUs of its node that no share
   // fitting them has the CPU for ('strand'); 'strand-all' scores CPU-only and whole-GPU pods the same way inside FGD's score.
-  const strand = /^strand(-all)?:([0-9.]+)$/.exec(idea);
+  const strand = /^strand(-all)?:([0-9.]+)(?:\+reserve:([0-9]+))?$/.exec(idea);
   if (strand !== null) {
     const w = Number(strand[2]);
     const stranded = strandedMilli(pods);
     const share: ShareRule = (f, k, p, i, v, q) => q + (on(p, v) ? 1000 : 0) - Math.min(900, Math.round((w * stranded(f, k, p.cpu, i, p.milli, 0)) / 100));
     if (strand[1] === undefined) return { share };
     const pen = (f: Fleet, k: number, p: Pod) => Math.min(90, Math.round((w * stranded(f, k, p.cpu, -1, 0, p.gpus)) / 100));
-    return {
+    const rules: Rules = {
       share,
       cpu: (f, k, p, q) => (q - pen(f, k, p)) * 1e6 - f.g[k].reduce((a, v) => a + v, 0),
       whole: (f, k, p, q) => (q - pen(f, k, p)) * 8589934592 + (f.wanted[k] !== 0 ? 0 : 4294967296 - (f.cpu[k] - p.cpu) / (f.full(k) - p.gpus + 1)),
+    };
+    if (strand[3] === undefined) return rules;
+    // Reserve: once at most n 8-GPU nodes are wholly free, no share, CPU-only or one- or two-GPU pod goes to a node (4 GPUs or more) that is wholly free while another node fits.
+    const n = Number(strand[3]);
+    const held = (f: Fleet, k: number) => f.g[k].length >= 4 && f.full(k) === f.g[k].length && f.idle8 <= n;
+    return {
+      share: (f, k, p, i, v, q) => rules.share(f, k, p, i, v, q) - (held(f, k) ? 3000 : 0),
+      cpu: (f, k, p, q) => (rules.cpu as NonNullable<Rules['cpu']>)(f, k, p, q) - (held(f, k) ? 1e9 : 0),
+      whole: (f, k, p, q) => (rules.whole as NonNullable<Rules['whole']>)(f, k, p, q) - (p.gpus < 4 && held(f, k) ? 1e13 : 0),
     };
   }
   // Outside the protocol's rules: an 810 that would open a wholly free GPU is dropped once fewer than x % of the GPUs are wholly free.
@@ -233,7 +244,7 @@ async function ruleOf(idea: string, nodes: readonly NodeSpec[], pods: readonly P
     return { share: rules.plan, decline: (f, k, p, i) => p.milli === 810 && f.g[k][i] === 1000 && f.idle < below };
   }
   const rule = rules[idea] ?? (idea in tables ? rules.plan : undefined);
-  if (rule === undefined) throw new Error(`unknown idea ${idea}: fgd, fgd-close, ${[...Object.keys(rules), ...Object.keys(tables)].join(', ')}, scarce:x, best-fit-end:x, strand:w, strand-all:w, decline-810:x`);
+  if (rule === undefined) throw new Error(`unknown idea ${idea}: fgd, fgd-close, ${[...Object.keys(rules), ...Object.keys(tables)].join(', ')}, scarce:x, best-fit-end:x, strand:w, strand-all:w, strand-all:w+reserve:n, decline-810:x`);
   return { share: rule };
 }
 
@@ -279,7 +290,12 @@ function run(nodes: readonly NodeSpec[], pods: readonly Pod[], rule: Rules | 'fg
     if (arrived / gpus / 10 > 101) break;
     const mask = p.gpus === 0 ? -1 : f.mask(p.models);
     f.idle = 0;
-    for (let k = 0; k < f.n; k++) f.idle += f.full(k);
+    f.idle8 = 0;
+    for (let k = 0; k < f.n; k++) {
+      const full = f.full(k);
+      f.idle += full;
+      if (full === 8 && f.g[k].length === 8) f.idle8++;
+    }
     const sharing = p.gpus === 1 && p.milli > 0 && p.milli < 1000;
     let best = -Infinity;
     let node = -1;
