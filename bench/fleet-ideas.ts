@@ -124,7 +124,12 @@ class Fleet {
 /** A share rule: the score of share p on GPU i of node k (free milli v); the highest wins, then the node's rank. */
 type ShareRule = (f: Fleet, k: number, p: Pod, i: number, v: number, q: number) => number;
 /** An idea: its share rule, and optionally its scores of CPU-only and whole-GPU pods on node k (FGD's q given) and a veto on the chosen placement (outside the protocol's rules: a pod that fits is dropped). */
-type Rules = { share: ShareRule; cpu?: (f: Fleet, k: number, p: Pod, q: number) => number; whole?: (f: Fleet, k: number, p: Pod, q: number) => number; decline?: (f: Fleet, k: number, p: Pod, i: number) => boolean };
+type Rules = {
+  share: ShareRule;
+  cpu?: (f: Fleet, k: number, p: Pod, q: number) => number;
+  whole?: (f: Fleet, k: number, p: Pod, q: number) => number;
+  decline?: (f: Fleet, k: number, p: Pod, i: number) => boolean;
+};
 
 /** Prices of the min-GPU configuration LP over the given pods' share sizes: value and price tables (src/fleet/policies/share-values.ts). */
 function plan(pods: readonly { gpus: number; milli: number }[], prices?: Map<number, number>): { value: Float64Array; price: (m: number) => number } {
@@ -244,7 +249,10 @@ async function ruleOf(idea: string, nodes: readonly NodeSpec[], pods: readonly P
     return { share: rules.plan, decline: (f, k, p, i) => p.milli === 810 && f.g[k][i] === 1000 && f.idle < below };
   }
   const rule = rules[idea] ?? (idea in tables ? rules.plan : undefined);
-  if (rule === undefined) throw new Error(`unknown idea ${idea}: fgd, fgd-close, ${[...Object.keys(rules), ...Object.keys(tables)].join(', ')}, scarce:x, best-fit-end:x, strand:w, strand-all:w, strand-all:w+reserve:n, decline-810:x`);
+  if (rule === undefined)
+    throw new Error(
+      `unknown idea ${idea}: fgd, fgd-close, ${[...Object.keys(rules), ...Object.keys(tables)].join(', ')}, scarce:x, best-fit-end:x, strand:w, strand-all:w, strand-all:w+reserve:n, decline-810:x`,
+    );
   return { share: rule };
 }
 
