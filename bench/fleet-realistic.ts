@@ -9,7 +9,7 @@ import type { ClusterNode } from '../src/cluster/node.js';
 import type { ClusterState } from '../src/cluster/state.js';
 import type { Engine } from '../src/engine.js';
 import { Prng } from '../src/fleet/prng.js';
-import type { FleetPod, NodeSpec, Pod } from '../src/fleet/types.js';
+import { fleetPodOf, type NodeSpec, type Pod } from '../src/fleet/types.js';
 import { getPreset } from '../src/hardware/presets.js';
 import type { Topology } from '../src/hardware/topology.js';
 import { fleetClusterNodes, prepareWorkload } from '../src/simulation/simulate.js';
@@ -55,12 +55,12 @@ export type Replay = { placed: number; failed: number; state: ClusterState };
 export function replay(engine: Engine, clusterNodes: ClusterNode[], nodes: readonly NodeSpec[], pods: readonly Pod[], policy: string, seed: number): Replay {
   const { order, ranks } = prepareWorkload(nodes, pods, 1.3, new Prng(seed));
   const state = engine.createClusterState({ nodes: clusterNodes });
-  const scheduler = state.podScheduler({ policy, typical: pods as FleetPod[], ranks });
+  const scheduler = state.podScheduler({ policy, typical: pods.map(fleetPodOf), ranks });
   let placed = 0;
   let failed = 0;
   try {
     for (const pod of order) {
-      const plan = scheduler.plan(pod);
+      const plan = scheduler.plan(fleetPodOf(pod));
       if (plan.options.length === 0) failed++;
       else {
         state.commit(plan.options[0]); // the state names the slot (pod names need not be unique slot IDs)

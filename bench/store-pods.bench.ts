@@ -52,7 +52,7 @@ function nodes(workload: Workload): ClusterNode[] {
 /** The k-th pod of writer w: cycles through a share, whole GPUs and CPU only. */
 function podOf(w: number, k: number) {
   const kind = (w + k) % 3;
-  return { id: `p${w}-${k}`, cpu: [2000, 4000, 8000][k % 3], memory: [4096, 16384][k % 2], gpus: kind === 2 ? 0 : kind === 1 ? 2 : 1, milli: kind === 0 ? 250 : kind === 1 ? 1000 : 0 };
+  return { id: `p${w}-${k}`, cpu: [2000, 4000, 8000][k % 3], memoryMiB: [4096, 16384][k % 2], gpus: kind === 2 ? 0 : kind === 1 ? 2 : 1, milli: kind === 0 ? 250 : kind === 1 ? 1000 : 0 };
 }
 
 /** Commits one pod planned on a copy of the writer's state, re-planning on CONFLICT; returns the slot ID and the commit time. */

@@ -71,7 +71,7 @@ export type PodPlan = { options: PlacementOption[]; reason?: Reason };
  * differ in memoryTotal, or are of at most 10^6 bytes (LIMITS.maxNoShareGpuMemory), shows no GPUs (it
  * is offered to CPU-only pods only).
  */
-export type PodNodeView = { cpu: number; memory: number; gpus: number[] };
+export type PodNodeView = { cpu: number /** Host memory left, in MiB. */; memoryMiB: number; gpus: number[] };
 
 const KEYS = ['policy', 'typical', 'ranks', 'shapes', 'seed', 'search'];
 const MAX_INT = 0x7fffffff;
@@ -422,7 +422,7 @@ export class PodScheduler {
     const s = this.memory.ints();
     const base = s[L.H_NODE_AT] + k * s[L.H_STRIDE];
     const gAt = base + L.N_TAGS + this.maxGpus + 1;
-    return { cpu: s[base + L.N_CPU], memory: s[base + L.N_MEM], gpus: Array.from(s.subarray(gAt, gAt + s[base + L.N_GPUS])) };
+    return { cpu: s[base + L.N_CPU], memoryMiB: s[base + L.N_MEM], gpus: Array.from(s.subarray(gAt, gAt + s[base + L.N_GPUS])) };
   }
 
   /**

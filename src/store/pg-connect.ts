@@ -1,8 +1,9 @@
 // PostgresStore.connect's settings: the options checked, the URL and libpq environment resolved, and
 // node-postgres's client configuration with every wait bounded.
-import pg from 'pg';
+import type pg from 'pg';
 import { fail, readInput, rejectUnknownKeys, requireInteger, requireObject, requireString } from '../shared/validate.js';
 import { type PgTarget, resolveTarget } from './pg-config.js';
+import { loadPg, pgModule } from './pg-module.js';
 import type { PostgresStoreOptions } from './pg-options.js';
 
 /** Default schema name. */
@@ -16,7 +17,7 @@ const READ_MARGIN_MS = 5_000;
 
 /** int8 columns (bytes, versions) as numbers: every stored figure is at most 2^53 - 1 (LIMITS.maxBytes). */
 const TYPES = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser,
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === 20 ? (v: string) => Number(v) : pgModule().types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser,
 };
 
 /** The bounds a store works within, in milliseconds. */
@@ -58,6 +59,7 @@ export async function connectSettings(url: string | undefined, options: Postgres
   const max = opts.maxConnections === undefined ? 4 : (opts.maxConnections as number);
   if (!Number.isInteger(max) || max < 1 || max > 100) fail('INVALID_ARGUMENT', 'options.maxConnections', 'an integer from 1 to 100', opts.maxConnections);
   const applicationName = opts.applicationName !== undefined ? requireString('options.applicationName', opts.applicationName, 63) : (target.applicationName ?? 'gpualloc');
+  await loadPg();
   const password = target.password;
   const config: pg.ClientConfig = {
     host: target.host,

@@ -1,7 +1,7 @@
 // A ClusterState kept in a store: plan is local (the in-memory ClusterState, same speed), while
 // commit, release and markStale go through the store, which arbitrates between writers.
 
-import type { ClusterPlanRequest, ClusterState, ClusterStateJSON, GpuUsage } from '../cluster/state.js';
+import type { ClusterPlanRequest, ClusterState, ClusterStateJSON, ClusterStateLike, GpuUsage } from '../cluster/state.js';
 import type { Engine } from '../engine.js';
 import type { FleetPod, PodNodeView, PodPlan, PodScheduler, PodSchedulerOptions } from '../fleet/index.js';
 import type { PlacementOption, PlacementPlan, Slot } from '../placement/index.js';
@@ -66,7 +66,7 @@ export async function openClusterState(engine: Engine, store: ClusterStore, opti
  * copy; `commit`, `release` and `markStale` are async and go through the store. A commit the store
  * refuses throws CONFLICT after the fresh state of its node is loaded, so the next plan sees it.
  */
-export class StoredClusterState {
+export class StoredClusterState implements ClusterStateLike {
   /** The store this state lives in. */
   readonly store: ClusterStore;
   private local: ClusterState;

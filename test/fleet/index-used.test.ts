@@ -21,7 +21,7 @@ const nodes = ['a', 'b', 'c', 'd'].map((id) => ({
   hostMemory: 64 * G,
   gpuModel: 'T4',
 }));
-const share: FleetPod = { id: 's', cpu: 1000, memory: 1024, gpus: 1, milli: 500 };
+const share: FleetPod = { id: 's', cpu: 1000, memoryMiB: 1024, gpus: 1, milli: 500 };
 
 /** A scheduler over a fresh state whose kernels hand the test the fleet's memory at every pick. */
 function scheduler(engine: Engine, policy: string, search: 'index' | 'scan') {
@@ -84,7 +84,7 @@ describe.each(['wasm', 'ts'] as const)('the pod index is what answers (%s)', asy
   it("a pod of a shape without a class, or asking less memory than its class's shapes, is planned by the scan: no class is scored", () => {
     const { pods, memory } = scheduler(engine, 'fgd', 'index');
     expect(pods.plan({ ...share, id: 'other', milli: 300 }).options).toHaveLength(1);
-    expect(pods.plan({ ...share, id: 'small', memory: 10 }).options).toHaveLength(1);
+    expect(pods.plan({ ...share, id: 'small', memoryMiB: 10 }).options).toHaveLength(1);
     const s = memory().ints();
     expect(s[L.H_INDEX]).toBe(1);
     expect(s[s[L.H_CLASS_AT]]).toBe(0);

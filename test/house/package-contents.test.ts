@@ -42,6 +42,17 @@ describe('npm pack', () => {
     expect(extra).toEqual([]);
   });
 
+  it('ships JavaScript that points at no source map (none is shipped)', () => {
+    const pointing = files.filter((f) => f.endsWith('.js') && /sourceMappingURL=/.test(readFileSync(join(ROOT, f), 'utf8')));
+    expect(pointing).toEqual([]);
+  });
+
+  it('declares no side effects, and Node >= 20.19 (require() of ES modules)', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { sideEffects: unknown; engines: { node: string } };
+    expect(pkg.sideEffects).toBe(false);
+    expect(pkg.engines.node).toBe('>=20.19');
+  });
+
   it('every file the package.json entry points name is in the tarball', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
       bin: Record<string, string>;

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { allocationBound, bestFitDecreasing, configurations, loadSolver } from '../../bench/fleet-bound-lp.js';
 import { POLICIES } from '../../src/fleet/policies/index.js';
 import { parseNodeCsv, parsePodCsv } from '../../src/fleet/trace.js';
-import type { Pod } from '../../src/fleet/types.js';
+import { type Pod, validatePods } from '../../src/fleet/types.js';
 import { ROOT } from '../support/cli.js';
 import { engines } from '../support/engines.js';
 
@@ -99,7 +99,7 @@ describe('fleet upper bound', () => {
     const nodes = parseNodeCsv(nodesFile, readFileSync(nodesFile, 'utf8'));
     const pods = parsePodCsv(podsFile, readFileSync(podsFile, 'utf8'));
     const gpus = nodes.reduce((a, n) => a + n.gpus, 0);
-    const byId = new Map(pods.map((p) => [p.id, p]));
+    const byId = new Map(validatePods('pods', pods).map((p) => [p.id, p]));
     for (const policy of POLICIES) {
       const run = wasm.simulateFleet({ nodes, pods, policy: policy.name, seed: 42, events: true });
       // The pods arrived by the last event of the 100 % bin (as bench/fleet-bound.ts takes them).

@@ -16,7 +16,7 @@ describe.each([
   it('changing the options object after podScheduler() does not reach the scheduler rebuilt by a refresh', async () => {
     const store = MemoryStore.create(engine, { nodes: ['a', 'b'].map((id) => ({ id, gpus: [{ index: 0, memoryTotal: 16 * G }], cpu: 8000, gpuModel: 'T4' })) });
     const state = await openClusterState(engine, store, { watch: false });
-    const share: FleetPod = { id: 's', cpu: 100, memory: 0, gpus: 1, milli: 500 };
+    const share: FleetPod = { id: 's', cpu: 100, memoryMiB: 0, gpus: 1, milli: 500 };
     const typical = [share];
     const options: PodSchedulerOptions = { policy: 'fgd', typical, ranks: [1, 0] };
     const pods = state.podScheduler(options);

@@ -39,7 +39,7 @@ export async function outcomeOf(fn: () => unknown): Promise<string> {
 }
 
 /** Plans one pod on `local` with the bestfit pod scheduler (closed afterwards). */
-export function planPod(local: ClusterState, pod: { id: string; cpu: number; memory: number; gpus: number; milli: number }) {
+export function planPod(local: ClusterState, pod: { id: string; cpu: number; memoryMiB: number; gpus: number; milli: number }) {
   const pods = local.podScheduler({ policy: 'bestfit' });
   try {
     return pods.plan(pod);

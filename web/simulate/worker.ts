@@ -3,10 +3,10 @@
 // second (the share done, the pace, the time left), so the page stays responsive on long runs.
 
 import { RunProgress } from '../../src/fleet/progress.ts';
-import { AllocationError, type Backend, createEngine, type Engine, parseNodeCsv, parsePodCsv, scaleTrace } from '../../src/index.ts';
+import { AllocationError, type Backend, createEngine, type Engine, type FleetPolicyName, parseNodeCsv, parsePodCsv, scaleTrace } from '../../src/index.ts';
 
 /** What the page asks for. */
-export type SimulateJob = { nodesName: string; nodesText: string; podsName: string; podsText: string; policies: string[]; seeds: number[]; backend: Backend; scale: number };
+export type SimulateJob = { nodesName: string; nodesText: string; podsName: string; podsText: string; policies: FleetPolicyName[]; seeds: number[]; backend: Backend; scale: number };
 /** What the worker answers. */
 export type WorkerMessage =
   | { type: 'progress'; fraction: number; label: string; podsPerSecond: number; leftMs: number }

@@ -136,7 +136,7 @@ export const command: Command = {
       }
       settings.config = { text, origin: values.config };
     }
-    const resolved = resolveAllocationPolicy(settings);
+    const resolved = await resolveAllocationPolicy(settings);
 
     const { inventory } = await resolveInventory({ inventory: values.inventory, preset: values.preset, quiet: json }, io);
     const resource = expandInventory(inventory, replicas);
