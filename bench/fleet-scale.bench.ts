@@ -17,7 +17,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Bench } from 'tinybench';
-import { createEngine, type Engine } from '../src/engine.js';
+import { type Engine, openEngine } from '../src/engine.js';
 import type { FleetPolicyName } from '../src/fleet/index.js';
 import { parseNodeCsv, parsePodCsv, scaleTrace } from '../src/fleet/index.js';
 import { DEFAULT_POLICY } from '../src/fleet/policies/index.js';
@@ -37,7 +37,7 @@ const write = !process.argv.includes('--no-write');
 
 const baseNodes = parseNodeCsv('nodes', readFileSync(join(root, 'data/openb/openb_node_list_gpu_node.csv'), 'utf8'));
 const basePods = parsePodCsv('pods', readFileSync(join(root, 'data/openb/openb_pod_list_default.csv'), 'utf8'));
-const engines: Record<'wasm' | 'ts', Engine> = { wasm: await createEngine({ backend: 'wasm' }), ts: await createEngine({ backend: 'ts' }) };
+const engines: Record<'wasm' | 'ts', Engine> = { wasm: await openEngine({ backend: 'wasm' }), ts: await openEngine({ backend: 'ts' }) };
 
 type Case = {
   name: string;
@@ -102,7 +102,7 @@ for (const k of SCALES.includes(PUBLIC_SCALE) ? [1, PUBLIC_SCALE] : []) {
 }
 
 /** Bytes per node of the pod scheduler's kernel memory for the ×k trace, with the index and with the scan. */
-function memoryPerNode(k: number, policy: string): { index: number; scan: number } {
+function memoryPerNode(k: number, policy: FleetPolicyName): { index: number; scan: number } {
   const { nodes, pods } = trace(k);
   const per = (search: 'index' | 'scan') => {
     const state = engines.wasm.createClusterState({

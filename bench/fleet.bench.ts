@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Bench } from 'tinybench';
-import { createEngine } from '../src/engine.js';
+import { openEngine } from '../src/engine.js';
 import { DEFAULT_POLICY, POLICIES } from '../src/fleet/policies/index.js';
 import { parseNodeCsv, parsePodCsv } from '../src/fleet/trace.js';
 import { validateNodes, validatePods } from '../src/fleet/types.js';
@@ -25,7 +25,7 @@ const pods = parsePodCsv('pods', readFileSync(join(root, 'data/openb/openb_pod_l
 // The same trace as validated specs (memory in MiB as `memory`), for the internal helpers.
 const nodeSpecs = validateNodes('nodes', nodes);
 const podSpecs = validatePods('pods', pods);
-const engines = { wasm: await createEngine({ backend: 'wasm' }), ts: await createEngine({ backend: 'ts' }) };
+const engines = { wasm: await openEngine({ backend: 'wasm' }), ts: await openEngine({ backend: 'ts' }) };
 const attempts = engines.wasm.simulateFleet({ nodes, pods, policy: 'random', seed: 42 }).pods;
 
 const bench = new Bench({ iterations: quick ? 2 : 8, warmupIterations: quick ? 0 : 1, time: 0, warmupTime: 0 });

@@ -1,4 +1,4 @@
-// createEngine: one API over either backend's kernels.
+// openEngine: one API over either backend's kernels.
 
 import { createTsKernels } from './baseline/index.js';
 import { type ClusterInit, ClusterState } from './cluster/state.js';
@@ -44,7 +44,7 @@ const ENGINE_OPTION_KEYS = keysOf<EngineOptions>()(['backend', 'build', 'wasm'])
 /**
  * The engine without Kubernetes DRA and the fleet simulator: device split, replicas, aligned picks,
  * model placement and cluster states (pod schedulers included), over one backend. What
- * createPlacementEngine (`gpualloc/placement`) returns: a page that only places models ships only
+ * openPlacementEngine (`gpualloc/placement`) returns: a page that only places models ships only
  * this. Each method reads its input once into engine-owned data (validate.ts readInput), so hostile
  * getters, proxies and cycles are AllocationErrors and a caller's object cannot change under the
  * engine; prepared nodes (prepare) are engine-owned already.
@@ -174,17 +174,23 @@ export class Engine extends PlacementEngine {
   }
 }
 
-/** Creates an engine; the wasm core is compiled once per process and instantiated per engine. */
-export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
+/**
+ * Opens an engine (asynchronous: the wasm core is compiled once per process and instantiated per
+ * engine). Factories that return a promise are named open…, those that return at once create….
+ */
+export async function openEngine(options: EngineOptions = {}): Promise<Engine> {
   const { kernels, core } = await kernelsFor(options);
   return new Engine(kernels, core);
 }
 
+/** @deprecated The same as openEngine (factories that return a promise are named open…); kept for one release. */
+export const createEngine: (options?: EngineOptions) => Promise<Engine> = openEngine;
+
 /**
- * Creates a PlacementEngine (no DRA, no fleet simulator): the same options and answers as
- * createEngine, for pages and services that ship only what they use (`gpualloc/placement`).
+ * Opens a PlacementEngine (no DRA, no fleet simulator): the same options and answers as
+ * openEngine, for pages and services that ship only what they use (`gpualloc/placement`).
  */
-export async function createPlacementEngine(options: EngineOptions = {}): Promise<PlacementEngine> {
+export async function openPlacementEngine(options: EngineOptions = {}): Promise<PlacementEngine> {
   const { kernels, core } = await kernelsFor(options);
   return new PlacementEngine(kernels, core);
 }

@@ -9,12 +9,15 @@ export type { ReplicaPolicy, ReplicaRequest, ReplicaResult } from './devices/rep
 export type { SplitMode, SplitRequest, SplitResult } from './devices/split.js';
 export type {
   AllocationResult as DraAllocationResult,
+  ClusterDump,
+  ClusterDumpOptions,
   DeviceClass,
   DraAllocatedState,
   DraAllocateRequest,
   DraAllocateResult,
   DraClaimAllocation,
   DraClusterInit,
+  DraDocuments,
   DraDump,
   DraFeature,
   DraFeatures,
@@ -23,9 +26,16 @@ export type {
   DraObjects,
   DraScheduleResult,
   DumpClaim,
+  GangPlacement,
+  GangRequest,
+  GangResult,
+  GangTopology,
   HeldDevices,
   Node as DraNode,
   NodeScore,
+  PodOutcome,
+  PodSchedule,
+  PodScheduling,
   ResourceClaim,
   ResourceSlice,
 } from './dra/index.js';
@@ -38,15 +48,18 @@ export {
   DRA_MODES,
   DraCluster,
   NODE_SCORES,
+  readClusterDump,
   readDeviceClasses,
+  readDocuments,
   readDraObjects,
   readNodes,
   readResourceClaims,
   readResourceSlices,
+  schedulePods,
   splitDraDump,
 } from './dra/index.js';
 export type { CompiledWasm, EngineOptions } from './engine.js';
-export { createEngine, createPlacementEngine, Engine, PlacementEngine } from './engine.js';
+export { createEngine, Engine, openEngine, openPlacementEngine, PlacementEngine } from './engine.js';
 export type { FleetNode, FleetPod, FleetPolicyName, PodNodeView, PodPlan, PodScheduler, PodSchedulerOptions, PodSearch } from './fleet/index.js';
 export { DEFAULT_POLICY as DEFAULT_FLEET_POLICY, POLICIES as FLEET_POLICIES, parseNodeCsv, parsePodCsv, scaleTrace } from './fleet/index.js';
 export type { GpuProcess, Inventory, InventoryGpu, MigDevice } from './hardware/inventory.js';

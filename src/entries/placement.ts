@@ -10,7 +10,7 @@ export type { AlignedPolicy, AlignedRequest, AlignedResult } from '../devices/al
 export type { ReplicaPolicy, ReplicaRequest, ReplicaResult } from '../devices/replicas.js';
 export type { SplitMode, SplitRequest, SplitResult } from '../devices/split.js';
 export type { Backend, CompiledWasm, EngineOptions } from '../engine.js';
-export { createPlacementEngine, PlacementEngine } from '../engine.js';
+export { openPlacementEngine, PlacementEngine } from '../engine.js';
 export type { FleetPod, PodNodeView, PodPlan, PodScheduler, PodSchedulerOptions } from '../fleet/index.js';
 export type { GpuProcess, Inventory, InventoryGpu, MigDevice } from '../hardware/inventory.js';
 export { getPreset, listPresets } from '../hardware/presets.js';

@@ -6,7 +6,7 @@ import { AllocationError } from './errors.js';
 export const OPTIONAL_PACKAGES = {
   pg: 'PostgresStore (gpualloc/store)',
   koffi: "NVML discovery (gpualloc/nvml, the CLI's discover) and JsonFileStore's file lock",
-  yaml: "the CLI's replica policy file (YAML)",
+  yaml: "the CLI's replica policy file and DRA cluster dumps in YAML (readDocuments; JSON dumps need nothing)",
   'smol-toml': "the CLI's split --config file (TOML)",
 } as const;
 

@@ -1,16 +1,10 @@
-// PostgresStore.connect's settings: the options checked, the URL and libpq environment resolved, and
+// PostgresStore.open's settings: the options checked, the URL and libpq environment resolved, and
 // node-postgres's client configuration with every wait bounded.
 import type pg from 'pg';
 import { fail, readInput, rejectUnknownKeys, requireInteger, requireObject, requireString } from '../shared/validate.js';
 import { type PgTarget, resolveTarget } from './pg-config.js';
 import { loadPg, pgModule } from './pg-module.js';
-import type { PostgresStoreOptions } from './pg-options.js';
-
-/** Default schema name. */
-export const DEFAULT_SCHEMA = 'gpualloc';
-
-/** The default bounds, in milliseconds: a connect (and a wait for a free pooled connection), a wait for a node's lock, one statement, a transaction left idle by its writer, the retries of an operation, and how long request IDs are kept. */
-export const TIMEOUTS = { connectMs: 10_000, lockMs: 10_000, statementMs: 30_000, idleInTransactionMs: 60_000, retryMs: 30_000, requestRetentionMs: 86_400_000 } as const;
+import { DEFAULT_SCHEMA, type PostgresStoreOptions, TIMEOUTS } from './pg-options.js';
 
 /** How much longer than statementTimeoutMs the client waits for an answer before it takes the connection for dead. */
 const READ_MARGIN_MS = 5_000;

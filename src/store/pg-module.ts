@@ -14,8 +14,8 @@ export async function loadPg(): Promise<typeof pg> {
   return _pg;
 }
 
-/** node-postgres, once loadPg has resolved (every caller runs after PostgresStore.connect). */
+/** node-postgres, once loadPg has resolved (every caller runs after PostgresStore.open). */
 export function pgModule(): typeof pg {
-  if (_pg === undefined) throw new Error('node-postgres used before PostgresStore.connect loaded it');
+  if (_pg === undefined) throw new Error('node-postgres used before PostgresStore.open loaded it');
   return _pg;
 }

@@ -27,8 +27,8 @@ import { type RunOptions, retrying } from './pg-retry.js';
 import { gpuOf, gpusJsonSql, slotOf, slotsJsonSql } from './pg-rows.js';
 import type { ClusterStore, StoreCommitOptions, StoredNode, StoreListener, StoreOutcome, StoreReleaseOptions, StoreSnapshot } from './types.js';
 
-export { DEFAULT_SCHEMA, TIMEOUTS } from './pg-connect.js';
 export type { PostgresStoreOptions, PostgresStoreStats } from './pg-options.js';
+export { DEFAULT_SCHEMA, TIMEOUTS } from './pg-options.js';
 
 /** Key of the advisory lock that serialises migrations (any constant; 'gpua' in ASCII). */
 const MIGRATION_LOCK = 0x67707561;
@@ -119,12 +119,7 @@ export class PostgresStore implements ClusterStore {
    * variables, so a password need not be in the URL (PGPASSWORD, PGPASSFILE or ~/.pgpass). A server
    * that is restarting is waited for (retryMs).
    */
-  static open(url?: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
-    return PostgresStore.connect(url, options);
-  }
-
-  /** @deprecated The same as PostgresStore.open (async factories are named open…); kept for one release. */
-  static async connect(url?: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+  static async open(url?: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
     const { opts, target, config, schema, max, bounds } = await connectSettings(url, options);
     const store = new PostgresStore(target, config, schema, max, bounds);
     try {
@@ -144,6 +139,11 @@ export class PostgresStore implements ClusterStore {
       throw storeError(error, { ...store.ctx, what: `store ${store.target}` });
     }
     return store;
+  }
+
+  /** @deprecated The same as PostgresStore.open (factories that return a promise are named open…); kept for one release. */
+  static connect(url?: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+    return PostgresStore.open(url, options);
   }
 
   /** What this store's retries did since connect: retries, ambiguous COMMITs and how each was resolved, replays, resubscribes. */

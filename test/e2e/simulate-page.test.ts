@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, type Engine, type FleetPolicyName, parseNodeCsv, parsePodCsv, scaleTrace } from '../../src/index.js';
+import { type Engine, type FleetPolicyName, openEngine, parseNodeCsv, parsePodCsv, scaleTrace } from '../../src/index.js';
 import { launchChromium } from './browser.js';
 import { type StaticServer, serveStatic } from './serve.js';
 
@@ -21,7 +21,7 @@ let engine: Engine;
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
-  engine = await createEngine({ backend: 'wasm' });
+  engine = await openEngine({ backend: 'wasm' });
   server = await serveStatic(join(root, 'web', 'dist'));
   browser = await launchChromium();
   page = await browser.newPage();

@@ -22,7 +22,7 @@ export async function makeStore(kind: 'memory' | 'file', engine: Engine, nodes: 
   const dir = mkdtempSync(join(tmpdir(), 'gpualloc-store-test-'));
   dirs.push(dir);
   const path = join(dir, 'state.json');
-  const store = JsonFileStore.open(path);
+  const store = JsonFileStore.create(path);
   await store.init(engine.createClusterState({ nodes }));
   return { store, path };
 }

@@ -3,14 +3,14 @@
 // test:consumer checks the same against the packed package's declarations.
 
 import type { ClusterState } from '../../src/cluster/state.js';
-import { type ClusterStateLike, createEngine, type FleetPod, type PlacementPlan, type ReasonCode, type SimulateRequest } from '../../src/index.js';
+import { type ClusterStateLike, type FleetPod, openEngine, type PlacementPlan, type ReasonCode, type SimulateRequest } from '../../src/index.js';
 import type { StoredClusterState } from '../../src/store/index.js';
 
 const G = 2 ** 30;
 const gpus = [{ index: 0, memoryTotal: 80 * G }] as const;
 
 export async function typosThatMustNotCompile(plan: PlacementPlan, request: SimulateRequest, local: ClusterState, stored: StoredClusterState): Promise<void> {
-  const engine = await createEngine();
+  const engine = await openEngine();
   // readonly / as-const inputs compile.
   engine.planPlacement({ gpus, memory: G, tensorParallelSizes: [1, 2] as const });
   // A reason exactly where nothing was placed.
@@ -25,9 +25,9 @@ export async function typosThatMustNotCompile(plan: PlacementPlan, request: Simu
   // @ts-expect-error a misspelt request key is an excess property
   engine.planPlacement({ gpus, memory: G, alowEviction: true });
   // @ts-expect-error a misspelt engine option
-  void createEngine({ bakend: 'ts' });
+  void openEngine({ bakend: 'ts' });
   // @ts-expect-error an unknown backend name
-  void createEngine({ backend: 'wsam' });
+  void openEngine({ backend: 'wsam' });
   // @ts-expect-error fleet pods name their memory memoryMiB
   const old: FleetPod = { id: 'q', cpu: 1000, memory: 4096, gpus: 1 };
   // @ts-expect-error a misspelt policy name

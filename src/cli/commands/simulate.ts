@@ -2,7 +2,7 @@
 import { constants } from 'node:fs';
 import { access, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { createEngine } from '../../engine.js';
+import { openEngine } from '../../engine.js';
 import { DEFAULT_POLICY, formatDuration, MAX_SCALE, POLICIES, parseNodeCsv, parsePodCsv, parseSeeds, RunProgress, scaleTrace, validateNodes, validatePods } from '../../fleet/index.js';
 import { AllocationError } from '../../shared/errors.js';
 import { type SimulationRun, simulateRun } from '../../simulation/index.js';
@@ -122,7 +122,7 @@ export const command: Command = {
     // The trace reader checked every row; the specs (memory in MiB as `memory`) are what a run takes.
     const nodeSpecs = validateNodes('--nodes', nodes);
     const podSpecs = validatePods('--pods', pods);
-    const engine = await createEngine({ backend });
+    const engine = await openEngine({ backend });
     const tty = process.stderr.isTTY === true;
     const runs: SimulationRun[] = [];
     const seconds = new Map<string, number>();

@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { SPLIT_MODES, type SplitDevice, type SplitMode, type SplitRequest, type SplitResult } from '../../devices/split.js';
-import { createEngine } from '../../engine.js';
+import { openEngine } from '../../engine.js';
 import type { Inventory } from '../../hardware/inventory.js';
 import { AllocationError } from '../../shared/errors.js';
 import { tomlPosition } from '../../shared/file-positions.js';
@@ -208,7 +208,7 @@ export const command: Command = {
       const { inventory } = await resolveInventory({ inventory: values.inventory, preset: values.preset, quiet: values.json === true }, io);
       host = inventoryDevices(inventory);
     }
-    const engine = await createEngine({ backend });
+    const engine = await openEngine({ backend });
     const result = engine.splitDevices(splitRequestFor(config, host));
     io.out(values.json ? JSON.stringify(result, null, 2) + '\n' : render(result, config.agents));
     return EXIT.OK;

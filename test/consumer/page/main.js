@@ -1,8 +1,8 @@
 // A page that only places models: gpualloc/placement and the wasm core, nothing else.
-import { createPlacementEngine } from 'gpualloc/placement';
+import { openPlacementEngine } from 'gpualloc/placement';
 
 const G = 2 ** 30;
-const engine = await createPlacementEngine();
+const engine = await openPlacementEngine();
 const plan = engine.planPlacement({
   gpus: [
     { index: 0, memoryTotal: 80 * G },

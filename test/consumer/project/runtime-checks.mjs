@@ -4,10 +4,11 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { AllocationError, createEngine } from 'gpualloc';
+import { AllocationError, createEngine, openEngine } from 'gpualloc';
+import { readClusterDump, readDocuments } from 'gpualloc/dra';
 import { simulateFleetAsync } from 'gpualloc/fleet';
 import { discoverDevices } from 'gpualloc/nvml';
-import { createPlacementEngine } from 'gpualloc/placement';
+import { openPlacementEngine } from 'gpualloc/placement';
 import { PostgresStore } from 'gpualloc/store';
 
 const G = 2 ** 30;
@@ -26,25 +27,36 @@ await check('the optional peer dependencies are not installed', () => {
 });
 
 await check('a misspelt key is an error naming the field and the key meant', async () => {
-  const engine = await createPlacementEngine();
+  const engine = await openPlacementEngine();
   assert.throws(
     () => engine.planPlacement({ gpus, memory: G, alowEviction: true }),
     (e) => e instanceof AllocationError && e.code === 'INVALID_ARGUMENT' && /alowEviction: unknown field \(did you mean allowEviction\?/.test(e.message),
   );
-  await assert.rejects(createEngine({ bakend: 'ts' }), /options\.bakend: unknown field \(did you mean backend\?/);
+  await assert.rejects(openEngine({ bakend: 'ts' }), /options\.bakend: unknown field \(did you mean backend\?/);
 });
 
 await check('a compiled WebAssembly.Module is taken as it is', async () => {
   const require = createRequire(import.meta.url);
   const wasmPath = require.resolve('gpualloc/package.json').replace(/package\.json$/, 'dist/build/release.wasm');
   const module = await WebAssembly.compile(readFileSync(wasmPath));
-  const a = await createEngine({ wasm: module });
-  const b = await createPlacementEngine({ wasm: module });
+  const a = await openEngine({ wasm: module });
+  const b = await openPlacementEngine({ wasm: module });
   assert.deepEqual(a.planPlacement({ gpus, memory: 100 * G }), b.planPlacement({ gpus, memory: 100 * G }));
 });
 
 await check('PostgresStore without pg says to install pg', async () => {
-  await assert.rejects(PostgresStore.connect('postgres://127.0.0.1:1/gpualloc'), (e) => e instanceof AllocationError && e.code === 'MISSING_DEPENDENCY' && /npm install pg/.test(e.message));
+  await assert.rejects(PostgresStore.open('postgres://127.0.0.1:1/gpualloc'), (e) => e instanceof AllocationError && e.code === 'MISSING_DEPENDENCY' && /npm install pg/.test(e.message));
+});
+
+await check('a YAML cluster dump without yaml says to install yaml; a JSON dump needs nothing more', async () => {
+  await assert.rejects(readDocuments('kind: Node\nmetadata: {name: n}\n', 'dump.yaml'), (e) => e instanceof AllocationError && e.code === 'MISSING_DEPENDENCY' && /npm install yaml/.test(e.message));
+  const dump = readClusterDump(await readDocuments('{"kind": "Node", "apiVersion": "v1", "metadata": {"name": "n"}}', 'dump.json'), 'dump.json');
+  assert.equal(dump.nodes.length, 1);
+});
+
+await check('the deprecated names still answer (createEngine, PostgresStore.connect)', async () => {
+  assert.equal((await createEngine({ backend: 'ts' })).backend, 'ts');
+  assert.equal(typeof PostgresStore.connect, 'function');
 });
 
 await check('NVML discovery without koffi says to install koffi', async () => {
@@ -52,7 +64,7 @@ await check('NVML discovery without koffi says to install koffi', async () => {
 });
 
 await check('the async simulation stops with an AbortError', async () => {
-  const engine = await createPlacementEngine();
+  const engine = await openPlacementEngine();
   const nodes = Array.from({ length: 300 }, (_, i) => ({ id: `n${i}`, cpu: 64000, memoryMiB: 262144, gpus: 8, model: 'V100' }));
   const pods = Array.from({ length: 3000 }, (_, i) => ({ id: `p${i}`, cpu: 4000, memoryMiB: 8192, gpus: 1, milli: [250, 500, 1000][i % 3] }));
   const controller = new AbortController();
@@ -67,7 +79,8 @@ await check('the async simulation stops with an AbortError', async () => {
 
 await check('require() of the package works (Node >= 20.19)', () => {
   const require = createRequire(import.meta.url);
-  assert.equal(typeof require('gpualloc').createEngine, 'function');
+  assert.equal(typeof require('gpualloc').openEngine, 'function');
+  assert.equal(typeof require('gpualloc/placement').openPlacementEngine, 'function');
 });
 
 process.stdout.write(JSON.stringify({ checks }) + '\n');
