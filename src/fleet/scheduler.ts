@@ -63,7 +63,7 @@ export type PodSchedulerOptions = {
 export type PodSearch = 'index' | 'scan';
 
 /** A pod's plan: one option, or none and why (infeasible is not an error). */
-export type PodPlan = { options: [PlacementOption]; reason?: undefined } | { options: []; reason: Reason };
+export type PodPlan = { options: PlacementOption[]; reason?: undefined } | { options: []; reason: Reason };
 
 /**
  * What the scheduler sees of a node: CPU left (milli-CPU), host memory left (MiB, rounded down) and

@@ -4,6 +4,7 @@
 // shape has no class keep the scan, and search 'scan' builds no index at all. Both backends.
 import { describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine.js';
+import type { FleetPolicyName } from '../../src/fleet/index.js';
 import type { FleetMemory } from '../../src/fleet/kernels.js';
 import * as L from '../../src/fleet/layout.js';
 import { createPodScheduler } from '../../src/fleet/scheduler.js';
@@ -24,7 +25,7 @@ const nodes = ['a', 'b', 'c', 'd'].map((id) => ({
 const share: FleetPod = { id: 's', cpu: 1000, memoryMiB: 1024, gpus: 1, milli: 500 };
 
 /** A scheduler over a fresh state whose kernels hand the test the fleet's memory at every pick. */
-function scheduler(engine: Engine, policy: string, search: 'index' | 'scan') {
+function scheduler(engine: Engine, policy: FleetPolicyName, search: 'index' | 'scan') {
   const state = engine.createClusterState({ nodes });
   let memory: FleetMemory | undefined;
   const kernels = { ...engine.kernels, fleetPick: (m: FleetMemory, ...rest: number[]) => ((memory = m), (engine.kernels.fleetPick as (...a: unknown[]) => number)(m, ...rest)) };

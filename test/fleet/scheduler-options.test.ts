@@ -26,9 +26,9 @@ describe.each([
 
   it('fgd and fgd-close need the typical workload; unknown keys, bad policies and bad ranks name the field', () => {
     const state = twins();
-    for (const policy of ['fgd', 'fgd-close']) expect(fieldOf(() => state.podScheduler({ policy }))).toBe('options.typical');
+    for (const policy of ['fgd', 'fgd-close'] as const) expect(fieldOf(() => state.podScheduler({ policy }))).toBe('options.typical');
     expect(fieldOf(() => state.podScheduler({ policy: 'bestfit', typicl: [] } as never))).toBe('options.typicl');
-    expect(codeOf(() => state.podScheduler({ policy: 'best' }))).toBe('UNKNOWN_POLICY');
+    expect(codeOf(() => state.podScheduler({ policy: 'best' } as never))).toBe('UNKNOWN_POLICY');
     expect(fieldOf(() => state.podScheduler({ policy: 'bestfit', ranks: [0] }))).toBe('options.ranks');
     expect(fieldOf(() => state.podScheduler({ policy: 'bestfit', ranks: [1, 1] }))).toBe('options.ranks[1]');
     expect(fieldOf(() => state.podScheduler({ policy: 'bestfit', typical: [{ id: 'x', cpu: -1, memoryMiB: 0, gpus: 0 }] }))).toBe('options.typical[0].cpu');

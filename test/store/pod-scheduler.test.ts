@@ -128,7 +128,7 @@ describe.each([
   it('bad options and bad retry options name the field; nothing is attached', async () => {
     const store = (await makeStore(kind, engine, NODES)).store;
     const state = await openClusterState(engine, store, { watch: false });
-    expect(() => state.podScheduler({ policy: 'nope' })).toThrow(expect.objectContaining({ code: 'UNKNOWN_POLICY', field: 'options.policy' }));
+    expect(() => state.podScheduler({ policy: 'nope' } as never)).toThrow(expect.objectContaining({ code: 'UNKNOWN_POLICY', field: 'options.policy' }));
     expect(() => state.podScheduler({ polcy: 'bestfit' } as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', field: 'options.polcy' }));
     const p = state.podScheduler({ policy: 'bestfit' });
     await expect(p.commitWithRetry({ id: 'x', cpu: 1, memoryMiB: 1, gpus: 0, milli: 0 }, { attemps: 2 } as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'options.attemps' });
