@@ -3,7 +3,7 @@
 // split by amount. Everything is validated before anything is assigned.
 import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
-import { describeValue, fail, own, ownKeys, requireArray, requireObject, requireOneOf, requireString, setOwn } from '../shared/validate.js';
+import { describeValue, fail, keysOf, own, ownKeys, rejectUnknownKeys, requireArray, requireObject, requireOneOf, requireString, setOwn } from '../shared/validate.js';
 import type { SortKernels } from './natural-sort.js';
 import { checkIdList } from './natural-sort.js';
 
@@ -24,14 +24,16 @@ export type SplitDevice = string | { id: string; slots?: Record<string, number> 
 
 /** Request of splitDevices (README: "Multi-agent device split"). Amounts in the unit of the shared name (bytes for mem). */
 export type SplitRequest = {
-  agents: string[];
-  devices: Record<string, SplitDevice[]>;
+  agents: readonly string[];
+  devices: Readonly<Record<string, readonly SplitDevice[]>>;
   mode: SplitMode;
-  amounts?: Record<string, number>;
-  sharedDeviceNames?: string[];
-  reserved?: Record<string, number>;
-  manual?: Record<string, Record<string, string[] | number>>;
+  amounts?: Readonly<Record<string, number>>;
+  sharedDeviceNames?: readonly string[];
+  reserved?: Readonly<Record<string, number>>;
+  manual?: Readonly<Record<string, Readonly<Record<string, readonly string[] | number>>>>;
 };
+
+const SPLIT_REQUEST_KEYS = keysOf<SplitRequest>()(['agents', 'devices', 'mode', 'amounts', 'sharedDeviceNames', 'reserved', 'manual']);
 
 /** Result of splitDevices. Every record is keyed by agent ID, in the order of `agents`. */
 export type SplitResult = {
@@ -145,6 +147,7 @@ function parseDevices(kernels: SortKernels, value: unknown, sharedNames: Set<str
 
 function parseRequest(kernels: SortKernels, request: SplitRequest): Plan {
   const req = requireObject('request', request);
+  rejectUnknownKeys('', req, SPLIT_REQUEST_KEYS);
   const agents = parseAgents(own(req, 'agents'));
   const mode = requireOneOf('mode', own(req, 'mode'), SPLIT_MODES);
   const rawShared = own(req, 'sharedDeviceNames');

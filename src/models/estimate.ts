@@ -2,7 +2,7 @@
 // (llm/memory.go) and GraphSize (fs/ggml/ggml.go), computed from the header alone.
 import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
-import { describeValue, fail, own, readInput, requireArray, requireBoolean, requireInteger, requireObject, requireOneOf } from '../shared/validate.js';
+import { describeValue, fail, keysOf, own, readInput, rejectUnknownKeys, requireArray, requireBoolean, requireInteger, requireObject, requireOneOf } from '../shared/validate.js';
 import { type GgufHeader, type GgufTensorInfo, groupLayers, isKnownTensorType, layerBytes, readGgufHeaderFromBytes, readGgufHeaderFromFile } from './gguf.js';
 
 /** Memory a model needs, in bytes (README: "Memory from a GGUF header"). */
@@ -51,6 +51,8 @@ export type EstimateOptions = {
   /** Free bytes on each GPU (CUDA); with it, layers are placed as Ollama places them. */
   gpus?: number[];
 };
+
+const ESTIMATE_OPTION_KEYS = keysOf<EstimateOptions>()(['contextLength', 'parallel', 'kvCacheType', 'flashAttention', 'batch', 'gpus']);
 
 /** Already-parsed GGUF header: metadata keys and tensor infos (as readGgufHeaderFromBytes returns them, or @huggingface/gguf). */
 export type ParsedGguf = GgufHeader;
@@ -213,8 +215,7 @@ type _Options = { contextLength: number; parallel: number; kvCacheType: 'f16' | 
 
 function _checkOptions(options: unknown): _Options {
   const o = requireObject('options', options ?? {});
-  const known = ['contextLength', 'parallel', 'kvCacheType', 'flashAttention', 'batch', 'gpus'];
-  for (const k of Object.keys(o)) if (!known.includes(k)) fail('INVALID_ARGUMENT', `options.${k}`, `one of the options ${known.join(', ')}`, k);
+  rejectUnknownKeys('options', o, ESTIMATE_OPTION_KEYS);
   const opt = <T>(k: string, check: (field: string, v: unknown) => T, fallback: T): T => {
     const v = own(o, k);
     return v === undefined ? fallback : check(`options.${k}`, v);

@@ -136,6 +136,15 @@ export function rejectUnknownKeys(field: string, value: Record<string, unknown>,
 }
 
 /**
+ * True when `value` has an own enumerable key not in `known`. No allocation: the hot paths' check,
+ * followed by rejectUnknownKeys (which builds the error) only when it is true.
+ */
+export function hasUnknownKey(value: object, known: readonly string[]): boolean {
+  for (const key in value) if (Object.prototype.hasOwnProperty.call(value, key) && !known.includes(key)) return true;
+  return false;
+}
+
+/**
  * The keys a document may have. null: anything (a leaf, or a value checked elsewhere). A record:
  * only these keys, each with its shape; the key '*' stands for any other key. An array value is
  * checked item by item against the same shape (an array of tables).

@@ -11,7 +11,7 @@ import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
 
 /** One pod attempt, as `--events` writes it. */
-export type FleetEvent = { pod: string; node: string | null; gpus: number[]; milli: number; cpu: number; memory: number; arrived: number; used: number };
+export type FleetEvent = { pod: string; node: string | null; gpus: number[]; milli: number; cpu: number /** The pod's host memory, in MiB. */; memoryMiB: number; arrived: number; used: number };
 
 /** One run's result. */
 export type SimulationRun = {
@@ -134,8 +134,21 @@ export function fleetClusterNodes(nodes: readonly NodeSpec[]): ClusterNode[] {
   });
 }
 
-/** One run of the protocol. */
+/** One run of the protocol, to the end. */
 export function simulateRun(kernels: ClusterKernels, nodes: readonly NodeSpec[], pods: readonly Pod[], options: SimulateOptions): SimulationRun {
+  const steps = simulateSteps(kernels, nodes, pods, options);
+  for (;;) {
+    const next = steps.next();
+    if (next.done === true) return next.value;
+  }
+}
+
+/**
+ * One run of the protocol as steps: yields the number of pods attempted after each pod and returns
+ * the run. The sync form drives it to the end; the async form yields to the event loop between pods
+ * and stops it (`return()`, which closes the scheduler) when aborted.
+ */
+export function* simulateSteps(kernels: ClusterKernels, nodes: readonly NodeSpec[], pods: readonly Pod[], options: SimulateOptions): Generator<number, SimulationRun, void> {
   const policy = policyByName(options.policy);
   const tune = options.tune ?? 1.3;
   if (!(tune > 0 && tune <= 100)) throw AllocationError.at('INVALID_ARGUMENT', 'tune', `expected a number in (0, 100], got ${tune}`);
@@ -169,8 +182,9 @@ export function simulateRun(kernels: ClusterKernels, nodes: readonly NodeSpec[],
       arrivedBins[i] = gpus === 0 ? 0 : rint(arrived / gpus / 10);
       alloc[i] = gpus === 0 ? 0 : round2(used / gpus / 10);
       if (frag) frag[i] = fleet.fragmentation();
-      if (events) events.push({ pod: pod.id, node: at === null ? null : at.node!, gpus: at === null ? [] : at.gpus, milli: pod.milli, cpu: pod.cpu, memory: pod.memory, arrived, used });
+      if (events) events.push({ pod: pod.id, node: at === null ? null : at.node!, gpus: at === null ? [] : at.gpus, milli: pod.milli, cpu: pod.cpu, memoryMiB: pod.memory, arrived, used });
       options.progress?.(i + 1, order.length);
+      yield i + 1;
     }
   } finally {
     fleet.close();

@@ -8,6 +8,7 @@
 // cannot be loaded, withFileLock throws AllocationError('LOCK_UNAVAILABLE') before running anything.
 import type { FileHandle } from 'node:fs/promises';
 import { AllocationError } from '../shared/errors.js';
+import { importOptional } from '../shared/optional.js';
 import { pause as wait } from './abort.js';
 
 /** Options of withFileLock. */
@@ -49,9 +50,11 @@ async function _loadFlock(): Promise<Flock> {
     new AllocationError('LOCK_UNAVAILABLE', `file lock: flock(2) is not available on ${process.platform}/${process.arch} (${why}); nothing was read or written`, cause === undefined ? {} : { cause });
   let koffi: typeof import('koffi');
   try {
-    const mod = (await import('koffi')) as typeof import('koffi') & { default?: typeof import('koffi') };
+    // koffi is an optional peer dependency: not installed is MISSING_DEPENDENCY naming it.
+    const mod = (await importOptional('koffi', "JsonFileStore's file lock", () => import('koffi'))) as typeof import('koffi') & { default?: typeof import('koffi') };
     koffi = mod.default ?? mod;
   } catch (cause) {
+    if (cause instanceof AllocationError) throw cause;
     throw unavailable(`the koffi module cannot be loaded: ${(cause as Error).message}`, cause);
   }
   const tried: string[] = [];

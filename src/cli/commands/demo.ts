@@ -1,5 +1,5 @@
 // gpualloc demo (what `npm start` runs): the engine on this host's GPUs, or on a preset.
-import { createEngine } from '../../engine.js';
+import { openEngine } from '../../engine.js';
 import { inventoryTopology, wholeGpuCandidates } from '../../hardware/inventory.js';
 import { AllocationError } from '../../shared/errors.js';
 import { formatBytes } from '../../shared/units.js';
@@ -40,7 +40,7 @@ export const command: Command = {
         detail: `no GPU${inventory.gpus.length > 0 ? ' that is not lost' : ''} (the demo needs at least one)`,
       });
     }
-    const engine = await createEngine({ backend });
+    const engine = await openEngine({ backend });
     const say = (t: string) => io.out(t);
     say(`gpualloc demo — ${notice}; backend ${engine.backend}\n\n`);
     say(`Node: ${inventory.host ?? 'unnamed host'}, ${inventory.gpus.length} GPUs\n`);

@@ -23,7 +23,7 @@ import {
   podOwnerOf,
   schedulePods,
 } from '../../dra/index.js';
-import { createEngine } from '../../engine.js';
+import { openEngine } from '../../engine.js';
 import { AllocationError } from '../../shared/errors.js';
 import { type Command, EXIT, type Io, table, UsageError } from '../lib/common.js';
 import { type DumpPart, readInputs } from '../lib/dra-input.js';
@@ -180,7 +180,7 @@ async function schedule(values: Values, io: Io): Promise<number> {
   const dump = await inputs(io, values, ['classes', 'slices', 'claims', 'nodes']);
   if (dump.nodes.length === 0) throw new UsageError(`dra schedule: no Node in ${dump.files.join(', ')}`);
   const { claims, held } = claimsOfDump(dump.claims);
-  const engine = await createEngine();
+  const engine = await openEngine();
   let cluster: DraCluster;
   try {
     cluster = engine.createDraCluster({
@@ -329,7 +329,7 @@ async function allocate(values: Values, io: Io): Promise<number> {
   const { claims, held } = claimsOfDump(dump.claims);
   const chosen = values.claim !== undefined && values.claim.length > 0 ? named(claims, values.claim, dump.files) : claims.filter((c) => c.allocation === undefined);
   if (chosen.length === 0) throw new UsageError(`dra allocate: no pending ResourceClaim in ${dump.files.join(', ')} (every claim has status.allocation)`);
-  const engine = await createEngine();
+  const engine = await openEngine();
   let r: ReturnType<typeof engine.allocateClaims>;
   try {
     r = engine.allocateClaims({

@@ -3,7 +3,7 @@
 import { resolve } from 'node:path';
 import { nodeFromInventory } from '../../cluster/node.js';
 import type { ClusterPlanRequest, ClusterState } from '../../cluster/state.js';
-import { createEngine, type Engine } from '../../engine.js';
+import { type Engine, openEngine } from '../../engine.js';
 import { DEFAULT_CONTEXT_LENGTH, estimateMemory } from '../../models/estimate.js';
 import type { PlacementOption, PlacementPlan, Rejection } from '../../placement/index.js';
 import { DEFAULT_PLACEMENT_LIMIT } from '../../placement/index.js';
@@ -250,7 +250,7 @@ export const command: Command = {
     if (values['no-evict']) request.allowEviction = false;
     if (values['allow-mig']) request.allowMig = true;
 
-    const engine = await createEngine({ backend });
+    const engine = await openEngine({ backend });
     if (storeUrl !== undefined) {
       if ((values.inventory !== undefined || values.preset !== undefined) && !values.json)
         io.err('gpualloc: using the nodes of --store; --inventory/--preset only seed a new store (gpualloc state init)\n');

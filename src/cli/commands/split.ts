@@ -1,12 +1,12 @@
 // gpualloc split: a Backend.AI-style agent config (TOML) in, the multi-agent device split out.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { parse as parseToml } from 'smol-toml';
 import { SPLIT_MODES, type SplitDevice, type SplitMode, type SplitRequest, type SplitResult } from '../../devices/split.js';
-import { createEngine } from '../../engine.js';
+import { openEngine } from '../../engine.js';
 import type { Inventory } from '../../hardware/inventory.js';
 import { AllocationError } from '../../shared/errors.js';
 import { tomlPosition } from '../../shared/file-positions.js';
+import { importOptional } from '../../shared/optional.js';
 import { formatBytes, parseBytes } from '../../shared/units.js';
 import { findUnknownKey, type KeyShape, unknownKeyError } from '../../shared/validate.js';
 import { type Command, EXIT, type Io, table, UsageError } from '../lib/common.js';
@@ -84,7 +84,9 @@ export const AGENT_CONFIG_KEYS: KeyShape = {
  * parser's line and column, an unknown key is named with its line and the closest known key
  * (`agents.toml:2:1: unknown key resource.allocation_mode (did you mean allocation-mode?)`).
  */
-export function parseAgentConfig(text: string, file: string): Config {
+export async function parseAgentConfig(text: string, file: string): Promise<Config> {
+  // smol-toml is an optional peer dependency (only this file format needs it).
+  const { parse: parseToml } = await importOptional('smol-toml', 'split --config (a TOML file)', () => import('smol-toml'));
   let doc: Record<string, unknown>;
   try {
     doc = parseToml(text) as Record<string, unknown>;
@@ -200,13 +202,13 @@ export const command: Command = {
     } catch (error) {
       throw new AllocationError('INVALID_CONFIG', `--config: cannot read ${values.config}: ${(error as Error).message}`, { cause: error });
     }
-    const config = parseAgentConfig(text, values.config);
+    const config = await parseAgentConfig(text, values.config);
     let host: { devices: Record<string, SplitDevice[]>; memory: number } = { devices: {}, memory: 0 };
     if (config.devices === undefined || config.memory === undefined || values.inventory !== undefined || values.preset !== undefined) {
       const { inventory } = await resolveInventory({ inventory: values.inventory, preset: values.preset, quiet: values.json === true }, io);
       host = inventoryDevices(inventory);
     }
-    const engine = await createEngine({ backend });
+    const engine = await openEngine({ backend });
     const result = engine.splitDevices(splitRequestFor(config, host));
     io.out(values.json ? JSON.stringify(result, null, 2) + '\n' : render(result, config.agents));
     return EXIT.OK;

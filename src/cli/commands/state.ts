@@ -3,7 +3,7 @@
 // Every change reads, changes and writes the file under the same lock and atomic write as `plan --commit`.
 
 import type { ClusterState } from '../../cluster/state.js';
-import { createEngine } from '../../engine.js';
+import { openEngine } from '../../engine.js';
 import { type Command, EXIT, type Io, UsageError } from '../lib/common.js';
 import { backendOption, inventoryOption, jsonOption, option, optionsHelp, presetOption, readOptions } from '../lib/options.js';
 import { type ChangeRequest, runChange } from '../lib/state-actions.js';
@@ -144,7 +144,7 @@ export const command: Command = {
         ? { action, slotIds, clear: values.clear === true, olderThan, olderThanText, dryRun: values['dry-run'] === true }
         : undefined;
 
-    const engine = await createEngine({ backend: values.backend ?? 'wasm' });
+    const engine = await openEngine({ backend: values.backend ?? 'wasm' });
     if (storeUrl !== undefined) {
       return runStateOnStore(
         engine,

@@ -27,7 +27,7 @@ export type StateFile = {
 /** The `--state NAME` file (NAME as typed, resolved against the working folder). */
 export function stateFile(engine: Engine, io: Io, name: string): StateFile {
   const path = resolve(io.cwd, name);
-  const store = JsonFileStore.open(path);
+  const store = JsonFileStore.create(path);
   const said = (error: unknown): unknown => {
     if (error instanceof AllocationError && error.origin === path && error.details?.missing === true) {
       return new UsageError(`--state ${name}: no such file (gpualloc plan --state ${name} --commit, or gpualloc state init --state ${name}, creates one)`);

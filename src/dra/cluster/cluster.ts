@@ -43,7 +43,7 @@ import {
   readResourceSlices,
   record,
 } from '../objects/index.js';
-import { type GangResult, scheduleGroup } from '../workloads/index.js';
+import { type GangRequest, type GangResult, scheduleGroup } from '../workloads/index.js';
 import { type AllocatedEntry, AllocatedState } from './allocated-state.js';
 import { gangHost } from './gang-host.js';
 import { countKey, isIdentityAttribute, layoutCluster, type NodeClass, NodeModel, selectorsReadIdentity } from './node-classes.js';
@@ -306,7 +306,7 @@ export class DraCluster {
   }
 
   /** Places a gang of pods all or nothing, with node-label topology (docs/api/dra-cluster.md, "Gangs"). */
-  scheduleGroup(input: unknown): GangResult {
+  scheduleGroup(input: GangRequest): GangResult {
     const host = gangHost({
       nodes: this.nodes,
       classOf: this.classOf,

@@ -3,7 +3,7 @@
 // version converted to v1, fields this package does not know handled as known-fields.ts says,
 // DeviceTaintRules applied to the devices they select, and every other kind counted and skipped.
 import { AllocationError, type FilePosition, type PathSegment } from '../../shared/errors.js';
-import { describeValue, own } from '../../shared/validate.js';
+import { describeValue, keysOf, own, readInput, rejectUnknownKeys, requireBoolean, requireObject } from '../../shared/validate.js';
 import { type DraDocuments, objectsOf } from './documents.js';
 import { KUBERNETES_VERSION, pruneSpec } from './known-fields.js';
 import { type ClaimTemplate, type NodeInfo, type PodInfo, readClaimTemplate, readNodeInfo, readPod, readTaintRule, type TaintRule } from './pods.js';
@@ -59,6 +59,17 @@ export interface ClusterDumpOptions {
   applyTaintRules?: boolean;
 }
 
+const DUMP_OPTION_KEYS = keysOf<ClusterDumpOptions>()(['strict', 'applyTaintRules']);
+
+/** readClusterDump's options, checked: an object of known keys (did-you-mean) with boolean values. */
+function dumpOptions(options: ClusterDumpOptions): ClusterDumpOptions {
+  const o = requireObject('options', readInput('options', options));
+  rejectUnknownKeys('options', o, DUMP_OPTION_KEYS);
+  if (o.strict !== undefined) requireBoolean('options.strict', o.strict);
+  if (o.applyTaintRules !== undefined) requireBoolean('options.applyTaintRules', o.applyTaintRules);
+  return o as ClusterDumpOptions;
+}
+
 const DRA_KINDS = new Set(['DeviceClass', 'ResourceSlice', 'ResourceClaim', 'ResourceClaimTemplate', 'DeviceTaintRule']);
 
 function labelOf(kind: string, object: Record<string, unknown>): string | undefined {
@@ -87,7 +98,8 @@ function pathText(path: readonly PathSegment[]): string {
  * Reads the objects of `documents` (readDocuments of the text `origin` names). Errors are
  * AllocationError at ORIGIN:LINE:COL naming the object and the field; nothing is half-read.
  */
-export function readClusterDump(documents: DraDocuments, origin: string, options: ClusterDumpOptions = {}): ClusterDump {
+export function readClusterDump(documents: DraDocuments, origin: string, given: ClusterDumpOptions = {}): ClusterDump {
+  const options = dumpOptions(given);
   const out: ClusterDump = {
     classes: [],
     slices: [],
