@@ -47,7 +47,13 @@ for (const line of run.stdout.split('\n')) {
 if (process.argv.includes('--all')) {
   const byFolder = new Map();
   for (const e of errors) {
-    const folder = e.file === null ? '(no file)' : e.file.split('/').slice(0, 2).join('/');
+    const folder =
+      e.file === null
+        ? '(no file)'
+        : e.file
+            .split('/')
+            .slice(0, e.file.startsWith('src/') ? 2 : 1)
+            .join('/');
     byFolder.set(folder, (byFolder.get(folder) ?? 0) + 1);
   }
   for (const [folder, n] of [...byFolder].sort((a, b) => b[1] - a[1])) console.log(`${String(n).padStart(5)}  ${folder}`);

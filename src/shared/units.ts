@@ -51,9 +51,7 @@ function _factor(unit: string): number | undefined {
 function _unitHint(unit: string): string {
   const near = Object.entries(KUBERNETES_UNITS).filter(([k]) => k.toLowerCase() === unit.toLowerCase() || k.toLowerCase() === `${unit.toLowerCase()}i`);
   if (near.length === 0) return `use ${UNIT_LIST}`;
-  const said = near
-    .map(([k, f]) => `${k} (${f >= 1000 && f % 1000 === 0 ? `10^${Math.round(Math.log10(f))}` : `2^${Math.log2(f)}`} bytes)`)
-    .join(' or ');
+  const said = near.map(([k, f]) => `${k} (${f >= 1000 && f % 1000 === 0 ? `10^${Math.round(Math.log10(f))}` : `2^${Math.log2(f)}`} bytes)`).join(' or ');
   return `Kubernetes spells it ${said}, with that case; or use ${UNIT_LIST.split(', or')[0]}`;
 }
 

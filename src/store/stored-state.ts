@@ -213,7 +213,7 @@ export class StoredClusterState {
       if (p.options.length === 0) return { plan: p, attempts: attempt, conflicts, ...(p.reason ? { reason: p.reason } : {}) };
       const chosen = pick(attempt, conflicts, p.options.length);
       try {
-        const outcome = await this.commitOutcome(p.options[chosen], commitOptions);
+        const outcome = await this.commitOutcome(p.options[chosen]!, commitOptions); // pick returns an index below count
         if (outcome.replayed === true) return { plan: p, committed: outcome.id!, attempts: attempt, conflicts, replayed: true };
         return { plan: p, committed: outcome.id!, attempts: attempt, conflicts, option: chosen };
       } catch (error) {
