@@ -174,7 +174,7 @@ function bind(koffi: Koffi, lib: ReturnType<Koffi['load']>, path: string): NvmlA
     }
   };
   // The first name the library has, among newer-to-older versions of one call.
-  const first = (names: string[], result: string, args: unknown[]): { f?: Fn; name?: string } => {
+  const first = (names: readonly [string, ...string[]], result: string, args: unknown[]): { f?: Fn; name?: string } => {
     for (const name of names) {
       try {
         return { f: lib.func(name, result, args as never) as Fn, name };
@@ -185,7 +185,7 @@ function bind(koffi: Koffi, lib: ReturnType<Koffi['load']>, path: string): NvmlA
     missing.push(names[0]);
     return {};
   };
-  const required = (names: string[], result: string, args: unknown[]): { f: Fn; name: string } => {
+  const required = (names: readonly [string, ...string[]], result: string, args: unknown[]): { f: Fn; name: string } => {
     const r = first(names, result, args);
     if (r.f === undefined || r.name === undefined) throw new NvmlError(NVML.FUNCTION_NOT_FOUND, names[0], `${path} is not a usable NVML library: it has no ${names.join(' or ')}`);
     missing.pop();

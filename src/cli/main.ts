@@ -49,7 +49,7 @@ Messages go to stderr, results to stdout; with --json, stdout is JSON even on er
 export async function main(argv: string[], io: Io): Promise<number> {
   const [name, ...rest] = argv;
   // `gpualloc help plan` is `gpualloc plan --help`.
-  if (name === 'help' && rest.length > 0) return main([rest[0], '--help', ...rest.slice(1)], io);
+  if (name === 'help' && rest.length > 0) return main([rest[0]!, '--help', ...rest.slice(1)], io);
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     if (name === undefined) {
       io.err(mainHelp());

@@ -112,7 +112,7 @@ const EXPECTED_POLICY = `one of ${REPLICA_POLICIES.map((p) => `'${p}'`).join(', 
  */
 function _policy(where: _Where, value: unknown, nonString: AllocationErrorCode, aliases: Readonly<Record<string, ReplicaPolicy>> = {}): ReplicaPolicy {
   if (typeof value !== 'string') _invalid(nonString, where, EXPECTED_POLICY, value);
-  if (Object.prototype.hasOwnProperty.call(aliases, value)) return aliases[value];
+  if (Object.prototype.hasOwnProperty.call(aliases, value)) return aliases[value]!;
   if (!(REPLICA_POLICIES as readonly string[]).includes(value)) _invalid('UNKNOWN_POLICY', where, EXPECTED_POLICY, value, upstreamSpellingHint(value) || didYouMean(value, REPLICA_POLICIES));
   return value as ReplicaPolicy;
 }
@@ -133,7 +133,7 @@ export async function policyFromConfig(text: string, origin: string): Promise<Re
   const syntax = doc.errors[0];
   if (syntax !== undefined) {
     const at = syntax.linePos?.[0];
-    const first = (syntax.message ?? String(syntax)).split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+    const first = (syntax.message ?? String(syntax)).split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
     throw AllocationError.of('INVALID_CONFIG', {
       origin: `config file ${origin}`,
       ...(at === undefined ? {} : { position: { line: at.line, column: at.col } }),

@@ -262,7 +262,7 @@ function readLinks(raw: unknown, indices: Map<number, string>, gpus: InventoryGp
   });
   const links = [...byPair.values()].map((x) => x.link);
   // One source of truth for link rules: the topology validator sorts and re-checks the result.
-  const gpusCount = gpus.length === 0 ? 0 : gpus[gpus.length - 1].index + 1;
+  const gpusCount = gpus.length === 0 ? 0 : gpus[gpus.length - 1]!.index + 1;
   return [...validateTopology({ gpus: gpusCount, links }, 'links').links];
 }
 

@@ -149,7 +149,7 @@ function _touch(e: _TopologyEntry, i: number): _TopologyEntry {
 export function topologyFor(value: unknown, field = 'topology'): CachedTopology {
   try {
     for (let i = 0; i < _recent.length; i++) {
-      const e = _recent[i];
+      const e = _recent[i]!; // i < _recent.length
       if (_sameTopology(value, e)) return _touch(e, i);
     }
   } catch {
@@ -166,7 +166,7 @@ export function topologyFor(value: unknown, field = 'topology'): CachedTopology 
   const pcie: Array<string | undefined> = new Array(m);
   const nvlink: Array<number | undefined> = new Array(m);
   for (let k = 0; k < m; k++) {
-    const l = rawLinks[k];
+    const l = rawLinks[k]!; // k < m
     a[k] = l.a as number;
     b[k] = l.b as number;
     pcie[k] = l.pcie as string | undefined;
@@ -182,7 +182,7 @@ export function topologyFor(value: unknown, field = 'topology'): CachedTopology 
 /** Sum of pair scores over every pair of a GPU set. */
 export function setScore(matrix: Int32Array, n: number, gpus: readonly number[]): number {
   let s = 0;
-  for (let i = 0; i < gpus.length; i++) for (let j = i + 1; j < gpus.length; j++) s += matrix[gpus[i] * n + gpus[j]];
+  for (let i = 0; i < gpus.length; i++) for (let j = i + 1; j < gpus.length; j++) s += matrix[gpus[i]! * n + gpus[j]!]!; // i, j < gpus.length; GPU indices < n
   return s;
 }
 

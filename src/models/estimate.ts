@@ -475,9 +475,9 @@ function _placeLayers(
   const layerCounts = free.map(() => 0);
   let withSpace: number[] = [];
   for (let i = 0; i < free.length; i++) {
-    if (free[i] < graphMax + p.minimumMemory + 2 * layerSize) continue;
+    if (free[i]! < graphMax + p.minimumMemory + 2 * layerSize) continue;
     withSpace.push(i);
-    allocations[i] += p.minimumMemory + layerSize;
+    allocations[i]! += p.minimumMemory + layerSize; // allocations and layerCounts hold one entry per GPU of free
   }
   let layerCount = 0;
   let overflow = 0;
@@ -485,14 +485,14 @@ function _placeLayers(
   for (let i = blockCount - 1; i >= 0; i--) {
     const bytes = p.blockBytes[i];
     if (bytes !== undefined) {
-      layerSize = bytes + p.kv[i];
+      layerSize = bytes + p.kv[i]!; // kv and blockBytes hold one entry per block
       memoryWeights += bytes;
     }
     for (let j = withSpace.length; j > 0; j--) {
-      const g = withSpace[i % j];
-      if (free[g] > allocations[g] + graphMax + layerSize) {
-        allocations[g] += layerSize;
-        layerCounts[g]++;
+      const g = withSpace[i % j]!; // j is withSpace's length
+      if (free[g]! > allocations[g]! + graphMax + layerSize) {
+        allocations[g]! += layerSize;
+        layerCounts[g]!++;
         layerCount++;
         break;
       }
@@ -503,10 +503,10 @@ function _placeLayers(
   let fullyLoaded = layerCount >= blockCount;
   if (p.outputLayer > 0) {
     for (let j = withSpace.length; j > 0; j--) {
-      const g = withSpace[layerCount % j];
-      if (free[g] > allocations[g] + graphMax + p.outputLayer) {
-        allocations[g] += p.outputLayer;
-        layerCounts[g]++;
+      const g = withSpace[layerCount % j]!; // j is withSpace's length
+      if (free[g]! > allocations[g]! + graphMax + p.outputLayer) {
+        allocations[g]! += p.outputLayer;
+        layerCounts[g]!++;
         layerCount++;
         break;
       }
@@ -517,7 +517,7 @@ function _placeLayers(
     }
   }
   const graph = fullyLoaded ? graphFull : graphPartial;
-  for (let i = 0; i < free.length; i++) if (layerCounts[i] > 0) allocations[i] += graph;
+  for (let i = 0; i < free.length; i++) if (layerCounts[i]! > 0) allocations[i]! += graph;
   const vram = allocations.reduce((a, b) => a + b, 0);
   return { layerCount, layerCounts, allocations, vram, total: vram + overflow, graph, memoryWeights };
 }

@@ -66,7 +66,7 @@ export function formatPath(path: readonly PathSegment[]): string {
 /** Splits a path as messages write it (`gpus[3].memoryTotal`) into segments. */
 export function parsePath(path: string): PathSegment[] {
   const out: PathSegment[] = [];
-  for (const m of path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) out.push(m[2] !== undefined ? Number(m[2]) : m[1]);
+  for (const m of path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) out.push(m[2] !== undefined ? Number(m[2]) : m[1]!); // one of the two alternatives matched
   return out;
 }
 

@@ -193,7 +193,8 @@ export function findUnknownKey(value: unknown, shape: KeyShape, path: PathSegmen
       const closest = closestName(key, known);
       return { path: [...path, key], key, known, ...(closest === undefined ? {} : { closest }) };
     }
-    const found = findUnknownKey(value[key], has(key) ? shape[key] : shape['*'], [...path, key]);
+    // One of the two is present: a key neither names nor `*` covers returned above.
+    const found = findUnknownKey(value[key], (has(key) ? shape[key] : shape['*']) as KeyShape, [...path, key]);
     if (found !== undefined) return found;
   }
   return undefined;
@@ -271,7 +272,7 @@ export function readInput(field: string, value: unknown, prefix = true, raw?: st
   const pathOf = (): string => {
     let path = field;
     for (let k = 0; k < at; k++) {
-      const key = keys[k];
+      const key = keys[k]!; // keys[0 .. at) are set
       const bare = k === 0 && !prefix;
       if (typeof key === 'number') path = `${bare ? '' : path}[${key}]`;
       else path = bare ? key : `${path}.${key}`;
@@ -321,7 +322,7 @@ export function readInput(field: string, value: unknown, prefix = true, raw?: st
       if (own.length > LIMITS.maxIds) fail('LIMIT_EXCEEDED', pathOf(), `an object of at most ${LIMITS.maxIds} keys`, `${own.length} keys`);
       const out: Record<string, unknown> = {};
       for (let q = 0; q < own.length; q++) {
-        const key = own[q];
+        const key = own[q]!; // q < own.length
         keys[depth] = key;
         at = depth + 1;
         let item: unknown = (v as Record<string, unknown>)[key];

@@ -72,20 +72,21 @@ export function binCurve(arrived: readonly number[], values: readonly number[]):
   const sum = new Float64Array(131 + 2);
   const count = new Float64Array(131 + 2);
   for (let i = 0; i < arrived.length; i++) {
-    const x = arrived[i];
+    const x = arrived[i]!; // i < arrived.length; values holds one value per arrival
     if (x < 0 || x > 131) continue;
-    sum[x] += values[i];
-    count[x]++;
+    sum[x]! += values[i]!;
+    count[x]!++;
   }
   const out: Record<string, number> = {};
   for (let x = 0; x <= 130; x++) {
-    if (count[x] > 0) out[x] = round2(sum[x] / count[x]);
+    if (count[x]! > 0)
+      out[x] = round2(sum[x]! / count[x]!); // x ≤ 131 < sum.length
     else {
       let s = 0;
       let c = 0;
       for (let y = Math.max(0, x - 1); y <= x + 1; y++) {
-        s += sum[y];
-        c += count[y];
+        s += sum[y]!;
+        c += count[y]!;
       }
       if (c > 0) out[x] = round2(s / c);
     }
@@ -106,21 +107,21 @@ export function prepareWorkload(nodes: readonly NodeSpec[], pods: readonly Pod[]
     // (A workload without GPU pods would never reach the target: it is left as it is.)
     for (let i = 0; ; i++) {
       if (order.length >= LIMITS.maxFleetPods) throw AllocationError.at('LIMIT_EXCEEDED', 'tune', `tuning would make more than ${LIMITS.maxFleetPods} pods`);
-      const p = sorted[rng.int(sorted.length)];
+      const p = sorted[rng.int(sorted.length)]!; // int(n) < n
       if (total + p.milli > target) break; // the simulator's stop rule compares the per-GPU milli
       total += p.gpus * p.milli;
       order.push({ ...p, id: `${p.id}-tuned-${i}` });
     }
   } else {
     while (total > target && order.length > 0) {
-      const [p] = order.splice(rng.int(order.length), 1);
+      const p = order.splice(rng.int(order.length), 1)[0]!; // order is not empty
       total -= p.gpus * p.milli;
     }
   }
-  const byNameIdx = nodes.map((_, i) => i).sort((a, b) => byName(nodes[a], nodes[b]));
+  const byNameIdx = nodes.map((_, i) => i).sort((a, b) => byName(nodes[a]!, nodes[b]!));
   const perm = rng.perm(nodes.length);
   const ranks = new Array<number>(nodes.length);
-  byNameIdx.forEach((n, k) => (ranks[n] = perm[k]));
+  byNameIdx.forEach((n, k) => (ranks[n] = perm[k]!)); // perm holds nodes.length entries
   return { order, ranks };
 }
 
@@ -169,7 +170,7 @@ export function* simulateSteps(kernels: ClusterKernels, nodes: readonly NodeSpec
   const random = policy.gpuChoice === 'random';
   try {
     for (let i = 0; i < order.length; i++) {
-      const pod = order[i];
+      const pod = order[i]!; // i < order.length
       arrived += pod.gpus * pod.milli;
       const u1 = random ? rng.float() : 0;
       const u2 = random ? rng.float() : 0;

@@ -168,11 +168,11 @@ export class JsonFileStore implements ClusterStore {
         change(ledger, id);
       } catch (error) {
         // A release refused by its idleBefore: nothing written, the node as it is.
-        if (error instanceof AllocationError && error.code === 'CONFLICT') return { nodes: [{ id: ledger.nodeIds[node], version: previous, slots: ledger.listSlots(node) }], error };
+        if (error instanceof AllocationError && error.code === 'CONFLICT') return { nodes: [{ id: ledger.nodeIds[node]!, version: previous, slots: ledger.listSlots(node) }], error };
         throw error;
       }
       const version = await this.write(ledger, previous);
-      return { nodes: [{ id: ledger.nodeIds[node], version, slots: ledger.listSlots(node) }] };
+      return { nodes: [{ id: ledger.nodeIds[node]!, version, slots: ledger.listSlots(node) }] };
     });
   }
 

@@ -216,7 +216,7 @@ export class StoredClusterState implements ClusterStateLike {
       if (p.options.length === 0) return { plan: p, attempts: attempt, conflicts, reason: p.reason as Reason };
       const chosen = pick(attempt, conflicts, p.options.length);
       try {
-        const outcome = await this.commitOutcome(p.options[chosen], commitOptions);
+        const outcome = await this.commitOutcome(p.options[chosen]!, commitOptions); // pick returns an index below count
         if (outcome.replayed === true) return { plan: p, committed: outcome.id!, attempts: attempt, conflicts, replayed: true };
         return { plan: p, committed: outcome.id!, attempts: attempt, conflicts, option: chosen };
       } catch (error) {

@@ -52,7 +52,7 @@ export const command: Command = {
     );
 
     const host = inventoryDevices(inventory);
-    const ids = host.devices.cuda.map((d) => (typeof d === 'string' ? d : d.id));
+    const ids = (host.devices.cuda ?? []).map((d) => (typeof d === 'string' ? d : d.id));
     say(`\n1. Natural order of the GPU IDs: ${engine.naturalSort([...ids].reverse()).join(', ')}\n`);
     const split = engine.splitDevices({
       agents: ['agent-1', 'agent-2', 'agent-3'],
@@ -65,7 +65,7 @@ export const command: Command = {
     say(
       table(
         ['AGENT', 'GPUS', 'CPUS', 'MEMORY'],
-        Object.keys(split.assignments).map((a) => [a, split.assignments[a].cuda.join(',') || '-', String(split.assignments[a].cpu?.length ?? 0), formatBytes(split.amounts[a].mem ?? 0)]),
+        Object.entries(split.assignments).map(([a, given]) => [a, given.cuda?.join(',') || '-', String(given.cpu?.length ?? 0), formatBytes(split.amounts[a]?.mem ?? 0)]),
       ),
     );
 

@@ -152,8 +152,9 @@ function named(claims: DumpClaim[], names: string[], files: string[]): DumpClaim
     const found = claims.filter((c) => c.label === name || c.label.endsWith(`/${name}`));
     if (found.length === 0) throw new UsageError(`--claim: no ResourceClaim ${JSON.stringify(name)} in ${files.join(', ')} (claims: ${claims.map((c) => c.label).join(', ') || 'none'})`);
     if (found.length > 1) throw new UsageError(`--claim: ${JSON.stringify(name)} matches ${found.map((c) => c.label).join(', ')}; give namespace/name`);
-    if (found[0].allocation !== undefined) throw new UsageError(`--claim: ResourceClaim ${found[0].label} is already allocated (status.allocation)`);
-    return found[0];
+    const claim = found[0]!; // exactly one, checked above
+    if (claim.allocation !== undefined) throw new UsageError(`--claim: ResourceClaim ${claim.label} is already allocated (status.allocation)`);
+    return claim;
   });
 }
 
@@ -351,7 +352,8 @@ async function allocate(values: Values, io: Io): Promise<number> {
     io.err(`gpualloc: ${labels.join(', ')} cannot be allocated on ${values.node}: ${r.reason.message}\n`);
     return EXIT.INFEASIBLE;
   }
-  const entries = labels.map((claim, i) => ({ claim, allocation: r.results[i], ...(values.patch ? { patch: claimStatus(r.results[i]) } : {}) }));
+  // One result per claim, in the claims' order.
+  const entries = labels.map((claim, i) => ({ claim, allocation: r.results[i]!, ...(values.patch ? { patch: claimStatus(r.results[i]!) } : {}) }));
   if (values.json)
     io.out(
       JSON.stringify(

@@ -77,7 +77,7 @@ async function checkOutput(flag: string, path: string): Promise<void> {
 /** The seeds as the table's title names them: A..B when consecutive, else the list. */
 function seedLabel(seeds: number[]): string {
   if (seeds.length === 1) return String(seeds[0]);
-  return seeds.every((s, i) => s === seeds[0] + i) ? `${seeds[0]}..${seeds[seeds.length - 1]}` : seeds.join(',');
+  return seeds.every((s, i) => s === seeds[0]! + i) ? `${seeds[0]}..${seeds[seeds.length - 1]}` : seeds.join(','); // every: seeds is not empty
 }
 
 function stats(values: number[]): string {
@@ -160,7 +160,7 @@ export const command: Command = {
     if (tty) io.err('\n');
     // Every run succeeded: only now write the files.
     if (values.events !== undefined) {
-      const events = runs[0].events ?? [];
+      const events = runs[0]?.events ?? [];
       await forFlag('--events', () => writeFile(values.events!, events.map((e) => JSON.stringify(e)).join('\n') + (events.length > 0 ? '\n' : '')));
     }
     if (values.csv !== undefined) {

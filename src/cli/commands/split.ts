@@ -93,7 +93,7 @@ export async function parseAgentConfig(text: string, file: string): Promise<Conf
   } catch (error) {
     const e = error as Error & { line?: number; column?: number };
     const position = typeof e.line === 'number' && typeof e.column === 'number' ? { line: e.line, column: e.column } : undefined;
-    const said = e.message.split('\n')[0].replace(/^Invalid TOML document: /, '');
+    const said = e.message.split('\n')[0]!.replace(/^Invalid TOML document: /, '');
     throw AllocationError.of('INVALID_CONFIG', { origin: file, ...(position === undefined ? {} : { position }), detail: `not valid TOML: ${said}`, cause: error });
   }
   // An unknown key or a bad value is said at its line and column.
@@ -173,12 +173,13 @@ export function splitRequestFor(config: Config, host: { devices: Record<string, 
 function render(result: SplitResult, agents: string[]): string {
   const rows: string[][] = [];
   for (const agent of agents) {
-    const assignment = result.assignments[agent];
-    for (const name of Object.keys(assignment)) {
-      const amount = Object.prototype.hasOwnProperty.call(result.amounts[agent], name) ? result.amounts[agent][name] : undefined;
-      const ids = assignment[name];
+    // splitDevices answers for every agent, with a scaling for every name it assigns.
+    const assignment = result.assignments[agent]!;
+    const amounts = result.amounts[agent]!;
+    for (const [name, ids] of Object.entries(assignment)) {
+      const amount = Object.prototype.hasOwnProperty.call(amounts, name) ? amounts[name] : undefined;
       const shown = amount !== undefined ? formatBytes(amount) : ids.length === 0 ? '-' : ids.length > 12 ? `${ids.slice(0, 12).join(',')},… (${ids.length})` : ids.join(',');
-      rows.push([agent, name, amount !== undefined ? 'amount' : String(ids.length), shown, `${(result.scaling[agent][name] * 100).toFixed(1)}%`]);
+      rows.push([agent, name, amount !== undefined ? 'amount' : String(ids.length), shown, `${(result.scaling[agent]![name]! * 100).toFixed(1)}%`]);
     }
   }
   let text = table(['AGENT', 'DEVICE', 'COUNT', 'ASSIGNED', 'SHARE'], rows);

@@ -34,10 +34,10 @@ export function table(header: string[], rows: Array<Array<string | number>>): st
   const widths = header.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
   const line = (r: string[]) =>
     r
-      .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i])))
+      .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
       .join('  ')
       .trimEnd();
-  return [line(cells[0]), line(widths.map((w) => '-'.repeat(w))), ...cells.slice(1).map(line)].join('\n') + '\n';
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...cells.slice(1).map(line)].join('\n') + '\n';
 }
 
 /** Maps any thrown value to an exit code and reports it (stderr, or JSON on stdout with --json). */

@@ -89,7 +89,7 @@ export function refreshUsed(engine: Engine, state: ClusterState, inventory: Inve
       { field: 'inventory' },
     );
   }
-  const same = fresh.gpus.length === node.gpus.length && fresh.gpus.every((g, k) => g.index === node.gpus[k].index && g.memoryTotal === node.gpus[k].memoryTotal);
+  const same = fresh.gpus.length === node.gpus.length && fresh.gpus.every((g, k) => g.index === node.gpus[k]!.index && g.memoryTotal === node.gpus[k]!.memoryTotal); // the lengths are equal
   if (!same) {
     const show = (gpus: Array<{ index: number; memoryTotal: number }>) => gpus.map((g) => `${g.index}:${formatBytes(g.memoryTotal)}`).join(', ');
     throw new AllocationError(
@@ -101,7 +101,7 @@ export function refreshUsed(engine: Engine, state: ClusterState, inventory: Inve
   const used = nodeFromInventory(inventory, { id: node.id, slots: node.slots }).gpus;
   node.gpus = node.gpus.map((g, k) => {
     const { memoryUsed: _old, ...rest } = g;
-    return used[k].memoryUsed === undefined ? rest : { ...rest, memoryUsed: used[k].memoryUsed };
+    return used[k]!.memoryUsed === undefined ? rest : { ...rest, memoryUsed: used[k]!.memoryUsed }; // used: the same GPUs, checked above
   });
   return engine.restoreClusterState(json);
 }

@@ -151,10 +151,11 @@ export function readClusterDump(documents: DraDocuments, origin: string, given: 
     if (typeof kind !== 'string' || kind === '') return fail(place, `expected a Kubernetes object with a kind, got ${describeValue(raw)}`, ['kind']);
     const label = labelOf(kind, object) ?? `${kind} at ${pathText(path) || 'top'}`;
     if (DRA_KINDS.has(kind)) {
-      if (own(object, 'apiVersion') === undefined && listKind !== undefined) object = { ...object, apiVersion: `resource.k8s.io/${SERVED_VERSIONS[kind][0]}` };
+      const versions = SERVED_VERSIONS[kind]!; // DRA_KINDS are its keys
+      if (own(object, 'apiVersion') === undefined && listKind !== undefined) object = { ...object, apiVersion: `resource.k8s.io/${versions[0]}` };
       const converted = toServedVersion(kind, object);
       if (converted === undefined) {
-        const served = SERVED_VERSIONS[kind].map((v) => `resource.k8s.io/${v}`).join(', ');
+        const served = versions.map((v) => `resource.k8s.io/${v}`).join(', ');
         return fail(place, `${label}: apiVersion: expected one that Kubernetes ${KUBERNETES_VERSION} serves (${served}), got ${describeValue(own(object, 'apiVersion'))}`, ['apiVersion']);
       }
       object = converted;
@@ -178,7 +179,7 @@ export function readClusterDump(documents: DraDocuments, origin: string, given: 
       if (kind === 'ResourceSlice' || kind === 'DeviceClass') {
         const problems = kind === 'ResourceSlice' ? validateSliceSpec(spec) : validateClassSpec(spec);
         if (problems.length > 0) {
-          const first = /^spec[\w.[\]"-]*/.exec(problems[0])?.[0] ?? 'spec';
+          const first = /^spec[\w.[\]"-]*/.exec(problems[0]!)?.[0] ?? 'spec';
           const segments = [...first.matchAll(/[^.[\]"]+|\[(\d+)\]/g)].map((m) => (m[1] !== undefined ? Number(m[1]) : m[0]));
           return fail(place, invalidMessage(kind, name, problems), segments);
         }

@@ -59,7 +59,7 @@ export async function readDocuments(text: string, origin: string): Promise<DraDo
     const problem = doc.errors[0];
     if (problem !== undefined) {
       const where = positionAt(text, problem.pos[0]);
-      const said = problem.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+      const said = problem.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
       throw AllocationError.of('INVALID_ARGUMENT', { origin, position: where, detail: `not valid YAML: ${said}`, cause: problem });
     }
     if (doc.contents === null) continue;
