@@ -134,6 +134,13 @@ const isEntry =
   typeof process !== 'undefined' && process.argv[1] !== undefined && (await import('node:url')).fileURLToPath(import.meta.url) === (await import('node:fs')).realpathSync(process.argv[1]);
 if (isEntry) {
   guardProcess(process.argv.slice(2));
-  const io: Io = { out: streamWriter(process.stdout), err: streamWriter(process.stderr), env: process.env, cwd: process.cwd(), stdin: () => readStdin(process.stdin) };
+  const io: Io = {
+    out: streamWriter(process.stdout),
+    err: streamWriter(process.stderr),
+    env: process.env,
+    cwd: process.cwd(),
+    stdin: () => readStdin(process.stdin),
+    errIsTerminal: process.stderr.isTTY === true,
+  };
   process.exitCode = await main(process.argv.slice(2), io);
 }

@@ -198,7 +198,9 @@ async function schedule(values: Values, io: Io): Promise<number> {
   }
   const started = Date.now();
   let said = started;
+  // Progress every 2 s of a long run, on a terminal only (a pipe or a log gets the result alone).
   const progress = (done: number, total: number): void => {
+    if (io.errIsTerminal !== true) return;
     const now = Date.now();
     if (now - said < 2000) return;
     said = now;

@@ -13,8 +13,11 @@ export type Io = {
   out(text: string): void;
   err(text: string): void;
   env: Record<string, string | undefined>;
-  cwd: string /** Standard input, read to its end (commands that take `-`). */;
+  cwd: string;
+  /** Standard input, read to its end (commands that take `-`). */
   stdin?: () => Promise<string>;
+  /** Whether err is a terminal: progress lines are written only there, never into a pipe or a log. */
+  errIsTerminal?: boolean;
 };
 
 /** One subcommand. `run` returns the exit code. */
