@@ -38,7 +38,7 @@ export type SpanFields = { maxNodes: number; maxNodesGiven: boolean; required: s
 
 /** Checks a plan request's keys and reads its multi-node fields. */
 export function spanRequestOf(r: Record<string, unknown>): SpanFields {
-  rejectUnknownKeys('request', r, CLUSTER_PLAN_KEYS);
+  rejectUnknownKeys('', r, CLUSTER_PLAN_KEYS);
   const maxNodes = r.maxNodes === undefined ? MAX_PARTS : requireInteger('maxNodes', r.maxNodes, 1, MAX_PARTS);
   let required: string | undefined;
   let preferred: string[] = [];

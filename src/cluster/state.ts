@@ -38,8 +38,35 @@ export type ClusterKernels = PlacementKernels & PodSchedulerKernels;
 
 export { CLUSTER_PLAN_KEYS, type ClusterPlanRequest, type TopologyConstraint } from './plan-request.js';
 
+/*
+ * What a local ClusterState and a store's StoredClusterState have in common, so code can take either:
+ * planning and reading are synchronous on both; changes return a value on the local state and a
+ * promise on a stored one (`await` takes both).
+ */
+/** A cluster state, local (ClusterState) or stored (StoredClusterState from gpualloc/store). */
+export interface ClusterStateLike {
+  /** Every viable placement across the nodes, best first (see ClusterState.plan). */
+  plan(request: ClusterPlanRequest): PlacementPlan;
+  /** Applies an option after re-validating it; the new slot's ID (a promise on a stored state). */
+  commit(option: PlacementOption, options?: CommitOptions): string | Promise<string>;
+  /** Removes a slot. */
+  release(slotId: string, options?: ReleaseOptions): void | Promise<void>;
+  /** Records activity of a slot at `at` (ms since the epoch; default now). */
+  touch(slotId: string, at?: number): void | Promise<void>;
+  /** Marks a slot stale (evictable by other models) or not. */
+  markStale(slotId: string, stale?: boolean): void | Promise<void>;
+  /** Copies of the slots, of one node or of all. */
+  listSlots(node?: string): Slot[];
+  /** Per GPU: total, used by others, held by slots, free (bytes). */
+  usage(): GpuUsage[];
+  /** The node IDs, in the order given. */
+  nodes(): string[];
+  /** The state as plain JSON (restoreClusterState reads it back). */
+  toJSON(): ClusterStateJSON;
+}
+
 /** Holds GPUs and slots of one or many nodes; every change keeps each GPU's allocated memory within its total. */
-export class ClusterState {
+export class ClusterState implements ClusterStateLike {
   private readonly kernels: ClusterKernels;
   private readonly ledger: Ledger;
   private readonly indexes: NodeIndexes;
@@ -105,7 +132,10 @@ export class ClusterState {
       preferred: span.preferred,
     });
     // None across nodes either: the one-node plan's rejections stand, and its reason says what the search across nodes found.
-    if (spans.options.length === 0) return single.options.length > 0 ? single : { ...single, reason: { code: 'NO_VIABLE_OPTION', message: `${single.reason!.message}; ${spans.reason!.message}` } };
+    if (spans.options.length === 0) {
+      if (single.options.length > 0) return single;
+      return { options: [], rejected: single.rejected, reason: { code: 'NO_VIABLE_OPTION', message: `${single.reason?.message}; ${spans.reason!.message}` } };
+    }
     return { options: [...single.options, ...spans.options], rejected: [] };
   }
 

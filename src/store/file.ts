@@ -27,7 +27,7 @@ import { fileWriteError, withFileLock, writeFileAtomic } from './file-lock.js';
 import { storeCommitOptions, storeReleaseOptions } from './options.js';
 import type { ClusterStore, StoreCommitOptions, StoredNode, StoreOutcome, StoreReleaseOptions, StoreSnapshot } from './types.js';
 
-/** Options of JsonFileStore.open. */
+/** Options of JsonFileStore.create. */
 export type JsonFileStoreOptions = {
   /** How long a change waits for another process's lock before STATE_LOCKED, in milliseconds (default 10,000). */
   lockTimeoutMs?: number;
@@ -58,13 +58,18 @@ export class JsonFileStore implements ClusterStore {
     this.lockTimeoutMs = lockTimeoutMs;
   }
 
-  /** A store on `path` (nothing is read until used; `init` creates the file). */
-  static open(path: string, options: JsonFileStoreOptions = {}): JsonFileStore {
+  /** A store on `path` (nothing is read until used; `init` creates the file). Synchronous, as every create… factory. */
+  static create(path: string, options: JsonFileStoreOptions = {}): JsonFileStore {
     const file = requireString('path', path, 10_000);
     const opts = requireObject('options', readInput('options', options));
     rejectUnknownKeys('options', opts, OPEN_KEYS);
     const timeout = opts.lockTimeoutMs === undefined ? undefined : requireInteger('options.lockTimeoutMs', opts.lockTimeoutMs, 0, 3_600_000);
     return new JsonFileStore(file, timeout);
+  }
+
+  /** @deprecated The same as JsonFileStore.create (a factory that returns at once is named create…); kept for one release. */
+  static open(path: string, options: JsonFileStoreOptions = {}): JsonFileStore {
+    return JsonFileStore.create(path, options);
   }
 
   /** Writes a new state file from a ClusterState or toJSON's output; STORE_NOT_EMPTY when the file exists, unless `replace`. */
@@ -117,7 +122,7 @@ export class JsonFileStore implements ClusterStore {
       try {
         const change = checkCommit(ledger, option, commitOptions);
         // The nodes of the slots it evicts too (every part of one across nodes).
-        touched = [...new Set([...own, ...[...change.evict].flatMap((e) => ledger.nodesOf(e).map((k) => ledger.nodeIds[k]))])];
+        touched = [...new Set([...own, ...[...change.evict].flatMap((e) => ledger.nodesOf(e).map((k) => ledger.nodeIds[k]!))])];
         id = ledger.commit(change);
       } catch (error) {
         if (error instanceof AllocationError && error.code === 'CONFLICT') return { nodes: nodesNow(own, version), error };
@@ -172,11 +177,11 @@ export class JsonFileStore implements ClusterStore {
         change(ledger, id);
       } catch (error) {
         // A release refused by its idleBefore: nothing written, the nodes as they are.
-        if (error instanceof AllocationError && error.code === 'CONFLICT') return { nodes: nodes.map((k) => ({ id: ledger.nodeIds[k], version: previous, slots: ledger.listSlots(k) })), error };
+        if (error instanceof AllocationError && error.code === 'CONFLICT') return { nodes: nodes.map((k) => ({ id: ledger.nodeIds[k]!, version: previous, slots: ledger.listSlots(k) })), error };
         throw error;
       }
       const version = await this.write(ledger, previous);
-      return { nodes: nodes.map((k) => ({ id: ledger.nodeIds[k], version, slots: ledger.listSlots(k) })) };
+      return { nodes: nodes.map((k) => ({ id: ledger.nodeIds[k]!, version, slots: ledger.listSlots(k) })) };
     });
   }
 

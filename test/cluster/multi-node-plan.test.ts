@@ -109,7 +109,7 @@ describe.each([
 
   it('names bad input: unknown keys with the key meant, bad labels and maxNodes', () => {
     const s = engine.createClusterState({ nodes: [node('a', {}), node('b', {})] });
-    expect(errorOf(() => s.plan({ memory: GB, maxnodes: 2 } as never))).toMatchObject({ code: 'INVALID_ARGUMENT', field: 'request.maxnodes' });
+    expect(errorOf(() => s.plan({ memory: GB, maxnodes: 2 } as never))).toMatchObject({ code: 'INVALID_ARGUMENT', field: 'maxnodes' });
     expect(errorOf(() => s.plan({ memory: GB, maxnodes: 2 } as never))?.message).toContain('maxNodes');
     expect(errorOf(() => s.plan({ memory: GB, topology: { prefered: ['zone'] } } as never))?.message).toContain('preferred');
     expect(errorOf(() => s.plan({ memory: GB, topology: { required: 'no spaces allowed' } }))).toMatchObject({ field: 'topology.required' });

@@ -46,7 +46,7 @@ export function formatAge(ms: number): string {
 /** Every slot of the state with its node, in node order then the order slots were added (a slot across nodes once, at its first part's node). */
 export function entries(state: Pick<ClusterState, 'nodes' | 'listSlots'>): SlotEntry[] {
   const out: SlotEntry[] = [];
-  for (const node of state.nodes()) for (const s of state.listSlots(node)) if (s.parts === undefined || s.parts[0].node === node) out.push(entry(node, s));
+  for (const node of state.nodes()) for (const s of state.listSlots(node)) if (s.parts === undefined || s.parts[0]!.node === node) out.push(entry(node, s));
   return out;
 }
 
@@ -192,7 +192,7 @@ function age(e: SlotEntry, now: number): string {
 function renderList(list: SlotEntry[], name: string, now: number): string {
   if (list.length === 0) return `no slots in ${name}\n`;
   const multiNode = new Set(list.map(nodesOf)).size > 1;
-  return `${list.length} slot${list.length === 1 ? '' : 's'} in ${name}${multiNode ? '' : ` on ${nodesOf(list[0])}`}:\n` + slotTable(list, now);
+  return `${list.length} slot${list.length === 1 ? '' : 's'} in ${name}${multiNode ? '' : ` on ${nodesOf(list[0]!)}`}:\n` + slotTable(list, now);
 }
 
 /** The slots as `state list` and `state gc` show them; IDLE is the time since the slot's last activity (commit or touch). */
