@@ -201,7 +201,7 @@ export function runtimeMessage(error: unknown): string {
     const rest = summary.replace(/^no such overload: /, '');
     const first = unary ? rest.slice(1) : rest.slice(0, rest.indexOf(` ${node.op} `));
     const traits = OPERATOR_TRAITS[node.op];
-    if (node.op === '!_' || (traits !== undefined && traits.has(celGoRuntimeTypeName(first)))) return 'no such overload';
+    if (node.op === '!_' || traits?.has(celGoRuntimeTypeName(first)) === true) return 'no such overload';
     return `no such overload: ${OPERATOR_FUNCTIONS[node.op]}`;
   }
   if (e?.code === 'no_matching_overload' && node !== undefined && (node.op === 'call' || node.op === 'rcall')) {
