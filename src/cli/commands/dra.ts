@@ -10,6 +10,7 @@ import {
   claimsOfDump,
   DEFAULT_DRA_FEATURES,
   DRA_FEATURE_GATES,
+  DRA_FEATURE_STAGES,
   DRA_MODES,
   type DraCluster,
   type DraExplanation,
@@ -29,6 +30,14 @@ import { type DumpPart, readInputs } from '../lib/dra-input.js';
 import { binding, type ClaimOutcome, claimPatchCommand, claimRows, claimStatus, generatedClaim, type PodRef, podRows, podScript } from '../lib/dra-output.js';
 import { helpOption, jsonOption, option, optionsHelp, readOptions } from '../lib/options.js';
 
+/** The features on (or off) by default, each with its Kubernetes 1.36 stage: `adminAccess (GA), …`. */
+function featureList(on: boolean): string {
+  return (Object.keys(DEFAULT_DRA_FEATURES) as DraFeature[])
+    .filter((f) => DEFAULT_DRA_FEATURES[f] === on)
+    .map((f) => `${f} (${DRA_FEATURE_STAGES[f]})`)
+    .join(', ');
+}
+
 const OPTIONS = {
   dump: option({ type: 'string', value: 'FILE|-', multiple: true, help: 'a cluster dump: every kind from one file or standard input (-); repeatable' }),
   classes: option({ type: 'string', value: 'FILE', help: 'DeviceClasses' }),
@@ -47,9 +56,7 @@ const OPTIONS = {
   features: option({
     type: 'string',
     value: 'LIST',
-    help: `allocator features on, comma-separated (every other one off); default: the\nones Kubernetes enables by default (${Object.keys(DEFAULT_DRA_FEATURES)
-      .filter((f) => DEFAULT_DRA_FEATURES[f as DraFeature])
-      .join(', ')})`,
+    help: `allocator features on, comma-separated (every other one off); default: those\nKubernetes 1.36 enables by default: ${featureList(true)};\noff by default: ${featureList(false)}`,
   }),
   strict: option({ type: 'boolean', help: 'every field the readers do not know is an error (default: a warning)' }),
   detail: option({ type: 'boolean', help: 'for a pod not placed, why each node was not chosen' }),
