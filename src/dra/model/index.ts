@@ -10,3 +10,4 @@ export { DEFAULT_DRA_FEATURES, DRA_FEATURE_GATES, DRA_FEATURE_STAGES, type DraFe
 export { selectorMatches, taintPreventsAllocation, toleratesTaint } from './node-match.js';
 export { deviceReachesNode, gatherPools, type Pool } from './pools.js';
 export { Selectors } from './selectors.js';
+export { applyTaintRules, readClusterDump } from './taint-rules.js';

@@ -64,7 +64,8 @@ export function readSliceSpec(at: At, sliceName: string, value: unknown): Resour
   return slice;
 }
 
-function readDevice(at: At, value: unknown): Device {
+/** One device of a slice's spec.devices, read strictly (errors name the field path under `at`). */
+export function readDevice(at: At, value: unknown): Device {
   const obj = record(at, value, DEVICE);
   const attributes: Record<string, AttributeValue> = Object.create(null) as Record<string, AttributeValue>;
   const attrsAt = child(at, 'attributes');
