@@ -61,7 +61,10 @@ const OPTIONS = {
   strict: option({ type: 'boolean', help: 'every field the readers do not know is an error (default: a warning)' }),
   detail: option({ type: 'boolean', help: 'for a pod not placed, why each node was not chosen' }),
   json: jsonOption('print JSON'),
-  explain: option({ type: 'boolean', help: 'allocate, scored mode: show the objective\'s terms for the chosen allocation\nbeside first-fit\'s (with --json: an "explain" field)' }),
+  explain: option({
+    type: 'boolean',
+    help: 'scored mode: per pod (schedule) or for the claims (allocate), the objective\'s terms of\nthe chosen allocation beside first-fit\'s on the same node (with --json: an "explain" field)',
+  }),
   patch: option({ type: 'boolean', help: 'print what kube-scheduler would write, as kubectl commands (with --json: a\n"patch" per claim and a "binding" per pod)' }),
   help: helpOption(),
 };
@@ -71,7 +74,7 @@ const HELP = `gpualloc dra: where Kubernetes would put pending pods and their DR
 Usage:
   gpualloc dra schedule --dump FILE|- [--dump FILE]... [--node-score pack|spread|first|fragmentation]
                         [--mode scored|first-fit] [--features LIST] [--strict] [--detail]
-                        [--json] [--patch]
+                        [--json] [--patch] [--explain]
   gpualloc dra allocate --dump FILE|- --node NAME [--claim NAME]... [--mode …] [--json] [--patch]
                         [--explain]
 
@@ -178,9 +181,9 @@ function scheduleClaims(cluster: DraCluster, group: DumpClaim[], invalid: Readon
 }
 
 async function schedule(values: Values, io: Io): Promise<number> {
-  if (values.explain) throw new UsageError("dra schedule: --explain is for allocate (one node's claims beside first-fit's choice)");
   if (values.node !== undefined) throw new UsageError('dra schedule: --node is for allocate; schedule takes every Node of the input');
   const mode = oneOf<DraMode>('--mode', values.mode, DRA_MODES);
+  if (values.explain && mode === 'first-fit') throw new UsageError('dra schedule: --explain is for the scored mode');
   const nodeScore = oneOf<NodeScore>('--node-score', values['node-score'], NODE_SCORES);
   const features = parseFeatures(values.features);
   const dump = await inputs(io, values, ['classes', 'slices', 'claims', 'nodes']);
@@ -197,6 +200,7 @@ async function schedule(values: Values, io: Io): Promise<number> {
       ...(features !== undefined ? { features } : {}),
       ...(mode !== undefined ? { mode } : {}),
       ...(nodeScore !== undefined ? { nodeScore } : {}),
+      ...(values.explain ? { explain: true } : {}),
     });
   } catch (error) {
     throw located(dump, error);
@@ -287,6 +291,7 @@ async function schedule(values: Values, io: Io): Promise<number> {
     for (const c of claimOutcomes) if (c.allocation !== undefined) io.out(claimPatchCommand(c.claim, c.allocation as AllocationResult));
   } else {
     io.out(table(['POD', 'NODE', 'CLAIM', 'REQUEST', 'DRIVER', 'POOL', 'DEVICE'], [...podRows(podSchedule.pods), ...claimRows(claimOutcomes)]));
+    if (values.explain) for (const p of podSchedule.pods) if (p.explain !== undefined && p.node !== null) io.out(explainLines(p.pod, p.node, p.explain));
   }
   let failed = 0;
   for (const p of podSchedule.pods) {

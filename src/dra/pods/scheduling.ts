@@ -4,6 +4,7 @@
 // would), the default filters, then the claims allocated together on one node. Bound pods and
 // allocated claims hold what they hold. One pod's problem never stops the others.
 import { AllocationError } from '../../shared/errors.js';
+import type { DraExplanation } from '../allocator/index.js';
 import type { AllocationResult, ClaimTemplate, NodeInfo, PodInfo } from '../objects/index.js';
 import { filterFit, filterNodeAffinity, filterTaints, filterUnschedulable, fitErrorMessage, leastAllocatedScore, type NodeUsage } from './filters.js';
 
@@ -11,7 +12,7 @@ import { filterFit, filterNodeAffinity, filterTaints, filterUnschedulable, fitEr
 export const POD_CLAIM_NAME_ANNOTATION = 'resource.kubernetes.io/pod-claim-name';
 
 /** A placement: the node index and one AllocationResult per claim, or why no node could take them. */
-export type PlaceResult = { node: number; results: AllocationResult[]; message?: undefined } | { node: -1; results?: undefined; message: string };
+export type PlaceResult = { node: number; results: AllocationResult[]; message?: undefined; explain?: DraExplanation } | { node: -1; results?: undefined; message: string };
 
 /** What places claims on nodes (a DraCluster): allocation together on one node, best first. */
 export interface ClaimPlacer {
@@ -47,6 +48,8 @@ export interface PodOutcome {
   reason?: { code: 'UNSCHEDULABLE' | 'INVALID'; message: string };
   /** Per node, why it was not chosen (only when asked for). */
   nodes?: Record<string, string>;
+  /** The objective's terms of the chosen allocation beside first-fit's on the same node (a placer asked to explain, scored mode). */
+  explain?: DraExplanation;
 }
 
 /** How nodes are ordered for a pod: kube-scheduler's default score, or the placer's own order. */
@@ -240,6 +243,7 @@ export function schedulePods(input: PodScheduling): PodSchedule {
     }
     let chosen = -1;
     let results: AllocationResult[] = [];
+    let explain: DraExplanation | undefined;
     if (toAllocate.length === 0) chosen = order !== undefined ? (order[0] ?? -1) : allowed.indexOf(1);
     else {
       try {
@@ -251,6 +255,7 @@ export function schedulePods(input: PodScheduling): PodSchedule {
         if (placed.results !== undefined) {
           chosen = placed.node;
           results = placed.results;
+          explain = placed.explain;
         } else {
           const count = allowed.reduce((n, ok) => n + ok, 0);
           if (count > 0) reasons.set('cannot allocate all claims', count);
@@ -268,6 +273,7 @@ export function schedulePods(input: PodScheduling): PodSchedule {
       continue;
     }
     outcome.node = input.nodes[chosen].name;
+    if (explain !== undefined) outcome.explain = explain;
     addUsage(usage[chosen], pod, skip);
     toAllocate.forEach((c, i) => {
       const entry = outcome.claims.find((o) => o.claim === c.label);
