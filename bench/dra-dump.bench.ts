@@ -224,9 +224,11 @@ async function main(): Promise<void> {
   const out = process.argv.find((a) => a.startsWith('--out='))?.slice('--out='.length) ?? resultsPath('dra-dump-results.json');
   const started = Date.now();
   const loadStart = loadavg();
+  // The schedule row first: its peak RSS is the process's maximum so far, before the larger create rows.
+  const schedules = [await scheduleRow(quick ? 500 : 5000, quick ? 2000 : 20_000)];
   const creates = [];
   for (const n of quick ? [2000, 5000] : [20_000, 50_000]) creates.push(await createRow(n));
-  const schedules = [await scheduleRow(quick ? 500 : 5000, quick ? 2000 : 20_000)];
+  const loadEnd = loadavg();
   process.stdout.write(
     table(
       ['CASE', 'JSON.parse ms', 'read ms', 'ratio (≤ 3)'],
@@ -240,8 +242,18 @@ async function main(): Promise<void> {
       schedules.map((r) => [r.name, String(r.readMs), String(r.wallMs), String(r.cpuMs), String(r.peakRssMB), `${r.placed}/${r.pods}`, String(r.podsPerSec)]),
     ),
   );
-  writeResults(out, { schema: 1, date: new Date().toISOString(), quick, machine: machineInfo(), loadavgStart: loadStart, creates, schedules, seconds: Math.round((Date.now() - started) / 1000) });
-  process.stdout.write(`\nwrote ${out}\n`);
+  writeResults(out, {
+    schema: 1,
+    date: new Date().toISOString(),
+    quick,
+    machine: machineInfo(),
+    loadavgStart: loadStart,
+    loadavgEnd: loadEnd,
+    creates,
+    schedules,
+    seconds: Math.round((Date.now() - started) / 1000),
+  });
+  process.stdout.write(`\nload average (1 min) ${loadStart[0]!.toFixed(1)} at the start, ${loadEnd[0]!.toFixed(1)} at the end\nwrote ${out}\n`);
 }
 
 await main();
