@@ -1,12 +1,37 @@
 // Node classes of a DRA cluster: nodes whose pools offer devices of identical content in the same
 // order (node-local pools compared by content, pools several nodes see by identity) form one
-// class. Within a class a device is known by its template index (its place in first-fit order), so
+// class; identity attributes (a GPU's uuid, its bus ID) are left out of the comparison, and a
+// request whose selectors may read one is evaluated on each member's own devices. Within a class a device is known by its template index (its place in first-fit order), so
 // selectors are evaluated once per class and device, and a node's state is a bitset over those
 // indices. NodeModel is the allocator's model of one member, answering `selectable` from the
 // class's masks instead of evaluating CEL again.
+import { namesRead } from '../allocator/index.js';
 import type { SelectorCache } from '../cel/index.js';
 import { type AllocatedSnapshot, AllocationModel, deviceReachesNode, gatherPools, type Pool, type RequestModel, type ResolvedFeatures, taintPreventsAllocation } from '../model/index.js';
 import type { Device, Node, ResourceSlice } from '../objects/index.js';
+
+/**
+ * Attributes that name one physical device (bare names, in any driver's domain): NVIDIA's `uuid` and
+ * `parentUUID`, a `serial` or `serialNumber`, the standard `pciBusID`. Nodes whose devices differ only
+ * in these form one class; a request whose selectors read one of them (or may read any attribute, by
+ * a computed name) is answered on each such node's own devices, never from the class.
+ */
+export const IDENTITY_ATTRIBUTES: readonly string[] = ['uuid', 'parentUUID', 'serial', 'serialNumber', 'pciBusID'];
+
+/** Whether an attribute key (qualified or bare) is an identity attribute. */
+export function isIdentityAttribute(key: string): boolean {
+  return IDENTITY_ATTRIBUTES.includes(key.slice(key.lastIndexOf('/') + 1));
+}
+
+/** Whether any of these CEL selectors may read an identity attribute. */
+export function selectorsReadIdentity(expressions: ReadonlyArray<string | undefined>): boolean {
+  for (const expression of expressions) {
+    if (expression === undefined) continue;
+    const names = namesRead(expression);
+    if (names === undefined || names.some(isIdentityAttribute)) return true;
+  }
+  return false;
+}
 
 /** Nothing allocated. */
 const EMPTY_STATE: AllocatedSnapshot = { devices: new Set(), sharedDeviceIds: new Set(), capacity: new Map() };
@@ -46,6 +71,8 @@ export class NodeClass {
   readonly sharedPools: string[] = [];
   /** The first member's model with nothing allocated: the class's selectors are evaluated on it. */
   readonly template: AllocationModel;
+  /** Members' devices differ in identity attributes (IDENTITY_ATTRIBUTES): requests reading them are answered per node. */
+  identityVaries = false;
   private readonly selectableMasks = new Map<string, Uint8Array>();
   private readonly classMasks = new Map<string, Uint8Array>();
   private readonly countMasks = new Map<string, Bits>();
@@ -85,13 +112,17 @@ export class NodeClass {
     let mask = this.selectableMasks.get(key);
     if (mask === undefined) {
       const t = this.template;
-      mask = Uint8Array.from(t.candidates, (c) => {
-        try {
-          return t.evaluate(request, c.slice, c.device, c.id, () => t.celOf(c.index)) ? YES : 2;
-        } catch {
-          return ERROR;
-        }
-      });
+      // Not the class's to answer: every member evaluates it on its own devices (ERROR sends it there).
+      if (this.identityVaries && selectorsReadIdentity([...request.deviceClass.selectors, ...request.body.selectors].map((s) => s.cel?.expression)))
+        mask = new Uint8Array(t.candidates.length).fill(ERROR);
+      else
+        mask = Uint8Array.from(t.candidates, (c) => {
+          try {
+            return t.evaluate(request, c.slice, c.device, c.id, () => t.celOf(c.index)) ? YES : 2;
+          } catch {
+            return ERROR;
+          }
+        });
       this.selectableMasks.set(key, mask);
     }
     return mask;
@@ -103,13 +134,15 @@ export class NodeClass {
     let mask = this.classMasks.get(key);
     if (mask === undefined) {
       const t = this.template;
-      mask = Uint8Array.from(t.candidates, (c) => {
-        try {
-          return t.matchesClass(request, c.index) ? YES : 2;
-        } catch {
-          return ERROR;
-        }
-      });
+      if (this.identityVaries && selectorsReadIdentity(request.deviceClass.selectors.map((s) => s.cel?.expression))) mask = new Uint8Array(t.candidates.length).fill(ERROR);
+      else
+        mask = Uint8Array.from(t.candidates, (c) => {
+          try {
+            return t.matchesClass(request, c.index) ? YES : 2;
+          } catch {
+            return ERROR;
+          }
+        });
       this.classMasks.set(key, mask);
     }
     return mask;
@@ -221,18 +254,20 @@ function sameContent(a: unknown, b: unknown): boolean {
     const other = (b as { toJSON?: () => unknown }).toJSON;
     return typeof other === 'function' && sameContent(toJSON.call(a), other.call(b));
   }
-  return sameFields(a as Record<string, unknown>, b as Record<string, unknown>, undefined);
+  return sameFields(a as Record<string, unknown>, b as Record<string, unknown>, NONE);
 }
 
-/** The fields of two records, in order, `skip` left out. */
-function sameFields(a: Record<string, unknown>, b: Record<string, unknown>, skip: string | undefined): boolean {
+const NONE = (): boolean => false;
+
+/** The fields of two records, in order, those `skip` names left out. */
+function sameFields(a: Record<string, unknown>, b: Record<string, unknown>, skip: (key: string) => boolean): boolean {
   const ka = Object.keys(a);
   const kb = Object.keys(b);
   let i = 0;
   let j = 0;
   for (;;) {
-    while (i < ka.length && (ka[i] === skip || a[ka[i]] === undefined || typeof a[ka[i]] === 'function')) i++;
-    while (j < kb.length && (kb[j] === skip || b[kb[j]] === undefined || typeof b[kb[j]] === 'function')) j++;
+    while (i < ka.length && (skip(ka[i]) || a[ka[i]] === undefined || typeof a[ka[i]] === 'function')) i++;
+    while (j < kb.length && (skip(kb[j]) || b[kb[j]] === undefined || typeof b[kb[j]] === 'function')) j++;
     if (i === ka.length || j === kb.length) return i === ka.length && j === kb.length;
     if (ka[i] !== kb[j] || !sameContent(a[ka[i]], b[kb[j]])) return false;
     i++;
@@ -261,17 +296,34 @@ function layoutKey(pools: readonly Pool[], local: readonly boolean[], node: Node
   return key;
 }
 
-/** Whether two nodes with one layoutKey have node-local pools of the same content (devices compared without their names). */
-function samePools(a: readonly Pool[], b: readonly Pool[], local: readonly boolean[]): boolean {
+const NAME_OR_ATTRIBUTES = (key: string): boolean => key === 'name' || key === 'attributes';
+const notIdentity = (key: string): boolean => !isIdentityAttribute(key);
+
+/** What two devices offer, their name and identity attributes aside: what selectors, constraints, counters and taints see. */
+function sameDevice(a: Device, b: Device): boolean {
+  return (
+    sameFields(a as unknown as Record<string, unknown>, b as unknown as Record<string, unknown>, NAME_OR_ATTRIBUTES) &&
+    sameFields(a.attributes as Record<string, unknown>, b.attributes as Record<string, unknown>, isIdentityAttribute)
+  );
+}
+
+/**
+ * Whether two nodes with one layoutKey have node-local pools of the same content (`same`: devices
+ * compared by sameDevice; the counter sets too) or the same identity attributes (`identity`).
+ */
+function samePools(a: readonly Pool[], b: readonly Pool[], local: readonly boolean[], compare: 'same' | 'identity'): boolean {
   for (let i = 0; i < a.length; i++) {
     if (!local[i]) continue;
-    if (!sameContent([...a[i].counterSets.values()], [...b[i].counterSets.values()])) return false;
+    if (compare === 'same' && !sameContent([...a[i].counterSets.values()], [...b[i].counterSets.values()])) return false;
     const sa = a[i].deviceSlices;
     const sb = b[i].deviceSlices;
     for (let s = 0; s < sa.length; s++) {
       const da = sa[s].devices;
       const db = sb[s].devices;
-      for (let d = 0; d < da.length; d++) if (!sameFields(da[d] as unknown as Record<string, unknown>, db[d] as unknown as Record<string, unknown>, 'name')) return false;
+      for (let d = 0; d < da.length; d++) {
+        const ok = compare === 'same' ? sameDevice(da[d], db[d]) : sameFields(da[d].attributes as Record<string, unknown>, db[d].attributes as Record<string, unknown>, notIdentity);
+        if (!ok) return false;
+      }
     }
   }
   return true;
@@ -316,12 +368,12 @@ export function layoutCluster(nodes: readonly Node[], slices: readonly ResourceS
     const local = nodePools.map((p) => owner.get(`${p.driver}\u0000${p.name}`) === node.name);
     const key = layoutKey(nodePools, local, node);
     const candidates = byLayout.get(key) ?? byLayout.set(key, []).get(key)!;
-    let nodeClass = candidates.find((c) => samePools(pools[c.members[0]], nodePools, local));
+    let nodeClass = candidates.find((c) => samePools(pools[c.members[0]], nodePools, local, 'same'));
     if (nodeClass === undefined) {
       nodeClass = new NodeClass(classes.length, node, nodePools, local, features, cache);
       classes.push(nodeClass);
       candidates.push(nodeClass);
-    }
+    } else if (!nodeClass.identityVaries && !samePools(pools[nodeClass.members[0]], nodePools, local, 'identity')) nodeClass.identityVaries = true;
     nodeClass.members.push(k);
     classOf[k] = nodeClass.index;
     pools.push(nodePools);

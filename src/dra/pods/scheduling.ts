@@ -4,6 +4,7 @@
 // would), the default filters, then the claims allocated together on one node. Bound pods and
 // allocated claims hold what they hold. One pod's problem never stops the others.
 import { AllocationError } from '../../shared/errors.js';
+import { fail, keysOf, rejectUnknownKeys, requireObject } from '../../shared/validate.js';
 import type { DraExplanation } from '../allocator/index.js';
 import type { AllocationResult, ClaimTemplate, NodeInfo, PodInfo } from '../objects/index.js';
 import { filterFit, filterNodeAffinity, filterTaints, filterUnschedulable, fitErrorMessage, leastAllocatedScore, type NodeUsage } from './filters.js';
@@ -120,8 +121,12 @@ export interface PodSchedule {
   generated: Map<string, unknown>;
 }
 
+const SCHEDULING_KEYS = keysOf<PodScheduling>()(['pods', 'nodes', 'claims', 'templates', 'extendedResources', 'placer', 'order', 'invalid', 'detail', 'progress']);
+
 /** Schedules every pending pod of the input, one at a time in queue order. */
 export function schedulePods(input: PodScheduling): PodSchedule {
+  rejectUnknownKeys('', requireObject('input', input), SCHEDULING_KEYS);
+  if (input.order !== 'scheduler' && input.order !== 'placer') fail('INVALID_ARGUMENT', 'order', "'scheduler' or 'placer'", input.order);
   const nodeIndex = new Map(input.nodes.map((n, k) => [n.name, k]));
   const usage: NodeUsage[] = input.nodes.map(() => ({ requested: new Map(), pods: 0 }));
   const none = new Set<string>();
