@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createDraCluster, readClusterDump, readDocuments } from '../../src/dra/index.js';
 import { CLASSES, claimObject, claimSpec, cluster } from '../support/dra-clusters.js';
-import { applyEdit, attempt, deepFreeze, type Edit, expectResultOrAllocationError, hostileEdit, label, snapshot } from '../support/fuzz/hostile.js';
+import { applyEdit, attempt, attemptAsync, deepFreeze, type Edit, expectResultOrAllocationError, hostileEdit, label, snapshot } from '../support/fuzz/hostile.js';
 
 const RUNS = Number(process.env.ROBUSTNESS_RUNS ?? 25);
 
@@ -52,10 +52,10 @@ describe('hostile edits of DRA inputs', () => {
     );
   });
 
-  it('readDocuments + readClusterDump: an edited dump is read or refused with an AllocationError', () => {
+  it('readDocuments + readClusterDump: an edited dump is read or refused with an AllocationError', async () => {
     const dump = cluster(false).map(({ classes, slices, nodes }) => ({ apiVersion: 'v1', kind: 'List', items: [...classes, ...slices, ...nodes] }));
-    fc.assert(
-      fc.property(hostileCase(dump), ({ valid, edit }) => {
+    await fc.assert(
+      fc.asyncProperty(hostileCase(dump), async ({ valid, edit }) => {
         let text: string;
         try {
           text = JSON.stringify(applyEdit(valid, edit));
@@ -63,7 +63,7 @@ describe('hostile edits of DRA inputs', () => {
           return; // a cyclic or throwing value has no JSON text
         }
         if (text === undefined) return;
-        const outcome = attempt(() => readClusterDump(readDocuments(text, 'dump.json'), 'dump.json'));
+        const outcome = await attemptAsync(async () => readClusterDump(await readDocuments(text, 'dump.json'), 'dump.json'));
         expectResultOrAllocationError(outcome, context('readClusterDump', edit));
       }),
       { numRuns: RUNS, endOnFailure: true },
