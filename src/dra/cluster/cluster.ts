@@ -43,7 +43,7 @@ import {
   readResourceSlices,
   record,
 } from '../objects/index.js';
-import { type GangResult, scheduleGroup } from '../workloads/index.js';
+import { type GangFilter, type GangResult, scheduleGroup } from '../workloads/index.js';
 import { type AllocatedEntry, AllocatedState } from './allocated-state.js';
 import { gangHost } from './gang-host.js';
 import { countKey, layoutCluster, type NodeClass, NodeModel } from './node-classes.js';
@@ -299,8 +299,11 @@ export class DraCluster {
     };
   }
 
-  /** Places a gang of pods all or nothing, with node-label topology (docs/api/dra-cluster.md, "Gangs"). */
-  scheduleGroup(input: unknown): GangResult {
+  /**
+   * Places a gang of pods all or nothing, with node-label topology (docs/api/dra-cluster.md,
+   * "Gangs"). `filter` adds per-pod node checks beside the claims (kube-scheduler's filters).
+   */
+  scheduleGroup(input: unknown, filter?: GangFilter): GangResult {
     const host = gangHost({
       nodes: this.nodes,
       classOf: this.classOf,
@@ -314,7 +317,7 @@ export class DraCluster {
       commit: (k, labels, results) => this.commit(k, labels, results),
       release: (label) => void this.release(label),
     });
-    return scheduleGroup(host, input);
+    return scheduleGroup(host, input, filter);
   }
 
   /**

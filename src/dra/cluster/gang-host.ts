@@ -57,7 +57,9 @@ export function gangHost(c: GangInternals): GangHost {
         requests.set(key, group[0].request);
         demand.set(key, (demand.get(key) ?? 0) + group[0].need);
       }
-      return { labels, demand, claims };
+      // What makes two pods interchangeable: their claims' requests, constraints and config (not their names).
+      const shape = JSON.stringify(claims.map((claim) => [claim.requests, claim.constraints, claim.config]));
+      return { labels, demand, shape, claims };
     },
     free(k, key) {
       const request = requests.get(key)!;
