@@ -40,9 +40,9 @@ export function gangHost(c: GangInternals): GangHost {
   return {
     nodeNames: c.nodes.map((n) => n.name),
     labels: (k) => c.nodes[k].labels,
-    readPod(input, field) {
+    readPod(input, field, empty) {
       const claims = readResourceClaims(input, field);
-      if (claims.length === 0) fail('INVALID_ARGUMENT', { origin: field, path: '' }, 'at least one ResourceClaim', input);
+      if (claims.length === 0 && !empty) fail('INVALID_ARGUMENT', { origin: field, path: '' }, 'at least one ResourceClaim', input);
       const labels = claims.map(claimLabel);
       labels.forEach((label, i) => {
         const k = c.heldOn(label);
@@ -77,6 +77,7 @@ export function gangHost(c: GangInternals): GangHost {
     },
     stateKey: (k) => c.stateKey(k),
     place(k, pod) {
+      if (claimsOf(pod).length === 0) return [];
       let outcome: DraAllocateResult;
       try {
         outcome = c.allocateOn(k, claimsOf(pod));

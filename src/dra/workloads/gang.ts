@@ -64,8 +64,8 @@ export interface GangPod {
 export interface GangHost {
   readonly nodeNames: readonly string[];
   labels(k: number): Readonly<Record<string, string>>;
-  /** Reads one pod's claims and checks what does not depend on a node; throws on bad input. */
-  readPod(input: unknown, field: string): GangPod;
+  /** Reads one pod's claims and checks what does not depend on a node; throws on bad input (no claims, unless `empty` allows it). */
+  readPod(input: unknown, field: string, empty: boolean): GangPod;
   /** An upper bound on the free devices of node k that the count key's request could take (Infinity where shares are possible). */
   free(k: number, key: string): number;
   /** Equal keys: node k and another node are interchangeable for any pod now. */
@@ -112,12 +112,12 @@ function labelKey(field: string, value: unknown): string {
   return value;
 }
 
-function readInput(host: GangHost, input: unknown): Input {
+function readInput(host: GangHost, input: unknown, empty: boolean): Input {
   const top = requireObject('group', input);
   rejectUnknownKeys('', top, KEYS);
   const raw = requireArray('pods', top.pods, MAX_GANG_PODS);
   if (raw.length === 0) fail('INVALID_ARGUMENT', 'pods', 'at least one pod', raw);
-  const pods = raw.map((p, i) => host.readPod(p, `pods[${i}]`));
+  const pods = raw.map((p, i) => host.readPod(p, `pods[${i}]`, empty));
   const owner = new Map<string, number>();
   pods.forEach((pod, i) => {
     for (const label of pod.labels) {
@@ -219,10 +219,12 @@ function searchOrder(pods: readonly GangPod[], filter: GangFilter | undefined): 
 
 /**
  * Places a gang on the host's cluster, all or nothing (see GangRequest and the module comment).
- * `filter`, when given, adds per-pod node checks (kube-scheduler's filters) to the claims'.
+ * `filter`, when given, adds per-pod node checks (kube-scheduler's filters) to the claims', and a
+ * pod may then have no claims.
  */
 export function scheduleGroup(host: GangHost, input: unknown, filter?: GangFilter): GangResult {
-  const { pods, minCount, required, preferred, budget } = readInput(host, input);
+  // With a filter a pod may have no claims: the filters alone choose its node.
+  const { pods, minCount, required, preferred, budget } = readInput(host, input, filter !== undefined);
   const n = pods.length;
   const all = host.nodeNames.map((_name, k) => k);
   const of = (k: number, key: string): string | undefined => host.labels(k)[key];
@@ -363,10 +365,7 @@ export function scheduleGroup(host: GangHost, input: unknown, filter?: GangFilte
     return { placements: [], reason: unschedulable(`no placement of ${minCount} of ${n} pod(s) ${where}${why}`), ...flag };
   }
   // The search gave everything back; the best placement is kept now, in the order it was found.
-  for (const s of best.steps) {
-    host.keep(s.node, pods[s.pod], s.results);
-    filter?.placed(s.pod, s.node);
-  }
+  for (const s of best.steps) host.keep(s.node, pods[s.pod], s.results);
   const placements = best.steps.map((s) => ({ pod: s.pod, node: host.nodeNames[s.node], results: s.results })).sort((a, b) => a.pod - b.pod);
   return { placements, ...flag };
 }
