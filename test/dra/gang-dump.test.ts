@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { claimsOfDump, createDraCluster, type PodSchedule, readClusterDump, readDocuments, schedulePods } from '../../src/dra/index.js';
 import { AllocationError } from '../../src/shared/errors.js';
+import { cli } from '../support/cli.js';
 import { CLASSES, GPU, V1 } from '../support/dra-clusters.js';
 
 type Obj = Record<string, unknown>;
@@ -220,5 +221,18 @@ describe('gangs from a dump', () => {
     (shared.spec as Obj).resourceClaims = [{ name: 'c', resourceClaimName: 'shared' }];
     const r = run([...cluster(2), template('default'), shared, podOf('a', 'default', 'g')]);
     expect(r.out.pods[0].reason?.message).toMatch(/spec.resourceClaims .* not supported/);
+  });
+
+  it('gpualloc dra schedule --json shows each pod\'s group and the groups; a refused gang exits 1 naming every pod', async () => {
+    const text = stringify({ apiVersion: 'v1', kind: 'List', items: [...CLASSES, ...cluster(4), template('default'), groupOf('foo', 'default', 4), ...fiveFoo.slice(0, 4)] });
+    const r = await cli(['dra', 'schedule', '--dump', '-', '--json'], {}, text);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as { pods: Array<{ pod: string; node: string | null; group?: string }>; groups: unknown[] };
+    expect(out.pods.map((p) => p.group)).toEqual(Array(4).fill('default/foo'));
+    expect(out.groups).toEqual([{ group: 'default/foo', policy: 'gang', minCount: 4, pods: ['default/foo-0', 'default/foo-1', 'default/foo-2', 'default/foo-3'], bound: 0, placed: 4 }]);
+    const five = stringify({ apiVersion: 'v1', kind: 'List', items: [...CLASSES, ...cluster(4), template('default'), groupOf('foo', 'default', 5), ...fiveFoo] });
+    const refused = await cli(['dra', 'schedule', '--dump', '-'], {}, five);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.match(/^gpualloc: pod default\/foo-\d: PodGroup default\/foo \(gang, minCount 5\): the gang is larger than the cluster/gm)).toHaveLength(5);
   });
 });
