@@ -183,6 +183,18 @@ function shortfall(host: GangHost, nodes: readonly number[], pods: readonly Gang
   return `${minCount} pod(s) each need at least ${each} device(s) of ${least.size === 1 ? 'one request shape' : 'each request shape'} on one node; ${nodes.length} node(s) have room for ${fit}`;
 }
 
+/** Per count key, the least demand of any pod (keys some pod does not need are left out). */
+function leastDemand(pods: readonly GangPod[]): Map<string, number> {
+  const least = new Map<string, number>();
+  const keys = new Set<string>();
+  for (const pod of pods) for (const key of pod.demand.keys()) keys.add(key);
+  for (const key of keys) {
+    const m = Math.min(...pods.map((p) => p.demand.get(key) ?? 0));
+    if (m > 0) least.set(key, m);
+  }
+  return least;
+}
+
 /** `a` before `b`: more pods placed, then fewer domains per preferred key, in order. */
 function compare(placedA: number, domainsA: readonly number[], placedB: number, domainsB: readonly number[]): number {
   if (placedA !== placedB) return placedB - placedA;
@@ -297,6 +309,50 @@ export function scheduleGroup(host: GangHost, input: unknown, filter?: GangFilte
     return `${host.stateKey(k)}\u0000${filter === undefined ? '' : filter.nodeKey(k)}\u0000${values}`;
   };
 
+  // Pods that many free devices allow on node k now (each pod needs at least the least demand of each key).
+  const least = leastDemand(pods);
+  const room = (k: number): number => {
+    let here = Infinity;
+    for (const [key, need] of least) here = Math.min(here, Math.floor(host.free(k, key) / need));
+    return here;
+  };
+  /** Per search domain: the nodes in the order tried (a rank per node), and the first preferred key's domains with their room when the search began. */
+  let rank = new Int32Array(0);
+  let firstKey: { nodesOf: Map<string | undefined, number[]>; roomAtStart: Array<[string | undefined, number]> } | undefined;
+  const prepare = (nodes: readonly number[]): void => {
+    rank = new Int32Array(host.nodeNames.length);
+    firstKey = undefined;
+    if (preferred.length === 0 || least.size === 0) {
+      nodes.forEach((k, r) => (rank[k] = r));
+      return;
+    }
+    const nodesOf = new Map<string | undefined, number[]>();
+    for (const k of nodes) {
+      const v = of(k, preferred[0]);
+      (nodesOf.get(v) ?? nodesOf.set(v, []).get(v)!).push(k);
+    }
+    const roomAtStart = [...nodesOf].map(([v, ks]): [string | undefined, number] => [v, ks.reduce((sum, k) => sum + room(k), 0)]);
+    // Roomiest domains first: the first placement found then uses few of them.
+    roomAtStart.sort((a, b) => b[1] - a[1]);
+    let r = 0;
+    for (const [v] of roomAtStart) for (const k of nodesOf.get(v)!) rank[k] = r++;
+    firstKey = { nodesOf, roomAtStart };
+  };
+  /** The fewest domains of the first preferred key that every pod from search position j on can take (Infinity: none). */
+  const domainsAtLeast = (j: number): number => {
+    const f = firstKey!;
+    let left = n - j;
+    for (const v of used[0].keys()) for (const k of f.nodesOf.get(v) ?? []) left -= room(k);
+    let domains = used[0].size;
+    for (const [v, r] of f.roomAtStart) {
+      if (left <= 0) break;
+      if (used[0].has(v)) continue;
+      left -= r;
+      domains++;
+    }
+    return left > 0 ? Infinity : domains;
+  };
+
   const search = (nodes: readonly number[], j: number, skipped: number): void => {
     if (exhausted || optimal()) return;
     if (best !== undefined) {
@@ -304,35 +360,41 @@ export function scheduleGroup(host: GangHost, input: unknown, filter?: GangFilte
       // Domains only grow and at most n - skipped pods can be placed: no better placement below.
       if (c >= 0) return;
     }
+    // Every pod must be placed: the room left in the domains used and the roomiest others bound the first key's domains.
+    if (firstKey !== undefined && minCount === n && j < n) {
+      const atLeast = domainsAtLeast(j);
+      if (atLeast === Infinity) return;
+      if (best !== undefined && (atLeast > best.domains[0] || (atLeast === best.domains[0] && preferred.length === 1))) return;
+    }
     if (j === n) {
       best = { placed: n - skipped, domains: domainsNow(), steps: stack.slice() };
       return;
     }
     const i = order[j];
     // A pod like the one before it goes no earlier in node order, and is left out when that one was.
-    const after = sameAsBefore[j] ? nodeAt[j - 1] : 0;
+    const after = sameAsBefore[j] ? (nodeAt[j - 1] < 0 ? -1 : rank[nodeAt[j - 1]]) : 0;
     if (after >= 0) {
       const seen = new Set<string>();
       if (preferred.length === 0) {
         // Nodes in node order, one per state, tried as they are found.
         for (const k of nodes) {
-          if (k < after) continue;
+          if (rank[k] < after) continue;
           const key = candidate(i, k);
           if (key === undefined || seen.has(key)) continue;
           seen.add(key);
           if (attempt(nodes, j, skipped, k)) return;
         }
       } else {
-        // Nodes adding fewer new domains first, then node order.
+        // Nodes adding fewer new domains first, then in rank order (roomiest domains of the first key first).
         const candidates: Array<{ k: number; added: number[] }> = [];
         for (const k of nodes) {
-          if (k < after) continue;
+          if (rank[k] < after) continue;
           const key = candidate(i, k);
           if (key === undefined || seen.has(key)) continue;
           seen.add(key);
           candidates.push({ k, added: preferred.map((label, p) => (used[p].has(of(k, label)) ? 0 : 1)) });
         }
-        candidates.sort((a, b) => compare(0, a.added, 0, b.added) || a.k - b.k);
+        candidates.sort((a, b) => compare(0, a.added, 0, b.added) || rank[a.k] - rank[b.k]);
         for (const { k } of candidates) if (attempt(nodes, j, skipped, k)) return;
       }
     }
@@ -349,6 +411,7 @@ export function scheduleGroup(host: GangHost, input: unknown, filter?: GangFilte
       refused.push(`${required}=${value}: ${short}`);
       continue;
     }
+    prepare(nodes);
     search(nodes, 0, 0);
     // Without preferred keys any placement of every pod is as good as another.
     if (best !== undefined && best.placed === n && preferred.length === 0) break;
