@@ -43,7 +43,7 @@ import {
   readResourceSlices,
   record,
 } from '../objects/index.js';
-import { type GangFilter, type GangResult, scheduleGroup } from '../workloads/index.js';
+import { type GangFilter, type GangHost, type GangResult, scheduleGroup } from '../workloads/index.js';
 import { type AllocatedEntry, AllocatedState } from './allocated-state.js';
 import { gangHost } from './gang-host.js';
 import { countKey, layoutCluster, type NodeClass, NodeModel } from './node-classes.js';
@@ -182,6 +182,8 @@ export class DraCluster {
   /** The workload's requests (read once) and, per node class, its shapes (made on first use). */
   private readonly workload?: { probe: AllocationModel; weights: number[]; shapes: Array<WorkloadShape[] | undefined> };
   private tries = 0;
+  /** The gang search's view of the handle, made on the first scheduleGroup. */
+  private gangs?: GangHost;
 
   constructor(init: DraClusterInit) {
     const at = { origin: 'init', path: '' };
@@ -304,7 +306,8 @@ export class DraCluster {
    * "Gangs"). `filter` adds per-pod node checks beside the claims (kube-scheduler's filters).
    */
   scheduleGroup(input: unknown, filter?: GangFilter): GangResult {
-    const host = gangHost({
+    // One host per handle: what it learns of the claims' count masks per node class stays for the next gang.
+    this.gangs ??= gangHost({
       nodes: this.nodes,
       classOf: this.classOf,
       nodeClasses: this.nodeClasses,
@@ -317,7 +320,7 @@ export class DraCluster {
       commit: (k, labels, results) => this.commit(k, labels, results),
       release: (label) => void this.release(label),
     });
-    return scheduleGroup(host, input, filter);
+    return scheduleGroup(this.gangs, input, filter);
   }
 
   /**

@@ -36,6 +36,8 @@ function popcount(x: number): number {
 export function gangHost(c: GangInternals): GangHost {
   // Each count key's request, as the pods read so far gave it.
   const requests = new Map<string, RequestModel>();
+  // Per count key and node class: the devices the key's request could take.
+  const masks = new Map<string, Uint32Array[]>();
   const claimsOf = (pod: GangPod): ResourceClaim[] => pod.claims as ResourceClaim[];
   return {
     nodeNames: c.nodes.map((n) => n.name),
@@ -62,9 +64,11 @@ export function gangHost(c: GangInternals): GangHost {
       return { labels, demand, shape, claims };
     },
     free(k, key) {
-      const request = requests.get(key)!;
       const nodeClass = c.nodeClasses[c.classOf[k]];
-      const mask = nodeClass.countMask(request);
+      // The class's count mask of the key, looked up by index (the class keys it by a JSON text).
+      let perClass = masks.get(key);
+      if (perClass === undefined) masks.set(key, (perClass = []));
+      const mask = perClass[nodeClass.index] ?? (perClass[nodeClass.index] = nodeClass.countMask(requests.get(key)!));
       const start = c.states.wordStart[k];
       const shared = c.states.sharedFree[nodeClass.index];
       let n = 0;

@@ -353,19 +353,22 @@ export function scheduleGroup(host: GangHost, input: unknown, filter?: GangFilte
     return left > 0 ? Infinity : domains;
   };
 
-  const search = (nodes: readonly number[], j: number, skipped: number): void => {
-    if (exhausted || optimal()) return;
-    if (best !== undefined) {
-      const c = compare(n - skipped, domainsNow(), best.placed, best.domains);
-      // Domains only grow and at most n - skipped pods can be placed: no better placement below.
-      if (c >= 0) return;
-    }
+  /** Whether nothing better than the best placement can come from search position j with the pods placed now. */
+  const hopeless = (j: number, skipped: number): boolean => {
+    if (exhausted || optimal()) return true;
+    // Domains only grow and at most n - skipped pods can be placed.
+    if (best !== undefined && compare(n - skipped, domainsNow(), best.placed, best.domains) >= 0) return true;
     // Every pod must be placed: the room left in the domains used and the roomiest others bound the first key's domains.
     if (firstKey !== undefined && minCount === n && j < n) {
       const atLeast = domainsAtLeast(j);
-      if (atLeast === Infinity) return;
-      if (best !== undefined && (atLeast > best.domains[0] || (atLeast === best.domains[0] && preferred.length === 1))) return;
+      if (atLeast === Infinity) return true;
+      if (best !== undefined && (atLeast > best.domains[0] || (atLeast === best.domains[0] && preferred.length === 1))) return true;
     }
+    return false;
+  };
+
+  const search = (nodes: readonly number[], j: number, skipped: number): void => {
+    if (hopeless(j, skipped)) return;
     if (j === n) {
       best = { placed: n - skipped, domains: domainsNow(), steps: stack.slice() };
       return;
@@ -382,7 +385,7 @@ export function scheduleGroup(host: GangHost, input: unknown, filter?: GangFilte
           const key = candidate(i, k);
           if (key === undefined || seen.has(key)) continue;
           seen.add(key);
-          if (attempt(nodes, j, skipped, k)) return;
+          if (attempt(nodes, j, skipped, k) || hopeless(j, skipped)) return;
         }
       } else {
         // Nodes adding fewer new domains first, then in rank order (roomiest domains of the first key first).
@@ -395,7 +398,7 @@ export function scheduleGroup(host: GangHost, input: unknown, filter?: GangFilte
           candidates.push({ k, added: preferred.map((label, p) => (used[p].has(of(k, label)) ? 0 : 1)) });
         }
         candidates.sort((a, b) => compare(0, a.added, 0, b.added) || rank[a.k] - rank[b.k]);
-        for (const { k } of candidates) if (attempt(nodes, j, skipped, k)) return;
+        for (const { k } of candidates) if (attempt(nodes, j, skipped, k) || hopeless(j, skipped)) return;
       }
     }
     if (skipped < n - minCount) {
