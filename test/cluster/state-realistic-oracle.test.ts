@@ -9,6 +9,7 @@ import { type ClusterNode, nodeFromInventory } from '../../src/cluster/node.js';
 import type { ClusterPlanRequest } from '../../src/cluster/state.js';
 import { getPreset } from '../../src/hardware/presets.js';
 import { referencePlan } from '../support/cluster-reference.js';
+import { depth } from '../support/depth.js';
 import { engines } from '../support/engines.js';
 import { arbClusterOf, arbOpOf, arbRequestOf, checkOpsAgainstReference, lcg } from '../support/oracle/cluster-ops.js';
 
@@ -41,7 +42,7 @@ describe('ClusterState.plan on realistic clusters', () => {
       fc.property(arbCluster, fc.array(arbOp, { minLength: 1, maxLength: 16 }), fc.array(arbRequest, { minLength: 1, maxLength: 3 }), (nodes, ops, probes) => {
         checkOpsAgainstReference(wasm, ts, nodes, ops, probes);
       }),
-      { numRuns: 40 },
+      { numRuns: depth(10, 40) },
     );
   }, 120_000);
 
@@ -50,7 +51,7 @@ describe('ClusterState.plan on realistic clusters', () => {
     const nodes: ClusterNode[] = Array.from({ length: 120 }, (_, k) => nodeFromInventory(getPreset(['dgx1-volta', 'dgx-a100', '8x-l40s-pcie'][k % 3]), { id: `n${k + 1}` }));
     const states = [wasm.createClusterState({ nodes }), ts.createClusterState({ nodes })];
     const rand = lcg(11);
-    for (let t = 0; t < 150; t++) {
+    for (let t = 0; t < depth(60, 150); t++) {
       const sizes = [[1, 2, 4, 8], [2, 4], [4, 8], [2]][rand(4)];
       const req: ClusterPlanRequest = { memory: (4 + rand(150)) * G, model: `m${rand(5)}`, tensorParallelSizes: sizes };
       const plans = states.map((s) => s.plan(req).options);
@@ -135,10 +136,10 @@ describe('ClusterState.plan on realistic clusters', () => {
           for (const s of states) s.commit(option, { lastActivity: 100 });
         }
       }),
-      { numRuns: 60 },
+      { numRuns: depth(25, 60) },
     );
     // The generator reaches both paths this test is about.
-    expect(failed).toBeGreaterThan(10);
-    expect(evicting).toBeGreaterThan(10);
+    expect(failed).toBeGreaterThan(depth(3, 10));
+    expect(evicting).toBeGreaterThan(depth(3, 10));
   }, 120_000);
 });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { unstructuredTopology } from '../../bench/inputs.js';
+import { depth } from '../support/depth.js';
 import { engines } from '../support/engines.js';
 import { dpBestEffort, naiveBestEffort } from '../support/oracle/besteffort.js';
 import { arbRequest, arbTopology } from '../support/oracle/topologies.js';
@@ -16,7 +17,7 @@ describe('the memoised oracle (dpBestEffort) is the enumeration', () => {
           expect(dpBestEffort(t, r.available, r.required, r.size)).toEqual(naiveBestEffort(t, r.available, r.required, r.size));
         },
       ),
-      { numRuns: 200 },
+      { numRuns: depth(50, 200) },
     );
   });
 });

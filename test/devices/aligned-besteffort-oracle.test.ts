@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { depth } from '../support/depth.js';
 import { engines } from '../support/engines.js';
 import { naiveBestEffort } from '../support/oracle/besteffort.js';
 import { arbRequest, arbTopology } from '../support/oracle/topologies.js';
@@ -19,7 +20,7 @@ describe('besteffort equals the naive partition enumeration', () => {
           }
         },
       ),
-      { numRuns: 400 },
+      { numRuns: depth(100, 400) },
     );
   });
 });
@@ -44,7 +45,7 @@ describe('besteffort on full nodes of 6 to 10 GPUs', () => {
         expect(expected.length).toBe(required.length > size ? 0 : size);
         for (const e of [ts, wasm]) expect(e.allocateAligned({ topology: t, available, required, size, policy: 'besteffort' }).devices).toEqual(expected);
       }),
-      { numRuns: 300 },
+      { numRuns: depth(75, 300) },
     );
   });
 });
@@ -68,7 +69,7 @@ describe('besteffort on full nodes of 11 and 12 GPUs (three or more groups: gree
         const expected = naiveBestEffort(t, available, required, size);
         for (const e of [ts, wasm]) expect(e.allocateAligned({ topology: t, available, required, size, policy: 'besteffort' }).devices).toEqual(expected);
       }),
-      { numRuns: 200 },
+      { numRuns: depth(50, 200) },
     );
   });
 });

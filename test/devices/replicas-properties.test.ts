@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ReplicaPolicy, ReplicaRequest } from '../../src/devices/replicas.js';
 import { compareNatural } from '../../src/shared/natural-order.js';
+import { depth } from '../support/depth.js';
 import { engines } from '../support/engines.js';
 
 const { wasm, ts } = await engines();
@@ -111,7 +112,7 @@ describe('allocateReplicas parity and properties', () => {
           expect(a).toEqual({ devices: expected });
         }
       }),
-      { numRuns: 600 },
+      { numRuns: depth(150, 600) },
     );
   });
 
@@ -125,7 +126,7 @@ describe('allocateReplicas parity and properties', () => {
         expect(devices.slice(0, req.required!.length)).toEqual(req.required);
         for (const id of devices) expect(req.available).toContain(id);
       }),
-      { numRuns: 300 },
+      { numRuns: depth(75, 300) },
     );
   });
 
@@ -160,7 +161,7 @@ describe('allocateReplicas parity and properties', () => {
           for (const [b, left] of remaining) if (left > 0) expect(allocated.get(a)! - 1).toBeLessThanOrEqual(allocated.get(b)!);
         }
       }),
-      { numRuns: 300 },
+      { numRuns: depth(75, 300) },
     );
   });
 
@@ -185,7 +186,7 @@ describe('allocateReplicas parity and properties', () => {
           chosen.add(id);
         }
       }),
-      { numRuns: 300 },
+      { numRuns: depth(75, 300) },
     );
   });
 
@@ -201,7 +202,7 @@ describe('allocateReplicas parity and properties', () => {
           for (const [b, left] of remaining) if (left > 0) expect(p - 1).toBeLessThanOrEqual(picked.get(b)!);
         }
       }),
-      { numRuns: 300 },
+      { numRuns: depth(75, 300) },
     );
   });
 
@@ -211,7 +212,7 @@ describe('allocateReplicas parity and properties', () => {
         const reversed = { ...req, devices: req.devices.slice().reverse(), available: req.available.slice().reverse() };
         expect(wasm.allocateReplicas(reversed)).toEqual(wasm.allocateReplicas(req));
       }),
-      { numRuns: 200 },
+      { numRuns: depth(50, 200) },
     );
   });
 

@@ -2,10 +2,12 @@
 // the document shows, so a change of output fails here until the documents follow (the rules are in
 // test/support/doc-examples.ts and docs/cli.md). Blocks marked as needing PostgreSQL run in the
 // PostgreSQL suite (test/pg/docs-examples.test.ts), slow ones in the research suite
-// (test/research/docs-examples.test.ts). With GPUALLOC_DOCS_UPDATE=1 the outputs that
+// (test/research/docs-examples.test.ts). `npm test` runs the README's examples; the deep suite
+// (`npm run test:deep`, run by CI) runs every document's. With GPUALLOC_DOCS_UPDATE=1 the outputs that
 // differ and use no marker are rewritten in place from what the commands printed (read the diff
 // before committing it).
 import { afterAll, describe, expect, it } from 'vitest';
+import { DEEP } from '../support/depth.js';
 import { checkExamples, docRunner, outputMatches, parseDocs, parseExamples, runByUnitSuite } from '../support/doc-examples.js';
 
 const PARSED = parseDocs();
@@ -39,7 +41,7 @@ describe('the documentation examples', () => {
     if (lines.length > 0) console.log(`doc examples not run by npm test:\n${lines.join('\n')}`);
   });
 
-  for (const { file, examples } of PARSED) {
+  for (const { file, examples } of PARSED.filter((p) => DEEP || p.file === 'README.md')) {
     const runnable = examples.filter(runByUnitSuite);
     if (runnable.length === 0) continue;
     it.concurrent(`${file}: ${runnable.length} examples print what the document shows`, async ({ expect: check }) => {

@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type AllocationResult, allocateClaims, createDraCluster, type DraAllocatedState, type DraFeatures, type DraMode, type NodeScore } from '../../src/dra/index.js';
 import { AllocationError } from '../../src/shared/errors.js';
+import { depth } from '../support/depth.js';
 import { claimObject, cluster, type RandomCluster, steps } from '../support/dra-clusters.js';
 
 type Obj = Record<string, unknown>;
@@ -131,7 +132,7 @@ function run(score: NodeScore, consumable: boolean, runs: number, mode: DraMode 
         expectNoDoubleAllocation(handle.allocated());
       }
     }),
-    { numRuns: runs, seed: 27 },
+    { numRuns: depth(Math.ceil(runs / 3), runs), seed: 27 },
   );
 }
 

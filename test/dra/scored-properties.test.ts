@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { allocateClaims, DEFAULT_DRA_FEATURES, type DraAllocateRequest, type DraObjective, readDeviceClasses, readNodes, readResourceClaims, readResourceSlices } from '../../src/dra/index.js';
 import { AllocationModel, addClaims, compareObjective, evaluateObjective, gatherPools, type RequestModel } from '../../src/dra/testing.js';
+import { depth } from '../support/depth.js';
 import { bruteForce } from '../support/dra-brute-force.js';
 import { checkAllocation } from '../support/dra-checker.js';
 import { classObject, DRIVER, nodeObject, V1 } from '../support/dra-objects.js';
@@ -225,11 +226,11 @@ describe('scored allocation on random pools', () => {
           expect(checkAllocation(request, first.results ?? [])).toEqual([]);
         } else infeasible++;
       }),
-      { numRuns: 400, seed: 20260727 },
+      { numRuns: depth(100, 400), seed: 20260727 },
     );
     // The generator must exercise both verdicts.
-    expect(feasible).toBeGreaterThan(50);
-    expect(infeasible).toBeGreaterThan(50);
+    expect(feasible).toBeGreaterThan(depth(10, 50));
+    expect(infeasible).toBeGreaterThan(depth(10, 50));
   });
 
   it('finds an allocation no other allocation beats by the objective (brute force over every feasible one)', () => {
@@ -250,9 +251,9 @@ describe('scored allocation on random pools', () => {
         compared += all.length;
         for (const o of all) expect(compareObjective(scored.objective as DraObjective, o), JSON.stringify({ scored: scored.objective, other: o })).toBeLessThanOrEqual(0);
       }),
-      { numRuns: 400, seed: 4242 },
+      { numRuns: depth(100, 400), seed: 4242 },
     );
-    expect(compared).toBeGreaterThan(1000);
+    expect(compared).toBeGreaterThan(depth(200, 1000));
   });
 
   it('gives the same allocation for the same input', () => {
@@ -263,7 +264,7 @@ describe('scored allocation on random pools', () => {
         const b = run(structuredClone(request), 'scored');
         expect(canonical(a)).toBe(canonical(b));
       }),
-      { numRuns: 100, seed: 7 },
+      { numRuns: depth(25, 100), seed: 7 },
     );
   });
 });

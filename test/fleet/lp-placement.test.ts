@@ -11,6 +11,7 @@ import { parseNodeCsv, parsePodCsv } from '../../src/fleet/trace.js';
 import type { FleetNode, Pod } from '../../src/fleet/types.js';
 import { typicalPods } from '../../src/fleet/typical.js';
 import { ROOT } from '../support/cli.js';
+import { depth } from '../support/depth.js';
 import { engines } from '../support/engines.js';
 import { fleetOnState } from '../support/fleet-on-state.js';
 
@@ -82,7 +83,7 @@ describe('fleet: fgd-lp keeps shares on placements the LP plan can complete', as
           }
         },
       ),
-      { numRuns: 100 },
+      { numRuns: depth(25, 100) },
     );
   });
 

@@ -11,6 +11,7 @@ import { configurations, loadSolver, type Solver } from '../../bench/fleet-bound
 import { MAX_PRICED_SIZES, planTables, shareCounts, sharePrices } from '../../src/fleet/policies/share-values.js';
 import { parsePodCsv } from '../../src/fleet/trace.js';
 import { ROOT } from '../support/cli.js';
+import { depth } from '../support/depth.js';
 
 const solver = await loadSolver();
 
@@ -58,7 +59,7 @@ describe('fleet: fgd-lp share prices (configuration-LP duals)', () => {
         for (const c of configurations(sizes, counts)) expect(c.reduce((a, k, i) => a + k * y[i], 0)).toBeLessThanOrEqual(1 + 1e-9);
         expect(y.reduce((a, v, i) => a + v * counts[i], 0)).toBeCloseTo(fewestGpus(solver, sizes, counts), 6);
       }),
-      { numRuns: 60 },
+      { numRuns: depth(15, 60) },
     );
   });
 

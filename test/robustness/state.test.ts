@@ -9,11 +9,12 @@ import { describe, expect, it } from 'vitest';
 import type { ClusterState } from '../../src/cluster/state.js';
 import { Prng } from '../../src/fleet/prng.js';
 import { cli, inTempDir } from '../support/cli.js';
+import { depth } from '../support/depth.js';
 import { codeOf, engines } from '../support/engines.js';
 
 const { wasm, ts } = await engines();
 const G = 2 ** 30;
-const OPS = 10_000;
+const OPS = depth(2_000, 10_000);
 
 const init = {
   nodes: [

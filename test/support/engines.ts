@@ -1,4 +1,6 @@
-// Both engines, created once per test file: parity tests run every input through each.
+// Both engines, created once per test worker and shared by the files it runs (vitest.config.ts): parity
+// tests run every input through each. A test that needs a core of its own (its memory's growth, a
+// forced trap) creates one with createEngine.
 import { createEngine, type Engine } from '../../src/engine.js';
 import { AllocationError } from '../../src/shared/errors.js';
 
