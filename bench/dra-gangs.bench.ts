@@ -102,7 +102,13 @@ function gang(prefix: string, pods: number, gpus = GPUS): Obj[][] {
 }
 
 /** Times scheduleGroup of `pods` one-claim pods named PREFIX-i; what it placed is released after each sample. */
-async function timeRow(row: Omit<GangRow, 'meanMs' | 'p50Ms' | 'cpuMs' | 'tries' | 'samples' | 'outcome'>, cluster: DraCluster, prefix: string, topology: GangRequest['topology'], quick: boolean): Promise<GangRow> {
+async function timeRow(
+  row: Omit<GangRow, 'meanMs' | 'p50Ms' | 'cpuMs' | 'tries' | 'samples' | 'outcome'>,
+  cluster: DraCluster,
+  prefix: string,
+  topology: GangRequest['topology'],
+  quick: boolean,
+): Promise<GangRow> {
   let placed: string[] = [];
   let outcome = '';
   let calls = 0;
@@ -228,9 +234,18 @@ function evaluate(rows: GangRow[]): GangBenchReport['targets'] {
   const out: GangBenchReport['targets'] = [];
   const big = Math.max(...rows.map((r) => r.nodes));
   for (const r of rows.filter((x) => x.nodes === big && x.kind === 'refused'))
-    out.push({ target: `infeasible gang refused in ≤ ${TARGETS.refusedMs} ms at ${big} nodes (${r.pods} pods, ${r.topology})`, met: r.p50Ms <= TARGETS.refusedMs, detail: `${r.p50Ms.toFixed(2)} ms median, ${r.cpuMs.toFixed(2)} ms CPU` });
+    out.push({
+      target: `infeasible gang refused in ≤ ${TARGETS.refusedMs} ms at ${big} nodes (${r.pods} pods, ${r.topology})`,
+      met: r.p50Ms <= TARGETS.refusedMs,
+      detail: `${r.p50Ms.toFixed(2)} ms median, ${r.cpuMs.toFixed(2)} ms CPU`,
+    });
   const r16 = rows.find((x) => x.nodes === big && x.kind === 'placed' && x.pods === 16);
-  if (r16 !== undefined) out.push({ target: `feasible 16-pod gang placed in ≤ ${TARGETS.placed16Ms} ms at ${big} nodes`, met: r16.p50Ms <= TARGETS.placed16Ms, detail: `${r16.p50Ms.toFixed(2)} ms median, ${r16.cpuMs.toFixed(2)} ms CPU` });
+  if (r16 !== undefined)
+    out.push({
+      target: `feasible 16-pod gang placed in ≤ ${TARGETS.placed16Ms} ms at ${big} nodes`,
+      met: r16.p50Ms <= TARGETS.placed16Ms,
+      detail: `${r16.p50Ms.toFixed(2)} ms median, ${r16.cpuMs.toFixed(2)} ms CPU`,
+    });
   return out;
 }
 
@@ -245,7 +260,17 @@ export async function runGangBench(options: { quick?: boolean; out?: string | nu
   for (const nodes of sizes) rows.push(...(await timingRows(nodes, quick)));
   // Quality on the smallest size: the clique-by-clique way tries every clique for every gang.
   for (const way of ['scheduleGroup', 'one by one', 'clique by clique'] as const) quality.push(qualityRow(Math.min(...sizes), way, 7));
-  const report: GangBenchReport = { schema: 1, date: new Date().toISOString(), quick, machine: machineInfo(), loadavgStart, rows, quality, targets: evaluate(rows), seconds: (performance.now() - started) / 1000 };
+  const report: GangBenchReport = {
+    schema: 1,
+    date: new Date().toISOString(),
+    quick,
+    machine: machineInfo(),
+    loadavgStart,
+    rows,
+    quality,
+    targets: evaluate(rows),
+    seconds: (performance.now() - started) / 1000,
+  };
   process.stdout.write(formatReport(report));
   if (options.out !== null) writeResults(options.out ?? resultsPath('dra-gangs-results.json'), report);
   return report;

@@ -223,7 +223,7 @@ describe('gangs from a dump', () => {
     expect(r.out.pods[0].reason?.message).toMatch(/spec.resourceClaims .* not supported/);
   });
 
-  it('gpualloc dra schedule --json shows each pod\'s group and the groups; a refused gang exits 1 naming every pod', async () => {
+  it("gpualloc dra schedule --json shows each pod's group and the groups; a refused gang exits 1 naming every pod", async () => {
     const text = stringify({ apiVersion: 'v1', kind: 'List', items: [...CLASSES, ...cluster(4), template('default'), groupOf('foo', 'default', 4), ...fiveFoo.slice(0, 4)] });
     const r = await cli(['dra', 'schedule', '--dump', '-', '--json'], {}, text);
     expect(r.code).toBe(0);
