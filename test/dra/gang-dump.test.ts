@@ -150,6 +150,9 @@ describe('gangs from a dump', () => {
       /^PodGroup some-ns\/training-worker-0 \(gang, minCount 4, topology topology.kubernetes.io\/rack\): no placement of 4 of 4 pod\(s\) in any of 2 domain\(s\) .*refused without search/,
     );
     expect(r.allocated).toBe(0);
+    // A key no node has: the reason names it.
+    const none = run([...cluster(2), template('some-ns'), groupOf('training-worker-0', 'some-ns', 1, 'nope'), three[0]]);
+    expect(none.out.pods[0].reason?.message).toBe('PodGroup some-ns/training-worker-0 (gang, minCount 1, topology nope): no node has the label "nope" (topology.required)');
   });
 
   it("the pods' filters hold, counting the gang's own pods: CPU, node selector", () => {
