@@ -318,12 +318,15 @@ export function scheduleGroup(host: GangHost, input: unknown, filter?: GangFilte
   };
   /** Per search domain: the nodes in the order tried (a rank per node), and the first preferred key's domains with their room when the search began. */
   let rank = new Int32Array(0);
+  /** The search domain's nodes in rank order. */
+  let ranked: number[] = [];
   let firstKey: { nodesOf: Map<string | undefined, number[]>; roomAtStart: Array<[string | undefined, number]> } | undefined;
   const prepare = (nodes: readonly number[]): void => {
     rank = new Int32Array(host.nodeNames.length);
     firstKey = undefined;
     if (preferred.length === 0 || least.size === 0) {
       nodes.forEach((k, r) => (rank[k] = r));
+      ranked = [...nodes];
       return;
     }
     const nodesOf = new Map<string | undefined, number[]>();
@@ -337,6 +340,7 @@ export function scheduleGroup(host: GangHost, input: unknown, filter?: GangFilte
     let r = 0;
     for (const [v] of roomAtStart) for (const k of nodesOf.get(v)!) rank[k] = r++;
     firstKey = { nodesOf, roomAtStart };
+    ranked = [...nodes].sort((a, b) => rank[a] - rank[b]);
   };
   /** The fewest domains of the first preferred key that every pod from search position j on can take (Infinity: none). */
   const domainsAtLeast = (j: number): number => {
@@ -387,6 +391,16 @@ export function scheduleGroup(host: GangHost, input: unknown, filter?: GangFilte
           seen.add(key);
           if (attempt(nodes, j, skipped, k) || hopeless(j, skipped)) return;
         }
+      } else if (preferred.length === 1) {
+        // One key: nodes of the domains in use first, then the others, each in rank order, tried as they are found.
+        for (const inUse of [true, false])
+          for (const k of ranked) {
+            if (rank[k] < after || used[0].has(of(k, preferred[0])) !== inUse) continue;
+            const key = candidate(i, k);
+            if (key === undefined || seen.has(key)) continue;
+            seen.add(key);
+            if (attempt(nodes, j, skipped, k) || hopeless(j, skipped)) return;
+          }
       } else {
         // Nodes adding fewer new domains first, then in rank order (roomiest domains of the first key first).
         const candidates: Array<{ k: number; added: number[] }> = [];
