@@ -105,3 +105,86 @@ export function bestFitDecreasing(pods: readonly Pod[], gpus: number): number {
   }
   return placed;
 }
+
+/**
+ * The must-place bound: the most GPU milli a policy allocates, under the same relaxation (loose GPUs),
+ * when it must place every pod that fits, as the protocol's scheduler does (a pod is dropped only when
+ * no GPU has room). Clairvoyant (it knows the order), so it bounds every online policy too. Let τ be
+ * the first arrival that finds no wholly free GPU; GPUs only fill up, so none is free after it either.
+ * Before τ every share and every one-GPU pod fits a free GPU, so each is placed; a multi-GPU pod may
+ * find too few free GPUs together (optional). From τ on, whole-GPU pods fail, and a share is
+ * relaxed to optional (it must be placed only where some GPU has room). For a fixed τ the best
+ * placement is at most a configuration LP: at least F_s shares of size s (those before τ), at most
+ * all of them, whole GPUs before τ, `gpus` GPUs in all. The bound is the maximum over τ, found by
+ * branch and bound over ranges [a, b] of τ: the LP with the shares before a forced and the whole GPUs
+ * before b counted bounds every τ in the range, so a range whose LP is no better than the best single
+ * τ found is dropped. `order`: the pods in arrival order. Returns the milli and the maximizing τ.
+ */
+export function mustPlaceBound(solver: Solver, order: readonly Pod[], gpus: number): { milli: number; tau: number; solves: number } {
+  const sizes = [...new Set(order.filter((p) => p.gpus === 1 && p.milli > 0 && p.milli < 1000).map((p) => p.milli))].sort((a, b) => b - a);
+  const index = new Map(sizes.map((s, i) => [s, i]));
+  const total = sizes.map(() => 0);
+  for (const p of order) if (index.has(p.milli) && p.gpus === 1) total[index.get(p.milli) as number]++;
+  const configs = configurations(sizes, total);
+  const value = configs.map((c) => c.reduce((a, k, i) => a + k * sizes[i], 0));
+  const objective = ` obj: 1000 w${configs.map((_, j) => ` + ${value[j]} x${j}`).join('')}`;
+  const columns = sizes.map((_, i) =>
+    configs
+      .map((c, j) => (c[i] > 0 ? `${c[i]} x${j}` : ''))
+      .filter((t) => t !== '')
+      .join(' + '),
+  );
+  const binsRow = configs.map((_, j) => ` + x${j}`).join('');
+  // Prefix counts: shares of each size, one-GPU pods, GPUs of multi-GPU pods, among the first t pods.
+  const shares: number[][] = [sizes.map(() => 0)];
+  const single = [0];
+  const multi = [0];
+  for (const p of order) {
+    const s = [...shares[shares.length - 1]];
+    let one = single[single.length - 1];
+    let many = multi[multi.length - 1];
+    if (p.gpus === 1 && index.has(p.milli)) s[index.get(p.milli) as number]++;
+    else if (p.milli === 1000 && p.gpus === 1) one++;
+    else if (p.milli === 1000) many += p.gpus;
+    shares.push(s);
+    single.push(one);
+    multi.push(many);
+  }
+  let solves = 0;
+  /** The LP bounding every τ in [a, b] (−∞ where infeasible). */
+  const lp = (a: number, b: number): number => {
+    solves++;
+    const forced = single[a];
+    const lines = ['Maximize', objective, 'Subject To', ` bins: w${binsRow} <= ${gpus - forced}`];
+    sizes.forEach((s, i) => {
+      if (columns[i] === '') return; // a size that fits no GPU alone (never on these traces)
+      if (shares[a][i] > 0) lines.push(` lo${s}: ${columns[i]} >= ${shares[a][i]}`);
+      lines.push(` hi${s}: ${columns[i]} <= ${total[i]}`);
+    });
+    lines.push('Bounds', ` 0 <= w <= ${single[b] - single[a] + multi[b]}`, 'End');
+    if (gpus - forced < 0) return Number.NEGATIVE_INFINITY;
+    const solution = solver.solve(lines.join('\n'));
+    if (solution.Status === 'Infeasible') return Number.NEGATIVE_INFINITY;
+    if (solution.Status !== 'Optimal') throw new Error(`HiGHS: ${solution.Status}`);
+    return forced * 1000 + solution.ObjectiveValue;
+  };
+  const n = order.length;
+  let best = lp(n, n);
+  let tau = n;
+  const stack: Array<[number, number]> = [];
+  const width = Math.max(1, Math.ceil(n / 64));
+  for (let a = 0; a <= n; a += width) stack.push([a, Math.min(n, a + width - 1)]);
+  while (stack.length > 0) {
+    const [a, b] = stack.pop() as [number, number];
+    const bound = lp(a, b);
+    if (bound <= best + 1e-6) continue;
+    if (a === b) {
+      best = bound;
+      tau = a;
+      continue;
+    }
+    const mid = (a + b) >> 1;
+    stack.push([mid + 1, b], [a, mid]);
+  }
+  return { milli: best, tau, solves };
+}

@@ -51,6 +51,8 @@ class Fleet {
   readonly clean: Int32Array;
   /** Wholly free GPUs in the cluster, counted before each pod (for the adaptive ideas). */
   idle = 0;
+  /** Wholly free 8-GPU nodes, counted before each pod (for the reserve). */
+  idle8 = 0;
   private readonly models = new Map<string, number>();
 
   constructor(nodes: readonly NodeSpec[], pods: readonly Pod[]) {
@@ -121,6 +123,13 @@ class Fleet {
 
 /** A share rule: the score of share p on GPU i of node k (free milli v); the highest wins, then the node's rank. */
 type ShareRule = (f: Fleet, k: number, p: Pod, i: number, v: number, q: number) => number;
+/** An idea: its share rule, and optionally its scores of CPU-only and whole-GPU pods on node k (FGD's q given) and a veto on the chosen placement (outside the protocol's rules: a pod that fits is dropped). */
+type Rules = {
+  share: ShareRule;
+  cpu?: (f: Fleet, k: number, p: Pod, q: number) => number;
+  whole?: (f: Fleet, k: number, p: Pod, q: number) => number;
+  decline?: (f: Fleet, k: number, p: Pod, i: number) => boolean;
+};
 
 /** Prices of the min-GPU configuration LP over the given pods' share sizes: value and price tables (src/fleet/policies/share-values.ts). */
 function plan(pods: readonly { gpus: number; milli: number }[], prices?: Map<number, number>): { value: Float64Array; price: (m: number) => number } {
@@ -172,10 +181,10 @@ async function maxAllocationPrices(nodes: readonly NodeSpec[], pods: readonly Po
 }
 
 /** The share rule of each idea (the names of docs/fleet.md's table). */
-async function ruleOf(idea: string, nodes: readonly NodeSpec[], pods: readonly Pod[]): Promise<ShareRule | 'fgd'> {
+async function ruleOf(idea: string, nodes: readonly NodeSpec[], pods: readonly Pod[]): Promise<Rules | 'fgd'> {
   if (idea === 'fgd') return 'fgd';
   const cleanOf = (f: Fleet, p: Pod, v: number) => v === 1000 || f.clean[v - p.milli] !== 0;
-  if (idea === 'fgd-close') return (f, _k, p, _i, v, q) => q + (cleanOf(f, p, v) ? 1000 : 0);
+  if (idea === 'fgd-close') return { share: (f, _k, p, _i, v, q) => q + (cleanOf(f, p, v) ? 1000 : 0) };
   const typicalShares = typicalPods(pods).flatMap((t) => Array.from({ length: t.count }, () => ({ gpus: t.gpus, milli: t.milli })));
   const facePrices = new Map(shareCounts(pods).sizes.map((s) => [s, s / 1000]));
   const tables: Record<string, () => Promise<ReturnType<typeof plan>>> = {
@@ -200,15 +209,82 @@ async function ruleOf(idea: string, nodes: readonly NodeSpec[], pods: readonly P
   const scarce = /^scarce(-plan)?:([0-9.]+)$/.exec(idea);
   if (scarce !== null) {
     const below = (Number(scarce[2]) / 100) * nodes.reduce((a, x) => a + x.gpus, 0);
-    return (f, _k, p, _i, v, q) => q + (on(p, v) ? 1000 : 0) + (f.idle < below && v < 1000 && (scarce[1] === undefined || on(p, v)) ? 2000 : 0);
+    return { share: (f, _k, p, _i, v, q) => q + (on(p, v) ? 1000 : 0) + (f.idle < below && v < 1000 && (scarce[1] === undefined || on(p, v)) ? 2000 : 0) };
+  }
+  const gpus = nodes.reduce((a, x) => a + x.gpus, 0);
+  // End game: once fewer than x % of the GPUs are wholly free, on plan first, then the tightest GPU, then FGD.
+  const end = /^best-fit-end:([0-9.]+)$/.exec(idea);
+  if (end !== null) {
+    const below = (Number(end[1]) / 100) * gpus;
+    return { share: (f, k, p, i, v, q) => (f.idle < below ? (on(p, v) ? 1e6 : 0) + (1000 - (v - p.milli)) * 128 + q : rules.plan(f, k, p, i, v, q)) };
+  }
+  // CPU-stranded GPU milli (strand-all:w+reserve:n adds the reserve below): on plan first, then FGD's score less w/100 per milli the placement leaves on GPUs of its node that no share
+  // fitting them has the CPU for ('strand'); 'strand-all' scores CPU-only and whole-GPU pods the same way inside FGD's score.
+  const strand = /^strand(-all)?:([0-9.]+)(?:\+reserve:([0-9]+))?$/.exec(idea);
+  if (strand !== null) {
+    const w = Number(strand[2]);
+    const stranded = strandedMilli(pods);
+    const share: ShareRule = (f, k, p, i, v, q) => q + (on(p, v) ? 1000 : 0) - Math.min(900, Math.round((w * stranded(f, k, p.cpu, i, p.milli, 0)) / 100));
+    if (strand[1] === undefined) return { share };
+    const pen = (f: Fleet, k: number, p: Pod) => Math.min(90, Math.round((w * stranded(f, k, p.cpu, -1, 0, p.gpus)) / 100));
+    const rules: Rules = {
+      share,
+      cpu: (f, k, p, q) => (q - pen(f, k, p)) * 1e6 - f.g[k].reduce((a, v) => a + v, 0),
+      whole: (f, k, p, q) => (q - pen(f, k, p)) * 8589934592 + (f.wanted[k] !== 0 ? 0 : 4294967296 - (f.cpu[k] - p.cpu) / (f.full(k) - p.gpus + 1)),
+    };
+    if (strand[3] === undefined) return rules;
+    // Reserve: once at most n 8-GPU nodes are wholly free, no share, CPU-only or one- or two-GPU pod goes to a node (4 GPUs or more) that is wholly free while another node fits.
+    const n = Number(strand[3]);
+    const held = (f: Fleet, k: number) => f.g[k].length >= 4 && f.full(k) === f.g[k].length && f.idle8 <= n;
+    return {
+      share: (f, k, p, i, v, q) => rules.share(f, k, p, i, v, q) - (held(f, k) ? 3000 : 0),
+      cpu: (f, k, p, q) => (rules.cpu as NonNullable<Rules['cpu']>)(f, k, p, q) - (held(f, k) ? 1e9 : 0),
+      whole: (f, k, p, q) => (rules.whole as NonNullable<Rules['whole']>)(f, k, p, q) - (p.gpus < 4 && held(f, k) ? 1e13 : 0),
+    };
+  }
+  // Outside the protocol's rules: an 810 that would open a wholly free GPU is dropped once fewer than x % of the GPUs are wholly free.
+  const decline = /^decline-810:([0-9.]+)$/.exec(idea);
+  if (decline !== null) {
+    const below = (Number(decline[1]) / 100) * gpus;
+    return { share: rules.plan, decline: (f, k, p, i) => p.milli === 810 && f.g[k][i] === 1000 && f.idle < below };
   }
   const rule = rules[idea] ?? (idea in tables ? rules.plan : undefined);
-  if (rule === undefined) throw new Error(`unknown idea ${idea}: fgd, fgd-close, ${[...Object.keys(rules), ...Object.keys(tables)].join(', ')}`);
-  return rule;
+  if (rule === undefined)
+    throw new Error(
+      `unknown idea ${idea}: fgd, fgd-close, ${[...Object.keys(rules), ...Object.keys(tables)].join(', ')}, scarce:x, best-fit-end:x, strand:w, strand-all:w, strand-all:w+reserve:n, decline-810:x`,
+    );
+  return { share: rule };
+}
+
+/** The GPU milli of node k left, after a pod takes `cpu`, `milli` of GPU i and `whole` wholly free GPUs, on GPUs (100 milli free or more) that no share of the workload fitting them has the CPU for. */
+function strandedMilli(pods: readonly Pod[]): (f: Fleet, k: number, cpu: number, i: number, milli: number, whole: number) => number {
+  const least = new Map<number, number>();
+  for (const p of pods) if (p.gpus === 1 && p.milli > 0 && p.milli < 1000) least.set(p.milli, Math.min(least.get(p.milli) ?? Number.POSITIVE_INFINITY, p.cpu));
+  const sizes = [...least.keys()].sort((a, b) => a - b);
+  return (f, k, cpu, i, milli, whole) => {
+    const left = f.cpu[k] - cpu;
+    const g = f.g[k];
+    let stranded = 0;
+    for (let j = 0, w = whole; j < g.length; j++) {
+      let v = j === i ? g[j] - milli : g[j];
+      if (w > 0 && v === 1000) (v = 0), w--;
+      if (v < 100) continue;
+      let served = false;
+      for (const m of sizes) {
+        if (m > v) break;
+        if ((least.get(m) as number) <= left) {
+          served = true;
+          break;
+        }
+      }
+      if (!served) stranded += v;
+    }
+    return stranded;
+  };
 }
 
 /** One run: the allocation at 100 % arrived and the CPU µs per pod attempt. */
-function run(nodes: readonly NodeSpec[], pods: readonly Pod[], rule: ShareRule | 'fgd', seed: number): { at100: number; us: number } {
+function run(nodes: readonly NodeSpec[], pods: readonly Pod[], rule: Rules | 'fgd', seed: number): { at100: number; us: number } {
   const { order, ranks } = prepareWorkload(nodes, pods, 1.3, new Prng(seed));
   const f = new Fleet(nodes, pods);
   const gpus = nodes.reduce((a, x) => a + x.gpus, 0);
@@ -222,7 +298,12 @@ function run(nodes: readonly NodeSpec[], pods: readonly Pod[], rule: ShareRule |
     if (arrived / gpus / 10 > 101) break;
     const mask = p.gpus === 0 ? -1 : f.mask(p.models);
     f.idle = 0;
-    for (let k = 0; k < f.n; k++) f.idle += f.full(k);
+    f.idle8 = 0;
+    for (let k = 0; k < f.n; k++) {
+      const full = f.full(k);
+      f.idle += full;
+      if (full === 8 && f.g[k].length === 8) f.idle8++;
+    }
     const sharing = p.gpus === 1 && p.milli > 0 && p.milli < 1000;
     let best = -Infinity;
     let node = -1;
@@ -234,19 +315,20 @@ function run(nodes: readonly NodeSpec[], pods: readonly Pod[], rule: ShareRule |
       if (!sharing) {
         const q = f.fgd(k, p, -1);
         if (rule === 'fgd') score = q;
-        else if (p.gpus === 0 || p.milli === 0) score = q * 1e6 - f.g[k].reduce((a, v) => a + v, 0);
-        else score = q * 8589934592 + (f.wanted[k] !== 0 ? 0 : 4294967296 - (f.cpu[k] - p.cpu) / (f.full(k) - p.gpus + 1));
+        else if (p.gpus === 0 || p.milli === 0) score = rule.cpu !== undefined ? rule.cpu(f, k, p, q) : q * 1e6 - f.g[k].reduce((a, v) => a + v, 0);
+        else score = rule.whole !== undefined ? rule.whole(f, k, p, q) : q * 8589934592 + (f.wanted[k] !== 0 ? 0 : 4294967296 - (f.cpu[k] - p.cpu) / (f.full(k) - p.gpus + 1));
       } else {
         const g = f.g[k];
         for (let i = 0; i < g.length; i++) {
           if (g[i] < p.milli || g.subarray(0, i).includes(g[i])) continue;
           const q = f.fgd(k, p, i);
-          const s = rule === 'fgd' ? q : rule(f, k, p, i, g[i], q);
+          const s = rule === 'fgd' ? q : rule.share(f, k, p, i, g[i], q);
           if (s > score) (score = s), (choice = i);
         }
       }
       if (node < 0 || score > best || (score === best && ranks[k] < ranks[node])) (best = score), (node = k), (gpu = choice);
     }
+    if (node >= 0 && rule !== 'fgd' && rule.decline?.(f, node, p, gpu) === true) node = -1;
     if (node >= 0) {
       f.cpu[node] -= p.cpu;
       f.mem[node] -= p.memory;
