@@ -37,6 +37,7 @@ export {
   DRA_FEATURE_GATES,
   DRA_MODES,
   DraCluster,
+  fragmentationParts,
   NODE_SCORES,
   readDeviceClasses,
   readDraObjects,

@@ -5,7 +5,7 @@
 // and workloads/ (gangs of pods placed all or nothing). Tests reach the internals through testing.ts.
 
 export type { DraAllocateRequest, DraAllocateResult, DraExplanation, DraMode, DraObjective, DraWorkloadEntry } from './allocator/index.js';
-export { allocateClaims, DEFAULT_SCORED_BUDGET, DRA_MODES } from './allocator/index.js';
+export { allocateClaims, DEFAULT_SCORED_BUDGET, DRA_MODES, fragmentationParts } from './allocator/index.js';
 export type { DraAllocatedState, DraClaimAllocation, DraClusterInit, DraScheduleResult, NodeScore } from './cluster/index.js';
 export { createDraCluster, DraCluster, FRAGMENTATION_CANDIDATES, NODE_SCORES } from './cluster/index.js';
 export type { DraFeature, DraFeatures } from './model/index.js';

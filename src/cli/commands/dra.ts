@@ -17,6 +17,7 @@ import {
   type DraFeatures,
   type DraMode,
   type DumpClaim,
+  fragmentationParts,
   NODE_SCORES,
   type NodeScore,
   podOwnerOf,
@@ -299,8 +300,12 @@ async function schedule(values: Values, io: Io): Promise<number> {
 
 /** The objective's terms of the chosen allocation beside first-fit's, one line each. */
 function explainLines(label: string, node: string, explain: DraExplanation): string {
+  const fragmentation = (value: number): string => {
+    const { share, placements } = fragmentationParts(value);
+    return `${share.toFixed(3)}‰ of a parent, placements ${placements.toFixed(3)}`;
+  };
   const terms = (o: DraExplanation['chosen']): string =>
-    `topology ${o.topology}, fragmentation ${o.fragmentation}, parents ${o.parents}, domains ${o.domains}, consumption ${o.consumption}${o.alternatives.length > 0 ? `, alternatives [${o.alternatives.join(',')}]` : ''}`;
+    `topology ${o.topology}, fragmentation ${fragmentation(o.fragmentation)}, parents ${o.parents}, domains ${o.domains}, consumption ${o.consumption}${o.alternatives.length > 0 ? `, alternatives [${o.alternatives.join(',')}]` : ''}`;
   const same = explain.comparison === 0 ? ' (as good by every term)' : '';
   return `${label} on ${node}: scored   ${terms(explain.chosen)}\n${' '.repeat(label.length + node.length + 5)}first-fit ${terms(explain.firstFit.objective)}${same}: ${explain.firstFit.devices
     .flat()

@@ -11,7 +11,7 @@
 import type { AllocationModel, Pool, RequestModel } from '../model/index.js';
 import type { AttributeValue, Device } from '../objects/index.js';
 import { deviceFieldKeys, type SymmetryKeys } from './device-keys.js';
-import { counterSetRoots, FragmentationTracker, PartitionLayout, partitionShare, ShapeTable, type WorkloadShape } from './partition-fragmentation.js';
+import { counterSetRoots, FragmentationTracker, PartitionLayout, PLACEMENT_SCALE, partitionShare, ShapeTable, type WorkloadShape } from './partition-fragmentation.js';
 
 /** The cost of an allocation, as allocateClaims reports it in scored mode (lower is better, in this order). */
 export interface DraObjective {
@@ -19,7 +19,11 @@ export interface DraObjective {
   alternatives: number[];
   /** Sum over the device pairs of each claim: 20 under different PCIe roots of one NUMA node, 30 across NUMA nodes (or roots with no NUMA published), 0 otherwise. */
   topology: number;
-  /** FGD: how much the weighted unusable free share of partitioned parents grows (thousandths × thousandths of the workload; may be negative). */
+  /**
+   * FGD: how much the weighted unusable free share of partitioned parents grows, plus what the picks
+   * hold beyond the smallest device each request could take (waste), scaled by PLACEMENT_SCALE, plus
+   * placements lost per shape; may be negative. `fragmentationParts` splits it into its units.
+   */
   fragmentation: number;
   /** Parents (whole devices, or the physical device behind partitions) this allocation starts using. */
   parents: number;
@@ -217,6 +221,40 @@ export class CandidateTopology {
     return numa === false ? PAIR_PENALTY.numa : 0;
   }
 
+  /**
+   * What a pick of `index` for `request` holds beyond the request's need, in the fragmentation
+   * term's units (thousandths of a parent × the workload's thousandths × PLACEMENT_SCALE): the
+   * pick's share of its parent less the smallest share among the followed devices the request
+   * could take on this node. A claim for ≥ 20Gi that takes a whole 7g.80gb where a 1g.20gb would do
+   * strands the difference for every shape, as a fragment does. 0 for devices the partition
+   * layout does not follow (shares of multi-allocatable devices).
+   */
+  wasteOf(request: RequestModel, index: number): number {
+    const layout = this.setup.layout;
+    const share = this.setup.share[index];
+    if (share < 0 || !layout.partition(index)) return 0;
+    let need = this.need.get(request);
+    if (need === undefined) {
+      need = share;
+      for (const c of this.model.candidates) {
+        const s = this.setup.share[c.index];
+        if (s < 0 || s >= need || !layout.partition(c.index)) continue;
+        let ok: boolean;
+        try {
+          ok = this.model.selectable(request, c.index);
+        } catch {
+          ok = false;
+        }
+        if (ok) need = s;
+      }
+      this.need.set(request, need);
+    }
+    return share > need ? (share - need) * 1000 * PLACEMENT_SCALE : 0;
+  }
+
+  /** Per request: the smallest share of a followed device it could take (wasteOf's need). */
+  private readonly need = new Map<RequestModel, number>();
+
   /** Thousandths of its parent a pick of `index` for `request` takes. */
   shareOf(request: RequestModel, index: number): number {
     const s = this.setup.share[index];
@@ -264,7 +302,9 @@ export class ObjectiveTracker {
   private readonly picks: number[][];
   private readonly parentPicks: Int32Array;
   private readonly domainUsed: Int32Array[];
-  private readonly history: Array<{ claim: number; topology: number; share: number }> = [];
+  private readonly history: Array<{ claim: number; topology: number; share: number; waste: number }> = [];
+  /** What the picks hold beyond their requests' needs (CandidateTopology.wasteOf), summed. */
+  private waste = 0;
   private readonly fragments: FragmentationTracker;
   private readonly partitioned: boolean;
 
@@ -283,7 +323,7 @@ export class ObjectiveTracker {
   }
 
   get fragmentation(): number {
-    return this.fragments.delta;
+    return this.fragments.delta + this.waste;
   }
 
   private markUsed(parent: number, delta: number): void {
@@ -312,15 +352,18 @@ export class ObjectiveTracker {
       this.markUsed(parent, 1);
     }
     this.fragments.push(index);
-    this.history.push({ claim, topology, share });
+    const waste = this.partitioned ? p.wasteOf(request, index) : 0;
+    this.waste += waste;
+    this.history.push({ claim, topology, share, waste });
   }
 
   /** Undoes the last push. */
   pop(): void {
     const p = this.placement;
-    const last = this.history.pop() as { claim: number; topology: number; share: number };
+    const last = this.history.pop() as { claim: number; topology: number; share: number; waste: number };
     const index = this.picks[last.claim].pop() as number;
     this.fragments.pop(index);
+    this.waste -= last.waste;
     this.topology -= last.topology;
     this.consumption -= last.share;
     const parent = p.parentOf[index];
@@ -337,12 +380,12 @@ export class ObjectiveTracker {
     for (const other of this.picks[claim]) topology += p.pairPenalty(other, index);
     const parent = p.parentOf[index];
     const opens = this.parentPicks[parent] === 0 && p.usedBefore[parent] === 0 ? 1 : 0;
-    return [topology, this.partitioned ? this.fragments.preview(index) : 0, opens, p.shareOf(request, index)];
+    return [topology, this.partitioned ? this.fragments.preview(index) + p.wasteOf(request, index) : 0, opens, p.shareOf(request, index)];
   }
 
   /** The objective of the current picks with the given alternatives. */
   snapshot(alternatives: number[]): DraObjective {
-    return { alternatives: [...alternatives], topology: this.topology, fragmentation: this.fragments.delta, parents: this.parents, domains: this.domains, consumption: this.consumption };
+    return { alternatives: [...alternatives], topology: this.topology, fragmentation: this.fragmentation, parents: this.parents, domains: this.domains, consumption: this.consumption };
   }
 
   /**

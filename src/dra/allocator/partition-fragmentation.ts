@@ -308,6 +308,17 @@ export class ShapeTable {
 /** How much FGD's term outweighs the count of placements lost (which stays below it per parent). */
 export const PLACEMENT_SCALE = 1 << 20;
 
+/**
+ * An objective's `fragmentation` in its units: `share`, the growth of the free share of parents no
+ * shape of the workload can use (and of what picks hold beyond need), in thousandths of a parent
+ * weighted by each shape's fraction of the workload (FGD's expected fragment); `placements`, the
+ * placements lost, weighted the same way (a count). Both may be negative.
+ */
+export function fragmentationParts(value: number): { share: number; placements: number } {
+  const scaled = Math.round(value / PLACEMENT_SCALE);
+  return { share: scaled / 1000, placements: (value - scaled * PLACEMENT_SCALE) / 1000 };
+}
+
 /** The fragmentation of one search's picks, kept up to date pick by pick (push/pop in stack order). */
 export class FragmentationTracker {
   /** Σ over parents of (fragmentation now − fragmentation before the search). */

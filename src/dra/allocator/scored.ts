@@ -19,6 +19,9 @@ import { type SymmetryClasses, symmetryClasses } from './symmetry.js';
 /** Steps (device picks tried) the scored search takes at most unless the request says otherwise. */
 export const DEFAULT_SCORED_BUDGET = 20_000;
 
+/** Steps of the first, short search (decideScored): most feasible claims end within it, before any proof runs. */
+const QUICK_SEARCH_STEPS = 256;
+
 /** One pick of the best allocation, replayed into a fresh state at the end. */
 interface Pick {
   request: RequestModel;
@@ -215,9 +218,15 @@ export type ScoredDecision =
 export function decideScored(model: AllocationModel, budget: number, setup?: TopologySetup, shapes?: readonly WorkloadShape[]): ScoredDecision {
   const placement = new CandidateTopology(model, setup, shapes);
   const classes = symmetryClasses(model, placement.setup.symmetry);
-  const proof = infeasibleReason(model, classes, placement);
-  if (proof !== undefined) return { reason: proof, budgetExhausted: false, steps: 0 };
-  const outcome = scoredSearch(model, budget, classes, placement);
+  // The search first, on a small budget: where it ends within it (an allocation, or none anywhere) the
+  // proofs cannot change the allocation, and only a refusal asks them for its reason. Otherwise the
+  // proofs, then the search on the whole budget, as if the short one had not run.
+  let outcome = scoredSearch(model, Math.min(budget, QUICK_SEARCH_STEPS), classes, placement);
+  if (outcome.state === undefined || (outcome.budgetExhausted && budget > QUICK_SEARCH_STEPS)) {
+    const proof = infeasibleReason(model, classes, placement);
+    if (proof !== undefined) return { reason: proof, budgetExhausted: false, steps: 0 };
+    if (outcome.budgetExhausted && budget > QUICK_SEARCH_STEPS) outcome = scoredSearch(model, budget, classes, placement);
+  }
   if (outcome.orderDependent) {
     const upstream = firstFit(model);
     if (outcome.state === undefined) {

@@ -18,6 +18,18 @@ export interface SymmetryClasses {
 
 const COMPUTED_ACCESS = [/\b(exists|exists_one|all|map|filter|size)\b/, /\[\s*[^"'\s]/, /attributes\s*\[\s*("[^"]*"|'[^']*')\s*\]\s*(?![.[])/];
 
+/**
+ * The names a CEL selector may read: its identifiers and string literals (an attribute read as
+ * `device.attributes['gpu.nvidia.com'].uuid` names `gpu.nvidia.com` and `uuid`), or undefined when it
+ * could reach attributes by a computed name (a non-literal index, a whole-map comparison, a map macro).
+ */
+export function namesRead(expression: string): string[] | undefined {
+  if (COMPUTED_ACCESS.some((re) => re.test(expression))) return undefined;
+  const names: string[] = [];
+  for (const m of expression.matchAll(/"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|([A-Za-z_][A-Za-z0-9_]*)/g)) names.push(m[1] ?? m[2] ?? m[3]);
+  return names;
+}
+
 /** Which attribute keys (as published: qualified or bare) can matter in this call, and a name for that set. */
 function readAttributes(model: AllocationModel): { read: (key: string) => boolean; key: string } {
   const names = new Set<string>();
@@ -30,9 +42,9 @@ function readAttributes(model: AllocationModel): { read: (key: string) => boolea
     for (const group of claim.groups) {
       for (const request of group.alternatives) {
         for (const s of [...request.deviceClass.selectors, ...request.body.selectors]) {
-          const expression = s.cel?.expression ?? '';
-          if (COMPUTED_ACCESS.some((re) => re.test(expression))) return { read: () => true, key: '*' };
-          for (const m of expression.matchAll(/"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|([A-Za-z_][A-Za-z0-9_]*)/g)) names.add(m[1] ?? m[2] ?? m[3]);
+          const read = namesRead(s.cel?.expression ?? '');
+          if (read === undefined) return { read: () => true, key: '*' };
+          for (const n of read) names.add(n);
         }
       }
     }

@@ -46,7 +46,7 @@ import {
 import { type GangFilter, type GangHost, type GangResult, scheduleGroup } from '../workloads/index.js';
 import { type AllocatedEntry, AllocatedState } from './allocated-state.js';
 import { gangHost } from './gang-host.js';
-import { countKey, layoutCluster, type NodeClass, NodeModel } from './node-classes.js';
+import { countKey, isIdentityAttribute, layoutCluster, type NodeClass, NodeModel, selectorsReadIdentity } from './node-classes.js';
 import { type CountedAlternative, FRAGMENTATION_CANDIDATES, NODE_SCORES, NodeIndex, type NodeScore, type NodeStates, type ShapeIndex } from './node-index.js';
 
 /** How many more nodes a pod with a prioritized list may try for an earlier alternative once one node can take it. */
@@ -153,6 +153,12 @@ function words(bits: Uint32Array, from: number, n: number): string {
   let s = '';
   for (let w = 0; w < n; w++) s += `${bits[from + w].toString(36)},`;
   return s;
+}
+
+/** Whether the claims may read an identity attribute (selectors of their requests and classes, or a constraint's attribute). */
+function readsIdentity(claims: readonly ResourceClaim[], groups: readonly CountedAlternative[][]): boolean {
+  for (const claim of claims) for (const c of claim.constraints) if (isIdentityAttribute(c.matchAttribute ?? c.distinctAttribute ?? '')) return true;
+  return groups.some((g) => g.some((a) => selectorsReadIdentity([...a.request.deviceClass.selectors, ...a.request.body.selectors].map((s) => s.cel?.expression))));
 }
 
 /** A cluster's devices and what its claims hold: schedule pods' claims, release them. */
@@ -363,9 +369,10 @@ export class DraCluster {
     // nodeScore 'fragmentation': the best objective among the first candidates (a node in the state of one already placed is not tried again).
     const fragmentation = this.score === 'fragmentation';
     const placed = new Set<string>();
+    const identity = readsIdentity(claims, groups);
     // Whether the search is over.
     const attempt = (k: number): boolean => {
-      const state = this.stateKey(k);
+      const state = this.stateKey(k, identity);
       if (failed.has(state) || (fragmentation && placed.has(state))) {
         same++;
         return false;
@@ -457,11 +464,15 @@ export class DraCluster {
     return groups;
   }
 
-  /** What decides whether node k can take a pod, beyond its class: its own devices' state. */
-  private stateKey(k: number): string {
+  /**
+   * What decides whether node k can take a pod, beyond its class: its own devices' state, and the
+   * node itself where the class's members differ in identity attributes the claims may read
+   * (`identity`: true unless the claims are known not to read any).
+   */
+  private stateKey(k: number, identity = true): string {
     const c = this.nodeClasses[this.classOf[k]];
     const from = this.states.wordStart[k];
-    let key = `${c.index}:${words(this.used, from, c.words)}${words(this.states.free, from, c.words)}`;
+    let key = `${c.index}${identity && c.identityVaries ? `@${k}` : ''}:${words(this.used, from, c.words)}${words(this.states.free, from, c.words)}`;
     if (this.features.consumableCapacity) {
       const state = this.allocatedState.stateFor(this.pools[k].filter((p) => this.nodeOfPool.get(p.id) === k));
       for (const [id, amounts] of state.capacity) key += `|${id.slice(id.lastIndexOf('/'))}:${[...amounts].map(([n, q]) => `${n}=${q.toString()}`).join(',')}`;

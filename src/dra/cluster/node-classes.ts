@@ -1,12 +1,37 @@
 // Node classes of a DRA cluster: nodes whose pools offer devices of identical content in the same
 // order (node-local pools compared by content, pools several nodes see by identity) form one
-// class. Within a class a device is known by its template index (its place in first-fit order), so
+// class; identity attributes (a GPU's uuid, its bus ID) are left out of the comparison, and a
+// request whose selectors may read one is evaluated on each member's own devices. Within a class a device is known by its template index (its place in first-fit order), so
 // selectors are evaluated once per class and device, and a node's state is a bitset over those
 // indices. NodeModel is the allocator's model of one member, answering `selectable` from the
 // class's masks instead of evaluating CEL again.
+import { namesRead } from '../allocator/index.js';
 import type { SelectorCache } from '../cel/index.js';
 import { type AllocatedSnapshot, AllocationModel, deviceReachesNode, gatherPools, type Pool, type RequestModel, type ResolvedFeatures, taintPreventsAllocation } from '../model/index.js';
 import type { Device, Node, ResourceSlice } from '../objects/index.js';
+
+/**
+ * Attributes that name one physical device (bare names, in any driver's domain): NVIDIA's `uuid` and
+ * `parentUUID`, a `serial` or `serialNumber`, the standard `pciBusID`. Nodes whose devices differ only
+ * in these form one class; a request whose selectors read one of them (or may read any attribute, by
+ * a computed name) is answered on each such node's own devices, never from the class.
+ */
+export const IDENTITY_ATTRIBUTES: readonly string[] = ['uuid', 'parentUUID', 'serial', 'serialNumber', 'pciBusID'];
+
+/** Whether an attribute key (qualified or bare) is an identity attribute. */
+export function isIdentityAttribute(key: string): boolean {
+  return IDENTITY_ATTRIBUTES.includes(key.slice(key.lastIndexOf('/') + 1));
+}
+
+/** Whether any of these CEL selectors may read an identity attribute. */
+export function selectorsReadIdentity(expressions: ReadonlyArray<string | undefined>): boolean {
+  for (const expression of expressions) {
+    if (expression === undefined) continue;
+    const names = namesRead(expression);
+    if (names === undefined || names.some(isIdentityAttribute)) return true;
+  }
+  return false;
+}
 
 /** Nothing allocated. */
 const EMPTY_STATE: AllocatedSnapshot = { devices: new Set(), sharedDeviceIds: new Set(), capacity: new Map() };
@@ -46,6 +71,8 @@ export class NodeClass {
   readonly sharedPools: string[] = [];
   /** The first member's model with nothing allocated: the class's selectors are evaluated on it. */
   readonly template: AllocationModel;
+  /** Members' devices differ in identity attributes (IDENTITY_ATTRIBUTES): requests reading them are answered per node. */
+  identityVaries = false;
   private readonly selectableMasks = new Map<string, Uint8Array>();
   private readonly classMasks = new Map<string, Uint8Array>();
   private readonly countMasks = new Map<string, Bits>();
@@ -85,13 +112,17 @@ export class NodeClass {
     let mask = this.selectableMasks.get(key);
     if (mask === undefined) {
       const t = this.template;
-      mask = Uint8Array.from(t.candidates, (c) => {
-        try {
-          return t.evaluate(request, c.slice, c.device, c.id, () => t.celOf(c.index)) ? YES : 2;
-        } catch {
-          return ERROR;
-        }
-      });
+      // Not the class's to answer: every member evaluates it on its own devices (ERROR sends it there).
+      if (this.identityVaries && selectorsReadIdentity([...request.deviceClass.selectors, ...request.body.selectors].map((s) => s.cel?.expression)))
+        mask = new Uint8Array(t.candidates.length).fill(ERROR);
+      else
+        mask = Uint8Array.from(t.candidates, (c) => {
+          try {
+            return t.evaluate(request, c.slice, c.device, c.id, () => t.celOf(c.index)) ? YES : 2;
+          } catch {
+            return ERROR;
+          }
+        });
       this.selectableMasks.set(key, mask);
     }
     return mask;
@@ -103,13 +134,15 @@ export class NodeClass {
     let mask = this.classMasks.get(key);
     if (mask === undefined) {
       const t = this.template;
-      mask = Uint8Array.from(t.candidates, (c) => {
-        try {
-          return t.matchesClass(request, c.index) ? YES : 2;
-        } catch {
-          return ERROR;
-        }
-      });
+      if (this.identityVaries && selectorsReadIdentity(request.deviceClass.selectors.map((s) => s.cel?.expression))) mask = new Uint8Array(t.candidates.length).fill(ERROR);
+      else
+        mask = Uint8Array.from(t.candidates, (c) => {
+          try {
+            return t.matchesClass(request, c.index) ? YES : 2;
+          } catch {
+            return ERROR;
+          }
+        });
       this.classMasks.set(key, mask);
     }
     return mask;
@@ -235,11 +268,20 @@ function stringify(value: unknown): string {
   }
 }
 
-/** A device's content without its name: what selectors, constraints, counters and taints see. */
+/** A device's content without its name and identity attributes: what selectors, constraints, counters and taints see. */
 function deviceContent(device: Device): string {
-  const { name, ...content } = device;
+  const { name, attributes, ...content } = device;
   void name;
-  return stringify(content);
+  const shown: Record<string, unknown> = {};
+  for (const key of Object.keys(attributes)) if (!isIdentityAttribute(key)) shown[key] = attributes[key];
+  return stringify({ ...content, attributes: shown });
+}
+
+/** A device's identity attributes (what deviceContent leaves out, its name aside). */
+function deviceIdentity(device: Device): string {
+  let out = '';
+  for (const key of Object.keys(device.attributes)) if (isIdentityAttribute(key)) out += `${key}=${stringify(device.attributes[key])};`;
+  return out;
 }
 
 /**
@@ -265,6 +307,8 @@ export function layoutCluster(nodes: readonly Node[], slices: readonly ResourceS
   const classOf = new Int32Array(nodes.length);
   const classes: NodeClass[] = [];
   const bySignature = new Map<string, NodeClass>();
+  // Each class's first member's identity attributes: a member that differs marks the class.
+  const identityOf = new Map<NodeClass, string>();
   nodes.forEach((node, k) => {
     // The node's slices and those of no node, plus the rest of any pool they belong to (whether
     // a pool is complete, or obsolete, depends on its slices elsewhere).
@@ -285,12 +329,14 @@ export function layoutCluster(nodes: readonly Node[], slices: readonly ResourceS
           : ['S', p.id, p.incomplete, p.invalid, p.deviceSlices.map((s) => [s.name, s.perDeviceNodeSelection === true ? s.devices.map((d) => deviceReachesNode(s, d, node)) : null])],
       ),
     );
+    const identity = nodePools.map((p, i) => (local[i] ? p.deviceSlices.map((s) => s.devices.map(deviceIdentity).join(',')).join('|') : '')).join('/');
     let nodeClass = bySignature.get(signature);
     if (nodeClass === undefined) {
       nodeClass = new NodeClass(classes.length, node, nodePools, local, features, cache);
       classes.push(nodeClass);
       bySignature.set(signature, nodeClass);
-    }
+      identityOf.set(nodeClass, identity);
+    } else if (identityOf.get(nodeClass) !== identity) nodeClass.identityVaries = true;
     nodeClass.members.push(k);
     classOf[k] = nodeClass.index;
     pools.push(nodePools);
