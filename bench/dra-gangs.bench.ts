@@ -1,5 +1,5 @@
 // DRA gangs benchmark: createDraCluster over DGX H100 nodes as NVIDIA's DRA driver publishes them
-// (8 whole GPUs each, every GPU with its own UUID, so every node is a node class of its own), the
+// (8 whole GPUs each with its own UUID, which node classes leave out: the nodes are one class), the
 // node label `nvidia.com/gpu.clique` in cliques of 18 nodes (a GB200 NVL72-sized NVLink domain),
 // a seeded tenth of the nodes fully held and a twentieth half held by other claims. Rows:
 //   - placed: gangs of 4 and 16 pods × 8 GPUs in one clique (topology.required), and of 64 pods
