@@ -9,7 +9,7 @@
 import { loadavg } from 'node:os';
 import { table } from '../src/cli/lib/common.js';
 import { claimsOfDump, readClusterDump, readDocuments, schedulePods } from '../src/dra/index.js';
-import { createEngine } from '../src/engine.js';
+import { openEngine } from '../src/engine.js';
 import { schedulerPerfCluster } from './dra-inputs.js';
 import { machineInfo, resultsPath, writeResults } from './store.bench.js';
 
@@ -174,9 +174,9 @@ async function scheduleRow(nodes: number, podCount: number) {
   global.gc?.();
   const wall0 = performance.now();
   const cpu0 = cpuMs();
-  const dump = readClusterDump(readDocuments(text, 'dump.json'), 'dump.json');
+  const dump = readClusterDump(await readDocuments(text, 'dump.json'), 'dump.json');
   const { claims, held } = claimsOfDump(dump.claims);
-  const engine = await createEngine();
+  const engine = await openEngine();
   const cluster = engine.createDraCluster({ classes: dump.classes, slices: dump.slices, nodes: dump.nodes, ...held });
   const readMs = performance.now() - wall0;
   const result = schedulePods({ pods: dump.pods, nodes: dump.nodeInfos, claims, templates: dump.templates, extendedResources: new Map(), placer: cluster, order: 'scheduler' });
@@ -203,7 +203,7 @@ async function createRow(nodes: number) {
   let t = cpuMs();
   const parsed = JSON.parse(text) as { classes: unknown[]; slices: unknown[]; nodes: unknown[] };
   const parseMs = cpuMs() - t;
-  const engine = await createEngine();
+  const engine = await openEngine();
   global.gc?.();
   t = cpuMs();
   engine.createDraCluster({ classes: parsed.classes, slices: parsed.slices, nodes: parsed.nodes });

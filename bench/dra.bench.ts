@@ -9,7 +9,7 @@ import { loadavg } from 'node:os';
 import { Bench } from 'tinybench';
 import { table } from '../src/cli/lib/common.js';
 import { DRA_MODES, type DraMode } from '../src/dra/index.js';
-import { createEngine, type Engine } from '../src/engine.js';
+import { type Engine, openEngine } from '../src/engine.js';
 import { backtrackingRequest, type Fill, infeasibleRequest, oneDeviceClaim, schedulerPerfCluster } from './dra-inputs.js';
 import { machineInfo, resultsPath, writeResults } from './store.bench.js';
 
@@ -237,7 +237,7 @@ export async function runDraBench(options: { quick?: boolean; out?: string | nul
   const quick = options.quick === true;
   const started = performance.now();
   const loadavgStart = loadavg();
-  const engine = await createEngine({ backend: 'wasm' });
+  const engine = await openEngine({ backend: 'wasm' });
   const sizes = options.nodes ?? (quick ? [50, 500] : [500, 5000, 50000]);
   const rows = [...(await schedulerRows(engine, sizes, quick)), ...(await allocateRows(engine, quick))];
   const report: DraBenchReport = {

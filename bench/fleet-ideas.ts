@@ -11,7 +11,7 @@ import { shareCounts, sharePrices } from '../src/fleet/policies/share-values.js'
 import { Prng } from '../src/fleet/prng.js';
 import { parseSeeds } from '../src/fleet/seeds.js';
 import { parseNodeCsv, parsePodCsv } from '../src/fleet/trace.js';
-import type { NodeSpec, Pod } from '../src/fleet/types.js';
+import { type NodeSpec, type Pod, validateNodes, validatePods } from '../src/fleet/types.js';
 import { typicalPods } from '../src/fleet/typical.js';
 import { binCurve, prepareWorkload, rint, round2 } from '../src/simulation/simulate.js';
 import { loadSolver } from './fleet-bound-lp.js';
@@ -345,8 +345,8 @@ function run(nodes: readonly NodeSpec[], pods: readonly Pod[], rule: Rules | 'fg
   return { at100: binCurve(bins, alloc)[100], us: (cpu.user + cpu.system) / bins.length };
 }
 
-const nodes = parseNodeCsv('nodes', readFileSync(join(root, 'data/openb/openb_node_list_gpu_node.csv'), 'utf8'));
-const pods = parsePodCsv('pods', readFileSync(join(root, `data/openb/openb_pod_list_${trace}.csv`), 'utf8'));
+const nodes = validateNodes('nodes', parseNodeCsv('nodes', readFileSync(join(root, 'data/openb/openb_node_list_gpu_node.csv'), 'utf8')));
+const pods = validatePods('pods', parsePodCsv('pods', readFileSync(join(root, `data/openb/openb_pod_list_${trace}.csv`), 'utf8')));
 process.stdout.write(`${trace}, seeds ${arg('seeds', '42..46')}: GPU allocation at 100 % arrived (mean ± sd), CPU µs per pod attempt (a scan; compare within this table)\n`);
 for (const idea of ideas) {
   const rule = await ruleOf(idea, nodes, pods);

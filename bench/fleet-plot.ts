@@ -4,7 +4,7 @@
 //   npx tsc -p tsconfig.json && node dist/bench/fleet-plot.js
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createEngine } from '../src/engine.js';
+import { openEngine } from '../src/engine.js';
 import { POLICIES } from '../src/fleet/policies/index.js';
 import { parseNodeCsv, parsePodCsv } from '../src/fleet/trace.js';
 import { openbRoot } from './openb-root.js';
@@ -13,7 +13,7 @@ const root = openbRoot(import.meta.url);
 const trace = process.argv[2] ?? 'default';
 const nodes = parseNodeCsv('nodes', readFileSync(join(root, 'data/openb/openb_node_list_gpu_node.csv'), 'utf8'));
 const pods = parsePodCsv('pods', readFileSync(join(root, `data/openb/openb_pod_list_${trace}.csv`), 'utf8'));
-const engine = await createEngine();
+const engine = await openEngine();
 const seeds = Array.from({ length: 10 }, (_, i) => 42 + i);
 const X0 = 75;
 const X1 = 120;

@@ -8,8 +8,9 @@
 import type { ClusterNode } from '../src/cluster/node.js';
 import type { ClusterState } from '../src/cluster/state.js';
 import type { Engine } from '../src/engine.js';
+import type { FleetPolicyName } from '../src/fleet/index.js';
 import { Prng } from '../src/fleet/prng.js';
-import type { FleetPod, NodeSpec, Pod } from '../src/fleet/types.js';
+import { fleetPodOf, type NodeSpec, type Pod } from '../src/fleet/types.js';
 import { getPreset } from '../src/hardware/presets.js';
 import type { Topology } from '../src/hardware/topology.js';
 import { fleetClusterNodes, prepareWorkload } from '../src/simulation/simulate.js';
@@ -52,15 +53,15 @@ export type Replay = { placed: number; failed: number; state: ClusterState };
  * Plans every pod of the seed's workload (FGD protocol order, tuned to 130 %) with `policy` on a
  * state of `clusterNodes` and commits each option through `state.commit`.
  */
-export function replay(engine: Engine, clusterNodes: ClusterNode[], nodes: readonly NodeSpec[], pods: readonly Pod[], policy: string, seed: number): Replay {
+export function replay(engine: Engine, clusterNodes: ClusterNode[], nodes: readonly NodeSpec[], pods: readonly Pod[], policy: FleetPolicyName, seed: number): Replay {
   const { order, ranks } = prepareWorkload(nodes, pods, 1.3, new Prng(seed));
   const state = engine.createClusterState({ nodes: clusterNodes });
-  const scheduler = state.podScheduler({ policy, typical: pods as FleetPod[], ranks });
+  const scheduler = state.podScheduler({ policy, typical: pods.map(fleetPodOf), ranks });
   let placed = 0;
   let failed = 0;
   try {
     for (const pod of order) {
-      const plan = scheduler.plan(pod);
+      const plan = scheduler.plan(fleetPodOf(pod));
       if (plan.options.length === 0) failed++;
       else {
         state.commit(plan.options[0]); // the state names the slot (pod names need not be unique slot IDs)

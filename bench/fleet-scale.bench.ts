@@ -17,17 +17,18 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Bench } from 'tinybench';
-import { createEngine, type Engine } from '../src/engine.js';
+import { type Engine, openEngine } from '../src/engine.js';
+import type { FleetPolicyName } from '../src/fleet/index.js';
 import { parseNodeCsv, parsePodCsv, scaleTrace } from '../src/fleet/index.js';
 import { DEFAULT_POLICY } from '../src/fleet/policies/index.js';
-import type { FleetPod, NodeSpec, Pod } from '../src/fleet/types.js';
+import { type FleetNode, type FleetPod, type NodeSpec, type Pod, validateNodes, validatePods } from '../src/fleet/types.js';
 import { realisticNodes, replay } from './fleet-realistic.js';
 import { openbRoot } from './openb-root.js';
 
 const root = openbRoot(import.meta.url);
 const arg = (name: string): string | undefined => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const SCALES = (arg('scales') ?? '1,4,16,40').split(',').map(Number);
-const POLICIES = (arg('policies') ?? 'fgd,fgd-close,bestfit').split(',');
+const POLICIES = (arg('policies') ?? 'fgd,fgd-close,bestfit').split(',') as FleetPolicyName[]; // a name that is none is UNKNOWN_POLICY at the first run
 const BACKENDS = (arg('backends') ?? 'wasm,ts').split(',') as ('wasm' | 'ts')[];
 const ROUNDS = Number(arg('rounds') ?? 3);
 const PUBLIC_SCALE = Number(arg('public') ?? 16);
@@ -36,7 +37,7 @@ const write = !process.argv.includes('--no-write');
 
 const baseNodes = parseNodeCsv('nodes', readFileSync(join(root, 'data/openb/openb_node_list_gpu_node.csv'), 'utf8'));
 const basePods = parsePodCsv('pods', readFileSync(join(root, 'data/openb/openb_pod_list_default.csv'), 'utf8'));
-const engines: Record<'wasm' | 'ts', Engine> = { wasm: await createEngine({ backend: 'wasm' }), ts: await createEngine({ backend: 'ts' }) };
+const engines: Record<'wasm' | 'ts', Engine> = { wasm: await openEngine({ backend: 'wasm' }), ts: await openEngine({ backend: 'ts' }) };
 
 type Case = {
   name: string;
@@ -52,10 +53,14 @@ type Case = {
 };
 
 const cases: Case[] = [];
-const traces = new Map<number, { nodes: NodeSpec[]; pods: Pod[] }>();
+// Each scaled trace in the public form (memoryMiB) and as validated specs (memory in MiB as `memory`) for the internal helpers.
+const traces = new Map<number, { nodes: FleetNode[]; pods: FleetPod[]; nodeSpecs: NodeSpec[]; podSpecs: Pod[] }>();
 const trace = (k: number) => {
   let t = traces.get(k);
-  if (t === undefined) traces.set(k, (t = scaleTrace(baseNodes, basePods, k)));
+  if (t === undefined) {
+    const scaled = scaleTrace(baseNodes, basePods, k);
+    traces.set(k, (t = { ...scaled, nodeSpecs: validateNodes('nodes', scaled.nodes), podSpecs: validatePods('pods', scaled.pods) }));
+  }
   return t;
 };
 // A ×40 run is one round (ts: minutes); ×16 two.
@@ -81,7 +86,7 @@ for (const k of SCALES) {
   }
 }
 for (const k of SCALES.includes(PUBLIC_SCALE) ? [1, PUBLIC_SCALE] : []) {
-  const clusterNodes = realisticNodes(trace(k).nodes, 7);
+  const clusterNodes = realisticNodes(trace(k).nodeSpecs, 7);
   for (const backend of BACKENDS) {
     add({
       scale: k,
@@ -89,7 +94,7 @@ for (const k of SCALES.includes(PUBLIC_SCALE) ? [1, PUBLIC_SCALE] : []) {
       backend,
       kind: 'public',
       run: () => {
-        const r = replay(engines[backend], clusterNodes, trace(k).nodes, trace(k).pods, DEFAULT_POLICY, 42);
+        const r = replay(engines[backend], clusterNodes, trace(k).nodeSpecs, trace(k).podSpecs, DEFAULT_POLICY, 42);
         return r.placed + r.failed;
       },
     });
@@ -97,7 +102,7 @@ for (const k of SCALES.includes(PUBLIC_SCALE) ? [1, PUBLIC_SCALE] : []) {
 }
 
 /** Bytes per node of the pod scheduler's kernel memory for the ×k trace, with the index and with the scan. */
-function memoryPerNode(k: number, policy: string): { index: number; scan: number } {
+function memoryPerNode(k: number, policy: FleetPolicyName): { index: number; scan: number } {
   const { nodes, pods } = trace(k);
   const per = (search: 'index' | 'scan') => {
     const state = engines.wasm.createClusterState({
@@ -105,11 +110,11 @@ function memoryPerNode(k: number, policy: string): { index: number; scan: number
         id: n.id,
         gpus: Array.from({ length: n.gpus }, (_, index) => ({ index, memoryTotal: 16 * 2 ** 30 })),
         cpu: n.cpu,
-        hostMemory: n.memory * 2 ** 20,
+        hostMemory: n.memoryMiB * 2 ** 20,
         ...(n.gpus > 0 ? { gpuModel: n.model } : {}),
       })),
     });
-    const scheduler = state.podScheduler({ policy, typical: pods as FleetPod[], search });
+    const scheduler = state.podScheduler({ policy, typical: pods, search });
     const bytes = scheduler.memoryBytes();
     scheduler.close();
     return bytes / nodes.length;
@@ -217,7 +222,7 @@ const judged = (f: (field: 'usPerAttempt' | 'cpuUsPerAttempt') => number, ok: (v
   return { wall: show(w), cpu: show(c), met: { wall: Number.isFinite(w) ? ok(w) : null, cpu: Number.isFinite(c) ? ok(c) : null } };
 };
 const ratioTarget = (k: number, bound: number) => {
-  for (const policy of ['fgd', 'fgd-close'].filter((p) => POLICIES.includes(p))) {
+  for (const policy of (['fgd', 'fgd-close'] as const).filter((p) => POLICIES.includes(p))) {
     for (const backend of BACKENDS) {
       targets.push({
         target: `${policy} ${backend}: µs per attempt at ×${k} within ${bound}× of ×1`,

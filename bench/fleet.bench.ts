@@ -7,9 +7,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Bench } from 'tinybench';
-import { createEngine } from '../src/engine.js';
+import { openEngine } from '../src/engine.js';
 import { DEFAULT_POLICY, POLICIES } from '../src/fleet/policies/index.js';
 import { parseNodeCsv, parsePodCsv } from '../src/fleet/trace.js';
+import { validateNodes, validatePods } from '../src/fleet/types.js';
 import { fleetClusterNodes } from '../src/simulation/simulate.js';
 import { type Replay, realisticNodes, replay } from './fleet-realistic.js';
 import { openbRoot } from './openb-root.js';
@@ -21,7 +22,10 @@ const out = outArg ? outArg.slice(6) : join(root, 'bench', 'fleet-results.json')
 
 const nodes = parseNodeCsv('nodes', readFileSync(join(root, 'data/openb/openb_node_list_gpu_node.csv'), 'utf8'));
 const pods = parsePodCsv('pods', readFileSync(join(root, 'data/openb/openb_pod_list_default.csv'), 'utf8'));
-const engines = { wasm: await createEngine({ backend: 'wasm' }), ts: await createEngine({ backend: 'ts' }) };
+// The same trace as validated specs (memory in MiB as `memory`), for the internal helpers.
+const nodeSpecs = validateNodes('nodes', nodes);
+const podSpecs = validatePods('pods', pods);
+const engines = { wasm: await openEngine({ backend: 'wasm' }), ts: await openEngine({ backend: 'ts' }) };
 const attempts = engines.wasm.simulateFleet({ nodes, pods, policy: 'random', seed: 42 }).pods;
 
 const bench = new Bench({ iterations: quick ? 2 : 8, warmupIterations: quick ? 0 : 1, time: 0, warmupTime: 0 });
@@ -35,12 +39,12 @@ for (const p of POLICIES) {
 // The same default policy through the public API (state.podScheduler, plan, state.commit) on the
 // plain state the simulator builds and on the realistic one (bench/fleet-realistic.ts): the ratio is
 // what topology on every node, GPUs partly used by other processes and models already placed cost.
-const STATES = { plain: fleetClusterNodes(nodes), realistic: realisticNodes(nodes, 7) };
+const STATES = { plain: fleetClusterNodes(nodeSpecs), realistic: realisticNodes(nodeSpecs, 7) };
 const outcomes: Record<string, Replay> = {};
 for (const [kind, clusterNodes] of Object.entries(STATES)) {
   for (const backend of ['wasm', 'ts'] as const) {
     bench.add(`state ${kind} ${backend}`, () => {
-      outcomes[`${kind} ${backend}`] = replay(engines[backend], clusterNodes, nodes, pods, DEFAULT_POLICY, 42);
+      outcomes[`${kind} ${backend}`] = replay(engines[backend], clusterNodes, nodeSpecs, podSpecs, DEFAULT_POLICY, 42);
     });
   }
 }

@@ -11,7 +11,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Bench } from 'tinybench';
 import type { ClusterState } from '../src/cluster/state.js';
-import { createEngine, type Engine } from '../src/engine.js';
+import { type Engine, openEngine } from '../src/engine.js';
 import type { PodScheduler } from '../src/fleet/scheduler.js';
 import { formatBytes } from '../src/shared/units.js';
 import { machineInfo, percentile, resultsPath, writeResults } from './store.bench.js';
@@ -62,7 +62,7 @@ export async function runLifecycleBench(options: { quick?: boolean; out?: string
   const gc = collector();
   const rows: Row[] = [];
   for (const backend of ['wasm', 'ts'] as const) {
-    const engine = await createEngine({ backend });
+    const engine = await openEngine({ backend });
     const rigs = [
       rig(engine, 'no pod scheduler', 'none'),
       rig(engine, `${SCHEDULERS} pod schedulers, closed`, 'closed'),

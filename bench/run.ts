@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createEngine } from '../src/engine.js';
+import { openEngine } from '../src/engine.js';
 import { suite as aligned } from './aligned.bench.js';
 import { suite as cluster } from './cluster.bench.js';
 import { suite as estimate } from './estimate.bench.js';
@@ -102,7 +102,7 @@ export async function runBench(options: RunOptions = {}): Promise<BenchReport> {
   const quick = options.quick ?? false;
   const root = packageRoot();
   const loadavgStart = loadavg();
-  const [wasm, ts] = await Promise.all([createEngine({ backend: 'wasm' }), createEngine({ backend: 'ts' })]);
+  const [wasm, ts] = await Promise.all([openEngine({ backend: 'wasm' }), openEngine({ backend: 'ts' })]);
   const ctx: SuiteContext = { engines: { wasm, ts }, quick };
   const unknown = (options.only ?? []).filter((f) => !SUITES.some((s) => s.family === f));
   if (unknown.length > 0) throw new Error(`--only: unknown families ${unknown.join(', ')}; known: ${SUITES.map((s) => s.family).join(', ')}`);

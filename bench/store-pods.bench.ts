@@ -14,7 +14,7 @@ import pg from 'pg';
 import { Bench } from 'tinybench';
 import { table } from '../src/cli/lib/common.js';
 import type { ClusterNode } from '../src/cluster/state.js';
-import { createEngine, type Engine } from '../src/engine.js';
+import { type Engine, openEngine } from '../src/engine.js';
 import type { PlacementOption } from '../src/placement/index.js';
 import { AllocationError } from '../src/shared/errors.js';
 import { PostgresStore } from '../src/store/postgres.js';
@@ -52,7 +52,7 @@ function nodes(workload: Workload): ClusterNode[] {
 /** The k-th pod of writer w: cycles through a share, whole GPUs and CPU only. */
 function podOf(w: number, k: number) {
   const kind = (w + k) % 3;
-  return { id: `p${w}-${k}`, cpu: [2000, 4000, 8000][k % 3], memory: [4096, 16384][k % 2], gpus: kind === 2 ? 0 : kind === 1 ? 2 : 1, milli: kind === 0 ? 250 : kind === 1 ? 1000 : 0 };
+  return { id: `p${w}-${k}`, cpu: [2000, 4000, 8000][k % 3], memoryMiB: [4096, 16384][k % 2], gpus: kind === 2 ? 0 : kind === 1 ? 2 : 1, milli: kind === 0 ? 250 : kind === 1 ? 1000 : 0 };
 }
 
 /** Commits one pod planned on a copy of the writer's state, re-planning on CONFLICT; returns the slot ID and the commit time. */
@@ -131,7 +131,7 @@ export async function runPodStoreBench(options: { quick?: boolean; out?: string 
     console.log(notes[0]);
     return { rows, notes };
   }
-  const engine = await createEngine({ backend: 'wasm' });
+  const engine = await openEngine({ backend: 'wasm' });
   const server = startPg({ fsync: 'on', synchronous_commit: 'on', full_page_writes: 'on' });
   try {
     for (const workload of WORKLOADS) {
@@ -140,7 +140,7 @@ export async function runPodStoreBench(options: { quick?: boolean; out?: string 
         const rigs: Rig[] = [];
         for (const trigger of [true, false]) {
           const schema = `pods_${workload}_${writers}_${trigger ? 'on' : 'off'}`;
-          const first = await PostgresStore.connect(server.url, { schema, maxConnections: 1 });
+          const first = await PostgresStore.open(server.url, { schema, maxConnections: 1 });
           await first.init(engine.createClusterState({ nodes: nodes(workload) }));
           if (!trigger) {
             const db = new pg.Client({ connectionString: server.url });
@@ -149,7 +149,7 @@ export async function runPodStoreBench(options: { quick?: boolean; out?: string 
             await db.end();
           }
           const stores = [first];
-          for (let w = 1; w < writers; w++) stores.push(await PostgresStore.connect(server.url, { schema, maxConnections: 1 }));
+          for (let w = 1; w < writers; w++) stores.push(await PostgresStore.open(server.url, { schema, maxConnections: 1 }));
           const states: StoredClusterState[] = [];
           for (const [w, store] of stores.entries()) states.push(await openClusterState(engine, store, { replica: w }));
           rigs.push({ workload, trigger, writers, states, stores, latencies: [], commits: 0, failures: 0, conflicts: 0 });

@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { Bench } from 'tinybench';
 import { table } from '../src/cli/lib/common.js';
 import type { ClusterNode } from '../src/cluster/state.js';
-import { createEngine, type Engine } from '../src/engine.js';
+import { type Engine, openEngine } from '../src/engine.js';
 import { JsonFileStore } from '../src/store/file.js';
 import { MemoryStore } from '../src/store/memory.js';
 import { PostgresStore } from '../src/store/postgres.js';
@@ -104,7 +104,7 @@ export async function runStoreBench(options: { quick?: boolean; out?: string | n
   const quick = options.quick === true;
   const perWriter = quick ? 10 : 50;
   const iterations = quick ? 2 : 5;
-  const engine = await createEngine({ backend: 'wasm' });
+  const engine = await openEngine({ backend: 'wasm' });
   const rows: StoreBenchRow[] = [];
   const notes: string[] = [];
   for (const writers of WRITERS) {
@@ -125,13 +125,13 @@ export async function runStoreBench(options: { quick?: boolean; out?: string | n
   try {
     for (const writers of WRITERS) {
       const path = join(dir, `state-${writers}.json`);
-      await JsonFileStore.open(path).init(engine.createClusterState({ nodes: NODES }));
+      await JsonFileStore.create(path).init(engine.createClusterState({ nodes: NODES }));
       rows.push(
         await measure(
           'file',
           writers,
           engine,
-          Array.from({ length: writers }, () => JsonFileStore.open(path)),
+          Array.from({ length: writers }, () => JsonFileStore.create(path)),
           perWriter,
           iterations,
         ),
@@ -147,10 +147,10 @@ export async function runStoreBench(options: { quick?: boolean; out?: string | n
     try {
       for (const writers of WRITERS) {
         const schema = `bench_${writers}`;
-        const first = await PostgresStore.connect(server.url, { schema, maxConnections: 1 });
+        const first = await PostgresStore.open(server.url, { schema, maxConnections: 1 });
         await first.init(engine.createClusterState({ nodes: NODES }));
         const stores: PostgresStore[] = [first];
-        for (let w = 1; w < writers; w++) stores.push(await PostgresStore.connect(server.url, { schema, maxConnections: 1 }));
+        for (let w = 1; w < writers; w++) stores.push(await PostgresStore.open(server.url, { schema, maxConnections: 1 }));
         try {
           rows.push(await measure('postgres', writers, engine, stores, perWriter, iterations));
         } finally {

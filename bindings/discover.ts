@@ -25,9 +25,9 @@ export function normalizeBusId(busId: string): string {
 /** The MIG profile in a MIG device's name: "NVIDIA A100-SXM4-40GB MIG 1g.5gb" → "1g.5gb". */
 export function migProfile(name: string): string {
   const m = /(?:^|\s)((?:\d+c\.)?\d+g\.\d+gb(?:\+[a-z0-9]+)*)\s*$/i.exec(name);
-  if (m !== null) return m[1];
+  if (m !== null) return m[1]!; // group 1 is not optional
   const after = /\bMIG\s+(\S+)\s*$/.exec(name);
-  return after !== null ? after[1] : name.trim();
+  return after !== null ? after[1]! : name.trim();
 }
 
 function toNumber(v: number | bigint): number {
@@ -73,7 +73,7 @@ type Fail = (rc: number, fn: string, what: string) => never;
 type GpuState = { gpu: InventoryGpu; handle?: DeviceHandle; busId?: string; links?: Map<string, number>; switchLinks: number };
 
 function walk(api: NvmlApi, host: HostFacts, fail: Fail): Inventory {
-  const countOut = [0];
+  const countOut: [number] = [0];
   const rc = api.getCount(countOut);
   if (rc !== NVML.SUCCESS) fail(rc, api.getCountName, 'counting GPUs');
   const count = countOut[0];
@@ -167,7 +167,7 @@ function readMig(api: NvmlApi, handle: DeviceHandle, check: Check): MigDevice[] 
   if (!check(api.getMigMode(handle, current, pending), 'nvmlDeviceGetMigMode') || current[0] !== 1) return undefined;
   const devices: MigDevice[] = [];
   if (api.getMaxMigDeviceCount === undefined || api.getMigDeviceHandleByIndex === undefined) return devices;
-  const max = [0];
+  const max: [number] = [0];
   if (!check(api.getMaxMigDeviceCount(handle, max), 'nvmlDeviceGetMaxMigDeviceCount')) return devices;
   for (let i = 0; i < max[0]; i++) {
     const out = [null as unknown];
@@ -194,7 +194,7 @@ function readProcesses(api: NvmlApi, handle: DeviceHandle, check: Check): GpuPro
   const fn = 'nvmlDeviceGetComputeRunningProcesses';
   const size = api.processInfoSize;
   for (let attempt = 0; attempt < 4; attempt++) {
-    const count = [0];
+    const count: [number] = [0];
     let rc = f(handle, count, null);
     if (rc === NVML.SUCCESS) return [];
     if (rc !== NVML.INSUFFICIENT_SIZE) return check(rc, fn) ? [] : undefined;
@@ -255,12 +255,12 @@ function readLinks(api: NvmlApi, states: GpuState[], fail: Fail): Link[] {
   const links: Link[] = [];
   for (let i = 0; i < states.length; i++) {
     for (let j = i + 1; j < states.length; j++) {
-      const a = states[i];
-      const b = states[j];
+      const a = states[i]!; // i < j < states.length
+      const b = states[j]!;
       if (a.handle === undefined || b.handle === undefined) continue;
       const link: Link = { a: a.gpu.index, b: b.gpu.index };
       if (api.getTopologyCommonAncestor !== undefined) {
-        const level = [0];
+        const level: [number] = [0];
         const rc = api.getTopologyCommonAncestor(a.handle, b.handle, level);
         if (rc === NVML.GPU_IS_LOST) continue;
         if (rc === NVML.SUCCESS) {

@@ -1,4 +1,6 @@
 // Loads libnvidia-ml through koffi and binds each NVML symbol on its own.
+
+import { isMissingModule } from '../src/shared/optional.js';
 import { NVML, NvmlError } from './errors.js';
 
 /** Where NVML is looked for after the `library` option and $GPUALLOC_NVML_LIBRARY: the soname, then distro paths. */
@@ -71,6 +73,9 @@ async function loadKoffi(): Promise<Koffi> {
     const mod = (await import('koffi')) as Koffi & { default?: Koffi };
     koffiModule = (mod.default ?? mod) as Koffi;
   } catch (cause) {
+    // koffi is an optional peer dependency: say which package to install when it is absent.
+    if (isMissingModule(cause, 'koffi'))
+      throw new NvmlError(NVML.LIBRARY_NOT_FOUND, 'import(koffi)', 'NVML discovery needs the optional package koffi, which is not installed: run `npm install koffi`', { cause });
     throw new NvmlError(NVML.LIBRARY_NOT_FOUND, 'import(koffi)', `NVML discovery needs the koffi FFI module, which could not be loaded: ${(cause as Error).message}`, { cause });
   }
   return koffiModule;
@@ -169,7 +174,7 @@ function bind(koffi: Koffi, lib: ReturnType<Koffi['load']>, path: string): NvmlA
     }
   };
   // The first name the library has, among newer-to-older versions of one call.
-  const first = (names: string[], result: string, args: unknown[]): { f?: Fn; name?: string } => {
+  const first = (names: readonly [string, ...string[]], result: string, args: unknown[]): { f?: Fn; name?: string } => {
     for (const name of names) {
       try {
         return { f: lib.func(name, result, args as never) as Fn, name };
@@ -180,7 +185,7 @@ function bind(koffi: Koffi, lib: ReturnType<Koffi['load']>, path: string): NvmlA
     missing.push(names[0]);
     return {};
   };
-  const required = (names: string[], result: string, args: unknown[]): { f: Fn; name: string } => {
+  const required = (names: readonly [string, ...string[]], result: string, args: unknown[]): { f: Fn; name: string } => {
     const r = first(names, result, args);
     if (r.f === undefined || r.name === undefined) throw new NvmlError(NVML.FUNCTION_NOT_FOUND, names[0], `${path} is not a usable NVML library: it has no ${names.join(' or ')}`);
     missing.pop();

@@ -1,4 +1,4 @@
-// createEngine: one API over either backend's kernels.
+// openEngine: one API over either backend's kernels.
 
 import { createTsKernels } from './baseline/index.js';
 import { type ClusterInit, ClusterState } from './cluster/state.js';
@@ -10,10 +10,20 @@ import { allocateClaims, createDraCluster, type DraAllocateRequest, type DraAllo
 import type { Backend, Kernels } from './kernels.js';
 import { type PlacementPlan, type PlacementRequest, type PreparedNode, type PreparedPlacementRequest, type PrepareRequest, planPlacement, prepareNode } from './placement/index.js';
 import { AllocationError } from './shared/errors.js';
-import { describeValue, readInput } from './shared/validate.js';
-import { type SimulateRequest, type SimulationRun, simulateFleet } from './simulation/index.js';
+import { describeValue, keysOf, readInput, rejectUnknownKeys } from './shared/validate.js';
+import { type SimulateAsyncOptions, type SimulateRequest, type SimulationRun, simulateFleet, simulateFleetAsync } from './simulation/index.js';
 import { type CoreBuild, loadCore, type WasmCore } from './wasm/core.js';
 import { createWasmKernels } from './wasm/index.js';
+
+export type { Backend } from './kernels.js';
+
+/**
+ * A compiled WebAssembly.Module (from WebAssembly.compile, or one a worker received by postMessage):
+ * typed by its tag so a Node project needs no DOM library to type-check against this package.
+ */
+export interface CompiledWasm {
+  readonly [Symbol.toStringTag]?: string;
+}
 
 /** Options of createEngine. */
 export type EngineOptions = {
@@ -21,16 +31,25 @@ export type EngineOptions = {
   backend?: Backend;
   /** Which wasm build to load (default 'release'; 'debug' keeps bounds checks and names). */
   build?: CoreBuild;
-  /** Wasm bytes or a URL to load instead of the packaged build/release.wasm. */
-  wasm?: BufferSource | URL | string;
+  /**
+   * The core to use instead of the packaged build/release.wasm: its bytes, a URL (or a URL string)
+   * to load them from, or a compiled WebAssembly.Module, which is instantiated without compiling
+   * again (workers and edge runtimes share one module).
+   */
+  wasm?: ArrayBuffer | ArrayBufferView | URL | string | CompiledWasm;
 };
 
+const ENGINE_OPTION_KEYS = keysOf<EngineOptions>()(['backend', 'build', 'wasm']);
+
 /**
- * The allocation engine: every capability over one backend. Each method reads its input once into
- * engine-owned data (validate.ts readInput), so hostile getters, proxies and cycles are AllocationErrors
- * and a caller's object cannot change under the engine; prepared nodes (prepare) are engine-owned already.
+ * The engine without Kubernetes DRA and the fleet simulator: device split, replicas, aligned picks,
+ * model placement and cluster states (pod schedulers included), over one backend. What
+ * openPlacementEngine (`gpualloc/placement`) returns: a page that only places models ships only
+ * this. Each method reads its input once into engine-owned data (validate.ts readInput), so hostile
+ * getters, proxies and cycles are AllocationErrors and a caller's object cannot change under the
+ * engine; prepared nodes (prepare) are engine-owned already.
  */
-export class Engine {
+export class PlacementEngine {
   /** Which backend answers. */
   readonly backend: Backend;
   /** The kernels in use (exposed for benchmarks and parity tests). */
@@ -94,9 +113,45 @@ export class Engine {
     return ClusterState.restore(this.kernels, readInput('state', json));
   }
 
-  /** Replays a pod list on a fleet of nodes by the FGD protocol under one policy (src/fleet/). */
+  /**
+   * Test-only hook: makes the WebAssembly core trap (0: unreachable, 1: out-of-bounds load, 2: out
+   * of memory) to exercise recovery. Throws AllocationError('INTERNAL'); the next call works.
+   */
+  _debugTrap(kind: 0 | 1 | 2): never {
+    if (this.core === undefined) throw new AllocationError('INVALID_ARGUMENT', 'backend: the ts backend has no WebAssembly core to trap', { field: 'backend' });
+    const core = this.core;
+    core.call(() => core.exports.debugTrap(kind));
+    throw new AllocationError('INTERNAL', `debugTrap(${kind}) did not trap`);
+  }
+
+  /** WebAssembly memory in 64 KiB pages (0 on the ts backend). */
+  memoryPages(): number {
+    return this.kernels.memoryPages();
+  }
+}
+
+/** The allocation engine: every capability over one backend (PlacementEngine's, the fleet simulator and Kubernetes DRA). */
+export class Engine extends PlacementEngine {
+  /**
+   * Replays a pod list on a fleet of nodes by the FGD protocol under one policy (src/fleet/), holding
+   * the event loop until it ends (hundreds of ms on thousands of nodes): scripts and workers. A
+   * service or a page uses simulateFleetAsync.
+   */
   simulateFleet(request: SimulateRequest, progress?: (done: number, total: number) => void): SimulationRun {
     return simulateFleet(this.kernels, readInput('request', request, false) as SimulateRequest, progress);
+  }
+
+  /**
+   * simulateFleet without holding the event loop: runs in slices of at most 20 ms, reports progress
+   * through `onProgress`, and rejects with the signal's reason (an AbortError) at the next pod once
+   * `signal` aborts. The same result as simulateFleet.
+   */
+  simulateFleetAsync(request: SimulateRequest, options: SimulateAsyncOptions = {}): Promise<SimulationRun> {
+    try {
+      return simulateFleetAsync(this.kernels, readInput('request', request, false) as SimulateRequest, options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /**
@@ -117,36 +172,43 @@ export class Engine {
     // once into values of their own, and keep nothing of the input.
     return createDraCluster(readInput('init', init, false, 'slices') as DraClusterInit);
   }
-
-  /**
-   * Test-only hook: makes the WebAssembly core trap (0: unreachable, 1: out-of-bounds load, 2: out
-   * of memory) to exercise recovery. Throws AllocationError('INTERNAL'); the next call works.
-   */
-  _debugTrap(kind: 0 | 1 | 2): never {
-    if (this.core === undefined) throw new AllocationError('INVALID_ARGUMENT', 'backend: the ts backend has no WebAssembly core to trap', { field: 'backend' });
-    const core = this.core;
-    core.call(() => core.exports.debugTrap(kind));
-    throw new AllocationError('INTERNAL', `debugTrap(${kind}) did not trap`);
-  }
-
-  /** WebAssembly memory in 64 KiB pages (0 on the ts backend). */
-  memoryPages(): number {
-    return this.kernels.memoryPages();
-  }
 }
 
-/** Creates an engine; the wasm core is compiled once per process and instantiated per engine. */
-export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
-  if (options === null || typeof options !== 'object') throw AllocationError.at('INVALID_ARGUMENT', 'options', `expected an object, got ${describeValue(options)}`);
+/**
+ * Opens an engine (asynchronous: the wasm core is compiled once per process and instantiated per
+ * engine). Factories that return a promise are named open…, those that return at once create….
+ */
+export async function openEngine(options: EngineOptions = {}): Promise<Engine> {
+  const { kernels, core } = await kernelsFor(options);
+  return new Engine(kernels, core);
+}
+
+/** @deprecated The same as openEngine (factories that return a promise are named open…); kept for one release. */
+export const createEngine: (options?: EngineOptions) => Promise<Engine> = openEngine;
+
+/**
+ * Opens a PlacementEngine (no DRA, no fleet simulator): the same options and answers as
+ * openEngine, for pages and services that ship only what they use (`gpualloc/placement`).
+ */
+export async function openPlacementEngine(options: EngineOptions = {}): Promise<PlacementEngine> {
+  const { kernels, core } = await kernelsFor(options);
+  return new PlacementEngine(kernels, core);
+}
+
+/** The kernels (and core) that engine options ask for. */
+async function kernelsFor(options: EngineOptions): Promise<{ kernels: Kernels; core?: WasmCore }> {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw AllocationError.at('INVALID_ARGUMENT', 'options', `expected an object, got ${describeValue(options)}`);
   let backend: unknown, build: unknown, wasm: EngineOptions['wasm'];
   try {
+    rejectUnknownKeys('options', options as Record<string, unknown>, ENGINE_OPTION_KEYS);
     ({ backend = 'wasm', build = 'release', wasm } = options);
   } catch (cause) {
+    if (cause instanceof AllocationError) throw cause;
     throw AllocationError.at('INVALID_ARGUMENT', 'options', `reading a field threw (${cause instanceof Error ? cause.message : 'an unreadable error'})`, { cause });
   }
-  if (backend === 'ts') return new Engine(createTsKernels());
+  if (backend === 'ts') return { kernels: createTsKernels() };
   if (backend !== 'wasm') throw AllocationError.at('INVALID_ARGUMENT', 'options.backend', `expected 'wasm' or 'ts', got ${describeValue(backend)}`);
   if (build !== 'release' && build !== 'debug') throw AllocationError.at('INVALID_ARGUMENT', 'options.build', `expected 'release' or 'debug', got ${describeValue(build)}`);
   const core = await loadCore({ build, wasm });
-  return new Engine(createWasmKernels(core), core);
+  return { kernels: createWasmKernels(core), core };
 }

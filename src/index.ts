@@ -2,19 +2,22 @@
 
 export type { ClusterNode, NodeFromInventoryOptions } from './cluster/node.js';
 export { nodeFromInventory } from './cluster/node.js';
-export type { ClusterInit, ClusterStateJSON, GpuUsage } from './cluster/state.js';
+export type { ClusterInit, ClusterPlanRequest, ClusterStateJSON, ClusterStateLike, GpuUsage } from './cluster/state.js';
 export { ClusterState, stateFileText } from './cluster/state.js';
 export type { AlignedPolicy, AlignedRequest, AlignedResult } from './devices/aligned.js';
 export type { ReplicaPolicy, ReplicaRequest, ReplicaResult } from './devices/replicas.js';
 export type { SplitMode, SplitRequest, SplitResult } from './devices/split.js';
 export type {
   AllocationResult as DraAllocationResult,
+  ClusterDump,
+  ClusterDumpOptions,
   DeviceClass,
   DraAllocatedState,
   DraAllocateRequest,
   DraAllocateResult,
   DraClaimAllocation,
   DraClusterInit,
+  DraDocuments,
   DraDump,
   DraFeature,
   DraFeatures,
@@ -23,9 +26,16 @@ export type {
   DraObjects,
   DraScheduleResult,
   DumpClaim,
+  GangPlacement,
+  GangRequest,
+  GangResult,
+  GangTopology,
   HeldDevices,
   Node as DraNode,
   NodeScore,
+  PodOutcome,
+  PodSchedule,
+  PodScheduling,
   ResourceClaim,
   ResourceSlice,
 } from './dra/index.js';
@@ -39,16 +49,19 @@ export {
   DraCluster,
   fragmentationParts,
   NODE_SCORES,
+  readClusterDump,
   readDeviceClasses,
+  readDocuments,
   readDraObjects,
   readNodes,
   readResourceClaims,
   readResourceSlices,
+  schedulePods,
   splitDraDump,
 } from './dra/index.js';
-export type { EngineOptions } from './engine.js';
-export { createEngine, Engine } from './engine.js';
-export type { FleetNode, FleetPod, PodNodeView, PodPlan, PodScheduler, PodSchedulerOptions, PodSearch } from './fleet/index.js';
+export type { CompiledWasm, EngineOptions } from './engine.js';
+export { createEngine, Engine, openEngine, openPlacementEngine, PlacementEngine } from './engine.js';
+export type { FleetNode, FleetPod, FleetPolicyName, PodNodeView, PodPlan, PodScheduler, PodSchedulerOptions, PodSearch } from './fleet/index.js';
 export { DEFAULT_POLICY as DEFAULT_FLEET_POLICY, POLICIES as FLEET_POLICIES, parseNodeCsv, parsePodCsv, scaleTrace } from './fleet/index.js';
 export type { GpuProcess, Inventory, InventoryGpu, MigDevice } from './hardware/inventory.js';
 export { INVENTORY_VERSION, validateInventory, wholeGpuCandidates } from './hardware/inventory.js';
@@ -61,11 +74,12 @@ export type { EstimateOptions, MemoryEstimate } from './models/estimate.js';
 export { DEFAULT_CONTEXT_LENGTH, estimateMemory } from './models/estimate.js';
 export type { AttentionHeads, DroppedSize, TensorParallelSizes } from './models/tensor-parallel.js';
 export { defaultTensorParallelSizes, perGpuMemory, tensorParallelProblem } from './models/tensor-parallel.js';
-export type { NodeGpu, PlacementOption, PlacementPlan, PlacementRequest, PreparedPlacementRequest, PrepareRequest, Rejection, Slot } from './placement/index.js';
+export type { NodeGpu, PlacementOption, PlacementPlan, PlacementRequest, PreparedPlacementRequest, PrepareRequest, Rejection, RejectionCode, Slot } from './placement/index.js';
 export { PreparedNode } from './placement/index.js';
-export type { AllocationErrorCode, Reason } from './shared/errors.js';
+export type { AllocationErrorCode, Reason, ReasonCode } from './shared/errors.js';
 export { AllocationError, ERROR_CODES, REASON_CODES } from './shared/errors.js';
 export { LIMITS } from './shared/limits.js';
 export type { ByteUnits } from './shared/units.js';
 export { formatBytes, parseBytes, unitsOf } from './shared/units.js';
-export type { FleetEvent, SimulateRequest, SimulationRun } from './simulation/index.js';
+export type { FleetEvent, SimulateAsyncOptions, SimulateRequest, SimulationRun } from './simulation/index.js';
+export { SIMULATION_SLICE_MS } from './simulation/index.js';

@@ -2,7 +2,7 @@
 // node dist/bench/reference/aligned-timing.js (after npm run build:ts). Prints microseconds per call.
 
 import type { AlignedPolicy } from '../../src/devices/aligned.js';
-import { createEngine } from '../../src/engine.js';
+import { openEngine } from '../../src/engine.js';
 import type { Topology } from '../../src/hardware/topology.js';
 import { presetTopology, unstructuredTopology } from '../inputs.js';
 
@@ -10,7 +10,7 @@ const nodes: Array<[string, Topology]> = [
   ['dgx2', presetTopology('dgx2')],
   ['random16', unstructuredTopology(16, 42)],
 ];
-const engines = [await createEngine({ backend: 'wasm' }), await createEngine({ backend: 'ts' })];
+const engines = [await openEngine({ backend: 'wasm' }), await openEngine({ backend: 'ts' })];
 const rows: string[] = [];
 for (const [name, topology] of nodes) {
   const available = Array.from({ length: topology.gpus }, (_, g) => g);

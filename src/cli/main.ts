@@ -49,7 +49,7 @@ Messages go to stderr, results to stdout; with --json, stdout is JSON even on er
 export async function main(argv: string[], io: Io): Promise<number> {
   const [name, ...rest] = argv;
   // `gpualloc help plan` is `gpualloc plan --help`.
-  if (name === 'help' && rest.length > 0) return main([rest[0], '--help', ...rest.slice(1)], io);
+  if (name === 'help' && rest.length > 0) return main([rest[0]!, '--help', ...rest.slice(1)], io);
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     if (name === undefined) {
       io.err(mainHelp());
@@ -134,6 +134,13 @@ const isEntry =
   typeof process !== 'undefined' && process.argv[1] !== undefined && (await import('node:url')).fileURLToPath(import.meta.url) === (await import('node:fs')).realpathSync(process.argv[1]);
 if (isEntry) {
   guardProcess(process.argv.slice(2));
-  const io: Io = { out: streamWriter(process.stdout), err: streamWriter(process.stderr), env: process.env, cwd: process.cwd(), stdin: () => readStdin(process.stdin) };
+  const io: Io = {
+    out: streamWriter(process.stdout),
+    err: streamWriter(process.stderr),
+    env: process.env,
+    cwd: process.cwd(),
+    stdin: () => readStdin(process.stdin),
+    errIsTerminal: process.stderr.isTTY === true,
+  };
   process.exitCode = await main(process.argv.slice(2), io);
 }

@@ -8,7 +8,7 @@ import { type NodeGpu, type Slot, validateNode, validateSlots } from '../placeme
 import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
 import { formatBytes } from '../shared/units.js';
-import { fail, type KeyShapeOf, rejectUnknownKeys, requireArray, requireInteger, requireObject, requireString } from '../shared/validate.js';
+import { fail, type KeyShapeOf, keysOf, rejectUnknownKeys, requireArray, requireInteger, requireObject, requireString } from '../shared/validate.js';
 import { copySlot, Ledger, type LedgerNode } from './ledger.js';
 import { type ClusterNode, nodeFromInventory } from './node.js';
 
@@ -21,6 +21,8 @@ export type ClusterStateJSON = {
   nextSlot: number;
   nodes: Array<{ id: string; gpus: NodeGpu[]; topology?: Topology; slots: Slot[]; cpu?: number; hostMemory?: number; gpuModel?: string }>;
 };
+
+const STATE_KEYS = keysOf<ClusterStateJSON>()(['version', 'nextSlot', 'nodes']);
 
 /** One node of ClusterStateJSON. */
 type _NodeJSON = ClusterStateJSON['nodes'][number];
@@ -78,6 +80,7 @@ export function restoreLedger(json: unknown): Ledger {
   }
   try {
     const o = requireObject('state', value);
+    rejectUnknownKeys('state', o, STATE_KEYS);
     if (o.version !== CLUSTER_STATE_VERSION) fail('INVALID_STATE', 'state.version', `${CLUSTER_STATE_VERSION}`, o.version);
     const ledger = loadLedger(requireArray('state.nodes', o.nodes, LIMITS.maxNodes), 'state.nodes');
     ledger.nextSlot = requireInteger('state.nextSlot', o.nextSlot, 1);

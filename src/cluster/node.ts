@@ -3,7 +3,7 @@ import { type Inventory, validateInventory } from '../hardware/inventory.js';
 import type { Topology } from '../hardware/topology.js';
 import { type NodeGpu, type Slot, validateSlots } from '../placement/index.js';
 import { LIMITS } from '../shared/limits.js';
-import { fail, requireObject, requireString } from '../shared/validate.js';
+import { rejectUnknownKeys, requireObject, requireString } from '../shared/validate.js';
 
 /**
  * One node of a cluster state. Memory in bytes. A GPU's memoryUsed (default 0) is memory held by
@@ -34,7 +34,7 @@ export const DEFAULT_NODE = 'node0';
 export function nodeFromInventory(inventory: Inventory, options: NodeFromInventoryOptions = {}): ClusterNode {
   const inv = validateInventory(inventory);
   const opts = requireObject('options', options);
-  for (const key of Object.keys(opts)) if (key !== 'id' && key !== 'slots') fail('INVALID_ARGUMENT', `options.${key}`, 'no such option (id, slots)', opts[key]);
+  rejectUnknownKeys('options', opts, ['id', 'slots']);
   const id = opts.id === undefined ? (inv.host !== undefined && inv.host !== '' ? inv.host : DEFAULT_NODE) : requireString('options.id', opts.id, LIMITS.maxIdLength);
   const present = inv.gpus.filter((g) => g.lost !== true);
   const slots = opts.slots === undefined ? undefined : validateSlots(opts.slots, 'options.slots', new Set(present.map((g) => g.index)));

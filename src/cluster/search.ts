@@ -14,12 +14,14 @@ import {
   type PlacementOption,
   type PlacementPlan,
   type PlanRequest,
+  type Rejection,
   rejectionsFor,
   type Slot,
   shareOf,
   sizesFor,
 } from '../placement/index.js';
 import { binomial, ctz } from '../shared/bits.js';
+import type { Reason } from '../shared/errors.js';
 import type { ScoreLevel, TopologyClasses } from './classes.js';
 import type { FreeIndex, LevelTree } from './free-index.js';
 import type { NodeIndexes } from './indexes.js';
@@ -354,7 +356,7 @@ export class ClusterPlanner {
       options.push(nodeOptionOf(found, c, this.indices[k], req.memory, this.candidateStale[i], req.model, this.nodeIds[k]));
     }
     this.candidateStale.length = 0;
-    const result: PlacementPlan = { options, rejected: [] };
+    const result: { options: PlacementOption[]; rejected: Rejection[]; reason?: Reason } = { options, rejected: [] };
     if (options.length === 0) {
       // The first CLUSTER_REJECTED_NODES nodes' rejections (a scan of every node would cost a failed
       // plan O(nodes)); whether any node allows a size is known from the widest node.
@@ -394,7 +396,7 @@ export class ClusterPlanner {
         migCount,
       );
     }
-    return result;
+    return result as PlacementPlan; // reason is set exactly when options is empty
   }
 
   /**

@@ -8,10 +8,10 @@
 //   node-view.ts  the read-only NodeView (fleet's port) pod schedulers plan over, and change notification
 
 import { createPodScheduler, type NodeView, type PodScheduler, type PodSchedulerKernels, type PodSchedulerOptions } from '../fleet/index.js';
-import { type PlacementKernels, type PlacementOption, type PlacementPlan, type PlacementRequest, type Slot, validatePlanRequest } from '../placement/index.js';
+import { PLAN_REQUEST_KEYS, type PlacementKernels, type PlacementOption, type PlacementPlan, type PlacementRequest, type Slot, validatePlanRequest } from '../placement/index.js';
 import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
-import { describeValue, fail, readInput, requireObject, requireString } from '../shared/validate.js';
+import { describeValue, fail, readInput, rejectUnknownKeys, requireObject, requireString } from '../shared/validate.js';
 import { activityTime, checkIdle, type ReleaseOptions, releaseOptions } from './activity.js';
 import { type CommitOptions, checkCommit } from './commit.js';
 import { NodeIndexes } from './indexes.js';
@@ -36,8 +36,35 @@ export type ClusterKernels = PlacementKernels & PodSchedulerKernels;
 /** What `state.plan` takes: planPlacement's request without gpus, slots and topology. */
 export type ClusterPlanRequest = Omit<PlacementRequest, 'gpus' | 'slots' | 'topology'>;
 
+/*
+ * What a local ClusterState and a store's StoredClusterState have in common, so code can take either:
+ * planning and reading are synchronous on both; changes return a value on the local state and a
+ * promise on a stored one (`await` takes both).
+ */
+/** A cluster state, local (ClusterState) or stored (StoredClusterState from gpualloc/store). */
+export interface ClusterStateLike {
+  /** Every viable placement across the nodes, best first (see ClusterState.plan). */
+  plan(request: ClusterPlanRequest): PlacementPlan;
+  /** Applies an option after re-validating it; the new slot's ID (a promise on a stored state). */
+  commit(option: PlacementOption, options?: CommitOptions): string | Promise<string>;
+  /** Removes a slot. */
+  release(slotId: string, options?: ReleaseOptions): void | Promise<void>;
+  /** Records activity of a slot at `at` (ms since the epoch; default now). */
+  touch(slotId: string, at?: number): void | Promise<void>;
+  /** Marks a slot stale (evictable by other models) or not. */
+  markStale(slotId: string, stale?: boolean): void | Promise<void>;
+  /** Copies of the slots, of one node or of all. */
+  listSlots(node?: string): Slot[];
+  /** Per GPU: total, used by others, held by slots, free (bytes). */
+  usage(): GpuUsage[];
+  /** The node IDs, in the order given. */
+  nodes(): string[];
+  /** The state as plain JSON (restoreClusterState reads it back). */
+  toJSON(): ClusterStateJSON;
+}
+
 /** Holds GPUs and slots of one or many nodes; every change keeps each GPU's allocated memory within its total. */
-export class ClusterState {
+export class ClusterState implements ClusterStateLike {
   private readonly kernels: ClusterKernels;
   private readonly ledger: Ledger;
   private readonly indexes: NodeIndexes;
@@ -73,7 +100,9 @@ export class ClusterState {
    * How the nodes to search are found: src/cluster/search.ts.
    */
   plan(request: ClusterPlanRequest): PlacementPlan {
-    const req = validatePlanRequest(requireObject('request', readInput('request', request, false)));
+    const r = requireObject('request', readInput('request', request, false));
+    rejectUnknownKeys('', r, PLAN_REQUEST_KEYS);
+    const req = validatePlanRequest(r);
     if (req.allowMig && this.ledger.mig !== null) return this.migBlindPlanner().plan(req);
     return this.planner.plan(req);
   }

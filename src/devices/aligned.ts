@@ -5,16 +5,18 @@
 import { setScore, type Topology, topologyFor } from '../hardware/topology.js';
 import { AllocationError, parsePath, type Reason } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
-import { fail, requireArray, requireInteger, requireObject, requireOneOf } from '../shared/validate.js';
+import { fail, keysOf, rejectUnknownKeys, requireArray, requireInteger, requireObject, requireOneOf } from '../shared/validate.js';
 
 /** besteffort: go-gpuallocator's BestEffort, exactly; topology: the default, see the README. */
 export type AlignedPolicy = 'besteffort' | 'topology';
 
 /** Request of allocateAligned (README: "Whole GPUs by topology"). `available`: GPU indices in the caller's order; default every GPU of the topology (0 .. gpus-1). */
-export type AlignedRequest = { topology: Topology; available?: number[]; required?: number[]; size: number; policy?: AlignedPolicy };
+export type AlignedRequest = { topology: Topology; available?: readonly number[]; required?: readonly number[]; size: number; policy?: AlignedPolicy };
+
+const ALIGNED_REQUEST_KEYS = keysOf<AlignedRequest>()(['topology', 'available', 'required', 'size', 'policy']);
 
 /** Result of allocateAligned: GPU indices in ascending order, and their set score (sum of pair scores). */
-export type AlignedResult = { devices: number[]; score: number; reason?: Reason };
+export type AlignedResult = { devices: number[]; score: number; reason?: undefined } | { devices: []; score: number; reason: Reason };
 
 /** The policies, default first. */
 export const ALIGNED_POLICIES: readonly AlignedPolicy[] = ['topology', 'besteffort'];
@@ -87,6 +89,7 @@ function _empty(code: 'INSUFFICIENT_DEVICES' | 'TOO_MANY_REQUIRED' | 'REQUIRED_N
  */
 export function allocateAligned(kernels: AlignedKernels & { readonly backend: string }, request: AlignedRequest): AlignedResult {
   const req = requireObject('request', request);
+  rejectUnknownKeys('', req, ALIGNED_REQUEST_KEYS);
   const { topology, matrix } = topologyFor(req.topology, 'topology');
   const n = topology.gpus;
   const size = requireInteger('size', req.size, 1, LIMITS.maxGpus);

@@ -31,6 +31,6 @@ export function naturalSort(kernels: SortKernels, ids: readonly string[]): strin
   const list = checkIdList('ids', ids);
   const order = kernels.naturalOrder(list);
   const out = new Array<string>(list.length);
-  for (let k = 0; k < list.length; k++) out[k] = list[order[k]];
+  for (let k = 0; k < list.length; k++) out[k] = list[order[k]!]!; // order is a permutation of list's positions
   return out;
 }

@@ -1,9 +1,10 @@
 // Where the replica allocation policy comes from, as NVIDIA's device plugin takes it: the request, else
 // the flag --allocation-policy, else GPUALLOC_ALLOCATION_POLICY, else a YAML config file
 // (flags.plugin.allocationPolicy), else 'distributed'. Pure: the caller reads files and the environment.
-import { isMap, isScalar, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
+import type { Node as YamlNode } from 'yaml';
 import { AllocationError, type AllocationErrorCode, type FilePosition, type PathSegment } from '../shared/errors.js';
 import { positionAt } from '../shared/file-positions.js';
+import { importOptional } from '../shared/optional.js';
 import { didYouMean } from '../shared/suggest.js';
 import { describeValue, findUnknownKey, type KeyShape, unknownKeyError } from '../shared/validate.js';
 import { DEFAULT_REPLICA_POLICY, REPLICA_POLICIES, type ReplicaPolicy, UPSTREAM_POLICY_ALIASES, upstreamSpellingHint } from './replicas.js';
@@ -48,7 +49,8 @@ export const DEVICE_PLUGIN_CONFIG_KEYS: KeyShape = {
 };
 
 /** Where the node at `path` (a key, or an item of a sequence) starts in the YAML text. */
-function _yamlPosition(text: string, root: unknown, path: readonly PathSegment[]): FilePosition | undefined {
+function _yamlPosition(yaml: Pick<typeof import('yaml'), 'isMap' | 'isScalar' | 'isSeq'>, text: string, root: unknown, path: readonly PathSegment[]): FilePosition | undefined {
+  const { isMap, isScalar, isSeq } = yaml;
   let node = root as YamlNode | null | undefined;
   let offset: number | undefined;
   for (const seg of path) {
@@ -110,7 +112,7 @@ const EXPECTED_POLICY = `one of ${REPLICA_POLICIES.map((p) => `'${p}'`).join(', 
  */
 function _policy(where: _Where, value: unknown, nonString: AllocationErrorCode, aliases: Readonly<Record<string, ReplicaPolicy>> = {}): ReplicaPolicy {
   if (typeof value !== 'string') _invalid(nonString, where, EXPECTED_POLICY, value);
-  if (Object.prototype.hasOwnProperty.call(aliases, value)) return aliases[value];
+  if (Object.prototype.hasOwnProperty.call(aliases, value)) return aliases[value]!;
   if (!(REPLICA_POLICIES as readonly string[]).includes(value)) _invalid('UNKNOWN_POLICY', where, EXPECTED_POLICY, value, upstreamSpellingHint(value) || didYouMean(value, REPLICA_POLICIES));
   return value as ReplicaPolicy;
 }
@@ -124,12 +126,14 @@ function _mapping(value: unknown): value is Record<string, unknown> {
  * when it sets none (an empty file, or a missing or null key). Throws INVALID_CONFIG for YAML that
  * does not parse or has the wrong shape, UNKNOWN_POLICY for an unknown name; messages name `origin`.
  */
-export function policyFromConfig(text: string, origin: string): ReplicaPolicy | undefined {
+export async function policyFromConfig(text: string, origin: string): Promise<ReplicaPolicy | undefined> {
+  // yaml is an optional peer dependency (only this file format needs it).
+  const { isMap, isScalar, isSeq, parseDocument } = await importOptional('yaml', 'a device-plugin policy file (YAML)', () => import('yaml'));
   const doc = parseDocument(text, { uniqueKeys: true });
   const syntax = doc.errors[0];
   if (syntax !== undefined) {
     const at = syntax.linePos?.[0];
-    const first = (syntax.message ?? String(syntax)).split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+    const first = (syntax.message ?? String(syntax)).split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
     throw AllocationError.of('INVALID_CONFIG', {
       origin: `config file ${origin}`,
       ...(at === undefined ? {} : { position: { line: at.line, column: at.col } }),
@@ -139,7 +143,7 @@ export function policyFromConfig(text: string, origin: string): ReplicaPolicy | 
   }
   const root: unknown = doc.toJS();
   const at = (path: readonly PathSegment[]): Pick<_Where, 'origin' | 'position'> => {
-    const position = _yamlPosition(text, doc.contents, path);
+    const position = _yamlPosition({ isMap, isScalar, isSeq }, text, doc.contents, path);
     return { origin: `config file ${origin}`, ...(position === undefined ? {} : { position }) };
   };
   const unknown = findUnknownKey(root, DEVICE_PLUGIN_CONFIG_KEYS);
@@ -164,7 +168,7 @@ export function policyFromConfig(text: string, origin: string): ReplicaPolicy | 
  * Every setting that is given is checked, even when a higher one decides, so a bad value anywhere is
  * an AllocationError (UNKNOWN_POLICY or INVALID_CONFIG) whose message says where it came from.
  */
-export function resolveAllocationPolicy(settings: PolicySettings = {}): ResolvedPolicy {
+export async function resolveAllocationPolicy(settings: PolicySettings = {}): Promise<ResolvedPolicy> {
   const found: ResolvedPolicy[] = [];
   if (settings.request !== undefined) {
     const said = settings.requestName ?? 'policy (request)';
@@ -176,7 +180,7 @@ export function resolveAllocationPolicy(settings: PolicySettings = {}): Resolved
     found.push({ policy: _policy({ path: POLICY_ENV_VAR, said: `environment variable ${POLICY_ENV_VAR}` }, envValue, 'UNKNOWN_POLICY'), source: 'env', origin: POLICY_ENV_VAR });
   }
   if (settings.config !== undefined) {
-    const policy = policyFromConfig(settings.config.text, settings.config.origin);
+    const policy = await policyFromConfig(settings.config.text, settings.config.origin);
     if (policy !== undefined) found.push({ policy, source: 'config', origin: `${settings.config.origin} (${POLICY_CONFIG_PATH})` });
   }
   return found[0] ?? { policy: DEFAULT_REPLICA_POLICY, source: 'default', origin: 'the default' };

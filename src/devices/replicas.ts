@@ -3,7 +3,7 @@
 
 import { AllocationError, type Reason } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
-import { describeValue, fail, own, ownKeys, requireInteger, requireObject, requireOneOf, requireString } from '../shared/validate.js';
+import { describeValue, fail, keysOf, own, ownKeys, rejectUnknownKeys, requireInteger, requireObject, requireOneOf, requireString } from '../shared/validate.js';
 import type { SortKernels } from './natural-sort.js';
 import { checkIdList } from './natural-sort.js';
 
@@ -34,21 +34,23 @@ export const REPLICA_POLICY_CODE: Readonly<Record<ReplicaPolicy, number>> = { di
 /** Request of allocateReplicas (README: "Replicas and MIG slices"). */
 export type ReplicaRequest = {
   /** Every device ID of the resource: `GPU-x::0` replicas, MIG UUIDs, plain IDs. */
-  devices: string[];
+  devices: readonly string[];
   /** IDs that may be handed out now (a subset of `devices`). */
-  available: string[];
+  available: readonly string[];
   /** IDs that must be part of the result (a subset of `available`); they come first. */
-  required?: string[];
+  required?: readonly string[];
   /** How many IDs the container gets in all, required ones included. */
   size: number;
   /** Greedy policy; default 'distributed'. */
   policy?: ReplicaPolicy;
   /** Device ID → physical GPU key (groups MIG slices by parent); keys not in `devices` are ignored. */
-  parents?: Record<string, string>;
+  parents?: Readonly<Record<string, string>>;
 };
 
+const REPLICA_REQUEST_KEYS = keysOf<ReplicaRequest>()(['devices', 'available', 'required', 'size', 'policy', 'parents']);
+
 /** Result of allocateReplicas: chosen IDs (required first, then picks in pick order), or [] with a reason. */
-export type ReplicaResult = { devices: string[]; reason?: Reason };
+export type ReplicaResult = { devices: string[]; reason?: undefined } | { devices: []; reason: Reason };
 
 /** Kernels this capability needs. */
 export interface ReplicaKernels {
@@ -204,6 +206,7 @@ const _interned = new _Interned();
  */
 export function allocateReplicas(kernels: ReplicaKernels & SortKernels, request: ReplicaRequest): ReplicaResult {
   const req = requireObject('request', request);
+  rejectUnknownKeys('', req, REPLICA_REQUEST_KEYS);
   const devices = checkIdList('devices', own(req, 'devices'));
   const available = checkIdList('available', own(req, 'available'));
   const requiredValue = own(req, 'required');

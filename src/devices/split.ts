@@ -3,7 +3,7 @@
 // split by amount. Everything is validated before anything is assigned.
 import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
-import { describeValue, fail, own, ownKeys, requireArray, requireObject, requireOneOf, requireString, setOwn } from '../shared/validate.js';
+import { describeValue, fail, keysOf, own, ownKeys, rejectUnknownKeys, requireArray, requireObject, requireOneOf, requireString, setOwn } from '../shared/validate.js';
 import type { SortKernels } from './natural-sort.js';
 import { checkIdList } from './natural-sort.js';
 
@@ -24,14 +24,16 @@ export type SplitDevice = string | { id: string; slots?: Record<string, number> 
 
 /** Request of splitDevices (README: "Multi-agent device split"). Amounts in the unit of the shared name (bytes for mem). */
 export type SplitRequest = {
-  agents: string[];
-  devices: Record<string, SplitDevice[]>;
+  agents: readonly string[];
+  devices: Readonly<Record<string, readonly SplitDevice[]>>;
   mode: SplitMode;
-  amounts?: Record<string, number>;
-  sharedDeviceNames?: string[];
-  reserved?: Record<string, number>;
-  manual?: Record<string, Record<string, string[] | number>>;
+  amounts?: Readonly<Record<string, number>>;
+  sharedDeviceNames?: readonly string[];
+  reserved?: Readonly<Record<string, number>>;
+  manual?: Readonly<Record<string, Readonly<Record<string, readonly string[] | number>>>>;
 };
+
+const SPLIT_REQUEST_KEYS = keysOf<SplitRequest>()(['agents', 'devices', 'mode', 'amounts', 'sharedDeviceNames', 'reserved', 'manual']);
 
 /** Result of splitDevices. Every record is keyed by agent ID, in the order of `agents`. */
 export type SplitResult = {
@@ -129,13 +131,13 @@ function parseDevices(kernels: SortKernels, value: unknown, sharedNames: Set<str
       byId.set(id, k);
     });
     // Natural order once, here: every mode deals and reports devices in this order.
-    const order = kernels.naturalOrder(ids);
-    const sortedIds = Array.from(order, (k) => ids[k]);
+    const order = kernels.naturalOrder(ids); // a permutation of ids' positions
+    const sortedIds = Array.from(order, (k) => ids[k]!);
     if (sharedNames.has(name)) {
       sharedIds.set(name, sortedIds);
       continue;
     }
-    const sortedSlots = Array.from(order, (k) => slots[k]);
+    const sortedSlots = Array.from(order, (k) => slots[k]!);
     const sortedById = new Map<string, number>();
     sortedIds.forEach((id, k) => sortedById.set(id, k));
     groups.push({ name, ids: sortedIds, slots: sortedSlots, byId: sortedById });
@@ -145,6 +147,7 @@ function parseDevices(kernels: SortKernels, value: unknown, sharedNames: Set<str
 
 function parseRequest(kernels: SortKernels, request: SplitRequest): Plan {
   const req = requireObject('request', request);
+  rejectUnknownKeys('', req, SPLIT_REQUEST_KEYS);
   const agents = parseAgents(own(req, 'agents'));
   const mode = requireOneOf('mode', own(req, 'mode'), SPLIT_MODES);
   const rawShared = own(req, 'sharedDeviceNames');
@@ -331,21 +334,22 @@ export function splitDevices(kernels: SortKernels, request: SplitRequest): Split
     // Slot sums in a Map first: one write per slot name, not one per device.
     const slotSums = new Map<string, number>();
     groups.forEach((g, gi) => {
-      const mine = dealt[gi][a];
+      // dealt holds a list per group and agent, of positions in the group.
+      const mine = dealt[gi]![a]!;
       _put(
         assignment,
         g.name,
-        mine.map((k) => g.ids[k]),
+        mine.map((k) => g.ids[k]!),
       );
       for (const k of mine) {
-        const s = g.slots[k];
-        for (const slot of ownKeys(s)) slotSums.set(slot, (slotSums.get(slot) ?? 0) + s[slot]);
+        const s = g.slots[k]!;
+        for (const [slot, n] of Object.entries(s)) slotSums.set(slot, (slotSums.get(slot) ?? 0) + n);
       }
       _put(scaling, g.name, mode === 'shared' ? 1 : g.ids.length === 0 ? 0 : mine.length / g.ids.length);
     });
     for (const [slot, sum] of slotSums) _put(slots, slot, sum);
     shared.forEach((s, si) => {
-      const amount = sharedAmounts[si][a];
+      const amount = sharedAmounts[si]![a]!; // one amount per shared name and agent
       _put(assignment, s.name, [...s.ids]);
       _put(amounts, s.name, amount);
       _put(slots, s.name, amount);
@@ -359,7 +363,7 @@ export function splitDevices(kernels: SortKernels, request: SplitRequest): Split
 
   if (mode === 'manual') {
     groups.forEach((g, gi) => {
-      const used = new Set(dealt[gi].flat());
+      const used = new Set(dealt[gi]!.flat());
       const left = g.ids.filter((_, k) => !used.has(k));
       if (left.length > 0) result.warnings.push({ code: 'UNASSIGNED_DEVICES', message: `${g.name}: ${left.length} device${left.length === 1 ? '' : 's'} not given to any agent: ${listIds(left)}` });
     });

@@ -3,7 +3,7 @@
 
 export type { FleetKernels, FleetMemory } from './kernels.js';
 export type { NodeGpus, NodeView } from './node-view.js';
-export type { FleetPolicy } from './policies/index.js';
+export type { FleetPolicy, FleetPolicyName } from './policies/index.js';
 export { DEFAULT_POLICY, POLICIES, policyByName } from './policies/index.js';
 export { Prng } from './prng.js';
 export { formatDuration, RunProgress } from './progress.js';

@@ -21,7 +21,7 @@ import { FitCounts } from './fit-counts.js';
 import type { FleetKernels, FleetMemory } from './kernels.js';
 import * as L from './layout.js';
 import type { NodeGpus, NodeView } from './node-view.js';
-import { cleanRemainders, DEFAULT_POLICY, deadHole, type FleetPolicy, P_CLUSTERING, P_FGD, P_LP, P_OURS, P_RANDOM, planTables, policyByName } from './policies/index.js';
+import { cleanRemainders, DEFAULT_POLICY, deadHole, type FleetPolicy, type FleetPolicyName, P_CLUSTERING, P_FGD, P_LP, P_OURS, P_RANDOM, planTables, policyByName } from './policies/index.js';
 import { Prng } from './prng.js';
 import { type FleetPod, modelMask, type Pod, validatePod, validatePods } from './types.js';
 import { type TypicalPod, typicalPods } from './typical.js';
@@ -41,14 +41,14 @@ export type PodSchedulerKernels = FleetKernels & AlignedKernels & { readonly bac
 
 /** Options of a pod scheduler. */
 export type PodSchedulerOptions = {
-  /** Policy name (default 'fgd-close'). */
-  policy?: string;
+  /** Policy name (default 'fgd-close'): one of FLEET_POLICIES' names. */
+  policy?: FleetPolicyName;
   /** The workload whose typical-pod distribution defines fragmentation, whose share sizes set fgd-close's dead hole (their 1st percentile) and fgd-lp's share prices; required for fgd, fgd-close and fgd-lp. */
-  typical?: FleetPod[];
+  typical?: readonly FleetPod[];
   /** Each node's tie-break rank, in the state's node order: a permutation of 0..nodes−1, the smallest wins (default: node order). */
-  ranks?: number[];
+  ranks?: readonly number[];
   /** Pods whose shapes (CPU, share, GPU count; and host memory) get a score class and a tree of the pod index (default: the typical workload's); plans do not depend on it, a pod of another shape is planned by the scan. */
-  shapes?: FleetPod[];
+  shapes?: readonly FleetPod[];
   /** Seed of the random policy's draws (default 42). */
   seed?: number;
   /**
@@ -63,7 +63,7 @@ export type PodSchedulerOptions = {
 export type PodSearch = 'index' | 'scan';
 
 /** A pod's plan: one option, or none and why (infeasible is not an error). */
-export type PodPlan = { options: PlacementOption[]; reason?: Reason };
+export type PodPlan = { options: PlacementOption[]; reason?: undefined } | { options: []; reason: Reason };
 
 /**
  * What the scheduler sees of a node: CPU left (milli-CPU), host memory left (MiB, rounded down) and
@@ -71,7 +71,7 @@ export type PodPlan = { options: PlacementOption[]; reason?: Reason };
  * differ in memoryTotal, or are of at most 10^6 bytes (LIMITS.maxNoShareGpuMemory), shows no GPUs (it
  * is offered to CPU-only pods only).
  */
-export type PodNodeView = { cpu: number; memory: number; gpus: number[] };
+export type PodNodeView = { cpu: number /** Host memory left, in MiB. */; memoryMiB: number; gpus: number[] };
 
 const KEYS = ['policy', 'typical', 'ranks', 'shapes', 'seed', 'search'];
 const MAX_INT = 0x7fffffff;
@@ -422,7 +422,7 @@ export class PodScheduler {
     const s = this.memory.ints();
     const base = s[L.H_NODE_AT] + k * s[L.H_STRIDE];
     const gAt = base + L.N_TAGS + this.maxGpus + 1;
-    return { cpu: s[base + L.N_CPU], memory: s[base + L.N_MEM], gpus: Array.from(s.subarray(gAt, gAt + s[base + L.N_GPUS])) };
+    return { cpu: s[base + L.N_CPU], memoryMiB: s[base + L.N_MEM], gpus: Array.from(s.subarray(gAt, gAt + s[base + L.N_GPUS])) };
   }
 
   /**

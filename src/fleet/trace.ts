@@ -4,7 +4,7 @@
 // columns are ignored). A malformed row is an INVALID_TRACE error naming the file, line and column.
 import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
-import { DEFAULT_GPU_MEMORY, type NodeSpec, type Pod } from './types.js';
+import { DEFAULT_GPU_MEMORY, type FleetNode, type FleetPod } from './types.js';
 
 const MAX_INT = 0x7fffffff;
 
@@ -41,7 +41,7 @@ function int(file: string, line: number, column: string, text: string, min: numb
 }
 
 /** Parses a node list CSV (GPUs of DEFAULT_GPU_MEMORY bytes: the trace gives none, and shares are milli). */
-export function parseNodeCsv(file: string, text: string): NodeSpec[] {
+export function parseNodeCsv(file: string, text: string): Array<FleetNode & { model: string; gpuMemory: number }> {
   const { header, rows } = readTable(file, text, ['sn', 'cpu_milli', 'memory_mib', 'gpu', 'model'], LIMITS.maxFleetNodes);
   const col = (n: string) => header.indexOf(n);
   const [sn, cpu, mem, gpu, model] = ['sn', 'cpu_milli', 'memory_mib', 'gpu', 'model'].map(col);
@@ -55,12 +55,12 @@ export function parseNodeCsv(file: string, text: string): NodeSpec[] {
     let m = cells[model];
     if (gpus === 0 && m === 'NaN') m = '';
     if (gpus > 0 && m === '') bad(file, line, 'model', 'empty GPU model on a node with GPUs');
-    return { id, cpu: int(file, line, 'cpu_milli', cells[cpu], 0, MAX_INT), memory: int(file, line, 'memory_mib', cells[mem], 0, MAX_INT), gpus, model: m, gpuMemory: DEFAULT_GPU_MEMORY };
+    return { id, cpu: int(file, line, 'cpu_milli', cells[cpu], 0, MAX_INT), memoryMiB: int(file, line, 'memory_mib', cells[mem], 0, MAX_INT), gpus, model: m, gpuMemory: DEFAULT_GPU_MEMORY };
   });
 }
 
 /** Parses a pod list CSV (creation order). */
-export function parsePodCsv(file: string, text: string): Pod[] {
+export function parsePodCsv(file: string, text: string): Array<FleetPod & { milli: number; models: string[] }> {
   const { header, rows } = readTable(file, text, ['name', 'cpu_milli', 'memory_mib', 'num_gpu', 'gpu_milli'], LIMITS.maxFleetPods);
   const col = (n: string) => header.indexOf(n);
   const [name, cpu, mem, num, milliCol, spec] = ['name', 'cpu_milli', 'memory_mib', 'num_gpu', 'gpu_milli', 'gpu_spec'].map(col);
@@ -77,6 +77,6 @@ export function parsePodCsv(file: string, text: string): Pod[] {
     else if (gpus > 1 && milli !== 1000) bad(file, line, 'gpu_milli', `expected 1000 for a pod of ${gpus} GPUs, got ${milli}`);
     const models = spec < 0 || cells[spec] === '' || gpus === 0 ? [] : cells[spec].split('|');
     if (models.some((m) => m === '')) bad(file, line, 'gpu_spec', `empty model name in ${JSON.stringify(cells[spec])}`);
-    return { id, cpu: int(file, line, 'cpu_milli', cells[cpu], 0, MAX_INT), memory: int(file, line, 'memory_mib', cells[mem], 0, MAX_INT), gpus, milli, models };
+    return { id, cpu: int(file, line, 'cpu_milli', cells[cpu], 0, MAX_INT), memoryMiB: int(file, line, 'memory_mib', cells[mem], 0, MAX_INT), gpus, milli, models };
   });
 }

@@ -4,7 +4,7 @@
 import { type Topology, topologyFor } from '../hardware/topology.js';
 import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
-import { fail, own, rejectUnknownKeys, requireArray, requireInteger, requireObject, requireString } from '../shared/validate.js';
+import { fail, keysOf, own, rejectUnknownKeys, requireArray, requireInteger, requireObject, requireString } from '../shared/validate.js';
 
 /** A node of a fleet. */
 export type FleetNode = {
@@ -12,8 +12,8 @@ export type FleetNode = {
   id: string;
   /** CPU, in milli-CPU. */
   cpu: number;
-  /** Memory, in MiB. */
-  memory: number;
+  /** Host memory, in MiB (the trace format's unit; ClusterState's hostMemory is in bytes). */
+  memoryMiB: number;
   /** Number of GPUs (0: a CPU-only node). */
   gpus: number;
   /** GPU model (required when gpus > 0). */
@@ -32,7 +32,7 @@ export type FleetNode = {
 /** Default GPU memory of a fleet node, in bytes (16 GiB; see FleetNode.gpuMemory). */
 export const DEFAULT_GPU_MEMORY = 16 * 2 ** 30;
 
-/** A validated node: topology, when given, validated with its pair-score matrix. */
+/** A validated node (memory in MiB): topology, when given, validated with its pair-score matrix. */
 export type NodeSpec = { id: string; cpu: number; memory: number; gpus: number; model: string; gpuMemory: number; aligned?: { topology: Topology; matrix: Int32Array } };
 
 /** A pod (task) to place. */
@@ -41,8 +41,8 @@ export type FleetPod = {
   id: string;
   /** CPU request, in milli-CPU. */
   cpu: number;
-  /** Memory request, in MiB. */
-  memory: number;
+  /** Host memory request, in MiB (the trace format's unit). */
+  memoryMiB: number;
   /** Number of GPUs (0: CPU-only). */
   gpus: number;
   /** Per-GPU share in milli-GPU, 1..1000 (default 1000); below 1000 only with gpus = 1; ignored (may be 0) when gpus = 0. */
@@ -51,9 +51,24 @@ export type FleetPod = {
   models?: string[];
 };
 
-const NODE_KEYS = ['id', 'cpu', 'memory', 'gpus', 'model', 'topology', 'gpuMemory'];
-const POD_KEYS = ['id', 'cpu', 'memory', 'gpus', 'milli', 'models'];
+const NODE_KEYS = keysOf<FleetNode>()(['id', 'cpu', 'memoryMiB', 'gpus', 'model', 'topology', 'gpuMemory']);
+const POD_KEYS = keysOf<FleetPod>()(['id', 'cpu', 'memoryMiB', 'gpus', 'milli', 'models']);
 const MAX_INT = 0x7fffffff;
+
+/**
+ * Rejects the field `memory` of a fleet node or pod, which was renamed memoryMiB (fleet memory is in
+ * MiB, plan requests' memory in bytes), then any other unknown key.
+ */
+function _rejectKeys(field: string, o: Record<string, unknown>, keys: readonly string[]): void {
+  if (Object.prototype.hasOwnProperty.call(o, 'memory')) {
+    throw AllocationError.at('INVALID_ARGUMENT', `${field}.memory`, 'unknown field (did you mean memoryMiB? fleet memory is in MiB and the field is named memoryMiB)', {
+      expected: `one of the keys ${keys.join(', ')}`,
+      received: '"memory"',
+      details: { key: 'memory', closest: 'memoryMiB', known: [...keys] },
+    });
+  }
+  rejectUnknownKeys(field, o, keys);
+}
 
 /** Validates a node list; returns normalized copies. */
 export function validateNodes(field: string, value: unknown): NodeSpec[] {
@@ -63,7 +78,7 @@ export function validateNodes(field: string, value: unknown): NodeSpec[] {
   return list.map((raw, i) => {
     const f = `${field}[${i}]`;
     const o = requireObject(f, raw);
-    rejectUnknownKeys(f, o, NODE_KEYS);
+    _rejectKeys(f, o, NODE_KEYS);
     const id = requireString(`${f}.id`, own(o, 'id'), LIMITS.maxIdLength);
     if (id === '') fail('INVALID_ARGUMENT', `${f}.id`, 'a non-empty string', id);
     if (seen.has(id)) throw AllocationError.at('INVALID_ARGUMENT', `${f}.id`, `node ${JSON.stringify(id)} appears twice`);
@@ -74,7 +89,7 @@ export function validateNodes(field: string, value: unknown): NodeSpec[] {
     if (gpus > 0 && model === '') fail('INVALID_ARGUMENT', `${f}.model`, 'a GPU model name (the node has GPUs)', rawModel);
     const rawGpuMemory = own(o, 'gpuMemory');
     const gpuMemory = rawGpuMemory === undefined ? DEFAULT_GPU_MEMORY : requireInteger(`${f}.gpuMemory`, rawGpuMemory, 1 << 20, LIMITS.maxBytes);
-    const node: NodeSpec = { id, cpu: requireInteger(`${f}.cpu`, own(o, 'cpu'), 0, MAX_INT), memory: requireInteger(`${f}.memory`, own(o, 'memory'), 0, MAX_INT), gpus, model, gpuMemory };
+    const node: NodeSpec = { id, cpu: requireInteger(`${f}.cpu`, own(o, 'cpu'), 0, MAX_INT), memory: requireInteger(`${f}.memoryMiB`, own(o, 'memoryMiB'), 0, MAX_INT), gpus, model, gpuMemory };
     const rawTopology = own(o, 'topology');
     if (rawTopology !== undefined) {
       const t = topologyFor(rawTopology, `${f}.topology`);
@@ -85,16 +100,16 @@ export function validateNodes(field: string, value: unknown): NodeSpec[] {
   });
 }
 
-/** A validated pod: milli 0 for a CPU-only pod, models [] for any. */
+/** A validated pod (memory in MiB): milli 0 for a CPU-only pod, models [] for any. */
 export type Pod = { id: string; cpu: number; memory: number; gpus: number; milli: number; models: string[] };
 
 /** Validates one pod. */
 export function validatePod(field: string, raw: unknown): Pod {
   const o = requireObject(field, raw);
-  rejectUnknownKeys(field, o, POD_KEYS);
+  _rejectKeys(field, o, POD_KEYS);
   const id = requireString(`${field}.id`, own(o, 'id'), LIMITS.maxIdLength);
   const cpu = requireInteger(`${field}.cpu`, own(o, 'cpu'), 0, MAX_INT);
-  const memory = requireInteger(`${field}.memory`, own(o, 'memory'), 0, MAX_INT);
+  const memory = requireInteger(`${field}.memoryMiB`, own(o, 'memoryMiB'), 0, MAX_INT);
   const gpus = requireInteger(`${field}.gpus`, own(o, 'gpus'), 0, LIMITS.maxGpus);
   const rawMilli = own(o, 'milli');
   let milli = rawMilli === undefined ? 1000 : requireInteger(`${field}.milli`, rawMilli, gpus === 0 ? 0 : 1, 1000);
@@ -115,6 +130,11 @@ export function validatePods(field: string, value: unknown): Pod[] {
     seen.add(pod.id);
     return pod;
   });
+}
+
+/** The public form of a validated pod (memory as memoryMiB): what PodScheduler.plan takes. */
+export function fleetPodOf(pod: Pod): FleetPod {
+  return { id: pod.id, cpu: pod.cpu, memoryMiB: pod.memory, gpus: pod.gpus, milli: pod.milli, models: pod.models };
 }
 
 /** A pod's model mask: -1 for any model; else the bits of the listed models that some node has (0: none). */

@@ -262,8 +262,8 @@ function readLinks(raw: unknown, indices: Map<number, string>, gpus: InventoryGp
   });
   const links = [...byPair.values()].map((x) => x.link);
   // One source of truth for link rules: the topology validator sorts and re-checks the result.
-  const gpusCount = gpus.length === 0 ? 0 : gpus[gpus.length - 1].index + 1;
-  return validateTopology({ gpus: gpusCount, links }, 'links').links;
+  const gpusCount = gpus.length === 0 ? 0 : gpus[gpus.length - 1]!.index + 1;
+  return [...validateTopology({ gpus: gpusCount, links }, 'links').links];
 }
 
 /** The topology part of an inventory: indices up to the highest GPU index, and its links. */
@@ -278,7 +278,9 @@ export function inventoryTopology(inventory: Inventory): { gpus: number; links: 
  * present hands out slices, which gpualloc replicas allocates); and the GPUs left out for MIG mode.
  */
 export function wholeGpuCandidates(inventory: Inventory, options: { allowMig?: boolean } = {}): { available: number[]; mig: number[] } {
-  const allowMig = options.allowMig === true;
+  const o = requireObject('options', options);
+  rejectUnknownKeys('options', o, ['allowMig']);
+  const allowMig = o.allowMig === undefined ? false : requireBoolean('options.allowMig', o.allowMig);
   const available: number[] = [];
   const mig: number[] = [];
   for (const g of inventory.gpus) {

@@ -78,9 +78,9 @@ function _links(n: number, pair: (a: number, b: number) => { pcie: PcieLevel; nv
 function _linksFromRows(rows: string[][]): Link[] {
   const n = rows.length;
   return _links(n, (a, b) => {
-    const cell = rows[a][b];
+    const cell = rows[a]?.[b] ?? '(none)';
     const m = /^(?:NV(\d+)\+)?(INTERNAL|PIX|PXB|PHB|NODE|SYS)$/.exec(cell);
-    if (m === null || rows[b][a] !== cell) throw new Error(`preset table: bad cell ${cell} at (${a}, ${b})`);
+    if (m === null || rows[b]?.[a] !== cell) throw new Error(`preset table: bad cell ${cell} at (${a}, ${b})`);
     return { pcie: m[2] as PcieLevel, nvlink: m[1] === undefined ? 0 : Number(m[1]) };
   });
 }
@@ -183,7 +183,11 @@ function dgxA100(): Inventory {
 }
 
 function _mig(host: string, gpu: number, profiles: string[]): MigDevice[] {
-  return profiles.map((profile, k) => ({ uuid: `MIG-${_uuid(`${host}/gpu${gpu}/mig${k}`)}`, profile, memoryTotal: A100_80GB_MIG[profile] }));
+  return profiles.map((profile, k) => {
+    const memoryTotal = A100_80GB_MIG[profile];
+    if (memoryTotal === undefined) throw new Error(`preset table: unknown MIG profile ${profile}`);
+    return { uuid: `MIG-${_uuid(`${host}/gpu${gpu}/mig${k}`)}`, profile, memoryTotal };
+  });
 }
 
 function dgxA100Mig(): Inventory {
@@ -197,7 +201,10 @@ function dgxA100Mig(): Inventory {
     3: ['4g.40gb', '3g.40gb'],
     4: ['7g.80gb'],
   };
-  for (const g of gpus) if (layouts[g.index] !== undefined) g.mig = _mig(host, g.index, layouts[g.index]);
+  for (const g of gpus) {
+    const layout = layouts[g.index];
+    if (layout !== undefined) g.mig = _mig(host, g.index, layout);
+  }
   return { version: INVENTORY_VERSION, host, source: `preset:${host}`, gpus, links: _dgxA100Links(), cpus: _cpus(256), memory: 2048 * GIB };
 }
 

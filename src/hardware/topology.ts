@@ -1,7 +1,7 @@
 // Topology: links between GPU pairs and the pair-score table every topology-aware policy uses.
 import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
-import { describeValue, fail, readInput, requireArray, requireInteger, requireObject } from '../shared/validate.js';
+import { describeValue, fail, readInput, rejectUnknownKeys, requireArray, requireInteger, requireObject } from '../shared/validate.js';
 
 /** PCIe path between two GPUs, nearest first (nvidia-smi topo -m names). */
 export type PcieLevel = 'INTERNAL' | 'PIX' | 'PXB' | 'PHB' | 'NODE' | 'SYS';
@@ -10,7 +10,7 @@ export type PcieLevel = 'INTERNAL' | 'PIX' | 'PXB' | 'PHB' | 'NODE' | 'SYS';
 export type Link = { a: number; b: number; pcie?: PcieLevel; nvlink?: number };
 
 /** The links of one node: `gpus` GPUs indexed 0..gpus-1, at most one entry per unordered pair. */
-export type Topology = { gpus: number; links: Link[] };
+export type Topology = { gpus: number; links: readonly Link[] };
 
 /** go-gpuallocator's pair scores (also HAMi's): the PCIe part of a pair's score. */
 export const PCIE_SCORE: Readonly<Record<PcieLevel, number>> = Object.freeze({ INTERNAL: 60, PIX: 50, PXB: 40, PHB: 30, NODE: 20, SYS: 10 });
@@ -41,6 +41,7 @@ export function linkScore(link: { pcie?: PcieLevel; nvlink?: number } | undefine
  */
 export function validateTopology(value: unknown, field = 'topology'): Topology {
   const t = requireObject(field, readInput(field, value));
+  rejectUnknownKeys(field, t, ['gpus', 'links']);
   const gpus = requireInteger(`${field}.gpus`, t.gpus, 0, LIMITS.maxGpus);
   const rawLinks = t.links === undefined ? [] : requireArray(`${field}.links`, t.links, (gpus * (gpus - 1)) / 2);
   const seen = new Map<number, number>();
@@ -48,6 +49,7 @@ export function validateTopology(value: unknown, field = 'topology'): Topology {
   rawLinks.forEach((raw, i) => {
     const f = `${field}.links[${i}]`;
     const l = requireObject(f, raw);
+    rejectUnknownKeys(f, l, ['a', 'b', 'pcie', 'nvlink']);
     const a = requireInteger(`${f}.a`, l.a, 0, Number.MAX_SAFE_INTEGER);
     const b = requireInteger(`${f}.b`, l.b, 0, Number.MAX_SAFE_INTEGER);
     if (a >= gpus) throw AllocationError.at('INVALID_TOPOLOGY', `${f}.a`, `GPU index ${a} is outside the topology of ${gpus} GPUs`);
@@ -147,7 +149,7 @@ function _touch(e: _TopologyEntry, i: number): _TopologyEntry {
 export function topologyFor(value: unknown, field = 'topology'): CachedTopology {
   try {
     for (let i = 0; i < _recent.length; i++) {
-      const e = _recent[i];
+      const e = _recent[i]!; // i < _recent.length
       if (_sameTopology(value, e)) return _touch(e, i);
     }
   } catch {
@@ -164,7 +166,7 @@ export function topologyFor(value: unknown, field = 'topology'): CachedTopology 
   const pcie: Array<string | undefined> = new Array(m);
   const nvlink: Array<number | undefined> = new Array(m);
   for (let k = 0; k < m; k++) {
-    const l = rawLinks[k];
+    const l = rawLinks[k]!; // k < m
     a[k] = l.a as number;
     b[k] = l.b as number;
     pcie[k] = l.pcie as string | undefined;
@@ -180,7 +182,7 @@ export function topologyFor(value: unknown, field = 'topology'): CachedTopology 
 /** Sum of pair scores over every pair of a GPU set. */
 export function setScore(matrix: Int32Array, n: number, gpus: readonly number[]): number {
   let s = 0;
-  for (let i = 0; i < gpus.length; i++) for (let j = i + 1; j < gpus.length; j++) s += matrix[gpus[i] * n + gpus[j]];
+  for (let i = 0; i < gpus.length; i++) for (let j = i + 1; j < gpus.length; j++) s += matrix[gpus[i]! * n + gpus[j]!]!; // i, j < gpus.length; GPU indices < n
   return s;
 }
 

@@ -2,7 +2,7 @@
 // (llm/memory.go) and GraphSize (fs/ggml/ggml.go), computed from the header alone.
 import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
-import { describeValue, fail, own, readInput, requireArray, requireBoolean, requireInteger, requireObject, requireOneOf } from '../shared/validate.js';
+import { describeValue, fail, keysOf, own, readInput, rejectUnknownKeys, requireArray, requireBoolean, requireInteger, requireObject, requireOneOf } from '../shared/validate.js';
 import { type GgufHeader, type GgufTensorInfo, groupLayers, isKnownTensorType, layerBytes, readGgufHeaderFromBytes, readGgufHeaderFromFile } from './gguf.js';
 
 /** Memory a model needs, in bytes (README: "Memory from a GGUF header"). */
@@ -51,6 +51,8 @@ export type EstimateOptions = {
   /** Free bytes on each GPU (CUDA); with it, layers are placed as Ollama places them. */
   gpus?: number[];
 };
+
+const ESTIMATE_OPTION_KEYS = keysOf<EstimateOptions>()(['contextLength', 'parallel', 'kvCacheType', 'flashAttention', 'batch', 'gpus']);
 
 /** Already-parsed GGUF header: metadata keys and tensor infos (as readGgufHeaderFromBytes returns them, or @huggingface/gguf). */
 export type ParsedGguf = GgufHeader;
@@ -213,8 +215,7 @@ type _Options = { contextLength: number; parallel: number; kvCacheType: 'f16' | 
 
 function _checkOptions(options: unknown): _Options {
   const o = requireObject('options', options ?? {});
-  const known = ['contextLength', 'parallel', 'kvCacheType', 'flashAttention', 'batch', 'gpus'];
-  for (const k of Object.keys(o)) if (!known.includes(k)) fail('INVALID_ARGUMENT', `options.${k}`, `one of the options ${known.join(', ')}`, k);
+  rejectUnknownKeys('options', o, ESTIMATE_OPTION_KEYS);
   const opt = <T>(k: string, check: (field: string, v: unknown) => T, fallback: T): T => {
     const v = own(o, k);
     return v === undefined ? fallback : check(`options.${k}`, v);
@@ -474,9 +475,9 @@ function _placeLayers(
   const layerCounts = free.map(() => 0);
   let withSpace: number[] = [];
   for (let i = 0; i < free.length; i++) {
-    if (free[i] < graphMax + p.minimumMemory + 2 * layerSize) continue;
+    if (free[i]! < graphMax + p.minimumMemory + 2 * layerSize) continue;
     withSpace.push(i);
-    allocations[i] += p.minimumMemory + layerSize;
+    allocations[i]! += p.minimumMemory + layerSize; // allocations and layerCounts hold one entry per GPU of free
   }
   let layerCount = 0;
   let overflow = 0;
@@ -484,14 +485,14 @@ function _placeLayers(
   for (let i = blockCount - 1; i >= 0; i--) {
     const bytes = p.blockBytes[i];
     if (bytes !== undefined) {
-      layerSize = bytes + p.kv[i];
+      layerSize = bytes + p.kv[i]!; // kv and blockBytes hold one entry per block
       memoryWeights += bytes;
     }
     for (let j = withSpace.length; j > 0; j--) {
-      const g = withSpace[i % j];
-      if (free[g] > allocations[g] + graphMax + layerSize) {
-        allocations[g] += layerSize;
-        layerCounts[g]++;
+      const g = withSpace[i % j]!; // j is withSpace's length
+      if (free[g]! > allocations[g]! + graphMax + layerSize) {
+        allocations[g]! += layerSize;
+        layerCounts[g]!++;
         layerCount++;
         break;
       }
@@ -502,10 +503,10 @@ function _placeLayers(
   let fullyLoaded = layerCount >= blockCount;
   if (p.outputLayer > 0) {
     for (let j = withSpace.length; j > 0; j--) {
-      const g = withSpace[layerCount % j];
-      if (free[g] > allocations[g] + graphMax + p.outputLayer) {
-        allocations[g] += p.outputLayer;
-        layerCounts[g]++;
+      const g = withSpace[layerCount % j]!; // j is withSpace's length
+      if (free[g]! > allocations[g]! + graphMax + p.outputLayer) {
+        allocations[g]! += p.outputLayer;
+        layerCounts[g]!++;
         layerCount++;
         break;
       }
@@ -516,7 +517,7 @@ function _placeLayers(
     }
   }
   const graph = fullyLoaded ? graphFull : graphPartial;
-  for (let i = 0; i < free.length; i++) if (layerCounts[i] > 0) allocations[i] += graph;
+  for (let i = 0; i < free.length; i++) if (layerCounts[i]! > 0) allocations[i]! += graph;
   const vram = allocations.reduce((a, b) => a + b, 0);
   return { layerCount, layerCounts, allocations, vram, total: vram + overflow, graph, memoryWeights };
 }

@@ -164,8 +164,9 @@ class _Cursor {
 
   /** One value of a fixed-size type (see _FIXED_SIZE). */
   fixed(type: number): unknown {
-    const at = this.need(_FIXED_SIZE[type]);
-    this.pos += _FIXED_SIZE[type];
+    const size = _FIXED_SIZE[type]!; // _value calls this only for a type _FIXED_SIZE holds
+    const at = this.need(size);
+    this.pos += size;
     const v = this.view;
     switch (type) {
       case 0:
@@ -404,10 +405,11 @@ export function groupLayers(tensors: readonly GgufTensorInfo[]): Map<string, Map
     let parts = t.name.split('.');
     const index = parts.findIndex((p) => p === 'blk' || p === 'mm');
     if (index !== -1 && parts.length > index + 2) parts = [parts.slice(0, index + 2).join('.'), ...parts.slice(index + 2)];
-    let layer = layers.get(parts[0]);
+    const name = parts[0]!; // split returns at least one part
+    let layer = layers.get(name);
     if (layer === undefined) {
       layer = new Map();
-      layers.set(parts[0], layer);
+      layers.set(name, layer);
     }
     layer.set(parts.slice(1).join('.'), t);
   }

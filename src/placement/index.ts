@@ -6,10 +6,21 @@
 //   prepared.ts  PreparedNode (Engine.prepare) and the node of a request
 //   search.ts    shares, ranking, options from kernel results, rejections, reasons
 import { LIMITS } from '../shared/limits.js';
-import { fail, requireObject } from '../shared/validate.js';
+import { fail, hasUnknownKey, rejectUnknownKeys, requireObject } from '../shared/validate.js';
 import { type PreparedNode, requestNode } from './prepared.js';
 import { compareEvictionOrder, isEvictable, noOptionReason, optionOf, rejectionsFor, runSearch, shareOf, sizesFor } from './search.js';
-import { NOTHING_FOUND, type NodeModel, PLACEMENT_BUDGET, type PlacementKernels, type PlacementOption, type PlacementPlan, type PlacementRequest, type PlacementSearch, type Slot } from './types.js';
+import {
+  NOTHING_FOUND,
+  type NodeModel,
+  PLACEMENT_BUDGET,
+  PLACEMENT_REQUEST_KEYS,
+  type PlacementKernels,
+  type PlacementOption,
+  type PlacementPlan,
+  type PlacementRequest,
+  type PlacementSearch,
+  type Slot,
+} from './types.js';
 import { validatePlanRequest } from './validate.js';
 
 export { PreparedNode, prepareNode } from './prepared.js';
@@ -81,6 +92,7 @@ export type PreparedPlacementRequest = Omit<PlacementRequest, 'gpus' | 'topology
 /** Plans every viable option on one node, best first, with per-GPU rejections. */
 export function planPlacement(kernels: PlacementKernels, request: PlacementRequest | PreparedPlacementRequest): PlacementPlan {
   const r = requireObject('request', request);
+  if (hasUnknownKey(r, PLACEMENT_REQUEST_KEYS)) rejectUnknownKeys('', r, PLACEMENT_REQUEST_KEYS);
   const { node, matrix } = requestNode(r);
   const req = validatePlanRequest(r);
   const n = node.index.length;
@@ -113,9 +125,8 @@ export function planPlacement(kernels: PlacementKernels, request: PlacementReque
   const options: PlacementOption[] = new Array(found.count);
   for (let c = 0; c < found.count; c++) options[c] = optionOf(found, c, index, req.memory, stale, req.model);
   const rejected = rejectionsFor(index, node.total, free, evictable, req.memory, sizeList, undefined, [], node.used, mig);
-  const plan: PlacementPlan = { options, rejected };
-  if (options.length === 0) plan.reason = noOptionReason(req.memory, sizeList.length === 0 ? null : sizeList.join(', '), n, rejected.length, undefined, mig === null ? 0 : countTrue(mig));
-  return plan;
+  if (options.length > 0) return { options, rejected };
+  return { options: [], rejected, reason: noOptionReason(req.memory, sizeList.length === 0 ? null : sizeList.join(', '), n, rejected.length, undefined, mig === null ? 0 : countTrue(mig)) };
 }
 
 /** How many entries are true. */

@@ -3,9 +3,9 @@
 
 import type { Topology } from '../hardware/topology.js';
 import { AllocationError } from '../shared/errors.js';
-import { fail, markEngineOwned, requireObject } from '../shared/validate.js';
+import { fail, markEngineOwned, rejectUnknownKeys, requireObject } from '../shared/validate.js';
 import { positionMatrix } from './search.js';
-import type { NodeGpu, NodeModel, PrepareRequest } from './types.js';
+import { type NodeGpu, type NodeModel, PREPARE_REQUEST_KEYS, type PrepareRequest } from './types.js';
 import { validateCallerSlots, validateNode } from './validate.js';
 
 /** A prepared node's validated node (no slots), pair-score matrix over positions (or null) and GPU indices (slots are validated against them). */
@@ -51,7 +51,7 @@ const _PREPARE = Symbol('prepare');
 /** Validates a node once into a PreparedNode (errors name `gpus[k].…` and `topology.…`). */
 export function prepareNode(request: PrepareRequest): PreparedNode {
   const r = requireObject('request', request);
-  for (const key of Object.keys(r)) if (key !== 'gpus' && key !== 'topology') fail('INVALID_ARGUMENT', key, 'no such field (gpus, topology)', r[key]);
+  rejectUnknownKeys('', r, PREPARE_REQUEST_KEYS);
   return new PreparedNode(_PREPARE, validateNode(r.gpus, undefined, r.topology, ''));
 }
 

@@ -3,7 +3,7 @@
 // every plan shares. planPlacement itself is in index.ts, the room's front.
 
 import type { Topology } from '../hardware/topology.js';
-import type { Reason } from '../shared/errors.js';
+import type { Reason, ReasonCode } from '../shared/errors.js';
 import { keysOf } from '../shared/validate.js';
 
 /**
@@ -26,7 +26,10 @@ export type PlacementOption = { node?: string; model?: string; gpus: number[]; m
 export const PLACEMENT_OPTION_KEYS = keysOf<PlacementOption>()(['node', 'model', 'gpus', 'memoryPerGpu', 'evict', 'score', 'milli', 'cpu', 'hostMemory']);
 
 /** Why a GPU cannot take its share (REASON_CODES). shortBy in bytes. */
-export type Rejection = { node?: string; gpu: number; code: string; message: string; shortBy?: number };
+export type Rejection = { node?: string; gpu: number; code: RejectionCode; message: string; shortBy?: number };
+
+/** Why one GPU cannot take a share (a subset of the reason codes). */
+export type RejectionCode = Extract<ReasonCode, 'MIG_MODE' | 'GPU_TOO_SMALL' | 'INSUFFICIENT_MEMORY' | 'GPU_LOST'>;
 
 /** spread: keep the most free memory on the fullest chosen GPU; pack: leave the least memory over on the chosen GPUs. */
 export type PlacementPolicy = 'spread' | 'pack';
@@ -42,12 +45,12 @@ export type NodeGpu = { index: number; memoryTotal: number; memoryUsed?: number;
 
 /** Request of planPlacement (README: "Placing models by memory"). Memory in bytes. */
 export type PlacementRequest = {
-  gpus: NodeGpu[];
-  slots?: Slot[];
+  gpus: readonly NodeGpu[];
+  slots?: readonly Slot[];
   topology?: Topology;
   memory: number;
   model?: string;
-  tensorParallelSizes?: number[];
+  tensorParallelSizes?: readonly number[];
   allowEviction?: boolean;
   /** Let GPUs in MIG mode (NodeGpu.mig) take the model as whole GPUs (default false: they are rejected with MIG_MODE). */
   allowMig?: boolean;
@@ -55,8 +58,26 @@ export type PlacementRequest = {
   limit?: number;
 };
 
-/** Ranked options (best first) and per-GPU rejections; `reason` is set when there is no option. */
-export type PlacementPlan = { options: PlacementOption[]; rejected: Rejection[]; reason?: Reason };
+/** The keys of a plan request that are not the node (ClusterState.plan takes these only). */
+export const PLAN_REQUEST_KEYS = keysOf<Omit<PlacementRequest, 'gpus' | 'slots' | 'topology'>>()(['memory', 'model', 'tensorParallelSizes', 'allowEviction', 'allowMig', 'policy', 'limit']);
+
+/** The keys of planPlacement's request: on plain GPUs (gpus, slots, topology) or on a prepared node (node, slots). */
+export const PLACEMENT_REQUEST_KEYS: readonly string[] = Object.freeze([...PLAN_REQUEST_KEYS, 'gpus', 'slots', 'topology', 'node']);
+
+/** The keys of a NodeGpu. */
+export const NODE_GPU_KEYS = keysOf<NodeGpu>()(['index', 'memoryTotal', 'memoryUsed', 'mig']);
+
+/** The keys of a Slot. */
+export const SLOT_KEYS = keysOf<Slot>()(['id', 'model', 'gpus', 'memoryPerGpu', 'lastActivity', 'stale', 'milli', 'cpu', 'hostMemory']);
+
+/** The keys of a PrepareRequest. */
+export const PREPARE_REQUEST_KEYS = keysOf<PrepareRequest>()(['gpus', 'topology']);
+
+/**
+ * Ranked options (best first) and per-GPU rejections; `reason` is set exactly when there is no option
+ * (narrow on it: `if (plan.reason) …` leaves `options: []`).
+ */
+export type PlacementPlan = { options: PlacementOption[]; rejected: Rejection[]; reason?: undefined } | { options: []; rejected: Rejection[]; reason: Reason };
 
 /** One node's search, in positions 0..gpus-1 (GPUs sorted by index). Memory in bytes. */
 export type PlacementSearch = {
@@ -223,7 +244,7 @@ export type NodeModel = {
 };
 
 /** What Engine.prepare takes: a node's GPUs (and topology). Memory in bytes. */
-export type PrepareRequest = { gpus: NodeGpu[]; topology?: Topology };
+export type PrepareRequest = { gpus: readonly NodeGpu[]; topology?: Topology };
 
 /**
  * What a search that enumerates nothing finds. Not frozen (a frozen object has a hidden class of its

@@ -4,8 +4,21 @@
 import { type Topology, topologyFor } from '../hardware/topology.js';
 import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
-import { describeValue, fail, readError, readInput, requireArray, requireBoolean, requireInteger, requireObject, requireOneOf, requireString } from '../shared/validate.js';
-import { DEFAULT_PLACEMENT_LIMIT, MAX_PLACEMENT_LIMIT, type NodeModel, type PlanRequest, type Slot } from './types.js';
+import {
+  describeValue,
+  fail,
+  hasUnknownKey,
+  readError,
+  readInput,
+  rejectUnknownKeys,
+  requireArray,
+  requireBoolean,
+  requireInteger,
+  requireObject,
+  requireOneOf,
+  requireString,
+} from '../shared/validate.js';
+import { DEFAULT_PLACEMENT_LIMIT, MAX_PLACEMENT_LIMIT, NODE_GPU_KEYS, type NodeModel, type PlanRequest, SLOT_KEYS, type Slot } from './types.js';
 
 /** Validates the request part of a plan (memory, model, sizes, eviction, policy, limit). */
 export function validatePlanRequest(r: Record<string, unknown>): PlanRequest {
@@ -59,6 +72,7 @@ export function validateNode(gpusValue: unknown, slotsValue: unknown, topologyVa
     const at = (): string => `${prefix}gpus[${k}]`;
     const raw = rawGpus[k];
     const g = isRecord(raw) ? raw : requireObject(at(), raw);
+    if (hasUnknownKey(g, NODE_GPU_KEYS)) rejectUnknownKeys(at(), g, NODE_GPU_KEYS);
     const index = count(g.index, 0x7fffffff, () => `${at()}.index`);
     if (seen.has(index)) throw AllocationError.at('DUPLICATE_DEVICE', `${at()}.index`, `GPU index ${index} appears twice`);
     seen.add(index);
@@ -102,6 +116,7 @@ export function validateSlots(value: unknown, field: string, indices: ReadonlySe
 export function validateSlot(value: unknown, field: string, k: number, indices: ReadonlySet<number>, ids: Set<string>): Slot {
   // Field names are only built for an error (no closure per slot: this runs for every slot of every call).
   const s = isRecord(value) ? value : requireObject(`${field}[${k}]`, value);
+  if (hasUnknownKey(s, SLOT_KEYS)) rejectUnknownKeys(`${field}[${k}]`, s, SLOT_KEYS);
   // Each field read once: the caller's slots may reach here uncopied (planPlacement), and a getter
   // or proxy must not answer differently between the check and the use.
   const idV = s.id;

@@ -36,6 +36,8 @@ export const ERROR_CODES = {
     "a cluster store cannot be reached or written (PostgreSQL down, timed out or refusing; a state file's disk full or read-only), or has a newer schema than this package; the message says whether anything may have changed",
   DRA_REJECTED:
     "allocateClaims: well-formed objects that Kubernetes' allocator refuses (an unknown device class, a CEL error, a claim over 32 results, invalid resource pools, an unsupported request, selector or constraint type); the message carries upstream's wording",
+  MISSING_DEPENDENCY:
+    "a feature needs an optional package that is not installed (pg for PostgresStore, koffi for NVML and state-file locks, yaml / smol-toml for the CLI's policy and config files); the message names the package to install",
   STORE_NOT_EMPTY: 'a cluster store already holds nodes and the call would replace them (pass replace to do so)',
 } as const;
 
@@ -64,7 +66,7 @@ export function formatPath(path: readonly PathSegment[]): string {
 /** Splits a path as messages write it (`gpus[3].memoryTotal`) into segments. */
 export function parsePath(path: string): PathSegment[] {
   const out: PathSegment[] = [];
-  for (const m of path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) out.push(m[2] !== undefined ? Number(m[2]) : m[1]);
+  for (const m of path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) out.push(m[2] !== undefined ? Number(m[2]) : m[1]!); // one of the two alternatives matched
   return out;
 }
 
@@ -217,7 +219,7 @@ export class AllocationError extends Error {
 }
 
 /** Why a well-formed request could not be satisfied (returned, never thrown). */
-export type Reason = { code: string; message: string };
+export type Reason = { code: ReasonCode; message: string };
 
 /** Reason codes of infeasible results. */
 export const REASON_CODES = {
@@ -229,6 +231,7 @@ export const REASON_CODES = {
   GPU_TOO_SMALL: 'a GPU is smaller than the per-GPU share even when empty',
   GPU_LOST: 'a GPU was reported lost by the driver',
   MIG_MODE: 'a GPU is in MIG mode: whole-GPU picks leave it out unless the request allows MIG GPUs (its slices are allocated with replicas)',
+  CONFLICT: 'commitWithRetry: every attempt lost the race to another writer (each plan no longer fitted when committed)',
   NO_NODE_FITS: 'no node has the CPU, host memory and GPUs (share, count, model) the pod asks for at once',
   UNSCHEDULABLE: 'Kubernetes DRA: the ResourceClaims cannot all be allocated on the node (or on any node of the cluster)',
 } as const;

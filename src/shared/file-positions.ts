@@ -36,13 +36,13 @@ class _JsonScanner {
   constructor(private readonly text: string) {}
 
   private ws(): void {
-    while (this.pos < this.text.length && /\s/.test(this.text[this.pos])) this.pos++;
+    while (this.pos < this.text.length && /\s/.test(this.text.charAt(this.pos))) this.pos++;
   }
 
   private string(): string {
     const start = this.pos;
     this.pos++; // opening quote
-    while (this.pos < this.text.length && this.text[this.pos] !== '"') this.pos += this.text[this.pos] === '\\' ? 2 : 1;
+    while (this.pos < this.text.length && this.text[this.pos] !== '"') this.pos += this.text.charAt(this.pos) === '\\' ? 2 : 1;
     this.pos++;
     try {
       return JSON.parse(this.text.slice(start, this.pos)) as string;
@@ -74,7 +74,7 @@ class _JsonScanner {
       }
       return;
     }
-    while (this.pos < this.text.length && !/[\s,\]}]/.test(this.text[this.pos])) this.pos++;
+    while (this.pos < this.text.length && !/[\s,\]}]/.test(this.text.charAt(this.pos))) this.pos++;
   }
 
   /** The offset of the deepest part of `path` found (the key of the last segment found). */
@@ -130,7 +130,7 @@ export function jsonPosition(text: string, path: readonly PathSegment[]): FilePo
 /** Splits a TOML key (`a."b.c".d`) into its parts. */
 function _tomlKeyParts(key: string): string[] {
   const parts: string[] = [];
-  for (const m of key.matchAll(/\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|([A-Za-z0-9_-]+))\s*(?:\.|$)/g)) parts.push(m[1] ?? m[2] ?? m[3]);
+  for (const m of key.matchAll(/\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|([A-Za-z0-9_-]+))\s*(?:\.|$)/g)) parts.push(m[1] ?? m[2] ?? m[3]!); // one of the three alternatives matched
   return parts;
 }
 
@@ -146,14 +146,14 @@ export function tomlPosition(text: string, path: readonly PathSegment[]): FilePo
   let best: FilePosition | undefined;
   const lines = text.split('\n');
   for (let n = 0; n < lines.length; n++) {
-    const line = lines[n];
+    const line = lines[n]!; // n < lines.length
     const header = /^(\s*)(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$/.exec(line);
     if (header !== null) {
-      const parts = _tomlKeyParts(header[3]);
+      const parts = _tomlKeyParts(header[3]!); // the header's groups are not optional
       // Resolve array-of-tables indices: [[agents]] counts, [agents.allocations] belongs to the latest one.
       const resolved: string[] = [];
       for (let k = 0; k < parts.length; k++) {
-        resolved.push(parts[k]);
+        resolved.push(parts[k]!);
         const key = resolved.join('\u0000');
         const isLast = k === parts.length - 1;
         if (header[2] === '[[' && isLast) {
@@ -163,19 +163,19 @@ export function tomlPosition(text: string, path: readonly PathSegment[]): FilePo
         } else if (counts.has(key)) resolved.push(String(counts.get(key)));
       }
       table = resolved;
-      if (resolved.join('\u0000') === want || (header[2] === '[[' && resolved.slice(0, -1).join('\u0000') === want)) return { line: n + 1, column: header[1].length + header[2].length + 1 };
+      if (resolved.join('\u0000') === want || (header[2] === '[[' && resolved.slice(0, -1).join('\u0000') === want)) return { line: n + 1, column: header[1]!.length + header[2]!.length + 1 };
       continue;
     }
     const assign = /^(\s*)([A-Za-z0-9_"'.\- ]+?)\s*=/.exec(line);
     if (assign === null) continue;
-    const full = [...table, ..._tomlKeyParts(assign[2])];
+    const full = [...table, ..._tomlKeyParts(assign[2]!)]; // the assignment's groups are not optional
     const key = full.join('\u0000');
-    if (key === want) return { line: n + 1, column: assign[1].length + 1 };
+    if (key === want) return { line: n + 1, column: assign[1]!.length + 1 };
     // An inline table or a parent key: remember the line, look for the last segment on it.
     if (want.startsWith(key + '\u0000') && best === undefined) {
       const last = String(path[path.length - 1]);
       const at = line.indexOf(last, assign[0].length);
-      best = { line: n + 1, column: (at === -1 ? assign[1].length : at) + 1 };
+      best = { line: n + 1, column: (at === -1 ? assign[1]!.length : at) + 1 };
     }
   }
   return best;

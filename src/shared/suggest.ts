@@ -14,13 +14,15 @@ function _distance(a: string, b: string, max: number): number {
     let best = i;
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + cost);
-      if (row[j] < best) best = row[j];
+      // j ≤ b.length: `previous` holds b.length + 1 entries and `row` has just been filled up to j - 1.
+      const here = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + cost);
+      row[j] = here;
+      if (here < best) best = here;
     }
     if (best > max) return max + 1;
     previous = row;
   }
-  return previous[b.length];
+  return previous[b.length]!;
 }
 
 /**

@@ -49,11 +49,9 @@ function _factor(unit: string): number | undefined {
 
 /** What an unknown unit may have meant: a Kubernetes suffix in another case (`g` → G or Gi, `m` → M or Mi, not milli). */
 function _unitHint(unit: string): string {
-  const near = Object.keys(KUBERNETES_UNITS).filter((k) => k.toLowerCase() === unit.toLowerCase() || k.toLowerCase() === `${unit.toLowerCase()}i`);
+  const near = Object.entries(KUBERNETES_UNITS).filter(([k]) => k.toLowerCase() === unit.toLowerCase() || k.toLowerCase() === `${unit.toLowerCase()}i`);
   if (near.length === 0) return `use ${UNIT_LIST}`;
-  const said = near
-    .map((k) => `${k} (${KUBERNETES_UNITS[k] >= 1000 && KUBERNETES_UNITS[k] % 1000 === 0 ? `10^${Math.round(Math.log10(KUBERNETES_UNITS[k]))}` : `2^${Math.log2(KUBERNETES_UNITS[k])}`} bytes)`)
-    .join(' or ');
+  const said = near.map(([k, f]) => `${k} (${f >= 1000 && f % 1000 === 0 ? `10^${Math.round(Math.log10(f))}` : `2^${Math.log2(f)}`} bytes)`).join(' or ');
   return `Kubernetes spells it ${said}, with that case; or use ${UNIT_LIST.split(', or')[0]}`;
 }
 
@@ -66,10 +64,11 @@ export function parseBytes(text: string, field = 'size'): number {
   // Never coerce a non-string (String(x) runs the caller's toString); show values bounded.
   const m = typeof text === 'string' && text.length <= 100 ? /^\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*$/.exec(text) : null;
   if (m === null) fail('INVALID_ARGUMENT', field, 'a size such as 80GiB, 512MiB or 1073741824', text);
-  const factor = _factor(m[2]);
+  const unit = m[2]!; // the pattern's groups are not optional
+  const factor = _factor(unit);
   if (factor === undefined)
-    throw AllocationError.at('INVALID_ARGUMENT', field, `unknown unit ${JSON.stringify(m[2])} in ${describeValue(text)} (${_unitHint(m[2])})`, { received: describeValue(text) });
-  const value = Math.round(Number(m[1]) * factor);
+    throw AllocationError.at('INVALID_ARGUMENT', field, `unknown unit ${JSON.stringify(unit)} in ${describeValue(text)} (${_unitHint(unit)})`, { received: describeValue(text) });
+  const value = Math.round(Number(m[1]!) * factor);
   if (!Number.isSafeInteger(value)) throw AllocationError.at('LIMIT_EXCEEDED', field, `${describeValue(text)} is more bytes than can be represented exactly`, { received: describeValue(text) });
   return value;
 }
@@ -84,8 +83,8 @@ export type ByteUnits = 'binary' | 'decimal';
 /** The units a size was typed in: decimal for KB/MB/GB/TB and Kubernetes' k/M/G/T, else binary (GiB, Gi, bytes). */
 export function unitsOf(text: string): ByteUnits {
   const m = /([a-zA-Z]*)\s*$/.exec(text);
-  if (m === null) return 'binary';
-  return ['kb', 'mb', 'gb', 'tb'].includes(m[1].toLowerCase()) || ['k', 'M', 'G', 'T'].includes(m[1]) ? 'decimal' : 'binary';
+  const unit = m?.[1] ?? '';
+  return ['kb', 'mb', 'gb', 'tb'].includes(unit.toLowerCase()) || ['k', 'M', 'G', 'T'].includes(unit) ? 'decimal' : 'binary';
 }
 
 /**
@@ -127,5 +126,6 @@ const _BINARY_FACTOR: Record<string, number> = { KiB: 2 ** 10, MiB: 2 ** 20, GiB
  */
 export function sayBytesIn(text: string, units: ByteUnits): string {
   if (units === 'binary') return text;
-  return text.replace(/(\d+(?:\.\d+)?) (KiB|MiB|GiB|TiB|PiB)\b/g, (_, n: string, unit: string) => formatBytes(Math.round(Number(n) * _BINARY_FACTOR[unit]), units));
+  // The pattern names only _BINARY_FACTOR's keys.
+  return text.replace(/(\d+(?:\.\d+)?) (KiB|MiB|GiB|TiB|PiB)\b/g, (_, n: string, unit: string) => formatBytes(Math.round(Number(n) * _BINARY_FACTOR[unit]!), units));
 }

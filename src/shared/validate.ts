@@ -136,6 +136,15 @@ export function rejectUnknownKeys(field: string, value: Record<string, unknown>,
 }
 
 /**
+ * True when `value` has an own enumerable key not in `known`. No allocation: the hot paths' check,
+ * followed by rejectUnknownKeys (which builds the error) only when it is true.
+ */
+export function hasUnknownKey(value: object, known: readonly string[]): boolean {
+  for (const key in value) if (Object.prototype.hasOwnProperty.call(value, key) && !known.includes(key)) return true;
+  return false;
+}
+
+/**
  * The keys a document may have. null: anything (a leaf, or a value checked elsewhere). A record:
  * only these keys, each with its shape; the key '*' stands for any other key. An array value is
  * checked item by item against the same shape (an array of tables).
@@ -184,7 +193,8 @@ export function findUnknownKey(value: unknown, shape: KeyShape, path: PathSegmen
       const closest = closestName(key, known);
       return { path: [...path, key], key, known, ...(closest === undefined ? {} : { closest }) };
     }
-    const found = findUnknownKey(value[key], has(key) ? shape[key] : shape['*'], [...path, key]);
+    // One of the two is present: a key neither names nor `*` covers returned above.
+    const found = findUnknownKey(value[key], (has(key) ? shape[key] : shape['*']) as KeyShape, [...path, key]);
     if (found !== undefined) return found;
   }
   return undefined;
@@ -262,7 +272,7 @@ export function readInput(field: string, value: unknown, prefix = true, raw?: st
   const pathOf = (): string => {
     let path = field;
     for (let k = 0; k < at; k++) {
-      const key = keys[k];
+      const key = keys[k]!; // keys[0 .. at) are set
       const bare = k === 0 && !prefix;
       if (typeof key === 'number') path = `${bare ? '' : path}[${key}]`;
       else path = bare ? key : `${path}.${key}`;
@@ -312,7 +322,7 @@ export function readInput(field: string, value: unknown, prefix = true, raw?: st
       if (own.length > LIMITS.maxIds) fail('LIMIT_EXCEEDED', pathOf(), `an object of at most ${LIMITS.maxIds} keys`, `${own.length} keys`);
       const out: Record<string, unknown> = {};
       for (let q = 0; q < own.length; q++) {
-        const key = own[q];
+        const key = own[q]!; // q < own.length
         keys[depth] = key;
         at = depth + 1;
         let item: unknown = (v as Record<string, unknown>)[key];

@@ -11,7 +11,7 @@ import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
 
 /** One pod attempt, as `--events` writes it. */
-export type FleetEvent = { pod: string; node: string | null; gpus: number[]; milli: number; cpu: number; memory: number; arrived: number; used: number };
+export type FleetEvent = { pod: string; node: string | null; gpus: number[]; milli: number; cpu: number /** The pod's host memory, in MiB. */; memoryMiB: number; arrived: number; used: number };
 
 /** One run's result. */
 export type SimulationRun = {
@@ -72,20 +72,21 @@ export function binCurve(arrived: readonly number[], values: readonly number[]):
   const sum = new Float64Array(131 + 2);
   const count = new Float64Array(131 + 2);
   for (let i = 0; i < arrived.length; i++) {
-    const x = arrived[i];
+    const x = arrived[i]!; // i < arrived.length; values holds one value per arrival
     if (x < 0 || x > 131) continue;
-    sum[x] += values[i];
-    count[x]++;
+    sum[x]! += values[i]!;
+    count[x]!++;
   }
   const out: Record<string, number> = {};
   for (let x = 0; x <= 130; x++) {
-    if (count[x] > 0) out[x] = round2(sum[x] / count[x]);
+    if (count[x]! > 0)
+      out[x] = round2(sum[x]! / count[x]!); // x ≤ 131 < sum.length
     else {
       let s = 0;
       let c = 0;
       for (let y = Math.max(0, x - 1); y <= x + 1; y++) {
-        s += sum[y];
-        c += count[y];
+        s += sum[y]!;
+        c += count[y]!;
       }
       if (c > 0) out[x] = round2(s / c);
     }
@@ -106,21 +107,21 @@ export function prepareWorkload(nodes: readonly NodeSpec[], pods: readonly Pod[]
     // (A workload without GPU pods would never reach the target: it is left as it is.)
     for (let i = 0; ; i++) {
       if (order.length >= LIMITS.maxFleetPods) throw AllocationError.at('LIMIT_EXCEEDED', 'tune', `tuning would make more than ${LIMITS.maxFleetPods} pods`);
-      const p = sorted[rng.int(sorted.length)];
+      const p = sorted[rng.int(sorted.length)]!; // int(n) < n
       if (total + p.milli > target) break; // the simulator's stop rule compares the per-GPU milli
       total += p.gpus * p.milli;
       order.push({ ...p, id: `${p.id}-tuned-${i}` });
     }
   } else {
     while (total > target && order.length > 0) {
-      const [p] = order.splice(rng.int(order.length), 1);
+      const p = order.splice(rng.int(order.length), 1)[0]!; // order is not empty
       total -= p.gpus * p.milli;
     }
   }
-  const byNameIdx = nodes.map((_, i) => i).sort((a, b) => byName(nodes[a], nodes[b]));
+  const byNameIdx = nodes.map((_, i) => i).sort((a, b) => byName(nodes[a]!, nodes[b]!));
   const perm = rng.perm(nodes.length);
   const ranks = new Array<number>(nodes.length);
-  byNameIdx.forEach((n, k) => (ranks[n] = perm[k]));
+  byNameIdx.forEach((n, k) => (ranks[n] = perm[k]!)); // perm holds nodes.length entries
   return { order, ranks };
 }
 
@@ -134,8 +135,21 @@ export function fleetClusterNodes(nodes: readonly NodeSpec[]): ClusterNode[] {
   });
 }
 
-/** One run of the protocol. */
+/** One run of the protocol, to the end. */
 export function simulateRun(kernels: ClusterKernels, nodes: readonly NodeSpec[], pods: readonly Pod[], options: SimulateOptions): SimulationRun {
+  const steps = simulateSteps(kernels, nodes, pods, options);
+  for (;;) {
+    const next = steps.next();
+    if (next.done === true) return next.value;
+  }
+}
+
+/**
+ * One run of the protocol as steps: yields the number of pods attempted after each pod and returns
+ * the run. The sync form drives it to the end; the async form yields to the event loop between pods
+ * and stops it (`return()`, which closes the scheduler) when aborted.
+ */
+export function* simulateSteps(kernels: ClusterKernels, nodes: readonly NodeSpec[], pods: readonly Pod[], options: SimulateOptions): Generator<number, SimulationRun, void> {
   const policy = policyByName(options.policy);
   const tune = options.tune ?? 1.3;
   if (!(tune > 0 && tune <= 100)) throw AllocationError.at('INVALID_ARGUMENT', 'tune', `expected a number in (0, 100], got ${tune}`);
@@ -156,7 +170,7 @@ export function simulateRun(kernels: ClusterKernels, nodes: readonly NodeSpec[],
   const random = policy.gpuChoice === 'random';
   try {
     for (let i = 0; i < order.length; i++) {
-      const pod = order[i];
+      const pod = order[i]!; // i < order.length
       arrived += pod.gpus * pod.milli;
       const u1 = random ? rng.float() : 0;
       const u2 = random ? rng.float() : 0;
@@ -169,8 +183,9 @@ export function simulateRun(kernels: ClusterKernels, nodes: readonly NodeSpec[],
       arrivedBins[i] = gpus === 0 ? 0 : rint(arrived / gpus / 10);
       alloc[i] = gpus === 0 ? 0 : round2(used / gpus / 10);
       if (frag) frag[i] = fleet.fragmentation();
-      if (events) events.push({ pod: pod.id, node: at === null ? null : at.node!, gpus: at === null ? [] : at.gpus, milli: pod.milli, cpu: pod.cpu, memory: pod.memory, arrived, used });
+      if (events) events.push({ pod: pod.id, node: at === null ? null : at.node!, gpus: at === null ? [] : at.gpus, milli: pod.milli, cpu: pod.cpu, memoryMiB: pod.memory, arrived, used });
       options.progress?.(i + 1, order.length);
+      yield i + 1;
     }
   } finally {
     fleet.close();

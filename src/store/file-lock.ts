@@ -8,6 +8,7 @@
 // cannot be loaded, withFileLock throws AllocationError('LOCK_UNAVAILABLE') before running anything.
 import type { FileHandle } from 'node:fs/promises';
 import { AllocationError } from '../shared/errors.js';
+import { importOptional } from '../shared/optional.js';
 import { pause as wait } from './abort.js';
 
 /** Options of withFileLock. */
@@ -30,7 +31,7 @@ const LOCK_UN = 8;
 const FIRST_PAUSE_MS = 2;
 const LONGEST_PAUSE_MS = 50;
 
-type Flock = { flock(fd: number, operation: number): number; errno(): number; wouldBlock: number[]; interrupted: number };
+type Flock = { flock(fd: number, operation: number): number; errno(): number; wouldBlock: number[]; interrupted: number | undefined };
 
 let _flock: Flock | undefined;
 
@@ -49,9 +50,11 @@ async function _loadFlock(): Promise<Flock> {
     new AllocationError('LOCK_UNAVAILABLE', `file lock: flock(2) is not available on ${process.platform}/${process.arch} (${why}); nothing was read or written`, cause === undefined ? {} : { cause });
   let koffi: typeof import('koffi');
   try {
-    const mod = (await import('koffi')) as typeof import('koffi') & { default?: typeof import('koffi') };
+    // koffi is an optional peer dependency: not installed is MISSING_DEPENDENCY naming it.
+    const mod = (await importOptional('koffi', "JsonFileStore's file lock", () => import('koffi'))) as typeof import('koffi') & { default?: typeof import('koffi') };
     koffi = mod.default ?? mod;
   } catch (cause) {
+    if (cause instanceof AllocationError) throw cause;
     throw unavailable(`the koffi module cannot be loaded: ${(cause as Error).message}`, cause);
   }
   const tried: string[] = [];
@@ -99,7 +102,7 @@ async function _holder(handle: FileHandle): Promise<string> {
     for (const line of (await readFile('/proc/locks', 'utf8')).split('\n')) {
       // `1: FLOCK  ADVISORY  WRITE 12345 fe:00:2146344 0 EOF`; waiters (`1: -> FLOCK …`) are not holders.
       const m = /^\d+:\s+FLOCK\s+\S+\s+\S+\s+(\d+)\s+([0-9a-f]+):([0-9a-f]+):(\d+)\s/.exec(line);
-      if (m !== null && BigInt(`0x${m[2]}`) === major && BigInt(`0x${m[3]}`) === minor && BigInt(m[4]) === ino) return `process ${m[1]}`;
+      if (m !== null && BigInt(`0x${m[2]}`) === major && BigInt(`0x${m[3]}`) === minor && BigInt(m[4]!) === ino) return `process ${m[1]}`;
     }
   } catch {
     // No /proc/locks (macOS, the BSDs) or unreadable: the holder is not known.

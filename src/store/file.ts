@@ -26,7 +26,7 @@ import { fileWriteError, withFileLock, writeFileAtomic } from './file-lock.js';
 import { storeCommitOptions, storeReleaseOptions } from './options.js';
 import type { ClusterStore, StoreCommitOptions, StoredNode, StoreOutcome, StoreReleaseOptions, StoreSnapshot } from './types.js';
 
-/** Options of JsonFileStore.open. */
+/** Options of JsonFileStore.create. */
 export type JsonFileStoreOptions = {
   /** How long a change waits for another process's lock before STATE_LOCKED, in milliseconds (default 10,000). */
   lockTimeoutMs?: number;
@@ -57,13 +57,18 @@ export class JsonFileStore implements ClusterStore {
     this.lockTimeoutMs = lockTimeoutMs;
   }
 
-  /** A store on `path` (nothing is read until used; `init` creates the file). */
-  static open(path: string, options: JsonFileStoreOptions = {}): JsonFileStore {
+  /** A store on `path` (nothing is read until used; `init` creates the file). Synchronous, as every create… factory. */
+  static create(path: string, options: JsonFileStoreOptions = {}): JsonFileStore {
     const file = requireString('path', path, 10_000);
     const opts = requireObject('options', readInput('options', options));
     rejectUnknownKeys('options', opts, OPEN_KEYS);
     const timeout = opts.lockTimeoutMs === undefined ? undefined : requireInteger('options.lockTimeoutMs', opts.lockTimeoutMs, 0, 3_600_000);
     return new JsonFileStore(file, timeout);
+  }
+
+  /** @deprecated The same as JsonFileStore.create (a factory that returns at once is named create…); kept for one release. */
+  static open(path: string, options: JsonFileStoreOptions = {}): JsonFileStore {
+    return JsonFileStore.create(path, options);
   }
 
   /** Writes a new state file from a ClusterState or toJSON's output; STORE_NOT_EMPTY when the file exists, unless `replace`. */
@@ -163,11 +168,11 @@ export class JsonFileStore implements ClusterStore {
         change(ledger, id);
       } catch (error) {
         // A release refused by its idleBefore: nothing written, the node as it is.
-        if (error instanceof AllocationError && error.code === 'CONFLICT') return { nodes: [{ id: ledger.nodeIds[node], version: previous, slots: ledger.listSlots(node) }], error };
+        if (error instanceof AllocationError && error.code === 'CONFLICT') return { nodes: [{ id: ledger.nodeIds[node]!, version: previous, slots: ledger.listSlots(node) }], error };
         throw error;
       }
       const version = await this.write(ledger, previous);
-      return { nodes: [{ id: ledger.nodeIds[node], version, slots: ledger.listSlots(node) }] };
+      return { nodes: [{ id: ledger.nodeIds[node]!, version, slots: ledger.listSlots(node) }] };
     });
   }
 

@@ -2,7 +2,7 @@
 // behave like replicas on one database (each plans on its own copy; the store's commit decides).
 
 import { activityTime, type ClusterInit, type ClusterState } from '../cluster/state.js';
-import type { Engine } from '../engine.js';
+import type { PlacementEngine } from '../engine.js';
 import type { PlacementOption } from '../placement/index.js';
 import { ASYNC_DISPOSE } from '../shared/dispose.js';
 import { AllocationError } from '../shared/errors.js';
@@ -27,12 +27,12 @@ export class MemoryStore implements ClusterStore {
   }
 
   /** A store holding a new state made from `init` (nodes or one inventory). */
-  static create(engine: Engine, init: ClusterInit): MemoryStore {
+  static create(engine: PlacementEngine, init: ClusterInit): MemoryStore {
     return new MemoryStore(engine.createClusterState(init));
   }
 
   /** A store holding a state restored from toJSON's output. */
-  static restore(engine: Engine, json: unknown): MemoryStore {
+  static restore(engine: PlacementEngine, json: unknown): MemoryStore {
     return new MemoryStore(engine.restoreClusterState(json));
   }
 

@@ -77,12 +77,12 @@ export function parseServiceFile(text: string, file: string, service: string): P
   let found: Partial<Record<Param, string>> | undefined;
   const lines = text.split(/\r?\n/);
   for (let k = 0; k < lines.length; k++) {
-    const line = lines[k].trim();
+    const line = lines[k]!.trim(); // k < lines.length
     if (line === '' || line.startsWith('#')) continue;
     const where = `${file}:${k + 1}`;
     const section = /^\[(.+)\]$/.exec(line);
     if (section !== null) {
-      current = section[1].trim();
+      current = section[1]!.trim(); // group 1 is not optional
       if (current === service) found ??= {};
       continue;
     }
@@ -98,7 +98,7 @@ export function parseServiceFile(text: string, file: string, service: string): P
 }
 
 /** One password-file line's fields (`host:port:database:user:password`, `\:` and `\\` escaped), or undefined for a comment or a short line. */
-function passfileFields(line: string): string[] | undefined {
+function passfileFields(line: string): [string, string, string, string, string] | undefined {
   if (line.startsWith('#') || line.trim() === '') return undefined;
   const fields: string[] = [];
   let field = '';
@@ -111,7 +111,7 @@ function passfileFields(line: string): string[] | undefined {
     } else field += ch;
   }
   fields.push(field);
-  return fields.length === 5 ? fields : undefined;
+  return fields.length === 5 ? (fields as [string, string, string, string, string]) : undefined;
 }
 
 /** The password of the first line of a password file (`text`) matching host, port, database and user (`*` matches any). */

@@ -1,22 +1,17 @@
-// PostgresStore.connect's settings: the options checked, the URL and libpq environment resolved, and
+// PostgresStore.open's settings: the options checked, the URL and libpq environment resolved, and
 // node-postgres's client configuration with every wait bounded.
-import pg from 'pg';
+import type pg from 'pg';
 import { fail, readInput, rejectUnknownKeys, requireInteger, requireObject, requireString } from '../shared/validate.js';
 import { type PgTarget, resolveTarget } from './pg-config.js';
-import type { PostgresStoreOptions } from './pg-options.js';
-
-/** Default schema name. */
-export const DEFAULT_SCHEMA = 'gpualloc';
-
-/** The default bounds, in milliseconds: a connect (and a wait for a free pooled connection), a wait for a node's lock, one statement, a transaction left idle by its writer, the retries of an operation, and how long request IDs are kept. */
-export const TIMEOUTS = { connectMs: 10_000, lockMs: 10_000, statementMs: 30_000, idleInTransactionMs: 60_000, retryMs: 30_000, requestRetentionMs: 86_400_000 } as const;
+import { loadPg, pgModule } from './pg-module.js';
+import { DEFAULT_SCHEMA, type PostgresStoreOptions, TIMEOUTS } from './pg-options.js';
 
 /** How much longer than statementTimeoutMs the client waits for an answer before it takes the connection for dead. */
 const READ_MARGIN_MS = 5_000;
 
 /** int8 columns (bytes, versions) as numbers: every stored figure is at most 2^53 - 1 (LIMITS.maxBytes). */
 const TYPES = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser,
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === 20 ? (v: string) => Number(v) : pgModule().types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser,
 };
 
 /** The bounds a store works within, in milliseconds. */
@@ -58,6 +53,7 @@ export async function connectSettings(url: string | undefined, options: Postgres
   const max = opts.maxConnections === undefined ? 4 : (opts.maxConnections as number);
   if (!Number.isInteger(max) || max < 1 || max > 100) fail('INVALID_ARGUMENT', 'options.maxConnections', 'an integer from 1 to 100', opts.maxConnections);
   const applicationName = opts.applicationName !== undefined ? requireString('options.applicationName', opts.applicationName, 63) : (target.applicationName ?? 'gpualloc');
+  await loadPg();
   const password = target.password;
   const config: pg.ClientConfig = {
     host: target.host,

@@ -2,7 +2,8 @@
 // and, when that connection is lost (a server restart, a network cut), connect and LISTEN again with
 // backoff for as long as the listener runs. Notifications sent while it was away are lost, so after
 // each resubscription the listener hears node '' ("anything may have changed: reload everything").
-import pg from 'pg';
+import type pg from 'pg';
+import { pgModule } from './pg-module.js';
 import type { StoreListener } from './types.js';
 
 /** First and longest pause between two reconnects, in milliseconds (doubling, with jitter). */
@@ -28,11 +29,11 @@ export async function listen(o: ListenOptions): Promise<() => Promise<void>> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let pause = FIRST_PAUSE_MS;
   const open = async (): Promise<pg.Client> => {
-    const c = new pg.Client(o.config);
+    const c = new (pgModule().Client)(o.config);
     c.on('error', () => undefined);
     try {
       await c.connect();
-      await c.query(`LISTEN ${pg.escapeIdentifier(o.channel)}`);
+      await c.query(`LISTEN ${pgModule().escapeIdentifier(o.channel)}`);
     } catch (error) {
       await c.end().catch(() => undefined);
       throw error;

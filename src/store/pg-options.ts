@@ -1,6 +1,13 @@
-// The options of PostgresStore.connect and the counts of its retries (types only; the checks are in postgres.ts).
+// The options of PostgresStore.open, their defaults and the counts of its retries (no node-postgres
+// types: the declarations a consumer reads must not need `pg`; the checks are in pg-connect.ts).
 
-/** Options of PostgresStore.connect. Every wait is bounded; each bound has a default, named here and in TIMEOUTS (pg-connect.ts). */
+/** Default schema name. */
+export const DEFAULT_SCHEMA = 'gpualloc';
+
+/** The default bounds, in milliseconds: a connect (and a wait for a free pooled connection), a wait for a node's lock, one statement, a transaction left idle by its writer, the retries of an operation, and how long request IDs are kept. */
+export const TIMEOUTS = { connectMs: 10_000, lockMs: 10_000, statementMs: 30_000, idleInTransactionMs: 60_000, retryMs: 30_000, requestRetentionMs: 86_400_000 } as const;
+
+/** Options of PostgresStore.open. Every wait is bounded; each bound has a default, named here and in TIMEOUTS. */
 export type PostgresStoreOptions = {
   /** Schema holding the tables (default `gpualloc`, or `?schema=` in the URL). */
   schema?: string;

@@ -6,7 +6,7 @@
 // COMMIT, whoever writes. A lost connection or a restarting server is tried again with backoff for
 // retryMs; the request ID makes the retry of a commit or release whose COMMIT reply was lost find
 // what the first try did instead of doing it twice.
-import pg from 'pg';
+import type pg from 'pg';
 import { activityTime, ClusterState, type ClusterStateJSON, checkIdle, normalizeStateJSON } from '../cluster/state.js';
 import type { PlacementOption, Slot } from '../placement/index.js';
 import { ASYNC_DISPOSE } from '../shared/dispose.js';
@@ -21,13 +21,14 @@ import { connectSettings } from './pg-connect.js';
 import { connectionUsable, type ErrorContext, RetryNow, storeError } from './pg-errors.js';
 import { grantStatements } from './pg-grant.js';
 import { listen } from './pg-listen.js';
+import { pgModule } from './pg-module.js';
 import type { PostgresStoreOptions, PostgresStoreStats } from './pg-options.js';
 import { type RunOptions, retrying } from './pg-retry.js';
 import { gpuOf, gpusJsonSql, slotOf, slotsJsonSql } from './pg-rows.js';
 import type { ClusterStore, StoreCommitOptions, StoredNode, StoreListener, StoreOutcome, StoreReleaseOptions, StoreSnapshot } from './types.js';
 
-export { DEFAULT_SCHEMA, TIMEOUTS } from './pg-connect.js';
 export type { PostgresStoreOptions, PostgresStoreStats } from './pg-options.js';
+export { DEFAULT_SCHEMA, TIMEOUTS } from './pg-options.js';
 
 /** Key of the advisory lock that serialises migrations (any constant; 'gpua' in ASCII). */
 const MIGRATION_LOCK = 0x67707561;
@@ -49,7 +50,7 @@ type TxResult<T> = { outcome: T; commit: boolean };
 
 /** How an operation may be tried again: `idempotent` ones (request IDs, reads) even after an ambiguous COMMIT. */
 
-/** A PostgreSQL-backed ClusterStore. Create with PostgresStore.connect(url). */
+/** A PostgreSQL-backed ClusterStore. Create with PostgresStore.open(url). */
 export class PostgresStore implements ClusterStore {
   readonly kind = 'postgres';
   /** The schema name as given (unquoted). */
@@ -81,7 +82,7 @@ export class PostgresStore implements ClusterStore {
     this.target = target.display;
     this.config = config;
     this.schema = schema;
-    this.s = pg.escapeIdentifier(schema);
+    this.s = pgModule().escapeIdentifier(schema);
     this.channel = `${schema}_changes`;
     this.retryMs = bounds.retryMs;
     this.retentionMs = bounds.retentionMs;
@@ -94,7 +95,7 @@ export class PostgresStore implements ClusterStore {
       user: target.user,
       ...(target.rootCertFile === undefined ? {} : { rootCertFile: target.rootCertFile }),
     };
-    this.pool = new pg.Pool({ ...config, max });
+    this.pool = new (pgModule().Pool)({ ...config, max });
     // A server that dies (a crash, a restart, a cut) sends its idle connections a FATAL, or just
     // closes them; node-postgres emits that as an 'error' event, which without a listener would end
     // the process. The pool listens only while a connection sits idle in it (and then discards it);
@@ -118,7 +119,7 @@ export class PostgresStore implements ClusterStore {
    * variables, so a password need not be in the URL (PGPASSWORD, PGPASSFILE or ~/.pgpass). A server
    * that is restarting is waited for (retryMs).
    */
-  static async connect(url?: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+  static async open(url?: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
     const { opts, target, config, schema, max, bounds } = await connectSettings(url, options);
     const store = new PostgresStore(target, config, schema, max, bounds);
     try {
@@ -138,6 +139,11 @@ export class PostgresStore implements ClusterStore {
       throw storeError(error, { ...store.ctx, what: `store ${store.target}` });
     }
     return store;
+  }
+
+  /** @deprecated The same as PostgresStore.open (factories that return a promise are named open…); kept for one release. */
+  static connect(url?: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+    return PostgresStore.open(url, options);
   }
 
   /** What this store's retries did since connect: retries, ambiguous COMMITs and how each was resolved, replays, resubscribes. */
@@ -181,7 +187,7 @@ export class PostgresStore implements ClusterStore {
    */
   async grant(role: string): Promise<void> {
     const name = requireString('role', role, 63);
-    const r = pg.escapeIdentifier(name);
+    const r = pgModule().escapeIdentifier(name);
     const s = this.s;
     await this.transaction('grant', { idempotent: true }, async (c) => {
       const exists = await c.query(`SELECT 1 FROM pg_roles WHERE rolname = $1`, [name]);

@@ -1,9 +1,9 @@
 // A ClusterState kept in a store: plan is local (the in-memory ClusterState, same speed), while
 // commit, release and markStale go through the store, which arbitrates between writers.
 
-import type { ClusterPlanRequest, ClusterState, ClusterStateJSON, GpuUsage } from '../cluster/state.js';
-import type { Engine } from '../engine.js';
-import type { FleetPod, PodNodeView, PodPlan, PodScheduler, PodSchedulerOptions } from '../fleet/index.js';
+import type { ClusterPlanRequest, ClusterState, ClusterStateJSON, ClusterStateLike, GpuUsage } from '../cluster/state.js';
+import type { PlacementEngine } from '../engine.js';
+import type { FleetPod, FleetPolicyName, PodNodeView, PodPlan, PodScheduler, PodSchedulerOptions } from '../fleet/index.js';
 import type { PlacementOption, PlacementPlan, Slot } from '../placement/index.js';
 import { ASYNC_DISPOSE, DISPOSE } from '../shared/dispose.js';
 import { AllocationError, type Reason } from '../shared/errors.js';
@@ -39,7 +39,7 @@ export type RetryOptions = StoreCommitOptions & { attempts?: number; onPlan?: (p
  * is (absent when nothing was committed, with `reason`), the attempts made and the conflicts met.
  * `replayed`: the request ID had been committed before (the slot is that commit's; `option` is absent).
  */
-export type RetryResult = { plan: PlacementPlan; committed?: string; option?: number; attempts: number; conflicts: number; reason?: Reason; replayed?: boolean };
+export type RetryResult = RetryLoopResult<PlacementPlan>;
 
 /** Options of StoredPodScheduler.commitWithRetry: attempts (default 5, each a fresh plan), the new slot's ID and lastActivity, the request ID, and `signal` (aborts between attempts and the store's waits, rejecting with the signal's reason). */
 export type PodRetryOptions = StoreCommitOptions & { attempts?: number };
@@ -48,7 +48,10 @@ export type PodRetryOptions = StoreCommitOptions & { attempts?: number };
 const RETRY_KEYS = keysOf<PodRetryOptions>()(['attempts', 'id', 'lastActivity', 'requestId', 'signal']);
 
 /** What StoredPodScheduler.commitWithRetry did: the last plan, the committed slot's ID (absent with `reason`), the attempts and conflicts, and `replayed` as in RetryResult. */
-export type PodRetryResult = { plan: PodPlan; committed?: string; attempts: number; conflicts: number; reason?: Reason; replayed?: boolean };
+export type PodRetryResult = { plan: PodPlan; attempts: number; conflicts: number } & (
+  | { committed: string; replayed?: true; reason?: undefined }
+  | { committed?: undefined; replayed?: undefined; reason: Reason }
+);
 
 /** Default attempts of commitWithRetry. */
 export const DEFAULT_ATTEMPTS = 5;
@@ -57,7 +60,7 @@ export const DEFAULT_ATTEMPTS = 5;
  * Opens the state held by `store`: loads it into a local ClusterState (through `engine`, so plans
  * run on its backend) and, where the store can, follows other writers' changes.
  */
-export async function openClusterState(engine: Engine, store: ClusterStore, options: OpenOptions = {}): Promise<StoredClusterState> {
+export async function openClusterState(engine: PlacementEngine, store: ClusterStore, options: OpenOptions = {}): Promise<StoredClusterState> {
   return StoredClusterState.open(engine, store, options);
 }
 
@@ -66,11 +69,11 @@ export async function openClusterState(engine: Engine, store: ClusterStore, opti
  * copy; `commit`, `release` and `markStale` are async and go through the store. A commit the store
  * refuses throws CONFLICT after the fresh state of its node is loaded, so the next plan sees it.
  */
-export class StoredClusterState {
+export class StoredClusterState implements ClusterStateLike {
   /** The store this state lives in. */
   readonly store: ClusterStore;
   private local: ClusterState;
-  private readonly engine: Engine;
+  private readonly engine: PlacementEngine;
   private readonly replica: number;
   private readonly versions = new Map<string, number>();
   private unwatch: (() => Promise<void>) | undefined;
@@ -83,7 +86,7 @@ export class StoredClusterState {
   private readonly schedulers = new Set<WeakRef<StoredPodScheduler>>();
 
   /** Use openClusterState. */
-  constructor(engine: Engine, store: ClusterStore, local: ClusterState, versions: Record<string, number>, replica = 0) {
+  constructor(engine: PlacementEngine, store: ClusterStore, local: ClusterState, versions: Record<string, number>, replica = 0) {
     this.engine = engine;
     this.replica = replica;
     this.store = store;
@@ -92,7 +95,7 @@ export class StoredClusterState {
   }
 
   /** What openClusterState does (the same function). */
-  static async open(engine: Engine, store: ClusterStore, options: OpenOptions = {}): Promise<StoredClusterState> {
+  static async open(engine: PlacementEngine, store: ClusterStore, options: OpenOptions = {}): Promise<StoredClusterState> {
     const opts = requireObject('options', options);
     rejectUnknownKeys('options', opts, OPEN_KEYS);
     if (opts.watch !== undefined && typeof opts.watch !== 'boolean') fail('INVALID_ARGUMENT', 'options.watch', 'a boolean', opts.watch);
@@ -210,10 +213,10 @@ export class StoredClusterState {
       commitOptions.signal?.throwIfAborted();
       if (this.reload) await this.refresh();
       const p = plan();
-      if (p.options.length === 0) return { plan: p, attempts: attempt, conflicts, ...(p.reason ? { reason: p.reason } : {}) };
+      if (p.options.length === 0) return { plan: p, attempts: attempt, conflicts, reason: p.reason as Reason };
       const chosen = pick(attempt, conflicts, p.options.length);
       try {
-        const outcome = await this.commitOutcome(p.options[chosen], commitOptions);
+        const outcome = await this.commitOutcome(p.options[chosen]!, commitOptions); // pick returns an index below count
         if (outcome.replayed === true) return { plan: p, committed: outcome.id!, attempts: attempt, conflicts, replayed: true };
         return { plan: p, committed: outcome.id!, attempts: attempt, conflicts, option: chosen };
       } catch (error) {
@@ -403,7 +406,11 @@ function syncNode(local: ClusterState, node: StoredNode): void {
 }
 
 /** What a retry loop returns: the last plan, the committed slot and option (absent with `reason`, or `replayed`), the attempts and conflicts. */
-type RetryLoopResult<P> = { plan: P; committed?: string; option?: number; attempts: number; conflicts: number; reason?: Reason; replayed?: boolean };
+export type RetryLoopResult<P> = { plan: P; attempts: number; conflicts: number } & (
+  | { committed: string; option: number; replayed?: undefined; reason?: undefined }
+  | { committed: string; option?: undefined; replayed: true; reason?: undefined }
+  | { committed?: undefined; option?: undefined; replayed?: undefined; reason: Reason }
+);
 
 /** What a StoredPodScheduler uses of its StoredClusterState (handed over by StoredClusterState.podScheduler). */
 type SchedulerPort = {
@@ -442,7 +449,7 @@ export class StoredPodScheduler {
   }
 
   /** The policy's name. */
-  get policy(): string {
+  get policy(): FleetPolicyName {
     return this.current().policy.name;
   }
 
@@ -469,7 +476,7 @@ export class StoredPodScheduler {
       () => this.plan(pod),
       () => 0,
     );
-    return result;
+    return result as PodRetryResult;
   }
 
   /** Detaches from the state; using the scheduler afterwards is an error. A dropped scheduler is released by the garbage collector (the state holds it weakly); close() frees it now. */

@@ -3,9 +3,26 @@ import { instantiateSync } from '@assemblyscript/loader';
 import { AllocationError } from '../shared/errors.js';
 import { describeValue } from '../shared/validate.js';
 
+/**
+ * A compiled WebAssembly.Module, typed without the DOM library: a Node project compiling against
+ * lib ES2022 (no WebAssembly declarations) type-checks this package's declarations.
+ */
+export interface CompiledModule {
+  readonly [Symbol.toStringTag]?: string;
+}
+
+/** WebAssembly.Memory, typed without the DOM library. */
+export interface CoreMemory {
+  readonly buffer: ArrayBuffer;
+  grow(delta: number): number;
+}
+
+/** Wasm bytes. */
+export type WasmBytes = ArrayBuffer | ArrayBufferView;
+
 /** The raw exports of build/release.wasm (see assembly/index.ts). Kernel modules cast to their own signatures. */
 export type CoreExports = {
-  memory: WebAssembly.Memory;
+  memory: CoreMemory;
   reserve(bytes: number): number;
   reservedBytes(): number;
   debugTrap(kind: number): number;
@@ -50,8 +67,8 @@ async function compile(build: CoreBuild, source?: BufferSource | URL | string): 
 }
 
 /** Compiles the core once per process (per build); later engines reuse the compiled module. */
-export function compiledCore(build: CoreBuild = 'release', source?: BufferSource | URL | string): Promise<WebAssembly.Module> {
-  if (source !== undefined) return compile(build, source);
+export function compiledCore(build: CoreBuild = 'release', source?: WasmBytes | URL | string): Promise<CompiledModule> {
+  if (source !== undefined) return compile(build, source as BufferSource | URL | string);
   let p = compiled.get(build);
   if (p === undefined) {
     p = compile(build);
@@ -87,8 +104,8 @@ export class WasmCore {
   private pairs: Int32Array | null = null;
   private pairsGeneration = -1;
 
-  constructor(module: WebAssembly.Module) {
-    this.module = module;
+  constructor(module: CompiledModule) {
+    this.module = module as WebAssembly.Module;
     this.exports = this.instantiate();
   }
 
@@ -211,14 +228,21 @@ export class WasmCore {
 }
 
 /** Compiles (once) and instantiates the core. */
-export async function loadCore(options: { build?: CoreBuild; wasm?: BufferSource | URL | string } = {}): Promise<WasmCore> {
+export async function loadCore(options: { build?: CoreBuild; wasm?: unknown } = {}): Promise<WasmCore> {
   const source = options.wasm;
   let core: WasmCore;
   try {
-    if (source !== undefined && typeof source !== 'string' && !(source instanceof URL) && !(source instanceof ArrayBuffer) && !ArrayBuffer.isView(source)) {
-      throw AllocationError.at('INVALID_ARGUMENT', 'options.wasm', `expected wasm bytes (ArrayBuffer or a typed array), a URL or a path, got ${describeValue(source)}`);
+    if (source instanceof WebAssembly.Module) core = new WasmCore(source);
+    else {
+      if (source !== undefined && typeof source !== 'string' && !(source instanceof URL) && !(source instanceof ArrayBuffer) && !ArrayBuffer.isView(source)) {
+        throw AllocationError.at(
+          'INVALID_ARGUMENT',
+          'options.wasm',
+          `expected wasm bytes (ArrayBuffer or a typed array), a URL or a path, or a compiled WebAssembly.Module, got ${describeValue(source)}`,
+        );
+      }
+      core = new WasmCore(await compiledCore(options.build ?? 'release', source as BufferSource | URL | string | undefined));
     }
-    core = new WasmCore(await compiledCore(options.build ?? 'release', options.wasm));
   } catch (error) {
     if (error instanceof AllocationError) throw error;
     // Bytes that are not wasm, a module that needs other imports, a URL that cannot be read.

@@ -36,13 +36,13 @@ it('parses MIG profiles from device names', () => {
 });
 
 it('whole-GPU picks on the discovered host leave its MIG GPUs out (slices or not), unless allowed', async () => {
-  const { createEngine, nodeFromInventory, wholeGpuCandidates } = await import('../../src/index.js');
+  const { openEngine, nodeFromInventory, wholeGpuCandidates } = await import('../../src/index.js');
   h.use(configText(migA100()));
   const inv = await discoverDevices({ library: h.current, refresh: true });
   expect(wholeGpuCandidates(inv)).toEqual({ available: [2], mig: [0, 1] });
   expect(wholeGpuCandidates(inv, { allowMig: true })).toEqual({ available: [0, 1, 2], mig: [] });
   expect(nodeFromInventory(inv).gpus.map((g) => g.mig === true)).toEqual([true, true, false]);
-  const state = (await createEngine({ backend: 'ts' })).createClusterState(inv);
+  const state = (await openEngine({ backend: 'ts' })).createClusterState(inv);
   const plan = state.plan({ memory: 2 ** 30, tensorParallelSizes: [1] });
   expect(plan.options.map((o) => o.gpus)).toEqual([[2]]);
   expect(state.plan({ memory: 2 ** 30, tensorParallelSizes: [1], allowMig: true }).options.map((o) => o.gpus)).toEqual([[0], [1], [2]]);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { claimsOfDump, readClusterDump, readDocuments, schedulePods } from '../../src/dra/index.js';
-import { createEngine } from '../../src/engine.js';
+import { openEngine } from '../../src/engine.js';
 import { cli, inTempDir, ROOT } from '../support/cli.js';
 
 const DIR = 'data/samples/dra';
@@ -29,10 +29,10 @@ describe('gpualloc dra schedule', () => {
     const out = JSON.parse(r.stdout) as Out;
     // Priority first (infer-large), then creation time; the bound notebook-0 is not pending.
     expect(out.pods.map((p) => p.pod)).toEqual(['ml/infer-large', 'ml/trainer', 'ml/pair-worker', 'ml/infer-small', 'ml/infer-20g', 'ml/legacy-2gpu']);
-    const dump = readClusterDump(readDocuments(text(), DUMP), DUMP);
+    const dump = readClusterDump(await readDocuments(text(), DUMP), DUMP);
     const { claims, held } = claimsOfDump(dump.claims);
     expect(held.allocatedDevices).toEqual(['gpu.nvidia.com/dgx-h100-1/gpu-7']);
-    const engine = await createEngine();
+    const engine = await openEngine();
     const cluster = engine.createDraCluster({ classes: dump.classes, slices: dump.slices, nodes: dump.nodes, ...held });
     const direct = schedulePods({
       pods: dump.pods,
@@ -146,9 +146,9 @@ describe('gpualloc dra allocate', () => {
   it('allocates the named pending claims together on the node, as engine.allocateClaims does', async () => {
     const args = ['dra', 'allocate', '--dump', DUMP, '--node', 'h100-mig-1', '--claim', 'ml/infer-1g', '--claim', 'infer-40g'];
     const json = JSON.parse((await cli([...args, '--json'])).stdout) as { node: string; claims: Array<{ claim: string; allocation: Allocation }> };
-    const dump = readClusterDump(readDocuments(text(), DUMP), DUMP);
+    const dump = readClusterDump(await readDocuments(text(), DUMP), DUMP);
     const { claims, held } = claimsOfDump(dump.claims);
-    const engine = await createEngine();
+    const engine = await openEngine();
     const direct = engine.allocateClaims({
       classes: dump.classes,
       slices: dump.slices,

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { CLUSTER_STATE_KEYS as STATE_FILE_KEYS } from '../../src/cluster/state.js';
-import { createEngine } from '../../src/engine.js';
+import { openEngine } from '../../src/engine.js';
 import { jsonPosition } from '../../src/shared/file-positions.js';
 import { findUnknownKey } from '../../src/shared/validate.js';
 
@@ -120,7 +120,7 @@ describe('--state FILE', () => {
   });
 
   it('every field toJSON writes is a known key (a state with used memory, topology, models, stale slots)', async () => {
-    const engine = await createEngine({ backend: 'ts' });
+    const engine = await openEngine({ backend: 'ts' });
     const state = engine.createClusterState({
       nodes: [
         {

@@ -40,9 +40,9 @@ describe.each([
     const pods = state.podScheduler({ policy: 'bestfit' });
     try {
       const model = state.commit(state.plan({ memory: 2 * G, model: 'm' }).options[0], { id: 'm', lastActivity: 1 });
-      const pod = state.commit(pods.plan({ id: 'p', cpu: 1000, memory: 1024, gpus: 1, milli: 500 }).options[0]);
+      const pod = state.commit(pods.plan({ id: 'p', cpu: 1000, memoryMiB: 1024, gpus: 1, milli: 500 }).options[0]);
       expect(state.listSlots().map((s) => s.id)).toEqual([model, pod]);
-      expect(pods.view('a')).toEqual({ cpu: 3000, memory: 8 * 1024 - 1024, gpus: [300] });
+      expect(pods.view('a')).toEqual({ cpu: 3000, memoryMiB: 8 * 1024 - 1024, gpus: [300] });
     } finally {
       pods.close();
     }

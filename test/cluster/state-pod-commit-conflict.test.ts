@@ -35,10 +35,20 @@ describe.each([
 ] as const)('a stale pod option (%s)', (_name, engine) => {
   const make = () => engine.createClusterState({ nodes: [{ id: 'n', gpus: [{ index: 0, memoryTotal: 16 * G }], cpu: 8000, hostMemory: 64 * G, gpuModel: 'T4' }] });
 
-  const cases: Array<[string, { cpu: number; memory: number; milli: number }, { cpu: number; memory: number; milli: number }, RegExp]> = [
-    ['CPU', { cpu: 6000, memory: 1024, milli: 100 }, { cpu: 4000, memory: 1024, milli: 100 }, /node n has 2000 milli-CPU left, less than the 4000 asked; nothing was changed/],
-    ['host memory', { cpu: 100, memory: 40 * 1024, milli: 100 }, { cpu: 100, memory: 30 * 1024, milli: 100 }, /node n has 24 GiB of host memory left, less than the 30 GiB asked; nothing was changed/],
-    ['the GPU share', { cpu: 100, memory: 1024, milli: 700 }, { cpu: 100, memory: 1024, milli: 400 }, /GPU 0 of node n has .* free after the listed evictions, less than .*; nothing was changed/],
+  const cases: Array<[string, { cpu: number; memoryMiB: number; milli: number }, { cpu: number; memoryMiB: number; milli: number }, RegExp]> = [
+    ['CPU', { cpu: 6000, memoryMiB: 1024, milli: 100 }, { cpu: 4000, memoryMiB: 1024, milli: 100 }, /node n has 2000 milli-CPU left, less than the 4000 asked; nothing was changed/],
+    [
+      'host memory',
+      { cpu: 100, memoryMiB: 40 * 1024, milli: 100 },
+      { cpu: 100, memoryMiB: 30 * 1024, milli: 100 },
+      /node n has 24 GiB of host memory left, less than the 30 GiB asked; nothing was changed/,
+    ],
+    [
+      'the GPU share',
+      { cpu: 100, memoryMiB: 1024, milli: 700 },
+      { cpu: 100, memoryMiB: 1024, milli: 400 },
+      /GPU 0 of node n has .* free after the listed evictions, less than .*; nothing was changed/,
+    ],
   ];
 
   it.each(cases)('taken since planning: %s', (_what, first, second, message) => {
@@ -72,12 +82,12 @@ describe.each([
     const state = make();
     const pods = state.podScheduler({ policy: 'bestfit' });
     try {
-      const o = pods.plan({ id: 'a', cpu: 500, memory: 512, gpus: 1, milli: 250 }).options[0];
+      const o = pods.plan({ id: 'a', cpu: 500, memoryMiB: 512, gpus: 1, milli: 250 }).options[0];
       const change = applyCommit(record(state, 'n'), o, {}, 'a');
       state.commit(o, { id: 'a' });
       expect(change.slot).toEqual(state.listSlots('n')[0]);
       expect(change.slot).toEqual({ id: 'a', gpus: [0], memoryPerGpu: 4 * G, milli: 250, cpu: 500, hostMemory: 512 * MIB });
-      const cpuOnly = pods.plan({ id: 'c', cpu: 500, memory: 512, gpus: 0 }).options[0];
+      const cpuOnly = pods.plan({ id: 'c', cpu: 500, memoryMiB: 512, gpus: 0 }).options[0];
       expect(cpuOnly).toEqual({ node: 'n', gpus: [], memoryPerGpu: 0, evict: [], score: 0, cpu: 500, hostMemory: 512 * MIB });
       expect(applyCommit(record(state, 'n'), cpuOnly, {}, 'c').slot).toEqual({ id: 'c', gpus: [], memoryPerGpu: 0, cpu: 500, hostMemory: 512 * MIB });
     } finally {

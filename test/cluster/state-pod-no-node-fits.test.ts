@@ -20,7 +20,7 @@ describe.each([
     });
     const pods = state.podScheduler({ policy: 'bestfit' });
     try {
-      expect(pods.plan({ id: 'big', cpu: 12_000, memory: 16_384, gpus: 1, milli: 500, models: ['T4'] })).toEqual({
+      expect(pods.plan({ id: 'big', cpu: 12_000, memoryMiB: 16_384, gpus: 1, milli: 500, models: ['T4'] })).toEqual({
         options: [],
         reason: {
           code: 'NO_NODE_FITS',
@@ -28,11 +28,11 @@ describe.each([
             'pod big: no node has 12000 milli-CPU, 16384 MiB of host memory and a GPU with 500 milli free of model T4 at once (1 of 2 nodes have the CPU, 1 the host memory, 2 the free GPUs, 1 the GPU model)',
         },
       });
-      expect(pods.plan({ id: 'wide', cpu: 1000, memory: 1024, gpus: 2 }).reason).toBeUndefined();
-      expect(pods.plan({ id: 'wider', cpu: 1000, memory: 1024, gpus: 3 }).reason?.message).toBe(
+      expect(pods.plan({ id: 'wide', cpu: 1000, memoryMiB: 1024, gpus: 2 }).reason).toBeUndefined();
+      expect(pods.plan({ id: 'wider', cpu: 1000, memoryMiB: 1024, gpus: 3 }).reason?.message).toBe(
         'pod wider: no node has 1000 milli-CPU, 1024 MiB of host memory and 3 wholly free GPUs at once (2 of 2 nodes have the CPU, 2 the host memory, 0 the free GPUs)',
       );
-      expect(pods.plan({ id: 'cpu', cpu: 20_000, memory: 0, gpus: 0 }).reason?.message).toBe(
+      expect(pods.plan({ id: 'cpu', cpu: 20_000, memoryMiB: 0, gpus: 0 }).reason?.message).toBe(
         'pod cpu: no node has 20000 milli-CPU, 0 MiB of host memory at once (0 of 2 nodes have the CPU, 2 the host memory)',
       );
     } finally {

@@ -14,7 +14,7 @@ describe.each([
   ['wasm', wasm],
   ['ts', ts],
 ] as const)('shares on GPUs of at most 10^6 bytes (%s)', (_name, engine) => {
-  const pod = (id: string, milli: number) => ({ id, cpu: 1, memory: 0, gpus: 1, milli });
+  const pod = (id: string, milli: number) => ({ id, cpu: 1, memoryMiB: 0, gpus: 1, milli });
 
   for (const memoryTotal of [500, 1500, 1_000_000]) {
     it(`a GPU of ${memoryTotal} bytes: no GPU pod is planned there, CPU-only pods and models still are`, () => {
@@ -24,7 +24,7 @@ describe.each([
         const plan = pods.plan(pod('p', 1));
         expect(plan.options).toEqual([]);
         expect(plan.reason?.code).toBe('NO_NODE_FITS');
-        const cpuOnly = pods.plan({ id: 'c', cpu: 1000, memory: 0, gpus: 0, milli: 0 });
+        const cpuOnly = pods.plan({ id: 'c', cpu: 1000, memoryMiB: 0, gpus: 0, milli: 0 });
         expect(cpuOnly.options[0]).toMatchObject({ node: 'tiny', gpus: [], cpu: 1000 });
         state.commit(cpuOnly.options[0]);
         expect(state.plan({ memory: memoryTotal }).options[0]).toMatchObject({ node: 'tiny', gpus: [0], memoryPerGpu: memoryTotal });
@@ -54,9 +54,9 @@ describe.each([
     const state = engine.createClusterState({ nodes: [{ id: 'small', gpus: [{ index: 0, memoryTotal: 1_000_001 }] }] });
     const pods = state.podScheduler({ policy: 'bestfit' });
     try {
-      for (let i = 0; i < 1000; i++) state.commit(pods.plan({ id: `p${i}`, cpu: 0, memory: 0, gpus: 1, milli: 1 }).options[0]);
+      for (let i = 0; i < 1000; i++) state.commit(pods.plan({ id: `p${i}`, cpu: 0, memoryMiB: 0, gpus: 1, milli: 1 }).options[0]);
       expect(pods.view('small').gpus).toEqual([0]);
-      expect(pods.plan({ id: 'one-more', cpu: 0, memory: 0, gpus: 1, milli: 1 }).options).toEqual([]);
+      expect(pods.plan({ id: 'one-more', cpu: 0, memoryMiB: 0, gpus: 1, milli: 1 }).options).toEqual([]);
     } finally {
       pods.close();
     }

@@ -11,7 +11,7 @@ describe.each([
   ['ts', ts],
 ] as const)('pods and memory-placed models on one state (%s)', (_name, engine) => {
   const node = { id: 'box', gpus: [{ index: 0, memoryTotal: 80 * G }], cpu: 32000, hostMemory: 256 * G, gpuModel: 'A100' };
-  const pod = (id: string, milli: number) => ({ id, cpu: 1000, memory: 1024, gpus: 1, milli });
+  const pod = (id: string, milli: number) => ({ id, cpu: 1000, memoryMiB: 1024, gpus: 1, milli });
 
   it('a 40 GiB model leaves 500 milli: 600 is infeasible with a reason, 500 fits; releasing the model gives 1000 back', () => {
     const state = engine.createClusterState({ nodes: [node] });
@@ -28,14 +28,14 @@ describe.each([
       const half = pods.plan(pod('half', 500));
       expect(half.options).toEqual([{ node: 'box', gpus: [0], memoryPerGpu: 40 * G, evict: [], score: 0, milli: 500, cpu: 1000, hostMemory: 1024 * 2 ** 20 }]);
       state.commit(half.options[0], { id: 'half' });
-      expect(pods.view('box')).toEqual({ cpu: 31000, memory: 256 * 1024 - 1024, gpus: [0] });
+      expect(pods.view('box')).toEqual({ cpu: 31000, memoryMiB: 256 * 1024 - 1024, gpus: [0] });
       // The GPU is full in bytes too: the memory planner sees no room, and the share as allocated memory.
       expect(state.plan({ memory: G, tensorParallelSizes: [1], allowEviction: false }).options).toEqual([]);
       expect(state.usage()[0].allocated).toBe(80 * G);
       state.release(modelSlot);
       expect(pods.view('box').gpus).toEqual([500]);
       state.release('half');
-      expect(pods.view('box')).toEqual({ cpu: 32000, memory: 256 * 1024, gpus: [1000] });
+      expect(pods.view('box')).toEqual({ cpu: 32000, memoryMiB: 256 * 1024, gpus: [1000] });
       expect(pods.plan(pod('whole', 1000)).options[0]).toMatchObject({ gpus: [0], memoryPerGpu: 80 * G, milli: 1000 });
     } finally {
       pods.close();
@@ -50,7 +50,7 @@ describe.each([
       expect(pods.view('box').gpus).toEqual([899]);
       expect(pods.plan(pod('p900', 900)).options).toEqual([]);
       expect(pods.plan(pod('p899', 899)).options).toHaveLength(1);
-      expect(pods.plan({ id: 'w', cpu: 0, memory: 0, gpus: 1 }).reason?.code).toBe('NO_NODE_FITS');
+      expect(pods.plan({ id: 'w', cpu: 0, memoryMiB: 0, gpus: 1 }).reason?.code).toBe('NO_NODE_FITS');
     } finally {
       pods.close();
     }

@@ -69,8 +69,8 @@ describe.each([
   it('a state written by commit restores, and its scheduler sees the same free milli', () => {
     const state = engine.createClusterState({ nodes: [node([])] });
     const pods = state.podScheduler({ policy: 'bestfit' });
-    state.commit(pods.plan({ id: 'p', cpu: 1000, memory: 0, gpus: 1, milli: 333 }).options[0]);
-    state.commit(pods.plan({ id: 'q', cpu: 1000, memory: 0, gpus: 1, milli: 1000 }).options[0]);
+    state.commit(pods.plan({ id: 'p', cpu: 1000, memoryMiB: 0, gpus: 1, milli: 333 }).options[0]);
+    state.commit(pods.plan({ id: 'q', cpu: 1000, memoryMiB: 0, gpus: 1, milli: 1000 }).options[0]);
     const restored = engine.restoreClusterState(JSON.stringify(state.toJSON()));
     const again = restored.podScheduler({ policy: 'bestfit' });
     try {

@@ -87,7 +87,7 @@ describe('allocateAligned golden table', () => {
       for (let k = 0; k < 4; k++) {
         const r = e.allocateAligned({ topology: volta, available, size: 2, policy: 'besteffort' });
         picks.push(r.devices);
-        available = available.filter((g) => !r.devices.includes(g));
+        available = available.filter((g) => !(r.devices as readonly number[]).includes(g));
       }
       expect(picks).toEqual([
         [0, 3],
@@ -108,7 +108,7 @@ describe('allocateAligned golden table', () => {
       for (let k = 0; k < 4; k++) {
         const r = e.allocateAligned({ topology: volta, available, size: 2 });
         picks.push(r.devices);
-        available = available.filter((g) => !r.devices.includes(g));
+        available = available.filter((g) => !(r.devices as readonly number[]).includes(g));
       }
       // {2,3}, {6,7}, then {0,4} / {1,5} tie (210, remainders 210) → {0,4}, then {1,5}.
       expect(picks).toEqual([

@@ -22,8 +22,8 @@ describe('precedence', () => {
     ['config with no plugin section falls through', { config: { text: 'flags:\n  migStrategy: single\n', origin: 'c.yaml' } }, 'distributed', 'default'],
   ];
   for (const [name, settings, policy, source] of table) {
-    it(name, () => {
-      const resolved = resolveAllocationPolicy(settings);
+    it(name, async () => {
+      const resolved = await resolveAllocationPolicy(settings);
       expect(resolved.policy).toBe(policy);
       expect(resolved.source).toBe(source);
     });
@@ -56,10 +56,10 @@ describe('invalid values name where they came from', () => {
     ['bad config under a good request', { request: 'spread', config: yaml('nope') }, 'UNKNOWN_POLICY', /plugin\.yaml.*"nope"/],
   ];
   for (const [name, settings, code, message] of bad) {
-    it(name, () => {
+    it(name, async () => {
       let thrown: unknown;
       try {
-        resolveAllocationPolicy(settings);
+        await resolveAllocationPolicy(settings);
       } catch (error) {
         thrown = error;
       }
@@ -71,12 +71,12 @@ describe('invalid values name where they came from', () => {
 });
 
 describe('policyFromConfig', () => {
-  it('reads the device plugin layout', () => {
-    expect(policyFromConfig(yaml('spread').text, 'x')).toBe('spread');
-    expect(policyFromConfig('flags: {plugin: {allocationPolicy: pack}}', 'x')).toBe('pack');
-    expect(policyFromConfig('flags: {plugin: {allocationPolicy: packed}}', 'x')).toBe('pack');
+  it('reads the device plugin layout', async () => {
+    expect(await policyFromConfig(yaml('spread').text, 'x')).toBe('spread');
+    expect(await policyFromConfig('flags: {plugin: {allocationPolicy: pack}}', 'x')).toBe('pack');
+    expect(await policyFromConfig('flags: {plugin: {allocationPolicy: packed}}', 'x')).toBe('pack');
   });
-  it('does not read inherited keys: __proto__ is an unknown key like any other', () => {
-    expect(() => policyFromConfig('flags:\n  __proto__:\n    allocationPolicy: packed\n', 'x')).toThrow(/^config file x:2:3: unknown key flags\.__proto__ \(allowed: /);
+  it('does not read inherited keys: __proto__ is an unknown key like any other', async () => {
+    await expect(policyFromConfig('flags:\n  __proto__:\n    allocationPolicy: packed\n', 'x')).rejects.toThrow(/^config file x:2:3: unknown key flags\.__proto__ \(allowed: /);
   });
 });

@@ -4,7 +4,7 @@
 // deterministic share IDs and the default features.
 import { describe, expect, it } from 'vitest';
 import { allocateClaims, type DraAllocateRequest } from '../../src/dra/index.js';
-import { createEngine } from '../../src/engine.js';
+import { openEngine } from '../../src/engine.js';
 import { AllocationError } from '../../src/shared/errors.js';
 import { claimObject, classObject, DRIVER, errorOf, exactRequest, nodeObject, type Obj, sliceObject } from '../support/dra-objects.js';
 import { canonical, requestOf, upstreamCases } from '../support/dra-upstream-table.js';
@@ -37,7 +37,7 @@ describe('allocateClaims', () => {
   });
 
   it('gives the same answer on both backends through the engine', async () => {
-    const [wasm, ts] = await Promise.all([createEngine({ backend: 'wasm' }), createEngine({ backend: 'ts' })]);
+    const [wasm, ts] = await Promise.all([openEngine({ backend: 'wasm' }), openEngine({ backend: 'ts' })]);
     for (const c of upstreamCases()) {
       const run = (engine: typeof wasm) => {
         try {

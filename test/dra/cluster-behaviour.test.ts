@@ -4,7 +4,7 @@
 // creation is respected, and bad input is refused with nothing changed.
 import { describe, expect, it } from 'vitest';
 import { createDraCluster, type DraClusterInit } from '../../src/dra/index.js';
-import { createEngine } from '../../src/engine.js';
+import { openEngine } from '../../src/engine.js';
 import { CLASSES, claimObject, GPU, NIC, V1 } from '../support/dra-clusters.js';
 import { errorOf, nodeObject, type Obj, sliceObject } from '../support/dra-objects.js';
 
@@ -161,7 +161,7 @@ describe('DraCluster', () => {
     const claim = freeze(want('a', 2));
     const answers = [];
     for (const backend of ['wasm', 'ts'] as const) {
-      const engine = await createEngine({ backend });
+      const engine = await openEngine({ backend });
       const c = engine.createDraCluster(init);
       answers.push(c.schedule(claim));
     }

@@ -4,26 +4,26 @@ import { objectsOf, readDocuments } from '../../src/dra/testing.js';
 import { AllocationError } from '../../src/shared/errors.js';
 
 describe('readDocuments', () => {
-  it('reads one JSON value and finds a key again by its path', () => {
+  it('reads one JSON value and finds a key again by its path', async () => {
     const text = '{\n  "kind": "List",\n  "items": [\n    { "kind": "Node", "metadata": { "name": "a" } }\n  ]\n}\n';
-    const docs = readDocuments(text, 'dump.json');
+    const docs = await readDocuments(text, 'dump.json');
     expect(docs.format).toBe('json');
     expect(docs.values).toHaveLength(1);
     expect(docs.positionOf(0, ['items', 0, 'metadata', 'name'])).toEqual({ line: 4, column: 37 });
   });
 
-  it('reads every document of a YAML stream, skipping empty ones, with positions per document', () => {
+  it('reads every document of a YAML stream, skipping empty ones, with positions per document', async () => {
     const text = '---\nkind: Node\nmetadata:\n  name: a\n---\n---\nkind: Pod\nmetadata:\n  name: p\n';
-    const docs = readDocuments(text, 'dump.yaml');
+    const docs = await readDocuments(text, 'dump.yaml');
     expect(docs.format).toBe('yaml');
     expect(docs.values.map((v) => (v as { kind: string }).kind)).toEqual(['Node', 'Pod']);
     expect(docs.positionOf(1, ['metadata', 'name'])).toEqual({ line: 9, column: 9 });
   });
 
-  it('says where a YAML syntax error is', () => {
+  it('says where a YAML syntax error is', async () => {
     let caught: unknown;
     try {
-      readDocuments('kind: Node\nmetadata:\n  name: [a\n', 'bad.yaml');
+      await readDocuments('kind: Node\nmetadata:\n  name: [a\n', 'bad.yaml');
     } catch (error) {
       caught = error;
     }
@@ -31,29 +31,29 @@ describe('readDocuments', () => {
     expect((caught as AllocationError).message).toMatch(/^bad\.yaml:\d+:\d+: not valid YAML/);
   });
 
-  it('refuses a duplicate key as the API server would', () => {
-    expect(() => readDocuments('kind: Node\nkind: Pod\n', 'dup.yaml')).toThrow(/dup\.yaml:2:1: not valid YAML.*[Mm]ap keys must be unique/);
+  it('refuses a duplicate key as the API server would', async () => {
+    await expect(readDocuments('kind: Node\nkind: Pod\n', 'dup.yaml')).rejects.toThrow(/dup\.yaml:2:1: not valid YAML.*[Mm]ap keys must be unique/);
   });
 
-  it('refuses an alias bomb instead of expanding it', () => {
+  it('refuses an alias bomb instead of expanding it', async () => {
     const lines = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
     for (let i = 0; i < 9; i++)
       lines.push(
         `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`,
       );
     const started = Date.now();
-    expect(() => readDocuments(lines.join('\n'), 'bomb.yaml')).toThrow(AllocationError);
+    await expect(readDocuments(lines.join('\n'), 'bomb.yaml')).rejects.toThrow(AllocationError);
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
-  it('says JSON errors with the line and column', () => {
-    expect(() => readDocuments('{\n  "kind": \n}', 'x.json')).toThrow(/^x\.json(:\d+:\d+)?: not valid JSON/);
+  it('says JSON errors with the line and column', async () => {
+    await expect(readDocuments('{\n  "kind": \n}', 'x.json')).rejects.toThrow(/^x\.json(:\d+:\d+)?: not valid JSON/);
   });
 
-  it('turns a JSON value nested too deeply for the parser into LIMIT_EXCEEDED, never a RangeError', () => {
+  it('turns a JSON value nested too deeply for the parser into LIMIT_EXCEEDED, never a RangeError', async () => {
     const deep = '['.repeat(200_000) + ']'.repeat(200_000);
     try {
-      const docs = readDocuments(deep, 'deep.json');
+      const docs = await readDocuments(deep, 'deep.json');
       expect(docs.values).toHaveLength(1);
     } catch (error) {
       expect(error).toBeInstanceOf(AllocationError);

@@ -8,7 +8,7 @@ import { cli, ROOT } from '../support/cli.js';
 
 const DIR = 'test/fixtures/dra-real';
 const file = (name: string): string => `${DIR}/${name}`;
-const read = (name: string) => readClusterDump(readDocuments(readFileSync(join(ROOT, DIR, name), 'utf8'), name), name);
+const read = async (name: string) => readClusterDump(await readDocuments(readFileSync(join(ROOT, DIR, name), 'utf8'), name), name);
 
 type Out = {
   pods: Array<{
@@ -33,8 +33,8 @@ const devices = (o: Out['pods'][number]): string[] => o.claims.flatMap((c) => c.
 
 describe("every published object reads and passes the API server's validation", () => {
   for (const name of readdirSync(join(ROOT, DIR)).filter((f) => f.endsWith('.yaml'))) {
-    it(name, () => {
-      const dump = read(name);
+    it(name, async () => {
+      const dump = await read(name);
       expect(dump.classes.length + dump.slices.length + dump.claims.length + dump.templates.length + dump.pods.length + dump.nodes.length + dump.taintRules.length).toBeGreaterThan(0);
       for (const s of dump.slices) expect(validateSliceSpec((s as { spec: unknown }).spec)).toEqual([]);
       for (const c of dump.classes) expect(validateClassSpec((c as { spec: unknown }).spec)).toEqual([]);
@@ -44,15 +44,15 @@ describe("every published object reads and passes the API server's validation", 
     });
   }
 
-  it('v1beta1 templates of the NVIDIA demos become v1 claims with `exactly`, and the Namespace is skipped', () => {
-    const dump = read('nvidia-demo-gpu-test-count.yaml');
+  it('v1beta1 templates of the NVIDIA demos become v1 claims with `exactly`, and the Namespace is skipped', async () => {
+    const dump = await read('nvidia-demo-gpu-test-count.yaml');
     expect(dump.templates[0].claimSpec).toEqual({ devices: { requests: [{ name: 'gpu', exactly: { deviceClassName: 'gpu.nvidia.com', count: 2 } }] } });
     expect(dump.skipped).toEqual({ Namespace: 1 });
     expect(dump.pods.map((p) => p.label)).toEqual(['gpu-test1/gpu-pod']);
   });
 
-  it('the DynamicMIG slices: counters first, devices named as the plugin names them', () => {
-    const dump = read('nvidia-h100-dynamic-mig.yaml');
+  it('the DynamicMIG slices: counters first, devices named as the plugin names them', async () => {
+    const dump = await read('nvidia-h100-dynamic-mig.yaml');
     const specs = dump.slices.map((s) => (s as { spec: { sharedCounters?: unknown[]; devices?: Array<{ name: string }> } }).spec);
     expect(specs[0].sharedCounters).toHaveLength(2);
     expect(specs[1].devices?.map((d) => d.name)).toContain('gpu-0-mig-1g10gb-19-6');

@@ -5,7 +5,7 @@
 // README's docs/cluster-view.png is a copy of it).
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ClusterState, createEngine, type Engine, getPreset, type Inventory, nodeFromInventory } from '../../src/index.js';
+import { type ClusterState, type Engine, getPreset, type Inventory, nodeFromInventory, openEngine } from '../../src/index.js';
 import { addNodes, clearCluster, importState, openPage, type PageSession, plan, RESULTS, shownOptions } from './page.js';
 
 const TYPES = [
@@ -53,7 +53,7 @@ function filledState(): ClusterState {
 }
 
 beforeAll(async () => {
-  engine = await createEngine({ backend: 'wasm' });
+  engine = await openEngine({ backend: 'wasm' });
   s = await openPage({ width: 1440, height: 1000 });
 });
 

@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ClusterState, createEngine, defaultTensorParallelSizes, type Engine, formatBytes, getPreset, nodeFromInventory, parseBytes } from '../../src/index.js';
+import { type ClusterState, defaultTensorParallelSizes, type Engine, formatBytes, getPreset, nodeFromInventory, openEngine, parseBytes } from '../../src/index.js';
 import { cli, inTempDir } from '../support/cli.js';
 import { addNodes, clearCluster, exportState, importState, type ModelInput, openPage, type PageSession, plan, reload, shownOptions } from './page.js';
 
@@ -30,7 +30,7 @@ const MODELS: ModelInput[] = Array.from({ length: 20 }, (_, k) => {
 });
 
 beforeAll(async () => {
-  engine = await createEngine({ backend: 'wasm' });
+  engine = await openEngine({ backend: 'wasm' });
   s = await openPage();
 });
 

@@ -3,7 +3,7 @@
 // header's backend label following the backend. The page's state is checked against a ClusterState
 // changed the same way in Node, through the exported state file.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ClusterState, createEngine, type Engine, getPreset, nodeFromInventory } from '../../src/index.js';
+import { type ClusterState, type Engine, getPreset, nodeFromInventory, openEngine } from '../../src/index.js';
 import { addNodes, clearCluster, exportState, openPage, type PageSession, plan, reload, shownOptions, showView } from './page.js';
 
 let s: PageSession;
@@ -14,7 +14,7 @@ function fileText(state: ClusterState): string {
 }
 
 beforeAll(async () => {
-  engine = await createEngine({ backend: 'ts' });
+  engine = await openEngine({ backend: 'ts' });
   s = await openPage();
 });
 

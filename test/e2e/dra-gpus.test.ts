@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimsOfDump, createEngine, type DraMode, splitDraDump } from '../../src/index.js';
+import { claimsOfDump, type DraMode, openEngine, splitDraDump } from '../../src/index.js';
 import { readGpus } from '../../web/dra/counters.js';
 import { claimStream } from '../../web/dra/replay.js';
 import { launchChromium } from './browser.js';
@@ -141,7 +141,7 @@ describe('DRA view: GPUs as counter sets', () => {
       await page.waitForSelector('[data-testid="dra-status"][data-done="true"]');
 
       // The same claims through the engine in Node.
-      const engine = await createEngine();
+      const engine = await openEngine();
       const { claims, held: heldDevices } = claimsOfDump(dump.claims);
       const cluster = engine.createDraCluster({ classes: dump.classes, slices: dump.slices, nodes: dump.nodes, ...heldDevices, mode, nodeScore: 'pack' });
       const inUse = new Set(held);
@@ -176,7 +176,7 @@ describe('DRA view: the replay', () => {
     expect(await page.locator('[data-testid="dra-replay-chart"] canvas').count()).toBe(1);
 
     // The same stream, scheduled by the engine in Node in each mode.
-    const engine = await createEngine();
+    const engine = await openEngine();
     const map = readGpus(
       dump.slices,
       (dump.nodes as Array<{ metadata: { name: string } }>).map((n) => n.metadata.name),

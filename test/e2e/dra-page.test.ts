@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimsOfDump, createEngine, splitDraDump } from '../../src/index.js';
+import { claimsOfDump, openEngine, splitDraDump } from '../../src/index.js';
 import { launchChromium } from './browser.js';
 import { ROOT } from './page.js';
 import { type StaticServer, serveStatic } from './serve.js';
@@ -66,7 +66,7 @@ describe('DRA view', () => {
 
     // The same dump through the engine in Node.
     const { claims, held } = claimsOfDump(dump.claims);
-    const engine = await createEngine();
+    const engine = await openEngine();
     const cluster = engine.createDraCluster({ classes: dump.classes, slices: dump.slices, nodes: dump.nodes, ...held, mode: 'scored', nodeScore: 'pack' });
     const expectedRows = [];
     const expectedDevices: Record<string, string> = { [heldDevice]: heldClaim.label };

@@ -8,13 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AllocationError,
   type ClusterState,
-  createEngine,
   type Engine,
   estimateMemory,
   formatBytes,
   getPreset,
   type Inventory,
   nodeFromInventory,
+  openEngine,
   type PlacementOption,
   type PlacementPlan,
   validateInventory,
@@ -144,7 +144,7 @@ function expectOptionsMatch(shown: Awaited<ReturnType<typeof shownOptions>>, opt
 
 beforeAll(async () => {
   mkdirSync(resultsDir, { recursive: true });
-  engine = await createEngine({ backend: 'wasm' });
+  engine = await openEngine({ backend: 'wasm' });
   server = await serveStatic(join(root, 'web', 'dist'));
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, type Engine, parseNodeCsv, parsePodCsv, scaleTrace } from '../../src/index.js';
+import { type Engine, type FleetPolicyName, openEngine, parseNodeCsv, parsePodCsv, scaleTrace } from '../../src/index.js';
 import { launchChromium } from './browser.js';
 import { type StaticServer, serveStatic } from './serve.js';
 
@@ -21,7 +21,7 @@ let engine: Engine;
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
-  engine = await createEngine({ backend: 'wasm' });
+  engine = await openEngine({ backend: 'wasm' });
   server = await serveStatic(join(root, 'web', 'dist'));
   browser = await launchChromium();
   page = await browser.newPage();
@@ -57,7 +57,7 @@ describe('Simulate view', () => {
     );
     expect(shown.length).toBe(8);
     for (const [policy, x, value] of shown) {
-      const runs = [42, 43].map((seed) => engine.simulateFleet({ nodes, pods, policy: policy as string, seed }).allocation[x]);
+      const runs = [42, 43].map((seed) => engine.simulateFleet({ nodes, pods, policy: policy as FleetPolicyName, seed }).allocation[x]);
       expect(value).toBeCloseTo((runs[0] + runs[1]) / 2, 10);
     }
     // Two uPlot charts, each with one series per policy in its legend.

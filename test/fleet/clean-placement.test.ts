@@ -10,7 +10,7 @@ import { engines } from '../support/engines.js';
 import { fleetOnState } from '../support/fleet-on-state.js';
 
 const pod = (id: string, milli: number, gpus = 1, cpu = 1000): Pod => ({ id, cpu, memory: 1, gpus: milli === 0 ? 0 : gpus, milli, models: [] });
-const node = (id: string, gpus: number, cpu = 64000): FleetNode => ({ id, cpu, memory: 1 << 20, gpus, model: 'G' });
+const node = (id: string, gpus: number, cpu = 64000): FleetNode => ({ id, cpu, memoryMiB: 1 << 20, gpus, model: 'G' });
 
 describe('fleet: the default policy keeps shares on clean placements', async () => {
   const { wasm, ts } = await engines();

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { CLEAN_SIZE } from '../../src/fleet/layout.js';
 import { cleanRemainders, deadHole } from '../../src/fleet/policies/ours.js';
 import { parsePodCsv } from '../../src/fleet/trace.js';
+import { validatePods } from '../../src/fleet/types.js';
 import { typicalPods } from '../../src/fleet/typical.js';
 import { ROOT } from '../support/cli.js';
 
@@ -72,7 +73,7 @@ describe('fleet: the clean-remainder table of the default policy', () => {
     const pods = parsePodCsv(file, readFileSync(file, 'utf8'));
     const dead = deadHole(pods);
     expect(dead).toBe(110);
-    const clean = cleanRemainders(typicalPods(pods), dead);
+    const clean = cleanRemainders(typicalPods(validatePods('pods', pods)), dead);
     expect(clean[530]).toBe(1); // 370 + 160: a 470 opening a GPU
     expect(clean[60]).toBe(1); // 470 + 470: a dead hole
     expect(clean[210]).toBe(0); // 470 on a GPU holding 320: 160 fits, 50 is lost

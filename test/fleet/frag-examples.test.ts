@@ -52,7 +52,7 @@ describe('fleet fragmentation: FGD.md §5.2 worked examples', async () => {
   for (const engine of [wasm, ts]) {
     /** A one-node fleet (model "1080", cpu left 1000) after the given shares, by best fit. */
     const frag = (gpus: number, shares: number[], rows = LIST): number => {
-      const fleet = fleetOnState(engine, 'bestfit', [{ id: 'n', cpu: 1000, memory: 1 << 20, gpus, model: '1080' }], typical(rows), [0]);
+      const fleet = fleetOnState(engine, 'bestfit', [{ id: 'n', cpu: 1000, memoryMiB: 1 << 20, gpus, model: '1080' }], typical(rows), [0]);
       try {
         shares.forEach((m, i) => expect(fleet.place(share(`p${i}`, m))).not.toBeNull());
         expect(fleet.scheduler.view('n').cpu).toBe(1000);

@@ -17,7 +17,7 @@ describe('the kept fragmentation sum', async () => {
         fc.array(fc.record({ milli: fc.constantFrom(110, 250, 470, 550, 810, 1000), gpus: fc.constantFrom(1, 1, 1, 2), release: fc.nat(9) }), { minLength: 1, maxLength: 80 }),
         (gpus, steps) => {
           const nodes = gpus.map((g, i) => ({ id: `n${i}`, cpu: 64000, hostMemory: 256 * G, gpuModel: 'T4', gpus: Array.from({ length: g }, (_, index) => ({ index, memoryTotal: 16 * G })) }));
-          const pods: FleetPod[] = steps.map((s, i) => ({ id: `p${i}`, cpu: 1000, memory: 1024, gpus: s.gpus, milli: s.gpus > 1 ? 1000 : s.milli }));
+          const pods: FleetPod[] = steps.map((s, i) => ({ id: `p${i}`, cpu: 1000, memoryMiB: 1024, gpus: s.gpus, milli: s.gpus > 1 ? 1000 : s.milli }));
           const sides = [wasm, ts].map((engine) => {
             const state = engine.createClusterState({ nodes });
             return { state, pods: state.podScheduler({ policy: 'fgd', typical: pods }) };

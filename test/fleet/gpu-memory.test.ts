@@ -7,11 +7,17 @@ import { POLICIES } from '../../src/fleet/policies/index.js';
 import type { FleetNode, FleetPod } from '../../src/fleet/types.js';
 import { engines } from '../support/engines.js';
 
-const nodeArb = fc.record({ cpu: fc.integer({ min: 0, max: 64000 }), memory: fc.integer({ min: 0, max: 1 << 18 }), gpus: fc.integer({ min: 0, max: 8 }), model: fc.constantFrom('A', 'B') });
+const nodeArb = fc.record({ cpu: fc.integer({ min: 0, max: 64000 }), memoryMiB: fc.integer({ min: 0, max: 1 << 18 }), gpus: fc.integer({ min: 0, max: 8 }), model: fc.constantFrom('A', 'B') });
 const podArb = fc.oneof(
-  fc.record({ cpu: fc.integer({ min: 0, max: 16000 }), memory: fc.integer({ min: 0, max: 1 << 15 }), gpus: fc.constant(0) }),
-  fc.record({ cpu: fc.integer({ min: 0, max: 16000 }), memory: fc.integer({ min: 0, max: 1 << 15 }), gpus: fc.constant(1), milli: fc.integer({ min: 1, max: 1000 }) }),
-  fc.record({ cpu: fc.integer({ min: 0, max: 16000 }), memory: fc.integer({ min: 0, max: 1 << 15 }), gpus: fc.integer({ min: 1, max: 4 }), milli: fc.constant(1000), models: fc.subarray(['A', 'B']) }),
+  fc.record({ cpu: fc.integer({ min: 0, max: 16000 }), memoryMiB: fc.integer({ min: 0, max: 1 << 15 }), gpus: fc.constant(0) }),
+  fc.record({ cpu: fc.integer({ min: 0, max: 16000 }), memoryMiB: fc.integer({ min: 0, max: 1 << 15 }), gpus: fc.constant(1), milli: fc.integer({ min: 1, max: 1000 }) }),
+  fc.record({
+    cpu: fc.integer({ min: 0, max: 16000 }),
+    memoryMiB: fc.integer({ min: 0, max: 1 << 15 }),
+    gpus: fc.integer({ min: 1, max: 4 }),
+    milli: fc.constant(1000),
+    models: fc.subarray(['A', 'B']),
+  }),
 );
 
 describe('fleet simulation: the GPU memory size does not matter', async () => {
@@ -44,10 +50,10 @@ describe('fleet simulation: the GPU memory size does not matter', async () => {
       [250, 250, 250, 250],
       [1, 999],
     ]) {
-      const pods: FleetPod[] = shares.map((milli, i) => ({ id: `p${i}`, cpu: 0, memory: 0, gpus: 1, milli }));
+      const pods: FleetPod[] = shares.map((milli, i) => ({ id: `p${i}`, cpu: 0, memoryMiB: 0, gpus: 1, milli }));
       for (const gpuMemory of [2 ** 20, 16 * 2 ** 30, 80_000_000_007]) {
         for (const engine of [wasm, ts]) {
-          const run = engine.simulateFleet({ nodes: [{ id: 'n', cpu: 1000, memory: 1024, gpus: 1, model: 'A', gpuMemory }], pods, policy: 'bestfit', tune: 1, events: true });
+          const run = engine.simulateFleet({ nodes: [{ id: 'n', cpu: 1000, memoryMiB: 1024, gpus: 1, model: 'A', gpuMemory }], pods, policy: 'bestfit', tune: 1, events: true });
           expect([run.failed, run.events!.at(-1)!.used]).toEqual([0, 1000]);
         }
       }
@@ -55,7 +61,7 @@ describe('fleet simulation: the GPU memory size does not matter', async () => {
   });
 
   it('refuses a gpuMemory below 1 MiB, naming the field and the value', () => {
-    expect(() => wasm.simulateFleet({ nodes: [{ id: 'n', cpu: 1, memory: 1, gpus: 1, model: 'A', gpuMemory: 1000 }], pods: [{ id: 'p', cpu: 1, memory: 1, gpus: 1 }] })).toThrow(
+    expect(() => wasm.simulateFleet({ nodes: [{ id: 'n', cpu: 1, memoryMiB: 1, gpus: 1, model: 'A', gpuMemory: 1000 }], pods: [{ id: 'p', cpu: 1, memoryMiB: 1, gpus: 1 }] })).toThrow(
       /request\.nodes\[0\]\.gpuMemory.*1000/,
     );
   });

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine.js';
+import type { FleetPolicyName } from '../../src/fleet/index.js';
 import { parseNodeCsv, parsePodCsv, scaleTrace } from '../../src/fleet/index.js';
 import { POLICIES } from '../../src/fleet/policies/index.js';
 import type { FleetNode, FleetPod } from '../../src/fleet/types.js';
@@ -19,7 +20,7 @@ const nodes = parseNodeCsv('nodes', data('openb_node_list_gpu_node.csv'));
 const TRACES = ['default', 'gpushare40', 'multigpu20', 'gpuspec33'];
 
 /** The run's event log as `gpualloc simulate --events` writes it. */
-function eventLog(engine: Engine, nodes: FleetNode[], pods: FleetPod[], policy: string, seed: number, search: 'index' | 'scan'): string {
+function eventLog(engine: Engine, nodes: FleetNode[], pods: FleetPod[], policy: FleetPolicyName, seed: number, search: 'index' | 'scan'): string {
   const run = engine.simulateFleet({ nodes, pods, policy, seed, events: true, search });
   return run.events!.map((e) => JSON.stringify(e)).join('\n') + '\n';
 }

@@ -24,9 +24,9 @@ const kindArb = fc.record({
   gpuModel: fc.option(fc.constantFrom(...MODELS), { nil: undefined }),
 });
 const shapeArb = fc.oneof(
-  fc.record({ cpu: fc.constantFrom(0, 1000, 2000), memory: fc.constantFrom(0, 512, 2048), gpus: fc.constant(0), milli: fc.constant(0) }),
-  fc.record({ cpu: fc.constantFrom(500, 1000, 4000), memory: fc.constantFrom(256, 1024, 4096), gpus: fc.constant(1), milli: fc.constantFrom(250, 400, 500, 700, 1000) }),
-  fc.record({ cpu: fc.constantFrom(1000, 4000), memory: fc.constantFrom(1024, 8192), gpus: fc.integer({ min: 2, max: 4 }), milli: fc.constant(1000) }),
+  fc.record({ cpu: fc.constantFrom(0, 1000, 2000), memoryMiB: fc.constantFrom(0, 512, 2048), gpus: fc.constant(0), milli: fc.constant(0) }),
+  fc.record({ cpu: fc.constantFrom(500, 1000, 4000), memoryMiB: fc.constantFrom(256, 1024, 4096), gpus: fc.constant(1), milli: fc.constantFrom(250, 400, 500, 700, 1000) }),
+  fc.record({ cpu: fc.constantFrom(1000, 4000), memoryMiB: fc.constantFrom(1024, 8192), gpus: fc.integer({ min: 2, max: 4 }), milli: fc.constant(1000) }),
 );
 /** A pod: a shape of the workload, its memory as declared, raised, or lowered, maybe a model list. */
 const stepArb = fc.record({
@@ -60,8 +60,8 @@ describe('the pod index plans as the scan does (state.podScheduler, commits and 
           const options = { policy, typical: workload, seed, ...(someShapes ? { shapes: workload.slice(0, 1) } : {}) };
           const pods: FleetPod[] = steps.map((st, i) => {
             const s = shapes[st.shape % shapes.length];
-            const memory = st.memory === 'same' ? s.memory : st.memory === 'more' ? s.memory + 700 : Math.max(0, s.memory - 100);
-            return { id: `p${i}`, ...s, memory, ...(s.gpus > 0 && st.models.length > 0 ? { models: st.models } : {}) };
+            const memoryMiB = st.memory === 'same' ? s.memoryMiB : st.memory === 'more' ? s.memoryMiB + 700 : Math.max(0, s.memoryMiB - 100);
+            return { id: `p${i}`, ...s, memoryMiB, ...(s.gpus > 0 && st.models.length > 0 ? { models: st.models } : {}) };
           });
           for (const engine of [wasm, ts]) {
             const sides = (['index', 'scan'] as const).map((search) => {

@@ -4,6 +4,7 @@
 // shape has no class keep the scan, and search 'scan' builds no index at all. Both backends.
 import { describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine.js';
+import type { FleetPolicyName } from '../../src/fleet/index.js';
 import type { FleetMemory } from '../../src/fleet/kernels.js';
 import * as L from '../../src/fleet/layout.js';
 import { createPodScheduler } from '../../src/fleet/scheduler.js';
@@ -21,10 +22,10 @@ const nodes = ['a', 'b', 'c', 'd'].map((id) => ({
   hostMemory: 64 * G,
   gpuModel: 'T4',
 }));
-const share: FleetPod = { id: 's', cpu: 1000, memory: 1024, gpus: 1, milli: 500 };
+const share: FleetPod = { id: 's', cpu: 1000, memoryMiB: 1024, gpus: 1, milli: 500 };
 
 /** A scheduler over a fresh state whose kernels hand the test the fleet's memory at every pick. */
-function scheduler(engine: Engine, policy: string, search: 'index' | 'scan') {
+function scheduler(engine: Engine, policy: FleetPolicyName, search: 'index' | 'scan') {
   const state = engine.createClusterState({ nodes });
   let memory: FleetMemory | undefined;
   const kernels = { ...engine.kernels, fleetPick: (m: FleetMemory, ...rest: number[]) => ((memory = m), (engine.kernels.fleetPick as (...a: unknown[]) => number)(m, ...rest)) };
@@ -84,7 +85,7 @@ describe.each(['wasm', 'ts'] as const)('the pod index is what answers (%s)', asy
   it("a pod of a shape without a class, or asking less memory than its class's shapes, is planned by the scan: no class is scored", () => {
     const { pods, memory } = scheduler(engine, 'fgd', 'index');
     expect(pods.plan({ ...share, id: 'other', milli: 300 }).options).toHaveLength(1);
-    expect(pods.plan({ ...share, id: 'small', memory: 10 }).options).toHaveLength(1);
+    expect(pods.plan({ ...share, id: 'small', memoryMiB: 10 }).options).toHaveLength(1);
     const s = memory().ints();
     expect(s[L.H_INDEX]).toBe(1);
     expect(s[s[L.H_CLASS_AT]]).toBe(0);

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { planTables } from '../../src/fleet/policies/share-values.js';
 import { parseNodeCsv, parsePodCsv } from '../../src/fleet/trace.js';
-import type { FleetNode, Pod } from '../../src/fleet/types.js';
+import { type FleetNode, type Pod, validatePods } from '../../src/fleet/types.js';
 import { typicalPods } from '../../src/fleet/typical.js';
 import { ROOT } from '../support/cli.js';
 import { depth } from '../support/depth.js';
@@ -16,7 +16,7 @@ import { engines } from '../support/engines.js';
 import { fleetOnState } from '../support/fleet-on-state.js';
 
 const pod = (id: string, milli: number, cpu = 4000): Pod => ({ id, cpu, memory: 1, gpus: milli === 0 ? 0 : 1, milli, models: [] });
-const node = (id: string, gpus: number, cpu = 64000): FleetNode => ({ id, cpu, memory: 1 << 20, gpus, model: 'G' });
+const node = (id: string, gpus: number, cpu = 64000): FleetNode => ({ id, cpu, memoryMiB: 1 << 20, gpus, model: 'G' });
 
 describe('fleet: fgd-lp keeps shares on placements the LP plan can complete', async () => {
   const { wasm, ts } = await engines();
@@ -26,7 +26,7 @@ describe('fleet: fgd-lp keeps shares on placements the LP plan can complete', as
   for (const engine of [wasm, ts]) {
     it(`${engine.backend}: openb's prices: a 370 beside a 470 leaves 160 (clean, but worth nothing): fgd-lp opens the idle GPU, FGD and fgd-close fill the GPU`, () => {
       const run = (policy: string) => {
-        const fleet = fleetOnState(engine, policy, [node('A', 1), node('B', 1)], typicalPods(openb), [0, 1], openb);
+        const fleet = fleetOnState(engine, policy, [node('A', 1), node('B', 1)], typicalPods(validatePods('openb', openb)), [0, 1], validatePods('openb', openb));
         try {
           return [pod('a', 470), pod('b', 370)].map((p) => fleet.place(p));
         } finally {
@@ -89,7 +89,7 @@ describe('fleet: fgd-lp keeps shares on placements the LP plan can complete', as
 
   it('wasm and ts give the same event log on the default trace (seed 42)', () => {
     const nodesFile = join(ROOT, 'data/openb/openb_node_list_gpu_node.csv');
-    const request = { nodes: parseNodeCsv(nodesFile, readFileSync(nodesFile, 'utf8')), pods: openb, policy: 'fgd-lp', seed: 42, events: true };
+    const request = { nodes: parseNodeCsv(nodesFile, readFileSync(nodesFile, 'utf8')), pods: openb, policy: 'fgd-lp' as const, seed: 42, events: true };
     const [a, b] = [wasm, ts].map((e) => e.simulateFleet(request));
     expect(a.events).toHaveLength(a.pods);
     expect(a).toStrictEqual(b);

@@ -9,20 +9,20 @@ import { engines } from '../support/engines.js';
 const MODELS = ['A', 'B', 'C'];
 const nodeArb = fc.record({
   cpu: fc.integer({ min: 0, max: 128000 }),
-  memory: fc.integer({ min: 0, max: 1 << 20 }),
+  memoryMiB: fc.integer({ min: 0, max: 1 << 20 }),
   gpus: fc.integer({ min: 0, max: 8 }),
   model: fc.constantFrom(...MODELS),
 });
 const podArb = fc.oneof(
-  fc.record({ cpu: fc.integer({ min: 0, max: 64000 }), memory: fc.integer({ min: 0, max: 1 << 17 }), gpus: fc.constant(0), milli: fc.constant(0), models: fc.constant([] as string[]) }),
+  fc.record({ cpu: fc.integer({ min: 0, max: 64000 }), memoryMiB: fc.integer({ min: 0, max: 1 << 17 }), gpus: fc.constant(0), milli: fc.constant(0), models: fc.constant([] as string[]) }),
   fc.record({
     cpu: fc.integer({ min: 0, max: 32000 }),
-    memory: fc.integer({ min: 0, max: 1 << 17 }),
+    memoryMiB: fc.integer({ min: 0, max: 1 << 17 }),
     gpus: fc.constant(1),
     milli: fc.integer({ min: 1, max: 1000 }),
     models: fc.subarray([...MODELS, 'Z']),
   }),
-  fc.record({ cpu: fc.integer({ min: 0, max: 64000 }), memory: fc.integer({ min: 0, max: 1 << 17 }), gpus: fc.integer({ min: 1, max: 8 }), milli: fc.constant(1000), models: fc.subarray(MODELS) }),
+  fc.record({ cpu: fc.integer({ min: 0, max: 64000 }), memoryMiB: fc.integer({ min: 0, max: 1 << 17 }), gpus: fc.integer({ min: 1, max: 8 }), milli: fc.constant(1000), models: fc.subarray(MODELS) }),
 );
 
 describe('fleet parity: wasm and ts give identical runs', async () => {
@@ -57,7 +57,7 @@ describe('fleet parity: wasm and ts give identical runs', async () => {
   it('fgd, fgd-close and fgd-lp on workloads of a few share sizes (the clean-remainder table then has many clean entries, the LP prices many sizes)', () => {
     const share = fc.record({
       cpu: fc.integer({ min: 0, max: 16000 }),
-      memory: fc.constant(1),
+      memoryMiB: fc.constant(1),
       gpus: fc.constant(1),
       milli: fc.constantFrom(110, 160, 230, 320, 470, 550, 650, 810, 1000),
       models: fc.constant([] as string[]),

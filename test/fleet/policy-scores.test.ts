@@ -45,8 +45,8 @@ describe('fleet policy scores', () => {
 describe('fleet policies: the node and GPU each picks', async () => {
   const { wasm, ts } = await engines();
   const nodes = [
-    { id: 'big', cpu: 96000, memory: 1 << 20, gpus: 8, model: 'G2' },
-    { id: 'small', cpu: 16000, memory: 1 << 20, gpus: 2, model: 'P100' },
+    { id: 'big', cpu: 96000, memoryMiB: 1 << 20, gpus: 8, model: 'G2' },
+    { id: 'small', cpu: 16000, memoryMiB: 1 << 20, gpus: 2, model: 'P100' },
   ];
   const pod = (id: string, milli: number, cpu = 4000, gpus = 1, models: string[] = []): Pod => ({ id, cpu, memory: 1, gpus, milli, models });
   for (const engine of [wasm, ts]) {

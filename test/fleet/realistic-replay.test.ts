@@ -7,14 +7,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { realisticNodes, replay } from '../../bench/fleet-realistic.js';
 import { parseNodeCsv, parsePodCsv } from '../../src/fleet/trace.js';
+import { validateNodes, validatePods } from '../../src/fleet/types.js';
 import { ROOT } from '../support/cli.js';
 import { engines } from '../support/engines.js';
 
 const nodesFile = join(ROOT, 'data/openb/openb_node_list_gpu_node.csv');
 const podsFile = join(ROOT, 'data/openb/openb_pod_list_default.csv');
 // A slice of the trace: 120 nodes and the pods that fill them past 100 %.
-const nodes = parseNodeCsv(nodesFile, readFileSync(nodesFile, 'utf8')).slice(0, 120);
-const pods = parsePodCsv(podsFile, readFileSync(podsFile, 'utf8')).slice(0, 900);
+const nodes = validateNodes('nodes', parseNodeCsv(nodesFile, readFileSync(nodesFile, 'utf8')).slice(0, 120));
+const pods = validatePods('pods', parsePodCsv(podsFile, readFileSync(podsFile, 'utf8')).slice(0, 900));
 
 describe('fleet: the realistic bench state', () => {
   it('has a topology on every multi-GPU node, used memory on some GPUs and models on every tenth node', () => {

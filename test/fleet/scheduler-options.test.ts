@@ -22,16 +22,16 @@ describe.each([
         { id: 'b', gpus: [{ index: 0, memoryTotal: 16 * G }], cpu: 4000, gpuModel: 'T4' },
       ],
     });
-  const share = { id: 's', cpu: 100, memory: 0, gpus: 1, milli: 500 };
+  const share = { id: 's', cpu: 100, memoryMiB: 0, gpus: 1, milli: 500 };
 
   it('fgd and fgd-close need the typical workload; unknown keys, bad policies and bad ranks name the field', () => {
     const state = twins();
-    for (const policy of ['fgd', 'fgd-close']) expect(fieldOf(() => state.podScheduler({ policy }))).toBe('options.typical');
+    for (const policy of ['fgd', 'fgd-close'] as const) expect(fieldOf(() => state.podScheduler({ policy }))).toBe('options.typical');
     expect(fieldOf(() => state.podScheduler({ policy: 'bestfit', typicl: [] } as never))).toBe('options.typicl');
-    expect(codeOf(() => state.podScheduler({ policy: 'best' }))).toBe('UNKNOWN_POLICY');
+    expect(codeOf(() => state.podScheduler({ policy: 'best' } as never))).toBe('UNKNOWN_POLICY');
     expect(fieldOf(() => state.podScheduler({ policy: 'bestfit', ranks: [0] }))).toBe('options.ranks');
     expect(fieldOf(() => state.podScheduler({ policy: 'bestfit', ranks: [1, 1] }))).toBe('options.ranks[1]');
-    expect(fieldOf(() => state.podScheduler({ policy: 'bestfit', typical: [{ id: 'x', cpu: -1, memory: 0, gpus: 0 }] }))).toBe('options.typical[0].cpu');
+    expect(fieldOf(() => state.podScheduler({ policy: 'bestfit', typical: [{ id: 'x', cpu: -1, memoryMiB: 0, gpus: 0 }] }))).toBe('options.typical[0].cpu');
     const pods = state.podScheduler({ policy: 'fgd', typical: [share] });
     expect(fieldOf(() => pods.plan({ ...share, milli: 0 }))).toBe('pod.milli');
     pods.close();
@@ -66,9 +66,9 @@ describe.each([
     });
     const pods = state.podScheduler({ policy: 'bestfit' });
     try {
-      expect(pods.view('mixed')).toEqual({ cpu: 8000, memory: 0x7fffffff, gpus: [] });
+      expect(pods.view('mixed')).toEqual({ cpu: 8000, memoryMiB: 0x7fffffff, gpus: [] });
       expect(pods.plan({ ...share, cpu: 2000 }).reason?.code).toBe('NO_NODE_FITS');
-      expect(pods.plan({ id: 'c', cpu: 2000, memory: 0, gpus: 0 }).options[0].node).toBe('mixed');
+      expect(pods.plan({ id: 'c', cpu: 2000, memoryMiB: 0, gpus: 0 }).options[0].node).toBe('mixed');
       expect(pods.plan(share).options[0].node).toBe('anon');
       const listed = pods.plan({ ...share, models: ['T4'] });
       expect(listed.options).toEqual([]);

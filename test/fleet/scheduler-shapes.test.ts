@@ -8,7 +8,7 @@ import { engines } from '../support/engines.js';
 const { wasm, ts } = await engines();
 const G = 2 ** 30;
 
-const pod = (id: string, milli: number, gpus = 1): FleetPod => ({ id, cpu: 1000, memory: 1, gpus, milli });
+const pod = (id: string, milli: number, gpus = 1): FleetPod => ({ id, cpu: 1000, memoryMiB: 1, gpus, milli });
 // 20 whole-GPU pods, 10 shares of 500 and 10 of 300 (the typical pods, 40 of 41), and one share of
 // 100: outside the typical pods, but the workload's smallest share, so the dead hole is 100.
 const workload: FleetPod[] = [

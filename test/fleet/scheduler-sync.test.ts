@@ -15,7 +15,7 @@ const MIB = 2 ** 20;
 const MAX = 0x7fffffff;
 const MODELS = ['A', 'B'];
 
-type View = { cpu: number; memory: number; gpus: number[] };
+type View = { cpu: number; memoryMiB: number; gpus: number[] };
 
 /** The view of every node, recomputed from the state file's data alone. */
 function expected(json: ClusterStateJSON): View[] {
@@ -32,7 +32,7 @@ function expected(json: ClusterStateJSON): View[] {
         });
     return {
       cpu: n.cpu === undefined ? MAX : n.cpu - cpuHeld,
-      memory: n.hostMemory === undefined ? MAX : Math.floor((n.hostMemory - memHeld) / MIB),
+      memoryMiB: n.hostMemory === undefined ? MAX : Math.floor((n.hostMemory - memHeld) / MIB),
       gpus,
     };
   });
@@ -42,7 +42,7 @@ function expected(json: ClusterStateJSON): View[] {
 function fitsSomewhere(json: ClusterStateJSON, views: View[], pod: FleetPod): boolean {
   const milli = pod.gpus === 0 ? 0 : (pod.milli ?? 1000);
   return views.some((v, k) => {
-    if (v.cpu < pod.cpu || v.memory < pod.memory) return false;
+    if (v.cpu < pod.cpu || v.memoryMiB < pod.memoryMiB) return false;
     if (milli === 0) return true;
     const model = json.nodes[k].gpuModel;
     if ((pod.models ?? []).length > 0 && (model === undefined || !pod.models!.includes(model))) return false;
@@ -61,15 +61,15 @@ const nodeArb = fc.record({
   model: fc.option(fc.integer({ min: 1, max: 1000 }), { nil: undefined }),
 });
 const podArb = fc.oneof(
-  fc.record({ cpu: fc.integer({ min: 0, max: 8000 }), memory: fc.integer({ min: 0, max: 8192 }), gpus: fc.constant(0) }),
+  fc.record({ cpu: fc.integer({ min: 0, max: 8000 }), memoryMiB: fc.integer({ min: 0, max: 8192 }), gpus: fc.constant(0) }),
   fc.record({
     cpu: fc.integer({ min: 0, max: 4000 }),
-    memory: fc.integer({ min: 0, max: 4096 }),
+    memoryMiB: fc.integer({ min: 0, max: 4096 }),
     gpus: fc.constant(1),
     milli: fc.integer({ min: 1, max: 1000 }),
     models: fc.subarray([...MODELS, 'Z']),
   }),
-  fc.record({ cpu: fc.integer({ min: 0, max: 8000 }), memory: fc.integer({ min: 0, max: 8192 }), gpus: fc.integer({ min: 1, max: 3 }), milli: fc.constant(1000), models: fc.subarray(MODELS) }),
+  fc.record({ cpu: fc.integer({ min: 0, max: 8000 }), memoryMiB: fc.integer({ min: 0, max: 8192 }), gpus: fc.integer({ min: 1, max: 3 }), milli: fc.constant(1000), models: fc.subarray(MODELS) }),
 );
 
 describe('the pod scheduler stays in sync with the state', async () => {

@@ -9,7 +9,7 @@ import { cli, inTempDir, ROOT } from '../support/cli.js';
 const NODES = join(ROOT, 'data/openb/openb_node_list_gpu_node.csv');
 const PODS = join(ROOT, 'data/openb/openb_pod_list_gpuspec33.csv');
 
-type Event = { pod: string; node: string | null; gpus: number[]; milli: number; cpu: number; memory: number; arrived: number; used: number };
+type Event = { pod: string; node: string | null; gpus: number[]; milli: number; cpu: number; memoryMiB: number; arrived: number; used: number };
 
 /** The CSVs read with nothing from src/. */
 function table(file: string): Record<string, string>[] {
@@ -47,12 +47,12 @@ describe('gpualloc simulate --events: an independent replay', () => {
           const p = pods.get(tuned ? tuned[1] : e.pod)!;
           const num = Number(p.num_gpu);
           const milli = num === 0 ? 0 : Number(p.gpu_milli);
-          expect([e.cpu, e.memory, e.milli]).toEqual([Number(p.cpu_milli), Number(p.memory_mib), milli]);
+          expect([e.cpu, e.memoryMiB, e.milli]).toEqual([Number(p.cpu_milli), Number(p.memory_mib), milli]);
           const models = p.gpu_spec ? p.gpu_spec.split('|') : [];
           arrived += num * milli;
           const fitsOn = (n: { cpu: number; mem: number; model: string; gpus: number[] }) =>
             n.cpu >= e.cpu &&
-            n.mem >= e.memory &&
+            n.mem >= e.memoryMiB &&
             (num === 0 || (n.gpus.length > 0 && (models.length === 0 || models.includes(n.model)) && (num === 1 ? n.gpus.some((g) => g >= milli) : n.gpus.filter((g) => g === 1000).length >= num)));
           if (e.node === null) {
             failed++;
@@ -65,7 +65,7 @@ describe('gpualloc simulate --events: an independent replay', () => {
               n.gpus[g] -= milli;
             }
             n.cpu -= e.cpu;
-            n.mem -= e.memory;
+            n.mem -= e.memoryMiB;
             used += num * milli;
           }
           if (e.arrived !== arrived || e.used !== used) expect([e.arrived, e.used]).toEqual([arrived, used]);

@@ -8,12 +8,12 @@ const { wasm, ts } = await engines();
 
 describe('simulateFleet with pod names that look like tuned clones', () => {
   const request = {
-    nodes: [{ id: 'n0', cpu: 64000, memory: 262144, gpus: 8, model: 'V100' }],
+    nodes: [{ id: 'n0', cpu: 64000, memoryMiB: 262144, gpus: 8, model: 'V100' }],
     pods: [
-      { id: 'a', cpu: 1000, memory: 1024, gpus: 1, milli: 500 },
-      { id: 'a-tuned-0', cpu: 1000, memory: 1024, gpus: 1, milli: 500 },
+      { id: 'a', cpu: 1000, memoryMiB: 1024, gpus: 1, milli: 500 },
+      { id: 'a-tuned-0', cpu: 1000, memoryMiB: 1024, gpus: 1, milli: 500 },
     ],
-    policy: 'bestfit',
+    policy: 'bestfit' as const,
     tune: 1,
     events: true,
   };

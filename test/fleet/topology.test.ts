@@ -21,9 +21,9 @@ const TOPOLOGY: Topology = {
   ],
 };
 const pods: FleetPod[] = [
-  { id: 'a-share', cpu: 100, memory: 1, gpus: 1, milli: 300 },
-  { id: 'b-share', cpu: 100, memory: 1, gpus: 1, milli: 800 },
-  { id: 'c-pair', cpu: 100, memory: 1, gpus: 2, milli: 1000 },
+  { id: 'a-share', cpu: 100, memoryMiB: 1, gpus: 1, milli: 300 },
+  { id: 'b-share', cpu: 100, memoryMiB: 1, gpus: 1, milli: 800 },
+  { id: 'c-pair', cpu: 100, memoryMiB: 1, gpus: 2, milli: 1000 },
 ];
 
 describe('fleet topology-aware fractions', async () => {
@@ -41,7 +41,7 @@ describe('fleet topology-aware fractions', async () => {
   for (const engine of [wasm, ts]) {
     for (const policy of ['fgd', 'fgd-close', 'bestfit', 'packing']) {
       it(`${engine.backend} ${policy}: the 800 share takes GPU 0's NVLink partner, and the 2-GPU pod the whole NVLink pair (1,2)`, () => {
-        const plain: FleetNode = { id: 'n', cpu: 64000, memory: 1 << 20, gpus: 4, model: 'A' };
+        const plain: FleetNode = { id: 'n', cpu: 64000, memoryMiB: 1 << 20, gpus: 4, model: 'A' };
         const linked = run(engine, { ...plain, topology: TOPOLOGY }, policy);
         const flat = run(engine, plain, policy);
         expect(linked[0]).toHaveLength(1);
@@ -55,6 +55,6 @@ describe('fleet topology-aware fractions', async () => {
     }
   }
   it('rejects a topology whose GPU count differs from the node', () => {
-    expect(() => wasm.simulateFleet({ nodes: [{ id: 'n', cpu: 1, memory: 1, gpus: 2, model: 'A', topology: TOPOLOGY }], pods })).toThrow(/nodes\[0\]\.topology\.gpus/);
+    expect(() => wasm.simulateFleet({ nodes: [{ id: 'n', cpu: 1, memoryMiB: 1, gpus: 2, model: 'A', topology: TOPOLOGY }], pods })).toThrow(/nodes\[0\]\.topology\.gpus/);
   });
 });

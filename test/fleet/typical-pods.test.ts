@@ -4,12 +4,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parsePodCsv } from '../../src/fleet/trace.js';
+import { validatePods } from '../../src/fleet/types.js';
 import { typicalPods } from '../../src/fleet/typical.js';
 import { ROOT } from '../support/cli.js';
 
 describe('fleet typical pods (default trace)', () => {
   const file = join(ROOT, 'data/openb/openb_pod_list_default.csv');
-  const pods = parsePodCsv(file, readFileSync(file, 'utf8'));
+  const pods = validatePods('pods', parsePodCsv(file, readFileSync(file, 'utf8')));
   const typical = typicalPods(pods);
   it('keeps 35 shapes covering 95.26 % of the 8,152 pods, weights summing to 1', () => {
     expect(typical).toHaveLength(35);

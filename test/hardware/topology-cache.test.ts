@@ -1,13 +1,13 @@
 // topologyFor: the content-based cache of validated topologies and their pair-score matrices.
 import { describe, expect, it } from 'vitest';
-import { pairScoreMatrix, TOPOLOGY_CACHE_SIZE, type Topology, topologyFor, validateTopology } from '../../src/hardware/topology.js';
+import { type Link, pairScoreMatrix, TOPOLOGY_CACHE_SIZE, type Topology, topologyFor, validateTopology } from '../../src/hardware/topology.js';
 import { AllocationError } from '../../src/shared/errors.js';
 import { engines } from '../support/engines.js';
 
 const { wasm, ts } = await engines();
 
 function ring(gpus: number, nvlink = 1): Topology {
-  const links: Topology['links'] = [];
+  const links: Link[] = [];
   for (let a = 0; a < gpus; a++) links.push({ a, b: (a + 1) % gpus, pcie: 'PIX', nvlink });
   return { gpus, links };
 }
@@ -38,8 +38,8 @@ describe('topologyFor', () => {
       (t) => delete t.links[1].pcie,
       (t) => (t.links[3].nvlink = 2),
       (t) => delete t.links[3].nvlink,
-      (t) => t.links.pop(),
-      (t) => t.links.push({ a: 0, b: 2, pcie: 'PHB' }),
+      (t) => (t.links as Link[]).pop(),
+      (t) => (t.links as Link[]).push({ a: 0, b: 2, pcie: 'PHB' }),
     ];
     for (const edit of edits) {
       const t = copy(base);

@@ -42,6 +42,29 @@ describe('npm pack', () => {
     expect(extra).toEqual([]);
   });
 
+  it('ships JavaScript that points at no source map (none is shipped)', () => {
+    const pointing = files.filter((f) => f.endsWith('.js') && /sourceMappingURL=/.test(readFileSync(join(ROOT, f), 'utf8')));
+    expect(pointing).toEqual([]);
+  });
+
+  it('declares no side effects, and Node >= 20.19 (require() of ES modules)', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { sideEffects: unknown; engines: { node: string } };
+    expect(pkg.sideEffects).toBe(false);
+    expect(pkg.engines.node).toBe('>=20.19');
+  });
+
+  it('installs only what every user needs; what one feature needs is an optional peer (and a dev dependency here)', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, Record<string, unknown>>;
+    // re2js: CEL's matches() on every DRA path, in browsers too.
+    expect(Object.keys(pkg.dependencies).sort()).toEqual(['@assemblyscript/loader', '@marcbachmann/cel-js', 're2js']);
+    const peers = ['koffi', 'pg', 'smol-toml', 'yaml'];
+    expect(Object.keys(pkg.peerDependencies).sort()).toEqual(peers);
+    for (const name of peers) {
+      expect(pkg.peerDependenciesMeta[name]).toEqual({ optional: true });
+      expect(Object.keys(pkg.devDependencies)).toContain(name);
+    }
+  });
+
   it('every file the package.json entry points name is in the tarball', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
       bin: Record<string, string>;

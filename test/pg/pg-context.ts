@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { inject } from 'vitest';
 import type { ClusterNode } from '../../src/cluster/state.js';
-import { createEngine, type Engine } from '../../src/engine.js';
+import { type Engine, openEngine } from '../../src/engine.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 
 /** The server's URL, '' when the suite runs without PostgreSQL (every describe skips then). */
@@ -28,9 +28,9 @@ export function uniformNodes(count: number, gpus: number, memoryTotal: number): 
 
 /** A store on a new schema holding `nodes`, with the engine that made the state. */
 export async function freshStore(prefix: string, nodes: ClusterNode[], backend: 'ts' | 'wasm' = 'ts'): Promise<{ store: PostgresStore; engine: Engine; schema: string }> {
-  const engine = await createEngine({ backend });
+  const engine = await openEngine({ backend });
   const schema = freshSchema(prefix);
-  const store = await PostgresStore.connect(pgUrl, { schema });
+  const store = await PostgresStore.open(pgUrl, { schema });
   await store.init(engine.createClusterState({ nodes }));
   return { store, engine, schema };
 }

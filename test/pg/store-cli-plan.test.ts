@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { nodeFromInventory } from '../../src/cluster/node.js';
-import { createEngine } from '../../src/engine.js';
+import { openEngine } from '../../src/engine.js';
 import { getPreset } from '../../src/hardware/presets.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { cli } from '../support/cli.js';
@@ -18,8 +18,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** A new schema holding the dgx-a100 preset's node; returns its --store URL. */
 async function seeded(prefix: string): Promise<string> {
   const schema = freshSchema(prefix);
-  const engine = await createEngine({ backend: 'ts' });
-  const store = await PostgresStore.connect(pgUrl, { schema });
+  const engine = await openEngine({ backend: 'ts' });
+  const store = await PostgresStore.open(pgUrl, { schema });
   await store.init(engine.createClusterState({ nodes: [nodeFromInventory(getPreset('dgx-a100'))] }));
   await store.close();
   return `${pgUrl}&schema=${schema}`;
@@ -44,7 +44,7 @@ describe.skipIf(noPg)('gpualloc plan --store URL', () => {
     expect((await cli(['plan', '--memory', '10TiB', '--commit', '--store', url])).code).toBe(1);
     const committed = JSON.parse((await cli(['plan', '--memory', '1GiB', '--commit', '--json', '--store', url])).stdout).committed;
     expect(committed).toBe('slot-3');
-    const store = await PostgresStore.connect(pgUrl, { schema: new URL(url).searchParams.get('schema')! });
+    const store = await PostgresStore.open(pgUrl, { schema: new URL(url).searchParams.get('schema')! });
     try {
       const slots = (await store.load()).state.nodes[0].slots;
       expect(slots.map((s) => s.id)).toEqual(['slot-1', 'slot-2', 'slot-3']);

@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createEngine } from '../../src/engine.js';
+import { openEngine } from '../../src/engine.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { cli, inTempDir } from '../support/cli.js';
 import { freshSchema, noPg, pgUrl } from './pg-context.js';
@@ -13,7 +13,7 @@ const G = 2 ** 30;
 
 describe.skipIf(noPg)('gpualloc state --store URL with pods', () => {
   it('list, show and release print what they print for a state file', async () => {
-    const engine = await createEngine({ backend: 'ts' });
+    const engine = await openEngine({ backend: 'ts' });
     const state = engine.createClusterState({
       nodes: [
         { id: 'a100', gpus: [0, 1].map((index) => ({ index, memoryTotal: 80 * G })), cpu: 16_000, hostMemory: 64 * G, gpuModel: 'A100' },
@@ -25,7 +25,7 @@ describe.skipIf(noPg)('gpualloc state --store URL with pods', () => {
     state.commit({ node: 'cpu-box', gpus: [], memoryPerGpu: 0, cpu: 2500, evict: [], score: 0 }, { id: 'cpu-only' });
     state.commit({ node: 'plain', gpus: [0], memoryPerGpu: 8 * G, model: 'embed', evict: [], score: 0 }, { id: 'emb' });
     const schema = freshSchema('cli_pods');
-    const store = await PostgresStore.connect(pgUrl, { schema });
+    const store = await PostgresStore.open(pgUrl, { schema });
     try {
       await store.init(state);
     } finally {

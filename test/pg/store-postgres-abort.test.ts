@@ -27,7 +27,7 @@ describe.skipIf(noPg)('PostgresStore: an AbortSignal ends the wait for an unreac
   });
 
   it('commitWithRetry, the server refusing connections: aborted after 300 ms, it rejects at once with the AbortError; nothing committed', async () => {
-    const store = await PostgresStore.connect(`postgres://postgres@127.0.0.1:${proxy.port}/postgres?schema=${schema}`, { retryMs: 60_000, connectTimeoutMs: 2_000 });
+    const store = await PostgresStore.open(`postgres://postgres@127.0.0.1:${proxy.port}/postgres?schema=${schema}`, { retryMs: 60_000, connectTimeoutMs: 2_000 });
     const state = await openClusterState(engine, store, { watch: false });
     try {
       proxy.refuse(true);

@@ -8,7 +8,7 @@
 // commits reported done. A server that accepts connections and never answers ends in connectTimeoutMs.
 // GPUALLOC_FAULT_RUNS runs of the stall (20 in CI).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine } from '../../src/engine.js';
+import { openEngine } from '../../src/engine.js';
 import type { PlacementOption } from '../../src/placement/index.js';
 import { AllocationError } from '../../src/shared/errors.js';
 import { PostgresStore } from '../../src/store/postgres.js';
@@ -42,9 +42,9 @@ describe.skipIf(noPg)('PostgresStore bounded waits', () => {
 
   it.each(Array.from({ length: RUNS }, (_, k) => k + 1))('run %i: a stalled writer holding a node costs the others lockTimeoutMs, statementTimeoutMs or connectTimeoutMs, not forever', async (run) => {
     const schema = freshSchema('stall');
-    const engine = await createEngine({ backend: 'ts' });
+    const engine = await openEngine({ backend: 'ts' });
     const direct = `${pgUrl}&schema=${schema}`;
-    const seed = await PostgresStore.connect(direct);
+    const seed = await PostgresStore.open(direct);
     await seed.init(engine.createClusterState({ nodes: uniformNodes(2, 1, 100) }));
     await seed.close();
     const stalled = new Promise<Stall>((resolve) => proxy.once('stall', resolve));
@@ -66,9 +66,9 @@ describe.skipIf(noPg)('PostgresStore bounded waits', () => {
     try {
       const stall = await stalled;
       writer.child.kill('SIGSTOP');
-      const lock = await PostgresStore.connect(direct, { lockTimeoutMs: 300 });
-      const statement = await PostgresStore.connect(direct, { lockTimeoutMs: 60_000, statementTimeoutMs: 300 });
-      const pool = await PostgresStore.connect(direct, { maxConnections: 1, lockTimeoutMs: 60_000, connectTimeoutMs: 300 });
+      const lock = await PostgresStore.open(direct, { lockTimeoutMs: 300 });
+      const statement = await PostgresStore.open(direct, { lockTimeoutMs: 60_000, statementTimeoutMs: 300 });
+      const pool = await PostgresStore.open(direct, { maxConnections: 1, lockTimeoutMs: 60_000, connectTimeoutMs: 300 });
       stores.push(lock, statement, pool);
       expect(await failure(lock.commit(on('n0', 10), { requestId: `lock-${run}` }))).toMatchObject({
         code: 'STORE_UNAVAILABLE',
@@ -122,7 +122,7 @@ describe.skipIf(noPg)('PostgresStore bounded waits', () => {
   it('a server that takes the connection and never answers ends in connectTimeoutMs', async () => {
     proxy.silent(true);
     try {
-      expect(await failure(PostgresStore.connect(`postgres://postgres@127.0.0.1:${proxy.port}/postgres`, { connectTimeoutMs: 300, retryMs: 0 }))).toMatchObject({
+      expect(await failure(PostgresStore.open(`postgres://postgres@127.0.0.1:${proxy.port}/postgres`, { connectTimeoutMs: 300, retryMs: 0 }))).toMatchObject({
         code: 'STORE_UNAVAILABLE',
         timeout: 'connectTimeoutMs',
         message: expect.stringContaining('did not accept a connection within connectTimeoutMs (300 ms)'),

@@ -16,7 +16,7 @@
 
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine } from '../../src/engine.js';
+import { openEngine } from '../../src/engine.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { type FaultServer, startFaultServer } from './fault-server.js';
 import { add, CHURN, type Counts, checkRows, type Line, reported, runCli, startWriter, stats, until, type Writer } from './fault-writers.js';
@@ -85,8 +85,8 @@ describe.skipIf(noPg)('gpualloc plan --commit --store, writers and listeners thr
   beforeAll(async () => {
     server = startFaultServer();
     schema = freshSchema('crash');
-    const engine = await createEngine({ backend: 'ts' });
-    const seed = await PostgresStore.connect(server.url, { schema });
+    const engine = await openEngine({ backend: 'ts' });
+    const seed = await PostgresStore.open(server.url, { schema });
     await seed.init(engine.createClusterState({ nodes: uniformNodes(8, 8, 80 * GiB) }));
     await seed.close();
     url = `${server.url}&schema=${schema}`;

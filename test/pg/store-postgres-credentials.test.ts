@@ -8,7 +8,7 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine } from '../../src/engine.js';
+import { openEngine } from '../../src/engine.js';
 import { AllocationError } from '../../src/shared/errors.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { cli } from '../support/cli.js';
@@ -44,10 +44,10 @@ describe.skipIf(noPg)('PostgresStore credentials and TLS', () => {
     }
     schema = freshSchema('creds');
     base = { HOME: server.dir, PATH: process.env.PATH };
-    const store = await PostgresStore.connect(`postgres://gpualloc_app@localhost:${server.port}/postgres?schema=${schema}&sslmode=verify-full&sslrootcert=${server.ca}`, {
+    const store = await PostgresStore.open(`postgres://gpualloc_app@localhost:${server.port}/postgres?schema=${schema}&sslmode=verify-full&sslrootcert=${server.ca}`, {
       env: { ...base, PGPASSWORD: PASSWORD },
     });
-    await store.init((await createEngine({ backend: 'ts' })).createClusterState({ nodes: uniformNodes(1, 2, 100 * 2 ** 30) }));
+    await store.init((await openEngine({ backend: 'ts' })).createClusterState({ nodes: uniformNodes(1, 2, 100 * 2 ** 30) }));
     await store.close();
   });
   afterAll(() => {
@@ -55,13 +55,13 @@ describe.skipIf(noPg)('PostgresStore credentials and TLS', () => {
   });
 
   it('connects with verify-full and the authority made here, from the URL or the environment; the session is encrypted', async () => {
-    const viaUrl = await PostgresStore.connect(`postgres://gpualloc_app@localhost:${server.port}/postgres?schema=${schema}&sslmode=verify-full&sslrootcert=${server.ca}`, {
+    const viaUrl = await PostgresStore.open(`postgres://gpualloc_app@localhost:${server.port}/postgres?schema=${schema}&sslmode=verify-full&sslrootcert=${server.ca}`, {
       env: { ...base, PGPASSWORD: PASSWORD },
     });
     expect(viaUrl.target).toBe(`postgres://gpualloc_app@localhost:${server.port}/postgres (sslmode verify-full, root certificates ${server.ca})`);
     await viaUrl.close();
     const env = { ...base, PGHOST: 'localhost', PGPORT: String(server.port), PGUSER: 'gpualloc_app', PGDATABASE: 'postgres', PGPASSWORD: PASSWORD, PGSSLMODE: 'verify-full', PGSSLROOTCERT: server.ca };
-    const viaEnv = await PostgresStore.connect('', { schema, env });
+    const viaEnv = await PostgresStore.open('', { schema, env });
     try {
       expect((await viaEnv.load()).state.nodes.map((n) => n.id)).toEqual(['n0']);
     } finally {
@@ -70,7 +70,7 @@ describe.skipIf(noPg)('PostgresStore credentials and TLS', () => {
     const admin = await server.admin();
     try {
       // Every TCP session of the app role so far was TLS (pg_stat_ssl shows the live ones: open one and look).
-      const live = await PostgresStore.connect('', { schema, env });
+      const live = await PostgresStore.open('', { schema, env });
       const ssl = await admin.query(`SELECT s.ssl FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid) WHERE a.usename = 'gpualloc_app'`);
       await live.close();
       expect(ssl.rows.length).toBeGreaterThan(0);
@@ -82,21 +82,21 @@ describe.skipIf(noPg)('PostgresStore credentials and TLS', () => {
 
   it('refuses a wrong authority and a host the certificate does not name, saying so', async () => {
     const wrong = await refused(
-      PostgresStore.connect(`postgres://gpualloc_app@localhost:${server.port}/postgres?sslmode=verify-full&sslrootcert=${server.wrongCa}`, { env: { ...base, PGPASSWORD: PASSWORD }, retryMs: 0 }),
+      PostgresStore.open(`postgres://gpualloc_app@localhost:${server.port}/postgres?sslmode=verify-full&sslrootcert=${server.wrongCa}`, { env: { ...base, PGPASSWORD: PASSWORD }, retryMs: 0 }),
     );
     expect(wrong.code).toBe('STORE_UNAVAILABLE');
     expect(wrong.message).toContain(`TLS: the server's certificate is not issued by a certificate authority in sslrootcert ${server.wrongCa}`);
     expect(wrong.message).not.toContain(PASSWORD);
     // The certificate names localhost, not 127.0.0.1: verify-full refuses, verify-ca (no host check) connects.
     const host = await refused(
-      PostgresStore.connect(`postgres://gpualloc_app@127.0.0.1:${server.port}/postgres?sslmode=verify-full&sslrootcert=${server.ca}`, { env: { ...base, PGPASSWORD: PASSWORD }, retryMs: 0 }),
+      PostgresStore.open(`postgres://gpualloc_app@127.0.0.1:${server.port}/postgres?sslmode=verify-full&sslrootcert=${server.ca}`, { env: { ...base, PGPASSWORD: PASSWORD }, retryMs: 0 }),
     );
     expect(host.message).toContain("TLS: the server's certificate does not name the host connected to (sslmode verify-full)");
-    const ca = await PostgresStore.connect(`postgres://gpualloc_app@127.0.0.1:${server.port}/postgres?schema=${schema}&sslmode=verify-ca&sslrootcert=${server.ca}`, {
+    const ca = await PostgresStore.open(`postgres://gpualloc_app@127.0.0.1:${server.port}/postgres?schema=${schema}&sslmode=verify-ca&sslrootcert=${server.ca}`, {
       env: { ...base, PGPASSWORD: PASSWORD },
     });
     await ca.close();
-    const missing = await refused(PostgresStore.connect(`postgres://gpualloc_app@localhost:${server.port}/postgres?sslmode=verify-full&sslrootcert=${join(server.dir, 'nope.crt')}`, { env: base }));
+    const missing = await refused(PostgresStore.open(`postgres://gpualloc_app@localhost:${server.port}/postgres?sslmode=verify-full&sslrootcert=${join(server.dir, 'nope.crt')}`, { env: base }));
     expect({ code: missing.code, field: missing.field }).toEqual({ code: 'INVALID_ARGUMENT', field: 'url.sslrootcert' });
   });
 
@@ -105,12 +105,12 @@ describe.skipIf(noPg)('PostgresStore credentials and TLS', () => {
     const passfile = join(server.dir, 'pgpass');
     writeFileSync(passfile, `# host:port:database:user:password\nlocalhost:${server.port}:postgres:gpualloc_app:${PASSWORD.replace(/:/g, '\\:')}\n`);
     chmodSync(passfile, 0o600);
-    await (await PostgresStore.connect(url, { env: { ...base, PGPASSFILE: passfile } })).close();
+    await (await PostgresStore.open(url, { env: { ...base, PGPASSFILE: passfile } })).close();
     // A password file others can read is ignored, as libpq does.
     chmodSync(passfile, 0o644);
-    const none = await refused(PostgresStore.connect(url, { env: { ...base, PGPASSFILE: passfile }, retryMs: 0 }));
+    const none = await refused(PostgresStore.open(url, { env: { ...base, PGPASSFILE: passfile }, retryMs: 0 }));
     expect(none.message).toContain('asks user gpualloc_app for a password and none is set (PGPASSWORD, a password file PGPASSFILE or ~/.pgpass, a service PGSERVICE, or the URL)');
-    const bad = await refused(PostgresStore.connect(url, { env: { ...base, PGPASSWORD: 'wrong' }, retryMs: 0 }));
+    const bad = await refused(PostgresStore.open(url, { env: { ...base, PGPASSWORD: 'wrong' }, retryMs: 0 }));
     expect(bad.message).toMatch(/refused user gpualloc_app: password authentication failed/);
     expect(bad.message).not.toContain('wrong');
     const services = join(server.dir, 'services.conf');
@@ -118,9 +118,9 @@ describe.skipIf(noPg)('PostgresStore credentials and TLS', () => {
       services,
       `# gpualloc's store\n[scheduling]\nhost=localhost\nport=${server.port}\ndbname=postgres\nuser=gpualloc_app\npassword=${PASSWORD}\nsslmode=verify-full\nsslrootcert=${server.ca}\n`,
     );
-    const viaService = await PostgresStore.connect(`postgres://?service=scheduling&schema=${schema}`, { env: { ...base, PGSERVICEFILE: services } });
+    const viaService = await PostgresStore.open(`postgres://?service=scheduling&schema=${schema}`, { env: { ...base, PGSERVICEFILE: services } });
     await viaService.close();
-    await (await PostgresStore.connect('', { schema, env: { ...base, PGSERVICEFILE: services, PGSERVICE: 'scheduling' } })).close();
+    await (await PostgresStore.open('', { schema, env: { ...base, PGSERVICEFILE: services, PGSERVICE: 'scheduling' } })).close();
   });
 
   it('the CLI finds the store in GPUALLOC_STORE, warns when --store shows a password, and never prints it', async () => {

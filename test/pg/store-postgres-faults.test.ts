@@ -10,7 +10,7 @@
 
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine } from '../../src/engine.js';
+import { openEngine } from '../../src/engine.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { CUT_POINTS, type CutPoint, FaultProxy, type Stall } from './fault-proxy.js';
 import { type FaultServer, startFaultServer } from './fault-server.js';
@@ -57,8 +57,8 @@ describe.skipIf(noPg)('PostgresStore when the database fails: restarts, crashes,
 
   it.each(Array.from({ length: RUNS }, (_, k) => k + 1))('run %i: 8 writers through cuts, a stall, a fast restart and a crash: every reported outcome matches the rows', async (run) => {
     const schema = freshSchema('faults');
-    const engine = await createEngine({ backend: 'ts' });
-    const seed = await PostgresStore.connect(server.url, { schema });
+    const engine = await openEngine({ backend: 'ts' });
+    const seed = await PostgresStore.open(server.url, { schema });
     await seed.init(engine.createClusterState({ nodes: uniformNodes(4, 4, 80 * GiB) }));
     await seed.close();
     const viaProxy = `postgres://postgres@127.0.0.1:${proxy.port}/postgres?schema=${schema}`;

@@ -42,7 +42,7 @@ describe.skipIf(noPg)('gpualloc state init --grant ROLE', () => {
     expect((await cli(['state', 'list', '--store', as(app)])).code).toBe(0);
     expect((await cli(['state', 'release', slot, '--request-id', 'r1', '--store', as(app)])).code).toBe(0);
     // The API too, with change notifications.
-    const store = await PostgresStore.connect(as(app));
+    const store = await PostgresStore.open(as(app));
     try {
       const done = await store.commit({ node: 'dgx-a100', gpus: [0], memoryPerGpu: 2 ** 30, evict: [], score: 0 });
       await store.release(done.id!);

@@ -59,7 +59,7 @@ describe.skipIf(noPg)('PostgresStore: a FATAL on an idle connection (a server th
   });
 
   it('FATALs on every idle pooled connection and on the LISTEN connection: the store and its listener go on', async () => {
-    const store = await PostgresStore.connect(viaProxy(), { schema, maxConnections: 3, retryMs: 20_000 });
+    const store = await PostgresStore.open(viaProxy(), { schema, maxConnections: 3, retryMs: 20_000 });
     const state = await openClusterState(engine, store, { watch: true });
     try {
       const first = await state.commit({ node: 'n0', gpus: [0], memoryPerGpu: GiB, evict: [], score: 0 });

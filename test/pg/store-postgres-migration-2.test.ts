@@ -7,7 +7,7 @@
 
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { createEngine } from '../../src/engine.js';
+import { openEngine } from '../../src/engine.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/migrations/index.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { freshSchema, noPg, pgUrl, sql } from './pg-context.js';
@@ -61,17 +61,17 @@ describe.skipIf(noPg)('PostgresStore migration 1 → 2', () => {
     expect(SCHEMA_VERSION).toBe(4);
     const schema = freshSchema('from_v1');
     const db = await sql();
-    const engine = await createEngine({ backend: 'ts' });
+    const engine = await openEngine({ backend: 'ts' });
     const stores: PostgresStore[] = [];
     try {
       await versionOneDatabase(db, schema);
       // Told not to migrate, a version-1 database is refused and left at version 1.
-      await expect(PostgresStore.connect(pgUrl, { schema, migrate: false })).rejects.toMatchObject({
+      await expect(PostgresStore.open(pgUrl, { schema, migrate: false })).rejects.toMatchObject({
         code: 'STORE_UNAVAILABLE',
         message: expect.stringContaining(`is at version 1, this gpualloc needs ${SCHEMA_VERSION}`),
       });
       expect((await db.query(`SELECT max(version) AS v FROM ${schema}.migrations`)).rows[0].v).toBe(1);
-      stores.push(...(await Promise.all(Array.from({ length: 4 }, () => PostgresStore.connect(pgUrl, { schema })))));
+      stores.push(...(await Promise.all(Array.from({ length: 4 }, () => PostgresStore.open(pgUrl, { schema })))));
       expect((await db.query(`SELECT version, name FROM ${schema}.migrations ORDER BY version`)).rows).toEqual(MIGRATIONS.map((m) => ({ version: m.version, name: m.name })));
       const store = stores[0];
       const loaded = await store.load();
@@ -97,7 +97,7 @@ describe.skipIf(noPg)('PostgresStore migration 1 → 2', () => {
       expect(engine.restoreClusterState(after.state).toJSON()).toEqual(after.state);
       // A database newer than this gpualloc is still refused.
       await db.query(`INSERT INTO ${schema}.migrations (version, name) VALUES ($1, 'from the future')`, [SCHEMA_VERSION + 1]);
-      await expect(PostgresStore.connect(pgUrl, { schema })).rejects.toMatchObject({
+      await expect(PostgresStore.open(pgUrl, { schema })).rejects.toMatchObject({
         code: 'STORE_UNAVAILABLE',
         message: expect.stringContaining(`is at version ${SCHEMA_VERSION + 1}, newer than this gpualloc's ${SCHEMA_VERSION}`),
       });

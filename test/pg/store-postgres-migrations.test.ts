@@ -1,7 +1,7 @@
 // PostgresStore's schema: created by the package through numbered migrations, recorded in
 // <schema>.migrations, applied once even by concurrent connects, refused when newer than the package.
 import { describe, expect, it } from 'vitest';
-import { createEngine } from '../../src/engine.js';
+import { openEngine } from '../../src/engine.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/migrations/index.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { freshSchema, noPg, pgUrl, sql, uniformNodes } from './pg-context.js';
@@ -9,7 +9,7 @@ import { freshSchema, noPg, pgUrl, sql, uniformNodes } from './pg-context.js';
 describe.skipIf(noPg)('PostgresStore migrations', () => {
   it('creates the schema at the package version once, even with 4 connects at the same time', async () => {
     const schema = freshSchema('migrate');
-    const stores = await Promise.all(Array.from({ length: 4 }, () => PostgresStore.connect(pgUrl, { schema })));
+    const stores = await Promise.all(Array.from({ length: 4 }, () => PostgresStore.open(pgUrl, { schema })));
     const db = await sql();
     try {
       const rows = await db.query(`SELECT version, name FROM ${schema}.migrations ORDER BY version`);
@@ -25,21 +25,21 @@ describe.skipIf(noPg)('PostgresStore migrations', () => {
 
   it('refuses a schema newer than the package, and one behind it when told not to migrate', async () => {
     const schema = freshSchema('newer');
-    const store = await PostgresStore.connect(pgUrl, { schema });
+    const store = await PostgresStore.open(pgUrl, { schema });
     await store.close();
     const db = await sql();
     try {
       await db.query(`INSERT INTO ${schema}.migrations (version, name) VALUES ($1, 'from the future')`, [SCHEMA_VERSION + 1]);
-      await expect(PostgresStore.connect(pgUrl, { schema })).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringContaining(`version ${SCHEMA_VERSION + 1}, newer`) });
+      await expect(PostgresStore.open(pgUrl, { schema })).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringContaining(`version ${SCHEMA_VERSION + 1}, newer`) });
     } finally {
       await db.end();
     }
-    await expect(PostgresStore.connect(pgUrl, { schema: freshSchema('behind'), migrate: false })).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringContaining('version 0') });
+    await expect(PostgresStore.open(pgUrl, { schema: freshSchema('behind'), migrate: false })).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringContaining('version 0') });
   });
 
   it('init writes the nodes once: a second init is STORE_NOT_EMPTY and changes nothing, replace starts over', async () => {
-    const engine = await createEngine({ backend: 'ts' });
-    const store = await PostgresStore.connect(pgUrl, { schema: freshSchema('init') });
+    const engine = await openEngine({ backend: 'ts' });
+    const store = await PostgresStore.open(pgUrl, { schema: freshSchema('init') });
     try {
       const first = engine.createClusterState({ nodes: uniformNodes(2, 2, 1000) });
       first.commit(first.plan({ memory: 500, tensorParallelSizes: [1] }).options[0]);
@@ -58,15 +58,15 @@ describe.skipIf(noPg)('PostgresStore migrations', () => {
   });
 
   it('rejects a bad URL, schema name or option by name, and an unreachable server as STORE_UNAVAILABLE', async () => {
-    await expect(PostgresStore.connect('mysql://x/y')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'url' });
-    await expect(PostgresStore.connect(pgUrl, { schema: 'Robert"); DROP' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'options.schema' });
-    await expect(PostgresStore.connect(pgUrl, { shema: 'x' } as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'options.shema' });
+    await expect(PostgresStore.open('mysql://x/y')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'url' });
+    await expect(PostgresStore.open(pgUrl, { schema: 'Robert"); DROP' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'options.schema' });
+    await expect(PostgresStore.open(pgUrl, { shema: 'x' } as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'options.shema' });
     // retryMs 0: one try (a server that is down is otherwise waited for, 30 s by default).
-    await expect(PostgresStore.connect('postgres://nobody:not-a-password@localhost/none?host=/nonexistent-dir', { retryMs: 0 })).rejects.toMatchObject({
+    await expect(PostgresStore.open('postgres://nobody:not-a-password@localhost/none?host=/nonexistent-dir', { retryMs: 0 })).rejects.toMatchObject({
       code: 'STORE_UNAVAILABLE',
       message: expect.not.stringContaining('not-a-password'),
     });
-    await expect(PostgresStore.connect('postgres://nobody:not-a-password@localhost/none?host=/nonexistent-dir', { retryMs: 300 })).rejects.toMatchObject({
+    await expect(PostgresStore.open('postgres://nobody:not-a-password@localhost/none?host=/nonexistent-dir', { retryMs: 300 })).rejects.toMatchObject({
       code: 'STORE_UNAVAILABLE',
       message: expect.stringMatching(/could not be reached for [0-9]+ tries over [0-9]+ ms \(retryMs 300\).*nothing was changed$/),
     });

@@ -41,7 +41,7 @@ describe.skipIf(noPg)('PostgresStore with pods', () => {
     ]);
 
     const local = engine.restoreClusterState(writer.toJSON());
-    const share = planPod(local, { id: 'share', cpu: 4000, memory: 8192, gpus: 1, milli: 250 }).options[0];
+    const share = planPod(local, { id: 'share', cpu: 4000, memoryMiB: 8192, gpus: 1, milli: 250 }).options[0];
     expect(share).toMatchObject({ node: 'a100', milli: 250, cpu: 4000, hostMemory: 8 * G, memoryPerGpu: Math.floor((250 * 80 * G) / 1000) });
     await writer.commit(share, { id: 'share', lastActivity: 1234 });
     const cpuOnly = { node: 'cpu-box', gpus: [], memoryPerGpu: 0, evict: [], score: 0, cpu: 3000 };
@@ -98,7 +98,7 @@ describe.skipIf(noPg)('PostgresStore with pods', () => {
     // The copies charge the pods: a scheduler on the fresh reader's state sees the CPU and memory they hold.
     const view = engine.restoreClusterState(reader.toJSON()).podScheduler({ policy: 'bestfit' });
     try {
-      expect(view.view('a100')).toMatchObject({ cpu: 12_000, memory: 64 * 1024 - 8192 - 512 });
+      expect(view.view('a100')).toMatchObject({ cpu: 12_000, memoryMiB: 64 * 1024 - 8192 - 512 });
       expect(view.view('cpu-box').cpu).toBe(5000);
     } finally {
       view.close();
@@ -116,8 +116,8 @@ describe.skipIf(noPg)('PostgresStore with pods', () => {
     const first = await openClusterState(engine, store, { watch: false, replica: 0 });
     const late = await openClusterState(engine, store, { watch: false, replica: 1 });
     opened.push(first, late);
-    const a = planPod(engine.restoreClusterState(first.toJSON()), { id: 'a', cpu: 10_000, memory: 1024, gpus: 1, milli: 100 }).options[0];
-    const b = planPod(engine.restoreClusterState(late.toJSON()), { id: 'b', cpu: 8000, memory: 1024, gpus: 1, milli: 100 }).options[0];
+    const a = planPod(engine.restoreClusterState(first.toJSON()), { id: 'a', cpu: 10_000, memoryMiB: 1024, gpus: 1, milli: 100 }).options[0];
+    const b = planPod(engine.restoreClusterState(late.toJSON()), { id: 'b', cpu: 8000, memoryMiB: 1024, gpus: 1, milli: 100 }).options[0];
     expect([a.node, b.node]).toEqual(['a100', 'a100']);
     await first.commit(a, { id: 'a' });
     // What an in-memory state holding the same slots answers to b.
@@ -136,7 +136,7 @@ describe.skipIf(noPg)('PostgresStore with pods', () => {
     // The conflict brought the late replica up to date: its next plan sees the CPU taken and goes to
     // the node that does not track CPU, and that commit lands.
     expect(late.listSlots('a100').map((s) => [s.id, s.cpu])).toEqual([['a', 10_000]]);
-    const again = planPod(engine.restoreClusterState(late.toJSON()), { id: 'b', cpu: 8000, memory: 1024, gpus: 1, milli: 100 }).options;
+    const again = planPod(engine.restoreClusterState(late.toJSON()), { id: 'b', cpu: 8000, memoryMiB: 1024, gpus: 1, milli: 100 }).options;
     expect(again.map((o) => o.node)).toEqual(['plain']);
     await late.commit(again[0], { id: 'b' });
     expect((await store.load()).state.nodes.map((n) => n.slots.map((s) => s.id))).toEqual([['a'], [], ['b']]);

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createEngine } from '../../src/engine.js';
+import { openEngine } from '../../src/engine.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { cli } from '../support/cli.js';
 import { TOUCH_NODES, TOUCH_NOW, touchScenario } from '../support/touch-scenario.js';
@@ -35,12 +35,12 @@ describe.skipIf(noPg)('PostgresStore touch', () => {
     const file = join(dir, 'touch.json');
     const DAY = 86_400_000;
     const nodes = [0, 1, 2].map((k) => ({ id: `n${k}`, gpus: [{ index: 0, memoryTotal: 80 * 2 ** 30 }] }));
-    const engine = await createEngine({ backend: 'ts' });
+    const engine = await openEngine({ backend: 'ts' });
     const state = engine.createClusterState({ nodes });
     const now = Date.now();
     [9, 9, 1].forEach((d, k) => state.commit({ node: `n${k}`, gpus: [0], memoryPerGpu: 2 ** 30, model: `m${k}`, evict: [], score: 0 }, { id: `s${k}`, lastActivity: now - d * DAY }));
     writeFileSync(file, JSON.stringify(state.toJSON()));
-    const seed = await PostgresStore.connect(url);
+    const seed = await PostgresStore.open(url);
     await seed.init(state);
     await seed.close();
     const steps: string[][] = [

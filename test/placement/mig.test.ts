@@ -57,7 +57,7 @@ const arbRequest = fc.record({
 });
 
 const request = (node: { gpus: NodeGpu[]; slots: Slot[]; topology?: PlacementRequest['topology'] }, gpus: NodeGpu[], extra: object): PlacementRequest =>
-  ({ gpus, slots: node.slots, ...(node.topology ? { topology: node.topology } : {}), ...extra }) as PlacementRequest;
+  ({ gpus, slots: node.slots, ...(node.topology ? { topology: node.topology } : {}), ...extra }) as unknown as PlacementRequest;
 
 describe('planPlacement with GPUs in MIG mode', () => {
   it('leaves them out (as if the node had only its other GPUs) and rejects each with MIG_MODE; allowMig plans as if none were in MIG mode', () => {

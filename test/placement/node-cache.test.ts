@@ -5,7 +5,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { PlacementRequest } from '../../src/placement/index.js';
+import type { PlacementRequest, Slot } from '../../src/placement/index.js';
 import { engines, outcome } from '../support/engines.js';
 import { placementRequest } from '../support/fuzz/requests.js';
 
@@ -13,7 +13,7 @@ type Edit = { kind: 'none' | 'memoryPerGpu' | 'stale' | 'dropSlot' | 'gpuMemory'
 
 /** Applies an in-place edit to the caller's request (the objects the engine has read before). */
 function edit(r: PlacementRequest, e: Edit): void {
-  const slots = r.slots ?? [];
+  const slots = (r.slots ?? []) as Slot[];
   switch (e.kind) {
     case 'memoryPerGpu':
       if (slots.length > 0) slots[e.k % slots.length].memoryPerGpu = Math.floor(slots[e.k % slots.length].memoryPerGpu / 2);
@@ -75,9 +75,9 @@ describe('planPlacement node cache', () => {
         memory: 2 ** 32,
       };
       expect(engine.planPlacement(request).options.length).toBeGreaterThan(0);
-      request.slots!.push({ id: 'b', gpus: [7], memoryPerGpu: 1 });
+      (request.slots as Slot[]).push({ id: 'b', gpus: [7], memoryPerGpu: 1 });
       expect(() => engine.planPlacement(request)).toThrow(/slots\[1\]\.gpus\[0\]: GPU index 7 is not one of the node's GPUs/);
-      request.slots!.pop();
+      (request.slots as Slot[]).pop();
       expect(engine.planPlacement(request)).toEqual(engine.planPlacement(structuredClone(request)));
     }
   });

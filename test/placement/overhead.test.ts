@@ -3,7 +3,7 @@
 // code it replaced (commit cf3b161), on random valid and hostile-edited requests: same plans, same errors.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createEngine } from '../../src/engine.js';
+import { openEngine } from '../../src/engine.js';
 import { type Topology, topologyFor } from '../../src/hardware/topology.js';
 import type { Kernels } from '../../src/kernels.js';
 import {
@@ -11,10 +11,12 @@ import {
   compareEvictionOrder,
   isEvictable,
   maskOf,
+  NODE_GPU_KEYS,
   type NodeModel,
   noOptionReason,
   optionOf,
   PLACEMENT_BUDGET,
+  PLACEMENT_REQUEST_KEYS,
   type PlacementOption,
   type PlacementPlan,
   type PlacementRequest,
@@ -24,6 +26,7 @@ import {
   potentialOf,
   rejectionsFor,
   runSearch,
+  SLOT_KEYS,
   type Slot,
   shareOf,
   sizesFor,
@@ -31,7 +34,7 @@ import {
 } from '../../src/placement/index.js';
 import { AllocationError } from '../../src/shared/errors.js';
 import { LIMITS } from '../../src/shared/limits.js';
-import { describeValue, fail, readInput, requireArray, requireBoolean, requireInteger, requireObject, requireString } from '../../src/shared/validate.js';
+import { describeValue, fail, readInput, rejectUnknownKeys, requireArray, requireBoolean, requireInteger, requireObject, requireString } from '../../src/shared/validate.js';
 import { engines, outcome } from '../support/engines.js';
 import { applyEdit, hostileEdit } from '../support/fuzz/hostile.js';
 import { placementRequest } from '../support/fuzz/requests.js';
@@ -41,6 +44,7 @@ const { wasm, ts } = await engines();
 /** validateSlot as it was (every field name built, then checked; commit cf3b161). */
 function oldValidateSlot(value: unknown, f: string, indices: ReadonlySet<number>, ids: Set<string>): Slot {
   const s = requireObject(f, value);
+  rejectUnknownKeys(f, s, SLOT_KEYS); // a rule added since: unknown keys are errors
   const id = requireString(`${f}.id`, s.id, LIMITS.maxIdLength);
   if (ids.has(id)) throw new AllocationError('DUPLICATE_SLOT', `${f}.id: slot ID ${describeValue(id)} appears twice`, { field: `${f}.id` });
   ids.add(id);
@@ -73,6 +77,7 @@ function oldValidateNode(gpusValue: unknown, slotsValue: unknown, topologyValue:
   rawGpus.forEach((raw, k) => {
     const f = `${prefix}gpus[${k}]`;
     const g = requireObject(f, raw);
+    rejectUnknownKeys(f, g, NODE_GPU_KEYS); // a rule added since: unknown keys are errors
     const index = requireInteger(`${f}.index`, g.index, 0, 0x7fffffff);
     if (seen.has(index)) throw new AllocationError('DUPLICATE_DEVICE', `${f}.index: GPU index ${index} appears twice`, { field: `${f}.index` });
     seen.add(index);
@@ -96,6 +101,7 @@ function oldValidateNode(gpusValue: unknown, slotsValue: unknown, topologyValue:
 /** planPlacement as it was: fresh typed arrays, formatBytes each time, every search sent to the kernels. */
 function oldPlanPlacement(kernels: Kernels, request: PlacementRequest): PlacementPlan {
   const r = requireObject('request', request);
+  rejectUnknownKeys('', r, PLACEMENT_REQUEST_KEYS); // a rule added since: unknown keys are errors
   const node = oldValidateNode(r.gpus, r.slots, r.topology, '');
   const req = validatePlanRequest(r);
   const n = node.index.length;
@@ -138,9 +144,8 @@ function oldPlanPlacement(kernels: Kernels, request: PlacementRequest): Placemen
   const options: PlacementOption[] = [];
   for (let c = 0; c < found.count; c++) options.push(optionOf(found, c, node.index, req.memory, stale, req.model));
   const rejected = rejectionsFor(node.index, total, free, evictable, req.memory, sizes);
-  const plan: PlacementPlan = { options, rejected };
-  if (options.length === 0) plan.reason = noOptionReason(req.memory, sizes.length === 0 ? null : sizes.join(', '), n, rejected.length);
-  return plan;
+  if (options.length === 0) return { options: [], rejected, reason: noOptionReason(req.memory, sizes.length === 0 ? null : sizes.join(', '), n, rejected.length) } as PlacementPlan;
+  return { options, rejected } as PlacementPlan;
 }
 
 /**
@@ -308,7 +313,7 @@ describe('planPlacement shared work', () => {
 
   it('the wasm placementSearch result (views over the core memory) follows a new limit, more evictions and a grown memory', async () => {
     // A core of its own: the shared one may have grown already in an earlier file of this worker.
-    const wasm = await createEngine({ backend: 'wasm' });
+    const wasm = await openEngine({ backend: 'wasm' });
     const n = 16;
     const search = (limit: number, stale: number, memory: number): PlacementSearch => {
       const sizes = [2, 4];

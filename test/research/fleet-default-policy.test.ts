@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_POLICY } from '../../src/fleet/policies/index.js';
+import { DEFAULT_POLICY, type FleetPolicyName } from '../../src/fleet/policies/index.js';
 import { parseNodeCsv, parsePodCsv } from '../../src/fleet/trace.js';
 import { ROOT } from '../support/cli.js';
 import { engines } from '../support/engines.js';
@@ -23,7 +23,7 @@ describe('fleet: the default policy is not below FGD', async () => {
     it(`${trace}: mean over seeds 42..51 at 100 % arrived, at least FGD's + ${margin}`, () => {
       const file = join(ROOT, `data/openb/openb_pod_list_${trace}.csv`);
       const pods = parsePodCsv(file, readFileSync(file, 'utf8'));
-      const mean = (policy: string) => {
+      const mean = (policy: FleetPolicyName) => {
         let sum = 0;
         for (let seed = 42; seed <= 51; seed++) sum += wasm.simulateFleet({ nodes, pods, policy, seed }).allocation[100];
         return sum / 10;

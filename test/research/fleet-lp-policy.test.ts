@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_POLICY } from '../../src/fleet/policies/index.js';
+import { DEFAULT_POLICY, type FleetPolicyName } from '../../src/fleet/policies/index.js';
 import { parseNodeCsv, parsePodCsv } from '../../src/fleet/trace.js';
 import { ROOT } from '../support/cli.js';
 import { engines } from '../support/engines.js';
@@ -18,7 +18,7 @@ describe('fleet: the default trace figures, and fgd-lp on every openb variant', 
     const file = join(ROOT, `data/openb/openb_pod_list_${trace}.csv`);
     return parsePodCsv(file, readFileSync(file, 'utf8'));
   };
-  const mean = (trace: string, policy: string, first: number, last: number) => {
+  const mean = (trace: string, policy: FleetPolicyName, first: number, last: number) => {
     const pods = podsOf(trace);
     let sum = 0;
     for (let seed = first; seed <= last; seed++) sum += wasm.simulateFleet({ nodes, pods, policy, seed }).allocation[100];

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { FleetPolicyName } from '../../src/fleet/index.js';
 import { parseNodeCsv, parsePodCsv } from '../../src/fleet/trace.js';
 import { ROOT } from '../support/cli.js';
 import { engines } from '../support/engines.js';
@@ -27,7 +28,7 @@ describe('fleet: the published table at 100 % arrived (default trace, seeds 42..
     it(`${policy}: ${paper} ± max(0.5, 2×${sd})`, () => {
       const at100: number[] = [];
       for (let seed = 42; seed <= 51; seed++) {
-        const run = wasm.simulateFleet({ nodes, pods, policy, seed });
+        const run = wasm.simulateFleet({ nodes, pods, policy: policy as FleetPolicyName, seed });
         // Below about 90 % arrived every non-random policy tracks the ideal line.
         if (policy !== 'random') expect(Math.abs(run.allocation[80] - 80)).toBeLessThan(0.1);
         at100.push(run.allocation[100]);

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { allocationBound, bestFitDecreasing, configurations, loadSolver, mustPlaceBound } from '../../bench/fleet-bound-lp.js';
 import { POLICIES } from '../../src/fleet/policies/index.js';
 import { parseNodeCsv, parsePodCsv } from '../../src/fleet/trace.js';
-import type { Pod } from '../../src/fleet/types.js';
+import { type Pod, validatePods } from '../../src/fleet/types.js';
 import { ROOT } from '../support/cli.js';
 import { engines } from '../support/engines.js';
 
@@ -159,7 +159,7 @@ describe('fleet upper bound', () => {
     const nodes = parseNodeCsv(nodesFile, readFileSync(nodesFile, 'utf8'));
     const pods = parsePodCsv(podsFile, readFileSync(podsFile, 'utf8'));
     const gpus = nodes.reduce((a, n) => a + n.gpus, 0);
-    const byId = new Map(pods.map((p) => [p.id, p]));
+    const byId = new Map(validatePods('pods', pods).map((p) => [p.id, p]));
     // Every policy places every pod that fits, so none passes the must-place bound either (the same arrivals under every policy).
     let mustPlace = Number.NaN;
     for (const policy of POLICIES) {

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine.js';
-import { createEngine } from '../../src/engine.js';
+import { openEngine } from '../../src/engine.js';
 import { validateInventory } from '../../src/hardware/inventory.js';
 import { getPreset, listPresets } from '../../src/hardware/presets.js';
 import { validateTopology } from '../../src/hardware/topology.js';
@@ -192,7 +192,7 @@ describe('hostile arguments of the standalone functions', () => {
     );
   });
 
-  it('createEngine: hostile options reject with AllocationError', async () => {
+  it('openEngine: hostile options reject with AllocationError', async () => {
     const samples = fc.sample(
       fc.oneof(
         hostileValue,
@@ -207,8 +207,8 @@ describe('hostile arguments of the standalone functions', () => {
         recipe !== null && typeof recipe === 'object' && !Array.isArray(recipe) && !(recipe instanceof Uint8Array) && Object.getPrototypeOf(recipe) === Object.prototype
           ? Object.fromEntries(Object.entries(recipe).map(([k, v]) => [k, materialize(v)]))
           : materialize(recipe);
-      const out = await attemptAsync(() => createEngine(options as never));
-      expectResultOrAllocationError(out, `createEngine(${label(options)})`);
+      const out = await attemptAsync(() => openEngine(options as never));
+      expectResultOrAllocationError(out, `openEngine(${label(options)})`);
       if (out.ok) expect(out.value.naturalSort(['b10', 'b9'])).toEqual(['b9', 'b10']);
     }
   });

@@ -5,11 +5,11 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createEngine, type Engine } from '../../src/engine.js';
+import { type Engine, openEngine } from '../../src/engine.js';
 import { AllocationError } from '../../src/shared/errors.js';
 import { alignedRequest, clusterInit, placementRequest, replicaRequest, sortIds, splitRequest } from '../support/fuzz/requests.js';
 
-const ts = await createEngine({ backend: 'ts' });
+const ts = await openEngine({ backend: 'ts' });
 
 type Capability = { name: string; kernels: string[]; valid: fc.Arbitrary<unknown>; call: (e: Engine, input: never) => unknown };
 
@@ -65,7 +65,7 @@ function outcome(fn: () => unknown): string {
 describe('a trap in the middle of each capability’s kernel call', () => {
   for (const cap of capabilities) {
     it(`${cap.name}: INTERNAL, the core restarts, then every capability answers as ts`, async () => {
-      const wasm = await createEngine({ backend: 'wasm' });
+      const wasm = await openEngine({ backend: 'wasm' });
       const samples = fc.sample(fc.tuple(cap.valid, fc.constantFrom(0 as const, 1 as const, 2 as const), fc.boolean()), { seed: 42, numRuns: 12 });
       let trapped = 0;
       for (const [input, kind, after] of samples) {
@@ -100,7 +100,7 @@ describe('a trap in the middle of each capability’s kernel call', () => {
   }
 
   it('a trap while planning leaves a ClusterState unchanged and usable', async () => {
-    const wasm = await createEngine({ backend: 'wasm' });
+    const wasm = await openEngine({ backend: 'wasm' });
     const init = { nodes: [{ id: 'n1', gpus: [0, 1, 2, 3].map((index) => ({ index, memoryTotal: 80 * 2 ** 30 })), topology: { gpus: 4, links: [{ a: 0, b: 1, nvlink: 4 }] } }] };
     const sw = wasm.createClusterState(init);
     const st = ts.createClusterState(init);

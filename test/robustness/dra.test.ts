@@ -73,10 +73,10 @@ describe('hostile input to gpualloc dra', () => {
 });
 
 describe('hostile input to the readers', () => {
-  it('errors are AllocationErrors, never RangeErrors, for nesting past any stack', () => {
+  it('errors are AllocationErrors, never RangeErrors, for nesting past any stack', async () => {
     for (const text of [`${'{"a":'.repeat(300_000)}1${'}'.repeat(300_000)}`, `${'- '.repeat(50_000)}x\n`]) {
       try {
-        readClusterDump(readDocuments(text, 'x'), 'x');
+        readClusterDump(await readDocuments(text, 'x'), 'x');
       } catch (error) {
         expect(error).toBeInstanceOf(AllocationError);
       }

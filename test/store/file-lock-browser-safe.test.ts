@@ -15,6 +15,6 @@ function staticImports(source: string): string[] {
 describe('file-lock stays out of the browser', () => {
   it('imports no Node-only module at the top level', () => {
     const imports = staticImports(readFileSync(join(ROOT, 'src', 'store', 'file-lock.ts'), 'utf8'));
-    expect(imports).toEqual(['../shared/errors.js', './abort.js']);
+    expect(imports).toEqual(['../shared/errors.js', '../shared/optional.js', './abort.js']);
   });
 });

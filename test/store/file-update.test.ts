@@ -4,7 +4,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createEngine } from '../../src/engine.js';
+import { openEngine } from '../../src/engine.js';
 import { JsonFileStore } from '../../src/store/file.js';
 import { inTempDir } from '../support/cli.js';
 
@@ -13,16 +13,16 @@ const node = { id: 'box', gpus: [0, 1, 2, 3].map((index) => ({ index, memoryTota
 
 describe('JsonFileStore.update / current', () => {
   it('creates a missing file, then each of 12 concurrent updates lands (none reads a stale copy)', async () => {
-    const engine = await createEngine({ backend: 'ts' });
+    const engine = await openEngine({ backend: 'ts' });
     await inTempDir('gpualloc-file-update-', async (dir) => {
       const path = join(dir, 'state.json');
-      const store = JsonFileStore.open(path);
+      const store = JsonFileStore.create(path);
       expect(await store.current()).toBeUndefined();
       const made = await store.update((saved) => ({ value: saved, write: engine.createClusterState({ nodes: [node] }) }));
       expect(made).toBeUndefined();
       await Promise.all(
         Array.from({ length: 12 }, (_, k) =>
-          JsonFileStore.open(path).update((saved) => {
+          JsonFileStore.create(path).update((saved) => {
             const state = engine.restoreClusterState(saved);
             state.commit(state.plan({ memory: G, tensorParallelSizes: [1] }).options[0], { id: `s${k}` });
             return { value: k, write: state };
@@ -41,7 +41,7 @@ describe('JsonFileStore.update / current', () => {
   it('mustExist: a missing file is INVALID_STATE (details.missing) and no FILE.lock is made', async () => {
     await inTempDir('gpualloc-file-update-', async (dir) => {
       const path = join(dir, 'none.json');
-      await expect(JsonFileStore.open(path).update(() => ({ value: 1 }), { mustExist: true })).rejects.toMatchObject({ code: 'INVALID_STATE', origin: path, details: { missing: true } });
+      await expect(JsonFileStore.create(path).update(() => ({ value: 1 }), { mustExist: true })).rejects.toMatchObject({ code: 'INVALID_STATE', origin: path, details: { missing: true } });
       expect(existsSync(`${path}.lock`)).toBe(false);
     });
   });
@@ -49,7 +49,7 @@ describe('JsonFileStore.update / current', () => {
   it('a bad file: INVALID_STATE from the file at the line and column of the fault, left untouched', async () => {
     await inTempDir('gpualloc-file-update-', async (dir) => {
       const path = join(dir, 'state.json');
-      const store = JsonFileStore.open(path);
+      const store = JsonFileStore.create(path);
       const cases: Array<[string, object]> = [
         [
           '{\n  "version": 1,\n  "nextSlot": 0,\n  "nodes": []\n}\n',

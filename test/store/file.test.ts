@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createEngine } from '../../src/engine.js';
+import { openEngine } from '../../src/engine.js';
 import { JsonFileStore } from '../../src/store/file.js';
 import { openClusterState } from '../../src/store/stored-state.js';
 import { inTempDir } from '../support/cli.js';
@@ -13,10 +13,10 @@ const nodes = ['a', 'b'].map((id) => ({ id, gpus: [0, 1, 2, 3].map((index) => ({
 
 describe('JsonFileStore', () => {
   it('init writes the CLI format and refuses to overwrite; a corrupt file is INVALID_STATE and left untouched', async () => {
-    const engine = await createEngine({ backend: 'ts' });
+    const engine = await openEngine({ backend: 'ts' });
     await inTempDir('gpualloc-file-store-', async (dir) => {
       const path = join(dir, 'state.json');
-      const store = JsonFileStore.open(path);
+      const store = JsonFileStore.create(path);
       await expect(store.load()).rejects.toMatchObject({ code: 'INVALID_STATE', message: expect.stringContaining('does not exist') });
       const state = engine.createClusterState({ nodes });
       await store.init(state);
@@ -31,15 +31,15 @@ describe('JsonFileStore', () => {
   });
 
   it('8 replicas committing at once: every commit lands, none over-schedules, versions only grow', async () => {
-    const engine = await createEngine({ backend: 'ts' });
+    const engine = await openEngine({ backend: 'ts' });
     await inTempDir('gpualloc-file-store-', async (dir) => {
       const path = join(dir, 'state.json');
-      await JsonFileStore.open(path).init(engine.createClusterState({ nodes }));
-      const replicas = await Promise.all(Array.from({ length: 8 }, (_, w) => openClusterState(engine, JsonFileStore.open(path), { replica: w })));
+      await JsonFileStore.create(path).init(engine.createClusterState({ nodes }));
+      const replicas = await Promise.all(Array.from({ length: 8 }, (_, w) => openClusterState(engine, JsonFileStore.create(path), { replica: w })));
       const results = await Promise.all(replicas.map((r, w) => r.commitWithRetry({ memory: 60, tensorParallelSizes: [1] }, { id: `w${w}`, attempts: 10 })));
       expect(results.map((r) => r.committed)).toEqual(['w0', 'w1', 'w2', 'w3', 'w4', 'w5', 'w6', 'w7']);
       expect(results.reduce((n, r) => n + r.conflicts, 0)).toBeGreaterThan(0);
-      const stored = await JsonFileStore.open(path).load();
+      const stored = await JsonFileStore.create(path).load();
       const slots = stored.state.nodes.flatMap((n) => n.slots.map((s) => `${n.id}:${s.gpus.join(',')}`));
       expect(new Set(slots).size).toBe(8); // 8 GPUs of 100, 60 each: exactly one slot per GPU
       const versions = replicas.map((r) => r.version('a')!);
@@ -54,10 +54,10 @@ describe('JsonFileStore', () => {
   });
 
   it('quick successive changes each get a higher version, so a replica applies every one', async () => {
-    const engine = await createEngine({ backend: 'ts' });
+    const engine = await openEngine({ backend: 'ts' });
     await inTempDir('gpualloc-file-store-', async (dir) => {
       const path = join(dir, 'state.json');
-      const store = JsonFileStore.open(path);
+      const store = JsonFileStore.create(path);
       await store.init(engine.createClusterState({ nodes }));
       const seen: number[] = [];
       for (let k = 0; k < 10; k++) {

@@ -20,7 +20,7 @@ const NODES: ClusterNode[] = [
   { id: 'a', gpus: [0, 1].map((index) => ({ index, memoryTotal: 16 * G })), cpu: 16_000, hostMemory: 64 * G },
   { id: 'b', gpus: [0, 1, 2, 3].map((index) => ({ index, memoryTotal: 16 * G })), cpu: 8000, hostMemory: 32 * G },
 ];
-const POD = { id: 'p', cpu: 1000, memory: 1024, gpus: 1, milli: 500 };
+const POD = { id: 'p', cpu: 1000, memoryMiB: 1024, gpus: 1, milli: 500 };
 
 // The garbage collector, for the tests that show what it may take (Node's flag, set at run time).
 setFlagsFromString('--expose-gc');

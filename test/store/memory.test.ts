@@ -1,7 +1,7 @@
 // MemoryStore: two StoredClusterStates on one store behave like replicas on one database: each plans
 // on its own copy, the store's commit arbitrates, the loser gets CONFLICT with the fresh node loaded.
 import { describe, expect, it } from 'vitest';
-import { createEngine } from '../../src/engine.js';
+import { openEngine } from '../../src/engine.js';
 import { AllocationError } from '../../src/shared/errors.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { openClusterState } from '../../src/store/stored-state.js';
@@ -10,7 +10,7 @@ const nodes = ['a', 'b'].map((id) => ({ id, gpus: [0, 1].map((index) => ({ index
 
 describe('MemoryStore', () => {
   it("the second of two replicas committing the same option gets CONFLICT and the winner's slot", async () => {
-    const engine = await createEngine({ backend: 'ts' });
+    const engine = await openEngine({ backend: 'ts' });
     const store = MemoryStore.create(engine, { nodes });
     const one = await openClusterState(engine, store, { watch: false });
     const two = await openClusterState(engine, store, { watch: false });
@@ -32,7 +32,7 @@ describe('MemoryStore', () => {
   });
 
   it('commitWithRetry re-plans after a conflict, and reports CONFLICT as a reason when every attempt loses', async () => {
-    const engine = await createEngine({ backend: 'ts' });
+    const engine = await openEngine({ backend: 'ts' });
     const store = MemoryStore.create(engine, { nodes });
     const mine = await openClusterState(engine, store, { watch: false });
     const other = await openClusterState(engine, store, { watch: false });
@@ -57,7 +57,7 @@ describe('MemoryStore', () => {
   });
 
   it("a watching replica sees another's release and stale mark; unknown slots are UNKNOWN_SLOT by name", async () => {
-    const engine = await createEngine({ backend: 'ts' });
+    const engine = await openEngine({ backend: 'ts' });
     const store = MemoryStore.create(engine, { nodes });
     const watching = await openClusterState(engine, store);
     const writer = await openClusterState(engine, store, { watch: false });
@@ -76,7 +76,7 @@ describe('MemoryStore', () => {
   });
 
   it('names unknown or malformed options instead of ignoring them', async () => {
-    const engine = await createEngine({ backend: 'ts' });
+    const engine = await openEngine({ backend: 'ts' });
     const store = MemoryStore.create(engine, { nodes });
     await expect(openClusterState(engine, store, { wach: false } as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'options.wach' });
     await expect(openClusterState(engine, store, { watch: 'no' } as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'options.watch' });

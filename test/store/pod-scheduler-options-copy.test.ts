@@ -16,15 +16,16 @@ describe.each([
   it('changing the options object after podScheduler() does not reach the scheduler rebuilt by a refresh', async () => {
     const store = MemoryStore.create(engine, { nodes: ['a', 'b'].map((id) => ({ id, gpus: [{ index: 0, memoryTotal: 16 * G }], cpu: 8000, gpuModel: 'T4' })) });
     const state = await openClusterState(engine, store, { watch: false });
-    const share: FleetPod = { id: 's', cpu: 100, memory: 0, gpus: 1, milli: 500 };
+    const share: FleetPod = { id: 's', cpu: 100, memoryMiB: 0, gpus: 1, milli: 500 };
     const typical = [share];
-    const options: PodSchedulerOptions = { policy: 'fgd', typical, ranks: [1, 0] };
+    const ranks = [1, 0];
+    const options: PodSchedulerOptions = { policy: 'fgd', typical, ranks };
     const pods = state.podScheduler(options);
     try {
       expect(pods.plan(share).options[0].node).toBe('b');
-      options.policy = 'no-such-policy';
-      options.ranks![0] = 0;
-      options.ranks![1] = 1;
+      options.policy = 'no-such-policy' as never;
+      ranks[0] = 0;
+      ranks[1] = 1;
       typical[0] = { ...share, milli: 0 };
       await state.refresh(); // a new local copy: the scheduler is rebuilt on it
       expect(pods.policy).toBe('fgd');

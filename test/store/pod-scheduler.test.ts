@@ -59,7 +59,7 @@ describe.each([
     expect(p1.policy).toBe('bestfit');
     // Both would put a 6-CPU share pod on the same node x; the first replica gets there first and
     // takes the rest of x's CPU, so the second's plan no longer fits there.
-    const pod = { id: 'p', cpu: 6000, memory: 1024, gpus: 1, milli: 500 };
+    const pod = { id: 'p', cpu: 6000, memoryMiB: 1024, gpus: 1, milli: 500 };
     const x = p1.plan(pod).options[0].node!;
     expect(p2.plan(pod).options[0].node).toBe(x);
     expect(await p1.commitWithRetry(pod, { id: 'first' })).toMatchObject({ committed: 'first', attempts: 1, conflicts: 0 });
@@ -71,7 +71,7 @@ describe.each([
     expectCurrent(engine, two, p2);
     expect(p2.view(x).cpu).toBe(0);
     // A CPU-only pod that no node has room for: a result with a reason, nothing committed.
-    const none = await p2.commitWithRetry({ id: 'x', cpu: 12_000, memory: 1, gpus: 0, milli: 0 });
+    const none = await p2.commitWithRetry({ id: 'x', cpu: 12_000, memoryMiB: 1, gpus: 0, milli: 0 });
     expect(none.committed).toBeUndefined();
     expect(none.reason?.code).toBe('NO_NODE_FITS');
     // A reload replaces the copy: the scheduler is rebuilt on it and still current.
@@ -109,7 +109,7 @@ describe.each([
             if (s.release && held.length > 0) {
               await replicas[s.who].release(held.shift()!);
             } else {
-              const pod = { id: `p${k}`, cpu: s.cpu, memory: s.memory, gpus: s.kind === 'cpu' ? 0 : 1, milli: s.kind === 'cpu' ? 0 : s.kind === 'share' ? s.milli : 1000 };
+              const pod = { id: `p${k}`, cpu: s.cpu, memoryMiB: s.memory, gpus: s.kind === 'cpu' ? 0 : 1, milli: s.kind === 'cpu' ? 0 : s.kind === 'share' ? s.milli : 1000 };
               const r = await schedulers[s.who].commitWithRetry(pod, { id: `p${k}`, attempts: 3 });
               if (r.committed !== undefined) held.push(r.committed);
             }
@@ -128,11 +128,11 @@ describe.each([
   it('bad options and bad retry options name the field; nothing is attached', async () => {
     const store = (await makeStore(kind, engine, NODES)).store;
     const state = await openClusterState(engine, store, { watch: false });
-    expect(() => state.podScheduler({ policy: 'nope' })).toThrow(expect.objectContaining({ code: 'UNKNOWN_POLICY', field: 'options.policy' }));
+    expect(() => state.podScheduler({ policy: 'nope' } as never)).toThrow(expect.objectContaining({ code: 'UNKNOWN_POLICY', field: 'options.policy' }));
     expect(() => state.podScheduler({ polcy: 'bestfit' } as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', field: 'options.polcy' }));
     const p = state.podScheduler({ policy: 'bestfit' });
-    await expect(p.commitWithRetry({ id: 'x', cpu: 1, memory: 1, gpus: 0, milli: 0 }, { attemps: 2 } as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'options.attemps' });
-    await expect(p.commitWithRetry({ id: 'x', cpu: 1, memory: 1, gpus: 0, milli: 0 }, { attempts: 0 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'options.attempts' });
+    await expect(p.commitWithRetry({ id: 'x', cpu: 1, memoryMiB: 1, gpus: 0, milli: 0 }, { attemps: 2 } as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'options.attemps' });
+    await expect(p.commitWithRetry({ id: 'x', cpu: 1, memoryMiB: 1, gpus: 0, milli: 0 }, { attempts: 0 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'options.attempts' });
     expect((await store.load()).state.nodes.flatMap((n) => n.slots)).toEqual([]);
     p.close();
     await state.close();

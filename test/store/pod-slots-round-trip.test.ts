@@ -31,7 +31,7 @@ describe.each([
   it('a share + CPU + host memory pod, a CPU-only pod and a host-memory-only pod round-trip with every field', async () => {
     const { store, path } = await makeStore(kind, engine, NODES);
     const writer = await openClusterState(engine, store, { watch: false, replica: 0 });
-    const share = planPod(engine.restoreClusterState(writer.toJSON()), { id: 'share', cpu: 4000, memory: 8192, gpus: 1, milli: 250 }).options[0];
+    const share = planPod(engine.restoreClusterState(writer.toJSON()), { id: 'share', cpu: 4000, memoryMiB: 8192, gpus: 1, milli: 250 }).options[0];
     expect(share).toMatchObject({ node: 'a100', milli: 250, cpu: 4000, hostMemory: 8 * G });
     await writer.commit(share, { id: 'share', lastActivity: 99 });
     await writer.commit({ node: 'cpu-box', gpus: [], memoryPerGpu: 0, evict: [], score: 0, cpu: 3000 }, { id: 'cpu-only' });
@@ -60,7 +60,7 @@ describe.each([
     // The pods are charged in the copies: the scheduler on the reader's state sees what they hold.
     const pods = engine.restoreClusterState(reader.toJSON()).podScheduler({ policy: 'bestfit' });
     try {
-      expect(pods.view('a100')).toMatchObject({ cpu: 12_000, memory: 64 * 1024 - 8192 - 512 });
+      expect(pods.view('a100')).toMatchObject({ cpu: 12_000, memoryMiB: 64 * 1024 - 8192 - 512 });
       expect(pods.view('cpu-box').cpu).toBe(5000);
     } finally {
       pods.close();

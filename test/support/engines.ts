@@ -1,14 +1,14 @@
 // Both engines, created once per test worker and shared by the files it runs (vitest.config.ts): parity
 // tests run every input through each. A test that needs a core of its own (its memory's growth, a
-// forced trap) creates one with createEngine.
-import { createEngine, type Engine } from '../../src/engine.js';
+// forced trap) creates one with openEngine.
+import { type Engine, openEngine } from '../../src/engine.js';
 import { AllocationError } from '../../src/shared/errors.js';
 
 let pair: Promise<{ wasm: Engine; ts: Engine }> | undefined;
 
 /** The wasm engine and the ts engine. */
 export function engines(): Promise<{ wasm: Engine; ts: Engine }> {
-  pair ??= Promise.all([createEngine({ backend: 'wasm' }), createEngine({ backend: 'ts' })]).then(([wasm, ts]) => ({ wasm, ts }));
+  pair ??= Promise.all([openEngine({ backend: 'wasm' }), openEngine({ backend: 'ts' })]).then(([wasm, ts]) => ({ wasm, ts }));
   return pair;
 }
 

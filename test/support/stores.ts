@@ -22,7 +22,7 @@ export async function makeStore(kind: 'memory' | 'file', engine: Engine, nodes: 
   const dir = mkdtempSync(join(tmpdir(), 'gpualloc-store-test-'));
   dirs.push(dir);
   const path = join(dir, 'state.json');
-  const store = JsonFileStore.open(path);
+  const store = JsonFileStore.create(path);
   await store.init(engine.createClusterState({ nodes }));
   return { store, path };
 }
@@ -39,7 +39,7 @@ export async function outcomeOf(fn: () => unknown): Promise<string> {
 }
 
 /** Plans one pod on `local` with the bestfit pod scheduler (closed afterwards). */
-export function planPod(local: ClusterState, pod: { id: string; cpu: number; memory: number; gpus: number; milli: number }) {
+export function planPod(local: ClusterState, pod: { id: string; cpu: number; memoryMiB: number; gpus: number; milli: number }) {
   const pods = local.podScheduler({ policy: 'bestfit' });
   try {
     return pods.plan(pod);

@@ -4,7 +4,7 @@
 // changes one of those between calls that must still answer as the ts baseline does.
 import { describe, expect, it } from 'vitest';
 import { mixedDeviceIds, unstructuredTopology } from '../../bench/inputs.js';
-import { createEngine } from '../../src/engine.js';
+import { openEngine } from '../../src/engine.js';
 import { inventoryTopology } from '../../src/hardware/inventory.js';
 import { getPreset } from '../../src/hardware/presets.js';
 import { validateTopology } from '../../src/hardware/topology.js';
@@ -13,8 +13,8 @@ const GIB = 2 ** 30;
 
 describe('core caches across arena growth, memory growth and restarts', () => {
   it('every capability answers as ts after each kind of change', async () => {
-    const wasm = await createEngine({ backend: 'wasm' });
-    const ts = await createEngine({ backend: 'ts' });
+    const wasm = await openEngine({ backend: 'wasm' });
+    const ts = await openEngine({ backend: 'ts' });
     const dgx2 = validateTopology(inventoryTopology(getPreset('dgx2')));
     const gpus = Array.from({ length: 16 }, (_, k) => ({ index: k, memoryTotal: 32 * GIB }));
     const slots = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createEngine } from '../../src/engine.js';
+import { openEngine } from '../../src/engine.js';
 import { AllocationError } from '../../src/shared/errors.js';
 
 describe('WebAssembly core faults', () => {
@@ -9,7 +9,7 @@ describe('WebAssembly core faults', () => {
     [2, 'running out of memory'],
   ] as const) {
     it(`reports ${what} as INTERNAL, re-instantiates the core, and the next call works`, async () => {
-      const engine = await createEngine({ backend: 'wasm' });
+      const engine = await openEngine({ backend: 'wasm' });
       expect(engine.naturalSort(['cuda10', 'cuda2'])).toEqual(['cuda2', 'cuda10']);
       const generation = engine.core!.generation;
       let caught: unknown;
@@ -30,20 +30,20 @@ describe('WebAssembly core faults', () => {
   }
 
   it('loads the debug build, which answers as the release build does', async () => {
-    const [debug, release] = await Promise.all([createEngine({ build: 'debug' }), createEngine({ build: 'release' })]);
+    const [debug, release] = await Promise.all([openEngine({ build: 'debug' }), openEngine({ build: 'release' })]);
     const ids = ['nvme0n1p10', 'cuda10', 'cuda2', 'nvme0n1p2', 'GPU-1', 'gpu-01'];
     expect(debug.naturalSort(ids)).toEqual(release.naturalSort(ids));
     const request = { agents: ['a', 'b', 'c'], mode: 'auto-split' as const, devices: { cuda: ['cuda4', 'cuda0', 'cuda3', 'cuda1', 'cuda2'] } };
     expect(debug.splitDevices(request)).toEqual(release.splitDevices(request));
-    await expect(createEngine({ build: 'fast' as never })).rejects.toThrow(/options\.build/);
+    await expect(openEngine({ build: 'fast' as never })).rejects.toThrow(/options\.build/);
   });
 
   it('the ts backend has no core to trap', async () => {
-    const engine = await createEngine({ backend: 'ts' });
+    const engine = await openEngine({ backend: 'ts' });
     expect(() => engine._debugTrap(0)).toThrow(/ts backend has no WebAssembly core/);
   });
 
   it('rejects an unknown backend naming the value', async () => {
-    await expect(createEngine({ backend: 'cuda' as never })).rejects.toThrow(/options\.backend: expected 'wasm' or 'ts', got "cuda"/);
+    await expect(openEngine({ backend: 'cuda' as never })).rejects.toThrow(/options\.backend: expected 'wasm' or 'ts', got "cuda"/);
   });
 });

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { claimsOfDump, createEngine, splitDraDump } from '../../src/index.js';
+import { claimsOfDump, openEngine, splitDraDump } from '../../src/index.js';
 import { gpuStates, lanes, readGpus, totals } from '../../web/dra/counters.js';
 import { claimStream, replay } from '../../web/dra/replay.js';
 
@@ -226,7 +226,7 @@ describe('the GPUs of a dump', () => {
 
 describe('the replay', () => {
   it('draws the same stream for a seed, up to 100 % of the fleet, and records a share per arrival in both modes', async () => {
-    const engine = await createEngine({ backend: 'ts' });
+    const engine = await openEngine({ backend: 'ts' });
     const map = readGpus(dump.slices, nodeNames);
     const held = [...claimsOfDump(dump.claims).held.allocatedDevices];
     // The held notebook's device: a whole GPU of the sample's.

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AllocationError, createEngine, getPreset, nodeFromInventory } from '../../src/index.js';
+import { AllocationError, getPreset, nodeFromInventory, openEngine } from '../../src/index.js';
 import { META_KEY, Planner, STATE_KEY } from '../../web/planner/model.js';
 import { cli, inTempDir } from '../support/cli.js';
 
@@ -76,7 +76,7 @@ describe('the page planner', () => {
     p.addNodes('preset:dgx-a100', 3);
     const option = p.planCluster({ memory: 140 * 2 ** 30, model: 'llama', tensorParallelSizes: [2], policy: 'spread', allowEviction: true }).value.options[0];
     p.commitOption(option);
-    const engine = await createEngine({ backend: 'ts' });
+    const engine = await openEngine({ backend: 'ts' });
     const mirror = engine.createClusterState({ nodes: [1, 2, 3].map((k) => nodeFromInventory(getPreset('dgx-a100'), { id: `dgx-a100-${k}` })) });
     mirror.commit(option);
     expect(p.exportText()).toBe(text(mirror.toJSON()));

@@ -3,7 +3,7 @@
 // its counter set (claims already allocated in the dump hold theirs); replay one stream of claims
 // under first-fit and scored side by side.
 import sampleUrl from '../../data/samples/dra/cluster.json?url';
-import { AllocationError, claimsOfDump, createEngine, DRA_MODES, type DraDump, type DraMode, type Engine, NODE_SCORES, type NodeScore, splitDraDump } from '../../src/index.ts';
+import { AllocationError, claimsOfDump, DRA_MODES, type DraDump, type DraMode, type Engine, NODE_SCORES, type NodeScore, openEngine, splitDraDump } from '../../src/index.ts';
 import { byTestId, h } from '../shared/dom.ts';
 import { type GpuMap, readGpus } from './counters.ts';
 import { type Row, renderClaims } from './panels/claims.ts';
@@ -144,7 +144,7 @@ async function schedule(): Promise<void> {
   const mode = selectValue('dra-mode') as DraMode;
   const nodeScore = selectValue('dra-node-score') as NodeScore;
   try {
-    state.engine ??= await createEngine({ backend: 'ts' });
+    state.engine ??= await openEngine({ backend: 'ts' });
     const started = performance.now();
     const { claims, held } = claimsOfDump(dump.claims);
     const cluster = state.engine.createDraCluster({ classes: dump.classes, slices: dump.slices, nodes: dump.nodes, ...held, mode, nodeScore });

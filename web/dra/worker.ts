@@ -1,7 +1,7 @@
 // The DRA page's replay worker: draws the stream and replays it under first-fit and scored off the
 // page's thread (a DynamicMIG fleet takes the engine seconds), posting its progress at most five
 // times a second and then both runs.
-import { AllocationError, createEngine, type DraDump, type Engine, type NodeScore } from '../../src/index.ts';
+import { AllocationError, type DraDump, type Engine, type NodeScore, openEngine } from '../../src/index.ts';
 import { readGpus } from './counters.ts';
 import { claimStream, type ReplayRun, replay, type StreamSummary } from './replay.ts';
 
@@ -19,7 +19,7 @@ const post = (m: ReplayMessage): void => (self as unknown as { postMessage(m: Re
 self.onmessage = async (event: MessageEvent<ReplayJob>) => {
   const job = event.data;
   try {
-    engine ??= createEngine({ backend: 'ts' });
+    engine ??= openEngine({ backend: 'ts' });
     const e = await engine;
     const started = performance.now();
     const map = readGpus(job.dump.slices, job.nodes);

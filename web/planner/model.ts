@@ -7,12 +7,12 @@ import {
   type Backend,
   type ClusterState,
   type ClusterStateJSON,
-  createEngine,
   type Engine,
   formatBytes,
   type Inventory,
   LIMITS,
   nodeFromInventory,
+  openEngine,
   type PlacementOption,
   type PlacementPlan,
   type PlacementRequest,
@@ -75,9 +75,9 @@ export class Planner {
 
   /** Creates both engines; a wasm core that fails to load leaves only 'ts' and reports why. */
   static async create(): Promise<{ planner: Planner; wasmError?: unknown }> {
-    const ts = await createEngine({ backend: 'ts' });
+    const ts = await openEngine({ backend: 'ts' });
     try {
-      const wasm = await createEngine({ backend: 'wasm' });
+      const wasm = await openEngine({ backend: 'wasm' });
       return { planner: new Planner({ wasm, ts }, 'wasm') };
     } catch (wasmError) {
       return { planner: new Planner({ ts }, 'ts'), wasmError };

@@ -157,7 +157,7 @@ $('sim-run').addEventListener('click', async () => {
     if (policies.length === 0) throw new Error('policies: tick at least one');
     const seeds = parseSeeds('seeds', ($('sim-seeds') as HTMLInputElement).value, 100);
     const scale = Number(($('sim-scale') as HTMLSelectElement).value);
-    const job: SimulateJob = { ...(await traceTexts()), policies, seeds, backend: ($('sim-backend') as HTMLSelectElement).value as SimulateJob['backend'], scale };
+    const job: SimulateJob = { ...(await traceTexts()), policies: policies as SimulateJob['policies'], seeds, backend: ($('sim-backend') as HTMLSelectElement).value as SimulateJob['backend'], scale };
     worker?.terminate();
     worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' });
     const runs: Run[] = [];

@@ -3,10 +3,10 @@
 // second (the share done, the pace, the time left), so the page stays responsive on long runs.
 
 import { RunProgress } from '../../src/fleet/progress.ts';
-import { AllocationError, type Backend, createEngine, type Engine, parseNodeCsv, parsePodCsv, scaleTrace } from '../../src/index.ts';
+import { AllocationError, type Backend, type Engine, type FleetPolicyName, openEngine, parseNodeCsv, parsePodCsv, scaleTrace } from '../../src/index.ts';
 
 /** What the page asks for. */
-export type SimulateJob = { nodesName: string; nodesText: string; podsName: string; podsText: string; policies: string[]; seeds: number[]; backend: Backend; scale: number };
+export type SimulateJob = { nodesName: string; nodesText: string; podsName: string; podsText: string; policies: FleetPolicyName[]; seeds: number[]; backend: Backend; scale: number };
 /** What the worker answers. */
 export type WorkerMessage =
   | { type: 'progress'; fraction: number; label: string; podsPerSecond: number; leftMs: number }
@@ -20,7 +20,7 @@ const post = (m: WorkerMessage) => (self as unknown as { postMessage(m: WorkerMe
 self.onmessage = async (event: MessageEvent<SimulateJob>) => {
   const job = event.data;
   try {
-    if (!engines.has(job.backend)) engines.set(job.backend, createEngine({ backend: job.backend }));
+    if (!engines.has(job.backend)) engines.set(job.backend, openEngine({ backend: job.backend }));
     const engine = await (engines.get(job.backend) as Promise<Engine>);
     const { nodes, pods } = scaleTrace(parseNodeCsv(job.nodesName, job.nodesText), parsePodCsv(job.podsName, job.podsText), job.scale);
     const progress = new RunProgress(job.policies.length * job.seeds.length, 200);

@@ -1,6 +1,6 @@
 // gpualloc aligned: pick whole GPUs by topology (besteffort: go-gpuallocator's BestEffort; topology: the default).
 import { ALIGNED_POLICIES, type AlignedResult } from '../../devices/aligned.js';
-import { createEngine } from '../../engine.js';
+import { openEngine } from '../../engine.js';
 import { inventoryTopology, wholeGpuCandidates } from '../../hardware/inventory.js';
 import { migMessage } from '../../placement/index.js';
 import { type Command, EXIT, type Io, parseIntList, parsePositiveInt, table, UsageError } from '../lib/common.js';
@@ -66,7 +66,7 @@ export const command: Command = {
     const candidates = wholeGpuCandidates(inventory, { allowMig: values['allow-mig'] === true });
     const mig = new Set(candidates.mig);
     let available = (values.available ?? candidates.available).filter((g) => !mig.has(g));
-    const engine = await createEngine({ backend });
+    const engine = await openEngine({ backend });
 
     const rounds: Array<{ request: number } & AlignedResult> = [];
     const requiredMig = required.find((g) => mig.has(g));

@@ -1,5 +1,5 @@
 // gpualloc demo (what `npm start` runs): the engine on this host's GPUs, or on a preset.
-import { createEngine } from '../../engine.js';
+import { openEngine } from '../../engine.js';
 import { inventoryTopology, wholeGpuCandidates } from '../../hardware/inventory.js';
 import { AllocationError } from '../../shared/errors.js';
 import { formatBytes } from '../../shared/units.js';
@@ -40,7 +40,7 @@ export const command: Command = {
         detail: `no GPU${inventory.gpus.length > 0 ? ' that is not lost' : ''} (the demo needs at least one)`,
       });
     }
-    const engine = await createEngine({ backend });
+    const engine = await openEngine({ backend });
     const say = (t: string) => io.out(t);
     say(`gpualloc demo — ${notice}; backend ${engine.backend}\n\n`);
     say(`Node: ${inventory.host ?? 'unnamed host'}, ${inventory.gpus.length} GPUs\n`);
@@ -52,7 +52,7 @@ export const command: Command = {
     );
 
     const host = inventoryDevices(inventory);
-    const ids = host.devices.cuda.map((d) => (typeof d === 'string' ? d : d.id));
+    const ids = (host.devices.cuda ?? []).map((d) => (typeof d === 'string' ? d : d.id));
     say(`\n1. Natural order of the GPU IDs: ${engine.naturalSort([...ids].reverse()).join(', ')}\n`);
     const split = engine.splitDevices({
       agents: ['agent-1', 'agent-2', 'agent-3'],
@@ -65,7 +65,7 @@ export const command: Command = {
     say(
       table(
         ['AGENT', 'GPUS', 'CPUS', 'MEMORY'],
-        Object.keys(split.assignments).map((a) => [a, split.assignments[a].cuda.join(',') || '-', String(split.assignments[a].cpu?.length ?? 0), formatBytes(split.amounts[a].mem ?? 0)]),
+        Object.entries(split.assignments).map(([a, given]) => [a, given.cuda?.join(',') || '-', String(given.cpu?.length ?? 0), formatBytes(split.amounts[a]?.mem ?? 0)]),
       ),
     );
 

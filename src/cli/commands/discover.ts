@@ -62,7 +62,7 @@ export function renderInventory(inventory: Inventory): string {
     for (const l of inventory.links) byPair.set(`${l.a},${l.b}`, l);
     const names = inventory.gpus.map((g) => `GPU${g.index}`);
     const matrix = inventory.gpus.map((ga, i) => [
-      names[i],
+      names[i]!, // one name per GPU
       ...inventory.gpus.map((gb) => (ga.index === gb.index ? 'X' : cell(byPair.get(`${Math.min(ga.index, gb.index)},${Math.max(ga.index, gb.index)}`)))),
     ]);
     text += `\nTopology:\n${table(['', ...names], matrix)}`;

@@ -23,7 +23,7 @@ import {
   podOwnerOf,
   schedulePods,
 } from '../../dra/index.js';
-import { createEngine } from '../../engine.js';
+import { openEngine } from '../../engine.js';
 import { AllocationError } from '../../shared/errors.js';
 import { type Command, EXIT, type Io, table, UsageError } from '../lib/common.js';
 import { type DumpPart, readInputs } from '../lib/dra-input.js';
@@ -152,8 +152,9 @@ function named(claims: DumpClaim[], names: string[], files: string[]): DumpClaim
     const found = claims.filter((c) => c.label === name || c.label.endsWith(`/${name}`));
     if (found.length === 0) throw new UsageError(`--claim: no ResourceClaim ${JSON.stringify(name)} in ${files.join(', ')} (claims: ${claims.map((c) => c.label).join(', ') || 'none'})`);
     if (found.length > 1) throw new UsageError(`--claim: ${JSON.stringify(name)} matches ${found.map((c) => c.label).join(', ')}; give namespace/name`);
-    if (found[0].allocation !== undefined) throw new UsageError(`--claim: ResourceClaim ${found[0].label} is already allocated (status.allocation)`);
-    return found[0];
+    const claim = found[0]!; // exactly one, checked above
+    if (claim.allocation !== undefined) throw new UsageError(`--claim: ResourceClaim ${claim.label} is already allocated (status.allocation)`);
+    return claim;
   });
 }
 
@@ -180,7 +181,7 @@ async function schedule(values: Values, io: Io): Promise<number> {
   const dump = await inputs(io, values, ['classes', 'slices', 'claims', 'nodes']);
   if (dump.nodes.length === 0) throw new UsageError(`dra schedule: no Node in ${dump.files.join(', ')}`);
   const { claims, held } = claimsOfDump(dump.claims);
-  const engine = await createEngine();
+  const engine = await openEngine();
   let cluster: DraCluster;
   try {
     cluster = engine.createDraCluster({
@@ -197,7 +198,9 @@ async function schedule(values: Values, io: Io): Promise<number> {
   }
   const started = Date.now();
   let said = started;
+  // Progress every 2 s of a long run, on a terminal only (a pipe or a log gets the result alone).
   const progress = (done: number, total: number): void => {
+    if (io.errIsTerminal !== true) return;
     const now = Date.now();
     if (now - said < 2000) return;
     said = now;
@@ -330,7 +333,7 @@ async function allocate(values: Values, io: Io): Promise<number> {
   const { claims, held } = claimsOfDump(dump.claims);
   const chosen = values.claim !== undefined && values.claim.length > 0 ? named(claims, values.claim, dump.files) : claims.filter((c) => c.allocation === undefined);
   if (chosen.length === 0) throw new UsageError(`dra allocate: no pending ResourceClaim in ${dump.files.join(', ')} (every claim has status.allocation)`);
-  const engine = await createEngine();
+  const engine = await openEngine();
   let r: ReturnType<typeof engine.allocateClaims>;
   try {
     r = engine.allocateClaims({
@@ -352,7 +355,8 @@ async function allocate(values: Values, io: Io): Promise<number> {
     io.err(`gpualloc: ${labels.join(', ')} cannot be allocated on ${values.node}: ${r.reason.message}\n`);
     return EXIT.INFEASIBLE;
   }
-  const entries = labels.map((claim, i) => ({ claim, allocation: r.results[i], ...(values.patch ? { patch: claimStatus(r.results[i]) } : {}) }));
+  // One result per claim, in the claims' order.
+  const entries = labels.map((claim, i) => ({ claim, allocation: r.results[i]!, ...(values.patch ? { patch: claimStatus(r.results[i]!) } : {}) }));
   if (values.json)
     io.out(
       JSON.stringify(

@@ -9,7 +9,7 @@ import { jsonOption, oneOf, option, optionsHelp, readOptions } from '../lib/opti
 /** --gpus: comma-separated sizes (each in its own units; the report prints in those of the first). */
 function parseGpus(text: string, flag: string): { sizes: number[]; units: ByteUnits } {
   if (text.trim() === '') throw new UsageError(`${flag}: expected comma-separated sizes such as 80GiB,80GiB, got ""`);
-  return { sizes: text.split(',').map((s, i) => parseBytes(s.trim(), `${flag}[${i}]`)), units: unitsOf(text.split(',')[0]) };
+  return { sizes: text.split(',').map((s, i) => parseBytes(s.trim(), `${flag}[${i}]`)), units: unitsOf(text.split(',')[0]!) };
 }
 
 const KV_CACHE_TYPES = ['f16', 'q8_0', 'q4_0'] as const;
@@ -63,7 +63,7 @@ function _report(file: string, e: MemoryEstimate, opts: EstimateOptions, units: 
       '\n' +
       table(
         ['gpu', 'free', 'allocated', 'layers'],
-        gpus.map((free, i) => [i, formatBytes(free, units), formatBytes(e.perGpu![i], units), e.layersPerGpu?.[i] ?? 0]),
+        gpus.map((free, i) => [i, formatBytes(free, units), formatBytes(e.perGpu![i]!, units), e.layersPerGpu?.[i] ?? 0]),
       );
     text += `\nlayers on GPUs  ${e.layers}\nvram            ${_bytes(e.vram ?? 0, units)}\nfits            ${e.fits ? 'yes' : 'no'}\n`;
   }
@@ -88,7 +88,7 @@ export const command: Command = {
       flashAttention: values['flash-attention'] === true,
     };
     if (values.gpus !== undefined) opts.gpus = values.gpus.sizes;
-    const file = positionals[0];
+    const file = positionals[0]!; // exactly one, checked above
     // The file's errors name it as typed, not as the API's `source` field.
     const estimate = await estimateMemory(resolve(io.cwd, file), opts).catch((error: unknown) => {
       throw sayWithFlags(error, { source: file });

@@ -3,7 +3,7 @@
 import { resolve } from 'node:path';
 import { nodeFromInventory } from '../../cluster/node.js';
 import type { ClusterPlanRequest, ClusterState } from '../../cluster/state.js';
-import { createEngine, type Engine } from '../../engine.js';
+import { type Engine, openEngine } from '../../engine.js';
 import { DEFAULT_CONTEXT_LENGTH, estimateMemory } from '../../models/estimate.js';
 import type { PlacementOption, PlacementPlan, Rejection } from '../../placement/index.js';
 import { DEFAULT_PLACEMENT_LIMIT } from '../../placement/index.js';
@@ -130,7 +130,7 @@ function render(
   replayedBy?: string,
 ): string {
   const lines: string[] = [];
-  const multiNode = plan.options.some((o) => o.node !== undefined && o.node !== plan.options[0].node);
+  const multiNode = plan.options.some((o) => o.node !== undefined && o.node !== plan.options[0]!.node); // some: options is not empty
   // Sizes print the way --memory was typed (GB or GiB); a GGUF's in GiB.
   const units = model.kind === 'total' ? model.units : 'binary';
   const what = model.kind === 'total' ? formatBytes(model.memory, units) : model.file;
@@ -148,7 +148,7 @@ function render(
       planned.optionCount > plan.options.length
         ? `showing ${plan.options.length} of ${planned.countCapped ? 'at least ' : ''}${planned.optionCount} options`
         : `${plan.options.length} option${plan.options.length === 1 ? '' : 's'}`;
-    lines.push(`${count} for ${what}${plan.options[0].node !== undefined && !multiNode ? ` on ${plan.options[0].node}` : ''}:`);
+    lines.push(`${count} for ${what}${plan.options[0]!.node !== undefined && !multiNode ? ` on ${plan.options[0]!.node}` : ''}:`); // options.length > 0
     lines.push(table(header, rows).trimEnd());
   } else {
     lines.push(`no option for ${what}: ${sayBytesIn(plan.reason?.message ?? 'nothing fits', units)}`);
@@ -191,7 +191,7 @@ function explain(engine: Engine, state: Pick<ClusterState, 'toJSON'>, request: C
 /** The stderr lines on the sizes tried (and dropped), the per-GPU memory of a GGUF, and --tp warnings. */
 function reportSizes(io: Io, planned: ModelPlan): void {
   io.err(`gpualloc: ${sizesLine(planned)}\n`);
-  if (planned.memoryPerGpu !== undefined) io.err(`gpualloc: memory per GPU: ${planned.sizes.map((t) => `TP ${t} ${formatBytes(planned.memoryPerGpu![t])}`).join(', ')}\n`);
+  if (planned.memoryPerGpu !== undefined) io.err(`gpualloc: memory per GPU: ${planned.sizes.map((t) => `TP ${t} ${formatBytes(planned.memoryPerGpu![t]!)}`).join(', ')}\n`);
   for (const w of planned.warnings) io.err(`gpualloc: warning: ${w}\n`);
 }
 
@@ -209,7 +209,7 @@ function jsonOf(plan: PlacementPlan, planned: ModelPlan, committed: string | und
 /** The one request commitWithRetry re-plans with on a store: a total over the sizes tried, a GGUF at the chosen size. */
 function retryRequest(planned: ModelPlan, base: Omit<ClusterPlanRequest, 'memory'>, model: ModelMemory, size: number, limit: number): ClusterPlanRequest {
   if (model.kind === 'total') return { ...base, memory: model.memory, tensorParallelSizes: planned.sizes, limit };
-  return { ...base, memory: planned.memoryPerGpu![size] * size, tensorParallelSizes: [size], limit };
+  return { ...base, memory: planned.memoryPerGpu![size]! * size, tensorParallelSizes: [size], limit };
 }
 
 /** The `plan` subcommand. */
@@ -250,7 +250,7 @@ export const command: Command = {
     if (values['no-evict']) request.allowEviction = false;
     if (values['allow-mig']) request.allowMig = true;
 
-    const engine = await createEngine({ backend });
+    const engine = await openEngine({ backend });
     if (storeUrl !== undefined) {
       if ((values.inventory !== undefined || values.preset !== undefined) && !values.json)
         io.err('gpualloc: using the nodes of --store; --inventory/--preset only seed a new store (gpualloc state init)\n');
@@ -269,7 +269,7 @@ export const command: Command = {
           let evictions: Evicted[][] = [];
           if (values.commit && plan.options.length > 0) {
             // A lost race is re-planned with one request: the best option's size (for a GGUF, at that size's per-GPU memory).
-            result = await state.commitWithRetry(retryRequest(planned, request, model, plan.options[0].gpus.length, limit), {
+            result = await state.commitWithRetry(retryRequest(planned, request, model, plan.options[0]!.gpus.length, limit), {
               attempts: CLI_COMMIT_ATTEMPTS,
               lastActivity: Date.now(),
               onPlan: (p) => {
@@ -316,8 +316,9 @@ export const command: Command = {
       const busy = busyLine(state);
       if (!values.commit || plan.options.length === 0) return { plan, planned, busy, state };
       // lastActivity lets `gpualloc state list` show the slot's age and `state gc --older-than` find it.
-      const evicted = evictedBy(state, plan.options[0]);
-      const committed = state.commit(plan.options[0], { lastActivity: Date.now() });
+      const best = plan.options[0]!; // options.length > 0, checked above
+      const evicted = evictedBy(state, best);
+      const committed = state.commit(best, { lastActivity: Date.now() });
       return { plan, planned, busy, committed, evicted, state };
     };
     let outcome: Awaited<ReturnType<typeof planOn>>;

@@ -3,7 +3,7 @@
 
 import { POLICY_ENV_VAR, type PolicySettings, resolveAllocationPolicy } from '../../devices/policy-config.js';
 import type { ReplicaRequest, ReplicaResult } from '../../devices/replicas.js';
-import { createEngine } from '../../engine.js';
+import { openEngine } from '../../engine.js';
 import type { Inventory } from '../../hardware/inventory.js';
 import { AllocationError } from '../../shared/errors.js';
 import { type Command, EXIT, type Io, parsePositiveInt, table, UsageError } from '../lib/common.js';
@@ -136,7 +136,7 @@ export const command: Command = {
       }
       settings.config = { text, origin: values.config };
     }
-    const resolved = resolveAllocationPolicy(settings);
+    const resolved = await resolveAllocationPolicy(settings);
 
     const { inventory } = await resolveInventory({ inventory: values.inventory, preset: values.preset, quiet: json }, io);
     const resource = expandInventory(inventory, replicas);
@@ -148,7 +148,7 @@ export const command: Command = {
       policy: resolved.policy,
       parents: resource.parents,
     };
-    const engine = await createEngine({ backend });
+    const engine = await openEngine({ backend });
     const result: ReplicaResult = engine.allocateReplicas(request);
     const requiredCount = request.required!.length;
     const picks: Pick[] = result.devices.map((device, k) => {

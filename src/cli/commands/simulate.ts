@@ -2,8 +2,8 @@
 import { constants } from 'node:fs';
 import { access, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { createEngine } from '../../engine.js';
-import { DEFAULT_POLICY, formatDuration, MAX_SCALE, POLICIES, parseNodeCsv, parsePodCsv, parseSeeds, RunProgress, scaleTrace } from '../../fleet/index.js';
+import { openEngine } from '../../engine.js';
+import { DEFAULT_POLICY, formatDuration, MAX_SCALE, POLICIES, parseNodeCsv, parsePodCsv, parseSeeds, RunProgress, scaleTrace, validateNodes, validatePods } from '../../fleet/index.js';
 import { AllocationError } from '../../shared/errors.js';
 import { type SimulationRun, simulateRun } from '../../simulation/index.js';
 import { type Command, EXIT, type Io, table, UsageError } from '../lib/common.js';
@@ -37,7 +37,7 @@ const OPTIONS = {
     help: `replicate the trace K times (nodes and pods; copy i of an ID is <id>-r<i>):\nthe same workload on a K times larger cluster (default 1, at most ${MAX_SCALE})`,
     parse: integerIn(1, MAX_SCALE),
   }),
-  events: option({ type: 'string', value: 'FILE', help: 'one policy, one seed: write every pod attempt as JSON Lines\n{"pod","node","gpus","milli","cpu","memory","arrived","used"}' }),
+  events: option({ type: 'string', value: 'FILE', help: 'one policy, one seed: write every pod attempt as JSON Lines\n{"pod","node","gpus","milli","cpu","memoryMiB","arrived","used"}' }),
   csv: option({ type: 'string', value: 'FILE', help: 'write the curves: policy,seed,arrived,allocation,fragmentation (percent)' }),
   json: jsonOption('print {"runs": [{policy, seed, capacityMilli, pods, failed, allocation}]}'),
   backend: backendOption(),
@@ -77,7 +77,7 @@ async function checkOutput(flag: string, path: string): Promise<void> {
 /** The seeds as the table's title names them: A..B when consecutive, else the list. */
 function seedLabel(seeds: number[]): string {
   if (seeds.length === 1) return String(seeds[0]);
-  return seeds.every((s, i) => s === seeds[0] + i) ? `${seeds[0]}..${seeds[seeds.length - 1]}` : seeds.join(',');
+  return seeds.every((s, i) => s === seeds[0]! + i) ? `${seeds[0]}..${seeds[seeds.length - 1]}` : seeds.join(','); // every: seeds is not empty
 }
 
 function stats(values: number[]): string {
@@ -119,7 +119,10 @@ export const command: Command = {
     // A header alone replays nothing: say so instead of printing a table of dashes.
     if (nodes.length === 0) throw AllocationError.of('INVALID_TRACE', { origin: `--nodes ${values.nodes}`, detail: 'no nodes after the header line (a replay needs at least one)' });
     if (pods.length === 0) throw AllocationError.of('INVALID_TRACE', { origin: `--pods ${values.pods}`, detail: 'no pods after the header line (a replay needs at least one)' });
-    const engine = await createEngine({ backend });
+    // The trace reader checked every row; the specs (memory in MiB as `memory`) are what a run takes.
+    const nodeSpecs = validateNodes('--nodes', nodes);
+    const podSpecs = validatePods('--pods', pods);
+    const engine = await openEngine({ backend });
     const tty = process.stderr.isTTY === true;
     const runs: SimulationRun[] = [];
     const seconds = new Map<string, number>();
@@ -140,7 +143,7 @@ export const command: Command = {
         const label = `${policy} seed ${seed}`;
         const t0 = performance.now();
         runs.push(
-          simulateRun(engine.kernels, nodes, pods, {
+          simulateRun(engine.kernels, nodeSpecs, podSpecs, {
             policy,
             seed,
             tune,
@@ -157,7 +160,7 @@ export const command: Command = {
     if (tty) io.err('\n');
     // Every run succeeded: only now write the files.
     if (values.events !== undefined) {
-      const events = runs[0].events ?? [];
+      const events = runs[0]?.events ?? [];
       await forFlag('--events', () => writeFile(values.events!, events.map((e) => JSON.stringify(e)).join('\n') + (events.length > 0 ? '\n' : '')));
     }
     if (values.csv !== undefined) {

@@ -1,12 +1,12 @@
 // gpualloc split: a Backend.AI-style agent config (TOML) in, the multi-agent device split out.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { parse as parseToml } from 'smol-toml';
 import { SPLIT_MODES, type SplitDevice, type SplitMode, type SplitRequest, type SplitResult } from '../../devices/split.js';
-import { createEngine } from '../../engine.js';
+import { openEngine } from '../../engine.js';
 import type { Inventory } from '../../hardware/inventory.js';
 import { AllocationError } from '../../shared/errors.js';
 import { tomlPosition } from '../../shared/file-positions.js';
+import { importOptional } from '../../shared/optional.js';
 import { formatBytes, parseBytes } from '../../shared/units.js';
 import { findUnknownKey, type KeyShape, unknownKeyError } from '../../shared/validate.js';
 import { type Command, EXIT, type Io, table, UsageError } from '../lib/common.js';
@@ -84,14 +84,16 @@ export const AGENT_CONFIG_KEYS: KeyShape = {
  * parser's line and column, an unknown key is named with its line and the closest known key
  * (`agents.toml:2:1: unknown key resource.allocation_mode (did you mean allocation-mode?)`).
  */
-export function parseAgentConfig(text: string, file: string): Config {
+export async function parseAgentConfig(text: string, file: string): Promise<Config> {
+  // smol-toml is an optional peer dependency (only this file format needs it).
+  const { parse: parseToml } = await importOptional('smol-toml', 'split --config (a TOML file)', () => import('smol-toml'));
   let doc: Record<string, unknown>;
   try {
     doc = parseToml(text) as Record<string, unknown>;
   } catch (error) {
     const e = error as Error & { line?: number; column?: number };
     const position = typeof e.line === 'number' && typeof e.column === 'number' ? { line: e.line, column: e.column } : undefined;
-    const said = e.message.split('\n')[0].replace(/^Invalid TOML document: /, '');
+    const said = e.message.split('\n')[0]!.replace(/^Invalid TOML document: /, '');
     throw AllocationError.of('INVALID_CONFIG', { origin: file, ...(position === undefined ? {} : { position }), detail: `not valid TOML: ${said}`, cause: error });
   }
   // An unknown key or a bad value is said at its line and column.
@@ -171,12 +173,13 @@ export function splitRequestFor(config: Config, host: { devices: Record<string, 
 function render(result: SplitResult, agents: string[]): string {
   const rows: string[][] = [];
   for (const agent of agents) {
-    const assignment = result.assignments[agent];
-    for (const name of Object.keys(assignment)) {
-      const amount = Object.prototype.hasOwnProperty.call(result.amounts[agent], name) ? result.amounts[agent][name] : undefined;
-      const ids = assignment[name];
+    // splitDevices answers for every agent, with a scaling for every name it assigns.
+    const assignment = result.assignments[agent]!;
+    const amounts = result.amounts[agent]!;
+    for (const [name, ids] of Object.entries(assignment)) {
+      const amount = Object.prototype.hasOwnProperty.call(amounts, name) ? amounts[name] : undefined;
       const shown = amount !== undefined ? formatBytes(amount) : ids.length === 0 ? '-' : ids.length > 12 ? `${ids.slice(0, 12).join(',')},… (${ids.length})` : ids.join(',');
-      rows.push([agent, name, amount !== undefined ? 'amount' : String(ids.length), shown, `${(result.scaling[agent][name] * 100).toFixed(1)}%`]);
+      rows.push([agent, name, amount !== undefined ? 'amount' : String(ids.length), shown, `${(result.scaling[agent]![name]! * 100).toFixed(1)}%`]);
     }
   }
   let text = table(['AGENT', 'DEVICE', 'COUNT', 'ASSIGNED', 'SHARE'], rows);
@@ -200,13 +203,13 @@ export const command: Command = {
     } catch (error) {
       throw new AllocationError('INVALID_CONFIG', `--config: cannot read ${values.config}: ${(error as Error).message}`, { cause: error });
     }
-    const config = parseAgentConfig(text, values.config);
+    const config = await parseAgentConfig(text, values.config);
     let host: { devices: Record<string, SplitDevice[]>; memory: number } = { devices: {}, memory: 0 };
     if (config.devices === undefined || config.memory === undefined || values.inventory !== undefined || values.preset !== undefined) {
       const { inventory } = await resolveInventory({ inventory: values.inventory, preset: values.preset, quiet: values.json === true }, io);
       host = inventoryDevices(inventory);
     }
-    const engine = await createEngine({ backend });
+    const engine = await openEngine({ backend });
     const result = engine.splitDevices(splitRequestFor(config, host));
     io.out(values.json ? JSON.stringify(result, null, 2) + '\n' : render(result, config.agents));
     return EXIT.OK;

@@ -3,7 +3,7 @@
 // Every change reads, changes and writes the file under the same lock and atomic write as `plan --commit`.
 
 import type { ClusterState } from '../../cluster/state.js';
-import { createEngine } from '../../engine.js';
+import { openEngine } from '../../engine.js';
 import { type Command, EXIT, type Io, UsageError } from '../lib/common.js';
 import { backendOption, inventoryOption, jsonOption, option, optionsHelp, presetOption, readOptions } from '../lib/options.js';
 import { type ChangeRequest, runChange } from '../lib/state-actions.js';
@@ -103,7 +103,7 @@ export function parseDuration(text: string, option: string): number {
   if (/^[0-9]+(\.[0-9]+)?$/.test(t)) throw new UsageError(`${option}: ${JSON.stringify(text)} has no unit; write it as ${t}s, ${t}m, ${t}h or ${t}d`);
   if (t === '' || !/^([0-9]+(\.[0-9]+)?(ms|s|m|h|d|w))+$/.test(t)) throw new UsageError(`${option}: expected a duration such as 90s, 30m, 12h, 7d or 1h30m, got ${JSON.stringify(text)}`);
   let ms = 0;
-  for (const m of t.matchAll(/([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d|w)/g)) ms += Number(m[1]) * DURATION_UNITS[m[2]];
+  for (const m of t.matchAll(/([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d|w)/g)) ms += Number(m[1]) * DURATION_UNITS[m[2]!]!; // the pattern names only its units
   return Math.round(ms);
 }
 
@@ -144,7 +144,7 @@ export const command: Command = {
         ? { action, slotIds, clear: values.clear === true, olderThan, olderThanText, dryRun: values['dry-run'] === true }
         : undefined;
 
-    const engine = await createEngine({ backend: values.backend ?? 'wasm' });
+    const engine = await openEngine({ backend: values.backend ?? 'wasm' });
     if (storeUrl !== undefined) {
       return runStateOnStore(
         engine,

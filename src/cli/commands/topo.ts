@@ -53,8 +53,8 @@ export function topoMatrix(inventory: Inventory): { cells: string[][]; scores: n
     scores.push([]);
     for (let b = 0; b < n; b++) {
       const link = a === b ? undefined : byPair.get(Math.min(a, b) * n + Math.max(a, b));
-      cells[a].push(a === b ? 'X' : linkCell(link));
-      scores[a].push(a === b ? 0 : linkScore(link));
+      cells[a]!.push(a === b ? 'X' : linkCell(link)); // row a was pushed above
+      scores[a]!.push(a === b ? 0 : linkScore(link));
     }
   }
   return { cells, scores };
@@ -83,7 +83,7 @@ export const command: Command = {
     let text = pad('') + Array.from({ length: n }, (_, b) => pad(`GPU${b}`)).join('') + 'GPU NUMA ID\n';
     for (let a = 0; a < n; a++) {
       const numa = inventory.gpus[a]?.numaNode;
-      text += pad(`GPU${a}`) + shown[a].map(pad).join('') + (numa === undefined ? 'N/A' : String(numa)) + '\n';
+      text += pad(`GPU${a}`) + shown[a]!.map(pad).join('') + (numa === undefined ? 'N/A' : String(numa)) + '\n';
     }
     if (mig.length > 0) text += `\nMIG mode: GPU${mig.length === 1 ? '' : 's'} ${mig.join(',')} (left out of whole-GPU picks unless --allow-mig; gpualloc replicas allocates their slices)\n`;
     if (values.scores !== true) text += '\n' + HELP.slice(HELP.indexOf('Legend:'));

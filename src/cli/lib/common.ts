@@ -13,8 +13,11 @@ export type Io = {
   out(text: string): void;
   err(text: string): void;
   env: Record<string, string | undefined>;
-  cwd: string /** Standard input, read to its end (commands that take `-`). */;
+  cwd: string;
+  /** Standard input, read to its end (commands that take `-`). */
   stdin?: () => Promise<string>;
+  /** Whether err is a terminal: progress lines are written only there, never into a pipe or a log. */
+  errIsTerminal?: boolean;
 };
 
 /** One subcommand. `run` returns the exit code. */
@@ -34,10 +37,10 @@ export function table(header: string[], rows: Array<Array<string | number>>): st
   const widths = header.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
   const line = (r: string[]) =>
     r
-      .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i])))
+      .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
       .join('  ')
       .trimEnd();
-  return [line(cells[0]), line(widths.map((w) => '-'.repeat(w))), ...cells.slice(1).map(line)].join('\n') + '\n';
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...cells.slice(1).map(line)].join('\n') + '\n';
 }
 
 /** Maps any thrown value to an exit code and reports it (stderr, or JSON on stdout with --json). */

@@ -26,7 +26,7 @@ async function textOf(io: Io, file: string): Promise<string> {
 /** Reads one file (or `-`) into a dump; the name is how errors say where (`<stdin>` for `-`). */
 export async function readDumpFile(io: Io, file: string, options: ClusterDumpOptions): Promise<ClusterDump> {
   const origin = file === '-' ? '<stdin>' : file;
-  return readClusterDump(readDocuments(await textOf(io, file), origin), origin, { ...options, applyTaintRules: false });
+  return readClusterDump(await readDocuments(await textOf(io, file), origin), origin, { ...options, applyTaintRules: false });
 }
 
 /** An empty dump, to merge into. */

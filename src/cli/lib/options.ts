@@ -79,9 +79,11 @@ export function optionsHelp(table: OptionTable, column: number): string {
 
 /** " (did you mean --NAME?)" for a mistyped flag: a flag it starts, one users try for it, else the closest by spelling. */
 export function suggestFlag(typed: string, table: OptionTable): string {
-  const name = typed.replace(/^-+/, '').split('=')[0];
-  const names = Object.keys(table).filter((n) => table[n].help !== undefined || table[n].label === undefined);
-  const match = (name.length >= 2 ? names.find((n) => n.startsWith(name)) : undefined) ?? names.find((n) => (table[n].suggestFor ?? []).includes(name)) ?? closestName(name, names);
+  const name = typed.replace(/^-+/, '').split('=')[0]!; // split returns at least one part
+  const names = Object.entries(table)
+    .filter(([, spec]) => spec.help !== undefined || spec.label === undefined)
+    .map(([n]) => n);
+  const match = (name.length >= 2 ? names.find((n) => n.startsWith(name)) : undefined) ?? names.find((n) => (table[n]?.suggestFor ?? []).includes(name)) ?? closestName(name, names);
   return match === undefined ? '' : ` (did you mean --${match}?)`;
 }
 
@@ -94,13 +96,13 @@ const _NEGATIVE = /^-\.?[0-9]/;
  */
 function _unknownFlag(argv: readonly string[], table: OptionTable): string | undefined {
   for (let k = 0; k < argv.length; k++) {
-    const token = argv[k];
+    const token = argv[k]!; // k < argv.length
     if (token === '--') return undefined;
     if (!token.startsWith('-') || token === '-') continue;
     const long = token.startsWith('--');
-    const name = long ? token.slice(2).split('=')[0] : token.slice(1, 2);
+    const name = long ? token.slice(2).split('=')[0]! : token.slice(1, 2);
     const found = long ? table[name] : Object.values(table).find((s) => s.short === name);
-    if (found === undefined) return token.split('=')[0];
+    if (found === undefined) return token.split('=')[0]!;
     if (found.type === 'string' && !token.includes('=')) k++;
   }
   return undefined;
@@ -114,10 +116,11 @@ function _unknownFlag(argv: readonly string[], table: OptionTable): string | und
 export function readOptions<O extends OptionTable>(table: O, argv: readonly string[], settings: { positionals?: boolean } = {}): { values: OptionValues<O>; positionals: string[] } {
   const args: string[] = [];
   for (let k = 0; k < argv.length; k++) {
-    const token = argv[k];
+    const token = argv[k]!; // k < argv.length
     const spec = token.startsWith('--') && !token.includes('=') ? table[token.slice(2)] : undefined;
-    if (spec?.type === 'string' && k + 1 < argv.length && _NEGATIVE.test(argv[k + 1])) {
-      args.push(`${token}=${argv[k + 1]}`);
+    const next = argv[k + 1];
+    if (spec?.type === 'string' && next !== undefined && _NEGATIVE.test(next)) {
+      args.push(`${token}=${next}`);
       k++;
     } else args.push(token);
   }

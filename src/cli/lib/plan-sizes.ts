@@ -167,7 +167,7 @@ export function planModel(
     const listed = all.options.length;
     const counted = listed >= MAX_PLACEMENT_LIMIT ? countAll(() => model.memory, sizes) : listed;
     return {
-      plan: { ...all, options: all.options.slice(0, limit) },
+      plan: all.reason === undefined ? { ...all, options: all.options.slice(0, limit) } : all,
       optionCount: counted ?? listed,
       countCapped: counted === undefined,
       sizes,
@@ -200,8 +200,8 @@ export function planModel(
   }
   merged.sort((a, b) => a.option.evict.length - b.option.evict.length || a.evictedBytes - b.evictedBytes || a.option.gpus.length - b.option.gpus.length || a.order - b.order);
   const options = merged.slice(0, limit).map((m) => m.option);
-  const result: PlacementPlan = { options, rejected: leanest?.plan.rejected ?? [] };
-  if (options.length === 0 && leanest?.plan.reason !== undefined) result.reason = leanest.plan.reason;
+  const rejected = leanest?.plan.rejected ?? [];
+  const result: PlacementPlan = options.length === 0 && leanest?.plan.reason !== undefined ? { options: [], rejected, reason: leanest.plan.reason } : { options, rejected };
   return {
     plan: result,
     optionCount,

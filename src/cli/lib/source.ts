@@ -64,6 +64,6 @@ function shortReason(error: unknown): string {
   const nvmlName = error instanceof Error && error.name === 'NvmlError' ? (error as Error & { nvmlName?: string }).nvmlName : undefined;
   if (nvmlName === 'NVML_ERROR_LIBRARY_NOT_FOUND') return 'NVML library not found';
   if (nvmlName === 'NVML_ERROR_DRIVER_NOT_LOADED') return 'NVIDIA driver not loaded';
-  const text = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+  const text = (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }

@@ -30,13 +30,14 @@ export type ChangeResult = { json: unknown; text: string; changed: boolean };
 
 /** Runs one change on `state` (`name`: the file or store as messages name it) at time `now`. */
 export async function runChange(state: ChangeTarget, r: ChangeRequest, name: string, now: number): Promise<ChangeResult> {
+  // state's parser gives release and stale exactly one slot ID.
   if (r.action === 'release') {
-    const e = find(state, r.slotIds[0], name);
+    const e = find(state, r.slotIds[0]!, name);
     await state.release(e.id);
     return { json: { released: e }, text: renderReleased(e), changed: true };
   }
   if (r.action === 'stale') {
-    const e = find(state, r.slotIds[0], name);
+    const e = find(state, r.slotIds[0]!, name);
     const stale = !r.clear;
     // --clear says the slot is in use: its activity is recorded too, so gc does not take it for idle.
     // Touched first: a failure in between leaves the slot stale with fresh activity, never unmarked and idle.

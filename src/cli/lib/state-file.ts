@@ -27,7 +27,7 @@ export type StateFile = {
 /** The `--state NAME` file (NAME as typed, resolved against the working folder). */
 export function stateFile(engine: Engine, io: Io, name: string): StateFile {
   const path = resolve(io.cwd, name);
-  const store = JsonFileStore.open(path);
+  const store = JsonFileStore.create(path);
   const said = (error: unknown): unknown => {
     if (error instanceof AllocationError && error.origin === path && error.details?.missing === true) {
       return new UsageError(`--state ${name}: no such file (gpualloc plan --state ${name} --commit, or gpualloc state init --state ${name}, creates one)`);
@@ -89,7 +89,7 @@ export function refreshUsed(engine: Engine, state: ClusterState, inventory: Inve
       { field: 'inventory' },
     );
   }
-  const same = fresh.gpus.length === node.gpus.length && fresh.gpus.every((g, k) => g.index === node.gpus[k].index && g.memoryTotal === node.gpus[k].memoryTotal);
+  const same = fresh.gpus.length === node.gpus.length && fresh.gpus.every((g, k) => g.index === node.gpus[k]!.index && g.memoryTotal === node.gpus[k]!.memoryTotal); // the lengths are equal
   if (!same) {
     const show = (gpus: Array<{ index: number; memoryTotal: number }>) => gpus.map((g) => `${g.index}:${formatBytes(g.memoryTotal)}`).join(', ');
     throw new AllocationError(
@@ -101,7 +101,7 @@ export function refreshUsed(engine: Engine, state: ClusterState, inventory: Inve
   const used = nodeFromInventory(inventory, { id: node.id, slots: node.slots }).gpus;
   node.gpus = node.gpus.map((g, k) => {
     const { memoryUsed: _old, ...rest } = g;
-    return used[k].memoryUsed === undefined ? rest : { ...rest, memoryUsed: used[k].memoryUsed };
+    return used[k]!.memoryUsed === undefined ? rest : { ...rest, memoryUsed: used[k]!.memoryUsed }; // used: the same GPUs, checked above
   });
   return engine.restoreClusterState(json);
 }

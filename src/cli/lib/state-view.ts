@@ -177,7 +177,7 @@ function age(e: SlotEntry, now: number): string {
 function renderList(list: SlotEntry[], name: string, now: number): string {
   if (list.length === 0) return `no slots in ${name}\n`;
   const multiNode = new Set(list.map((e) => e.node)).size > 1;
-  return `${list.length} slot${list.length === 1 ? '' : 's'} in ${name}${multiNode ? '' : ` on ${list[0].node}`}:\n` + slotTable(list, now);
+  return `${list.length} slot${list.length === 1 ? '' : 's'} in ${name}${multiNode ? '' : ` on ${list[0]!.node}`}:\n` + slotTable(list, now);
 }
 
 /** The slots as `state list` and `state gc` show them; IDLE is the time since the slot's last activity (commit or touch). */

@@ -56,7 +56,7 @@ export async function connectStore(url: string, env: Record<string, string | und
   if (!/^postgres(ql)?:\/\//i.test(url)) throw new UsageError(`--store: expected a postgres:// or postgresql:// URL, got ${JSON.stringify(redactUrl(url))}`);
   const retry = env.GPUALLOC_STORE_RETRY_MS;
   if (retry !== undefined && retry !== '' && !/^[0-9]{1,7}$/.test(retry)) throw new UsageError(`GPUALLOC_STORE_RETRY_MS: expected milliseconds (0 to 3600000), got ${JSON.stringify(retry)}`);
-  return PostgresStore.connect(url, { maxConnections: 1, applicationName: 'gpualloc-cli', env, ...(retry === undefined || retry === '' ? {} : { retryMs: Number(retry) }) });
+  return PostgresStore.open(url, { maxConnections: 1, applicationName: 'gpualloc-cli', env, ...(retry === undefined || retry === '' ? {} : { retryMs: Number(retry) }) });
 }
 
 /**

@@ -43,7 +43,7 @@ import {
   readResourceSlices,
   record,
 } from '../objects/index.js';
-import { type GangFilter, type GangHost, type GangResult, scheduleGroup } from '../workloads/index.js';
+import { type GangFilter, type GangHost, type GangRequest, type GangResult, scheduleGroup } from '../workloads/index.js';
 import { type AllocatedEntry, AllocatedState } from './allocated-state.js';
 import { gangHost } from './gang-host.js';
 import { countKey, isIdentityAttribute, layoutCluster, type NodeClass, NodeModel, selectorsReadIdentity } from './node-classes.js';
@@ -311,7 +311,7 @@ export class DraCluster {
    * Places a gang of pods all or nothing, with node-label topology (docs/api/dra-cluster.md,
    * "Gangs"). `filter` adds per-pod node checks beside the claims (kube-scheduler's filters).
    */
-  scheduleGroup(input: unknown, filter?: GangFilter): GangResult {
+  scheduleGroup(input: GangRequest, filter?: GangFilter): GangResult {
     // One host per handle: what it learns of the claims' count masks per node class stays for the next gang.
     this.gangs ??= gangHost({
       nodes: this.nodes,

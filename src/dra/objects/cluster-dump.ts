@@ -4,7 +4,7 @@
 // DeviceTaintRules applied to the devices they select, PodGroups (scheduling.k8s.io/v1alpha2) read
 // for gangs, and every other kind counted and skipped.
 import { AllocationError, type FilePosition, type PathSegment } from '../../shared/errors.js';
-import { describeValue, own } from '../../shared/validate.js';
+import { describeValue, keysOf, own, readInput, rejectUnknownKeys, requireBoolean, requireObject } from '../../shared/validate.js';
 import { type DraDocuments, objectsOf } from './documents.js';
 import { KUBERNETES_VERSION, pruneSpec } from './known-fields.js';
 import { type ClaimTemplate, type NodeInfo, type PodInfo, readClaimTemplate, readNodeInfo, readPod, readTaintRule, type TaintRule } from './pods.js';
@@ -63,6 +63,17 @@ export interface ClusterDumpOptions {
   applyTaintRules?: boolean;
 }
 
+const DUMP_OPTION_KEYS = keysOf<ClusterDumpOptions>()(['strict', 'applyTaintRules']);
+
+/** readClusterDump's options, checked: an object of known keys (did-you-mean) with boolean values. */
+function dumpOptions(options: ClusterDumpOptions): ClusterDumpOptions {
+  const o = requireObject('options', readInput('options', options));
+  rejectUnknownKeys('options', o, DUMP_OPTION_KEYS);
+  if (o.strict !== undefined) requireBoolean('options.strict', o.strict);
+  if (o.applyTaintRules !== undefined) requireBoolean('options.applyTaintRules', o.applyTaintRules);
+  return o as ClusterDumpOptions;
+}
+
 const DRA_KINDS = new Set(['DeviceClass', 'ResourceSlice', 'ResourceClaim', 'ResourceClaimTemplate', 'DeviceTaintRule']);
 
 function labelOf(kind: string, object: Record<string, unknown>): string | undefined {
@@ -91,7 +102,8 @@ function pathText(path: readonly PathSegment[]): string {
  * Reads the objects of `documents` (readDocuments of the text `origin` names). Errors are
  * AllocationError at ORIGIN:LINE:COL naming the object and the field; nothing is half-read.
  */
-export function readClusterDump(documents: DraDocuments, origin: string, options: ClusterDumpOptions = {}): ClusterDump {
+export function readClusterDump(documents: DraDocuments, origin: string, given: ClusterDumpOptions = {}): ClusterDump {
+  const options = dumpOptions(given);
   const out: ClusterDump = {
     classes: [],
     slices: [],
@@ -144,10 +156,11 @@ export function readClusterDump(documents: DraDocuments, origin: string, options
     if (typeof kind !== 'string' || kind === '') return fail(place, `expected a Kubernetes object with a kind, got ${describeValue(raw)}`, ['kind']);
     const label = labelOf(kind, object) ?? `${kind} at ${pathText(path) || 'top'}`;
     if (DRA_KINDS.has(kind)) {
-      if (own(object, 'apiVersion') === undefined && listKind !== undefined) object = { ...object, apiVersion: `resource.k8s.io/${SERVED_VERSIONS[kind][0]}` };
+      const versions = SERVED_VERSIONS[kind]!; // DRA_KINDS are its keys
+      if (own(object, 'apiVersion') === undefined && listKind !== undefined) object = { ...object, apiVersion: `resource.k8s.io/${versions[0]}` };
       const converted = toServedVersion(kind, object);
       if (converted === undefined) {
-        const served = SERVED_VERSIONS[kind].map((v) => `resource.k8s.io/${v}`).join(', ');
+        const served = versions.map((v) => `resource.k8s.io/${v}`).join(', ');
         return fail(place, `${label}: apiVersion: expected one that Kubernetes ${KUBERNETES_VERSION} serves (${served}), got ${describeValue(own(object, 'apiVersion'))}`, ['apiVersion']);
       }
       object = converted;
@@ -171,7 +184,7 @@ export function readClusterDump(documents: DraDocuments, origin: string, options
       if (kind === 'ResourceSlice' || kind === 'DeviceClass') {
         const problems = kind === 'ResourceSlice' ? validateSliceSpec(spec) : validateClassSpec(spec);
         if (problems.length > 0) {
-          const first = /^spec[\w.[\]"-]*/.exec(problems[0])?.[0] ?? 'spec';
+          const first = /^spec[\w.[\]"-]*/.exec(problems[0]!)?.[0] ?? 'spec';
           const segments = [...first.matchAll(/[^.[\]"]+|\[(\d+)\]/g)].map((m) => (m[1] !== undefined ? Number(m[1]) : m[0]));
           return fail(place, invalidMessage(kind, name, problems), segments);
         }

@@ -1,10 +1,12 @@
 // The text `kubectl get … -o json` or `-o yaml` writes, read into plain values: one JSON value, or
 // the documents of a YAML stream (`---` between them). Errors say FILE:LINE:COL. Positions of
 // values inside the documents are found again only when a message needs one (no index is kept for
-// JSON; YAML keeps its parsed nodes). Pure: the CLI reads the file or standard input.
-import { type Document, LineCounter, parseAllDocuments } from 'yaml';
+// JSON; YAML keeps its parsed nodes). Pure: the CLI reads the file or standard input. YAML needs
+// the optional package `yaml`, imported on the first YAML text (JSON needs nothing more).
+import type { Document } from 'yaml';
 import { AllocationError, type FilePosition, type PathSegment } from '../../shared/errors.js';
 import { jsonPosition, parseJson, positionAt } from '../../shared/file-positions.js';
+import { importOptional } from '../../shared/optional.js';
 
 /** Most aliases a YAML stream may expand (the yaml package's default), against alias bombs. */
 export const MAX_YAML_ALIASES = 100;
@@ -25,9 +27,10 @@ function tooDeep(origin: string, cause: unknown): AllocationError {
 
 /**
  * Reads JSON (text starting with `{` or `[`) or a YAML stream. A syntax error, a duplicate key
- * or an alias past MAX_YAML_ALIASES is AllocationError('INVALID_ARGUMENT') at FILE:LINE:COL.
+ * or an alias past MAX_YAML_ALIASES is AllocationError('INVALID_ARGUMENT') at FILE:LINE:COL; YAML
+ * where the optional package `yaml` is not installed is AllocationError('MISSING_DEPENDENCY').
  */
-export function readDocuments(text: string, origin: string): DraDocuments {
+export async function readDocuments(text: string, origin: string): Promise<DraDocuments> {
   const start = text.search(/\S/);
   if (start < 0) return { format: 'yaml', values: [], positionOf: () => undefined };
   if (text[start] === '{' || text[start] === '[') {
@@ -40,6 +43,7 @@ export function readDocuments(text: string, origin: string): DraDocuments {
     }
     return { format: 'json', values: [value], positionOf: (_doc, path) => jsonPosition(text, path) };
   }
+  const { LineCounter, parseAllDocuments } = await importOptional('yaml', 'a cluster dump in YAML', () => import('yaml'));
   const lines = new LineCounter();
   let docs: Document.Parsed[];
   try {
@@ -55,7 +59,7 @@ export function readDocuments(text: string, origin: string): DraDocuments {
     const problem = doc.errors[0];
     if (problem !== undefined) {
       const where = positionAt(text, problem.pos[0]);
-      const said = problem.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+      const said = problem.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
       throw AllocationError.of('INVALID_ARGUMENT', { origin, position: where, detail: `not valid YAML: ${said}`, cause: problem });
     }
     if (doc.contents === null) continue;

@@ -2,6 +2,8 @@
 // field path (`spec.devices[2].capacity.memory.value`) and the value, and unknown fields are errors.
 // Failures are shared/validate's: `fail('INVALID_ARGUMENT', at, expected, value)` with the object as
 // the error's origin.
+
+import { closestName } from '../../shared/suggest.js';
 import { describeValue, fail, type Located, own } from '../../shared/validate.js';
 import { fromLibrary } from './errors.js';
 import { Quantity } from './quantity.js';
@@ -36,7 +38,9 @@ export function record(at: At, value: unknown, known: readonly string[]): Record
   if (value === null || typeof value !== 'object' || Array.isArray(value)) fail('INVALID_ARGUMENT', at, 'an object', value);
   const obj = value as Record<string, unknown>;
   for (const key of Object.keys(obj)) {
-    if (!known.includes(key)) fail('INVALID_ARGUMENT', child(at, key), `a known field (one of ${known.join(', ')})`, `unknown field ${JSON.stringify(key)}`);
+    if (known.includes(key)) continue;
+    const closest = closestName(key, known);
+    fail('INVALID_ARGUMENT', child(at, key), `a known field (${closest === undefined ? '' : `did you mean ${closest}? `}one of ${known.join(', ')})`, `unknown field ${JSON.stringify(key)}`);
   }
   return obj;
 }

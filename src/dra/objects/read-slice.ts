@@ -108,7 +108,7 @@ function readAttribute(at: At, value: unknown): AttributeValue {
   const keys = Object.keys(obj).filter((k) => obj[k] !== undefined && obj[k] !== null);
   if (keys.length === 0) return {};
   if (keys.length > 1) fail('INVALID_ARGUMENT', at, 'exactly one of int, bool, string, version, ints, bools, strings, versions', obj);
-  const key = keys[0];
+  const key = keys[0]!; // exactly one, checked above
   const v = obj[key];
   const here = child(at, key);
   switch (key) {

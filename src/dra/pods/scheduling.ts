@@ -5,6 +5,7 @@
 // PodGroup are placed together, all or nothing, when the queue reaches the first of them (gangs.ts).
 // Bound pods and allocated claims hold what they hold. One pod's problem never stops the others.
 import { AllocationError } from '../../shared/errors.js';
+import { fail, keysOf, rejectUnknownKeys, requireObject } from '../../shared/validate.js';
 import type { AllocationResult, ClaimTemplate, NodeInfo, PodGroupInfo, PodInfo } from '../objects/index.js';
 import { filterFit, filterNodeAffinity, filterTaints, filterUnschedulable, fitErrorMessage, leastAllocatedScore, type NodeUsage } from './filters.js';
 import { scheduleGang } from './gangs.js';
@@ -92,8 +93,12 @@ export interface PodSchedule {
   groups: GroupOutcome[];
 }
 
+const SCHEDULING_KEYS = keysOf<PodScheduling>()(['pods', 'nodes', 'claims', 'templates', 'podGroups', 'extendedResources', 'placer', 'order', 'invalid', 'detail', 'progress']);
+
 /** Schedules every pending pod of the input, one at a time in queue order. */
 export function schedulePods(input: PodScheduling): PodSchedule {
+  rejectUnknownKeys('', requireObject('input', input), SCHEDULING_KEYS);
+  if (input.order !== 'scheduler' && input.order !== 'placer') fail('INVALID_ARGUMENT', 'order', "'scheduler' or 'placer'", input.order);
   const nodeIndex = new Map(input.nodes.map((n, k) => [n.name, k]));
   const usage: NodeUsage[] = input.nodes.map(() => ({ requested: new Map(), pods: 0 }));
   const none = new Set<string>();

@@ -14,7 +14,7 @@ export { cleanRemainders, deadHole } from './ours.js';
 // The registry's numbers, whatever policies it holds (the table in scripts/fleet-tables.mjs).
 export * from './registry.js';
 export { planTables } from './share-values.js';
-export type { FleetPolicy, GpuChoice } from './types.js';
+export type { FleetPolicy, FleetPolicyName, GpuChoice } from './types.js';
 
 /** The published policies (FGD paper order) and ours: fgd-close (the default) and fgd-lp. */
 export const POLICIES: readonly FleetPolicy[] = [random, dotprod, clustering, packing, bestfit, fgd, ours, lp];

@@ -12,4 +12,4 @@ export type { Migration };
 export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004];
 
 /** The schema version this package creates and expects. */
-export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version; // the list above is not empty

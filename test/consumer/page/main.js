@@ -1,0 +1,13 @@
+// A page that only places models: gpualloc/placement and the wasm core, nothing else.
+import { openPlacementEngine } from 'gpualloc/placement';
+
+const G = 2 ** 30;
+const engine = await openPlacementEngine();
+const plan = engine.planPlacement({
+  gpus: [
+    { index: 0, memoryTotal: 80 * G },
+    { index: 1, memoryTotal: 80 * G },
+  ],
+  memory: 100 * G,
+});
+document.getElementById('result').textContent = `${engine.backend} ${plan.options.length} options, best on GPUs ${plan.options[0].gpus.join(',')}`;

@@ -1,0 +1,3 @@
+import { service } from './service.js';
+
+process.stdout.write(JSON.stringify(await service()) + '\n');
