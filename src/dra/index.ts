@@ -48,6 +48,7 @@ export type {
   NodeSelectorRequirement,
   NodeSelectorTerm,
   OpaqueDeviceConfiguration,
+  PodGroupInfo,
   PodInfo,
   ResourceClaim,
   ResourceSlice,
@@ -57,6 +58,7 @@ export {
   claimsOfDump,
   DRA_API_LIMITS,
   KUBERNETES_VERSION,
+  POD_GROUP_API_VERSION,
   readDeviceClasses,
   readDocuments,
   readDraObjects,
@@ -69,6 +71,6 @@ export {
   validateClassSpec,
   validateSliceSpec,
 } from './objects/index.js';
-export type { ClaimPlacer, PlaceResult, PodClaimOutcome, PodOutcome, PodSchedule, PodScheduling } from './pods/index.js';
+export type { ClaimPlacer, GroupOutcome, PlaceResult, PodClaimOutcome, PodOutcome, PodSchedule, PodScheduling } from './pods/index.js';
 export { podOwnerOf, schedulePods } from './pods/index.js';
-export type { GangPlacement, GangRequest, GangResult, GangTopology } from './workloads/index.js';
+export type { GangFilter, GangPlacement, GangRequest, GangResult, GangTopology } from './workloads/index.js';

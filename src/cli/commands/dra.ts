@@ -226,12 +226,13 @@ async function schedule(values: Values, io: Io): Promise<number> {
     if (typeof o.spec?.extendedResourceName === 'string' && typeof o.metadata?.name === 'string') extendedResources.set(o.spec.extendedResourceName, o.metadata.name);
   }
   const podSchedule = onlyClaims
-    ? { pods: [], generated: new Map<string, unknown>() }
+    ? { pods: [], generated: new Map<string, unknown>(), groups: [] }
     : schedulePods({
         pods: dump.pods,
         nodes: dump.nodeInfos,
         claims,
         templates: dump.templates,
+        podGroups: dump.podGroups,
         extendedResources,
         placer: cluster,
         order: nodeScore === undefined ? 'scheduler' : 'placer',
@@ -288,7 +289,7 @@ async function schedule(values: Values, io: Io): Promise<number> {
       ...(values.patch && p.node !== null ? { binding: binding(refOf(p.pod), p.node) } : {}),
     }));
     const claimsOut = claimOutcomes.map((c) => ({ ...c, ...(values.patch && c.allocation !== undefined ? { patch: claimStatus(c.allocation) } : {}) }));
-    io.out(JSON.stringify({ pods, claims: claimsOut }, null, 2) + '\n');
+    io.out(JSON.stringify({ pods, claims: claimsOut, ...(podSchedule.groups.length > 0 ? { groups: podSchedule.groups } : {}) }, null, 2) + '\n');
   } else if (values.patch) {
     io.out('#!/bin/sh\n# What kube-scheduler would write (gpualloc dra schedule --patch).\nset -e\n');
     for (const p of podSchedule.pods) io.out(podScript(p, refOf(p.pod), generated));

@@ -61,6 +61,8 @@ export interface PodInfo {
   requests: Amounts;
   nodeSelector: Record<string, string>;
   affinity?: NodeSelector;
+  /** spec.schedulingGroup.podGroupName: the PodGroup (same namespace) the pod belongs to. */
+  podGroup?: string;
   tolerations: Toleration[];
 }
 
@@ -212,6 +214,12 @@ export function readPod(object: Record<string, unknown>, order: number): PodInfo
   if (priority !== undefined && priority !== null) {
     if (typeof priority !== 'number' || !Number.isSafeInteger(priority)) fail(child(specAt, 'priority'), 'an integer', priority);
     pod.priority = priority;
+  }
+  const group = field(spec, 'schedulingGroup');
+  if (group !== undefined && group !== null) {
+    const groupAt = child(specAt, 'schedulingGroup');
+    const podGroup = str(child(groupAt, 'podGroupName'), field(map(groupAt, group), 'podGroupName'));
+    if (podGroup !== undefined && podGroup !== '') pod.podGroup = podGroup;
   }
   const affinity = readRequiredAffinity(child(specAt, 'affinity'), field(spec, 'affinity'));
   if (affinity !== undefined) pod.affinity = affinity;
