@@ -338,12 +338,12 @@ export class DraCluster {
     input: unknown[],
     allowed: (k: number) => boolean,
     order?: readonly number[],
-  ): { node: number; results: AllocationResult[]; message?: undefined } | { node: -1; results?: undefined; message: string } {
+  ): { node: number; results: AllocationResult[]; message?: undefined; explain?: DraExplanation } | { node: -1; results?: undefined; message: string } {
     const { claims, labels, groups, shape } = this.pendingClaims(input);
     const { found, tried } = this.findNode(claims, groups, shape, allowed, order);
     if (found === undefined) return { node: -1, message: tried.length === 0 ? 'too few free devices that match' : tried[0] };
     this.commit(found.k, labels, found.outcome.results);
-    return { node: found.k, results: found.outcome.results };
+    return { node: found.k, results: found.outcome.results, ...(found.outcome.explain !== undefined ? { explain: found.outcome.explain } : {}) };
   }
 
   /**

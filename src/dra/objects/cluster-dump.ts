@@ -218,10 +218,7 @@ export function readClusterDump(documents: DraDocuments, origin: string, given: 
           return;
         }
         case 'DeviceTaintRule': {
-          const rule = readTaintRule(object);
-          for (const key of rule.unsupported)
-            out.warnings.push(`${label}: spec.deviceSelector.${key}: not applied (Kubernetes ${KUBERNETES_VERSION} selects devices of a DeviceTaintRule by driver, pool and device only)`);
-          out.taintRules.push(rule);
+          out.taintRules.push(readTaintRule(object));
           return;
         }
         case 'Node':
@@ -268,8 +265,18 @@ export function readClusterDump(documents: DraDocuments, origin: string, given: 
   return out;
 }
 
-/** Puts each rule's taint on the devices it selects (as the scheduler sees them: in the slices). */
-export function applyTaintRules(dump: ClusterDump): void {
+/**
+ * Whether a rule's DeviceClass and CEL selectors select one device (driver, pool and device name
+ * already match). This room has no CEL: the model sub-room supplies it (its applyTaintRules).
+ */
+export type TaintRuleSelects = (rule: TaintRule, driver: string, device: Record<string, unknown>) => boolean;
+
+/**
+ * Puts each rule's taint on the devices it selects (as the scheduler sees them: in the slices), as
+ * upstream's ResourceSlice tracker does: driver, pool and device name, then the class's selectors
+ * and the rule's own (`selects`; without it a rule that has them selects nothing).
+ */
+export function applyTaintRules(dump: ClusterDump, selects?: TaintRuleSelects): void {
   if (dump.taintRules.length === 0) return;
   dump.slices = dump.slices.map((raw) => {
     const slice = raw as { spec?: { driver?: string; pool?: { name?: string }; devices?: Array<Record<string, unknown>> } };
@@ -278,7 +285,9 @@ export function applyTaintRules(dump: ClusterDump): void {
     const rules = dump.taintRules.filter((r) => (r.driver === undefined || r.driver === spec.driver) && (r.pool === undefined || r.pool === spec.pool?.name));
     if (rules.length === 0) return raw;
     const devices = spec.devices.map((device) => {
-      const hits = rules.filter((r) => r.device === undefined || r.device === device.name);
+      const hits = rules.filter(
+        (r) => (r.device === undefined || r.device === device.name) && ((r.deviceClassName === undefined && r.selectors.length === 0) || selects?.(r, String(spec.driver), device) === true),
+      );
       if (hits.length === 0) return device;
       const taints = Array.isArray(device.taints) ? [...(device.taints as unknown[])] : [];
       for (const r of hits) taints.push({ ...r.taint });

@@ -301,8 +301,10 @@ export interface TaintRule {
   driver?: string;
   pool?: string;
   device?: string;
-  /** Selector fields this reader cannot apply (deviceClassName, selectors), named for a warning. */
-  unsupported: string[];
+  /** The DeviceClass whose selectors a device must satisfy too. */
+  deviceClassName?: string;
+  /** CEL expressions a device must satisfy (spec.deviceSelector.selectors[].cel.expression). */
+  selectors: string[];
   taint: { key: string; value?: string; effect: string; timeAdded?: string };
 }
 
@@ -320,10 +322,14 @@ export function readTaintRule(object: Record<string, unknown>): TaintRule {
   const taint = map(taintAt, field(spec, 'taint') ?? fail(taintAt, 'an object (required)', undefined));
   const rule: TaintRule = {
     name: ruleName,
-    unsupported: ['deviceClassName', 'selectors'].filter((k) => field(selector, k) !== undefined && field(selector, k) !== null && field(selector, k) !== ''),
+    selectors: list(child(selAt, 'selectors'), field(selector, 'selectors')).map((value, i) => {
+      const at = child(child(selAt, 'selectors'), i);
+      const cel = map(child(at, 'cel'), field(map(at, value), 'cel') ?? fail(child(at, 'cel'), 'an object (required)', undefined));
+      return str(child(child(at, 'cel'), 'expression'), field(cel, 'expression'), true) as string;
+    }),
     taint: { key: name(child(taintAt, 'key'), field(taint, 'key')), effect: str(child(taintAt, 'effect'), field(taint, 'effect'), true) },
   };
-  for (const key of ['driver', 'pool', 'device'] as const) {
+  for (const key of ['driver', 'pool', 'device', 'deviceClassName'] as const) {
     const v = str(child(selAt, key), field(selector, key));
     if (v !== undefined && v !== '') rule[key] = v;
   }

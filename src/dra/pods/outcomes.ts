@@ -1,10 +1,11 @@
 // What scheduling pods yields and takes: each pod's outcome, each gang's, the placer that puts claims
 // on nodes, and a pod ready to place (its claims and the filters that do not change).
+import type { DraExplanation } from '../allocator/index.js';
 import type { AllocationResult, PodInfo } from '../objects/index.js';
 import type { GangFilter, GangResult } from '../workloads/index.js';
 
 /** A placement: the node index and one AllocationResult per claim, or why no node could take them. */
-export type PlaceResult = { node: number; results: AllocationResult[]; message?: undefined } | { node: -1; results?: undefined; message: string };
+export type PlaceResult = { node: number; results: AllocationResult[]; message?: undefined; explain?: DraExplanation } | { node: -1; results?: undefined; message: string };
 
 /** What places claims on nodes (a DraCluster): allocation together on one node, best first. */
 export interface ClaimPlacer {
@@ -37,6 +38,8 @@ export interface PodOutcome {
   nodes?: Record<string, string>;
   /** The PodGroup (`namespace/name`) the pod names in spec.schedulingGroup. */
   group?: string;
+  /** The objective's terms of the chosen allocation beside first-fit's on the same node (a placer asked to explain, scored mode). */
+  explain?: DraExplanation;
 }
 
 /** A pod ready to place: its claims to allocate, the resources DRA handles, and per node what does not change as pods are placed. */

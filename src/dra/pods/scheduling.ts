@@ -6,6 +6,7 @@
 // Bound pods and allocated claims hold what they hold. One pod's problem never stops the others.
 import { AllocationError } from '../../shared/errors.js';
 import { fail, keysOf, rejectUnknownKeys, requireObject } from '../../shared/validate.js';
+import type { DraExplanation } from '../allocator/index.js';
 import type { AllocationResult, ClaimTemplate, NodeInfo, PodGroupInfo, PodInfo } from '../objects/index.js';
 import { filterFit, filterNodeAffinity, filterTaints, filterUnschedulable, fitErrorMessage, leastAllocatedScore, type NodeUsage } from './filters.js';
 import { scheduleGang } from './gangs.js';
@@ -276,6 +277,7 @@ export function schedulePods(input: PodScheduling): PodSchedule {
     }
     let chosen = -1;
     let results: AllocationResult[] = [];
+    let explain: DraExplanation | undefined;
     if (toAllocate.length === 0) chosen = order !== undefined ? (order[0] ?? -1) : allowed.indexOf(1);
     else {
       try {
@@ -287,6 +289,7 @@ export function schedulePods(input: PodScheduling): PodSchedule {
         if (placed.results !== undefined) {
           chosen = placed.node;
           results = placed.results;
+          explain = placed.explain;
         } else {
           const count = allowed.reduce((n, ok) => n + ok, 0);
           if (count > 0) reasons.set('cannot allocate all claims', count);
@@ -304,6 +307,7 @@ export function schedulePods(input: PodScheduling): PodSchedule {
       continue;
     }
     keep(p, chosen, results);
+    if (explain !== undefined) outcome.explain = explain;
   }
   return { pods: outcomes, generated: made, groups: groupOutcomes };
 }
