@@ -45,6 +45,7 @@ export {
   DEFAULT_DRA_FEATURES,
   DEFAULT_SCORED_BUDGET,
   DRA_FEATURE_GATES,
+  DRA_FEATURE_STAGES,
   DRA_MODES,
   DraCluster,
   fragmentationParts,

@@ -9,7 +9,7 @@ export { allocateClaims, DEFAULT_SCORED_BUDGET, DRA_MODES, fragmentationParts } 
 export type { DraAllocatedState, DraClaimAllocation, DraClusterInit, DraScheduleResult, NodeScore } from './cluster/index.js';
 export { createDraCluster, DraCluster, FRAGMENTATION_CANDIDATES, NODE_SCORES } from './cluster/index.js';
 export type { DraFeature, DraFeatures } from './model/index.js';
-export { DEFAULT_DRA_FEATURES, DRA_FEATURE_GATES } from './model/index.js';
+export { applyTaintRules, DEFAULT_DRA_FEATURES, DRA_FEATURE_GATES, DRA_FEATURE_STAGES, readClusterDump } from './model/index.js';
 // The Kubernetes objects' types, by name (the front of objects/ lists them all).
 export type {
   AllocationResult,
@@ -48,17 +48,17 @@ export type {
   NodeSelectorRequirement,
   NodeSelectorTerm,
   OpaqueDeviceConfiguration,
+  PodGroupInfo,
   PodInfo,
   ResourceClaim,
   ResourceSlice,
 } from './objects/index.js';
 export {
   allocationPatch,
-  applyTaintRules,
   claimsOfDump,
   DRA_API_LIMITS,
   KUBERNETES_VERSION,
-  readClusterDump,
+  POD_GROUP_API_VERSION,
   readDeviceClasses,
   readDocuments,
   readDraObjects,
@@ -71,6 +71,6 @@ export {
   validateClassSpec,
   validateSliceSpec,
 } from './objects/index.js';
-export type { ClaimPlacer, PlaceResult, PodClaimOutcome, PodOutcome, PodSchedule, PodScheduling } from './pods/index.js';
+export type { ClaimPlacer, GroupOutcome, PlaceResult, PodClaimOutcome, PodOutcome, PodSchedule, PodScheduling } from './pods/index.js';
 export { podOwnerOf, schedulePods } from './pods/index.js';
-export type { GangPlacement, GangRequest, GangResult, GangTopology } from './workloads/index.js';
+export type { GangFilter, GangPlacement, GangRequest, GangResult, GangTopology } from './workloads/index.js';

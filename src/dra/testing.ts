@@ -7,7 +7,9 @@ export type { CelAttributeValue, CelDevice, CelFeatures, CompiledSelector } from
 export {
   CelCompileError,
   CelRuntimeError,
+  COST_LIMIT_EXCEEDED,
   compileSelector,
+  DEFAULT_COST_LIMIT,
   pointMatchesAtRe2,
   prepareDevice,
   RegexSyntaxError,

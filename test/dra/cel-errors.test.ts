@@ -47,6 +47,42 @@ describe('compile errors', () => {
   });
 });
 
+describe('overload errors, worded as cel-go words them', () => {
+  it('names the operator function and the operand types at the operator', () => {
+    expect(compileError('quantity("1") >= quantity("2")').message).toBe(
+      'compilation failed: ERROR: <input>:1:15: found no matching overload for \'_>=_\' applied to \'(kubernetes.Quantity, kubernetes.Quantity)\'\n | quantity("1") >= quantity("2")\n | ..............^',
+    );
+    expect(compileError('114 + "514" == 1').message).toContain("<input>:1:5: found no matching overload for '_+_' applied to '(int, string)'");
+    expect(compileError('device.attributes["a"].b.size() > "x"').message).toContain("found no matching overload for '_>_' applied to '(int, string)'");
+    expect(compileError('[1] + ["a"] == []').message).toContain("found no matching overload for '_+_' applied to '(list(int), list(string))'");
+  });
+
+  it('names a function with its receiver and arguments at the call, and an unknown function as undeclared', () => {
+    expect(compileError('size(1) == 1').message).toContain("<input>:1:5: found no matching overload for 'size' applied to '(int)'");
+    expect(compileError('device.driver.contains(1)').message).toContain("<input>:1:23: found no matching overload for 'contains' applied to 'string.(int)'");
+    expect(compileError('quantity("1").isGreaterThan(1)').message).toContain("found no matching overload for 'isGreaterThan' applied to 'kubernetes.Quantity.(int)'");
+    expect(compileError('nope(1)').message).toContain("<input>:1:5: undeclared reference to 'nope' (in container '')");
+    expect(compileError('device.driver.nope()').message).toContain("undeclared reference to 'nope' (in container '')");
+  });
+
+  it('says "no such overload" when an attribute of the wrong type meets an operator or a function at run time', () => {
+    const typed: CelDevice = { driver: 'driver-a', attributes: { 'driver-a': { model: { string: 'm' }, count: { int: 3n } } }, capacity: {} };
+    const cases: Array<[string, string]> = [
+      ['device.attributes["driver-a"].model >= 3', 'no such overload'],
+      ['device.attributes["driver-a"].count + "x" == "y"', 'no such overload'],
+      ['device.attributes["driver-a"].model * 2 == 1', 'no such overload: _*_'],
+      ['-device.attributes["driver-a"].model == 1', 'no such overload: -_'],
+      ['device.attributes["driver-a"].count.contains("a")', 'no such overload: contains(int, string)'],
+    ];
+    for (const [expression, message] of cases) {
+      expect(() => compileSelector(expression).evaluate(typed), expression).toThrow(CelRuntimeError);
+      expect(() => compileSelector(expression).evaluate(typed), expression).toThrow(new RegExp(`^${message.replace(/[()*+-]/g, '\\$&')}$`));
+    }
+    // Equality of different types is false in CEL, not an error.
+    expect(compileSelector('device.attributes["driver-a"].model == 3').evaluate(typed)).toBe(false);
+  });
+});
+
 describe('runtime errors', () => {
   it('names the missing key, the unusable attribute and the failing function', () => {
     const cases: Array<[string, CelDevice, string]> = [
@@ -104,10 +140,10 @@ describe('cost bound', () => {
   });
 
   it('rejects at compile time what would run away, and keeps what upstream selectors do', () => {
-    expect(compileError(nested(3, 200)).message).toMatch(/exceeds the cost limit 1000000/);
+    expect(compileError(nested(3, 200)).message).toMatch(/^too complex, exceeds cost limit \(estimated worst-case cost .*, limit 1000000\)$/);
     expect(() => compileSelector(nested(2, 50))).not.toThrow();
     expect(() => compileSelector('device.attributes["driver-a"].model.split(",").exists(p, p == "m")')).not.toThrow();
-    expect(() => compileSelector(nested(2, 50), {}, { costLimit: 100 })).toThrow(/exceeds the cost limit 100 /);
+    expect(() => compileSelector(nested(2, 50), {}, { costLimit: 100 })).toThrow(/exceeds cost limit .*limit 100\)/);
   });
 });
 

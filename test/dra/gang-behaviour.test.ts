@@ -80,8 +80,9 @@ describe('DraCluster.scheduleGroup', () => {
     const c = clusterOf([{ gpus: 4 }, { gpus: 4 }, { gpus: 2 }]);
     expect(c.schedule([want('before', 1)]).node).toBe('n0');
     const before = c.allocated();
-    // 4 + 4 + 3 = 11 > 10 free, but also a 3 that no node has left after the two 4s: searched and refused.
-    const r = c.scheduleGroup({ pods: [[want('a', 3)], [want('b', 3)], [want('c', 3)]] });
+    // 4 + 4 + 1 = 9 free devices and room for 9 one-device pods pass the counted check, but only n1
+    // has 4 free: searched and refused.
+    const r = c.scheduleGroup({ pods: [[want('a', 4)], [want('b', 4)], [want('c', 1)]] });
     expect(r.placements).toEqual([]);
     expect(r.reason?.code).toBe('UNSCHEDULABLE');
     expect(r.reason?.message).toMatch(/no placement of 3 of 3 pod/);
@@ -182,6 +183,33 @@ describe('DraCluster.scheduleGroup', () => {
     expect(r2.placements).toEqual([]);
     expect(c2.stats().tries).toBeLessThan(100);
     expect(c2.allocated().claims).toEqual([]);
+  });
+
+  it('tries pods with identical claims in one order: a symmetric choice is tried once', () => {
+    // Nodes of 5, 6, 9 and 10 GPUs (four node classes) have room for six 4-GPU pods, and the 3-GPU
+    // pod takes one of those places: infeasible, though the counts pass (27 of 30 GPUs; 9 pods of
+    // 3 GPUs by node). Six identical pods on distinct nodes: every order of them is the same choice,
+    // so the refusal costs tens of allocator runs (over 500 when each order is tried).
+    const c = clusterOf([{ gpus: 5 }, { gpus: 6 }, { gpus: 9 }, { gpus: 10 }]);
+    const r = c.scheduleGroup({ pods: [...pods('f', 6, 4), [want('t', 3)]] });
+    expect(r.placements).toEqual([]);
+    expect(r.reason?.message).toBe('no placement of 7 of 7 pod(s) on 4 node(s)');
+    expect(c.stats().tries).toBeLessThanOrEqual(60);
+    expect(c.allocated().claims).toEqual([]);
+    // The same pods place when the 3-GPU pod has room of its own (an 11th GPU on the 10-GPU node
+    // makes it 11: two 4s and the 3), and the placement lists the pods in pod order.
+    const c2 = clusterOf([{ gpus: 5 }, { gpus: 6 }, { gpus: 9 }, { gpus: 11 }]);
+    const r2 = c2.scheduleGroup({ pods: [[want('t', 3)], ...pods('f', 6, 4)] });
+    expect(r2.placements.map((p) => p.pod)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(r2.placements[0].node).toBe('n3');
+  });
+
+  it('the per-node count refuses pods too big for any node without search', () => {
+    // 16 free GPUs in all, but no node has 5 free: two 5-GPU pods are refused without an allocator run.
+    const c = clusterOf([{ gpus: 4 }, { gpus: 4 }, { gpus: 4 }, { gpus: 4 }]);
+    const r = c.scheduleGroup({ pods: pods('g', 2, 5) });
+    expect(r.reason?.message).toMatch(/larger than the cluster: 2 pod\(s\) each need at least 5 device\(s\) of one request shape on one node; 4 node\(s\) have room for 0/);
+    expect(c.stats().tries).toBe(0);
   });
 
   it('a step budget returns the best placement found and says so', () => {

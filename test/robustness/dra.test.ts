@@ -64,6 +64,27 @@ describe('hostile input to gpualloc dra', () => {
     expect(JSON.parse(r.stdout).claims[0].reason.code).toBe('UNSCHEDULABLE');
   });
 
+  it('pathological CEL cost: nested comprehensions are refused at compile time, a doubling string stops at the runtime limit', async () => {
+    const list = `[${Array.from({ length: 200 }, (_, i) => i).join(', ')}]`;
+    const nested = `${list}.all(a, ${list}.all(b, ${list}.all(c, c >= 0)))`;
+    // Doubling a string 40 times: cheap by the compile-time estimate, stopped by the runtime limit.
+    let doubling = 'v != ""';
+    for (let i = 0; i < 40; i++) doubling = `cel.bind(v, v + v, ${doubling})`;
+    doubling = `cel.bind(v, "aaaa", ${doubling})`;
+    const slice =
+      'apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec: {driver: d.example.com, nodeName: n1, pool: {name: p, resourceSliceCount: 1}, devices: [{name: d0}, {name: d1}]}\n';
+    const claim = (name: string, expression: string) =>
+      `apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: ${name}, namespace: ns}\nspec: {devices: {requests: [{name: r, exactly: {deviceClassName: c, selectors: [{cel: {expression: ${JSON.stringify(expression)}}}]}}]}}\n`;
+    const r = await bounded('cel cost', () => cli(['dra', 'schedule', '--dump', '-', '--json'], {}, [NODE, CLASS, slice, claim('nested', nested), claim('doubling', doubling)].join('---\n')), [1]);
+    const claims = JSON.parse(r.stdout).claims as Array<{ claim: string; reason: { code: string; message: string } }>;
+    const byName = new Map(claims.map((c) => [c.claim, c.reason]));
+    expect(byName.get('ns/nested')?.code).toBe('INVALID');
+    expect(byName.get('ns/nested')?.message).toContain('too complex, exceeds cost limit');
+    // A runtime error rules out the node it happened on (as upstream's Filter does), not the claim.
+    expect(byName.get('ns/doubling')?.code).toBe('UNSCHEDULABLE');
+    expect(byName.get('ns/doubling')?.message).toContain('n1: claim ns/doubling: selector #0 on device d.example.com/p/d0: CEL runtime error: operation cancelled: actual cost limit exceeded');
+  });
+
   it('not an object, no kind, an unserved version: exit 2 with the position', async () => {
     for (const text of ['- 1\n- 2\n', 'metadata: {name: x}\n', 'apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceSlice\nmetadata: {name: s}\nspec: {}\n']) {
       const r = await bounded(text, () => cli(['dra', 'schedule', '--dump', '-'], {}, text), [2]);

@@ -10,6 +10,7 @@ import {
   claimsOfDump,
   DEFAULT_DRA_FEATURES,
   DRA_FEATURE_GATES,
+  DRA_FEATURE_STAGES,
   DRA_MODES,
   type DraCluster,
   type DraExplanation,
@@ -30,6 +31,14 @@ import { type DumpPart, readInputs } from '../lib/dra-input.js';
 import { binding, type ClaimOutcome, claimPatchCommand, claimRows, claimStatus, generatedClaim, type PodRef, podRows, podScript } from '../lib/dra-output.js';
 import { helpOption, jsonOption, option, optionsHelp, readOptions } from '../lib/options.js';
 
+/** The features on (or off) by default, each with its Kubernetes 1.36 stage: `adminAccess (GA), …`. */
+function featureList(on: boolean): string {
+  return (Object.keys(DEFAULT_DRA_FEATURES) as DraFeature[])
+    .filter((f) => DEFAULT_DRA_FEATURES[f] === on)
+    .map((f) => `${f} (${DRA_FEATURE_STAGES[f]})`)
+    .join(', ');
+}
+
 const OPTIONS = {
   dump: option({ type: 'string', value: 'FILE|-', multiple: true, help: 'a cluster dump: every kind from one file or standard input (-); repeatable' }),
   classes: option({ type: 'string', value: 'FILE', help: 'DeviceClasses' }),
@@ -48,14 +57,15 @@ const OPTIONS = {
   features: option({
     type: 'string',
     value: 'LIST',
-    help: `allocator features on, comma-separated (every other one off); default: the\nones Kubernetes enables by default (${Object.keys(DEFAULT_DRA_FEATURES)
-      .filter((f) => DEFAULT_DRA_FEATURES[f as DraFeature])
-      .join(', ')})`,
+    help: `allocator features on, comma-separated (every other one off); default: those\nKubernetes 1.36 enables by default: ${featureList(true)};\noff by default: ${featureList(false)}`,
   }),
   strict: option({ type: 'boolean', help: 'every field the readers do not know is an error (default: a warning)' }),
   detail: option({ type: 'boolean', help: 'for a pod not placed, why each node was not chosen' }),
   json: jsonOption('print JSON'),
-  explain: option({ type: 'boolean', help: 'allocate, scored mode: show the objective\'s terms for the chosen allocation\nbeside first-fit\'s (with --json: an "explain" field)' }),
+  explain: option({
+    type: 'boolean',
+    help: 'scored mode: per pod (schedule) or for the claims (allocate), the objective\'s terms of\nthe chosen allocation beside first-fit\'s on the same node (with --json: an "explain" field)',
+  }),
   patch: option({ type: 'boolean', help: 'print what kube-scheduler would write, as kubectl commands (with --json: a\n"patch" per claim and a "binding" per pod)' }),
   help: helpOption(),
 };
@@ -65,7 +75,7 @@ const HELP = `gpualloc dra: where Kubernetes would put pending pods and their DR
 Usage:
   gpualloc dra schedule --dump FILE|- [--dump FILE]... [--node-score pack|spread|first|fragmentation]
                         [--mode scored|first-fit] [--features LIST] [--strict] [--detail]
-                        [--json] [--patch]
+                        [--json] [--patch] [--explain]
   gpualloc dra allocate --dump FILE|- --node NAME [--claim NAME]... [--mode …] [--json] [--patch]
                         [--explain]
 
@@ -173,9 +183,9 @@ function scheduleClaims(cluster: DraCluster, group: DumpClaim[], invalid: Readon
 }
 
 async function schedule(values: Values, io: Io): Promise<number> {
-  if (values.explain) throw new UsageError("dra schedule: --explain is for allocate (one node's claims beside first-fit's choice)");
   if (values.node !== undefined) throw new UsageError('dra schedule: --node is for allocate; schedule takes every Node of the input');
   const mode = oneOf<DraMode>('--mode', values.mode, DRA_MODES);
+  if (values.explain && mode === 'first-fit') throw new UsageError('dra schedule: --explain is for the scored mode');
   const nodeScore = oneOf<NodeScore>('--node-score', values['node-score'], NODE_SCORES);
   const features = parseFeatures(values.features);
   const dump = await inputs(io, values, ['classes', 'slices', 'claims', 'nodes']);
@@ -192,6 +202,7 @@ async function schedule(values: Values, io: Io): Promise<number> {
       ...(features !== undefined ? { features } : {}),
       ...(mode !== undefined ? { mode } : {}),
       ...(nodeScore !== undefined ? { nodeScore } : {}),
+      ...(values.explain ? { explain: true } : {}),
     });
   } catch (error) {
     throw located(dump, error);
@@ -215,12 +226,13 @@ async function schedule(values: Values, io: Io): Promise<number> {
     if (typeof o.spec?.extendedResourceName === 'string' && typeof o.metadata?.name === 'string') extendedResources.set(o.spec.extendedResourceName, o.metadata.name);
   }
   const podSchedule = onlyClaims
-    ? { pods: [], generated: new Map<string, unknown>() }
+    ? { pods: [], generated: new Map<string, unknown>(), groups: [] }
     : schedulePods({
         pods: dump.pods,
         nodes: dump.nodeInfos,
         claims,
         templates: dump.templates,
+        podGroups: dump.podGroups,
         extendedResources,
         placer: cluster,
         order: nodeScore === undefined ? 'scheduler' : 'placer',
@@ -277,13 +289,14 @@ async function schedule(values: Values, io: Io): Promise<number> {
       ...(values.patch && p.node !== null ? { binding: binding(refOf(p.pod), p.node) } : {}),
     }));
     const claimsOut = claimOutcomes.map((c) => ({ ...c, ...(values.patch && c.allocation !== undefined ? { patch: claimStatus(c.allocation) } : {}) }));
-    io.out(JSON.stringify({ pods, claims: claimsOut }, null, 2) + '\n');
+    io.out(JSON.stringify({ pods, claims: claimsOut, ...(podSchedule.groups.length > 0 ? { groups: podSchedule.groups } : {}) }, null, 2) + '\n');
   } else if (values.patch) {
     io.out('#!/bin/sh\n# What kube-scheduler would write (gpualloc dra schedule --patch).\nset -e\n');
     for (const p of podSchedule.pods) io.out(podScript(p, refOf(p.pod), generated));
     for (const c of claimOutcomes) if (c.allocation !== undefined) io.out(claimPatchCommand(c.claim, c.allocation as AllocationResult));
   } else {
     io.out(table(['POD', 'NODE', 'CLAIM', 'REQUEST', 'DRIVER', 'POOL', 'DEVICE'], [...podRows(podSchedule.pods), ...claimRows(claimOutcomes)]));
+    if (values.explain) for (const p of podSchedule.pods) if (p.explain !== undefined && p.node !== null) io.out(explainLines(p.pod, p.node, p.explain));
   }
   let failed = 0;
   for (const p of podSchedule.pods) {

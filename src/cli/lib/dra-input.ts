@@ -40,6 +40,7 @@ export function emptyDump(): ClusterDump {
     pods: [],
     templates: [],
     taintRules: [],
+    podGroups: [],
     skipped: {},
     warnings: [],
     invalid: new Map(),
@@ -61,8 +62,11 @@ export async function readInputs(io: Io, files: { dump?: string[]; parts: Partia
     if (part === 'nodes') {
       out.nodes.push(...from.nodes);
       out.nodeInfos.push(...from.nodeInfos);
-    } else if (part === 'pods') out.pods.push(...from.pods.map((p) => ({ ...p, order: out.pods.length + p.order })));
-    else if (part === 'claims') {
+    } else if (part === 'pods') {
+      // PodGroups go with the pods that name them.
+      out.pods.push(...from.pods.map((p) => ({ ...p, order: out.pods.length + p.order })));
+      out.podGroups.push(...from.podGroups);
+    } else if (part === 'claims') {
       out.claims.push(...from.claims);
       out.templates.push(...from.templates);
     } else out[part].push(...(from[part] as never[]));

@@ -62,10 +62,42 @@ function needed(request: RequestModel): string {
   return request.allMode ? `all ${request.count} matching device(s)` : `${request.count} device(s)`;
 }
 
+/** The pools of the node that are incomplete, as `pool X: 8 of 9 slices` (their devices are not used until the driver publishes the rest). */
+function incompletePools(model: AllocationModel): string {
+  const notes = model.pools.filter((p) => p.incomplete).map((p) => `pool ${p.id}: ${p.slices?.found ?? 0} of ${p.slices?.expected ?? 0} slices`);
+  return notes.length === 0 ? '' : ` (${notes.join(', ')}, not used until complete)`;
+}
+
+/**
+ * The claim's constraints over the request whose attribute too few of the request's selected
+ * devices have (a device without it cannot be allocated under the constraint), named.
+ */
+function constraintNotes(model: AllocationModel, request: RequestModel, c: FilterCounts): string {
+  if (c.usable >= request.count || c.untainted === 0 || c.error !== undefined) return '';
+  const indices = request.allDevices ?? model.candidates.map((d) => d.index);
+  const notes: string[] = [];
+  for (const spec of model.claims[request.claimIndex].constraintSpecs) {
+    const covered = spec.requests.size === 0 || spec.requests.has(request.base) || (request.sub !== undefined && spec.requests.has(request.name));
+    if (!covered) continue;
+    let selected = 0;
+    let having = 0;
+    for (const index of indices) {
+      if (!model.selectable(request, index)) continue;
+      selected++;
+      const d = model.candidates[index];
+      if (lookupAttribute(d.device, d.driver, spec.attribute) !== undefined) having++;
+    }
+    if (having >= request.count) continue;
+    const which = having === 0 ? `none of the ${selected} selected device(s) has` : `only ${having} of the ${selected} selected device(s) have`;
+    notes.push(`constraint ${spec.kind}Attribute ${spec.attribute}: ${which} attribute ${spec.attribute}`);
+  }
+  return notes.length === 0 ? '' : `; ${notes.join('; ')}`;
+}
+
 function describeCounts(model: AllocationModel, request: RequestModel, c: FilterCounts): string {
   const head =
-    `${needed(request)} of class ${request.deviceClass.name}: ${c.onNode} device(s) on node ${model.node.name}, ${c.classMatch} match the class, ` +
-    `${c.selected} the request's selectors, ${c.free} free, ${c.untainted} untainted, ${c.usable} usable (counters, capacity, constraints)`;
+    `${needed(request)} of class ${request.deviceClass.name}: ${c.onNode} device(s) on node ${model.node.name}${incompletePools(model)}, ${c.classMatch} match the class, ` +
+    `${c.selected} the request's selectors, ${c.free} free, ${c.untainted} untainted, ${c.usable} usable (counters, capacity, constraints)${constraintNotes(model, request, c)}`;
   return c.error === undefined ? head : `${head} (counting stopped: ${c.error})`;
 }
 

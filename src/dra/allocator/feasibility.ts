@@ -221,7 +221,10 @@ function countsCheck(model: AllocationModel, groups: readonly GroupFacts[], caps
   if (matchable(demands, caps(demands.flatMap((d) => d.devices)))) return undefined;
   const total = chosen.reduce((s, f) => s + f.request.count, 0);
   const distinct = new Set(chosen.flatMap((f) => f.usable)).size;
-  return `the requests need ${total} device(s) together, but no assignment of distinct devices serves them within the shared counters of their parents (${distinct} device(s) could serve some request alone)`;
+  // The counters are named only where some of the devices consume counters.
+  const counted = chosen.some((f) => f.usable.some((i) => model.candidates[i].device.consumesCounters.length > 0));
+  const within = counted ? ' within the shared counters of their parents' : '';
+  return `the requests need ${total} device(s) together, but no assignment of distinct devices serves them${within} (${distinct} device(s) could serve some request alone)`;
 }
 
 /** (2) Counter sums: the cheapest consumption of each counter (and of each counter set in total) against what is left. */

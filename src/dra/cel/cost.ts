@@ -103,5 +103,6 @@ export function estimateCost(ast: ASTNode): number {
 export function checkCost(ast: ASTNode, limit: number): string | undefined {
   const cost = estimateCost(ast);
   if (cost <= limit) return undefined;
-  return `estimated cost ${cost.toExponential(2)} exceeds the cost limit ${limit} (nested comprehensions over long lists)`;
+  // The API server's words for a selector over the limit (validateCELSelector).
+  return `too complex, exceeds cost limit (estimated worst-case cost ${cost.toExponential(2)}, limit ${limit})`;
 }

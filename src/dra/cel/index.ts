@@ -10,9 +10,10 @@ import { checkCost, DEFAULT_COST_LIMIT } from './cost.js';
 import { type CelAttributeValue, type CelDevice, type CelFeatures, DeviceValueError, environmentFor, featureKey, PreparedDevice, prepare } from './environment.js';
 import { compileMessage, runtimeMessage, runtimeTypeName } from './messages.js';
 import { pointMatchesAtRe2 } from './re2.js';
+import { COST_LIMIT_EXCEEDED, CostTracker, trackCost } from './runtime-cost.js';
 
 export type { CelAttributeValue, CelDevice, CelFeatures };
-export { DEFAULT_COST_LIMIT, PreparedDevice };
+export { COST_LIMIT_EXCEEDED, DEFAULT_COST_LIMIT, PreparedDevice };
 
 /**
  * Converts a device into its CEL value once, for evaluating many selectors compiled with the same
@@ -54,12 +55,20 @@ export interface CompiledSelector {
    * PreparedDevice must come from prepareDevice with the same features.
    */
   evaluate(device: CelDevice | PreparedDevice): boolean;
+  /** The cost of the last evaluation, in cel-go's units (one per evaluated step, a tenth per element of values built). */
+  readonly lastCost: number;
 }
 
-/** Options of compileSelector beyond the feature gates. */
+/** Options of compileSelector beyond the feature gates (upstream's dracel.Options). */
 export interface CompileOptions {
-  /** Upper bound on the estimated worst-case cost (upstream CELSelectorExpressionMaxCost, 1,000,000). */
+  /**
+   * The most one evaluation may cost, and the bound on the estimated worst case (upstream
+   * CELSelectorExpressionMaxCost, 1,000,000). An evaluation past it fails with "operation
+   * cancelled: actual cost limit exceeded".
+   */
   costLimit?: number;
+  /** Skips the compile-time estimate (upstream DisableCostEstimation); the runtime limit still holds. */
+  disableCostEstimation?: boolean;
 }
 
 class Selector implements CompiledSelector {
@@ -67,7 +76,13 @@ class Selector implements CompiledSelector {
     readonly expression: string,
     private readonly program: ParseResult,
     private readonly features: CelFeatures,
+    private readonly cost: CostTracker,
   ) {}
+
+  /** The cost of the last evaluation, in cel-go's units (see runtime-cost.ts). */
+  get lastCost(): number {
+    return this.cost.cost;
+  }
 
   evaluate(device: CelDevice | PreparedDevice): boolean {
     const prepared = device instanceof PreparedDevice ? device : prepare(device, this.features);
@@ -76,12 +91,15 @@ class Selector implements CompiledSelector {
     }
     if (prepared.error !== undefined) throw new CelRuntimeError(this.expression, prepared.error.message, { cause: prepared.error });
     let result: unknown;
+    this.cost.reset();
     try {
       result = this.program({ device: prepared.value });
     } catch (error) {
-      const message = error instanceof DeviceValueError ? error.message : runtimeMessage(error);
+      const message = this.cost.exceeded ? COST_LIMIT_EXCEEDED : error instanceof DeviceValueError ? error.message : runtimeMessage(error);
       throw new CelRuntimeError(this.expression, message, { cause: error });
     }
+    // A quantifier keeps going past a failing step; a run past the limit fails however it ended.
+    if (this.cost.exceeded) throw new CelRuntimeError(this.expression, COST_LIMIT_EXCEEDED);
     if (typeof result !== 'boolean') {
       throw new CelRuntimeError(this.expression, `CEL result of type ${runtimeTypeName(result)} could not be converted to bool`);
     }
@@ -91,28 +109,36 @@ class Selector implements CompiledSelector {
 
 /**
  * Compiles a DRA device selector for the given feature gates. Throws CelCompileError with
- * upstream's wording ("undeclared reference to 'x'", "must evaluate to bool or the unknown type").
+ * upstream's wording ("undeclared reference to 'x'", "must evaluate to bool or the unknown type",
+ * "found no matching overload for '_>=_' applied to '(int, string)'"). Every evaluation of the
+ * result is held to the runtime cost limit.
  */
 export function compileSelector(expression: string, features: CelFeatures = {}, options: CompileOptions = {}): CompiledSelector {
   if (typeof expression !== 'string') throw new CelCompileError(String(expression), 'expression must be a string');
   const env = environmentFor(features);
+  const declared = (name: string): boolean => env.getDefinitions().functions.some((f) => f.name === name);
   let program: ParseResult;
   try {
     program = env.parse(expression);
     // `s.matches(re)` with RE2 semantics, as cel-go has it (the library's own is JavaScript's backtracking RegExp).
     pointMatchesAtRe2(program.ast, env);
   } catch (error) {
-    throw new CelCompileError(expression, compileMessage(expression, error));
+    throw new CelCompileError(expression, compileMessage(expression, error, declared));
   }
   const checked = program.check();
-  if (!checked.valid) throw new CelCompileError(expression, compileMessage(expression, checked.error));
+  if (!checked.valid) throw new CelCompileError(expression, compileMessage(expression, checked.error, declared));
   // Upstream accepts bool and the unknown type (an attribute's value); the evaluator calls both dyn.
   if (checked.type !== 'bool' && checked.type !== 'dyn') {
     throw new CelCompileError(expression, `must evaluate to bool or the unknown type, not ${checked.type}`);
   }
-  const costError = checkCost(program.ast, options.costLimit ?? DEFAULT_COST_LIMIT);
-  if (costError !== undefined) throw new CelCompileError(expression, costError);
-  return new Selector(expression, program, { ...features });
+  const limit = options.costLimit ?? DEFAULT_COST_LIMIT;
+  if (options.disableCostEstimation !== true) {
+    const costError = checkCost(program.ast, limit);
+    if (costError !== undefined) throw new CelCompileError(expression, costError);
+  }
+  const tracker = new CostTracker(limit);
+  trackCost(program.ast, tracker);
+  return new Selector(expression, program, { ...features }, tracker);
 }
 
 /**

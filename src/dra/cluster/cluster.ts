@@ -43,7 +43,7 @@ import {
   readResourceSlices,
   record,
 } from '../objects/index.js';
-import { type GangRequest, type GangResult, scheduleGroup } from '../workloads/index.js';
+import { type GangFilter, type GangHost, type GangRequest, type GangResult, scheduleGroup } from '../workloads/index.js';
 import { type AllocatedEntry, AllocatedState } from './allocated-state.js';
 import { gangHost } from './gang-host.js';
 import { countKey, isIdentityAttribute, layoutCluster, type NodeClass, NodeModel, selectorsReadIdentity } from './node-classes.js';
@@ -188,6 +188,8 @@ export class DraCluster {
   /** The workload's requests (read once) and, per node class, its shapes (made on first use). */
   private readonly workload?: { probe: AllocationModel; weights: number[]; shapes: Array<WorkloadShape[] | undefined> };
   private tries = 0;
+  /** The gang search's view of the handle, made on the first scheduleGroup. */
+  private gangs?: GangHost;
 
   constructor(init: DraClusterInit) {
     const at = { origin: 'init', path: '' };
@@ -305,9 +307,13 @@ export class DraCluster {
     };
   }
 
-  /** Places a gang of pods all or nothing, with node-label topology (docs/api/dra-cluster.md, "Gangs"). */
-  scheduleGroup(input: GangRequest): GangResult {
-    const host = gangHost({
+  /**
+   * Places a gang of pods all or nothing, with node-label topology (docs/api/dra-cluster.md,
+   * "Gangs"). `filter` adds per-pod node checks beside the claims (kube-scheduler's filters).
+   */
+  scheduleGroup(input: GangRequest, filter?: GangFilter): GangResult {
+    // One host per handle: what it learns of the claims' count masks per node class stays for the next gang.
+    this.gangs ??= gangHost({
       nodes: this.nodes,
       classOf: this.classOf,
       nodeClasses: this.nodeClasses,
@@ -320,7 +326,7 @@ export class DraCluster {
       commit: (k, labels, results) => this.commit(k, labels, results),
       release: (label) => void this.release(label),
     });
-    return scheduleGroup(host, input);
+    return scheduleGroup(this.gangs, input, filter);
   }
 
   /**
@@ -332,12 +338,12 @@ export class DraCluster {
     input: unknown[],
     allowed: (k: number) => boolean,
     order?: readonly number[],
-  ): { node: number; results: AllocationResult[]; message?: undefined } | { node: -1; results?: undefined; message: string } {
+  ): { node: number; results: AllocationResult[]; message?: undefined; explain?: DraExplanation } | { node: -1; results?: undefined; message: string } {
     const { claims, labels, groups, shape } = this.pendingClaims(input);
     const { found, tried } = this.findNode(claims, groups, shape, allowed, order);
     if (found === undefined) return { node: -1, message: tried.length === 0 ? 'too few free devices that match' : tried[0] };
     this.commit(found.k, labels, found.outcome.results);
-    return { node: found.k, results: found.outcome.results };
+    return { node: found.k, results: found.outcome.results, ...(found.outcome.explain !== undefined ? { explain: found.outcome.explain } : {}) };
   }
 
   /**

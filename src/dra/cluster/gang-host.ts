@@ -36,13 +36,15 @@ function popcount(x: number): number {
 export function gangHost(c: GangInternals): GangHost {
   // Each count key's request, as the pods read so far gave it.
   const requests = new Map<string, RequestModel>();
+  // Per count key and node class: the devices the key's request could take.
+  const masks = new Map<string, Uint32Array[]>();
   const claimsOf = (pod: GangPod): ResourceClaim[] => pod.claims as ResourceClaim[];
   return {
     nodeNames: c.nodes.map((n) => n.name),
     labels: (k) => c.nodes[k].labels,
-    readPod(input, field) {
+    readPod(input, field, empty) {
       const claims = readResourceClaims(input, field);
-      if (claims.length === 0) fail('INVALID_ARGUMENT', { origin: field, path: '' }, 'at least one ResourceClaim', input);
+      if (claims.length === 0 && !empty) fail('INVALID_ARGUMENT', { origin: field, path: '' }, 'at least one ResourceClaim', input);
       const labels = claims.map(claimLabel);
       labels.forEach((label, i) => {
         const k = c.heldOn(label);
@@ -57,12 +59,16 @@ export function gangHost(c: GangInternals): GangHost {
         requests.set(key, group[0].request);
         demand.set(key, (demand.get(key) ?? 0) + group[0].need);
       }
-      return { labels, demand, claims };
+      // What makes two pods interchangeable: their claims' requests, constraints and config (not their names).
+      const shape = JSON.stringify(claims.map((claim) => [claim.requests, claim.constraints, claim.config]));
+      return { labels, demand, shape, claims };
     },
     free(k, key) {
-      const request = requests.get(key)!;
       const nodeClass = c.nodeClasses[c.classOf[k]];
-      const mask = nodeClass.countMask(request);
+      // The class's count mask of the key, looked up by index (the class keys it by a JSON text).
+      let perClass = masks.get(key);
+      if (perClass === undefined) masks.set(key, (perClass = []));
+      const mask = perClass[nodeClass.index] ?? (perClass[nodeClass.index] = nodeClass.countMask(requests.get(key)!));
       const start = c.states.wordStart[k];
       const shared = c.states.sharedFree[nodeClass.index];
       let n = 0;
@@ -75,6 +81,7 @@ export function gangHost(c: GangInternals): GangHost {
     },
     stateKey: (k) => c.stateKey(k),
     place(k, pod) {
+      if (claimsOf(pod).length === 0) return [];
       let outcome: DraAllocateResult;
       try {
         outcome = c.allocateOn(k, claimsOf(pod));

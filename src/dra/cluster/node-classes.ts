@@ -232,56 +232,101 @@ function poolKey(slice: ResourceSlice): string {
 }
 
 /**
- * A value as text, for keys: JSON's text with bigints as `123n` and objects with toJSON (quantities)
- * by it. Written out rather than JSON.stringify with a replacer, which costs several times more.
+ * Whether two values read the same to the allocator: JSON-like data compared field by field in
+ * order (fields holding undefined or functions skipped, as JSON leaves them out), bigints by value,
+ * objects with toJSON (quantities) by what it returns. Stops at the first difference, so nodes
+ * that differ (a GPU's UUID) cost little; nothing is built.
  */
-function stringify(value: unknown): string {
-  switch (typeof value) {
-    case 'string':
-      return JSON.stringify(value);
-    case 'number':
-    case 'boolean':
-      return String(value);
-    case 'bigint':
-      return `"${value}n"`;
-    case 'object': {
-      if (value === null) return 'null';
-      if (Array.isArray(value)) {
-        let out = '[';
-        for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + (value[i] === undefined ? 'null' : stringify(value[i]));
-        return `${out}]`;
-      }
-      const toJSON = (value as { toJSON?: () => unknown }).toJSON;
-      if (typeof toJSON === 'function') return stringify(toJSON.call(value));
-      let out = '{';
-      let first = true;
-      for (const key of Object.keys(value)) {
-        const v = (value as Record<string, unknown>)[key];
-        if (v === undefined || typeof v === 'function') continue;
-        out += `${first ? '' : ','}${JSON.stringify(key)}:${stringify(v)}`;
-        first = false;
-      }
-      return `${out}}`;
-    }
-    default:
-      return 'null';
+function sameContent(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  const type = typeof a;
+  if (type !== typeof b) return false;
+  if (type === 'number') return Number.isNaN(a) && Number.isNaN(b);
+  if (type !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameContent(a[i] ?? null, b[i] ?? null)) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const toJSON = (a as { toJSON?: () => unknown }).toJSON;
+  if (typeof toJSON === 'function') {
+    const other = (b as { toJSON?: () => unknown }).toJSON;
+    return typeof other === 'function' && sameContent(toJSON.call(a), other.call(b));
+  }
+  return sameFields(a as Record<string, unknown>, b as Record<string, unknown>, NONE);
+}
+
+const NONE = (): boolean => false;
+
+/** The fields of two records, in order, those `skip` names left out. */
+function sameFields(a: Record<string, unknown>, b: Record<string, unknown>, skip: (key: string) => boolean): boolean {
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  let i = 0;
+  let j = 0;
+  for (;;) {
+    while (i < ka.length && (skip(ka[i]) || a[ka[i]] === undefined || typeof a[ka[i]] === 'function')) i++;
+    while (j < kb.length && (skip(kb[j]) || b[kb[j]] === undefined || typeof b[kb[j]] === 'function')) j++;
+    if (i === ka.length || j === kb.length) return i === ka.length && j === kb.length;
+    if (ka[i] !== kb[j] || !sameContent(a[ka[i]], b[kb[j]])) return false;
+    i++;
+    j++;
   }
 }
 
-/** A device's content without its name and identity attributes: what selectors, constraints, counters and taints see. */
-function deviceContent(device: Device): string {
-  const { name, attributes, ...content } = device;
-  void name;
-  const shown: Record<string, unknown> = {};
-  for (const key of Object.keys(attributes)) if (!isIdentityAttribute(key)) shown[key] = attributes[key];
-  return stringify({ ...content, attributes: shown });
+/**
+ * What a node's pools look like without their devices' content: for a node-local pool its driver,
+ * state and device count per slice; for a shared pool its ID, state, slices and which of their
+ * devices reach the node. Nodes with different keys are in different classes; nodes with one key
+ * are compared device by device (samePools).
+ */
+function layoutKey(pools: readonly Pool[], local: readonly boolean[], node: Node): string {
+  let key = '';
+  pools.forEach((p, i) => {
+    if (local[i]) {
+      key += `L\u0000${p.driver}\u0000${p.incomplete}\u0000${p.invalid}\u0000${p.invalidReason ?? ''}\u0000${p.counterSets.size}`;
+      for (const s of p.deviceSlices) key += `\u0000${s.devices.length}`;
+    } else {
+      key += `S\u0000${p.id}\u0000${p.incomplete}\u0000${p.invalid}`;
+      for (const s of p.deviceSlices) key += `\u0000${s.name}:${s.perDeviceNodeSelection === true ? s.devices.map((d) => (deviceReachesNode(s, d, node) ? 1 : 0)).join('') : '-'}`;
+    }
+    key += '\u0001';
+  });
+  return key;
 }
 
-/** A device's identity attributes (what deviceContent leaves out, its name aside). */
-function deviceIdentity(device: Device): string {
-  let out = '';
-  for (const key of Object.keys(device.attributes)) if (isIdentityAttribute(key)) out += `${key}=${stringify(device.attributes[key])};`;
-  return out;
+const NAME_OR_ATTRIBUTES = (key: string): boolean => key === 'name' || key === 'attributes';
+const notIdentity = (key: string): boolean => !isIdentityAttribute(key);
+
+/** What two devices offer, their name and identity attributes aside: what selectors, constraints, counters and taints see. */
+function sameDevice(a: Device, b: Device): boolean {
+  return (
+    sameFields(a as unknown as Record<string, unknown>, b as unknown as Record<string, unknown>, NAME_OR_ATTRIBUTES) &&
+    sameFields(a.attributes as Record<string, unknown>, b.attributes as Record<string, unknown>, isIdentityAttribute)
+  );
+}
+
+/**
+ * Whether two nodes with one layoutKey have node-local pools of the same content (`same`: devices
+ * compared by sameDevice; the counter sets too) or the same identity attributes (`identity`).
+ */
+function samePools(a: readonly Pool[], b: readonly Pool[], local: readonly boolean[], compare: 'same' | 'identity'): boolean {
+  for (let i = 0; i < a.length; i++) {
+    if (!local[i]) continue;
+    if (compare === 'same' && !sameContent([...a[i].counterSets.values()], [...b[i].counterSets.values()])) return false;
+    const sa = a[i].deviceSlices;
+    const sb = b[i].deviceSlices;
+    for (let s = 0; s < sa.length; s++) {
+      const da = sa[s].devices;
+      const db = sb[s].devices;
+      for (let d = 0; d < da.length; d++) {
+        const ok = compare === 'same' ? sameDevice(da[d], db[d]) : sameFields(da[d].attributes as Record<string, unknown>, db[d].attributes as Record<string, unknown>, notIdentity);
+        if (!ok) return false;
+      }
+    }
+  }
+  return true;
 }
 
 /**
@@ -306,9 +351,8 @@ export function layoutCluster(nodes: readonly Node[], slices: readonly ResourceS
   const localPools: boolean[][] = [];
   const classOf = new Int32Array(nodes.length);
   const classes: NodeClass[] = [];
-  const bySignature = new Map<string, NodeClass>();
-  // Each class's first member's identity attributes: a member that differs marks the class.
-  const identityOf = new Map<NodeClass, string>();
+  // Classes by layoutKey; within one key, told apart by content.
+  const byLayout = new Map<string, NodeClass[]>();
   nodes.forEach((node, k) => {
     // The node's slices and those of no node, plus the rest of any pool they belong to (whether
     // a pool is complete, or obsolete, depends on its slices elsewhere).
@@ -322,21 +366,14 @@ export function layoutCluster(nodes: readonly Node[], slices: readonly ResourceS
     }
     const nodePools = gatherPools(mine, node, features);
     const local = nodePools.map((p) => owner.get(`${p.driver}\u0000${p.name}`) === node.name);
-    const signature = stringify(
-      nodePools.map((p, i) =>
-        local[i]
-          ? ['L', p.driver, p.incomplete, p.invalid, p.invalidReason ?? null, [...p.counterSets.values()], p.deviceSlices.map((s) => s.devices.map(deviceContent))]
-          : ['S', p.id, p.incomplete, p.invalid, p.deviceSlices.map((s) => [s.name, s.perDeviceNodeSelection === true ? s.devices.map((d) => deviceReachesNode(s, d, node)) : null])],
-      ),
-    );
-    const identity = nodePools.map((p, i) => (local[i] ? p.deviceSlices.map((s) => s.devices.map(deviceIdentity).join(',')).join('|') : '')).join('/');
-    let nodeClass = bySignature.get(signature);
+    const key = layoutKey(nodePools, local, node);
+    const candidates = byLayout.get(key) ?? byLayout.set(key, []).get(key)!;
+    let nodeClass = candidates.find((c) => samePools(pools[c.members[0]], nodePools, local, 'same'));
     if (nodeClass === undefined) {
       nodeClass = new NodeClass(classes.length, node, nodePools, local, features, cache);
       classes.push(nodeClass);
-      bySignature.set(signature, nodeClass);
-      identityOf.set(nodeClass, identity);
-    } else if (identityOf.get(nodeClass) !== identity) nodeClass.identityVaries = true;
+      candidates.push(nodeClass);
+    } else if (!nodeClass.identityVaries && !samePools(pools[nodeClass.members[0]], nodePools, local, 'identity')) nodeClass.identityVaries = true;
     nodeClass.members.push(k);
     classOf[k] = nodeClass.index;
     pools.push(nodePools);

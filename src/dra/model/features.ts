@@ -35,5 +35,19 @@ export const DEFAULT_DRA_FEATURES: Readonly<Required<DraFeatures>> = {
   prioritizedList: true,
 };
 
+/** A feature gate's maturity in Kubernetes v1.36 (for a feature with two gates, the less mature one). */
+export type DraFeatureStage = 'alpha' | 'beta' | 'GA';
+
+/** Each feature's stage in Kubernetes v1.36 (pkg/features/kube_features.go), the release DEFAULT_DRA_FEATURES follows. */
+export const DRA_FEATURE_STAGES: Readonly<Record<DraFeature, DraFeatureStage>> = {
+  adminAccess: 'GA',
+  consumableCapacity: 'beta',
+  deviceBindingAndStatus: 'beta',
+  deviceTaints: 'beta',
+  listTypeAttributes: 'alpha',
+  partitionableDevices: 'beta',
+  prioritizedList: 'GA',
+};
+
 /** The resolved feature set the allocator runs with. */
 export type ResolvedFeatures = Readonly<Required<DraFeatures>>;

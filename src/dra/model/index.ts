@@ -6,7 +6,8 @@ export type { AllocatedSnapshot, CandidateDevice, ClaimModel, ConstraintSpec, Re
 export { ALLOCATION_RESULTS_MAX_SIZE, AllocationModel, addClaims, claimLabel } from './allocation-model.js';
 export { addAmounts, type CapacityAmounts, consumedCapacity, subAmounts } from './capacity.js';
 export { type Constraint, lookupAttribute } from './constraints.js';
-export { DEFAULT_DRA_FEATURES, DRA_FEATURE_GATES, type DraFeature, type DraFeatures, type ResolvedFeatures } from './features.js';
+export { DEFAULT_DRA_FEATURES, DRA_FEATURE_GATES, DRA_FEATURE_STAGES, type DraFeature, type DraFeatureStage, type DraFeatures, type ResolvedFeatures } from './features.js';
 export { selectorMatches, taintPreventsAllocation, toleratesTaint } from './node-match.js';
 export { deviceReachesNode, gatherPools, type Pool } from './pools.js';
 export { Selectors } from './selectors.js';
+export { applyTaintRules, readClusterDump } from './taint-rules.js';

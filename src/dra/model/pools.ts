@@ -15,6 +15,8 @@ export interface Pool {
   id: string;
   /** Not all slices of the current generation are there: nothing is allocated from it; `All` fails. */
   incomplete: boolean;
+  /** For an incomplete pool: how many slices of its generation are there, and how many it announces (`resourceSliceCount`). */
+  slices?: { found: number; expected: number };
   /** Malformed (duplicate device or counter set names, unknown counters): nothing is allocated from it. */
   invalid: boolean;
   invalidReason?: string;
@@ -71,7 +73,7 @@ export function gatherPools(allSlices: readonly ResourceSlice[], node: Node, fea
     }
     // A newer generation exists that has no slice for this node: the old devices are gone.
     if (obsolete) continue;
-    if (all.length !== count) pools.push(emptyPool(first.driver, first.pool.name, { incomplete: true }));
+    if (all.length !== count) pools.push({ ...emptyPool(first.driver, first.pool.name, { incomplete: true }), slices: { found: all.length, expected: count } });
     else pools.push(buildPool(first.driver, first.pool.name, slices, all, features));
   }
   pools.sort((a, b) => Number(a.hasBindingConditions) - Number(b.hasBindingConditions) || compareText(a.driver, b.driver) || compareText(a.name, b.name));

@@ -1,12 +1,14 @@
 // A cluster as `kubectl get deviceclasses,resourceslices,resourceclaims,resourceclaimtemplates,
 // pods,nodes -A -o yaml` (or -o json) writes it: every object by kind, DRA objects of any served
 // version converted to v1, fields this package does not know handled as known-fields.ts says,
-// DeviceTaintRules applied to the devices they select, and every other kind counted and skipped.
+// DeviceTaintRules applied to the devices they select, PodGroups (scheduling.k8s.io/v1alpha2) read
+// for gangs, and every other kind counted and skipped.
 import { AllocationError, type FilePosition, type PathSegment } from '../../shared/errors.js';
 import { describeValue, keysOf, own, readInput, rejectUnknownKeys, requireBoolean, requireObject } from '../../shared/validate.js';
 import { type DraDocuments, objectsOf } from './documents.js';
 import { KUBERNETES_VERSION, pruneSpec } from './known-fields.js';
 import { type ClaimTemplate, type NodeInfo, type PodInfo, readClaimTemplate, readNodeInfo, readPod, readTaintRule, type TaintRule } from './pods.js';
+import { POD_GROUP_API_VERSION, type PodGroupInfo, readPodGroup } from './read-pod-group.js';
 import { readResourceClaims } from './readers.js';
 import { invalidMessage, validateClaimSpec, validateClassSpec, validateSliceSpec } from './validation.js';
 import { SERVED_VERSIONS, toServedVersion } from './versions.js';
@@ -28,6 +30,8 @@ export interface ClusterDump {
   pods: PodInfo[];
   templates: ClaimTemplate[];
   taintRules: TaintRule[];
+  /** PodGroups (scheduling.k8s.io/v1alpha2): the groups pods name in spec.schedulingGroup. */
+  podGroups: PodGroupInfo[];
   /** Objects of kinds the scheduler does not use, counted by kind. */
   skipped: Record<string, number>;
   /** What was dropped or refused, one line each. */
@@ -109,6 +113,7 @@ export function readClusterDump(documents: DraDocuments, origin: string, given: 
     pods: [],
     templates: [],
     taintRules: [],
+    podGroups: [],
     skipped: {},
     warnings: [],
     invalid: new Map(),
@@ -213,10 +218,7 @@ export function readClusterDump(documents: DraDocuments, origin: string, given: 
           return;
         }
         case 'DeviceTaintRule': {
-          const rule = readTaintRule(object);
-          for (const key of rule.unsupported)
-            out.warnings.push(`${label}: spec.deviceSelector.${key}: not applied (Kubernetes ${KUBERNETES_VERSION} selects devices of a DeviceTaintRule by driver, pool and device only)`);
-          out.taintRules.push(rule);
+          out.taintRules.push(readTaintRule(object));
           return;
         }
         case 'Node':
@@ -226,10 +228,29 @@ export function readClusterDump(documents: DraDocuments, origin: string, given: 
           out.nodes.push(object);
           out.places.set(label, place);
           return;
-        case 'Pod':
+        case 'Pod': {
+          if (out.places.has(label)) return fail(place, `${label}: listed twice in the input`, ['metadata', 'name']);
           out.pods.push(readPod(object, out.pods.length));
           out.places.set(label, place);
+          const spec = own(object, 'spec') as Record<string, unknown> | undefined;
+          if (spec !== undefined && spec !== null && own(spec, 'workloadRef') !== undefined)
+            out.warnings.push(
+              `${label}: spec.workloadRef: Kubernetes 1.35's reference to a Workload, replaced in ${KUBERNETES_VERSION} by spec.schedulingGroup.podGroupName; the pod is scheduled on its own`,
+            );
           return;
+        }
+        case 'PodGroup': {
+          if (own(object, 'apiVersion') !== POD_GROUP_API_VERSION)
+            return fail(place, `${label}: apiVersion: expected one that Kubernetes ${KUBERNETES_VERSION} serves (${POD_GROUP_API_VERSION}), got ${describeValue(own(object, 'apiVersion'))}`, [
+              'apiVersion',
+            ]);
+          if (out.places.has(label)) return fail(place, `${label}: listed twice in the input`, ['metadata', 'name']);
+          const group = readPodGroup(object);
+          out.podGroups.push(group);
+          out.places.set(label, place);
+          for (const f of group.ignored) out.warnings.push(`${label}: ${f}: not read (only the scheduling policy and the topology constraint decide where a gang goes here)`);
+          return;
+        }
         default:
           out.skipped[kind] = (out.skipped[kind] ?? 0) + 1;
       }
@@ -244,8 +265,18 @@ export function readClusterDump(documents: DraDocuments, origin: string, given: 
   return out;
 }
 
-/** Puts each rule's taint on the devices it selects (as the scheduler sees them: in the slices). */
-export function applyTaintRules(dump: ClusterDump): void {
+/**
+ * Whether a rule's DeviceClass and CEL selectors select one device (driver, pool and device name
+ * already match). This room has no CEL: the model sub-room supplies it (its applyTaintRules).
+ */
+export type TaintRuleSelects = (rule: TaintRule, driver: string, device: Record<string, unknown>) => boolean;
+
+/**
+ * Puts each rule's taint on the devices it selects (as the scheduler sees them: in the slices), as
+ * upstream's ResourceSlice tracker does: driver, pool and device name, then the class's selectors
+ * and the rule's own (`selects`; without it a rule that has them selects nothing).
+ */
+export function applyTaintRules(dump: ClusterDump, selects?: TaintRuleSelects): void {
   if (dump.taintRules.length === 0) return;
   dump.slices = dump.slices.map((raw) => {
     const slice = raw as { spec?: { driver?: string; pool?: { name?: string }; devices?: Array<Record<string, unknown>> } };
@@ -254,7 +285,9 @@ export function applyTaintRules(dump: ClusterDump): void {
     const rules = dump.taintRules.filter((r) => (r.driver === undefined || r.driver === spec.driver) && (r.pool === undefined || r.pool === spec.pool?.name));
     if (rules.length === 0) return raw;
     const devices = spec.devices.map((device) => {
-      const hits = rules.filter((r) => r.device === undefined || r.device === device.name);
+      const hits = rules.filter(
+        (r) => (r.device === undefined || r.device === device.name) && ((r.deviceClassName === undefined && r.selectors.length === 0) || selects?.(r, String(spec.driver), device) === true),
+      );
       if (hits.length === 0) return device;
       const taints = Array.isArray(device.taints) ? [...(device.taints as unknown[])] : [];
       for (const r of hits) taints.push({ ...r.taint });

@@ -2,7 +2,7 @@
 // readers (unknown fields are errors, each failure names the object, the field path and the value),
 // resource quantities, dumps of a cluster's objects, and the room's bounded errors.
 
-export { applyTaintRules, type ClusterDump, type ClusterDumpOptions, type DumpPlace, readClusterDump } from './cluster-dump.js';
+export { applyTaintRules, type ClusterDump, type ClusterDumpOptions, type DumpPlace, readClusterDump, type TaintRuleSelects } from './cluster-dump.js';
 export { type DraDocuments, MAX_YAML_ALIASES, objectsOf, type PlacedObject, readDocuments } from './documents.js';
 export { allocationPatch, claimsOfDump, type DraDump, type DumpClaim, type HeldDevices, splitDraDump } from './dump.js';
 export { draError, fromLibrary } from './errors.js';
@@ -11,6 +11,8 @@ export type { Amounts, ClaimTemplate, NodeInfo, NodeTaint, PodClaimRef, PodInfo,
 export { amountOf, readClaimTemplate, readNodeInfo, readPod, readTaintRule } from './pods.js';
 export { Quantity, QuantityError, type QuantityFormat } from './quantity.js';
 export { type At, child, quantity, record } from './read-core.js';
+export { readDevice } from './read-slice.js';
+export { POD_GROUP_API_VERSION, type PodGroupInfo, readPodGroup } from './read-pod-group.js';
 export { type DraKind, type DraObjects, RESOURCE_API_VERSION, readDeviceClasses, readDraObjects, readNodes, readResourceClaims, readResourceSlices } from './readers.js';
 export type * from './types.js';
 export { DRA_API_LIMITS, invalidMessage, validateClaimSpec, validateClassSpec, validateSliceSpec } from './validation.js';

@@ -61,6 +61,8 @@ export interface PodInfo {
   requests: Amounts;
   nodeSelector: Record<string, string>;
   affinity?: NodeSelector;
+  /** spec.schedulingGroup.podGroupName: the PodGroup (same namespace) the pod belongs to. */
+  podGroup?: string;
   tolerations: Toleration[];
 }
 
@@ -213,6 +215,12 @@ export function readPod(object: Record<string, unknown>, order: number): PodInfo
     if (typeof priority !== 'number' || !Number.isSafeInteger(priority)) fail(child(specAt, 'priority'), 'an integer', priority);
     pod.priority = priority;
   }
+  const group = field(spec, 'schedulingGroup');
+  if (group !== undefined && group !== null) {
+    const groupAt = child(specAt, 'schedulingGroup');
+    const podGroup = str(child(groupAt, 'podGroupName'), field(map(groupAt, group), 'podGroupName'));
+    if (podGroup !== undefined && podGroup !== '') pod.podGroup = podGroup;
+  }
   const affinity = readRequiredAffinity(child(specAt, 'affinity'), field(spec, 'affinity'));
   if (affinity !== undefined) pod.affinity = affinity;
   const claimsAt = child(specAt, 'resourceClaims');
@@ -293,8 +301,10 @@ export interface TaintRule {
   driver?: string;
   pool?: string;
   device?: string;
-  /** Selector fields this reader cannot apply (deviceClassName, selectors), named for a warning. */
-  unsupported: string[];
+  /** The DeviceClass whose selectors a device must satisfy too. */
+  deviceClassName?: string;
+  /** CEL expressions a device must satisfy (spec.deviceSelector.selectors[].cel.expression). */
+  selectors: string[];
   taint: { key: string; value?: string; effect: string; timeAdded?: string };
 }
 
@@ -312,10 +322,14 @@ export function readTaintRule(object: Record<string, unknown>): TaintRule {
   const taint = map(taintAt, field(spec, 'taint') ?? fail(taintAt, 'an object (required)', undefined));
   const rule: TaintRule = {
     name: ruleName,
-    unsupported: ['deviceClassName', 'selectors'].filter((k) => field(selector, k) !== undefined && field(selector, k) !== null && field(selector, k) !== ''),
+    selectors: list(child(selAt, 'selectors'), field(selector, 'selectors')).map((value, i) => {
+      const at = child(child(selAt, 'selectors'), i);
+      const cel = map(child(at, 'cel'), field(map(at, value), 'cel') ?? fail(child(at, 'cel'), 'an object (required)', undefined));
+      return str(child(child(at, 'cel'), 'expression'), field(cel, 'expression'), true) as string;
+    }),
     taint: { key: name(child(taintAt, 'key'), field(taint, 'key')), effect: str(child(taintAt, 'effect'), field(taint, 'effect'), true) },
   };
-  for (const key of ['driver', 'pool', 'device'] as const) {
+  for (const key of ['driver', 'pool', 'device', 'deviceClassName'] as const) {
     const v = str(child(selAt, key), field(selector, key));
     if (v !== undefined && v !== '') rule[key] = v;
   }

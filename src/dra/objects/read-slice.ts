@@ -64,7 +64,8 @@ export function readSliceSpec(at: At, sliceName: string, value: unknown): Resour
   return slice;
 }
 
-function readDevice(at: At, value: unknown): Device {
+/** One device of a slice's spec.devices, read strictly (errors name the field path under `at`). */
+export function readDevice(at: At, value: unknown): Device {
   const obj = record(at, value, DEVICE);
   const attributes: Record<string, AttributeValue> = Object.create(null) as Record<string, AttributeValue>;
   const attrsAt = child(at, 'attributes');
@@ -80,21 +81,35 @@ function readDevice(at: At, value: unknown): Device {
     const raw = map(capAt, caps);
     for (const key of Object.keys(raw)) capacity[key] = readCapacity(child(capAt, key), raw[key]);
   }
+  // Optional fields are looked at only when present (most devices have few): no location is made for an absent one.
+  const present = (key: string): unknown => {
+    const v = field(obj, key);
+    return v === null ? undefined : v;
+  };
+  const consumes = present('consumesCounters');
+  const taints = present('taints');
+  const conditions = present('bindingConditions');
+  const failures = present('bindingFailureConditions');
   const device: Device = {
     name: name(child(at, 'name'), field(obj, 'name')),
     attributes,
     capacity,
-    consumesCounters: list(child(at, 'consumesCounters'), field(obj, 'consumesCounters'), readConsumption),
-    taints: list(child(at, 'taints'), field(obj, 'taints'), readTaint),
-    bindingConditions: strings(child(at, 'bindingConditions'), field(obj, 'bindingConditions')),
-    bindingFailureConditions: strings(child(at, 'bindingFailureConditions'), field(obj, 'bindingFailureConditions')),
+    consumesCounters: consumes === undefined ? [] : list(child(at, 'consumesCounters'), consumes, readConsumption),
+    taints: taints === undefined ? [] : list(child(at, 'taints'), taints, readTaint),
+    bindingConditions: conditions === undefined ? [] : strings(child(at, 'bindingConditions'), conditions),
+    bindingFailureConditions: failures === undefined ? [] : strings(child(at, 'bindingFailureConditions'), failures),
   };
-  const nodeName = str(child(at, 'nodeName'), field(obj, 'nodeName'));
-  if (nodeName !== undefined && nodeName !== '') device.nodeName = nodeName;
-  const selector = field(obj, 'nodeSelector');
-  if (selector !== undefined && selector !== null) device.nodeSelector = readNodeSelector(child(at, 'nodeSelector'), selector);
+  const nodeNameValue = present('nodeName');
+  if (nodeNameValue !== undefined) {
+    const nodeName = str(child(at, 'nodeName'), nodeNameValue);
+    if (nodeName !== undefined && nodeName !== '') device.nodeName = nodeName;
+  }
+  const selector = present('nodeSelector');
+  if (selector !== undefined) device.nodeSelector = readNodeSelector(child(at, 'nodeSelector'), selector);
   for (const key of ['allNodes', 'bindsToNode', 'allowMultipleAllocations'] as const) {
-    const flag = bool(child(at, key), field(obj, key));
+    const value = present(key);
+    if (value === undefined) continue;
+    const flag = bool(child(at, key), value);
     if (flag !== undefined) device[key] = flag;
   }
   const mappings = field(obj, 'nodeAllocatableResourceMappings');

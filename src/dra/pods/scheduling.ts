@@ -1,53 +1,25 @@
 // Pods of a dump, scheduled one at a time as kube-scheduler schedules them: the pending pods in
 // scheduling-queue order (priority, then creation time), each pod's claims found (by name, or the
 // claim its template made for it, or one made from the template as the resourceclaim controller
-// would), the default filters, then the claims allocated together on one node. Bound pods and
-// allocated claims hold what they hold. One pod's problem never stops the others.
+// would), the default filters, then the claims allocated together on one node. Pods of a gang
+// PodGroup are placed together, all or nothing, when the queue reaches the first of them (gangs.ts).
+// Bound pods and allocated claims hold what they hold. One pod's problem never stops the others.
 import { AllocationError } from '../../shared/errors.js';
 import { fail, keysOf, rejectUnknownKeys, requireObject } from '../../shared/validate.js';
-import type { AllocationResult, ClaimTemplate, NodeInfo, PodInfo } from '../objects/index.js';
+import type { DraExplanation } from '../allocator/index.js';
+import type { AllocationResult, ClaimTemplate, NodeInfo, PodGroupInfo, PodInfo } from '../objects/index.js';
 import { filterFit, filterNodeAffinity, filterTaints, filterUnschedulable, fitErrorMessage, leastAllocatedScore, type NodeUsage } from './filters.js';
+import { scheduleGang } from './gangs.js';
+import type { ClaimPlacer, GroupOutcome, PodOutcome, Prepared } from './outcomes.js';
 
 /** Annotation the resourceclaim controller puts on a claim it made from a template. */
 export const POD_CLAIM_NAME_ANNOTATION = 'resource.kubernetes.io/pod-claim-name';
-
-/** A placement: the node index and one AllocationResult per claim, or why no node could take them. */
-export type PlaceResult = { node: number; results: AllocationResult[]; message?: undefined } | { node: -1; results?: undefined; message: string };
-
-/** What places claims on nodes (a DraCluster): allocation together on one node, best first. */
-export interface ClaimPlacer {
-  /**
-   * Allocates `claims` (ResourceClaim objects) together on one node among those `allowed` says
-   * yes to, trying them in `order` (node indices) or, without one, in the placer's own order.
-   * Claim errors (an unknown class, a CEL error …) throw AllocationError('DRA_REJECTED').
-   */
-  place(claims: unknown[], allowed: (k: number) => boolean, order?: readonly number[]): PlaceResult;
-}
 
 /** A claim of the dump with its allocation, as claimsOfDump reads it. */
 export interface KnownClaim {
   label: string;
   object: unknown;
   allocation?: AllocationResult;
-}
-
-/** One claim of a pod in the outcome. */
-export interface PodClaimOutcome {
-  claim: string;
-  /** The claim's allocation: made now, or the one it already had; null when the pod was not placed. */
-  allocation: AllocationResult | null;
-  /** The claim was made here (no such claim in the dump): from this template (`namespace/name`), or for the pod's extended resources. */
-  generated?: { template?: string; podClaimName: string };
-}
-
-/** One pod's outcome. */
-export interface PodOutcome {
-  pod: string;
-  node: string | null;
-  claims: PodClaimOutcome[];
-  reason?: { code: 'UNSCHEDULABLE' | 'INVALID'; message: string };
-  /** Per node, why it was not chosen (only when asked for). */
-  nodes?: Record<string, string>;
 }
 
 /** How nodes are ordered for a pod: kube-scheduler's default score, or the placer's own order. */
@@ -59,6 +31,8 @@ export interface PodScheduling {
   nodes: NodeInfo[];
   claims: KnownClaim[];
   templates: ClaimTemplate[];
+  /** PodGroups (scheduling.k8s.io/v1alpha2): pods naming a gang group are placed together. */
+  podGroups?: PodGroupInfo[];
   /** DeviceClass name per extended resource name (`nvidia.com/gpu` → a class with extendedResourceName). */
   extendedResources: ReadonlyMap<string, string>;
   placer: ClaimPlacer;
@@ -116,9 +90,11 @@ export interface PodSchedule {
   pods: PodOutcome[];
   /** The ResourceClaim objects made here (from templates, for extended resources), by `namespace/name`. */
   generated: Map<string, unknown>;
+  /** One outcome per PodGroup that a pending pod names, in the order the queue reached them. */
+  groups: GroupOutcome[];
 }
 
-const SCHEDULING_KEYS = keysOf<PodScheduling>()(['pods', 'nodes', 'claims', 'templates', 'extendedResources', 'placer', 'order', 'invalid', 'detail', 'progress']);
+const SCHEDULING_KEYS = keysOf<PodScheduling>()(['pods', 'nodes', 'claims', 'templates', 'podGroups', 'extendedResources', 'placer', 'order', 'invalid', 'detail', 'progress']);
 
 /** Schedules every pending pod of the input, one at a time in queue order. */
 export function schedulePods(input: PodScheduling): PodSchedule {
@@ -140,10 +116,12 @@ export function schedulePods(input: PodScheduling): PodSchedule {
   const made = new Map<string, unknown>();
 
   const queue = queueOrder(input.pods.filter(isPending));
-  for (const pod of queue) {
-    input.progress?.(outcomes.length, queue.length);
-    const outcome: PodOutcome = { pod: pod.label, node: null, claims: [] };
-    outcomes.push(outcome);
+  const groups = new Map((input.podGroups ?? []).map((g) => [g.label, g]));
+  const groupOutcomes: GroupOutcome[] = [];
+  const done = new Set<PodInfo>();
+
+  /** The pod's claims (found, or made from their template) and its node filters; undefined when the outcome says why not. */
+  const prepare = (pod: PodInfo, outcome: PodOutcome): Prepared | undefined => {
     // The pod's claims: found, or made from their template.
     const toAllocate: Array<{ label: string; object: unknown }> = [];
     const fixed: Array<{ label: string; allocation: AllocationResult; node?: number }> = [];
@@ -202,7 +180,7 @@ export function schedulePods(input: PodScheduling): PodSchedule {
     }
     if (problem !== undefined) {
       outcome.reason = problem;
-      continue;
+      return undefined;
     }
     // DRA extended resources: requests of a resource a DeviceClass maps become one more claim.
     const extended = [...pod.requests].filter(([resource, amount]) => amount > 0 && input.extendedResources.has(resource));
@@ -218,19 +196,73 @@ export function schedulePods(input: PodScheduling): PodSchedule {
       toAllocate.push({ label, object: made.get(label) });
       outcome.claims.push({ claim: label, allocation: null, generated: { podClaimName: 'extended-resources' } });
     }
+    // The filters that do not change as pods are placed: cordons, node affinity, taints; and where the allocated claims are.
+    const fixedReason = input.nodes.map((node) => filterUnschedulable(pod, node) ?? filterNodeAffinity(pod, node) ?? filterTaints(pod, node));
+    const claimsHere = input.nodes.map((node, k) => !fixed.some((f) => (f.node !== undefined ? f.node !== k : !allocationFits(f.allocation, node))));
+    return { pod, outcome, toAllocate, skip, fixedReason, claimsHere };
+  };
+
+  /** Keeps a placed pod: its node, its usage there, its claims' allocations. */
+  const keep = (p: Prepared, chosen: number, results: AllocationResult[]): void => {
+    p.outcome.node = input.nodes[chosen].name;
+    addUsage(usage[chosen], p.pod, p.skip);
+    p.toAllocate.forEach((c, i) => {
+      const entry = p.outcome.claims.find((o) => o.claim === c.label);
+      if (entry !== undefined) entry.allocation = results[i];
+      placedNode.set(c.label, chosen);
+      const known = claims.get(c.label);
+      if (known !== undefined) known.allocation = results[i];
+    });
+  };
+
+  for (const pod of queue) {
+    if (done.has(pod)) continue;
+    input.progress?.(outcomes.length, queue.length);
+    const group = pod.podGroup === undefined ? undefined : groups.get(labelOf(pod.namespace, pod.podGroup));
+    if (pod.podGroup !== undefined && (group === undefined || group.policy === 'gang')) {
+      // The queue reached a gang's first pod: every pending pod of the group goes now, together.
+      const label = labelOf(pod.namespace, pod.podGroup);
+      const members = queue.filter((p) => p.namespace === pod.namespace && p.podGroup === pod.podGroup);
+      for (const m of members) done.add(m);
+      const memberOutcomes = members.map((m): PodOutcome => ({ pod: m.label, node: null, claims: [], group: label }));
+      outcomes.push(...memberOutcomes);
+      const bound = input.pods.filter(
+        (p) => !isPending(p) && p.nodeName !== undefined && p.phase !== 'Succeeded' && p.phase !== 'Failed' && p.namespace === pod.namespace && p.podGroup === pod.podGroup,
+      ).length;
+      groupOutcomes.push(
+        scheduleGang({
+          label,
+          group,
+          members: members.map((m, i) => ({ pod: m, outcome: memberOutcomes[i] })),
+          bound,
+          nodes: input.nodes,
+          usage,
+          placer: input.placer,
+          prepare,
+          keep,
+        }),
+      );
+      continue;
+    }
+    const outcome: PodOutcome = { pod: pod.label, node: null, claims: [] };
+    outcomes.push(outcome);
+    if (group !== undefined) outcome.group = group.label;
+    const p = prepare(pod, outcome);
+    if (p === undefined) continue;
+    const { toAllocate, skip } = p;
 
     // Filters.
     const reasons = new Map<string, number>();
     const why: Record<string, string> = {};
     const allowed = new Uint8Array(input.nodes.length);
     input.nodes.forEach((node, k) => {
-      let reason = filterUnschedulable(pod, node) ?? filterNodeAffinity(pod, node) ?? filterTaints(pod, node);
+      let reason = p.fixedReason[k];
       let all = reason === undefined ? [] : [reason];
       if (reason === undefined) {
         all = filterFit(pod, node, usage[k], skip);
         reason = all[0];
       }
-      if (reason === undefined && fixed.some((f) => (f.node !== undefined ? f.node !== k : !allocationFits(f.allocation, node)))) reason = all[0] = 'resourceclaim not available on the node';
+      if (reason === undefined && !p.claimsHere[k]) reason = all[0] = 'resourceclaim not available on the node';
       if (reason === undefined) allowed[k] = 1;
       else {
         for (const r of all) reasons.set(r, (reasons.get(r) ?? 0) + 1);
@@ -245,6 +277,7 @@ export function schedulePods(input: PodScheduling): PodSchedule {
     }
     let chosen = -1;
     let results: AllocationResult[] = [];
+    let explain: DraExplanation | undefined;
     if (toAllocate.length === 0) chosen = order !== undefined ? (order[0] ?? -1) : allowed.indexOf(1);
     else {
       try {
@@ -256,6 +289,7 @@ export function schedulePods(input: PodScheduling): PodSchedule {
         if (placed.results !== undefined) {
           chosen = placed.node;
           results = placed.results;
+          explain = placed.explain;
         } else {
           const count = allowed.reduce((n, ok) => n + ok, 0);
           if (count > 0) reasons.set('cannot allocate all claims', count);
@@ -272,17 +306,10 @@ export function schedulePods(input: PodScheduling): PodSchedule {
       if (input.detail === true) outcome.nodes = why;
       continue;
     }
-    outcome.node = input.nodes[chosen].name;
-    addUsage(usage[chosen], pod, skip);
-    toAllocate.forEach((c, i) => {
-      const entry = outcome.claims.find((o) => o.claim === c.label);
-      if (entry !== undefined) entry.allocation = results[i];
-      placedNode.set(c.label, chosen);
-      const known = claims.get(c.label);
-      if (known !== undefined) known.allocation = results[i];
-    });
+    keep(p, chosen, results);
+    if (explain !== undefined) outcome.explain = explain;
   }
-  return { pods: outcomes, generated: made };
+  return { pods: outcomes, generated: made, groups: groupOutcomes };
 }
 
 /** Whether an allocated claim's node selector lets it be used on `node` (no selector: any node). */

@@ -3,8 +3,11 @@
 // domain of `topology.required` (a node label key) and the pods span as few domains as possible
 // of each `topology.preferred` key, in order. The search backtracks across pods and nodes: nodes
 // in the same state (same node class, same free devices, same preferred label values) are tried
-// once per pod; a counted check per required domain (free devices that could match each request
-// against the pods' demand) refuses a domain without search; a step budget (allocator runs) bounds
+// once per pod, and pods with identical claims are interchangeable: they are searched one after
+// another, each on a node no earlier in node order than the one before it, and when one of them is
+// left out so are the rest, so each choice up to symmetry is tried once. A counted check per
+// required domain (free devices that could match each request against the pods' demand, in all and
+// per node) refuses a domain without search; a step budget (allocator runs) bounds
 // the search and the best placement found so far is returned, saying so. Nothing stays allocated
 // during the search's retreat or on failure: the cluster's state is exactly as before.
 import { fail, rejectUnknownKeys, requireArray, requireInteger, requireObject } from '../../shared/validate.js';
@@ -51,6 +54,8 @@ export interface GangPod {
   labels: string[];
   /** Devices the pod needs at least, per count key (requests without alternatives, not all-mode, not admin). */
   demand: Map<string, number>;
+  /** The claims' content without their names: pods with equal shapes are interchangeable. */
+  shape: string;
   /** Opaque: the cluster's read claims, handed back to place(). */
   claims: unknown;
 }
@@ -59,8 +64,8 @@ export interface GangPod {
 export interface GangHost {
   readonly nodeNames: readonly string[];
   labels(k: number): Readonly<Record<string, string>>;
-  /** Reads one pod's claims and checks what does not depend on a node; throws on bad input. */
-  readPod(input: unknown, field: string): GangPod;
+  /** Reads one pod's claims and checks what does not depend on a node; throws on bad input (no claims, unless `empty` allows it). */
+  readPod(input: unknown, field: string, empty: boolean): GangPod;
   /** An upper bound on the free devices of node k that the count key's request could take (Infinity where shares are possible). */
   free(k: number, key: string): number;
   /** Equal keys: node k and another node are interchangeable for any pod now. */
@@ -71,6 +76,24 @@ export interface GangHost {
   unplace(pod: GangPod): void;
   /** Keeps results found before, in the same state they were found in. */
   keep(k: number, pod: GangPod, results: AllocationResult[]): void;
+}
+
+/**
+ * Checks of each pod on each node beside its claims (kube-scheduler's filters: node affinity,
+ * taints, CPU and memory fit), seeing the gang's own pods placed so far. Given by a caller that
+ * schedules pods of a dump; scheduleGroup alone decides by claims only.
+ */
+export interface GangFilter {
+  /** Whether pod i (its index in `pods`) may go on node k now. */
+  allows(pod: number, k: number): boolean;
+  /** Equal keys: the filters treat nodes k and another node the same, for every pod of the gang, now. */
+  nodeKey(k: number): string;
+  /** Equal keys: the filters treat pods i and another pod the same on every node. */
+  podKey(pod: number): string;
+  /** Pod i was placed on node k (and counts there from now on). */
+  placed(pod: number, k: number): void;
+  /** Pod i, placed on node k before, was given back. */
+  unplaced(pod: number, k: number): void;
 }
 
 const KEYS = ['pods', 'minCount', 'topology', 'budget'] as const;
@@ -89,12 +112,12 @@ function labelKey(field: string, value: unknown): string {
   return value;
 }
 
-function readInput(host: GangHost, input: unknown): Input {
+function readInput(host: GangHost, input: unknown, empty: boolean): Input {
   const top = requireObject('group', input);
   rejectUnknownKeys('', top, KEYS);
   const raw = requireArray('pods', top.pods, MAX_GANG_PODS);
   if (raw.length === 0) fail('INVALID_ARGUMENT', 'pods', 'at least one pod', raw);
-  const pods = raw.map((p, i) => host.readPod(p, `pods[${i}]`));
+  const pods = raw.map((p, i) => host.readPod(p, `pods[${i}]`, empty));
   const owner = new Map<string, number>();
   pods.forEach((pod, i) => {
     for (const label of pod.labels) {
@@ -128,14 +151,17 @@ function readInput(host: GangHost, input: unknown): Input {
 
 /**
  * The counted check on a set of nodes: for each count key, the `minCount` smallest demands of the
- * pods together must not exceed the free devices the key's request could take. Returns why not,
- * or undefined when the nodes may hold the gang.
+ * pods together must not exceed the free devices the key's request could take; and, as each pod
+ * needs at least the smallest demand of each key on its one node, the pods that many devices allow
+ * per node must add up to `minCount`. Returns why not, or undefined when the nodes may hold the gang.
  */
 function shortfall(host: GangHost, nodes: readonly number[], pods: readonly GangPod[], minCount: number): string | undefined {
   const keys = new Set<string>();
   for (const pod of pods) for (const key of pod.demand.keys()) keys.add(key);
+  const least = new Map<string, number>();
   for (const key of keys) {
     const needs = pods.map((p) => p.demand.get(key) ?? 0).sort((a, b) => a - b);
+    if (needs[0] > 0) least.set(key, needs[0]);
     let need = 0;
     for (let i = 0; i < minCount; i++) need += needs[i];
     let free = 0;
@@ -145,7 +171,28 @@ function shortfall(host: GangHost, nodes: readonly number[], pods: readonly Gang
     }
     if (free < need) return `${minCount} pod(s) need at least ${need} device(s) of one request shape, ${free} free`;
   }
-  return undefined;
+  if (least.size === 0) return undefined;
+  let fit = 0;
+  for (const k of nodes) {
+    let here = Infinity;
+    for (const [key, need] of least) here = Math.min(here, Math.floor(host.free(k, key) / need));
+    fit += here;
+    if (fit >= minCount) return undefined;
+  }
+  const each = [...least.values()].join(', ');
+  return `${minCount} pod(s) each need at least ${each} device(s) of ${least.size === 1 ? 'one request shape' : 'each request shape'} on one node; ${nodes.length} node(s) have room for ${fit}`;
+}
+
+/** Per count key, the least demand of any pod (keys some pod does not need are left out). */
+function leastDemand(pods: readonly GangPod[]): Map<string, number> {
+  const least = new Map<string, number>();
+  const keys = new Set<string>();
+  for (const pod of pods) for (const key of pod.demand.keys()) keys.add(key);
+  for (const key of keys) {
+    const m = Math.min(...pods.map((p) => p.demand.get(key) ?? 0));
+    if (m > 0) least.set(key, m);
+  }
+  return least;
 }
 
 /** `a` before `b`: more pods placed, then fewer domains per preferred key, in order. */
@@ -161,9 +208,35 @@ interface Step {
   results: AllocationResult[];
 }
 
-/** Places a gang on the host's cluster, all or nothing (see GangRequest and the module comment). */
-export function scheduleGroup(host: GangHost, input: unknown): GangResult {
-  const { pods, minCount, required, preferred, budget } = readInput(host, input);
+/**
+ * The order pods are searched in: pods of one kind (same claim shape, same filter key) one after
+ * another, kinds in the order of their first pod. Returns the order and, per position, whether the
+ * pod before it is of the same kind.
+ */
+function searchOrder(pods: readonly GangPod[], filter: GangFilter | undefined): { order: number[]; sameAsBefore: boolean[] } {
+  const kinds = new Map<string, number[]>();
+  pods.forEach((pod, i) => {
+    const kind = filter === undefined ? pod.shape : `${pod.shape}\u0000${filter.podKey(i)}`;
+    (kinds.get(kind) ?? kinds.set(kind, []).get(kind)!).push(i);
+  });
+  const order: number[] = [];
+  const sameAsBefore: boolean[] = [];
+  for (const members of kinds.values())
+    members.forEach((i, m) => {
+      order.push(i);
+      sameAsBefore.push(m > 0);
+    });
+  return { order, sameAsBefore };
+}
+
+/**
+ * Places a gang on the host's cluster, all or nothing (see GangRequest and the module comment).
+ * `filter`, when given, adds per-pod node checks (kube-scheduler's filters) to the claims', and a
+ * pod may then have no claims.
+ */
+export function scheduleGroup(host: GangHost, input: unknown, filter?: GangFilter): GangResult {
+  // With a filter a pod may have no claims: the filters alone choose its node.
+  const { pods, minCount, required, preferred, budget } = readInput(host, input, filter !== undefined);
   const n = pods.length;
   const all = host.nodeNames.map((_name, k) => k);
   const of = (k: number, key: string): string | undefined => host.labels(k)[key];
@@ -181,6 +254,9 @@ export function scheduleGroup(host: GangHost, input: unknown): GangResult {
     }
   if (domains.size === 0) return { placements: [], reason: unschedulable(`no node has the label ${JSON.stringify(required)} (topology.required)`) };
 
+  const { order, sameAsBefore } = searchOrder(pods, filter);
+  /** Per search position: the node its pod is on, -1 when left out. */
+  const nodeAt = new Int32Array(n);
   let steps = 0;
   let exhausted = false;
   let best: { placed: number; domains: number[]; steps: Step[] } | undefined;
@@ -189,66 +265,160 @@ export function scheduleGroup(host: GangHost, input: unknown): GangResult {
   const used = preferred.map(() => new Map<string | undefined, number>());
   const optimal = (): boolean => best !== undefined && best.placed === n && best.domains.every((d) => d === 1);
   const domainsNow = (): number[] => used.map((m) => m.size);
+  const count = (k: number, by: number): void =>
+    preferred.forEach((key, p) => {
+      const v = of(k, key);
+      const left = (used[p].get(v) ?? 0) + by;
+      if (left === 0) used[p].delete(v);
+      else used[p].set(v, left);
+    });
 
-  const search = (nodes: readonly number[], i: number, skipped: number): void => {
-    if (exhausted || optimal()) return;
-    if (best !== undefined) {
-      const c = compare(n - skipped, domainsNow(), best.placed, best.domains);
-      // Domains only grow and at most n - skipped pods can be placed: no better placement below.
-      if (c >= 0) return;
+  // Whether the search is over. Tries pod `i` (at search position j) on node k.
+  const attempt = (nodes: readonly number[], j: number, skipped: number, k: number): boolean => {
+    if (steps >= budget) {
+      exhausted = true;
+      // The pods placed so far, the rest left out, may be the best found.
+      if (stack.length >= minCount && (best === undefined || compare(stack.length, domainsNow(), best.placed, best.domains) < 0))
+        best = { placed: stack.length, domains: domainsNow(), steps: stack.slice() };
+      return true;
     }
-    if (i === n) {
+    steps++;
+    const i = order[j];
+    const results = host.place(k, pods[i]);
+    if (typeof results === 'string') return false;
+    stack.push({ pod: i, node: k, results });
+    nodeAt[j] = k;
+    count(k, 1);
+    filter?.placed(i, k);
+    try {
+      search(nodes, j + 1, skipped);
+    } finally {
+      stack.pop();
+      host.unplace(pods[i]);
+      count(k, -1);
+      filter?.unplaced(i, k);
+    }
+    return exhausted || optimal();
+  };
+
+  // Whether node k passes the counted check and the filters for pod i; its key among equals.
+  const candidate = (i: number, k: number): string | undefined => {
+    for (const [key, need] of pods[i].demand) if (host.free(k, key) < need) return undefined;
+    if (filter !== undefined && !filter.allows(i, k)) return undefined;
+    const values = preferred.length === 0 ? '' : JSON.stringify(preferred.map((key) => of(k, key)));
+    return `${host.stateKey(k)}\u0000${filter === undefined ? '' : filter.nodeKey(k)}\u0000${values}`;
+  };
+
+  // Pods that many free devices allow on node k now (each pod needs at least the least demand of each key).
+  const least = leastDemand(pods);
+  const room = (k: number): number => {
+    let here = Infinity;
+    for (const [key, need] of least) here = Math.min(here, Math.floor(host.free(k, key) / need));
+    return here;
+  };
+  /** Per search domain: the nodes in the order tried (a rank per node), and the first preferred key's domains with their room when the search began. */
+  let rank = new Int32Array(0);
+  /** The search domain's nodes in rank order. */
+  let ranked: number[] = [];
+  let firstKey: { nodesOf: Map<string | undefined, number[]>; roomAtStart: Array<[string | undefined, number]> } | undefined;
+  const prepare = (nodes: readonly number[]): void => {
+    rank = new Int32Array(host.nodeNames.length);
+    firstKey = undefined;
+    if (preferred.length === 0 || least.size === 0) {
+      nodes.forEach((k, r) => (rank[k] = r));
+      ranked = [...nodes];
+      return;
+    }
+    const nodesOf = new Map<string | undefined, number[]>();
+    for (const k of nodes) {
+      const v = of(k, preferred[0]);
+      (nodesOf.get(v) ?? nodesOf.set(v, []).get(v)!).push(k);
+    }
+    const roomAtStart = [...nodesOf].map(([v, ks]): [string | undefined, number] => [v, ks.reduce((sum, k) => sum + room(k), 0)]);
+    // Roomiest domains first: the first placement found then uses few of them.
+    roomAtStart.sort((a, b) => b[1] - a[1]);
+    let r = 0;
+    for (const [v] of roomAtStart) for (const k of nodesOf.get(v)!) rank[k] = r++;
+    firstKey = { nodesOf, roomAtStart };
+    ranked = [...nodes].sort((a, b) => rank[a] - rank[b]);
+  };
+  /** The fewest domains of the first preferred key that every pod from search position j on can take (Infinity: none). */
+  const domainsAtLeast = (j: number): number => {
+    const f = firstKey!;
+    let left = n - j;
+    for (const v of used[0].keys()) for (const k of f.nodesOf.get(v) ?? []) left -= room(k);
+    let domains = used[0].size;
+    for (const [v, r] of f.roomAtStart) {
+      if (left <= 0) break;
+      if (used[0].has(v)) continue;
+      left -= r;
+      domains++;
+    }
+    return left > 0 ? Infinity : domains;
+  };
+
+  /** Whether nothing better than the best placement can come from search position j with the pods placed now. */
+  const hopeless = (j: number, skipped: number): boolean => {
+    if (exhausted || optimal()) return true;
+    // Domains only grow and at most n - skipped pods can be placed.
+    if (best !== undefined && compare(n - skipped, domainsNow(), best.placed, best.domains) >= 0) return true;
+    // Every pod must be placed: the room left in the domains used and the roomiest others bound the first key's domains.
+    if (firstKey !== undefined && minCount === n && j < n) {
+      const atLeast = domainsAtLeast(j);
+      if (atLeast === Infinity) return true;
+      if (best !== undefined && (atLeast > best.domains[0] || (atLeast === best.domains[0] && preferred.length === 1))) return true;
+    }
+    return false;
+  };
+
+  const search = (nodes: readonly number[], j: number, skipped: number): void => {
+    if (hopeless(j, skipped)) return;
+    if (j === n) {
       best = { placed: n - skipped, domains: domainsNow(), steps: stack.slice() };
       return;
     }
-    const pod = pods[i];
-    // Nodes that pass the counted check, one per state and preferred values; nodes adding fewer
-    // new domains first, then node order.
-    const seen = new Set<string>();
-    const candidates: Array<{ k: number; added: number[] }> = [];
-    for (const k of nodes) {
-      // The counted check on the node alone.
-      let fits = true;
-      for (const [key, need] of pod.demand) if (host.free(k, key) < need) fits = false;
-      if (!fits) continue;
-      const values = preferred.map((key) => of(k, key));
-      const key = `${host.stateKey(k)}\u0000${JSON.stringify(values)}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      candidates.push({ k, added: values.map((v, p) => (used[p].has(v) ? 0 : 1)) });
-    }
-    candidates.sort((a, b) => compare(0, a.added, 0, b.added) || a.k - b.k);
-    for (const { k } of candidates) {
-      if (steps >= budget) {
-        exhausted = true;
-        // The pods placed so far, the rest left out, may be the best found.
-        if (stack.length >= minCount && (best === undefined || compare(stack.length, domainsNow(), best.placed, best.domains) < 0))
-          best = { placed: stack.length, domains: domainsNow(), steps: stack.slice() };
-        return;
+    const i = order[j];
+    // A pod like the one before it goes no earlier in node order, and is left out when that one was.
+    const after = sameAsBefore[j] ? (nodeAt[j - 1] < 0 ? -1 : rank[nodeAt[j - 1]]) : 0;
+    if (after >= 0) {
+      const seen = new Set<string>();
+      if (preferred.length === 0) {
+        // Nodes in node order, one per state, tried as they are found.
+        for (const k of nodes) {
+          if (rank[k] < after) continue;
+          const key = candidate(i, k);
+          if (key === undefined || seen.has(key)) continue;
+          seen.add(key);
+          if (attempt(nodes, j, skipped, k) || hopeless(j, skipped)) return;
+        }
+      } else if (preferred.length === 1) {
+        // One key: nodes of the domains in use first, then the others, each in rank order, tried as they are found.
+        for (const inUse of [true, false])
+          for (const k of ranked) {
+            if (rank[k] < after || used[0].has(of(k, preferred[0])) !== inUse) continue;
+            const key = candidate(i, k);
+            if (key === undefined || seen.has(key)) continue;
+            seen.add(key);
+            if (attempt(nodes, j, skipped, k) || hopeless(j, skipped)) return;
+          }
+      } else {
+        // Nodes adding fewer new domains first, then in rank order (roomiest domains of the first key first).
+        const candidates: Array<{ k: number; added: number[] }> = [];
+        for (const k of nodes) {
+          if (rank[k] < after) continue;
+          const key = candidate(i, k);
+          if (key === undefined || seen.has(key)) continue;
+          seen.add(key);
+          candidates.push({ k, added: preferred.map((label, p) => (used[p].has(of(k, label)) ? 0 : 1)) });
+        }
+        candidates.sort((a, b) => compare(0, a.added, 0, b.added) || rank[a.k] - rank[b.k]);
+        for (const { k } of candidates) if (attempt(nodes, j, skipped, k) || hopeless(j, skipped)) return;
       }
-      steps++;
-      const results = host.place(k, pod);
-      if (typeof results === 'string') continue;
-      stack.push({ pod: i, node: k, results });
-      preferred.forEach((key, p) => {
-        const v = of(k, key);
-        used[p].set(v, (used[p].get(v) ?? 0) + 1);
-      });
-      try {
-        search(nodes, i + 1, skipped);
-      } finally {
-        stack.pop();
-        host.unplace(pod);
-        preferred.forEach((key, p) => {
-          const v = of(k, key);
-          const left = used[p].get(v)! - 1;
-          if (left === 0) used[p].delete(v);
-          else used[p].set(v, left);
-        });
-      }
-      if (exhausted || optimal()) return;
     }
-    if (skipped < n - minCount) search(nodes, i + 1, skipped + 1);
+    if (skipped < n - minCount) {
+      nodeAt[j] = -1;
+      search(nodes, j + 1, skipped + 1);
+    }
   };
 
   for (const [value, nodes] of domains) {
@@ -258,6 +428,7 @@ export function scheduleGroup(host: GangHost, input: unknown): GangResult {
       refused.push(`${required}=${value}: ${short}`);
       continue;
     }
+    prepare(nodes);
     search(nodes, 0, 0);
     // Without preferred keys any placement of every pod is as good as another.
     if (best !== undefined && best.placed === n && preferred.length === 0) break;
@@ -275,5 +446,6 @@ export function scheduleGroup(host: GangHost, input: unknown): GangResult {
   }
   // The search gave everything back; the best placement is kept now, in the order it was found.
   for (const s of best.steps) host.keep(s.node, pods[s.pod], s.results);
-  return { placements: best.steps.map((s) => ({ pod: s.pod, node: host.nodeNames[s.node], results: s.results })), ...flag };
+  const placements = best.steps.map((s) => ({ pod: s.pod, node: host.nodeNames[s.node], results: s.results })).sort((a, b) => a.pod - b.pod);
+  return { placements, ...flag };
 }

@@ -1,0 +1,57 @@
+// `gpualloc dra schedule --explain`: per placed pod, the objective's terms of the scored
+// allocation beside first-fit's on the same node (as `dra allocate --explain` has them), in text
+// and as each pod's "explain" in JSON; nothing for a pod not placed; refused in first-fit mode.
+import { describe, expect, it } from 'vitest';
+import { cli } from '../support/cli.js';
+
+const DUMP = 'data/samples/dra/cluster.json';
+
+interface Terms {
+  topology: number;
+  fragmentation: number;
+  parents: number;
+  consumption: number;
+}
+interface Pod {
+  pod: string;
+  node: string | null;
+  claims: Array<{ allocation: { devices: { results: Array<{ pool: string; device: string }> } } | null }>;
+  explain?: { chosen: Terms; firstFit: { devices: string[][]; objective: Terms }; comparison: number };
+}
+
+describe('gpualloc dra schedule --explain', () => {
+  it('gives each placed pod its terms beside first-fit on the node it took, never worse by the objective', async () => {
+    const r = await cli(['dra', 'schedule', '--dump', DUMP, '--explain', '--json']);
+    expect(r.code).toBe(1); // one pod of the sample cannot be placed
+    const pods = (JSON.parse(r.stdout) as { pods: Pod[] }).pods;
+    const placed = pods.filter((p) => p.node !== null);
+    expect(placed.length).toBeGreaterThan(3);
+    for (const p of placed) {
+      expect(p.explain, p.pod).toBeDefined();
+      expect(p.explain!.comparison, p.pod).toBeLessThanOrEqual(0);
+      // first-fit's devices are on the pod's own node (the samples' pools are named after nodes).
+      for (const id of p.explain!.firstFit.devices.flat()) expect(id.split('/')[1], p.pod).toBe(p.node);
+      if (p.explain!.comparison === 0) expect(p.explain!.chosen).toEqual(p.explain!.firstFit.objective);
+    }
+    for (const p of pods.filter((q) => q.node === null)) expect(p.explain).toBeUndefined();
+    // The sample's infer-20g: the scored search beats first-fit's slice with another one.
+    const infer = placed.find((p) => p.pod === 'ml/infer-20g')!;
+    expect(infer.explain!.comparison).toBe(-1);
+    expect(infer.claims[0]!.allocation!.devices.results[0]!.device).not.toBe(infer.explain!.firstFit.devices.flat()[0]!.split('/')[2]);
+  });
+
+  it('prints two lines per placed pod in text, and no explain without the flag', async () => {
+    const r = await cli(['dra', 'schedule', '--dump', DUMP, '--explain']);
+    expect(r.stdout).toMatch(/^ml\/trainer on dgx-h100-1: scored {3}topology \d+, .*consumption \d+$/m);
+    expect(r.stdout).toMatch(/^ +first-fit topology .*: gpu-0, gpu-1, gpu-2, gpu-3$/m);
+    expect(r.stdout).not.toContain('ml/legacy-2gpu on');
+    const plain = await cli(['dra', 'schedule', '--dump', DUMP, '--json']);
+    expect((JSON.parse(plain.stdout) as { pods: Pod[] }).pods.every((p) => p.explain === undefined)).toBe(true);
+  });
+
+  it('is refused in first-fit mode', async () => {
+    const r = await cli(['dra', 'schedule', '--dump', DUMP, '--explain', '--mode', 'first-fit']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--explain is for the scored mode');
+  });
+});
