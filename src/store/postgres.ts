@@ -15,7 +15,7 @@ import { LIMITS } from '../shared/limits.js';
 import { readInput, rejectUnknownKeys, requireBoolean, requireObject, requireString } from '../shared/validate.js';
 import { applyCommit, type CommitChange, type NodeRecord } from './apply.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations/index.js';
-import { checkRequestId, signalOf, storeReleaseOptions } from './options.js';
+import { requestIdOf, signalOf, storeReleaseOptions } from './options.js';
 import type { PgTarget } from './pg-config.js';
 import { connectSettings } from './pg-connect.js';
 import { connectionUsable, type ErrorContext, RetryNow, storeError } from './pg-errors.js';
@@ -596,9 +596,4 @@ export class PostgresStore implements ClusterStore {
   private retrying<T>(what: string, run: RunOptions, fn: (flight: { committing: boolean }) => Promise<T>): Promise<T> {
     return retrying({ ctx: this.ctx, retryMs: this.retryMs, counts: this.counts }, what, run, fn);
   }
-}
-
-/** The request ID given (checked), or a new random one. */
-function requestIdOf(value: unknown): string {
-  return value === undefined ? globalThis.crypto.randomUUID() : checkRequestId(value);
 }
