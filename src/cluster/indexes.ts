@@ -83,7 +83,7 @@ export class NodeIndexes {
     const evictable = this.evictableScratch;
     evictable.fill(0);
     for (const id of ledger.nodeSlots[node]) {
-      const r = ledger.slots.get(id)!;
+      const r = ledger.record(node, id);
       if (r.slot.stale !== true) continue;
       for (const p of r.positions) evictable[p] += r.slot.memoryPerGpu;
     }

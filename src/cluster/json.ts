@@ -4,8 +4,9 @@
 
 import type { Inventory } from '../hardware/inventory.js';
 import type { Link, Topology } from '../hardware/topology.js';
-import { type NodeGpu, type Slot, validateNode, validateSlots } from '../placement/index.js';
+import { type NodeGpu, type Slot, type SlotPart, validateNode, validateSlots } from '../placement/index.js';
 import { AllocationError } from '../shared/errors.js';
+import { type Labels, requireLabels } from '../shared/labels.js';
 import { LIMITS } from '../shared/limits.js';
 import { formatBytes } from '../shared/units.js';
 import { fail, type KeyShapeOf, keysOf, rejectUnknownKeys, requireArray, requireInteger, requireObject, requireString } from '../shared/validate.js';
@@ -19,7 +20,7 @@ export type ClusterInit = { nodes: ClusterNode[] } | Inventory;
 export type ClusterStateJSON = {
   version: 1;
   nextSlot: number;
-  nodes: Array<{ id: string; gpus: NodeGpu[]; topology?: Topology; slots: Slot[]; cpu?: number; hostMemory?: number; gpuModel?: string }>;
+  nodes: Array<{ id: string; gpus: NodeGpu[]; topology?: Topology; slots: Slot[]; cpu?: number; hostMemory?: number; gpuModel?: string; labels?: Labels }>;
 };
 
 const STATE_KEYS = keysOf<ClusterStateJSON>()(['version', 'nextSlot', 'nodes']);
@@ -38,10 +39,22 @@ export const CLUSTER_STATE_KEYS = {
     id: null,
     gpus: { index: null, memoryTotal: null, memoryUsed: null, mig: null } satisfies KeyShapeOf<NodeGpu>,
     topology: { gpus: null, links: { a: null, b: null, pcie: null, nvlink: null } satisfies KeyShapeOf<Link> } satisfies KeyShapeOf<Topology>,
-    slots: { id: null, model: null, gpus: null, memoryPerGpu: null, lastActivity: null, stale: null, milli: null, cpu: null, hostMemory: null } satisfies KeyShapeOf<Slot>,
+    slots: {
+      id: null,
+      model: null,
+      gpus: null,
+      memoryPerGpu: null,
+      lastActivity: null,
+      stale: null,
+      milli: null,
+      cpu: null,
+      hostMemory: null,
+      parts: { node: null, gpus: null, memoryPerGpu: null } satisfies KeyShapeOf<SlotPart>,
+    } satisfies KeyShapeOf<Slot>,
     cpu: null,
     hostMemory: null,
     gpuModel: null,
+    labels: null,
   } satisfies KeyShapeOf<_NodeJSON>,
 } as const satisfies KeyShapeOf<ClusterStateJSON>;
 
@@ -118,15 +131,31 @@ function loadLedger(nodes: unknown[], field: string): Ledger {
     const cpu = n.cpu === undefined ? -1 : requireInteger(`${f}.cpu`, n.cpu, 0, LIMITS.maxMilliCpu);
     const hostMemory = n.hostMemory === undefined ? -1 : requireInteger(`${f}.hostMemory`, n.hostMemory, 0, LIMITS.maxBytes);
     const gpuModel = n.gpuModel === undefined ? undefined : requireString(`${f}.gpuModel`, n.gpuModel, LIMITS.maxIdLength);
-    return { id, index: model.index, total: model.total, used: model.used, mig: model.mig, topology: model.topology, cpu, hostMemory, gpuModel };
+    const labels = n.labels === undefined ? undefined : requireLabels(`${f}.labels`, n.labels);
+    return { id, index: model.index, total: model.total, used: model.used, mig: model.mig, topology: model.topology, cpu, hostMemory, gpuModel, labels };
   });
   const ledger = new Ledger(models);
-  // Slots after every node, so slot IDs are unique across the state.
-  const ids = new Set<string>();
+  // Slots after every node, so slot IDs are unique across the state; a slot across several nodes is
+  // listed by each of them (its part there), and added once every node has been read.
+  const ids = new Map<string, string>();
+  const spans = new Map<string, Array<{ node: number; slot: Slot; at: string }>>();
   nodes.forEach((raw, k) => {
     const n = raw as Record<string, unknown>;
     if (n.slots === undefined) return;
-    validateSlots(n.slots, `${field}[${k}].slots`, new Set(ledger.indices[k]), ids).forEach((slot, j) => {
+    validateSlots(n.slots, `${field}[${k}].slots`, new Set(ledger.indices[k])).forEach((slot, j) => {
+      const at = `${field}[${k}].slots[${j}]`;
+      const before = ids.get(slot.id);
+      if (before !== undefined && (slot.parts === undefined || !spans.has(slot.id)))
+        throw AllocationError.at('DUPLICATE_SLOT', `${at}.id`, `slot ID ${JSON.stringify(slot.id)} appears twice (also at ${before})`);
+      if (before === undefined) ids.set(slot.id, at);
+      if (slot.parts !== undefined) {
+        let list = spans.get(slot.id);
+        if (list === undefined) spans.set(slot.id, (list = []));
+        list.push({ node: k, slot, at });
+        // Its place in the node's list is kept now; its memory is charged once every part is read.
+        ledger.nodeSlots[k].add(slot.id);
+        return;
+      }
       if (slot.milli !== undefined) {
         const f = `${field}[${k}].slots[${j}]`;
         ledger.checkShare(
@@ -141,6 +170,7 @@ function loadLedger(nodes: unknown[], field: string): Ledger {
       ledger.addSlot(k, slot);
     });
   });
+  for (const list of spans.values()) ledger.addSpan(spanParts(list, ledger.nodeIds));
   const { gpuStart, free, used, capacity, total, nodeIds, indices, nodeCpu, cpuHeld, nodeHostMemory, hostMemoryHeld } = ledger;
   for (let k = 0; k < models.length; k++) {
     const start = gpuStart[k];
@@ -167,6 +197,34 @@ function loadLedger(nodes: unknown[], field: string): Ledger {
   return ledger;
 }
 
+/**
+ * The parts of a slot across several nodes, in its `parts` order, from the entries of the nodes that
+ * list it: each lists the same parts, model, activity and stale mark, and its own GPUs and memory as
+ * its part says; every part's node lists it.
+ */
+function spanParts(list: ReadonlyArray<{ node: number; slot: Slot; at: string }>, nodeIds: readonly string[]): Array<{ node: number; slot: Slot }> {
+  const first = list[0].slot;
+  const parts = first.parts!;
+  const same = JSON.stringify(parts);
+  for (const { slot, at } of list) {
+    if (JSON.stringify(slot.parts) !== same) fail('INVALID_ARGUMENT', `${at}.parts`, `the parts every node of slot ${JSON.stringify(first.id)} lists (${list[0].at}.parts)`, slot.parts);
+    for (const key of ['model', 'lastActivity', 'stale'] as const)
+      if (slot[key] !== first[key]) fail('INVALID_ARGUMENT', `${at}.${key}`, `the ${key} every node of slot ${JSON.stringify(first.id)} lists (${list[0].at})`, slot[key]);
+  }
+  for (const { node, at } of list)
+    if (!parts.some((p) => p.node === nodeIds[node]))
+      throw AllocationError.at('INVALID_ARGUMENT', `${at}.parts`, `slot ${JSON.stringify(first.id)} is listed by node ${JSON.stringify(nodeIds[node])}, which none of its parts names`);
+  return parts.map((part, j) => {
+    const entry = list.find((e) => nodeIds[e.node] === part.node);
+    if (entry === undefined)
+      throw AllocationError.at('INVALID_ARGUMENT', `${list[0].at}.parts[${j}].node`, `slot ${JSON.stringify(first.id)} has a part on node ${JSON.stringify(part.node)}, whose slots do not list it`);
+    const { slot, at } = entry;
+    if (slot.memoryPerGpu !== part.memoryPerGpu || slot.gpus.join() !== part.gpus.join())
+      fail('INVALID_ARGUMENT', `${at}.gpus`, `the GPUs and memoryPerGpu of its part (${list[0].at}.parts[${j}]: GPUs ${part.gpus.join(',')}, ${part.memoryPerGpu} bytes each)`, slot.gpus);
+    return { node: entry.node, slot };
+  });
+}
+
 /** The ledger as toJSON writes it: a plain object that restoreClusterState turns back into an identical state. */
 export function ledgerJSON(ledger: Ledger): ClusterStateJSON {
   const { total, used, gpuStart, nodeCpu, nodeHostMemory } = ledger;
@@ -190,7 +248,9 @@ export function ledgerJSON(ledger: Ledger): ClusterStateJSON {
       if (nodeHostMemory[k] >= 0) node.hostMemory = nodeHostMemory[k];
       const gpuModel = ledger.gpuModels[k];
       if (gpuModel !== undefined) node.gpuModel = gpuModel;
-      for (const sid of ledger.nodeSlots[k]) node.slots.push(copySlot(ledger.slots.get(sid)!.slot));
+      const labels = ledger.labels[k];
+      if (labels !== undefined) node.labels = { ...labels };
+      for (const sid of ledger.nodeSlots[k]) node.slots.push(copySlot(ledger.record(k, sid).slot));
       return node;
     }),
   };

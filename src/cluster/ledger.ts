@@ -6,16 +6,32 @@
 import type { Topology } from '../hardware/topology.js';
 import { compareEvictionOrder, maskOf, type Slot } from '../placement/index.js';
 import { AllocationError } from '../shared/errors.js';
+import type { Labels } from '../shared/labels.js';
 import { LIMITS } from '../shared/limits.js';
 import { shareBytes } from '../shared/share.js';
 import { formatBytes } from '../shared/units.js';
 import { describeValue, fail } from '../shared/validate.js';
 
-/** A slot and where it sits: its node, the positions of its GPUs and their mask halves. */
-export type SlotRecord = { slot: Slot; node: number; positions: number[]; lo: number; hi: number };
+/**
+ * A slot and where it sits: its node, the positions of its GPUs and their mask halves. A slot across
+ * several nodes has one record per part (`parts`, the same list on each, in the slot's order): the
+ * ledger's `slots` maps its ID to the first part's record.
+ */
+export type SlotRecord = { slot: Slot; node: number; positions: number[]; lo: number; hi: number; parts?: SlotRecord[] };
 
 /** One validated node: GPUs by position (indices ascending), topology, and CPU and host memory (-1: not tracked). */
-export type LedgerNode = { id: string; index: number[]; total: number[]; used: number[]; mig?: boolean[]; topology?: Topology; cpu: number; hostMemory: number; gpuModel?: string };
+export type LedgerNode = {
+  id: string;
+  index: number[];
+  total: number[];
+  used: number[];
+  mig?: boolean[];
+  topology?: Topology;
+  cpu: number;
+  hostMemory: number;
+  gpuModel?: string;
+  labels?: Labels | undefined;
+};
 
 /**
  * Memory of one GPU, in bytes: allocated is what gpualloc's slots hold; memoryUsed (present only when
@@ -38,6 +54,8 @@ export type CheckedCommit = {
   milli?: number;
   cpu?: number;
   hostMemory?: number;
+  /** A slot across several nodes: every part (the first is node, positions, memoryPerGpu above); the slot's `parts` names them. */
+  parts?: Array<{ node: number; positions: number[]; memoryPerGpu: number }>;
 };
 
 /** Holds GPUs and slots of one or many nodes; json.ts fills it and checks that no GPU holds more than it has. */
@@ -48,6 +66,8 @@ export class Ledger {
   /** GPU indices of each node, ascending (position p holds indices[k][p]). */
   readonly indices: number[][];
   readonly gpuModels: ReadonlyArray<string | undefined>;
+  /** Each node's labels (undefined: none). */
+  readonly labels: ReadonlyArray<Readonly<Labels> | undefined>;
   /** Node k's GPUs are entries gpuStart[k] .. gpuStart[k + 1] of the per-GPU arrays. */
   readonly gpuStart: Int32Array;
   readonly total: Float64Array;
@@ -97,6 +117,7 @@ export class Ledger {
     this.topologies = nodes.map((m) => m.topology);
     this.indices = nodes.map((m) => m.index);
     this.gpuModels = nodes.map((m) => m.gpuModel);
+    this.labels = nodes.map((m) => m.labels);
     let gpuCount = 0;
     this.gpuStart = new Int32Array(nodes.length + 1);
     nodes.forEach((m, k) => {
@@ -142,6 +163,19 @@ export class Ledger {
     const k = this.nodeOf.get(id);
     if (k === undefined) throw new AllocationError('UNKNOWN_NODE', `${field}: node ${describeValue(id)} is not in the state`, { field });
     return k;
+  }
+
+  /** The record of slot `id` (in the ledger) on node `node`: its part there for a slot across several nodes. */
+  record(node: number, id: string): SlotRecord {
+    const r = this.slots.get(id)!;
+    if (r.parts !== undefined) for (const p of r.parts) if (p.node === node) return p;
+    return r;
+  }
+
+  /** The nodes slot `id` (in the ledger) sits on: one, or each of its parts'. */
+  nodesOf(id: string): number[] {
+    const r = this.slots.get(id)!;
+    return r.parts === undefined ? [r.node] : r.parts.map((p) => p.node);
   }
 
   /** Position of GPU index `gpu` on node `node`, or -1. */
@@ -195,6 +229,22 @@ export class Ledger {
 
   /** Adds a validated slot to node `node` (its GPUs are the node's): charges its memory, CPU and host memory. */
   addSlot(node: number, slot: Slot): void {
+    this.slots.set(slot.id, this.charge(node, slot));
+  }
+
+  /**
+   * Adds a validated slot across several nodes: `parts[j]` is the slot as node `parts[j].node` lists
+   * it (that node's GPUs and memoryPerGpu; every part's `parts` names them all). Each node keeps the
+   * slot where its list had it (a node that listed it already keeps that place).
+   */
+  addSpan(parts: ReadonlyArray<{ node: number; slot: Slot }>): void {
+    const records = parts.map(({ node, slot }) => this.charge(node, slot));
+    for (const r of records) r.parts = records;
+    this.slots.set(records[0].slot.id, records[0]);
+  }
+
+  /** Charges one node's share of a slot: its memory on its GPUs, its CPU and host memory; returns its record. */
+  private charge(node: number, slot: Slot): SlotRecord {
     const positions = slot.gpus.map((g) => this.positionOf(node, g));
     const [lo, hi] = maskOf(positions);
     const start = this.gpuStart[node];
@@ -202,28 +252,30 @@ export class Ledger {
     if (this.mig !== null) this.syncPlanFree(start, positions);
     this.cpuHeld[node] += slot.cpu ?? 0;
     this.hostMemoryHeld[node] += slot.hostMemory ?? 0;
-    this.slots.set(slot.id, { slot, node, positions, lo, hi });
     this.nodeSlots[node].add(slot.id);
     if (slot.stale === true) {
       this.staleOrder[node] = undefined;
       this.nodeStale[node]++;
     }
+    return { slot, node, positions, lo, hi };
   }
 
-  /** Removes slot `id` (it is in the ledger) and gives back what it held. */
+  /** Removes slot `id` (it is in the ledger), every part of it, and gives back what it held. */
   removeSlot(id: string): void {
-    const r = this.slots.get(id)!;
-    const start = this.gpuStart[r.node];
-    for (const p of r.positions) this.free[start + p] += r.slot.memoryPerGpu;
-    if (this.mig !== null) this.syncPlanFree(start, r.positions);
-    this.cpuHeld[r.node] -= r.slot.cpu ?? 0;
-    this.hostMemoryHeld[r.node] -= r.slot.hostMemory ?? 0;
-    this.slots.delete(id);
-    this.nodeSlots[r.node].delete(id);
-    if (r.slot.stale === true) {
-      this.staleOrder[r.node] = undefined;
-      this.nodeStale[r.node]--;
+    const first = this.slots.get(id)!;
+    for (const r of first.parts ?? [first]) {
+      const start = this.gpuStart[r.node];
+      for (const p of r.positions) this.free[start + p] += r.slot.memoryPerGpu;
+      if (this.mig !== null) this.syncPlanFree(start, r.positions);
+      this.cpuHeld[r.node] -= r.slot.cpu ?? 0;
+      this.hostMemoryHeld[r.node] -= r.slot.hostMemory ?? 0;
+      this.nodeSlots[r.node].delete(id);
+      if (r.slot.stale === true) {
+        this.staleOrder[r.node] = undefined;
+        this.nodeStale[r.node]--;
+      }
     }
+    this.slots.delete(id);
   }
 
   /** Copies `free` to `planFree` at the given positions of the node starting at `start` (MIG GPUs stay -Infinity). */
@@ -231,11 +283,13 @@ export class Ledger {
     for (const p of positions) if (this.mig![start + p] === 0) this.planFree[start + p] = this.free[start + p];
   }
 
-  /** Marks slot record `r` stale or not. */
+  /** Marks slot record `r` (every part of it) stale or not. */
   setStale(r: SlotRecord, stale: boolean): void {
-    if ((r.slot.stale === true) !== stale) this.nodeStale[r.node] += stale ? 1 : -1;
-    r.slot.stale = stale;
-    this.staleOrder[r.node] = undefined;
+    for (const part of r.parts ?? [r]) {
+      if ((part.slot.stale === true) !== stale) this.nodeStale[part.node] += stale ? 1 : -1;
+      part.slot.stale = stale;
+      this.staleOrder[part.node] = undefined;
+    }
   }
 
   /**
@@ -243,9 +297,11 @@ export class Ledger {
    * unless it already records later activity (touches from several processes never move it back).
    */
   touch(r: SlotRecord, at: number): void {
-    if (r.slot.lastActivity === undefined || at > r.slot.lastActivity) r.slot.lastActivity = at;
-    // Stale slots are evicted oldest activity first.
-    if (r.slot.stale === true) this.staleOrder[r.node] = undefined;
+    for (const part of r.parts ?? [r]) {
+      if (part.slot.lastActivity === undefined || at > part.slot.lastActivity) part.slot.lastActivity = at;
+      // Stale slots are evicted oldest activity first.
+      if (part.slot.stale === true) this.staleOrder[part.node] = undefined;
+    }
   }
 
   /** Applies a checked commit: evicts its slots and adds the new one; returns the new slot's ID. */
@@ -257,13 +313,23 @@ export class Ledger {
       id = `slot-${this.nextSlot++}`;
     }
     for (const sid of change.evict) this.removeSlot(sid);
-    const slot: Slot = { id, gpus: change.positions.map((p) => this.indices[node][p]).sort((a, b) => a - b), memoryPerGpu: change.memoryPerGpu };
-    if (change.model !== undefined) slot.model = change.model;
-    if (change.lastActivity !== undefined) slot.lastActivity = change.lastActivity;
-    if (change.milli !== undefined) slot.milli = change.milli;
-    if (change.cpu !== undefined) slot.cpu = change.cpu;
-    if (change.hostMemory !== undefined) slot.hostMemory = change.hostMemory;
-    this.addSlot(node, slot);
+    const slotOn = (k: number, positions: readonly number[], memoryPerGpu: number): Slot => {
+      const slot: Slot = { id, gpus: positions.map((p) => this.indices[k][p]).sort((a, b) => a - b), memoryPerGpu };
+      if (change.model !== undefined) slot.model = change.model;
+      if (change.lastActivity !== undefined) slot.lastActivity = change.lastActivity;
+      if (change.milli !== undefined) slot.milli = change.milli;
+      if (change.cpu !== undefined) slot.cpu = change.cpu;
+      if (change.hostMemory !== undefined) slot.hostMemory = change.hostMemory;
+      return slot;
+    };
+    if (change.parts !== undefined) {
+      const slots = change.parts.map((p) => ({ node: p.node, slot: slotOn(p.node, p.positions, p.memoryPerGpu) }));
+      const parts = slots.map(({ node: k, slot }) => ({ node: this.nodeIds[k], gpus: slot.gpus, memoryPerGpu: slot.memoryPerGpu }));
+      for (const { slot } of slots) slot.parts = parts;
+      this.addSpan(slots);
+      return id;
+    }
+    this.addSlot(node, slotOn(node, change.positions, change.memoryPerGpu));
     return id;
   }
 
@@ -273,7 +339,7 @@ export class Ledger {
     if (list === undefined) {
       list = [];
       for (const id of this.nodeSlots[node]) {
-        const s = this.slots.get(id)!.slot;
+        const s = this.record(node, id).slot;
         if (s.stale === true) list.push(s);
       }
       list.sort(compareEvictionOrder);
@@ -282,11 +348,23 @@ export class Ledger {
     return list;
   }
 
-  /** Copies of the slots, of node `node` or of all (-1), in the order they were added. */
+  /**
+   * Copies of the slots, of node `node` or of all (-1), in the order they were added. A slot across
+   * several nodes is listed by each of its nodes as that node's part (with `parts`), and once in the
+   * list of all, as its first part.
+   */
   listSlots(node: number): Slot[] {
     const out: Slot[] = [];
-    const nodes = node < 0 ? this.nodeSlots.map((_, k) => k) : [node];
-    for (const k of nodes) for (const id of this.nodeSlots[k]) out.push(copySlot(this.slots.get(id)!.slot));
+    if (node >= 0) {
+      for (const id of this.nodeSlots[node]) out.push(copySlot(this.record(node, id).slot));
+      return out;
+    }
+    for (let k = 0; k < this.nodeSlots.length; k++) {
+      for (const id of this.nodeSlots[k]) {
+        const r = this.slots.get(id)!;
+        if (r.node === k) out.push(copySlot(r.slot));
+      }
+    }
     return out;
   }
 
@@ -314,5 +392,6 @@ export function copySlot(s: Slot): Slot {
   if (s.milli !== undefined) c.milli = s.milli;
   if (s.cpu !== undefined) c.cpu = s.cpu;
   if (s.hostMemory !== undefined) c.hostMemory = s.hostMemory;
+  if (s.parts !== undefined) c.parts = s.parts.map((p) => ({ node: p.node, gpus: [...p.gpus], memoryPerGpu: p.memoryPerGpu }));
   return c;
 }

@@ -51,9 +51,8 @@ export class LedgerView implements NodeView {
   }
 
   forEachSlot(k: number, fn: (slot: Readonly<Slot>, positions: readonly number[]) => void): void {
-    const { slots } = this.ledger;
     for (const id of this.ledger.nodeSlots[k]) {
-      const r = slots.get(id)!;
+      const r = this.ledger.record(k, id);
       fn(r.slot, r.positions);
     }
   }

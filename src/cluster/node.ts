@@ -2,6 +2,7 @@
 import { type Inventory, validateInventory } from '../hardware/inventory.js';
 import type { Topology } from '../hardware/topology.js';
 import { type NodeGpu, type Slot, validateSlots } from '../placement/index.js';
+import type { Labels } from '../shared/labels.js';
 import { LIMITS } from '../shared/limits.js';
 import { rejectUnknownKeys, requireObject, requireString } from '../shared/validate.js';
 
@@ -10,9 +11,10 @@ import { rejectUnknownKeys, requireObject, requireString } from '../shared/valid
  * processes outside gpualloc's slots; its free memory is memoryTotal − memoryUsed − the slots on it.
  * For pods (src/fleet/scheduler.ts): `cpu` is the allocatable CPU in milli-CPU and `hostMemory` the
  * allocatable host memory in bytes (absent: not tracked, any request fits); `gpuModel` is the model
- * of the node's GPUs (absent: a pod that lists allowed models cannot go there).
+ * of the node's GPUs (absent: a pod that lists allowed models cannot go there). `labels` (Kubernetes'
+ * syntax, such as `nvidia.com/gpu.clique`) are what a plan's topology constraint names.
  */
-export type ClusterNode = { id: string; gpus: NodeGpu[]; topology?: Topology; slots?: Slot[]; cpu?: number; hostMemory?: number; gpuModel?: string };
+export type ClusterNode = { id: string; gpus: NodeGpu[]; topology?: Topology; slots?: Slot[]; cpu?: number; hostMemory?: number; gpuModel?: string; labels?: Labels };
 
 /** Options of nodeFromInventory: the node's ID (default: the host, else `node0`) and the slots already on it. */
 export type NodeFromInventoryOptions = { id?: string; slots?: Slot[] };
@@ -28,7 +30,7 @@ export const DEFAULT_NODE = 'node0';
  * processes of gpualloc's own slots, so memory a slot accounts for is not counted twice. Written only
  * when > 0. For pods: `cpu` = 1000 × the inventory's `cpus.length` (when `cpus` is given), `hostMemory` =
  * its `memory` (when given), `gpuModel` = the present GPUs' common `name` (when they all have the same
- * non-empty one); `mig: true` on each GPU in MIG mode (its inventory entry has `mig`), which
+ * non-empty one), `labels` = its labels; `mig: true` on each GPU in MIG mode (its inventory entry has `mig`), which
  * plans then leave out unless they allow it. The CLI, ClusterState created from an inventory and the web page all go through here.
  */
 export function nodeFromInventory(inventory: Inventory, options: NodeFromInventoryOptions = {}): ClusterNode {
@@ -62,5 +64,6 @@ export function nodeFromInventory(inventory: Inventory, options: NodeFromInvento
   if (inv.memory !== undefined) node.hostMemory = inv.memory;
   const names = new Set(present.map((g) => g.name ?? ''));
   if (present.length > 0 && names.size === 1 && !names.has('')) node.gpuModel = present[0].name;
+  if (inv.labels !== undefined) node.labels = { ...inv.labels };
   return node;
 }

@@ -25,7 +25,7 @@ import type { Reason } from '../shared/errors.js';
 import type { ScoreLevel, TopologyClasses } from './classes.js';
 import type { FreeIndex, LevelTree } from './free-index.js';
 import type { NodeIndexes } from './indexes.js';
-import type { Ledger, SlotRecord } from './ledger.js';
+import type { Ledger } from './ledger.js';
 import { sortLargestFirst } from './sort.js';
 import type { StaleIndex } from './stale-index.js';
 
@@ -57,7 +57,6 @@ export class ClusterPlanner {
   private readonly totalViews: readonly Float64Array[];
   private readonly usedViews: readonly Float64Array[];
   private readonly nodeStale: Int32Array;
-  private readonly slots: ReadonlyMap<string, SlotRecord>;
   private readonly maxWidth: number;
   private readonly sortedFree: Float64Array;
   private readonly nodeLoad: Float64Array;
@@ -116,7 +115,6 @@ export class ClusterPlanner {
       totalViews: this.totalViews,
       usedViews: this.usedViews,
       nodeStale: this.nodeStale,
-      slots: this.slots,
       maxWidth: this.maxWidth,
     } = ledger);
     ({ sortedFree: this.sortedFree, nodeLoad: this.nodeLoad, nodeRank: this.nodeRank, classOf: this.classOf, classes: this.classes, freeIndex: this.freeIndex, staleIndex: this.staleIndex } = indexes);
@@ -379,7 +377,7 @@ export class ClusterPlanner {
           for (const s of this.ledger.staleSlots(k)) {
             if (!isEvictable(s, req.model)) continue;
             anyEvictable = true;
-            for (const p of this.slots.get(s.id)!.positions) evictable[p] += s.memoryPerGpu;
+            for (const p of this.ledger.record(k, s.id).positions) evictable[p] += s.memoryPerGpu;
           }
         }
         const mig = this.ledger.mig === null ? null : this.ledger.mig.subarray(this.gpuStart[k], this.gpuStart[k + 1]);
@@ -454,7 +452,7 @@ export class ClusterPlanner {
     for (let p = 0; p < N; p++) potential[p] = free[p];
     for (const s of this.ledger.staleSlots(k)) {
       if (!isEvictable(s, model)) continue;
-      for (const p of this.slots.get(s.id)!.positions) potential[p] += s.memoryPerGpu;
+      for (const p of this.ledger.record(k, s.id).positions) potential[p] += s.memoryPerGpu;
     }
     sortLargestFirst(potential, 0, N);
     for (let si = 0; si < sizes.length; si++) {
@@ -548,7 +546,7 @@ export class ClusterPlanner {
       s.offset[i] = this.gpuStart[k];
       s.staleStart[i] = S;
       for (const slot of staleLists[i]) {
-        const r = this.slots.get(slot.id)!;
+        const r = this.ledger.record(k, slot.id);
         s.staleMasks[2 * S] = r.lo;
         s.staleMasks[2 * S + 1] = r.hi;
         s.staleBytes[S] = slot.memoryPerGpu;

@@ -4,20 +4,23 @@
 //   ledger.ts     nodes, GPUs and slots in flat typed arrays, and their bookkeeping
 //   indexes.ts    each node's summary and the free-memory and stale-slot indexes, kept up to date
 //   search.ts     the cross-node search behind plan
+//   multi-node.ts options across several nodes (tensor-parallel × pipeline stages), topology-aware
 //   commit.ts     commit's checks (checkCommit), a pure function the stores call too
 //   node-view.ts  the read-only NodeView (fleet's port) pod schedulers plan over, and change notification
 
 import { createPodScheduler, type NodeView, type PodScheduler, type PodSchedulerKernels, type PodSchedulerOptions } from '../fleet/index.js';
-import { PLAN_REQUEST_KEYS, type PlacementKernels, type PlacementOption, type PlacementPlan, type PlacementRequest, type Slot, validatePlanRequest } from '../placement/index.js';
+import { type PlacementKernels, type PlacementOption, type PlacementPlan, type Slot, validatePlanRequest } from '../placement/index.js';
 import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
-import { describeValue, fail, readInput, rejectUnknownKeys, requireObject, requireString } from '../shared/validate.js';
+import { describeValue, fail, readInput, requireObject, requireString } from '../shared/validate.js';
 import { activityTime, checkIdle, type ReleaseOptions, releaseOptions } from './activity.js';
 import { type CommitOptions, checkCommit } from './commit.js';
 import { NodeIndexes } from './indexes.js';
 import { type ClusterInit, type ClusterStateJSON, createLedger, ledgerJSON, restoreLedger } from './json.js';
 import type { GpuUsage, Ledger, SlotRecord } from './ledger.js';
+import { SpanPlanner } from './multi-node.js';
 import { LedgerView } from './node-view.js';
+import { type ClusterPlanRequest, spanRequestOf } from './plan-request.js';
 import { ClusterPlanner } from './search.js';
 
 export type { NodeGpus, NodeView } from '../fleet/index.js';
@@ -33,8 +36,7 @@ export { CLUSTER_REJECTED_NODES } from './search.js';
 /** The kernels a cluster state calls: the placement search's and its pod schedulers'. */
 export type ClusterKernels = PlacementKernels & PodSchedulerKernels;
 
-/** What `state.plan` takes: planPlacement's request without gpus, slots and topology. */
-export type ClusterPlanRequest = Omit<PlacementRequest, 'gpus' | 'slots' | 'topology'>;
+export { CLUSTER_PLAN_KEYS, type ClusterPlanRequest, type TopologyConstraint } from './plan-request.js';
 
 /*
  * What a local ClusterState and a store's StoredClusterState have in common, so code can take either:
@@ -69,6 +71,9 @@ export class ClusterState implements ClusterStateLike {
   private readonly ledger: Ledger;
   private readonly indexes: NodeIndexes;
   private readonly planner: ClusterPlanner;
+  private readonly spans: SpanPlanner;
+  /** largestNode's answer (-1: not computed yet; node GPUs never change). */
+  private largest = -1;
   /** The read port pod schedulers see (nodeView), and the change notification behind it. */
   private readonly view: LedgerView;
 
@@ -77,6 +82,7 @@ export class ClusterState implements ClusterStateLike {
     this.ledger = ledger;
     this.indexes = new NodeIndexes(ledger);
     this.planner = new ClusterPlanner(kernels, ledger, this.indexes);
+    this.spans = new SpanPlanner(kernels, ledger, this.indexes);
     this.view = new LedgerView(ledger);
   }
 
@@ -98,13 +104,39 @@ export class ClusterState implements ClusterStateLike {
    * to keep planning cheap); the reason counts theirs and says so when the state has more nodes.
    * GPUs in MIG mode (NodeGpu.mig) are left out (rejection MIG_MODE) unless the request sets allowMig.
    * How the nodes to search are found: src/cluster/search.ts.
+   *
+   * Across nodes: when no node can hold the model, or when `maxNodes` (≥ 2) allows it, options of
+   * 2 .. maxNodes nodes follow the one-node options (tensor-parallel inside each node × one pipeline
+   * stage per node, with `parts`, `tensorParallel` and `pipelineParallel`; `topology` constrains and
+   * ranks them by node labels). Their rules and ranking: src/cluster/multi-node.ts, docs/multi-node.md.
    */
   plan(request: ClusterPlanRequest): PlacementPlan {
     const r = requireObject('request', readInput('request', request, false));
-    rejectUnknownKeys('', r, PLAN_REQUEST_KEYS);
+    const span = spanRequestOf(r);
     const req = validatePlanRequest(r);
-    if (req.allowMig && this.ledger.mig !== null) return this.migBlindPlanner().plan(req);
-    return this.planner.plan(req);
+    if (span.heads !== undefined) req.sizes = (req.sizes ?? Array.from({ length: this.ledger.maxWidth }, (_, k) => k + 1)).filter((t) => span.heads! % t === 0);
+    const blind = req.allowMig && this.ledger.mig !== null;
+    const single = blind ? this.migBlindPlanner().plan(req) : this.planner.plan(req);
+    // Options across nodes rank after every one-node option: wanted only when asked (maxNodes ≥ 2) or when the model is bigger
+    // than any node (more than the largest node's GPU memory, empty); a model that waits for room on a node is not.
+    if (span.maxNodes === 1 || this.ledger.nodeIds.length < 2 || single.options.length >= req.limit) return single;
+    if (span.maxNodesGiven === false && (single.options.length > 0 || req.memory <= this.largestNode())) return single;
+    const spans = (blind ? this.migBlindSpans() : this.spans).plan({
+      memory: req.memory,
+      model: req.model,
+      sizes: req.sizes,
+      pack: req.pack,
+      limit: req.limit - single.options.length,
+      maxNodes: span.maxNodes,
+      required: span.required,
+      preferred: span.preferred,
+    });
+    // None across nodes either: the one-node plan's rejections stand, and its reason says what the search across nodes found.
+    if (spans.options.length === 0) {
+      if (single.options.length > 0) return single;
+      return { options: [], rejected: single.rejected, reason: { code: 'NO_VIABLE_OPTION', message: `${single.reason?.message}; ${spans.reason!.message}` } };
+    }
+    return { options: [...single.options, ...spans.options], rejected: [] };
   }
 
   /**
@@ -114,8 +146,11 @@ export class ClusterState implements ClusterStateLike {
    */
   commit(option: PlacementOption, options: CommitOptions = {}): string {
     const change = checkCommit(this.ledger, option, options);
+    // Every node the change touches: the option's (each part's) and those of the slots it evicts (each part's).
+    const nodes = new Set(change.parts === undefined ? [change.node] : change.parts.map((p) => p.node));
+    for (const sid of change.evict) for (const k of this.ledger.nodesOf(sid)) nodes.add(k);
     const id = this.ledger.commit(change);
-    this.changed(change.node);
+    for (const k of nodes) this.changed(k);
     return id;
   }
 
@@ -128,8 +163,9 @@ export class ClusterState implements ClusterStateLike {
   release(slotId: string, options: ReleaseOptions = {}): void {
     const r = this.slotRecord(slotId);
     checkIdle(r.slot, releaseOptions(options));
+    const nodes = this.ledger.nodesOf(r.slot.id);
     this.ledger.removeSlot(r.slot.id);
-    this.changed(r.node);
+    for (const k of nodes) this.changed(k);
   }
 
   /**
@@ -140,7 +176,7 @@ export class ClusterState implements ClusterStateLike {
   touch(slotId: string, at: number = Date.now()): void {
     const r = this.slotRecord(slotId);
     this.ledger.touch(r, activityTime('at', at));
-    this.changed(r.node);
+    for (const k of this.ledger.nodesOf(r.slot.id)) this.changed(k);
   }
 
   /** Marks a slot stale (evictable by other models) or not. */
@@ -148,7 +184,7 @@ export class ClusterState implements ClusterStateLike {
     const r = this.slotRecord(slotId);
     if (typeof stale !== 'boolean') fail('INVALID_ARGUMENT', 'stale', 'a boolean', stale);
     this.ledger.setStale(r, stale);
-    this.changed(r.node);
+    for (const k of this.ledger.nodesOf(r.slot.id)) this.changed(k);
   }
 
   /** Copies of the slots, of one node or of all, in the order they were added. */
@@ -192,10 +228,35 @@ export class ClusterState implements ClusterStateLike {
    * leave MIG GPUs out so that every other plan stays as fast as without them.
    */
   private migBlindPlanner(): ClusterPlanner {
+    const ledger = this.migBlindLedger();
+    return new ClusterPlanner(this.kernels, ledger, new NodeIndexes(ledger));
+  }
+
+  /** migBlindPlanner's multi-node twin. */
+  private migBlindSpans(): SpanPlanner {
+    const ledger = this.migBlindLedger();
+    return new SpanPlanner(this.kernels, ledger, new NodeIndexes(ledger));
+  }
+
+  /** A copy of the ledger in which no GPU is in MIG mode. */
+  private migBlindLedger(): Ledger {
     const json = ledgerJSON(this.ledger);
     for (const node of json.nodes) for (const g of node.gpus) delete g.mig;
-    const ledger = restoreLedger(json);
-    return new ClusterPlanner(this.kernels, ledger, new NodeIndexes(ledger));
+    return restoreLedger(json);
+  }
+
+  /** GPU memory of the largest node, empty (memoryTotal − memoryUsed summed over its GPUs), in bytes. */
+  private largestNode(): number {
+    if (this.largest < 0) {
+      const { capacity, gpuStart } = this.ledger;
+      this.largest = 0;
+      for (let k = 0; k + 1 < gpuStart.length; k++) {
+        let sum = 0;
+        for (let p = gpuStart[k]; p < gpuStart[k + 1]; p++) sum += capacity[p];
+        if (sum > this.largest) this.largest = sum;
+      }
+    }
+    return this.largest;
   }
 
   /** The record of slot `slotId` (UNKNOWN_SLOT when it is not in the state). */

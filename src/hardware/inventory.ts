@@ -1,6 +1,7 @@
 // The inventory: what `gpualloc discover` writes and every command reads, and its validation.
 // The same rules, as far as JSON Schema can say them, are in schema/inventory.v1.json.
 import { AllocationError } from '../shared/errors.js';
+import { type Labels, requireLabels } from '../shared/labels.js';
 import { LIMITS } from '../shared/limits.js';
 import { describeValue, fail, keysOf, readInput, rejectUnknownKeys, requireArray, requireBoolean, requireInteger, requireObject, requireString } from '../shared/validate.js';
 import { type Link, MAX_NVLINKS, PCIE_LEVELS, type PcieLevel, validateTopology } from './topology.js';
@@ -69,10 +70,12 @@ export type Inventory = {
   links: Link[];
   cpus?: string[];
   memory?: number;
+  /** The node's labels (Kubernetes' syntax), such as `{ "nvidia.com/gpu.clique": "c1" }`: what plans' topology constraints name. */
+  labels?: Labels;
 };
 
 /** The keys of an inventory, in the order files are written. */
-const INVENTORY_KEYS = keysOf<Inventory>()(['version', 'host', 'source', 'gpus', 'links', 'cpus', 'memory']);
+const INVENTORY_KEYS = keysOf<Inventory>()(['version', 'host', 'source', 'gpus', 'links', 'cpus', 'memory', 'labels']);
 const LINK_KEYS = keysOf<Link>()(['a', 'b', 'pcie', 'nvlink']);
 
 /** PCI bus ID as NVML writes it: domain (4 or 8 hex digits), bus, device, function. */
@@ -160,6 +163,8 @@ function readInventory(input: unknown): Inventory {
   if (cpus !== undefined) out.cpus = requireArray('cpus', cpus, INVENTORY_LIMITS.maxCpus).map((c, i) => text(`cpus[${i}]`, c));
   const memory = at(root, 'memory');
   if (memory !== undefined) out.memory = count('memory', memory, INVENTORY_LIMITS.maxHostMemory);
+  const labels = at(root, 'labels');
+  if (labels !== undefined) out.labels = requireLabels('labels', labels);
   return ordered(out, INVENTORY_KEYS);
 }
 

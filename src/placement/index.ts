@@ -42,7 +42,7 @@ export {
   sizesFor,
 } from './search.js';
 export * from './types.js';
-export { validateNode, validatePlanRequest, validateSlot, validateSlots } from './validate.js';
+export { MAX_PARTS, validateNode, validateParts, validatePlanRequest, validateSlot, validateSlots } from './validate.js';
 
 /**
  * Typed arrays of one exact length, reused from call to call by planPlacement (a typed array of more

@@ -13,17 +13,73 @@ import { keysOf } from '../shared/validate.js';
  * (milli-CPU) and `hostMemory` (bytes) held on the node. A slot has no GPUs (memoryPerGpu 0) only
  * when it holds cpu or hostMemory (a CPU-only pod).
  */
-export type Slot = { id: string; model?: string; gpus: number[]; memoryPerGpu: number; lastActivity?: number; stale?: boolean; milli?: number; cpu?: number; hostMemory?: number };
+export type Slot = {
+  id: string;
+  model?: string;
+  gpus: number[];
+  memoryPerGpu: number;
+  lastActivity?: number;
+  stale?: boolean;
+  milli?: number;
+  cpu?: number;
+  hostMemory?: number;
+  /**
+   * A model placed across several nodes (pipeline stages): every part of the one slot, in order. The
+   * slot is listed on each of those nodes with that node's `gpus` and `memoryPerGpu`; it is
+   * released, marked stale, touched and evicted as one.
+   */
+  parts?: SlotPart[];
+};
+
+/** One node's share of a slot or an option that spans several nodes: its GPUs there and the bytes on each. */
+export type SlotPart = { node: string; gpus: number[]; memoryPerGpu: number };
+
+/** The keys of a SlotPart. */
+export const SLOT_PART_KEYS = keysOf<SlotPart>()(['node', 'gpus', 'memoryPerGpu']);
 
 /**
  * One way to place the model (or a pod). memoryPerGpu in bytes; score is the topology set score of
  * `gpus` (a pod's option: its policy score). `milli`, `cpu` (milli-CPU) and `hostMemory` (bytes)
  * become the slot's fields of the same names (see Slot); commit checks them against the node.
  */
-export type PlacementOption = { node?: string; model?: string; gpus: number[]; memoryPerGpu: number; evict: string[]; score: number; milli?: number; cpu?: number; hostMemory?: number };
+export type PlacementOption = {
+  node?: string;
+  model?: string;
+  gpus: number[];
+  memoryPerGpu: number;
+  evict: string[];
+  score: number;
+  milli?: number;
+  cpu?: number;
+  hostMemory?: number;
+  /**
+   * An option across several nodes (ClusterState.plan, a model no node holds alone): one part per
+   * node, each of `tensorParallel` GPUs, `pipelineParallel` parts in all. Such an option has no
+   * `node`, `gpus` is empty and `evict` too; memoryPerGpu is what every GPU of every part holds, and
+   * score the parts' topology set scores summed.
+   */
+  parts?: SlotPart[];
+  /** With `parts`: the tensor-parallel size (GPUs of each part). */
+  tensorParallel?: number;
+  /** With `parts`: the pipeline-parallel size (the number of parts, one per node). */
+  pipelineParallel?: number;
+};
 
 /** The keys of a PlacementOption (ClusterState.commit rejects any other). */
-export const PLACEMENT_OPTION_KEYS = keysOf<PlacementOption>()(['node', 'model', 'gpus', 'memoryPerGpu', 'evict', 'score', 'milli', 'cpu', 'hostMemory']);
+export const PLACEMENT_OPTION_KEYS = keysOf<PlacementOption>()([
+  'node',
+  'model',
+  'gpus',
+  'memoryPerGpu',
+  'evict',
+  'score',
+  'milli',
+  'cpu',
+  'hostMemory',
+  'parts',
+  'tensorParallel',
+  'pipelineParallel',
+]);
 
 /** Why a GPU cannot take its share (REASON_CODES). shortBy in bytes. */
 export type Rejection = { node?: string; gpu: number; code: RejectionCode; message: string; shortBy?: number };
@@ -68,7 +124,7 @@ export const PLACEMENT_REQUEST_KEYS: readonly string[] = Object.freeze([...PLAN_
 export const NODE_GPU_KEYS = keysOf<NodeGpu>()(['index', 'memoryTotal', 'memoryUsed', 'mig']);
 
 /** The keys of a Slot. */
-export const SLOT_KEYS = keysOf<Slot>()(['id', 'model', 'gpus', 'memoryPerGpu', 'lastActivity', 'stale', 'milli', 'cpu', 'hostMemory']);
+export const SLOT_KEYS = keysOf<Slot>()(['id', 'model', 'gpus', 'memoryPerGpu', 'lastActivity', 'stale', 'milli', 'cpu', 'hostMemory', 'parts']);
 
 /** The keys of a PrepareRequest. */
 export const PREPARE_REQUEST_KEYS = keysOf<PrepareRequest>()(['gpus', 'topology']);

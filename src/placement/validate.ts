@@ -18,7 +18,7 @@ import {
   requireOneOf,
   requireString,
 } from '../shared/validate.js';
-import { DEFAULT_PLACEMENT_LIMIT, MAX_PLACEMENT_LIMIT, NODE_GPU_KEYS, type NodeModel, type PlanRequest, SLOT_KEYS, type Slot } from './types.js';
+import { DEFAULT_PLACEMENT_LIMIT, MAX_PLACEMENT_LIMIT, NODE_GPU_KEYS, type NodeModel, type PlanRequest, SLOT_KEYS, SLOT_PART_KEYS, type Slot, type SlotPart } from './types.js';
 
 /** Validates the request part of a plan (memory, model, sizes, eviction, policy, limit). */
 export function validatePlanRequest(r: Record<string, unknown>): PlanRequest {
@@ -128,6 +128,7 @@ export function validateSlot(value: unknown, field: string, k: number, indices: 
   const milliV = s.milli;
   const cpuV = s.cpu;
   const hostV = s.hostMemory;
+  const partsV = s.parts;
   const maxId = LIMITS.maxIdLength;
   const id = typeof idV === 'string' && idV.length <= maxId ? idV : requireString(`${field}[${k}].id`, idV, maxId);
   if (ids.has(id)) throw AllocationError.at('DUPLICATE_SLOT', `${field}[${k}].id`, `slot ID ${describeValue(id)} appears twice`);
@@ -162,7 +163,43 @@ export function validateSlot(value: unknown, field: string, k: number, indices: 
     slot.lastActivity = lastV;
   }
   if (staleV !== undefined) slot.stale = typeof staleV === 'boolean' ? staleV : requireBoolean(`${field}[${k}].stale`, staleV);
+  if (partsV !== undefined) {
+    if (milliV !== undefined || cpuV !== undefined || hostV !== undefined) fail('INVALID_ARGUMENT', `${field}[${k}].parts`, 'no parts on a pod (a slot with milli, cpu or hostMemory)', partsV);
+    slot.parts = validateParts(partsV, `${field}[${k}].parts`);
+  }
   return slot;
+}
+
+/** Most nodes one slot or option may span (pipeline stages). */
+export const MAX_PARTS = 64;
+
+/**
+ * Validates the parts of a slot or option that spans several nodes: 2..MAX_PARTS of
+ * `{ node, gpus, memoryPerGpu }`, each node once, each part's GPUs distinct (sorted in the copy).
+ * Whether the GPUs are the nodes' is for the caller, which knows the nodes.
+ */
+export function validateParts(value: unknown, field: string): SlotPart[] {
+  const raw = requireArray(field, value, MAX_PARTS);
+  if (raw.length < 2) fail('INVALID_ARGUMENT', field, 'at least 2 parts (a slot on one node has none)', raw);
+  const nodes = new Set<string>();
+  return raw.map((p, j) => {
+    const f = `${field}[${j}]`;
+    const o = requireObject(f, p);
+    rejectUnknownKeys(f, o, SLOT_PART_KEYS);
+    const node = requireString(`${f}.node`, o.node, LIMITS.maxIdLength);
+    if (nodes.has(node)) fail('INVALID_ARGUMENT', `${f}.node`, 'each node once', node);
+    nodes.add(node);
+    const list = requireArray(`${f}.gpus`, o.gpus, LIMITS.maxGpus);
+    if (list.length === 0) fail('INVALID_ARGUMENT', `${f}.gpus`, 'at least one GPU index', list);
+    const gpus: number[] = [];
+    list.forEach((g, i) => {
+      const idx = requireInteger(`${f}.gpus[${i}]`, g, 0, 0x7fffffff);
+      if (gpus.includes(idx)) throw AllocationError.at('DUPLICATE_DEVICE', `${f}.gpus[${i}]`, `GPU index ${idx} appears twice`);
+      gpus.push(idx);
+    });
+    gpus.sort((a, b) => a - b);
+    return { node, gpus, memoryPerGpu: requireInteger(`${f}.memoryPerGpu`, o.memoryPerGpu, 1, LIMITS.maxBytes) };
+  });
 }
 
 /**

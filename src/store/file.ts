@@ -22,6 +22,7 @@ import { ASYNC_DISPOSE } from '../shared/dispose.js';
 import { AllocationError } from '../shared/errors.js';
 import { jsonPosition, parseJson } from '../shared/file-positions.js';
 import { findUnknownKey, keysOf, readInput, rejectUnknownKeys, requireBoolean, requireInteger, requireObject, requireString, unknownKeyError } from '../shared/validate.js';
+import { optionNodes } from './apply.js';
 import { fileWriteError, withFileLock, writeFileAtomic } from './file-lock.js';
 import { storeCommitOptions, storeReleaseOptions } from './options.js';
 import type { ClusterStore, StoreCommitOptions, StoredNode, StoreOutcome, StoreReleaseOptions, StoreSnapshot } from './types.js';
@@ -114,15 +115,22 @@ export class JsonFileStore implements ClusterStore {
     const commitOptions = storeCommitOptions(options);
     return this.locked(options.signal, async () => {
       const { ledger, version } = await this.read();
+      const own = optionNodes(option);
+      const nodesNow = (ids: readonly string[], v: number): StoredNode[] => ids.map((n) => ({ id: n, version: v, slots: ledger.listSlots(ledger.nodeIndex(n)) }));
       let id: string;
+      let touched: string[];
       try {
-        id = ledger.commit(checkCommit(ledger, option, commitOptions));
+        const change = checkCommit(ledger, option, commitOptions);
+        // The nodes of the slots it evicts too (every part of one across nodes).
+        touched = [...new Set([...own, ...[...change.evict].flatMap((e) => ledger.nodesOf(e).map((k) => ledger.nodeIds[k]!))])];
+        id = ledger.commit(change);
       } catch (error) {
-        if (error instanceof AllocationError && error.code === 'CONFLICT') return { nodes: [{ id: option.node!, version, slots: ledger.listSlots(ledger.nodeIndex(option.node!)) }], error };
+        if (error instanceof AllocationError && error.code === 'CONFLICT') return { nodes: nodesNow(own, version), error };
         throw error;
       }
+      // One durable write for the whole change, however many nodes it spans.
       const written = await this.write(ledger, version);
-      return { id, nodes: [{ id: option.node!, version: written, slots: ledger.listSlots(ledger.nodeIndex(option.node!)) }] };
+      return { id, nodes: nodesNow(touched, written) };
     });
   }
 
@@ -163,16 +171,17 @@ export class JsonFileStore implements ClusterStore {
       const { ledger, version: previous } = await this.read();
       const record = ledger.slots.get(id);
       if (record === undefined) throw new AllocationError('UNKNOWN_SLOT', `slotId: slot ${JSON.stringify(id)} is not in ${this.path}`, { field: 'slotId' });
-      const node = record.node;
+      // Every node of the slot: one, or each part's of a slot across nodes.
+      const nodes = ledger.nodesOf(record.slot.id);
       try {
         change(ledger, id);
       } catch (error) {
-        // A release refused by its idleBefore: nothing written, the node as it is.
-        if (error instanceof AllocationError && error.code === 'CONFLICT') return { nodes: [{ id: ledger.nodeIds[node]!, version: previous, slots: ledger.listSlots(node) }], error };
+        // A release refused by its idleBefore: nothing written, the nodes as they are.
+        if (error instanceof AllocationError && error.code === 'CONFLICT') return { nodes: nodes.map((k) => ({ id: ledger.nodeIds[k]!, version: previous, slots: ledger.listSlots(k) })), error };
         throw error;
       }
       const version = await this.write(ledger, previous);
-      return { nodes: [{ id: ledger.nodeIds[node]!, version, slots: ledger.listSlots(node) }] };
+      return { nodes: nodes.map((k) => ({ id: ledger.nodeIds[k]!, version, slots: ledger.listSlots(k) })) };
     });
   }
 

@@ -6,6 +6,7 @@ import type { PlacementEngine } from '../engine.js';
 import type { PlacementOption } from '../placement/index.js';
 import { ASYNC_DISPOSE } from '../shared/dispose.js';
 import { AllocationError } from '../shared/errors.js';
+import { optionNodes } from './apply.js';
 import { storeCommitOptions, storeReleaseOptions } from './options.js';
 import type { ClusterStore, StoreCommitOptions, StoredNode, StoreListener, StoreOutcome, StoreReleaseOptions, StoreSnapshot } from './types.js';
 
@@ -15,14 +16,14 @@ export class MemoryStore implements ClusterStore {
   private readonly truth: ClusterState;
   private readonly versions = new Map<string, number>();
   private readonly listeners = new Set<StoreListener>();
-  /** The node of every slot (release and markStale name only the slot). */
-  private readonly slotNode = new Map<string, string>();
+  /** The nodes of every slot (release and markStale name only the slot): one, or each part's of a slot across nodes. */
+  private readonly slotNodes = new Map<string, string[]>();
 
   private constructor(truth: ClusterState) {
     this.truth = truth;
     for (const id of truth.nodes()) {
       this.versions.set(id, 1);
-      for (const s of truth.listSlots(id)) this.slotNode.set(s.id, id);
+      for (const s of truth.listSlots(id)) this.slotNodes.set(s.id, s.parts === undefined ? [id] : s.parts.map((p) => p.node));
     }
   }
 
@@ -47,42 +48,44 @@ export class MemoryStore implements ClusterStore {
   /** Commits through the held state; `requestId` is checked only (a call in this process never ends ambiguously). */
   async commit(option: PlacementOption, options: StoreCommitOptions = {}): Promise<StoreOutcome> {
     const commitOptions = storeCommitOptions(options);
+    const own = optionNodes(option);
     try {
+      const evicted = Array.isArray(option.evict) ? option.evict.flatMap((e) => this.slotNodes.get(e) ?? []) : [];
       const id = this.truth.commit(option, commitOptions);
-      for (const evicted of option.evict) this.slotNode.delete(evicted);
-      this.slotNode.set(id, option.node!);
-      return { id, nodes: [this.changed(option.node!)] };
+      for (const e of option.evict) this.slotNodes.delete(e);
+      this.slotNodes.set(id, own);
+      return { id, nodes: [...new Set([...own, ...evicted])].map((n) => this.changed(n)) };
     } catch (error) {
-      if (error instanceof AllocationError && error.code === 'CONFLICT') return { nodes: [this.node(option.node!)], error };
+      if (error instanceof AllocationError && error.code === 'CONFLICT') return { nodes: own.map((n) => this.node(n)), error };
       throw error;
     }
   }
 
   async release(slotId: string, options: StoreReleaseOptions = {}): Promise<StoreOutcome> {
     const opts = storeReleaseOptions(options);
-    const node = this.nodeOfSlot(slotId);
+    const nodes = this.nodesOfSlot(slotId);
     try {
       this.truth.release(slotId, opts);
     } catch (error) {
-      // Active since idleBefore: kept, and the caller gets the node as it is.
-      if (error instanceof AllocationError && error.code === 'CONFLICT') return { nodes: [this.node(node)], error };
+      // Active since idleBefore: kept, and the caller gets the nodes as they are.
+      if (error instanceof AllocationError && error.code === 'CONFLICT') return { nodes: nodes.map((n) => this.node(n)), error };
       throw error;
     }
-    this.slotNode.delete(slotId);
-    return { nodes: [this.changed(node)] };
+    this.slotNodes.delete(slotId);
+    return { nodes: nodes.map((n) => this.changed(n)) };
   }
 
   async markStale(slotId: string, stale: boolean): Promise<StoreOutcome> {
-    const node = this.nodeOfSlot(slotId);
+    const nodes = this.nodesOfSlot(slotId);
     this.truth.markStale(slotId, stale);
-    return { nodes: [this.changed(node)] };
+    return { nodes: nodes.map((n) => this.changed(n)) };
   }
 
   async touch(slotId: string, at: number): Promise<StoreOutcome> {
     const time = activityTime('at', at);
-    const node = this.nodeOfSlot(slotId);
+    const nodes = this.nodesOfSlot(slotId);
     this.truth.touch(slotId, time);
-    return { nodes: [this.changed(node)] };
+    return { nodes: nodes.map((n) => this.changed(n)) };
   }
 
   async watch(listener: StoreListener): Promise<() => Promise<void>> {
@@ -99,9 +102,9 @@ export class MemoryStore implements ClusterStore {
     this.listeners.clear();
   }
 
-  private nodeOfSlot(slotId: string): string {
-    const node = typeof slotId === 'string' ? this.slotNode.get(slotId) : undefined;
-    if (node !== undefined) return node;
+  private nodesOfSlot(slotId: string): string[] {
+    const nodes = typeof slotId === 'string' ? this.slotNodes.get(slotId) : undefined;
+    if (nodes !== undefined) return nodes;
     this.truth.release(slotId); // throws UNKNOWN_SLOT, or INVALID_ARGUMENT for a non-string, naming the field
     throw AllocationError.at('UNKNOWN_SLOT', 'slotId', `slot ${JSON.stringify(slotId)} is not in the store`);
   }

@@ -40,3 +40,8 @@ export function signalOf(value: unknown, field = 'options.signal'): AbortSignal 
   if (typeof AbortSignal === 'undefined' || !(value instanceof AbortSignal)) fail('INVALID_ARGUMENT', field, 'an AbortSignal', value);
   return value;
 }
+
+/** The request ID given (checked), or a new random one. */
+export function requestIdOf(value: unknown): string {
+  return value === undefined ? globalThis.crypto.randomUUID() : checkRequestId(value);
+}

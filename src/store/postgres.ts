@@ -8,14 +8,14 @@
 // what the first try did instead of doing it twice.
 import type pg from 'pg';
 import { activityTime, ClusterState, type ClusterStateJSON, checkIdle, normalizeStateJSON } from '../cluster/state.js';
-import type { PlacementOption, Slot } from '../placement/index.js';
+import { type PlacementOption, type Slot, validateParts } from '../placement/index.js';
 import { ASYNC_DISPOSE } from '../shared/dispose.js';
 import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
 import { readInput, rejectUnknownKeys, requireBoolean, requireObject, requireString } from '../shared/validate.js';
 import { applyCommit, type CommitChange, type NodeRecord } from './apply.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations/index.js';
-import { checkRequestId, signalOf, storeReleaseOptions } from './options.js';
+import { requestIdOf, signalOf, storeReleaseOptions } from './options.js';
 import type { PgTarget } from './pg-config.js';
 import { connectSettings } from './pg-connect.js';
 import { connectionUsable, type ErrorContext, RetryNow, storeError } from './pg-errors.js';
@@ -24,7 +24,7 @@ import { listen } from './pg-listen.js';
 import { pgModule } from './pg-module.js';
 import type { PostgresStoreOptions, PostgresStoreStats } from './pg-options.js';
 import { type RunOptions, retrying } from './pg-retry.js';
-import { gpuOf, gpusJsonSql, slotOf, slotsJsonSql } from './pg-rows.js';
+import { gpuOf, gpusJsonSql, initRows, slotOf, slotsJsonSql } from './pg-rows.js';
 import type { ClusterStore, StoreCommitOptions, StoredNode, StoreListener, StoreOutcome, StoreReleaseOptions, StoreSnapshot } from './types.js';
 
 export type { PostgresStoreOptions, PostgresStoreStats } from './pg-options.js';
@@ -218,26 +218,9 @@ export class PostgresStore implements ClusterStore {
       if (count > 0) await c.query(`DELETE FROM ${this.s}.nodes`);
       // Request IDs name slots of the state being replaced: a retry must not find them.
       await c.query(`DELETE FROM ${this.s}.requests`);
-      const nodes = json.nodes.map((n, position) => ({ id: n.id, position, topology: n.topology ?? null, cpu: n.cpu ?? null, host_memory: n.hostMemory ?? null, gpu_model: n.gpuModel ?? null }));
-      const gpus = json.nodes.flatMap((n) => n.gpus.map((g, position) => ({ node: n.id, index: g.index, position, memory_total: g.memoryTotal, memory_used: g.memoryUsed ?? 0, mig: g.mig === true })));
-      const slots = json.nodes
-        .flatMap((n) =>
-          n.slots.map((sl) => ({
-            id: sl.id,
-            node: n.id,
-            gpus: sl.gpus,
-            memory_per_gpu: sl.memoryPerGpu,
-            model: sl.model ?? null,
-            last_activity: sl.lastActivity ?? null,
-            stale: sl.stale ?? null,
-            milli: sl.milli ?? null,
-            cpu: sl.cpu ?? null,
-            host_memory: sl.hostMemory ?? null,
-          })),
-        )
-        .map((row, ord) => ({ ord, ...row }));
+      const { nodes, gpus, slots } = initRows(json);
       await c.query(
-        `INSERT INTO ${this.s}.nodes (id, position, topology, cpu, host_memory, gpu_model) SELECT id, position, topology, cpu, host_memory, gpu_model FROM json_to_recordset($1) AS x(id text, position integer, topology jsonb, cpu bigint, host_memory bigint, gpu_model text)`,
+        `INSERT INTO ${this.s}.nodes (id, position, topology, cpu, host_memory, gpu_model, labels) SELECT id, position, topology, cpu, host_memory, gpu_model, labels FROM json_to_recordset($1) AS x(id text, position integer, topology jsonb, cpu bigint, host_memory bigint, gpu_model text, labels jsonb)`,
         [JSON.stringify(nodes)],
       );
       await c.query(
@@ -245,7 +228,7 @@ export class PostgresStore implements ClusterStore {
         [JSON.stringify(gpus)],
       );
       await c.query(
-        `INSERT INTO ${this.s}.slots (id, node, gpus, memory_per_gpu, model, last_activity, stale, milli, cpu, host_memory) SELECT id, node, gpus, memory_per_gpu, model, last_activity, stale, milli, cpu, host_memory FROM json_to_recordset($1) AS x(ord integer, id text, node text, gpus integer[], memory_per_gpu bigint, model text, last_activity double precision, stale boolean, milli integer, cpu bigint, host_memory bigint) ORDER BY ord`,
+        `INSERT INTO ${this.s}.slots (id, node, gpus, memory_per_gpu, model, last_activity, stale, milli, cpu, host_memory, part, parts) SELECT id, node, gpus, memory_per_gpu, model, last_activity, stale, milli, cpu, host_memory, part, parts FROM json_to_recordset($1) AS x(ord integer, id text, node text, gpus integer[], memory_per_gpu bigint, model text, last_activity double precision, stale boolean, milli integer, cpu bigint, host_memory bigint, part integer, parts jsonb) ORDER BY ord`,
         [JSON.stringify(slots)],
       );
       if (json.nextSlot > 1) await c.query(`SELECT setval($1, $2, true)`, [`${this.s}.slot_id`, json.nextSlot - 1]);
@@ -257,9 +240,9 @@ export class PostgresStore implements ClusterStore {
   async load(): Promise<StoreSnapshot> {
     return this.transaction<StoreSnapshot>('load', { idempotent: true }, async (c) => {
       await c.query(`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY`);
-      const nodes = (await c.query(`SELECT id, topology, version, cpu, host_memory, gpu_model FROM ${this.s}.nodes ORDER BY position`)).rows;
+      const nodes = (await c.query(`SELECT id, topology, version, cpu, host_memory, gpu_model, labels FROM ${this.s}.nodes ORDER BY position`)).rows;
       const gpus = (await c.query(`SELECT node, index, memory_total, memory_used, mig FROM ${this.s}.gpus ORDER BY node, position`)).rows;
-      const slots = (await c.query(`SELECT id, node, gpus, memory_per_gpu, model, last_activity, stale, milli, cpu, host_memory FROM ${this.s}.slots ORDER BY added`)).rows;
+      const slots = (await c.query(`SELECT id, node, gpus, memory_per_gpu, model, last_activity, stale, milli, cpu, host_memory, parts FROM ${this.s}.slots ORDER BY added`)).rows;
       const seq = (await c.query(`SELECT last_value, is_called FROM ${this.s}.slot_id`)).rows[0];
       const byNode = new Map<string, ClusterStateJSON['nodes'][number]>();
       const state: ClusterStateJSON = { version: 1, nextSlot: seq.is_called ? seq.last_value + 1 : seq.last_value, nodes: [] };
@@ -270,6 +253,7 @@ export class PostgresStore implements ClusterStore {
         if (n.cpu !== null) node.cpu = n.cpu;
         if (n.host_memory !== null) node.hostMemory = n.host_memory;
         if (n.gpu_model !== null) node.gpuModel = n.gpu_model;
+        if (n.labels !== null) node.labels = n.labels;
         byNode.set(n.id, node);
         state.nodes.push(node);
         Object.defineProperty(versions, n.id, { value: n.version, enumerable: true, writable: true, configurable: true });
@@ -302,7 +286,8 @@ export class PostgresStore implements ClusterStore {
    */
   async commit(option: PlacementOption, options: StoreCommitOptions = {}): Promise<StoreOutcome> {
     const o = requireObject('option', readInput('option', option)) as unknown as PlacementOption;
-    const node = requireString('option.node', o.node, LIMITS.maxIdLength);
+    // The nodes it names: its node, or every part's (a slot across nodes: one transaction over all of them).
+    const own = o.parts === undefined ? [requireString('option.node', o.node, LIMITS.maxIdLength)] : validateParts(o.parts, 'option.parts').map((p) => p.node);
     const opts = requireObject('options', readInput('options', options, true, 'signal')) as StoreCommitOptions;
     rejectUnknownKeys('options', opts as Record<string, unknown>, ['id', 'lastActivity', 'requestId', 'signal']);
     const given = opts.id === undefined ? undefined : requireString('options.id', opts.id, LIMITS.maxIdLength);
@@ -313,55 +298,101 @@ export class PostgresStore implements ClusterStore {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.transaction<StoreOutcome>('commit', { idempotent: true, requestId, ...(signal === undefined ? {} : { signal }) }, (c) =>
-          this.commitOnce(c, node, o, commitOptions, given, requestId),
+          this.commitOnce(c, own, o, commitOptions, given, requestId),
         );
       } catch (error) {
         if (!(error instanceof AllocationError)) throw error;
         // A generated ID that a caller had already chosen by hand: take the next number.
         if (error.code === 'DUPLICATE_SLOT' && given === undefined && attempt < 100) continue;
         // The trigger refused at COMMIT (it never should once applyCommit passed): a conflict like any other.
-        if (error.code === 'CONFLICT') return { nodes: await this.loadNodes([node]), error };
+        if (error.code === 'CONFLICT') return { nodes: await this.loadNodes(own), error };
         throw error;
       }
     }
   }
 
-  private async commitOnce(c: Tx, node: string, o: PlacementOption, opts: { lastActivity?: number }, given: string | undefined, requestId: string): Promise<TxResult<StoreOutcome>> {
+  /**
+   * One try of commit: locks every node the change touches (the option's, and those of the slots it
+   * evicts, each part's of a slot across nodes) in one order, by ID, so that two writers never wait
+   * on each other in a cycle; re-validates the option part by part against the slots it then reads;
+   * writes every part, records the request, bumps every node's version and notifies.
+   */
+  private async commitOnce(c: Tx, own: readonly string[], o: PlacementOption, opts: { lastActivity?: number }, given: string | undefined, requestId: string): Promise<TxResult<StoreOutcome>> {
     const prior = await this.replay(c, requestId, 'commit');
     if (prior !== undefined) return { outcome: prior, commit: false };
-    const locked = await c.query(`SELECT version, cpu, host_memory, gpu_model FROM ${this.s}.nodes WHERE id = $1 FOR NO KEY UPDATE`, [node]);
-    if (locked.rowCount === 0) throw AllocationError.at('UNKNOWN_NODE', 'option.node', `node ${JSON.stringify(node)} is not in the store`);
-    const version = locked.rows[0].version as number;
-    const fresh = (await c.query(`SELECT ${gpusJsonSql(this.s, '$1')} AS gpus, ${slotsJsonSql(this.s, '$1')} AS slots`, [node])).rows[0];
-    // A node without GPUs (CPU-only pods) has no GPU rows: json_agg over none is NULL.
-    const record: NodeRecord = { id: node, gpus: fresh.gpus ?? [], slots: fresh.slots };
-    const row = locked.rows[0];
-    if (row.cpu !== null) record.cpu = row.cpu;
-    if (row.host_memory !== null) record.hostMemory = row.host_memory;
-    if (row.gpu_model !== null) record.gpuModel = row.gpu_model;
+    const evict = Array.isArray(o.evict) ? o.evict.filter((e): e is string => typeof e === 'string') : [];
+    const evictedNodes = async (): Promise<string[]> =>
+      evict.length === 0 ? [] : (await c.query(`SELECT DISTINCT node FROM ${this.s}.slots WHERE id = ANY ($1::text[])`, [evict])).rows.map((r) => r.node as string);
+    const wanted = [...new Set([...own, ...(await evictedNodes())])];
+    const locked = await c.query(`SELECT id, version, cpu, host_memory, gpu_model FROM ${this.s}.nodes WHERE id = ANY ($1::text[]) ORDER BY id FOR NO KEY UPDATE`, [wanted]);
+    const byId = new Map(locked.rows.map((r) => [r.id as string, r]));
+    own.forEach((node, j) => {
+      if (!byId.has(node)) {
+        const field = o.parts === undefined ? 'option.node' : `option.parts[${j}].node`;
+        throw AllocationError.at('UNKNOWN_NODE', field, `node ${JSON.stringify(node)} is not in the store`);
+      }
+    });
+    // A slot to evict that moved onto a node not locked meanwhile: tried again from the start.
+    if ((await evictedNodes()).some((n) => !byId.has(n))) throw new RetryNow('a slot to evict moved meanwhile');
+    const nodes = [...byId.keys()];
+    const fresh = await c.query(`SELECT n.id, ${gpusJsonSql(this.s, 'n.id')} AS gpus, ${slotsJsonSql(this.s, 'n.id')} AS slots FROM ${this.s}.nodes n WHERE n.id = ANY ($1::text[])`, [nodes]);
+    const records = fresh.rows.map((f): NodeRecord => {
+      const row = byId.get(f.id)!;
+      // A node without GPUs (CPU-only pods) has no GPU rows: json_agg over none is NULL.
+      const record: NodeRecord = { id: f.id, gpus: f.gpus ?? [], slots: f.slots };
+      if (row.cpu !== null) record.cpu = row.cpu;
+      if (row.host_memory !== null) record.hostMemory = row.host_memory;
+      if (row.gpu_model !== null) record.gpuModel = row.gpu_model;
+      return record;
+    });
     let change: CommitChange;
     try {
-      change = applyCommit(record, o, opts, given ?? PENDING_ID);
+      change = applyCommit(records, o, opts, given ?? PENDING_ID);
     } catch (error) {
-      if (error instanceof AllocationError && error.code === 'CONFLICT') return { outcome: { nodes: [{ id: node, version, slots: record.slots }], error }, commit: false };
+      if (error instanceof AllocationError && error.code === 'CONFLICT')
+        return { outcome: { nodes: own.map((id) => ({ id, version: byId.get(id)!.version, slots: records.find((r) => r.id === id)!.slots })), error }, commit: false };
       throw error;
     }
     const sl = change.slot;
+    const rows =
+      sl.parts === undefined
+        ? [{ node: own[0], part: 0, gpus: sl.gpus, memory_per_gpu: sl.memoryPerGpu }]
+        : sl.parts.map((p, part) => ({ node: p.node, part, gpus: p.gpus, memory_per_gpu: p.memoryPerGpu }));
+    // Every node it changed: its own, and those it evicted from.
+    const touched = nodes.filter((id) => own.includes(id) || records.find((r) => r.id === id)!.slots.some((x) => change.evicted.includes(x.id)));
     await this.prune(c);
     // The default ID is numbered only now, so refused commits leave no gaps: slot-1, slot-2, … as in memory.
     const written = await c.query(
-      `WITH gone AS (DELETE FROM ${this.s}.slots WHERE node = $1 AND id = ANY ($2::text[])),
-            added AS (INSERT INTO ${this.s}.slots (id, node, gpus, memory_per_gpu, model, last_activity, milli, cpu, host_memory)
-                      VALUES (coalesce($3, 'slot-' || nextval('${this.s}.slot_id')), $1, $4, $5, $6, $7, $9, $10, $11) RETURNING id),
-            request AS (INSERT INTO ${this.s}.requests (id, op, slot, node) SELECT $12, 'commit', added.id, $1 FROM added),
-            bumped AS (UPDATE ${this.s}.nodes SET version = version + 1 WHERE id = $1 RETURNING id, version)
-       SELECT added.id AS slot, bumped.version, pg_notify($8, bumped.version || ' ' || CASE WHEN octet_length(bumped.id) <= ${NOTIFY_ID_BYTES} THEN bumped.id ELSE '' END)
-       FROM added, bumped`,
-      [node, change.evicted, given ?? null, sl.gpus, sl.memoryPerGpu, sl.model ?? null, sl.lastActivity ?? null, this.channel, sl.milli ?? null, sl.cpu ?? null, sl.hostMemory ?? null, requestId],
+      `WITH gone AS (DELETE FROM ${this.s}.slots WHERE id = ANY ($2::text[])),
+            sid AS (SELECT coalesce($3, 'slot-' || nextval('${this.s}.slot_id')) AS id),
+            added AS (INSERT INTO ${this.s}.slots (id, node, part, parts, gpus, memory_per_gpu, model, last_activity, milli, cpu, host_memory)
+                      SELECT sid.id, x.node, x.part, $13::jsonb, x.gpus, x.memory_per_gpu, $6, $7, $9, $10, $11
+                      FROM sid, json_to_recordset($4::json) AS x(node text, part integer, gpus integer[], memory_per_gpu bigint) RETURNING id, part),
+            request AS (INSERT INTO ${this.s}.requests (id, op, slot, node) SELECT $12, 'commit', added.id, $1 FROM added WHERE added.part = 0),
+            bumped AS (UPDATE ${this.s}.nodes SET version = version + 1 WHERE id = ANY ($5::text[]) RETURNING id, version)
+       SELECT (SELECT added.id FROM added WHERE added.part = 0) AS slot, bumped.id AS node, bumped.version,
+              pg_notify($8, bumped.version || ' ' || CASE WHEN octet_length(bumped.id) <= ${NOTIFY_ID_BYTES} THEN bumped.id ELSE '' END)
+       FROM bumped`,
+      [
+        own[0],
+        change.evicted,
+        given ?? null,
+        JSON.stringify(rows),
+        touched,
+        sl.model ?? null,
+        sl.lastActivity ?? null,
+        this.channel,
+        sl.milli ?? null,
+        sl.cpu ?? null,
+        sl.hostMemory ?? null,
+        requestId,
+        sl.parts === undefined ? null : JSON.stringify(sl.parts),
+      ],
     );
     const id = written.rows[0].slot as string;
-    sl.id = id;
-    return { outcome: { id, nodes: [{ id: node, version: written.rows[0].version, slots: change.slots }] }, commit: true };
+    const version = new Map(written.rows.map((r) => [r.node as string, r.version as number]));
+    const named = (list: Slot[]): Slot[] => list.map((x) => (x.id === PENDING_ID ? { ...x, id } : x));
+    return { outcome: { id, nodes: touched.map((n) => ({ id: n, version: version.get(n)!, slots: named(change.slots.get(n)!) })) }, commit: true };
   }
 
   /**
@@ -381,12 +412,12 @@ export class PostgresStore implements ClusterStore {
       'release',
       id,
       { idempotent: true, requestId, ...(signal === undefined ? {} : { signal }) },
-      (node) => [
-        `WITH gone AS (DELETE FROM ${this.s}.slots WHERE id = $2 AND node = $1 RETURNING id),
-            request AS (INSERT INTO ${this.s}.requests (id, op, slot, node) SELECT $4, 'release', gone.id, $1 FROM gone)
-       UPDATE ${this.s}.nodes SET version = version + 1 WHERE id = $1 AND EXISTS (SELECT 1 FROM gone)
-       RETURNING version, pg_notify($3, version || ' ' || CASE WHEN octet_length(id) <= ${NOTIFY_ID_BYTES} THEN id ELSE '' END)`,
-        [node, id, this.channel, requestId],
+      (nodes) => [
+        `WITH gone AS (DELETE FROM ${this.s}.slots WHERE id = $2 AND node = ANY ($1::text[]) RETURNING id),
+            request AS (INSERT INTO ${this.s}.requests (id, op, slot, node) SELECT $4, 'release', $2, $5 WHERE EXISTS (SELECT 1 FROM gone))
+       UPDATE ${this.s}.nodes SET version = version + 1 WHERE id = ANY ($1::text[]) AND EXISTS (SELECT 1 FROM gone)
+       RETURNING id, version, pg_notify($3, version || ' ' || CASE WHEN octet_length(id) <= ${NOTIFY_ID_BYTES} THEN id ELSE '' END)`,
+        [nodes, id, this.channel, requestId, nodes[0]],
       ],
       check,
     );
@@ -395,22 +426,22 @@ export class PostgresStore implements ClusterStore {
   async markStale(slotId: string, stale: boolean): Promise<StoreOutcome> {
     const id = requireString('slotId', slotId, LIMITS.maxIdLength);
     const value = requireBoolean('stale', stale);
-    return this.changeSlot('markStale', id, { idempotent: true }, (node) => [
-      `WITH marked AS (UPDATE ${this.s}.slots SET stale = $4 WHERE id = $2 AND node = $1 RETURNING id)
-       UPDATE ${this.s}.nodes SET version = version + 1 WHERE id = $1 AND EXISTS (SELECT 1 FROM marked)
-       RETURNING version, pg_notify($3, version || ' ' || CASE WHEN octet_length(id) <= ${NOTIFY_ID_BYTES} THEN id ELSE '' END)`,
-      [node, id, this.channel, value],
+    return this.changeSlot('markStale', id, { idempotent: true }, (nodes) => [
+      `WITH marked AS (UPDATE ${this.s}.slots SET stale = $4 WHERE id = $2 AND node = ANY ($1::text[]) RETURNING id)
+       UPDATE ${this.s}.nodes SET version = version + 1 WHERE id = ANY ($1::text[]) AND EXISTS (SELECT 1 FROM marked)
+       RETURNING id, version, pg_notify($3, version || ' ' || CASE WHEN octet_length(id) <= ${NOTIFY_ID_BYTES} THEN id ELSE '' END)`,
+      [nodes, id, this.channel, value],
     ]);
   }
 
   async touch(slotId: string, at: number): Promise<StoreOutcome> {
     const id = requireString('slotId', slotId, LIMITS.maxIdLength);
     const time = activityTime('at', at);
-    return this.changeSlot('touch', id, { idempotent: true }, (node) => [
-      `WITH touched AS (UPDATE ${this.s}.slots SET last_activity = greatest(last_activity, $4::double precision) WHERE id = $2 AND node = $1 RETURNING id)
-       UPDATE ${this.s}.nodes SET version = version + 1 WHERE id = $1 AND EXISTS (SELECT 1 FROM touched)
-       RETURNING version, pg_notify($3, version || ' ' || CASE WHEN octet_length(id) <= ${NOTIFY_ID_BYTES} THEN id ELSE '' END)`,
-      [node, id, this.channel, time],
+    return this.changeSlot('touch', id, { idempotent: true }, (nodes) => [
+      `WITH touched AS (UPDATE ${this.s}.slots SET last_activity = greatest(last_activity, $4::double precision) WHERE id = $2 AND node = ANY ($1::text[]) RETURNING id)
+       UPDATE ${this.s}.nodes SET version = version + 1 WHERE id = ANY ($1::text[]) AND EXISTS (SELECT 1 FROM touched)
+       RETURNING id, version, pg_notify($3, version || ' ' || CASE WHEN octet_length(id) <= ${NOTIFY_ID_BYTES} THEN id ELSE '' END)`,
+      [nodes, id, this.channel, time],
     ]);
   }
 
@@ -476,39 +507,51 @@ export class PostgresStore implements ClusterStore {
   }
 
   /**
-   * Locks the node of `slotId`, runs the change (which returns a version row, or none when the slot
-   * went meanwhile) and reads the node's slots back. `check`, when given, sees the slot once the node
-   * is locked; its CONFLICT is an outcome with `error` and changes nothing.
+   * Locks the nodes of `slotId` (one, or each part's of a slot across nodes, in one order by ID),
+   * runs the change (which returns a version row per node, or none when the slot went meanwhile) and
+   * reads the nodes' slots back. `check`, when given, sees the slot once its nodes are locked; its
+   * CONFLICT is an outcome with `error` and changes nothing.
    */
-  private async changeSlot(what: string, slotId: string, run: RunOptions, change: (node: string) => [string, unknown[]], check?: (slot: Slot) => void): Promise<StoreOutcome> {
+  private async changeSlot(what: string, slotId: string, run: RunOptions, change: (nodes: string[]) => [string, unknown[]], check?: (slot: Slot) => void): Promise<StoreOutcome> {
     const requestId = run.requestId;
     return this.transaction<StoreOutcome>(what, run, async (c) => {
       if (requestId !== undefined) {
         const prior = await this.replay(c, requestId, 'release', slotId);
         if (prior !== undefined) return { outcome: prior, commit: false };
       }
-      const found = await c.query(`SELECT node FROM ${this.s}.slots WHERE id = $1`, [slotId]);
+      const nodesOf = async (): Promise<string[]> => (await c.query(`SELECT node FROM ${this.s}.slots WHERE id = $1 ORDER BY part`, [slotId])).rows.map((r) => r.node as string);
       const unknown = () => AllocationError.at('UNKNOWN_SLOT', 'slotId', `slot ${JSON.stringify(slotId)} is not in the store`);
-      if (found.rowCount === 0) throw unknown();
-      const node = found.rows[0].node as string;
-      const lock = await c.query(`SELECT version FROM ${this.s}.nodes WHERE id = $1 FOR NO KEY UPDATE`, [node]);
+      const nodes = await nodesOf();
+      if (nodes.length === 0) throw unknown();
+      const lock = await c.query(`SELECT id, version FROM ${this.s}.nodes WHERE id = ANY ($1::text[]) ORDER BY id FOR NO KEY UPDATE`, [nodes]);
+      // Released and committed again on other nodes between the lookup and the lock: tried again from the start.
+      const now = await nodesOf();
+      if (now.length === 0) throw unknown();
+      if (now.join('\u0000') !== nodes.join('\u0000')) throw new RetryNow('the slot moved meanwhile');
+      const slotsOf = async (): Promise<Map<string, Slot[]>> =>
+        new Map(
+          (await c.query(`SELECT n.id, ${slotsJsonSql(this.s, 'n.id')} AS slots FROM ${this.s}.nodes n WHERE n.id = ANY ($1::text[])`, [nodes])).rows.map((r) => [r.id as string, r.slots as Slot[]]),
+        );
       if (check !== undefined) {
-        const slots = (await c.query(`SELECT ${slotsJsonSql(this.s, '$1')} AS slots`, [node])).rows[0].slots as Slot[];
-        const slot = slots.find((s) => s.id === slotId);
+        const slots = await slotsOf();
+        const slot = slots.get(nodes[0]!)!.find((s) => s.id === slotId);
         if (slot === undefined) throw unknown();
         try {
           check(slot);
         } catch (error) {
-          if (error instanceof AllocationError && error.code === 'CONFLICT') return { outcome: { nodes: [{ id: node, version: lock.rows[0].version, slots }], error }, commit: false };
+          const version = new Map(lock.rows.map((r) => [r.id as string, r.version as number]));
+          if (error instanceof AllocationError && error.code === 'CONFLICT')
+            return { outcome: { nodes: nodes.map((id) => ({ id, version: version.get(id)!, slots: slots.get(id)! })), error }, commit: false };
           throw error;
         }
       }
       if (requestId !== undefined) await this.prune(c);
-      const [text, values] = change(node);
+      const [text, values] = change(nodes);
       const done = await c.query(text, values);
       if (done.rowCount === 0) throw unknown(); // released by another writer between the lookup and the lock
-      const slots = (await c.query(`SELECT ${slotsJsonSql(this.s, '$1')} AS slots`, [node])).rows[0].slots as Slot[];
-      return { outcome: { nodes: [{ id: node, version: done.rows[0].version, slots }] }, commit: true };
+      const version = new Map(done.rows.map((r) => [r.id as string, r.version as number]));
+      const slots = await slotsOf();
+      return { outcome: { nodes: nodes.map((id) => ({ id, version: version.get(id)!, slots: slots.get(id)! })) }, commit: true };
     });
   }
 
@@ -553,9 +596,4 @@ export class PostgresStore implements ClusterStore {
   private retrying<T>(what: string, run: RunOptions, fn: (flight: { committing: boolean }) => Promise<T>): Promise<T> {
     return retrying({ ctx: this.ctx, retryMs: this.retryMs, counts: this.counts }, what, run, fn);
   }
-}
-
-/** The request ID given (checked), or a new random one. */
-function requestIdOf(value: unknown): string {
-  return value === undefined ? globalThis.crypto.randomUUID() : checkRequestId(value);
 }

@@ -334,15 +334,16 @@ export class StoredClusterState implements ClusterStateLike {
 
   /** Brings the local copy of each node up to the store's version (older news is ignored). */
   private apply(nodes: readonly StoredNode[]): void {
-    for (const node of nodes) {
+    const fresh = nodes.filter((node) => {
       const known = this.versions.get(node.id);
-      if (known !== undefined && node.version <= known) continue;
-      try {
-        syncNode(this.local, node);
-        this.versions.set(node.id, node.version);
-      } catch {
-        this.reload = true;
-      }
+      return known === undefined || node.version > known;
+    });
+    if (fresh.length === 0) return;
+    try {
+      syncNodes(this.local, fresh);
+      for (const node of fresh) this.versions.set(node.id, node.version);
+    } catch {
+      this.reload = true;
     }
   }
 }
@@ -370,37 +371,50 @@ function sameSlot(a: Slot, b: Slot): boolean {
     a.cpu === b.cpu &&
     a.hostMemory === b.hostMemory &&
     a.gpus.length === b.gpus.length &&
-    a.gpus.every((g, k) => g === b.gpus[k])
+    a.gpus.every((g, k) => g === b.gpus[k]) &&
+    sameParts(a.parts, b.parts)
   );
 }
 
-/** Makes the local node's slots those of `node` through ClusterState's own API: gone slots released first, so new ones fit. */
-function syncNode(local: ClusterState, node: StoredNode): void {
-  const have = new Map(local.listSlots(node.id).map((s) => [s.id, s]));
-  const want = new Map(node.slots.map((s) => [s.id, s]));
-  for (const [id, s] of have) {
-    const w = want.get(id);
-    // A touch only moves lastActivity forward; one moved back (a restored store) is the slot added again.
-    const movedBack = w !== undefined && w.lastActivity !== s.lastActivity && (w.lastActivity === undefined || (s.lastActivity !== undefined && w.lastActivity < s.lastActivity));
-    if (w === undefined || !sameSlot(s, w) || movedBack) {
-      local.release(id);
-      have.delete(id);
+/** True when two slots' parts (or their absence) are the same, whatever order their keys come in (a database may reorder them). */
+function sameParts(a: Slot['parts'], b: Slot['parts']): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return a.length === b.length && a.every((p, j) => p.node === b[j]!.node && p.memoryPerGpu === b[j]!.memoryPerGpu && p.gpus.join() === b[j]!.gpus.join());
+}
+
+/**
+ * Makes the local nodes' slots those of `nodes` through ClusterState's own API: slots gone or changed
+ * on any of them released first (a slot across nodes as a whole), so new ones fit; then the new ones
+ * added (a slot across nodes once, by the first of its nodes listed) and marks and activity brought up to date.
+ */
+function syncNodes(local: ClusterState, nodes: readonly StoredNode[]): void {
+  for (const node of nodes) {
+    const want = new Map(node.slots.map((s) => [s.id, s]));
+    for (const s of local.listSlots(node.id)) {
+      const w = want.get(s.id);
+      // A touch only moves lastActivity forward; one moved back (a restored store) is the slot added again.
+      const movedBack = w !== undefined && w.lastActivity !== s.lastActivity && (w.lastActivity === undefined || (s.lastActivity !== undefined && w.lastActivity < s.lastActivity));
+      if (w === undefined || !sameSlot(s, w) || movedBack) local.release(s.id);
     }
   }
-  for (const s of node.slots) {
-    const h = have.get(s.id);
-    if (h === undefined) {
-      const option: PlacementOption = { node: node.id, gpus: s.gpus, memoryPerGpu: s.memoryPerGpu, evict: [], score: 0 };
-      if (s.model !== undefined) option.model = s.model;
-      // A pod's share, CPU and host memory come along, so the local copy charges the node as the store does.
-      if (s.milli !== undefined) option.milli = s.milli;
-      if (s.cpu !== undefined) option.cpu = s.cpu;
-      if (s.hostMemory !== undefined) option.hostMemory = s.hostMemory;
-      local.commit(option, s.lastActivity === undefined ? { id: s.id } : { id: s.id, lastActivity: s.lastActivity });
-      if (s.stale === true) local.markStale(s.id, true);
-    } else {
-      if ((h.stale === true) !== (s.stale === true)) local.markStale(s.id, s.stale === true);
-      if (s.lastActivity !== undefined && s.lastActivity !== h.lastActivity) local.touch(s.id, s.lastActivity);
+  for (const node of nodes) {
+    const have = new Map(local.listSlots(node.id).map((s) => [s.id, s]));
+    for (const s of node.slots) {
+      const h = have.get(s.id);
+      if (h === undefined) {
+        const option: PlacementOption =
+          s.parts === undefined ? { node: node.id, gpus: s.gpus, memoryPerGpu: s.memoryPerGpu, evict: [], score: 0 } : { gpus: [], memoryPerGpu: s.memoryPerGpu, evict: [], score: 0, parts: s.parts };
+        if (s.model !== undefined) option.model = s.model;
+        // A pod's share, CPU and host memory come along, so the local copy charges the node as the store does.
+        if (s.milli !== undefined) option.milli = s.milli;
+        if (s.cpu !== undefined) option.cpu = s.cpu;
+        if (s.hostMemory !== undefined) option.hostMemory = s.hostMemory;
+        local.commit(option, s.lastActivity === undefined ? { id: s.id } : { id: s.id, lastActivity: s.lastActivity });
+        if (s.stale === true) local.markStale(s.id, true);
+      } else {
+        if ((h.stale === true) !== (s.stale === true)) local.markStale(s.id, s.stale === true);
+        if (s.lastActivity !== undefined && s.lastActivity !== h.lastActivity) local.touch(s.id, s.lastActivity);
+      }
     }
   }
 }

@@ -43,7 +43,7 @@ describe('ClusterState.plan with its node index', () => {
         const states = checkOpsAgainstReference(wasm, ts, nodes, ops, probes);
         for (const req of probes) {
           const expected = reference(ts, states[1].toJSON(), req);
-          for (const state of states) expect(state.plan(req).options).toEqual(expected);
+          for (const state of states) expect(state.plan({ ...req, maxNodes: 1 }).options).toEqual(expected);
         }
       }),
       { numRuns: 120 },
@@ -60,7 +60,7 @@ describe('ClusterState.plan with its node index', () => {
     for (let t = 0; t < 120; t++) {
       const tp = [1, 1, 1, 2, 2, 4, 8][rand(7)];
       const req: ClusterPlanRequest = { memory: (4 + rand(72)) * tp * G, model: `m${rand(5)}`, tensorParallelSizes: [tp] };
-      const plans = states.map((s) => s.plan(req).options);
+      const plans = states.map((s) => s.plan({ ...req, maxNodes: 1 }).options);
       if (t % 10 === 0) expect(plans[1]).toEqual(reference(ts, states[1].toJSON(), req));
       expect(plans[0]).toEqual(plans[1]);
       if (plans[0].length > 0) for (const s of states) s.commit(plans[0][0]);

@@ -44,7 +44,7 @@ describe.each([
 
   it('with no option, the rejections name the memory in use by other processes', () => {
     const state = engine.createClusterState({ nodes: nodes() });
-    const plan = state.plan({ memory: 45 * G, tensorParallelSizes: [1] });
+    const plan = state.plan({ memory: 45 * G, tensorParallelSizes: [1], maxNodes: 1 });
     expect(plan.options).toEqual([]);
     const a1 = plan.rejected.find((r) => r.node === 'a' && r.gpu === 1)!;
     expect(a1.code).toBe('INSUFFICIENT_MEMORY');

@@ -54,7 +54,7 @@ describe('ClusterState.plan on realistic clusters', () => {
     for (let t = 0; t < depth(60, 150); t++) {
       const sizes = [[1, 2, 4, 8], [2, 4], [4, 8], [2]][rand(4)];
       const req: ClusterPlanRequest = { memory: (4 + rand(150)) * G, model: `m${rand(5)}`, tensorParallelSizes: sizes };
-      const plans = states.map((s) => s.plan(req).options);
+      const plans = states.map((s) => s.plan({ ...req, maxNodes: 1 }).options);
       if (t % 5 === 0) expect(plans[1]).toEqual(referencePlan(ts, states[1].toJSON(), req));
       expect(plans[0]).toEqual(plans[1]);
       if (plans[0].length > 0) {
@@ -121,7 +121,7 @@ describe('ClusterState.plan on realistic clusters', () => {
         for (const r of requests) {
           const req: ClusterPlanRequest = { memory: r.memory, model: r.model, limit: r.limit, allowEviction: r.allowEviction, tensorParallelSizes: [...r.sizes] };
           const expected = referencePlan(ts, states[1].toJSON(), req);
-          const plans = states.map((s) => s.plan(req));
+          const plans = states.map((s) => s.plan({ ...req, maxNodes: 1 }));
           for (const plan of plans) expect(plan.options).toEqual(expected);
           if (expected.length === 0) {
             failed++;

@@ -22,7 +22,7 @@ describe.skipIf(noPg)('gpualloc --store URL', () => {
     const url = storeUrl('cli_init');
     const first = await cli(['state', 'init', '--store', url, '--preset', 'dgx-a100']);
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(/^initialised postgres:\/\/.*\(schema cli_init_\d+_\d+, version 4\)\n  node dgx-a100: 8 GPUs, 640 GiB\n$/);
+    expect(first.stdout).toMatch(/^initialised postgres:\/\/.*\(schema cli_init_\d+_\d+, version 5\)\n  node dgx-a100: 8 GPUs, 640 GiB\n$/);
     const again = await cli(['state', 'init', '--store', url, '--preset', 'dgx-a100', '--json']);
     expect(again.code).toBe(2);
     expect(JSON.parse(again.stdout).error.code).toBe('STORE_NOT_EMPTY');

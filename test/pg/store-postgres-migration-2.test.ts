@@ -58,7 +58,7 @@ const VERSION_ONE_STATE = {
 
 describe.skipIf(noPg)('PostgresStore migration 1 → 2', () => {
   it('a version-1 database migrates once on connect and keeps its nodes, GPUs, slots, versions and slot counter', async () => {
-    expect(SCHEMA_VERSION).toBe(4);
+    expect(SCHEMA_VERSION).toBe(5);
     const schema = freshSchema('from_v1');
     const db = await sql();
     const engine = await openEngine({ backend: 'ts' });

@@ -13,7 +13,8 @@ export function referencePlan(engine: Engine, json: ClusterStateJSON, req: Clust
   for (const node of json.nodes) {
     const total = node.gpus.reduce((a, g) => a + g.memoryTotal, 0);
     const alloc = node.slots.reduce((a, s) => a + s.memoryPerGpu * s.gpus.length, 0) + node.gpus.reduce((a, g) => a + (g.memoryUsed ?? 0), 0);
-    const p = engine.planPlacement({ ...req, gpus: node.gpus, slots: node.slots, ...(node.topology ? { topology: node.topology } : {}), limit: 10_000 });
+    const { topology: _t, maxNodes: _m, attentionHeads: _h, ...one } = req;
+    const p = engine.planPlacement({ ...one, gpus: node.gpus, slots: node.slots, ...(node.topology ? { topology: node.topology } : {}), limit: 10_000 });
     const capacityOf = new Map(node.gpus.map((g) => [g.index, g.memoryTotal - (g.memoryUsed ?? 0)]));
     for (const o of p.options) {
       const kept = node.slots.filter((s) => !o.evict.includes(s.id));

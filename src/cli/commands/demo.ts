@@ -1,6 +1,9 @@
 // gpualloc demo (what `npm start` runs): the engine on this host's GPUs, or on a preset.
+
+import { nodeFromInventory } from '../../cluster/node.js';
 import { openEngine } from '../../engine.js';
 import { inventoryTopology, wholeGpuCandidates } from '../../hardware/inventory.js';
+import { getPreset } from '../../hardware/presets.js';
 import { AllocationError } from '../../shared/errors.js';
 import { formatBytes } from '../../shared/units.js';
 import { type Command, EXIT, type Io, table } from '../lib/common.js';
@@ -115,6 +118,36 @@ export const command: Command = {
       placed.push([m.model, formatBytes(m.memory), best.gpus.join(','), formatBytes(best.memoryPerGpu), `${slot} (${plan.options.length} option${plan.options.length === 1 ? '' : 's'})`]);
     }
     say(table(['MODEL', 'MEMORY', 'GPUS', 'PER GPU', 'RESULT'], placed));
+
+    // 6. A model no node holds alone, across nodes: tensor-parallel in each × a pipeline stage per node.
+    const h100 = getPreset('dgx-h100');
+    const cluster = engine.createClusterState({
+      nodes: ['h100-a', 'h100-b', 'h100-c'].map((id, k) => ({ ...nodeFromInventory(h100, { id }), labels: { 'nvidia.com/gpu.clique': k < 2 ? 'c1' : 'c2' } })),
+    });
+    const big = { memory: 810e9, model: 'llama-3.1-405b-bf16', topology: { preferred: ['nvidia.com/gpu.clique'] } };
+    const across = cluster.plan(big);
+    const clique = new Map(cluster.toJSON().nodes.map((n) => [n.id, n.labels?.['nvidia.com/gpu.clique'] ?? '-']));
+    say(`\n6. Llama 3.1 405B in BF16 (810 GB) on three DGX H100 nodes (8 × 80 GB each; cliques c1: a, b; c2: c):\n`);
+    say(
+      table(
+        ['#', 'NODES', 'TP×PP', 'PER GPU', 'CLIQUES'],
+        across.options.map((o, k) => [
+          k + 1,
+          o.parts!.map((p) => p.node).join('+'),
+          `${o.tensorParallel}×${o.pipelineParallel}`,
+          formatBytes(o.memoryPerGpu),
+          [...new Set(o.parts!.map((p) => clique.get(p.node)))].join(','),
+        ]),
+      ),
+    );
+    const spanned = cluster.commit(across.options[0]!);
+    say(
+      `committed option 1 as ${spanned}, one slot on ${cluster
+        .listSlots()
+        .find((x) => x.id === spanned)!
+        .parts!.map((p) => p.node)
+        .join(' and ')}\n`,
+    );
     say('\nMore: gpualloc --help, gpualloc <command> --help\n');
     return EXIT.OK;
   },

@@ -6,12 +6,12 @@ import type { ClusterPlanRequest, ClusterState } from '../../cluster/state.js';
 import { type Engine, openEngine } from '../../engine.js';
 import { DEFAULT_CONTEXT_LENGTH, estimateMemory } from '../../models/estimate.js';
 import type { PlacementOption, PlacementPlan, Rejection } from '../../placement/index.js';
-import { DEFAULT_PLACEMENT_LIMIT } from '../../placement/index.js';
+import { DEFAULT_PLACEMENT_LIMIT, MAX_PARTS } from '../../placement/index.js';
 import { type ByteUnits, formatBytes, sayBytesIn } from '../../shared/units.js';
 import type { RetryResult } from '../../store/index.js';
 import { type Command, EXIT, type Io, parsePositiveInt, table, UsageError } from '../lib/common.js';
 import { sayWithFlags } from '../lib/error-words.js';
-import { backendOption, inventoryOption, jsonOption, option, optionsHelp, presetOption, readOptions } from '../lib/options.js';
+import { backendOption, integerIn, inventoryOption, jsonOption, option, optionsHelp, presetOption, readOptions } from '../lib/options.js';
 import { type ModelMemory, type ModelPlan, parseLimitFlag, parseMemoryFlag, parsePolicyFlag, parseTpFlag, planModel, sizesLine } from '../lib/plan-sizes.js';
 import { resolveInventory } from '../lib/source.js';
 import { busyLine, refreshUsed, stateFile } from '../lib/state-file.js';
@@ -56,6 +56,25 @@ const OPTIONS = {
     field: 'allowMig',
   }),
   limit: option({ type: 'string', value: 'N', help: 'how many options to print (default 16)', field: 'limit', parse: parseLimitFlag }),
+  'max-nodes': option({
+    type: 'string',
+    value: 'N',
+    field: 'maxNodes',
+    parse: integerIn(1, MAX_PARTS),
+    help: `most nodes one option may span (tensor-parallel in each × a pipeline stage per\nnode, vLLM's multi-node serving); default: across nodes only when no node\ncan hold the model, up to ${MAX_PARTS}; 1: never`,
+  }),
+  'topology-required': option({
+    type: 'string',
+    value: 'LABEL',
+    field: 'topology.required',
+    help: 'a node label every node of an option shares one value of\n(nvidia.com/gpu.clique: one NVLink domain)',
+  }),
+  'topology-preferred': option({
+    type: 'string',
+    value: 'LABELS',
+    field: 'topology.preferred',
+    help: 'node labels, comma-separated, most important first: options across fewer\nof their values rank first (rack,topology.kubernetes.io/zone)',
+  }),
   state: option({
     type: 'string',
     value: 'FILE',
@@ -83,13 +102,16 @@ const HELP = `gpualloc plan: every viable way to place a model on GPUs by memory
 
 Usage: gpualloc plan (--memory SIZE | --gguf FILE [--context N]) [--inventory FILE | --preset NAME]
                      [--tp 1,2,4,8] [--policy spread|pack] [--model NAME] [--no-evict] [--allow-mig] [--limit N]
+                     [--max-nodes N] [--topology-required LABEL] [--topology-preferred LABELS]
                      [--state state.json | --store URL] [--commit [--request-id ID]] [--backend wasm|ts] [--json]
 
 Options:
 ${optionsHelp(OPTIONS, 21)}
 Options are ranked by: fewer evictions (then fewer evicted bytes), fewer GPUs, higher topology
 score, then spread (most free left on the fullest chosen GPU) or pack (least left over), then
-lowest GPU indices; across nodes, then the least loaded node, then node ID.
+lowest GPU indices; across nodes, then the least loaded node, then node ID. Options spanning
+several nodes (a state of nodes none of which holds the model) rank after those on one node: fewer
+nodes, fewer distinct values of each --topology-preferred label, fewer GPUs, then the worst part.
 Memory that processes outside gpualloc hold on a GPU (an inventory's memoryUsed or its processes,
 NVML's reading of this host) counts as taken: it is never evicted, and the output names it as
 \`in use by other processes\`.
@@ -130,16 +152,18 @@ function render(
   replayedBy?: string,
 ): string {
   const lines: string[] = [];
-  const multiNode = plan.options.some((o) => o.node !== undefined && o.node !== plan.options[0]!.node); // some: options is not empty
+  const spans = plan.options.some((o) => o.parts !== undefined);
+  const multiNode = spans || plan.options.some((o) => o.node !== undefined && o.node !== plan.options[0]!.node);
   // Sizes print the way --memory was typed (GB or GiB); a GGUF's in GiB.
   const units = model.kind === 'total' ? model.units : 'binary';
   const what = model.kind === 'total' ? formatBytes(model.memory, units) : model.file;
   if (plan.options.length > 0) {
-    const header = ['#', ...(multiNode ? ['NODE'] : []), 'GPUS', 'MEMORY/GPU', 'EVICT', 'SCORE'];
+    const header = ['#', ...(multiNode ? [spans ? 'NODES' : 'NODE'] : []), 'GPUS', ...(spans ? ['TP×PP'] : []), 'MEMORY/GPU', 'EVICT', 'SCORE'];
     const rows = plan.options.map((o, k) => [
       k + 1,
-      ...(multiNode ? [o.node ?? ''] : []),
-      o.gpus.join(','),
+      ...(multiNode ? [o.parts === undefined ? (o.node ?? '') : o.parts.map((p) => p.node).join('+')] : []),
+      o.parts === undefined ? o.gpus.join(',') : o.parts.map((p) => p.gpus.join(',')).join(' + '),
+      ...(spans ? [o.parts === undefined ? `${o.gpus.length}×1` : `${o.tensorParallel}×${o.pipelineParallel}`] : []),
       formatBytes(o.memoryPerGpu, units),
       o.evict.length === 0 ? '-' : o.evict.join(','),
       o.score,
@@ -181,8 +205,9 @@ function explain(engine: Engine, state: Pick<ClusterState, 'toJSON'>, request: C
   const json = state.toJSON();
   if (json.nodes.length > 64) return [];
   const out: Rejection[] = [];
+  const { maxNodes: _m, topology: _t, attentionHeads: _h, ...one } = request;
   for (const node of json.nodes) {
-    const p = engine.planPlacement({ ...request, gpus: node.gpus, slots: node.slots, ...(node.topology ? { topology: node.topology } : {}), limit: 1 });
+    const p = engine.planPlacement({ ...one, gpus: node.gpus, slots: node.slots, ...(node.topology ? { topology: node.topology } : {}), limit: 1 });
     for (const r of p.rejected) out.push({ node: node.id, ...r, message: r.message.replace(/^GPU (\d+)/, `GPU $1 on node ${node.id}`) });
   }
   return out;
@@ -224,6 +249,8 @@ export const command: Command = {
     if (values.memory !== undefined && values.gguf !== undefined) throw new UsageError('give either --memory or --gguf, not both');
     if (values.memory === undefined && values.gguf === undefined) throw new UsageError('--memory SIZE (or --gguf FILE) is required');
     if (values.context !== undefined && values.gguf === undefined) throw new UsageError('--context needs --gguf');
+    if (values.gguf !== undefined && (values['max-nodes'] !== undefined || values['topology-required'] !== undefined || values['topology-preferred'] !== undefined))
+      throw new UsageError('--max-nodes and --topology-* plan options across nodes from a total: give --memory (gpualloc estimate --gguf FILE prints it), not --gguf');
     if (values.state !== undefined && values.store !== undefined) throw new UsageError('give --state FILE or --store URL, not both');
     const storeUrl = storeUrlOf(values, io);
     if (values.commit && values.state === undefined && storeUrl === undefined) throw new UsageError('--commit needs --state FILE or --store URL');
@@ -249,6 +276,11 @@ export const command: Command = {
     if (values.model !== undefined) request.model = values.model;
     if (values['no-evict']) request.allowEviction = false;
     if (values['allow-mig']) request.allowMig = true;
+    if (values['max-nodes'] !== undefined) request.maxNodes = values['max-nodes'];
+    const required = values['topology-required'];
+    const preferred = values['topology-preferred'];
+    if (required !== undefined || preferred !== undefined)
+      request.topology = { ...(required === undefined ? {} : { required }), ...(preferred === undefined ? {} : { preferred: preferred.split(',').map((k) => k.trim()) }) };
 
     const engine = await openEngine({ backend });
     if (storeUrl !== undefined) {
@@ -260,7 +292,7 @@ export const command: Command = {
           if (!values.json) reportSizes(io, planned);
           // Rejections are explained on the state each plan was made on (before its commit), as with --state FILE.
           const annotate = (p: PlacementPlan): void => {
-            if (p.options.length > 0 && p.rejected.length === 0) p.rejected = explain(engine, state, planned.explainRequest);
+            if (p.options.length > 0 && p.rejected.length === 0 && p.options[0]!.parts === undefined) p.rejected = explain(engine, state, planned.explainRequest);
           };
           let plan = planned.plan;
           let busy = busyLine(state);
@@ -311,7 +343,7 @@ export const command: Command = {
       }
       const planned = planModel(state, request, model, tp, limit, engine);
       const plan = planned.plan;
-      if (plan.options.length > 0 && plan.rejected.length === 0) plan.rejected = explain(engine, state, planned.explainRequest);
+      if (plan.options.length > 0 && plan.rejected.length === 0 && plan.options[0]!.parts === undefined) plan.rejected = explain(engine, state, planned.explainRequest);
       if (!values.json) reportSizes(io, planned);
       const busy = busyLine(state);
       if (!values.commit || plan.options.length === 0) return { plan, planned, busy, state };

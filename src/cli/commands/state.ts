@@ -5,10 +5,10 @@
 import type { ClusterState } from '../../cluster/state.js';
 import { openEngine } from '../../engine.js';
 import { type Command, EXIT, type Io, UsageError } from '../lib/common.js';
-import { backendOption, inventoryOption, jsonOption, option, optionsHelp, presetOption, readOptions } from '../lib/options.js';
+import { backendOption, integerIn, inventoryOption, jsonOption, option, optionsHelp, presetOption, readOptions } from '../lib/options.js';
 import { type ChangeRequest, runChange } from '../lib/state-actions.js';
 import { stateFile } from '../lib/state-file.js';
-import { initFile, renderFileInit } from '../lib/state-init.js';
+import { initFile, parseLabelFlags, renderFileInit } from '../lib/state-init.js';
 import { runStateOnStore } from '../lib/state-store.js';
 import { listOutput, showOutput } from '../lib/state-view.js';
 import { storeUrlOf } from '../lib/store.js';
@@ -26,8 +26,10 @@ const OPTIONS = {
     value: 'ROLE',
     help: 'for init --store: let that run-time role plan, commit and release, but not\nchange the schema or the nodes (run init as the role that owns the schema)',
   }),
-  preset: { ...presetOption('for init: the node to create; start over'), label: '--preset NAME, --inventory FILE, --replace' },
-  inventory: { ...inventoryOption(''), help: undefined },
+  preset: { ...presetOption('for init: the nodes to create (--inventory is repeatable:\na node per file); start over'), label: '--preset NAME, --inventory FILE, --replace' },
+  inventory: { ...inventoryOption(''), help: undefined, multiple: true },
+  nodes: option({ type: 'string', value: 'N', help: 'for init --preset: N nodes of the preset, named <host>-1 … <host>-N', parse: integerIn(1, 10_000) }),
+  label: option({ type: 'string', value: 'KEY=VALUE', multiple: true, help: 'for init: a label on every node created (repeatable), such as\nnvidia.com/gpu.clique=c1: what plan --topology names' }),
   replace: option({ type: 'boolean' }),
   'older-than': option({ type: 'string', value: 'D', help: 'for gc: a duration such as 90s, 30m, 12h, 7d, 1h30m', parse: (text, flag) => ({ ms: parseDuration(text, flag), text }) }),
   'dry-run': option({ type: 'boolean', help: 'for gc: list what it would remove, change nothing' }),
@@ -128,8 +130,8 @@ export const command: Command = {
     const slotId = slotIds[0];
     if (values.state !== undefined && values.store !== undefined) throw new UsageError(`state ${action}: give --state FILE or --store URL, not both`);
     const storeUrl = storeUrlOf(values, io);
-    if (action !== 'init' && (values.replace || values.preset !== undefined || values.inventory !== undefined))
-      throw new UsageError(`--preset, --inventory and --replace are for state init, not state ${action}`);
+    if (action !== 'init' && (values.replace || values.preset !== undefined || values.inventory !== undefined || values.nodes !== undefined || values.label !== undefined))
+      throw new UsageError(`--preset, --inventory, --nodes, --label and --replace are for state init, not state ${action}`);
     if (values.grant !== undefined && (action !== 'init' || storeUrl === undefined)) throw new UsageError('--grant is for state init --store URL');
     if (values['request-id'] !== undefined && (action !== 'release' || storeUrl === undefined)) throw new UsageError('--request-id is for state release --store URL');
     if (values.state === undefined && storeUrl === undefined) throw new UsageError(`state ${action}: --state FILE is required (or --store URL)`);
@@ -155,8 +157,10 @@ export const command: Command = {
           url: storeUrl,
           json: values.json === true,
           replace: values.replace === true,
-          inventory: values.inventory,
+          inventory: listOf(values.inventory),
           preset: values.preset,
+          nodes: values.nodes,
+          labels: labelsOf(values.label),
           grant: values.grant,
           requestId: values['request-id'],
         },
@@ -168,7 +172,14 @@ export const command: Command = {
     const file = stateFile(engine, io, name);
 
     if (action === 'init') {
-      const report = await initFile(engine, file, name, { inventory: values.inventory, preset: values.preset, quiet: values.json === true }, values.replace === true, io);
+      const report = await initFile(
+        engine,
+        file,
+        name,
+        { inventory: listOf(values.inventory), preset: values.preset, nodes: values.nodes, labels: labelsOf(values.label), quiet: values.json === true },
+        values.replace === true,
+        io,
+      );
       print(report, renderFileInit(report));
       return EXIT.OK;
     }
@@ -194,3 +205,14 @@ export const command: Command = {
     return EXIT.OK;
   },
 };
+
+/** A repeatable flag's values (parseArgs gives a list for a `multiple` option). */
+function listOf(value: string | string[] | undefined): string[] | undefined {
+  return value === undefined ? undefined : Array.isArray(value) ? value : [value];
+}
+
+/** `--label KEY=VALUE` flags as labels. */
+function labelsOf(value: string | string[] | undefined): Record<string, string> | undefined {
+  const list = listOf(value);
+  return list === undefined ? undefined : parseLabelFlags(list);
+}

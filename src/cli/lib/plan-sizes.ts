@@ -29,7 +29,8 @@ export function countOptions(engine: Engine, state: Pick<ClusterState, 'toJSON'>
   let count = 0;
   for (const node of json.nodes) {
     if (node.gpus.length < size) continue;
-    const p = engine.planPlacement({ ...request, gpus: node.gpus, slots: node.slots, ...(node.topology ? { topology: node.topology } : {}), limit: 1 });
+    const { maxNodes: _m, topology: _t, attentionHeads: _h, ...one } = request;
+    const p = engine.planPlacement({ ...one, gpus: node.gpus, slots: node.slots, ...(node.topology ? { topology: node.topology } : {}), limit: 1 });
     const rejected = new Set(p.rejected.map((r) => r.gpu)).size;
     count += binomial(node.gpus.length - rejected, size);
   }
@@ -162,8 +163,13 @@ export function planModel(
     return sum;
   };
   if (model.kind === 'total') {
-    const request: ClusterPlanRequest = { ...base, memory: model.memory, tensorParallelSizes: sizes, limit: MAX_PLACEMENT_LIMIT };
-    const all = plan(request);
+    // One node's options, all of them (to count them); options across nodes only for the lines shown (their search grows with the limit).
+    const request: ClusterPlanRequest = { ...base, memory: model.memory, tensorParallelSizes: sizes, limit: MAX_PLACEMENT_LIMIT, maxNodes: 1 };
+    let all = plan(request);
+    if (base.maxNodes !== 1 && (all.options.length === 0 || (base.maxNodes !== undefined && all.options.length < limit))) {
+      const { maxNodes: _one, ...across } = request;
+      all = plan({ ...across, ...(base.maxNodes === undefined ? {} : { maxNodes: base.maxNodes }), limit });
+    }
     const listed = all.options.length;
     const counted = listed >= MAX_PLACEMENT_LIMIT ? countAll(() => model.memory, sizes) : listed;
     return {
@@ -188,7 +194,8 @@ export function planModel(
   for (const size of sizes) {
     const perGpu = perGpuMemory(model.estimate, size);
     memoryPerGpu[size] = perGpu;
-    const request: ClusterPlanRequest = { ...base, memory: perGpu * size, tensorParallelSizes: [size], limit: MAX_PLACEMENT_LIMIT };
+    // Options across nodes are planned from a total (--memory): a GGUF's per-GPU memory depends on the size.
+    const request: ClusterPlanRequest = { ...base, memory: perGpu * size, tensorParallelSizes: [size], limit: MAX_PLACEMENT_LIMIT, maxNodes: 1 };
     const p = plan(request);
     if (p.options.length >= MAX_PLACEMENT_LIMIT) {
       const counted = countAll(() => perGpu * size, [size]);

@@ -2,7 +2,7 @@
 // file (--state FILE) or a PostgreSQL store (--store URL, store.ts); both report the nodes made.
 
 import { nodeFromInventory } from '../../cluster/node.js';
-import type { ClusterState } from '../../cluster/state.js';
+import type { ClusterNode, ClusterState } from '../../cluster/state.js';
 import type { Engine } from '../../engine.js';
 import { formatBytes } from '../../shared/units.js';
 import type { Io } from './common.js';
@@ -13,14 +13,39 @@ import { UsageError } from './usage-error.js';
 /** A node as init reports it: GPUs, their memory, and what processes outside gpualloc hold. */
 export type InitNode = { id: string; gpus: number; memoryTotal: number; memoryUsed: number };
 
-/** Where init takes the node from: --preset NAME or --inventory FILE (one is required). */
-export type InitSource = { inventory?: string; preset?: string; quiet: boolean };
+/**
+ * Where init takes the nodes from: --preset NAME (`nodes` copies of it, default 1) or --inventory FILE
+ * (repeatable: a node per file); `labels` (--label KEY=VALUE) go on every node, after each inventory's own.
+ */
+export type InitSource = { inventory?: string[] | undefined; preset?: string | undefined; nodes?: number | undefined; labels?: Record<string, string> | undefined; quiet: boolean };
 
-/** A one-node state from the preset or inventory of `source` (as plan --state seeds a new file). */
+/** The state of the presets or inventories of `source` (as plan --state seeds a new file). */
 export async function initialState(engine: Engine, source: InitSource, io: Io): Promise<ClusterState> {
-  if (source.inventory === undefined && source.preset === undefined) throw new UsageError('state init: --preset NAME or --inventory FILE is required (the node to create)');
-  const { inventory } = await resolveInventory(source, io);
-  return engine.createClusterState({ nodes: [nodeFromInventory(inventory)] });
+  const files = source.inventory ?? [];
+  if (files.length === 0 && source.preset === undefined) throw new UsageError('state init: --preset NAME or --inventory FILE is required (the nodes to create)');
+  if (source.nodes !== undefined && source.preset === undefined) throw new UsageError('--nodes N is for --preset NAME (each --inventory FILE is one node)');
+  const nodes: ClusterNode[] = [];
+  if (source.preset !== undefined) {
+    const { inventory } = await resolveInventory({ preset: source.preset, quiet: source.quiet }, io);
+    const count = source.nodes ?? 1;
+    const base = nodeFromInventory(inventory);
+    // Several copies of one machine: node IDs <host>-1, <host>-2, …
+    for (let k = 1; k <= count; k++) nodes.push(count === 1 ? base : { ...nodeFromInventory(inventory), id: `${base.id}-${k}` });
+  }
+  for (const file of files) nodes.push(nodeFromInventory((await resolveInventory({ inventory: file, quiet: source.quiet }, io)).inventory));
+  if (source.labels !== undefined) for (const node of nodes) node.labels = { ...node.labels, ...source.labels };
+  return engine.createClusterState({ nodes });
+}
+
+/** Parses `--label KEY=VALUE` (repeatable) into labels. */
+export function parseLabelFlags(texts: readonly string[]): Record<string, string> {
+  const labels: Record<string, string> = {};
+  for (const text of texts) {
+    const at = text.indexOf('=');
+    if (at <= 0) throw new UsageError(`--label ${text}: expected KEY=VALUE, such as --label nvidia.com/gpu.clique=c1`);
+    Object.defineProperty(labels, text.slice(0, at), { value: text.slice(at + 1), enumerable: true, writable: true, configurable: true });
+  }
+  return labels;
 }
 
 /** The nodes of a state as init reports them. */

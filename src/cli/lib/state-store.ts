@@ -16,8 +16,11 @@ export type StoreAction = {
   url: string;
   json: boolean;
   replace: boolean;
-  inventory?: string;
-  preset?: string;
+  inventory?: string[] | undefined;
+  preset?: string | undefined;
+  /** init: copies of the preset, and labels on every node. */
+  nodes?: number | undefined;
+  labels?: Record<string, string> | undefined;
   /** init: the run-time role to grant. */
   grant?: string;
   /** release: the change's request ID (a repeat of a release that landed succeeds). */
@@ -28,7 +31,13 @@ export type StoreAction = {
 export async function runStateOnStore(engine: Engine, a: StoreAction, io: Io): Promise<number> {
   const print = (json: unknown, text: string) => io.out(a.json ? JSON.stringify(json, null, 2) + '\n' : text);
   if (a.action === 'init') {
-    const report = await initStore(engine, a.url, { inventory: a.inventory, preset: a.preset, quiet: a.json }, { replace: a.replace, ...(a.grant === undefined ? {} : { grant: a.grant }) }, io);
+    const report = await initStore(
+      engine,
+      a.url,
+      { inventory: a.inventory, preset: a.preset, nodes: a.nodes, labels: a.labels, quiet: a.json },
+      { replace: a.replace, ...(a.grant === undefined ? {} : { grant: a.grant }) },
+      io,
+    );
     print(report, renderInit(report));
     return EXIT.OK;
   }

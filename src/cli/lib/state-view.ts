@@ -20,6 +20,8 @@ export type SlotEntry = {
   milli?: number;
   cpu?: number;
   hostMemory?: number;
+  /** A slot across nodes: every part (node, GPUs, memoryPerGpu); `node` and `gpus` are the first part's. */
+  parts?: Array<{ node: string; gpus: number[]; memoryPerGpu: number }>;
 };
 
 /**
@@ -41,10 +43,10 @@ export function formatAge(ms: number): string {
   return h % 24 === 0 ? `${d}d` : `${d}d ${h % 24}h`;
 }
 
-/** Every slot of the state with its node, in node order then the order slots were added. */
+/** Every slot of the state with its node, in node order then the order slots were added (a slot across nodes once, at its first part's node). */
 export function entries(state: Pick<ClusterState, 'nodes' | 'listSlots'>): SlotEntry[] {
   const out: SlotEntry[] = [];
-  for (const node of state.nodes()) for (const s of state.listSlots(node)) out.push(entry(node, s));
+  for (const node of state.nodes()) for (const s of state.listSlots(node)) if (s.parts === undefined || s.parts[0]!.node === node) out.push(entry(node, s));
   return out;
 }
 
@@ -53,7 +55,19 @@ function entry(node: string, s: Slot): SlotEntry {
   if (s.milli !== undefined) e.milli = s.milli;
   if (s.cpu !== undefined) e.cpu = s.cpu;
   if (s.hostMemory !== undefined) e.hostMemory = s.hostMemory;
+  if (s.parts !== undefined) e.parts = s.parts.map((p) => ({ node: p.node, gpus: [...p.gpus], memoryPerGpu: p.memoryPerGpu }));
   return e;
+}
+
+/** Where a slot sits, as the table shows it: its node, or its parts' nodes joined by `+`. */
+function nodesOf(e: SlotEntry): string {
+  return e.parts === undefined ? e.node : e.parts.map((p) => p.node).join('+');
+}
+
+/** A slot's GPUs, as the table shows them: `0,1`, or each part's joined by ` + `. */
+function gpusOf(e: SlotEntry): string {
+  if (e.parts !== undefined) return e.parts.map((p) => p.gpus.join(',')).join(' + ');
+  return e.gpus.length === 0 ? '-' : e.gpus.join(',');
 }
 
 /** The nodes that track CPU, host memory or a GPU model, in node order, with what their slots hold. */
@@ -125,6 +139,7 @@ export function find(state: Pick<ClusterState, 'nodes' | 'listSlots'>, id: strin
 
 /** What `state release` prints for a released slot. */
 export function renderReleased(e: SlotEntry): string {
+  if (e.parts !== undefined) return `released slot ${e.id} (${formatBytes(e.memoryPerGpu)} on each of ${e.parts.map((p) => `GPUs ${p.gpus.join(',')} of ${p.node}`).join(' and ')})\n`;
   if (e.gpus.length === 0) return `released slot ${e.id} (${podHeld(e)} on ${e.node})\n`;
   const where = e.gpus.length === 1 ? `on GPU ${e.gpus[0]}` : `on each of GPUs ${e.gpus.join(',')}`;
   // A pod also gives back its CPU and host memory on the node.
@@ -176,8 +191,8 @@ function age(e: SlotEntry, now: number): string {
 
 function renderList(list: SlotEntry[], name: string, now: number): string {
   if (list.length === 0) return `no slots in ${name}\n`;
-  const multiNode = new Set(list.map((e) => e.node)).size > 1;
-  return `${list.length} slot${list.length === 1 ? '' : 's'} in ${name}${multiNode ? '' : ` on ${list[0]!.node}`}:\n` + slotTable(list, now);
+  const multiNode = new Set(list.map(nodesOf)).size > 1;
+  return `${list.length} slot${list.length === 1 ? '' : 's'} in ${name}${multiNode ? '' : ` on ${nodesOf(list[0]!)}`}:\n` + slotTable(list, now);
 }
 
 /** The slots as `state list` and `state gc` show them; IDLE is the time since the slot's last activity (commit or touch). */
@@ -186,7 +201,7 @@ function slotTable(list: SlotEntry[], now: number): string {
   const pods = list.some((e) => e.milli !== undefined || e.cpu !== undefined || e.hostMemory !== undefined);
   const rows = list.map((e) => {
     // A slot without GPUs (a CPU-only pod) holds no GPU memory: '-', like its GPUS.
-    const row = [e.id, e.node, e.gpus.length === 0 ? '-' : e.gpus.join(','), e.gpus.length === 0 ? '-' : formatBytes(e.memoryPerGpu), e.model ?? '-', age(e, now), e.stale ? 'yes' : '-'];
+    const row = [e.id, nodesOf(e), gpusOf(e), e.gpus.length === 0 ? '-' : formatBytes(e.memoryPerGpu), e.model ?? '-', age(e, now), e.stale ? 'yes' : '-'];
     if (pods) row.push(e.milli === undefined ? '-' : formatShare(e.milli), e.cpu === undefined ? '-' : formatCpu(e.cpu), e.hostMemory === undefined ? '-' : formatBytes(e.hostMemory));
     return row;
   });
@@ -195,10 +210,11 @@ function slotTable(list: SlotEntry[], now: number): string {
 }
 
 function renderSlot(e: SlotEntry, now: number, node?: NodeEntry): string {
+  const gpuCount = e.parts === undefined ? e.gpus.length : e.parts.reduce((n, p) => n + p.gpus.length, 0);
   const rows: Array<[string, string]> = [
-    ['node', e.node],
-    ['gpus', e.gpus.length === 0 ? 'none' : e.gpus.join(',')],
-    ['memory/gpu', e.gpus.length === 0 ? '-' : `${formatBytes(e.memoryPerGpu)} (${formatBytes(e.memoryPerGpu * e.gpus.length)} in all)`],
+    e.parts === undefined ? ['node', e.node] : ['nodes', `${nodesOf(e)} (${e.parts.length} pipeline stages of ${e.gpus.length} GPUs)`],
+    ['gpus', e.gpus.length === 0 ? 'none' : e.parts === undefined ? e.gpus.join(',') : e.parts.map((p) => `${p.gpus.join(',')} on ${p.node}`).join('; ')],
+    ['memory/gpu', e.gpus.length === 0 ? '-' : `${formatBytes(e.memoryPerGpu)} (${formatBytes(e.memoryPerGpu * gpuCount)} in all)`],
     ['model', e.model ?? '-'],
     ['last activity', e.lastActivity === null ? 'unknown' : `${new Date(e.lastActivity).toISOString()} (${age(e, now)} ago)`],
     ['stale', e.stale ? 'yes (other models may evict it)' : 'no'],
