@@ -3,8 +3,8 @@
 // devices consume counters; and `--features` help lists on by default only what Kubernetes 1.36
 // enables (alpha gates among the off ones). Both allocator modes word them the same.
 import { describe, expect, it } from 'vitest';
-import { cli } from '../support/cli.js';
 import { allocateClaims, DEFAULT_DRA_FEATURES, DRA_FEATURE_STAGES, type DraMode } from '../../src/dra/index.js';
+import { cli } from '../support/cli.js';
 import { claimObject, classObject, exactRequest, nodeObject, type Obj, sliceObject } from '../support/dra-objects.js';
 
 const node = nodeObject();

@@ -5,7 +5,7 @@
 // one warning. The rules below follow the Kubernetes documentation's DeviceTaintRule examples
 // (concepts/scheduling-eviction/dynamic-resource-allocation, "Device taints and tolerations").
 import { describe, expect, it } from 'vitest';
-import { createDraCluster, type ClusterDump, readClusterDump, readDocuments } from '../../src/dra/index.js';
+import { type ClusterDump, createDraCluster, readClusterDump, readDocuments } from '../../src/dra/index.js';
 import { claimObject, classObject, DRIVER, exactRequest, nodeObject, type Obj, sliceObject } from '../support/dra-objects.js';
 
 const devices = [

@@ -4,7 +4,7 @@
 // every CEL selector of its own. A class the dump lacks selects nothing; a CEL runtime error leaves
 // that device unselected; a selector that does not compile makes the rule select nothing. Each
 // such case is one warning of the dump.
-import { type ClusterDump, type ClusterDumpOptions, type DraDocuments, type Device, applyTaintRules as applyBy, readClusterDump as readDump, readDevice, type TaintRule } from '../objects/index.js';
+import { applyTaintRules as applyBy, type ClusterDump, type ClusterDumpOptions, type Device, type DraDocuments, readDevice, readClusterDump as readDump, type TaintRule } from '../objects/index.js';
 import { DEFAULT_DRA_FEATURES, type ResolvedFeatures } from './features.js';
 import { celDevice, Selectors } from './selectors.js';
 

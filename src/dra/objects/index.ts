@@ -11,8 +11,8 @@ export type { Amounts, ClaimTemplate, NodeInfo, NodeTaint, PodClaimRef, PodInfo,
 export { amountOf, readClaimTemplate, readNodeInfo, readPod, readTaintRule } from './pods.js';
 export { Quantity, QuantityError, type QuantityFormat } from './quantity.js';
 export { type At, child, quantity, record } from './read-core.js';
-export { readDevice } from './read-slice.js';
 export { POD_GROUP_API_VERSION, type PodGroupInfo, readPodGroup } from './read-pod-group.js';
+export { readDevice } from './read-slice.js';
 export { type DraKind, type DraObjects, RESOURCE_API_VERSION, readDeviceClasses, readDraObjects, readNodes, readResourceClaims, readResourceSlices } from './readers.js';
 export type * from './types.js';
 export { DRA_API_LIMITS, invalidMessage, validateClaimSpec, validateClassSpec, validateSliceSpec } from './validation.js';
