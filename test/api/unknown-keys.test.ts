@@ -144,6 +144,10 @@ const rows: Record<string, Row> = {
 /** Exports and methods that take no request, init or options object (their arguments are IDs, numbers, text or arrays). */
 const NO_OBJECT = new Set([
   'naturalSort',
+  'fragmentationParts',
+  'ClusterState.migBlindSpans',
+  'ClusterState.migBlindLedger',
+  'ClusterState.largestNode',
   'memoryPages',
   '_debugTrap',
   'stateFileText',
