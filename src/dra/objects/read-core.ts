@@ -97,7 +97,11 @@ export function int(at: At, value: unknown, required = false, min = Number.MIN_S
 export function list<T>(at: At, value: unknown, item: (at: At, value: unknown) => T): T[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) fail('INVALID_ARGUMENT', at, 'a list', value);
-  return value.map((v, i) => item(child(at, i), v));
+  // An index loop, not value.map: map consults the array's own `constructor` (Symbol.species), which a
+  // hostile input may have set to anything.
+  const out: T[] = [];
+  for (let i = 0; i < value.length; i++) out.push(item(child(at, i), value[i]));
+  return out;
 }
 
 /** A list of strings. */
