@@ -80,7 +80,7 @@ describe('the cluster view at 200 nodes', () => {
       mirror
         .listSlots()
         .filter((x) => x.stale === true)
-        .reduce((t, x) => t + x.gpus.length, 0),
+        .reduce((t, x) => t + (x.parts === undefined ? x.gpus.length : x.parts.reduce((u, part) => u + part.gpus.length, 0)), 0),
     );
     expect(await page.locator('[data-testid="tile-others"]').count()).toBe(mirror.toJSON().nodes.reduce((t, n) => t + n.gpus.filter((g) => (g.memoryUsed ?? 0) > 0).length, 0));
   });

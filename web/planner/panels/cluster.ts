@@ -17,9 +17,10 @@ export function renderClusterView(page: Page): void {
   let total = 0;
   let used = 0;
   let others = 0;
-  let slots = 0;
+  // A slot across nodes is listed by each of its nodes: count it once.
+  const slotIds = new Set<string>();
   for (const n of nodes) {
-    slots += n.slots.length;
+    for (const slot of n.slots) slotIds.add(slot.id);
     for (const [gpu, u] of p.usedMemory(n.id)) {
       gpus++;
       total += n.gpus.find((g) => g.index === gpu)?.memoryTotal ?? 0;
@@ -27,6 +28,7 @@ export function renderClusterView(page: Page): void {
       others += u.others;
     }
   }
+  const slots = slotIds.size;
   const types = p.typeCounts();
   byTestId('cluster-summary').replaceChildren(
     h('span', { 'data-testid': 'cluster-types' }, types.map((t) => `${t.count} × ${t.label}`).join(', ') || 'no nodes'),
