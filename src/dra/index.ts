@@ -57,6 +57,7 @@ export {
   allocationPatch,
   claimsOfDump,
   DRA_API_LIMITS,
+  emptyDump,
   KUBERNETES_VERSION,
   POD_GROUP_API_VERSION,
   readDeviceClasses,

@@ -3,7 +3,7 @@
 // not use are counted and said once on stderr; fields a newer Kubernetes wrote are warned about.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { applyTaintRules, type ClusterDump, type ClusterDumpOptions, readClusterDump, readDocuments } from '../../dra/index.js';
+import { applyTaintRules, type ClusterDump, type ClusterDumpOptions, emptyDump, readClusterDump, readDocuments } from '../../dra/index.js';
 import { AllocationError } from '../../shared/errors.js';
 import type { Io } from './common.js';
 
@@ -27,26 +27,6 @@ async function textOf(io: Io, file: string): Promise<string> {
 export async function readDumpFile(io: Io, file: string, options: ClusterDumpOptions): Promise<ClusterDump> {
   const origin = file === '-' ? '<stdin>' : file;
   return readClusterDump(await readDocuments(await textOf(io, file), origin), origin, { ...options, applyTaintRules: false });
-}
-
-/** An empty dump, to merge into. */
-export function emptyDump(): ClusterDump {
-  return {
-    classes: [],
-    slices: [],
-    claims: [],
-    nodes: [],
-    nodeInfos: [],
-    pods: [],
-    templates: [],
-    taintRules: [],
-    podGroups: [],
-    skipped: {},
-    warnings: [],
-    invalid: new Map(),
-    places: new Map(),
-    locate: () => undefined,
-  };
 }
 
 /**

@@ -5,7 +5,7 @@
  * an expression sees.
  */
 import { Environment } from '@marcbachmann/cel-js';
-import type { Quantity } from '../objects/index.js';
+import type { AttributeValue, Quantity } from '../objects/index.js';
 import { QUANTITY_TYPE, registerIncludes, registerKubernetesLibraries } from './libraries.js';
 import { registerRe2 } from './re2.js';
 import { Semver } from './semver.js';
@@ -18,17 +18,8 @@ export interface CelFeatures {
   listTypeAttributes?: boolean;
 }
 
-/** One attribute value, as the API has it (`{}` is an empty or unknown attribute). */
-export type CelAttributeValue =
-  | { int: bigint }
-  | { bool: boolean }
-  | { string: string }
-  | { version: string }
-  | { ints: bigint[] }
-  | { bools: boolean[] }
-  | { strings: string[] }
-  | { versions: string[] }
-  | Record<string, never>;
+/** One attribute value, as the API has it (`{}` is an empty or unknown attribute): the objects room's type. */
+export type CelAttributeValue = AttributeValue;
 
 /** One device as a selector sees it. */
 export interface CelDevice {

@@ -98,13 +98,9 @@ function pathText(path: readonly PathSegment[]): string {
   return out;
 }
 
-/**
- * Reads the objects of `documents` (readDocuments of the text `origin` names). Errors are
- * AllocationError at ORIGIN:LINE:COL naming the object and the field; nothing is half-read.
- */
-export function readClusterDump(documents: DraDocuments, origin: string, given: ClusterDumpOptions = {}): ClusterDump {
-  const options = dumpOptions(given);
-  const out: ClusterDump = {
+/** A dump with no objects (to merge several into), whose objects have no known place. */
+export function emptyDump(): ClusterDump {
+  return {
     classes: [],
     slices: [],
     claims: [],
@@ -118,6 +114,18 @@ export function readClusterDump(documents: DraDocuments, origin: string, given: 
     warnings: [],
     invalid: new Map(),
     places: new Map(),
+    locate: () => undefined,
+  };
+}
+
+/**
+ * Reads the objects of `documents` (readDocuments of the text `origin` names). Errors are
+ * AllocationError at ORIGIN:LINE:COL naming the object and the field; nothing is half-read.
+ */
+export function readClusterDump(documents: DraDocuments, origin: string, given: ClusterDumpOptions = {}): ClusterDump {
+  const options = dumpOptions(given);
+  const out: ClusterDump = {
+    ...emptyDump(),
     locate(object, field) {
       const place = out.places.get(object);
       if (place === undefined) return undefined;

@@ -2,7 +2,7 @@
 // readers (unknown fields are errors, each failure names the object, the field path and the value),
 // resource quantities, dumps of a cluster's objects, and the room's bounded errors.
 
-export { applyTaintRules, type ClusterDump, type ClusterDumpOptions, type DumpPlace, readClusterDump, type TaintRuleSelects } from './cluster-dump.js';
+export { applyTaintRules, type ClusterDump, type ClusterDumpOptions, type DumpPlace, emptyDump, readClusterDump, type TaintRuleSelects } from './cluster-dump.js';
 export { type DraDocuments, MAX_YAML_ALIASES, objectsOf, type PlacedObject, readDocuments } from './documents.js';
 export { allocationPatch, claimsOfDump, type DraDump, type DumpClaim, type HeldDevices, splitDraDump } from './dump.js';
 export { draError, fromLibrary } from './errors.js';
