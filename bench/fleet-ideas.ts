@@ -6,6 +6,7 @@
 //   npm run build && node dist/bench/fleet-ideas.js --ideas=fgd-close,plan --seeds=42..46 [--trace=default]
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { cleanRemainders, deadHole } from '../src/fleet/policies/ours.js';
 import { shareCounts, sharePrices } from '../src/fleet/policies/share-values.js';
 import { Prng } from '../src/fleet/prng.js';
@@ -345,15 +346,21 @@ function run(nodes: readonly NodeSpec[], pods: readonly Pod[], rule: Rules | 'fg
   return { at100: binCurve(bins, alloc)[100], us: (cpu.user + cpu.system) / bins.length };
 }
 
-const nodes = validateNodes('nodes', parseNodeCsv('nodes', readFileSync(join(root, 'data/openb/openb_node_list_gpu_node.csv'), 'utf8')));
-const pods = validatePods('pods', parsePodCsv('pods', readFileSync(join(root, `data/openb/openb_pod_list_${trace}.csv`), 'utf8')));
-process.stdout.write(`${trace}, seeds ${arg('seeds', '42..46')}: GPU allocation at 100 % arrived (mean ± sd), CPU µs per pod attempt (a scan; compare within this table)\n`);
-for (const idea of ideas) {
-  const rule = await ruleOf(idea, nodes, pods);
-  const runs = seeds.map((seed) => run(nodes, pods, rule, seed));
-  const v = runs.map((r) => r.at100);
-  const mean = v.reduce((a, b) => a + b, 0) / v.length;
-  const sd = Math.sqrt(v.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, v.length - 1));
-  const us = runs.reduce((a, r) => a + r.us, 0) / runs.length;
-  process.stdout.write(`${idea.padEnd(20)} ${mean.toFixed(3)} ± ${sd.toFixed(3)}  [${v.join(' ')}]  ${us.toFixed(0)} µs\n`);
+/** The trace's nodes and pods, and the mean ± sd of each idea over the seeds (`extra`: more ideas, as bench/fleet-ideas-node-lp.ts adds). */
+export async function main(extra?: (idea: string, nodes: readonly NodeSpec[], pods: readonly Pod[]) => Promise<Rules | undefined>): Promise<void> {
+  const nodes = validateNodes('nodes', parseNodeCsv('nodes', readFileSync(join(root, 'data/openb/openb_node_list_gpu_node.csv'), 'utf8')));
+  const pods = validatePods('pods', parsePodCsv('pods', readFileSync(join(root, `data/openb/openb_pod_list_${trace}.csv`), 'utf8')));
+  process.stdout.write(`${trace}, seeds ${arg('seeds', '42..46')}: GPU allocation at 100 % arrived (mean ± sd), CPU µs per pod attempt (a scan; compare within this table)\n`);
+  for (const idea of ideas) {
+    const rule = (await extra?.(idea, nodes, pods)) ?? (await ruleOf(idea, nodes, pods));
+    const runs = seeds.map((seed) => run(nodes, pods, rule, seed));
+    const v = runs.map((r) => r.at100);
+    const mean = v.reduce((a, b) => a + b, 0) / v.length;
+    const sd = Math.sqrt(v.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, v.length - 1));
+    const us = runs.reduce((a, r) => a + r.us, 0) / runs.length;
+    process.stdout.write(`${idea.padEnd(20)} ${mean.toFixed(3)} ± ${sd.toFixed(3)}  [${v.join(' ')}]  ${us.toFixed(0)} µs\n`);
+  }
 }
+
+export { Fleet, plan, quantize, ruleOf, run, strandedMilli, type Rules, type ShareRule };
+if (process.argv[1] === fileURLToPath(import.meta.url)) await main();
