@@ -130,10 +130,10 @@ function valueOf(f: Fleet, pr: NodePrices, gr: Grid, k: number, cpu: number, mem
 
 /** The ideas of this file: node-lp[:thetas] (the loss first, FGD inside), and plan+node-lp:w (fgd-lp's on-plan group first, then FGD less w/100 of the loss). */
 async function nodeIdeas(idea: string, nodes: readonly NodeSpec[], pods: readonly Pod[]): Promise<Rules | undefined> {
-  const m = /^(plan\+|strand\+)?node-lp(?::([0-9.]+))?(?:@([0-9.,]+))?(?:~([0-9.]+))?(\+cpu)?(?:\+reserve:([0-9]+))?$/.exec(idea);
+  const m = /^(plan\+|strand\+)?node-lp(?::([0-9.]+))?(?:@([0-9./]+))?(?:~([0-9.]+))?(\+cpu)?(?:\+reserve:([0-9]+))?$/.exec(idea);
   if (m === null) return undefined;
   const pr = await nodePrices(nodes, pods);
-  const thetas = (m[3] ?? '0.125,0.25,0.5,1,2').split(',').map(Number);
+  const thetas = (m[3] ?? '0.125/0.25/0.5/1/2').split('/').map(Number);
   const gr = grid(pr, thetas, m[5] !== undefined);
   const cpuOnly = m[5] !== undefined;
   const before = new Float64Array(nodes.length).fill(Number.NaN);
