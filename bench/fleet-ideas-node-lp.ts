@@ -130,7 +130,7 @@ function valueOf(f: Fleet, pr: NodePrices, gr: Grid, k: number, cpu: number, mem
 
 /** The ideas of this file: node-lp[:thetas] (the loss first, FGD inside), and plan+node-lp:w (fgd-lp's on-plan group first, then FGD less w/100 of the loss). */
 async function nodeIdeas(idea: string, nodes: readonly NodeSpec[], pods: readonly Pod[]): Promise<Rules | undefined> {
-  const m = /^(plan\+|strand\+)?node-lp(?::([0-9.]+))?(?:@([0-9./]+))?(?:~([0-9.]+))?(\+cpu)?(?:\+reserve:([0-9]+))?$/.exec(idea);
+  const m = /^(plan\+|strand\+)?node-lp(?::([0-9.]+))?(?:@([0-9./]+))?(?:~([0-9.]+))?(\+cpu)?(?:\+reserve:([0-9]+))?(?:\+from:([0-9.]+))?$/.exec(idea);
   if (m === null) return undefined;
   const pr = await nodePrices(nodes, pods);
   const thetas = (m[3] ?? '0.125/0.25/0.5/1/2').split('/').map(Number);
@@ -149,11 +149,23 @@ async function nodeIdeas(idea: string, nodes: readonly NodeSpec[], pods: readonl
     const q10 = (x: number) => -Math.round(x / step);
     const n = m[6] === undefined ? -1 : Number(m[6]);
     const held = (f: Fleet, k: number) => f.g[k].length >= 4 && f.idle8 <= n && f.full(k) === f.g[k].length;
-    return {
+    const rules: Rules = {
       share: (f, k, p, i, _v, q) => (held(f, k) ? -1e15 : 0) + q10(loss(f, k, p, i, p.milli, 0)) * 1000 + q,
       cpu: (f, k, p, q) => (held(f, k) ? -1e15 : 0) + q10(loss(f, k, p, -1, 0, 0)) * 1e9 + q * 1e6 - f.g[k].reduce((a, v) => a + v, 0),
       whole: (f, k, p, q) =>
         (p.gpus < 4 && held(f, k) ? -1e18 : 0) + q10(loss(f, k, p, -1, 0, p.gpus)) * 1e12 + q * 8589934592 + (f.wanted[k] !== 0 ? 0 : 4294967296 - (f.cpu[k] - p.cpu) / (f.full(k) - p.gpus + 1)),
+    };
+    if (m[7] === undefined) return rules;
+    // Adaptive (`+from:x`): fgd-lp's rules while at least x % of the GPUs are wholly free, these after.
+    const below = (Number(m[7]) / 100) * nodes.reduce((a, x) => a + x.gpus, 0);
+    const early = (await ruleOf('plan', nodes, pods)) as Rules;
+    return {
+      share: (f, k, p, i, v, q) => (f.idle < below ? rules.share(f, k, p, i, v, q) : early.share(f, k, p, i, v, q)),
+      cpu: (f, k, p, q) => (f.idle < below ? (rules.cpu as NonNullable<Rules['cpu']>)(f, k, p, q) : q * 1e6 - f.g[k].reduce((a, v) => a + v, 0)),
+      whole: (f, k, p, q) =>
+        f.idle < below
+          ? (rules.whole as NonNullable<Rules['whole']>)(f, k, p, q)
+          : q * 8589934592 + (f.wanted[k] !== 0 ? 0 : 4294967296 - (f.cpu[k] - p.cpu) / (f.full(k) - p.gpus + 1)),
     };
   }
   // fgd-lp (or strand-all:2+reserve:10) with the loss (w/100 per milli) taken off FGD's score.
