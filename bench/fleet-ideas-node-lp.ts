@@ -86,10 +86,10 @@ const FORCE = 1;
 type Grid = { core: number; gib: number; table: Float64Array }[][];
 
 /** The grid of λ: θ·d for θ in `thetas` and each direction d of (the type's duals; when they are 0, a GPU's worth per core and per GiB of the biggest type's share: 810/12, 810/48) taken as core only, memory only and both. */
-function grid(pr: NodePrices, thetas: readonly number[], cpuOnly: boolean): Grid {
+function grid(pr: NodePrices, thetas: readonly number[], cpuOnly: boolean, perType: boolean): Grid {
   return pr.types.map((_t, ti) => {
     const t = pr.types[ti];
-    const base: [number, number] = pr.core[ti] + pr.gib[ti] > 0 ? [pr.core[ti], pr.gib[ti]] : [810 / 12, 810 / 48];
+    const base: [number, number] = pr.core[ti] + pr.gib[ti] > 0 ? [pr.core[ti], pr.gib[ti]] : perType ? [(810 * t.gpus) / t.cpu, (810 * t.gpus) / t.mem] : [810 / 12, 810 / 48];
     const lams: [number, number][] = [[0, 0]];
     for (const th of thetas) if (th > 0) lams.push(...((cpuOnly ? [[th * base[0], 0]] : [[th * base[0], 0], [0, th * base[1]], [th * base[0], th * base[1]]]) as [number, number][]));
     return lams.map(([core, gib]) => {
@@ -130,11 +130,11 @@ function valueOf(f: Fleet, pr: NodePrices, gr: Grid, k: number, cpu: number, mem
 
 /** The ideas of this file: node-lp[:thetas] (the loss first, FGD inside), and plan+node-lp:w (fgd-lp's on-plan group first, then FGD less w/100 of the loss). */
 async function nodeIdeas(idea: string, nodes: readonly NodeSpec[], pods: readonly Pod[]): Promise<Rules | undefined> {
-  const m = /^(plan\+|strand\+)?node-lp(?::([0-9.]+))?(?:@([0-9./]+))?(?:~([0-9.]+))?(\+cpu)?(?:\+reserve:([0-9]+))?(?:\+from:([0-9.]+))?$/.exec(idea);
+  const m = /^(plan\+|strand\+)?node-lp(?::([0-9.]+))?(?:@([0-9./]+))?(?:~([0-9.]+))?(\+cpu)?(\+tb)?(?:\+reserve:([0-9]+))?(?:\+from:([0-9.]+))?$/.exec(idea);
   if (m === null) return undefined;
   const pr = await nodePrices(nodes, pods);
   const thetas = (m[3] ?? '0.125/0.25/0.5/1/2').split('/').map(Number);
-  const gr = grid(pr, thetas, m[5] !== undefined);
+  const gr = grid(pr, thetas, m[5] !== undefined, m[6] !== undefined);
   const cpuOnly = m[5] !== undefined;
   const before = new Float64Array(nodes.length).fill(Number.NaN);
   let lastPod: Pod | undefined;
@@ -147,7 +147,7 @@ async function nodeIdeas(idea: string, nodes: readonly NodeSpec[], pods: readonl
     // The loss first (in steps of `~step` milli, default 10), FGD's score inside; `+reserve:n` holds whole nodes of 4 GPUs or more for pods of 4 GPUs or more once at most n 8-GPU nodes are wholly free (fleet-ideas.ts's reserve).
     const step = Number(m[4] ?? '10');
     const q10 = (x: number) => -Math.round(x / step);
-    const n = m[6] === undefined ? -1 : Number(m[6]);
+    const n = m[7] === undefined ? -1 : Number(m[7]);
     const held = (f: Fleet, k: number) => f.g[k].length >= 4 && f.idle8 <= n && f.full(k) === f.g[k].length;
     const rules: Rules = {
       share: (f, k, p, i, _v, q) => (held(f, k) ? -1e15 : 0) + q10(loss(f, k, p, i, p.milli, 0)) * 1000 + q,
@@ -155,9 +155,9 @@ async function nodeIdeas(idea: string, nodes: readonly NodeSpec[], pods: readonl
       whole: (f, k, p, q) =>
         (p.gpus < 4 && held(f, k) ? -1e18 : 0) + q10(loss(f, k, p, -1, 0, p.gpus)) * 1e12 + q * 8589934592 + (f.wanted[k] !== 0 ? 0 : 4294967296 - (f.cpu[k] - p.cpu) / (f.full(k) - p.gpus + 1)),
     };
-    if (m[7] === undefined) return rules;
+    if (m[8] === undefined) return rules;
     // Adaptive (`+from:x`): fgd-lp's rules while at least x % of the GPUs are wholly free, these after.
-    const below = (Number(m[7]) / 100) * nodes.reduce((a, x) => a + x.gpus, 0);
+    const below = (Number(m[8]) / 100) * nodes.reduce((a, x) => a + x.gpus, 0);
     const early = (await ruleOf('plan', nodes, pods)) as Rules;
     return {
       share: (f, k, p, i, v, q) => (f.idle < below ? rules.share(f, k, p, i, v, q) : early.share(f, k, p, i, v, q)),
