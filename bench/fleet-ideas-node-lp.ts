@@ -130,12 +130,12 @@ function valueOf(f: Fleet, pr: NodePrices, gr: Grid, k: number, cpu: number, mem
 
 /** The ideas of this file: node-lp[:thetas] (the loss first, FGD inside), and plan+node-lp:w (fgd-lp's on-plan group first, then FGD less w/100 of the loss). */
 async function nodeIdeas(idea: string, nodes: readonly NodeSpec[], pods: readonly Pod[]): Promise<Rules | undefined> {
-  const m = /^(plan\+|strand\+)?node-lp(?::([0-9.]+))?(?:@([0-9./]+))?(?:~([0-9.]+))?(\+cpu)?(\+tb)?(?:\+reserve:([0-9]+))?(?:\+from:([0-9.]+))?$/.exec(idea);
+  const m = /^(plan\+|strand\+)?node-lp(?::([0-9.]+))?(?:@([0-9./]+))?(?:~([0-9.]+))?(?:%([0-9.]+))?(\+cpu)?(\+tb)?(?:\+reserve:([0-9]+))?(?:\+from:([0-9.]+))?$/.exec(idea);
   if (m === null) return undefined;
   const pr = await nodePrices(nodes, pods);
   const thetas = (m[3] ?? '0.125/0.25/0.5/1/2').split('/').map(Number);
-  const gr = grid(pr, thetas, m[5] !== undefined, m[6] !== undefined);
-  const cpuOnly = m[5] !== undefined;
+  const gr = grid(pr, thetas, m[6] !== undefined, m[7] !== undefined);
+  const cpuOnly = m[6] !== undefined;
   const before = new Float64Array(nodes.length).fill(Number.NaN);
   let lastPod: Pod | undefined;
   const loss = (f: Fleet, k: number, p: Pod, i: number, milli: number, whole: number) => {
@@ -146,18 +146,19 @@ async function nodeIdeas(idea: string, nodes: readonly NodeSpec[], pods: readonl
   if (m[1] === undefined) {
     // The loss first (in steps of `~step` milli, default 10), FGD's score inside; `+reserve:n` holds whole nodes of 4 GPUs or more for pods of 4 GPUs or more once at most n 8-GPU nodes are wholly free (fleet-ideas.ts's reserve).
     const step = Number(m[4] ?? '10');
-    const q10 = (x: number) => -Math.round(x / step);
-    const n = m[7] === undefined ? -1 : Number(m[7]);
+    // `%c`: c milli of loss per point of FGD's score (the loss and FGD blended; default 0, FGD only inside).
+    const c = Number(m[5] ?? '0');
+    const n = m[8] === undefined ? -1 : Number(m[8]);
     const held = (f: Fleet, k: number) => f.g[k].length >= 4 && f.idle8 <= n && f.full(k) === f.g[k].length;
     const rules: Rules = {
-      share: (f, k, p, i, _v, q) => (held(f, k) ? -1e15 : 0) + q10(loss(f, k, p, i, p.milli, 0)) * 1000 + q,
-      cpu: (f, k, p, q) => (held(f, k) ? -1e15 : 0) + q10(loss(f, k, p, -1, 0, 0)) * 1e9 + q * 1e6 - f.g[k].reduce((a, v) => a + v, 0),
+      share: (f, k, p, i, _v, q) => (held(f, k) ? -1e15 : 0) + -Math.round((loss(f, k, p, i, p.milli, 0) - c * q) / step) * 1000 + q,
+      cpu: (f, k, p, q) => (held(f, k) ? -1e15 : 0) + -Math.round((loss(f, k, p, -1, 0, 0) - c * q) / step) * 1e9 + q * 1e6 - f.g[k].reduce((a, v) => a + v, 0),
       whole: (f, k, p, q) =>
-        (p.gpus < 4 && held(f, k) ? -1e18 : 0) + q10(loss(f, k, p, -1, 0, p.gpus)) * 1e12 + q * 8589934592 + (f.wanted[k] !== 0 ? 0 : 4294967296 - (f.cpu[k] - p.cpu) / (f.full(k) - p.gpus + 1)),
+        (p.gpus < 4 && held(f, k) ? -1e18 : 0) + -Math.round((loss(f, k, p, -1, 0, p.gpus) - c * q) / step) * 1e12 + q * 8589934592 + (f.wanted[k] !== 0 ? 0 : 4294967296 - (f.cpu[k] - p.cpu) / (f.full(k) - p.gpus + 1)),
     };
-    if (m[8] === undefined) return rules;
+    if (m[9] === undefined) return rules;
     // Adaptive (`+from:x`): fgd-lp's rules while at least x % of the GPUs are wholly free, these after.
-    const below = (Number(m[8]) / 100) * nodes.reduce((a, x) => a + x.gpus, 0);
+    const below = (Number(m[9]) / 100) * nodes.reduce((a, x) => a + x.gpus, 0);
     const early = (await ruleOf('plan', nodes, pods)) as Rules;
     return {
       share: (f, k, p, i, v, q) => (f.idle < below ? rules.share(f, k, p, i, v, q) : early.share(f, k, p, i, v, q)),
