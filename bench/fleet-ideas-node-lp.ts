@@ -9,9 +9,15 @@
 // g, c cores and m GiB free is worth the Lagrangian bound of the best fill of its free resources by the
 // shapes at their worths, V = min over λ of λ_c·c + λ_m·m + Σ_i V_λ(g_i), V_λ(r) the best fill of r free
 // milli by one-GPU items of worth less λ's charge for their CPU and memory (a whole pod of k GPUs
-// counts as k items of a k-th of its worth and resources), over a grid of λ around the type's duals.
+// counts as k items of a k-th of its worth and resources), over a grid of λ: θ times the type's CPU and
+// memory duals or, where they are 0 (on every openb type), a G2 GPU's worth per core and per GiB.
 // A pod goes where the loss V(before) − V(after) is least (its own worth is the same on every node).
-//   npm run build && node dist/bench/fleet-ideas-node-lp.js --ideas=node-lp,plan+node-lp:5 --seeds=42..46
+// Names (docs/fleet.md, "Node-level prices"): [plan+|strand+]node-lp[:w][@θ/θ/…][~step][%c][+cpu][+tb][+reserve:n][+from:x]
+// (plan+ and strand+: fgd-lp's or strand-all:2+reserve:10's rules with w/100 of the loss per milli off
+// FGD's score; otherwise the loss first, in steps of `step` milli (default 10), then FGD; %c: c milli of
+// loss per point of FGD's score; +cpu: no memory in the value; +tb: the grid scaled per node type;
+// +reserve:n: fleet-ideas.ts's reserve; +from:x: fgd-lp's rules while x % of the GPUs or more are free).
+//   npm run build && node dist/bench/fleet-ideas-node-lp.js --ideas=plan,node-lp~1+reserve:10 --seeds=42..46
 import type { NodeSpec, Pod } from '../src/fleet/types.js';
 import { loadSolver } from './fleet-bound-lp.js';
 import { type Fleet, main, plan, type Rules, ruleOf } from './fleet-ideas.js';
@@ -54,9 +60,21 @@ export async function nodePrices(nodes: readonly NodeSpec[], pods: readonly Pod[
   const row = (name: string, terms: string[], rhs: string) => lines.push(` ${name}: ${terms.length === 0 ? '0 y0_0' : terms.join(' + ')} ${rhs}`);
   types.forEach((t, ti) => {
     const on = shapes.map((s, si) => [s, si] as const).filter(([s]) => fits(t, s));
-    row(`c${ti}`, on.map(([s, si]) => `${s.cpu} ${v(ti, si)}`), `<= ${t.cpu * t.count}`);
-    row(`m${ti}`, on.map(([s, si]) => `${s.mem} ${v(ti, si)}`), `<= ${t.mem * t.count}`);
-    row(`g${ti}`, on.filter(([s]) => gpuCost(s) > 0).map(([s, si]) => `${gpuCost(s)} ${v(ti, si)}`), `<= ${t.gpus * t.count}`);
+    row(
+      `c${ti}`,
+      on.map(([s, si]) => `${s.cpu} ${v(ti, si)}`),
+      `<= ${t.cpu * t.count}`,
+    );
+    row(
+      `m${ti}`,
+      on.map(([s, si]) => `${s.mem} ${v(ti, si)}`),
+      `<= ${t.mem * t.count}`,
+    );
+    row(
+      `g${ti}`,
+      on.filter(([s]) => gpuCost(s) > 0).map(([s, si]) => `${gpuCost(s)} ${v(ti, si)}`),
+      `<= ${t.gpus * t.count}`,
+    );
   });
   shapes.forEach((s, si) => {
     const terms = types.flatMap((t, ti) => (fits(t, s) ? [`1 ${v(ti, si)}`] : []));
@@ -73,7 +91,9 @@ export async function nodePrices(nodes: readonly NodeSpec[], pods: readonly Pod[
   const worth = shapes.map((s, si) => (s.gpus === 0 ? d(`f${si}`) : s.gpus * s.milli - d(`s${si}`)));
   if (process.env.NODE_LP_DEBUG) {
     process.stderr.write(`node LP: ${solution.ObjectiveValue.toFixed(0)} of ${capacity} milli\n`);
-    types.forEach((t, ti) => process.stderr.write(`type ${ti} ${t.count}× ${t.gpus}G ${t.cpu}c ${t.mem}GiB ${t.model}: core ${d(`c${ti}`).toFixed(2)} GiB ${d(`m${ti}`).toFixed(2)} GPU ${d(`g${ti}`).toFixed(1)}\n`));
+    types.forEach((t, ti) =>
+      process.stderr.write(`type ${ti} ${t.count}× ${t.gpus}G ${t.cpu}c ${t.mem}GiB ${t.model}: core ${d(`c${ti}`).toFixed(2)} GiB ${d(`m${ti}`).toFixed(2)} GPU ${d(`g${ti}`).toFixed(1)}\n`),
+    );
     shapes.forEach((s, si) => s.n > 20 && process.stderr.write(`shape ${s.gpus}×${s.milli} ${s.cpu}c ${s.mem.toFixed(0)}GiB n=${s.n.toFixed(0)}: worth ${worth[si].toFixed(1)}\n`));
   }
   return { types, typeOf, shapes, core: types.map((_, ti) => d(`c${ti}`)), gib: types.map((_, ti) => d(`m${ti}`)), gpu: types.map((_, ti) => d(`g${ti}`)), worth };
@@ -91,7 +111,17 @@ function grid(pr: NodePrices, thetas: readonly number[], cpuOnly: boolean, perTy
     const t = pr.types[ti];
     const base: [number, number] = pr.core[ti] + pr.gib[ti] > 0 ? [pr.core[ti], pr.gib[ti]] : perType ? [(810 * t.gpus) / t.cpu, (810 * t.gpus) / t.mem] : [810 / 12, 810 / 48];
     const lams: [number, number][] = [[0, 0]];
-    for (const th of thetas) if (th > 0) lams.push(...((cpuOnly ? [[th * base[0], 0]] : [[th * base[0], 0], [0, th * base[1]], [th * base[0], th * base[1]]]) as [number, number][]));
+    for (const th of thetas)
+      if (th > 0)
+        lams.push(
+          ...((cpuOnly
+            ? [[th * base[0], 0]]
+            : [
+                [th * base[0], 0],
+                [0, th * base[1]],
+                [th * base[0], th * base[1]],
+              ]) as [number, number][]),
+        );
     return lams.map(([core, gib]) => {
       const items: { milli: number; profit: number }[] = [];
       pr.shapes.forEach((s, si) => {
@@ -111,7 +141,7 @@ function grid(pr: NodePrices, thetas: readonly number[], cpuOnly: boolean, perTy
 }
 
 /** V of node k's state after a pod takes cpu, mem, `milli` of GPU i (or `whole` wholly free GPUs). */
-function valueOf(f: Fleet, pr: NodePrices, gr: Grid, k: number, cpu: number, mem: number, i: number, milli: number, whole: number): number {
+function nodeValue(f: Fleet, pr: NodePrices, gr: Grid, k: number, cpu: number, mem: number, i: number, milli: number, whole: number): number {
   const c = (f.cpu[k] - cpu) / 1000;
   const m = (f.mem[k] - mem) / 1024;
   let best = Number.POSITIVE_INFINITY;
@@ -128,7 +158,7 @@ function valueOf(f: Fleet, pr: NodePrices, gr: Grid, k: number, cpu: number, mem
   return best;
 }
 
-/** The ideas of this file: node-lp[:thetas] (the loss first, FGD inside), and plan+node-lp:w (fgd-lp's on-plan group first, then FGD less w/100 of the loss). */
+/** The ideas of this file (their names: the header above); undefined for a name of fleet-ideas.ts. */
 async function nodeIdeas(idea: string, nodes: readonly NodeSpec[], pods: readonly Pod[]): Promise<Rules | undefined> {
   const m = /^(plan\+|strand\+)?node-lp(?::([0-9.]+))?(?:@([0-9./]+))?(?:~([0-9.]+))?(?:%([0-9.]+))?(\+cpu)?(\+tb)?(?:\+reserve:([0-9]+))?(?:\+from:([0-9.]+))?$/.exec(idea);
   if (m === null) return undefined;
@@ -140,8 +170,8 @@ async function nodeIdeas(idea: string, nodes: readonly NodeSpec[], pods: readonl
   let lastPod: Pod | undefined;
   const loss = (f: Fleet, k: number, p: Pod, i: number, milli: number, whole: number) => {
     if (p !== lastPod) (lastPod = p), before.fill(Number.NaN);
-    if (Number.isNaN(before[k])) before[k] = valueOf(f, pr, gr, k, 0, 0, -1, 0, 0);
-    return before[k] - valueOf(f, pr, gr, k, p.cpu, cpuOnly ? 0 : p.memory, i, milli, whole);
+    if (Number.isNaN(before[k])) before[k] = nodeValue(f, pr, gr, k, 0, 0, -1, 0, 0);
+    return before[k] - nodeValue(f, pr, gr, k, p.cpu, cpuOnly ? 0 : p.memory, i, milli, whole);
   };
   if (m[1] === undefined) {
     // The loss first (in steps of `~step` milli, default 10), FGD's score inside; `+reserve:n` holds whole nodes of 4 GPUs or more for pods of 4 GPUs or more once at most n 8-GPU nodes are wholly free (fleet-ideas.ts's reserve).
@@ -154,7 +184,10 @@ async function nodeIdeas(idea: string, nodes: readonly NodeSpec[], pods: readonl
       share: (f, k, p, i, _v, q) => (held(f, k) ? -1e15 : 0) + -Math.round((loss(f, k, p, i, p.milli, 0) - c * q) / step) * 1000 + q,
       cpu: (f, k, p, q) => (held(f, k) ? -1e15 : 0) + -Math.round((loss(f, k, p, -1, 0, 0) - c * q) / step) * 1e9 + q * 1e6 - f.g[k].reduce((a, v) => a + v, 0),
       whole: (f, k, p, q) =>
-        (p.gpus < 4 && held(f, k) ? -1e18 : 0) + -Math.round((loss(f, k, p, -1, 0, p.gpus) - c * q) / step) * 1e12 + q * 8589934592 + (f.wanted[k] !== 0 ? 0 : 4294967296 - (f.cpu[k] - p.cpu) / (f.full(k) - p.gpus + 1)),
+        (p.gpus < 4 && held(f, k) ? -1e18 : 0) +
+        -Math.round((loss(f, k, p, -1, 0, p.gpus) - c * q) / step) * 1e12 +
+        q * 8589934592 +
+        (f.wanted[k] !== 0 ? 0 : 4294967296 - (f.cpu[k] - p.cpu) / (f.full(k) - p.gpus + 1)),
     };
     if (m[9] === undefined) return rules;
     // Adaptive (`+from:x`): fgd-lp's rules while at least x % of the GPUs are wholly free, these after.
@@ -164,9 +197,7 @@ async function nodeIdeas(idea: string, nodes: readonly NodeSpec[], pods: readonl
       share: (f, k, p, i, v, q) => (f.idle < below ? rules.share(f, k, p, i, v, q) : early.share(f, k, p, i, v, q)),
       cpu: (f, k, p, q) => (f.idle < below ? (rules.cpu as NonNullable<Rules['cpu']>)(f, k, p, q) : q * 1e6 - f.g[k].reduce((a, v) => a + v, 0)),
       whole: (f, k, p, q) =>
-        f.idle < below
-          ? (rules.whole as NonNullable<Rules['whole']>)(f, k, p, q)
-          : q * 8589934592 + (f.wanted[k] !== 0 ? 0 : 4294967296 - (f.cpu[k] - p.cpu) / (f.full(k) - p.gpus + 1)),
+        f.idle < below ? (rules.whole as NonNullable<Rules['whole']>)(f, k, p, q) : q * 8589934592 + (f.wanted[k] !== 0 ? 0 : 4294967296 - (f.cpu[k] - p.cpu) / (f.full(k) - p.gpus + 1)),
     };
   }
   // fgd-lp (or strand-all:2+reserve:10) with the loss (w/100 per milli) taken off FGD's score.
