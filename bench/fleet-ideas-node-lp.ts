@@ -12,12 +12,14 @@
 // counts as k items of a k-th of its worth and resources), over a grid of λ: θ times the type's CPU and
 // memory duals or, where they are 0 (on every openb type), a G2 GPU's worth per core and per GiB.
 // A pod goes where the loss V(before) − V(after) is least (its own worth is the same on every node).
-// Names (docs/fleet.md, "Node-level prices"): [plan+|strand+]node-lp[:w][@θ/θ/…][~step][%c][+cpu][+tb][+reserve:n][+from:x]
+// Names (docs/fleet.md, "Node-level prices"): [plan+|strand+]node-lp[:w][@θ/θ/…][~step][%c][+cpu][+tb][+typ:n][+reserve:n][+from:x]
 // (plan+ and strand+: fgd-lp's or strand-all:2+reserve:10's rules with w/100 of the loss per milli off
 // FGD's score; otherwise the loss first, in steps of `step` milli (default 10), then FGD; %c: c milli of
 // loss per point of FGD's score; +cpu: no memory in the value; +tb: the grid scaled per node type;
+// +typ:n: only the shapes expected n times or more in the value;
 // +reserve:n: fleet-ideas.ts's reserve; +from:x: fgd-lp's rules while x % of the GPUs or more are free).
 //   npm run build && node dist/bench/fleet-ideas-node-lp.js --ideas=plan,node-lp~1+reserve:10 --seeds=42..46
+import { fileURLToPath } from 'node:url';
 import type { NodeSpec, Pod } from '../src/fleet/types.js';
 import { loadSolver } from './fleet-bound-lp.js';
 import { type Fleet, main, plan, type Rules, ruleOf } from './fleet-ideas.js';
@@ -25,8 +27,8 @@ import { type Fleet, main, plan, type Rules, ruleOf } from './fleet-ideas.js';
 type Shape = { cpu: number; mem: number; gpus: number; milli: number; models: string[]; n: number };
 type NodeType = { cpu: number; mem: number; gpus: number; model: string; count: number };
 
-/** The node-level LP's duals: per node type its prices per core, per GiB and per GPU; per shape its worth (milli). */
-export type NodePrices = { types: NodeType[]; typeOf: Int32Array; shapes: Shape[]; core: number[]; gib: number[]; gpu: number[]; worth: number[] };
+/** The node-level LP's optimum (the share of the fleet's GPU milli it places) and duals: per node type its prices per core, per GiB and per GPU; per shape its worth (milli). */
+export type NodePrices = { placed: number; types: NodeType[]; typeOf: Int32Array; shapes: Shape[]; core: number[]; gib: number[]; gpu: number[]; worth: number[] };
 
 /** Shapes and node types of a trace, and the LP's duals. */
 export async function nodePrices(nodes: readonly NodeSpec[], pods: readonly Pod[]): Promise<NodePrices> {
@@ -79,7 +81,7 @@ export async function nodePrices(nodes: readonly NodeSpec[], pods: readonly Pod[
   shapes.forEach((s, si) => {
     const terms = types.flatMap((t, ti) => (fits(t, s) ? [`1 ${v(ti, si)}`] : []));
     row(`s${si}`, terms, `<= ${s.n}`);
-    if (s.gpus === 0) row(`f${si}`, terms, `>= ${s.n * FORCE}`);
+    if (s.gpus === 0) row(`f${si}`, terms, `>= ${s.n}`);
   });
   lines.push('End');
   const highs = await loadSolver();
@@ -96,17 +98,14 @@ export async function nodePrices(nodes: readonly NodeSpec[], pods: readonly Pod[
     );
     shapes.forEach((s, si) => s.n > 20 && process.stderr.write(`shape ${s.gpus}×${s.milli} ${s.cpu}c ${s.mem.toFixed(0)}GiB n=${s.n.toFixed(0)}: worth ${worth[si].toFixed(1)}\n`));
   }
-  return { types, typeOf, shapes, core: types.map((_, ti) => d(`c${ti}`)), gib: types.map((_, ti) => d(`m${ti}`)), gpu: types.map((_, ti) => d(`g${ti}`)), worth };
+  return { placed: solution.ObjectiveValue / capacity, types, typeOf, shapes, core: types.map((_, ti) => d(`c${ti}`)), gib: types.map((_, ti) => d(`m${ti}`)), gpu: types.map((_, ti) => d(`g${ti}`)), worth };
 }
 
-/** Share of the CPU-only pods' expected count that the LP must place. */
-const FORCE = 1;
-
 /** Per node type, the Lagrangian grid: for each λ (core, GiB) the table V_λ(r), r = 0..1000. */
-type Grid = { core: number; gib: number; table: Float64Array }[][];
+export type Grid = { core: number; gib: number; table: Float64Array }[][];
 
 /** The grid of λ: θ·d for θ in `thetas` and each direction d of (the type's duals; when they are 0, a GPU's worth per core and per GiB of the biggest type's share: 810/12, 810/48) taken as core only, memory only and both. */
-function grid(pr: NodePrices, thetas: readonly number[], cpuOnly: boolean, perType: boolean): Grid {
+export function lagrangianGrid(pr: NodePrices, thetas: readonly number[], cpuOnly: boolean, perType: boolean, least = 0): Grid {
   return pr.types.map((_t, ti) => {
     const t = pr.types[ti];
     const base: [number, number] = pr.core[ti] + pr.gib[ti] > 0 ? [pr.core[ti], pr.gib[ti]] : perType ? [(810 * t.gpus) / t.cpu, (810 * t.gpus) / t.mem] : [810 / 12, 810 / 48];
@@ -125,7 +124,7 @@ function grid(pr: NodePrices, thetas: readonly number[], cpuOnly: boolean, perTy
     return lams.map(([core, gib]) => {
       const items: { milli: number; profit: number }[] = [];
       pr.shapes.forEach((s, si) => {
-        if (s.gpus === 0 || s.gpus > t.gpus || s.cpu > t.cpu || s.mem > t.mem) return;
+        if (s.gpus === 0 || s.n < least || s.gpus > t.gpus || s.cpu > t.cpu || s.mem > t.mem) return;
         if (s.models.length > 0 && !s.models.includes(t.model)) return;
         const profit = (pr.worth[si] - core * s.cpu - gib * s.mem) / s.gpus;
         if (profit > 0) items.push({ milli: s.milli, profit });
@@ -141,7 +140,7 @@ function grid(pr: NodePrices, thetas: readonly number[], cpuOnly: boolean, perTy
 }
 
 /** V of node k's state after a pod takes cpu, mem, `milli` of GPU i (or `whole` wholly free GPUs). */
-function nodeValue(f: Fleet, pr: NodePrices, gr: Grid, k: number, cpu: number, mem: number, i: number, milli: number, whole: number): number {
+export function nodeValue(f: Fleet, pr: NodePrices, gr: Grid, k: number, cpu: number, mem: number, i: number, milli: number, whole: number): number {
   const c = (f.cpu[k] - cpu) / 1000;
   const m = (f.mem[k] - mem) / 1024;
   let best = Number.POSITIVE_INFINITY;
@@ -160,11 +159,11 @@ function nodeValue(f: Fleet, pr: NodePrices, gr: Grid, k: number, cpu: number, m
 
 /** The ideas of this file (their names: the header above); undefined for a name of fleet-ideas.ts. */
 async function nodeIdeas(idea: string, nodes: readonly NodeSpec[], pods: readonly Pod[]): Promise<Rules | undefined> {
-  const m = /^(plan\+|strand\+)?node-lp(?::([0-9.]+))?(?:@([0-9./]+))?(?:~([0-9.]+))?(?:%([0-9.]+))?(\+cpu)?(\+tb)?(?:\+reserve:([0-9]+))?(?:\+from:([0-9.]+))?$/.exec(idea);
+  const m = /^(plan\+|strand\+)?node-lp(?::([0-9.]+))?(?:@([0-9./]+))?(?:~([0-9.]+))?(?:%([0-9.]+))?(\+cpu)?(\+tb)?(?:\+typ:([0-9]+))?(?:\+reserve:([0-9]+))?(?:\+from:([0-9.]+))?$/.exec(idea);
   if (m === null) return undefined;
   const pr = await nodePrices(nodes, pods);
   const thetas = (m[3] ?? '0.125/0.25/0.5/1/2').split('/').map(Number);
-  const gr = grid(pr, thetas, m[6] !== undefined, m[7] !== undefined);
+  const gr = lagrangianGrid(pr, thetas, m[6] !== undefined, m[7] !== undefined, Number(m[8] ?? '0'));
   const cpuOnly = m[6] !== undefined;
   const before = new Float64Array(nodes.length).fill(Number.NaN);
   let lastPod: Pod | undefined;
@@ -178,7 +177,7 @@ async function nodeIdeas(idea: string, nodes: readonly NodeSpec[], pods: readonl
     const step = Number(m[4] ?? '10');
     // `%c`: c milli of loss per point of FGD's score (the loss and FGD blended; default 0, FGD only inside).
     const c = Number(m[5] ?? '0');
-    const n = m[8] === undefined ? -1 : Number(m[8]);
+    const n = m[9] === undefined ? -1 : Number(m[9]);
     const held = (f: Fleet, k: number) => f.g[k].length >= 4 && f.idle8 <= n && f.full(k) === f.g[k].length;
     const rules: Rules = {
       share: (f, k, p, i, _v, q) => (held(f, k) ? -1e15 : 0) + -Math.round((loss(f, k, p, i, p.milli, 0) - c * q) / step) * 1000 + q,
@@ -189,9 +188,9 @@ async function nodeIdeas(idea: string, nodes: readonly NodeSpec[], pods: readonl
         q * 8589934592 +
         (f.wanted[k] !== 0 ? 0 : 4294967296 - (f.cpu[k] - p.cpu) / (f.full(k) - p.gpus + 1)),
     };
-    if (m[9] === undefined) return rules;
+    if (m[10] === undefined) return rules;
     // Adaptive (`+from:x`): fgd-lp's rules while at least x % of the GPUs are wholly free, these after.
-    const below = (Number(m[9]) / 100) * nodes.reduce((a, x) => a + x.gpus, 0);
+    const below = (Number(m[10]) / 100) * nodes.reduce((a, x) => a + x.gpus, 0);
     const early = (await ruleOf('plan', nodes, pods)) as Rules;
     return {
       share: (f, k, p, i, v, q) => (f.idle < below ? rules.share(f, k, p, i, v, q) : early.share(f, k, p, i, v, q)),
@@ -217,4 +216,4 @@ async function nodeIdeas(idea: string, nodes: readonly NodeSpec[], pods: readonl
   };
 }
 
-await main(nodeIdeas);
+if (process.argv[1] === fileURLToPath(import.meta.url)) await main(nodeIdeas);
