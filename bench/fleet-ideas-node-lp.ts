@@ -98,7 +98,16 @@ export async function nodePrices(nodes: readonly NodeSpec[], pods: readonly Pod[
     );
     shapes.forEach((s, si) => s.n > 20 && process.stderr.write(`shape ${s.gpus}×${s.milli} ${s.cpu}c ${s.mem.toFixed(0)}GiB n=${s.n.toFixed(0)}: worth ${worth[si].toFixed(1)}\n`));
   }
-  return { placed: solution.ObjectiveValue / capacity, types, typeOf, shapes, core: types.map((_, ti) => d(`c${ti}`)), gib: types.map((_, ti) => d(`m${ti}`)), gpu: types.map((_, ti) => d(`g${ti}`)), worth };
+  return {
+    placed: solution.ObjectiveValue / capacity,
+    types,
+    typeOf,
+    shapes,
+    core: types.map((_, ti) => d(`c${ti}`)),
+    gib: types.map((_, ti) => d(`m${ti}`)),
+    gpu: types.map((_, ti) => d(`g${ti}`)),
+    worth,
+  };
 }
 
 /** Per node type, the Lagrangian grid: for each λ (core, GiB) the table V_λ(r), r = 0..1000. */
