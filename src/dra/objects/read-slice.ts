@@ -37,8 +37,77 @@ const TERM = ['matchExpressions', 'matchFields'] as const;
 const REQUIREMENT = ['key', 'operator', 'values'] as const;
 const OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt'] as const;
 
+/**
+ * What the devices of one read call share: equal attribute values, attribute maps, capacity maps and
+ * quantities (by the text they were read from) are one frozen value, and empty lists are one frozen
+ * list, so a cluster of identical nodes holds one copy of what its devices have in common. Every
+ * device is still read and checked in full; the table only decides which equal value it keeps. Made
+ * per read call (readResourceSlices, readDraObjects …) and dropped with it.
+ */
+export class SliceShare {
+  private readonly quantities = new Map<string, Quantity>();
+  private readonly values = new Map<string, AttributeValue>();
+  private readonly attributeMaps = new Map<string, Record<string, AttributeValue>>();
+  private readonly capacityMaps = new Map<string, Record<string, DeviceCapacity>>();
+
+  /** A quantity field (quantity() with `required`), the same Quantity for the same text. */
+  quantity(at: At, value: unknown): Quantity {
+    if (typeof value !== 'string' && typeof value !== 'number') return quantity(at, value, true);
+    const text = String(value);
+    let q = this.quantities.get(text);
+    if (q === undefined) {
+      q = quantity(at, value, true);
+      this.quantities.set(text, q);
+    }
+    return q;
+  }
+
+  /** An attribute value read by readAttribute, as the one frozen value of its type and text (lists are kept as read). */
+  value(read: AttributeValue): { value: AttributeValue; key: string | undefined } {
+    const key = scalarKey(read);
+    if (key === undefined) return { value: read, key };
+    let v = this.values.get(key);
+    if (v === undefined) this.values.set(key, (v = Object.freeze(read)));
+    return { value: v, key };
+  }
+
+  /** An attribute map, as the one frozen map of its content (`key`: its entries' keys in order; undefined when not shared). */
+  attributes(map: Record<string, AttributeValue>, key: string | undefined): Record<string, AttributeValue> {
+    if (key === undefined) return map;
+    let m = this.attributeMaps.get(key);
+    if (m === undefined) this.attributeMaps.set(key, (m = Object.freeze(map)));
+    return m;
+  }
+
+  /** A capacity map, as the one frozen map of its content (`key` as for attributes). */
+  capacity(map: Record<string, DeviceCapacity>, key: string | undefined): Record<string, DeviceCapacity> {
+    if (key === undefined) return map;
+    let m = this.capacityMaps.get(key);
+    if (m === undefined) {
+      for (const name of Object.keys(map)) Object.freeze(map[name]);
+      this.capacityMaps.set(key, (m = Object.freeze(map)));
+    }
+    return m;
+  }
+}
+
+/** The empty list devices share (frozen). */
+const NONE: readonly never[] = Object.freeze([]);
+
+/** A text naming a string unambiguously inside a key: its length, then the string. */
+const part = (text: string): string => `${text.length}:${text}`;
+
+/** A scalar attribute value's type and text, or undefined for a list (not shared). */
+function scalarKey(value: AttributeValue): string | undefined {
+  if ('string' in value) return `s${part(value.string)}`;
+  if ('int' in value) return `i${part(String(value.int))}`;
+  if ('bool' in value) return value.bool ? 'b1' : 'b0';
+  if ('version' in value) return `v${part(value.version)}`;
+  return Object.keys(value).length === 0 ? 'e' : undefined;
+}
+
 /** Reads a ResourceSlice's spec (the caller read apiVersion, kind and metadata). */
-export function readSliceSpec(at: At, sliceName: string, value: unknown): ResourceSlice {
+export function readSliceSpec(at: At, sliceName: string, value: unknown, share = new SliceShare()): ResourceSlice {
   const spec = record(at, value, SLICE_SPEC);
   const poolAt = child(at, 'pool');
   const pool = record(poolAt, field(spec, 'pool') ?? fail('INVALID_ARGUMENT', poolAt, 'an object (required)', undefined), POOL);
@@ -50,8 +119,8 @@ export function readSliceSpec(at: At, sliceName: string, value: unknown): Resour
       generation: int(child(poolAt, 'generation'), field(pool, 'generation'), false, 0) ?? 0,
       resourceSliceCount: int(child(poolAt, 'resourceSliceCount'), field(pool, 'resourceSliceCount'), false, 0) ?? 0,
     },
-    devices: list(child(at, 'devices'), field(spec, 'devices'), readDevice),
-    sharedCounters: list(child(at, 'sharedCounters'), field(spec, 'sharedCounters'), readCounterSet),
+    devices: list(child(at, 'devices'), field(spec, 'devices'), (a, v) => readDevice(a, v, share)),
+    sharedCounters: list(child(at, 'sharedCounters'), field(spec, 'sharedCounters'), (a, v) => readCounterSet(a, v, share)),
   };
   const nodeName = str(child(at, 'nodeName'), field(spec, 'nodeName'));
   if (nodeName !== undefined && nodeName !== '') slice.nodeName = nodeName;
@@ -64,23 +133,38 @@ export function readSliceSpec(at: At, sliceName: string, value: unknown): Resour
   return slice;
 }
 
-/** One device of a slice's spec.devices, read strictly (errors name the field path under `at`). */
-export function readDevice(at: At, value: unknown): Device {
+/**
+ * One device of a slice's spec.devices, read strictly (errors name the field path under `at`).
+ * Devices read with one `share` share equal attribute maps, capacity maps and empty lists (frozen).
+ */
+export function readDevice(at: At, value: unknown, share = new SliceShare()): Device {
   const obj = record(at, value, DEVICE);
-  const attributes: Record<string, AttributeValue> = Object.create(null) as Record<string, AttributeValue>;
-  const attrsAt = child(at, 'attributes');
+  let attributes: Record<string, AttributeValue> = Object.create(null) as Record<string, AttributeValue>;
   const attrs = field(obj, 'attributes');
   if (attrs !== undefined && attrs !== null) {
+    const attrsAt = child(at, 'attributes');
     const raw = map(attrsAt, attrs);
-    for (const key of Object.keys(raw)) attributes[key] = readAttribute(child(attrsAt, key), raw[key]);
-  }
-  const capacity: Record<string, DeviceCapacity> = Object.create(null) as Record<string, DeviceCapacity>;
-  const capAt = child(at, 'capacity');
+    let key: string | undefined = '';
+    for (const name of Object.keys(raw)) {
+      const read = share.value(readAttribute(child(attrsAt, name), raw[name]));
+      attributes[name] = read.value;
+      key = key === undefined || read.key === undefined ? undefined : `${key}${part(name)}${read.key}`;
+    }
+    attributes = share.attributes(attributes, key);
+  } else attributes = share.attributes(attributes, '');
+  let capacity: Record<string, DeviceCapacity> = Object.create(null) as Record<string, DeviceCapacity>;
   const caps = field(obj, 'capacity');
   if (caps !== undefined && caps !== null) {
+    const capAt = child(at, 'capacity');
     const raw = map(capAt, caps);
-    for (const key of Object.keys(raw)) capacity[key] = readCapacity(child(capAt, key), raw[key]);
-  }
+    let key: string | undefined = '';
+    for (const name of Object.keys(raw)) {
+      const read = readCapacity(child(capAt, name), raw[name], share);
+      capacity[name] = read.capacity;
+      key = key === undefined || read.key === undefined ? undefined : `${key}${part(name)}${read.key}`;
+    }
+    capacity = share.capacity(capacity, key);
+  } else capacity = share.capacity(capacity, '');
   // Optional fields are looked at only when present (most devices have few): no location is made for an absent one.
   const present = (key: string): unknown => {
     const v = field(obj, key);
@@ -94,10 +178,10 @@ export function readDevice(at: At, value: unknown): Device {
     name: name(child(at, 'name'), field(obj, 'name')),
     attributes,
     capacity,
-    consumesCounters: consumes === undefined ? [] : list(child(at, 'consumesCounters'), consumes, readConsumption),
-    taints: taints === undefined ? [] : list(child(at, 'taints'), taints, readTaint),
-    bindingConditions: conditions === undefined ? [] : strings(child(at, 'bindingConditions'), conditions),
-    bindingFailureConditions: failures === undefined ? [] : strings(child(at, 'bindingFailureConditions'), failures),
+    consumesCounters: consumes === undefined ? (NONE as never[]) : list(child(at, 'consumesCounters'), consumes, (a, v) => readConsumption(a, v, share)),
+    taints: taints === undefined ? (NONE as never[]) : list(child(at, 'taints'), taints, readTaint),
+    bindingConditions: conditions === undefined ? (NONE as never[]) : strings(child(at, 'bindingConditions'), conditions),
+    bindingFailureConditions: failures === undefined ? (NONE as never[]) : strings(child(at, 'bindingFailureConditions'), failures),
   };
   const nodeNameValue = present('nodeName');
   if (nodeNameValue !== undefined) {
@@ -156,9 +240,14 @@ function readInt64(at: At, value: unknown): bigint {
   return fail('INVALID_ARGUMENT', at, 'a 64-bit integer', value);
 }
 
-function readCapacity(at: At, value: unknown): DeviceCapacity {
+/**
+ * One capacity, and its key in the share when it is a plain `{ value }` (the quantity's text: one
+ * text, one Quantity); a capacity with a request policy is not shared.
+ */
+function readCapacity(at: At, value: unknown, share: SliceShare): { capacity: DeviceCapacity; key: string | undefined } {
   const obj = record(at, value, CAPACITY);
-  const out: DeviceCapacity = { value: quantity(child(at, 'value'), field(obj, 'value'), true) };
+  const v = field(obj, 'value');
+  const out: DeviceCapacity = { value: share.quantity(child(at, 'value'), v) };
   const policy = field(obj, 'requestPolicy');
   if (policy !== undefined && policy !== null) {
     const pAt = child(at, 'requestPolicy');
@@ -181,23 +270,24 @@ function readCapacity(at: At, value: unknown): DeviceCapacity {
         out.requestPolicy.validRange.step = step;
       }
     }
+    return { capacity: out, key: undefined };
   }
-  return out;
+  return { capacity: out, key: part(String(v)) };
 }
 
 /** A counter map: `{ name: { value: quantity } }`. */
-function readCounters(at: At, value: unknown) {
-  return quantityMap(at, value, (a, v) => quantity(child(a, 'value'), field(record(a, v, COUNTER), 'value'), true));
+function readCounters(at: At, value: unknown, share: SliceShare) {
+  return quantityMap(at, value, (a, v) => share.quantity(child(a, 'value'), field(record(a, v, COUNTER), 'value')));
 }
 
-function readCounterSet(at: At, value: unknown): CounterSet {
+function readCounterSet(at: At, value: unknown, share: SliceShare): CounterSet {
   const obj = record(at, value, COUNTER_SET);
-  return { name: name(child(at, 'name'), field(obj, 'name')), counters: readCounters(child(at, 'counters'), field(obj, 'counters')) };
+  return { name: name(child(at, 'name'), field(obj, 'name')), counters: readCounters(child(at, 'counters'), field(obj, 'counters'), share) };
 }
 
-function readConsumption(at: At, value: unknown): DeviceCounterConsumption {
+function readConsumption(at: At, value: unknown, share: SliceShare): DeviceCounterConsumption {
   const obj = record(at, value, CONSUMPTION);
-  return { counterSet: name(child(at, 'counterSet'), field(obj, 'counterSet')), counters: readCounters(child(at, 'counters'), field(obj, 'counters')) };
+  return { counterSet: name(child(at, 'counterSet'), field(obj, 'counterSet')), counters: readCounters(child(at, 'counters'), field(obj, 'counters'), share) };
 }
 
 function readTaint(at: At, value: unknown): DeviceTaint {
