@@ -6,7 +6,7 @@
 import { fail } from '../../shared/validate.js';
 import { readClaimSpec, readClassSpec } from './read-claim.js';
 import type { At } from './read-core.js';
-import { child, field, map, name, record, str, stringMap } from './read-core.js';
+import { child, field, guarded, map, name, record, str, stringMap } from './read-core.js';
 import { readSliceSpec, SliceShare } from './read-slice.js';
 import type { DeviceClass, Node, ResourceClaim, ResourceSlice } from './types.js';
 
@@ -54,6 +54,10 @@ type Item = { kind: DraKind; object: DeviceClass | ResourceSlice | ResourceClaim
  * `where` names the input in messages (a file name or a request field). `only` restricts the kinds.
  */
 function readItems(where: string, input: unknown, only?: DraKind, share = new SliceShare()): Item[] {
+  return guarded(where, () => readItemsOf(where, input, only, share));
+}
+
+function readItemsOf(where: string, input: unknown, only: DraKind | undefined, share: SliceShare): Item[] {
   if (Array.isArray(input)) {
     const out: Item[] = [];
     for (let i = 0; i < input.length; i++) for (const item of readItems(`${where}[${i}]`, input[i], only, share)) out.push(item);
@@ -85,6 +89,10 @@ function readItems(where: string, input: unknown, only?: DraKind, share = new Sl
 }
 
 function readOne(where: string, input: unknown, only: DraKind | undefined, share: SliceShare): Item {
+  return guarded(where, () => readOneOf(where, input, only, share));
+}
+
+function readOneOf(where: string, input: unknown, only: DraKind | undefined, share: SliceShare): Item {
   const at0: At = { origin: where, path: '' };
   const top = map(at0, input);
   const kinds = only === undefined ? (Object.keys(API_VERSION) as DraKind[]) : [only];
