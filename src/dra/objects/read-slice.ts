@@ -38,6 +38,49 @@ const REQUIREMENT = ['key', 'operator', 'values'] as const;
 const OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt'] as const;
 
 /**
+ * Maps (attributes, capacity) kept once per content: the same names with the same kept values, in
+ * the same order, are one frozen map. A map is described entry by entry (`entry`) between `start`
+ * and `finish`; its entries' numbers make a hash, and a map found under it is compared number by
+ * number, so nothing is built for a map seen before.
+ */
+class MapTable<T> {
+  private readonly buckets = new Map<number, Array<{ ids: number[]; map: Record<string, T> }>>();
+  private readonly ids: number[] = [];
+  private hash = 0;
+  private shared = true;
+
+  start(): void {
+    this.ids.length = 0;
+    this.hash = 0;
+    this.shared = true;
+  }
+
+  /** One entry: its name's number and its value's (undefined: a value not kept, so the map is not shared). */
+  entry(name: number, value: number | undefined): void {
+    if (value === undefined) this.shared = false;
+    if (!this.shared || value === undefined) return;
+    this.ids.push(name, value);
+    this.hash = Math.imul(Math.imul(this.hash ^ name, 0x01000193) ^ value, 0x01000193);
+  }
+
+  /** The map kept for the entries described, or `map` (frozen) as the first of its content. */
+  finish(map: Record<string, T>): Record<string, T> {
+    if (!this.shared) return map;
+    const ids = this.ids;
+    let bucket = this.buckets.get(this.hash);
+    if (bucket === undefined) this.buckets.set(this.hash, (bucket = []));
+    for (const kept of bucket) {
+      if (kept.ids.length !== ids.length) continue;
+      let i = 0;
+      while (i < ids.length && kept.ids[i] === ids[i]) i++;
+      if (i === ids.length) return kept.map;
+    }
+    bucket.push({ ids: ids.slice(), map: Object.freeze(map) });
+    return map;
+  }
+}
+
+/**
  * What the devices of one read call share: equal attribute values, attribute maps, capacity maps and
  * quantities (by the text they were read from) are one frozen value, and empty lists are one frozen
  * list, so a cluster of identical nodes holds one copy of what its devices have in common. Every
@@ -45,10 +88,18 @@ const OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt'] as const
  * per read call (readResourceSlices, readDraObjects …) and dropped with it.
  */
 export class SliceShare {
+  /** Kept values by number: attribute values and capacities. */
+  private readonly kept: Array<AttributeValue | DeviceCapacity> = [];
+  private readonly strings = new Map<string, number>();
+  private readonly versions = new Map<string, number>();
+  private readonly ints = new Map<bigint, number>();
+  /** Booleans, and the attribute of no type (`{}`) as 'empty'. */
+  private readonly others = new Map<boolean | 'empty', number>();
+  private readonly names = new Map<string, number>();
   private readonly quantities = new Map<string, Quantity>();
-  private readonly values = new Map<string, AttributeValue>();
-  private readonly attributeMaps = new Map<string, Record<string, AttributeValue>>();
-  private readonly capacityMaps = new Map<string, Record<string, DeviceCapacity>>();
+  private readonly capacities = new Map<Quantity, number>();
+  readonly attributeMaps = new MapTable<AttributeValue>();
+  readonly capacityMaps = new MapTable<DeviceCapacity>();
 
   /** A quantity field (quantity() with `required`), the same Quantity for the same text. */
   quantity(at: At, value: unknown): Quantity {
@@ -62,49 +113,51 @@ export class SliceShare {
     return q;
   }
 
-  /** An attribute value read by readAttribute, as the one frozen value of its type and text (lists are kept as read). */
-  value(read: AttributeValue): { value: AttributeValue; key: string | undefined } {
-    const key = scalarKey(read);
-    if (key === undefined) return { value: read, key };
-    let v = this.values.get(key);
-    if (v === undefined) this.values.set(key, (v = Object.freeze(read)));
-    return { value: v, key };
+  /** A name's number. */
+  name(name: string): number {
+    let id = this.names.get(name);
+    if (id === undefined) this.names.set(name, (id = this.names.size));
+    return id;
   }
 
-  /** An attribute map, as the one frozen map of its content (`key`: its entries' keys in order; undefined when not shared). */
-  attributes(map: Record<string, AttributeValue>, key: string | undefined): Record<string, AttributeValue> {
-    if (key === undefined) return map;
-    let m = this.attributeMaps.get(key);
-    if (m === undefined) this.attributeMaps.set(key, (m = Object.freeze(map)));
-    return m;
+  /** A scalar attribute value read by readAttribute, as the one frozen value of its type and text, and its number; undefined for a list (not kept). */
+  value(read: AttributeValue): number | undefined {
+    if ('string' in read) return this.keep(this.strings, read.string, read);
+    if ('version' in read) return this.keep(this.versions, read.version, read);
+    if ('int' in read) return this.keep(this.ints, read.int, read);
+    if ('bool' in read) return this.keep(this.others, read.bool, read);
+    return Object.keys(read).length === 0 ? this.keep(this.others, 'empty', read) : undefined;
   }
 
-  /** A capacity map, as the one frozen map of its content (`key` as for attributes). */
-  capacity(map: Record<string, DeviceCapacity>, key: string | undefined): Record<string, DeviceCapacity> {
-    if (key === undefined) return map;
-    let m = this.capacityMaps.get(key);
-    if (m === undefined) {
-      for (const name of Object.keys(map)) Object.freeze(map[name]);
-      this.capacityMaps.set(key, (m = Object.freeze(map)));
+  private keep<K>(table: Map<K, number>, key: K, read: AttributeValue): number {
+    let id = table.get(key);
+    if (id === undefined) {
+      id = this.kept.length;
+      this.kept.push(Object.freeze(read));
+      table.set(key, id);
     }
-    return m;
+    return id;
+  }
+
+  /** A plain `{ value }` capacity, as the one frozen record of its Quantity, and its number. */
+  capacity(q: Quantity): number {
+    let id = this.capacities.get(q);
+    if (id === undefined) {
+      id = this.kept.length;
+      this.kept.push(Object.freeze({ value: q }));
+      this.capacities.set(q, id);
+    }
+    return id;
+  }
+
+  /** The value kept under a number. */
+  keptValue<T extends AttributeValue | DeviceCapacity>(id: number): T {
+    return this.kept[id] as T;
   }
 }
 
 /** The empty list devices share (frozen). */
 const NONE: readonly never[] = Object.freeze([]);
-
-/** A text naming a string unambiguously inside a key: its length, then the string. */
-const part = (text: string): string => `${text.length}:${text}`;
-
-/** A scalar attribute value's type and text, or undefined for a list (not shared). */
-function scalarKey(value: AttributeValue): string | undefined {
-  if ('string' in value) return `s${part(value.string)}`;
-  if ('int' in value) return `i${part(String(value.int))}`;
-  if ('bool' in value) return value.bool ? 'b1' : 'b0';
-  if ('version' in value) return `v${part(value.version)}`;
-  return Object.keys(value).length === 0 ? 'e' : undefined;
-}
 
 /** Reads a ResourceSlice's spec (the caller read apiVersion, kind and metadata). */
 export function readSliceSpec(at: At, sliceName: string, value: unknown, share = new SliceShare()): ResourceSlice {
@@ -141,30 +194,32 @@ export function readDevice(at: At, value: unknown, share = new SliceShare()): De
   const obj = record(at, value, DEVICE);
   let attributes: Record<string, AttributeValue> = Object.create(null) as Record<string, AttributeValue>;
   const attrs = field(obj, 'attributes');
+  share.attributeMaps.start();
   if (attrs !== undefined && attrs !== null) {
     const attrsAt = child(at, 'attributes');
     const raw = map(attrsAt, attrs);
-    let key: string | undefined = '';
     for (const name of Object.keys(raw)) {
-      const read = share.value(readAttribute(child(attrsAt, name), raw[name]));
-      attributes[name] = read.value;
-      key = key === undefined || read.key === undefined ? undefined : `${key}${part(name)}${read.key}`;
+      const read = readAttribute(child(attrsAt, name), raw[name]);
+      const id = share.value(read);
+      attributes[name] = id === undefined ? read : share.keptValue(id);
+      share.attributeMaps.entry(share.name(name), id);
     }
-    attributes = share.attributes(attributes, key);
-  } else attributes = share.attributes(attributes, '');
+  }
+  attributes = share.attributeMaps.finish(attributes);
   let capacity: Record<string, DeviceCapacity> = Object.create(null) as Record<string, DeviceCapacity>;
   const caps = field(obj, 'capacity');
+  share.capacityMaps.start();
   if (caps !== undefined && caps !== null) {
     const capAt = child(at, 'capacity');
     const raw = map(capAt, caps);
-    let key: string | undefined = '';
     for (const name of Object.keys(raw)) {
       const read = readCapacity(child(capAt, name), raw[name], share);
-      capacity[name] = read.capacity;
-      key = key === undefined || read.key === undefined ? undefined : `${key}${part(name)}${read.key}`;
+      const id = read.requestPolicy === undefined ? share.capacity(read.value) : undefined;
+      capacity[name] = id === undefined ? read : share.keptValue(id);
+      share.capacityMaps.entry(share.name(name), id);
     }
-    capacity = share.capacity(capacity, key);
-  } else capacity = share.capacity(capacity, '');
+  }
+  capacity = share.capacityMaps.finish(capacity);
   // Optional fields are looked at only when present (most devices have few): no location is made for an absent one.
   const present = (key: string): unknown => {
     const v = field(obj, key);
@@ -240,14 +295,10 @@ function readInt64(at: At, value: unknown): bigint {
   return fail('INVALID_ARGUMENT', at, 'a 64-bit integer', value);
 }
 
-/**
- * One capacity, and its key in the share when it is a plain `{ value }` (the quantity's text: one
- * text, one Quantity); a capacity with a request policy is not shared.
- */
-function readCapacity(at: At, value: unknown, share: SliceShare): { capacity: DeviceCapacity; key: string | undefined } {
+/** One capacity (its quantity the share's for its text). */
+function readCapacity(at: At, value: unknown, share: SliceShare): DeviceCapacity {
   const obj = record(at, value, CAPACITY);
-  const v = field(obj, 'value');
-  const out: DeviceCapacity = { value: share.quantity(child(at, 'value'), v) };
+  const out: DeviceCapacity = { value: share.quantity(child(at, 'value'), field(obj, 'value')) };
   const policy = field(obj, 'requestPolicy');
   if (policy !== undefined && policy !== null) {
     const pAt = child(at, 'requestPolicy');
@@ -270,9 +321,8 @@ function readCapacity(at: At, value: unknown, share: SliceShare): { capacity: De
         out.requestPolicy.validRange.step = step;
       }
     }
-    return { capacity: out, key: undefined };
   }
-  return { capacity: out, key: part(String(v)) };
+  return out;
 }
 
 /** A counter map: `{ name: { value: quantity } }`. */
