@@ -30,7 +30,7 @@ describe('the objective set-up per node class, what other claims hold per node s
             { weight: 3, arbitrary: fc.constantFrom(...SHAPES).map((shape): Step => ({ kind: 'claim', shape })) },
             { weight: 1, arbitrary: fc.nat(20).map((which): Step => ({ kind: 'release', which })) },
           ),
-          { minLength: 1, maxLength: depth(8, 24) },
+          { minLength: 1, maxLength: depth(6, 24) },
         ),
         (steps) => {
           const cluster = createDraCluster({ classes: NVIDIA_CLASSES, slices: Object.values(SLICES).flat(), nodes: NODES, mode: 'scored', nodeScore, explain: true });
@@ -57,7 +57,7 @@ describe('the objective set-up per node class, what other claims hold per node s
           return members.size > 0;
         },
       ),
-      { numRuns: depth(5, 60), seed: 4 },
+      { numRuns: depth(4, 60), seed: 4 },
     );
   });
 
