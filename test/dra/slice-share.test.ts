@@ -2,8 +2,8 @@
 // maps, quantities of one text, empty lists), frozen; devices that differ in anything, however the
 // difference is spelt, keep their own values, and every device is still read and checked in full.
 import { describe, expect, it } from 'vitest';
-import { AllocationError } from '../../src/index.js';
 import { readResourceSlices } from '../../src/dra/index.js';
+import { AllocationError } from '../../src/index.js';
 import { type Obj, sliceObject } from '../support/dra-objects.js';
 
 const read = (devices: Obj[]) => readResourceSlices([sliceObject('s', { devices })])[0]!.devices;
