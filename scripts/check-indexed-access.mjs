@@ -13,20 +13,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Opted-in paths, relative to the repository root: a folder (ends in `/`) or one file. */
-const OPTED_IN = [
-  'bindings/',
-  'src/shared/',
-  'src/models/',
-  'src/hardware/',
-  'src/store/',
-  'src/dra/objects/',
-  'src/dra/cel/',
-  'src/devices/split.ts',
-  'src/devices/policy-config.ts',
-  'src/devices/natural-sort.ts',
-  'src/simulation/',
-  'src/cli/',
-];
+const OPTED_IN = ['bindings/', 'src/shared/', 'src/models/', 'src/hardware/', 'src/store/', 'src/dra/objects/', 'src/dra/cel/', 'src/devices/', 'src/simulation/', 'src/cli/'];
 
 const optedIn = (file) => OPTED_IN.some((p) => (p.endsWith('/') ? file.startsWith(p) : file === p));
 
