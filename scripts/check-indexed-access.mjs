@@ -23,6 +23,7 @@ const OPTED_IN = [
   'src/dra/objects/',
   'src/dra/cel/',
   'src/devices/',
+  'src/placement/',
   'src/simulation/',
   'src/cli/',
 ];
