@@ -24,6 +24,7 @@ const OPTED_IN = [
   'src/dra/cel/',
   'src/devices/',
   'src/placement/',
+  'src/wasm/',
   'src/simulation/',
   'src/cli/',
 ];
