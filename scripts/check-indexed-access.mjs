@@ -23,6 +23,7 @@ const OPTED_IN = [
   'src/store/',
   'src/dra/objects/',
   'src/dra/cel/',
+  'src/dra/model/',
   'src/devices/',
   'src/placement/',
   'src/wasm/',
