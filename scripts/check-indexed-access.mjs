@@ -13,7 +13,6 @@ import { fileURLToPath } from 'node:url';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Opted-in paths, relative to the repository root: a folder (ends in `/`) or one file. */
-// biome-ignore format: one path a line, so that adding or removing one is a one-line change
 const OPTED_IN = [
   'bindings/',
   'src/baseline/',
