@@ -362,5 +362,6 @@ export async function main(extra?: (idea: string, nodes: readonly NodeSpec[], po
   }
 }
 
-export { Fleet, plan, quantize, ruleOf, run, strandedMilli, type Rules, type ShareRule };
+export { Fleet, plan, quantize, type Rules, ruleOf, run, type ShareRule, strandedMilli };
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) await main();
