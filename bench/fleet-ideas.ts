@@ -6,6 +6,7 @@
 //   npm run build && node dist/bench/fleet-ideas.js --ideas=fgd-close,plan --seeds=42..46 [--trace=default]
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { cleanRemainders, deadHole } from '../src/fleet/policies/ours.js';
 import { shareCounts, sharePrices } from '../src/fleet/policies/share-values.js';
 import { Prng } from '../src/fleet/prng.js';
@@ -17,15 +18,10 @@ import { binCurve, prepareWorkload, rint, round2 } from '../src/simulation/simul
 import { loadSolver } from './fleet-bound-lp.js';
 import { openbRoot } from './openb-root.js';
 
-const root = openbRoot(import.meta.url);
-const arg = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
-const trace = arg('trace', 'default');
-const seeds = parseSeeds('--seeds', arg('seeds', '42..46'), 10000);
-const ideas = arg('ideas', 'fgd,fgd-close,plan').split(',');
 
 const THR = Float64Array.from({ length: 99 }, (_, j) => 1000 * Math.log((j + 1) / (99 - j)));
 /** ⌊100·σ(delta/1000)⌋ (src/fleet/policies/fgd.ts). */
-function quantize(delta: number): number {
+export function quantize(delta: number): number {
   let lo = 0;
   let hi = 99;
   while (lo < hi) {
@@ -36,10 +32,10 @@ function quantize(delta: number): number {
   return lo;
 }
 
-type Typical = { cpu: number; milli: number; gpus: number; mask: number; w: number };
+export type Typical = { cpu: number; milli: number; gpus: number; mask: number; w: number };
 
 /** The cluster as plain arrays, and the scores every idea shares (src/baseline/fleet.ts, without caches). */
-class Fleet {
+export class Fleet {
   readonly n: number;
   readonly g: Int32Array[];
   readonly cpu: Float64Array;
@@ -122,9 +118,9 @@ class Fleet {
 }
 
 /** A share rule: the score of share p on GPU i of node k (free milli v); the highest wins, then the node's rank. */
-type ShareRule = (f: Fleet, k: number, p: Pod, i: number, v: number, q: number) => number;
+export type ShareRule = (f: Fleet, k: number, p: Pod, i: number, v: number, q: number) => number;
 /** An idea: its share rule, and optionally its scores of CPU-only and whole-GPU pods on node k (FGD's q given) and a veto on the chosen placement (outside the protocol's rules: a pod that fits is dropped). */
-type Rules = {
+export type Rules = {
   share: ShareRule;
   cpu?: (f: Fleet, k: number, p: Pod, q: number) => number;
   whole?: (f: Fleet, k: number, p: Pod, q: number) => number;
@@ -132,7 +128,7 @@ type Rules = {
 };
 
 /** Prices of the min-GPU configuration LP over the given pods' share sizes: value and price tables (src/fleet/policies/share-values.ts). */
-function plan(pods: readonly { gpus: number; milli: number }[], prices?: Map<number, number>): { value: Float64Array; price: (m: number) => number } {
+export function plan(pods: readonly { gpus: number; milli: number }[], prices?: Map<number, number>): { value: Float64Array; price: (m: number) => number } {
   const { sizes, counts } = shareCounts(pods);
   const solved = prices === undefined ? sharePrices(sizes, counts) : [];
   const y = prices ?? new Map(sizes.map((s, i) => [s, solved[i]]));
@@ -181,7 +177,7 @@ async function maxAllocationPrices(nodes: readonly NodeSpec[], pods: readonly Po
 }
 
 /** The share rule of each idea (the names of docs/fleet.md's table). */
-async function ruleOf(idea: string, nodes: readonly NodeSpec[], pods: readonly Pod[]): Promise<Rules | 'fgd'> {
+export async function ruleOf(idea: string, nodes: readonly NodeSpec[], pods: readonly Pod[]): Promise<Rules | 'fgd'> {
   if (idea === 'fgd') return 'fgd';
   const cleanOf = (f: Fleet, p: Pod, v: number) => v === 1000 || f.clean[v - p.milli] !== 0;
   if (idea === 'fgd-close') return { share: (f, _k, p, _i, v, q) => q + (cleanOf(f, p, v) ? 1000 : 0) };
@@ -257,7 +253,7 @@ async function ruleOf(idea: string, nodes: readonly NodeSpec[], pods: readonly P
 }
 
 /** The GPU milli of node k left, after a pod takes `cpu`, `milli` of GPU i and `whole` wholly free GPUs, on GPUs (100 milli free or more) that no share of the workload fitting them has the CPU for. */
-function strandedMilli(pods: readonly Pod[]): (f: Fleet, k: number, cpu: number, i: number, milli: number, whole: number) => number {
+export function strandedMilli(pods: readonly Pod[]): (f: Fleet, k: number, cpu: number, i: number, milli: number, whole: number) => number {
   const least = new Map<number, number>();
   for (const p of pods) if (p.gpus === 1 && p.milli > 0 && p.milli < 1000) least.set(p.milli, Math.min(least.get(p.milli) ?? Number.POSITIVE_INFINITY, p.cpu));
   const sizes = [...least.keys()].sort((a, b) => a - b);
@@ -345,15 +341,23 @@ function run(nodes: readonly NodeSpec[], pods: readonly Pod[], rule: Rules | 'fg
   return { at100: binCurve(bins, alloc)[100], us: (cpu.user + cpu.system) / bins.length };
 }
 
-const nodes = validateNodes('nodes', parseNodeCsv('nodes', readFileSync(join(root, 'data/openb/openb_node_list_gpu_node.csv'), 'utf8')));
-const pods = validatePods('pods', parsePodCsv('pods', readFileSync(join(root, `data/openb/openb_pod_list_${trace}.csv`), 'utf8')));
-process.stdout.write(`${trace}, seeds ${arg('seeds', '42..46')}: GPU allocation at 100 % arrived (mean ± sd), CPU µs per pod attempt (a scan; compare within this table)\n`);
-for (const idea of ideas) {
-  const rule = await ruleOf(idea, nodes, pods);
-  const runs = seeds.map((seed) => run(nodes, pods, rule, seed));
-  const v = runs.map((r) => r.at100);
-  const mean = v.reduce((a, b) => a + b, 0) / v.length;
-  const sd = Math.sqrt(v.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, v.length - 1));
-  const us = runs.reduce((a, r) => a + r.us, 0) / runs.length;
-  process.stdout.write(`${idea.padEnd(20)} ${mean.toFixed(3)} ± ${sd.toFixed(3)}  [${v.join(' ')}]  ${us.toFixed(0)} µs\n`);
+// The table, when run as a program (bench/fleet-ideas-lookahead.ts imports the pieces above).
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const root = openbRoot(import.meta.url);
+  const arg = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+  const trace = arg('trace', 'default');
+  const seeds = parseSeeds('--seeds', arg('seeds', '42..46'), 10000);
+  const ideas = arg('ideas', 'fgd,fgd-close,plan').split(',');
+  const nodes = validateNodes('nodes', parseNodeCsv('nodes', readFileSync(join(root, 'data/openb/openb_node_list_gpu_node.csv'), 'utf8')));
+  const pods = validatePods('pods', parsePodCsv('pods', readFileSync(join(root, `data/openb/openb_pod_list_${trace}.csv`), 'utf8')));
+  process.stdout.write(`${trace}, seeds ${arg('seeds', '42..46')}: GPU allocation at 100 % arrived (mean ± sd), CPU µs per pod attempt (a scan; compare within this table)\n`);
+  for (const idea of ideas) {
+    const rule = await ruleOf(idea, nodes, pods);
+    const runs = seeds.map((seed) => run(nodes, pods, rule, seed));
+    const v = runs.map((r) => r.at100);
+    const mean = v.reduce((a, b) => a + b, 0) / v.length;
+    const sd = Math.sqrt(v.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, v.length - 1));
+    const us = runs.reduce((a, r) => a + r.us, 0) / runs.length;
+    process.stdout.write(`${idea.padEnd(20)} ${mean.toFixed(3)} ± ${sd.toFixed(3)}  [${v.join(' ')}]  ${us.toFixed(0)} µs\n`);
+  }
 }
