@@ -55,13 +55,16 @@ function snapshotFree(f: Fleet, free: Map<string, number>): void {
   }
 }
 
+/** How many of the best candidates an idea's lookahead may see. */
+const TOP = 8;
+
 /** One run: the allocation at 100 % arrived, the CPU µs per pod attempt, and (with `loss`) the breakdown. */
-export function simulate(nodes: readonly NodeSpec[], pods: readonly Pod[], idea: Idea, seed: number, loss?: Loss): { at100: number; us: number } {
+export function simulate(nodes: readonly NodeSpec[], pods: readonly Pod[], idea: Idea, seed: number, loss?: Loss): { at100: number; us: number; lookups: number; lookUs: number } {
   const { order, ranks } = prepareWorkload(nodes, pods, 1.3, new Prng(seed));
   const f = new Fleet(nodes, pods);
   const gpus = nodes.reduce((a, x) => a + x.gpus, 0);
   const capacity = gpus * 1000;
-  const ctx: RunContext = { capacity, arrived: 0, ranks, pods };
+  const ctx: RunContext = { capacity, arrived: 0, ranks, pods, lookups: 0 };
   const rule = idea.rules;
   const cache: Map<string, Float64Array>[] = nodes.map(() => new Map());
   const fullOf = Int32Array.from(nodes, (_, k) => f.full(k));
@@ -71,6 +74,7 @@ export function simulate(nodes: readonly NodeSpec[], pods: readonly Pod[], idea:
   const bins: number[] = [];
   const alloc: number[] = [];
   let used = 0;
+  let lookMs = 0;
   const start = process.cpuUsage();
   for (const p of order) {
     ctx.arrived += p.gpus * p.milli;
@@ -86,8 +90,8 @@ export function simulate(nodes: readonly NodeSpec[], pods: readonly Pod[], idea:
     const mask = p.gpus === 0 ? -1 : f.mask(p.models);
     const key = `${p.cpu}|${p.gpus}|${p.milli}|${mask}`;
     const sharing = p.gpus === 1 && p.milli > 0 && p.milli < 1000;
-    let best: Candidate | null = null;
-    let second: Candidate | null = null;
+    // The best TOP candidates, best first (score, then rank).
+    const top: Candidate[] = [];
     for (let k = 0; k < f.n; k++) {
       if (!f.fits(k, p, mask)) continue;
       let hit = cache[k].get(key);
@@ -112,11 +116,18 @@ export function simulate(nodes: readonly NodeSpec[], pods: readonly Pod[], idea:
         cache[k].set(key, hit);
       }
       const c = { node: k, gpu: hit[1], score: hit[0] };
-      if (best === null || c.score > best.score || (c.score === best.score && ranks[k] < ranks[best.node])) (second = best), (best = c);
-      else if (second === null || c.score > second.score || (c.score === second.score && ranks[k] < ranks[second.node])) second = c;
+      const before = (a: Candidate, b: Candidate) => a.score > b.score || (a.score === b.score && ranks[a.node] < ranks[b.node]);
+      if (top.length === TOP && !before(c, top[TOP - 1])) continue;
+      if (top.length < TOP) top.push(c);
+      else top[TOP - 1] = c;
+      for (let at = top.length - 1; at > 0 && before(top[at], top[at - 1]); at--) [top[at], top[at - 1]] = [top[at - 1], top[at]];
     }
-    let pick = best;
-    if (pick !== null && idea.decide !== undefined) pick = idea.decide(f, p, pick, second, ctx);
+    let pick: Candidate | null = top.length === 0 ? null : top[0];
+    if (pick !== null && idea.decide !== undefined) {
+      const t0 = performance.now();
+      pick = idea.decide(f, p, top, ctx);
+      lookMs += performance.now() - t0;
+    }
     if (pick !== null && rule !== 'fgd' && rule.decline?.(f, pick.node, p, pick.gpu) === true) pick = null;
     if (pick !== null) {
       const node = pick.node;
@@ -135,13 +146,13 @@ export function simulate(nodes: readonly NodeSpec[], pods: readonly Pod[], idea:
     } else if (loss !== undefined && bin <= 100) {
       const key2 = `${podClass(p)} / ${failReason(f, p, mask)}`;
       loss.failed.set(key2, (loss.failed.get(key2) ?? 0) + p.gpus * p.milli);
-      if (p.milli === 1000 && loss.firstWholeFail < 0) loss.firstWholeFail = (ctx.arrived / capacity) * 100;
+      if (p.milli === 1000 && p.gpus === 1 && loss.firstWholeFail < 0) loss.firstWholeFail = (ctx.arrived / capacity) * 100;
     }
     bins.push(bin);
     alloc.push(round2(used / gpus / 10));
   }
   const cpu = process.cpuUsage(start);
-  return { at100: binCurve(bins, alloc)[100], us: (cpu.user + cpu.system) / bins.length };
+  return { at100: binCurve(bins, alloc)[100], us: (cpu.user + cpu.system) / bins.length, lookups: ctx.lookups / bins.length, lookUs: (lookMs * 1000) / bins.length };
 }
 
 /** The idea of a name: this file's lookahead ideas first, then bench/fleet-ideas.ts's. */
@@ -174,7 +185,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     const mean = v.reduce((a, b) => a + b, 0) / v.length;
     const sd = Math.sqrt(v.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, v.length - 1));
     const us = runs.reduce((a, r) => a + r.us, 0) / runs.length;
-    process.stdout.write(`${name.padEnd(28)} ${mean.toFixed(3)} ± ${sd.toFixed(3)}  [${v.join(' ')}]  ${us.toFixed(0)} µs\n`);
+    const lookups = runs.reduce((a, r) => a + r.lookups, 0) / runs.length;
+    const lookUs = runs.reduce((a, r) => a + r.lookUs, 0) / runs.length;
+    process.stdout.write(`${name.padEnd(28)} ${mean.toFixed(3)} ± ${sd.toFixed(3)}  [${v.join(' ')}]  ${us.toFixed(0)} µs  ${(lookups * 100).toFixed(1)} % of pods looked ahead, ${lookUs.toFixed(1)} µs a pod in the lookahead (wall)\n`);
     if (!wantLoss) continue;
     // The breakdown, in % of the cluster's GPUs, mean over the seeds.
     const pct = (x: number) => ((x / capacity / seeds.length) * 100).toFixed(3);
@@ -187,6 +200,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     for (const [k, x] of sum((l) => l.failed)) process.stdout.write(`    ${k.padEnd(36)} ${pct(x)}\n`);
     process.stdout.write(`  free GPU milli at the end of the 100 % bin (% of cluster):\n`);
     for (const [k, x] of sum((l) => l.free)) process.stdout.write(`    ${k.padEnd(36)} ${pct(x)}\n`);
-    process.stdout.write(`  first whole-GPU pod failing at ${losses.map((l) => l.firstWholeFail.toFixed(2)).join(', ')} % arrived\n`);
+    process.stdout.write(`  first one-GPU pod failing at ${losses.map((l) => l.firstWholeFail.toFixed(2)).join(', ')} % arrived\n`);
   }
 }

@@ -6,17 +6,17 @@ import { type Fleet, type Rules, ruleOf } from './fleet-ideas.js';
 /** A candidate placement: node, GPU (−1: whole GPUs or none) and score. */
 export type Candidate = { node: number; gpu: number; score: number };
 
-/** An idea: its rules (bench/fleet-ideas.ts), a global switch its scores depend on (the cache is cleared when it changes), and a hook that may change the pick from the best two candidates. */
+/** An idea: its rules (bench/fleet-ideas.ts), a global switch its scores depend on (the cache is cleared when it changes), and a hook that may change the pick from the best candidates (up to 8, best first). */
 export type Idea = {
   rules: Rules | 'fgd';
   epoch?: (f: Fleet, ctx: RunContext) => number;
-  decide?: (f: Fleet, p: Pod, best: Candidate, second: Candidate | null, ctx: RunContext) => Candidate;
+  decide?: (f: Fleet, p: Pod, top: readonly Candidate[], ctx: RunContext) => Candidate;
   /** Called before each pod (to keep state of its own). */
   before?: (f: Fleet, p: Pod, ctx: RunContext) => void;
 };
 
-/** What an idea may read of the run: GPU capacity (milli), the milli arrived so far (this pod included), the node ranks. */
-export type RunContext = { capacity: number; arrived: number; ranks: readonly number[]; pods: readonly Pod[] };
+/** What an idea may read of the run: GPU capacity (milli), the milli arrived so far (this pod included), the node ranks, the workload; and a count it keeps. */
+export type RunContext = { capacity: number; arrived: number; ranks: readonly number[]; pods: readonly Pod[]; /** Decisions an idea looked ahead on. */ lookups: number };
 
 
 /** A base idea of bench/fleet-ideas.ts with the global switch its scores read (f.idle for scarce, best-fit-end and decline: below x % of the GPUs; f.idle8 for the reserve: at most n). */
@@ -151,8 +151,9 @@ export async function lookaheadIdea(name: string, nodes: readonly NodeSpec[], po
       idea.epoch = (f, ctx) => (epoch?.(f, ctx) ?? 0) * 2 + (late(f, ctx) ? 1 : 0);
       idea.rules = { ...rules, share: (f, k, p, i, v, q) => rules.share(f, k, p, i, v, q) + (on && v < 1000 ? (above ? 2000 : 500) : 0) };
     } else if (kind === 'roll') {
-      // Rollouts on close decisions: when the best two nodes score within delta, M sampled continuations of K pods each on both nodes' states decide.
+      // Rollouts on close decisions: among the best n nodes (2 unless given) that score within delta of the best, the one whose state the pod damages least, over M sampled continuations of K pods each (scope 0: shares only; 1: every GPU pod; 2: every pod).
       const [delta, m, len] = a;
+      const scope = a[3] ?? 0;
       const rng = xorshift(0x9e3779b9);
       const byModel = new Map<number, Pod[]>();
       const sampleFor = (f: Fleet, k: number): Pod[] => {
@@ -161,22 +162,27 @@ export async function lookaheadIdea(name: string, nodes: readonly NodeSpec[], po
         if (list === undefined) byModel.set(bit, (list = pods.filter((p) => p.gpus === 0 || f.mask(p.models) & bit)));
         return list;
       };
-      idea.decide = (f, p, best, second) => {
-        if (second === null || best.score - second.score > delta || !isShare(p)) return best;
-        const value = (c: Candidate, other: Candidate, seqsC: Pod[][], seqsO: Pod[][]) => {
+      const among = a[4] ?? 2;
+      idea.decide = (f, p, top, ctx) => {
+        const close = top.filter((c) => top[0].score - c.score <= delta).slice(0, among);
+        if (close.length < 2) return top[0];
+        if (scope === 0 ? !isShare(p) : scope === 1 ? p.gpus === 0 || p.milli === 0 : false) return top[0];
+        ctx.lookups++;
+        // The damage of a placement: the GPU milli the sampled continuations place on its node without the pod, less with it.
+        let pick = top[0];
+        let least = Infinity;
+        for (const c of close) {
+          const list = sampleFor(f, c.node);
+          const seqs = Array.from({ length: m }, () => Array.from({ length: len }, () => list[rng() % list.length]));
           const g = Int32Array.from(f.g[c.node]);
-          g[c.gpu] -= p.milli;
-          return rolloutFill(g, f.cpu[c.node] - p.cpu, f.mem[c.node] - p.memory, seqsC) + rolloutFill(f.g[other.node], f.cpu[other.node], f.mem[other.node], seqsO);
-        };
-        const seqs = (k: number) => {
-          const list = sampleFor(f, k);
-          return Array.from({ length: m }, () => Array.from({ length: len }, () => list[rng() % list.length]));
-        };
-        const s1 = seqs(best.node);
-        const s2 = seqs(second.node);
-        return value(second, best, s2, s1) > value(best, second, s1, s2) ? second : best;
+          if (isShare(p)) g[c.gpu] -= p.milli;
+          else if (p.milli > 0) for (let j = 0, left = p.gpus; j < g.length && left > 0; j++) if (g[j] === 1000) (g[j] = 0), left--;
+          const damage = rolloutFill(f.g[c.node], f.cpu[c.node], f.mem[c.node], seqs) - rolloutFill(g, f.cpu[c.node] - p.cpu, f.mem[c.node] - p.memory, seqs);
+          if (damage < least) (least = damage), (pick = c);
+        }
+        return pick;
       };
-    } else throw new Error(`unknown modifier ${mod}: soft:w, end:W[:1|0], roll:delta:M:K`);
+    } else throw new Error(`unknown modifier ${mod}: soft:w, end:W[:1|0], roll:delta:M:K[:scope[:n]]`);
   }
   void gpus;
   return idea;
