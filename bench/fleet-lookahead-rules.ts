@@ -1,7 +1,7 @@
 // The lookahead and end-game ideas of bench/fleet-ideas-lookahead.ts (docs/fleet.md, "Lookahead and
 // the end game"), each built on fgd-lp's share rule and bench/fleet-ideas.ts's rules.
 import type { NodeSpec, Pod } from '../src/fleet/types.js';
-import { type Fleet, type Rules, ruleOf } from './fleet-ideas.js';
+import { type Fleet, plan, type Rules, ruleOf } from './fleet-ideas.js';
 
 /** A candidate placement: node, GPU (−1: whole GPUs or none) and score. */
 export type Candidate = { node: number; gpu: number; score: number };
@@ -85,10 +85,11 @@ function xorshift(seed: number): () => number {
 /**
  * A rollout on one node: GPU milli that `samples` sequences of pods (drawn from the workload, those
  * the node's model serves) would place on node k's state (GPUs g, CPU and memory left), each pod that
- * fits placed greedily (a share on the tightest GPU, whole GPUs on wholly free ones). The same
- * sequences for every state compared (common random numbers).
+ * fits placed greedily (a share on the tightest GPU, whole GPUs on wholly free ones; with `onPlan`, a
+ * share only on a GPU where it is on fgd-lp's plan: elsewhere the policy would send it to another
+ * node). The same sequences for every state compared (common random numbers).
  */
-function rolloutFill(g0: Int32Array, cpu0: number, mem0: number, seqs: readonly (readonly Pod[])[]): number {
+function rolloutFill(g0: Int32Array, cpu0: number, mem0: number, seqs: readonly (readonly Pod[])[], onPlan?: (m: number, v: number) => boolean): number {
   let total = 0;
   const g = new Int32Array(g0.length);
   for (const seq of seqs) {
@@ -104,7 +105,7 @@ function rolloutFill(g0: Int32Array, cpu0: number, mem0: number, seqs: readonly 
       }
       if (isShare(p)) {
         let best = -1;
-        for (let j = 0; j < g.length; j++) if (g[j] >= p.milli && (best < 0 || g[j] < g[best])) best = j;
+        for (let j = 0; j < g.length; j++) if (g[j] >= p.milli && (best < 0 || g[j] < g[best]) && (onPlan === undefined || onPlan(p.milli, g[j]))) best = j;
         if (best < 0) continue;
         g[best] -= p.milli;
       } else {
@@ -150,7 +151,7 @@ export async function lookaheadIdea(name: string, nodes: readonly NodeSpec[], po
       idea.before = (f, _p, ctx) => void (on = late(f, ctx));
       idea.epoch = (f, ctx) => (epoch?.(f, ctx) ?? 0) * 2 + (late(f, ctx) ? 1 : 0);
       idea.rules = { ...rules, share: (f, k, p, i, v, q) => rules.share(f, k, p, i, v, q) + (on && v < 1000 ? (above ? 2000 : 500) : 0) };
-    } else if (kind === 'roll') {
+    } else if (kind === 'roll' || kind === 'rollp') {
       // Rollouts on close decisions: among the best n nodes (2 unless given) that score within delta of the best, the one whose state the pod damages least, over M sampled continuations of K pods each (scope 0: shares only; 1: every GPU pod; 2: every pod).
       const [delta, m, len] = a;
       const scope = a[3] ?? 0;
@@ -163,6 +164,8 @@ export async function lookaheadIdea(name: string, nodes: readonly NodeSpec[], po
         return list;
       };
       const among = a[4] ?? 2;
+      const { value, price } = plan(pods);
+      const onPlan = kind === 'rollp' ? (m: number, v: number) => value[v] - price(m) - value[v - m] < 1e-9 : undefined;
       idea.decide = (f, p, top, ctx) => {
         const close = top.filter((c) => top[0].score - c.score <= delta).slice(0, among);
         if (close.length < 2) return top[0];
@@ -177,12 +180,12 @@ export async function lookaheadIdea(name: string, nodes: readonly NodeSpec[], po
           const g = Int32Array.from(f.g[c.node]);
           if (isShare(p)) g[c.gpu] -= p.milli;
           else if (p.milli > 0) for (let j = 0, left = p.gpus; j < g.length && left > 0; j++) if (g[j] === 1000) (g[j] = 0), left--;
-          const damage = rolloutFill(f.g[c.node], f.cpu[c.node], f.mem[c.node], seqs) - rolloutFill(g, f.cpu[c.node] - p.cpu, f.mem[c.node] - p.memory, seqs);
+          const damage = rolloutFill(f.g[c.node], f.cpu[c.node], f.mem[c.node], seqs, onPlan) - rolloutFill(g, f.cpu[c.node] - p.cpu, f.mem[c.node] - p.memory, seqs, onPlan);
           if (damage < least) (least = damage), (pick = c);
         }
         return pick;
       };
-    } else throw new Error(`unknown modifier ${mod}: soft:w, end:W[:1|0], roll:delta:M:K[:scope[:n]]`);
+    } else throw new Error(`unknown modifier ${mod}: soft:w, end:W[:1|0], roll:delta:M:K[:scope[:n]], rollp:… (the same, continuations on plan)`);
   }
   void gpus;
   return idea;
