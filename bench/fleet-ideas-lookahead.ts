@@ -49,7 +49,8 @@ function snapshotFree(f: Fleet, free: Map<string, number>): void {
     const full = f.full(k);
     for (const v of g) {
       if (v === 0) continue;
-      if (v === 1000) add(f.typ.some((t) => t.gpus > 0 && t.cpu <= f.cpu[k] && (t.mask & f.model[k]) !== 0 && (t.milli < 1000 || t.gpus <= full)) ? 'idle GPU' : 'idle GPU, no typical pod has the CPU', v);
+      if (v === 1000)
+        add(f.typ.some((t) => t.gpus > 0 && t.cpu <= f.cpu[k] && (t.mask & f.model[k]) !== 0 && (t.milli < 1000 || t.gpus <= full)) ? 'idle GPU' : 'idle GPU, no typical pod has the CPU', v);
       else add(v < 100 ? 'hole <100' : v <= 190 ? 'hole 100-190' : v < 300 ? 'hole 191-299' : 'hole 300+', v);
     }
   }
@@ -188,7 +189,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     const us = runs.reduce((a, r) => a + r.us, 0) / runs.length;
     const lookups = runs.reduce((a, r) => a + r.lookups, 0) / runs.length;
     const lookUs = runs.reduce((a, r) => a + r.lookUs, 0) / runs.length;
-    process.stdout.write(`${name.padEnd(28)} ${mean.toFixed(3)} ± ${sd.toFixed(3)}  [${v.join(' ')}]  ${us.toFixed(0)} µs  ${(lookups * 100).toFixed(1)} % of pods looked ahead, ${lookUs.toFixed(1)} CPU µs a pod in the lookahead\n`);
+    process.stdout.write(
+      `${name.padEnd(28)} ${mean.toFixed(3)} ± ${sd.toFixed(3)}  [${v.join(' ')}]  ${us.toFixed(0)} µs  ${(lookups * 100).toFixed(1)} % of pods looked ahead, ${lookUs.toFixed(1)} CPU µs a pod in the lookahead\n`,
+    );
     if (!wantLoss) continue;
     // The breakdown, in % of the cluster's GPUs, mean over the seeds.
     const pct = (x: number) => ((x / capacity / seeds.length) * 100).toFixed(3);

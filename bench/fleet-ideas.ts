@@ -18,7 +18,6 @@ import { binCurve, prepareWorkload, rint, round2 } from '../src/simulation/simul
 import { loadSolver } from './fleet-bound-lp.js';
 import { openbRoot } from './openb-root.js';
 
-
 const THR = Float64Array.from({ length: 99 }, (_, j) => 1000 * Math.log((j + 1) / (99 - j)));
 /** ⌊100·σ(delta/1000)⌋ (src/fleet/policies/fgd.ts). */
 export function quantize(delta: number): number {

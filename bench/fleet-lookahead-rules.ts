@@ -16,8 +16,7 @@ export type Idea = {
 };
 
 /** What an idea may read of the run: GPU capacity (milli), the milli arrived so far (this pod included), the node ranks, the workload; and a count it keeps. */
-export type RunContext = { capacity: number; arrived: number; ranks: readonly number[]; pods: readonly Pod[]; /** Decisions an idea looked ahead on. */ lookups: number };
-
+export type RunContext = { capacity: number; arrived: number; ranks: readonly number[]; pods: readonly Pod[] /** Decisions an idea looked ahead on. */; lookups: number };
 
 /** A base idea of bench/fleet-ideas.ts with the global switch its scores read (f.idle for scarce, best-fit-end and decline: below x % of the GPUs; f.idle8 for the reserve: at most n). */
 export async function baseIdea(name: string, nodes: readonly NodeSpec[], pods: readonly Pod[]): Promise<Idea> {
@@ -59,8 +58,7 @@ function softStranded(f: Fleet, k: number, rho: number, cpu: number, i: number, 
 /** Adds a penalty (in stranded milli, w/100 per milli, capped as strand's) to every score of `rules`. */
 function penalized(rules: Rules, pen: (f: Fleet, k: number, p: Pod, i: number) => number, w: number): Rules {
   const cpuOf = rules.cpu ?? ((f: Fleet, k: number, _p: Pod, q: number) => q * 1e6 - f.g[k].reduce((a, v) => a + v, 0));
-  const wholeOf =
-    rules.whole ?? ((f: Fleet, k: number, p: Pod, q: number) => q * 8589934592 + (f.wanted[k] !== 0 ? 0 : 4294967296 - (f.cpu[k] - p.cpu) / (f.full(k) - p.gpus + 1)));
+  const wholeOf = rules.whole ?? ((f: Fleet, k: number, p: Pod, q: number) => q * 8589934592 + (f.wanted[k] !== 0 ? 0 : 4294967296 - (f.cpu[k] - p.cpu) / (f.full(k) - p.gpus + 1)));
   return {
     ...rules,
     share: (f, k, p, i, v, q) => rules.share(f, k, p, i, v, q) - Math.min(900, Math.round((w * pen(f, k, p, i)) / 100)),
@@ -146,12 +144,12 @@ export async function lookaheadIdea(name: string, nodes: readonly NodeSpec[], po
       // End game by expected demand: once the wholly free GPUs are fewer than W × the whole GPUs the remaining arrivals (to 100 %) are expected to ask, shares go to partly used GPUs first (mode 1: above on plan; mode 0: below it).
       const w = a[0];
       const above = (a[1] ?? 1) === 1;
-      const late = (f: Fleet, ctx: RunContext) => f.idle < (w * ((ctx.capacity - ctx.arrived) / 1000) * wholeFrac);
+      const late = (f: Fleet, ctx: RunContext) => f.idle < w * ((ctx.capacity - ctx.arrived) / 1000) * wholeFrac;
       let on = false;
       idea.before = (f, _p, ctx) => void (on = late(f, ctx));
       idea.epoch = (f, ctx) => (epoch?.(f, ctx) ?? 0) * 2 + (late(f, ctx) ? 1 : 0);
       idea.rules = { ...rules, share: (f, k, p, i, v, q) => rules.share(f, k, p, i, v, q) + (on && v < 1000 ? (above ? 2000 : 500) : 0) };
-    } else if (kind === 'roll' || kind === 'rollp') {
+    } else if (kind === 'roll' || kind === 'rollp' || kind === 'rollh') {
       // Rollouts on close decisions: among the best n nodes (2 unless given) that score within delta of the best, the one whose state the pod damages least, over M sampled continuations of K pods each (scope 0: shares only; 1: every GPU pod; 2: every pod).
       const [delta, m, len] = a;
       const scope = a[3] ?? 0;
@@ -165,6 +163,12 @@ export async function lookaheadIdea(name: string, nodes: readonly NodeSpec[], po
       };
       const among = a[4] ?? 2;
       const { value, price } = plan(pods);
+      // rollh: continuations as long as alpha (argument 6, default 2) × the pods each node can still expect before 100 % arrived, 2 to K.
+      const alpha = a[5] ?? 2;
+      let podMilli = 0;
+      for (const p of pods) podMilli += p.gpus * p.milli;
+      podMilli /= pods.length;
+      const horizon = (ctx: RunContext) => (kind !== 'rollh' ? len : Math.max(2, Math.min(len, Math.ceil((alpha * Math.max(0, ctx.capacity - ctx.arrived)) / podMilli / nodes.length))));
       const onPlan = kind === 'rollp' ? (m: number, v: number) => value[v] - price(m) - value[v - m] < 1e-9 : undefined;
       idea.decide = (f, p, top, ctx) => {
         const close = top.filter((c) => top[0].score - c.score <= delta).slice(0, among);
@@ -176,7 +180,7 @@ export async function lookaheadIdea(name: string, nodes: readonly NodeSpec[], po
         let least = Infinity;
         for (const c of close) {
           const list = sampleFor(f, c.node);
-          const seqs = Array.from({ length: m }, () => Array.from({ length: len }, () => list[rng() % list.length]));
+          const seqs = Array.from({ length: m }, () => Array.from({ length: horizon(ctx) }, () => list[rng() % list.length]));
           const g = Int32Array.from(f.g[c.node]);
           if (isShare(p)) g[c.gpu] -= p.milli;
           else if (p.milli > 0) for (let j = 0, left = p.gpus; j < g.length && left > 0; j++) if (g[j] === 1000) (g[j] = 0), left--;
@@ -185,7 +189,10 @@ export async function lookaheadIdea(name: string, nodes: readonly NodeSpec[], po
         }
         return pick;
       };
-    } else throw new Error(`unknown modifier ${mod}: soft:w, end:W[:1|0], roll:delta:M:K[:scope[:n]], rollp:… (the same, continuations on plan)`);
+    } else
+      throw new Error(
+        `unknown modifier ${mod}: soft:w, end:W[:1|0], roll:delta:M:K[:scope[:n]], rollp:… (the same, continuations on plan), rollh:delta:M:K:scope:n:alpha (continuations shortening to the end)`,
+      );
   }
   void gpus;
   return idea;
