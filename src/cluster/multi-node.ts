@@ -53,6 +53,19 @@ export const SPAN_BUDGET = PLACEMENT_BUDGET;
 const NO_STALE_MASKS = new Int32Array(0);
 const NO_STALE_BYTES = new Float64Array(0);
 
+/**
+ * What makes a cluster state plan across nodes: engines hand it to the states they create (openEngine
+ * always; openPlacementEngine when its options carry `multiNode: multiNodePlanner`), so a page that
+ * only plans on one node at a time does not ship this module.
+ */
+export interface MultiNodePlanner {
+  /** The planner across the nodes of one state's ledger (called by ClusterState, not by callers). */
+  spansOver(kernels: PlacementKernels, ledger: Ledger, indexes: NodeIndexes): SpanPlanner;
+}
+
+/** The multi-node planner, as the value `openPlacementEngine({ multiNode: multiNodePlanner })` takes. */
+export const multiNodePlanner: MultiNodePlanner = { spansOver: (kernels, ledger, indexes) => new SpanPlanner(kernels, ledger, indexes) };
+
 /** Plans options across several nodes of one ledger. */
 export class SpanPlanner {
   private readonly kernels: PlacementKernels;
