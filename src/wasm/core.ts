@@ -135,7 +135,10 @@ export class WasmCore {
     // wrappers), and its one import is `abort`, so the loader would only add a wrapper per call and
     // its weight to every page.
     let memory: CoreMemory | undefined;
-    const instance = new WebAssembly.Instance(this.module, coreImports(() => memory));
+    const instance = new WebAssembly.Instance(
+      this.module,
+      coreImports(() => memory),
+    );
     const exports = instance.exports as unknown as CoreExports;
     memory = exports.memory;
     this.generation++;

@@ -48,7 +48,9 @@ describe('the multi-node planner, handed to cluster states by the engine', () =>
     expect(plan.options).toEqual([]);
     expect(plan.reason?.code).toBe('NO_VIABLE_OPTION');
     // The one-node plan's reason stands, and what was not searched is said after it.
-    expect(plan.reason?.message).toMatch(/^no set of 1\.\.n GPUs has room for 838 GiB.*; no node can hold 838 GiB, and this state plans on one node at a time \(openPlacementEngine\(\{ multiNode: multiNodePlanner \}\) or openEngine\(\) plans across nodes\)$/);
+    expect(plan.reason?.message).toMatch(
+      /^no set of 1\.\.n GPUs has room for 838 GiB.*; no node can hold 838 GiB, and this state plans on one node at a time \(openPlacementEngine\(\{ multiNode: multiNodePlanner \}\) or openEngine\(\) plans across nodes\)$/,
+    );
     expect(plan.rejected).toEqual(wasm.createClusterState({ nodes }).plan({ memory: 900 * GB, maxNodes: 1 }).rejected);
   });
 

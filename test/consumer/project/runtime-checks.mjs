@@ -55,7 +55,10 @@ await check('a placement-only engine plans across nodes with multiNodePlanner, a
   assert.equal(plan.options.length, 0);
   assert.equal(plan.reason?.code, 'NO_VIABLE_OPTION');
   assert.match(plan.reason.message, /plans on one node at a time \(openPlacementEngine\(\{ multiNode: multiNodePlanner \}\)/);
-  assert.throws(() => oneNode.plan({ ...request, maxNodes: 2 }), (e) => e instanceof AllocationError && e.code === 'INVALID_ARGUMENT' && e.field === 'maxNodes');
+  assert.throws(
+    () => oneNode.plan({ ...request, maxNodes: 2 }),
+    (e) => e instanceof AllocationError && e.code === 'INVALID_ARGUMENT' && e.field === 'maxNodes',
+  );
 });
 
 await check('PostgresStore without pg says to install pg', async () => {
