@@ -41,6 +41,9 @@ export type SpanRequest = {
   preferred: readonly string[];
 };
 
+/** Options across nodes, best first, or none and the reason. */
+export type SpanPlan = { options: PlacementOption[]; reason?: undefined } | { options: []; reason: Reason };
+
 /** One node's best part for one (t, share): its GPUs and its single-node ranking values. */
 type Part = { node: number; lo: number; hi: number; score: number; remainMin: number; remainSum: number; rank: number };
 
@@ -79,7 +82,7 @@ export class SpanPlanner {
   }
 
   /** Up to `limit` options of 2 .. maxNodes nodes, best first (see the ranking above); none: a reason. */
-  plan(req: SpanRequest): { options: PlacementOption[]; reason?: Reason } {
+  plan(req: SpanRequest): SpanPlan {
     const { ledger } = this;
     const nodeCount = ledger.nodeIds.length;
     const sizes = req.sizes ?? Array.from({ length: ledger.maxWidth }, (_, k) => k + 1);
@@ -107,7 +110,7 @@ export class SpanPlanner {
       for (const f of found.slice(0, limit)) options.push(this.optionOf(f, P, req));
     }
     if (options.length > 0) return { options };
-    return { options, reason: this.reason(req, Math.min(req.maxNodes, nodeCount), sizes) };
+    return { options: [], reason: this.reason(req, Math.min(req.maxNodes, nodeCount), sizes) };
   }
 
   /** The best part of every node that can hold one of t GPUs at `share` bytes each, ranked best first (`rank` set). */

@@ -153,9 +153,9 @@ export class ClusterState implements ClusterStateLike {
       preferred: span.preferred,
     });
     // None across nodes either: the one-node plan's rejections stand, and its reason says what the search across nodes found.
-    if (spans.options.length === 0) {
+    if (spans.reason !== undefined) {
       if (single.options.length > 0) return single;
-      return { options: [], rejected: single.rejected, reason: { code: 'NO_VIABLE_OPTION', message: `${single.reason?.message}; ${spans.reason!.message}` } };
+      return { options: [], rejected: single.rejected, reason: { code: 'NO_VIABLE_OPTION', message: `${single.reason?.message}; ${spans.reason.message}` } };
     }
     return { options: [...single.options, ...spans.options], rejected: [] };
   }
