@@ -21,6 +21,7 @@ const OPTED_IN = [
   'src/store/',
   'src/dra/objects/',
   'src/dra/cel/',
+  'src/dra/model/',
   'src/devices/split.ts',
   'src/devices/policy-config.ts',
   'src/devices/natural-sort.ts',

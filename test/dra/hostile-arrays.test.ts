@@ -1,7 +1,8 @@
 // A list in an object may carry own properties a JSON text cannot give it (a caller's array with a
 // `constructor` key): the readers read it item by item, as any other list, and never call through it.
 import { describe, expect, it } from 'vitest';
-import { readResourceClaims } from '../../src/dra/index.js';
+import { readResourceClaims, readResourceSlices } from '../../src/dra/index.js';
+import { AllocationError } from '../../src/index.js';
 
 const claim = (requests: unknown[]) => ({
   apiVersion: 'resource.k8s.io/v1',
@@ -31,5 +32,22 @@ describe('DRA readers on arrays with own properties', () => {
       },
     });
     expect(readResourceClaims([claim(requests)])[0]!.requests.map((r) => r.name)).toEqual(['r0', 'r1']);
+  });
+
+  it('an object whose proxy traps throw is refused with an AllocationError naming the item, not the trap', () => {
+    const trap = () => {
+      throw new TypeError('trap');
+    };
+    const proxy = new Proxy({}, { get: trap, has: trap, ownKeys: trap, getOwnPropertyDescriptor: trap });
+    let caught: unknown;
+    try {
+      readResourceSlices([proxy], 'slices');
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(AllocationError);
+    expect((caught as AllocationError).code).toBe('INVALID_ARGUMENT');
+    expect((caught as AllocationError).message).toContain('slices[0]');
+    expect((caught as AllocationError).message).toContain('TypeError: trap');
   });
 });

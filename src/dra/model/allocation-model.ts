@@ -131,7 +131,7 @@ export class AllocationModel {
   celOf(index: number): PreparedDevice {
     let view = this.cel[index];
     if (view === undefined) {
-      const c = this.candidates[index];
+      const c = this.candidates[index]!;
       const features = { consumableCapacity: this.features.consumableCapacity, listTypeAttributes: this.features.listTypeAttributes };
       view = prepareDevice(celDevice(c.driver, c.device, features.consumableCapacity, features.listTypeAttributes), features);
       this.cel[index] = view;
@@ -151,7 +151,7 @@ export class AllocationModel {
       this.matches.set(request, memo);
     }
     if (memo[index] !== 0) return memo[index] === 1;
-    const c = this.candidates[index];
+    const c = this.candidates[index]!;
     const ok = this.evaluate(request, c.slice, c.device, c.id, () => this.celOf(index));
     memo[index] = ok ? 1 : 2;
     return ok;
@@ -178,7 +178,7 @@ export class AllocationModel {
 
   /** The first filters of `selectable` alone: binding conditions allowed and the class's selectors (for reasons). */
   matchesClass(request: RequestModel, index: number): boolean {
-    const c = this.candidates[index];
+    const c = this.candidates[index]!;
     if (!this.features.deviceBindingAndStatus && c.device.bindingConditions.length > 0) return false;
     const expressions = request.deviceClass.selectors.map((s) => (s.cel as { expression: string }).expression);
     return this.selectors.matchAll(`class ${request.deviceClass.name}`, expressions, () => this.celOf(index), c.id);
@@ -186,7 +186,7 @@ export class AllocationModel {
 
   /** Whether the request's capacity fits the candidate next to the allocated (and `allocating`) amounts. */
   capacityFits(request: RequestModel, index: number, allocating: CapacityAmounts | undefined, withAllocated = true): boolean {
-    const c = this.candidates[index];
+    const c = this.candidates[index]!;
     return fitsCapacity(request.body.capacity?.requests, c.device.capacity, withAllocated ? this.allocated.capacity.get(c.id) : undefined, allocating);
   }
 

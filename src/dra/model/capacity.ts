@@ -55,7 +55,7 @@ export function violatesPolicy(amount: Quantity, policy: CapacityRequestPolicy |
 /** Every capacity of the device with what the request consumes of it (GetConsumedCapacityFromRequest). */
 export function consumedCapacity(requests: Readonly<Record<string, Quantity>> | undefined, capacity: Readonly<Record<string, DeviceCapacity>>): CapacityAmounts {
   const out: CapacityAmounts = new Map();
-  for (const name of Object.keys(capacity)) out.set(name, consumedAmount(requests?.[name], capacity[name]));
+  for (const name of Object.keys(capacity)) out.set(name, consumedAmount(requests?.[name], capacity[name]!));
   return out;
 }
 
@@ -73,15 +73,15 @@ export function fitsCapacity(
   if (requests !== undefined) for (const name of Object.keys(requests)) if (!(name in capacity)) return false;
   const consumed = consumedCapacity(requests, capacity);
   for (const [, amount] of consumed) if (amount.compare(ZERO) < 0) return false;
-  for (const name of Object.keys(capacity)) {
+  for (const [name, device] of Object.entries(capacity)) {
     const amount = consumed.get(name) as Quantity;
-    if (violatesPolicy(amount, capacity[name].requestPolicy)) return false;
+    if (violatesPolicy(amount, device.requestPolicy)) return false;
     let total = amount;
     const before = allocated?.get(name);
     if (before !== undefined) total = before.add(total);
     const pending = allocating?.get(name);
     if (pending !== undefined) total = total.add(pending);
-    if (total.compare(capacity[name].value) > 0) return false;
+    if (total.compare(device.value) > 0) return false;
   }
   return true;
 }

@@ -106,7 +106,7 @@ export class MatchAttribute extends AttributeConstraint {
       this.stack.push(value);
       return true;
     }
-    const current = this.stack[this.stack.length - 1];
+    const current = this.stack[this.stack.length - 1]!;
     if (this.listTypes) {
       const narrowed = intersect(current, value);
       if (narrowed === undefined) return false;

@@ -42,10 +42,11 @@ function requirementMatches(r: NodeSelectorRequirement, value: string | undefine
       if (values.length > 0) throw selectorError(what, `requirement ${JSON.stringify(r.key)} ${r.operator}: values must be empty`);
       return r.operator === 'Exists' ? present : !present;
     default: {
-      if (values.length !== 1 || !/^-?\d+$/.test(values[0])) throw selectorError(what, `requirement ${JSON.stringify(r.key)} ${r.operator}: needs one integer value`);
+      const [only] = values;
+      if (values.length !== 1 || only === undefined || !/^-?\d+$/.test(only)) throw selectorError(what, `requirement ${JSON.stringify(r.key)} ${r.operator}: needs one integer value`);
       if (!present || !/^-?\d+$/.test(value as string)) return false;
       const have = BigInt(value as string);
-      const bound = BigInt(values[0]);
+      const bound = BigInt(only);
       return r.operator === 'Gt' ? have > bound : have < bound;
     }
   }

@@ -43,8 +43,9 @@ export function gatherPools(allSlices: readonly ResourceSlice[], node: Node, fea
   const add = (slice: ResourceSlice): void => {
     const key = poolKey(slice);
     const current = byPool.get(key);
-    if (current === undefined || slice.pool.generation > current[0].pool.generation) byPool.set(key, [slice]);
-    else if (slice.pool.generation === current[0].pool.generation) current.push(slice);
+    const generation = current?.[0]?.pool.generation;
+    if (current === undefined || generation === undefined || slice.pool.generation > generation) byPool.set(key, [slice]);
+    else if (slice.pool.generation === generation) current.push(slice);
   };
   for (const slice of forNode) {
     if (!features.partitionableDevices && (slice.perDeviceNodeSelection !== undefined || slice.sharedCounters.length > 0)) continue;
@@ -57,7 +58,7 @@ export function gatherPools(allSlices: readonly ResourceSlice[], node: Node, fea
   }
   const pools: Pool[] = [];
   for (const slices of byPool.values()) {
-    const first = slices[0];
+    const first = slices[0]!; // every list in byPool starts with one slice
     const count = first.pool.resourceSliceCount;
     if (slices.length === count) {
       pools.push(buildPool(first.driver, first.pool.name, slices, undefined, features));

@@ -15,16 +15,16 @@ export function celDevice(driver: string, device: Device, consumableCapacity: bo
     const slash = key.indexOf('/');
     return slash < 0 ? [driver, key] : [key.slice(0, slash), key.slice(slash + 1)];
   };
-  for (const key of Object.keys(device.attributes)) {
+  for (const [key, value] of Object.entries(device.attributes)) {
     // Without DRAListTypeAttributes a list value is not part of the device as CEL sees it (upstream
     // allocates such devices by their other fields; the cel/ sub-room would reject the whole device).
-    if (!listTypeAttributes && isList(device.attributes[key])) continue;
+    if (!listTypeAttributes && isList(value)) continue;
     const [domain, name] = split(key);
-    (attributes[domain] ??= Object.create(null) as Record<string, AttributeValue>)[name] = device.attributes[key];
+    (attributes[domain] ??= Object.create(null) as Record<string, AttributeValue>)[name] = value;
   }
-  for (const key of Object.keys(device.capacity)) {
+  for (const [key, amount] of Object.entries(device.capacity)) {
     const [domain, name] = split(key);
-    (capacity[domain] ??= Object.create(null) as Record<string, Quantity>)[name] = device.capacity[key].value;
+    (capacity[domain] ??= Object.create(null) as Record<string, Quantity>)[name] = amount.value;
   }
   const view: CelDevice = { driver, attributes, capacity };
   if (consumableCapacity) view.allowMultipleAllocations = device.allowMultipleAllocations === true;
@@ -56,7 +56,7 @@ export class Selectors {
    */
   matchAll(owner: string, expressions: readonly string[], device: () => CelDevice | PreparedDevice, deviceId: string): boolean {
     for (let i = 0; i < expressions.length; i++) {
-      const selector = this.get(expressions[i]);
+      const selector = this.get(expressions[i]!);
       if (selector instanceof Error) throw compileFailure(owner, i, selector);
       let matches: boolean;
       try {

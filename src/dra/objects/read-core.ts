@@ -4,7 +4,7 @@
 // the error's origin.
 
 import { closestName } from '../../shared/suggest.js';
-import { describeValue, fail, type Located, own } from '../../shared/validate.js';
+import { describeValue, fail, type Located, own, readError } from '../../shared/validate.js';
 import { fromLibrary } from './errors.js';
 import { Quantity } from './quantity.js';
 
@@ -49,6 +49,19 @@ export function record(at: At, value: unknown, known: readonly string[]): Record
 export function map(at: At, value: unknown): Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) fail('INVALID_ARGUMENT', at, 'an object', value);
   return value as Record<string, unknown>;
+}
+
+/**
+ * Runs `read` over a caller's object and turns what a getter, a proxy trap or a revoked proxy throws
+ * while it is read into the AllocationError that names `where` (an AllocationError passes as it is).
+ * Only reading runs inside: an engine fault after the input is read is not disguised as bad input.
+ */
+export function guarded<T>(where: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    throw readError(where, error);
+  }
 }
 
 /** An own field of a record (never an inherited one). */

@@ -6,7 +6,7 @@
 import { fail } from '../../shared/validate.js';
 import { readClaimSpec, readClassSpec } from './read-claim.js';
 import type { At } from './read-core.js';
-import { child, field, map, name, record, str, stringMap } from './read-core.js';
+import { child, field, guarded, map, name, record, str, stringMap } from './read-core.js';
 import { readSliceSpec } from './read-slice.js';
 import type { DeviceClass, Node, ResourceClaim, ResourceSlice } from './types.js';
 
@@ -54,6 +54,10 @@ type Item = { kind: DraKind; object: DeviceClass | ResourceSlice | ResourceClaim
  * `where` names the input in messages (a file name or a request field). `only` restricts the kinds.
  */
 function readItems(where: string, input: unknown, only?: DraKind): Item[] {
+  return guarded(where, () => readItemsOf(where, input, only));
+}
+
+function readItemsOf(where: string, input: unknown, only?: DraKind): Item[] {
   if (Array.isArray(input)) return input.flatMap((item, i) => readItems(`${where}[${i}]`, item, only));
   const top = map({ origin: where, path: '' }, input);
   const kind = field(top, 'kind');
@@ -81,6 +85,10 @@ function readItems(where: string, input: unknown, only?: DraKind): Item[] {
 }
 
 function readOne(where: string, input: unknown, only?: DraKind): Item {
+  return guarded(where, () => readOneOf(where, input, only));
+}
+
+function readOneOf(where: string, input: unknown, only?: DraKind): Item {
   const at0: At = { origin: where, path: '' };
   const top = map(at0, input);
   const kinds = only === undefined ? (Object.keys(API_VERSION) as DraKind[]) : [only];
