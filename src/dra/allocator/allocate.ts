@@ -20,7 +20,7 @@ import {
 } from '../objects/index.js';
 import { provablyInfeasible, unschedulableReason } from './diagnose.js';
 import { firstFit, type SearchOutcome } from './first-fit.js';
-import { CandidateTopology, compareObjective, type DraObjective, evaluateObjective, type TopologySetup } from './objective.js';
+import { type AllocatedBase, CandidateTopology, compareObjective, type DraObjective, evaluateObjective, type TopologySetup } from './objective.js';
 import type { WorkloadShape } from './partition-fragmentation.js';
 import { buildResults } from './result.js';
 import { DEFAULT_SCORED_BUDGET, decideScored } from './scored.js';
@@ -189,8 +189,10 @@ export interface SearchSettings {
   mode: DraMode;
   budget: number;
   seed: number;
-  /** Scored mode: the node's objective set-up, when the caller keeps one per node (built from the model otherwise). */
+  /** Scored mode: the objective's set-up of the node's devices, when the caller keeps one per node class (built from the model otherwise). */
   setup?: TopologySetup;
+  /** Scored mode: what other claims hold on the node as the objective reads it (over `setup`), when the caller keeps one per node state (made from the model otherwise). */
+  base?: AllocatedBase;
   /** Scored mode: the workload the fragmentation term weighs (the node's published partition shapes otherwise). */
   shapes?: readonly WorkloadShape[];
   /** Scored mode: add the explanation (the chosen allocation's terms beside first-fit's). */
@@ -217,7 +219,7 @@ export function allocateOnModel(model: AllocationModel, claims: readonly Resourc
   const quick = provablyInfeasible(model);
   if (quick !== undefined) return refuse(quick);
   if (mode === 'scored') {
-    const decided = decideScored(model, budget, settings.setup, settings.shapes);
+    const decided = decideScored(model, budget, settings.setup, settings.shapes, settings.base);
     const exhausted = decided.budgetExhausted ? { budgetExhausted: true as const } : {};
     if (decided.state === undefined) return { ...refuse(decided.reason), ...exhausted };
     const results = buildResults(model, decided.state, decided.chosen, shareIdSource(seed, claims, model.allocated.sharedDeviceIds));
@@ -236,7 +238,7 @@ function explainChoice(model: AllocationModel, chosen: DraObjective, settings: S
   const picks = upstream.state.picked.flatMap((claim) => claim.map((p) => ({ request: p.request, index: p.index })));
   const alternatives: number[] = [];
   model.claims.forEach((claim, ci) => claim.groups.forEach((group, ri) => group.firstAvailable && alternatives.push(upstream.chosen[ci][ri])));
-  const objective = evaluateObjective(model, picks, alternatives, new CandidateTopology(model, settings.setup, settings.shapes));
+  const objective = evaluateObjective(model, picks, alternatives, new CandidateTopology(model, settings.setup, settings.shapes, settings.base));
   const devices = upstream.state.picked.map((claim) => claim.map((p) => model.candidates[p.index].id));
   return { chosen, firstFit: { devices, objective }, comparison: compareObjective(chosen, objective) };
 }

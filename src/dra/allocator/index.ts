@@ -5,7 +5,7 @@
 export type { DraAllocateRequest, DraAllocateResult, DraExplanation, DraMode, SearchSettings, Unschedulable } from './allocate.js';
 export { allocateClaims, allocateOnModel, DRA_MODES, readBudget, readCapacityState, readFeatures, readIdList, readMode, unschedulable } from './allocate.js';
 export { firstFit } from './first-fit.js';
-export { compareObjective, type DraObjective, evaluateObjective, PAIR_PENALTY, TOPOLOGY_ATTRIBUTES, TopologySetup } from './objective.js';
+export { AllocatedBase, compareObjective, type DraObjective, evaluateObjective, PAIR_PENALTY, TOPOLOGY_ATTRIBUTES, TopologySetup } from './objective.js';
 export { fragmentationParts, type WorkloadShape } from './partition-fragmentation.js';
 export { DEFAULT_SCORED_BUDGET } from './scored.js';
 export { namesRead } from './symmetry.js';

@@ -8,7 +8,7 @@
 // partitions of one parent are no pair, and a pair a driver publishes nothing about costs nothing),
 // fragmentation, parents opened, free parents left in partly used PCIe-root and NUMA domains, share
 // of parents consumed. All integers: same input, same cost.
-import type { AllocationModel, Pool, RequestModel } from '../model/index.js';
+import type { AllocationModel, RequestModel } from '../model/index.js';
 import type { AttributeValue, Device } from '../objects/index.js';
 import { deviceFieldKeys, type SymmetryKeys } from './device-keys.js';
 import { counterSetRoots, FragmentationTracker, PartitionLayout, PLACEMENT_SCALE, partitionShare, ShapeTable, type WorkloadShape } from './partition-fragmentation.js';
@@ -72,8 +72,10 @@ function topologyValue(device: Device, driver: string, level: Level): string[] |
 
 /**
  * What the objective reads of a node's devices, whatever is allocated: each candidate's parent,
- * topology values, share and PCIe-root / NUMA domains, and the parents' counters (FGD). Built once
- * per node (the cluster handle keeps one per node and passes it to each search there).
+ * topology values, share and PCIe-root / NUMA domains, and the parents' counters (FGD). It names
+ * pools by their position among the node's pools and devices by their place in first-fit order, so
+ * one set-up serves every node whose pools offer the same devices in the same order (a node class:
+ * the cluster handle builds one per class, on the class's first member).
  */
 export class TopologySetup {
   /** Parent of each candidate (index into parents). */
@@ -89,19 +91,28 @@ export class TopologySetup {
   readonly topo: Array<Array<string[] | undefined>>;
   /** Per candidate: thousandths of its parent a pick takes; -1: depends on the request (shared devices). */
   readonly share: Int32Array;
-  /** Parent of each counter-set group, `pool id:group root` (for devices of other claims outside the candidates). */
+  /** Parent of each counter-set group, `pool position:group root` (for devices of other claims outside the candidates). */
   readonly counterParent = new Map<string, number>();
-  /** Counter-set groups per pool. */
-  readonly roots = new Map<Pool, Map<string, string>>();
-  /** The candidates' count when built (a setup fits only the model it was built from, or one over the same pools). */
+  /** Counter-set groups per pool position. */
+  readonly roots = new Map<number, Map<string, string>>();
+  /** The candidates' and pools' counts when built (a set-up fits only models over pools like those it was built from). */
   readonly candidates: number;
-  /** The symmetry classes' keys of the node's candidates (fields, and per set of attributes read). */
+  readonly pools: number;
+  /** The symmetry classes' keys of the candidates (fields, and per set of attributes read). */
   readonly symmetry: SymmetryKeys;
+  /** Workloads over the layout, per list of shapes given (the cluster handle gives one list per class). */
+  private readonly tables = new Map<readonly WorkloadShape[], ShapeTable>();
 
-  constructor(model: AllocationModel) {
+  /**
+   * `varies`: attributes (keys as published) whose values may differ between the nodes this set-up
+   * serves (a class's identity attributes); symmetry keys of a call whose selectors read one are
+   * made for that call alone.
+   */
+  constructor(model: AllocationModel, varies?: (key: string) => boolean) {
     const n = model.candidates.length;
     this.candidates = n;
-    this.symmetry = { fieldKeys: deviceFieldKeys(model), byRead: new Map() };
+    this.pools = model.pools.length;
+    this.symmetry = { fieldKeys: deviceFieldKeys(model), byRead: new Map(), namesRead: new Map(), ...(varies !== undefined ? { varies } : {}) };
     this.parentOf = new Int32Array(n);
     this.share = new Int32Array(n);
     this.topo = model.candidates.map((c) => LEVELS.map((level) => topologyValue(c.device, c.driver, level)));
@@ -112,12 +123,12 @@ export class TopologySetup {
       let roots: Map<string, string> | undefined;
       let parent: number;
       if (c.device.consumesCounters.length > 0) {
-        roots = this.roots.get(c.pool);
+        roots = this.roots.get(c.poolIndex);
         if (roots === undefined) {
           roots = counterSetRoots(c.pool);
-          this.roots.set(c.pool, roots);
+          this.roots.set(c.poolIndex, roots);
         }
-        const key = `${c.pool.id}:${roots.get(c.device.consumesCounters[0].counterSet) ?? c.device.consumesCounters[0].counterSet}`;
+        const key = `${c.poolIndex}:${roots.get(c.device.consumesCounters[0].counterSet) ?? c.device.consumesCounters[0].counterSet}`;
         let found = this.counterParent.get(key);
         if (found === undefined) this.counterParent.set(key, (found = parents++));
         parent = found;
@@ -150,9 +161,78 @@ export class TopologySetup {
     });
     this.layout = new PartitionLayout(model, this.parentOf, this.parentCount);
   }
+
+  /** Whether the set-up describes this model's devices (same counts of pools and candidates; the caller vouches for their content). */
+  fits(model: AllocationModel): boolean {
+    return this.candidates === model.candidates.length && this.pools === model.pools.length;
+  }
+
+  /** The workload `shapes` over the layout (the published shapes when undefined), made once per list given (the last few lists). */
+  shapeTable(shapes: readonly WorkloadShape[] | undefined): ShapeTable {
+    if (shapes === undefined) return this.layout.published;
+    let table = this.tables.get(shapes);
+    if (table === undefined) {
+      if (this.tables.size >= KEPT_TABLES) this.tables.delete(this.tables.keys().next().value as readonly WorkloadShape[]);
+      this.tables.set(shapes, (table = new ShapeTable(this.layout, shapes)));
+    }
+    return table;
+  }
 }
 
-/** Where every candidate sits and what other claims hold, for one search (over a TopologySetup). */
+/** Most workloads a set-up keeps tables for. */
+const KEPT_TABLES = 8;
+
+/**
+ * What other claims hold on one node, as the objective reads it: the parents they use, what they
+ * left of each counter, and each parent's fragmentation under a workload (per table, made on first
+ * use). Made from a model's allocated state over a set-up; the cluster handle keeps one per node and
+ * makes a new one when that node's allocated state changes, so the searches between two changes
+ * read it once.
+ */
+export class AllocatedBase {
+  /** Parents in use by other claims. */
+  readonly usedBefore: Uint8Array;
+  /** What other claims left of each parent's counters. */
+  readonly baseLeft: Float64Array;
+  private readonly fragments = new Map<ShapeTable, Float64Array>();
+
+  constructor(
+    readonly setup: TopologySetup,
+    model: AllocationModel,
+  ) {
+    if (!setup.fits(model)) throw new Error('AllocatedBase: the set-up was built for other devices');
+    this.usedBefore = new Uint8Array(setup.parentCount);
+    for (const c of model.candidates) if (model.allocatedElsewhere(c.id)) this.usedBefore[setup.parentOf[c.index]] = 1;
+    // Counter sets consumed by devices of other claims that are not candidates here (other slices).
+    for (const [poolIndex, roots] of setup.roots) {
+      const pool = model.pools[poolIndex];
+      for (const slices of [pool.deviceSlices, pool.otherSlices]) {
+        for (const slice of slices) {
+          for (const device of slice.devices) {
+            if (device.consumesCounters.length === 0 || !model.allocatedElsewhere(`${pool.driver}/${pool.name}/${device.name}`)) continue;
+            const parent = setup.counterParent.get(`${poolIndex}:${roots.get(device.consumesCounters[0].counterSet) ?? device.consumesCounters[0].counterSet}`);
+            if (parent !== undefined) this.usedBefore[parent] = 1;
+          }
+        }
+      }
+    }
+    this.baseLeft = setup.layout.baseLeft(model);
+  }
+
+  /** Each parent's fragmentation under `shapes` with what other claims left (ShapeTable.fragmentation). */
+  fragmentation(shapes: ShapeTable): Float64Array {
+    let now = this.fragments.get(shapes);
+    if (now === undefined) {
+      now = new Float64Array(this.setup.parentCount);
+      for (let p = 0; p < now.length; p++) now[p] = shapes.fragmentation(p, this.baseLeft);
+      if (this.fragments.size >= KEPT_TABLES) this.fragments.delete(this.fragments.keys().next().value as ShapeTable);
+      this.fragments.set(shapes, now);
+    }
+    return now;
+  }
+}
+
+/** Where every candidate sits and what other claims hold, for one search (over a TopologySetup and an AllocatedBase). */
 export class CandidateTopology {
   readonly parentOf: Int32Array;
   readonly parentCount: number;
@@ -164,38 +244,28 @@ export class CandidateTopology {
   readonly shapes: ShapeTable;
   /** What other claims left of each parent's counters. */
   readonly baseLeft: Float64Array;
+  /** Each parent's fragmentation before the search (under `shapes`). */
+  readonly baseFragmentation: Float64Array;
+  /** Whether the fragmentation term can differ between allocations (the workload has a shape). */
+  readonly partitioned: boolean;
 
   constructor(
     private readonly model: AllocationModel,
     readonly setup: TopologySetup = new TopologySetup(model),
     shapes?: readonly WorkloadShape[],
+    base: AllocatedBase = new AllocatedBase(setup, model),
   ) {
-    if (setup.candidates !== model.candidates.length) throw new Error('CandidateTopology: the setup was built for another node');
+    if (!setup.fits(model)) throw new Error('CandidateTopology: the setup was built for another node');
+    if (base.setup !== setup) throw new Error('CandidateTopology: the allocated base was made over another set-up');
     this.parentOf = setup.parentOf;
     this.parentCount = setup.parentCount;
     this.domainOf = setup.domainOf;
     this.domainSize = setup.domainSize;
-    this.usedBefore = new Uint8Array(setup.parentCount);
-    for (const c of model.candidates) if (model.allocatedElsewhere(c.id)) this.usedBefore[this.parentOf[c.index]] = 1;
-    // Counter sets consumed by devices of other claims that are not candidates here (other slices).
-    for (const [pool, roots] of setup.roots) {
-      for (const slices of [pool.deviceSlices, pool.otherSlices]) {
-        for (const slice of slices) {
-          for (const device of slice.devices) {
-            if (device.consumesCounters.length === 0 || !model.allocatedElsewhere(`${pool.driver}/${pool.name}/${device.name}`)) continue;
-            const parent = setup.counterParent.get(`${pool.id}:${roots.get(device.consumesCounters[0].counterSet) ?? device.consumesCounters[0].counterSet}`);
-            if (parent !== undefined) this.usedBefore[parent] = 1;
-          }
-        }
-      }
-    }
-    this.shapes = shapes === undefined ? setup.layout.published : new ShapeTable(setup.layout, shapes);
-    this.baseLeft = setup.layout.baseLeft(model);
-  }
-
-  /** Whether the fragmentation term can differ between allocations (the workload has a shape). */
-  get partitioned(): boolean {
-    return this.shapes.weights.some((w) => w > 0);
+    this.usedBefore = base.usedBefore;
+    this.shapes = setup.shapeTable(shapes);
+    this.baseLeft = base.baseLeft;
+    this.baseFragmentation = base.fragmentation(this.shapes);
+    this.partitioned = this.shapes.weights.some((w) => w > 0);
   }
 
   /**
@@ -318,7 +388,7 @@ export class ObjectiveTracker {
     for (let p = 0; p < placement.parentCount; p++) if (placement.usedBefore[p] === 1) this.markUsed(p, 1);
     // Measured from what other claims left: comparable between nodes.
     this.domains = 0;
-    this.fragments = new FragmentationTracker(placement.shapes, placement.baseLeft);
+    this.fragments = new FragmentationTracker(placement.shapes, placement.baseLeft, placement.baseFragmentation);
     this.partitioned = placement.partitioned;
   }
 

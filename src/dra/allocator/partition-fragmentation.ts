@@ -115,9 +115,10 @@ export class PartitionLayout {
   private readonly unitOf: Int32Array;
   /** The default workload (every partition shape published, equally weighted). */
   readonly published: ShapeTable;
-  /** Counter slot of `pool id \0 set \0 counter`. */
+  /** Counter slot of `pool position \0 set \0 counter` (whole devices: `\0unit\0 candidate index`). */
   private readonly slot = new Map<string, number>();
-  private readonly pools: Pool[];
+  /** Positions (among the node's pools) of the pools whose counters the layout follows. */
+  private readonly pools: number[];
 
   constructor(
     model: AllocationModel,
@@ -127,34 +128,34 @@ export class PartitionLayout {
     const n = model.candidates.length;
     // Counter slots per parent: the counters of its counter-set group.
     const perParent: string[][] = Array.from({ length: parentCount }, () => []);
-    const rootsOf = new Map<Pool, Map<string, string>>();
-    const groupOfParent: Array<{ pool: Pool; group: string } | undefined> = new Array(parentCount);
+    const rootsOf = new Map<number, Map<string, string>>();
+    const groupOfParent: Array<{ pool: number; group: string } | undefined> = new Array(parentCount);
     for (const c of model.candidates) {
       if (c.device.consumesCounters.length === 0 || c.shared) continue;
-      let roots = rootsOf.get(c.pool);
-      if (roots === undefined) rootsOf.set(c.pool, (roots = counterSetRoots(c.pool)));
+      let roots = rootsOf.get(c.poolIndex);
+      if (roots === undefined) rootsOf.set(c.poolIndex, (roots = counterSetRoots(c.pool)));
       const p = parentOf[c.index];
       if (groupOfParent[p] !== undefined) continue;
       const first = c.device.consumesCounters[0].counterSet;
-      groupOfParent[p] = { pool: c.pool, group: roots.get(first) ?? first };
+      groupOfParent[p] = { pool: c.poolIndex, group: roots.get(first) ?? first };
     }
     this.pools = [...rootsOf.keys()];
     this.partitioned = new Uint8Array(parentCount);
     // A whole device is a parent of one unit: free or not (FGD counts a free device a shape cannot use as a fragment for it).
-    const wholeOf: Array<string | undefined> = new Array(parentCount);
-    for (const c of model.candidates) if (c.device.consumesCounters.length === 0 && !c.shared) wholeOf[parentOf[c.index]] = c.id;
-    wholeOf.forEach((id, p) => {
-      if (id === undefined) return;
+    const wholeOf: Array<number | undefined> = new Array(parentCount);
+    for (const c of model.candidates) if (c.device.consumesCounters.length === 0 && !c.shared) wholeOf[parentOf[c.index]] = c.index;
+    wholeOf.forEach((index, p) => {
+      if (index === undefined) return;
       this.partitioned[p] = 1;
-      perParent[p].push(`\u0000unit\u0000${id}`);
+      perParent[p].push(`\u0000unit\u0000${index}`);
     });
     groupOfParent.forEach((g, p) => {
       if (g === undefined) return;
       this.partitioned[p] = 1;
       const roots = rootsOf.get(g.pool) as Map<string, string>;
-      for (const [setName, set] of g.pool.counterSets) {
+      for (const [setName, set] of model.pools[g.pool].counterSets) {
         if ((roots.get(setName) ?? setName) !== g.group) continue;
-        for (const name of Object.keys(set.counters)) perParent[p].push(`${g.pool.id}\u0000${setName}\u0000${name}`);
+        for (const name of Object.keys(set.counters)) perParent[p].push(`${g.pool}\u0000${setName}\u0000${name}`);
       }
     });
     this.counterStart = new Int32Array(parentCount + 1);
@@ -162,16 +163,16 @@ export class PartitionLayout {
     this.total = new Float64Array(this.counterStart[parentCount]);
     perParent.forEach((names, p) => names.forEach((key, k) => this.slot.set(key, this.counterStart[p] + k)));
     for (const pool of this.pools) {
-      for (const [setName, set] of pool.counterSets) {
+      for (const [setName, set] of model.pools[pool].counterSets) {
         for (const [name, q] of Object.entries(set.counters)) {
-          const at = this.slot.get(`${pool.id}\u0000${setName}\u0000${name}`);
+          const at = this.slot.get(`${pool}\u0000${setName}\u0000${name}`);
           if (at !== undefined) this.total[at] = amount(q);
         }
       }
     }
     this.unitOf = new Int32Array(n).fill(-1);
     for (const c of model.candidates) {
-      const at = wholeOf[parentOf[c.index]] === c.id ? this.slot.get(`\u0000unit\u0000${c.id}`) : undefined;
+      const at = wholeOf[parentOf[c.index]] === c.index ? this.slot.get(`\u0000unit\u0000${c.index}`) : undefined;
       if (at === undefined) continue;
       this.total[at] = 1;
       this.unitOf[c.index] = at;
@@ -186,7 +187,7 @@ export class PartitionLayout {
       } else if (c.device.consumesCounters.length > 0 && !c.shared) {
         for (const use of c.device.consumesCounters) {
           for (const [name, q] of Object.entries(use.counters)) {
-            const at = this.slot.get(`${c.pool.id}\u0000${use.counterSet}\u0000${name}`);
+            const at = this.slot.get(`${c.poolIndex}\u0000${use.counterSet}\u0000${name}`);
             if (at === undefined) continue;
             idx.push(at);
             amt.push(amount(q));
@@ -200,18 +201,19 @@ export class PartitionLayout {
     this.published = new ShapeTable(this, publishedShapes(model));
   }
 
-  /** What other claims left of each counter (devices of the pool beyond the candidates included). */
+  /** What other claims left of each counter (devices of the pool beyond the candidates included), on `model`'s node (whose pools are those the layout was read from, or a class member's). */
   baseLeft(model: AllocationModel): Float64Array {
     const left = Float64Array.from(this.total);
     for (const c of model.candidates) if (this.unitOf[c.index] >= 0 && model.allocatedElsewhere(c.id)) left[this.unitOf[c.index]] = 0;
-    for (const pool of this.pools) {
+    for (const poolIndex of this.pools) {
+      const pool = model.pools[poolIndex];
       for (const slices of [pool.deviceSlices, pool.otherSlices]) {
         for (const slice of slices) {
           for (const device of slice.devices) {
             if (device.consumesCounters.length === 0 || !model.allocatedElsewhere(`${pool.driver}/${pool.name}/${device.name}`)) continue;
             for (const use of device.consumesCounters) {
               for (const [name, q] of Object.entries(use.counters)) {
-                const at = this.slot.get(`${pool.id}\u0000${use.counterSet}\u0000${name}`);
+                const at = this.slot.get(`${poolIndex}\u0000${use.counterSet}\u0000${name}`);
                 if (at !== undefined) left[at] -= amount(q);
               }
             }
@@ -329,14 +331,19 @@ export class FragmentationTracker {
 
   private readonly layout: PartitionLayout;
 
+  /** `baseNow`: each parent's fragmentation with `baseLeft` (computed here when not given). */
   constructor(
     private readonly shapes: ShapeTable,
     baseLeft: Float64Array,
+    baseNow?: Float64Array,
   ) {
     this.layout = shapes.layout;
     this.left = Float64Array.from(baseLeft);
-    this.now = new Float64Array(this.layout.parentCount);
-    for (let p = 0; p < this.layout.parentCount; p++) this.now[p] = shapes.fragmentation(p, this.left);
+    if (baseNow !== undefined) this.now = Float64Array.from(baseNow);
+    else {
+      this.now = new Float64Array(this.layout.parentCount);
+      for (let p = 0; p < this.layout.parentCount; p++) this.now[p] = shapes.fragmentation(p, this.left);
+    }
   }
 
   /** The fragmentation of every parent before the search (what `delta` is measured from). */

@@ -11,7 +11,7 @@ import { ALLOCATION_RESULTS_MAX_SIZE, type AllocationModel, type RequestModel } 
 import { unschedulableReason } from './diagnose.js';
 import { infeasibleReason } from './feasibility.js';
 import { firstFit, type SearchProgress } from './first-fit.js';
-import { CandidateTopology, compareObjective, type DraObjective, ObjectiveTracker, type TopologySetup } from './objective.js';
+import { type AllocatedBase, CandidateTopology, compareObjective, type DraObjective, ObjectiveTracker, type TopologySetup } from './objective.js';
 import type { WorkloadShape } from './partition-fragmentation.js';
 import { SearchState } from './search-state.js';
 import { type SymmetryClasses, symmetryClasses } from './symmetry.js';
@@ -215,8 +215,8 @@ export type ScoredDecision =
  * the search. Where the search met an error upstream reports or the claim limit, first-fit decides
  * whether that error is the outcome (it throws then); the allocation is still the scored one.
  */
-export function decideScored(model: AllocationModel, budget: number, setup?: TopologySetup, shapes?: readonly WorkloadShape[]): ScoredDecision {
-  const placement = new CandidateTopology(model, setup, shapes);
+export function decideScored(model: AllocationModel, budget: number, setup?: TopologySetup, shapes?: readonly WorkloadShape[], base?: AllocatedBase): ScoredDecision {
+  const placement = new CandidateTopology(model, setup, shapes, base);
   const classes = symmetryClasses(model, placement.setup.symmetry);
   // The search first, on a small budget: where it ends within it (an allocation, or none anywhere) the
   // proofs cannot change the allocation, and only a refusal asks them for its reason. Otherwise the

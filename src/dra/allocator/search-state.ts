@@ -37,6 +37,8 @@ export class SearchState {
   private readonly takenBy: Uint8Array[];
   private readonly takenCount: Int32Array;
   private readonly available = new Map<Pool, Counters>();
+  /** Pools where other claims already consume more than some counter holds: nothing drawing on their counters fits. */
+  private readonly overdrawn = new Set<Pool>();
   private readonly consumed = new Map<Pool, Counters>();
   // Shares of each shared device in this search, with the capacity they consume.
   private readonly shares = new Map<number, { count: number; amounts: CapacityAmounts }>();
@@ -182,6 +184,7 @@ export class SearchState {
         }
       }
     }
+    for (const set of counters.values()) for (const left of set.values()) if (left.sign() < 0) this.overdrawn.add(pool);
     this.available.set(pool, counters);
     return counters;
   }
@@ -204,12 +207,20 @@ export class SearchState {
         set.set(name, have === undefined ? q : have.add(q));
       }
     }
-    // Every counter of the pool must stay within what is available (as upstream checks it).
-    for (const [setName, counters] of available) {
-      const used = consumed.get(setName);
+    // Every counter of the pool must stay within what is available (as upstream checks it). Before
+    // this take every counter was (each take checked it, and none was overdrawn at the start), so
+    // only the counter sets this device draws on can have gone over.
+    if (this.overdrawn.has(c.pool)) {
+      this.releaseCounters(c);
+      return false;
+    }
+    for (const use of c.device.consumesCounters) {
+      const counters = available.get(use.counterSet);
+      const used = consumed.get(use.counterSet);
+      if (counters === undefined || used === undefined) continue;
       for (const [name, left] of counters) {
-        const q = used?.get(name);
-        if (q === undefined ? left.sign() < 0 : left.compare(q) < 0) {
+        const q = used.get(name);
+        if (q !== undefined && left.compare(q) < 0) {
           this.releaseCounters(c);
           return false;
         }

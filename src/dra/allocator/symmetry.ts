@@ -30,8 +30,8 @@ export function namesRead(expression: string): string[] | undefined {
   return names;
 }
 
-/** Which attribute keys (as published: qualified or bare) can matter in this call, and a name for that set. */
-function readAttributes(model: AllocationModel): { read: (key: string) => boolean; key: string } {
+/** Which attribute keys (as published: qualified or bare) can matter in this call, and a name for that set (`names`: the set-up's namesRead of each expression). */
+function readAttributes(model: AllocationModel, known?: Map<string, string[] | undefined>): { read: (key: string) => boolean; key: string; names: ReadonlySet<string> | undefined } {
   const names = new Set<string>();
   for (const level of Object.values(TOPOLOGY_ATTRIBUTES)) for (const n of [...level.standard, ...level.local]) names.add(n);
   for (const claim of model.claims) {
@@ -42,48 +42,67 @@ function readAttributes(model: AllocationModel): { read: (key: string) => boolea
     for (const group of claim.groups) {
       for (const request of group.alternatives) {
         for (const s of [...request.deviceClass.selectors, ...request.body.selectors]) {
-          const read = namesRead(s.cel?.expression ?? '');
-          if (read === undefined) return { read: () => true, key: '*' };
+          const expression = s.cel?.expression ?? '';
+          let read = known?.get(expression);
+          if (read === undefined && !known?.has(expression)) {
+            read = namesRead(expression);
+            known?.set(expression, read);
+          }
+          if (read === undefined) return { read: () => true, key: '*', names: undefined };
           for (const n of read) names.add(n);
         }
       }
     }
   }
-  return { read: (key) => names.has(key) || names.has(key.slice(key.lastIndexOf('/') + 1)), key: [...names].sort().join('\u0000') };
+  return { read: (key) => names.has(key) || names.has(key.slice(key.lastIndexOf('/') + 1)), key: [...names].sort().join('\u0000'), names };
 }
 
 /** Most sets of attribute names whose keys a SymmetryKeys keeps. */
 const KEPT_READ_SETS = 8;
 
-/** Groups the model's candidates into classes of interchangeable devices (`kept`: the node's keys, when its set-up keeps them). */
+/** Each candidate's class by its fields and the attributes `read` accepts (-1 for shares: each is its own class). */
+function staticClasses(model: AllocationModel, fieldKeys: readonly string[], read: (key: string) => boolean): Int32Array {
+  const ids = new Map<string, number>();
+  return Int32Array.from(model.candidates, (c) => {
+    if (c.shared) return -1;
+    const attributes = c.device.attributes;
+    const shown: Record<string, AttributeValue> = {};
+    for (const k of Object.keys(attributes)) if (read(k)) shown[k] = attributes[k];
+    const key = `${fieldKeys[c.index]}\u0000${keyOf(shown)}`;
+    let id = ids.get(key);
+    if (id === undefined) ids.set(key, (id = ids.size));
+    return id;
+  });
+}
+
+/** Groups the model's candidates into classes of interchangeable devices (`kept`: the set-up's keys, when the caller keeps one). */
 export function symmetryClasses(model: AllocationModel, kept?: SymmetryKeys): SymmetryClasses {
-  const { read, key: readKey } = readAttributes(model);
-  let staticKeys = kept?.byRead.get(readKey);
-  if (staticKeys === undefined) {
-    const fieldKeys = kept?.fieldKeys ?? deviceFieldKeys(model);
-    staticKeys = model.candidates.map((c) => {
-      if (c.shared) return '';
-      const attributes = c.device.attributes;
-      const shown: Record<string, AttributeValue> = {};
-      for (const k of Object.keys(attributes)) if (read(k)) shown[k] = attributes[k];
-      return `${fieldKeys[c.index]}\u0000${keyOf(shown)}`;
-    });
-    if (kept !== undefined) {
+  const { read, key: readKey, names } = readAttributes(model, kept?.namesRead);
+  // Keys over attributes that differ between the nodes the set-up serves are this call's alone.
+  const varies = kept?.varies;
+  const own = varies !== undefined && (names === undefined || [...names].some(varies));
+  let statics = own ? undefined : kept?.byRead.get(readKey);
+  if (statics === undefined) {
+    statics = staticClasses(model, kept?.fieldKeys ?? deviceFieldKeys(model), read);
+    if (kept !== undefined && !own) {
       if (kept.byRead.size >= KEPT_READ_SETS) kept.byRead.delete(kept.byRead.keys().next().value as string);
-      kept.byRead.set(readKey, staticKeys);
+      kept.byRead.set(readKey, statics);
     }
   }
-  const ids = new Map<string, number>();
+  // A static class splits by allocated state: free members and those other claims hold.
+  const ids = new Map<number, number>();
   const members: number[][] = [];
   const classOf = new Int32Array(model.candidates.length);
   for (const c of model.candidates) {
-    // Shares of multi-allocatable devices differ by what they hold: each is its own class.
-    let key = `#${c.index}`;
-    if (!c.shared) key = `${staticKeys[c.index]}\u0000${model.allocatedElsewhere(c.id)}`;
-    let id = ids.get(key);
-    if (id === undefined) {
+    const s = statics[c.index];
+    let id: number | undefined;
+    if (s >= 0) {
+      const key = 2 * s + (model.allocatedElsewhere(c.id) ? 1 : 0);
+      id = ids.get(key);
+      if (id === undefined) ids.set(key, (id = members.length));
+    }
+    if (id === undefined || id === members.length) {
       id = members.length;
-      ids.set(key, id);
       members.push([]);
     }
     members[id].push(c.index);

@@ -7,6 +7,7 @@
 import { AllocationError } from '../../shared/errors.js';
 import { fail } from '../../shared/validate.js';
 import {
+  AllocatedBase,
   allocateOnModel,
   compareObjective,
   type DraAllocateResult,
@@ -183,8 +184,10 @@ export class DraCluster {
   /** The node each node-local pool belongs to. */
   private readonly nodeOfPool = new Map<string, number>();
   private readonly held = new Map<string, Held>();
-  /** Per node, the scored objective's set-up (what its devices publish), made on the first search there. */
+  /** Per node class, the scored objective's set-up (what its devices publish), made on the first search on a member. */
   private readonly setups: Array<TopologySetup | undefined>;
+  /** Per node, what other claims hold there as the objective reads it, made on the first search after the node's allocated state last changed. */
+  private readonly bases: Array<AllocatedBase | undefined>;
   /** The workload's requests (read once) and, per node class, its shapes (made on first use). */
   private readonly workload?: { probe: AllocationModel; weights: number[]; shapes: Array<WorkloadShape[] | undefined> };
   private tries = 0;
@@ -211,12 +214,13 @@ export class DraCluster {
       names.add(n.name);
     });
     this.nodeNames = this.nodes.map((n) => n.name);
-    this.setups = new Array(this.nodes.length);
+    this.bases = new Array(this.nodes.length);
 
     const layout = layoutCluster(this.nodes, slices, this.features, this.cache);
     this.pools = layout.pools;
     this.classOf = layout.classOf;
     this.nodeClasses = layout.classes;
+    this.setups = new Array(this.nodeClasses.length);
     for (const c of this.nodeClasses) for (const id of c.sharedPools) (this.classesOfPool.get(id) ?? this.classesOfPool.set(id, []).get(id)!).push(c.index);
     layout.localPools.forEach((local, k) => local.forEach((isLocal, p) => isLocal && this.nodeOfPool.set(this.pools[k][p].id, k)));
 
@@ -486,8 +490,12 @@ export class DraCluster {
     const pools = this.pools[k];
     const model = new NodeModel(this.nodes[k], this.features, pools, this.allocatedState.stateFor(pools), this.cache, this.nodeClasses[this.classOf[k]]);
     if (this.search.mode !== 'scored') return allocateOnModel(model, claims, this.classes, this.search);
-    const setup = this.setups[k] ?? (this.setups[k] = new TopologySetup(model));
-    return allocateOnModel(model, claims, this.classes, { ...this.search, setup, ...this.shapesFor(k) });
+    const c = this.classOf[k];
+    const nodeClass = this.nodeClasses[c];
+    // Built on the class's template (its first member): members differ at most in identity attributes, which then key the symmetry classes per call.
+    const setup = this.setups[c] ?? (this.setups[c] = new TopologySetup(nodeClass.template, nodeClass.identityVaries ? isIdentityAttribute : undefined));
+    const base = this.bases[k] ?? (this.bases[k] = new AllocatedBase(setup, model));
+    return allocateOnModel(model, claims, this.classes, { ...this.search, setup, base, ...this.shapesFor(k) });
   }
 
   /** The workload's shapes on node k's class (selected on the class's template, as the node index does). */
@@ -535,9 +543,13 @@ export class DraCluster {
     }
     for (const k of nodes) {
       this.refreshNode(k);
+      this.bases[k] = undefined;
       this.index.nodeChanged(k);
     }
-    for (const c of classes) if (this.refreshShared(c)) this.index.classChanged(c);
+    for (const c of classes) {
+      for (const k of this.nodeClasses[c].members) this.bases[k] = undefined;
+      if (this.refreshShared(c)) this.index.classChanged(c);
+    }
   }
 
   /** Gives a claim's devices back: the claim (a ResourceClaim object) or its `namespace/name`. Returns where it was. */
