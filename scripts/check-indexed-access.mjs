@@ -15,6 +15,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** Opted-in paths, relative to the repository root: a folder (ends in `/`) or one file. */
 const OPTED_IN = [
   'bindings/',
+  'src/baseline/',
   'src/shared/',
   'src/models/',
   'src/hardware/',
@@ -22,9 +23,9 @@ const OPTED_IN = [
   'src/dra/objects/',
   'src/dra/cel/',
   'src/dra/model/',
-  'src/devices/split.ts',
-  'src/devices/policy-config.ts',
-  'src/devices/natural-sort.ts',
+  'src/devices/',
+  'src/placement/',
+  'src/wasm/',
   'src/simulation/',
   'src/cli/',
 ];

@@ -2,6 +2,8 @@
 // assembly/besteffort.ts, step for step (the same groups, bounds and visits; the core computes some
 // steps four lanes at a time with v128 where this twin loops), so both backends return the same GPUs. Sets of positions are 32-bit masks here (besteffort runs on at
 // most 20 available GPUs); the 'topology' search works on index lists (nodes have up to 64 GPUs).
+// Index reads are in range by construction (hence the `!`): positions below n, sets below 2^n into
+// tables of 4 << n, group lists sized by reserve(), GPU indices below the matrix's side.
 import type { AlignedKernels } from '../devices/aligned.js';
 import { binomial, ctz, lexBefore, popcount } from '../shared/bits.js';
 
@@ -72,17 +74,17 @@ class _BestEffortSearch {
 
   run(matrix: Int32Array, gpus: number, available: ArrayLike<number>, required: ArrayLike<number>, size: number): number[] {
     const n = available.length;
-    if (size === 1) return [required.length > 0 ? required[0] : available[0]];
+    if (size === 1) return [required.length > 0 ? required[0]! : available[0]!];
     if (size === n) return Array.from(available).sort((a, b) => a - b);
     this.n = n;
     this.k = size;
     this.r = n % size;
     let floor = 0x7fffffff;
-    for (let p = 0; p < n; p++) for (let q = p + 1; q < n; q++) floor = Math.min(floor, matrix[available[p] * gpus + available[q]]);
+    for (let p = 0; p < n; p++) for (let q = p + 1; q < n; q++) floor = Math.min(floor, matrix[available[p]! * gpus + available[q]!]!);
     if (this.pos.length < n * n) this.pos = new Int32Array(n * n);
-    for (let p = 0; p < n; p++) for (let q = 0; q < n; q++) this.pos[p * n + q] = p === q ? 0 : matrix[available[p] * gpus + available[q]] - floor;
+    for (let p = 0; p < n; p++) for (let q = 0; q < n; q++) this.pos[p * n + q] = p === q ? 0 : matrix[available[p]! * gpus + available[q]!]! - floor;
     let req = 0;
-    for (let k = 0; k < required.length; k++) req |= 1 << Array.prototype.indexOf.call(available, required[k]);
+    for (let k = 0; k < required.length; k++) req |= 1 << Array.prototype.indexOf.call(available, required[k]!);
     this.req = req;
     const full = (1 << n) - 1;
     if (Math.floor(n / size) + (this.r > 0 ? 1 : 0) <= 2) {
@@ -123,7 +125,7 @@ class _BestEffortSearch {
     let chosenScore = -1;
     let set = full;
     for (let d = 0; set !== 0; d++) {
-      const g = this.isLast(set) ? set : this.path[d];
+      const g = this.isLast(set) ? set : this.path[d]!;
       set ^= g;
       if (popcount(g) !== size || (g & req) !== req) continue;
       const s = this.groupScore(g);
@@ -133,7 +135,7 @@ class _BestEffortSearch {
       }
     }
     const out: number[] = [];
-    for (let a = chosen; a !== 0; a &= a - 1) out.push(available[ctz(a)]);
+    for (let a = chosen; a !== 0; a &= a - 1) out.push(available[ctz(a)]!);
     return out.sort((a, b) => a - b);
   }
 
@@ -157,7 +159,7 @@ class _BestEffortSearch {
     for (let a = set; a !== 0; ) {
       const i = ctz(a);
       a &= a - 1;
-      for (let b = a; b !== 0; b &= b - 1) s += pos[i * n + ctz(b)];
+      for (let b = a; b !== 0; b &= b - 1) s += pos[i * n + ctz(b)]!;
     }
     return s;
   }
@@ -197,19 +199,19 @@ class _BestEffortSearch {
     let best = -1;
     const lastLevel = depth === this.enC - 1;
     for (let p = from; p <= n - (this.enC - depth); p++) {
-      const s = score + gains[at + p];
+      const s = score + gains[at + p]!;
       const m = mask | (1 << p);
       if (lastLevel) {
         if (this.recordGroup(m, s, enFull) && enFull) {
-          if (s > ku[p]) ku[p] = s;
+          if (s > ku[p]!) ku[p] = s;
           if (s > best) best = s;
         }
         continue;
       }
-      for (let q = 0; q < n; q++) gains[at + 32 + q] = gains[at + q] + pos[p * n + q];
+      for (let q = 0; q < n; q++) gains[at + 32 + q] = gains[at + q]! + pos[p * n + q]!;
       const b = this.enumerate(p + 1, depth + 1, m, s);
       if (b >= 0 && enFull) {
-        if (b > ku[p]) ku[p] = b;
+        if (b > ku[p]!) ku[p] = b;
         if (b > best) best = b;
       }
     }
@@ -244,9 +246,9 @@ class _BestEffortSearch {
         this.recordGroup(m, 0, full);
         continue;
       }
-      for (let q = 0; q < n; q++) this.gains[q] = pos[p * n + q];
+      for (let q = 0; q < n; q++) this.gains[q] = pos[p * n + q]!;
       const b = this.enumerate(p + 1, 1, m, 0);
-      if (b >= 0 && full && b > ku[p]) ku[p] = b;
+      if (b >= 0 && full && b > ku[p]!) ku[p] = b;
     }
     for (let p = n - c + 1; p <= n; p++) start[p] = this.enCount;
     for (let i = this.enCount; i < ((this.enCount + 3) & ~3); i++) {
@@ -264,7 +266,7 @@ class _BestEffortSearch {
       if (j * 8 >= n) continue;
       for (let b = 1; b < 256; b++) {
         const p = j * 8 + ctz(b);
-        kuBytes[j * 256 + b] = kuBytes[j * 256 + (b & (b - 1))] + (p < n ? ku[p] : 0);
+        kuBytes[j * 256 + b] = kuBytes[j * 256 + (b & (b - 1))]! + (p < n ? ku[p]! : 0);
       }
     }
   }
@@ -272,11 +274,11 @@ class _BestEffortSearch {
   private kuOf(set: number): number {
     if (this.kuDirect) {
       let sum = 0;
-      for (let a = set; a !== 0; a &= a - 1) sum += this.ku[ctz(a)];
+      for (let a = set; a !== 0; a &= a - 1) sum += this.ku[ctz(a)]!;
       return sum;
     }
     const t = this.kuBytes;
-    return t[set & 0xff] + t[256 + ((set >>> 8) & 0xff)] + t[512 + (set >>> 16)];
+    return t[set & 0xff]! + t[256 + ((set >>> 8) & 0xff)]! + t[512 + (set >>> 16)]!;
   }
 
   private fitPotentials(): void {
@@ -284,17 +286,17 @@ class _BestEffortSearch {
     this.kuDirect = k <= 3;
     this.fillKuBytes();
     const padded = (nf + 3) & ~3;
-    for (let i = 0; i < padded; i++) gSlack[i] = this.kuOf(gMask[i]) - k * gScore[i];
+    for (let i = 0; i < padded; i++) gSlack[i] = this.kuOf(gMask[i]!) - k * gScore[i]!;
     // One Gauss-Seidel sweep: lower each potential by the least slack of the groups through it
     // (those whose first position is p or lower: the lists are in lexicographic order).
     for (let p = 0; p < n; p++) {
       const bit = 1 << p;
-      const end = gStart[p + 1];
+      const end = gStart[p + 1]!;
       let d = _INF;
-      for (let i = 0; i < end; i++) if ((gMask[i] & bit) !== 0 && gSlack[i] < d) d = gSlack[i];
+      for (let i = 0; i < end; i++) if ((gMask[i]! & bit) !== 0 && gSlack[i]! < d) d = gSlack[i]!;
       if (d === _INF) d = 0;
-      ku[p] -= d;
-      if (d !== 0) for (let i = 0; i < end; i++) if ((gMask[i] & bit) !== 0) gSlack[i] -= d;
+      ku[p]! -= d;
+      if (d !== 0) for (let i = 0; i < end; i++) if ((gMask[i]! & bit) !== 0) gSlack[i]! -= d;
     }
     this.fillKuBytes();
     const { nt, tMask, tScore, tSlack } = this;
@@ -302,11 +304,11 @@ class _BestEffortSearch {
     if (nt > 0) {
       delta = -_INF;
       for (let i = 0; i < nt; i++) {
-        const e = k * tScore[i] - this.kuOf(tMask[i]);
+        const e = k * tScore[i]! - this.kuOf(tMask[i]!);
         tSlack[i] = -e;
         if (e > delta) delta = e;
       }
-      for (let i = 0; i < nt; i++) tSlack[i] += delta;
+      for (let i = 0; i < nt; i++) tSlack[i]! += delta;
     }
     this.delta = delta;
   }
@@ -327,11 +329,11 @@ class _BestEffortSearch {
         const masks = list === 0 ? gMask : tMask;
         const slacks = list === 0 ? gSlack : tSlack;
         const scores = list === 0 ? gScore : tScore;
-        for (let i = start[m], end = start[m + 1]; i < end; i++) {
-          if ((masks[i] & ~set) === 0 && slacks[i] < least) {
-            least = slacks[i];
-            pick = masks[i];
-            pickScore = scores[i];
+        for (let i = start[m]!, end = start[m + 1]!; i < end; i++) {
+          if ((masks[i]! & ~set) === 0 && slacks[i]! < least) {
+            least = slacks[i]!;
+            pick = masks[i]!;
+            pickScore = scores[i]!;
           }
         }
       }
@@ -340,9 +342,9 @@ class _BestEffortSearch {
       total += pickScore;
       set ^= pick;
     }
-    if (this.table[4 * set + 1] >= _INF) return -1;
+    if (this.table[4 * set + 1]! >= _INF) return -1;
     this.path[d] = set;
-    return total + this.table[4 * set];
+    return total + this.table[4 * set]!;
   }
 
   private improve(full: number, value: number): number {
@@ -350,14 +352,14 @@ class _BestEffortSearch {
     let set = full;
     let groups = 0;
     while (set !== 0) {
-      const g = this.path[groups];
+      const g = this.path[groups]!;
       for (let a = g; a !== 0; a &= a - 1) grp[ctz(a)] = groups;
       set ^= g;
       groups++;
     }
     for (let p = 0; p < n; p++) {
       for (let j = 0; j < groups; j++) conn[p * 32 + j] = 0;
-      for (let q = 0; q < n; q++) if (q !== p) conn[p * 32 + grp[q]] += pos[p * n + q];
+      for (let q = 0; q < n; q++) if (q !== p) conn[p * 32 + grp[q]!]! += pos[p * n + q]!;
     }
     let v = value;
     for (let round = 0; round < 64; round++) {
@@ -366,13 +368,13 @@ class _BestEffortSearch {
       let bq = -1;
       for (let p = 0; p < n; p++) {
         if (((req >>> p) & 1) !== 0) continue;
-        const a = grp[p];
+        const a = grp[p]!;
         for (let q = p + 1; q < n; q++) {
           if (((req >>> q) & 1) !== 0) continue;
-          const b = grp[q];
+          const b = grp[q]!;
           if (a === b) continue;
-          const pq = pos[p * n + q];
-          const d = conn[q * 32 + a] - pq - conn[p * 32 + a] + conn[p * 32 + b] - pq - conn[q * 32 + b];
+          const pq = pos[p * n + q]!;
+          const d = conn[q * 32 + a]! - pq - conn[p * 32 + a]! + conn[p * 32 + b]! - pq - conn[q * 32 + b]!;
           if (d > bd) {
             bd = d;
             bp = p;
@@ -381,12 +383,12 @@ class _BestEffortSearch {
         }
       }
       if (bp < 0) break;
-      const a = grp[bp];
-      const b = grp[bq];
+      const a = grp[bp]!;
+      const b = grp[bq]!;
       for (let x = 0; x < n; x++) {
-        const dx = pos[x * n + bq] - pos[x * n + bp];
-        conn[x * 32 + a] += dx;
-        conn[x * 32 + b] -= dx;
+        const dx = pos[x * n + bq]! - pos[x * n + bp]!;
+        conn[x * 32 + a]! += dx;
+        conn[x * 32 + b]! -= dx;
       }
       grp[bp] = b;
       grp[bq] = a;
@@ -402,17 +404,17 @@ class _BestEffortSearch {
     let c = 0;
     for (let m = 0; m < n; m++) {
       liveStart[m] = c;
-      const iEnd = gStart[m + 1];
-      const jEnd = this.nt > 0 ? tStart[m + 1] : 0;
+      const iEnd = gStart[m + 1]!;
+      const jEnd = this.nt > 0 ? tStart[m + 1]! : 0;
       for (;;) {
-        while (i < iEnd && gSlack[i] > budget) i++;
-        while (j < jEnd && tSlack[j] > budget) j++;
-        if (i < iEnd && !(j < jEnd && lexBefore(tMask[j], gMask[i]))) {
-          liveSlack[c] = gSlack[i];
-          live[c++] = gMask[i++];
+        while (i < iEnd && gSlack[i]! > budget) i++;
+        while (j < jEnd && tSlack[j]! > budget) j++;
+        if (i < iEnd && !(j < jEnd && lexBefore(tMask[j]!, gMask[i]!))) {
+          liveSlack[c] = gSlack[i]!;
+          live[c++] = gMask[i++]!;
         } else if (j < jEnd) {
-          liveSlack[c] = tSlack[j];
-          live[c++] = tMask[j++];
+          liveSlack[c] = tSlack[j]!;
+          live[c++] = tMask[j++]!;
         } else break;
       }
     }
@@ -421,7 +423,7 @@ class _BestEffortSearch {
 
   private setUpper(set: number, v: number): void {
     const t = this.table;
-    if (t[4 * set + 3] !== this.epoch || v < t[4 * set + 2]) {
+    if (t[4 * set + 3] !== this.epoch || v < t[4 * set + 2]!) {
       t[4 * set + 2] = v;
       t[4 * set + 3] = this.epoch;
     }
@@ -431,16 +433,16 @@ class _BestEffortSearch {
     const { candMask, candSlack } = this;
     const count = to - from;
     let gi = 0;
-    while (gi < 8 && _GAPS[gi] >= count) gi++;
+    while (gi < 8 && _GAPS[gi]! >= count) gi++;
     for (; gi < 8; gi++) {
-      const gap = _GAPS[gi];
+      const gap = _GAPS[gi]!;
       for (let i = from + gap; i < to; i++) {
-        const m = candMask[i];
-        const sl = candSlack[i];
+        const m = candMask[i]!;
+        const sl = candSlack[i]!;
         let j = i;
         while (j - gap >= from) {
-          const pm = candMask[j - gap];
-          const ps = candSlack[j - gap];
+          const pm = candMask[j - gap]!;
+          const ps = candSlack[j - gap]!;
           if (ps < sl || (ps === sl && lexBefore(pm, m))) break;
           candMask[j] = pm;
           candSlack[j] = ps;
@@ -464,11 +466,11 @@ class _BestEffortSearch {
     let upper = Math.trunc((bound - this.budget - 1) / k);
     const m = ctz(set);
     let end = top;
-    for (let i = this.liveStart[m], last = this.liveStart[m + 1]; i < last; i++) {
-      const g = live[i];
+    for (let i = this.liveStart[m]!, last = this.liveStart[m + 1]!; i < last; i++) {
+      const g = live[i]!;
       if ((g & ~set) !== 0) continue;
       if (!tailOk && popcount(g) !== k) continue;
-      const slack = liveSlack[i];
+      const slack = liveSlack[i]!;
       if (slack > gap) {
         const b = Math.trunc((bound - slack) / k);
         if (b > upper) upper = b;
@@ -486,7 +488,7 @@ class _BestEffortSearch {
   /** Score of g plus the last group `set ^ g`, or _FAIL when that group is invalid. */
   private withLastGroup(set: number, g: number): number {
     const rest = set ^ g;
-    return this.table[4 * rest + 1] >= _INF ? _FAIL : this.table[4 * g] + this.table[4 * rest];
+    return this.table[4 * rest + 1]! >= _INF ? _FAIL : this.table[4 * g]! + this.table[4 * rest]!;
   }
 
   private boundOf(set: number, ku: number): number {
@@ -499,7 +501,7 @@ class _BestEffortSearch {
 
   /** Potentials summed over a group: slack plus size times score (the padded group's slack includes delta). */
   private kuOfGroup(g: number, slack: number): number {
-    return (popcount(g) !== this.k ? slack - this.delta : slack) + this.k * this.table[4 * g];
+    return (popcount(g) !== this.k ? slack - this.delta : slack) + this.k * this.table[4 * g]!;
   }
 
   /** Branch and bound for the best value, least slack first (assembly/besteffort.ts bestValue). */
@@ -510,7 +512,7 @@ class _BestEffortSearch {
       this.buildLive(this.budget);
     }
     const { k, table, candMask, candSlack } = this;
-    if (table[4 * set + 3] === this.epoch && acc + table[4 * set + 2] <= this.bestValue) return table[4 * set + 2];
+    if (table[4 * set + 3] === this.epoch && acc + table[4 * set + 2]! <= this.bestValue) return table[4 * set + 2]!;
     const bound = this.boundOf(set, ku);
     if (bound < k * (this.bestValue + 1 - acc)) {
       const b = bound >= 0 ? Math.trunc(bound / k) : -1;
@@ -522,8 +524,8 @@ class _BestEffortSearch {
     const two = this.twoLeft(set);
     if (!two && end - top > 1) this.sortBySlack(top, end);
     for (let c = top; c < end; c++) {
-      const g = candMask[c];
-      const slack = candSlack[c];
+      const g = candMask[c]!;
+      const slack = candSlack[c]!;
       if (slack > bound - k * (this.bestValue + 1 - acc)) {
         const b = Math.trunc((bound - slack) / k);
         if (b > upper) upper = b;
@@ -540,7 +542,7 @@ class _BestEffortSearch {
         }
         continue;
       }
-      const s = table[4 * g];
+      const s = table[4 * g]!;
       const sub = this.bestValueOf(set ^ g, ku - this.kuOfGroup(g, slack), acc + s, end);
       if (s + sub > upper) upper = s + sub;
     }
@@ -551,7 +553,7 @@ class _BestEffortSearch {
   /** The first partition of `set` in upstream's order reaching `need` (assembly/besteffort.ts lexFirst). */
   private lexFirst(set: number, ku: number, need: number, depth: number, top: number): number {
     const { k, table, candMask, candSlack } = this;
-    if (table[4 * set + 3] === this.epoch && table[4 * set + 2] < need) return _FAIL;
+    if (table[4 * set + 3] === this.epoch && table[4 * set + 2]! < need) return _FAIL;
     const bound = this.boundOf(set, ku);
     if (bound < k * need) {
       this.setUpper(set, bound >= 0 ? Math.trunc(bound / k) : -1);
@@ -561,7 +563,7 @@ class _BestEffortSearch {
     let upper = this.collectedUpper;
     const two = this.twoLeft(set);
     for (let c = top; c < end; c++) {
-      const g = candMask[c];
+      const g = candMask[c]!;
       if (two) {
         const v = this.withLastGroup(set, g);
         if (v >= need) {
@@ -571,15 +573,15 @@ class _BestEffortSearch {
         if (v > upper) upper = v;
         continue;
       }
-      const s = table[4 * g];
+      const s = table[4 * g]!;
       const rest = set ^ g;
-      const sub = this.lexFirst(rest, ku - this.kuOfGroup(g, candSlack[c]), need - s, depth + 1, end);
+      const sub = this.lexFirst(rest, ku - this.kuOfGroup(g, candSlack[c]!), need - s, depth + 1, end);
       if (sub !== _FAIL) {
         this.path[depth] = g;
         return s + sub;
       }
       // Every way lexFirst fails leaves the rest's upper bound memoised in this search (epoch).
-      const b = s + table[4 * rest + 2];
+      const b = s + table[4 * rest + 2]!;
       if (b > upper) upper = b;
     }
     this.setUpper(set, upper);
@@ -592,7 +594,7 @@ class _BestEffortSearch {
     let total = 0;
     for (let p = 0; p < n; p++) {
       let s = 0;
-      for (let q = 0; q < n; q++) s += pos[p * n + q];
+      for (let q = 0; q < n; q++) s += pos[p * n + q]!;
       row[p] = s;
       total += s;
     }
@@ -600,8 +602,8 @@ class _BestEffortSearch {
     this.twSetScore = total / 2;
     this.twBest = _FAIL;
     this.twGroup = 0;
-    for (let q = 0; q < n; q++) gains[q] = pos[q];
-    this.twoGroupsFrom(1, 0, 1, 0, row[0]);
+    for (let q = 0; q < n; q++) gains[q] = pos[q]!;
+    this.twoGroupsFrom(1, 0, 1, 0, row[0]!);
     if (this.twBest === _FAIL) return false;
     this.path[0] = this.twGroup;
     return true;
@@ -624,12 +626,12 @@ class _BestEffortSearch {
     const left = k - 1 - chosen;
     const tailLeft = r > 0 && r - 1 > chosen ? r - 1 - chosen : left;
     for (let p = from; p <= n - tailLeft; p++) {
-      const s = score + gains[at + p];
+      const s = score + gains[at + p]!;
       const bit = 1 << p;
-      const rs = rowSum + row[p];
+      const rs = rowSum + row[p]!;
       if (left === 1) this.twOffer(g | bit, s, rs);
       else {
-        for (let q = 0; q < n; q++) gains[at + 32 + q] = gains[at + q] + pos[p * n + q];
+        for (let q = 0; q < n; q++) gains[at + 32 + q] = gains[at + q]! + pos[p * n + q]!;
         this.twoGroupsFrom(p + 1, chosen + 1, g | bit, s, rs);
       }
     }
@@ -655,8 +657,8 @@ class _TopologySearch {
     const n = gpus;
     const inA = new Uint8Array(n);
     const inR = new Uint8Array(n);
-    for (let k = 0; k < available.length; k++) inA[available[k]] = 1;
-    for (let k = 0; k < required.length; k++) inR[required[k]] = 1;
+    for (let k = 0; k < available.length; k++) inA[available[k]!] = 1;
+    for (let k = 0; k < required.length; k++) inR[required[k]!] = 1;
     const need = size - required.length;
     const reqSorted = Array.from(required).sort((a, b) => a - b);
     if (need === 0) return reqSorted;
@@ -671,7 +673,7 @@ class _TopologySearch {
       let ra = 0;
       let rb = 0;
       for (let j = 0; j < n; j++) {
-        const s = matrix[i * n + j];
+        const s = matrix[i * n + j]!;
         if (inA[j] !== 0) ra += s;
         if (inR[j] !== 0) rb += s;
       }
@@ -682,8 +684,8 @@ class _TopologySearch {
     let reqScore = 0;
     let reqRow = 0;
     for (let a = 0; a < reqSorted.length; a++) {
-      reqRow += rowA[reqSorted[a]];
-      for (let b = a + 1; b < reqSorted.length; b++) reqScore += matrix[reqSorted[a] * n + reqSorted[b]];
+      reqRow += rowA[reqSorted[a]!]!;
+      for (let b = a + 1; b < reqSorted.length; b++) reqScore += matrix[reqSorted[a]! * n + reqSorted[b]!]!;
     }
     this.free = free;
     this.base = base;
@@ -729,11 +731,11 @@ class _TopologySearch {
     }
     const picked = this.picked;
     for (let k = from; k <= free.length - need; k++) {
-      const v = free[k];
-      let gain = this.base[v];
-      for (let t = 0; t < picked.length; t++) gain += matrix[v * n + picked[t]];
+      const v = free[k]!;
+      let gain = this.base[v]!;
+      for (let t = 0; t < picked.length; t++) gain += matrix[v * n + picked[t]!]!;
       picked.push(v);
-      this.exact(k + 1, need - 1, score + gain, rowSum + this.rowA[v]);
+      this.exact(k + 1, need - 1, score + gain, rowSum + this.rowA[v]!);
       picked.pop();
     }
   }
@@ -746,24 +748,24 @@ class _TopologySearch {
     const inX = new Uint8Array(f);
     for (let seed = 0; seed < f; seed++) {
       inX.fill(0);
-      for (let i = 0; i < f; i++) gain[i] = this.base[free[i]];
+      for (let i = 0; i < f; i++) gain[i] = this.base[free[i]!]!;
       let score = reqScore;
       let rowSum = reqRow;
       let count = 0;
       let add = seed;
       for (;;) {
-        const v = free[add];
+        const v = free[add]!;
         inX[add] = 1;
-        score += gain[add];
-        rowSum += rowA[v];
+        score += gain[add]!;
+        rowSum += rowA[v]!;
         count++;
-        for (let i = 0; i < f; i++) gain[i] += matrix[free[i] * n + v];
+        for (let i = 0; i < f; i++) gain[i]! += matrix[free[i]! * n + v]!;
         if (count === need) break;
         // Next: the highest gain, then the least connected to the rest, then the lowest index.
         add = -1;
         for (let i = 0; i < f; i++) {
           if (inX[i] !== 0) continue;
-          if (add < 0 || gain[i] > gain[add] || (gain[i] === gain[add] && rowA[free[i]] < rowA[free[add]])) add = i;
+          if (add < 0 || gain[i]! > gain[add]! || (gain[i] === gain[add] && rowA[free[i]!]! < rowA[free[add]!]!)) add = i;
         }
       }
       for (let round = 0; round < SWAP_ROUNDS; round++) {
@@ -773,11 +775,11 @@ class _TopologySearch {
         let bdc = 0;
         for (let u = 0; u < f; u++) {
           if (inX[u] === 0) continue;
-          const gu = free[u];
+          const gu = free[u]!;
           for (let v = 0; v < f; v++) {
             if (inX[v] !== 0) continue;
-            const ds = gain[v] - matrix[gu * n + free[v]] - gain[u];
-            const dc = ds - rowA[free[v]] + rowA[gu];
+            const ds = gain[v]! - matrix[gu * n + free[v]!]! - gain[u]!;
+            const dc = ds - rowA[free[v]!]! + rowA[gu]!;
             if (ds > bds || (ds === bds && dc > bdc)) {
               bu = u;
               bv = v;
@@ -787,16 +789,16 @@ class _TopologySearch {
           }
         }
         if (bu < 0) break;
-        const gu = free[bu];
-        const gv = free[bv];
+        const gu = free[bu]!;
+        const gv = free[bv]!;
         inX[bu] = 0;
         inX[bv] = 1;
         score += bds;
-        rowSum += rowA[gv] - rowA[gu];
-        for (let i = 0; i < f; i++) gain[i] += matrix[free[i] * n + gv] - matrix[free[i] * n + gu];
+        rowSum += rowA[gv]! - rowA[gu]!;
+        for (let i = 0; i < f; i++) gain[i]! += matrix[free[i]! * n + gv]! - matrix[free[i]! * n + gu]!;
       }
       const set: number[] = [];
-      for (let i = 0; i < f; i++) if (inX[i] !== 0) set.push(free[i]);
+      for (let i = 0; i < f; i++) if (inX[i] !== 0) set.push(free[i]!);
       this.offer(score, score - rowSum, set);
     }
   }
@@ -804,7 +806,7 @@ class _TopologySearch {
 
 /** a before b: ascending index lists of equal length, lexicographic (lexBefore's rule over lists instead of masks). */
 function _listBefore(a: readonly number[], b: readonly number[]): boolean {
-  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return a[k] < b[k];
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return a[k]! < b[k]!;
   return false;
 }
 

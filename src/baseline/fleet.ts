@@ -1,5 +1,7 @@
 // The pure-TypeScript twin of assembly/fleet.ts (and fleet-score.ts, fleet-index.ts): the same pick,
 // through the pod index or the scan, over the layout of src/fleet/layout.ts.
+// Every read of the two memories is in range by construction (hence the `!`): the header's offsets
+// and sizes place each region inside them (fleetMemory sizes both from the same layout).
 
 import { nodeFrag } from '../fleet/frag.js';
 import type { FleetKernels, FleetMemory } from '../fleet/kernels.js';
@@ -21,12 +23,12 @@ let chosenGpu = -1;
 
 /** Frag(node') where node' is node `n` with cpuLeft `cpu`, GPU `j` at `v` (j -1: none) and `drop` wholly free GPUs taken. */
 function fragAfter(s: Int32Array, f: Float64Array, base: number, cpu: number, j: number, v: number, drop: number): number {
-  const gpus = s[base + L.N_GPUS];
-  const gAt = base + L.N_TAGS + s[L.H_MAXG] + 1;
-  const sc = s[L.H_SCRATCH_AT];
+  const gpus = s[base + L.N_GPUS]!;
+  const gAt = base + L.N_TAGS + s[L.H_MAXG]! + 1;
+  const sc = s[L.H_SCRATCH_AT]!;
   let left = drop;
   for (let i = 0; i < gpus; i++) {
-    let g = s[gAt + i];
+    let g = s[gAt + i]!;
     if (i === j) g = v;
     else if (left > 0 && g === 1000) {
       g = 0;
@@ -34,7 +36,7 @@ function fragAfter(s: Int32Array, f: Float64Array, base: number, cpu: number, j:
     }
     s[sc + i] = g;
   }
-  return nodeFrag(s, sc, gpus, cpu, s[base + L.N_MODEL], s, s[L.H_TYP_AT], s[L.H_TYPICAL], f, s[L.H_F_WEIGHT]);
+  return nodeFrag(s, sc, gpus, cpu, s[base + L.N_MODEL]!, s, s[L.H_TYP_AT]!, s[L.H_TYPICAL]!, f, s[L.H_F_WEIGHT]!);
 }
 
 /** A policy number the kernels have no score for: an error, never a silent packing score. */
@@ -44,36 +46,36 @@ function unknownPolicy(policy: number): AllocationError {
 
 /** The score of node `n` for the pod (sets chosenGpu for a sharing pod). */
 function scoreNode(s: Int32Array, f: Float64Array, policy: number, n: number, cpu: number, num: number, milli: number): number {
-  const base = s[L.H_NODE_AT] + n * s[L.H_STRIDE];
-  const maxG = s[L.H_MAXG];
+  const base = s[L.H_NODE_AT]! + n * s[L.H_STRIDE]!;
+  const maxG = s[L.H_MAXG]!;
   const gAt = base + L.N_TAGS + maxG + 1;
-  const gpus = s[base + L.N_GPUS];
-  const cpuLeft = s[base + L.N_CPU];
-  const free = s[base + L.N_FREE];
+  const gpus = s[base + L.N_GPUS]!;
+  const cpuLeft = s[base + L.N_CPU]!;
+  const free = s[base + L.N_FREE]!;
   const sharing = num === 1 && milli > 0 && milli < 1000;
   const request = num * milli;
   chosenGpu = -1;
   if (policy === R.P_FGD || policy === R.P_OURS || policy === R.P_LP) {
-    const before = f[n];
+    const before = f[n]!;
     if (!sharing) {
       const delta = before - fragAfter(s, f, base, cpuLeft - cpu, -1, 0, milli > 0 ? num : 0);
-      const q = fgdQuantize(delta, f, s[L.H_F_THR]);
+      const q = fgdQuantize(delta, f, s[L.H_F_THR]!);
       if (policy === R.P_FGD) return q;
       // Ours: a CPU-only pod, among nodes of equal FGD score, goes where the least GPU milli is free;
       // whole GPUs go to the node left with the least CPU per wholly free GPU (+1), unless a
       // model-constrained typical pod wants the node's model (those nodes come after, by rank).
       if (num === 0 || milli === 0) return q * 1e6 - free;
-      return q * 8589934592 + (s[base + L.N_WANTED] !== 0 ? 0 : 4294967296 - (cpuLeft - cpu) / (s[base + L.N_FULL] - num + 1));
+      return q * 8589934592 + (s[base + L.N_WANTED] !== 0 ? 0 : 4294967296 - (cpuLeft - cpu) / (s[base + L.N_FULL]! - num + 1));
     }
     // Ours: a clean placement (a wholly free GPU, or a remainder the clean-remainder table accepts) comes first;
     // fgd-lp: a placement on plan (the GPU's best completion at the share prices still includes the share) comes first.
     const ours = policy === R.P_OURS;
     const lp = policy === R.P_LP;
-    const clean = s[L.H_CLEAN_AT];
-    const plan = s[L.H_F_PLAN];
+    const clean = s[L.H_CLEAN_AT]!;
+    const plan = s[L.H_F_PLAN]!;
     let best = -1;
     for (let i = 0; i < gpus; i++) {
-      const g = s[gAt + i];
+      const g = s[gAt + i]!;
       if (g < milli) continue;
       let seen = false;
       for (let k = 0; k < i; k++) {
@@ -85,8 +87,8 @@ function scoreNode(s: Int32Array, f: Float64Array, policy: number, n: number, cp
       if (seen) continue;
       const delta = before - fragAfter(s, f, base, cpuLeft - cpu, i, g - milli, 0);
       let first = ours && (g === 1000 || s[clean + g - milli] !== 0);
-      if (lp) first = f[plan + g] - f[plan + L.PLAN_SIZE + milli] - f[plan + g - milli] < PLAN_TOLERANCE;
-      const score = fgdQuantize(delta, f, s[L.H_F_THR]) + (first ? 1000 : 0);
+      if (lp) first = f[plan + g]! - f[plan + L.PLAN_SIZE + milli]! - f[plan + g - milli]! < PLAN_TOLERANCE;
+      const score = fgdQuantize(delta, f, s[L.H_F_THR]!) + (first ? 1000 : 0);
       if (score > best) {
         best = score;
         chosenGpu = i;
@@ -98,7 +100,7 @@ function scoreNode(s: Int32Array, f: Float64Array, policy: number, n: number, cp
     // 'best': the least free milli that fits, the lowest index on a tie.
     let least = 1001;
     for (let i = 0; i < gpus; i++) {
-      const g = s[gAt + i];
+      const g = s[gAt + i]!;
       if (g >= milli && g < least) {
         least = g;
         chosenGpu = i;
@@ -110,21 +112,21 @@ function scoreNode(s: Int32Array, f: Float64Array, policy: number, n: number, cp
   if (policy === R.P_CLUSTERING) return clusteringScore(free, s, base + L.N_TAGS, maxG, podTag(num, milli));
   // A policy number without a score here is an error, never a silent packing score.
   if (policy !== R.P_PACKING) throw unknownPolicy(policy);
-  return packingScore(s, gAt, gpus, s[base + L.N_FULL], num, milli);
+  return packingScore(s, gAt, gpus, s[base + L.N_FULL]!, num, milli);
 }
 
 /** Whether node base fits the CPU and GPUs of a pod class (cpu, num × milli): what every pod of the class needs alike. */
 function fitsClass(s: Int32Array, base: number, cpu: number, num: number, milli: number): boolean {
-  if (s[base + L.N_CPU] < cpu) return false;
+  if (s[base + L.N_CPU]! < cpu) return false;
   if (num === 0 || milli === 0) return true;
   if (s[base + L.N_GPUS] === 0) return false;
-  if (num === 1) return s[base + L.N_MAXFREE] >= milli;
-  return s[base + L.N_FULL] >= num;
+  if (num === 1) return s[base + L.N_MAXFREE]! >= milli;
+  return s[base + L.N_FULL]! >= num;
 }
 
 /** Whether node base has the pod's host memory and (a GPU pod) one of its GPU models: what pods of one class differ in. */
 function fitsPod(s: Int32Array, base: number, mem: number, gpuPod: boolean, mask: number): boolean {
-  return s[base + L.N_MEM] >= mem && (!gpuPod || (mask & s[base + L.N_MODEL]) !== 0);
+  return s[base + L.N_MEM]! >= mem && (!gpuPod || (mask & s[base + L.N_MODEL]!) !== 0);
 }
 
 /** Whether node base fits the pod. */
@@ -137,14 +139,14 @@ function fits(s: Int32Array, base: number, cpu: number, mem: number, num: number
  * class, and on the stale list of every class whose tree is built (a node already stale is listed).
  */
 function derive(s: Int32Array, f: Float64Array, n: number): void {
-  const base = s[L.H_NODE_AT] + n * s[L.H_STRIDE];
-  const gAt = base + L.N_TAGS + s[L.H_MAXG] + 1;
-  const gpus = s[base + L.N_GPUS];
+  const base = s[L.H_NODE_AT]! + n * s[L.H_STRIDE]!;
+  const gAt = base + L.N_TAGS + s[L.H_MAXG]! + 1;
+  const gpus = s[base + L.N_GPUS]!;
   let free = 0;
   let full = 0;
   let most = 0;
   for (let i = 0; i < gpus; i++) {
-    const g = s[gAt + i];
+    const g = s[gAt + i]!;
     free += g;
     if (g === 1000) full++;
     if (g > most) most = g;
@@ -152,51 +154,51 @@ function derive(s: Int32Array, f: Float64Array, n: number): void {
   s[base + L.N_FREE] = free;
   s[base + L.N_FULL] = full;
   s[base + L.N_MAXFREE] = most;
-  const frag = nodeFrag(s, gAt, gpus, s[base + L.N_CPU], s[base + L.N_MODEL], s, s[L.H_TYP_AT], s[L.H_TYPICAL], f, s[L.H_F_WEIGHT]);
-  f[s[L.H_F_FRAG]] += frag - f[n];
+  const frag = nodeFrag(s, gAt, gpus, s[base + L.N_CPU]!, s[base + L.N_MODEL]!, s, s[L.H_TYP_AT]!, s[L.H_TYPICAL]!, f, s[L.H_F_WEIGHT]!);
+  f[s[L.H_F_FRAG]!]! += frag - f[n]!;
   f[n] = frag;
-  if (++s[L.H_FRAG_SINCE] >= s[L.H_NODES]) sumFragmentation(s, f);
-  const classes = s[L.H_CLASSES];
-  const nodes = s[L.H_NODES];
+  if (++s[L.H_FRAG_SINCE]! >= s[L.H_NODES]!) sumFragmentation(s, f);
+  const classes = s[L.H_CLASSES]!;
+  const nodes = s[L.H_NODES]!;
   const indexed = s[L.H_INDEX] !== 0;
-  for (let c = 0, g = s[L.H_CACHE_AT] + n; c < classes; c++, g += nodes) {
+  for (let c = 0, g = s[L.H_CACHE_AT]! + n; c < classes; c++, g += nodes) {
     if (s[g] === L.STALE) continue;
     s[g] = L.STALE;
     if (!indexed) continue;
-    const state = s[L.H_CLASS_AT] + 2 * c;
-    if (s[state] !== 0) s[s[L.H_STALE_AT] + c * nodes + s[state + 1]++] = n;
+    const state = s[L.H_CLASS_AT]! + 2 * c;
+    if (s[state] !== 0) s[s[L.H_STALE_AT]! + c * nodes + s[state + 1]!++] = n;
   }
 }
 
 /** Sums every node's fragmentation afresh, in node order. */
 function sumFragmentation(s: Int32Array, f: Float64Array): void {
   let sum = 0;
-  for (let k = 0; k < s[L.H_NODES]; k++) sum += f[k];
-  f[s[L.H_F_FRAG]] = sum;
+  for (let k = 0; k < s[L.H_NODES]!; k++) sum += f[k]!;
+  f[s[L.H_F_FRAG]!] = sum;
   s[L.H_FRAG_SINCE] = 0;
 }
 
 /** Builds the index's static parts: each node's leaf, the node of each rank, the model bits below each position. */
 function buildAggregates(s: Int32Array): void {
-  const nodes = s[L.H_NODES];
-  const inner = s[L.H_INNER];
-  const stride = s[L.H_STRIDE];
-  const leafAt = s[L.H_LEAF_AT];
-  const modelsAt = s[L.H_MODELS_AT];
+  const nodes = s[L.H_NODES]!;
+  const inner = s[L.H_INNER]!;
+  const stride = s[L.H_STRIDE]!;
+  const leafAt = s[L.H_LEAF_AT]!;
+  const modelsAt = s[L.H_MODELS_AT]!;
   for (let i = 0; i < 3 * inner + 1; i++) {
     if (i >= nodes) {
       s[modelsAt + inner + i] = 0;
       continue;
     }
-    const n = s[leafAt + i];
-    const base = s[L.H_NODE_AT] + n * stride;
+    const n = s[leafAt + i]!;
+    const base = s[L.H_NODE_AT]! + n * stride;
     s[leafAt + nodes + n] = i;
-    s[leafAt + 2 * nodes + s[base + L.N_RANK]] = n;
-    s[modelsAt + inner + i] = s[base + L.N_MODEL];
+    s[leafAt + 2 * nodes + s[base + L.N_RANK]!] = n;
+    s[modelsAt + inner + i] = s[base + L.N_MODEL]!;
   }
   for (let t = inner - 1; t >= 0; t--) {
     const c = modelsAt + 4 * t;
-    s[modelsAt + t] = s[c + 1] | s[c + 2] | s[c + 3] | s[c + 4];
+    s[modelsAt + t] = s[c + 1]! | s[c + 2]! | s[c + 3]! | s[c + 4]!;
   }
 }
 
@@ -207,8 +209,8 @@ let childPacked = -1;
 /** Reads position c of a tree (inner entries at f[at + 2c], leaves from position `inner` at f[leaves + 2i]; a leaf past the nodes, or under the floor, reads as no node). */
 function readChild(f: Float64Array, at: number, leaves: number, inner: number, nodes: number, floor: number, c: number): void {
   if (c < inner) {
-    childScore = f[at + 2 * c];
-    childPacked = f[at + 2 * c + 1];
+    childScore = f[at + 2 * c]!;
+    childPacked = f[at + 2 * c + 1]!;
     return;
   }
   const i = c - inner;
@@ -218,8 +220,8 @@ function readChild(f: Float64Array, at: number, leaves: number, inner: number, n
     return;
   }
   const q = leaves + 2 * i;
-  childScore = f[q];
-  const p = f[q + 1];
+  childScore = f[q]!;
+  const p = f[q + 1]!;
   childPacked = p >= 0 && p % L.RANK_UNIT < floor ? -1 : p;
 }
 
@@ -249,7 +251,7 @@ function play(f: Float64Array, at: number, leaves: number, inner: number, nodes:
   const e = at + 2 * t;
   // The same winner: the entry stands, and so does a larger memory it holds (a bound on the memory
   // below is all the descent needs), so a node that only lost memory stops its replay here.
-  const old = f[e + 1];
+  const old = f[e + 1]!;
   if (f[e] === score && (old === packed || (old >= 0 && packed >= 0 && old - (old % L.RANK_UNIT) === packed - (packed % L.RANK_UNIT) && packed <= old))) return false;
   f[e] = score;
   f[e + 1] = packed;
@@ -261,8 +263,8 @@ function play(f: Float64Array, at: number, leaves: number, inner: number, nodes:
  * choice when it fits the class's CPU and GPUs; else marks it ABSENT and empties the leaf.
  */
 function scoreLeaf(s: Int32Array, f: Float64Array, policy: number, c: number, n: number, leaves: number, i: number, cpu: number, num: number, milli: number): void {
-  const g = s[L.H_CACHE_AT] + c * s[L.H_NODES] + n;
-  const base = s[L.H_NODE_AT] + n * s[L.H_STRIDE];
+  const g = s[L.H_CACHE_AT]! + c * s[L.H_NODES]! + n;
+  const base = s[L.H_NODE_AT]! + n * s[L.H_STRIDE]!;
   const q = leaves + 2 * i;
   if (!fitsClass(s, base, cpu, num, milli)) {
     s[g] = L.ABSENT;
@@ -271,7 +273,7 @@ function scoreLeaf(s: Int32Array, f: Float64Array, policy: number, c: number, n:
     return;
   }
   f[q] = scoreNode(s, f, policy, n, cpu, num, milli);
-  f[q + 1] = s[base + L.N_RANK] * L.RANK_UNIT + s[base + L.N_MEM];
+  f[q + 1] = s[base + L.N_RANK]! * L.RANK_UNIT + s[base + L.N_MEM]!;
   s[g] = chosenGpu;
 }
 
@@ -282,68 +284,68 @@ function scoreLeaf(s: Int32Array, f: Float64Array, policy: number, c: number, n:
  * the pod's host memory and GPU model (-1: none).
  */
 function pickIndexed(s: Int32Array, f: Float64Array, policy: number, c: number, k: number, cpu: number, mem: number, num: number, milli: number, mask: number): number {
-  const nodes = s[L.H_NODES];
-  const inner = s[L.H_INNER];
-  const leaves = s[L.H_F_CACHE] + c * 2 * nodes;
-  const leafAt = s[L.H_LEAF_AT];
-  const state = s[L.H_CLASS_AT] + 2 * c;
-  const treeAt = s[L.H_TREE_AT];
+  const nodes = s[L.H_NODES]!;
+  const inner = s[L.H_INNER]!;
+  const leaves = s[L.H_F_CACHE]! + c * 2 * nodes;
+  const leafAt = s[L.H_LEAF_AT]!;
+  const state = s[L.H_CLASS_AT]! + 2 * c;
+  const treeAt = s[L.H_TREE_AT]!;
   if (s[state] === 0) {
-    for (let i = 0; i < nodes; i++) scoreLeaf(s, f, policy, c, s[leafAt + i], leaves, i, cpu, num, milli);
+    for (let i = 0; i < nodes; i++) scoreLeaf(s, f, policy, c, s[leafAt + i]!, leaves, i, cpu, num, milli);
     s[state] = 1;
-  } else if (s[state + 1] > 0) {
-    const listAt = s[L.H_STALE_AT] + c * nodes;
-    const count = s[state + 1];
+  } else if (s[state + 1]! > 0) {
+    const listAt = s[L.H_STALE_AT]! + c * nodes;
+    const count = s[state + 1]!;
     // The class's trees are in a row in the tree table, around tree k.
     let first = k;
     while (first > 0 && s[treeAt + (first - 1) * L.TREE_FIELDS] === c) first--;
-    const trees = s[L.H_TREES];
+    const trees = s[L.H_TREES]!;
     for (let j = 0; j < count; j++) {
-      const n = s[listAt + j];
-      const i = s[leafAt + nodes + n];
+      const n = s[listAt + j]!;
+      const i = s[leafAt + nodes + n]!;
       scoreLeaf(s, f, policy, c, n, leaves, i, cpu, num, milli);
       if (inner === 0) continue;
       for (let u = first; u < trees && s[treeAt + u * L.TREE_FIELDS] === c; u++) {
         const row = treeAt + u * L.TREE_FIELDS;
         if (s[row + 2] === 0) continue;
-        const at = s[L.H_F_TREE] + u * 2 * inner;
+        const at = s[L.H_F_TREE]! + u * 2 * inner;
         // Up to the first entry the change leaves standing (nothing else below the entries above it changed).
-        for (let t = (inner + i - 1) >> 2; play(f, at, leaves, inner, nodes, s[row + 1], t) && t > 0; t = (t - 1) >> 2);
+        for (let t = (inner + i - 1) >> 2; play(f, at, leaves, inner, nodes, s[row + 1]!, t) && t > 0; t = (t - 1) >> 2);
       }
     }
     s[state + 1] = 0;
   }
   const row = treeAt + k * L.TREE_FIELDS;
-  const at = s[L.H_F_TREE] + k * 2 * inner;
-  const floor = s[row + 1];
+  const at = s[L.H_F_TREE]! + k * 2 * inner;
+  const floor = s[row + 1]!;
   if (s[row + 2] === 0) {
     for (let t = inner - 1; t >= 0; t--) play(f, at, leaves, inner, nodes, floor, t);
     s[row + 2] = 1;
   }
   const gpuPod = num > 0 && milli > 0;
-  const modelsAt = s[L.H_MODELS_AT];
-  const stackAt = s[L.H_STACK_AT];
-  const nodeAt = s[L.H_NODE_AT];
+  const modelsAt = s[L.H_MODELS_AT]!;
+  const stackAt = s[L.H_STACK_AT]!;
+  const nodeAt = s[L.H_NODE_AT]!;
   const rankAt = leafAt + 2 * nodes;
-  const stride = s[L.H_STRIDE];
+  const stride = s[L.H_STRIDE]!;
   let best = -1;
   let bestScore = 0;
   let bestRank = 0;
   let sp = 0;
   s[stackAt + sp++] = 0;
   while (sp > 0) {
-    const t = s[stackAt + --sp];
+    const t = s[stackAt + --sp]!;
     readChild(f, at, leaves, inner, nodes, floor, t);
     const packed = childPacked;
     // Nothing below t fits the class, has the memory (the tree's floor, then the pod's) or one of the models.
     if (packed < 0) continue;
     const left = packed % L.RANK_UNIT;
-    if (left < mem || (gpuPod && (s[modelsAt + t] & mask) === 0)) continue;
+    if (left < mem || (gpuPod && (s[modelsAt + t]! & mask) === 0)) continue;
     const score = childScore;
     const rank = (packed - left) / L.RANK_UNIT;
     // Nothing below t beats the best found so far.
     if (best >= 0 && (score < bestScore || (score === bestScore && rank > bestRank))) continue;
-    const w = s[rankAt + rank];
+    const w = s[rankAt + rank]!;
     if (fitsPod(s, nodeAt + w * stride, mem, gpuPod, mask)) {
       best = w;
       bestScore = score;
@@ -384,11 +386,11 @@ export function fleetTsKernels(): FleetKernels {
     fleetInit(memory) {
       const s = memory.ints();
       const f = memory.floats();
-      const nodes = s[L.H_NODES];
-      s.fill(L.STALE, s[L.H_CACHE_AT], s[L.H_CACHE_AT] + nodes * s[L.H_CLASSES]);
+      const nodes = s[L.H_NODES]!;
+      s.fill(L.STALE, s[L.H_CACHE_AT]!, s[L.H_CACHE_AT]! + nodes * s[L.H_CLASSES]!);
       if (s[L.H_INDEX] !== 0) {
-        s.fill(0, s[L.H_CLASS_AT], s[L.H_CLASS_AT] + 2 * s[L.H_CLASSES]);
-        for (let k = 0; k < s[L.H_TREES]; k++) s[s[L.H_TREE_AT] + k * L.TREE_FIELDS + 2] = 0;
+        s.fill(0, s[L.H_CLASS_AT]!, s[L.H_CLASS_AT]! + 2 * s[L.H_CLASSES]!);
+        for (let k = 0; k < s[L.H_TREES]!; k++) s[s[L.H_TREE_AT]! + k * L.TREE_FIELDS + 2] = 0;
       }
       for (let n = 0; n < nodes; n++) derive(s, f, n);
       sumFragmentation(s, f);
@@ -398,10 +400,10 @@ export function fleetTsKernels(): FleetKernels {
       if (!(policy >= 0 && policy < R.POLICY_COUNT)) throw unknownPolicy(policy);
       const s = memory.ints();
       const f = memory.floats();
-      const nodes = s[L.H_NODES];
-      const stride = s[L.H_STRIDE];
-      const at = s[L.H_NODE_AT];
-      const out = s[L.H_OUT_AT];
+      const nodes = s[L.H_NODES]!;
+      const stride = s[L.H_STRIDE]!;
+      const at = s[L.H_NODE_AT]!;
+      const out = s[L.H_OUT_AT]!;
       const sharing = num === 1 && milli > 0 && milli < 1000;
       s[out] = 0;
       let pick = -1;
@@ -421,13 +423,13 @@ export function fleetTsKernels(): FleetKernels {
         }
         if (sharing) {
           const base = at + pick * stride;
-          const gAt = base + L.N_TAGS + s[L.H_MAXG] + 1;
-          const gpus = s[base + L.N_GPUS];
+          const gAt = base + L.N_TAGS + s[L.H_MAXG]! + 1;
+          const gpus = s[base + L.N_GPUS]!;
           let room = 0;
-          for (let i = 0; i < gpus; i++) if (s[gAt + i] >= milli) room++;
+          for (let i = 0; i < gpus; i++) if (s[gAt + i]! >= milli) room++;
           let r = randomIndex(u2, room);
           for (let i = 0; i < gpus; i++) {
-            if (s[gAt + i] < milli) continue;
+            if (s[gAt + i]! < milli) continue;
             if (r === 0) {
               gpu = i;
               break;
@@ -435,16 +437,16 @@ export function fleetTsKernels(): FleetKernels {
             r--;
           }
         }
-      } else if (s[L.H_INDEX] !== 0 && tree >= 0 && tree < s[L.H_TREES] && s[s[L.H_TREE_AT] + tree * L.TREE_FIELDS] === cls) {
+      } else if (s[L.H_INDEX] !== 0 && tree >= 0 && tree < s[L.H_TREES]! && s[s[L.H_TREE_AT]! + tree * L.TREE_FIELDS] === cls) {
         pick = pickIndexed(s, f, policy, cls, tree, cpu, mem, num, milli, mask);
         if (pick < 0) return -1;
-        gpu = s[s[L.H_CACHE_AT] + cls * nodes + pick];
+        gpu = s[s[L.H_CACHE_AT]! + cls * nodes + pick]!;
       } else {
         // The scan: every node filtered, scored from the cache where its score is not stale (a fleet with an index keeps no cache for the scan).
-        const classes = s[L.H_CLASSES];
+        const classes = s[L.H_CLASSES]!;
         const cached = cls >= 0 && cls < classes && s[L.H_INDEX] === 0;
-        const cAt = s[L.H_CACHE_AT];
-        const fAt = s[L.H_F_CACHE];
+        const cAt = s[L.H_CACHE_AT]!;
+        const fAt = s[L.H_F_CACHE]!;
         let best = 0;
         let bestRank = 0;
         for (let n = 0; n < nodes; n++) {
@@ -454,8 +456,8 @@ export function fleetTsKernels(): FleetKernels {
           let g: number;
           const slot = cls * nodes + n;
           if (cached && s[cAt + slot] !== L.STALE) {
-            score = f[fAt + slot];
-            g = s[cAt + slot];
+            score = f[fAt + slot]!;
+            g = s[cAt + slot]!;
           } else {
             score = scoreNode(s, f, policy, n, cpu, num, milli);
             g = chosenGpu;
@@ -464,7 +466,7 @@ export function fleetTsKernels(): FleetKernels {
               s[cAt + slot] = g;
             }
           }
-          const rank = s[base + L.N_RANK];
+          const rank = s[base + L.N_RANK]!;
           if (pick < 0 || score > best || (score === best && rank < bestRank)) {
             pick = n;
             best = score;
@@ -481,8 +483,8 @@ export function fleetTsKernels(): FleetKernels {
         } else {
           // Exclusive: the lowest-index wholly free GPUs.
           const base = at + pick * stride;
-          const gAt = base + L.N_TAGS + s[L.H_MAXG] + 1;
-          const gpus = s[base + L.N_GPUS];
+          const gAt = base + L.N_TAGS + s[L.H_MAXG]! + 1;
+          const gpus = s[base + L.N_GPUS]!;
           let taken = 0;
           for (let i = 0; i < gpus && taken < num; i++) {
             if (s[gAt + i] === 1000) {
@@ -497,7 +499,7 @@ export function fleetTsKernels(): FleetKernels {
     },
     fleetRefresh(memory, node) {
       const s = memory.ints();
-      if (!(node >= 0 && node < s[L.H_NODES])) throw new RangeError(`fleetRefresh: node ${node} is not in the fleet`);
+      if (!(node >= 0 && node < s[L.H_NODES]!)) throw new RangeError(`fleetRefresh: node ${node} is not in the fleet`);
       derive(s, memory.floats(), node);
     },
   };

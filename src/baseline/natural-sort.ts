@@ -9,7 +9,7 @@ export function sortTsKernels(): SortKernels {
       const order = new Int32Array(ids.length);
       for (let k = 0; k < order.length; k++) order[k] = k;
       // TypedArray sort is stable, so equal strings keep their input positions.
-      order.sort((x, y) => compareNatural(ids[x], ids[y]));
+      order.sort((x, y) => compareNatural(ids[x]!, ids[y]!)); // positions of ids
       return order;
     },
   };

@@ -2,6 +2,10 @@
 // ranking as assembly/placement.ts, with GPU sets as two 32-bit halves. One node's search and a
 // cluster plan's search over many nodes share one routine that merges into one kept list; scratch
 // arrays live as long as the kernels and grow on demand (no allocation per node).
+// Every index read is in range by construction (hence the `!`): positions below the node's GPU count
+// (at most 64, the scratch arrays' length), kept records below count ≤ limit ≤ cap, stale slots and
+// sizes inside the search's arrays (PlacementSearch, ClusterSearch). An update reads as `a[i] = a[i]! + v`
+// rather than `a[i]! += v`, which bench/indexed-access.bench.ts's transformer does not take apart.
 
 import { type ClusterFound, type ClusterSearch, compareMasks, makeFound, type PlacementFound, type PlacementKernels, type PlacementSearch } from '../placement/index.js';
 import { binomial, popcount } from '../shared/bits.js';
@@ -34,7 +38,7 @@ function bitOf(lo: number, hi: number, p: number): number {
 }
 
 function shareOfSize(sizes: Int32Array, shares: Float64Array, n: number): number {
-  for (let si = 0; si < sizes.length; si++) if (sizes[si] === n) return shares[si];
+  for (let si = 0; si < sizes.length; si++) if (sizes[si] === n) return shares[si]!;
   return 0;
 }
 
@@ -99,9 +103,9 @@ export function placementTsKernels(): PlacementKernels {
     let lackLo = 0;
     let lackHi = 0;
     for (let j = 0; j < n; j++) {
-      const p = chosen[j];
-      avail[p] = free[fo + p];
-      if (avail[p] < share) {
+      const p = chosen[j]!;
+      avail[p] = free[fo + p]!;
+      if (avail[p]! < share) {
         if (p < 32) lackLo |= 1 << p;
         else lackHi |= 1 << (p - 32);
       }
@@ -109,18 +113,18 @@ export function placementTsKernels(): PlacementKernels {
     evBytes = 0;
     let ev = 0;
     for (let k = 0; k < S && (lackLo | lackHi) !== 0; k++) {
-      const slo = masks[2 * (so + k)];
-      const shi = masks[2 * (so + k) + 1];
-      const bytes = bytesOf[so + k];
+      const slo = masks[2 * (so + k)]!;
+      const shi = masks[2 * (so + k) + 1]!;
+      const bytes = bytesOf[so + k]!;
       if (((slo & lackLo) | (shi & lackHi)) === 0 || bytes <= 0) continue;
       if (out !== null) out[at + ev] = k;
       ev++;
       evBytes += bytes * (popcount(slo) + popcount(shi));
       for (let j = 0; j < n; j++) {
-        const p = chosen[j];
+        const p = chosen[j]!;
         if (!bitOf(slo, shi, p)) continue;
-        avail[p] += bytes;
-        if (avail[p] >= share) {
+        avail[p] = avail[p]! + bytes;
+        if (avail[p]! >= share) {
           if (p < 32) lackLo &= ~(1 << p);
           else lackHi &= ~(1 << (p - 32));
         }
@@ -131,15 +135,15 @@ export function placementTsKernels(): PlacementKernels {
 
   /** True when kept record q ranks strictly before every option of a node bounded by (ev, 0 bytes, n, score, metric, load, rank). */
   function keptBeatsBound(q: number, ev: number, n: number, score: number, metric: number, load: number, rank: number): boolean {
-    if (kEv[q] !== ev) return kEv[q] < ev;
-    if (kBytes[q] > 0) return false;
-    if (kN[q] !== n) return kN[q] < n;
-    if (kScore[q] !== score) return kScore[q] > score;
+    if (kEv[q] !== ev) return kEv[q]! < ev;
+    if (kBytes[q]! > 0) return false;
+    if (kN[q] !== n) return kN[q]! < n;
+    if (kScore[q] !== score) return kScore[q]! > score;
     if (pack) {
-      if (kSum[q] !== metric) return kSum[q] < metric;
-    } else if (kMin[q] !== metric) return kMin[q] > metric;
-    if (kLoad[q] !== load) return kLoad[q] < load;
-    return kRank[q] < rank;
+      if (kSum[q] !== metric) return kSum[q]! < metric;
+    } else if (kMin[q] !== metric) return kMin[q]! > metric;
+    if (kLoad[q] !== load) return kLoad[q]! < load;
+    return kRank[q]! < rank;
   }
 
   /**
@@ -163,26 +167,26 @@ export function placementTsKernels(): PlacementKernels {
     rank: number,
     budget: number,
   ): number {
-    for (let p = 0; p < N; p++) potential[p] = free[fo + p];
+    for (let p = 0; p < N; p++) potential[p] = free[fo + p]!;
     for (let k = 0; k < S; k++) {
-      const lo = masks[2 * (so + k)];
-      const hi = masks[2 * (so + k) + 1];
-      const b = bytesOf[so + k];
-      for (let p = 0; p < N; p++) if (bitOf(lo, hi, p)) potential[p] += b;
+      const lo = masks[2 * (so + k)]!;
+      const hi = masks[2 * (so + k) + 1]!;
+      const b = bytesOf[so + k]!;
+      for (let p = 0; p < N; p++) if (bitOf(lo, hi, p)) potential[p] = potential[p]! + b;
     }
     let enumerated = 0;
     for (let si = 0; si < sizes.length; si++) {
-      const n = sizes[si];
+      const n = sizes[si]!;
       if (n > N) break;
-      const share = shares[si];
+      const share = shares[si]!;
       // Every later candidate has more GPUs than the worst kept one, which evicts nothing: none ranks before it.
-      if (count === limit && kEv[limit - 1] === 0 && kN[limit - 1] < n) break;
+      if (count === limit && kEv[limit - 1] === 0 && kN[limit - 1]! < n) break;
       let m = 0;
       let f = 0;
       for (let p = 0; p < N; p++) {
-        if (total[fo + p] >= share && potential[p] >= share) {
+        if (total[fo + p]! >= share && potential[p]! >= share) {
           eligible[m++] = p;
-          if (free[fo + p] >= share) fits[f++] = p;
+          if (free[fo + p]! >= share) fits[f++] = p;
         }
       }
       if (m < n) continue;
@@ -201,11 +205,11 @@ export function placementTsKernels(): PlacementKernels {
           let hi = 0;
           let lacking = false;
           for (let j = 0; j < n; j++) {
-            const p = list[pick[j]];
+            const p = list[pick[j]!]!;
             chosen[j] = p;
             if (p < 32) lo |= 1 << p;
             else hi |= 1 << (p - 32);
-            if (free[fo + p] < share) lacking = true;
+            if (free[fo + p]! < share) lacking = true;
           }
           // Pass 1 starts only while the list lacks `limit` eviction-free options, and what it adds
           // evicts: that stays so for the whole pass, so every subset that needs an eviction is tried.
@@ -214,15 +218,15 @@ export function placementTsKernels(): PlacementKernels {
             if (lacking) ev = planEvictions(n, share, free, fo, masks, bytesOf, so, S, null, 0);
             else {
               evBytes = 0;
-              for (let j = 0; j < n; j++) avail[chosen[j]] = free[fo + chosen[j]];
+              for (let j = 0; j < n; j++) avail[chosen[j]!] = free[fo + chosen[j]!]!;
             }
             if (ev >= 0) {
               let score = 0;
-              if (m2 !== null) for (let a = 0; a < n; a++) for (let b = a + 1; b < n; b++) score += m2[chosen[a] * N + chosen[b]];
+              if (m2 !== null) for (let a = 0; a < n; a++) for (let b = a + 1; b < n; b++) score += m2[chosen[a]! * N + chosen[b]!]!;
               let rMin = Infinity;
               let rSum = 0;
               for (let j = 0; j < n; j++) {
-                const r = avail[chosen[j]] - share;
+                const r = avail[chosen[j]!]! - share;
                 if (r < rMin) rMin = r;
                 rSum += r;
               }
@@ -231,15 +235,15 @@ export function placementTsKernels(): PlacementKernels {
               while (at > 0) {
                 const q = at - 1;
                 let better: boolean;
-                if (ev !== kEv[q]) better = ev < kEv[q];
-                else if (evBytes !== kBytes[q]) better = evBytes < kBytes[q];
-                else if (n !== kN[q]) better = n < kN[q];
-                else if (score !== kScore[q]) better = score > kScore[q];
-                else if (pack && rSum !== kSum[q]) better = rSum < kSum[q];
-                else if (!pack && rMin !== kMin[q]) better = rMin > kMin[q];
-                else if (load !== kLoad[q]) better = load < kLoad[q];
-                else if (rank !== kRank[q]) better = rank < kRank[q];
-                else better = compareMasks(lo, hi, kLo[q], kHi[q]) < 0;
+                if (ev !== kEv[q]) better = ev < kEv[q]!;
+                else if (evBytes !== kBytes[q]) better = evBytes < kBytes[q]!;
+                else if (n !== kN[q]) better = n < kN[q]!;
+                else if (score !== kScore[q]) better = score > kScore[q]!;
+                else if (pack && rSum !== kSum[q]) better = rSum < kSum[q]!;
+                else if (!pack && rMin !== kMin[q]) better = rMin > kMin[q]!;
+                else if (load !== kLoad[q]) better = load < kLoad[q]!;
+                else if (rank !== kRank[q]) better = rank < kRank[q]!;
+                else better = compareMasks(lo, hi, kLo[q]!, kHi[q]!) < 0;
                 if (!better) break;
                 at = q;
               }
@@ -277,8 +281,8 @@ export function placementTsKernels(): PlacementKernels {
           let j = n - 1;
           while (j >= 0 && pick[j] === len - n + j) j--;
           if (j < 0) break;
-          pick[j]++;
-          for (let t = j + 1; t < n; t++) pick[t] = pick[t - 1] + 1;
+          pick[j] = pick[j]! + 1;
+          for (let t = j + 1; t < n; t++) pick[t] = pick[t - 1]! + 1;
         }
       }
     }
@@ -297,25 +301,25 @@ export function placementTsKernels(): PlacementKernels {
     o.overflowSize = overflowSize;
     o.evictStart[0] = 0;
     for (let c = 0; c < count; c++) {
-      o.masks[2 * c] = kLo[c];
-      o.masks[2 * c + 1] = kHi[c];
-      o.evictCount[c] = kEv[c];
-      o.evictedBytes[c] = kBytes[c];
-      o.score[c] = kScore[c];
-      o.remainMin[c] = kMin[c];
-      o.remainSum[c] = kSum[c];
-      o.evictStart[c + 1] = o.evictStart[c] + kEv[c];
+      o.masks[2 * c] = kLo[c]!;
+      o.masks[2 * c + 1] = kHi[c]!;
+      o.evictCount[c] = kEv[c]!;
+      o.evictedBytes[c] = kBytes[c]!;
+      o.score[c] = kScore[c]!;
+      o.remainMin[c] = kMin[c]!;
+      o.remainSum[c] = kSum[c]!;
+      o.evictStart[c + 1] = o.evictStart[c]! + kEv[c]!;
     }
-    const need = o.evictStart[count];
+    const need = o.evictStart[count]!;
     if (o.evictions.length < need) o.evictions = new Int32Array(Math.max(need, 2 * o.evictions.length));
-    for (let c = 0; c < count; c++) if (kEv[c] > 0) evictionsOf(c, o.evictions, o.evictStart[c]);
+    for (let c = 0; c < count; c++) if (kEv[c]! > 0) evictionsOf(c, o.evictions, o.evictStart[c]!);
     return o;
   }
 
   /** Fills chosen[] with the positions of kept candidate c; returns how many. */
   function positionsOf(c: number, N: number): number {
     let n = 0;
-    for (let p = 0; p < N; p++) if (bitOf(kLo[c], kHi[c], p)) chosen[n++] = p;
+    for (let p = 0; p < N; p++) if (bitOf(kLo[c]!, kHi[c]!, p)) chosen[n++] = p;
     return n;
   }
 
@@ -339,9 +343,10 @@ export function placementTsKernels(): PlacementKernels {
       const masks = s.staleMasks.length === 0 ? NO_MASKS : s.staleMasks;
       const bytesOf = s.staleBytes.length === 0 ? NO_BYTES : s.staleBytes;
       for (let i = 0; i < s.count; i++) {
-        if (count === limit && keptBeatsBound(limit - 1, s.bEv[i], s.bN[i], s.bScore[i], s.bMetric[i], s.load[i], s.rank[i])) continue;
-        const so = s.staleStart[i];
-        const o = searchNode(i, s.gpus[i], s.free, s.total, s.offset[i], s.sizes, s.shares, masks, bytesOf, so, s.staleStart[i + 1] - so, s.matrices[i], s.load[i], s.rank[i], s.budget);
+        if (count === limit && keptBeatsBound(limit - 1, s.bEv[i]!, s.bN[i]!, s.bScore[i]!, s.bMetric[i]!, s.load[i]!, s.rank[i]!)) continue;
+        const so = s.staleStart[i]!;
+        const m2 = s.matrices[i] as Int32Array | null; // i < s.count (a `!` would drop the null too)
+        const o = searchNode(i, s.gpus[i]!, s.free, s.total, s.offset[i]!, s.sizes, s.shares, masks, bytesOf, so, s.staleStart[i + 1]! - so, m2, s.load[i]!, s.rank[i]!, s.budget);
         if (o > 0) {
           overflow = o;
           overflowNode = i;
@@ -352,13 +357,13 @@ export function placementTsKernels(): PlacementKernels {
       // Into the reusable result (valid until the next call).
       out = foundFor(out, count);
       const o = fill(out, overflow, (c, evictions, at) => {
-        const i = kCand[c];
-        const n = positionsOf(c, s.gpus[i]);
-        const so = s.staleStart[i];
-        planEvictions(n, shareOfSize(s.sizes, s.shares, n), s.free, s.offset[i], masks, bytesOf, so, s.staleStart[i + 1] - so, evictions, at);
+        const i = kCand[c]!;
+        const n = positionsOf(c, s.gpus[i]!);
+        const so = s.staleStart[i]!;
+        planEvictions(n, shareOfSize(s.sizes, s.shares, n), s.free, s.offset[i]!, masks, bytesOf, so, s.staleStart[i + 1]! - so, evictions, at);
       });
       o.overflowNode = overflowNode;
-      for (let c = 0; c < count; c++) o.node[c] = kCand[c];
+      for (let c = 0; c < count; c++) o.node[c] = kCand[c]!;
       return o;
     },
   };

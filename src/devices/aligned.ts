@@ -100,7 +100,7 @@ export function allocateAligned(kernels: AlignedKernels & { readonly backend: st
   if (available.length < size) return _empty('INSUFFICIENT_DEVICES', `size ${size}: only ${available.length} GPUs are available`);
   if (required.length > size) return _empty('TOO_MANY_REQUIRED', `required: ${required.length} GPUs are required but size is ${size}`);
   let missing: number[] | undefined;
-  for (let k = 0; k < required.length; k++) if (!available.includes(required[k])) (missing ??= []).push(required[k]);
+  for (const g of required) if (!available.includes(g)) (missing ??= []).push(g);
   if (missing !== undefined) return _empty('REQUIRED_NOT_AVAILABLE', `required: GPU ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not available`);
 
   // No search needed: every available GPU, or a single GPU (the same answers as the kernels give).
@@ -108,7 +108,8 @@ export function allocateAligned(kernels: AlignedKernels & { readonly backend: st
     const devices = available.slice().sort((a, b) => a - b);
     return { devices, score: setScore(matrix, n, devices) };
   }
-  if (size === 1) return { devices: [required.length > 0 ? required[0] : policy === 'besteffort' ? available[0] : _leastConnected(matrix, n, available)], score: 0 };
+  // available holds at least size = 1 GPU (checked above).
+  if (size === 1) return { devices: [required.length > 0 ? required[0]! : policy === 'besteffort' ? available[0]! : _leastConnected(matrix, n, available)], score: 0 };
 
   if (policy === 'besteffort' && available.length > BESTEFFORT_MAX_AVAILABLE) {
     fail('LIMIT_EXCEEDED', 'available', `at most ${BESTEFFORT_MAX_AVAILABLE} GPUs for policy 'besteffort' (use 'topology' on larger nodes)`, req.available);
@@ -129,7 +130,7 @@ function _leastConnected(matrix: Int32Array, n: number, available: readonly numb
   for (const g of available) {
     let sum = 0;
     const row = g * n;
-    for (const h of available) sum += matrix[row + h];
+    for (const h of available) sum += matrix[row + h]!; // g, h < n: inside the n×n matrix
     if (best < 0 || sum < bestSum || (sum === bestSum && g < best)) {
       best = g;
       bestSum = sum;

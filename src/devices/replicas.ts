@@ -76,7 +76,7 @@ function _defaultKey(id: string): string {
 /** Inverse of a permutation: rank[order[r]] = r. */
 function _ranks(order: Int32Array): Int32Array {
   const rank = new Int32Array(order.length);
-  for (let r = 0; r < order.length; r++) rank[order[r]] = r;
+  for (let r = 0; r < order.length; r++) rank[order[r]!] = r;
   return rank;
 }
 
@@ -90,6 +90,7 @@ const _INTERN_MAX_CHARS = 1 << 22;
  * costs one Map lookup of a string whose hash V8 has cached, instead of a fresh substring hashed on
  * every call; per-call marks are epoch-stamped typed arrays indexed by those numbers (no per-call Map).
  * Bounded: cleared at the start of a call once over _INTERN_MAX_IDS IDs or _INTERN_MAX_CHARS characters.
+ * ID and key numbers come from id() and key(), which grow the per-number arrays to cover them (hence the `!`).
  */
 class _Interned {
   private idNum = new Map<string, number>();
@@ -160,12 +161,12 @@ class _Interned {
 
   /** Default key number of ID number n. */
   defaultKey(n: number): number {
-    return this.idKey[n];
+    return this.idKey[n]!;
   }
 
   /** Marks ID number n at position k of `devices`; returns the earlier position when it is already marked in this call, else -1. */
   markDevice(n: number, k: number): number {
-    if (this.idStamp[n] === this.epoch) return this.idPos[n];
+    if (this.idStamp[n] === this.epoch) return this.idPos[n]!;
     this.idStamp[n] = this.epoch;
     this.idPos[n] = k;
     return -1;
@@ -174,12 +175,12 @@ class _Interned {
   /** Position in `devices` of ID `text` in this call, or -1. */
   deviceOf(text: string): number {
     const n = this.idNum.get(text);
-    return n !== undefined && this.idStamp[n] === this.epoch ? this.idPos[n] : -1;
+    return n !== undefined && this.idStamp[n] === this.epoch ? this.idPos[n]! : -1;
   }
 
   /** GPU of key number k in this call, or -1. */
   gpuOf(k: number): number {
-    return this.keyStamp[k] === this.epoch ? this.keyGpu[k] : -1;
+    return this.keyStamp[k] === this.epoch ? this.keyGpu[k]! : -1;
   }
 
   /** Gives key number k GPU g in this call. */
@@ -235,29 +236,32 @@ export function allocateReplicas(kernels: ReplicaKernels & SortKernels, request:
   // pass; a substring only for IDs not seen before).
   const deviceKey = new Int32Array(devices.length);
   for (let d = 0; d < devices.length; d++) {
-    const id = devices[d];
+    const id = devices[d]!;
     const n = ids.id(id);
     const first = ids.markDevice(n, d);
     if (first >= 0) fail('DUPLICATE_DEVICE', `devices[${d}]`, `an ID not already at devices[${first}]`, id);
-    deviceKey[d] = parents !== undefined && Object.prototype.hasOwnProperty.call(parents, id) ? ids.key(parents[id]) : ids.defaultKey(n);
+    deviceKey[d] = parents !== undefined && Object.prototype.hasOwnProperty.call(parents, id) ? ids.key(parents[id]!) : ids.defaultKey(n); // an own key, checked as a string above
   }
   // Per device: its position in `available` (-1 if absent) and whether it is required; marks, not string maps.
   const availableAt = new Int32Array(devices.length).fill(-1);
   const availableDevice = new Int32Array(available.length);
   for (let k = 0; k < available.length; k++) {
-    const d = ids.deviceOf(available[k]);
-    if (d < 0) fail('UNKNOWN_DEVICE_ID', `available[${k}]`, 'an ID listed in devices', available[k]);
-    if (availableAt[d] >= 0) fail('DUPLICATE_DEVICE', `available[${k}]`, `an ID not already at available[${availableAt[d]}]`, available[k]);
+    const id = available[k]!;
+    const d = ids.deviceOf(id); // a position in devices, or -1
+    if (d < 0) fail('UNKNOWN_DEVICE_ID', `available[${k}]`, 'an ID listed in devices', id);
+    const earlier = availableAt[d]!;
+    if (earlier >= 0) fail('DUPLICATE_DEVICE', `available[${k}]`, `an ID not already at available[${earlier}]`, id);
     availableAt[d] = k;
     availableDevice[k] = d;
   }
   const requiredAt = new Int32Array(devices.length).fill(-1);
   for (let k = 0; k < required.length; k++) {
-    const id = required[k];
-    const d = ids.deviceOf(id);
+    const id = required[k]!;
+    const d = ids.deviceOf(id); // a position in devices, or -1
     if (d < 0) fail('UNKNOWN_DEVICE_ID', `required[${k}]`, 'an ID listed in devices', id);
-    if (requiredAt[d] >= 0) fail('DUPLICATE_DEVICE', `required[${k}]`, `an ID not already at required[${requiredAt[d]}]`, id);
-    if (availableAt[d] < 0) fail('REQUIRED_NOT_AVAILABLE', `required[${k}]`, 'an ID listed in available', id);
+    const earlier = requiredAt[d]!;
+    if (earlier >= 0) fail('DUPLICATE_DEVICE', `required[${k}]`, `an ID not already at required[${earlier}]`, id);
+    if (availableAt[d]! < 0) fail('REQUIRED_NOT_AVAILABLE', `required[${k}]`, 'an ID listed in available', id);
     requiredAt[d] = k;
   }
   if (required.length > size) fail('TOO_MANY_REQUIRED', 'required', `at most size = ${size} IDs`, required);
@@ -281,30 +285,30 @@ export function allocateReplicas(kernels: ReplicaKernels & SortKernels, request:
   const keys: string[] = [];
   let c = 0;
   for (let k = 0; k < available.length; k++) {
-    const d = availableDevice[k];
-    if (requiredAt[d] >= 0) continue;
-    const key = deviceKey[d];
+    const d = availableDevice[k]!; // positions in devices, all three arrays
+    if (requiredAt[d]! >= 0) continue;
+    const key = deviceKey[d]!;
     let g = ids.gpuOf(key);
     if (g < 0) {
       g = keys.length;
       ids.setGpu(key, g);
-      keys.push(ids.keyText[key]);
+      keys.push(ids.keyText[key]!);
     }
-    candidates[c] = available[k];
+    candidates[c] = available[k]!;
     candidateGpu[c++] = g;
   }
   // Allocated = devices of the key that are not candidates (required ones included).
   const gpuAllocated = new Int32Array(keys.length);
   for (let d = 0; d < devices.length; d++) {
-    if (availableAt[d] >= 0 && requiredAt[d] < 0) continue;
-    const g = ids.gpuOf(deviceKey[d]);
-    if (g >= 0) gpuAllocated[g]++;
+    if (availableAt[d]! >= 0 && requiredAt[d]! < 0) continue; // d < devices.length, the arrays' length
+    const g = ids.gpuOf(deviceKey[d]!);
+    if (g >= 0) gpuAllocated[g]!++;
   }
   const gpuKeyRank = _ranks(kernels.naturalOrder(keys));
   const candidateRank = _ranks(kernels.naturalOrder(candidates));
 
   const picks = kernels.pickReplicas(REPLICA_POLICY_CODE[policy], candidateGpu, candidateRank, gpuAllocated, gpuKeyRank, needed);
   const out = required.slice();
-  for (let k = 0; k < picks.length; k++) out.push(candidates[picks[k]]);
+  for (const pick of picks) out.push(candidates[pick]!); // the kernel returns candidate indices
   return { devices: out };
 }

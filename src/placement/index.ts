@@ -104,8 +104,9 @@ export function planPlacement(kernels: PlacementKernels, request: PlacementReque
   const sizes = sizesScratch.i32(sizeList.length);
   const shares = sizesScratch.f64(sizeList.length);
   for (let k = 0; k < sizeList.length; k++) {
-    sizes[k] = sizeList[k];
-    shares[k] = shareOf(req.memory, sizeList[k]);
+    const size = sizeList[k]!;
+    sizes[k] = size;
+    shares[k] = shareOf(req.memory, size);
   }
   const search: PlacementSearch = {
     gpus: n,
@@ -163,28 +164,29 @@ function nodeState(node: NodeModel, model: string | undefined, allowEviction: bo
   const S = stale.length;
   const free = freeScratch.f64(n);
   const total = totalScratch.f64(n);
-  for (let p = 0; p < n; p++) free[p] = total[p] = node.total[p] - node.used[p];
+  // Positions p < n index the node's per-GPU lists and the scratch arrays sized n (hence the `!`).
+  for (let p = 0; p < n; p++) free[p] = total[p] = node.total[p]! - node.used[p]!;
   const maxBytes = LIMITS.maxBytes;
-  for (let k = 0; k < slots.length; k++) {
-    const s = slots[k];
+  for (const s of slots) {
     for (const g of s.gpus) {
       const p = positionIn(index, g);
-      free[p] -= s.memoryPerGpu;
-      if (total[p] - free[p] > maxBytes) fail('LIMIT_EXCEEDED', `slots`, `at most ${maxBytes} bytes allocated on GPU ${g}`, total[p] - free[p]);
+      free[p]! -= s.memoryPerGpu;
+      const allocated = total[p]! - free[p]!;
+      if (allocated > maxBytes) fail('LIMIT_EXCEEDED', `slots`, `at most ${maxBytes} bytes allocated on GPU ${g}`, allocated);
     }
   }
   const staleMasks = staleScratch.i32(2 * S);
   const staleBytes = staleScratch.f64(S);
   const evictable = evictableScratch.f64(n, true);
   for (let k = 0; k < S; k++) {
-    const s = stale[k];
+    const s = stale[k]!;
     let lo = 0;
     let hi = 0;
     for (const g of s.gpus) {
       const p = positionIn(index, g);
       if (p < 32) lo |= 1 << p;
       else hi |= 1 << (p - 32);
-      evictable[p] += s.memoryPerGpu;
+      evictable[p]! += s.memoryPerGpu;
     }
     staleMasks[2 * k] = lo;
     staleMasks[2 * k + 1] = hi;
@@ -205,10 +207,10 @@ function nodeState(node: NodeModel, model: string | undefined, allowEviction: bo
 export function anyGpuEligible(search: PlacementSearch, potential: ArrayLike<number>): boolean {
   const { gpus: n, total, sizes, shares } = search;
   for (let si = 0; si < sizes.length; si++) {
-    const size = sizes[si];
+    const size = sizes[si]!; // sizes and shares have one entry per size; total and potential one per position
     if (size > n) break;
-    const share = shares[si];
-    for (let p = 0; p < n; p++) if (total[p] >= share && potential[p] >= share) return true;
+    const share = shares[si]!;
+    for (let p = 0; p < n; p++) if (total[p]! >= share && potential[p]! >= share) return true;
   }
   return false;
 }
@@ -218,11 +220,13 @@ export function anyGpuEligible(search: PlacementSearch, potential: ArrayLike<num
  * slot by stale slot, the kernels' order (so anyGpuEligible and the kernels agree to the last bit).
  */
 export function potentialOf(n: number, free: ArrayLike<number>, staleMasks: ArrayLike<number>, staleBytes: ArrayLike<number>, out: Float64Array): Float64Array {
-  for (let p = 0; p < n; p++) out[p] = free[p];
+  // free and out hold n positions; staleMasks two halves per stale slot.
+  for (let p = 0; p < n; p++) out[p] = free[p]!;
   for (let k = 0; k < staleBytes.length; k++) {
-    const lo = staleMasks[2 * k];
-    const hi = staleMasks[2 * k + 1];
-    for (let p = 0; p < n; p++) if (((p < 32 ? lo >>> p : hi >>> (p - 32)) & 1) !== 0) out[p] += staleBytes[k];
+    const lo = staleMasks[2 * k]!;
+    const hi = staleMasks[2 * k + 1]!;
+    const bytes = staleBytes[k]!;
+    for (let p = 0; p < n; p++) if (((p < 32 ? lo >>> p : hi >>> (p - 32)) & 1) !== 0) out[p]! += bytes;
   }
   return out;
 }
@@ -233,7 +237,8 @@ function positionIn(index: readonly number[], g: number): number {
   let hi = index.length - 1;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (index[mid] < g) lo = mid + 1;
+    if (index[mid]! < g)
+      lo = mid + 1; // lo ≤ mid < hi < index.length
     else hi = mid;
   }
   return lo;

@@ -34,7 +34,9 @@ export class PreparedNode {
     this[PACKED] = { model, matrix: positionMatrix(model.topology, model.index), indices: new Set(model.index) };
     this.gpus = Object.freeze(
       model.index.map((index, p) => {
-        const g: NodeGpu = model.used[p] > 0 ? { index, memoryTotal: model.total[p], memoryUsed: model.used[p] } : { index, memoryTotal: model.total[p] };
+        const memoryTotal = model.total[p]!; // the model's per-GPU lists are as long as its index
+        const memoryUsed = model.used[p]!;
+        const g: NodeGpu = memoryUsed > 0 ? { index, memoryTotal, memoryUsed } : { index, memoryTotal };
         if (model.mig?.[p] === true) g.mig = true;
         return Object.freeze(g);
       }),

@@ -28,18 +28,19 @@ export function compareMasks(aLo: number, aHi: number, bLo: number, bHi: number)
  * The ranking key, written once: fewer evictions, fewer evicted bytes, fewer GPUs, higher topology
  * score, then spread (larger smallest remaining free) or pack (smaller total leftover), then lowest
  * indices. Negative when candidate a of `fa` ranks before candidate b of `fb`. The kernels use the same key.
+ * a and b are candidates of their results (below count: every array has an entry for them, masks two).
  */
 export function compareCandidates(fa: PlacementFound, a: number, fb: PlacementFound, b: number, pack: boolean, indices = true): number {
-  if (fa.evictCount[a] !== fb.evictCount[b]) return fa.evictCount[a] - fb.evictCount[b];
-  if (fa.evictedBytes[a] !== fb.evictedBytes[b]) return fa.evictedBytes[a] < fb.evictedBytes[b] ? -1 : 1;
-  const na = popcount(fa.masks[2 * a]) + popcount(fa.masks[2 * a + 1]);
-  const nb = popcount(fb.masks[2 * b]) + popcount(fb.masks[2 * b + 1]);
+  if (fa.evictCount[a] !== fb.evictCount[b]) return fa.evictCount[a]! - fb.evictCount[b]!;
+  if (fa.evictedBytes[a] !== fb.evictedBytes[b]) return fa.evictedBytes[a]! < fb.evictedBytes[b]! ? -1 : 1;
+  const na = popcount(fa.masks[2 * a]!) + popcount(fa.masks[2 * a + 1]!);
+  const nb = popcount(fb.masks[2 * b]!) + popcount(fb.masks[2 * b + 1]!);
   if (na !== nb) return na - nb;
-  if (fa.score[a] !== fb.score[b]) return fb.score[b] - fa.score[a];
+  if (fa.score[a] !== fb.score[b]) return fb.score[b]! - fa.score[a]!;
   if (pack) {
-    if (fa.remainSum[a] !== fb.remainSum[b]) return fa.remainSum[a] < fb.remainSum[b] ? -1 : 1;
-  } else if (fa.remainMin[a] !== fb.remainMin[b]) return fa.remainMin[a] > fb.remainMin[b] ? -1 : 1;
-  return indices ? compareMasks(fa.masks[2 * a], fa.masks[2 * a + 1], fb.masks[2 * b], fb.masks[2 * b + 1]) : 0;
+    if (fa.remainSum[a] !== fb.remainSum[b]) return fa.remainSum[a]! < fb.remainSum[b]! ? -1 : 1;
+  } else if (fa.remainMin[a] !== fb.remainMin[b]) return fa.remainMin[a]! > fb.remainMin[b]! ? -1 : 1;
+  return indices ? compareMasks(fa.masks[2 * a]!, fa.masks[2 * a + 1]!, fb.masks[2 * b]!, fb.masks[2 * b + 1]!) : 0;
 }
 
 /** Eviction order: lastActivity ascending (missing = oldest), then slot ID in natural order. */
@@ -63,7 +64,8 @@ export function positionMatrix(topology: Topology | undefined, index: readonly n
   for (let p = 0; identity && p < n; p++) identity = index[p] === p;
   if (identity) return full;
   const m = new Int32Array(n * n);
-  for (let p = 0; p < n; p++) for (let q = 0; q < n; q++) m[p * n + q] = p === q ? 0 : full[index[p] * topology.gpus + index[q]];
+  // index holds GPU indices of the topology (validated), so every read is inside its gpus × gpus matrix.
+  for (let p = 0; p < n; p++) for (let q = 0; q < n; q++) m[p * n + q] = p === q ? 0 : full[index[p]! * topology.gpus + index[q]!]!;
   return m;
 }
 
@@ -88,7 +90,7 @@ const formattedTexts: string[] = new Array<string>(1024).fill('');
 function formatBytesMemo(bytes: number): string {
   const slot = Math.imul((bytes >>> 0) ^ ((bytes / 4294967296) | 0), 0x9e3779b1) >>> 22;
   // NaN never equals itself, so an empty slot (or NaN bytes) always formats.
-  if (formattedKeys[slot] === bytes) return formattedTexts[slot];
+  if (formattedKeys[slot] === bytes) return formattedTexts[slot]!; // slot < 1024, both tables' length
   const text = formatBytes(bytes);
   formattedKeys[slot] = bytes;
   formattedTexts[slot] = text;
@@ -114,37 +116,40 @@ export function rejectionsFor(
 ): Rejection[] {
   const format = formatBytesMemo;
   if (sizes.length === 0) return out;
-  const n = sizes[sizes.length - 1];
+  const n = sizes[sizes.length - 1]!; // not empty (above)
   const share = shareOf(memory, n);
   const where = node === undefined ? '' : ` on node ${node}`;
   // The message tails that name the share, formatted at the first rejection (most plans that find options have none).
   let inAll: string | undefined;
   let shortBy: string | undefined;
+  // The per-position lists are as long as index.
   for (let p = 0; p < index.length; p++) {
+    const gpu = index[p]!;
     if (mig?.[p]) {
-      const r: Rejection = { gpu: index[p], code: 'MIG_MODE', message: migMessage(index[p], where) };
+      const r: Rejection = { gpu, code: 'MIG_MODE', message: migMessage(gpu, where) };
       if (node !== undefined) r.node = node;
       out.push(r);
       continue;
     }
-    if (total[p] < share) {
+    const t = total[p]!;
+    if (t < share) {
       inAll ??= ` in all, less than its share ${format(share)} (1/${n} of ${format(memory)})`;
-      const head = `GPU ${index[p]}${where}: has ${format(total[p])}`;
-      const r: Rejection = { gpu: index[p], code: 'GPU_TOO_SMALL', message: head + inAll, shortBy: share - total[p] };
+      const head = `GPU ${gpu}${where}: has ${format(t)}`;
+      const r: Rejection = { gpu, code: 'GPU_TOO_SMALL', message: head + inAll, shortBy: share - t };
       if (node !== undefined) r.node = node;
       out.push(r);
       continue;
     }
-    const e = evictable === null ? 0 : evictable[p];
-    const avail = free[p] + e;
+    const e = evictable === null ? 0 : evictable[p]!;
+    const avail = free[p]! + e;
     if (avail < share) {
       shortBy ??= `, less than its share ${format(share)} (1/${n} of ${format(memory)}); short by `;
-      let head = `GPU ${index[p]}${where}: can free ${format(avail)}`;
-      const u = used === null ? 0 : used[p];
+      let head = `GPU ${gpu}${where}: can free ${format(avail)}`;
+      const u = used === null ? 0 : used[p]!;
       if (e > 0 && u > 0) head = `${head} (${format(e)} of it by evicting stale slots; ${format(u)} in use by other processes)`;
       else if (e > 0) head = `${head} (${format(e)} of it by evicting stale slots)`;
       else if (u > 0) head = `${head} (${format(u)} in use by other processes)`;
-      const r: Rejection = { gpu: index[p], code: 'INSUFFICIENT_MEMORY', message: head + shortBy + format(share - avail), shortBy: share - avail };
+      const r: Rejection = { gpu, code: 'INSUFFICIENT_MEMORY', message: head + shortBy + format(share - avail), shortBy: share - avail };
       if (node !== undefined) r.node = node;
       out.push(r);
     }
@@ -159,22 +164,24 @@ export function migMessage(gpu: number, where = ''): string {
 
 /** The GPU indices of a kernel result's candidate `c`: the set bits of its mask, lowest first. */
 function optionGpus(found: PlacementFound, c: number, index: readonly number[]): number[] {
-  const lo0 = found.masks[2 * c];
-  const hi0 = found.masks[2 * c + 1];
+  // c is below found.count; a mask's bits are positions of index.
+  const lo0 = found.masks[2 * c]!;
+  const hi0 = found.masks[2 * c + 1]!;
   // An array of its final length (growing an empty one by push costs a third more here).
   const gpus: number[] = new Array(popcount(lo0) + popcount(hi0));
   let j = 0;
-  for (let lo = lo0; lo !== 0; lo &= lo - 1) gpus[j++] = index[ctz(lo)];
-  for (let hi = hi0; hi !== 0; hi &= hi - 1) gpus[j++] = index[32 + ctz(hi)];
+  for (let lo = lo0; lo !== 0; lo &= lo - 1) gpus[j++] = index[ctz(lo)]!;
+  for (let hi = hi0; hi !== 0; hi &= hi - 1) gpus[j++] = index[32 + ctz(hi)]!;
   return gpus;
 }
 
 /** The IDs of the stale slots a kernel result's candidate `c` evicts, in eviction order. */
 function optionEvict(found: PlacementFound, c: number, stale: readonly Slot[]): string[] {
-  const e0 = found.evictStart[c];
-  const e1 = found.evictStart[c + 1];
+  // evictStart has count + 1 entries; evictions[e0 .. e1) are positions in the eviction order.
+  const e0 = found.evictStart[c]!;
+  const e1 = found.evictStart[c + 1]!;
   const evict: string[] = e1 === e0 ? [] : new Array(e1 - e0);
-  for (let k = e0; k < e1; k++) evict[k - e0] = stale[found.evictions[k]].id;
+  for (let k = e0; k < e1; k++) evict[k - e0] = stale[found.evictions[k]!]!.id;
   return evict;
 }
 
@@ -187,7 +194,7 @@ export function optionOf(found: PlacementFound, c: number, index: readonly numbe
   const gpus = optionGpus(found, c, index);
   const evict = optionEvict(found, c, stale);
   const memoryPerGpu = shareOf(memory, gpus.length);
-  const score = found.score[c];
+  const score = found.score[c]!; // c is below found.count
   return model !== undefined ? { model, gpus, memoryPerGpu, evict, score } : { gpus, memoryPerGpu, evict, score };
 }
 
@@ -196,7 +203,7 @@ export function nodeOptionOf(found: PlacementFound, c: number, index: readonly n
   const gpus = optionGpus(found, c, index);
   const evict = optionEvict(found, c, stale);
   const memoryPerGpu = shareOf(memory, gpus.length);
-  const score = found.score[c];
+  const score = found.score[c]!; // c is below found.count
   return model !== undefined ? { node, model, gpus, memoryPerGpu, evict, score } : { node, gpus, memoryPerGpu, evict, score };
 }
 

@@ -76,7 +76,7 @@ export function validateNode(gpusValue: unknown, slotsValue: unknown, topologyVa
     const index = count(g.index, 0x7fffffff, () => `${at()}.index`);
     if (seen.has(index)) throw AllocationError.at('DUPLICATE_DEVICE', `${at()}.index`, `GPU index ${index} appears twice`);
     seen.add(index);
-    if (k > 0 && list[k - 1].index > index) sorted = false;
+    if (k > 0 && list[k - 1]!.index > index) sorted = false; // list[0 .. k) are set
     const memoryTotal = count(g.memoryTotal, LIMITS.maxBytes, () => `${at()}.memoryTotal`);
     const memoryUsed = g.memoryUsed === undefined ? 0 : count(g.memoryUsed, LIMITS.maxBytes, () => `${at()}.memoryUsed`);
     if (memoryUsed > memoryTotal) fail('INVALID_ARGUMENT', `${at()}.memoryUsed`, `at most memoryTotal (${memoryTotal})`, g.memoryUsed);
@@ -144,7 +144,7 @@ export function validateSlot(value: unknown, field: string, k: number, indices: 
     const idx = isCount(raw, 0x7fffffff) ? (raw === 0 ? 0 : raw) : requireInteger(`${field}[${k}].gpus[${j}]`, raw, 0, 0x7fffffff);
     if (!indices.has(idx)) throw AllocationError.at('UNKNOWN_DEVICE_ID', `${field}[${k}].gpus[${j}]`, `GPU index ${idx} is not one of the node's GPUs`);
     for (let i = 0; i < j; i++) if (gpus[i] === idx) throw AllocationError.at('DUPLICATE_DEVICE', `${field}[${k}].gpus[${j}]`, `GPU index ${idx} appears twice`);
-    if (j > 0 && gpus[j - 1] > idx) sorted = false;
+    if (j > 0 && gpus[j - 1]! > idx) sorted = false; // gpus[0 .. j) are set
     gpus[j] = idx;
   }
   if (!sorted) gpus.sort((a, b) => a - b);

@@ -35,7 +35,7 @@ export function alignedWasmKernels(core: WasmCore): AlignedKernels {
     const heap = core.heap32();
     const at = (base + OUT) >> 2;
     const out = new Array<number>(count);
-    for (let k = 0; k < count; k++) out[k] = heap[at + k];
+    for (let k = 0; k < count; k++) out[k] = heap[at + k]!; // the kernel wrote count GPUs inside the block
     return out;
   };
 
@@ -47,8 +47,8 @@ export function alignedWasmKernels(core: WasmCore): AlignedKernels {
       const n = available.length;
       const r = required.length;
       // (A loop: cheaper than set() from a plain array of at most 64 items.)
-      for (let k = 0, a = (base + AVAILABLE) >> 2; k < n; k++) heap[a + k] = available[k];
-      for (let k = 0, q = (base + REQUIRED) >> 2; k < r; k++) heap[q + k] = required[k];
+      for (let k = 0, a = (base + AVAILABLE) >> 2; k < n; k++) heap[a + k] = available[k]!;
+      for (let k = 0, q = (base + REQUIRED) >> 2; k < r; k++) heap[q + k] = required[k]!;
       let count: number;
       try {
         count = exportsOf().alignedBestEffort(base + AVAILABLE, n, base + REQUIRED, r, size, base + OUT);
@@ -66,12 +66,12 @@ export function alignedWasmKernels(core: WasmCore): AlignedKernels {
       let r0 = 0;
       let r1 = 0;
       for (let k = 0; k < available.length; k++) {
-        const g = available[k];
+        const g = available[k]!;
         if (g < 32) a0 |= 1 << g;
         else a1 |= 1 << (g - 32);
       }
       for (let k = 0; k < required.length; k++) {
-        const g = required[k];
+        const g = required[k]!;
         if (g < 32) r0 |= 1 << g;
         else r1 |= 1 << (g - 32);
       }

@@ -152,9 +152,10 @@ export class WasmCore {
 
   /**
    * Reserves scratch space for one call: `sizes` in bytes, each region 16-byte aligned; returns
-   * each region's pointer. Any view made before this call is stale afterwards.
+   * each region's pointer (one per size: a tuple of sizes gives a tuple of pointers). Any view made
+   * before this call is stale afterwards.
    */
-  reserve(sizes: readonly number[]): number[] {
+  reserve<const S extends readonly number[]>(sizes: S): { -readonly [K in keyof S]: number } {
     let total = 0;
     const offsets: number[] = [];
     for (const s of sizes) {
@@ -162,7 +163,7 @@ export class WasmCore {
       total += (s + 15) & ~15;
     }
     const base = this.reserveBlock(total);
-    return offsets.map((o) => base + o);
+    return offsets.map((o) => base + o) as { -readonly [K in keyof S]: number };
   }
 
   /**

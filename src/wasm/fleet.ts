@@ -39,7 +39,7 @@ export function fleetWasmKernels(core: WasmCore): FleetKernels {
       const k = spare.findIndex((b) => b.bytes >= bytes);
       let block: number;
       if (k >= 0) {
-        block = spare[k].block;
+        block = spare[k]!.block; // findIndex found it
         spare.splice(k, 1);
         new Uint8Array(core.exports.memory.buffer, block, bytes).fill(0);
       } else block = core.call(() => ex().fleetAlloc(ints, floats));

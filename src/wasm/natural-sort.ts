@@ -10,7 +10,7 @@ export function sortWasmKernels(core: WasmCore): SortKernels {
     naturalOrder(ids: readonly string[]): Int32Array {
       const count = ids.length;
       let total = 0;
-      for (let k = 0; k < count; k++) total += ids[k].length;
+      for (let k = 0; k < count; k++) total += ids[k]!.length;
       const [pUnits, pOffsets, pOut, pScratch, pKeys] = core.reserve([total * 2, (count + 1) * 4, count * 4, count * 4, count * 8]);
       const units = core.u16(pUnits, total);
       const heap = core.heap32();
@@ -18,7 +18,7 @@ export function sortWasmKernels(core: WasmCore): SortKernels {
       let p = 0;
       for (let k = 0; k < count; k++) {
         heap[o + k] = p;
-        const id = ids[k];
+        const id = ids[k]!;
         for (let c = 0; c < id.length; c++) units[p++] = id.charCodeAt(c);
       }
       heap[o + count] = p;

@@ -126,20 +126,21 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
         views();
         const { free, total, sizes, shares, staleMasks, staleBytes } = s;
         // Element loops: these arrays hold at most 64 GPUs' or a few sizes' entries (set() costs more per call).
+        // The search's arrays have N positions, S stale slots and sizeCount sizes (PlacementSearch).
         for (let p = 0, f = pFree >> 3, t = pTotal >> 3; p < N; p++) {
-          F64[f + p] = free[p];
-          F64[t + p] = total[p];
+          F64[f + p] = free[p]!;
+          F64[t + p] = total[p]!;
         }
         if (S > 64) {
           F64.set(staleBytes.subarray(0, S), pBytes >> 3);
           I32.set(staleMasks.subarray(0, 2 * S), pMasks >> 2);
         } else {
-          for (let k = 0, f = pBytes >> 3; k < S; k++) F64[f + k] = staleBytes[k];
-          for (let k = 0, i = pMasks >> 2; k < 2 * S; k++) I32[i + k] = staleMasks[k];
+          for (let k = 0, f = pBytes >> 3; k < S; k++) F64[f + k] = staleBytes[k]!;
+          for (let k = 0, i = pMasks >> 2; k < 2 * S; k++) I32[i + k] = staleMasks[k]!;
         }
         for (let k = 0, i = pSizes >> 2, f = pShares >> 3; k < sizeCount; k++) {
-          I32[i + k] = sizes[k];
-          F64[f + k] = shares[k];
+          I32[i + k] = sizes[k]!;
+          F64[f + k] = shares[k]!;
         }
         const ex = core.exports as unknown as PlacementExports;
         // The kernel allocates nothing, so the views stay valid across the call. A try/catch of its
@@ -170,10 +171,11 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
         } catch (error) {
           throw core.trapped(error);
         }
+        // The kernel wrote its result's header inside the reserved block.
         const r = pResult >> 2;
-        const count = I32[r];
-        const overflowSize = I32[r + 1];
-        const need = I32[r + 2];
+        const count = I32[r]!;
+        const overflowSize = I32[r + 1]!;
+        const need = I32[r + 2]!;
         if (need > evictCap) {
           while (evictCap < need) evictCap *= 2;
           continue;
@@ -186,14 +188,16 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
       const C = s.count;
       const sizeCount = s.sizes.length;
       const limit = s.limit;
+      // The search's per-candidate arrays have C entries (staleStart C + 1); offsets and stale ranges lie inside theirs (ClusterSearch).
       let G = 0;
       let M = 0;
       for (let i = 0; i < C; i++) {
-        G += s.gpus[i];
-        const m = s.matrices[i];
+        G += s.gpus[i]!;
+        const m = s.matrices[i] as Int32Array | null; // i < C (a `!` would drop the null too)
         if (m !== null) M += m.length;
       }
-      const S = s.staleStart[C] - s.staleStart[0];
+      const s0 = s.staleStart[0]!;
+      const S = s.staleStart[C]! - s0;
       for (;;) {
         const [pInfo, pBounds, pFree, pTotal, pMasks, pBytes, pMat, pSizes, pShares, pKept, pStart, pEv, pScratch, pResult, pColumns] = core.reserve([
           C * INFO * 4,
@@ -217,7 +221,6 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
         // a subarray per node costs more than copying its few GPUs).
         let g = 0;
         let m = 0;
-        const s0 = s.staleStart[0];
         const info = pInfo >> 2;
         const fb = pBounds >> 3;
         const free = s.free;
@@ -225,25 +228,27 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
         const fFree = pFree >> 3;
         const fTotal = pTotal >> 3;
         for (let i = 0; i < C; i++) {
-          const N = s.gpus[i];
-          const at = s.offset[i];
-          for (let p = 0; p < N; p++) F64[fFree + g + p] = free[at + p];
+          const N = s.gpus[i]!;
+          const at = s.offset[i]!;
+          const staleFrom = s.staleStart[i]!;
+          const staleTo = s.staleStart[i + 1]!;
+          for (let p = 0; p < N; p++) F64[fFree + g + p] = free[at + p]!;
           // The kernel reads `total` only for nodes with stale slots (free <= total decides otherwise).
-          if (s.staleStart[i + 1] > s.staleStart[i]) for (let p = 0; p < N; p++) F64[fTotal + g + p] = total[at + p];
-          const mat = s.matrices[i];
+          if (staleTo > staleFrom) for (let p = 0; p < N; p++) F64[fTotal + g + p] = total[at + p]!;
+          const mat = s.matrices[i] as Int32Array | null;
           const k = info + i * INFO;
           I32[k] = N;
           I32[k + 1] = g;
-          I32[k + 2] = s.staleStart[i] - s0;
-          I32[k + 3] = s.staleStart[i + 1] - s.staleStart[i];
+          I32[k + 2] = staleFrom - s0;
+          I32[k + 3] = staleTo - staleFrom;
           I32[k + 4] = mat === null ? -1 : m;
-          I32[k + 5] = s.rank[i];
-          I32[k + 6] = s.bEv[i];
-          I32[k + 7] = s.bN[i];
+          I32[k + 5] = s.rank[i]!;
+          I32[k + 6] = s.bEv[i]!;
+          I32[k + 7] = s.bN[i]!;
           const f = fb + i * FB;
-          F64[f] = s.load[i];
-          F64[f + 1] = s.bScore[i];
-          F64[f + 2] = s.bMetric[i];
+          F64[f] = s.load[i]!;
+          F64[f + 1] = s.bScore[i]!;
+          F64[f + 2] = s.bMetric[i]!;
           if (mat !== null) {
             I32.set(mat, (pMat >> 2) + m);
             m += mat.length;
@@ -251,13 +256,13 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
           g += N;
         }
         for (let k = 0; k < S; k++) {
-          I32[(pMasks >> 2) + 2 * k] = s.staleMasks[2 * (s0 + k)];
-          I32[(pMasks >> 2) + 2 * k + 1] = s.staleMasks[2 * (s0 + k) + 1];
-          F64[(pBytes >> 3) + k] = s.staleBytes[s0 + k];
+          I32[(pMasks >> 2) + 2 * k] = s.staleMasks[2 * (s0 + k)]!;
+          I32[(pMasks >> 2) + 2 * k + 1] = s.staleMasks[2 * (s0 + k) + 1]!;
+          F64[(pBytes >> 3) + k] = s.staleBytes[s0 + k]!;
         }
         for (let k = 0; k < sizeCount; k++) {
-          I32[(pSizes >> 2) + k] = s.sizes[k];
-          F64[(pShares >> 3) + k] = s.shares[k];
+          I32[(pSizes >> 2) + k] = s.sizes[k]!;
+          F64[(pShares >> 3) + k] = s.shares[k]!;
         }
         const ex = core.exports as unknown as PlacementExports;
         // The kernel allocates nothing, so the views stay valid across the call (a try/catch of its own, as in placementSearch).
@@ -288,11 +293,12 @@ export function placementWasmKernels(core: WasmCore): PlacementKernels {
         } catch (error) {
           throw core.trapped(error);
         }
+        // The kernel wrote its result's header inside the reserved block.
         const r = pResult >> 2;
-        const count = I32[r];
-        const overflowSize = I32[r + 1];
-        const need = I32[r + 2];
-        const overflowNode = I32[r + 3];
+        const count = I32[r]!;
+        const overflowSize = I32[r + 1]!;
+        const need = I32[r + 2]!;
+        const overflowNode = I32[r + 3]!;
         if (need > evictCap) {
           while (evictCap < need) evictCap *= 2;
           continue;
