@@ -1,6 +1,5 @@
 // openEngine: one API over either backend's kernels.
 
-import { createTsKernels } from './baseline/index.js';
 import { type MultiNodePlanner, multiNodePlanner } from './cluster/multi-node.js';
 import { type ClusterInit, ClusterState } from './cluster/state.js';
 import { type AlignedRequest, type AlignedResult, allocateAligned } from './devices/aligned.js';
@@ -232,7 +231,12 @@ async function kernelsFor(options: PlacementEngineOptions, keys: readonly string
     throw AllocationError.at('INVALID_ARGUMENT', 'options', `reading a field threw (${cause instanceof Error ? cause.message : 'an unreadable error'})`, { cause });
   }
   const planner = multiNode as MultiNodePlanner | undefined;
-  if (backend === 'ts') return { kernels: createTsKernels(), ...(planner !== undefined ? { multiNode: planner } : {}) };
+  if (backend === 'ts') {
+    // Loaded only when asked for: a page on the wasm backend (the default) does not download the
+    // TypeScript kernels (bundlers put them in a chunk of their own).
+    const { createTsKernels } = await import('./baseline/index.js');
+    return { kernels: createTsKernels(), ...(planner !== undefined ? { multiNode: planner } : {}) };
+  }
   if (backend !== 'wasm') throw AllocationError.at('INVALID_ARGUMENT', 'options.backend', `expected 'wasm' or 'ts', got ${describeValue(backend)}`);
   if (build !== 'release' && build !== 'debug') throw AllocationError.at('INVALID_ARGUMENT', 'options.build', `expected 'release' or 'debug', got ${describeValue(build)}`);
   const core = await loadCore({ build, wasm });

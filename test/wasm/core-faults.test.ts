@@ -39,7 +39,7 @@ describe('WebAssembly core faults', () => {
     await expect(openEngine({ build: 'fast' as never })).rejects.toThrow(/options\.build/);
   });
 
-  it("is instantiated without AssemblyScript's loader: its one import is env.abort, and no function has optional parameters", () => {
+  it("needs only the loader's env.abort, and no function has optional parameters (the engine calls the instance's own exports)", () => {
     for (const build of ['release', 'debug']) {
       const module = new WebAssembly.Module(readFileSync(new URL(`../../build/${build}.wasm`, import.meta.url)));
       expect(WebAssembly.Module.imports(module)).toEqual([{ module: 'env', name: 'abort', kind: 'function' }]);
@@ -47,7 +47,7 @@ describe('WebAssembly core faults', () => {
     }
   });
 
-  it("words the runtime's abort with its message and place, read from the core's memory", async () => {
+  it("words the runtime's abort (the loader's) with its message and place, read from the core's memory", async () => {
     for (const build of ['release', 'debug'] as const) {
       const engine = await openEngine({ backend: 'wasm', build });
       let caught: unknown;
