@@ -96,7 +96,7 @@ export async function nodePrices(nodes: readonly NodeSpec[], pods: readonly Pod[
     types.forEach((t, ti) =>
       process.stderr.write(`type ${ti} ${t.count}× ${t.gpus}G ${t.cpu}c ${t.mem}GiB ${t.model}: core ${d(`c${ti}`).toFixed(2)} GiB ${d(`m${ti}`).toFixed(2)} GPU ${d(`g${ti}`).toFixed(1)}\n`),
     );
-    shapes.forEach((s, si) => s.n > 20 && process.stderr.write(`shape ${s.gpus}×${s.milli} ${s.cpu}c ${s.mem.toFixed(0)}GiB n=${s.n.toFixed(0)}: worth ${worth[si].toFixed(1)}\n`));
+    shapes.forEach((s, si) => s.n > 20 && process.stderr.write(`shape ${s.gpus}×${s.milli} ${s.cpu}c ${s.mem.toFixed(0)}GiB n=${s.n.toFixed(0)}: worth ${worth[si]!.toFixed(1)}\n`));
   }
   return {
     placed: solution.ObjectiveValue / capacity,
@@ -116,8 +116,8 @@ export type Grid = { core: number; gib: number; table: Float64Array }[][];
 /** The grid of λ: θ·d for θ in `thetas` and each direction d of (the type's duals; when they are 0, a GPU's worth per core and per GiB of the biggest type's share: 810/12, 810/48) taken as core only, memory only and both. */
 export function lagrangianGrid(pr: NodePrices, thetas: readonly number[], cpuOnly: boolean, perType: boolean, least = 0): Grid {
   return pr.types.map((_t, ti) => {
-    const t = pr.types[ti];
-    const base: [number, number] = pr.core[ti] + pr.gib[ti] > 0 ? [pr.core[ti], pr.gib[ti]] : perType ? [(810 * t.gpus) / t.cpu, (810 * t.gpus) / t.mem] : [810 / 12, 810 / 48];
+    const t = pr.types[ti]!;
+    const base: [number, number] = pr.core[ti]! + pr.gib[ti]! > 0 ? [pr.core[ti]!, pr.gib[ti]!] : perType ? [(810 * t.gpus) / t.cpu, (810 * t.gpus) / t.mem] : [810 / 12, 810 / 48];
     const lams: [number, number][] = [[0, 0]];
     for (const th of thetas)
       if (th > 0)
@@ -135,13 +135,13 @@ export function lagrangianGrid(pr: NodePrices, thetas: readonly number[], cpuOnl
       pr.shapes.forEach((s, si) => {
         if (s.gpus === 0 || s.n < least || s.gpus > t.gpus || s.cpu > t.cpu || s.mem > t.mem) return;
         if (s.models.length > 0 && !s.models.includes(t.model)) return;
-        const profit = (pr.worth[si] - core * s.cpu - gib * s.mem) / s.gpus;
+        const profit = (pr.worth[si]! - core * s.cpu - gib * s.mem) / s.gpus;
         if (profit > 0) items.push({ milli: s.milli, profit });
       });
       const table = new Float64Array(1001);
       for (let r = 1; r <= 1000; r++) {
-        table[r] = table[r - 1];
-        for (const it of items) if (it.milli <= r && table[r - it.milli] + it.profit > table[r]) table[r] = table[r - it.milli] + it.profit;
+        table[r] = table[r - 1]!;
+        for (const it of items) if (it.milli <= r && table[r - it.milli]! + it.profit > table[r]!) table[r] = table[r - it.milli]! + it.profit;
       }
       return { core, gib, table };
     });
@@ -150,16 +150,16 @@ export function lagrangianGrid(pr: NodePrices, thetas: readonly number[], cpuOnl
 
 /** V of node k's state after a pod takes cpu, mem, `milli` of GPU i (or `whole` wholly free GPUs). */
 export function nodeValue(f: Fleet, pr: NodePrices, gr: Grid, k: number, cpu: number, mem: number, i: number, milli: number, whole: number): number {
-  const c = (f.cpu[k] - cpu) / 1000;
-  const m = (f.mem[k] - mem) / 1024;
+  const c = (f.cpu[k]! - cpu) / 1000;
+  const m = (f.mem[k]! - mem) / 1024;
   let best = Number.POSITIVE_INFINITY;
-  for (const { core, gib, table } of gr[pr.typeOf[k]]) {
+  for (const { core, gib, table } of gr[pr.typeOf[k]!]!) {
     let v = core * c + gib * m;
-    const g = f.g[k];
+    const g = f.g[k]!;
     for (let j = 0, w = whole; j < g.length; j++) {
-      let r = j === i ? g[j] - milli : g[j];
+      let r = j === i ? g[j]! - milli : g[j]!;
       if (w > 0 && r === 1000) (r = 0), w--;
-      v += table[r];
+      v += table[r]!;
     }
     if (v < best) best = v;
   }
@@ -179,7 +179,7 @@ async function nodeIdeas(idea: string, nodes: readonly NodeSpec[], pods: readonl
   const loss = (f: Fleet, k: number, p: Pod, i: number, milli: number, whole: number) => {
     if (p !== lastPod) (lastPod = p), before.fill(Number.NaN);
     if (Number.isNaN(before[k])) before[k] = nodeValue(f, pr, gr, k, 0, 0, -1, 0, 0);
-    return before[k] - nodeValue(f, pr, gr, k, p.cpu, cpuOnly ? 0 : p.memory, i, milli, whole);
+    return before[k]! - nodeValue(f, pr, gr, k, p.cpu, cpuOnly ? 0 : p.memory, i, milli, whole);
   };
   if (m[1] === undefined) {
     // The loss first (in steps of `~step` milli, default 10), FGD's score inside; `+reserve:n` holds whole nodes of 4 GPUs or more for pods of 4 GPUs or more once at most n 8-GPU nodes are wholly free (fleet-ideas.ts's reserve).
@@ -187,15 +187,15 @@ async function nodeIdeas(idea: string, nodes: readonly NodeSpec[], pods: readonl
     // `%c`: c milli of loss per point of FGD's score (the loss and FGD blended; default 0, FGD only inside).
     const c = Number(m[5] ?? '0');
     const n = m[9] === undefined ? -1 : Number(m[9]);
-    const held = (f: Fleet, k: number) => f.g[k].length >= 4 && f.idle8 <= n && f.full(k) === f.g[k].length;
+    const held = (f: Fleet, k: number) => f.g[k]!.length >= 4 && f.idle8 <= n && f.full(k) === f.g[k]!.length;
     const rules: Rules = {
       share: (f, k, p, i, _v, q) => (held(f, k) ? -1e15 : 0) + -Math.round((loss(f, k, p, i, p.milli, 0) - c * q) / step) * 1000 + q,
-      cpu: (f, k, p, q) => (held(f, k) ? -1e15 : 0) + -Math.round((loss(f, k, p, -1, 0, 0) - c * q) / step) * 1e9 + q * 1e6 - f.g[k].reduce((a, v) => a + v, 0),
+      cpu: (f, k, p, q) => (held(f, k) ? -1e15 : 0) + -Math.round((loss(f, k, p, -1, 0, 0) - c * q) / step) * 1e9 + q * 1e6 - f.g[k]!.reduce((a, v) => a + v, 0),
       whole: (f, k, p, q) =>
         (p.gpus < 4 && held(f, k) ? -1e18 : 0) +
         -Math.round((loss(f, k, p, -1, 0, p.gpus) - c * q) / step) * 1e12 +
         q * 8589934592 +
-        (f.wanted[k] !== 0 ? 0 : 4294967296 - (f.cpu[k] - p.cpu) / (f.full(k) - p.gpus + 1)),
+        (f.wanted[k] !== 0 ? 0 : 4294967296 - (f.cpu[k]! - p.cpu) / (f.full(k) - p.gpus + 1)),
     };
     if (m[10] === undefined) return rules;
     // Adaptive (`+from:x`): fgd-lp's rules while at least x % of the GPUs are wholly free, these after.
@@ -203,9 +203,9 @@ async function nodeIdeas(idea: string, nodes: readonly NodeSpec[], pods: readonl
     const early = (await ruleOf('plan', nodes, pods)) as Rules;
     return {
       share: (f, k, p, i, v, q) => (f.idle < below ? rules.share(f, k, p, i, v, q) : early.share(f, k, p, i, v, q)),
-      cpu: (f, k, p, q) => (f.idle < below ? (rules.cpu as NonNullable<Rules['cpu']>)(f, k, p, q) : q * 1e6 - f.g[k].reduce((a, v) => a + v, 0)),
+      cpu: (f, k, p, q) => (f.idle < below ? (rules.cpu as NonNullable<Rules['cpu']>)(f, k, p, q) : q * 1e6 - f.g[k]!.reduce((a, v) => a + v, 0)),
       whole: (f, k, p, q) =>
-        f.idle < below ? (rules.whole as NonNullable<Rules['whole']>)(f, k, p, q) : q * 8589934592 + (f.wanted[k] !== 0 ? 0 : 4294967296 - (f.cpu[k] - p.cpu) / (f.full(k) - p.gpus + 1)),
+        f.idle < below ? (rules.whole as NonNullable<Rules['whole']>)(f, k, p, q) : q * 8589934592 + (f.wanted[k] !== 0 ? 0 : 4294967296 - (f.cpu[k]! - p.cpu) / (f.full(k) - p.gpus + 1)),
     };
   }
   // fgd-lp (or strand-all:2+reserve:10) with the loss (w/100 per milli) taken off FGD's score.
@@ -216,11 +216,11 @@ async function nodeIdeas(idea: string, nodes: readonly NodeSpec[], pods: readonl
     share: (f, k, p, i, v, q) => base.share(f, k, p, i, v, q - Math.min(900, pen(loss(f, k, p, i, p.milli, 0)))),
     cpu: (f, k, p, q) => {
       const q2 = q - Math.min(90, pen(loss(f, k, p, -1, 0, 0)));
-      return base.cpu !== undefined ? base.cpu(f, k, p, q2) : q2 * 1e6 - f.g[k].reduce((a, v) => a + v, 0);
+      return base.cpu !== undefined ? base.cpu(f, k, p, q2) : q2 * 1e6 - f.g[k]!.reduce((a, v) => a + v, 0);
     },
     whole: (f, k, p, q) => {
       const q2 = q - Math.min(90, pen(loss(f, k, p, -1, 0, p.gpus)));
-      return base.whole !== undefined ? base.whole(f, k, p, q2) : q2 * 8589934592 + (f.wanted[k] !== 0 ? 0 : 4294967296 - (f.cpu[k] - p.cpu) / (f.full(k) - p.gpus + 1));
+      return base.whole !== undefined ? base.whole(f, k, p, q2) : q2 * 8589934592 + (f.wanted[k] !== 0 ? 0 : 4294967296 - (f.cpu[k]! - p.cpu) / (f.full(k) - p.gpus + 1));
     },
   };
 }
