@@ -89,7 +89,7 @@ export function simulate(nodes: readonly NodeSpec[], pods: readonly Pod[], idea:
       for (const c of cache) c.clear();
     }
     const mask = p.gpus === 0 ? -1 : f.mask(p.models);
-    const key = `${p.cpu}|${p.gpus}|${p.milli}|${mask}`;
+    const key = `${p.cpu}|${p.memory}|${p.gpus}|${p.milli}|${mask}`;
     const sharing = p.gpus === 1 && p.milli > 0 && p.milli < 1000;
     // The best TOP candidates, best first (score, then rank).
     const top: Candidate[] = [];

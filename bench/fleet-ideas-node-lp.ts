@@ -150,12 +150,16 @@ export function lagrangianGrid(pr: NodePrices, thetas: readonly number[], cpuOnl
 
 /** V of node k's state after a pod takes cpu, mem, `milli` of GPU i (or `whole` wholly free GPUs). */
 export function nodeValue(f: Fleet, pr: NodePrices, gr: Grid, k: number, cpu: number, mem: number, i: number, milli: number, whole: number): number {
-  const c = (f.cpu[k]! - cpu) / 1000;
-  const m = (f.mem[k]! - mem) / 1024;
+  return stateValue(gr, pr.typeOf[k]!, f.g[k]!, f.cpu[k]! - cpu, f.mem[k]! - mem, i, milli, whole);
+}
+
+/** V of a state of a node of type `type`: free GPU milli g, cpu milli-cores and mem MiB free, after `milli` of GPU i (or `whole` wholly free GPUs) are taken. */
+export function stateValue(gr: Grid, type: number, g: ArrayLike<number>, cpu: number, mem: number, i = -1, milli = 0, whole = 0): number {
+  const c = cpu / 1000;
+  const m = mem / 1024;
   let best = Number.POSITIVE_INFINITY;
-  for (const { core, gib, table } of gr[pr.typeOf[k]!]!) {
+  for (const { core, gib, table } of gr[type]!) {
     let v = core * c + gib * m;
-    const g = f.g[k]!;
     for (let j = 0, w = whole; j < g.length; j++) {
       let r = j === i ? g[j]! - milli : g[j]!;
       if (w > 0 && r === 1000) (r = 0), w--;
@@ -166,9 +170,20 @@ export function nodeValue(f: Fleet, pr: NodePrices, gr: Grid, k: number, cpu: nu
   return best;
 }
 
+const NAME = /^(plan\+|strand\+)?node-lp(?::([0-9.]+))?(?:@([0-9./]+))?(?:~([0-9.]+))?(?:%([0-9.]+))?(\+cpu)?(\+tb)?(?:\+typ:([0-9]+))?(?:\+reserve:([0-9]+))?(?:\+from:([0-9.]+))?$/;
+
+/** The node value of an idea of this file (its θ grid, +cpu, +tb and +typ:n), as a function of a node's state (node k's type; free GPU milli, milli-cores and MiB); undefined for a name of fleet-ideas.ts. */
+export async function nodeValueOf(idea: string, nodes: readonly NodeSpec[], pods: readonly Pod[]): Promise<((k: number, g: ArrayLike<number>, cpu: number, mem: number) => number) | undefined> {
+  const m = NAME.exec(idea);
+  if (m === null) return undefined;
+  const pr = await nodePrices(nodes, pods);
+  const gr = lagrangianGrid(pr, (m[3] ?? '0.125/0.25/0.5/1/2').split('/').map(Number), m[6] !== undefined, m[7] !== undefined, Number(m[8] ?? '0'));
+  return (k, g, cpu, mem) => stateValue(gr, pr.typeOf[k]!, g, cpu, mem);
+}
+
 /** The ideas of this file (their names: the header above); undefined for a name of fleet-ideas.ts. */
-async function nodeIdeas(idea: string, nodes: readonly NodeSpec[], pods: readonly Pod[]): Promise<Rules | undefined> {
-  const m = /^(plan\+|strand\+)?node-lp(?::([0-9.]+))?(?:@([0-9./]+))?(?:~([0-9.]+))?(?:%([0-9.]+))?(\+cpu)?(\+tb)?(?:\+typ:([0-9]+))?(?:\+reserve:([0-9]+))?(?:\+from:([0-9.]+))?$/.exec(idea);
+export async function nodeIdeas(idea: string, nodes: readonly NodeSpec[], pods: readonly Pod[]): Promise<Rules | undefined> {
+  const m = NAME.exec(idea);
   if (m === null) return undefined;
   const pr = await nodePrices(nodes, pods);
   const thetas = (m[3] ?? '0.125/0.25/0.5/1/2').split('/').map(Number);

@@ -1,7 +1,8 @@
-// The lookahead and end-game ideas of bench/fleet-ideas-lookahead.ts (docs/fleet.md, "Lookahead and
-// the end game"), each built on fgd-lp's share rule and bench/fleet-ideas.ts's rules.
+// The lookahead and end-game ideas of bench/fleet-ideas-lookahead.ts (docs/fleet.md, "Lookahead on
+// close decisions"), each built on a base rule of bench/fleet-ideas.ts or bench/fleet-ideas-node-lp.ts.
 import type { NodeSpec, Pod } from '../src/fleet/types.js';
 import { type Fleet, plan, type Rules, ruleOf } from './fleet-ideas.js';
+import { nodeIdeas, nodeValueOf } from './fleet-ideas-node-lp.js';
 
 /** A candidate placement: node, GPU (−1: whole GPUs or none) and score. */
 export type Candidate = { node: number; gpu: number; score: number };
@@ -18,9 +19,9 @@ export type Idea = {
 /** What an idea may read of the run: GPU capacity (milli), the milli arrived so far (this pod included), the node ranks, the workload; and a count it keeps. */
 export type RunContext = { capacity: number; arrived: number; ranks: readonly number[]; pods: readonly Pod[] /** Decisions an idea looked ahead on. */; lookups: number };
 
-/** A base idea of bench/fleet-ideas.ts with the global switch its scores read (f.idle for scarce, best-fit-end and decline: below x % of the GPUs; f.idle8 for the reserve: at most n). */
+/** A base idea of bench/fleet-ideas.ts or bench/fleet-ideas-node-lp.ts with the global switch its scores read (f.idle for scarce, best-fit-end and decline: below x % of the GPUs; f.idle8 for the reserve: at most n). */
 export async function baseIdea(name: string, nodes: readonly NodeSpec[], pods: readonly Pod[]): Promise<Idea> {
-  const rules = await ruleOf(name, nodes, pods);
+  const rules = (await nodeIdeas(name, nodes, pods)) ?? (await ruleOf(name, nodes, pods));
   if (rules === 'fgd') return { rules };
   const gpus = nodes.reduce((a, x) => a + x.gpus, 0);
   const below = /^(?:scarce(?:-plan)?|best-fit-end|decline-810):([0-9.]+)$/.exec(name);
@@ -87,7 +88,14 @@ function xorshift(seed: number): () => number {
  * share only on a GPU where it is on fgd-lp's plan: elsewhere the policy would send it to another
  * node). The same sequences for every state compared (common random numbers).
  */
-function rolloutFill(g0: Int32Array, cpu0: number, mem0: number, seqs: readonly (readonly Pod[])[], onPlan?: (m: number, v: number) => boolean): number {
+function rolloutFill(
+  g0: Int32Array,
+  cpu0: number,
+  mem0: number,
+  seqs: readonly (readonly Pod[])[],
+  onPlan?: (m: number, v: number) => boolean,
+  terminal?: (g: Int32Array, cpu: number, mem: number) => number,
+): number {
   let total = 0;
   const g = new Int32Array(g0.length);
   for (const seq of seqs) {
@@ -116,6 +124,7 @@ function rolloutFill(g0: Int32Array, cpu0: number, mem0: number, seqs: readonly 
       mem -= p.memory;
       total += p.gpus * p.milli;
     }
+    if (terminal !== undefined) total += terminal(g, cpu, mem);
   }
   return total / seqs.length;
 }
@@ -149,7 +158,7 @@ export async function lookaheadIdea(name: string, nodes: readonly NodeSpec[], po
       idea.before = (f, _p, ctx) => void (on = late(f, ctx));
       idea.epoch = (f, ctx) => (epoch?.(f, ctx) ?? 0) * 2 + (late(f, ctx) ? 1 : 0);
       idea.rules = { ...rules, share: (f, k, p, i, v, q) => rules.share(f, k, p, i, v, q) + (on && v < 1000 ? (above ? 2000 : 500) : 0) };
-    } else if (kind === 'roll' || kind === 'rollp' || kind === 'rollh') {
+    } else if (kind === 'roll' || kind === 'rollp' || kind === 'rollh' || kind === 'rollv') {
       // Rollouts on close decisions: among the best n nodes (2 unless given) that score within delta of the best, the one whose state the pod damages least, over M sampled continuations of K pods each (scope 0: shares only; 1: every GPU pod; 2: every pod).
       const [delta = 0, m = 1, len = 1] = a;
       const scope = a[3] ?? 0;
@@ -170,6 +179,9 @@ export async function lookaheadIdea(name: string, nodes: readonly NodeSpec[], po
       podMilli /= pods.length;
       const horizon = (ctx: RunContext) => (kind !== 'rollh' ? len : Math.max(2, Math.min(len, Math.ceil((alpha * Math.max(0, ctx.capacity - ctx.arrived)) / podMilli / nodes.length))));
       const onPlan = kind === 'rollp' ? (m: number, v: number) => value[v]! - price(m) - value[v - m]! < 1e-9 : undefined;
+      // rollv: each continuation's end state valued by the base node-lp idea's node value (what the node could still take), added to the milli it placed.
+      const nodeValue = kind === 'rollv' ? await nodeValueOf(baseName ?? '', nodes, pods) : undefined;
+      if (kind === 'rollv' && nodeValue === undefined) throw new Error('rollv applies to the node-lp ideas of bench/fleet-ideas-node-lp.ts only');
       idea.decide = (f, p, top, ctx) => {
         const close = top.filter((c) => top[0]!.score - c.score <= delta).slice(0, among);
         if (close.length < 2) return top[0]!;
@@ -184,14 +196,15 @@ export async function lookaheadIdea(name: string, nodes: readonly NodeSpec[], po
           const g = Int32Array.from(f.g[c.node]!);
           if (isShare(p)) g[c.gpu]! -= p.milli;
           else if (p.milli > 0) for (let j = 0, left = p.gpus; j < g.length && left > 0; j++) if (g[j] === 1000) (g[j] = 0), left--;
-          const damage = rolloutFill(f.g[c.node]!, f.cpu[c.node]!, f.mem[c.node]!, seqs, onPlan) - rolloutFill(g, f.cpu[c.node]! - p.cpu, f.mem[c.node]! - p.memory, seqs, onPlan);
+          const terminal = nodeValue === undefined ? undefined : (end: Int32Array, cpu: number, mem: number) => nodeValue(c.node, end, cpu, mem);
+          const damage = rolloutFill(f.g[c.node]!, f.cpu[c.node]!, f.mem[c.node]!, seqs, onPlan, terminal) - rolloutFill(g, f.cpu[c.node]! - p.cpu, f.mem[c.node]! - p.memory, seqs, onPlan, terminal);
           if (damage < least) (least = damage), (pick = c);
         }
         return pick;
       };
     } else
       throw new Error(
-        `unknown modifier ${mod}: soft:w, end:W[:1|0], roll:delta:M:K[:scope[:n]], rollp:… (the same, continuations on plan), rollh:delta:M:K:scope:n:alpha (continuations shortening to the end)`,
+        `unknown modifier ${mod}: soft:w, end:W[:1|0], roll:delta:M:K[:scope[:n]], rollp:… (the same, continuations on plan), rollh:delta:M:K:scope:n:alpha (continuations shortening to the end), rollv:… (the same as roll, each continuation's end valued by a node-lp base's node value)`,
       );
   }
   void gpus;
