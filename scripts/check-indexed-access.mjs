@@ -23,6 +23,7 @@ const OPTED_IN = [
   'src/dra/objects/',
   'src/dra/cel/',
   'src/dra/model/',
+  'src/dra/allocator/',
   'src/devices/',
   'src/placement/',
   'src/wasm/',
