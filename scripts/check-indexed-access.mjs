@@ -24,6 +24,7 @@ const OPTED_IN = [
   'src/dra/cel/',
   'src/dra/model/',
   'src/dra/allocator/',
+  'src/dra/cluster/',
   'src/devices/',
   'src/placement/',
   'src/wasm/',
