@@ -13,12 +13,10 @@ import {
   DRA_FEATURE_STAGES,
   DRA_MODES,
   type DraCluster,
-  type DraExplanation,
   type DraFeature,
   type DraFeatures,
   type DraMode,
   type DumpClaim,
-  fragmentationParts,
   NODE_SCORES,
   type NodeScore,
   podOwnerOf,
@@ -28,7 +26,7 @@ import { openEngine } from '../../engine.js';
 import { AllocationError } from '../../shared/errors.js';
 import { type Command, EXIT, type Io, table, UsageError } from '../lib/common.js';
 import { type DumpPart, readInputs } from '../lib/dra-input.js';
-import { binding, type ClaimOutcome, claimPatchCommand, claimRows, claimStatus, generatedClaim, type PodRef, podRows, podScript } from '../lib/dra-output.js';
+import { binding, type ClaimOutcome, claimPatchCommand, claimRows, claimStatus, explainLines, explainSchedule, generatedClaim, type PodRef, podRows, podScript } from '../lib/dra-output.js';
 import { helpOption, jsonOption, option, optionsHelp, readOptions } from '../lib/options.js';
 
 /** The features on (or off) by default, each with its Kubernetes 1.36 stage: `adminAccess (GA), …`. */
@@ -64,7 +62,7 @@ const OPTIONS = {
   json: jsonOption('print JSON'),
   explain: option({
     type: 'boolean',
-    help: 'scored mode: per pod (schedule) or for the claims (allocate), the objective\'s terms of\nthe chosen allocation beside first-fit\'s on the same node (with --json: an "explain" field)',
+    help: 'scored mode: per pod, gang and pending claim without a pod (schedule) or for the\nclaims (allocate), the objective\'s terms of the chosen allocation beside first-fit\'s on\nthe same node, or why it was not placed (with --json: an "explain" field)',
   }),
   patch: option({ type: 'boolean', help: 'print what kube-scheduler would write, as kubectl commands (with --json: a\n"patch" per claim and a "binding" per pod)' }),
   help: helpOption(),
@@ -175,7 +173,8 @@ function scheduleClaims(cluster: DraCluster, group: DumpClaim[], invalid: Readon
   try {
     const r = cluster.schedule(group.map((c) => c.object));
     if (r.reason !== undefined) return group.map((c) => ({ claim: c.label, reason: r.reason }));
-    return group.map((c, i) => ({ claim: c.label, node: r.node, allocation: r.results[i] }));
+    // Claims placed together share one explanation (of them together).
+    return group.map((c, i) => ({ claim: c.label, node: r.node, allocation: r.results[i], ...(r.explain !== undefined ? { explain: r.explain } : {}) }));
   } catch (error) {
     if (!(error instanceof AllocationError) || error.code !== 'DRA_REJECTED') throw error;
     return group.map((c) => ({ claim: c.label, reason: { code: 'INVALID', message: error.message } }));
@@ -296,7 +295,7 @@ async function schedule(values: Values, io: Io): Promise<number> {
     for (const c of claimOutcomes) if (c.allocation !== undefined) io.out(claimPatchCommand(c.claim, c.allocation as AllocationResult));
   } else {
     io.out(table(['POD', 'NODE', 'CLAIM', 'REQUEST', 'DRIVER', 'POOL', 'DEVICE'], [...podRows(podSchedule.pods), ...claimRows(claimOutcomes)]));
-    if (values.explain) for (const p of podSchedule.pods) if (p.explain !== undefined && p.node !== null) io.out(explainLines(p.pod, p.node, p.explain));
+    if (values.explain) io.out(explainSchedule(podSchedule.pods, podSchedule.groups, claimOutcomes));
   }
   let failed = 0;
   for (const p of podSchedule.pods) {
@@ -311,21 +310,6 @@ async function schedule(values: Values, io: Io): Promise<number> {
     io.err(`gpualloc: claim ${c.claim}: ${c.reason.message}\n`);
   }
   return failed > 0 ? EXIT.INFEASIBLE : EXIT.OK;
-}
-
-/** The objective's terms of the chosen allocation beside first-fit's, one line each. */
-function explainLines(label: string, node: string, explain: DraExplanation): string {
-  const fragmentation = (value: number): string => {
-    const { share, placements } = fragmentationParts(value);
-    return `${share.toFixed(3)}‰ of a parent, placements ${placements.toFixed(3)}`;
-  };
-  const terms = (o: DraExplanation['chosen']): string =>
-    `topology ${o.topology}, fragmentation ${fragmentation(o.fragmentation)}, parents ${o.parents}, domains ${o.domains}, consumption ${o.consumption}${o.alternatives.length > 0 ? `, alternatives [${o.alternatives.join(',')}]` : ''}`;
-  const same = explain.comparison === 0 ? ' (as good by every term)' : '';
-  return `${label} on ${node}: scored   ${terms(explain.chosen)}\n${' '.repeat(label.length + node.length + 5)}first-fit ${terms(explain.firstFit.objective)}${same}: ${explain.firstFit.devices
-    .flat()
-    .map((d) => d.slice(d.lastIndexOf('/') + 1))
-    .join(', ')}\n`;
 }
 
 async function allocate(values: Values, io: Io): Promise<number> {

@@ -1,7 +1,7 @@
 // What `gpualloc dra schedule` prints: a table of pods and claims, the JSON the docs give, and with
 // --patch what kube-scheduler would write (each claim's status: allocation and reservedFor; each
 // pod's Binding; claims made from templates created first), as JSON or as a kubectl script.
-import type { AllocationResult, PodOutcome } from '../../dra/index.js';
+import { type AllocationResult, type DraExplanation, fragmentationParts, type GroupOutcome, type PodOutcome } from '../../dra/index.js';
 
 /** A pending claim without a pod, scheduled on its own (as before pods were read). */
 export interface ClaimOutcome {
@@ -9,6 +9,8 @@ export interface ClaimOutcome {
   node?: string;
   allocation?: AllocationResult;
   reason?: { code: 'UNSCHEDULABLE' | 'INVALID'; message: string };
+  /** Scored mode with --explain: the allocation's terms beside first-fit's on its node (one object for claims placed together). */
+  explain?: DraExplanation;
 }
 
 /** What a pod is known by in a reservedFor entry and a Binding. */
@@ -108,4 +110,49 @@ export function claimRows(outcomes: readonly ClaimOutcome[]): string[][] {
       ? [['-', '-', o.claim, '', '', '', o.reason?.code === 'INVALID' ? 'invalid' : 'unschedulable']]
       : o.allocation.devices.results.map((r) => ['-', o.node ?? '-', o.claim, r.request, r.driver, r.pool, r.device]),
   );
+}
+
+/** The objective's terms of the chosen allocation beside first-fit's, one line each. */
+export function explainLines(label: string, node: string, explain: DraExplanation): string {
+  const fragmentation = (value: number): string => {
+    const { share, placements } = fragmentationParts(value);
+    return `${share.toFixed(3)}‰ of a parent, placements ${placements.toFixed(3)}`;
+  };
+  const terms = (o: DraExplanation['chosen']): string =>
+    `topology ${o.topology}, fragmentation ${fragmentation(o.fragmentation)}, parents ${o.parents}, domains ${o.domains}, consumption ${o.consumption}${o.alternatives.length > 0 ? `, alternatives [${o.alternatives.join(',')}]` : ''}`;
+  const same = explain.comparison === 0 ? ' (as good by every term)' : '';
+  return `${label} on ${node}: scored   ${terms(explain.chosen)}\n${' '.repeat(label.length + node.length + 5)}first-fit ${terms(explain.firstFit.objective)}${same}: ${explain.firstFit.devices
+    .flat()
+    .map((d) => d.slice(d.lastIndexOf('/') + 1))
+    .join(', ')}\n`;
+}
+
+/**
+ * `dra schedule --explain` in text: each pod (a gang's too) placed, its terms beside first-fit's
+ * (explainLines), or `POD: not placed: REASON`; then each gang, what it placed and against
+ * first-fit, or why not; then each pending claim without a pod (`claim NAME`, claims placed
+ * together once, named together) the same way as a pod.
+ */
+export function explainSchedule(pods: readonly PodOutcome[], groups: readonly GroupOutcome[], claims: readonly ClaimOutcome[]): string {
+  let out = '';
+  for (const p of pods) {
+    if (p.node !== null && p.explain !== undefined) out += explainLines(p.pod, p.node, p.explain);
+    else if (p.reason !== undefined) out += `${p.pod}: not placed: ${p.reason.message}\n`;
+  }
+  for (const g of groups) {
+    const of = `${g.placed} of ${g.pods.length} pending pod(s) placed${g.bound > 0 ? ` (${g.bound} bound)` : ''}`;
+    if (g.reason !== undefined) out += `gang ${g.group}: not placed: ${g.reason.message}\n`;
+    else if (g.explain !== undefined) out += `gang ${g.group}: ${of}; scored better than first-fit for ${g.explain.better} pod(s) on their nodes, as good for ${g.explain.asGood}\n`;
+    else out += `gang ${g.group}: ${of}\n`;
+  }
+  const done = new Set<DraExplanation>();
+  for (const c of claims) {
+    if (c.explain !== undefined && c.node !== undefined) {
+      if (done.has(c.explain)) continue;
+      done.add(c.explain);
+      const together = claims.filter((o) => o.explain === c.explain).map((o) => o.claim);
+      out += explainLines(`claim ${together.join(', ')}`, c.node, c.explain);
+    } else if (c.reason !== undefined) out += `claim ${c.claim}: not placed: ${c.reason.message}\n`;
+  }
+  return out;
 }

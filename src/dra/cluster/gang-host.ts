@@ -87,7 +87,7 @@ export function gangHost(c: GangInternals): GangHost {
     },
     stateKey: (k) => c.stateKey(k),
     place(k, pod) {
-      if (claimsOf(pod).length === 0) return [];
+      if (claimsOf(pod).length === 0) return { results: [] };
       let outcome: DraAllocateResult;
       try {
         outcome = c.allocateOn(k, claimsOf(pod));
@@ -98,7 +98,7 @@ export function gangHost(c: GangInternals): GangHost {
       }
       if (outcome.reason !== undefined) return outcome.reason.message;
       c.commit(k, pod.labels, outcome.results);
-      return outcome.results;
+      return { results: outcome.results, ...(outcome.explain !== undefined ? { explain: outcome.explain } : {}) };
     },
     unplace(pod) {
       for (const label of pod.labels) c.release(label);

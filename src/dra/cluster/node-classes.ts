@@ -20,7 +20,9 @@ export const IDENTITY_ATTRIBUTES: readonly string[] = ['uuid', 'parentUUID', 'se
 
 /** Whether an attribute key (qualified or bare) is an identity attribute. */
 export function isIdentityAttribute(key: string): boolean {
-  return IDENTITY_ATTRIBUTES.includes(key.slice(key.lastIndexOf('/') + 1));
+  // The name after the last '/' is one of them: the key ends with it, whole or after a '/'.
+  for (const id of IDENTITY_ATTRIBUTES) if (key.endsWith(id) && (key.length === id.length || key.charCodeAt(key.length - id.length - 1) === 47)) return true;
+  return false;
 }
 
 /** Whether any of these CEL selectors may read an identity attribute. */
@@ -305,7 +307,8 @@ const notIdentity = (key: string): boolean => !isIdentityAttribute(key);
 function sameDevice(a: Device, b: Device): boolean {
   return (
     sameFields(a as unknown as Record<string, unknown>, b as unknown as Record<string, unknown>, NAME_OR_ATTRIBUTES) &&
-    sameFields(a.attributes as Record<string, unknown>, b.attributes as Record<string, unknown>, isIdentityAttribute)
+    // Devices read together share equal attribute maps (SliceShare): one map is the same content.
+    (a.attributes === b.attributes || sameFields(a.attributes as Record<string, unknown>, b.attributes as Record<string, unknown>, isIdentityAttribute))
   );
 }
 
@@ -328,7 +331,8 @@ function samePools(a: readonly Pool[], b: readonly Pool[], local: readonly boole
       for (let d = 0; d < da.length; d++) {
         const ea = da[d]!;
         const eb = db[d]!;
-        const ok = compare === 'same' ? sameDevice(ea, eb) : sameFields(ea.attributes as Record<string, unknown>, eb.attributes as Record<string, unknown>, notIdentity);
+        const ok =
+          compare === 'same' ? sameDevice(ea, eb) : ea.attributes === eb.attributes || sameFields(ea.attributes as Record<string, unknown>, eb.attributes as Record<string, unknown>, notIdentity);
         if (!ok) return false;
       }
     }

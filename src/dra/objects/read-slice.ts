@@ -37,8 +37,130 @@ const TERM = ['matchExpressions', 'matchFields'] as const;
 const REQUIREMENT = ['key', 'operator', 'values'] as const;
 const OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt'] as const;
 
+/**
+ * Maps (attributes, capacity) kept once per content: the same names with the same kept values, in
+ * the same order, are one frozen map. A map is described entry by entry (`entry`) between `start`
+ * and `finish`; its entries' numbers make a hash, and a map found under it is compared number by
+ * number, so nothing is built for a map seen before.
+ */
+class MapTable<T> {
+  private readonly buckets = new Map<number, Array<{ ids: number[]; map: Record<string, T> }>>();
+  private readonly ids: number[] = [];
+  private hash = 0;
+  private shared = true;
+
+  start(): void {
+    this.ids.length = 0;
+    this.hash = 0;
+    this.shared = true;
+  }
+
+  /** One entry: its name's number and its value's (undefined: a value not kept, so the map is not shared). */
+  entry(name: number, value: number | undefined): void {
+    if (value === undefined) this.shared = false;
+    if (!this.shared || value === undefined) return;
+    this.ids.push(name, value);
+    this.hash = Math.imul(Math.imul(this.hash ^ name, 0x01000193) ^ value, 0x01000193);
+  }
+
+  /** The map kept for the entries described, or `map` (frozen) as the first of its content. */
+  finish(map: Record<string, T>): Record<string, T> {
+    if (!this.shared) return map;
+    const ids = this.ids;
+    let bucket = this.buckets.get(this.hash);
+    if (bucket === undefined) this.buckets.set(this.hash, (bucket = []));
+    for (const kept of bucket) {
+      if (kept.ids.length !== ids.length) continue;
+      let i = 0;
+      while (i < ids.length && kept.ids[i] === ids[i]) i++;
+      if (i === ids.length) return kept.map;
+    }
+    bucket.push({ ids: ids.slice(), map: Object.freeze(map) });
+    return map;
+  }
+}
+
+/**
+ * What the devices of one read call share: equal attribute values, attribute maps, capacity maps and
+ * quantities (by the text they were read from) are one frozen value, and empty lists are one frozen
+ * list, so a cluster of identical nodes holds one copy of what its devices have in common. Every
+ * device is still read and checked in full; the table only decides which equal value it keeps. Made
+ * per read call (readResourceSlices, readDraObjects …) and dropped with it.
+ */
+export class SliceShare {
+  /** Kept values by number: attribute values and capacities. */
+  private readonly kept: Array<AttributeValue | DeviceCapacity> = [];
+  private readonly strings = new Map<string, number>();
+  private readonly versions = new Map<string, number>();
+  private readonly ints = new Map<bigint, number>();
+  /** Booleans, and the attribute of no type (`{}`) as 'empty'. */
+  private readonly others = new Map<boolean | 'empty', number>();
+  private readonly names = new Map<string, number>();
+  private readonly quantities = new Map<string, Quantity>();
+  private readonly capacities = new Map<Quantity, number>();
+  readonly attributeMaps = new MapTable<AttributeValue>();
+  readonly capacityMaps = new MapTable<DeviceCapacity>();
+
+  /** A quantity field (quantity() with `required`), the same Quantity for the same text. */
+  quantity(at: At, value: unknown): Quantity {
+    if (typeof value !== 'string' && typeof value !== 'number') return quantity(at, value, true);
+    const text = String(value);
+    let q = this.quantities.get(text);
+    if (q === undefined) {
+      q = quantity(at, value, true);
+      this.quantities.set(text, q);
+    }
+    return q;
+  }
+
+  /** A name's number. */
+  name(name: string): number {
+    let id = this.names.get(name);
+    if (id === undefined) this.names.set(name, (id = this.names.size));
+    return id;
+  }
+
+  /** A scalar attribute value read by readAttribute, as the one frozen value of its type and text, and its number; undefined for a list (not kept). */
+  value(read: AttributeValue): number | undefined {
+    if ('string' in read) return this.keep(this.strings, read.string, read);
+    if ('version' in read) return this.keep(this.versions, read.version, read);
+    if ('int' in read) return this.keep(this.ints, read.int, read);
+    if ('bool' in read) return this.keep(this.others, read.bool, read);
+    return Object.keys(read).length === 0 ? this.keep(this.others, 'empty', read) : undefined;
+  }
+
+  private keep<K>(table: Map<K, number>, key: K, read: AttributeValue): number {
+    let id = table.get(key);
+    if (id === undefined) {
+      id = this.kept.length;
+      this.kept.push(Object.freeze(read));
+      table.set(key, id);
+    }
+    return id;
+  }
+
+  /** A plain `{ value }` capacity, as the one frozen record of its Quantity, and its number. */
+  capacity(q: Quantity): number {
+    let id = this.capacities.get(q);
+    if (id === undefined) {
+      id = this.kept.length;
+      this.kept.push(Object.freeze({ value: q }));
+      this.capacities.set(q, id);
+    }
+    return id;
+  }
+
+  /** The value kept under a number. */
+  keptValue<T extends AttributeValue | DeviceCapacity>(id: number): T {
+    return this.kept[id] as T;
+  }
+}
+
+/** The empty list devices share (frozen). */
+const NONE: readonly never[] = Object.freeze([]);
+
 /** Reads a ResourceSlice's spec (the caller read apiVersion, kind and metadata). */
-export function readSliceSpec(at: At, sliceName: string, value: unknown): ResourceSlice {
+export function readSliceSpec(at: At, sliceName: string, value: unknown, share = new SliceShare()): ResourceSlice {
   const spec = record(at, value, SLICE_SPEC);
   const poolAt = child(at, 'pool');
   const pool = record(poolAt, field(spec, 'pool') ?? fail('INVALID_ARGUMENT', poolAt, 'an object (required)', undefined), POOL);
@@ -50,8 +172,8 @@ export function readSliceSpec(at: At, sliceName: string, value: unknown): Resour
       generation: int(child(poolAt, 'generation'), field(pool, 'generation'), false, 0) ?? 0,
       resourceSliceCount: int(child(poolAt, 'resourceSliceCount'), field(pool, 'resourceSliceCount'), false, 0) ?? 0,
     },
-    devices: list(child(at, 'devices'), field(spec, 'devices'), readDevice),
-    sharedCounters: list(child(at, 'sharedCounters'), field(spec, 'sharedCounters'), readCounterSet),
+    devices: list(child(at, 'devices'), field(spec, 'devices'), (a, v) => readDevice(a, v, share)),
+    sharedCounters: list(child(at, 'sharedCounters'), field(spec, 'sharedCounters'), (a, v) => readCounterSet(a, v, share)),
   };
   const nodeName = str(child(at, 'nodeName'), field(spec, 'nodeName'));
   if (nodeName !== undefined && nodeName !== '') slice.nodeName = nodeName;
@@ -64,23 +186,40 @@ export function readSliceSpec(at: At, sliceName: string, value: unknown): Resour
   return slice;
 }
 
-/** One device of a slice's spec.devices, read strictly (errors name the field path under `at`). */
-export function readDevice(at: At, value: unknown): Device {
+/**
+ * One device of a slice's spec.devices, read strictly (errors name the field path under `at`).
+ * Devices read with one `share` share equal attribute maps, capacity maps and empty lists (frozen).
+ */
+export function readDevice(at: At, value: unknown, share = new SliceShare()): Device {
   const obj = record(at, value, DEVICE);
-  const attributes: Record<string, AttributeValue> = Object.create(null) as Record<string, AttributeValue>;
-  const attrsAt = child(at, 'attributes');
+  let attributes: Record<string, AttributeValue> = Object.create(null) as Record<string, AttributeValue>;
   const attrs = field(obj, 'attributes');
+  share.attributeMaps.start();
   if (attrs !== undefined && attrs !== null) {
+    const attrsAt = child(at, 'attributes');
     const raw = map(attrsAt, attrs);
-    for (const key of Object.keys(raw)) attributes[key] = readAttribute(child(attrsAt, key), raw[key]);
+    for (const name of Object.keys(raw)) {
+      const read = readAttribute(child(attrsAt, name), raw[name]);
+      const id = share.value(read);
+      attributes[name] = id === undefined ? read : share.keptValue(id);
+      share.attributeMaps.entry(share.name(name), id);
+    }
   }
-  const capacity: Record<string, DeviceCapacity> = Object.create(null) as Record<string, DeviceCapacity>;
-  const capAt = child(at, 'capacity');
+  attributes = share.attributeMaps.finish(attributes);
+  let capacity: Record<string, DeviceCapacity> = Object.create(null) as Record<string, DeviceCapacity>;
   const caps = field(obj, 'capacity');
+  share.capacityMaps.start();
   if (caps !== undefined && caps !== null) {
+    const capAt = child(at, 'capacity');
     const raw = map(capAt, caps);
-    for (const key of Object.keys(raw)) capacity[key] = readCapacity(child(capAt, key), raw[key]);
+    for (const name of Object.keys(raw)) {
+      const read = readCapacity(child(capAt, name), raw[name], share);
+      const id = read.requestPolicy === undefined ? share.capacity(read.value) : undefined;
+      capacity[name] = id === undefined ? read : share.keptValue(id);
+      share.capacityMaps.entry(share.name(name), id);
+    }
   }
+  capacity = share.capacityMaps.finish(capacity);
   // Optional fields are looked at only when present (most devices have few): no location is made for an absent one.
   const present = (key: string): unknown => {
     const v = field(obj, key);
@@ -94,10 +233,10 @@ export function readDevice(at: At, value: unknown): Device {
     name: name(child(at, 'name'), field(obj, 'name')),
     attributes,
     capacity,
-    consumesCounters: consumes === undefined ? [] : list(child(at, 'consumesCounters'), consumes, readConsumption),
-    taints: taints === undefined ? [] : list(child(at, 'taints'), taints, readTaint),
-    bindingConditions: conditions === undefined ? [] : strings(child(at, 'bindingConditions'), conditions),
-    bindingFailureConditions: failures === undefined ? [] : strings(child(at, 'bindingFailureConditions'), failures),
+    consumesCounters: consumes === undefined ? (NONE as never[]) : list(child(at, 'consumesCounters'), consumes, (a, v) => readConsumption(a, v, share)),
+    taints: taints === undefined ? (NONE as never[]) : list(child(at, 'taints'), taints, readTaint),
+    bindingConditions: conditions === undefined ? (NONE as never[]) : strings(child(at, 'bindingConditions'), conditions),
+    bindingFailureConditions: failures === undefined ? (NONE as never[]) : strings(child(at, 'bindingFailureConditions'), failures),
   };
   const nodeNameValue = present('nodeName');
   if (nodeNameValue !== undefined) {
@@ -156,9 +295,10 @@ function readInt64(at: At, value: unknown): bigint {
   return fail('INVALID_ARGUMENT', at, 'a 64-bit integer', value);
 }
 
-function readCapacity(at: At, value: unknown): DeviceCapacity {
+/** One capacity (its quantity the share's for its text). */
+function readCapacity(at: At, value: unknown, share: SliceShare): DeviceCapacity {
   const obj = record(at, value, CAPACITY);
-  const out: DeviceCapacity = { value: quantity(child(at, 'value'), field(obj, 'value'), true) };
+  const out: DeviceCapacity = { value: share.quantity(child(at, 'value'), field(obj, 'value')) };
   const policy = field(obj, 'requestPolicy');
   if (policy !== undefined && policy !== null) {
     const pAt = child(at, 'requestPolicy');
@@ -186,18 +326,18 @@ function readCapacity(at: At, value: unknown): DeviceCapacity {
 }
 
 /** A counter map: `{ name: { value: quantity } }`. */
-function readCounters(at: At, value: unknown) {
-  return quantityMap(at, value, (a, v) => quantity(child(a, 'value'), field(record(a, v, COUNTER), 'value'), true));
+function readCounters(at: At, value: unknown, share: SliceShare) {
+  return quantityMap(at, value, (a, v) => share.quantity(child(a, 'value'), field(record(a, v, COUNTER), 'value')));
 }
 
-function readCounterSet(at: At, value: unknown): CounterSet {
+function readCounterSet(at: At, value: unknown, share: SliceShare): CounterSet {
   const obj = record(at, value, COUNTER_SET);
-  return { name: name(child(at, 'name'), field(obj, 'name')), counters: readCounters(child(at, 'counters'), field(obj, 'counters')) };
+  return { name: name(child(at, 'name'), field(obj, 'name')), counters: readCounters(child(at, 'counters'), field(obj, 'counters'), share) };
 }
 
-function readConsumption(at: At, value: unknown): DeviceCounterConsumption {
+function readConsumption(at: At, value: unknown, share: SliceShare): DeviceCounterConsumption {
   const obj = record(at, value, CONSUMPTION);
-  return { counterSet: name(child(at, 'counterSet'), field(obj, 'counterSet')), counters: readCounters(child(at, 'counters'), field(obj, 'counters')) };
+  return { counterSet: name(child(at, 'counterSet'), field(obj, 'counterSet')), counters: readCounters(child(at, 'counters'), field(obj, 'counters'), share) };
 }
 
 function readTaint(at: At, value: unknown): DeviceTaint {

@@ -7,7 +7,7 @@ import { fail } from '../../shared/validate.js';
 import { readClaimSpec, readClassSpec } from './read-claim.js';
 import type { At } from './read-core.js';
 import { child, field, guarded, map, name, record, str, stringMap } from './read-core.js';
-import { readSliceSpec } from './read-slice.js';
+import { readSliceSpec, SliceShare } from './read-slice.js';
 import type { DeviceClass, Node, ResourceClaim, ResourceSlice } from './types.js';
 
 /** The API group version of the DRA objects read here. */
@@ -53,12 +53,16 @@ type Item = { kind: DraKind; object: DeviceClass | ResourceSlice | ResourceClaim
  * The items of `input`: one object, an array of objects, or a List (`kind: List` or `<Kind>List`).
  * `where` names the input in messages (a file name or a request field). `only` restricts the kinds.
  */
-function readItems(where: string, input: unknown, only?: DraKind): Item[] {
-  return guarded(where, () => readItemsOf(where, input, only));
+function readItems(where: string, input: unknown, only?: DraKind, share = new SliceShare()): Item[] {
+  return guarded(where, () => readItemsOf(where, input, only, share));
 }
 
-function readItemsOf(where: string, input: unknown, only?: DraKind): Item[] {
-  if (Array.isArray(input)) return input.flatMap((item, i) => readItems(`${where}[${i}]`, item, only));
+function readItemsOf(where: string, input: unknown, only: DraKind | undefined, share: SliceShare): Item[] {
+  if (Array.isArray(input)) {
+    const out: Item[] = [];
+    for (let i = 0; i < input.length; i++) for (const item of readItems(`${where}[${i}]`, input[i], only, share)) out.push(item);
+    return out;
+  }
   const top = map({ origin: where, path: '' }, input);
   const kind = field(top, 'kind');
   if (typeof kind === 'string' && (kind === 'List' || kind.endsWith('List'))) {
@@ -75,20 +79,20 @@ function readItemsOf(where: string, input: unknown, only?: DraKind): Item[] {
       if (itemKind !== undefined && value !== null && typeof value === 'object' && !Array.isArray(value) && field(value as Record<string, unknown>, 'kind') === undefined) {
         value = { apiVersion: API_VERSION[itemKind as DraKind], kind: itemKind, ...(value as Record<string, unknown>) };
       }
-      const read = readOne(`${where} items[${i}]`, value, only);
+      const read = readOne(`${where} items[${i}]`, value, only, share);
       // Items of a typed List may omit apiVersion/kind (the List carries them).
       if (itemKind !== undefined && read.kind !== itemKind) fail('INVALID_ARGUMENT', { origin: `${where} items[${i}]`, path: 'kind' }, itemKind, read.kind);
       return read;
     });
   }
-  return [readOne(where, input, only)];
+  return [readOne(where, input, only, share)];
 }
 
-function readOne(where: string, input: unknown, only?: DraKind): Item {
-  return guarded(where, () => readOneOf(where, input, only));
+function readOne(where: string, input: unknown, only: DraKind | undefined, share: SliceShare): Item {
+  return guarded(where, () => readOneOf(where, input, only, share));
 }
 
-function readOneOf(where: string, input: unknown, only?: DraKind): Item {
+function readOneOf(where: string, input: unknown, only: DraKind | undefined, share: SliceShare): Item {
   const at0: At = { origin: where, path: '' };
   const top = map(at0, input);
   const kinds = only === undefined ? (Object.keys(API_VERSION) as DraKind[]) : [only];
@@ -117,7 +121,7 @@ function readOneOf(where: string, input: unknown, only?: DraKind): Item {
     case 'DeviceClass':
       return { kind: k, object: readClassSpec(specAt, objName, spec) };
     case 'ResourceSlice':
-      return { kind: k, object: readSliceSpec(specAt, objName, spec ?? fail('INVALID_ARGUMENT', specAt, 'an object (required)', spec)) };
+      return { kind: k, object: readSliceSpec(specAt, objName, spec ?? fail('INVALID_ARGUMENT', specAt, 'an object (required)', spec), share) };
     default: {
       const claim: Pick<ResourceClaim, 'name' | 'namespace' | 'uid'> = { name: objName };
       if (namespace !== undefined && namespace !== '') claim.namespace = namespace;

@@ -73,7 +73,11 @@ export interface DeviceTaint {
   timeAdded?: string;
 }
 
-/** Device (resource.k8s.io/v1). Attribute and capacity keys are as published (qualified or bare). */
+/**
+ * Device (resource.k8s.io/v1). Attribute and capacity keys are as published (qualified or bare).
+ * Devices read in one call share equal attribute maps, plain capacity maps and empty lists; those
+ * shared values are frozen (read-only).
+ */
 export interface Device {
   name: string;
   attributes: Record<string, AttributeValue>;

@@ -121,8 +121,17 @@ export function scheduleGang(ctx: GangContext): GroupOutcome {
   if (result.budgetExhausted === true) out.budgetExhausted = true;
   if (result.reason !== undefined) return fail(`${what}: ${result.reason.message}`);
   const index = new Map(ctx.nodes.map((n, k) => [n.name, k]));
-  for (const pl of result.placements) ctx.keep(ready[pl.pod], index.get(pl.node)!, pl.results);
+  let better = 0;
+  let asGood = 0;
+  for (const pl of result.placements) {
+    ctx.keep(ready[pl.pod], index.get(pl.node)!, pl.results);
+    if (pl.explain === undefined) continue;
+    ready[pl.pod].outcome.explain = pl.explain;
+    if (pl.explain.comparison < 0) better++;
+    else asGood++;
+  }
   out.placed = result.placements.length;
+  if (better + asGood > 0) out.explain = { better, asGood };
   refuse(
     ready.filter((p) => p.outcome.node === null).map((p) => p.outcome),
     `${what}: ${out.placed} pod(s) placed, at least ${request.minCount} needed; no room for this one beside them`,

@@ -73,4 +73,10 @@ export interface GroupOutcome {
   reason?: { code: 'UNSCHEDULABLE' | 'INVALID'; message: string };
   /** The search's step budget ran out (the best placement found was kept). */
   budgetExhausted?: boolean;
+  /**
+   * A placer asked to explain (scored mode): of the pods placed, on how many nodes the scored
+   * allocation is better than first-fit's by the objective, and on how many as good (each pod's own
+   * terms are its outcome's `explain`).
+   */
+  explain?: { better: number; asGood: number };
 }

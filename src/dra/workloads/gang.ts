@@ -11,7 +11,7 @@
 // the search and the best placement found so far is returned, saying so. Nothing stays allocated
 // during the search's retreat or on failure: the cluster's state is exactly as before.
 import { fail, rejectUnknownKeys, requireArray, requireInteger, requireObject } from '../../shared/validate.js';
-import { type Unschedulable, unschedulable } from '../allocator/index.js';
+import { type DraExplanation, type Unschedulable, unschedulable } from '../allocator/index.js';
 import { type AllocationResult, draError } from '../objects/index.js';
 
 /** The most pods in one gang. */
@@ -43,6 +43,8 @@ export interface GangPlacement {
   pod: number;
   node: string;
   results: AllocationResult[];
+  /** Scored mode, a cluster made with `explain`: the pod's allocation's terms beside first-fit's on its node. */
+  explain?: DraExplanation;
 }
 
 /** A gang's outcome: every placed pod (in pod order), or none with the reason. */
@@ -70,8 +72,8 @@ export interface GangHost {
   free(k: number, key: string): number;
   /** Equal keys: node k and another node are interchangeable for any pod now. */
   stateKey(k: number): string;
-  /** Allocates the pod on node k and keeps it; a string says why it could not. */
-  place(k: number, pod: GangPod): AllocationResult[] | string;
+  /** Allocates the pod on node k and keeps it (with the allocator's explanation, when it gives one); a string says why it could not. */
+  place(k: number, pod: GangPod): { results: AllocationResult[]; explain?: DraExplanation } | string;
   /** Gives back a pod placed before (the last one placed). */
   unplace(pod: GangPod): void;
   /** Keeps results found before, in the same state they were found in. */
@@ -206,6 +208,7 @@ interface Step {
   pod: number;
   node: number;
   results: AllocationResult[];
+  explain?: DraExplanation;
 }
 
 /**
@@ -284,9 +287,9 @@ export function scheduleGroup(host: GangHost, input: unknown, filter?: GangFilte
     }
     steps++;
     const i = order[j];
-    const results = host.place(k, pods[i]);
-    if (typeof results === 'string') return false;
-    stack.push({ pod: i, node: k, results });
+    const placed = host.place(k, pods[i]);
+    if (typeof placed === 'string') return false;
+    stack.push({ pod: i, node: k, ...placed });
     nodeAt[j] = k;
     count(k, 1);
     filter?.placed(i, k);
@@ -446,6 +449,8 @@ export function scheduleGroup(host: GangHost, input: unknown, filter?: GangFilte
   }
   // The search gave everything back; the best placement is kept now, in the order it was found.
   for (const s of best.steps) host.keep(s.node, pods[s.pod], s.results);
-  const placements = best.steps.map((s) => ({ pod: s.pod, node: host.nodeNames[s.node], results: s.results })).sort((a, b) => a.pod - b.pod);
+  const placements = best.steps
+    .map((s): GangPlacement => ({ pod: s.pod, node: host.nodeNames[s.node], results: s.results, ...(s.explain !== undefined ? { explain: s.explain } : {}) }))
+    .sort((a, b) => a.pod - b.pod);
   return { placements, ...flag };
 }
