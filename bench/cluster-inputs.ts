@@ -54,8 +54,8 @@ export function realisticNodes(count: number, seed = 19): ClusterNode[] {
   for (let k = 0; k < count; k++) {
     let r = rng.next() * totalWeight;
     let t = 0;
-    while (r >= MACHINE_MIX[t].weight) r -= MACHINE_MIX[t++].weight;
-    const template = templates[t];
+    while (r >= MACHINE_MIX[t]!.weight) r -= MACHINE_MIX[t++]!.weight;
+    const template = templates[t]!;
     const id = `node-${k + 1}`;
     const gpus = template.gpus.map((g) =>
       rng.next() < USED_GPU_SHARE ? { index: g.index, memoryTotal: g.memoryTotal, memoryUsed: Math.floor((g.memoryTotal * rng.int(10, 60)) / 100) } : { index: g.index, memoryTotal: g.memoryTotal },
@@ -65,7 +65,7 @@ export function realisticNodes(count: number, seed = 19): ClusterNode[] {
     const node: ClusterNode = { id, gpus, topology: { gpus: topo.gpus, links: topo.links.map((l) => ({ ...l })) } };
     if (rng.next() < STALE_NODE_SHARE) {
       const first = rng.int(0, gpus.length - 2);
-      const span = rng.next() < 0.5 ? [gpus[first].index] : [gpus[first].index, gpus[first + 1].index];
+      const span = rng.next() < 0.5 ? [gpus[first]!.index] : [gpus[first]!.index, gpus[first + 1]!.index];
       const room = Math.min(...span.map((i) => gpus.find((g) => g.index === i)!).map((g) => g.memoryTotal - (g.memoryUsed ?? 0)));
       node.slots = [{ id: `stale-${k + 1}`, model: `old-${rng.int(0, 9)}`, gpus: span, memoryPerGpu: Math.floor(room / 4), lastActivity: rng.int(0, 1_000_000), stale: true }];
     }
@@ -111,7 +111,7 @@ export function realisticRequests(count: number, seed = 91): ClusterPlanRequest[
   const sizes = [16, 16, 16, 30, 30, 48, 80, 150, 150, 300];
   const out: ClusterPlanRequest[] = new Array(count);
   for (let k = 0; k < count; k++) {
-    const memory = Math.round(sizes[rng.int(0, sizes.length - 1)] * (0.8 + 0.4 * rng.next()) * GIB);
+    const memory = Math.round(sizes[rng.int(0, sizes.length - 1)]! * (0.8 + 0.4 * rng.next()) * GIB);
     const sets = TP_SETS.find((t) => memory <= t.upToGiB * GIB)!.sets;
     out[k] = { model: `model-${rng.int(0, 199)}`, memory, tensorParallelSizes: sets[rng.int(0, sets.length - 1)] };
   }
@@ -135,17 +135,17 @@ export function filledNodes(nodes: ClusterNode[], fill: number, seed = 5): { nod
       const two = rng.next() < 0.4 && p + 1 < free.length;
       const per = rng.int(8, 40) * GIB;
       const span = two ? [p, p + 1] : [p];
-      if (span.some((q) => free[q] - per < target[q])) continue;
-      for (const q of span) free[q] -= per;
+      if (span.some((q) => free[q]! - per < target[q]!)) continue;
+      for (const q of span) free[q]! -= per;
       const id = `${node.id}-s${slots.length}`;
-      slots.push({ id, model: `model-${rng.int(0, 199)}`, gpus: span.map((q) => node.gpus[q].index), memoryPerGpu: per, lastActivity: rng.int(0, 1_000_000) });
+      slots.push({ id, model: `model-${rng.int(0, 199)}`, gpus: span.map((q) => node.gpus[q]!.index), memoryPerGpu: per, lastActivity: rng.int(0, 1_000_000) });
       order.push({ id, bytes: per * span.length });
     }
     return { ...node, slots };
   });
   for (let k = order.length - 1; k > 0; k--) {
     const j = rng.int(0, k);
-    [order[k], order[j]] = [order[j], order[k]];
+    [order[k], order[j]] = [order[j]!, order[k]!];
   }
   return { nodes: out, order };
 }

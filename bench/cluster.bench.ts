@@ -57,7 +57,7 @@ function fill(nodes: ClusterNode[], requests: ReturnType<typeof realisticRequest
     for (const r of requests) {
       const t0 = performance.now();
       const plan = state.plan(r);
-      if (plan.options.length > 0) state.commit(plan.options[0]);
+      if (plan.options.length > 0) state.commit(plan.options[0]!);
       const dt = performance.now() - t0;
       total += dt;
       lat.push(dt);
@@ -86,13 +86,13 @@ function churn(filled: ReturnType<typeof filledNodes>, requests: ReturnType<type
       const t0 = performance.now();
       const plan = state.plan(r);
       if (plan.options.length > 0) {
-        const o = plan.options[0];
+        const o = plan.options[0]!;
         const bytes = o.memoryPerGpu * o.gpus.length;
         queue.push({ id: state.commit(o), bytes });
         allocated += bytes;
       }
       while (allocated > target && head < queue.length) {
-        const s = queue[head++];
+        const s = queue[head++]!;
         allocated -= s.bytes;
         try {
           state.release(s.id);
@@ -246,7 +246,7 @@ export const suite: Suite = {
         // Bytes per node of a state: heap after a collection, before and after creating one.
         const before = usedHeap();
         const state = engines.ts.createClusterState({ nodes });
-        state.plan(requests[0]);
+        state.plan(requests[0]!);
         const after = usedHeap();
         clusterProbe.bytesPerNode = (after - before) / n;
         clusterProbe.nodes = n;

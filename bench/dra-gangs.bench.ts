@@ -133,7 +133,7 @@ async function timeRow(
   });
   await bench.run();
   for (const label of placed) cluster.release(label);
-  const r = bench.tasks[0].result;
+  const r = bench.tasks[0]!.result;
   if (r === undefined || r.state !== 'completed') throw (r as { error?: unknown } | undefined)?.error ?? new Error(`${row.kind}: no result`);
   return { ...row, meanMs: r.latency.mean, p50Ms: r.latency.p50, cpuMs: cpu / calls, tries: (cluster.stats().tries - triesBefore) / calls, samples: r.latency.samplesCount, outcome };
 }
@@ -154,7 +154,7 @@ async function timingRows(nodes: number, quick: boolean): Promise<GangRow[]> {
 /** The seeded stream: gangs of 2–16 pods × 8 GPUs and single pods of 1, 2, 4 or 8 GPUs, about one gang in three. */
 function stream(seed: number, length: number): Array<{ gang: number; gpus: number }> {
   const random = rng(seed);
-  return Array.from({ length }, () => (random() < 0.35 ? { gang: 2 + Math.floor(random() * 15), gpus: GPUS } : { gang: 0, gpus: [1, 2, 4, 8][Math.floor(random() * 4)] }));
+  return Array.from({ length }, () => (random() < 0.35 ? { gang: 2 + Math.floor(random() * 15), gpus: GPUS } : { gang: 0, gpus: [1, 2, 4, 8][Math.floor(random() * 4)]! }));
 }
 
 function cliqueOf(cluster: DraCluster, node: string): number {
@@ -217,7 +217,7 @@ export interface GangBenchReport {
 
 function formatReport(report: GangBenchReport): string {
   const m = report.machine;
-  let text = `DRA gangs — ${m.cpu}, ${m.cores} cores, Node ${m.node}; load average ${report.loadavgStart[0].toFixed(1)} → ${m.loadavg[0].toFixed(1)}${report.quick ? ' (quick)' : ''}\n`;
+  let text = `DRA gangs — ${m.cpu}, ${m.cores} cores, Node ${m.node}; load average ${report.loadavgStart[0]!.toFixed(1)} → ${m.loadavg[0]!.toFixed(1)}${report.quick ? ' (quick)' : ''}\n`;
   text += table(
     ['ROW', 'NODES', 'PODS × 8 GPUs', 'TOPOLOGY', 'MEAN ms', 'P50 ms', 'CPU ms', 'RUNS', 'OUTCOME'],
     report.rows.map((r) => [r.kind, r.nodes.toLocaleString('en-US'), String(r.pods), r.topology, r.meanMs.toFixed(2), r.p50Ms.toFixed(2), r.cpuMs.toFixed(2), r.tries.toFixed(0), r.outcome]),

@@ -82,7 +82,7 @@ function median(values: readonly number[]): number {
   if (values.length === 0) return NaN;
   const s = [...values].sort((a, b) => a - b);
   const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
 const mean = (values: readonly number[]): number => (values.length === 0 ? NaN : values.reduce((a, b) => a + b, 0) / values.length);
@@ -137,7 +137,7 @@ export function runStream(fleet: Fleet, stream: readonly StreamClaim[], mode: Dr
     if (!failedYet) run.placedBeforeFirstFailure++;
     allocated += c.gpus;
     const roots = new Set<string>();
-    for (const r of result.results[0].devices.results) {
+    for (const r of result.results[0]!.devices.results) {
       const id = `${r.driver}/${r.pool}/${r.device}`;
       const gpu = fleet.deviceGpu.get(id);
       if (gpu === undefined || gpu.includes('/nic/')) continue;
@@ -212,7 +212,8 @@ export function evaluateQualityTargets(rows: readonly QualityRow[]): QualityTarg
       const ff = rows.find((r) => r.mode === 'first-fit' && r.fleet === s.fleet && r.stream === s.stream);
       return ff === undefined ? [] : [{ s, ff }];
     });
-  const worse = pairs.flatMap(({ s, ff }) => s.perSeedAllocated.map((a, i) => ({ s, a, b: ff.perSeedAllocated[i], seed: s.seeds[i] })).filter((x) => x.a < x.b - 1e-9));
+  // Every mode runs the same seeds, so a row and its first-fit row have a value per seed each.
+  const worse = pairs.flatMap(({ s, ff }) => s.perSeedAllocated.map((a, i) => ({ s, a, b: ff.perSeedAllocated[i]!, seed: s.seeds[i]! })).filter((x) => x.a < x.b - 1e-9));
   targets.push({
     target: 'scored allocates at least as much as first-fit on every fleet and seed',
     met: pairs.length === 0 ? null : worse.length === 0,
@@ -299,7 +300,7 @@ export function formatQualityTable(report: QualityReport): string {
       ];
     }),
   );
-  text += `load average ${report.loadavgStart[0].toFixed(1)} → ${m.loadavg[0].toFixed(1)} on ${m.cores} cores; seeds ${report.rows[0]?.seeds.join(', ') ?? ''}.\n`;
+  text += `load average ${report.loadavgStart[0]!.toFixed(1)} → ${m.loadavg[0]!.toFixed(1)} on ${m.cores} cores; seeds ${report.rows[0]?.seeds.join(', ') ?? ''}.\n`;
   for (const t of report.targets) text += `target: ${t.target}: ${t.met === null ? 'n/a' : t.met ? 'met' : 'MISSED'} (${t.detail})\n`;
   return text;
 }

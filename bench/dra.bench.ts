@@ -70,7 +70,7 @@ async function time(name: string, fn: () => void, quick: boolean, afterEach?: ()
   const bench = new Bench({ time: quick ? 20 : 400, warmupTime: quick ? 5 : 100, iterations: quick ? 5 : 20, warmupIterations: quick ? 2 : 10 });
   bench.add(name, fn, afterEach === undefined ? {} : { afterEach });
   await bench.run();
-  const r = bench.tasks[0].result;
+  const r = bench.tasks[0]!.result;
   if (r === undefined || r.state !== 'completed') throw (r as { error?: unknown } | undefined)?.error ?? new Error(`${name}: no result`);
   return { opsPerSec: 1000 / r.latency.mean, opsPerSecMedian: 1000 / r.latency.p50, p50Us: r.latency.p50 * 1000, p99Us: r.latency.p99 * 1000, samples: r.latency.samplesCount };
 }
@@ -227,7 +227,7 @@ export function formatDraTable(report: DraBenchReport): string {
       r.outcome.length > 40 ? `${r.outcome.slice(0, 39)}…` : r.outcome,
     ]),
   );
-  text += `load average ${report.loadavgStart[0].toFixed(1)} → ${report.machine.loadavg[0].toFixed(1)} on ${m.cores} cores: by the mean every pause of a shared machine counts; medians are what the code does when it runs.\nvs upstream: claims/s by the median ÷ ${UPSTREAM.schedulerPerf500.high} pods/s, the highest of ${UPSTREAM.schedulerPerf500.scope} (${UPSTREAM.schedulerPerf500.low}–${UPSTREAM.schedulerPerf500.high}); ours is the DRA part alone (filter, score, allocate, keep the state) in one process.\n`;
+  text += `load average ${report.loadavgStart[0]!.toFixed(1)} → ${report.machine.loadavg[0]!.toFixed(1)} on ${m.cores} cores: by the mean every pause of a shared machine counts; medians are what the code does when it runs.\nvs upstream: claims/s by the median ÷ ${UPSTREAM.schedulerPerf500.high} pods/s, the highest of ${UPSTREAM.schedulerPerf500.scope} (${UPSTREAM.schedulerPerf500.low}–${UPSTREAM.schedulerPerf500.high}); ours is the DRA part alone (filter, score, allocate, keep the state) in one process.\n`;
   for (const t of report.targets) text += `target: ${t.target}: ${t.met === null ? 'n/a' : t.met ? 'met' : 'MISSED'} (${t.detail})\n`;
   return text;
 }

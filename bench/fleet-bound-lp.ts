@@ -28,9 +28,9 @@ export function configurations(sizes: readonly number[], count: readonly number[
       if (pick.some((k) => k > 0)) all.push([...pick]);
       return;
     }
-    for (let k = 0; k <= count[i] && k * sizes[i] <= room; k++) {
+    for (let k = 0; k <= count[i]! && k * sizes[i]! <= room; k++) {
       pick[i] = k;
-      walk(i + 1, room - k * sizes[i]);
+      walk(i + 1, room - k * sizes[i]!);
     }
     pick[i] = 0;
   };
@@ -46,11 +46,11 @@ export function shareBound(solver: Solver, shares: readonly number[], bins: numb
   const sizes = [...bySize.keys()].sort((a, b) => b - a);
   const count = sizes.map((s) => bySize.get(s) as number);
   const configs = configurations(sizes, count);
-  const value = configs.map((c) => c.reduce((a, k, i) => a + k * sizes[i], 0));
+  const value = configs.map((c) => c.reduce((a, k, i) => a + k * sizes[i]!, 0));
   const lines: string[] = ['Maximize', ' obj: ' + configs.map((_, j) => `${value[j]} x${j}`).join(' + '), 'Subject To'];
   lines.push(' bins: ' + configs.map((_, j) => `x${j}`).join(' + ') + ` <= ${bins}`);
   sizes.forEach((s, i) => {
-    const terms = configs.map((c, j) => (c[i] > 0 ? `${c[i]} x${j}` : '')).filter((t) => t !== '');
+    const terms = configs.map((c, j) => (c[i]! > 0 ? `${c[i]} x${j}` : '')).filter((t) => t !== '');
     lines.push(` size${s}: ${terms.join(' + ')} <= ${count[i]}`);
   });
   lines.push('End');
@@ -99,8 +99,8 @@ export function bestFitDecreasing(pods: readonly Pod[], gpus: number): number {
     let r = m;
     while (r <= 1000 && bins[r] === 0) r++;
     if (r > 1000) continue;
-    bins[r]--;
-    bins[r - m]++;
+    bins[r]!--;
+    bins[r - m]!++;
     placed += m;
   }
   return placed;
@@ -124,13 +124,13 @@ export function mustPlaceBound(solver: Solver, order: readonly Pod[], gpus: numb
   const sizes = [...new Set(order.filter((p) => p.gpus === 1 && p.milli > 0 && p.milli < 1000).map((p) => p.milli))].sort((a, b) => b - a);
   const index = new Map(sizes.map((s, i) => [s, i]));
   const total = sizes.map(() => 0);
-  for (const p of order) if (index.has(p.milli) && p.gpus === 1) total[index.get(p.milli) as number]++;
+  for (const p of order) if (index.has(p.milli) && p.gpus === 1) total[index.get(p.milli) as number]!++;
   const configs = configurations(sizes, total);
-  const value = configs.map((c) => c.reduce((a, k, i) => a + k * sizes[i], 0));
+  const value = configs.map((c) => c.reduce((a, k, i) => a + k * sizes[i]!, 0));
   const objective = ` obj: 1000 w${configs.map((_, j) => ` + ${value[j]} x${j}`).join('')}`;
   const columns = sizes.map((_, i) =>
     configs
-      .map((c, j) => (c[i] > 0 ? `${c[i]} x${j}` : ''))
+      .map((c, j) => (c[i]! > 0 ? `${c[i]} x${j}` : ''))
       .filter((t) => t !== '')
       .join(' + '),
   );
@@ -141,8 +141,8 @@ export function mustPlaceBound(solver: Solver, order: readonly Pod[], gpus: numb
   const multi = [0];
   for (const p of order) {
     const s = [...shares[shares.length - 1]];
-    let one = single[single.length - 1];
-    let many = multi[multi.length - 1];
+    let one = single[single.length - 1]!;
+    let many = multi[multi.length - 1]!;
     if (p.gpus === 1 && index.has(p.milli)) s[index.get(p.milli) as number]++;
     else if (p.milli === 1000 && p.gpus === 1) one++;
     else if (p.milli === 1000) many += p.gpus;
@@ -154,14 +154,14 @@ export function mustPlaceBound(solver: Solver, order: readonly Pod[], gpus: numb
   /** The LP bounding every τ in [a, b] (−∞ where infeasible). */
   const lp = (a: number, b: number): number => {
     solves++;
-    const forced = single[a];
+    const forced = single[a]!;
     const lines = ['Maximize', objective, 'Subject To', ` bins: w${binsRow} <= ${gpus - forced}`];
     sizes.forEach((s, i) => {
       if (columns[i] === '') return; // a size that fits no GPU alone (never on these traces)
-      if (shares[a][i] > 0) lines.push(` lo${s}: ${columns[i]} >= ${shares[a][i]}`);
+      if (shares[a]![i]! > 0) lines.push(` lo${s}: ${columns[i]} >= ${shares[a]![i]}`);
       lines.push(` hi${s}: ${columns[i]} <= ${total[i]}`);
     });
-    lines.push('Bounds', ` 0 <= w <= ${single[b] - single[a] + multi[b]}`, 'End');
+    lines.push('Bounds', ` 0 <= w <= ${single[b]! - single[a]! + multi[b]!}`, 'End');
     if (gpus - forced < 0) return Number.NEGATIVE_INFINITY;
     const solution = solver.solve(lines.join('\n'));
     if (solution.Status === 'Infeasible') return Number.NEGATIVE_INFINITY;

@@ -45,7 +45,7 @@ function boundAt100(pods: Pod[], seed: number): { bound: number; bfd: number; co
   let arrived = 0;
   let last = -1;
   for (let i = 0; i < order.length; i++) {
-    arrived += order[i].gpus * order[i].milli;
+    arrived += order[i]!.gpus * order[i]!.milli;
     const bin = rint(arrived / gpus / 10);
     if (bin === 100) last = i;
     if (bin > 100) break;

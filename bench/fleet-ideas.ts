@@ -6,6 +6,7 @@
 //   npm run build && node dist/bench/fleet-ideas.js --ideas=fgd-close,plan --seeds=42..46 [--trace=default]
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { cleanRemainders, deadHole } from '../src/fleet/policies/ours.js';
 import { shareCounts, sharePrices } from '../src/fleet/policies/share-values.js';
 import { Prng } from '../src/fleet/prng.js';
@@ -17,29 +18,23 @@ import { binCurve, prepareWorkload, rint, round2 } from '../src/simulation/simul
 import { loadSolver } from './fleet-bound-lp.js';
 import { openbRoot } from './openb-root.js';
 
-const root = openbRoot(import.meta.url);
-const arg = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
-const trace = arg('trace', 'default');
-const seeds = parseSeeds('--seeds', arg('seeds', '42..46'), 10000);
-const ideas = arg('ideas', 'fgd,fgd-close,plan').split(',');
-
 const THR = Float64Array.from({ length: 99 }, (_, j) => 1000 * Math.log((j + 1) / (99 - j)));
 /** ⌊100·σ(delta/1000)⌋ (src/fleet/policies/fgd.ts). */
-function quantize(delta: number): number {
+export function quantize(delta: number): number {
   let lo = 0;
   let hi = 99;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (delta >= THR[mid]) lo = mid + 1;
+    if (delta >= THR[mid]!) lo = mid + 1;
     else hi = mid;
   }
   return lo;
 }
 
-type Typical = { cpu: number; milli: number; gpus: number; mask: number; w: number };
+export type Typical = { cpu: number; milli: number; gpus: number; mask: number; w: number };
 
 /** The cluster as plain arrays, and the scores every idea shares (src/baseline/fleet.ts, without caches). */
-class Fleet {
+export class Fleet {
   readonly n: number;
   readonly g: Int32Array[];
   readonly cpu: Float64Array;
@@ -70,7 +65,7 @@ class Fleet {
     for (const t of this.typ) if (t.gpus > 0 && t.mask !== -1) wanted |= t.mask;
     this.wanted = Uint8Array.from(this.model, (b) => ((b & wanted) !== 0 ? 1 : 0));
     this.clean = cleanRemainders(typical, deadHole(pods));
-    this.frag = Float64Array.from(this.g, (g, k) => this.fragOf(g, this.cpu[k], this.model[k]));
+    this.frag = Float64Array.from(this.g, (g, k) => this.fragOf(g, this.cpu[k]!, this.model[k]!));
   }
 
   mask(models: readonly string[]): number {
@@ -100,31 +95,31 @@ class Fleet {
 
   full(k: number): number {
     let f = 0;
-    for (const v of this.g[k]) if (v === 1000) f++;
+    for (const v of this.g[k]!) if (v === 1000) f++;
     return f;
   }
 
   fits(k: number, p: Pod, mask: number): boolean {
-    if (this.cpu[k] < p.cpu || this.mem[k] < p.memory) return false;
+    if (this.cpu[k]! < p.cpu || this.mem[k]! < p.memory) return false;
     if (p.gpus === 0) return true;
-    if (this.g[k].length === 0 || (mask & this.model[k]) === 0) return false;
-    if (p.gpus === 1) return this.g[k].some((v) => v >= p.milli);
+    if (this.g[k]!.length === 0 || (mask & this.model[k]!) === 0) return false;
+    if (p.gpus === 1) return this.g[k]!.some((v) => v >= p.milli);
     return this.full(k) >= p.gpus;
   }
 
   /** FGD's quantized score of node k for pod p with GPU i taking the share (i < 0: whole GPUs or none). */
   fgd(k: number, p: Pod, i: number): number {
-    const g = Int32Array.from(this.g[k]);
-    if (i >= 0) g[i] -= p.milli;
+    const g = Int32Array.from(this.g[k]!);
+    if (i >= 0) g[i]! -= p.milli;
     else if (p.milli > 0) for (let j = 0, left = p.gpus; j < g.length && left > 0; j++) if (g[j] === 1000) (g[j] = 0), left--;
-    return quantize(this.frag[k] - this.fragOf(g, this.cpu[k] - p.cpu, this.model[k]));
+    return quantize(this.frag[k]! - this.fragOf(g, this.cpu[k]! - p.cpu, this.model[k]!));
   }
 }
 
 /** A share rule: the score of share p on GPU i of node k (free milli v); the highest wins, then the node's rank. */
-type ShareRule = (f: Fleet, k: number, p: Pod, i: number, v: number, q: number) => number;
+export type ShareRule = (f: Fleet, k: number, p: Pod, i: number, v: number, q: number) => number;
 /** An idea: its share rule, and optionally its scores of CPU-only and whole-GPU pods on node k (FGD's q given) and a veto on the chosen placement (outside the protocol's rules: a pod that fits is dropped). */
-type Rules = {
+export type Rules = {
   share: ShareRule;
   cpu?: (f: Fleet, k: number, p: Pod, q: number) => number;
   whole?: (f: Fleet, k: number, p: Pod, q: number) => number;
@@ -132,14 +127,14 @@ type Rules = {
 };
 
 /** Prices of the min-GPU configuration LP over the given pods' share sizes: value and price tables (src/fleet/policies/share-values.ts). */
-function plan(pods: readonly { gpus: number; milli: number }[], prices?: Map<number, number>): { value: Float64Array; price: (m: number) => number } {
+export function plan(pods: readonly { gpus: number; milli: number }[], prices?: Map<number, number>): { value: Float64Array; price: (m: number) => number } {
   const { sizes, counts } = shareCounts(pods);
   const solved = prices === undefined ? sharePrices(sizes, counts) : [];
-  const y = prices ?? new Map(sizes.map((s, i) => [s, solved[i]]));
+  const y = prices ?? new Map(sizes.map((s, i) => [s, solved[i]!])); // sharePrices prices every size
   const value = new Float64Array(1001);
   for (let r = 1; r <= 1000; r++) {
-    value[r] = value[r - 1];
-    for (const [s, v] of y) if (s <= r && value[r - s] + v > value[r]) value[r] = value[r - s] + v;
+    value[r] = value[r - 1]!;
+    for (const [s, v] of y) if (s <= r && value[r - s]! + v > value[r]!) value[r] = value[r - s]! + v;
   }
   return { value, price: (m) => y.get(m) ?? 0 };
 }
@@ -155,25 +150,25 @@ async function maxAllocationPrices(nodes: readonly NodeSpec[], pods: readonly Po
   const pick = sizes.map(() => 0);
   const walk = (i: number, room: number): void => {
     if (i === sizes.length) return void (pick.some((x) => x > 0) && configs.push([...pick]));
-    for (let k = 0; k <= Math.ceil(counts[i] * scale) && k * sizes[i] <= room; k++) (pick[i] = k), walk(i + 1, room - k * sizes[i]);
+    for (let k = 0; k <= Math.ceil(counts[i]! * scale) && k * sizes[i]! <= room; k++) (pick[i] = k), walk(i + 1, room - k * sizes[i]!);
     pick[i] = 0;
   };
   walk(0, 1000);
-  const lines = ['Maximize', ` obj: ${configs.map((c, j) => `${c.reduce((a, k, i) => a + k * sizes[i], 0)} x${j}`).join(' + ')}`, 'Subject To'];
+  const lines = ['Maximize', ` obj: ${configs.map((c, j) => `${c.reduce((a, k, i) => a + k * sizes[i]!, 0)} x${j}`).join(' + ')}`, 'Subject To'];
   lines.push(` bins: ${configs.map((_, j) => `x${j}`).join(' + ')} <= ${capacity - whole * scale}`);
   sizes.forEach((s, i) =>
     lines.push(
       ` s${s}: ${configs
-        .map((c, j) => (c[i] > 0 ? `${c[i]} x${j}` : ''))
+        .map((c, j) => (c[i]! > 0 ? `${c[i]} x${j}` : ''))
         .filter((t) => t !== '')
-        .join(' + ')} ${force.includes(s) ? '>=' : '<='} ${counts[i] * scale}`,
+        .join(' + ')} ${force.includes(s) ? '>=' : '<='} ${counts[i]! * scale}`,
     ),
   );
   lines.push('End');
   const solution = highs.solve(lines.join('\n'));
   if (solution.Status !== 'Optimal') throw new Error(`HiGHS: ${solution.Status}`);
   const dual = (i: number) => {
-    const row = solution.Rows[i];
+    const row = solution.Rows[i]!;
     return 'Dual' in row ? row.Dual : Number.NaN;
   };
   // A share's worth is what it adds beyond its price: (size − dual) / 1000 of a GPU.
@@ -181,7 +176,7 @@ async function maxAllocationPrices(nodes: readonly NodeSpec[], pods: readonly Po
 }
 
 /** The share rule of each idea (the names of docs/fleet.md's table). */
-async function ruleOf(idea: string, nodes: readonly NodeSpec[], pods: readonly Pod[]): Promise<Rules | 'fgd'> {
+export async function ruleOf(idea: string, nodes: readonly NodeSpec[], pods: readonly Pod[]): Promise<Rules | 'fgd'> {
   if (idea === 'fgd') return 'fgd';
   const cleanOf = (f: Fleet, p: Pod, v: number) => v === 1000 || f.clean[v - p.milli] !== 0;
   if (idea === 'fgd-close') return { share: (f, _k, p, _i, v, q) => q + (cleanOf(f, p, v) ? 1000 : 0) };
@@ -194,10 +189,11 @@ async function ruleOf(idea: string, nodes: readonly NodeSpec[], pods: readonly P
     'max-allocation-810': async () => plan(pods, await maxAllocationPrices(nodes, pods, [810])),
   };
   const { value, price } = await (tables[idea] ?? (async () => plan(pods)))();
-  const loss = (p: Pod, v: number) => value[v] - price(p.milli) - value[v - p.milli];
+  const loss = (p: Pod, v: number) => value[v]! - price(p.milli) - value[v - p.milli]!;
   const on = (p: Pod, v: number) => loss(p, v) < 1e-9;
+  const planRule: ShareRule = (_f, _k, p, _i, v, q) => q + (on(p, v) ? 1000 : 0);
   const rules: Record<string, ShareRule> = {
-    plan: (_f, _k, p, _i, v, q) => q + (on(p, v) ? 1000 : 0),
+    plan: planRule,
     graded: (_f, _k, p, _i, v, q) => q - Math.round(loss(p, v) * 1000) * 1000,
     'plan-partial': (_f, _k, p, _i, v, q) => q + (on(p, v) ? 1000 : 0) + (v < 1000 ? 100 : 0),
     'plan-idle': (_f, _k, p, _i, v, q) => q + (on(p, v) ? 1000 : 0) + (v === 1000 ? 100 : 0),
@@ -216,7 +212,7 @@ async function ruleOf(idea: string, nodes: readonly NodeSpec[], pods: readonly P
   const end = /^best-fit-end:([0-9.]+)$/.exec(idea);
   if (end !== null) {
     const below = (Number(end[1]) / 100) * gpus;
-    return { share: (f, k, p, i, v, q) => (f.idle < below ? (on(p, v) ? 1e6 : 0) + (1000 - (v - p.milli)) * 128 + q : rules.plan(f, k, p, i, v, q)) };
+    return { share: (f, k, p, i, v, q) => (f.idle < below ? (on(p, v) ? 1e6 : 0) + (1000 - (v - p.milli)) * 128 + q : planRule(f, k, p, i, v, q)) };
   }
   // CPU-stranded GPU milli (strand-all:w+reserve:n adds the reserve below): on plan first, then FGD's score less w/100 per milli the placement leaves on GPUs of its node that no share
   // fitting them has the CPU for ('strand'); 'strand-all' scores CPU-only and whole-GPU pods the same way inside FGD's score.
@@ -229,13 +225,13 @@ async function ruleOf(idea: string, nodes: readonly NodeSpec[], pods: readonly P
     const pen = (f: Fleet, k: number, p: Pod) => Math.min(90, Math.round((w * stranded(f, k, p.cpu, -1, 0, p.gpus)) / 100));
     const rules: Rules = {
       share,
-      cpu: (f, k, p, q) => (q - pen(f, k, p)) * 1e6 - f.g[k].reduce((a, v) => a + v, 0),
-      whole: (f, k, p, q) => (q - pen(f, k, p)) * 8589934592 + (f.wanted[k] !== 0 ? 0 : 4294967296 - (f.cpu[k] - p.cpu) / (f.full(k) - p.gpus + 1)),
+      cpu: (f, k, p, q) => (q - pen(f, k, p)) * 1e6 - f.g[k]!.reduce((a, v) => a + v, 0),
+      whole: (f, k, p, q) => (q - pen(f, k, p)) * 8589934592 + (f.wanted[k] !== 0 ? 0 : 4294967296 - (f.cpu[k]! - p.cpu) / (f.full(k) - p.gpus + 1)),
     };
     if (strand[3] === undefined) return rules;
     // Reserve: once at most n 8-GPU nodes are wholly free, no share, CPU-only or one- or two-GPU pod goes to a node (4 GPUs or more) that is wholly free while another node fits.
     const n = Number(strand[3]);
-    const held = (f: Fleet, k: number) => f.g[k].length >= 4 && f.full(k) === f.g[k].length && f.idle8 <= n;
+    const held = (f: Fleet, k: number) => f.g[k]!.length >= 4 && f.full(k) === f.g[k]!.length && f.idle8 <= n;
     return {
       share: (f, k, p, i, v, q) => rules.share(f, k, p, i, v, q) - (held(f, k) ? 3000 : 0),
       cpu: (f, k, p, q) => (rules.cpu as NonNullable<Rules['cpu']>)(f, k, p, q) - (held(f, k) ? 1e9 : 0),
@@ -246,9 +242,9 @@ async function ruleOf(idea: string, nodes: readonly NodeSpec[], pods: readonly P
   const decline = /^decline-810:([0-9.]+)$/.exec(idea);
   if (decline !== null) {
     const below = (Number(decline[1]) / 100) * gpus;
-    return { share: rules.plan, decline: (f, k, p, i) => p.milli === 810 && f.g[k][i] === 1000 && f.idle < below };
+    return { share: planRule, decline: (f, k, p, i) => p.milli === 810 && f.g[k]![i] === 1000 && f.idle < below };
   }
-  const rule = rules[idea] ?? (idea in tables ? rules.plan : undefined);
+  const rule = rules[idea] ?? (idea in tables ? planRule : undefined);
   if (rule === undefined)
     throw new Error(
       `unknown idea ${idea}: fgd, fgd-close, ${[...Object.keys(rules), ...Object.keys(tables)].join(', ')}, scarce:x, best-fit-end:x, strand:w, strand-all:w, strand-all:w+reserve:n, decline-810:x`,
@@ -257,16 +253,17 @@ async function ruleOf(idea: string, nodes: readonly NodeSpec[], pods: readonly P
 }
 
 /** The GPU milli of node k left, after a pod takes `cpu`, `milli` of GPU i and `whole` wholly free GPUs, on GPUs (100 milli free or more) that no share of the workload fitting them has the CPU for. */
-function strandedMilli(pods: readonly Pod[]): (f: Fleet, k: number, cpu: number, i: number, milli: number, whole: number) => number {
+export function strandedMilli(pods: readonly Pod[]): (f: Fleet, k: number, cpu: number, i: number, milli: number, whole: number) => number {
   const least = new Map<number, number>();
   for (const p of pods) if (p.gpus === 1 && p.milli > 0 && p.milli < 1000) least.set(p.milli, Math.min(least.get(p.milli) ?? Number.POSITIVE_INFINITY, p.cpu));
   const sizes = [...least.keys()].sort((a, b) => a - b);
   return (f, k, cpu, i, milli, whole) => {
-    const left = f.cpu[k] - cpu;
-    const g = f.g[k];
+    const left = f.cpu[k]! - cpu;
+    const g = f.g[k]!;
     let stranded = 0;
     for (let j = 0, w = whole; j < g.length; j++) {
-      let v = j === i ? g[j] - milli : g[j];
+      const free = g[j]!;
+      let v = j === i ? free - milli : free;
       if (w > 0 && v === 1000) (v = 0), w--;
       if (v < 100) continue;
       let served = false;
@@ -302,7 +299,7 @@ function run(nodes: readonly NodeSpec[], pods: readonly Pod[], rule: Rules | 'fg
     for (let k = 0; k < f.n; k++) {
       const full = f.full(k);
       f.idle += full;
-      if (full === 8 && f.g[k].length === 8) f.idle8++;
+      if (full === 8 && f.g[k]!.length === 8) f.idle8++;
     }
     const sharing = p.gpus === 1 && p.milli > 0 && p.milli < 1000;
     let best = -Infinity;
@@ -315,45 +312,55 @@ function run(nodes: readonly NodeSpec[], pods: readonly Pod[], rule: Rules | 'fg
       if (!sharing) {
         const q = f.fgd(k, p, -1);
         if (rule === 'fgd') score = q;
-        else if (p.gpus === 0 || p.milli === 0) score = rule.cpu !== undefined ? rule.cpu(f, k, p, q) : q * 1e6 - f.g[k].reduce((a, v) => a + v, 0);
-        else score = rule.whole !== undefined ? rule.whole(f, k, p, q) : q * 8589934592 + (f.wanted[k] !== 0 ? 0 : 4294967296 - (f.cpu[k] - p.cpu) / (f.full(k) - p.gpus + 1));
+        else if (p.gpus === 0 || p.milli === 0) score = rule.cpu !== undefined ? rule.cpu(f, k, p, q) : q * 1e6 - f.g[k]!.reduce((a, v) => a + v, 0);
+        else score = rule.whole !== undefined ? rule.whole(f, k, p, q) : q * 8589934592 + (f.wanted[k] !== 0 ? 0 : 4294967296 - (f.cpu[k]! - p.cpu) / (f.full(k) - p.gpus + 1));
       } else {
-        const g = f.g[k];
+        const g = f.g[k]!;
         for (let i = 0; i < g.length; i++) {
-          if (g[i] < p.milli || g.subarray(0, i).includes(g[i])) continue;
+          if (g[i]! < p.milli || g.subarray(0, i).includes(g[i]!)) continue;
           const q = f.fgd(k, p, i);
-          const s = rule === 'fgd' ? q : rule.share(f, k, p, i, g[i], q);
+          const s = rule === 'fgd' ? q : rule.share(f, k, p, i, g[i]!, q);
           if (s > score) (score = s), (choice = i);
         }
       }
-      if (node < 0 || score > best || (score === best && ranks[k] < ranks[node])) (best = score), (node = k), (gpu = choice);
+      if (node < 0 || score > best || (score === best && ranks[k]! < ranks[node]!)) (best = score), (node = k), (gpu = choice);
     }
     if (node >= 0 && rule !== 'fgd' && rule.decline?.(f, node, p, gpu) === true) node = -1;
     if (node >= 0) {
-      f.cpu[node] -= p.cpu;
-      f.mem[node] -= p.memory;
-      const g = f.g[node];
-      if (sharing) g[gpu] -= p.milli;
+      f.cpu[node]! -= p.cpu;
+      f.mem[node]! -= p.memory;
+      const g = f.g[node]!;
+      if (sharing) g[gpu]! -= p.milli;
       else if (p.milli > 0) for (let j = 0, left = p.gpus; j < g.length && left > 0; j++) if (g[j] === 1000) (g[j] = 0), left--;
-      f.frag[node] = f.fragOf(g, f.cpu[node], f.model[node]);
+      f.frag[node] = f.fragOf(g, f.cpu[node]!, f.model[node]!);
       used += p.gpus * p.milli;
     }
     bins.push(rint(arrived / gpus / 10));
     alloc.push(round2(used / gpus / 10));
   }
   const cpu = process.cpuUsage(start);
-  return { at100: binCurve(bins, alloc)[100], us: (cpu.user + cpu.system) / bins.length };
+  const at100 = binCurve(bins, alloc)[100];
+  if (at100 === undefined) throw new Error('no allocation at 100 % arrived load (the trace arrives less)');
+  return { at100, us: (cpu.user + cpu.system) / bins.length };
 }
 
-const nodes = validateNodes('nodes', parseNodeCsv('nodes', readFileSync(join(root, 'data/openb/openb_node_list_gpu_node.csv'), 'utf8')));
-const pods = validatePods('pods', parsePodCsv('pods', readFileSync(join(root, `data/openb/openb_pod_list_${trace}.csv`), 'utf8')));
-process.stdout.write(`${trace}, seeds ${arg('seeds', '42..46')}: GPU allocation at 100 % arrived (mean ± sd), CPU µs per pod attempt (a scan; compare within this table)\n`);
-for (const idea of ideas) {
-  const rule = await ruleOf(idea, nodes, pods);
-  const runs = seeds.map((seed) => run(nodes, pods, rule, seed));
-  const v = runs.map((r) => r.at100);
-  const mean = v.reduce((a, b) => a + b, 0) / v.length;
-  const sd = Math.sqrt(v.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, v.length - 1));
-  const us = runs.reduce((a, r) => a + r.us, 0) / runs.length;
-  process.stdout.write(`${idea.padEnd(20)} ${mean.toFixed(3)} ± ${sd.toFixed(3)}  [${v.join(' ')}]  ${us.toFixed(0)} µs\n`);
+// The table, when run as a program (bench/fleet-ideas-lookahead.ts imports the pieces above).
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const root = openbRoot(import.meta.url);
+  const arg = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+  const trace = arg('trace', 'default');
+  const seeds = parseSeeds('--seeds', arg('seeds', '42..46'), 10000);
+  const ideas = arg('ideas', 'fgd,fgd-close,plan').split(',');
+  const nodes = validateNodes('nodes', parseNodeCsv('nodes', readFileSync(join(root, 'data/openb/openb_node_list_gpu_node.csv'), 'utf8')));
+  const pods = validatePods('pods', parsePodCsv('pods', readFileSync(join(root, `data/openb/openb_pod_list_${trace}.csv`), 'utf8')));
+  process.stdout.write(`${trace}, seeds ${arg('seeds', '42..46')}: GPU allocation at 100 % arrived (mean ± sd), CPU µs per pod attempt (a scan; compare within this table)\n`);
+  for (const idea of ideas) {
+    const rule = await ruleOf(idea, nodes, pods);
+    const runs = seeds.map((seed) => run(nodes, pods, rule, seed));
+    const v = runs.map((r) => r.at100);
+    const mean = v.reduce((a, b) => a + b, 0) / v.length;
+    const sd = Math.sqrt(v.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, v.length - 1));
+    const us = runs.reduce((a, r) => a + r.us, 0) / runs.length;
+    process.stdout.write(`${idea.padEnd(20)} ${mean.toFixed(3)} ± ${sd.toFixed(3)}  [${v.join(' ')}]  ${us.toFixed(0)} µs\n`);
+  }
 }

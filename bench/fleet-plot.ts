@@ -18,19 +18,25 @@ const seeds = Array.from({ length: 10 }, (_, i) => 42 + i);
 const X0 = 75;
 const X1 = 120;
 const curves = new Map<string, number[]>();
+/** A run's allocation at x % arrived load (a bin no arrival reached has none). */
+const allocationAt = (curve: Record<string, number>, x: number): number => {
+  const v = curve[x];
+  if (v === undefined) throw new Error(`${trace}: no allocation at ${x} % arrived load`);
+  return v;
+};
 for (const p of POLICIES) {
   const runs = seeds.map((seed) => engine.simulateFleet({ nodes, pods, policy: p.name, seed }).allocation);
-  const at100 = runs.map((r) => r[100]);
+  const at100 = runs.map((r) => allocationAt(r, 100));
   const mean = at100.reduce((a, b) => a + b, 0) / at100.length;
   const sd = Math.sqrt(at100.reduce((a, b) => a + (b - mean) ** 2, 0) / (at100.length - 1));
   process.stdout.write(`${trace} ${p.name.padEnd(11)} ${mean.toFixed(2)} (${sd.toFixed(2)}) [${Math.min(...at100).toFixed(2)}-${Math.max(...at100).toFixed(2)}]\n`);
   const median = (v: number[]) => {
     const s = [...v].sort((a, b) => a - b);
-    return (s[4] + s[5]) / 2;
+    return (s[4]! + s[5]!) / 2; // ten seeds
   };
   curves.set(
     p.name,
-    Array.from({ length: X1 - X0 + 1 }, (_, k) => 100 - median(runs.map((r) => r[X0 + k]))),
+    Array.from({ length: X1 - X0 + 1 }, (_, k) => 100 - median(runs.map((r) => allocationAt(r, X0 + k)))),
   );
 }
 if (trace === 'default') {

@@ -64,7 +64,7 @@ export function replay(engine: Engine, clusterNodes: ClusterNode[], nodes: reado
       const plan = scheduler.plan(fleetPodOf(pod));
       if (plan.options.length === 0) failed++;
       else {
-        state.commit(plan.options[0]); // the state names the slot (pod names need not be unique slot IDs)
+        state.commit(plan.options[0]!); // the state names the slot (pod names need not be unique slot IDs)
         placed++;
       }
     }

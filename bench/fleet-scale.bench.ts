@@ -127,12 +127,12 @@ for (const c of cases.filter((c) => c.scale === 1)) c.run();
 
 const load0 = loadavg();
 const started = Date.now();
-const loads: number[] = [load0[0]];
+const loads: number[] = [load0[0]!];
 const maxRounds = Math.max(...cases.map((c) => c.rounds));
 for (let round = 0; round < maxRounds; round++) {
   const due = cases.filter((c) => c.ms.length < c.rounds);
   // Rotate the order each round, so no case always runs first (or right after the slowest).
-  const order = due.map((_, i) => due[(i + round * 3) % due.length]);
+  const order = due.map((_, i) => due[(i + round * 3) % due.length]!);
   const bench = new Bench({ iterations: 1, warmupIterations: 0, time: 0, warmupTime: 0 });
   for (const c of order) {
     bench.add(c.name, () => {
@@ -149,14 +149,14 @@ for (let round = 0; round < maxRounds; round++) {
     if (r.state !== 'completed' || r.latency === undefined) throw new Error(`${task.name}: ${r.error?.message ?? r.state}`);
     c.ms.push(r.latency.mean);
   }
-  loads.push(loadavg()[0]);
-  process.stderr.write(`round ${round + 1}/${maxRounds} done, load ${loadavg()[0].toFixed(1)}\n`);
+  loads.push(loadavg()[0]!);
+  process.stderr.write(`round ${round + 1}/${maxRounds} done, load ${loadavg()[0]!.toFixed(1)}\n`);
 }
 const load1 = loadavg();
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  return s.length === 0 ? NaN : s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 const rows = cases.map((c) => ({
   kind: c.kind,
@@ -177,7 +177,7 @@ type Row = (typeof rows)[number];
 const find = (kind: string, k: number, policy: string, backend: string) => rows.find((r) => r.kind === kind && r.scale === k && r.policy === policy && r.backend === backend);
 const usAt = (kind: string, k: number, policy: string, backend: string, field: 'usPerAttempt' | 'cpuUsPerAttempt' = 'usPerAttempt') =>
   (find(kind, k, policy, backend) as Row | undefined)?.[field] ?? NaN;
-const memory = Object.fromEntries(SCALES.map((k) => [k, memoryPerNode(k, DEFAULT_POLICY)]));
+const memory = Object.fromEntries(SCALES.map((k) => [k, memoryPerNode(k, DEFAULT_POLICY)])); // an entry per scale
 
 const machine = {
   cpu: cpus()[0]?.model ?? 'unknown',
@@ -195,7 +195,7 @@ process.stdout.write(
   `fleet placement at scale: openb default ×k (${baseNodes.length}·k nodes), FGD protocol seed 42, median of the rounds (×1, ×4: ${roundsAt(1)}, ×16: ${roundsAt(16)}, ×40: ${roundsAt(40)})\n`,
 );
 process.stdout.write(
-  `machine: ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; load ${load0[0].toFixed(1)} at the start, ${load1[0].toFixed(1)} at the end, ${loads.map((l) => l.toFixed(1)).join(' / ')} after each round; ${((Date.now() - started) / 1000).toFixed(0)} s\n\n`,
+  `machine: ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; load ${load0[0]!.toFixed(1)} at the start, ${load1[0]!.toFixed(1)} at the end, ${loads.map((l) => l.toFixed(1)).join(' / ')} after each round; ${((Date.now() - started) / 1000).toFixed(0)} s\n\n`,
 );
 process.stdout.write(
   `${'search'.padEnd(8)}${'scale'.padEnd(7)}${'policy'.padEnd(11)}${'backend'.padEnd(9)}${pad('nodes', 8)}${pad('attempts', 10)}${pad('run s', 9)}${pad('µs/att', 9)}${pad('/ ×1', 7)}${pad('ts/wasm', 9)}${pad('cpu s', 9)}${pad('cpu µs', 9)}${pad('/ ×1', 7)}${pad('ts/wasm', 9)}\n`,
@@ -211,7 +211,7 @@ for (const r of rows) {
   );
 }
 process.stdout.write(
-  `\nkernel memory per node (${DEFAULT_POLICY}'s classes and trees for the ×k workload): ${SCALES.map((k) => `×${k} index ${(memory[k].index / 1024).toFixed(2)} KiB, scan ${(memory[k].scan / 1024).toFixed(2)} KiB`).join('; ')}\n`,
+  `\nkernel memory per node (${DEFAULT_POLICY}'s classes and trees for the ×k workload): ${SCALES.map((k) => `×${k} index ${(memory[k]!.index / 1024).toFixed(2)} KiB, scan ${(memory[k]!.scan / 1024).toFixed(2)} KiB`).join('; ')}\n`,
 );
 
 // The issue's targets, on this run: each judged on the wall time and on the CPU time.

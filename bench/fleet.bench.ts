@@ -71,7 +71,7 @@ const machine = {
 };
 const pad = (s: string | number, n: number) => String(s).padStart(n);
 process.stdout.write(`fleet simulation, openb default trace: ${nodes.length} nodes, ${attempts} pod attempts per run (seed 42), median of ${quick ? 2 : 8} runs\n`);
-process.stdout.write(`machine: ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, load ${load0[0].toFixed(2)}\n\n`);
+process.stdout.write(`machine: ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, load ${load0[0]!.toFixed(2)}\n\n`);
 process.stdout.write(`${'policy'.padEnd(12)}${pad('wasm ms', 10)}${pad('wasm pods/s', 13)}${pad('ts ms', 10)}${pad('ts pods/s', 13)}${pad('ts/wasm', 9)}\n`);
 for (const r of rows) {
   process.stdout.write(
@@ -88,8 +88,9 @@ const stateRows = (['wasm', 'ts'] as const).map((backend) => {
     plainMs: plain,
     realisticMs: realistic,
     realisticOverPlain: realistic / plain,
-    plain: count(outcomes[`plain ${backend}`]),
-    realistic: count(outcomes[`realistic ${backend}`]),
+    // outcomes holds a replay per kind and backend (filled above).
+    plain: count(outcomes[`plain ${backend}`]!),
+    realistic: count(outcomes[`realistic ${backend}`]!),
   };
 });
 process.stdout.write(

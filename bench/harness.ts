@@ -147,7 +147,7 @@ function _percentile(sorted: readonly number[], q: number): number {
   const pos = (sorted.length - 1) * q;
   const lo = Math.floor(pos);
   const hi = Math.ceil(pos);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
+  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
 }
 
 function _timing(task: Task, opsPerCall: number, perOp: number[] | undefined): Timing | string {
@@ -185,7 +185,7 @@ export async function timeReference(ref: ReferenceSpec, quick: boolean): Promise
   const bench = new Bench({ ...benchOptions(quick), setup: _gc });
   bench.add('reference', ref.fn);
   await bench.run();
-  const t = _timing(bench.tasks[0], 1, undefined);
+  const t = _timing(bench.tasks[0]!, 1, undefined);
   if (typeof t === 'string') throw new Error(t);
   const secondsPerOp = t.medianUs / 1e6;
   return { name: ref.name, opsPerSec: 1 / secondsPerOp, secondsPerOp, method: 'measured' };
@@ -303,10 +303,10 @@ export function searchOf(engines: Record<BackendName, Engine>, run: Record<Backe
     made.push(`${watch.calls.length} on ${b}`);
     if (watch.calls.length > 1) throw new Error(`searchOf: one call made ${watch.calls.length} kernel calls on ${b} (${watch.calls.map((c) => c.name).join(', ')})`);
     if (watch.calls.length === 0) continue;
-    const { name, args } = watch.calls[0];
+    const { name, args } = watch.calls[0]!; // exactly one call (checked above)
     const kernels = engines[b].kernels as unknown as Record<string, (...a: unknown[]) => unknown>;
     // The kernel (restored, not the watcher) bound to its arguments once: a timed call is that call alone.
-    search[b] = kernels[name].bind(kernels, ...args) as Fn;
+    search[b] = kernels[name]!.bind(kernels, ...args) as Fn;
   }
   const searched = BACKENDS.filter((b) => search[b] !== undefined).length;
   if (searched === 0) return undefined;

@@ -35,7 +35,7 @@ export class Rng {
 
   /** One element of `items`, uniformly. */
   pick<T>(items: readonly T[]): T {
-    return items[Math.floor(this.next() * items.length)];
+    return items[Math.floor(this.next() * items.length)]!;
   }
 
   /** `count` lowercase hex digits. */
@@ -50,8 +50,8 @@ export class Rng {
     const out = items.slice();
     for (let k = out.length - 1; k > 0; k--) {
       const j = Math.floor(this.next() * (k + 1));
-      const t = out[k];
-      out[k] = out[j];
+      const t = out[k]!;
+      out[k] = out[j]!;
       out[j] = t;
     }
     return out;
@@ -176,8 +176,8 @@ export function runningSlots(gpus: number, count: number, memoryPerGpuTotal: num
     const first = rng.int(0, gpus / tp - 1) * tp;
     const members = Array.from({ length: tp }, (_, j) => first + j);
     const memoryPerGpu = rng.int(1, 8) * 2 * GIB;
-    if (members.some((g) => used[g] + memoryPerGpu > memoryPerGpuTotal * 0.95)) continue;
-    for (const g of members) used[g] += memoryPerGpu;
+    if (members.some((g) => used[g]! + memoryPerGpu > memoryPerGpuTotal * 0.95)) continue;
+    for (const g of members) used[g]! += memoryPerGpu;
     slots.push({
       id: `slot-${slots.length}`,
       model: rng.pick(['llama3-8b', 'mistral-7b', 'qwen2-14b', 'phi3-mini', 'gemma2-9b']),

@@ -51,7 +51,7 @@ function rig(engine: Engine, row: string, schedulers: 'none' | 'closed' | 'dropp
 function operate(r: Rig): void {
   const t0 = performance.now();
   const plan = r.state.plan({ memory: 40 * G, tensorParallelSizes: [1] });
-  const id = r.state.commit(plan.options[0]);
+  const id = r.state.commit(plan.options[0]!); // commit rejects a missing option with an AllocationError
   r.state.release(id);
   r.latencies.push((performance.now() - t0) * 1000);
 }
@@ -81,10 +81,10 @@ export async function runLifecycleBench(options: { quick?: boolean; out?: string
     let turn = 0;
     bench.add(`lifecycle ${backend}`, () => {
       turn++;
-      for (let k = 0; k < rigs.length; k++) operate(rigs[(turn + k) % rigs.length]);
+      for (let k = 0; k < rigs.length; k++) operate(rigs[(turn + k) % rigs.length]!);
     });
     await bench.run();
-    const task = bench.tasks[0];
+    const task = bench.tasks[0]!;
     if (task.result?.state === 'errored') throw task.result.error;
     let none = NaN;
     for (const r of rigs) {
@@ -110,8 +110,8 @@ export async function runLifecycleBench(options: { quick?: boolean; out?: string
   );
   const header = ['backend', 'row', 'p50 µs', 'p99 µs', 'mean µs', '÷ no scheduler (p50)'];
   const cells = rows.map((r) => [r.backend, r.row, r.p50Us.toFixed(1), r.p99Us.toFixed(1), r.meanUs.toFixed(1), (r.vsNone ?? NaN).toFixed(2)]);
-  const widths = header.map((h, k) => Math.max(h.length, ...cells.map((c) => c[k].length)));
-  for (const line of [header, widths.map((w) => '-'.repeat(w)), ...cells]) console.log(line.map((c, k) => c.padEnd(widths[k])).join('  '));
+  const widths = header.map((h, k) => Math.max(h.length, ...cells.map((c) => c[k]!.length)));
+  for (const line of [header, widths.map((w) => '-'.repeat(w)), ...cells]) console.log(line.map((c, k) => c.padEnd(widths[k]!)).join('  '));
   if (options.out !== null) writeResults(options.out ?? resultsPath('lifecycle-results.json'), { schema: 1, date: new Date().toISOString(), quick, machine, nodes: NODES, iterations, rows });
   return rows;
 }

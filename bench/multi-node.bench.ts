@@ -60,7 +60,7 @@ async function main(): Promise<void> {
       const bench = new Bench({ time: quick ? 200 : 1000, iterations: quick ? 3 : 10, warmup: true, warmupIterations: 2 });
       bench.add(name, () => void state.plan(request));
       await bench.run();
-      const task = bench.tasks[0];
+      const task = bench.tasks[0]!;
       const r = task.result as unknown as { latency: { p50: number; mean: number; p99: number; samplesCount: number } };
       const o = once.options[0];
       rows.push({
@@ -83,7 +83,7 @@ async function main(): Promise<void> {
       ['PLAN', 'BACKEND', 'OPTIONS', 'BEST', 'P50 MS', 'MEAN MS', 'P99 MS', 'SAMPLES'],
       rows.map((r) => [r.plan, r.backend, r.options, r.first, r.p50Ms.toFixed(2), r.meanMs.toFixed(2), r.p99Ms.toFixed(2), r.samples]),
     ) +
-    `machine: ${m.cpu}, ${m.cores} cores, Node ${m.node}; load average ${loadStart[0].toFixed(1)} → ${m.loadavg[0].toFixed(1)} (a shared machine: medians are what the code does when it runs)\n`;
+    `machine: ${m.cpu}, ${m.cores} cores, Node ${m.node}; load average ${loadStart[0]!.toFixed(1)} → ${m.loadavg[0]!.toFixed(1)} (a shared machine: medians are what the code does when it runs)\n`;
   process.stdout.write(text);
   writeResults(out, { machine: m, loadavgStart: loadStart, quick, shape: SHAPE, rows });
 }

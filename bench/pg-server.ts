@@ -20,7 +20,7 @@ export function findPgBin(): string | undefined {
   const versions = readdirSync(root)
     .filter((v) => /^\d+$/.test(v) && existsSync(join(root, v, 'bin', 'initdb')))
     .sort((a, b) => Number(b) - Number(a));
-  return versions.length > 0 ? join(root, versions[0], 'bin') : undefined;
+  return versions.length > 0 ? join(root, versions[0]!, 'bin') : undefined;
 }
 
 function asServerUser(bin: string, args: string[], root: boolean): void {

@@ -26,7 +26,7 @@ export const PLAIN_OBJECTS = 'plain objects';
 /** The cases of one node: each TP size of `tpSizes` alone; `prepared`: through engine.prepare's handle. */
 function nodeCases(engines: SuiteContext['engines'], node: (typeof PLACEMENT_NODES)[number], tpSizes: readonly number[], prepared: boolean): Case[] {
   const gpus = presetGpus(node.preset);
-  const slots = runningSlots(gpus.length, 20, gpus[0].memoryTotal);
+  const slots = runningSlots(gpus.length, 20, gpus[0]!.memoryTotal);
   const topology = presetTopology(node.preset);
   const handles = { wasm: engines.wasm.prepare({ gpus, topology }), ts: engines.ts.prepare({ gpus, topology }) };
   return tpSizes.map((tp) => {

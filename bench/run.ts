@@ -230,7 +230,7 @@ async function _main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   if ((globalThis as { gc?: unknown }).gc === undefined) process.stderr.write('note: run with node --expose-gc for steadier numbers (npm run bench does)\n');
   const version = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')).version as string;
-  process.stderr.write(`gpualloc ${version} benchmarks${options.quick ? ' (quick)' : ''}: ${cpus().length} cores, load ${loadavg()[0].toFixed(2)}\n`);
+  process.stderr.write(`gpualloc ${version} benchmarks${options.quick ? ' (quick)' : ''}: ${cpus().length} cores, load ${loadavg()[0]!.toFixed(2)}\n`);
   const report = await runBench({
     ...options,
     onCase: (r) =>

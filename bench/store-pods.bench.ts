@@ -52,7 +52,7 @@ function nodes(workload: Workload): ClusterNode[] {
 /** The k-th pod of writer w: cycles through a share, whole GPUs and CPU only. */
 function podOf(w: number, k: number) {
   const kind = (w + k) % 3;
-  return { id: `p${w}-${k}`, cpu: [2000, 4000, 8000][k % 3], memoryMiB: [4096, 16384][k % 2], gpus: kind === 2 ? 0 : kind === 1 ? 2 : 1, milli: kind === 0 ? 250 : kind === 1 ? 1000 : 0 };
+  return { id: `p${w}-${k}`, cpu: [2000, 4000, 8000][k % 3]!, memoryMiB: [4096, 16384][k % 2]!, gpus: kind === 2 ? 0 : kind === 1 ? 2 : 1, milli: kind === 0 ? 250 : kind === 1 ? 1000 : 0 };
 }
 
 /** Commits one pod planned on a copy of the writer's state, re-planning on CONFLICT; returns the slot ID and the commit time. */
@@ -92,7 +92,7 @@ async function round(engine: Engine, rig: Rig, perWriter: number, record: boolea
         let id: string | undefined;
         if (rig.workload === 'models') {
           const t0 = performance.now();
-          const r = await state.commitWithRetry({ memory: [20, 40, 60][(w + k) % 3] * GiB, tensorParallelSizes: [1, 2] });
+          const r = await state.commitWithRetry({ memory: [20, 40, 60][(w + k) % 3]! * GiB, tensorParallelSizes: [1, 2] });
           if (record) {
             rig.latencies.push(performance.now() - t0);
             rig.conflicts += r.conflicts;
@@ -162,7 +162,7 @@ export async function runPodStoreBench(options: { quick?: boolean; out?: string 
             for (const rig of rigs) await round(engine, rig, perWriter, true);
           });
           await bench.run();
-          const task = bench.tasks[0];
+          const task = bench.tasks[0]!;
           if (task.result?.state === 'errored') throw task.result.error;
           for (const rig of rigs) {
             const sorted = [...rig.latencies].sort((a, b) => a - b);

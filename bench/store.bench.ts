@@ -33,7 +33,7 @@ export type StoreBenchRow = { store: string; writers: number; commits: number; c
 /** The p-th percentile (nearest rank) of ascending `sorted`; NaN when empty. Shared with store-pods.bench.ts. */
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 /** The machine a store bench ran on, for its JSON. Shared with store-pods.bench.ts. */
@@ -69,7 +69,7 @@ async function measure(name: string, writers: number, engine: Engine, stores: Cl
         const held: string[] = [];
         for (let k = 0; k < perWriter; k++) {
           const t0 = performance.now();
-          const r = await state.commitWithRetry({ memory: SIZES[(w + k) % SIZES.length], tensorParallelSizes: [1, 2] });
+          const r = await state.commitWithRetry({ memory: SIZES[(w + k) % SIZES.length]!, tensorParallelSizes: [1, 2] });
           latencies.push(performance.now() - t0);
           conflicts += r.conflicts;
           if (r.committed === undefined) {
@@ -94,7 +94,7 @@ async function measure(name: string, writers: number, engine: Engine, stores: Cl
   const bench = new Bench({ iterations, time: 0, warmup: false });
   bench.add(`${name} ${writers}`, round);
   await bench.run();
-  const task = bench.tasks[0];
+  const task = bench.tasks[0]!;
   if (task.result?.state === 'errored') throw task.result.error;
   latencies.sort((a, b) => a - b);
   return { store: name, writers, commits, commitsPerSecond: commits / (busy / 1000), p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), conflicts, failures, rounds: iterations };

@@ -42,10 +42,10 @@ function _search(w: BenchReport['workloads'][number]): string {
 
 /** Renders rows as an aligned plain-text table (first column left, the rest right-aligned). */
 export function renderTable(header: string[], rows: string[][]): string {
-  const widths = header.map((h, k) => Math.max(h.length, ...rows.map((r) => r[k].length)));
+  const widths = header.map((h, k) => Math.max(h.length, ...rows.map((r) => r[k]!.length)));
   const line = (cells: string[]): string =>
     cells
-      .map((c, k) => (k <= 1 ? c.padEnd(widths[k]) : c.padStart(widths[k])))
+      .map((c, k) => (k <= 1 ? c.padEnd(widths[k]!) : c.padStart(widths[k]!)))
       .join('  ')
       .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');

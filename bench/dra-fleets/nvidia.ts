@@ -252,7 +252,7 @@ function migCounters(profile: MigProfile, start: number): Obj {
 
 /** The GPU's counter set: its largest profile's capacities and every memory slice. */
 function fullCounters(model: GpuModel): Obj {
-  const largest = model.profiles[model.profiles.length - 1];
+  const largest = model.profiles[model.profiles.length - 1]!;
   return migCounters(largest, 0);
 }
 
@@ -282,7 +282,7 @@ export function placeLayout(model: GpuModel, layout: MigLayout): Array<{ profile
   const out: Array<{ profile: MigProfile; start: number }> = [];
   const place = (k: number): boolean => {
     if (k === wanted.length) return true;
-    const profile = wanted[k];
+    const profile = wanted[k]!;
     for (const start of profile.starts) {
       if (used.slice(start, start + profile.size).some((u) => u)) continue;
       for (let i = start; i < start + profile.size; i++) used[i] = true;
@@ -329,7 +329,7 @@ export function dynamicMigNode(node: string, model: GpuModel, layout: MachineLay
   layout.gpuBus.forEach((_, minor) => {
     const set = `gpu-${minor}-counter-set`;
     counterSets.push({ name: set, counters: fullCounters(model) });
-    const largest = model.profiles[model.profiles.length - 1];
+    const largest = model.profiles[model.profiles.length - 1]!;
     const capacity = migCapacity(largest, 0);
     for (let i = 0; i < model.memorySlices; i++) delete capacity[`memorySlice${i}`];
     devices.push({ name: `gpu-${minor}`, attributes: gpuAttributes(model, layout, node, minor), capacity, consumesCounters: [{ counterSet: set, counters: fullCounters(model) }] });

@@ -76,7 +76,7 @@ export function nicNode(node: string, layout: MachineLayout): Obj[] {
   const roots = [...new Set(layout.gpuRoot)];
   const devices = roots.map((root) => {
     const minor = layout.gpuRoot.indexOf(root);
-    const bus = (parseInt(layout.gpuBus[minor], 16) + 1).toString(16).padStart(2, '0');
+    const bus = (parseInt(layout.gpuBus[minor]!, 16) + 1).toString(16).padStart(2, '0');
     return {
       name: `pci-0000-${bus}-00-0`,
       attributes: {

@@ -51,8 +51,10 @@ function claimObject(name: string, requests: Obj[], constraints?: Obj[]): Obj {
 export function shapeClaim(name: string, shape: string): StreamClaim {
   const [kind, arg] = shape.split(':');
   if (kind === 'mig') {
+    const slices = arg === undefined ? undefined : COMPUTE_SLICES[arg];
+    if (slices === undefined) throw new Error(`unknown MIG profile in shape ${shape}`);
     const selectors = [{ cel: { expression: `device.attributes['gpu.nvidia.com'].profile == '${arg}'` } }];
-    return { claim: claimObject(name, [{ name: 'mig', exactly: { deviceClassName: 'mig.nvidia.com', selectors } }]), shape, gpus: COMPUTE_SLICES[arg] / 7, wholeGpus: 0 };
+    return { claim: claimObject(name, [{ name: 'mig', exactly: { deviceClassName: 'mig.nvidia.com', selectors } }]), shape, gpus: slices / 7, wholeGpus: 0 };
   }
   if (kind === 'gpu') {
     const count = Number(arg);
@@ -118,6 +120,7 @@ export function fleetGpus(fleet: Fleet): number {
 
 /** A seeded stream over `mix` until the arrived GPUs reach `target` × the fleet's GPUs. */
 export function seededStream(fleet: Fleet, mix: readonly ShapeWeight[], seed: number, target = 1): StreamClaim[] {
+  if (mix.length === 0) throw new Error('seededStream: the shape mix is empty');
   const next = rng(seed * 7919 + 17);
   const total = mix.reduce((s, m) => s + m.weight, 0);
   const out: StreamClaim[] = [];
@@ -125,7 +128,7 @@ export function seededStream(fleet: Fleet, mix: readonly ShapeWeight[], seed: nu
   const goal = fleetGpus(fleet) * target;
   while (arrived < goal) {
     let r = next() * total;
-    const pick = mix.find((m) => (r -= m.weight) < 0) ?? mix[mix.length - 1];
+    const pick = mix.find((m) => (r -= m.weight) < 0) ?? mix[mix.length - 1]!; // mix is not empty (checked above)
     const c = shapeClaim(`c-${out.length}`, pick.shape);
     out.push(c);
     arrived += c.gpus;
@@ -137,7 +140,7 @@ export function seededStream(fleet: Fleet, mix: readonly ShapeWeight[], seed: nu
 export function openbShapes(root: string, trace = 'default'): string[] {
   const text = readFileSync(join(root, `data/openb/openb_pod_list_${trace}.csv`), 'utf8');
   const lines = text.trim().split('\n');
-  const header = lines[0].split(',');
+  const header = lines[0]!.split(',');
   const gpuCol = header.indexOf('num_gpu');
   const milliCol = header.indexOf('gpu_milli');
   const shapes: string[] = [];
@@ -160,13 +163,13 @@ export function openbStream(fleet: Fleet, shapes: readonly string[], seed: numbe
   const order = shapes.map((s, i) => ({ s, i }));
   for (let i = order.length - 1; i > 0; i--) {
     const j = Math.floor(next() * (i + 1));
-    [order[i], order[j]] = [order[j], order[i]];
+    [order[i], order[j]] = [order[j]!, order[i]!];
   }
   const out: StreamClaim[] = [];
   let arrived = 0;
   const goal = fleetGpus(fleet);
   for (let k = 0; arrived < goal; k = (k + 1) % order.length) {
-    const c = shapeClaim(`c-${out.length}`, order[k].s);
+    const c = shapeClaim(`c-${out.length}`, order[k]!.s);
     out.push(c);
     arrived += c.gpus;
   }

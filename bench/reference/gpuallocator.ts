@@ -32,10 +32,10 @@ export function bestEffortReference(matrix: Int32Array, gpus: number, available:
   const padding = (size - (n % size)) % size;
   const total = n + padding;
   const isPad = (p: number) => p >= n;
-  const pairScore = (p: number, q: number) => (isPad(p) || isPad(q) ? 0 : matrix[available[p] * gpus + available[q]]);
+  const pairScore = (p: number, q: number) => (isPad(p) || isPad(q) ? 0 : matrix[available[p]! * gpus + available[q]!]!);
   const setScore = (group: readonly number[]) => {
     let s = 0;
-    for (let a = 0; a < group.length; a++) for (let b = a + 1; b < group.length; b++) s += pairScore(group[a], group[b]);
+    for (let a = 0; a < group.length; a++) for (let b = a + 1; b < group.length; b++) s += pairScore(group[a]!, group[b]!);
     return s;
   };
   const requiredPositions = required.map((g) => available.indexOf(g));
@@ -66,7 +66,7 @@ export function bestEffortReference(matrix: Int32Array, gpus: number, available:
       return;
     }
     for (let i = from; i <= items.length - (k - picked.length); i++) {
-      picked.push(items[i]);
+      picked.push(items[i]!);
       combinations(items, k, i + 1, picked, emit);
       picked.pop();
       if (stopped) return;
@@ -80,7 +80,7 @@ export function bestEffortReference(matrix: Int32Array, gpus: number, available:
       return;
     }
     combinations(remaining.slice(1), size - 1, 0, [], (combo) => {
-      const group = [remaining[0], ...combo];
+      const group = [remaining[0]!, ...combo]; // more than `size` remain here
       // All padding sits in one group.
       const pads = group.filter(isPad).length;
       if (pads > 0 && pads !== padding) return;
@@ -107,6 +107,6 @@ export function bestEffortReference(matrix: Int32Array, gpus: number, available:
     }
   }
   // Upstream returns the devices of the group; a padded group (fixPadding false) loses its empty slots here.
-  const devices = (bestSet ?? []).filter((p) => !isPad(p)).map((p) => available[p]);
+  const devices = (bestSet ?? []).filter((p) => !isPad(p)).map((p) => available[p]!);
   return { devices, partitions, complete: !stopped };
 }

@@ -1,7 +1,8 @@
 // Topology classes of a cluster: nodes with the same GPU count and the same pair-score matrix over
 // their positions (real fleets have a handful of machine types). A class knows, per tensor-parallel
 // size, the best set score any of its nodes can reach and which GPU sets reach it, so a plan bounds a
-// node's best option without searching it.
+// node's best option without searching it. A class's per-size entries are read after compute()
+// fills them, its matrix at positions below its GPU count: `!`.
 
 /** The GPU sets of one size of a class that share one score (a score level). */
 export type ScoreLevel = {
@@ -69,26 +70,26 @@ export class TopologyClasses {
 
   /** The highest score of a set of n GPUs in class c (0 for class 0): an upper bound of every option's score. */
   maxScore(c: number, n: number): number {
-    const cls = this.list[c];
+    const cls = this.list[c]!;
     if (cls.matrix === null || n <= 1) return 0;
     if (cls.maxScore[n] === undefined) this.compute(cls, n);
-    return cls.maxScore[n];
+    return cls.maxScore[n]!;
   }
 
   /** True when every set of n GPUs of class c scores the same (class 0, n = 1, NVSwitch machines). */
   uniform(c: number, n: number): boolean {
-    const cls = this.list[c];
+    const cls = this.list[c]!;
     if (cls.matrix === null || n <= 1) return true;
     if (cls.uniform[n] === undefined) this.compute(cls, n);
-    return cls.uniform[n];
+    return cls.uniform[n]!;
   }
 
   /** The sets of n GPUs that score maxScore (mask halves), or null when the class is too wide to enumerate. */
   bestSets(c: number, n: number): Int32Array | null {
-    const cls = this.list[c];
+    const cls = this.list[c]!;
     if (cls.matrix === null || n <= 1) return null;
     if (cls.maxScore[n] === undefined) this.compute(cls, n);
-    return cls.best[n];
+    return cls.best[n] as Int32Array | null;
   }
 
   /**
@@ -98,7 +99,7 @@ export class TopologyClasses {
    * bounding every set below (its score is an upper bound). Over EXACT_CLASS_GPUS GPUs: one bound level.
    */
   levels(c: number, n: number): readonly ScoreLevel[] {
-    const cls = this.list[c];
+    const cls = this.list[c]!;
     if (cls.matrix === null || n <= 1) return FLAT_LEVELS;
     if (cls.maxScore[n] === undefined) this.compute(cls, n);
     return cls.levels[n]!;
@@ -110,10 +111,10 @@ export class TopologyClasses {
     if (N > EXACT_CLASS_GPUS) {
       // Bound: the n(n-1)/2 highest pair scores summed.
       const pairs: number[] = [];
-      for (let p = 0; p < N; p++) for (let q = p + 1; q < N; q++) pairs.push(m[p * N + q]);
+      for (let p = 0; p < N; p++) for (let q = p + 1; q < N; q++) pairs.push(m[p * N + q]!);
       pairs.sort((a, b) => b - a);
       let bound = 0;
-      for (let k = 0; k < (n * (n - 1)) / 2 && k < pairs.length; k++) bound += pairs[k];
+      for (let k = 0; k < (n * (n - 1)) / 2 && k < pairs.length; k++) bound += pairs[k]!;
       cls.maxScore[n] = bound;
       cls.uniform[n] = pairs.length === 0 || pairs[0] === pairs[pairs.length - 1];
       cls.best[n] = null;
@@ -129,7 +130,7 @@ export class TopologyClasses {
       let q = 0;
       for (let p = 0; p < N; p++) if ((mask >>> p) & 1) positions[q++] = p;
       let score = 0;
-      for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) score += m[positions[i] * N + positions[j]];
+      for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) score += m[positions[i]! * N + positions[j]!]!;
       if (score > max) max = score;
       if (score < min) min = score;
       let list = byScore.get(score);

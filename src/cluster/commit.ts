@@ -62,8 +62,9 @@ export function checkCommit(view: CommitView, option: unknown, options: unknown 
   const model = o.model === undefined ? undefined : requireString('option.model', o.model, LIMITS.maxIdLength);
   const evict = o.evict === undefined ? [] : requireArray('option.evict', o.evict, LIMITS.maxSlotsPerNode);
   const { id, lastActivity } = commitOptionsOf(view, options);
-  // Re-validate against the current state; nothing changes before every check passes.
-  const start = gpuStart[node];
+  // Re-validate against the current state; nothing changes before every check passes. `node` came
+  // from nodeOf and each position from positionOf: the ledger's arrays hold them (`!`).
+  const start = gpuStart[node]!;
   const gained = new Map<number, number>();
   const evictIds = new Set<string>();
   let cpuGained = 0;
@@ -83,16 +84,16 @@ export function checkCommit(view: CommitView, option: unknown, options: unknown 
     cpuGained += r.slot.cpu ?? 0;
     hostGained += r.slot.hostMemory ?? 0;
   });
-  if (cpu !== undefined && nodeCpu[node] >= 0) {
-    const left = nodeCpu[node] - cpuHeld[node] + cpuGained;
+  if (cpu !== undefined && nodeCpu[node]! >= 0) {
+    const left = nodeCpu[node]! - cpuHeld[node]! + cpuGained;
     if (left < cpu)
       throw new AllocationError('CONFLICT', `option: node ${nodeId} has ${left} milli-CPU left, less than the ${cpu} asked; nothing was changed`, {
         field: 'option.cpu',
         details: { shortBy: cpu - left },
       });
   }
-  if (hostMemory !== undefined && nodeHostMemory[node] >= 0) {
-    const left = nodeHostMemory[node] - hostMemoryHeld[node] + hostGained;
+  if (hostMemory !== undefined && nodeHostMemory[node]! >= 0) {
+    const left = nodeHostMemory[node]! - hostMemoryHeld[node]! + hostGained;
     if (left < hostMemory)
       throw new AllocationError('CONFLICT', `option: node ${nodeId} has ${formatBytes(left)} of host memory left, less than the ${formatBytes(hostMemory)} asked; nothing was changed`, {
         field: 'option.hostMemory',
@@ -100,12 +101,12 @@ export function checkCommit(view: CommitView, option: unknown, options: unknown 
       });
   }
   for (const p of positions) {
-    const avail = free[start + p] + (gained.get(p) ?? 0);
+    const avail = free[start + p]! + (gained.get(p) ?? 0);
     if (avail < perGpu) {
       throw new AllocationError(
         'CONFLICT',
-        `option: GPU ${indices[node][p]} of node ${nodeId} has ${formatBytes(avail)} free after the listed evictions, less than ${formatBytes(perGpu)}; nothing was changed`,
-        { field: 'option.gpus', details: { gpu: indices[node][p], shortBy: perGpu - avail } },
+        `option: GPU ${indices[node]![p]} of node ${nodeId} has ${formatBytes(avail)} free after the listed evictions, less than ${formatBytes(perGpu)}; nothing was changed`,
+        { field: 'option.gpus', details: { gpu: indices[node]![p], shortBy: perGpu - avail } },
       );
     }
   }
@@ -147,7 +148,7 @@ function checkSpanCommit(view: CommitView, o: Record<string, unknown>, options: 
   if (o.pipelineParallel !== undefined && o.pipelineParallel !== parts.length) fail('INVALID_ARGUMENT', 'option.pipelineParallel', `${parts.length} (its parts)`, o.pipelineParallel);
   if (o.tensorParallel !== undefined) {
     const j = parts.findIndex((p) => p.gpus.length !== o.tensorParallel);
-    if (j >= 0) fail('INVALID_ARGUMENT', `option.parts[${j}].gpus`, `${describeValue(o.tensorParallel)} GPUs (option.tensorParallel)`, parts[j].gpus);
+    if (j >= 0) fail('INVALID_ARGUMENT', `option.parts[${j}].gpus`, `${describeValue(o.tensorParallel)} GPUs (option.tensorParallel)`, parts[j]!.gpus);
   }
   const { id, lastActivity } = commitOptionsOf(view, options);
   const checked = parts.map((part, j) => {
@@ -162,20 +163,21 @@ function checkSpanCommit(view: CommitView, o: Record<string, unknown>, options: 
   });
   // Re-validate every part; nothing changes before all pass.
   checked.forEach((part, j) => {
-    const start = view.gpuStart[part.node];
+    const start = view.gpuStart[part.node]!;
     for (const p of part.positions) {
-      const avail = view.free[start + p];
+      const avail = view.free[start + p]!;
       if (avail < part.memoryPerGpu) {
-        const gpu = view.indices[part.node][p];
+        const gpu = view.indices[part.node]![p];
         throw new AllocationError(
           'CONFLICT',
-          `option.parts[${j}]: GPU ${gpu} of node ${parts[j].node} has ${formatBytes(avail)} free, less than ${formatBytes(part.memoryPerGpu)}; nothing was changed on any node`,
+          `option.parts[${j}]: GPU ${gpu} of node ${parts[j]!.node} has ${formatBytes(avail)} free, less than ${formatBytes(part.memoryPerGpu)}; nothing was changed on any node`,
           { field: `option.parts[${j}].gpus`, details: { gpu, shortBy: part.memoryPerGpu - avail } },
         );
       }
     }
   });
-  const change: CheckedCommit = { node: checked[0].node, positions: checked[0].positions, memoryPerGpu: checked[0].memoryPerGpu, evict: new Set(), id, parts: checked };
+  const first = checked[0]!; // validateParts takes at least 2 parts
+  const change: CheckedCommit = { node: first.node, positions: first.positions, memoryPerGpu: first.memoryPerGpu, evict: new Set(), id, parts: checked };
   if (model !== undefined) change.model = model;
   if (lastActivity !== undefined) change.lastActivity = lastActivity;
   return change;

@@ -5,7 +5,8 @@
 // node ID in natural order. A node's option of that level with n GPUs exists exactly when its key
 // takes the share, and the best one keeps key − share on its fullest GPU. A spread plan walks the
 // trees of its sizes best first instead of scanning every node. Trees are built on first use and
-// kept up to date on every change.
+// kept up to date on every change. Index reads are in range by construction (node numbers, leaves
+// and tree entries this index lays out; arrays sized with them), so they carry `!`.
 import { ctz } from '../shared/bits.js';
 import type { ScoreLevel, TopologyClasses } from './classes.js';
 import { classLeaves } from './tournament.js';
@@ -56,21 +57,21 @@ export class FreeIndex {
 
   /** Nodes in class c. */
   size(c: number): number {
-    return this.members[c].length;
+    return this.members[c]!.length;
   }
 
   /** Node k's key in a tree of `level` and size n. */
   private key(level: ScoreLevel, n: number, k: number): number {
     const { gpuStart, free, sortedFree } = this.table;
-    const start = gpuStart[k];
-    if (gpuStart[k + 1] - start < n) return -Infinity;
+    const start = gpuStart[k]!;
+    if (gpuStart[k + 1]! - start < n) return -Infinity;
     const sets = level.sets;
-    if (sets === null) return sortedFree[start + n - 1];
+    if (sets === null) return sortedFree[start + n - 1]!;
     let best = -Infinity;
     for (let q = 0; q < sets.length; q += 2) {
       let min = Infinity;
-      for (let m = sets[q]; m !== 0; m &= m - 1) {
-        const f = free[start + ctz(m)];
+      for (let m = sets[q]!; m !== 0; m &= m - 1) {
+        const f = free[start + ctz(m)]!;
         if (f < min) min = f;
       }
       if (min > best) best = min;
@@ -81,27 +82,27 @@ export class FreeIndex {
   /** True when member leaf a ranks before leaf b (b may be -1: none) in `tree`. */
   private before(tree: LevelTree, a: number, b: number): boolean {
     if (b < 0) return true;
-    const fa = tree.keys[this.leafOf[a]];
-    const fb = tree.keys[this.leafOf[b]];
+    const fa = tree.keys[this.leafOf[a]!]!;
+    const fb = tree.keys[this.leafOf[b]!]!;
     if (fa !== fb) return fa > fb;
     const { nodeLoad, nodeRank } = this.table;
-    const la = nodeLoad[a];
-    const lb = nodeLoad[b];
+    const la = nodeLoad[a]!;
+    const lb = nodeLoad[b]!;
     if (la !== lb) return la < lb;
-    return nodeRank[a] < nodeRank[b];
+    return nodeRank[a]! < nodeRank[b]!;
   }
 
   /** Plays the match at inner entry t of `tree`: the better of its two children's winners. */
   private play(tree: LevelTree, t: number): void {
     const win = tree.win;
-    const a = win[2 * t];
-    const b = win[2 * t + 1];
+    const a = win[2 * t]!;
+    const b = win[2 * t + 1]!;
     win[t] = a < 0 ? b : this.before(tree, a, b) ? a : b;
   }
 
   /** Class c's tree of size n and level i (built on first use). */
   tree(c: number, n: number, i: number): LevelTree {
-    const bySize = this.trees[c];
+    const bySize = this.trees[c]!;
     let byLevel = bySize[n];
     if (byLevel === undefined) {
       while (bySize.length <= n) bySize.push(undefined);
@@ -109,15 +110,15 @@ export class FreeIndex {
     }
     let tree = byLevel[i];
     if (tree === undefined) {
-      const level = this.classes.levels(c, n)[i];
-      const L = this.leaves[c];
-      const members = this.members[c];
+      const level = this.classes.levels(c, n)[i]!;
+      const L = this.leaves[c]!;
+      const members = this.members[c]!;
       const keys = new Float64Array(members.length);
       const win = new Int32Array(2 * L).fill(-1);
       tree = { level, n, keys, win };
       for (let m = 0; m < members.length; m++) {
-        keys[m] = this.key(level, n, members[m]);
-        if (keys[m] > -Infinity) win[L + m] = members[m];
+        keys[m] = this.key(level, n, members[m]!);
+        if (keys[m]! > -Infinity) win[L + m] = members[m]!;
       }
       // The matches are played inline, not through shared/tournament.ts's buildTree / replayAbove: a match
       // closure per tree on this hot path gave a higher p99 in quick cluster bench runs.
@@ -130,22 +131,22 @@ export class FreeIndex {
 
   /** Sets node k's leaf in `tree` (present unless `absent` or its key is −Infinity) and replays the matches above it. */
   setLeaf(tree: LevelTree, k: number, absent = false): void {
-    const m = this.leafOf[k];
+    const m = this.leafOf[k]!;
     const win = tree.win;
-    let t = this.leaves[this.classOf[k]] + m;
-    win[t] = !absent && tree.keys[m] > -Infinity ? k : -1;
+    let t = this.leaves[this.classOf[k]!]! + m;
+    win[t] = !absent && tree.keys[m]! > -Infinity ? k : -1;
     for (t >>= 1; t >= 1; t >>= 1) this.play(tree, t);
   }
 
   /** Node k's key in `tree` (as kept up to date). */
   keyOf(tree: LevelTree, k: number): number {
-    return tree.keys[this.leafOf[k]];
+    return tree.keys[this.leafOf[k]!]!;
   }
 
   /** Node k changed (free memory or load): every built tree of its class recomputes its key and replays its leaf. */
   update(k: number): void {
-    const bySize = this.trees[this.classOf[k]];
-    const m = this.leafOf[k];
+    const bySize = this.trees[this.classOf[k]!]!;
+    const m = this.leafOf[k]!;
     for (let n = 0; n < bySize.length; n++) {
       const byLevel = bySize[n];
       if (byLevel === undefined) continue;

@@ -1,6 +1,7 @@
 // Index upkeep of a cluster state: each node's summary (free memory per GPU largest first, load,
 // rank in natural order, topology class) and the two indexes plan searches through (free-memory
-// trees, stale-slot trees), kept up to date node by node after every change to the ledger.
+// trees, stale-slot trees), kept up to date node by node after every change to the ledger. Its
+// arrays are per node or per GPU like the ledger's, read at the ledger's node numbers: `!`.
 
 import { positionMatrix } from '../placement/index.js';
 import { compareNatural } from '../shared/natural-order.js';
@@ -45,7 +46,7 @@ export class NodeIndexes {
     const ids = ledger.nodeIds;
     ids
       .map((_, k) => k)
-      .sort((a, b) => compareNatural(ids[a], ids[b]))
+      .sort((a, b) => compareNatural(ids[a]!, ids[b]!))
       .forEach((k, r) => (this.nodeRank[k] = r));
     this.freeIndex = new FreeIndex({ gpuStart, free, sortedFree: this.sortedFree, nodeLoad: this.nodeLoad, nodeRank: this.nodeRank }, this.classOf, this.classes);
     this.staleIndex = new StaleIndex({ gpuStart, free }, this.classOf, this.classes.list.length);
@@ -55,26 +56,26 @@ export class NodeIndexes {
 
   /** Pair-score matrix over node k's positions (null: no topology). */
   matrix(node: number): Int32Array | null {
-    return this.classes.list[this.classOf[node]].matrix;
+    return this.classes.list[this.classOf[node]!]!.matrix;
   }
 
   /** Recomputes a node's summary: free memory per GPU largest first, allocated memory, what its stale slots hold. */
   refresh(node: number): void {
     const ledger = this.ledger;
-    const start = ledger.gpuStart[node];
-    const end = ledger.gpuStart[node + 1];
+    const start = ledger.gpuStart[node]!;
+    const end = ledger.gpuStart[node + 1]!;
     const free = ledger.free;
     const planFree = ledger.planFree;
     const sorted = this.sortedFree;
     // The sum in position order (every GPU's memory, for the load); the sorted copy (what plans see) largest first.
     let freeSum = 0;
     for (let i = start; i < end; i++) {
-      freeSum += free[i];
-      sorted[i] = planFree[i];
+      freeSum += free[i]!;
+      sorted[i] = planFree[i]!;
     }
     sortLargestFirst(sorted, start, end);
-    this.nodeAllocated[node] = ledger.nodeTotal[node] - freeSum;
-    this.nodeLoad[node] = ledger.nodeTotal[node] > 0 ? this.nodeAllocated[node] / ledger.nodeTotal[node] : 0;
+    this.nodeAllocated[node] = ledger.nodeTotal[node]! - freeSum;
+    this.nodeLoad[node] = ledger.nodeTotal[node]! > 0 ? this.nodeAllocated[node] / ledger.nodeTotal[node]! : 0;
     this.freeIndex.update(node);
     if (ledger.nodeStale[node] === 0) {
       this.staleIndex.update(node, null);
@@ -82,10 +83,10 @@ export class NodeIndexes {
     }
     const evictable = this.evictableScratch;
     evictable.fill(0);
-    for (const id of ledger.nodeSlots[node]) {
+    for (const id of ledger.nodeSlots[node]!) {
       const r = ledger.record(node, id);
       if (r.slot.stale !== true) continue;
-      for (const p of r.positions) evictable[p] += r.slot.memoryPerGpu;
+      for (const p of r.positions) evictable[p]! += r.slot.memoryPerGpu;
     }
     this.staleIndex.update(node, evictable);
   }

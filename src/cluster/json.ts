@@ -153,7 +153,7 @@ function loadLedger(nodes: unknown[], field: string): Ledger {
         if (list === undefined) spans.set(slot.id, (list = []));
         list.push({ node: k, slot, at });
         // Its place in the node's list is kept now; its memory is charged once every part is read.
-        ledger.nodeSlots[k].add(slot.id);
+        ledger.nodeSlots[k]!.add(slot.id);
         return;
       }
       if (slot.milli !== undefined) {
@@ -172,24 +172,25 @@ function loadLedger(nodes: unknown[], field: string): Ledger {
   });
   for (const list of spans.values()) ledger.addSpan(spanParts(list, ledger.nodeIds));
   const { gpuStart, free, used, capacity, total, nodeIds, indices, nodeCpu, cpuHeld, nodeHostMemory, hostMemoryHeld } = ledger;
+  // The ledger was built from `models`: one entry per node, per GPU from gpuStart.
   for (let k = 0; k < models.length; k++) {
-    const start = gpuStart[k];
-    for (let p = 0; p < indices[k].length; p++) {
-      if (free[start + p] < 0) {
-        const u = used[start + p];
+    const start = gpuStart[k]!;
+    for (let p = 0; p < indices[k]!.length; p++) {
+      if (free[start + p]! < 0) {
+        const u = used[start + p]!;
         const others = u > 0 ? ` and ${formatBytes(u)} in use by other processes` : '';
         throw new AllocationError(
           'OVERSCHEDULED',
-          `${field}[${k}]: GPU ${indices[k][p]} of node ${nodeIds[k]} has ${formatBytes(capacity[start + p] - free[start + p])} of slots${others} on ${formatBytes(total[start + p])}`,
+          `${field}[${k}]: GPU ${indices[k]![p]} of node ${nodeIds[k]} has ${formatBytes(capacity[start + p]! - free[start + p]!)} of slots${others} on ${formatBytes(total[start + p]!)}`,
           { field: `${field}[${k}].slots` },
         );
       }
     }
-    if (nodeCpu[k] >= 0 && cpuHeld[k] > nodeCpu[k]) {
+    if (nodeCpu[k]! >= 0 && cpuHeld[k]! > nodeCpu[k]!) {
       throw new AllocationError('OVERSCHEDULED', `${field}[${k}]: node ${nodeIds[k]} has ${cpuHeld[k]} milli-CPU of slots on ${nodeCpu[k]}`, { field: `${field}[${k}].slots` });
     }
-    if (nodeHostMemory[k] >= 0 && hostMemoryHeld[k] > nodeHostMemory[k]) {
-      throw new AllocationError('OVERSCHEDULED', `${field}[${k}]: node ${nodeIds[k]} has ${formatBytes(hostMemoryHeld[k])} of host memory in slots on ${formatBytes(nodeHostMemory[k])}`, {
+    if (nodeHostMemory[k]! >= 0 && hostMemoryHeld[k]! > nodeHostMemory[k]!) {
+      throw new AllocationError('OVERSCHEDULED', `${field}[${k}]: node ${nodeIds[k]} has ${formatBytes(hostMemoryHeld[k]!)} of host memory in slots on ${formatBytes(nodeHostMemory[k]!)}`, {
         field: `${field}[${k}].slots`,
       });
     }
@@ -203,13 +204,14 @@ function loadLedger(nodes: unknown[], field: string): Ledger {
  * its part says; every part's node lists it.
  */
 function spanParts(list: ReadonlyArray<{ node: number; slot: Slot; at: string }>, nodeIds: readonly string[]): Array<{ node: number; slot: Slot }> {
-  const first = list[0].slot;
+  const head = list[0]!; // a span's list is created with its first part
+  const first = head.slot;
   const parts = first.parts!;
   const same = JSON.stringify(parts);
   for (const { slot, at } of list) {
-    if (JSON.stringify(slot.parts) !== same) fail('INVALID_ARGUMENT', `${at}.parts`, `the parts every node of slot ${JSON.stringify(first.id)} lists (${list[0].at}.parts)`, slot.parts);
+    if (JSON.stringify(slot.parts) !== same) fail('INVALID_ARGUMENT', `${at}.parts`, `the parts every node of slot ${JSON.stringify(first.id)} lists (${head.at}.parts)`, slot.parts);
     for (const key of ['model', 'lastActivity', 'stale'] as const)
-      if (slot[key] !== first[key]) fail('INVALID_ARGUMENT', `${at}.${key}`, `the ${key} every node of slot ${JSON.stringify(first.id)} lists (${list[0].at})`, slot[key]);
+      if (slot[key] !== first[key]) fail('INVALID_ARGUMENT', `${at}.${key}`, `the ${key} every node of slot ${JSON.stringify(first.id)} lists (${head.at})`, slot[key]);
   }
   for (const { node, at } of list)
     if (!parts.some((p) => p.node === nodeIds[node]))
@@ -217,10 +219,10 @@ function spanParts(list: ReadonlyArray<{ node: number; slot: Slot; at: string }>
   return parts.map((part, j) => {
     const entry = list.find((e) => nodeIds[e.node] === part.node);
     if (entry === undefined)
-      throw AllocationError.at('INVALID_ARGUMENT', `${list[0].at}.parts[${j}].node`, `slot ${JSON.stringify(first.id)} has a part on node ${JSON.stringify(part.node)}, whose slots do not list it`);
+      throw AllocationError.at('INVALID_ARGUMENT', `${head.at}.parts[${j}].node`, `slot ${JSON.stringify(first.id)} has a part on node ${JSON.stringify(part.node)}, whose slots do not list it`);
     const { slot, at } = entry;
     if (slot.memoryPerGpu !== part.memoryPerGpu || slot.gpus.join() !== part.gpus.join())
-      fail('INVALID_ARGUMENT', `${at}.gpus`, `the GPUs and memoryPerGpu of its part (${list[0].at}.parts[${j}]: GPUs ${part.gpus.join(',')}, ${part.memoryPerGpu} bytes each)`, slot.gpus);
+      fail('INVALID_ARGUMENT', `${at}.gpus`, `the GPUs and memoryPerGpu of its part (${head.at}.parts[${j}]: GPUs ${part.gpus.join(',')}, ${part.memoryPerGpu} bytes each)`, slot.gpus);
     return { node: entry.node, slot };
   });
 }
@@ -232,11 +234,11 @@ export function ledgerJSON(ledger: Ledger): ClusterStateJSON {
     version: CLUSTER_STATE_VERSION,
     nextSlot: ledger.nextSlot,
     nodes: ledger.nodeIds.map((id, k) => {
-      const start = gpuStart[k];
-      const gpus = ledger.indices[k].map((index, p): NodeGpu => {
-        const g: NodeGpu = { index, memoryTotal: total[start + p] };
+      const start = gpuStart[k]!;
+      const gpus = ledger.indices[k]!.map((index, p): NodeGpu => {
+        const g: NodeGpu = { index, memoryTotal: total[start + p]! };
         // Only when > 0: a state without used memory writes the same JSON as before memoryUsed existed.
-        if (used[start + p] > 0) g.memoryUsed = used[start + p];
+        if (used[start + p]! > 0) g.memoryUsed = used[start + p];
         // Only when set: a state without MIG GPUs writes the same JSON as before the flag existed.
         if (ledger.mig !== null && ledger.mig[start + p] === 1) g.mig = true;
         return g;
@@ -244,13 +246,13 @@ export function ledgerJSON(ledger: Ledger): ClusterStateJSON {
       const node: ClusterStateJSON['nodes'][number] = { id, gpus, slots: [] };
       const t = ledger.topologies[k];
       if (t !== undefined) node.topology = { gpus: t.gpus, links: t.links.map((l) => ({ ...l })) };
-      if (nodeCpu[k] >= 0) node.cpu = nodeCpu[k];
-      if (nodeHostMemory[k] >= 0) node.hostMemory = nodeHostMemory[k];
+      if (nodeCpu[k]! >= 0) node.cpu = nodeCpu[k];
+      if (nodeHostMemory[k]! >= 0) node.hostMemory = nodeHostMemory[k];
       const gpuModel = ledger.gpuModels[k];
       if (gpuModel !== undefined) node.gpuModel = gpuModel;
       const labels = ledger.labels[k];
       if (labels !== undefined) node.labels = { ...labels };
-      for (const sid of ledger.nodeSlots[k]) node.slots.push(copySlot(ledger.record(k, sid).slot));
+      for (const sid of ledger.nodeSlots[k]!) node.slots.push(copySlot(ledger.record(k, sid).slot));
       return node;
     }),
   };

@@ -1,7 +1,8 @@
 // The ledger of a cluster state: its nodes, GPUs and slots, with each GPU's memory and each node's
 // CPU and host memory in flat typed arrays, and the bookkeeping that keeps them in step with the
 // slots. It needs no kernels: the stores check and apply a commit on a one-node ledger
-// (checkCommit, Ledger.commit) exactly as an in-memory state does.
+// (checkCommit, Ledger.commit) exactly as an in-memory state does. Its arrays are per node or per
+// GPU (gpuStart), and node numbers and positions reach it from its own maps or checkCommit: `!`.
 
 import type { Topology } from '../hardware/topology.js';
 import { compareEvictionOrder, maskOf, type Slot } from '../placement/index.js';
@@ -139,15 +140,15 @@ export class Ledger {
     this.nodeStale = new Int32Array(nodes.length);
     this.maxWidth = nodes.reduce((most, m) => Math.max(most, m.index.length), 0);
     nodes.forEach((m, k) => {
-      const start = this.gpuStart[k];
+      const start = this.gpuStart[k]!;
       for (let p = 0; p < m.index.length; p++) {
-        this.total[start + p] = m.total[p];
-        this.used[start + p] = m.used[p];
-        this.capacity[start + p] = m.total[p] - m.used[p];
-        this.free[start + p] = m.total[p] - m.used[p];
-        this.nodeTotal[k] += m.total[p];
+        this.total[start + p] = m.total[p]!;
+        this.used[start + p] = m.used[p]!;
+        this.capacity[start + p] = m.total[p]! - m.used[p]!;
+        this.free[start + p] = m.total[p]! - m.used[p]!;
+        this.nodeTotal[k]! += m.total[p]!;
         if (this.mig !== null && m.mig?.[p] === true) this.mig[start + p] = 1;
-        this.planFree[start + p] = this.mig !== null && this.mig[start + p] === 1 ? -Infinity : this.free[start + p];
+        this.planFree[start + p] = this.mig !== null && this.mig[start + p] === 1 ? -Infinity : this.free[start + p]!;
       }
       this.nodeSlots.push(new Set());
       this.staleOrder.push(undefined);
@@ -180,13 +181,13 @@ export class Ledger {
 
   /** Position of GPU index `gpu` on node `node`, or -1. */
   positionOf(node: number, gpu: number): number {
-    const list = this.indices[node];
+    const list = this.indices[node]!;
     let lo = 0;
     let hi = list.length - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
       if (list[mid] === gpu) return mid;
-      if (list[mid] < gpu) lo = mid + 1;
+      if (list[mid]! < gpu) lo = mid + 1;
       else hi = mid - 1;
     }
     return -1;
@@ -194,12 +195,12 @@ export class Ledger {
 
   /** Node k's CPU left in milli-CPU (-1: not tracked). */
   cpuLeft(k: number): number {
-    return this.nodeCpu[k] < 0 ? -1 : this.nodeCpu[k] - this.cpuHeld[k];
+    return this.nodeCpu[k]! < 0 ? -1 : this.nodeCpu[k]! - this.cpuHeld[k]!;
   }
 
   /** Node k's host memory left in bytes (-1: not tracked). */
   hostMemoryLeft(k: number): number {
-    return this.nodeHostMemory[k] < 0 ? -1 : this.nodeHostMemory[k] - this.hostMemoryHeld[k];
+    return this.nodeHostMemory[k]! < 0 ? -1 : this.nodeHostMemory[k]! - this.hostMemoryHeld[k]!;
   }
 
   /**
@@ -208,12 +209,12 @@ export class Ledger {
    * `gpuField(j)` names the j-th GPU; milli and memoryPerGpu are `${prefix}milli` and `${prefix}memoryPerGpu`.
    */
   checkShare(node: number, positions: readonly number[], milli: number, memoryPerGpu: number, prefix: string, gpuField: (j: number) => string): void {
-    const start = this.gpuStart[node];
-    const total = this.total[start + positions[0]];
-    const first = this.indices[node][positions[0]];
+    const start = this.gpuStart[node]!;
+    const total = this.total[start + positions[0]!]!;
+    const first = this.indices[node]![positions[0]!];
     for (let j = 1; j < positions.length; j++) {
-      if (this.total[start + positions[j]] !== total)
-        fail('INVALID_ARGUMENT', gpuField(j), `a GPU of ${formatBytes(total)} like GPU ${first} (a share is of GPUs of one memoryTotal)`, this.indices[node][positions[j]]);
+      if (this.total[start + positions[j]!] !== total)
+        fail('INVALID_ARGUMENT', gpuField(j), `a GPU of ${formatBytes(total)} like GPU ${first} (a share is of GPUs of one memoryTotal)`, this.indices[node]![positions[j]!]);
     }
     if (total <= LIMITS.maxNoShareGpuMemory) {
       fail(
@@ -240,22 +241,22 @@ export class Ledger {
   addSpan(parts: ReadonlyArray<{ node: number; slot: Slot }>): void {
     const records = parts.map(({ node, slot }) => this.charge(node, slot));
     for (const r of records) r.parts = records;
-    this.slots.set(records[0].slot.id, records[0]);
+    this.slots.set(records[0]!.slot.id, records[0]!);
   }
 
   /** Charges one node's share of a slot: its memory on its GPUs, its CPU and host memory; returns its record. */
   private charge(node: number, slot: Slot): SlotRecord {
     const positions = slot.gpus.map((g) => this.positionOf(node, g));
     const [lo, hi] = maskOf(positions);
-    const start = this.gpuStart[node];
-    for (const p of positions) this.free[start + p] -= slot.memoryPerGpu;
+    const start = this.gpuStart[node]!;
+    for (const p of positions) this.free[start + p]! -= slot.memoryPerGpu;
     if (this.mig !== null) this.syncPlanFree(start, positions);
-    this.cpuHeld[node] += slot.cpu ?? 0;
-    this.hostMemoryHeld[node] += slot.hostMemory ?? 0;
-    this.nodeSlots[node].add(slot.id);
+    this.cpuHeld[node]! += slot.cpu ?? 0;
+    this.hostMemoryHeld[node]! += slot.hostMemory ?? 0;
+    this.nodeSlots[node]!.add(slot.id);
     if (slot.stale === true) {
       this.staleOrder[node] = undefined;
-      this.nodeStale[node]++;
+      this.nodeStale[node]!++;
     }
     return { slot, node, positions, lo, hi };
   }
@@ -264,15 +265,15 @@ export class Ledger {
   removeSlot(id: string): void {
     const first = this.slots.get(id)!;
     for (const r of first.parts ?? [first]) {
-      const start = this.gpuStart[r.node];
-      for (const p of r.positions) this.free[start + p] += r.slot.memoryPerGpu;
+      const start = this.gpuStart[r.node]!;
+      for (const p of r.positions) this.free[start + p]! += r.slot.memoryPerGpu;
       if (this.mig !== null) this.syncPlanFree(start, r.positions);
-      this.cpuHeld[r.node] -= r.slot.cpu ?? 0;
-      this.hostMemoryHeld[r.node] -= r.slot.hostMemory ?? 0;
-      this.nodeSlots[r.node].delete(id);
+      this.cpuHeld[r.node]! -= r.slot.cpu ?? 0;
+      this.hostMemoryHeld[r.node]! -= r.slot.hostMemory ?? 0;
+      this.nodeSlots[r.node]!.delete(id);
       if (r.slot.stale === true) {
         this.staleOrder[r.node] = undefined;
-        this.nodeStale[r.node]--;
+        this.nodeStale[r.node]!--;
       }
     }
     this.slots.delete(id);
@@ -280,13 +281,13 @@ export class Ledger {
 
   /** Copies `free` to `planFree` at the given positions of the node starting at `start` (MIG GPUs stay -Infinity). */
   private syncPlanFree(start: number, positions: readonly number[]): void {
-    for (const p of positions) if (this.mig![start + p] === 0) this.planFree[start + p] = this.free[start + p];
+    for (const p of positions) if (this.mig![start + p] === 0) this.planFree[start + p] = this.free[start + p]!;
   }
 
   /** Marks slot record `r` (every part of it) stale or not. */
   setStale(r: SlotRecord, stale: boolean): void {
     for (const part of r.parts ?? [r]) {
-      if ((part.slot.stale === true) !== stale) this.nodeStale[part.node] += stale ? 1 : -1;
+      if ((part.slot.stale === true) !== stale) this.nodeStale[part.node]! += stale ? 1 : -1;
       part.slot.stale = stale;
       this.staleOrder[part.node] = undefined;
     }
@@ -314,7 +315,8 @@ export class Ledger {
     }
     for (const sid of change.evict) this.removeSlot(sid);
     const slotOn = (k: number, positions: readonly number[], memoryPerGpu: number): Slot => {
-      const slot: Slot = { id, gpus: positions.map((p) => this.indices[k][p]).sort((a, b) => a - b), memoryPerGpu };
+      const gpuIndices = this.indices[k]!; // k is a node of this ledger, positions its GPUs' (checkCommit)
+      const slot: Slot = { id, gpus: positions.map((p) => gpuIndices[p]!).sort((a, b) => a - b), memoryPerGpu };
       if (change.model !== undefined) slot.model = change.model;
       if (change.lastActivity !== undefined) slot.lastActivity = change.lastActivity;
       if (change.milli !== undefined) slot.milli = change.milli;
@@ -324,7 +326,7 @@ export class Ledger {
     };
     if (change.parts !== undefined) {
       const slots = change.parts.map((p) => ({ node: p.node, slot: slotOn(p.node, p.positions, p.memoryPerGpu) }));
-      const parts = slots.map(({ node: k, slot }) => ({ node: this.nodeIds[k], gpus: slot.gpus, memoryPerGpu: slot.memoryPerGpu }));
+      const parts = slots.map(({ node: k, slot }) => ({ node: this.nodeIds[k]!, gpus: slot.gpus, memoryPerGpu: slot.memoryPerGpu }));
       for (const { slot } of slots) slot.parts = parts;
       this.addSpan(slots);
       return id;
@@ -338,7 +340,7 @@ export class Ledger {
     let list = this.staleOrder[node];
     if (list === undefined) {
       list = [];
-      for (const id of this.nodeSlots[node]) {
+      for (const id of this.nodeSlots[node]!) {
         const s = this.record(node, id).slot;
         if (s.stale === true) list.push(s);
       }
@@ -356,11 +358,11 @@ export class Ledger {
   listSlots(node: number): Slot[] {
     const out: Slot[] = [];
     if (node >= 0) {
-      for (const id of this.nodeSlots[node]) out.push(copySlot(this.record(node, id).slot));
+      for (const id of this.nodeSlots[node]!) out.push(copySlot(this.record(node, id).slot));
       return out;
     }
     for (let k = 0; k < this.nodeSlots.length; k++) {
-      for (const id of this.nodeSlots[k]) {
+      for (const id of this.nodeSlots[k]!) {
         const r = this.slots.get(id)!;
         if (r.node === k) out.push(copySlot(r.slot));
       }
@@ -372,10 +374,10 @@ export class Ledger {
   usage(): GpuUsage[] {
     const out: GpuUsage[] = [];
     this.nodeIds.forEach((id, k) => {
-      const start = this.gpuStart[k];
-      this.indices[k].forEach((gpu, p) => {
-        const u: GpuUsage = { node: id, gpu, memoryTotal: this.total[start + p], allocated: this.capacity[start + p] - this.free[start + p] };
-        if (this.used[start + p] > 0) u.memoryUsed = this.used[start + p];
+      const start = this.gpuStart[k]!;
+      this.indices[k]!.forEach((gpu, p) => {
+        const u: GpuUsage = { node: id, gpu, memoryTotal: this.total[start + p]!, allocated: this.capacity[start + p]! - this.free[start + p]! };
+        if (this.used[start + p]! > 0) u.memoryUsed = this.used[start + p];
         out.push(u);
       });
     });

@@ -20,6 +20,8 @@
 // (swap one for a better unused node of its group: a strictly better option, L times over). Over
 // that pool, a depth-first search picks P nodes, ordered by their preferred values, and prunes by a
 // bound of keys 2 and 4 against the L-th option found.
+// Index reads carry `!`: node numbers and positions come from the ledger, ranks and pool positions
+// from this search.
 
 import { PLACEMENT_BUDGET, type PlacementKernels, type PlacementOption, type PlacementSearch, shareOf } from '../placement/index.js';
 import { AllocationError, type Reason } from '../shared/errors.js';
@@ -117,22 +119,22 @@ export class SpanPlanner {
       budget: PLACEMENT_BUDGET,
     };
     for (let k = 0; k < ledger.nodeIds.length; k++) {
-      const start = gpuStart[k];
-      const N = gpuStart[k + 1] - start;
+      const start = gpuStart[k]!;
+      const N = gpuStart[k + 1]! - start;
       // vLLM's rule: the same size on every node, dividing its GPU count; the t-th emptiest GPU must take the share.
-      if (N < t || N % t !== 0 || !(sorted[start + t - 1] >= share)) continue;
+      if (N < t || N % t !== 0 || !(sorted[start + t - 1]! >= share)) continue;
       if (req.required !== undefined && ledger.labels[k]?.[req.required] === undefined) continue;
-      const free = ledger.planFreeViews[k];
+      const free = ledger.planFreeViews[k]!;
       if (N === t) {
         // The whole node: one set, no search.
         let min = Infinity;
         let sum = 0;
         for (let p = 0; p < N; p++) {
-          if (free[p] < min) min = free[p];
-          sum += free[p] - share;
+          if (free[p]! < min) min = free[p]!;
+          sum += free[p]! - share;
         }
         const [lo, hi] = N >= 32 ? [-1, N === 32 ? 0 : 2 ** (N - 32) - 1] : [2 ** N - 1, 0];
-        out.push({ node: k, lo: lo | 0, hi: hi | 0, score: indexes.classes.maxScore(indexes.classOf[k], N), remainMin: min - share, remainSum: sum, rank: 0 });
+        out.push({ node: k, lo: lo | 0, hi: hi | 0, score: indexes.classes.maxScore(indexes.classOf[k]!, N), remainMin: min - share, remainSum: sum, rank: 0 });
         continue;
       }
       search.gpus = N;
@@ -141,10 +143,10 @@ export class SpanPlanner {
       search.pairScores = indexes.matrix(k);
       const f = this.kernels.placementSearch(search);
       if (f.count === 0) continue;
-      out.push({ node: k, lo: f.masks[0], hi: f.masks[1], score: f.score[0], remainMin: f.remainMin[0], remainSum: f.remainSum[0], rank: 0 });
+      out.push({ node: k, lo: f.masks[0]!, hi: f.masks[1]!, score: f.score[0]!, remainMin: f.remainMin[0]!, remainSum: f.remainSum[0]!, rank: 0 });
     }
     const { nodeLoad, nodeRank } = indexes;
-    out.sort((a, b) => b.score - a.score || (req.pack ? a.remainSum - b.remainSum : b.remainMin - a.remainMin) || nodeLoad[a.node] - nodeLoad[b.node] || nodeRank[a.node] - nodeRank[b.node]);
+    out.sort((a, b) => b.score - a.score || (req.pack ? a.remainSum - b.remainSum : b.remainMin - a.remainMin) || nodeLoad[a.node]! - nodeLoad[b.node]! || nodeRank[a.node]! - nodeRank[b.node]!);
     out.forEach((p, r) => (p.rank = r));
     return out;
   }
@@ -154,10 +156,10 @@ export class SpanPlanner {
     const { labels, nodeIds } = this.ledger;
     const keys = req.preferred;
     // A label a node lacks is a value of its own.
-    const labelValue = (p: Part, j: number): string => labels[p.node]?.[keys[j]] ?? `\u0000${nodeIds[p.node]}`;
+    const labelValue = (p: Part, j: number): string => labels[p.node]?.[keys[j]!] ?? `\u0000${nodeIds[p.node]}`;
     const partitions = new Map<string, Part[]>();
     for (const p of parts) {
-      const domain = req.required === undefined ? '' : labels[p.node]![req.required];
+      const domain = req.required === undefined ? '' : labels[p.node]![req.required]!; // parts are of nodes with the required label
       let list = partitions.get(domain);
       if (list === undefined) partitions.set(domain, (list = []));
       list.push(p);
@@ -178,25 +180,25 @@ export class SpanPlanner {
       }
       // Ordered by preferred values key by key (so a new first-key value only grows from here on), then best first.
       const values = pool.map((p) => keys.map((_, j) => labelValue(p, j)));
-      const order = pool.map((_, i) => i).sort((a, b) => compareValues(values[a], values[b]) || pool[a].rank - pool[b].rank);
-      const list = order.map((i) => pool[i]);
-      const vals = order.map((i) => values[i]);
+      const order = pool.map((_, i) => i).sort((a, b) => compareValues(values[a]!, values[b]!) || pool[a]!.rank - pool[b]!.rank);
+      const list = order.map((i) => pool[i]!); // order is a permutation of pool's positions
+      const vals = order.map((i) => values[i]!);
       const n = list.length;
       // smallest[i]: the P lowest ranks among list[i..], ascending (a bound on the worst part still to come).
       const smallest: number[][] = new Array(n + 1);
       smallest[n] = [];
       for (let i = n - 1; i >= 0; i--) {
-        const next = smallest[i + 1];
+        const next = smallest[i + 1]!;
         const merged: number[] = [];
         let placed = false;
         for (const r of next) {
-          if (!placed && list[i].rank < r) {
-            merged.push(list[i].rank);
+          if (!placed && list[i]!.rank < r) {
+            merged.push(list[i]!.rank);
             placed = true;
           }
           if (merged.length < P) merged.push(r);
         }
-        if (!placed && merged.length < P) merged.push(list[i].rank);
+        if (!placed && merged.length < P) merged.push(list[i]!.rank);
         smallest[i] = merged.slice(0, P);
       }
       const counts = keys.map(() => new Map<string, number>());
@@ -204,19 +206,23 @@ export class SpanPlanner {
       const chosen: number[] = [];
       let worstChosen = -1;
       let steps = 0;
+      // Index reads below: i < n (list, vals, smallest), j < keys.length (a value and a count per key).
       const add = (i: number, sign: 1 | -1): void => {
+        const value = vals[i]!;
         for (let j = 0; j < keys.length; j++) {
-          const c = (counts[j].get(vals[i][j]) ?? 0) + sign;
-          if (c === 0) counts[j].delete(vals[i][j]);
-          else counts[j].set(vals[i][j], c);
-          if ((sign === 1 && c === 1) || (sign === -1 && c === 0)) distinct[j] += sign;
+          const count = counts[j]!;
+          const v = value[j]!;
+          const c = (count.get(v) ?? 0) + sign;
+          if (c === 0) count.delete(v);
+          else count.set(v, c);
+          if ((sign === 1 && c === 1) || (sign === -1 && c === 0)) distinct[j]! += sign;
         }
       };
       const dfs = (from: number): void => {
         const r = P - chosen.length;
         if (r === 0) {
-          const worst = chosen.map((i) => list[i].rank).sort((a, b) => b - a);
-          const f: Found = { parts: chosen.map((i) => list[i]), t, distinct: [...distinct], worst };
+          const worst = chosen.map((i) => list[i]!.rank).sort((a, b) => b - a);
+          const f: Found = { parts: chosen.map((i) => list[i]!), t, distinct: [...distinct], worst };
           insertKept(kept, f, limit, compareKept);
           return;
         }
@@ -227,24 +233,26 @@ export class SpanPlanner {
               `topology.preferred: more than ${SPAN_BUDGET} steps to rank the options of ${P} nodes of ${t} GPUs (nodes with labels of many different values); name fewer or coarser labels`,
               { field: 'topology.preferred' },
             );
+          const rank = list[i]!.rank;
           if (kept.length === limit) {
-            const T = kept[limit - 1];
+            const T = kept[limit - 1]!;
+            const value = vals[i]!;
             // Lowest distinct counts any completion through list[i..] reaches, against the L-th option.
-            const bound = boundDistinct(distinct, counts, vals[i]);
+            const bound = boundDistinct(distinct, counts, value);
             const byValues = compareArrays(bound, T.distinct);
             // A first-key value not chosen yet: every later node brings a new one too (ordered by values).
-            if (byValues > 0 && keys.length > 0 && !counts[0].has(vals[i][0]) && distinct[0] + 1 > T.distinct[0]) break;
+            if (byValues > 0 && keys.length > 0 && !counts[0]!.has(value[0]!) && distinct[0]! + 1 > T.distinct[0]!) break;
             if (byValues > 0) continue;
             // The worst part of any completion is no better than the r-th best rank left; with no fewer distinct values, no better option.
-            const worstBound = Math.max(worstChosen, smallest[i][r - 1] ?? Infinity);
+            const worstBound = Math.max(worstChosen, smallest[i]![r - 1] ?? Infinity);
             // Any completion has a node, so at least one value of each key.
-            if (compareArrays(atLeastOne(distinct), T.distinct) >= 0 && worstBound > T.worst[0]) break;
-            if (byValues === 0 && Math.max(worstChosen, list[i].rank, smallest[i + 1][r - 2] ?? -1) > T.worst[0]) continue;
+            if (compareArrays(atLeastOne(distinct), T.distinct) >= 0 && worstBound > T.worst[0]!) break;
+            if (byValues === 0 && Math.max(worstChosen, rank, smallest[i + 1]![r - 2] ?? -1) > T.worst[0]!) continue;
           }
           chosen.push(i);
           add(i, 1);
           const before = worstChosen;
-          worstChosen = Math.max(worstChosen, list[i].rank);
+          worstChosen = Math.max(worstChosen, rank);
           dfs(i + 1);
           worstChosen = before;
           add(i, -1);
@@ -260,14 +268,14 @@ export class SpanPlanner {
   private optionOf(f: Found, P: number, req: SpanRequest): PlacementOption {
     const { ledger, indexes } = this;
     const share = shareOf(req.memory, f.t * P);
-    const parts = [...f.parts].sort((a, b) => indexes.nodeRank[a.node] - indexes.nodeRank[b.node]);
+    const parts = [...f.parts].sort((a, b) => indexes.nodeRank[a.node]! - indexes.nodeRank[b.node]!);
     let score = 0;
     const out = parts.map((p) => {
       score += p.score;
       const gpus: number[] = [];
-      for (let q = 0; q < 32; q++) if ((p.lo >>> q) & 1) gpus.push(ledger.indices[p.node][q]);
-      for (let q = 0; q < 32; q++) if ((p.hi >>> q) & 1) gpus.push(ledger.indices[p.node][q + 32]);
-      return { node: ledger.nodeIds[p.node], gpus, memoryPerGpu: share };
+      for (let q = 0; q < 32; q++) if ((p.lo >>> q) & 1) gpus.push(ledger.indices[p.node]![q]!);
+      for (let q = 0; q < 32; q++) if ((p.hi >>> q) & 1) gpus.push(ledger.indices[p.node]![q + 32]!);
+      return { node: ledger.nodeIds[p.node]!, gpus, memoryPerGpu: share };
     });
     const option: PlacementOption = { gpus: [], memoryPerGpu: share, evict: [], score, parts: out, tensorParallel: f.t, pipelineParallel: P };
     if (req.model !== undefined) option.model = req.model;
@@ -279,7 +287,7 @@ export class SpanPlanner {
     if (most < 2) return { code: 'NO_VIABLE_OPTION', message: `nor do several nodes: ${most < 1 ? 'there is no node' : 'there is one node'}` };
     return {
       code: 'NO_VIABLE_OPTION',
-      message: `nor do 2 to ${most} nodes${within} as tensor-parallel × pipeline stages (one tensor-parallel size of ${sizes.join(', ')} on each, dividing its GPU count; ${formatBytes(shareOf(req.memory, most * sizes[sizes.length - 1]))} per GPU at the most GPUs)`,
+      message: `nor do 2 to ${most} nodes${within} as tensor-parallel × pipeline stages (one tensor-parallel size of ${sizes.join(', ')} on each, dividing its GPU count; ${formatBytes(shareOf(req.memory, most * sizes[sizes.length - 1]!))} per GPU at the most GPUs)`,
     };
   }
 }
@@ -291,19 +299,19 @@ function compareFound(a: Found, b: Found): number {
 
 /** Lexicographic comparison of equal-length number lists. */
 function compareArrays(a: readonly number[], b: readonly number[]): number {
-  for (let j = 0; j < a.length; j++) if (a[j] !== b[j]) return a[j] - b[j];
+  for (let j = 0; j < a.length; j++) if (a[j] !== b[j]) return a[j]! - b[j]!;
   return 0;
 }
 
 /** Lexicographic comparison of value lists (a missing label, which starts with U+0000, orders first among its key's values). */
 function compareValues(a: readonly string[], b: readonly string[]): number {
-  for (let j = 0; j < a.length; j++) if (a[j] !== b[j]) return a[j] < b[j] ? -1 : 1;
+  for (let j = 0; j < a.length; j++) if (a[j] !== b[j]) return a[j]! < b[j]! ? -1 : 1;
   return 0;
 }
 
 /** The distinct counts once the node of `values` joins the chosen ones (a lower bound of any completion's). */
 function boundDistinct(distinct: readonly number[], counts: ReadonlyArray<ReadonlyMap<string, number>>, values: readonly string[]): number[] {
-  return distinct.map((d, j) => (counts[j].has(values[j]) ? d : d + 1));
+  return distinct.map((d, j) => (counts[j]!.has(values[j]!) ? d : d + 1));
 }
 
 /** The distinct counts, each at least 1. */
@@ -313,9 +321,9 @@ function atLeastOne(distinct: readonly number[]): number[] {
 
 /** Keeps the best `limit` of `kept` (sorted best first) with `f`. */
 function insertKept(kept: Found[], f: Found, limit: number, compare: (a: Found, b: Found) => number): void {
-  if (kept.length === limit && compare(f, kept[limit - 1]) >= 0) return;
+  if (kept.length === limit && compare(f, kept[limit - 1]!) >= 0) return;
   let at = kept.length;
-  while (at > 0 && compare(f, kept[at - 1]) < 0) at--;
+  while (at > 0 && compare(f, kept[at - 1]!) < 0) at--;
   kept.splice(at, 0, f);
   if (kept.length > limit) kept.pop();
 }

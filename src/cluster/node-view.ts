@@ -31,7 +31,7 @@ export class LedgerView implements NodeView {
   }
 
   gpus(k: number): NodeGpus {
-    return { indices: this.ledger.indices[k], total: this.ledger.totalViews[k], free: this.ledger.freeViews[k] };
+    return { indices: this.ledger.indices[k]!, total: this.ledger.totalViews[k]!, free: this.ledger.freeViews[k]! };
   }
 
   cpuLeft(k: number): number {
@@ -51,14 +51,14 @@ export class LedgerView implements NodeView {
   }
 
   forEachSlot(k: number, fn: (slot: Readonly<Slot>, positions: readonly number[]) => void): void {
-    for (const id of this.ledger.nodeSlots[k]) {
+    for (const id of this.ledger.nodeSlots[k]!) {
       const r = this.ledger.record(k, id);
       fn(r.slot, r.positions);
     }
   }
 
   version(k: number): number {
-    return this.versions[k];
+    return this.versions[k]!;
   }
 
   onChange(listener: (node: number) => void): () => void {
@@ -72,7 +72,7 @@ export class LedgerView implements NodeView {
 
   /** Node k changed: its version grows, then every listener is told. */
   changed(k: number): void {
-    this.versions[k]++;
+    this.versions[k]!++;
     for (const l of this.listeners) l(k);
   }
 }

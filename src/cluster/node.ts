@@ -63,7 +63,7 @@ export function nodeFromInventory(inventory: Inventory, options: NodeFromInvento
   if (inv.cpus !== undefined) node.cpu = 1000 * inv.cpus.length;
   if (inv.memory !== undefined) node.hostMemory = inv.memory;
   const names = new Set(present.map((g) => g.name ?? ''));
-  if (present.length > 0 && names.size === 1 && !names.has('')) node.gpuModel = present[0].name;
+  if (present.length > 0 && names.size === 1 && !names.has('')) node.gpuModel = present[0]!.name;
   if (inv.labels !== undefined) node.labels = { ...inv.labels };
   return node;
 }

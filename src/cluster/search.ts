@@ -1,7 +1,8 @@
 // The cross-node search of a cluster state (ClusterState.plan): which nodes can hold a model's
 // best options, found through the free-memory and stale-slot indexes and bounded without a search,
 // then one kernel call (clusterSearch) over those candidates. Reads the ledger and the indexes;
-// changes neither.
+// changes neither. Its arrays are per node or per GPU (gpuStart), read at node numbers and
+// positions the ledger, the indexes and the kernel's result hand out: in range, so read with `!`.
 
 import {
   budgetError,
@@ -150,7 +151,7 @@ export class ClusterPlanner {
     const shares = Float64Array.from(allSizes, (n) => shareOf(req.memory, n));
     // smallest[N]: share of the largest size a node of N GPUs may use (Infinity: none).
     const smallest = new Float64Array(this.maxWidth + 1).fill(Infinity);
-    for (let si = 0; si < sizes.length; si++) for (let N = sizes[si]; N <= this.maxWidth; N++) smallest[N] = shares[si];
+    for (let si = 0; si < sizes.length; si++) for (let N = sizes[si]!; N <= this.maxWidth; N++) smallest[N] = shares[si]!;
     const { bEv, bN, bScore, bMetric } = this.bounds;
     const { gScore, gMetric } = this;
     const bLoad = this.nodeLoad;
@@ -158,35 +159,35 @@ export class ClusterPlanner {
     const better = (aMetric: number, bMetric_: number): boolean => (pack ? aMetric < bMetric_ : aMetric > bMetric_);
     // Bound of x against bound of y (negative: x first).
     const boundBefore = (x: number, y: number): number => {
-      if (bEv[x] !== bEv[y]) return bEv[x] - bEv[y];
-      if (bN[x] !== bN[y]) return bN[x] - bN[y];
-      if (bScore[x] !== bScore[y]) return bScore[x] > bScore[y] ? -1 : 1;
-      if (bMetric[x] !== bMetric[y]) return better(bMetric[x], bMetric[y]) ? -1 : 1;
-      if (bLoad[x] !== bLoad[y]) return bLoad[x] < bLoad[y] ? -1 : 1;
-      return nodeRank[x] - nodeRank[y];
+      if (bEv[x] !== bEv[y]) return bEv[x]! - bEv[y]!;
+      if (bN[x] !== bN[y]) return bN[x]! - bN[y]!;
+      if (bScore[x] !== bScore[y]) return bScore[x]! > bScore[y]! ? -1 : 1;
+      if (bMetric[x] !== bMetric[y]) return better(bMetric[x]!, bMetric[y]!) ? -1 : 1;
+      if (bLoad[x] !== bLoad[y]) return bLoad[x]! < bLoad[y]! ? -1 : 1;
+      return nodeRank[x]! - nodeRank[y]!;
     };
     // Bound of x against the known option of y (no eviction, bN[y] GPUs, gScore, gMetric): negative when x's bound ranks first.
     const boundVsKnown = (x: number, y: number): number => {
       if (bEv[x] !== 0) return 1;
-      if (bN[x] !== bN[y]) return bN[x] - bN[y];
-      if (bScore[x] !== gScore[y]) return bScore[x] > gScore[y] ? -1 : 1;
-      if (bMetric[x] !== gMetric[y]) return better(bMetric[x], gMetric[y]) ? -1 : 1;
-      if (bLoad[x] !== bLoad[y]) return bLoad[x] < bLoad[y] ? -1 : 1;
-      return nodeRank[x] - nodeRank[y];
+      if (bN[x] !== bN[y]) return bN[x]! - bN[y]!;
+      if (bScore[x] !== gScore[y]) return bScore[x]! > gScore[y]! ? -1 : 1;
+      if (bMetric[x] !== gMetric[y]) return better(bMetric[x]!, gMetric[y]!) ? -1 : 1;
+      if (bLoad[x] !== bLoad[y]) return bLoad[x]! < bLoad[y]! ? -1 : 1;
+      return nodeRank[x]! - nodeRank[y]!;
     };
     const knownBefore = (x: number, y: number): number => {
-      if (bN[x] !== bN[y]) return bN[x] - bN[y];
-      if (gScore[x] !== gScore[y]) return gScore[x] > gScore[y] ? -1 : 1;
-      if (gMetric[x] !== gMetric[y]) return better(gMetric[x], gMetric[y]) ? -1 : 1;
-      if (bLoad[x] !== bLoad[y]) return bLoad[x] < bLoad[y] ? -1 : 1;
-      return nodeRank[x] - nodeRank[y];
+      if (bN[x] !== bN[y]) return bN[x]! - bN[y]!;
+      if (gScore[x] !== gScore[y]) return gScore[x]! > gScore[y]! ? -1 : 1;
+      if (gMetric[x] !== gMetric[y]) return better(gMetric[x]!, gMetric[y]!) ? -1 : 1;
+      if (bLoad[x] !== bLoad[y]) return bLoad[x]! < bLoad[y]! ? -1 : 1;
+      return nodeRank[x]! - nodeRank[y]!;
     };
     const candidates: number[] = [];
     const known: number[] = []; // up to `limit` taken nodes with the best known options, best first
     const keepKnown = (k: number): void => {
-      if (known.length < limit || knownBefore(k, known[known.length - 1]) < 0) {
+      if (known.length < limit || knownBefore(k, known[known.length - 1]!) < 0) {
         let at = known.length;
-        while (at > 0 && knownBefore(k, known[at - 1]) < 0) at--;
+        while (at > 0 && knownBefore(k, known[at - 1]!) < 0) at--;
         known.splice(at, 0, k);
         if (known.length > limit) known.pop();
       }
@@ -204,30 +205,36 @@ export class ClusterPlanner {
       const levels: Array<readonly ScoreLevel[]> = new Array(classCount);
       let done = false;
       for (let si = 0; si < sizes.length && !done; si++) {
-        const n = sizes[si];
-        const share = shares[si];
+        const n = sizes[si]!;
+        const share = shares[si]!;
         for (let c = 0; c < classCount; c++) {
-          const cls = classes.list[c];
+          const cls = classes.list[c]!;
           levels[c] = index.size(c) === 0 || (c > 0 && cls.gpus < n) ? NO_LEVELS : classes.levels(c, n);
           lvl[c] = 0;
         }
         for (;;) {
           // Score levels are walked highest first across classes: an option of a higher score ranks first.
           let group = -Infinity;
-          for (let c = 0; c < classCount; c++) if (lvl[c] < levels[c].length && levels[c][lvl[c]].score > group) group = levels[c][lvl[c]].score;
+          for (let c = 0; c < classCount; c++) {
+            const list = levels[c]!;
+            const at = lvl[c]!;
+            if (at < list.length && list[at]!.score > group) group = list[at]!.score;
+          }
           if (group === -Infinity) break;
           // The best bound among the trees of that score (taken nodes are set aside as met).
           let best = -1;
           let bestTree: LevelTree | null = null;
           for (let c = 0; c < classCount; c++) {
-            if (lvl[c] >= levels[c].length || levels[c][lvl[c]].score !== group) continue;
-            const tree = index.tree(c, n, lvl[c]);
-            let k = tree.win[1];
+            const list = levels[c]!;
+            const at = lvl[c]!;
+            if (at >= list.length || list[at]!.score !== group) continue;
+            const tree = index.tree(c, n, at);
+            let k = tree.win[1]!;
             while (k >= 0 && this.taken[k] === plan) {
               index.setLeaf(tree, k, true);
               removed.push(tree);
               removedNode.push(k);
-              k = tree.win[1];
+              k = tree.win[1]!;
             }
             if (k < 0) continue;
             const key = index.keyOf(tree, k);
@@ -243,11 +250,15 @@ export class ClusterPlanner {
           }
           if (best < 0) {
             // No node of this score takes the share: the next level down.
-            for (let c = 0; c < classCount; c++) if (lvl[c] < levels[c].length && levels[c][lvl[c]].score === group) lvl[c]++;
+            for (let c = 0; c < classCount; c++) {
+              const list = levels[c]!;
+              const at = lvl[c]!;
+              if (at < list.length && list[at]!.score === group) lvl[c] = at + 1;
+            }
             continue;
           }
           // `limit` known options rank before this bound: neither it nor any later one can contribute.
-          if (known.length === limit && boundVsKnown(best, known[limit - 1]) > 0) {
+          if (known.length === limit && boundVsKnown(best, known[limit - 1]!) > 0) {
             done = true;
             break;
           }
@@ -256,14 +267,14 @@ export class ClusterPlanner {
           removedNode.push(best);
           this.taken[best] = plan;
           if (bestTree!.level.exact) {
-            gScore[best] = bScore[best];
-            gMetric[best] = bMetric[best];
-          } else this.knownOption(best, this.classOf[best], n, share);
+            gScore[best] = bScore[best]!;
+            gMetric[best] = bMetric[best]!;
+          } else this.knownOption(best, this.classOf[best]!, n, share);
           candidates.push(best);
           keepKnown(best);
         }
         if (known.length === limit) done = true; // larger sizes rank after every option known so far
-        for (let r = removed.length - 1; r >= 0; r--) index.setLeaf(removed[r], removedNode[r]);
+        for (let r = removed.length - 1; r >= 0; r--) index.setLeaf(removed[r]!, removedNode[r]!);
         removed.length = 0;
         removedNode.length = 0;
       }
@@ -275,8 +286,8 @@ export class ClusterPlanner {
         found.length = 0;
         for (let si = 0; si < sizes.length; si++) {
           for (let c = 0; c < classCount; c++) {
-            if (c > 0 && classes.list[c].gpus < sizes[si]) continue;
-            this.staleIndex.collect(c, sizes[si], shares[si], found);
+            if (c > 0 && classes.list[c]!.gpus < sizes[si]!) continue;
+            this.staleIndex.collect(c, sizes[si]!, shares[si]!, found);
           }
         }
         for (const k of found) {
@@ -294,33 +305,33 @@ export class ClusterPlanner {
     } else if (nodeCount > 0) {
       const nodeStale = this.nodeStale;
       for (let k = 0; k < nodeCount; k++) {
-        const start = gpuStart[k];
-        const N = gpuStart[k + 1] - start;
-        const canEvict = req.allowEviction && nodeStale[k] > 0;
+        const start = gpuStart[k]!;
+        const N = gpuStart[k + 1]! - start;
+        const canEvict = req.allowEviction && nodeStale[k]! > 0;
         // Not even the smallest share fits on the emptiest GPU: nothing to search.
-        if (!canEvict && !(sorted[start] >= smallest[N])) continue;
+        if (!canEvict && !(sorted[start]! >= smallest[N]!)) continue;
         let fits = false;
         let first = 0;
         for (let si = 0; si < sizes.length; si++) {
-          const n = sizes[si];
+          const n = sizes[si]!;
           if (n > N) break;
           if (si === 0) first = n;
-          const share = shares[si];
-          if (sorted[start + n - 1] < share) continue;
+          const share = shares[si]!;
+          if (sorted[start + n - 1]! < share) continue;
           fits = true;
           bN[k] = n;
           // The n smallest GPUs that fit leave the least over.
           let j = n - 1;
-          while (j + 1 < N && sorted[start + j + 1] >= share) j++;
+          while (j + 1 < N && sorted[start + j + 1]! >= share) j++;
           let left = 0;
-          for (let t = j - n + 1; t <= j; t++) left += sorted[start + t] - share;
+          for (let t = j - n + 1; t <= j; t++) left += sorted[start + t]! - share;
           bMetric[k] = left;
           break;
         }
-        const c = this.classOf[k];
+        const c = this.classOf[k]!;
         if (fits) {
           bEv[k] = 0;
-          bScore[k] = classes.maxScore(c, bN[k]);
+          bScore[k] = classes.maxScore(c, bN[k]!);
         } else if (canEvict && first > 0) {
           bEv[k] = 1;
           bN[k] = first;
@@ -328,30 +339,30 @@ export class ClusterPlanner {
           bScore[k] = Infinity;
         } else continue; // no GPU set fits, even after evictions
         // Bounded below the current threshold: never contributes (the threshold only improves).
-        if (known.length === limit && boundVsKnown(k, known[limit - 1]) > 0) continue;
+        if (known.length === limit && boundVsKnown(k, known[limit - 1]!) > 0) continue;
         candidates.push(k);
         // A node whose every n-GPU set scores the same reaches its bound.
-        if (fits && classes.uniform(c, bN[k])) {
-          gScore[k] = bScore[k];
-          gMetric[k] = bMetric[k];
+        if (fits && classes.uniform(c, bN[k]!)) {
+          gScore[k] = bScore[k]!;
+          gMetric[k] = bMetric[k]!;
           keepKnown(k);
         }
       }
     }
     // `limit` options at least as good as the threshold exist, so nodes bounded below it cannot contribute.
-    const threshold = known.length === limit ? known[limit - 1] : -1;
+    const threshold = known.length === limit ? known[limit - 1]! : -1;
     let count = 0;
     for (const k of candidates) if (threshold < 0 || boundVsKnown(k, threshold) <= 0) candidates[count++] = k;
     candidates.length = count;
     candidates.sort(boundBefore);
     if (!pack) candidates.length = this.enoughCandidates(candidates, limit, sizes, shares);
     const found = this.kernels.clusterSearch(this.fillSearch(candidates, req.allowEviction, req.model, sizes, shares, pack, limit));
-    if (found.overflowSize > 0) throw budgetError(found.overflowSize, this.search.gpus[found.overflowNode]);
+    if (found.overflowSize > 0) throw budgetError(found.overflowSize, this.search.gpus[found.overflowNode]!);
     const options: PlacementOption[] = [];
     for (let c = 0; c < found.count; c++) {
-      const i = found.node[c];
-      const k = candidates[i];
-      options.push(nodeOptionOf(found, c, this.indices[k], req.memory, this.candidateStale[i], req.model, this.nodeIds[k]));
+      const i = found.node[c]!;
+      const k = candidates[i]!;
+      options.push(nodeOptionOf(found, c, this.indices[k]!, req.memory, this.candidateStale[i]!, req.model, this.nodeIds[k]!));
     }
     this.candidateStale.length = 0;
     const result: { options: PlacementOption[]; rejected: Rejection[]; reason?: Reason } = { options, rejected: [] };
@@ -364,7 +375,7 @@ export class ClusterPlanner {
       const sizesOf = new Map<number, number[]>();
       const evictable = new Float64Array(this.maxWidth);
       for (let k = 0; k < listed; k++) {
-        const N = this.indices[k].length;
+        const N = this.indices[k]!.length;
         let sizes = sizesOf.get(N);
         if (sizes === undefined) {
           sizes = sizesFor(req, N);
@@ -372,23 +383,23 @@ export class ClusterPlanner {
         }
         gpus += N;
         let anyEvictable = false;
-        if (req.allowEviction && this.nodeStale[k] > 0) {
+        if (req.allowEviction && this.nodeStale[k]! > 0) {
           evictable.fill(0);
           for (const s of this.ledger.staleSlots(k)) {
             if (!isEvictable(s, req.model)) continue;
             anyEvictable = true;
-            for (const p of this.ledger.record(k, s.id).positions) evictable[p] += s.memoryPerGpu;
+            for (const p of this.ledger.record(k, s.id).positions) evictable[p]! += s.memoryPerGpu;
           }
         }
         const mig = this.ledger.mig === null ? null : this.ledger.mig.subarray(this.gpuStart[k], this.gpuStart[k + 1]);
-        if (mig !== null) for (let p = 0; p < N; p++) migCount += mig[p];
-        rejectionsFor(this.indices[k], this.totalViews[k], this.freeViews[k], anyEvictable ? evictable : null, req.memory, sizes, this.nodeIds[k], result.rejected, this.usedViews[k], mig);
+        if (mig !== null) for (let p = 0; p < N; p++) migCount += mig[p]!;
+        rejectionsFor(this.indices[k]!, this.totalViews[k]!, this.freeViews[k]!, anyEvictable ? evictable : null, req.memory, sizes, this.nodeIds[k], result.rejected, this.usedViews[k], mig);
       }
       const noSizes = sizesFor(req, this.maxWidth).length === 0;
       result.reason = noOptionReason(
         req.memory,
         noSizes ? null : req.sizes === undefined ? '1..n' : req.sizes.join(', '),
-        noSizes ? this.gpuStart[nodeCount] : gpus,
+        noSizes ? this.gpuStart[nodeCount]! : gpus,
         result.rejected.length,
         listed < nodeCount ? { listed, nodes: nodeCount } : undefined,
         migCount,
@@ -407,37 +418,37 @@ export class ClusterPlanner {
     const classes = this.classes;
     const { bScore, bMetric } = this.bounds;
     if (classes.uniform(c, n)) {
-      this.gScore[k] = bScore[k];
-      this.gMetric[k] = bMetric[k];
+      this.gScore[k] = bScore[k]!;
+      this.gMetric[k] = bMetric[k]!;
       return;
     }
-    const free = this.freeViews[k];
+    const free = this.freeViews[k]!;
     const sets = classes.bestSets(c, n);
     if (sets !== null) {
       let metric = -Infinity;
       for (let q = 0; q < sets.length; q += 2) {
         let min = Infinity;
-        for (let m = sets[q]; m !== 0; m &= m - 1) {
-          const f = free[ctz(m)];
+        for (let m = sets[q]!; m !== 0; m &= m - 1) {
+          const f = free[ctz(m)]!;
           if (f < min) min = f;
         }
         if (min >= share && min - share > metric) metric = min - share;
       }
       if (metric > -Infinity) {
-        this.gScore[k] = bScore[k];
+        this.gScore[k] = bScore[k]!;
         this.gMetric[k] = metric;
         return;
       }
     }
     const N = free.length;
     const order = Array.from({ length: N }, (_, p) => p)
-      .sort((a, b) => free[b] - free[a] || a - b)
+      .sort((a, b) => free[b]! - free[a]! || a - b)
       .slice(0, n);
-    const matrix = classes.list[c].matrix!;
+    const matrix = classes.list[c]!.matrix!;
     let score = 0;
-    for (let a = 0; a < n; a++) for (let b = a + 1; b < n; b++) score += matrix[order[a] * N + order[b]];
+    for (let a = 0; a < n; a++) for (let b = a + 1; b < n; b++) score += matrix[order[a]! * N + order[b]!]!;
     this.gScore[k] = score;
-    this.gMetric[k] = free[order[n - 1]] - share;
+    this.gMetric[k] = free[order[n - 1]!]! - share;
   }
 
   /**
@@ -445,20 +456,20 @@ export class ClusterPlanner {
    * `model`, or 0 when no size fits even then: a lower bound of its eviction options' GPU count.
    */
   private evictionBound(k: number, model: string | undefined, sizes: Int32Array, shares: Float64Array): number {
-    const free = this.freeViews[k];
+    const free = this.freeViews[k]!;
     const N = free.length;
     if (this.potentialScratch.length < N) this.potentialScratch = new Float64Array(this.maxWidth);
     const potential = this.potentialScratch;
-    for (let p = 0; p < N; p++) potential[p] = free[p];
+    for (let p = 0; p < N; p++) potential[p] = free[p]!;
     for (const s of this.ledger.staleSlots(k)) {
       if (!isEvictable(s, model)) continue;
-      for (const p of this.ledger.record(k, s.id).positions) potential[p] += s.memoryPerGpu;
+      for (const p of this.ledger.record(k, s.id).positions) potential[p]! += s.memoryPerGpu;
     }
     sortLargestFirst(potential, 0, N);
     for (let si = 0; si < sizes.length; si++) {
-      const n = sizes[si];
+      const n = sizes[si]!;
       if (n > N) break;
-      if (potential[n - 1] >= shares[si]) return n;
+      if (potential[n - 1]! >= shares[si]!) return n;
     }
     return 0;
   }
@@ -475,24 +486,24 @@ export class ClusterPlanner {
     const { bEv, bN, bScore, bMetric } = this.bounds;
     const sorted = this.sortedFree;
     for (let m = 0; m < candidates.length; m++) {
-      const t = candidates[m];
+      const t = candidates[m]!;
       if (bEv[t] !== 0 || bScore[t] !== 0) continue;
       let known = 1;
       for (let i = 0; i < m && known < limit; i++) {
-        const k = candidates[i];
+        const k = candidates[i]!;
         if (bEv[k] !== 0 || bScore[k] !== 0) continue;
-        const n = bN[k];
+        const n = bN[k]!;
         let share = 0;
-        for (let si = 0; si < sizes.length; si++) if (sizes[si] === n) share = shares[si];
-        const start = this.gpuStart[k];
-        const N = this.gpuStart[k + 1] - start;
+        for (let si = 0; si < sizes.length; si++) if (sizes[si] === n) share = shares[si]!;
+        const start = this.gpuStart[k]!;
+        const N = this.gpuStart[k + 1]! - start;
         let c = 0;
-        if (n < bN[t]) {
-          while (c < N && sorted[start + c] >= share) c++;
+        if (n < bN[t]!) {
+          while (c < N && sorted[start + c]! >= share) c++;
         } else {
-          const orEqual = this.nodeLoad[k] < this.nodeLoad[t] || (this.nodeLoad[k] === this.nodeLoad[t] && this.nodeRank[k] < this.nodeRank[t]);
-          const x = bMetric[t];
-          while (c < N && (sorted[start + c] - share > x || (orEqual && sorted[start + c] - share === x))) c++;
+          const orEqual = this.nodeLoad[k]! < this.nodeLoad[t]! || (this.nodeLoad[k] === this.nodeLoad[t] && this.nodeRank[k]! < this.nodeRank[t]!);
+          const x = bMetric[t]!;
+          while (c < N && (sorted[start + c]! - share > x || (orEqual && sorted[start + c]! - share === x))) c++;
         }
         known += binomial(c, n);
       }
@@ -527,8 +538,8 @@ export class ClusterPlanner {
     staleLists.length = C;
     let S = 0;
     for (let i = 0; i < C; i++) {
-      const k = candidates[i];
-      const stale = allowEviction && this.nodeStale[k] > 0 ? this.ledger.staleSlots(k).filter((x) => isEvictable(x, model)) : NO_SLOTS;
+      const k = candidates[i]!;
+      const stale = allowEviction && this.nodeStale[k]! > 0 ? this.ledger.staleSlots(k).filter((x) => isEvictable(x, model)) : NO_SLOTS;
       staleLists[i] = stale;
       S += stale.length;
     }
@@ -541,11 +552,11 @@ export class ClusterPlanner {
     const { bEv, bN, bScore, bMetric } = this.bounds;
     S = 0;
     for (let i = 0; i < C; i++) {
-      const k = candidates[i];
-      s.gpus[i] = this.gpuStart[k + 1] - this.gpuStart[k];
-      s.offset[i] = this.gpuStart[k];
+      const k = candidates[i]!;
+      s.gpus[i] = this.gpuStart[k + 1]! - this.gpuStart[k]!;
+      s.offset[i] = this.gpuStart[k]!;
       s.staleStart[i] = S;
-      for (const slot of staleLists[i]) {
+      for (const slot of staleLists[i]!) {
         const r = this.ledger.record(k, slot.id);
         s.staleMasks[2 * S] = r.lo;
         s.staleMasks[2 * S + 1] = r.hi;
@@ -553,12 +564,12 @@ export class ClusterPlanner {
         S++;
       }
       matrices[i] = this.indexes.matrix(k);
-      s.load[i] = this.nodeLoad[k];
-      s.rank[i] = this.nodeRank[k];
-      s.bEv[i] = bEv[k];
-      s.bN[i] = bN[k];
-      s.bScore[i] = bScore[k];
-      s.bMetric[i] = bMetric[k];
+      s.load[i] = this.nodeLoad[k]!;
+      s.rank[i] = this.nodeRank[k]!;
+      s.bEv[i] = bEv[k]!;
+      s.bN[i] = bN[k]!;
+      s.bScore[i] = bScore[k]!;
+      s.bMetric[i] = bMetric[k]!;
     }
     s.staleStart[C] = S;
     s.count = C;

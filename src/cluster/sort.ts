@@ -6,10 +6,10 @@
  */
 export function sortLargestFirst(a: Float64Array, start: number, end: number): void {
   for (let i = start + 1; i < end; i++) {
-    const x = a[i];
+    const x = a[i]!;
     let j = i - 1;
-    while (j >= start && a[j] < x) {
-      a[j + 1] = a[j];
+    while (j >= start && a[j]! < x) {
+      a[j + 1] = a[j]!;
       j--;
     }
     a[j + 1] = x;

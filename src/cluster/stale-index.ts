@@ -6,7 +6,8 @@
 // is below the share has no eviction option of n GPUs for any model, and the nodes at or above it
 // are then checked exactly. A plan that needs eviction reads the roots to prove that no node can
 // take the request, and otherwise walks down to the nodes that can, instead of visiting every node
-// with a stale slot. Trees are built on first use and kept up to date on every change.
+// with a stale slot. Trees are built on first use and kept up to date on every change. Index reads
+// are in range by construction (node numbers, leaves and tree entries this index lays out): `!`.
 
 import { buildTree, replayAbove } from '../shared/tournament.js';
 import { sortLargestFirst } from './sort.js';
@@ -44,26 +45,26 @@ export class StaleIndex {
   ) {
     ({ members: this.members, leafOf: this.leafOf, leaves: this.leaves } = classLeaves(classOf, classCount));
     this.trees = this.members.map(() => []);
-    this.potential = new Float64Array(table.gpuStart[classOf.length]);
+    this.potential = new Float64Array(table.gpuStart[classOf.length]!);
     this.inIndex = new Uint8Array(classOf.length);
   }
 
   /** Node k's key in the tree of size n. */
   private key(n: number, k: number): number {
-    const start = this.table.gpuStart[k];
-    if (this.inIndex[k] === 0 || this.table.gpuStart[k + 1] - start < n) return -Infinity;
-    return this.potential[start + n - 1];
+    const start = this.table.gpuStart[k]!;
+    if (this.inIndex[k] === 0 || this.table.gpuStart[k + 1]! - start < n) return -Infinity;
+    return this.potential[start + n - 1]!;
   }
 
   /** Class c's tree of size n (built on first use). */
   private tree(c: number, n: number): Float64Array {
-    const bySize = this.trees[c];
+    const bySize = this.trees[c]!;
     let tree = bySize[n];
     if (tree === undefined) {
-      const L = this.leaves[c];
-      const members = this.members[c];
+      const L = this.leaves[c]!;
+      const members = this.members[c]!;
       tree = new Float64Array(2 * L).fill(-Infinity);
-      for (let m = 0; m < members.length; m++) tree[L + m] = this.key(n, members[m]);
+      for (let m = 0; m < members.length; m++) tree[L + m] = this.key(n, members[m]!);
       buildTree(tree, L, Math.max);
       while (bySize.length <= n) bySize.push(undefined);
       bySize[n] = tree;
@@ -78,22 +79,22 @@ export class StaleIndex {
   update(k: number, evictable: Float64Array | null): void {
     if (evictable === null && this.inIndex[k] === 0) return;
     const { gpuStart, free } = this.table;
-    const start = gpuStart[k];
-    const N = gpuStart[k + 1] - start;
+    const start = gpuStart[k]!;
+    const N = gpuStart[k + 1]! - start;
     if (evictable === null) this.inIndex[k] = 0;
     else {
       this.inIndex[k] = 1;
       const p = this.potential;
-      for (let q = 0; q < N; q++) p[start + q] = free[start + q] + evictable[q];
+      for (let q = 0; q < N; q++) p[start + q] = free[start + q]! + evictable[q]!;
       sortLargestFirst(p, start, start + N);
     }
-    const c = this.classOf[k];
-    const bySize = this.trees[c];
-    const L = this.leaves[c];
+    const c = this.classOf[k]!;
+    const bySize = this.trees[c]!;
+    const L = this.leaves[c]!;
     for (let n = 1; n < bySize.length; n++) {
       const tree = bySize[n];
       if (tree === undefined) continue;
-      const t = L + this.leafOf[k];
+      const t = L + this.leafOf[k]!;
       tree[t] = this.key(n, k);
       replayAbove(tree, t, Math.max);
     }
@@ -101,23 +102,23 @@ export class StaleIndex {
 
   /** True when some node of class c could take `share` on n GPUs after evicting its stale slots. */
   any(c: number, n: number, share: number): boolean {
-    return this.members[c].length > 0 && this.tree(c, n)[1] >= share;
+    return this.members[c]!.length > 0 && this.tree(c, n)[1]! >= share;
   }
 
   /** Appends to `out` every node of class c whose key of size n takes `share` (in leaf order). */
   collect(c: number, n: number, share: number, out: number[]): void {
-    if (this.members[c].length === 0) return;
+    if (this.members[c]!.length === 0) return;
     const tree = this.tree(c, n);
-    if (!(tree[1] >= share)) return;
-    const L = this.leaves[c];
-    const members = this.members[c];
+    if (!(tree[1]! >= share)) return;
+    const L = this.leaves[c]!;
+    const members = this.members[c]!;
     let stack = this.stack;
     let top = 0;
     stack[top++] = 1;
     while (top > 0) {
-      const t = stack[--top];
+      const t = stack[--top]!;
       if (t >= L) {
-        out.push(members[t - L]);
+        out.push(members[t - L]!);
         continue;
       }
       if (top + 2 > stack.length) {
@@ -126,8 +127,8 @@ export class StaleIndex {
         stack = this.stack = grown;
       }
       // Right first, so the left child is visited first.
-      if (tree[2 * t + 1] >= share) stack[top++] = 2 * t + 1;
-      if (tree[2 * t] >= share) stack[top++] = 2 * t;
+      if (tree[2 * t + 1]! >= share) stack[top++] = 2 * t + 1;
+      if (tree[2 * t]! >= share) stack[top++] = 2 * t;
     }
   }
 

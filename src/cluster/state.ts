@@ -252,7 +252,7 @@ export class ClusterState implements ClusterStateLike {
       this.largest = 0;
       for (let k = 0; k + 1 < gpuStart.length; k++) {
         let sum = 0;
-        for (let p = gpuStart[k]; p < gpuStart[k + 1]; p++) sum += capacity[p];
+        for (let p = gpuStart[k]!; p < gpuStart[k + 1]!; p++) sum += capacity[p]!;
         if (sum > this.largest) this.largest = sum;
       }
     }

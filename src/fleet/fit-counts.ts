@@ -3,6 +3,8 @@
 // thresholds of the declared shapes (their CPUs, memories, shares and GPU counts) as nodes change,
 // O(thresholds) a change, so such a plan is explained without a pass over every node; a pod asking
 // for a threshold no shape has is counted by that pass. Models never change: a count per model bit.
+// Index reads carry `!`: the counts have one entry per threshold and model bit, the node table is
+// read at the layout's offsets.
 import * as L from './layout.js';
 import type { Pod } from './types.js';
 
@@ -21,7 +23,7 @@ class Thresholds {
   move(before: number, after: number): void {
     if (before === after) return;
     const v = this.values;
-    for (let i = 0; i < v.length; i++) this.counts[i] += (after >= v[i] ? 1 : 0) - (before >= v[i] ? 1 : 0);
+    for (let i = 0; i < v.length; i++) this.counts[i]! += (after >= v[i]! ? 1 : 0) - (before >= v[i]! ? 1 : 0);
   }
   /** Nodes reaching `value`, or -1 when it is not a threshold. */
   count(value: number): number {
@@ -30,10 +32,10 @@ class Thresholds {
     let hi = v.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (v[mid] < value) lo = mid + 1;
+      if (v[mid]! < value) lo = mid + 1;
       else hi = mid;
     }
-    return lo < v.length && v[lo] === value ? this.counts[lo] : -1;
+    return lo < v.length && v[lo] === value ? this.counts[lo]! : -1;
   }
 }
 
@@ -56,27 +58,27 @@ export class FitCounts {
     this.memory = new Thresholds(shapes.map((p) => p.memory));
     this.share = new Thresholds(shapes.filter((p) => p.gpus === 1 && p.milli > 0).map((p) => p.milli));
     this.whole = new Thresholds(shapes.filter((p) => p.gpus > 1).map((p) => p.gpus));
-    const nodes = s[L.H_NODES];
+    const nodes = s[L.H_NODES]!;
     for (let k = 0; k < nodes; k++) {
       const base = this.base(s, k);
-      this.models[bitIndex(s[base + L.N_MODEL])]++;
+      this.models[bitIndex(s[base + L.N_MODEL]!)]!++;
       this.old.fill(-1);
       this.apply(s, k);
     }
   }
 
   private base(s: Int32Array, k: number): number {
-    return s[L.H_NODE_AT] + k * s[L.H_STRIDE];
+    return s[L.H_NODE_AT]! + k * s[L.H_STRIDE]!;
   }
 
   /** Node k's values, [cpu, memory, largest free milli, wholly free GPUs] (the last two 0 without GPUs). */
   private read(s: Int32Array, k: number, into: Int32Array): void {
     const base = this.base(s, k);
-    const gpus = s[base + L.N_GPUS] > 0;
-    into[0] = s[base + L.N_CPU];
-    into[1] = s[base + L.N_MEM];
-    into[2] = gpus ? s[base + L.N_MAXFREE] : 0;
-    into[3] = gpus ? s[base + L.N_FULL] : 0;
+    const gpus = s[base + L.N_GPUS]! > 0;
+    into[0] = s[base + L.N_CPU]!;
+    into[1] = s[base + L.N_MEM]!;
+    into[2] = gpus ? s[base + L.N_MAXFREE]! : 0;
+    into[3] = gpus ? s[base + L.N_FULL]! : 0;
   }
 
   /** Before node k changes: remember its values. */
@@ -88,10 +90,10 @@ export class FitCounts {
   apply(s: Int32Array, k: number): void {
     const now = this.now;
     this.read(s, k, now);
-    this.cpu.move(this.old[0], now[0]);
-    this.memory.move(this.old[1], now[1]);
-    this.share.move(this.old[2], now[2]);
-    this.whole.move(this.old[3], now[3]);
+    this.cpu.move(this.old[0]!, now[0]!);
+    this.memory.move(this.old[1]!, now[1]!);
+    this.share.move(this.old[2]!, now[2]!);
+    this.whole.move(this.old[3]!, now[3]!);
   }
 
   /** The counts for `pod` (model mask `mask`), or null when one of its thresholds is not kept. */
@@ -102,7 +104,7 @@ export class FitCounts {
     const room = !gpuPod ? 0 : pod.gpus === 1 ? this.share.count(pod.milli) : this.whole.count(pod.gpus);
     if (cpu < 0 || memory < 0 || room < 0) return null;
     let model = 0;
-    for (let b = 0; b < 32; b++) if ((mask & (1 << b)) !== 0) model += this.models[b];
+    for (let b = 0; b < 32; b++) if ((mask & (1 << b)) !== 0) model += this.models[b]!;
     return { cpu, memory, room, model };
   }
 }

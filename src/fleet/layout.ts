@@ -118,7 +118,7 @@ export function innerEntries(nodes: number): number {
 export function leafOrder(modelBits: Int32Array): Int32Array {
   const group = (bit: number): number => (bit === 0 ? 32 : 31 - Math.clz32(bit));
   const order = Int32Array.from(modelBits, (_, k) => k);
-  return order.sort((a, b) => group(modelBits[a]) - group(modelBits[b]) || a - b);
+  return order.sort((a, b) => group(modelBits[a]!) - group(modelBits[b]!) || a - b); // a, b: positions of modelBits
 }
 
 /**

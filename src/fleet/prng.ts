@@ -1,6 +1,7 @@
 // The simulator's pseudo-random numbers: mulberry32, a small 32-bit generator. The FGD protocol
 // allows any PRNG (its Go runs are not bit-reproducible anyway); this one is the same on every
 // platform, so a seed fixes a run.
+// Index reads carry `!`: a shuffle swaps positions below the list's length.
 
 /** A seeded stream of uniform numbers. */
 export class Prng {
@@ -33,8 +34,8 @@ export class Prng {
   shuffle<T>(items: T[]): void {
     for (let i = items.length - 1; i > 0; i--) {
       const j = this.int(i + 1);
-      const t = items[i];
-      items[i] = items[j];
+      const t = items[i]!;
+      items[i] = items[j]!;
       items[j] = t;
     }
   }

@@ -8,6 +8,8 @@
 // scores stale. A plan finds its node through the kernels' pod index (per pod shape and memory, a
 // tournament tree over the nodes' cached scores; src/fleet/layout.ts) or, where a score cannot be
 // cached, by a pass over every node.
+// Index reads carry `!`: the kernel arrays are read at offsets the layout's header gives (sized by
+// layout.ts for every node, GPU and tree), the per-node arrays at node numbers below the view's count.
 
 import { type AlignedKernels, allocateAligned } from '../devices/aligned.js';
 import { type Topology, topologyFor } from '../hardware/topology.js';
@@ -219,7 +221,7 @@ export class PodScheduler {
         this.classes.set(key, c);
         floors.push([]);
       }
-      if (!floors[c.cls].includes(p.memory)) floors[c.cls].push(p.memory);
+      if (!floors[c.cls]!.includes(p.memory)) floors[c.cls]!.push(p.memory);
     }
     this.maxGpus = this.width.reduce((most, w) => Math.max(most, w), 0);
     // The random policy has no score to cache: it always scans, and gets no index.
@@ -229,7 +231,7 @@ export class PodScheduler {
     if (indexed) {
       for (const c of this.classes.values()) {
         c.firstTree = trees.length / 2;
-        c.floors = floors[c.cls].sort((a, b) => a - b);
+        c.floors = floors[c.cls]!.sort((a, b) => a - b);
         for (const floor of c.floors) trees.push(c.cls, floor);
       }
     }
@@ -245,35 +247,35 @@ export class PodScheduler {
     if (policy.id === P_LP) {
       const { value, price } = planTables(workload);
       f.set(value, header[L.H_F_PLAN]);
-      f.set(price, header[L.H_F_PLAN] + L.PLAN_SIZE);
+      f.set(price, header[L.H_F_PLAN]! + L.PLAN_SIZE);
     }
     // The model bits some model-constrained typical GPU pod accepts (N_WANTED).
     let wanted = 0;
     typical.forEach((t, i) => {
-      const q = header[L.H_TYP_AT] + i * L.T_FIELDS;
+      const q = header[L.H_TYP_AT]! + i * L.T_FIELDS;
       const mask = modelMask(t.models, this.bits);
       s[q] = t.cpu;
       s[q + 1] = t.milli;
       s[q + 2] = t.gpus;
       s[q + 3] = mask;
-      f[header[L.H_F_WEIGHT] + i] = t.weight;
+      f[header[L.H_F_WEIGHT]! + i] = t.weight;
       if (t.gpus > 0 && t.models.length > 0) wanted |= mask;
     });
-    const stride = header[L.H_STRIDE];
+    const stride = header[L.H_STRIDE]!;
     for (let k = 0; k < n; k++) {
-      const base = header[L.H_NODE_AT] + k * stride;
-      const bit = nodeBit[k];
+      const base = header[L.H_NODE_AT]! + k * stride;
+      const bit = nodeBit[k]!;
       s[base + L.N_MODEL] = bit;
-      s[base + L.N_GPUS] = this.width[k];
-      s[base + L.N_RANK] = ranks[k];
+      s[base + L.N_GPUS] = this.width[k]!;
+      s[base + L.N_RANK] = ranks[k]!;
       s[base + L.N_WANTED] = (bit & wanted) !== 0 ? 1 : 0;
     }
     f.set(L.fgdThresholds(), header[L.H_F_THR]);
     if (trees.length > 0) {
       s.set(L.leafOrder(nodeBit), header[L.H_LEAF_AT]);
       for (let k = 0; k < trees.length / 2; k++) {
-        s[header[L.H_TREE_AT] + k * L.TREE_FIELDS] = trees[2 * k];
-        s[header[L.H_TREE_AT] + k * L.TREE_FIELDS + 1] = trees[2 * k + 1];
+        s[header[L.H_TREE_AT]! + k * L.TREE_FIELDS] = trees[2 * k]!;
+        s[header[L.H_TREE_AT]! + k * L.TREE_FIELDS + 1] = trees[2 * k + 1]!;
       }
     }
     for (let k = 0; k < n; k++) this.write(s, k);
@@ -284,14 +286,14 @@ export class PodScheduler {
 
   /** Writes node k's resources from the state into the kernel arrays (the caller refreshes it). */
   private write(s: Int32Array, k: number): void {
-    const base = s[L.H_NODE_AT] + k * s[L.H_STRIDE];
+    const base = s[L.H_NODE_AT]! + k * s[L.H_STRIDE]!;
     const cpu = this.nodes.cpuLeft(k);
     const host = this.nodes.hostMemoryLeft(k);
     s[base + L.N_CPU] = cpu < 0 ? MAX_INT : Math.min(cpu, MAX_INT);
     s[base + L.N_MEM] = host < 0 ? MAX_INT : Math.min(Math.floor(host / MIB), MAX_INT);
     const maxG = this.maxGpus;
     const tags = base + L.N_TAGS;
-    const { total, free } = this.gpus[k];
+    const { total, free } = this.gpus[k]!;
     // The GPU-pod tag counts: only the clustering policy scores by them (they stay 0 for the others).
     if (this.policy.id === P_CLUSTERING) {
       s.fill(0, tags, tags + maxG + 1);
@@ -299,13 +301,13 @@ export class PodScheduler {
       this.nodes.forEachSlot(k, (slot, positions) => {
         const count = positions.length;
         if (count === 0) return;
-        const tag = count === 1 && slot.memoryPerGpu < total[positions[0]] ? 0 : count;
-        if (tag <= maxG) s[tags + tag]++;
+        const tag = count === 1 && slot.memoryPerGpu < total[positions[0]!]! ? 0 : count;
+        if (tag <= maxG) s[tags + tag]!++;
       });
     }
     const gAt = tags + maxG + 1;
-    const width = this.width[k];
-    for (let p = 0; p < width; p++) s[gAt + p] = freeMilli(free[p], total[p]);
+    const width = this.width[k]!;
+    for (let p = 0; p < width; p++) s[gAt + p] = freeMilli(free[p]!, total[p]!);
   }
 
   /** Node k of the state changed: re-sync it (called by the view's listener, see subscribeWeakly). */
@@ -343,20 +345,20 @@ export class PodScheduler {
     const cls = shape === undefined ? -1 : shape.cls;
     // The tree of the class with the highest memory floor the pod reaches (none: the scan).
     let tree = -1;
-    if (shape !== undefined) for (let k = shape.floors.length - 1; k >= 0 && tree < 0; k--) if (shape.floors[k] <= pod.memory) tree = shape.firstTree + k;
+    if (shape !== undefined) for (let k = shape.floors.length - 1; k >= 0 && tree < 0; k--) if (shape.floors[k]! <= pod.memory) tree = shape.firstTree + k;
     const mask = pod.gpus === 0 ? -1 : modelMask(pod.models, this.bits);
     const node = this.kernels.fleetPick(this.memory, this.policy.id, cls, tree, pod.cpu, pod.memory, pod.gpus, pod.milli, mask, u1, u2);
     if (node < 0) return null;
     const s = this.memory.ints();
-    const out = s[L.H_OUT_AT];
-    const { indices, total } = this.gpus[node];
+    const out = s[L.H_OUT_AT]!;
+    const { indices, total } = this.gpus[node]!;
     let gpus: number[] = [];
-    for (let k = 1; k <= s[out]; k++) gpus.push(indices[s[out + k]]);
+    for (let k = 1; k <= s[out]!; k++) gpus.push(indices[s[out + k]!]!);
     const aligned = this.topologies[node];
     if (aligned !== undefined && gpus.length > 0 && this.policy.gpuChoice !== 'random') gpus = this.topologyChoice(node, aligned.topology, gpus);
     const option: PlacementOption = { node: this.nodeIds[node], gpus, memoryPerGpu: 0, evict: [], score: 0 };
     if (gpus.length > 0) {
-      option.memoryPerGpu = shareBytes(pod.milli, total[0]);
+      option.memoryPerGpu = shareBytes(pod.milli, total[0]!);
       option.score = aligned === undefined ? 0 : setScore(aligned.matrix, aligned.topology.gpus, gpus);
       option.milli = pod.milli;
     }
@@ -375,10 +377,10 @@ export class PodScheduler {
    */
   private topologyChoice(node: number, topology: Topology, gpus: number[]): number[] {
     const s = this.memory.ints();
-    const gAt = s[L.H_NODE_AT] + node * s[L.H_STRIDE] + L.N_TAGS + this.maxGpus + 1;
-    const { indices } = this.gpus[node];
+    const gAt = s[L.H_NODE_AT]! + node * s[L.H_STRIDE]! + L.N_TAGS + this.maxGpus + 1;
+    const { indices } = this.gpus[node]!;
     const available: number[] = [];
-    for (let p = 0; p < this.width[node]; p++) if (s[gAt + p] === 1000) available.push(indices[p]);
+    for (let p = 0; p < this.width[node]!; p++) if (s[gAt + p] === 1000) available.push(indices[p]!);
     if (gpus.some((g) => !available.includes(g))) return gpus;
     const result = allocateAligned(this.kernels, { topology, available, size: gpus.length, policy: 'topology' });
     return result.devices.length === gpus.length ? result.devices : gpus;
@@ -387,7 +389,7 @@ export class PodScheduler {
   /** NO_NODE_FITS: how many nodes have each part of the request, so the message names what is missing. */
   private reasonFor(pod: Pod): Reason {
     const s = this.memory.ints();
-    const stride = s[L.H_STRIDE];
+    const stride = s[L.H_STRIDE]!;
     const gpuPod = pod.gpus > 0 && pod.milli > 0;
     const mask = gpuPod ? modelMask(pod.models, this.bits) : -1;
     const kept = this.fitCounts?.fits(pod, mask) ?? null;
@@ -397,12 +399,12 @@ export class PodScheduler {
     let room = kept?.room ?? 0;
     // A threshold no declared shape has: a pass over every node.
     for (let k = 0; kept === null && k < this.nodeIds.length; k++) {
-      const base = s[L.H_NODE_AT] + k * stride;
-      if (s[base + L.N_CPU] >= pod.cpu) cpu++;
-      if (s[base + L.N_MEM] >= pod.memory) memory++;
+      const base = s[L.H_NODE_AT]! + k * stride;
+      if (s[base + L.N_CPU]! >= pod.cpu) cpu++;
+      if (s[base + L.N_MEM]! >= pod.memory) memory++;
       if (!gpuPod) continue;
-      if ((s[base + L.N_MODEL] & mask) !== 0) model++;
-      if (s[base + L.N_GPUS] > 0 && (pod.gpus === 1 ? s[base + L.N_MAXFREE] >= pod.milli : s[base + L.N_FULL] >= pod.gpus)) room++;
+      if ((s[base + L.N_MODEL]! & mask) !== 0) model++;
+      if (s[base + L.N_GPUS]! > 0 && (pod.gpus === 1 ? s[base + L.N_MAXFREE]! >= pod.milli : s[base + L.N_FULL]! >= pod.gpus)) room++;
     }
     const n = this.nodeIds.length;
     const gpuText = !gpuPod ? '' : pod.gpus === 1 && pod.milli < 1000 ? ` and a GPU with ${pod.milli} milli free` : ` and ${pod.gpus} wholly free GPU${pod.gpus > 1 ? 's' : ''}`;
@@ -420,9 +422,9 @@ export class PodScheduler {
     this.checkOpen();
     const k = this.nodes.indexOf(node);
     const s = this.memory.ints();
-    const base = s[L.H_NODE_AT] + k * s[L.H_STRIDE];
+    const base = s[L.H_NODE_AT]! + k * s[L.H_STRIDE]!;
     const gAt = base + L.N_TAGS + this.maxGpus + 1;
-    return { cpu: s[base + L.N_CPU], memoryMiB: s[base + L.N_MEM], gpus: Array.from(s.subarray(gAt, gAt + s[base + L.N_GPUS])) };
+    return { cpu: s[base + L.N_CPU]!, memoryMiB: s[base + L.N_MEM]!, gpus: Array.from(s.subarray(gAt, gAt + s[base + L.N_GPUS]!)) };
   }
 
   /**
@@ -441,13 +443,13 @@ export class PodScheduler {
    */
   fragmentation(): number {
     this.checkOpen();
-    return this.memory.floats()[this.memory.ints()[L.H_F_FRAG]];
+    return this.memory.floats()[this.memory.ints()[L.H_F_FRAG]!]!;
   }
 
   /** Frag of node `node`, in milli-GPU. */
   nodeFragmentation(node: string): number {
     this.checkOpen();
-    return this.memory.floats()[this.nodes.indexOf(node)];
+    return this.memory.floats()[this.nodes.indexOf(node)]!; // indexOf throws UNKNOWN_NODE for a node not there
   }
 
   /**
@@ -490,6 +492,6 @@ function subscribeWeakly(nodes: NodeView, scheduler: PodScheduler, memory: Fleet
 /** Topology set score of GPU indices: the sum of their pair scores. */
 function setScore(matrix: Int32Array, width: number, gpus: readonly number[]): number {
   let score = 0;
-  for (let i = 0; i < gpus.length; i++) for (let j = i + 1; j < gpus.length; j++) score += matrix[gpus[i] * width + gpus[j]];
+  for (let i = 0; i < gpus.length; i++) for (let j = i + 1; j < gpus.length; j++) score += matrix[gpus[i]! * width + gpus[j]!]!;
   return score;
 }

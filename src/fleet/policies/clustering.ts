@@ -1,5 +1,6 @@
 // GpuClustering (plugin/gpu_clustering_score.go): pods of one kind (sharing, or k whole GPUs) go
 // together. A node's kinds are the tags of the GPU pods on it (tag 0: sharing, tag k: k whole GPUs).
+// Index reads carry `!`: the kernel arrays are read at the layout's offsets.
 import { POLICY_REGISTRY } from './registry.js';
 import type { FleetPolicy } from './types.js';
 
@@ -20,7 +21,7 @@ export function clusteringScore(freeMilli: number, tags: Int32Array, at: number,
   if (tag < 0) return 0;
   const b = Math.trunc((25 * (8000 - freeMilli)) / 8000);
   let total = 0;
-  for (let t = 0; t <= maxTag; t++) total += tags[at + t];
+  for (let t = 0; t <= maxTag; t++) total += tags[at + t]!;
   if (total === 0) return b + 25;
   const mine = tags[at + tag];
   if (mine === 0) return b;

@@ -1,5 +1,6 @@
 // FGD (plugin/fgd_score.go): the node, and the GPU inside it, whose fragmentation grows the least
 // under the typical-pod distribution, quantized as ⌊100·σ(Δ/1000)⌋ with Δ = Frag(node) − Frag(node').
+// Index reads carry `!`: the kernel arrays are read at the layout's offsets.
 import { POLICY_REGISTRY } from './registry.js';
 import type { FleetPolicy } from './types.js';
 
@@ -14,7 +15,7 @@ export function fgdQuantize(delta: number, thr: Float64Array, at: number): numbe
   let hi = 99;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (delta >= thr[at + mid]) lo = mid + 1;
+    if (delta >= thr[at + mid]!) lo = mid + 1;
     else hi = mid;
   }
   return lo;

@@ -17,6 +17,7 @@
 //   unconstrained pods onto them takes the GPUs the constrained pods need (gpuspec33: 87.31 against
 //   FGD's 87.86 without this exception).
 // Everything else (scores, GPU choice, the random node rank on a tie) is FGD's.
+// Index reads carry `!`: the fill tables span 0..1000 milli.
 import { POLICY_REGISTRY } from './registry.js';
 import type { FleetPolicy } from './types.js';
 
@@ -33,15 +34,15 @@ export function deadHole(pods: readonly { gpus: number; milli: number }[]): numb
     .map((p) => p.milli)
     .sort((a, b) => a - b);
   if (shares.length === 0) return 0;
-  return shares[Math.ceil(0.01 * shares.length) - 1];
+  return shares[Math.ceil(0.01 * shares.length) - 1]!; // 0 ≤ ⌈0.01·n⌉ − 1 < n for n ≥ 1
 }
 
 /** Milli a multiset of `sizes` can take out of r (at most r), for r = 0..1000 (unbounded knapsack). */
 function bestFills(sizes: readonly number[]): Int32Array {
   const fill = new Int32Array(1001);
   for (let r = 1; r <= 1000; r++) {
-    let best = fill[r - 1];
-    for (const m of sizes) if (m <= r && fill[r - m] + m > best) best = fill[r - m] + m;
+    let best = fill[r - 1]!;
+    for (const m of sizes) if (m <= r && fill[r - m]! + m > best) best = fill[r - m]! + m;
     fill[r] = best;
   }
   return fill;
@@ -58,8 +59,8 @@ function bestFills(sizes: readonly number[]): Int32Array {
 export function cleanRemainders(typical: readonly { gpus: number; milli: number }[], dead: number): Int32Array {
   const sizes = [...new Set(typical.filter((t) => t.gpus === 1 && t.milli > 0 && t.milli < 1000).map((t) => t.milli))];
   const fill = bestFills(sizes);
-  const slack = 1000 - fill[1000];
+  const slack = 1000 - fill[1000]!;
   const clean = new Int32Array(1000);
-  for (let r = 0; r < 1000; r++) clean[r] = r < dead || r - fill[r] <= slack ? 1 : 0;
+  for (let r = 0; r < 1000; r++) clean[r] = r < dead || r - fill[r]! <= slack ? 1 : 0;
   return clean;
 }

@@ -1,5 +1,6 @@
 // GpuPacking (plugin/gpu_packing_score.go): fill partly used GPUs first, then partly used nodes,
 // idle nodes last (small idle nodes before big ones).
+// Index reads carry `!`: the kernel arrays are read at the layout's offsets.
 import { POLICY_REGISTRY } from './registry.js';
 import type { FleetPolicy } from './types.js';
 
@@ -18,7 +19,7 @@ export function packingScore(s: Int32Array, at: number, gpus: number, full: numb
     // The single GPU taken: the least free milli that fits (a stable ascending walk takes it first).
     let best = 1001;
     for (let i = 0; i < gpus; i++) {
-      const g = s[at + i];
+      const g = s[at + i]!;
       if (g >= milli && g < best) best = g;
     }
     if (best === 1000) return 49;

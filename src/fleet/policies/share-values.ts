@@ -11,6 +11,8 @@
 // simplex pivots from the last optimum), and a knapsack over the sizes (at most as many of a size
 // as the workload has) that finds the configuration the current prices violate most. Exact enough
 // for its use: values are compared with a tolerance of 1e-9.
+// Index reads carry `!`: every tableau row is as wide as the objective row, basis has an entry per
+// row, and the knapsack tables span 0..1000 milli.
 import { AllocationError } from '../../shared/errors.js';
 
 /**
@@ -54,7 +56,7 @@ class Tableau {
     this.cost = [...c, ...new Array<number>(m + 1).fill(0)];
     start.forEach((a, i) => {
       const row = new Array<number>(n + m + 1).fill(0);
-      for (let j = 0; j < n; j++) row[j] = a[j];
+      for (let j = 0; j < n; j++) row[j] = a[j]!;
       row[n + i] = 1;
       row[n + m] = 1;
       this.rows.push(row);
@@ -71,13 +73,13 @@ class Tableau {
     this.cost.splice(this.cost.length - 1, 0, 0);
     const width = this.cost.length;
     const row = new Array<number>(width).fill(0);
-    for (let j = 0; j < n; j++) row[j] = a[j];
+    for (let j = 0; j < n; j++) row[j] = a[j]!;
     row[width - 2] = 1;
     row[width - 1] = 1;
     // In terms of the current non-basic variables: eliminate the basic ones.
     this.rows.forEach((r, i) => {
-      const factor = row[this.basis[i]];
-      if (factor !== 0) for (let j = 0; j < width; j++) row[j] -= factor * r[j];
+      const factor = row[this.basis[i]!]!;
+      if (factor !== 0) for (let j = 0; j < width; j++) row[j]! -= factor * r[j]!;
     });
     this.rows.push(row);
     this.basis.push(width - 2);
@@ -87,12 +89,12 @@ class Tableau {
 
   private pivot(leave: number, enter: number): void {
     const width = this.cost.length;
-    const p = this.rows[leave];
-    const k = p[enter];
-    for (let j = 0; j < width; j++) p[j] /= k;
+    const p = this.rows[leave]!;
+    const k = p[enter]!;
+    for (let j = 0; j < width; j++) p[j]! /= k;
     const eliminate = (r: number[]): void => {
-      const factor = r[enter];
-      if (factor !== 0) for (let j = 0; j < width; j++) r[j] -= factor * p[j];
+      const factor = r[enter]!;
+      if (factor !== 0) for (let j = 0; j < width; j++) r[j]! -= factor * p[j]!;
     };
     this.rows.forEach((r, i) => i !== leave && eliminate(r));
     eliminate(this.cost);
@@ -104,14 +106,14 @@ class Tableau {
     const width = this.cost.length;
     for (let iteration = 0; iteration < 100000; iteration++) {
       let leave = -1;
-      for (let i = 0; i < this.rows.length; i++) if (this.rows[i][width - 1] < -EPS && (leave < 0 || this.basis[i] < this.basis[leave])) leave = i;
+      for (let i = 0; i < this.rows.length; i++) if (this.rows[i]![width - 1]! < -EPS && (leave < 0 || this.basis[i]! < this.basis[leave]!)) leave = i;
       if (leave < 0) return;
       let enter = -1;
       let ratio = Infinity;
       for (let j = 0; j < width - 1; j++) {
-        const a = this.rows[leave][j];
+        const a = this.rows[leave]![j]!;
         if (a >= -EPS) continue;
-        const r = Math.max(0, this.cost[j]) / a;
+        const r = Math.max(0, this.cost[j]!) / a;
         if (-r < ratio - EPS) {
           ratio = -r;
           enter = j;
@@ -128,15 +130,15 @@ class Tableau {
     const width = this.cost.length;
     for (let iteration = 0; iteration < 100000; iteration++) {
       let enter = -1;
-      for (let j = 0; j < width - 1 && enter < 0; j++) if (this.cost[j] > EPS) enter = j;
+      for (let j = 0; j < width - 1 && enter < 0; j++) if (this.cost[j]! > EPS) enter = j;
       if (enter < 0) return;
       let leave = -1;
       let ratio = Infinity;
       for (let i = 0; i < this.rows.length; i++) {
-        const a = this.rows[i][enter];
+        const a = this.rows[i]![enter]!;
         if (a <= EPS) continue;
-        const r = this.rows[i][width - 1] / a;
-        if (r < ratio - EPS || (Math.abs(r - ratio) <= EPS && this.basis[i] < this.basis[leave])) {
+        const r = this.rows[i]![width - 1]! / a;
+        if (r < ratio - EPS || (Math.abs(r - ratio) <= EPS && this.basis[i]! < this.basis[leave]!)) {
           ratio = r;
           leave = i;
         }
@@ -152,7 +154,7 @@ class Tableau {
     const y = new Array<number>(this.c.length).fill(0);
     const width = this.cost.length;
     this.rows.forEach((r, i) => {
-      if (this.basis[i] < this.c.length) y[this.basis[i]] = Math.max(0, r[width - 1]);
+      if (this.basis[i]! < this.c.length) y[this.basis[i]!] = Math.max(0, r[width - 1]!);
     });
     return y;
   }
@@ -166,12 +168,12 @@ function bestConfiguration(sizes: readonly number[], counts: readonly number[], 
   sizes.forEach((s, i) => {
     const next = new Float64Array(1001);
     const copies = new Int32Array(1001);
-    const most = Math.min(counts[i], Math.floor(1000 / s));
+    const most = Math.min(counts[i]!, Math.floor(1000 / s));
     for (let r = 0; r <= 1000; r++) {
-      next[r] = best[r];
+      next[r] = best[r]!;
       for (let k = 1; k <= most && k * s <= r; k++) {
-        const v = best[r - k * s] + k * y[i];
-        if (v > next[r] + EPS) {
+        const v = best[r - k * s]! + k * y[i]!;
+        if (v > next[r]! + EPS) {
           next[r] = v;
           copies[r] = k;
         }
@@ -183,10 +185,10 @@ function bestConfiguration(sizes: readonly number[], counts: readonly number[], 
   const config = new Array<number>(sizes.length).fill(0);
   let r = 1000;
   for (let i = sizes.length - 1; i >= 0; i--) {
-    config[i] = taken[i][r];
-    r -= config[i] * sizes[i];
+    config[i] = taken[i]![r]!;
+    r -= config[i]! * sizes[i]!;
   }
-  return { config, value: best[1000] };
+  return { config, value: best[1000]! };
 }
 
 /**
@@ -199,7 +201,7 @@ export function sharePrices(sizes: readonly number[], counts: readonly number[])
   if (sizes.length === 0) return [];
   const tableau = new Tableau(
     counts,
-    sizes.map((s, i) => sizes.map((_, j) => (j === i ? Math.min(counts[i], Math.floor(1000 / s)) : 0))),
+    sizes.map((s, i) => sizes.map((_, j) => (j === i ? Math.min(counts[i]!, Math.floor(1000 / s)) : 0))),
   );
   for (let round = 0; round < 100000; round++) {
     const y = tableau.solution();
@@ -225,12 +227,12 @@ export function planTables(pods: readonly { gpus: number; milli: number }[]): { 
   const y = sharePrices(sizes, counts);
   const value = new Float64Array(1001);
   for (let r = 1; r <= 1000; r++) {
-    let best = value[r - 1];
-    for (let i = 0; i < sizes.length; i++) if (sizes[i] <= r && value[r - sizes[i]] + y[i] > best) best = value[r - sizes[i]] + y[i];
+    let best = value[r - 1]!;
+    for (let i = 0; i < sizes.length; i++) if (sizes[i]! <= r && value[r - sizes[i]!]! + y[i]! > best) best = value[r - sizes[i]!]! + y[i]!;
     value[r] = best;
   }
   // An unpriced size costs a whole GPU's worth: value[v] − value[v − m] never exceeds it, so such a share is on plan anywhere.
-  const price = new Float64Array(1001).fill(value[1000]);
-  sizes.forEach((s, i) => (price[s] = y[i]));
+  const price = new Float64Array(1001).fill(value[1000]!);
+  sizes.forEach((s, i) => (price[s] = y[i]!));
   return { value, price };
 }
