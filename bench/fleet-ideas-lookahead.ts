@@ -31,12 +31,12 @@ function failReason(f: Fleet, p: Pod, mask: number): string {
   let gpuRoom = false;
   let cpuToo = false;
   for (let k = 0; k < f.n; k++) {
-    const g = f.g[k];
+    const g = f.g[k]!;
     let room = p.gpus === 0;
-    if (!room && g.length > 0 && (mask & f.model[k]) !== 0) room = p.gpus === 1 ? g.some((v) => v >= p.milli) : f.full(k) >= p.gpus;
+    if (!room && g.length > 0 && (mask & f.model[k]!) !== 0) room = p.gpus === 1 ? g.some((v) => v >= p.milli) : f.full(k) >= p.gpus;
     if (!room) continue;
     gpuRoom = true;
-    if (f.cpu[k] >= p.cpu) cpuToo = true;
+    if (f.cpu[k]! >= p.cpu) cpuToo = true;
   }
   return !gpuRoom ? 'no GPU room' : !cpuToo ? 'GPU room only where CPU is short' : 'GPU room only where memory is short';
 }
@@ -45,12 +45,12 @@ function snapshotFree(f: Fleet, free: Map<string, number>): void {
   free.clear();
   const add = (key: string, v: number) => free.set(key, (free.get(key) ?? 0) + v);
   for (let k = 0; k < f.n; k++) {
-    const g = f.g[k];
+    const g = f.g[k]!;
     const full = f.full(k);
     for (const v of g) {
       if (v === 0) continue;
       if (v === 1000)
-        add(f.typ.some((t) => t.gpus > 0 && t.cpu <= f.cpu[k] && (t.mask & f.model[k]) !== 0 && (t.milli < 1000 || t.gpus <= full)) ? 'idle GPU' : 'idle GPU, no typical pod has the CPU', v);
+        add(f.typ.some((t) => t.gpus > 0 && t.cpu <= f.cpu[k]! && (t.mask & f.model[k]!) !== 0 && (t.milli < 1000 || t.gpus <= full)) ? 'idle GPU' : 'idle GPU, no typical pod has the CPU', v);
       else add(v < 100 ? 'hole <100' : v <= 190 ? 'hole 100-190' : v < 300 ? 'hole 191-299' : 'hole 300+', v);
     }
   }
@@ -95,35 +95,35 @@ export function simulate(nodes: readonly NodeSpec[], pods: readonly Pod[], idea:
     const top: Candidate[] = [];
     for (let k = 0; k < f.n; k++) {
       if (!f.fits(k, p, mask)) continue;
-      let hit = cache[k].get(key);
+      let hit = cache[k]!.get(key);
       if (hit === undefined) {
         let score = -Infinity;
         let choice = -1;
         if (!sharing) {
           const q = f.fgd(k, p, -1);
           if (rule === 'fgd') score = q;
-          else if (p.gpus === 0 || p.milli === 0) score = rule.cpu !== undefined ? rule.cpu(f, k, p, q) : q * 1e6 - f.g[k].reduce((a, v) => a + v, 0);
-          else score = rule.whole !== undefined ? rule.whole(f, k, p, q) : q * 8589934592 + (f.wanted[k] !== 0 ? 0 : 4294967296 - (f.cpu[k] - p.cpu) / (f.full(k) - p.gpus + 1));
+          else if (p.gpus === 0 || p.milli === 0) score = rule.cpu !== undefined ? rule.cpu(f, k, p, q) : q * 1e6 - f.g[k]!.reduce((a, v) => a + v, 0);
+          else score = rule.whole !== undefined ? rule.whole(f, k, p, q) : q * 8589934592 + (f.wanted[k] !== 0 ? 0 : 4294967296 - (f.cpu[k]! - p.cpu) / (f.full(k) - p.gpus + 1));
         } else {
-          const g = f.g[k];
+          const g = f.g[k]!;
           for (let i = 0; i < g.length; i++) {
-            if (g[i] < p.milli || g.subarray(0, i).includes(g[i])) continue;
+            if (g[i]! < p.milli || g.subarray(0, i).includes(g[i]!)) continue;
             const q = f.fgd(k, p, i);
-            const s = rule === 'fgd' ? q : rule.share(f, k, p, i, g[i], q);
+            const s = rule === 'fgd' ? q : rule.share(f, k, p, i, g[i]!, q);
             if (s > score) (score = s), (choice = i);
           }
         }
         hit = Float64Array.of(score, choice);
-        cache[k].set(key, hit);
+        cache[k]!.set(key, hit);
       }
-      const c = { node: k, gpu: hit[1], score: hit[0] };
-      const before = (a: Candidate, b: Candidate) => a.score > b.score || (a.score === b.score && ranks[a.node] < ranks[b.node]);
-      if (top.length === TOP && !before(c, top[TOP - 1])) continue;
+      const c: Candidate = { node: k, gpu: hit[1]!, score: hit[0]! };
+      const before = (a: Candidate, b: Candidate) => a.score > b.score || (a.score === b.score && ranks[a.node]! < ranks[b.node]!);
+      if (top.length === TOP && !before(c, top[TOP - 1]!)) continue;
       if (top.length < TOP) top.push(c);
       else top[TOP - 1] = c;
-      for (let at = top.length - 1; at > 0 && before(top[at], top[at - 1]); at--) [top[at], top[at - 1]] = [top[at - 1], top[at]];
+      for (let at = top.length - 1; at > 0 && before(top[at]!, top[at - 1]!); at--) [top[at], top[at - 1]] = [top[at - 1]!, top[at]!];
     }
-    let pick: Candidate | null = top.length === 0 ? null : top[0];
+    let pick: Candidate | null = top.length === 0 ? null : top[0]!;
     if (pick !== null && idea.decide !== undefined) {
       const t0 = process.cpuUsage();
       pick = idea.decide(f, p, top, ctx);
@@ -133,18 +133,18 @@ export function simulate(nodes: readonly NodeSpec[], pods: readonly Pod[], idea:
     if (pick !== null && rule !== 'fgd' && rule.decline?.(f, pick.node, p, pick.gpu) === true) pick = null;
     if (pick !== null) {
       const node = pick.node;
-      f.cpu[node] -= p.cpu;
-      f.mem[node] -= p.memory;
-      const g = f.g[node];
-      if (sharing) g[pick.gpu] -= p.milli;
+      f.cpu[node]! -= p.cpu;
+      f.mem[node]! -= p.memory;
+      const g = f.g[node]!;
+      if (sharing) g[pick.gpu]! -= p.milli;
       else if (p.milli > 0) for (let j = 0, left = p.gpus; j < g.length && left > 0; j++) if (g[j] === 1000) (g[j] = 0), left--;
-      f.frag[node] = f.fragOf(g, f.cpu[node], f.model[node]);
+      f.frag[node] = f.fragOf(g, f.cpu[node]!, f.model[node]!);
       used += p.gpus * p.milli;
       const full = f.full(node);
-      f.idle += full - fullOf[node];
+      f.idle += full - fullOf[node]!;
       if (g.length === 8) f.idle8 += (full === 8 ? 1 : 0) - (fullOf[node] === 8 ? 1 : 0);
       fullOf[node] = full;
-      cache[node].clear();
+      cache[node]!.clear();
     } else if (loss !== undefined && bin <= 100) {
       const key2 = `${podClass(p)} / ${failReason(f, p, mask)}`;
       loss.failed.set(key2, (loss.failed.get(key2) ?? 0) + p.gpus * p.milli);
@@ -154,7 +154,7 @@ export function simulate(nodes: readonly NodeSpec[], pods: readonly Pod[], idea:
     alloc.push(round2(used / gpus / 10));
   }
   const cpu = process.cpuUsage(start);
-  return { at100: binCurve(bins, alloc)[100], us: (cpu.user + cpu.system) / bins.length, lookups: ctx.lookups / bins.length, lookUs: (lookMs * 1000) / bins.length };
+  return { at100: binCurve(bins, alloc)[100]!, us: (cpu.user + cpu.system) / bins.length, lookups: ctx.lookups / bins.length, lookUs: (lookMs * 1000) / bins.length };
 }
 
 /** The idea of a name: this file's lookahead ideas first, then bench/fleet-ideas.ts's. */

@@ -344,8 +344,8 @@ function run(nodes: readonly NodeSpec[], pods: readonly Pod[], rule: Rules | 'fg
   return { at100, us: (cpu.user + cpu.system) / bins.length };
 }
 
-// The table, when run as a program (bench/fleet-ideas-lookahead.ts imports the pieces above).
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+/** The table: each idea's mean ± sd over the seeds (`extra`: more ideas, as bench/fleet-ideas-node-lp.ts adds). */
+export async function main(extra?: (idea: string, nodes: readonly NodeSpec[], pods: readonly Pod[]) => Promise<Rules | undefined>): Promise<void> {
   const root = openbRoot(import.meta.url);
   const arg = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
   const trace = arg('trace', 'default');
@@ -355,7 +355,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const pods = validatePods('pods', parsePodCsv('pods', readFileSync(join(root, `data/openb/openb_pod_list_${trace}.csv`), 'utf8')));
   process.stdout.write(`${trace}, seeds ${arg('seeds', '42..46')}: GPU allocation at 100 % arrived (mean ± sd), CPU µs per pod attempt (a scan; compare within this table)\n`);
   for (const idea of ideas) {
-    const rule = await ruleOf(idea, nodes, pods);
+    const rule = (await extra?.(idea, nodes, pods)) ?? (await ruleOf(idea, nodes, pods));
     const runs = seeds.map((seed) => run(nodes, pods, rule, seed));
     const v = runs.map((r) => r.at100);
     const mean = v.reduce((a, b) => a + b, 0) / v.length;
@@ -364,3 +364,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     process.stdout.write(`${idea.padEnd(20)} ${mean.toFixed(3)} ± ${sd.toFixed(3)}  [${v.join(' ')}]  ${us.toFixed(0)} µs\n`);
   }
 }
+
+// The table, when run as a program (bench/fleet-ideas-lookahead.ts imports the pieces above).
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();

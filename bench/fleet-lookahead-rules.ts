@@ -45,20 +45,20 @@ function cpuPerMilli(pods: readonly Pod[]): number {
  * the node's CPU left cannot serve at the workload's CPU per GPU milli: max(0, free − cpuLeft / rho).
  */
 function softStranded(f: Fleet, k: number, rho: number, cpu: number, i: number, milli: number, whole: number): number {
-  const g = f.g[k];
+  const g = f.g[k]!;
   let free = 0;
   for (let j = 0, w = whole; j < g.length; j++) {
-    let v = j === i ? g[j] - milli : g[j];
+    let v = j === i ? g[j]! - milli : g[j]!;
     if (w > 0 && v === 1000) (v = 0), w--;
     if (v >= 100) free += v;
   }
-  return Math.max(0, free - (f.cpu[k] - cpu) / rho);
+  return Math.max(0, free - (f.cpu[k]! - cpu) / rho);
 }
 
 /** Adds a penalty (in stranded milli, w/100 per milli, capped as strand's) to every score of `rules`. */
 function penalized(rules: Rules, pen: (f: Fleet, k: number, p: Pod, i: number) => number, w: number): Rules {
-  const cpuOf = rules.cpu ?? ((f: Fleet, k: number, _p: Pod, q: number) => q * 1e6 - f.g[k].reduce((a, v) => a + v, 0));
-  const wholeOf = rules.whole ?? ((f: Fleet, k: number, p: Pod, q: number) => q * 8589934592 + (f.wanted[k] !== 0 ? 0 : 4294967296 - (f.cpu[k] - p.cpu) / (f.full(k) - p.gpus + 1)));
+  const cpuOf = rules.cpu ?? ((f: Fleet, k: number, _p: Pod, q: number) => q * 1e6 - f.g[k]!.reduce((a, v) => a + v, 0));
+  const wholeOf = rules.whole ?? ((f: Fleet, k: number, p: Pod, q: number) => q * 8589934592 + (f.wanted[k] !== 0 ? 0 : 4294967296 - (f.cpu[k]! - p.cpu) / (f.full(k) - p.gpus + 1)));
   return {
     ...rules,
     share: (f, k, p, i, v, q) => rules.share(f, k, p, i, v, q) - Math.min(900, Math.round((w * pen(f, k, p, i)) / 100)),
@@ -103,9 +103,9 @@ function rolloutFill(g0: Int32Array, cpu0: number, mem0: number, seqs: readonly 
       }
       if (isShare(p)) {
         let best = -1;
-        for (let j = 0; j < g.length; j++) if (g[j] >= p.milli && (best < 0 || g[j] < g[best]) && (onPlan === undefined || onPlan(p.milli, g[j]))) best = j;
+        for (let j = 0; j < g.length; j++) if (g[j]! >= p.milli && (best < 0 || g[j]! < g[best]!) && (onPlan === undefined || onPlan(p.milli, g[j]!))) best = j;
         if (best < 0) continue;
-        g[best] -= p.milli;
+        g[best]! -= p.milli;
       } else {
         let full = 0;
         for (const v of g) if (v === 1000) full++;
@@ -124,7 +124,7 @@ function rolloutFill(g0: Int32Array, cpu0: number, mem0: number, seqs: readonly 
 export async function lookaheadIdea(name: string, nodes: readonly NodeSpec[], pods: readonly Pod[]): Promise<Idea | undefined> {
   const [baseName, ...mods] = name.split('|');
   if (mods.length === 0) return undefined;
-  const idea = await baseIdea(baseName, nodes, pods);
+  const idea = await baseIdea(baseName ?? '', nodes, pods);
   if (idea.rules === 'fgd') throw new Error('the lookahead modifiers apply to the rules of fgd-close and later, not to fgd');
   const gpus = nodes.reduce((a, x) => a + x.gpus, 0);
   const rho = cpuPerMilli(pods);
@@ -139,10 +139,10 @@ export async function lookaheadIdea(name: string, nodes: readonly NodeSpec[], po
     const epoch = idea.epoch;
     if (kind === 'soft') {
       // Soft stranding: the GPU milli the node's CPU left cannot serve at the workload's CPU per GPU milli, w/100 per milli.
-      idea.rules = penalized(rules, (f, k, p, i) => softStranded(f, k, rho, p.cpu, i, isShare(p) ? p.milli : 0, isShare(p) ? 0 : p.milli > 0 ? p.gpus : 0), a[0]);
+      idea.rules = penalized(rules, (f, k, p, i) => softStranded(f, k, rho, p.cpu, i, isShare(p) ? p.milli : 0, isShare(p) ? 0 : p.milli > 0 ? p.gpus : 0), a[0]!);
     } else if (kind === 'end') {
       // End game by expected demand: once the wholly free GPUs are fewer than W × the whole GPUs the remaining arrivals (to 100 %) are expected to ask, shares go to partly used GPUs first (mode 1: above on plan; mode 0: below it).
-      const w = a[0];
+      const w = a[0]!;
       const above = (a[1] ?? 1) === 1;
       const late = (f: Fleet, ctx: RunContext) => f.idle < w * ((ctx.capacity - ctx.arrived) / 1000) * wholeFrac;
       let on = false;
@@ -151,12 +151,12 @@ export async function lookaheadIdea(name: string, nodes: readonly NodeSpec[], po
       idea.rules = { ...rules, share: (f, k, p, i, v, q) => rules.share(f, k, p, i, v, q) + (on && v < 1000 ? (above ? 2000 : 500) : 0) };
     } else if (kind === 'roll' || kind === 'rollp' || kind === 'rollh') {
       // Rollouts on close decisions: among the best n nodes (2 unless given) that score within delta of the best, the one whose state the pod damages least, over M sampled continuations of K pods each (scope 0: shares only; 1: every GPU pod; 2: every pod).
-      const [delta, m, len] = a;
+      const [delta = 0, m = 1, len = 1] = a;
       const scope = a[3] ?? 0;
       const rng = xorshift(0x9e3779b9);
       const byModel = new Map<number, Pod[]>();
       const sampleFor = (f: Fleet, k: number): Pod[] => {
-        const bit = f.model[k];
+        const bit = f.model[k]!;
         let list = byModel.get(bit);
         if (list === undefined) byModel.set(bit, (list = pods.filter((p) => p.gpus === 0 || f.mask(p.models) & bit)));
         return list;
@@ -169,22 +169,22 @@ export async function lookaheadIdea(name: string, nodes: readonly NodeSpec[], po
       for (const p of pods) podMilli += p.gpus * p.milli;
       podMilli /= pods.length;
       const horizon = (ctx: RunContext) => (kind !== 'rollh' ? len : Math.max(2, Math.min(len, Math.ceil((alpha * Math.max(0, ctx.capacity - ctx.arrived)) / podMilli / nodes.length))));
-      const onPlan = kind === 'rollp' ? (m: number, v: number) => value[v] - price(m) - value[v - m] < 1e-9 : undefined;
+      const onPlan = kind === 'rollp' ? (m: number, v: number) => value[v]! - price(m) - value[v - m]! < 1e-9 : undefined;
       idea.decide = (f, p, top, ctx) => {
-        const close = top.filter((c) => top[0].score - c.score <= delta).slice(0, among);
-        if (close.length < 2) return top[0];
-        if (scope === 0 ? !isShare(p) : scope === 1 ? p.gpus === 0 || p.milli === 0 : false) return top[0];
+        const close = top.filter((c) => top[0]!.score - c.score <= delta).slice(0, among);
+        if (close.length < 2) return top[0]!;
+        if (scope === 0 ? !isShare(p) : scope === 1 ? p.gpus === 0 || p.milli === 0 : false) return top[0]!;
         ctx.lookups++;
         // The damage of a placement: the GPU milli the sampled continuations place on its node without the pod, less with it.
-        let pick = top[0];
+        let pick = top[0]!;
         let least = Infinity;
         for (const c of close) {
           const list = sampleFor(f, c.node);
-          const seqs = Array.from({ length: m }, () => Array.from({ length: horizon(ctx) }, () => list[rng() % list.length]));
-          const g = Int32Array.from(f.g[c.node]);
-          if (isShare(p)) g[c.gpu] -= p.milli;
+          const seqs = Array.from({ length: m }, () => Array.from({ length: horizon(ctx) }, () => list[rng() % list.length]!));
+          const g = Int32Array.from(f.g[c.node]!);
+          if (isShare(p)) g[c.gpu]! -= p.milli;
           else if (p.milli > 0) for (let j = 0, left = p.gpus; j < g.length && left > 0; j++) if (g[j] === 1000) (g[j] = 0), left--;
-          const damage = rolloutFill(f.g[c.node], f.cpu[c.node], f.mem[c.node], seqs, onPlan) - rolloutFill(g, f.cpu[c.node] - p.cpu, f.mem[c.node] - p.memory, seqs, onPlan);
+          const damage = rolloutFill(f.g[c.node]!, f.cpu[c.node]!, f.mem[c.node]!, seqs, onPlan) - rolloutFill(g, f.cpu[c.node]! - p.cpu, f.mem[c.node]! - p.memory, seqs, onPlan);
           if (damage < least) (least = damage), (pick = c);
         }
         return pick;

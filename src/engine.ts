@@ -1,6 +1,6 @@
 // openEngine: one API over either backend's kernels.
 
-import { createTsKernels } from './baseline/index.js';
+import { type MultiNodePlanner, multiNodePlanner } from './cluster/multi-node.js';
 import { type ClusterInit, ClusterState } from './cluster/state.js';
 import { type AlignedRequest, type AlignedResult, allocateAligned } from './devices/aligned.js';
 import { naturalSort } from './devices/natural-sort.js';
@@ -41,6 +41,18 @@ export type EngineOptions = {
 
 const ENGINE_OPTION_KEYS = keysOf<EngineOptions>()(['backend', 'build', 'wasm']);
 
+/** Options of openPlacementEngine: openEngine's, and whether its cluster states plan across nodes. */
+export type PlacementEngineOptions = EngineOptions & {
+  /**
+   * `multiNodePlanner` (from gpualloc/placement): its cluster states also plan models across nodes,
+   * as openEngine's do. Absent (the default, so a page that does not need it does not ship it): they
+   * plan on one node at a time (ClusterState.plan says so where it matters).
+   */
+  multiNode?: MultiNodePlanner;
+};
+
+const PLACEMENT_ENGINE_OPTION_KEYS = keysOf<PlacementEngineOptions>()(['backend', 'build', 'wasm', 'multiNode']);
+
 /**
  * The engine without Kubernetes DRA and the fleet simulator: device split, replicas, aligned picks,
  * model placement and cluster states (pod schedulers included), over one backend. What
@@ -56,12 +68,15 @@ export class PlacementEngine {
   readonly kernels: Kernels;
   /** The WebAssembly core, when backend is 'wasm'. */
   readonly core?: WasmCore;
+  /** What makes this engine's cluster states plan across nodes (undefined: one node at a time). */
+  private readonly multiNode: MultiNodePlanner | undefined;
 
-  /** Use createEngine. */
-  constructor(kernels: Kernels, core?: WasmCore) {
+  /** Use openPlacementEngine. */
+  constructor(kernels: Kernels, core?: WasmCore, multiNode?: MultiNodePlanner) {
     this.backend = kernels.backend;
     this.kernels = kernels;
     if (core !== undefined) this.core = core;
+    this.multiNode = multiNode;
   }
 
   /** IDs in natural order (cuda1, cuda2, cuda10). */
@@ -103,14 +118,14 @@ export class PlacementEngine {
     return prepareNode(readInput('request', request, false) as PrepareRequest);
   }
 
-  /** A mutable state of one or many nodes for plan / commit / release. */
+  /** A mutable state of one or many nodes for plan / commit / release (across nodes when the engine has the multi-node planner). */
   createClusterState(init: ClusterInit): ClusterState {
-    return ClusterState.create(this.kernels, readInput('init', init, false) as ClusterInit);
+    return ClusterState.create(this.kernels, readInput('init', init, false) as ClusterInit, this.multiNode);
   }
 
   /** Restores a ClusterState from its toJSON() output (object or JSON text). */
   restoreClusterState(json: unknown): ClusterState {
-    return ClusterState.restore(this.kernels, readInput('state', json));
+    return ClusterState.restore(this.kernels, readInput('state', json), this.multiNode);
   }
 
   /**
@@ -132,6 +147,11 @@ export class PlacementEngine {
 
 /** The allocation engine: every capability over one backend (PlacementEngine's, the fleet simulator and Kubernetes DRA). */
 export class Engine extends PlacementEngine {
+  /** Use openEngine. */
+  constructor(kernels: Kernels, core?: WasmCore) {
+    super(kernels, core, multiNodePlanner);
+  }
+
   /**
    * Replays a pod list on a fleet of nodes by the FGD protocol under one policy (src/fleet/), holding
    * the event loop until it ends (hundreds of ms on thousands of nodes): scripts and workers. A
@@ -179,7 +199,7 @@ export class Engine extends PlacementEngine {
  * engine). Factories that return a promise are named open…, those that return at once create….
  */
 export async function openEngine(options: EngineOptions = {}): Promise<Engine> {
-  const { kernels, core } = await kernelsFor(options);
+  const { kernels, core } = await kernelsFor(options, ENGINE_OPTION_KEYS);
   return new Engine(kernels, core);
 }
 
@@ -187,28 +207,38 @@ export async function openEngine(options: EngineOptions = {}): Promise<Engine> {
 export const createEngine: (options?: EngineOptions) => Promise<Engine> = openEngine;
 
 /**
- * Opens a PlacementEngine (no DRA, no fleet simulator): the same options and answers as
- * openEngine, for pages and services that ship only what they use (`gpualloc/placement`).
+ * Opens a PlacementEngine (no DRA, no fleet simulator): the same answers as openEngine, for pages and
+ * services that ship only what they use (`gpualloc/placement`). Its cluster states plan across nodes
+ * only with `multiNode: multiNodePlanner`.
  */
-export async function openPlacementEngine(options: EngineOptions = {}): Promise<PlacementEngine> {
-  const { kernels, core } = await kernelsFor(options);
-  return new PlacementEngine(kernels, core);
+export async function openPlacementEngine(options: PlacementEngineOptions = {}): Promise<PlacementEngine> {
+  const { kernels, core, multiNode } = await kernelsFor(options, PLACEMENT_ENGINE_OPTION_KEYS);
+  return new PlacementEngine(kernels, core, multiNode);
 }
 
-/** The kernels (and core) that engine options ask for. */
-async function kernelsFor(options: EngineOptions): Promise<{ kernels: Kernels; core?: WasmCore }> {
+/** The kernels (and core) that engine options ask for, and the multi-node planner they hand over. */
+async function kernelsFor(options: PlacementEngineOptions, keys: readonly string[]): Promise<{ kernels: Kernels; core?: WasmCore; multiNode?: MultiNodePlanner }> {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) throw AllocationError.at('INVALID_ARGUMENT', 'options', `expected an object, got ${describeValue(options)}`);
-  let backend: unknown, build: unknown, wasm: EngineOptions['wasm'];
+  let backend: unknown, build: unknown, wasm: EngineOptions['wasm'], multiNode: unknown;
   try {
-    rejectUnknownKeys('options', options as Record<string, unknown>, ENGINE_OPTION_KEYS);
-    ({ backend = 'wasm', build = 'release', wasm } = options);
+    rejectUnknownKeys('options', options as Record<string, unknown>, keys);
+    ({ backend = 'wasm', build = 'release', wasm, multiNode } = options);
+    if (multiNode !== undefined && (multiNode === null || typeof (multiNode as Partial<MultiNodePlanner>).spansOver !== 'function')) {
+      throw AllocationError.at('INVALID_ARGUMENT', 'options.multiNode', `expected multiNodePlanner, got ${describeValue(multiNode)}`);
+    }
   } catch (cause) {
     if (cause instanceof AllocationError) throw cause;
     throw AllocationError.at('INVALID_ARGUMENT', 'options', `reading a field threw (${cause instanceof Error ? cause.message : 'an unreadable error'})`, { cause });
   }
-  if (backend === 'ts') return { kernels: createTsKernels() };
+  const planner = multiNode as MultiNodePlanner | undefined;
+  if (backend === 'ts') {
+    // Loaded only when asked for: a page on the wasm backend (the default) does not download the
+    // TypeScript kernels (bundlers put them in a chunk of their own).
+    const { createTsKernels } = await import('./baseline/index.js');
+    return { kernels: createTsKernels(), ...(planner !== undefined ? { multiNode: planner } : {}) };
+  }
   if (backend !== 'wasm') throw AllocationError.at('INVALID_ARGUMENT', 'options.backend', `expected 'wasm' or 'ts', got ${describeValue(backend)}`);
   if (build !== 'release' && build !== 'debug') throw AllocationError.at('INVALID_ARGUMENT', 'options.build', `expected 'release' or 'debug', got ${describeValue(build)}`);
   const core = await loadCore({ build, wasm });
-  return { kernels: createWasmKernels(core), core };
+  return { kernels: createWasmKernels(core), core, ...(planner !== undefined ? { multiNode: planner } : {}) };
 }

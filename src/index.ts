@@ -1,5 +1,7 @@
 // gpualloc: the public API. Explicit named exports only.
 
+export type { MultiNodePlanner } from './cluster/multi-node.js';
+export { multiNodePlanner } from './cluster/multi-node.js';
 export type { ClusterNode, NodeFromInventoryOptions } from './cluster/node.js';
 export { nodeFromInventory } from './cluster/node.js';
 export type { ClusterInit, ClusterPlanRequest, ClusterStateJSON, ClusterStateLike, GpuUsage } from './cluster/state.js';
@@ -30,12 +32,19 @@ export type {
   GangRequest,
   GangResult,
   GangTopology,
+  GroupNotPlaced,
+  GroupOutcome,
+  GroupPlaced,
   HeldDevices,
   Node as DraNode,
   NodeScore,
+  PodInvalid,
   PodOutcome,
+  PodPlaced,
+  PodReason,
   PodSchedule,
   PodScheduling,
+  PodUnschedulable,
   ResourceClaim,
   ResourceSlice,
 } from './dra/index.js';
@@ -60,7 +69,7 @@ export {
   schedulePods,
   splitDraDump,
 } from './dra/index.js';
-export type { CompiledWasm, EngineOptions } from './engine.js';
+export type { CompiledWasm, EngineOptions, PlacementEngineOptions } from './engine.js';
 export { createEngine, Engine, openEngine, openPlacementEngine, PlacementEngine } from './engine.js';
 export type { FleetNode, FleetPod, FleetPolicyName, PodNodeView, PodPlan, PodScheduler, PodSchedulerOptions, PodSearch } from './fleet/index.js';
 export { DEFAULT_POLICY as DEFAULT_FLEET_POLICY, POLICIES as FLEET_POLICIES, parseNodeCsv, parsePodCsv, scaleTrace } from './fleet/index.js';

@@ -43,6 +43,9 @@ export type SpanRequest = {
   preferred: readonly string[];
 };
 
+/** Options across nodes, best first, or none and the reason. */
+export type SpanPlan = { options: PlacementOption[]; reason?: undefined } | { options: []; reason: Reason };
+
 /** One node's best part for one (t, share): its GPUs and its single-node ranking values. */
 type Part = { node: number; lo: number; hi: number; score: number; remainMin: number; remainSum: number; rank: number };
 
@@ -54,6 +57,19 @@ export const SPAN_BUDGET = PLACEMENT_BUDGET;
 
 const NO_STALE_MASKS = new Int32Array(0);
 const NO_STALE_BYTES = new Float64Array(0);
+
+/**
+ * What makes a cluster state plan across nodes: engines hand it to the states they create (openEngine
+ * always; openPlacementEngine when its options carry `multiNode: multiNodePlanner`), so a page that
+ * only plans on one node at a time does not ship this module.
+ */
+export interface MultiNodePlanner {
+  /** The planner across the nodes of one state's ledger (called by ClusterState, not by callers). */
+  spansOver(kernels: PlacementKernels, ledger: Ledger, indexes: NodeIndexes): SpanPlanner;
+}
+
+/** The multi-node planner, as the value `openPlacementEngine({ multiNode: multiNodePlanner })` takes. */
+export const multiNodePlanner: MultiNodePlanner = { spansOver: (kernels, ledger, indexes) => new SpanPlanner(kernels, ledger, indexes) };
 
 /** Plans options across several nodes of one ledger. */
 export class SpanPlanner {
@@ -68,7 +84,7 @@ export class SpanPlanner {
   }
 
   /** Up to `limit` options of 2 .. maxNodes nodes, best first (see the ranking above); none: a reason. */
-  plan(req: SpanRequest): { options: PlacementOption[]; reason?: Reason } {
+  plan(req: SpanRequest): SpanPlan {
     const { ledger } = this;
     const nodeCount = ledger.nodeIds.length;
     const sizes = req.sizes ?? Array.from({ length: ledger.maxWidth }, (_, k) => k + 1);
@@ -96,7 +112,7 @@ export class SpanPlanner {
       for (const f of found.slice(0, limit)) options.push(this.optionOf(f, P, req));
     }
     if (options.length > 0) return { options };
-    return { options, reason: this.reason(req, Math.min(req.maxNodes, nodeCount), sizes) };
+    return { options: [], reason: this.reason(req, Math.min(req.maxNodes, nodeCount), sizes) };
   }
 
   /** The best part of every node that can hold one of t GPUs at `share` bytes each, ranked best first (`rank` set). */

@@ -12,13 +12,14 @@ import { createPodScheduler, type NodeView, type PodScheduler, type PodScheduler
 import { type PlacementKernels, type PlacementOption, type PlacementPlan, type Slot, validatePlanRequest } from '../placement/index.js';
 import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
+import { formatBytes } from '../shared/units.js';
 import { describeValue, fail, readInput, requireObject, requireString } from '../shared/validate.js';
 import { activityTime, checkIdle, type ReleaseOptions, releaseOptions } from './activity.js';
 import { type CommitOptions, checkCommit } from './commit.js';
 import { NodeIndexes } from './indexes.js';
 import { type ClusterInit, type ClusterStateJSON, createLedger, ledgerJSON, restoreLedger } from './json.js';
 import type { GpuUsage, Ledger, SlotRecord } from './ledger.js';
-import { SpanPlanner } from './multi-node.js';
+import type { MultiNodePlanner, SpanPlanner } from './multi-node.js';
 import { LedgerView } from './node-view.js';
 import { type ClusterPlanRequest, spanRequestOf } from './plan-request.js';
 import { ClusterPlanner } from './search.js';
@@ -30,6 +31,7 @@ export { checkCommit } from './commit.js';
 export type { ClusterInit, ClusterStateJSON } from './json.js';
 export { CLUSTER_STATE_KEYS, CLUSTER_STATE_VERSION, ledgerJSON, normalizeStateJSON, restoreLedger, stateFileText } from './json.js';
 export type { GpuUsage, Ledger } from './ledger.js';
+export type { MultiNodePlanner } from './multi-node.js';
 export type { ClusterNode } from './node.js';
 export { CLUSTER_REJECTED_NODES } from './search.js';
 
@@ -65,35 +67,44 @@ export interface ClusterStateLike {
   toJSON(): ClusterStateJSON;
 }
 
+/** Why a state without the multi-node planner does not plan across nodes, and how to get one that does. */
+const ONE_NODE = 'this state plans on one node at a time (openPlacementEngine({ multiNode: multiNodePlanner }) or openEngine() plans across nodes)';
+
 /** Holds GPUs and slots of one or many nodes; every change keeps each GPU's allocated memory within its total. */
 export class ClusterState implements ClusterStateLike {
   private readonly kernels: ClusterKernels;
   private readonly ledger: Ledger;
   private readonly indexes: NodeIndexes;
   private readonly planner: ClusterPlanner;
-  private readonly spans: SpanPlanner;
+  /** Plans across nodes; absent in a state made without the multi-node planner (plan says so where it matters). */
+  private readonly multiNode: MultiNodePlanner | undefined;
+  private readonly spans: SpanPlanner | undefined;
   /** largestNode's answer (-1: not computed yet; node GPUs never change). */
   private largest = -1;
   /** The read port pod schedulers see (nodeView), and the change notification behind it. */
   private readonly view: LedgerView;
 
-  private constructor(kernels: ClusterKernels, ledger: Ledger) {
+  private constructor(kernels: ClusterKernels, ledger: Ledger, multiNode: MultiNodePlanner | undefined) {
     this.kernels = kernels;
     this.ledger = ledger;
     this.indexes = new NodeIndexes(ledger);
     this.planner = new ClusterPlanner(kernels, ledger, this.indexes);
-    this.spans = new SpanPlanner(kernels, ledger, this.indexes);
+    this.multiNode = multiNode;
+    this.spans = multiNode?.spansOver(kernels, ledger, this.indexes);
     this.view = new LedgerView(ledger);
   }
 
-  /** Creates a state from nodes (or one inventory). */
-  static create(kernels: ClusterKernels, init: ClusterInit): ClusterState {
-    return new ClusterState(kernels, createLedger(init));
+  /**
+   * Creates a state from nodes (or one inventory). With `multiNode` (multi-node.ts's planner) it also
+   * plans across nodes; without it, one node at a time (see plan).
+   */
+  static create(kernels: ClusterKernels, init: ClusterInit, multiNode?: MultiNodePlanner): ClusterState {
+    return new ClusterState(kernels, createLedger(init), multiNode);
   }
 
-  /** Restores a state from toJSON's output (the object or its JSON text); anything malformed is INVALID_STATE. */
-  static restore(kernels: ClusterKernels, json: unknown): ClusterState {
-    return new ClusterState(kernels, restoreLedger(json));
+  /** Restores a state from toJSON's output (the object or its JSON text); anything malformed is INVALID_STATE. `multiNode` as in create. */
+  static restore(kernels: ClusterKernels, json: unknown, multiNode?: MultiNodePlanner): ClusterState {
+    return new ClusterState(kernels, restoreLedger(json), multiNode);
   }
 
   /**
@@ -109,11 +120,17 @@ export class ClusterState implements ClusterStateLike {
    * 2 .. maxNodes nodes follow the one-node options (tensor-parallel inside each node × one pipeline
    * stage per node, with `parts`, `tensorParallel` and `pipelineParallel`; `topology` constrains and
    * ranks them by node labels). Their rules and ranking: src/cluster/multi-node.ts, docs/multi-node.md.
+   * A state of an engine opened without the multi-node planner (openPlacementEngine without
+   * `multiNode`) plans on one node at a time: `maxNodes` ≥ 2 is INVALID_ARGUMENT there, and a model
+   * no node can hold gets NO_VIABLE_OPTION saying that options across nodes were not searched.
    */
   plan(request: ClusterPlanRequest): PlacementPlan {
     const r = requireObject('request', readInput('request', request, false));
     const span = spanRequestOf(r);
     const req = validatePlanRequest(r);
+    if (this.multiNode === undefined && span.maxNodesGiven && span.maxNodes >= 2) {
+      throw AllocationError.at('INVALID_ARGUMENT', 'maxNodes', `${span.maxNodes}: ${ONE_NODE}`);
+    }
     if (span.heads !== undefined) req.sizes = (req.sizes ?? Array.from({ length: this.ledger.maxWidth }, (_, k) => k + 1)).filter((t) => span.heads! % t === 0);
     const blind = req.allowMig && this.ledger.mig !== null;
     const single = blind ? this.migBlindPlanner().plan(req) : this.planner.plan(req);
@@ -121,7 +138,11 @@ export class ClusterState implements ClusterStateLike {
     // than any node (more than the largest node's GPU memory, empty); a model that waits for room on a node is not.
     if (span.maxNodes === 1 || this.ledger.nodeIds.length < 2 || single.options.length >= req.limit) return single;
     if (span.maxNodesGiven === false && (single.options.length > 0 || req.memory <= this.largestNode())) return single;
-    const spans = (blind ? this.migBlindSpans() : this.spans).plan({
+    const planner = blind ? this.migBlindSpans() : this.spans;
+    if (planner === undefined) {
+      return { options: [], rejected: single.rejected, reason: { code: 'NO_VIABLE_OPTION', message: `${single.reason?.message}; no node can hold ${formatBytes(req.memory)}, and ${ONE_NODE}` } };
+    }
+    const spans = planner.plan({
       memory: req.memory,
       model: req.model,
       sizes: req.sizes,
@@ -132,9 +153,9 @@ export class ClusterState implements ClusterStateLike {
       preferred: span.preferred,
     });
     // None across nodes either: the one-node plan's rejections stand, and its reason says what the search across nodes found.
-    if (spans.options.length === 0) {
+    if (spans.reason !== undefined) {
       if (single.options.length > 0) return single;
-      return { options: [], rejected: single.rejected, reason: { code: 'NO_VIABLE_OPTION', message: `${single.reason?.message}; ${spans.reason!.message}` } };
+      return { options: [], rejected: single.rejected, reason: { code: 'NO_VIABLE_OPTION', message: `${single.reason?.message}; ${spans.reason.message}` } };
     }
     return { options: [...single.options, ...spans.options], rejected: [] };
   }
@@ -232,10 +253,11 @@ export class ClusterState implements ClusterStateLike {
     return new ClusterPlanner(this.kernels, ledger, new NodeIndexes(ledger));
   }
 
-  /** migBlindPlanner's multi-node twin. */
-  private migBlindSpans(): SpanPlanner {
+  /** migBlindPlanner's multi-node twin (undefined without the multi-node planner). */
+  private migBlindSpans(): SpanPlanner | undefined {
+    if (this.multiNode === undefined) return undefined;
     const ledger = this.migBlindLedger();
-    return new SpanPlanner(this.kernels, ledger, new NodeIndexes(ledger));
+    return this.multiNode.spansOver(this.kernels, ledger, new NodeIndexes(ledger));
   }
 
   /** A copy of the ledger in which no GPU is in MIG mode. */

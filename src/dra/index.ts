@@ -72,6 +72,20 @@ export {
   validateClassSpec,
   validateSliceSpec,
 } from './objects/index.js';
-export type { ClaimPlacer, GroupOutcome, PlaceResult, PodClaimOutcome, PodOutcome, PodSchedule, PodScheduling } from './pods/index.js';
+export type {
+  ClaimPlacer,
+  GroupNotPlaced,
+  GroupOutcome,
+  GroupPlaced,
+  PlaceResult,
+  PodClaimOutcome,
+  PodInvalid,
+  PodOutcome,
+  PodPlaced,
+  PodReason,
+  PodSchedule,
+  PodScheduling,
+  PodUnschedulable,
+} from './pods/index.js';
 export { podOwnerOf, schedulePods } from './pods/index.js';
 export type { GangFilter, GangPlacement, GangRequest, GangResult, GangTopology } from './workloads/index.js';

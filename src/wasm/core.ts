@@ -51,8 +51,10 @@ function wasmUrl(build: CoreBuild): URL {
 async function compile(build: CoreBuild, source?: BufferSource | URL | string): Promise<WebAssembly.Module> {
   if (source !== undefined && typeof source !== 'string' && !(source instanceof URL)) return WebAssembly.compile(source);
   const url = source === undefined ? wasmUrl(build) : source instanceof URL ? source : new URL(source, import.meta.url);
-  if (isNode() && url.protocol === 'file:') {
-    const fs = await import(/* @vite-ignore */ 'node:fs/promises');
+  // process.getBuiltinModule (Node >= 20.16), not import(): a dynamic import makes bundlers ship a
+  // module-preload helper with every page. A runtime without it fetches the file: URL (Deno can).
+  const fs = isNode() && url.protocol === 'file:' ? process.getBuiltinModule?.('node:fs/promises') : undefined;
+  if (fs !== undefined) {
     let bytes: Uint8Array;
     try {
       bytes = await fs.readFile(url);
@@ -76,10 +78,6 @@ export function compiledCore(build: CoreBuild = 'release', source?: WasmBytes | 
     p.catch(() => compiled.delete(build));
   }
   return p;
-}
-
-function abortMessage(): Record<string, unknown> {
-  return {};
 }
 
 /**
@@ -110,13 +108,14 @@ export class WasmCore {
   }
 
   private instantiate(): CoreExports {
-    const result = instantiateSync<CoreExports>(this.module, { env: abortMessage() });
+    // AssemblyScript's loader instantiates the core and provides its one import, `env.abort` (an
+    // assertion or allocation failure, worded with its message and place read from the core's memory).
+    const result = instantiateSync<CoreExports>(this.module, {});
     this.generation++;
     // The instance's own exports, not the loader's: the loader wraps each function as
     // `(...args) => { setArgumentsLength(args.length); return fn(...args) }` for optional parameters,
     // which the core does not use (it exports no __setArgumentsLength); the wrapper would only cost an
-    // array, a spread and a call per kernel call (about 0.1 µs for placementSearch). The loader still
-    // instantiates the core and provides its `abort`.
+    // array, a spread and a call per kernel call (about 0.1 µs for placementSearch).
     const exports = result.exports as unknown as Record<string, unknown>;
     return (typeof exports.__setArgumentsLength === 'function' ? exports : result.instance.exports) as unknown as CoreExports;
   }

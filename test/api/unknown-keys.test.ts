@@ -43,6 +43,7 @@ const rows: Record<string, Row> = {
   openEngine: { call: () => api.openEngine({ bakend: 'ts' } as never), path: 'options.bakend', meant: 'backend' },
   createEngine: { call: () => api.createEngine({ bakend: 'ts' } as never), path: 'options.bakend', meant: 'backend' },
   openPlacementEngine: { call: () => api.openPlacementEngine({ buld: 'debug' } as never), path: 'options.buld', meant: 'build' },
+  'openPlacementEngine multiNode': { call: () => api.openPlacementEngine({ multiNod: api.multiNodePlanner } as never), path: 'options.multiNod', meant: 'multiNode' },
   splitDevices: { call: (e) => e.splitDevices({ agents: ['a'], mode: 'auto-split', devices: { cuda: ['cuda0'] }, amount: { mem: 1 } } as never), path: 'amount', meant: 'amounts' },
   allocateReplicas: { call: (e) => e.allocateReplicas({ devices: ['a'], available: ['a'], size: 1, polcy: 'pack' } as never), path: 'polcy', meant: 'policy' },
   allocateAligned: { call: (e) => e.allocateAligned({ topology, size: 1, requred: [0] } as never), path: 'requred', meant: 'required' },

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { openEngine } from '../../src/engine.js';
 import { AllocationError } from '../../src/shared/errors.js';
@@ -36,6 +37,29 @@ describe('WebAssembly core faults', () => {
     const request = { agents: ['a', 'b', 'c'], mode: 'auto-split' as const, devices: { cuda: ['cuda4', 'cuda0', 'cuda3', 'cuda1', 'cuda2'] } };
     expect(debug.splitDevices(request)).toEqual(release.splitDevices(request));
     await expect(openEngine({ build: 'fast' as never })).rejects.toThrow(/options\.build/);
+  });
+
+  it("needs only the loader's env.abort, and no function has optional parameters (the engine calls the instance's own exports)", () => {
+    for (const build of ['release', 'debug']) {
+      const module = new WebAssembly.Module(readFileSync(new URL(`../../build/${build}.wasm`, import.meta.url)));
+      expect(WebAssembly.Module.imports(module)).toEqual([{ module: 'env', name: 'abort', kind: 'function' }]);
+      expect(WebAssembly.Module.exports(module).map((e) => e.name)).not.toContain('__setArgumentsLength');
+    }
+  });
+
+  it("words the runtime's abort (the loader's) with its message and place, read from the core's memory", async () => {
+    for (const build of ['release', 'debug'] as const) {
+      const engine = await openEngine({ backend: 'wasm', build });
+      let caught: unknown;
+      try {
+        engine._debugTrap(2);
+      } catch (error) {
+        caught = error;
+      }
+      // An allocation past the heap's limit aborts in AssemblyScript's allocator (~lib/rt/…).
+      expect((caught as AllocationError).message).toMatch(/trapped \(abort: [A-Za-z][^)]* at ~lib\/rt\/[a-z]+\.ts:\d+:\d+\)/);
+      expect(engine.naturalSort(['cuda10', 'cuda2'])).toEqual(['cuda2', 'cuda10']);
+    }
   });
 
   it('the ts backend has no core to trap', async () => {

@@ -68,7 +68,7 @@ export function claimPatchCommand(label: string, allocation: AllocationResult, p
 
 /** One pod's commands: create the claims made from templates, patch every claim's status, bind the pod. */
 export function podScript(outcome: PodOutcome, pod: PodRef, generated: ReadonlyMap<string, Record<string, unknown>>): string {
-  if (outcome.node === null) return `# ${outcome.pod}: not scheduled: ${outcome.reason?.message ?? ''}\n`;
+  if (outcome.node === null) return `# ${outcome.pod}: not scheduled: ${outcome.reason.message}\n`;
   let out = `# ${outcome.pod} -> ${outcome.node}\n`;
   for (const c of outcome.claims) {
     const object = generated.get(c.claim);
@@ -84,19 +84,11 @@ export function podRows(outcomes: readonly PodOutcome[]): string[][] {
   const rows: string[][] = [];
   for (const o of outcomes) {
     if (o.node === null) {
-      rows.push([o.pod, '-', '', '', '', '', o.reason?.code === 'INVALID' ? 'invalid' : 'unschedulable']);
+      rows.push([o.pod, '-', '', '', '', '', o.reason.code === 'INVALID' ? 'invalid' : 'unschedulable']);
       continue;
     }
     const devices = o.claims.flatMap((c) =>
-      (c.allocation?.devices.results ?? []).map((r) => [
-        o.pod,
-        o.node as string,
-        c.claim,
-        r.request,
-        r.driver,
-        r.pool,
-        r.device + (r.shareID !== undefined ? ` (share ${r.shareID.slice(0, 8)})` : ''),
-      ]),
+      (c.allocation?.devices.results ?? []).map((r) => [o.pod, o.node, c.claim, r.request, r.driver, r.pool, r.device + (r.shareID !== undefined ? ` (share ${r.shareID.slice(0, 8)})` : '')]),
     );
     rows.push(...(devices.length > 0 ? devices : [[o.pod, o.node, '', '', '', '', '']]));
   }

@@ -10,7 +10,7 @@ import { AllocationError } from '../../shared/errors.js';
 import type { AllocationResult, NodeInfo, PodGroupInfo, PodInfo } from '../objects/index.js';
 import type { GangFilter } from '../workloads/index.js';
 import { filterFit, type NodeUsage } from './filters.js';
-import type { ClaimPlacer, GroupOutcome, PodOutcome, Prepared } from './outcomes.js';
+import { type ClaimPlacer, type GroupDraft, type GroupOutcome, type PodDraft, type PodReason, type Prepared, settleGroup } from './outcomes.js';
 
 /** What scheduleGang needs of the pod scheduler. */
 export interface GangContext {
@@ -19,7 +19,7 @@ export interface GangContext {
   /** The PodGroup; undefined when the input has none of that name. */
   group: PodGroupInfo | undefined;
   /** The group's pending pods in queue order, each with its outcome (node null, no claims yet). */
-  members: Array<{ pod: PodInfo; outcome: PodOutcome }>;
+  members: Array<{ pod: PodInfo; outcome: PodDraft }>;
   /** Pods of the group already bound to nodes. */
   bound: number;
   nodes: readonly NodeInfo[];
@@ -27,12 +27,12 @@ export interface GangContext {
   usage: readonly NodeUsage[];
   placer: ClaimPlacer;
   /** Finds or makes the pod's claims and its fixed filters; undefined when its outcome says why not. */
-  prepare(pod: PodInfo, outcome: PodOutcome): Prepared | undefined;
+  prepare(pod: PodInfo, outcome: PodDraft): Prepared | undefined;
   /** Keeps a placed pod (its node, its usage, its claims' allocations). */
   keep(p: Prepared, node: number, results: AllocationResult[]): void;
 }
 
-function refuse(outcomes: Iterable<PodOutcome>, message: string, code: 'UNSCHEDULABLE' | 'INVALID' = 'UNSCHEDULABLE'): void {
+function refuse(outcomes: Iterable<PodDraft>, message: string, code: PodReason['code'] = 'UNSCHEDULABLE'): void {
   for (const o of outcomes) if (o.reason === undefined) o.reason = { code, message };
 }
 
@@ -83,11 +83,11 @@ function gangFilter(ready: readonly Prepared[], nodes: readonly NodeInfo[], usag
 export function scheduleGang(ctx: GangContext): GroupOutcome {
   const { label, group, members, bound } = ctx;
   const outcomes = members.map((m) => m.outcome);
-  const out: GroupOutcome = { group: label, policy: group?.policy ?? 'missing', pods: members.map((m) => m.pod.label), bound, placed: 0 };
-  const fail = (message: string, code: 'UNSCHEDULABLE' | 'INVALID' = 'UNSCHEDULABLE'): GroupOutcome => {
+  const out: GroupDraft = { group: label, policy: group?.policy ?? 'missing', pods: members.map((m) => m.pod.label), bound, placed: 0 };
+  const fail = (message: string, code: PodReason['code'] = 'UNSCHEDULABLE'): GroupOutcome => {
     refuse(outcomes, message, code);
     out.reason = { code, message };
-    return out;
+    return settleGroup(out);
   };
   // Upstream keeps the pods pending until their PodGroup exists.
   if (group === undefined) return fail(`podgroup.scheduling.k8s.io "${label.slice(label.indexOf('/') + 1)}" not found`);
@@ -149,5 +149,5 @@ export function scheduleGang(ctx: GangContext): GroupOutcome {
     ready.filter((p) => p.outcome.node === null).map((p) => p.outcome),
     `${what}: ${out.placed} pod(s) placed, at least ${request.minCount} needed; no room for this one beside them`,
   );
-  return out;
+  return settleGroup(out);
 }

@@ -4,6 +4,18 @@
 // pods of a gang PodGroup placed together, all or nothing.
 
 export { filterFit, filterNodeAffinity, filterTaints, filterUnschedulable, fitErrorMessage, leastAllocatedScore, type NodeUsage } from './filters.js';
-export type { ClaimPlacer, GroupOutcome, PlaceResult, PodClaimOutcome, PodOutcome } from './outcomes.js';
+export type {
+  ClaimPlacer,
+  GroupNotPlaced,
+  GroupOutcome,
+  GroupPlaced,
+  PlaceResult,
+  PodClaimOutcome,
+  PodInvalid,
+  PodOutcome,
+  PodPlaced,
+  PodReason,
+  PodUnschedulable,
+} from './outcomes.js';
 export type { KnownClaim, PodNodeOrder, PodSchedule, PodScheduling } from './scheduling.js';
 export { isPending, POD_CLAIM_NAME_ANNOTATION, podOwnerOf, queueOrder, schedulePods } from './scheduling.js';

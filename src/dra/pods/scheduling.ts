@@ -10,7 +10,7 @@ import type { DraExplanation } from '../allocator/index.js';
 import type { AllocationResult, ClaimTemplate, NodeInfo, PodGroupInfo, PodInfo } from '../objects/index.js';
 import { filterFit, filterNodeAffinity, filterTaints, filterUnschedulable, fitErrorMessage, leastAllocatedScore, type NodeUsage } from './filters.js';
 import { scheduleGang } from './gangs.js';
-import type { ClaimPlacer, GroupOutcome, PodOutcome, Prepared } from './outcomes.js';
+import { type ClaimPlacer, type GroupOutcome, type PodDraft, type PodOutcome, type PodReason, type Prepared, settlePod } from './outcomes.js';
 
 /** Annotation the resourceclaim controller puts on a claim it made from a template. */
 export const POD_CLAIM_NAME_ANNOTATION = 'resource.kubernetes.io/pod-claim-name';
@@ -112,7 +112,7 @@ export function schedulePods(input: PodScheduling): PodSchedule {
   const templates = new Map(input.templates.map((t) => [t.label, t]));
   /** Claims allocated in this run (shared claims keep their node). */
   const placedNode = new Map<string, number>();
-  const outcomes: PodOutcome[] = [];
+  const outcomes: PodDraft[] = [];
   const made = new Map<string, unknown>();
 
   const queue = queueOrder(input.pods.filter(isPending));
@@ -121,11 +121,11 @@ export function schedulePods(input: PodScheduling): PodSchedule {
   const done = new Set<PodInfo>();
 
   /** The pod's claims (found, or made from their template) and its node filters; undefined when the outcome says why not. */
-  const prepare = (pod: PodInfo, outcome: PodOutcome): Prepared | undefined => {
+  const prepare = (pod: PodInfo, outcome: PodDraft): Prepared | undefined => {
     // The pod's claims: found, or made from their template.
     const toAllocate: Array<{ label: string; object: unknown }> = [];
     const fixed: Array<{ label: string; allocation: AllocationResult; node?: number }> = [];
-    let problem: PodOutcome['reason'];
+    let problem: PodReason | undefined;
     for (const ref of pod.claims) {
       let label: string | undefined;
       let generated: unknown;
@@ -225,7 +225,7 @@ export function schedulePods(input: PodScheduling): PodSchedule {
       const label = labelOf(pod.namespace, pod.podGroup);
       const members = queue.filter((p) => p.namespace === pod.namespace && p.podGroup === pod.podGroup);
       for (const m of members) done.add(m);
-      const memberOutcomes = members.map((m): PodOutcome => ({ pod: m.label, node: null, claims: [], group: label }));
+      const memberOutcomes = members.map((m): PodDraft => ({ pod: m.label, node: null, claims: [], group: label }));
       outcomes.push(...memberOutcomes);
       const bound = input.pods.filter(
         (p) => !isPending(p) && p.nodeName !== undefined && p.phase !== 'Succeeded' && p.phase !== 'Failed' && p.namespace === pod.namespace && p.podGroup === pod.podGroup,
@@ -245,7 +245,7 @@ export function schedulePods(input: PodScheduling): PodSchedule {
       );
       continue;
     }
-    const outcome: PodOutcome = { pod: pod.label, node: null, claims: [] };
+    const outcome: PodDraft = { pod: pod.label, node: null, claims: [] };
     outcomes.push(outcome);
     if (group !== undefined) outcome.group = group.label;
     const p = prepare(pod, outcome);
@@ -311,7 +311,7 @@ export function schedulePods(input: PodScheduling): PodSchedule {
     keep(p, chosen, results);
     if (explain !== undefined) outcome.explain = explain;
   }
-  return { pods: outcomes, generated: made, groups: groupOutcomes };
+  return { pods: outcomes.map(settlePod), generated: made, groups: groupOutcomes };
 }
 
 /** Whether an allocated claim's node selector lets it be used on `node` (no selector: any node). */

@@ -1,8 +1,10 @@
-// A page that only places models: gpualloc/placement and the wasm core, nothing else.
+// A page that only places models: gpualloc/placement and the wasm core, nothing else. With
+// ?backend=ts it opens the TypeScript backend instead (its kernels come in a chunk of their own).
 import { openPlacementEngine } from 'gpualloc/placement';
 
 const G = 2 ** 30;
-const engine = await openPlacementEngine();
+const backend = new URLSearchParams(location.search).get('backend') ?? undefined;
+const engine = await openPlacementEngine(backend === undefined ? {} : { backend });
 const plan = engine.planPlacement({
   gpus: [
     { index: 0, memoryTotal: 80 * G },

@@ -8,7 +8,7 @@ import { AllocationError, createEngine, openEngine } from 'gpualloc';
 import { readClusterDump, readDocuments } from 'gpualloc/dra';
 import { simulateFleetAsync } from 'gpualloc/fleet';
 import { discoverDevices } from 'gpualloc/nvml';
-import { openPlacementEngine } from 'gpualloc/placement';
+import { multiNodePlanner, openPlacementEngine } from 'gpualloc/placement';
 import { PostgresStore } from 'gpualloc/store';
 
 const G = 2 ** 30;
@@ -42,6 +42,23 @@ await check('a compiled WebAssembly.Module is taken as it is', async () => {
   const a = await openEngine({ wasm: module });
   const b = await openPlacementEngine({ wasm: module });
   assert.deepEqual(a.planPlacement({ gpus, memory: 100 * G }), b.planPlacement({ gpus, memory: 100 * G }));
+});
+
+await check('a placement-only engine plans across nodes with multiNodePlanner, as openEngine does; without it, says why not', async () => {
+  const nodes = ['a', 'b'].map((id) => ({ id, gpus }));
+  const request = { memory: 240 * G };
+  const full = (await openEngine()).createClusterState({ nodes }).plan(request);
+  assert.ok(full.options.length > 0 && full.options[0].parts?.length === 2, 'openEngine plans 240 GiB across the two nodes');
+  assert.deepEqual((await openPlacementEngine({ multiNode: multiNodePlanner })).createClusterState({ nodes }).plan(request), full);
+  const oneNode = (await openPlacementEngine()).createClusterState({ nodes });
+  const plan = oneNode.plan(request);
+  assert.equal(plan.options.length, 0);
+  assert.equal(plan.reason?.code, 'NO_VIABLE_OPTION');
+  assert.match(plan.reason.message, /plans on one node at a time \(openPlacementEngine\(\{ multiNode: multiNodePlanner \}\)/);
+  assert.throws(
+    () => oneNode.plan({ ...request, maxNodes: 2 }),
+    (e) => e instanceof AllocationError && e.code === 'INVALID_ARGUMENT' && e.field === 'maxNodes',
+  );
 });
 
 await check('PostgresStore without pg says to install pg', async () => {

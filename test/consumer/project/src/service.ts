@@ -1,7 +1,7 @@
 // A strict Node service embedding gpualloc (lib ES2022, no DOM, skipLibCheck false): every entry
 // point type-checks, and each `@ts-expect-error` below is a typo the types must refuse.
-import { AllocationError, type ClusterStateLike, openEngine, type PlacementPlan, type ReasonCode } from 'gpualloc';
-import { allocateClaims, createDraCluster, type DraClusterInit, type GangRequest } from 'gpualloc/dra';
+import { AllocationError, type ClusterStateLike, type Engine, openEngine, type PlacementPlan, type ReasonCode } from 'gpualloc';
+import { allocateClaims, createDraCluster, type DraClusterInit, type GangRequest, type GroupOutcome, type PodOutcome } from 'gpualloc/dra';
 import { type FleetPod, type SimulateRequest, simulateFleetAsync } from 'gpualloc/fleet';
 import { discoverDevices } from 'gpualloc/nvml';
 import { openPlacementEngine } from 'gpualloc/placement';
@@ -54,11 +54,72 @@ export async function service(): Promise<string[]> {
   const opening: (url?: string) => Promise<PostgresStore> = PostgresStore.open;
   void file;
   void opening;
+  said.push(...(await lifecycle(engine)));
+  return said;
+}
+
+/** Whether `use` throws the AllocationError a closed scheduler answers with. */
+function refusedAfterClose(use: () => unknown): boolean {
+  try {
+    use();
+  } catch (error) {
+    return error instanceof AllocationError && /used after close\(\)/.test(error.message);
+  }
+  return false;
+}
+
+/**
+ * The lifecycle: close() and `using` / `await using` on a pod scheduler, a stored state and a store.
+ * A dispose method missing from the declarations does not compile; one missing at run time, or one
+ * that throws, fails the service; a scheduler its `using` (or its state's close) did not close fails
+ * the check below.
+ */
+export async function lifecycle(engine: Engine): Promise<string[]> {
+  const said: string[] = [];
+  const nodes = [{ id: 'n1', gpus: [...gpus], cpu: 8000, hostMemory: 64 * G }];
+  const pod = { id: 'p', cpu: 1000, memoryMiB: 4096, gpus: 1, milli: 500 };
+  const local = engine.createClusterState({ nodes });
+
+  const closed = local.podScheduler({ policy: 'bestfit' });
+  const planned = closed.plan(pod).options.length;
+  closed.close();
+  closed.close(); // a second close() does nothing
+  if (!refusedAfterClose(() => closed.plan(pod))) throw new Error('a closed pod scheduler still plans');
+  said.push(`close(): pod scheduler (${planned} option(s) before, refused after)`);
+
+  let escaped: Disposable;
+  {
+    using scheduler = local.podScheduler({ policy: 'bestfit' });
+    scheduler.plan(pod);
+    escaped = scheduler;
+  }
+  if (!refusedAfterClose(() => (escaped as typeof closed).plan(pod))) throw new Error('`using` did not close the pod scheduler');
+  said.push('using: pod scheduler');
+
+  let leftOpen: { plan(p: typeof pod): unknown } | undefined;
+  let disposedScheduler: { plan(p: typeof pod): unknown } | undefined;
+  let store: AsyncDisposable | undefined;
+  {
+    await using memory = MemoryStore.create(engine, { nodes });
+    await using state = await openClusterState(engine, memory);
+    using scheduler = state.podScheduler({ policy: 'bestfit' });
+    const option = scheduler.plan(pod).options[0];
+    if (option !== undefined) await state.commit(option);
+    leftOpen = state.podScheduler({ policy: 'bestfit' }); // closed by the state's close()
+    disposedScheduler = scheduler;
+    store = memory;
+    said.push(`await using: a MemoryStore and its stored state; using: its pod scheduler (${state.listSlots().length} slot)`);
+  }
+  if (!refusedAfterClose(() => disposedScheduler?.plan(pod))) throw new Error('`using` did not close the stored pod scheduler');
+  if (!refusedAfterClose(() => leftOpen?.plan(pod))) throw new Error('`await using` did not close the stored state (its pod schedulers are still open)');
+  // Closing again, by the method or the symbol, is harmless.
+  await store?.[Symbol.asyncDispose]();
+  said.push('closed: stored pod scheduler by using, another by its state');
   return said;
 }
 
 /** Never called: each line is a typo the types must refuse (tsc fails on an unused @ts-expect-error). */
-export async function typosThatMustNotCompile(plan: PlacementPlan, request: SimulateRequest, init: DraClusterInit, gang: GangRequest): Promise<void> {
+export async function typosThatMustNotCompile(plan: PlacementPlan, request: SimulateRequest, init: DraClusterInit, gang: GangRequest, pod: PodOutcome, group: GroupOutcome): Promise<void> {
   const placement = await openPlacementEngine();
   const code: ReasonCode = 'NO_VIABLE_OPTION';
   // @ts-expect-error a misspelt reason code has no overlap with the ReasonCode union
@@ -83,6 +144,16 @@ export async function typosThatMustNotCompile(plan: PlacementPlan, request: Simu
   const none: PlacementPlan = { options: [], rejected: [], reason: { code: 'NO_VIABLE_OPTION', message: '' } };
   // @ts-expect-error a plan with options carries no reason
   const both: PlacementPlan = { ...none, options: [{ gpus: [0], memoryPerGpu: G, evict: [], score: 0 }] };
+  // A pod not placed has its reason (no `?.`); a placed one has none, and a gang with a reason placed no pod.
+  if (pod.node === null) void pod.reason.message.length;
+  // @ts-expect-error a placed pod carries no reason
+  else void pod.reason.message;
+  // @ts-expect-error a misspelt code of a pod's reason
+  if (pod.reason?.code === 'UNSCHEDULEABLE') return;
+  if (group.reason !== undefined) {
+    const zero: 0 = group.placed;
+    void zero;
+  }
   void old;
   void typo;
   void both;
