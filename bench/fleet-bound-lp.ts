@@ -140,10 +140,12 @@ export function mustPlaceBound(solver: Solver, order: readonly Pod[], gpus: numb
   const single = [0];
   const multi = [0];
   for (const p of order) {
-    const s = [...shares[shares.length - 1]];
+    // The three prefix lists start with one row and grow together.
+    const s = [...shares[shares.length - 1]!];
     let one = single[single.length - 1]!;
     let many = multi[multi.length - 1]!;
-    if (p.gpus === 1 && index.has(p.milli)) s[index.get(p.milli) as number]++;
+    if (p.gpus === 1 && index.has(p.milli))
+      s[index.get(p.milli) as number]!++; // a size of `sizes`: s has one entry per size
     else if (p.milli === 1000 && p.gpus === 1) one++;
     else if (p.milli === 1000) many += p.gpus;
     shares.push(s);

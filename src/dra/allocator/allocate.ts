@@ -150,7 +150,8 @@ export function allocateClaims(request: DraAllocateRequest): DraAllocateResult {
   const slices = readResourceSlices(top.slices, 'slices');
   const claims = readResourceClaims(top.claims, 'claims');
   const nodes = readNodes(top.node, 'node');
-  if (nodes.length !== 1) fail('INVALID_ARGUMENT', { origin: 'request', path: 'node' }, 'exactly one Node', `${nodes.length} nodes`);
+  const node = nodes[0];
+  if (nodes.length !== 1 || node === undefined) fail('INVALID_ARGUMENT', { origin: 'request', path: 'node' }, 'exactly one Node', `${nodes.length} nodes`);
   const allocated = {
     devices: readIdList('allocatedDevices', top.allocatedDevices, [3]),
     sharedDeviceIds: readIdList('allocatedSharedDeviceIDs', top.allocatedSharedDeviceIDs, [3, 4]),
@@ -160,14 +161,14 @@ export function allocateClaims(request: DraAllocateRequest): DraAllocateResult {
   const workload = readWorkload(top.workload);
   const explain = top.explain ?? false;
   if (typeof explain !== 'boolean') fail('INVALID_ARGUMENT', { origin: 'request', path: 'explain' }, 'a boolean', explain);
-  const pools = gatherPools(slices, nodes[0], features);
+  const pools = gatherPools(slices, node, features);
   let shapes: WorkloadShape[] | undefined;
   if (workload !== undefined && mode === 'scored') {
-    const probe = new AllocationModel(nodes[0], features, pools, allocated);
+    const probe = new AllocationModel(node, features, pools, allocated);
     addClaims(probe, workload.claims, classes);
     shapes = workloadShapes(probe, workload.weights, selectionOf(probe));
   }
-  return allocateOnModel(new AllocationModel(nodes[0], features, pools, allocated), claims, classes, { mode, seed, budget, explain, ...(shapes !== undefined ? { shapes } : {}) });
+  return allocateOnModel(new AllocationModel(node, features, pools, allocated), claims, classes, { mode, seed, budget, explain, ...(shapes !== undefined ? { shapes } : {}) });
 }
 
 /** Reads `mode` (default: the first of DRA_MODES). */
@@ -237,8 +238,9 @@ function explainChoice(model: AllocationModel, chosen: DraObjective, settings: S
   if (upstream.state === undefined) return undefined;
   const picks = upstream.state.picked.flatMap((claim) => claim.map((p) => ({ request: p.request, index: p.index })));
   const alternatives: number[] = [];
-  model.claims.forEach((claim, ci) => claim.groups.forEach((group, ri) => group.firstAvailable && alternatives.push(upstream.chosen[ci][ri])));
+  // chosen has one list per claim, one entry per request group; picks hold candidate indexes.
+  model.claims.forEach((claim, ci) => claim.groups.forEach((group, ri) => group.firstAvailable && alternatives.push(upstream.chosen[ci]![ri]!)));
   const objective = evaluateObjective(model, picks, alternatives, new CandidateTopology(model, settings.setup, settings.shapes, settings.base));
-  const devices = upstream.state.picked.map((claim) => claim.map((p) => model.candidates[p.index].id));
+  const devices = upstream.state.picked.map((claim) => claim.map((p) => model.candidates[p.index]!.id));
   return { chosen, firstFit: { devices, objective }, comparison: compareObjective(chosen, objective) };
 }

@@ -3,6 +3,7 @@
 // infeasible, so the exponential search over the other requests is skipped. The proof is used only
 // where it cannot change upstream's outcome (no selector or attribute error anywhere, no `All`
 // request under a claim constraint, whose refusal upstream reports as an error).
+// Candidate indexes and a request's claim position read with `!`: the model made them.
 import { type AllocationModel, lookupAttribute, type Pool, type RequestModel, taintPreventsAllocation } from '../model/index.js';
 import type { AttributeValue, Quantity } from '../objects/index.js';
 import type { SearchProgress } from './first-fit.js';
@@ -44,7 +45,7 @@ export function filterCounts(model: AllocationModel, request: RequestModel, stat
       counts.selected++;
       if (!request.adminAccess && state.inUse(index)) continue;
       counts.free++;
-      if (model.features.deviceTaints && taintPreventsAllocation(model.candidates[index].device.taints, request.body.tolerations)) continue;
+      if (model.features.deviceTaints && taintPreventsAllocation(model.candidates[index]!.device.taints, request.body.tolerations)) continue;
       counts.untainted++;
       const undo = state.take(request, index, false);
       if (undo === undefined) continue;
@@ -76,7 +77,7 @@ function constraintNotes(model: AllocationModel, request: RequestModel, c: Filte
   if (c.usable >= request.count || c.untainted === 0 || c.error !== undefined) return '';
   const indices = request.allDevices ?? model.candidates.map((d) => d.index);
   const notes: string[] = [];
-  for (const spec of model.claims[request.claimIndex].constraintSpecs) {
+  for (const spec of model.claims[request.claimIndex]!.constraintSpecs) {
     const covered = spec.requests.size === 0 || spec.requests.has(request.base) || (request.sub !== undefined && spec.requests.has(request.name));
     if (!covered) continue;
     let selected = 0;
@@ -84,7 +85,7 @@ function constraintNotes(model: AllocationModel, request: RequestModel, c: Filte
     for (const index of indices) {
       if (!model.selectable(request, index)) continue;
       selected++;
-      const d = model.candidates[index];
+      const d = model.candidates[index]!;
       if (lookupAttribute(d.device, d.driver, spec.attribute) !== undefined) having++;
     }
     if (having >= request.count) continue;
@@ -107,9 +108,10 @@ function describe(model: AllocationModel, request: RequestModel): string {
 
 /** The reason message for claims the search could not allocate. */
 export function unschedulableReason(model: AllocationModel, furthest: SearchProgress): string {
-  const claim = model.claims[furthest.claimIndex];
-  const group = claim.groups[furthest.requestIndex];
-  const request = group.alternatives[0];
+  // furthest names a request the search reached (a claim's group, which has at least one alternative).
+  const claim = model.claims[furthest.claimIndex]!;
+  const group = claim.groups[furthest.requestIndex]!;
+  const request = group.alternatives[0]!;
   const parts = group.firstAvailable ? group.alternatives.map((a) => `${a.name}: ${describe(model, a)}`).join('; ') : describe(model, request);
   return `claim ${claim.label}, request ${request.base}: cannot be satisfied together with the requests before it; needs ${parts}`;
 }
@@ -137,7 +139,7 @@ export function provablyInfeasible(model: AllocationModel): string | undefined {
         if (enough && short === undefined) feasible = true;
         notes.push(`${group.firstAvailable ? `${request.name}: ` : ''}${describeCounts(model, request, counts)}${short === undefined ? '' : `, but ${short}`}`);
       }
-      if (!feasible && reason === undefined) reason = `claim ${claim.label}, request ${group.alternatives[0].base}: not enough devices; needs ${notes.join('; ')}`;
+      if (!feasible && reason === undefined) reason = `claim ${claim.label}, request ${group.alternatives[0]!.base}: not enough devices; needs ${notes.join('; ')}`;
     }
   }
   return reason;
@@ -154,7 +156,7 @@ function counterShortage(model: AllocationModel, state: SearchState, request: Re
   // (pool, counter set, counter) → amounts consumed by the usable devices that consume it.
   const uses = new Map<string, { pool: Pool; set: string; counter: string; amounts: Quantity[] }>();
   for (const index of usable) {
-    const c = model.candidates[index];
+    const c = model.candidates[index]!;
     if (c.shared) continue;
     // One amount per device and counter (a device may name a counter set twice).
     const own = new Map<string, { set: string; counter: string; amount: Quantity }>();
@@ -203,13 +205,13 @@ function matchKeys(value: AttributeValue): string[] {
  * request needs. Returns what is short, or undefined.
  */
 function matchShortage(model: AllocationModel, request: RequestModel, usable: readonly number[]): string | undefined {
-  for (const spec of model.claims[request.claimIndex].constraintSpecs) {
+  for (const spec of model.claims[request.claimIndex]!.constraintSpecs) {
     if (spec.kind !== 'match') continue;
     const covered = spec.requests.size === 0 || spec.requests.has(request.base) || (request.sub !== undefined && spec.requests.has(request.name));
     if (!covered) continue;
     const counts = new Map<string, number>();
     for (const index of usable) {
-      const c = model.candidates[index];
+      const c = model.candidates[index]!;
       const value = lookupAttribute(c.device, c.driver, spec.attribute);
       if (value === undefined) continue;
       for (const key of matchKeys(value)) counts.set(key, (counts.get(key) ?? 0) + 1);

@@ -8,6 +8,8 @@
 // Each is a relaxation (it ignores some rule), so "infeasible" here is always right; "maybe" leaves
 // the answer to the search. Skipped where upstream would report an error instead (selector or
 // attribute errors, `All` under a claim constraint).
+// Device numbers here are candidate indexes (`model.candidates[i]!`, `parentOf[i]!`, `classOf[i]!`:
+// in range by construction); flow nodes and edges index the arrays `matchable` sizes for them.
 import { type AllocationModel, lookupAttribute, type RequestModel } from '../model/index.js';
 import type { AttributeValue } from '../objects/index.js';
 import { CandidateTopology } from './objective.js';
@@ -30,13 +32,14 @@ function usableDevices(model: AllocationModel, classes: SymmetryClasses): GroupF
   try {
     for (const claim of model.claims) {
       for (const group of claim.groups) {
-        const facts: GroupFacts = { claimIndex: group.alternatives[0].claimIndex, alternatives: [] };
+        // A request group has at least one alternative (the model builds none empty).
+        const facts: GroupFacts = { claimIndex: group.alternatives[0]!.claimIndex, alternatives: [] };
         for (const request of group.alternatives) {
           const usable: number[] = [];
           const indices = request.allDevices ?? model.candidates.map((c) => c.index);
           const verdict = new Map<number, boolean>();
           for (const index of indices) {
-            const cls = classes.classOf[index];
+            const cls = classes.classOf[index]!;
             let ok = verdict.get(cls);
             if (ok === undefined) {
               ok = model.selectable(request, index) && (request.adminAccess || !state.inUse(index));
@@ -84,7 +87,7 @@ function matchable(demands: readonly Demand[], parents: Parents): boolean {
   for (const d of demands) {
     for (const i of d.devices) {
       if (!deviceNode.has(i)) deviceNode.set(i, n++);
-      const p = parents.of[i];
+      const p = parents.of[i]!;
       if (!parentNode.has(p)) parentNode.set(p, n++);
     }
   }
@@ -93,13 +96,10 @@ function matchable(demands: readonly Demand[], parents: Parents): boolean {
   const cap: number[] = [];
   const next: number[] = [];
   const edge = (u: number, v: number, c: number): void => {
-    for (const [a, b, k] of [
-      [u, v, c],
-      [v, u, 0],
-    ]) {
+    for (const [a, b, k] of [[u, v, c] as const, [v, u, 0] as const]) {
       to.push(b);
       cap.push(k);
-      next.push(head[a]);
+      next.push(head[a]!);
       head[a] = to.length - 1;
     }
   };
@@ -109,16 +109,18 @@ function matchable(demands: readonly Demand[], parents: Parents): boolean {
     total += d.need;
     for (const i of d.devices) edge(2 + r, deviceNode.get(i) as number, 1);
   });
-  for (const [i, node] of deviceNode) edge(node, parentNode.get(parents.of[i]) as number, 1);
+  for (const [i, node] of deviceNode) edge(node, parentNode.get(parents.of[i]!) as number, 1);
   for (const [p, node] of parentNode) edge(node, 1, parents.cap.get(p) ?? 1);
   let seen = new Uint8Array(n);
   const augment = (u: number): boolean => {
     if (u === 1) return true;
     seen[u] = 1;
-    for (let e = head[u]; e >= 0; e = next[e]) {
-      if (cap[e] > 0 && seen[to[e]] === 0 && augment(to[e])) {
-        cap[e]--;
-        cap[e ^ 1]++;
+    // u < n nodes; e an edge (head and next hold edge numbers, -1 ends a list); edges come in pairs e, e ^ 1.
+    for (let e = head[u]!; e >= 0; e = next[e]!) {
+      const v = to[e]!;
+      if (cap[e]! > 0 && seen[v] === 0 && augment(v)) {
+        cap[e]!--;
+        cap[e ^ 1]!++;
         return true;
       }
     }
@@ -133,8 +135,8 @@ function matchable(demands: readonly Demand[], parents: Parents): boolean {
 
 /** The demand of a request on exclusive devices: shares of multi-allocatable devices serve one unit each. */
 function demandOf(model: AllocationModel, request: RequestModel, usable: readonly number[], keep: (index: number) => boolean = () => true): Demand {
-  const devices = usable.filter((i) => keep(i) && !model.candidates[i].shared);
-  const shared = usable.filter((i) => keep(i) && model.candidates[i].shared).length;
+  const devices = usable.filter((i) => keep(i) && !model.candidates[i]!.shared);
+  const shared = usable.filter((i) => keep(i) && model.candidates[i]!.shared).length;
   return { need: Math.max(0, request.count - shared), devices };
 }
 
@@ -178,8 +180,8 @@ function counterKey(pool: string, set: string, counter: string): string {
 function parentCaps(model: AllocationModel, placement: CandidateTopology, devices: Iterable<number>, left: Map<string, bigint>): Parents {
   const members = new Map<number, number[]>();
   for (const i of devices) {
-    if (model.candidates[i].shared) continue;
-    const p = placement.parentOf[i];
+    if (model.candidates[i]!.shared) continue;
+    const p = placement.parentOf[i]!;
     members.set(p, [...(members.get(p) ?? []), i]);
   }
   const cap = new Map<number, number>();
@@ -187,12 +189,13 @@ function parentCaps(model: AllocationModel, placement: CandidateTopology, device
     let most = list.length;
     const use = new Map<string, bigint[]>();
     list.forEach((i, at) => {
-      const c = model.candidates[i];
+      const c = model.candidates[i]!;
       for (const u of c.device.consumesCounters) {
         for (const [counter, q] of Object.entries(u.counters)) {
           const k = counterKey(c.pool.id, u.counterSet, counter);
           if (!use.has(k)) use.set(k, new Array<bigint>(list.length).fill(0n));
-          (use.get(k) as bigint[])[at] += q.nanoValue();
+          // at < list.length, the array's size.
+          (use.get(k) as bigint[])[at]! += q.nanoValue();
         }
       }
     });
@@ -202,7 +205,7 @@ function parentCaps(model: AllocationModel, placement: CandidateTopology, device
       const sorted = [...amounts].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
       let sum = 0n;
       let fit = 0;
-      while (fit < sorted.length && sum + sorted[fit] <= have) sum += sorted[fit++];
+      while (fit < sorted.length && sum + sorted[fit]! <= have) sum += sorted[fit++]!;
       most = Math.min(most, fit);
     }
     cap.set(p, most);
@@ -211,7 +214,7 @@ function parentCaps(model: AllocationModel, placement: CandidateTopology, device
 }
 
 function fixed(group: GroupFacts): { request: RequestModel; usable: number[] } | undefined {
-  return group.alternatives.length === 1 ? group.alternatives[0] : undefined;
+  return group.alternatives.length === 1 ? group.alternatives[0]! : undefined;
 }
 
 /** (1) Counts: the requests without alternatives and without admin access, matched together. */
@@ -222,7 +225,7 @@ function countsCheck(model: AllocationModel, groups: readonly GroupFacts[], caps
   const total = chosen.reduce((s, f) => s + f.request.count, 0);
   const distinct = new Set(chosen.flatMap((f) => f.usable)).size;
   // The counters are named only where some of the devices consume counters.
-  const counted = chosen.some((f) => f.usable.some((i) => model.candidates[i].device.consumesCounters.length > 0));
+  const counted = chosen.some((f) => f.usable.some((i) => model.candidates[i]!.device.consumesCounters.length > 0));
   const within = counted ? ' within the shared counters of their parents' : '';
   return `the requests need ${total} device(s) together, but no assignment of distinct devices serves them${within} (${distinct} device(s) could serve some request alone)`;
 }
@@ -265,9 +268,9 @@ function nanoText(n: bigint): string {
 
 function leastConsumption(model: AllocationModel, request: RequestModel, usable: readonly number[], key: typeof counterKey): Map<string, bigint> {
   const perDevice = new Map<string, bigint[]>();
-  const exclusive = usable.filter((i) => !model.candidates[i].shared);
+  const exclusive = usable.filter((i) => !model.candidates[i]!.shared);
   exclusive.forEach((index, at) => {
-    const c = model.candidates[index];
+    const c = model.candidates[index]!;
     for (const use of c.device.consumesCounters) {
       for (const [counter, q] of Object.entries(use.counters)) {
         for (const k of [key(c.pool.id, use.counterSet, counter), key(c.pool.id, use.counterSet, '')]) {
@@ -276,7 +279,7 @@ function leastConsumption(model: AllocationModel, request: RequestModel, usable:
             list = new Array<bigint>(exclusive.length).fill(0n);
             perDevice.set(k, list);
           }
-          list[at] += q.nanoValue();
+          list[at]! += q.nanoValue(); // at < exclusive.length, the list's size
         }
       }
     }
@@ -287,7 +290,7 @@ function leastConsumption(model: AllocationModel, request: RequestModel, usable:
   for (const [k, list] of perDevice) {
     const sorted = [...list].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     let sum = 0n;
-    for (let i = 0; i < Math.min(units, sorted.length); i++) sum += sorted[i];
+    for (let i = 0; i < Math.min(units, sorted.length); i++) sum += sorted[i]!;
     if (sum > 0n) out.set(k, sum);
   }
   return out;
@@ -326,7 +329,7 @@ function constraintsCheck(model: AllocationModel, groups: readonly GroupFacts[],
       const keysOf = new Map<number, string[]>();
       for (const f of covered) {
         for (const index of f.usable) {
-          const c = model.candidates[index];
+          const c = model.candidates[index]!;
           const keys = attributeKeys(lookupAttribute(c.device, c.driver, attribute), model.features.listTypeAttributes);
           if (keys === 'error') return undefined;
           if (keys !== undefined) keysOf.set(index, keys);
@@ -341,12 +344,12 @@ function constraintsCheck(model: AllocationModel, groups: readonly GroupFacts[],
         if (!fits) return `claim ${claim.label}: no single value of ${attribute} is shared by enough devices for the requests its matchAttribute constraint covers`;
         continue;
       }
-      // distinctAttribute: each device needs its own value (a device without the attribute cannot serve).
+      // distinctAttribute: each device needs its own value (a device without the attribute cannot serve); each key list below has one value.
       if ([...keysOf.values()].some((k) => k.length !== 1)) continue;
       const valueIndex = new Map(values.map((v, i) => [v, i]));
       const demands = covered.map((f) => ({
         need: f.request.count,
-        devices: [...new Set(f.usable.filter((i) => keysOf.has(i)).map((i) => valueIndex.get((keysOf.get(i) as string[])[0]) as number))],
+        devices: [...new Set(f.usable.filter((i) => keysOf.has(i)).map((i) => valueIndex.get((keysOf.get(i) as string[])[0]!) as number))],
       }));
       if (!matchable(demands, { of: Int32Array.from(values, (_, i) => i), cap: new Map() })) {
         const total = covered.reduce((s, f) => s + f.request.count, 0);

@@ -50,13 +50,15 @@ export function firstFit(model: AllocationModel): SearchOutcome {
   const one = (claimIndex: number, requestIndex: number, sub: number, deviceIndex: number, inSub: boolean, start: number): Step => {
     steps++;
     if (claimIndex >= model.claims.length) return Step.Done;
-    const claim = model.claims[claimIndex];
+    // claimIndex < claims and requestIndex < groups (checked here), sub < the group's alternatives,
+    // deviceIndex < request.count (an All request's count is its device list's length).
+    const claim = model.claims[claimIndex]!;
     if (requestIndex >= claim.groups.length) {
       const next = one(claimIndex + 1, 0, 0, 0, false, 0);
       // Another claim over the limit is no reason to give up on this claim's other choices.
       return next === Step.TooMany ? Step.Failed : next;
     }
-    const group = claim.groups[requestIndex];
+    const group = claim.groups[requestIndex]!;
     if (!inSub && group.firstAvailable) {
       let allTooMany = true;
       for (let s = 0; s < group.alternatives.length; s++) {
@@ -64,19 +66,19 @@ export function firstFit(model: AllocationModel): SearchOutcome {
         if (step === Step.TooMany) continue;
         allTooMany = false;
         if (step === Step.Done) {
-          chosen[claimIndex][requestIndex] = s;
+          chosen[claimIndex]![requestIndex] = s;
           return Step.Done;
         }
       }
       return allTooMany ? Step.TooMany : Step.Failed;
     }
-    const request: RequestModel = group.alternatives[group.firstAvailable ? sub : 0];
+    const request: RequestModel = group.alternatives[group.firstAvailable ? sub : 0]!;
     reach(claimIndex, requestIndex, request.subRequestIndex);
     if (request.allMode && (request.allDevices as number[]).length === 0) return Step.Failed;
     if (deviceIndex >= request.count) return one(claimIndex, requestIndex + 1, 0, 0, false, 0);
-    if (state.picked[claimIndex].length + request.count - deviceIndex > ALLOCATION_RESULTS_MAX_SIZE) return Step.TooMany;
+    if (state.picked[claimIndex]!.length + request.count - deviceIndex > ALLOCATION_RESULTS_MAX_SIZE) return Step.TooMany;
     if (request.allMode) {
-      const undo = state.take(request, (request.allDevices as number[])[deviceIndex], true);
+      const undo = state.take(request, (request.allDevices as number[])[deviceIndex]!, true);
       if (undo === undefined) return Step.Failed;
       const step = one(claimIndex, requestIndex, sub, deviceIndex + 1, inSub, 0);
       if (step !== Step.Done) undo();

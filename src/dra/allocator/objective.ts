@@ -122,13 +122,14 @@ export class TopologySetup {
     for (const c of model.candidates) {
       let roots: Map<string, string> | undefined;
       let parent: number;
-      if (c.device.consumesCounters.length > 0) {
+      const firstUse = c.device.consumesCounters[0];
+      if (firstUse !== undefined) {
         roots = this.roots.get(c.poolIndex);
         if (roots === undefined) {
           roots = counterSetRoots(c.pool);
           this.roots.set(c.poolIndex, roots);
         }
-        const key = `${c.poolIndex}:${roots.get(c.device.consumesCounters[0].counterSet) ?? c.device.consumesCounters[0].counterSet}`;
+        const key = `${c.poolIndex}:${roots.get(firstUse.counterSet) ?? firstUse.counterSet}`;
         let found = this.counterParent.get(key);
         if (found === undefined) this.counterParent.set(key, (found = parents++));
         parent = found;
@@ -142,20 +143,23 @@ export class TopologySetup {
     LEVELS.forEach((_, l) => {
       const ids = new Map<string, number>();
       const sizes: number[] = [];
+      // One array per level; candidate indexes < n, parents < parentCount, ids < sizes.length.
+      const domainOf = this.domainOf[l]!;
       for (const c of model.candidates) {
-        const parent = this.parentOf[c.index];
-        if (this.domainOf[l][parent] !== -1) continue;
-        const v = this.topo[c.index][l];
+        const parent = this.parentOf[c.index]!;
+        if (domainOf[parent] !== -1) continue;
+        const v = this.topo[c.index]![l];
         if (v === undefined) continue;
-        // A list (NUMA nodes of one socket) belongs to the domain of its first value.
-        let id = ids.get(v[0]);
+        // A list (NUMA nodes of one socket) belongs to the domain of its first value (topologyValue gives no empty list).
+        const first = v[0]!;
+        let id = ids.get(first);
         if (id === undefined) {
           id = ids.size;
-          ids.set(v[0], id);
+          ids.set(first, id);
           sizes.push(0);
         }
-        this.domainOf[l][parent] = id;
-        sizes[id]++;
+        domainOf[parent] = id;
+        sizes[id]!++;
       }
       this.domainSize[l] = Int32Array.from(sizes);
     });
@@ -202,15 +206,17 @@ export class AllocatedBase {
   ) {
     if (!setup.fits(model)) throw new Error('AllocatedBase: the set-up was built for other devices');
     this.usedBefore = new Uint8Array(setup.parentCount);
-    for (const c of model.candidates) if (model.allocatedElsewhere(c.id)) this.usedBefore[setup.parentOf[c.index]] = 1;
+    // setup.fits(model): candidate indexes and pool positions are the set-up's.
+    for (const c of model.candidates) if (model.allocatedElsewhere(c.id)) this.usedBefore[setup.parentOf[c.index]!] = 1;
     // Counter sets consumed by devices of other claims that are not candidates here (other slices).
     for (const [poolIndex, roots] of setup.roots) {
-      const pool = model.pools[poolIndex];
+      const pool = model.pools[poolIndex]!;
       for (const slices of [pool.deviceSlices, pool.otherSlices]) {
         for (const slice of slices) {
           for (const device of slice.devices) {
-            if (device.consumesCounters.length === 0 || !model.allocatedElsewhere(`${pool.driver}/${pool.name}/${device.name}`)) continue;
-            const parent = setup.counterParent.get(`${poolIndex}:${roots.get(device.consumesCounters[0].counterSet) ?? device.consumesCounters[0].counterSet}`);
+            const firstUse = device.consumesCounters[0];
+            if (firstUse === undefined || !model.allocatedElsewhere(`${pool.driver}/${pool.name}/${device.name}`)) continue;
+            const parent = setup.counterParent.get(`${poolIndex}:${roots.get(firstUse.counterSet) ?? firstUse.counterSet}`);
             if (parent !== undefined) this.usedBefore[parent] = 1;
           }
         }
@@ -275,12 +281,15 @@ export class CandidateTopology {
    */
   pairPenalty(i: number, j: number): number {
     if (i === j || this.parentOf[i] === this.parentOf[j]) return 0;
-    const a = this.setup.topo[i];
-    const b = this.setup.topo[j];
+    // i and j are candidate indexes (topo has one entry per candidate).
+    const a = this.setup.topo[i]!;
+    const b = this.setup.topo[j]!;
     const shares = (l: number): boolean | undefined => {
-      if (a[l] === undefined || b[l] === undefined) return undefined;
-      const set = new Set(a[l]);
-      return (b[l] as string[]).some((v) => set.has(v));
+      const al = a[l];
+      const bl = b[l];
+      if (al === undefined || bl === undefined) return undefined;
+      const set = new Set(al);
+      return bl.some((v) => set.has(v));
     };
     const root = shares(0);
     const numa = shares(1);
@@ -301,13 +310,14 @@ export class CandidateTopology {
    */
   wasteOf(request: RequestModel, index: number): number {
     const layout = this.setup.layout;
-    const share = this.setup.share[index];
+    // index and c.index are candidate indexes (share has one entry per candidate).
+    const share = this.setup.share[index]!;
     if (share < 0 || !layout.partition(index)) return 0;
     let need = this.need.get(request);
     if (need === undefined) {
       need = share;
       for (const c of this.model.candidates) {
-        const s = this.setup.share[c.index];
+        const s = this.setup.share[c.index]!;
         if (s < 0 || s >= need || !layout.partition(c.index)) continue;
         let ok: boolean;
         try {
@@ -327,10 +337,11 @@ export class CandidateTopology {
 
   /** Thousandths of its parent a pick of `index` for `request` takes. */
   shareOf(request: RequestModel, index: number): number {
-    const s = this.setup.share[index];
+    // index is a candidate index.
+    const s = this.setup.share[index]!;
     if (s >= 0) return s;
     // A share of a multi-allocatable device: the largest fraction of a capacity it requests.
-    const c = this.model.candidates[index];
+    const c = this.model.candidates[index]!;
     let most = 0;
     for (const [name, cap] of Object.entries(c.device.capacity)) {
       const asked = request.body.capacity?.requests[name];
@@ -398,26 +409,31 @@ export class ObjectiveTracker {
 
   private markUsed(parent: number, delta: number): void {
     const p = this.placement;
+    // One array per level; parent < parentCount; a domain d ≥ 0 indexes its level's sizes and uses.
     for (let l = 0; l < LEVELS.length; l++) {
-      const d = p.domainOf[l][parent];
+      const d = p.domainOf[l]![parent]!;
       if (d < 0) continue;
-      const before = fragOf(this.domainUsed[l][d], p.domainSize[l][d]);
-      this.domainUsed[l][d] += delta;
-      this.domains += fragOf(this.domainUsed[l][d], p.domainSize[l][d]) - before;
+      const used = this.domainUsed[l]!;
+      const size = p.domainSize[l]![d]!;
+      const before = fragOf(used[d]!, size);
+      used[d]! += delta;
+      this.domains += fragOf(used[d]!, size) - before;
     }
   }
 
   /** Adds a pick of `index` for `request` (of claim `claim`). */
   push(claim: number, request: RequestModel, index: number): void {
     const p = this.placement;
+    // claim < claims (picks has one list per claim), index a candidate index, parent < parentCount.
+    const picks = this.picks[claim]!;
     let topology = 0;
-    for (const other of this.picks[claim]) topology += p.pairPenalty(other, index);
+    for (const other of picks) topology += p.pairPenalty(other, index);
     const share = p.shareOf(request, index);
-    this.picks[claim].push(index);
+    picks.push(index);
     this.topology += topology;
     this.consumption += share;
-    const parent = p.parentOf[index];
-    if (this.parentPicks[parent]++ === 0 && p.usedBefore[parent] === 0) {
+    const parent = p.parentOf[index]!;
+    if (this.parentPicks[parent]!++ === 0 && p.usedBefore[parent] === 0) {
       this.parents++;
       this.markUsed(parent, 1);
     }
@@ -431,13 +447,13 @@ export class ObjectiveTracker {
   pop(): void {
     const p = this.placement;
     const last = this.history.pop() as { claim: number; topology: number; share: number; waste: number };
-    const index = this.picks[last.claim].pop() as number;
+    const index = this.picks[last.claim]!.pop() as number;
     this.fragments.pop(index);
     this.waste -= last.waste;
     this.topology -= last.topology;
     this.consumption -= last.share;
-    const parent = p.parentOf[index];
-    if (--this.parentPicks[parent] === 0 && p.usedBefore[parent] === 0) {
+    const parent = p.parentOf[index]!;
+    if (--this.parentPicks[parent]! === 0 && p.usedBefore[parent] === 0) {
       this.parents--;
       this.markUsed(parent, -1);
     }
@@ -447,8 +463,9 @@ export class ObjectiveTracker {
   preview(claim: number, request: RequestModel, index: number): [number, number, number, number] {
     const p = this.placement;
     let topology = 0;
-    for (const other of this.picks[claim]) topology += p.pairPenalty(other, index);
-    const parent = p.parentOf[index];
+    // As in push: claim, index and parent are in range.
+    for (const other of this.picks[claim]!) topology += p.pairPenalty(other, index);
+    const parent = p.parentOf[index]!;
     const opens = this.parentPicks[parent] === 0 && p.usedBefore[parent] === 0 ? 1 : 0;
     return [topology, this.partitioned ? this.fragments.preview(index) + p.wasteOf(request, index) : 0, opens, p.shareOf(request, index)];
   }
@@ -466,8 +483,9 @@ export class ObjectiveTracker {
    * every allocation, and parents (which only grow) bound the rest.
    */
   cannotBeat(best: DraObjective, alternatives: readonly number[], decided: number): boolean {
+    // i < decided ≤ alternatives.length ≤ best.alternatives.length (best is a complete allocation).
     for (let i = 0; i < decided; i++) {
-      const d = alternatives[i] - best.alternatives[i];
+      const d = alternatives[i]! - best.alternatives[i]!;
       if (d !== 0) return d > 0;
     }
     for (let i = decided; i < best.alternatives.length; i++) if (best.alternatives[i] !== 0) return false;

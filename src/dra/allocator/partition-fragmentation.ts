@@ -39,9 +39,10 @@ export function counterSetRoots(pool: Pool): Map<string, string> {
     for (const slice of slices) {
       for (const device of slice.devices) {
         const names = device.consumesCounters.map((u) => u.counterSet).filter((s) => parent.has(s));
+        // k < names.length, and names[0] exists when the loop runs.
         for (let k = 1; k < names.length; k++) {
-          const a = find(names[0]);
-          const b = find(names[k]);
+          const a = find(names[0]!);
+          const b = find(names[k]!);
           if (a !== b) parent.set(a < b ? b : a, a < b ? a : b);
         }
       }
@@ -59,8 +60,9 @@ export function counterSetRoots(pool: Pool): Map<string, string> {
  * because one memory-slice counter of 1 is used up; a counter whose total is 0 (`encoders`) is left out.
  */
 export function partitionShare(pool: Pool, device: Device, roots: ReadonlyMap<string, string>): number {
-  if (device.consumesCounters.length === 0) return 1000;
-  const group = roots.get(device.consumesCounters[0].counterSet) ?? device.consumesCounters[0].counterSet;
+  const firstUse = device.consumesCounters[0];
+  if (firstUse === undefined) return 1000;
+  const group = roots.get(firstUse.counterSet) ?? firstUse.counterSet;
   let sum = 0;
   let counters = 0;
   for (const [setName, set] of pool.counterSets) {
@@ -70,7 +72,10 @@ export function partitionShare(pool: Pool, device: Device, roots: ReadonlyMap<st
       if (t <= 0) continue;
       counters++;
       let used = 0;
-      for (const use of device.consumesCounters) if (use.counterSet === setName && use.counters[name] !== undefined) used += amount(use.counters[name]);
+      for (const use of device.consumesCounters) {
+        const q = use.counterSet === setName ? use.counters[name] : undefined;
+        if (q !== undefined) used += amount(q);
+      }
       sum += Math.min(1, Math.max(0, used / t));
     }
   }
@@ -126,44 +131,47 @@ export class PartitionLayout {
     readonly parentCount: number,
   ) {
     const n = model.candidates.length;
+    // Indexes below are in range by construction: candidate indexes < n, parentOf[c] < parentCount,
+    // pool positions from the model's candidates, slots and starts from the arrays built here.
     // Counter slots per parent: the counters of its counter-set group.
     const perParent: string[][] = Array.from({ length: parentCount }, () => []);
     const rootsOf = new Map<number, Map<string, string>>();
     const groupOfParent: Array<{ pool: number; group: string } | undefined> = new Array(parentCount);
     for (const c of model.candidates) {
-      if (c.device.consumesCounters.length === 0 || c.shared) continue;
+      const firstUse = c.device.consumesCounters[0];
+      if (firstUse === undefined || c.shared) continue;
       let roots = rootsOf.get(c.poolIndex);
       if (roots === undefined) rootsOf.set(c.poolIndex, (roots = counterSetRoots(c.pool)));
-      const p = parentOf[c.index];
+      const p = parentOf[c.index]!;
       if (groupOfParent[p] !== undefined) continue;
-      const first = c.device.consumesCounters[0].counterSet;
+      const first = firstUse.counterSet;
       groupOfParent[p] = { pool: c.poolIndex, group: roots.get(first) ?? first };
     }
     this.pools = [...rootsOf.keys()];
     this.partitioned = new Uint8Array(parentCount);
     // A whole device is a parent of one unit: free or not (FGD counts a free device a shape cannot use as a fragment for it).
     const wholeOf: Array<number | undefined> = new Array(parentCount);
-    for (const c of model.candidates) if (c.device.consumesCounters.length === 0 && !c.shared) wholeOf[parentOf[c.index]] = c.index;
+    for (const c of model.candidates) if (c.device.consumesCounters.length === 0 && !c.shared) wholeOf[parentOf[c.index]!] = c.index;
     wholeOf.forEach((index, p) => {
       if (index === undefined) return;
       this.partitioned[p] = 1;
-      perParent[p].push(`\u0000unit\u0000${index}`);
+      perParent[p]!.push(`\u0000unit\u0000${index}`);
     });
     groupOfParent.forEach((g, p) => {
       if (g === undefined) return;
       this.partitioned[p] = 1;
       const roots = rootsOf.get(g.pool) as Map<string, string>;
-      for (const [setName, set] of model.pools[g.pool].counterSets) {
+      for (const [setName, set] of model.pools[g.pool]!.counterSets) {
         if ((roots.get(setName) ?? setName) !== g.group) continue;
-        for (const name of Object.keys(set.counters)) perParent[p].push(`${g.pool}\u0000${setName}\u0000${name}`);
+        for (const name of Object.keys(set.counters)) perParent[p]!.push(`${g.pool}\u0000${setName}\u0000${name}`);
       }
     });
     this.counterStart = new Int32Array(parentCount + 1);
-    for (let p = 0; p < parentCount; p++) this.counterStart[p + 1] = this.counterStart[p] + perParent[p].length;
-    this.total = new Float64Array(this.counterStart[parentCount]);
-    perParent.forEach((names, p) => names.forEach((key, k) => this.slot.set(key, this.counterStart[p] + k)));
+    for (let p = 0; p < parentCount; p++) this.counterStart[p + 1] = this.counterStart[p]! + perParent[p]!.length;
+    this.total = new Float64Array(this.counterStart[parentCount]!);
+    perParent.forEach((names, p) => names.forEach((key, k) => this.slot.set(key, this.counterStart[p]! + k)));
     for (const pool of this.pools) {
-      for (const [setName, set] of model.pools[pool].counterSets) {
+      for (const [setName, set] of model.pools[pool]!.counterSets) {
         for (const [name, q] of Object.entries(set.counters)) {
           const at = this.slot.get(`${pool}\u0000${setName}\u0000${name}`);
           if (at !== undefined) this.total[at] = amount(q);
@@ -172,7 +180,7 @@ export class PartitionLayout {
     }
     this.unitOf = new Int32Array(n).fill(-1);
     for (const c of model.candidates) {
-      const at = wholeOf[parentOf[c.index]] === c.index ? this.slot.get(`\u0000unit\u0000${c.index}`) : undefined;
+      const at = wholeOf[parentOf[c.index]!] === c.index ? this.slot.get(`\u0000unit\u0000${c.index}`) : undefined;
       if (at === undefined) continue;
       this.total[at] = 1;
       this.unitOf[c.index] = at;
@@ -181,8 +189,9 @@ export class PartitionLayout {
     const amt: number[] = [];
     this.useStart = new Int32Array(n + 1);
     for (const c of model.candidates) {
-      if (this.unitOf[c.index] >= 0) {
-        idx.push(this.unitOf[c.index]);
+      const unit = this.unitOf[c.index]!;
+      if (unit >= 0) {
+        idx.push(unit);
         amt.push(1);
       } else if (c.device.consumesCounters.length > 0 && !c.shared) {
         for (const use of c.device.consumesCounters) {
@@ -204,9 +213,13 @@ export class PartitionLayout {
   /** What other claims left of each counter (devices of the pool beyond the candidates included), on `model`'s node (whose pools are those the layout was read from, or a class member's). */
   baseLeft(model: AllocationModel): Float64Array {
     const left = Float64Array.from(this.total);
-    for (const c of model.candidates) if (this.unitOf[c.index] >= 0 && model.allocatedElsewhere(c.id)) left[this.unitOf[c.index]] = 0;
+    // Candidate indexes, units and slots are the layout's own; `model` is the layout's node or a class member with the same pools.
+    for (const c of model.candidates) {
+      const unit = this.unitOf[c.index]!;
+      if (unit >= 0 && model.allocatedElsewhere(c.id)) left[unit] = 0;
+    }
     for (const poolIndex of this.pools) {
-      const pool = model.pools[poolIndex];
+      const pool = model.pools[poolIndex]!;
       for (const slices of [pool.deviceSlices, pool.otherSlices]) {
         for (const slice of slices) {
           for (const device of slice.devices) {
@@ -214,7 +227,7 @@ export class PartitionLayout {
             for (const use of device.consumesCounters) {
               for (const [name, q] of Object.entries(use.counters)) {
                 const at = this.slot.get(`${poolIndex}\u0000${use.counterSet}\u0000${name}`);
-                if (at !== undefined) left[at] -= amount(q);
+                if (at !== undefined) left[at]! -= amount(q);
               }
             }
           }
@@ -226,14 +239,16 @@ export class PartitionLayout {
 
   /** Whether the layout follows candidate `c` (a partition, a device on a counter set, or a whole device). */
   partition(c: number): boolean {
-    return this.useStart[c + 1] > this.useStart[c];
+    // c is a candidate index (useStart has candidates + 1 entries); so in the methods below.
+    return this.useStart[c + 1]! > this.useStart[c]!;
   }
 
   /** Whether candidate `c`'s counters fit what `left` holds. */
   fits(c: number, left: Float64Array): boolean {
-    for (let u = this.useStart[c]; u < this.useStart[c + 1]; u++) {
-      const at = this.useIdx[u];
-      if (this.useAmt[u] > left[at] + EPSILON * Math.max(1, this.total[at])) return false;
+    // u within candidate c's uses; each use's slot is a counter slot of `left` and `total`.
+    for (let u = this.useStart[c]!; u < this.useStart[c + 1]!; u++) {
+      const at = this.useIdx[u]!;
+      if (this.useAmt[u]! > left[at]! + EPSILON * Math.max(1, this.total[at]!)) return false;
     }
     return true;
   }
@@ -242,11 +257,12 @@ export class PartitionLayout {
   freeShare(p: number, left: Float64Array): number {
     let sum = 0;
     let counters = 0;
-    for (let k = this.counterStart[p]; k < this.counterStart[p + 1]; k++) {
-      const t = this.total[k];
+    // p is a parent (counterStart has parents + 1 entries); k a counter slot of that parent.
+    for (let k = this.counterStart[p]!; k < this.counterStart[p + 1]!; k++) {
+      const t = this.total[k]!;
       if (t <= 0) continue;
       counters++;
-      sum += Math.min(1, Math.max(0, left[k] / t));
+      sum += Math.min(1, Math.max(0, left[k]! / t));
     }
     return counters === 0 ? 0 : Math.round((1000 * sum) / counters);
   }
@@ -271,9 +287,10 @@ export class ShapeTable {
     const members: number[] = [];
     shapes.forEach((shape, s) => {
       const byParent: number[][] = Array.from({ length: parents }, () => []);
-      for (let i = 0; i < shape.matches.length; i++) if (shape.matches[i] === 1 && layout.partition(i)) byParent[layout.parentOf[i]].push(i);
+      // matches has one entry per candidate, and parentOf[i] < parents.
+      for (let i = 0; i < shape.matches.length; i++) if (shape.matches[i] === 1 && layout.partition(i)) byParent[layout.parentOf[i]!]!.push(i);
       for (let p = 0; p < parents; p++) {
-        members.push(...byParent[p]);
+        members.push(...byParent[p]!);
         this.start[s * parents + p + 1] = members.length;
       }
     });
@@ -292,14 +309,15 @@ export class ShapeTable {
     if (free === 0) return 0;
     let frag = 0;
     const parents = layout.parentCount;
+    // s < shapes, p a parent: start has shapes × parents + 1 entries, and m runs within it.
     for (let s = 0; s < this.weights.length; s++) {
-      const w = this.weights[s];
+      const w = this.weights[s]!;
       if (w === 0) continue;
-      const from = this.start[s * parents + p];
-      const to = this.start[s * parents + p + 1];
+      const from = this.start[s * parents + p]!;
+      const to = this.start[s * parents + p + 1]!;
       // A shape with no device on this parent cannot use it at all: its free share is a fragment for that shape (FGD's model mismatch).
       let fitting = 0;
-      for (let m = from; m < to; m++) if (layout.fits(this.members[m], left)) fitting++;
+      for (let m = from; m < to; m++) if (layout.fits(this.members[m]!, left)) fitting++;
       if (fitting === 0) frag += w * free * PLACEMENT_SCALE;
       frag += w * (to - from - fitting);
     }
@@ -349,7 +367,7 @@ export class FragmentationTracker {
   /** The fragmentation of every parent before the search (what `delta` is measured from). */
   baseline(): number {
     let f = 0;
-    for (let p = 0; p < this.layout.parentCount; p++) f += this.now[p];
+    for (let p = 0; p < this.layout.parentCount; p++) f += this.now[p]!;
     return f - this.delta;
   }
 
@@ -359,11 +377,13 @@ export class FragmentationTracker {
       this.history.push(NaN);
       return;
     }
-    for (let u = l.useStart[c]; u < l.useStart[c + 1]; u++) this.left[l.useIdx[u]] -= l.useAmt[u];
-    const p = l.parentOf[c];
-    const before = this.now[p];
-    this.now[p] = this.shapes.fragmentation(p, this.left);
-    this.delta += this.now[p] - before;
+    // c is a candidate index; its uses, slots and parent are the layout's own (so in preview and pop).
+    for (let u = l.useStart[c]!; u < l.useStart[c + 1]!; u++) this.left[l.useIdx[u]!]! -= l.useAmt[u]!;
+    const p = l.parentOf[c]!;
+    const before = this.now[p]!;
+    const after = this.shapes.fragmentation(p, this.left);
+    this.now[p] = after;
+    this.delta += after - before;
     this.history.push(before);
   }
 
@@ -371,20 +391,20 @@ export class FragmentationTracker {
   preview(c: number): number {
     const l = this.layout;
     if (!l.partition(c)) return 0;
-    for (let u = l.useStart[c]; u < l.useStart[c + 1]; u++) this.left[l.useIdx[u]] -= l.useAmt[u];
-    const p = l.parentOf[c];
+    for (let u = l.useStart[c]!; u < l.useStart[c + 1]!; u++) this.left[l.useIdx[u]!]! -= l.useAmt[u]!;
+    const p = l.parentOf[c]!;
     const after = this.shapes.fragmentation(p, this.left);
-    for (let u = l.useStart[c]; u < l.useStart[c + 1]; u++) this.left[l.useIdx[u]] += l.useAmt[u];
-    return after - this.now[p];
+    for (let u = l.useStart[c]!; u < l.useStart[c + 1]!; u++) this.left[l.useIdx[u]!]! += l.useAmt[u]!;
+    return after - this.now[p]!;
   }
 
   pop(c: number): void {
     const before = this.history.pop() as number;
     if (Number.isNaN(before)) return;
     const l = this.layout;
-    for (let u = l.useStart[c]; u < l.useStart[c + 1]; u++) this.left[l.useIdx[u]] += l.useAmt[u];
-    const p = l.parentOf[c];
-    this.delta -= this.now[p] - before;
+    for (let u = l.useStart[c]!; u < l.useStart[c + 1]!; u++) this.left[l.useIdx[u]!]! += l.useAmt[u]!;
+    const p = l.parentOf[c]!;
+    this.delta -= this.now[p]! - before;
     this.now[p] = before;
   }
 }

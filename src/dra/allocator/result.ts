@@ -11,8 +11,10 @@ import type { SearchState } from './search-state.js';
 export type ShareIdSource = (deviceId: string) => string;
 
 /** The AllocationResult of every claim, from a finished search. */
+// Indexes here are the search's own: claim positions, candidate indexes of picks, and `chosen`
+// (one entry per claim, one alternative number per request group) as the search filled it.
 export function buildResults(model: AllocationModel, state: SearchState, chosen: number[][], shareId: ShareIdSource): AllocationResult[] {
-  return model.claims.map((claim, claimIndex) => buildResult(model, claim, state, claimIndex, chosen[claimIndex], shareId));
+  return model.claims.map((claim, claimIndex) => buildResult(model, claim, state, claimIndex, chosen[claimIndex]!, shareId));
 }
 
 function copy<T>(value: T): T {
@@ -20,8 +22,8 @@ function copy<T>(value: T): T {
 }
 
 function buildResult(model: AllocationModel, claim: ClaimModel, state: SearchState, claimIndex: number, chosen: number[], shareId: ShareIdSource): AllocationResult {
-  const results: DeviceRequestAllocationResult[] = state.picked[claimIndex].map((pick) => {
-    const c = model.candidates[pick.index];
+  const results: DeviceRequestAllocationResult[] = state.picked[claimIndex]!.map((pick) => {
+    const c = model.candidates[pick.index]!;
     const out: DeviceRequestAllocationResult = { request: pick.request.name, driver: c.driver, pool: c.pool.name, device: c.device.name };
     if (pick.request.adminAccess) out.adminAccess = true;
     if (pick.request.body.tolerations.length > 0) out.tolerations = copy(pick.request.body.tolerations);
@@ -49,18 +51,19 @@ function buildConfig(claim: ClaimModel, chosen: number[]): DeviceAllocationConfi
   const config: DeviceAllocationConfiguration[] = [];
   const requests = claim.claim.requests;
   // The name each request was allocated under (request or request/subrequest).
-  const names = claim.groups.map((g, i) => g.alternatives[g.firstAvailable ? chosen[i] : 0].name);
+  // One group per request of the claim, in order (so `claim.groups[i]` for request i below).
+  const names = claim.groups.map((g, i) => g.alternatives[g.firstAvailable ? chosen[i]! : 0]!.name);
   const classRange = new Map<string, [number, number]>();
   claim.groups.forEach((group, i) => {
-    const chosenRequest = group.alternatives[group.firstAvailable ? chosen[i] : 0];
+    const chosenRequest = group.alternatives[group.firstAvailable ? chosen[i]! : 0]!;
     const cls = chosenRequest.deviceClass;
     const range = classRange.get(cls.name);
     if (range !== undefined) {
-      for (let k = range[0]; k < range[1]; k++) (config[k].requests as string[]).push(names[i]);
+      for (let k = range[0]; k < range[1]; k++) (config[k]!.requests as string[]).push(names[i]!);
       return;
     }
     const start = config.length;
-    for (const c of cls.config) config.push({ source: 'FromClass', requests: [names[i]], ...(c.opaque !== undefined ? { opaque: copy(c.opaque) } : {}) });
+    for (const c of cls.config) config.push({ source: 'FromClass', requests: [names[i]!], ...(c.opaque !== undefined ? { opaque: copy(c.opaque) } : {}) });
     classRange.set(cls.name, [start, config.length]);
   });
   for (const c of claim.claim.config) {
@@ -69,14 +72,14 @@ function buildConfig(claim: ClaimModel, chosen: number[]): DeviceAllocationConfi
       config.push({ source: 'FromClaim', ...opaque });
       continue;
     }
-    const applies = requests.some((r, i) => c.requests.includes(r.name) || (claim.groups[i].firstAvailable && c.requests.includes(names[i])));
+    const applies = requests.some((r, i) => c.requests.includes(r.name) || (claim.groups[i]!.firstAvailable && c.requests.includes(names[i]!)));
     if (applies) config.push({ source: 'FromClaim', requests: [...c.requests], ...opaque });
   }
   // A config that covers every request applies to all: empty requests say so.
   for (const entry of config) {
     const list = entry.requests;
     if (list === undefined || list.length === 0) continue;
-    if (requests.every((r, i) => list.includes(r.name) || (claim.groups[i].firstAvailable && list.includes(names[i])))) delete entry.requests;
+    if (requests.every((r, i) => list.includes(r.name) || (claim.groups[i]!.firstAvailable && list.includes(names[i]!)))) delete entry.requests;
   }
   return config;
 }
@@ -84,8 +87,8 @@ function buildConfig(claim: ClaimModel, chosen: number[]): DeviceAllocationConfi
 function nodeSelectorFor(model: AllocationModel, state: SearchState, claimIndex: number, label: string): NodeSelector | undefined {
   const fields: NodeSelectorRequirement[] = [];
   const expressions: NodeSelectorRequirement[] = [];
-  for (const pick of state.picked[claimIndex]) {
-    const c = model.candidates[pick.index];
+  for (const pick of state.picked[claimIndex]!) {
+    const c = model.candidates[pick.index]!;
     const perDevice = c.slice.perDeviceNodeSelection === true;
     const nodeName = perDevice ? c.device.nodeName : c.slice.nodeName;
     const selector = perDevice ? c.device.nodeSelector : c.slice.nodeSelector;

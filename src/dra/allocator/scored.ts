@@ -95,17 +95,19 @@ export function scoredSearch(model: AllocationModel, budget: number, classes: Sy
       if (best === undefined || compareObjective(objective, best.objective) < 0) best = { picks: [...trail], chosen: chosen.map((c) => [...c]), objective };
       return;
     }
-    const claim = model.claims[claimIndex];
+    // claimIndex < claims, requestIndex < the claim's groups, s < the group's alternatives (checked here).
+    const claim = model.claims[claimIndex]!;
     if (requestIndex >= claim.groups.length) return claimStep(claimIndex + 1, 0);
-    const group = claim.groups[requestIndex];
+    const group = claim.groups[requestIndex]!;
+    const chosenOfClaim = chosen[claimIndex]!;
     for (let s = 0; s < group.alternatives.length; s++) {
-      const request = group.alternatives[s];
+      const request = group.alternatives[s]!;
       reach(request);
-      if (state.picked[claimIndex].length + request.count > ALLOCATION_RESULTS_MAX_SIZE) {
+      if (state.picked[claimIndex]!.length + request.count > ALLOCATION_RESULTS_MAX_SIZE) {
         orderDependent = true;
         continue;
       }
-      chosen[claimIndex][requestIndex] = s;
+      chosenOfClaim[requestIndex] = s;
       if (group.firstAvailable) alternatives.push(s);
       if (!hopeless()) {
         if (request.allMode) allStep(request, 0);
@@ -121,9 +123,10 @@ export function scoredSearch(model: AllocationModel, budget: number, classes: Sy
     if (devices.length === 0) return;
     if (at >= devices.length) return claimStep(request.claimIndex, request.requestIndex + 1);
     if (!budgetLeft()) return;
-    const undo = tryTake(request, devices[at], true);
+    const index = devices[at]!; // at < devices.length
+    const undo = tryTake(request, index, true);
     if (undo === undefined) return;
-    push(request, devices[at], true);
+    push(request, index, true);
     if (!hopeless()) allStep(request, at + 1);
     pop();
     undo();
@@ -144,10 +147,14 @@ export function scoredSearch(model: AllocationModel, budget: number, classes: Sy
    * class are not interchangeable then).
    */
   const orderFor = (request: RequestModel): number[][] => {
-    const keyed: Array<{ cls: number; key: [number, number, number, number] }> = [];
-    for (let cls = 0; cls < members.length; cls++) keyed.push({ cls, key: tracker.preview(request.claimIndex, request, members[cls][0]) });
-    keyed.sort((a, b) => a.key[0] - b.key[0] || a.key[1] - b.key[1] || a.key[2] - b.key[2] || a.key[3] - b.key[3] || members[a.cls][0] - members[b.cls][0]);
-    return request.adminAccess ? keyed.flatMap((k) => members[k.cls].map((index) => [index])) : keyed.map((k) => members[k.cls]);
+    // cls < members.length, and no class is empty (symmetryClasses makes a class with its first member).
+    const keyed: Array<{ cls: number; first: number; key: [number, number, number, number] }> = [];
+    for (let cls = 0; cls < members.length; cls++) {
+      const first = members[cls]![0]!;
+      keyed.push({ cls, first, key: tracker.preview(request.claimIndex, request, first) });
+    }
+    keyed.sort((a, b) => a.key[0] - b.key[0] || a.key[1] - b.key[1] || a.key[2] - b.key[2] || a.key[3] - b.key[3] || a.first - b.first);
+    return request.adminAccess ? keyed.flatMap((k) => members[k.cls]!.map((index) => [index])) : keyed.map((k) => members[k.cls]!);
   };
 
   const free = (request: RequestModel, index: number): boolean => (request.adminAccess ? !state.takenByClaim(index, request.claimIndex) : !state.inUse(index));
@@ -162,7 +169,7 @@ export function scoredSearch(model: AllocationModel, budget: number, classes: Sy
   const enoughLeft = (request: RequestModel, need: number, order: readonly number[][], pos: number): boolean => {
     let count = 0;
     for (let p = pos; p < order.length && count < need; p++) {
-      for (const index of order[p]) {
+      for (const index of order[p]!) {
         if (!free(request, index)) continue;
         let ok: boolean;
         try {
@@ -180,14 +187,14 @@ export function scoredSearch(model: AllocationModel, budget: number, classes: Sy
     if (need === 0) return claimStep(request.claimIndex, request.requestIndex + 1);
     if (!enoughLeft(request, need, order, pos)) return;
     for (let p = pos; p < order.length; p++) {
-      const index = firstFree(request, order[p]);
+      const index = firstFree(request, order[p]!); // p < order.length
       if (index < 0) continue;
       if (!budgetLeft()) return;
       const undo = tryTake(request, index, false);
       if (undo === undefined) continue;
       push(request, index, false);
       // The same slot again (its next free member), unless the device is a share: one per request.
-      const next = model.candidates[index].shared || request.adminAccess ? p + 1 : p;
+      const next = model.candidates[index]!.shared || request.adminAccess ? p + 1 : p;
       if (!hopeless()) devicesStep(request, need - 1, order, next);
       pop();
       undo();
@@ -200,7 +207,7 @@ export function scoredSearch(model: AllocationModel, budget: number, classes: Sy
   // Replay the best allocation into a fresh state (takes re-check everything and rebuild consumption).
   const final = new SearchState(model);
   for (const pick of best.picks) {
-    if (final.take(pick.request, pick.index, pick.must) === undefined) throw new Error(`scored search: replay of ${model.candidates[pick.index].id} failed`);
+    if (final.take(pick.request, pick.index, pick.must) === undefined) throw new Error(`scored search: replay of ${model.candidates[pick.index]!.id} failed`);
   }
   return { state: final, chosen: best.chosen, furthest, steps, budgetExhausted: exhausted, objective: best.objective, orderDependent };
 }

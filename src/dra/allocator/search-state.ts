@@ -52,13 +52,14 @@ export class SearchState {
   }
 
   /** Allocated to another claim, or to any claim of this search. */
+  // `index` is a candidate index and `claimIndex` a claim's position here and below: in range by construction.
   inUse(index: number): boolean {
-    return this.model.allocated.devices.has(this.model.candidates[index].id) || this.takenCount[index] > 0;
+    return this.model.allocated.devices.has(this.model.candidates[index]!.id) || this.takenCount[index]! > 0;
   }
 
   /** Taken by this claim in this search. */
   takenByClaim(index: number, claimIndex: number): boolean {
-    return this.takenBy[claimIndex][index] === 1;
+    return this.takenBy[claimIndex]![index] === 1;
   }
 
   /** Capacity this search already takes from a shared device. */
@@ -78,7 +79,7 @@ export class SearchState {
    */
   take(request: RequestModel, index: number, must: boolean): (() => void) | undefined {
     const model = this.model;
-    const c = model.candidates[index];
+    const c = model.candidates[index]!;
     const claim = request.claimIndex;
     const shared = c.shared;
     if (!shared && request.adminAccess && this.takenByClaim(index, claim)) return undefined;
@@ -98,16 +99,16 @@ export class SearchState {
       undoCounters();
       return undefined;
     }
-    const constraints = this.constraints[claim];
+    const constraints = this.constraints[claim]!;
     const who = { base: request.base, sub: request.sub };
     let added = 0;
     const undoConstraints = (): void => {
-      for (let i = added - 1; i >= 0; i--) constraints[i].remove(who);
+      for (let i = added - 1; i >= 0; i--) constraints[i]!.remove(who);
     };
     for (; added < constraints.length; added++) {
       let fits: boolean;
       try {
-        fits = constraints[added].add(who, c.device, c.driver, c.id);
+        fits = constraints[added]!.add(who, c.device, c.driver, c.id);
       } catch (error) {
         undoConstraints();
         undoCounters();
@@ -117,7 +118,7 @@ export class SearchState {
       undoConstraints();
       undoCounters();
       if (must) {
-        throw draError('DRA_REJECTED', `claim ${model.claims[claim].label}, request ${request.sub ?? request.base}: cannot add device ${c.id} because a claim constraint would not be satisfied`);
+        throw draError('DRA_REJECTED', `claim ${model.claims[claim]!.label}, request ${request.sub ?? request.base}: cannot add device ${c.id} because a claim constraint would not be satisfied`);
       }
       return undefined;
     }
@@ -130,9 +131,11 @@ export class SearchState {
       }
       if (shared) consumed = consumedCapacity(request.body.capacity?.requests, c.device.capacity);
     }
+    const takenBy = this.takenBy[claim]!;
+    const picked = this.picked[claim]!;
     if (!shared) {
-      this.takenBy[claim][index] = 1;
-      this.takenCount[index]++;
+      takenBy[index] = 1;
+      this.takenCount[index]!++;
     } else {
       const entry = this.shares.get(index) ?? { count: 0, amounts: new Map() };
       entry.count++;
@@ -141,12 +144,12 @@ export class SearchState {
     }
     const pick: PickedDevice = { request, index, shared };
     if (consumed !== undefined && consumed.size > 0) pick.consumed = consumed;
-    this.picked[claim].push(pick);
+    picked.push(pick);
     return () => {
-      this.picked[claim].pop();
+      picked.pop();
       if (!shared) {
-        this.takenBy[claim][index] = 0;
-        this.takenCount[index]--;
+        takenBy[index] = 0;
+        this.takenCount[index]!--;
       } else {
         const entry = this.shares.get(index) as { count: number; amounts: CapacityAmounts };
         subAmounts(entry.amounts, consumed as CapacityAmounts);

@@ -29,7 +29,7 @@ function hash128(text: string): [number, number, number, number] {
 
 function uuidOf(words: [number, number, number, number]): string {
   const hex = words.map((w) => w.toString(16).padStart(8, '0')).join('');
-  const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
+  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16); // hex has 32 digits
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 

@@ -26,7 +26,7 @@ const COMPUTED_ACCESS = [/\b(exists|exists_one|all|map|filter|size)\b/, /\[\s*[^
 export function namesRead(expression: string): string[] | undefined {
   if (COMPUTED_ACCESS.some((re) => re.test(expression))) return undefined;
   const names: string[] = [];
-  for (const m of expression.matchAll(/"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|([A-Za-z_][A-Za-z0-9_]*)/g)) names.push(m[1] ?? m[2] ?? m[3]);
+  for (const m of expression.matchAll(/"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|([A-Za-z_][A-Za-z0-9_]*)/g)) names.push(m[1] ?? m[2] ?? m[3]!); // one of the three groups matched
   return names;
 }
 
@@ -67,7 +67,7 @@ function staticClasses(model: AllocationModel, fieldKeys: readonly string[], rea
     if (c.shared) return -1;
     const attributes = c.device.attributes;
     const shown: Record<string, AttributeValue> = {};
-    for (const k of Object.keys(attributes)) if (read(k)) shown[k] = attributes[k];
+    for (const [k, v] of Object.entries(attributes)) if (read(k)) shown[k] = v;
     const key = `${fieldKeys[c.index]}\u0000${keyOf(shown)}`;
     let id = ids.get(key);
     if (id === undefined) ids.set(key, (id = ids.size));
@@ -94,7 +94,7 @@ export function symmetryClasses(model: AllocationModel, kept?: SymmetryKeys): Sy
   const members: number[][] = [];
   const classOf = new Int32Array(model.candidates.length);
   for (const c of model.candidates) {
-    const s = statics[c.index];
+    const s = statics[c.index]!; // one entry per candidate
     let id: number | undefined;
     if (s >= 0) {
       const key = 2 * s + (model.allocatedElsewhere(c.id) ? 1 : 0);
@@ -105,7 +105,7 @@ export function symmetryClasses(model: AllocationModel, kept?: SymmetryKeys): Sy
       id = members.length;
       members.push([]);
     }
-    members[id].push(c.index);
+    members[id]!.push(c.index); // id < members.length
     classOf[c.index] = id;
   }
   return { classOf, members };

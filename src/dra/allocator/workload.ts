@@ -32,8 +32,9 @@ export function readWorkload(value: unknown, at: At = { origin: 'request', path:
     const weight = e.weight ?? 1;
     if (typeof weight !== 'number' || !Number.isFinite(weight) || weight <= 0) fail('INVALID_ARGUMENT', child(here, 'weight'), 'a positive number', e.weight);
     const read = readResourceClaims(e.claim, `${here.path}.claim`);
-    if (read.length !== 1) fail('INVALID_ARGUMENT', child(here, 'claim'), 'one ResourceClaim', `${read.length} claims`);
-    claims.push(read[0]);
+    const claim = read[0];
+    if (read.length !== 1 || claim === undefined) fail('INVALID_ARGUMENT', child(here, 'claim'), 'one ResourceClaim', `${read.length} claims`);
+    claims.push(claim);
     weights.push(weight);
   });
   return { claims, weights };
@@ -47,7 +48,8 @@ export function readWorkload(value: unknown, at: At = { origin: 'request', path:
 export function workloadShapes(probe: AllocationModel, weights: readonly number[], matches: (request: RequestModel) => Uint8Array): WorkloadShape[] {
   const shapes: WorkloadShape[] = [];
   probe.claims.forEach((claim, i) => {
-    for (const group of claim.groups) shapes.push({ weight: weights[i], matches: matches(group.alternatives[0]) });
+    // One weight per workload claim; a request group has at least one alternative.
+    for (const group of claim.groups) shapes.push({ weight: weights[i]!, matches: matches(group.alternatives[0]!) });
   });
   return shapes;
 }

@@ -137,16 +137,17 @@ export class AllocatedState {
     const counters = new Map<Pool, Map<string, Map<string, Quantity>>>();
     let i = 0;
     for (let p = 0; p < pools.length; p++) {
-      const pool = pools[p];
+      const pool = pools[p]!;
       if (pool.incomplete || pool.invalid) continue;
       const held = this.pools.get(pool.id);
       for (const slice of pool.deviceSlices) {
         for (const device of slice.devices) {
+          // The class lists the devices of pools like these in this order, and sizes its masks to them.
           const index = i++;
-          if (nodeClass.devices[index].local !== (which === 'local')) continue;
+          if (nodeClass.devices[index]!.local !== (which === 'local')) continue;
           const shared = features.consumableCapacity && device.allowMultipleAllocations === true;
           if (used(held, device.name)) {
-            usedBits[index >>> 5] |= 1 << (index & 31);
+            usedBits[index >>> 5]! |= 1 << (index & 31);
             usedCount++;
           }
           if (!shared && held?.devices.has(device.name) === true) continue;
@@ -155,7 +156,7 @@ export class AllocatedState {
             // A shared device with capacity consumed has its counters counted once already (as SearchState.take).
             if (!(shared && held?.capacity.has(device.name) === true) && !this.countersFit(device, pool, counters)) continue;
           }
-          free[index >>> 5] |= 1 << (index & 31);
+          free[index >>> 5]! |= 1 << (index & 31);
         }
       }
     }

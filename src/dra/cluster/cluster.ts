@@ -60,7 +60,8 @@ function rankOf(claims: readonly ResourceClaim[], results: readonly AllocationRe
     for (const r of result.devices.results) {
       const slash = r.request.indexOf('/');
       if (slash < 0) continue;
-      const request = claims[i].requests.find((q) => q.name === r.request.slice(0, slash));
+      // One result per claim, in order.
+      const request = claims[i]!.requests.find((q) => q.name === r.request.slice(0, slash));
       const at = request?.firstAvailable.findIndex((sub) => sub.name === r.request.slice(slash + 1)) ?? -1;
       if (at > 0) rank += at;
     }
@@ -152,7 +153,7 @@ function copy<T>(value: T): T {
 
 function words(bits: Uint32Array, from: number, n: number): string {
   let s = '';
-  for (let w = 0; w < n; w++) s += `${bits[from + w].toString(36)},`;
+  for (let w = 0; w < n; w++) s += `${bits[from + w]!.toString(36)},`; // a node's n words from `from`
   return s;
 }
 
@@ -162,7 +163,11 @@ function readsIdentity(claims: readonly ResourceClaim[], groups: readonly Counte
   return groups.some((g) => g.some((a) => selectorsReadIdentity([...a.request.deviceClass.selectors, ...a.request.body.selectors].map((s) => s.cel?.expression))));
 }
 
-/** A cluster's devices and what its claims hold: schedule pods' claims, release them. */
+/**
+ * A cluster's devices and what its claims hold: schedule pods' claims, release them. Node numbers
+ * k (< nodes; from the node order, the index, or a held claim), classes c (< nodeClasses) and pool
+ * positions are in range by construction: the arrays indexed by them are sized when the handle is made.
+ */
 export class DraCluster {
   /** Node names in node order. */
   readonly nodeNames: readonly string[];
@@ -222,7 +227,7 @@ export class DraCluster {
     this.nodeClasses = layout.classes;
     this.setups = new Array(this.nodeClasses.length);
     for (const c of this.nodeClasses) for (const id of c.sharedPools) (this.classesOfPool.get(id) ?? this.classesOfPool.set(id, []).get(id)!).push(c.index);
-    layout.localPools.forEach((local, k) => local.forEach((isLocal, p) => isLocal && this.nodeOfPool.set(this.pools[k][p].id, k)));
+    layout.localPools.forEach((local, k) => local.forEach((isLocal, p) => isLocal && this.nodeOfPool.set(this.pools[k]![p]!.id, k)));
 
     this.readAllocated(top);
     const workload = readWorkload(top.workload, child(at, 'workload'));
@@ -235,18 +240,19 @@ export class DraCluster {
     if (typeof explain !== 'boolean') fail('INVALID_ARGUMENT', child(at, 'explain'), 'a boolean', top.explain);
     if (explain) this.search = { ...this.search, explain };
     const wordStart = new Int32Array(this.nodes.length + 1);
-    for (let k = 0; k < this.nodes.length; k++) wordStart[k + 1] = wordStart[k] + this.nodeClasses[this.classOf[k]].words;
-    this.states = { wordStart, free: new Uint32Array(wordStart[this.nodes.length]), sharedFree: this.nodeClasses.map((c) => new Uint32Array(c.words)), load: new Float64Array(this.nodes.length) };
-    this.used = new Uint32Array(wordStart[this.nodes.length]);
+    for (let k = 0; k < this.nodes.length; k++) wordStart[k + 1] = wordStart[k]! + this.nodeClasses[this.classOf[k]!]!.words;
+    this.states = { wordStart, free: new Uint32Array(wordStart[this.nodes.length]!), sharedFree: this.nodeClasses.map((c) => new Uint32Array(c.words)), load: new Float64Array(this.nodes.length) };
+    this.used = new Uint32Array(wordStart[this.nodes.length]!);
     for (let k = 0; k < this.nodes.length; k++) this.refreshNode(k);
     for (const c of this.nodeClasses) this.refreshShared(c.index);
     this.index = new NodeIndex(this.nodeClasses, this.classOf, this.states, this.score);
   }
 
   private readAllocated(top: DraClusterInit): void {
+    // The ids were read as `driver/pool/device` (a share's with its share ID after): three parts at least.
     const split = (id: string): { pool: string; device: string } => {
       const parts = id.split('/');
-      return { pool: `${parts[0]}/${parts[1]}`, device: parts[2] };
+      return { pool: `${parts[0]}/${parts[1]}`, device: parts[2]! };
     };
     for (const id of readIdList('allocatedDevices', top.allocatedDevices, [3])) this.allocatedState.add(split(id));
     const capacity = readCapacityState(top.allocatedCapacity);
@@ -264,21 +270,23 @@ export class DraCluster {
 
   /** Node k's own devices: which are free to take, which in use, its load. */
   private refreshNode(k: number): void {
-    const c = this.nodeClasses[this.classOf[k]];
-    const from = this.states.wordStart[k];
+    const c = this.nodeClasses[this.classOf[k]!]!;
+    const from = this.states.wordStart[k]!;
     const free = this.states.free.subarray(from, from + c.words);
     const used = this.used.subarray(from, from + c.words);
-    const n = this.allocatedState.walk(c, this.pools[k], 'local', this.features, free, used);
+    const n = this.allocatedState.walk(c, this.pools[k]!, 'local', this.features, free, used);
     this.states.load[k] = c.localCount === 0 ? 0 : n / c.localCount;
   }
 
   /** Class c's devices of shared pools: which are free to take. */
   private refreshShared(c: number): boolean {
-    const nodeClass = this.nodeClasses[c];
-    if (nodeClass.sharedPools.length === 0 || nodeClass.members.length === 0) return false;
-    const before = this.states.sharedFree[c].slice();
-    this.allocatedState.walk(nodeClass, this.pools[nodeClass.members[0]], 'shared', this.features, this.states.sharedFree[c], new Uint32Array(nodeClass.words));
-    return before.some((w, i) => w !== this.states.sharedFree[c][i]);
+    const nodeClass = this.nodeClasses[c]!;
+    const first = nodeClass.members[0];
+    if (nodeClass.sharedPools.length === 0 || first === undefined) return false;
+    const sharedFree = this.states.sharedFree[c]!;
+    const before = sharedFree.slice();
+    this.allocatedState.walk(nodeClass, this.pools[first]!, 'shared', this.features, sharedFree, new Uint32Array(nodeClass.words));
+    return before.some((w, i) => w !== sharedFree[i]);
   }
 
   /** Numbers about the handle: nodes, node classes, claim shapes indexed, claims held, allocator runs so far. */
@@ -297,7 +305,7 @@ export class DraCluster {
     const { found, tried, same } = this.findNode(claims, groups, shape, () => true, undefined);
     if (found !== undefined) {
       this.commit(found.k, labels, found.outcome.results);
-      return { node: this.nodes[found.k].name, results: found.outcome.results, ...(found.outcome.explain !== undefined ? { explain: found.outcome.explain } : {}) };
+      return { node: this.nodes[found.k]!.name, results: found.outcome.results, ...(found.outcome.explain !== undefined ? { explain: found.outcome.explain } : {}) };
     }
     const needs = groups.map((g) => g.map((a) => (a.all ? `all of class ${a.request.deviceClass.name}` : `${a.need} of class ${a.request.deviceClass.name}`)).join(' or ')).join(', ');
     const others = this.nodes.length - tried.length - same;
@@ -345,7 +353,7 @@ export class DraCluster {
   ): { node: number; results: AllocationResult[]; message?: undefined; explain?: DraExplanation } | { node: -1; results?: undefined; message: string } {
     const { claims, labels, groups, shape } = this.pendingClaims(input);
     const { found, tried } = this.findNode(claims, groups, shape, allowed, order);
-    if (found === undefined) return { node: -1, message: tried.length === 0 ? 'too few free devices that match' : tried[0] };
+    if (found === undefined) return { node: -1, message: tried[0] ?? 'too few free devices that match' };
     this.commit(found.k, labels, found.outcome.results);
     return { node: found.k, results: found.outcome.results, ...(found.outcome.explain !== undefined ? { explain: found.outcome.explain } : {}) };
   }
@@ -404,7 +412,7 @@ export class DraCluster {
         return found.rank === 0 || ++probes > RANK_PROBES;
       }
       failed.add(state);
-      tried.push(`${this.nodes[k].name}: ${message ?? outcome?.reason?.message ?? 'no allocation'}`);
+      tried.push(`${this.nodes[k]!.name}: ${message ?? outcome?.reason?.message ?? 'no allocation'}`);
       return false;
     };
     if (order !== undefined) {
@@ -436,7 +444,7 @@ export class DraCluster {
     const labels = claims.map(claimLabel);
     labels.forEach((label, i) => {
       const other = this.held.get(label);
-      if (other !== undefined) throw draError('INVALID_ARGUMENT', `ResourceClaim/${label}: already allocated on node ${this.nodes[other.node].name}; release it first`, { field: `claims[${i}]` });
+      if (other !== undefined) throw draError('INVALID_ARGUMENT', `ResourceClaim/${label}: already allocated on node ${this.nodes[other.node]!.name}; release it first`, { field: `claims[${i}]` });
       if (labels.indexOf(label) !== i) throw draError('INVALID_ARGUMENT', `ResourceClaim/${label}: given twice`, { field: `claims[${i}]` });
     });
     const groups = this.checkClaims(claims);
@@ -474,11 +482,11 @@ export class DraCluster {
    * (`identity`: true unless the claims are known not to read any).
    */
   private stateKey(k: number, identity = true): string {
-    const c = this.nodeClasses[this.classOf[k]];
-    const from = this.states.wordStart[k];
+    const c = this.nodeClasses[this.classOf[k]!]!;
+    const from = this.states.wordStart[k]!;
     let key = `${c.index}${identity && c.identityVaries ? `@${k}` : ''}:${words(this.used, from, c.words)}${words(this.states.free, from, c.words)}`;
     if (this.features.consumableCapacity) {
-      const state = this.allocatedState.stateFor(this.pools[k].filter((p) => this.nodeOfPool.get(p.id) === k));
+      const state = this.allocatedState.stateFor(this.pools[k]!.filter((p) => this.nodeOfPool.get(p.id) === k));
       for (const [id, amounts] of state.capacity) key += `|${id.slice(id.lastIndexOf('/'))}:${[...amounts].map(([n, q]) => `${n}=${q.toString()}`).join(',')}`;
     }
     return key;
@@ -487,11 +495,11 @@ export class DraCluster {
   /** The allocator on node k with everything the cluster holds. */
   private allocateOn(k: number, claims: ResourceClaim[]): DraAllocateResult {
     this.tries++;
-    const pools = this.pools[k];
-    const model = new NodeModel(this.nodes[k], this.features, pools, this.allocatedState.stateFor(pools), this.cache, this.nodeClasses[this.classOf[k]]);
+    const pools = this.pools[k]!;
+    const c = this.classOf[k]!;
+    const nodeClass = this.nodeClasses[c]!;
+    const model = new NodeModel(this.nodes[k]!, this.features, pools, this.allocatedState.stateFor(pools), this.cache, nodeClass);
     if (this.search.mode !== 'scored') return allocateOnModel(model, claims, this.classes, this.search);
-    const c = this.classOf[k];
-    const nodeClass = this.nodeClasses[c];
     // Built on the class's template (its first member): members differ at most in identity attributes, which then key the symmetry classes per call.
     const setup = this.setups[c] ?? (this.setups[c] = new TopologySetup(nodeClass.template, nodeClass.identityVaries ? isIdentityAttribute : undefined));
     const base = this.bases[k] ?? (this.bases[k] = new AllocatedBase(setup, model));
@@ -502,8 +510,8 @@ export class DraCluster {
   private shapesFor(k: number): { shapes?: WorkloadShape[] } {
     const w = this.workload;
     if (w === undefined) return {};
-    const c = this.classOf[k];
-    const nodeClass = this.nodeClasses[c];
+    const c = this.classOf[k]!;
+    const nodeClass = this.nodeClasses[c]!;
     const shapes = w.shapes[c] ?? (w.shapes[c] = workloadShapes(w.probe, w.weights, (request) => Uint8Array.from(nodeClass.selectableMask(request), (v) => (v === 1 ? 1 : 0))));
     return { shapes };
   }
@@ -525,9 +533,11 @@ export class DraCluster {
       if (this.allocatedState.holds(e.pool, e.device) || whole.filter((x) => x.pool === e.pool && x.device === e.device).length > 1)
         throw draError('INTERNAL', `device ${e.pool}/${e.device} would be allocated twice; nothing was changed`);
     }
+    // One label, one result and one list of entries per claim.
     labels.forEach((claim, i) => {
-      for (const e of perClaim[i]) this.allocatedState.add(e);
-      this.held.set(claim, { claim, node: k, allocation: copy(results[i]), entries: perClaim[i] });
+      const entries = perClaim[i]!;
+      for (const e of entries) this.allocatedState.add(e);
+      this.held.set(claim, { claim, node: k, allocation: copy(results[i]!), entries });
     });
     this.changed(perClaim.flat());
   }
@@ -547,7 +557,7 @@ export class DraCluster {
       this.index.nodeChanged(k);
     }
     for (const c of classes) {
-      for (const k of this.nodeClasses[c].members) this.bases[k] = undefined;
+      for (const k of this.nodeClasses[c]!.members) this.bases[k] = undefined;
       if (this.refreshShared(c)) this.index.classChanged(c);
     }
   }
@@ -558,8 +568,9 @@ export class DraCluster {
     if (typeof claim === 'string') label = claim;
     else {
       const read = readResourceClaims(claim, 'claim');
-      if (read.length !== 1) fail('INVALID_ARGUMENT', { origin: 'claim', path: '' }, 'one ResourceClaim or its "namespace/name"', `${read.length} claims`);
-      label = claimLabel(read[0]);
+      const only = read[0];
+      if (read.length !== 1 || only === undefined) fail('INVALID_ARGUMENT', { origin: 'claim', path: '' }, 'one ResourceClaim or its "namespace/name"', `${read.length} claims`);
+      label = claimLabel(only);
     }
     const held = this.held.get(label);
     if (held === undefined) throw draError('INVALID_ARGUMENT', `release: ResourceClaim/${label} is not allocated in this cluster`, { field: 'claim' });
@@ -567,12 +578,12 @@ export class DraCluster {
     this.held.delete(label);
     this.changed(held.entries);
     // The handle keeps nothing of it now: its copy goes to the caller.
-    return { claim: label, node: this.nodes[held.node].name, allocation: held.allocation };
+    return { claim: label, node: this.nodes[held.node]!.name, allocation: held.allocation };
   }
 
   /** The claims held (in the order they were allocated) and every device, share and capacity in use. */
   allocated(): DraAllocatedState {
-    const claims = [...this.held.values()].map((h) => ({ claim: h.claim, node: this.nodes[h.node].name, allocation: copy(h.allocation) }));
+    const claims = [...this.held.values()].map((h) => ({ claim: h.claim, node: this.nodes[h.node]!.name, allocation: copy(h.allocation) }));
     return { claims, ...this.allocatedState.toRequestFields() };
   }
 }

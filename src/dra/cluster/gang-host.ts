@@ -32,7 +32,11 @@ function popcount(x: number): number {
   return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }
 
-/** A GangHost over a cluster handle's state. */
+/**
+ * A GangHost over a cluster handle's state. Node numbers k come from the gang code, which numbers
+ * the cluster's nodes as `nodeNames` lists them: in range by construction, as are the class and
+ * mask words read with them.
+ */
 export function gangHost(c: GangInternals): GangHost {
   // Each count key's request, as the pods read so far gave it.
   const requests = new Map<string, RequestModel>();
@@ -41,41 +45,43 @@ export function gangHost(c: GangInternals): GangHost {
   const claimsOf = (pod: GangPod): ResourceClaim[] => pod.claims as ResourceClaim[];
   return {
     nodeNames: c.nodes.map((n) => n.name),
-    labels: (k) => c.nodes[k].labels,
+    labels: (k) => c.nodes[k]!.labels,
     readPod(input, field, empty) {
       const claims = readResourceClaims(input, field);
       if (claims.length === 0 && !empty) fail('INVALID_ARGUMENT', { origin: field, path: '' }, 'at least one ResourceClaim', input);
       const labels = claims.map(claimLabel);
       labels.forEach((label, i) => {
         const k = c.heldOn(label);
-        if (k !== undefined) throw draError('INVALID_ARGUMENT', `ResourceClaim/${label}: already allocated on node ${c.nodes[k].name}; release it first`, { field: `${field}[${i}]` });
+        if (k !== undefined) throw draError('INVALID_ARGUMENT', `ResourceClaim/${label}: already allocated on node ${c.nodes[k]!.name}; release it first`, { field: `${field}[${i}]` });
         if (labels.indexOf(label) !== i) throw draError('INVALID_ARGUMENT', `ResourceClaim/${label}: given twice in ${field}`, { field: `${field}[${i}]` });
       });
       const demand = new Map<string, number>();
       for (const group of c.checkClaims(claims)) {
         // Only a request without alternatives surely needs its count of devices that match it.
-        if (group.length !== 1 || group[0].all || group[0].admin) continue;
-        const key = countKey(group[0].request, c.features);
-        requests.set(key, group[0].request);
-        demand.set(key, (demand.get(key) ?? 0) + group[0].need);
+        const only = group[0];
+        if (group.length !== 1 || only === undefined || only.all || only.admin) continue;
+        const key = countKey(only.request, c.features);
+        requests.set(key, only.request);
+        demand.set(key, (demand.get(key) ?? 0) + only.need);
       }
       // What makes two pods interchangeable: their claims' requests, constraints and config (not their names).
       const shape = JSON.stringify(claims.map((claim) => [claim.requests, claim.constraints, claim.config]));
       return { labels, demand, shape, claims };
     },
     free(k, key) {
-      const nodeClass = c.nodeClasses[c.classOf[k]];
+      const nodeClass = c.nodeClasses[c.classOf[k]!]!;
       // The class's count mask of the key, looked up by index (the class keys it by a JSON text).
       let perClass = masks.get(key);
       if (perClass === undefined) masks.set(key, (perClass = []));
       const mask = perClass[nodeClass.index] ?? (perClass[nodeClass.index] = nodeClass.countMask(requests.get(key)!));
-      const start = c.states.wordStart[k];
-      const shared = c.states.sharedFree[nodeClass.index];
+      const start = c.states.wordStart[k]!;
+      const shared = c.states.sharedFree[nodeClass.index]!;
       let n = 0;
       for (let w = 0; w < mask.length; w++) {
+        const m = mask[w]!;
         // A device that takes several allocations may serve any number of requests.
-        if ((mask[w] & nodeClass.multiBits[w]) !== 0) return Infinity;
-        n += popcount(mask[w] & (c.states.free[start + w] | shared[w]));
+        if ((m & nodeClass.multiBits[w]!) !== 0) return Infinity;
+        n += popcount(m & (c.states.free[start + w]! | shared[w]!));
       }
       return n;
     },

@@ -91,20 +91,20 @@ export class NodeClass {
     pools.forEach((pool, p) => {
       if (!localPools[p]) this.sharedPools.push(pool.id);
       if (pool.incomplete || pool.invalid) return;
-      for (const slice of pool.deviceSlices) for (const device of slice.devices) this.devices.push({ pool: p, local: localPools[p], device });
+      for (const slice of pool.deviceSlices) for (const device of slice.devices) this.devices.push({ pool: p, local: localPools[p]!, device }); // one entry per pool
     });
     this.words = Math.max(1, Math.ceil(this.devices.length / 32));
     this.localBits = new Uint32Array(this.words);
     let local = 0;
     this.devices.forEach((d, i) => {
       if (!d.local) return;
-      this.localBits[i >>> 5] |= 1 << (i & 31);
+      this.localBits[i >>> 5]! |= 1 << (i & 31); // words hold one bit per device
       local++;
     });
     this.localCount = local;
     this.multiBits = new Uint32Array(this.words);
     this.devices.forEach((d, i) => {
-      if (features.consumableCapacity && d.device.allowMultipleAllocations === true) this.multiBits[i >>> 5] |= 1 << (i & 31);
+      if (features.consumableCapacity && d.device.allowMultipleAllocations === true) this.multiBits[i >>> 5]! |= 1 << (i & 31);
     });
   }
 
@@ -162,13 +162,14 @@ export class NodeClass {
       bits = new Uint32Array(this.words);
       const selectable = this.selectableMask(request);
       const f = this.features;
+      // i < devices; the masks have one entry (bit) per device.
       for (let i = 0; i < this.devices.length; i++) {
         if (selectable[i] !== YES && selectable[i] !== ERROR) continue;
-        const device = this.devices[i].device;
+        const device = this.devices[i]!.device;
         if (f.deviceTaints && taintPreventsAllocation(device.taints, request.body.tolerations)) continue;
         if (!f.partitionableDevices && device.consumesCounters.length > 0) continue;
         if (f.consumableCapacity && !this.template.capacityFits(request, i, undefined, false)) continue;
-        bits[i >>> 5] |= 1 << (i & 31);
+        bits[i >>> 5]! |= 1 << (i & 31);
       }
       this.countMasks.set(key, bits);
     }
@@ -267,11 +268,12 @@ function sameFields(a: Record<string, unknown>, b: Record<string, unknown>, skip
   const kb = Object.keys(b);
   let i = 0;
   let j = 0;
+  // ka[i] and kb[j] are read only where i < ka.length and j < kb.length.
   for (;;) {
-    while (i < ka.length && (skip(ka[i]) || a[ka[i]] === undefined || typeof a[ka[i]] === 'function')) i++;
-    while (j < kb.length && (skip(kb[j]) || b[kb[j]] === undefined || typeof b[kb[j]] === 'function')) j++;
+    while (i < ka.length && (skip(ka[i]!) || a[ka[i]!] === undefined || typeof a[ka[i]!] === 'function')) i++;
+    while (j < kb.length && (skip(kb[j]!) || b[kb[j]!] === undefined || typeof b[kb[j]!] === 'function')) j++;
     if (i === ka.length || j === kb.length) return i === ka.length && j === kb.length;
-    if (ka[i] !== kb[j] || !sameContent(a[ka[i]], b[kb[j]])) return false;
+    if (ka[i] !== kb[j] || !sameContent(a[ka[i]!], b[kb[j]!])) return false;
     i++;
     j++;
   }
@@ -315,19 +317,22 @@ function sameDevice(a: Device, b: Device): boolean {
  * compared by sameDevice; the counter sets too) or the same identity attributes (`identity`).
  */
 function samePools(a: readonly Pool[], b: readonly Pool[], local: readonly boolean[], compare: 'same' | 'identity'): boolean {
+  // One layoutKey: as many pools, slices per pool and devices per slice on both sides.
   for (let i = 0; i < a.length; i++) {
     if (!local[i]) continue;
-    if (compare === 'same' && !sameContent([...a[i].counterSets.values()], [...b[i].counterSets.values()])) return false;
-    const sa = a[i].deviceSlices;
-    const sb = b[i].deviceSlices;
+    const pa = a[i]!;
+    const pb = b[i]!;
+    if (compare === 'same' && !sameContent([...pa.counterSets.values()], [...pb.counterSets.values()])) return false;
+    const sa = pa.deviceSlices;
+    const sb = pb.deviceSlices;
     for (let s = 0; s < sa.length; s++) {
-      const da = sa[s].devices;
-      const db = sb[s].devices;
+      const da = sa[s]!.devices;
+      const db = sb[s]!.devices;
       for (let d = 0; d < da.length; d++) {
+        const ea = da[d]!;
+        const eb = db[d]!;
         const ok =
-          compare === 'same'
-            ? sameDevice(da[d], db[d])
-            : da[d].attributes === db[d].attributes || sameFields(da[d].attributes as Record<string, unknown>, db[d].attributes as Record<string, unknown>, notIdentity);
+          compare === 'same' ? sameDevice(ea, eb) : ea.attributes === eb.attributes || sameFields(ea.attributes as Record<string, unknown>, eb.attributes as Record<string, unknown>, notIdentity);
         if (!ok) return false;
       }
     }
@@ -374,12 +379,13 @@ export function layoutCluster(nodes: readonly Node[], slices: readonly ResourceS
     const local = nodePools.map((p) => owner.get(`${p.driver}\u0000${p.name}`) === node.name);
     const key = layoutKey(nodePools, local, node);
     const candidates = byLayout.get(key) ?? byLayout.set(key, []).get(key)!;
-    let nodeClass = candidates.find((c) => samePools(pools[c.members[0]], nodePools, local, 'same'));
+    // A class has its first member from its making; pools has an entry per node before k.
+    let nodeClass = candidates.find((c) => samePools(pools[c.members[0]!]!, nodePools, local, 'same'));
     if (nodeClass === undefined) {
       nodeClass = new NodeClass(classes.length, node, nodePools, local, features, cache);
       classes.push(nodeClass);
       candidates.push(nodeClass);
-    } else if (!nodeClass.identityVaries && !samePools(pools[nodeClass.members[0]], nodePools, local, 'identity')) nodeClass.identityVaries = true;
+    } else if (!nodeClass.identityVaries && !samePools(pools[nodeClass.members[0]!]!, nodePools, local, 'identity')) nodeClass.identityVaries = true;
     nodeClass.members.push(k);
     classOf[k] = nodeClass.index;
     pools.push(nodePools);

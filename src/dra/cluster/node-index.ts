@@ -78,11 +78,15 @@ export interface ShapeIndex {
 
 function countAll(bits: Bits): number {
   let n = 0;
-  for (let w = 0; w < bits.length; w++) n += popcount(bits[w]);
+  for (let w = 0; w < bits.length; w++) n += popcount(bits[w]!);
   return n;
 }
 
-/** The index of one cluster: trees per (claim shape, node class). */
+/**
+ * The index of one cluster: trees per (claim shape, node class). Indexes are in range by
+ * construction: node numbers k < nodes (classOf, position, states), classes c < classes.length,
+ * member positions m < the class's members (and a tree's leaves), mask words w < the class's words.
+ */
 export class NodeIndex {
   private readonly shapes = new Map<string, ShapeIndex>();
   private readonly position: Int32Array;
@@ -123,7 +127,7 @@ export class NodeIndex {
   private condition(shape: ShapeIndex, c: number): Condition {
     let cond = shape.conditions[c];
     if (cond !== undefined) return cond;
-    const nodeClass = this.classes[c];
+    const nodeClass = this.classes[c]!;
     cond = { never: false, sums: [], anyOf: [] };
     const sums = new Map<Bits, { bits: Bits; need: number }>();
     for (const group of shape.groups) {
@@ -137,15 +141,16 @@ export class NodeIndex {
         } else options.push({ bits: nodeClass.countMask(alt.request), need: alt.need });
       }
       if (always) continue;
-      if (options.length === 0) cond.never = true;
+      const only = options[0];
+      if (only === undefined) cond.never = true;
       else if (group.length > 1) cond.anyOf.push(options);
-      else if (options[0].bits.some((w, i) => (w & nodeClass.multiBits[i]) !== 0)) {
+      else if (only.bits.some((w, i) => (w & nodeClass.multiBits[i]!) !== 0)) {
         // A device taking several allocations may serve several requests: each request is counted alone.
-        cond.sums.push({ ...options[0] });
+        cond.sums.push({ ...only });
       } else {
-        const sum = sums.get(options[0].bits);
-        if (sum === undefined) sums.set(options[0].bits, { ...options[0] });
-        else sum.need += options[0].need;
+        const sum = sums.get(only.bits);
+        if (sum === undefined) sums.set(only.bits, { ...only });
+        else sum.need += only.need;
       }
     }
     cond.sums.push(...sums.values());
@@ -156,38 +161,39 @@ export class NodeIndex {
   /** Free matching devices of node k (its own and the shared ones its class sees). */
   private count(bits: Bits, k: number, shared: Bits): number {
     const { wordStart, free } = this.states;
-    const start = wordStart[k];
+    const start = wordStart[k]!;
     let n = 0;
-    for (let w = 0; w < bits.length; w++) n += popcount(bits[w] & (free[start + w] | shared[w]));
+    for (let w = 0; w < bits.length; w++) n += popcount(bits[w]! & (free[start + w]! | shared[w]!));
     return n;
   }
 
   /** Node k's key for a shape: its score when its free devices pass the counts, else −∞. */
   private key(cond: Condition, k: number): number {
     if (cond.never) return -Infinity;
-    const shared = this.states.sharedFree[this.classOf[k]];
+    const shared = this.states.sharedFree[this.classOf[k]!]!;
     for (const s of cond.sums) if (this.count(s.bits, k, shared) < s.need) return -Infinity;
     for (const options of cond.anyOf) if (!options.some((o) => this.count(o.bits, k, shared) >= o.need)) return -Infinity;
-    const load = this.states.load[k];
+    const load = this.states.load[k]!;
     return this.score === 'pack' || this.score === 'fragmentation' ? load : this.score === 'spread' ? -load : 0;
   }
 
   private tree(shape: ShapeIndex, c: number): Tree {
     let tree = shape.trees[c];
     if (tree !== undefined && !tree.dirty) return tree;
-    const members = this.classes[c].members;
+    const members = this.classes[c]!.members;
     const cond = this.condition(shape, c);
     const leaves = leavesFor(members.length);
     if (tree === undefined) {
       const keys = new Float64Array(members.length);
       // Members are in node order: on equal keys the lower position wins.
-      const match = (a: number, b: number): number => (a < 0 ? b : b < 0 ? a : keys[b] > keys[a] ? b : a);
+      const match = (a: number, b: number): number => (a < 0 ? b : b < 0 ? a : keys[b]! > keys[a]! ? b : a);
       tree = { keys, win: new Int32Array(2 * leaves), leaves, dirty: false, match };
     }
     tree.win.fill(-1);
     for (let m = 0; m < members.length; m++) {
-      tree.keys[m] = this.key(cond, members[m]);
-      if (tree.keys[m] > -Infinity) tree.win[leaves + m] = m;
+      const key = this.key(cond, members[m]!);
+      tree.keys[m] = key;
+      if (key > -Infinity) tree.win[leaves + m] = m;
     }
     buildTree(tree.win, leaves, tree.match);
     tree.dirty = false;
@@ -197,7 +203,7 @@ export class NodeIndex {
 
   private setLeaf(tree: Tree, m: number, present: boolean): void {
     const t = tree.leaves + m;
-    tree.win[t] = present && tree.keys[m] > -Infinity ? m : -1;
+    tree.win[t] = present && tree.keys[m]! > -Infinity ? m : -1;
     replayAbove(tree.win, t, tree.match);
   }
 
@@ -206,12 +212,13 @@ export class NodeIndex {
     let best = -1;
     let bestKey = -Infinity;
     for (let c = 0; c < this.classes.length; c++) {
-      if (this.classes[c].members.length === 0) continue;
+      const members = this.classes[c]!.members;
+      if (members.length === 0) continue;
       const tree = this.tree(shape, c);
-      const m = tree.win[1];
+      const m = tree.win[1]!;
       if (m < 0) continue;
-      const k = this.classes[c].members[m];
-      const key = tree.keys[m];
+      const k = members[m]!;
+      const key = tree.keys[m]!;
       if (best < 0 || key > bestKey || (key === bestKey && k < best)) [best, bestKey] = [k, key];
     }
     return best;
@@ -219,24 +226,24 @@ export class NodeIndex {
 
   /** Whether node k's free devices pass the shape's counts (the allocator still decides). */
   passes(shape: ShapeIndex, k: number): boolean {
-    return this.key(this.condition(shape, this.classOf[k]), k) > -Infinity;
+    return this.key(this.condition(shape, this.classOf[k]!), k) > -Infinity;
   }
 
   /** Leaves node k out of the shape's tree until `include` (a node tried and found unable). */
   exclude(shape: ShapeIndex, k: number): void {
-    this.setLeaf(this.tree(shape, this.classOf[k]), this.position[k], false);
+    this.setLeaf(this.tree(shape, this.classOf[k]!), this.position[k]!, false);
   }
 
   /** Puts an excluded node back. */
   include(shape: ShapeIndex, k: number): void {
-    const tree = shape.trees[this.classOf[k]];
-    if (tree !== undefined && !tree.dirty) this.setLeaf(tree, this.position[k], true);
+    const tree = shape.trees[this.classOf[k]!];
+    if (tree !== undefined && !tree.dirty) this.setLeaf(tree, this.position[k]!, true);
   }
 
   /** Node k's free devices or load changed: its key in every built tree of its class. */
   nodeChanged(k: number): void {
-    const c = this.classOf[k];
-    const m = this.position[k];
+    const c = this.classOf[k]!;
+    const m = this.position[k]!;
     for (const shape of this.shapes.values()) {
       const tree = shape.trees[c];
       if (tree === undefined || tree.dirty) continue;

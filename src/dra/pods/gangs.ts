@@ -36,35 +36,46 @@ function refuse(outcomes: Iterable<PodDraft>, message: string, code: PodReason['
   for (const o of outcomes) if (o.reason === undefined) o.reason = { code, message };
 }
 
-/** kube-scheduler's filters for the gang's pods, seeing the gang's own pods placed during the search. */
+/**
+ * kube-scheduler's filters for the gang's pods, seeing the gang's own pods placed during the search.
+ * The placer calls it with pod numbers i < ready.length and node numbers k < nodes.length: the
+ * arrays read with them (ready, podKeys, fixedKeys, usage, a pod's per-node facts) have those lengths.
+ */
 function gangFilter(ready: readonly Prepared[], nodes: readonly NodeInfo[], usage: readonly NodeUsage[]): GangFilter {
   // Usage with the gang's pods placed so far, per node that has any.
   const extra = new Map<number, NodeUsage>();
-  const usageOf = (k: number): NodeUsage => extra.get(k) ?? usage[k];
-  const fixedOk = (p: Prepared, k: number): boolean => p.fixedReason[k] === undefined && p.claimsHere[k];
+  const usageOf = (k: number): NodeUsage => extra.get(k) ?? usage[k]!;
+  const fixedOk = (p: Prepared, k: number): boolean => p.fixedReason[k] === undefined && p.claimsHere[k]!;
   // Pods alike for the filters: the same selectors, tolerations, requests and usable nodes.
   const podKeys = ready.map((p) =>
     JSON.stringify([p.pod.nodeSelector, p.pod.affinity ?? null, p.pod.tolerations, [...p.pod.requests].sort(), [...p.skip].sort(), nodes.map((_n, k) => (fixedOk(p, k) ? 1 : 0)).join('')]),
   );
-  const kinds = [...new Set(podKeys)].map((key) => ready[podKeys.indexOf(key)]);
+  const kinds = [...new Set(podKeys)].map((key) => ready[podKeys.indexOf(key)]!); // each key is some pod's
   const resources = [...new Set(ready.flatMap((p) => [...p.pod.requests.keys()].filter((r) => !p.skip.has(r))))].sort();
   const fixedKeys = nodes.map((_n, k) => kinds.map((p) => (fixedOk(p, k) ? 1 : 0)).join(''));
   const add = (k: number, pod: PodInfo, skip: ReadonlySet<string>, sign: number): void => {
     let u = extra.get(k);
-    if (u === undefined) extra.set(k, (u = { requested: new Map(usage[k].requested), pods: usage[k].pods }));
+    if (u === undefined) {
+      const base = usage[k]!;
+      extra.set(k, (u = { requested: new Map(base.requested), pods: base.pods }));
+    }
     u.pods += sign;
     for (const [r, v] of pod.requests) if (!skip.has(r)) u.requested.set(r, (u.requested.get(r) ?? 0) + sign * v);
   };
   return {
-    allows: (i, k) => fixedOk(ready[i], k) && filterFit(ready[i].pod, nodes[k], usageOf(k), ready[i].skip).length === 0,
+    allows: (i, k) => {
+      const p = ready[i]!;
+      return fixedOk(p, k) && filterFit(p.pod, nodes[k]!, usageOf(k), p.skip).length === 0;
+    },
     nodeKey: (k) => {
       const u = usageOf(k);
-      const free = resources.map((r) => (nodes[k].allocatable.get(r) ?? 0) - (u.requested.get(r) ?? 0));
-      return `${fixedKeys[k]}|${free.join(',')}|${(nodes[k].allocatable.get('pods') ?? Infinity) - u.pods}`;
+      const node = nodes[k]!;
+      const free = resources.map((r) => (node.allocatable.get(r) ?? 0) - (u.requested.get(r) ?? 0));
+      return `${fixedKeys[k]}|${free.join(',')}|${(node.allocatable.get('pods') ?? Infinity) - u.pods}`;
     },
-    podKey: (i) => podKeys[i],
-    placed: (i, k) => add(k, ready[i].pod, ready[i].skip, 1),
-    unplaced: (i, k) => add(k, ready[i].pod, ready[i].skip, -1),
+    podKey: (i) => podKeys[i]!,
+    placed: (i, k) => add(k, ready[i]!.pod, ready[i]!.skip, 1),
+    unplaced: (i, k) => add(k, ready[i]!.pod, ready[i]!.skip, -1),
   };
 }
 
@@ -124,9 +135,11 @@ export function scheduleGang(ctx: GangContext): GroupOutcome {
   let better = 0;
   let asGood = 0;
   for (const pl of result.placements) {
-    ctx.keep(ready[pl.pod], index.get(pl.node)!, pl.results);
+    // The placer numbers the pods as `request.pods` lists them (the ready pods) and names nodes it was given.
+    const p = ready[pl.pod]!;
+    ctx.keep(p, index.get(pl.node)!, pl.results);
     if (pl.explain === undefined) continue;
-    ready[pl.pod].outcome.explain = pl.explain;
+    p.outcome.explain = pl.explain;
     if (pl.explain.comparison < 0) better++;
     else asGood++;
   }

@@ -154,9 +154,9 @@ export interface GroupDraft extends GroupOutcomeBase {
 
 /** A draft as the group's outcome; a reason beside placed pods is a bug (INTERNAL). Keys keep their order. */
 export function settleGroup(d: GroupDraft): GroupOutcome {
-  const { group, policy, pods, bound, placed, minCount, topologyKey, budgetExhausted, reason } = d;
+  const { group, policy, pods, bound, placed, minCount, topologyKey, budgetExhausted, explain, reason } = d;
   const more = { ...(minCount !== undefined ? { minCount } : {}), ...(topologyKey !== undefined ? { topologyKey } : {}), ...(budgetExhausted !== undefined ? { budgetExhausted } : {}) };
-  if (reason === undefined) return { group, policy, pods, bound, placed, ...more };
+  if (reason === undefined) return { group, policy, pods, bound, placed, ...more, ...(explain !== undefined ? { explain } : {}) };
   if (placed === 0) return { group, policy, pods, bound, placed, ...more, reason };
   throw new AllocationError('INTERNAL', `PodGroup ${d.group}: ${placed} pod(s) placed with a reason`);
 }

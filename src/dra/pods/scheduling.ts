@@ -106,7 +106,7 @@ export function schedulePods(input: PodScheduling): PodSchedule {
   for (const pod of input.pods) {
     if (pod.nodeName === undefined || pod.phase === 'Succeeded' || pod.phase === 'Failed') continue;
     const k = nodeIndex.get(pod.nodeName);
-    if (k !== undefined) addUsage(usage[k], pod, none);
+    if (k !== undefined) addUsage(usage[k]!, pod, none); // usage has one entry per node
   }
   const claims = new Map(input.claims.map((c) => [c.label.includes('/') ? c.label : labelOf('default', c.label), c]));
   const templates = new Map(input.templates.map((t) => [t.label, t]));
@@ -202,16 +202,17 @@ export function schedulePods(input: PodScheduling): PodSchedule {
     return { pod, outcome, toAllocate, skip, fixedReason, claimsHere };
   };
 
-  /** Keeps a placed pod: its node, its usage there, its claims' allocations. */
+  /** Keeps a placed pod: its node, its usage there, its claims' allocations (one result per claim allocated, in order). */
   const keep = (p: Prepared, chosen: number, results: AllocationResult[]): void => {
-    p.outcome.node = input.nodes[chosen].name;
-    addUsage(usage[chosen], p.pod, p.skip);
+    p.outcome.node = input.nodes[chosen]!.name;
+    addUsage(usage[chosen]!, p.pod, p.skip);
     p.toAllocate.forEach((c, i) => {
+      const result = results[i]!;
       const entry = p.outcome.claims.find((o) => o.claim === c.label);
-      if (entry !== undefined) entry.allocation = results[i];
+      if (entry !== undefined) entry.allocation = result;
       placedNode.set(c.label, chosen);
       const known = claims.get(c.label);
-      if (known !== undefined) known.allocation = results[i];
+      if (known !== undefined) known.allocation = result;
     });
   };
 
@@ -233,7 +234,7 @@ export function schedulePods(input: PodScheduling): PodSchedule {
         scheduleGang({
           label,
           group,
-          members: members.map((m, i) => ({ pod: m, outcome: memberOutcomes[i] })),
+          members: members.map((m, i) => ({ pod: m, outcome: memberOutcomes[i]! })),
           bound,
           nodes: input.nodes,
           usage,
@@ -255,11 +256,12 @@ export function schedulePods(input: PodScheduling): PodSchedule {
     const reasons = new Map<string, number>();
     const why: Record<string, string> = {};
     const allowed = new Uint8Array(input.nodes.length);
+    // k is a node number: fixedReason, claimsHere, usage and allowed have one entry per node.
     input.nodes.forEach((node, k) => {
       let reason = p.fixedReason[k];
       let all = reason === undefined ? [] : [reason];
       if (reason === undefined) {
-        all = filterFit(pod, node, usage[k], skip);
+        all = filterFit(pod, node, usage[k]!, skip);
         reason = all[0];
       }
       if (reason === undefined && !p.claimsHere[k]) reason = all[0] = 'resourceclaim not available on the node';
@@ -272,7 +274,7 @@ export function schedulePods(input: PodScheduling): PodSchedule {
     let order: number[] | undefined;
     if (input.order === 'scheduler') {
       const scored: Array<[number, number]> = [];
-      allowed.forEach((ok, k) => ok === 1 && scored.push([k, leastAllocatedScore(pod, input.nodes[k], usage[k])]));
+      allowed.forEach((ok, k) => ok === 1 && scored.push([k, leastAllocatedScore(pod, input.nodes[k]!, usage[k]!)]));
       order = scored.sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([k]) => k);
     }
     let chosen = -1;
@@ -293,7 +295,7 @@ export function schedulePods(input: PodScheduling): PodSchedule {
         } else {
           const count = allowed.reduce((n, ok) => n + ok, 0);
           if (count > 0) reasons.set('cannot allocate all claims', count);
-          if (input.detail === true) allowed.forEach((ok, k) => ok === 1 && (why[input.nodes[k].name] = `cannot allocate all claims: ${placed.message}`));
+          if (input.detail === true) allowed.forEach((ok, k) => ok === 1 && (why[input.nodes[k]!.name] = `cannot allocate all claims: ${placed.message}`));
         }
       } catch (error) {
         if (!(error instanceof AllocationError) || error.code !== 'DRA_REJECTED') throw error;
@@ -319,6 +321,6 @@ function allocationFits(allocation: AllocationResult, node: NodeInfo): boolean {
   return selector.nodeSelectorTerms.some(
     (term) =>
       (term.matchFields ?? []).every((r) => (r.operator === 'In' ? (r.values ?? []).includes(node.name) : !(r.values ?? []).includes(node.name))) &&
-      (term.matchExpressions ?? []).every((r) => (r.operator === 'In' ? (r.values ?? []).includes(node.labels[r.key]) : r.operator === 'Exists' ? r.key in node.labels : true)),
+      (term.matchExpressions ?? []).every((r) => (r.operator === 'In' ? (r.values ?? []).some((v) => v === node.labels[r.key]) : r.operator === 'Exists' ? r.key in node.labels : true)),
   );
 }

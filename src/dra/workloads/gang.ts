@@ -162,10 +162,12 @@ function shortfall(host: GangHost, nodes: readonly number[], pods: readonly Gang
   for (const pod of pods) for (const key of pod.demand.keys()) keys.add(key);
   const least = new Map<string, number>();
   for (const key of keys) {
+    // One need per pod, and 1 ≤ minCount ≤ pods (readInput checks it).
     const needs = pods.map((p) => p.demand.get(key) ?? 0).sort((a, b) => a - b);
-    if (needs[0] > 0) least.set(key, needs[0]);
+    const smallest = needs[0]!;
+    if (smallest > 0) least.set(key, smallest);
     let need = 0;
-    for (let i = 0; i < minCount; i++) need += needs[i];
+    for (let i = 0; i < minCount; i++) need += needs[i]!;
     let free = 0;
     for (const k of nodes) {
       free += host.free(k, key);
@@ -200,7 +202,8 @@ function leastDemand(pods: readonly GangPod[]): Map<string, number> {
 /** `a` before `b`: more pods placed, then fewer domains per preferred key, in order. */
 function compare(placedA: number, domainsA: readonly number[], placedB: number, domainsB: readonly number[]): number {
   if (placedA !== placedB) return placedB - placedA;
-  for (let i = 0; i < domainsA.length; i++) if (domainsA[i] !== domainsB[i]) return domainsA[i] - domainsB[i];
+  // Both lists have one entry per preferred key.
+  for (let i = 0; i < domainsA.length; i++) if (domainsA[i] !== domainsB[i]) return domainsA[i]! - domainsB[i]!;
   return 0;
 }
 
@@ -260,6 +263,10 @@ export function scheduleGroup(host: GangHost, input: unknown, filter?: GangFilte
   const { order, sameAsBefore } = searchOrder(pods, filter);
   /** Per search position: the node its pod is on, -1 when left out. */
   const nodeAt = new Int32Array(n);
+  // Indexes below are in range by construction: search positions j < n (order, sameAsBefore,
+  // nodeAt), pod numbers i from order (< n), node numbers k < host.nodeNames.length (rank), p <
+  // preferred.length (used); the first preferred key's state (preferred[0], used[0], domains[0])
+  // is read only where there is one (firstKey, or preferred.length ≥ 1).
   let steps = 0;
   let exhausted = false;
   let best: { placed: number; domains: number[]; steps: Step[] } | undefined;
@@ -271,9 +278,10 @@ export function scheduleGroup(host: GangHost, input: unknown, filter?: GangFilte
   const count = (k: number, by: number): void =>
     preferred.forEach((key, p) => {
       const v = of(k, key);
-      const left = (used[p].get(v) ?? 0) + by;
-      if (left === 0) used[p].delete(v);
-      else used[p].set(v, left);
+      const inUse = used[p]!;
+      const left = (inUse.get(v) ?? 0) + by;
+      if (left === 0) inUse.delete(v);
+      else inUse.set(v, left);
     });
 
   // Whether the search is over. Tries pod `i` (at search position j) on node k.
@@ -286,8 +294,9 @@ export function scheduleGroup(host: GangHost, input: unknown, filter?: GangFilte
       return true;
     }
     steps++;
-    const i = order[j];
-    const placed = host.place(k, pods[i]);
+    const i = order[j]!;
+    const pod = pods[i]!;
+    const placed = host.place(k, pod);
     if (typeof placed === 'string') return false;
     stack.push({ pod: i, node: k, ...placed });
     nodeAt[j] = k;
@@ -297,7 +306,7 @@ export function scheduleGroup(host: GangHost, input: unknown, filter?: GangFilte
       search(nodes, j + 1, skipped);
     } finally {
       stack.pop();
-      host.unplace(pods[i]);
+      host.unplace(pod);
       count(k, -1);
       filter?.unplaced(i, k);
     }
@@ -306,7 +315,7 @@ export function scheduleGroup(host: GangHost, input: unknown, filter?: GangFilte
 
   // Whether node k passes the counted check and the filters for pod i; its key among equals.
   const candidate = (i: number, k: number): string | undefined => {
-    for (const [key, need] of pods[i].demand) if (host.free(k, key) < need) return undefined;
+    for (const [key, need] of pods[i]!.demand) if (host.free(k, key) < need) return undefined;
     if (filter !== undefined && !filter.allows(i, k)) return undefined;
     const values = preferred.length === 0 ? '' : JSON.stringify(preferred.map((key) => of(k, key)));
     return `${host.stateKey(k)}\u0000${filter === undefined ? '' : filter.nodeKey(k)}\u0000${values}`;
@@ -333,8 +342,9 @@ export function scheduleGroup(host: GangHost, input: unknown, filter?: GangFilte
       return;
     }
     const nodesOf = new Map<string | undefined, number[]>();
+    const firstLabel = preferred[0]!;
     for (const k of nodes) {
-      const v = of(k, preferred[0]);
+      const v = of(k, firstLabel);
       (nodesOf.get(v) ?? nodesOf.set(v, []).get(v)!).push(k);
     }
     const roomAtStart = [...nodesOf].map(([v, ks]): [string | undefined, number] => [v, ks.reduce((sum, k) => sum + room(k), 0)]);
@@ -343,17 +353,18 @@ export function scheduleGroup(host: GangHost, input: unknown, filter?: GangFilte
     let r = 0;
     for (const [v] of roomAtStart) for (const k of nodesOf.get(v)!) rank[k] = r++;
     firstKey = { nodesOf, roomAtStart };
-    ranked = [...nodes].sort((a, b) => rank[a] - rank[b]);
+    ranked = [...nodes].sort((a, b) => rank[a]! - rank[b]!);
   };
   /** The fewest domains of the first preferred key that every pod from search position j on can take (Infinity: none). */
   const domainsAtLeast = (j: number): number => {
     const f = firstKey!;
+    const inUse = used[0]!;
     let left = n - j;
-    for (const v of used[0].keys()) for (const k of f.nodesOf.get(v) ?? []) left -= room(k);
-    let domains = used[0].size;
+    for (const v of inUse.keys()) for (const k of f.nodesOf.get(v) ?? []) left -= room(k);
+    let domains = inUse.size;
     for (const [v, r] of f.roomAtStart) {
       if (left <= 0) break;
-      if (used[0].has(v)) continue;
+      if (inUse.has(v)) continue;
       left -= r;
       domains++;
     }
@@ -369,7 +380,7 @@ export function scheduleGroup(host: GangHost, input: unknown, filter?: GangFilte
     if (firstKey !== undefined && minCount === n && j < n) {
       const atLeast = domainsAtLeast(j);
       if (atLeast === Infinity) return true;
-      if (best !== undefined && (atLeast > best.domains[0] || (atLeast === best.domains[0] && preferred.length === 1))) return true;
+      if (best !== undefined && (atLeast > best.domains[0]! || (atLeast === best.domains[0] && preferred.length === 1))) return true;
     }
     return false;
   };
@@ -380,15 +391,16 @@ export function scheduleGroup(host: GangHost, input: unknown, filter?: GangFilte
       best = { placed: n - skipped, domains: domainsNow(), steps: stack.slice() };
       return;
     }
-    const i = order[j];
-    // A pod like the one before it goes no earlier in node order, and is left out when that one was.
-    const after = sameAsBefore[j] ? (nodeAt[j - 1] < 0 ? -1 : rank[nodeAt[j - 1]]) : 0;
+    const i = order[j]!;
+    // A pod like the one before it goes no earlier in node order, and is left out when that one was (j > 0 then).
+    const before = sameAsBefore[j] ? nodeAt[j - 1]! : 0;
+    const after = sameAsBefore[j] ? (before < 0 ? -1 : rank[before]!) : 0;
     if (after >= 0) {
       const seen = new Set<string>();
       if (preferred.length === 0) {
         // Nodes in node order, one per state, tried as they are found.
         for (const k of nodes) {
-          if (rank[k] < after) continue;
+          if (rank[k]! < after) continue;
           const key = candidate(i, k);
           if (key === undefined || seen.has(key)) continue;
           seen.add(key);
@@ -396,9 +408,11 @@ export function scheduleGroup(host: GangHost, input: unknown, filter?: GangFilte
         }
       } else if (preferred.length === 1) {
         // One key: nodes of the domains in use first, then the others, each in rank order, tried as they are found.
+        const firstLabel = preferred[0]!;
+        const firstUsed = used[0]!;
         for (const inUse of [true, false])
           for (const k of ranked) {
-            if (rank[k] < after || used[0].has(of(k, preferred[0])) !== inUse) continue;
+            if (rank[k]! < after || firstUsed.has(of(k, firstLabel)) !== inUse) continue;
             const key = candidate(i, k);
             if (key === undefined || seen.has(key)) continue;
             seen.add(key);
@@ -408,13 +422,13 @@ export function scheduleGroup(host: GangHost, input: unknown, filter?: GangFilte
         // Nodes adding fewer new domains first, then in rank order (roomiest domains of the first key first).
         const candidates: Array<{ k: number; added: number[] }> = [];
         for (const k of nodes) {
-          if (rank[k] < after) continue;
+          if (rank[k]! < after) continue;
           const key = candidate(i, k);
           if (key === undefined || seen.has(key)) continue;
           seen.add(key);
-          candidates.push({ k, added: preferred.map((label, p) => (used[p].has(of(k, label)) ? 0 : 1)) });
+          candidates.push({ k, added: preferred.map((label, p) => (used[p]!.has(of(k, label)) ? 0 : 1)) });
         }
-        candidates.sort((a, b) => compare(0, a.added, 0, b.added) || rank[a.k] - rank[b.k]);
+        candidates.sort((a, b) => compare(0, a.added, 0, b.added) || rank[a.k]! - rank[b.k]!);
         for (const { k } of candidates) if (attempt(nodes, j, skipped, k) || hopeless(j, skipped)) return;
       }
     }
@@ -448,9 +462,9 @@ export function scheduleGroup(host: GangHost, input: unknown, filter?: GangFilte
     return { placements: [], reason: unschedulable(`no placement of ${minCount} of ${n} pod(s) ${where}${why}`), ...flag };
   }
   // The search gave everything back; the best placement is kept now, in the order it was found.
-  for (const s of best.steps) host.keep(s.node, pods[s.pod], s.results);
+  for (const s of best.steps) host.keep(s.node, pods[s.pod]!, s.results);
   const placements = best.steps
-    .map((s): GangPlacement => ({ pod: s.pod, node: host.nodeNames[s.node], results: s.results, ...(s.explain !== undefined ? { explain: s.explain } : {}) }))
+    .map((s): GangPlacement => ({ pod: s.pod, node: host.nodeNames[s.node]!, results: s.results, ...(s.explain !== undefined ? { explain: s.explain } : {}) }))
     .sort((a, b) => a.pod - b.pod);
   return { placements, ...flag };
 }
