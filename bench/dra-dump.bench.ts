@@ -11,7 +11,7 @@ import { table } from '../src/cli/lib/common.js';
 import { claimsOfDump, readClusterDump, readDocuments, schedulePods } from '../src/dra/index.js';
 import { openEngine } from '../src/engine.js';
 import { schedulerPerfCluster } from './dra-inputs.js';
-import { machineInfo, resultsPath, writeResults } from './store.bench.js';
+import { argValue, machineInfo, resultsPath, writeResults } from './store.bench.js';
 
 const GPU_ATTRS = (node: string, i: number, product: string, arch: string, cc: string) => ({
   type: { string: 'gpu' },
@@ -228,11 +228,11 @@ async function createRow(nodes: number) {
 
 async function main(): Promise<void> {
   const quick = process.argv.includes('--quick');
-  const out = process.argv.find((a) => a.startsWith('--out='))?.slice('--out='.length) ?? resultsPath('dra-dump-results.json');
+  const out = argValue('out') ?? resultsPath('dra-dump-results.json');
   const started = Date.now();
   const loadStart = loadavg();
   // The schedule row first: its peak RSS is the process's maximum so far, before the larger create rows.
-  const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
+  const only = argValue('only');
   const schedules = only === 'create' ? [] : [await scheduleRow(quick ? 500 : 5000, quick ? 2000 : 20_000)];
   const creates = [];
   if (only !== 'schedule') for (const n of quick ? [2000, 5000] : [20_000, 50_000]) creates.push(await createRow(n));

@@ -20,7 +20,7 @@ import { Bench } from 'tinybench';
 import { table } from '../src/cli/lib/common.js';
 import { createDraCluster, type DraCluster, type GangRequest } from '../src/dra/index.js';
 import { DGX_H100_LAYOUT, H100_80GB, NVIDIA_CLASSES, NVIDIA_DRIVER, rng, wholeGpuNode } from './dra-fleets/index.js';
-import { machineInfo, resultsPath, writeResults } from './store.bench.js';
+import { argValue, isMain, machineInfo, resultsPath, writeResults } from './store.bench.js';
 
 type Obj = Record<string, unknown>;
 const CLIQUE = 'nvidia.com/gpu.clique';
@@ -276,14 +276,9 @@ export async function runGangBench(options: { quick?: boolean; out?: string | nu
   return report;
 }
 
-const entry = process.argv[1] !== undefined && import.meta.url === (await import('node:url')).pathToFileURL(process.argv[1]).href;
-if (entry) {
+if (isMain(import.meta.url)) {
   const args = process.argv.slice(2);
-  const out = args.find((a) => a.startsWith('--out='))?.slice('--out='.length);
-  const nodes = args
-    .find((a) => a.startsWith('--nodes='))
-    ?.slice('--nodes='.length)
-    .split(',')
-    .map(Number);
+  const out = argValue('out', args);
+  const nodes = argValue('nodes', args)?.split(',').map(Number);
   await runGangBench({ quick: args.includes('--quick'), out, ...(nodes !== undefined ? { nodes } : {}) });
 }

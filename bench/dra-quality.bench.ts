@@ -13,7 +13,7 @@ import { table } from '../src/cli/lib/common.js';
 import { createDraCluster, DEFAULT_DRA_FEATURES, type DraMode, type DraWorkloadEntry, FRAGMENTATION_CANDIDATES, type NodeScore } from '../src/dra/index.js';
 import { buildFleet, type Fleet, type FleetName, fleetGpus, openbShapes, openbStream, type ShapeWeight, type StreamClaim, seededStream, shapeClaim, shapeMix } from './dra-fleets/index.js';
 import { openbRoot } from './openb-root.js';
-import { machineInfo, resultsPath, writeResults } from './store.bench.js';
+import { argValue, isMain, machineInfo, resultsPath, writeResults } from './store.bench.js';
 
 /** One run: one stream on one fleet in one mode. */
 export interface QualityRun {
@@ -361,10 +361,9 @@ export async function runQualityBench(options: { quick?: boolean; seeds?: number
   return report;
 }
 
-const entry = process.argv[1] !== undefined && import.meta.url === (await import('node:url')).pathToFileURL(process.argv[1]).href;
-if (entry) {
+if (isMain(import.meta.url)) {
   const args = process.argv.slice(2);
-  const value = (name: string): string | undefined => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const value = (name: string): string | undefined => argValue(name, args);
   const seeds = value('seeds');
   const scale = value('scale');
   const fleets = value('fleets');

@@ -11,7 +11,7 @@ import { table } from '../src/cli/lib/common.js';
 import { DRA_MODES, type DraMode } from '../src/dra/index.js';
 import { type Engine, openEngine } from '../src/engine.js';
 import { backtrackingRequest, type Fill, infeasibleRequest, oneDeviceClaim, schedulerPerfCluster } from './dra-inputs.js';
-import { machineInfo, resultsPath, writeResults } from './store.bench.js';
+import { argValue, isMain, machineInfo, resultsPath, writeResults } from './store.bench.js';
 
 /** Upstream's published throughput, pods/s, with its scope. */
 export const UPSTREAM = {
@@ -256,14 +256,9 @@ export async function runDraBench(options: { quick?: boolean; out?: string | nul
   return report;
 }
 
-const entry = process.argv[1] !== undefined && import.meta.url === (await import('node:url')).pathToFileURL(process.argv[1]).href;
-if (entry) {
+if (isMain(import.meta.url)) {
   const args = process.argv.slice(2);
-  const out = args.find((a) => a.startsWith('--out='))?.slice('--out='.length);
-  const nodes = args
-    .find((a) => a.startsWith('--nodes='))
-    ?.slice('--nodes='.length)
-    .split(',')
-    .map(Number);
+  const out = argValue('out', args);
+  const nodes = argValue('nodes', args)?.split(',').map(Number);
   await runDraBench({ quick: args.includes('--quick'), out, ...(nodes !== undefined ? { nodes } : {}) });
 }

@@ -14,11 +14,11 @@ import { validateNodes, validatePods } from '../src/fleet/types.js';
 import { fleetClusterNodes } from '../src/simulation/simulate.js';
 import { type Replay, realisticNodes, replay } from './fleet-realistic.js';
 import { openbRoot } from './openb-root.js';
+import { argValue } from './store.bench.js';
 
 const root = openbRoot(import.meta.url);
 const quick = process.argv.includes('--quick');
-const outArg = process.argv.find((a) => a.startsWith('--out='));
-const out = outArg ? outArg.slice(6) : join(root, 'bench', 'fleet-results.json');
+const out = argValue('out') ?? join(root, 'bench', 'fleet-results.json');
 
 const nodes = parseNodeCsv('nodes', readFileSync(join(root, 'data/openb/openb_node_list_gpu_node.csv'), 'utf8'));
 const pods = parsePodCsv('pods', readFileSync(join(root, 'data/openb/openb_pod_list_default.csv'), 'utf8'));

@@ -14,7 +14,7 @@ import type { ClusterState } from '../src/cluster/state.js';
 import { type Engine, openEngine } from '../src/engine.js';
 import type { PodScheduler } from '../src/fleet/scheduler.js';
 import { formatBytes } from '../src/shared/units.js';
-import { machineInfo, percentile, resultsPath, writeResults } from './store.bench.js';
+import { argValue, isMain, machineInfo, percentile, resultsPath, writeResults } from './store.bench.js';
 
 const G = 2 ** 30;
 /** Schedulers per row. */
@@ -116,9 +116,8 @@ export async function runLifecycleBench(options: { quick?: boolean; out?: string
   return rows;
 }
 
-const entry = process.argv[1] !== undefined && import.meta.url === (await import('node:url')).pathToFileURL(process.argv[1]).href;
-if (entry) {
+if (isMain(import.meta.url)) {
   const args = process.argv.slice(2);
-  const out = args.find((a) => a.startsWith('--out='))?.slice('--out='.length);
+  const out = argValue('out', args);
   await runLifecycleBench({ quick: args.includes('--quick'), out });
 }

@@ -11,7 +11,7 @@ import { nodeFromInventory } from '../src/cluster/node.js';
 import type { ClusterNode, ClusterPlanRequest } from '../src/cluster/state.js';
 import { createEngine } from '../src/engine.js';
 import { getPreset } from '../src/hardware/presets.js';
-import { machineInfo, resultsPath, writeResults } from './store.bench.js';
+import { argValue, machineInfo, resultsPath, writeResults } from './store.bench.js';
 
 /** Nodes of the cluster, nodes per clique, cliques per rack, zones. */
 export const SHAPE = { nodes: 5000, clique: 18, cliquesPerRack: 4, zones: 5 } as const;
@@ -45,7 +45,7 @@ type Row = { plan: string; backend: string; nodes: number; options: number; firs
 
 async function main(): Promise<void> {
   const quick = process.argv.includes('--quick');
-  const out = process.argv.find((a) => a.startsWith('--out='))?.slice(6) ?? resultsPath('multi-node-results.json');
+  const out = argValue('out') ?? resultsPath('multi-node-results.json');
   const loadStart = loadavg();
   const nodes = labelledNodes(SHAPE.nodes);
   const rows: Row[] = [];

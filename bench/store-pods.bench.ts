@@ -20,7 +20,7 @@ import { AllocationError } from '../src/shared/errors.js';
 import { PostgresStore } from '../src/store/postgres.js';
 import { openClusterState, type StoredClusterState } from '../src/store/stored-state.js';
 import { findPgBin, startPg } from './pg-server.js';
-import { machineInfo, percentile, resultsPath, writeResults } from './store.bench.js';
+import { argValue, isMain, machineInfo, percentile, resultsPath, writeResults } from './store.bench.js';
 
 const GiB = 2 ** 30;
 const WRITERS = [1, 8];
@@ -206,9 +206,8 @@ export async function runPodStoreBench(options: { quick?: boolean; out?: string 
   return { rows, notes };
 }
 
-const entry = process.argv[1] !== undefined && import.meta.url === (await import('node:url')).pathToFileURL(process.argv[1]).href;
-if (entry) {
+if (isMain(import.meta.url)) {
   const args = process.argv.slice(2);
-  const out = args.find((a) => a.startsWith('--out='))?.slice('--out='.length);
+  const out = argValue('out', args);
   await runPodStoreBench({ quick: args.includes('--quick'), out });
 }

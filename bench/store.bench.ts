@@ -9,6 +9,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Bench } from 'tinybench';
 import { table } from '../src/cli/lib/common.js';
 import type { ClusterNode } from '../src/cluster/state.js';
@@ -46,6 +47,17 @@ export function resultsPath(name: string): string {
   let root = import.meta.dirname;
   while (!existsSync(join(root, 'package.json')) && dirname(root) !== root) root = dirname(root);
   return join(root, 'bench', name);
+}
+
+/** Whether the module at `url` (its `import.meta.url`) is the program node runs, not an import. */
+export function isMain(url: string): boolean {
+  return process.argv[1] !== undefined && url === pathToFileURL(process.argv[1]).href;
+}
+
+/** The value of `--NAME=VALUE` among the program's arguments; undefined when absent. */
+export function argValue(name: string, args: readonly string[] = process.argv.slice(2)): string | undefined {
+  const prefix = `--${name}=`;
+  return args.find((a) => a.startsWith(prefix))?.slice(prefix.length);
 }
 
 /** Writes a bench's results as indented JSON. */
@@ -178,9 +190,8 @@ export async function runStoreBench(options: { quick?: boolean; out?: string | n
   return { rows, notes };
 }
 
-const entry = process.argv[1] !== undefined && import.meta.url === (await import('node:url')).pathToFileURL(process.argv[1]).href;
-if (entry) {
+if (isMain(import.meta.url)) {
   const args = process.argv.slice(2);
-  const out = args.find((a) => a.startsWith('--out='))?.slice('--out='.length);
+  const out = argValue('out', args);
   await runStoreBench({ quick: args.includes('--quick'), out });
 }
