@@ -231,3 +231,62 @@ export function fleetKey(f: SimFleet): string {
     .sort()
     .join('#');
 }
+
+/** A placement policy: the placement of claim `s` (arrival i) on `f`, or undefined when none fits. */
+export type Policy = (f: SimFleet, s: SimShape, i: number) => SimAction | undefined;
+
+/** Replays `stream` with `choose` from arrival `from` (a claim with no placement is skipped); returns the GPUs allocated. */
+export function replay(stream: readonly SimShape[], choose: Policy, fleet = new SimFleet(8), from = 0): number {
+  for (let i = from; i < stream.length; i++) {
+    const s = stream[i]!;
+    const a = choose(fleet, s, i);
+    if (a !== undefined) apply(fleet, s, a);
+  }
+  return fleet.allocated;
+}
+
+/** Free whole GPUs of node n. */
+export function freeGpus(f: SimFleet, n: number): number {
+  let c = 0;
+  for (let i = 0; i < GPUS_PER_NODE; i++) if (f.free(n * GPUS_PER_NODE + i)) c++;
+  return c;
+}
+
+/**
+ * Best fit over the fleet: a MIG claim goes to the used GPU (any node) where it leaves the most of
+ * the workload's MIG shapes placeable (weighted), a fresh GPU only when no used GPU can take it, on
+ * the node with the fewest free GPUs; a whole-GPU claim to the node with the fewest free GPUs that
+ * has enough, from roots whose NIC is taken first.
+ */
+export function bestFit(dist: ReadonlyArray<{ shape: SimShape; weight: number }>, freshByValue = false): Policy {
+  return (f, s) => {
+    const all = actions(f, s);
+    if (all.length === 0) return undefined;
+    const placeable = (gpu: number): number => {
+      let v = 0;
+      for (const d of dist) if (d.shape.kind === 'mig' && d.shape.profile!.starts.some((st) => f.fitsMig(gpu, d.shape.profile!, st))) v += d.weight;
+      return v;
+    };
+    const key = (a: SimAction): number[] => {
+      const free = freeGpus(f, a.node);
+      if (s.kind !== 'mig') return [free, a.node];
+      const gpu = a.gpus[0]!;
+      const fresh = f.free(gpu) ? 1 : 0;
+      f.placeMig(gpu, s.profile!, a.start);
+      const left = placeable(gpu);
+      f.placeMig(gpu, s.profile!, a.start, -1);
+      return fresh === 1 && !freshByValue ? [1, free, -left, a.node] : [fresh, -left, free, a.node];
+    };
+    let best = all[0]!;
+    let bestKey = key(best);
+    for (const a of all.slice(1)) {
+      const k = key(a);
+      for (let i = 0; i < k.length; i++) {
+        if (k[i] === bestKey[i]) continue;
+        if (k[i]! < bestKey[i]!) [best, bestKey] = [a, k];
+        break;
+      }
+    }
+    return best;
+  };
+}

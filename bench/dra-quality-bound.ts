@@ -8,23 +8,13 @@
 //   replaying the rest of the stream first-fit after each choice), a lower bound on the offline best.
 //   npx tsc -p tsconfig.json && node dist/bench/dra-quality-bound.js [--seeds=5] [--out=FILE]
 import { buildFleet, openbShapes, openbStream, seededStream, shapeMix } from './dra-fleets/index.js';
+import { actions, apply, bestFit, firstFit, GPUS_PER_NODE, H100_PROFILES, type Policy, ROOTS_PER_NODE, replay, type SimAction, SimFleet, type SimShape, simShape } from './dra-mig-sim.js';
 import { loadSolver, type Solver } from './fleet-bound-lp.js';
-import { actions, apply, firstFit, GPUS_PER_NODE, H100_PROFILES, ROOTS_PER_NODE, type SimAction, SimFleet, type SimShape, simShape } from './dra-mig-sim.js';
 import { openbRoot } from './openb-root.js';
 import { argValue, isMain, machineInfo, resultsPath, writeResults } from './store.bench.js';
 
 const NODES = 8;
 const GPUS = NODES * GPUS_PER_NODE;
-
-/** Replays `stream` with `choose` (undefined: the claim is skipped when no action exists); returns the GPUs allocated. */
-export function replay(stream: readonly SimShape[], choose: (f: SimFleet, s: SimShape, i: number) => SimAction | undefined, fleet = new SimFleet(NODES), from = 0): number {
-  for (let i = from; i < stream.length; i++) {
-    const s = stream[i]!;
-    const a = choose(fleet, s, i);
-    if (a !== undefined) apply(fleet, s, a);
-  }
-  return fleet.allocated;
-}
 
 /** Every MIG configuration of one GPU, as counts per profile (distinct multisets only). */
 export function gpuConfigurations(): number[][] {
@@ -216,16 +206,17 @@ export function mustPlaceBound(solver: Solver, shapes: readonly string[]): { gpu
  * first-fit's own choice first, then the order of `actions`). What it allocates is reached by an
  * actual placement sequence: a lower bound on the clairvoyant best.
  */
-export function pilot(stream: readonly SimShape[]): number {
+export function pilot(stream: readonly SimShape[], bases: readonly Policy[]): number {
   const fleet = new SimFleet(NODES);
+  const value = (f: SimFleet, from: number) => Math.max(...bases.map((b) => replay(stream, b, f.clone(), from)));
   for (let i = 0; i < stream.length; i++) {
     const s = stream[i]!;
-    const ff = firstFit(fleet, s);
-    if (ff === undefined) continue;
-    let best = ff;
-    let bestValue = replay(stream, firstFit, cloneWith(fleet, s, ff), i + 1);
+    const first = bases[0]!(fleet, s, i);
+    if (first === undefined) continue;
+    let best = first;
+    let bestValue = value(cloneWith(fleet, s, first), i + 1);
     for (const a of actions(fleet, s)) {
-      const v = replay(stream, firstFit, cloneWith(fleet, s, a), i + 1);
+      const v = value(cloneWith(fleet, s, a), i + 1);
       if (v > bestValue + 1e-9) [best, bestValue] = [a, v];
     }
     apply(fleet, s, best);
@@ -247,6 +238,10 @@ export interface BoundRow {
   firstFit: number;
   fluid: number;
   pilot: number;
+  /** The pilot over best fit and first-fit replays (the better of the two after each choice). */
+  pilotBestFit: number;
+  /** Best fit (bench/dra-mig-sim.ts), online, told the stream's shape counts. */
+  bestFit: number;
   mustPlaceBound: number;
   tau: number;
   solves: number;
@@ -271,6 +266,9 @@ export async function runBound(options: { seeds?: number; out?: string | null } 
       const claims = stream === 'mix' ? seededStream(fleet, mix, seed) : openbStream(fleet, openb, seed);
       const names = claims.map((c) => c.shape);
       const shapes = names.map(simShape);
+      const counts = new Map<string, number>();
+      for (const n of names) counts.set(n, (counts.get(n) ?? 0) + 1);
+      const weights = [...counts].map(([n, w]) => ({ shape: simShape(n), weight: w }));
       const bound = mustPlaceBound(solver, names);
       const row: BoundRow = {
         stream,
@@ -278,21 +276,25 @@ export async function runBound(options: { seeds?: number; out?: string | null } 
         claims: shapes.length,
         firstFit: 1 - replay(shapes, firstFit) / GPUS,
         fluid: 1 - fluid(shapes) / GPUS,
-        pilot: 1 - pilot(shapes) / GPUS,
+        pilot: 1 - pilot(shapes, [firstFit]) / GPUS,
+        pilotBestFit: 1 - pilot(shapes, [bestFit(weights), firstFit]) / GPUS,
+        bestFit: 1 - replay(shapes, bestFit(weights)) / GPUS,
         mustPlaceBound: 1 - bound.gpus / GPUS,
         tau: bound.tau,
         solves: bound.solves,
       };
       rows.push(row);
       process.stdout.write(
-        `${stream} seed ${seed}: ${row.claims} claims; unallocated first-fit ${pct(row.firstFit)}, pilot ${pct(row.pilot)}, must-place bound ${pct(row.mustPlaceBound)} (τ ${row.tau}, ${row.solves} solves), fluid ${pct(row.fluid)}\n`,
+        `${stream} seed ${seed}: ${row.claims} claims; unallocated first-fit ${pct(row.firstFit)}, best fit ${pct(row.bestFit)}, pilot ${pct(row.pilot)}, pilot over best fit ${pct(row.pilotBestFit)}, must-place bound ${pct(row.mustPlaceBound)} (τ ${row.tau}, ${row.solves} solves), fluid ${pct(row.fluid)}\n`,
       );
     }
   }
   for (const stream of ['mix', 'openb'] as const) {
     const r = rows.filter((x) => x.stream === stream);
     const m = (k: keyof BoundRow) => r.reduce((a, x) => a + (x[k] as number), 0) / r.length;
-    process.stdout.write(`${stream} mean: first-fit ${pct(m('firstFit'))}, pilot ${pct(m('pilot'))} (${(m('pilot') / m('firstFit')).toFixed(2)}×), must-place bound ${pct(m('mustPlaceBound'))} (${(m('mustPlaceBound') / m('firstFit')).toFixed(2)}×), fluid ${pct(m('fluid'))}\n`);
+    process.stdout.write(
+      `${stream} mean: first-fit ${pct(m('firstFit'))}, best fit ${pct(m('bestFit'))}, pilot ${pct(m('pilot'))} (${(m('pilot') / m('firstFit')).toFixed(2)}×), pilot over best fit ${pct(m('pilotBestFit'))} (${(m('pilotBestFit') / m('firstFit')).toFixed(2)}×), must-place bound ${pct(m('mustPlaceBound'))} (${(m('mustPlaceBound') / m('firstFit')).toFixed(2)}×), fluid ${pct(m('fluid'))}\n`,
+    );
   }
   if (options.out !== null) writeResults(options.out ?? resultsPath('dra-quality-bound.json'), { schema: 1, date: new Date().toISOString(), machine: machineInfo(), rows });
   return rows;
