@@ -11,7 +11,7 @@
 import type { AllocationModel, RequestModel } from '../model/index.js';
 import type { AttributeValue, Device } from '../objects/index.js';
 import { deviceFieldKeys, type SymmetryKeys } from './device-keys.js';
-import { counterSetRoots, FragmentationTracker, PartitionLayout, PLACEMENT_SCALE, partitionShare, ShapeTable, type WorkloadShape } from './partition-fragmentation.js';
+import { counterSetRoots, FragmentationTracker, LOOKAHEAD_STEPS, PartitionLayout, PLACEMENT_SCALE, partitionShare, ShapeTable, type WorkloadShape } from './partition-fragmentation.js';
 
 /** The cost of an allocation, as allocateClaims reports it in scored mode (lower is better, in this order). */
 export interface DraObjective {
@@ -171,13 +171,13 @@ export class TopologySetup {
     return this.candidates === model.candidates.length && this.pools === model.pools.length;
   }
 
-  /** The workload `shapes` over the layout (the published shapes when undefined), made once per list given (the last few lists). */
+  /** The workload `shapes` over the layout, looking LOOKAHEAD_STEPS claims ahead (the published shapes, FGD's next claim alone, when undefined), made once per list given (the last few lists). */
   shapeTable(shapes: readonly WorkloadShape[] | undefined): ShapeTable {
     if (shapes === undefined) return this.layout.published;
     let table = this.tables.get(shapes);
     if (table === undefined) {
       if (this.tables.size >= KEPT_TABLES) this.tables.delete(this.tables.keys().next().value as readonly WorkloadShape[]);
-      this.tables.set(shapes, (table = new ShapeTable(this.layout, shapes)));
+      this.tables.set(shapes, (table = new ShapeTable(this.layout, shapes, LOOKAHEAD_STEPS)));
     }
     return table;
   }

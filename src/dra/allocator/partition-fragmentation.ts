@@ -2,9 +2,10 @@
 // counter set, or a group of counter sets some device consumes from together). FGD (Weng et al.,
 // USENIX ATC'23) counts a fractional GPU's free share as fragment for each claim shape of the
 // workload that no longer fits it, weighted by the shape's share of the workload: the expected
-// fragment for the next claim. Here the next LOOKAHEAD_STEPS claims are drawn from the workload and
-// the parent takes each one it can where that is worth most: the free share they are not expected
-// to take is its fragmentation (ShapeTable.expectedTake, exact and memoized per state). Placement
+// fragment for the next claim. For a workload the caller gives (how often each claim comes), the
+// next LOOKAHEAD_STEPS claims are drawn from it and the parent takes each one it can where that is
+// worth most: the free share they are not expected to take is its fragmentation
+// (ShapeTable.expectedTake, exact and memoized per state). Placement
 // rules are what the counters encode (a MIG placement consumes its memory slices), so a 1g slice
 // placed where it leaves a 4g placement free scores better than one that blocks it, and two 2g.20gb
 // go side by side where that keeps a 3g.40gb placement. Amounts are compared as doubles (a score,
@@ -280,9 +281,15 @@ export class ShapeTable {
   readonly start: Int32Array;
   readonly members: Int32Array;
 
+  /**
+   * `lookahead`: claims of the workload the term looks ahead (LOOKAHEAD_STEPS for a workload the
+   * caller gives); 0 for FGD's own expectation over the next claim alone (the default workload, every
+   * published shape equally: a list of what may come, not how often).
+   */
   constructor(
     readonly layout: PartitionLayout,
     shapes: readonly WorkloadShape[],
+    readonly lookahead = 0,
   ) {
     const parents = layout.parentCount;
     const sum = shapes.reduce((s, x) => s + Math.max(0, x.weight), 0);
@@ -365,20 +372,21 @@ export class ShapeTable {
   }
 
   /**
-   * Parent p's fragmentation with `left`: its expected stranded share — the free share the next
-   * LOOKAHEAD_STEPS claims of the workload are not expected to take (expectedTake) — in thousandths
-   * of the parent × 1000, scaled by PLACEMENT_SCALE, plus Σ over shapes of weight × placements they
-   * have lost (so that of two picks that strand alike, the one leaving more placements open wins).
-   * With one step it is FGD's expected fragment (the free share of shapes that no longer fit,
-   * weighted) less what fitting shapes would leave of it; more steps see that two 2g.20gb side by side
-   * keep a 3g.40gb placement where one on each half does not.
+   * Parent p's fragmentation with `left`, scaled by PLACEMENT_SCALE, plus Σ over shapes of weight ×
+   * placements they have lost (so that of two picks the measure scores alike, the one leaving more
+   * placements open wins). The measure, in thousandths of the parent × the workload's thousandths:
+   * with `lookahead` 0, FGD's — Σ over shapes that no longer fit (or have no device on the parent) of
+   * weight × free share; otherwise the expected stranded share — the free share the next
+   * `lookahead` claims of the workload are not expected to take (expectedTake) — × 1000. Looking
+   * ahead sees what one claim cannot: two 2g.20gb side by side keep a 3g.40gb placement where one
+   * on each half does not.
    */
   fragmentation(p: number, left: Float64Array): number {
     const layout = this.layout;
     if (layout.partitioned[p] === 0 || this.weight === 0) return 0;
     const free = layout.freeShare(p, left);
     if (free === 0) return 0;
-    let frag = Math.round(1000 * (this.exactFree(p, left) - this.expectedTake(p, left, LOOKAHEAD_STEPS))) * PLACEMENT_SCALE;
+    let frag = this.lookahead > 0 ? Math.round(1000 * (this.exactFree(p, left) - this.expectedTake(p, left, this.lookahead))) * PLACEMENT_SCALE : 0;
     const parents = layout.parentCount;
     // s < shapes, p a parent: start has shapes × parents + 1 entries, and m runs within it.
     for (let s = 0; s < this.weights.length; s++) {
@@ -388,13 +396,15 @@ export class ShapeTable {
       const to = this.start[s * parents + p + 1]!;
       let fitting = 0;
       for (let m = from; m < to; m++) if (layout.fits(this.members[m]!, left)) fitting++;
+      // FGD: a shape with no device that fits (or none on this parent at all) leaves the free share a fragment for it.
+      if (fitting === 0 && this.lookahead === 0) frag += w * free * PLACEMENT_SCALE;
       frag += w * (to - from - fitting);
     }
     return frag;
   }
 }
 
-/** Claims of the workload the fragmentation term looks ahead (ShapeTable.expectedTake). */
+/** Claims of a workload the caller gives that the fragmentation term looks ahead (ShapeTable.expectedTake). */
 export const LOOKAHEAD_STEPS = 6;
 
 /** Most memoized values a table keeps (cleared when full; the values are a function of their key). */
