@@ -296,7 +296,19 @@ export async function runBound(options: { seeds?: number; out?: string | null } 
       `${stream} mean: first-fit ${pct(m('firstFit'))}, best fit ${pct(m('bestFit'))}, pilot ${pct(m('pilot'))} (${(m('pilot') / m('firstFit')).toFixed(2)}×), pilot over best fit ${pct(m('pilotBestFit'))} (${(m('pilotBestFit') / m('firstFit')).toFixed(2)}×), must-place bound ${pct(m('mustPlaceBound'))} (${(m('mustPlaceBound') / m('firstFit')).toFixed(2)}×), fluid ${pct(m('fluid'))}\n`,
     );
   }
-  if (options.out !== null) writeResults(options.out ?? resultsPath('dra-quality-bound.json'), { schema: 1, date: new Date().toISOString(), machine: machineInfo(), rows });
+  const staticFleet = buildFleet('a100-static-mig');
+  const staticMix = shapeMix(staticFleet);
+  const staticRows = seeds.map((seed) => {
+    const names = seededStream(staticFleet, staticMix, seed).map((c) => c.shape);
+    const best = staticMigBest(names);
+    const row = { seed, claims: names.length, best: 1 - best.gpus / GPUS, migUnallocated: 32 - best.mig, wholeUnallocated: 32 - best.whole };
+    process.stdout.write(
+      `a100-static-mig seed ${seed}: ${names.length} claims; the best placement leaves ${pct(row.best)} unallocated (${row.migUnallocated.toFixed(2)} of the 32 MIG GPUs, ${row.wholeUnallocated} of the 32 whole ones)\n`,
+    );
+    return row;
+  });
+  process.stdout.write(`a100-static-mig mean: the best placement leaves ${pct(staticRows.reduce((a, r) => a + r.best, 0) / staticRows.length)} unallocated\n`);
+  if (options.out !== null) writeResults(options.out ?? resultsPath('dra-quality-bound.json'), { schema: 1, date: new Date().toISOString(), machine: machineInfo(), rows, staticMig: staticRows });
   return rows;
 }
 
@@ -306,4 +318,59 @@ if (isMain(import.meta.url)) {
   const args = process.argv.slice(2);
   const seeds = argValue('seeds', args);
   await runBound({ out: argValue('out', args), ...(seeds !== undefined ? { seeds: Number(seeds) } : {}) });
+}
+
+/**
+ * `a100-static-mig`, exactly: the most GPUs any placement allocates (must-place, clairvoyant). MIG
+ * claims select a profile and every device of a profile is alike, so they place min(arrived,
+ * devices) per profile whatever the choice; whole-GPU claims take GPUs 4–7 of a node (two PCIe
+ * roots of two GPUs, one NIC each; a pair takes a GPU and its root's NIC). A dynamic program over
+ * the whole-GPU claims in arrival order, over fleet states up to node and root order, tries every
+ * placement of each claim (every split of a ×k claim between a node's roots), skipping a claim only
+ * when none exists.
+ */
+export function staticMigBest(shapes: readonly string[]): { gpus: number; whole: number; mig: number } {
+  const devices: Record<string, number> = { 'mig:1g.10gb': 64, 'mig:2g.20gb': 32, 'mig:3g.40gb': 32 };
+  const g: Record<string, number> = { 'mig:1g.10gb': 1, 'mig:2g.20gb': 2, 'mig:3g.40gb': 3 };
+  let mig = 0;
+  for (const [p, n] of Object.entries(devices)) mig += (Math.min(n, shapes.filter((s) => s === p).length) * g[p]!) / 7;
+  const whole = shapes.filter((s) => s === 'pair' || s.startsWith('gpu:'));
+  // A root: free GPUs × 2 + NIC free; a node: its two roots sorted; the fleet: its nodes sorted.
+  type Fleet = number[][];
+  const key = (f: Fleet) => f.map((n) => `${n[0]}${n[1]}`).join(',');
+  const norm = (f: Fleet): Fleet => f.map((n) => [...n].sort((a, b) => a - b)).sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
+  const memo = new Map<string, number>();
+  const best = (i: number, f: Fleet): number => {
+    if (i === whole.length) return 0;
+    const k = `${i}|${key(f)}`;
+    const known = memo.get(k);
+    if (known !== undefined) return known;
+    const s = whole[i]!;
+    const size = s === 'pair' ? 1 : Number(s.slice(4));
+    let value = -1;
+    const seen = new Set<string>();
+    f.forEach((node, n) => {
+      const free = (r: number) => node[r]! >> 1;
+      const nic = (r: number) => node[r]! & 1;
+      const options: number[][] = [];
+      if (s === 'pair') {
+        for (let r = 0; r < 2; r++) if (free(r) > 0 && nic(r) === 1) options.push(r === 0 ? [node[0]! - 3, node[1]!] : [node[0]!, node[1]! - 3]);
+      } else {
+        for (let a = 0; a <= Math.min(size, free(0)); a++) if (size - a <= free(1)) options.push([node[0]! - 2 * a, node[1]! - 2 * (size - a)]);
+      }
+      for (const o of options) {
+        const next = norm(f.map((m, j) => (j === n ? o : m)));
+        const kk = key(next);
+        if (seen.has(kk)) continue;
+        seen.add(kk);
+        value = Math.max(value, size + best(i + 1, next));
+      }
+    });
+    if (value < 0) value = best(i + 1, f);
+    memo.set(k, value);
+    return value;
+  };
+  const empty = norm(Array.from({ length: NODES }, () => [5, 5]));
+  const w = best(0, empty);
+  return { gpus: mig + w, whole: w, mig };
 }
