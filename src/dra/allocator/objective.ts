@@ -20,9 +20,11 @@ export interface DraObjective {
   /** Sum over the device pairs of each claim: 20 under different PCIe roots of one NUMA node, 30 across NUMA nodes (or roots with no NUMA published), 0 otherwise. */
   topology: number;
   /**
-   * FGD: how much the weighted unusable free share of partitioned parents grows, plus what the picks
-   * hold beyond the smallest device each request could take (waste), scaled by PLACEMENT_SCALE, plus
-   * placements lost per shape; may be negative. `fragmentationParts` splits it into its units.
+   * FGD: how much the weighted unusable free share of partitioned parents grows (with a workload
+   * the caller gives: their expected stranded share, looking LOOKAHEAD_STEPS claims ahead), plus what
+   * the picks hold beyond the smallest device each request could take (waste), scaled by
+   * PLACEMENT_SCALE, plus placements lost per shape; may be negative. `fragmentationParts` splits it
+   * into its units.
    */
   fragmentation: number;
   /** Parents (whole devices, or the physical device behind partitions) this allocation starts using. */

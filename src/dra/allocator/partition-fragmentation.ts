@@ -415,8 +415,9 @@ export const PLACEMENT_SCALE = 1 << 20;
 
 /**
  * An objective's `fragmentation` in its units: `share`, the growth of the free share of parents no
- * shape of the workload can use (and of what picks hold beyond need), in thousandths of a parent
- * weighted by each shape's fraction of the workload (FGD's expected fragment); `placements`, the
+ * shape of the workload can use (FGD's expected fragment; with a workload the caller gives, the
+ * expected stranded share over the next LOOKAHEAD_STEPS claims) and of what picks hold beyond need,
+ * in thousandths of a parent weighted by each shape's fraction of the workload; `placements`, the
  * placements lost, weighted the same way (a count). Both may be negative.
  */
 export function fragmentationParts(value: number): { share: number; placements: number } {
