@@ -129,7 +129,8 @@ export function provablyInfeasible(model: AllocationModel): string | undefined {
   for (const claim of model.claims) {
     for (const group of claim.groups) {
       let feasible = false;
-      const notes: string[] = [];
+      // What each alternative's note says, written only when the group is the reason.
+      const found: Array<{ request: RequestModel; counts: FilterCounts; short: string | undefined }> = [];
       for (const request of group.alternatives) {
         const counts = filterCounts(model, request, state, true);
         if (counts.error !== undefined) return undefined;
@@ -137,9 +138,14 @@ export function provablyInfeasible(model: AllocationModel): string | undefined {
         const usable = counts.usableDevices as number[];
         const short = enough ? (counterShortage(model, state, request, usable) ?? matchShortage(model, request, usable)) : undefined;
         if (enough && short === undefined) feasible = true;
-        notes.push(`${group.firstAvailable ? `${request.name}: ` : ''}${describeCounts(model, request, counts)}${short === undefined ? '' : `, but ${short}`}`);
+        found.push({ request, counts, short });
       }
-      if (!feasible && reason === undefined) reason = `claim ${claim.label}, request ${group.alternatives[0]!.base}: not enough devices; needs ${notes.join('; ')}`;
+      if (!feasible && reason === undefined) {
+        const notes = found.map(
+          ({ request, counts, short }) => `${group.firstAvailable ? `${request.name}: ` : ''}${describeCounts(model, request, counts)}${short === undefined ? '' : `, but ${short}`}`,
+        );
+        reason = `claim ${claim.label}, request ${group.alternatives[0]!.base}: not enough devices; needs ${notes.join('; ')}`;
+      }
     }
   }
   return reason;

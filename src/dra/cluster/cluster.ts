@@ -29,7 +29,20 @@ import {
   workloadShapes,
 } from '../allocator/index.js';
 import { SelectorCache } from '../cel/index.js';
-import { AllocationModel, addClaims, claimLabel, type DraFeatures, type Pool, type ResolvedFeatures, Selectors } from '../model/index.js';
+import {
+  type AllocatedSnapshot,
+  AllocationModel,
+  addClaims,
+  type CandidateDevice,
+  type ClaimModel,
+  claimLabel,
+  claimsNodeIndependent,
+  type DraFeatures,
+  listCandidates,
+  type Pool,
+  type ResolvedFeatures,
+  Selectors,
+} from '../model/index.js';
 import {
   type AllocationResult,
   child,
@@ -52,6 +65,10 @@ import { type CountedAlternative, FRAGMENTATION_CANDIDATES, NODE_SCORES, NodeInd
 
 /** How many more nodes a pod with a prioritized list may try for an earlier alternative once one node can take it. */
 export const RANK_PROBES = 16;
+
+/** The node and allocated state of the models that check claims (no pools: nothing of a node is read). */
+const NO_NODE: Node = { name: '', labels: {} };
+const NOTHING_ALLOCATED: AllocatedSnapshot = { devices: new Set(), sharedDeviceIds: new Set(), capacity: new Map() };
 
 /** The sum over the claims' results of each one's position in its request's firstAvailable (0: every request got its first choice). */
 function rankOf(claims: readonly ResourceClaim[], results: readonly AllocationResult[]): number {
@@ -147,7 +164,12 @@ function copy<T>(value: T): T {
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map(copy) as T;
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) Object.defineProperty(out, key, { value: copy((value as Record<string, unknown>)[key]), enumerable: true, writable: true, configurable: true });
+  for (const key of Object.keys(value)) {
+    const v = copy((value as Record<string, unknown>)[key]);
+    // A key such as `__proto__` (a capacity name) is defined, not assigned, so that it stays an ordinary key.
+    if (key === '__proto__') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+    else out[key] = v;
+  }
   return out as T;
 }
 
@@ -191,6 +213,8 @@ export class DraCluster {
   private readonly held = new Map<string, Held>();
   /** Per node class, the scored objective's set-up (what its devices publish), made on the first search on a member. */
   private readonly setups: Array<TopologySetup | undefined>;
+  /** Per node, its devices as the allocator lists them (listCandidates of its pools), made on the first search on it. */
+  private readonly candidates: Array<CandidateDevice[] | undefined>;
   /** Per node, what other claims hold there as the objective reads it, made on the first search after the node's allocated state last changed. */
   private readonly bases: Array<AllocatedBase | undefined>;
   /** The workload's requests (read once) and, per node class, its shapes (made on first use). */
@@ -220,6 +244,7 @@ export class DraCluster {
     });
     this.nodeNames = this.nodes.map((n) => n.name);
     this.bases = new Array(this.nodes.length);
+    this.candidates = new Array(this.nodes.length);
 
     const layout = layoutCluster(this.nodes, slices, this.features, this.cache);
     this.pools = layout.pools;
@@ -301,8 +326,8 @@ export class DraCluster {
    * passed over. No node: `results: []` with the reason.
    */
   schedule(input: unknown): DraScheduleResult {
-    const { claims, labels, groups, shape } = this.pendingClaims(input);
-    const { found, tried, same } = this.findNode(claims, groups, shape, () => true, undefined);
+    const { claims, labels, groups, shape, checked } = this.pendingClaims(input);
+    const { found, tried, same } = this.findNode(claims, groups, shape, () => true, undefined, checked);
     if (found !== undefined) {
       this.commit(found.k, labels, found.outcome.results);
       return { node: this.nodes[found.k]!.name, results: found.outcome.results, ...(found.outcome.explain !== undefined ? { explain: found.outcome.explain } : {}) };
@@ -351,8 +376,8 @@ export class DraCluster {
     allowed: (k: number) => boolean,
     order?: readonly number[],
   ): { node: number; results: AllocationResult[]; message?: undefined; explain?: DraExplanation } | { node: -1; results?: undefined; message: string } {
-    const { claims, labels, groups, shape } = this.pendingClaims(input);
-    const { found, tried } = this.findNode(claims, groups, shape, allowed, order);
+    const { claims, labels, groups, shape, checked } = this.pendingClaims(input);
+    const { found, tried } = this.findNode(claims, groups, shape, allowed, order, checked);
     if (found === undefined) return { node: -1, message: tried[0] ?? 'too few free devices that match' };
     this.commit(found.k, labels, found.outcome.results);
     return { node: found.k, results: found.outcome.results, ...(found.outcome.explain !== undefined ? { explain: found.outcome.explain } : {}) };
@@ -371,6 +396,7 @@ export class DraCluster {
     shape: ShapeIndex,
     allowed: (k: number) => boolean,
     order: readonly number[] | undefined,
+    checked: readonly ClaimModel[] | undefined,
   ): { found?: { k: number; outcome: DraAllocateResult }; tried: string[]; same: number } {
     const ranked = groups.some((g) => g.length > 1);
     const failed = new Set<string>();
@@ -381,18 +407,24 @@ export class DraCluster {
     // nodeScore 'fragmentation': the best objective among the first candidates (a node in the state of one already placed is not tried again).
     const fragmentation = this.score === 'fragmentation';
     const placed = new Set<string>();
-    const identity = readsIdentity(claims, groups);
+    // Whether the claims may read identity attributes: asked only of a class whose members differ in them.
+    let identity: boolean | undefined;
+    // Node k's state key, made only once some node's is kept (a failed node, a placed one).
+    const keyOf = (k: number): string => this.stateKey(k, this.nodeClasses[this.classOf[k]!]!.identityVaries && (identity ??= readsIdentity(claims, groups)));
     // Whether the search is over.
     const attempt = (k: number): boolean => {
-      const state = this.stateKey(k, identity);
-      if (failed.has(state) || (fragmentation && placed.has(state))) {
-        same++;
-        return false;
+      let state: string | undefined;
+      if (failed.size > 0 || placed.size > 0) {
+        state = keyOf(k);
+        if (failed.has(state) || (fragmentation && placed.has(state))) {
+          same++;
+          return false;
+        }
       }
       let outcome: DraAllocateResult | undefined;
       let message: string | undefined;
       try {
-        outcome = this.allocateOn(k, claims);
+        outcome = this.allocateOn(k, claims, checked);
       } catch (error) {
         // An error that depends on the node (invalid pools, a CEL runtime error on one of its devices): the node cannot take the pod.
         if (!(error instanceof AllocationError) || error.code !== 'DRA_REJECTED') throw error;
@@ -402,7 +434,7 @@ export class DraCluster {
         const rank = ranked ? rankOf(claims, outcome.results) : 0;
         if (fragmentation) {
           // Ties: the earlier, more allocated node. A claim split across PCIe roots or NUMA nodes looks further (up to 4×) for a node that keeps it together.
-          placed.add(state);
+          placed.add(state ?? keyOf(k));
           if (found === undefined || rank < found.rank || (rank === found.rank && compareObjective(outcome.objective as DraObjective, found.outcome.objective as DraObjective) < 0))
             found = { k, outcome, rank };
           const split = (found.outcome.objective?.topology ?? 0) > 0;
@@ -411,7 +443,7 @@ export class DraCluster {
         if (found === undefined || rank < found.rank) found = { k, outcome, rank };
         return found.rank === 0 || ++probes > RANK_PROBES;
       }
-      failed.add(state);
+      failed.add(state ?? keyOf(k));
       tried.push(`${this.nodes[k]!.name}: ${message ?? outcome?.reason?.message ?? 'no allocation'}`);
       return false;
     };
@@ -438,7 +470,7 @@ export class DraCluster {
    * One pod's claims as schedule and place read them: at least one, none held or given twice, the
    * checks that do not depend on the node, and the index's shape of their counted requests.
    */
-  private pendingClaims(input: unknown): { claims: ResourceClaim[]; labels: string[]; groups: CountedAlternative[][]; shape: ShapeIndex } {
+  private pendingClaims(input: unknown): { claims: ResourceClaim[]; labels: string[]; groups: CountedAlternative[][]; shape: ShapeIndex; checked?: readonly ClaimModel[] } {
     const claims = readResourceClaims(input, 'claims');
     if (claims.length === 0) fail('INVALID_ARGUMENT', { origin: 'claims', path: '' }, 'at least one ResourceClaim', input);
     const labels = claims.map(claimLabel);
@@ -447,14 +479,19 @@ export class DraCluster {
       if (other !== undefined) throw draError('INVALID_ARGUMENT', `ResourceClaim/${label}: already allocated on node ${this.nodes[other.node]!.name}; release it first`, { field: `claims[${i}]` });
       if (labels.indexOf(label) !== i) throw draError('INVALID_ARGUMENT', `ResourceClaim/${label}: given twice`, { field: `claims[${i}]` });
     });
-    const groups = this.checkClaims(claims);
+    const { groups, models } = this.checkClaimModels(claims);
     const shapeKey = JSON.stringify(groups.map((g) => g.map((a) => [countKey(a.request, this.features), a.need, a.all, a.admin])));
-    return { claims, labels, groups, shape: this.index.shape(shapeKey, groups) };
+    return { claims, labels, groups, shape: this.index.shape(shapeKey, groups), ...(claimsNodeIndependent(models) ? { checked: models } : {}) };
   }
 
   /** The claims' checks that do not depend on the node, and each request's alternatives as the index counts them. */
   private checkClaims(claims: ResourceClaim[]): CountedAlternative[][] {
-    const probe = new AllocationModel({ name: '', labels: {} }, this.features, [], { devices: new Set(), sharedDeviceIds: new Set(), capacity: new Map() }, this.cache);
+    return this.checkClaimModels(claims).groups;
+  }
+
+  /** checkClaims, and the claims as checked (the models every node's allocator may take as they are, unless one asks for all devices). */
+  private checkClaimModels(claims: ResourceClaim[]): { groups: CountedAlternative[][]; models: readonly ClaimModel[] } {
+    const probe = new AllocationModel(NO_NODE, this.features, [], NOTHING_ALLOCATED, this.cache);
     addClaims(probe, claims, this.classes);
     const selectors = new Selectors(this.features, this.cache);
     const groups: CountedAlternative[][] = [];
@@ -473,7 +510,7 @@ export class DraCluster {
         groups.push(group.alternatives.map((r) => ({ request: r, need: r.count, all: r.allMode, admin: r.adminAccess })));
       }
     }
-    return groups;
+    return { groups, models: probe.claims };
   }
 
   /**
@@ -492,18 +529,20 @@ export class DraCluster {
     return key;
   }
 
-  /** The allocator on node k with everything the cluster holds. */
-  private allocateOn(k: number, claims: ResourceClaim[]): DraAllocateResult {
+  /** The allocator on node k with everything the cluster holds (`checked`: the claims as checkClaimModels made them, when every node may take them as they are). */
+  private allocateOn(k: number, claims: ResourceClaim[], checked?: readonly ClaimModel[]): DraAllocateResult {
     this.tries++;
     const pools = this.pools[k]!;
     const c = this.classOf[k]!;
     const nodeClass = this.nodeClasses[c]!;
-    const model = new NodeModel(this.nodes[k]!, this.features, pools, this.allocatedState.stateFor(pools), this.cache, nodeClass);
-    if (this.search.mode !== 'scored') return allocateOnModel(model, claims, this.classes, this.search);
+    const candidates = this.candidates[k] ?? (this.candidates[k] = listCandidates(pools, this.features));
+    const model = new NodeModel(this.nodes[k]!, this.features, pools, this.allocatedState.stateFor(pools), this.cache, nodeClass, candidates);
+    const search = checked === undefined ? this.search : { ...this.search, checked };
+    if (this.search.mode !== 'scored') return allocateOnModel(model, claims, this.classes, search);
     // Built on the class's template (its first member): members differ at most in identity attributes, which then key the symmetry classes per call.
     const setup = this.setups[c] ?? (this.setups[c] = new TopologySetup(nodeClass.template, nodeClass.identityVaries ? isIdentityAttribute : undefined));
     const base = this.bases[k] ?? (this.bases[k] = new AllocatedBase(setup, model));
-    return allocateOnModel(model, claims, this.classes, { ...this.search, setup, base, ...this.shapesFor(k) });
+    return allocateOnModel(model, claims, this.classes, { ...search, setup, base, ...this.shapesFor(k) });
   }
 
   /** The workload's shapes on node k's class (selected on the class's template, as the node index does). */

@@ -7,7 +7,17 @@
 // class's masks instead of evaluating CEL again.
 import { namesRead } from '../allocator/index.js';
 import type { SelectorCache } from '../cel/index.js';
-import { type AllocatedSnapshot, AllocationModel, deviceReachesNode, gatherPools, type Pool, type RequestModel, type ResolvedFeatures, taintPreventsAllocation } from '../model/index.js';
+import {
+  type AllocatedSnapshot,
+  AllocationModel,
+  type CandidateDevice,
+  deviceReachesNode,
+  gatherPools,
+  type Pool,
+  type RequestModel,
+  type ResolvedFeatures,
+  taintPreventsAllocation,
+} from '../model/index.js';
 import type { Device, Node, ResourceSlice } from '../objects/index.js';
 
 /**
@@ -198,8 +208,9 @@ export class NodeModel extends AllocationModel {
     allocated: AllocatedSnapshot,
     cache: SelectorCache,
     private readonly nodeClass: NodeClass,
+    candidates?: readonly CandidateDevice[],
   ) {
-    super(node, features, pools, allocated, cache);
+    super(node, features, pools, allocated, cache, candidates);
   }
 
   // The class's masks of this model's requests (looked up by key once per request).

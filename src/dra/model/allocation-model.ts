@@ -91,40 +91,55 @@ export interface AllocatedSnapshot {
   capacity: ReadonlyMap<string, CapacityAmounts>;
 }
 
+/**
+ * The devices a node may use, in first-fit order: every device of its complete and valid pools. A
+ * caller that models one node many times (a scheduler) lists them once and passes the list to
+ * each AllocationModel of that node; the entries are never changed.
+ */
+export function listCandidates(pools: readonly Pool[], features: ResolvedFeatures): CandidateDevice[] {
+  const candidates: CandidateDevice[] = [];
+  pools.forEach((pool, poolIndex) => {
+    if (pool.incomplete || pool.invalid) return;
+    for (const slice of pool.deviceSlices) {
+      for (const device of slice.devices) {
+        candidates.push({
+          index: candidates.length,
+          id: `${pool.driver}/${pool.name}/${device.name}`,
+          driver: pool.driver,
+          pool,
+          poolIndex,
+          slice,
+          device,
+          shared: features.consumableCapacity && device.allowMultipleAllocations === true,
+        });
+      }
+    }
+  });
+  return candidates;
+}
+
 /** Claims with the devices the node offers them. */
 export class AllocationModel {
-  readonly candidates: CandidateDevice[] = [];
+  readonly candidates: readonly CandidateDevice[];
   readonly claims: ClaimModel[] = [];
   private readonly selectors: Selectors;
   private readonly cel: Array<PreparedDevice | undefined> = [];
   // matches[request key][candidate]: 0 unknown, 1 candidate, 2 not.
   private readonly matches = new Map<RequestModel, Uint8Array>();
+  // fits[request][candidate]: 0 unknown, 1 the request's capacity fits the device alone, 2 not.
+  private readonly fits = new Map<RequestModel, Uint8Array>();
 
+  /** `candidates`: the node's listCandidates(pools, features), when the caller keeps them (listed here otherwise). */
   constructor(
     readonly node: Node,
     readonly features: ResolvedFeatures,
     readonly pools: Pool[],
     readonly allocated: AllocatedSnapshot,
     selectorCache?: SelectorCache,
+    candidates?: readonly CandidateDevice[],
   ) {
     this.selectors = new Selectors(features, selectorCache);
-    pools.forEach((pool, poolIndex) => {
-      if (pool.incomplete || pool.invalid) return;
-      for (const slice of pool.deviceSlices) {
-        for (const device of slice.devices) {
-          this.candidates.push({
-            index: this.candidates.length,
-            id: `${pool.driver}/${pool.name}/${device.name}`,
-            driver: pool.driver,
-            pool,
-            poolIndex,
-            slice,
-            device,
-            shared: features.consumableCapacity && device.allowMultipleAllocations === true,
-          });
-        }
-      }
-    });
+    this.candidates = candidates ?? listCandidates(pools, features);
   }
 
   /** The CEL view of a candidate, converted once for all its selector evaluations. */
@@ -187,7 +202,16 @@ export class AllocationModel {
   /** Whether the request's capacity fits the candidate next to the allocated (and `allocating`) amounts. */
   capacityFits(request: RequestModel, index: number, allocating: CapacityAmounts | undefined, withAllocated = true): boolean {
     const c = this.candidates[index]!;
-    return fitsCapacity(request.body.capacity?.requests, c.device.capacity, withAllocated ? this.allocated.capacity.get(c.id) : undefined, allocating);
+    const allocated = withAllocated ? this.allocated.capacity.get(c.id) : undefined;
+    if (allocated !== undefined || allocating !== undefined) return fitsCapacity(request.body.capacity?.requests, c.device.capacity, allocated, allocating);
+    // Nothing else consumes the device: the answer depends on the request and the device alone, so it is worked out once.
+    let memo = this.fits.get(request);
+    if (memo === undefined) {
+      memo = new Uint8Array(this.candidates.length);
+      this.fits.set(request, memo);
+    }
+    if (memo[index] === 0) memo[index] = fitsCapacity(request.body.capacity?.requests, c.device.capacity, undefined, undefined) ? 1 : 2;
+    return memo[index] === 1;
   }
 
   /** Whether another claim holds the device (allocated devices and shares, aggregated capacity). */
@@ -269,6 +293,24 @@ export function addClaims(model: AllocationModel, claims: readonly ResourceClaim
           : new DistinctAttribute(s.requests, s.attribute, features.listTypeAttributes, where);
       });
   });
+}
+
+/**
+ * Adds claims that addClaims already checked on another model with the same features and classes
+ * (a scheduler checks a pod's claims once, then models each node it tries). Only claims whose
+ * requests ask for an exact count: an `All` request's devices depend on the node, so such claims go
+ * through addClaims on every model.
+ */
+export function addCheckedClaims(model: AllocationModel, claims: readonly ClaimModel[]): void {
+  for (const claim of claims) {
+    for (const group of claim.groups) for (const r of group.alternatives) if (r.allMode) throw new Error(`addCheckedClaims: claim ${claim.label} has a request for all devices`);
+    model.claims.push(claim);
+  }
+}
+
+/** Whether checked claims may be added to another model as they are (addCheckedClaims): none asks for all devices. */
+export function claimsNodeIndependent(claims: readonly ClaimModel[]): boolean {
+  return claims.every((c) => c.groups.every((g) => g.alternatives.every((r) => !r.allMode)));
 }
 
 type RequestDraft = Omit<RequestModel, 'deviceClass' | 'allMode' | 'count' | 'allDevices' | 'adminAccess'> & { adminAccess: boolean | undefined };
