@@ -34,6 +34,8 @@ export function filterCounts(model: AllocationModel, request: RequestModel, stat
   const indices = request.allDevices ?? model.candidates.map((c) => c.index);
   const counts: FilterCounts = { onNode: indices.length, classMatch: 0, selected: 0, free: 0, untainted: 0, usable: 0 };
   if (collect) counts.usableDevices = [];
+  // Without constraints on the claim, a device that consumes no counters is usable when its capacity fits (all that take would check beyond the counts above).
+  const unconstrained = state.constraints[request.claimIndex]!.length === 0;
   try {
     for (const index of indices) {
       // A selectable device matches its class too (selectable checks the class first, memoized):
@@ -47,6 +49,12 @@ export function filterCounts(model: AllocationModel, request: RequestModel, stat
       counts.free++;
       if (model.features.deviceTaints && taintPreventsAllocation(model.candidates[index]!.device.taints, request.body.tolerations)) continue;
       counts.untainted++;
+      if (unconstrained && model.candidates[index]!.device.consumesCounters.length === 0) {
+        if (model.features.consumableCapacity && !state.capacityFits(request, index)) continue;
+        counts.usable++;
+        counts.usableDevices?.push(index);
+        continue;
+      }
       const undo = state.take(request, index, false);
       if (undo === undefined) continue;
       counts.usable++;
@@ -163,7 +171,7 @@ function counterShortage(model: AllocationModel, state: SearchState, request: Re
   const uses = new Map<string, { pool: Pool; set: string; counter: string; amounts: Quantity[] }>();
   for (const index of usable) {
     const c = model.candidates[index]!;
-    if (c.shared) continue;
+    if (c.shared || c.device.consumesCounters.length === 0) continue;
     // One amount per device and counter (a device may name a counter set twice).
     const own = new Map<string, { set: string; counter: string; amount: Quantity }>();
     for (const use of c.device.consumesCounters) {

@@ -318,20 +318,35 @@ type RequestDraft = Omit<RequestModel, 'deviceClass' | 'allMode' | 'count' | 'al
 function validateRequest(model: AllocationModel, classes: readonly DeviceClass[], label: string, draft: RequestDraft): RequestModel {
   const { body } = draft;
   const shown = draft.sub ?? draft.base;
-  body.selectors.forEach((s, i) => {
-    if (s.cel === undefined) throw rejected(`claim ${label}, request ${shown}, selector #${i}: CEL expression empty (unsupported selector type?)`);
-  });
+  // Index loops over the lists read (i < length).
+  for (let i = 0; i < body.selectors.length; i++) {
+    if (body.selectors[i]!.cel === undefined) throw rejected(`claim ${label}, request ${shown}, selector #${i}: CEL expression empty (unsupported selector type?)`);
+  }
   if (!model.features.adminAccess && draft.adminAccess !== undefined) throw rejected(`claim ${label}, request ${shown}: admin access is requested, but the feature is disabled`);
   if (body.deviceClassName === '') throw rejected(`claim ${label}, request ${shown}: missing device class name (unsupported request type?)`);
-  const deviceClass = classes.find((c) => c.name === body.deviceClassName);
+  let deviceClass: DeviceClass | undefined;
+  for (let i = 0; i < classes.length && deviceClass === undefined; i++) if (classes[i]!.name === body.deviceClassName) deviceClass = classes[i];
   if (deviceClass === undefined) {
     throw rejected(`claim ${label}, request ${shown}: could not retrieve device class ${body.deviceClassName}: deviceclass.resource.k8s.io "${body.deviceClassName}" not found`);
   }
-  deviceClass.selectors.forEach((s, i) => {
-    if (s.cel === undefined) throw rejected(`class ${deviceClass.name}: selector #${i}: CEL expression empty (unsupported selector type?)`);
-  });
+  for (let i = 0; i < deviceClass.selectors.length; i++) {
+    if (deviceClass.selectors[i]!.cel === undefined) throw rejected(`class ${deviceClass.name}: selector #${i}: CEL expression empty (unsupported selector type?)`);
+  }
   const mode = body.allocationMode ?? 'ExactCount';
-  const request: RequestModel = { ...draft, adminAccess: draft.adminAccess === true, deviceClass, allMode: mode === 'All', count: 0 };
+  // Every field written, in one order: one shape for every request model.
+  const request: RequestModel = {
+    claimIndex: draft.claimIndex,
+    requestIndex: draft.requestIndex,
+    subRequestIndex: draft.subRequestIndex,
+    base: draft.base,
+    sub: draft.sub,
+    name: draft.name,
+    body,
+    deviceClass,
+    adminAccess: draft.adminAccess === true,
+    allMode: mode === 'All',
+    count: 0,
+  };
   if (mode === 'ExactCount') {
     request.count = body.count ?? 1;
     return request;
