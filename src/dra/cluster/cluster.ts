@@ -463,7 +463,7 @@ export class DraCluster {
         for (const k of excluded) this.index.include(shape, k);
       }
     }
-    return { ...(found !== undefined ? { found: { k: found.k, outcome: found.outcome } } : {}), tried, same };
+    return found !== undefined ? { found: { k: found.k, outcome: found.outcome }, tried, same } : { tried, same };
   }
 
   /**
@@ -537,22 +537,22 @@ export class DraCluster {
     const nodeClass = this.nodeClasses[c]!;
     const candidates = this.candidates[k] ?? (this.candidates[k] = listCandidates(pools, this.features));
     const model = new NodeModel(this.nodes[k]!, this.features, pools, this.allocatedState.stateFor(pools), this.cache, nodeClass, candidates);
-    const search = checked === undefined ? this.search : { ...this.search, checked };
-    if (this.search.mode !== 'scored') return allocateOnModel(model, claims, this.classes, search);
+    const { mode, budget, seed, explain } = this.search;
+    // Settings written out as one literal (an object spread into a literal with fields after it costs V8 a new hidden class each time).
+    if (mode !== 'scored') return allocateOnModel(model, claims, this.classes, { mode, budget, seed, explain, checked });
     // Built on the class's template (its first member): members differ at most in identity attributes, which then key the symmetry classes per call.
     const setup = this.setups[c] ?? (this.setups[c] = new TopologySetup(nodeClass.template, nodeClass.identityVaries ? isIdentityAttribute : undefined));
     const base = this.bases[k] ?? (this.bases[k] = new AllocatedBase(setup, model));
-    return allocateOnModel(model, claims, this.classes, { ...search, setup, base, ...this.shapesFor(k) });
+    return allocateOnModel(model, claims, this.classes, { mode, budget, seed, explain, checked, setup, base, shapes: this.shapesFor(k) });
   }
 
-  /** The workload's shapes on node k's class (selected on the class's template, as the node index does). */
-  private shapesFor(k: number): { shapes?: WorkloadShape[] } {
+  /** The workload's shapes on node k's class (selected on the class's template, as the node index does); undefined without a workload. */
+  private shapesFor(k: number): WorkloadShape[] | undefined {
     const w = this.workload;
-    if (w === undefined) return {};
+    if (w === undefined) return undefined;
     const c = this.classOf[k]!;
     const nodeClass = this.nodeClasses[c]!;
-    const shapes = w.shapes[c] ?? (w.shapes[c] = workloadShapes(w.probe, w.weights, (request) => Uint8Array.from(nodeClass.selectableMask(request), (v) => (v === 1 ? 1 : 0))));
-    return { shapes };
+    return w.shapes[c] ?? (w.shapes[c] = workloadShapes(w.probe, w.weights, (request) => Uint8Array.from(nodeClass.selectableMask(request), (v) => (v === 1 ? 1 : 0))));
   }
 
   private commit(k: number, labels: string[], results: AllocationResult[]): void {
