@@ -88,6 +88,7 @@ export class NodeClass {
   private readonly selectableMasks = new Map<string, Uint8Array>();
   private readonly classMasks = new Map<string, Uint8Array>();
   private readonly countMasks = new Map<string, Bits>();
+  private readonly capacityMasks = new Map<string, Uint8Array>();
 
   constructor(
     readonly index: number,
@@ -160,6 +161,18 @@ export class NodeClass {
     return mask;
   }
 
+  /** Per template device: does the request's capacity fit it with nothing else consuming it (1 yes, 2 no). */
+  capacityMask(request: RequestModel): Uint8Array {
+    const key = capacityKey(request);
+    let mask = this.capacityMasks.get(key);
+    if (mask === undefined) {
+      const t = this.template;
+      mask = Uint8Array.from(t.candidates, (c) => (t.capacityFits(request, c.index, undefined, false) ? YES : 2));
+      this.capacityMasks.set(key, mask);
+    }
+    return mask;
+  }
+
   /**
    * The devices the request could ever take on a member: selectable (or failing, which the search
    * must meet), not tainted against its tolerations, counters allowed by the features, static
@@ -192,6 +205,12 @@ function selectorKey(request: RequestModel): string {
   return JSON.stringify([request.deviceClass.name, request.body.selectors.map((s) => s.cel?.expression ?? null)]);
 }
 
+/** What a capacity fit depends on in a request: its capacity requests ('' for none). */
+function capacityKey(request: RequestModel): string {
+  const requests = request.body.capacity?.requests;
+  return requests === undefined ? '' : JSON.stringify(Object.entries(requests).map(([k, q]) => [k, q.toString()]));
+}
+
 /** What the count mask depends on: the selectors, and the tolerations and capacity requests where their features are on. */
 export function countKey(request: RequestModel, features: ResolvedFeatures): string {
   const tolerations = features.deviceTaints ? request.body.tolerations : [];
@@ -222,6 +241,14 @@ export class NodeModel extends AllocationModel {
     if (mask === undefined) this.masks.set(request, (mask = this.nodeClass.selectableMask(request)));
     const v = mask[index];
     return v === ERROR ? super.selectable(request, index) : v === YES;
+  }
+
+  private readonly capacityMasks = new Map<RequestModel, Uint8Array>();
+
+  protected override capacityAlone(request: RequestModel, index: number): boolean {
+    let mask = this.capacityMasks.get(request);
+    if (mask === undefined) this.capacityMasks.set(request, (mask = this.nodeClass.capacityMask(request)));
+    return mask[index] === YES;
   }
 
   override matchesClass(request: RequestModel, index: number): boolean {

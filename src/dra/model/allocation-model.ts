@@ -126,8 +126,8 @@ export class AllocationModel {
   private readonly cel: Array<PreparedDevice | undefined> = [];
   // matches[request key][candidate]: 0 unknown, 1 candidate, 2 not.
   private readonly matches = new Map<RequestModel, Uint8Array>();
-  // fits[request][candidate]: 0 unknown, 1 the request's capacity fits the device alone, 2 not.
-  private readonly fits = new Map<RequestModel, Uint8Array>();
+  // fits[request][candidate]: 0 unknown, 1 the request's capacity fits the device alone, 2 not (made on first use).
+  private fits?: Map<RequestModel, Uint8Array>;
 
   /** `candidates`: the node's listCandidates(pools, features), when the caller keeps them (listed here otherwise). */
   constructor(
@@ -204,13 +204,18 @@ export class AllocationModel {
     const c = this.candidates[index]!;
     const allocated = withAllocated ? this.allocated.capacity.get(c.id) : undefined;
     if (allocated !== undefined || allocating !== undefined) return fitsCapacity(request.body.capacity?.requests, c.device.capacity, allocated, allocating);
-    // Nothing else consumes the device: the answer depends on the request and the device alone, so it is worked out once.
-    let memo = this.fits.get(request);
+    return this.capacityAlone(request, index);
+  }
+
+  /** Whether the request's capacity fits the candidate with nothing else consuming it: a function of the two alone, worked out once per request here. */
+  protected capacityAlone(request: RequestModel, index: number): boolean {
+    const fits = (this.fits ??= new Map());
+    let memo = fits.get(request);
     if (memo === undefined) {
       memo = new Uint8Array(this.candidates.length);
-      this.fits.set(request, memo);
+      fits.set(request, memo);
     }
-    if (memo[index] === 0) memo[index] = fitsCapacity(request.body.capacity?.requests, c.device.capacity, undefined, undefined) ? 1 : 2;
+    if (memo[index] === 0) memo[index] = fitsCapacity(request.body.capacity?.requests, this.candidates[index]!.device.capacity, undefined, undefined) ? 1 : 2;
     return memo[index] === 1;
   }
 
