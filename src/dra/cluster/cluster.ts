@@ -583,19 +583,21 @@ export class DraCluster {
 
   /** Re-keys the nodes and classes whose devices the entries touch. */
   private changed(entries: readonly AllocatedEntry[]): void {
-    const nodes = new Set<number>();
-    const classes = new Set<number>();
+    // Each node once, in the order the entries name them (a pod's claims touch few); the classes of shared pools as a set, made only when a shared pool is touched.
+    const nodes: number[] = [];
+    let classes: Set<number> | undefined;
     for (const e of entries) {
       const k = this.nodeOfPool.get(e.pool);
-      if (k !== undefined) nodes.add(k);
-      for (const c of this.classesOfPool.get(e.pool) ?? []) classes.add(c);
+      if (k !== undefined && !nodes.includes(k)) nodes.push(k);
+      const shared = this.classesOfPool.get(e.pool);
+      if (shared !== undefined) for (const c of shared) (classes ??= new Set()).add(c);
     }
     for (const k of nodes) {
       this.refreshNode(k);
       this.bases[k] = undefined;
       this.index.nodeChanged(k);
     }
-    for (const c of classes) {
+    for (const c of classes ?? []) {
       for (const k of this.nodeClasses[c]!.members) this.bases[k] = undefined;
       if (this.refreshShared(c)) this.index.classChanged(c);
     }
