@@ -29,20 +29,7 @@ import {
   workloadShapes,
 } from '../allocator/index.js';
 import { SelectorCache } from '../cel/index.js';
-import {
-  type AllocatedSnapshot,
-  AllocationModel,
-  addClaims,
-  type CandidateDevice,
-  type ClaimModel,
-  claimLabel,
-  claimsNodeIndependent,
-  type DraFeatures,
-  listCandidates,
-  type Pool,
-  type ResolvedFeatures,
-  Selectors,
-} from '../model/index.js';
+import { AllocationModel, addClaims, type CandidateDevice, claimLabel, claimsNodeIndependent, type DraFeatures, listCandidates, type Pool, type ResolvedFeatures } from '../model/index.js';
 import {
   type AllocationResult,
   child,
@@ -60,31 +47,12 @@ import {
 import { type GangFilter, type GangHost, type GangRequest, type GangResult, scheduleGroup } from '../workloads/index.js';
 import { type AllocatedEntry, AllocatedState } from './allocated-state.js';
 import { gangHost } from './gang-host.js';
-import { countKey, isIdentityAttribute, layoutCluster, type NodeClass, NodeModel, selectorsReadIdentity } from './node-classes.js';
+import { type CheckedClaims, checkClaimModels, copyJson, rankOf, readsIdentity, shapeKeyOf } from './checked-claims.js';
+import { isIdentityAttribute, layoutCluster, type NodeClass, NodeModel } from './node-classes.js';
 import { type CountedAlternative, FRAGMENTATION_CANDIDATES, NODE_SCORES, NodeIndex, type NodeScore, type NodeStates, type ShapeIndex } from './node-index.js';
 
 /** How many more nodes a pod with a prioritized list may try for an earlier alternative once one node can take it. */
 export const RANK_PROBES = 16;
-
-/** The node and allocated state of the models that check claims (no pools: nothing of a node is read). */
-const NO_NODE: Node = { name: '', labels: {} };
-const NOTHING_ALLOCATED: AllocatedSnapshot = { devices: new Set(), sharedDeviceIds: new Set(), capacity: new Map() };
-
-/** The sum over the claims' results of each one's position in its request's firstAvailable (0: every request got its first choice). */
-function rankOf(claims: readonly ResourceClaim[], results: readonly AllocationResult[]): number {
-  let rank = 0;
-  results.forEach((result, i) => {
-    for (const r of result.devices.results) {
-      const slash = r.request.indexOf('/');
-      if (slash < 0) continue;
-      // One result per claim, in order.
-      const request = claims[i]!.requests.find((q) => q.name === r.request.slice(0, slash));
-      const at = request?.firstAvailable.findIndex((sub) => sub.name === r.request.slice(slash + 1)) ?? -1;
-      if (at > 0) rank += at;
-    }
-  });
-  return rank;
-}
 
 /** What createDraCluster takes: the cluster's objects and how to allocate. */
 export interface DraClusterInit {
@@ -159,30 +127,10 @@ interface Held {
   entries: AllocatedEntry[];
 }
 
-/** A deep copy of JSON data (an AllocationResult), so that what the handle keeps and what callers get never alias. */
-function copy<T>(value: T): T {
-  if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map(copy) as T;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
-    const v = copy((value as Record<string, unknown>)[key]);
-    // A key such as `__proto__` (a capacity name) is defined, not assigned, so that it stays an ordinary key.
-    if (key === '__proto__') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
-    else out[key] = v;
-  }
-  return out as T;
-}
-
 function words(bits: Uint32Array, from: number, n: number): string {
   let s = '';
   for (let w = 0; w < n; w++) s += `${bits[from + w]!.toString(36)},`; // a node's n words from `from`
   return s;
-}
-
-/** Whether the claims may read an identity attribute (selectors of their requests and classes, or a constraint's attribute). */
-function readsIdentity(claims: readonly ResourceClaim[], groups: readonly CountedAlternative[][]): boolean {
-  for (const claim of claims) for (const c of claim.constraints) if (isIdentityAttribute(c.matchAttribute ?? c.distinctAttribute ?? '')) return true;
-  return groups.some((g) => g.some((a) => selectorsReadIdentity([...a.request.deviceClass.selectors, ...a.request.body.selectors].map((s) => s.cel?.expression))));
 }
 
 /**
@@ -396,7 +344,7 @@ export class DraCluster {
     shape: ShapeIndex,
     allowed: (k: number) => boolean,
     order: readonly number[] | undefined,
-    checked: readonly ClaimModel[] | undefined,
+    checked: CheckedClaims | undefined,
   ): { found?: { k: number; outcome: DraAllocateResult }; tried: string[]; same: number } {
     const ranked = groups.some((g) => g.length > 1);
     const failed = new Set<string>();
@@ -470,7 +418,7 @@ export class DraCluster {
    * One pod's claims as schedule and place read them: at least one, none held or given twice, the
    * checks that do not depend on the node, and the index's shape of their counted requests.
    */
-  private pendingClaims(input: unknown): { claims: ResourceClaim[]; labels: string[]; groups: CountedAlternative[][]; shape: ShapeIndex; checked?: readonly ClaimModel[] } {
+  private pendingClaims(input: unknown): { claims: ResourceClaim[]; labels: string[]; groups: CountedAlternative[][]; shape: ShapeIndex; checked?: CheckedClaims } {
     const claims = readResourceClaims(input, 'claims');
     if (claims.length === 0) fail('INVALID_ARGUMENT', { origin: 'claims', path: '' }, 'at least one ResourceClaim', input);
     const labels = claims.map(claimLabel);
@@ -479,38 +427,15 @@ export class DraCluster {
       if (other !== undefined) throw draError('INVALID_ARGUMENT', `ResourceClaim/${label}: already allocated on node ${this.nodes[other.node]!.name}; release it first`, { field: `claims[${i}]` });
       if (labels.indexOf(label) !== i) throw draError('INVALID_ARGUMENT', `ResourceClaim/${label}: given twice`, { field: `claims[${i}]` });
     });
-    const { groups, models } = this.checkClaimModels(claims);
-    const shapeKey = JSON.stringify(groups.map((g) => g.map((a) => [countKey(a.request, this.features), a.need, a.all, a.admin])));
-    return { claims, labels, groups, shape: this.index.shape(shapeKey, groups), ...(claimsNodeIndependent(models) ? { checked: models } : {}) };
+    const { groups, models } = checkClaimModels(claims, this.features, this.classes, this.cache);
+    const { key, selectorKeys } = shapeKeyOf(groups, this.features);
+    const shape = this.index.shape(key, groups);
+    return claimsNodeIndependent(models) ? { claims, labels, groups, shape, checked: { models, selectorKeys } } : { claims, labels, groups, shape };
   }
 
   /** The claims' checks that do not depend on the node, and each request's alternatives as the index counts them. */
   private checkClaims(claims: ResourceClaim[]): CountedAlternative[][] {
-    return this.checkClaimModels(claims).groups;
-  }
-
-  /** checkClaims, and the claims as checked (the models every node's allocator may take as they are, unless one asks for all devices). */
-  private checkClaimModels(claims: ResourceClaim[]): { groups: CountedAlternative[][]; models: readonly ClaimModel[] } {
-    const probe = new AllocationModel(NO_NODE, this.features, [], NOTHING_ALLOCATED, this.cache);
-    addClaims(probe, claims, this.classes);
-    const selectors = new Selectors(this.features, this.cache);
-    const groups: CountedAlternative[][] = [];
-    for (const claim of probe.claims) {
-      for (const group of claim.groups) {
-        for (const r of group.alternatives) {
-          selectors.compileAll(
-            `class ${r.deviceClass.name}`,
-            r.deviceClass.selectors.map((s) => s.cel?.expression),
-          );
-          selectors.compileAll(
-            `claim ${claim.label}`,
-            r.body.selectors.map((s) => s.cel?.expression),
-          );
-        }
-        groups.push(group.alternatives.map((r) => ({ request: r, need: r.count, all: r.allMode, admin: r.adminAccess })));
-      }
-    }
-    return { groups, models: probe.claims };
+    return checkClaimModels(claims, this.features, this.classes, this.cache).groups;
   }
 
   /**
@@ -530,13 +455,14 @@ export class DraCluster {
   }
 
   /** The allocator on node k with everything the cluster holds (`checked`: the claims as checkClaimModels made them, when every node may take them as they are). */
-  private allocateOn(k: number, claims: ResourceClaim[], checked?: readonly ClaimModel[]): DraAllocateResult {
+  private allocateOn(k: number, claims: ResourceClaim[], prepared?: CheckedClaims): DraAllocateResult {
     this.tries++;
     const pools = this.pools[k]!;
     const c = this.classOf[k]!;
     const nodeClass = this.nodeClasses[c]!;
     const candidates = this.candidates[k] ?? (this.candidates[k] = listCandidates(pools, this.features));
-    const model = new NodeModel(this.nodes[k]!, this.features, pools, this.allocatedState.stateFor(pools), this.cache, nodeClass, candidates);
+    const model = new NodeModel(this.nodes[k]!, this.features, pools, this.allocatedState.stateFor(pools), this.cache, nodeClass, candidates, prepared?.selectorKeys);
+    const checked = prepared?.models;
     const { mode, budget, seed, explain } = this.search;
     // Settings written out as one literal (an object spread into a literal with fields after it costs V8 a new hidden class each time).
     if (mode !== 'scored') return allocateOnModel(model, claims, this.classes, { mode, budget, seed, explain, checked });
@@ -576,7 +502,7 @@ export class DraCluster {
     labels.forEach((claim, i) => {
       const entries = perClaim[i]!;
       for (const e of entries) this.allocatedState.add(e);
-      this.held.set(claim, { claim, node: k, allocation: copy(results[i]!), entries });
+      this.held.set(claim, { claim, node: k, allocation: copyJson(results[i]!), entries });
     });
     this.changed(perClaim.flat());
   }
@@ -624,7 +550,7 @@ export class DraCluster {
 
   /** The claims held (in the order they were allocated) and every device, share and capacity in use. */
   allocated(): DraAllocatedState {
-    const claims = [...this.held.values()].map((h) => ({ claim: h.claim, node: this.nodes[h.node]!.name, allocation: copy(h.allocation) }));
+    const claims = [...this.held.values()].map((h) => ({ claim: h.claim, node: this.nodes[h.node]!.name, allocation: copyJson(h.allocation) }));
     return { claims, ...this.allocatedState.toRequestFields() };
   }
 }

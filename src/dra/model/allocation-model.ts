@@ -122,7 +122,8 @@ export function listCandidates(pools: readonly Pool[], features: ResolvedFeature
 export class AllocationModel {
   readonly candidates: readonly CandidateDevice[];
   readonly claims: ClaimModel[] = [];
-  private readonly selectors: Selectors;
+  /** Made on the first selector evaluated (a scheduler's node model answers most from its class's masks). */
+  private selectorsMade?: Selectors;
   private readonly cel: Array<PreparedDevice | undefined> = [];
   // matches[request key][candidate]: 0 unknown, 1 candidate, 2 not.
   private readonly matches = new Map<RequestModel, Uint8Array>();
@@ -135,11 +136,15 @@ export class AllocationModel {
     readonly features: ResolvedFeatures,
     readonly pools: Pool[],
     readonly allocated: AllocatedSnapshot,
-    selectorCache?: SelectorCache,
+    private readonly selectorCache?: SelectorCache,
     candidates?: readonly CandidateDevice[],
   ) {
-    this.selectors = new Selectors(features, selectorCache);
     this.candidates = candidates ?? listCandidates(pools, features);
+  }
+
+  private get selectors(): Selectors {
+    this.selectorsMade ??= new Selectors(this.features, this.selectorCache);
+    return this.selectorsMade;
   }
 
   /** The CEL view of a candidate, converted once for all its selector evaluations. */
