@@ -46,8 +46,8 @@ import {
 } from '../objects/index.js';
 import { type GangFilter, type GangHost, type GangRequest, type GangResult, scheduleGroup } from '../workloads/index.js';
 import { type AllocatedEntry, AllocatedState } from './allocated-state.js';
-import { gangHost } from './gang-host.js';
 import { type CheckedClaims, checkClaimModels, copyJson, rankOf, readsIdentity, shapeKeyOf } from './checked-claims.js';
+import { gangHost } from './gang-host.js';
 import { isIdentityAttribute, layoutCluster, type NodeClass, NodeModel } from './node-classes.js';
 import { type CountedAlternative, FRAGMENTATION_CANDIDATES, NODE_SCORES, NodeIndex, type NodeScore, type NodeStates, type ShapeIndex } from './node-index.js';
 
