@@ -312,10 +312,11 @@ export function addClaims(model: AllocationModel, claims: readonly ResourceClaim
  * through addClaims on every model.
  */
 export function addCheckedClaims(model: AllocationModel, claims: readonly ClaimModel[]): void {
+  // Every claim looked at before any is added: nothing half-done.
   for (const claim of claims) {
     for (const group of claim.groups) for (const r of group.alternatives) if (r.allMode) throw new Error(`addCheckedClaims: claim ${claim.label} has a request for all devices`);
-    model.claims.push(claim);
   }
+  for (const claim of claims) model.claims.push(claim);
 }
 
 /** Whether checked claims may be added to another model as they are (addCheckedClaims): none asks for all devices. */
