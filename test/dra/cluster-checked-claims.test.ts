@@ -88,3 +88,48 @@ describe('addCheckedClaims', () => {
     expect(model.claims).toEqual([]);
   });
 });
+
+describe('a node search passes over a class whose members are all in states met already', () => {
+  const uniform = (nodes: number, nodeScore: 'pack' | 'fragmentation'): DraClusterInit => ({
+    classes: CLASSES,
+    slices: Array.from({ length: nodes }, (_, k) => gpus(`node-${k}`, 4)),
+    nodes: Array.from({ length: nodes }, (_, k) => nodeObject(`node-${k}`)),
+    mode: 'scored',
+    nodeScore,
+  });
+  // Two devices with the same memory: no node has them (memory alternates 1Gi, 2Gi), so every node fails in the allocator, not in the index's counts.
+  const sameMemory = (name: string) =>
+    claimObject(name, { devices: { requests: [request({ allocationMode: 'ExactCount', count: 3 })], constraints: [{ matchAttribute: `${'gpu.example.com'}/memoryClass` }] } });
+
+  it('one allocator run for 300 identical nodes that all refuse, the others counted as in the same state', () => {
+    const slices = Array.from({ length: 300 }, (_, k) =>
+      sliceObject(
+        `node-${k}-gpus`,
+        { devices: Array.from({ length: 4 }, (_, i) => ({ name: `gpu-${i}`, attributes: { type: { string: 'gpu' }, memoryClass: { int: i % 2 } } })) },
+        { node: `node-${k}` },
+      ),
+    );
+    const cluster = createDraCluster({ classes: CLASSES, slices, nodes: Array.from({ length: 300 }, (_, k) => nodeObject(`node-${k}`)), mode: 'scored' });
+    const refused = cluster.schedule(sameMemory('three-alike'));
+    expect(refused.reason?.message).toMatch(/: 0 of 300 node\(s\) have too few free devices that match; tried 1 \(and 299 in the same state as one of them\): node-0: /);
+    expect(cluster.stats().tries).toBe(1);
+    // One node in another state (one device held) is still tried.
+    cluster.schedule(claimObject('one', { devices: { requests: [request({ allocationMode: 'ExactCount', count: 1 })] } }));
+    const again = cluster.schedule(sameMemory('three-alike-again'));
+    expect(again.reason?.message).toMatch(/tried 2 \(and 298 in the same state as one of them\)/);
+    expect(cluster.stats().tries).toBe(1 + 1 + 2);
+  });
+
+  it("nodeScore 'fragmentation' on identical nodes: one allocator run, the first node, as on a small cluster", () => {
+    const big = createDraCluster(uniform(2000, 'fragmentation'));
+    const small = createDraCluster(uniform(2, 'fragmentation'));
+    for (let i = 0; i < 5; i++) {
+      const claim = withMemory(`c${i}`, '1Gi');
+      const a = big.schedule(claim);
+      const b = small.schedule(claim);
+      expect(a.node).toBe(b.node);
+      expect(a.results).toEqual(b.results);
+    }
+    expect(big.stats().tries).toBe(small.stats().tries);
+  });
+});

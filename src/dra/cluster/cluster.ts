@@ -50,6 +50,7 @@ import { type CheckedClaims, checkClaimModels, copyJson, rankOf, readsIdentity, 
 import { gangHost } from './gang-host.js';
 import { isIdentityAttribute, layoutCluster, type NodeClass, NodeModel } from './node-classes.js';
 import { type CountedAlternative, FRAGMENTATION_CANDIDATES, NODE_SCORES, NodeIndex, type NodeScore, type NodeStates, type ShapeIndex } from './node-index.js';
+import { StateCounts } from './state-counts.js';
 
 /** How many more nodes a pod with a prioritized list may try for an earlier alternative once one node can take it. */
 export const RANK_PROBES = 16;
@@ -161,6 +162,8 @@ export class DraCluster {
   private readonly held = new Map<string, Held>();
   /** Per node class, the scored objective's set-up (what its devices publish), made on the first search on a member. */
   private readonly setups: Array<TopologySetup | undefined>;
+  /** Members of each class per state (stateKey without identity), for node searches that meet one state many times. */
+  private readonly stateCounts: StateCounts;
   /** Per node, its devices as the allocator lists them (listCandidates of its pools), made on the first search on it. */
   private readonly candidates: Array<CandidateDevice[] | undefined>;
   /** Per node, what other claims hold there as the objective reads it, made on the first search after the node's allocated state last changed. */
@@ -219,6 +222,7 @@ export class DraCluster {
     for (let k = 0; k < this.nodes.length; k++) this.refreshNode(k);
     for (const c of this.nodeClasses) this.refreshShared(c.index);
     this.index = new NodeIndex(this.nodeClasses, this.classOf, this.states, this.score);
+    this.stateCounts = new StateCounts(this.classOf, this.nodeClasses.length, (k) => this.stateKey(k, false));
   }
 
   private readAllocated(top: DraClusterInit): void {
@@ -249,6 +253,7 @@ export class DraCluster {
     const used = this.used.subarray(from, from + c.words);
     const n = this.allocatedState.walk(c, this.pools[k]!, 'local', this.features, free, used);
     this.states.load[k] = c.localCount === 0 ? 0 : n / c.localCount;
+    this.stateCounts?.changed(k);
   }
 
   /** Class c's devices of shared pools: which are free to take. */
@@ -275,7 +280,7 @@ export class DraCluster {
    */
   schedule(input: unknown): DraScheduleResult {
     const { claims, labels, groups, shape, checked } = this.pendingClaims(input);
-    const { found, tried, same } = this.findNode(claims, groups, shape, () => true, undefined, checked);
+    const { found, tried, same } = this.findNode(claims, groups, shape, () => true, undefined, checked, true);
     if (found !== undefined) {
       this.commit(found.k, labels, found.outcome.results);
       return { node: this.nodes[found.k]!.name, results: found.outcome.results, ...(found.outcome.explain !== undefined ? { explain: found.outcome.explain } : {}) };
@@ -345,6 +350,7 @@ export class DraCluster {
     allowed: (k: number) => boolean,
     order: readonly number[] | undefined,
     checked: CheckedClaims | undefined,
+    everyNode = false,
   ): { found?: { k: number; outcome: DraAllocateResult }; tried: string[]; same: number } {
     const ranked = groups.some((g) => g.length > 1);
     const failed = new Set<string>();
@@ -399,13 +405,30 @@ export class DraCluster {
       for (const k of order) if (allowed(k) && this.index.passes(shape, k) && attempt(k)) break;
     } else {
       const excluded: number[] = [];
+      // Classes whose members left are all in states met already (pod-wide `allowed` only): passed over at once, each such member counted in `same` as the walk would.
+      const skip = new Set<number>();
+      const visited = new Map<number, number>();
+      const askedAt = new Map<number, number>();
+      const seen = (key: string): boolean => failed.has(key) || (fragmentation && placed.has(key));
       try {
         for (;;) {
-          const k = this.index.best(shape);
+          const k = this.index.best(shape, skip);
           if (k < 0) break;
           this.index.exclude(shape, k);
           excluded.push(k);
+          const c = this.classOf[k]!;
+          visited.set(c, (visited.get(c) ?? 0) + 1);
+          const before = same;
           if (allowed(k) && attempt(k)) break;
+          const nodeClass = this.nodeClasses[c]!;
+          // Asked once per class and number of states met; never where identity attributes tell the members apart.
+          if (everyNode && same > before && !(nodeClass.identityVaries && (identity ??= readsIdentity(claims, groups))) && askedAt.get(c) !== failed.size + placed.size) {
+            askedAt.set(c, failed.size + placed.size);
+            if (this.stateCounts.allIn(c, nodeClass.members.length, seen)) {
+              same += nodeClass.members.length - visited.get(c)!;
+              skip.add(c);
+            }
+          }
         }
       } finally {
         for (const k of excluded) this.index.include(shape, k);
