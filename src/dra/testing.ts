@@ -19,5 +19,5 @@ export {
   registerRe2,
   SelectorCache,
 } from './cel/index.js';
-export { AllocationModel, addClaims, gatherPools, type RequestModel } from './model/index.js';
+export { AllocationModel, addCheckedClaims, addClaims, claimsNodeIndependent, gatherPools, listCandidates, type RequestModel } from './model/index.js';
 export { objectsOf, pruneSpec, Quantity, QuantityError, type QuantityFormat, readDocuments, toServedVersion } from './objects/index.js';

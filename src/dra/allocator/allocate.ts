@@ -3,7 +3,19 @@
 // be allocated on the node. Nothing is kept between calls; inputs are never modified.
 import type { ReasonOf } from '../../shared/errors.js';
 import { fail } from '../../shared/validate.js';
-import { AllocationModel, addClaims, type CapacityAmounts, DEFAULT_DRA_FEATURES, DRA_FEATURE_GATES, type DraFeature, type DraFeatures, gatherPools, type ResolvedFeatures } from '../model/index.js';
+import {
+  AllocationModel,
+  addCheckedClaims,
+  addClaims,
+  type CapacityAmounts,
+  type ClaimModel,
+  DEFAULT_DRA_FEATURES,
+  DRA_FEATURE_GATES,
+  type DraFeature,
+  type DraFeatures,
+  gatherPools,
+  type ResolvedFeatures,
+} from '../model/index.js';
 import {
   type AllocationResult,
   child,
@@ -198,6 +210,12 @@ export interface SearchSettings {
   shapes?: readonly WorkloadShape[];
   /** Scored mode: add the explanation (the chosen allocation's terms beside first-fit's). */
   explain?: boolean;
+  /**
+   * The claims already checked into models (addClaims on a model with the same features and
+   * classes), one per claim in order, none asking for all devices: added as they are instead of
+   * being checked again on this model (a scheduler checks a pod's claims once for every node it tries).
+   */
+  checked?: readonly ClaimModel[];
 }
 
 /**
@@ -207,7 +225,8 @@ export interface SearchSettings {
  */
 export function allocateOnModel(model: AllocationModel, claims: readonly ResourceClaim[], classes: readonly DeviceClass[], settings: SearchSettings): DraAllocateResult {
   const { mode, budget, seed } = settings;
-  addClaims(model, claims, classes);
+  if (settings.checked !== undefined) addCheckedClaims(model, settings.checked);
+  else addClaims(model, claims, classes);
   const pools = model.pools;
   const refuse = (message: string): DraAllocateResult => {
     // Failing on this node while a pool was unusable: upstream reports the pools, not "unschedulable".

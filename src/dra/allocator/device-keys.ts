@@ -29,6 +29,8 @@ export interface SymmetryKeys {
   fieldKeys: readonly string[];
   /** Per set of attribute names read: each candidate's static class (equal numbers: same fields and read attributes; -1: a share, a class of its own). */
   byRead: Map<string, Int32Array>;
+  /** Per text of what a call's claims read (their selectors and constraint attributes, in order): the static classes byRead gave it (made on first use). */
+  byCall?: Map<string, Int32Array>;
   /** namesRead of each selector expression met (undefined: it may read any attribute). */
   namesRead: Map<string, string[] | undefined>;
   /** Attributes whose values may differ between the nodes the keys serve: a call reading one gets keys of its own. */

@@ -34,6 +34,8 @@ export function filterCounts(model: AllocationModel, request: RequestModel, stat
   const indices = request.allDevices ?? model.candidates.map((c) => c.index);
   const counts: FilterCounts = { onNode: indices.length, classMatch: 0, selected: 0, free: 0, untainted: 0, usable: 0 };
   if (collect) counts.usableDevices = [];
+  // Without constraints on the claim, a device that consumes no counters is usable when its capacity fits (all that take would check beyond the counts above).
+  const unconstrained = state.constraints[request.claimIndex]!.length === 0;
   try {
     for (const index of indices) {
       // A selectable device matches its class too (selectable checks the class first, memoized):
@@ -47,6 +49,12 @@ export function filterCounts(model: AllocationModel, request: RequestModel, stat
       counts.free++;
       if (model.features.deviceTaints && taintPreventsAllocation(model.candidates[index]!.device.taints, request.body.tolerations)) continue;
       counts.untainted++;
+      if (unconstrained && model.candidates[index]!.device.consumesCounters.length === 0) {
+        if (model.features.consumableCapacity && !state.capacityFits(request, index)) continue;
+        counts.usable++;
+        counts.usableDevices?.push(index);
+        continue;
+      }
       const undo = state.take(request, index, false);
       if (undo === undefined) continue;
       counts.usable++;
@@ -129,7 +137,8 @@ export function provablyInfeasible(model: AllocationModel): string | undefined {
   for (const claim of model.claims) {
     for (const group of claim.groups) {
       let feasible = false;
-      const notes: string[] = [];
+      // What each alternative's note says, written only when the group is the reason.
+      const found: Array<{ request: RequestModel; counts: FilterCounts; short: string | undefined }> = [];
       for (const request of group.alternatives) {
         const counts = filterCounts(model, request, state, true);
         if (counts.error !== undefined) return undefined;
@@ -137,9 +146,14 @@ export function provablyInfeasible(model: AllocationModel): string | undefined {
         const usable = counts.usableDevices as number[];
         const short = enough ? (counterShortage(model, state, request, usable) ?? matchShortage(model, request, usable)) : undefined;
         if (enough && short === undefined) feasible = true;
-        notes.push(`${group.firstAvailable ? `${request.name}: ` : ''}${describeCounts(model, request, counts)}${short === undefined ? '' : `, but ${short}`}`);
+        found.push({ request, counts, short });
       }
-      if (!feasible && reason === undefined) reason = `claim ${claim.label}, request ${group.alternatives[0]!.base}: not enough devices; needs ${notes.join('; ')}`;
+      if (!feasible && reason === undefined) {
+        const notes = found.map(
+          ({ request, counts, short }) => `${group.firstAvailable ? `${request.name}: ` : ''}${describeCounts(model, request, counts)}${short === undefined ? '' : `, but ${short}`}`,
+        );
+        reason = `claim ${claim.label}, request ${group.alternatives[0]!.base}: not enough devices; needs ${notes.join('; ')}`;
+      }
     }
   }
   return reason;
@@ -157,7 +171,7 @@ function counterShortage(model: AllocationModel, state: SearchState, request: Re
   const uses = new Map<string, { pool: Pool; set: string; counter: string; amounts: Quantity[] }>();
   for (const index of usable) {
     const c = model.candidates[index]!;
-    if (c.shared) continue;
+    if (c.shared || c.device.consumesCounters.length === 0) continue;
     // One amount per device and counter (a device may name a counter set twice).
     const own = new Map<string, { set: string; counter: string; amount: Quantity }>();
     for (const use of c.device.consumesCounters) {

@@ -198,13 +198,12 @@ const KEPT_TABLES = 8;
 export class AllocatedBase {
   /** Parents in use by other claims. */
   readonly usedBefore: Uint8Array;
-  /** What other claims left of each parent's counters. */
-  readonly baseLeft: Float64Array;
+  private left?: Float64Array;
   private readonly fragments = new Map<ShapeTable, Float64Array>();
 
   constructor(
     readonly setup: TopologySetup,
-    model: AllocationModel,
+    private readonly model: AllocationModel,
   ) {
     if (!setup.fits(model)) throw new Error('AllocatedBase: the set-up was built for other devices');
     this.usedBefore = new Uint8Array(setup.parentCount);
@@ -224,7 +223,12 @@ export class AllocatedBase {
         }
       }
     }
-    this.baseLeft = setup.layout.baseLeft(model);
+  }
+
+  /** What other claims left of each parent's counters (read from the model the base was made from, on first use: only a workload that weighs fragmentation reads it). */
+  get baseLeft(): Float64Array {
+    this.left ??= this.setup.layout.baseLeft(this.model);
+    return this.left;
   }
 
   /** Each parent's fragmentation under `shapes` with what other claims left (ShapeTable.fragmentation). */
@@ -250,12 +254,9 @@ export class CandidateTopology {
   readonly usedBefore: Uint8Array;
   /** The workload the fragmentation term weighs (the published partition shapes unless given). */
   readonly shapes: ShapeTable;
-  /** What other claims left of each parent's counters. */
-  readonly baseLeft: Float64Array;
-  /** Each parent's fragmentation before the search (under `shapes`). */
-  readonly baseFragmentation: Float64Array;
   /** Whether the fragmentation term can differ between allocations (the workload has a shape). */
   readonly partitioned: boolean;
+  private readonly base: AllocatedBase;
 
   constructor(
     private readonly model: AllocationModel,
@@ -271,9 +272,18 @@ export class CandidateTopology {
     this.domainSize = setup.domainSize;
     this.usedBefore = base.usedBefore;
     this.shapes = setup.shapeTable(shapes);
-    this.baseLeft = base.baseLeft;
-    this.baseFragmentation = base.fragmentation(this.shapes);
+    this.base = base;
     this.partitioned = this.shapes.weights.some((w) => w > 0);
+  }
+
+  /** What other claims left of each parent's counters. */
+  get baseLeft(): Float64Array {
+    return this.base.baseLeft;
+  }
+
+  /** Each parent's fragmentation before the search (under `shapes`). */
+  get baseFragmentation(): Float64Array {
+    return this.base.fragmentation(this.shapes);
   }
 
   /**
@@ -388,7 +398,8 @@ export class ObjectiveTracker {
   private readonly history: Array<{ claim: number; topology: number; share: number; waste: number }> = [];
   /** What the picks hold beyond their requests' needs (CandidateTopology.wasteOf), summed. */
   private waste = 0;
-  private readonly fragments: FragmentationTracker;
+  /** Undefined where the workload has no shape: every parent's fragmentation is 0 then, whatever is picked. */
+  private readonly fragments: FragmentationTracker | undefined;
   private readonly partitioned: boolean;
 
   constructor(
@@ -401,12 +412,12 @@ export class ObjectiveTracker {
     for (let p = 0; p < placement.parentCount; p++) if (placement.usedBefore[p] === 1) this.markUsed(p, 1);
     // Measured from what other claims left: comparable between nodes.
     this.domains = 0;
-    this.fragments = new FragmentationTracker(placement.shapes, placement.baseLeft, placement.baseFragmentation);
     this.partitioned = placement.partitioned;
+    this.fragments = this.partitioned ? new FragmentationTracker(placement.shapes, placement.baseLeft, placement.baseFragmentation) : undefined;
   }
 
   get fragmentation(): number {
-    return this.fragments.delta + this.waste;
+    return (this.fragments?.delta ?? 0) + this.waste;
   }
 
   private markUsed(parent: number, delta: number): void {
@@ -439,7 +450,7 @@ export class ObjectiveTracker {
       this.parents++;
       this.markUsed(parent, 1);
     }
-    this.fragments.push(index);
+    this.fragments?.push(index);
     const waste = this.partitioned ? p.wasteOf(request, index) : 0;
     this.waste += waste;
     this.history.push({ claim, topology, share, waste });
@@ -450,7 +461,7 @@ export class ObjectiveTracker {
     const p = this.placement;
     const last = this.history.pop() as { claim: number; topology: number; share: number; waste: number };
     const index = this.picks[last.claim]!.pop() as number;
-    this.fragments.pop(index);
+    this.fragments?.pop(index);
     this.waste -= last.waste;
     this.topology -= last.topology;
     this.consumption -= last.share;
@@ -469,7 +480,7 @@ export class ObjectiveTracker {
     for (const other of this.picks[claim]!) topology += p.pairPenalty(other, index);
     const parent = p.parentOf[index]!;
     const opens = this.parentPicks[parent] === 0 && p.usedBefore[parent] === 0 ? 1 : 0;
-    return [topology, this.partitioned ? this.fragments.preview(index) + p.wasteOf(request, index) : 0, opens, p.shareOf(request, index)];
+    return [topology, this.fragments !== undefined ? this.fragments.preview(index) + p.wasteOf(request, index) : 0, opens, p.shareOf(request, index)];
   }
 
   /** The objective of the current picks with the given alternatives. */

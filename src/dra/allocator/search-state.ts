@@ -36,12 +36,13 @@ export class SearchState {
   // takenBy[claim][candidate]: the device is allocated to that claim (exclusive devices only).
   private readonly takenBy: Uint8Array[];
   private readonly takenCount: Int32Array;
-  private readonly available = new Map<Pool, Counters>();
+  // The maps below are made on first use: most searches take no partitionable or shared device.
+  private available?: Map<Pool, Counters>;
   /** Pools where other claims already consume more than some counter holds: nothing drawing on their counters fits. */
-  private readonly overdrawn = new Set<Pool>();
-  private readonly consumed = new Map<Pool, Counters>();
+  private overdrawn?: Set<Pool>;
+  private consumed?: Map<Pool, Counters>;
   // Shares of each shared device in this search, with the capacity they consume.
-  private readonly shares = new Map<number, { count: number; amounts: CapacityAmounts }>();
+  private shares?: Map<number, { count: number; amounts: CapacityAmounts }>;
 
   constructor(readonly model: AllocationModel) {
     const n = model.candidates.length;
@@ -64,7 +65,7 @@ export class SearchState {
 
   /** Capacity this search already takes from a shared device. */
   sharing(index: number): CapacityAmounts | undefined {
-    return this.shares.get(index)?.amounts;
+    return this.shares?.get(index)?.amounts;
   }
 
   /** Whether the request's capacity still fits the device now. */
@@ -86,7 +87,7 @@ export class SearchState {
     if (!request.adminAccess && this.inUse(index)) return undefined;
     if (!model.features.partitionableDevices && c.device.consumesCounters.length > 0) return undefined;
     // A device already shared (here or by other claims) has its counters accounted once already.
-    const skipCounters = shared && (model.allocated.capacity.has(c.id) || this.shares.has(index));
+    const skipCounters = shared && (model.allocated.capacity.has(c.id) || this.shares?.has(index) === true);
     let countersTaken = false;
     if (!skipCounters && c.device.consumesCounters.length > 0) {
       if (!this.takeCounters(c)) return undefined;
@@ -137,10 +138,11 @@ export class SearchState {
       takenBy[index] = 1;
       this.takenCount[index]!++;
     } else {
-      const entry = this.shares.get(index) ?? { count: 0, amounts: new Map() };
+      const shares = (this.shares ??= new Map());
+      const entry = shares.get(index) ?? { count: 0, amounts: new Map() };
       entry.count++;
       addAmounts(entry.amounts, consumed as CapacityAmounts);
-      this.shares.set(index, entry);
+      shares.set(index, entry);
     }
     const pick: PickedDevice = { request, index, shared };
     if (consumed !== undefined && consumed.size > 0) pick.consumed = consumed;
@@ -151,9 +153,10 @@ export class SearchState {
         takenBy[index] = 0;
         this.takenCount[index]!--;
       } else {
-        const entry = this.shares.get(index) as { count: number; amounts: CapacityAmounts };
+        const shares = this.shares as Map<number, { count: number; amounts: CapacityAmounts }>; // made by the take this undoes
+        const entry = shares.get(index) as { count: number; amounts: CapacityAmounts };
         subAmounts(entry.amounts, consumed as CapacityAmounts);
-        if (--entry.count === 0) this.shares.delete(index);
+        if (--entry.count === 0) shares.delete(index);
       }
       undoConstraints();
       undoCounters();
@@ -167,7 +170,8 @@ export class SearchState {
   }
 
   private availableIn(pool: Pool): Counters {
-    let counters = this.available.get(pool);
+    const available = (this.available ??= new Map());
+    let counters = available.get(pool);
     if (counters !== undefined) return counters;
     counters = new Map();
     for (const [name, set] of pool.counterSets) counters.set(name, new Map(Object.entries(set.counters)));
@@ -187,17 +191,18 @@ export class SearchState {
         }
       }
     }
-    for (const set of counters.values()) for (const left of set.values()) if (left.sign() < 0) this.overdrawn.add(pool);
-    this.available.set(pool, counters);
+    for (const set of counters.values()) for (const left of set.values()) if (left.sign() < 0) (this.overdrawn ??= new Set()).add(pool);
+    available.set(pool, counters);
     return counters;
   }
 
   private takeCounters(c: CandidateDevice): boolean {
     const available = this.availableIn(c.pool);
-    let consumed = this.consumed.get(c.pool);
+    const consumedIn = (this.consumed ??= new Map());
+    let consumed = consumedIn.get(c.pool);
     if (consumed === undefined) {
       consumed = new Map();
-      this.consumed.set(c.pool, consumed);
+      consumedIn.set(c.pool, consumed);
     }
     for (const use of c.device.consumesCounters) {
       let set = consumed.get(use.counterSet);
@@ -213,7 +218,7 @@ export class SearchState {
     // Every counter of the pool must stay within what is available (as upstream checks it). Before
     // this take every counter was (each take checked it, and none was overdrawn at the start), so
     // only the counter sets this device draws on can have gone over.
-    if (this.overdrawn.has(c.pool)) {
+    if (this.overdrawn?.has(c.pool) === true) {
       this.releaseCounters(c);
       return false;
     }
@@ -233,7 +238,7 @@ export class SearchState {
   }
 
   private releaseCounters(c: CandidateDevice): void {
-    const consumed = this.consumed.get(c.pool) as Counters;
+    const consumed = this.consumed?.get(c.pool) as Counters; // takeCounters made it
     for (const use of c.device.consumesCounters) {
       const set = consumed.get(use.counterSet) as Map<string, Quantity>;
       for (const [name, q] of Object.entries(use.counters)) set.set(name, (set.get(name) as Quantity).sub(q));

@@ -35,10 +35,13 @@ function uuidOf(words: [number, number, number, number]): string {
 
 /** A source of share IDs for one call: deterministic in (seed, claims, device, order of shares). */
 export function shareIdSource(seed: number, claims: readonly ResourceClaim[], taken: ReadonlySet<string>): (deviceId: string) => string {
-  const base = `${seed}\u0000${claims.map((c) => `${c.namespace ?? ''}/${c.name}/${c.uid ?? ''}`).join('\u0000')}`;
-  const used = new Set<string>();
+  // Made on the first share asked for: most allocations take no share.
+  let base: string | undefined;
+  let used: Set<string> | undefined;
   let n = 0;
   return (deviceId) => {
+    base ??= `${seed}\u0000${claims.map((c) => `${c.namespace ?? ''}/${c.name}/${c.uid ?? ''}`).join('\u0000')}`;
+    used ??= new Set<string>();
     for (;;) {
       const id = uuidOf(hash128(`${base}\u0000${deviceId}\u0000${n++}`));
       if (!used.has(id) && !taken.has(`${deviceId}/${id}`)) {

@@ -75,8 +75,29 @@ function staticClasses(model: AllocationModel, fieldKeys: readonly string[], rea
   });
 }
 
-/** Groups the model's candidates into classes of interchangeable devices (`kept`: the set-up's keys, when the caller keeps one). */
-export function symmetryClasses(model: AllocationModel, kept?: SymmetryKeys): SymmetryClasses {
+/** What readAttributes reads of the model's claims, as text: their constraints' attributes and their selectors, in order, each after its length (so that no two differ in text alone). */
+function callKey(model: AllocationModel): string {
+  let key = '';
+  const add = (text: string): void => {
+    key += `${text.length}:${text}`;
+  };
+  for (const claim of model.claims) {
+    key += 'c';
+    for (const c of claim.claim.constraints) add(c.matchAttribute ?? c.distinctAttribute ?? '');
+    for (const group of claim.groups) {
+      for (const request of group.alternatives) {
+        key += 'r';
+        for (const s of request.deviceClass.selectors) add(s.cel?.expression ?? '');
+        key += 's';
+        for (const s of request.body.selectors) add(s.cel?.expression ?? '');
+      }
+    }
+  }
+  return key;
+}
+
+/** Each candidate's class without its allocated state, for the model's claims; `shared`: the same for every node the set-up serves (kept in it). */
+function staticsFor(model: AllocationModel, kept: SymmetryKeys | undefined): { statics: Int32Array; shared: boolean } {
   const { read, key: readKey, names } = readAttributes(model, kept?.namesRead);
   // Keys over attributes that differ between the nodes the set-up serves are this call's alone.
   const varies = kept?.varies;
@@ -87,6 +108,24 @@ export function symmetryClasses(model: AllocationModel, kept?: SymmetryKeys): Sy
     if (kept !== undefined && !own) {
       if (kept.byRead.size >= KEPT_READ_SETS) kept.byRead.delete(kept.byRead.keys().next().value as string);
       kept.byRead.set(readKey, statics);
+    }
+  }
+  return { statics, shared: kept !== undefined && !own };
+}
+
+/** Groups the model's candidates into classes of interchangeable devices (`kept`: the set-up's keys, when the caller keeps one). */
+export function symmetryClasses(model: AllocationModel, kept?: SymmetryKeys): SymmetryClasses {
+  // Calls whose claims read the same (the same selectors and constraint attributes) get the same static classes: found by that text first.
+  const byCall = kept === undefined ? undefined : (kept.byCall ??= new Map());
+  const call = byCall === undefined ? undefined : callKey(model);
+  let statics = call === undefined ? undefined : byCall?.get(call);
+  if (statics === undefined) {
+    const found = staticsFor(model, kept);
+    statics = found.statics;
+    // A call with keys of its own (it reads an attribute that varies between nodes) is not kept.
+    if (byCall !== undefined && call !== undefined && found.shared) {
+      if (byCall.size >= KEPT_READ_SETS) byCall.delete(byCall.keys().next().value as string);
+      byCall.set(call, statics);
     }
   }
   // A static class splits by allocated state: free members and those other claims hold.

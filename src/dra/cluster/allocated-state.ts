@@ -134,7 +134,7 @@ export class AllocatedState {
     free.fill(0);
     usedBits.fill(0);
     let usedCount = 0;
-    const counters = new Map<Pool, Map<string, Map<string, Quantity>>>();
+    let counters: Map<Pool, Map<string, Map<string, Quantity>>> | undefined;
     let i = 0;
     for (let p = 0; p < pools.length; p++) {
       const pool = pools[p]!;
@@ -154,7 +154,7 @@ export class AllocatedState {
           if (device.consumesCounters.length > 0) {
             if (!features.partitionableDevices) continue;
             // A shared device with capacity consumed has its counters counted once already (as SearchState.take).
-            if (!(shared && held?.capacity.has(device.name) === true) && !this.countersFit(device, pool, counters)) continue;
+            if (!(shared && held?.capacity.has(device.name) === true) && !this.countersFit(device, pool, (counters ??= new Map()))) continue;
           }
           free[index >>> 5]! |= 1 << (index & 31);
         }

@@ -29,7 +29,7 @@ import {
   workloadShapes,
 } from '../allocator/index.js';
 import { SelectorCache } from '../cel/index.js';
-import { AllocationModel, addClaims, claimLabel, type DraFeatures, type Pool, type ResolvedFeatures, Selectors } from '../model/index.js';
+import { AllocationModel, addClaims, type CandidateDevice, claimLabel, claimsNodeIndependent, type DraFeatures, listCandidates, type Pool, type ResolvedFeatures } from '../model/index.js';
 import {
   type AllocationResult,
   child,
@@ -46,28 +46,14 @@ import {
 } from '../objects/index.js';
 import { type GangFilter, type GangHost, type GangRequest, type GangResult, scheduleGroup } from '../workloads/index.js';
 import { type AllocatedEntry, AllocatedState } from './allocated-state.js';
+import { type CheckedClaims, checkClaimModels, copyJson, rankOf, readsIdentity, shapeKeyOf } from './checked-claims.js';
 import { gangHost } from './gang-host.js';
-import { countKey, isIdentityAttribute, layoutCluster, type NodeClass, NodeModel, selectorsReadIdentity } from './node-classes.js';
+import { isIdentityAttribute, layoutCluster, type NodeClass, NodeModel } from './node-classes.js';
 import { type CountedAlternative, FRAGMENTATION_CANDIDATES, NODE_SCORES, NodeIndex, type NodeScore, type NodeStates, type ShapeIndex } from './node-index.js';
+import { StateCounts } from './state-counts.js';
 
 /** How many more nodes a pod with a prioritized list may try for an earlier alternative once one node can take it. */
 export const RANK_PROBES = 16;
-
-/** The sum over the claims' results of each one's position in its request's firstAvailable (0: every request got its first choice). */
-function rankOf(claims: readonly ResourceClaim[], results: readonly AllocationResult[]): number {
-  let rank = 0;
-  results.forEach((result, i) => {
-    for (const r of result.devices.results) {
-      const slash = r.request.indexOf('/');
-      if (slash < 0) continue;
-      // One result per claim, in order.
-      const request = claims[i]!.requests.find((q) => q.name === r.request.slice(0, slash));
-      const at = request?.firstAvailable.findIndex((sub) => sub.name === r.request.slice(slash + 1)) ?? -1;
-      if (at > 0) rank += at;
-    }
-  });
-  return rank;
-}
 
 /** What createDraCluster takes: the cluster's objects and how to allocate. */
 export interface DraClusterInit {
@@ -142,25 +128,10 @@ interface Held {
   entries: AllocatedEntry[];
 }
 
-/** A deep copy of JSON data (an AllocationResult), so that what the handle keeps and what callers get never alias. */
-function copy<T>(value: T): T {
-  if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map(copy) as T;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) Object.defineProperty(out, key, { value: copy((value as Record<string, unknown>)[key]), enumerable: true, writable: true, configurable: true });
-  return out as T;
-}
-
 function words(bits: Uint32Array, from: number, n: number): string {
   let s = '';
   for (let w = 0; w < n; w++) s += `${bits[from + w]!.toString(36)},`; // a node's n words from `from`
   return s;
-}
-
-/** Whether the claims may read an identity attribute (selectors of their requests and classes, or a constraint's attribute). */
-function readsIdentity(claims: readonly ResourceClaim[], groups: readonly CountedAlternative[][]): boolean {
-  for (const claim of claims) for (const c of claim.constraints) if (isIdentityAttribute(c.matchAttribute ?? c.distinctAttribute ?? '')) return true;
-  return groups.some((g) => g.some((a) => selectorsReadIdentity([...a.request.deviceClass.selectors, ...a.request.body.selectors].map((s) => s.cel?.expression))));
 }
 
 /**
@@ -191,6 +162,10 @@ export class DraCluster {
   private readonly held = new Map<string, Held>();
   /** Per node class, the scored objective's set-up (what its devices publish), made on the first search on a member. */
   private readonly setups: Array<TopologySetup | undefined>;
+  /** Members of each class per state (stateKey without identity), for node searches that meet one state many times. */
+  private readonly stateCounts: StateCounts;
+  /** Per node, its devices as the allocator lists them (listCandidates of its pools), made on the first search on it. */
+  private readonly candidates: Array<CandidateDevice[] | undefined>;
   /** Per node, what other claims hold there as the objective reads it, made on the first search after the node's allocated state last changed. */
   private readonly bases: Array<AllocatedBase | undefined>;
   /** The workload's requests (read once) and, per node class, its shapes (made on first use). */
@@ -220,6 +195,7 @@ export class DraCluster {
     });
     this.nodeNames = this.nodes.map((n) => n.name);
     this.bases = new Array(this.nodes.length);
+    this.candidates = new Array(this.nodes.length);
 
     const layout = layoutCluster(this.nodes, slices, this.features, this.cache);
     this.pools = layout.pools;
@@ -246,6 +222,7 @@ export class DraCluster {
     for (let k = 0; k < this.nodes.length; k++) this.refreshNode(k);
     for (const c of this.nodeClasses) this.refreshShared(c.index);
     this.index = new NodeIndex(this.nodeClasses, this.classOf, this.states, this.score);
+    this.stateCounts = new StateCounts(this.classOf, this.nodeClasses.length, (k) => this.stateKey(k, false));
   }
 
   private readAllocated(top: DraClusterInit): void {
@@ -276,6 +253,7 @@ export class DraCluster {
     const used = this.used.subarray(from, from + c.words);
     const n = this.allocatedState.walk(c, this.pools[k]!, 'local', this.features, free, used);
     this.states.load[k] = c.localCount === 0 ? 0 : n / c.localCount;
+    this.stateCounts?.changed(k);
   }
 
   /** Class c's devices of shared pools: which are free to take. */
@@ -301,8 +279,8 @@ export class DraCluster {
    * passed over. No node: `results: []` with the reason.
    */
   schedule(input: unknown): DraScheduleResult {
-    const { claims, labels, groups, shape } = this.pendingClaims(input);
-    const { found, tried, same } = this.findNode(claims, groups, shape, () => true, undefined);
+    const { claims, labels, groups, shape, checked } = this.pendingClaims(input);
+    const { found, tried, same } = this.findNode(claims, groups, shape, () => true, undefined, checked, true);
     if (found !== undefined) {
       this.commit(found.k, labels, found.outcome.results);
       return { node: this.nodes[found.k]!.name, results: found.outcome.results, ...(found.outcome.explain !== undefined ? { explain: found.outcome.explain } : {}) };
@@ -351,8 +329,8 @@ export class DraCluster {
     allowed: (k: number) => boolean,
     order?: readonly number[],
   ): { node: number; results: AllocationResult[]; message?: undefined; explain?: DraExplanation } | { node: -1; results?: undefined; message: string } {
-    const { claims, labels, groups, shape } = this.pendingClaims(input);
-    const { found, tried } = this.findNode(claims, groups, shape, allowed, order);
+    const { claims, labels, groups, shape, checked } = this.pendingClaims(input);
+    const { found, tried } = this.findNode(claims, groups, shape, allowed, order, checked);
     if (found === undefined) return { node: -1, message: tried[0] ?? 'too few free devices that match' };
     this.commit(found.k, labels, found.outcome.results);
     return { node: found.k, results: found.outcome.results, ...(found.outcome.explain !== undefined ? { explain: found.outcome.explain } : {}) };
@@ -371,6 +349,8 @@ export class DraCluster {
     shape: ShapeIndex,
     allowed: (k: number) => boolean,
     order: readonly number[] | undefined,
+    checked: CheckedClaims | undefined,
+    everyNode = false,
   ): { found?: { k: number; outcome: DraAllocateResult }; tried: string[]; same: number } {
     const ranked = groups.some((g) => g.length > 1);
     const failed = new Set<string>();
@@ -381,18 +361,24 @@ export class DraCluster {
     // nodeScore 'fragmentation': the best objective among the first candidates (a node in the state of one already placed is not tried again).
     const fragmentation = this.score === 'fragmentation';
     const placed = new Set<string>();
-    const identity = readsIdentity(claims, groups);
+    // Whether the claims may read identity attributes: asked only of a class whose members differ in them.
+    let identity: boolean | undefined;
+    // Node k's state key, made only once some node's is kept (a failed node, a placed one).
+    const keyOf = (k: number): string => this.stateKey(k, this.nodeClasses[this.classOf[k]!]!.identityVaries && (identity ??= readsIdentity(claims, groups)));
     // Whether the search is over.
     const attempt = (k: number): boolean => {
-      const state = this.stateKey(k, identity);
-      if (failed.has(state) || (fragmentation && placed.has(state))) {
-        same++;
-        return false;
+      let state: string | undefined;
+      if (failed.size > 0 || placed.size > 0) {
+        state = keyOf(k);
+        if (failed.has(state) || (fragmentation && placed.has(state))) {
+          same++;
+          return false;
+        }
       }
       let outcome: DraAllocateResult | undefined;
       let message: string | undefined;
       try {
-        outcome = this.allocateOn(k, claims);
+        outcome = this.allocateOn(k, claims, checked);
       } catch (error) {
         // An error that depends on the node (invalid pools, a CEL runtime error on one of its devices): the node cannot take the pod.
         if (!(error instanceof AllocationError) || error.code !== 'DRA_REJECTED') throw error;
@@ -402,7 +388,7 @@ export class DraCluster {
         const rank = ranked ? rankOf(claims, outcome.results) : 0;
         if (fragmentation) {
           // Ties: the earlier, more allocated node. A claim split across PCIe roots or NUMA nodes looks further (up to 4×) for a node that keeps it together.
-          placed.add(state);
+          placed.add(state ?? keyOf(k));
           if (found === undefined || rank < found.rank || (rank === found.rank && compareObjective(outcome.objective as DraObjective, found.outcome.objective as DraObjective) < 0))
             found = { k, outcome, rank };
           const split = (found.outcome.objective?.topology ?? 0) > 0;
@@ -411,7 +397,7 @@ export class DraCluster {
         if (found === undefined || rank < found.rank) found = { k, outcome, rank };
         return found.rank === 0 || ++probes > RANK_PROBES;
       }
-      failed.add(state);
+      failed.add(state ?? keyOf(k));
       tried.push(`${this.nodes[k]!.name}: ${message ?? outcome?.reason?.message ?? 'no allocation'}`);
       return false;
     };
@@ -419,26 +405,43 @@ export class DraCluster {
       for (const k of order) if (allowed(k) && this.index.passes(shape, k) && attempt(k)) break;
     } else {
       const excluded: number[] = [];
+      // Classes whose members left are all in states met already (pod-wide `allowed` only): passed over at once, each such member counted in `same` as the walk would.
+      const skip = new Set<number>();
+      const visited = new Map<number, number>();
+      const askedAt = new Map<number, number>();
+      const seen = (key: string): boolean => failed.has(key) || (fragmentation && placed.has(key));
       try {
         for (;;) {
-          const k = this.index.best(shape);
+          const k = this.index.best(shape, skip);
           if (k < 0) break;
           this.index.exclude(shape, k);
           excluded.push(k);
+          const c = this.classOf[k]!;
+          visited.set(c, (visited.get(c) ?? 0) + 1);
+          const before = same;
           if (allowed(k) && attempt(k)) break;
+          const nodeClass = this.nodeClasses[c]!;
+          // Asked once per class and number of states met; never where identity attributes tell the members apart.
+          if (everyNode && same > before && !(nodeClass.identityVaries && (identity ??= readsIdentity(claims, groups))) && askedAt.get(c) !== failed.size + placed.size) {
+            askedAt.set(c, failed.size + placed.size);
+            if (this.stateCounts.allIn(c, nodeClass.members.length, seen)) {
+              same += nodeClass.members.length - visited.get(c)!;
+              skip.add(c);
+            }
+          }
         }
       } finally {
         for (const k of excluded) this.index.include(shape, k);
       }
     }
-    return { ...(found !== undefined ? { found: { k: found.k, outcome: found.outcome } } : {}), tried, same };
+    return found !== undefined ? { found: { k: found.k, outcome: found.outcome }, tried, same } : { tried, same };
   }
 
   /**
    * One pod's claims as schedule and place read them: at least one, none held or given twice, the
    * checks that do not depend on the node, and the index's shape of their counted requests.
    */
-  private pendingClaims(input: unknown): { claims: ResourceClaim[]; labels: string[]; groups: CountedAlternative[][]; shape: ShapeIndex } {
+  private pendingClaims(input: unknown): { claims: ResourceClaim[]; labels: string[]; groups: CountedAlternative[][]; shape: ShapeIndex; checked?: CheckedClaims } {
     const claims = readResourceClaims(input, 'claims');
     if (claims.length === 0) fail('INVALID_ARGUMENT', { origin: 'claims', path: '' }, 'at least one ResourceClaim', input);
     const labels = claims.map(claimLabel);
@@ -447,33 +450,15 @@ export class DraCluster {
       if (other !== undefined) throw draError('INVALID_ARGUMENT', `ResourceClaim/${label}: already allocated on node ${this.nodes[other.node]!.name}; release it first`, { field: `claims[${i}]` });
       if (labels.indexOf(label) !== i) throw draError('INVALID_ARGUMENT', `ResourceClaim/${label}: given twice`, { field: `claims[${i}]` });
     });
-    const groups = this.checkClaims(claims);
-    const shapeKey = JSON.stringify(groups.map((g) => g.map((a) => [countKey(a.request, this.features), a.need, a.all, a.admin])));
-    return { claims, labels, groups, shape: this.index.shape(shapeKey, groups) };
+    const { groups, models } = checkClaimModels(claims, this.features, this.classes, this.cache);
+    const { key, selectorKeys } = shapeKeyOf(groups, this.features);
+    const shape = this.index.shape(key, groups);
+    return claimsNodeIndependent(models) ? { claims, labels, groups, shape, checked: { models, selectorKeys } } : { claims, labels, groups, shape };
   }
 
   /** The claims' checks that do not depend on the node, and each request's alternatives as the index counts them. */
   private checkClaims(claims: ResourceClaim[]): CountedAlternative[][] {
-    const probe = new AllocationModel({ name: '', labels: {} }, this.features, [], { devices: new Set(), sharedDeviceIds: new Set(), capacity: new Map() }, this.cache);
-    addClaims(probe, claims, this.classes);
-    const selectors = new Selectors(this.features, this.cache);
-    const groups: CountedAlternative[][] = [];
-    for (const claim of probe.claims) {
-      for (const group of claim.groups) {
-        for (const r of group.alternatives) {
-          selectors.compileAll(
-            `class ${r.deviceClass.name}`,
-            r.deviceClass.selectors.map((s) => s.cel?.expression),
-          );
-          selectors.compileAll(
-            `claim ${claim.label}`,
-            r.body.selectors.map((s) => s.cel?.expression),
-          );
-        }
-        groups.push(group.alternatives.map((r) => ({ request: r, need: r.count, all: r.allMode, admin: r.adminAccess })));
-      }
-    }
-    return groups;
+    return checkClaimModels(claims, this.features, this.classes, this.cache).groups;
   }
 
   /**
@@ -492,28 +477,31 @@ export class DraCluster {
     return key;
   }
 
-  /** The allocator on node k with everything the cluster holds. */
-  private allocateOn(k: number, claims: ResourceClaim[]): DraAllocateResult {
+  /** The allocator on node k with everything the cluster holds (`checked`: the claims as checkClaimModels made them, when every node may take them as they are). */
+  private allocateOn(k: number, claims: ResourceClaim[], prepared?: CheckedClaims): DraAllocateResult {
     this.tries++;
     const pools = this.pools[k]!;
     const c = this.classOf[k]!;
     const nodeClass = this.nodeClasses[c]!;
-    const model = new NodeModel(this.nodes[k]!, this.features, pools, this.allocatedState.stateFor(pools), this.cache, nodeClass);
-    if (this.search.mode !== 'scored') return allocateOnModel(model, claims, this.classes, this.search);
+    const candidates = this.candidates[k] ?? (this.candidates[k] = listCandidates(pools, this.features));
+    const model = new NodeModel(this.nodes[k]!, this.features, pools, this.allocatedState.stateFor(pools), this.cache, nodeClass, candidates, prepared?.selectorKeys);
+    const checked = prepared?.models;
+    const { mode, budget, seed, explain } = this.search;
+    // Settings written out as one literal (an object spread into a literal with fields after it costs V8 a new hidden class each time).
+    if (mode !== 'scored') return allocateOnModel(model, claims, this.classes, { mode, budget, seed, explain, checked });
     // Built on the class's template (its first member): members differ at most in identity attributes, which then key the symmetry classes per call.
     const setup = this.setups[c] ?? (this.setups[c] = new TopologySetup(nodeClass.template, nodeClass.identityVaries ? isIdentityAttribute : undefined));
     const base = this.bases[k] ?? (this.bases[k] = new AllocatedBase(setup, model));
-    return allocateOnModel(model, claims, this.classes, { ...this.search, setup, base, ...this.shapesFor(k) });
+    return allocateOnModel(model, claims, this.classes, { mode, budget, seed, explain, checked, setup, base, shapes: this.shapesFor(k) });
   }
 
-  /** The workload's shapes on node k's class (selected on the class's template, as the node index does). */
-  private shapesFor(k: number): { shapes?: WorkloadShape[] } {
+  /** The workload's shapes on node k's class (selected on the class's template, as the node index does); undefined without a workload. */
+  private shapesFor(k: number): WorkloadShape[] | undefined {
     const w = this.workload;
-    if (w === undefined) return {};
+    if (w === undefined) return undefined;
     const c = this.classOf[k]!;
     const nodeClass = this.nodeClasses[c]!;
-    const shapes = w.shapes[c] ?? (w.shapes[c] = workloadShapes(w.probe, w.weights, (request) => Uint8Array.from(nodeClass.selectableMask(request), (v) => (v === 1 ? 1 : 0))));
-    return { shapes };
+    return w.shapes[c] ?? (w.shapes[c] = workloadShapes(w.probe, w.weights, (request) => Uint8Array.from(nodeClass.selectableMask(request), (v) => (v === 1 ? 1 : 0))));
   }
 
   private commit(k: number, labels: string[], results: AllocationResult[]): void {
@@ -537,26 +525,28 @@ export class DraCluster {
     labels.forEach((claim, i) => {
       const entries = perClaim[i]!;
       for (const e of entries) this.allocatedState.add(e);
-      this.held.set(claim, { claim, node: k, allocation: copy(results[i]!), entries });
+      this.held.set(claim, { claim, node: k, allocation: copyJson(results[i]!), entries });
     });
     this.changed(perClaim.flat());
   }
 
   /** Re-keys the nodes and classes whose devices the entries touch. */
   private changed(entries: readonly AllocatedEntry[]): void {
-    const nodes = new Set<number>();
-    const classes = new Set<number>();
+    // Each node once, in the order the entries name them (a pod's claims touch few); the classes of shared pools as a set, made only when a shared pool is touched.
+    const nodes: number[] = [];
+    let classes: Set<number> | undefined;
     for (const e of entries) {
       const k = this.nodeOfPool.get(e.pool);
-      if (k !== undefined) nodes.add(k);
-      for (const c of this.classesOfPool.get(e.pool) ?? []) classes.add(c);
+      if (k !== undefined && !nodes.includes(k)) nodes.push(k);
+      const shared = this.classesOfPool.get(e.pool);
+      if (shared !== undefined) for (const c of shared) (classes ??= new Set()).add(c);
     }
     for (const k of nodes) {
       this.refreshNode(k);
       this.bases[k] = undefined;
       this.index.nodeChanged(k);
     }
-    for (const c of classes) {
+    for (const c of classes ?? []) {
       for (const k of this.nodeClasses[c]!.members) this.bases[k] = undefined;
       if (this.refreshShared(c)) this.index.classChanged(c);
     }
@@ -583,7 +573,7 @@ export class DraCluster {
 
   /** The claims held (in the order they were allocated) and every device, share and capacity in use. */
   allocated(): DraAllocatedState {
-    const claims = [...this.held.values()].map((h) => ({ claim: h.claim, node: this.nodes[h.node]!.name, allocation: copy(h.allocation) }));
+    const claims = [...this.held.values()].map((h) => ({ claim: h.claim, node: this.nodes[h.node]!.name, allocation: copyJson(h.allocation) }));
     return { claims, ...this.allocatedState.toRequestFields() };
   }
 }

@@ -7,7 +7,17 @@
 // class's masks instead of evaluating CEL again.
 import { namesRead } from '../allocator/index.js';
 import type { SelectorCache } from '../cel/index.js';
-import { type AllocatedSnapshot, AllocationModel, deviceReachesNode, gatherPools, type Pool, type RequestModel, type ResolvedFeatures, taintPreventsAllocation } from '../model/index.js';
+import {
+  type AllocatedSnapshot,
+  AllocationModel,
+  type CandidateDevice,
+  deviceReachesNode,
+  gatherPools,
+  type Pool,
+  type RequestModel,
+  type ResolvedFeatures,
+  taintPreventsAllocation,
+} from '../model/index.js';
 import type { Device, Node, ResourceSlice } from '../objects/index.js';
 
 /**
@@ -78,6 +88,7 @@ export class NodeClass {
   private readonly selectableMasks = new Map<string, Uint8Array>();
   private readonly classMasks = new Map<string, Uint8Array>();
   private readonly countMasks = new Map<string, Bits>();
+  private readonly capacityMasks = new Map<string, Uint8Array>();
 
   constructor(
     readonly index: number,
@@ -109,8 +120,7 @@ export class NodeClass {
   }
 
   /** Per template device: does the request's class and selectors (and per-device node selection) accept it. */
-  selectableMask(request: RequestModel): Uint8Array {
-    const key = selectorKey(request);
+  selectableMask(request: RequestModel, key = selectorKey(request)): Uint8Array {
     let mask = this.selectableMasks.get(key);
     if (mask === undefined) {
       const t = this.template;
@@ -150,6 +160,18 @@ export class NodeClass {
     return mask;
   }
 
+  /** Per template device: does the request's capacity fit it with nothing else consuming it (1 yes, 2 no). */
+  capacityMask(request: RequestModel): Uint8Array {
+    const key = capacityKey(request);
+    let mask = this.capacityMasks.get(key);
+    if (mask === undefined) {
+      const t = this.template;
+      mask = Uint8Array.from(t.candidates, (c) => (t.capacityFits(request, c.index, undefined, false) ? YES : 2));
+      this.capacityMasks.set(key, mask);
+    }
+    return mask;
+  }
+
   /**
    * The devices the request could ever take on a member: selectable (or failing, which the search
    * must meet), not tainted against its tolerations, counters allowed by the features, static
@@ -178,15 +200,21 @@ export class NodeClass {
 }
 
 /** What `selectable` depends on in a request: its class and its selectors. */
-function selectorKey(request: RequestModel): string {
+export function selectorKey(request: RequestModel): string {
   return JSON.stringify([request.deviceClass.name, request.body.selectors.map((s) => s.cel?.expression ?? null)]);
 }
 
+/** What a capacity fit depends on in a request: its capacity requests ('' for none). */
+function capacityKey(request: RequestModel): string {
+  const requests = request.body.capacity?.requests;
+  return requests === undefined ? '' : JSON.stringify(Object.entries(requests).map(([k, q]) => [k, q.toString()]));
+}
+
 /** What the count mask depends on: the selectors, and the tolerations and capacity requests where their features are on. */
-export function countKey(request: RequestModel, features: ResolvedFeatures): string {
+export function countKey(request: RequestModel, features: ResolvedFeatures, selector = selectorKey(request)): string {
   const tolerations = features.deviceTaints ? request.body.tolerations : [];
   const capacity = features.consumableCapacity ? Object.entries(request.body.capacity?.requests ?? {}).map(([k, q]) => [k, q.toString()]) : [];
-  return JSON.stringify([selectorKey(request), tolerations, capacity]);
+  return JSON.stringify([selector, tolerations, capacity]);
 }
 
 /** A member's model: the allocator's view of the node, with the class's selector masks. */
@@ -198,24 +226,36 @@ export class NodeModel extends AllocationModel {
     allocated: AllocatedSnapshot,
     cache: SelectorCache,
     private readonly nodeClass: NodeClass,
+    candidates?: readonly CandidateDevice[],
+    private readonly selectorKeys?: ReadonlyMap<RequestModel, string>,
   ) {
-    super(node, features, pools, allocated, cache);
+    super(node, features, pools, allocated, cache, candidates);
   }
 
-  // The class's masks of this model's requests (looked up by key once per request).
+  // The class's masks of this model's requests (looked up by key once per request; `selectorKeys`: the keys of requests the caller made them for).
   private readonly masks = new Map<RequestModel, Uint8Array>();
-  private readonly classMasks = new Map<RequestModel, Uint8Array>();
+  private classMasks?: Map<RequestModel, Uint8Array>;
 
   override selectable(request: RequestModel, index: number): boolean {
     let mask = this.masks.get(request);
-    if (mask === undefined) this.masks.set(request, (mask = this.nodeClass.selectableMask(request)));
+    if (mask === undefined) this.masks.set(request, (mask = this.nodeClass.selectableMask(request, this.selectorKeys?.get(request))));
     const v = mask[index];
     return v === ERROR ? super.selectable(request, index) : v === YES;
   }
 
+  private capacityMasks?: Map<RequestModel, Uint8Array>;
+
+  protected override capacityAlone(request: RequestModel, index: number): boolean {
+    const capacityMasks = (this.capacityMasks ??= new Map());
+    let mask = capacityMasks.get(request);
+    if (mask === undefined) capacityMasks.set(request, (mask = this.nodeClass.capacityMask(request)));
+    return mask[index] === YES;
+  }
+
   override matchesClass(request: RequestModel, index: number): boolean {
-    let mask = this.classMasks.get(request);
-    if (mask === undefined) this.classMasks.set(request, (mask = this.nodeClass.classMask(request)));
+    const classMasks = (this.classMasks ??= new Map());
+    let mask = classMasks.get(request);
+    if (mask === undefined) classMasks.set(request, (mask = this.nodeClass.classMask(request)));
     const v = mask[index];
     return v === ERROR ? super.matchesClass(request, index) : v === YES;
   }

@@ -207,13 +207,13 @@ export class NodeIndex {
     replayAbove(tree.win, t, tree.match);
   }
 
-  /** The best node for the shape over every class (−1: none can pass the counts), skipping excluded ones. */
-  best(shape: ShapeIndex): number {
+  /** The best node for the shape over every class (−1: none can pass the counts), skipping excluded ones and the classes in `skip`. */
+  best(shape: ShapeIndex, skip?: ReadonlySet<number>): number {
     let best = -1;
     let bestKey = -Infinity;
     for (let c = 0; c < this.classes.length; c++) {
       const members = this.classes[c]!.members;
-      if (members.length === 0) continue;
+      if (members.length === 0 || skip?.has(c) === true) continue;
       const tree = this.tree(shape, c);
       const m = tree.win[1]!;
       if (m < 0) continue;

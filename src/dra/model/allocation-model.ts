@@ -91,40 +91,60 @@ export interface AllocatedSnapshot {
   capacity: ReadonlyMap<string, CapacityAmounts>;
 }
 
+/**
+ * The devices a node may use, in first-fit order: every device of its complete and valid pools. A
+ * caller that models one node many times (a scheduler) lists them once and passes the list to
+ * each AllocationModel of that node; the entries are never changed.
+ */
+export function listCandidates(pools: readonly Pool[], features: ResolvedFeatures): CandidateDevice[] {
+  const candidates: CandidateDevice[] = [];
+  pools.forEach((pool, poolIndex) => {
+    if (pool.incomplete || pool.invalid) return;
+    for (const slice of pool.deviceSlices) {
+      for (const device of slice.devices) {
+        candidates.push({
+          index: candidates.length,
+          id: `${pool.driver}/${pool.name}/${device.name}`,
+          driver: pool.driver,
+          pool,
+          poolIndex,
+          slice,
+          device,
+          shared: features.consumableCapacity && device.allowMultipleAllocations === true,
+        });
+      }
+    }
+  });
+  return candidates;
+}
+
 /** Claims with the devices the node offers them. */
 export class AllocationModel {
-  readonly candidates: CandidateDevice[] = [];
+  readonly candidates: readonly CandidateDevice[];
   readonly claims: ClaimModel[] = [];
-  private readonly selectors: Selectors;
+  /** Made on the first selector evaluated (a scheduler's node model answers most from its class's masks). */
+  private selectorsMade?: Selectors;
   private readonly cel: Array<PreparedDevice | undefined> = [];
   // matches[request key][candidate]: 0 unknown, 1 candidate, 2 not.
   private readonly matches = new Map<RequestModel, Uint8Array>();
+  // fits[request][candidate]: 0 unknown, 1 the request's capacity fits the device alone, 2 not (made on first use).
+  private fits?: Map<RequestModel, Uint8Array>;
 
+  /** `candidates`: the node's listCandidates(pools, features), when the caller keeps them (listed here otherwise). */
   constructor(
     readonly node: Node,
     readonly features: ResolvedFeatures,
     readonly pools: Pool[],
     readonly allocated: AllocatedSnapshot,
-    selectorCache?: SelectorCache,
+    private readonly selectorCache?: SelectorCache,
+    candidates?: readonly CandidateDevice[],
   ) {
-    this.selectors = new Selectors(features, selectorCache);
-    pools.forEach((pool, poolIndex) => {
-      if (pool.incomplete || pool.invalid) return;
-      for (const slice of pool.deviceSlices) {
-        for (const device of slice.devices) {
-          this.candidates.push({
-            index: this.candidates.length,
-            id: `${pool.driver}/${pool.name}/${device.name}`,
-            driver: pool.driver,
-            pool,
-            poolIndex,
-            slice,
-            device,
-            shared: features.consumableCapacity && device.allowMultipleAllocations === true,
-          });
-        }
-      }
-    });
+    this.candidates = candidates ?? listCandidates(pools, features);
+  }
+
+  private get selectors(): Selectors {
+    this.selectorsMade ??= new Selectors(this.features, this.selectorCache);
+    return this.selectorsMade;
   }
 
   /** The CEL view of a candidate, converted once for all its selector evaluations. */
@@ -187,7 +207,21 @@ export class AllocationModel {
   /** Whether the request's capacity fits the candidate next to the allocated (and `allocating`) amounts. */
   capacityFits(request: RequestModel, index: number, allocating: CapacityAmounts | undefined, withAllocated = true): boolean {
     const c = this.candidates[index]!;
-    return fitsCapacity(request.body.capacity?.requests, c.device.capacity, withAllocated ? this.allocated.capacity.get(c.id) : undefined, allocating);
+    const allocated = withAllocated ? this.allocated.capacity.get(c.id) : undefined;
+    if (allocated !== undefined || allocating !== undefined) return fitsCapacity(request.body.capacity?.requests, c.device.capacity, allocated, allocating);
+    return this.capacityAlone(request, index);
+  }
+
+  /** Whether the request's capacity fits the candidate with nothing else consuming it: a function of the two alone, worked out once per request here. */
+  protected capacityAlone(request: RequestModel, index: number): boolean {
+    const fits = (this.fits ??= new Map());
+    let memo = fits.get(request);
+    if (memo === undefined) {
+      memo = new Uint8Array(this.candidates.length);
+      fits.set(request, memo);
+    }
+    if (memo[index] === 0) memo[index] = fitsCapacity(request.body.capacity?.requests, this.candidates[index]!.device.capacity, undefined, undefined) ? 1 : 2;
+    return memo[index] === 1;
   }
 
   /** Whether another claim holds the device (allocated devices and shares, aggregated capacity). */
@@ -271,25 +305,59 @@ export function addClaims(model: AllocationModel, claims: readonly ResourceClaim
   });
 }
 
+/**
+ * Adds claims that addClaims already checked on another model with the same features and classes
+ * (a scheduler checks a pod's claims once, then models each node it tries). Only claims whose
+ * requests ask for an exact count: an `All` request's devices depend on the node, so such claims go
+ * through addClaims on every model.
+ */
+export function addCheckedClaims(model: AllocationModel, claims: readonly ClaimModel[]): void {
+  // Every claim looked at before any is added: nothing half-done.
+  for (const claim of claims) {
+    for (const group of claim.groups) for (const r of group.alternatives) if (r.allMode) throw new Error(`addCheckedClaims: claim ${claim.label} has a request for all devices`);
+  }
+  for (const claim of claims) model.claims.push(claim);
+}
+
+/** Whether checked claims may be added to another model as they are (addCheckedClaims): none asks for all devices. */
+export function claimsNodeIndependent(claims: readonly ClaimModel[]): boolean {
+  return claims.every((c) => c.groups.every((g) => g.alternatives.every((r) => !r.allMode)));
+}
+
 type RequestDraft = Omit<RequestModel, 'deviceClass' | 'allMode' | 'count' | 'allDevices' | 'adminAccess'> & { adminAccess: boolean | undefined };
 
 function validateRequest(model: AllocationModel, classes: readonly DeviceClass[], label: string, draft: RequestDraft): RequestModel {
   const { body } = draft;
   const shown = draft.sub ?? draft.base;
-  body.selectors.forEach((s, i) => {
-    if (s.cel === undefined) throw rejected(`claim ${label}, request ${shown}, selector #${i}: CEL expression empty (unsupported selector type?)`);
-  });
+  // Index loops over the lists read (i < length).
+  for (let i = 0; i < body.selectors.length; i++) {
+    if (body.selectors[i]!.cel === undefined) throw rejected(`claim ${label}, request ${shown}, selector #${i}: CEL expression empty (unsupported selector type?)`);
+  }
   if (!model.features.adminAccess && draft.adminAccess !== undefined) throw rejected(`claim ${label}, request ${shown}: admin access is requested, but the feature is disabled`);
   if (body.deviceClassName === '') throw rejected(`claim ${label}, request ${shown}: missing device class name (unsupported request type?)`);
-  const deviceClass = classes.find((c) => c.name === body.deviceClassName);
+  let deviceClass: DeviceClass | undefined;
+  for (let i = 0; i < classes.length && deviceClass === undefined; i++) if (classes[i]!.name === body.deviceClassName) deviceClass = classes[i];
   if (deviceClass === undefined) {
     throw rejected(`claim ${label}, request ${shown}: could not retrieve device class ${body.deviceClassName}: deviceclass.resource.k8s.io "${body.deviceClassName}" not found`);
   }
-  deviceClass.selectors.forEach((s, i) => {
-    if (s.cel === undefined) throw rejected(`class ${deviceClass.name}: selector #${i}: CEL expression empty (unsupported selector type?)`);
-  });
+  for (let i = 0; i < deviceClass.selectors.length; i++) {
+    if (deviceClass.selectors[i]!.cel === undefined) throw rejected(`class ${deviceClass.name}: selector #${i}: CEL expression empty (unsupported selector type?)`);
+  }
   const mode = body.allocationMode ?? 'ExactCount';
-  const request: RequestModel = { ...draft, adminAccess: draft.adminAccess === true, deviceClass, allMode: mode === 'All', count: 0 };
+  // Every field written, in one order: one shape for every request model.
+  const request: RequestModel = {
+    claimIndex: draft.claimIndex,
+    requestIndex: draft.requestIndex,
+    subRequestIndex: draft.subRequestIndex,
+    base: draft.base,
+    sub: draft.sub,
+    name: draft.name,
+    body,
+    deviceClass,
+    adminAccess: draft.adminAccess === true,
+    allMode: mode === 'All',
+    count: 0,
+  };
   if (mode === 'ExactCount') {
     request.count = body.count ?? 1;
     return request;

@@ -7,8 +7,6 @@ import { type CapacityRequestPolicy, type DeviceCapacity, Quantity } from '../ob
 /** Capacity name → amount. */
 export type CapacityAmounts = Map<string, Quantity>;
 
-const ZERO = Quantity.parse('0');
-
 /** A quantity of `nanos` × 10^-9, printed in `like`'s format. */
 function fromNanos(nanos: bigint, like: Quantity): Quantity {
   const value = Quantity.parse(`${nanos}n`);
@@ -71,10 +69,11 @@ export function fitsCapacity(
   allocating: CapacityAmounts | undefined,
 ): boolean {
   if (requests !== undefined) for (const name of Object.keys(requests)) if (!(name in capacity)) return false;
-  const consumed = consumedCapacity(requests, capacity);
-  for (const [, amount] of consumed) if (amount.compare(ZERO) < 0) return false;
-  for (const [name, device] of Object.entries(capacity)) {
-    const amount = consumed.get(name) as Quantity;
+  // One pass over the capacities, nothing built: the answer is the same whichever check fails first.
+  for (const name of Object.keys(capacity)) {
+    const device = capacity[name]!; // a key of capacity
+    const amount = consumedAmount(requests?.[name], device);
+    if (amount.sign() < 0) return false;
     if (violatesPolicy(amount, device.requestPolicy)) return false;
     let total = amount;
     const before = allocated?.get(name);

@@ -3,7 +3,7 @@
 // selectors, taints, node selection), consumable capacity, and the claims' constraints.
 
 export type { AllocatedSnapshot, CandidateDevice, ClaimModel, ConstraintSpec, RequestGroup, RequestModel } from './allocation-model.js';
-export { ALLOCATION_RESULTS_MAX_SIZE, AllocationModel, addClaims, claimLabel } from './allocation-model.js';
+export { ALLOCATION_RESULTS_MAX_SIZE, AllocationModel, addCheckedClaims, addClaims, claimLabel, claimsNodeIndependent, listCandidates } from './allocation-model.js';
 export { addAmounts, type CapacityAmounts, consumedCapacity, subAmounts } from './capacity.js';
 export { type Constraint, lookupAttribute } from './constraints.js';
 export { DEFAULT_DRA_FEATURES, DRA_FEATURE_GATES, DRA_FEATURE_STAGES, type DraFeature, type DraFeatureStage, type DraFeatures, type ResolvedFeatures } from './features.js';

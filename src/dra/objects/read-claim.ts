@@ -52,15 +52,20 @@ export function readClaimSpec(at: At, claim: Pick<ResourceClaim, 'name' | 'names
   const devAt = child(at, 'devices');
   const raw = field(spec, 'devices');
   const devices = raw === undefined || raw === null ? {} : record(devAt, raw, DEVICE_CLAIM);
-  return {
-    ...claim,
-    requests: list(child(devAt, 'requests'), field(devices, 'requests'), readRequest),
-    constraints: list(child(devAt, 'constraints'), field(devices, 'constraints'), readConstraint),
-    config: list(child(devAt, 'config'), field(devices, 'config'), (a, v) => {
-      const obj = record(a, v, CLAIM_CONFIG);
-      return { requests: strings(child(a, 'requests'), field(obj, 'requests')), ...readConfig(a, obj) } satisfies DeviceClaimConfiguration;
-    }),
-  };
+  const requests = list(child(devAt, 'requests'), field(devices, 'requests'), readRequest);
+  const constraints = list(child(devAt, 'constraints'), field(devices, 'constraints'), readConstraint);
+  const config = list(child(devAt, 'config'), field(devices, 'config'), (a, v) => {
+    const obj = record(a, v, CLAIM_CONFIG);
+    return { requests: strings(child(a, 'requests'), field(obj, 'requests')), ...readConfig(a, obj) } satisfies DeviceClaimConfiguration;
+  });
+  // Written field by field, not as `{ ...claim, … }`: V8 makes a new hidden class for every object spread into a literal with fields after it, which costs microseconds per claim.
+  const out = { name: claim.name } as ResourceClaim;
+  if (claim.namespace !== undefined) out.namespace = claim.namespace;
+  if (claim.uid !== undefined) out.uid = claim.uid;
+  out.requests = requests;
+  out.constraints = constraints;
+  out.config = config;
+  return out;
 }
 
 function readConfig(at: At, obj: Record<string, unknown>): DeviceConfiguration {

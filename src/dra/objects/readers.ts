@@ -53,11 +53,12 @@ type Item = { kind: DraKind; object: DeviceClass | ResourceSlice | ResourceClaim
  * The items of `input`: one object, an array of objects, or a List (`kind: List` or `<Kind>List`).
  * `where` names the input in messages (a file name or a request field). `only` restricts the kinds.
  */
-function readItems(where: string, input: unknown, only?: DraKind, share = new SliceShare()): Item[] {
+// What slices read in one call share: made only where slices may be read (a claim or a node read makes none).
+function readItems(where: string, input: unknown, only?: DraKind, share = only === undefined || only === 'ResourceSlice' ? new SliceShare() : undefined): Item[] {
   return guarded(where, () => readItemsOf(where, input, only, share));
 }
 
-function readItemsOf(where: string, input: unknown, only: DraKind | undefined, share: SliceShare): Item[] {
+function readItemsOf(where: string, input: unknown, only: DraKind | undefined, share: SliceShare | undefined): Item[] {
   if (Array.isArray(input)) {
     const out: Item[] = [];
     for (let i = 0; i < input.length; i++) for (const item of readItems(`${where}[${i}]`, input[i], only, share)) out.push(item);
@@ -88,11 +89,11 @@ function readItemsOf(where: string, input: unknown, only: DraKind | undefined, s
   return [readOne(where, input, only, share)];
 }
 
-function readOne(where: string, input: unknown, only: DraKind | undefined, share: SliceShare): Item {
+function readOne(where: string, input: unknown, only: DraKind | undefined, share: SliceShare | undefined): Item {
   return guarded(where, () => readOneOf(where, input, only, share));
 }
 
-function readOneOf(where: string, input: unknown, only: DraKind | undefined, share: SliceShare): Item {
+function readOneOf(where: string, input: unknown, only: DraKind | undefined, share: SliceShare | undefined): Item {
   const at0: At = { origin: where, path: '' };
   const top = map(at0, input);
   const kinds = only === undefined ? (Object.keys(API_VERSION) as DraKind[]) : [only];
@@ -121,7 +122,7 @@ function readOneOf(where: string, input: unknown, only: DraKind | undefined, sha
     case 'DeviceClass':
       return { kind: k, object: readClassSpec(specAt, objName, spec) };
     case 'ResourceSlice':
-      return { kind: k, object: readSliceSpec(specAt, objName, spec ?? fail('INVALID_ARGUMENT', specAt, 'an object (required)', spec), share) };
+      return { kind: k, object: readSliceSpec(specAt, objName, spec ?? fail('INVALID_ARGUMENT', specAt, 'an object (required)', spec), share ?? new SliceShare()) };
     default: {
       const claim: Pick<ResourceClaim, 'name' | 'namespace' | 'uid'> = { name: objName };
       if (namespace !== undefined && namespace !== '') claim.namespace = namespace;
