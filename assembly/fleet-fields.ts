@@ -47,8 +47,18 @@ export const H_FRAG_SINCE: i32 = 25;
 export const H_INNER: i32 = 26;
 // Offset in `f` of the fgd-lp policy's plan tables (see policies/share-values.ts planTables): PLAN_SIZE values (the worth of the best fill of r milli, r = 0..1000), then PLAN_SIZE prices (the worth of a share of m milli).
 export const H_F_PLAN: i32 = 27;
+// Offset in `f` of the fgd-node policy's node values (see policies/fgd-node.ts): each node's value V of its state now (N), then per value entry (node type × λ, H_VALUE_ENTRIES of them) the price per core, then the price per GiB, then VALUE_SIZE values (the best fill of r milli free on one GPU at λ, r = 0..1000).
+export const H_F_VALUE: i32 = 28;
+// The λ of each node type in the node values (0: no node values; every node type has as many).
+export const H_LAMBDAS: i32 = 29;
+// Value entries: node types × H_LAMBDAS (entry type·H_LAMBDAS + l).
+export const H_VALUE_ENTRIES: i32 = 30;
+// Nodes of 8 GPUs wholly free (the kernels count, on every refresh).
+export const H_IDLE8: i32 = 31;
+// fgd-node's reserve (-1: none): while at most this many 8-GPU nodes are wholly free, a wholly free node of 4 GPUs or more is held for pods of 4 GPUs or more (every held node's scores go stale when the count crosses it).
+export const H_RESERVE: i32 = 32;
 // Ints in the header.
-export const HEADER: i32 = 28;
+export const HEADER: i32 = 33;
 // Fields of a tree in the tree table.
 export const TREE_FIELDS: i32 = 3;
 // Entries of the descent's stack: a descent keeps at most three pending siblings per level (nine levels hold 4^9 > LIMITS.maxFleetNodes leaves).
@@ -61,6 +71,8 @@ export const STALE: i32 = -2;
 export const ABSENT: i32 = -3;
 // Entries of each plan table: one per milli 0..1000.
 export const PLAN_SIZE: i32 = 1001;
+// Entries of each node-value table: one per milli 0..1000.
+export const VALUE_SIZE: i32 = 1001;
 // Entries of the clean-remainder table: one per free milli 0..999 that a share can leave on its GPU.
 export const CLEAN_SIZE: i32 = 1000;
 
@@ -75,7 +87,9 @@ export const N_FULL: i32 = 6;
 export const N_MAXFREE: i32 = 7;
 // 1 when some model-constrained typical pod accepts the node's GPU model (the default policy's rule for whole GPUs).
 export const N_WANTED: i32 = 8;
-export const N_TAGS: i32 = 9;
+// The node's type in fgd-node's node values (0 without them).
+export const N_TYPE: i32 = 9;
+export const N_TAGS: i32 = 10;
 // Typical pod fields (4 ints each: cpu milli, GPU milli per GPU, GPU count, model mask).
 export const T_FIELDS: i32 = 4;
 // Number of FGD score thresholds (scores 1..99).
@@ -90,5 +104,6 @@ export const P_BESTFIT: i32 = 4;
 export const P_FGD: i32 = 5;
 export const P_OURS: i32 = 6;
 export const P_LP: i32 = 7;
+export const P_NODE: i32 = 8;
 // The number of policies: a policy number is 0..POLICY_COUNT-1, anything else traps.
-export const POLICY_COUNT: i32 = 8;
+export const POLICY_COUNT: i32 = 9;

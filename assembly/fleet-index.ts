@@ -84,7 +84,7 @@ function play(f: usize, at: i32, leaves: i32, inner: i32, nodes: i32, floor: i64
 }
 
 /** Scores node n for class c into its leaf i (f[leaves + 2i]) and its GPU choice when it fits the class's CPU and GPUs; else ABSENT and an empty leaf. */
-function scoreLeaf(s: usize, f: usize, policy: i32, c: i32, n: i32, leaves: i32, i: i32, cpu: i32, num: i32, milli: i32): void {
+function scoreLeaf(s: usize, f: usize, policy: i32, c: i32, n: i32, leaves: i32, i: i32, cpu: i32, mem: i32, num: i32, milli: i32): void {
   const g = si(s, H_CACHE_AT) + c * si(s, H_NODES) + n;
   const base = si(s, H_NODE_AT) + n * si(s, H_STRIDE);
   const q = leaves + 2 * i;
@@ -94,7 +94,7 @@ function scoreLeaf(s: usize, f: usize, policy: i32, c: i32, n: i32, leaves: i32,
     fs(f, q + 1, -1);
     return;
   }
-  fs(f, q, scoreNode(s, f, policy, n, cpu, num, milli));
+  fs(f, q, scoreNode(s, f, policy, n, cpu, mem, num, milli));
   fs(f, q + 1, <f64>si(s, base + N_RANK) * RANK_UNIT + <f64>si(s, base + N_MEM));
   ss(s, g, chosenGpu);
 }
@@ -108,7 +108,7 @@ export function pickIndexed(s: usize, f: usize, policy: i32, c: i32, k: i32, cpu
   const state = si(s, H_CLASS_AT) + 2 * c;
   const treeAt = si(s, H_TREE_AT);
   if (si(s, state) == 0) {
-    for (let i = 0; i < nodes; i++) scoreLeaf(s, f, policy, c, si(s, leafAt + i), leaves, i, cpu, num, milli);
+    for (let i = 0; i < nodes; i++) scoreLeaf(s, f, policy, c, si(s, leafAt + i), leaves, i, cpu, mem, num, milli);
     ss(s, state, 1);
   } else if (si(s, state + 1) > 0) {
     const listAt = si(s, H_STALE_AT) + c * nodes;
@@ -119,7 +119,7 @@ export function pickIndexed(s: usize, f: usize, policy: i32, c: i32, k: i32, cpu
     for (let j = 0; j < count; j++) {
       const n = si(s, listAt + j);
       const i = si(s, leafAt + nodes + n);
-      scoreLeaf(s, f, policy, c, n, leaves, i, cpu, num, milli);
+      scoreLeaf(s, f, policy, c, n, leaves, i, cpu, mem, num, milli);
       if (inner == 0) continue;
       for (let u = first; u < trees && si(s, treeAt + u * TREE_FIELDS) == c; u++) {
         const row = treeAt + u * TREE_FIELDS;

@@ -170,6 +170,16 @@ export function stateValue(gr: Grid, type: number, g: ArrayLike<number>, cpu: nu
   return best;
 }
 
+/** The tables of `nodePrices` and `lagrangianGrid` flat, as the engine's fgd-node reads them (src/fleet/policies/fgd-node.ts NodeValues). */
+export function flatNodeValues(pr: NodePrices, gr: Grid): { lambdas: number; typeOf: Int32Array; core: Float64Array; gib: Float64Array; table: Float64Array } {
+  const lambdas = gr[0]?.length ?? 0;
+  const entries = gr.flat();
+  if (gr.some((t) => t.length !== lambdas)) throw new Error('every node type has as many λ');
+  const table = new Float64Array(entries.length * 1001);
+  entries.forEach((e, i) => table.set(e.table, i * 1001));
+  return { lambdas, typeOf: pr.typeOf, core: Float64Array.from(entries, (e) => e.core), gib: Float64Array.from(entries, (e) => e.gib), table };
+}
+
 const NAME = /^(plan\+|strand\+)?node-lp(?::([0-9.]+))?(?:@([0-9./]+))?(?:~([0-9.]+))?(?:%([0-9.]+))?(\+cpu)?(\+tb)?(?:\+typ:([0-9]+))?(?:\+reserve:([0-9]+))?(?:\+from:([0-9.]+))?$/;
 
 /** The node value of an idea of this file (its θ grid, +cpu, +tb and +typ:n), as a function of a node's state (node k's type; free GPU milli, milli-cores and MiB); undefined for a name of fleet-ideas.ts. */

@@ -24,6 +24,7 @@ const POLICIES = [
   { constant: 'P_FGD', name: 'fgd', color: '#1f77b4' },
   { constant: 'P_OURS', name: 'fgd-close', color: '#d62728' },
   { constant: 'P_LP', name: 'fgd-lp', color: '#17becf' },
+  { constant: 'P_NODE', name: 'fgd-node', color: '#e377c2' },
 ];
 
 /** The layout's fields: [name, value, doc] (doc may be empty); `f64` marks a float constant. */
@@ -69,13 +70,27 @@ const LAYOUT = [
     27,
     "Offset in `f` of the fgd-lp policy's plan tables (see policies/share-values.ts planTables): PLAN_SIZE values (the worth of the best fill of r milli, r = 0..1000), then PLAN_SIZE prices (the worth of a share of m milli).",
   ],
-  ['HEADER', 28, 'Ints in the header.'],
+  [
+    'H_F_VALUE',
+    28,
+    "Offset in `f` of the fgd-node policy's node values (see policies/fgd-node.ts): each node's value V of its state now (N), then per value entry (node type × λ, H_VALUE_ENTRIES of them) the price per core, then the price per GiB, then VALUE_SIZE values (the best fill of r milli free on one GPU at λ, r = 0..1000).",
+  ],
+  ['H_LAMBDAS', 29, 'The λ of each node type in the node values (0: no node values; every node type has as many).'],
+  ['H_VALUE_ENTRIES', 30, 'Value entries: node types × H_LAMBDAS (entry type·H_LAMBDAS + l).'],
+  ['H_IDLE8', 31, 'Nodes of 8 GPUs wholly free (the kernels count, on every refresh).'],
+  [
+    'H_RESERVE',
+    32,
+    "fgd-node's reserve (-1: none): while at most this many 8-GPU nodes are wholly free, a wholly free node of 4 GPUs or more is held for pods of 4 GPUs or more (every held node's scores go stale when the count crosses it).",
+  ],
+  ['HEADER', 33, 'Ints in the header.'],
   ['TREE_FIELDS', 3, 'Fields of a tree in the tree table.'],
   ['STACK', 64, "Entries of the descent's stack: a descent keeps at most three pending siblings per level (nine levels hold 4^9 > LIMITS.maxFleetNodes leaves)."],
   ['RANK_UNIT', 2147483648, "2^31: the packed rank's unit in a tree entry (memory left, in MiB, is below it).", 'f64'],
   ['STALE', -2, 'Score-cache GPU choice of a node whose score for the class is stale (not computed since it changed).'],
   ['ABSENT', -3, "Score-cache GPU choice of a node that does not fit the class's CPU and GPUs (no score; its leaf is empty)."],
   ['PLAN_SIZE', 1001, 'Entries of each plan table: one per milli 0..1000.'],
+  ['VALUE_SIZE', 1001, 'Entries of each node-value table: one per milli 0..1000.'],
   ['CLEAN_SIZE', 1000, 'Entries of the clean-remainder table: one per free milli 0..999 that a share can leave on its GPU.'],
   ["Node fields (a node's record is `stride` ints: these, then maxGpus+1 tag counts, then the GPUs' free milli)."],
   ['N_CPU', 0],
@@ -87,7 +102,8 @@ const LAYOUT = [
   ['N_FULL', 6],
   ['N_MAXFREE', 7],
   ['N_WANTED', 8, "1 when some model-constrained typical pod accepts the node's GPU model (the default policy's rule for whole GPUs)."],
-  ['N_TAGS', 9],
+  ['N_TYPE', 9, "The node's type in fgd-node's node values (0 without them)."],
+  ['N_TAGS', 10],
   ['T_FIELDS', 4, 'Typical pod fields (4 ints each: cpu milli, GPU milli per GPU, GPU count, model mask).'],
   ['THRESHOLDS', 99, 'Number of FGD score thresholds (scores 1..99).'],
 ];

@@ -40,15 +40,18 @@ import {
   H_F_PLAN,
   H_F_THR,
   H_F_TREE,
+  H_F_VALUE,
   H_F_WEIGHT,
   H_INDEX,
   H_INNER,
+  H_LAMBDAS,
   H_LEAF_AT,
   H_MAXG,
   H_MODELS_AT,
   H_NODE_AT,
   H_NODES,
   H_OUT_AT,
+  H_RESERVE,
   H_SCRATCH_AT,
   H_STACK_AT,
   H_STALE_AT,
@@ -57,6 +60,7 @@ import {
   H_TREES,
   H_TYP_AT,
   H_TYPICAL,
+  H_VALUE_ENTRIES,
   HEADER,
   N_TAGS,
   PLAN_SIZE,
@@ -64,13 +68,16 @@ import {
   T_FIELDS,
   THRESHOLDS,
   TREE_FIELDS,
+  VALUE_SIZE,
 } from './layout-fields.js';
 
 /**
  * Sizes of the two arrays and every offset, for `nodes` nodes of at most `maxGpus` GPUs, `typical`
- * typical pods, `classes` score classes and `trees` trees of the pod index (0: no index, H_INDEX 0).
+ * typical pods, `classes` score classes, `trees` trees of the pod index (0: no index, H_INDEX 0) and
+ * fgd-node's node values: `lambdas` λ per node type over `entries` value entries (types × lambdas; 0:
+ * none, H_LAMBDAS 0). The reserve (H_RESERVE) starts at -1, none.
  */
-export function fleetLayout(nodes: number, maxGpus: number, typical: number, classes: number, trees = 0): { ints: number; floats: number; header: Int32Array } {
+export function fleetLayout(nodes: number, maxGpus: number, typical: number, classes: number, trees = 0, lambdas = 0, entries = 0): { ints: number; floats: number; header: Int32Array } {
   const stride = N_TAGS + (maxGpus + 1) + maxGpus;
   const indexed = trees > 0 ? 1 : 0;
   const h = new Int32Array(HEADER);
@@ -101,7 +108,12 @@ export function fleetLayout(nodes: number, maxGpus: number, typical: number, cla
   h[H_F_TREE] = h[H_F_CACHE] + nodes * classes * (indexed + 1);
   h[H_F_FRAG] = h[H_F_TREE] + trees * 2 * inner;
   h[H_F_PLAN] = h[H_F_FRAG] + 1;
-  return { ints: h[H_STACK_AT] + indexed * STACK, floats: h[H_F_PLAN] + 2 * PLAN_SIZE, header: h };
+  h[H_F_VALUE] = h[H_F_PLAN] + 2 * PLAN_SIZE;
+  h[H_LAMBDAS] = entries > 0 ? lambdas : 0;
+  h[H_VALUE_ENTRIES] = entries;
+  h[H_RESERVE] = -1;
+  const values = entries > 0 ? nodes + entries * (2 + VALUE_SIZE) : 0;
+  return { ints: h[H_STACK_AT] + indexed * STACK, floats: h[H_F_VALUE] + values, header: h };
 }
 
 /** Inner entries of a 4-ary tree over `nodes` leaves: ⌈(nodes − 1)/3⌉ (0 for one node: the root is its leaf). */

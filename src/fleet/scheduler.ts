@@ -23,7 +23,23 @@ import { FitCounts } from './fit-counts.js';
 import type { FleetKernels, FleetMemory } from './kernels.js';
 import * as L from './layout.js';
 import type { NodeGpus, NodeView } from './node-view.js';
-import { cleanRemainders, DEFAULT_POLICY, deadHole, type FleetPolicy, type FleetPolicyName, P_CLUSTERING, P_FGD, P_LP, P_OURS, P_RANDOM, planTables, policyByName } from './policies/index.js';
+import {
+  cleanRemainders,
+  DEFAULT_POLICY,
+  deadHole,
+  type FleetPolicy,
+  type FleetPolicyName,
+  type NodeValues,
+  P_CLUSTERING,
+  P_FGD,
+  P_LP,
+  P_NODE,
+  P_OURS,
+  P_RANDOM,
+  planTables,
+  policyByName,
+  RESERVE,
+} from './policies/index.js';
 import { Prng } from './prng.js';
 import { type FleetPod, modelMask, type Pod, validatePod, validatePods } from './types.js';
 import { type TypicalPod, typicalPods } from './typical.js';
@@ -82,9 +98,9 @@ const MIB = 1048576;
 /** A score class: pods of one shape (cpu, milli, GPU count) score every node alike. */
 type ShapeClass = { cls: number; firstTree: number; floors: number[] };
 
-/** The shape key of the score cache: memory and allowed models never change a score. */
-function shapeKey(p: Pod): string {
-  return `${p.cpu},${p.milli},${p.gpus}`;
+/** The shape key of the score cache: allowed models never change a score, and memory only fgd-node's (its node value counts host memory). */
+function shapeKey(p: Pod, policy: number): string {
+  return policy === P_NODE ? `${p.cpu},${p.milli},${p.gpus},${p.memory}` : `${p.cpu},${p.milli},${p.gpus}`;
 }
 
 /** Validates the options and makes a scheduler over `nodes`, a state's NodeView (ClusterState.podScheduler). */
@@ -93,7 +109,7 @@ export function createPodScheduler(kernels: PodSchedulerKernels, nodes: NodeView
   rejectUnknownKeys('options', o, KEYS);
   const policy = policyByName(own(o, 'policy') ?? DEFAULT_POLICY, 'options.policy');
   const rawTypical = own(o, 'typical');
-  if (rawTypical === undefined && (policy.id === P_FGD || policy.id === P_OURS || policy.id === P_LP)) {
+  if (rawTypical === undefined && (policy.id === P_FGD || policy.id === P_OURS || policy.id === P_LP || policy.id === P_NODE)) {
     fail('INVALID_ARGUMENT', 'options.typical', `the workload whose typical pods define fragmentation (policy '${policy.name}' scores by it)`, rawTypical);
   }
   const typical = rawTypical === undefined ? [] : validatePods('options.typical', rawTypical);
@@ -162,7 +178,8 @@ export class PodScheduler {
    * @param shapes pods whose shapes get a score class and a tree of the pod index (others are planned by the scan)
    * @param dead the default policy's dead hole in milli (default: deadHole(shapes), for callers whose shapes are the workload)
    * @param search the pod index or the scan (see PodSchedulerOptions.search)
-   * @param workload the pods whose share sizes fgd-lp's configuration LP prices (default: shapes, for callers whose shapes are the workload)
+   * @param workload the pods whose share sizes fgd-lp's configuration LP prices, and whose shapes fgd-node's node-level LP prices (default: shapes, for callers whose shapes are the workload)
+   * @param values fgd-node's node values (default: nodeValueTables of the nodes and the workload)
    */
   constructor(
     kernels: PodSchedulerKernels,
@@ -175,6 +192,7 @@ export class PodScheduler {
     dead = deadHole(shapes),
     search: PodSearch = 'index',
     workload: readonly Pod[] = shapes,
+    values?: NodeValues,
   ) {
     this.policy = policy;
     this.kernels = kernels;
@@ -214,7 +232,7 @@ export class PodScheduler {
     }
     const floors: number[][] = [];
     for (const p of shapes) {
-      const key = shapeKey(p);
+      const key = shapeKey(p, policy.id);
       let c = this.classes.get(key);
       if (c === undefined) {
         c = { cls: this.classes.size, firstTree: 0, floors: [] };
@@ -235,7 +253,9 @@ export class PodScheduler {
         for (const floor of c.floors) trees.push(c.cls, floor);
       }
     }
-    const { ints, floats, header } = L.fleetLayout(n, this.maxGpus, typical.length, this.classes.size, trees.length / 2);
+    const node = policy.id === P_NODE ? (values ?? this.nodeValues(workload)) : undefined;
+    const entries = node === undefined ? 0 : node.core.length;
+    const { ints, floats, header } = L.fleetLayout(n, this.maxGpus, typical.length, this.classes.size, trees.length / 2, node?.lambdas ?? 0, entries);
     this.memory = kernels.fleetAlloc(ints, floats);
     this.bytes = ints * 4 + floats * 8;
     const s = this.memory.ints();
@@ -248,6 +268,14 @@ export class PodScheduler {
       const { value, price } = planTables(workload);
       f.set(value, header[L.H_F_PLAN]);
       f.set(price, header[L.H_F_PLAN]! + L.PLAN_SIZE);
+    }
+    // fgd-node's node values: per value entry its prices per core and per GiB, then its table; each node's type; the reserve.
+    if (node !== undefined) {
+      const at = header[L.H_F_VALUE]! + n;
+      f.set(node.core, at);
+      f.set(node.gib, at + entries);
+      f.set(node.table, at + 2 * entries);
+      s[L.H_RESERVE] = RESERVE;
     }
     // The model bits some model-constrained typical GPU pod accepts (N_WANTED).
     let wanted = 0;
@@ -269,6 +297,7 @@ export class PodScheduler {
       s[base + L.N_GPUS] = this.width[k]!;
       s[base + L.N_RANK] = ranks[k]!;
       s[base + L.N_WANTED] = (bit & wanted) !== 0 ? 1 : 0;
+      s[base + L.N_TYPE] = node === undefined ? 0 : node.typeOf[k]!;
     }
     f.set(L.fgdThresholds(), header[L.H_F_THR]);
     if (trees.length > 0) {
@@ -282,6 +311,11 @@ export class PodScheduler {
     kernels.fleetInit(this.memory);
     this.fitCounts = indexed ? new FitCounts(shapes, this.memory.ints()) : null;
     this.unsubscribe = subscribeWeakly(nodes, this, this.memory);
+  }
+
+  /** fgd-node's node values for this state's nodes (their capacities: what is left and what their slots hold) and `workload`. */
+  private nodeValues(_workload: readonly Pod[]): NodeValues {
+    throw new AllocationError('INTERNAL', 'fgd-node: the node values are not computed yet');
   }
 
   /** Writes node k's resources from the state into the kernel arrays (the caller refreshes it). */
@@ -341,7 +375,7 @@ export class PodScheduler {
   /** plan for a validated pod with the random policy's draws u1, u2 ∈ [0, 1) (the simulator draws them); null when no node fits. */
   planWithDraws(pod: Pod, u1: number, u2: number): PlacementOption | null {
     this.checkOpen();
-    const shape = this.classes.get(shapeKey(pod));
+    const shape = this.classes.get(shapeKey(pod, this.policy.id));
     const cls = shape === undefined ? -1 : shape.cls;
     // The tree of the class with the highest memory floor the pod reaches (none: the scan).
     let tree = -1;
