@@ -106,6 +106,7 @@ function packingScore(s: usize, at: i32, gpus: i32, full: i32, num: i32, milli: 
 /** fgd-node: V of the node at `base` after a pod takes `milli` of GPU j (-1: none) or `whole` wholly free GPUs, leaving cpuLeft and memLeft (src/fleet/policies/fgd-node.ts nodeValue). */
 export function nodeValue(s: usize, f: usize, base: i32, cpuLeft: i32, memLeft: i32, j: i32, milli: i32, whole: i32): f64 {
   const lambdas = si(s, H_LAMBDAS);
+  if (lambdas == 0) return 0;
   const entries = si(s, H_VALUE_ENTRIES);
   const coreAt = si(s, H_F_VALUE) + si(s, H_NODES);
   const gibAt = coreAt + entries;
@@ -145,7 +146,7 @@ function nodeScore(s: usize, f: usize, n: i32, base: i32, cpu: i32, mem: i32, nu
   const gpus = si(s, base + N_GPUS);
   const cpuLeft = si(s, base + N_CPU) - cpu;
   const memLeft = si(s, base + N_MEM) - mem;
-  const value = fi(f, si(s, H_F_VALUE) + n);
+  const value = si(s, H_LAMBDAS) == 0 ? 0.0 : fi(f, si(s, H_F_VALUE) + n);
   const held = heldNode(s, base);
   const thr = si(s, H_F_THR);
   const before = fi(f, n);

@@ -123,7 +123,7 @@ function nodeScore(s: Int32Array, f: Float64Array, n: number, base: number, cpu:
   const gpus = s[base + L.N_GPUS]!;
   const cpuLeft = s[base + L.N_CPU]! - cpu;
   const memLeft = s[base + L.N_MEM]! - mem;
-  const value = f[s[L.H_F_VALUE]! + n]!;
+  const value = s[L.H_LAMBDAS] === 0 ? 0 : f[s[L.H_F_VALUE]! + n]!;
   const held = heldNode(s, base);
   const thr = s[L.H_F_THR]!;
   const before = f[n]!;

@@ -39,10 +39,12 @@ export const THETAS: readonly number[] = [0.125, 0.25, 0.5, 1, 2, 4, 8, 16];
 /**
  * V of the state of the node whose record starts at `base` after a pod takes `milli` of GPU j (j −1:
  * none) or `whole` wholly free GPUs (the lowest-index ones), leaving `cpuLeft` milli-CPU and `memLeft`
- * MiB: the least over the node type's λ of core·cpuLeft/1000 + GiB·memLeft/1024 + Σ_GPUs table(r).
+ * MiB: the least over the node type's λ of core·cpuLeft/1000 + GiB·memLeft/1024 + Σ_GPUs table(r);
+ * 0 without node values (H_LAMBDAS 0: every loss is 0, and FGD's score and the reserve decide).
  */
 export function nodeValue(s: Int32Array, f: Float64Array, base: number, cpuLeft: number, memLeft: number, j: number, milli: number, whole: number): number {
   const lambdas = s[L.H_LAMBDAS]!;
+  if (lambdas === 0) return 0;
   const entries = s[L.H_VALUE_ENTRIES]!;
   const coreAt = s[L.H_F_VALUE]! + s[L.H_NODES]!;
   const gibAt = coreAt + entries;
