@@ -7,7 +7,7 @@
 // charged, and the reserve holds a wholly free 8-GPU node from a share.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Fleet, run } from '../../bench/fleet-ideas.js';
+import { run } from '../../bench/fleet-ideas.js';
 import { type Grid, lossOf, nodeLpRules } from '../../bench/fleet-ideas-node-lp.js';
 import { ClusterState } from '../../src/cluster/state.js';
 import type { Engine } from '../../src/engine.js';
