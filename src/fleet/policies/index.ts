@@ -15,6 +15,7 @@ export { type NodeValues, RESERVE } from './fgd-node.js';
 export { cleanRemainders, deadHole } from './ours.js';
 // The registry's numbers, whatever policies it holds (the table in scripts/fleet-tables.mjs).
 export * from './registry.js';
+export { type NodeLpPrices, type NodeLpShape, type NodeLpType, type NodeValueOptions, type NodeValueTables, nodeLpPrices, nodeStateValue, nodeValueTables } from './node-value.js';
 export { planTables } from './share-values.js';
 export type { FleetPolicy, FleetPolicyName, GpuChoice } from './types.js';
 
