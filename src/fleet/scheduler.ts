@@ -38,10 +38,13 @@ import {
   P_RANDOM,
   planTables,
   policyByName,
+  LEAST_SHAPE_COUNT,
+  nodeValueTables,
   RESERVE,
+  THETAS,
 } from './policies/index.js';
 import { Prng } from './prng.js';
-import { type FleetPod, modelMask, type Pod, validatePod, validatePods } from './types.js';
+import { type FleetPod, modelMask, type NodeSpec, type Pod, validatePod, validatePods } from './types.js';
 import { type TypicalPod, typicalPods } from './typical.js';
 
 /**
@@ -313,9 +316,24 @@ export class PodScheduler {
     this.unsubscribe = subscribeWeakly(nodes, this, this.memory);
   }
 
-  /** fgd-node's node values for this state's nodes (their capacities: what is left and what their slots hold) and `workload`. */
-  private nodeValues(_workload: readonly Pod[]): NodeValues {
-    throw new AllocationError('INTERNAL', 'fgd-node: the node values are not computed yet');
+  /**
+   * fgd-node's node values for this state's nodes (each one's capacity: what is left and what its slots
+   * hold; the GPUs the kernels see) and `workload`; none (every loss 0) for a fleet without GPUs or a
+   * workload without GPU pods, which the node-level LP cannot scale.
+   */
+  private nodeValues(workload: readonly Pod[]): NodeValues | undefined {
+    const specs = this.nodeIds.map((id, k): NodeSpec => {
+      let cpu = this.nodes.cpuLeft(k);
+      let host = this.nodes.hostMemoryLeft(k);
+      this.nodes.forEachSlot(k, (slot) => {
+        cpu += slot.cpu ?? 0;
+        host += slot.hostMemory ?? 0;
+      });
+      const memory = this.nodes.hostMemoryLeft(k) < 0 ? MAX_INT : Math.min(Math.floor(host / MIB), MAX_INT);
+      return { id, cpu: this.nodes.cpuLeft(k) < 0 ? MAX_INT : Math.min(cpu, MAX_INT), memory, gpus: this.width[k]!, model: this.nodes.gpuModel(k) ?? '', gpuMemory: 0 };
+    });
+    if (specs.every((x) => x.gpus === 0) || workload.every((p) => p.gpus === 0 || p.milli === 0)) return undefined;
+    return nodeValueTables(specs, workload, { thetas: THETAS, least: LEAST_SHAPE_COUNT });
   }
 
   /** Writes node k's resources from the state into the kernel arrays (the caller refreshes it). */

@@ -11,7 +11,7 @@ import { packing } from './packing.js';
 import { random } from './random.js';
 import type { FleetPolicy } from './types.js';
 
-export { type NodeValues, RESERVE } from './fgd-node.js';
+export { LEAST_SHAPE_COUNT, type NodeValues, RESERVE, THETAS } from './fgd-node.js';
 export { cleanRemainders, deadHole } from './ours.js';
 // The registry's numbers, whatever policies it holds (the table in scripts/fleet-tables.mjs).
 export * from './registry.js';
