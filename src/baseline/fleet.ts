@@ -14,6 +14,7 @@ import { packingScore } from '../fleet/policies/packing.js';
 import { randomIndex } from '../fleet/policies/random.js';
 import * as R from '../fleet/policies/registry.js';
 import { AllocationError } from '../shared/errors.js';
+import { lookChoose, lookOffer, lookStart, rolloutGpu } from './fleet-rollout.js';
 
 /** fgd-lp: a share is on plan where its placement loses less than this of the GPU's plan value (see policies/share-values.ts). */
 const PLAN_TOLERANCE = 1e-9;
@@ -449,6 +450,7 @@ export function fleetTsKernels(): FleetKernels {
         const fAt = s[L.H_F_CACHE]!;
         let best = 0;
         let bestRank = 0;
+        const look = lookStart(s, num, milli);
         for (let n = 0; n < nodes; n++) {
           const base = at + n * stride;
           if (!fits(s, base, cpu, mem, num, milli, mask)) continue;
@@ -467,6 +469,7 @@ export function fleetTsKernels(): FleetKernels {
             }
           }
           const rank = s[base + L.N_RANK]!;
+          if (look) lookOffer(s, f, n, score, rank, g);
           if (pick < 0 || score > best || (score === best && rank < bestRank)) {
             pick = n;
             best = score;
@@ -475,6 +478,12 @@ export function fleetTsKernels(): FleetKernels {
           }
         }
         if (pick < 0) return -1;
+        // A policy with a lookahead: among close candidates, the one the pod damages least (src/baseline/fleet-rollout.ts).
+        const chosen = look ? lookChoose(s, f, cpu, mem, num, milli) : -1;
+        if (chosen >= 0) {
+          pick = chosen;
+          gpu = rolloutGpu;
+        }
       }
       if (num > 0 && milli > 0) {
         if (sharing) {
