@@ -52,6 +52,29 @@ export function lookOffer(s: usize, f: usize, node: i32, score: f64, rank: i32, 
   ss(s, to + 2, rank);
 }
 
+/** Whether a candidate of this score and rank (or a subtree of the pod index whose winner it is) may still enter the best n (src/baseline/fleet-rollout.ts lookWants). */
+export function lookWants(s: usize, f: usize, score: f64, rank: i32): bool {
+  const at = si(s, H_LOOK_AT);
+  const n = si(s, at + LK_CANDIDATES);
+  const sc = si(s, H_F_LOOK) + 1;
+  if (count > 0 && fi(f, sc) - score > fi(f, sc - 1)) return false;
+  if (count < n) return true;
+  const last = fi(f, sc + n - 1);
+  return score > last || (score == last && rank < si(s, si(s, at + LK_CAND_AT) + (n - 1) * CAND_FIELDS + 2));
+}
+
+/** Whether node is among the candidates kept. */
+export function lookHas(s: usize, node: i32): bool {
+  const cand = si(s, si(s, H_LOOK_AT) + LK_CAND_AT);
+  for (let i = 0; i < count; i++) if (si(s, cand + i * CAND_FIELDS) == node) return true;
+  return false;
+}
+
+/** The best candidate's node (-1: none kept). */
+export function lookFirst(s: usize): i32 {
+  return count == 0 ? -1 : si(s, si(s, si(s, H_LOOK_AT) + LK_CAND_AT));
+}
+
 /** The next 32-bit unsigned integer of the decision's stream (mulberry32). */
 // @ts-ignore: decorator
 @inline function next(): u32 {

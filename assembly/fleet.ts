@@ -134,9 +134,15 @@ export function fleetPick(s: usize, f: usize, policy: i32, cls: i32, tree: i32, 
       }
     }
   } else if (si(s, H_INDEX) != 0 && tree >= 0 && tree < si(s, H_TREES) && si(s, si(s, H_TREE_AT) + tree * TREE_FIELDS) == cls) {
-    pick = pickIndexed(s, f, policy, cls, tree, cpu, mem, num, milli, mask);
+    const look = lookStart(s, num, milli);
+    pick = pickIndexed(s, f, policy, cls, tree, cpu, mem, num, milli, mask, look);
     if (pick < 0) return -1;
     gpu = si(s, si(s, H_CACHE_AT) + cls * nodes + pick);
+    const chosen = look ? lookChoose(s, f, cpu, mem, num, milli) : -1;
+    if (chosen >= 0) {
+      pick = chosen;
+      gpu = rolloutGpu;
+    }
   } else {
     // The scan: every node filtered, scored from the cache where its score is not stale (a fleet with an index keeps no cache for the scan).
     const classes = si(s, H_CLASSES);

@@ -55,6 +55,33 @@ export function lookOffer(s: Int32Array, f: Float64Array, node: number, score: n
   s[to + 2] = rank;
 }
 
+/**
+ * Whether a candidate of this score and rank (or a subtree of the pod index whose winner it is) may
+ * still enter the best n: fewer than n kept or it beats the n-th, and none kept yet or it is within
+ * δ of the best (anything further is never close).
+ */
+export function lookWants(s: Int32Array, f: Float64Array, score: number, rank: number): boolean {
+  const at = s[L.H_LOOK_AT]!;
+  const n = s[at + L.LK_CANDIDATES]!;
+  const sc = s[L.H_F_LOOK]! + 1;
+  if (count > 0 && f[sc]! - score > f[sc - 1]!) return false;
+  if (count < n) return true;
+  const last = f[sc + n - 1]!;
+  return score > last || (score === last && rank < s[s[at + L.LK_CAND_AT]! + (n - 1) * L.CAND_FIELDS + 2]!);
+}
+
+/** Whether node is among the candidates kept (the pod index's descent meets a winner again below its entry). */
+export function lookHas(s: Int32Array, node: number): boolean {
+  const cand = s[s[L.H_LOOK_AT]! + L.LK_CAND_AT]!;
+  for (let i = 0; i < count; i++) if (s[cand + i * L.CAND_FIELDS] === node) return true;
+  return false;
+}
+
+/** The best candidate's node (-1: none kept). */
+export function lookFirst(s: Int32Array): number {
+  return count === 0 ? -1 : s[s[s[L.H_LOOK_AT]! + L.LK_CAND_AT]!]!;
+}
+
 /** The next 32-bit unsigned integer of the decision's stream (mulberry32). */
 function next(): number {
   rng = (rng + 0x6d2b79f5) | 0;

@@ -14,7 +14,7 @@ import { packingScore } from '../fleet/policies/packing.js';
 import { randomIndex } from '../fleet/policies/random.js';
 import * as R from '../fleet/policies/registry.js';
 import { AllocationError } from '../shared/errors.js';
-import { lookChoose, lookOffer, lookStart, rolloutGpu } from './fleet-rollout.js';
+import { lookChoose, lookFirst, lookHas, lookOffer, lookStart, lookWants, rolloutGpu } from './fleet-rollout.js';
 
 /** fgd-lp: a share is on plan where its placement loses less than this of the GPU's plan value (see policies/share-values.ts). */
 const PLAN_TOLERANCE = 1e-9;
@@ -284,7 +284,7 @@ function scoreLeaf(s: Int32Array, f: Float64Array, policy: number, c: number, n:
  * trees; builds tree k on its first pick; then descends from its root to the best node that also has
  * the pod's host memory and GPU model (-1: none).
  */
-function pickIndexed(s: Int32Array, f: Float64Array, policy: number, c: number, k: number, cpu: number, mem: number, num: number, milli: number, mask: number): number {
+function pickIndexed(s: Int32Array, f: Float64Array, policy: number, c: number, k: number, cpu: number, mem: number, num: number, milli: number, mask: number, look: boolean): number {
   const nodes = s[L.H_NODES]!;
   const inner = s[L.H_INNER]!;
   const leaves = s[L.H_F_CACHE]! + c * 2 * nodes;
@@ -344,14 +344,19 @@ function pickIndexed(s: Int32Array, f: Float64Array, policy: number, c: number, 
     if (left < mem || (gpuPod && (s[modelsAt + t]! & mask) === 0)) continue;
     const score = childScore;
     const rank = (packed - left) / L.RANK_UNIT;
-    // Nothing below t beats the best found so far.
-    if (best >= 0 && (score < bestScore || (score === bestScore && rank > bestRank))) continue;
+    // Nothing below t beats the best found so far (a lookahead: the n-th best, or comes within δ of the best).
+    if (look ? !lookWants(s, f, score, rank) : best >= 0 && (score < bestScore || (score === bestScore && rank > bestRank))) continue;
     const w = s[rankAt + rank]!;
     if (fitsPod(s, nodeAt + w * stride, mem, gpuPod, mask)) {
-      best = w;
-      bestScore = score;
-      bestRank = rank;
-      continue;
+      // A lookahead keeps the best n, so the descent goes on below a winner for the runners-up.
+      if (look) {
+        if (!lookHas(s, w)) lookOffer(s, f, w, score, rank, s[s[L.H_CACHE_AT]! + c * nodes + w]!);
+      } else {
+        best = w;
+        bestScore = score;
+        bestRank = rank;
+        continue;
+      }
     }
     if (t >= inner) continue;
     // The children, the one that holds the winner searched first (pushed last).
@@ -363,7 +368,7 @@ function pickIndexed(s: Int32Array, f: Float64Array, policy: number, c: number, 
     }
     if (holder >= 0) s[stackAt + sp++] = holder;
   }
-  return best;
+  return look ? lookFirst(s) : best;
 }
 
 /** The TypeScript fleet kernels. */
@@ -439,9 +444,15 @@ export function fleetTsKernels(): FleetKernels {
           }
         }
       } else if (s[L.H_INDEX] !== 0 && tree >= 0 && tree < s[L.H_TREES]! && s[s[L.H_TREE_AT]! + tree * L.TREE_FIELDS] === cls) {
-        pick = pickIndexed(s, f, policy, cls, tree, cpu, mem, num, milli, mask);
+        const look = lookStart(s, num, milli);
+        pick = pickIndexed(s, f, policy, cls, tree, cpu, mem, num, milli, mask, look);
         if (pick < 0) return -1;
         gpu = s[s[L.H_CACHE_AT]! + cls * nodes + pick]!;
+        const chosen = look ? lookChoose(s, f, cpu, mem, num, milli) : -1;
+        if (chosen >= 0) {
+          pick = chosen;
+          gpu = rolloutGpu;
+        }
       } else {
         // The scan: every node filtered, scored from the cache where its score is not stale (a fleet with an index keeps no cache for the scan).
         const classes = s[L.H_CLASSES]!;

@@ -233,9 +233,9 @@ export class PodScheduler {
       if (!floors[c.cls]!.includes(p.memory)) floors[c.cls]!.push(p.memory);
     }
     this.maxGpus = this.width.reduce((most, w) => Math.max(most, w), 0);
-    // The random policy has no score to cache: it always scans, and gets no index; so does a policy with a lookahead (its pick keeps the best n of the scan).
+    // The random policy has no score to cache: it always scans, and gets no index.
     // One tree per (class, memory asked by a shape of the class), a class's trees in a row by floor.
-    const indexed = search === 'index' && policy.id !== P_RANDOM && this.lookahead === undefined;
+    const indexed = search === 'index' && policy.id !== P_RANDOM;
     const trees: number[] = [];
     if (indexed) {
       for (const c of this.classes.values()) {
