@@ -2,6 +2,7 @@
 // TypeScript twin): per score class the leaves, per class and memory floor a 4-ary tournament tree.
 import { H_NODES, H_STRIDE, H_NODE_AT, H_CACHE_AT, H_F_CACHE, H_TREES, H_TREE_AT, H_F_TREE, H_STALE_AT, H_CLASS_AT, H_LEAF_AT, H_MODELS_AT, H_STACK_AT, H_INNER, TREE_FIELDS, RANK_UNIT, ABSENT, N_MEM, N_MODEL, N_RANK, si, ss, fi, fs } from './fleet-layout';
 import { chosenGpu, scoreNode, fitsClass, fitsPod } from './fleet-score';
+import { lookFirst, lookHas, lookOffer, lookWants } from './fleet-rollout';
 
 /** Builds the index's static parts: each node's leaf, the node of each rank, the model bits below each position. */
 export function buildAggregates(s: usize): void {
@@ -100,7 +101,7 @@ function scoreLeaf(s: usize, f: usize, policy: i32, c: i32, n: i32, leaves: i32,
 }
 
 /** The pod index's pick for a pod of class c through tree k (src/baseline/fleet.ts pickIndexed). */
-export function pickIndexed(s: usize, f: usize, policy: i32, c: i32, k: i32, cpu: i32, mem: i32, num: i32, milli: i32, mask: i32): i32 {
+export function pickIndexed(s: usize, f: usize, policy: i32, c: i32, k: i32, cpu: i32, mem: i32, num: i32, milli: i32, mask: i32, look: bool): i32 {
   const nodes = si(s, H_NODES);
   const inner = si(s, H_INNER);
   const leaves = si(s, H_F_CACHE) + c * 2 * nodes;
@@ -159,14 +160,19 @@ export function pickIndexed(s: usize, f: usize, policy: i32, c: i32, k: i32, cpu
     if ((p & 0x7fffffff) < need || (gpuPod && (si(s, modelsAt + t) & mask) == 0)) continue;
     const score = childScore;
     const rank = <i32>(p >> 31);
-    // Nothing below t beats the best found so far.
-    if (best >= 0 && (score < bestScore || (score == bestScore && rank > bestRank))) continue;
+    // Nothing below t beats the best found so far (a lookahead: the n-th best, or comes within δ of the best).
+    if (look ? !lookWants(s, f, score, rank) : best >= 0 && (score < bestScore || (score == bestScore && rank > bestRank))) continue;
     const w = si(s, rankAt + rank);
     if (fitsPod(s, nodeAt + w * stride, mem, gpuPod, mask)) {
-      best = w;
-      bestScore = score;
-      bestRank = rank;
-      continue;
+      // A lookahead keeps the best n, so the descent goes on below a winner for the runners-up.
+      if (look) {
+        if (!lookHas(s, w)) lookOffer(s, f, w, score, rank, si(s, si(s, H_CACHE_AT) + c * nodes + w));
+      } else {
+        best = w;
+        bestScore = score;
+        bestRank = rank;
+        continue;
+      }
     }
     if (t >= inner) continue;
     // The children, the one that holds the winner searched first (pushed last).
@@ -178,5 +184,5 @@ export function pickIndexed(s: usize, f: usize, policy: i32, c: i32, k: i32, cpu
     }
     if (holder >= 0) ss(s, stackAt + sp++, holder);
   }
-  return best;
+  return look ? lookFirst(s) : best;
 }

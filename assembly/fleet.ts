@@ -10,6 +10,7 @@
 import { H_NODES, H_MAXG, H_STRIDE, H_CLASSES, H_NODE_AT, H_OUT_AT, H_CACHE_AT, H_F_CACHE, H_INDEX, H_TREES, H_TREE_AT, H_STALE_AT, H_CLASS_AT, H_F_FRAG, H_FRAG_SINCE, H_F_VALUE, H_LAMBDAS, H_IDLE8, H_RESERVE, TREE_FIELDS, STALE, N_CPU, N_MEM, N_MODEL, N_GPUS, N_RANK, N_FREE, N_FULL, N_MAXFREE, N_TAGS, P_RANDOM, POLICY_COUNT, si, ss, fi, fs } from './fleet-layout';
 import { chosenGpu, nodeFrag, nodeValue, scoreNode, fits } from './fleet-score';
 import { buildAggregates, pickIndexed } from './fleet-index';
+import { lookChoose, lookOffer, lookStart, rolloutGpu } from './fleet-rollout';
 
 /** A zero-filled block of `ints` i32 then `floats` f64 (8-aligned); 0 base of the f64 region at fleetFloats(). */
 export function fleetAlloc(ints: i32, floats: i32): usize {
@@ -149,9 +150,15 @@ export function fleetPick(s: usize, f: usize, policy: i32, cls: i32, tree: i32, 
       }
     }
   } else if (si(s, H_INDEX) != 0 && tree >= 0 && tree < si(s, H_TREES) && si(s, si(s, H_TREE_AT) + tree * TREE_FIELDS) == cls) {
-    pick = pickIndexed(s, f, policy, cls, tree, cpu, mem, num, milli, mask);
+    const look = lookStart(s, num, milli);
+    pick = pickIndexed(s, f, policy, cls, tree, cpu, mem, num, milli, mask, look);
     if (pick < 0) return -1;
     gpu = si(s, si(s, H_CACHE_AT) + cls * nodes + pick);
+    const chosen = look ? lookChoose(s, f, cpu, mem, num, milli) : -1;
+    if (chosen >= 0) {
+      pick = chosen;
+      gpu = rolloutGpu;
+    }
   } else {
     // The scan: every node filtered, scored from the cache where its score is not stale (a fleet with an index keeps no cache for the scan).
     const classes = si(s, H_CLASSES);
@@ -160,6 +167,7 @@ export function fleetPick(s: usize, f: usize, policy: i32, cls: i32, tree: i32, 
     const fAt = si(s, H_F_CACHE);
     let best: f64 = 0;
     let bestRank = 0;
+    const look = lookStart(s, num, milli);
     for (let n = 0; n < nodes; n++) {
       const base = at + n * stride;
       if (!fits(s, base, cpu, mem, num, milli, mask)) continue;
@@ -178,6 +186,7 @@ export function fleetPick(s: usize, f: usize, policy: i32, cls: i32, tree: i32, 
         }
       }
       const rank = si(s, base + N_RANK);
+      if (look) lookOffer(s, f, n, score, rank, g);
       if (pick < 0 || score > best || (score == best && rank < bestRank)) {
         pick = n;
         best = score;
@@ -186,6 +195,12 @@ export function fleetPick(s: usize, f: usize, policy: i32, cls: i32, tree: i32, 
       }
     }
     if (pick < 0) return -1;
+    // A policy with a lookahead: among close candidates, the one the pod damages least (assembly/fleet-rollout.ts).
+    const chosen = look ? lookChoose(s, f, cpu, mem, num, milli) : -1;
+    if (chosen >= 0) {
+      pick = chosen;
+      gpu = rolloutGpu;
+    }
   }
   if (num > 0 && milli > 0) {
     if (sharing) {

@@ -15,6 +15,7 @@ import { packingScore } from '../fleet/policies/packing.js';
 import { randomIndex } from '../fleet/policies/random.js';
 import * as R from '../fleet/policies/registry.js';
 import { AllocationError } from '../shared/errors.js';
+import { lookChoose, lookFirst, lookHas, lookOffer, lookStart, lookWants, rolloutGpu } from './fleet-rollout.js';
 
 /** fgd-lp: a share is on plan where its placement loses less than this of the GPU's plan value (see policies/share-values.ts). */
 const PLAN_TOLERANCE = 1e-9;
@@ -336,7 +337,7 @@ function scoreLeaf(s: Int32Array, f: Float64Array, policy: number, c: number, n:
  * trees; builds tree k on its first pick; then descends from its root to the best node that also has
  * the pod's host memory and GPU model (-1: none).
  */
-function pickIndexed(s: Int32Array, f: Float64Array, policy: number, c: number, k: number, cpu: number, mem: number, num: number, milli: number, mask: number): number {
+function pickIndexed(s: Int32Array, f: Float64Array, policy: number, c: number, k: number, cpu: number, mem: number, num: number, milli: number, mask: number, look: boolean): number {
   const nodes = s[L.H_NODES]!;
   const inner = s[L.H_INNER]!;
   const leaves = s[L.H_F_CACHE]! + c * 2 * nodes;
@@ -396,14 +397,19 @@ function pickIndexed(s: Int32Array, f: Float64Array, policy: number, c: number, 
     if (left < mem || (gpuPod && (s[modelsAt + t]! & mask) === 0)) continue;
     const score = childScore;
     const rank = (packed - left) / L.RANK_UNIT;
-    // Nothing below t beats the best found so far.
-    if (best >= 0 && (score < bestScore || (score === bestScore && rank > bestRank))) continue;
+    // Nothing below t beats the best found so far (a lookahead: the n-th best, or comes within δ of the best).
+    if (look ? !lookWants(s, f, score, rank) : best >= 0 && (score < bestScore || (score === bestScore && rank > bestRank))) continue;
     const w = s[rankAt + rank]!;
     if (fitsPod(s, nodeAt + w * stride, mem, gpuPod, mask)) {
-      best = w;
-      bestScore = score;
-      bestRank = rank;
-      continue;
+      // A lookahead keeps the best n, so the descent goes on below a winner for the runners-up.
+      if (look) {
+        if (!lookHas(s, w)) lookOffer(s, f, w, score, rank, s[s[L.H_CACHE_AT]! + c * nodes + w]!);
+      } else {
+        best = w;
+        bestScore = score;
+        bestRank = rank;
+        continue;
+      }
     }
     if (t >= inner) continue;
     // The children, the one that holds the winner searched first (pushed last).
@@ -415,7 +421,7 @@ function pickIndexed(s: Int32Array, f: Float64Array, policy: number, c: number, 
     }
     if (holder >= 0) s[stackAt + sp++] = holder;
   }
-  return best;
+  return look ? lookFirst(s) : best;
 }
 
 /** The TypeScript fleet kernels. */
@@ -491,9 +497,15 @@ export function fleetTsKernels(): FleetKernels {
           }
         }
       } else if (s[L.H_INDEX] !== 0 && tree >= 0 && tree < s[L.H_TREES]! && s[s[L.H_TREE_AT]! + tree * L.TREE_FIELDS] === cls) {
-        pick = pickIndexed(s, f, policy, cls, tree, cpu, mem, num, milli, mask);
+        const look = lookStart(s, num, milli);
+        pick = pickIndexed(s, f, policy, cls, tree, cpu, mem, num, milli, mask, look);
         if (pick < 0) return -1;
         gpu = s[s[L.H_CACHE_AT]! + cls * nodes + pick]!;
+        const chosen = look ? lookChoose(s, f, cpu, mem, num, milli) : -1;
+        if (chosen >= 0) {
+          pick = chosen;
+          gpu = rolloutGpu;
+        }
       } else {
         // The scan: every node filtered, scored from the cache where its score is not stale (a fleet with an index keeps no cache for the scan).
         const classes = s[L.H_CLASSES]!;
@@ -502,6 +514,7 @@ export function fleetTsKernels(): FleetKernels {
         const fAt = s[L.H_F_CACHE]!;
         let best = 0;
         let bestRank = 0;
+        const look = lookStart(s, num, milli);
         for (let n = 0; n < nodes; n++) {
           const base = at + n * stride;
           if (!fits(s, base, cpu, mem, num, milli, mask)) continue;
@@ -520,6 +533,7 @@ export function fleetTsKernels(): FleetKernels {
             }
           }
           const rank = s[base + L.N_RANK]!;
+          if (look) lookOffer(s, f, n, score, rank, g);
           if (pick < 0 || score > best || (score === best && rank < bestRank)) {
             pick = n;
             best = score;
@@ -528,6 +542,12 @@ export function fleetTsKernels(): FleetKernels {
           }
         }
         if (pick < 0) return -1;
+        // A policy with a lookahead: among close candidates, the one the pod damages least (src/baseline/fleet-rollout.ts).
+        const chosen = look ? lookChoose(s, f, cpu, mem, num, milli) : -1;
+        if (chosen >= 0) {
+          pick = chosen;
+          gpu = rolloutGpu;
+        }
       }
       if (num > 0 && milli > 0) {
         if (sharing) {

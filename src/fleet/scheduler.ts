@@ -22,6 +22,7 @@ import { fail, own, readInput, rejectUnknownKeys, requireArray, requireInteger, 
 import { FitCounts } from './fit-counts.js';
 import type { FleetKernels, FleetMemory } from './kernels.js';
 import * as L from './layout.js';
+import { decisionSeed, type Lookahead, lookaheadSize, samplingShapes, validateLookahead, writeLookahead } from './lookahead.js';
 import type { NodeGpus, NodeView } from './node-view.js';
 import {
   cleanRemainders,
@@ -70,7 +71,7 @@ export type PodSchedulerOptions = {
   ranks?: readonly number[];
   /** Pods whose shapes (CPU, share, GPU count; and host memory) get a score class and a tree of the pod index (default: the typical workload's); plans do not depend on it, a pod of another shape is planned by the scan. */
   shapes?: readonly FleetPod[];
-  /** Seed of the random policy's draws (default 42). */
+  /** Seed of the random policy's draws and of a lookahead's continuations (default 42). */
   seed?: number;
   /**
    * How a pod's node is found (default 'index'): 'index' walks the pod index (per-class tournament
@@ -171,6 +172,12 @@ export class PodScheduler {
   private readonly gpus: NodeGpus[];
   private readonly topologies: Array<{ topology: Topology; matrix: Int32Array } | undefined>;
   private readonly rng: Prng;
+  private readonly seed: number;
+  /** The policy's lookahead, and its block in the kernel arrays (0: none). */
+  private readonly lookahead: Lookahead | undefined;
+  private readonly lookAt: number;
+  /** Node changes seen (sync calls): with the seed and the pod, a lookahead decision's seed. */
+  private changes = 0;
   private closed = false;
 
   /**
@@ -201,6 +208,8 @@ export class PodScheduler {
     this.kernels = kernels;
     this.nodes = nodes;
     this.rng = new Prng(seed);
+    this.seed = seed;
+    this.lookahead = policy.lookahead === undefined ? undefined : validateLookahead('policy.lookahead', policy.lookahead);
     this.nodeIds = nodes.nodeIds();
     const n = this.nodeIds.length;
     this.gpus = this.nodeIds.map((_, k) => nodes.gpus(k));
@@ -259,11 +268,16 @@ export class PodScheduler {
     const node = policy.id === P_NODE ? (values ?? this.nodeValues(workload)) : undefined;
     const entries = node === undefined ? 0 : node.core.length;
     const { ints, floats, header } = L.fleetLayout(n, this.maxGpus, typical.length, this.classes.size, trees.length / 2, node?.lambdas ?? 0, entries);
-    this.memory = kernels.fleetAlloc(ints, floats);
-    this.bytes = ints * 4 + floats * 8;
+    // The lookahead block after the layout: its sampling table has a row per model bit, and one for nodes without GPUs.
+    const sampling = this.lookahead === undefined ? undefined : samplingShapes(workload, this.bits);
+    const look = this.lookahead === undefined || sampling === undefined ? { ints: 0, floats: 0 } : lookaheadSize(this.lookahead, sampling, used + 1, this.maxGpus);
+    this.lookAt = this.lookahead === undefined ? 0 : ints;
+    this.memory = kernels.fleetAlloc(ints + look.ints, floats + look.floats);
+    this.bytes = (ints + look.ints) * 4 + (floats + look.floats) * 8;
     const s = this.memory.ints();
     const f = this.memory.floats();
     s.set(header, 0);
+    if (this.lookahead !== undefined && sampling !== undefined) writeLookahead(s, f, ints, floats, this.lookahead, sampling, used + 1);
     s[L.H_DEAD] = dead;
     s.set(cleanRemainders(typical, s[L.H_DEAD]), header[L.H_CLEAN_AT]);
     // fgd-lp's plan tables: solved only for that policy (the LP takes a fraction of a second on openb).
@@ -364,6 +378,7 @@ export class PodScheduler {
 
   /** Node k of the state changed: re-sync it (called by the view's listener, see subscribeWeakly). */
   sync(k: number): void {
+    this.changes++;
     this.fitCounts?.take(this.memory.ints(), k);
     this.write(this.memory.ints(), k);
     this.kernels.fleetRefresh(this.memory, k);
@@ -399,6 +414,7 @@ export class PodScheduler {
     let tree = -1;
     if (shape !== undefined) for (let k = shape.floors.length - 1; k >= 0 && tree < 0; k--) if (shape.floors[k]! <= pod.memory) tree = shape.firstTree + k;
     const mask = pod.gpus === 0 ? -1 : modelMask(pod.models, this.bits);
+    if (this.lookAt !== 0) this.memory.ints()[this.lookAt + L.LK_SEED] = decisionSeed(this.seed, this.changes, pod.cpu, pod.memory, pod.gpus, pod.milli, mask);
     const node = this.kernels.fleetPick(this.memory, this.policy.id, cls, tree, pod.cpu, pod.memory, pod.gpus, pod.milli, mask, u1, u2);
     if (node < 0) return null;
     const s = this.memory.ints();
@@ -496,6 +512,12 @@ export class PodScheduler {
   fragmentation(): number {
     this.checkOpen();
     return this.memory.floats()[this.memory.ints()[L.H_F_FRAG]!]!;
+  }
+
+  /** Decisions the policy's lookahead rolled out on so far (two or more close candidates, the pod in its scope); 0 without a lookahead. */
+  lookaheadDecisions(): number {
+    this.checkOpen();
+    return this.lookAt === 0 ? 0 : this.memory.ints()[this.lookAt + L.LK_LOOKUPS]!;
   }
 
   /** Frag of node `node`, in milli-GPU. */
