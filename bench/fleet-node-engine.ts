@@ -1,6 +1,7 @@
-// fgd-node in the engine with the research tables (bench/fleet-ideas-node-lp.ts): the simulator's loop
-// (src/simulation/simulate.ts) over a PodScheduler given the node values, per seed, both backends.
-//   npm run build && node dist/bench/fleet-node-engine.js --seeds=42..46 --backend=wasm --search=index
+// Engine policies run by the simulator's loop (src/simulation/simulate.ts) over a PodScheduler, per
+// seed, with the CPU time of each pick: fgd-node with the engine's node values or the research copy's
+// (`--tables=research`: bench/fleet-ideas-node-lp.ts, HiGHS), its lookahead on or off (`--lookahead=off`).
+//   npm run build && node dist/bench/fleet-node-engine.js --policies=fgd-node,fgd --seeds=42..46 --backend=wasm --search=index
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ClusterState } from '../src/cluster/state.js';
@@ -21,15 +22,16 @@ const trace = arg('trace', 'default');
 const nodes = validateNodes('nodes', parseNodeCsv('nodes', readFileSync(join(root, 'data/openb/openb_node_list_gpu_node.csv'), 'utf8')));
 const pods = validatePods('pods', parsePodCsv('pods', readFileSync(join(root, `data/openb/openb_pod_list_${trace}.csv`), 'utf8')));
 const engine = await openEngine({ backend: arg('backend', 'wasm') as 'wasm' | 'ts' });
-const pr = await nodePrices(nodes, pods);
-const values = flatNodeValues(pr, lagrangianGrid(pr, [0.125, 0.25, 0.5, 1, 2, 4, 8, 16], false, false, 30));
+const pr = arg('tables', 'engine') === 'research' ? await nodePrices(nodes, pods) : undefined;
+const values = pr !== undefined ? flatNodeValues(pr, lagrangianGrid(pr, [0.125, 0.25, 0.5, 1, 2, 4, 8, 16], false, false, 30)) : undefined;
 const out: number[] = [];
 for (const policyName of arg('policies', 'fgd-node').split(',')) {
-  const policy = policyByName(policyName);
+  const named = policyByName(policyName);
+  const policy = arg('lookahead', 'on') === 'off' ? { ...named, lookahead: undefined } : named;
   for (const seed of parseSeeds('--seeds', arg('seeds', '42..46'), 10000)) {
     const { order, ranks } = prepareWorkload(nodes, pods, 1.3, new Prng(seed));
     const state = ClusterState.create(engine.kernels, { nodes: fleetClusterNodes(nodes) });
-    const fleet = new PodScheduler(engine.kernels, state.nodeView(), policy, typicalPods(pods), ranks, pods, 42, undefined, arg('search', 'index') as 'index', pods, values);
+    const fleet = new PodScheduler(engine.kernels, state.nodeView(), policy, typicalPods(pods), ranks, pods, seed, undefined, arg('search', 'index') as 'index', pods, values);
     const gpus = nodes.reduce((a, n) => a + n.gpus, 0);
     const bins: number[] = [];
     const alloc: number[] = [];
@@ -49,10 +51,11 @@ for (const policyName of arg('policies', 'fgd-node').split(',')) {
       bins.push(rint(arrived / gpus / 10));
       alloc.push(round2(used / gpus / 10));
     }
+    const looked = fleet.lookaheadDecisions();
     fleet.close();
     const at100 = binCurve(bins, alloc)[100]!;
     out.push(at100);
-    process.stdout.write(`${policyName} seed ${seed}: ${at100}  pick ${(pickCpu / order.length).toFixed(1)} µs/pod CPU\n`);
+    process.stdout.write(`${policyName} seed ${seed}: ${at100}  pick ${(pickCpu / order.length).toFixed(1)} µs/pod CPU  lookahead on ${looked}\n`);
   }
 }
 const mean = out.reduce((a, b) => a + b, 0) / out.length;

@@ -21,6 +21,7 @@ import type { FleetPolicy } from './types.js';
 export const fgdNode: FleetPolicy = {
   ...POLICY_REGISTRY['fgd-node'],
   gpuChoice: 'score',
+  lookahead: { delta: 1000, continuations: 16, depth: 16, scope: 'all', candidates: 4 },
   summary: "FGD's score inside the loss of a node-level value (the node-level LP's prices of CPU, memory and GPU shapes), with whole 8-GPU nodes held for big pods at the end",
 };
 
