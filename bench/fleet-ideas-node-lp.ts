@@ -19,7 +19,11 @@
 // +typ:n: only the shapes expected n times or more in the value;
 // +reserve:n: fleet-ideas.ts's reserve; +from:x: fgd-lp's rules while x % of the GPUs or more are free).
 //   npm run build && node dist/bench/fleet-ideas-node-lp.js --ideas=plan,node-lp~1+reserve:10 --seeds=42..46
+// NODE_LP_TABLES=engine: the prices and the grid from the engine's nodeLpPrices and nodeValueTables
+// (src/fleet/policies/node-value.ts: its own simplex, no HiGHS) instead of HiGHS and lagrangianGrid;
+// NODE_LP_TABLES=highs-clean: HiGHS's, with the rounding residue it leaves as a price read as 0.
 import { fileURLToPath } from 'node:url';
+import { nodeLpPrices, nodeValueTables } from '../src/fleet/policies/index.js';
 import type { NodeSpec, Pod } from '../src/fleet/types.js';
 import { loadSolver } from './fleet-bound-lp.js';
 import { type Fleet, main, plan, type Rules, ruleOf } from './fleet-ideas.js';
@@ -180,14 +184,33 @@ export function flatNodeValues(pr: NodePrices, gr: Grid): { lambdas: number; typ
   return { lambdas, typeOf: pr.typeOf, core: Float64Array.from(entries, (e) => e.core), gib: Float64Array.from(entries, (e) => e.gib), table };
 }
 
+/** The prices and grid of a name's options: HiGHS and lagrangianGrid, or the engine's tables under NODE_LP_TABLES=engine. */
+async function pricesAndGrid(nodes: readonly NodeSpec[], pods: readonly Pod[], thetas: readonly number[], cpuOnly: boolean, perType: boolean, least: number): Promise<{ pr: NodePrices; gr: Grid }> {
+  if (process.env.NODE_LP_TABLES !== 'engine') {
+    const pr = await nodePrices(nodes, pods);
+    // highs-clean: HiGHS's prices with its rounding residue (core and GiB prices below 1e-9, about 1e-14 on a few types) read as 0, as the engine's simplex gives them.
+    if (process.env.NODE_LP_TABLES === 'highs-clean') for (const d of [pr.core, pr.gib]) d.forEach((v, i) => v < 1e-9 && (d[i] = 0));
+    return { pr, gr: lagrangianGrid(pr, thetas, cpuOnly, perType, least) };
+  }
+  const lp = nodeLpPrices(nodes, pods);
+  const pr: NodePrices = { ...lp, shapes: lp.shapes.map((s) => ({ ...s, models: [...s.models] })) };
+  const t = nodeValueTables(nodes, pods, { thetas, least, perType, cpuOnly });
+  const gr: Grid = Array.from({ length: t.types }, (_, ti) =>
+    Array.from({ length: t.lambdas }, (_, l) => {
+      const k = ti * t.lambdas + l;
+      return { core: t.core[k]!, gib: t.gib[k]!, table: t.table.subarray(k * 1001, (k + 1) * 1001) };
+    }),
+  );
+  return { pr, gr };
+}
+
 const NAME = /^(plan\+|strand\+)?node-lp(?::([0-9.]+))?(?:@([0-9./]+))?(?:~([0-9.]+))?(?:%([0-9.]+))?(\+cpu)?(\+tb)?(?:\+typ:([0-9]+))?(?:\+reserve:([0-9]+))?(?:\+from:([0-9.]+))?$/;
 
 /** The node value of an idea of this file (its θ grid, +cpu, +tb and +typ:n), as a function of a node's state (node k's type; free GPU milli, milli-cores and MiB); undefined for a name of fleet-ideas.ts. */
 export async function nodeValueOf(idea: string, nodes: readonly NodeSpec[], pods: readonly Pod[]): Promise<((k: number, g: ArrayLike<number>, cpu: number, mem: number) => number) | undefined> {
   const m = NAME.exec(idea);
   if (m === null) return undefined;
-  const pr = await nodePrices(nodes, pods);
-  const gr = lagrangianGrid(pr, (m[3] ?? '0.125/0.25/0.5/1/2').split('/').map(Number), m[6] !== undefined, m[7] !== undefined, Number(m[8] ?? '0'));
+  const { pr, gr } = await pricesAndGrid(nodes, pods, (m[3] ?? '0.125/0.25/0.5/1/2').split('/').map(Number), m[6] !== undefined, m[7] !== undefined, Number(m[8] ?? '0'));
   return (k, g, cpu, mem) => stateValue(gr, pr.typeOf[k]!, g, cpu, mem);
 }
 
@@ -227,9 +250,8 @@ export function nodeLpRules(loss: Loss, step: number, c: number, n: number): Rul
 export async function nodeIdeas(idea: string, nodes: readonly NodeSpec[], pods: readonly Pod[]): Promise<Rules | undefined> {
   const m = NAME.exec(idea);
   if (m === null) return undefined;
-  const pr = await nodePrices(nodes, pods);
   const thetas = (m[3] ?? '0.125/0.25/0.5/1/2').split('/').map(Number);
-  const gr = lagrangianGrid(pr, thetas, m[6] !== undefined, m[7] !== undefined, Number(m[8] ?? '0'));
+  const { pr, gr } = await pricesAndGrid(nodes, pods, thetas, m[6] !== undefined, m[7] !== undefined, Number(m[8] ?? '0'));
   const cpuOnly = m[6] !== undefined;
   const loss = lossOf(gr, pr.typeOf, nodes.length, cpuOnly);
   if (m[1] === undefined) {

@@ -8,7 +8,8 @@
 // final basis, not of an accumulated update. Pricing is Dantzig's rule (the largest reduced cost,
 // lowest index on a tie), switching to Bland's rule (lowest index; no cycling) after DEGENERATE pivots
 // in a row that do not move. Deterministic: the same program gives the same bits.
-// The duals are those of the final basis: y = c_B·B⁻¹, ≥ 0 on a ≤ row, ≤ 0 on a ≥ row (a maximization).
+// The duals are those of the final basis: y = c_B·B⁻¹, ≥ 0 on a ≤ row, ≤ 0 on a ≥ row (a maximization),
+// exactly 0 on a row whose slack is basic or below 1e-9 (a price tested against 0 is not rounding noise).
 // Index reads carry `!`: every array is sized from m, n or the column starts at construction, and
 // basis entries are variable indices below n + 2m.
 import { AllocationError } from '../../shared/errors.js';
@@ -114,6 +115,8 @@ class Revised {
     if (this.run(false) === 'unbounded') return { status: 'unbounded' };
     this.refactor();
     this.prices();
+    // A row whose slack is basic has a price of exactly 0 (complementary slackness), not c_B·B⁻¹'s rounding residue.
+    for (let i = 0; i < m; i++) if (this.where[n + i]! >= 0 || Math.abs(this.y[i]!) < EPS) this.y[i] = 0;
     const x = new Float64Array(n);
     let objective = 0;
     for (let i = 0; i < m; i++) {
