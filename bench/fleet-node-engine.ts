@@ -24,8 +24,9 @@ const pods = validatePods('pods', parsePodCsv('pods', readFileSync(join(root, `d
 const engine = await openEngine({ backend: arg('backend', 'wasm') as 'wasm' | 'ts' });
 const pr = arg('tables', 'engine') === 'research' ? await nodePrices(nodes, pods) : undefined;
 const values = pr !== undefined ? flatNodeValues(pr, lagrangianGrid(pr, [0.125, 0.25, 0.5, 1, 2, 4, 8, 16], false, false, 30)) : undefined;
-const out: number[] = [];
 for (const policyName of arg('policies', 'fgd-node').split(',')) {
+  const out: number[] = [];
+  const times: number[] = [];
   const named = policyByName(policyName);
   const policy = arg('lookahead', 'on') === 'off' ? { ...named, lookahead: undefined } : named;
   for (const seed of parseSeeds('--seeds', arg('seeds', '42..46'), 10000)) {
@@ -55,8 +56,10 @@ for (const policyName of arg('policies', 'fgd-node').split(',')) {
     fleet.close();
     const at100 = binCurve(bins, alloc)[100]!;
     out.push(at100);
+    times.push(pickCpu / order.length);
     process.stdout.write(`${policyName} seed ${seed}: ${at100}  pick ${(pickCpu / order.length).toFixed(1)} µs/pod CPU  lookahead on ${looked}\n`);
   }
+  const mean = out.reduce((a, b) => a + b, 0) / out.length;
+  const sd = Math.sqrt(out.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, out.length - 1));
+  process.stdout.write(`${policyName}: ${mean.toFixed(3)} ± ${sd.toFixed(3)}  [${out.join(' ')}]  pick ${(times.reduce((a, b) => a + b, 0) / times.length).toFixed(1)} µs/pod CPU\n`);
 }
-const mean = out.reduce((a, b) => a + b, 0) / out.length;
-process.stdout.write(`mean ${mean.toFixed(3)} sd ${Math.sqrt(out.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, out.length - 1)).toFixed(3)}\n`);
