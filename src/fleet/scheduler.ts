@@ -63,9 +63,9 @@ export type PodSchedulerKernels = FleetKernels & AlignedKernels & { readonly bac
 
 /** Options of a pod scheduler. */
 export type PodSchedulerOptions = {
-  /** Policy name (default 'fgd-close'): one of FLEET_POLICIES' names. */
+  /** Policy name (default 'fgd-node'): one of FLEET_POLICIES' names. */
   policy?: FleetPolicyName;
-  /** The workload whose typical-pod distribution defines fragmentation, whose share sizes set fgd-close's dead hole (their 1st percentile) and fgd-lp's share prices; required for fgd, fgd-close and fgd-lp. */
+  /** The workload whose typical-pod distribution defines fragmentation, whose share sizes set fgd-close's dead hole (their 1st percentile), fgd-lp's share prices and fgd-node's node-level LP and rollouts; required for fgd, fgd-close, fgd-lp and fgd-node. */
   typical?: readonly FleetPod[];
   /** Each node's tie-break rank, in the state's node order: a permutation of 0..nodes−1, the smallest wins (default: node order). */
   ranks?: readonly number[];

@@ -9,7 +9,13 @@
 // (CPU-only pods where the least GPU milli is free; whole GPUs where the least CPU per wholly free GPU
 // is left, nodes whose model a model-constrained typical pod wants last). And a reserve: while at
 // most RESERVE nodes of 8 GPUs are wholly free, a wholly free node of 4 GPUs or more is held: shares,
-// CPU-only pods and pods of fewer than 4 GPUs go there only when nothing else fits.
+// CPU-only pods and pods of fewer than 4 GPUs go there only when nothing else fits. Where the best
+// candidates are close (the best 4 within 1,000 score units: shares whose losses are within a milli,
+// CPU-only and whole-GPU pods of equal loss and FGD score), rollouts decide (src/fleet/lookahead.ts:
+// 16 continuations of 16 pods drawn from the workload, the node the pod damages least).
+// The pod index serves it: its scores depend on the node and the pod's CPU, memory and GPUs only
+// (score classes key on memory for it), and on the reserve, whose count crossing RESERVE restales
+// every held node's scores.
 // Scores, by pod: a share −round(loss)·1000 + q; a CPU-only pod −round(loss)·10^9 + q·10^6 − free
 // milli; whole GPUs −round(loss)·10^12 + q·2^33 + fgd-close's tie rule; a held node −10^15 (shares,
 // CPU-only pods), −10^18 (fewer than 4 GPUs). Both kernels compute them in this order, bit for bit.
@@ -22,7 +28,7 @@ export const fgdNode: FleetPolicy = {
   ...POLICY_REGISTRY['fgd-node'],
   gpuChoice: 'score',
   lookahead: { delta: 1000, continuations: 16, depth: 16, scope: 'all', candidates: 4 },
-  summary: "FGD's score inside the loss of a node-level value (the node-level LP's prices of CPU, memory and GPU shapes), with whole 8-GPU nodes held for big pods at the end",
+  summary: "FGD's score inside the loss of a node-level value (the node-level LP's prices of CPU, memory and GPU shapes), with whole 8-GPU nodes held for big pods at the end and rollouts on close decisions (default)",
 };
 
 /** The node values (policies/node-value.ts nodeValueTables): value entry e = type·lambdas + l has `core[e]`, `gib[e]` and table(r) at `table[e·1001 + r]`; node k is of type `typeOf[k]`. */

@@ -19,11 +19,11 @@ export { type NodeLpPrices, type NodeLpShape, type NodeLpType, type NodeValueOpt
 export { planTables } from './share-values.js';
 export type { FleetPolicy, FleetPolicyName, GpuChoice } from './types.js';
 
-/** The published policies (FGD paper order) and ours: fgd-close (the default), fgd-lp and fgd-node. */
+/** The published policies (FGD paper order) and ours: fgd-close, fgd-lp and fgd-node (the default). */
 export const POLICIES: readonly FleetPolicy[] = [random, dotprod, clustering, packing, bestfit, fgd, ours, lp, fgdNode];
 
 /** The default policy's name. */
-export const DEFAULT_POLICY = ours.name;
+export const DEFAULT_POLICY = fgdNode.name;
 
 /** The policy called `name`; UNKNOWN_POLICY otherwise. */
 export function policyByName(name: unknown, field = 'policy'): FleetPolicy {
