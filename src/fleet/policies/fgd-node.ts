@@ -28,7 +28,8 @@ export const fgdNode: FleetPolicy = {
   ...POLICY_REGISTRY['fgd-node'],
   gpuChoice: 'score',
   lookahead: { delta: 1000, continuations: 16, depth: 16, scope: 'all', candidates: 4 },
-  summary: "FGD's score inside the loss of a node-level value (the node-level LP's prices of CPU, memory and GPU shapes), with whole 8-GPU nodes held for big pods at the end and rollouts on close decisions (default)",
+  summary:
+    "FGD's score inside the loss of a node-level value (the node-level LP's prices of CPU, memory and GPU shapes), with whole 8-GPU nodes held for big pods at the end and rollouts on close decisions (default)",
 };
 
 /** The node values (policies/node-value.ts nodeValueTables): value entry e = type·lambdas + l has `core[e]`, `gib[e]` and table(r) at `table[e·1001 + r]`; node k is of type `typeOf[k]`. */
