@@ -26,6 +26,13 @@
 // stale in every class and lists it in each class whose leaves are built; the class's next pick
 // rescores its listed nodes and replays their leaves in each of its built trees, up to the first entry
 // that does not change.
+//
+// fgd-node's node values (H_LAMBDAS > 0; policies/fgd-node.ts): each node's type (N_TYPE) and in `f`
+// each node's value now (kept by every refresh), then per value entry (type × λ) its prices per core
+// and per GiB and its table of VALUE_SIZE values. Its score reads the pod's memory, so its score
+// classes key on memory too (one tree each); and its reserve reads H_IDLE8, the count of wholly free
+// 8-GPU nodes the refreshes keep: when it crosses H_RESERVE, the nodes the reserve holds or releases
+// (4 GPUs or more, all wholly free) are marked stale like changed ones.
 
 export * from './layout-fields.js';
 
