@@ -14,13 +14,13 @@ import { fleetClusterNodes, prepareWorkload } from '../../src/simulation/simulat
 
 export type LookaheadRun = { events: string[]; looked: number };
 
-/** One run of the protocol over `nodes` and `pods` by `policy` (tune 1.3), the scheduler seeded with `seed`. */
-export function runWithPolicy(engine: Engine, rawNodes: FleetNode[], rawPods: FleetPod[], policy: FleetPolicy, seed: number, search: PodSearch = 'index'): LookaheadRun {
+/** One run of the protocol over `nodes` and `pods` by `policy` (tune 1.3) with `seed`; the scheduler seeded with `schedulerSeed` (default: the same). */
+export function runWithPolicy(engine: Engine, rawNodes: FleetNode[], rawPods: FleetPod[], policy: FleetPolicy, seed: number, search: PodSearch = 'index', schedulerSeed = seed): LookaheadRun {
   const nodes = validateNodes('nodes', rawNodes);
   const pods = validatePods('pods', rawPods);
   const { order, ranks } = prepareWorkload(nodes, pods, 1.3, new Prng(seed));
   const state = ClusterState.create(engine.kernels, { nodes: fleetClusterNodes(nodes) });
-  const scheduler = new PodScheduler(engine.kernels, state.nodeView(), policy, typicalPods(pods), ranks, pods, seed, undefined, search);
+  const scheduler = new PodScheduler(engine.kernels, state.nodeView(), policy, typicalPods(pods), ranks, pods, schedulerSeed, undefined, search);
   const events: string[] = [];
   try {
     for (const pod of order) {
