@@ -26,6 +26,13 @@
 // stale in every class and lists it in each class whose leaves are built; the class's next pick
 // rescores its listed nodes and replays their leaves in each of its built trees, up to the first entry
 // that does not change.
+//
+// A policy with a lookahead (src/fleet/lookahead.ts) has a block after all this (H_LOOK_AT in `s`,
+// H_F_LOOK in `f`; 0 without one): its setting (LK_ fields), the decision's seed, the workload's
+// sampling table (shapes and, per model row, cumulative counts), the best n candidates of the current
+// pick, the drawn continuations and the rollout's GPU scratch; in `f`, δ and the candidates' scores.
+// The pod index then descends past a winner that fits, keeping the best n (the runners-up are
+// among the entries the winner beat), and prunes what cannot beat the n-th or come within δ.
 
 export * from './layout-fields.js';
 
