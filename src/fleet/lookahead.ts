@@ -8,6 +8,7 @@
 // continuations run with and without the pod (common random numbers). The kernels roll out
 // (src/baseline/fleet-rollout.ts, assembly/fleet-rollout.ts); this module validates the setting,
 // writes the lookahead block of the layout (its sampling table) and makes each decision's seed.
+// The random policy, which has no score, ignores a lookahead.
 //
 // The sampler: each decision seeds a mulberry32 stream (src/fleet/prng.ts's generator, written
 // alike in both kernels on 32-bit integers) from the scheduler's seed, the number of node changes it
