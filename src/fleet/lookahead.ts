@@ -57,6 +57,8 @@ export function validateLookahead(field: string, value: unknown): Lookahead {
 /** The lookahead block's sizes: ints (header fields and tables) and floats (δ, the candidates' scores). */
 export function lookaheadSize(look: Lookahead, sampling: Sampling, rows: number, maxGpus: number): { ints: number; floats: number } {
   const shapes = sampling.count.length;
+  if (shapes * (rows + 1) > LIMITS.maxLookaheadTable)
+    fail('LIMIT_EXCEEDED', 'typical', `a workload of at most ${LIMITS.maxLookaheadTable} distinct pod shapes × (GPU models + 1) for the policy's lookahead to sample`, shapes * (rows + 1));
   return {
     ints: L.LK_FIELDS + shapes * L.SHAPE_FIELDS + rows * shapes + look.candidates * L.CAND_FIELDS + look.continuations * look.depth + 2 * maxGpus,
     floats: 1 + look.candidates,
