@@ -33,6 +33,13 @@
 // classes key on memory too (one tree each); and its reserve reads H_IDLE8, the count of wholly free
 // 8-GPU nodes the refreshes keep: when it crosses H_RESERVE, the nodes the reserve holds or releases
 // (4 GPUs or more, all wholly free) are marked stale like changed ones.
+//
+// A policy with a lookahead (src/fleet/lookahead.ts) has a block after all this (H_LOOK_AT in `s`,
+// H_F_LOOK in `f`; 0 without one): its setting (LK_ fields), the decision's seed, the workload's
+// sampling table (shapes and, per model row, cumulative counts), the best n candidates of the current
+// pick, the drawn continuations and the rollout's GPU scratch; in `f`, δ and the candidates' scores.
+// The pod index then descends past a winner that fits, keeping the best n (the runners-up are
+// among the entries the winner beat), and prunes what cannot beat the n-th or come within δ.
 
 export * from './layout-fields.js';
 

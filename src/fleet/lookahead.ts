@@ -8,6 +8,7 @@
 // continuations run with and without the pod (common random numbers). The kernels roll out
 // (src/baseline/fleet-rollout.ts, assembly/fleet-rollout.ts); this module validates the setting,
 // writes the lookahead block of the layout (its sampling table) and makes each decision's seed.
+// The random policy, which has no score, ignores a lookahead.
 //
 // The sampler: each decision seeds a mulberry32 stream (src/fleet/prng.ts's generator, written
 // alike in both kernels on 32-bit integers) from the scheduler's seed, the number of node changes it
@@ -56,6 +57,8 @@ export function validateLookahead(field: string, value: unknown): Lookahead {
 /** The lookahead block's sizes: ints (header fields and tables) and floats (δ, the candidates' scores). */
 export function lookaheadSize(look: Lookahead, sampling: Sampling, rows: number, maxGpus: number): { ints: number; floats: number } {
   const shapes = sampling.count.length;
+  if (shapes * (rows + 1) > LIMITS.maxLookaheadTable)
+    fail('LIMIT_EXCEEDED', 'typical', `a workload of at most ${LIMITS.maxLookaheadTable} distinct pod shapes × (GPU models + 1) for the policy's lookahead to sample`, shapes * (rows + 1));
   return {
     ints: L.LK_FIELDS + shapes * L.SHAPE_FIELDS + rows * shapes + look.candidates * L.CAND_FIELDS + look.continuations * look.depth + 2 * maxGpus,
     floats: 1 + look.candidates,

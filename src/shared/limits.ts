@@ -28,6 +28,8 @@ export const LIMITS = {
   maxLookaheadContinuations: 256,
   /** Most pods in one continuation of a lookahead. */
   maxLookaheadDepth: 256,
+  /** Most entries of a lookahead's sampling table (the workload's distinct pod shapes × (GPU models + 1)). */
+  maxLookaheadTable: 16_777_216,
   /** Most levels of nesting read from one input (requests are a few levels deep). */
   maxDepth: 64,
   /** Most CPU of one cluster node or slot, in milli-CPU (2^31 - 1: the fleet kernels count in i32). */

@@ -56,6 +56,9 @@ describe('fleet lookahead parity', async () => {
           const w = runWithPolicy(wasm, nodes, pods, policy, seed);
           expect(runWithPolicy(ts, nodes, pods, policy, seed)).toStrictEqual(w);
           expect(runWithPolicy(wasm, nodes, pods, policy, seed, 'scan')).toStrictEqual(w);
+          // The index's trees at coarser memory floors (pods asking more than their tree's floor), and some shapes without a class.
+          const shapes = pods.filter((_, i) => i % 3 !== 2).map((p) => ({ ...p, memoryMiB: p.memoryMiB & ~4095 }));
+          expect(runWithPolicy(ts, nodes, pods, policy, seed, 'index', seed, shapes)).toStrictEqual(w);
           looked += w.looked;
         },
       ),

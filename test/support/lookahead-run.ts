@@ -14,13 +14,24 @@ import { fleetClusterNodes, prepareWorkload } from '../../src/simulation/simulat
 
 export type LookaheadRun = { events: string[]; looked: number };
 
-/** One run of the protocol over `nodes` and `pods` by `policy` (tune 1.3), the scheduler seeded with `seed`. */
-export function runWithPolicy(engine: Engine, rawNodes: FleetNode[], rawPods: FleetPod[], policy: FleetPolicy, seed: number, search: PodSearch = 'index'): LookaheadRun {
+/** One run of the protocol over `nodes` and `pods` by `policy` (tune 1.3) with `seed`; the scheduler seeded with `schedulerSeed` (default: the same). */
+export function runWithPolicy(
+  engine: Engine,
+  rawNodes: FleetNode[],
+  rawPods: FleetPod[],
+  policy: FleetPolicy,
+  seed: number,
+  search: PodSearch = 'index',
+  schedulerSeed = seed,
+  /** The pods whose shapes get the index's classes and trees (default: the workload's). */
+  rawShapes?: FleetPod[],
+): LookaheadRun {
   const nodes = validateNodes('nodes', rawNodes);
   const pods = validatePods('pods', rawPods);
   const { order, ranks } = prepareWorkload(nodes, pods, 1.3, new Prng(seed));
   const state = ClusterState.create(engine.kernels, { nodes: fleetClusterNodes(nodes) });
-  const scheduler = new PodScheduler(engine.kernels, state.nodeView(), policy, typicalPods(pods), ranks, pods, seed, undefined, search);
+  const shapes = rawShapes === undefined ? pods : validatePods('shapes', rawShapes);
+  const scheduler = new PodScheduler(engine.kernels, state.nodeView(), policy, typicalPods(pods), ranks, shapes, schedulerSeed, undefined, search, pods);
   const events: string[] = [];
   try {
     for (const pod of order) {
