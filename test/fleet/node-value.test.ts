@@ -120,7 +120,7 @@ describe('the node value tables on small random fleets', () => {
         }
         expect(Math.abs(t.placed - research.placed)).toBeLessThanOrEqual(1e-6 * Math.max(1e-9, research.placed));
       }),
-      { numRuns: depth(15, 300) },
+      { numRuns: depth(5, 200) },
     );
   });
 });
@@ -175,7 +175,7 @@ describe('the simplex', () => {
           else expect(lhs).toBeGreaterThan(r.rhs - 1e-9);
         });
       }),
-      { numRuns: depth(200, 3000) },
+      { numRuns: depth(100, 3000) },
     );
   });
 });
