@@ -12,10 +12,10 @@ import { random } from './random.js';
 import type { FleetPolicy } from './types.js';
 
 export { LEAST_SHAPE_COUNT, type NodeValues, RESERVE, THETAS } from './fgd-node.js';
+export { type NodeLpPrices, type NodeLpShape, type NodeLpType, type NodeValueOptions, type NodeValueTables, nodeLpPrices, nodeStateValue, nodeValueTables } from './node-value.js';
 export { cleanRemainders, deadHole } from './ours.js';
 // The registry's numbers, whatever policies it holds (the table in scripts/fleet-tables.mjs).
 export * from './registry.js';
-export { type NodeLpPrices, type NodeLpShape, type NodeLpType, type NodeValueOptions, type NodeValueTables, nodeLpPrices, nodeStateValue, nodeValueTables } from './node-value.js';
 export { planTables } from './share-values.js';
 export type { FleetPolicy, FleetPolicyName, GpuChoice } from './types.js';
 

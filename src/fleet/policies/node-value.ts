@@ -194,7 +194,7 @@ export function nodeLpPrices(nodes: readonly NodeSpec[], pods: readonly Pod[]): 
   if (result.status === 'infeasible') result = solve(false);
   if (result.status !== 'optimal') throw new AllocationError('INTERNAL', `node LP: ${result.status} (cannot happen: y = 0 is feasible and every variable is bounded by its shape's count)`);
   const { duals } = result;
-  const d = (row: number) => (row >= 0 && row < duals.length ? Math.abs(duals[row]!) : 0);
+  const d = (row: number) => (row >= 0 && row < duals.length ? snap(Math.abs(duals[row]!)) : 0);
   return {
     placed: result.objective / capacity,
     types,
@@ -205,6 +205,11 @@ export function nodeLpPrices(nodes: readonly NodeSpec[], pods: readonly Pod[]): 
     gpu: types.map((_, ti) => d(3 * ti + 2)),
     worth: shapes.map((s, si) => (s.gpus === 0 ? d(fRow[si]!) : s.gpus * s.milli - d(shapeRow + si))),
   };
+}
+
+/** A price on the grid of 2⁻²⁴ (6e-8): the simplex's rounding residue (about 1e-13) is gone, so equal worths are equal numbers and a loss of 202.5 is 202.5. */
+function snap(v: number): number {
+  return Math.round(v * 16777216) / 16777216;
 }
 
 /** The node value's tables (see NodeValueTables) for a fleet and the workload whose shapes it expects. */

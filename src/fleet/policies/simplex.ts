@@ -65,6 +65,8 @@ class Revised {
   private readonly y: Float64Array;
   private readonly column: Float64Array;
   private readonly nonzero: Int32Array;
+  /** [B | I] during a rebuild (m × 2m). */
+  private readonly work: Float64Array;
   private pivots = 0;
 
   constructor(private readonly lp: LinearProgram) {
@@ -82,6 +84,7 @@ class Revised {
     this.y = new Float64Array(m);
     this.column = new Float64Array(m);
     this.nonzero = new Int32Array(2 * m);
+    this.work = new Float64Array(2 * m * m);
     for (let i = 0; i < m; i++) {
       const b = lp.rhs[i]!;
       const sense = lp.sense[i]!;
@@ -247,11 +250,16 @@ class Revised {
     }
   }
 
-  /** Rebuilds B⁻¹ from the basis columns (Gauss–Jordan, partial pivoting) and x_B = B⁻¹·b. */
+  /**
+   * Rebuilds B⁻¹ from the basis columns and x_B = B⁻¹·b: Gauss–Jordan on [B | I], the unit columns
+   * (slacks, artificials) first, each on its own row (no elimination), then the structural columns,
+   * each on the unused row of its largest entry; only the pivot row's nonzero entries are touched.
+   */
   private refactor(): void {
     const { m, n, lp, nonzero } = this;
     const width = 2 * m;
-    const a = new Float64Array(m * width);
+    const a = this.work;
+    a.fill(0);
     for (let i = 0; i < m; i++) {
       const j = this.basis[i]!;
       if (j < n) for (let k = lp.start[j]!, end = lp.start[j + 1]!; k < end; k++) a[lp.index[k]! * width + i] = lp.value[k]!;
@@ -259,40 +267,44 @@ class Revised {
       else a[(j - n - m) * width + i] = this.artificial[j - n - m]!;
       a[i * width + m + i] = 1;
     }
-    for (let c = 0; c < m; c++) {
-      let p = c;
-      for (let r = c + 1; r < m; r++) if (Math.abs(a[r * width + c]!) > Math.abs(a[p * width + c]!)) p = r;
-      const pivot = a[p * width + c]!;
-      if (Math.abs(pivot) < 1e-12) throw new AllocationError('INTERNAL', 'simplex: a singular basis');
-      if (p !== c)
+    const used = new Uint8Array(m);
+    const rowOf = new Int32Array(m);
+    for (const structural of [false, true])
+      for (let c = 0; c < m; c++) {
+        if (this.basis[c]! < n !== structural) continue;
+        let p = -1;
+        let best = 1e-12;
+        for (let r = 0; r < m; r++) {
+          const v = Math.abs(a[r * width + c]!);
+          if (used[r] === 0 && v > best) (p = r), (best = v);
+        }
+        if (p < 0) throw new AllocationError('INTERNAL', 'simplex: a singular basis');
+        used[p] = 1;
+        rowOf[c] = p;
+        const pivot = a[p * width + c]!;
+        let count = 0;
         for (let k = 0; k < width; k++) {
-          const t = a[c * width + k]!;
-          a[c * width + k] = a[p * width + k]!;
-          a[p * width + k] = t;
+          const v = a[p * width + k]!;
+          if (v === 0) continue;
+          a[p * width + k] = v / pivot;
+          nonzero[count++] = k;
         }
-      // Only the pivot row's nonzero entries change the other rows (the basis is sparse: mostly slacks).
-      let count = 0;
-      for (let k = c; k < width; k++) {
-        const v = a[c * width + k]!;
-        if (v === 0) continue;
-        a[c * width + k] = v / pivot;
-        nonzero[count++] = k;
-      }
-      for (let r = 0; r < m; r++) {
-        if (r === c) continue;
-        const f = a[r * width + c]!;
-        if (f === 0) continue;
-        for (let q = 0; q < count; q++) {
-          const k = nonzero[q]!;
-          a[r * width + k]! -= f * a[c * width + k]!;
+        for (let r = 0; r < m; r++) {
+          if (r === p) continue;
+          const f = a[r * width + c]!;
+          if (f === 0) continue;
+          for (let q = 0; q < count; q++) {
+            const k = nonzero[q]!;
+            a[r * width + k]! -= f * a[p * width + k]!;
+          }
         }
       }
-    }
-    // a's right half is B⁻¹ (row i: basic variable i).
+    // Row rowOf[i] of a's right half is B⁻¹'s row i (basic variable i).
     for (let i = 0; i < m; i++) {
+      const row = rowOf[i]! * width + m;
       let v = 0;
       for (let k = 0; k < m; k++) {
-        const b = a[i * width + m + k]!;
+        const b = a[row + k]!;
         this.inverse[i * m + k] = b;
         v += b * lp.rhs[k]!;
       }
