@@ -1,6 +1,6 @@
 // fgd-node (src/fleet/policies/fgd-node.ts) places every pod where the research copy of the rule
 // (bench/fleet-ideas-node-lp.ts nodeLpRules over bench/fleet-ideas.ts's plain scan, no caches) places
-// it, given the same node values: random fleets, workloads whose pods of one CPU and GPU shape differ
+// it, given the same node values and without the rollouts on close decisions that it carries: random fleets, workloads whose pods of one CPU and GPU shape differ
 // in memory (the value charges memory, so such pods must not share scores), random value tables, both
 // backends, the pod index and the scan; fleets with more than RESERVE 8-GPU nodes, so the reserve
 // turns on as they fill. And on hand-made tables: the loss decides before FGD's score, memory is
@@ -21,11 +21,14 @@ import { fleetClusterNodes, prepareWorkload } from '../../src/simulation/simulat
 import { depth } from '../support/depth.js';
 import { engines } from '../support/engines.js';
 
+/** fgd-node without its lookahead: its score alone (the rollouts on close decisions: test/fleet/lookahead-*.test.ts). */
+const SCORE_ONLY = { ...policyByName('fgd-node'), lookahead: undefined };
+
 /** The engine's placements (node, GPU of a share or -1) of the protocol's order of `pods` under fgd-node with `values`. */
 function enginePlacements(engine: Engine, nodes: NodeSpec[], pods: Pod[], seed: number, values: NodeValues, search: 'index' | 'scan'): [number, number][] {
   const { order, ranks } = prepareWorkload(nodes, pods, 1.3, new Prng(seed));
   const state = ClusterState.create(engine.kernels, { nodes: fleetClusterNodes(nodes) });
-  const scheduler = new PodScheduler(engine.kernels, state.nodeView(), policyByName('fgd-node'), typicalPods(pods), ranks, pods, 42, undefined, search, pods, values);
+  const scheduler = new PodScheduler(engine.kernels, state.nodeView(), SCORE_ONLY, typicalPods(pods), ranks, pods, 42, undefined, search, pods, values);
   const ids = state.nodes();
   try {
     return order.map((p) => {
@@ -149,7 +152,7 @@ describe('fgd-node: the engine places as the research rule does', async () => {
   const place = (engine: Engine, list: FleetNode[], pods: Pod[], values: NodeValues, ranks: number[], search: 'index' | 'scan' = 'index') => {
     const nodes = validateNodes('nodes', list);
     const state = ClusterState.create(engine.kernels, { nodes: fleetClusterNodes(nodes) });
-    const scheduler = new PodScheduler(engine.kernels, state.nodeView(), policyByName('fgd-node'), typicalPods(pods), ranks, pods, 42, undefined, search, pods, values);
+    const scheduler = new PodScheduler(engine.kernels, state.nodeView(), SCORE_ONLY, typicalPods(pods), ranks, pods, 42, undefined, search, pods, values);
     const ids = state.nodes();
     try {
       return pods.map((p) => {
