@@ -30,7 +30,9 @@ import {
   deadHole,
   type FleetPolicy,
   type FleetPolicyName,
+  LEAST_SHAPE_COUNT,
   type NodeValues,
+  nodeValueTables,
   P_CLUSTERING,
   P_FGD,
   P_LP,
@@ -39,8 +41,6 @@ import {
   P_RANDOM,
   planTables,
   policyByName,
-  LEAST_SHAPE_COUNT,
-  nodeValueTables,
   RESERVE,
   THETAS,
 } from './policies/index.js';
