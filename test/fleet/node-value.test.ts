@@ -189,6 +189,21 @@ function error(fn: () => unknown): AllocationError {
   throw new Error('expected an AllocationError');
 }
 
+describe('a workload the fleet cannot hold', () => {
+  it('is not an error: CPU-only pods that fit no node or too many for its CPU leave the GPU pods their LP', () => {
+    const nodes: NodeSpec[] = [{ id: 'n0', cpu: 8000, memory: 32768, gpus: 2, model: 'A', gpuMemory: 1 << 30 }];
+    const gpu: Pod = { id: 'g', cpu: 1000, memory: 1024, gpus: 1, milli: 1000, models: [] };
+    const cpuOnly = (id: string, cpu: number): Pod => ({ id, cpu, memory: 1024, gpus: 0, milli: 0, models: [] });
+    // Scaled to the fleet's 2 GPUs, 2 GPU pods (2 cores) and 20 CPU-only pods of 4 cores (80 cores on 8): the LP without "all placed" rows.
+    const crowded = nodeLpPrices(nodes, [gpu, ...Array.from({ length: 10 }, (_, i) => cpuOnly(`c${i}`, 4000))]);
+    expect(crowded.placed).toBe(1);
+    // A CPU-only pod of 16 cores fits no node: no "all placed" row for its shape.
+    const t = nodeValueTables(nodes, [gpu, cpuOnly('big', 16000)], { thetas: [1], least: 0 });
+    expect(t.placed).toBe(1);
+    expect(nodeStateValue(t, 0, [1000, 1000], 8000, 32768)).toBe(2000);
+  });
+});
+
 describe('bad input', () => {
   const nodes: NodeSpec[] = [{ id: 'n0', cpu: 8000, memory: 32768, gpus: 2, model: 'A', gpuMemory: 1 << 30 }];
   const pods: Pod[] = [{ id: 'p0', cpu: 1000, memory: 1024, gpus: 1, milli: 500, models: [] }];
