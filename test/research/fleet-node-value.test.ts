@@ -4,12 +4,13 @@
 // memory prices of 0 on every type where HiGHS gives 0 or rounding residue (below 1e-9, about 1e-14
 // on a few types of every trace). The residue is what separates the two: the research grid of a type
 // with a residue price shrinks to λ ≈ 0 (the node's CPU and memory uncharged), the engine's does not
-// (docs/fleet.md, "Node-level prices").
+// (docs/fleet.md, "Node-level prices"); with the residue read as 0, N's tables are the research grid's
+// within 1e-6.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { nodePrices } from '../../bench/fleet-ideas-node-lp.js';
-import { nodeLpPrices } from '../../src/fleet/policies/index.js';
+import { lagrangianGrid, nodePrices } from '../../bench/fleet-ideas-node-lp.js';
+import { nodeLpPrices, nodeValueTables } from '../../src/fleet/policies/index.js';
 import { parseNodeCsv, parsePodCsv } from '../../src/fleet/trace.js';
 import { validateNodes, validatePods } from '../../src/fleet/types.js';
 import { ROOT } from '../support/cli.js';
@@ -36,5 +37,19 @@ describe.each(['default', 'gpushare40', 'gpuspec33', 'multigpu20'])('the node LP
         if (theirs < 1e-9) expect(mine).toBe(0);
         else expect(mine).toBeCloseTo(theirs, 6);
     });
+    // N's tables: the research grid over HiGHS's prices, residue read as 0, within 1e-6 (the engine's prices lie on the grid of 2⁻²⁴: 940/3 moves by 2e-8).
+    const thetas = [0.125, 0.25, 0.5, 1, 2, 4, 8, 16];
+    const t = nodeValueTables(nodes, pods, { thetas, least: 30 });
+    const clean = (d: number[]) => d.map((v) => (v < 1e-9 ? 0 : v));
+    const grid = lagrangianGrid({ ...highs, core: clean(highs.core), gib: clean(highs.gib) }, thetas, false, false, 30);
+    let worst = 0;
+    grid.forEach((points, ti) =>
+      points.forEach(({ core, gib, table }, l) => {
+        const k = ti * t.lambdas + l;
+        worst = Math.max(worst, Math.abs(t.core[k]! - core), Math.abs(t.gib[k]! - gib));
+        for (let r = 0; r <= 1000; r++) worst = Math.max(worst, Math.abs(t.table[k * 1001 + r]! - table[r]!));
+      }),
+    );
+    expect(worst).toBeLessThan(1e-6);
   });
 });
