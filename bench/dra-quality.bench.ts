@@ -7,7 +7,7 @@
 // placed before the first failure, multi-GPU claims split across PCIe roots (and how many of those
 // splits a free root could have avoided), µs per claim. Prints a table, writes
 // bench/dra-quality-results.json, names the machine.
-//   npm run bench:dra-quality [-- --quick] [-- --seeds=5] [-- --scale=1] [-- --out=FILE]
+//   npm run bench:dra-quality [-- --quick] [-- --seeds=5] [-- --first-seed=1] [-- --scale=1] [-- --fleets=…] [-- --out=FILE]
 import { loadavg } from 'node:os';
 import { table } from '../src/cli/lib/common.js';
 import { createDraCluster, DEFAULT_DRA_FEATURES, type DraMode, type DraWorkloadEntry, FRAGMENTATION_CANDIDATES, type NodeScore } from '../src/dra/index.js';
@@ -318,11 +318,11 @@ export const CONFIGURATIONS: ReadonlyArray<{ mode: DraMode; nodeScore: NodeScore
   { mode: 'scored', nodeScore: 'fragmentation', workload: true },
 ];
 
-export async function runQualityBench(options: { quick?: boolean; seeds?: number; scale?: number; out?: string | null; fleets?: FleetName[] } = {}): Promise<QualityReport> {
+export async function runQualityBench(options: { quick?: boolean; seeds?: number; firstSeed?: number; scale?: number; out?: string | null; fleets?: FleetName[] } = {}): Promise<QualityReport> {
   const quick = options.quick === true;
   const started = performance.now();
   const loadavgStart = loadavg();
-  const seeds = Array.from({ length: options.seeds ?? (quick ? 2 : 5) }, (_, i) => i + 1);
+  const seeds = Array.from({ length: options.seeds ?? (quick ? 2 : 5) }, (_, i) => i + (options.firstSeed ?? 1));
   const scale = options.scale ?? 1;
   const fleets: FleetName[] = options.fleets ?? (quick ? ['h100-dynamic-mig', 'a100-static-mig', 'nvidia-mix'] : ['dgx-h100', 'a100-static-mig', 'h100-dynamic-mig', 'nvidia-mix', 'example-shared']);
   const rows: QualityRow[] = [];
@@ -365,12 +365,14 @@ if (isMain(import.meta.url)) {
   const args = process.argv.slice(2);
   const value = (name: string): string | undefined => argValue(name, args);
   const seeds = value('seeds');
+  const firstSeed = value('first-seed');
   const scale = value('scale');
   const fleets = value('fleets');
   await runQualityBench({
     quick: args.includes('--quick'),
     out: value('out'),
     ...(seeds !== undefined ? { seeds: Number(seeds) } : {}),
+    ...(firstSeed !== undefined ? { firstSeed: Number(firstSeed) } : {}),
     ...(scale !== undefined ? { scale: Number(scale) } : {}),
     ...(fleets !== undefined ? { fleets: fleets.split(',') as FleetName[] } : {}),
   });

@@ -1,8 +1,8 @@
 // The dra room's internals that tests drive directly (not part of the public API, not re-exported
 // by src/index.ts): building a node's model, the first-fit search, the scored search's objective,
-// quantities, CEL selectors and RE2, the documents reader, version conversion and the unknown-field policy.
+// the fragmentation term's look-ahead, quantities, CEL selectors and RE2, the documents reader, version conversion and the unknown-field policy.
 
-export { compareObjective, evaluateObjective, firstFit } from './allocator/index.js';
+export { compareObjective, evaluateObjective, firstFit, LOOKAHEAD_STEPS, PLACEMENT_SCALE, selectionOf, TopologySetup, workloadShapes } from './allocator/index.js';
 export type { CelAttributeValue, CelDevice, CelFeatures, CompiledSelector } from './cel/index.js';
 export {
   CelCompileError,

@@ -1,6 +1,7 @@
 // `gpualloc dra schedule --explain`: per placed pod, the objective's terms of the scored
 // allocation beside first-fit's on the same node (as `dra allocate --explain` has them), in text
 // and as each pod's "explain" in JSON; nothing for a pod not placed; refused in first-fit mode.
+// `--workload pending`: the input's pending claims weigh the fragmentation term (looking ahead).
 import { describe, expect, it } from 'vitest';
 import { cli } from '../support/cli.js';
 
@@ -53,5 +54,35 @@ describe('gpualloc dra schedule --explain', () => {
     const r = await cli(['dra', 'schedule', '--dump', DUMP, '--explain', '--mode', 'first-fit']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--explain is for the scored mode');
+  });
+});
+
+describe('gpualloc dra --workload pending', () => {
+  const SAMPLE = 'data/samples/dra/h100-dynamic-mig.json';
+  const terms = (text: string): number[] => [...text.matchAll(/fragmentation (-?[\d.]+)‰/g)].map((m) => Number(m[1]));
+
+  it("weighs fragmentation by the input's pending claims, looking ahead: the 1g slice's terms change, and its slice keeps the 4g and the 2g", async () => {
+    const args = ['dra', 'allocate', '--dump', SAMPLE, '--node', 'h100-mig-1', '--claim', 'ml/infer-1g', '--explain'];
+    const plain = await cli(args);
+    const pending = await cli([...args, '--workload', 'pending']);
+    expect(plain.code).toBe(0);
+    expect(pending.code).toBe(0);
+    expect(pending.stdout).toMatch(/gpu-1-mig-1g10gb-19-6/);
+    const [chosen, firstFit] = terms(pending.stdout);
+    // The pending 4g and 2g still fit beside the slice taken (expected stranding goes down), not beside first-fit's slice 0.
+    expect(chosen).toBeLessThan(0);
+    expect(firstFit).toBeGreaterThan(chosen!);
+    expect(terms(plain.stdout)[0]).not.toBe(chosen);
+    const all = await cli(['dra', 'schedule', '--dump', SAMPLE, '--workload', 'pending']);
+    for (const d of ['gpu-1-mig-1g10gb-19-6', 'gpu-1-mig-4g40gb-5-0', 'gpu-1-mig-2g20gb-14-4']) expect(all.stdout).toContain(d);
+  });
+
+  it('takes only pending, and only in the scored mode', async () => {
+    const bad = await cli(['dra', 'schedule', '--dump', SAMPLE, '--workload', 'all']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--workload: expected pending, got "all"/);
+    const firstFit = await cli(['dra', 'schedule', '--dump', SAMPLE, '--mode', 'first-fit', '--workload', 'pending']);
+    expect(firstFit.code).toBe(2);
+    expect(firstFit.stderr).toMatch(/--workload is for the scored mode/);
   });
 });

@@ -57,6 +57,11 @@ const OPTIONS = {
     value: 'LIST',
     help: `allocator features on, comma-separated (every other one off); default: those\nKubernetes 1.36 enables by default: ${featureList(true)};\noff by default: ${featureList(false)}`,
   }),
+  workload: option({
+    type: 'string',
+    value: 'pending',
+    help: "scored mode: the claims expected, for the fragmentation term: pending (the input's\npending claims, each once; the term then looks 6 claims ahead); default: every\npartition shape each node publishes, equally (FGD's next claim)",
+  }),
   strict: option({ type: 'boolean', help: 'every field the readers do not know is an error (default: a warning)' }),
   detail: option({ type: 'boolean', help: 'for a pod not placed, why each node was not chosen' }),
   json: jsonOption('print JSON'),
@@ -72,10 +77,10 @@ const HELP = `gpualloc dra: where Kubernetes would put pending pods and their DR
 
 Usage:
   gpualloc dra schedule --dump FILE|- [--dump FILE]... [--node-score pack|spread|first|fragmentation]
-                        [--mode scored|first-fit] [--features LIST] [--strict] [--detail]
+                        [--mode scored|first-fit] [--workload pending] [--features LIST]
+                        [--strict] [--detail] [--json] [--patch] [--explain]
+  gpualloc dra allocate --dump FILE|- --node NAME [--claim NAME]... [--mode …] [--workload pending]
                         [--json] [--patch] [--explain]
-  gpualloc dra allocate --dump FILE|- --node NAME [--claim NAME]... [--mode …] [--json] [--patch]
-                        [--explain]
 
   kubectl get deviceclasses,resourceslices,resourceclaims,resourceclaimtemplates,pods,nodes -A -o yaml \\
     | gpualloc dra schedule --dump -
@@ -107,6 +112,7 @@ type Values = {
   mode?: string;
   'node-score'?: string;
   features?: string;
+  workload?: string;
   strict?: boolean;
   detail?: boolean;
   json?: boolean;
@@ -132,6 +138,13 @@ function oneOf<T extends string>(flag: string, text: string | undefined, options
   if (text === undefined) return undefined;
   if (!(options as readonly string[]).includes(text)) throw new UsageError(`${flag}: expected ${options.join(' or ')}, got ${JSON.stringify(text)}`);
   return text as T;
+}
+
+/** --workload: whether the input's pending claims are the workload (scored mode only). */
+function workloadOf(values: Values, mode: DraMode | undefined): boolean {
+  if (oneOf('--workload', values.workload, ['pending'] as const) === undefined) return false;
+  if (mode === 'first-fit') throw new UsageError('--workload is for the scored mode');
+  return true;
 }
 
 async function inputs(io: Io, values: Values, needs: DumpPart[]): Promise<ClusterDump & { files: string[] }> {
@@ -186,6 +199,7 @@ async function schedule(values: Values, io: Io): Promise<number> {
   const mode = oneOf<DraMode>('--mode', values.mode, DRA_MODES);
   if (values.explain && mode === 'first-fit') throw new UsageError('dra schedule: --explain is for the scored mode');
   const nodeScore = oneOf<NodeScore>('--node-score', values['node-score'], NODE_SCORES);
+  const workload = workloadOf(values, mode);
   const features = parseFeatures(values.features);
   const dump = await inputs(io, values, ['classes', 'slices', 'claims', 'nodes']);
   if (dump.nodes.length === 0) throw new UsageError(`dra schedule: no Node in ${dump.files.join(', ')}`);
@@ -202,6 +216,7 @@ async function schedule(values: Values, io: Io): Promise<number> {
       ...(mode !== undefined ? { mode } : {}),
       ...(nodeScore !== undefined ? { nodeScore } : {}),
       ...(values.explain ? { explain: true } : {}),
+      ...(workload ? { workload: claims.filter((c) => c.allocation === undefined).map((c) => ({ claim: c.object })) } : {}),
     });
   } catch (error) {
     throw located(dump, error);
@@ -341,6 +356,7 @@ async function allocate(values: Values, io: Io): Promise<number> {
       ...(features !== undefined ? { features } : {}),
       ...(mode !== undefined ? { mode } : {}),
       ...(values.explain ? { explain: true } : {}),
+      ...(workloadOf(values, mode) ? { workload: claims.filter((c) => c.allocation === undefined).map((c) => ({ claim: c.object })) } : {}),
     });
   } catch (error) {
     throw located(dump, error);

@@ -6,7 +6,7 @@ export type { DraAllocateRequest, DraAllocateResult, DraExplanation, DraMode, Se
 export { allocateClaims, allocateOnModel, DRA_MODES, readBudget, readCapacityState, readFeatures, readIdList, readMode, unschedulable } from './allocate.js';
 export { firstFit } from './first-fit.js';
 export { AllocatedBase, compareObjective, type DraObjective, evaluateObjective, PAIR_PENALTY, TOPOLOGY_ATTRIBUTES, TopologySetup } from './objective.js';
-export { fragmentationParts, type WorkloadShape } from './partition-fragmentation.js';
+export { fragmentationParts, LOOKAHEAD_STEPS, PLACEMENT_SCALE, type WorkloadShape } from './partition-fragmentation.js';
 export { DEFAULT_SCORED_BUDGET } from './scored.js';
 export { namesRead } from './symmetry.js';
 export { type DraWorkloadEntry, readWorkload, selectionOf, type Workload, workloadShapes } from './workload.js';

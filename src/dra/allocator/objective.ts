@@ -11,7 +11,7 @@
 import type { AllocationModel, RequestModel } from '../model/index.js';
 import type { AttributeValue, Device } from '../objects/index.js';
 import { deviceFieldKeys, type SymmetryKeys } from './device-keys.js';
-import { counterSetRoots, FragmentationTracker, PartitionLayout, PLACEMENT_SCALE, partitionShare, ShapeTable, type WorkloadShape } from './partition-fragmentation.js';
+import { counterSetRoots, FragmentationTracker, LOOKAHEAD_STEPS, PartitionLayout, PLACEMENT_SCALE, partitionShare, ShapeTable, type WorkloadShape } from './partition-fragmentation.js';
 
 /** The cost of an allocation, as allocateClaims reports it in scored mode (lower is better, in this order). */
 export interface DraObjective {
@@ -20,9 +20,11 @@ export interface DraObjective {
   /** Sum over the device pairs of each claim: 20 under different PCIe roots of one NUMA node, 30 across NUMA nodes (or roots with no NUMA published), 0 otherwise. */
   topology: number;
   /**
-   * FGD: how much the weighted unusable free share of partitioned parents grows, plus what the picks
-   * hold beyond the smallest device each request could take (waste), scaled by PLACEMENT_SCALE, plus
-   * placements lost per shape; may be negative. `fragmentationParts` splits it into its units.
+   * FGD: how much the weighted unusable free share of partitioned parents grows (with a workload
+   * the caller gives: their expected stranded share, looking LOOKAHEAD_STEPS claims ahead), plus what
+   * the picks hold beyond the smallest device each request could take (waste), scaled by
+   * PLACEMENT_SCALE, plus placements lost per shape; may be negative. `fragmentationParts` splits it
+   * into its units.
    */
   fragmentation: number;
   /** Parents (whole devices, or the physical device behind partitions) this allocation starts using. */
@@ -171,13 +173,13 @@ export class TopologySetup {
     return this.candidates === model.candidates.length && this.pools === model.pools.length;
   }
 
-  /** The workload `shapes` over the layout (the published shapes when undefined), made once per list given (the last few lists). */
+  /** The workload `shapes` over the layout, looking LOOKAHEAD_STEPS claims ahead (the published shapes, FGD's next claim alone, when undefined), made once per list given (the last few lists). */
   shapeTable(shapes: readonly WorkloadShape[] | undefined): ShapeTable {
     if (shapes === undefined) return this.layout.published;
     let table = this.tables.get(shapes);
     if (table === undefined) {
       if (this.tables.size >= KEPT_TABLES) this.tables.delete(this.tables.keys().next().value as readonly WorkloadShape[]);
-      this.tables.set(shapes, (table = new ShapeTable(this.layout, shapes)));
+      this.tables.set(shapes, (table = new ShapeTable(this.layout, shapes, LOOKAHEAD_STEPS)));
     }
     return table;
   }

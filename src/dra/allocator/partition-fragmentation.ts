@@ -1,12 +1,15 @@
-// FGD for partitions: the fragmentation an allocation leaves on each parent (a counter set, or a
-// group of counter sets some device consumes from together), measured as FGD (Weng et al., USENIX
-// ATC'23) measures it for fractional GPUs: for each claim shape of the workload, a parent's free
-// share counts as fragment when no device of that shape fits the parent's counters any more,
-// weighted by the shape's share of the workload. Placement rules are what the counters encode (a
-// MIG placement consumes its memory slices), so a 1g slice placed where it leaves a 4g placement
-// free scores better than one that blocks it, and a whole device kept whole scores better than a
-// fresh parent opened. Amounts are compared as doubles (a score, not an admission check: the
-// search state checks counters exactly); every score is an integer.
+// FGD for partitions, looking ahead: the fragmentation an allocation leaves on each parent (a
+// counter set, or a group of counter sets some device consumes from together). FGD (Weng et al.,
+// USENIX ATC'23) counts a fractional GPU's free share as fragment for each claim shape of the
+// workload that no longer fits it, weighted by the shape's share of the workload: the expected
+// fragment for the next claim. For a workload the caller gives (how often each claim comes), the
+// next LOOKAHEAD_STEPS claims are drawn from it and the parent takes each one it can where that is
+// worth most: the free share they are not expected to take is its fragmentation
+// (ShapeTable.expectedTake, exact and memoized per state). Placement
+// rules are what the counters encode (a MIG placement consumes its memory slices), so a 1g slice
+// placed where it leaves a 4g placement free scores better than one that blocks it, and two 2g.20gb
+// go side by side where that keeps a 3g.40gb placement. Amounts are compared as doubles (a score,
+// not an admission check: the search state checks counters exactly); every score is an integer.
 import type { AllocationModel, Pool } from '../model/index.js';
 
 import type { Device } from '../objects/index.js';
@@ -272,17 +275,26 @@ export class PartitionLayout {
 export class ShapeTable {
   /** Per shape: weight in thousandths of the workload. */
   readonly weights: Int32Array;
+  /** Σ weights (0: the workload has no shape, and the term is 0 for every allocation). */
+  readonly weight: number;
   /** Per shape and parent: the candidates of the shape on the parent (flat: start[s * parents + p] …). */
   readonly start: Int32Array;
   readonly members: Int32Array;
 
+  /**
+   * `lookahead`: claims of the workload the term looks ahead (LOOKAHEAD_STEPS for a workload the
+   * caller gives); 0 for FGD's own expectation over the next claim alone (the default workload, every
+   * published shape equally: a list of what may come, not how often).
+   */
   constructor(
     readonly layout: PartitionLayout,
     shapes: readonly WorkloadShape[],
+    readonly lookahead = 0,
   ) {
     const parents = layout.parentCount;
     const sum = shapes.reduce((s, x) => s + Math.max(0, x.weight), 0);
     this.weights = Int32Array.from(shapes, (x) => (sum > 0 ? Math.round((1000 * Math.max(0, x.weight)) / sum) : 0));
+    this.weight = this.weights.reduce((a, w) => a + w, 0);
     this.start = new Int32Array(shapes.length * parents + 1);
     const members: number[] = [];
     shapes.forEach((shape, s) => {
@@ -297,17 +309,84 @@ export class ShapeTable {
     this.members = Int32Array.from(members);
   }
 
+  /** Memo of expectedTake (a pure function of its arguments): `steps:parent:counters left` → thousandths. */
+  private readonly taken = new Map<string, number>();
+
+  /** Parent p's free share in thousandths, unrounded (freeShare before rounding). */
+  exactFree(p: number, left: Float64Array): number {
+    const layout = this.layout;
+    let sum = 0;
+    let counters = 0;
+    // p is a parent; k a counter slot of that parent (as in freeShare).
+    for (let k = layout.counterStart[p]!; k < layout.counterStart[p + 1]!; k++) {
+      const t = layout.total[k]!;
+      if (t <= 0) continue;
+      counters++;
+      sum += Math.min(1, Math.max(0, left[k]! / t));
+    }
+    return counters === 0 ? 0 : (1000 * sum) / counters;
+  }
+
   /**
-   * Parent p's fragmentation with `left`: FGD's Σ over shapes that no longer fit of weight × free
-   * share, scaled by PLACEMENT_SCALE, plus Σ over shapes of weight × placements they have lost (so
-   * that of two picks FGD scores alike, the one leaving more placements open wins).
+   * The look-ahead: how much of parent p (thousandths of it) the next `steps` claims drawn from the
+   * workload are expected to take, when each draw is taken where the parent can hold it and that
+   * is worth more than passing it on (to another parent), at the placement worth most: V₀ = 0,
+   * Vₕ(left) = Σₛ wₛ · max(Vₕ₋₁(left), max over the shape's devices d on p that fit of
+   * (share d takes + Vₕ₋₁(left − d))). A draw of a shape that has no device on p, or none that fits,
+   * passes. Computed exactly (no sampling) and memoized per (steps, parent, counters left): a MIG
+   * GPU has a few hundred reachable states.
+   */
+  expectedTake(p: number, left: Float64Array, steps: number): number {
+    if (steps === 0) return 0;
+    const layout = this.layout;
+    let key = `${steps}:${p}:`;
+    // p is a parent: its counter slots are in range of `left`.
+    for (let k = layout.counterStart[p]!; k < layout.counterStart[p + 1]!; k++) key += `${left[k]},`;
+    const known = this.taken.get(key);
+    if (known !== undefined) return known;
+    const pass = this.expectedTake(p, left, steps - 1);
+    const free = this.exactFree(p, left);
+    const parents = layout.parentCount;
+    let sum = 0;
+    let total = 0;
+    // s < shapes, m within the shape's members on p, c a candidate with its uses (as in fragmentation).
+    for (let s = 0; s < this.weights.length; s++) {
+      const w = this.weights[s]!;
+      total += w;
+      if (w === 0) continue;
+      let best = pass;
+      for (let m = this.start[s * parents + p]!; m < this.start[s * parents + p + 1]!; m++) {
+        const c = this.members[m]!;
+        if (!layout.fits(c, left)) continue;
+        for (let u = layout.useStart[c]!; u < layout.useStart[c + 1]!; u++) left[layout.useIdx[u]!]! -= layout.useAmt[u]!;
+        const v = free - this.exactFree(p, left) + this.expectedTake(p, left, steps - 1);
+        for (let u = layout.useStart[c]!; u < layout.useStart[c + 1]!; u++) left[layout.useIdx[u]!]! += layout.useAmt[u]!;
+        if (v > best) best = v;
+      }
+      sum += w * best;
+    }
+    const value = total === 0 ? 0 : sum / total;
+    if (this.taken.size >= MAX_TAKEN) this.taken.clear();
+    this.taken.set(key, value);
+    return value;
+  }
+
+  /**
+   * Parent p's fragmentation with `left`, scaled by PLACEMENT_SCALE, plus Σ over shapes of weight ×
+   * placements they have lost (so that of two picks the measure scores alike, the one leaving more
+   * placements open wins). The measure, in thousandths of the parent × the workload's thousandths:
+   * with `lookahead` 0, FGD's — Σ over shapes that no longer fit (or have no device on the parent) of
+   * weight × free share; otherwise the expected stranded share — the free share the next
+   * `lookahead` claims of the workload are not expected to take (expectedTake) — × 1000. Looking
+   * ahead sees what one claim cannot: two 2g.20gb side by side keep a 3g.40gb placement where one
+   * on each half does not.
    */
   fragmentation(p: number, left: Float64Array): number {
     const layout = this.layout;
-    if (layout.partitioned[p] === 0) return 0;
+    if (layout.partitioned[p] === 0 || this.weight === 0) return 0;
     const free = layout.freeShare(p, left);
     if (free === 0) return 0;
-    let frag = 0;
+    let frag = this.lookahead > 0 ? Math.round(1000 * (this.exactFree(p, left) - this.expectedTake(p, left, this.lookahead))) * PLACEMENT_SCALE : 0;
     const parents = layout.parentCount;
     // s < shapes, p a parent: start has shapes × parents + 1 entries, and m runs within it.
     for (let s = 0; s < this.weights.length; s++) {
@@ -315,23 +394,30 @@ export class ShapeTable {
       if (w === 0) continue;
       const from = this.start[s * parents + p]!;
       const to = this.start[s * parents + p + 1]!;
-      // A shape with no device on this parent cannot use it at all: its free share is a fragment for that shape (FGD's model mismatch).
       let fitting = 0;
       for (let m = from; m < to; m++) if (layout.fits(this.members[m]!, left)) fitting++;
-      if (fitting === 0) frag += w * free * PLACEMENT_SCALE;
+      // FGD: a shape with no device that fits (or none on this parent at all) leaves the free share a fragment for it.
+      if (fitting === 0 && this.lookahead === 0) frag += w * free * PLACEMENT_SCALE;
       frag += w * (to - from - fitting);
     }
     return frag;
   }
 }
 
+/** Claims of a workload the caller gives that the fragmentation term looks ahead (ShapeTable.expectedTake). */
+export const LOOKAHEAD_STEPS = 6;
+
+/** Most memoized values a table keeps (cleared when full; the values are a function of their key). */
+const MAX_TAKEN = 1 << 16;
+
 /** How much FGD's term outweighs the count of placements lost (which stays below it per parent). */
 export const PLACEMENT_SCALE = 1 << 20;
 
 /**
  * An objective's `fragmentation` in its units: `share`, the growth of the free share of parents no
- * shape of the workload can use (and of what picks hold beyond need), in thousandths of a parent
- * weighted by each shape's fraction of the workload (FGD's expected fragment); `placements`, the
+ * shape of the workload can use (FGD's expected fragment; with a workload the caller gives, the
+ * expected stranded share over the next LOOKAHEAD_STEPS claims) and of what picks hold beyond need,
+ * in thousandths of a parent weighted by each shape's fraction of the workload; `placements`, the
  * placements lost, weighted the same way (a count). Both may be negative.
  */
 export function fragmentationParts(value: number): { share: number; placements: number } {
