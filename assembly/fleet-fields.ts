@@ -47,8 +47,22 @@ export const H_FRAG_SINCE: i32 = 25;
 export const H_INNER: i32 = 26;
 // Offset in `f` of the fgd-lp policy's plan tables (see policies/share-values.ts planTables): PLAN_SIZE values (the worth of the best fill of r milli, r = 0..1000), then PLAN_SIZE prices (the worth of a share of m milli).
 export const H_F_PLAN: i32 = 27;
+// Offset in `f` of the fgd-node policy's node values (see policies/fgd-node.ts): each node's value V of its state now (N), then per value entry (node type × λ, H_VALUE_ENTRIES of them) the price per core, then the price per GiB, then VALUE_SIZE values (the best fill of r milli free on one GPU at λ, r = 0..1000).
+export const H_F_VALUE: i32 = 28;
+// The λ of each node type in the node values (0: no node values; every node type has as many).
+export const H_LAMBDAS: i32 = 29;
+// Value entries: node types × H_LAMBDAS (entry type·H_LAMBDAS + l).
+export const H_VALUE_ENTRIES: i32 = 30;
+// Nodes of 8 GPUs wholly free (the kernels count, on every refresh).
+export const H_IDLE8: i32 = 31;
+// fgd-node's reserve (-1: none): while at most this many 8-GPU nodes are wholly free, a wholly free node of 4 GPUs or more is held for pods of 4 GPUs or more (every held node's scores go stale when the count crosses it).
+export const H_RESERVE: i32 = 32;
+// Offset in `s` of the lookahead block (LK_FIELDS, then its tables; see src/fleet/lookahead.ts), 0 when the policy has no lookahead.
+export const H_LOOK_AT: i32 = 33;
+// Offset in `f` of the lookahead's floats: δ, then the candidates' scores.
+export const H_F_LOOK: i32 = 34;
 // Ints in the header.
-export const HEADER: i32 = 28;
+export const HEADER: i32 = 35;
 // Fields of a tree in the tree table.
 export const TREE_FIELDS: i32 = 3;
 // Entries of the descent's stack: a descent keeps at most three pending siblings per level (nine levels hold 4^9 > LIMITS.maxFleetNodes leaves).
@@ -61,6 +75,8 @@ export const STALE: i32 = -2;
 export const ABSENT: i32 = -3;
 // Entries of each plan table: one per milli 0..1000.
 export const PLAN_SIZE: i32 = 1001;
+// Entries of each node-value table: one per milli 0..1000.
+export const VALUE_SIZE: i32 = 1001;
 // Entries of the clean-remainder table: one per free milli 0..999 that a share can leave on its GPU.
 export const CLEAN_SIZE: i32 = 1000;
 
@@ -75,11 +91,47 @@ export const N_FULL: i32 = 6;
 export const N_MAXFREE: i32 = 7;
 // 1 when some model-constrained typical pod accepts the node's GPU model (the default policy's rule for whole GPUs).
 export const N_WANTED: i32 = 8;
-export const N_TAGS: i32 = 9;
+// The node's type in fgd-node's node values (0 without them).
+export const N_TYPE: i32 = 9;
+export const N_TAGS: i32 = 10;
 // Typical pod fields (4 ints each: cpu milli, GPU milli per GPU, GPU count, model mask).
 export const T_FIELDS: i32 = 4;
 // Number of FGD score thresholds (scores 1..99).
 export const THRESHOLDS: i32 = 99;
+
+// Lookahead block fields (at H_LOOK_AT; src/fleet/lookahead.ts writes them, the kernels' fleet-rollout files read them).
+// n: the best n candidates the pick keeps (2 or more).
+export const LK_CANDIDATES: i32 = 0;
+// M: continuations rolled out per candidate.
+export const LK_CONTINUATIONS: i32 = 1;
+// K: pods per continuation.
+export const LK_DEPTH: i32 = 2;
+// Which pods are looked ahead on: 0 shares, 1 every GPU pod, 2 every pod.
+export const LK_SCOPE: i32 = 3;
+// The decision's seed (the scheduler writes it before each pick).
+export const LK_SEED: i32 = 4;
+// S: the workload's pod shapes in the sampling table.
+export const LK_SHAPES: i32 = 5;
+// Rows of cumulative counts: row 0 for nodes without shareable GPUs, row b + 1 for model bit b.
+export const LK_ROWS: i32 = 6;
+// Decisions looked ahead on so far (the kernels count).
+export const LK_LOOKUPS: i32 = 7;
+// Offset in `s` of the shapes (S × SHAPE_FIELDS).
+export const LK_SHAPE_AT: i32 = 8;
+// Offset in `s` of the cumulative counts (rows × S: row r's entry i counts the workload's pods of shapes 0..i that nodes of row r can draw).
+export const LK_CUM_AT: i32 = 9;
+// Offset in `s` of the candidates (n × CAND_FIELDS: node, GPU, rank), best first.
+export const LK_CAND_AT: i32 = 10;
+// Offset in `s` of the drawn continuations (M × K shape indices).
+export const LK_SEQ_AT: i32 = 11;
+// Offset in `s` of the rollout's GPU scratch (2 × maxGpus: the start state, the continuation's).
+export const LK_GPU_AT: i32 = 12;
+// Ints of the lookahead block before its tables.
+export const LK_FIELDS: i32 = 13;
+// Sampling-table shape fields (cpu milli, host memory MiB, GPU count, GPU milli per GPU).
+export const SHAPE_FIELDS: i32 = 4;
+// Candidate fields (node, GPU choice, rank).
+export const CAND_FIELDS: i32 = 3;
 
 // Policy numbers (src/fleet/policies/registry.ts has their names).
 export const P_RANDOM: i32 = 0;
@@ -90,5 +142,6 @@ export const P_BESTFIT: i32 = 4;
 export const P_FGD: i32 = 5;
 export const P_OURS: i32 = 6;
 export const P_LP: i32 = 7;
+export const P_NODE: i32 = 8;
 // The number of policies: a policy number is 0..POLICY_COUNT-1, anything else traps.
-export const POLICY_COUNT: i32 = 8;
+export const POLICY_COUNT: i32 = 9;

@@ -2,6 +2,7 @@
 // TypeScript twin): per score class the leaves, per class and memory floor a 4-ary tournament tree.
 import { H_NODES, H_STRIDE, H_NODE_AT, H_CACHE_AT, H_F_CACHE, H_TREES, H_TREE_AT, H_F_TREE, H_STALE_AT, H_CLASS_AT, H_LEAF_AT, H_MODELS_AT, H_STACK_AT, H_INNER, TREE_FIELDS, RANK_UNIT, ABSENT, N_MEM, N_MODEL, N_RANK, si, ss, fi, fs } from './fleet-layout';
 import { chosenGpu, scoreNode, fitsClass, fitsPod } from './fleet-score';
+import { lookFirst, lookHas, lookOffer, lookWants } from './fleet-rollout';
 
 /** Builds the index's static parts: each node's leaf, the node of each rank, the model bits below each position. */
 export function buildAggregates(s: usize): void {
@@ -84,7 +85,7 @@ function play(f: usize, at: i32, leaves: i32, inner: i32, nodes: i32, floor: i64
 }
 
 /** Scores node n for class c into its leaf i (f[leaves + 2i]) and its GPU choice when it fits the class's CPU and GPUs; else ABSENT and an empty leaf. */
-function scoreLeaf(s: usize, f: usize, policy: i32, c: i32, n: i32, leaves: i32, i: i32, cpu: i32, num: i32, milli: i32): void {
+function scoreLeaf(s: usize, f: usize, policy: i32, c: i32, n: i32, leaves: i32, i: i32, cpu: i32, mem: i32, num: i32, milli: i32): void {
   const g = si(s, H_CACHE_AT) + c * si(s, H_NODES) + n;
   const base = si(s, H_NODE_AT) + n * si(s, H_STRIDE);
   const q = leaves + 2 * i;
@@ -94,13 +95,13 @@ function scoreLeaf(s: usize, f: usize, policy: i32, c: i32, n: i32, leaves: i32,
     fs(f, q + 1, -1);
     return;
   }
-  fs(f, q, scoreNode(s, f, policy, n, cpu, num, milli));
+  fs(f, q, scoreNode(s, f, policy, n, cpu, mem, num, milli));
   fs(f, q + 1, <f64>si(s, base + N_RANK) * RANK_UNIT + <f64>si(s, base + N_MEM));
   ss(s, g, chosenGpu);
 }
 
 /** The pod index's pick for a pod of class c through tree k (src/baseline/fleet.ts pickIndexed). */
-export function pickIndexed(s: usize, f: usize, policy: i32, c: i32, k: i32, cpu: i32, mem: i32, num: i32, milli: i32, mask: i32): i32 {
+export function pickIndexed(s: usize, f: usize, policy: i32, c: i32, k: i32, cpu: i32, mem: i32, num: i32, milli: i32, mask: i32, look: bool): i32 {
   const nodes = si(s, H_NODES);
   const inner = si(s, H_INNER);
   const leaves = si(s, H_F_CACHE) + c * 2 * nodes;
@@ -108,7 +109,7 @@ export function pickIndexed(s: usize, f: usize, policy: i32, c: i32, k: i32, cpu
   const state = si(s, H_CLASS_AT) + 2 * c;
   const treeAt = si(s, H_TREE_AT);
   if (si(s, state) == 0) {
-    for (let i = 0; i < nodes; i++) scoreLeaf(s, f, policy, c, si(s, leafAt + i), leaves, i, cpu, num, milli);
+    for (let i = 0; i < nodes; i++) scoreLeaf(s, f, policy, c, si(s, leafAt + i), leaves, i, cpu, mem, num, milli);
     ss(s, state, 1);
   } else if (si(s, state + 1) > 0) {
     const listAt = si(s, H_STALE_AT) + c * nodes;
@@ -119,7 +120,7 @@ export function pickIndexed(s: usize, f: usize, policy: i32, c: i32, k: i32, cpu
     for (let j = 0; j < count; j++) {
       const n = si(s, listAt + j);
       const i = si(s, leafAt + nodes + n);
-      scoreLeaf(s, f, policy, c, n, leaves, i, cpu, num, milli);
+      scoreLeaf(s, f, policy, c, n, leaves, i, cpu, mem, num, milli);
       if (inner == 0) continue;
       for (let u = first; u < trees && si(s, treeAt + u * TREE_FIELDS) == c; u++) {
         const row = treeAt + u * TREE_FIELDS;
@@ -159,14 +160,19 @@ export function pickIndexed(s: usize, f: usize, policy: i32, c: i32, k: i32, cpu
     if ((p & 0x7fffffff) < need || (gpuPod && (si(s, modelsAt + t) & mask) == 0)) continue;
     const score = childScore;
     const rank = <i32>(p >> 31);
-    // Nothing below t beats the best found so far.
-    if (best >= 0 && (score < bestScore || (score == bestScore && rank > bestRank))) continue;
+    // Nothing below t beats the best found so far (a lookahead: the n-th best, or comes within δ of the best).
+    if (look ? !lookWants(s, f, score, rank) : best >= 0 && (score < bestScore || (score == bestScore && rank > bestRank))) continue;
     const w = si(s, rankAt + rank);
     if (fitsPod(s, nodeAt + w * stride, mem, gpuPod, mask)) {
-      best = w;
-      bestScore = score;
-      bestRank = rank;
-      continue;
+      // A lookahead keeps the best n, so the descent goes on below a winner for the runners-up.
+      if (look) {
+        if (!lookHas(s, w)) lookOffer(s, f, w, score, rank, si(s, si(s, H_CACHE_AT) + c * nodes + w));
+      } else {
+        best = w;
+        bestScore = score;
+        bestRank = rank;
+        continue;
+      }
     }
     if (t >= inner) continue;
     // The children, the one that holds the winner searched first (pushed last).
@@ -178,5 +184,5 @@ export function pickIndexed(s: usize, f: usize, policy: i32, c: i32, k: i32, cpu
     }
     if (holder >= 0) ss(s, stackAt + sp++, holder);
   }
-  return best;
+  return look ? lookFirst(s) : best;
 }

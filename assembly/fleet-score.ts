@@ -1,6 +1,6 @@
 // The fleet kernels' scores (src/baseline/fleet.ts is their TypeScript twin): fragmentation of a
 // node, each policy's score of a node for a pod, and whether a node fits a pod.
-import { H_MAXG, H_STRIDE, H_TYPICAL, H_NODE_AT, H_TYP_AT, H_SCRATCH_AT, H_F_WEIGHT, H_F_THR, H_CLEAN_AT, H_F_PLAN, PLAN_SIZE, N_CPU, N_MEM, N_MODEL, N_GPUS, N_FREE, N_FULL, N_MAXFREE, N_WANTED, N_TAGS, P_DOTPROD, P_CLUSTERING, P_PACKING, P_BESTFIT, P_FGD, P_OURS, P_LP, si, ss, fi } from './fleet-layout';
+import { H_NODES, H_MAXG, H_STRIDE, H_TYPICAL, H_NODE_AT, H_TYP_AT, H_SCRATCH_AT, H_F_WEIGHT, H_F_THR, H_CLEAN_AT, H_F_PLAN, H_F_VALUE, H_LAMBDAS, H_VALUE_ENTRIES, H_IDLE8, H_RESERVE, PLAN_SIZE, VALUE_SIZE, N_CPU, N_MEM, N_MODEL, N_GPUS, N_FREE, N_FULL, N_MAXFREE, N_WANTED, N_TYPE, N_TAGS, P_DOTPROD, P_CLUSTERING, P_PACKING, P_BESTFIT, P_FGD, P_OURS, P_LP, P_NODE, si, ss, fi } from './fleet-layout';
 
 /** The GPU a sharing pod takes on the node last scored (-1: none / exclusive). */
 export let chosenGpu: i32 = -1;
@@ -103,7 +103,80 @@ function packingScore(s: usize, at: i32, gpus: i32, full: i32, num: i32, milli: 
   return <f64>max(50 - num, 33);
 }
 
-export function scoreNode(s: usize, f: usize, policy: i32, n: i32, cpu: i32, num: i32, milli: i32): f64 {
+/** fgd-node: V of the node at `base` after a pod takes `milli` of GPU j (-1: none) or `whole` wholly free GPUs, leaving cpuLeft and memLeft (src/fleet/policies/fgd-node.ts nodeValue). */
+export function nodeValue(s: usize, f: usize, base: i32, cpuLeft: i32, memLeft: i32, j: i32, milli: i32, whole: i32): f64 {
+  const lambdas = si(s, H_LAMBDAS);
+  if (lambdas == 0) return 0;
+  const entries = si(s, H_VALUE_ENTRIES);
+  const coreAt = si(s, H_F_VALUE) + si(s, H_NODES);
+  const gibAt = coreAt + entries;
+  const tableAt = gibAt + entries;
+  const gpus = si(s, base + N_GPUS);
+  const gAt = base + N_TAGS + si(s, H_MAXG) + 1;
+  const c = <f64>cpuLeft / 1000;
+  const m = <f64>memLeft / 1024;
+  let best = Infinity;
+  for (let l = 0, e = si(s, base + N_TYPE) * lambdas; l < lambdas; l++, e++) {
+    let v = fi(f, coreAt + e) * c + fi(f, gibAt + e) * m;
+    const t = tableAt + e * VALUE_SIZE;
+    for (let i = 0, w = whole; i < gpus; i++) {
+      let r = si(s, gAt + i);
+      if (i == j) r -= milli;
+      if (w > 0 && r == 1000) {
+        r = 0;
+        w--;
+      }
+      v += fi(f, t + r);
+    }
+    if (v < best) best = v;
+  }
+  return best;
+}
+
+/** fgd-node: whether the reserve holds the node at `base` (src/fleet/policies/fgd-node.ts heldNode). */
+function heldNode(s: usize, base: i32): bool {
+  const gpus = si(s, base + N_GPUS);
+  const reserve = si(s, H_RESERVE);
+  return reserve >= 0 && gpus >= 4 && si(s, base + N_FULL) == gpus && si(s, H_IDLE8) <= reserve;
+}
+
+/** fgd-node's score of node n (src/baseline/fleet.ts nodeScore): the same operations in the same order. */
+function nodeScore(s: usize, f: usize, n: i32, base: i32, cpu: i32, mem: i32, num: i32, milli: i32): f64 {
+  const gAt = base + N_TAGS + si(s, H_MAXG) + 1;
+  const gpus = si(s, base + N_GPUS);
+  const cpuLeft = si(s, base + N_CPU) - cpu;
+  const memLeft = si(s, base + N_MEM) - mem;
+  const value = si(s, H_LAMBDAS) == 0 ? 0.0 : fi(f, si(s, H_F_VALUE) + n);
+  const held = heldNode(s, base);
+  const thr = si(s, H_F_THR);
+  const before = fi(f, n);
+  if (!(num == 1 && milli > 0 && milli < 1000)) {
+    const whole = milli > 0 ? num : 0;
+    const q = <f64>fgdQuantize(before - fragAfter(s, f, base, cpuLeft, -1, 0, whole), f, thr);
+    const loss = value - nodeValue(s, f, base, cpuLeft, memLeft, -1, 0, whole);
+    if (whole == 0) return (held ? -1e15 : 0.0) + -Math.round(loss) * 1e9 + q * 1e6 - <f64>si(s, base + N_FREE);
+    const tie = si(s, base + N_WANTED) != 0 ? 0.0 : 4294967296.0 - <f64>cpuLeft / <f64>(si(s, base + N_FULL) - num + 1);
+    return (num < 4 && held ? -1e18 : 0.0) + -Math.round(loss) * 1e12 + q * 8589934592.0 + tie;
+  }
+  let best = -Infinity;
+  for (let i = 0; i < gpus; i++) {
+    const g = si(s, gAt + i);
+    if (g < milli) continue;
+    let seen = false;
+    for (let k = 0; k < i && !seen; k++) seen = si(s, gAt + k) == g;
+    if (seen) continue;
+    const q = <f64>fgdQuantize(before - fragAfter(s, f, base, cpuLeft, i, g - milli, 0), f, thr);
+    const loss = value - nodeValue(s, f, base, cpuLeft, memLeft, i, milli, 0);
+    const score = (held ? -1e15 : 0.0) + -Math.round(loss) * 1000 + q;
+    if (score > best) {
+      best = score;
+      chosenGpu = i;
+    }
+  }
+  return best;
+}
+
+export function scoreNode(s: usize, f: usize, policy: i32, n: i32, cpu: i32, mem: i32, num: i32, milli: i32): f64 {
   const base = si(s, H_NODE_AT) + n * si(s, H_STRIDE);
   const maxG = si(s, H_MAXG);
   const gAt = base + N_TAGS + maxG + 1;
@@ -113,6 +186,7 @@ export function scoreNode(s: usize, f: usize, policy: i32, n: i32, cpu: i32, num
   const sharing = num == 1 && milli > 0 && milli < 1000;
   const request = num * milli;
   chosenGpu = -1;
+  if (policy == P_NODE) return nodeScore(s, f, n, base, cpu, mem, num, milli);
   if (policy == P_FGD || policy == P_OURS || policy == P_LP) {
     const before = fi(f, n);
     if (!sharing) {

@@ -7,9 +7,10 @@
 // from the per-(class, node) score cache where it is not stale). The state lives in ClusterState:
 // after a change to a node, its pod scheduler writes the node's resources and fleetRefresh
 // recomputes only that node's totals and fragmentation and marks its scores stale.
-import { H_NODES, H_MAXG, H_STRIDE, H_CLASSES, H_NODE_AT, H_OUT_AT, H_CACHE_AT, H_F_CACHE, H_INDEX, H_TREES, H_TREE_AT, H_STALE_AT, H_CLASS_AT, H_F_FRAG, H_FRAG_SINCE, TREE_FIELDS, STALE, N_CPU, N_MODEL, N_GPUS, N_RANK, N_FREE, N_FULL, N_MAXFREE, N_TAGS, P_RANDOM, POLICY_COUNT, si, ss, fi, fs } from './fleet-layout';
-import { chosenGpu, nodeFrag, scoreNode, fits } from './fleet-score';
+import { H_NODES, H_MAXG, H_STRIDE, H_CLASSES, H_NODE_AT, H_OUT_AT, H_CACHE_AT, H_F_CACHE, H_INDEX, H_TREES, H_TREE_AT, H_STALE_AT, H_CLASS_AT, H_F_FRAG, H_FRAG_SINCE, H_F_VALUE, H_LAMBDAS, H_IDLE8, H_RESERVE, TREE_FIELDS, STALE, N_CPU, N_MEM, N_MODEL, N_GPUS, N_RANK, N_FREE, N_FULL, N_MAXFREE, N_TAGS, P_RANDOM, POLICY_COUNT, si, ss, fi, fs } from './fleet-layout';
+import { chosenGpu, nodeFrag, nodeValue, scoreNode, fits } from './fleet-score';
 import { buildAggregates, pickIndexed } from './fleet-index';
+import { lookChoose, lookOffer, lookStart, rolloutGpu } from './fleet-rollout';
 
 /** A zero-filled block of `ints` i32 then `floats` f64 (8-aligned); 0 base of the f64 region at fleetFloats(). */
 export function fleetAlloc(ints: i32, floats: i32): usize {
@@ -40,9 +41,12 @@ function derive(s: usize, f: usize, n: i32): void {
     if (g == 1000) full++;
     if (g > most) most = g;
   }
+  const idle8 = si(s, H_IDLE8);
+  const now8 = idle8 + (gpus == 8 && full == 8 ? 1 : 0) - (gpus == 8 && si(s, base + N_FULL) == 8 ? 1 : 0);
   ss(s, base + N_FREE, free);
   ss(s, base + N_FULL, full);
   ss(s, base + N_MAXFREE, most);
+  ss(s, H_IDLE8, now8);
   const frag = nodeFrag(s, f, gAt, gpus, si(s, base + N_CPU), si(s, base + N_MODEL));
   const total = si(s, H_F_FRAG);
   fs(f, total, fi(f, total) + (frag - fi(f, n)));
@@ -50,6 +54,19 @@ function derive(s: usize, f: usize, n: i32): void {
   const since = si(s, H_FRAG_SINCE) + 1;
   ss(s, H_FRAG_SINCE, since);
   if (since >= si(s, H_NODES)) sumFragmentation(s, f);
+  if (si(s, H_LAMBDAS) != 0) fs(f, si(s, H_F_VALUE) + n, nodeValue(s, f, base, si(s, base + N_CPU), si(s, base + N_MEM), -1, 0, 0));
+  markStale(s, n);
+  // fgd-node's reserve turned on or off: every node it holds (4 GPUs or more, all wholly free) scores anew.
+  const reserve = si(s, H_RESERVE);
+  if (reserve >= 0 && (idle8 <= reserve) != (now8 <= reserve)) {
+    const stride = si(s, H_STRIDE);
+    const nodes = si(s, H_NODES);
+    for (let k = 0, b = si(s, H_NODE_AT); k < nodes; k++, b += stride) if (si(s, b + N_GPUS) >= 4 && si(s, b + N_FULL) == si(s, b + N_GPUS)) markStale(s, k);
+  }
+}
+
+/** Marks node n's scores stale in every class, and lists it in every built class (src/baseline/fleet.ts markStale). */
+function markStale(s: usize, n: i32): void {
   const classes = si(s, H_CLASSES);
   const nodes = si(s, H_NODES);
   const indexed = si(s, H_INDEX) != 0;
@@ -133,9 +150,15 @@ export function fleetPick(s: usize, f: usize, policy: i32, cls: i32, tree: i32, 
       }
     }
   } else if (si(s, H_INDEX) != 0 && tree >= 0 && tree < si(s, H_TREES) && si(s, si(s, H_TREE_AT) + tree * TREE_FIELDS) == cls) {
-    pick = pickIndexed(s, f, policy, cls, tree, cpu, mem, num, milli, mask);
+    const look = lookStart(s, num, milli);
+    pick = pickIndexed(s, f, policy, cls, tree, cpu, mem, num, milli, mask, look);
     if (pick < 0) return -1;
     gpu = si(s, si(s, H_CACHE_AT) + cls * nodes + pick);
+    const chosen = look ? lookChoose(s, f, cpu, mem, num, milli) : -1;
+    if (chosen >= 0) {
+      pick = chosen;
+      gpu = rolloutGpu;
+    }
   } else {
     // The scan: every node filtered, scored from the cache where its score is not stale (a fleet with an index keeps no cache for the scan).
     const classes = si(s, H_CLASSES);
@@ -144,6 +167,7 @@ export function fleetPick(s: usize, f: usize, policy: i32, cls: i32, tree: i32, 
     const fAt = si(s, H_F_CACHE);
     let best: f64 = 0;
     let bestRank = 0;
+    const look = lookStart(s, num, milli);
     for (let n = 0; n < nodes; n++) {
       const base = at + n * stride;
       if (!fits(s, base, cpu, mem, num, milli, mask)) continue;
@@ -154,7 +178,7 @@ export function fleetPick(s: usize, f: usize, policy: i32, cls: i32, tree: i32, 
         score = fi(f, fAt + slot);
         g = si(s, cAt + slot);
       } else {
-        score = scoreNode(s, f, policy, n, cpu, num, milli);
+        score = scoreNode(s, f, policy, n, cpu, mem, num, milli);
         g = chosenGpu;
         if (cached) {
           fs(f, fAt + slot, score);
@@ -162,6 +186,7 @@ export function fleetPick(s: usize, f: usize, policy: i32, cls: i32, tree: i32, 
         }
       }
       const rank = si(s, base + N_RANK);
+      if (look) lookOffer(s, f, n, score, rank, g);
       if (pick < 0 || score > best || (score == best && rank < bestRank)) {
         pick = n;
         best = score;
@@ -170,6 +195,12 @@ export function fleetPick(s: usize, f: usize, policy: i32, cls: i32, tree: i32, 
       }
     }
     if (pick < 0) return -1;
+    // A policy with a lookahead: among close candidates, the one the pod damages least (assembly/fleet-rollout.ts).
+    const chosen = look ? lookChoose(s, f, cpu, mem, num, milli) : -1;
+    if (chosen >= 0) {
+      pick = chosen;
+      gpu = rolloutGpu;
+    }
   }
   if (num > 0 && milli > 0) {
     if (sharing) {

@@ -19,7 +19,11 @@
 // +typ:n: only the shapes expected n times or more in the value;
 // +reserve:n: fleet-ideas.ts's reserve; +from:x: fgd-lp's rules while x % of the GPUs or more are free).
 //   npm run build && node dist/bench/fleet-ideas-node-lp.js --ideas=plan,node-lp~1+reserve:10 --seeds=42..46
+// NODE_LP_TABLES=engine: the prices and the grid from the engine's nodeLpPrices and nodeValueTables
+// (src/fleet/policies/node-value.ts: its own simplex, no HiGHS) instead of HiGHS and lagrangianGrid;
+// NODE_LP_TABLES=highs-clean: HiGHS's, with the rounding residue it leaves as a price read as 0.
 import { fileURLToPath } from 'node:url';
+import { nodeLpPrices, nodeValueTables } from '../src/fleet/policies/index.js';
 import type { NodeSpec, Pod } from '../src/fleet/types.js';
 import { loadSolver } from './fleet-bound-lp.js';
 import { type Fleet, main, plan, type Rules, ruleOf } from './fleet-ideas.js';
@@ -170,48 +174,88 @@ export function stateValue(gr: Grid, type: number, g: ArrayLike<number>, cpu: nu
   return best;
 }
 
+/** The tables of `nodePrices` and `lagrangianGrid` flat, as the engine's fgd-node reads them (src/fleet/policies/fgd-node.ts NodeValues). */
+export function flatNodeValues(pr: NodePrices, gr: Grid): { lambdas: number; typeOf: Int32Array; core: Float64Array; gib: Float64Array; table: Float64Array } {
+  const lambdas = gr[0]?.length ?? 0;
+  const entries = gr.flat();
+  if (gr.some((t) => t.length !== lambdas)) throw new Error('every node type has as many λ');
+  const table = new Float64Array(entries.length * 1001);
+  entries.forEach((e, i) => table.set(e.table, i * 1001));
+  return { lambdas, typeOf: pr.typeOf, core: Float64Array.from(entries, (e) => e.core), gib: Float64Array.from(entries, (e) => e.gib), table };
+}
+
+/** The prices and grid of a name's options: HiGHS and lagrangianGrid, or the engine's tables under NODE_LP_TABLES=engine. */
+async function pricesAndGrid(nodes: readonly NodeSpec[], pods: readonly Pod[], thetas: readonly number[], cpuOnly: boolean, perType: boolean, least: number): Promise<{ pr: NodePrices; gr: Grid }> {
+  if (process.env.NODE_LP_TABLES !== 'engine') {
+    const pr = await nodePrices(nodes, pods);
+    // highs-clean: HiGHS's prices with its rounding residue (core and GiB prices below 1e-9, about 1e-14 on a few types) read as 0, as the engine's simplex gives them.
+    if (process.env.NODE_LP_TABLES === 'highs-clean') for (const d of [pr.core, pr.gib]) d.forEach((v, i) => v < 1e-9 && (d[i] = 0));
+    return { pr, gr: lagrangianGrid(pr, thetas, cpuOnly, perType, least) };
+  }
+  const lp = nodeLpPrices(nodes, pods);
+  const pr: NodePrices = { ...lp, shapes: lp.shapes.map((s) => ({ ...s, models: [...s.models] })) };
+  const t = nodeValueTables(nodes, pods, { thetas, least, perType, cpuOnly });
+  const gr: Grid = Array.from({ length: t.types }, (_, ti) =>
+    Array.from({ length: t.lambdas }, (_, l) => {
+      const k = ti * t.lambdas + l;
+      return { core: t.core[k]!, gib: t.gib[k]!, table: t.table.subarray(k * 1001, (k + 1) * 1001) };
+    }),
+  );
+  return { pr, gr };
+}
+
 const NAME = /^(plan\+|strand\+)?node-lp(?::([0-9.]+))?(?:@([0-9./]+))?(?:~([0-9.]+))?(?:%([0-9.]+))?(\+cpu)?(\+tb)?(?:\+typ:([0-9]+))?(?:\+reserve:([0-9]+))?(?:\+from:([0-9.]+))?$/;
 
 /** The node value of an idea of this file (its θ grid, +cpu, +tb and +typ:n), as a function of a node's state (node k's type; free GPU milli, milli-cores and MiB); undefined for a name of fleet-ideas.ts. */
 export async function nodeValueOf(idea: string, nodes: readonly NodeSpec[], pods: readonly Pod[]): Promise<((k: number, g: ArrayLike<number>, cpu: number, mem: number) => number) | undefined> {
   const m = NAME.exec(idea);
   if (m === null) return undefined;
-  const pr = await nodePrices(nodes, pods);
-  const gr = lagrangianGrid(pr, (m[3] ?? '0.125/0.25/0.5/1/2').split('/').map(Number), m[6] !== undefined, m[7] !== undefined, Number(m[8] ?? '0'));
+  const { pr, gr } = await pricesAndGrid(nodes, pods, (m[3] ?? '0.125/0.25/0.5/1/2').split('/').map(Number), m[6] !== undefined, m[7] !== undefined, Number(m[8] ?? '0'));
   return (k, g, cpu, mem) => stateValue(gr, pr.typeOf[k]!, g, cpu, mem);
+}
+
+/** A node's loss V(before) − V(after) when pod p takes `milli` of GPU i (or `whole` wholly free GPUs), V over grid `gr` with node k of type typeOf[k] (`cpuOnly`: no memory). */
+export type Loss = (f: Fleet, k: number, p: Pod, i: number, milli: number, whole: number) => number;
+
+/** The loss over grid `gr` (V(before) kept per pod). */
+export function lossOf(gr: Grid, typeOf: Int32Array, nodes: number, cpuOnly: boolean): Loss {
+  const before = new Float64Array(nodes).fill(Number.NaN);
+  let lastPod: Pod | undefined;
+  const value = (f: Fleet, k: number, cpu: number, mem: number, i: number, milli: number, whole: number) => stateValue(gr, typeOf[k]!, f.g[k]!, f.cpu[k]! - cpu, f.mem[k]! - mem, i, milli, whole);
+  return (f, k, p, i, milli, whole) => {
+    if (p !== lastPod) (lastPod = p), before.fill(Number.NaN);
+    if (Number.isNaN(before[k])) before[k] = value(f, k, 0, 0, -1, 0, 0);
+    return before[k]! - value(f, k, p.cpu, cpuOnly ? 0 : p.memory, i, milli, whole);
+  };
+}
+
+/**
+ * The loss first (in steps of `step` milli), FGD's score inside (`c`: c milli of loss per point of FGD's score, the two blended;
+ * 0: FGD only inside); reserve n ≥ 0 holds whole nodes of 4 GPUs or more for pods of 4 GPUs or more once at most n 8-GPU nodes are wholly free (fleet-ideas.ts's reserve).
+ */
+export function nodeLpRules(loss: Loss, step: number, c: number, n: number): Rules {
+  const held = (f: Fleet, k: number) => f.g[k]!.length >= 4 && f.idle8 <= n && f.full(k) === f.g[k]!.length;
+  return {
+    share: (f, k, p, i, _v, q) => (held(f, k) ? -1e15 : 0) + -Math.round((loss(f, k, p, i, p.milli, 0) - c * q) / step) * 1000 + q,
+    cpu: (f, k, p, q) => (held(f, k) ? -1e15 : 0) + -Math.round((loss(f, k, p, -1, 0, 0) - c * q) / step) * 1e9 + q * 1e6 - f.g[k]!.reduce((a, v) => a + v, 0),
+    whole: (f, k, p, q) =>
+      (p.gpus < 4 && held(f, k) ? -1e18 : 0) +
+      -Math.round((loss(f, k, p, -1, 0, p.gpus) - c * q) / step) * 1e12 +
+      q * 8589934592 +
+      (f.wanted[k] !== 0 ? 0 : 4294967296 - (f.cpu[k]! - p.cpu) / (f.full(k) - p.gpus + 1)),
+  };
 }
 
 /** The ideas of this file (their names: the header above); undefined for a name of fleet-ideas.ts. */
 export async function nodeIdeas(idea: string, nodes: readonly NodeSpec[], pods: readonly Pod[]): Promise<Rules | undefined> {
   const m = NAME.exec(idea);
   if (m === null) return undefined;
-  const pr = await nodePrices(nodes, pods);
   const thetas = (m[3] ?? '0.125/0.25/0.5/1/2').split('/').map(Number);
-  const gr = lagrangianGrid(pr, thetas, m[6] !== undefined, m[7] !== undefined, Number(m[8] ?? '0'));
+  const { pr, gr } = await pricesAndGrid(nodes, pods, thetas, m[6] !== undefined, m[7] !== undefined, Number(m[8] ?? '0'));
   const cpuOnly = m[6] !== undefined;
-  const before = new Float64Array(nodes.length).fill(Number.NaN);
-  let lastPod: Pod | undefined;
-  const loss = (f: Fleet, k: number, p: Pod, i: number, milli: number, whole: number) => {
-    if (p !== lastPod) (lastPod = p), before.fill(Number.NaN);
-    if (Number.isNaN(before[k])) before[k] = nodeValue(f, pr, gr, k, 0, 0, -1, 0, 0);
-    return before[k]! - nodeValue(f, pr, gr, k, p.cpu, cpuOnly ? 0 : p.memory, i, milli, whole);
-  };
+  const loss = lossOf(gr, pr.typeOf, nodes.length, cpuOnly);
   if (m[1] === undefined) {
-    // The loss first (in steps of `~step` milli, default 10), FGD's score inside; `+reserve:n` holds whole nodes of 4 GPUs or more for pods of 4 GPUs or more once at most n 8-GPU nodes are wholly free (fleet-ideas.ts's reserve).
-    const step = Number(m[4] ?? '10');
-    // `%c`: c milli of loss per point of FGD's score (the loss and FGD blended; default 0, FGD only inside).
-    const c = Number(m[5] ?? '0');
-    const n = m[9] === undefined ? -1 : Number(m[9]);
-    const held = (f: Fleet, k: number) => f.g[k]!.length >= 4 && f.idle8 <= n && f.full(k) === f.g[k]!.length;
-    const rules: Rules = {
-      share: (f, k, p, i, _v, q) => (held(f, k) ? -1e15 : 0) + -Math.round((loss(f, k, p, i, p.milli, 0) - c * q) / step) * 1000 + q,
-      cpu: (f, k, p, q) => (held(f, k) ? -1e15 : 0) + -Math.round((loss(f, k, p, -1, 0, 0) - c * q) / step) * 1e9 + q * 1e6 - f.g[k]!.reduce((a, v) => a + v, 0),
-      whole: (f, k, p, q) =>
-        (p.gpus < 4 && held(f, k) ? -1e18 : 0) +
-        -Math.round((loss(f, k, p, -1, 0, p.gpus) - c * q) / step) * 1e12 +
-        q * 8589934592 +
-        (f.wanted[k] !== 0 ? 0 : 4294967296 - (f.cpu[k]! - p.cpu) / (f.full(k) - p.gpus + 1)),
-    };
+    const rules = nodeLpRules(loss, Number(m[4] ?? '10'), Number(m[5] ?? '0'), m[9] === undefined ? -1 : Number(m[9]));
     if (m[10] === undefined) return rules;
     // Adaptive (`+from:x`): fgd-lp's rules while at least x % of the GPUs are wholly free, these after.
     const below = (Number(m[10]) / 100) * nodes.reduce((a, x) => a + x.gpus, 0);

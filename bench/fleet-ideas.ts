@@ -280,8 +280,8 @@ export function strandedMilli(pods: readonly Pod[]): (f: Fleet, k: number, cpu: 
   };
 }
 
-/** One run: the allocation at 100 % arrived and the CPU µs per pod attempt. */
-function run(nodes: readonly NodeSpec[], pods: readonly Pod[], rule: Rules | 'fgd', seed: number): { at100: number; us: number } {
+/** One run: the allocation at 100 % arrived and the CPU µs per pod attempt; `placed` hears of every pod's node and GPU (-1: none). */
+export function run(nodes: readonly NodeSpec[], pods: readonly Pod[], rule: Rules | 'fgd', seed: number, placed?: (p: Pod, node: number, gpu: number) => void): { at100: number; us: number } {
   const { order, ranks } = prepareWorkload(nodes, pods, 1.3, new Prng(seed));
   const f = new Fleet(nodes, pods);
   const gpus = nodes.reduce((a, x) => a + x.gpus, 0);
@@ -326,6 +326,7 @@ function run(nodes: readonly NodeSpec[], pods: readonly Pod[], rule: Rules | 'fg
       if (node < 0 || score > best || (score === best && ranks[k]! < ranks[node]!)) (best = score), (node = k), (gpu = choice);
     }
     if (node >= 0 && rule !== 'fgd' && rule.decline?.(f, node, p, gpu) === true) node = -1;
+    placed?.(p, node, gpu);
     if (node >= 0) {
       f.cpu[node]! -= p.cpu;
       f.mem[node]! -= p.memory;

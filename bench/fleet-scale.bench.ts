@@ -1,6 +1,6 @@
 // Fleet placement at production scale: the openb default trace replicated ×1, ×4, ×16 and ×40
 // (scaleTrace: k copies of the 1,213 nodes and of the 8,152 pods), one run of the FGD protocol
-// (seed 42, tune 1.3) through engine.simulateFleet for fgd, fgd-close and bestfit on each backend;
+// (seed 42, tune 1.3) through engine.simulateFleet for fgd, fgd-close, fgd-node and bestfit on each backend;
 // the scan at ×1 and ×4 as the baseline; and the public API path (state.podScheduler, plan,
 // state.commit) on the realistic state of bench/fleet-realistic.ts at ×16. Reports µs per pod
 // attempt, the ratio to ×1, the scheduler's kernel memory per node (index and scan) and the issue's
@@ -28,7 +28,7 @@ import { openbRoot } from './openb-root.js';
 const root = openbRoot(import.meta.url);
 const arg = (name: string): string | undefined => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const SCALES = (arg('scales') ?? '1,4,16,40').split(',').map(Number);
-const POLICIES = (arg('policies') ?? 'fgd,fgd-close,bestfit').split(',') as FleetPolicyName[]; // a name that is none is UNKNOWN_POLICY at the first run
+const POLICIES = (arg('policies') ?? 'fgd,fgd-close,fgd-node,bestfit').split(',') as FleetPolicyName[]; // a name that is none is UNKNOWN_POLICY at the first run
 const BACKENDS = (arg('backends') ?? 'wasm,ts').split(',') as ('wasm' | 'ts')[];
 const ROUNDS = Number(arg('rounds') ?? 3);
 const PUBLIC_SCALE = Number(arg('public') ?? 16);

@@ -10,10 +10,12 @@ import { bestfitScore } from '../fleet/policies/bestfit.js';
 import { clusteringScore, podTag } from '../fleet/policies/clustering.js';
 import { dotprodScore } from '../fleet/policies/dotprod.js';
 import { fgdQuantize } from '../fleet/policies/fgd.js';
+import { heldNode, nodeValue } from '../fleet/policies/fgd-node.js';
 import { packingScore } from '../fleet/policies/packing.js';
 import { randomIndex } from '../fleet/policies/random.js';
 import * as R from '../fleet/policies/registry.js';
 import { AllocationError } from '../shared/errors.js';
+import { lookChoose, lookFirst, lookHas, lookOffer, lookStart, lookWants, rolloutGpu } from './fleet-rollout.js';
 
 /** fgd-lp: a share is on plan where its placement loses less than this of the GPU's plan value (see policies/share-values.ts). */
 const PLAN_TOLERANCE = 1e-9;
@@ -44,8 +46,8 @@ function unknownPolicy(policy: number): AllocationError {
   return new AllocationError('INTERNAL', `the fleet kernels have no score for policy number ${policy} (registered: 0..${R.POLICY_COUNT - 1})`);
 }
 
-/** The score of node `n` for the pod (sets chosenGpu for a sharing pod). */
-function scoreNode(s: Int32Array, f: Float64Array, policy: number, n: number, cpu: number, num: number, milli: number): number {
+/** The score of node `n` for the pod (sets chosenGpu for a sharing pod); `mem` (MiB) only fgd-node reads. */
+function scoreNode(s: Int32Array, f: Float64Array, policy: number, n: number, cpu: number, mem: number, num: number, milli: number): number {
   const base = s[L.H_NODE_AT]! + n * s[L.H_STRIDE]!;
   const maxG = s[L.H_MAXG]!;
   const gAt = base + L.N_TAGS + maxG + 1;
@@ -55,6 +57,7 @@ function scoreNode(s: Int32Array, f: Float64Array, policy: number, n: number, cp
   const sharing = num === 1 && milli > 0 && milli < 1000;
   const request = num * milli;
   chosenGpu = -1;
+  if (policy === R.P_NODE) return nodeScore(s, f, n, base, cpu, mem, num, milli);
   if (policy === R.P_FGD || policy === R.P_OURS || policy === R.P_LP) {
     const before = f[n]!;
     if (!sharing) {
@@ -115,6 +118,42 @@ function scoreNode(s: Int32Array, f: Float64Array, policy: number, n: number, cp
   return packingScore(s, gAt, gpus, s[base + L.N_FULL]!, num, milli);
 }
 
+/** fgd-node's score of node n (record at `base`) for the pod (policies/fgd-node.ts): the loss of its value first, then FGD's score, then fgd-close's tie rules; a node the reserve holds last. */
+function nodeScore(s: Int32Array, f: Float64Array, n: number, base: number, cpu: number, mem: number, num: number, milli: number): number {
+  const gAt = base + L.N_TAGS + s[L.H_MAXG]! + 1;
+  const gpus = s[base + L.N_GPUS]!;
+  const cpuLeft = s[base + L.N_CPU]! - cpu;
+  const memLeft = s[base + L.N_MEM]! - mem;
+  const value = s[L.H_LAMBDAS] === 0 ? 0 : f[s[L.H_F_VALUE]! + n]!;
+  const held = heldNode(s, base);
+  const thr = s[L.H_F_THR]!;
+  const before = f[n]!;
+  if (!(num === 1 && milli > 0 && milli < 1000)) {
+    const whole = milli > 0 ? num : 0;
+    const q = fgdQuantize(before - fragAfter(s, f, base, cpuLeft, -1, 0, whole), f, thr);
+    const loss = value - nodeValue(s, f, base, cpuLeft, memLeft, -1, 0, whole);
+    if (whole === 0) return (held ? -1e15 : 0) + -Math.round(loss) * 1e9 + q * 1e6 - s[base + L.N_FREE]!;
+    const tie = s[base + L.N_WANTED] !== 0 ? 0 : 4294967296 - cpuLeft / (s[base + L.N_FULL]! - num + 1);
+    return (num < 4 && held ? -1e18 : 0) + -Math.round(loss) * 1e12 + q * 8589934592 + tie;
+  }
+  let best = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < gpus; i++) {
+    const g = s[gAt + i]!;
+    if (g < milli) continue;
+    let seen = false;
+    for (let k = 0; k < i && !seen; k++) seen = s[gAt + k] === g;
+    if (seen) continue;
+    const q = fgdQuantize(before - fragAfter(s, f, base, cpuLeft, i, g - milli, 0), f, thr);
+    const loss = value - nodeValue(s, f, base, cpuLeft, memLeft, i, milli, 0);
+    const score = (held ? -1e15 : 0) + -Math.round(loss) * 1000 + q;
+    if (score > best) {
+      best = score;
+      chosenGpu = i;
+    }
+  }
+  return best;
+}
+
 /** Whether node base fits the CPU and GPUs of a pod class (cpu, num × milli): what every pod of the class needs alike. */
 function fitsClass(s: Int32Array, base: number, cpu: number, num: number, milli: number): boolean {
   if (s[base + L.N_CPU]! < cpu) return false;
@@ -151,13 +190,28 @@ function derive(s: Int32Array, f: Float64Array, n: number): void {
     if (g === 1000) full++;
     if (g > most) most = g;
   }
+  const idle8 = s[L.H_IDLE8]!;
+  const now8 = idle8 + (gpus === 8 && full === 8 ? 1 : 0) - (gpus === 8 && s[base + L.N_FULL] === 8 ? 1 : 0);
   s[base + L.N_FREE] = free;
   s[base + L.N_FULL] = full;
   s[base + L.N_MAXFREE] = most;
+  s[L.H_IDLE8] = now8;
   const frag = nodeFrag(s, gAt, gpus, s[base + L.N_CPU]!, s[base + L.N_MODEL]!, s, s[L.H_TYP_AT]!, s[L.H_TYPICAL]!, f, s[L.H_F_WEIGHT]!);
   f[s[L.H_F_FRAG]!]! += frag - f[n]!;
   f[n] = frag;
   if (++s[L.H_FRAG_SINCE]! >= s[L.H_NODES]!) sumFragmentation(s, f);
+  if (s[L.H_LAMBDAS] !== 0) f[s[L.H_F_VALUE]! + n] = nodeValue(s, f, base, s[base + L.N_CPU]!, s[base + L.N_MEM]!, -1, 0, 0);
+  markStale(s, n);
+  // fgd-node's reserve turned on or off: every node it holds (4 GPUs or more, all wholly free) scores anew.
+  const reserve = s[L.H_RESERVE]!;
+  if (reserve >= 0 && idle8 <= reserve !== now8 <= reserve) {
+    const stride = s[L.H_STRIDE]!;
+    for (let k = 0, b = s[L.H_NODE_AT]!; k < s[L.H_NODES]!; k++, b += stride) if (s[b + L.N_GPUS]! >= 4 && s[b + L.N_FULL] === s[b + L.N_GPUS]) markStale(s, k);
+  }
+}
+
+/** Marks node n's scores stale in every class, and lists it in every class whose tree is built (once: a node already stale is listed). */
+function markStale(s: Int32Array, n: number): void {
   const classes = s[L.H_CLASSES]!;
   const nodes = s[L.H_NODES]!;
   const indexed = s[L.H_INDEX] !== 0;
@@ -262,7 +316,7 @@ function play(f: Float64Array, at: number, leaves: number, inner: number, nodes:
  * Scores node n for class c (the pod's cpu, num, milli) into its leaf i (f[leaves + 2i]) and its GPU
  * choice when it fits the class's CPU and GPUs; else marks it ABSENT and empties the leaf.
  */
-function scoreLeaf(s: Int32Array, f: Float64Array, policy: number, c: number, n: number, leaves: number, i: number, cpu: number, num: number, milli: number): void {
+function scoreLeaf(s: Int32Array, f: Float64Array, policy: number, c: number, n: number, leaves: number, i: number, cpu: number, mem: number, num: number, milli: number): void {
   const g = s[L.H_CACHE_AT]! + c * s[L.H_NODES]! + n;
   const base = s[L.H_NODE_AT]! + n * s[L.H_STRIDE]!;
   const q = leaves + 2 * i;
@@ -272,7 +326,7 @@ function scoreLeaf(s: Int32Array, f: Float64Array, policy: number, c: number, n:
     f[q + 1] = -1;
     return;
   }
-  f[q] = scoreNode(s, f, policy, n, cpu, num, milli);
+  f[q] = scoreNode(s, f, policy, n, cpu, mem, num, milli);
   f[q + 1] = s[base + L.N_RANK]! * L.RANK_UNIT + s[base + L.N_MEM]!;
   s[g] = chosenGpu;
 }
@@ -283,7 +337,7 @@ function scoreLeaf(s: Int32Array, f: Float64Array, policy: number, c: number, n:
  * trees; builds tree k on its first pick; then descends from its root to the best node that also has
  * the pod's host memory and GPU model (-1: none).
  */
-function pickIndexed(s: Int32Array, f: Float64Array, policy: number, c: number, k: number, cpu: number, mem: number, num: number, milli: number, mask: number): number {
+function pickIndexed(s: Int32Array, f: Float64Array, policy: number, c: number, k: number, cpu: number, mem: number, num: number, milli: number, mask: number, look: boolean): number {
   const nodes = s[L.H_NODES]!;
   const inner = s[L.H_INNER]!;
   const leaves = s[L.H_F_CACHE]! + c * 2 * nodes;
@@ -291,7 +345,7 @@ function pickIndexed(s: Int32Array, f: Float64Array, policy: number, c: number, 
   const state = s[L.H_CLASS_AT]! + 2 * c;
   const treeAt = s[L.H_TREE_AT]!;
   if (s[state] === 0) {
-    for (let i = 0; i < nodes; i++) scoreLeaf(s, f, policy, c, s[leafAt + i]!, leaves, i, cpu, num, milli);
+    for (let i = 0; i < nodes; i++) scoreLeaf(s, f, policy, c, s[leafAt + i]!, leaves, i, cpu, mem, num, milli);
     s[state] = 1;
   } else if (s[state + 1]! > 0) {
     const listAt = s[L.H_STALE_AT]! + c * nodes;
@@ -303,7 +357,7 @@ function pickIndexed(s: Int32Array, f: Float64Array, policy: number, c: number, 
     for (let j = 0; j < count; j++) {
       const n = s[listAt + j]!;
       const i = s[leafAt + nodes + n]!;
-      scoreLeaf(s, f, policy, c, n, leaves, i, cpu, num, milli);
+      scoreLeaf(s, f, policy, c, n, leaves, i, cpu, mem, num, milli);
       if (inner === 0) continue;
       for (let u = first; u < trees && s[treeAt + u * L.TREE_FIELDS] === c; u++) {
         const row = treeAt + u * L.TREE_FIELDS;
@@ -343,14 +397,19 @@ function pickIndexed(s: Int32Array, f: Float64Array, policy: number, c: number, 
     if (left < mem || (gpuPod && (s[modelsAt + t]! & mask) === 0)) continue;
     const score = childScore;
     const rank = (packed - left) / L.RANK_UNIT;
-    // Nothing below t beats the best found so far.
-    if (best >= 0 && (score < bestScore || (score === bestScore && rank > bestRank))) continue;
+    // Nothing below t beats the best found so far (a lookahead: the n-th best, or comes within δ of the best).
+    if (look ? !lookWants(s, f, score, rank) : best >= 0 && (score < bestScore || (score === bestScore && rank > bestRank))) continue;
     const w = s[rankAt + rank]!;
     if (fitsPod(s, nodeAt + w * stride, mem, gpuPod, mask)) {
-      best = w;
-      bestScore = score;
-      bestRank = rank;
-      continue;
+      // A lookahead keeps the best n, so the descent goes on below a winner for the runners-up.
+      if (look) {
+        if (!lookHas(s, w)) lookOffer(s, f, w, score, rank, s[s[L.H_CACHE_AT]! + c * nodes + w]!);
+      } else {
+        best = w;
+        bestScore = score;
+        bestRank = rank;
+        continue;
+      }
     }
     if (t >= inner) continue;
     // The children, the one that holds the winner searched first (pushed last).
@@ -362,7 +421,7 @@ function pickIndexed(s: Int32Array, f: Float64Array, policy: number, c: number, 
     }
     if (holder >= 0) s[stackAt + sp++] = holder;
   }
-  return best;
+  return look ? lookFirst(s) : best;
 }
 
 /** The TypeScript fleet kernels. */
@@ -438,9 +497,15 @@ export function fleetTsKernels(): FleetKernels {
           }
         }
       } else if (s[L.H_INDEX] !== 0 && tree >= 0 && tree < s[L.H_TREES]! && s[s[L.H_TREE_AT]! + tree * L.TREE_FIELDS] === cls) {
-        pick = pickIndexed(s, f, policy, cls, tree, cpu, mem, num, milli, mask);
+        const look = lookStart(s, num, milli);
+        pick = pickIndexed(s, f, policy, cls, tree, cpu, mem, num, milli, mask, look);
         if (pick < 0) return -1;
         gpu = s[s[L.H_CACHE_AT]! + cls * nodes + pick]!;
+        const chosen = look ? lookChoose(s, f, cpu, mem, num, milli) : -1;
+        if (chosen >= 0) {
+          pick = chosen;
+          gpu = rolloutGpu;
+        }
       } else {
         // The scan: every node filtered, scored from the cache where its score is not stale (a fleet with an index keeps no cache for the scan).
         const classes = s[L.H_CLASSES]!;
@@ -449,6 +514,7 @@ export function fleetTsKernels(): FleetKernels {
         const fAt = s[L.H_F_CACHE]!;
         let best = 0;
         let bestRank = 0;
+        const look = lookStart(s, num, milli);
         for (let n = 0; n < nodes; n++) {
           const base = at + n * stride;
           if (!fits(s, base, cpu, mem, num, milli, mask)) continue;
@@ -459,7 +525,7 @@ export function fleetTsKernels(): FleetKernels {
             score = f[fAt + slot]!;
             g = s[cAt + slot]!;
           } else {
-            score = scoreNode(s, f, policy, n, cpu, num, milli);
+            score = scoreNode(s, f, policy, n, cpu, mem, num, milli);
             g = chosenGpu;
             if (cached) {
               f[fAt + slot] = score;
@@ -467,6 +533,7 @@ export function fleetTsKernels(): FleetKernels {
             }
           }
           const rank = s[base + L.N_RANK]!;
+          if (look) lookOffer(s, f, n, score, rank, g);
           if (pick < 0 || score > best || (score === best && rank < bestRank)) {
             pick = n;
             best = score;
@@ -475,6 +542,12 @@ export function fleetTsKernels(): FleetKernels {
           }
         }
         if (pick < 0) return -1;
+        // A policy with a lookahead: among close candidates, the one the pod damages least (src/baseline/fleet-rollout.ts).
+        const chosen = look ? lookChoose(s, f, cpu, mem, num, milli) : -1;
+        if (chosen >= 0) {
+          pick = chosen;
+          gpu = rolloutGpu;
+        }
       }
       if (num > 0 && milli > 0) {
         if (sharing) {

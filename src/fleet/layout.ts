@@ -26,6 +26,20 @@
 // stale in every class and lists it in each class whose leaves are built; the class's next pick
 // rescores its listed nodes and replays their leaves in each of its built trees, up to the first entry
 // that does not change.
+//
+// fgd-node's node values (H_LAMBDAS > 0; policies/fgd-node.ts): each node's type (N_TYPE) and in `f`
+// each node's value now (kept by every refresh), then per value entry (type × λ) its prices per core
+// and per GiB and its table of VALUE_SIZE values. Its score reads the pod's memory, so its score
+// classes key on memory too (one tree each); and its reserve reads H_IDLE8, the count of wholly free
+// 8-GPU nodes the refreshes keep: when it crosses H_RESERVE, the nodes the reserve holds or releases
+// (4 GPUs or more, all wholly free) are marked stale like changed ones.
+//
+// A policy with a lookahead (src/fleet/lookahead.ts) has a block after all this (H_LOOK_AT in `s`,
+// H_F_LOOK in `f`; 0 without one): its setting (LK_ fields), the decision's seed, the workload's
+// sampling table (shapes and, per model row, cumulative counts), the best n candidates of the current
+// pick, the drawn continuations and the rollout's GPU scratch; in `f`, δ and the candidates' scores.
+// The pod index then descends past a winner that fits, keeping the best n (the runners-up are
+// among the entries the winner beat), and prunes what cannot beat the n-th or come within δ.
 
 export * from './layout-fields.js';
 
@@ -40,15 +54,18 @@ import {
   H_F_PLAN,
   H_F_THR,
   H_F_TREE,
+  H_F_VALUE,
   H_F_WEIGHT,
   H_INDEX,
   H_INNER,
+  H_LAMBDAS,
   H_LEAF_AT,
   H_MAXG,
   H_MODELS_AT,
   H_NODE_AT,
   H_NODES,
   H_OUT_AT,
+  H_RESERVE,
   H_SCRATCH_AT,
   H_STACK_AT,
   H_STALE_AT,
@@ -57,6 +74,7 @@ import {
   H_TREES,
   H_TYP_AT,
   H_TYPICAL,
+  H_VALUE_ENTRIES,
   HEADER,
   N_TAGS,
   PLAN_SIZE,
@@ -64,13 +82,16 @@ import {
   T_FIELDS,
   THRESHOLDS,
   TREE_FIELDS,
+  VALUE_SIZE,
 } from './layout-fields.js';
 
 /**
  * Sizes of the two arrays and every offset, for `nodes` nodes of at most `maxGpus` GPUs, `typical`
- * typical pods, `classes` score classes and `trees` trees of the pod index (0: no index, H_INDEX 0).
+ * typical pods, `classes` score classes, `trees` trees of the pod index (0: no index, H_INDEX 0) and
+ * fgd-node's node values: `lambdas` λ per node type over `entries` value entries (types × lambdas; 0:
+ * none, H_LAMBDAS 0). The reserve (H_RESERVE) starts at -1, none.
  */
-export function fleetLayout(nodes: number, maxGpus: number, typical: number, classes: number, trees = 0): { ints: number; floats: number; header: Int32Array } {
+export function fleetLayout(nodes: number, maxGpus: number, typical: number, classes: number, trees = 0, lambdas = 0, entries = 0): { ints: number; floats: number; header: Int32Array } {
   const stride = N_TAGS + (maxGpus + 1) + maxGpus;
   const indexed = trees > 0 ? 1 : 0;
   const h = new Int32Array(HEADER);
@@ -101,7 +122,12 @@ export function fleetLayout(nodes: number, maxGpus: number, typical: number, cla
   h[H_F_TREE] = h[H_F_CACHE] + nodes * classes * (indexed + 1);
   h[H_F_FRAG] = h[H_F_TREE] + trees * 2 * inner;
   h[H_F_PLAN] = h[H_F_FRAG] + 1;
-  return { ints: h[H_STACK_AT] + indexed * STACK, floats: h[H_F_PLAN] + 2 * PLAN_SIZE, header: h };
+  h[H_F_VALUE] = h[H_F_PLAN] + 2 * PLAN_SIZE;
+  h[H_LAMBDAS] = entries > 0 ? lambdas : 0;
+  h[H_VALUE_ENTRIES] = entries;
+  h[H_RESERVE] = -1;
+  const values = entries > 0 ? nodes + entries * (2 + VALUE_SIZE) : 0;
+  return { ints: h[H_STACK_AT] + indexed * STACK, floats: h[H_F_VALUE] + values, header: h };
 }
 
 /** Inner entries of a 4-ary tree over `nodes` leaves: ⌈(nodes − 1)/3⌉ (0 for one node: the root is its leaf). */

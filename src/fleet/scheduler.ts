@@ -22,10 +22,30 @@ import { fail, own, readInput, rejectUnknownKeys, requireArray, requireInteger, 
 import { FitCounts } from './fit-counts.js';
 import type { FleetKernels, FleetMemory } from './kernels.js';
 import * as L from './layout.js';
+import { decisionSeed, type Lookahead, lookaheadSize, samplingShapes, validateLookahead, writeLookahead } from './lookahead.js';
 import type { NodeGpus, NodeView } from './node-view.js';
-import { cleanRemainders, DEFAULT_POLICY, deadHole, type FleetPolicy, type FleetPolicyName, P_CLUSTERING, P_FGD, P_LP, P_OURS, P_RANDOM, planTables, policyByName } from './policies/index.js';
+import {
+  cleanRemainders,
+  DEFAULT_POLICY,
+  deadHole,
+  type FleetPolicy,
+  type FleetPolicyName,
+  LEAST_SHAPE_COUNT,
+  type NodeValues,
+  nodeValueTables,
+  P_CLUSTERING,
+  P_FGD,
+  P_LP,
+  P_NODE,
+  P_OURS,
+  P_RANDOM,
+  planTables,
+  policyByName,
+  RESERVE,
+  THETAS,
+} from './policies/index.js';
 import { Prng } from './prng.js';
-import { type FleetPod, modelMask, type Pod, validatePod, validatePods } from './types.js';
+import { type FleetPod, modelMask, type NodeSpec, type Pod, validatePod, validatePods } from './types.js';
 import { type TypicalPod, typicalPods } from './typical.js';
 
 /**
@@ -43,15 +63,15 @@ export type PodSchedulerKernels = FleetKernels & AlignedKernels & { readonly bac
 
 /** Options of a pod scheduler. */
 export type PodSchedulerOptions = {
-  /** Policy name (default 'fgd-close'): one of FLEET_POLICIES' names. */
+  /** Policy name (default 'fgd-node'): one of FLEET_POLICIES' names. */
   policy?: FleetPolicyName;
-  /** The workload whose typical-pod distribution defines fragmentation, whose share sizes set fgd-close's dead hole (their 1st percentile) and fgd-lp's share prices; required for fgd, fgd-close and fgd-lp. */
+  /** The workload whose typical-pod distribution defines fragmentation, whose share sizes set fgd-close's dead hole (their 1st percentile), fgd-lp's share prices and fgd-node's node-level LP and rollouts; required for fgd, fgd-close, fgd-lp and fgd-node. */
   typical?: readonly FleetPod[];
   /** Each node's tie-break rank, in the state's node order: a permutation of 0..nodes−1, the smallest wins (default: node order). */
   ranks?: readonly number[];
   /** Pods whose shapes (CPU, share, GPU count; and host memory) get a score class and a tree of the pod index (default: the typical workload's); plans do not depend on it, a pod of another shape is planned by the scan. */
   shapes?: readonly FleetPod[];
-  /** Seed of the random policy's draws (default 42). */
+  /** Seed of the random policy's draws and of a lookahead's continuations (default 42). */
   seed?: number;
   /**
    * How a pod's node is found (default 'index'): 'index' walks the pod index (per-class tournament
@@ -82,9 +102,9 @@ const MIB = 1048576;
 /** A score class: pods of one shape (cpu, milli, GPU count) score every node alike. */
 type ShapeClass = { cls: number; firstTree: number; floors: number[] };
 
-/** The shape key of the score cache: memory and allowed models never change a score. */
-function shapeKey(p: Pod): string {
-  return `${p.cpu},${p.milli},${p.gpus}`;
+/** The shape key of the score cache: allowed models never change a score, and memory only fgd-node's (its node value counts host memory). */
+function shapeKey(p: Pod, policy: number): string {
+  return policy === P_NODE ? `${p.cpu},${p.milli},${p.gpus},${p.memory}` : `${p.cpu},${p.milli},${p.gpus}`;
 }
 
 /** Validates the options and makes a scheduler over `nodes`, a state's NodeView (ClusterState.podScheduler). */
@@ -93,7 +113,7 @@ export function createPodScheduler(kernels: PodSchedulerKernels, nodes: NodeView
   rejectUnknownKeys('options', o, KEYS);
   const policy = policyByName(own(o, 'policy') ?? DEFAULT_POLICY, 'options.policy');
   const rawTypical = own(o, 'typical');
-  if (rawTypical === undefined && (policy.id === P_FGD || policy.id === P_OURS || policy.id === P_LP)) {
+  if (rawTypical === undefined && (policy.id === P_FGD || policy.id === P_OURS || policy.id === P_LP || policy.id === P_NODE)) {
     fail('INVALID_ARGUMENT', 'options.typical', `the workload whose typical pods define fragmentation (policy '${policy.name}' scores by it)`, rawTypical);
   }
   const typical = rawTypical === undefined ? [] : validatePods('options.typical', rawTypical);
@@ -152,6 +172,12 @@ export class PodScheduler {
   private readonly gpus: NodeGpus[];
   private readonly topologies: Array<{ topology: Topology; matrix: Int32Array } | undefined>;
   private readonly rng: Prng;
+  private readonly seed: number;
+  /** The policy's lookahead, and its block in the kernel arrays (0: none). */
+  private readonly lookahead: Lookahead | undefined;
+  private readonly lookAt: number;
+  /** Node changes seen (sync calls): with the seed and the pod, a lookahead decision's seed. */
+  private changes = 0;
   private closed = false;
 
   /**
@@ -162,7 +188,8 @@ export class PodScheduler {
    * @param shapes pods whose shapes get a score class and a tree of the pod index (others are planned by the scan)
    * @param dead the default policy's dead hole in milli (default: deadHole(shapes), for callers whose shapes are the workload)
    * @param search the pod index or the scan (see PodSchedulerOptions.search)
-   * @param workload the pods whose share sizes fgd-lp's configuration LP prices (default: shapes, for callers whose shapes are the workload)
+   * @param workload the pods whose share sizes fgd-lp's configuration LP prices, and whose shapes fgd-node's node-level LP prices (default: shapes, for callers whose shapes are the workload)
+   * @param values fgd-node's node values (default: nodeValueTables of the nodes and the workload)
    */
   constructor(
     kernels: PodSchedulerKernels,
@@ -175,11 +202,14 @@ export class PodScheduler {
     dead = deadHole(shapes),
     search: PodSearch = 'index',
     workload: readonly Pod[] = shapes,
+    values?: NodeValues,
   ) {
     this.policy = policy;
     this.kernels = kernels;
     this.nodes = nodes;
     this.rng = new Prng(seed);
+    this.seed = seed;
+    this.lookahead = policy.lookahead === undefined ? undefined : validateLookahead('policy.lookahead', policy.lookahead);
     this.nodeIds = nodes.nodeIds();
     const n = this.nodeIds.length;
     this.gpus = this.nodeIds.map((_, k) => nodes.gpus(k));
@@ -214,7 +244,7 @@ export class PodScheduler {
     }
     const floors: number[][] = [];
     for (const p of shapes) {
-      const key = shapeKey(p);
+      const key = shapeKey(p, policy.id);
       let c = this.classes.get(key);
       if (c === undefined) {
         c = { cls: this.classes.size, firstTree: 0, floors: [] };
@@ -235,12 +265,19 @@ export class PodScheduler {
         for (const floor of c.floors) trees.push(c.cls, floor);
       }
     }
-    const { ints, floats, header } = L.fleetLayout(n, this.maxGpus, typical.length, this.classes.size, trees.length / 2);
-    this.memory = kernels.fleetAlloc(ints, floats);
-    this.bytes = ints * 4 + floats * 8;
+    const node = policy.id === P_NODE ? (values ?? this.nodeValues(workload)) : undefined;
+    const entries = node === undefined ? 0 : node.core.length;
+    const { ints, floats, header } = L.fleetLayout(n, this.maxGpus, typical.length, this.classes.size, trees.length / 2, node?.lambdas ?? 0, entries);
+    // The lookahead block after the layout: its sampling table has a row per model bit, and one for nodes without GPUs.
+    const sampling = this.lookahead === undefined ? undefined : samplingShapes(workload, this.bits);
+    const look = this.lookahead === undefined || sampling === undefined ? { ints: 0, floats: 0 } : lookaheadSize(this.lookahead, sampling, used + 1, this.maxGpus);
+    this.lookAt = this.lookahead === undefined ? 0 : ints;
+    this.memory = kernels.fleetAlloc(ints + look.ints, floats + look.floats);
+    this.bytes = (ints + look.ints) * 4 + (floats + look.floats) * 8;
     const s = this.memory.ints();
     const f = this.memory.floats();
     s.set(header, 0);
+    if (this.lookahead !== undefined && sampling !== undefined) writeLookahead(s, f, ints, floats, this.lookahead, sampling, used + 1);
     s[L.H_DEAD] = dead;
     s.set(cleanRemainders(typical, s[L.H_DEAD]), header[L.H_CLEAN_AT]);
     // fgd-lp's plan tables: solved only for that policy (the LP takes a fraction of a second on openb).
@@ -248,6 +285,14 @@ export class PodScheduler {
       const { value, price } = planTables(workload);
       f.set(value, header[L.H_F_PLAN]);
       f.set(price, header[L.H_F_PLAN]! + L.PLAN_SIZE);
+    }
+    // fgd-node's node values: per value entry its prices per core and per GiB, then its table; each node's type; the reserve.
+    if (node !== undefined) {
+      const at = header[L.H_F_VALUE]! + n;
+      f.set(node.core, at);
+      f.set(node.gib, at + entries);
+      f.set(node.table, at + 2 * entries);
+      s[L.H_RESERVE] = RESERVE;
     }
     // The model bits some model-constrained typical GPU pod accepts (N_WANTED).
     let wanted = 0;
@@ -269,6 +314,7 @@ export class PodScheduler {
       s[base + L.N_GPUS] = this.width[k]!;
       s[base + L.N_RANK] = ranks[k]!;
       s[base + L.N_WANTED] = (bit & wanted) !== 0 ? 1 : 0;
+      s[base + L.N_TYPE] = node === undefined ? 0 : node.typeOf[k]!;
     }
     f.set(L.fgdThresholds(), header[L.H_F_THR]);
     if (trees.length > 0) {
@@ -282,6 +328,26 @@ export class PodScheduler {
     kernels.fleetInit(this.memory);
     this.fitCounts = indexed ? new FitCounts(shapes, this.memory.ints()) : null;
     this.unsubscribe = subscribeWeakly(nodes, this, this.memory);
+  }
+
+  /**
+   * fgd-node's node values for this state's nodes (each one's capacity: what is left and what its slots
+   * hold; the GPUs the kernels see) and `workload`; none (every loss 0) for a fleet without GPUs or a
+   * workload without GPU pods, which the node-level LP cannot scale.
+   */
+  private nodeValues(workload: readonly Pod[]): NodeValues | undefined {
+    const specs = this.nodeIds.map((id, k): NodeSpec => {
+      let cpu = this.nodes.cpuLeft(k);
+      let host = this.nodes.hostMemoryLeft(k);
+      this.nodes.forEachSlot(k, (slot) => {
+        cpu += slot.cpu ?? 0;
+        host += slot.hostMemory ?? 0;
+      });
+      const memory = this.nodes.hostMemoryLeft(k) < 0 ? MAX_INT : Math.min(Math.floor(host / MIB), MAX_INT);
+      return { id, cpu: this.nodes.cpuLeft(k) < 0 ? MAX_INT : Math.min(cpu, MAX_INT), memory, gpus: this.width[k]!, model: this.nodes.gpuModel(k) ?? '', gpuMemory: 0 };
+    });
+    if (specs.every((x) => x.gpus === 0) || workload.every((p) => p.gpus === 0 || p.milli === 0)) return undefined;
+    return nodeValueTables(specs, workload, { thetas: THETAS, least: LEAST_SHAPE_COUNT });
   }
 
   /** Writes node k's resources from the state into the kernel arrays (the caller refreshes it). */
@@ -312,6 +378,7 @@ export class PodScheduler {
 
   /** Node k of the state changed: re-sync it (called by the view's listener, see subscribeWeakly). */
   sync(k: number): void {
+    this.changes++;
     this.fitCounts?.take(this.memory.ints(), k);
     this.write(this.memory.ints(), k);
     this.kernels.fleetRefresh(this.memory, k);
@@ -341,12 +408,13 @@ export class PodScheduler {
   /** plan for a validated pod with the random policy's draws u1, u2 ∈ [0, 1) (the simulator draws them); null when no node fits. */
   planWithDraws(pod: Pod, u1: number, u2: number): PlacementOption | null {
     this.checkOpen();
-    const shape = this.classes.get(shapeKey(pod));
+    const shape = this.classes.get(shapeKey(pod, this.policy.id));
     const cls = shape === undefined ? -1 : shape.cls;
     // The tree of the class with the highest memory floor the pod reaches (none: the scan).
     let tree = -1;
     if (shape !== undefined) for (let k = shape.floors.length - 1; k >= 0 && tree < 0; k--) if (shape.floors[k]! <= pod.memory) tree = shape.firstTree + k;
     const mask = pod.gpus === 0 ? -1 : modelMask(pod.models, this.bits);
+    if (this.lookAt !== 0) this.memory.ints()[this.lookAt + L.LK_SEED] = decisionSeed(this.seed, this.changes, pod.cpu, pod.memory, pod.gpus, pod.milli, mask);
     const node = this.kernels.fleetPick(this.memory, this.policy.id, cls, tree, pod.cpu, pod.memory, pod.gpus, pod.milli, mask, u1, u2);
     if (node < 0) return null;
     const s = this.memory.ints();
@@ -444,6 +512,12 @@ export class PodScheduler {
   fragmentation(): number {
     this.checkOpen();
     return this.memory.floats()[this.memory.ints()[L.H_F_FRAG]!]!;
+  }
+
+  /** Decisions the policy's lookahead rolled out on so far (two or more close candidates, the pod in its scope); 0 without a lookahead. */
+  lookaheadDecisions(): number {
+    this.checkOpen();
+    return this.lookAt === 0 ? 0 : this.memory.ints()[this.lookAt + L.LK_LOOKUPS]!;
   }
 
   /** Frag of node `node`, in milli-GPU. */

@@ -22,6 +22,14 @@ export const LIMITS = {
   maxFleetPods: 10_000_000,
   /** Most distinct GPU models in one fleet (a pod's allowed models are a 32-bit mask). */
   maxFleetModels: 32,
+  /** Most candidates a fleet policy's lookahead compares (src/fleet/lookahead.ts). */
+  maxLookaheadCandidates: 16,
+  /** Most continuations a lookahead rolls out per candidate. */
+  maxLookaheadContinuations: 256,
+  /** Most pods in one continuation of a lookahead. */
+  maxLookaheadDepth: 256,
+  /** Most entries of a lookahead's sampling table (the workload's distinct pod shapes × (GPU models + 1)). */
+  maxLookaheadTable: 16_777_216,
   /** Most levels of nesting read from one input (requests are a few levels deep). */
   maxDepth: 64,
   /** Most CPU of one cluster node or slot, in milli-CPU (2^31 - 1: the fleet kernels count in i32). */

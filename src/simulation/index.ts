@@ -11,7 +11,7 @@ import { type SimulateOptions, type SimulationRun, simulateRun, simulateSteps } 
 export type SimulateRequest = {
   nodes: readonly FleetNode[];
   pods: readonly FleetPod[];
-  /** Policy name (default: ours, 'fgd-close'). */
+  /** Policy name (default: ours, 'fgd-node'). */
   policy?: FleetPolicyName;
   /** Seed of the shuffle, the tuning draws and the node ranks (default 42). */
   seed?: number;

@@ -157,7 +157,7 @@ export function* simulateSteps(kernels: ClusterKernels, nodes: readonly NodeSpec
   const { order, ranks } = prepareWorkload(nodes, pods, tune, rng);
   const typical = typicalPods(pods);
   const state = ClusterState.create(kernels, { nodes: fleetClusterNodes(nodes) });
-  const fleet = new PodScheduler(kernels, state.nodeView(), policy, typical, ranks, pods, 42, undefined, options.search ?? 'index');
+  const fleet = new PodScheduler(kernels, state.nodeView(), policy, typical, ranks, pods, options.seed, undefined, options.search ?? 'index');
   const gpus = nodes.reduce((a, n) => a + n.gpus, 0);
   const arrivedBins = new Array<number>(order.length);
   const alloc = new Array<number>(order.length);

@@ -33,7 +33,7 @@ describe('gpualloc simulate: options', () => {
   it('without --policy runs the default policy; --seeds takes a list; the table shows mean and spread', async () => {
     const r = await cli(['simulate', '--nodes', NODES, '--pods', PODS, '--seeds', '42,43']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^fgd-close\s+\d+\.\d\d ± \d+\.\d\d/m);
+    expect(r.stdout).toMatch(/^fgd-node\s+\d+\.\d\d ± \d+\.\d\d/m);
     expect(r.stdout).toMatch(/seeds 42\.\.43 \(2\)/);
     const gap = await cli(['simulate', '--nodes', NODES, '--pods', PODS, '--seeds', '42,50']);
     expect(gap.stdout).toMatch(/seeds 42,50 \(2\)/);

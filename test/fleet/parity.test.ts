@@ -54,7 +54,7 @@ describe('fleet parity: wasm and ts give identical runs', async () => {
     );
   });
 
-  it('fgd, fgd-close and fgd-lp on workloads of a few share sizes (the clean-remainder table then has many clean entries, the LP prices many sizes)', () => {
+  it('fgd, fgd-close, fgd-lp and fgd-node on workloads of a few share sizes (the clean-remainder table then has many clean entries, the LP prices many sizes)', () => {
     const share = fc.record({
       cpu: fc.integer({ min: 0, max: 16000 }),
       memoryMiB: fc.constant(1),
@@ -66,7 +66,7 @@ describe('fleet parity: wasm and ts give identical runs', async () => {
       fc.property(
         fc.array(nodeArb, { minLength: 1, maxLength: 12 }),
         fc.array(share, { minLength: 1, maxLength: 80 }),
-        fc.constantFrom('fgd', 'fgd-close', 'fgd-lp'),
+        fc.constantFrom('fgd', 'fgd-close', 'fgd-lp', 'fgd-node'),
         fc.integer({ min: 0, max: 1000 }),
         (rawNodes, rawPods, policy, seed) => {
           const nodes: FleetNode[] = rawNodes.map((n, i) => ({ id: `node-${i}`, ...n }));

@@ -1,4 +1,4 @@
-// Ours ('fgd-close', the default): FGD with these changes, each measured on every openb variant (README,
+// Ours ('fgd-close', the default before fgd-node): FGD with these changes, each measured on every openb variant (README,
 // "Fleet simulation"; the same seeds give paired comparisons):
 // - a GPU-sharing pod's placement is *clean* when it opens a wholly free GPU, or leaves its GPU with
 //   a dead hole (less free milli than `dead`, the 1st percentile of the share sizes in the workload:
@@ -24,7 +24,7 @@ import type { FleetPolicy } from './types.js';
 export const ours: FleetPolicy = {
   ...POLICY_REGISTRY['fgd-close'],
   gpuChoice: 'score',
-  summary: 'FGD, with shares kept off placements that leave holes no mix of typical shares can fill, CPU-only pods next to taken GPUs, whole GPUs where CPU per free GPU is least (default)',
+  summary: 'FGD, with shares kept off placements that leave holes no mix of typical shares can fill, CPU-only pods next to taken GPUs, whole GPUs where CPU per free GPU is least',
 };
 
 /** The dead-hole size: the smallest share s (milli) with at least 1 % of the sharing pods at or below s; 0 without sharing pods. */

@@ -10,9 +10,10 @@ export const P_BESTFIT = 4;
 export const P_FGD = 5;
 export const P_OURS = 6;
 export const P_LP = 7;
+export const P_NODE = 8;
 
 /** The number of policies: a policy number is 0..POLICY_COUNT-1; the kernels throw on any other. */
-export const POLICY_COUNT = 8;
+export const POLICY_COUNT = 9;
 
 /** A registered policy: its kernel number, its name (CLI and API) and the colour pages draw it in. */
 export type RegisteredPolicy = { readonly id: number; readonly name: string; readonly color: string };
@@ -27,4 +28,5 @@ export const POLICY_REGISTRY = {
   fgd: { id: P_FGD, name: 'fgd', color: '#1f77b4' },
   'fgd-close': { id: P_OURS, name: 'fgd-close', color: '#d62728' },
   'fgd-lp': { id: P_LP, name: 'fgd-lp', color: '#17becf' },
+  'fgd-node': { id: P_NODE, name: 'fgd-node', color: '#e377c2' },
 } as const satisfies Record<string, RegisteredPolicy>;

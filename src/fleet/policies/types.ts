@@ -3,6 +3,7 @@
 // inside the node for a GPU-sharing pod. Scores are compared as numbers, the highest wins, and a tie
 // goes to the node with the smallest per-seed random rank.
 
+import type { Lookahead } from '../lookahead.js';
 import type { POLICY_REGISTRY } from './registry.js';
 
 /** How a policy picks the GPU of a sharing pod (exclusive pods always take the lowest-index fully free GPUs). */
@@ -23,4 +24,6 @@ export type FleetPolicy = {
   readonly gpuChoice: GpuChoice;
   /** One line for --help and the README. */
   readonly summary: string;
+  /** Rollouts on close decisions (src/fleet/lookahead.ts); absent: the best score wins, the rank on a tie. */
+  readonly lookahead?: Lookahead;
 };
