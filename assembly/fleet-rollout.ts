@@ -3,7 +3,7 @@
 // src/baseline/fleet-rollout.ts). The pick offers every candidate it scores (lookOffer, which keeps
 // the best n in the scan's order); lookChoose then rolls out among the close ones. Nothing is
 // allocated: the continuations, the candidates and the GPU states live in the block.
-import { H_LOOK_AT, H_F_LOOK, H_STRIDE, H_NODE_AT, H_MAXG, LK_CANDIDATES, LK_CONTINUATIONS, LK_DEPTH, LK_SCOPE, LK_SEED, LK_SHAPES, LK_LOOKUPS, LK_SHAPE_AT, LK_CUM_AT, LK_CAND_AT, LK_SEQ_AT, LK_GPU_AT, SHAPE_FIELDS, CAND_FIELDS, N_CPU, N_MEM, N_MODEL, N_GPUS, N_TAGS, si, ss, fi, fs } from './fleet-layout';
+import { H_LOOK_AT, H_F_LOOK, H_STRIDE, H_NODE_AT, H_MAXG, LK_CANDIDATES, LK_CONTINUATIONS, LK_DEPTH, LK_SCOPE, LK_SEED, LK_SHAPES, LK_LOOKUPS, LK_SHAPE_AT, LK_CUM_AT, LK_CAND_AT, LK_SEQ_AT, LK_GPU_AT, LK_GUIDE_AT, LK_GUIDE_BITS, LK_MIN_CPU, LK_MIN_MEM, SHAPE_FIELDS, CAND_FIELDS, N_CPU, N_MEM, N_MODEL, N_GPUS, N_TAGS, si, ss, fi, fs } from './fleet-layout';
 
 /** Candidates kept for the current pick (lookStart empties them). */
 let count: i32 = 0;
@@ -90,14 +90,20 @@ function fill(s: usize, at: i32, gAt: i32, gpus: i32, cpu: i32, mem: i32): i32 {
   const m = si(s, at + LK_CONTINUATIONS);
   const k = si(s, at + LK_DEPTH);
   const shapeAt = si(s, at + LK_SHAPE_AT);
-  let q = si(s, at + LK_SEQ_AT);
+  const seqAt = si(s, at + LK_SEQ_AT);
+  const minCpu = si(s, at + LK_MIN_CPU);
+  const minMem = si(s, at + LK_MIN_MEM);
   const work = gAt + gpus;
+  let start = 0;
+  for (let j = 0; j < gpus; j++) start += si(s, gAt + j);
   let total = 0;
   for (let c = 0; c < m; c++) {
     for (let j = 0; j < gpus; j++) ss(s, work + j, si(s, gAt + j));
     let cpuLeft = cpu;
     let memLeft = mem;
-    for (let step = 0; step < k; step++, q++) {
+    let free = start;
+    // Once no GPU milli is free, or less CPU or memory is left than any GPU pod asks, nothing more is placed.
+    for (let step = 0, q = seqAt + c * k; step < k && free > 0 && cpuLeft >= minCpu && memLeft >= minMem; step++, q++) {
       const shape = si(s, q);
       if (shape < 0) continue;
       const p = shapeAt + shape * SHAPE_FIELDS;
@@ -137,6 +143,7 @@ function fill(s: usize, at: i32, gAt: i32, gpus: i32, cpu: i32, mem: i32): i32 {
       }
       cpuLeft -= pCpu;
       memLeft -= pMem;
+      free -= num * milli;
       total += num * milli;
     }
   }
@@ -158,6 +165,8 @@ export function lookChoose(s: usize, f: usize, cpu: i32, mem: i32, num: i32, mil
   const cand = si(s, at + LK_CAND_AT);
   const shapes = si(s, at + LK_SHAPES);
   const cumAt = si(s, at + LK_CUM_AT);
+  const bits = si(s, at + LK_GUIDE_BITS);
+  const guideAt = si(s, at + LK_GUIDE_AT);
   const seqAt = si(s, at + LK_SEQ_AT);
   const draws = si(s, at + LK_CONTINUATIONS) * si(s, at + LK_DEPTH);
   const gAt = si(s, at + LK_GPU_AT);
@@ -170,23 +179,22 @@ export function lookChoose(s: usize, f: usize, cpu: i32, mem: i32, num: i32, mil
     const gpu = si(s, cand + c * CAND_FIELDS + 1);
     const base = si(s, H_NODE_AT) + node * stride;
     const bit = si(s, base + N_MODEL);
-    const row = cumAt + (bit == 0 ? 0 : ctz<i32>(bit) + 1) * shapes;
+    const r = bit == 0 ? 0 : ctz<i32>(bit) + 1;
+    const row = cumAt + r * shapes;
+    const guide = guideAt + (r << bits);
     const total = shapes == 0 ? 0 : si(s, row + shapes - 1);
+    const shift = total <= 1 ? 0 : max(0, 32 - clz<i32>(total - 1) - bits);
     // The continuations: M × K shapes drawn from the node's row (none when the row draws nothing).
     for (let d = 0; d < draws; d++) {
       if (total == 0) {
         ss(s, seqAt + d, -1);
         continue;
       }
+      // The first shape whose cumulative count exceeds u, searched from its bucket's guide.
       const u = next() % <u32>total;
-      let lo = 0;
-      let hi = shapes - 1;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (<u32>si(s, row + mid) > u) hi = mid;
-        else lo = mid + 1;
-      }
-      ss(s, seqAt + d, lo);
+      let i = si(s, guide + <i32>(u >>> <u32>shift));
+      while (<u32>si(s, row + i) <= u) i++;
+      ss(s, seqAt + d, i);
     }
     const gpus = si(s, base + N_GPUS);
     const nodeG = base + N_TAGS + si(s, H_MAXG) + 1;

@@ -102,13 +102,19 @@ function fill(s: Int32Array, at: number, gAt: number, gpus: number, cpu: number,
   const k = s[at + L.LK_DEPTH]!;
   const shapeAt = s[at + L.LK_SHAPE_AT]!;
   const seqAt = s[at + L.LK_SEQ_AT]!;
+  const minCpu = s[at + L.LK_MIN_CPU]!;
+  const minMem = s[at + L.LK_MIN_MEM]!;
   const work = gAt + gpus;
+  let start = 0;
+  for (let j = 0; j < gpus; j++) start += s[gAt + j]!;
   let total = 0;
-  for (let c = 0, q = seqAt; c < m; c++) {
+  for (let c = 0; c < m; c++) {
     for (let j = 0; j < gpus; j++) s[work + j] = s[gAt + j]!;
     let cpuLeft = cpu;
     let memLeft = mem;
-    for (let step = 0; step < k; step++, q++) {
+    let free = start;
+    // Once no GPU milli is free, or less CPU or memory is left than any GPU pod asks, nothing more is placed.
+    for (let step = 0, q = seqAt + c * k; step < k && free > 0 && cpuLeft >= minCpu && memLeft >= minMem; step++, q++) {
       const shape = s[q]!;
       if (shape < 0) continue;
       const p = shapeAt + shape * L.SHAPE_FIELDS;
@@ -147,6 +153,7 @@ function fill(s: Int32Array, at: number, gAt: number, gpus: number, cpu: number,
       }
       cpuLeft -= pCpu;
       memLeft -= pMem;
+      free -= num * milli;
       total += num * milli;
     }
   }
@@ -174,6 +181,8 @@ export function lookChoose(s: Int32Array, f: Float64Array, cpu: number, mem: num
   const cand = s[at + L.LK_CAND_AT]!;
   const shapes = s[at + L.LK_SHAPES]!;
   const cumAt = s[at + L.LK_CUM_AT]!;
+  const bits = s[at + L.LK_GUIDE_BITS]!;
+  const guideAt = s[at + L.LK_GUIDE_AT]!;
   const seqAt = s[at + L.LK_SEQ_AT]!;
   const draws = s[at + L.LK_CONTINUATIONS]! * s[at + L.LK_DEPTH]!;
   const gAt = s[at + L.LK_GPU_AT]!;
@@ -186,23 +195,22 @@ export function lookChoose(s: Int32Array, f: Float64Array, cpu: number, mem: num
     const gpu = s[cand + c * L.CAND_FIELDS + 1]!;
     const base = s[L.H_NODE_AT]! + node * stride;
     const bit = s[base + L.N_MODEL]!;
-    const row = cumAt + (bit === 0 ? 0 : 32 - Math.clz32(bit & -bit)) * shapes;
+    const r = bit === 0 ? 0 : 32 - Math.clz32(bit & -bit);
+    const row = cumAt + r * shapes;
+    const guide = guideAt + (r << bits);
     const total = shapes === 0 ? 0 : s[row + shapes - 1]!;
+    const shift = total <= 1 ? 0 : Math.max(0, 32 - Math.clz32(total - 1) - bits);
     // The continuations: M × K shapes drawn from the node's row (none when the row draws nothing).
     for (let d = 0; d < draws; d++) {
       if (total === 0) {
         s[seqAt + d] = -1;
         continue;
       }
+      // The first shape whose cumulative count exceeds u, searched from its bucket's guide.
       const u = next() % total;
-      let lo = 0;
-      let hi = shapes - 1;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (s[row + mid]! > u) hi = mid;
-        else lo = mid + 1;
-      }
-      s[seqAt + d] = lo;
+      let i = s[guide + (u >>> shift)]!;
+      while (s[row + i]! <= u) i++;
+      s[seqAt + d] = i;
     }
     const gpus = s[base + L.N_GPUS]!;
     const nodeG = base + L.N_TAGS + s[L.H_MAXG]! + 1;
