@@ -127,6 +127,8 @@ export function nodeValue(s: usize, f: usize, base: i32, cpuLeft: i32, memLeft: 
         w--;
       }
       v += fi(f, t + r);
+      // The table's entries are 0 or more, so a sum that reaches the least so far ends above it.
+      if (v >= best) break;
     }
     if (v < best) best = v;
   }

@@ -73,6 +73,8 @@ export function nodeValue(s: Int32Array, f: Float64Array, base: number, cpuLeft:
         w--;
       }
       v += f[t + r]!;
+      // The table's entries are 0 or more, so a sum that reaches the least so far ends above it.
+      if (v >= best) break;
     }
     if (v < best) best = v;
   }
