@@ -124,7 +124,7 @@ export const LK_CUM_AT: i32 = 9;
 export const LK_CAND_AT: i32 = 10;
 // Offset in `s` of the drawn continuations (M × K shape indices).
 export const LK_SEQ_AT: i32 = 11;
-// Offset in `s` of the rollout's GPU scratch (2 × maxGpus: the start state, the continuation's).
+// Offset in `s` of the rollout's GPU scratch (4 × maxGpus: the start states without and with the pod, the continuations').
 export const LK_GPU_AT: i32 = 12;
 // Offset in `s` of the guide tables (rows × 2^LK_GUIDE_BITS: entry b of row r is the first shape whose cumulative count exceeds b << the row's shift; src/fleet/lookahead.ts guideShift).
 export const LK_GUIDE_AT: i32 = 13;

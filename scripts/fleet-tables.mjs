@@ -121,7 +121,7 @@ const LAYOUT = [
   ['LK_CUM_AT', 9, "Offset in `s` of the cumulative counts (rows × S: row r's entry i counts the workload's pods of shapes 0..i that nodes of row r can draw)."],
   ['LK_CAND_AT', 10, 'Offset in `s` of the candidates (n × CAND_FIELDS: node, GPU, rank), best first.'],
   ['LK_SEQ_AT', 11, 'Offset in `s` of the drawn continuations (M × K shape indices).'],
-  ['LK_GPU_AT', 12, "Offset in `s` of the rollout's GPU scratch (2 × maxGpus: the start state, the continuation's)."],
+  ['LK_GPU_AT', 12, "Offset in `s` of the rollout's GPU scratch (4 × maxGpus: the start states without and with the pod, the continuations')."],
   ['LK_GUIDE_AT', 13, "Offset in `s` of the guide tables (rows × 2^LK_GUIDE_BITS: entry b of row r is the first shape whose cumulative count exceeds b << the row's shift; src/fleet/lookahead.ts guideShift)."],
   ['LK_GUIDE_BITS', 14, "log2 of the guide table's buckets per row (2^bits ≥ S)."],
   ['LK_MIN_CPU', 15, "The least CPU milli of the workload's GPU pod shapes (2^31 − 1 without any): a continuation's node with less left takes no more GPU milli."],

@@ -63,7 +63,7 @@ export function lookaheadSize(look: Lookahead, sampling: Sampling, rows: number,
   if (shapes * (rows + 1) > LIMITS.maxLookaheadTable)
     fail('LIMIT_EXCEEDED', 'typical', `a workload of at most ${LIMITS.maxLookaheadTable} distinct pod shapes × (GPU models + 1) for the policy's lookahead to sample`, shapes * (rows + 1));
   return {
-    ints: L.LK_FIELDS + shapes * L.SHAPE_FIELDS + rows * shapes + rows * (1 << guideBits(shapes)) + look.candidates * L.CAND_FIELDS + look.continuations * look.depth + 2 * maxGpus,
+    ints: L.LK_FIELDS + shapes * L.SHAPE_FIELDS + rows * shapes + rows * (1 << guideBits(shapes)) + look.candidates * L.CAND_FIELDS + look.continuations * look.depth + 4 * maxGpus,
     floats: 1 + look.candidates,
   };
 }
