@@ -61,8 +61,10 @@ export const H_RESERVE: i32 = 32;
 export const H_LOOK_AT: i32 = 33;
 // Offset in `f` of the lookahead's floats: δ, then the candidates' scores.
 export const H_F_LOOK: i32 = 34;
+// 1 when every entry of fgd-node's value tables is 0 or more (a λ's sum over the GPUs then stops once it reaches the least so far), else 0.
+export const H_VALUE_NONNEG: i32 = 35;
 // Ints in the header.
-export const HEADER: i32 = 35;
+export const HEADER: i32 = 36;
 // Fields of a tree in the tree table.
 export const TREE_FIELDS: i32 = 3;
 // Entries of the descent's stack: a descent keeps at most three pending siblings per level (nine levels hold 4^9 > LIMITS.maxFleetNodes leaves).
