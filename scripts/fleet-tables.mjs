@@ -123,7 +123,11 @@ const LAYOUT = [
   ['LK_CAND_AT', 10, 'Offset in `s` of the candidates (n × CAND_FIELDS: node, GPU, rank), best first.'],
   ['LK_SEQ_AT', 11, 'Offset in `s` of the drawn continuations (M × K shape indices).'],
   ['LK_GPU_AT', 12, "Offset in `s` of the rollout's GPU scratch (4 × maxGpus: the start states without and with the pod, the continuations')."],
-  ['LK_GUIDE_AT', 13, "Offset in `s` of the guide tables (rows × 2^LK_GUIDE_BITS: entry b of row r is the first shape whose cumulative count exceeds b << the row's shift; src/fleet/lookahead.ts guideShift)."],
+  [
+    'LK_GUIDE_AT',
+    13,
+    "Offset in `s` of the guide tables (rows × 2^LK_GUIDE_BITS: entry b of row r is the first shape whose cumulative count exceeds b << the row's shift; src/fleet/lookahead.ts guideShift).",
+  ],
   ['LK_GUIDE_BITS', 14, "log2 of the guide table's buckets per row (2^bits ≥ S)."],
   ['LK_MIN_CPU', 15, "The least CPU milli of the workload's GPU pod shapes (2^31 − 1 without any): a continuation's node with less left takes no more GPU milli."],
   ['LK_MIN_MEM', 16, "The least host memory MiB of the workload's GPU pod shapes (2^31 − 1 without any)."],

@@ -22,7 +22,14 @@ function binary(s: Int32Array, row: number, shapes: number, u: number): number {
 
 describe('lookahead sampling table', () => {
   it('the guide search gives the binary search’s shape for every draw of every row', () => {
-    const shapeArb = fc.record({ gpus: fc.constantFrom(0, 1, 2), milli: fc.constantFrom(0, 300, 1000), cpu: fc.integer({ min: 0, max: 9000 }), mem: fc.integer({ min: 0, max: 9000 }), mask: fc.integer({ min: 1, max: 3 }), count: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 5 }), fc.integer({ min: 1, max: 1500 })) });
+    const shapeArb = fc.record({
+      gpus: fc.constantFrom(0, 1, 2),
+      milli: fc.constantFrom(0, 300, 1000),
+      cpu: fc.integer({ min: 0, max: 9000 }),
+      mem: fc.integer({ min: 0, max: 9000 }),
+      mask: fc.integer({ min: 1, max: 3 }),
+      count: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 5 }), fc.integer({ min: 1, max: 1500 })),
+    });
     fc.assert(
       fc.property(fc.array(shapeArb, { minLength: 1, maxLength: 40 }), (list) => {
         const sampling: Sampling = {
