@@ -103,6 +103,9 @@ function packingScore(s: usize, at: i32, gpus: i32, full: i32, num: i32, milli: 
   return <f64>max(50 - num, 33);
 }
 
+// nodeValue's scratch: the free milli of each GPU of the node after the pod.
+let valueLeft = new StaticArray<i32>(8);
+
 /** fgd-node: V of the node at `base` after a pod takes `milli` of GPU j (-1: none) or `whole` wholly free GPUs, leaving cpuLeft and memLeft (src/fleet/policies/fgd-node.ts nodeValue). */
 export function nodeValue(s: usize, f: usize, base: i32, cpuLeft: i32, memLeft: i32, j: i32, milli: i32, whole: i32): f64 {
   const lambdas = si(s, H_LAMBDAS);
@@ -116,18 +119,23 @@ export function nodeValue(s: usize, f: usize, base: i32, cpuLeft: i32, memLeft: 
   const nonneg = si(s, H_VALUE_NONNEG) == 1;
   const c = <f64>cpuLeft / 1000;
   const m = <f64>memLeft / 1024;
+  // The free milli each GPU is left with, read and adjusted once for all λ.
+  if (valueLeft.length < gpus) valueLeft = new StaticArray<i32>(gpus);
+  for (let i = 0, w = whole; i < gpus; i++) {
+    let r = si(s, gAt + i);
+    if (i == j) r -= milli;
+    if (w > 0 && r == 1000) {
+      r = 0;
+      w--;
+    }
+    unchecked((valueLeft[i] = r));
+  }
   let best = Infinity;
   for (let l = 0, e = si(s, base + N_TYPE) * lambdas; l < lambdas; l++, e++) {
     let v = fi(f, coreAt + e) * c + fi(f, gibAt + e) * m;
     const t = tableAt + e * VALUE_SIZE;
-    for (let i = 0, w = whole; i < gpus; i++) {
-      let r = si(s, gAt + i);
-      if (i == j) r -= milli;
-      if (w > 0 && r == 1000) {
-        r = 0;
-        w--;
-      }
-      v += fi(f, t + r);
+    for (let i = 0; i < gpus; i++) {
+      v += fi(f, t + unchecked(valueLeft[i]));
       // With entries of 0 or more, a sum that reaches the least so far ends at or above it.
       if (nonneg && v >= best) break;
     }

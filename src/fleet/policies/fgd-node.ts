@@ -44,6 +44,9 @@ export const LEAST_SHAPE_COUNT = 30;
 /** The grid of λ: these multiples of each node type's base prices (per core, per GiB, and both). */
 export const THETAS: readonly number[] = [0.125, 0.25, 0.5, 1, 2, 4, 8, 16];
 
+// nodeValue's scratch: the free milli of each GPU of the node after the pod.
+let valueLeft = new Int32Array(8);
+
 /**
  * V of the state of the node whose record starts at `base` after a pod takes `milli` of GPU j (j −1:
  * none) or `whole` wholly free GPUs (the lowest-index ones), leaving `cpuLeft` milli-CPU and `memLeft`
@@ -62,18 +65,24 @@ export function nodeValue(s: Int32Array, f: Float64Array, base: number, cpuLeft:
   const nonneg = s[L.H_VALUE_NONNEG] === 1;
   const c = cpuLeft / 1000;
   const m = memLeft / 1024;
+  // The free milli each GPU is left with, read and adjusted once for all λ.
+  if (valueLeft.length < gpus) valueLeft = new Int32Array(gpus);
+  const left = valueLeft;
+  for (let i = 0, w = whole; i < gpus; i++) {
+    let r = s[gAt + i]!;
+    if (i === j) r -= milli;
+    if (w > 0 && r === 1000) {
+      r = 0;
+      w--;
+    }
+    left[i] = r;
+  }
   let best = Number.POSITIVE_INFINITY;
   for (let l = 0, e = s[base + L.N_TYPE]! * lambdas; l < lambdas; l++, e++) {
     let v = f[coreAt + e]! * c + f[gibAt + e]! * m;
     const t = tableAt + e * L.VALUE_SIZE;
-    for (let i = 0, w = whole; i < gpus; i++) {
-      let r = s[gAt + i]!;
-      if (i === j) r -= milli;
-      if (w > 0 && r === 1000) {
-        r = 0;
-        w--;
-      }
-      v += f[t + r]!;
+    for (let i = 0; i < gpus; i++) {
+      v += f[t + left[i]!]!;
       // With entries of 0 or more, a sum that reaches the least so far ends at or above it.
       if (nonneg && v >= best) break;
     }
