@@ -136,8 +136,10 @@ export const LK_GUIDE_BITS: i32 = 14;
 export const LK_MIN_CPU: i32 = 15;
 // The least host memory MiB of the workload's GPU pod shapes (2^31 − 1 without any).
 export const LK_MIN_MEM: i32 = 16;
+// The least GPU milli per GPU of the workload's GPU pod shapes (2^31 − 1 without any): a continuation's node with less free GPU milli in all takes no more.
+export const LK_MIN_MILLI: i32 = 17;
 // Ints of the lookahead block before its tables.
-export const LK_FIELDS: i32 = 17;
+export const LK_FIELDS: i32 = 18;
 // Sampling-table shape fields (cpu milli, host memory MiB, GPU count, GPU milli per GPU).
 export const SHAPE_FIELDS: i32 = 4;
 // Candidate fields (node, GPU choice, rank).

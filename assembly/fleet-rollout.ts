@@ -3,7 +3,7 @@
 // src/baseline/fleet-rollout.ts). The pick offers every candidate it scores (lookOffer, which keeps
 // the best n in the scan's order); lookChoose then rolls out among the close ones. Nothing is
 // allocated: the continuations, the candidates and the GPU states live in the block.
-import { H_LOOK_AT, H_F_LOOK, H_STRIDE, H_NODE_AT, H_MAXG, LK_CANDIDATES, LK_CONTINUATIONS, LK_DEPTH, LK_SCOPE, LK_SEED, LK_SHAPES, LK_LOOKUPS, LK_SHAPE_AT, LK_CUM_AT, LK_CAND_AT, LK_SEQ_AT, LK_GPU_AT, LK_GUIDE_AT, LK_GUIDE_BITS, LK_MIN_CPU, LK_MIN_MEM, SHAPE_FIELDS, CAND_FIELDS, N_CPU, N_MEM, N_MODEL, N_GPUS, N_TAGS, si, ss, fi, fs } from './fleet-layout';
+import { H_LOOK_AT, H_F_LOOK, H_STRIDE, H_NODE_AT, H_MAXG, LK_CANDIDATES, LK_CONTINUATIONS, LK_DEPTH, LK_SCOPE, LK_SEED, LK_SHAPES, LK_LOOKUPS, LK_SHAPE_AT, LK_CUM_AT, LK_CAND_AT, LK_SEQ_AT, LK_GPU_AT, LK_GUIDE_AT, LK_GUIDE_BITS, LK_MIN_CPU, LK_MIN_MEM, LK_MIN_MILLI, SHAPE_FIELDS, CAND_FIELDS, N_CPU, N_MEM, N_MODEL, N_GPUS, N_TAGS, si, ss, fi, fs } from './fleet-layout';
 
 /** Candidates kept for the current pick (lookStart empties them). */
 let count: i32 = 0;
@@ -123,6 +123,8 @@ function damageOf(s: usize, at: i32, gAt: i32, gpus: i32, cpuA: i32, memA: i32, 
   const seqAt = si(s, at + LK_SEQ_AT);
   const minCpu = si(s, at + LK_MIN_CPU);
   const minMem = si(s, at + LK_MIN_MEM);
+  // A side whose free GPU milli in all is under every GPU shape's milli per GPU places no more GPU milli.
+  const minMilli = si(s, at + LK_MIN_MILLI);
   const startB = gAt + gpus;
   const workA = startB + gpus;
   const workB = workA + gpus;
@@ -132,8 +134,9 @@ function damageOf(s: usize, at: i32, gAt: i32, gpus: i32, cpuA: i32, memA: i32, 
     freeA0 += si(s, gAt + j);
     freeB0 += si(s, startB + j);
   }
-  const liveA0 = freeA0 > 0 && cpuA >= minCpu && memA >= minMem;
-  const liveB0 = freeB0 > 0 && cpuB >= minCpu && memB >= minMem;
+  const liveA0 = freeA0 >= minMilli && cpuA >= minCpu && memA >= minMem;
+  const liveB0 = freeB0 >= minMilli && cpuB >= minCpu && memB >= minMem;
+  if (!liveA0 && !liveB0) return 0;
   let total = 0;
   for (let c = 0; c < m; c++) {
     for (let j = 0; j < gpus; j++) {
@@ -164,7 +167,7 @@ function damageOf(s: usize, at: i32, gAt: i32, gpus: i32, cpuA: i32, memA: i32, 
           fA -= num * milli;
           total += num * milli;
         }
-        liveA = fA > 0 && cA >= minCpu && mA >= minMem;
+        liveA = fA >= minMilli && cA >= minCpu && mA >= minMem;
       }
       if (liveB && pCpu <= cB && pMem <= mB && (!gpu || place(s, workB, gpus, num, milli))) {
         cB -= pCpu;
@@ -173,7 +176,7 @@ function damageOf(s: usize, at: i32, gAt: i32, gpus: i32, cpuA: i32, memA: i32, 
           fB -= num * milli;
           total -= num * milli;
         }
-        liveB = fB > 0 && cB >= minCpu && mB >= minMem;
+        liveB = fB >= minMilli && cB >= minCpu && mB >= minMem;
       }
     }
   }

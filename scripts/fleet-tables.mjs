@@ -131,7 +131,8 @@ const LAYOUT = [
   ['LK_GUIDE_BITS', 14, "log2 of the guide table's buckets per row (2^bits ≥ S)."],
   ['LK_MIN_CPU', 15, "The least CPU milli of the workload's GPU pod shapes (2^31 − 1 without any): a continuation's node with less left takes no more GPU milli."],
   ['LK_MIN_MEM', 16, "The least host memory MiB of the workload's GPU pod shapes (2^31 − 1 without any)."],
-  ['LK_FIELDS', 17, 'Ints of the lookahead block before its tables.'],
+  ['LK_MIN_MILLI', 17, "The least GPU milli per GPU of the workload's GPU pod shapes (2^31 − 1 without any): a continuation's node with less free GPU milli in all takes no more."],
+  ['LK_FIELDS', 18, 'Ints of the lookahead block before its tables.'],
   ['SHAPE_FIELDS', 4, 'Sampling-table shape fields (cpu milli, host memory MiB, GPU count, GPU milli per GPU).'],
   ['CAND_FIELDS', 3, 'Candidate fields (node, GPU choice, rank).'],
 ];

@@ -138,6 +138,8 @@ function damageOf(s: Int32Array, at: number, gAt: number, gpus: number, cpuA: nu
   const seqAt = s[at + L.LK_SEQ_AT]!;
   const minCpu = s[at + L.LK_MIN_CPU]!;
   const minMem = s[at + L.LK_MIN_MEM]!;
+  // A side whose free GPU milli in all is under every GPU shape's milli per GPU places no more GPU milli.
+  const minMilli = s[at + L.LK_MIN_MILLI]!;
   const startB = gAt + gpus;
   const workA = startB + gpus;
   const workB = workA + gpus;
@@ -147,8 +149,9 @@ function damageOf(s: Int32Array, at: number, gAt: number, gpus: number, cpuA: nu
     freeA0 += s[gAt + j]!;
     freeB0 += s[startB + j]!;
   }
-  const liveA0 = freeA0 > 0 && cpuA >= minCpu && memA >= minMem;
-  const liveB0 = freeB0 > 0 && cpuB >= minCpu && memB >= minMem;
+  const liveA0 = freeA0 >= minMilli && cpuA >= minCpu && memA >= minMem;
+  const liveB0 = freeB0 >= minMilli && cpuB >= minCpu && memB >= minMem;
+  if (!liveA0 && !liveB0) return 0;
   let total = 0;
   for (let c = 0; c < m; c++) {
     for (let j = 0; j < gpus; j++) {
@@ -179,7 +182,7 @@ function damageOf(s: Int32Array, at: number, gAt: number, gpus: number, cpuA: nu
           fA -= num * milli;
           total += num * milli;
         }
-        liveA = fA > 0 && cA >= minCpu && mA >= minMem;
+        liveA = fA >= minMilli && cA >= minCpu && mA >= minMem;
       }
       if (liveB && pCpu <= cB && pMem <= mB && (!gpu || place(s, workB, gpus, num, milli))) {
         cB -= pCpu;
@@ -188,7 +191,7 @@ function damageOf(s: Int32Array, at: number, gAt: number, gpus: number, cpuA: nu
           fB -= num * milli;
           total -= num * milli;
         }
-        liveB = fB > 0 && cB >= minCpu && mB >= minMem;
+        liveB = fB >= minMilli && cB >= minCpu && mB >= minMem;
       }
     }
   }

@@ -128,13 +128,16 @@ export function writeLookahead(s: Int32Array, f: Float64Array, at: number, fAt: 
   s.set(shape, shapeAt);
   let minCpu = 0x7fffffff;
   let minMem = 0x7fffffff;
+  let minMilli = 0x7fffffff;
   for (let i = 0; i < shapes; i++) {
     if (shape[i * L.SHAPE_FIELDS + 2] === 0 || shape[i * L.SHAPE_FIELDS + 3] === 0) continue;
     minCpu = Math.min(minCpu, shape[i * L.SHAPE_FIELDS]!);
     minMem = Math.min(minMem, shape[i * L.SHAPE_FIELDS + 1]!);
+    minMilli = Math.min(minMilli, shape[i * L.SHAPE_FIELDS + 3]!);
   }
   s[at + L.LK_MIN_CPU] = minCpu;
   s[at + L.LK_MIN_MEM] = minMem;
+  s[at + L.LK_MIN_MILLI] = minMilli;
   for (let r = 0; r < rows; r++) {
     const bit = r === 0 ? 0 : 1 << (r - 1);
     const row = cumAt + r * shapes;

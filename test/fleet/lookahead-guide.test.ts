@@ -61,6 +61,7 @@ describe('lookahead sampling table', () => {
         const gpuShapes = list.filter((x) => x.gpus > 0 && x.milli > 0);
         expect(s[at + L.LK_MIN_CPU]).toBe(gpuShapes.length === 0 ? 0x7fffffff : Math.min(...gpuShapes.map((x) => x.cpu)));
         expect(s[at + L.LK_MIN_MEM]).toBe(gpuShapes.length === 0 ? 0x7fffffff : Math.min(...gpuShapes.map((x) => x.mem)));
+        expect(s[at + L.LK_MIN_MILLI]).toBe(gpuShapes.length === 0 ? 0x7fffffff : Math.min(...gpuShapes.map((x) => x.milli)));
       }),
       { numRuns: 40 },
     );
