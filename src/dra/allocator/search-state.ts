@@ -26,7 +26,8 @@ export interface PickedDevice {
   shared: boolean;
 }
 
-type Counters = Map<string, Map<string, Quantity>>;
+/** Counter set → counter → amount in nano units (what a search consumes: only compared, never printed). */
+type NanoCounters = Map<string, Map<string, bigint>>;
 
 /** The tentative allocation of one search. */
 export class SearchState {
@@ -37,10 +38,7 @@ export class SearchState {
   private readonly takenBy: Uint8Array[];
   private readonly takenCount: Int32Array;
   // The maps below are made on first use: most searches take no partitionable or shared device.
-  private available?: Map<Pool, Counters>;
-  /** Pools where other claims already consume more than some counter holds: nothing drawing on their counters fits. */
-  private overdrawn?: Set<Pool>;
-  private consumed?: Map<Pool, Counters>;
+  private consumed?: Map<Pool, NanoCounters>;
   // Shares of each shared device in this search, with the capacity they consume.
   private shares?: Map<number, { count: number; amounts: CapacityAmounts }>;
 
@@ -163,41 +161,13 @@ export class SearchState {
     };
   }
 
-  /** Counters of the pool left after the allocations of other claims (computed once per pool). */
-  /** Counters of the pool left after the allocations of other claims: counter set → counter → amount. */
+  /** Counters of the pool left after the allocations of other claims: counter set → counter → amount (the model's, computed once per pool). */
   countersLeft(pool: Pool): ReadonlyMap<string, ReadonlyMap<string, Quantity>> {
-    return this.availableIn(pool);
-  }
-
-  private availableIn(pool: Pool): Counters {
-    const available = (this.available ??= new Map());
-    let counters = available.get(pool);
-    if (counters !== undefined) return counters;
-    counters = new Map();
-    for (const [name, set] of pool.counterSets) counters.set(name, new Map(Object.entries(set.counters)));
-    for (const slices of [pool.deviceSlices, pool.otherSlices]) {
-      for (const slice of slices) {
-        for (const device of slice.devices) {
-          if (!this.model.allocatedElsewhere(`${pool.driver}/${pool.name}/${device.name}`)) continue;
-          for (const use of device.consumesCounters) {
-            const set = counters.get(use.counterSet);
-            if (set === undefined) continue;
-            for (const [name, q] of Object.entries(use.counters)) {
-              const have = set.get(name);
-              // May go negative: then nothing more fits.
-              if (have !== undefined) set.set(name, have.sub(q));
-            }
-          }
-        }
-      }
-    }
-    for (const set of counters.values()) for (const left of set.values()) if (left.sign() < 0) (this.overdrawn ??= new Set()).add(pool);
-    available.set(pool, counters);
-    return counters;
+    return this.model.countersLeft(pool).counters;
   }
 
   private takeCounters(c: CandidateDevice): boolean {
-    const available = this.availableIn(c.pool);
+    const left = this.model.countersLeft(c.pool);
     const consumedIn = (this.consumed ??= new Map());
     let consumed = consumedIn.get(c.pool);
     if (consumed === undefined) {
@@ -210,25 +180,22 @@ export class SearchState {
         set = new Map();
         consumed.set(use.counterSet, set);
       }
-      for (const [name, q] of Object.entries(use.counters)) {
-        const have = set.get(name);
-        set.set(name, have === undefined ? q : have.add(q));
-      }
+      for (const [name, q] of Object.entries(use.counters)) set.set(name, (set.get(name) ?? 0n) + q.nanoValue());
     }
     // Every counter of the pool must stay within what is available (as upstream checks it). Before
     // this take every counter was (each take checked it, and none was overdrawn at the start), so
     // only the counter sets this device draws on can have gone over.
-    if (this.overdrawn?.has(c.pool) === true) {
+    if (left.overdrawn) {
       this.releaseCounters(c);
       return false;
     }
     for (const use of c.device.consumesCounters) {
-      const counters = available.get(use.counterSet);
+      const counters = left.counters.get(use.counterSet);
       const used = consumed.get(use.counterSet);
       if (counters === undefined || used === undefined) continue;
-      for (const [name, left] of counters) {
+      for (const [name, have] of counters) {
         const q = used.get(name);
-        if (q !== undefined && left.compare(q) < 0) {
+        if (q !== undefined && have.nanoValue() < q) {
           this.releaseCounters(c);
           return false;
         }
@@ -238,10 +205,10 @@ export class SearchState {
   }
 
   private releaseCounters(c: CandidateDevice): void {
-    const consumed = this.consumed?.get(c.pool) as Counters; // takeCounters made it
+    const consumed = this.consumed?.get(c.pool) as NanoCounters; // takeCounters made it
     for (const use of c.device.consumesCounters) {
-      const set = consumed.get(use.counterSet) as Map<string, Quantity>;
-      for (const [name, q] of Object.entries(use.counters)) set.set(name, (set.get(name) as Quantity).sub(q));
+      const set = consumed.get(use.counterSet) as Map<string, bigint>;
+      for (const [name, q] of Object.entries(use.counters)) set.set(name, (set.get(name) as bigint) - q.nanoValue());
     }
   }
 }
