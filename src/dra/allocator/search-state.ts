@@ -168,34 +168,36 @@ export class SearchState {
 
   private takeCounters(c: CandidateDevice): boolean {
     const left = this.model.countersLeft(c.pool);
+    const uses = c.counterUses;
     const consumedIn = (this.consumed ??= new Map());
     let consumed = consumedIn.get(c.pool);
     if (consumed === undefined) {
       consumed = new Map();
       consumedIn.set(c.pool, consumed);
     }
-    for (const use of c.device.consumesCounters) {
+    for (const use of uses) {
       let set = consumed.get(use.counterSet);
       if (set === undefined) {
         set = new Map();
         consumed.set(use.counterSet, set);
       }
-      for (const [name, q] of Object.entries(use.counters)) set.set(name, (set.get(name) ?? 0n) + q.nanoValue());
+      // names and nanos have one entry per counter of the use.
+      for (let i = 0; i < use.names.length; i++) set.set(use.names[i]!, (set.get(use.names[i]!) ?? 0n) + use.nanos[i]!);
     }
     // Every counter of the pool must stay within what is available (as upstream checks it). Before
     // this take every counter was (each take checked it, and none was overdrawn at the start), so
-    // only the counter sets this device draws on can have gone over.
+    // only the counters this device draws on can have gone over.
     if (left.overdrawn) {
       this.releaseCounters(c);
       return false;
     }
-    for (const use of c.device.consumesCounters) {
+    for (const use of uses) {
       const counters = left.counters.get(use.counterSet);
       const used = consumed.get(use.counterSet);
       if (counters === undefined || used === undefined) continue;
-      for (const [name, have] of counters) {
-        const q = used.get(name);
-        if (q !== undefined && have.nanoValue() < q) {
+      for (const name of use.names) {
+        const have = counters.get(name);
+        if (have !== undefined && have.nanoValue() < (used.get(name) as bigint)) {
           this.releaseCounters(c);
           return false;
         }
@@ -206,9 +208,10 @@ export class SearchState {
 
   private releaseCounters(c: CandidateDevice): void {
     const consumed = this.consumed?.get(c.pool) as NanoCounters; // takeCounters made it
-    for (const use of c.device.consumesCounters) {
+    for (const use of c.counterUses) {
       const set = consumed.get(use.counterSet) as Map<string, bigint>;
-      for (const [name, q] of Object.entries(use.counters)) set.set(name, (set.get(name) as bigint) - q.nanoValue());
+      // names and nanos have one entry per counter of the use.
+      for (let i = 0; i < use.names.length; i++) set.set(use.names[i]!, (set.get(use.names[i]!) as bigint) - use.nanos[i]!);
     }
   }
 }

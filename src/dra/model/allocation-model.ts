@@ -31,6 +31,8 @@ export interface CandidateDevice {
   device: Device;
   /** The device may take several allocations (consumable capacity on and allowMultipleAllocations). */
   shared: boolean;
+  /** What it consumes of its pool's counters, per use in published order, as exact nano amounts (read once when listed). */
+  counterUses: readonly CounterUse[];
 }
 
 /** One request without alternatives, or one subrequest of a firstAvailable request. */
@@ -111,11 +113,23 @@ export function listCandidates(pools: readonly Pool[], features: ResolvedFeature
           slice,
           device,
           shared: features.consumableCapacity && device.allowMultipleAllocations === true,
+          counterUses: device.consumesCounters.map((use) => ({
+            counterSet: use.counterSet,
+            names: Object.keys(use.counters),
+            nanos: Object.values(use.counters).map((q) => q.nanoValue()),
+          })),
         });
       }
     }
   });
   return candidates;
+}
+
+/** One counter use of a device (CandidateDevice.counterUses): its counter set, and per counter its name and amount in nano units. */
+export interface CounterUse {
+  readonly counterSet: string;
+  readonly names: readonly string[];
+  readonly nanos: readonly bigint[];
 }
 
 /** What other claims leave of one pool's counters (AllocationModel.countersLeft). */
