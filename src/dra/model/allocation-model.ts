@@ -152,7 +152,12 @@ export class AllocationModel {
   // fits[request][candidate]: 0 unknown, 1 the request's capacity fits the device alone, 2 not (made on first use).
   private fits?: Map<RequestModel, Uint8Array>;
 
-  /** `candidates`: the node's listCandidates(pools, features), when the caller keeps them (listed here otherwise). */
+  /**
+   * `candidates`: the node's listCandidates(pools, features), when the caller keeps them (listed here
+   * otherwise). `countersLeft`: where countersLeft keeps what it computes, when the caller keeps one
+   * per node and allocated state (a scheduler trying the node again before its state changes); the
+   * model's own otherwise.
+   */
   constructor(
     readonly node: Node,
     readonly features: ResolvedFeatures,
@@ -160,8 +165,10 @@ export class AllocationModel {
     readonly allocated: AllocatedSnapshot,
     private readonly selectorCache?: SelectorCache,
     candidates?: readonly CandidateDevice[],
+    countersLeft?: Map<Pool, PoolCountersLeft>,
   ) {
     this.candidates = candidates ?? listCandidates(pools, features);
+    if (countersLeft !== undefined) this.left = countersLeft;
   }
 
   private get selectors(): Selectors {
@@ -259,7 +266,7 @@ export class AllocationModel {
   /**
    * What the allocations of other claims leave of a pool's counters: counter set → counter → amount
    * (may be negative: then nothing drawing on it fits), and whether any is negative. Computed once
-   * per model and pool (every search on the model reads the same); never changed after.
+   * per model and pool (or per node state, where the caller keeps them); never changed after.
    */
   countersLeft(pool: Pool): PoolCountersLeft {
     const made = (this.left ??= new Map());
