@@ -29,18 +29,8 @@ import {
   workloadShapes,
 } from '../allocator/index.js';
 import { SelectorCache } from '../cel/index.js';
-import {
-  AllocationModel,
-  addClaims,
-  type CandidateDevice,
-  claimLabel,
-  claimsNodeIndependent,
-  type DraFeatures,
-  listCandidates,
-  type Pool,
-  type PoolCountersLeft,
-  type ResolvedFeatures,
-} from '../model/index.js';
+import type { PoolCountersLeft } from '../model/index.js';
+import { AllocationModel, addClaims, type CandidateDevice, claimLabel, claimsNodeIndependent, type DraFeatures, listCandidates, type Pool, type ResolvedFeatures } from '../model/index.js';
 import {
   type AllocationResult,
   child,
@@ -558,15 +548,11 @@ export class DraCluster {
     }
     for (const k of nodes) {
       this.refreshNode(k);
-      this.bases[k] = undefined;
-      this.countersLeft[k] = undefined;
+      this.bases[k] = this.countersLeft[k] = undefined;
       this.index.nodeChanged(k);
     }
     for (const c of classes ?? []) {
-      for (const k of this.nodeClasses[c]!.members) {
-        this.bases[k] = undefined;
-        this.countersLeft[k] = undefined;
-      }
+      for (const k of this.nodeClasses[c]!.members) this.bases[k] = this.countersLeft[k] = undefined;
       if (this.refreshShared(c)) this.index.classChanged(c);
     }
   }
