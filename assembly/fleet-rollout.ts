@@ -3,7 +3,7 @@
 // src/baseline/fleet-rollout.ts). The pick offers every candidate it scores (lookOffer, which keeps
 // the best n in the scan's order); lookChoose then rolls out among the close ones. Nothing is
 // allocated: the continuations, the candidates and the GPU states live in the block.
-import { H_LOOK_AT, H_F_LOOK, H_STRIDE, H_NODE_AT, H_MAXG, LK_CANDIDATES, LK_CONTINUATIONS, LK_DEPTH, LK_SCOPE, LK_SEED, LK_SHAPES, LK_LOOKUPS, LK_SHAPE_AT, LK_CUM_AT, LK_CAND_AT, LK_SEQ_AT, LK_GPU_AT, SHAPE_FIELDS, CAND_FIELDS, N_CPU, N_MEM, N_MODEL, N_GPUS, N_TAGS, si, ss, fi, fs } from './fleet-layout';
+import { H_LOOK_AT, H_F_LOOK, H_STRIDE, H_NODE_AT, H_MAXG, LK_CANDIDATES, LK_CONTINUATIONS, LK_DEPTH, LK_SCOPE, LK_SEED, LK_SHAPES, LK_LOOKUPS, LK_SHAPE_AT, LK_CUM_AT, LK_CAND_AT, LK_SEQ_AT, LK_GPU_AT, LK_GUIDE_AT, LK_GUIDE_BITS, LK_MIN_CPU, LK_MIN_MEM, SHAPE_FIELDS, CAND_FIELDS, N_CPU, N_MEM, N_MODEL, N_GPUS, N_TAGS, si, ss, fi, fs } from './fleet-layout';
 
 /** Candidates kept for the current pick (lookStart empties them). */
 let count: i32 = 0;
@@ -85,59 +85,96 @@ export function lookFirst(s: usize): i32 {
   return t ^ (t >>> 14);
 }
 
-/** The GPU milli the drawn continuations place on a node whose start state is the GPUs at gAt, cpu and mem left (src/baseline/fleet-rollout.ts fill). */
-function fill(s: usize, at: i32, gAt: i32, gpus: i32, cpu: i32, mem: i32): i32 {
+/** Places a pod of `num` GPUs of `milli` each on the GPU state at `work` greedily; false (nothing changed) when it does not fit (src/baseline/fleet-rollout.ts place). */
+// @ts-ignore: decorator
+@inline function place(s: usize, work: i32, gpus: i32, num: i32, milli: i32): bool {
+  if (num == 1 && milli < 1000) {
+    let best = -1;
+    let least = 0;
+    for (let j = 0; j < gpus; j++) {
+      const v = si(s, work + j);
+      if (v >= milli && (best < 0 || v < least)) {
+        best = j;
+        least = v;
+      }
+    }
+    if (best < 0) return false;
+    ss(s, work + best, least - milli);
+    return true;
+  }
+  let full = 0;
+  for (let j = 0; j < gpus; j++) if (si(s, work + j) == 1000) full++;
+  if (full < num) return false;
+  let left = num;
+  for (let j = 0; j < gpus && left > 0; j++) {
+    if (si(s, work + j) == 1000) {
+      ss(s, work + j, 0);
+      left--;
+    }
+  }
+  return true;
+}
+
+/** The GPU milli the drawn continuations place on a node without the pod (GPUs at gAt) less with it (GPUs at gAt + gpus), walked together (src/baseline/fleet-rollout.ts damageOf). */
+function damageOf(s: usize, at: i32, gAt: i32, gpus: i32, cpuA: i32, memA: i32, cpuB: i32, memB: i32): i32 {
   const m = si(s, at + LK_CONTINUATIONS);
   const k = si(s, at + LK_DEPTH);
   const shapeAt = si(s, at + LK_SHAPE_AT);
-  let q = si(s, at + LK_SEQ_AT);
-  const work = gAt + gpus;
+  const seqAt = si(s, at + LK_SEQ_AT);
+  const minCpu = si(s, at + LK_MIN_CPU);
+  const minMem = si(s, at + LK_MIN_MEM);
+  const startB = gAt + gpus;
+  const workA = startB + gpus;
+  const workB = workA + gpus;
+  let freeA0 = 0;
+  let freeB0 = 0;
+  for (let j = 0; j < gpus; j++) {
+    freeA0 += si(s, gAt + j);
+    freeB0 += si(s, startB + j);
+  }
+  const liveA0 = freeA0 > 0 && cpuA >= minCpu && memA >= minMem;
+  const liveB0 = freeB0 > 0 && cpuB >= minCpu && memB >= minMem;
   let total = 0;
   for (let c = 0; c < m; c++) {
-    for (let j = 0; j < gpus; j++) ss(s, work + j, si(s, gAt + j));
-    let cpuLeft = cpu;
-    let memLeft = mem;
-    for (let step = 0; step < k; step++, q++) {
+    for (let j = 0; j < gpus; j++) {
+      ss(s, workA + j, si(s, gAt + j));
+      ss(s, workB + j, si(s, startB + j));
+    }
+    let cA = cpuA;
+    let mA = memA;
+    let fA = freeA0;
+    let liveA = liveA0;
+    let cB = cpuB;
+    let mB = memB;
+    let fB = freeB0;
+    let liveB = liveB0;
+    for (let step = 0, q = seqAt + c * k; step < k && (liveA || liveB); step++, q++) {
       const shape = si(s, q);
       if (shape < 0) continue;
       const p = shapeAt + shape * SHAPE_FIELDS;
       const pCpu = si(s, p);
       const pMem = si(s, p + 1);
-      if (pCpu > cpuLeft || pMem > memLeft) continue;
       const num = si(s, p + 2);
       const milli = si(s, p + 3);
-      if (num == 0 || milli == 0) {
-        cpuLeft -= pCpu;
-        memLeft -= pMem;
-        continue;
-      }
-      if (num == 1 && milli < 1000) {
-        let best = -1;
-        let least = 0;
-        for (let j = 0; j < gpus; j++) {
-          const v = si(s, work + j);
-          if (v >= milli && (best < 0 || v < least)) {
-            best = j;
-            least = v;
-          }
+      const gpu = num != 0 && milli != 0;
+      if (liveA && pCpu <= cA && pMem <= mA && (!gpu || place(s, workA, gpus, num, milli))) {
+        cA -= pCpu;
+        mA -= pMem;
+        if (gpu) {
+          fA -= num * milli;
+          total += num * milli;
         }
-        if (best < 0) continue;
-        ss(s, work + best, least - milli);
-      } else {
-        let full = 0;
-        for (let j = 0; j < gpus; j++) if (si(s, work + j) == 1000) full++;
-        if (full < num) continue;
-        let left = num;
-        for (let j = 0; j < gpus && left > 0; j++) {
-          if (si(s, work + j) == 1000) {
-            ss(s, work + j, 0);
-            left--;
-          }
-        }
+        liveA = fA > 0 && cA >= minCpu && mA >= minMem;
       }
-      cpuLeft -= pCpu;
-      memLeft -= pMem;
-      total += num * milli;
+      if (liveB && pCpu <= cB && pMem <= mB && (!gpu || place(s, workB, gpus, num, milli))) {
+        cB -= pCpu;
+        mB -= pMem;
+        if (gpu) {
+          fB -= num * milli;
+          total -= num * milli;
+        }
+        liveB = fB > 0 && cB >= minCpu && mB >= minMem;
+      }
     }
   }
   return total;
@@ -158,6 +195,8 @@ export function lookChoose(s: usize, f: usize, cpu: i32, mem: i32, num: i32, mil
   const cand = si(s, at + LK_CAND_AT);
   const shapes = si(s, at + LK_SHAPES);
   const cumAt = si(s, at + LK_CUM_AT);
+  const bits = si(s, at + LK_GUIDE_BITS);
+  const guideAt = si(s, at + LK_GUIDE_AT);
   const seqAt = si(s, at + LK_SEQ_AT);
   const draws = si(s, at + LK_CONTINUATIONS) * si(s, at + LK_DEPTH);
   const gAt = si(s, at + LK_GPU_AT);
@@ -170,42 +209,44 @@ export function lookChoose(s: usize, f: usize, cpu: i32, mem: i32, num: i32, mil
     const gpu = si(s, cand + c * CAND_FIELDS + 1);
     const base = si(s, H_NODE_AT) + node * stride;
     const bit = si(s, base + N_MODEL);
-    const row = cumAt + (bit == 0 ? 0 : ctz<i32>(bit) + 1) * shapes;
+    const r = bit == 0 ? 0 : ctz<i32>(bit) + 1;
+    const row = cumAt + r * shapes;
+    const guide = guideAt + (r << bits);
     const total = shapes == 0 ? 0 : si(s, row + shapes - 1);
+    const shift = total <= 1 ? 0 : max(0, 32 - clz<i32>(total - 1) - bits);
     // The continuations: M × K shapes drawn from the node's row (none when the row draws nothing).
     for (let d = 0; d < draws; d++) {
       if (total == 0) {
         ss(s, seqAt + d, -1);
         continue;
       }
+      // The first shape whose cumulative count exceeds u, searched from its bucket's guide.
       const u = next() % <u32>total;
-      let lo = 0;
-      let hi = shapes - 1;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (<u32>si(s, row + mid) > u) hi = mid;
-        else lo = mid + 1;
-      }
-      ss(s, seqAt + d, lo);
+      let i = si(s, guide + <i32>(u >>> <u32>shift));
+      while (<u32>si(s, row + i) <= u) i++;
+      ss(s, seqAt + d, i);
     }
     const gpus = si(s, base + N_GPUS);
     const nodeG = base + N_TAGS + si(s, H_MAXG) + 1;
     const cpuLeft = si(s, base + N_CPU);
     const memLeft = si(s, base + N_MEM);
-    for (let j = 0; j < gpus; j++) ss(s, gAt + j, si(s, nodeG + j));
-    const without = fill(s, at, gAt, gpus, cpuLeft, memLeft);
+    const startB = gAt + gpus;
+    for (let j = 0; j < gpus; j++) {
+      ss(s, gAt + j, si(s, nodeG + j));
+      ss(s, startB + j, si(s, nodeG + j));
+    }
     // The node with the pod: its share on the candidate's GPU, or its whole GPUs on the lowest-index wholly free ones.
-    if (sharing) ss(s, gAt + gpu, si(s, gAt + gpu) - milli);
+    if (sharing) ss(s, startB + gpu, si(s, startB + gpu) - milli);
     else if (num > 0 && milli > 0) {
       let left = num;
       for (let j = 0; j < gpus && left > 0; j++) {
-        if (si(s, gAt + j) == 1000) {
-          ss(s, gAt + j, 0);
+        if (si(s, startB + j) == 1000) {
+          ss(s, startB + j, 0);
           left--;
         }
       }
     }
-    const damage = without - fill(s, at, gAt, gpus, cpuLeft - cpu, memLeft - mem);
+    const damage = damageOf(s, at, gAt, gpus, cpuLeft, memLeft, cpuLeft - cpu, memLeft - mem);
     if (c == 0 || damage < least) {
       least = damage;
       choice = c;

@@ -1,6 +1,6 @@
 // The fleet kernels' scores (src/baseline/fleet.ts is their TypeScript twin): fragmentation of a
 // node, each policy's score of a node for a pod, and whether a node fits a pod.
-import { H_NODES, H_MAXG, H_STRIDE, H_TYPICAL, H_NODE_AT, H_TYP_AT, H_SCRATCH_AT, H_F_WEIGHT, H_F_THR, H_CLEAN_AT, H_F_PLAN, H_F_VALUE, H_LAMBDAS, H_VALUE_ENTRIES, H_IDLE8, H_RESERVE, PLAN_SIZE, VALUE_SIZE, N_CPU, N_MEM, N_MODEL, N_GPUS, N_FREE, N_FULL, N_MAXFREE, N_WANTED, N_TYPE, N_TAGS, P_DOTPROD, P_CLUSTERING, P_PACKING, P_BESTFIT, P_FGD, P_OURS, P_LP, P_NODE, si, ss, fi } from './fleet-layout';
+import { H_NODES, H_MAXG, H_STRIDE, H_TYPICAL, H_NODE_AT, H_TYP_AT, H_SCRATCH_AT, H_F_WEIGHT, H_F_THR, H_CLEAN_AT, H_F_PLAN, H_F_VALUE, H_LAMBDAS, H_VALUE_NONNEG, H_VALUE_ENTRIES, H_IDLE8, H_RESERVE, PLAN_SIZE, VALUE_SIZE, N_CPU, N_MEM, N_MODEL, N_GPUS, N_FREE, N_FULL, N_MAXFREE, N_WANTED, N_TYPE, N_TAGS, P_DOTPROD, P_CLUSTERING, P_PACKING, P_BESTFIT, P_FGD, P_OURS, P_LP, P_NODE, si, ss, fi } from './fleet-layout';
 
 /** The GPU a sharing pod takes on the node last scored (-1: none / exclusive). */
 export let chosenGpu: i32 = -1;
@@ -113,6 +113,7 @@ export function nodeValue(s: usize, f: usize, base: i32, cpuLeft: i32, memLeft: 
   const tableAt = gibAt + entries;
   const gpus = si(s, base + N_GPUS);
   const gAt = base + N_TAGS + si(s, H_MAXG) + 1;
+  const nonneg = si(s, H_VALUE_NONNEG) == 1;
   const c = <f64>cpuLeft / 1000;
   const m = <f64>memLeft / 1024;
   let best = Infinity;
@@ -127,6 +128,8 @@ export function nodeValue(s: usize, f: usize, base: i32, cpuLeft: i32, memLeft: 
         w--;
       }
       v += fi(f, t + r);
+      // With entries of 0 or more, a sum that reaches the least so far ends at or above it.
+      if (nonneg && v >= best) break;
     }
     if (v < best) best = v;
   }

@@ -92,62 +92,104 @@ function next(): number {
 }
 
 /**
- * The GPU milli that the drawn continuations (M × K shape indices at seqAt, -1: no pod) place on a
- * node whose start state is the GPUs at gAt (`gpus` of them), `cpu` and `mem` left: each continuation
- * from the start state, each pod that fits placed greedily (a share on its tightest GPU, the lowest
- * index on a tie; whole GPUs on the lowest-index wholly free ones), CPU and memory taken.
+ * Places a pod of `num` GPUs of `milli` each on the GPU state at `work` (`gpus` of them) greedily: a
+ * share on its tightest GPU (the lowest index on a tie), whole GPUs on the lowest-index wholly free
+ * ones; false (nothing changed) when it does not fit.
  */
-function fill(s: Int32Array, at: number, gAt: number, gpus: number, cpu: number, mem: number): number {
+function place(s: Int32Array, work: number, gpus: number, num: number, milli: number): boolean {
+  if (num === 1 && milli < 1000) {
+    let best = -1;
+    let least = 0;
+    for (let j = 0; j < gpus; j++) {
+      const v = s[work + j]!;
+      if (v >= milli && (best < 0 || v < least)) {
+        best = j;
+        least = v;
+      }
+    }
+    if (best < 0) return false;
+    s[work + best] = least - milli;
+    return true;
+  }
+  let full = 0;
+  for (let j = 0; j < gpus; j++) if (s[work + j] === 1000) full++;
+  if (full < num) return false;
+  for (let j = 0, left = num; j < gpus && left > 0; j++) {
+    if (s[work + j] === 1000) {
+      s[work + j] = 0;
+      left--;
+    }
+  }
+  return true;
+}
+
+/**
+ * The GPU milli that the drawn continuations (M × K shape indices at seqAt, -1: no pod) place on a
+ * node without the pod (start state: the GPUs at gAt, `gpus` of them, cpuA and memA left) less what
+ * they place on it with the pod (the GPUs at gAt + gpus, cpuB and memB left): each continuation from
+ * each start state, each pod that fits placed (place), CPU and memory taken. The two states walk the
+ * same pods together; each stops once no GPU milli is free or less CPU or memory is left than any GPU
+ * pod asks (nothing after could add to the milli placed).
+ */
+function damageOf(s: Int32Array, at: number, gAt: number, gpus: number, cpuA: number, memA: number, cpuB: number, memB: number): number {
   const m = s[at + L.LK_CONTINUATIONS]!;
   const k = s[at + L.LK_DEPTH]!;
   const shapeAt = s[at + L.LK_SHAPE_AT]!;
   const seqAt = s[at + L.LK_SEQ_AT]!;
-  const work = gAt + gpus;
+  const minCpu = s[at + L.LK_MIN_CPU]!;
+  const minMem = s[at + L.LK_MIN_MEM]!;
+  const startB = gAt + gpus;
+  const workA = startB + gpus;
+  const workB = workA + gpus;
+  let freeA0 = 0;
+  let freeB0 = 0;
+  for (let j = 0; j < gpus; j++) {
+    freeA0 += s[gAt + j]!;
+    freeB0 += s[startB + j]!;
+  }
+  const liveA0 = freeA0 > 0 && cpuA >= minCpu && memA >= minMem;
+  const liveB0 = freeB0 > 0 && cpuB >= minCpu && memB >= minMem;
   let total = 0;
-  for (let c = 0, q = seqAt; c < m; c++) {
-    for (let j = 0; j < gpus; j++) s[work + j] = s[gAt + j]!;
-    let cpuLeft = cpu;
-    let memLeft = mem;
-    for (let step = 0; step < k; step++, q++) {
+  for (let c = 0; c < m; c++) {
+    for (let j = 0; j < gpus; j++) {
+      s[workA + j] = s[gAt + j]!;
+      s[workB + j] = s[startB + j]!;
+    }
+    let cA = cpuA;
+    let mA = memA;
+    let fA = freeA0;
+    let liveA = liveA0;
+    let cB = cpuB;
+    let mB = memB;
+    let fB = freeB0;
+    let liveB = liveB0;
+    for (let step = 0, q = seqAt + c * k; step < k && (liveA || liveB); step++, q++) {
       const shape = s[q]!;
       if (shape < 0) continue;
       const p = shapeAt + shape * L.SHAPE_FIELDS;
       const pCpu = s[p]!;
       const pMem = s[p + 1]!;
-      if (pCpu > cpuLeft || pMem > memLeft) continue;
       const num = s[p + 2]!;
       const milli = s[p + 3]!;
-      if (num === 0 || milli === 0) {
-        cpuLeft -= pCpu;
-        memLeft -= pMem;
-        continue;
-      }
-      if (num === 1 && milli < 1000) {
-        let best = -1;
-        let least = 0;
-        for (let j = 0; j < gpus; j++) {
-          const v = s[work + j]!;
-          if (v >= milli && (best < 0 || v < least)) {
-            best = j;
-            least = v;
-          }
+      const gpu = num !== 0 && milli !== 0;
+      if (liveA && pCpu <= cA && pMem <= mA && (!gpu || place(s, workA, gpus, num, milli))) {
+        cA -= pCpu;
+        mA -= pMem;
+        if (gpu) {
+          fA -= num * milli;
+          total += num * milli;
         }
-        if (best < 0) continue;
-        s[work + best] = least - milli;
-      } else {
-        let full = 0;
-        for (let j = 0; j < gpus; j++) if (s[work + j] === 1000) full++;
-        if (full < num) continue;
-        for (let j = 0, left = num; j < gpus && left > 0; j++) {
-          if (s[work + j] === 1000) {
-            s[work + j] = 0;
-            left--;
-          }
-        }
+        liveA = fA > 0 && cA >= minCpu && mA >= minMem;
       }
-      cpuLeft -= pCpu;
-      memLeft -= pMem;
-      total += num * milli;
+      if (liveB && pCpu <= cB && pMem <= mB && (!gpu || place(s, workB, gpus, num, milli))) {
+        cB -= pCpu;
+        mB -= pMem;
+        if (gpu) {
+          fB -= num * milli;
+          total -= num * milli;
+        }
+        liveB = fB > 0 && cB >= minCpu && mB >= minMem;
+      }
     }
   }
   return total;
@@ -174,6 +216,8 @@ export function lookChoose(s: Int32Array, f: Float64Array, cpu: number, mem: num
   const cand = s[at + L.LK_CAND_AT]!;
   const shapes = s[at + L.LK_SHAPES]!;
   const cumAt = s[at + L.LK_CUM_AT]!;
+  const bits = s[at + L.LK_GUIDE_BITS]!;
+  const guideAt = s[at + L.LK_GUIDE_AT]!;
   const seqAt = s[at + L.LK_SEQ_AT]!;
   const draws = s[at + L.LK_CONTINUATIONS]! * s[at + L.LK_DEPTH]!;
   const gAt = s[at + L.LK_GPU_AT]!;
@@ -186,41 +230,43 @@ export function lookChoose(s: Int32Array, f: Float64Array, cpu: number, mem: num
     const gpu = s[cand + c * L.CAND_FIELDS + 1]!;
     const base = s[L.H_NODE_AT]! + node * stride;
     const bit = s[base + L.N_MODEL]!;
-    const row = cumAt + (bit === 0 ? 0 : 32 - Math.clz32(bit & -bit)) * shapes;
+    const r = bit === 0 ? 0 : 32 - Math.clz32(bit & -bit);
+    const row = cumAt + r * shapes;
+    const guide = guideAt + (r << bits);
     const total = shapes === 0 ? 0 : s[row + shapes - 1]!;
+    const shift = total <= 1 ? 0 : Math.max(0, 32 - Math.clz32(total - 1) - bits);
     // The continuations: M × K shapes drawn from the node's row (none when the row draws nothing).
     for (let d = 0; d < draws; d++) {
       if (total === 0) {
         s[seqAt + d] = -1;
         continue;
       }
+      // The first shape whose cumulative count exceeds u, searched from its bucket's guide.
       const u = next() % total;
-      let lo = 0;
-      let hi = shapes - 1;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (s[row + mid]! > u) hi = mid;
-        else lo = mid + 1;
-      }
-      s[seqAt + d] = lo;
+      let i = s[guide + (u >>> shift)]!;
+      while (s[row + i]! <= u) i++;
+      s[seqAt + d] = i;
     }
     const gpus = s[base + L.N_GPUS]!;
     const nodeG = base + L.N_TAGS + s[L.H_MAXG]! + 1;
     const cpuLeft = s[base + L.N_CPU]!;
     const memLeft = s[base + L.N_MEM]!;
-    for (let j = 0; j < gpus; j++) s[gAt + j] = s[nodeG + j]!;
-    const without = fill(s, at, gAt, gpus, cpuLeft, memLeft);
+    const startB = gAt + gpus;
+    for (let j = 0; j < gpus; j++) {
+      s[gAt + j] = s[nodeG + j]!;
+      s[startB + j] = s[nodeG + j]!;
+    }
     // The node with the pod: its share on the candidate's GPU, or its whole GPUs on the lowest-index wholly free ones.
-    if (sharing) s[gAt + gpu] = s[gAt + gpu]! - milli;
+    if (sharing) s[startB + gpu] = s[startB + gpu]! - milli;
     else if (num > 0 && milli > 0) {
       for (let j = 0, left = num; j < gpus && left > 0; j++) {
-        if (s[gAt + j] === 1000) {
-          s[gAt + j] = 0;
+        if (s[startB + j] === 1000) {
+          s[startB + j] = 0;
           left--;
         }
       }
     }
-    const damage = without - fill(s, at, gAt, gpus, cpuLeft - cpu, memLeft - mem);
+    const damage = damageOf(s, at, gAt, gpus, cpuLeft, memLeft, cpuLeft - cpu, memLeft - mem);
     if (c === 0 || damage < least) {
       least = damage;
       choice = c;

@@ -61,8 +61,10 @@ export const H_RESERVE = 32;
 export const H_LOOK_AT = 33;
 /** Offset in `f` of the lookahead's floats: δ, then the candidates' scores. */
 export const H_F_LOOK = 34;
+/** 1 when every entry of fgd-node's value tables is 0 or more (a λ's sum over the GPUs then stops once it reaches the least so far), else 0. */
+export const H_VALUE_NONNEG = 35;
 /** Ints in the header. */
-export const HEADER = 35;
+export const HEADER = 36;
 /** Fields of a tree in the tree table. */
 export const TREE_FIELDS = 3;
 /** Entries of the descent's stack: a descent keeps at most three pending siblings per level (nine levels hold 4^9 > LIMITS.maxFleetNodes leaves). */
@@ -124,10 +126,18 @@ export const LK_CUM_AT = 9;
 export const LK_CAND_AT = 10;
 /** Offset in `s` of the drawn continuations (M × K shape indices). */
 export const LK_SEQ_AT = 11;
-/** Offset in `s` of the rollout's GPU scratch (2 × maxGpus: the start state, the continuation's). */
+/** Offset in `s` of the rollout's GPU scratch (4 × maxGpus: the start states without and with the pod, the continuations'). */
 export const LK_GPU_AT = 12;
+/** Offset in `s` of the guide tables (rows × 2^LK_GUIDE_BITS: entry b of row r is the first shape whose cumulative count exceeds b << the row's shift; src/fleet/lookahead.ts guideShift). */
+export const LK_GUIDE_AT = 13;
+/** log2 of the guide table's buckets per row (2^bits ≥ S). */
+export const LK_GUIDE_BITS = 14;
+/** The least CPU milli of the workload's GPU pod shapes (2^31 − 1 without any): a continuation's node with less left takes no more GPU milli. */
+export const LK_MIN_CPU = 15;
+/** The least host memory MiB of the workload's GPU pod shapes (2^31 − 1 without any). */
+export const LK_MIN_MEM = 16;
 /** Ints of the lookahead block before its tables. */
-export const LK_FIELDS = 13;
+export const LK_FIELDS = 17;
 /** Sampling-table shape fields (cpu milli, host memory MiB, GPU count, GPU milli per GPU). */
 export const SHAPE_FIELDS = 4;
 /** Candidate fields (node, GPU choice, rank). */

@@ -15,7 +15,10 @@
 // has seen and the pod's request (decisionSeed), so a plan repeated on an unchanged state rolls out
 // the same continuations and the same input and seed give the same placements on both backends. A
 // draw is `next() mod T` (T: the pods of the workload the node's model row can draw), found in the
-// row's cumulative counts by binary search; the candidates draw in their order, each M × K shapes.
+// row's cumulative counts (the first shape whose count exceeds it: a guide table names where to start
+// the search, so the draw is the one a binary search finds); the candidates draw in their order, each
+// M × K shapes. A continuation stops once its node has no GPU milli free or less CPU or memory left
+// than any GPU pod of the workload asks (nothing after it could add to the milli it places).
 // Index reads carry `!`: offsets come from the block this module lays out.
 
 import { LIMITS } from '../shared/limits.js';
@@ -60,7 +63,7 @@ export function lookaheadSize(look: Lookahead, sampling: Sampling, rows: number,
   if (shapes * (rows + 1) > LIMITS.maxLookaheadTable)
     fail('LIMIT_EXCEEDED', 'typical', `a workload of at most ${LIMITS.maxLookaheadTable} distinct pod shapes × (GPU models + 1) for the policy's lookahead to sample`, shapes * (rows + 1));
   return {
-    ints: L.LK_FIELDS + shapes * L.SHAPE_FIELDS + rows * shapes + look.candidates * L.CAND_FIELDS + look.continuations * look.depth + 2 * maxGpus,
+    ints: L.LK_FIELDS + shapes * L.SHAPE_FIELDS + rows * shapes + rows * (1 << guideBits(shapes)) + look.candidates * L.CAND_FIELDS + look.continuations * look.depth + 4 * maxGpus,
     floats: 1 + look.candidates,
   };
 }
@@ -99,6 +102,7 @@ export function samplingShapes(workload: readonly Pod[], bits: ReadonlyMap<strin
 export function writeLookahead(s: Int32Array, f: Float64Array, at: number, fAt: number, look: Lookahead, sampling: Sampling, rows: number): void {
   const { shape, mask, count } = sampling;
   const shapes = count.length;
+  const bits = guideBits(shapes);
   s[L.H_LOOK_AT] = at;
   s[L.H_F_LOOK] = fAt;
   s[at + L.LK_CANDIDATES] = look.candidates;
@@ -109,25 +113,54 @@ export function writeLookahead(s: Int32Array, f: Float64Array, at: number, fAt: 
   s[at + L.LK_SHAPES] = shapes;
   s[at + L.LK_ROWS] = rows;
   s[at + L.LK_LOOKUPS] = 0;
+  s[at + L.LK_GUIDE_BITS] = bits;
   const shapeAt = at + L.LK_FIELDS;
   const cumAt = shapeAt + shapes * L.SHAPE_FIELDS;
-  const candAt = cumAt + rows * shapes;
+  const guideAt = cumAt + rows * shapes;
+  const candAt = guideAt + rows * (1 << bits);
   const seqAt = candAt + look.candidates * L.CAND_FIELDS;
   s[at + L.LK_SHAPE_AT] = shapeAt;
   s[at + L.LK_CUM_AT] = cumAt;
+  s[at + L.LK_GUIDE_AT] = guideAt;
   s[at + L.LK_CAND_AT] = candAt;
   s[at + L.LK_SEQ_AT] = seqAt;
   s[at + L.LK_GPU_AT] = seqAt + look.continuations * look.depth;
   s.set(shape, shapeAt);
+  let minCpu = 0x7fffffff;
+  let minMem = 0x7fffffff;
+  for (let i = 0; i < shapes; i++) {
+    if (shape[i * L.SHAPE_FIELDS + 2] === 0 || shape[i * L.SHAPE_FIELDS + 3] === 0) continue;
+    minCpu = Math.min(minCpu, shape[i * L.SHAPE_FIELDS]!);
+    minMem = Math.min(minMem, shape[i * L.SHAPE_FIELDS + 1]!);
+  }
+  s[at + L.LK_MIN_CPU] = minCpu;
+  s[at + L.LK_MIN_MEM] = minMem;
   for (let r = 0; r < rows; r++) {
     const bit = r === 0 ? 0 : 1 << (r - 1);
+    const row = cumAt + r * shapes;
     let sum = 0;
     for (let i = 0; i < shapes; i++) {
       if (shape[i * L.SHAPE_FIELDS + 2] === 0 || (mask[i]! & bit) !== 0) sum += count[i]!;
-      s[cumAt + r * shapes + i] = sum;
+      s[row + i] = sum;
+    }
+    // The guide: bucket b starts the search for a draw u with u >> shift = b at the first shape whose count exceeds b << shift.
+    const shift = guideShift(sum, bits);
+    for (let b = 0, i = 0; b < 1 << bits; b++) {
+      while (i < shapes - 1 && s[row + i]! <= b * 2 ** shift) i++;
+      s[guideAt + r * (1 << bits) + b] = i;
     }
   }
   f[fAt] = look.delta;
+}
+
+/** log2 of the guide table's buckets per row: the least power of two of at least `shapes` buckets. */
+export function guideBits(shapes: number): number {
+  return shapes <= 1 ? 0 : 32 - Math.clz32(shapes - 1);
+}
+
+/** A row's guide shift: draws u < total fall in bucket u >> shift, fewer than 2^bits buckets (both kernels compute it alike). */
+export function guideShift(total: number, bits: number): number {
+  return total <= 1 ? 0 : Math.max(0, 32 - Math.clz32(total - 1) - bits);
 }
 
 /** One mulberry32 step of `h` mixed with `v` (a 32-bit hash step). */

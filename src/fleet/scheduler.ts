@@ -292,6 +292,7 @@ export class PodScheduler {
       f.set(node.core, at);
       f.set(node.gib, at + entries);
       f.set(node.table, at + 2 * entries);
+      s[L.H_VALUE_NONNEG] = node.table.every((v) => v >= 0) ? 1 : 0;
       s[L.H_RESERVE] = RESERVE;
     }
     // The model bits some model-constrained typical GPU pod accepts (N_WANTED).

@@ -59,6 +59,7 @@ export function nodeValue(s: Int32Array, f: Float64Array, base: number, cpuLeft:
   const tableAt = gibAt + entries;
   const gpus = s[base + L.N_GPUS]!;
   const gAt = base + L.N_TAGS + s[L.H_MAXG]! + 1;
+  const nonneg = s[L.H_VALUE_NONNEG] === 1;
   const c = cpuLeft / 1000;
   const m = memLeft / 1024;
   let best = Number.POSITIVE_INFINITY;
@@ -73,6 +74,8 @@ export function nodeValue(s: Int32Array, f: Float64Array, base: number, cpuLeft:
         w--;
       }
       v += f[t + r]!;
+      // With entries of 0 or more, a sum that reaches the least so far ends at or above it.
+      if (nonneg && v >= best) break;
     }
     if (v < best) best = v;
   }
