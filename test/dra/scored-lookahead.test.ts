@@ -106,3 +106,52 @@ describe('scored with the look-ahead on a DynamicMIG H100 (NVIDIA driver slices)
     expect(run('first-fit', ['mig:2g.20gb', 'mig:2g.20gb', 'mig:3g.40gb'])).toEqual(['gpu-0-mig-2g20gb-14-0', 'gpu-0-mig-2g20gb-14-2', 'gpu-0-mig-3g40gb-9-4']);
   });
 });
+
+describe('the look-ahead memo on an 8-GPU DynamicMIG node', () => {
+  // Eight GPUs published alike: one kind, so a state met on one GPU is not computed again on another.
+  const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1', labels: {} } };
+  const slices = dynamicMigNode('node-1', H100_80GB, HGX_H100_LAYOUT);
+  const mix = shapeMix(buildFleet('h100-dynamic-mig')).filter((m) => m.shape !== 'pair');
+
+  function table() {
+    const features = { ...DEFAULT_DRA_FEATURES, partitionableDevices: true };
+    const n = readNodes(node)[0]!;
+    const empty = { devices: new Set<string>(), sharedDeviceIds: new Set<string>(), capacity: new Map() };
+    const model = new AllocationModel(n, features, gatherPools(readResourceSlices(slices), n, features), empty);
+    const probe = new AllocationModel(n, features, gatherPools(readResourceSlices(slices), n, features), empty);
+    addClaims(probe, readResourceClaims(mix.map((m, i) => shapeClaim(`w-${i}`, m.shape).claim)), readDeviceClasses(NVIDIA_CLASSES));
+    const setup = new TopologySetup(model);
+    const shapes = setup.shapeTable(
+      workloadShapes(
+        probe,
+        mix.map((m) => m.weight),
+        selectionOf(probe),
+      ),
+    );
+    return { setup, shapes, model };
+  }
+
+  it('gives the eight GPUs one kind, and each GPU the value a fresh table computes for it alone', () => {
+    const { setup, shapes, model } = table();
+    const gpus = [...new Set(setup.parentOf)];
+    expect(gpus).toHaveLength(8);
+    expect(new Set(gpus.map((p) => shapes.kindOf[p])).size).toBe(1);
+    const layout = setup.layout;
+    // A partition of each GPU in turn: GPU g loses its g-th partition (counters as the layout reads them).
+    const partitions = model.candidates.filter((c) => layout.partition(c.index) && layout.useStart[c.index + 1]! - layout.useStart[c.index]! > 1);
+    const left = layout.baseLeft(model);
+    const shared: number[] = [];
+    gpus.forEach((p, g) => {
+      const c = partitions.filter((x) => setup.parentOf[x.index] === p)[g]!;
+      for (let u = layout.useStart[c.index]!; u < layout.useStart[c.index + 1]!; u++) left[layout.useIdx[u]!]! -= layout.useAmt[u]!;
+      shared.push(shapes.fragmentation(p, left));
+    });
+    // The same states, each on a table that has seen nothing else.
+    gpus.forEach((p, g) => {
+      const fresh = table().shapes;
+      expect(fresh.fragmentation(p, left)).toBe(shared[g]);
+    });
+    // GPUs in different states score differently (the memo tells states apart exactly).
+    expect(new Set(shared).size).toBeGreaterThan(1);
+  });
+});

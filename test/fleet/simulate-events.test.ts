@@ -19,7 +19,7 @@ function table(file: string): Record<string, string>[] {
 }
 
 describe('gpualloc simulate --events: an independent replay', () => {
-  for (const policy of ['fgd-close', 'random']) {
+  for (const policy of ['fgd-node', 'fgd-close', 'random']) {
     it(`${policy}: every placement feasible, every failure infeasible, totals match`, async () => {
       await inTempDir('gpualloc-events-', async (dir) => {
         const file = join(dir, 'events.jsonl');

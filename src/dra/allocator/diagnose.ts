@@ -176,7 +176,8 @@ function counterShortage(model: AllocationModel, state: SearchState, request: Re
     const own = new Map<string, { set: string; counter: string; amount: Quantity }>();
     for (const use of c.device.consumesCounters) {
       for (const [counter, amount] of Object.entries(use.counters)) {
-        const key = JSON.stringify([c.poolIndex, use.counterSet, counter]);
+        // Names are DNS labels (no NUL): the key is unique per (pool, counter set, counter).
+        const key = `${c.poolIndex}\u0000${use.counterSet}\u0000${counter}`;
         const have = own.get(key);
         own.set(key, { set: use.counterSet, counter, amount: have === undefined ? amount : have.amount.add(amount) });
       }

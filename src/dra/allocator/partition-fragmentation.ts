@@ -280,6 +280,9 @@ export class ShapeTable {
   /** Per shape and parent: the candidates of the shape on the parent (flat: start[s * parents + p] …). */
   readonly start: Int32Array;
   readonly members: Int32Array;
+  /** Per parent: its kind (parents of one kind have the same counters and members, slot for slot). */
+  readonly kindOf: Int32Array;
+  readonly kinds: number;
 
   /**
    * `lookahead`: claims of the workload the term looks ahead (LOOKAHEAD_STEPS for a workload the
@@ -307,10 +310,62 @@ export class ShapeTable {
       }
     });
     this.members = Int32Array.from(members);
+    // Parents alike for this table share a kind: the same counters (totals, in slot order) and, per
+    // shape, members using them alike. Both memoized functions read a parent only through these, so
+    // one kind's states are computed once for all its parents (the eight GPUs of a node).
+    this.kindOf = new Int32Array(parents);
+    const kinds = new Map<string, number>();
+    for (let p = 0; p < parents; p++) {
+      const from = layout.counterStart[p]!;
+      const to = layout.counterStart[p + 1]!;
+      let sig = `${layout.partitioned[p]}|${Array.from(layout.total.subarray(from, to)).join(',')}`;
+      for (let s = 0; s < shapes.length; s++) {
+        sig += '|';
+        // m within shape s's members on p; each member's uses are slots of p's counters.
+        for (let m = this.start[s * parents + p]!; m < this.start[s * parents + p + 1]!; m++) {
+          const c = this.members[m]!;
+          sig += ';';
+          for (let u = layout.useStart[c]!; u < layout.useStart[c + 1]!; u++) sig += `${layout.useIdx[u]! - from}:${layout.useAmt[u]},`;
+        }
+      }
+      let kind = kinds.get(sig);
+      if (kind === undefined) kinds.set(sig, (kind = kinds.size));
+      this.kindOf[p] = kind;
+    }
+    this.kinds = kinds.size;
+    let widest = 0;
+    // p < parents: counterStart has parents + 1 entries.
+    for (let p = 0; p < parents; p++) widest = Math.max(widest, layout.counterStart[p + 1]! - layout.counterStart[p]!);
+    this.keyBits = new Float64Array(1 + widest);
+    this.keyUnits = new Uint16Array(this.keyBits.buffer);
   }
 
-  /** Memo of expectedTake (a pure function of its arguments): `steps:parent:counters left` → thousandths. */
+  /**
+   * Memo of expectedTake and fragmentation (pure functions of the parent's kind and counters left):
+   * keyed by stateKey, the exact bits of those counters → thousandths (expectedTake) or the term
+   * (fragmentation). Bounded: cleared when it holds MAX_TAKEN values.
+   */
   private readonly taken = new Map<string, number>();
+  /** stateKey's scratch: a header and a parent's counters, read back as UTF-16 code units. */
+  private readonly keyBits: Float64Array;
+  private readonly keyUnits: Uint16Array;
+
+  /**
+   * The memo's key of parent p's counters in `left`, under `header` (expectedTake: steps × kinds
+   * + p's kind; fragmentation: −1 − p's kind): the doubles' bits as a string, so two states share a key only
+   * when every counter is the same double (formatting them as decimals cost more than the rest of
+   * a look-up).
+   */
+  private stateKey(header: number, p: number, left: Float64Array): string {
+    const layout = this.layout;
+    const from = layout.counterStart[p]!;
+    const to = layout.counterStart[p + 1]!;
+    const bits = this.keyBits;
+    bits[0] = header;
+    // k is a counter slot of parent p; keyBits holds the largest parent's counters and the header.
+    for (let k = from; k < to; k++) bits[1 + k - from] = left[k]!;
+    return String.fromCharCode.apply(null, this.keyUnits.subarray(0, 4 * (1 + to - from)) as unknown as number[]);
+  }
 
   /** Parent p's free share in thousandths, unrounded (freeShare before rounding). */
   exactFree(p: number, left: Float64Array): number {
@@ -333,15 +388,13 @@ export class ShapeTable {
    * is worth more than passing it on (to another parent), at the placement worth most: V₀ = 0,
    * Vₕ(left) = Σₛ wₛ · max(Vₕ₋₁(left), max over the shape's devices d on p that fit of
    * (share d takes + Vₕ₋₁(left − d))). A draw of a shape that has no device on p, or none that fits,
-   * passes. Computed exactly (no sampling) and memoized per (steps, parent, counters left): a MIG
+   * passes. Computed exactly (no sampling) and memoized per (steps, kind of parent, counters left): a MIG
    * GPU has a few hundred reachable states.
    */
   expectedTake(p: number, left: Float64Array, steps: number): number {
     if (steps === 0) return 0;
     const layout = this.layout;
-    let key = `${steps}:${p}:`;
-    // p is a parent: its counter slots are in range of `left`.
-    for (let k = layout.counterStart[p]!; k < layout.counterStart[p + 1]!; k++) key += `${left[k]},`;
+    const key = this.stateKey(steps * this.kinds + this.kindOf[p]!, p, left);
     const known = this.taken.get(key);
     if (known !== undefined) return known;
     const pass = this.expectedTake(p, left, steps - 1);
@@ -366,9 +419,13 @@ export class ShapeTable {
       sum += w * best;
     }
     const value = total === 0 ? 0 : sum / total;
+    this.remember(key, value);
+    return value;
+  }
+
+  private remember(key: string, value: number): void {
     if (this.taken.size >= MAX_TAKEN) this.taken.clear();
     this.taken.set(key, value);
-    return value;
   }
 
   /**
@@ -384,6 +441,17 @@ export class ShapeTable {
   fragmentation(p: number, left: Float64Array): number {
     const layout = this.layout;
     if (layout.partitioned[p] === 0 || this.weight === 0) return 0;
+    const key = this.stateKey(-1 - this.kindOf[p]!, p, left);
+    const known = this.taken.get(key);
+    if (known !== undefined) return known;
+    const frag = this.measure(p, left);
+    this.remember(key, frag);
+    return frag;
+  }
+
+  /** fragmentation, computed. */
+  private measure(p: number, left: Float64Array): number {
+    const layout = this.layout;
     const free = layout.freeShare(p, left);
     if (free === 0) return 0;
     let frag = this.lookahead > 0 ? Math.round(1000 * (this.exactFree(p, left) - this.expectedTake(p, left, this.lookahead))) * PLACEMENT_SCALE : 0;

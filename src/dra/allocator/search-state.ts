@@ -26,7 +26,8 @@ export interface PickedDevice {
   shared: boolean;
 }
 
-type Counters = Map<string, Map<string, Quantity>>;
+/** Counter set → counter → amount in nano units (what a search consumes: only compared, never printed). */
+type NanoCounters = Map<string, Map<string, bigint>>;
 
 /** The tentative allocation of one search. */
 export class SearchState {
@@ -37,10 +38,7 @@ export class SearchState {
   private readonly takenBy: Uint8Array[];
   private readonly takenCount: Int32Array;
   // The maps below are made on first use: most searches take no partitionable or shared device.
-  private available?: Map<Pool, Counters>;
-  /** Pools where other claims already consume more than some counter holds: nothing drawing on their counters fits. */
-  private overdrawn?: Set<Pool>;
-  private consumed?: Map<Pool, Counters>;
+  private consumed?: Map<Pool, NanoCounters>;
   // Shares of each shared device in this search, with the capacity they consume.
   private shares?: Map<number, { count: number; amounts: CapacityAmounts }>;
 
@@ -163,72 +161,43 @@ export class SearchState {
     };
   }
 
-  /** Counters of the pool left after the allocations of other claims (computed once per pool). */
-  /** Counters of the pool left after the allocations of other claims: counter set → counter → amount. */
+  /** Counters of the pool left after the allocations of other claims: counter set → counter → amount (the model's, computed once per pool). */
   countersLeft(pool: Pool): ReadonlyMap<string, ReadonlyMap<string, Quantity>> {
-    return this.availableIn(pool);
-  }
-
-  private availableIn(pool: Pool): Counters {
-    const available = (this.available ??= new Map());
-    let counters = available.get(pool);
-    if (counters !== undefined) return counters;
-    counters = new Map();
-    for (const [name, set] of pool.counterSets) counters.set(name, new Map(Object.entries(set.counters)));
-    for (const slices of [pool.deviceSlices, pool.otherSlices]) {
-      for (const slice of slices) {
-        for (const device of slice.devices) {
-          if (!this.model.allocatedElsewhere(`${pool.driver}/${pool.name}/${device.name}`)) continue;
-          for (const use of device.consumesCounters) {
-            const set = counters.get(use.counterSet);
-            if (set === undefined) continue;
-            for (const [name, q] of Object.entries(use.counters)) {
-              const have = set.get(name);
-              // May go negative: then nothing more fits.
-              if (have !== undefined) set.set(name, have.sub(q));
-            }
-          }
-        }
-      }
-    }
-    for (const set of counters.values()) for (const left of set.values()) if (left.sign() < 0) (this.overdrawn ??= new Set()).add(pool);
-    available.set(pool, counters);
-    return counters;
+    return this.model.countersLeft(pool).counters;
   }
 
   private takeCounters(c: CandidateDevice): boolean {
-    const available = this.availableIn(c.pool);
+    const left = this.model.countersLeft(c.pool);
+    const uses = c.counterUses;
     const consumedIn = (this.consumed ??= new Map());
     let consumed = consumedIn.get(c.pool);
     if (consumed === undefined) {
       consumed = new Map();
       consumedIn.set(c.pool, consumed);
     }
-    for (const use of c.device.consumesCounters) {
+    for (const use of uses) {
       let set = consumed.get(use.counterSet);
       if (set === undefined) {
         set = new Map();
         consumed.set(use.counterSet, set);
       }
-      for (const [name, q] of Object.entries(use.counters)) {
-        const have = set.get(name);
-        set.set(name, have === undefined ? q : have.add(q));
-      }
+      // names and nanos have one entry per counter of the use.
+      for (let i = 0; i < use.names.length; i++) set.set(use.names[i]!, (set.get(use.names[i]!) ?? 0n) + use.nanos[i]!);
     }
     // Every counter of the pool must stay within what is available (as upstream checks it). Before
     // this take every counter was (each take checked it, and none was overdrawn at the start), so
-    // only the counter sets this device draws on can have gone over.
-    if (this.overdrawn?.has(c.pool) === true) {
+    // only the counters this device draws on can have gone over.
+    if (left.overdrawn) {
       this.releaseCounters(c);
       return false;
     }
-    for (const use of c.device.consumesCounters) {
-      const counters = available.get(use.counterSet);
+    for (const use of uses) {
+      const counters = left.counters.get(use.counterSet);
       const used = consumed.get(use.counterSet);
       if (counters === undefined || used === undefined) continue;
-      for (const [name, left] of counters) {
-        const q = used.get(name);
-        if (q !== undefined && left.compare(q) < 0) {
+      for (const name of use.names) {
+        const have = counters.get(name);
+        if (have !== undefined && have.nanoValue() < (used.get(name) as bigint)) {
           this.releaseCounters(c);
           return false;
         }
@@ -238,10 +207,11 @@ export class SearchState {
   }
 
   private releaseCounters(c: CandidateDevice): void {
-    const consumed = this.consumed?.get(c.pool) as Counters; // takeCounters made it
-    for (const use of c.device.consumesCounters) {
-      const set = consumed.get(use.counterSet) as Map<string, Quantity>;
-      for (const [name, q] of Object.entries(use.counters)) set.set(name, (set.get(name) as Quantity).sub(q));
+    const consumed = this.consumed?.get(c.pool) as NanoCounters; // takeCounters made it
+    for (const use of c.counterUses) {
+      const set = consumed.get(use.counterSet) as Map<string, bigint>;
+      // names and nanos have one entry per counter of the use.
+      for (let i = 0; i < use.names.length; i++) set.set(use.names[i]!, (set.get(use.names[i]!) as bigint) - use.nanos[i]!);
     }
   }
 }

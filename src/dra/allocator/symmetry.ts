@@ -57,8 +57,8 @@ function readAttributes(model: AllocationModel, known?: Map<string, string[] | u
   return { read: (key) => names.has(key) || names.has(key.slice(key.lastIndexOf('/') + 1)), key: [...names].sort().join('\u0000'), names };
 }
 
-/** Most sets of attribute names whose keys a SymmetryKeys keeps. */
-const KEPT_READ_SETS = 8;
+/** Most sets of attribute names (and of calls) whose keys a SymmetryKeys keeps: a stream of a few dozen claim shapes keeps every one. */
+const KEPT_READ_SETS = 32;
 
 /** Each candidate's class by its fields and the attributes `read` accepts (-1 for shares: each is its own class). */
 function staticClasses(model: AllocationModel, fieldKeys: readonly string[], read: (key: string) => boolean): Int32Array {

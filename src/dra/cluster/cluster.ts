@@ -29,6 +29,7 @@ import {
   workloadShapes,
 } from '../allocator/index.js';
 import { SelectorCache } from '../cel/index.js';
+import type { PoolCountersLeft } from '../model/index.js';
 import { AllocationModel, addClaims, type CandidateDevice, claimLabel, claimsNodeIndependent, type DraFeatures, listCandidates, type Pool, type ResolvedFeatures } from '../model/index.js';
 import {
   type AllocationResult,
@@ -168,6 +169,8 @@ export class DraCluster {
   private readonly candidates: Array<CandidateDevice[] | undefined>;
   /** Per node, what other claims hold there as the objective reads it, made on the first search after the node's allocated state last changed. */
   private readonly bases: Array<AllocatedBase | undefined>;
+  /** Per node, what other claims left of its pools' counters (AllocationModel.countersLeft), until its allocated state changes. */
+  private readonly countersLeft: Array<Map<Pool, PoolCountersLeft> | undefined>;
   /** The workload's requests (read once) and, per node class, its shapes (made on first use). */
   private readonly workload?: { probe: AllocationModel; weights: number[]; shapes: Array<WorkloadShape[] | undefined> };
   private tries = 0;
@@ -195,6 +198,7 @@ export class DraCluster {
     });
     this.nodeNames = this.nodes.map((n) => n.name);
     this.bases = new Array(this.nodes.length);
+    this.countersLeft = new Array(this.nodes.length);
     this.candidates = new Array(this.nodes.length);
 
     const layout = layoutCluster(this.nodes, slices, this.features, this.cache);
@@ -484,7 +488,8 @@ export class DraCluster {
     const c = this.classOf[k]!;
     const nodeClass = this.nodeClasses[c]!;
     const candidates = this.candidates[k] ?? (this.candidates[k] = listCandidates(pools, this.features));
-    const model = new NodeModel(this.nodes[k]!, this.features, pools, this.allocatedState.stateFor(pools), this.cache, nodeClass, candidates, prepared?.selectorKeys);
+    const left = this.countersLeft[k] ?? (this.countersLeft[k] = new Map());
+    const model = new NodeModel(this.nodes[k]!, this.features, pools, this.allocatedState.stateFor(pools), this.cache, nodeClass, candidates, prepared?.selectorKeys, left);
     const checked = prepared?.models;
     const { mode, budget, seed, explain } = this.search;
     // Settings written out as one literal (an object spread into a literal with fields after it costs V8 a new hidden class each time).
@@ -543,11 +548,11 @@ export class DraCluster {
     }
     for (const k of nodes) {
       this.refreshNode(k);
-      this.bases[k] = undefined;
+      this.bases[k] = this.countersLeft[k] = undefined;
       this.index.nodeChanged(k);
     }
     for (const c of classes ?? []) {
-      for (const k of this.nodeClasses[c]!.members) this.bases[k] = undefined;
+      for (const k of this.nodeClasses[c]!.members) this.bases[k] = this.countersLeft[k] = undefined;
       if (this.refreshShared(c)) this.index.classChanged(c);
     }
   }

@@ -14,6 +14,7 @@ import {
   deviceReachesNode,
   gatherPools,
   type Pool,
+  type PoolCountersLeft,
   type RequestModel,
   type ResolvedFeatures,
   taintPreventsAllocation,
@@ -228,8 +229,9 @@ export class NodeModel extends AllocationModel {
     private readonly nodeClass: NodeClass,
     candidates?: readonly CandidateDevice[],
     private readonly selectorKeys?: ReadonlyMap<RequestModel, string>,
+    countersLeft?: Map<Pool, PoolCountersLeft>,
   ) {
-    super(node, features, pools, allocated, cache, candidates);
+    super(node, features, pools, allocated, cache, candidates, countersLeft);
   }
 
   // The class's masks of this model's requests (looked up by key once per request; `selectorKeys`: the keys of requests the caller made them for).

@@ -5,7 +5,7 @@
 // Building it validates the claims in upstream's order and throws upstream's errors.
 import type { AllocationError } from '../../shared/errors.js';
 import { type PreparedDevice, prepareDevice, type SelectorCache } from '../cel/index.js';
-import { type Device, type DeviceClass, type DeviceRequestBody, draError, type Node, type ResourceClaim, type ResourceSlice } from '../objects/index.js';
+import { type Device, type DeviceClass, type DeviceRequestBody, draError, type Node, type Quantity, type ResourceClaim, type ResourceSlice } from '../objects/index.js';
 import type { CapacityAmounts } from './capacity.js';
 import { fitsCapacity } from './capacity.js';
 import type { Constraint } from './constraints.js';
@@ -31,6 +31,8 @@ export interface CandidateDevice {
   device: Device;
   /** The device may take several allocations (consumable capacity on and allowMultipleAllocations). */
   shared: boolean;
+  /** What it consumes of its pool's counters, per use in published order, as exact nano amounts (read once when listed). */
+  counterUses: readonly CounterUse[];
 }
 
 /** One request without alternatives, or one subrequest of a firstAvailable request. */
@@ -111,11 +113,31 @@ export function listCandidates(pools: readonly Pool[], features: ResolvedFeature
           slice,
           device,
           shared: features.consumableCapacity && device.allowMultipleAllocations === true,
+          counterUses: device.consumesCounters.map((use) => ({
+            counterSet: use.counterSet,
+            names: Object.keys(use.counters),
+            nanos: Object.values(use.counters).map((q) => q.nanoValue()),
+          })),
         });
       }
     }
   });
   return candidates;
+}
+
+/** One counter use of a device (CandidateDevice.counterUses): its counter set, and per counter its name and amount in nano units. */
+export interface CounterUse {
+  readonly counterSet: string;
+  readonly names: readonly string[];
+  readonly nanos: readonly bigint[];
+}
+
+/** What other claims leave of one pool's counters (AllocationModel.countersLeft). */
+export interface PoolCountersLeft {
+  /** Counter set → counter → amount left. */
+  readonly counters: ReadonlyMap<string, ReadonlyMap<string, Quantity>>;
+  /** Some counter is below zero: nothing drawing on the pool's counters fits. */
+  readonly overdrawn: boolean;
 }
 
 /** Claims with the devices the node offers them. */
@@ -130,7 +152,12 @@ export class AllocationModel {
   // fits[request][candidate]: 0 unknown, 1 the request's capacity fits the device alone, 2 not (made on first use).
   private fits?: Map<RequestModel, Uint8Array>;
 
-  /** `candidates`: the node's listCandidates(pools, features), when the caller keeps them (listed here otherwise). */
+  /**
+   * `candidates`: the node's listCandidates(pools, features), when the caller keeps them (listed here
+   * otherwise). `countersLeft`: where countersLeft keeps what it computes, when the caller keeps one
+   * per node and allocated state (a scheduler trying the node again before its state changes); the
+   * model's own otherwise.
+   */
   constructor(
     readonly node: Node,
     readonly features: ResolvedFeatures,
@@ -138,8 +165,10 @@ export class AllocationModel {
     readonly allocated: AllocatedSnapshot,
     private readonly selectorCache?: SelectorCache,
     candidates?: readonly CandidateDevice[],
+    countersLeft?: Map<Pool, PoolCountersLeft>,
   ) {
     this.candidates = candidates ?? listCandidates(pools, features);
+    if (countersLeft !== undefined) this.left = countersLeft;
   }
 
   private get selectors(): Selectors {
@@ -229,6 +258,42 @@ export class AllocationModel {
     if (this.allocated.devices.has(id) || this.allocated.capacity.has(id)) return true;
     for (const shared of this.allocated.sharedDeviceIds) if (shared === id || shared.startsWith(`${id}/`)) return true;
     return false;
+  }
+
+  /** Per pool, what other claims left of its counters (made on first use; the allocated snapshot is the model's for its life). */
+  private left?: Map<Pool, PoolCountersLeft>;
+
+  /**
+   * What the allocations of other claims leave of a pool's counters: counter set → counter → amount
+   * (may be negative: then nothing drawing on it fits), and whether any is negative. Computed once
+   * per model and pool (or per node state, where the caller keeps them); never changed after.
+   */
+  countersLeft(pool: Pool): PoolCountersLeft {
+    const made = (this.left ??= new Map());
+    let left = made.get(pool);
+    if (left !== undefined) return left;
+    const counters = new Map<string, Map<string, Quantity>>();
+    for (const [name, set] of pool.counterSets) counters.set(name, new Map(Object.entries(set.counters)));
+    for (const slices of [pool.deviceSlices, pool.otherSlices]) {
+      for (const slice of slices) {
+        for (const device of slice.devices) {
+          if (device.consumesCounters.length === 0 || !this.allocatedElsewhere(`${pool.driver}/${pool.name}/${device.name}`)) continue;
+          for (const use of device.consumesCounters) {
+            const set = counters.get(use.counterSet);
+            if (set === undefined) continue;
+            for (const [name, q] of Object.entries(use.counters)) {
+              const have = set.get(name);
+              if (have !== undefined) set.set(name, have.sub(q));
+            }
+          }
+        }
+      }
+    }
+    let overdrawn = false;
+    for (const set of counters.values()) for (const q of set.values()) if (q.sign() < 0) overdrawn = true;
+    left = { counters, overdrawn };
+    made.set(pool, left);
+    return left;
   }
 }
 

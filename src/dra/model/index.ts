@@ -2,7 +2,7 @@
 // gates, the pools a node reaches, the candidate devices of each request (class and request
 // selectors, taints, node selection), consumable capacity, and the claims' constraints.
 
-export type { AllocatedSnapshot, CandidateDevice, ClaimModel, ConstraintSpec, RequestGroup, RequestModel } from './allocation-model.js';
+export type { AllocatedSnapshot, CandidateDevice, ClaimModel, ConstraintSpec, CounterUse, PoolCountersLeft, RequestGroup, RequestModel } from './allocation-model.js';
 export { ALLOCATION_RESULTS_MAX_SIZE, AllocationModel, addCheckedClaims, addClaims, claimLabel, claimsNodeIndependent, listCandidates } from './allocation-model.js';
 export { addAmounts, type CapacityAmounts, consumedCapacity, subAmounts } from './capacity.js';
 export { type Constraint, lookupAttribute } from './constraints.js';

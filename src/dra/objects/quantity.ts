@@ -126,7 +126,9 @@ function scan(str: string): Scanned {
 
 /** ceil(a / b) for a >= 0, b > 0. */
 const ceilDiv = (a: bigint, b: bigint): bigint => (a + b - 1n) / b;
-const pow10 = (n: number): bigint => 10n ** BigInt(n);
+/** 10^0 … 10^63, read far more often than computed (counter arithmetic normalises scales on every add). */
+const POW10: readonly bigint[] = Array.from({ length: 64 }, (_, i) => 10n ** BigInt(i));
+const pow10 = (n: number): bigint => POW10[n] ?? 10n ** BigInt(n);
 const abs = (x: bigint): bigint => (x < 0n ? -x : x);
 
 /** Rounds `nanos` to a multiple of 10^(9+scale) away from zero and returns the count of 10^scale units. */
