@@ -135,8 +135,7 @@ export function createPodScheduler(kernels: PodSchedulerKernels, nodes: NodeView
   const shapes = own(o, 'shapes') === undefined ? typical : validatePods('options.shapes', own(o, 'shapes'));
   const seed = own(o, 'seed') === undefined ? 42 : requireInteger('options.seed', own(o, 'seed'), 0, 0xffffffff);
   const search = podSearch('options.search', own(o, 'search'));
-  // The dead hole is the workload's (typical), whatever shapes the cache is given.
-  return new PodScheduler(kernels, nodes, policy, typicalPods(typical), ranks, shapes, seed, deadHole(typical), search, typical);
+  return new PodScheduler(kernels, nodes, policy, typicalPods(typical), ranks, shapes, seed, undefined, search, typical);
 }
 
 /** Validates a PodSearch (absent: 'index'). */
@@ -186,7 +185,7 @@ export class PodScheduler {
    * @param typical the typical-pod distribution of the fragmentation measure
    * @param ranks each node's tie-break rank in the state's node order (a permutation)
    * @param shapes pods whose shapes get a score class and a tree of the pod index (others are planned by the scan)
-   * @param dead the default policy's dead hole in milli (default: deadHole(shapes), for callers whose shapes are the workload)
+   * @param dead fgd-close's dead hole in milli (default: deadHole(workload): the workload's, whatever shapes the index is given)
    * @param search the pod index or the scan (see PodSchedulerOptions.search)
    * @param workload the pods whose share sizes fgd-lp's configuration LP prices, and whose shapes fgd-node's node-level LP prices (default: shapes, for callers whose shapes are the workload)
    * @param values fgd-node's node values (default: nodeValueTables of the nodes and the workload)
@@ -199,7 +198,7 @@ export class PodScheduler {
     ranks: readonly number[],
     shapes: readonly Pod[] = [],
     seed = 42,
-    dead = deadHole(shapes),
+    dead: number | undefined = undefined,
     search: PodSearch = 'index',
     workload: readonly Pod[] = shapes,
     values?: NodeValues,
@@ -278,7 +277,7 @@ export class PodScheduler {
     const f = this.memory.floats();
     s.set(header, 0);
     if (this.lookahead !== undefined && sampling !== undefined) writeLookahead(s, f, ints, floats, this.lookahead, sampling, used + 1);
-    s[L.H_DEAD] = dead;
+    s[L.H_DEAD] = dead ?? deadHole(workload);
     s.set(cleanRemainders(typical, s[L.H_DEAD]), header[L.H_CLEAN_AT]);
     // fgd-lp's plan tables: solved only for that policy (the LP takes a fraction of a second on openb).
     if (policy.id === P_LP) {

@@ -5,7 +5,7 @@
 
 import { ClusterState } from '../../src/cluster/state.js';
 import type { Engine } from '../../src/engine.js';
-import { deadHole, type FleetPolicy } from '../../src/fleet/policies/index.js';
+import type { FleetPolicy } from '../../src/fleet/policies/index.js';
 import { Prng } from '../../src/fleet/prng.js';
 import { PodScheduler, type PodSearch } from '../../src/fleet/scheduler.js';
 import { type FleetNode, type FleetPod, validateNodes, validatePods } from '../../src/fleet/types.js';
@@ -31,8 +31,7 @@ export function runWithPolicy(
   const { order, ranks } = prepareWorkload(nodes, pods, 1.3, new Prng(seed));
   const state = ClusterState.create(engine.kernels, { nodes: fleetClusterNodes(nodes) });
   const shapes = rawShapes === undefined ? pods : validatePods('shapes', rawShapes);
-  // The dead hole is the workload's, whatever shapes the index is given (as fleetScheduler sets it).
-  const scheduler = new PodScheduler(engine.kernels, state.nodeView(), policy, typicalPods(pods), ranks, shapes, schedulerSeed, deadHole(pods), search, pods);
+  const scheduler = new PodScheduler(engine.kernels, state.nodeView(), policy, typicalPods(pods), ranks, shapes, schedulerSeed, undefined, search, pods);
   const events: string[] = [];
   try {
     for (const pod of order) {
