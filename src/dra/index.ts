@@ -7,7 +7,7 @@
 export type { DraAllocateRequest, DraAllocateResult, DraExplanation, DraMode, DraObjective, DraWorkloadEntry } from './allocator/index.js';
 export { allocateClaims, DEFAULT_SCORED_BUDGET, DRA_MODES, fragmentationParts } from './allocator/index.js';
 export type { DraAllocatedState, DraClaimAllocation, DraClusterInit, DraScheduleResult, NodeScore } from './cluster/index.js';
-export { createDraCluster, DraCluster, FRAGMENTATION_CANDIDATES, NODE_SCORES } from './cluster/index.js';
+export { createDraCluster, DEFAULT_NODE_SCORES, DraCluster, FRAGMENTATION_CANDIDATES, NODE_SCORES } from './cluster/index.js';
 export type { DraFeature, DraFeatures } from './model/index.js';
 export { applyTaintRules, DEFAULT_DRA_FEATURES, DRA_FEATURE_GATES, DRA_FEATURE_STAGES, readClusterDump } from './model/index.js';
 // The Kubernetes objects' types, by name (the front of objects/ lists them all).

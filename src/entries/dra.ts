@@ -57,6 +57,7 @@ export {
   allocationPatch,
   claimsOfDump,
   DEFAULT_DRA_FEATURES,
+  DEFAULT_NODE_SCORES,
   DEFAULT_SCORED_BUDGET,
   DRA_FEATURE_GATES,
   DRA_MODES,

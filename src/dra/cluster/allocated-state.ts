@@ -107,6 +107,14 @@ export class AllocatedState {
     return { devices, sharedDeviceIds, capacity };
   }
 
+  /** The capacity shares consume on a pool's devices, as text for a node's state key (`|/device:name=quantity,…` per device; '' for none). */
+  capacityKey(pool: string): string {
+    const p = this.pools.get(pool);
+    let key = '';
+    if (p !== undefined) for (const [d, amounts] of p.capacity) key += `|/${d}:${[...amounts].map(([n, q]) => `${n}=${q.toString()}`).join(',')}`;
+    return key;
+  }
+
   /** Every entry, as allocateClaims takes them (sorted). */
   toRequestFields(): { allocatedDevices: string[]; allocatedSharedDeviceIDs: string[]; allocatedCapacity: Record<string, Record<string, string>> } {
     const devices: string[] = [];

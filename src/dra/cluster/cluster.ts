@@ -50,8 +50,8 @@ import { type AllocatedEntry, AllocatedState } from './allocated-state.js';
 import { type CheckedClaims, checkClaimModels, copyJson, rankOf, readsIdentity, shapeKeyOf } from './checked-claims.js';
 import { gangHost } from './gang-host.js';
 import { isIdentityAttribute, layoutCluster, type NodeClass, NodeModel } from './node-classes.js';
-import { type CountedAlternative, FRAGMENTATION_CANDIDATES, NODE_SCORES, NodeIndex, type NodeScore, type NodeStates, type ShapeIndex } from './node-index.js';
-import { StateCounts } from './state-counts.js';
+import { type CountedAlternative, DEFAULT_NODE_SCORES, FRAGMENTATION_CANDIDATES, NODE_SCORES, NodeIndex, type NodeScore, type NodeStates, type ShapeIndex } from './node-index.js';
+import { StateCounts, type StateVerdict } from './state-counts.js';
 
 /** How many more nodes a pod with a prioritized list may try for an earlier alternative once one node can take it. */
 export const RANK_PROBES = 16;
@@ -70,7 +70,7 @@ export interface DraClusterInit {
   mode?: DraMode;
   /** Scored mode: the most device picks one node's search may try (as allocateClaims). */
   budget?: number;
-  /** How nodes that can take a pod rank (default 'pack'). */
+  /** How nodes that can take a pod rank (default DEFAULT_NODE_SCORES[mode]: 'fragmentation' scored, 'pack' first-fit). */
   nodeScore?: NodeScore;
   /** Seed of share IDs; default 0. */
   seed?: number;
@@ -180,11 +180,12 @@ export class DraCluster {
   constructor(init: DraClusterInit) {
     const at = { origin: 'init', path: '' };
     const top = record(at, init, INIT_KEYS) as unknown as DraClusterInit;
-    this.score = top.nodeScore ?? 'pack';
+    const mode = readMode(top.mode, child(at, 'mode'));
+    this.score = top.nodeScore ?? DEFAULT_NODE_SCORES[mode];
     if (!NODE_SCORES.includes(this.score)) fail('INVALID_ARGUMENT', child(at, 'nodeScore'), NODE_SCORES.map((s) => `'${s}'`).join(', '), top.nodeScore);
     const seed = top.seed ?? 0;
     if (typeof seed !== 'number' || !Number.isSafeInteger(seed)) fail('INVALID_ARGUMENT', child(at, 'seed'), 'an integer', top.seed);
-    this.search = { mode: readMode(top.mode, child(at, 'mode')), budget: readBudget(top.budget, child(at, 'budget')), seed };
+    this.search = { mode, budget: readBudget(top.budget, child(at, 'budget')), seed };
     if (this.score === 'fragmentation' && this.search.mode !== 'scored')
       fail('INVALID_ARGUMENT', child(at, 'nodeScore'), "'pack', 'spread' or 'first' in mode 'first-fit' ('fragmentation' ranks nodes by the scored objective)", top.nodeScore);
     this.features = readFeatures(top.features);
@@ -409,11 +410,11 @@ export class DraCluster {
       for (const k of order) if (allowed(k) && this.index.passes(shape, k) && attempt(k)) break;
     } else {
       const excluded: number[] = [];
-      // Classes whose members left are all in states met already (pod-wide `allowed` only): passed over at once, each such member counted in `same` as the walk would.
+      // Classes whose members left are all in states met already or unable to pass the counts (pod-wide `allowed` only): passed over at once, each member in a met state counted in `same` as the walk would.
       const skip = new Set<number>();
       const visited = new Map<number, number>();
       const askedAt = new Map<number, number>();
-      const seen = (key: string): boolean => failed.has(key) || (fragmentation && placed.has(key));
+      const verdict = (key: string, member: number): StateVerdict => (failed.has(key) || (fragmentation && placed.has(key)) ? 'seen' : this.index.passes(shape, member) ? 'open' : 'out');
       try {
         for (;;) {
           const k = this.index.best(shape, skip);
@@ -428,8 +429,9 @@ export class DraCluster {
           // Asked once per class and number of states met; never where identity attributes tell the members apart.
           if (everyNode && same > before && !(nodeClass.identityVaries && (identity ??= readsIdentity(claims, groups))) && askedAt.get(c) !== failed.size + placed.size) {
             askedAt.set(c, failed.size + placed.size);
-            if (this.stateCounts.allIn(c, nodeClass.members.length, seen)) {
-              same += nodeClass.members.length - visited.get(c)!;
+            const { seen, out } = this.stateCounts.tally(c, verdict);
+            if (seen + out === nodeClass.members.length) {
+              same += seen - visited.get(c)!;
               skip.add(c);
             }
           }
@@ -474,10 +476,7 @@ export class DraCluster {
     const c = this.nodeClasses[this.classOf[k]!]!;
     const from = this.states.wordStart[k]!;
     let key = `${c.index}${identity && c.identityVaries ? `@${k}` : ''}:${words(this.used, from, c.words)}${words(this.states.free, from, c.words)}`;
-    if (this.features.consumableCapacity) {
-      const state = this.allocatedState.stateFor(this.pools[k]!.filter((p) => this.nodeOfPool.get(p.id) === k));
-      for (const [id, amounts] of state.capacity) key += `|${id.slice(id.lastIndexOf('/'))}:${[...amounts].map(([n, q]) => `${n}=${q.toString()}`).join(',')}`;
-    }
+    if (this.features.consumableCapacity) for (const pool of this.pools[k]!) if (this.nodeOfPool.get(pool.id) === k) key += this.allocatedState.capacityKey(pool.id);
     return key;
   }
 

@@ -3,4 +3,4 @@
 
 export type { DraAllocatedState, DraClaimAllocation, DraClusterInit, DraScheduleResult } from './cluster.js';
 export { createDraCluster, DraCluster } from './cluster.js';
-export { FRAGMENTATION_CANDIDATES, NODE_SCORES, type NodeScore } from './node-index.js';
+export { DEFAULT_NODE_SCORES, FRAGMENTATION_CANDIDATES, NODE_SCORES, type NodeScore } from './node-index.js';

@@ -7,6 +7,7 @@
 // have enough free matching devices): the allocator still decides on the node.
 import { popcount } from '../../shared/bits.js';
 import { buildTree, leavesFor, replayAbove } from '../../shared/tournament.js';
+import type { DraMode } from '../allocator/index.js';
 import type { RequestModel } from '../model/index.js';
 import type { Bits, NodeClass } from './node-classes.js';
 
@@ -20,6 +21,12 @@ export type NodeScore = 'pack' | 'spread' | 'first' | 'fragmentation';
 
 /** The node scores, in documentation order. */
 export const NODE_SCORES: readonly NodeScore[] = ['pack', 'spread', 'first', 'fragmentation'];
+
+/**
+ * The node score a handle uses when none is given, per mode: scored mode chooses the node by the
+ * objective it chooses devices by; first-fit packs (the most allocated node first), as upstream.
+ */
+export const DEFAULT_NODE_SCORES: Readonly<Record<DraMode, NodeScore>> = { scored: 'fragmentation', 'first-fit': 'pack' };
 
 /** nodeScore 'fragmentation': how many nodes (in distinct states, most allocated first) the allocator is run on per pod. */
 export const FRAGMENTATION_CANDIDATES = 4;

@@ -1,14 +1,17 @@
-// How many members of each node class are in each state (the cluster's state key of a node: its
+// Which members of each node class are in each state (the cluster's state key of a node: its
 // class, the devices it holds and can still give, the capacity its shares consume), so that a node
-// search that has met some states can tell when every member of a class is in one of them and
-// pass over the class at once instead of node by node. Kept up to date lazily: a node that changed
-// is keyed again only when the counts are next asked for.
+// search that has met some states can tell when every member of a class is in one of them, or in a
+// state that cannot take the pod at all, and pass over the class at once instead of node by node.
+// Kept up to date lazily: a node that changed is keyed again only when the states are next asked for.
+
+/** How a search sees one state: met already, unable to take the pod (the index's counts), or neither. */
+export type StateVerdict = 'seen' | 'out' | 'open';
 
 /** Members per state key, per class. Node numbers k and classes c are in range by construction (the cluster's). */
 export class StateCounts {
   /** Per node: the key it is counted under (undefined: not counted yet). */
   private readonly counted: Array<string | undefined>;
-  private readonly counts: Array<Map<string, number>>;
+  private readonly members: Array<Map<string, Set<number>>>;
   /** Nodes changed since they were counted (every node at first). */
   private readonly stale = new Set<number>();
 
@@ -18,7 +21,7 @@ export class StateCounts {
     private readonly keyOf: (k: number) => string,
   ) {
     this.counted = new Array(classOf.length);
-    this.counts = Array.from({ length: classes }, () => new Map());
+    this.members = Array.from({ length: classes }, () => new Map());
     for (let k = 0; k < classOf.length; k++) this.stale.add(k);
   }
 
@@ -27,23 +30,33 @@ export class StateCounts {
     this.stale.add(k);
   }
 
-  /** Whether all `members` members of class c are in states `seen` accepts. */
-  allIn(c: number, members: number, seen: (key: string) => boolean): boolean {
+  /**
+   * Class c's members by how `verdict` sees their state (asked once per state, with one member in
+   * it): how many are in states met and how many in states that cannot take the pod; the rest are open.
+   */
+  tally(c: number, verdict: (key: string, member: number) => StateVerdict): { seen: number; out: number } {
     for (const k of this.stale) {
-      const counts = this.counts[this.classOf[k]!]!;
+      const states = this.members[this.classOf[k]!]!;
       const before = this.counted[k];
       if (before !== undefined) {
-        const n = counts.get(before)! - 1; // counted under `before`
-        if (n === 0) counts.delete(before);
-        else counts.set(before, n);
+        const set = states.get(before)!; // counted under `before`
+        set.delete(k);
+        if (set.size === 0) states.delete(before);
       }
       const key = this.keyOf(k);
       this.counted[k] = key;
-      counts.set(key, (counts.get(key) ?? 0) + 1);
+      const set = states.get(key);
+      if (set === undefined) states.set(key, new Set([k]));
+      else set.add(k);
     }
     this.stale.clear();
-    let n = 0;
-    for (const [key, count] of this.counts[c]!) if (seen(key)) n += count;
-    return n === members;
+    let seen = 0;
+    let out = 0;
+    for (const [key, set] of this.members[c]!) {
+      const v = verdict(key, set.values().next().value as number);
+      if (v === 'seen') seen += set.size;
+      else if (v === 'out') out += set.size;
+    }
+    return { seen, out };
   }
 }
