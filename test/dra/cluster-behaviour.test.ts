@@ -19,14 +19,26 @@ const uniform = (nodes: number, perNode: number): DraClusterInit => ({
 });
 
 describe('DraCluster', () => {
-  it('on a uniform cluster runs the allocator once per pod, and not at all once the cluster is full', () => {
-    const c = createDraCluster(uniform(200, 4));
+  it("'pack' on a uniform cluster runs the allocator once per pod, and not at all once the cluster is full", () => {
+    const c = createDraCluster({ ...uniform(200, 4), nodeScore: 'pack' });
     expect(c.stats()).toMatchObject({ nodes: 200, nodeClasses: 1 });
     for (let i = 0; i < 800; i++) expect(c.schedule(want(`c${i}`)).node).toBe(`node-${i >> 2}`);
     expect(c.stats()).toMatchObject({ tries: 800, claims: 800, shapes: 1 });
     const full = c.schedule(want('late'));
     expect(full.reason?.message).toMatch(/^no node can take claim ns\/late \(needs 1 of class gpu\): 200 of 200 node\(s\) have too few free devices that match$/);
     expect(c.stats().tries).toBe(800);
+  });
+
+  it('by default (scored) runs the allocator once per distinct state that can take the pod, passing over full nodes and nodes in a state met', () => {
+    const c = createDraCluster(uniform(200, 4));
+    // A node half used keeps its NUMA node's partner free (domains): the objective fills it before an empty one, as pack would.
+    for (let i = 0; i < 800; i++) expect(c.schedule(want(`c${i}`)).node).toBe(`node-${i >> 2}`);
+    // Per node: its first pod sees only empty nodes (one run), the next three a partly used node and empty ones (two runs each);
+    // the last node's pods see no empty node (one run each). Full nodes fail the counts and are never run.
+    expect(c.stats()).toMatchObject({ tries: 199 * 7 + 4, claims: 800, shapes: 1 });
+    const full = c.schedule(want('late'));
+    expect(full.reason?.message).toMatch(/^no node can take claim ns\/late \(needs 1 of class gpu\): 200 of 200 node\(s\) have too few free devices that match$/);
+    expect(c.stats().tries).toBe(199 * 7 + 4);
   });
 
   it("'spread' goes to the least allocated node, 'first' to the first that fits, whatever the load", () => {

@@ -120,6 +120,24 @@ describe('a node search passes over a class whose members are all in states met 
     expect(cluster.stats().tries).toBe(1 + 1 + 2);
   });
 
+  it('passes over nodes whose free devices cannot pass the counts as well: a full node does not keep the class open', () => {
+    const slices = Array.from({ length: 300 }, (_, k) =>
+      sliceObject(
+        `node-${k}-gpus`,
+        { devices: Array.from({ length: 4 }, (_, i) => ({ name: `gpu-${i}`, attributes: { type: { string: 'gpu' }, memoryClass: { int: i % 2 } } })) },
+        { node: `node-${k}` },
+      ),
+    );
+    const held = [0, 1, 2, 3].map((i) => `gpu.example.com/node-0/gpu-${i}`).concat('gpu.example.com/node-1/gpu-0');
+    for (const nodeScore of ['pack', 'fragmentation'] as const) {
+      const cluster = createDraCluster({ classes: CLASSES, slices, nodes: Array.from({ length: 300 }, (_, k) => nodeObject(`node-${k}`)), mode: 'scored', nodeScore, allocatedDevices: held });
+      const refused = cluster.schedule(sameMemory('three-alike'));
+      // node-0 is full (the counts), node-1 and an empty node are tried, the next empty node is in a state met: the rest are passed over at once.
+      expect(refused.reason?.message).toMatch(/: 1 of 300 node\(s\) have too few free devices that match; tried 2 \(and 297 in the same state as one of them\): node-1: /);
+      expect(cluster.stats()).toMatchObject({ tries: 2, steps: 3 });
+    }
+  });
+
   it("nodeScore 'fragmentation' on identical nodes: one allocator run, the first node, as on a small cluster", () => {
     const big = createDraCluster(uniform(2000, 'fragmentation'));
     const small = createDraCluster(uniform(2, 'fragmentation'));

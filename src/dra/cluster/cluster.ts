@@ -174,6 +174,7 @@ export class DraCluster {
   /** The workload's requests (read once) and, per node class, its shapes (made on first use). */
   private readonly workload?: { probe: AllocationModel; weights: number[]; shapes: Array<WorkloadShape[] | undefined> };
   private tries = 0;
+  private steps = 0;
   /** The gang search's view of the handle, made on the first scheduleGroup. */
   private gangs?: GangHost;
 
@@ -272,9 +273,9 @@ export class DraCluster {
     return before.some((w, i) => w !== sharedFree[i]);
   }
 
-  /** Numbers about the handle: nodes, node classes, claim shapes indexed, claims held, allocator runs so far. */
-  stats(): { nodes: number; nodeClasses: number; shapes: number; claims: number; tries: number } {
-    return { nodes: this.nodes.length, nodeClasses: this.nodeClasses.length, shapes: this.index.size, claims: this.held.size, tries: this.tries };
+  /** Numbers about the handle: nodes, node classes, claim shapes indexed, claims held, allocator runs and nodes taken from the index one by one so far. */
+  stats(): { nodes: number; nodeClasses: number; shapes: number; claims: number; tries: number; steps: number } {
+    return { nodes: this.nodes.length, nodeClasses: this.nodeClasses.length, shapes: this.index.size, claims: this.held.size, tries: this.tries, steps: this.steps };
   }
 
   /**
@@ -421,6 +422,7 @@ export class DraCluster {
           if (k < 0) break;
           this.index.exclude(shape, k);
           excluded.push(k);
+          this.steps++;
           const c = this.classOf[k]!;
           visited.set(c, (visited.get(c) ?? 0) + 1);
           const before = same;
