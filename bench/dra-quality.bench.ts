@@ -10,7 +10,7 @@
 //   npm run bench:dra-quality [-- --quick] [-- --seeds=5] [-- --first-seed=1] [-- --scale=1] [-- --fleets=…] [-- --out=FILE]
 import { loadavg } from 'node:os';
 import { table } from '../src/cli/lib/common.js';
-import { createDraCluster, DEFAULT_DRA_FEATURES, type DraMode, type DraWorkloadEntry, FRAGMENTATION_CANDIDATES, type NodeScore } from '../src/dra/index.js';
+import { createDraCluster, DEFAULT_DRA_FEATURES, DEFAULT_NODE_SCORES, type DraMode, type DraWorkloadEntry, FRAGMENTATION_CANDIDATES, type NodeScore } from '../src/dra/index.js';
 import { buildFleet, type Fleet, type FleetName, fleetGpus, openbShapes, openbStream, type ShapeWeight, type StreamClaim, seededStream, shapeClaim, shapeMix } from './dra-fleets/index.js';
 import { openbRoot } from './openb-root.js';
 import { argValue, isMain, machineInfo, resultsPath, writeResults } from './store.bench.js';
@@ -239,15 +239,16 @@ export function evaluateQualityTargets(rows: readonly QualityRow[]): QualityTarg
     met: scored.length === 0 ? null : scored.every((r) => r.avoidableSplit === 0),
     detail: scored.map((r) => `${r.fleet}/${r.stream} ${r.nodeScore}: ${r.avoidableSplit} of ${r.split} splits avoidable (${r.multiGpu} multi-GPU claims)`).join('; '),
   });
-  const mix = pairs.find((p) => p.s.fleet === 'nvidia-mix' && p.s.stream === 'mix' && p.s.nodeScore === 'pack');
-  const mixFgd = pairs.find((p) => p.s.fleet === 'nvidia-mix' && p.s.stream === 'mix' && p.s.nodeScore === 'fragmentation');
+  // Judged on the default scored handle; the workload's row beside it.
+  const mix = pairs.find((p) => p.s.fleet === 'nvidia-mix' && p.s.stream === 'mix' && p.s.nodeScore === DEFAULT_NODE_SCORES.scored && !p.s.workload);
+  const mixFgd = pairs.find((p) => p.s.fleet === 'nvidia-mix' && p.s.stream === 'mix' && p.s.nodeScore === 'fragmentation' && p.s.workload);
   targets.push({
     target: 'scored within 2× of first-fit per claim on the mixed NVIDIA fleet (CPU time per claim, same node score)',
     met: mix === undefined ? null : mix.s.cpuMsPerClaim <= 2 * mix.ff.cpuMsPerClaim,
     detail:
       mix === undefined
         ? 'no nvidia-mix rows'
-        : `scored ${(mix.s.cpuMsPerClaim * 1000).toFixed(0)} µs vs first-fit ${(mix.ff.cpuMsPerClaim * 1000).toFixed(0)} µs CPU per claim (${(mix.s.cpuMsPerClaim / mix.ff.cpuMsPerClaim).toFixed(2)}×); wall medians ${mix.s.usPerClaimMedian.toFixed(0)} / ${mix.ff.usPerClaimMedian.toFixed(0)} µs${mixFgd === undefined ? '' : `; nodeScore 'fragmentation' (the allocator on up to ${FRAGMENTATION_CANDIDATES} nodes per claim) ${(mixFgd.s.cpuMsPerClaim * 1000).toFixed(0)} µs (${(mixFgd.s.cpuMsPerClaim / mixFgd.ff.cpuMsPerClaim).toFixed(2)}×)`}`,
+        : `scored ${(mix.s.cpuMsPerClaim * 1000).toFixed(0)} µs vs first-fit ${(mix.ff.cpuMsPerClaim * 1000).toFixed(0)} µs CPU per claim (${(mix.s.cpuMsPerClaim / mix.ff.cpuMsPerClaim).toFixed(2)}×); wall medians ${mix.s.usPerClaimMedian.toFixed(0)} / ${mix.ff.usPerClaimMedian.toFixed(0)} µs${mixFgd === undefined ? '' : `; with the workload (the allocator on up to ${FRAGMENTATION_CANDIDATES} nodes per claim) ${(mixFgd.s.cpuMsPerClaim * 1000).toFixed(0)} µs (${(mixFgd.s.cpuMsPerClaim / mixFgd.ff.cpuMsPerClaim).toFixed(2)}×)`}`,
   });
   targets.push({
     target: 'first-fit ≤ 300 µs median per claim on the mixed NVIDIA fleet at half full',
@@ -308,14 +309,16 @@ export function formatQualityTable(report: QualityReport): string {
 /** Runs the benchmark; writes bench/dra-quality-results.json unless `out` is null. */
 /**
  * The configurations every stream runs in: upstream's allocator (first-fit, nodes packed), the
- * scored mode with nodes packed and its default workload (the partition shapes each node
- * publishes), and the scored mode choosing the node by the objective too, told the stream's shape
- * mix as its workload (what a scheduler knows of its pending claims).
+ * scored mode as a handle is by default (the node chosen by the objective, DEFAULT_NODE_SCORES;
+ * its default workload: the partition shapes each node publishes), the same told the stream's
+ * shape mix as its workload (what a scheduler knows of its pending claims), and the scored mode
+ * with nodes packed (the `pack` option).
  */
 export const CONFIGURATIONS: ReadonlyArray<{ mode: DraMode; nodeScore: NodeScore; workload: boolean }> = [
-  { mode: 'first-fit', nodeScore: 'pack', workload: false },
+  { mode: 'first-fit', nodeScore: DEFAULT_NODE_SCORES['first-fit'], workload: false },
+  { mode: 'scored', nodeScore: DEFAULT_NODE_SCORES.scored, workload: false },
+  { mode: 'scored', nodeScore: DEFAULT_NODE_SCORES.scored, workload: true },
   { mode: 'scored', nodeScore: 'pack', workload: false },
-  { mode: 'scored', nodeScore: 'fragmentation', workload: true },
 ];
 
 export async function runQualityBench(options: { quick?: boolean; seeds?: number; firstSeed?: number; scale?: number; out?: string | null; fleets?: FleetName[] } = {}): Promise<QualityReport> {

@@ -8,7 +8,7 @@
 import { loadavg } from 'node:os';
 import { Bench } from 'tinybench';
 import { table } from '../src/cli/lib/common.js';
-import { DRA_MODES, type DraCluster, type DraMode } from '../src/dra/index.js';
+import { DEFAULT_NODE_SCORES, DRA_MODES, type DraCluster, type DraMode, type NodeScore } from '../src/dra/index.js';
 import { type Engine, openEngine } from '../src/engine.js';
 import { backtrackingRequest, type Fill, infeasibleRequest, oneDeviceClaim, schedulerPerfCluster } from './dra-inputs.js';
 import { argValue, isMain, machineInfo, resultsPath, writeResults } from './store.bench.js';
@@ -38,6 +38,8 @@ export interface DraBenchRow {
   samples: number;
   /** What one operation answered: the node, "unschedulable", or the devices. */
   outcome: string;
+  /** Scheduler rows: the handle's node score (the mode's default, DEFAULT_NODE_SCORES). */
+  nodeScore?: NodeScore;
   /** Scheduler rows: createDraCluster, once (ms). */
   setupMs?: number;
   /** Scheduler rows: claims scheduled and released before the timed ones (SCHEDULER_WARMUP). */
@@ -105,7 +107,8 @@ async function schedulerRows(engine: Engine, sizes: number[], quick: boolean): P
       const init = schedulerPerfCluster(nodes, fill);
       for (const mode of DRA_MODES) {
         const t0 = performance.now();
-        const cluster = engine.createDraCluster({ ...init, mode, nodeScore: 'pack' });
+        // Each mode's default node score: scored chooses the node by its objective, first-fit packs.
+        const cluster = engine.createDraCluster({ ...init, mode });
         const setupMs = performance.now() - t0;
         const warmup = warmUp(cluster, quick);
         let next = 0;
@@ -127,7 +130,19 @@ async function schedulerRows(engine: Engine, sizes: number[], quick: boolean): P
           },
         );
         const triesPerClaim = (cluster.stats().tries - triesBefore) / next;
-        rows.push({ family: 'scheduler', name: `${nodes.toLocaleString('en-US')} nodes × 10, ${fill}`, mode, nodes, fill, ...stats, outcome, setupMs, warmup, triesPerClaim });
+        rows.push({
+          family: 'scheduler',
+          name: `${nodes.toLocaleString('en-US')} nodes × 10, ${fill}`,
+          mode,
+          nodeScore: DEFAULT_NODE_SCORES[mode],
+          nodes,
+          fill,
+          ...stats,
+          outcome,
+          setupMs,
+          warmup,
+          triesPerClaim,
+        });
       }
     }
   }
@@ -236,11 +251,12 @@ export function formatDraTable(report: DraBenchReport): string {
   const m = report.machine;
   let text = `DRA bench on ${m.cpu} (${m.cores} cores), Node ${m.node}${report.quick ? ', quick' : ''}\n`;
   text += table(
-    ['family', 'case', 'mode', 'ops/s mean', 'ops/s median', 'p50', 'p99', 'vs upstream', 'setup', 'tries', 'answer'],
+    ['family', 'case', 'mode', 'node score', 'ops/s mean', 'ops/s median', 'p50', 'p99', 'vs upstream', 'setup', 'tries', 'answer'],
     report.rows.map((r) => [
       r.family,
       r.name,
       r.mode,
+      r.nodeScore ?? '',
       Math.round(r.opsPerSec).toLocaleString('en-US'),
       Math.round(r.opsPerSecMedian).toLocaleString('en-US'),
       us(r.p50Us),

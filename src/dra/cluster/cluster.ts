@@ -173,6 +173,8 @@ export class DraCluster {
   private readonly countersLeft: Array<Map<Pool, PoolCountersLeft> | undefined>;
   /** The workload's requests (read once) and, per node class, its shapes (made on first use). */
   private readonly workload?: { probe: AllocationModel; weights: number[]; shapes: Array<WorkloadShape[] | undefined> };
+  /** No workload and no device of any node consumes counters: the fragmentation term is 0 for every allocation on every node. */
+  private readonly shapeless: boolean;
   private tries = 0;
   private steps = 0;
   /** The gang search's view of the handle, made on the first scheduleGroup. */
@@ -218,6 +220,7 @@ export class DraCluster {
       addClaims(probe, workload.claims, this.classes);
       this.workload = { probe, weights: workload.weights, shapes: new Array(this.nodeClasses.length) };
     }
+    this.shapeless = workload === undefined && this.nodeClasses.every((c) => c.devices.every((d) => d.device.consumesCounters.length === 0));
     const explain = top.explain ?? false;
     if (typeof explain !== 'boolean') fail('INVALID_ARGUMENT', child(at, 'explain'), 'a boolean', top.explain);
     if (explain) this.search = { ...this.search, explain };
@@ -398,6 +401,8 @@ export class DraCluster {
           if (found === undefined || rank < found.rank || (rank === found.rank && compareObjective(outcome.objective as DraObjective, found.outcome.objective as DraObjective) < 0))
             found = { k, outcome, rank };
           const split = (found.outcome.objective?.topology ?? 0) > 0;
+          // Nothing to weigh (no shape anywhere): an allocation whole in its roots at its first alternatives is kept at once, as 'pack' keeps it.
+          if (this.shapeless && !split && found.rank === 0) return true;
           return placed.size >= (split ? 4 * FRAGMENTATION_CANDIDATES : FRAGMENTATION_CANDIDATES);
         }
         if (found === undefined || rank < found.rank) found = { k, outcome, rank };
