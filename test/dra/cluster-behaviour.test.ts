@@ -29,16 +29,24 @@ describe('DraCluster', () => {
     expect(c.stats().tries).toBe(800);
   });
 
-  it('by default (scored) runs the allocator once per distinct state that can take the pod, passing over full nodes and nodes in a state met', () => {
+  it('by default (scored) on a cluster with nothing to fragment runs the allocator once per pod, as pack does, while a claim stays within its roots', () => {
     const c = createDraCluster(uniform(200, 4));
-    // A node half used keeps its NUMA node's partner free (domains): the objective fills it before an empty one, as pack would.
     for (let i = 0; i < 800; i++) expect(c.schedule(want(`c${i}`)).node).toBe(`node-${i >> 2}`);
-    // Per node: its first pod sees only empty nodes (one run), the next three a partly used node and empty ones (two runs each);
-    // the last node's pods see no empty node (one run each). Full nodes fail the counts and are never run.
-    expect(c.stats()).toMatchObject({ tries: 199 * 7 + 4, claims: 800, shapes: 1 });
-    const full = c.schedule(want('late'));
-    expect(full.reason?.message).toMatch(/^no node can take claim ns\/late \(needs 1 of class gpu\): 200 of 200 node\(s\) have too few free devices that match$/);
-    expect(c.stats().tries).toBe(199 * 7 + 4);
+    expect(c.stats()).toMatchObject({ tries: 800, claims: 800, shapes: 1 });
+  });
+
+  it('by default (scored) looks past the most allocated node where a claim would be split across PCIe roots there', () => {
+    const rooted = (n: string) =>
+      gpus(n, 4, { devices: Array.from({ length: 4 }, (_, i) => ({ name: `gpu-${i}`, attributes: { type: { string: 'gpu' }, 'resource.kubernetes.io/pcieRoot': { string: `pci-${i >> 1}` } } })) });
+    // node-0 has one GPU of each root held: a 2-GPU claim there spans both roots; node-1 is empty.
+    const init: DraClusterInit = { classes: CLASSES, slices: [rooted('node-0'), rooted('node-1')], nodes: [node('node-0'), node('node-1')], allocatedDevices: ['gpu.example.com/node-0/gpu-0', 'gpu.example.com/node-0/gpu-2'] };
+    const pack = createDraCluster({ ...init, nodeScore: 'pack' });
+    expect(pack.schedule(want('pair', 2)).node).toBe('node-0');
+    const scored = createDraCluster(init);
+    const r = scored.schedule(want('pair', 2));
+    expect(r.node).toBe('node-1');
+    expect(r.results[0]!.devices.results.map((d) => d.device)).toEqual(['gpu-0', 'gpu-1']);
+    expect(scored.stats().tries).toBe(2);
   });
 
   it("'spread' goes to the least allocated node, 'first' to the first that fits, whatever the load", () => {

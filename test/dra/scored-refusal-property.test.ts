@@ -1,11 +1,13 @@
 // On one node as NVIDIA's GPU driver publishes it (DynamicMIG: every MIG placement on per-GPU
 // counter sets, the whole GPU consuming all of it; and a static-MIG node), from any state reached by
 // earlier claims in either mode, the scored mode never refuses a claim that first-fit places (nor
-// places one first-fit refuses), and both allocations pass the independent checker.
+// places one first-fit refuses), and both allocations pass the independent checker. Across two
+// such nodes, the default scored handle (the node chosen by the objective too) places a pod exactly
+// when a first-fit handle does from the same state.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { A100_80GB, ALL_BALANCED, DGX_A100_LAYOUT, dynamicMigNode, H100_80GB, HGX_H100_LAYOUT, type MachineLayout, NVIDIA_CLASSES, shapeClaim, staticMigNode } from '../../bench/dra-fleets/index.js';
-import { allocateClaims, type DraAllocateRequest, type DraMode } from '../../src/dra/index.js';
+import { allocateClaims, createDraCluster, type DraAllocateRequest, type DraMode } from '../../src/dra/index.js';
 
 import { checkAllocation } from '../support/dra-checker.js';
 
@@ -50,6 +52,39 @@ describe('scored never refuses what first-fit places (one node, driver-faithful 
         },
       ),
       { numRuns: 40, seed: 35 },
+    );
+  });
+
+  it('across nodes, from the same state, the default scored handle places a pod exactly when a first-fit handle does', () => {
+    const nodeOf = (name: string) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: {} } });
+    const init = {
+      classes: NVIDIA_CLASSES,
+      slices: [...dynamicMigNode('node-a', H100_80GB, twoGpus(HGX_H100_LAYOUT)), ...staticMigNode('node-b', A100_80GB, twoGpus(DGX_A100_LAYOUT), [0], ALL_BALANCED)],
+      nodes: [nodeOf('node-a'), nodeOf('node-b')],
+    };
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ shape: fc.constantFrom(...SHAPES), mode: fc.constantFrom<DraMode>('first-fit', 'scored') }), { maxLength: 8 }),
+        fc.array(fc.constantFrom(...SHAPES), { minLength: 1, maxLength: 2 }),
+        (history, last) => {
+          // The state: earlier pods, each scheduled by a handle of its mode (scored: the default node score) from the state before it.
+          const held: string[] = [];
+          history.forEach((step, i) => {
+            const r = createDraCluster({ ...init, mode: step.mode, allocatedDevices: held }).schedule(shapeClaim(`h-${i}`, step.shape).claim);
+            if (r.node !== undefined) held.push(...devicesOf(r));
+          });
+          // The last pod has one or two claims, on one node together.
+          const pod = last.map((shape, i) => shapeClaim(`x-${i}`, shape).claim);
+          const firstFit = createDraCluster({ ...init, mode: 'first-fit', allocatedDevices: held }).schedule(pod);
+          const scored = createDraCluster({ ...init, allocatedDevices: held }).schedule(pod);
+          expect(scored.node !== undefined, JSON.stringify({ held, last, firstFit: firstFit.reason, scored: scored.reason })).toBe(firstFit.node !== undefined);
+          if (scored.node !== undefined) {
+            const request: DraAllocateRequest = { ...init, node: nodeOf(scored.node), claims: pod, allocatedDevices: held };
+            expect(checkAllocation(request, scored.results)).toEqual([]);
+          }
+        },
+      ),
+      { numRuns: 25, seed: 35 },
     );
   });
 });
