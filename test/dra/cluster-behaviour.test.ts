@@ -39,7 +39,12 @@ describe('DraCluster', () => {
     const rooted = (n: string) =>
       gpus(n, 4, { devices: Array.from({ length: 4 }, (_, i) => ({ name: `gpu-${i}`, attributes: { type: { string: 'gpu' }, 'resource.kubernetes.io/pcieRoot': { string: `pci-${i >> 1}` } } })) });
     // node-0 has one GPU of each root held: a 2-GPU claim there spans both roots; node-1 is empty.
-    const init: DraClusterInit = { classes: CLASSES, slices: [rooted('node-0'), rooted('node-1')], nodes: [node('node-0'), node('node-1')], allocatedDevices: ['gpu.example.com/node-0/gpu-0', 'gpu.example.com/node-0/gpu-2'] };
+    const init: DraClusterInit = {
+      classes: CLASSES,
+      slices: [rooted('node-0'), rooted('node-1')],
+      nodes: [node('node-0'), node('node-1')],
+      allocatedDevices: ['gpu.example.com/node-0/gpu-0', 'gpu.example.com/node-0/gpu-2'],
+    };
     const pack = createDraCluster({ ...init, nodeScore: 'pack' });
     expect(pack.schedule(want('pair', 2)).node).toBe('node-0');
     const scored = createDraCluster(init);

@@ -370,6 +370,8 @@ export class DraCluster {
     // nodeScore 'fragmentation': the best objective among the first candidates (a node in the state of one already placed is not tried again).
     const fragmentation = this.score === 'fragmentation';
     const placed = new Set<string>();
+    // Without a workload: states of unused nodes passed over for a node of their class in use (below).
+    const passed = new Set<string>();
     // Whether the claims may read identity attributes: asked only of a class whose members differ in them.
     let identity: boolean | undefined;
     // Node k's state key, made only once some node's is kept (a failed node, a placed one).
@@ -379,7 +381,15 @@ export class DraCluster {
       let state: string | undefined;
       if (failed.size > 0 || placed.size > 0) {
         state = keyOf(k);
-        if (failed.has(state) || (fragmentation && placed.has(state))) {
+        if (failed.has(state) || (fragmentation && (placed.has(state) || passed.has(state)))) {
+          same++;
+          return false;
+        }
+      }
+      // Without a workload (the default shapes: what may come, not how often) no node is opened for a lower fragmentation than a node of its class in use gives: that would spread pods over nodes.
+      if (fragmentation && this.workload === undefined && found !== undefined && found.rank === 0 && (found.outcome.objective?.topology ?? 0) === 0) {
+        if (this.states.load[k] === 0 && this.states.load[found.k]! > 0 && this.classOf[k] === this.classOf[found.k]) {
+          passed.add(state ?? keyOf(k));
           same++;
           return false;
         }
@@ -420,7 +430,8 @@ export class DraCluster {
       const skip = new Set<number>();
       const visited = new Map<number, number>();
       const askedAt = new Map<number, number>();
-      const verdict = (key: string, member: number): StateVerdict => (failed.has(key) || (fragmentation && placed.has(key)) ? 'seen' : this.index.passes(shape, member) ? 'open' : 'out');
+      const verdict = (key: string, member: number): StateVerdict =>
+        failed.has(key) || (fragmentation && (placed.has(key) || passed.has(key))) ? 'seen' : this.index.passes(shape, member) ? 'open' : 'out';
       try {
         for (;;) {
           const k = this.index.best(shape, skip);
@@ -434,8 +445,8 @@ export class DraCluster {
           if (allowed(k) && attempt(k)) break;
           const nodeClass = this.nodeClasses[c]!;
           // Asked once per class and number of states met; never where identity attributes tell the members apart.
-          if (everyNode && same > before && !(nodeClass.identityVaries && (identity ??= readsIdentity(claims, groups))) && askedAt.get(c) !== failed.size + placed.size) {
-            askedAt.set(c, failed.size + placed.size);
+          if (everyNode && same > before && !(nodeClass.identityVaries && (identity ??= readsIdentity(claims, groups))) && askedAt.get(c) !== failed.size + placed.size + passed.size) {
+            askedAt.set(c, failed.size + placed.size + passed.size);
             const { seen, out } = this.stateCounts.tally(c, verdict);
             if (seen + out === nodeClass.members.length) {
               same += seen - visited.get(c)!;
