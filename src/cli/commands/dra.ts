@@ -50,7 +50,7 @@ const OPTIONS = {
   'node-score': option({
     type: 'string',
     value: 'NAME',
-    help: "the node order instead of kube-scheduler's (NodeResourcesFit LeastAllocated):\npack (most allocated devices first), spread, first (node order), or\nfragmentation (scored mode: the node whose allocation scores best)",
+    help: "the node order instead of kube-scheduler's (NodeResourcesFit LeastAllocated):\npack (most allocated devices first), spread, first (node order), or\nfragmentation (scored mode: the node whose allocation scores best); default:\nkube-scheduler's order for pods (scored mode: the best-scoring allocation among\nits first nodes), and for claims without a pod fragmentation (first-fit: pack)",
   }),
   features: option({
     type: 'string',
