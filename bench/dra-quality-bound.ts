@@ -66,6 +66,8 @@ function nodePatterns(): number[][] {
 const WHOLE = ['gpu:8', 'gpu:4', 'gpu:2', 'gpu:1', 'pair'] as const;
 const WHOLE_SIZE = [8, 4, 2, 1, 1];
 const PROFILE_NAMES = Object.keys(H100_PROFILES);
+/** The profile that takes a whole GPU (all its memory slices). */
+const WHOLE_PROFILE = '7g.80gb';
 
 const sizeOf = (shape: string): number => (shape.startsWith('gpu:') ? Number(shape.slice(4)) : shape === 'pair' ? 1 : 0);
 
@@ -155,7 +157,8 @@ export function mustPlaceBound(solver: Solver, shapes: readonly string[]): { gpu
   const prefix = (kind: (s: string) => boolean, upTo: number) => shapes.slice(0, Math.max(0, upTo)).filter(kind).length;
   const limitsFor = (l2: number, l4: number, l8: number, a: number, b: number): Limits => {
     const migLo = PROFILE_NAMES.map((p) => prefix((s) => s === `mig:${p}`, a));
-    const migHi = PROFILE_NAMES.map((p) => prefix((s) => s === `mig:${p}`, L));
+    // A 7g.80gb needs a wholly free GPU: like a ×1, none is placed from τ on.
+    const migHi = PROFILE_NAMES.map((p) => prefix((s) => s === `mig:${p}`, p === WHOLE_PROFILE ? b : L));
     const count = (shape: string, upTo: number) => prefix((s) => s === shape, upTo + 1);
     // Exact counts of ×8, ×4, ×2 from λ; ×1: forced before λ_2 and before a, allowed before b; pairs: forced where sure, allowed before b.
     const x8 = l8 < 0 ? 0 : count('gpu:8', l8);

@@ -5,8 +5,7 @@
 // by CEL selectors on the GPU's `uuid` / `parentUUID`, the profile and the placement's first memory
 // slice): what the plan allocates is then reached by an actual run of the engine.
 import { createDraCluster, DEFAULT_DRA_FEATURES } from '../src/dra/index.js';
-import type { Fleet, StreamClaim } from './dra-fleets/index.js';
-import { H100_80GB, migDeviceName } from './dra-fleets/nvidia.js';
+import { type Fleet, H100_80GB, migDeviceName, type StreamClaim } from './dra-fleets/index.js';
 import { actions, apply, GPUS_PER_NODE, type SimAction, SimFleet, type SimShape, simShape } from './dra-mig-sim.js';
 
 type Obj = Record<string, unknown>;
