@@ -101,8 +101,15 @@ interface Limits {
   migGpus: number;
 }
 
-/** The integer program's optimum for `limits` (GPUs), or −1 when infeasible. */
-function solveLimits(solver: Solver, limits: Limits): number {
+/** An optimum of one integer program: GPUs allocated, the MIG GPUs (counts per profile each) and the node patterns. */
+export interface Packing {
+  gpus: number;
+  migGpus: number[][];
+  nodes: number[][];
+}
+
+/** The integer program's optimum for `limits`, or gpus −1 when infeasible. */
+function solveLimits(solver: Solver, limits: Limits): Packing {
   const configs = CONFIGS;
   const patterns = PATTERNS;
   const gOf = PROFILE_NAMES.map((p) => H100_PROFILES[p]!.g);
@@ -125,9 +132,14 @@ function solveLimits(solver: Solver, limits: Limits): number {
   });
   lines.push('General', ` ${[...configs.map((_, j) => `z${j}`), ...patterns.map((_, t) => `y${t}`)].join(' ')}`, 'End');
   const solution = solver.solve(lines.join('\n'));
-  if (solution.Status === 'Infeasible') return -1;
+  if (solution.Status === 'Infeasible') return { gpus: -1, migGpus: [], nodes: [] };
   if (solution.Status !== 'Optimal') throw new Error(`HiGHS: ${solution.Status}`);
-  return solution.ObjectiveValue / 7;
+  const copies = (name: string) => Math.round((solution.Columns[name] as { Primal?: number } | undefined)?.Primal ?? 0);
+  return {
+    gpus: solution.ObjectiveValue / 7,
+    migGpus: configs.flatMap((c, j) => Array.from({ length: copies(`z${j}`) }, () => c)),
+    nodes: patterns.flatMap((p, t) => Array.from({ length: copies(`y${t}`) }, () => p)),
+  };
 }
 
 const CONFIGS = gpuConfigurations();
@@ -150,10 +162,10 @@ const PATTERNS = nodePatterns();
  * [a, b] relaxes to the MIG claims before a forced, those before b touching GPUs, ×1 claims before b
  * allowed): a range no better than the best found is dropped.
  */
-export function mustPlaceBound(solver: Solver, shapes: readonly string[]): { gpus: number; tau: number; solves: number } {
+export function mustPlaceBound(solver: Solver, shapes: readonly string[]): { gpus: number; tau: number; solves: number; packing: Packing } {
   const L = shapes.length;
   const idx = (min: number) => [-1, ...shapes.flatMap((s, i) => (sizeOf(s) >= min && s !== 'pair' ? [i] : []))];
-  let best = { gpus: -1, tau: -1, solves: 0 };
+  let best = { gpus: -1, tau: -1, solves: 0, packing: { gpus: -1, migGpus: [] as number[][], nodes: [] as number[][] } };
   const prefix = (kind: (s: string) => boolean, upTo: number) => shapes.slice(0, Math.max(0, upTo)).filter(kind).length;
   const limitsFor = (l2: number, l4: number, l8: number, a: number, b: number): Limits => {
     const migLo = PROFILE_NAMES.map((p) => prefix((s) => s === `mig:${p}`, a));
@@ -188,11 +200,12 @@ export function mustPlaceBound(solver: Solver, shapes: readonly string[]): { gpu
         const ranges: Array<[number, number]> = [[l2 + 1, L]];
         while (ranges.length > 0) {
           const [a, b] = ranges.pop()!;
-          const v = solveLimits(solver, limitsFor(l2, l4, l8, a, b));
+          const packing = solveLimits(solver, limitsFor(l2, l4, l8, a, b));
+          const v = packing.gpus;
           best.solves++;
           if (v <= best.gpus + 1e-9) continue;
           if (a === b) {
-            best = { gpus: v, tau: a, solves: best.solves };
+            best = { gpus: v, tau: a, solves: best.solves, packing };
             continue;
           }
           const m = (a + b) >> 1;

@@ -6,7 +6,7 @@
 // slice): what the plan allocates is then reached by an actual run of the engine.
 import { createDraCluster, DEFAULT_DRA_FEATURES } from '../src/dra/index.js';
 import { type Fleet, H100_80GB, migDeviceName, type StreamClaim } from './dra-fleets/index.js';
-import { actions, apply, GPUS_PER_NODE, type SimAction, SimFleet, type SimShape, simShape } from './dra-mig-sim.js';
+import { actions, apply, GPUS_PER_NODE, H100_PROFILES, type SimAction, SimFleet, type SimShape, simShape } from './dra-mig-sim.js';
 
 type Obj = Record<string, unknown>;
 
@@ -89,7 +89,8 @@ export function replayPlanInEngine(fleet: Fleet, claims: readonly StreamClaim[],
       if (r.node !== undefined) return { allocated, error: `arrival ${i} is left out but the engine places it on ${r.node}` };
       continue;
     }
-    if (r.node !== names[a.node]) return { allocated, error: `arrival ${i}: the engine ${r.node === undefined ? `finds no node (${JSON.stringify(r.reason)})` : `places it on ${r.node}`}, the plan on ${names[a.node]}` };
+    if (r.node !== names[a.node])
+      return { allocated, error: `arrival ${i}: the engine ${r.node === undefined ? `finds no node (${JSON.stringify(r.reason)})` : `places it on ${r.node}`}, the plan on ${names[a.node]}` };
     const got = r.results[0]!.devices.results.filter((d) => d.driver === 'gpu.nvidia.com').map((d) => d.device);
     const want = a.gpus.map((g) => {
       const s = simShape(c.shape);
@@ -148,4 +149,69 @@ export function keepNodePairPlan(stream: readonly SimShape[], nodes = 8): Plan {
     plan.push(a);
   }
   return plan;
+}
+
+/** Node patterns as bench/dra-quality-bound.ts counts them: ×8, ×4, ×2, ×1, pairs, GPUs left for MIG. */
+const PATTERN_SHAPES = ['gpu:8', 'gpu:4', 'gpu:2', 'gpu:1', 'pair'] as const;
+const PATTERN_SIZES = [8, 4, 2, 1, 1];
+
+/** One placement of each profile of a GPU configuration (counts per profile, H100_PROFILES order) on an empty GPU, or undefined. */
+export function placeConfiguration(counts: readonly number[]): Array<{ profile: string; start: number }> | undefined {
+  const profiles = Object.values(H100_PROFILES);
+  const want = profiles.flatMap((p, i) => Array.from({ length: counts[i] ?? 0 }, () => p)).sort((a, b) => b.size - a.size || b.g - a.g);
+  const f = new SimFleet(1);
+  const out: Array<{ profile: string; start: number }> = [];
+  const walk = (k: number, from: number): boolean => {
+    if (k === want.length) return true;
+    const p = want[k]!;
+    // Equal profiles in increasing starts (each multiset of starts once).
+    const min = k > 0 && want[k - 1] === p ? from : 0;
+    for (const start of p.starts) {
+      if (start < min || !f.fitsMig(0, p, start)) continue;
+      f.placeMig(0, p, start);
+      out.push({ profile: p.name, start });
+      if (walk(k + 1, start + 1)) return true;
+      out.pop();
+      f.placeMig(0, p, start, -1);
+    }
+    return false;
+  };
+  return walk(0, 0) ? out : undefined;
+}
+
+/**
+ * Realizes a final packing (the integer program's optimum of bench/dra-quality-bound.ts: per node
+ * its pattern of whole-GPU claims, per MIG GPU its configuration) as a plan: each node's pairs on
+ * GPUs 0, 2, 4, … (one per root, beside its NIC), its whole-GPU claims on the next free GPUs, its
+ * MIG GPUs last; the earliest arrivals of each shape take the slots, the rest are left out. Every
+ * placement is valid by construction (each slot is one claim's alone); checkPlan says whether every
+ * claim left out indeed had no placement when it arrived.
+ */
+export function realizePlan(shapes: readonly string[], packing: { migGpus: readonly number[][]; nodes: readonly number[][] }): Plan {
+  const slots = new Map<string, SimAction[]>();
+  const push = (key: string, a: SimAction) => {
+    const list = slots.get(key) ?? [];
+    list.push(a);
+    slots.set(key, list);
+  };
+  const migGpus: number[] = [];
+  packing.nodes.forEach((pattern, n) => {
+    const free = Array.from({ length: GPUS_PER_NODE }, (_, i) => n * GPUS_PER_NODE + i);
+    for (let r = 0; r < pattern[4]!; r++) {
+      push('pair', { node: n, gpus: [n * GPUS_PER_NODE + 2 * r], start: 0 });
+      free.splice(free.indexOf(n * GPUS_PER_NODE + 2 * r), 1);
+    }
+    PATTERN_SHAPES.forEach((shape, i) => {
+      if (shape === 'pair') return;
+      for (let c = 0; c < pattern[i]!; c++) push(shape, { node: n, gpus: free.splice(0, PATTERN_SIZES[i]!), start: 0 });
+    });
+    migGpus.push(...free.slice(0, pattern[5]!));
+  });
+  packing.migGpus.forEach((counts, q) => {
+    const gpu = migGpus[q];
+    const placed = placeConfiguration(counts);
+    if (gpu === undefined || placed === undefined) throw new Error(`realizePlan: MIG GPU ${q} has no room or no placement`);
+    for (const { profile, start } of placed) push(`mig:${profile}`, { node: Math.floor(gpu / GPUS_PER_NODE), gpus: [gpu], start });
+  });
+  return shapes.map((s) => slots.get(s)?.shift() ?? null);
 }
