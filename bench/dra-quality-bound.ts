@@ -7,7 +7,8 @@
 // - a clairvoyant pilot search (a placement sequence that exists: each claim's placement chosen by
 //   replaying the rest of the stream first-fit after each choice), a lower bound on the offline best.
 //   npx tsc -p tsconfig.json && node dist/bench/dra-quality-bound.js [--seeds=5] [--out=FILE]
-import { buildFleet, openbShapes, openbStream, seededStream, shapeMix } from './dra-fleets/index.js';
+import { buildFleet, type Fleet, openbShapes, openbStream, type StreamClaim, seededStream, shapeMix } from './dra-fleets/index.js';
+import { checkPlan, keepNodePairPlan, realizePlan, replayPlanInEngine } from './dra-quality-exact.js';
 import { actions, apply, bestFit, firstFit, GPUS_PER_NODE, H100_PROFILES, type Policy, ROOTS_PER_NODE, replay, type SimAction, SimFleet, type SimShape, simShape } from './dra-mig-sim.js';
 import { loadSolver, type Solver } from './fleet-bound-lp.js';
 import { openbRoot } from './openb-root.js';
@@ -261,6 +262,43 @@ export interface BoundRow {
   mustPlaceBound: number;
   tau: number;
   solves: number;
+  /** The best plan built (the bound's packing realized, or keepNodePairPlan), valid on the copy; its source. */
+  planned: number;
+  plan: 'packing' | 'keep-node' | 'none';
+  /** What the engine allocates replaying that plan (unallocated share), or null when it refuses a step. */
+  engine: number | null;
+  /** The exact optimum when the plan reaches the bound (and the engine agrees), else null. */
+  optimum: number | null;
+  /** The arrivals the plan leaves out, and the plan: per arrival `node/gpu,…@start` or null. */
+  leftOut: number[];
+  steps: Array<string | null>;
+}
+
+/**
+ * The better of two plans, valid on the copy (checkPlan): the bound's packing realized
+ * (realizePlan) and keepNodePairPlan; replayed through the engine (replayPlanInEngine).
+ */
+function bestPlan(fleet: Fleet, claims: readonly StreamClaim[], packing: Packing): Pick<BoundRow, 'planned' | 'plan' | 'engine' | 'optimum' | 'leftOut' | 'steps'> {
+  const names = claims.map((c) => c.shape);
+  const shapes = names.map(simShape);
+  const tried = [
+    { plan: 'packing' as const, steps: realizePlan(names, packing) },
+    { plan: 'keep-node' as const, steps: keepNodePairPlan(shapes) },
+  ].flatMap((t) => {
+    const check = checkPlan(shapes, t.steps);
+    return check.error === null ? [{ ...t, allocated: check.allocated }] : [];
+  });
+  const best = tried.reduce<(typeof tried)[number] | undefined>((b, t) => (b === undefined || t.allocated > b.allocated + 1e-9 ? t : b), undefined);
+  if (best === undefined) return { planned: 1, plan: 'none', engine: null, optimum: null, leftOut: [], steps: [] };
+  const engine = replayPlanInEngine(fleet, claims, best.steps);
+  return {
+    planned: 1 - best.allocated / GPUS,
+    plan: best.plan,
+    engine: engine.error === null ? 1 - engine.allocated / GPUS : null,
+    optimum: null,
+    leftOut: best.steps.flatMap((a, i) => (a === null ? [i] : [])),
+    steps: best.steps.map((a) => (a === null ? null : `${a.node}/${a.gpus.map((g) => g % GPUS_PER_NODE).join(',')}@${a.start}`)),
+  };
 }
 
 /** The fluid reference: every claim placed while its GPUs fit the free total. */
@@ -298,10 +336,12 @@ export async function runBound(options: { seeds?: number; out?: string | null } 
         mustPlaceBound: 1 - bound.gpus / GPUS,
         tau: bound.tau,
         solves: bound.solves,
+        ...bestPlan(fleet, claims, bound.packing),
       };
+      row.optimum = row.engine !== null && Math.abs(row.engine - row.mustPlaceBound) < 1e-9 ? row.mustPlaceBound : null;
       rows.push(row);
       process.stdout.write(
-        `${stream} seed ${seed}: ${row.claims} claims; unallocated first-fit ${pct(row.firstFit)}, best fit ${pct(row.bestFit)}, pilot ${pct(row.pilot)}, pilot over best fit ${pct(row.pilotBestFit)}, must-place bound ${pct(row.mustPlaceBound)} (τ ${row.tau}, ${row.solves} solves), fluid ${pct(row.fluid)}\n`,
+        `${stream} seed ${seed}: ${row.claims} claims; unallocated first-fit ${pct(row.firstFit)}, best fit ${pct(row.bestFit)}, pilot ${pct(row.pilot)}, pilot over best fit ${pct(row.pilotBestFit)}, must-place bound ${pct(row.mustPlaceBound)} (τ ${row.tau}, ${row.solves} solves), fluid ${pct(row.fluid)}; plan (${row.plan}) ${pct(row.planned)}, engine ${row.engine === null ? 'refused' : pct(row.engine)}${row.optimum !== null ? ', the exact optimum' : ''}, left out ${row.leftOut.join(' ')}\n`,
       );
     }
   }
@@ -309,7 +349,7 @@ export async function runBound(options: { seeds?: number; out?: string | null } 
     const r = rows.filter((x) => x.stream === stream);
     const m = (k: keyof BoundRow) => r.reduce((a, x) => a + (x[k] as number), 0) / r.length;
     process.stdout.write(
-      `${stream} mean: first-fit ${pct(m('firstFit'))}, best fit ${pct(m('bestFit'))}, pilot ${pct(m('pilot'))} (${(m('pilot') / m('firstFit')).toFixed(2)}×), pilot over best fit ${pct(m('pilotBestFit'))} (${(m('pilotBestFit') / m('firstFit')).toFixed(2)}×), must-place bound ${pct(m('mustPlaceBound'))} (${(m('mustPlaceBound') / m('firstFit')).toFixed(2)}×), fluid ${pct(m('fluid'))}\n`,
+      `${stream} mean: first-fit ${pct(m('firstFit'))}, best fit ${pct(m('bestFit'))}, pilot ${pct(m('pilot'))} (${(m('pilot') / m('firstFit')).toFixed(2)}×), pilot over best fit ${pct(m('pilotBestFit'))} (${(m('pilotBestFit') / m('firstFit')).toFixed(2)}×), must-place bound ${pct(m('mustPlaceBound'))} (${(m('mustPlaceBound') / m('firstFit')).toFixed(2)}×), plans ${pct(m('planned'))} (${(m('planned') / m('firstFit')).toFixed(2)}×), fluid ${pct(m('fluid'))}\n`,
     );
   }
   const staticFleet = buildFleet('a100-static-mig');
