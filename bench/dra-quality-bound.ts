@@ -8,8 +8,8 @@
 //   replaying the rest of the stream first-fit after each choice), a lower bound on the offline best.
 //   npx tsc -p tsconfig.json && node dist/bench/dra-quality-bound.js [--seeds=5] [--out=FILE]
 import { buildFleet, type Fleet, openbShapes, openbStream, type StreamClaim, seededStream, shapeMix } from './dra-fleets/index.js';
-import { checkPlan, keepNodePairPlan, realizePlan, replayPlanInEngine } from './dra-quality-exact.js';
 import { actions, apply, bestFit, firstFit, GPUS_PER_NODE, H100_PROFILES, type Policy, ROOTS_PER_NODE, replay, type SimAction, SimFleet, type SimShape, simShape } from './dra-mig-sim.js';
+import { checkPlan, keepNodePairPlan, realizePlan, replayPlanInEngine } from './dra-quality-exact.js';
 import { loadSolver, type Solver } from './fleet-bound-lp.js';
 import { openbRoot } from './openb-root.js';
 import { argValue, isMain, machineInfo, resultsPath, writeResults } from './store.bench.js';

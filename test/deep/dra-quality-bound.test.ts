@@ -9,8 +9,8 @@ import { buildFleet, fleetGpus, openbShapes, openbStream, seededStream, shapeCla
 import { apply, firstFit, H100_PROFILES, replay, SimFleet, simShape } from '../../bench/dra-mig-sim.js';
 import { gpuConfigurations, mustPlaceBound, pilot, staticMigBest } from '../../bench/dra-quality-bound.js';
 import { checkPlan, keepNodePairPlan, placeConfiguration, realizePlan, replayPlanInEngine } from '../../bench/dra-quality-exact.js';
-import { openbRoot } from '../../bench/openb-root.js';
 import { loadSolver } from '../../bench/fleet-bound-lp.js';
+import { openbRoot } from '../../bench/openb-root.js';
 import { createDraCluster, DEFAULT_DRA_FEATURES } from '../../src/dra/index.js';
 
 describe('the abstract DynamicMIG fleet and its bounds', () => {
