@@ -407,12 +407,12 @@ export class DraCluster {
         const rank = ranked ? rankOf(claims, outcome.results) : 0;
         if (fragmentation) {
           // Ties: the earlier, more allocated node. A claim split across PCIe roots or NUMA nodes looks further (up to 4×) for a node that keeps it together.
-          placed.add(state ?? keyOf(k));
           if (found === undefined || rank < found.rank || (rank === found.rank && compareObjective(outcome.objective as DraObjective, found.outcome.objective as DraObjective) < 0))
             found = { k, outcome, rank };
           const split = (found.outcome.objective?.topology ?? 0) > 0;
           // Nothing to weigh (no shape anywhere): an allocation whole in its roots at its first alternatives is kept at once, as 'pack' keeps it.
           if (this.shapeless && !split && found.rank === 0) return true;
+          placed.add(state ?? keyOf(k));
           return placed.size >= (split ? 4 * FRAGMENTATION_CANDIDATES : FRAGMENTATION_CANDIDATES);
         }
         if (found === undefined || rank < found.rank) found = { k, outcome, rank };
