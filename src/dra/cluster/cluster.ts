@@ -319,7 +319,7 @@ export class DraCluster {
       states: this.states,
       features: this.features,
       heldOn: (label) => this.held.get(label)?.node,
-      checkClaims: (claims) => this.checkClaims(claims),
+      checkClaims: (claims) => checkClaimModels(claims, this.features, this.classes, this.cache).groups,
       stateKey: (k) => this.stateKey(k),
       allocateOn: (k, claims) => this.allocateOn(k, claims),
       commit: (k, labels, results) => this.commit(k, labels, results),
@@ -348,7 +348,7 @@ export class DraCluster {
   /**
    * The node for claims already checked: tried in `order` when given, else best first by the node
    * score, only those `allowed` accepts and whose free devices pass the counts; a node in the state
-   * of one that failed is not tried again. Requests with a prioritized list prefer, among up to
+   * of one that failed is not tried again ('fragmentation': nor of one placed; docs/api/dra-cluster.md). Requests with a prioritized list prefer, among up to
    * RANK_PROBES more nodes that can take them, one where they get earlier alternatives (the
    * DynamicResources score of Kubernetes 1.35 and later); on equal ranks the first found stays.
    */
@@ -370,7 +370,6 @@ export class DraCluster {
     // nodeScore 'fragmentation': the best objective among the first candidates (a node in the state of one already placed is not tried again).
     const fragmentation = this.score === 'fragmentation';
     const placed = new Set<string>();
-    // Without a workload: states of unused nodes passed over for a node of their class in use (below).
     const passed = new Set<string>();
     // Whether the claims may read identity attributes: asked only of a class whose members differ in them.
     let identity: boolean | undefined;
@@ -386,9 +385,9 @@ export class DraCluster {
           return false;
         }
       }
-      // Without a workload (the default shapes: what may come, not how often) no node is opened for a lower fragmentation than a node of its class in use gives: that would spread pods over nodes.
-      if (fragmentation && this.workload === undefined && found !== undefined && found.rank === 0 && (found.outcome.objective?.topology ?? 0) === 0) {
-        if (this.states.load[k] === 0 && this.states.load[found.k]! > 0 && this.classOf[k] === this.classOf[found.k]) {
+      // Without a workload (the default shapes: what may come, not how often) no node is opened for a lower fragmentation than a node of its class in use gives (kept in `passed`): that would spread pods over nodes.
+      if (fragmentation && this.workload === undefined && found?.rank === 0 && (found.outcome.objective?.topology ?? 0) === 0 && this.states.load[k] === 0) {
+        if (this.states.load[found.k]! > 0 && this.classOf[k] === this.classOf[found.k]) {
           passed.add(state ?? keyOf(k));
           same++;
           return false;
@@ -478,11 +477,6 @@ export class DraCluster {
     const { key, selectorKeys } = shapeKeyOf(groups, this.features);
     const shape = this.index.shape(key, groups);
     return claimsNodeIndependent(models) ? { claims, labels, groups, shape, checked: { models, selectorKeys } } : { claims, labels, groups, shape };
-  }
-
-  /** The claims' checks that do not depend on the node, and each request's alternatives as the index counts them. */
-  private checkClaims(claims: ResourceClaim[]): CountedAlternative[][] {
-    return checkClaimModels(claims, this.features, this.classes, this.cache).groups;
   }
 
   /**
