@@ -31,6 +31,12 @@ function used(p: PoolAllocated | undefined, device: string): boolean {
   return p !== undefined && (p.devices.has(device) || p.capacity.has(device) || (p.shareCount.get(device) ?? 0) > 0);
 }
 
+/** What other claims left of a pool's counters, by counter set; `overdrawn` when some counter is below zero. */
+interface CountersLeft {
+  available: Map<string, Map<string, Quantity>>;
+  overdrawn: boolean;
+}
+
 /** The cluster's allocated state, by pool. */
 export class AllocatedState {
   private readonly pools = new Map<string, PoolAllocated>();
@@ -142,7 +148,7 @@ export class AllocatedState {
     free.fill(0);
     usedBits.fill(0);
     let usedCount = 0;
-    let counters: Map<Pool, Map<string, Map<string, Quantity>>> | undefined;
+    let counters: Map<Pool, CountersLeft> | undefined;
     let i = 0;
     for (let p = 0; p < pools.length; p++) {
       const pool = pools[p]!;
@@ -172,10 +178,10 @@ export class AllocatedState {
   }
 
   /** Whether the device alone fits the pool's counters after what others hold (SearchState.takeCounters on an empty search). */
-  private countersFit(device: Device, pool: Pool, memo: Map<Pool, Map<string, Map<string, Quantity>>>): boolean {
-    let available = memo.get(pool);
-    if (available === undefined) {
-      available = new Map();
+  private countersFit(device: Device, pool: Pool, memo: Map<Pool, CountersLeft>): boolean {
+    let left = memo.get(pool);
+    if (left === undefined) {
+      const available = new Map<string, Map<string, Quantity>>();
       const held = this.pools.get(pool.id);
       for (const [name, set] of pool.counterSets) available.set(name, new Map(Object.entries(set.counters)));
       for (const slices of [pool.deviceSlices, pool.otherSlices]) {
@@ -193,7 +199,20 @@ export class AllocatedState {
           }
         }
       }
-      memo.set(pool, available);
+      let overdrawn = false;
+      for (const set of available.values()) for (const q of set.values()) if (q.sign() < 0) overdrawn = true;
+      left = { available, overdrawn };
+      memo.set(pool, left);
+    }
+    const { available } = left;
+    const uses = device.consumesCounters;
+    // Nothing overdrawn and each set used once: only the counters the device draws on can refuse it (the full check below, without building its sums).
+    if (!left.overdrawn && uses.every((u, i) => uses.findIndex((v) => v.counterSet === u.counterSet) === i)) {
+      for (const use of uses) {
+        const set = available.get(use.counterSet);
+        if (set !== undefined) for (const [name, q] of Object.entries(use.counters)) if ((set.get(name)?.compare(q) ?? 0) < 0) return false;
+      }
+      return true;
     }
     const own = new Map<string, Map<string, Quantity>>();
     for (const use of device.consumesCounters) {
