@@ -126,6 +126,7 @@ function migValue(dist: ReadonlyArray<{ shape: SimShape; weight: number }>): Pol
 /** What a shape is worth: its compute slices / 7, or (SHARE_MASS) the engine's partition share (mean over the counters). */
 const SHARE_MASS = process.env.SHARE_MASS === '1';
 function massOf(s: SimShape): number {
+  if (process.env.SM_MASS === '1' && s.kind === 'mig') return s.profile!.sm / 132;
   if (!SHARE_MASS || s.kind !== 'mig') return s.kind === 'mig' ? s.mass : 1;
   const p = s.profile!;
   const ce = p.g === 7 ? 8 : p.g;

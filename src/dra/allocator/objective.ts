@@ -316,21 +316,24 @@ export class CandidateTopology {
    * What a pick of `index` for `request` holds beyond the request's need, in the fragmentation
    * term's units (thousandths of a parent × the workload's thousandths × PLACEMENT_SCALE): the
    * pick's share of its parent less the smallest share among the followed devices the request
-   * could take on this node. A claim for ≥ 20Gi that takes a whole 7g.80gb where a 1g.20gb would do
+   * could take on this node (looking ahead, the share is the device's worth, as the look-ahead
+   * counts it: PartitionLayout.worth). A claim for ≥ 20Gi that takes a whole 7g.80gb where a 1g.20gb would do
    * strands the difference for every shape, as a fragment does. 0 for devices the partition
    * layout does not follow (shares of multi-allocatable devices).
    */
   wasteOf(request: RequestModel, index: number): number {
     const layout = this.setup.layout;
-    // index and c.index are candidate indexes (share has one entry per candidate).
-    const share = this.setup.share[index]!;
-    if (share < 0 || !layout.partition(index)) return 0;
+    // index and c.index are candidate indexes (share and worth have one entry per candidate).
+    const held = (i: number): number => (this.shapes.lookahead > 0 ? Math.round(layout.worth[i]!) : this.setup.share[i]!);
+    const share = held(index);
+    if (this.setup.share[index]! < 0 || !layout.partition(index)) return 0;
     let need = this.need.get(request);
     if (need === undefined) {
       need = share;
       for (const c of this.model.candidates) {
-        const s = this.setup.share[c.index]!;
-        if (s < 0 || s >= need || !layout.partition(c.index)) continue;
+        if (this.setup.share[c.index]! < 0 || !layout.partition(c.index)) continue;
+        const s = held(c.index);
+        if (s >= need) continue;
         let ok: boolean;
         try {
           ok = this.model.selectable(request, c.index);

@@ -85,6 +85,23 @@ export function partitionShare(pool: Pool, device: Device, roots: ReadonlyMap<st
   return counters === 0 ? 1000 : Math.round((1000 * sum) / counters);
 }
 
+/** NVIDIA's GPU driver (k8s-dra-driver-gpu): the driver whose MIG devices carry a `profile` attribute. */
+export const NVIDIA_GPU_DRIVER = 'gpu.nvidia.com';
+
+/**
+ * The compute slices of an NVIDIA MIG device, as its driver publishes them: the `profile`
+ * attribute is go-nvlib's profile name (`1g.10gb`, `3g.40gb`, `1c.2g.20gb`, `1g.10gb+me`), whose
+ * `<n>g` is the GPU instance's compute slices. No counter carries them (the counter set holds
+ * multiprocessors, engines, memory and memory slices). Undefined for any other device.
+ */
+export function migComputeSlices(driver: string, device: Device): number | undefined {
+  if (driver !== NVIDIA_GPU_DRIVER) return undefined;
+  const value = (device.attributes.profile ?? device.attributes[`${driver}/profile`]) as { string?: unknown } | undefined;
+  if (typeof value?.string !== 'string') return undefined;
+  const g = /^(?:\d+c\.)?(\d+)g\.\d+gb(?:[+-].*)?$/.exec(value.string);
+  return g === null ? undefined : Number(g[1]);
+}
+
 /** A partition's shape when the caller gives no workload: its consumption with placement-specific counter names folded (memory-slice-3 → memory-slice-#). */
 function signature(device: Device): string {
   const parts: string[] = [];
@@ -121,6 +138,16 @@ export class PartitionLayout {
   readonly partitioned: Uint8Array;
   /** Per whole device followed: its unit's slot (-1 otherwise). */
   private readonly unitOf: Int32Array;
+  /**
+   * Per candidate: what a claim holding it is worth, in thousandths of its parent (the share the
+   * look-ahead counts as taken). An NVIDIA MIG device: its compute slices over the most any
+   * device of its GPU publishes (a 1g.10gb of an H100 1000/7, a 3g.40gb 3000/7: what a GPU's
+   * compute is split by); a whole device 1000; any other partition (a driver that publishes no
+   * compute slices, or a device of such a parent without them, such as the whole GPU) its exact
+   * share, the mean over its parent's counters with a positive total of the part it consumes.
+   * 0 for devices the layout does not follow.
+   */
+  readonly worth: Float64Array;
   /** The default workload (every partition shape published, equally weighted). */
   readonly published: ShapeTable;
   /** Counter slot of `pool position \0 set \0 counter` (whole devices: `\0unit\0 candidate index`). */
@@ -210,7 +237,53 @@ export class PartitionLayout {
     }
     this.useIdx = Int32Array.from(idx);
     this.useAmt = Float64Array.from(amt);
+    this.worth = this.readWorth(model);
     this.published = new ShapeTable(this, publishedShapes(model));
+  }
+
+  /** PartitionLayout.worth, read from the model's devices (compute slices where NVIDIA's driver publishes them). */
+  private readWorth(model: AllocationModel): Float64Array {
+    const n = model.candidates.length;
+    const worth = new Float64Array(n);
+    const slices = new Float64Array(n);
+    const most = new Float64Array(this.parentCount);
+    // Candidate indexes < n and parents < parentCount (as in the constructor).
+    for (const c of model.candidates) {
+      if (!this.partition(c.index) || this.unitOf[c.index]! >= 0) continue;
+      const g = migComputeSlices(c.driver, c.device) ?? 0;
+      slices[c.index] = g;
+      const p = this.parentOf[c.index]!;
+      if (g > most[p]!) most[p] = g;
+    }
+    const left = Float64Array.from(this.total);
+    for (const c of model.candidates) {
+      if (!this.partition(c.index)) continue;
+      const p = this.parentOf[c.index]!;
+      if (slices[c.index]! > 0) {
+        worth[c.index] = (1000 * slices[c.index]!) / most[p]!;
+        continue;
+      }
+      // u within c's uses; each use's slot is a counter slot of `left`.
+      const before = this.exactFree(p, left);
+      for (let u = this.useStart[c.index]!; u < this.useStart[c.index + 1]!; u++) left[this.useIdx[u]!]! -= this.useAmt[u]!;
+      worth[c.index] = before - this.exactFree(p, left);
+      for (let u = this.useStart[c.index]!; u < this.useStart[c.index + 1]!; u++) left[this.useIdx[u]!]! += this.useAmt[u]!;
+    }
+    return worth;
+  }
+
+  /** Parent p's free share in thousandths, unrounded (freeShare before rounding). */
+  exactFree(p: number, left: Float64Array): number {
+    let sum = 0;
+    let counters = 0;
+    // p is a parent; k a counter slot of that parent (as in freeShare).
+    for (let k = this.counterStart[p]!; k < this.counterStart[p + 1]!; k++) {
+      const t = this.total[k]!;
+      if (t <= 0) continue;
+      counters++;
+      sum += Math.min(1, Math.max(0, left[k]! / t));
+    }
+    return counters === 0 ? 0 : (1000 * sum) / counters;
   }
 
   /** What other claims left of each counter (devices of the pool beyond the candidates included), on `model`'s node (whose pools are those the layout was read from, or a class member's). */
@@ -367,20 +440,7 @@ export class ShapeTable {
     return String.fromCharCode.apply(null, this.keyUnits.subarray(0, 4 * (1 + to - from)) as unknown as number[]);
   }
 
-  /** Parent p's free share in thousandths, unrounded (freeShare before rounding). */
-  exactFree(p: number, left: Float64Array): number {
-    const layout = this.layout;
-    let sum = 0;
-    let counters = 0;
-    // p is a parent; k a counter slot of that parent (as in freeShare).
-    for (let k = layout.counterStart[p]!; k < layout.counterStart[p + 1]!; k++) {
-      const t = layout.total[k]!;
-      if (t <= 0) continue;
-      counters++;
-      sum += Math.min(1, Math.max(0, left[k]! / t));
-    }
-    return counters === 0 ? 0 : (1000 * sum) / counters;
-  }
+
 
   /**
    * The look-ahead: how much of parent p (thousandths of it) the next `steps` claims drawn from the
@@ -398,7 +458,6 @@ export class ShapeTable {
     const known = this.taken.get(key);
     if (known !== undefined) return known;
     const pass = this.expectedTake(p, left, steps - 1);
-    const free = this.exactFree(p, left);
     const parents = layout.parentCount;
     let sum = 0;
     let total = 0;
@@ -412,7 +471,7 @@ export class ShapeTable {
         const c = this.members[m]!;
         if (!layout.fits(c, left)) continue;
         for (let u = layout.useStart[c]!; u < layout.useStart[c + 1]!; u++) left[layout.useIdx[u]!]! -= layout.useAmt[u]!;
-        const v = free - this.exactFree(p, left) + this.expectedTake(p, left, steps - 1);
+        const v = layout.worth[c]! + this.expectedTake(p, left, steps - 1);
         for (let u = layout.useStart[c]!; u < layout.useStart[c + 1]!; u++) left[layout.useIdx[u]!]! += layout.useAmt[u]!;
         if (v > best) best = v;
       }
@@ -421,6 +480,18 @@ export class ShapeTable {
     const value = total === 0 ? 0 : sum / total;
     this.remember(key, value);
     return value;
+  }
+
+  /**
+   * What a pick of candidate c changes its parent's expected stranded share by besides the
+   * look-ahead's expectation (fragmentation): its worth leaves the parent's free worth, −worth ×
+   * 1000 (the workload's thousandths) × PLACEMENT_SCALE. 0 without a look-ahead (FGD's free share
+   * is read from the counters) and for devices the layout does not follow.
+   */
+  held(c: number): number {
+    if (this.lookahead === 0 || this.weight === 0) return 0;
+    // c is a candidate index (worth has one entry per candidate).
+    return -Math.round(1000 * this.layout.worth[c]!) * PLACEMENT_SCALE;
   }
 
   private remember(key: string, value: number): void {
@@ -454,7 +525,7 @@ export class ShapeTable {
     const layout = this.layout;
     const free = layout.freeShare(p, left);
     if (free === 0) return 0;
-    let frag = this.lookahead > 0 ? Math.round(1000 * (this.exactFree(p, left) - this.expectedTake(p, left, this.lookahead))) * PLACEMENT_SCALE : 0;
+    let frag = this.lookahead > 0 ? Math.round(-1000 * this.expectedTake(p, left, this.lookahead)) * PLACEMENT_SCALE : 0;
     const parents = layout.parentCount;
     // s < shapes, p a parent: start has shapes × parents + 1 entries, and m runs within it.
     for (let s = 0; s < this.weights.length; s++) {
@@ -537,7 +608,7 @@ export class FragmentationTracker {
     const before = this.now[p]!;
     const after = this.shapes.fragmentation(p, this.left);
     this.now[p] = after;
-    this.delta += after - before;
+    this.delta += after - before + this.shapes.held(c);
     this.history.push(before);
   }
 
@@ -549,7 +620,7 @@ export class FragmentationTracker {
     const p = l.parentOf[c]!;
     const after = this.shapes.fragmentation(p, this.left);
     for (let u = l.useStart[c]!; u < l.useStart[c + 1]!; u++) this.left[l.useIdx[u]!]! += l.useAmt[u]!;
-    return after - this.now[p]!;
+    return after - this.now[p]! + this.shapes.held(c);
   }
 
   pop(c: number): void {
@@ -558,7 +629,7 @@ export class FragmentationTracker {
     const l = this.layout;
     for (let u = l.useStart[c]!; u < l.useStart[c + 1]!; u++) this.left[l.useIdx[u]!]! += l.useAmt[u]!;
     const p = l.parentOf[c]!;
-    this.delta -= this.now[p]! - before;
+    this.delta -= this.now[p]! - before + this.shapes.held(c);
     this.now[p] = before;
   }
 }
