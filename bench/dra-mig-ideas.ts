@@ -177,6 +177,7 @@ export function dpValue(dist: ReadonlyArray<{ shape: SimShape; weight: number }>
     if (s.kind !== 'mig') return fallback(f, s, i);
     const all = actions(f, s);
     if (all.length === 0) return undefined;
+    const order = f.packOrder();
     let best: SimAction | undefined;
     let bestKey: number[] = [];
     for (const a of all) {
@@ -187,7 +188,10 @@ export function dpValue(dist: ReadonlyArray<{ shape: SimShape; weight: number }>
       const after = value(f, gpu);
       f.placeMig(gpu, s.profile!, a.start, -1);
       const loss = before - after - massOf(s);
-      const key = freshFirst ? [fresh, loss, freeGpus(f, a.node)] : [loss, fresh, freeGpus(f, a.node)];
+      const tie = process.env.TIE ?? 'free';
+      const lossKey = process.env.ROUND === '1' ? Math.round(loss * 1e6) : loss;
+      const third = tie === 'free' ? freeGpus(f, a.node) : tie === 'order' ? 0 : tie === 'pack' ? order.indexOf(a.node) : tie === 'start' ? -a.start : 0;
+      const key = freshFirst ? [fresh, lossKey, third] : [lossKey, fresh, third];
       let better = best === undefined;
       for (let k = 0; k < key.length && !better; k++) {
         if (Math.abs(key[k]! - bestKey[k]!) < 1e-12) continue;

@@ -382,8 +382,8 @@ export function compareObjective(a: DraObjective, b: DraObjective): number {
   }
   return (
     Math.sign(a.topology - b.topology) ||
-    Math.sign(a.fragmentation - b.fragmentation) ||
     Math.sign(a.parents - b.parents) ||
+    Math.sign(a.fragmentation - b.fragmentation) ||
     Math.sign(a.domains - b.domains) ||
     Math.sign(a.consumption - b.consumption)
   );
@@ -475,7 +475,7 @@ export class ObjectiveTracker {
     }
   }
 
-  /** What picking `index` for `request` next would add (topology, fragmentation, parents opened, share), for ordering candidates. */
+  /** What picking `index` for `request` next would add (topology, parents opened, fragmentation, share: the objective's order), for ordering candidates. */
   preview(claim: number, request: RequestModel, index: number): [number, number, number, number] {
     const p = this.placement;
     let topology = 0;
@@ -483,7 +483,7 @@ export class ObjectiveTracker {
     for (const other of this.picks[claim]!) topology += p.pairPenalty(other, index);
     const parent = p.parentOf[index]!;
     const opens = this.parentPicks[parent] === 0 && p.usedBefore[parent] === 0 ? 1 : 0;
-    return [topology, this.fragments !== undefined ? this.fragments.preview(index) + p.wasteOf(request, index) : 0, opens, p.shareOf(request, index)];
+    return [topology, opens, this.fragments !== undefined ? this.fragments.preview(index) + p.wasteOf(request, index) : 0, p.shareOf(request, index)];
   }
 
   /** The objective of the current picks with the given alternatives. */
@@ -506,9 +506,7 @@ export class ObjectiveTracker {
     }
     for (let i = decided; i < best.alternatives.length; i++) if (best.alternatives[i] !== 0) return false;
     if (this.topology !== best.topology) return this.topology > best.topology;
-    if (this.partitioned) return false;
-    if (this.parents !== best.parents) return this.parents > best.parents;
-    return false;
+    return this.parents > best.parents;
   }
 }
 
