@@ -440,8 +440,6 @@ export class ShapeTable {
     return String.fromCharCode.apply(null, this.keyUnits.subarray(0, 4 * (1 + to - from)) as unknown as number[]);
   }
 
-
-
   /**
    * The look-ahead: how much of parent p (thousandths of it) the next `steps` claims drawn from the
    * workload are expected to take, when each draw is taken where the parent can hold it and that
