@@ -6,8 +6,9 @@
 // partition-fragmentation.ts). Lower is better, compared in order: earliest firstAvailable
 // alternatives, topology (pairs of a claim's devices under different PCIe roots or NUMA nodes; two
 // partitions of one parent are no pair, and a pair a driver publishes nothing about costs nothing),
-// fragmentation, parents opened, free parents left in partly used PCIe-root and NUMA domains, share
-// of parents consumed. All integers: same input, same cost.
+// parents opened (a partition goes to a device already in use before it opens a free one, as best
+// fit packs bins), fragmentation, free parents left in partly used PCIe-root and NUMA domains,
+// share of parents consumed. All integers: same input, same cost.
 import type { AllocationModel, RequestModel } from '../model/index.js';
 import type { AttributeValue, Device } from '../objects/index.js';
 import { deviceFieldKeys, type SymmetryKeys } from './device-keys.js';

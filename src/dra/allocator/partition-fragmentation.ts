@@ -4,8 +4,10 @@
 // workload that no longer fits it, weighted by the shape's share of the workload: the expected
 // fragment for the next claim. For a workload the caller gives (how often each claim comes), the
 // next LOOKAHEAD_STEPS claims are drawn from it and the parent takes each one it can where that is
-// worth most: the free share they are not expected to take is its fragmentation
-// (ShapeTable.expectedTake, exact and memoized per state). Placement
+// worth most: the free worth they are not expected to take is its fragmentation (its expected
+// stranded share; ShapeTable.expectedTake, exact and memoized per state). A claim is worth what it
+// takes of its parent's compute where the driver publishes that (NVIDIA's MIG profiles: compute
+// slices over seven), else its share of the parent's counters (PartitionLayout.worth). Placement
 // rules are what the counters encode (a MIG placement consumes its memory slices), so a 1g slice
 // placed where it leaves a 4g placement free scores better than one that blocks it, and two 2g.20gb
 // go side by side where that keeps a 3g.40gb placement. Amounts are compared as doubles (a score,
@@ -13,6 +15,7 @@
 import type { AllocationModel, Pool } from '../model/index.js';
 
 import type { Device } from '../objects/index.js';
+import { readWorth } from './partition-worth.js';
 
 /** A claim shape of the workload: its weight and the candidates it could take. */
 export interface WorkloadShape {
@@ -83,23 +86,6 @@ export function partitionShare(pool: Pool, device: Device, roots: ReadonlyMap<st
     }
   }
   return counters === 0 ? 1000 : Math.round((1000 * sum) / counters);
-}
-
-/** NVIDIA's GPU driver (k8s-dra-driver-gpu): the driver whose MIG devices carry a `profile` attribute. */
-export const NVIDIA_GPU_DRIVER = 'gpu.nvidia.com';
-
-/**
- * The compute slices of an NVIDIA MIG device, as its driver publishes them: the `profile`
- * attribute is go-nvlib's profile name (`1g.10gb`, `3g.40gb`, `1c.2g.20gb`, `1g.10gb+me`), whose
- * `<n>g` is the GPU instance's compute slices. No counter carries them (the counter set holds
- * multiprocessors, engines, memory and memory slices). Undefined for any other device.
- */
-export function migComputeSlices(driver: string, device: Device): number | undefined {
-  if (driver !== NVIDIA_GPU_DRIVER) return undefined;
-  const value = (device.attributes.profile ?? device.attributes[`${driver}/profile`]) as { string?: unknown } | undefined;
-  if (typeof value?.string !== 'string') return undefined;
-  const g = /^(?:\d+c\.)?(\d+)g\.\d+gb(?:[+-].*)?$/.exec(value.string);
-  return g === null ? undefined : Number(g[1]);
 }
 
 /** A partition's shape when the caller gives no workload: its consumption with placement-specific counter names folded (memory-slice-3 → memory-slice-#). */
@@ -237,39 +223,8 @@ export class PartitionLayout {
     }
     this.useIdx = Int32Array.from(idx);
     this.useAmt = Float64Array.from(amt);
-    this.worth = this.readWorth(model);
+    this.worth = readWorth(model, this);
     this.published = new ShapeTable(this, publishedShapes(model));
-  }
-
-  /** PartitionLayout.worth, read from the model's devices (compute slices where NVIDIA's driver publishes them). */
-  private readWorth(model: AllocationModel): Float64Array {
-    const n = model.candidates.length;
-    const worth = new Float64Array(n);
-    const slices = new Float64Array(n);
-    const most = new Float64Array(this.parentCount);
-    // Candidate indexes < n and parents < parentCount (as in the constructor).
-    for (const c of model.candidates) {
-      if (!this.partition(c.index) || this.unitOf[c.index]! >= 0) continue;
-      const g = migComputeSlices(c.driver, c.device) ?? 0;
-      slices[c.index] = g;
-      const p = this.parentOf[c.index]!;
-      if (g > most[p]!) most[p] = g;
-    }
-    const left = Float64Array.from(this.total);
-    for (const c of model.candidates) {
-      if (!this.partition(c.index)) continue;
-      const p = this.parentOf[c.index]!;
-      if (slices[c.index]! > 0) {
-        worth[c.index] = (1000 * slices[c.index]!) / most[p]!;
-        continue;
-      }
-      // u within c's uses; each use's slot is a counter slot of `left`.
-      const before = this.exactFree(p, left);
-      for (let u = this.useStart[c.index]!; u < this.useStart[c.index + 1]!; u++) left[this.useIdx[u]!]! -= this.useAmt[u]!;
-      worth[c.index] = before - this.exactFree(p, left);
-      for (let u = this.useStart[c.index]!; u < this.useStart[c.index + 1]!; u++) left[this.useIdx[u]!]! += this.useAmt[u]!;
-    }
-    return worth;
   }
 
   /** Parent p's free share in thousandths, unrounded (freeShare before rounding). */
@@ -445,7 +400,7 @@ export class ShapeTable {
    * workload are expected to take, when each draw is taken where the parent can hold it and that
    * is worth more than passing it on (to another parent), at the placement worth most: V₀ = 0,
    * Vₕ(left) = Σₛ wₛ · max(Vₕ₋₁(left), max over the shape's devices d on p that fit of
-   * (share d takes + Vₕ₋₁(left − d))). A draw of a shape that has no device on p, or none that fits,
+   * (worth of d + Vₕ₋₁(left − d))). A draw of a shape that has no device on p, or none that fits,
    * passes. Computed exactly (no sampling) and memoized per (steps, kind of parent, counters left): a MIG
    * GPU has a few hundred reachable states.
    */
@@ -502,8 +457,9 @@ export class ShapeTable {
    * placements they have lost (so that of two picks the measure scores alike, the one leaving more
    * placements open wins). The measure, in thousandths of the parent × the workload's thousandths:
    * with `lookahead` 0, FGD's — Σ over shapes that no longer fit (or have no device on the parent) of
-   * weight × free share; otherwise the expected stranded share — the free share the next
-   * `lookahead` claims of the workload are not expected to take (expectedTake) — × 1000. Looking
+   * weight × free share; otherwise the state's part of the expected stranded share (the free
+   * worth the next `lookahead` claims of the workload are not expected to take): −expectedTake ×
+   * 1000, the free worth's part being −worth per pick (held), counted by the tracker. Looking
    * ahead sees what one claim cannot: two 2g.20gb side by side keep a 3g.40gb placement where one
    * on each half does not.
    */
@@ -564,7 +520,7 @@ export function fragmentationParts(value: number): { share: number; placements: 
 
 /** The fragmentation of one search's picks, kept up to date pick by pick (push/pop in stack order). */
 export class FragmentationTracker {
-  /** Σ over parents of (fragmentation now − fragmentation before the search). */
+  /** Σ over parents of (fragmentation now − fragmentation before the search), plus what the picks hold (ShapeTable.held). */
   delta = 0;
   private readonly left: Float64Array;
   private readonly now: Float64Array;
