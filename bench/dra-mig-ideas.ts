@@ -123,10 +123,11 @@ function migValue(dist: ReadonlyArray<{ shape: SimShape; weight: number }>): Pol
  * the workload (a whole-GPU shape takes an empty GPU); the GPU takes it where that is worth more
  * than passing it on (to another GPU), at the placement worth most. V_0 = 0.
  */
-/** What a shape is worth: its compute slices / 7, or (SHARE_MASS) the engine's partition share (mean over the counters). */
+/** What a shape is worth: its compute slices / 7, or (SHARE_MASS) the engine's partition share (mean over the counters), or (SM_MASS) its multiprocessors / 132. */
 const SHARE_MASS = process.env.SHARE_MASS === '1';
+const SM_MASS = process.env.SM_MASS === '1';
 function massOf(s: SimShape): number {
-  if (process.env.SM_MASS === '1' && s.kind === 'mig') return s.profile!.sm / 132;
+  if (SM_MASS && s.kind === 'mig') return s.profile!.sm / 132;
   if (!SHARE_MASS || s.kind !== 'mig') return s.kind === 'mig' ? s.mass : 1;
   const p = s.profile!;
   const ce = p.g === 7 ? 8 : p.g;
@@ -177,7 +178,6 @@ export function dpValue(dist: ReadonlyArray<{ shape: SimShape; weight: number }>
     if (s.kind !== 'mig') return fallback(f, s, i);
     const all = actions(f, s);
     if (all.length === 0) return undefined;
-    const order = f.packOrder();
     let best: SimAction | undefined;
     let bestKey: number[] = [];
     for (const a of all) {
@@ -188,10 +188,7 @@ export function dpValue(dist: ReadonlyArray<{ shape: SimShape; weight: number }>
       const after = value(f, gpu);
       f.placeMig(gpu, s.profile!, a.start, -1);
       const loss = before - after - massOf(s);
-      const tie = process.env.TIE ?? 'free';
-      const lossKey = process.env.ROUND === '1' ? Math.round(loss * 1e6) : loss;
-      const third = tie === 'free' ? freeGpus(f, a.node) : tie === 'order' ? 0 : tie === 'pack' ? order.indexOf(a.node) : tie === 'start' ? -a.start : 0;
-      const key = freshFirst ? [fresh, lossKey, third] : [lossKey, fresh, third];
+      const key = freshFirst ? [fresh, loss, freeGpus(f, a.node)] : [loss, fresh, freeGpus(f, a.node)];
       let better = best === undefined;
       for (let k = 0; k < key.length && !better; k++) {
         if (Math.abs(key[k]! - bestKey[k]!) < 1e-12) continue;
