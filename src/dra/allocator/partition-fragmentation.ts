@@ -339,7 +339,7 @@ export class ShapeTable {
     });
     this.members = Int32Array.from(members);
     // Parents alike for this table share a kind: the same counters (totals, in slot order) and, per
-    // shape, members using them alike. Both memoized functions read a parent only through these, so
+    // shape, members worth the same and using them alike. Both memoized functions read a parent only through these, so
     // one kind's states are computed once for all its parents (the eight GPUs of a node).
     this.kindOf = new Int32Array(parents);
     const kinds = new Map<string, number>();
@@ -352,7 +352,7 @@ export class ShapeTable {
         // m within shape s's members on p; each member's uses are slots of p's counters.
         for (let m = this.start[s * parents + p]!; m < this.start[s * parents + p + 1]!; m++) {
           const c = this.members[m]!;
-          sig += ';';
+          sig += `;${layout.worth[c]}=`;
           for (let u = layout.useStart[c]!; u < layout.useStart[c + 1]!; u++) sig += `${layout.useIdx[u]! - from}:${layout.useAmt[u]},`;
         }
       }
@@ -541,13 +541,6 @@ export class FragmentationTracker {
       this.now = new Float64Array(this.layout.parentCount);
       for (let p = 0; p < this.layout.parentCount; p++) this.now[p] = shapes.fragmentation(p, this.left);
     }
-  }
-
-  /** The fragmentation of every parent before the search (what `delta` is measured from). */
-  baseline(): number {
-    let f = 0;
-    for (let p = 0; p < this.layout.parentCount; p++) f += this.now[p]!;
-    return f - this.delta;
   }
 
   push(c: number): void {
