@@ -8,7 +8,7 @@
 // terms of the objective that only grow already exceed the best allocation's. A step budget bounds
 // the work; when it runs out the best allocation found so far is returned and marked.
 import { ALLOCATION_RESULTS_MAX_SIZE, type AllocationModel, type RequestModel } from '../model/index.js';
-import { unschedulableReason } from './diagnose.js';
+import { provablyInfeasible, unschedulableReason } from './diagnose.js';
 import { infeasibleReason } from './feasibility.js';
 import { firstFit, type SearchProgress } from './first-fit.js';
 import { type AllocatedBase, CandidateTopology, compareObjective, type DraObjective, ObjectiveTracker, type TopologySetup } from './objective.js';
@@ -142,15 +142,38 @@ export function scoredSearch(model: AllocationModel, budget: number, classes: Sy
   };
 
   /**
+   * Per request, the classes whose members its selectors accept (or fail on: the take meets the
+   * error then), in class order. Members of a class are alike to every selector, so the first
+   * speaks for all; a class the request can never take is left out of its slots, unpreviewed.
+   */
+  const selectable = new Map<RequestModel, number[]>();
+  const selectableClasses = (request: RequestModel): number[] => {
+    let list = selectable.get(request);
+    if (list === undefined) {
+      list = [];
+      for (let cls = 0; cls < members.length; cls++) {
+        let ok: boolean;
+        try {
+          ok = model.selectable(request, members[cls]![0]!); // cls < members.length; no class is empty
+        } catch {
+          ok = true;
+        }
+        if (ok) list.push(cls);
+      }
+      selectable.set(request, list);
+    }
+    return list;
+  };
+
+  /**
    * The slots the request takes devices from, cheapest first (then first-fit order): one slot per
    * class, or per device for admin access (which may reuse devices other claims hold, so members of a
    * class are not interchangeable then).
    */
   const orderFor = (request: RequestModel): number[][] => {
-    // cls < members.length, and no class is empty (symmetryClasses makes a class with its first member).
     const keyed: Array<{ cls: number; first: number; key: [number, number, number, number] }> = [];
-    for (let cls = 0; cls < members.length; cls++) {
-      const first = members[cls]![0]!;
+    for (const cls of selectableClasses(request)) {
+      const first = members[cls]![0]!; // no class is empty (symmetryClasses makes a class with its first member)
       keyed.push({ cls, first, key: tracker.preview(request.claimIndex, request, first) });
     }
     keyed.sort((a, b) => a.key[0] - b.key[0] || a.key[1] - b.key[1] || a.key[2] - b.key[2] || a.key[3] - b.key[3] || a.first - b.first);
@@ -218,8 +241,9 @@ export type ScoredDecision =
   | { state?: undefined; reason: string; budgetExhausted: boolean; steps: number };
 
 /**
- * The scored mode on a model that passed the quick per-request check: the polynomial proofs, then
- * the search. Where the search met an error upstream reports or the claim limit, first-fit decides
+ * The scored mode: the search, and where it finds nothing, the per-request counts (the check
+ * first-fit mode makes before its search: refusing a claim the search would place is beyond them,
+ * so only a refusal needs them) and the polynomial proofs. Where the search met an error upstream reports or the claim limit, first-fit decides
  * whether that error is the outcome (it throws then); the allocation is still the scored one.
  */
 export function decideScored(model: AllocationModel, budget: number, setup?: TopologySetup, shapes?: readonly WorkloadShape[], base?: AllocatedBase): ScoredDecision {
@@ -230,6 +254,8 @@ export function decideScored(model: AllocationModel, budget: number, setup?: Top
   // proofs, then the search on the whole budget, as if the short one had not run.
   let outcome = scoredSearch(model, Math.min(budget, QUICK_SEARCH_STEPS), classes, placement);
   if (outcome.state === undefined || (outcome.budgetExhausted && budget > QUICK_SEARCH_STEPS)) {
+    const counted = outcome.state === undefined ? provablyInfeasible(model) : undefined;
+    if (counted !== undefined) return { reason: counted, budgetExhausted: false, steps: 0 };
     const proof = infeasibleReason(model, classes, placement);
     if (proof !== undefined) return { reason: proof, budgetExhausted: false, steps: 0 };
     if (outcome.budgetExhausted && budget > QUICK_SEARCH_STEPS) outcome = scoredSearch(model, budget, classes, placement);
