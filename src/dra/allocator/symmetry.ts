@@ -96,18 +96,34 @@ function callKey(model: AllocationModel): string {
   return key;
 }
 
+/** The attribute keys the candidates publish that `read` accepts, as one text (the keys made once per set-up). */
+function shownKeys(kept: SymmetryKeys, model: AllocationModel, read: (key: string) => boolean): string {
+  if (kept.attributeKeys === undefined) {
+    const all = new Set<string>();
+    for (const c of model.candidates) for (const k of Object.keys(c.device.attributes)) all.add(k);
+    kept.attributeKeys = [...all].sort();
+  }
+  let key = '';
+  for (const k of kept.attributeKeys) if (read(k)) key += `${k}\u0000`;
+  return key;
+}
+
 /** Each candidate's class without its allocated state, for the model's claims; `shared`: the same for every node the set-up serves (kept in it). */
 function staticsFor(model: AllocationModel, kept: SymmetryKeys | undefined): { statics: Int32Array; shared: boolean } {
   const { read, key: readKey, names } = readAttributes(model, kept?.namesRead);
   // Keys over attributes that differ between the nodes the set-up serves are this call's alone.
   const varies = kept?.varies;
   const own = varies !== undefined && (names === undefined || [...names].some(varies));
-  let statics = own ? undefined : kept?.byRead.get(readKey);
+  // Kept per set of the published attribute keys read (sets of names that read the same keys, as
+  // selectors naming different profiles do, make the same classes). The candidates of every node the
+  // set-up serves publish the same keys but identity attributes, which a call that is kept never reads.
+  const shownKey = kept === undefined || own ? readKey : shownKeys(kept, model, read);
+  let statics = own ? undefined : kept?.byRead.get(shownKey);
   if (statics === undefined) {
     statics = staticClasses(model, kept?.fieldKeys ?? deviceFieldKeys(model), read);
     if (kept !== undefined && !own) {
       if (kept.byRead.size >= KEPT_READ_SETS) kept.byRead.delete(kept.byRead.keys().next().value as string);
-      kept.byRead.set(readKey, statics);
+      kept.byRead.set(shownKey, statics);
     }
   }
   return { statics, shared: kept !== undefined && !own };
