@@ -198,6 +198,8 @@ const KEPT_TABLES = 8;
 export class AllocatedBase {
   /** Parents in use by other claims. */
   readonly usedBefore: Uint8Array;
+  /** The symmetry classes of searches on this state, per static classes of a set-up (symmetryClasses' `byState`, filled by the searches). */
+  readonly classes = new Map<Int32Array, { classOf: Int32Array; members: number[][] }>();
   private left?: Float64Array;
   private readonly fragments = new Map<ShapeTable, Float64Array>();
 
@@ -279,6 +281,11 @@ export class CandidateTopology {
   /** What other claims left of each parent's counters. */
   get baseLeft(): Float64Array {
     return this.base.baseLeft;
+  }
+
+  /** The symmetry classes already made on this allocated state (AllocatedBase.classes). */
+  get classesByState(): Map<Int32Array, { classOf: Int32Array; members: number[][] }> {
+    return this.base.classes;
   }
 
   /** Each parent's fragmentation before the search (under `shapes`). */

@@ -248,7 +248,7 @@ export type ScoredDecision =
  */
 export function decideScored(model: AllocationModel, budget: number, setup?: TopologySetup, shapes?: readonly WorkloadShape[], base?: AllocatedBase): ScoredDecision {
   const placement = new CandidateTopology(model, setup, shapes, base);
-  const classes = symmetryClasses(model, placement.setup.symmetry);
+  const classes = symmetryClasses(model, placement.setup.symmetry, placement.classesByState);
   // The search first, on a small budget: where it ends within it (an allocation, or none anywhere) the
   // proofs cannot change the allocation, and only a refusal asks them for its reason. Otherwise the
   // proofs, then the search on the whole budget, as if the short one had not run.

@@ -2,18 +2,7 @@
 // counters consumed per pool (partitionable devices), capacity consumed on shared devices, and the
 // claims' constraints. Every `take` returns an undo that restores the state exactly.
 
-import {
-  type AllocationModel,
-  addAmounts,
-  type CandidateDevice,
-  type CapacityAmounts,
-  type Constraint,
-  consumedCapacity,
-  type Pool,
-  type RequestModel,
-  subAmounts,
-  taintPreventsAllocation,
-} from '../model/index.js';
+import { type AllocationModel, addAmounts, type CapacityAmounts, type Constraint, consumedCapacity, type Pool, type RequestModel, subAmounts, taintPreventsAllocation } from '../model/index.js';
 import { draError, type Quantity } from '../objects/index.js';
 
 /** One device picked for a request. */
@@ -26,8 +15,25 @@ export interface PickedDevice {
   shared: boolean;
 }
 
-/** Counter set → counter → amount in nano units (what a search consumes: only compared, never printed). */
-type NanoCounters = Map<string, Map<string, bigint>>;
+/**
+ * One pool's counters as this search draws on them: a slot per counter that other claims left an
+ * amount of (`counter set\0counter` → slot), that amount and what the search consumes, exact nano
+ * amounts (only compared, never printed).
+ */
+interface PoolSlots {
+  readonly slot: Map<string, number>;
+  readonly have: bigint[];
+  readonly used: bigint[];
+  /** Some counter of the pool is below zero already: nothing drawing on its counters fits. */
+  readonly overdrawn: boolean;
+}
+
+/** What one device draws on: its pool's slots, and per slot it names (once each) the amount, summed over its uses. */
+interface DeviceDraw {
+  readonly pool: PoolSlots;
+  readonly slots: number[];
+  readonly nanos: bigint[];
+}
 
 /** The tentative allocation of one search. */
 export class SearchState {
@@ -37,8 +43,10 @@ export class SearchState {
   // takenBy[claim][candidate]: the device is allocated to that claim (exclusive devices only).
   private readonly takenBy: Uint8Array[];
   private readonly takenCount: Int32Array;
-  // The maps below are made on first use: most searches take no partitionable or shared device.
-  private consumed?: Map<Pool, NanoCounters>;
+  // The tables below are made on first use: most searches take no partitionable or shared device.
+  // Per pool drawn on, its counters; per candidate, what it draws (both read once per search).
+  private pools?: Map<Pool, PoolSlots>;
+  private draws?: Array<DeviceDraw | undefined>;
   // Shares of each shared device in this search, with the capacity they consume.
   private shares?: Map<number, { count: number; amounts: CapacityAmounts }>;
 
@@ -86,46 +94,40 @@ export class SearchState {
     if (!model.features.partitionableDevices && c.device.consumesCounters.length > 0) return undefined;
     // A device already shared (here or by other claims) has its counters accounted once already.
     const skipCounters = shared && (model.allocated.capacity.has(c.id) || this.shares?.has(index) === true);
-    let countersTaken = false;
+    let draw: DeviceDraw | undefined;
     if (!skipCounters && c.device.consumesCounters.length > 0) {
-      if (!this.takeCounters(c)) return undefined;
-      countersTaken = true;
+      draw = this.drawOf(index);
+      if (!this.takeCounters(draw)) return undefined;
     }
-    const undoCounters = (): void => {
-      if (countersTaken) this.releaseCounters(c);
-    };
     if (model.features.deviceTaints && taintPreventsAllocation(c.device.taints, request.body.tolerations)) {
-      undoCounters();
+      if (draw !== undefined) this.releaseCounters(draw);
       return undefined;
     }
     const constraints = this.constraints[claim]!;
-    const who = { base: request.base, sub: request.sub };
+    // Who the constraints hold the device for (made only for a claim with constraints).
+    const who = constraints.length === 0 ? undefined : { base: request.base, sub: request.sub };
     let added = 0;
-    const undoConstraints = (): void => {
-      for (let i = added - 1; i >= 0; i--) constraints[i]!.remove(who);
-    };
-    for (; added < constraints.length; added++) {
-      let fits: boolean;
-      try {
-        fits = constraints[added]!.add(who, c.device, c.driver, c.id);
-      } catch (error) {
-        undoConstraints();
-        undoCounters();
-        throw error;
+    if (who !== undefined) {
+      for (; added < constraints.length; added++) {
+        let fits: boolean;
+        try {
+          fits = constraints[added]!.add(who, c.device, c.driver, c.id);
+        } catch (error) {
+          this.undoTake(constraints, who, added, draw);
+          throw error;
+        }
+        if (fits) continue;
+        this.undoTake(constraints, who, added, draw);
+        if (must) {
+          throw draError('DRA_REJECTED', `claim ${model.claims[claim]!.label}, request ${request.sub ?? request.base}: cannot add device ${c.id} because a claim constraint would not be satisfied`);
+        }
+        return undefined;
       }
-      if (fits) continue;
-      undoConstraints();
-      undoCounters();
-      if (must) {
-        throw draError('DRA_REJECTED', `claim ${model.claims[claim]!.label}, request ${request.sub ?? request.base}: cannot add device ${c.id} because a claim constraint would not be satisfied`);
-      }
-      return undefined;
     }
     let consumed: CapacityAmounts | undefined;
     if (model.features.consumableCapacity) {
       if (!this.capacityFits(request, index)) {
-        undoConstraints();
-        undoCounters();
+        this.undoTake(constraints, who, added, draw);
         return undefined;
       }
       if (shared) consumed = consumedCapacity(request.body.capacity?.requests, c.device.capacity);
@@ -156,9 +158,15 @@ export class SearchState {
         subAmounts(entry.amounts, consumed as CapacityAmounts);
         if (--entry.count === 0) shares.delete(index);
       }
-      undoConstraints();
-      undoCounters();
+      this.undoTake(constraints, who, added, draw);
     };
+  }
+
+  /** Removes the device from the first `added` constraints (newest first) and gives back what it drew of the counters. */
+  private undoTake(constraints: readonly Constraint[], who: { base: string; sub: string | undefined } | undefined, added: number, draw: DeviceDraw | undefined): void {
+    // added ≤ constraints.length; who is set whenever added > 0.
+    for (let i = added - 1; i >= 0; i--) constraints[i]!.remove(who as { base: string; sub: string | undefined });
+    if (draw !== undefined) this.releaseCounters(draw);
   }
 
   /** Counters of the pool left after the allocations of other claims: counter set → counter → amount (the model's, computed once per pool). */
@@ -166,52 +174,65 @@ export class SearchState {
     return this.model.countersLeft(pool).counters;
   }
 
-  private takeCounters(c: CandidateDevice): boolean {
-    const left = this.model.countersLeft(c.pool);
-    const uses = c.counterUses;
-    const consumedIn = (this.consumed ??= new Map());
-    let consumed = consumedIn.get(c.pool);
-    if (consumed === undefined) {
-      consumed = new Map();
-      consumedIn.set(c.pool, consumed);
-    }
-    for (const use of uses) {
-      let set = consumed.get(use.counterSet);
-      if (set === undefined) {
-        set = new Map();
-        consumed.set(use.counterSet, set);
-      }
-      // names and nanos have one entry per counter of the use.
-      for (let i = 0; i < use.names.length; i++) set.set(use.names[i]!, (set.get(use.names[i]!) ?? 0n) + use.nanos[i]!);
-    }
-    // Every counter of the pool must stay within what is available (as upstream checks it). Before
-    // this take every counter was (each take checked it, and none was overdrawn at the start), so
-    // only the counters this device draws on can have gone over.
-    if (left.overdrawn) {
-      this.releaseCounters(c);
-      return false;
-    }
-    for (const use of uses) {
-      const counters = left.counters.get(use.counterSet);
-      const used = consumed.get(use.counterSet);
-      if (counters === undefined || used === undefined) continue;
-      for (const name of use.names) {
-        const have = counters.get(name);
-        if (have !== undefined && have.nanoValue() < (used.get(name) as bigint)) {
-          this.releaseCounters(c);
-          return false;
+  /** What candidate `index` draws on its pool's counters (read on its first take in this search). */
+  private drawOf(index: number): DeviceDraw {
+    const draws = (this.draws ??= []);
+    let draw = draws[index];
+    if (draw !== undefined) return draw;
+    const c = this.model.candidates[index]!;
+    const pools = (this.pools ??= new Map());
+    let pool = pools.get(c.pool);
+    if (pool === undefined) {
+      const left = this.model.countersLeft(c.pool);
+      const slot = new Map<string, number>();
+      const have: bigint[] = [];
+      for (const [set, counters] of left.counters) {
+        for (const [name, q] of counters) {
+          slot.set(`${set}\u0000${name}`, have.length);
+          have.push(q.nanoValue());
         }
       }
+      pool = { slot, have, used: have.map(() => 0n), overdrawn: left.overdrawn };
+      pools.set(c.pool, pool);
     }
+    // Counters other claims left nothing of (no such set or counter in the pool) are not checked, so not tracked.
+    const slots: number[] = [];
+    const nanos: bigint[] = [];
+    for (const use of c.counterUses) {
+      // names and nanos have one entry per counter of the use.
+      for (let i = 0; i < use.names.length; i++) {
+        const s = pool.slot.get(`${use.counterSet}\u0000${use.names[i]!}`);
+        if (s === undefined) continue;
+        const at = slots.indexOf(s);
+        if (at < 0) {
+          slots.push(s);
+          nanos.push(use.nanos[i]!);
+        } else nanos[at]! += use.nanos[i]!;
+      }
+    }
+    draw = { pool, slots, nanos };
+    draws[index] = draw;
+    return draw;
+  }
+
+  /**
+   * Consumes what the device draws if every counter of the pool stays within what is available (as
+   * upstream checks it); otherwise changes nothing. Before this take every counter was (each take
+   * checked it, and none was overdrawn at the start), so only the counters it draws on can go over.
+   */
+  private takeCounters(draw: DeviceDraw): boolean {
+    const { pool, slots, nanos } = draw;
+    if (pool.overdrawn) return false;
+    const { have, used } = pool;
+    // slots index the pool's have and used; nanos has one entry per slot.
+    for (let i = 0; i < slots.length; i++) if (used[slots[i]!]! + nanos[i]! > have[slots[i]!]!) return false;
+    for (let i = 0; i < slots.length; i++) used[slots[i]!]! += nanos[i]!;
     return true;
   }
 
-  private releaseCounters(c: CandidateDevice): void {
-    const consumed = this.consumed?.get(c.pool) as NanoCounters; // takeCounters made it
-    for (const use of c.counterUses) {
-      const set = consumed.get(use.counterSet) as Map<string, bigint>;
-      // names and nanos have one entry per counter of the use.
-      for (let i = 0; i < use.names.length; i++) set.set(use.names[i]!, (set.get(use.names[i]!) as bigint) - use.nanos[i]!);
-    }
+  private releaseCounters(draw: DeviceDraw): void {
+    const { pool, slots, nanos } = draw;
+    // As in takeCounters.
+    for (let i = 0; i < slots.length; i++) pool.used[slots[i]!]! -= nanos[i]!;
   }
 }

@@ -129,21 +129,41 @@ function staticsFor(model: AllocationModel, kept: SymmetryKeys | undefined): { s
   return { statics, shared: kept !== undefined && !own };
 }
 
-/** Groups the model's candidates into classes of interchangeable devices (`kept`: the set-up's keys, when the caller keeps one). */
-export function symmetryClasses(model: AllocationModel, kept?: SymmetryKeys): SymmetryClasses {
+/**
+ * Groups the model's candidates into classes of interchangeable devices (`kept`: the set-up's keys,
+ * when the caller keeps one). `byState`: the classes already made on this node state, per static
+ * classes kept in `kept` (an AllocatedBase's, which the caller keeps until the node's allocated
+ * state changes): looked up there first, and added.
+ */
+export function symmetryClasses(model: AllocationModel, kept?: SymmetryKeys, byState?: Map<Int32Array, SymmetryClasses>): SymmetryClasses {
   // Calls whose claims read the same (the same selectors and constraint attributes) get the same static classes: found by that text first.
   const byCall = kept === undefined ? undefined : (kept.byCall ??= new Map());
   const call = byCall === undefined ? undefined : callKey(model);
   let statics = call === undefined ? undefined : byCall?.get(call);
+  // Only static classes the set-up keeps (shared by the calls that read the same) are looked up by state.
+  let shared = statics !== undefined;
   if (statics === undefined) {
     const found = staticsFor(model, kept);
     statics = found.statics;
+    shared = found.shared;
     // A call with keys of its own (it reads an attribute that varies between nodes) is not kept.
     if (byCall !== undefined && call !== undefined && found.shared) {
       if (byCall.size >= KEPT_READ_SETS) byCall.delete(byCall.keys().next().value as string);
       byCall.set(call, statics);
     }
   }
+  const known = shared ? byState?.get(statics) : undefined;
+  if (known !== undefined) return known;
+  const classes = dynamicClasses(model, statics);
+  if (shared && byState !== undefined) {
+    if (byState.size >= KEPT_READ_SETS) byState.delete(byState.keys().next().value as Int32Array);
+    byState.set(statics, classes);
+  }
+  return classes;
+}
+
+/** The static classes split by allocated state. */
+function dynamicClasses(model: AllocationModel, statics: Int32Array): SymmetryClasses {
   // A static class splits by allocated state: free members and those other claims hold.
   const ids = new Map<number, number>();
   const members: number[][] = [];
