@@ -12,6 +12,7 @@ import type { AllocationModel, RequestModel } from '../model/index.js';
 import type { AttributeValue, Device } from '../objects/index.js';
 import { deviceFieldKeys, type SymmetryKeys } from './device-keys.js';
 import { counterSetRoots, FragmentationTracker, LOOKAHEAD_STEPS, PartitionLayout, PLACEMENT_SCALE, partitionShare, ShapeTable, type WorkloadShape } from './partition-fragmentation.js';
+import { CounterSlots } from './search-state.js';
 
 /** The cost of an allocation, as allocateClaims reports it in scored mode (lower is better, in this order). */
 export interface DraObjective {
@@ -198,9 +199,12 @@ const KEPT_TABLES = 8;
 export class AllocatedBase {
   /** Parents in use by other claims. */
   readonly usedBefore: Uint8Array;
+  /** Per candidate, 1 where other claims hold it. */
+  readonly held: Uint8Array;
   /** The symmetry classes of searches on this state, per static classes of a set-up (symmetryClasses' `byState`, filled by the searches). */
   readonly classes = new Map<Int32Array, { classOf: Int32Array; members: number[][] }>();
   private left?: Float64Array;
+  private slots?: CounterSlots;
   private readonly fragments = new Map<ShapeTable, Float64Array>();
 
   constructor(
@@ -210,7 +214,12 @@ export class AllocatedBase {
     if (!setup.fits(model)) throw new Error('AllocatedBase: the set-up was built for other devices');
     this.usedBefore = new Uint8Array(setup.parentCount);
     // setup.fits(model): candidate indexes and pool positions are the set-up's.
-    for (const c of model.candidates) if (model.allocatedElsewhere(c.id)) this.usedBefore[setup.parentOf[c.index]!] = 1;
+    this.held = new Uint8Array(model.candidates.length);
+    for (const c of model.candidates) {
+      if (!model.allocatedElsewhere(c.id)) continue;
+      this.held[c.index] = 1;
+      this.usedBefore[setup.parentOf[c.index]!] = 1;
+    }
     // Counter sets consumed by devices of other claims that are not candidates here (other slices).
     for (const [poolIndex, roots] of setup.roots) {
       const pool = model.pools[poolIndex]!;
@@ -231,6 +240,12 @@ export class AllocatedBase {
   get baseLeft(): Float64Array {
     this.left ??= this.setup.layout.baseLeft(this.model);
     return this.left;
+  }
+
+  /** What the candidates draw on the counters (CounterSlots), read once on this state for models that list the same candidates (a new one otherwise). */
+  counterSlots(model: AllocationModel): CounterSlots {
+    if (this.slots === undefined || !this.slots.fits(model)) this.slots = new CounterSlots(model);
+    return this.slots;
   }
 
   /** Each parent's fragmentation under `shapes` with what other claims left (ShapeTable.fragmentation). */
@@ -281,6 +296,16 @@ export class CandidateTopology {
   /** What other claims left of each parent's counters. */
   get baseLeft(): Float64Array {
     return this.base.baseLeft;
+  }
+
+  /** What the model's candidates draw on the counters, kept on the allocated state (AllocatedBase.counterSlots). */
+  get counterSlots(): CounterSlots {
+    return this.base.counterSlots(this.model);
+  }
+
+  /** Per candidate, 1 where other claims hold it (AllocatedBase.held). */
+  get held(): Uint8Array {
+    return this.base.held;
   }
 
   /** The symmetry classes already made on this allocated state (AllocatedBase.classes). */

@@ -13,7 +13,7 @@ import { infeasibleReason } from './feasibility.js';
 import { firstFit, type SearchProgress } from './first-fit.js';
 import { type AllocatedBase, CandidateTopology, compareObjective, type DraObjective, ObjectiveTracker, type TopologySetup } from './objective.js';
 import type { WorkloadShape } from './partition-fragmentation.js';
-import { SearchState } from './search-state.js';
+import { CounterSlots, SearchState } from './search-state.js';
 import { type SymmetryClasses, symmetryClasses } from './symmetry.js';
 
 /** Steps (device picks tried) the scored search takes at most unless the request says otherwise. */
@@ -48,8 +48,14 @@ export interface ScoredOutcome {
 }
 
 /** Runs the scored search with at most `budget` steps. */
-export function scoredSearch(model: AllocationModel, budget: number, classes: SymmetryClasses = symmetryClasses(model), placement: CandidateTopology = new CandidateTopology(model)): ScoredOutcome {
-  const state = new SearchState(model);
+export function scoredSearch(
+  model: AllocationModel,
+  budget: number,
+  classes: SymmetryClasses = symmetryClasses(model),
+  placement: CandidateTopology = new CandidateTopology(model),
+  counters: CounterSlots = new CounterSlots(model),
+): ScoredOutcome {
+  const state = new SearchState(model, counters);
   const tracker = new ObjectiveTracker(placement, model.claims.length);
   const { members } = classes;
   const chosen = model.claims.map((c) => c.groups.map(() => 0));
@@ -228,7 +234,7 @@ export function scoredSearch(model: AllocationModel, budget: number, classes: Sy
   claimStep(0, 0);
   if (best === undefined) return { chosen, furthest, steps, budgetExhausted: exhausted, orderDependent };
   // Replay the best allocation into a fresh state (takes re-check everything and rebuild consumption).
-  const final = new SearchState(model);
+  const final = new SearchState(model, counters);
   for (const pick of best.picks) {
     if (final.take(pick.request, pick.index, pick.must) === undefined) throw new Error(`scored search: replay of ${model.candidates[pick.index]!.id} failed`);
   }
@@ -248,17 +254,19 @@ export type ScoredDecision =
  */
 export function decideScored(model: AllocationModel, budget: number, setup?: TopologySetup, shapes?: readonly WorkloadShape[], base?: AllocatedBase): ScoredDecision {
   const placement = new CandidateTopology(model, setup, shapes, base);
-  const classes = symmetryClasses(model, placement.setup.symmetry, placement.classesByState);
+  const classes = symmetryClasses(model, placement.setup.symmetry, placement.classesByState, placement.held);
   // The search first, on a small budget: where it ends within it (an allocation, or none anywhere) the
   // proofs cannot change the allocation, and only a refusal asks them for its reason. Otherwise the
   // proofs, then the search on the whole budget, as if the short one had not run.
-  let outcome = scoredSearch(model, Math.min(budget, QUICK_SEARCH_STEPS), classes, placement);
+  // The searches and the replay share what the candidates draw on the counters.
+  const counters = placement.counterSlots;
+  let outcome = scoredSearch(model, Math.min(budget, QUICK_SEARCH_STEPS), classes, placement, counters);
   if (outcome.state === undefined || (outcome.budgetExhausted && budget > QUICK_SEARCH_STEPS)) {
     const counted = outcome.state === undefined ? provablyInfeasible(model) : undefined;
     if (counted !== undefined) return { reason: counted, budgetExhausted: false, steps: 0 };
     const proof = infeasibleReason(model, classes, placement);
     if (proof !== undefined) return { reason: proof, budgetExhausted: false, steps: 0 };
-    if (outcome.budgetExhausted && budget > QUICK_SEARCH_STEPS) outcome = scoredSearch(model, budget, classes, placement);
+    if (outcome.budgetExhausted && budget > QUICK_SEARCH_STEPS) outcome = scoredSearch(model, budget, classes, placement, counters);
   }
   if (outcome.orderDependent) {
     const upstream = firstFit(model);

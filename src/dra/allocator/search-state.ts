@@ -16,14 +16,14 @@ export interface PickedDevice {
 }
 
 /**
- * One pool's counters as this search draws on them: a slot per counter that other claims left an
- * amount of (`counter set\0counter` → slot), that amount and what the search consumes, exact nano
- * amounts (only compared, never printed).
+ * One pool's counters as searches draw on them: a slot per counter that other claims left an amount
+ * of (counter set → counter → slot) and that amount, exact nano amounts (only compared, never
+ * printed); its position among the pools drawn on.
  */
 interface PoolSlots {
-  readonly slot: Map<string, number>;
-  readonly have: bigint[];
-  readonly used: bigint[];
+  readonly at: number;
+  readonly slot: Map<string, Map<string, number>>;
+  readonly have: readonly bigint[];
   /** Some counter of the pool is below zero already: nothing drawing on its counters fits. */
   readonly overdrawn: boolean;
 }
@@ -31,8 +31,72 @@ interface PoolSlots {
 /** What one device draws on: its pool's slots, and per slot it names (once each) the amount, summed over its uses. */
 interface DeviceDraw {
   readonly pool: PoolSlots;
-  readonly slots: number[];
-  readonly nanos: bigint[];
+  readonly slots: readonly number[];
+  readonly nanos: readonly bigint[];
+}
+
+/**
+ * What the model's candidates draw on their pools' counters, as slots: read on first use, per pool
+ * and per candidate, from what other claims left (AllocationModel.countersLeft, fixed for the
+ * model's life). The searches on one model may share one (the scored mode's short search, its full
+ * search and the replay of the best allocation).
+ */
+export class CounterSlots {
+  private readonly pools = new Map<Pool, PoolSlots>();
+  private readonly draws: Array<DeviceDraw | undefined> = [];
+
+  constructor(readonly model: AllocationModel) {}
+
+  /**
+   * Whether searches on `model` may use these slots: it lists the same candidates (the same list, as
+   * a cluster handle keeps per node) and, as the caller vouches, other claims hold the same there.
+   */
+  fits(model: AllocationModel): boolean {
+    return model === this.model || (model.candidates === this.model.candidates && model.pools === this.model.pools);
+  }
+
+  /** What candidate `index` draws (a device consuming counters). */
+  drawOf(index: number): DeviceDraw {
+    let draw = this.draws[index];
+    if (draw !== undefined) return draw;
+    const c = this.model.candidates[index]!;
+    let pool = this.pools.get(c.pool);
+    if (pool === undefined) {
+      const left = this.model.countersLeft(c.pool);
+      const slot = new Map<string, Map<string, number>>();
+      const have: bigint[] = [];
+      for (const [set, counters] of left.counters) {
+        const slots = new Map<string, number>();
+        for (const [name, q] of counters) {
+          slots.set(name, have.length);
+          have.push(q.nanoValue());
+        }
+        slot.set(set, slots);
+      }
+      pool = { at: this.pools.size, slot, have, overdrawn: left.overdrawn };
+      this.pools.set(c.pool, pool);
+    }
+    // Counters other claims left nothing of (no such set or counter in the pool) are never checked, so not drawn.
+    const slots: number[] = [];
+    const nanos: bigint[] = [];
+    for (const use of c.counterUses) {
+      const set = pool.slot.get(use.counterSet);
+      if (set === undefined) continue;
+      // names and nanos have one entry per counter of the use.
+      for (let i = 0; i < use.names.length; i++) {
+        const s = set.get(use.names[i]!);
+        if (s === undefined) continue;
+        const at = slots.indexOf(s);
+        if (at < 0) {
+          slots.push(s);
+          nanos.push(use.nanos[i]!);
+        } else nanos[at]! += use.nanos[i]!;
+      }
+    }
+    draw = { pool, slots, nanos };
+    this.draws[index] = draw;
+    return draw;
+  }
 }
 
 /** The tentative allocation of one search. */
@@ -43,14 +107,17 @@ export class SearchState {
   // takenBy[claim][candidate]: the device is allocated to that claim (exclusive devices only).
   private readonly takenBy: Uint8Array[];
   private readonly takenCount: Int32Array;
-  // The tables below are made on first use: most searches take no partitionable or shared device.
-  // Per pool drawn on, its counters; per candidate, what it draws (both read once per search).
-  private pools?: Map<Pool, PoolSlots>;
-  private draws?: Array<DeviceDraw | undefined>;
+  // What the search consumes of each pool's counters, by the pool's position and slot (CounterSlots), made on first use.
+  private readonly used: bigint[][] = [];
   // Shares of each shared device in this search, with the capacity they consume.
   private shares?: Map<number, { count: number; amounts: CapacityAmounts }>;
 
-  constructor(readonly model: AllocationModel) {
+  /** `counters`: the model's counter slots, when the caller shares them between searches on the model. */
+  constructor(
+    readonly model: AllocationModel,
+    private readonly counters: CounterSlots = new CounterSlots(model),
+  ) {
+    if (!counters.fits(model)) throw new Error('SearchState: the counter slots were read for other candidates');
     const n = model.candidates.length;
     this.picked = model.claims.map(() => []);
     this.constraints = model.claims.map((c) => c.constraints());
@@ -96,7 +163,7 @@ export class SearchState {
     const skipCounters = shared && (model.allocated.capacity.has(c.id) || this.shares?.has(index) === true);
     let draw: DeviceDraw | undefined;
     if (!skipCounters && c.device.consumesCounters.length > 0) {
-      draw = this.drawOf(index);
+      draw = this.counters.drawOf(index);
       if (!this.takeCounters(draw)) return undefined;
     }
     if (model.features.deviceTaints && taintPreventsAllocation(c.device.taints, request.body.tolerations)) {
@@ -174,47 +241,6 @@ export class SearchState {
     return this.model.countersLeft(pool).counters;
   }
 
-  /** What candidate `index` draws on its pool's counters (read on its first take in this search). */
-  private drawOf(index: number): DeviceDraw {
-    const draws = (this.draws ??= []);
-    let draw = draws[index];
-    if (draw !== undefined) return draw;
-    const c = this.model.candidates[index]!;
-    const pools = (this.pools ??= new Map());
-    let pool = pools.get(c.pool);
-    if (pool === undefined) {
-      const left = this.model.countersLeft(c.pool);
-      const slot = new Map<string, number>();
-      const have: bigint[] = [];
-      for (const [set, counters] of left.counters) {
-        for (const [name, q] of counters) {
-          slot.set(`${set}\u0000${name}`, have.length);
-          have.push(q.nanoValue());
-        }
-      }
-      pool = { slot, have, used: have.map(() => 0n), overdrawn: left.overdrawn };
-      pools.set(c.pool, pool);
-    }
-    // Counters other claims left nothing of (no such set or counter in the pool) are not checked, so not tracked.
-    const slots: number[] = [];
-    const nanos: bigint[] = [];
-    for (const use of c.counterUses) {
-      // names and nanos have one entry per counter of the use.
-      for (let i = 0; i < use.names.length; i++) {
-        const s = pool.slot.get(`${use.counterSet}\u0000${use.names[i]!}`);
-        if (s === undefined) continue;
-        const at = slots.indexOf(s);
-        if (at < 0) {
-          slots.push(s);
-          nanos.push(use.nanos[i]!);
-        } else nanos[at]! += use.nanos[i]!;
-      }
-    }
-    draw = { pool, slots, nanos };
-    draws[index] = draw;
-    return draw;
-  }
-
   /**
    * Consumes what the device draws if every counter of the pool stays within what is available (as
    * upstream checks it); otherwise changes nothing. Before this take every counter was (each take
@@ -223,7 +249,8 @@ export class SearchState {
   private takeCounters(draw: DeviceDraw): boolean {
     const { pool, slots, nanos } = draw;
     if (pool.overdrawn) return false;
-    const { have, used } = pool;
+    const have = pool.have;
+    const used = (this.used[pool.at] ??= have.map(() => 0n));
     // slots index the pool's have and used; nanos has one entry per slot.
     for (let i = 0; i < slots.length; i++) if (used[slots[i]!]! + nanos[i]! > have[slots[i]!]!) return false;
     for (let i = 0; i < slots.length; i++) used[slots[i]!]! += nanos[i]!;
@@ -232,7 +259,8 @@ export class SearchState {
 
   private releaseCounters(draw: DeviceDraw): void {
     const { pool, slots, nanos } = draw;
+    const used = this.used[pool.at]!; // made by the take this gives back
     // As in takeCounters.
-    for (let i = 0; i < slots.length; i++) pool.used[slots[i]!]! -= nanos[i]!;
+    for (let i = 0; i < slots.length; i++) used[slots[i]!]! -= nanos[i]!;
   }
 }
