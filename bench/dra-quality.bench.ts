@@ -9,10 +9,11 @@
 // between the modes: on each fleet and stream every mode first runs one untimed warm-up stream
 // (seed first-seed − 1), then the seeds run with the modes interleaved, their order rotated from
 // seed to seed; so no mode runs on code another made hot, and each pays for the garbage the others
-// leave about equally. Prints a table, writes
+// leave about equally. The seeds run `--rounds` times (3; the quick run once), each round placing
+// every claim as the first did; the µs and CPU columns cover every round. Prints a table, writes
 // bench/dra-quality-results.json, names the machine. `--same-as=FILE`: also checks that every
-// placement is the one a earlier results file recorded (exit code 1 where one differs).
-//   npm run bench:dra-quality [-- --quick] [-- --seeds=5] [-- --first-seed=1] [-- --scale=1] [-- --fleets=…] [-- --out=FILE] [-- --same-as=FILE]
+// placement is the one an earlier results file recorded (exit code 1 where one differs).
+//   npm run bench:dra-quality [-- --quick] [-- --seeds=5] [-- --first-seed=1] [-- --scale=1] [-- --rounds=3] [-- --fleets=…] [-- --out=FILE] [-- --same-as=FILE]
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -39,8 +40,12 @@ export interface QualityRun {
   latenciesUs: number[];
   /** Latencies of the claims that arrived while the fleet was 40–60 % allocated. */
   halfFullUs: number[];
-  /** CPU time (user + system) of the run, ms. */
+  /** CPU time (user + system) of the run, ms (over every round, see `rounds`). */
   cpuMs: number;
+  /** Times the stream ran (the rounds: the same placements each time); latencies and CPU cover them all. */
+  rounds: number;
+  /** CPU time of each round, ms. */
+  cpuMsPerRound: number[];
   /** SHA-256 of every claim's node and devices in arrival order (what a speed change must keep). */
   placements: string;
 }
@@ -68,6 +73,8 @@ export interface QualityRow {
   usPerClaimMean: number;
   usHalfFullMedian: number;
   cpuMsPerClaim: number;
+  /** CPU per claim in each round (the seeds once each). */
+  cpuMsPerClaimPerRound: number[];
   /** Each seed's placement digest (QualityRun.placements). */
   perSeedPlacements: string[];
 }
@@ -84,6 +91,8 @@ export interface QualityReport {
   quick: boolean;
   machine: ReturnType<typeof machineInfo>;
   loadavgStart: number[];
+  /** Times each stream ran (µs and CPU columns over all of them). */
+  rounds: number;
   rows: QualityRow[];
   targets: QualityTarget[];
   seconds: number;
@@ -126,6 +135,8 @@ export function runStream(fleet: Fleet, stream: readonly StreamClaim[], mode: Dr
     latenciesUs: [],
     halfFullUs: [],
     cpuMs: 0,
+    rounds: 1,
+    cpuMsPerRound: [],
     placements: '',
   };
   const digest = createHash('sha256');
@@ -175,6 +186,7 @@ export function runStream(fleet: Fleet, stream: readonly StreamClaim[], mode: Dr
   }
   const cpu = process.cpuUsage(cpu0);
   run.cpuMs = (cpu.user + cpu.system) / 1000;
+  run.cpuMsPerRound.push(run.cpuMs);
   run.allocatedShare = allocated / total;
   run.placements = digest.digest('hex');
   return run;
@@ -214,7 +226,8 @@ function rowOf(fleet: Fleet, stream: 'mix' | 'openb', mode: DraMode, nodeScore: 
     usPerClaimMedian: median(runs.flatMap((r) => r.latenciesUs)),
     usPerClaimMean: mean(runs.flatMap((r) => r.latenciesUs)),
     usHalfFullMedian: median(runs.flatMap((r) => r.halfFullUs)),
-    cpuMsPerClaim: runs.reduce((s, r) => s + r.cpuMs, 0) / claims,
+    cpuMsPerClaim: runs.reduce((s, r) => s + r.cpuMs, 0) / (claims * (runs[0]?.rounds ?? 1)),
+    cpuMsPerClaimPerRound: (runs[0]?.cpuMsPerRound ?? []).map((_, round) => runs.reduce((s, r) => s + r.cpuMsPerRound[round]!, 0) / claims),
     perSeedPlacements: runs.map((r) => r.placements),
   };
 }
@@ -270,7 +283,7 @@ export function evaluateQualityTargets(rows: readonly QualityRow[]): QualityTarg
         : `first-fit ${us(mixed[0]!.ff.cpuMsPerClaim)} µs CPU per claim; ${mixed
             .map(
               (p) =>
-                `scored ${p.s.nodeScore}${p.s.workload ? ' +workload' : ''}${p.s.nodeScore === 'fragmentation' ? ` (the allocator on up to ${FRAGMENTATION_CANDIDATES} nodes per claim)` : ''} ${us(p.s.cpuMsPerClaim)} µs (${(p.s.cpuMsPerClaim / p.ff.cpuMsPerClaim).toFixed(2)}×, wall median ${p.s.usPerClaimMedian.toFixed(0)} against ${p.ff.usPerClaimMedian.toFixed(0)} µs)`,
+                `scored ${p.s.nodeScore}${p.s.workload ? ' +workload' : ''}${p.s.nodeScore === 'fragmentation' ? ` (the allocator on up to ${FRAGMENTATION_CANDIDATES} nodes per claim)` : ''} ${us(p.s.cpuMsPerClaim)} µs (${(p.s.cpuMsPerClaim / p.ff.cpuMsPerClaim).toFixed(2)}×; by round ${p.s.cpuMsPerClaimPerRound.map((c, i) => `${(c / p.ff.cpuMsPerClaimPerRound[i]!).toFixed(2)}×`).join(', ')}; wall median ${p.s.usPerClaimMedian.toFixed(0)} against ${p.ff.usPerClaimMedian.toFixed(0)} µs)`,
             )
             .join('; ')}`,
   });
@@ -354,7 +367,7 @@ export function formatQualityTable(report: QualityReport): string {
       ];
     }),
   );
-  text += `load average ${report.loadavgStart[0]!.toFixed(1)} → ${m.loadavg[0]!.toFixed(1)} on ${m.cores} cores; seeds ${report.rows[0]?.seeds.join(', ') ?? ''}; per fleet and stream one untimed warm-up stream per mode, then the modes interleaved per seed.\n`;
+  text += `load average ${report.loadavgStart[0]!.toFixed(1)} → ${m.loadavg[0]!.toFixed(1)} on ${m.cores} cores; seeds ${report.rows[0]?.seeds.join(', ') ?? ''}, ${report.rounds} round(s); per fleet and stream one untimed warm-up stream per mode, then the modes interleaved per seed, their order rotated.\n`;
   for (const t of report.targets) text += `target: ${t.target}: ${t.met === null ? 'n/a' : t.met ? 'met' : 'MISSED'} (${t.detail})\n`;
   return text;
 }
@@ -372,12 +385,15 @@ export const CONFIGURATIONS: ReadonlyArray<{ mode: DraMode; nodeScore: NodeScore
   { mode: 'scored', nodeScore: 'fragmentation', workload: true },
 ];
 
-export async function runQualityBench(options: { quick?: boolean; seeds?: number; firstSeed?: number; scale?: number; out?: string | null; fleets?: FleetName[] } = {}): Promise<QualityReport> {
+export async function runQualityBench(
+  options: { quick?: boolean; seeds?: number; firstSeed?: number; scale?: number; rounds?: number; out?: string | null; fleets?: FleetName[] } = {},
+): Promise<QualityReport> {
   const quick = options.quick === true;
   const started = performance.now();
   const loadavgStart = loadavg();
   const seeds = Array.from({ length: options.seeds ?? (quick ? 2 : 5) }, (_, i) => i + (options.firstSeed ?? 1));
   const scale = options.scale ?? 1;
+  const rounds = options.rounds ?? (quick ? 1 : 3);
   const fleets: FleetName[] = options.fleets ?? (quick ? ['h100-dynamic-mig', 'a100-static-mig', 'nvidia-mix'] : ['dgx-h100', 'a100-static-mig', 'h100-dynamic-mig', 'nvidia-mix', 'example-shared']);
   const rows: QualityRow[] = [];
   // The warm-up seed: just before the measured ones, never one of them.
@@ -397,14 +413,32 @@ export async function runQualityBench(options: { quick?: boolean; seeds?: number
       };
       // Warm-up: each mode once on a seed not measured, untimed, so each runs on code it made hot.
       for (let at = 0; at < CONFIGURATIONS.length; at++) run(at, warmSeed);
-      // Then seed by seed, the modes interleaved and their order rotated (seed i starts with mode i mod 3).
+      // Then round by round and seed by seed, the modes interleaved and their order rotated (the
+      // i-th stream run starts with mode i mod 3). A later round adds its times to the first's runs
+      // and must place every claim as the first did.
       const runs: QualityRun[][] = CONFIGURATIONS.map(() => []);
-      seeds.forEach((seed, i) => {
-        for (let j = 0; j < CONFIGURATIONS.length; j++) {
-          const at = (i + j) % CONFIGURATIONS.length;
-          runs[at]!.push(run(at, seed)); // at < CONFIGURATIONS.length
-        }
-      });
+      let start = 0;
+      for (let round = 0; round < rounds; round++) {
+        seeds.forEach((seed, i) => {
+          for (let j = 0; j < CONFIGURATIONS.length; j++) {
+            const at = (start + j) % CONFIGURATIONS.length;
+            const done = run(at, seed);
+            const list = runs[at]!; // at < CONFIGURATIONS.length
+            if (round === 0) {
+              list.push(done);
+              continue;
+            }
+            const first = list[i]!; // the first round ran every seed
+            if (done.placements !== first.placements) throw new Error(`${fleet.name}/${s.kind} seed ${seed}: round ${round + 1} placed claims differently from round 1 (nondeterminism)`);
+            first.rounds++;
+            first.cpuMs += done.cpuMs;
+            first.cpuMsPerRound.push(done.cpuMs);
+            first.latenciesUs.push(...done.latenciesUs);
+            first.halfFullUs.push(...done.halfFullUs);
+          }
+          start++;
+        });
+      }
       CONFIGURATIONS.forEach(({ mode, nodeScore, workload }, at) => {
         const row = rowOf(fleet, s.kind, mode, nodeScore, runs[at]!, workload);
         rows.push(row);
@@ -421,6 +455,7 @@ export async function runQualityBench(options: { quick?: boolean; seeds?: number
     quick,
     machine: machineInfo(),
     loadavgStart,
+    rounds,
     rows,
     targets: evaluateQualityTargets(rows),
     seconds: (performance.now() - started) / 1000,
@@ -434,6 +469,7 @@ if (isMain(import.meta.url)) {
   const args = process.argv.slice(2);
   const value = (name: string): string | undefined => argValue(name, args);
   const seeds = value('seeds');
+  const rounds = value('rounds');
   const firstSeed = value('first-seed');
   const scale = value('scale');
   const fleets = value('fleets');
@@ -444,6 +480,7 @@ if (isMain(import.meta.url)) {
     ...(seeds !== undefined ? { seeds: Number(seeds) } : {}),
     ...(firstSeed !== undefined ? { firstSeed: Number(firstSeed) } : {}),
     ...(scale !== undefined ? { scale: Number(scale) } : {}),
+    ...(rounds !== undefined ? { rounds: Number(rounds) } : {}),
     ...(fleets !== undefined ? { fleets: fleets.split(',') as FleetName[] } : {}),
   });
   if (sameAs !== undefined) {

@@ -148,9 +148,12 @@ export function scoredSearch(
   };
 
   /**
-   * Per request, the classes whose members its selectors accept (or fail on: the take meets the
-   * error then), in class order. Members of a class are alike to every selector, so the first
-   * speaks for all; a class the request can never take is left out of its slots, unpreviewed.
+   * Per request, the classes it may take from in this search, in class order: those whose members
+   * its selectors accept (or fail on: the take meets the error then) and, unless it asks for admin
+   * access, that have a member other claims do not hold and fit their pool's counters alone. Members
+   * of a class are alike to every selector and draw alike on one pool, so the first speaks for all
+   * (and the members of a class other claims hold are all held); a class left out could give no
+   * take in this search, so it is left out of the request's slots, unpreviewed.
    */
   const selectable = new Map<RequestModel, number[]>();
   const selectableClasses = (request: RequestModel): number[] => {
@@ -158,12 +161,17 @@ export function scoredSearch(
     if (list === undefined) {
       list = [];
       for (let cls = 0; cls < members.length; cls++) {
+        const slot = members[cls]!; // cls < members.length
+        const first = slot[0]!; // no class is empty
         let ok: boolean;
+        let failed = false;
         try {
-          ok = model.selectable(request, members[cls]![0]!); // cls < members.length; no class is empty
+          ok = model.selectable(request, first);
         } catch {
-          ok = true;
+          ok = failed = true;
         }
+        if (ok && !failed && !request.adminAccess && !model.candidates[first]!.shared)
+          ok = counters.fitsAlone(first) && slot.some((index) => !model.allocated.devices.has(model.candidates[index]!.id));
         if (ok) list.push(cls);
       }
       selectable.set(request, list);

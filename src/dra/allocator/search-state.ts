@@ -55,6 +55,21 @@ export class CounterSlots {
     return model === this.model || (model.candidates === this.model.candidates && model.pools === this.model.pools);
   }
 
+  /**
+   * Whether candidate `index` fits its pool's counters with nothing else of the search taken: a
+   * device that does not fits no search on the model (takes only consume more).
+   */
+  fitsAlone(index: number): boolean {
+    const c = this.model.candidates[index]!;
+    if (c.device.consumesCounters.length === 0) return true;
+    if (!this.model.features.partitionableDevices) return false;
+    const { pool, slots, nanos } = this.drawOf(index);
+    if (pool.overdrawn) return false;
+    // As in SearchState.takeCounters, with nothing used.
+    for (let i = 0; i < slots.length; i++) if (nanos[i]! > pool.have[slots[i]!]!) return false;
+    return true;
+  }
+
   /** What candidate `index` draws (a device consuming counters). */
   drawOf(index: number): DeviceDraw {
     let draw = this.draws[index];
