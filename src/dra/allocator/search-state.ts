@@ -44,6 +44,8 @@ interface DeviceDraw {
 export class CounterSlots {
   private readonly pools = new Map<Pool, PoolSlots>();
   private readonly draws: Array<DeviceDraw | undefined> = [];
+  // alone[candidate]: 0 not asked yet, 1 fits alone, 2 does not (fitsAlone, made on first use).
+  private alone?: Uint8Array;
 
   constructor(readonly model: AllocationModel) {}
 
@@ -60,6 +62,12 @@ export class CounterSlots {
    * device that does not fits no search on the model (takes only consume more).
    */
   fitsAlone(index: number): boolean {
+    const fits = (this.alone ??= new Uint8Array(this.model.candidates.length));
+    if (fits[index] === 0) fits[index] = this.fitsAloneNow(index) ? 1 : 2;
+    return fits[index] === 1;
+  }
+
+  private fitsAloneNow(index: number): boolean {
     const c = this.model.candidates[index]!;
     if (c.device.consumesCounters.length === 0) return true;
     if (!this.model.features.partitionableDevices) return false;
