@@ -332,8 +332,8 @@ export class CandidateTopology {
       const al = a[l];
       const bl = b[l];
       if (al === undefined || bl === undefined) return undefined;
-      const set = new Set(al);
-      return bl.some((v) => set.has(v));
+      // A device publishes one value per level, a few with list attributes: a scan beats building a set.
+      return bl.some((v) => al.includes(v));
     };
     const root = shares(0);
     const numa = shares(1);
