@@ -1,6 +1,7 @@
 // fgd-node's node values computed once (simulationNodeValues) and passed to several runs give every
 // run the same result as the run that solves its own node-level LP: on both backends, over seeds and
-// tunings (the values depend on the fleet and the whole workload, not on the seed's shuffle or clones).
+// tunings (the values depend on the fleet and the whole workload, not on the backend, the seed's
+// shuffle or its clones).
 // A run of another policy ignores them.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,33 +18,26 @@ const nodes = validateNodes('nodes', parseNodeCsv(nodesFile, readFileSync(nodesF
 const pods = validatePods('pods', parsePodCsv(podsFile, readFileSync(podsFile, 'utf8')));
 
 describe('simulationNodeValues: fgd-node runs given the values computed once', () => {
+  // One LP for every run below (the values are the fleet's and the workload's, whatever the backend).
+  const values = simulationNodeValues(wasm.kernels, nodes, pods);
+
   it('equal the runs that compute their own, on both backends, over seeds and tunings', () => {
-    for (const [engine, runs] of [
-      [
-        wasm,
-        [
-          [42, 1.3],
-          [43, 0.8],
-        ],
-      ],
-      [ts, [[44, 1]]],
+    expect(values).toBeDefined();
+    expect(values!.lambdas).toBeGreaterThan(0);
+    for (const [engine, seed, tune] of [
+      [wasm, 42, 1.3],
+      [ts, 43, 0.8],
     ] as const) {
-      const values = simulationNodeValues(engine.kernels, nodes, pods);
-      expect(values).toBeDefined();
-      expect(values!.lambdas).toBeGreaterThan(0);
-      for (const [seed, tune] of runs) {
-        const own = simulateRun(engine.kernels, nodes, pods, { policy: 'fgd-node', seed, tune, events: true });
-        const given = simulateRun(engine.kernels, nodes, pods, { policy: 'fgd-node', seed, tune, events: true, values: values! });
-        expect(given).toEqual(own);
-        expect(own.pods - own.failed).toBeGreaterThan(50);
-      }
+      const own = simulateRun(engine.kernels, nodes, pods, { policy: 'fgd-node', seed, tune, events: true });
+      const given = simulateRun(engine.kernels, nodes, pods, { policy: 'fgd-node', seed, tune, events: true, values: values! });
+      expect(given).toEqual(own);
+      expect(own.pods - own.failed).toBeGreaterThan(50);
     }
   });
 
   it('are none for a workload without GPU pods; a run of another policy ignores them', () => {
     expect(simulationNodeValues(wasm.kernels, nodes, [{ id: 'c', cpu: 1000, memory: 1024, gpus: 0, milli: 0, models: [] }])).toBeUndefined();
-    const values = simulationNodeValues(wasm.kernels, nodes, pods)!;
     const plain = simulateRun(wasm.kernels, nodes, pods, { policy: 'fgd', seed: 7, events: true });
-    expect(simulateRun(wasm.kernels, nodes, pods, { policy: 'fgd', seed: 7, events: true, values })).toEqual(plain);
+    expect(simulateRun(wasm.kernels, nodes, pods, { policy: 'fgd', seed: 7, events: true, values: values! })).toEqual(plain);
   });
 });
