@@ -7,8 +7,9 @@
 // - a clairvoyant pilot search (a placement sequence that exists: each claim's placement chosen by
 //   replaying the rest of the stream first-fit after each choice), a lower bound on the offline best.
 //   npx tsc -p tsconfig.json && node dist/bench/dra-quality-bound.js [--seeds=5] [--out=FILE]
-import { buildFleet, openbShapes, openbStream, seededStream, shapeMix } from './dra-fleets/index.js';
+import { buildFleet, type Fleet, openbShapes, openbStream, type StreamClaim, seededStream, shapeMix } from './dra-fleets/index.js';
 import { actions, apply, bestFit, firstFit, GPUS_PER_NODE, H100_PROFILES, type Policy, ROOTS_PER_NODE, replay, type SimAction, SimFleet, type SimShape, simShape } from './dra-mig-sim.js';
+import { checkPlan, keepNodePairPlan, realizePlan, replayPlanInEngine } from './dra-quality-exact.js';
 import { loadSolver, type Solver } from './fleet-bound-lp.js';
 import { openbRoot } from './openb-root.js';
 import { argValue, isMain, machineInfo, resultsPath, writeResults } from './store.bench.js';
@@ -66,6 +67,8 @@ function nodePatterns(): number[][] {
 const WHOLE = ['gpu:8', 'gpu:4', 'gpu:2', 'gpu:1', 'pair'] as const;
 const WHOLE_SIZE = [8, 4, 2, 1, 1];
 const PROFILE_NAMES = Object.keys(H100_PROFILES);
+/** The profile that takes a whole GPU (all its memory slices). */
+const WHOLE_PROFILE = '7g.80gb';
 
 const sizeOf = (shape: string): number => (shape.startsWith('gpu:') ? Number(shape.slice(4)) : shape === 'pair' ? 1 : 0);
 
@@ -99,8 +102,15 @@ interface Limits {
   migGpus: number;
 }
 
-/** The integer program's optimum for `limits` (GPUs), or −1 when infeasible. */
-function solveLimits(solver: Solver, limits: Limits): number {
+/** An optimum of one integer program: GPUs allocated, the MIG GPUs (counts per profile each) and the node patterns. */
+export interface Packing {
+  gpus: number;
+  migGpus: number[][];
+  nodes: number[][];
+}
+
+/** The integer program's optimum for `limits`, or gpus −1 when infeasible. */
+function solveLimits(solver: Solver, limits: Limits): Packing {
   const configs = CONFIGS;
   const patterns = PATTERNS;
   const gOf = PROFILE_NAMES.map((p) => H100_PROFILES[p]!.g);
@@ -123,9 +133,14 @@ function solveLimits(solver: Solver, limits: Limits): number {
   });
   lines.push('General', ` ${[...configs.map((_, j) => `z${j}`), ...patterns.map((_, t) => `y${t}`)].join(' ')}`, 'End');
   const solution = solver.solve(lines.join('\n'));
-  if (solution.Status === 'Infeasible') return -1;
+  if (solution.Status === 'Infeasible') return { gpus: -1, migGpus: [], nodes: [] };
   if (solution.Status !== 'Optimal') throw new Error(`HiGHS: ${solution.Status}`);
-  return solution.ObjectiveValue / 7;
+  const copies = (name: string) => Math.round((solution.Columns[name] as { Primal?: number } | undefined)?.Primal ?? 0);
+  return {
+    gpus: solution.ObjectiveValue / 7,
+    migGpus: configs.flatMap((c, j) => Array.from({ length: copies(`z${j}`) }, () => c)),
+    nodes: patterns.flatMap((p, t) => Array.from({ length: copies(`y${t}`) }, () => p)),
+  };
 }
 
 const CONFIGS = gpuConfigurations();
@@ -148,14 +163,15 @@ const PATTERNS = nodePatterns();
  * [a, b] relaxes to the MIG claims before a forced, those before b touching GPUs, ×1 claims before b
  * allowed): a range no better than the best found is dropped.
  */
-export function mustPlaceBound(solver: Solver, shapes: readonly string[]): { gpus: number; tau: number; solves: number } {
+export function mustPlaceBound(solver: Solver, shapes: readonly string[]): { gpus: number; tau: number; solves: number; packing: Packing } {
   const L = shapes.length;
   const idx = (min: number) => [-1, ...shapes.flatMap((s, i) => (sizeOf(s) >= min && s !== 'pair' ? [i] : []))];
-  let best = { gpus: -1, tau: -1, solves: 0 };
+  let best = { gpus: -1, tau: -1, solves: 0, packing: { gpus: -1, migGpus: [] as number[][], nodes: [] as number[][] } };
   const prefix = (kind: (s: string) => boolean, upTo: number) => shapes.slice(0, Math.max(0, upTo)).filter(kind).length;
   const limitsFor = (l2: number, l4: number, l8: number, a: number, b: number): Limits => {
     const migLo = PROFILE_NAMES.map((p) => prefix((s) => s === `mig:${p}`, a));
-    const migHi = PROFILE_NAMES.map((p) => prefix((s) => s === `mig:${p}`, L));
+    // A 7g.80gb needs a wholly free GPU: like a ×1, none is placed from τ on.
+    const migHi = PROFILE_NAMES.map((p) => prefix((s) => s === `mig:${p}`, p === WHOLE_PROFILE ? b : L));
     const count = (shape: string, upTo: number) => prefix((s) => s === shape, upTo + 1);
     // Exact counts of ×8, ×4, ×2 from λ; ×1: forced before λ_2 and before a, allowed before b; pairs: forced where sure, allowed before b.
     const x8 = l8 < 0 ? 0 : count('gpu:8', l8);
@@ -185,11 +201,12 @@ export function mustPlaceBound(solver: Solver, shapes: readonly string[]): { gpu
         const ranges: Array<[number, number]> = [[l2 + 1, L]];
         while (ranges.length > 0) {
           const [a, b] = ranges.pop()!;
-          const v = solveLimits(solver, limitsFor(l2, l4, l8, a, b));
+          const packing = solveLimits(solver, limitsFor(l2, l4, l8, a, b));
+          const v = packing.gpus;
           best.solves++;
           if (v <= best.gpus + 1e-9) continue;
           if (a === b) {
-            best = { gpus: v, tau: a, solves: best.solves };
+            best = { gpus: v, tau: a, solves: best.solves, packing };
             continue;
           }
           const m = (a + b) >> 1;
@@ -245,6 +262,43 @@ export interface BoundRow {
   mustPlaceBound: number;
   tau: number;
   solves: number;
+  /** The best plan built (the bound's packing realized, or keepNodePairPlan), valid on the copy; its source. */
+  planned: number;
+  plan: 'packing' | 'keep-node' | 'none';
+  /** What the engine allocates replaying that plan (unallocated share), or null when it refuses a step. */
+  engine: number | null;
+  /** The exact optimum when the plan reaches the bound (and the engine agrees), else null. */
+  optimum: number | null;
+  /** The arrivals the plan leaves out, and the plan: per arrival `node/gpu,…@start` or null. */
+  leftOut: number[];
+  steps: Array<string | null>;
+}
+
+/**
+ * The better of two plans, valid on the copy (checkPlan): the bound's packing realized
+ * (realizePlan) and keepNodePairPlan; replayed through the engine (replayPlanInEngine).
+ */
+function bestPlan(fleet: Fleet, claims: readonly StreamClaim[], packing: Packing): Pick<BoundRow, 'planned' | 'plan' | 'engine' | 'optimum' | 'leftOut' | 'steps'> {
+  const names = claims.map((c) => c.shape);
+  const shapes = names.map(simShape);
+  const tried = [
+    { plan: 'packing' as const, steps: realizePlan(names, packing) },
+    { plan: 'keep-node' as const, steps: keepNodePairPlan(shapes) },
+  ].flatMap((t) => {
+    const check = checkPlan(shapes, t.steps);
+    return check.error === null ? [{ ...t, allocated: check.allocated }] : [];
+  });
+  const best = tried.reduce<(typeof tried)[number] | undefined>((b, t) => (b === undefined || t.allocated > b.allocated + 1e-9 ? t : b), undefined);
+  if (best === undefined) return { planned: 1, plan: 'none', engine: null, optimum: null, leftOut: [], steps: [] };
+  const engine = replayPlanInEngine(fleet, claims, best.steps);
+  return {
+    planned: 1 - best.allocated / GPUS,
+    plan: best.plan,
+    engine: engine.error === null ? 1 - engine.allocated / GPUS : null,
+    optimum: null,
+    leftOut: best.steps.flatMap((a, i) => (a === null ? [i] : [])),
+    steps: best.steps.map((a) => (a === null ? null : `${a.node}/${a.gpus.map((g) => g % GPUS_PER_NODE).join(',')}@${a.start}`)),
+  };
 }
 
 /** The fluid reference: every claim placed while its GPUs fit the free total. */
@@ -282,10 +336,12 @@ export async function runBound(options: { seeds?: number; out?: string | null } 
         mustPlaceBound: 1 - bound.gpus / GPUS,
         tau: bound.tau,
         solves: bound.solves,
+        ...bestPlan(fleet, claims, bound.packing),
       };
+      row.optimum = row.engine !== null && Math.abs(row.engine - row.mustPlaceBound) < 1e-9 ? row.mustPlaceBound : null;
       rows.push(row);
       process.stdout.write(
-        `${stream} seed ${seed}: ${row.claims} claims; unallocated first-fit ${pct(row.firstFit)}, best fit ${pct(row.bestFit)}, pilot ${pct(row.pilot)}, pilot over best fit ${pct(row.pilotBestFit)}, must-place bound ${pct(row.mustPlaceBound)} (τ ${row.tau}, ${row.solves} solves), fluid ${pct(row.fluid)}\n`,
+        `${stream} seed ${seed}: ${row.claims} claims; unallocated first-fit ${pct(row.firstFit)}, best fit ${pct(row.bestFit)}, pilot ${pct(row.pilot)}, pilot over best fit ${pct(row.pilotBestFit)}, must-place bound ${pct(row.mustPlaceBound)} (τ ${row.tau}, ${row.solves} solves), fluid ${pct(row.fluid)}; plan (${row.plan}) ${pct(row.planned)}, engine ${row.engine === null ? 'refused' : pct(row.engine)}${row.optimum !== null ? ', the exact optimum' : ''}, left out ${row.leftOut.join(' ')}\n`,
       );
     }
   }
@@ -293,7 +349,7 @@ export async function runBound(options: { seeds?: number; out?: string | null } 
     const r = rows.filter((x) => x.stream === stream);
     const m = (k: keyof BoundRow) => r.reduce((a, x) => a + (x[k] as number), 0) / r.length;
     process.stdout.write(
-      `${stream} mean: first-fit ${pct(m('firstFit'))}, best fit ${pct(m('bestFit'))}, pilot ${pct(m('pilot'))} (${(m('pilot') / m('firstFit')).toFixed(2)}×), pilot over best fit ${pct(m('pilotBestFit'))} (${(m('pilotBestFit') / m('firstFit')).toFixed(2)}×), must-place bound ${pct(m('mustPlaceBound'))} (${(m('mustPlaceBound') / m('firstFit')).toFixed(2)}×), fluid ${pct(m('fluid'))}\n`,
+      `${stream} mean: first-fit ${pct(m('firstFit'))}, best fit ${pct(m('bestFit'))}, pilot ${pct(m('pilot'))} (${(m('pilot') / m('firstFit')).toFixed(2)}×), pilot over best fit ${pct(m('pilotBestFit'))} (${(m('pilotBestFit') / m('firstFit')).toFixed(2)}×), must-place bound ${pct(m('mustPlaceBound'))} (${(m('mustPlaceBound') / m('firstFit')).toFixed(2)}×), plans ${pct(m('planned'))} (${(m('planned') / m('firstFit')).toFixed(2)}×), fluid ${pct(m('fluid'))}\n`,
     );
   }
   const staticFleet = buildFleet('a100-static-mig');
