@@ -123,9 +123,11 @@ function migValue(dist: ReadonlyArray<{ shape: SimShape; weight: number }>): Pol
  * the workload (a whole-GPU shape takes an empty GPU); the GPU takes it where that is worth more
  * than passing it on (to another GPU), at the placement worth most. V_0 = 0.
  */
-/** What a shape is worth: its compute slices / 7, or (SHARE_MASS) the engine's partition share (mean over the counters). */
+/** What a shape is worth: its compute slices / 7, or (SHARE_MASS) the engine's partition share (mean over the counters), or (SM_MASS) its multiprocessors / 132. */
 const SHARE_MASS = process.env.SHARE_MASS === '1';
+const SM_MASS = process.env.SM_MASS === '1';
 function massOf(s: SimShape): number {
+  if (SM_MASS && s.kind === 'mig') return s.profile!.sm / 132;
   if (!SHARE_MASS || s.kind !== 'mig') return s.kind === 'mig' ? s.mass : 1;
   const p = s.profile!;
   const ce = p.g === 7 ? 8 : p.g;

@@ -57,13 +57,22 @@ describe('the look-ahead of the fragmentation term', () => {
     for (let h = 1; h <= LOOKAHEAD_STEPS; h++) expect(shapes.expectedTake(parent, left, h)).toBeCloseTo(byHand(h, 0), 9);
   });
 
-  it('makes the fragmentation the free share the look-ahead does not take, plus the placements lost', () => {
+  it('makes a pick change the term by the expected stranded share it leaves (free worth less the look-ahead), plus the placements lost', () => {
     const { shapes, left, parent } = table();
-    const stranded = (used: number) => Math.round(1000 * (1000 - 500 * used - byHand(LOOKAHEAD_STEPS, used))) * PLACEMENT_SCALE;
-    expect(shapes.fragmentation(parent, left)).toBe(stranded(0));
-    // A slot taken: `big` is lost (weight 500 of 1000); both smalls still fit the counters.
+    // No compute slices published: a device is worth its share of the counters (a small 500, big 1000).
+    expect(Array.from(shapes.layout.worth.subarray(0, 3))).toEqual([500, 500, 1000]);
+    // The state's part: what the next claims are expected to take, negated; a pick adds −its worth.
+    const state = (used: number) => Math.round(-1000 * byHand(LOOKAHEAD_STEPS, used)) * PLACEMENT_SCALE;
+    expect(shapes.fragmentation(parent, left)).toBe(state(0));
+    expect(shapes.held(0)).toBe(-500_000 * PLACEMENT_SCALE);
+    // A slot taken (`small-0`): `big` is lost (weight 500 of 1000); both smalls still fit the counters.
     left[0]! -= 1;
-    expect(shapes.fragmentation(parent, left)).toBe(stranded(1) + 500);
+    const change = shapes.fragmentation(parent, left) + shapes.held(0) - state(0);
+    expect(change).toBe(state(1) + 500 - 500_000 * PLACEMENT_SCALE - state(0));
+    // In the term's units: the stranded share (free worth less the look-ahead's take) grew by this much.
+    const stranded = (used: number) => 1000 * (1000 - 500 * used - byHand(LOOKAHEAD_STEPS, used));
+    // (each part rounded to the term's integer units on its own: at most one unit apart)
+    expect(Math.abs((change - 500) / PLACEMENT_SCALE - (stranded(1) - stranded(0)))).toBeLessThanOrEqual(1);
     // Full: nothing is left to strand.
     left[0]! -= 1;
     expect(shapes.fragmentation(parent, left)).toBe(0);

@@ -111,7 +111,7 @@ export function explainLines(label: string, node: string, explain: DraExplanatio
     return `${share.toFixed(3)}‰ of a parent, placements ${placements.toFixed(3)}`;
   };
   const terms = (o: DraExplanation['chosen']): string =>
-    `topology ${o.topology}, fragmentation ${fragmentation(o.fragmentation)}, parents ${o.parents}, domains ${o.domains}, consumption ${o.consumption}${o.alternatives.length > 0 ? `, alternatives [${o.alternatives.join(',')}]` : ''}`;
+    `topology ${o.topology}, opened ${o.opened}, fragmentation ${fragmentation(o.fragmentation)}, parents ${o.parents}, domains ${o.domains}, consumption ${o.consumption}${o.alternatives.length > 0 ? `, alternatives [${o.alternatives.join(',')}]` : ''}`;
   const same = explain.comparison === 0 ? ' (as good by every term)' : '';
   return `${label} on ${node}: scored   ${terms(explain.chosen)}\n${' '.repeat(label.length + node.length + 5)}first-fit ${terms(explain.firstFit.objective)}${same}: ${explain.firstFit.devices
     .flat()

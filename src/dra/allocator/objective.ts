@@ -6,8 +6,9 @@
 // partition-fragmentation.ts). Lower is better, compared in order: earliest firstAvailable
 // alternatives, topology (pairs of a claim's devices under different PCIe roots or NUMA nodes; two
 // partitions of one parent are no pair, and a pair a driver publishes nothing about costs nothing),
-// fragmentation, parents opened, free parents left in partly used PCIe-root and NUMA domains, share
-// of parents consumed. All integers: same input, same cost.
+// partitionable devices opened (a partition goes to a device already carved before it carves a
+// whole one, as best fit packs bins), fragmentation, parents opened, free parents left in partly
+// used PCIe-root and NUMA domains, share of parents consumed. All integers: same input, same cost.
 import type { AllocationModel, RequestModel } from '../model/index.js';
 import type { AttributeValue, Device } from '../objects/index.js';
 import { deviceFieldKeys, type SymmetryKeys } from './device-keys.js';
@@ -19,6 +20,13 @@ export interface DraObjective {
   alternatives: number[];
   /** Sum over the device pairs of each claim: 20 under different PCIe roots of one NUMA node, 30 across NUMA nodes (or roots with no NUMA published), 0 otherwise. */
   topology: number;
+  /**
+   * Partitionable devices (parents with counter sets, such as a DynamicMIG GPU) this allocation
+   * starts using: a partition goes to such a device already in use before it carves a whole one
+   * (best fit's rule for bins); a whole device without counters (a DGX GPU, a static MIG device)
+   * counts under `parents` alone.
+   */
+  opened: number;
   /**
    * FGD: how much the weighted unusable free share of partitioned parents grows (with a workload
    * the caller gives: their expected stranded share, looking LOOKAHEAD_STEPS claims ahead), plus what
@@ -95,6 +103,8 @@ export class TopologySetup {
   readonly share: Int32Array;
   /** Parent of each counter-set group, `pool position:group root` (for devices of other claims outside the candidates). */
   readonly counterParent = new Map<string, number>();
+  /** Per parent: 1 for a partitionable device (a counter-set group), 0 for a whole device. */
+  readonly partitionable: Uint8Array;
   /** Counter-set groups per pool position. */
   readonly roots = new Map<number, Map<string, string>>();
   /** The candidates' and pools' counts when built (a set-up fits only models over pools like those it was built from). */
@@ -140,6 +150,9 @@ export class TopologySetup {
       this.share[c.index] = c.shared ? -1 : roots === undefined ? 1000 : partitionShare(c.pool, c.device, roots);
     }
     this.parentCount = parents;
+    this.partitionable = new Uint8Array(parents);
+    // Parents of counter-set groups are < parents.
+    for (const p of this.counterParent.values()) this.partitionable[p] = 1;
     this.domainOf = LEVELS.map(() => new Int32Array(this.parentCount).fill(-1));
     this.domainSize = LEVELS.map(() => new Int32Array(0));
     LEVELS.forEach((_, l) => {
@@ -316,21 +329,24 @@ export class CandidateTopology {
    * What a pick of `index` for `request` holds beyond the request's need, in the fragmentation
    * term's units (thousandths of a parent × the workload's thousandths × PLACEMENT_SCALE): the
    * pick's share of its parent less the smallest share among the followed devices the request
-   * could take on this node. A claim for ≥ 20Gi that takes a whole 7g.80gb where a 1g.20gb would do
+   * could take on this node (looking ahead, the share is the device's worth, as the look-ahead
+   * counts it: PartitionLayout.worth). A claim for ≥ 20Gi that takes a whole 7g.80gb where a 1g.20gb would do
    * strands the difference for every shape, as a fragment does. 0 for devices the partition
    * layout does not follow (shares of multi-allocatable devices).
    */
   wasteOf(request: RequestModel, index: number): number {
     const layout = this.setup.layout;
-    // index and c.index are candidate indexes (share has one entry per candidate).
-    const share = this.setup.share[index]!;
-    if (share < 0 || !layout.partition(index)) return 0;
+    // index and c.index are candidate indexes (share and worth have one entry per candidate).
+    const held = (i: number): number => (this.shapes.lookahead > 0 ? Math.round(layout.worth[i]!) : this.setup.share[i]!);
+    const share = held(index);
+    if (this.setup.share[index]! < 0 || !layout.partition(index)) return 0;
     let need = this.need.get(request);
     if (need === undefined) {
       need = share;
       for (const c of this.model.candidates) {
-        const s = this.setup.share[c.index]!;
-        if (s < 0 || s >= need || !layout.partition(c.index)) continue;
+        if (this.setup.share[c.index]! < 0 || !layout.partition(c.index)) continue;
+        const s = held(c.index);
+        if (s >= need) continue;
         let ok: boolean;
         try {
           ok = this.model.selectable(request, c.index);
@@ -379,6 +395,7 @@ export function compareObjective(a: DraObjective, b: DraObjective): number {
   }
   return (
     Math.sign(a.topology - b.topology) ||
+    Math.sign(a.opened - b.opened) ||
     Math.sign(a.fragmentation - b.fragmentation) ||
     Math.sign(a.parents - b.parents) ||
     Math.sign(a.domains - b.domains) ||
@@ -389,6 +406,7 @@ export function compareObjective(a: DraObjective, b: DraObjective): number {
 /** The cost of the picks of one search, kept up to date pick by pick (push/pop in stack order). */
 export class ObjectiveTracker {
   topology = 0;
+  opened = 0;
   parents = 0;
   consumption = 0;
   domains = 0;
@@ -448,6 +466,7 @@ export class ObjectiveTracker {
     const parent = p.parentOf[index]!;
     if (this.parentPicks[parent]!++ === 0 && p.usedBefore[parent] === 0) {
       this.parents++;
+      this.opened += p.setup.partitionable[parent]!;
       this.markUsed(parent, 1);
     }
     this.fragments?.push(index);
@@ -468,11 +487,16 @@ export class ObjectiveTracker {
     const parent = p.parentOf[index]!;
     if (--this.parentPicks[parent]! === 0 && p.usedBefore[parent] === 0) {
       this.parents--;
+      this.opened -= p.setup.partitionable[parent]!;
       this.markUsed(parent, -1);
     }
   }
 
-  /** What picking `index` for `request` next would add (topology, fragmentation, parents opened, share), for ordering candidates. */
+  /**
+   * What picking `index` for `request` next would add, in the objective's order, for ordering
+   * candidates: topology, partitionable devices opened, fragmentation, then parents opened and
+   * share together (parents × 2²⁰ + share: a share is at most 1000).
+   */
   preview(claim: number, request: RequestModel, index: number): [number, number, number, number] {
     const p = this.placement;
     let topology = 0;
@@ -480,20 +504,30 @@ export class ObjectiveTracker {
     for (const other of this.picks[claim]!) topology += p.pairPenalty(other, index);
     const parent = p.parentOf[index]!;
     const opens = this.parentPicks[parent] === 0 && p.usedBefore[parent] === 0 ? 1 : 0;
-    return [topology, this.fragments !== undefined ? this.fragments.preview(index) + p.wasteOf(request, index) : 0, opens, p.shareOf(request, index)];
+    const fragmentation = this.fragments !== undefined ? this.fragments.preview(index) + p.wasteOf(request, index) : 0;
+    return [topology, opens * p.setup.partitionable[parent]!, fragmentation, opens * 2 ** 20 + p.shareOf(request, index)];
   }
 
   /** The objective of the current picks with the given alternatives. */
   snapshot(alternatives: number[]): DraObjective {
-    return { alternatives: [...alternatives], topology: this.topology, fragmentation: this.fragmentation, parents: this.parents, domains: this.domains, consumption: this.consumption };
+    return {
+      alternatives: [...alternatives],
+      topology: this.topology,
+      opened: this.opened,
+      fragmentation: this.fragmentation,
+      parents: this.parents,
+      domains: this.domains,
+      consumption: this.consumption,
+    };
   }
 
   /**
    * Whether no completion of the current picks can beat
    * `best`: the alternatives decided so far (`decided` of them) are later than best's, or equal
    * best's with best choosing the first alternative everywhere after them; or topology (which only
-   * grows) is already above best's. Where no parent is partitioned the fragmentation term is 0 for
-   * every allocation, and parents (which only grow) bound the rest.
+   * grows) is already above best's, or, at equal topology, the partitionable devices opened (which
+   * only grow too). Where no parent is partitioned the fragmentation term is 0 for every
+   * allocation, and parents (which only grow) bound the rest.
    */
   cannotBeat(best: DraObjective, alternatives: readonly number[], decided: number): boolean {
     // i < decided ≤ alternatives.length ≤ best.alternatives.length (best is a complete allocation).
@@ -503,6 +537,7 @@ export class ObjectiveTracker {
     }
     for (let i = decided; i < best.alternatives.length; i++) if (best.alternatives[i] !== 0) return false;
     if (this.topology !== best.topology) return this.topology > best.topology;
+    if (this.opened !== best.opened) return this.opened > best.opened;
     if (this.partitioned) return false;
     if (this.parents !== best.parents) return this.parents > best.parents;
     return false;

@@ -4,8 +4,10 @@
 // workload that no longer fits it, weighted by the shape's share of the workload: the expected
 // fragment for the next claim. For a workload the caller gives (how often each claim comes), the
 // next LOOKAHEAD_STEPS claims are drawn from it and the parent takes each one it can where that is
-// worth most: the free share they are not expected to take is its fragmentation
-// (ShapeTable.expectedTake, exact and memoized per state). Placement
+// worth most: the free worth they are not expected to take is its fragmentation (its expected
+// stranded share; ShapeTable.expectedTake, exact and memoized per state). A claim is worth what it
+// takes of its parent's compute where the driver publishes that (NVIDIA's MIG profiles: compute
+// slices over seven), else its share of the parent's counters (PartitionLayout.worth). Placement
 // rules are what the counters encode (a MIG placement consumes its memory slices), so a 1g slice
 // placed where it leaves a 4g placement free scores better than one that blocks it, and two 2g.20gb
 // go side by side where that keeps a 3g.40gb placement. Amounts are compared as doubles (a score,
@@ -13,6 +15,7 @@
 import type { AllocationModel, Pool } from '../model/index.js';
 
 import type { Device } from '../objects/index.js';
+import { readWorth } from './partition-worth.js';
 
 /** A claim shape of the workload: its weight and the candidates it could take. */
 export interface WorkloadShape {
@@ -121,6 +124,16 @@ export class PartitionLayout {
   readonly partitioned: Uint8Array;
   /** Per whole device followed: its unit's slot (-1 otherwise). */
   private readonly unitOf: Int32Array;
+  /**
+   * Per candidate: what a claim holding it is worth, in thousandths of its parent (the share the
+   * look-ahead counts as taken). An NVIDIA MIG device: its compute slices over the most any
+   * device of its GPU publishes (a 1g.10gb of an H100 1000/7, a 3g.40gb 3000/7: what a GPU's
+   * compute is split by); a whole device 1000; any other partition (a driver that publishes no
+   * compute slices, or a device of such a parent without them, such as the whole GPU) its exact
+   * share, the mean over its parent's counters with a positive total of the part it consumes.
+   * 0 for devices the layout does not follow.
+   */
+  readonly worth: Float64Array;
   /** The default workload (every partition shape published, equally weighted). */
   readonly published: ShapeTable;
   /** Counter slot of `pool position \0 set \0 counter` (whole devices: `\0unit\0 candidate index`). */
@@ -210,7 +223,22 @@ export class PartitionLayout {
     }
     this.useIdx = Int32Array.from(idx);
     this.useAmt = Float64Array.from(amt);
+    this.worth = readWorth(model, this);
     this.published = new ShapeTable(this, publishedShapes(model));
+  }
+
+  /** Parent p's free share in thousandths, unrounded (freeShare before rounding). */
+  exactFree(p: number, left: Float64Array): number {
+    let sum = 0;
+    let counters = 0;
+    // p is a parent; k a counter slot of that parent (as in freeShare).
+    for (let k = this.counterStart[p]!; k < this.counterStart[p + 1]!; k++) {
+      const t = this.total[k]!;
+      if (t <= 0) continue;
+      counters++;
+      sum += Math.min(1, Math.max(0, left[k]! / t));
+    }
+    return counters === 0 ? 0 : (1000 * sum) / counters;
   }
 
   /** What other claims left of each counter (devices of the pool beyond the candidates included), on `model`'s node (whose pools are those the layout was read from, or a class member's). */
@@ -311,7 +339,7 @@ export class ShapeTable {
     });
     this.members = Int32Array.from(members);
     // Parents alike for this table share a kind: the same counters (totals, in slot order) and, per
-    // shape, members using them alike. Both memoized functions read a parent only through these, so
+    // shape, members worth the same and using them alike. Both memoized functions read a parent only through these, so
     // one kind's states are computed once for all its parents (the eight GPUs of a node).
     this.kindOf = new Int32Array(parents);
     const kinds = new Map<string, number>();
@@ -324,7 +352,7 @@ export class ShapeTable {
         // m within shape s's members on p; each member's uses are slots of p's counters.
         for (let m = this.start[s * parents + p]!; m < this.start[s * parents + p + 1]!; m++) {
           const c = this.members[m]!;
-          sig += ';';
+          sig += `;${layout.worth[c]}=`;
           for (let u = layout.useStart[c]!; u < layout.useStart[c + 1]!; u++) sig += `${layout.useIdx[u]! - from}:${layout.useAmt[u]},`;
         }
       }
@@ -367,27 +395,12 @@ export class ShapeTable {
     return String.fromCharCode.apply(null, this.keyUnits.subarray(0, 4 * (1 + to - from)) as unknown as number[]);
   }
 
-  /** Parent p's free share in thousandths, unrounded (freeShare before rounding). */
-  exactFree(p: number, left: Float64Array): number {
-    const layout = this.layout;
-    let sum = 0;
-    let counters = 0;
-    // p is a parent; k a counter slot of that parent (as in freeShare).
-    for (let k = layout.counterStart[p]!; k < layout.counterStart[p + 1]!; k++) {
-      const t = layout.total[k]!;
-      if (t <= 0) continue;
-      counters++;
-      sum += Math.min(1, Math.max(0, left[k]! / t));
-    }
-    return counters === 0 ? 0 : (1000 * sum) / counters;
-  }
-
   /**
    * The look-ahead: how much of parent p (thousandths of it) the next `steps` claims drawn from the
    * workload are expected to take, when each draw is taken where the parent can hold it and that
    * is worth more than passing it on (to another parent), at the placement worth most: V₀ = 0,
    * Vₕ(left) = Σₛ wₛ · max(Vₕ₋₁(left), max over the shape's devices d on p that fit of
-   * (share d takes + Vₕ₋₁(left − d))). A draw of a shape that has no device on p, or none that fits,
+   * (worth of d + Vₕ₋₁(left − d))). A draw of a shape that has no device on p, or none that fits,
    * passes. Computed exactly (no sampling) and memoized per (steps, kind of parent, counters left): a MIG
    * GPU has a few hundred reachable states.
    */
@@ -398,7 +411,6 @@ export class ShapeTable {
     const known = this.taken.get(key);
     if (known !== undefined) return known;
     const pass = this.expectedTake(p, left, steps - 1);
-    const free = this.exactFree(p, left);
     const parents = layout.parentCount;
     let sum = 0;
     let total = 0;
@@ -412,7 +424,7 @@ export class ShapeTable {
         const c = this.members[m]!;
         if (!layout.fits(c, left)) continue;
         for (let u = layout.useStart[c]!; u < layout.useStart[c + 1]!; u++) left[layout.useIdx[u]!]! -= layout.useAmt[u]!;
-        const v = free - this.exactFree(p, left) + this.expectedTake(p, left, steps - 1);
+        const v = layout.worth[c]! + this.expectedTake(p, left, steps - 1);
         for (let u = layout.useStart[c]!; u < layout.useStart[c + 1]!; u++) left[layout.useIdx[u]!]! += layout.useAmt[u]!;
         if (v > best) best = v;
       }
@@ -421,6 +433,18 @@ export class ShapeTable {
     const value = total === 0 ? 0 : sum / total;
     this.remember(key, value);
     return value;
+  }
+
+  /**
+   * What a pick of candidate c changes its parent's expected stranded share by besides the
+   * look-ahead's expectation (fragmentation): its worth leaves the parent's free worth, −worth ×
+   * 1000 (the workload's thousandths) × PLACEMENT_SCALE. 0 without a look-ahead (FGD's free share
+   * is read from the counters) and for devices the layout does not follow.
+   */
+  held(c: number): number {
+    if (this.lookahead === 0 || this.weight === 0) return 0;
+    // c is a candidate index (worth has one entry per candidate).
+    return -Math.round(1000 * this.layout.worth[c]!) * PLACEMENT_SCALE;
   }
 
   private remember(key: string, value: number): void {
@@ -433,8 +457,9 @@ export class ShapeTable {
    * placements they have lost (so that of two picks the measure scores alike, the one leaving more
    * placements open wins). The measure, in thousandths of the parent × the workload's thousandths:
    * with `lookahead` 0, FGD's — Σ over shapes that no longer fit (or have no device on the parent) of
-   * weight × free share; otherwise the expected stranded share — the free share the next
-   * `lookahead` claims of the workload are not expected to take (expectedTake) — × 1000. Looking
+   * weight × free share; otherwise the state's part of the expected stranded share (the free
+   * worth the next `lookahead` claims of the workload are not expected to take): −expectedTake ×
+   * 1000, the free worth's part being −worth per pick (held), counted by the tracker. Looking
    * ahead sees what one claim cannot: two 2g.20gb side by side keep a 3g.40gb placement where one
    * on each half does not.
    */
@@ -454,7 +479,7 @@ export class ShapeTable {
     const layout = this.layout;
     const free = layout.freeShare(p, left);
     if (free === 0) return 0;
-    let frag = this.lookahead > 0 ? Math.round(1000 * (this.exactFree(p, left) - this.expectedTake(p, left, this.lookahead))) * PLACEMENT_SCALE : 0;
+    let frag = this.lookahead > 0 ? Math.round(-1000 * this.expectedTake(p, left, this.lookahead)) * PLACEMENT_SCALE : 0;
     const parents = layout.parentCount;
     // s < shapes, p a parent: start has shapes × parents + 1 entries, and m runs within it.
     for (let s = 0; s < this.weights.length; s++) {
@@ -495,7 +520,7 @@ export function fragmentationParts(value: number): { share: number; placements: 
 
 /** The fragmentation of one search's picks, kept up to date pick by pick (push/pop in stack order). */
 export class FragmentationTracker {
-  /** Σ over parents of (fragmentation now − fragmentation before the search). */
+  /** Σ over parents of (fragmentation now − fragmentation before the search), plus what the picks hold (ShapeTable.held). */
   delta = 0;
   private readonly left: Float64Array;
   private readonly now: Float64Array;
@@ -518,13 +543,6 @@ export class FragmentationTracker {
     }
   }
 
-  /** The fragmentation of every parent before the search (what `delta` is measured from). */
-  baseline(): number {
-    let f = 0;
-    for (let p = 0; p < this.layout.parentCount; p++) f += this.now[p]!;
-    return f - this.delta;
-  }
-
   push(c: number): void {
     const l = this.layout;
     if (!l.partition(c)) {
@@ -537,7 +555,7 @@ export class FragmentationTracker {
     const before = this.now[p]!;
     const after = this.shapes.fragmentation(p, this.left);
     this.now[p] = after;
-    this.delta += after - before;
+    this.delta += after - before + this.shapes.held(c);
     this.history.push(before);
   }
 
@@ -549,7 +567,7 @@ export class FragmentationTracker {
     const p = l.parentOf[c]!;
     const after = this.shapes.fragmentation(p, this.left);
     for (let u = l.useStart[c]!; u < l.useStart[c + 1]!; u++) this.left[l.useIdx[u]!]! += l.useAmt[u]!;
-    return after - this.now[p]!;
+    return after - this.now[p]! + this.shapes.held(c);
   }
 
   pop(c: number): void {
@@ -558,7 +576,7 @@ export class FragmentationTracker {
     const l = this.layout;
     for (let u = l.useStart[c]!; u < l.useStart[c + 1]!; u++) this.left[l.useIdx[u]!]! += l.useAmt[u]!;
     const p = l.parentOf[c]!;
-    this.delta -= this.now[p]! - before;
+    this.delta -= this.now[p]! - before + this.shapes.held(c);
     this.now[p] = before;
   }
 }

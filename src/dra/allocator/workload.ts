@@ -42,14 +42,23 @@ export function readWorkload(value: unknown, at: At = { origin: 'request', path:
 
 /**
  * The shapes of a workload whose claims were added to `probe` (a model over the same pools as the
- * searched one, so candidate indices agree): one per request (its first alternative), weighted by
- * its claim's weight. `matches(request)`: per candidate, whether the request may take it.
+ * searched one, so candidate indices agree): one per claim, weighted by its weight, matching every
+ * candidate some request of the claim (its first alternative) may take. A claim is one draw of the
+ * look-ahead: a GPU + NIC claim offers a GPU its GPU request and a NIC its NIC request, and is not
+ * two draws of which one always passes. `matches(request)`: per candidate, whether the request may
+ * take it.
  */
 export function workloadShapes(probe: AllocationModel, weights: readonly number[], matches: (request: RequestModel) => Uint8Array): WorkloadShape[] {
   const shapes: WorkloadShape[] = [];
   probe.claims.forEach((claim, i) => {
     // One weight per workload claim; a request group has at least one alternative.
-    for (const group of claim.groups) shapes.push({ weight: weights[i]!, matches: matches(group.alternatives[0]!) });
+    let union: Uint8Array | undefined;
+    for (const group of claim.groups) {
+      const m = matches(group.alternatives[0]!);
+      if (union === undefined) union = Uint8Array.from(m);
+      else for (let c = 0; c < m.length; c++) union[c]! |= m[c]!;
+    }
+    if (union !== undefined) shapes.push({ weight: weights[i]!, matches: union });
   });
   return shapes;
 }
