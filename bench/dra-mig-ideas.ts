@@ -126,6 +126,7 @@ function migValue(dist: ReadonlyArray<{ shape: SimShape; weight: number }>): Pol
 /** What a shape is worth: its compute slices / 7, or (SHARE_MASS) the engine's partition share (mean over the counters), or (SM_MASS) its multiprocessors / 132. */
 const SHARE_MASS = process.env.SHARE_MASS === '1';
 const SM_MASS = process.env.SM_MASS === '1';
+const STRICT = process.env.STRICT === '1';
 function massOf(s: SimShape): number {
   if (SM_MASS && s.kind === 'mig') return s.profile!.sm / 132;
   if (!SHARE_MASS || s.kind !== 'mig') return s.kind === 'mig' ? s.mass : 1;
@@ -171,8 +172,36 @@ function gpuValue(dist: ReadonlyArray<{ shape: SimShape; weight: number }>, h: n
 }
 
 /** MIG claims by gpuValue: the placement losing least value (placed mass + value after − value before), used GPUs first; whole GPUs as bestFit. */
-export function dpValue(dist: ReadonlyArray<{ shape: SimShape; weight: number }>, h: number, freshFirst: boolean, wholeFirstFit = false): Policy {
+export function dpValue(dist: ReadonlyArray<{ shape: SimShape; weight: number }>, h: number, freshFirst: boolean, wholeFirstFit = false, pair = ''): Policy {
   const value = gpuValue(dist, h);
+  const weightOf = (p: string): number => dist.find((d) => d.shape.kind === 'mig' && d.shape.profile!.name === p)?.weight ?? 0;
+  const placeable = (f: SimFleet, gpu: number, p: SimShape['profile']): boolean => p!.starts.some((st) => f.fitsMig(gpu, p!, st));
+  /** Whether placing s at `start` on carved GPU `gpu` closes its last placement of a shape the workload asks for more often than s. */
+  const closes = (f: SimFleet, gpu: number, s: SimShape, start: number): boolean => {
+    const own = weightOf(s.profile!.name);
+    const more = dist.filter((d) => d.shape.kind === 'mig' && d.shape.profile!.name !== s.profile!.name && d.weight > own && placeable(f, gpu, d.shape.profile));
+    if (more.length === 0) return false;
+    f.placeMig(gpu, s.profile!, start);
+    let closed = false;
+    for (const d of more) {
+      if (placeable(f, gpu, d.shape.profile)) continue;
+      if (pair.includes('sup')) {
+        const n = Math.floor(gpu / GPUS_PER_NODE);
+        let carved = 0;
+        for (let i = 0; i < GPUS_PER_NODE; i++) {
+          const g = n * GPUS_PER_NODE + i;
+          if (!f.free(g) && (pair.includes('any') || g !== gpu) && placeable(f, g, d.shape.profile)) carved++;
+        }
+        if (carved >= (pair.includes('sup1') ? 1 : pair.includes('sup2') ? 2 : d.weight / own)) continue;
+      }
+      if (pair === 'room' && 7 - f.g[gpu]! < d.shape.profile!.g) continue;
+      if (pair.includes('big') && d.shape.profile!.g <= s.profile!.g) continue;
+      if (pair === 'bigmem' && d.shape.profile!.size <= s.profile!.size) continue;
+      closed = true;
+    }
+    f.placeMig(gpu, s.profile!, start, -1);
+    return closed;
+  };
   const fallback = wholeFirstFit ? firstFit : bestFit(dist);
   return (f, s, i) => {
     if (s.kind !== 'mig') return fallback(f, s, i);
@@ -188,7 +217,8 @@ export function dpValue(dist: ReadonlyArray<{ shape: SimShape; weight: number }>
       const after = value(f, gpu);
       f.placeMig(gpu, s.profile!, a.start, -1);
       const loss = before - after - massOf(s);
-      const key = freshFirst ? [fresh, loss, freeGpus(f, a.node)] : [loss, fresh, freeGpus(f, a.node)];
+      const gate = pair !== '' && fresh === 0 && closes(f, gpu, s, a.start) ? (STRICT ? 2 : 1) : fresh;
+      const key = freshFirst ? [gate, loss, fresh, freeGpus(f, a.node)] : [loss, fresh, freeGpus(f, a.node)];
       let better = best === undefined;
       for (let k = 0; k < key.length && !better; k++) {
         if (Math.abs(key[k]! - bestKey[k]!) < 1e-12) continue;
@@ -209,6 +239,7 @@ function parse(idea: string, dist: ReadonlyArray<{ shape: SimShape; weight: numb
   if (name === 'reserve') return reserve(Number(a ?? 4));
   if (name === 'migvalue') return migValue(dist);
   if (name === 'dp') return dpValue(dist, Number(a ?? 2), b !== 'loss', c === 'ff');
+  if (name === 'pair') return dpValue(dist, Number(a ?? 6), true, false, b ?? 'plain');
   if (name === 'bestfit') return bestFit(dist, a === 'value');
   throw new Error(`unknown idea ${idea}`);
 }
