@@ -3,6 +3,13 @@
 // placement quality", has the table). Each idea places a claim knowing only the state and the
 // workload's shape distribution (the stream's mix, or openb's shape counts), never the stream.
 //   npx tsc -p tsconfig.json && node dist/bench/dra-mig-ideas.js [--ideas=ff,rollout:8:20,…]
+// `pair:<h>:<flags>`: the look-ahead of h claims, used GPU first, and pairing (a MIG claim on a carved
+// GPU that closes its last placement of a shape the workload asks for more often costs more than a
+// fresh GPU); flags joined by `+`: `big` (only shapes bigger than the claim's), `sup` (unless the
+// node's other carved GPUs that still take the shape number at least its weight over the claim's),
+// `sup1` / `sup2` (… at least 1 / 2), `any` (counting the GPU itself), `room` (only shapes the
+// GPU's free compute could hold), `bigmem` (only shapes with more memory slices), `free<k>` (only
+// on nodes with k or more free GPUs), `tie` (closing costs as much as a fresh GPU).
 import { buildFleet, openbShapes, openbStream, rng, seededStream, shapeMix } from './dra-fleets/index.js';
 import { actions, apply, bestFit, firstFit, freeGpus, GPUS_PER_NODE, type Policy, replay, type SimAction, SimFleet, type SimShape, simShape } from './dra-mig-sim.js';
 import { openbRoot } from './openb-root.js';
@@ -126,7 +133,6 @@ function migValue(dist: ReadonlyArray<{ shape: SimShape; weight: number }>): Pol
 /** What a shape is worth: its compute slices / 7, or (SHARE_MASS) the engine's partition share (mean over the counters), or (SM_MASS) its multiprocessors / 132. */
 const SHARE_MASS = process.env.SHARE_MASS === '1';
 const SM_MASS = process.env.SM_MASS === '1';
-const STRICT = process.env.STRICT === '1';
 function massOf(s: SimShape): number {
   if (SM_MASS && s.kind === 'mig') return s.profile!.sm / 132;
   if (!SHARE_MASS || s.kind !== 'mig') return s.kind === 'mig' ? s.mass : 1;
@@ -181,6 +187,8 @@ export function dpValue(dist: ReadonlyArray<{ shape: SimShape; weight: number }>
     const own = weightOf(s.profile!.name);
     const more = dist.filter((d) => d.shape.kind === 'mig' && d.shape.profile!.name !== s.profile!.name && d.weight > own && placeable(f, gpu, d.shape.profile));
     if (more.length === 0) return false;
+    const keep = /free(\d+)/.exec(pair);
+    if (keep !== null && freeGpus(f, Math.floor(gpu / GPUS_PER_NODE)) < Number(keep[1])) return false;
     f.placeMig(gpu, s.profile!, start);
     let closed = false;
     for (const d of more) {
@@ -217,7 +225,8 @@ export function dpValue(dist: ReadonlyArray<{ shape: SimShape; weight: number }>
       const after = value(f, gpu);
       f.placeMig(gpu, s.profile!, a.start, -1);
       const loss = before - after - massOf(s);
-      const gate = pair !== '' && fresh === 0 && closes(f, gpu, s, a.start) ? (STRICT ? 2 : 1) : fresh;
+      // Pairing: closing a likelier partner's hole costs 2 (a fresh GPU wins), or 1 with `tie` (the look-ahead decides).
+      const gate = pair !== '' && fresh === 0 && closes(f, gpu, s, a.start) ? (pair.includes('tie') ? 1 : 2) : fresh;
       const key = freshFirst ? [gate, loss, fresh, freeGpus(f, a.node)] : [loss, fresh, freeGpus(f, a.node)];
       let better = best === undefined;
       for (let k = 0; k < key.length && !better; k++) {
