@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { WORKERS } from './test/support/workers.ts';
 
 // The deep suite (`npm run test:deep`, run by CI): the long forms. Every test file that imports
 // test/support/depth.ts runs here again with GPUALLOC_DEEP=1 (thousands of random cases, every trace,
@@ -24,6 +25,7 @@ export default defineConfig({
     include: ['test/deep/**/*.test.ts', ...filesWithDepth('test')],
     env: { GPUALLOC_DEEP: '1' },
     testTimeout: 300_000,
+    maxWorkers: WORKERS,
     hookTimeout: 120_000,
     globalSetup: ['test/support/global-setup.ts'],
   },

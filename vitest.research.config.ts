@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { WORKERS } from './test/support/workers.ts';
 
 // Research checks (`npm run test:research`): the measured claims behind the README's numbers — the
 // published FGD table reproduced, the default policy against FGD over ten seeds, the allocation upper
@@ -8,6 +9,7 @@ export default defineConfig({
   test: {
     include: ['test/research/**/*.test.ts'],
     testTimeout: 300_000,
+    maxWorkers: WORKERS,
     hookTimeout: 120_000,
     globalSetup: ['test/support/global-setup.ts'],
   },

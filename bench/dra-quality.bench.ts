@@ -5,9 +5,17 @@
 // createDraCluster in first-fit mode (upstream's allocator) and in scored mode, with the same node
 // score. Rows per fleet × stream × mode: GPUs allocated at 100 % arrived (mean of the seeds), claims
 // placed before the first failure, multi-GPU claims split across PCIe roots (and how many of those
-// splits a free root could have avoided), µs per claim. Prints a table, writes
-// bench/dra-quality-results.json, names the machine.
-//   npm run bench:dra-quality [-- --quick] [-- --seeds=5] [-- --first-seed=1] [-- --scale=1] [-- --fleets=…] [-- --out=FILE]
+// splits a free root could have avoided), µs per claim and CPU per claim. Speed is measured fairly
+// between the modes: on each fleet and stream every mode first runs one untimed warm-up stream
+// (seed first-seed − 1), then the seeds run with the modes interleaved, their order rotated from
+// seed to seed; so no mode runs on code another made hot, and each pays for the garbage the others
+// leave about equally. The seeds run `--rounds` times (3; the quick run once), each round placing
+// every claim as the first did; the µs and CPU columns cover every round. Prints a table, writes
+// bench/dra-quality-results.json, names the machine. `--same-as=FILE`: also checks that every
+// placement is the one an earlier results file recorded (exit code 1 where one differs).
+//   npm run bench:dra-quality [-- --quick] [-- --seeds=5] [-- --first-seed=1] [-- --scale=1] [-- --rounds=3] [-- --fleets=…] [-- --out=FILE] [-- --same-as=FILE]
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { table } from '../src/cli/lib/common.js';
 import { createDraCluster, DEFAULT_DRA_FEATURES, type DraMode, type DraWorkloadEntry, FRAGMENTATION_CANDIDATES, type NodeScore } from '../src/dra/index.js';
@@ -32,8 +40,14 @@ export interface QualityRun {
   latenciesUs: number[];
   /** Latencies of the claims that arrived while the fleet was 40–60 % allocated. */
   halfFullUs: number[];
-  /** CPU time (user + system) of the run, ms. */
+  /** CPU time (user + system) of the run, ms (over every round, see `rounds`). */
   cpuMs: number;
+  /** Times the stream ran (the rounds: the same placements each time); latencies and CPU cover them all. */
+  rounds: number;
+  /** CPU time of each round, ms. */
+  cpuMsPerRound: number[];
+  /** SHA-256 of every claim's node and devices in arrival order (what a speed change must keep). */
+  placements: string;
 }
 
 /** One row: a fleet, a stream, a mode, over the seeds. */
@@ -59,6 +73,10 @@ export interface QualityRow {
   usPerClaimMean: number;
   usHalfFullMedian: number;
   cpuMsPerClaim: number;
+  /** CPU per claim in each round (the seeds once each). */
+  cpuMsPerClaimPerRound: number[];
+  /** Each seed's placement digest (QualityRun.placements). */
+  perSeedPlacements: string[];
 }
 
 export interface QualityTarget {
@@ -73,6 +91,8 @@ export interface QualityReport {
   quick: boolean;
   machine: ReturnType<typeof machineInfo>;
   loadavgStart: number[];
+  /** Times each stream ran (µs and CPU columns over all of them). */
+  rounds: number;
   rows: QualityRow[];
   targets: QualityTarget[];
   seconds: number;
@@ -115,7 +135,11 @@ export function runStream(fleet: Fleet, stream: readonly StreamClaim[], mode: Dr
     latenciesUs: [],
     halfFullUs: [],
     cpuMs: 0,
+    rounds: 1,
+    cpuMsPerRound: [],
+    placements: '',
   };
+  const digest = createHash('sha256');
   let allocated = 0;
   let failedYet = false;
   const cpu0 = process.cpuUsage();
@@ -131,8 +155,12 @@ export function runStream(fleet: Fleet, stream: readonly StreamClaim[], mode: Dr
     if (share >= 0.4 && share <= 0.6) run.halfFullUs.push(us);
     if (result.node === undefined) {
       failedYet = true;
+      digest.update('-\n');
       continue;
     }
+    digest.update(
+      `${result.node}:${result.results.map((r) => r.devices.results.map((d) => `${d.driver}/${d.pool}/${d.device}${d.shareID === undefined ? '' : `#${d.shareID}`}`).join(',')).join(';')}\n`,
+    );
     run.placed++;
     if (!failedYet) run.placedBeforeFirstFailure++;
     allocated += c.gpus;
@@ -158,7 +186,9 @@ export function runStream(fleet: Fleet, stream: readonly StreamClaim[], mode: Dr
   }
   const cpu = process.cpuUsage(cpu0);
   run.cpuMs = (cpu.user + cpu.system) / 1000;
+  run.cpuMsPerRound.push(run.cpuMs);
   run.allocatedShare = allocated / total;
+  run.placements = digest.digest('hex');
   return run;
 }
 
@@ -196,7 +226,9 @@ function rowOf(fleet: Fleet, stream: 'mix' | 'openb', mode: DraMode, nodeScore: 
     usPerClaimMedian: median(runs.flatMap((r) => r.latenciesUs)),
     usPerClaimMean: mean(runs.flatMap((r) => r.latenciesUs)),
     usHalfFullMedian: median(runs.flatMap((r) => r.halfFullUs)),
-    cpuMsPerClaim: runs.reduce((s, r) => s + r.cpuMs, 0) / claims,
+    cpuMsPerClaim: runs.reduce((s, r) => s + r.cpuMs, 0) / (claims * (runs[0]?.rounds ?? 1)),
+    cpuMsPerClaimPerRound: (runs[0]?.cpuMsPerRound ?? []).map((_, round) => runs.reduce((s, r) => s + r.cpuMsPerRound[round]!, 0) / claims),
+    perSeedPlacements: runs.map((r) => r.placements),
   };
 }
 
@@ -239,22 +271,55 @@ export function evaluateQualityTargets(rows: readonly QualityRow[]): QualityTarg
     met: scored.length === 0 ? null : scored.every((r) => r.avoidableSplit === 0),
     detail: scored.map((r) => `${r.fleet}/${r.stream} ${r.nodeScore}: ${r.avoidableSplit} of ${r.split} splits avoidable (${r.multiGpu} multi-GPU claims)`).join('; '),
   });
-  const mix = pairs.find((p) => p.s.fleet === 'nvidia-mix' && p.s.stream === 'mix' && p.s.nodeScore === 'pack');
-  const mixFgd = pairs.find((p) => p.s.fleet === 'nvidia-mix' && p.s.stream === 'mix' && p.s.nodeScore === 'fragmentation');
+  // Every scored row of the mixed fleet against first-fit's, from the same run (the modes interleaved per seed).
+  const mixed = pairs.filter((p) => p.s.fleet === 'nvidia-mix' && p.s.stream === 'mix');
+  const us = (ms: number): string => (ms * 1000).toFixed(0);
   targets.push({
-    target: 'scored within 2× of first-fit per claim on the mixed NVIDIA fleet (CPU time per claim, same node score)',
-    met: mix === undefined ? null : mix.s.cpuMsPerClaim <= 2 * mix.ff.cpuMsPerClaim,
+    target: 'scored within 2× of first-fit per claim on the mixed NVIDIA fleet (CPU time per claim, every scored row)',
+    met: mixed.length === 0 ? null : mixed.every((p) => p.s.cpuMsPerClaim <= 2 * p.ff.cpuMsPerClaim),
     detail:
-      mix === undefined
+      mixed.length === 0
         ? 'no nvidia-mix rows'
-        : `scored ${(mix.s.cpuMsPerClaim * 1000).toFixed(0)} µs vs first-fit ${(mix.ff.cpuMsPerClaim * 1000).toFixed(0)} µs CPU per claim (${(mix.s.cpuMsPerClaim / mix.ff.cpuMsPerClaim).toFixed(2)}×); wall medians ${mix.s.usPerClaimMedian.toFixed(0)} / ${mix.ff.usPerClaimMedian.toFixed(0)} µs${mixFgd === undefined ? '' : `; nodeScore 'fragmentation' (the allocator on up to ${FRAGMENTATION_CANDIDATES} nodes per claim) ${(mixFgd.s.cpuMsPerClaim * 1000).toFixed(0)} µs (${(mixFgd.s.cpuMsPerClaim / mixFgd.ff.cpuMsPerClaim).toFixed(2)}×)`}`,
+        : `first-fit ${us(mixed[0]!.ff.cpuMsPerClaim)} µs CPU per claim; ${mixed
+            .map(
+              (p) =>
+                `scored ${p.s.nodeScore}${p.s.workload ? ' +workload' : ''}${p.s.nodeScore === 'fragmentation' ? ` (the allocator on up to ${FRAGMENTATION_CANDIDATES} nodes per claim)` : ''} ${us(p.s.cpuMsPerClaim)} µs (${(p.s.cpuMsPerClaim / p.ff.cpuMsPerClaim).toFixed(2)}×; by round ${p.s.cpuMsPerClaimPerRound.map((c, i) => `${(c / p.ff.cpuMsPerClaimPerRound[i]!).toFixed(2)}×`).join(', ')}; wall median ${p.s.usPerClaimMedian.toFixed(0)} against ${p.ff.usPerClaimMedian.toFixed(0)} µs)`,
+            )
+            .join('; ')}`,
   });
+  const ff = rows.find((r) => r.mode === 'first-fit' && r.fleet === 'nvidia-mix' && r.stream === 'mix');
   targets.push({
     target: 'first-fit ≤ 300 µs median per claim on the mixed NVIDIA fleet at half full',
-    met: mix === undefined ? null : mix.ff.usHalfFullMedian <= 300,
-    detail: mix === undefined ? 'no nvidia-mix rows' : `${mix.ff.usHalfFullMedian.toFixed(0)} µs (scored ${mix.s.usHalfFullMedian.toFixed(0)} µs)`,
+    met: ff === undefined ? null : ff.usHalfFullMedian <= 300,
+    detail: ff === undefined ? 'no nvidia-mix rows' : `${ff.usHalfFullMedian.toFixed(0)} µs (scored ${mixed.map((p) => `${p.s.nodeScore} ${p.s.usHalfFullMedian.toFixed(0)} µs`).join(', ')})`,
   });
   return targets;
+}
+
+/**
+ * Where two reports' placements differ: rows matched by fleet, stream, mode, node score and
+ * workload; per seed the allocated share, the placement digest (when both recorded one), and per
+ * row the claims placed before the first failure and the splits. Empty: the same placements.
+ */
+export function placementDifferences(now: readonly QualityRow[], before: readonly QualityRow[]): string[] {
+  const name = (r: QualityRow): string => `${r.fleet}/${r.stream} ${r.mode} ${r.nodeScore}${r.workload ? ' +workload' : ''}`;
+  const out: string[] = [];
+  for (const r of now) {
+    const b = before.find((x) => name(x) === name(r));
+    if (b === undefined) continue;
+    r.seeds.forEach((seed, i) => {
+      const j = b.seeds.indexOf(seed);
+      if (j < 0) return;
+      if (r.perSeedAllocated[i] !== b.perSeedAllocated[j]) out.push(`${name(r)} seed ${seed}: allocated ${r.perSeedAllocated[i]} against ${b.perSeedAllocated[j]}`);
+      const [p, q] = [r.perSeedPlacements?.[i], b.perSeedPlacements?.[j]];
+      if (p !== undefined && q !== undefined && p !== q) out.push(`${name(r)} seed ${seed}: placements differ (${p.slice(0, 12)} against ${q.slice(0, 12)})`);
+    });
+    if (r.seeds.join() !== b.seeds.join()) continue;
+    for (const field of ['placedBeforeFirstFailure', 'multiGpu', 'split', 'avoidableSplit'] as const) {
+      if (r[field] !== b[field]) out.push(`${name(r)}: ${field} ${r[field]} against ${b[field]}`);
+    }
+  }
+  return out;
 }
 
 const pct = (x: number): string => `${(x * 100).toFixed(2)} %`;
@@ -279,6 +344,7 @@ export function formatQualityTable(report: QualityReport): string {
       'µs/claim p50',
       'half full p50',
       'CPU µs/claim',
+      'CPU vs first-fit',
     ],
     report.rows.map((r) => {
       const ff = report.rows.find((x) => x.mode === 'first-fit' && x.fleet === r.fleet && x.stream === r.stream);
@@ -297,10 +363,11 @@ export function formatQualityTable(report: QualityReport): string {
         r.usPerClaimMedian.toFixed(0),
         Number.isNaN(r.usHalfFullMedian) ? '–' : r.usHalfFullMedian.toFixed(0),
         (r.cpuMsPerClaim * 1000).toFixed(0),
+        ff === undefined || r === ff ? '' : `${(r.cpuMsPerClaim / ff.cpuMsPerClaim).toFixed(2)}×`,
       ];
     }),
   );
-  text += `load average ${report.loadavgStart[0]!.toFixed(1)} → ${m.loadavg[0]!.toFixed(1)} on ${m.cores} cores; seeds ${report.rows[0]?.seeds.join(', ') ?? ''}.\n`;
+  text += `load average ${report.loadavgStart[0]!.toFixed(1)} → ${m.loadavg[0]!.toFixed(1)} on ${m.cores} cores; seeds ${report.rows[0]?.seeds.join(', ') ?? ''}, ${report.rounds} round(s); per fleet and stream one untimed warm-up stream per mode, then the modes interleaved per seed, their order rotated.\n`;
   for (const t of report.targets) text += `target: ${t.target}: ${t.met === null ? 'n/a' : t.met ? 'met' : 'MISSED'} (${t.detail})\n`;
   return text;
 }
@@ -318,14 +385,19 @@ export const CONFIGURATIONS: ReadonlyArray<{ mode: DraMode; nodeScore: NodeScore
   { mode: 'scored', nodeScore: 'fragmentation', workload: true },
 ];
 
-export async function runQualityBench(options: { quick?: boolean; seeds?: number; firstSeed?: number; scale?: number; out?: string | null; fleets?: FleetName[] } = {}): Promise<QualityReport> {
+export async function runQualityBench(
+  options: { quick?: boolean; seeds?: number; firstSeed?: number; scale?: number; rounds?: number; out?: string | null; fleets?: FleetName[] } = {},
+): Promise<QualityReport> {
   const quick = options.quick === true;
   const started = performance.now();
   const loadavgStart = loadavg();
   const seeds = Array.from({ length: options.seeds ?? (quick ? 2 : 5) }, (_, i) => i + (options.firstSeed ?? 1));
   const scale = options.scale ?? 1;
+  const rounds = options.rounds ?? (quick ? 1 : 3);
   const fleets: FleetName[] = options.fleets ?? (quick ? ['h100-dynamic-mig', 'a100-static-mig', 'nvidia-mix'] : ['dgx-h100', 'a100-static-mig', 'h100-dynamic-mig', 'nvidia-mix', 'example-shared']);
   const rows: QualityRow[] = [];
+  // The warm-up seed: just before the measured ones, never one of them.
+  const warmSeed = seeds[0]! - 1;
   const openb = openbShapes(openbRoot(import.meta.url));
   for (const name of fleets) {
     const fleet = buildFleet(name, quick ? Math.max(1, Math.floor(scale / 2)) : scale);
@@ -335,15 +407,46 @@ export async function runQualityBench(options: { quick?: boolean; seeds?: number
     ];
     if (fleet.name === 'h100-dynamic-mig') streams.push({ kind: 'openb', of: (seed) => openbStream(fleet, openb, seed), workload: workloadOf(openbMix(openb)) });
     for (const s of streams) {
-      for (const { mode, nodeScore, workload } of CONFIGURATIONS) {
-        const runs = seeds.map((seed) => runStream(fleet, s.of(seed), mode, nodeScore, seed, workload ? s.workload : undefined));
-        const row = rowOf(fleet, s.kind, mode, nodeScore, runs, workload);
+      const run = (at: number, seed: number): QualityRun => {
+        const { mode, nodeScore, workload } = CONFIGURATIONS[at]!; // at < CONFIGURATIONS.length
+        return runStream(fleet, s.of(seed), mode, nodeScore, seed, workload ? s.workload : undefined);
+      };
+      // Warm-up: each mode once on a seed not measured, untimed, so each runs on code it made hot.
+      for (let at = 0; at < CONFIGURATIONS.length; at++) run(at, warmSeed);
+      // Then round by round and seed by seed, the modes interleaved and their order rotated (the
+      // i-th stream run starts with mode i mod 3). A later round adds its times to the first's runs
+      // and must place every claim as the first did.
+      const runs: QualityRun[][] = CONFIGURATIONS.map(() => []);
+      let start = 0;
+      for (let round = 0; round < rounds; round++) {
+        seeds.forEach((seed, i) => {
+          for (let j = 0; j < CONFIGURATIONS.length; j++) {
+            const at = (start + j) % CONFIGURATIONS.length;
+            const done = run(at, seed);
+            const list = runs[at]!; // at < CONFIGURATIONS.length
+            if (round === 0) {
+              list.push(done);
+              continue;
+            }
+            const first = list[i]!; // the first round ran every seed
+            if (done.placements !== first.placements) throw new Error(`${fleet.name}/${s.kind} seed ${seed}: round ${round + 1} placed claims differently from round 1 (nondeterminism)`);
+            first.rounds++;
+            first.cpuMs += done.cpuMs;
+            first.cpuMsPerRound.push(done.cpuMs);
+            first.latenciesUs.push(...done.latenciesUs);
+            first.halfFullUs.push(...done.halfFullUs);
+          }
+          start++;
+        });
+      }
+      CONFIGURATIONS.forEach(({ mode, nodeScore, workload }, at) => {
+        const row = rowOf(fleet, s.kind, mode, nodeScore, runs[at]!, workload);
         rows.push(row);
         // Each row as it is done (a long run on a loaded machine shows its progress).
         process.stderr.write(
           `${row.fleet} ${row.stream} ${row.mode} ${row.nodeScore}${workload ? ' +workload' : ''}: allocated ${pct(row.allocatedShare)} (${row.perSeedAllocated.map((a) => (a * 100).toFixed(2)).join(' ')}), splits ${row.split}/${row.multiGpu} avoidable ${row.avoidableSplit}, CPU ${(row.cpuMsPerClaim * 1000).toFixed(0)} µs/claim\n`,
         );
-      }
+      });
     }
   }
   const report: QualityReport = {
@@ -352,6 +455,7 @@ export async function runQualityBench(options: { quick?: boolean; seeds?: number
     quick,
     machine: machineInfo(),
     loadavgStart,
+    rounds,
     rows,
     targets: evaluateQualityTargets(rows),
     seconds: (performance.now() - started) / 1000,
@@ -365,15 +469,29 @@ if (isMain(import.meta.url)) {
   const args = process.argv.slice(2);
   const value = (name: string): string | undefined => argValue(name, args);
   const seeds = value('seeds');
+  const rounds = value('rounds');
   const firstSeed = value('first-seed');
   const scale = value('scale');
   const fleets = value('fleets');
-  await runQualityBench({
+  const sameAs = value('same-as');
+  const report = await runQualityBench({
     quick: args.includes('--quick'),
     out: value('out'),
     ...(seeds !== undefined ? { seeds: Number(seeds) } : {}),
     ...(firstSeed !== undefined ? { firstSeed: Number(firstSeed) } : {}),
     ...(scale !== undefined ? { scale: Number(scale) } : {}),
+    ...(rounds !== undefined ? { rounds: Number(rounds) } : {}),
     ...(fleets !== undefined ? { fleets: fleets.split(',') as FleetName[] } : {}),
   });
+  if (sameAs !== undefined) {
+    const before = JSON.parse(readFileSync(sameAs, 'utf8')) as QualityReport;
+    const matched = report.rows.filter((r) => before.rows.some((b) => b.fleet === r.fleet && b.stream === r.stream && b.mode === r.mode && b.nodeScore === r.nodeScore && b.workload === r.workload));
+    const differences = placementDifferences(report.rows, before.rows);
+    process.stdout.write(
+      differences.length === 0
+        ? `placements: the same as ${sameAs} (${matched.length} rows matched)\n`
+        : `placements: ${differences.length} difference(s) from ${sameAs}:\n${differences.map((d) => `  ${d}\n`).join('')}`,
+    );
+    if (differences.length > 0 || matched.length === 0) process.exitCode = 1;
+  }
 }

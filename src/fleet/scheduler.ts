@@ -138,6 +138,36 @@ export function createPodScheduler(kernels: PodSchedulerKernels, nodes: NodeView
   return new PodScheduler(kernels, nodes, policy, typicalPods(typical), ranks, shapes, seed, undefined, search, typical);
 }
 
+/** The GPUs the kernels see on each node: all of them, or 0 when their memoryTotal differs or is at most 10^6 bytes (GPUs that small take no share, src/shared/share.ts: such a node is offered to CPU-only pods only). */
+function kernelWidths(gpus: readonly NodeGpus[]): Int32Array {
+  return Int32Array.from(gpus, (g) => (g.total.every((t) => t === g.total[0] && t > LIMITS.maxNoShareGpuMemory) ? g.total.length : 0));
+}
+
+/**
+ * fgd-node's node values for the nodes of `view` (each one's capacity: what is left and what its slots
+ * hold; the GPUs the kernels see) and `workload`: what a PodScheduler of fgd-node computes when it is
+ * given none. None (every loss 0) for a fleet without GPUs or a workload without GPU pods, which the
+ * node-level LP cannot scale. They depend on the capacities and the workload only, not on what is
+ * placed where nor on the seed: a caller that replays one workload on one fleet several times (the
+ * simulator's seeds) solves the LP once and passes the result to each scheduler (its `values`).
+ */
+export function fgdNodeValues(view: NodeView, workload: readonly Pod[]): NodeValues | undefined {
+  const ids = view.nodeIds();
+  const width = kernelWidths(ids.map((_, k) => view.gpus(k)));
+  const specs = ids.map((id, k): NodeSpec => {
+    let cpu = view.cpuLeft(k);
+    let host = view.hostMemoryLeft(k);
+    view.forEachSlot(k, (slot) => {
+      cpu += slot.cpu ?? 0;
+      host += slot.hostMemory ?? 0;
+    });
+    const memory = view.hostMemoryLeft(k) < 0 ? MAX_INT : Math.min(Math.floor(host / MIB), MAX_INT);
+    return { id, cpu: view.cpuLeft(k) < 0 ? MAX_INT : Math.min(cpu, MAX_INT), memory, gpus: width[k]!, model: view.gpuModel(k) ?? '', gpuMemory: 0 };
+  });
+  if (specs.every((x) => x.gpus === 0) || workload.every((p) => p.gpus === 0 || p.milli === 0)) return undefined;
+  return nodeValueTables(specs, workload, { thetas: THETAS, least: LEAST_SHAPE_COUNT });
+}
+
 /** Validates a PodSearch (absent: 'index'). */
 export function podSearch(field: string, value: unknown): PodSearch {
   if (value === undefined) return 'index';
@@ -188,7 +218,7 @@ export class PodScheduler {
    * @param dead fgd-close's dead hole in milli (default: deadHole(workload): the workload's, whatever shapes the index is given)
    * @param search the pod index or the scan (see PodSchedulerOptions.search)
    * @param workload the pods whose share sizes fgd-lp's configuration LP prices, and whose shapes fgd-node's node-level LP prices (default: shapes, for callers whose shapes are the workload)
-   * @param values fgd-node's node values (default: nodeValueTables of the nodes and the workload)
+   * @param values fgd-node's node values (default: fgdNodeValues(nodes, workload); a caller replaying the same nodes and workload again passes the ones it has)
    */
   constructor(
     kernels: PodSchedulerKernels,
@@ -212,8 +242,7 @@ export class PodScheduler {
     this.nodeIds = nodes.nodeIds();
     const n = this.nodeIds.length;
     this.gpus = this.nodeIds.map((_, k) => nodes.gpus(k));
-    // GPUs of at most 10^6 bytes take no share (src/shared/share.ts): such a node is offered to CPU-only pods only.
-    this.width = Int32Array.from(this.gpus, (g) => (g.total.every((t) => t === g.total[0] && t > LIMITS.maxNoShareGpuMemory) ? g.total.length : 0));
+    this.width = kernelWidths(this.gpus);
     this.topologies = this.nodeIds.map((_, k) => {
       const t = nodes.topology(k);
       return t === undefined ? undefined : topologyFor(t);
@@ -264,7 +293,7 @@ export class PodScheduler {
         for (const floor of c.floors) trees.push(c.cls, floor);
       }
     }
-    const node = policy.id === P_NODE ? (values ?? this.nodeValues(workload)) : undefined;
+    const node = policy.id === P_NODE ? (values ?? fgdNodeValues(nodes, workload)) : undefined;
     const entries = node === undefined ? 0 : node.core.length;
     const { ints, floats, header } = L.fleetLayout(n, this.maxGpus, typical.length, this.classes.size, trees.length / 2, node?.lambdas ?? 0, entries);
     // The lookahead block after the layout: its sampling table has a row per model bit, and one for nodes without GPUs.
@@ -328,26 +357,6 @@ export class PodScheduler {
     kernels.fleetInit(this.memory);
     this.fitCounts = indexed ? new FitCounts(shapes, this.memory.ints()) : null;
     this.unsubscribe = subscribeWeakly(nodes, this, this.memory);
-  }
-
-  /**
-   * fgd-node's node values for this state's nodes (each one's capacity: what is left and what its slots
-   * hold; the GPUs the kernels see) and `workload`; none (every loss 0) for a fleet without GPUs or a
-   * workload without GPU pods, which the node-level LP cannot scale.
-   */
-  private nodeValues(workload: readonly Pod[]): NodeValues | undefined {
-    const specs = this.nodeIds.map((id, k): NodeSpec => {
-      let cpu = this.nodes.cpuLeft(k);
-      let host = this.nodes.hostMemoryLeft(k);
-      this.nodes.forEachSlot(k, (slot) => {
-        cpu += slot.cpu ?? 0;
-        host += slot.hostMemory ?? 0;
-      });
-      const memory = this.nodes.hostMemoryLeft(k) < 0 ? MAX_INT : Math.min(Math.floor(host / MIB), MAX_INT);
-      return { id, cpu: this.nodes.cpuLeft(k) < 0 ? MAX_INT : Math.min(cpu, MAX_INT), memory, gpus: this.width[k]!, model: this.nodes.gpuModel(k) ?? '', gpuMemory: 0 };
-    });
-    if (specs.every((x) => x.gpus === 0) || workload.every((p) => p.gpus === 0 || p.milli === 0)) return undefined;
-    return nodeValueTables(specs, workload, { thetas: THETAS, least: LEAST_SHAPE_COUNT });
   }
 
   /** Writes node k's resources from the state into the kernel arrays (the caller refreshes it). */

@@ -102,4 +102,4 @@ function readRequest(request: SimulateRequest): { nodes: NodeSpec[]; pods: Pod[]
 }
 
 export type { FleetEvent, SimulateOptions, SimulationRun } from './simulate.js';
-export { fleetClusterNodes, prepareWorkload, simulateRun, simulateSteps } from './simulate.js';
+export { fleetClusterNodes, prepareWorkload, simulateRun, simulateSteps, simulationNodeValues } from './simulate.js';

@@ -6,7 +6,7 @@
 // is planned by an attached PodScheduler and applied by state.commit.
 
 import { type ClusterKernels, type ClusterNode, ClusterState } from '../cluster/state.js';
-import { type NodeSpec, type Pod, PodScheduler, type PodSearch, Prng, policyByName, typicalPods } from '../fleet/index.js';
+import { fgdNodeValues, type NodeSpec, type NodeValues, type Pod, PodScheduler, type PodSearch, Prng, policyByName, typicalPods } from '../fleet/index.js';
 import { AllocationError } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
 
@@ -45,6 +45,12 @@ export type SimulateOptions = {
   search?: PodSearch;
   /** Called after every pod with (done, total). */
   progress?: (done: number, total: number) => void;
+  /**
+   * fgd-node's node values of these nodes and pods, from simulationNodeValues (the same for every
+   * policy and seed: a caller running several seeds of one trace solves the node-level LP once);
+   * absent: the run computes them when its policy is fgd-node.
+   */
+  values?: NodeValues;
 };
 
 /** Plain code-unit order of names (Go's sort.Strings). */
@@ -135,6 +141,15 @@ export function fleetClusterNodes(nodes: readonly NodeSpec[]): ClusterNode[] {
   });
 }
 
+/**
+ * fgd-node's node values for runs of `pods` on `nodes` (empty at the start): what each run of fgd-node
+ * would compute (the node-level LP of the fleet and the whole workload, tuned clones aside), computed
+ * once for a caller that passes them to several runs as SimulateOptions.values.
+ */
+export function simulationNodeValues(kernels: ClusterKernels, nodes: readonly NodeSpec[], pods: readonly Pod[]): NodeValues | undefined {
+  return fgdNodeValues(ClusterState.create(kernels, { nodes: fleetClusterNodes(nodes) }).nodeView(), pods);
+}
+
 /** One run of the protocol, to the end. */
 export function simulateRun(kernels: ClusterKernels, nodes: readonly NodeSpec[], pods: readonly Pod[], options: SimulateOptions): SimulationRun {
   const steps = simulateSteps(kernels, nodes, pods, options);
@@ -157,7 +172,7 @@ export function* simulateSteps(kernels: ClusterKernels, nodes: readonly NodeSpec
   const { order, ranks } = prepareWorkload(nodes, pods, tune, rng);
   const typical = typicalPods(pods);
   const state = ClusterState.create(kernels, { nodes: fleetClusterNodes(nodes) });
-  const fleet = new PodScheduler(kernels, state.nodeView(), policy, typical, ranks, pods, options.seed, undefined, options.search ?? 'index');
+  const fleet = new PodScheduler(kernels, state.nodeView(), policy, typical, ranks, pods, options.seed, undefined, options.search ?? 'index', pods, options.values);
   const gpus = nodes.reduce((a, n) => a + n.gpus, 0);
   const arrivedBins = new Array<number>(order.length);
   const alloc = new Array<number>(order.length);

@@ -1,6 +1,6 @@
-// With a FILE.lock left by a dead process and 8 `gpualloc plan --commit` processes started at once on
-// one state file, every run that exits 0 has its slot in the file, in every round (2 in npm test, 10
-// in the deep suite). (The old pid-file lock let two runs each "remove the stale lock" and both write.) And
+// With a FILE.lock left by a dead process and `gpualloc plan --commit` processes started at once on
+// one state file (4 in npm test, 8 in the deep suite), every run that exits 0 has its slot in the file,
+// in every round (1 in npm test, 10 in the deep suite). (The old pid-file lock let two runs each "remove the stale lock" and both write.) And
 // `state release` processes racing `plan --commit` processes: every release and every commit lands.
 
 import { spawn, spawnSync } from 'node:child_process';
@@ -15,8 +15,9 @@ const { ts } = await engines();
 const MAIN = join(ROOT, 'dist', 'src', 'cli', 'main.js');
 const ROUNDS = depth(1, 10);
 /** Releases and commits racing in the second case (each: one process). */
-const PAIRS = depth(4, 6);
-const WRITERS = 8;
+const PAIRS = depth(3, 6);
+/** Writers racing for the stale lock in each round (each process costs most of a CPU second to start). */
+const WRITERS = depth(4, 8);
 
 /** Runs the built bin in a child process without blocking the others. */
 function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -2,8 +2,8 @@
 // the event logs (the JSON Lines `--events` writes) compared byte for byte; and the default trace
 // replicated twice (every node twice over, so scores tie across the copies and the rank decides).
 // Short form: each policy on one of the bundled openb traces (the four taken in turn), on one
-// backend (the two taken in turn), on the first 600 nodes, and the first
-// 150 nodes twice over; deep form (test:deep): every policy on every trace, the whole trace twice over.
+// backend (the two taken in turn), on the first 250 nodes, and the first
+// 100 nodes twice over; deep form (test:deep): every policy on every trace, the whole trace twice over.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -35,8 +35,9 @@ function firstDifference(a: string, b: string): string {
 
 describe('the pod index and the scan give the same event logs', async () => {
   const { wasm, ts } = await engines();
-  // Short form: the first 350 of the trace's 1,213 nodes (the run arrives pods until they fill them).
-  const fleet = depth(nodes.slice(0, 350), nodes);
+  // Short form: the first 250 of the trace's 1,213 nodes (the run arrives pods until they fill them:
+  // 1,300 to 1,550 placed, a policy).
+  const fleet = depth(nodes.slice(0, 250), nodes);
   const runs = DEEP ? POLICIES.flatMap((p) => TRACES.map((trace) => ({ policy: p.name, trace }))) : POLICIES.map((p, i) => ({ policy: p.name, trace: TRACES[i % TRACES.length]! }));
   it.each(runs)(DEEP ? '$policy on openb $trace, wasm and ts' : '$policy on openb $trace', ({ policy, trace }) => {
     const pods = parsePodCsv(trace, data(`openb_pod_list_${trace}.csv`));
@@ -50,7 +51,7 @@ describe('the pod index and the scan give the same event logs', async () => {
     }
   });
 
-  const twice = depth(150, nodes.length);
+  const twice = depth(100, nodes.length);
   it(`the first ${twice} nodes ×2 (copies tie on every score), fgd-close, wasm and ts`, () => {
     const scaled = scaleTrace(nodes.slice(0, twice), parsePodCsv('default', data('openb_pod_list_default.csv')), 2);
     for (const engine of [wasm, ts]) {

@@ -1,9 +1,11 @@
 // Both backends give the same run (every event, both curves) on random clusters (some nodes with a
-// topology) and workloads, under every policy.
+// topology) and workloads, under every policy (a third of the random cases in npm test, all of them in
+// the deep suite).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { POLICIES } from '../../src/fleet/policies/index.js';
 import type { FleetNode, FleetPod } from '../../src/fleet/types.js';
+import { depth } from '../support/depth.js';
 import { engines } from '../support/engines.js';
 
 const MODELS = ['A', 'B', 'C'];
@@ -50,7 +52,7 @@ describe('fleet parity: wasm and ts give identical runs', async () => {
           expect(wasm.simulateFleet(request)).toStrictEqual(ts.simulateFleet(request));
         },
       ),
-      { numRuns: 300 },
+      { numRuns: depth(100, 300) },
     );
   });
 
@@ -75,7 +77,7 @@ describe('fleet parity: wasm and ts give identical runs', async () => {
           expect(wasm.simulateFleet(request)).toStrictEqual(ts.simulateFleet(request));
         },
       ),
-      { numRuns: 150 },
+      { numRuns: depth(50, 150) },
     );
   });
 });

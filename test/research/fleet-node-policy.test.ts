@@ -11,7 +11,7 @@ import { PodScheduler } from '../../src/fleet/scheduler.js';
 import { parseNodeCsv, parsePodCsv } from '../../src/fleet/trace.js';
 import { validateNodes, validatePods } from '../../src/fleet/types.js';
 import { typicalPods } from '../../src/fleet/typical.js';
-import { binCurve, fleetClusterNodes, prepareWorkload, rint, round2 } from '../../src/simulation/simulate.js';
+import { binCurve, fleetClusterNodes, prepareWorkload, rint, round2, simulateRun, simulationNodeValues } from '../../src/simulation/simulate.js';
 import { ROOT } from '../support/cli.js';
 import { engines } from '../support/engines.js';
 
@@ -22,10 +22,15 @@ describe('fleet: fgd-node, the default, on the default trace', async () => {
   const nodes = parseNodeCsv(nodesFile, readFileSync(nodesFile, 'utf8'));
   const pods = parsePodCsv(podsFile, readFileSync(podsFile, 'utf8'));
   const SEEDS = [42, 43, 44, 45, 46];
+  const specs = validateNodes('nodes', nodes);
+  const work = validatePods('pods', pods);
+  // fgd-node's node-level LP solved once for the wasm runs of every seed (test/fleet/simulate-node-values.test.ts:
+  // the same runs as with an LP per run); the ts run and the scan run go through simulateFleet whole.
+  const values = simulationNodeValues(wasm.kernels, specs, work);
 
   it('is the default; seeds 42..46: 96.30 96.25 96.30 96.26 96.24, every seed at 96.2 or more, on wasm and ts', () => {
     expect(DEFAULT_POLICY).toBe('fgd-node');
-    const figures = SEEDS.map((seed) => wasm.simulateFleet({ nodes, pods, seed }).allocation[100]);
+    const figures = SEEDS.map((seed) => simulateRun(wasm.kernels, specs, work, { policy: DEFAULT_POLICY, seed, ...(values === undefined ? {} : { values }) }).allocation[100]);
     expect(figures).toEqual([96.3, 96.25, 96.3, 96.26, 96.24]);
     expect(figures.reduce((a, b) => a + b, 0) / figures.length).toBeGreaterThanOrEqual(96.2);
     expect(ts.simulateFleet({ nodes, pods, seed: 44 }).allocation[100]).toBe(96.3);
@@ -33,14 +38,12 @@ describe('fleet: fgd-node, the default, on the default trace', async () => {
   });
 
   it('without its rollouts: 96.28 96.25 96.26 96.19 96.22 (mean 96.24); FGD 95.19', () => {
-    const specs = validateNodes('nodes', nodes);
-    const work = validatePods('pods', pods);
     const policy = { ...policyByName('fgd-node'), lookahead: undefined };
     const gpus = specs.reduce((a, n) => a + n.gpus, 0);
     const figures = SEEDS.map((seed) => {
       const { order, ranks } = prepareWorkload(specs, work, 1.3, new Prng(seed));
       const state = ClusterState.create(wasm.kernels, { nodes: fleetClusterNodes(specs) });
-      const scheduler = new PodScheduler(wasm.kernels, state.nodeView(), policy, typicalPods(work), ranks, work, seed);
+      const scheduler = new PodScheduler(wasm.kernels, state.nodeView(), policy, typicalPods(work), ranks, work, seed, undefined, 'index', work, values);
       const bins: number[] = [];
       const alloc: number[] = [];
       let arrived = 0;

@@ -16,6 +16,7 @@ import { readGgufHeaderFromBytes } from '../../src/models/gguf.js';
 import type { AllocationError } from '../../src/shared/errors.js';
 import { parseBytes } from '../../src/shared/units.js';
 import { llamaSpec, writeGguf } from '../fixtures/gguf-writer.js';
+import { depth } from '../support/depth.js';
 import { requestOf, upstreamCases } from '../support/dra-upstream-table.js';
 import { engines } from '../support/engines.js';
 import {
@@ -35,8 +36,9 @@ import {
 import { alignedRequest, byteText, clusterInit, manualSplitRequest, placementRequest, replicaRequest, sortIds, splitRequest, topologyInput } from '../support/fuzz/requests.js';
 
 const { wasm, ts } = await engines();
-// ROBUSTNESS_RUNS=2000 npx vitest run test/robustness-api for a deeper search than CI's.
-const RUNS = Number(process.env.ROBUSTNESS_RUNS ?? 150);
+// ROBUSTNESS_RUNS=2000 npx vitest run test/robustness/api.test.ts for a deeper search than CI's. The
+// random cases per property: a third in npm test, all of them in the deep suite (test/support/depth.ts).
+const RUNS = Number(process.env.ROBUSTNESS_RUNS ?? depth(50, 150));
 
 /** The comparable part of an outcome: the result as JSON, or the error code. */
 function key(o: Outcome<unknown>): string {
@@ -154,7 +156,7 @@ describe('hostile arguments of the standalone functions', () => {
         if (!out.ok) expect(['INVALID_INVENTORY', 'LIMIT_EXCEEDED'], context).toContain((out.error as AllocationError).code);
         expect(snapshot(input), `${context}: input mutated`).toBe(before);
       }),
-      { numRuns: 400, endOnFailure: true },
+      { numRuns: depth(130, 400), endOnFailure: true },
     );
   });
 
@@ -172,7 +174,7 @@ describe('hostile arguments of the standalone functions', () => {
           expect(snapshot(input)).toBe(before);
         },
       ),
-      { numRuns: 300, endOnFailure: true },
+      { numRuns: depth(100, 300), endOnFailure: true },
     );
   });
 
@@ -188,7 +190,7 @@ describe('hostile arguments of the standalone functions', () => {
         expectResultOrAllocationError(p, `getPreset(${label(value)})`);
         if (p.ok) expect(validateInventory(p.value)).toEqual(p.value);
       }),
-      { numRuns: 400, endOnFailure: true },
+      { numRuns: depth(130, 400), endOnFailure: true },
     );
   });
 
@@ -200,7 +202,7 @@ describe('hostile arguments of the standalone functions', () => {
         fc.record({ backend: fc.constant('wasm'), build: hostileValue }),
         fc.record({ backend: fc.constant('wasm'), wasm: fc.oneof(hostileValue, fc.constant(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]))) }),
       ),
-      { seed: 10, numRuns: 120 },
+      { seed: 10, numRuns: depth(40, 120) },
     );
     for (const recipe of samples) {
       const options =
@@ -223,7 +225,7 @@ describe('hostile arguments of the standalone functions', () => {
         hostileEdit(parsed).map((e) => ({ on: 'source' as const, e })),
         hostileEdit(options).map((e) => ({ on: 'options' as const, e })),
       ),
-      { seed: 7, numRuns: 300 },
+      { seed: 7, numRuns: depth(100, 300) },
     );
     for (const { on, e } of edits) {
       const source = on === 'source' ? applyEdit(parsed, e) : bytes;

@@ -236,8 +236,6 @@ export function allocateOnModel(model: AllocationModel, claims: readonly Resourc
   };
   // No claims: upstream's search succeeds at once with no results.
   if (model.claims.length === 0) return { results: [], reason: unschedulable('no claims to allocate') };
-  const quick = provablyInfeasible(model);
-  if (quick !== undefined) return refuse(quick);
   if (mode === 'scored') {
     const decided = decideScored(model, budget, settings.setup, settings.shapes, settings.base);
     const exhausted = decided.budgetExhausted ? { budgetExhausted: true as const } : {};
@@ -246,6 +244,9 @@ export function allocateOnModel(model: AllocationModel, claims: readonly Resourc
     const explanation = settings.explain === true && decided.objective !== undefined ? explainChoice(model, decided.objective, settings) : undefined;
     return { results, ...(decided.objective !== undefined ? { objective: decided.objective } : {}), ...exhausted, ...(explanation !== undefined ? { explain: explanation } : {}) };
   }
+  // The per-request counts before the search (the scored mode asks them only of a claim its search does not place).
+  const quick = provablyInfeasible(model);
+  if (quick !== undefined) return refuse(quick);
   const outcome: SearchOutcome = firstFit(model);
   if (outcome.state === undefined) return refuse(unschedulableReason(model, outcome.furthest));
   return { results: buildResults(model, outcome.state, outcome.chosen, shareIdSource(seed, claims, model.allocated.sharedDeviceIds)) };

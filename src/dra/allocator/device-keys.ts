@@ -35,4 +35,6 @@ export interface SymmetryKeys {
   namesRead: Map<string, string[] | undefined>;
   /** Attributes whose values may differ between the nodes the keys serve: a call reading one gets keys of its own. */
   varies?: (key: string) => boolean;
+  /** Every attribute key the candidates publish, sorted (made on first use): byRead's keys name the ones read. */
+  attributeKeys?: readonly string[];
 }

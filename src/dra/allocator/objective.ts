@@ -13,6 +13,7 @@ import type { AllocationModel, RequestModel } from '../model/index.js';
 import type { AttributeValue, Device } from '../objects/index.js';
 import { deviceFieldKeys, type SymmetryKeys } from './device-keys.js';
 import { counterSetRoots, FragmentationTracker, LOOKAHEAD_STEPS, PartitionLayout, PLACEMENT_SCALE, partitionShare, ShapeTable, type WorkloadShape } from './partition-fragmentation.js';
+import { CounterSlots } from './search-state.js';
 
 /** The cost of an allocation, as allocateClaims reports it in scored mode (lower is better, in this order). */
 export interface DraObjective {
@@ -211,7 +212,12 @@ const KEPT_TABLES = 8;
 export class AllocatedBase {
   /** Parents in use by other claims. */
   readonly usedBefore: Uint8Array;
+  /** Per candidate, 1 where other claims hold it. */
+  readonly held: Uint8Array;
+  /** The symmetry classes of searches on this state, per static classes of a set-up (symmetryClasses' `byState`, filled by the searches). */
+  readonly classes = new Map<Int32Array, { classOf: Int32Array; members: number[][] }>();
   private left?: Float64Array;
+  private slots?: CounterSlots;
   private readonly fragments = new Map<ShapeTable, Float64Array>();
 
   constructor(
@@ -221,7 +227,12 @@ export class AllocatedBase {
     if (!setup.fits(model)) throw new Error('AllocatedBase: the set-up was built for other devices');
     this.usedBefore = new Uint8Array(setup.parentCount);
     // setup.fits(model): candidate indexes and pool positions are the set-up's.
-    for (const c of model.candidates) if (model.allocatedElsewhere(c.id)) this.usedBefore[setup.parentOf[c.index]!] = 1;
+    this.held = new Uint8Array(model.candidates.length);
+    for (const c of model.candidates) {
+      if (!model.allocatedElsewhere(c.id)) continue;
+      this.held[c.index] = 1;
+      this.usedBefore[setup.parentOf[c.index]!] = 1;
+    }
     // Counter sets consumed by devices of other claims that are not candidates here (other slices).
     for (const [poolIndex, roots] of setup.roots) {
       const pool = model.pools[poolIndex]!;
@@ -242,6 +253,12 @@ export class AllocatedBase {
   get baseLeft(): Float64Array {
     this.left ??= this.setup.layout.baseLeft(this.model);
     return this.left;
+  }
+
+  /** What the candidates draw on the counters (CounterSlots), read once on this state for models that list the same candidates (a new one otherwise). */
+  counterSlots(model: AllocationModel): CounterSlots {
+    if (this.slots === undefined || !this.slots.fits(model)) this.slots = new CounterSlots(model);
+    return this.slots;
   }
 
   /** Each parent's fragmentation under `shapes` with what other claims left (ShapeTable.fragmentation). */
@@ -294,6 +311,21 @@ export class CandidateTopology {
     return this.base.baseLeft;
   }
 
+  /** What the model's candidates draw on the counters, kept on the allocated state (AllocatedBase.counterSlots). */
+  get counterSlots(): CounterSlots {
+    return this.base.counterSlots(this.model);
+  }
+
+  /** Per candidate, 1 where other claims hold it (AllocatedBase.held). */
+  get held(): Uint8Array {
+    return this.base.held;
+  }
+
+  /** The symmetry classes already made on this allocated state (AllocatedBase.classes). */
+  get classesByState(): Map<Int32Array, { classOf: Int32Array; members: number[][] }> {
+    return this.base.classes;
+  }
+
   /** Each parent's fragmentation before the search (under `shapes`). */
   get baseFragmentation(): Float64Array {
     return this.base.fragmentation(this.shapes);
@@ -313,8 +345,8 @@ export class CandidateTopology {
       const al = a[l];
       const bl = b[l];
       if (al === undefined || bl === undefined) return undefined;
-      const set = new Set(al);
-      return bl.some((v) => set.has(v));
+      // A device publishes one value per level, a few with list attributes: a scan beats building a set.
+      return bl.some((v) => al.includes(v));
     };
     const root = shares(0);
     const numa = shares(1);

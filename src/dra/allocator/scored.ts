@@ -8,12 +8,12 @@
 // terms of the objective that only grow already exceed the best allocation's. A step budget bounds
 // the work; when it runs out the best allocation found so far is returned and marked.
 import { ALLOCATION_RESULTS_MAX_SIZE, type AllocationModel, type RequestModel } from '../model/index.js';
-import { unschedulableReason } from './diagnose.js';
+import { provablyInfeasible, unschedulableReason } from './diagnose.js';
 import { infeasibleReason } from './feasibility.js';
 import { firstFit, type SearchProgress } from './first-fit.js';
 import { type AllocatedBase, CandidateTopology, compareObjective, type DraObjective, ObjectiveTracker, type TopologySetup } from './objective.js';
 import type { WorkloadShape } from './partition-fragmentation.js';
-import { SearchState } from './search-state.js';
+import { CounterSlots, SearchState } from './search-state.js';
 import { type SymmetryClasses, symmetryClasses } from './symmetry.js';
 
 /** Steps (device picks tried) the scored search takes at most unless the request says otherwise. */
@@ -48,8 +48,14 @@ export interface ScoredOutcome {
 }
 
 /** Runs the scored search with at most `budget` steps. */
-export function scoredSearch(model: AllocationModel, budget: number, classes: SymmetryClasses = symmetryClasses(model), placement: CandidateTopology = new CandidateTopology(model)): ScoredOutcome {
-  const state = new SearchState(model);
+export function scoredSearch(
+  model: AllocationModel,
+  budget: number,
+  classes: SymmetryClasses = symmetryClasses(model),
+  placement: CandidateTopology = new CandidateTopology(model),
+  counters: CounterSlots = new CounterSlots(model),
+): ScoredOutcome {
+  const state = new SearchState(model, counters);
   const tracker = new ObjectiveTracker(placement, model.claims.length);
   const { members } = classes;
   const chosen = model.claims.map((c) => c.groups.map(() => 0));
@@ -142,15 +148,46 @@ export function scoredSearch(model: AllocationModel, budget: number, classes: Sy
   };
 
   /**
+   * Per request, the classes it may take from in this search, in class order: those whose members
+   * its selectors accept (or fail on: the take meets the error then) and, unless it asks for admin
+   * access, that have a member other claims do not hold and fit their pool's counters alone. Members
+   * of a class are alike to every selector and draw alike on one pool, so the first speaks for all
+   * (and the members of a class other claims hold are all held); a class left out could give no
+   * take in this search, so it is left out of the request's slots, unpreviewed.
+   */
+  const selectable = new Map<RequestModel, number[]>();
+  const selectableClasses = (request: RequestModel): number[] => {
+    let list = selectable.get(request);
+    if (list === undefined) {
+      list = [];
+      for (let cls = 0; cls < members.length; cls++) {
+        const slot = members[cls]!; // cls < members.length
+        const first = slot[0]!; // no class is empty
+        let ok: boolean;
+        let failed = false;
+        try {
+          ok = model.selectable(request, first);
+        } catch {
+          ok = failed = true;
+        }
+        if (ok && !failed && !request.adminAccess && !model.candidates[first]!.shared)
+          ok = counters.fitsAlone(first) && slot.some((index) => !model.allocated.devices.has(model.candidates[index]!.id));
+        if (ok) list.push(cls);
+      }
+      selectable.set(request, list);
+    }
+    return list;
+  };
+
+  /**
    * The slots the request takes devices from, cheapest first (then first-fit order): one slot per
    * class, or per device for admin access (which may reuse devices other claims hold, so members of a
    * class are not interchangeable then).
    */
   const orderFor = (request: RequestModel): number[][] => {
-    // cls < members.length, and no class is empty (symmetryClasses makes a class with its first member).
     const keyed: Array<{ cls: number; first: number; key: [number, number, number, number] }> = [];
-    for (let cls = 0; cls < members.length; cls++) {
-      const first = members[cls]![0]!;
+    for (const cls of selectableClasses(request)) {
+      const first = members[cls]![0]!; // no class is empty (symmetryClasses makes a class with its first member)
       keyed.push({ cls, first, key: tracker.preview(request.claimIndex, request, first) });
     }
     keyed.sort((a, b) => a.key[0] - b.key[0] || a.key[1] - b.key[1] || a.key[2] - b.key[2] || a.key[3] - b.key[3] || a.first - b.first);
@@ -205,7 +242,7 @@ export function scoredSearch(model: AllocationModel, budget: number, classes: Sy
   claimStep(0, 0);
   if (best === undefined) return { chosen, furthest, steps, budgetExhausted: exhausted, orderDependent };
   // Replay the best allocation into a fresh state (takes re-check everything and rebuild consumption).
-  const final = new SearchState(model);
+  const final = new SearchState(model, counters);
   for (const pick of best.picks) {
     if (final.take(pick.request, pick.index, pick.must) === undefined) throw new Error(`scored search: replay of ${model.candidates[pick.index]!.id} failed`);
   }
@@ -218,21 +255,26 @@ export type ScoredDecision =
   | { state?: undefined; reason: string; budgetExhausted: boolean; steps: number };
 
 /**
- * The scored mode on a model that passed the quick per-request check: the polynomial proofs, then
- * the search. Where the search met an error upstream reports or the claim limit, first-fit decides
+ * The scored mode: the search, and where it finds nothing, the per-request counts (the check
+ * first-fit mode makes before its search: refusing a claim the search would place is beyond them,
+ * so only a refusal needs them) and the polynomial proofs. Where the search met an error upstream reports or the claim limit, first-fit decides
  * whether that error is the outcome (it throws then); the allocation is still the scored one.
  */
 export function decideScored(model: AllocationModel, budget: number, setup?: TopologySetup, shapes?: readonly WorkloadShape[], base?: AllocatedBase): ScoredDecision {
   const placement = new CandidateTopology(model, setup, shapes, base);
-  const classes = symmetryClasses(model, placement.setup.symmetry);
+  const classes = symmetryClasses(model, placement.setup.symmetry, placement.classesByState, placement.held);
   // The search first, on a small budget: where it ends within it (an allocation, or none anywhere) the
   // proofs cannot change the allocation, and only a refusal asks them for its reason. Otherwise the
   // proofs, then the search on the whole budget, as if the short one had not run.
-  let outcome = scoredSearch(model, Math.min(budget, QUICK_SEARCH_STEPS), classes, placement);
+  // The searches and the replay share what the candidates draw on the counters.
+  const counters = placement.counterSlots;
+  let outcome = scoredSearch(model, Math.min(budget, QUICK_SEARCH_STEPS), classes, placement, counters);
   if (outcome.state === undefined || (outcome.budgetExhausted && budget > QUICK_SEARCH_STEPS)) {
+    const counted = outcome.state === undefined ? provablyInfeasible(model) : undefined;
+    if (counted !== undefined) return { reason: counted, budgetExhausted: false, steps: 0 };
     const proof = infeasibleReason(model, classes, placement);
     if (proof !== undefined) return { reason: proof, budgetExhausted: false, steps: 0 };
-    if (outcome.budgetExhausted && budget > QUICK_SEARCH_STEPS) outcome = scoredSearch(model, budget, classes, placement);
+    if (outcome.budgetExhausted && budget > QUICK_SEARCH_STEPS) outcome = scoredSearch(model, budget, classes, placement, counters);
   }
   if (outcome.orderDependent) {
     const upstream = firstFit(model);

@@ -2,18 +2,7 @@
 // counters consumed per pool (partitionable devices), capacity consumed on shared devices, and the
 // claims' constraints. Every `take` returns an undo that restores the state exactly.
 
-import {
-  type AllocationModel,
-  addAmounts,
-  type CandidateDevice,
-  type CapacityAmounts,
-  type Constraint,
-  consumedCapacity,
-  type Pool,
-  type RequestModel,
-  subAmounts,
-  taintPreventsAllocation,
-} from '../model/index.js';
+import { type AllocationModel, addAmounts, type CapacityAmounts, type Constraint, consumedCapacity, type Pool, type RequestModel, subAmounts, taintPreventsAllocation } from '../model/index.js';
 import { draError, type Quantity } from '../objects/index.js';
 
 /** One device picked for a request. */
@@ -26,8 +15,112 @@ export interface PickedDevice {
   shared: boolean;
 }
 
-/** Counter set → counter → amount in nano units (what a search consumes: only compared, never printed). */
-type NanoCounters = Map<string, Map<string, bigint>>;
+/**
+ * One pool's counters as searches draw on them: a slot per counter that other claims left an amount
+ * of (counter set → counter → slot) and that amount, exact nano amounts (only compared, never
+ * printed); its position among the pools drawn on.
+ */
+interface PoolSlots {
+  readonly at: number;
+  readonly slot: Map<string, Map<string, number>>;
+  readonly have: readonly bigint[];
+  /** Some counter of the pool is below zero already: nothing drawing on its counters fits. */
+  readonly overdrawn: boolean;
+}
+
+/** What one device draws on: its pool's slots, and per slot it names (once each) the amount, summed over its uses. */
+interface DeviceDraw {
+  readonly pool: PoolSlots;
+  readonly slots: readonly number[];
+  readonly nanos: readonly bigint[];
+}
+
+/**
+ * What the model's candidates draw on their pools' counters, as slots: read on first use, per pool
+ * and per candidate, from what other claims left (AllocationModel.countersLeft, fixed for the
+ * model's life). The searches on one model may share one (the scored mode's short search, its full
+ * search and the replay of the best allocation).
+ */
+export class CounterSlots {
+  private readonly pools = new Map<Pool, PoolSlots>();
+  private readonly draws: Array<DeviceDraw | undefined> = [];
+  // alone[candidate]: 0 not asked yet, 1 fits alone, 2 does not (fitsAlone, made on first use).
+  private alone?: Uint8Array;
+
+  constructor(readonly model: AllocationModel) {}
+
+  /**
+   * Whether searches on `model` may use these slots: it lists the same candidates (the same list, as
+   * a cluster handle keeps per node) and, as the caller vouches, other claims hold the same there.
+   */
+  fits(model: AllocationModel): boolean {
+    return model === this.model || (model.candidates === this.model.candidates && model.pools === this.model.pools);
+  }
+
+  /**
+   * Whether candidate `index` fits its pool's counters with nothing else of the search taken: a
+   * device that does not fits no search on the model (takes only consume more).
+   */
+  fitsAlone(index: number): boolean {
+    const fits = (this.alone ??= new Uint8Array(this.model.candidates.length));
+    if (fits[index] === 0) fits[index] = this.fitsAloneNow(index) ? 1 : 2;
+    return fits[index] === 1;
+  }
+
+  private fitsAloneNow(index: number): boolean {
+    const c = this.model.candidates[index]!;
+    if (c.device.consumesCounters.length === 0) return true;
+    if (!this.model.features.partitionableDevices) return false;
+    const { pool, slots, nanos } = this.drawOf(index);
+    if (pool.overdrawn) return false;
+    // As in SearchState.takeCounters, with nothing used.
+    for (let i = 0; i < slots.length; i++) if (nanos[i]! > pool.have[slots[i]!]!) return false;
+    return true;
+  }
+
+  /** What candidate `index` draws (a device consuming counters). */
+  drawOf(index: number): DeviceDraw {
+    let draw = this.draws[index];
+    if (draw !== undefined) return draw;
+    const c = this.model.candidates[index]!;
+    let pool = this.pools.get(c.pool);
+    if (pool === undefined) {
+      const left = this.model.countersLeft(c.pool);
+      const slot = new Map<string, Map<string, number>>();
+      const have: bigint[] = [];
+      for (const [set, counters] of left.counters) {
+        const slots = new Map<string, number>();
+        for (const [name, q] of counters) {
+          slots.set(name, have.length);
+          have.push(q.nanoValue());
+        }
+        slot.set(set, slots);
+      }
+      pool = { at: this.pools.size, slot, have, overdrawn: left.overdrawn };
+      this.pools.set(c.pool, pool);
+    }
+    // Counters other claims left nothing of (no such set or counter in the pool) are never checked, so not drawn.
+    const slots: number[] = [];
+    const nanos: bigint[] = [];
+    for (const use of c.counterUses) {
+      const set = pool.slot.get(use.counterSet);
+      if (set === undefined) continue;
+      // names and nanos have one entry per counter of the use.
+      for (let i = 0; i < use.names.length; i++) {
+        const s = set.get(use.names[i]!);
+        if (s === undefined) continue;
+        const at = slots.indexOf(s);
+        if (at < 0) {
+          slots.push(s);
+          nanos.push(use.nanos[i]!);
+        } else nanos[at]! += use.nanos[i]!;
+      }
+    }
+    draw = { pool, slots, nanos };
+    this.draws[index] = draw;
+    return draw;
+  }
+}
 
 /** The tentative allocation of one search. */
 export class SearchState {
@@ -37,12 +130,17 @@ export class SearchState {
   // takenBy[claim][candidate]: the device is allocated to that claim (exclusive devices only).
   private readonly takenBy: Uint8Array[];
   private readonly takenCount: Int32Array;
-  // The maps below are made on first use: most searches take no partitionable or shared device.
-  private consumed?: Map<Pool, NanoCounters>;
+  // What the search consumes of each pool's counters, by the pool's position and slot (CounterSlots), made on first use.
+  private readonly used: bigint[][] = [];
   // Shares of each shared device in this search, with the capacity they consume.
   private shares?: Map<number, { count: number; amounts: CapacityAmounts }>;
 
-  constructor(readonly model: AllocationModel) {
+  /** `counters`: the model's counter slots, when the caller shares them between searches on the model. */
+  constructor(
+    readonly model: AllocationModel,
+    private readonly counters: CounterSlots = new CounterSlots(model),
+  ) {
+    if (!counters.fits(model)) throw new Error('SearchState: the counter slots were read for other candidates');
     const n = model.candidates.length;
     this.picked = model.claims.map(() => []);
     this.constraints = model.claims.map((c) => c.constraints());
@@ -86,46 +184,40 @@ export class SearchState {
     if (!model.features.partitionableDevices && c.device.consumesCounters.length > 0) return undefined;
     // A device already shared (here or by other claims) has its counters accounted once already.
     const skipCounters = shared && (model.allocated.capacity.has(c.id) || this.shares?.has(index) === true);
-    let countersTaken = false;
+    let draw: DeviceDraw | undefined;
     if (!skipCounters && c.device.consumesCounters.length > 0) {
-      if (!this.takeCounters(c)) return undefined;
-      countersTaken = true;
+      draw = this.counters.drawOf(index);
+      if (!this.takeCounters(draw)) return undefined;
     }
-    const undoCounters = (): void => {
-      if (countersTaken) this.releaseCounters(c);
-    };
     if (model.features.deviceTaints && taintPreventsAllocation(c.device.taints, request.body.tolerations)) {
-      undoCounters();
+      if (draw !== undefined) this.releaseCounters(draw);
       return undefined;
     }
     const constraints = this.constraints[claim]!;
-    const who = { base: request.base, sub: request.sub };
+    // Who the constraints hold the device for (made only for a claim with constraints).
+    const who = constraints.length === 0 ? undefined : { base: request.base, sub: request.sub };
     let added = 0;
-    const undoConstraints = (): void => {
-      for (let i = added - 1; i >= 0; i--) constraints[i]!.remove(who);
-    };
-    for (; added < constraints.length; added++) {
-      let fits: boolean;
-      try {
-        fits = constraints[added]!.add(who, c.device, c.driver, c.id);
-      } catch (error) {
-        undoConstraints();
-        undoCounters();
-        throw error;
+    if (who !== undefined) {
+      for (; added < constraints.length; added++) {
+        let fits: boolean;
+        try {
+          fits = constraints[added]!.add(who, c.device, c.driver, c.id);
+        } catch (error) {
+          this.undoTake(constraints, who, added, draw);
+          throw error;
+        }
+        if (fits) continue;
+        this.undoTake(constraints, who, added, draw);
+        if (must) {
+          throw draError('DRA_REJECTED', `claim ${model.claims[claim]!.label}, request ${request.sub ?? request.base}: cannot add device ${c.id} because a claim constraint would not be satisfied`);
+        }
+        return undefined;
       }
-      if (fits) continue;
-      undoConstraints();
-      undoCounters();
-      if (must) {
-        throw draError('DRA_REJECTED', `claim ${model.claims[claim]!.label}, request ${request.sub ?? request.base}: cannot add device ${c.id} because a claim constraint would not be satisfied`);
-      }
-      return undefined;
     }
     let consumed: CapacityAmounts | undefined;
     if (model.features.consumableCapacity) {
       if (!this.capacityFits(request, index)) {
-        undoConstraints();
-        undoCounters();
+        this.undoTake(constraints, who, added, draw);
         return undefined;
       }
       if (shared) consumed = consumedCapacity(request.body.capacity?.requests, c.device.capacity);
@@ -156,9 +248,15 @@ export class SearchState {
         subAmounts(entry.amounts, consumed as CapacityAmounts);
         if (--entry.count === 0) shares.delete(index);
       }
-      undoConstraints();
-      undoCounters();
+      this.undoTake(constraints, who, added, draw);
     };
+  }
+
+  /** Removes the device from the first `added` constraints (newest first) and gives back what it drew of the counters. */
+  private undoTake(constraints: readonly Constraint[], who: { base: string; sub: string | undefined } | undefined, added: number, draw: DeviceDraw | undefined): void {
+    // added ≤ constraints.length; who is set whenever added > 0.
+    for (let i = added - 1; i >= 0; i--) constraints[i]!.remove(who as { base: string; sub: string | undefined });
+    if (draw !== undefined) this.releaseCounters(draw);
   }
 
   /** Counters of the pool left after the allocations of other claims: counter set → counter → amount (the model's, computed once per pool). */
@@ -166,52 +264,26 @@ export class SearchState {
     return this.model.countersLeft(pool).counters;
   }
 
-  private takeCounters(c: CandidateDevice): boolean {
-    const left = this.model.countersLeft(c.pool);
-    const uses = c.counterUses;
-    const consumedIn = (this.consumed ??= new Map());
-    let consumed = consumedIn.get(c.pool);
-    if (consumed === undefined) {
-      consumed = new Map();
-      consumedIn.set(c.pool, consumed);
-    }
-    for (const use of uses) {
-      let set = consumed.get(use.counterSet);
-      if (set === undefined) {
-        set = new Map();
-        consumed.set(use.counterSet, set);
-      }
-      // names and nanos have one entry per counter of the use.
-      for (let i = 0; i < use.names.length; i++) set.set(use.names[i]!, (set.get(use.names[i]!) ?? 0n) + use.nanos[i]!);
-    }
-    // Every counter of the pool must stay within what is available (as upstream checks it). Before
-    // this take every counter was (each take checked it, and none was overdrawn at the start), so
-    // only the counters this device draws on can have gone over.
-    if (left.overdrawn) {
-      this.releaseCounters(c);
-      return false;
-    }
-    for (const use of uses) {
-      const counters = left.counters.get(use.counterSet);
-      const used = consumed.get(use.counterSet);
-      if (counters === undefined || used === undefined) continue;
-      for (const name of use.names) {
-        const have = counters.get(name);
-        if (have !== undefined && have.nanoValue() < (used.get(name) as bigint)) {
-          this.releaseCounters(c);
-          return false;
-        }
-      }
-    }
+  /**
+   * Consumes what the device draws if every counter of the pool stays within what is available (as
+   * upstream checks it); otherwise changes nothing. Before this take every counter was (each take
+   * checked it, and none was overdrawn at the start), so only the counters it draws on can go over.
+   */
+  private takeCounters(draw: DeviceDraw): boolean {
+    const { pool, slots, nanos } = draw;
+    if (pool.overdrawn) return false;
+    const have = pool.have;
+    const used = (this.used[pool.at] ??= have.map(() => 0n));
+    // slots index the pool's have and used; nanos has one entry per slot.
+    for (let i = 0; i < slots.length; i++) if (used[slots[i]!]! + nanos[i]! > have[slots[i]!]!) return false;
+    for (let i = 0; i < slots.length; i++) used[slots[i]!]! += nanos[i]!;
     return true;
   }
 
-  private releaseCounters(c: CandidateDevice): void {
-    const consumed = this.consumed?.get(c.pool) as NanoCounters; // takeCounters made it
-    for (const use of c.counterUses) {
-      const set = consumed.get(use.counterSet) as Map<string, bigint>;
-      // names and nanos have one entry per counter of the use.
-      for (let i = 0; i < use.names.length; i++) set.set(use.names[i]!, (set.get(use.names[i]!) as bigint) - use.nanos[i]!);
-    }
+  private releaseCounters(draw: DeviceDraw): void {
+    const { pool, slots, nanos } = draw;
+    const used = this.used[pool.at]!; // made by the take this gives back
+    // As in takeCounters.
+    for (let i = 0; i < slots.length; i++) used[slots[i]!]! -= nanos[i]!;
   }
 }

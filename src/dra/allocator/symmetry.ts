@@ -63,16 +63,46 @@ const KEPT_READ_SETS = 32;
 /** Each candidate's class by its fields and the attributes `read` accepts (-1 for shares: each is its own class). */
 function staticClasses(model: AllocationModel, fieldKeys: readonly string[], read: (key: string) => boolean): Int32Array {
   const ids = new Map<string, number>();
+  // Per attribute map, what is read of it as text: a map that devices read together share is written once.
+  const shownOf = new Map<Readonly<Record<string, AttributeValue>>, string>();
   return Int32Array.from(model.candidates, (c) => {
     if (c.shared) return -1;
     const attributes = c.device.attributes;
-    const shown: Record<string, AttributeValue> = {};
-    for (const [k, v] of Object.entries(attributes)) if (read(k)) shown[k] = v;
-    const key = `${fieldKeys[c.index]}\u0000${keyOf(shown)}`;
+    let shown = shownOf.get(attributes);
+    if (shown === undefined) {
+      shown = shownText(attributes, read);
+      shownOf.set(attributes, shown);
+    }
+    const key = `${fieldKeys[c.index]}\u0000${shown}`;
     let id = ids.get(key);
     if (id === undefined) ids.set(key, (id = ids.size));
     return id;
   });
+}
+
+/** The attributes `read` accepts, in the map's order, as text: each key and value after its length, so equal text means equal attributes read. */
+function shownText(attributes: Readonly<Record<string, AttributeValue>>, read: (key: string) => boolean): string {
+  let text = '';
+  for (const k of Object.keys(attributes)) {
+    if (!read(k)) continue;
+    const v = valueText(attributes[k] as AttributeValue);
+    text += `${k.length}:${k}${v.length}:${v}`;
+  }
+  return text;
+}
+
+/** One attribute value as text: a scalar by its type's letter and value, anything else as JSON. */
+function valueText(value: AttributeValue): string {
+  const v = value as Record<string, unknown>;
+  const fields = Object.keys(v);
+  if (fields.length === 1) {
+    const x = v[fields[0]!];
+    if (fields[0] === 'string' && typeof x === 'string') return `s${x}`;
+    if (fields[0] === 'version' && typeof x === 'string') return `v${x}`;
+    if (fields[0] === 'int' && typeof x === 'bigint') return `i${x}`;
+    if (fields[0] === 'bool' && typeof x === 'boolean') return `b${x}`;
+  }
+  return `j${keyOf(value)}`;
 }
 
 /** What readAttributes reads of the model's claims, as text: their constraints' attributes and their selectors, in order, each after its length (so that no two differ in text alone). */
@@ -96,55 +126,91 @@ function callKey(model: AllocationModel): string {
   return key;
 }
 
+/** The attribute keys the candidates publish that `read` accepts, as one text (the keys made once per set-up). */
+function shownKeys(kept: SymmetryKeys, model: AllocationModel, read: (key: string) => boolean): string {
+  if (kept.attributeKeys === undefined) {
+    const all = new Set<string>();
+    for (const c of model.candidates) for (const k of Object.keys(c.device.attributes)) all.add(k);
+    kept.attributeKeys = [...all].sort();
+  }
+  let key = '';
+  for (const k of kept.attributeKeys) if (read(k)) key += `${k}\u0000`;
+  return key;
+}
+
 /** Each candidate's class without its allocated state, for the model's claims; `shared`: the same for every node the set-up serves (kept in it). */
 function staticsFor(model: AllocationModel, kept: SymmetryKeys | undefined): { statics: Int32Array; shared: boolean } {
   const { read, key: readKey, names } = readAttributes(model, kept?.namesRead);
   // Keys over attributes that differ between the nodes the set-up serves are this call's alone.
   const varies = kept?.varies;
   const own = varies !== undefined && (names === undefined || [...names].some(varies));
-  let statics = own ? undefined : kept?.byRead.get(readKey);
+  // Kept per set of the published attribute keys read (sets of names that read the same keys, as
+  // selectors naming different profiles do, make the same classes). The candidates of every node the
+  // set-up serves publish the same keys but identity attributes, which a call that is kept never reads.
+  const shownKey = kept === undefined || own ? readKey : shownKeys(kept, model, read);
+  let statics = own ? undefined : kept?.byRead.get(shownKey);
   if (statics === undefined) {
     statics = staticClasses(model, kept?.fieldKeys ?? deviceFieldKeys(model), read);
     if (kept !== undefined && !own) {
       if (kept.byRead.size >= KEPT_READ_SETS) kept.byRead.delete(kept.byRead.keys().next().value as string);
-      kept.byRead.set(readKey, statics);
+      kept.byRead.set(shownKey, statics);
     }
   }
   return { statics, shared: kept !== undefined && !own };
 }
 
-/** Groups the model's candidates into classes of interchangeable devices (`kept`: the set-up's keys, when the caller keeps one). */
-export function symmetryClasses(model: AllocationModel, kept?: SymmetryKeys): SymmetryClasses {
+/**
+ * Groups the model's candidates into classes of interchangeable devices (`kept`: the set-up's keys,
+ * when the caller keeps one). `byState`: the classes already made on this node state, per static
+ * classes kept in `kept` (an AllocatedBase's, which the caller keeps until the node's allocated
+ * state changes): looked up there first, and added. `held`: per candidate, 1 where other claims hold
+ * it (the same base's), when the caller knows.
+ */
+export function symmetryClasses(model: AllocationModel, kept?: SymmetryKeys, byState?: Map<Int32Array, SymmetryClasses>, held?: Uint8Array): SymmetryClasses {
   // Calls whose claims read the same (the same selectors and constraint attributes) get the same static classes: found by that text first.
   const byCall = kept === undefined ? undefined : (kept.byCall ??= new Map());
   const call = byCall === undefined ? undefined : callKey(model);
   let statics = call === undefined ? undefined : byCall?.get(call);
+  // Only static classes the set-up keeps (shared by the calls that read the same) are looked up by state.
+  let shared = statics !== undefined;
   if (statics === undefined) {
     const found = staticsFor(model, kept);
     statics = found.statics;
+    shared = found.shared;
     // A call with keys of its own (it reads an attribute that varies between nodes) is not kept.
     if (byCall !== undefined && call !== undefined && found.shared) {
       if (byCall.size >= KEPT_READ_SETS) byCall.delete(byCall.keys().next().value as string);
       byCall.set(call, statics);
     }
   }
-  // A static class splits by allocated state: free members and those other claims hold.
-  const ids = new Map<number, number>();
+  const known = shared ? byState?.get(statics) : undefined;
+  if (known !== undefined) return known;
+  const classes = dynamicClasses(model, statics, held);
+  if (shared && byState !== undefined) {
+    if (byState.size >= KEPT_READ_SETS) byState.delete(byState.keys().next().value as Int32Array);
+    byState.set(statics, classes);
+  }
+  return classes;
+}
+
+/** The static classes split by allocated state (`held`: per candidate, 1 where other claims hold it, when the caller knows). */
+function dynamicClasses(model: AllocationModel, statics: Int32Array, held: Uint8Array | undefined): SymmetryClasses {
+  let most = -1;
+  for (const s of statics) if (s > most) most = s;
+  // A static class splits: free members and those other claims hold (ids[2 × static + held], -1 until met).
+  const ids = new Int32Array(2 * (most + 1)).fill(-1);
   const members: number[][] = [];
   const classOf = new Int32Array(model.candidates.length);
   for (const c of model.candidates) {
     const s = statics[c.index]!; // one entry per candidate
-    let id: number | undefined;
+    let id = members.length;
     if (s >= 0) {
-      const key = 2 * s + (model.allocatedElsewhere(c.id) ? 1 : 0);
-      id = ids.get(key);
-      if (id === undefined) ids.set(key, (id = members.length));
+      const key = 2 * s + ((held === undefined ? model.allocatedElsewhere(c.id) : held[c.index] === 1) ? 1 : 0);
+      if (ids[key]! >= 0) id = ids[key]!;
+      else ids[key] = id;
     }
-    if (id === undefined || id === members.length) {
-      id = members.length;
-      members.push([]);
-    }
-    members[id]!.push(c.index); // id < members.length
+    if (id === members.length) members.push([]);
+    members[id]!.push(c.index); // id ≤ members.length, and a new class was just pushed
     classOf[c.index] = id;
   }
   return { classOf, members };
