@@ -3,6 +3,13 @@
 // placement quality", has the table). Each idea places a claim knowing only the state and the
 // workload's shape distribution (the stream's mix, or openb's shape counts), never the stream.
 //   npx tsc -p tsconfig.json && node dist/bench/dra-mig-ideas.js [--ideas=ff,rollout:8:20,…]
+// `pair:<h>:<flags>`: the look-ahead of h claims, used GPU first, and pairing (a MIG claim on a carved
+// GPU that closes its last placement of a shape the workload asks for more often costs more than a
+// fresh GPU); flags joined by `+`: `big` (only shapes bigger than the claim's), `sup` (unless the
+// node's other carved GPUs that still take the shape number at least its weight over the claim's),
+// `sup1` / `sup2` (… at least 1 / 2), `any` (counting the GPU itself), `room` (only shapes the
+// GPU's free compute could hold), `bigmem` (only shapes with more memory slices), `free<k>` (only
+// on nodes with k or more free GPUs), `tie` (closing costs as much as a fresh GPU).
 import { buildFleet, openbShapes, openbStream, rng, seededStream, shapeMix } from './dra-fleets/index.js';
 import { actions, apply, bestFit, firstFit, freeGpus, GPUS_PER_NODE, type Policy, replay, type SimAction, SimFleet, type SimShape, simShape } from './dra-mig-sim.js';
 import { openbRoot } from './openb-root.js';
@@ -171,8 +178,38 @@ function gpuValue(dist: ReadonlyArray<{ shape: SimShape; weight: number }>, h: n
 }
 
 /** MIG claims by gpuValue: the placement losing least value (placed mass + value after − value before), used GPUs first; whole GPUs as bestFit. */
-export function dpValue(dist: ReadonlyArray<{ shape: SimShape; weight: number }>, h: number, freshFirst: boolean, wholeFirstFit = false): Policy {
+export function dpValue(dist: ReadonlyArray<{ shape: SimShape; weight: number }>, h: number, freshFirst: boolean, wholeFirstFit = false, pair = ''): Policy {
   const value = gpuValue(dist, h);
+  const weightOf = (p: string): number => dist.find((d) => d.shape.kind === 'mig' && d.shape.profile!.name === p)?.weight ?? 0;
+  const placeable = (f: SimFleet, gpu: number, p: SimShape['profile']): boolean => p!.starts.some((st) => f.fitsMig(gpu, p!, st));
+  /** Whether placing s at `start` on carved GPU `gpu` closes its last placement of a shape the workload asks for more often than s. */
+  const closes = (f: SimFleet, gpu: number, s: SimShape, start: number): boolean => {
+    const own = weightOf(s.profile!.name);
+    const more = dist.filter((d) => d.shape.kind === 'mig' && d.shape.profile!.name !== s.profile!.name && d.weight > own && placeable(f, gpu, d.shape.profile));
+    if (more.length === 0) return false;
+    const keep = /free(\d+)/.exec(pair);
+    if (keep !== null && freeGpus(f, Math.floor(gpu / GPUS_PER_NODE)) < Number(keep[1])) return false;
+    f.placeMig(gpu, s.profile!, start);
+    let closed = false;
+    for (const d of more) {
+      if (placeable(f, gpu, d.shape.profile)) continue;
+      if (pair.includes('sup')) {
+        const n = Math.floor(gpu / GPUS_PER_NODE);
+        let carved = 0;
+        for (let i = 0; i < GPUS_PER_NODE; i++) {
+          const g = n * GPUS_PER_NODE + i;
+          if (!f.free(g) && (pair.includes('any') || g !== gpu) && placeable(f, g, d.shape.profile)) carved++;
+        }
+        if (carved >= (pair.includes('sup1') ? 1 : pair.includes('sup2') ? 2 : d.weight / own)) continue;
+      }
+      if (pair === 'room' && 7 - f.g[gpu]! < d.shape.profile!.g) continue;
+      if (pair.includes('big') && d.shape.profile!.g <= s.profile!.g) continue;
+      if (pair === 'bigmem' && d.shape.profile!.size <= s.profile!.size) continue;
+      closed = true;
+    }
+    f.placeMig(gpu, s.profile!, start, -1);
+    return closed;
+  };
   const fallback = wholeFirstFit ? firstFit : bestFit(dist);
   return (f, s, i) => {
     if (s.kind !== 'mig') return fallback(f, s, i);
@@ -188,7 +225,9 @@ export function dpValue(dist: ReadonlyArray<{ shape: SimShape; weight: number }>
       const after = value(f, gpu);
       f.placeMig(gpu, s.profile!, a.start, -1);
       const loss = before - after - massOf(s);
-      const key = freshFirst ? [fresh, loss, freeGpus(f, a.node)] : [loss, fresh, freeGpus(f, a.node)];
+      // Pairing: closing a likelier partner's hole costs 2 (a fresh GPU wins), or 1 with `tie` (the look-ahead decides).
+      const gate = pair !== '' && fresh === 0 && closes(f, gpu, s, a.start) ? (pair.includes('tie') ? 1 : 2) : fresh;
+      const key = freshFirst ? [gate, loss, fresh, freeGpus(f, a.node)] : [loss, fresh, freeGpus(f, a.node)];
       let better = best === undefined;
       for (let k = 0; k < key.length && !better; k++) {
         if (Math.abs(key[k]! - bestKey[k]!) < 1e-12) continue;
@@ -209,6 +248,7 @@ function parse(idea: string, dist: ReadonlyArray<{ shape: SimShape; weight: numb
   if (name === 'reserve') return reserve(Number(a ?? 4));
   if (name === 'migvalue') return migValue(dist);
   if (name === 'dp') return dpValue(dist, Number(a ?? 2), b !== 'loss', c === 'ff');
+  if (name === 'pair') return dpValue(dist, Number(a ?? 6), true, false, b ?? 'plain');
   if (name === 'bestfit') return bestFit(dist, a === 'value');
   throw new Error(`unknown idea ${idea}`);
 }

@@ -418,6 +418,12 @@ function thousandths(part: bigint, whole: bigint): number {
   return Number(t < 0n ? 0n : t > 1000n ? 1000n : t);
 }
 
+/**
+ * What a pick that closes a likelier partner's last placement on a carved parent adds to `opened`
+ * (ShapeTable.closes): more than carving a fresh parent (1), so the fresh parent wins.
+ */
+export const CLOSE_COST = 2;
+
 /** -1, 0, 1: lexicographic comparison of two objectives. */
 export function compareObjective(a: DraObjective, b: DraObjective): number {
   const n = Math.max(a.alternatives.length, b.alternatives.length);
@@ -501,7 +507,11 @@ export class ObjectiveTracker {
       this.opened += p.setup.partitionable[parent]!;
       this.markUsed(parent, 1);
     }
-    this.fragments?.push(index);
+    if (this.fragments !== undefined) {
+      const closed = this.fragments.closed;
+      this.fragments.push(index);
+      this.opened += CLOSE_COST * (this.fragments.closed - closed);
+    }
     const waste = this.partitioned ? p.wasteOf(request, index) : 0;
     this.waste += waste;
     this.history.push({ claim, topology, share, waste });
@@ -512,7 +522,11 @@ export class ObjectiveTracker {
     const p = this.placement;
     const last = this.history.pop() as { claim: number; topology: number; share: number; waste: number };
     const index = this.picks[last.claim]!.pop() as number;
-    this.fragments?.pop(index);
+    if (this.fragments !== undefined) {
+      const closed = this.fragments.closed;
+      this.fragments.pop(index);
+      this.opened -= CLOSE_COST * (closed - this.fragments.closed);
+    }
     this.waste -= last.waste;
     this.topology -= last.topology;
     this.consumption -= last.share;
@@ -537,7 +551,8 @@ export class ObjectiveTracker {
     const parent = p.parentOf[index]!;
     const opens = this.parentPicks[parent] === 0 && p.usedBefore[parent] === 0 ? 1 : 0;
     const fragmentation = this.fragments !== undefined ? this.fragments.preview(index) + p.wasteOf(request, index) : 0;
-    return [topology, opens * p.setup.partitionable[parent]!, fragmentation, opens * 2 ** 20 + p.shareOf(request, index)];
+    const closes = this.fragments !== undefined ? CLOSE_COST * this.fragments.previewCloses(index) : 0;
+    return [topology, opens * p.setup.partitionable[parent]! + closes, fragmentation, opens * 2 ** 20 + p.shareOf(request, index)];
   }
 
   /** The objective of the current picks with the given alternatives. */

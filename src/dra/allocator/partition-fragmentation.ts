@@ -447,6 +447,62 @@ export class ShapeTable {
     return -Math.round(1000 * this.layout.worth[c]!) * PLACEMENT_SCALE;
   }
 
+  /**
+   * Pairing: 1 when a pick of candidate c (a partition) on its parent p, already carved (`left`:
+   * counters before the pick), closes p's last placement of a bigger shape (its devices worth more
+   * than c) that the workload asks for more often than any shape c serves, while no other carved
+   * parent can still take that shape; else 0. Such a pick spends a hole a likelier partner needs
+   * (a 2g.20gb or 3g.40gb on slices 0–3 of a GPU whose slices 4–7 are taken, where openb's 4g.40gb
+   * is three times as frequent): the objective counts it as worse than carving a fresh parent.
+   * Only with a workload the caller gives (`lookahead` > 0: frequencies, not a list).
+   */
+  closes(c: number, left: Float64Array): number {
+    const layout = this.layout;
+    if (this.lookahead === 0 || this.weight === 0 || !layout.partition(c)) return 0;
+    // c is a candidate index; its parent and uses are the layout's own.
+    const p = layout.parentOf[c]!;
+    if (this.untouched(p, left)) return 0;
+    const parents = layout.parentCount;
+    const shapes = this.weights.length;
+    let own = 0;
+    // s < shapes and m within shape s's members on p (start has shapes × parents + 1 entries).
+    for (let s = 0; s < shapes; s++) for (let m = this.start[s * parents + p]!; m < this.start[s * parents + p + 1]!; m++) if (this.members[m] === c) own = Math.max(own, this.weights[s]!);
+    if (own === 0) return 0;
+    const worth = layout.worth[c]!;
+    const open: number[] = [];
+    for (let s = 0; s < shapes; s++) if (this.weights[s]! > own && this.fitsOn(s, p, left, worth)) open.push(s);
+    if (open.length === 0) return 0;
+    for (let u = layout.useStart[c]!; u < layout.useStart[c + 1]!; u++) left[layout.useIdx[u]!]! -= layout.useAmt[u]!;
+    let closed = 0;
+    for (const s of open) {
+      if (this.fitsOn(s, p, left, worth)) continue;
+      let elsewhere = false;
+      for (let q = 0; q < parents && !elsewhere; q++) elsewhere = q !== p && layout.partitioned[q] === 1 && !this.untouched(q, left) && this.fitsOn(s, q, left, worth);
+      if (!elsewhere) closed = 1;
+    }
+    for (let u = layout.useStart[c]!; u < layout.useStart[c + 1]!; u++) left[layout.useIdx[u]!]! += layout.useAmt[u]!;
+    return closed;
+  }
+
+  /** Whether a device of shape s worth more than `worth` fits on parent p with `left`. */
+  private fitsOn(s: number, p: number, left: Float64Array, worth: number): boolean {
+    const parents = this.layout.parentCount;
+    // m within shape s's members on p.
+    for (let m = this.start[s * parents + p]!; m < this.start[s * parents + p + 1]!; m++) {
+      const d = this.members[m]!;
+      if (this.layout.worth[d]! > worth && this.layout.fits(d, left)) return true;
+    }
+    return false;
+  }
+
+  /** Whether nothing uses parent p's counters in `left` (a parent not yet carved). */
+  private untouched(p: number, left: Float64Array): boolean {
+    const layout = this.layout;
+    // k is a counter slot of parent p.
+    for (let k = layout.counterStart[p]!; k < layout.counterStart[p + 1]!; k++) if (left[k]! < layout.total[k]! - EPSILON * Math.max(1, layout.total[k]!)) return false;
+    return true;
+  }
+
   private remember(key: string, value: number): void {
     if (this.taken.size >= MAX_TAKEN) this.taken.clear();
     this.taken.set(key, value);
@@ -543,12 +599,19 @@ export class FragmentationTracker {
     }
   }
 
+  /** Picks that closed a likelier partner's last placement (ShapeTable.closes), summed. */
+  closed = 0;
+  private readonly shut: number[] = [];
+
   push(c: number): void {
     const l = this.layout;
     if (!l.partition(c)) {
       this.history.push(NaN);
       return;
     }
+    const shut = this.shapes.closes(c, this.left);
+    this.closed += shut;
+    this.shut.push(shut);
     // c is a candidate index; its uses, slots and parent are the layout's own (so in preview and pop).
     for (let u = l.useStart[c]!; u < l.useStart[c + 1]!; u++) this.left[l.useIdx[u]!]! -= l.useAmt[u]!;
     const p = l.parentOf[c]!;
@@ -570,9 +633,15 @@ export class FragmentationTracker {
     return after - this.now[p]! + this.shapes.held(c);
   }
 
+  /** What pushing `c` would add to `closed`, without pushing it. */
+  previewCloses(c: number): number {
+    return this.shapes.closes(c, this.left);
+  }
+
   pop(c: number): void {
     const before = this.history.pop() as number;
     if (Number.isNaN(before)) return;
+    this.closed -= this.shut.pop() as number;
     const l = this.layout;
     for (let u = l.useStart[c]!; u < l.useStart[c + 1]!; u++) this.left[l.useIdx[u]!]! += l.useAmt[u]!;
     const p = l.parentOf[c]!;
