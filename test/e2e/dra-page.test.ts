@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimsOfDump, openEngine, splitDraDump } from '../../src/index.js';
+import { claimsOfDump, DEFAULT_NODE_SCORES, openEngine, splitDraDump } from '../../src/index.js';
 import { launchChromium } from './browser.js';
 import { ROOT } from './page.js';
 import { type StaticServer, serveStatic } from './serve.js';
@@ -87,6 +87,20 @@ describe('DRA view', () => {
     expect(await page.getAttribute(`[data-device="${heldDevice}"]`, 'data-state')).toBe('held');
     const scheduled = Object.keys(expectedDevices).find((id) => expectedDevices[id] !== heldClaim.label)!;
     expect(await page.getAttribute(`[data-device="${scheduled}"]`, 'data-state')).toBe('new');
+
+    // The node score's default is each mode's own: scored mode's is the objective's.
+    await page.selectOption('[data-testid="dra-node-score"]', 'default');
+    await page.click('[data-testid="dra-schedule"]');
+    await expect
+      .poll(() => page.textContent('[data-testid="dra-status"]'))
+      .toMatch(new RegExp(`^${pending} pending claims: \\d scheduled, \\d unschedulable \\(scored, ${DEFAULT_NODE_SCORES.scored}\\) in [\\d.]+ ms$`));
+    const byDefault = engine.createDraCluster({ classes: dump.classes, slices: dump.slices, nodes: dump.nodes, ...held, mode: 'scored' });
+    const defaultRows = claims.map((c) => {
+      if (c.allocation !== undefined) return { claim: c.label, state: 'held', node: heldNode };
+      const r = byDefault.schedule(c.object);
+      return { claim: c.label, state: r.node === undefined ? 'unschedulable' : 'scheduled', node: r.node ?? '' };
+    });
+    expect((await shown()).rows).toEqual(defaultRows);
     expect(pageErrors).toEqual([]);
   });
 

@@ -3,7 +3,7 @@
 // its counter set (claims already allocated in the dump hold theirs); replay one stream of claims
 // under first-fit and scored side by side.
 import sampleUrl from '../../data/samples/dra/cluster.json?url';
-import { AllocationError, claimsOfDump, DRA_MODES, type DraDump, type DraMode, type Engine, NODE_SCORES, type NodeScore, openEngine, splitDraDump } from '../../src/index.ts';
+import { AllocationError, claimsOfDump, DEFAULT_NODE_SCORES, DRA_MODES, type DraDump, type DraMode, type Engine, NODE_SCORES, type NodeScore, openEngine, splitDraDump } from '../../src/index.ts';
 import { byTestId, h } from '../shared/dom.ts';
 import { type GpuMap, readGpus } from './counters.ts';
 import { type Row, renderClaims } from './panels/claims.ts';
@@ -39,11 +39,17 @@ function selectValue(testid: string): string {
   return byTestId<HTMLSelectElement>(testid).value;
 }
 
-for (const [testid, options] of [
-  ['dra-mode', DRA_MODES],
-  ['dra-node-score', NODE_SCORES],
-] as const) {
-  byTestId(testid).append(...options.map((o) => h('option', { value: o }, o)));
+byTestId('dra-mode').append(...DRA_MODES.map((o) => h('option', { value: o }, o)));
+// The node score's first choice is each mode's own default (the engine's DEFAULT_NODE_SCORES).
+byTestId('dra-node-score').append(
+  h('option', { value: 'default' }, `each mode's default (scored: ${DEFAULT_NODE_SCORES.scored}, first-fit: ${DEFAULT_NODE_SCORES['first-fit']})`),
+  ...NODE_SCORES.map((o) => h('option', { value: o }, o)),
+);
+
+/** The node score chosen for `mode`: the mode's default when the page says so. */
+function nodeScoreFor(mode: DraMode): NodeScore {
+  const choice = selectValue('dra-node-score');
+  return choice === 'default' ? DEFAULT_NODE_SCORES[mode] : (choice as NodeScore);
 }
 
 /** Devices in use → who holds them, from the claims as shown. */
@@ -142,7 +148,7 @@ async function schedule(): Promise<void> {
   if (dump === undefined) return;
   showError(null);
   const mode = selectValue('dra-mode') as DraMode;
-  const nodeScore = selectValue('dra-node-score') as NodeScore;
+  const nodeScore = nodeScoreFor(mode);
   try {
     state.engine ??= await openEngine({ backend: 'ts' });
     const started = performance.now();
@@ -179,7 +185,10 @@ function runReplay(): void {
     showError(`seed: expected a whole number from 0, got ${JSON.stringify(raw)}`);
     return;
   }
-  const nodeScore = selectValue('dra-node-score') as NodeScore;
+  // First-fit is upstream's allocator: it keeps its own default when the page asks for the scored
+  // objective's node score, which first-fit mode refuses.
+  const choice = nodeScoreFor('scored');
+  const nodeScores = { 'first-fit': choice === 'fragmentation' ? DEFAULT_NODE_SCORES['first-fit'] : nodeScoreFor('first-fit'), scored: choice };
   const status = byTestId('dra-replay-status');
   const button = byTestId<HTMLButtonElement>('dra-replay-run');
   delete status.dataset.done;
@@ -208,10 +217,10 @@ function runReplay(): void {
     slider.max = String(m.stream.count);
     slider.value = String(m.stream.count);
     renderSides();
-    status.textContent = `${m.stream.count} claims (seed ${seed}, ${nodeScore}) replayed under first-fit and scored in ${m.ms.toFixed(0)} ms, in a worker`;
+    status.textContent = `${m.stream.count} claims (seed ${seed}) replayed under first-fit (${nodeScores['first-fit']}) and scored (${nodeScores.scored}) in ${m.ms.toFixed(0)} ms, in a worker`;
     status.dataset.done = 'true';
   };
-  const job: ReplayJob = { dump, nodes: [...state.nodeLabels.keys()], seed, nodeScore };
+  const job: ReplayJob = { dump, nodes: [...state.nodeLabels.keys()], seed, nodeScores };
   worker.postMessage(job);
 }
 

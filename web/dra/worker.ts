@@ -6,7 +6,7 @@ import { readGpus } from './counters.ts';
 import { claimStream, type ReplayRun, replay, type StreamSummary } from './replay.ts';
 
 /** What the page asks for. */
-export type ReplayJob = { dump: DraDump; nodes: string[]; seed: number; nodeScore: NodeScore };
+export type ReplayJob = { dump: DraDump; nodes: string[]; seed: number; nodeScores: Readonly<Record<'first-fit' | 'scored', NodeScore>> };
 /** What the worker answers: progress, the stream (without its claim objects) and both runs, or an error. */
 export type ReplayMessage =
   | { type: 'progress'; label: string; done: number; all: number }
@@ -28,7 +28,7 @@ self.onmessage = async (event: MessageEvent<ReplayJob>) => {
     if (stream.claims.length === 0) throw new Error('replay: no claim of the dump fits on the empty fleet, so there is no stream to replay');
     let last = 0;
     const runs = (['first-fit', 'scored'] as const).map((mode, m) =>
-      replay(e, job.dump, map, stream, mode, job.nodeScore, (done) => {
+      replay(e, job.dump, map, stream, mode, job.nodeScores[mode], (done) => {
         const now = performance.now();
         if (now - last < 200 && done < stream.claims.length) return;
         last = now;
