@@ -231,7 +231,7 @@ export class PartitionLayout {
   exactFree(p: number, left: Float64Array): number {
     let sum = 0;
     let counters = 0;
-    // p is a parent; k a counter slot of that parent (as in freeShare).
+    // p is a parent (counterStart has parents + 1 entries); k a counter slot of that parent.
     for (let k = this.counterStart[p]!; k < this.counterStart[p + 1]!; k++) {
       const t = this.total[k]!;
       if (t <= 0) continue;
@@ -286,16 +286,7 @@ export class PartitionLayout {
 
   /** Thousandths of parent p left: the mean over its counters with a positive total. */
   freeShare(p: number, left: Float64Array): number {
-    let sum = 0;
-    let counters = 0;
-    // p is a parent (counterStart has parents + 1 entries); k a counter slot of that parent.
-    for (let k = this.counterStart[p]!; k < this.counterStart[p + 1]!; k++) {
-      const t = this.total[k]!;
-      if (t <= 0) continue;
-      counters++;
-      sum += Math.min(1, Math.max(0, left[k]! / t));
-    }
-    return counters === 0 ? 0 : Math.round((1000 * sum) / counters);
+    return Math.round(this.exactFree(p, left));
   }
 }
 
