@@ -32,11 +32,12 @@ import {
 } from '../objects/index.js';
 import { provablyInfeasible, unschedulableReason } from './diagnose.js';
 import { firstFit, type SearchOutcome } from './first-fit.js';
-import { type AllocatedBase, CandidateTopology, compareObjective, type DraObjective, evaluateObjective, type TopologySetup } from './objective.js';
-import type { WorkloadShape } from './partition-fragmentation.js';
+import { type AllocatedBase, CandidateTopology, compareObjective, type DraObjective, evaluateObjective } from './objective.js';
+import type { WorkloadShape } from './partition-shapes.js';
 import { buildResults } from './result.js';
 import { DEFAULT_SCORED_BUDGET, decideScored } from './scored.js';
 import { shareIdSource } from './share-id.js';
+import type { TopologySetup } from './topology-setup.js';
 import { type DraWorkloadEntry, readWorkload, selectionOf, workloadShapes } from './workload.js';
 
 /** How to search: the scored search (the default), or upstream's first-fit. */

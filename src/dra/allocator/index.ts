@@ -5,8 +5,10 @@
 export type { DraAllocateRequest, DraAllocateResult, DraExplanation, DraMode, SearchSettings, Unschedulable } from './allocate.js';
 export { allocateClaims, allocateOnModel, DRA_MODES, readBudget, readCapacityState, readFeatures, readIdList, readMode, unschedulable } from './allocate.js';
 export { firstFit } from './first-fit.js';
-export { AllocatedBase, compareObjective, type DraObjective, evaluateObjective, PAIR_PENALTY, TOPOLOGY_ATTRIBUTES, TopologySetup } from './objective.js';
-export { fragmentationParts, LOOKAHEAD_STEPS, PLACEMENT_SCALE, type WorkloadShape } from './partition-fragmentation.js';
+export { AllocatedBase, compareObjective, type DraObjective, evaluateObjective } from './objective.js';
+export { fragmentationParts, LOOKAHEAD_STEPS, PLACEMENT_SCALE } from './partition-fragmentation.js';
+export type { WorkloadShape } from './partition-shapes.js';
 export { DEFAULT_SCORED_BUDGET } from './scored.js';
 export { namesRead } from './symmetry.js';
+export { PAIR_PENALTY, TOPOLOGY_ATTRIBUTES, TopologySetup } from './topology-setup.js';
 export { type DraWorkloadEntry, readWorkload, selectionOf, type Workload, workloadShapes } from './workload.js';

@@ -11,10 +11,11 @@ import { ALLOCATION_RESULTS_MAX_SIZE, type AllocationModel, type RequestModel } 
 import { provablyInfeasible, unschedulableReason } from './diagnose.js';
 import { infeasibleReason } from './feasibility.js';
 import { firstFit, type SearchProgress } from './first-fit.js';
-import { type AllocatedBase, CandidateTopology, compareObjective, type DraObjective, ObjectiveTracker, type TopologySetup } from './objective.js';
-import type { WorkloadShape } from './partition-fragmentation.js';
+import { type AllocatedBase, CandidateTopology, compareObjective, type DraObjective, ObjectiveTracker } from './objective.js';
+import type { WorkloadShape } from './partition-shapes.js';
 import { CounterSlots, SearchState } from './search-state.js';
 import { type SymmetryClasses, symmetryClasses } from './symmetry.js';
+import type { TopologySetup } from './topology-setup.js';
 
 /** Steps (device picks tried) the scored search takes at most unless the request says otherwise. */
 export const DEFAULT_SCORED_BUDGET = 20_000;

@@ -8,7 +8,7 @@
 import type { AllocationModel } from '../model/index.js';
 import type { AttributeValue } from '../objects/index.js';
 import { deviceFieldKeys, keyOf, type SymmetryKeys } from './device-keys.js';
-import { TOPOLOGY_ATTRIBUTES } from './objective.js';
+import { TOPOLOGY_ATTRIBUTES } from './topology-setup.js';
 
 /** The classes: each candidate's class, and each class's members in first-fit order. */
 export interface SymmetryClasses {

@@ -6,7 +6,7 @@
 import { fail } from '../../shared/validate.js';
 import type { AllocationModel, RequestModel } from '../model/index.js';
 import { type At, child, type ResourceClaim, readResourceClaims, record } from '../objects/index.js';
-import type { WorkloadShape } from './partition-fragmentation.js';
+import type { WorkloadShape } from './partition-shapes.js';
 
 /** One entry of a workload: a ResourceClaim (object) and how often it comes (default 1). */
 export interface DraWorkloadEntry {

@@ -51,7 +51,7 @@ import { type CheckedClaims, checkClaimModels, copyJson, rankOf, readsIdentity, 
 import { gangHost } from './gang-host.js';
 import { isIdentityAttribute, layoutCluster, type NodeClass, NodeModel } from './node-classes.js';
 import { type CountedAlternative, DEFAULT_NODE_SCORES, FRAGMENTATION_CANDIDATES, NODE_SCORES, NodeIndex, type NodeScore, type NodeStates, type ShapeIndex } from './node-index.js';
-import { StateCounts, type StateVerdict } from './state-counts.js';
+import { StateCounts, type StateVerdict, words } from './state-counts.js';
 
 /** How many more nodes a pod with a prioritized list may try for an earlier alternative once one node can take it. */
 export const RANK_PROBES = 16;
@@ -127,12 +127,6 @@ interface Held {
   node: number;
   allocation: AllocationResult;
   entries: AllocatedEntry[];
-}
-
-function words(bits: Uint32Array, from: number, n: number): string {
-  let s = '';
-  for (let w = 0; w < n; w++) s += `${bits[from + w]!.toString(36)},`; // a node's n words from `from`
-  return s;
 }
 
 /**

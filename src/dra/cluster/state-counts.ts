@@ -60,3 +60,10 @@ export class StateCounts {
     return { seen, out };
   }
 }
+
+/** A node's n bit words from `from`, as part of its state key. */
+export function words(bits: Uint32Array, from: number, n: number): string {
+  let s = '';
+  for (let w = 0; w < n; w++) s += `${bits[from + w]!.toString(36)},`;
+  return s;
+}
