@@ -2,7 +2,7 @@
 // multiple allocations (with the capacity they consume), and what a node's devices can still
 // take alone (free, counters left). Upstream's AllocatedState, kept for the whole cluster and
 // looked at one node's pools at a time.
-import { type AllocatedSnapshot, addAmounts, type CapacityAmounts, type Pool, type ResolvedFeatures, subAmounts } from '../model/index.js';
+import { type AllocatedSnapshot, addAmounts, type CapacityAmounts, type Pool, type PoolCountersLeft, poolCountersLeft, type ResolvedFeatures, subAmounts } from '../model/index.js';
 import type { Device, Quantity } from '../objects/index.js';
 import type { Bits, NodeClass } from './node-classes.js';
 
@@ -29,12 +29,6 @@ interface PoolAllocated {
 
 function used(p: PoolAllocated | undefined, device: string): boolean {
   return p !== undefined && (p.devices.has(device) || p.capacity.has(device) || (p.shareCount.get(device) ?? 0) > 0);
-}
-
-/** What other claims left of a pool's counters, by counter set; `overdrawn` when some counter is below zero. */
-interface CountersLeft {
-  available: Map<string, Map<string, Quantity>>;
-  overdrawn: boolean;
 }
 
 /** The cluster's allocated state, by pool. */
@@ -148,7 +142,7 @@ export class AllocatedState {
     free.fill(0);
     usedBits.fill(0);
     let usedCount = 0;
-    let counters: Map<Pool, CountersLeft> | undefined;
+    let counters: Map<Pool, PoolCountersLeft> | undefined;
     let i = 0;
     for (let p = 0; p < pools.length; p++) {
       const pool = pools[p]!;
@@ -178,33 +172,14 @@ export class AllocatedState {
   }
 
   /** Whether the device alone fits the pool's counters after what others hold (SearchState.takeCounters on an empty search). */
-  private countersFit(device: Device, pool: Pool, memo: Map<Pool, CountersLeft>): boolean {
+  private countersFit(device: Device, pool: Pool, memo: Map<Pool, PoolCountersLeft>): boolean {
     let left = memo.get(pool);
     if (left === undefined) {
-      const available = new Map<string, Map<string, Quantity>>();
       const held = this.pools.get(pool.id);
-      for (const [name, set] of pool.counterSets) available.set(name, new Map(Object.entries(set.counters)));
-      for (const slices of [pool.deviceSlices, pool.otherSlices]) {
-        for (const slice of slices) {
-          for (const d of slice.devices) {
-            if (d.consumesCounters.length === 0 || !used(held, d.name)) continue;
-            for (const use of d.consumesCounters) {
-              const set = available.get(use.counterSet);
-              if (set === undefined) continue;
-              for (const [name, q] of Object.entries(use.counters)) {
-                const have = set.get(name);
-                if (have !== undefined) set.set(name, have.sub(q));
-              }
-            }
-          }
-        }
-      }
-      let overdrawn = false;
-      for (const set of available.values()) for (const q of set.values()) if (q.sign() < 0) overdrawn = true;
-      left = { available, overdrawn };
+      left = poolCountersLeft(pool, (d) => used(held, d.name));
       memo.set(pool, left);
     }
-    const { available } = left;
+    const available = left.counters;
     const uses = device.consumesCounters;
     // Nothing overdrawn and each set used once: only the counters the device draws on can refuse it (the full check below, without building its sums).
     if (!left.overdrawn && uses.every((u, i) => uses.findIndex((v) => v.counterSet === u.counterSet) === i)) {

@@ -5,14 +5,14 @@
 // Building it validates the claims in upstream's order and throws upstream's errors.
 import type { AllocationError } from '../../shared/errors.js';
 import { type PreparedDevice, prepareDevice, type SelectorCache } from '../cel/index.js';
-import { type Device, type DeviceClass, type DeviceRequestBody, draError, type Node, type Quantity, type ResourceClaim, type ResourceSlice } from '../objects/index.js';
+import { type Device, type DeviceClass, type DeviceRequestBody, draError, type Node, type ResourceClaim, type ResourceSlice } from '../objects/index.js';
 import type { CapacityAmounts } from './capacity.js';
 import { fitsCapacity } from './capacity.js';
 import type { Constraint } from './constraints.js';
 import { DistinctAttribute, MatchAttribute } from './constraints.js';
 import type { ResolvedFeatures } from './features.js';
-import type { Pool } from './pools.js';
-import { deviceReachesNode } from './pools.js';
+import type { Pool, PoolCountersLeft } from './pools.js';
+import { deviceReachesNode, poolCountersLeft } from './pools.js';
 import { celDevice, Selectors } from './selectors.js';
 
 /** Most device results in one AllocationResult (resource.k8s.io/v1 AllocationResultsMaxSize). */
@@ -130,14 +130,6 @@ export interface CounterUse {
   readonly counterSet: string;
   readonly names: readonly string[];
   readonly nanos: readonly bigint[];
-}
-
-/** What other claims leave of one pool's counters (AllocationModel.countersLeft). */
-export interface PoolCountersLeft {
-  /** Counter set → counter → amount left. */
-  readonly counters: ReadonlyMap<string, ReadonlyMap<string, Quantity>>;
-  /** Some counter is below zero: nothing drawing on the pool's counters fits. */
-  readonly overdrawn: boolean;
 }
 
 /** Claims with the devices the node offers them. */
@@ -272,26 +264,7 @@ export class AllocationModel {
     const made = (this.left ??= new Map());
     let left = made.get(pool);
     if (left !== undefined) return left;
-    const counters = new Map<string, Map<string, Quantity>>();
-    for (const [name, set] of pool.counterSets) counters.set(name, new Map(Object.entries(set.counters)));
-    for (const slices of [pool.deviceSlices, pool.otherSlices]) {
-      for (const slice of slices) {
-        for (const device of slice.devices) {
-          if (device.consumesCounters.length === 0 || !this.allocatedElsewhere(`${pool.driver}/${pool.name}/${device.name}`)) continue;
-          for (const use of device.consumesCounters) {
-            const set = counters.get(use.counterSet);
-            if (set === undefined) continue;
-            for (const [name, q] of Object.entries(use.counters)) {
-              const have = set.get(name);
-              if (have !== undefined) set.set(name, have.sub(q));
-            }
-          }
-        }
-      }
-    }
-    let overdrawn = false;
-    for (const set of counters.values()) for (const q of set.values()) if (q.sign() < 0) overdrawn = true;
-    left = { counters, overdrawn };
+    left = poolCountersLeft(pool, (device) => this.allocatedElsewhere(`${pool.driver}/${pool.name}/${device.name}`));
     made.set(pool, left);
     return left;
   }

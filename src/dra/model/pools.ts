@@ -3,7 +3,7 @@
 // as upstream orders them (pools by driver then name, pools with binding conditions last; slices by
 // name), which is the order in which first-fit tries devices.
 
-import type { CounterSet, Device, Node, ResourceSlice } from '../objects/index.js';
+import type { CounterSet, Device, Node, Quantity, ResourceSlice } from '../objects/index.js';
 import type { ResolvedFeatures } from './features.js';
 import { nodeMatches } from './node-match.js';
 
@@ -147,4 +147,36 @@ function unknownCounter(sets: Map<string, CounterSet>, slices: readonly Resource
 export function deviceReachesNode(slice: ResourceSlice, device: Device, node: Node): boolean {
   if (slice.perDeviceNodeSelection !== true) return true;
   return nodeMatches(node, device.nodeName, device.allNodes, device.nodeSelector, `device ${device.name} in slice ${slice.name}`);
+}
+
+/** What the devices `held` picks leave of one pool's counters (AllocationModel.countersLeft). */
+export interface PoolCountersLeft {
+  /** Counter set → counter → amount left (may be negative). */
+  readonly counters: ReadonlyMap<string, ReadonlyMap<string, Quantity>>;
+  /** Some counter is below zero: nothing drawing on the pool's counters fits. */
+  readonly overdrawn: boolean;
+}
+
+/** The pool's counters less what every device `held` says is in use consumes from them. */
+export function poolCountersLeft(pool: Pool, held: (device: Device) => boolean): PoolCountersLeft {
+  const counters = new Map<string, Map<string, Quantity>>();
+  for (const [name, set] of pool.counterSets) counters.set(name, new Map(Object.entries(set.counters)));
+  for (const slices of [pool.deviceSlices, pool.otherSlices]) {
+    for (const slice of slices) {
+      for (const device of slice.devices) {
+        if (device.consumesCounters.length === 0 || !held(device)) continue;
+        for (const use of device.consumesCounters) {
+          const set = counters.get(use.counterSet);
+          if (set === undefined) continue;
+          for (const [name, q] of Object.entries(use.counters)) {
+            const have = set.get(name);
+            if (have !== undefined) set.set(name, have.sub(q));
+          }
+        }
+      }
+    }
+  }
+  let overdrawn = false;
+  for (const set of counters.values()) for (const q of set.values()) if (q.sign() < 0) overdrawn = true;
+  return { counters, overdrawn };
 }
