@@ -33,6 +33,7 @@ import {
 import { provablyInfeasible, unschedulableReason } from './diagnose.js';
 import { firstFit, type SearchOutcome } from './first-fit.js';
 import { type AllocatedBase, CandidateTopology, compareObjective, type DraObjective, evaluateObjective } from './objective.js';
+import type { PairingSupply } from './partition-pairing.js';
 import type { WorkloadShape } from './partition-shapes.js';
 import { buildResults } from './result.js';
 import { DEFAULT_SCORED_BUDGET, decideScored } from './scored.js';
@@ -209,6 +210,8 @@ export interface SearchSettings {
   base?: AllocatedBase;
   /** Scored mode: the workload the fragmentation term weighs (the node's published partition shapes otherwise). */
   shapes?: readonly WorkloadShape[];
+  /** Scored mode with a workload: what every node the caller may place on offers pairing, this one included (partition-pairing.ts; this node's own otherwise). */
+  supply?: PairingSupply;
   /** Scored mode: add the explanation (the chosen allocation's terms beside first-fit's). */
   explain?: boolean;
   /**
@@ -238,7 +241,7 @@ export function allocateOnModel(model: AllocationModel, claims: readonly Resourc
   // No claims: upstream's search succeeds at once with no results.
   if (model.claims.length === 0) return { results: [], reason: unschedulable('no claims to allocate') };
   if (mode === 'scored') {
-    const decided = decideScored(model, budget, settings.setup, settings.shapes, settings.base);
+    const decided = decideScored(model, budget, settings.setup, settings.shapes, settings.base, settings.supply);
     const exhausted = decided.budgetExhausted ? { budgetExhausted: true as const } : {};
     if (decided.state === undefined) return { ...refuse(decided.reason), ...exhausted };
     const results = buildResults(model, decided.state, decided.chosen, shareIdSource(seed, claims, model.allocated.sharedDeviceIds));
@@ -261,7 +264,7 @@ function explainChoice(model: AllocationModel, chosen: DraObjective, settings: S
   const alternatives: number[] = [];
   // chosen has one list per claim, one entry per request group; picks hold candidate indexes.
   model.claims.forEach((claim, ci) => claim.groups.forEach((group, ri) => group.firstAvailable && alternatives.push(upstream.chosen[ci]![ri]!)));
-  const objective = evaluateObjective(model, picks, alternatives, new CandidateTopology(model, settings.setup, settings.shapes, settings.base));
+  const objective = evaluateObjective(model, picks, alternatives, new CandidateTopology(model, settings.setup, settings.shapes, settings.base, settings.supply));
   const devices = upstream.state.picked.map((claim) => claim.map((p) => model.candidates[p.index]!.id));
   return { chosen, firstFit: { devices, objective }, comparison: compareObjective(chosen, objective) };
 }

@@ -11,6 +11,7 @@
 // used PCIe-root and NUMA domains, share of parents consumed. All integers: same input, same cost.
 import type { AllocationModel, RequestModel } from '../model/index.js';
 import { FragmentationTracker, PLACEMENT_SCALE, type ShapeTable } from './partition-fragmentation.js';
+import { nodeSupply, Pairing, type PairingSupply } from './partition-pairing.js';
 import type { WorkloadShape } from './partition-shapes.js';
 import { CounterSlots } from './search-state.js';
 import { KEPT_TABLES, LEVELS, PAIR_PENALTY, TopologySetup } from './topology-setup.js';
@@ -61,6 +62,7 @@ export class AllocatedBase {
   private left?: Float64Array;
   private slots?: CounterSlots;
   private readonly fragments = new Map<ShapeTable, Float64Array>();
+  private readonly supplies = new Map<ShapeTable, PairingSupply>();
 
   constructor(
     readonly setup: TopologySetup,
@@ -114,6 +116,17 @@ export class AllocatedBase {
     }
     return now;
   }
+
+  /** What the node offers pairing under `shapes`'s workload with what other claims hold (nodeSupply). */
+  supply(shapes: ShapeTable): PairingSupply {
+    let supply = this.supplies.get(shapes);
+    if (supply === undefined) {
+      supply = nodeSupply(shapes, this.baseLeft, this.held);
+      if (this.supplies.size >= KEPT_TABLES) this.supplies.delete(this.supplies.keys().next().value as ShapeTable);
+      this.supplies.set(shapes, supply);
+    }
+    return supply;
+  }
 }
 
 /** Where every candidate sits and what other claims hold, for one search (over a TopologySetup and an AllocatedBase). */
@@ -128,13 +141,17 @@ export class CandidateTopology {
   readonly shapes: ShapeTable;
   /** Whether the fragmentation term can differ between allocations (the workload has a shape). */
   readonly partitioned: boolean;
+  /** The pairing rule (with a workload the caller gives; partition-pairing.ts). */
+  readonly pairing: Pairing | undefined;
   private readonly base: AllocatedBase;
 
+  /** `supply`: what every node the caller may place on offers pairing, this one included (this node's own when not given). */
   constructor(
     private readonly model: AllocationModel,
     readonly setup: TopologySetup = new TopologySetup(model),
     shapes?: readonly WorkloadShape[],
     base: AllocatedBase = new AllocatedBase(setup, model),
+    supply?: PairingSupply,
   ) {
     if (!setup.fits(model)) throw new Error('CandidateTopology: the setup was built for another node');
     if (base.setup !== setup) throw new Error('CandidateTopology: the allocated base was made over another set-up');
@@ -146,6 +163,10 @@ export class CandidateTopology {
     this.shapes = setup.shapeTable(shapes);
     this.base = base;
     this.partitioned = this.shapes.weights.some((w) => w > 0);
+    if (this.partitioned && this.shapes.lookahead > 0) {
+      const own = base.supply(this.shapes);
+      this.pairing = new Pairing(this.shapes, supply ?? own, own);
+    }
   }
 
   /** What other claims left of each parent's counters. */
@@ -262,7 +283,7 @@ function thousandths(part: bigint, whole: bigint): number {
 
 /**
  * What a pick that closes a likelier partner's last placement on a carved parent adds to `opened`
- * (ShapeTable.closes): more than carving a fresh parent (1), so the fresh parent wins.
+ * (Pairing.closes): more than carving a fresh parent (1), so the fresh parent wins.
  */
 export const CLOSE_COST = 2;
 
@@ -311,7 +332,7 @@ export class ObjectiveTracker {
     // Measured from what other claims left: comparable between nodes.
     this.domains = 0;
     this.partitioned = placement.partitioned;
-    this.fragments = this.partitioned ? new FragmentationTracker(placement.shapes, placement.baseLeft, placement.baseFragmentation) : undefined;
+    this.fragments = this.partitioned ? new FragmentationTracker(placement.shapes, placement.baseLeft, placement.baseFragmentation, placement.pairing) : undefined;
   }
 
   get fragmentation(): number {

@@ -182,6 +182,12 @@ export class PartitionLayout {
     return this.useStart[c + 1]! > this.useStart[c]!;
   }
 
+  /** Whether candidate `c` is a partition drawing on counters (not a whole device the layout counts as one unit). */
+  onCounters(c: number): boolean {
+    // c is a candidate index (unitOf has one entry per candidate).
+    return this.partition(c) && this.unitOf[c]! < 0;
+  }
+
   /** Whether candidate `c`'s counters fit what `left` holds. */
   fits(c: number, left: Float64Array): boolean {
     // u within candidate c's uses; each use's slot is a counter slot of `left` and `total`.
@@ -207,6 +213,12 @@ export class ShapeTable {
   /** Per shape and parent: the candidates of the shape on the parent (flat: start[s * parents + p] …). */
   readonly start: Int32Array;
   readonly members: Int32Array;
+  /**
+   * Per shape: thousandths of a parent a claim of the shape takes on counters (Σ over its requests
+   * of the count × the least worth of a partition on counters it matches; `all`: the worth of every
+   * one), 0 where it takes none or the shape lists no requests (the published shapes).
+   */
+  readonly sizes: Float64Array;
   /** Per parent: its kind (parents of one kind have the same counters and members, slot for slot). */
   readonly kindOf: Int32Array;
   readonly kinds: number;
@@ -237,6 +249,21 @@ export class ShapeTable {
       }
     });
     this.members = Int32Array.from(members);
+    this.sizes = Float64Array.from(shapes, (shape) => {
+      let size = 0;
+      for (const r of shape.requests ?? []) {
+        let least = Number.POSITIVE_INFINITY;
+        let every = 0;
+        // matches has one entry per candidate.
+        for (let i = 0; i < r.matches.length; i++) {
+          if (r.matches[i] !== 1 || !layout.onCounters(i)) continue;
+          least = Math.min(least, layout.worth[i]!);
+          every += layout.worth[i]!;
+        }
+        if (Number.isFinite(least)) size += r.all ? every : r.count * least;
+      }
+      return size;
+    });
     // Parents alike for this table share a kind: the same counters (totals, in slot order) and, per
     // shape, members worth the same and using them alike. Both memoized functions read a parent only through these, so
     // one kind's states are computed once for all its parents (the eight GPUs of a node).
@@ -346,45 +373,8 @@ export class ShapeTable {
     return -Math.round(1000 * this.layout.worth[c]!) * PLACEMENT_SCALE;
   }
 
-  /**
-   * Pairing: 1 when a pick of candidate c (a partition) on its parent p, already carved (`left`:
-   * counters before the pick), closes p's last placement of a bigger shape (its devices worth more
-   * than c) that the workload asks for more often than any shape c serves, while no other carved
-   * parent can still take that shape; else 0. Such a pick spends a hole a likelier partner needs
-   * (a 2g.20gb or 3g.40gb on slices 0–3 of a GPU whose slices 4–7 are taken, where openb's 4g.40gb
-   * is three times as frequent): the objective counts it as worse than carving a fresh parent.
-   * Only with a workload the caller gives (`lookahead` > 0: frequencies, not a list).
-   */
-  closes(c: number, left: Float64Array): number {
-    const layout = this.layout;
-    if (this.lookahead === 0 || this.weight === 0 || !layout.partition(c)) return 0;
-    // c is a candidate index; its parent and uses are the layout's own.
-    const p = layout.parentOf[c]!;
-    if (this.untouched(p, left)) return 0;
-    const parents = layout.parentCount;
-    const shapes = this.weights.length;
-    let own = 0;
-    // s < shapes and m within shape s's members on p (start has shapes × parents + 1 entries).
-    for (let s = 0; s < shapes; s++) for (let m = this.start[s * parents + p]!; m < this.start[s * parents + p + 1]!; m++) if (this.members[m] === c) own = Math.max(own, this.weights[s]!);
-    if (own === 0) return 0;
-    const worth = layout.worth[c]!;
-    const open: number[] = [];
-    for (let s = 0; s < shapes; s++) if (this.weights[s]! > own && this.fitsOn(s, p, left, worth)) open.push(s);
-    if (open.length === 0) return 0;
-    for (let u = layout.useStart[c]!; u < layout.useStart[c + 1]!; u++) left[layout.useIdx[u]!]! -= layout.useAmt[u]!;
-    let closed = 0;
-    for (const s of open) {
-      if (this.fitsOn(s, p, left, worth)) continue;
-      let elsewhere = false;
-      for (let q = 0; q < parents && !elsewhere; q++) elsewhere = q !== p && layout.partitioned[q] === 1 && !this.untouched(q, left) && this.fitsOn(s, q, left, worth);
-      if (!elsewhere) closed = 1;
-    }
-    for (let u = layout.useStart[c]!; u < layout.useStart[c + 1]!; u++) left[layout.useIdx[u]!]! += layout.useAmt[u]!;
-    return closed;
-  }
-
   /** Whether a device of shape s worth more than `worth` fits on parent p with `left`. */
-  private fitsOn(s: number, p: number, left: Float64Array, worth: number): boolean {
+  fitsOn(s: number, p: number, left: Float64Array, worth: number): boolean {
     const parents = this.layout.parentCount;
     // m within shape s's members on p.
     for (let m = this.start[s * parents + p]!; m < this.start[s * parents + p + 1]!; m++) {
@@ -395,7 +385,7 @@ export class ShapeTable {
   }
 
   /** Whether nothing uses parent p's counters in `left` (a parent not yet carved). */
-  private untouched(p: number, left: Float64Array): boolean {
+  untouched(p: number, left: Float64Array): boolean {
     const layout = this.layout;
     // k is a counter slot of parent p.
     for (let k = layout.counterStart[p]!; k < layout.counterStart[p + 1]!; k++) if (left[k]! < layout.total[k]! - EPSILON * Math.max(1, layout.total[k]!)) return false;
@@ -473,6 +463,11 @@ export function fragmentationParts(value: number): { share: number; placements: 
   return { share: scaled / 1000, placements: (value - scaled * PLACEMENT_SCALE) / 1000 };
 }
 
+/** What counts a pick as closing a likelier partner's hole (the objective's pairing, partition-pairing.ts): 1 when it does, else 0; `left` holds the counters before the pick and is the same after the call. */
+export interface CloseRule {
+  closes(c: number, left: Float64Array): number;
+}
+
 /** The fragmentation of one search's picks, kept up to date pick by pick (push/pop in stack order). */
 export class FragmentationTracker {
   /** Σ over parents of (fragmentation now − fragmentation before the search), plus what the picks hold (ShapeTable.held). */
@@ -483,11 +478,12 @@ export class FragmentationTracker {
 
   private readonly layout: PartitionLayout;
 
-  /** `baseNow`: each parent's fragmentation with `baseLeft` (computed here when not given). */
+  /** `baseNow`: each parent's fragmentation with `baseLeft` (computed here when not given); `rule`: what counts as closing a partner's hole (none: nothing does). */
   constructor(
     private readonly shapes: ShapeTable,
     baseLeft: Float64Array,
     baseNow?: Float64Array,
+    private readonly rule?: CloseRule,
   ) {
     this.layout = shapes.layout;
     this.left = Float64Array.from(baseLeft);
@@ -498,7 +494,7 @@ export class FragmentationTracker {
     }
   }
 
-  /** Picks that closed a likelier partner's last placement (ShapeTable.closes), summed. */
+  /** Picks that closed a likelier partner's last placement (CloseRule.closes), summed. */
   closed = 0;
   private readonly shut: number[] = [];
 
@@ -508,7 +504,7 @@ export class FragmentationTracker {
       this.history.push(NaN);
       return;
     }
-    const shut = this.shapes.closes(c, this.left);
+    const shut = this.rule?.closes(c, this.left) ?? 0;
     this.closed += shut;
     this.shut.push(shut);
     // c is a candidate index; its uses, slots and parent are the layout's own (so in preview and pop).
@@ -534,7 +530,7 @@ export class FragmentationTracker {
 
   /** What pushing `c` would add to `closed`, without pushing it. */
   previewCloses(c: number): number {
-    return this.shapes.closes(c, this.left);
+    return this.rule?.closes(c, this.left) ?? 0;
   }
 
   pop(c: number): void {

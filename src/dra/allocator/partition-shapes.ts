@@ -10,6 +10,8 @@ export interface WorkloadShape {
   weight: number;
   /** Per candidate (first-fit index): 1 when a request of this shape may take it. */
   matches: Uint8Array;
+  /** What each request of the claim takes (its first alternative): `count` devices among `matches`, or every one (`all`). Absent for the published shapes (a list of what may come, not claims). */
+  requests?: ReadonlyArray<{ count: number; all: boolean; matches: Uint8Array }>;
 }
 
 /** A counter quantity as a double (a score's amount, not an admission check's). */

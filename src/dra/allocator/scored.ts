@@ -12,6 +12,7 @@ import { provablyInfeasible, unschedulableReason } from './diagnose.js';
 import { infeasibleReason } from './feasibility.js';
 import { firstFit, type SearchProgress } from './first-fit.js';
 import { type AllocatedBase, CandidateTopology, compareObjective, type DraObjective, ObjectiveTracker } from './objective.js';
+import type { PairingSupply } from './partition-pairing.js';
 import type { WorkloadShape } from './partition-shapes.js';
 import { CounterSlots, SearchState } from './search-state.js';
 import { type SymmetryClasses, symmetryClasses } from './symmetry.js';
@@ -261,8 +262,8 @@ export type ScoredDecision =
  * so only a refusal needs them) and the polynomial proofs. Where the search met an error upstream reports or the claim limit, first-fit decides
  * whether that error is the outcome (it throws then); the allocation is still the scored one.
  */
-export function decideScored(model: AllocationModel, budget: number, setup?: TopologySetup, shapes?: readonly WorkloadShape[], base?: AllocatedBase): ScoredDecision {
-  const placement = new CandidateTopology(model, setup, shapes, base);
+export function decideScored(model: AllocationModel, budget: number, setup?: TopologySetup, shapes?: readonly WorkloadShape[], base?: AllocatedBase, supply?: PairingSupply): ScoredDecision {
+  const placement = new CandidateTopology(model, setup, shapes, base, supply);
   const classes = symmetryClasses(model, placement.setup.symmetry, placement.classesByState, placement.held);
   // The search first, on a small budget: where it ends within it (an allocation, or none anywhere) the
   // proofs cannot change the allocation, and only a refusal asks them for its reason. Otherwise the

@@ -53,12 +53,15 @@ export function workloadShapes(probe: AllocationModel, weights: readonly number[
   probe.claims.forEach((claim, i) => {
     // One weight per workload claim; a request group has at least one alternative.
     let union: Uint8Array | undefined;
+    const requests: Array<{ count: number; all: boolean; matches: Uint8Array }> = [];
     for (const group of claim.groups) {
-      const m = matches(group.alternatives[0]!);
+      const first = group.alternatives[0]!;
+      const m = matches(first);
+      requests.push({ count: first.count, all: first.allMode, matches: m });
       if (union === undefined) union = Uint8Array.from(m);
       else for (let c = 0; c < m.length; c++) union[c]! |= m[c]!;
     }
-    if (union !== undefined) shapes.push({ weight: weights[i]!, matches: union });
+    if (union !== undefined) shapes.push({ weight: weights[i]!, matches: union, requests });
   });
   return shapes;
 }

@@ -12,9 +12,8 @@ import {
   compareObjective,
   type DraAllocateResult,
   type DraExplanation,
-  type DraMode,
   type DraObjective,
-  type DraWorkloadEntry,
+  hasCounterParents,
   readBudget,
   readCapacityState,
   readFeatures,
@@ -23,14 +22,13 @@ import {
   readWorkload,
   type SearchSettings,
   TopologySetup,
-  type Unschedulable,
   unschedulable,
   type WorkloadShape,
   workloadShapes,
 } from '../allocator/index.js';
 import { SelectorCache } from '../cel/index.js';
 import type { PoolCountersLeft } from '../model/index.js';
-import { AllocationModel, addClaims, type CandidateDevice, claimLabel, claimsNodeIndependent, type DraFeatures, listCandidates, type Pool, type ResolvedFeatures } from '../model/index.js';
+import { AllocationModel, addClaims, type CandidateDevice, claimLabel, claimsNodeIndependent, listCandidates, type Pool, type ResolvedFeatures } from '../model/index.js';
 import {
   type AllocationResult,
   child,
@@ -48,6 +46,8 @@ import {
 import { type GangFilter, type GangHost, type GangRequest, type GangResult, scheduleGroup } from '../workloads/index.js';
 import { type AllocatedEntry, AllocatedState } from './allocated-state.js';
 import { type CheckedClaims, checkClaimModels, copyJson, rankOf, readsIdentity, shapeKeyOf } from './checked-claims.js';
+import { type DraAllocatedState, type DraClaimAllocation, type DraClusterInit, type DraScheduleResult, INIT_KEYS } from './cluster-init.js';
+import { FleetSupply } from './fleet-supply.js';
 import { gangHost } from './gang-host.js';
 import { isIdentityAttribute, layoutCluster, type NodeClass, NodeModel } from './node-classes.js';
 import { type CountedAlternative, DEFAULT_NODE_SCORES, FRAGMENTATION_CANDIDATES, NODE_SCORES, NodeIndex, type NodeScore, type NodeStates, type ShapeIndex } from './node-index.js';
@@ -55,72 +55,6 @@ import { StateCounts, type StateVerdict, words } from './state-counts.js';
 
 /** How many more nodes a pod with a prioritized list may try for an earlier alternative once one node can take it. */
 export const RANK_PROBES = 16;
-
-/** What createDraCluster takes: the cluster's objects and how to allocate. */
-export interface DraClusterInit {
-  /** DeviceClass objects (`kubectl get deviceclasses -o json`: a List, an array or one object). */
-  classes: unknown;
-  /** ResourceSlice objects, in the order the lister returns them. */
-  slices: unknown;
-  /** The Node objects (v1); their order is the node order that breaks ties. */
-  nodes: unknown;
-  /** Allocator features on; omitted: DEFAULT_DRA_FEATURES. */
-  features?: DraFeatures;
-  /** The allocator's search on a node: 'scored' (the default) or 'first-fit', as allocateClaims. */
-  mode?: DraMode;
-  /** Scored mode: the most device picks one node's search may try (as allocateClaims). */
-  budget?: number;
-  /** How nodes that can take a pod rank (default DEFAULT_NODE_SCORES[mode]: 'fragmentation' scored, 'pack' first-fit). */
-  nodeScore?: NodeScore;
-  /** Seed of share IDs; default 0. */
-  seed?: number;
-  /** Devices held by claims outside this handle, as `driver/pool/device` (as allocateClaims takes them). */
-  allocatedDevices?: string[];
-  /** Shares held outside this handle, as `driver/pool/device[/shareID]`. */
-  allocatedSharedDeviceIDs?: string[];
-  /** Capacity consumed outside this handle, `{ "driver/pool/device": { name: quantity } }`. */
-  allocatedCapacity?: Record<string, Record<string, string>>;
-  /** Scored mode: the claims expected and how often (FGD's workload, as allocateClaims takes it). */
-  workload?: DraWorkloadEntry[];
-  /** Scored mode: each schedule() result carries `explain` (the chosen allocation's terms beside first-fit's on that node). */
-  explain?: boolean;
-}
-
-/** One pod's outcome: the node and one AllocationResult per claim, or none with the reason. */
-export type DraScheduleResult = { node: string; results: AllocationResult[]; reason?: undefined; explain?: DraExplanation } | { node?: undefined; results: []; reason: Unschedulable };
-
-/** A claim allocated through the handle. */
-export interface DraClaimAllocation {
-  /** `namespace/name` (or `name`). */
-  claim: string;
-  node: string;
-  /** What goes in the claim's `status.allocation`. */
-  allocation: AllocationResult;
-}
-
-/** The handle's allocated state: its claims, and every device, share and capacity in use (allocateClaims' encodings). */
-export interface DraAllocatedState {
-  claims: DraClaimAllocation[];
-  allocatedDevices: string[];
-  allocatedSharedDeviceIDs: string[];
-  allocatedCapacity: Record<string, Record<string, string>>;
-}
-
-const INIT_KEYS = [
-  'classes',
-  'slices',
-  'nodes',
-  'features',
-  'mode',
-  'budget',
-  'nodeScore',
-  'seed',
-  'allocatedDevices',
-  'allocatedSharedDeviceIDs',
-  'allocatedCapacity',
-  'workload',
-  'explain',
-] as const;
 
 interface Held {
   claim: string;
@@ -167,6 +101,8 @@ export class DraCluster {
   private readonly countersLeft: Array<Map<Pool, PoolCountersLeft> | undefined>;
   /** The workload's requests (read once) and, per node class, its shapes (made on first use). */
   private readonly workload?: { probe: AllocationModel; weights: number[]; shapes: Array<WorkloadShape[] | undefined> };
+  /** Scored mode with a workload: what the nodes offer the pairing rule (fleet-supply.ts). */
+  private readonly supply?: FleetSupply;
   /** No workload and no device of any node consumes counters: the fragmentation term is 0 for every allocation on every node. */
   private readonly shapeless: boolean;
   private tries = 0;
@@ -213,6 +149,10 @@ export class DraCluster {
       const probe = new AllocationModel({ name: '', labels: {} }, this.features, [], { devices: new Set(), sharedDeviceIds: new Set(), capacity: new Map() }, this.cache);
       addClaims(probe, workload.claims, this.classes);
       this.workload = { probe, weights: workload.weights, shapes: new Array(this.nodeClasses.length) };
+    }
+    if (mode === 'scored' && this.workload !== undefined) {
+      const table = (k: number) => this.setupOn(k).shapeTable(this.shapesFor(k));
+      this.supply = new FleetSupply({ classOf: this.classOf, counts: (k) => hasCounterParents(table(k)), of: (k) => this.baseOn(k, this.modelOn(k)).supply(table(k)) });
     }
     this.shapeless = workload === undefined && this.nodeClasses.every((c) => c.devices.every((d) => d.device.consumesCounters.length === 0));
     const explain = top.explain ?? false;
@@ -489,20 +429,33 @@ export class DraCluster {
   /** The allocator on node k with everything the cluster holds (`checked`: the claims as checkClaimModels made them, when every node may take them as they are). */
   private allocateOn(k: number, claims: ResourceClaim[], prepared?: CheckedClaims): DraAllocateResult {
     this.tries++;
-    const pools = this.pools[k]!;
-    const c = this.classOf[k]!;
-    const nodeClass = this.nodeClasses[c]!;
-    const candidates = this.candidates[k] ?? (this.candidates[k] = listCandidates(pools, this.features));
-    const left = this.countersLeft[k] ?? (this.countersLeft[k] = new Map());
-    const model = new NodeModel(this.nodes[k]!, this.features, pools, this.allocatedState.stateFor(pools), this.cache, nodeClass, candidates, prepared?.selectorKeys, left);
+    const model = this.modelOn(k, prepared?.selectorKeys);
     const checked = prepared?.models;
     const { mode, budget, seed, explain } = this.search;
     // Settings written out as one literal (an object spread into a literal with fields after it costs V8 a new hidden class each time).
     if (mode !== 'scored') return allocateOnModel(model, claims, this.classes, { mode, budget, seed, explain, checked });
-    // Built on the class's template (its first member): members differ at most in identity attributes, which then key the symmetry classes per call.
-    const setup = this.setups[c] ?? (this.setups[c] = new TopologySetup(nodeClass.template, nodeClass.identityVaries ? isIdentityAttribute : undefined));
-    const base = this.bases[k] ?? (this.bases[k] = new AllocatedBase(setup, model));
-    return allocateOnModel(model, claims, this.classes, { mode, budget, seed, explain, checked, setup, base, shapes: this.shapesFor(k) });
+    const setup = this.setupOn(k);
+    return allocateOnModel(model, claims, this.classes, { mode, budget, seed, explain, checked, setup, base: this.baseOn(k, model), shapes: this.shapesFor(k), supply: this.supply?.sum() });
+  }
+
+  /** Node k's model with what the cluster holds (`selectorKeys`: CheckedClaims.selectorKeys). */
+  private modelOn(k: number, selectorKeys?: CheckedClaims['selectorKeys']): NodeModel {
+    const pools = this.pools[k]!;
+    const candidates = this.candidates[k] ?? (this.candidates[k] = listCandidates(pools, this.features));
+    const left = this.countersLeft[k] ?? (this.countersLeft[k] = new Map());
+    return new NodeModel(this.nodes[k]!, this.features, pools, this.allocatedState.stateFor(pools), this.cache, this.nodeClasses[this.classOf[k]!]!, candidates, selectorKeys, left);
+  }
+
+  /** The scored objective's set-up of node k's class: built on the class's template (its first member); members differ at most in identity attributes, which then key the symmetry classes per call. */
+  private setupOn(k: number): TopologySetup {
+    const c = this.classOf[k]!;
+    const nodeClass = this.nodeClasses[c]!;
+    return this.setups[c] ?? (this.setups[c] = new TopologySetup(nodeClass.template, nodeClass.identityVaries ? isIdentityAttribute : undefined));
+  }
+
+  /** What other claims hold on node k as the objective reads it (kept until its allocated state changes). */
+  private baseOn(k: number, model: AllocationModel): AllocatedBase {
+    return this.bases[k] ?? (this.bases[k] = new AllocatedBase(this.setupOn(k), model));
   }
 
   /** The workload's shapes on node k's class (selected on the class's template, as the node index does); undefined without a workload. */
@@ -554,10 +507,14 @@ export class DraCluster {
     for (const k of nodes) {
       this.refreshNode(k);
       this.bases[k] = this.countersLeft[k] = undefined;
+      this.supply?.changed(k);
       this.index.nodeChanged(k);
     }
     for (const c of classes ?? []) {
-      for (const k of this.nodeClasses[c]!.members) this.bases[k] = this.countersLeft[k] = undefined;
+      for (const k of this.nodeClasses[c]!.members) {
+        this.bases[k] = this.countersLeft[k] = undefined;
+        this.supply?.changed(k);
+      }
       if (this.refreshShared(c)) this.index.classChanged(c);
     }
   }

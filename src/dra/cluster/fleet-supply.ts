@@ -1,0 +1,49 @@
+// What the cluster's nodes offer the scored objective's pairing rule (the allocator's
+// partition-pairing): each node's free worth on counter sets and carved parents per workload shape,
+// made when first asked after the node's allocated state changed, and their sum, kept by adding
+// and subtracting the nodes that change (integers: exact in any order).
+import { addSupply, type PairingSupply } from '../allocator/index.js';
+
+/** How the cluster reads one node's supply: `counts(k)` whether node k's class has a partition on counters (asked once per class), `of(k)` node k's supply. */
+export interface SupplySource {
+  classOf: Int32Array;
+  counts(k: number): boolean;
+  of(k: number): PairingSupply;
+}
+
+/** The pairing supply of a cluster's nodes. */
+export class FleetSupply {
+  private readonly perNode: Array<PairingSupply | undefined>;
+  private readonly counted = new Map<number, boolean>();
+  private stale: number[];
+  private total: PairingSupply | undefined;
+
+  constructor(private readonly source: SupplySource) {
+    this.perNode = new Array(source.classOf.length);
+    this.stale = Array.from(source.classOf, (_, k) => k);
+  }
+
+  /** Node k's allocated state changed: its supply is made again when next asked. */
+  changed(k: number): void {
+    const old = this.perNode[k];
+    if (old === undefined) return;
+    if (this.total !== undefined) this.total = addSupply(this.total, old, -1);
+    this.perNode[k] = undefined;
+    this.stale.push(k);
+  }
+
+  /** The sum over the nodes with a partition on counters (undefined where no node has one). */
+  sum(): PairingSupply | undefined {
+    for (const k of this.stale) {
+      const c = this.source.classOf[k]!;
+      let counts = this.counted.get(c);
+      if (counts === undefined) this.counted.set(c, (counts = this.source.counts(k)));
+      if (!counts) continue;
+      const s = this.source.of(k);
+      this.perNode[k] = s;
+      this.total = this.total === undefined ? addSupply({ free: 0, holes: new Float64Array(s.holes.length) }, s, 1) : addSupply(this.total, s, 1);
+    }
+    this.stale = [];
+    return this.total;
+  }
+}
