@@ -9,7 +9,10 @@
 // node's other carved GPUs that still take the shape number at least its weight over the claim's),
 // `sup1` / `sup2` (… at least 1 / 2), `any` (counting the GPU itself), `room` (only shapes the
 // GPU's free compute could hold), `bigmem` (only shapes with more memory slices), `free<k>` (only
-// on nodes with k or more free GPUs), `tie` (closing costs as much as a fresh GPU).
+// on nodes with k or more free GPUs), `tie` (closing costs as much as a fresh GPU), `exp` (unless the
+// fleet's other carved GPUs that take the shape number at least its claims expected before the fleet
+// is full: free compute ÷ the workload's mean size × the shape's share; the engine's rule), `expn`
+// (the node's carved GPUs only), `expnn` (… and the node's free compute).
 import { buildFleet, openbShapes, openbStream, rng, seededStream, shapeMix } from './dra-fleets/index.js';
 import { actions, apply, bestFit, firstFit, freeGpus, GPUS_PER_NODE, type Policy, replay, type SimAction, SimFleet, type SimShape, simShape } from './dra-mig-sim.js';
 import { openbRoot } from './openb-root.js';
@@ -182,6 +185,8 @@ export function dpValue(dist: ReadonlyArray<{ shape: SimShape; weight: number }>
   const value = gpuValue(dist, h);
   const weightOf = (p: string): number => dist.find((d) => d.shape.kind === 'mig' && d.shape.profile!.name === p)?.weight ?? 0;
   const placeable = (f: SimFleet, gpu: number, p: SimShape['profile']): boolean => p!.starts.some((st) => f.fitsMig(gpu, p!, st));
+  /** Σ weight × GPUs a claim takes (compute slices / 7 for a profile), over the workload. */
+  const taken = dist.reduce((a, d) => a + d.weight * d.shape.mass, 0);
   /** Whether placing s at `start` on carved GPU `gpu` closes its last placement of a shape the workload asks for more often than s. */
   const closes = (f: SimFleet, gpu: number, s: SimShape, start: number): boolean => {
     const own = weightOf(s.profile!.name);
@@ -193,6 +198,21 @@ export function dpValue(dist: ReadonlyArray<{ shape: SimShape; weight: number }>
     let closed = false;
     for (const d of more) {
       if (placeable(f, gpu, d.shape.profile)) continue;
+      if (pair.includes('exp')) {
+        // Supply against demand: the carved GPUs elsewhere that still take d (the fleet's; `expn`: the node's) against d's claims
+        // expected before the fleet is full (its free compute over the workload's mean size, times d's share; `expnn`: the node's free compute).
+        const n0 = Math.floor(gpu / GPUS_PER_NODE);
+        let holes = 0;
+        let free = 0;
+        for (let g = 0; g < f.whole.length; g++) {
+          if (f.whole[g] === 1) continue;
+          const here = Math.floor(g / GPUS_PER_NODE) === n0;
+          if (!pair.includes('expnn') || here) free += (7 - f.g[g]!) / 7 + (g === gpu ? s.profile!.g / 7 : 0);
+          if (g === gpu || f.free(g) || (pair.includes('expn') && !here)) continue;
+          if (placeable(f, g, d.shape.profile)) holes++;
+        }
+        if (holes >= (free * d.weight) / taken) continue;
+      }
       if (pair.includes('sup')) {
         const n = Math.floor(gpu / GPUS_PER_NODE);
         let carved = 0;
