@@ -77,12 +77,17 @@ export class Pairing implements CloseRule {
     fleet: PairingSupply,
     own: PairingSupply,
   ) {
-    this.elsewhere = Float64Array.from(fleet.holes, (h, s) => h - own.holes[s]!);
+    const shapes = table.weights.length;
+    this.elsewhere = new Float64Array(shapes);
+    this.expected = new Float64Array(shapes);
     let taken = 0;
-    // sizes and weights have one entry per shape.
-    for (let s = 0; s < table.weights.length; s++) taken += table.weights[s]! * table.sizes[s]!;
+    // holes, sizes and weights have one entry per shape.
+    for (let s = 0; s < shapes; s++) {
+      this.elsewhere[s] = fleet.holes[s]! - own.holes[s]!;
+      taken += table.weights[s]! * table.sizes[s]!;
+    }
     // No shape takes anything on counters: every likelier partner's hole counts (none is expected to be spare).
-    this.expected = Float64Array.from(table.weights, (w) => (taken > 0 ? (fleet.free * w) / taken : Number.POSITIVE_INFINITY));
+    for (let s = 0; s < shapes; s++) this.expected[s] = taken > 0 ? (fleet.free * table.weights[s]!) / taken : Number.POSITIVE_INFINITY;
   }
 
   closes(c: number, left: Float64Array): number {
@@ -108,6 +113,11 @@ export class Pairing implements CloseRule {
       if (closed === 1 || table.fitsOn(s, p, left, worth)) continue;
       const expected = this.expected[s]!;
       let holes = this.elsewhere[s]!;
+      // Where even every other parent of the node could not make up the count, the walk is skipped.
+      if (holes + parents - 1 < expected) {
+        closed = 1;
+        continue;
+      }
       for (let q = 0; q < parents && holes < expected; q++) if (q !== p && layout.partitioned[q] === 1 && !table.untouched(q, left) && table.fitsOn(s, q, left, worth)) holes++;
       if (holes < expected) closed = 1;
     }
