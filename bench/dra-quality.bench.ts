@@ -2,8 +2,10 @@
 // GPU + NIC pairs under one PCIe root, shared GPUs by consumable memory) and openb's pods mapped to
 // claims, arriving at a fleet of driver-faithful nodes (bench/dra-fleets/) until they ask for
 // 100 % of its GPUs — FGD's protocol: a claim no node can take is skipped. Each stream runs through
-// createDraCluster in first-fit mode (upstream's allocator) and in scored mode, with the same node
-// score. Rows per fleet × stream × mode: GPUs allocated at 100 % arrived (mean of the seeds), claims
+// createDraCluster in first-fit mode (upstream's allocator) and in scored mode; where every claim of
+// the stream maps to a fleet pod (whole GPUs, shares by memory: dra-quality-fleet.ts) also through
+// the fleet room's FGD pod scheduler. openb's pods run on `h100-dynamic-mig` as MIG profiles and on
+// `example-shared` as shares of 80 GiB. Rows per fleet × stream × mode: GPUs allocated at 100 % arrived (mean of the seeds), claims
 // placed before the first failure, multi-GPU claims split across PCIe roots (and how many of those
 // splits a free root could have avoided), µs per claim and CPU per claim. Speed is measured fairly
 // between the modes: on each fleet and stream every mode first runs one untimed warm-up stream
@@ -19,7 +21,9 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { table } from '../src/cli/lib/common.js';
 import { createDraCluster, DEFAULT_DRA_FEATURES, DEFAULT_NODE_SCORES, type DraMode, type DraWorkloadEntry, FRAGMENTATION_CANDIDATES, type NodeScore } from '../src/dra/index.js';
+import { openEngine } from '../src/engine.js';
 import { buildFleet, type Fleet, type FleetName, fleetGpus, openbShapes, openbStream, type ShapeWeight, type StreamClaim, seededStream, shapeClaim, shapeMix } from './dra-fleets/index.js';
+import { fleetMaps, runFleetStream } from './dra-quality-fleet.js';
 import { openbRoot } from './openb-root.js';
 import { argValue, isMain, machineInfo, resultsPath, writeResults } from './store.bench.js';
 
@@ -54,8 +58,9 @@ export interface QualityRun {
 export interface QualityRow {
   fleet: FleetName;
   stream: 'mix' | 'openb';
-  mode: DraMode;
-  nodeScore: NodeScore;
+  /** The DRA allocator's mode, or `fleet`: the fleet room's FGD pod scheduler on the same stream (where every claim maps to a pod; dra-quality-fleet.ts). */
+  mode: DraMode | 'fleet';
+  nodeScore: NodeScore | 'fgd';
   /** The scored search was told the stream's shape mix as its workload. */
   workload: boolean;
   nodes: number;
@@ -204,7 +209,7 @@ function openbMix(shapes: readonly string[]): ShapeWeight[] {
   return [...counts].map(([shape, weight]) => ({ shape, weight }));
 }
 
-function rowOf(fleet: Fleet, stream: 'mix' | 'openb', mode: DraMode, nodeScore: NodeScore, runs: QualityRun[], workload: boolean): QualityRow {
+function rowOf(fleet: Fleet, stream: 'mix' | 'openb', mode: DraMode | 'fleet', nodeScore: NodeScore | 'fgd', runs: QualityRun[], workload: boolean): QualityRow {
   const allocated = mean(runs.map((r) => r.allocatedShare));
   const claims = runs.reduce((s, r) => s + r.claims, 0);
   return {
@@ -381,12 +386,15 @@ export function formatQualityTable(report: QualityReport): string {
  * shape mix as its workload (what a scheduler knows of its pending claims), and the scored mode
  * with nodes packed (the `pack` option).
  */
-export const CONFIGURATIONS: ReadonlyArray<{ mode: DraMode; nodeScore: NodeScore; workload: boolean }> = [
+export const CONFIGURATIONS: ReadonlyArray<{ mode: DraMode | 'fleet'; nodeScore: NodeScore | 'fgd'; workload: boolean }> = [
   { mode: 'first-fit', nodeScore: DEFAULT_NODE_SCORES['first-fit'], workload: false },
   { mode: 'scored', nodeScore: DEFAULT_NODE_SCORES.scored, workload: false },
   { mode: 'scored', nodeScore: DEFAULT_NODE_SCORES.scored, workload: true },
   { mode: 'scored', nodeScore: 'pack', workload: false },
 ];
+
+/** The fleet room's FGD pod scheduler, told the stream's shape mix as its typical pods: on streams whose every claim maps to a fleet pod (dra-quality-fleet.ts). */
+export const FLEET_FGD = { mode: 'fleet', nodeScore: 'fgd', workload: true } as const;
 
 export async function runQualityBench(
   options: { quick?: boolean; seeds?: number; firstSeed?: number; scale?: number; rounds?: number; out?: string | null; fleets?: FleetName[] } = {},
@@ -402,31 +410,40 @@ export async function runQualityBench(
   // The warm-up seed: just before the measured ones, never one of them.
   const warmSeed = seeds[0]! - 1;
   const openb = openbShapes(openbRoot(import.meta.url));
+  const openbShared = openbShapes(openbRoot(import.meta.url), 'default', 'shared');
+  const engine = await openEngine({ backend: 'wasm' });
   for (const name of fleets) {
     const fleet = buildFleet(name, quick ? Math.max(1, Math.floor(scale / 2)) : scale);
     const mix = shapeMix(fleet);
-    const streams: Array<{ kind: 'mix' | 'openb'; of: (seed: number) => StreamClaim[]; workload: DraWorkloadEntry[] }> = [
-      { kind: 'mix', of: (seed) => seededStream(fleet, mix, seed), workload: workloadOf(mix) },
-    ];
-    if (fleet.name === 'h100-dynamic-mig') streams.push({ kind: 'openb', of: (seed) => openbStream(fleet, openb, seed), workload: workloadOf(openbMix(openb)) });
+    const streams: Array<{ kind: 'mix' | 'openb'; of: (seed: number) => StreamClaim[]; mix: ShapeWeight[] }> = [{ kind: 'mix', of: (seed) => seededStream(fleet, mix, seed), mix }];
+    if (fleet.name === 'h100-dynamic-mig') streams.push({ kind: 'openb', of: (seed) => openbStream(fleet, openb, seed), mix: openbMix(openb) });
+    if (fleet.name === 'example-shared') streams.push({ kind: 'openb', of: (seed) => openbStream(fleet, openbShared, seed), mix: openbMix(openbShared) });
     for (const s of streams) {
+      const workload = workloadOf(s.mix);
+      const configs = fleetMaps(
+        s.mix.map((m) => m.shape),
+        fleet,
+      )
+        ? [...CONFIGURATIONS, FLEET_FGD]
+        : CONFIGURATIONS;
       const run = (at: number, seed: number): QualityRun => {
-        const { mode, nodeScore, workload } = CONFIGURATIONS[at]!; // at < CONFIGURATIONS.length
-        return runStream(fleet, s.of(seed), mode, nodeScore, seed, workload ? s.workload : undefined);
+        const config = configs[at]!; // at < configs.length
+        if (config.mode === 'fleet') return runFleetStream(engine, fleet, s.of(seed), s.mix, seed);
+        return runStream(fleet, s.of(seed), config.mode, config.nodeScore as NodeScore, seed, config.workload ? workload : undefined);
       };
       // Warm-up: each mode once on a seed not measured, untimed, so each runs on code it made hot.
-      for (let at = 0; at < CONFIGURATIONS.length; at++) run(at, warmSeed);
+      for (let at = 0; at < configs.length; at++) run(at, warmSeed);
       // Then round by round and seed by seed, the modes interleaved and their order rotated (the
       // i-th stream run starts with mode i mod 3). A later round adds its times to the first's runs
       // and must place every claim as the first did.
-      const runs: QualityRun[][] = CONFIGURATIONS.map(() => []);
+      const runs: QualityRun[][] = configs.map(() => []);
       let start = 0;
       for (let round = 0; round < rounds; round++) {
         seeds.forEach((seed, i) => {
-          for (let j = 0; j < CONFIGURATIONS.length; j++) {
-            const at = (start + j) % CONFIGURATIONS.length;
+          for (let j = 0; j < configs.length; j++) {
+            const at = (start + j) % configs.length;
             const done = run(at, seed);
-            const list = runs[at]!; // at < CONFIGURATIONS.length
+            const list = runs[at]!; // at < configs.length
             if (round === 0) {
               list.push(done);
               continue;
@@ -442,7 +459,7 @@ export async function runQualityBench(
           start++;
         });
       }
-      CONFIGURATIONS.forEach(({ mode, nodeScore, workload }, at) => {
+      configs.forEach(({ mode, nodeScore, workload }, at) => {
         const row = rowOf(fleet, s.kind, mode, nodeScore, runs[at]!, workload);
         rows.push(row);
         // Each row as it is done (a long run on a loaded machine shows its progress).

@@ -136,8 +136,14 @@ export function seededStream(fleet: Fleet, mix: readonly ShapeWeight[], seed: nu
   return out;
 }
 
-/** openb's GPU pods (a pod list of the trace in data/openb/, default the default trace) as shapes: MIG profiles by sevenths, whole GPUs by count. */
-export function openbShapes(root: string, trace = 'default'): string[] {
+/**
+ * openb's GPU pods (a pod list of the trace in data/openb/, default the default trace) as shapes:
+ * `as` 'mig' (NVIDIA's fleets), a fraction of one GPU as the smallest MIG profile with as many
+ * sevenths, whole GPUs by count (`gpu:<n>`); 'shared' (the example driver's shared GPUs), a fraction
+ * as the smallest share of 80 GiB in the driver's 10 GiB steps that holds it (`shared:<GiB>`), whole
+ * GPUs by count (`example:<n>`).
+ */
+export function openbShapes(root: string, trace = 'default', as: 'mig' | 'shared' = 'mig'): string[] {
   const text = readFileSync(join(root, `data/openb/openb_pod_list_${trace}.csv`), 'utf8');
   const lines = text.trim().split('\n');
   const header = lines[0]!.split(',');
@@ -149,6 +155,10 @@ export function openbShapes(root: string, trace = 'default'): string[] {
     const num = Number(cols[gpuCol]);
     const milli = Math.min(1000, Number(cols[milliCol]));
     if (!(num > 0) || !(milli > 0)) continue;
+    if (as === 'shared') {
+      shapes.push(num === 1 && milli < 1000 ? `shared:${10 * Math.ceil((milli * 80) / 1000 / 10 - 1e-9)}` : `example:${num}`);
+      continue;
+    }
     if (num === 1 && milli < 1000) {
       const g = Math.ceil((milli * 7) / 1000 - 1e-9);
       shapes.push(g <= 1 ? 'mig:1g.10gb' : g === 2 ? 'mig:2g.20gb' : g === 3 ? 'mig:3g.40gb' : g === 4 ? 'mig:4g.40gb' : 'mig:7g.80gb');
