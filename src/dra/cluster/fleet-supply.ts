@@ -15,7 +15,7 @@ export interface SupplySource {
 export class FleetSupply {
   private readonly perNode: Array<PairingSupply | undefined>;
   private readonly counted = new Map<number, boolean>();
-  private stale: number[];
+  private readonly stale: number[];
   private total: PairingSupply | undefined;
 
   constructor(private readonly source: SupplySource) {
@@ -32,18 +32,19 @@ export class FleetSupply {
     this.stale.push(k);
   }
 
-  /** The sum over the nodes with a partition on counters (undefined where no node has one). */
+  /** The sum over the nodes with a partition on counters (undefined where no node has one). A node leaves the stale list only once its supply is in the sum, so a throw on one leaves the sum right. */
   sum(): PairingSupply | undefined {
-    for (const k of this.stale) {
+    while (this.stale.length > 0) {
+      const k = this.stale[this.stale.length - 1]!;
       const c = this.source.classOf[k]!;
       let counts = this.counted.get(c);
       if (counts === undefined) this.counted.set(c, (counts = this.source.counts(k)));
-      if (!counts) continue;
-      const s = this.source.of(k);
+      const s = counts ? this.source.of(k) : undefined;
+      this.stale.pop();
+      if (s === undefined) continue;
       this.perNode[k] = s;
-      this.total = this.total === undefined ? addSupply({ free: 0, holes: new Float64Array(s.holes.length) }, s, 1) : addSupply(this.total, s, 1);
+      this.total = addSupply(this.total ?? { free: 0, holes: new Float64Array(s.holes.length) }, s, 1);
     }
-    this.stale = [];
     return this.total;
   }
 }
