@@ -7,9 +7,9 @@
 // slices and no placement rules (a 4g.40gb would fit beside any 3g.40gb), so streams with MIG
 // claims get no fleet row. The fleet's nodes are the DRA fleet's (each node's GPUs in minor order,
 // 80 GiB each; CPU and host memory untracked), and FGD's typical pods are the stream's shape mix.
-import { createHash } from 'node:crypto';
 import type { Engine } from '../src/engine.js';
 import type { Fleet, StreamClaim } from './dra-fleets/index.js';
+import { type QualityRun, StreamTally } from './dra-quality-tally.js';
 
 const GIB = 2 ** 30;
 
@@ -34,24 +34,6 @@ export function fleetMaps(shapes: readonly string[], fleet: Fleet): boolean {
   return shapes.every((s) => fleetPodOf(s, fleet) !== undefined);
 }
 
-/** What runStream counts, for one stream placed by the fleet's FGD policy (DRA's QualityRun, field by field). */
-export interface FleetRun {
-  seed: number;
-  claims: number;
-  placed: number;
-  allocatedShare: number;
-  placedBeforeFirstFailure: number;
-  multiGpu: number;
-  split: number;
-  avoidableSplit: number;
-  latenciesUs: number[];
-  halfFullUs: number[];
-  cpuMs: number;
-  rounds: number;
-  cpuMsPerRound: number[];
-  placements: string;
-}
-
 /**
  * Replays `stream` on a fresh cluster state of `engine` with the `fgd` pod scheduler (typical pods:
  * `mix`, each shape its weight in copies): a pod with no plan is skipped, as the protocol skips a
@@ -59,7 +41,7 @@ export interface FleetRun {
  * before the first failure, multi-GPU claims across PCIe roots and whether a root with enough
  * untouched GPUs could have held them, µs per claim (plan and commit).
  */
-export function runFleetStream(engine: Engine, fleet: Fleet, stream: readonly StreamClaim[], mix: ReadonlyArray<{ shape: string; weight: number }>, seed: number): FleetRun {
+export function runFleetStream(engine: Engine, fleet: Fleet, stream: readonly StreamClaim[], mix: ReadonlyArray<{ shape: string; weight: number }>, seed: number): QualityRun {
   const nodes = fleet.nodes.map((n) => {
     const name = (n.metadata as { name: string }).name;
     const minors = [...fleet.gpus.values()].filter((g) => g.node === name).map((g) => g.minor);
@@ -72,79 +54,20 @@ export function runFleetStream(engine: Engine, fleet: Fleet, stream: readonly St
     return Array.from({ length: Math.round(m.weight) }, (_, k) => ({ id: `t-${i}-${k}`, cpu: 0, memoryMiB: 0, ...pod }));
   });
   const scheduler = state.podScheduler({ policy: 'fgd', typical });
-  const total = fleet.gpus.size;
-  const used = new Set<string>();
-  const freePerRoot = new Map<string, number>();
-  for (const g of fleet.gpus.values()) if (g.whole) freePerRoot.set(g.root, (freePerRoot.get(g.root) ?? 0) + 1);
-  const run: FleetRun = {
-    seed,
-    claims: stream.length,
-    placed: 0,
-    allocatedShare: 0,
-    placedBeforeFirstFailure: 0,
-    multiGpu: 0,
-    split: 0,
-    avoidableSplit: 0,
-    latenciesUs: [],
-    halfFullUs: [],
-    cpuMs: 0,
-    rounds: 1,
-    cpuMsPerRound: [],
-    placements: '',
-  };
-  const digest = createHash('sha256');
-  let allocated = 0;
-  let failedYet = false;
-  const cpu0 = process.cpuUsage();
+  const tally = new StreamTally(fleet, seed, stream.length);
   try {
     stream.forEach((c, i) => {
       const pod = fleetPodOf(c.shape, fleet);
       if (pod === undefined) throw new Error(`runFleetStream: shape ${c.shape} has no fleet pod on ${fleet.name}`);
-      const multi = c.wholeGpus >= 2 && c.shape !== 'pair';
-      let roomInOneRoot = false;
-      if (multi) for (const n of freePerRoot.values()) if (n >= c.wholeGpus) roomInOneRoot = true;
-      const t0 = performance.now();
-      const plan = scheduler.plan({ id: `c-${i}`, cpu: 0, memoryMiB: 0, ...pod });
-      const option = plan.options[0];
-      if (option !== undefined) state.commit(option, { id: `c-${i}` });
-      const us = (performance.now() - t0) * 1000;
-      run.latenciesUs.push(us);
-      const share = allocated / total;
-      if (share >= 0.4 && share <= 0.6) run.halfFullUs.push(us);
-      if (option === undefined) {
-        failedYet = true;
-        digest.update('-\n');
-        return;
-      }
-      digest.update(`${option.node}:${option.gpus.join(',')}\n`);
-      run.placed++;
-      if (!failedYet) run.placedBeforeFirstFailure++;
-      allocated += c.gpus;
-      const roots = new Set<string>();
-      for (const minor of option.gpus) {
-        const key = `${option.node}/${minor}`;
-        const entry = fleet.gpus.get(key);
-        roots.add(entry?.root ?? '?');
-        if (entry !== undefined && !used.has(key)) {
-          used.add(key);
-          if (entry.whole) freePerRoot.set(entry.root, (freePerRoot.get(entry.root) ?? 1) - 1);
-        }
-      }
-      if (multi) {
-        run.multiGpu++;
-        if (roots.size > 1) {
-          run.split++;
-          if (roomInOneRoot) run.avoidableSplit++;
-        }
-      }
+      tally.place(c, () => {
+        const option = scheduler.plan({ id: `c-${i}`, cpu: 0, memoryMiB: 0, ...pod }).options[0];
+        if (option === undefined) return undefined;
+        state.commit(option, { id: `c-${i}` });
+        return { line: `${option.node}:${option.gpus.join(',')}`, gpus: option.gpus.map((minor) => `${option.node}/${minor}`) };
+      });
     });
   } finally {
     scheduler.close();
   }
-  const cpu = process.cpuUsage(cpu0);
-  run.cpuMs = (cpu.user + cpu.system) / 1000;
-  run.cpuMsPerRound.push(run.cpuMs);
-  run.allocatedShare = allocated / total;
-  run.placements = digest.digest('hex');
-  return run;
+  return tally.finish();
 }

@@ -16,7 +16,6 @@
 // bench/dra-quality-results.json, names the machine. `--same-as=FILE`: also checks that every
 // placement is the one an earlier results file recorded (exit code 1 where one differs).
 //   npm run bench:dra-quality [-- --quick] [-- --seeds=5] [-- --first-seed=1] [-- --scale=1] [-- --rounds=3] [-- --fleets=…] [-- --out=FILE] [-- --same-as=FILE]
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { table } from '../src/cli/lib/common.js';
@@ -24,35 +23,11 @@ import { createDraCluster, DEFAULT_DRA_FEATURES, DEFAULT_NODE_SCORES, type DraMo
 import { openEngine } from '../src/engine.js';
 import { buildFleet, type Fleet, type FleetName, fleetGpus, openbShapes, openbStream, type ShapeWeight, type StreamClaim, seededStream, shapeClaim, shapeMix } from './dra-fleets/index.js';
 import { fleetMaps, runFleetStream } from './dra-quality-fleet.js';
+import { type QualityRun, StreamTally } from './dra-quality-tally.js';
 import { openbRoot } from './openb-root.js';
 import { argValue, isMain, machineInfo, resultsPath, writeResults } from './store.bench.js';
 
-/** One run: one stream on one fleet in one mode. */
-export interface QualityRun {
-  seed: number;
-  claims: number;
-  placed: number;
-  /** GPUs allocated ÷ the fleet's GPUs when every claim of the stream has arrived. */
-  allocatedShare: number;
-  placedBeforeFirstFailure: number;
-  /** Claims of ≥ 2 whole GPUs (pairs excluded: their constraint keeps them under one root). */
-  multiGpu: number;
-  /** Of those, allocated across PCIe roots; and how many of those a root with enough free whole GPUs could have held. */
-  split: number;
-  avoidableSplit: number;
-  /** Wall time of each schedule call, µs. */
-  latenciesUs: number[];
-  /** Latencies of the claims that arrived while the fleet was 40–60 % allocated. */
-  halfFullUs: number[];
-  /** CPU time (user + system) of the run, ms (over every round, see `rounds`). */
-  cpuMs: number;
-  /** Times the stream ran (the rounds: the same placements each time); latencies and CPU cover them all. */
-  rounds: number;
-  /** CPU time of each round, ms. */
-  cpuMsPerRound: number[];
-  /** SHA-256 of every claim's node and devices in arrival order (what a speed change must keep). */
-  placements: string;
-}
+export type { QualityRun } from './dra-quality-tally.js';
 
 /** One row: a fleet, a stream, a mode, over the seeds. */
 export interface QualityRow {
@@ -112,7 +87,7 @@ function median(values: readonly number[]): number {
 
 const mean = (values: readonly number[]): number => (values.length === 0 ? NaN : values.reduce((a, b) => a + b, 0) / values.length);
 
-/** Runs one stream through a fresh cluster handle; counts what the issue's rows need. */
+/** Runs one stream through a fresh cluster handle; counts what the issue's rows need (StreamTally). */
 export function runStream(fleet: Fleet, stream: readonly StreamClaim[], mode: DraMode, nodeScore: NodeScore, seed: number, workload?: DraWorkloadEntry[]): QualityRun {
   const cluster = createDraCluster({
     classes: fleet.classes,
@@ -123,78 +98,22 @@ export function runStream(fleet: Fleet, stream: readonly StreamClaim[], mode: Dr
     features: { ...DEFAULT_DRA_FEATURES, consumableCapacity: true },
     ...(workload !== undefined ? { workload } : {}),
   });
-  const total = fleetGpus(fleet);
-  const usedGpus = new Set<string>();
-  // Whole GPUs still untouched per PCIe root (for "could a root have held this claim").
-  const freePerRoot = new Map<string, number>();
-  for (const g of fleet.gpus.values()) if (g.whole) freePerRoot.set(g.root, (freePerRoot.get(g.root) ?? 0) + 1);
-  const run: QualityRun = {
-    seed,
-    claims: stream.length,
-    placed: 0,
-    allocatedShare: 0,
-    placedBeforeFirstFailure: 0,
-    multiGpu: 0,
-    split: 0,
-    avoidableSplit: 0,
-    latenciesUs: [],
-    halfFullUs: [],
-    cpuMs: 0,
-    rounds: 1,
-    cpuMsPerRound: [],
-    placements: '',
-  };
-  const digest = createHash('sha256');
-  let allocated = 0;
-  let failedYet = false;
-  const cpu0 = process.cpuUsage();
+  const tally = new StreamTally(fleet, seed, stream.length);
   for (const c of stream) {
-    const multi = c.wholeGpus >= 2 && c.shape !== 'pair';
-    let roomInOneRoot = false;
-    if (multi) for (const n of freePerRoot.values()) if (n >= c.wholeGpus) roomInOneRoot = true;
-    const t0 = performance.now();
-    const result = cluster.schedule(c.claim);
-    const us = (performance.now() - t0) * 1000;
-    run.latenciesUs.push(us);
-    const share = allocated / total;
-    if (share >= 0.4 && share <= 0.6) run.halfFullUs.push(us);
-    if (result.node === undefined) {
-      failedYet = true;
-      digest.update('-\n');
-      continue;
-    }
-    digest.update(
-      `${result.node}:${result.results.map((r) => r.devices.results.map((d) => `${d.driver}/${d.pool}/${d.device}${d.shareID === undefined ? '' : `#${d.shareID}`}`).join(',')).join(';')}\n`,
-    );
-    run.placed++;
-    if (!failedYet) run.placedBeforeFirstFailure++;
-    allocated += c.gpus;
-    const roots = new Set<string>();
-    for (const r of result.results[0]!.devices.results) {
-      const id = `${r.driver}/${r.pool}/${r.device}`;
-      const gpu = fleet.deviceGpu.get(id);
-      if (gpu === undefined || gpu.includes('/nic/')) continue;
-      roots.add(fleet.deviceRoot.get(id) ?? '?');
-      if (!usedGpus.has(gpu)) {
-        usedGpus.add(gpu);
-        const entry = fleet.gpus.get(gpu);
-        if (entry?.whole === true) freePerRoot.set(entry.root, (freePerRoot.get(entry.root) ?? 1) - 1);
+    tally.place(c, () => {
+      const result = cluster.schedule(c.claim);
+      if (result.node === undefined) return undefined;
+      const devices = result.results.map((r) => r.devices.results.map((d) => `${d.driver}/${d.pool}/${d.device}${d.shareID === undefined ? '' : `#${d.shareID}`}`).join(',')).join(';');
+      // The GPUs of the claim's first result (NICs aside).
+      const gpus: string[] = [];
+      for (const r of result.results[0]!.devices.results) {
+        const gpu = fleet.deviceGpu.get(`${r.driver}/${r.pool}/${r.device}`);
+        if (gpu !== undefined && !gpu.includes('/nic/')) gpus.push(gpu);
       }
-    }
-    if (multi) {
-      run.multiGpu++;
-      if (roots.size > 1) {
-        run.split++;
-        if (roomInOneRoot) run.avoidableSplit++;
-      }
-    }
+      return { line: `${result.node}:${devices}`, gpus };
+    });
   }
-  const cpu = process.cpuUsage(cpu0);
-  run.cpuMs = (cpu.user + cpu.system) / 1000;
-  run.cpuMsPerRound.push(run.cpuMs);
-  run.allocatedShare = allocated / total;
-  run.placements = digest.digest('hex');
-  return run;
+  return tally.finish();
 }
 
 /** A shape mix as a workload (one claim per shape, its weight). */
