@@ -10,7 +10,7 @@ import { depth } from '../support/depth.js';
 /** A source over per-node "true" supplies, changed by the test; class 1 has no counters. */
 function source(classOf: Int32Array, truth: Array<{ free: number; holes: number[] }>, fail = new Set<number>()) {
   return {
-    classOf,
+    nodes: classOf.length,
     counts: (k: number) => classOf[k] !== 1,
     of: (k: number) => {
       if (fail.has(k)) throw new Error(`node ${k} unreadable`);

@@ -7,7 +7,7 @@ export { allocateClaims, allocateOnModel, DRA_MODES, readBudget, readCapacitySta
 export { firstFit } from './first-fit.js';
 export { AllocatedBase, compareObjective, type DraObjective, evaluateObjective } from './objective.js';
 export { fragmentationParts, LOOKAHEAD_STEPS, PLACEMENT_SCALE } from './partition-fragmentation.js';
-export { addSupply, hasCounterParents, nodeSupply, type PairingSupply } from './partition-pairing.js';
+export { addSupply, type PairingSupply } from './partition-pairing.js';
 export type { WorkloadShape } from './partition-shapes.js';
 export { DEFAULT_SCORED_BUDGET } from './scored.js';
 export { namesRead } from './symmetry.js';

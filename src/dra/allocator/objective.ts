@@ -121,7 +121,7 @@ export class AllocatedBase {
   supply(shapes: ShapeTable): PairingSupply {
     let supply = this.supplies.get(shapes);
     if (supply === undefined) {
-      supply = nodeSupply(shapes, this.baseLeft, this.held);
+      supply = nodeSupply(shapes, this.baseLeft, this.held, this.setup.partitionable);
       if (this.supplies.size >= KEPT_TABLES) this.supplies.delete(this.supplies.keys().next().value as ShapeTable);
       this.supplies.set(shapes, supply);
     }

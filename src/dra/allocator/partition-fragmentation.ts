@@ -219,6 +219,8 @@ export class ShapeTable {
    * one), 0 where it takes none or the shape lists no requests (the published shapes).
    */
   readonly sizes: Float64Array;
+  /** Per candidate: the weight of the most frequent shape it serves (0: none). */
+  readonly served: Int32Array;
   /** Per parent: its kind (parents of one kind have the same counters and members, slot for slot). */
   readonly kindOf: Int32Array;
   readonly kinds: number;
@@ -249,6 +251,10 @@ export class ShapeTable {
       }
     });
     this.members = Int32Array.from(members);
+    this.served = new Int32Array(layout.parentOf.length);
+    // s < shapes; m within start, members are candidate indexes.
+    for (let s = 0; s < shapes.length; s++)
+      for (let m = this.start[s * parents]!; m < this.start[(s + 1) * parents]!; m++) this.served[this.members[m]!] = Math.max(this.served[this.members[m]!]!, this.weights[s]!);
     this.sizes = Float64Array.from(shapes, (shape) => {
       let size = 0;
       for (const r of shape.requests ?? []) {

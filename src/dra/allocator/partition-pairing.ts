@@ -20,35 +20,24 @@ export interface PairingSupply {
 
 /**
  * A node's supply with what other claims hold (`left`: its counters left; `held`: per candidate, 1
- * where another claim holds it). Parents other nodes also see (a pool shared between nodes) count
- * once per node. Free worth is rounded to whole thousandths, so sums over nodes are exact.
+ * where another claim holds it; `partitionable`: per parent, 1 for a counter-set group, as
+ * TopologySetup reads them). Parents other nodes also see (a pool shared between nodes) count once
+ * per node. Free worth is rounded to whole thousandths, so sums over nodes are exact.
  */
-export function nodeSupply(table: ShapeTable, left: Float64Array, held: Uint8Array): PairingSupply {
+export function nodeSupply(table: ShapeTable, left: Float64Array, held: Uint8Array, partitionable: Uint8Array): PairingSupply {
   const layout = table.layout;
   const holdsOn = new Float64Array(layout.parentCount);
-  const counters = new Uint8Array(layout.parentCount);
   // Candidate indexes (held has one entry per candidate) and their parents (< parentCount).
-  for (let c = 0; c < held.length; c++) {
-    if (!layout.onCounters(c)) continue;
-    const p = layout.parentOf[c]!;
-    counters[p] = 1;
-    if (held[c] === 1) holdsOn[p]! += layout.worth[c]!;
-  }
+  for (let c = 0; c < held.length; c++) if (held[c] === 1 && layout.onCounters(c)) holdsOn[layout.parentOf[c]!]! += layout.worth[c]!;
   let free = 0;
   const holes = new Float64Array(table.weights.length);
   for (let p = 0; p < layout.parentCount; p++) {
-    if (counters[p] === 0) continue;
+    if (partitionable[p] === 0) continue;
     free += Math.max(0, 1000 - holdsOn[p]!);
     if (table.untouched(p, left)) continue;
     for (let s = 0; s < holes.length; s++) if (table.fitsOn(s, p, left, -1)) holes[s]!++;
   }
   return { free: Math.round(free), holes };
-}
-
-/** Whether a node's layout has a parent pairing weighs (a partition on counters). */
-export function hasCounterParents(table: ShapeTable): boolean {
-  for (let c = 0; c < table.layout.useStart.length - 1; c++) if (table.layout.onCounters(c)) return true;
-  return false;
 }
 
 /** `a` + sign × `b`, shape by shape (same workload). */
@@ -71,6 +60,8 @@ export class Pairing implements CloseRule {
   private readonly elsewhere: Float64Array;
   /** Per shape: the claims of it expected before the fleet is full. */
   private readonly expected: Float64Array;
+  /** closes' scratch: the shapes a pick may close. */
+  private readonly open: Int32Array;
 
   constructor(
     private readonly table: ShapeTable,
@@ -80,6 +71,7 @@ export class Pairing implements CloseRule {
     const shapes = table.weights.length;
     this.elsewhere = new Float64Array(shapes);
     this.expected = new Float64Array(shapes);
+    this.open = new Int32Array(shapes);
     let taken = 0;
     // holes, sizes and weights have one entry per shape.
     for (let s = 0; s < shapes; s++) {
@@ -99,18 +91,19 @@ export class Pairing implements CloseRule {
     if (table.untouched(p, left)) return 0;
     const parents = layout.parentCount;
     const shapes = table.weights.length;
-    let own = 0;
-    // s < shapes and m within shape s's members on p (start has shapes × parents + 1 entries).
-    for (let s = 0; s < shapes; s++) for (let m = table.start[s * parents + p]!; m < table.start[s * parents + p + 1]!; m++) if (table.members[m] === c) own = Math.max(own, table.weights[s]!);
+    const own = table.served[c]!;
     if (own === 0) return 0;
     const worth = layout.worth[c]!;
-    const open: number[] = [];
-    for (let s = 0; s < shapes; s++) if (table.weights[s]! > own && table.fitsOn(s, p, left, worth)) open.push(s);
-    if (open.length === 0) return 0;
+    const open = this.open;
+    let opened = 0;
+    for (let s = 0; s < shapes; s++) if (table.weights[s]! > own && table.fitsOn(s, p, left, worth)) open[opened++] = s;
+    if (opened === 0) return 0;
     for (let u = layout.useStart[c]!; u < layout.useStart[c + 1]!; u++) left[layout.useIdx[u]!]! -= layout.useAmt[u]!;
     let closed = 0;
-    for (const s of open) {
-      if (closed === 1 || table.fitsOn(s, p, left, worth)) continue;
+    // open holds `opened` shapes (< shapes).
+    for (let i = 0; i < opened && closed === 0; i++) {
+      const s = open[i]!;
+      if (table.fitsOn(s, p, left, worth)) continue;
       const expected = this.expected[s]!;
       let holes = this.elsewhere[s]!;
       // Where even every other parent of the node could not make up the count, the walk is skipped.

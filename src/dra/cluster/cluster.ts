@@ -13,7 +13,6 @@ import {
   type DraAllocateResult,
   type DraExplanation,
   type DraObjective,
-  hasCounterParents,
   readBudget,
   readCapacityState,
   readFeatures,
@@ -150,11 +149,13 @@ export class DraCluster {
       addClaims(probe, workload.claims, this.classes);
       this.workload = { probe, weights: workload.weights, shapes: new Array(this.nodeClasses.length) };
     }
+    // Per node class: whether some device of its members consumes counters (a partitionable device).
+    const onCounters = this.nodeClasses.map((c) => c.devices.some((d) => d.device.consumesCounters.length > 0));
     if (mode === 'scored' && this.workload !== undefined) {
       const table = (k: number) => this.setupOn(k).shapeTable(this.shapesFor(k));
-      this.supply = new FleetSupply({ classOf: this.classOf, counts: (k) => hasCounterParents(table(k)), of: (k) => this.baseOn(k, this.modelOn(k)).supply(table(k)) });
+      this.supply = new FleetSupply({ nodes: this.nodes.length, counts: (k) => onCounters[this.classOf[k]!]!, of: (k) => this.baseOn(k, this.modelOn(k)).supply(table(k)) });
     }
-    this.shapeless = workload === undefined && this.nodeClasses.every((c) => c.devices.every((d) => d.device.consumesCounters.length === 0));
+    this.shapeless = workload === undefined && !onCounters.includes(true);
     const explain = top.explain ?? false;
     if (typeof explain !== 'boolean') fail('INVALID_ARGUMENT', child(at, 'explain'), 'a boolean', top.explain);
     if (explain) this.search = { ...this.search, explain };

@@ -4,9 +4,9 @@
 // and subtracting the nodes that change (integers: exact in any order).
 import { addSupply, type PairingSupply } from '../allocator/index.js';
 
-/** How the cluster reads one node's supply: `counts(k)` whether node k's class has a partition on counters (asked once per class), `of(k)` node k's supply. */
+/** How the cluster reads one node's supply: `nodes`, how many; `counts(k)`, whether node k has a device on counters (others never count); `of(k)`, node k's supply. */
 export interface SupplySource {
-  classOf: Int32Array;
+  nodes: number;
   counts(k: number): boolean;
   of(k: number): PairingSupply;
 }
@@ -14,13 +14,12 @@ export interface SupplySource {
 /** The pairing supply of a cluster's nodes. */
 export class FleetSupply {
   private readonly perNode: Array<PairingSupply | undefined>;
-  private readonly counted = new Map<number, boolean>();
   private readonly stale: number[];
   private total: PairingSupply | undefined;
 
   constructor(private readonly source: SupplySource) {
-    this.perNode = new Array(source.classOf.length);
-    this.stale = Array.from(source.classOf, (_, k) => k);
+    this.perNode = new Array(source.nodes);
+    this.stale = Array.from({ length: source.nodes }, (_, k) => k);
   }
 
   /** Node k's allocated state changed: its supply is made again when next asked. */
@@ -36,10 +35,7 @@ export class FleetSupply {
   sum(): PairingSupply | undefined {
     while (this.stale.length > 0) {
       const k = this.stale[this.stale.length - 1]!;
-      const c = this.source.classOf[k]!;
-      let counts = this.counted.get(c);
-      if (counts === undefined) this.counted.set(c, (counts = this.source.counts(k)));
-      const s = counts ? this.source.of(k) : undefined;
+      const s = this.source.counts(k) ? this.source.of(k) : undefined;
       this.stale.pop();
       if (s === undefined) continue;
       this.perNode[k] = s;
