@@ -48,17 +48,23 @@ export function runFleetStream(engine: Engine, fleet: Fleet, stream: readonly St
     return { id: name, gpuModel: 'GPU', gpus: minors.sort((a, b) => a - b).map((index) => ({ index, memoryTotal: 80 * GIB })) };
   });
   const state = engine.createClusterState({ nodes });
-  const typical = mix.flatMap((m, i) => {
-    const pod = fleetPodOf(m.shape, fleet);
-    if (pod === undefined) throw new Error(`runFleetStream: shape ${m.shape} has no fleet pod on ${fleet.name}`);
-    return Array.from({ length: Math.round(m.weight) }, (_, k) => ({ id: `t-${i}-${k}`, cpu: 0, memoryMiB: 0, ...pod }));
-  });
+  // Each shape's pod, mapped once.
+  const pods = new Map<string, { gpus: number; milli: number }>();
+  const podOf = (shape: string): { gpus: number; milli: number } => {
+    let pod = pods.get(shape);
+    if (pod === undefined) {
+      pod = fleetPodOf(shape, fleet);
+      if (pod === undefined) throw new Error(`runFleetStream: shape ${shape} has no fleet pod on ${fleet.name}`);
+      pods.set(shape, pod);
+    }
+    return pod;
+  };
+  const typical = mix.flatMap((m, i) => Array.from({ length: Math.round(m.weight) }, (_, k) => ({ id: `t-${i}-${k}`, cpu: 0, memoryMiB: 0, ...podOf(m.shape) })));
   const scheduler = state.podScheduler({ policy: 'fgd', typical });
   const tally = new StreamTally(fleet, seed, stream.length);
   try {
     stream.forEach((c, i) => {
-      const pod = fleetPodOf(c.shape, fleet);
-      if (pod === undefined) throw new Error(`runFleetStream: shape ${c.shape} has no fleet pod on ${fleet.name}`);
+      const pod = podOf(c.shape);
       tally.place(c, () => {
         const option = scheduler.plan({ id: `c-${i}`, cpu: 0, memoryMiB: 0, ...pod }).options[0];
         if (option === undefined) return undefined;
