@@ -5,11 +5,14 @@
 // Closing a hole costs only while the carved GPUs elsewhere that still take a 4g.40gb number fewer
 // than the 4g.40gb claims expected before the fleet is full (its free worth over the workload's
 // mean size, times the 4g.40gb's share); the handle keeps each node's supply and their sum through
-// claims and releases. Nodes of H100s with DynamicMIG, as NVIDIA's driver publishes them.
+// claims and releases. A claim's size counts what it takes on counter sets (a MIG profile its
+// compute slices, whole GPUs by count, a NIC nothing). Nodes of H100s with DynamicMIG, as NVIDIA's
+// driver publishes them.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildFleet, dynamicMigNode, H100_80GB, HGX_H100_LAYOUT, NVIDIA_CLASSES, shapeClaim, shapeMix } from '../../bench/dra-fleets/index.js';
-import { createDraCluster } from '../../src/dra/index.js';
+import { buildFleet, dynamicMigNode, H100_80GB, HGX_H100_LAYOUT, NIC_CLASS, NVIDIA_CLASSES, nicNode, shapeClaim, shapeMix } from '../../bench/dra-fleets/index.js';
+import { createDraCluster, DEFAULT_DRA_FEATURES, readDeviceClasses, readNodes, readResourceClaims, readResourceSlices } from '../../src/dra/index.js';
+import { AllocationModel, addClaims, gatherPools, selectionOf, TopologySetup, workloadShapes } from '../../src/dra/testing.js';
 import { depth } from '../support/depth.js';
 
 const layout = { ...HGX_H100_LAYOUT, gpuBus: HGX_H100_LAYOUT.gpuBus.slice(0, 2), gpuRoot: HGX_H100_LAYOUT.gpuRoot.slice(0, 2), gpuNuma: HGX_H100_LAYOUT.gpuNuma.slice(0, 2) };
@@ -126,5 +129,18 @@ describe('pairing weighs the holes left against the claims expected', () => {
       ),
       { numRuns: depth(12, 80), seed: 35 },
     );
+  });
+});
+
+describe("pairing's claim sizes", () => {
+  it('counts what a claim takes on counter sets: a MIG profile its compute slices, whole GPUs by count, a NIC nothing', () => {
+    const n = readNodes(node)[0]!;
+    const pools = gatherPools(readResourceSlices([...slices, ...nicNode('node-1', layout)]), n, DEFAULT_DRA_FEATURES);
+    const empty = () => new AllocationModel(n, DEFAULT_DRA_FEATURES, pools, { devices: new Set(), sharedDeviceIds: new Set(), capacity: new Map() });
+    const probe = empty();
+    const shapes = ['mig:3g.40gb', 'gpu:2', 'pair', 'mig:1g.10gb'];
+    addClaims(probe, readResourceClaims(shapes.map((s, i) => shapeClaim(`w-${i}`, s).claim)), readDeviceClasses([...NVIDIA_CLASSES, NIC_CLASS]));
+    const table = new TopologySetup(empty()).shapeTable(workloadShapes(probe, [1, 1, 1, 1], selectionOf(probe)));
+    expect([...table.sizes].map((x) => Math.round(x))).toEqual([Math.round(3000 / 7), 2000, 1000, Math.round(1000 / 7)]);
   });
 });
